@@ -1,0 +1,95 @@
+# ferry — one GNU Makefile. `make` builds ./ferry; `make test` runs the whole suite;
+# `make test-asan` runs it again under AddressSanitizer + UndefinedBehaviorSanitizer;
+# `make fuzz` builds and briefly runs the libFuzzer targets; `make bench` runs the benchmarks.
+
+PKG_CONFIG ?= pkg-config
+CC ?= cc
+PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto
+GRAMMAR_VERSION := 0.23.6
+
+BUILD ?= build
+SAN ?=
+
+CFLAGS ?= -O2 -g
+FERRY_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wstrict-prototypes \
+	-D_GNU_SOURCE -Iapp -Ipanes -I$(BUILD) $(shell $(PKG_CONFIG) --cflags $(PKGS)) $(SAN)
+LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
+LDFLAGS += $(SAN)
+
+GRAMMAR_DIR := $(BUILD)/grammar/package/src
+GRAMMAR_OBJ := $(BUILD)/grammar/parser.o $(BUILD)/grammar/scanner.o
+
+APP_SRC := $(filter-out app/main.c,$(wildcard app/*.c)) $(wildcard panes/*.c)
+APP_OBJ := $(APP_SRC:%.c=$(BUILD)/%.o) $(BUILD)/embedded.o $(GRAMMAR_OBJ)
+MAIN_OBJ := $(BUILD)/app/main.o
+EMBED_SRC := $(sort app/probe.sh $(wildcard migrations/*.sql) $(wildcard plugins/*/*.lua) $(wildcard plugins/data/*.json))
+
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+.PHONY: all grammar test test-unit test-plugins test-tui test-cli test-asan fuzz bench clean
+
+all: ferry
+
+ferry: $(MAIN_OBJ) $(APP_OBJ)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/%.o: %.c | grammar
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS) $(FERRY_CFLAGS) -MMD -MP -c -o $@ $<
+
+# The grammar is generated code from the registry package: compiled without our warnings.
+$(BUILD)/grammar/%.o: $(GRAMMAR_DIR)/%.c
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CFLAGS) $(SAN) -std=c11 -w -I$(GRAMMAR_DIR) -c -o $@ $<
+
+grammar: $(GRAMMAR_DIR)/parser.c
+
+$(GRAMMAR_DIR)/parser.c:
+	@mkdir -p $(BUILD)/grammar
+	@echo "  NPM   tree-sitter-python@$(GRAMMAR_VERSION)"
+	$(Q)cd $(BUILD)/grammar && npm pack --silent tree-sitter-python@$(GRAMMAR_VERSION) >/dev/null && \
+		tar xzf tree-sitter-python-$(GRAMMAR_VERSION).tgz package/src && touch package/src/parser.c
+
+# Migrations, bundled plugins and fact tables are embedded so an installed ferry needs no tree.
+$(BUILD)/embedded.c: scripts/embed.sh $(EMBED_SRC)
+	@mkdir -p $(BUILD)
+	@echo "  GEN   $@"
+	$(Q)sh scripts/embed.sh $(EMBED_SRC) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/embedded.o: $(BUILD)/embedded.c
+	$(Q)$(CC) $(CFLAGS) $(FERRY_CFLAGS) -Wno-overlength-strings -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(APP_OBJ) tests/unit/testutil.h
+	@mkdir -p $(dir $@)
+	@echo "  TEST  $@"
+	$(Q)$(CC) $(CFLAGS) $(FERRY_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(APP_OBJ) $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
+
+test: ferry $(UNIT_BIN)
+	$(Q)FERRY_BUILD=$(BUILD) sh tests/run-all.sh
+
+test-asan:
+	$(Q)$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		CFLAGS="-O1 -g" test
+
+fuzz:
+	$(Q)sh tests/fuzz/run.sh
+
+bench: ferry
+	$(Q)sh tests/bench/run.sh
+
+compile_commands.json:
+	$(Q)$(MAKE) clean && bear -- $(MAKE)
+
+clean:
+	rm -rf build build-asan ferry
+
+-include $(shell find $(BUILD) build-asan -name '*.d' 2>/dev/null)

@@ -1,0 +1,265 @@
+/* artifact — see artifact.h. */
+#include "artifact.h"
+#include "err.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", NULL };
+
+static int has_nul(const char *data, size_t len) { return memchr(data, '\0', len) != NULL; }
+
+/* A JSON document whose "schema" starts with prefix. */
+static int validate_json_schema(const char *name, const char *data, size_t len, const char *prefix,
+                                cJSON **out)
+{
+	if (has_nul(data, len))
+		return err_set(FERRY_ECORRUPT, "%s: binary data where a JSON document was expected", name);
+	const char *end = NULL;
+	cJSON *doc = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+	if (!doc) {
+		size_t off = end ? (size_t)(end - data) : 0;
+		return err_set(FERRY_ECORRUPT, "%s: not valid JSON (broken or truncated near byte %zu)", name, off);
+	}
+	const cJSON *schema = cJSON_GetObjectItem(doc, "schema");
+	if (!cJSON_IsObject(doc) || !cJSON_IsString(schema) || !util_starts_with(schema->valuestring, prefix)) {
+		cJSON_Delete(doc);
+		return err_set(FERRY_ECORRUPT, "%s: not a %s document (its \"schema\" field is missing or different)", name,
+		               prefix);
+	}
+	if (out)
+		*out = doc;
+	else
+		cJSON_Delete(doc);
+	return 0;
+}
+
+static int validate_env_probe(const char *name, const char *data, size_t len)
+{
+	cJSON *doc = NULL;
+	int rc = validate_json_schema(name, data, len, "ferry-env-probe/", &doc);
+	if (rc)
+		return rc;
+	static const char *const sections[] = { "host", "python", "npu", "env", NULL };
+	for (size_t i = 0; sections[i]; i++)
+		if (!cJSON_IsObject(cJSON_GetObjectItem(doc, sections[i]))) {
+			rc = err_set(FERRY_ECORRUPT, "%s: environment probe without its \"%s\" section (truncated?)", name,
+			             sections[i]);
+			goto out;
+		}
+	/* optional parts the environment checks read: when present, of the right shape */
+	static const char *const objects[] = { "cann", "driver", NULL };
+	for (size_t i = 0; objects[i]; i++) {
+		const cJSON *o = cJSON_GetObjectItem(doc, objects[i]);
+		if (o && !cJSON_IsObject(o)) {
+			rc = err_set(FERRY_ECORRUPT, "%s: environment probe whose \"%s\" is not an object", name, objects[i]);
+			goto out;
+		}
+	}
+	const cJSON *missing = cJSON_GetObjectItem(doc, "missing");
+	if (missing && !cJSON_IsArray(missing)) {
+		rc = err_set(FERRY_ECORRUPT, "%s: environment probe whose \"missing\" is not a list", name);
+		goto out;
+	}
+	const cJSON *chips = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "npu"), "chips");
+	if (chips && !cJSON_IsArray(chips)) {
+		rc = err_set(FERRY_ECORRUPT, "%s: environment probe whose npu \"chips\" is not a list", name);
+		goto out;
+	}
+	const cJSON *chip;
+	cJSON_ArrayForEach(chip, chips)
+	{
+		if (!cJSON_IsObject(chip)) {
+			rc = err_set(FERRY_ECORRUPT, "%s: environment probe with an npu chip that is not an object", name);
+			goto out;
+		}
+	}
+	const cJSON *packages = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "python"), "packages");
+	if (packages && !cJSON_IsObject(packages)) {
+		rc = err_set(FERRY_ECORRUPT, "%s: environment probe whose python \"packages\" is not an object", name);
+		goto out;
+	}
+out:
+	cJSON_Delete(doc);
+	return rc;
+}
+
+static int validate_bench(const char *name, const char *data, size_t len)
+{
+	cJSON *doc = NULL;
+	int rc = validate_json_schema(name, data, len, "ferry-bench/", &doc);
+	if (rc)
+		return rc;
+	const cJSON *m = cJSON_GetObjectItem(doc, "metrics");
+	if (!cJSON_IsObject(m) || !m->child)
+		rc = err_set(FERRY_ECORRUPT, "%s: benchmark without \"metrics\" (accuracy, throughput …)", name);
+	for (const cJSON *v = m ? m->child : NULL; !rc && v; v = v->next)
+		if (!cJSON_IsNumber(v))
+			rc = err_set(FERRY_ECORRUPT, "%s: metric \"%s\" is not a number", name, v->string);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/* A text log: UTF-8-ish (no NUL bytes) and not empty. */
+int artifact_validate_text(const char *name, const char *data, size_t len)
+{
+	if (!len)
+		return err_set(FERRY_ECORRUPT, "%s: the log is empty", name);
+	if (has_nul(data, len))
+		return err_set(FERRY_ECORRUPT, "%s: binary data where a text log was expected", name);
+	return 0;
+}
+
+/* Finds a "loss" number on a line: loss=1.23, loss: 1.23, 'loss': 1.23, "loss" 1.23 */
+static int line_has_loss(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 4 <= n; i++) {
+		if (strncasecmp(s + i, "loss", 4) != 0)
+			continue;
+		size_t k = i + 4;
+		while (k < n && (s[k] == '"' || s[k] == '\'' || s[k] == ' ' || s[k] == ':' || s[k] == '=' || s[k] == '\t'))
+			k++;
+		if (k < n && (isdigit((unsigned char)s[k]) || ((s[k] == '-' || s[k] == '.') && k + 1 < n &&
+		                                                 isdigit((unsigned char)s[k + 1]))))
+			return 1;
+	}
+	return 0;
+}
+
+static int validate_loss_log(const char *name, const char *data, size_t len)
+{
+	int rc = artifact_validate_text(name, data, len);
+	if (rc)
+		return rc;
+	size_t start = 0, points = 0;
+	for (size_t i = 0; i <= len; i++)
+		if (i == len || data[i] == '\n') {
+			points += line_has_loss(data + start, i - start);
+			start = i + 1;
+		}
+	if (!points)
+		return err_set(FERRY_ECORRUPT, "%s: no loss values found (expected lines such as \"step 10 loss 2.31\")", name);
+	return 0;
+}
+
+/* Reads a protobuf varint at *pos; 0 when it runs past the end or over 10 bytes. */
+static int read_varint(unsigned long long *out, const unsigned char *p, size_t len, size_t *pos)
+{
+	unsigned long long v = 0;
+	for (int shift = 0; shift < 70; shift += 7) {
+		if (*pos >= len)
+			return 0;
+		unsigned char b = p[(*pos)++];
+		v |= (unsigned long long)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*out = v;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* An ONNX ModelProto: every top-level field decodes, only ModelProto's field numbers
+ * occur, and ir_version (1) and graph (7) are present (onnx.proto). */
+static int validate_onnx(const char *name, const char *data, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)data;
+	size_t pos = 0;
+	int has_ir = 0, has_graph = 0;
+	while (pos < len) {
+		unsigned long long tag, v;
+		if (!read_varint(&tag, p, len, &pos))
+			return err_set(FERRY_ECORRUPT, "%s: not an ONNX model (broken protobuf at byte %zu)", name, pos);
+		unsigned long long field = tag >> 3, wire = tag & 7;
+		int known = (field >= 1 && field <= 8) || field == 14 || field == 20 || field == 25;
+		if (!known)
+			return err_set(FERRY_ECORRUPT, "%s: not an ONNX model (unexpected field %llu at byte %zu)", name, field, pos);
+		has_ir |= field == 1;
+		has_graph |= field == 7;
+		if (wire == 0) {
+			if (!read_varint(&v, p, len, &pos))
+				return err_set(FERRY_ECORRUPT, "%s: truncated ONNX model (at byte %zu)", name, pos);
+		} else if (wire == 2) {
+			if (!read_varint(&v, p, len, &pos) || v > len - pos)
+				return err_set(FERRY_ECORRUPT, "%s: truncated ONNX model (a field runs past the end at byte %zu)",
+				               name, pos);
+			pos += (size_t)v;
+		} else {
+			return err_set(FERRY_ECORRUPT, "%s: not an ONNX model (field %llu has wire type %llu)", name, field, wire);
+		}
+	}
+	if (!has_ir || !has_graph)
+		return err_set(FERRY_ECORRUPT, "%s: not an ONNX model (no %s)", name, has_ir ? "graph" : "ir_version");
+	return 0;
+}
+
+/* A dump: a .npy array or an msprobe dump.json. */
+static int validate_dump(const char *name, const char *data, size_t len)
+{
+	if (len >= 10 && memcmp(data, "\x93NUMPY", 6) == 0) {
+		unsigned major = (unsigned char)data[6];
+		size_t hlen = major == 1 ? (size_t)(unsigned char)data[8] | (size_t)(unsigned char)data[9] << 8
+		            : len >= 12 ? (size_t)(unsigned char)data[8] | (size_t)(unsigned char)data[9] << 8 |
+		                              (size_t)(unsigned char)data[10] << 16 | (size_t)(unsigned char)data[11] << 24
+		                        : 0;
+		size_t hstart = major == 1 ? 10 : 12;
+		if ((major < 1 || major > 3) || hlen == 0 || hstart + hlen > len)
+			return err_set(FERRY_ECORRUPT, "%s: truncated .npy header", name);
+		if (!memmem(data + hstart, hlen, "descr", 5) || !memmem(data + hstart, hlen, "shape", 5))
+			return err_set(FERRY_ECORRUPT, "%s: .npy header without descr/shape", name);
+		return 0;
+	}
+	if (has_nul(data, len))
+		return err_set(FERRY_ECORRUPT, "%s: neither a .npy array nor a dump.json", name);
+	cJSON *doc = cJSON_ParseWithLength(data, len);
+	int ok = cJSON_IsObject(doc) && cJSON_IsObject(cJSON_GetObjectItem(doc, "data"));
+	cJSON_Delete(doc);
+	if (!ok)
+		return err_set(FERRY_ECORRUPT, "%s: not a dump (expected a .npy array or an msprobe dump.json with \"data\")",
+		               name);
+	return 0;
+}
+
+/* A profile: a Chrome trace (JSON array or {"traceEvents":[…]}) or a CSV with a header. */
+static int validate_profile(const char *name, const char *data, size_t len)
+{
+	if (!len || has_nul(data, len))
+		return err_set(FERRY_ECORRUPT, "%s: empty or binary; expected a trace JSON or a CSV table", name);
+	size_t i = 0;
+	while (i < len && isspace((unsigned char)data[i]))
+		i++;
+	if (i < len && (data[i] == '[' || data[i] == '{')) {
+		cJSON *doc = cJSON_ParseWithLength(data, len);
+		int ok = cJSON_IsArray(doc) || cJSON_IsArray(cJSON_GetObjectItem(doc, "traceEvents"));
+		cJSON_Delete(doc);
+		if (!ok)
+			return err_set(FERRY_ECORRUPT, "%s: not a trace (broken JSON or no traceEvents)", name);
+		return 0;
+	}
+	const char *nl = memchr(data, '\n', len);
+	if (!nl || !memchr(data, ',', (size_t)(nl - data)))
+		return err_set(FERRY_ECORRUPT, "%s: not a CSV table (no header line with columns)", name);
+	return 0;
+}
+
+static const struct kind_validator {
+	const char *kind;
+	int (*validate)(const char *name, const char *data, size_t len);
+} validators[] = {
+	{ "env-probe", validate_env_probe }, { "loss-log", validate_loss_log }, { "dump", validate_dump },
+	{ "profile", validate_profile },     { "onnx", validate_onnx },         { "bench", validate_bench },
+	{ "atc-log", artifact_validate_text },    { NULL, NULL },
+};
+
+int artifact_validate(const char *kind, const char *name, const char *data, size_t len)
+{
+	for (const struct kind_validator *v = validators; v->kind; v++)
+		if (strcmp(v->kind, kind) == 0)
+			return v->validate(name, data, len);
+	return err_set(FERRY_EUSAGE, "ingest %s: unknown kind (env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
+	               kind);
+}
+

@@ -1,0 +1,240 @@
+/* check — see check.h. */
+#include "check.h"
+#include "audit.h"
+#include "err.h"
+#include "plugin_host.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct run_state {
+	workspace *ws;
+	const check_opts *opts;
+	long long run;
+	int nfindings;
+	int failed;          /* a store write failed: abort the run */
+	cJSON *errored;      /* object: plugin id → true */
+	check_result *res;
+};
+
+static char *host_config_get(const char *key, void *payload)
+{
+	workspace *ws = payload;
+	return store_config_get(ws->db, key);
+}
+
+static char *host_artifacts_json(const char *kind, void *payload)
+{
+	workspace *ws = payload;
+	cJSON *rows = NULL;
+	if (store_artifacts(&rows, ws->db, kind))
+		return xstrdup("[]");
+	/* plugins read artifacts by path relative to the project */
+	cJSON *row;
+	cJSON_ArrayForEach(row, rows) {
+		cJSON *p = cJSON_GetObjectItem(row, "path");
+		if (cJSON_IsString(p)) {
+			char *rel = xasprintf(".ferry/artifacts/%s", p->valuestring);
+			cJSON_ReplaceItemInObject(row, "path", cJSON_CreateString(rel));
+			free(rel);
+		}
+	}
+	char *text = cJSON_PrintUnformatted(rows);
+	cJSON_Delete(rows);
+	return text;
+}
+
+static int host_is_ignored(const char *relpath, void *payload)
+{
+	workspace *ws = payload;
+	int ignored = 0;
+	if (history_is_ignored(&ignored, ws->hist, relpath))
+		return 0;
+	return ignored;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int check_host_new(plugin_host **out, workspace *ws)
+{
+	const char *dirs[64];
+	size_t ndirs = 0;
+	char *path_copy = NULL;
+	const char *env = getenv("FERRY_PLUGIN_PATH");
+	if (env && *env) {
+		path_copy = xstrdup(env);
+		for (char *save = NULL, *tok = strtok_r(path_copy, ":", &save); tok && ndirs < 62;
+		     tok = strtok_r(NULL, ":", &save))
+			dirs[ndirs++] = tok;
+	}
+	char *local = util_path_join(ws->dir, "plugins");
+	if (is_dir(local))
+		dirs[ndirs++] = local;
+	const char *src = getenv("FERRY_PLUGIN_SOURCE");
+	plugin_host_opts o = {
+		.root = ws->root,
+		.dirs = dirs,
+		.ndirs = ndirs,
+		.source_dir = src && *src ? src : NULL,
+		.config_get = host_config_get,
+		.artifacts_json = host_artifacts_json,
+		.is_ignored = host_is_ignored,
+		.payload = ws,
+	};
+	int rc = plugin_host_new(out, &o);
+	free(local);
+	free(path_copy);
+	return rc;
+}
+
+static void on_finding(const finding *f, void *payload)
+{
+	struct run_state *st = payload;
+	if (st->failed)
+		return;
+	finding copy = *f; /* shallow: the store only writes back id and status */
+	copy.status = NULL;
+	if (store_finding_upsert(st->ws->db, st->run, &copy)) {
+		st->failed = 1;
+		return;
+	}
+	st->nfindings++;
+	if (st->opts->on_finding)
+		st->opts->on_finding(&copy, st->opts->payload);
+	free(copy.status);
+}
+
+static void on_plugin_error(const char *plugin, const char *message, void *payload)
+{
+	struct run_state *st = payload;
+	if (!cJSON_GetObjectItem(st->errored, plugin))
+		cJSON_AddTrueToObject(st->errored, plugin);
+	st->res->errors = xrealloc(st->res->errors, sizeof(char *) * (size_t)(st->res->nerrors + 1));
+	st->res->errors[st->res->nerrors++] = xstrdup(message);
+	if (!st->failed && store_plugin_error(st->ws->db, st->run, plugin, message))
+		st->failed = 1;
+}
+
+static void on_metric(const char *plugin, const char *name, double value, const char *unit, void *payload)
+{
+	struct run_state *st = payload;
+	if (!st->failed && store_metric_add(st->ws->db, st->run, plugin, name, value, unit))
+		st->failed = 1;
+}
+
+static void on_progress(const char *plugin, size_t done, size_t total, void *payload)
+{
+	struct run_state *st = payload;
+	if (st->opts->on_progress)
+		st->opts->on_progress(plugin, done, total, st->opts->payload);
+}
+
+static int on_cancelled(void *payload)
+{
+	struct run_state *st = payload;
+	return st->failed || (st->opts->cancelled && st->opts->cancelled(st->opts->payload));
+}
+
+static cJSON *string_array(const char *const *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
+/* The plugins this run covered that finished without error, as a JSON array text. */
+static char *clean_plugins(plugin_host *h, const check_opts *o, const cJSON *errored)
+{
+	size_t n = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++) {
+		int in_phase = o->nphases == 0, in_ids = o->nplugins == 0;
+		for (size_t k = 0; k < o->nphases; k++)
+			in_phase |= strcmp(o->phases[k], pi[i].phase) == 0;
+		for (size_t k = 0; k < o->nplugins; k++)
+			in_ids |= strcmp(o->plugins[k], pi[i].id) == 0;
+		if (in_phase && in_ids && !cJSON_GetObjectItem(errored, pi[i].id))
+			cJSON_AddItemToArray(a, cJSON_CreateString(pi[i].id));
+	}
+	/* source problems belong to every run that read sources */
+	cJSON_AddItemToArray(a, cJSON_CreateString("ferry.source"));
+	char *text = cJSON_PrintUnformatted(a);
+	cJSON_Delete(a);
+	return text;
+}
+
+int check_run(check_result *out, workspace *ws, const check_opts *o)
+{
+	memset(out, 0, sizeof *out);
+	plugin_host *h = NULL;
+	struct run_state st = { .ws = ws, .opts = o, .errored = cJSON_CreateObject(), .res = out };
+	char *plugins = NULL;
+	int rc = check_host_new(&h, ws);
+	if (rc)
+		goto out;
+	size_t nload = 0;
+	const char *const *load_errors = plugin_host_load_errors(h, &nload);
+	cJSON *scope = cJSON_CreateObject();
+	cJSON_AddItemToObject(scope, "phases", o->nphases ? string_array(o->phases, o->nphases)
+	                                                  : string_array(ws_phases, 7));
+	cJSON_AddItemToObject(scope, "plugins", string_array(o->plugins, o->nplugins));
+	char *scope_text = cJSON_PrintUnformatted(scope);
+	if ((rc = store_begin(ws->db))) {
+		cJSON_Delete(scope);
+		free(scope_text);
+		goto out;
+	}
+	rc = store_run_begin(&st.run, ws->db, ws->actor, scope_text);
+	free(scope_text);
+	for (size_t i = 0; !rc && i < nload; i++)
+		on_plugin_error("load", load_errors[i], &st);
+	plugin_run_cb cb = { on_finding, on_plugin_error, on_metric, on_progress, on_cancelled, &st };
+	if (!rc)
+		rc = plugin_host_run(h, o->phases, o->nphases, o->plugins, o->nplugins, &cb);
+	if (!rc && st.failed)
+		rc = err_code() ? err_code() : FERRY_EDB;
+	if (!rc && o->cancelled && o->cancelled(o->payload))
+		rc = err_set(FERRY_ECANCEL, "check: cancelled; nothing was recorded");
+	if (!rc) {
+		plugins = clean_plugins(h, o, st.errored);
+		rc = store_findings_close_unseen(&out->nclosed, ws->db, st.run, plugins);
+	}
+	if (!rc)
+		rc = store_run_finish(ws->db, st.run, st.nfindings, out->nerrors);
+	if (!rc) {
+		cJSON_AddNumberToObject(scope, "run", (double)st.run);
+		cJSON_AddNumberToObject(scope, "findings", st.nfindings);
+		cJSON_AddNumberToObject(scope, "closed", out->nclosed);
+		cJSON_AddNumberToObject(scope, "plugin_errors", out->nerrors);
+		rc = audit_append(NULL, ws->db, "check", ws->actor, scope);
+		scope = NULL;
+	}
+	cJSON_Delete(scope);
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc)
+		store_rollback(ws->db);
+	out->run = st.run;
+	out->nfindings = st.nfindings;
+out:
+	free(plugins);
+	cJSON_Delete(st.errored);
+	plugin_host_free(h);
+	return rc;
+}
+
+void check_result_done(check_result *r)
+{
+	for (int i = 0; i < r->nerrors; i++)
+		free(r->errors[i]);
+	free(r->errors);
+	memset(r, 0, sizeof *r);
+}

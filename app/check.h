@@ -1,0 +1,48 @@
+/*
+ * check — runs checks over the engagement and records what they found: the one
+ * place where the plugin host meets the store. The CLI's `ferry check` and the
+ * workbench both call check_run.
+ *
+ * A run is one database transaction: findings are upserted by identity, findings
+ * of plugins that ran cleanly but were not seen again are marked fixed, plugin
+ * errors are stored, and a "check" audit event closes it. Callbacks receive
+ * borrowed findings (with their store id and status) valid during the call only.
+ */
+#ifndef FERRY_CHECK_H
+#define FERRY_CHECK_H
+
+#include "finding.h"
+#include "workspace.h"
+
+typedef struct check_opts {
+	const char *const *phases; /* none = all phases */
+	size_t nphases;
+	const char *const *plugins; /* none = all plugins */
+	size_t nplugins;
+	/* each stored finding as it arrives */
+	void (*on_finding)(const finding *f, void *payload);
+	/* a plugin starts: done of total */
+	void (*on_progress)(const char *plugin, size_t done, size_t total, void *payload);
+	/* non-zero cancels between plugins (the run is then rolled back) */
+	int (*cancelled)(void *payload);
+	void *payload;
+} check_opts;
+
+typedef struct check_result {
+	long long run;     /* run id */
+	int nfindings;     /* findings reported by this run */
+	int nclosed;       /* findings marked fixed because no longer seen */
+	int nerrors;       /* plugins that failed */
+	char **errors;     /* "plugin <id> …: reason" lines (owned; check_result_done) */
+} check_result;
+
+int check_run(check_result *out, workspace *ws, const check_opts *opts);
+void check_result_done(check_result *r);
+
+/* Builds the plugin host for this engagement: bundled plugins (or the source
+ * tree's plugins/ when FERRY_PLUGIN_SOURCE names one), FERRY_PLUGIN_PATH, and
+ * .ferry/plugins/. Caller frees with plugin_host_free. */
+struct plugin_host;
+int check_host_new(struct plugin_host **out, workspace *ws);
+
+#endif

@@ -1,0 +1,1055 @@
+/* cli — see cli.h. One function per command; options parsed with getopt_long. */
+#include "cli.h"
+#include "audit.h"
+#include "check.h"
+#include "err.h"
+#include "fix.h"
+#include "artifact.h"
+#include "ingest.h"
+#include "output.h"
+#include "plugin_host.h"
+#include "probe.h"
+#include "util.h"
+#include "workspace.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FERRY_VERSION "0.1.0"
+
+/* --- shared helpers --- */
+
+static int usage_error(const char *cmd)
+{
+	const cli_command *c = cli_find(cmd);
+	return err_set(FERRY_EUSAGE, "usage: ferry %s", c ? c->usage : cmd);
+}
+
+/* Resets getopt for a command's own argument vector. */
+static void opt_reset(void) { optind = 0; opterr = 0; }
+
+/* Reports an unknown option or a missing argument as a usage error. */
+static int opt_fail(const char *cmd, char **argv)
+{
+	const char *bad = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "?";
+	err_set(FERRY_EUSAGE, "%s: unknown option or missing value: %s", cmd, bad);
+	return FERRY_EUSAGE;
+}
+
+/* Opens the workspace, takes the writer lock and records any outside edits. */
+static int open_synced(workspace **ws, const char *dir)
+{
+	int rc = ws_open(ws, dir);
+	if (rc)
+		return rc;
+	if ((rc = ws_lock(*ws)) || (rc = ws_sync(*ws, NULL))) {
+		ws_close(*ws);
+		*ws = NULL;
+	}
+	return rc;
+}
+
+static int parse_format(const char **out, const char *value, const char *const *allowed)
+{
+	for (size_t i = 0; allowed[i]; i++)
+		if (strcmp(value, allowed[i]) == 0) {
+			*out = allowed[i];
+			return 0;
+		}
+	return err_set(FERRY_EUSAGE, "--format %s: not one of the formats this command writes", value);
+}
+
+static int parse_id(long long *out, const char *s)
+{
+	char *end = NULL;
+	const char *p = s[0] == '#' ? s + 1 : s;
+	long long v = strtoll(p, &end, 10);
+	if (!*p || *end || v <= 0)
+		return err_set(FERRY_EUSAGE, "%s: not a finding number", s);
+	*out = v;
+	return 0;
+}
+
+static const char *json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static long long json_int(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+}
+
+/* --- init --- */
+
+static int cmd_init(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "client", required_argument, 0, 'c' },
+		                                 { "engagement", required_argument, 0, 'e' },
+		                                 { "target", required_argument, 0, 't' },
+		                                 { 0, 0, 0, 0 } };
+	ws_init_opts o = { 0 };
+	int c;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'c': o.client = optarg; break;
+		case 'e': o.engagement = optarg; break;
+		case 't': o.target_soc = optarg; break;
+		default: return opt_fail("init", argv);
+		}
+	}
+	if (argc - optind > 1)
+		return usage_error("init");
+	const char *target = optind < argc ? argv[optind] : dir;
+	workspace *ws = NULL;
+	int rc = ws_init(&ws, target, &o);
+	if (rc)
+		return rc;
+	char head[41] = "";
+	history_head(head, ws->hist);
+	cJSON *eng = NULL;
+	store_engagement_get(&eng, ws->db);
+	printf("initialised engagement %s in %s\nbaseline %.12s: the project as received\n",
+	       json_str(eng, "engagement_id"), ws->dir, head);
+	cJSON_Delete(eng);
+	ws_close(ws);
+	return 0;
+}
+
+/* --- status --- */
+
+/* not started, in progress, blocked (open errors) or signed off */
+static const char *phase_status(const cJSON *p)
+{
+	if (cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at")))
+		return "signed off";
+	if (json_int(p, "open_errors") > 0)
+		return "blocked";
+	if (json_int(p, "runs") > 0 || json_int(p, "open_warnings") + json_int(p, "open_info") +
+	                                   json_int(p, "fixed") + json_int(p, "waived") > 0)
+		return "in progress";
+	return "not started";
+}
+
+int cli_status_json(cJSON **out, workspace *ws)
+{
+	cJSON *eng = NULL, *phases = NULL, *cps = NULL, *metrics = NULL, *config = NULL;
+	int rc = store_engagement_get(&eng, ws->db);
+	if (!rc)
+		rc = store_phases(&phases, ws->db);
+	if (!rc)
+		rc = store_checkpoints(&cps, ws->db);
+	if (!rc)
+		rc = store_metrics_latest(&metrics, ws->db);
+	if (!rc)
+		rc = store_config_all(&config, ws->db);
+	if (rc)
+		goto out;
+	cJSON *st = cJSON_CreateObject();
+	cJSON_AddItemToObject(st, "engagement", eng);
+	eng = NULL;
+	cJSON_AddStringToObject(st, "root", ws->root);
+	cJSON_AddStringToObject(st, "actor", ws->actor);
+	cJSON *head = cJSON_AddObjectToObject(st, "head");
+	cJSON *newest = cJSON_GetArrayItem(cps, 0);
+	cJSON_AddStringToObject(head, "commit", json_str(newest, "commit"));
+	cJSON_AddNumberToObject(head, "checkpoint", (double)json_int(newest, "id"));
+	cJSON_AddStringToObject(head, "kind", json_str(newest, "kind"));
+	cJSON_AddNumberToObject(st, "checkpoints", cJSON_GetArraySize(cps));
+	long long total[5] = { 0 }; /* errors, warnings, info, fixed, waived */
+	cJSON *p;
+	cJSON_ArrayForEach(p, phases) {
+		cJSON_AddStringToObject(p, "status", phase_status(p));
+		total[0] += json_int(p, "open_errors");
+		total[1] += json_int(p, "open_warnings");
+		total[2] += json_int(p, "open_info");
+		total[3] += json_int(p, "fixed");
+		total[4] += json_int(p, "waived");
+	}
+	cJSON_AddItemToObject(st, "phases", phases);
+	phases = NULL;
+	cJSON *counts = cJSON_AddObjectToObject(st, "findings");
+	cJSON_AddNumberToObject(counts, "open", (double)(total[0] + total[1] + total[2]));
+	cJSON_AddNumberToObject(counts, "errors", (double)total[0]);
+	cJSON_AddNumberToObject(counts, "warnings", (double)total[1]);
+	cJSON_AddNumberToObject(counts, "info", (double)total[2]);
+	cJSON_AddNumberToObject(counts, "fixed", (double)total[3]);
+	cJSON_AddNumberToObject(counts, "waived", (double)total[4]);
+	cJSON_AddItemToObject(st, "config", config);
+	config = NULL;
+	cJSON_AddItemToObject(st, "metrics", metrics);
+	metrics = NULL;
+	*out = st;
+out:
+	cJSON_Delete(eng);
+	cJSON_Delete(phases);
+	cJSON_Delete(cps);
+	cJSON_Delete(metrics);
+	cJSON_Delete(config);
+	return rc;
+}
+
+static int cmd_status(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "json", no_argument, 0, 'j' }, { 0, 0, 0, 0 } };
+	int json = 0, c;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c != 'j')
+			return opt_fail("status", argv);
+		json = 1;
+	}
+	if (optind != argc)
+		return usage_error("status");
+	workspace *ws = NULL;
+	cJSON *st = NULL;
+	int rc = open_synced(&ws, dir);
+	if (!rc)
+		rc = cli_status_json(&st, ws);
+	if (rc)
+		goto out;
+	if (json) {
+		output_json(stdout, st);
+		goto out;
+	}
+	const cJSON *eng = cJSON_GetObjectItem(st, "engagement"), *head = cJSON_GetObjectItem(st, "head");
+	const cJSON *counts = cJSON_GetObjectItem(st, "findings");
+	printf("engagement  %s%s%s\n", json_str(eng, "engagement_id"), *json_str(eng, "client") ? "  client " : "",
+	       json_str(eng, "client"));
+	printf("project     %s\n", ws->root);
+	printf("actor       %s\n", ws->actor);
+	printf("head        %.12s  checkpoint %lld (%s)\n", json_str(head, "commit"), json_int(head, "checkpoint"),
+	       json_str(head, "kind"));
+	printf("findings    %lld open (%lld errors, %lld warnings, %lld info), %lld fixed, %lld waived\n\n",
+	       json_int(counts, "open"), json_int(counts, "errors"), json_int(counts, "warnings"),
+	       json_int(counts, "info"), json_int(counts, "fixed"), json_int(counts, "waived"));
+	printf("%-16s %-12s %6s %8s %5s %6s %6s\n", "phase", "status", "errors", "warnings", "info", "fixed", "waived");
+	const cJSON *p;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases"))
+		printf("%-16s %-12s %6lld %8lld %5lld %6lld %6lld\n", json_str(p, "name"), json_str(p, "status"),
+		       json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"),
+		       json_int(p, "fixed"), json_int(p, "waived"));
+out:
+	cJSON_Delete(st);
+	ws_close(ws);
+	return rc;
+}
+
+/* --- config --- */
+
+static const struct config_key {
+	const char *key;
+	const char *help;
+} config_keys[] = {
+	{ "target.soc", "target NPU SoC, e.g. Ascend910B2, Ascend310P3" },
+	{ "target.cards", "number of NPU cards in the plan" },
+	{ "target.nodes", "number of nodes in the plan" },
+	{ "tolerance.loss", "accepted relative loss difference against the GPU baseline, e.g. 0.01" },
+	{ "tolerance.accuracy", "accepted absolute accuracy drop, e.g. 0.005" },
+	{ "throughput.target_pct", "throughput target as % of the GPU baseline, e.g. 80" },
+	{ "strategy", "migration strategy: auto (transfer_to_npu), tool (rewrite) or manual" },
+	{ "model.params_b", "model size in billions of parameters (for memory and parallel advice)" },
+	{ "effort.base_days", "effort formula: fixed days for any engagement" },
+	{ "effort.weight.", "effort formula: days per finding of a category, e.g. effort.weight.custom_kernel" },
+	{ "language", "report and interface language: en or zh" },
+	{ NULL, NULL },
+};
+
+static int config_key_known(const char *key)
+{
+	for (const struct config_key *k = config_keys; k->key; k++)
+		if (strcmp(k->key, key) == 0 || (util_ends_with(k->key, ".") && util_starts_with(key, k->key) &&
+		                                 strlen(key) > strlen(k->key)))
+			return 1;
+	return 0;
+}
+
+static int cmd_config(const char *dir, int argc, char **argv)
+{
+	if (argc > 3)
+		return usage_error("config");
+	if (argc >= 2 && !config_key_known(argv[1])) {
+		sbuf b;
+		sbuf_init(&b);
+		for (const struct config_key *k = config_keys; k->key; k++)
+			sbuf_addf(&b, "%s%s%s", k->key, util_ends_with(k->key, ".") ? "*" : "", k[1].key ? ", " : "");
+		err_set(FERRY_EUSAGE, "config: unknown key %s (known: %s)", argv[1], b.buf);
+		sbuf_done(&b);
+		return FERRY_EUSAGE;
+	}
+	workspace *ws = NULL;
+	int rc = open_synced(&ws, dir);
+	if (rc)
+		return rc;
+	if (argc == 3) {
+		if (!(rc = store_begin(ws->db)) && !(rc = store_config_set(ws->db, argv[1], argv[2]))) {
+			cJSON *d = cJSON_CreateObject();
+			cJSON_AddStringToObject(d, "key", argv[1]);
+			cJSON_AddStringToObject(d, "value", argv[2]);
+			rc = audit_append(NULL, ws->db, "config", ws->actor, d);
+		}
+		if (!rc)
+			rc = store_commit(ws->db);
+		if (rc)
+			store_rollback(ws->db);
+	} else if (argc == 2) {
+		char *v = store_config_get(ws->db, argv[1]);
+		if (v)
+			printf("%s\n", v);
+		else
+			rc = err_set(FERRY_ENOTFOUND, "config: %s is not set", argv[1]);
+		free(v);
+	} else {
+		cJSON *all = NULL;
+		if (!(rc = store_config_all(&all, ws->db))) {
+			for (const struct config_key *k = config_keys; k->key; k++) {
+				if (util_ends_with(k->key, "."))
+					continue;
+				const cJSON *v = cJSON_GetObjectItem(all, k->key);
+				printf("%-24s %-14s # %s\n", k->key, cJSON_IsString(v) ? v->valuestring : "-", k->help);
+			}
+			const cJSON *v;
+			cJSON_ArrayForEach(v, all)
+				if (util_starts_with(v->string, "effort.weight."))
+					printf("%-24s %s\n", v->string, v->valuestring);
+		}
+		cJSON_Delete(all);
+	}
+	ws_close(ws);
+	return rc;
+}
+
+/* --- plugins --- */
+
+static int cmd_plugins(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "json", no_argument, 0, 'j' }, { 0, 0, 0, 0 } };
+	int json = 0, c;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c != 'j')
+			return opt_fail("plugins", argv);
+		json = 1;
+	}
+	workspace *ws = NULL;
+	plugin_host *h = NULL;
+	int rc = ws_open(&ws, dir);
+	if (!rc)
+		rc = check_host_new(&h, ws);
+	if (rc)
+		goto out;
+	size_t n = 0, nerr = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	const char *const *errs = plugin_host_load_errors(h, &nerr);
+	if (json) {
+		cJSON *a = cJSON_CreateArray();
+		for (size_t i = 0; i < n; i++) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "id", pi[i].id);
+			cJSON_AddStringToObject(o, "phase", pi[i].phase);
+			cJSON_AddStringToObject(o, "title", pi[i].title);
+			cJSON_AddStringToObject(o, "severity", pi[i].severity);
+			cJSON_AddStringToObject(o, "category", pi[i].category ? pi[i].category : "");
+			cJSON_AddStringToObject(o, "description", pi[i].description ? pi[i].description : "");
+			cJSON_AddStringToObject(o, "origin", pi[i].origin);
+			cJSON_AddBoolToObject(o, "fixable", pi[i].fixable);
+			cJSON_AddItemToArray(a, o);
+		}
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddItemToObject(doc, "plugins", a);
+		cJSON *e = cJSON_AddArrayToObject(doc, "load_errors");
+		for (size_t i = 0; i < nerr; i++)
+			cJSON_AddItemToArray(e, cJSON_CreateString(errs[i]));
+		output_json(stdout, doc);
+		cJSON_Delete(doc);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			printf("%-34s %-15s %-8s %s%s\n", pi[i].id, pi[i].phase, pi[i].severity, pi[i].title,
+			       pi[i].fixable ? "  [fix]" : "");
+		for (size_t i = 0; i < nerr; i++)
+			fprintf(stderr, "ferry: %s\n", errs[i]);
+	}
+out:
+	plugin_host_free(h);
+	ws_close(ws);
+	return rc;
+}
+
+/* --- check and findings --- */
+
+#define MAX_LIST 64
+
+static int severity_rank(const char *s)
+{
+	return strcmp(s, "error") == 0 ? 3 : strcmp(s, "warning") == 0 ? 2 : strcmp(s, "info") == 0 ? 1 : 0;
+}
+
+/* Findings of the given phases (none = all) whose status is not "fixed". */
+static int current_findings(cJSON **out, workspace *ws, const char *const *phases, size_t nphases,
+                            const char *const *plugins, size_t nplugins, const char *status)
+{
+	*out = cJSON_CreateArray();
+	size_t np = nphases ? nphases : 1, nq = nplugins ? nplugins : 1;
+	for (size_t i = 0; i < np; i++)
+		for (size_t k = 0; k < nq; k++) {
+			store_finding_filter fl = { nphases ? phases[i] : NULL, status, nplugins ? plugins[k] : NULL,
+				                        NULL, 0 };
+			cJSON *rows = NULL, *row;
+			int rc = store_findings(&rows, ws->db, &fl);
+			if (rc)
+				return rc;
+			while ((row = cJSON_DetachItemFromArray(rows, 0))) {
+				if (status || strcmp(json_str(row, "status"), "fixed") != 0)
+					cJSON_AddItemToArray(*out, row);
+				else
+					cJSON_Delete(row);
+			}
+			cJSON_Delete(rows);
+		}
+	return 0;
+}
+
+static void on_check_progress(const char *plugin, size_t done, size_t total, void *payload)
+{
+	if (*(int *)payload)
+		fprintf(stderr, "\r[%zu/%zu] %-40.40s", done + 1, total, plugin);
+}
+
+static int cmd_check(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "phase", required_argument, 0, 'p' },
+		                                 { "plugin", required_argument, 0, 'P' },
+		                                 { "format", required_argument, 0, 'f' },
+		                                 { "output", required_argument, 0, 'o' },
+		                                 { "fail-on", required_argument, 0, 'F' },
+		                                 { 0, 0, 0, 0 } };
+	static const char *const formats[] = { "text", "json", "sarif", NULL };
+	const char *phases[MAX_LIST], *plugins[MAX_LIST], *format = "text", *output = NULL, *fail_on = NULL;
+	size_t nphases = 0, nplugins = 0;
+	int c, rc;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (ws_phase_index(optarg) < 0)
+				return err_set(FERRY_EUSAGE, "--phase %s: not a phase (assess, design, environment, adapt, tune, infer-convert, infer-optimize)", optarg);
+			if (nphases < MAX_LIST)
+				phases[nphases++] = optarg;
+			break;
+		case 'P':
+			if (nplugins < MAX_LIST)
+				plugins[nplugins++] = optarg;
+			break;
+		case 'f':
+			if ((rc = parse_format(&format, optarg, formats)))
+				return rc;
+			break;
+		case 'o': output = optarg; break;
+		case 'F':
+			if (!severity_rank(optarg))
+				return err_set(FERRY_EUSAGE, "--fail-on %s: not a severity (error, warning, info)", optarg);
+			fail_on = optarg;
+			break;
+		default: return opt_fail("check", argv);
+		}
+	}
+	if (optind != argc)
+		return usage_error("check");
+	workspace *ws = NULL;
+	check_result res = { 0 };
+	cJSON *found = NULL;
+	int tty = isatty(2) && strcmp(format, "text") == 0 && !output;
+	rc = open_synced(&ws, dir);
+	if (rc)
+		return rc;
+	check_opts co = { phases, nphases, plugins, nplugins, NULL, on_check_progress, NULL, &tty };
+	rc = check_run(&res, ws, &co);
+	if (tty)
+		fprintf(stderr, "\r%60s\r", "");
+	if (rc)
+		goto out;
+	if ((rc = current_findings(&found, ws, phases, nphases, plugins, nplugins, NULL)))
+		goto out;
+	sbuf b;
+	sbuf_init(&b);
+	if (strcmp(format, "json") == 0) {
+		output_findings_json(&b, found, res.run, (const char *const *)res.errors, (size_t)res.nerrors);
+	} else if (strcmp(format, "sarif") == 0) {
+		plugin_host *h = NULL;
+		if (!(rc = check_host_new(&h, ws)))
+			output_sarif(&b, found, h, FERRY_VERSION);
+		plugin_host_free(h);
+	} else {
+		output_findings_text(&b, found);
+		sbuf_addf(&b, "\nrun %lld: %d findings reported, %d no longer seen (marked fixed), %d plugin errors\n",
+		          res.run, res.nfindings, res.nclosed, res.nerrors);
+	}
+	if (!rc)
+		rc = output_emit(&b, output);
+	sbuf_done(&b);
+	if (strcmp(format, "text") != 0 || output)
+		for (int i = 0; i < res.nerrors; i++)
+			fprintf(stderr, "ferry: %s\n", res.errors[i]);
+	else
+		for (int i = 0; i < res.nerrors; i++)
+			printf("plugin error: %s\n", res.errors[i]);
+	if (!rc && fail_on) {
+		const cJSON *f;
+		int worst = 0;
+		cJSON_ArrayForEach(f, found)
+			if (strcmp(json_str(f, "status"), "open") == 0 && severity_rank(json_str(f, "severity")) > worst)
+				worst = severity_rank(json_str(f, "severity"));
+		if (worst >= severity_rank(fail_on))
+			rc = err_set(FERRY_EFAIL, "check: open findings at or above severity %s", fail_on);
+	}
+out:
+	cJSON_Delete(found);
+	check_result_done(&res);
+	ws_close(ws);
+	return rc;
+}
+
+static int cmd_findings(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "phase", required_argument, 0, 'p' },
+		                                 { "status", required_argument, 0, 's' },
+		                                 { "plugin", required_argument, 0, 'P' },
+		                                 { "format", required_argument, 0, 'f' },
+		                                 { 0, 0, 0, 0 } };
+	static const char *const formats[] = { "text", "json", NULL };
+	static const char *const statuses[] = { "open", "fixed", "waived", NULL };
+	const char *phase = NULL, *status = NULL, *plugin = NULL, *format = "text";
+	int c, rc;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (ws_phase_index(optarg) < 0)
+				return err_set(FERRY_EUSAGE, "--phase %s: not a phase", optarg);
+			phase = optarg;
+			break;
+		case 's':
+			if (parse_format(&status, optarg, statuses))
+				return err_set(FERRY_EUSAGE, "--status %s: not one of open, fixed, waived", optarg);
+			break;
+		case 'P': plugin = optarg; break;
+		case 'f':
+			if ((rc = parse_format(&format, optarg, formats)))
+				return rc;
+			break;
+		default: return opt_fail("findings", argv);
+		}
+	}
+	if (optind != argc)
+		return usage_error("findings");
+	workspace *ws = NULL;
+	cJSON *rows = NULL;
+	rc = open_synced(&ws, dir);
+	if (rc)
+		return rc;
+	store_finding_filter fl = { phase, status, plugin, NULL, 0 };
+	if (!(rc = store_findings(&rows, ws->db, &fl))) {
+		sbuf b;
+		sbuf_init(&b);
+		if (strcmp(format, "json") == 0)
+			output_findings_json(&b, rows, 0, NULL, 0);
+		else
+			output_findings_text(&b, rows);
+		rc = output_emit(&b, NULL);
+		sbuf_done(&b);
+	}
+	cJSON_Delete(rows);
+	ws_close(ws);
+	return rc;
+}
+
+/* --- waive and signoff --- */
+
+static int cmd_waive(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "reason", required_argument, 0, 'r' }, { 0, 0, 0, 0 } };
+	const char *reason = NULL;
+	int c, rc;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c != 'r')
+			return opt_fail("waive", argv);
+		reason = optarg;
+	}
+	if (!reason || !*reason)
+		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
+	if (optind == argc)
+		return usage_error("waive");
+	long long ids[MAX_LIST];
+	size_t n = 0;
+	for (int i = optind; i < argc && n < MAX_LIST; i++)
+		if ((rc = parse_id(&ids[n++], argv[i])))
+			return rc;
+	workspace *ws = NULL;
+	cJSON *rows = NULL;
+	if ((rc = open_synced(&ws, dir)))
+		return rc;
+	store_finding_filter fl = { NULL, NULL, NULL, ids, n };
+	if ((rc = store_findings(&rows, ws->db, &fl)))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *row = NULL, *r;
+		cJSON_ArrayForEach(r, rows)
+			if (json_int(r, "id") == ids[i])
+				row = r;
+		if (!row) {
+			rc = err_set(FERRY_ENOTFOUND, "finding %lld: no such finding", ids[i]);
+			goto out;
+		}
+		if (strcmp(json_str(row, "status"), "open") != 0) {
+			rc = err_set(FERRY_EREFUSED, "finding %lld: is %s, only open findings can be waived", ids[i],
+			             json_str(row, "status"));
+			goto out;
+		}
+	}
+	if ((rc = store_begin(ws->db)))
+		goto out;
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = store_waiver_add(ws->db, ids[i], reason, ws->actor);
+		if (!rc) {
+			cJSON *d = cJSON_CreateObject();
+			cJSON_AddNumberToObject(d, "finding", (double)ids[i]);
+			cJSON_AddStringToObject(d, "reason", reason);
+			rc = audit_append(NULL, ws->db, "waive", ws->actor, d);
+		}
+	}
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc)
+		store_rollback(ws->db);
+	else
+		printf("waived %zu finding%s\n", n, n == 1 ? "" : "s");
+out:
+	cJSON_Delete(rows);
+	ws_close(ws);
+	return rc;
+}
+
+static int cmd_signoff(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "note", required_argument, 0, 'n' }, { 0, 0, 0, 0 } };
+	const char *note = NULL;
+	int c, rc;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c != 'n')
+			return opt_fail("signoff", argv);
+		note = optarg;
+	}
+	if (argc - optind != 1)
+		return usage_error("signoff");
+	const char *phase = argv[optind];
+	int idx = ws_phase_index(phase);
+	if (idx < 0)
+		return err_set(FERRY_EUSAGE, "signoff %s: not a phase", phase);
+	workspace *ws = NULL;
+	cJSON *phases = NULL;
+	if ((rc = open_synced(&ws, dir)))
+		return rc;
+	if ((rc = store_phases(&phases, ws->db)))
+		goto out;
+	for (int i = 0; i < idx; i++) {
+		const cJSON *p = cJSON_GetArrayItem(phases, i);
+		if (!cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {
+			rc = err_set(FERRY_EREFUSED, "signoff %s: the earlier phase %s is not signed off yet", phase,
+			             ws_phases[i]);
+			goto out;
+		}
+	}
+	const cJSON *p = cJSON_GetArrayItem(phases, idx);
+	if (cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {
+		rc = err_set(FERRY_EREFUSED, "signoff %s: already signed off by %s", phase, json_str(p, "signed_off_by"));
+		goto out;
+	}
+	if (json_int(p, "open_errors") > 0) {
+		rc = err_set(FERRY_EREFUSED, "signoff %s: %lld open error finding%s must be fixed or waived first", phase,
+		             json_int(p, "open_errors"), json_int(p, "open_errors") == 1 ? "" : "s");
+		goto out;
+	}
+	if (!(rc = store_begin(ws->db)) && !(rc = store_phase_signoff(ws->db, phase, ws->actor, note))) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "phase", phase);
+		cJSON_AddStringToObject(d, "note", note ? note : "");
+		rc = audit_append(NULL, ws->db, "signoff", ws->actor, d);
+	}
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc)
+		store_rollback(ws->db);
+	else
+		printf("phase %s signed off by %s\n", phase, ws->actor);
+out:
+	cJSON_Delete(phases);
+	ws_close(ws);
+	return rc;
+}
+
+/* --- fix --- */
+
+/* Asks on the terminal; 1 for yes. */
+static int confirm(const char *question)
+{
+	fprintf(stderr, "%s [y/N] ", question);
+	fflush(stderr);
+	char answer[16] = "";
+	if (!fgets(answer, sizeof answer, stdin))
+		return 0;
+	return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+static int cmd_fix(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "finding", required_argument, 0, 'f' },
+		                                 { "plugin", required_argument, 0, 'P' },
+		                                 { "all", no_argument, 0, 'a' },
+		                                 { "phase", required_argument, 0, 'p' },
+		                                 { "dry-run", no_argument, 0, 'n' },
+		                                 { "yes", no_argument, 0, 'y' },
+		                                 { 0, 0, 0, 0 } };
+	long long ids[MAX_LIST];
+	fix_select sel = { ids, 0, NULL, NULL, 0 };
+	int dry = 0, yes = 0, c, rc;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (sel.nids >= MAX_LIST)
+				return err_set(FERRY_EUSAGE, "fix: at most %d findings at once", MAX_LIST);
+			if ((rc = parse_id(&ids[sel.nids++], optarg)))
+				return rc;
+			break;
+		case 'P': sel.plugin = optarg; break;
+		case 'a': sel.all = 1; break;
+		case 'p':
+			if (ws_phase_index(optarg) < 0)
+				return err_set(FERRY_EUSAGE, "--phase %s: not a phase", optarg);
+			sel.phase = optarg;
+			break;
+		case 'n': dry = 1; break;
+		case 'y': yes = 1; break;
+		default: return opt_fail("fix", argv);
+		}
+	}
+	/* further bare numbers after --finding N are more findings */
+	for (; optind < argc && sel.nids; optind++) {
+		if (sel.nids >= MAX_LIST)
+			return err_set(FERRY_EUSAGE, "fix: at most %d findings at once", MAX_LIST);
+		if ((rc = parse_id(&ids[sel.nids++], argv[optind])))
+			return rc;
+	}
+	if (optind != argc || (!!sel.nids + !!sel.plugin + sel.all) != 1)
+		return usage_error("fix");
+	workspace *ws = NULL;
+	fix_plan *plan = NULL;
+	if ((rc = open_synced(&ws, dir)))
+		return rc;
+	if ((rc = fix_plan_new(&plan, ws, &sel)))
+		goto out;
+	size_t nfind = 0, nfiles = 0, nplug = 0, nref = 0;
+	fix_plan_counts(plan, &nfind, &nfiles, &nplug);
+	const char *const *refused = fix_plan_refused(plan, &nref);
+	for (size_t i = 0; i < nref; i++)
+		fprintf(stderr, "ferry: refused: %s\n", refused[i]);
+	if (dry || (!yes && isatty(0)))
+		fputs(fix_plan_diff(plan), stdout);
+	if (!nfind) {
+		printf("nothing to apply\n");
+		goto out;
+	}
+	if (dry) {
+		printf("dry run: %zu finding%s, %zu file%s, %zu checkpoint%s would be made; nothing was changed\n", nfind,
+		       nfind == 1 ? "" : "s", nfiles, nfiles == 1 ? "" : "s", nplug, nplug == 1 ? "" : "s");
+		goto out;
+	}
+	if (!yes && isatty(0)) {
+		char *q = xasprintf("apply %zu fix%s to %zu file%s?", nfind, nfind == 1 ? "" : "es", nfiles,
+		                    nfiles == 1 ? "" : "s");
+		int ok = confirm(q);
+		free(q);
+		if (!ok) {
+			printf("nothing was changed\n");
+			goto out;
+		}
+	}
+	size_t made = 0;
+	if (!(rc = fix_plan_apply(&made, plan, ws)))
+		printf("fixed %zu finding%s in %zu file%s: %zu checkpoint%s\n", nfind, nfind == 1 ? "" : "s", nfiles,
+		       nfiles == 1 ? "" : "s", made, made == 1 ? "" : "s");
+out:
+	fix_plan_free(plan);
+	ws_close(ws);
+	return rc;
+}
+
+/* --- ingest --- */
+
+/* `ingest env-probe --local`: runs the embedded probe here and ingests its output. */
+static int ingest_local_probe(const char *dir, const char *kind, const char *label)
+{
+	if (!kind || strcmp(kind, "env-probe") != 0)
+		return err_set(FERRY_EUSAGE, "ingest: --local only applies to env-probe (ferry ingest env-probe --local)");
+	char *json = NULL;
+	size_t len = 0;
+	workspace *ws = NULL;
+	long long id = 0;
+	int rc = probe_run_local(&json, &len);
+	if (rc)
+		goto out;
+	if ((rc = open_synced(&ws, dir)))
+		goto out;
+	if (!(rc = ingest_bytes(&id, ws, kind, "local-probe.json", json, len, label)))
+		printf("probed this machine and ingested the result as artifact %lld (%s)\n", id, kind);
+	ws_close(ws);
+out:
+	free(json);
+	return rc;
+}
+
+static int cmd_ingest(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "label", required_argument, 0, 'l' }, { "local", no_argument, 0, 'L' },
+		                                 { 0, 0, 0, 0 } };
+	const char *label = NULL;
+	int c, rc, local = 0;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 'L')
+			local = 1;
+		else if (c == 'l')
+			label = optarg;
+		else
+			return opt_fail("ingest", argv);
+	}
+	if (local) /* ingest env-probe --local: probe this machine and ingest the result */
+		return ingest_local_probe(dir, argc - optind == 1 ? argv[optind] : NULL, label);
+	if (argc - optind != 2)
+		return usage_error("ingest");
+	const char *kind = argv[optind], *path = argv[optind + 1];
+	int known = 0;
+	for (size_t i = 0; artifact_kinds[i]; i++)
+		known |= strcmp(artifact_kinds[i], kind) == 0;
+	if (!known)
+		return artifact_validate(kind, path, "", 0); /* sets the usage error listing the kinds */
+	workspace *ws = NULL;
+	if ((rc = open_synced(&ws, dir)))
+		return rc;
+	long long id = 0;
+	if (!(rc = ingest_file(&id, ws, kind, path, label)))
+		printf("ingested %s as artifact %lld (%s)\n", path, id, kind);
+	ws_close(ws);
+	return rc;
+}
+
+/* --- history: log, diff, revert, verify --- */
+
+static int cmd_log(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "json", no_argument, 0, 'j' }, { "events", no_argument, 0, 'e' },
+		                                 { 0, 0, 0, 0 } };
+	int json = 0, events = 0, c;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'e')
+			events = 1;
+		else
+			return opt_fail("log", argv);
+	}
+	if (optind != argc)
+		return usage_error("log");
+	workspace *ws = NULL;
+	cJSON *cps = NULL, *evs = NULL;
+	int rc = open_synced(&ws, dir);
+	if (rc)
+		return rc;
+	if ((rc = store_checkpoints(&cps, ws->db)) || (rc = audit_events(&evs, ws->db)))
+		goto out;
+	if (json) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddItemToObject(doc, "checkpoints", cps);
+		cJSON_AddItemToObject(doc, "events", evs);
+		cps = evs = NULL;
+		output_json(stdout, doc);
+		cJSON_Delete(doc);
+		goto out;
+	}
+	const cJSON *cp;
+	cJSON_ArrayForEach(cp, cps) {
+		const cJSON *fl = cJSON_GetObjectItem(cp, "findings");
+		printf("%4lld  %.12s  %-9s %s  %s\n", json_int(cp, "id"), json_str(cp, "commit"), json_str(cp, "kind"),
+		       json_str(cp, "time"), json_str(cp, "actor"));
+		const char *msg = json_str(cp, "message");
+		printf("      %.*s", (int)strcspn(msg, "\n"), msg);
+		if (*json_str(cp, "plugin"))
+			printf("  [%s]", json_str(cp, "plugin"));
+		if (cJSON_GetArraySize(fl)) {
+			char *t = cJSON_PrintUnformatted(fl);
+			printf("  findings %s", t);
+			free(t);
+		}
+		printf("\n");
+	}
+	if (events) {
+		printf("\naudit events (newest first)\n");
+		const cJSON *ev;
+		cJSON_ArrayForEach(ev, evs)
+			printf("%4lld  %-10s %s  %s  %.12s\n", json_int(ev, "seq"), json_str(ev, "kind"), json_str(ev, "time"),
+			       json_str(ev, "actor"), json_str(ev, "hash"));
+	}
+out:
+	cJSON_Delete(cps);
+	cJSON_Delete(evs);
+	ws_close(ws);
+	return rc;
+}
+
+static int cmd_diff(const char *dir, int argc, char **argv)
+{
+	if (argc < 2 || argc > 3)
+		return usage_error("diff");
+	workspace *ws = NULL;
+	char a[41], b[41], baseline[41];
+	char *text = NULL;
+	int rc = open_synced(&ws, dir);
+	if (rc)
+		return rc;
+	if ((rc = ws_resolve(a, ws, argv[1])) || (argc == 3 && (rc = ws_resolve(b, ws, argv[2]))) ||
+	    (rc = history_baseline(baseline, ws->hist)))
+		goto out;
+	if (argc == 2 && strcmp(a, baseline) == 0) {
+		/* the baseline has no parent: show the whole migration so far */
+		if ((rc = history_head(b, ws->hist)))
+			goto out;
+		rc = history_diff(&text, ws->hist, a, b);
+	} else {
+		rc = history_diff(&text, ws->hist, a, argc == 3 ? b : NULL);
+	}
+	if (!rc)
+		fputs(text, stdout);
+out:
+	free(text);
+	ws_close(ws);
+	return rc;
+}
+
+static int cmd_revert(const char *dir, int argc, char **argv)
+{
+	if (argc != 2)
+		return usage_error("revert");
+	workspace *ws = NULL;
+	int rc = open_synced(&ws, dir);
+	if (rc)
+		return rc;
+	long long id = 0;
+	char oid[41];
+	rc = ws_revert(&id, oid, ws, argv[1]);
+	if (!rc)
+		printf("reverted %s: checkpoint %lld (%.12s)\n", argv[1], id, oid);
+	ws_close(ws);
+	return rc;
+}
+
+static int cmd_verify(const char *dir, int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		return usage_error("verify");
+	workspace *ws = NULL;
+	int rc = ws_open(&ws, dir);
+	if (rc == FERRY_EGIT || rc == FERRY_ECORRUPT)
+		return err_recode(FERRY_EFAIL); /* damage is what verify reports */
+	if (rc)
+		return rc;
+	long long bad = 0, n = 0;
+	if (!(rc = store_integrity(ws->db)) && !(rc = history_check(ws->hist)))
+		rc = audit_verify(&bad, &n, ws->db, ws->hist);
+	if (rc == FERRY_ECORRUPT || rc == FERRY_EGIT)
+		rc = err_recode(FERRY_EFAIL);
+	if (!rc) {
+		char head[65];
+		audit_head(head, ws->db);
+		printf("ok: %lld audit events intact, head %.16s; every checkpoint commit present\n", n, head);
+	}
+	ws_close(ws);
+	return rc;
+}
+
+/* --- probe-script --- */
+
+static int cmd_probe_script(const char *dir, int argc, char **argv)
+{
+	(void)dir, (void)argv;
+	if (argc > 1)
+		return usage_error("probe-script");
+	const char *text = NULL;
+	size_t len = 0;
+	int rc = probe_script(&text, &len);
+	if (rc)
+		return rc;
+	if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
+		return err_set(FERRY_EIO, "probe-script: cannot write to standard output");
+	return 0;
+}
+
+static int cmd_version(const char *dir, int argc, char **argv)
+{
+	(void)dir, (void)argc, (void)argv;
+	printf("ferry %s\n", FERRY_VERSION);
+	return 0;
+}
+
+const cli_command cli_commands[] = {
+	{ "init", cmd_init, "init [DIR] [--client NAME] [--engagement ID] [--target SOC]",
+	  "start an engagement: .ferry/ with the record and the baseline checkpoint" },
+	{ "config", cmd_config, "config [KEY [VALUE]]", "show or change engagement settings" },
+	{ "status", cmd_status, "status [--json]", "engagement, phases, finding counts, checkpoint head" },
+	{ "plugins", cmd_plugins, "plugins [--json]", "list the checks" },
+	{ "check", cmd_check,
+	  "check [--phase P]... [--plugin ID]... [--format text|json|sarif] [--output FILE] [--fail-on SEVERITY]",
+	  "run checks and record their findings" },
+	{ "findings", cmd_findings, "findings [--phase P] [--status open|fixed|waived] [--plugin ID] [--format text|json]",
+	  "list recorded findings" },
+	{ "waive", cmd_waive, "waive N... --reason TEXT", "waive findings, with a reason" },
+	{ "signoff", cmd_signoff, "signoff PHASE [--note TEXT]", "sign a phase off" },
+	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--dry-run] [--yes]",
+	  "apply proposed fixes: one checkpoint per plugin" },
+	{ "ingest", cmd_ingest,
+	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
+	  "bring a probe, log, dump, profile, model or benchmark into the engagement" },
+	{ "probe-script", cmd_probe_script, "probe-script",
+	  "print the environment probe to run on an NPU host (sh probe.sh > result.json)" },
+	{ "log", cmd_log, "log [--json] [--events]", "checkpoints (and audit events), newest first" },
+	{ "diff", cmd_diff, "diff REV [REV2]", "a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)" },
+	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint" },
+	{ "verify", cmd_verify, "verify", "recompute the audit chain and check every checkpoint commit" },
+	{ "version", cmd_version, "version", "print the version" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+const cli_command *cli_find(const char *name)
+{
+	for (const cli_command *c = cli_commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+void cli_usage(void *fp)
+{
+	FILE *f = fp;
+	fprintf(f, "usage: ferry [-C DIR] COMMAND [ARGS]   or   ferry [DIR]   (the workbench)\n\ncommands:\n");
+	for (const cli_command *c = cli_commands; c->name; c++)
+		fprintf(f, "  %-10s %s\n             ferry %s\n", c->name, c->help, c->usage);
+}

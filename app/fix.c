@@ -1,0 +1,479 @@
+/* fix — see fix.h. */
+#include "fix.h"
+#include "audit.h"
+#include "check.h"
+#include "err.h"
+#include "pysrc.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct fedit {
+	unsigned start, end;  /* range in the original text */
+	const char *text;     /* replacement (borrowed from the plan's findings JSON) */
+	size_t plugin;        /* index into plan->plugins */
+} fedit;
+
+typedef struct ffile {
+	char *path;           /* relative path */
+	char *orig;           /* text at planning time */
+	size_t len;
+	fedit *edits;         /* accepted edits, sorted by start */
+	size_t n, cap;
+	int parsed_ok;        /* the original parses without error (Python only) */
+} ffile;
+
+typedef struct fplugin {
+	char *id;
+	char *phase;
+	cJSON *findings;      /* array of finding ids fixed by this plugin */
+} fplugin;
+
+struct fix_plan {
+	cJSON *rows;          /* the findings considered (owns the edit texts) */
+	ffile *files;
+	size_t nfiles;
+	fplugin *plugins;
+	size_t nplugins;
+	char **refused;
+	size_t nrefused;
+	sbuf diff;
+	size_t nfindings;
+};
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static long long jint(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+}
+
+static void refuse(fix_plan *p, const cJSON *f, const char *fmt, const char *detail)
+{
+	char *why = xasprintf(fmt, detail);
+	p->refused = xrealloc(p->refused, sizeof(char *) * (p->nrefused + 1));
+	p->refused[p->nrefused++] = xasprintf("finding %lld (%s:%lld): %s", jint(f, "id"), jstr(f, "file"),
+	                                      jint(f, "line"), why);
+	free(why);
+}
+
+static int is_python(const char *path) { return util_ends_with(path, ".py"); }
+
+/* 1 when text parses without a syntax error. */
+static int parses(const char *path, const char *text, size_t len)
+{
+	pysrc *src = NULL;
+	if (pysrc_parse(&src, path, text, len) != 0) {
+		err_clear();
+		return 0;
+	}
+	uint32_t line, col;
+	int bad = pysrc_first_error(src, &line, &col);
+	pysrc_free(src);
+	return !bad;
+}
+
+static ffile *file_get(fix_plan *p, workspace *ws, const char *path)
+{
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (strcmp(p->files[i].path, path) == 0)
+			return &p->files[i];
+	if (!*path || path[0] == '/' || strstr(path, "..")) {
+		err_set(FERRY_EREFUSED, "%s: outside the project", path);
+		return NULL;
+	}
+	char *abs = util_path_join(ws->root, path), *text = NULL;
+	size_t len = 0;
+	int rc = 0;
+	if (access(abs, F_OK) == 0)
+		rc = util_read_file(&text, &len, abs);
+	else
+		text = xstrdup(""); /* a fix may create a file (a generated script or plan) */
+	free(abs);
+	if (rc)
+		return NULL;
+	p->files = xrealloc(p->files, sizeof(ffile) * (p->nfiles + 1));
+	ffile *f = &p->files[p->nfiles++];
+	memset(f, 0, sizeof *f);
+	f->path = xstrdup(path);
+	f->orig = text;
+	f->len = len;
+	f->parsed_ok = is_python(path) ? parses(path, text, len) : 1;
+	return f;
+}
+
+static size_t plugin_get(fix_plan *p, const char *id, const char *phase)
+{
+	for (size_t i = 0; i < p->nplugins; i++)
+		if (strcmp(p->plugins[i].id, id) == 0)
+			return i;
+	p->plugins = xrealloc(p->plugins, sizeof(fplugin) * (p->nplugins + 1));
+	fplugin *pl = &p->plugins[p->nplugins];
+	pl->id = xstrdup(id);
+	pl->phase = xstrdup(phase);
+	pl->findings = cJSON_CreateArray();
+	return p->nplugins++;
+}
+
+/* The file's text with the accepted edits of plugins 0..upto applied. Caller frees. */
+static char *render(const ffile *f, size_t upto, size_t *len)
+{
+	sbuf b;
+	sbuf_init(&b);
+	size_t pos = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const fedit *e = &f->edits[i];
+		if (e->plugin > upto)
+			continue;
+		sbuf_add(&b, f->orig + pos, e->start - pos);
+		sbuf_adds(&b, e->text);
+		pos = e->end;
+	}
+	sbuf_add(&b, f->orig + pos, f->len - pos);
+	*len = b.len;
+	return sbuf_detach(&b);
+}
+
+/* Renders f with extra edits (not yet accepted) on top of the accepted ones. */
+static char *render_with(const ffile *f, const fedit *extra, size_t nextra, size_t *len)
+{
+	ffile tmp = *f;
+	tmp.n = f->n + nextra;
+	tmp.edits = xmalloc(sizeof(fedit) * (tmp.n ? tmp.n : 1));
+	memcpy(tmp.edits, f->edits, sizeof(fedit) * f->n);
+	memcpy(tmp.edits + f->n, extra, sizeof(fedit) * nextra);
+	for (size_t i = 1; i < tmp.n; i++) /* insertion sort by start */
+		for (size_t k = i; k > 0 && tmp.edits[k].start < tmp.edits[k - 1].start; k--) {
+			fedit t = tmp.edits[k];
+			tmp.edits[k] = tmp.edits[k - 1];
+			tmp.edits[k - 1] = t;
+		}
+	char *out = render(&tmp, (size_t)-1, len);
+	free(tmp.edits);
+	return out;
+}
+
+static void accept_edits(ffile *f, const fedit *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (f->n == f->cap) {
+			f->cap = f->cap ? 2 * f->cap : 8;
+			f->edits = xrealloc(f->edits, sizeof(fedit) * f->cap);
+		}
+		size_t k = f->n++;
+		while (k > 0 && f->edits[k - 1].start > e[i].start) {
+			f->edits[k] = f->edits[k - 1];
+			k--;
+		}
+		f->edits[k] = e[i];
+	}
+}
+
+/* Tries to add one finding's edits to the plan; refuses it with a reason when they
+ * are out of range, overlap other edits, or would break the parse. */
+static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f)
+{
+	const cJSON *edits = cJSON_GetObjectItem(f, "edits");
+	ffile *file = file_get(p, ws, jstr(f, "file"));
+	if (!file) {
+		refuse(p, f, "cannot read the file: %s", err_message());
+		err_clear();
+		return;
+	}
+	size_t n = (size_t)cJSON_GetArraySize(edits), nnew = 0;
+	fedit *mine = xcalloc(n ? n : 1, sizeof(fedit));
+	size_t pidx = plugin_get(p, jstr(f, "plugin"), jstr(f, "phase"));
+	const cJSON *e;
+	cJSON_ArrayForEach(e, edits) {
+		long long s = jint(e, "start_byte"), en = jint(e, "end_byte");
+		const char *text = jstr(e, "text");
+		if (s < 0 || en < s || (size_t)en > file->len) {
+			refuse(p, f, "%s", "its edit lies outside the file (the file changed; run the check again)");
+			goto out;
+		}
+		int dup = 0;
+		for (size_t i = 0; i < file->n; i++) {
+			const fedit *o = &file->edits[i];
+			if (o->start == (unsigned)s && o->end == (unsigned)en && strcmp(o->text, text) == 0) {
+				dup = 1; /* the same edit from another finding: merged, applied once */
+				break;
+			}
+			if ((unsigned)s < o->end && o->start < (unsigned)en) {
+				refuse(p, f, "%s", "its edit overlaps another fix; apply that one first, then check again");
+				goto out;
+			}
+			if (s == en && o->start == o->end && o->start == (unsigned)s) {
+				refuse(p, f, "%s", "two insertions at the same place; apply one, then check again");
+				goto out;
+			}
+		}
+		if (!dup)
+			mine[nnew++] = (fedit){ (unsigned)s, (unsigned)en, text, pidx };
+	}
+	if (is_python(file->path) && file->parsed_ok) {
+		size_t len = 0;
+		char *text = render_with(file, mine, nnew, &len);
+		int ok = parses(file->path, text, len);
+		free(text);
+		if (!ok) {
+			refuse(p, f, "%s", "the edited file would no longer parse as Python, so this fix is refused");
+			goto out;
+		}
+	}
+	accept_edits(file, mine, nnew);
+	cJSON_AddItemToArray(p->plugins[pidx].findings, cJSON_CreateNumber((double)jint(f, "id")));
+	p->nfindings++;
+out:
+	free(mine);
+}
+
+static int selected(const fix_select *sel, const cJSON *f)
+{
+	if (sel->phase && strcmp(sel->phase, jstr(f, "phase")) != 0)
+		return 0;
+	if (sel->nids) {
+		for (size_t i = 0; i < sel->nids; i++)
+			if (sel->ids[i] == jint(f, "id"))
+				return 1;
+		return 0;
+	}
+	if (sel->plugin)
+		return strcmp(sel->plugin, jstr(f, "plugin")) == 0;
+	return sel->all;
+}
+
+/* Plugin ids of the selected open findings (before the fresh run). */
+static int involved_plugins(cJSON **out, workspace *ws, const fix_select *sel)
+{
+	cJSON *rows = NULL;
+	store_finding_filter fl = { sel->phase, "open", NULL, sel->ids, sel->nids };
+	int rc = store_findings(&rows, ws->db, &fl);
+	if (rc)
+		return rc;
+	*out = cJSON_CreateArray();
+	const cJSON *f;
+	cJSON_ArrayForEach(f, rows) {
+		if (!selected(sel, f))
+			continue;
+		int seen = 0;
+		const cJSON *x;
+		cJSON_ArrayForEach(x, *out) seen |= strcmp(x->valuestring, jstr(f, "plugin")) == 0;
+		if (!seen)
+			cJSON_AddItemToArray(*out, cJSON_CreateString(jstr(f, "plugin")));
+	}
+	if (sel->plugin && !cJSON_GetArraySize(*out))
+		cJSON_AddItemToArray(*out, cJSON_CreateString(sel->plugin));
+	cJSON_Delete(rows);
+	return 0;
+}
+
+int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
+{
+	*out = NULL;
+	cJSON *plugins = NULL;
+	int rc = involved_plugins(&plugins, ws, sel);
+	if (rc)
+		return rc;
+	size_t np = (size_t)cJSON_GetArraySize(plugins);
+	if (!np) {
+		cJSON_Delete(plugins);
+		return err_set(FERRY_EUSAGE, "fix: the selection names no open finding");
+	}
+	const char **ids = xcalloc(np, sizeof(char *));
+	for (size_t i = 0; i < np; i++)
+		ids[i] = cJSON_GetArrayItem(plugins, (int)i)->valuestring;
+	/* a fresh run: offsets must match the files as they are now */
+	check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL };
+	check_result res;
+	rc = check_run(&res, ws, &co);
+	check_result_done(&res);
+	free(ids);
+	cJSON_Delete(plugins);
+	if (rc)
+		return rc;
+	fix_plan *p = xcalloc(1, sizeof *p);
+	sbuf_init(&p->diff);
+	store_finding_filter fl = { sel->phase, "open", NULL, NULL, 0 };
+	if ((rc = store_findings(&p->rows, ws->db, &fl)))
+		goto fail;
+	const cJSON *f;
+	size_t candidates = 0;
+	cJSON_ArrayForEach(f, p->rows) {
+		if (!selected(sel, f))
+			continue;
+		candidates++;
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable"))) {
+			if (sel->nids)
+				refuse(p, f, "%s", "no automatic fix exists for it; change the code by hand or waive it");
+			continue;
+		}
+		plan_finding(p, ws, f);
+	}
+	if (!candidates && sel->nids) {
+		rc = err_set(FERRY_EUSAGE, "fix: the selected findings are no longer open (the check no longer sees them)");
+		goto fail;
+	}
+	for (size_t i = 0; i < p->nfiles; i++) {
+		ffile *file = &p->files[i];
+		if (!file->n)
+			continue;
+		size_t len = 0;
+		char *text = render(file, (size_t)-1, &len), *d = NULL;
+		rc = history_diff_buffers(&d, file->path, file->orig, file->len, text, len);
+		free(text);
+		if (rc)
+			goto fail;
+		sbuf_adds(&p->diff, d);
+		free(d);
+	}
+	*out = p;
+	return 0;
+fail:
+	fix_plan_free(p);
+	return rc;
+}
+
+void fix_plan_free(fix_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nfiles; i++) {
+		free(p->files[i].path);
+		free(p->files[i].orig);
+		free(p->files[i].edits);
+	}
+	free(p->files);
+	for (size_t i = 0; i < p->nplugins; i++) {
+		free(p->plugins[i].id);
+		free(p->plugins[i].phase);
+		cJSON_Delete(p->plugins[i].findings);
+	}
+	free(p->plugins);
+	for (size_t i = 0; i < p->nrefused; i++)
+		free(p->refused[i]);
+	free(p->refused);
+	sbuf_done(&p->diff);
+	cJSON_Delete(p->rows);
+	free(p);
+}
+
+const char *fix_plan_diff(const fix_plan *p) { return p->diff.buf ? p->diff.buf : ""; }
+
+void fix_plan_counts(const fix_plan *p, size_t *findings, size_t *files, size_t *plugins)
+{
+	size_t nf = 0, np = 0;
+	for (size_t i = 0; i < p->nfiles; i++)
+		nf += p->files[i].n > 0;
+	for (size_t i = 0; i < p->nplugins; i++)
+		np += cJSON_GetArraySize(p->plugins[i].findings) > 0;
+	if (findings)
+		*findings = p->nfindings;
+	if (files)
+		*files = nf;
+	if (plugins)
+		*plugins = np;
+}
+
+const char *const *fix_plan_refused(const fix_plan *p, size_t *n)
+{
+	*n = p->nrefused;
+	return (const char *const *)p->refused;
+}
+
+/* Writes the files plugin k touches, at their state after plugins 0..k, and makes
+ * its checkpoint; marks its findings fixed by it. */
+static int apply_plugin(fix_plan *p, workspace *ws, size_t k, int *made)
+{
+	fplugin *pl = &p->plugins[k];
+	const char **paths = xcalloc(p->nfiles ? p->nfiles : 1, sizeof(char *));
+	size_t npaths = 0, nedits = 0;
+	int rc = 0;
+	for (size_t i = 0; i < p->nfiles; i++)
+		for (size_t e = 0; e < p->files[i].n; e++)
+			if (p->files[i].edits[e].plugin == k) {
+				paths[npaths++] = p->files[i].path;
+				break;
+			}
+	*made = 0;
+	if (!npaths)
+		goto out;
+	char *findings = cJSON_PrintUnformatted(pl->findings);
+	int nf = cJSON_GetArraySize(pl->findings);
+	for (size_t i = 0; i < p->nfiles; i++)
+		for (size_t e = 0; e < p->files[i].n; e++)
+			nedits += p->files[i].edits[e].plugin == k;
+	char *message = xasprintf("%s: fix %d finding%s (%zu edit%s in %zu file%s)", pl->id, nf, nf == 1 ? "" : "s",
+	                          nedits, nedits == 1 ? "" : "s", npaths, npaths == 1 ? "" : "s");
+	ws_checkpoint_req req = { "fix", message, pl->phase, pl->id, findings, paths, npaths, 0, NULL };
+	if ((rc = ws_pending_begin(ws, &req)))
+		goto done;
+	for (size_t i = 0; !rc && i < p->nfiles; i++) {
+		ffile *file = &p->files[i];
+		int touched = 0;
+		for (size_t e = 0; e < file->n; e++)
+			touched |= file->edits[e].plugin == k;
+		if (!touched)
+			continue;
+		size_t len = 0;
+		char *text = render(file, k, &len);
+		char *abs = util_path_join(ws->root, file->path);
+		char *slash = strrchr(abs, '/');
+		*slash = '\0';
+		rc = util_mkdirs(abs, 0755);
+		*slash = '/';
+		if (!rc)
+			rc = util_write_atomic(abs, text, len, util_ends_with(abs, ".sh") ? 0755 : 0644);
+		free(abs);
+		free(text);
+	}
+	long long cp = 0;
+	char oid[41];
+	if (!rc)
+		rc = ws_checkpoint(&cp, oid, ws, &req);
+	if (!rc && cp) {
+		*made = 1;
+		if (!(rc = store_begin(ws->db))) {
+			const cJSON *id;
+			cJSON_ArrayForEach(id, pl->findings)
+				if (!rc)
+					rc = store_finding_set_status(ws->db, (long long)id->valuedouble, "fixed", cp);
+			if (!rc) {
+				cJSON *d = cJSON_CreateObject();
+				cJSON_AddStringToObject(d, "plugin", pl->id);
+				cJSON_AddItemToObject(d, "findings", cJSON_Duplicate(pl->findings, 1));
+				cJSON_AddNumberToObject(d, "checkpoint", (double)cp);
+				rc = audit_append(NULL, ws->db, "fix", ws->actor, d);
+			}
+			if (!rc)
+				rc = store_commit(ws->db);
+			if (rc)
+				store_rollback(ws->db);
+		}
+	}
+done:
+	free(message);
+	free(findings);
+out:
+	free(paths);
+	return rc;
+}
+
+int fix_plan_apply(size_t *ncheckpoints, fix_plan *p, workspace *ws)
+{
+	*ncheckpoints = 0;
+	for (size_t k = 0; k < p->nplugins; k++) {
+		int made = 0;
+		int rc = apply_plugin(p, ws, k, &made);
+		if (rc)
+			return err_prefix("fix %s", p->plugins[k].id);
+		*ncheckpoints += (size_t)made;
+	}
+	return 0;
+}

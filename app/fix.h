@@ -1,0 +1,48 @@
+/*
+ * fix — applies findings' proposed edits to project files, safely (DESIGN §4, §6).
+ *
+ * A plan is built from a fresh check run of the plugins involved, so byte offsets
+ * match the files as they are now. Edits are byte-exact replacements; everything
+ * outside them stays identical. Per file, the edits of all selected findings are
+ * applied in one pass on the original text (identical duplicates merged, overlapping
+ * ones refused); an edited Python file must still parse or that plugin's edits to it
+ * are refused. Edits to a file that does not exist create it (a generated script or
+ * plan: one insertion at byte 0). Applying makes one checkpoint per plugin, in phase and id order, and
+ * marks its findings fixed by that checkpoint.
+ *
+ * A plan owns all its memory (fix_plan_free).
+ */
+#ifndef FERRY_FIX_H
+#define FERRY_FIX_H
+
+#include "workspace.h"
+
+#include <stddef.h>
+
+typedef struct fix_plan fix_plan;
+
+typedef struct fix_select {
+	const long long *ids;   /* explicit finding ids (none = by plugin / all) */
+	size_t nids;
+	const char *plugin;     /* one plugin, or NULL */
+	const char *phase;      /* restrict to a phase, or NULL */
+	int all;                /* every fixable open finding */
+} fix_select;
+
+/* Re-runs the relevant checks and builds the plan. Fails with FERRY_EUSAGE when the
+ * selection names no fixable open finding. */
+int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel);
+void fix_plan_free(fix_plan *p);
+
+/* Unified diff of every change the plan would make (empty when none). Borrowed. */
+const char *fix_plan_diff(const fix_plan *p);
+/* Counts: findings that will be fixed, files touched, plugins (checkpoints). */
+void fix_plan_counts(const fix_plan *p, size_t *findings, size_t *files, size_t *plugins);
+/* Lines explaining refused findings ("finding N (file:line): reason"). Borrowed. */
+const char *const *fix_plan_refused(const fix_plan *p, size_t *n);
+
+/* Writes the files (atomically) and makes one checkpoint per plugin. *ncheckpoints
+ * receives how many were made. */
+int fix_plan_apply(size_t *ncheckpoints, fix_plan *p, workspace *ws);
+
+#endif

@@ -1,0 +1,1559 @@
+/* history — see history.h. The only file that includes git2.h.
+ *
+ * The shadow repository is bare; a handle sets the project root as its work tree in
+ * memory (nothing is written into the project) and uses history.git/index as its
+ * private index, kept equal to HEAD's tree between calls so it serves as a stat cache.
+ * info/attributes turns off every content filter (line-ending conversion, ident,
+ * filter drivers): blobs are the files' exact bytes, so a restored file is
+ * byte-identical to what was committed whatever the client's .gitattributes say.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "history.h"
+#include "err.h"
+#include "util.h"
+
+#include <git2.h>
+/* libgit2's *_INIT macros name only the leading fields of each options struct */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct history {
+	git_repository *repo; /* the bare repository, work tree set to root */
+	char *root;           /* project root as given (for messages and file writes) */
+	char *git_dir;        /* history.git as given (for messages) */
+};
+
+#define BASELINE_SUBJECT "Baseline: project as received"
+#define BRANCH_REF "refs/heads/ferry"
+
+/* ---------- libgit2 plumbing ---------- */
+
+static pthread_once_t git_once = PTHREAD_ONCE_INIT;
+
+static void git_init_once(void) { git_libgit2_init(); }
+
+static void git_ready(void) { pthread_once(&git_once, git_init_once); }
+
+/* Copies libgit2's last error into the record: "<obj>: <what>: <message>". Must be
+ * called right after the failing libgit2 call. */
+static int git_fail(int code, const char *obj, const char *what)
+{
+	const git_error *e = git_error_last();
+	return err_set(code, "%s: %s: %s", obj, what, e && e->message ? e->message : "unknown libgit2 error");
+}
+
+static int hfail(history *h, const char *what) { return git_fail(FERRY_EGIT, h->git_dir, what); }
+
+static void oid_hex(char out[41], const git_oid *oid) { git_oid_tostr(out, 41, oid); }
+
+static int parse_oid(git_oid *out, const char *hex)
+{
+	if (!hex || strlen(hex) != 40 || git_oid_fromstr(out, hex) < 0)
+		return err_set(FERRY_EUSAGE, "%s: not a commit id", hex ? hex : "(null)");
+	return 0;
+}
+
+static int make_sig(git_signature **out, const history_sig *sig, const char *obj)
+{
+	const char *name = sig && sig->name && *sig->name ? sig->name : "ferry";
+	/* libgit2 refuses an empty address; the actor may not have one */
+	const char *email = sig && sig->email && *sig->email ? sig->email : "nobody@localhost";
+	if (git_signature_now(out, name, email) < 0)
+		return git_fail(FERRY_EUSAGE, obj, "invalid actor");
+	return 0;
+}
+
+static char *build_message(const char *message, const history_trailer *trailers, size_t ntrailers)
+{
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, message ? message : "");
+	while (b.len && isspace((unsigned char)b.buf[b.len - 1]))
+		b.buf[--b.len] = '\0';
+	if (ntrailers)
+		sbuf_adds(&b, "\n\n");
+	else
+		sbuf_addc(&b, '\n');
+	for (size_t i = 0; i < ntrailers; i++)
+		sbuf_addf(&b, "%s: %s\n", trailers[i].key, trailers[i].value ? trailers[i].value : "");
+	char *msg = sbuf_detach(&b);
+	sbuf_done(&b);
+	return msg;
+}
+
+static int lookup_commit(git_commit **out, history *h, const char *hex)
+{
+	git_oid oid;
+	int rc = parse_oid(&oid, hex);
+	if (rc < 0)
+		return rc;
+	int grc = git_commit_lookup(out, h->repo, &oid);
+	if (grc == GIT_ENOTFOUND)
+		return err_set(FERRY_ENOTFOUND, "%s: no such commit in %s", hex, h->git_dir);
+	if (grc < 0)
+		return git_fail(FERRY_EGIT, h->git_dir, hex);
+	return 0;
+}
+
+static int head_commit(git_commit **out, history *h)
+{
+	git_oid oid;
+	if (git_reference_name_to_id(&oid, h->repo, "HEAD") < 0)
+		return hfail(h, "HEAD does not resolve");
+	if (git_commit_lookup(out, h->repo, &oid) < 0)
+		return hfail(h, "HEAD commit");
+	return 0;
+}
+
+/* The first-parent chain from HEAD, oldest (the baseline) first. */
+static int first_parent_chain(git_oid **out, size_t *n, history *h)
+{
+	git_commit *c = NULL, *parent = NULL;
+	git_oid *v = NULL;
+	size_t len = 0, cap = 0;
+	int rc = head_commit(&c, h);
+	if (rc < 0)
+		goto out;
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, cap * sizeof *v);
+		}
+		git_oid_cpy(&v[len++], git_commit_id(c));
+		if (git_commit_parentcount(c) == 0)
+			break;
+		if (git_commit_parent(&parent, c, 0) < 0) {
+			rc = hfail(h, "parent commit");
+			goto out;
+		}
+		git_commit_free(c);
+		c = parent;
+		parent = NULL;
+	}
+	for (size_t i = 0; i < len / 2; i++) {
+		git_oid t = v[i];
+		v[i] = v[len - 1 - i];
+		v[len - 1 - i] = t;
+	}
+	*out = v;
+	*n = len;
+	v = NULL;
+out:
+	free(v);
+	git_commit_free(c);
+	return rc;
+}
+
+/* Makes the private index equal to HEAD's tree (a crash between writing the index
+ * and moving HEAD could leave them apart). Stat data of unchanged entries is kept. */
+static int sync_index(history *h)
+{
+	git_index *index = NULL;
+	git_commit *head = NULL;
+	git_tree *tree = NULL;
+	git_oid itree;
+	int rc = head_commit(&head, h);
+	if (rc < 0)
+		goto out;
+	if (git_repository_index(&index, h->repo) < 0) {
+		rc = hfail(h, "index");
+		goto out;
+	}
+	if (git_index_write_tree(&itree, index) == 0 && git_oid_equal(&itree, git_commit_tree_id(head)))
+		goto out;
+	if (git_commit_tree(&tree, head) < 0 || git_index_read_tree(index, tree) < 0 ||
+	    git_index_write(index) < 0)
+		rc = hfail(h, "resetting index to HEAD");
+out:
+	git_tree_free(tree);
+	git_commit_free(head);
+	git_index_free(index);
+	return rc;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void remove_tree(const char *path) { nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---------- nested repositories ----------
+ * A directory of the project holding its own .git (a vendored checkout) is opaque to
+ * libgit2's scans: it shows as one untracked "dir/" entry and cannot be staged as a
+ * whole. To ferry its files are project files like any other, so they are listed and
+ * staged one by one (the nested .git itself never). */
+
+typedef int (*file_cb)(history *h, const char *rel, void *payload);
+
+/* Calls cb for every non-ignored file and symlink under rel_dir (ending in '/'). */
+static int walk_nested(history *h, const char *rel_dir, file_cb cb, void *payload)
+{
+	char *full = util_path_join(h->root, rel_dir);
+	DIR *d = opendir(full);
+	struct dirent *de;
+	int rc = 0;
+	if (!d) {
+		rc = err_set(FERRY_EIO, "%s: %s", full, strerror(errno));
+		goto out;
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+			continue;
+		char *rel = xasprintf("%s%s", rel_dir, de->d_name);
+		char *path = util_path_join(h->root, rel);
+		struct stat st;
+		int ignored = 0;
+		if (lstat(path, &st) == 0) {
+			int dir = S_ISDIR(st.st_mode);
+			char *probe = dir ? xasprintf("%s/", rel) : xstrdup(rel);
+			if (git_ignore_path_is_ignored(&ignored, h->repo, probe) < 0)
+				rc = git_fail(FERRY_EGIT, rel, "checking ignore rules");
+			else if (!ignored && dir)
+				rc = walk_nested(h, probe, cb, payload);
+			else if (!ignored && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+				rc = cb(h, rel, payload);
+			free(probe);
+		}
+		free(path);
+		free(rel);
+	}
+out:
+	if (d)
+		closedir(d);
+	free(full);
+	return rc;
+}
+
+static int stage_file(history *h, const char *rel, void *payload)
+{
+	if (git_index_add_bypath(payload, rel) < 0)
+		return git_fail(FERRY_EGIT, rel, "staging");
+	(void)h;
+	return 0;
+}
+
+typedef struct strv {
+	char **v;
+	size_t n, cap;
+} strv;
+
+static void strv_push(strv *s, char *owned)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n++] = owned;
+}
+
+static int collect_file(history *h, const char *rel, void *payload)
+{
+	(void)h;
+	strv_push(payload, xstrdup(rel));
+	return 0;
+}
+
+/* add_all's per-path hook: a nested repository is set aside (>0 skips it). */
+static int note_nested(const char *path, const char *matched, void *payload)
+{
+	size_t len = strlen(path);
+	(void)matched;
+	if (len && path[len - 1] == '/') {
+		strv_push(payload, xstrdup(path));
+		return 1;
+	}
+	return 0;
+}
+
+/* `git add -A` over pathspec (NULL: everything), nested repositories included, then
+ * the exact paths of spec that a scan could not reach. */
+static int stage_all(history *h, git_index *index, const git_strarray *spec)
+{
+	strv nested = { NULL, 0, 0 };
+	int rc = 0;
+	unsigned flags = spec ? GIT_INDEX_ADD_DISABLE_PATHSPEC_MATCH : GIT_INDEX_ADD_DEFAULT;
+	/* add_all stages new and modified files (ignored new files stay out),
+	 * update_all stages deletions */
+	if (git_index_add_all(index, spec, flags, note_nested, &nested) < 0) {
+		rc = hfail(h, "staging files");
+		goto out;
+	}
+	if (git_index_update_all(index, spec, NULL, NULL) < 0) {
+		rc = hfail(h, "staging deletions");
+		goto out;
+	}
+	for (size_t i = 0; i < nested.n && rc == 0; i++)
+		rc = walk_nested(h, nested.v[i], stage_file, index);
+	for (size_t i = 0; spec && i < spec->count && rc == 0; i++) {
+		char *path = util_path_join(h->root, spec->strings[i]);
+		struct stat st;
+		int ignored = 0;
+		if (lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		    !git_index_get_bypath(index, spec->strings[i], 0) &&
+		    git_ignore_path_is_ignored(&ignored, h->repo, spec->strings[i]) == 0 && !ignored)
+			rc = stage_file(h, spec->strings[i], index);
+		free(path);
+	}
+out:
+	free_strv(nested.v, nested.n);
+	return rc;
+}
+
+/* ---------- open, init, free ---------- */
+
+static history *history_alloc(const char *root, const char *git_dir)
+{
+	history *h = xcalloc(1, sizeof *h);
+	h->root = xstrdup(root);
+	h->git_dir = xstrdup(git_dir);
+	return h;
+}
+
+void history_free(history *h)
+{
+	if (!h)
+		return;
+	git_repository_free(h->repo);
+	free(h->root);
+	free(h->git_dir);
+	free(h);
+}
+
+static int write_info_files(history *h)
+{
+	/* .git may be a directory or a gitfile; .ferry holds this repository itself */
+	static const char exclude[] = "# written by ferry: never part of the history\n/.git\n/.ferry\n";
+	char *rroot = realpath(h->root, NULL), *rgit = realpath(h->git_dir, NULL);
+	/* info/attributes outranks every .gitattributes: store and restore exact bytes */
+	static const char attributes[] = "# written by ferry: no content filters, files kept byte-exact\n"
+	                                 "* -text !eol -ident -filter\n";
+	char *info = util_path_join(h->git_dir, "info");
+	char *ex = util_path_join(info, "exclude");
+	char *at = util_path_join(info, "attributes");
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_add(&b, exclude, sizeof exclude - 1);
+	/* this repository itself, when it lives in the project outside .ferry/ */
+	size_t rl = rroot ? strlen(rroot) : 0;
+	if (rroot && rgit && strncmp(rgit, rroot, rl) == 0 && rgit[rl] == '/')
+		sbuf_addf(&b, "/%s\n", rgit + rl + 1);
+	int rc = util_mkdirs(info, 0755);
+	if (rc == 0)
+		rc = util_write_atomic(ex, b.buf, b.len, 0644);
+	if (rc == 0)
+		rc = util_write_atomic(at, attributes, sizeof attributes - 1, 0644);
+	sbuf_done(&b);
+	free(rroot);
+	free(rgit);
+	free(info);
+	free(ex);
+	free(at);
+	return rc;
+}
+
+static int configure(history *h)
+{
+	git_config *cfg = NULL;
+	int rc = 0;
+	if (git_repository_config(&cfg, h->repo) < 0) {
+		rc = hfail(h, "config");
+		goto out;
+	}
+	/* The user's global ignore and attribute files would silently drop or filter
+	 * project files: only the project's own rules apply. */
+	if (git_config_set_bool(cfg, "core.autocrlf", 0) < 0 ||
+	    git_config_set_string(cfg, "core.excludesFile", "/dev/null") < 0 ||
+	    git_config_set_string(cfg, "core.attributesFile", "/dev/null") < 0 ||
+	    git_config_set_bool(cfg, "core.logAllRefUpdates", 1) < 0)
+		rc = hfail(h, "config");
+out:
+	git_config_free(cfg);
+	return rc;
+}
+
+int history_open(history **out, const char *root, const char *git_dir)
+{
+	*out = NULL;
+	git_ready();
+	struct stat st;
+	if (stat(git_dir, &st) < 0)
+		return err_set(FERRY_ENOTFOUND, "%s: no history repository: %s", git_dir, strerror(errno));
+	history *h = history_alloc(root, git_dir);
+	int rc = 0;
+	if (git_repository_open_bare(&h->repo, git_dir) < 0) {
+		rc = hfail(h, "damaged history repository");
+		goto out;
+	}
+	if (git_repository_set_workdir(h->repo, root, 0) < 0) {
+		rc = hfail(h, "setting work tree");
+		goto out;
+	}
+	rc = sync_index(h);
+out:
+	if (rc < 0)
+		history_free(h);
+	else
+		*out = h;
+	return rc;
+}
+
+static int commit_index(git_oid *out, int *made, history *h, git_index *index, const char *msg,
+                        const git_signature *sig, git_commit *parent)
+{
+	git_oid tree_id;
+	git_tree *tree = NULL;
+	int rc = 0;
+	*made = 0;
+	if (git_index_write_tree(&tree_id, index) < 0) {
+		rc = hfail(h, "writing tree");
+		goto out;
+	}
+	if (parent && git_oid_equal(&tree_id, git_commit_tree_id(parent))) {
+		git_oid_cpy(out, git_commit_id(parent));
+		goto out;
+	}
+	if (git_tree_lookup(&tree, h->repo, &tree_id) < 0) {
+		rc = hfail(h, "reading tree");
+		goto out;
+	}
+	const git_commit *parents[1] = { parent };
+	/* update_ref "HEAD" makes libgit2 check that HEAD still points at parent */
+	if (git_commit_create(out, h->repo, "HEAD", sig, sig, NULL, msg, tree, parent ? 1 : 0, parents) < 0) {
+		rc = hfail(h, "creating commit");
+		goto out;
+	}
+	*made = 1;
+out:
+	git_tree_free(tree);
+	return rc;
+}
+
+int history_init(history **out, char baseline[41], const char *root, const char *git_dir,
+                 const history_sig *sig)
+{
+	*out = NULL;
+	git_ready();
+	struct stat st;
+	if (lstat(git_dir, &st) == 0)
+		return err_set(FERRY_EEXISTS, "%s: already exists", git_dir);
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+		return err_set(FERRY_EIO, "%s: not a directory", root);
+
+	history *h = history_alloc(root, git_dir);
+	git_index *index = NULL;
+	git_signature *gsig = NULL;
+	char *msg = NULL;
+	int created = 0, rc = 0, made = 0;
+	git_repository_init_options opts = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+	opts.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH | GIT_REPOSITORY_INIT_NO_REINIT;
+	opts.initial_head = "ferry";
+	opts.description = "ferry engagement history\n";
+	if (git_repository_init_ext(&h->repo, git_dir, &opts) < 0) {
+		rc = hfail(h, "cannot create repository");
+		goto out;
+	}
+	created = 1;
+	if ((rc = write_info_files(h)) < 0 || (rc = configure(h)) < 0)
+		goto out;
+	if (git_repository_set_workdir(h->repo, root, 0) < 0) {
+		rc = hfail(h, "setting work tree");
+		goto out;
+	}
+	if ((rc = make_sig(&gsig, sig, git_dir)) < 0)
+		goto out;
+	if (git_repository_index(&index, h->repo) < 0) {
+		rc = hfail(h, "index");
+		goto out;
+	}
+	if ((rc = stage_all(h, index, NULL)) < 0)
+		goto out;
+	char actor[512];
+	snprintf(actor, sizeof actor, "%s <%s>", gsig->name, gsig->email);
+	history_trailer tr = { "Actor", actor };
+	msg = build_message(BASELINE_SUBJECT, &tr, 1);
+	git_oid oid;
+	if ((rc = commit_index(&oid, &made, h, index, msg, gsig, NULL)) < 0)
+		goto out;
+	if (git_index_write(index) < 0) {
+		rc = hfail(h, "writing index");
+		goto out;
+	}
+	oid_hex(baseline, &oid);
+out:
+	free(msg);
+	git_signature_free(gsig);
+	git_index_free(index);
+	if (rc < 0) {
+		history_free(h);
+		if (created)
+			remove_tree(git_dir);
+	} else {
+		*out = h;
+	}
+	return rc;
+}
+
+/* ---------- heads and the work tree ---------- */
+
+int history_head(char out[41], history *h)
+{
+	git_oid oid;
+	if (git_reference_name_to_id(&oid, h->repo, "HEAD") < 0)
+		return hfail(h, "HEAD does not resolve");
+	oid_hex(out, &oid);
+	return 0;
+}
+
+int history_baseline(char out[41], history *h)
+{
+	git_oid *chain = NULL;
+	size_t n = 0;
+	int rc = first_parent_chain(&chain, &n, h);
+	if (rc == 0)
+		oid_hex(out, &chain[0]);
+	free(chain);
+	return rc;
+}
+
+int history_changed_files(char ***out, size_t *n, history *h)
+{
+	git_status_list *list = NULL;
+	git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+	char **v = NULL;
+	size_t len = 0;
+	int rc = 0;
+	*out = NULL;
+	*n = 0;
+	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	/* UPDATE_INDEX refreshes our private index's stat data so the next scan is cheap */
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
+	             GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_UPDATE_INDEX;
+	if (git_status_list_new(&list, h->repo, &opts) < 0) {
+		rc = hfail(h, "scanning the work tree");
+		goto out;
+	}
+	size_t count = git_status_list_entrycount(list);
+	strv all = { NULL, 0, 0 };
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const char *path = NULL;
+		if (e->status == GIT_STATUS_CURRENT || (e->status & GIT_STATUS_IGNORED))
+			continue;
+		if (e->index_to_workdir)
+			path = e->index_to_workdir->old_file.path ? e->index_to_workdir->old_file.path
+			                                           : e->index_to_workdir->new_file.path;
+		else if (e->head_to_index)
+			path = e->head_to_index->new_file.path ? e->head_to_index->new_file.path
+			                                        : e->head_to_index->old_file.path;
+		if (path && *path && path[strlen(path) - 1] == '/')
+			rc = walk_nested(h, path, collect_file, &all);
+		else if (path)
+			strv_push(&all, xstrdup(path));
+	}
+	v = all.v ? all.v : xcalloc(1, sizeof *v);
+	len = all.n;
+	if (rc < 0) {
+		free_strv(v, len);
+		v = NULL;
+		goto out;
+	}
+	qsort(v, len, sizeof *v, cmp_str);
+	size_t w = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (w && strcmp(v[w - 1], v[i]) == 0)
+			free(v[i]);
+		else
+			v[w++] = v[i];
+	}
+	*out = v;
+	*n = w;
+	v = NULL;
+out:
+	free(v);
+	git_status_list_free(list);
+	return rc;
+}
+
+int history_is_ignored(int *ignored, history *h, const char *relpath)
+{
+	int ig = 0;
+	*ignored = 0;
+	if (git_ignore_path_is_ignored(&ig, h->repo, relpath) < 0)
+		return git_fail(FERRY_EGIT, relpath, "checking ignore rules");
+	*ignored = ig;
+	return 0;
+}
+
+int history_commit(char out[41], int *made, history *h, const char *const *paths, size_t npaths,
+                   const char *message, const history_trailer *trailers, size_t ntrailers,
+                   const history_sig *sig)
+{
+	git_index *index = NULL;
+	git_commit *parent = NULL;
+	git_signature *gsig = NULL;
+	char *msg = NULL;
+	git_oid oid;
+	int rc = 0;
+	*made = 0;
+	git_strarray spec = { (char **)paths, npaths };
+	const git_strarray *specp = paths && npaths ? &spec : NULL;
+
+	if ((rc = head_commit(&parent, h)) < 0 || (rc = make_sig(&gsig, sig, h->git_dir)) < 0)
+		goto out;
+	if (git_repository_index(&index, h->repo) < 0) {
+		rc = hfail(h, "index");
+		goto out;
+	}
+	if ((rc = stage_all(h, index, specp)) < 0)
+		goto out;
+	msg = build_message(message, trailers, ntrailers);
+	if ((rc = commit_index(&oid, made, h, index, msg, gsig, parent)) < 0)
+		goto out;
+	if (git_index_write(index) < 0) {
+		rc = hfail(h, "writing index");
+		goto out;
+	}
+	oid_hex(out, &oid);
+out:
+	if (rc < 0 && index)
+		git_index_read(index, 1); /* drop what was staged: the index follows HEAD */
+	free(msg);
+	git_signature_free(gsig);
+	git_commit_free(parent);
+	git_index_free(index);
+	return rc;
+}
+
+/* ---------- commits ---------- */
+
+static int is_hex(const char *s)
+{
+	for (; *s; s++)
+		if (!isxdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* Several objects share the prefix: the one commit among them reachable from HEAD. */
+static int resolve_among_commits(git_oid *out, history *h, const char *prefix)
+{
+	git_revwalk *walk = NULL;
+	git_oid oid;
+	char hex[41];
+	size_t len = strlen(prefix), found = 0;
+	int rc = 0, grc;
+	if (git_revwalk_new(&walk, h->repo) < 0 || git_revwalk_push_head(walk) < 0) {
+		rc = hfail(h, "walking history");
+		goto out;
+	}
+	while ((grc = git_revwalk_next(&oid, walk)) == 0) {
+		oid_hex(hex, &oid);
+		if (strncasecmp(hex, prefix, len) == 0) {
+			found++;
+			git_oid_cpy(out, &oid);
+		}
+	}
+	if (grc != GIT_ITEROVER) {
+		rc = hfail(h, "walking history");
+		goto out;
+	}
+	if (found != 1)
+		rc = err_set(FERRY_EUSAGE, "%s: ambiguous: several objects start with it", prefix);
+out:
+	git_revwalk_free(walk);
+	return rc;
+}
+
+int history_resolve(char out[41], history *h, const char *rev)
+{
+	if (!rev || !*rev)
+		return err_set(FERRY_EUSAGE, "(empty): no such checkpoint or commit");
+	if (strcmp(rev, "HEAD") == 0)
+		return history_head(out, h);
+	if (strcmp(rev, "baseline") == 0)
+		return history_baseline(out, h);
+	size_t len = strlen(rev);
+	if (len < 4 || len > 40 || !is_hex(rev))
+		return err_set(FERRY_ENOTFOUND, "%s: no such checkpoint or commit%s", rev,
+		               len < 4 && is_hex(rev) ? " (a commit prefix needs 4 hex digits or more)" : "");
+	git_oid oid;
+	git_object *obj = NULL;
+	int rc = 0;
+	if (git_oid_fromstrn(&oid, rev, len) < 0)
+		return err_set(FERRY_ENOTFOUND, "%s: no such checkpoint or commit", rev);
+	int grc = git_object_lookup_prefix(&obj, h->repo, &oid, len, GIT_OBJECT_ANY);
+	if (grc == GIT_EAMBIGUOUS) {
+		rc = resolve_among_commits(&oid, h, rev);
+		if (rc == 0)
+			oid_hex(out, &oid);
+	} else if (grc == GIT_ENOTFOUND || (grc == 0 && git_object_type(obj) != GIT_OBJECT_COMMIT)) {
+		rc = err_set(FERRY_ENOTFOUND, "%s: no such checkpoint or commit", rev);
+	} else if (grc < 0) {
+		rc = git_fail(FERRY_EGIT, rev, "looking up commit");
+	} else {
+		oid_hex(out, git_object_id(obj));
+	}
+	git_object_free(obj);
+	return rc;
+}
+
+int history_has_commit(history *h, const char *oid)
+{
+	git_oid id;
+	git_commit *c = NULL;
+	if (!oid || strlen(oid) != 40 || git_oid_fromstr(&id, oid) < 0)
+		return 0;
+	int found = git_commit_lookup(&c, h->repo, &id) == 0;
+	git_commit_free(c);
+	return found;
+}
+
+int history_commit_info_get(history_commit_info *out, history *h, const char *oid)
+{
+	git_commit *c = NULL;
+	memset(out, 0, sizeof *out);
+	int rc = lookup_commit(&c, h, oid);
+	if (rc < 0)
+		return rc;
+	const git_signature *a = git_commit_author(c);
+	oid_hex(out->oid, git_commit_id(c));
+	out->message = xstrdup(git_commit_message(c));
+	out->author = xasprintf("%s <%s>", a->name, a->email);
+	out->time = (long long)git_commit_time(c);
+	out->nparents = git_commit_parentcount(c);
+	out->parents = xcalloc(out->nparents ? out->nparents : 1, sizeof *out->parents);
+	for (size_t i = 0; i < out->nparents; i++) {
+		out->parents[i] = xmalloc(41);
+		oid_hex(out->parents[i], git_commit_parent_id(c, (unsigned)i));
+	}
+	git_commit_free(c);
+	return 0;
+}
+
+void history_commit_info_done(history_commit_info *info)
+{
+	if (!info)
+		return;
+	free(info->message);
+	free(info->author);
+	free_strv(info->parents, info->nparents);
+	memset(info, 0, sizeof *info);
+}
+
+char *history_trailer_value(const char *message, const char *key)
+{
+	git_message_trailer_array arr = { 0 };
+	char *value = NULL;
+	if (!message || !key)
+		return NULL;
+	git_ready();
+	if (git_message_trailers(&arr, message) < 0)
+		return NULL;
+	for (size_t i = 0; i < arr.count && !value; i++)
+		if (strcasecmp(arr.trailers[i].key, key) == 0)
+			value = xstrdup(arr.trailers[i].value);
+	git_message_trailer_array_free(&arr);
+	return value;
+}
+
+/* ---------- diffs and contents ---------- */
+
+/* Trees of a (and of b, or of a's first parent when b is NULL; the empty tree for the
+ * baseline). Either tree may come back NULL, which libgit2 reads as empty. */
+static int diff_pair(git_diff **out, history *h, const char *a, const char *b, int binary)
+{
+	git_commit *ca = NULL, *cb = NULL, *pa = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	int rc;
+	if ((rc = lookup_commit(&ca, h, a)) < 0)
+		goto out;
+	if (b) {
+		if ((rc = lookup_commit(&cb, h, b)) < 0)
+			goto out;
+		if (git_commit_tree(&ta, ca) < 0 || git_commit_tree(&tb, cb) < 0) {
+			rc = hfail(h, "reading tree");
+			goto out;
+		}
+	} else {
+		if (git_commit_parentcount(ca) > 0 && git_commit_parent(&pa, ca, 0) < 0) {
+			rc = hfail(h, "parent commit");
+			goto out;
+		}
+		if ((pa && git_commit_tree(&ta, pa) < 0) || git_commit_tree(&tb, ca) < 0) {
+			rc = hfail(h, "reading tree");
+			goto out;
+		}
+	}
+	if (binary)
+		opts.flags |= GIT_DIFF_SHOW_BINARY;
+	if (git_diff_tree_to_tree(out, h->repo, ta, tb, &opts) < 0)
+		rc = hfail(h, "computing diff");
+out:
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(ca);
+	git_commit_free(cb);
+	git_commit_free(pa);
+	return rc;
+}
+
+int history_diff(char **out, history *h, const char *a, const char *b)
+{
+	git_diff *diff = NULL;
+	git_buf buf = GIT_BUF_INIT;
+	char ra[41], rb[41];
+	int rc;
+	*out = NULL;
+	if ((rc = history_resolve(ra, h, a)) < 0 || (b && (rc = history_resolve(rb, h, b)) < 0))
+		goto out;
+	if ((rc = diff_pair(&diff, h, ra, b ? rb : NULL, 0)) < 0)
+		goto out;
+	if (git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
+		rc = hfail(h, "formatting diff");
+		goto out;
+	}
+	*out = xstrndup(buf.ptr ? buf.ptr : "", buf.size);
+out:
+	git_buf_dispose(&buf);
+	git_diff_free(diff);
+	return rc;
+}
+
+int history_diff_buffers(char **out, const char *path, const char *old, size_t oldlen, const char *new_text,
+                         size_t newlen)
+{
+	git_patch *patch = NULL;
+	git_buf buf = GIT_BUF_INIT;
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	int rc = 0;
+	*out = NULL;
+	git_ready();
+	if (oldlen == newlen && (oldlen == 0 || memcmp(old, new_text, oldlen) == 0)) {
+		*out = xstrdup("");
+		goto out;
+	}
+	if (git_patch_from_buffers(&patch, old, oldlen, path, new_text, newlen, path, &opts) < 0 ||
+	    git_patch_to_buf(&buf, patch) < 0) {
+		rc = git_fail(FERRY_EGIT, path, "computing diff");
+		goto out;
+	}
+	*out = xstrndup(buf.size ? buf.ptr : "", buf.size);
+out:
+	git_buf_dispose(&buf);
+	git_patch_free(patch);
+	return rc;
+}
+
+int history_commit_paths(char ***out, size_t *n, history *h, const char *oid)
+{
+	git_diff *diff = NULL;
+	char **v = NULL;
+	size_t len = 0;
+	*out = NULL;
+	*n = 0;
+	int rc = diff_pair(&diff, h, oid, NULL, 0);
+	if (rc < 0)
+		goto out;
+	size_t count = git_diff_num_deltas(diff);
+	v = xcalloc(count ? count : 1, sizeof *v);
+	for (size_t i = 0; i < count; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		v[len++] = xstrdup(d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path);
+	}
+	*out = v;
+	*n = len;
+out:
+	git_diff_free(diff);
+	return rc;
+}
+
+/* The blob at path in tree (NULL-safe message naming path). */
+static int tree_blob(git_blob **out, git_filemode_t *mode, history *h, git_tree *tree, const char *path,
+                     const char *where)
+{
+	git_tree_entry *e = NULL;
+	int rc = 0;
+	int grc = git_tree_entry_bypath(&e, tree, path);
+	if (grc == GIT_ENOTFOUND || (grc == 0 && git_tree_entry_type(e) != GIT_OBJECT_BLOB)) {
+		rc = err_set(FERRY_ENOTFOUND, "%s: not in commit %.12s", path, where);
+		goto out;
+	}
+	if (grc < 0 || git_blob_lookup(out, h->repo, git_tree_entry_id(e)) < 0) {
+		rc = git_fail(FERRY_EGIT, path, "reading from history");
+		goto out;
+	}
+	if (mode)
+		*mode = git_tree_entry_filemode(e);
+out:
+	git_tree_entry_free(e);
+	return rc;
+}
+
+int history_read_at(char **out, size_t *len, history *h, const char *oid, const char *path)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_blob *blob = NULL;
+	*out = NULL;
+	if (len)
+		*len = 0;
+	int rc = lookup_commit(&c, h, oid);
+	if (rc < 0)
+		goto out;
+	if (git_commit_tree(&tree, c) < 0) {
+		rc = hfail(h, "reading tree");
+		goto out;
+	}
+	if ((rc = tree_blob(&blob, NULL, h, tree, path, oid)) < 0)
+		goto out;
+	size_t size = (size_t)git_blob_rawsize(blob);
+	*out = xstrndup(size ? git_blob_rawcontent(blob) : "", size);
+	if (len)
+		*len = size;
+out:
+	git_blob_free(blob);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return rc;
+}
+
+/* ---------- revert ---------- */
+
+/* Writes the blob at rel in tree into the work tree, as a symlink or a regular file
+ * with the executable bit the tree records. */
+static int restore_file(history *h, git_tree *tree, const char *rel)
+{
+	git_blob *blob = NULL;
+	git_filemode_t mode = 0;
+	char *full = util_path_join(h->root, rel), *tmp = NULL, *target = NULL;
+	struct stat st;
+	int rc = tree_blob(&blob, &mode, h, tree, rel, "revert result");
+	if (rc < 0)
+		goto out;
+	const void *data = git_blob_rawsize(blob) ? git_blob_rawcontent(blob) : "";
+	size_t size = (size_t)git_blob_rawsize(blob);
+	int want_link = mode == GIT_FILEMODE_LINK, exec = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+	if (lstat(full, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			rc = err_set(FERRY_EIO, "%s: a directory is in the way", full);
+			goto out;
+		}
+		if ((S_ISLNK(st.st_mode) || want_link) && unlink(full) < 0) {
+			rc = err_set(FERRY_EIO, "%s: %s", full, strerror(errno));
+			goto out;
+		}
+	}
+	char *slash = strrchr(full, '/');
+	*slash = '\0';
+	rc = util_mkdirs(full, 0755);
+	*slash = '/';
+	if (rc < 0)
+		goto out;
+	if (want_link) {
+		/* a link cannot be written in place: make it beside and rename over */
+		target = xstrndup(data, size);
+		tmp = xasprintf("%s.ferry-tmp.%ld", full, (long)getpid());
+		unlink(tmp);
+		if (symlink(target, tmp) < 0 || rename(tmp, full) < 0) {
+			rc = err_set(FERRY_EIO, "%s: %s", full, strerror(errno));
+			unlink(tmp);
+		}
+		goto out;
+	}
+	if ((rc = util_write_atomic(full, data, size, exec ? 0755 : 0644)) < 0)
+		goto out;
+	/* util_write_atomic keeps an existing file's bits; the commit may flip +x */
+	if (stat(full, &st) == 0 && exec != !!(st.st_mode & 0100)) {
+		mode_t m = st.st_mode & 07777;
+		m = exec ? m | ((m & 0444) >> 2) | 0100 : m & ~(mode_t)0111;
+		if (chmod(full, m) < 0)
+			rc = err_set(FERRY_EIO, "%s: %s", full, strerror(errno));
+	}
+out:
+	free(target);
+	free(tmp);
+	free(full);
+	git_blob_free(blob);
+	return rc;
+}
+
+/* Removes rel from the work tree, then any directories it leaves empty. */
+static int remove_file(history *h, const char *rel)
+{
+	char *full = util_path_join(h->root, rel);
+	int rc = 0;
+	if (unlink(full) < 0 && errno != ENOENT) {
+		rc = err_set(FERRY_EIO, "%s: %s", full, strerror(errno));
+		goto out;
+	}
+	size_t rootlen = strlen(h->root);
+	for (char *slash = strrchr(full, '/'); slash && (size_t)(slash - full) > rootlen;
+	     slash = strrchr(full, '/')) {
+		*slash = '\0';
+		if (rmdir(full) < 0)
+			break;
+	}
+out:
+	free(full);
+	return rc;
+}
+
+int history_revert(char out[41], history *h, const char *oid, const char *message,
+                   const history_trailer *trailers, size_t ntrailers, const history_sig *sig)
+{
+	git_commit *target = NULL, *head = NULL;
+	git_index *merged = NULL;
+	git_tree *head_tree = NULL, *new_tree = NULL;
+	git_diff *diff = NULL;
+	git_merge_options mopts = GIT_MERGE_OPTIONS_INIT;
+	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
+	char **changed = NULL;
+	const char **paths = NULL;
+	size_t nchanged = 0, npaths = 0;
+	git_oid tree_id;
+	int rc, made = 0;
+
+	if ((rc = lookup_commit(&target, h, oid)) < 0 || (rc = head_commit(&head, h)) < 0)
+		goto out;
+	if (git_commit_parentcount(target) == 0) {
+		rc = err_set(FERRY_EREFUSED, "%.12s: the baseline cannot be reverted", oid);
+		goto out;
+	}
+	if (git_revert_commit(&merged, h->repo, target, head, 0, &mopts) < 0) {
+		rc = git_fail(FERRY_EGIT, oid, "computing the revert");
+		goto out;
+	}
+	if (git_index_has_conflicts(merged)) {
+		rc = err_set(FERRY_EREFUSED, "%.12s: later changes conflict with reverting it", oid);
+		goto out;
+	}
+	if (git_index_write_tree_to(&tree_id, merged, h->repo) < 0) {
+		rc = hfail(h, "writing tree");
+		goto out;
+	}
+	if (git_oid_equal(&tree_id, git_commit_tree_id(head))) {
+		rc = err_set(FERRY_EREFUSED, "%.12s: nothing to revert: its changes are already undone", oid);
+		goto out;
+	}
+	if (git_commit_tree(&head_tree, head) < 0 || git_tree_lookup(&new_tree, h->repo, &tree_id) < 0 ||
+	    git_diff_tree_to_tree(&diff, h->repo, head_tree, new_tree, &dopts) < 0) {
+		rc = hfail(h, "computing the revert");
+		goto out;
+	}
+	/* never overwrite an edit that is not in the history yet */
+	if ((rc = history_changed_files(&changed, &nchanged, h)) < 0)
+		goto out;
+	size_t count = git_diff_num_deltas(diff);
+	paths = xcalloc(count ? count : 1, sizeof *paths);
+	for (size_t i = 0; i < count; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *p = d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path;
+		if (bsearch(&p, changed, nchanged, sizeof *changed, cmp_str)) {
+			rc = err_set(FERRY_EREFUSED, "%s: has changes not in the history yet; record them first", p);
+			goto out;
+		}
+		paths[npaths++] = p;
+	}
+	for (size_t i = 0; i < count; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		rc = d->status == GIT_DELTA_DELETED ? remove_file(h, d->old_file.path)
+		                                    : restore_file(h, new_tree, d->new_file.path);
+		if (rc < 0)
+			goto out;
+	}
+	rc = history_commit(out, &made, h, paths, npaths, message, trailers, ntrailers, sig);
+out:
+	free(paths);
+	free_strv(changed, nchanged);
+	git_diff_free(diff);
+	git_tree_free(head_tree);
+	git_tree_free(new_tree);
+	git_index_free(merged);
+	git_commit_free(target);
+	git_commit_free(head);
+	return rc;
+}
+
+/* ---------- export ---------- */
+
+/* "Fix the thing: now!" -> "Fix-the-thing-now", as git format-patch names files. */
+static void subject_slug(char *out, size_t cap, const char *subject)
+{
+	size_t n = 0;
+	int dash = 0;
+	for (const char *s = subject; *s && *s != '\n' && n + 1 < cap && n < 52; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (isalnum(c) || c == '.' || c == '_') {
+			if (dash && n)
+				out[n++] = '-';
+			dash = 0;
+			if (n + 1 < cap)
+				out[n++] = (char)c;
+		} else {
+			dash = 1;
+		}
+	}
+	while (n && (out[n - 1] == '.' || out[n - 1] == '-'))
+		n--;
+	out[n] = '\0';
+	if (!n)
+		snprintf(out, cap, "checkpoint");
+}
+
+int history_export_patches(history *h, const char *dir)
+{
+	git_oid *chain = NULL;
+	git_commit *c = NULL;
+	git_diff *diff = NULL;
+	git_buf buf = GIT_BUF_INIT;
+	char *path = NULL;
+	size_t len = 0;
+	int rc = first_parent_chain(&chain, &len, h);
+	if (rc < 0 || (rc = util_mkdirs(dir, 0755)) < 0)
+		goto out;
+	for (size_t i = 1; i < len; i++) {
+		char hex[41], slug[64], name[128];
+		git_email_create_options eopts = GIT_EMAIL_CREATE_OPTIONS_INIT;
+		eopts.flags |= GIT_EMAIL_CREATE_NO_RENAMES;
+		oid_hex(hex, &chain[i]);
+		if ((rc = lookup_commit(&c, h, hex)) < 0 || (rc = diff_pair(&diff, h, hex, NULL, 1)) < 0)
+			goto out;
+		const char *summary = git_commit_summary(c);
+		if (git_email_create_from_diff(&buf, diff, i, len - 1, &chain[i], summary ? summary : "",
+		                               git_commit_body(c), git_commit_author(c), &eopts) < 0) {
+			rc = git_fail(FERRY_EGIT, hex, "formatting patch");
+			goto out;
+		}
+		subject_slug(slug, sizeof slug, summary ? summary : "");
+		snprintf(name, sizeof name, "%04zu-%s.patch", i, slug);
+		path = util_path_join(dir, name);
+		if ((rc = util_write_atomic(path, buf.ptr, buf.size, 0644)) < 0)
+			goto out;
+		free(path);
+		path = NULL;
+		git_buf_dispose(&buf);
+		git_diff_free(diff);
+		diff = NULL;
+		git_commit_free(c);
+		c = NULL;
+	}
+out:
+	free(path);
+	git_buf_dispose(&buf);
+	git_diff_free(diff);
+	git_commit_free(c);
+	free(chain);
+	return rc;
+}
+
+struct overlay {
+	history *h;            /* the shadow history (source of objects, ignore rules) */
+	git_repository *dst;   /* the client repository */
+	git_odb *src_odb;      /* our object database */
+	git_odb *dst_odb;      /* the client's */
+	git_index *index;      /* in-memory index holding the tree being built */
+	const char *repo_path; /* for messages */
+};
+
+/* Copies one blob of the baseline into the client's index (and its object database)
+ * when the client's HEAD does not already have it at that path. */
+static int overlay_cb(const char *root, const git_tree_entry *entry, void *payload)
+{
+	struct overlay *o = payload;
+	git_odb_object *obj = NULL;
+	git_oid written;
+	int rc = 0;
+	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
+		return 0;
+	char *path = xasprintf("%s%s", root, git_tree_entry_name(entry));
+	const git_index_entry *cur = git_index_get_bypath(o->index, path, 0);
+	if (cur && git_oid_equal(&cur->id, git_tree_entry_id(entry)) &&
+	    cur->mode == (uint32_t)git_tree_entry_filemode(entry))
+		goto out;
+	if (git_odb_read(&obj, o->src_odb, git_tree_entry_id(entry)) < 0) {
+		rc = hfail(o->h, path);
+		goto out;
+	}
+	if (git_odb_write(&written, o->dst_odb, git_odb_object_data(obj), git_odb_object_size(obj),
+	                  GIT_OBJECT_BLOB) < 0) {
+		rc = git_fail(FERRY_EGIT, o->repo_path, "writing objects");
+		goto out;
+	}
+	git_index_entry ie;
+	memset(&ie, 0, sizeof ie);
+	ie.mode = (uint32_t)git_tree_entry_filemode(entry);
+	ie.id = written;
+	ie.path = path;
+	if (git_index_add(o->index, &ie) < 0)
+		rc = git_fail(FERRY_EGIT, o->repo_path, path);
+out:
+	git_odb_object_free(obj);
+	free(path);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The client's HEAD tree made equal to our baseline: changed and new files copied,
+ * files gone from the baseline removed unless our ignore rules kept them out. */
+static int overlay_baseline(struct overlay *o, git_tree *baseline)
+{
+	char **gone = NULL;
+	size_t ngone = 0;
+	int rc = 0;
+	err_clear();
+	if (git_tree_walk(baseline, GIT_TREEWALK_PRE, overlay_cb, o) < 0) {
+		rc = err_code() ? err_code() : hfail(o->h, "reading baseline");
+		goto out;
+	}
+	size_t count = git_index_entrycount(o->index);
+	gone = xcalloc(count ? count : 1, sizeof *gone);
+	for (size_t i = 0; i < count; i++) {
+		const git_index_entry *e = git_index_get_byindex(o->index, i);
+		git_tree_entry *te = NULL;
+		int ignored = 0;
+		if (e->mode == GIT_FILEMODE_COMMIT)
+			continue;
+		if (git_tree_entry_bypath(&te, baseline, e->path) == 0) {
+			git_tree_entry_free(te);
+			continue;
+		}
+		if ((rc = history_is_ignored(&ignored, o->h, e->path)) < 0)
+			goto out;
+		if (!ignored)
+			gone[ngone++] = xstrdup(e->path);
+	}
+	for (size_t i = 0; i < ngone; i++)
+		if (git_index_remove_bypath(o->index, gone[i]) < 0) {
+			rc = git_fail(FERRY_EGIT, o->repo_path, gone[i]);
+			goto out;
+		}
+out:
+	free_strv(gone, ngone);
+	return rc;
+}
+
+/* One commit in the client repository copying src's message and signatures. */
+static int copy_commit(git_commit **out, struct overlay *o, git_commit *src, git_index *index,
+                       git_commit *parent)
+{
+	git_oid tree_id, id;
+	git_tree *tree = NULL;
+	int rc = 0;
+	if (git_index_write_tree_to(&tree_id, index, o->dst) < 0 || git_tree_lookup(&tree, o->dst, &tree_id) < 0) {
+		rc = git_fail(FERRY_EGIT, o->repo_path, "writing tree");
+		goto out;
+	}
+	const git_commit *parents[1] = { parent };
+	if (git_commit_create(&id, o->dst, NULL, git_commit_author(src), git_commit_committer(src),
+	                      git_commit_message_encoding(src), git_commit_message(src), tree, parent ? 1 : 0,
+	                      parents) < 0 ||
+	    git_commit_lookup(out, o->dst, &id) < 0)
+		rc = git_fail(FERRY_EGIT, o->repo_path, "creating commit");
+out:
+	git_tree_free(tree);
+	return rc;
+}
+
+int history_export_branch(history *h, const char *name, const char *repo)
+{
+	struct overlay o = { h, NULL, NULL, NULL, NULL, repo };
+	git_reference *ref = NULL, *head_ref = NULL;
+	git_commit *tip = NULL, *c = NULL, *next = NULL, *base = NULL;
+	git_tree *cur_tree = NULL, *base_tree = NULL;
+	git_diff *diff = NULL;
+	git_index *applied = NULL;
+	git_oid *chain = NULL;
+	git_apply_options aopts = GIT_APPLY_OPTIONS_INIT;
+	size_t len = 0;
+	int rc = 0, valid = 0;
+	char *refname = xasprintf("refs/heads/%s", name ? name : "");
+
+	if (!name || git_reference_name_is_valid(&valid, refname) < 0 || !valid) {
+		rc = err_set(FERRY_EUSAGE, "%s: not a valid branch name", name ? name : "(null)");
+		goto out;
+	}
+	if (git_repository_open_ext(&o.dst, repo, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+		rc = git_fail(FERRY_EGIT, repo, "cannot open git repository");
+		goto out;
+	}
+	int grc = git_reference_lookup(&ref, o.dst, refname);
+	if (grc == 0) {
+		rc = err_set(FERRY_EEXISTS, "%s: branch %s already exists", repo, name);
+		goto out;
+	}
+	if (grc != GIT_ENOTFOUND) {
+		rc = git_fail(FERRY_EGIT, repo, refname);
+		goto out;
+	}
+	if (git_repository_odb(&o.dst_odb, o.dst) < 0 || git_repository_odb(&o.src_odb, h->repo) < 0 ||
+	    git_index_new(&o.index) < 0) {
+		rc = git_fail(FERRY_EGIT, repo, "object database");
+		goto out;
+	}
+	/* The client's HEAD commit; an unborn HEAD starts from nothing. */
+	grc = git_repository_head(&head_ref, o.dst);
+	if (grc == 0) {
+		if (git_reference_peel((git_object **)&tip, head_ref, GIT_OBJECT_COMMIT) < 0 ||
+		    git_commit_tree(&cur_tree, tip) < 0 || git_index_read_tree(o.index, cur_tree) < 0) {
+			rc = git_fail(FERRY_EGIT, repo, "HEAD");
+			goto out;
+		}
+	} else if (grc != GIT_EUNBORNBRANCH) {
+		rc = git_fail(FERRY_EGIT, repo, "HEAD");
+		goto out;
+	}
+	if ((rc = first_parent_chain(&chain, &len, h)) < 0)
+		goto out;
+	if (git_commit_lookup(&base, h->repo, &chain[0]) < 0 || git_commit_tree(&base_tree, base) < 0) {
+		rc = hfail(h, "baseline");
+		goto out;
+	}
+	/* First the project as received, when it differs from the client's HEAD
+	 * (uncommitted work at the time ferry was started). */
+	if ((rc = overlay_baseline(&o, base_tree)) < 0)
+		goto out;
+	git_oid probe;
+	if (git_index_write_tree_to(&probe, o.index, o.dst) < 0) {
+		rc = git_fail(FERRY_EGIT, repo, "writing tree");
+		goto out;
+	}
+	if (!tip || !git_oid_equal(&probe, git_commit_tree_id(tip))) {
+		if ((rc = copy_commit(&c, &o, base, o.index, tip)) < 0)
+			goto out;
+		git_commit_free(tip);
+		tip = c;
+		c = NULL;
+	}
+	git_tree_free(cur_tree);
+	cur_tree = NULL;
+	if (git_tree_lookup(&cur_tree, o.dst, &probe) < 0) {
+		rc = git_fail(FERRY_EGIT, repo, "reading tree");
+		goto out;
+	}
+	/* Then each checkpoint, its diff applied to the tree so far. */
+	for (size_t i = 1; i < len; i++) {
+		char hex[41];
+		oid_hex(hex, &chain[i]);
+		if ((rc = lookup_commit(&c, h, hex)) < 0 || (rc = diff_pair(&diff, h, hex, NULL, 1)) < 0)
+			goto out;
+		if (git_apply_to_tree(&applied, o.dst, cur_tree, diff, &aopts) < 0) {
+			rc = git_fail(FERRY_EGIT, repo, "applying checkpoint");
+			err_prefix("%.12s", hex);
+			goto out;
+		}
+		if ((rc = copy_commit(&next, &o, c, applied, tip)) < 0)
+			goto out;
+		git_tree_free(cur_tree);
+		cur_tree = NULL;
+		if (git_commit_tree(&cur_tree, next) < 0) {
+			rc = git_fail(FERRY_EGIT, repo, "reading tree");
+			goto out;
+		}
+		git_commit_free(tip);
+		tip = next;
+		next = NULL;
+		git_index_free(applied);
+		applied = NULL;
+		git_diff_free(diff);
+		diff = NULL;
+		git_commit_free(c);
+		c = NULL;
+	}
+	if (!tip) {
+		rc = err_set(FERRY_EREFUSED, "%s: nothing to export", repo);
+		goto out;
+	}
+	/* force 0: refuses if the branch appeared meanwhile */
+	if (git_branch_create(&ref, o.dst, name, tip, 0) < 0)
+		rc = git_fail(FERRY_EGIT, repo, "creating branch");
+out:
+	free(refname);
+	free(chain);
+	git_index_free(applied);
+	git_diff_free(diff);
+	git_tree_free(cur_tree);
+	git_tree_free(base_tree);
+	git_commit_free(base);
+	git_commit_free(c);
+	git_commit_free(next);
+	git_commit_free(tip);
+	git_reference_free(ref);
+	git_reference_free(head_ref);
+	git_index_free(o.index);
+	git_odb_free(o.src_odb);
+	git_odb_free(o.dst_odb);
+	git_repository_free(o.dst);
+	return rc;
+}
+
+/* ---------- identity ---------- */
+
+static char *config_string(git_config *cfg, const char *key)
+{
+	git_buf buf = GIT_BUF_INIT;
+	char *v = NULL;
+	if (git_config_get_string_buf(&buf, cfg, key) == 0 && buf.size)
+		v = xstrndup(buf.ptr, buf.size);
+	git_buf_dispose(&buf);
+	return v;
+}
+
+int history_user_identity(char **name, char **email)
+{
+	git_config *cfg = NULL;
+	int rc = 0;
+	*name = *email = NULL;
+	git_ready();
+	if (git_config_open_default(&cfg) < 0) {
+		rc = git_fail(FERRY_EGIT, "git configuration", "cannot read");
+		goto out;
+	}
+	*name = config_string(cfg, "user.name");
+	*email = config_string(cfg, "user.email");
+	if (!*name && !*email)
+		rc = err_set(FERRY_ENOTFOUND, "git configuration: no user.name or user.email");
+out:
+	git_config_free(cfg);
+	return rc;
+}
+
+/* ---------- check ---------- */
+
+/* An open-addressing set of object ids, so shared trees and blobs are read once. */
+typedef struct oidset {
+	git_oid *keys;
+	unsigned char *used;
+	size_t cap, n;
+} oidset;
+
+static size_t oid_hash(const git_oid *id)
+{
+	size_t hv;
+	memcpy(&hv, id->id, sizeof hv);
+	return hv;
+}
+
+/* 1 when id was already present; otherwise adds it and returns 0. */
+static int oidset_add(oidset *s, const git_oid *id)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		oidset bigger = { NULL, NULL, s->cap ? s->cap * 2 : 1024, 0 };
+		bigger.keys = xmalloc(bigger.cap * sizeof *bigger.keys);
+		bigger.used = xcalloc(bigger.cap, 1);
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->used[i])
+				oidset_add(&bigger, &s->keys[i]);
+		free(s->keys);
+		free(s->used);
+		*s = bigger;
+	}
+	size_t i = oid_hash(id) & (s->cap - 1);
+	while (s->used[i]) {
+		if (git_oid_equal(&s->keys[i], id))
+			return 1;
+		i = (i + 1) & (s->cap - 1);
+	}
+	s->used[i] = 1;
+	git_oid_cpy(&s->keys[i], id);
+	s->n++;
+	return 0;
+}
+
+static int check_tree(history *h, git_odb *odb, oidset *seen, const git_oid *id, const char *path)
+{
+	git_tree *tree = NULL;
+	char hex[41];
+	int rc = 0;
+	if (oidset_add(seen, id))
+		return 0;
+	if (git_tree_lookup(&tree, h->repo, id) < 0) {
+		oid_hex(hex, id);
+		rc = git_fail(FERRY_ECORRUPT, h->git_dir, "unreadable tree");
+		err_prefix("tree %s (%s)", hex, *path ? path : "/");
+		goto out;
+	}
+	size_t count = git_tree_entrycount(tree);
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(tree, i);
+		char *sub = *path ? xasprintf("%s/%s", path, git_tree_entry_name(e)) : xstrdup(git_tree_entry_name(e));
+		if (git_tree_entry_type(e) == GIT_OBJECT_TREE) {
+			rc = check_tree(h, odb, seen, git_tree_entry_id(e), sub);
+		} else if (git_tree_entry_type(e) == GIT_OBJECT_BLOB && !oidset_add(seen, git_tree_entry_id(e))) {
+			git_odb_object *obj = NULL;
+			/* a full read: libgit2 verifies the content hashes to the id */
+			if (git_odb_read(&obj, odb, git_tree_entry_id(e)) < 0) {
+				oid_hex(hex, git_tree_entry_id(e));
+				rc = git_fail(FERRY_ECORRUPT, h->git_dir, "unreadable blob");
+				err_prefix("blob %s (%s)", hex, sub);
+			}
+			git_odb_object_free(obj);
+		}
+		free(sub);
+	}
+out:
+	git_tree_free(tree);
+	return rc;
+}
+
+int history_check(history *h)
+{
+	git_revwalk *walk = NULL;
+	git_odb *odb = NULL;
+	oidset seen = { NULL, NULL, 0, 0 };
+	git_oid id;
+	char hex[41];
+	int rc = 0, grc;
+	if (git_repository_odb(&odb, h->repo) < 0) {
+		rc = hfail(h, "object database");
+		goto out;
+	}
+	if (git_revwalk_new(&walk, h->repo) < 0 || git_revwalk_push_head(walk) < 0) {
+		rc = git_fail(FERRY_ECORRUPT, h->git_dir, "HEAD");
+		goto out;
+	}
+	while ((grc = git_revwalk_next(&id, walk)) == 0) {
+		git_commit *c = NULL;
+		if (git_commit_lookup(&c, h->repo, &id) < 0) {
+			oid_hex(hex, &id);
+			rc = git_fail(FERRY_ECORRUPT, h->git_dir, "unreadable commit");
+			err_prefix("commit %s", hex);
+			goto out;
+		}
+		rc = check_tree(h, odb, &seen, git_commit_tree_id(c), "");
+		git_commit_free(c);
+		if (rc < 0)
+			goto out;
+	}
+	if (grc != GIT_ITEROVER)
+		rc = git_fail(FERRY_ECORRUPT, h->git_dir, "walking history");
+out:
+	free(seen.keys);
+	free(seen.used);
+	git_revwalk_free(walk);
+	git_odb_free(odb);
+	return rc;
+}

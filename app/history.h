@@ -1,0 +1,107 @@
+/*
+ * history — the shadow git repository (.ferry/history.git) whose work tree is the
+ * project. It never reads or writes the client's own .git or its index.
+ *
+ * The only module that includes git2.h. A history handle owns its libgit2 objects;
+ * history_free releases them. Every string handed out through **out belongs to the
+ * caller (free()); object ids are 40-char hex strings in caller-provided buffers.
+ * Files in the project are written only through util_write_atomic.
+ */
+#ifndef FERRY_HISTORY_H
+#define FERRY_HISTORY_H
+
+#include <stddef.h>
+
+typedef struct history history;
+
+typedef struct history_trailer {
+	const char *key;   /* "Phase", "Check", "Findings", "Actor", "Audit" */
+	const char *value;
+} history_trailer;
+
+typedef struct history_sig {
+	const char *name;  /* actor name */
+	const char *email; /* actor e-mail; may be empty */
+} history_sig;
+
+typedef struct history_commit_info {
+	char oid[41];
+	char *message;     /* full message with trailers */
+	char *author;      /* "Name <email>" */
+	long long time;    /* seconds since the epoch */
+	char **parents;    /* oids */
+	size_t nparents;
+} history_commit_info;
+
+/* Creates the bare repository at git_dir with root as its work tree (the project's
+ * .gitignore honoured; .git/ and .ferry/ always excluded) and commits the project as
+ * received: the baseline. Writes its oid into baseline. */
+int history_init(history **out, char baseline[41], const char *root, const char *git_dir,
+                 const history_sig *sig);
+/* Opens an existing history; fails with FERRY_EGIT naming git_dir when it is damaged. */
+int history_open(history **out, const char *root, const char *git_dir);
+void history_free(history *h);
+
+/* The current head and the baseline (first commit) oids. */
+int history_head(char out[41], history *h);
+int history_baseline(char out[41], history *h);
+
+/* Relative paths that differ between the work tree and HEAD (modified, new and not
+ * ignored, deleted). *out is an array of malloc'd strings (caller frees each and the array). */
+int history_changed_files(char ***out, size_t *n, history *h);
+
+/* Commits the given paths (NULL/0 = every changed file) as they are in the work tree,
+ * with message, then a blank line and the trailers. Parent = current HEAD. Writes the
+ * new oid. Nothing to commit is not an error: out gets HEAD and *made is 0. */
+int history_commit(char out[41], int *made, history *h, const char *const *paths, size_t npaths,
+                   const char *message, const history_trailer *trailers, size_t ntrailers,
+                   const history_sig *sig);
+
+/* Resolves "baseline", "HEAD" or a commit prefix (≥ 4 hex digits) to a full oid.
+ * FERRY_EUSAGE when the prefix matches several commits, FERRY_ENOTFOUND when none. */
+int history_resolve(char out[41], history *h, const char *rev);
+/* 1 when the commit exists in the repository, else 0. */
+int history_has_commit(history *h, const char *oid);
+int history_commit_info_get(history_commit_info *out, history *h, const char *oid);
+void history_commit_info_done(history_commit_info *info);
+/* Value of trailer key in a commit message (malloc'd), or NULL. */
+char *history_trailer_value(const char *message, const char *key);
+
+/* Unified diff from a to b (b NULL: a's first parent to a). Caller frees *out. */
+int history_diff(char **out, history *h, const char *a, const char *b);
+/* Unified diff of two versions of one file (a/path, b/path headers); caller frees. */
+int history_diff_buffers(char **out, const char *path, const char *old, size_t oldlen, const char *new_text,
+                         size_t newlen);
+/* Paths touched between a's parent and a. */
+int history_commit_paths(char ***out, size_t *n, history *h, const char *oid);
+
+/* Contents of path at commit oid; FERRY_ENOTFOUND when absent there. */
+int history_read_at(char **out, size_t *len, history *h, const char *oid, const char *path);
+
+/* Undoes commit oid in the work tree (files written atomically, deleted files restored,
+ * added files removed) and commits the result as a new commit. Refused with
+ * FERRY_EREFUSED when a touched file has changed since in a way that conflicts, when a
+ * touched file has edits not yet committed, when there is nothing left to undo, and
+ * for the baseline. */
+int history_revert(char out[41], history *h, const char *oid, const char *message,
+                   const history_trailer *trailers, size_t ntrailers, const history_sig *sig);
+
+/* 1 in *ignored when relpath is ignored by the project's ignore rules. */
+int history_is_ignored(int *ignored, history *h, const char *relpath);
+
+/* Writes one mbox patch per commit after the baseline, oldest first, into dir
+ * (0001-<subject>.patch ...), appliable with `git am` on the baseline. */
+int history_export_patches(history *h, const char *dir);
+/* Creates branch name in the git repository at repo: the baseline's tree applied on
+ * repo's HEAD commit followed by each checkpoint, without touching its checked-out
+ * branch, index or work tree. FERRY_EEXISTS when the branch exists. */
+int history_export_branch(history *h, const char *name, const char *repo);
+
+/* The user identity from git configuration (user.name, user.email); either may be
+ * NULL in *name / *email (caller frees). Non-zero when git has none. */
+int history_user_identity(char **name, char **email);
+
+/* git fsck-like connectivity check of every commit reachable from HEAD. */
+int history_check(history *h);
+
+#endif

@@ -1,0 +1,110 @@
+/* ingest — see ingest.h. */
+#include "ingest.h"
+#include "artifact.h"
+#include "audit.h"
+#include "err.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Artifacts larger than this are recorded by reference (path + hash), not copied. */
+#define COPY_LIMIT ((long long)256 << 20)
+/* Validators read at most this much of an artifact. */
+#define VALIDATE_LIMIT ((size_t)64 << 20)
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Stores the artifact row and its audit event in one transaction. */
+static int record(long long *id, workspace *ws, const char *kind, const char *label, const char *rel,
+                  const char *source, const char *sha, long long size)
+{
+	int rc = store_begin(ws->db);
+	if (rc)
+		return rc;
+	rc = store_artifact_add(id, ws->db, kind, label, rel, source, sha, size, ws->actor);
+	if (!rc) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddNumberToObject(d, "artifact", (double)*id);
+		cJSON_AddStringToObject(d, "kind", kind);
+		cJSON_AddStringToObject(d, "label", label ? label : "");
+		cJSON_AddStringToObject(d, "path", rel);
+		cJSON_AddStringToObject(d, "sha256", sha);
+		cJSON_AddNumberToObject(d, "size", (double)size);
+		rc = audit_append(NULL, ws->db, "ingest", ws->actor, d);
+	}
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc)
+		store_rollback(ws->db);
+	return rc;
+}
+
+int ingest_bytes(long long *id, workspace *ws, const char *kind, const char *name, const char *data, size_t len,
+                 const char *label)
+{
+	int rc = artifact_validate(kind, name, data, len);
+	if (rc)
+		return rc;
+	char sha[65];
+	util_sha256_hex(sha, data, len);
+	char *rel = xasprintf("%s/%.12s-%s", kind, sha, base_name(name));
+	char *dir = xasprintf("%s/artifacts/%s", ws->dir, kind);
+	char *abs = xasprintf("%s/artifacts/%s", ws->dir, rel);
+	rc = util_mkdirs(dir, 0755);
+	if (!rc)
+		rc = util_write_atomic(abs, data, len, 0644);
+	if (!rc)
+		rc = record(id, ws, kind, label, rel, name, sha, (long long)len);
+	free(rel);
+	free(dir);
+	free(abs);
+	return rc;
+}
+
+int ingest_file(long long *id, workspace *ws, const char *kind, const char *path, const char *label)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(FERRY_EIO, "%s: not a regular file", path);
+	if ((long long)st.st_size <= COPY_LIMIT) {
+		char *data = NULL;
+		size_t len = 0;
+		int rc = util_read_file(&data, &len, path);
+		if (!rc)
+			rc = ingest_bytes(id, ws, kind, path, data, len, label);
+		free(data);
+		return rc;
+	}
+	/* very large (a full dump): validate its head, keep a reference and the hash */
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	char *head = xmalloc(VALIDATE_LIMIT);
+	size_t n = fread(head, 1, VALIDATE_LIMIT, f);
+	fclose(f);
+	int rc = strcmp(kind, "dump") == 0 || strcmp(kind, "onnx") == 0 ? artifact_validate(kind, path, head, n)
+	                                                                 : artifact_validate_text(path, head, n);
+	free(head);
+	char sha[65];
+	if (!rc)
+		rc = util_sha256_file(sha, path);
+	if (!rc) {
+		char real[4096];
+		const char *source = realpath(path, real) ? real : path;
+		char *rel = xasprintf("ref:%s", source);
+		rc = record(id, ws, kind, label, rel, source, sha, (long long)st.st_size);
+		free(rel);
+	}
+	return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * main — arguments, setup and exit. `ferry [-C DIR] COMMAND ...` runs a command;
+ * `ferry [DIR]` opens the workbench. The only place that prints the error line
+ * and decides the exit status (DESIGN §7: 0, 1 failure found, 2 usage, 3 runtime).
+ */
+#include "cli.h"
+#include "err.h"
+#include "tui.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int is_directory(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	const char *dir = ".";
+	int i = 1;
+	while (i < argc && argv[i][0] == '-') {
+		if (strcmp(argv[i], "-C") == 0 && i + 1 < argc) {
+			dir = argv[i + 1];
+			i += 2;
+		} else if (strncmp(argv[i], "-C", 2) == 0 && argv[i][2]) {
+			dir = argv[i] + 2;
+			i++;
+		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			cli_usage(stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--version") == 0) {
+			return cli_find("version")->run(dir, 1, argv + i);
+		} else {
+			fprintf(stderr, "ferry: %s: unknown option\n", argv[i]);
+			cli_usage(stderr);
+			return 2;
+		}
+	}
+	int rc;
+	if (i == argc) {
+		rc = tui_main(dir);
+	} else {
+		const cli_command *cmd = cli_find(argv[i]);
+		if (cmd) {
+			rc = cmd->run(dir, argc - i, argv + i);
+		} else if (i + 1 == argc && is_directory(argv[i])) {
+			rc = tui_main(argv[i]);
+		} else {
+			fprintf(stderr, "ferry: %s: unknown command (ferry --help lists them)\n", argv[i]);
+			return 2;
+		}
+	}
+	if (rc) {
+		fprintf(stderr, "ferry: %s\n", err_message());
+		return err_exit_code(rc);
+	}
+	return 0;
+}

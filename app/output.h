@@ -1,0 +1,29 @@
+/*
+ * output — renders recorded findings for people and tools: text, JSON (DESIGN §7)
+ * and SARIF 2.1.0, and writes a rendered document to stdout or, atomically, to a file.
+ *
+ * Renderers append to a caller-owned sbuf; they never free what they are given.
+ */
+#ifndef FERRY_OUTPUT_H
+#define FERRY_OUTPUT_H
+
+#include "plugin_host.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+/* Pretty JSON of v and a newline to f. */
+void output_json(FILE *f, const cJSON *v);
+/* Writes b to stdout (path NULL or "-") or atomically to path. */
+int output_emit(const sbuf *b, const char *path);
+
+/* One block per finding: "#id severity plugin file:line:col" + message + suggestion. */
+void output_findings_text(sbuf *b, const cJSON *findings);
+/* {"run":…, "findings":[…], "plugin_errors":[…]} with the DESIGN §7 fields. */
+void output_findings_json(sbuf *b, const cJSON *findings, long long run, const char *const *errors,
+                          size_t nerrors);
+/* A SARIF 2.1.0 log: one run, rules from the plugin host, results with locations. */
+void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const char *version);
+
+#endif

@@ -1,0 +1,1612 @@
+/* plugin_api — see plugin_api.h. The sandbox and the ctx table plugins see. */
+#include "plugin_api.h"
+#include "embedded.h"
+#include "err.h"
+#include "util.h"
+
+#include <cJSON.h>
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *const papi_phases[PAPI_NPHASES] = {
+	"assess", "design", "environment", "adapt", "tune", "infer-convert", "infer-optimize",
+};
+
+/* Registry keys: their addresses are unique to this file. */
+static const char key_sandbox = 0; /* lightuserdata: the papi_sandbox */
+static const char key_find = 0;    /* the original string.find, for ctx.files */
+static const char key_ctx = 0;     /* the ctx table of the running plugin */
+static const char key_fix = 0;     /* the plugin's fix function, or nil */
+static const char key_loaded = 0;  /* require's cache: name -> module (false while loading) */
+static const char key_data = 0;    /* ctx.data's cache: name -> table */
+
+#define BOX_META "ferry.box"
+#define HOOK_STEP 10000     /* instructions between budget checks */
+#define KILL_STEP 1         /* after a kill, the hook fires at every instruction */
+#define MAX_FINDINGS 100000 /* per plugin run */
+#define MAX_EDITS 10000     /* per finding */
+#define MAX_ARGV 256
+#define EXEC_OUT_CAP (8u * 1024 * 1024) /* bytes kept of a program's stdout and stderr each */
+
+int papi_phase_index(const char *phase)
+{
+	for (int i = 0; phase && i < PAPI_NPHASES; i++)
+		if (strcmp(papi_phases[i], phase) == 0)
+			return i;
+	return -1;
+}
+
+void papi_plugin_done(papi_plugin *p)
+{
+	if (!p)
+		return;
+	free(p->info.id);
+	free(p->info.phase);
+	free(p->info.title);
+	free(p->info.severity);
+	free(p->info.category);
+	free(p->info.description);
+	free(p->info.origin);
+	free(p->chunk);
+	for (size_t i = 0; i < p->ntriggers; i++)
+		free(p->triggers[i]);
+	free(p->triggers);
+	pysrc_query_free(p->query);
+	for (size_t i = 0; i < p->nqc; i++) {
+		free(p->qc_src[i]);
+		pysrc_query_free(p->qc[i]);
+	}
+	free(p->qc_src);
+	free(p->qc);
+	memset(p, 0, sizeof *p);
+}
+
+static void file_done(papi_file *f)
+{
+	free(f->path);
+	pysrc_free(f->src);
+	free(f->problem);
+	free(f->hits);
+}
+
+void papi_run_done(papi_run *run)
+{
+	if (!run)
+		return;
+	project_list_done(&run->files);
+	for (size_t i = 0; i < run->npy; i++)
+		file_done(&run->py[i]);
+	free(run->py);
+	for (size_t i = 0; i < run->nextra; i++)
+		file_done(&run->extra[i]);
+	free(run->extra);
+	free(run->triggers);
+	for (size_t i = 0; i < run->ndata; i++) {
+		free(run->data[i].name);
+		cJSON_Delete(run->data[i].json);
+	}
+	free(run->data);
+	for (size_t i = 0; i < run->fp_cap; i++)
+		free(run->fp_keys[i]);
+	free(run->fp_keys);
+	free(run->fp_counts);
+	memset(run, 0, sizeof *run);
+}
+
+void papi_sandbox_done(papi_sandbox *sb)
+{
+	if (!sb)
+		return;
+	for (size_t i = 0; i < sb->nfound; i++)
+		finding_clear(&sb->found[i]);
+	free(sb->found);
+	sb->found = NULL;
+	sb->nfound = sb->capfound = 0;
+}
+
+int papi_bundled_read(char **out, size_t *len, const plugin_host_opts *opts, const char *rel)
+{
+	*out = NULL;
+	*len = 0;
+	if (opts->source_dir) {
+		char *path = util_path_join(opts->source_dir, rel);
+		int rc = util_read_file(out, len, path);
+		free(path);
+		if (rc != 0)
+			return err_set(FERRY_ENOTFOUND, "plugins/%s: not found", rel);
+		return 0;
+	}
+	char *name = xasprintf("plugins/%s", rel);
+	const struct embedded_file *f = embedded_find(name);
+	free(name);
+	if (!f)
+		return err_set(FERRY_ENOTFOUND, "plugins/%s: not found", rel);
+	*out = xmalloc(f->len + 1);
+	memcpy(*out, f->data, f->len);
+	(*out)[f->len] = '\0';
+	*len = f->len;
+	return 0;
+}
+
+/* ---- the sandbox: allocator, hook, message handler ---------------------------------- */
+
+/* Lua's allocator with a cap: a request that would take the state past mem_cap fails,
+ * which Lua turns into a memory error (and the hook then makes it stick). */
+static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	papi_sandbox *sb = ud;
+	size_t old = ptr ? osize : 0;
+	if (nsize == 0) {
+		free(ptr);
+		sb->mem_used -= old;
+		return NULL;
+	}
+	if (nsize > old && sb->mem_used + (nsize - old) > sb->mem_cap) {
+		sb->mem_exceeded = 1;
+		sb->refused = nsize;
+		return NULL;
+	}
+	void *p = realloc(ptr, nsize);
+	if (!p)
+		return NULL;
+	/* The core retries a refused allocation once after an emergency collection: when
+	 * that retry succeeds, the cap was not really exceeded. */
+	if (sb->mem_exceeded && !sb->killed && nsize == sb->refused)
+		sb->mem_exceeded = 0;
+	sb->refused = 0;
+	sb->mem_used = sb->mem_used - old + nsize;
+	return p;
+}
+
+static papi_sandbox *sandbox_of(lua_State *L)
+{
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_sandbox);
+	papi_sandbox *sb = lua_touserdata(L, -1);
+	lua_pop(L, 1);
+	return sb;
+}
+
+static const char *kill_reason(const papi_sandbox *sb)
+{
+	if (sb->killed == PAPI_KILL_MEMORY)
+		return "memory limit exceeded";
+	if (sb->killed == PAPI_KILL_BUDGET)
+		return "instruction budget exceeded";
+	return "plugin state closing";
+}
+
+/* The instruction budget. Once the budget or the memory cap is exceeded the kill is
+ * sticky: the hook re-arms itself to fire at every instruction and raises again each
+ * time, so a pcall inside the plugin cannot swallow it. (A coarser re-arm is not enough:
+ * `while true do pcall(function() while true do end end) end` would always be hit
+ * inside the inner loop, in phase with the count.) The pcall and xpcall the plugin sees
+ * also re-raise a kill as soon as they return. */
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	papi_sandbox *sb = sandbox_of(L);
+	if (!sb->killed) {
+		sb->used += HOOK_STEP;
+		if (sb->mem_exceeded)
+			sb->killed = PAPI_KILL_MEMORY;
+		else if (sb->used > sb->budget)
+			sb->killed = PAPI_KILL_BUDGET;
+	}
+	if (sb->killed || sb->closing) {
+		lua_sethook(L, count_hook, LUA_MASKCOUNT, KILL_STEP);
+		luaL_error(L, "%s", kill_reason(sb));
+	}
+}
+
+/* Message handler: the error message with a traceback. Non-string error values are
+ * described without calling their metamethods (no plugin code runs here). */
+static int msgh(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+	if (!msg)
+		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+	luaL_traceback(L, L, msg, 1);
+	return 1;
+}
+
+/* ---- boxes: C memory owned by a userdata so a Lua error cannot leak it -------------- */
+
+typedef struct box {
+	void *p;                 /* the resource, or NULL */
+	void (*release)(void *); /* how to free it */
+} box;
+
+static int box_gc(lua_State *L)
+{
+	box *b = luaL_checkudata(L, 1, BOX_META);
+	if (b->p && b->release)
+		b->release(b->p);
+	b->p = NULL;
+	return 0;
+}
+
+static void cjson_release(void *p)
+{
+	cJSON_Delete(p);
+}
+
+/* Pushes a new, empty box (closed before any resource is put in it). */
+static box *box_new(lua_State *L, void (*release)(void *))
+{
+	box *b = lua_newuserdatauv(L, sizeof *b, 0);
+	b->p = NULL;
+	b->release = release;
+	luaL_setmetatable(L, BOX_META);
+	return b;
+}
+
+/* ---- environment and require -------------------------------------------------------- */
+
+static int l_print(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	luaL_Buffer b;
+	int n = lua_gettop(L);
+	luaL_buffinit(L, &b);
+	for (int i = 1; i <= n; i++) {
+		if (i > 1)
+			luaL_addchar(&b, '\t');
+		luaL_tolstring(L, i, NULL);
+		luaL_addvalue(&b);
+	}
+	luaL_pushresult(&b);
+	if (getenv("FERRY_DEBUG"))
+		fprintf(stderr, "ferry: %s: %s\n", sb->plugin ? sb->plugin->info.id : sb->origin,
+		        lua_tostring(L, -1));
+	return 0;
+}
+
+static int l_collectgarbage(lua_State *L)
+{
+	const char *opt = luaL_optstring(L, 1, "count");
+	if (strcmp(opt, "count") != 0)
+		return luaL_error(L, "collectgarbage: only \"count\" is allowed");
+	int kb = lua_gc(L, LUA_GCCOUNT, 0), rest = lua_gc(L, LUA_GCCOUNTB, 0);
+	lua_pushnumber(L, (lua_Number)kb + (lua_Number)rest / 1024.0);
+	return 1;
+}
+
+/* After a kill, the error goes on up instead of being caught. */
+static void check_killed(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	if (!sb->killed && sb->mem_exceeded)
+		sb->killed = PAPI_KILL_MEMORY;
+	if (sb->killed || sb->closing)
+		luaL_error(L, "%s", kill_reason(sb));
+}
+
+static int l_pcall(lua_State *L)
+{
+	luaL_checkany(L, 1);
+	int st = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+	check_killed(L);
+	lua_pushboolean(L, st == LUA_OK);
+	lua_insert(L, 1);
+	return lua_gettop(L);
+}
+
+static int l_xpcall(lua_State *L)
+{
+	int n = lua_gettop(L);
+	luaL_checktype(L, 2, LUA_TFUNCTION);
+	lua_pushvalue(L, 1); /* swap f and the handler: handler, f, args... */
+	lua_copy(L, 2, 1);
+	lua_copy(L, -1, 2);
+	lua_pop(L, 1);
+	int st = lua_pcall(L, n - 2, LUA_MULTRET, 1);
+	check_killed(L);
+	lua_pushboolean(L, st == LUA_OK);
+	lua_replace(L, 1);
+	return lua_gettop(L);
+}
+
+/* setmetatable without finalizers: Lua runs __gc with hooks switched off, so a
+ * finalizer could loop forever out of the budget's reach. */
+static int l_setmetatable(lua_State *L)
+{
+	if (lua_type(L, 2) == LUA_TTABLE) {
+		lua_pushliteral(L, "__gc");
+		int t = lua_rawget(L, 2);
+		lua_pop(L, 1);
+		if (t != LUA_TNIL)
+			return luaL_error(L, "setmetatable: __gc finalizers are not allowed in plugins");
+	}
+	lua_settop(L, 2);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, 2, 1);
+	return 1;
+}
+
+static int l_require(lua_State *L);
+
+static void copy_lib(lua_State *L, int env, const char *name, const char *skip)
+{
+	lua_getglobal(L, name);
+	lua_newtable(L);
+	lua_pushnil(L);
+	while (lua_next(L, -3)) {
+		if (lua_type(L, -2) == LUA_TSTRING && skip && strcmp(lua_tostring(L, -2), skip) == 0) {
+			lua_pop(L, 1);
+			continue;
+		}
+		lua_pushvalue(L, -2);
+		lua_insert(L, -2);
+		lua_rawset(L, -4);
+	}
+	lua_setfield(L, env, name);
+	lua_pop(L, 1);
+}
+
+/* Pushes a fresh environment built from the allow-list (see plugins/README.md). */
+static void push_env(lua_State *L)
+{
+	static const char *const base[] = {
+		"assert", "error", "ipairs", "next", "pairs", "select",
+		"tonumber", "tostring", "type", "rawequal", "rawget", "rawset", "rawlen",
+		"getmetatable", "_VERSION", NULL,
+	};
+	lua_newtable(L);
+	int env = lua_gettop(L);
+	for (int i = 0; base[i]; i++) {
+		lua_getglobal(L, base[i]);
+		lua_setfield(L, env, base[i]);
+	}
+	lua_pushcfunction(L, l_print);
+	lua_setfield(L, env, "print");
+	lua_pushcfunction(L, l_collectgarbage);
+	lua_setfield(L, env, "collectgarbage");
+	lua_pushcfunction(L, l_require);
+	lua_setfield(L, env, "require");
+	lua_getglobal(L, "setmetatable");
+	lua_pushcclosure(L, l_setmetatable, 1);
+	lua_setfield(L, env, "setmetatable");
+	lua_pushcfunction(L, l_pcall);
+	lua_setfield(L, env, "pcall");
+	lua_pushcfunction(L, l_xpcall);
+	lua_setfield(L, env, "xpcall");
+	copy_lib(L, env, LUA_STRLIBNAME, "dump");
+	copy_lib(L, env, LUA_TABLIBNAME, NULL);
+	copy_lib(L, env, LUA_MATHLIBNAME, NULL);
+	copy_lib(L, env, LUA_UTF8LIBNAME, NULL);
+	lua_pushvalue(L, env);
+	lua_setfield(L, env, "_G");
+}
+
+/* Loads text as a chunk in a fresh environment and calls it (errors propagate). */
+static void load_in_env(lua_State *L, const char *text, size_t len, const char *chunkname, int nres)
+{
+	if (luaL_loadbufferx(L, text, len, chunkname, "t") != LUA_OK)
+		lua_error(L);
+	push_env(L);
+	if (!lua_setupvalue(L, -2, 1))
+		lua_pop(L, 1);
+	lua_call(L, 0, nres);
+}
+
+static int valid_name(const char *s, int allow_dash)
+{
+	if (!*s)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		char c = *p;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || (allow_dash && c == '-')))
+			return 0;
+	}
+	return 1;
+}
+
+/* require(name): only plugins/lib/<name>.lua of the bundled source, as text. */
+static int l_require(lua_State *L)
+{
+	const char *name = luaL_checkstring(L, 1);
+	papi_sandbox *sb = sandbox_of(L);
+	if (!valid_name(name, 0))
+		return luaL_error(L, "require: '%s' is not a module of plugins/lib", name);
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_loaded);
+	int cache = lua_gettop(L);
+	lua_getfield(L, cache, name);
+	if (lua_toboolean(L, -1))
+		return 1;
+	if (!lua_isnil(L, -1))
+		return luaL_error(L, "require: '%s' requires itself", name);
+	lua_pop(L, 1);
+	box *b = box_new(L, free);
+	char *rel = xasprintf("lib/%s.lua", name);
+	size_t len;
+	int rc = papi_bundled_read((char **)&b->p, &len, sb->opts, rel);
+	free(rel);
+	if (rc != 0)
+		return luaL_error(L, "require: no module '%s' in plugins/lib", name);
+	lua_pushboolean(L, 0);
+	lua_setfield(L, cache, name);
+	char *chunkname = xasprintf("@plugins/lib/%s.lua", name);
+	lua_pushstring(L, chunkname);
+	free(chunkname);
+	load_in_env(L, b->p, len, lua_tostring(L, -1), 1);
+	if (lua_isnil(L, -1)) {
+		lua_pop(L, 1);
+		lua_pushboolean(L, 1);
+	}
+	lua_pushvalue(L, -1);
+	lua_setfield(L, cache, name);
+	return 1;
+}
+
+/* ---- files ------------------------------------------------------------------------- */
+
+static papi_run *run_of(lua_State *L, papi_sandbox *sb)
+{
+	if (!sb->run)
+		luaL_error(L, "ctx: only available while the plugin runs");
+	return sb->run;
+}
+
+static int by_path(const void *key, const void *elem)
+{
+	return strcmp(key, ((const papi_file *)elem)->path);
+}
+
+static papi_file *py_file(papi_run *run, const char *path)
+{
+	if (!run->npy)
+		return NULL;
+	return bsearch(path, run->py, run->npy, sizeof *run->py, by_path);
+}
+
+/* Reads a project file for a plugin. Returns its text (borrowed from the parsed tree, or
+ * from a box pushed on the stack) or NULL with *reason set (a string pushed on the stack
+ * in that case too). Exactly one value is pushed either way. */
+static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, size_t *len)
+{
+	papi_run *run = run_of(L, sb);
+	papi_file *f = py_file(run, path);
+	if (f && f->src) {
+		lua_pushnil(L);
+		return pysrc_text(f->src, len);
+	}
+	char *abs = NULL;
+	if (project_resolve(&abs, run->opts->root, path) != 0) {
+		lua_pushstring(L, err_message());
+		return NULL;
+	}
+	struct stat st;
+	if (stat(abs, &st) != 0 || !S_ISREG(st.st_mode)) {
+		free(abs);
+		lua_pushfstring(L, "%s: not a regular file", path);
+		return NULL;
+	}
+	if ((unsigned long long)st.st_size > PAPI_MAX_SOURCE) {
+		free(abs);
+		lua_pushfstring(L, "%s: file too large (%d MiB)", path, (int)(st.st_size >> 20));
+		return NULL;
+	}
+	box *b = box_new(L, free);
+	int rc = util_read_file((char **)&b->p, len, abs);
+	free(abs);
+	if (rc != 0) {
+		lua_pop(L, 1);
+		lua_pushfstring(L, "%s: unreadable", path);
+		return NULL;
+	}
+	return b->p;
+}
+
+/* ctx.read / ctx.lines / node_text refuse binary files. */
+static const char *text_for_plugin(lua_State *L, papi_sandbox *sb, const char *path, size_t *len)
+{
+	const char *text = file_text(L, sb, path, len);
+	if (text && memchr(text, '\0', *len)) {
+		lua_pop(L, 1);
+		lua_pushfstring(L, "%s: binary file", path);
+		return NULL;
+	}
+	return text;
+}
+
+static int ctx_files(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	int has_pattern = !lua_isnoneornil(L, 1);
+	if (has_pattern)
+		luaL_checkstring(L, 1);
+	lua_newtable(L);
+	lua_Integer k = 0;
+	for (size_t i = 0; i < run->files.n; i++) {
+		const char *p = run->files.paths[i];
+		if (has_pattern) {
+			lua_rawgetp(L, LUA_REGISTRYINDEX, &key_find);
+			lua_pushstring(L, p);
+			lua_pushvalue(L, 1);
+			lua_call(L, 2, 1);
+			int hit = !lua_isnil(L, -1);
+			lua_pop(L, 1);
+			if (!hit)
+				continue;
+		}
+		lua_pushstring(L, p);
+		lua_rawseti(L, -2, ++k);
+	}
+	return 1;
+}
+
+static int ctx_python_files(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	lua_newtable(L);
+	lua_Integer k = 0;
+	for (size_t i = 0; i < run->npy; i++) {
+		papi_file *f = &run->py[i];
+		if (!f->hits)
+			continue; /* unreadable, binary or not UTF-8 */
+		int want = sb->ntrig == 0;
+		for (size_t t = 0; !want && t < sb->ntrig; t++)
+			want = f->hits[sb->trig[t]];
+		if (!want)
+			continue;
+		lua_pushstring(L, f->path);
+		lua_rawseti(L, -2, ++k);
+	}
+	return 1;
+}
+
+static int ctx_read(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	const char *path = luaL_checkstring(L, 1);
+	size_t len;
+	const char *text = text_for_plugin(L, sb, path, &len);
+	if (!text) {
+		lua_pushnil(L);
+		lua_insert(L, -2);
+		return 2;
+	}
+	lua_pushlstring(L, text, len);
+	return 1;
+}
+
+static int ctx_lines(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	const char *path = luaL_checkstring(L, 1);
+	size_t len;
+	const char *text = text_for_plugin(L, sb, path, &len);
+	if (!text) {
+		lua_pushnil(L);
+		lua_insert(L, -2);
+		return 2;
+	}
+	lua_newtable(L);
+	lua_Integer k = 0;
+	size_t at = 0;
+	while (at < len) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		size_t stop = end;
+		if (stop > at && text[stop - 1] == '\r')
+			stop--;
+		lua_pushlstring(L, text + at, stop - at);
+		lua_rawseti(L, -2, ++k);
+		at = end + 1;
+	}
+	return 1;
+}
+
+static int ctx_node_text(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	const char *path = luaL_checkstring(L, 1);
+	lua_Integer s = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
+	size_t len;
+	const char *text = text_for_plugin(L, sb, path, &len);
+	if (!text) {
+		lua_pushnil(L);
+		lua_insert(L, -2);
+		return 2;
+	}
+	if (s < 0 || e < s || (size_t)e > len)
+		return luaL_error(L, "node_text: range %d..%d outside %s", (int)s, (int)e, path);
+	lua_pushlstring(L, text + s, (size_t)(e - s));
+	return 1;
+}
+
+/* ---- queries ----------------------------------------------------------------------- */
+
+typedef struct cap_rec {
+	size_t match;          /* index of the match it belongs to */
+	pysrc_capture cap;     /* borrowed strings: query, grammar and source outlive the call */
+} cap_rec;
+
+typedef struct cap_list {
+	cap_rec *v;
+	size_t n, cap, matches, limit;
+	int overflow;
+} cap_list;
+
+static void cap_list_release(void *p)
+{
+	cap_list *l = p;
+	free(l->v);
+	free(l);
+}
+
+static int collect_match(const pysrc_capture *caps, size_t ncaps, void *payload)
+{
+	cap_list *l = payload;
+	if ((l->n + ncaps) * sizeof *l->v > l->limit) {
+		l->overflow = 1;
+		return 1;
+	}
+	for (size_t i = 0; i < ncaps; i++) {
+		if (l->n == l->cap) {
+			l->cap = l->cap ? l->cap * 2 : 64;
+			l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+		}
+		l->v[l->n].match = l->matches;
+		l->v[l->n].cap = caps[i];
+		l->n++;
+	}
+	l->matches++;
+	return 0;
+}
+
+static void push_node(lua_State *L, const pysrc_capture *c)
+{
+	lua_createtable(L, 0, 8);
+	lua_pushlstring(L, c->text, c->end_byte - c->start_byte);
+	lua_setfield(L, -2, "text");
+	lua_pushstring(L, c->type);
+	lua_setfield(L, -2, "type");
+	lua_pushinteger(L, c->start_byte);
+	lua_setfield(L, -2, "start_byte");
+	lua_pushinteger(L, c->end_byte);
+	lua_setfield(L, -2, "end_byte");
+	lua_pushinteger(L, c->line);
+	lua_setfield(L, -2, "line");
+	lua_pushinteger(L, c->col);
+	lua_setfield(L, -2, "col");
+	lua_pushinteger(L, c->end_line);
+	lua_setfield(L, -2, "end_line");
+	lua_pushinteger(L, c->end_col);
+	lua_setfield(L, -2, "end_col");
+}
+
+/* The parsed tree of path, parsing it now when no earlier step did. NULL with a reason
+ * pushed when it cannot be parsed; nothing pushed otherwise. */
+static pysrc *parsed(lua_State *L, papi_sandbox *sb, const char *path)
+{
+	papi_run *run = run_of(L, sb);
+	papi_file *f = py_file(run, path);
+	for (size_t i = 0; !f && i < run->nextra; i++)
+		if (strcmp(run->extra[i].path, path) == 0)
+			f = &run->extra[i];
+	if (f && (f->src || f->tried)) {
+		if (!f->src)
+			lua_pushstring(L, f->problem ? f->problem : "cannot be parsed");
+		return f->src;
+	}
+	size_t len;
+	const char *text = file_text(L, sb, path, &len);
+	if (!text)
+		return NULL;
+	if (!f) {
+		run->extra = xrealloc(run->extra, (run->nextra + 1) * sizeof *run->extra);
+		f = &run->extra[run->nextra++];
+		memset(f, 0, sizeof *f);
+		f->path = xstrdup(path);
+	}
+	f->tried = 1;
+	pysrc *src = NULL;
+	if (pysrc_parse(&src, path, text, len) != 0) {
+		lua_pop(L, 1);
+		f->problem = xstrdup(err_message());
+		lua_pushstring(L, f->problem);
+		return NULL;
+	}
+	lua_pop(L, 1);
+	f->src = src;
+	run->parsed++;
+	return src;
+}
+
+static const pysrc_query *plugin_query(lua_State *L, papi_plugin *p, const char *source)
+{
+	if (!source) {
+		if (!p->query)
+			luaL_error(L, "query: the plugin declares no query and none was given");
+		return p->query;
+	}
+	for (size_t i = 0; i < p->nqc; i++)
+		if (strcmp(p->qc_src[i], source) == 0)
+			return p->qc[i];
+	pysrc_query *q = NULL;
+	if (pysrc_query_new(&q, source) != 0)
+		luaL_error(L, "query: %s", err_message());
+	p->qc_src = xrealloc(p->qc_src, (p->nqc + 1) * sizeof *p->qc_src);
+	p->qc = xrealloc(p->qc, (p->nqc + 1) * sizeof *p->qc);
+	p->qc_src[p->nqc] = xstrdup(source);
+	p->qc[p->nqc] = q;
+	p->nqc++;
+	return q;
+}
+
+static int ctx_query(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	const char *path = luaL_checkstring(L, 1);
+	const char *source = luaL_optstring(L, 2, NULL);
+	if (!sb->plugin)
+		return luaL_error(L, "query: only available while the plugin runs");
+	const pysrc_query *q = plugin_query(L, sb->plugin, source);
+	pysrc *src = parsed(L, sb, path);
+	if (!src) {
+		lua_pushnil(L);
+		lua_insert(L, -2);
+		return 2;
+	}
+	box *b = box_new(L, cap_list_release);
+	cap_list *l = xcalloc(1, sizeof *l);
+	b->p = l;
+	l->limit = sb->mem_cap;
+	pysrc_query_run(src, q, collect_match, l);
+	if (l->overflow)
+		return luaL_error(L, "query: too many matches in %s", path);
+	lua_createtable(L, (int)(l->matches < 1000000 ? l->matches : 1000000), 0);
+	size_t i = 0;
+	for (size_t m = 0; m < l->matches; m++) {
+		lua_newtable(L);
+		for (; i < l->n && l->v[i].match == m; i++) {
+			const pysrc_capture *c = &l->v[i].cap;
+			if (lua_getfield(L, -1, c->name) != LUA_TNIL) {
+				lua_pop(L, 1);
+				continue; /* a repeated capture keeps its first node */
+			}
+			lua_pop(L, 1);
+			push_node(L, c);
+			lua_setfield(L, -2, c->name);
+		}
+		lua_rawseti(L, -2, (lua_Integer)m + 1);
+	}
+	return 1;
+}
+
+/* ---- data and artifacts ------------------------------------------------------------ */
+
+static void push_json(lua_State *L, const cJSON *j)
+{
+	luaL_checkstack(L, 4, "data: nested too deeply");
+	if (cJSON_IsObject(j)) {
+		lua_newtable(L);
+		for (const cJSON *c = j->child; c; c = c->next) {
+			if (!c->string || cJSON_IsNull(c))
+				continue;
+			push_json(L, c);
+			lua_setfield(L, -2, c->string);
+		}
+	} else if (cJSON_IsArray(j)) {
+		lua_newtable(L);
+		lua_Integer k = 0;
+		for (const cJSON *c = j->child; c; c = c->next) {
+			push_json(L, c);
+			lua_rawseti(L, -2, ++k);
+		}
+	} else if (cJSON_IsString(j)) {
+		lua_pushstring(L, j->valuestring);
+	} else if (cJSON_IsNumber(j)) {
+		double d = j->valuedouble;
+		if (d >= -9007199254740992.0 && d <= 9007199254740992.0 && d == (double)(long long)d)
+			lua_pushinteger(L, (lua_Integer)d);
+		else
+			lua_pushnumber(L, d);
+	} else if (cJSON_IsBool(j)) {
+		lua_pushboolean(L, cJSON_IsTrue(j));
+	} else {
+		lua_pushnil(L);
+	}
+}
+
+static int ctx_data(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *name = luaL_checkstring(L, 1);
+	if (!valid_name(name, 1))
+		return luaL_error(L, "data: '%s' is not a fact table name", name);
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_data);
+	if (lua_getfield(L, -1, name) != LUA_TNIL)
+		return 1;
+	lua_pop(L, 1);
+	const cJSON *json = NULL;
+	for (size_t i = 0; i < run->ndata; i++)
+		if (strcmp(run->data[i].name, name) == 0)
+			json = run->data[i].json;
+	if (!json) {
+		char *rel = xasprintf("data/%s.json", name), *text = NULL;
+		size_t len;
+		int rc = papi_bundled_read(&text, &len, run->opts, rel);
+		free(rel);
+		if (rc != 0)
+			return luaL_error(L, "data: no fact table plugins/data/%s.json", name);
+		cJSON *parsed_json = cJSON_ParseWithLength(text, len);
+		free(text);
+		if (!parsed_json)
+			return luaL_error(L, "data: plugins/data/%s.json is not valid JSON", name);
+		run->data = xrealloc(run->data, (run->ndata + 1) * sizeof *run->data);
+		run->data[run->ndata].name = xstrdup(name);
+		run->data[run->ndata].json = parsed_json;
+		run->ndata++;
+		json = parsed_json;
+	}
+	push_json(L, json);
+	lua_pushvalue(L, -1);
+	lua_setfield(L, -3, name);
+	return 1;
+}
+
+/* Pushes the decoded artifact list for kind (NULL = all) inside a box; returns the cJSON
+ * array (borrowed from the box) or NULL when there is none. */
+static cJSON *artifacts(lua_State *L, papi_run *run, const char *kind)
+{
+	box *b = box_new(L, cjson_release);
+	if (!run->opts->artifacts_json)
+		return NULL;
+	char *text = run->opts->artifacts_json(kind, run->opts->payload);
+	if (!text)
+		return NULL;
+	b->p = cJSON_Parse(text);
+	free(text);
+	if (!b->p || !cJSON_IsArray((cJSON *)b->p))
+		return NULL;
+	return b->p;
+}
+
+static int ctx_artifacts(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *kind = luaL_checkstring(L, 1);
+	cJSON *list = artifacts(L, run, kind);
+	if (!list)
+		lua_newtable(L);
+	else
+		push_json(L, list);
+	return 1;
+}
+
+static int ctx_read_artifact(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *id = luaL_tolstring(L, 1, NULL);
+	cJSON *list = artifacts(L, run, NULL);
+	const char *path = NULL;
+	cJSON *a;
+	cJSON_ArrayForEach(a, list)
+	{
+		const cJSON *jid = cJSON_GetObjectItemCaseSensitive(a, "id");
+		const cJSON *jpath = cJSON_GetObjectItemCaseSensitive(a, "path");
+		char idbuf[32];
+		const char *s = NULL;
+		if (cJSON_IsString(jid))
+			s = jid->valuestring;
+		else if (cJSON_IsNumber(jid)) {
+			snprintf(idbuf, sizeof idbuf, "%lld", (long long)jid->valuedouble);
+			s = idbuf;
+		}
+		if (s && strcmp(s, id) == 0 && cJSON_IsString(jpath)) {
+			path = jpath->valuestring;
+			break;
+		}
+	}
+	if (!path) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: no such artifact", id);
+		return 2;
+	}
+	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+	struct stat st;
+	if (stat(abs, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > sb->mem_cap) {
+		free(abs);
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: unreadable or too large", id);
+		return 2;
+	}
+	box *b = box_new(L, free);
+	size_t len;
+	int rc = util_read_file((char **)&b->p, &len, abs);
+	free(abs);
+	if (rc != 0) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: unreadable", id);
+		return 2;
+	}
+	lua_pushlstring(L, b->p, len);
+	return 1;
+}
+
+static int ctx_config(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *key = luaL_checkstring(L, 1);
+	if (!run->opts->config_get) {
+		lua_pushnil(L);
+		return 1;
+	}
+	box *b = box_new(L, free);
+	b->p = run->opts->config_get(key, run->opts->payload);
+	if (!b->p)
+		lua_pushnil(L);
+	else
+		lua_pushstring(L, b->p);
+	return 1;
+}
+
+static int ctx_metric(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *name = luaL_checkstring(L, 1);
+	lua_Number v = luaL_checknumber(L, 2);
+	const char *unit = luaL_optstring(L, 3, NULL);
+	if (run->cb && run->cb->metric)
+		run->cb->metric(sb->plugin->info.id, name, (double)v, unit, run->cb->payload);
+	return 0;
+}
+
+static int ctx_log(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	const char *msg = luaL_tolstring(L, 1, NULL);
+	if (getenv("FERRY_DEBUG"))
+		fprintf(stderr, "ferry: %s: %s\n", sb->plugin ? sb->plugin->info.id : sb->origin, msg);
+	return 0;
+}
+
+/* ---- report ------------------------------------------------------------------------ */
+
+typedef struct edit_rec {
+	lua_Integer start, end; /* byte range */
+	const char *text;       /* borrowed from the edit table, which stays on the stack */
+	size_t idx;             /* position in the list, for a stable order */
+} edit_rec;
+
+static int edit_cmp(const void *a, const void *b)
+{
+	const edit_rec *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Optional integer field of the table at idx; *set tells whether it was there. */
+static lua_Integer opt_int(lua_State *L, int idx, const char *field, int *set)
+{
+	int t = lua_getfield(L, idx, field);
+	lua_Integer v = 0;
+	*set = 0;
+	if (t != LUA_TNIL) {
+		int isnum = 0;
+		v = lua_tointegerx(L, -1, &isnum);
+		if (!isnum)
+			luaL_error(L, "report: %s must be an integer", field);
+		*set = 1;
+	}
+	lua_pop(L, 1);
+	return v;
+}
+
+/* Optional string field of the table at idx; the string stays referenced by the table. */
+static const char *opt_str(lua_State *L, int idx, const char *field)
+{
+	int t = lua_getfield(L, idx, field);
+	const char *s = NULL;
+	if (t != LUA_TNIL) {
+		if (t != LUA_TSTRING)
+			luaL_error(L, "report: %s must be a string", field);
+		s = lua_tostring(L, -1);
+	}
+	/* Keep the value on the stack so the pointer stays valid for the whole call. */
+	return s;
+}
+
+/* Reads the edit list at idx into a userdata array pushed on the stack. */
+static edit_rec *read_edits(lua_State *L, int idx, size_t *n, size_t file_len, int have_len)
+{
+	lua_Integer cnt = luaL_len(L, idx);
+	if (cnt < 0 || cnt > MAX_EDITS)
+		luaL_error(L, "report: too many edits");
+	edit_rec *v = lua_newuserdatauv(L, (size_t)(cnt ? cnt : 1) * sizeof *v, 0);
+	for (lua_Integer i = 1; i <= cnt; i++) {
+		if (lua_geti(L, idx, i) != LUA_TTABLE)
+			luaL_error(L, "report: edit %d is not a table", (int)i);
+		int e = lua_gettop(L), set1, set2;
+		edit_rec *r = &v[i - 1];
+		r->start = opt_int(L, e, "start_byte", &set1);
+		r->end = opt_int(L, e, "end_byte", &set2);
+		if (!set1 || !set2)
+			luaL_error(L, "report: edit %d needs start_byte and end_byte", (int)i);
+		if (lua_getfield(L, e, "text") != LUA_TSTRING)
+			luaL_error(L, "report: edit %d needs a text string", (int)i);
+		r->text = lua_tostring(L, -1);
+		lua_pop(L, 1); /* the edit table keeps its text alive */
+		r->idx = (size_t)i;
+		if (r->start < 0 || r->end < r->start || (have_len && (size_t)r->end > file_len))
+			luaL_error(L, "report: edit %d has a bad byte range %d..%d", (int)i, (int)r->start,
+			           (int)r->end);
+		/* the edit table stays referenced by the list at idx */
+		lua_pop(L, 1);
+	}
+	qsort(v, (size_t)cnt, sizeof *v, edit_cmp);
+	for (lua_Integer i = 1; i < cnt; i++) {
+		const edit_rec *a = &v[i - 1], *b = &v[i];
+		if (b->start < a->end || (b->start == a->start && a->start == a->end && b->end == b->start))
+			luaL_error(L, "report: edits overlap at byte %d", (int)b->start);
+	}
+	*n = (size_t)cnt;
+	return v;
+}
+
+static int valid_severity(const char *s)
+{
+	return strcmp(s, "error") == 0 || strcmp(s, "warning") == 0 || strcmp(s, "info") == 0;
+}
+
+/* Makes fp distinct within the run: the second identical fingerprint gets ".2" etc. */
+static char *unique_fingerprint(papi_run *run, char *fp)
+{
+	if (run->fp_used * 2 >= run->fp_cap) {
+		size_t ncap = run->fp_cap ? run->fp_cap * 2 : 256;
+		char **keys = xcalloc(ncap, sizeof *keys);
+		unsigned *counts = xcalloc(ncap, sizeof *counts);
+		for (size_t i = 0; i < run->fp_cap; i++) {
+			if (!run->fp_keys[i])
+				continue;
+			size_t h = strtoull(run->fp_keys[i] + strlen(run->fp_keys[i]) - 12, NULL, 16) % ncap;
+			while (keys[h])
+				h = (h + 1) % ncap;
+			keys[h] = run->fp_keys[i];
+			counts[h] = run->fp_counts[i];
+		}
+		free(run->fp_keys);
+		free(run->fp_counts);
+		run->fp_keys = keys;
+		run->fp_counts = counts;
+		run->fp_cap = ncap;
+	}
+	size_t h = strtoull(fp + strlen(fp) - 12, NULL, 16) % run->fp_cap;
+	while (run->fp_keys[h] && strcmp(run->fp_keys[h], fp) != 0)
+		h = (h + 1) % run->fp_cap;
+	if (!run->fp_keys[h]) {
+		run->fp_keys[h] = xstrdup(fp);
+		run->fp_counts[h] = 1;
+		run->fp_used++;
+		return fp;
+	}
+	unsigned n = ++run->fp_counts[h];
+	char *out = xasprintf("%s.%u", fp, n);
+	free(fp);
+	return out;
+}
+
+static int ctx_report(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	papi_plugin *p = sb->plugin;
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_settop(L, 1);
+	luaL_checkstack(L, 40, "report");
+	if (sb->nfound >= MAX_FINDINGS)
+		return luaL_error(L, "report: more than %d findings", MAX_FINDINGS);
+
+	const char *message = opt_str(L, 1, "message");
+	if (!message || !*message)
+		return luaL_error(L, "report: message is required");
+	const char *file = opt_str(L, 1, "file");
+	const char *suggestion = opt_str(L, 1, "suggestion");
+	const char *severity = opt_str(L, 1, "severity");
+	const char *category = opt_str(L, 1, "category");
+	const char *key = opt_str(L, 1, "key");
+	if (severity && !valid_severity(severity))
+		return luaL_error(L, "report: severity must be error, warning or info, not '%s'", severity);
+	if (file && (file[0] == '/' || !*file))
+		return luaL_error(L, "report: file '%s' is not a project path", file);
+	if (file) {
+		char *abs = NULL;
+		if (project_resolve(&abs, run->opts->root, file) == FERRY_EREFUSED)
+			return luaL_error(L, "report: %s", err_message());
+		free(abs);
+	}
+
+	int line = 0, col = 0, end_line = 0, end_col = 0, set;
+	lua_Integer start = 0, end = 0;
+	int have_range = 0;
+	if (lua_getfield(L, 1, "node") == LUA_TTABLE) {
+		int n = lua_gettop(L), s1, s2;
+		start = opt_int(L, n, "start_byte", &s1);
+		end = opt_int(L, n, "end_byte", &s2);
+		have_range = s1 && s2 && start >= 0 && end >= start;
+		line = (int)opt_int(L, n, "line", &set);
+		col = (int)opt_int(L, n, "col", &set);
+		end_line = (int)opt_int(L, n, "end_line", &set);
+		end_col = (int)opt_int(L, n, "end_col", &set);
+	} else if (!lua_isnil(L, -1)) {
+		return luaL_error(L, "report: node must be a table from ctx.query");
+	}
+	lua_Integer v = opt_int(L, 1, "line", &set);
+	if (set)
+		line = (int)v;
+	v = opt_int(L, 1, "col", &set);
+	if (set)
+		col = (int)v;
+	v = opt_int(L, 1, "end_line", &set);
+	if (set)
+		end_line = (int)v;
+	v = opt_int(L, 1, "end_col", &set);
+	if (set)
+		end_col = (int)v;
+	if (line < 0 || col < 0 || end_line < 0 || end_col < 0)
+		return luaL_error(L, "report: negative position");
+	if (!file && (have_range || line))
+		return luaL_error(L, "report: a position needs a file");
+
+	size_t text_len = 0;
+	const char *text = file ? file_text(L, sb, file, &text_len) : NULL;
+	if (file && !text) {
+		lua_pop(L, 1);
+		lua_pushnil(L); /* keep the stack shape: one value per file_text */
+	}
+	if (!have_range && text && line > 0) {
+		/* the explicit line's bytes stand in for a node */
+		size_t at = 0;
+		int l = 1;
+		while (l < line && at < text_len) {
+			const char *nl = memchr(text + at, '\n', text_len - at);
+			if (!nl) {
+				at = text_len;
+				break;
+			}
+			at = (size_t)(nl - text) + 1;
+			l++;
+		}
+		const char *nl = at < text_len ? memchr(text + at, '\n', text_len - at) : NULL;
+		start = (lua_Integer)at;
+		end = nl ? (lua_Integer)(nl - text) : (lua_Integer)text_len;
+		have_range = l == line;
+	}
+
+	/* the fix: explicit edits, else the plugin's fix function */
+	edit_rec *edits = NULL;
+	size_t nedits = 0;
+	int et = lua_getfield(L, 1, "edits");
+	if (et == LUA_TNIL && p->info.fixable) {
+		lua_pop(L, 1);
+		lua_rawgetp(L, LUA_REGISTRYINDEX, &key_fix);
+		lua_rawgetp(L, LUA_REGISTRYINDEX, &key_ctx);
+		lua_pushvalue(L, 1);
+		lua_call(L, 2, 1);
+		et = lua_type(L, -1);
+	}
+	if (et != LUA_TNIL) {
+		if (et != LUA_TTABLE)
+			return luaL_error(L, "report: edits must be a list of {start_byte, end_byte, text}");
+		if (!file)
+			return luaL_error(L, "report: edits need a file");
+		edits = read_edits(L, lua_gettop(L), &nedits, text_len, text != NULL);
+	}
+
+	/* Nothing below raises a Lua error: the C finding cannot leak. */
+	finding f;
+	memset(&f, 0, sizeof f);
+	f.plugin = xstrdup(p->info.id);
+	f.phase = xstrdup(p->info.phase);
+	f.severity = xstrdup(severity ? severity : p->info.severity);
+	f.category = category ? xstrdup(category) : p->info.category ? xstrdup(p->info.category) : NULL;
+	f.file = file ? xstrdup(file) : NULL;
+	f.line = line;
+	f.col = col;
+	f.end_line = end_line ? end_line : line;
+	f.end_col = end_col;
+	f.message = xstrdup(message);
+	f.suggestion = suggestion ? xstrdup(suggestion) : NULL;
+	f.status = xstrdup("open");
+	char *fp;
+	if (have_range && text)
+		fp = finding_fingerprint(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);
+	else
+		fp = finding_fingerprint(p->info.id, file, NULL, 0, 0, 0, key ? key : message);
+	f.fingerprint = unique_fingerprint(run, fp);
+	if (nedits) {
+		f.edits = xcalloc(nedits, sizeof *f.edits);
+		f.nedits = nedits;
+		for (size_t i = 0; i < nedits; i++) {
+			f.edits[i].start_byte = (unsigned)edits[i].start;
+			f.edits[i].end_byte = (unsigned)edits[i].end;
+			f.edits[i].text = xstrdup(edits[i].text);
+		}
+	}
+	if (sb->nfound == sb->capfound) {
+		sb->capfound = sb->capfound ? sb->capfound * 2 : 16;
+		sb->found = xrealloc(sb->found, sb->capfound * sizeof *sb->found);
+	}
+	sb->found[sb->nfound++] = f;
+	return 0;
+}
+
+/* ---- exec -------------------------------------------------------------------------- */
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+typedef struct exec_result {
+	sbuf out, err;   /* captured output, each capped at EXEC_OUT_CAP */
+	int status;      /* exit status, or -signal */
+	int timed_out;
+	int exec_errno;  /* why the program could not start, or 0 */
+} exec_result;
+
+static void drain(int *fd, sbuf *b)
+{
+	char buf[8192];
+	ssize_t r = read(*fd, buf, sizeof buf);
+	if (r > 0) {
+		if (b->len < EXEC_OUT_CAP)
+			sbuf_add(b, buf, (size_t)r > EXEC_OUT_CAP - b->len ? EXEC_OUT_CAP - b->len : (size_t)r);
+	} else if (r == 0 || (errno != EINTR && errno != EAGAIN)) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+/* Runs argv without a shell; stdin is /dev/null. The child gets its own process group
+ * so a timeout kills everything it started. Returns 0, or -1 when fork/pipe failed. */
+static int run_program(exec_result *res, char *const *argv, long long timeout_ms)
+{
+	int out[2] = {-1, -1}, errp[2] = {-1, -1}, ex[2] = {-1, -1};
+	if (pipe2(out, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0 || pipe2(ex, O_CLOEXEC) != 0)
+		goto fail;
+	pid_t pid = fork();
+	if (pid < 0)
+		goto fail;
+	if (pid == 0) {
+		setpgid(0, 0);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(out[1], 1);
+		dup2(errp[1], 2);
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(ex[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(out[1]);
+	close(errp[1]);
+	close(ex[1]);
+	out[1] = errp[1] = ex[1] = -1;
+	int e = 0;
+	if (read(ex[0], &e, sizeof e) == (ssize_t)sizeof e)
+		res->exec_errno = e;
+	close(ex[0]);
+	ex[0] = -1;
+	long long deadline = now_ms() + timeout_ms;
+	while (out[0] >= 0 || errp[0] >= 0) {
+		long long left = deadline - now_ms();
+		if (left <= 0 && !res->timed_out) {
+			res->timed_out = 1;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+		}
+		struct pollfd pf[2] = {{.fd = out[0], .events = POLLIN}, {.fd = errp[0], .events = POLLIN}};
+		int r = poll(pf, 2, res->timed_out ? 1000 : (int)(left > 1000 ? 1000 : left));
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r <= 0) {
+			if (res->timed_out)
+				break; /* a grandchild escaped the group and holds the pipe: stop waiting */
+			continue;
+		}
+		if (out[0] >= 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			drain(&out[0], &res->out);
+		if (errp[0] >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			drain(&errp[0], &res->err);
+	}
+	if (out[0] >= 0)
+		close(out[0]);
+	if (errp[0] >= 0)
+		close(errp[0]);
+	int st = 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &st, res->timed_out ? 0 : WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			break;
+		if (w == 0) {
+			/* the program closed its output but has not exited: give it the rest of the time */
+			if (now_ms() >= deadline) {
+				res->timed_out = 1;
+				kill(-pid, SIGKILL);
+				kill(pid, SIGKILL);
+			} else {
+				struct timespec ts = {0, 10 * 1000 * 1000};
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? -WTERMSIG(st) : -1;
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (out[i] >= 0)
+			close(out[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+		if (ex[i] >= 0)
+			close(ex[i]);
+	}
+	return -1;
+}
+
+static int ctx_exec(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	run_of(L, sb);
+	papi_plugin *p = sb->plugin;
+	if (!p->needs_exec || strcmp(p->info.phase, "environment") != 0)
+		return luaL_error(L, "exec: only environment plugins declaring needs = {\"exec\"} may run programs");
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_Integer timeout = luaL_checkinteger(L, 2);
+	if (timeout < 1)
+		timeout = 1;
+	if (timeout > 600000)
+		timeout = 600000;
+	lua_Integer argc = luaL_len(L, 1);
+	if (argc < 1 || argc > MAX_ARGV)
+		return luaL_error(L, "exec: argv must hold 1 to %d strings", MAX_ARGV);
+	const char **argv = lua_newuserdatauv(L, (size_t)(argc + 1) * sizeof *argv, 0);
+	for (lua_Integer i = 1; i <= argc; i++) {
+		if (lua_geti(L, 1, i) != LUA_TSTRING)
+			return luaL_error(L, "exec: argv[%d] is not a string", (int)i);
+		argv[i - 1] = lua_tostring(L, -1); /* kept alive by the argv table */
+		lua_pop(L, 1);
+	}
+	argv[argc] = NULL;
+	box *bo = box_new(L, free), *be = box_new(L, free);
+	exec_result res;
+	memset(&res, 0, sizeof res);
+	sbuf_init(&res.out);
+	sbuf_init(&res.err);
+	int rc = run_program(&res, (char *const *)argv, timeout);
+	bo->p = res.out.buf;
+	be->p = res.err.buf;
+	if (rc != 0) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "%s: cannot start (%s)", argv[0], strerror(errno));
+		return 2;
+	}
+	if (res.exec_errno) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "%s: %s", argv[0], strerror(res.exec_errno));
+		return 2;
+	}
+	lua_createtable(L, 0, 4);
+	lua_pushinteger(L, res.status);
+	lua_setfield(L, -2, "status");
+	lua_pushlstring(L, res.out.buf, res.out.len);
+	lua_setfield(L, -2, "stdout");
+	lua_pushlstring(L, res.err.buf, res.err.len);
+	lua_setfield(L, -2, "stderr");
+	lua_pushboolean(L, res.timed_out);
+	lua_setfield(L, -2, "timed_out");
+	return 1;
+}
+
+/* ---- states ------------------------------------------------------------------------ */
+
+static int open_k(lua_State *L)
+{
+	papi_sandbox *sb = lua_touserdata(L, 1);
+	lua_pushlightuserdata(L, sb);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &key_sandbox);
+	luaL_requiref(L, LUA_GNAME, luaopen_base, 1);
+	luaL_requiref(L, LUA_STRLIBNAME, luaopen_string, 1);
+	luaL_requiref(L, LUA_TABLIBNAME, luaopen_table, 1);
+	luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
+	luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
+	lua_pop(L, 5);
+	/* string.dump goes from the library itself: strings' metatable reaches it too */
+	lua_getglobal(L, LUA_STRLIBNAME);
+	lua_getfield(L, -1, "find");
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &key_find);
+	lua_pushnil(L);
+	lua_setfield(L, -2, "dump");
+	lua_pop(L, 1);
+	/* nothing else in the global table is reachable from a plugin; drop the dangerous
+	 * entries anyway so a future mistake in push_env cannot expose them */
+	static const char *const drop[] = {"load", "loadstring", "dofile", "loadfile",
+	                                   "collectgarbage", "require", NULL};
+	for (int i = 0; drop[i]; i++) {
+		lua_pushnil(L);
+		lua_setglobal(L, drop[i]);
+	}
+	luaL_newmetatable(L, BOX_META);
+	lua_pushcfunction(L, box_gc);
+	lua_setfield(L, -2, "__gc");
+	lua_pushcfunction(L, box_gc);
+	lua_setfield(L, -2, "__close");
+	lua_pushliteral(L, "ferry.box");
+	lua_setfield(L, -2, "__metatable");
+	lua_pop(L, 1);
+	lua_newtable(L);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &key_loaded);
+	lua_newtable(L);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &key_data);
+	return 0;
+}
+
+lua_State *papi_open(papi_sandbox *sb)
+{
+	if (!sb->mem_cap)
+		sb->mem_cap = PAPI_DEFAULT_MEM_CAP;
+	if (!sb->budget)
+		sb->budget = PAPI_DEFAULT_BUDGET;
+	lua_State *L = lua_newstate(capped_alloc, sb);
+	if (!L)
+		return NULL;
+	lua_pushcfunction(L, open_k);
+	lua_pushlightuserdata(L, sb);
+	if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+		lua_close(L);
+		return NULL;
+	}
+	lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+	return L;
+}
+
+/* Plugins cannot declare finalizers (see l_setmetatable); should Lua code run while
+ * the state closes anyway, the hook cuts it short. */
+void papi_close(lua_State *L)
+{
+	if (!L)
+		return;
+	papi_sandbox *sb = sandbox_of(L);
+	sb->closing = 1;
+	lua_sethook(L, count_hook, LUA_MASKCOUNT, KILL_STEP);
+	lua_close(L);
+}
+
+/* One line from an error: budget and memory kills first, else the message without its
+ * traceback. The full message goes to stderr when FERRY_DEBUG is set. Caller frees. */
+static char *error_reason(lua_State *L, papi_sandbox *sb, int status)
+{
+	const char *msg = lua_tostring(L, -1);
+	if (getenv("FERRY_DEBUG") && msg)
+		fprintf(stderr, "ferry: %s: %s\n", sb->origin, msg);
+	if (sb->killed == PAPI_KILL_BUDGET)
+		return xasprintf("instruction budget exceeded (%llu instructions)", sb->budget);
+	if (sb->killed == PAPI_KILL_MEMORY || sb->mem_exceeded || status == LUA_ERRMEM)
+		return xasprintf("memory limit exceeded (%zu MiB)", sb->mem_cap >> 20);
+	if (status == LUA_ERRERR)
+		return xstrdup("error while handling an error (stack overflow?)");
+	if (!msg)
+		return xstrdup("unknown error");
+	const char *nl = strchr(msg, '\n');
+	return nl ? xstrndup(msg, (size_t)(nl - msg)) : xstrdup(msg);
+}
+
+static int load_k(lua_State *L)
+{
+	const char *chunk = lua_touserdata(L, 1);
+	size_t len = (size_t)lua_tointeger(L, 2);
+	const char *name = lua_tostring(L, 3);
+	lua_settop(L, 3);
+	load_in_env(L, chunk, len, name, 1);
+	return 1;
+}
+
+int papi_load(lua_State *L, const char *chunk, size_t len, const char *chunkname, char **err)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	*err = NULL;
+	int base = lua_gettop(L);
+	lua_pushcfunction(L, msgh);
+	lua_pushcfunction(L, load_k);
+	lua_pushlightuserdata(L, (void *)chunk);
+	lua_pushinteger(L, (lua_Integer)len);
+	char *name = xasprintf("@%s", chunkname);
+	lua_pushstring(L, name);
+	free(name);
+	int st = lua_pcall(L, 3, 1, base + 1);
+	int ok = st == LUA_OK && !sb->killed && !sb->mem_exceeded;
+	if (!ok) {
+		*err = error_reason(L, sb, st);
+		lua_settop(L, base);
+		return -1;
+	}
+	lua_remove(L, base + 1);
+	return 0;
+}
+
+static int run_k(lua_State *L)
+{
+	static const luaL_Reg api[] = {
+		{"files", ctx_files},
+		{"python_files", ctx_python_files},
+		{"read", ctx_read},
+		{"lines", ctx_lines},
+		{"query", ctx_query},
+		{"node_text", ctx_node_text},
+		{"data", ctx_data},
+		{"artifacts", ctx_artifacts},
+		{"read_artifact", ctx_read_artifact},
+		{"config", ctx_config},
+		{"report", ctx_report},
+		{"metric", ctx_metric},
+		{"exec", ctx_exec},
+		{"log", ctx_log},
+		{NULL, NULL},
+	};
+	luaL_checktype(L, 1, LUA_TTABLE);
+	luaL_newlib(L, api);
+	lua_pushvalue(L, -1);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &key_ctx);
+	lua_pushliteral(L, "fix");
+	lua_rawget(L, 1);
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &key_fix);
+	lua_pushliteral(L, "run");
+	lua_rawget(L, 1);
+	if (!lua_isfunction(L, -1))
+		return luaL_error(L, "run is not a function");
+	lua_insert(L, -2);
+	lua_call(L, 1, 0);
+	return 0;
+}
+
+int papi_call_run(lua_State *L, char **err)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	*err = NULL;
+	int decl = lua_gettop(L);
+	lua_pushcfunction(L, msgh);
+	lua_pushcfunction(L, run_k);
+	lua_pushvalue(L, decl);
+	int st = lua_pcall(L, 1, 0, decl + 1);
+	int ok = st == LUA_OK && !sb->killed && !sb->mem_exceeded;
+	if (!ok)
+		*err = error_reason(L, sb, st);
+	lua_settop(L, decl - 1);
+	return ok ? 0 : -1;
+}

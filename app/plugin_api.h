@@ -1,0 +1,127 @@
+/*
+ * plugin_api — the sandbox and the ctx API behind plugin_host; private to the host.
+ *
+ * Owns the per-plugin Lua state: the capped allocator, the instruction-budget hook, the
+ * allow-listed environment, the restricted require, and every ctx.* function a plugin
+ * calls. plugin_host.c owns discovery, declarations and the run loop; both files include
+ * Lua headers, nothing else does.
+ *
+ * Ownership: a papi_sandbox is the caller's (usually on its stack) and must outlive the
+ * lua_State made for it. Findings a plugin reports accumulate in sandbox->found (malloc'd,
+ * freed by the caller with papi_sandbox_done). A papi_run and its contents belong to the
+ * host's run and are released by papi_run_done.
+ */
+#ifndef FERRY_PLUGIN_API_H
+#define FERRY_PLUGIN_API_H
+
+#include "finding.h"
+#include "plugin_host.h"
+#include "project.h"
+#include "pysrc.h"
+
+#include <lua.h>
+#include <stddef.h>
+
+#define PAPI_NPHASES 7
+/* The seven phases, in order. */
+extern const char *const papi_phases[PAPI_NPHASES];
+/* Index of phase in papi_phases, or -1. */
+int papi_phase_index(const char *phase);
+
+#define PAPI_DEFAULT_BUDGET 200000000ULL       /* Lua VM instructions per plugin run */
+#define PAPI_DEFAULT_MEM_CAP (64u * 1024 * 1024) /* bytes per plugin state */
+#define PAPI_MAX_SOURCE (32u * 1024 * 1024)    /* larger source files are not read */
+
+/* One loaded plugin, as the host keeps it between runs. */
+typedef struct papi_plugin {
+	plugin_info info;         /* public description (strings owned here) */
+	char *chunk;              /* the Lua source text */
+	size_t len;               /* its length */
+	char **triggers;          /* literal triggers, NULL when none */
+	size_t ntriggers;
+	pysrc_query *query;       /* the declared query, compiled at load; may be NULL */
+	int needs_exec;           /* declared needs = {"exec"} */
+	char **qc_src;            /* explicit queries ctx.query compiled so far ... */
+	pysrc_query **qc;         /* ... and their compiled forms */
+	size_t nqc;
+} papi_plugin;
+
+/* Frees the strings, triggers and queries inside p (not p itself). */
+void papi_plugin_done(papi_plugin *p);
+
+/* A project Python file in one run. */
+typedef struct papi_file {
+	char *path;               /* relative path */
+	pysrc *src;               /* parsed tree, or NULL */
+	char *problem;            /* why it cannot be read or parsed (one line), or NULL */
+	unsigned char *hits;      /* per run trigger: 1 when the file contains it */
+	int tried;                /* a parse was attempted */
+} papi_file;
+
+typedef struct papi_data {
+	char *name;               /* fact table name ("api_map") */
+	void *json;               /* its decoded cJSON tree */
+} papi_data;
+
+/* State shared by the plugins of one plugin_host_run. */
+typedef struct papi_run {
+	const plugin_host_opts *opts;
+	const plugin_run_cb *cb;
+	project_list files;       /* the project inventory */
+	papi_file *py;            /* .py files, sorted by path */
+	size_t npy;
+	papi_file *extra;         /* other files parsed on demand by ctx.query */
+	size_t nextra;
+	char **triggers;          /* distinct triggers of the selected plugins (borrowed) */
+	size_t ntriggers;
+	size_t parsed;            /* files parsed in this run */
+	papi_data *data;          /* fact tables decoded so far */
+	size_t ndata;
+	char **fp_keys;           /* fingerprints seen in this run (open addressing) */
+	unsigned *fp_counts;
+	size_t fp_cap, fp_used;
+} papi_run;
+
+void papi_run_done(papi_run *run);
+
+enum { PAPI_KILL_NONE, PAPI_KILL_BUDGET, PAPI_KILL_MEMORY };
+
+/* Everything one Lua state needs; the allocator's and the registry's pointer. */
+typedef struct papi_sandbox {
+	const plugin_host_opts *opts;
+	papi_run *run;            /* NULL while only the declaration is loaded */
+	papi_plugin *plugin;      /* NULL while only the declaration is loaded */
+	const char *origin;       /* where the plugin came from, for messages */
+	const size_t *trig;       /* indices of the plugin's triggers in run->triggers */
+	size_t ntrig;
+	unsigned long long budget, used; /* instruction budget and instructions counted */
+	int killed;               /* PAPI_KILL_*: sticky once set */
+	int closing;              /* the state is being closed: any Lua code is cut short */
+	size_t mem_used, mem_cap; /* bytes held by the state and its cap */
+	size_t refused;           /* size of the request just refused, or 0 */
+	int mem_exceeded;         /* an allocation was refused (and not retried successfully) */
+	finding *found;           /* findings reported so far */
+	size_t nfound, capfound;
+} papi_sandbox;
+
+/* Frees the findings collected in sb. */
+void papi_sandbox_done(papi_sandbox *sb);
+
+/* A new state for sb (allocator capped at sb->mem_cap, budget sb->budget) with base,
+ * string, table, math and utf8 opened; NULL when it cannot be made. */
+lua_State *papi_open(papi_sandbox *sb);
+/* Closes L. NULL is harmless. */
+void papi_close(lua_State *L);
+
+/* Loads chunk (text only) as chunkname in a fresh allow-listed environment and runs it,
+ * leaving its first result on the stack. Returns 0, or -1 with *err a malloc'd reason. */
+int papi_load(lua_State *L, const char *chunk, size_t len, const char *chunkname, char **err);
+/* Calls run(ctx) of the declaration on top of the stack (popped). Returns 0, or -1 with
+ * *err a malloc'd one-line reason (budget, memory, or the error message). */
+int papi_call_run(lua_State *L, char **err);
+
+/* Reads a bundled file ("lib/py.lua", "data/x.json") from opts->source_dir or, without
+ * one, from the embedded table. Returns 0 with *out malloc'd, or FERRY_ENOTFOUND. */
+int papi_bundled_read(char **out, size_t *len, const plugin_host_opts *opts, const char *rel);
+
+#endif

@@ -1,0 +1,651 @@
+/* plugin_host — see plugin_host.h. Discovery, declarations and the run loop; the sandbox
+ * and the ctx API are in plugin_api.c. */
+#include "plugin_host.h"
+#include "embedded.h"
+#include "err.h"
+#include "plugin_api.h"
+#include "project.h"
+#include "pysrc.h"
+#include "util.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct plugin_host {
+	plugin_host_opts opts;  /* the caller's options; the strings below are our copies */
+	char *root;
+	char *source_dir;
+	char **dirs;
+	papi_plugin *plugins;   /* loaded plugins, sorted by phase then id */
+	size_t n, cap;
+	plugin_info *infos;     /* shallow copies of plugins[i].info for plugin_host_plugins */
+	char **errors;          /* load errors, "path: reason" */
+	size_t nerrors;
+	size_t parsed;          /* files parsed by the last run */
+};
+
+static void add_error(plugin_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add_error(plugin_host *h, const char *fmt, ...)
+{
+	sbuf b;
+	va_list ap;
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	h->errors = xrealloc(h->errors, (h->nerrors + 1) * sizeof *h->errors);
+	h->errors[h->nerrors++] = sbuf_detach(&b);
+	sbuf_done(&b);
+}
+
+/* ---- declarations ------------------------------------------------------------------- */
+
+static int valid_id(const char *s)
+{
+	if (!*s || util_starts_with(s, "ferry."))
+		return 0;
+	for (const char *p = s; *p; p++) {
+		char c = *p;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+/* The string field of the declaration at index 1 (raw access: no plugin code runs). */
+static const char *decl_str(lua_State *L, const char *field, int required)
+{
+	lua_pushstring(L, field);
+	int t = lua_rawget(L, 1);
+	if (t == LUA_TNIL) {
+		lua_pop(L, 1);
+		if (required)
+			luaL_error(L, "%s: missing", field);
+		return NULL;
+	}
+	if (t != LUA_TSTRING)
+		luaL_error(L, "%s: must be a string", field);
+	const char *s = lua_tostring(L, -1);
+	lua_pop(L, 1); /* still referenced by the declaration */
+	if (required && !*s)
+		luaL_error(L, "%s: empty", field);
+	return s;
+}
+
+static int decl_type(lua_State *L, const char *field)
+{
+	lua_pushstring(L, field);
+	int t = lua_rawget(L, 1);
+	lua_pop(L, 1);
+	return t;
+}
+
+/* Checks the declaration (index 1) and copies it into the papi_plugin (index 2, light
+ * userdata). Fields are filled one by one so the caller frees a partial copy on error. */
+static int decl_k(lua_State *L)
+{
+	papi_plugin *p = lua_touserdata(L, 2);
+	if (!lua_istable(L, 1))
+		return luaL_error(L, "does not return a declaration table");
+	const char *id = decl_str(L, "id", 1);
+	if (!valid_id(id))
+		return luaL_error(L, "id: '%s' is not a valid plugin id (letters, digits, _ . -; "
+		                     "not starting with ferry.)", id);
+	p->info.id = xstrdup(id);
+	const char *phase = decl_str(L, "phase", 1);
+	if (papi_phase_index(phase) < 0)
+		return luaL_error(L, "phase: '%s' is not one of the seven phases", phase);
+	p->info.phase = xstrdup(phase);
+	p->info.title = xstrdup(decl_str(L, "title", 1));
+	const char *sev = decl_str(L, "severity", 1);
+	if (strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0 && strcmp(sev, "info") != 0)
+		return luaL_error(L, "severity: must be error, warning or info, not '%s'", sev);
+	p->info.severity = xstrdup(sev);
+	if (decl_type(L, "run") != LUA_TFUNCTION)
+		return luaL_error(L, "run: must be a function");
+	const char *s = decl_str(L, "category", 0);
+	if (s)
+		p->info.category = xstrdup(s);
+	s = decl_str(L, "description", 0);
+	if (s)
+		p->info.description = xstrdup(s);
+	int t = decl_type(L, "fix");
+	if (t != LUA_TNIL && t != LUA_TFUNCTION)
+		return luaL_error(L, "fix: must be a function");
+	p->info.fixable = t == LUA_TFUNCTION;
+
+	lua_pushliteral(L, "triggers");
+	t = lua_rawget(L, 1);
+	if (t != LUA_TNIL) {
+		if (t != LUA_TTABLE)
+			return luaL_error(L, "triggers: must be a list of strings");
+		lua_Unsigned n = lua_rawlen(L, -1);
+		if (n == 0)
+			return luaL_error(L, "triggers: empty list (leave it out to see every file)");
+		if (n > 1000)
+			return luaL_error(L, "triggers: too many");
+		p->triggers = xcalloc(n, sizeof *p->triggers);
+		for (lua_Unsigned i = 1; i <= n; i++) {
+			if (lua_rawgeti(L, -1, (lua_Integer)i) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+				return luaL_error(L, "triggers: entry %d is not a non-empty string", (int)i);
+			p->triggers[p->ntriggers++] = xstrdup(lua_tostring(L, -1));
+			lua_pop(L, 1);
+		}
+	}
+	lua_pop(L, 1);
+
+	lua_pushliteral(L, "needs");
+	t = lua_rawget(L, 1);
+	if (t != LUA_TNIL) {
+		if (t != LUA_TTABLE)
+			return luaL_error(L, "needs: must be a list of strings");
+		lua_Unsigned n = lua_rawlen(L, -1);
+		for (lua_Unsigned i = 1; i <= n; i++) {
+			if (lua_rawgeti(L, -1, (lua_Integer)i) != LUA_TSTRING ||
+			    strcmp(lua_tostring(L, -1), "exec") != 0)
+				return luaL_error(L, "needs: entry %d is not a known capability (\"exec\")", (int)i);
+			lua_pop(L, 1);
+			p->needs_exec = 1;
+		}
+		if (p->needs_exec && strcmp(p->info.phase, "environment") != 0)
+			return luaL_error(L, "needs: only environment plugins may run programs");
+	}
+	lua_pop(L, 1);
+
+	s = decl_str(L, "query", 0);
+	if (s)
+		lua_pushstring(L, s);
+	else
+		lua_pushnil(L);
+	return 1;
+}
+
+static int by_phase_then_id(const void *a, const void *b)
+{
+	const papi_plugin *x = a, *y = b;
+	int px = papi_phase_index(x->info.phase), py = papi_phase_index(y->info.phase);
+	if (px != py)
+		return px < py ? -1 : 1;
+	return strcmp(x->info.id, y->info.id);
+}
+
+/* Loads one plugin file; text is adopted. A later plugin with the same id replaces the
+ * earlier one. Problems become load errors. */
+static void load_plugin(plugin_host *h, const char *origin, char *text, size_t len)
+{
+	papi_plugin p;
+	memset(&p, 0, sizeof p);
+	papi_sandbox sb;
+	memset(&sb, 0, sizeof sb);
+	sb.opts = &h->opts;
+	sb.origin = origin;
+	sb.budget = h->opts.instr_budget;
+	sb.mem_cap = h->opts.mem_cap;
+	char *err = NULL;
+	lua_State *L = papi_open(&sb);
+	if (!L) {
+		add_error(h, "%s: cannot create a Lua state", origin);
+		goto out;
+	}
+	if (papi_load(L, text, len, origin, &err) != 0) {
+		add_error(h, "%s: %s", origin, err);
+		goto out;
+	}
+	lua_pushcfunction(L, decl_k);
+	lua_insert(L, -2);
+	lua_pushlightuserdata(L, &p);
+	if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+		const char *m = lua_tostring(L, -1);
+		add_error(h, "%s: %s", origin, m ? m : "bad declaration");
+		goto out;
+	}
+	if (lua_isstring(L, -1) && pysrc_query_new(&p.query, lua_tostring(L, -1)) != 0) {
+		add_error(h, "%s: query: %s", origin, err_message());
+		goto out;
+	}
+	p.info.origin = xstrdup(origin);
+	p.chunk = text;
+	p.len = len;
+	text = NULL;
+	size_t i = 0;
+	while (i < h->n && strcmp(h->plugins[i].info.id, p.info.id) != 0)
+		i++;
+	if (i < h->n) {
+		papi_plugin_done(&h->plugins[i]);
+	} else {
+		if (h->n == h->cap) {
+			h->cap = h->cap ? h->cap * 2 : 16;
+			h->plugins = xrealloc(h->plugins, h->cap * sizeof *h->plugins);
+		}
+		h->n++;
+	}
+	h->plugins[i] = p;
+	memset(&p, 0, sizeof p);
+out:
+	papi_close(L);
+	papi_plugin_done(&p);
+	free(err);
+	free(text);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Loads the .lua files of dir in name order. A missing folder is fine. */
+static void load_dir(plugin_host *h, const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			add_error(h, "%s: %s", dir, strerror(errno));
+		return;
+	}
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || !util_ends_with(de->d_name, ".lua"))
+			continue;
+		names = xrealloc(names, (n + 1) * sizeof *names);
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof *names, by_name);
+	for (size_t i = 0; i < n; i++) {
+		char *path = util_path_join(dir, names[i]);
+		struct stat st;
+		char *text = NULL;
+		size_t len = 0;
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (util_read_file(&text, &len, path) != 0)
+				add_error(h, "%s", err_message());
+			else
+				load_plugin(h, path, text, len);
+		}
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* The bundled plugins: the source tree's folder when given, else the embedded copy. */
+static void load_bundled(plugin_host *h)
+{
+	if (h->source_dir) {
+		for (int i = 0; i < PAPI_NPHASES; i++) {
+			char *dir = util_path_join(h->source_dir, papi_phases[i]);
+			load_dir(h, dir);
+			free(dir);
+		}
+		return;
+	}
+	for (const struct embedded_file *f = embedded_files; f->path; f++) {
+		if (!util_starts_with(f->path, "plugins/") || !util_ends_with(f->path, ".lua"))
+			continue;
+		const char *rest = f->path + strlen("plugins/");
+		const char *slash = strchr(rest, '/');
+		if (!slash || strchr(slash + 1, '/'))
+			continue;
+		char *phase = xstrndup(rest, (size_t)(slash - rest));
+		int known = papi_phase_index(phase) >= 0;
+		free(phase);
+		if (!known)
+			continue;
+		char *origin = xasprintf("embedded:%s", f->path);
+		load_plugin(h, origin, xstrndup(f->data, f->len), f->len);
+		free(origin);
+	}
+}
+
+int plugin_host_new(plugin_host **out, const plugin_host_opts *opts)
+{
+	*out = NULL;
+	if (!opts || !opts->root)
+		return err_set(FERRY_EUSAGE, "plugin host: no project root");
+	plugin_host *h = xcalloc(1, sizeof *h);
+	h->opts = *opts;
+	h->root = xstrdup(opts->root);
+	h->opts.root = h->root;
+	if (opts->source_dir) {
+		h->source_dir = xstrdup(opts->source_dir);
+		h->opts.source_dir = h->source_dir;
+	}
+	if (opts->ndirs) {
+		h->dirs = xcalloc(opts->ndirs, sizeof *h->dirs);
+		for (size_t i = 0; i < opts->ndirs; i++)
+			h->dirs[i] = xstrdup(opts->dirs[i]);
+	}
+	h->opts.dirs = (const char *const *)h->dirs;
+	if (!h->opts.instr_budget)
+		h->opts.instr_budget = PAPI_DEFAULT_BUDGET;
+	if (!h->opts.mem_cap)
+		h->opts.mem_cap = PAPI_DEFAULT_MEM_CAP;
+
+	load_bundled(h);
+	for (size_t i = 0; i < opts->ndirs; i++) {
+		load_dir(h, h->dirs[i]);
+		for (int k = 0; k < PAPI_NPHASES; k++) {
+			char *dir = util_path_join(h->dirs[i], papi_phases[k]);
+			load_dir(h, dir);
+			free(dir);
+		}
+	}
+	if (h->n)
+		qsort(h->plugins, h->n, sizeof *h->plugins, by_phase_then_id);
+	h->infos = xcalloc(h->n ? h->n : 1, sizeof *h->infos);
+	for (size_t i = 0; i < h->n; i++)
+		h->infos[i] = h->plugins[i].info;
+	*out = h;
+	return 0;
+}
+
+void plugin_host_free(plugin_host *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n; i++)
+		papi_plugin_done(&h->plugins[i]);
+	free(h->plugins);
+	free(h->infos);
+	for (size_t i = 0; i < h->nerrors; i++)
+		free(h->errors[i]);
+	free(h->errors);
+	for (size_t i = 0; i < h->opts.ndirs; i++)
+		free(h->dirs[i]);
+	free(h->dirs);
+	free(h->root);
+	free(h->source_dir);
+	free(h);
+}
+
+const plugin_info *plugin_host_plugins(const plugin_host *h, size_t *n)
+{
+	*n = h->n;
+	return h->infos;
+}
+
+const char *const *plugin_host_load_errors(const plugin_host *h, size_t *n)
+{
+	*n = h->nerrors;
+	return (const char *const *)h->errors;
+}
+
+size_t plugin_host_parsed_files(const plugin_host *h)
+{
+	return h->parsed;
+}
+
+/* ---- running ------------------------------------------------------------------------- */
+
+/* A problem with the project's sources, as a finding of the pseudo-plugin ferry.source. */
+static void source_finding(const plugin_run_cb *cb, const char *file, int line, int col,
+                           const char *message, const char *kind, const char *suggestion)
+{
+	if (!cb || !cb->finding)
+		return;
+	finding f;
+	memset(&f, 0, sizeof f);
+	f.plugin = "ferry.source";
+	f.phase = "assess";
+	f.severity = "warning";
+	f.category = "source";
+	f.file = (char *)file;
+	f.line = line;
+	f.col = col;
+	f.end_line = line;
+	f.end_col = col;
+	f.message = (char *)message;
+	f.suggestion = (char *)suggestion;
+	f.status = "open";
+	f.fingerprint = finding_fingerprint("ferry.source", file, NULL, 0, 0, 0, kind);
+	cb->finding(&f, cb->payload);
+	free(f.fingerprint);
+}
+
+/* Project walk problems ("path: reason") as source findings. */
+static void report_walk_problems(const papi_run *run, const plugin_run_cb *cb)
+{
+	for (size_t i = 0; i < run->files.nproblems; i++) {
+		const char *line = run->files.problems[i];
+		const char *sep = NULL;
+		for (const char *p = strstr(line, ": "); p; p = strstr(p + 1, ": "))
+			sep = p;
+		char *file = sep ? xstrndup(line, (size_t)(sep - line)) : xstrdup(line);
+		const char *reason = sep ? sep + 2 : "unreadable";
+		source_finding(cb, file, 0, 0, line, reason,
+		               "ferry skipped this path; fix or remove it if it holds code to migrate.");
+		free(file);
+	}
+}
+
+/* Reads a .py file for the prefilter: the problem line, or NULL with *text (caller frees). */
+static char *read_source(char **text, size_t *len, const char *root, const char *rel)
+{
+	*text = NULL;
+	char *abs = util_path_join(root, rel), *problem = NULL;
+	struct stat st;
+	if (stat(abs, &st) != 0) {
+		problem = xasprintf("%s: unreadable (%s)", rel, strerror(errno));
+		goto out;
+	}
+	if ((unsigned long long)st.st_size > PAPI_MAX_SOURCE) {
+		problem = xasprintf("%s: file too large (%llu MiB; the limit is %u MiB)", rel,
+		                    (unsigned long long)st.st_size >> 20, PAPI_MAX_SOURCE >> 20);
+		goto out;
+	}
+	if (util_read_file(text, len, abs) != 0) {
+		problem = xasprintf("%s: unreadable (%s)", rel, err_message());
+		goto out;
+	}
+	if (memchr(*text, '\0', *len))
+		problem = xasprintf("%s: binary file (contains NUL bytes)", rel);
+	else if (!util_utf8_valid(*text, *len))
+		problem = xasprintf("%s: not UTF-8", rel);
+	if (problem) {
+		free(*text);
+		*text = NULL;
+	}
+out:
+	free(abs);
+	return problem;
+}
+
+static void add_trigger(papi_run *run, char *t)
+{
+	for (size_t i = 0; i < run->ntriggers; i++)
+		if (strcmp(run->triggers[i], t) == 0)
+			return;
+	run->triggers = xrealloc(run->triggers, (run->ntriggers + 1) * sizeof *run->triggers);
+	run->triggers[run->ntriggers++] = t;
+}
+
+/* Lists, prefilters and parses the .py files; reports source problems. */
+static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, const plugin_run_cb *cb)
+{
+	int all_py = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		if (!sel[i])
+			continue;
+		papi_plugin *p = &h->plugins[i];
+		if (!p->ntriggers && p->query)
+			all_py = 1; /* a query but no triggers: it wants every file parsed */
+		for (size_t t = 0; t < p->ntriggers; t++)
+			add_trigger(run, p->triggers[t]);
+	}
+	for (size_t i = 0; i < run->files.n; i++)
+		if (util_ends_with(run->files.paths[i], ".py"))
+			run->npy++;
+	run->py = xcalloc(run->npy ? run->npy : 1, sizeof *run->py);
+	const char **want = xcalloc(run->npy ? run->npy : 1, sizeof *want);
+	size_t *want_idx = xcalloc(run->npy ? run->npy : 1, sizeof *want_idx);
+	size_t nwant = 0, k = 0;
+	for (size_t i = 0; i < run->files.n; i++) {
+		if (!util_ends_with(run->files.paths[i], ".py"))
+			continue;
+		papi_file *f = &run->py[k++];
+		f->path = xstrdup(run->files.paths[i]);
+		char *text;
+		size_t len;
+		f->problem = read_source(&text, &len, h->root, f->path);
+		if (f->problem)
+			continue;
+		f->hits = xcalloc(run->ntriggers ? run->ntriggers : 1, 1);
+		int any = all_py;
+		for (size_t t = 0; t < run->ntriggers; t++) {
+			const char *tr = run->triggers[t];
+			f->hits[t] = memmem(text, len, tr, strlen(tr)) != NULL;
+			any |= f->hits[t];
+		}
+		free(text);
+		if (any) {
+			want[nwant] = f->path;
+			want_idx[nwant++] = (size_t)(f - run->py);
+		}
+	}
+	pysrc **srcs = xcalloc(nwant ? nwant : 1, sizeof *srcs);
+	char **errs = xcalloc(nwant ? nwant : 1, sizeof *errs);
+	if (nwant)
+		pysrc_parse_many(srcs, errs, h->root, want, nwant, h->opts.threads);
+	for (size_t i = 0; i < nwant; i++) {
+		papi_file *f = &run->py[want_idx[i]];
+		f->tried = 1;
+		f->src = srcs[i];
+		if (srcs[i])
+			run->parsed++;
+		if (errs[i] && !f->problem)
+			f->problem = errs[i];
+		else
+			free(errs[i]);
+	}
+	free(srcs);
+	free(errs);
+	free(want);
+	free(want_idx);
+
+	report_walk_problems(run, cb);
+	for (size_t i = 0; i < run->npy; i++) {
+		papi_file *f = &run->py[i];
+		if (f->problem) {
+			source_finding(cb, f->path, 0, 0, f->problem, f->problem + strlen(f->path),
+			               "ferry cannot analyse this file; convert it to UTF-8 text or "
+			               "remove it if it is not source code.");
+			continue;
+		}
+		uint32_t line, col;
+		if (f->src && pysrc_first_error(f->src, &line, &col)) {
+			char *msg = xasprintf("%s: syntax error at line %u, column %u", f->path, line, col);
+			source_finding(cb, f->path, (int)line, (int)col, msg, "syntax error",
+			               "Python cannot parse this file; checks may miss code near the "
+			               "error. Fix the syntax, or check that it is Python 3.");
+			free(msg);
+		}
+	}
+}
+
+/* Runs one plugin against the prepared run; reports its findings or its error. */
+static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_run_cb *cb)
+{
+	size_t *trig = xcalloc(p->ntriggers ? p->ntriggers : 1, sizeof *trig);
+	for (size_t t = 0; t < p->ntriggers; t++)
+		for (size_t j = 0; j < run->ntriggers; j++)
+			if (strcmp(run->triggers[j], p->triggers[t]) == 0)
+				trig[t] = j;
+	papi_sandbox sb;
+	memset(&sb, 0, sizeof sb);
+	sb.opts = &h->opts;
+	sb.run = run;
+	sb.plugin = p;
+	sb.origin = p->info.origin;
+	sb.trig = trig;
+	sb.ntrig = p->ntriggers;
+	sb.budget = h->opts.instr_budget;
+	sb.mem_cap = h->opts.mem_cap;
+	char *err = NULL;
+	lua_State *L = papi_open(&sb);
+	if (!L)
+		err = xstrdup("cannot create a Lua state");
+	else if (papi_load(L, p->chunk, p->len, p->info.origin, &err) == 0)
+		papi_call_run(L, &err);
+	papi_close(L);
+	if (err) {
+		if (cb && cb->plugin_error) {
+			char *msg = xasprintf("plugin %s (%s): %s", p->info.id, p->info.origin, err);
+			cb->plugin_error(p->info.id, msg, cb->payload);
+			free(msg);
+		}
+	} else if (cb && cb->finding) {
+		for (size_t i = 0; i < sb.nfound; i++)
+			cb->finding(&sb.found[i], cb->payload);
+	}
+	free(err);
+	free(trig);
+	papi_sandbox_done(&sb);
+}
+
+int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
+                    const char *const *ids, size_t nids, const plugin_run_cb *cb)
+{
+	int rc = 0;
+	char *sel = NULL;
+	papi_run run;
+	memset(&run, 0, sizeof run);
+	for (size_t i = 0; i < nphases; i++)
+		if (papi_phase_index(phases[i]) < 0)
+			return err_set(FERRY_EUSAGE, "phase %s: unknown phase", phases[i]);
+	for (size_t i = 0; i < nids; i++) {
+		size_t j = 0;
+		while (j < h->n && strcmp(h->plugins[j].info.id, ids[i]) != 0)
+			j++;
+		if (j == h->n)
+			return err_set(FERRY_EUSAGE, "plugin %s: no such plugin", ids[i]);
+	}
+	sel = xcalloc(h->n ? h->n : 1, 1);
+	size_t nsel = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		int ok = nphases == 0, okid = nids == 0;
+		for (size_t k = 0; k < nphases && !ok; k++)
+			ok = strcmp(phases[k], h->plugins[i].info.phase) == 0;
+		for (size_t k = 0; k < nids && !okid; k++)
+			okid = strcmp(ids[k], h->plugins[i].info.id) == 0;
+		sel[i] = (char)(ok && okid);
+		nsel += sel[i] != 0;
+	}
+	h->parsed = 0;
+	run.opts = &h->opts;
+	run.cb = cb;
+	rc = project_files(&run.files, h->root, h->opts.is_ignored, h->opts.payload);
+	if (rc != 0)
+		goto out;
+	prepare_sources(h, &run, sel, cb);
+	size_t done = 0;
+	for (size_t i = 0; i < h->n; i++) {
+		if (!sel[i])
+			continue;
+		if (cb && cb->cancelled && cb->cancelled(cb->payload)) {
+			rc = err_set(FERRY_ECANCEL, "check: cancelled");
+			break;
+		}
+		if (cb && cb->progress)
+			cb->progress(h->plugins[i].info.id, done, nsel, cb->payload);
+		run_one(h, &run, &h->plugins[i], cb);
+		done++;
+	}
+	h->parsed = run.parsed;
+out:
+	papi_run_done(&run);
+	free(sel);
+	return rc;
+}

@@ -1,0 +1,89 @@
+/*
+ * plugin_host — discovers, loads and runs the Lua checks, sandboxed.
+ *
+ * The only module (with plugin_api.c) that includes Lua headers. Each plugin gets its
+ * own lua_State with a capped allocator, an instruction budget and an environment
+ * built from an allow-list; a failing or runaway plugin becomes an error for that
+ * plugin and the run goes on. Python files are prefiltered by the plugins' triggers
+ * and parsed once per run, in parallel, through pysrc.
+ *
+ * The host owns its plugin_info array (valid until plugin_host_free). Findings are
+ * handed to the run callback as borrowed pointers valid during the call only.
+ */
+#ifndef FERRY_PLUGIN_HOST_H
+#define FERRY_PLUGIN_HOST_H
+
+#include "finding.h"
+
+#include <stddef.h>
+
+typedef struct plugin_host plugin_host;
+
+typedef struct plugin_info {
+	char *id;          /* "assess.device_calls" */
+	char *phase;       /* one of the seven phases */
+	char *title;
+	char *severity;    /* default severity of its findings */
+	char *category;    /* may be NULL */
+	char *description; /* for the guide; may be NULL */
+	char *origin;      /* file it was loaded from, or "embedded:plugins/..." */
+	int fixable;       /* declares fix */
+} plugin_info;
+
+typedef struct plugin_host_opts {
+	const char *root;             /* project root; plugins read only inside it */
+	const char *const *dirs;      /* extra plugin folders, in order (FERRY_PLUGIN_PATH, .ferry/plugins) */
+	size_t ndirs;
+	const char *source_dir;       /* a source tree's plugins/ folder overriding the embedded copy; may be NULL */
+	/* engagement settings for plugins (ferry.config); returns malloc'd value or NULL */
+	char *(*config_get)(const char *key, void *payload);
+	/* ingested artifacts of a kind (NULL = every kind) as a JSON array text
+	 * [{id,kind,label,path,sha256}], path absolute or relative to root; malloc'd or NULL */
+	char *(*artifacts_json)(const char *kind, void *payload);
+	void *payload;
+	unsigned threads;             /* parse threads; 0 = all cores */
+	unsigned long long instr_budget; /* per plugin, Lua VM instructions; 0 = default */
+	size_t mem_cap;               /* per plugin, bytes; 0 = default */
+	/* non-zero when a project path is ignored (directories offered as "dir/"); may be NULL */
+	int (*is_ignored)(const char *relpath, void *payload);
+} plugin_host_opts;
+
+typedef struct plugin_run_cb {
+	/* a finding (status "open", no id yet) */
+	void (*finding)(const finding *f, void *payload);
+	/* a plugin failed while running: "plugin <id> (<origin>): <reason>" (load errors are
+	 * not repeated here: read them with plugin_host_load_errors) */
+	void (*plugin_error)(const char *plugin_id, const char *message, void *payload);
+	/* a metric recorded by a plugin */
+	void (*metric)(const char *plugin_id, const char *name, double value, const char *unit, void *payload);
+	/* a plugin is starting (done of total) */
+	void (*progress)(const char *plugin_id, size_t done, size_t total, void *payload);
+	/* non-zero to cancel the run between plugins */
+	int (*cancelled)(void *payload);
+	void *payload;
+} plugin_run_cb;
+
+/* Discovers and loads every plugin (declaration checked); plugins that fail to load
+ * are kept as errors reported by plugin_host_load_errors. */
+int plugin_host_new(plugin_host **out, const plugin_host_opts *opts);
+void plugin_host_free(plugin_host *h);
+
+const plugin_info *plugin_host_plugins(const plugin_host *h, size_t *n);
+/* Load errors: "path: reason" lines, borrowed. */
+const char *const *plugin_host_load_errors(const plugin_host *h, size_t *n);
+
+/* Runs the plugins whose phase is in phases (none = all) and whose id is in ids
+ * (none = all). Returns 0 even when plugins failed (reported via plugin_error);
+ * fails only when nothing could run (FERRY_EUSAGE for an unknown phase or id).
+ * A plugin's findings are handed to cb->finding when it finishes; a plugin that fails
+ * delivers no findings, only its error. Problems with the project's sources (unreadable,
+ * binary, non-UTF-8, huge files, syntax errors, symlink loops) arrive first, once per run,
+ * as warnings of the pseudo-plugin "ferry.source" (phase "assess", category "source"). */
+int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
+                    const char *const *ids, size_t nids, const plugin_run_cb *cb);
+
+/* How many Python files the last plugin_host_run parsed (prefilter survivors plus files
+ * parsed on demand by ctx.query); 0 before the first run. */
+size_t plugin_host_parsed_files(const plugin_host *h);
+
+#endif

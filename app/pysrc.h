@@ -1,0 +1,74 @@
+/*
+ * pysrc — Python sources through tree-sitter: parse a file once, run queries with
+ * their predicates (#eq?, #match?, #any-of? and their #not- forms) evaluated here,
+ * and parse many files in parallel.
+ *
+ * The only module that includes tree_sitter/api.h. A pysrc owns a copy of the text
+ * and its tree; pysrc_free releases both. Queries are compiled once (pysrc_query_new)
+ * and may be shared by threads for reading; each thread runs its own cursor.
+ * Captures handed to callbacks borrow from the pysrc and live only during the call.
+ *
+ * A pysrc remembers the matches of each query text run over it to completion (bounded
+ * by a few times the file's size) and replays them when the same text is run again,
+ * from any pysrc_query compiled from it; this is invisible to callers. A pysrc may be
+ * queried from several threads at once.
+ */
+#ifndef FERRY_PYSRC_H
+#define FERRY_PYSRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Files larger than this are refused rather than parsed. */
+#define PYSRC_MAX_BYTES (32u * 1024 * 1024)
+
+typedef struct pysrc pysrc;
+typedef struct pysrc_query pysrc_query;
+
+typedef struct pysrc_capture {
+	const char *name;     /* capture name without '@' */
+	const char *type;     /* node type, e.g. "call", "identifier" */
+	const char *text;     /* points into the source; NOT NUL-terminated */
+	uint32_t start_byte;  /* byte offsets into the source */
+	uint32_t end_byte;
+	uint32_t line;        /* 1-based */
+	uint32_t col;         /* 1-based, in bytes */
+	uint32_t end_line;
+	uint32_t end_col;
+} pysrc_capture;
+
+/* Parses text (copied) of the file named path (for messages). Never fails on syntax
+ * errors: those are reported by pysrc_first_error. Fails with FERRY_ECORRUPT for text
+ * that is not UTF-8 or contains NUL bytes ("path: not UTF-8 text (NUL at byte N)"), or
+ * is larger than PYSRC_MAX_BYTES, naming path. A UTF-8 BOM, CRLF and tabs are fine;
+ * columns count bytes. */
+int pysrc_parse(pysrc **out, const char *path, const char *text, size_t len);
+void pysrc_free(pysrc *src);
+
+const char *pysrc_path(const pysrc *src);
+const char *pysrc_text(const pysrc *src, size_t *len);
+/* 1 and the 1-based line/col of the first ERROR or MISSING node, else 0. */
+int pysrc_first_error(const pysrc *src, uint32_t *line, uint32_t *col);
+
+/* Compiles a query; fails with FERRY_EPLUGIN naming the offset and kind of the error,
+ * or an unsupported predicate. Also refused, because the tree-sitter runtime loops or
+ * crashes on them or regcomp/regexec could blow up: '*' or '?' applied to a pattern that
+ * can match nothing ("(call)**"), predicates outside parentheses, without '#', inside
+ * alternations or as field values, non-ASCII outside strings, nesting deeper than 128,
+ * and #match? regexes with back-references or nested or large repetitions. */
+int pysrc_query_new(pysrc_query **out, const char *source);
+void pysrc_query_free(pysrc_query *q);
+
+/* Called once per match whose predicates hold. Return non-zero to stop. */
+typedef int (*pysrc_match_cb)(const pysrc_capture *caps, size_t ncaps, void *payload);
+
+/* Runs q over src; returns 0, or the callback's non-zero value. */
+int pysrc_query_run(const pysrc *src, const pysrc_query *q, pysrc_match_cb cb, void *payload);
+
+/* Parses paths[0..n) (relative to root) using up to nthreads threads (0 = all cores).
+ * out[i] receives the pysrc or NULL; errs[i] a malloc'd one-line reason or NULL.
+ * Both arrays are caller-allocated with n entries; their contents belong to the caller. */
+void pysrc_parse_many(pysrc **out, char **errs, const char *root, const char *const *paths,
+                      size_t n, unsigned nthreads);
+
+#endif

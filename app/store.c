@@ -1,0 +1,685 @@
+/* store — see store.h. */
+#include "store.h"
+#include "embedded.h"
+#include "err.h"
+#include "util.h"
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BUSY_TIMEOUT_MS 10000
+
+struct store {
+	sqlite3 *db;   /* the connection */
+	char *path;    /* for messages */
+};
+
+static int db_fail(store *s, const char *what)
+{
+	int code = sqlite3_errcode(s->db);
+	int ferr = (code == SQLITE_BUSY || code == SQLITE_LOCKED) ? FERRY_EBUSY
+	         : (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) ? FERRY_ECORRUPT : FERRY_EDB;
+	return err_set(ferr, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+/* Binds parameters described by types: s text, i long long, d double, n null,
+ * S text or NULL. */
+static int bind_args(store *s, sqlite3_stmt *st, const char *types, va_list ap)
+{
+	for (int i = 0; types && types[i]; i++) {
+		int rc;
+		switch (types[i]) {
+		case 's':
+		case 'S': {
+			const char *v = va_arg(ap, const char *);
+			rc = v ? sqlite3_bind_text(st, i + 1, v, -1, SQLITE_TRANSIENT)
+			       : sqlite3_bind_null(st, i + 1);
+			break;
+		}
+		case 'i':
+			rc = sqlite3_bind_int64(st, i + 1, va_arg(ap, long long));
+			break;
+		case 'd':
+			rc = sqlite3_bind_double(st, i + 1, va_arg(ap, double));
+			break;
+		default:
+			rc = sqlite3_bind_null(st, i + 1);
+			break;
+		}
+		if (rc != SQLITE_OK)
+			return db_fail(s, "bind");
+	}
+	return 0;
+}
+
+static int prepare(sqlite3_stmt **st, store *s, const char *sql)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return db_fail(s, "prepare");
+	return 0;
+}
+
+/* Runs one statement that returns no rows. */
+static int db_exec(store *s, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(&st, s, sql);
+	if (rc)
+		return rc;
+	va_list ap;
+	va_start(ap, types);
+	rc = bind_args(s, st, types, ap);
+	va_end(ap);
+	if (!rc) {
+		int step = sqlite3_step(st);
+		if (step != SQLITE_DONE && step != SQLITE_ROW)
+			rc = db_fail(s, "write");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Runs a query and returns its rows as an array of objects keyed by column name. */
+static int db_rows(cJSON **out, store *s, const char *sql, const char *types, ...)
+{
+	*out = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(&st, s, sql);
+	if (rc)
+		return rc;
+	va_list ap;
+	va_start(ap, types);
+	rc = bind_args(s, st, types, ap);
+	va_end(ap);
+	if (rc)
+		goto out;
+	cJSON *arr = cJSON_CreateArray();
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		cJSON *row = cJSON_CreateObject();
+		int n = sqlite3_column_count(st);
+		for (int i = 0; i < n; i++) {
+			const char *name = sqlite3_column_name(st, i);
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_INTEGER:
+				cJSON_AddNumberToObject(row, name, (double)sqlite3_column_int64(st, i));
+				break;
+			case SQLITE_FLOAT:
+				cJSON_AddNumberToObject(row, name, sqlite3_column_double(st, i));
+				break;
+			case SQLITE_NULL:
+				cJSON_AddNullToObject(row, name);
+				break;
+			default:
+				cJSON_AddStringToObject(row, name, (const char *)sqlite3_column_text(st, i));
+				break;
+			}
+		}
+		cJSON_AddItemToArray(arr, row);
+	}
+	if (step != SQLITE_DONE) {
+		cJSON_Delete(arr);
+		rc = db_fail(s, "read");
+		goto out;
+	}
+	*out = arr;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* --- opening and migrations --- */
+
+static int migration_number(const char *path)
+{
+	const char *base = path + strlen("migrations/");
+	return atoi(base);
+}
+
+int store_schema_version(void)
+{
+	int max = 0;
+	for (const struct embedded_file *f = embedded_files; f->path; f++)
+		if (util_starts_with(f->path, "migrations/") && migration_number(f->path) > max)
+			max = migration_number(f->path);
+	return max;
+}
+
+static int user_version(int *out, store *s)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(&st, s, "PRAGMA user_version");
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*out = sqlite3_column_int(st, 0);
+	else
+		rc = db_fail(s, "read schema version");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int migrate(store *s)
+{
+	int have = 0, rc = user_version(&have, s);
+	if (rc)
+		return rc;
+	int want = store_schema_version();
+	if (have > want)
+		return err_set(FERRY_ECORRUPT,
+		               "%s: schema version %d is newer than this ferry understands (%d); upgrade ferry",
+		               s->path, have, want);
+	for (int v = have + 1; v <= want; v++) {
+		const struct embedded_file *mig = NULL;
+		for (const struct embedded_file *f = embedded_files; f->path; f++)
+			if (util_starts_with(f->path, "migrations/") && migration_number(f->path) == v)
+				mig = f;
+		if (!mig)
+			return err_set(FERRY_ECORRUPT, "migrations: number %d is missing", v);
+		char *sql = xasprintf("BEGIN IMMEDIATE;\n%s\nPRAGMA user_version = %d;\nCOMMIT;", mig->data, v);
+		char *msg = NULL;
+		if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+			rc = err_set(FERRY_EDB, "%s: migration %s: %s", s->path, mig->path, msg ? msg : "failed");
+			sqlite3_free(msg);
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			free(sql);
+			return rc;
+		}
+		free(sql);
+	}
+	return 0;
+}
+
+int store_open(store **out, const char *path, int create)
+{
+	*out = NULL;
+	store *s = xcalloc(1, sizeof *s);
+	s->path = xstrdup(path);
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
+	int rc = 0;
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		rc = err_set(FERRY_EDB, "%s: cannot open database: %s", path,
+		             s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(s->db, 0);
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+	                 NULL, NULL, &msg) != SQLITE_OK) {
+		rc = err_set(sqlite3_errcode(s->db) == SQLITE_NOTADB ? FERRY_ECORRUPT : FERRY_EDB,
+		             "%s: %s", path, msg ? msg : "cannot configure database");
+		sqlite3_free(msg);
+		goto fail;
+	}
+	if ((rc = migrate(s)))
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	store_close(s);
+	return rc;
+}
+
+void store_close(store *s)
+{
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+int store_begin(store *s) { return db_exec(s, "BEGIN IMMEDIATE", NULL); }
+int store_commit(store *s) { return db_exec(s, "COMMIT", NULL); }
+
+void store_rollback(store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_integrity(store *s)
+{
+	cJSON *rows = NULL;
+	int rc = db_rows(&rows, s, "PRAGMA integrity_check", NULL);
+	if (rc)
+		return rc;
+	cJSON *first = cJSON_GetArrayItem(rows, 0);
+	cJSON *v = first ? first->child : NULL;
+	if (!v || !cJSON_IsString(v) || strcmp(v->valuestring, "ok") != 0)
+		rc = err_set(FERRY_ECORRUPT, "%s: integrity check failed: %s", s->path,
+		             v && cJSON_IsString(v) ? v->valuestring : "no answer");
+	cJSON_Delete(rows);
+	return rc;
+}
+
+/* --- engagement and settings --- */
+
+int store_engagement_create(store *s, const char *engagement_id, const char *client,
+                            const char *project, const char *target_soc, const char *actor)
+{
+	char now[32];
+	util_now_iso(now);
+	return db_exec(s,
+	               "INSERT INTO engagement (id, engagement_id, client, project, target_soc, created_at, created_by)"
+	               " VALUES (1, ?, ?, ?, ?, ?, ?)",
+	               "ssssss", engagement_id, client ? client : "", project, target_soc ? target_soc : "",
+	               now, actor);
+}
+
+static int single_row(cJSON **out, cJSON *rows)
+{
+	*out = NULL;
+	if (cJSON_GetArraySize(rows) > 0)
+		*out = cJSON_DetachItemFromArray(rows, 0);
+	cJSON_Delete(rows);
+	return 0;
+}
+
+int store_engagement_get(cJSON **out, store *s)
+{
+	cJSON *rows = NULL;
+	int rc = db_rows(&rows, s,
+	                 "SELECT engagement_id, client, project, target_soc, created_at, created_by FROM engagement",
+	                 NULL);
+	if (rc)
+		return rc;
+	single_row(out, rows);
+	if (!*out)
+		return err_set(FERRY_ECORRUPT, "%s: no engagement recorded", s->path);
+	return 0;
+}
+
+int store_config_set(store *s, const char *key, const char *value)
+{
+	return db_exec(s, "INSERT INTO config (key, value) VALUES (?, ?)"
+	                  " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+	               "ss", key, value);
+}
+
+char *store_config_get(store *s, const char *key)
+{
+	cJSON *rows = NULL, *row = NULL;
+	if (db_rows(&rows, s, "SELECT value FROM config WHERE key = ?", "s", key))
+		return NULL;
+	single_row(&row, rows);
+	char *v = NULL;
+	cJSON *val = row ? cJSON_GetObjectItem(row, "value") : NULL;
+	if (val && cJSON_IsString(val))
+		v = xstrdup(val->valuestring);
+	cJSON_Delete(row);
+	return v;
+}
+
+int store_config_all(cJSON **out, store *s)
+{
+	cJSON *rows = NULL;
+	int rc = db_rows(&rows, s, "SELECT key, value FROM config ORDER BY key", NULL);
+	if (rc)
+		return rc;
+	*out = cJSON_CreateObject();
+	cJSON *row;
+	cJSON_ArrayForEach(row, rows)
+		cJSON_AddStringToObject(*out, cJSON_GetObjectItem(row, "key")->valuestring,
+		                        cJSON_GetObjectItem(row, "value")->valuestring);
+	cJSON_Delete(rows);
+	return 0;
+}
+
+/* --- phases --- */
+
+int store_phases(cJSON **out, store *s)
+{
+	return db_rows(out, s,
+	               "SELECT p.name, p.ord, p.signed_off_at, p.signed_off_by, p.note,"
+	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'open' AND f.severity = 'error') AS open_errors,"
+	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'open' AND f.severity = 'warning') AS open_warnings,"
+	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'open' AND f.severity = 'info') AS open_info,"
+	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'fixed') AS fixed,"
+	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'waived') AS waived,"
+	               " (SELECT count(*) FROM runs r, json_each(r.scope, '$.phases') j WHERE j.value = p.name) AS runs"
+	               " FROM phases p ORDER BY p.ord",
+	               NULL);
+}
+
+int store_phase_signoff(store *s, const char *phase, const char *actor, const char *note)
+{
+	char now[32];
+	util_now_iso(now);
+	return db_exec(s, "UPDATE phases SET signed_off_at = ?, signed_off_by = ?, note = ? WHERE name = ?",
+	               "sssS", now, actor, note ? note : "", phase);
+}
+
+/* --- runs and findings --- */
+
+int store_run_begin(long long *out, store *s, const char *actor, const char *scope_json)
+{
+	char now[32];
+	util_now_iso(now);
+	int rc = db_exec(s, "INSERT INTO runs (started_at, actor, scope) VALUES (?, ?, ?)", "sss", now,
+	                 actor, scope_json);
+	if (!rc)
+		*out = sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
+
+int store_run_finish(store *s, long long run, int nfindings, int nerrors)
+{
+	char now[32];
+	util_now_iso(now);
+	return db_exec(s, "UPDATE runs SET finished_at = ?, nfindings = ?, nerrors = ? WHERE id = ?", "siii",
+	               now, (long long)nfindings, (long long)nerrors, run);
+}
+
+int store_plugin_error(store *s, long long run, const char *plugin, const char *message)
+{
+	return db_exec(s, "INSERT INTO plugin_errors (run_id, plugin, message) VALUES (?, ?, ?)", "iss", run,
+	               plugin, message);
+}
+
+static char *edits_json(const finding *f)
+{
+	if (!f->nedits)
+		return NULL;
+	cJSON *arr = cJSON_CreateArray();
+	for (size_t i = 0; i < f->nedits; i++) {
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "start_byte", f->edits[i].start_byte);
+		cJSON_AddNumberToObject(e, "end_byte", f->edits[i].end_byte);
+		cJSON_AddStringToObject(e, "text", f->edits[i].text);
+		cJSON_AddItemToArray(arr, e);
+	}
+	char *text = cJSON_PrintUnformatted(arr);
+	cJSON_Delete(arr);
+	return text;
+}
+
+int store_finding_upsert(store *s, long long run, finding *f)
+{
+	char *edits = edits_json(f);
+	const char *file = f->file ? f->file : "";
+	int rc = db_exec(s,
+	                 "INSERT INTO findings (fingerprint, plugin, phase, severity, category, file, line, col,"
+	                 " end_line, end_col, message, suggestion, edits, status, first_run, last_run)"
+	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)"
+	                 " ON CONFLICT (plugin, file, fingerprint) DO UPDATE SET"
+	                 " severity = excluded.severity, category = excluded.category, line = excluded.line,"
+	                 " col = excluded.col, end_line = excluded.end_line, end_col = excluded.end_col,"
+	                 " message = excluded.message, suggestion = excluded.suggestion, edits = excluded.edits,"
+	                 " last_run = excluded.last_run,"
+	                 " status = CASE WHEN findings.status = 'fixed' THEN 'open' ELSE findings.status END,"
+	                 " fixed_by = CASE WHEN findings.status = 'fixed' THEN NULL ELSE findings.fixed_by END",
+	                 "ssssSsiiiissSii", f->fingerprint, f->plugin, f->phase, f->severity, f->category, file,
+	                 (long long)f->line, (long long)f->col, (long long)f->end_line, (long long)f->end_col,
+	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run);
+	free(edits);
+	if (rc)
+		return rc;
+	cJSON *rows = NULL, *row = NULL;
+	rc = db_rows(&rows, s, "SELECT id, status FROM findings WHERE plugin = ? AND file = ? AND fingerprint = ?",
+	             "sss", f->plugin, file, f->fingerprint);
+	if (rc)
+		return rc;
+	single_row(&row, rows);
+	if (row) {
+		f->id = (long long)cJSON_GetObjectItem(row, "id")->valuedouble;
+		free(f->status);
+		f->status = xstrdup(cJSON_GetObjectItem(row, "status")->valuestring);
+	}
+	cJSON_Delete(row);
+	return 0;
+}
+
+int store_findings_close_unseen(int *n, store *s, long long run, const char *plugins_json)
+{
+	int rc = db_exec(s,
+	                 "UPDATE findings SET status = 'fixed', fixed_by = NULL"
+	                 " WHERE status IN ('open', 'waived') AND (last_run IS NULL OR last_run <> ?)"
+	                 " AND plugin IN (SELECT value FROM json_each(?))",
+	                 "is", run, plugins_json);
+	if (!rc && n)
+		*n = sqlite3_changes(s->db);
+	return rc;
+}
+
+#define FINDING_COLUMNS                                                                            \
+	"SELECT id, plugin, phase, severity, category, file, line, col, end_line, end_col, message,"  \
+	" suggestion, CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable,"   \
+	" status, fingerprint, edits FROM findings"
+
+/* Turns the stored edits text into JSON and fixable into a boolean. */
+static void finding_row_fixup(cJSON *row)
+{
+	cJSON *fx = cJSON_GetObjectItem(row, "fixable");
+	int fixable = fx && ((cJSON_IsString(fx) && strcmp(fx->valuestring, "true") == 0) ||
+	                     (cJSON_IsNumber(fx) && fx->valuedouble != 0));
+	cJSON_ReplaceItemInObject(row, "fixable", cJSON_CreateBool(fixable));
+	cJSON *ed = cJSON_GetObjectItem(row, "edits");
+	if (ed && cJSON_IsString(ed)) {
+		cJSON *parsed = cJSON_Parse(ed->valuestring);
+		cJSON_ReplaceItemInObject(row, "edits", parsed ? parsed : cJSON_CreateNull());
+	}
+	cJSON *cat = cJSON_GetObjectItem(row, "category");
+	if (cat && cJSON_IsNull(cat))
+		cJSON_ReplaceItemInObject(row, "category", cJSON_CreateString(""));
+}
+
+int store_findings(cJSON **out, store *s, const store_finding_filter *fl)
+{
+	char *ids = NULL;
+	if (fl && fl->nids) {
+		sbuf b;
+		sbuf_init(&b);
+		sbuf_addc(&b, '[');
+		for (size_t i = 0; i < fl->nids; i++)
+			sbuf_addf(&b, "%s%lld", i ? "," : "", fl->ids[i]);
+		sbuf_addc(&b, ']');
+		ids = sbuf_detach(&b);
+		sbuf_done(&b);
+	}
+	int rc = db_rows(out, s,
+	                 FINDING_COLUMNS
+	                 " WHERE (?1 IS NULL OR phase = ?1) AND (?2 IS NULL OR status = ?2)"
+	                 " AND (?3 IS NULL OR plugin = ?3)"
+	                 " AND (?4 IS NULL OR id IN (SELECT value FROM json_each(?4)))"
+	                 " ORDER BY (SELECT ord FROM phases WHERE name = phase), file, line, col, id",
+	                 "SSSS", fl ? fl->phase : NULL, fl ? fl->status : NULL, fl ? fl->plugin : NULL, ids);
+	free(ids);
+	if (rc)
+		return rc;
+	cJSON *row;
+	cJSON_ArrayForEach(row, *out)
+		finding_row_fixup(row);
+	return 0;
+}
+
+int store_finding_set_status(store *s, long long id, const char *status, long long fixed_by)
+{
+	return db_exec(s, "UPDATE findings SET status = ?, fixed_by = nullif(?, 0) WHERE id = ?", "sii", status,
+	               fixed_by, id);
+}
+
+int store_findings_reopen(store *s, long long cp)
+{
+	return db_exec(s, "UPDATE findings SET status = 'open', fixed_by = NULL WHERE fixed_by = ?", "i", cp);
+}
+
+int store_waiver_add(store *s, long long finding_id, const char *reason, const char *actor)
+{
+	char now[32];
+	util_now_iso(now);
+	int rc = db_exec(s, "INSERT INTO waivers (finding_id, reason, actor, created_at) VALUES (?, ?, ?, ?)",
+	                 "isss", finding_id, reason, actor, now);
+	if (!rc)
+		rc = store_finding_set_status(s, finding_id, "waived", 0);
+	return rc;
+}
+
+int store_waivers(cJSON **out, store *s)
+{
+	return db_rows(out, s,
+	               "SELECT w.id, w.finding_id, w.reason, w.actor, w.created_at, f.plugin, f.phase, f.file,"
+	               " f.line, f.message FROM waivers w JOIN findings f ON f.id = w.finding_id ORDER BY w.id",
+	               NULL);
+}
+
+int store_metric_add(store *s, long long run, const char *plugin, const char *name, double value,
+                     const char *unit)
+{
+	return db_exec(s, "INSERT INTO metrics (run_id, plugin, name, value, unit) VALUES (nullif(?, 0), ?, ?, ?, ?)",
+	               "issds", run, plugin, name, value, unit ? unit : "");
+}
+
+int store_metrics_latest(cJSON **out, store *s)
+{
+	return db_rows(out, s,
+	               "SELECT plugin, name, value, unit FROM metrics m WHERE id ="
+	               " (SELECT max(id) FROM metrics m2 WHERE m2.plugin = m.plugin AND m2.name = m.name)"
+	               " ORDER BY plugin, name",
+	               NULL);
+}
+
+int store_plugin_errors_latest(cJSON **out, store *s)
+{
+	return db_rows(out, s,
+	               "SELECT run_id AS run, plugin, message FROM plugin_errors"
+	               " WHERE run_id = (SELECT max(id) FROM runs) ORDER BY id",
+	               NULL);
+}
+
+/* --- checkpoints --- */
+
+int store_checkpoint_add(long long *out, store *s, const store_checkpoint *c)
+{
+	char now[32];
+	util_now_iso(now);
+	int rc = db_exec(s,
+	                 "INSERT INTO checkpoints (commit_oid, kind, message, actor, created_at, phase, plugin,"
+	                 " findings, reverts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, nullif(?, 0))",
+	                 "sssssSSSi", c->commit_oid, c->kind, c->message, c->actor, now, c->phase, c->plugin,
+	                 c->findings, c->reverts);
+	if (!rc && out)
+		*out = sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
+
+#define CHECKPOINT_COLUMNS                                                                         \
+	"SELECT id, commit_oid AS \"commit\", kind, message, actor, created_at AS time, phase, plugin," \
+	" json(coalesce(findings, '[]')) AS findings, reverts FROM checkpoints"
+
+static void checkpoint_row_fixup(cJSON *row)
+{
+	cJSON *f = cJSON_GetObjectItem(row, "findings");
+	if (f && cJSON_IsString(f)) {
+		cJSON *parsed = cJSON_Parse(f->valuestring);
+		cJSON_ReplaceItemInObject(row, "findings", parsed ? parsed : cJSON_CreateArray());
+	}
+}
+
+int store_checkpoints(cJSON **out, store *s)
+{
+	int rc = db_rows(out, s, CHECKPOINT_COLUMNS " ORDER BY id DESC", NULL);
+	cJSON *row;
+	if (!rc)
+		cJSON_ArrayForEach(row, *out) checkpoint_row_fixup(row);
+	return rc;
+}
+
+int store_checkpoint_get(cJSON **out, store *s, long long id)
+{
+	cJSON *rows = NULL;
+	int rc = db_rows(&rows, s, CHECKPOINT_COLUMNS " WHERE id = ?", "i", id);
+	if (rc)
+		return rc;
+	single_row(out, rows);
+	if (*out)
+		checkpoint_row_fixup(*out);
+	return 0;
+}
+
+int store_checkpoint_by_commit(cJSON **out, store *s, const char *oid)
+{
+	cJSON *rows = NULL;
+	int rc = db_rows(&rows, s, CHECKPOINT_COLUMNS " WHERE commit_oid = ?", "s", oid);
+	if (rc)
+		return rc;
+	single_row(out, rows);
+	if (*out)
+		checkpoint_row_fixup(*out);
+	return 0;
+}
+
+/* --- artifacts --- */
+
+int store_artifact_add(long long *out, store *s, const char *kind, const char *label, const char *path,
+                       const char *source, const char *sha256, long long size, const char *actor)
+{
+	char now[32];
+	util_now_iso(now);
+	int rc = db_exec(s,
+	                 "INSERT INTO artifacts (kind, label, path, source, sha256, size, ingested_at, actor)"
+	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	                 "sssssiss", kind, label ? label : "", path, source, sha256, size, now, actor);
+	if (!rc && out)
+		*out = sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
+
+int store_artifacts(cJSON **out, store *s, const char *kind)
+{
+	return db_rows(out, s,
+	               "SELECT id, kind, label, path, source, sha256, size, ingested_at, actor FROM artifacts"
+	               " WHERE ?1 IS NULL OR kind = ?1 ORDER BY id",
+	               "S", kind);
+}
+
+/* --- audit rows --- */
+
+int store_audit_last(long long *seq, char hash[65], store *s)
+{
+	cJSON *rows = NULL, *row = NULL;
+	int rc = db_rows(&rows, s, "SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1", NULL);
+	if (rc)
+		return rc;
+	single_row(&row, rows);
+	*seq = 0;
+	memset(hash, '0', 64);
+	hash[64] = '\0';
+	if (row) {
+		*seq = (long long)cJSON_GetObjectItem(row, "seq")->valuedouble;
+		cJSON *h = cJSON_GetObjectItem(row, "hash");
+		if (cJSON_IsString(h))
+			snprintf(hash, 65, "%s", h->valuestring);
+	}
+	cJSON_Delete(row);
+	return 0;
+}
+
+int store_audit_insert(store *s, long long seq, const char *prev_hash, const char *payload, const char *hash)
+{
+	return db_exec(s, "INSERT INTO audit (seq, prev_hash, payload, hash) VALUES (?, ?, ?, ?)", "isss", seq,
+	               prev_hash, payload, hash);
+}
+
+int store_audit_each(store *s, store_audit_cb cb, void *arg)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(&st, s, "SELECT seq, prev_hash, payload, hash FROM audit ORDER BY seq");
+	if (rc)
+		return rc;
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = cb(sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+		        (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3), arg);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(s, "read audit");
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -1,0 +1,121 @@
+/*
+ * store — the engagement database (.ferry/engagement.db, SQLite).
+ *
+ * The only module that includes sqlite3.h. Opens with WAL, synchronous=NORMAL,
+ * foreign keys and a busy timeout; applies migrations/NNNN_*.sql in order under
+ * PRAGMA user_version, each in one transaction; refuses a database newer than the
+ * binary. Every logical write is one BEGIN IMMEDIATE … COMMIT (store_begin/commit).
+ *
+ * Rows come back as cJSON values the caller owns (cJSON_Delete); nothing returned
+ * points into SQLite. Strings passed in are copied by SQLite.
+ */
+#ifndef FERRY_STORE_H
+#define FERRY_STORE_H
+
+#include "finding.h"
+
+#include <cjson/cJSON.h>
+
+typedef struct store store;
+
+/* Opens (create=1: creates) the database at path and migrates it. Fails with
+ * FERRY_ECORRUPT naming path for a file that is not a database or is newer. */
+int store_open(store **out, const char *path, int create);
+void store_close(store *s);
+/* The schema version the binary knows (highest migration number). */
+int store_schema_version(void);
+
+int store_begin(store *s);    /* BEGIN IMMEDIATE (waits on the busy timeout) */
+int store_commit(store *s);
+void store_rollback(store *s);
+
+/* PRAGMA integrity_check; FERRY_ECORRUPT when not "ok". */
+int store_integrity(store *s);
+
+/* --- engagement and settings --- */
+int store_engagement_create(store *s, const char *engagement_id, const char *client,
+                            const char *project, const char *target_soc, const char *actor);
+/* {engagement_id, client, project, target_soc, created_at, created_by} */
+int store_engagement_get(cJSON **out, store *s);
+int store_config_set(store *s, const char *key, const char *value);
+/* malloc'd value or NULL when unset */
+char *store_config_get(store *s, const char *key);
+/* object key → value */
+int store_config_all(cJSON **out, store *s);
+
+/* --- phases --- */
+/* [{name, ord, signed_off_at, signed_off_by, note, open_errors, open_warnings,
+ *   open_info, fixed, waived, runs}] in phase order */
+int store_phases(cJSON **out, store *s);
+int store_phase_signoff(store *s, const char *phase, const char *actor, const char *note);
+
+/* --- runs and findings --- */
+int store_run_begin(long long *out, store *s, const char *actor, const char *scope_json);
+int store_run_finish(store *s, long long run, int nfindings, int nerrors);
+int store_plugin_error(store *s, long long run, const char *plugin, const char *message);
+/* Inserts or updates a finding by (plugin, file, fingerprint); a fixed finding seen
+ * again reopens; a waived one stays waived. Writes its id into f->id and its status. */
+int store_finding_upsert(store *s, long long run, finding *f);
+/* Marks open or waived findings of the given plugins that this run did not see as
+ * fixed (the code they pointed at is gone).
+ * plugins is a JSON array text of plugin ids. Returns the count in *n. */
+int store_findings_close_unseen(int *n, store *s, long long run, const char *plugins_json);
+/* Filter (any may be NULL/0): phase, status, plugin, id list. Ordered by phase, file, line. */
+typedef struct store_finding_filter {
+	const char *phase;
+	const char *status;
+	const char *plugin;
+	const long long *ids;
+	size_t nids;
+} store_finding_filter;
+/* Array of finding objects in DESIGN §7 form (+ category, fingerprint, edits). */
+int store_findings(cJSON **out, store *s, const store_finding_filter *filter);
+int store_finding_set_status(store *s, long long id, const char *status, long long fixed_by);
+/* Reopens the findings that checkpoint cp fixed (its revert undoes the fix). */
+int store_findings_reopen(store *s, long long cp);
+int store_waiver_add(store *s, long long finding, const char *reason, const char *actor);
+/* [{id, finding_id, reason, actor, created_at, plugin, file, line, message}] */
+int store_waivers(cJSON **out, store *s);
+int store_metric_add(store *s, long long run, const char *plugin, const char *name,
+                     double value, const char *unit);
+/* Latest value of each (plugin, name): [{plugin, name, value, unit}] */
+int store_metrics_latest(cJSON **out, store *s);
+/* [{run, plugin, message}] of the latest run */
+int store_plugin_errors_latest(cJSON **out, store *s);
+
+/* --- checkpoints --- */
+typedef struct store_checkpoint {
+	const char *commit_oid;
+	const char *kind;     /* baseline, fix, manual, revert, generated, recovered */
+	const char *message;
+	const char *actor;
+	const char *phase;    /* may be NULL */
+	const char *plugin;   /* may be NULL */
+	const char *findings; /* JSON array text or NULL */
+	long long reverts;    /* checkpoint id or 0 */
+} store_checkpoint;
+int store_checkpoint_add(long long *out, store *s, const store_checkpoint *c);
+/* Newest first: [{id, commit, kind, message, actor, time, phase, plugin, findings, reverts}] */
+int store_checkpoints(cJSON **out, store *s);
+/* One by id; NULL in *out when none. */
+int store_checkpoint_get(cJSON **out, store *s, long long id);
+int store_checkpoint_by_commit(cJSON **out, store *s, const char *oid);
+
+/* --- artifacts --- */
+int store_artifact_add(long long *out, store *s, const char *kind, const char *label,
+                       const char *path, const char *source, const char *sha256,
+                       long long size, const char *actor);
+/* kind NULL = all: [{id, kind, label, path, source, sha256, size, ingested_at, actor}] */
+int store_artifacts(cJSON **out, store *s, const char *kind);
+
+/* --- audit rows (the chain logic lives in audit.c) --- */
+/* The last row's seq and hash; seq 0 and an all-zero hash when empty. */
+int store_audit_last(long long *seq, char hash[65], store *s);
+int store_audit_insert(store *s, long long seq, const char *prev_hash, const char *payload,
+                       const char *hash);
+/* Calls cb for every row in seq order; a non-zero return stops and is returned. */
+typedef int (*store_audit_cb)(long long seq, const char *prev_hash, const char *payload,
+                              const char *hash, void *payload_arg);
+int store_audit_each(store *s, store_audit_cb cb, void *arg);
+
+#endif

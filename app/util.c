@@ -1,0 +1,361 @@
+/* util — see util.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "util.h"
+#include "err.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+char *xstrdup(const char *s) { return xstrndup(s, strlen(s)); }
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	sbuf b;
+	va_list ap;
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	return sbuf_detach(&b);
+}
+
+void sbuf_init(sbuf *b)
+{
+	b->cap = 64;
+	b->len = 0;
+	b->buf = xmalloc(b->cap);
+	b->buf[0] = '\0';
+}
+
+static void sbuf_grow(sbuf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	if (!b->cap)
+		b->cap = 64;
+	while (b->len + extra + 1 > b->cap)
+		b->cap *= 2;
+	b->buf = xrealloc(b->buf, b->cap);
+}
+
+void sbuf_add(sbuf *b, const char *s, size_t n)
+{
+	sbuf_grow(b, n);
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
+}
+
+void sbuf_adds(sbuf *b, const char *s) { sbuf_add(b, s, strlen(s)); }
+void sbuf_addc(sbuf *b, char c) { sbuf_add(b, &c, 1); }
+
+void sbuf_vaddf(sbuf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n <= 0)
+		return;
+	sbuf_grow(b, (size_t)n);
+	vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void sbuf_addf(sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sbuf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+void sbuf_reset(sbuf *b)
+{
+	b->len = 0;
+	if (b->buf)
+		b->buf[0] = '\0';
+}
+
+char *sbuf_detach(sbuf *b)
+{
+	char *p = b->buf ? b->buf : xstrdup("");
+	b->buf = NULL;
+	b->len = b->cap = 0;
+	return p;
+}
+
+void sbuf_done(sbuf *b)
+{
+	free(b->buf);
+	b->buf = NULL;
+	b->len = b->cap = 0;
+}
+
+int util_read_file(char **out, size_t *len, const char *path)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = errno;
+		close(fd);
+		return err_set(FERRY_EIO, "%s: %s", path,
+		               S_ISDIR(st.st_mode) ? "is a directory" : e ? strerror(e) : "not a regular file");
+	}
+	size_t cap = (size_t)st.st_size + 1, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			close(fd);
+			return err_set(FERRY_EIO, "%s: %s", path, strerror(e));
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+static int fsync_dir_of(const char *path)
+{
+	char *copy = xstrdup(path);
+	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(copy);
+	if (fd < 0)
+		return -1;
+	int rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+int util_write_atomic(const char *path, const void *data, size_t len, unsigned mode)
+{
+	struct stat st;
+	if (stat(path, &st) == 0)
+		mode = st.st_mode & 07777;
+	char *tmp = xasprintf("%s.ferry-tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0) {
+		int rc = err_set(FERRY_EIO, "%s: cannot create temporary file: %s", path, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	const char *p = data;
+	size_t left = len;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fchmod(fd, mode) < 0 || fsync(fd) < 0)
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	fsync_dir_of(path);
+	free(tmp);
+	return 0;
+fail:;
+	int rc = err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int util_mkdirs(const char *path, unsigned mode)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			int rc = err_set(FERRY_EIO, "%s: %s", p, strerror(errno));
+			free(p);
+			return rc;
+		}
+		*s = '/';
+	}
+	int rc = 0;
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		rc = err_set(FERRY_EIO, "%s: %s", p, strerror(errno));
+	free(p);
+	return rc;
+}
+
+static void hex_digest(char out[65], const unsigned char *md)
+{
+	static const char hex[] = "0123456789abcdef";
+	for (int i = 0; i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[64] = '\0';
+}
+
+void util_sha256_hex(char out[65], const void *data, size_t len)
+{
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
+	hex_digest(out, md);
+}
+
+int util_sha256_file(char out[65], const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	char buf[1 << 16];
+	ssize_t r;
+	while ((r = read(fd, buf, sizeof buf)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int rc = err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+			EVP_MD_CTX_free(ctx);
+			close(fd);
+			return rc;
+		}
+		EVP_DigestUpdate(ctx, buf, (size_t)r);
+	}
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	hex_digest(out, md);
+	return 0;
+}
+
+char *util_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	if (la && a[la - 1] == '/')
+		return xasprintf("%s%s", a, b);
+	return xasprintf("%s/%s", a, b);
+}
+
+int util_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int util_ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+	return ls >= lx && memcmp(s + ls - lx, suffix, lx) == 0;
+}
+
+void util_now_iso(char out[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int util_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	while (p < end) {
+		unsigned c = *p;
+		size_t n;
+		unsigned min;
+		if (c < 0x80) {
+			p++;
+			continue;
+		} else if ((c & 0xE0) == 0xC0) {
+			n = 1, min = 0x80, c &= 0x1F;
+		} else if ((c & 0xF0) == 0xE0) {
+			n = 2, min = 0x800, c &= 0x0F;
+		} else if ((c & 0xF8) == 0xF0) {
+			n = 3, min = 0x10000, c &= 0x07;
+		} else {
+			return 0;
+		}
+		if ((size_t)(end - p) <= n)
+			return 0;
+		for (size_t i = 1; i <= n; i++) {
+			if ((p[i] & 0xC0) != 0x80)
+				return 0;
+			c = (c << 6) | (p[i] & 0x3F);
+		}
+		if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+			return 0;
+		p += n + 1;
+	}
+	return 1;
+}

@@ -1,0 +1,70 @@
+/*
+ * util — small helpers shared by every module: a growable string buffer, whole-file
+ * reads, atomic file writes, SHA-256, and path joining.
+ *
+ * Ownership: sbuf owns its bytes until sbuf_detach hands them to the caller (free()).
+ * util_read_file's *out belongs to the caller (free()). Nothing here keeps state.
+ */
+#ifndef FERRY_UTIL_H
+#define FERRY_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct sbuf {
+	char *buf;  /* NUL-terminated contents, never NULL after sbuf_init */
+	size_t len; /* bytes used, excluding the NUL */
+	size_t cap; /* bytes allocated */
+} sbuf;
+
+void sbuf_init(sbuf *b);
+void sbuf_add(sbuf *b, const char *s, size_t n);
+void sbuf_adds(sbuf *b, const char *s);
+void sbuf_addc(sbuf *b, char c);
+void sbuf_addf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_vaddf(sbuf *b, const char *fmt, va_list ap);
+void sbuf_reset(sbuf *b);
+/* Returns the bytes (caller frees) and leaves b empty: sbuf_add* may use it again
+ * (b->buf is NULL until then); sbuf_done is then harmless. */
+char *sbuf_detach(sbuf *b);
+void sbuf_done(sbuf *b);
+
+/* Aborts on allocation failure: ferry cannot do anything useful without memory. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Reads the whole file; *out is NUL-terminated (the NUL not counted in *len).
+ * Fails with FERRY_EIO naming the path. */
+int util_read_file(char **out, size_t *len, const char *path);
+
+/* Writes data to path atomically: a temporary file beside it, fsync, rename over
+ * path, fsync of the directory. An existing file's permission bits are kept;
+ * a new file gets `mode` (subject to umask). */
+int util_write_atomic(const char *path, const void *data, size_t len, unsigned mode);
+
+/* mkdir -p; existing directories are fine. */
+int util_mkdirs(const char *path, unsigned mode);
+
+/* Lower-case hex SHA-256 of data into out (65 bytes with the NUL). */
+void util_sha256_hex(char out[65], const void *data, size_t len);
+/* SHA-256 of a whole file, streamed. */
+int util_sha256_file(char out[65], const char *path);
+
+/* "a" + "/" + "b" without doubling the slash. Caller frees. */
+char *util_path_join(const char *a, const char *b);
+
+/* 1 when s starts with prefix. */
+int util_starts_with(const char *s, const char *prefix);
+int util_ends_with(const char *s, const char *suffix);
+
+/* Current time as ISO-8601 UTC ("2026-11-21T23:52:27Z") into out. */
+void util_now_iso(char out[32]);
+
+/* 1 when the buffer is valid UTF-8. */
+int util_utf8_valid(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,646 @@
+/* workspace — see workspace.h. */
+#include "workspace.h"
+#include "audit.h"
+#include "err.h"
+#include "util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOCK_WAIT_MS 10000
+
+const char *const ws_phases[7] = { "assess", "design", "environment", "adapt",
+	                               "tune", "infer-convert", "infer-optimize" };
+
+int ws_phase_index(const char *name)
+{
+	for (int i = 0; i < 7; i++)
+		if (name && strcmp(ws_phases[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* --- actor --- */
+
+static void actor_resolve(workspace *ws)
+{
+	const char *env = getenv("FERRY_ACTOR");
+	char *name = NULL, *email = NULL;
+	if (env && *env) {
+		const char *lt = strchr(env, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+		if (lt && gt) {
+			const char *end = lt;
+			while (end > env && end[-1] == ' ')
+				end--;
+			name = xstrndup(env, (size_t)(end - env));
+			email = xstrndup(lt + 1, (size_t)(gt - lt - 1));
+		} else {
+			name = xstrdup(env);
+		}
+	} else if (history_user_identity(&name, &email) != 0 || !name) {
+		free(name);
+		free(email);
+		name = email = NULL;
+		struct passwd *pw = getpwuid(getuid());
+		const char *login = getenv("LOGNAME");
+		name = xstrdup(pw && pw->pw_name ? pw->pw_name : login ? login : "unknown");
+	}
+	if (!email)
+		email = xstrdup("");
+	ws->actor_name = name;
+	ws->actor_email = email;
+	ws->actor = *email ? xasprintf("%s <%s>", name, email) : xstrdup(name);
+}
+
+static history_sig ws_sig(const workspace *ws)
+{
+	history_sig sig = { ws->actor_name, ws->actor_email };
+	return sig;
+}
+
+/* --- open and close --- */
+
+static workspace *ws_alloc(const char *root)
+{
+	workspace *ws = xcalloc(1, sizeof *ws);
+	ws->root = xstrdup(root);
+	ws->dir = util_path_join(root, ".ferry");
+	ws->lock_fd = -1;
+	actor_resolve(ws);
+	return ws;
+}
+
+void ws_close(workspace *ws)
+{
+	if (!ws)
+		return;
+	ws_unlock(ws);
+	history_free(ws->hist);
+	store_close(ws->db);
+	free(ws->root);
+	free(ws->dir);
+	free(ws->actor);
+	free(ws->actor_name);
+	free(ws->actor_email);
+	free(ws);
+}
+
+/* Checks dir is an existing, readable directory and returns its absolute path. */
+static int project_dir(char **out, const char *dir)
+{
+	struct stat st;
+	*out = NULL;
+	if (stat(dir, &st) < 0)
+		return err_set(FERRY_EIO, "%s: %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return err_set(FERRY_EIO, "%s: not a directory", dir);
+	if (access(dir, R_OK | X_OK) < 0)
+		return err_set(FERRY_EIO, "%s: %s", dir, strerror(errno));
+	char buf[PATH_MAX];
+	if (!realpath(dir, buf))
+		return err_set(FERRY_EIO, "%s: %s", dir, strerror(errno));
+	*out = xstrdup(buf);
+	return 0;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+/* Removes git lock files a killed ferry left in history.git. Safe only while we
+ * hold the workspace lock: no other ferry process can be inside git then. */
+static void clear_stale_git_locks(workspace *ws)
+{
+	static const char *const locks[] = { "history.git/index.lock", "history.git/HEAD.lock",
+		                                 "history.git/refs/heads/ferry.lock", "history.git/packed-refs.lock",
+		                                 "history.git/config.lock", NULL };
+	for (size_t i = 0; locks[i]; i++) {
+		char *path = util_path_join(ws->dir, locks[i]);
+		unlink(path);
+		free(path);
+	}
+}
+
+int ws_open(workspace **out, const char *dir)
+{
+	*out = NULL;
+	char *root = NULL;
+	int rc = project_dir(&root, dir);
+	if (rc)
+		return rc;
+	/* the nearest folder holding .ferry/, like git finds .git/ */
+	for (;;) {
+		char *probe = util_path_join(root, ".ferry/engagement.db");
+		int found = exists(probe);
+		free(probe);
+		if (found)
+			break;
+		char *slash = strrchr(root, '/');
+		if (!slash || slash == root) {
+			free(root);
+			return err_set(FERRY_ENOTFOUND, "%s: no engagement here (run `ferry init` first)", dir);
+		}
+		*slash = '\0';
+	}
+	workspace *ws = ws_alloc(root);
+	free(root);
+	char *db = util_path_join(ws->dir, "engagement.db");
+	char *git = util_path_join(ws->dir, "history.git");
+	/* the lock first: a killed writer may have left git lock files to clear */
+	rc = ws_lock(ws);
+	if (!rc) {
+		clear_stale_git_locks(ws);
+		rc = store_open(&ws->db, db, 0);
+	}
+	if (!rc)
+		rc = history_open(&ws->hist, ws->root, git);
+	free(db);
+	free(git);
+	if (rc) {
+		ws_close(ws);
+		return rc;
+	}
+	*out = ws;
+	return 0;
+}
+
+/* --- lock --- */
+
+int ws_lock(workspace *ws)
+{
+	if (ws->lock_fd >= 0)
+		return 0;
+	char *path = util_path_join(ws->dir, "lock");
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int rc = err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	const char *env = getenv("FERRY_LOCK_WAIT_MS");
+	int wait_ms = env && *env ? atoi(env) : LOCK_WAIT_MS;
+	for (int waited = 0;; waited += 50) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			break;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			int rc = err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+			close(fd);
+			free(path);
+			return rc;
+		}
+		if (waited >= wait_ms) {
+			int rc = err_set(FERRY_EBUSY, "%s: another ferry process is changing this engagement; try again",
+			                 path);
+			close(fd);
+			free(path);
+			return rc;
+		}
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	free(path);
+	ws->lock_fd = fd;
+	return 0;
+}
+
+void ws_unlock(workspace *ws)
+{
+	if (ws->lock_fd < 0)
+		return;
+	flock(ws->lock_fd, LOCK_UN);
+	close(ws->lock_fd);
+	ws->lock_fd = -1;
+}
+
+/* --- init --- */
+
+static char *default_engagement_id(const char *root)
+{
+	const char *base = strrchr(root, '/');
+	base = base && base[1] ? base + 1 : root;
+	char date[32];
+	util_now_iso(date);
+	date[10] = '\0';
+	sbuf b;
+	sbuf_init(&b);
+	for (const char *p = base; *p; p++)
+		sbuf_addc(&b, isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-');
+	sbuf_addf(&b, "-%s", date);
+	return sbuf_detach(&b);
+}
+
+int ws_init(workspace **out, const char *dir, const ws_init_opts *opts)
+{
+	*out = NULL;
+	char *root = NULL;
+	int rc = project_dir(&root, dir);
+	if (rc)
+		return rc;
+	workspace *ws = ws_alloc(root);
+	free(root);
+	char *db = util_path_join(ws->dir, "engagement.db");
+	char *git = util_path_join(ws->dir, "history.git");
+	char *eid = NULL;
+	int created_dir = 0;
+	if (exists(ws->dir)) {
+		rc = err_set(FERRY_EEXISTS, "%s: an engagement already exists here", ws->dir);
+		goto fail;
+	}
+	if (mkdir(ws->dir, 0755) < 0) {
+		rc = err_set(FERRY_EIO, "%s: %s", ws->dir, strerror(errno));
+		goto fail;
+	}
+	created_dir = 1;
+	char *artifacts = util_path_join(ws->dir, "artifacts");
+	rc = util_mkdirs(artifacts, 0755);
+	free(artifacts);
+	if (rc || (rc = ws_lock(ws)) || (rc = store_open(&ws->db, db, 1)))
+		goto fail;
+	char baseline[41];
+	history_sig sig = ws_sig(ws);
+	if ((rc = history_init(&ws->hist, baseline, ws->root, git, &sig)))
+		goto fail;
+	const char *project = strrchr(ws->root, '/');
+	project = project && project[1] ? project + 1 : ws->root;
+	eid = opts && opts->engagement ? xstrdup(opts->engagement) : default_engagement_id(ws->root);
+	if ((rc = store_begin(ws->db)))
+		goto fail;
+	rc = store_engagement_create(ws->db, eid, opts ? opts->client : NULL, project,
+	                             opts ? opts->target_soc : NULL, ws->actor);
+	if (!rc && opts && opts->target_soc)
+		rc = store_config_set(ws->db, "target.soc", opts->target_soc);
+	if (!rc) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "engagement", eid);
+		cJSON_AddStringToObject(d, "client", opts && opts->client ? opts->client : "");
+		cJSON_AddStringToObject(d, "project", project);
+		rc = audit_append(NULL, ws->db, "init", ws->actor, d);
+	}
+	char head[65];
+	if (!rc)
+		rc = audit_head(head, ws->db);
+	if (!rc) {
+		store_checkpoint cp = { baseline, "baseline", "Baseline: project as received", ws->actor,
+			                    NULL, NULL, NULL, 0 };
+		rc = store_checkpoint_add(NULL, ws->db, &cp);
+	}
+	if (!rc) {
+		/* The baseline commit was made before the chain existed: it records an all-zero head. */
+		cJSON *d = cJSON_CreateObject();
+		char *trailer = NULL;
+		history_commit_info info;
+		if (history_commit_info_get(&info, ws->hist, baseline) == 0) {
+			trailer = history_trailer_value(info.message, "Audit");
+			history_commit_info_done(&info);
+		}
+		cJSON_AddStringToObject(d, "commit", baseline);
+		cJSON_AddStringToObject(d, "kind", "baseline");
+		cJSON_AddStringToObject(d, "audit", trailer ? trailer : "");
+		free(trailer);
+		rc = audit_append(NULL, ws->db, "checkpoint", ws->actor, d);
+	}
+	if (rc) {
+		store_rollback(ws->db);
+		goto fail;
+	}
+	if ((rc = store_commit(ws->db)))
+		goto fail;
+	free(db);
+	free(git);
+	free(eid);
+	*out = ws;
+	return 0;
+fail:
+	if (created_dir) {
+		/* leave nothing behind: the project must look as it did */
+		history_free(ws->hist);
+		ws->hist = NULL;
+		store_close(ws->db);
+		ws->db = NULL;
+		char *cmd = xasprintf("rm -rf -- '%s'", ws->dir);
+		if (system(cmd) != 0) { /* best effort; the error already names the cause */ }
+		free(cmd);
+	}
+	free(db);
+	free(git);
+	free(eid);
+	ws_close(ws);
+	return rc;
+}
+
+/* --- checkpoints --- */
+
+static char *pending_path(const workspace *ws) { return util_path_join(ws->dir, "pending.json"); }
+
+int ws_pending_begin(workspace *ws, const ws_checkpoint_req *req)
+{
+	cJSON *p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "kind", req->kind);
+	cJSON_AddStringToObject(p, "message", req->message);
+	if (req->phase)
+		cJSON_AddStringToObject(p, "phase", req->phase);
+	if (req->check)
+		cJSON_AddStringToObject(p, "check", req->check);
+	if (req->findings)
+		cJSON_AddStringToObject(p, "findings", req->findings);
+	char *text = cJSON_PrintUnformatted(p);
+	cJSON_Delete(p);
+	char *path = pending_path(ws);
+	int rc = util_write_atomic(path, text, strlen(text), 0644);
+	free(path);
+	free(text);
+	return rc;
+}
+
+static void pending_clear(workspace *ws)
+{
+	char *path = pending_path(ws);
+	unlink(path);
+	free(path);
+}
+
+/* The trailers every checkpoint commit carries; values borrowed from req, ws, head. */
+static size_t checkpoint_trailers(history_trailer tr[5], const workspace *ws, const ws_checkpoint_req *req,
+                                  const char *head)
+{
+	size_t n = 0;
+	if (req->phase)
+		tr[n++] = (history_trailer){ "Phase", req->phase };
+	if (req->check)
+		tr[n++] = (history_trailer){ "Check", req->check };
+	if (req->findings)
+		tr[n++] = (history_trailer){ "Findings", req->findings };
+	tr[n++] = (history_trailer){ "Actor", ws->actor };
+	tr[n++] = (history_trailer){ "Audit", head };
+	return n;
+}
+
+/* Records a commit just made as a checkpoint row and its audit event, in one
+ * transaction. data is consumed. */
+static int record_checkpoint(long long *cp_id, workspace *ws, const ws_checkpoint_req *req, const char *oid,
+                             const char *head, cJSON *data)
+{
+	int rc = store_begin(ws->db);
+	if (rc) {
+		cJSON_Delete(data);
+		return rc;
+	}
+	store_checkpoint cp = { oid, req->kind, req->message, ws->actor, req->phase, req->check, req->findings,
+		                    req->reverts };
+	long long id = 0;
+	rc = store_checkpoint_add(&id, ws->db, &cp);
+	if (!rc && req->reverts)
+		rc = store_findings_reopen(ws->db, req->reverts);
+	if (!rc) {
+		if (!data)
+			data = cJSON_CreateObject();
+		cJSON_AddStringToObject(data, "commit", oid);
+		cJSON_AddStringToObject(data, "kind", req->kind);
+		cJSON_AddStringToObject(data, "audit", head);
+		cJSON_AddNumberToObject(data, "checkpoint", (double)id);
+		if (req->check)
+			cJSON_AddStringToObject(data, "check", req->check);
+		if (req->findings)
+			cJSON_AddItemToObject(data, "findings", cJSON_Parse(req->findings));
+		if (req->reverts)
+			cJSON_AddNumberToObject(data, "reverts", (double)req->reverts);
+		rc = audit_append(NULL, ws->db, "checkpoint", ws->actor, data);
+		data = NULL;
+	}
+	cJSON_Delete(data);
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc) {
+		store_rollback(ws->db);
+		return rc;
+	}
+	pending_clear(ws);
+	if (cp_id)
+		*cp_id = id;
+	return 0;
+}
+
+int ws_checkpoint(long long *cp_id, char oid[41], workspace *ws, const ws_checkpoint_req *req)
+{
+	char head[65];
+	int made = 0, rc;
+	history_trailer tr[5];
+	if (cp_id)
+		*cp_id = 0;
+	if ((rc = audit_head(head, ws->db))) {
+		cJSON_Delete(req->event_data);
+		return rc;
+	}
+	size_t ntr = checkpoint_trailers(tr, ws, req, head);
+	history_sig sig = ws_sig(ws);
+	rc = history_commit(oid, &made, ws->hist, req->paths, req->npaths, req->message, tr, ntr, &sig);
+	if (rc || !made) {
+		if (!rc)
+			pending_clear(ws);
+		cJSON_Delete(req->event_data);
+		return rc;
+	}
+	return record_checkpoint(cp_id, ws, req, oid, head, req->event_data);
+}
+
+int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
+{
+	char target[41], head[65];
+	cJSON *cp = NULL;
+	int rc = ws_resolve(target, ws, rev);
+	if (rc || (rc = store_checkpoint_by_commit(&cp, ws->db, target)))
+		return rc;
+	char baseline[41];
+	if ((rc = history_baseline(baseline, ws->hist)))
+		goto out;
+	if (strcmp(baseline, target) == 0) {
+		rc = err_set(FERRY_EREFUSED, "%s: the baseline is the code as received and cannot be reverted", rev);
+		goto out;
+	}
+	long long target_id = cp ? (long long)cJSON_GetObjectItem(cp, "id")->valuedouble : 0;
+	history_commit_info info;
+	if ((rc = history_commit_info_get(&info, ws->hist, target)))
+		goto out;
+	char *subject = xstrndup(info.message, strcspn(info.message, "\n"));
+	char *message = xasprintf("Revert \"%s\"\n\nThis reverts commit %s.", subject, target);
+	history_commit_info_done(&info);
+	free(subject);
+	const cJSON *f = cp ? cJSON_GetObjectItem(cp, "findings") : NULL;
+	char *findings = f && cJSON_GetArraySize(f) ? cJSON_PrintUnformatted(f) : NULL;
+	const cJSON *ph = cp ? cJSON_GetObjectItem(cp, "phase") : NULL, *pl = cp ? cJSON_GetObjectItem(cp, "plugin") : NULL;
+	ws_checkpoint_req req = { "revert", message, cJSON_IsString(ph) ? ph->valuestring : NULL,
+		                      cJSON_IsString(pl) ? pl->valuestring : NULL, findings, NULL, 0, target_id, NULL };
+	history_trailer tr[5];
+	if (!(rc = audit_head(head, ws->db))) {
+		size_t ntr = checkpoint_trailers(tr, ws, &req, head);
+		history_sig sig = ws_sig(ws);
+		rc = ws_pending_begin(ws, &req);
+		if (!rc)
+			rc = history_revert(oid, ws->hist, target, message, tr, ntr, &sig);
+	}
+	if (!rc) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "reverted_commit", target);
+		rc = record_checkpoint(cp_id, ws, &req, oid, head, d);
+	}
+	free(message);
+	free(findings);
+out:
+	cJSON_Delete(cp);
+	return rc;
+}
+
+int ws_event(workspace *ws, const char *kind, cJSON *data)
+{
+	int rc = store_begin(ws->db);
+	if (rc) {
+		cJSON_Delete(data);
+		return rc;
+	}
+	rc = audit_append(NULL, ws->db, kind, ws->actor, data);
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc)
+		store_rollback(ws->db);
+	return rc;
+}
+
+/* Records HEAD as a checkpoint when a crashed process committed it but never
+ * recorded it: the commit's own trailers say what it was. */
+static int recover_unrecorded_head(workspace *ws)
+{
+	char head[41];
+	cJSON *cp = NULL;
+	int rc = history_head(head, ws->hist);
+	if (rc || (rc = store_checkpoint_by_commit(&cp, ws->db, head)))
+		return rc;
+	if (cp) {
+		cJSON_Delete(cp);
+		return 0;
+	}
+	history_commit_info info;
+	if ((rc = history_commit_info_get(&info, ws->hist, head)))
+		return rc;
+	char *audit = history_trailer_value(info.message, "Audit");
+	char *check = history_trailer_value(info.message, "Check");
+	char *phase = history_trailer_value(info.message, "Phase");
+	char *findings = history_trailer_value(info.message, "Findings");
+	char *subject = xstrndup(info.message, strcspn(info.message, "\n"));
+	if ((rc = store_begin(ws->db)))
+		goto out;
+	store_checkpoint c = { head, "recovered", subject, ws->actor, phase, check, findings, 0 };
+	long long id = 0;
+	rc = store_checkpoint_add(&id, ws->db, &c);
+	if (!rc) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "commit", head);
+		cJSON_AddStringToObject(d, "kind", "recovered");
+		cJSON_AddStringToObject(d, "audit", audit ? audit : "");
+		cJSON_AddNumberToObject(d, "checkpoint", (double)id);
+		rc = audit_append(NULL, ws->db, "checkpoint", ws->actor, d);
+	}
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc)
+		store_rollback(ws->db);
+out:
+	free(audit);
+	free(check);
+	free(phase);
+	free(findings);
+	free(subject);
+	history_commit_info_done(&info);
+	return rc;
+}
+
+static char *json_string_field(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int ws_sync(workspace *ws, int *made)
+{
+	char **changed = NULL;
+	size_t n = 0;
+	int rc;
+	if (made)
+		*made = 0;
+	if (ws->lock_fd < 0)
+		return err_set(FERRY_EBUSY, "%s: internal: sync without the workspace lock", ws->dir);
+	if ((rc = recover_unrecorded_head(ws)))
+		return rc;
+	if ((rc = history_changed_files(&changed, &n, ws->hist)))
+		return rc;
+	char *ppath = pending_path(ws), *ptext = NULL;
+	cJSON *pending = NULL;
+	if (util_read_file(&ptext, NULL, ppath) == 0)
+		pending = cJSON_Parse(ptext);
+	err_clear();
+	if (n) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON *files = cJSON_AddArrayToObject(d, "files");
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(files, cJSON_CreateString(changed[i]));
+		ws_checkpoint_req req = { "manual", "Manual edit: changes made outside ferry", NULL, NULL, NULL,
+			                      NULL, 0, 0, d };
+		char *msg = NULL;
+		if (pending && json_string_field(pending, "message")) {
+			/* a ferry edit that crashed before its checkpoint: keep its name */
+			msg = xasprintf("%s (recovered after an interruption)", json_string_field(pending, "message"));
+			req.kind = "recovered";
+			req.message = msg;
+			req.phase = json_string_field(pending, "phase");
+			req.check = json_string_field(pending, "check");
+			req.findings = json_string_field(pending, "findings");
+		}
+		char oid[41];
+		long long id = 0;
+		rc = ws_checkpoint(&id, oid, ws, &req);
+		if (!rc && made)
+			*made = id != 0;
+		free(msg);
+	} else if (pending) {
+		pending_clear(ws);
+	}
+	cJSON_Delete(pending);
+	free(ptext);
+	free(ppath);
+	for (size_t i = 0; i < n; i++)
+		free(changed[i]);
+	free(changed);
+	return rc;
+}
+
+int ws_resolve(char oid[41], workspace *ws, const char *rev)
+{
+	int digits = *rev != '\0';
+	for (const char *p = rev; *p; p++)
+		digits &= isdigit((unsigned char)*p) != 0;
+	if (digits) {
+		cJSON *cp = NULL;
+		int rc = store_checkpoint_get(&cp, ws->db, atoll(rev));
+		if (rc)
+			return rc;
+		if (cp) {
+			snprintf(oid, 41, "%s", cJSON_GetObjectItem(cp, "commit")->valuestring);
+			cJSON_Delete(cp);
+			return 0;
+		}
+		if (strlen(rev) < 4)
+			return err_set(FERRY_ENOTFOUND, "%s: no such checkpoint", rev);
+	}
+	return history_resolve(oid, ws->hist, rev);
+}

@@ -1,0 +1,95 @@
+/*
+ * workspace — one engagement on disk: the project root, its .ferry/ folder, the
+ * store, the shadow history, the writer lock and the acting person.
+ *
+ * A workspace owns its store and history handles and every string in it;
+ * ws_close releases them (and the lock). Commands that change the engagement take
+ * the lock (ws_lock) for their duration; two writers serialize, the loser waits
+ * up to the busy timeout and then fails with one clear line. Every change of
+ * project files goes through ws_checkpoint, which commits to the history and
+ * records the checkpoint and its audit event in one database transaction.
+ */
+#ifndef FERRY_WORKSPACE_H
+#define FERRY_WORKSPACE_H
+
+#include "history.h"
+#include "store.h"
+
+#include <cjson/cJSON.h>
+
+typedef struct workspace {
+	char *root;        /* absolute project root */
+	char *dir;         /* root/.ferry */
+	store *db;         /* engagement.db */
+	history *hist;     /* history.git */
+	char *actor;       /* "Name <email>" or "name" */
+	char *actor_name;
+	char *actor_email; /* may be "" */
+	int lock_fd;       /* held writer lock, or -1 */
+} workspace;
+
+extern const char *const ws_phases[7]; /* the seven phases in order */
+/* Index of a phase name (0..6) or -1. */
+int ws_phase_index(const char *name);
+
+typedef struct ws_init_opts {
+	const char *client;      /* may be NULL */
+	const char *engagement;  /* id; NULL = derived from the project name and date */
+	const char *target_soc;  /* may be NULL */
+} ws_init_opts;
+
+/* Creates .ferry/ in dir: database, history with the baseline commit, the first
+ * audit events. Refused (FERRY_EEXISTS, nothing changed) when an engagement exists.
+ * On failure nothing is left behind. */
+int ws_init(workspace **out, const char *dir, const ws_init_opts *opts);
+
+/* Opens the engagement at dir (or the nearest parent holding .ferry/) holding the
+ * writer lock (a long-lived caller such as the workbench releases it with ws_unlock
+ * and takes it again around each change). */
+int ws_open(workspace **out, const char *dir);
+void ws_close(workspace *ws);
+
+/* Takes / releases the writer lock (.ferry/lock). */
+int ws_lock(workspace *ws);
+void ws_unlock(workspace *ws);
+
+/* Brings the record up to date before a command touches the project: records a
+ * checkpoint committed by a process that crashed before recording it, and commits
+ * edits made outside ferry as a "manual edit" checkpoint (or, after a crash in the
+ * middle of a ferry edit, under that edit's own name). Needs the lock. *made is 1
+ * when a checkpoint was made. */
+int ws_sync(workspace *ws, int *made);
+
+typedef struct ws_checkpoint_req {
+	const char *kind;         /* fix, manual, revert, generated */
+	const char *message;      /* first line and body */
+	const char *phase;        /* trailer Phase; may be NULL */
+	const char *check;        /* trailer Check (plugin id); may be NULL */
+	const char *findings;     /* JSON array text of finding ids; may be NULL */
+	const char *const *paths; /* files to commit; NULL = every change */
+	size_t npaths;
+	long long reverts;        /* checkpoint id this reverts, or 0 */
+	cJSON *event_data;        /* extra audit data, consumed; may be NULL */
+} ws_checkpoint_req;
+
+/* Commits the request's files with trailers (Phase, Check, Findings, Actor, Audit),
+ * records the checkpoint row and a "checkpoint" audit event in one transaction.
+ * *cp_id is 0 when there was nothing to commit. */
+int ws_checkpoint(long long *cp_id, char oid[41], workspace *ws, const ws_checkpoint_req *req);
+
+/* Reverts the checkpoint or commit REV with a new commit (files written atomically)
+ * and records it as a "revert" checkpoint. The baseline cannot be reverted. */
+int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev);
+
+/* Appends an audit event in its own transaction (data consumed). */
+int ws_event(workspace *ws, const char *kind, cJSON *data);
+
+/* Writes a pending-edit journal (.ferry/pending.json) before ferry edits project
+ * files, so a crash mid-edit is recovered under the edit's own name; cleared by
+ * ws_checkpoint. */
+int ws_pending_begin(workspace *ws, const ws_checkpoint_req *req);
+
+/* Resolves a REV (checkpoint id, "baseline", "HEAD" or commit prefix) to a commit oid. */
+int ws_resolve(char oid[41], workspace *ws, const char *rev);
+
+#endif

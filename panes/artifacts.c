@@ -1,0 +1,113 @@
+/* artifacts — what was ingested into the engagement (logs, probes, profiles,
+ * models) and the reports generated, as `ferry` stored them. */
+#include "i18n.h"
+#include "pane.h"
+#include "text.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct astate {
+	tui_artifact *a;
+	size_t n;
+	int loaded;
+	unsigned gen;
+	int cur, top, h;
+	char err[256];
+} astate;
+
+static void load(astate *s, tui *t)
+{
+	if (s->loaded && s->gen == t->reload_gen)
+		return;
+	model_artifacts_free(s->a, s->n);
+	s->a = NULL;
+	s->n = 0;
+	s->err[0] = '\0';
+	if (model_artifacts(&s->a, &s->n, &t->m) != 0)
+		snprintf(s->err, sizeof s->err, "%s", T("cannot read the artifacts"));
+	s->loaded = 1;
+	s->gen = t->reload_gen;
+	if (s->cur >= (int)s->n)
+		s->cur = s->n ? (int)s->n - 1 : 0;
+}
+
+static void *artifacts_open(tui *t)
+{
+	(void)t;
+	return xcalloc(1, sizeof(astate));
+}
+
+static void artifacts_close(void *st)
+{
+	astate *s = st;
+	if (!s)
+		return;
+	model_artifacts_free(s->a, s->n);
+	free(s);
+}
+
+static void human_size(char *out, size_t n, long long size)
+{
+	if (size >= 1LL << 30)
+		snprintf(out, n, "%.1f GiB", (double)size / (double)(1LL << 30));
+	else if (size >= 1LL << 20)
+		snprintf(out, n, "%.1f MiB", (double)size / (double)(1LL << 20));
+	else if (size >= 1024)
+		snprintf(out, n, "%.1f KiB", (double)size / 1024.0);
+	else
+		snprintf(out, n, "%lld B", size);
+}
+
+static void artifacts_draw(void *st, tui *t, ui_win *w)
+{
+	astate *s = st;
+	load(s, t);
+	ui_erase(w);
+	int width = ui_win_width(w);
+	char head[128];
+	snprintf(head, sizeof head, "%s (%zu)", T("Artifacts"), s->n);
+	pane_title(w, 0, head);
+	if (*s->err) {
+		ui_put(w, 2, 2, UI_ERROR, s->err, 0);
+		return;
+	}
+	if (!s->n) {
+		pane_wrap(w, 2, 2, UI_DIM,
+		          T("No artifacts yet. Ingest logs, probes, profiles or models with: ferry ingest KIND PATH"), 0, 4);
+		return;
+	}
+	s->h = (ui_win_height(w) - 1) / 2;
+	pane_scroll(&s->top, s->cur, s->h, (int)s->n);
+	for (int r = 0; r < s->h && s->top + r < (int)s->n; r++) {
+		int i = s->top + r, y = 1 + 2 * r, sel = i == s->cur;
+		const tui_artifact *a = &s->a[i];
+		int attr = sel ? UI_SELECT : UI_NORMAL;
+		ui_fill_row(w, y, attr);
+		char size[32], row[512];
+		human_size(size, sizeof size, a->size);
+		char *kind = text_cell(a->kind, 10, 0);
+		snprintf(row, sizeof row, "#%-4lld %s %-24.24s %10s  %s", a->id, kind, a->label, size, a->time);
+		free(kind);
+		ui_put(w, y, 1, attr, row, width - 2);
+		char sub[600];
+		snprintf(sub, sizeof sub, "%s  (%s)", a->path, a->actor);
+		ui_put(w, y + 1, 7, UI_DIM, sub, width - 8);
+	}
+}
+
+static int artifacts_handle(void *st, tui *t, int cmd, const char *arg)
+{
+	astate *s = st;
+	(void)arg;
+	load(s, t);
+	if (pane_move(&s->cur, (int)s->n, s->h, cmd))
+		return PANE_HANDLED | PANE_REDRAW;
+	if (cmd == CMD_RELOAD)
+		s->loaded = 0;
+	return 0;
+}
+
+const pane_ops pane_artifacts_ops = { "artifacts", artifacts_open, artifacts_close, artifacts_draw, artifacts_handle };

@@ -1,0 +1,300 @@
+/* detail — the selected finding: what was found, the source around it with the
+ * matched range highlighted, the suggestion, and the proposed fix as a coloured
+ * diff computed from the finding's edits against the file's current text. */
+#include "i18n.h"
+#include "pane.h"
+#include "text.h"
+#include "util.h"
+#include "workspace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONTEXT_LINES 3
+
+typedef struct dstate {
+	char *path;         /* cached file (relative) */
+	char *text;         /* its contents, or NULL when unreadable */
+	size_t len;
+	unsigned gen;       /* reload generation of the cache */
+	long long shown;    /* finding id last drawn (scroll resets on change) */
+	int scroll;         /* first virtual row shown */
+	int total;          /* virtual rows at the last draw */
+	int h;
+} dstate;
+
+/* A drawing cursor over virtual rows, of which only [skip, skip+h) are painted. */
+typedef struct out {
+	ui_win *w;
+	int row, skip, h;
+} out;
+
+static int visible(const out *o)
+{
+	return o->row >= o->skip && o->row < o->skip + o->h;
+}
+
+static void line(out *o, int x, int attr, const char *s)
+{
+	if (visible(o))
+		ui_put(o->w, o->row - o->skip, x, attr, s, 0);
+	o->row++;
+}
+
+static void wrapped(out *o, int x, int attr, const char *s)
+{
+	int cols = ui_win_width(o->w) - x - 1;
+	if (cols < 8)
+		cols = 8;
+	while (*s) {
+		size_t len, next = text_wrap(s, cols, &len);
+		if (visible(o))
+			ui_putn(o->w, o->row - o->skip, x, attr, s, len, cols);
+		o->row++;
+		if (!next)
+			break;
+		s += next;
+	}
+}
+
+/* Draws bytes [a, b) of a source line at column *x with tabs expanded. */
+static void segment(out *o, int *x, int attr, const char *s, size_t a, size_t b)
+{
+	size_t i = a;
+	while (i < b) {
+		size_t j = i;
+		while (j < b && s[j] != '\t')
+			j++;
+		if (j > i)
+			*x += ui_putn(o->w, o->row - o->skip, *x, attr, s + i, j - i, 0);
+		if (j < b) { /* tab to the next multiple of 4 from the code start */
+			*x += 4 - ((*x - 8) % 4 + 4) % 4;
+			j++;
+		}
+		i = j;
+	}
+}
+
+/* One numbered source line with bytes [ha, hb) highlighted. */
+static void source_line(out *o, int num, int marked, const char *s, size_t len, size_t ha, size_t hb)
+{
+	if (visible(o)) {
+		char nb[16];
+		snprintf(nb, sizeof nb, "%5d %s", num, marked ? "▶" : " ");
+		ui_put(o->w, o->row - o->skip, 0, marked ? UI_TITLE : UI_DIM, nb, 0);
+		int x = 8;
+		if (ha > len)
+			ha = len;
+		if (hb > len)
+			hb = len;
+		if (hb < ha)
+			hb = ha;
+		segment(o, &x, UI_NORMAL, s, 0, ha);
+		segment(o, &x, UI_MATCH, s, ha, hb);
+		segment(o, &x, UI_NORMAL, s, hb, len);
+	}
+	o->row++;
+}
+
+static void load_file(dstate *d, tui *t, const char *rel)
+{
+	if (d->path && strcmp(d->path, rel) == 0 && d->gen == t->reload_gen)
+		return;
+	free(d->path);
+	free(d->text);
+	d->path = xstrdup(rel);
+	d->text = NULL;
+	d->len = 0;
+	d->gen = t->reload_gen;
+	char *abs = util_path_join(t->m.ws->root, rel);
+	if (util_read_file(&d->text, &d->len, abs) != 0)
+		d->text = NULL;
+	free(abs);
+}
+
+/* Start of line n (1-based) in text, or len when past the end. */
+static size_t line_start(const char *text, size_t len, int n)
+{
+	size_t i = 0;
+	for (int k = 1; k < n && i < len; i++)
+		if (text[i] == '\n')
+			k++;
+	return i;
+}
+
+static size_t line_end(const char *text, size_t len, size_t i)
+{
+	while (i < len && text[i] != '\n')
+		i++;
+	return i;
+}
+
+static void draw_source(out *o, dstate *d, const tui_finding *f)
+{
+	if (!d->text) {
+		line(o, 2, UI_DIM, T("(the file cannot be read)"));
+		return;
+	}
+	int first = f->line - CONTEXT_LINES < 1 ? 1 : f->line - CONTEXT_LINES;
+	int end_line = f->end_line >= f->line ? f->end_line : f->line;
+	int last = end_line + CONTEXT_LINES;
+	size_t i = line_start(d->text, d->len, first);
+	for (int n = first; n <= last && i < d->len; n++) {
+		size_t e = line_end(d->text, d->len, i), len = e - i;
+		size_t ha = 0, hb = 0;
+		if (n >= f->line && n <= end_line) {
+			ha = n == f->line && f->col > 0 ? (size_t)(f->col - 1) : 0;
+			hb = n == end_line && f->end_col > 0 ? (size_t)(f->end_col - 1) : len;
+			if (n == f->line && n == end_line && hb <= ha)
+				hb = len;
+		}
+		source_line(o, n, n >= f->line && n <= end_line, d->text + i, len, ha, hb);
+		i = e + 1;
+	}
+}
+
+/* The fix as a diff: for each group of edits touching the same lines, the old lines
+ * (red, "-") and the lines with the edits applied (green, "+"). */
+static void draw_fix(out *o, dstate *d, const tui_finding *f)
+{
+	if (!f->nedits) {
+		line(o, 2, UI_DIM, T("(no automatic fix: this one needs a person)"));
+		return;
+	}
+	if (!d->text) {
+		line(o, 2, UI_DIM, T("(the file cannot be read)"));
+		return;
+	}
+	size_t k = 0;
+	while (k < f->nedits) {
+		const tui_edit *e = &f->edits[k];
+		if (e->start > d->len || e->end > d->len || e->end < e->start) {
+			line(o, 2, UI_ERROR, T("(the fix no longer matches the file; run the checks again)"));
+			return;
+		}
+		size_t a = e->start;
+		while (a > 0 && d->text[a - 1] != '\n')
+			a--;
+		size_t b = line_end(d->text, d->len, e->end);
+		size_t k2 = k + 1;
+		while (k2 < f->nedits && f->edits[k2].start <= b && f->edits[k2].end <= d->len &&
+		       f->edits[k2].start >= f->edits[k2 - 1].end) {
+			b = line_end(d->text, d->len, f->edits[k2].end);
+			k2++;
+		}
+		int lineno = 1;
+		for (size_t i = 0; i < a; i++)
+			lineno += d->text[i] == '\n';
+		char hunk[64];
+		snprintf(hunk, sizeof hunk, "@@ %s:%d @@", f->file, lineno);
+		line(o, 2, UI_HUNK, hunk);
+		sbuf nb;
+		sbuf_init(&nb);
+		size_t pos = a;
+		for (size_t j = k; j < k2; j++) {
+			sbuf_add(&nb, d->text + pos, f->edits[j].start - pos);
+			sbuf_adds(&nb, f->edits[j].text);
+			pos = f->edits[j].end;
+		}
+		sbuf_add(&nb, d->text + pos, b - pos);
+		for (int pass = 0; pass < 2; pass++) {
+			const char *s = pass ? nb.buf : d->text + a;
+			size_t len = pass ? nb.len : b - a;
+			for (size_t i = 0;;) {
+				size_t e2 = i;
+				while (e2 < len && s[e2] != '\n')
+					e2++;
+				if (visible(o)) {
+					int y = o->row - o->skip, x = 2;
+					ui_put(o->w, y, x, pass ? UI_ADD : UI_DEL, pass ? "+ " : "- ", 0);
+					x += 2;
+					segment(o, &x, pass ? UI_ADD : UI_DEL, s, i, e2);
+				}
+				o->row++;
+				if (e2 >= len)
+					break;
+				i = e2 + 1;
+			}
+		}
+		sbuf_done(&nb);
+		k = k2;
+	}
+}
+
+static void *detail_open(tui *t)
+{
+	(void)t;
+	return xcalloc(1, sizeof(dstate));
+}
+
+static void detail_close(void *st)
+{
+	dstate *d = st;
+	if (!d)
+		return;
+	free(d->path);
+	free(d->text);
+	free(d);
+}
+
+static void detail_draw(void *st, tui *t, ui_win *w)
+{
+	dstate *d = st;
+	const tui_finding *f = t->sel;
+	ui_erase(w);
+	d->h = ui_win_height(w);
+	if (!f) {
+		d->total = 0;
+		pane_title(w, 0, T("Detail"));
+		pane_wrap(w, 2, 2, UI_DIM, T("Select a finding to see its source, the suggestion and the proposed fix."), 0, d->h - 2);
+		return;
+	}
+	if (f->id != d->shown) {
+		d->shown = f->id;
+		d->scroll = 0;
+	}
+	out o = { w, 0, d->scroll, d->h };
+	char head[256];
+	snprintf(head, sizeof head, "#%lld  %s  %s  [%s]", f->id, f->severity, f->plugin, T(f->status));
+	line(&o, 1, pane_severity_attr(f->severity), head);
+	wrapped(&o, 1, UI_TITLE, f->message);
+	if (*f->file) {
+		char loc[512];
+		snprintf(loc, sizeof loc, "%s:%d:%d", f->file, f->line, f->col);
+		load_file(d, t, f->file);
+		line(&o, 1, UI_HUNK, loc);
+		draw_source(&o, d, f);
+	}
+	if (*f->suggestion) {
+		line(&o, 1, UI_TITLE, T("Suggestion"));
+		wrapped(&o, 2, UI_NORMAL, f->suggestion);
+	}
+	line(&o, 1, UI_TITLE, T("Proposed fix"));
+	if (*f->file)
+		draw_fix(&o, d, f);
+	else
+		line(&o, 2, UI_DIM, T("(no automatic fix: this one needs a person)"));
+	d->total = o.row;
+	if (d->total > d->h && d->scroll + d->h < d->total) {
+		char more[32];
+		snprintf(more, sizeof more, "↓ %d", d->total - d->scroll - d->h);
+		ui_put(w, d->h - 1, ui_win_width(w) - 8, UI_DIM, more, 0);
+	}
+}
+
+static int detail_handle(void *st, tui *t, int cmd, const char *arg)
+{
+	dstate *d = st;
+	(void)t, (void)arg;
+	int max = d->total - d->h > 0 ? d->total - d->h : 0;
+	if (cmd == CMD_DETAIL_DOWN)
+		d->scroll = d->scroll + 3 > max ? max : d->scroll + 3;
+	else if (cmd == CMD_DETAIL_UP)
+		d->scroll = d->scroll > 3 ? d->scroll - 3 : 0;
+	else
+		return 0;
+	return PANE_HANDLED | PANE_REDRAW;
+}
+
+const pane_ops pane_detail_ops = { "detail", detail_open, detail_close, detail_draw, detail_handle };

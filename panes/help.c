@@ -1,0 +1,89 @@
+/* help — the key overlay, generated from the keymap table (keys, command name,
+ * help text in the interface language). */
+#include "i18n.h"
+#include "pane.h"
+#include "text.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct hstate {
+	int scroll, total, h;
+} hstate;
+
+static const char *view_title(int view)
+{
+	switch (view) {
+	case VIEW_FINDINGS: return T("In the findings list");
+	case VIEW_TIMELINE: return T("In the timeline");
+	default: return T("Everywhere");
+	}
+}
+
+static void *help_open(tui *t)
+{
+	(void)t;
+	return xcalloc(1, sizeof(hstate));
+}
+
+static void help_close(void *st)
+{
+	free(st);
+}
+
+static void help_draw(void *st, tui *t, ui_win *w)
+{
+	hstate *s = st;
+	(void)t;
+	int width = ui_win_width(w);
+	ui_erase(w);
+	s->h = ui_win_height(w) - 2;
+	char head[128];
+	snprintf(head, sizeof head, "%s   (%s)", T("ferry workbench keys"), T("Esc closes, j/k scroll, : runs a command by name"));
+	ui_fill_row(w, 0, UI_BAR);
+	ui_put(w, 0, 1, UI_BAR, head, width - 2);
+	int row = 0;
+	static const int views[] = { VIEW_ANY, VIEW_FINDINGS, VIEW_TIMELINE };
+	for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
+		if (row >= s->scroll && row - s->scroll < s->h)
+			ui_put(w, 1 + row - s->scroll, 1, UI_TITLE, view_title(views[v]), 0);
+		row++;
+		for (const keymap_entry *e = keymap; e->name; e++) {
+			if (e->view != views[v] || !e->help_en)
+				continue;
+			if (row >= s->scroll && row - s->scroll < s->h) {
+				int y = 1 + row - s->scroll;
+				char *keys = text_cell(e->label ? e->label : "", 11, 0);
+				char *name = text_cell(e->name, 16, 0);
+				ui_put(w, y, 2, UI_KEY, keys, 11);
+				ui_put(w, y, 14, UI_DIM, name, 16);
+				ui_put(w, y, 31, UI_NORMAL, keymap_help(e), width - 32);
+				free(keys);
+				free(name);
+			}
+			row++;
+		}
+	}
+	s->total = row;
+}
+
+static int help_handle(void *st, tui *t, int cmd, const char *arg)
+{
+	hstate *s = st;
+	(void)arg;
+	if (cmd == CMD_BACK || cmd == CMD_CANCEL || cmd == CMD_HELP) {
+		t->help = 0;
+		return PANE_HANDLED | PANE_LAYOUT;
+	}
+	int max = s->total - s->h > 0 ? s->total - s->h : 0, sc = s->scroll;
+	if (cmd == CMD_BOTTOM)
+		sc = max;
+	else if (!pane_move(&sc, max + 1, s->h, cmd))
+		return 0;
+	s->scroll = sc;
+	return PANE_HANDLED | PANE_REDRAW;
+}
+
+const pane_ops pane_help_ops = { "help", help_open, help_close, help_draw, help_handle };

@@ -1,0 +1,100 @@
+/* keymap — see keymap.h. Default bindings are data: edit this table to rebind. */
+#include "keymap.h"
+#include "i18n.h"
+#include "ui.h"
+
+#include <string.h>
+
+#define K(c) UI_KEY_CTRL(c)
+
+const keymap_entry keymap[] = {
+	/* moving */
+	{ CMD_DOWN, "down", { 'j', UI_KEY_DOWN }, "j ↓", VIEW_ANY, 0, "move down", "下移" },
+	{ CMD_UP, "up", { 'k', UI_KEY_UP }, "k ↑", VIEW_ANY, 0, "move up", "上移" },
+	{ CMD_PAGE_DOWN, "page-down", { UI_KEY_PGDN, ' ', K('f') }, "PgDn Space", VIEW_ANY, 0, "next page", "下一页" },
+	{ CMD_PAGE_UP, "page-up", { UI_KEY_PGUP, K('b') }, "PgUp", VIEW_ANY, 0, "previous page", "上一页" },
+	{ CMD_TOP, "top", { UI_KEY_HOME, '0' }, "Home 0", VIEW_ANY, 0, "go to the first row", "跳到第一行" },
+	{ CMD_BOTTOM, "bottom", { 'G', UI_KEY_END }, "G End", VIEW_ANY, 0, "go to the last row", "跳到最后一行" },
+	{ CMD_PHASE_NEXT, "phase-next", { 'l', UI_KEY_RIGHT, ']' }, "l →", VIEW_ANY, 0, "next phase", "下一个阶段" },
+	{ CMD_PHASE_PREV, "phase-prev", { 'h', UI_KEY_LEFT, '[' }, "h ←", VIEW_ANY, 0, "previous phase", "上一个阶段" },
+	{ CMD_PHASE_1, "phase", { '1' }, "1-7", VIEW_ANY, 1, "select a phase by number or name", "按编号或名称选择阶段" },
+	{ CMD_PHASE_1 + 1, "phase-2", { '2' }, NULL, VIEW_ANY, 0, NULL, NULL },
+	{ CMD_PHASE_1 + 2, "phase-3", { '3' }, NULL, VIEW_ANY, 0, NULL, NULL },
+	{ CMD_PHASE_1 + 3, "phase-4", { '4' }, NULL, VIEW_ANY, 0, NULL, NULL },
+	{ CMD_PHASE_1 + 4, "phase-5", { '5' }, NULL, VIEW_ANY, 0, NULL, NULL },
+	{ CMD_PHASE_1 + 5, "phase-6", { '6' }, NULL, VIEW_ANY, 0, NULL, NULL },
+	{ CMD_PHASE_1 + 6, "phase-7", { '7' }, NULL, VIEW_ANY, 0, NULL, NULL },
+	{ CMD_OPEN, "open", { UI_KEY_ENTER }, "Enter", VIEW_ANY, 0, "open the selected row (finding detail, checkpoint diff)",
+	  "打开所选行（问题详情、检查点差异）" },
+	{ CMD_BACK, "back", { 'q' }, "q", VIEW_ANY, 0, "close the pane and go back; on the main screen, quit",
+	  "关闭当前面板并返回；在主界面则退出" },
+	{ CMD_DETAIL_DOWN, "detail-down", { 'J' }, "J", VIEW_FINDINGS, 0, "scroll the detail pane down", "详情面板向下滚动" },
+	{ CMD_DETAIL_UP, "detail-up", { 'K' }, "K", VIEW_FINDINGS, 0, "scroll the detail pane up", "详情面板向上滚动" },
+	/* work */
+	{ CMD_RUN_PHASE, "run-phase", { 'r' }, "r", VIEW_ANY, 0, "run the checks of the selected phase", "运行所选阶段的检查" },
+	{ CMD_RUN_ALL, "run-all", { 'R' }, "R", VIEW_ANY, 0, "run the checks of every phase", "运行全部阶段的检查" },
+	{ CMD_CANCEL, "cancel", { UI_KEY_ESC }, "Esc", VIEW_ANY, 0, "cancel running checks, close a pane",
+	  "取消正在运行的检查，关闭面板" },
+	{ CMD_WAIVE, "waive", { 'w' }, "w", VIEW_FINDINGS, 1, "waive the selected finding, with a reason", "豁免所选问题（需填写理由）" },
+	{ CMD_SIGNOFF, "signoff", { 'S' }, "S", VIEW_ANY, 1, "sign the selected phase off", "签署确认所选阶段" },
+	{ CMD_EDIT, "edit", { 'e' }, "e", VIEW_FINDINGS, 0, "open the file at the finding in $EDITOR; the edit becomes a checkpoint",
+	  "在 $EDITOR 中打开问题所在文件；修改记录为检查点" },
+	{ CMD_FILTER, "filter", { '/' }, "/", VIEW_FINDINGS, 1,
+	  "filter findings: words, sev:error, status:waived, plugin:ID", "筛选问题：关键词、sev:error、status:waived、plugin:ID" },
+	{ CMD_FILTER_SEVERITY, "filter-severity", { 'v' }, "v", VIEW_FINDINGS, 0, "cycle the severity filter", "切换严重级别筛选" },
+	{ CMD_FILTER_STATUS, "filter-status", { 'u' }, "u", VIEW_FINDINGS, 0, "cycle the status filter", "切换状态筛选" },
+	{ CMD_FILTER_CLEAR, "filter-clear", { '\\' }, "\\", VIEW_FINDINGS, 0, "clear every filter", "清除所有筛选" },
+	{ CMD_SORT, "sort", { 's' }, "s", VIEW_FINDINGS, 0, "cycle the sort order (file, severity, plugin)", "切换排序（文件、严重级别、插件）" },
+	{ CMD_REVERT, "revert", { 'x' }, "x", VIEW_TIMELINE, 0, "revert the selected checkpoint (asks first)", "回退所选检查点（先确认）" },
+	/* panes */
+	{ CMD_FINDINGS, "findings", { 'f', UI_KEY_TAB }, "f Tab", VIEW_ANY, 0, "show the findings of the phase", "显示阶段的问题列表" },
+	{ CMD_TIMELINE, "timeline", { 't' }, "t", VIEW_ANY, 0, "checkpoint timeline, newest first", "检查点时间线（最新在前）" },
+	{ CMD_GUIDE, "guide", { 'g' }, "g", VIEW_ANY, 0, "the phase's guide: purpose, steps, checklist", "阶段指南：目的、步骤、检查清单" },
+	{ CMD_CHART, "chart", { 'c' }, "c", VIEW_ANY, 0, "charts: findings by category", "图表：按类别统计问题" },
+	{ CMD_ARTIFACTS, "artifacts", { 'a' }, "a", VIEW_ANY, 0, "ingested artifacts and reports", "已导入的工件和报告" },
+	{ CMD_HELP, "help", { '?', UI_KEY_CTRL('h') }, "?", VIEW_ANY, 0, "this help", "本帮助" },
+	{ CMD_PALETTE, "palette", { ':' }, ":", VIEW_ANY, 0, "run a command by name", "按名称运行命令" },
+	{ CMD_LANG, "lang", { 'L' }, "L", VIEW_ANY, 1, "switch the interface language (en, zh)", "切换界面语言（en、zh）" },
+	{ CMD_RELOAD, "reload", { K('l') }, "C-l", VIEW_ANY, 0, "reload from the engagement and repaint", "重新加载并重绘" },
+	{ CMD_SAVE_SCREEN, "save-screen", { 0 }, NULL, VIEW_ANY, 1, "write the screen as text to a file", "将屏幕内容保存为文本文件" },
+	{ CMD_QUIT, "quit", { 'Q', K('c') }, "Q C-c", VIEW_ANY, 0, "quit the workbench", "退出工作台" },
+	{ 0, NULL, { 0 }, NULL, 0, 0, NULL, NULL },
+};
+
+int keymap_lookup(int key, int view)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (const keymap_entry *e = keymap; e->name; e++) {
+			if ((pass == 0) != (e->view == view && view != VIEW_ANY))
+				continue;
+			if (pass == 1 && e->view != VIEW_ANY)
+				continue;
+			for (int i = 0; i < 3 && e->keys[i]; i++)
+				if (e->keys[i] == key)
+					return e->cmd;
+		}
+	return CMD_NONE;
+}
+
+const keymap_entry *keymap_by_name(const char *name)
+{
+	for (const keymap_entry *e = keymap; e->name; e++)
+		if (strcmp(e->name, name) == 0)
+			return e;
+	return NULL;
+}
+
+const keymap_entry *keymap_by_cmd(int cmd)
+{
+	for (const keymap_entry *e = keymap; e->name; e++)
+		if (e->cmd == cmd)
+			return e;
+	return NULL;
+}
+
+const char *keymap_help(const keymap_entry *e)
+{
+	if (!e->help_en)
+		return "";
+	return i18n_zh() && e->help_zh ? e->help_zh : e->help_en;
+}

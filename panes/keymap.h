@@ -1,0 +1,88 @@
+/*
+ * keymap — the one table of workbench commands: each command's name (for the `:`
+ * palette), its default keys (data, not code), the view it belongs to and its
+ * help text in English and Simplified Chinese. The help overlay and the palette
+ * are generated from this table; panes receive commands, never raw keys.
+ *
+ * Everything here is static data; nothing is allocated.
+ */
+#ifndef FERRY_KEYMAP_H
+#define FERRY_KEYMAP_H
+
+enum tui_cmd {
+	CMD_NONE,
+	CMD_UP,
+	CMD_DOWN,
+	CMD_PAGE_UP,
+	CMD_PAGE_DOWN,
+	CMD_TOP,
+	CMD_BOTTOM,
+	CMD_PHASE_PREV,
+	CMD_PHASE_NEXT,
+	CMD_PHASE_1, /* CMD_PHASE_1 + i selects phase i (0..6) */
+	CMD_PHASE_7 = CMD_PHASE_1 + 6,
+	CMD_OPEN,
+	CMD_BACK,
+	CMD_DETAIL_UP,
+	CMD_DETAIL_DOWN,
+	CMD_RUN_PHASE,
+	CMD_RUN_ALL,
+	CMD_CANCEL,
+	CMD_WAIVE,
+	CMD_SIGNOFF,
+	CMD_EDIT,
+	CMD_FILTER,
+	CMD_FILTER_SEVERITY,
+	CMD_FILTER_STATUS,
+	CMD_FILTER_CLEAR,
+	CMD_SORT,
+	CMD_FINDINGS,
+	CMD_TIMELINE,
+	CMD_GUIDE,
+	CMD_CHART,
+	CMD_ARTIFACTS,
+	CMD_HELP,
+	CMD_PALETTE,
+	CMD_REVERT,
+	CMD_LANG,
+	CMD_RELOAD,
+	CMD_SAVE_SCREEN,
+	CMD_QUIT,
+	CMD_COUNT
+};
+
+/* Views a binding can be limited to. */
+enum tui_view {
+	VIEW_ANY,
+	VIEW_FINDINGS,
+	VIEW_TIMELINE,
+	VIEW_GUIDE,
+	VIEW_CHART,
+	VIEW_ARTIFACTS,
+	VIEW_COUNT
+};
+
+typedef struct keymap_entry {
+	int cmd;             /* enum tui_cmd */
+	const char *name;    /* palette name: "run-phase" */
+	int keys[3];         /* default keys (ui.h codes), 0-terminated */
+	const char *label;   /* keys as shown in help: "r" */
+	int view;            /* enum tui_view where the binding applies */
+	int takes_arg;       /* the palette passes the rest of the line */
+	const char *help_en; /* one line */
+	const char *help_zh;
+} keymap_entry;
+
+/* The table, terminated by an entry with a NULL name. */
+extern const keymap_entry keymap[];
+
+/* The command bound to key in view (view-specific bindings first), or CMD_NONE. */
+int keymap_lookup(int key, int view);
+/* The entry of a command name ("run-phase"), or NULL. */
+const keymap_entry *keymap_by_name(const char *name);
+/* The entry of a command, or NULL. */
+const keymap_entry *keymap_by_cmd(int cmd);
+/* The entry's help in the current interface language. */
+const char *keymap_help(const keymap_entry *e);
+
+#endif

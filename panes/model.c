@@ -1,0 +1,331 @@
+/* model — see model.h. */
+#include "model.h"
+#include "cli.h"
+#include "util.h"
+#include "workspace.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static char *jdup(const cJSON *o, const char *key)
+{
+	return xstrdup(jstr(o, key));
+}
+
+static long long jint(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+}
+
+int model_severity_rank(const char *s)
+{
+	if (!s)
+		return 0;
+	return strcmp(s, "error") == 0 ? 3 : strcmp(s, "warning") == 0 ? 2 : strcmp(s, "info") == 0 ? 1 : 0;
+}
+
+void model_init(model *m, struct workspace *ws)
+{
+	memset(m, 0, sizeof *m);
+	m->ws = ws;
+	for (int i = 0; i < 7; i++) {
+		m->phases[i].name = ws_phases[i];
+		strcpy(m->phases[i].status, "not started");
+	}
+}
+
+static void status_free(model *m)
+{
+	free(m->engagement);
+	free(m->client);
+	free(m->target);
+	free(m->actor);
+	m->engagement = m->client = m->target = m->actor = NULL;
+	for (int i = 0; i < 7; i++) {
+		free(m->phases[i].signed_by);
+		m->phases[i].signed_by = NULL;
+	}
+}
+
+static void finding_done(tui_finding *f)
+{
+	free(f->plugin);
+	free(f->phase);
+	free(f->severity);
+	free(f->category);
+	free(f->file);
+	free(f->message);
+	free(f->suggestion);
+	free(f->status);
+	for (size_t i = 0; i < f->nedits; i++)
+		free(f->edits[i].text);
+	free(f->edits);
+}
+
+void model_findings_free(tui_finding *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		finding_done(&f[i]);
+	free(f);
+}
+
+void model_clear_findings(model *m)
+{
+	for (size_t i = 0; i < m->nf; i++)
+		finding_done(&m->f[i]);
+	m->nf = 0;
+	m->gen++;
+}
+
+void model_done(model *m)
+{
+	status_free(m);
+	model_clear_findings(m);
+	free(m->f);
+	m->f = NULL;
+	m->capf = 0;
+}
+
+int model_load_status(model *m)
+{
+	cJSON *st = NULL;
+	int rc = cli_status_json(&st, m->ws);
+	if (rc)
+		return rc;
+	status_free(m);
+	const cJSON *eng = cJSON_GetObjectItem(st, "engagement");
+	m->engagement = jdup(eng, "engagement_id");
+	m->client = jdup(eng, "client");
+	m->target = jdup(eng, "target_soc");
+	m->actor = xstrdup(jstr(st, "actor"));
+	const cJSON *head = cJSON_GetObjectItem(st, "head");
+	snprintf(m->head, sizeof m->head, "%s", jstr(head, "commit"));
+	snprintf(m->head_kind, sizeof m->head_kind, "%s", jstr(head, "kind"));
+	m->head_cp = jint(head, "checkpoint");
+	m->ncheckpoints = (int)jint(st, "checkpoints");
+	const cJSON *c = cJSON_GetObjectItem(st, "findings");
+	m->open = (int)jint(c, "open");
+	m->errors = (int)jint(c, "errors");
+	m->warnings = (int)jint(c, "warnings");
+	m->info = (int)jint(c, "info");
+	m->fixed = (int)jint(c, "fixed");
+	m->waived = (int)jint(c, "waived");
+	const cJSON *p;
+	int i = 0;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases")) {
+		if (i >= 7)
+			break;
+		tui_phase *ph = &m->phases[i++];
+		snprintf(ph->status, sizeof ph->status, "%s", jstr(p, "status"));
+		ph->errors = (int)jint(p, "open_errors");
+		ph->warnings = (int)jint(p, "open_warnings");
+		ph->info = (int)jint(p, "open_info");
+		ph->fixed = (int)jint(p, "fixed");
+		ph->waived = (int)jint(p, "waived");
+		ph->runs = (int)jint(p, "runs");
+		ph->signed_by = *jstr(p, "signed_off_by") ? jdup(p, "signed_off_by") : NULL;
+	}
+	cJSON_Delete(st);
+	return 0;
+}
+
+static void from_json(tui_finding *f, const cJSON *row)
+{
+	memset(f, 0, sizeof *f);
+	f->id = jint(row, "id");
+	f->plugin = jdup(row, "plugin");
+	f->phase = jdup(row, "phase");
+	f->severity = jdup(row, "severity");
+	f->category = jdup(row, "category");
+	f->file = jdup(row, "file");
+	f->message = jdup(row, "message");
+	f->suggestion = jdup(row, "suggestion");
+	f->status = jdup(row, "status");
+	f->line = (int)jint(row, "line");
+	f->col = (int)jint(row, "col");
+	f->end_line = (int)jint(row, "end_line");
+	f->end_col = (int)jint(row, "end_col");
+	f->sev_rank = model_severity_rank(f->severity);
+	const cJSON *ed = cJSON_GetObjectItem(row, "edits");
+	int n = cJSON_IsArray(ed) ? cJSON_GetArraySize(ed) : 0;
+	if (n > 0) {
+		f->edits = xcalloc((size_t)n, sizeof *f->edits);
+		const cJSON *e;
+		cJSON_ArrayForEach(e, ed) {
+			tui_edit *d = &f->edits[f->nedits++];
+			d->start = (unsigned)jint(e, "start_byte");
+			d->end = (unsigned)jint(e, "end_byte");
+			d->text = jdup(e, "text");
+		}
+	}
+}
+
+static int load_rows(tui_finding **out, size_t *n, model *m, const char *phase)
+{
+	cJSON *rows = NULL;
+	store_finding_filter fl = { phase, NULL, NULL, NULL, 0 };
+	int rc = store_findings(&rows, m->ws->db, &fl);
+	if (rc)
+		return rc;
+	size_t count = (size_t)cJSON_GetArraySize(rows), i = 0;
+	tui_finding *f = xcalloc(count ? count : 1, sizeof *f);
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows)
+		from_json(&f[i++], row);
+	cJSON_Delete(rows);
+	*out = f;
+	*n = count;
+	return 0;
+}
+
+int model_load_findings(model *m)
+{
+	tui_finding *f = NULL;
+	size_t n = 0;
+	int rc = load_rows(&f, &n, m, ws_phases[m->phase]);
+	if (rc)
+		return rc;
+	model_clear_findings(m);
+	free(m->f);
+	m->f = f;
+	m->nf = n;
+	m->capf = n ? n : 1;
+	return 0;
+}
+
+int model_all_findings(tui_finding **out, size_t *n, model *m)
+{
+	return load_rows(out, n, m, NULL);
+}
+
+static char *dup_or_empty(const char *s)
+{
+	return xstrdup(s ? s : "");
+}
+
+void model_add_finding(model *m, const finding *src)
+{
+	if (m->nf == m->capf) {
+		m->capf = m->capf ? m->capf * 2 : 64;
+		m->f = xrealloc(m->f, m->capf * sizeof *m->f);
+	}
+	tui_finding *f = &m->f[m->nf++];
+	memset(f, 0, sizeof *f);
+	f->id = src->id;
+	f->plugin = dup_or_empty(src->plugin);
+	f->phase = dup_or_empty(src->phase);
+	f->severity = dup_or_empty(src->severity);
+	f->category = dup_or_empty(src->category);
+	f->file = dup_or_empty(src->file);
+	f->message = dup_or_empty(src->message);
+	f->suggestion = dup_or_empty(src->suggestion);
+	f->status = dup_or_empty(src->status ? src->status : "open");
+	f->line = src->line;
+	f->col = src->col;
+	f->end_line = src->end_line;
+	f->end_col = src->end_col;
+	f->sev_rank = model_severity_rank(f->severity);
+	if (src->nedits) {
+		f->edits = xcalloc(src->nedits, sizeof *f->edits);
+		for (size_t i = 0; i < src->nedits; i++) {
+			f->edits[i].start = src->edits[i].start_byte;
+			f->edits[i].end = src->edits[i].end_byte;
+			f->edits[i].text = dup_or_empty(src->edits[i].text);
+		}
+		f->nedits = src->nedits;
+	}
+	m->gen++;
+}
+
+int model_checkpoints(tui_checkpoint **out, size_t *n, model *m)
+{
+	cJSON *rows = NULL;
+	int rc = store_checkpoints(&rows, m->ws->db);
+	if (rc)
+		return rc;
+	size_t count = (size_t)cJSON_GetArraySize(rows), i = 0;
+	tui_checkpoint *c = xcalloc(count ? count : 1, sizeof *c);
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows) {
+		tui_checkpoint *d = &c[i++];
+		d->id = jint(row, "id");
+		snprintf(d->commit, sizeof d->commit, "%s", jstr(row, "commit"));
+		d->kind = jdup(row, "kind");
+		d->message = jdup(row, "message");
+		d->actor = jdup(row, "actor");
+		d->time = jdup(row, "time");
+		d->phase = jdup(row, "phase");
+		d->plugin = jdup(row, "plugin");
+		const cJSON *fl = cJSON_GetObjectItem(row, "findings");
+		if (cJSON_IsArray(fl) && cJSON_GetArraySize(fl) > 0)
+			d->findings = cJSON_PrintUnformatted(fl);
+		else if (cJSON_IsString(fl))
+			d->findings = xstrdup(fl->valuestring);
+		else
+			d->findings = xstrdup("");
+	}
+	cJSON_Delete(rows);
+	*out = c;
+	*n = count;
+	return 0;
+}
+
+void model_checkpoints_free(tui_checkpoint *c, size_t n)
+{
+	for (size_t i = 0; c && i < n; i++) {
+		free(c[i].kind);
+		free(c[i].message);
+		free(c[i].actor);
+		free(c[i].time);
+		free(c[i].phase);
+		free(c[i].plugin);
+		free(c[i].findings);
+	}
+	free(c);
+}
+
+int model_artifacts(tui_artifact **out, size_t *n, model *m)
+{
+	cJSON *rows = NULL;
+	int rc = store_artifacts(&rows, m->ws->db, NULL);
+	if (rc)
+		return rc;
+	size_t count = (size_t)cJSON_GetArraySize(rows), i = 0;
+	tui_artifact *a = xcalloc(count ? count : 1, sizeof *a);
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows) {
+		tui_artifact *d = &a[i++];
+		d->id = jint(row, "id");
+		d->kind = jdup(row, "kind");
+		d->label = jdup(row, "label");
+		d->path = jdup(row, "path");
+		d->time = jdup(row, "ingested_at");
+		d->actor = jdup(row, "actor");
+		d->size = jint(row, "size");
+	}
+	cJSON_Delete(rows);
+	*out = a;
+	*n = count;
+	return 0;
+}
+
+void model_artifacts_free(tui_artifact *a, size_t n)
+{
+	for (size_t i = 0; a && i < n; i++) {
+		free(a[i].kind);
+		free(a[i].label);
+		free(a[i].path);
+		free(a[i].time);
+		free(a[i].actor);
+	}
+	free(a);
+}

@@ -1,0 +1,93 @@
+/*
+ * model — what the workbench shows, as plain structs copied out of the
+ * engagement: the status document, the phases, the findings of the selected
+ * phase, checkpoints and artifacts. Panes read the model and never see the store,
+ * the history or cJSON. Loading goes through the same functions the CLI uses
+ * (cli_status_json, store_findings, store_checkpoints, store_artifacts).
+ *
+ * The model owns every string and array in it; model_done frees them. gen
+ * increases whenever the findings array changes, so panes rebuild their views
+ * only then, not on every key.
+ */
+#ifndef FERRY_MODEL_H
+#define FERRY_MODEL_H
+
+#include "finding.h"
+
+#include <stddef.h>
+
+struct workspace;
+
+typedef struct tui_edit {
+	unsigned start, end; /* byte range replaced in the file's current text */
+	char *text;          /* replacement */
+} tui_edit;
+
+typedef struct tui_finding {
+	long long id;
+	char *plugin, *phase, *severity, *category, *file, *message, *suggestion, *status;
+	int line, col, end_line, end_col;
+	int sev_rank;        /* 3 error, 2 warning, 1 info */
+	tui_edit *edits;     /* proposed fix; NULL when none */
+	size_t nedits;
+} tui_finding;
+
+typedef struct tui_phase {
+	const char *name;    /* static phase name */
+	char status[16];     /* not started, in progress, blocked, signed off */
+	int errors, warnings, info, fixed, waived, runs;
+	char *signed_by;     /* actor or NULL */
+} tui_phase;
+
+typedef struct tui_checkpoint {
+	long long id;
+	char commit[41];
+	char *kind, *message, *actor, *time, *phase, *plugin, *findings;
+} tui_checkpoint;
+
+typedef struct tui_artifact {
+	long long id;
+	char *kind, *label, *path, *time, *actor;
+	long long size;
+} tui_artifact;
+
+typedef struct model {
+	struct workspace *ws;  /* borrowed */
+	char *engagement, *client, *target, *actor;
+	char head[41];         /* head commit */
+	long long head_cp;     /* head checkpoint id */
+	char head_kind[16];
+	int open, errors, warnings, info, fixed, waived, ncheckpoints;
+	tui_phase phases[7];
+	int phase;             /* selected phase index */
+	tui_finding *f;        /* findings of the selected phase */
+	size_t nf, capf;
+	unsigned gen;          /* bumped when f changes */
+} model;
+
+void model_init(model *m, struct workspace *ws);
+void model_done(model *m);
+/* Reloads the status document and the phase rail. */
+int model_load_status(model *m);
+/* Reloads the findings of m->phase (every status). */
+int model_load_findings(model *m);
+/* Empties the findings array (a run is about to stream new ones in). */
+void model_clear_findings(model *m);
+/* Appends a copy of a finding reported during a run. */
+void model_add_finding(model *m, const finding *f);
+/* Fills *out with every finding of the engagement (for charts); free with
+ * model_findings_free. */
+int model_all_findings(tui_finding **out, size_t *n, model *m);
+void model_findings_free(tui_finding *f, size_t n);
+
+/* Checkpoints newest first; free with model_checkpoints_free. */
+int model_checkpoints(tui_checkpoint **out, size_t *n, model *m);
+void model_checkpoints_free(tui_checkpoint *c, size_t n);
+/* Artifacts; free with model_artifacts_free. */
+int model_artifacts(tui_artifact **out, size_t *n, model *m);
+void model_artifacts_free(tui_artifact *a, size_t n);
+
+/* 3 error, 2 warning, 1 info, 0 other. */
+int model_severity_rank(const char *severity);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * pane — the contract between the workbench's main loop (tui.c) and its panes.
+ *
+ * A pane is a table of functions plus private state: open makes the state, close
+ * frees it (NULL is harmless), draw paints the pane into the window it is given,
+ * handle receives a command (keymap.h) with an optional argument and returns
+ * PANE_* flags. Handlers never repaint; the main loop decides what to redraw.
+ * Panes read the shared workbench state (struct tui) and the model; they change
+ * only their own state, the selection fields documented below, and the model's
+ * selected phase.
+ */
+#ifndef FERRY_PANE_H
+#define FERRY_PANE_H
+
+#include "keymap.h"
+#include "model.h"
+#include "ui.h"
+
+enum pane_flag {
+	PANE_HANDLED = 1, /* the command was taken */
+	PANE_REDRAW = 2,  /* the pane's window must be repainted */
+	PANE_RELOAD = 4,  /* the model must be reloaded from the engagement */
+	PANE_QUIT = 8,    /* leave the workbench */
+	PANE_LAYOUT = 16, /* every window must be repainted */
+};
+
+typedef struct tui tui;
+
+typedef struct pane_ops {
+	const char *name;
+	void *(*open)(tui *t);
+	void (*close)(void *st);
+	void (*draw)(void *st, tui *t, ui_win *w);
+	int (*handle)(void *st, tui *t, int cmd, const char *arg);
+} pane_ops;
+
+enum pane_id {
+	PANE_RAIL,
+	PANE_FINDINGS,
+	PANE_DETAIL,
+	PANE_TIMELINE,
+	PANE_GUIDE,
+	PANE_CHART,
+	PANE_ARTIFACTS,
+	PANE_HELP,
+	PANE_PALETTE,
+	PANE_STATUS,
+	PANE_COUNT
+};
+
+/* The shared state of the workbench. Owned by tui.c. */
+struct tui {
+	model m;                   /* what is shown */
+	int view;                  /* enum tui_view of the main area */
+	int help;                  /* help overlay shown */
+	const tui_finding *sel;    /* selected finding (into m.f) or NULL; set by findings.c */
+	long long sel_id;          /* its id, kept across reloads */
+	long long sel_cp;          /* selected checkpoint id or 0; set by timeline.c */
+	char sel_cp_commit[41];    /* its commit */
+	char filter[256];          /* the findings filter text ("sev:error cuda") */
+	int filter_sev;            /* 0 all, 3 error, 2 warning, 1 info */
+	int filter_status;         /* 0 active (open+waived), 1 open, 2 waived, 3 fixed, 4 all */
+	int sort;                  /* 0 file, 1 severity, 2 plugin */
+	unsigned reload_gen;       /* bumped on every reload: panes drop caches */
+	unsigned paint_gen;        /* bumped when windows were recreated or overlapped:
+	                              panes must repaint whole, not just changed rows */
+	char msg[512];             /* message line */
+	int msg_attr;              /* its ui attribute */
+	int running;               /* checks are running */
+	char progress[160];        /* running-work indicator text */
+	const char *prompt_buf;    /* palette: the text typed so far (borrowed) */
+	const pane_ops *ops[PANE_COUNT];
+	void *st[PANE_COUNT];
+};
+
+extern const pane_ops pane_rail_ops, pane_findings_ops, pane_detail_ops, pane_timeline_ops,
+	pane_guide_ops, pane_chart_ops, pane_artifacts_ops, pane_help_ops, pane_palette_ops,
+	pane_status_ops;
+
+/* Sets the message line (printf-style); attr is a ui attribute. */
+void tui_message(tui *t, int attr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Helpers shared by panes (panes/draw.c). */
+/* Translated phase status word. */
+const char *pane_status_word(const char *status);
+/* Ui attribute for a severity. */
+int pane_severity_attr(const char *severity);
+/* Short severity label ("ERR", "WARN", "INFO" or translations), padded to 4 columns. */
+const char *pane_severity_label(const char *severity);
+/* Draws a title row (bold, underlined by a rule) at row y; returns the next row. */
+int pane_title(ui_win *w, int y, const char *title);
+/* Wraps text into the window from row y at column x, at most maxrows rows (skipping
+ * the first skip wrapped rows); returns the number of rows the full text needs. */
+int pane_wrap(ui_win *w, int y, int x, int attr, const char *text, int skip, int maxrows);
+/* Keeps *top so that cur is visible in a list of height h and count n. */
+void pane_scroll(int *top, int cur, int h, int n);
+/* Applies a movement command to a cursor over n rows with page height h; returns
+ * 1 when it was a movement command. */
+int pane_move(int *cur, int n, int h, int cmd);
+
+#endif

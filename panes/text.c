@@ -1,0 +1,123 @@
+/* text — see text.h. */
+#include "text.h"
+#include "util.h"
+
+#include <string.h>
+#include <wchar.h>
+
+size_t text_next(const char *s, size_t n, unsigned *cp, int *width)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned c = u[0];
+	size_t len = 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2, c &= 0x1F;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, c &= 0x0F;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, c &= 0x07;
+	else if (c >= 0x80)
+		len = 0;
+	if (len == 0 || len > n) {
+		*cp = 0xFFFD;
+		*width = 1;
+		return 1;
+	}
+	for (size_t i = 1; i < len; i++) {
+		if ((u[i] & 0xC0) != 0x80) {
+			*cp = 0xFFFD;
+			*width = 1;
+			return 1;
+		}
+		c = (c << 6) | (u[i] & 0x3F);
+	}
+	*cp = c;
+	if (c < 0x20 || c == 0x7F) {
+		*width = 1;
+	} else {
+		int w = wcwidth((wchar_t)c);
+		*width = w < 0 ? 1 : w;
+	}
+	return len;
+}
+
+int text_width(const char *s)
+{
+	int total = 0;
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		int w;
+		i += text_next(s + i, n - i, &cp, &w);
+		total += w;
+	}
+	return total;
+}
+
+size_t text_fit(const char *s, int cols, int *used)
+{
+	size_t n = strlen(s), i = 0;
+	int total = 0;
+	while (i < n) {
+		unsigned cp;
+		int w;
+		size_t k = text_next(s + i, n - i, &cp, &w);
+		if (total + w > cols)
+			break;
+		total += w;
+		i += k;
+	}
+	if (used)
+		*used = total;
+	return i;
+}
+
+char *text_cell(const char *s, int cols, int right)
+{
+	sbuf b;
+	sbuf_init(&b);
+	if (cols <= 0)
+		return sbuf_detach(&b);
+	int w = text_width(s);
+	const char *body = s;
+	size_t blen = strlen(s);
+	int bw = w;
+	int ellipsis = 0;
+	if (w > cols) {
+		blen = text_fit(s, cols - 1, &bw);
+		ellipsis = 1;
+	}
+	int pad = cols - bw - ellipsis;
+	if (right)
+		for (int i = 0; i < pad; i++)
+			sbuf_addc(&b, ' ');
+	sbuf_add(&b, body, blen);
+	if (ellipsis)
+		sbuf_adds(&b, "\xe2\x80\xa6");
+	if (!right)
+		for (int i = 0; i < pad; i++)
+			sbuf_addc(&b, ' ');
+	return sbuf_detach(&b);
+}
+
+size_t text_wrap(const char *s, int cols, size_t *len)
+{
+	size_t nl = strcspn(s, "\n");
+	int used;
+	size_t fit = text_fit(s, cols, &used);
+	if (fit >= nl) {
+		*len = nl;
+		return s[nl] ? nl + 1 : nl;
+	}
+	size_t cut = fit;
+	while (cut > 0 && s[cut - 1] != ' ')
+		cut--;
+	if (cut == 0) { /* no space: break inside the word (always true for CJK) */
+		if (fit == 0)
+			fit = text_next(s, strlen(s), &(unsigned){ 0 }, &(int){ 0 });
+		*len = fit;
+		return fit;
+	}
+	*len = cut - 1;
+	return cut;
+}

@@ -1,0 +1,1103 @@
+/* tui — see tui.h. The main loop: layout, drawing what changed, the prompt line,
+ * routing commands to panes, and the actions that change the engagement. Every
+ * action goes through the same functions as the CLI command of the same name
+ * (check_run, store_waiver_add + audit_append, store_phase_signoff, ws_sync,
+ * ws_revert, ws_init) and takes the writer lock only while it works. */
+#include "tui.h"
+#include "audit.h"
+#include "check.h"
+#include "err.h"
+#include "i18n.h"
+#include "pane.h"
+#include "text.h"
+#include "util.h"
+#include "workspace.h"
+
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIN_COLS 80
+#define MIN_ROWS 24
+
+enum dirty {
+	D_STATUS = 1,
+	D_RAIL = 2,
+	D_MAIN = 4,
+	D_DETAIL = 8,
+	D_MSG = 16,
+	D_HINTS = 32,
+	D_OVERLAY = 64,
+	D_ALL = 127,
+};
+
+typedef struct prompt {
+	int active;
+	int cmd;          /* command run with the typed text on Enter */
+	int confirm;      /* a y/n question: cmd runs with "yes" on y */
+	char label[256];
+	char buf[512];
+	size_t len, pos;  /* bytes; pos is the cursor */
+} prompt;
+
+typedef struct app {
+	tui t;
+	prompt p;
+	int dirty;
+	int touch;         /* windows overlapped: repaint every cell */
+	int quit;
+	int small;         /* window below MIN_COLS x MIN_ROWS */
+	int zoom;          /* detail fills the main area */
+	int cancel;        /* running checks asked to stop */
+	double last_draw;  /* during runs: time of the last repaint */
+	int cols, rows;
+	ui_win *w_status, *w_rail, *w_list, *w_detail, *w_main, *w_msg, *w_hints, *w_help, *w_pal;
+} app;
+
+void tui_message(tui *t, int attr, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+	va_end(ap);
+	t->msg_attr = attr;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --- layout and drawing --- */
+
+static void free_windows(app *a)
+{
+	ui_win *ws[] = { a->w_status, a->w_rail, a->w_list, a->w_detail, a->w_main,
+		             a->w_msg, a->w_hints, a->w_help, a->w_pal };
+	for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+		ui_win_free(ws[i]);
+	a->w_status = a->w_rail = a->w_list = a->w_detail = a->w_main = NULL;
+	a->w_msg = a->w_hints = a->w_help = a->w_pal = NULL;
+}
+
+static void layout(app *a)
+{
+	free_windows(a);
+	ui_size(&a->cols, &a->rows);
+	a->small = a->cols < MIN_COLS || a->rows < MIN_ROWS;
+	a->dirty = D_ALL;
+	a->touch = 1;
+	if (a->small) {
+		a->w_main = ui_win_new(0, 0, a->rows, a->cols);
+		return;
+	}
+	int rw = a->cols >= 120 ? 26 : 22;
+	int body = a->rows - 3;
+	int lh = body * 2 / 5 + 1;
+	a->w_status = ui_win_new(0, 0, 1, a->cols);
+	a->w_rail = ui_win_new(1, 0, body, rw);
+	a->w_list = ui_win_new(1, rw, lh, a->cols - rw);
+	a->w_detail = ui_win_new(1 + lh, rw, body - lh, a->cols - rw);
+	a->w_main = ui_win_new(1, rw, body, a->cols - rw);
+	a->w_msg = ui_win_new(a->rows - 2, 0, 1, a->cols);
+	a->w_hints = ui_win_new(a->rows - 1, 0, 1, a->cols);
+	int hw = a->cols - 8 > 100 ? 100 : a->cols - 8;
+	a->w_help = ui_win_new(2, (a->cols - hw) / 2, a->rows - 4, hw);
+	int ph = a->rows / 2 > 14 ? 14 : a->rows / 2;
+	a->w_pal = ui_win_new(a->rows - 2 - ph, 0, ph, a->cols);
+}
+
+static void draw_small(app *a)
+{
+	ui_win *w = a->w_main;
+	ui_erase(w);
+	char b[256];
+	snprintf(b, sizeof b, T("ferry needs a window of at least %dx%d (this one is %dx%d)."), MIN_COLS, MIN_ROWS,
+	         a->cols, a->rows);
+	pane_wrap(w, a->rows / 2 - 1, 1, UI_TITLE, b, 0, 3);
+	pane_wrap(w, a->rows / 2 + 2, 1, UI_NORMAL, T("Please enlarge it, or press q to quit."), 0, 2);
+	ui_win_show(w);
+}
+
+static const struct hint {
+	int view; /* VIEW_ANY: shown with every view */
+	int cmd;
+	const char *word;
+} hints[] = {
+	{ VIEW_FINDINGS, CMD_RUN_PHASE, "run" },   { VIEW_FINDINGS, CMD_WAIVE, "waive" },
+	{ VIEW_FINDINGS, CMD_SIGNOFF, "sign off" }, { VIEW_FINDINGS, CMD_EDIT, "edit" },
+	{ VIEW_FINDINGS, CMD_FILTER, "filter" },   { VIEW_FINDINGS, CMD_OPEN, "zoom" },
+	{ VIEW_TIMELINE, CMD_OPEN, "diff" },       { VIEW_TIMELINE, CMD_REVERT, "revert" },
+	{ VIEW_ANY, CMD_TIMELINE, "timeline" },    { VIEW_ANY, CMD_GUIDE, "guide" },
+	{ VIEW_ANY, CMD_CHART, "chart" },          { VIEW_ANY, CMD_ARTIFACTS, "artifacts" },
+	{ VIEW_ANY, CMD_PALETTE, "commands" },     { VIEW_ANY, CMD_HELP, "help" },
+	{ VIEW_ANY, CMD_BACK, "back/quit" },
+};
+
+static void draw_hints(app *a)
+{
+	ui_win *w = a->w_hints;
+	ui_erase(w);
+	int x = 0, width = ui_win_width(w);
+	if (a->t.running) {
+		x += ui_put(w, 0, x, UI_KEY, "Esc", 0);
+		ui_put(w, 0, x + 1, UI_NORMAL, T("cancel the running checks"), 0);
+		return;
+	}
+	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+		if (hints[i].view != VIEW_ANY && hints[i].view != a->t.view)
+			continue;
+		const keymap_entry *e = keymap_by_cmd(hints[i].cmd);
+		if (!e || !e->label)
+			continue;
+		char key[16];
+		snprintf(key, sizeof key, "%.*s", (int)strcspn(e->label, " "), e->label);
+		const char *word = T(hints[i].word);
+		int need = text_width(key) + 1 + text_width(word) + 2;
+		if (x + need > width)
+			break;
+		x += ui_put(w, 0, x, UI_KEY, key, 0) + 1;
+		x += ui_put(w, 0, x, UI_NORMAL, word, 0) + 2;
+	}
+}
+
+static void draw_msg(app *a)
+{
+	ui_win *w = a->w_msg;
+	ui_erase(w);
+	if (a->p.active) {
+		int x = ui_put(w, 0, 0, UI_TITLE, a->p.label, 0);
+		/* keep the cursor visible: show the tail of long input */
+		const char *s = a->p.buf;
+		int room = ui_win_width(w) - x - 2;
+		char before[512];
+		snprintf(before, sizeof before, "%.*s", (int)a->p.pos, a->p.buf);
+		while (text_width(before) > room && *s) {
+			size_t k = text_next(s, strlen(s), &(unsigned){ 0 }, &(int){ 0 });
+			s += k;
+			memmove(before, before + k, strlen(before + k) + 1);
+		}
+		ui_put(w, 0, x, UI_NORMAL, s, room);
+		return;
+	}
+	ui_put(w, 0, 0, a->t.msg_attr, a->t.msg, 0);
+}
+
+static int cursor_col(app *a)
+{
+	char before[512];
+	snprintf(before, sizeof before, "%.*s", (int)a->p.pos, a->p.buf);
+	int x = text_width(a->p.label), room = a->cols - x - 2, bw = text_width(before);
+	return x + (bw > room ? room : bw);
+}
+
+static void draw(app *a)
+{
+	tui *t = &a->t;
+	if (a->small) {
+		if (a->dirty)
+			draw_small(a);
+		a->dirty = 0;
+		ui_flush(NULL, 0, 0);
+		return;
+	}
+	int d = a->dirty;
+	if (a->touch)
+		t->paint_gen++;
+	if (a->touch || t->help || a->p.active)
+		d |= D_OVERLAY;
+	if (d & D_STATUS) {
+		t->ops[PANE_STATUS]->draw(t->st[PANE_STATUS], t, a->w_status);
+		ui_win_show(a->w_status);
+	}
+	if (d & D_RAIL) {
+		t->ops[PANE_RAIL]->draw(t->st[PANE_RAIL], t, a->w_rail);
+		ui_win_show(a->w_rail);
+	}
+	if (t->view == VIEW_FINDINGS) {
+		t->ops[PANE_FINDINGS]->handle(t->st[PANE_FINDINGS], t, CMD_NONE, NULL);
+		if (a->zoom) {
+			if (d & (D_MAIN | D_DETAIL)) {
+				t->ops[PANE_DETAIL]->draw(t->st[PANE_DETAIL], t, a->w_main);
+				if (a->touch)
+					ui_win_touch(a->w_main);
+				ui_win_show(a->w_main);
+			}
+		} else {
+			if (d & D_MAIN) {
+				t->ops[PANE_FINDINGS]->draw(t->st[PANE_FINDINGS], t, a->w_list);
+				if (a->touch)
+					ui_win_touch(a->w_list);
+				ui_win_show(a->w_list);
+			}
+			if (d & D_DETAIL) {
+				t->ops[PANE_DETAIL]->draw(t->st[PANE_DETAIL], t, a->w_detail);
+				if (a->touch)
+					ui_win_touch(a->w_detail);
+				ui_win_show(a->w_detail);
+			}
+		}
+	} else if (d & (D_MAIN | D_DETAIL)) {
+		int id = t->view == VIEW_TIMELINE ? PANE_TIMELINE
+		         : t->view == VIEW_GUIDE  ? PANE_GUIDE
+		         : t->view == VIEW_CHART  ? PANE_CHART
+		                                  : PANE_ARTIFACTS;
+		t->ops[id]->draw(t->st[id], t, a->w_main);
+		if (a->touch)
+			ui_win_touch(a->w_main);
+		ui_win_show(a->w_main);
+	}
+	if (d & D_MSG) {
+		draw_msg(a);
+		ui_win_show(a->w_msg);
+	}
+	if (d & D_HINTS) {
+		draw_hints(a);
+		ui_win_show(a->w_hints);
+	}
+	if ((d & D_OVERLAY) && t->help) {
+		t->ops[PANE_HELP]->draw(t->st[PANE_HELP], t, a->w_help);
+		ui_win_touch(a->w_help);
+		ui_win_show(a->w_help);
+	}
+	if ((d & D_OVERLAY) && a->p.active && a->p.cmd == CMD_PALETTE) {
+		t->prompt_buf = a->p.buf;
+		t->ops[PANE_PALETTE]->draw(t->st[PANE_PALETTE], t, a->w_pal);
+		ui_win_touch(a->w_pal);
+		ui_win_show(a->w_pal);
+	}
+	a->dirty = 0;
+	a->touch = 0;
+	if (a->p.active && !a->p.confirm)
+		ui_flush(a->w_msg, 0, cursor_col(a));
+	else
+		ui_flush(NULL, 0, 0);
+}
+
+/* --- model --- */
+
+static void reload(app *a)
+{
+	tui *t = &a->t;
+	int rc = model_load_status(&t->m);
+	if (!rc)
+		rc = model_load_findings(&t->m);
+	if (rc)
+		tui_message(t, UI_ERROR, "%s", err_message());
+	t->sel = NULL;
+	t->reload_gen++;
+	for (int i = 0; i < PANE_COUNT; i++)
+		if (i != PANE_FINDINGS)
+			t->ops[i]->handle(t->st[i], t, CMD_RELOAD, NULL);
+	t->ops[PANE_FINDINGS]->handle(t->st[PANE_FINDINGS], t, CMD_RELOAD, NULL);
+	t->ops[PANE_FINDINGS]->handle(t->st[PANE_FINDINGS], t, CMD_NONE, NULL);
+	a->dirty = D_ALL;
+}
+
+/* Takes the writer lock and records outside edits first, as every CLI command does. */
+static int lock_synced(app *a, int *made)
+{
+	workspace *ws = a->t.m.ws;
+	int rc = ws_lock(ws);
+	if (!rc && (rc = ws_sync(ws, made)))
+		ws_unlock(ws);
+	return rc;
+}
+
+/* --- running checks --- */
+
+static void repaint_during_run(app *a, int force)
+{
+	double n = now_s();
+	if (!force && n - a->last_draw < 0.08)
+		return;
+	a->last_draw = n;
+	a->dirty |= D_STATUS | D_MAIN | D_HINTS;
+	draw(a);
+}
+
+static void poll_cancel(app *a)
+{
+	int k;
+	while ((k = ui_getkey(0)) != UI_KEY_NONE) {
+		if (k == UI_KEY_ESC || k == UI_KEY_CTRL('c') || k == UI_KEY_SIGNAL || k == UI_KEY_EOF) {
+			a->cancel = 1;
+			if (k == UI_KEY_SIGNAL)
+				a->quit = 1;
+			snprintf(a->t.progress, sizeof a->t.progress, "%s", T("cancelling…"));
+			break;
+		}
+		if (k == UI_KEY_RESIZE) {
+			layout(a);
+			draw(a);
+		}
+	}
+}
+
+static void on_finding(const finding *f, void *payload)
+{
+	app *a = payload;
+	if (f->phase && strcmp(f->phase, ws_phases[a->t.m.phase]) == 0)
+		model_add_finding(&a->t.m, f);
+	repaint_during_run(a, 0);
+	if (!ui_is_headless())
+		poll_cancel(a);
+}
+
+static void on_progress(const char *plugin, size_t done, size_t total, void *payload)
+{
+	app *a = payload;
+	if (!a->cancel)
+		snprintf(a->t.progress, sizeof a->t.progress, "%s %zu/%zu %s", T("checking"), done + 1, total, plugin);
+	repaint_during_run(a, done == 0);
+}
+
+static int is_cancelled(void *payload)
+{
+	app *a = payload;
+	poll_cancel(a);
+	return a->cancel;
+}
+
+static void run_checks(app *a, int all)
+{
+	tui *t = &a->t;
+	if (t->running)
+		return;
+	int rc = lock_synced(a, NULL);
+	if (rc) {
+		tui_message(t, UI_ERROR, "%s", err_message());
+		return;
+	}
+	const char *phases[1] = { ws_phases[t->m.phase] };
+	t->running = 1;
+	a->cancel = 0;
+	snprintf(t->progress, sizeof t->progress, "%s", T("starting the checks…"));
+	model_clear_findings(&t->m);
+	t->sel = NULL;
+	t->sel_id = 0;
+	a->dirty = D_ALL;
+	repaint_during_run(a, 1);
+	check_opts co = { all ? NULL : phases, all ? 0 : 1, NULL, 0, on_finding, on_progress, is_cancelled, a };
+	check_result res = { 0 };
+	rc = check_run(&res, t->m.ws, &co);
+	ws_unlock(t->m.ws);
+	t->running = 0;
+	char err[512];
+	snprintf(err, sizeof err, "%s", err_message());
+	reload(a);
+	if (a->cancel || rc == FERRY_ECANCEL)
+		tui_message(t, UI_WARN, "%s", T("Checks cancelled; nothing was recorded."));
+	else if (rc)
+		tui_message(t, UI_ERROR, "%s", err);
+	else if (res.nerrors > 0)
+		tui_message(t, UI_WARN, T("run %lld: %d findings, %d no longer seen; %d plugin errors, first: %s"), res.run,
+		            res.nfindings, res.nclosed, res.nerrors, res.errors[0]);
+	else
+		tui_message(t, UI_OK, T("run %lld: %d findings, %d no longer seen (marked fixed)"), res.run, res.nfindings,
+		            res.nclosed);
+	check_result_done(&res);
+}
+
+/* --- actions that change the engagement --- */
+
+static const tui_finding *open_selection(app *a)
+{
+	const tui_finding *f = a->t.sel;
+	if (!f) {
+		tui_message(&a->t, UI_WARN, "%s", T("No finding selected."));
+		return NULL;
+	}
+	if (strcmp(f->status, "open") != 0) {
+		tui_message(&a->t, UI_WARN, T("Finding #%lld is %s; only open findings can be waived."), f->id, T(f->status));
+		return NULL;
+	}
+	return f;
+}
+
+/* As `ferry waive N --reason TEXT`. */
+static void do_waive(app *a, const char *reason)
+{
+	tui *t = &a->t;
+	const tui_finding *f = open_selection(a);
+	if (!f)
+		return;
+	if (!reason || !*reason) {
+		tui_message(t, UI_ERROR, "%s", T("A waiver needs a reason (auditors read it)."));
+		return;
+	}
+	long long id = f->id;
+	int rc = lock_synced(a, NULL);
+	if (!rc && !(rc = store_begin(t->m.ws->db))) {
+		rc = store_waiver_add(t->m.ws->db, id, reason, t->m.ws->actor);
+		if (!rc) {
+			cJSON *d = cJSON_CreateObject();
+			cJSON_AddNumberToObject(d, "finding", (double)id);
+			cJSON_AddStringToObject(d, "reason", reason);
+			rc = audit_append(NULL, t->m.ws->db, "waive", t->m.ws->actor, d);
+		}
+		if (!rc)
+			rc = store_commit(t->m.ws->db);
+		if (rc)
+			store_rollback(t->m.ws->db);
+	}
+	ws_unlock(t->m.ws);
+	char err[512];
+	snprintf(err, sizeof err, "%s", err_message());
+	reload(a);
+	if (rc)
+		tui_message(t, UI_ERROR, "%s", err);
+	else
+		tui_message(t, UI_OK, T("Waived finding #%lld."), id);
+}
+
+/* The reason `ferry signoff PHASE` would refuse, or NULL (rules of cmd_signoff). */
+static const char *signoff_refusal(app *a, char *buf, size_t n)
+{
+	const model *m = &a->t.m;
+	int idx = m->phase;
+	for (int i = 0; i < idx; i++)
+		if (!m->phases[i].signed_by) {
+			snprintf(buf, n, T("Cannot sign off %s: the earlier phase %s is not signed off yet."), m->phases[idx].name,
+			         m->phases[i].name);
+			return buf;
+		}
+	if (m->phases[idx].signed_by) {
+		snprintf(buf, n, T("%s is already signed off by %s."), m->phases[idx].name, m->phases[idx].signed_by);
+		return buf;
+	}
+	if (m->phases[idx].errors > 0) {
+		snprintf(buf, n, T("Cannot sign off %s: %d open error findings must be fixed or waived first."),
+		         m->phases[idx].name, m->phases[idx].errors);
+		return buf;
+	}
+	return NULL;
+}
+
+/* As `ferry signoff PHASE --note NOTE`. */
+static void do_signoff(app *a, const char *note)
+{
+	tui *t = &a->t;
+	char why[512];
+	const char *phase = ws_phases[t->m.phase];
+	int rc = lock_synced(a, NULL);
+	if (!rc)
+		rc = model_load_status(&t->m);
+	if (!rc && signoff_refusal(a, why, sizeof why)) {
+		ws_unlock(t->m.ws);
+		reload(a);
+		tui_message(t, UI_ERROR, "%s", why);
+		return;
+	}
+	if (!rc && !(rc = store_begin(t->m.ws->db))) {
+		rc = store_phase_signoff(t->m.ws->db, phase, t->m.ws->actor, note && *note ? note : NULL);
+		if (!rc) {
+			cJSON *d = cJSON_CreateObject();
+			cJSON_AddStringToObject(d, "phase", phase);
+			cJSON_AddStringToObject(d, "note", note ? note : "");
+			rc = audit_append(NULL, t->m.ws->db, "signoff", t->m.ws->actor, d);
+		}
+		if (!rc)
+			rc = store_commit(t->m.ws->db);
+		if (rc)
+			store_rollback(t->m.ws->db);
+	}
+	ws_unlock(t->m.ws);
+	char err[512];
+	snprintf(err, sizeof err, "%s", err_message());
+	reload(a);
+	if (rc)
+		tui_message(t, UI_ERROR, "%s", err);
+	else
+		tui_message(t, UI_OK, T("Phase %s signed off by %s."), phase, t->m.ws->actor);
+}
+
+/* Opens the finding's file in $VISUAL/$EDITOR at its line, then records the edit
+ * as a checkpoint (ws_sync), as the next CLI command would. */
+static void do_edit(app *a)
+{
+	tui *t = &a->t;
+	const tui_finding *f = t->sel;
+	if (!f || !*f->file) {
+		tui_message(t, UI_WARN, "%s", T("This finding has no file to open."));
+		return;
+	}
+	const char *editor = getenv("VISUAL");
+	if (!editor || !*editor)
+		editor = getenv("EDITOR");
+	if (!editor || !*editor)
+		editor = "vi";
+	char *path = util_path_join(t->m.ws->root, f->file);
+	char line[32];
+	snprintf(line, sizeof line, "+%d", f->line > 0 ? f->line : 1);
+	char *cmd = xasprintf("%s \"$1\" \"$2\"", editor);
+	ui_suspend();
+	int status = -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, "sh", line, path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0)
+			;
+	ui_resume();
+	free(cmd);
+	free(path);
+	layout(a);
+	int made = 0;
+	int rc = lock_synced(a, &made);
+	ws_unlock(t->m.ws);
+	char err[512];
+	snprintf(err, sizeof err, "%s", err_message());
+	reload(a);
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		tui_message(t, UI_WARN, T("The editor (%s) did not finish cleanly."), editor);
+	else if (rc)
+		tui_message(t, UI_ERROR, "%s", err);
+	else if (made)
+		tui_message(t, UI_OK, T("Your edit was recorded as checkpoint #%lld (manual edit)."), t->m.head_cp);
+	else
+		tui_message(t, UI_NORMAL, "%s", T("No change to record."));
+}
+
+/* As `ferry revert REV`. */
+static void do_revert(app *a)
+{
+	tui *t = &a->t;
+	if (!t->sel_cp) {
+		tui_message(t, UI_WARN, "%s", T("No checkpoint selected."));
+		return;
+	}
+	char rev[32], oid[41] = "";
+	long long id = 0;
+	snprintf(rev, sizeof rev, "%lld", t->sel_cp);
+	int rc = lock_synced(a, NULL);
+	if (!rc)
+		rc = ws_revert(&id, oid, t->m.ws, rev);
+	ws_unlock(t->m.ws);
+	char err[512];
+	snprintf(err, sizeof err, "%s", err_message());
+	reload(a);
+	if (rc)
+		tui_message(t, UI_ERROR, "%s", err);
+	else
+		tui_message(t, UI_OK, T("Reverted checkpoint #%s with checkpoint #%lld (%.12s)."), rev, id, oid);
+}
+
+/* --- the prompt line --- */
+
+static void prompt_start(app *a, int cmd, int confirm, const char *label, const char *initial)
+{
+	prompt *p = &a->p;
+	memset(p, 0, sizeof *p);
+	p->active = 1;
+	p->cmd = cmd;
+	p->confirm = confirm;
+	snprintf(p->label, sizeof p->label, "%s", label);
+	snprintf(p->buf, sizeof p->buf, "%s", initial ? initial : "");
+	p->len = p->pos = strlen(p->buf);
+	a->dirty |= D_MSG | D_OVERLAY;
+}
+
+static void prompt_insert(prompt *p, int key)
+{
+	char enc[4];
+	size_t n;
+	unsigned c = (unsigned)key;
+	if (c < 0x80)
+		enc[0] = (char)c, n = 1;
+	else if (c < 0x800)
+		enc[0] = (char)(0xC0 | (c >> 6)), enc[1] = (char)(0x80 | (c & 0x3F)), n = 2;
+	else if (c < 0x10000)
+		enc[0] = (char)(0xE0 | (c >> 12)), enc[1] = (char)(0x80 | ((c >> 6) & 0x3F)),
+		enc[2] = (char)(0x80 | (c & 0x3F)), n = 3;
+	else
+		enc[0] = (char)(0xF0 | (c >> 18)), enc[1] = (char)(0x80 | ((c >> 12) & 0x3F)),
+		enc[2] = (char)(0x80 | ((c >> 6) & 0x3F)), enc[3] = (char)(0x80 | (c & 0x3F)), n = 4;
+	if (p->len + n >= sizeof p->buf)
+		return;
+	memmove(p->buf + p->pos + n, p->buf + p->pos, p->len - p->pos + 1);
+	memcpy(p->buf + p->pos, enc, n);
+	p->pos += n;
+	p->len += n;
+}
+
+static size_t prev_char(const prompt *p, size_t pos)
+{
+	if (pos == 0)
+		return 0;
+	pos--;
+	while (pos > 0 && ((unsigned char)p->buf[pos] & 0xC0) == 0x80)
+		pos--;
+	return pos;
+}
+
+static size_t next_char(const prompt *p, size_t pos)
+{
+	if (pos >= p->len)
+		return p->len;
+	pos++;
+	while (pos < p->len && ((unsigned char)p->buf[pos] & 0xC0) == 0x80)
+		pos++;
+	return pos;
+}
+
+/* Completes the palette's command name to the longest common prefix. */
+static void palette_complete(prompt *p)
+{
+	if (strchr(p->buf, ' '))
+		return;
+	const char *first = NULL;
+	size_t common = 0;
+	for (const keymap_entry *e = keymap; e->name; e++) {
+		if (!e->help_en || !util_starts_with(e->name, p->buf))
+			continue;
+		if (!first) {
+			first = e->name;
+			common = strlen(first);
+		} else {
+			size_t i = 0;
+			while (i < common && first[i] == e->name[i])
+				i++;
+			common = i;
+		}
+	}
+	if (!first)
+		return;
+	snprintf(p->buf, sizeof p->buf, "%.*s", (int)common, first);
+	if (common == strlen(first) && keymap_by_name(p->buf))
+		snprintf(p->buf + common, sizeof p->buf - common, " ");
+	p->len = p->pos = strlen(p->buf);
+}
+
+static void dispatch(app *a, int cmd, const char *arg);
+
+static void run_palette(app *a, const char *line)
+{
+	while (*line == ' ')
+		line++;
+	size_t n = strcspn(line, " ");
+	if (n == 0)
+		return;
+	char name[64];
+	snprintf(name, sizeof name, "%.*s", (int)n, line);
+	const keymap_entry *e = keymap_by_name(name);
+	if (!e) {
+		tui_message(&a->t, UI_ERROR, T("%s: no such command (: and Tab list them)"), name);
+		a->dirty |= D_MSG;
+		return;
+	}
+	const char *rest = line + n;
+	while (*rest == ' ')
+		rest++;
+	dispatch(a, e->cmd, *rest || e->cmd == CMD_FILTER_CLEAR ? rest : NULL);
+}
+
+static void prompt_key(app *a, int key)
+{
+	prompt *p = &a->p;
+	a->dirty |= D_MSG;
+	if (p->cmd == CMD_PALETTE)
+		a->dirty |= D_OVERLAY;
+	if (p->confirm) {
+		p->active = 0;
+		a->dirty = D_ALL;
+		a->touch = 1;
+		if (key == 'y' || key == 'Y')
+			dispatch(a, p->cmd, "yes");
+		else
+			tui_message(&a->t, UI_NORMAL, "%s", T("Nothing done."));
+		return;
+	}
+	switch (key) {
+	case UI_KEY_ENTER: {
+		char line[512];
+		snprintf(line, sizeof line, "%s", p->buf);
+		int cmd = p->cmd;
+		p->active = 0;
+		a->dirty = D_ALL;
+		a->touch = 1;
+		if (cmd == CMD_PALETTE)
+			run_palette(a, line);
+		else
+			dispatch(a, cmd, line);
+		return;
+	}
+	case UI_KEY_ESC:
+	case UI_KEY_CTRL('c'):
+	case UI_KEY_CTRL('g'):
+		p->active = 0;
+		a->dirty = D_ALL;
+		a->touch = 1;
+		return;
+	case UI_KEY_BACKSPACE:
+		if (p->pos > 0) {
+			size_t q = prev_char(p, p->pos);
+			memmove(p->buf + q, p->buf + p->pos, p->len - p->pos + 1);
+			p->len -= p->pos - q;
+			p->pos = q;
+		} else if (p->len == 0) {
+			p->active = 0;
+			a->dirty = D_ALL;
+			a->touch = 1;
+		}
+		return;
+	case UI_KEY_DELETE:
+		if (p->pos < p->len) {
+			size_t q = next_char(p, p->pos);
+			memmove(p->buf + p->pos, p->buf + q, p->len - q + 1);
+			p->len -= q - p->pos;
+		}
+		return;
+	case UI_KEY_LEFT: p->pos = prev_char(p, p->pos); return;
+	case UI_KEY_RIGHT: p->pos = next_char(p, p->pos); return;
+	case UI_KEY_HOME:
+	case UI_KEY_CTRL('a'): p->pos = 0; return;
+	case UI_KEY_END:
+	case UI_KEY_CTRL('e'): p->pos = p->len; return;
+	case UI_KEY_CTRL('u'): p->buf[0] = '\0'; p->len = p->pos = 0; return;
+	case UI_KEY_TAB:
+		if (p->cmd == CMD_PALETTE)
+			palette_complete(p);
+		return;
+	default:
+		if (key >= 0x20 && key < UI_KEY_BASE && key != 0x7F)
+			prompt_insert(p, key);
+	}
+}
+
+/* --- routing --- */
+
+static int view_pane(int view)
+{
+	switch (view) {
+	case VIEW_TIMELINE: return PANE_TIMELINE;
+	case VIEW_GUIDE: return PANE_GUIDE;
+	case VIEW_CHART: return PANE_CHART;
+	case VIEW_ARTIFACTS: return PANE_ARTIFACTS;
+	default: return PANE_FINDINGS;
+	}
+}
+
+static void set_view(app *a, int view)
+{
+	tui *t = &a->t;
+	t->view = t->view == view && view != VIEW_FINDINGS ? VIEW_FINDINGS : view;
+	a->zoom = 0;
+	a->dirty = D_ALL;
+	a->touch = 1;
+}
+
+/* Commands that need text first: ask for it on the prompt line. Returns 1 when
+ * a prompt (or a refusal) took the command. */
+static int needs_input(app *a, int cmd)
+{
+	tui *t = &a->t;
+	char label[256], why[512];
+	switch (cmd) {
+	case CMD_FILTER:
+		prompt_start(a, cmd, 0, T("Filter (words, sev:, status:, plugin:): "), t->filter);
+		return 1;
+	case CMD_WAIVE: {
+		const tui_finding *f = t->view == VIEW_FINDINGS ? open_selection(a) : NULL;
+		if (t->view != VIEW_FINDINGS)
+			tui_message(t, UI_WARN, "%s", T("Waive from the findings list (f)."));
+		if (!f) {
+			a->dirty |= D_MSG;
+			return 1;
+		}
+		snprintf(label, sizeof label, T("Reason for waiving #%lld: "), f->id);
+		prompt_start(a, cmd, 0, label, NULL);
+		return 1;
+	}
+	case CMD_SIGNOFF:
+		if (signoff_refusal(a, why, sizeof why)) {
+			tui_message(t, UI_ERROR, "%s", why);
+			a->dirty |= D_MSG;
+			return 1;
+		}
+		snprintf(label, sizeof label, T("Sign off %s as %s. Note (optional, Enter signs): "), ws_phases[t->m.phase],
+		         t->m.ws->actor);
+		prompt_start(a, cmd, 0, label, NULL);
+		return 1;
+	case CMD_SAVE_SCREEN:
+		prompt_start(a, cmd, 0, T("Save the screen to file: "), "ferry-screen.txt");
+		return 1;
+	case CMD_REVERT:
+		if (t->view != VIEW_TIMELINE || !t->sel_cp) {
+			tui_message(t, UI_WARN, "%s", T("Select a checkpoint in the timeline (t) to revert it."));
+			a->dirty |= D_MSG;
+			return 1;
+		}
+		snprintf(label, sizeof label, T("Revert checkpoint #%lld (%.10s) with a new checkpoint? (y/n) "), t->sel_cp,
+		         t->sel_cp_commit);
+		prompt_start(a, cmd, 1, label, NULL);
+		return 1;
+	default: return 0;
+	}
+}
+
+static void apply_flags(app *a, int pane, int flags, long long sel_before)
+{
+	if (flags & PANE_RELOAD)
+		reload(a);
+	if (flags & PANE_LAYOUT) {
+		a->dirty = D_ALL;
+		a->touch = 1;
+	}
+	if (flags & PANE_REDRAW) {
+		if (pane == PANE_RAIL)
+			a->dirty |= D_RAIL | D_MAIN | D_DETAIL | D_STATUS;
+		else if (pane == PANE_DETAIL)
+			a->dirty |= a->zoom ? D_MAIN | D_DETAIL : D_DETAIL;
+		else if (pane == PANE_HELP)
+			a->dirty |= D_OVERLAY;
+		else
+			a->dirty |= D_MAIN;
+	}
+	if (a->t.sel_id != sel_before)
+		a->dirty |= D_DETAIL | (a->zoom ? D_MAIN : 0);
+	if (flags & PANE_QUIT)
+		a->quit = 1;
+}
+
+static void dispatch(app *a, int cmd, const char *arg)
+{
+	tui *t = &a->t;
+	if (cmd == CMD_NONE)
+		return;
+	a->dirty |= D_MSG;
+	if (!arg && needs_input(a, cmd))
+		return;
+	long long before = t->sel_id;
+	/* panes first: the overlay, the main view, the detail, the rail */
+	int order[4], n = 0;
+	if (t->help)
+		order[n++] = PANE_HELP;
+	if (a->zoom && t->view == VIEW_FINDINGS && cmd != CMD_OPEN && cmd != CMD_CANCEL && cmd != CMD_BACK) {
+		/* zoomed: up/down scroll the detail */
+		if (cmd == CMD_DOWN || cmd == CMD_PAGE_DOWN)
+			cmd = CMD_DETAIL_DOWN;
+		else if (cmd == CMD_UP || cmd == CMD_PAGE_UP)
+			cmd = CMD_DETAIL_UP;
+	}
+	order[n++] = view_pane(t->view);
+	if (t->view == VIEW_FINDINGS)
+		order[n++] = PANE_DETAIL;
+	order[n++] = PANE_RAIL;
+	for (int i = 0; i < n; i++) {
+		int flags = t->ops[order[i]]->handle(t->st[order[i]], t, cmd, arg);
+		if (flags & PANE_HANDLED) {
+			apply_flags(a, order[i], flags, before);
+			return;
+		}
+	}
+	switch (cmd) {
+	case CMD_QUIT: a->quit = 1; break;
+	case CMD_BACK:
+	case CMD_CANCEL:
+		if (a->zoom) {
+			a->zoom = 0;
+			a->dirty = D_ALL;
+			a->touch = 1;
+		} else if (t->view != VIEW_FINDINGS) {
+			set_view(a, VIEW_FINDINGS);
+		} else if (cmd == CMD_BACK) {
+			a->quit = 1;
+		}
+		break;
+	case CMD_OPEN:
+		if (t->view == VIEW_FINDINGS) {
+			a->zoom = !a->zoom;
+			a->dirty = D_ALL;
+			a->touch = 1;
+		}
+		break;
+	case CMD_FINDINGS: set_view(a, VIEW_FINDINGS); break;
+	case CMD_TIMELINE: set_view(a, VIEW_TIMELINE); break;
+	case CMD_GUIDE: set_view(a, VIEW_GUIDE); break;
+	case CMD_CHART: set_view(a, VIEW_CHART); break;
+	case CMD_ARTIFACTS: set_view(a, VIEW_ARTIFACTS); break;
+	case CMD_HELP:
+		t->help = 1;
+		a->dirty |= D_OVERLAY;
+		break;
+	case CMD_PALETTE: prompt_start(a, CMD_PALETTE, 0, ":", NULL); break;
+	case CMD_RUN_PHASE: run_checks(a, 0); break;
+	case CMD_RUN_ALL: run_checks(a, 1); break;
+	case CMD_WAIVE: do_waive(a, arg); break;
+	case CMD_SIGNOFF: do_signoff(a, arg); break;
+	case CMD_EDIT: do_edit(a); break;
+	case CMD_REVERT: do_revert(a); break;
+	case CMD_LANG:
+		if (arg && *arg)
+			i18n_set(strncmp(arg, "zh", 2) == 0);
+		else
+			i18n_set(!i18n_zh());
+		a->dirty = D_ALL;
+		a->touch = 1;
+		tui_message(t, UI_NORMAL, "%s", T("Interface language: English"));
+		break;
+	case CMD_RELOAD:
+		layout(a);
+		reload(a);
+		break;
+	case CMD_SAVE_SCREEN:
+		draw(a);
+		if (ui_save(arg) != 0)
+			tui_message(t, UI_ERROR, "%s", err_message());
+		else
+			tui_message(t, UI_OK, T("Screen saved to %s."), arg);
+		break;
+	default:
+		if (cmd >= CMD_DETAIL_UP && cmd <= CMD_DETAIL_DOWN)
+			break;
+		tui_message(t, UI_DIM, "%s", T("That key does nothing here (? lists the keys)."));
+	}
+}
+
+/* --- start-up --- */
+
+/* Asks whether to start an engagement in dir. 1 yes, 0 no. */
+static int ask_init(const char *dir)
+{
+	for (;;) {
+		int cols, rows;
+		ui_size(&cols, &rows);
+		ui_win *w = ui_win_new(0, 0, rows, cols);
+		ui_erase(w);
+		char b[1024], abs[PATH_MAX];
+		int y = rows / 2 - 4 > 0 ? rows / 2 - 4 : 0;
+		snprintf(b, sizeof b, T("There is no engagement in %s yet."), realpath(dir, abs) ? abs : dir);
+		y += pane_wrap(w, y, 2, UI_TITLE, b, 0, 3) + 1;
+		y += pane_wrap(w, y, 2, UI_NORMAL,
+		               T("Start one here? ferry records the code as received (the baseline) in .ferry/ and never touches your own .git."),
+		               0, 4) + 1;
+		pane_wrap(w, y, 2, UI_KEY, T("y: start the engagement    n: leave"), 0, 2);
+		ui_win_show(w);
+		ui_flush(NULL, 0, 0);
+		ui_win_free(w);
+		int k = ui_getkey(-1);
+		if (k == 'y' || k == 'Y')
+			return 1;
+		if (k == UI_KEY_RESIZE)
+			continue;
+		if (k == 'n' || k == 'N' || k == 'q' || k == UI_KEY_ESC || k == UI_KEY_EOF || k == UI_KEY_SIGNAL ||
+		    k == UI_KEY_CTRL('c'))
+			return 0;
+	}
+}
+
+static void ensure_utf8_ctype(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+	if (cs && strcmp(cs, "UTF-8") == 0)
+		return;
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		setlocale(LC_CTYPE, "en_US.UTF-8");
+}
+
+static void loop(app *a)
+{
+	while (!a->quit) {
+		draw(a);
+		int k = ui_getkey(-1);
+		if (k == UI_KEY_EOF || k == UI_KEY_SIGNAL)
+			break;
+		if (k == UI_KEY_NONE)
+			continue;
+		if (k == UI_KEY_RESIZE) {
+			layout(a);
+			continue;
+		}
+		if (a->small) {
+			if (k == 'q' || k == 'Q' || k == UI_KEY_CTRL('c'))
+				break;
+			continue;
+		}
+		if (a->p.active) {
+			prompt_key(a, k);
+			continue;
+		}
+		if (a->t.msg[0]) { /* a message stays until the next key */
+			a->t.msg[0] = '\0';
+			a->dirty |= D_MSG;
+		}
+		dispatch(a, keymap_lookup(k, a->t.view), NULL);
+	}
+}
+
+int tui_main(const char *dir)
+{
+	ensure_utf8_ctype();
+	i18n_init();
+	workspace *ws = NULL;
+	app *a = NULL;
+	int rc = ui_open();
+	if (rc)
+		return rc;
+	rc = ws_open(&ws, dir);
+	if (rc == FERRY_ENOTFOUND) {
+		char *why = xstrdup(err_message());
+		if (ask_init(dir)) {
+			err_clear();
+			rc = ws_init(&ws, dir, &(ws_init_opts){ 0 });
+		} else {
+			rc = 0;
+		}
+		free(why);
+		if (!ws)
+			goto out;
+	} else if (rc) {
+		goto out;
+	}
+	a = xcalloc(1, sizeof *a);
+	tui *t = &a->t;
+	model_init(&t->m, ws);
+	const pane_ops *ops[PANE_COUNT] = {
+		[PANE_RAIL] = &pane_rail_ops,         [PANE_FINDINGS] = &pane_findings_ops,
+		[PANE_DETAIL] = &pane_detail_ops,     [PANE_TIMELINE] = &pane_timeline_ops,
+		[PANE_GUIDE] = &pane_guide_ops,       [PANE_CHART] = &pane_chart_ops,
+		[PANE_ARTIFACTS] = &pane_artifacts_ops, [PANE_HELP] = &pane_help_ops,
+		[PANE_PALETTE] = &pane_palette_ops,   [PANE_STATUS] = &pane_status_ops,
+	};
+	for (int i = 0; i < PANE_COUNT; i++) {
+		t->ops[i] = ops[i];
+		t->st[i] = ops[i]->open(t);
+	}
+	t->view = VIEW_FINDINGS;
+	/* record edits made outside ferry before showing anything, like every command */
+	int made = 0;
+	if (lock_synced(a, &made) == 0)
+		ws_unlock(ws);
+	else
+		tui_message(t, UI_WARN, "%s", err_message());
+	layout(a);
+	reload(a);
+	if (made)
+		tui_message(t, UI_INFO, "%s", T("Edits made outside ferry were recorded as a manual-edit checkpoint."));
+	else if (!t->msg[0])
+		tui_message(t, UI_DIM, "%s", T("Welcome. ? lists the keys, g opens the guide for this phase."));
+	loop(a);
+	rc = ui_signalled() ? err_set(FERRY_ECANCEL, "workbench: stopped by a signal; the terminal was restored") : 0;
+	for (int i = 0; i < PANE_COUNT; i++)
+		if (t->ops[i])
+			t->ops[i]->close(t->st[i]);
+	model_done(&t->m);
+	free_windows(a);
+out:
+	free(a);
+	ui_close();
+	ws_close(ws);
+	return rc;
+}

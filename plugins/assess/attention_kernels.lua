@@ -1,0 +1,65 @@
+-- assess.attention_kernels: fused attention and its CUDA backend switches.
+
+local py = require("py")
+
+-- Local name -> full dotted name bound by the file's imports ({tc = "torch.cuda"}).
+local function aliases(ctx, path)
+	return py.aliases(ctx, path) or {}
+end
+
+-- Dotted names used in code: outermost attribute chains (torch.cuda.synchronize) and
+-- plain callees and decorators (autocast(...), @script), each {text=, node=, resolved=,
+-- plain=}, in source order. Comments and strings never appear.
+local function dotted_refs(ctx, path, map)
+	local out = {}
+	for _, a in ipairs(py.attributes(ctx, path) or {}) do
+		out[#out + 1] = { text = a.text, node = a.node }
+	end
+	for _, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
+		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
+	end
+	for _, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
+	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
+	return out
+end
+
+return {
+	id = "assess.attention_kernels",
+	phase = "assess",
+	title = "Attention kernels (scaled_dot_product_attention, CUDA SDP backends)",
+	severity = "info",
+	category = "attention",
+	description = "Finds F.scaled_dot_product_attention, whose NPU-optimised counterpart is "
+		.. "torch_npu.npu_fusion_attention, and the torch.backends.cuda SDP switches "
+		.. "(sdp_kernel, enable_flash_sdp, ...), which are on the vendor's unsupported list.",
+	triggers = { "scaled_dot_product_attention", "sdp" },
+	run = function(ctx)
+		local repl = "torch_npu.npu_fusion_attention"
+		for _, e in ipairs(ctx.data("affinity_apis").entries) do
+			if e.original == "torch.nn.functional.scaled_dot_product_attention" then repl = e.replacement end
+		end
+		local unsupported = {}
+		for _, e in ipairs(ctx.data("unsupported_ops").entries) do
+			if e.owner == "assess.attention_kernels" then unsupported[e.name] = true end
+		end
+		for _, path in ipairs(ctx.python_files()) do
+			local map = aliases(ctx, path)
+			for _, r in ipairs(dotted_refs(ctx, path, map)) do
+				local name = r.resolved
+				if name == "torch.nn.functional.scaled_dot_product_attention" then
+					ctx.report{
+						file = path, node = r.node,
+						message = "`" .. r.text .. "` computes attention; on NPU the fused kernel is `" .. repl .. "`.",
+						suggestion = "Keep it for the first NPU run; when tuning speed, replace it with `" .. repl .. "` (it takes head_num and an input_layout such as 'BNSD').",
+					}
+				elseif unsupported[name] then
+					ctx.report{
+						file = path, node = r.node, severity = "warning",
+						message = "`" .. r.text .. "` selects CUDA attention backends; it is on the vendor's unsupported list.",
+						suggestion = "Remove it: NPU attention does not use CUDA's flash/memory-efficient backends (use " .. repl .. " for a fused kernel).",
+					}
+				end
+			end
+		end
+	end,
+}

@@ -1,0 +1,146 @@
+-- assess.gpu_libraries: third-party GPU libraries in imports and dependency files.
+
+local py = require("py")
+
+-- A string literal's content and the byte offset where the content starts.
+local function string_inner(node)
+	local value, prefix = py.string_value(node.text)
+	if not value then return "", node.start_byte end
+	local quote = (#node.text - #prefix - #value) // 2
+	return value, node.start_byte + #prefix + quote
+end
+
+local function norm(name) return (name:lower():gsub("_", "-")) end
+
+-- Compares dotted version strings numerically; returns -1, 0 or 1.
+local function vcmp(a, b)
+	local ai, bi = a:gmatch("%d+"), b:gmatch("%d+")
+	while true do
+		local x, y = ai(), bi()
+		if not x and not y then return 0 end
+		x, y = tonumber(x or 0), tonumber(y or 0)
+		if x ~= y then return x < y and -1 or 1 end
+	end
+end
+
+-- Requirement strings in a dependency file: list of {text=, line=, col=}.
+local function requirements(ctx, path)
+	local out, lines = {}, ctx.lines(path) or {}
+	if path:match("%.txt$") then
+		for i, l in ipairs(lines) do
+			local lead, req = l:match("^(%s*)([%w][%w%-_%.]*[^#]*)")
+			if req and not l:match("^%s*%-") then out[#out + 1] = { text = req, line = i, col = #lead + 1 } end
+		end
+	elseif path:match("pyproject%.toml$") then
+		-- [project] dependencies = [...] and every array of [project.optional-dependencies]
+		local section, in_array = "", false
+		for i, l in ipairs(lines) do
+			local sec = (not in_array) and l:match("^%s*%[([^%]]+)%]%s*$")
+			if sec then
+				section = sec
+			else
+				local from = 1
+				if not in_array then
+					local key_end = l:match("^%s*dependencies%s*=%s*%[()") if section ~= "project" then key_end = nil end
+					if section == "project.optional-dependencies" then key_end = l:match("^%s*[%w%-_]+%s*=%s*%[()") end
+					if key_end then in_array, from = true, key_end end
+				end
+				if in_array then
+					local part = l:sub(from)
+					for s, q in part:gmatch("()[\"']([^\"']+)[\"']") do
+						if q:match("^[%w][%w%-_%.]*") then out[#out + 1] = { text = q, line = i, col = from + s } end
+					end
+					if part:find("]", 1, true) then in_array = false end
+				end
+			end
+		end
+	end
+	return out
+end
+
+return {
+	id = "assess.gpu_libraries",
+	phase = "assess",
+	title = "GPU-only third-party libraries (apex, flash_attn, xformers, triton, bitsandbytes, ...)",
+	severity = "warning",
+	category = "libraries",
+	description = "Finds imports of third-party libraries that depend on CUDA, and the same names in "
+		.. "requirements*.txt, setup.py and pyproject.toml, using gpu_libraries.json: some have an "
+		.. "NPU counterpart, some have none and their features must be replaced, some "
+		.. "(transformers, accelerate, peft, trl) are supported from a minimum version.",
+	run = function(ctx)
+		local by_import, by_pip = {}, {}
+		for _, e in ipairs(ctx.data("gpu_libraries").entries) do
+			by_import[e.name] = e
+			for _, p in ipairs(e.pip or {}) do by_pip[norm(p)] = e end
+		end
+		local function advice(e)
+			if e.status == "supported" then
+				return "No change needed" .. (e.min_version and (" if the version is at least " .. e.min_version) or "")
+					.. "; " .. (e.notes or "") .. "."
+			elseif e.replacement then
+				return "Replace it with " .. e.replacement .. "; " .. (e.notes or "") .. "."
+			else
+				return "There is no drop-in NPU replacement: " .. (e.notes or "rewrite the code that uses it") .. "."
+			end
+		end
+		for _, path in ipairs(ctx.python_files()) do
+			local seen = {}
+			for _, imp in ipairs(py.imports(ctx, path) or {}) do
+				local top = imp.module:match("^[%a_][%w_]*")
+				local e = top and by_import[top]
+				if e and not e.owner and not seen[imp.node.start_byte] then
+					seen[imp.node.start_byte] = true
+					ctx.report{
+						file = path, node = imp.node, severity = e.severity,
+						message = "`" .. top .. "` is imported: " .. (e.status == "supported" and "a library with NPU support" or "a library built for NVIDIA GPUs") .. ".",
+						suggestion = advice(e),
+						key = "import",
+						data = { library = e.name },
+					}
+				end
+			end
+		end
+		local function check_req(path, req)
+			local name, rest = req.text:match("^([%w][%w%-_%.]*)(.*)$")
+			if not name then return end
+			local e = by_pip[norm(name)]
+			if not e then return end
+			local sev, msg = e.severity, "The dependency `" .. req.text:gsub("%s+$", "") .. "` "
+			if e.status == "supported" then
+				local v = rest:match("==%s*([%d%.]+)") or rest:match("<=?%s*([%d%.]+)")
+				if v and e.min_version and vcmp(v, e.min_version) < 0 then
+					sev = "warning"
+					msg = msg .. "is older than " .. e.min_version .. ", the first version torch_npu patches."
+				else
+					msg = msg .. "is supported on NPU."
+				end
+			else
+				msg = msg .. "is a library built for NVIDIA GPUs."
+			end
+			ctx.report{
+				file = path, line = req.line, col = req.col, end_line = req.line, end_col = req.col + #req.text,
+				severity = sev, message = msg, suggestion = advice(e), key = name,
+				data = { library = e.name },
+			}
+		end
+		for _, path in ipairs(ctx.files()) do
+			local base = path:match("[^/]*$")
+			if base:match("^requirements.*%.txt$") or base == "pyproject.toml" then
+				for _, req in ipairs(requirements(ctx, path)) do check_req(path, req) end
+			elseif base == "setup.py" then
+				local q = [[(keyword_argument name: (identifier) @k (#any-of? @k "install_requires" "extras_require") value: (_) @v)]]
+				for _, m in ipairs(ctx.query(path, q) or {}) do
+					for _, s in ipairs(ctx.query(path, "(string) @s") or {}) do
+						if s.s.start_byte >= m.v.start_byte and s.s.end_byte <= m.v.end_byte then
+							local inner = string_inner(s.s)
+							if inner:match("^[%w][%w%-_%.]*[%s%[<>=~!;]?") then
+								check_req(path, { text = inner, line = s.s.line, col = s.s.col })
+							end
+						end
+					end
+				end
+			end
+		end
+	end,
+}

@@ -1,0 +1,74 @@
+-- assess.host_sync_in_loop: host-device synchronisation inside loops.
+
+local py = require("py")
+
+-- Local name -> full dotted name bound by the file's imports ({tc = "torch.cuda"}).
+local function aliases(ctx, path)
+	return py.aliases(ctx, path) or {}
+end
+
+-- Dotted names used in code: outermost attribute chains (torch.cuda.synchronize) and
+-- plain callees and decorators (autocast(...), @script), each {text=, node=, resolved=,
+-- plain=}, in source order. Comments and strings never appear.
+local function dotted_refs(ctx, path, map)
+	local out = {}
+	for _, a in ipairs(py.attributes(ctx, path) or {}) do
+		out[#out + 1] = { text = a.text, node = a.node }
+	end
+	for _, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
+		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
+	end
+	for _, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
+	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
+	return out
+end
+
+local QUERY = [[
+(for_statement body: (block) @loop)
+(while_statement body: (block) @loop)
+(call function: (attribute object: (_) @obj attribute: (identifier) @m (#any-of? @m "item" "cpu" "tolist" "numpy")) arguments: (argument_list) @args) @sync
+]]
+
+return {
+	id = "assess.host_sync_in_loop",
+	phase = "assess",
+	title = "Host-device synchronisation inside loops (.item(), .cpu(), synchronize())",
+	severity = "info",
+	category = "performance",
+	description = "Finds .item(), .cpu(), .tolist(), .numpy() and torch.cuda.synchronize() inside "
+		.. "for/while loop bodies. Each one makes the host wait for the device; on an NPU, where "
+		.. "operators are dispatched through a task queue, a sync every step can leave the device "
+		.. "idle. Not an error: a note for the tune phase.",
+	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize" },
+	run = function(ctx)
+		for _, path in ipairs(ctx.python_files()) do
+			local loops, syncs = {}, {}
+			for _, m in ipairs(ctx.query(path, QUERY) or {}) do
+				if m.loop then
+					loops[#loops + 1] = m.loop
+				elseif m.sync and m.args.text:match("^%(%s*%)$") then
+					syncs[#syncs + 1] = { node = m.sync, what = "." .. m.m.text .. "()" }
+				end
+			end
+			local map = aliases(ctx, path)
+			for _, r in ipairs(dotted_refs(ctx, path, map)) do
+				if r.resolved == "torch.cuda.synchronize" then
+					syncs[#syncs + 1] = { node = r.node, what = r.text .. "()" }
+				end
+			end
+			for _, s in ipairs(syncs) do
+				local inside = false
+				for _, l in ipairs(loops) do
+					if s.node.start_byte >= l.start_byte and s.node.end_byte <= l.end_byte then inside = true break end
+				end
+				if inside then
+					ctx.report{
+						file = path, node = s.node,
+						message = "`" .. s.what .. "` inside a loop makes the host wait for the device on every iteration.",
+						suggestion = "Keep values on the device inside the loop (accumulate tensors) and read them with one sync after the loop or every N steps.",
+					}
+				end
+			end
+		end
+	end,
+}

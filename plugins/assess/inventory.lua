@@ -1,0 +1,62 @@
+-- assess.inventory: what the project is made of, and where it starts.
+
+local MAIN_QUERY = [[
+(if_statement condition: (comparison_operator (identifier) @n (string) @s) (#eq? @n "__name__")) @main
+]]
+
+return {
+	id = "assess.inventory",
+	phase = "assess",
+	title = "Project inventory (files, lines of code, entry scripts)",
+	severity = "info",
+	category = "inventory",
+	description = "Counts files and lines of Python, shell and CUDA code and finds the entry scripts "
+		.. "(files with an `if __name__ == '__main__':` block). The numbers feed the effort "
+		.. "estimate; the entry scripts are where `import torch_npu` (or transfer_to_npu) goes.",
+	run = function(ctx)
+		local files = ctx.files()
+		local n_py, loc_py, n_sh, n_cu, loc_cu, n_nb, entries = 0, 0, 0, 0, 0, 0, 0
+		local function loc(path, comment)
+			local n = 0
+			for _, l in ipairs(ctx.lines(path) or {}) do
+				if l:match("%S") and not l:match("^%s*" .. comment) then n = n + 1 end
+			end
+			return n
+		end
+		for _, path in ipairs(files) do
+			if path:match("%.py$") then
+				n_py = n_py + 1
+				loc_py = loc_py + loc(path, "#")
+			elseif path:match("%.sh$") then
+				n_sh = n_sh + 1
+			elseif path:match("%.cuh?$") then
+				n_cu = n_cu + 1
+				loc_cu = loc_cu + loc(path, "//")
+			elseif path:match("%.ipynb$") then
+				n_nb = n_nb + 1
+			end
+		end
+		for _, path in ipairs(ctx.files("%.py$")) do
+			for _, m in ipairs(ctx.query(path, MAIN_QUERY) or {}) do
+				if m.s.text:match("^[\"']+__main__[\"']+$") then
+					entries = entries + 1
+					ctx.report{
+						file = path, line = m.main.line, col = m.main.col,
+						end_line = m.main.line, end_col = m.main.col + #(m.main.text:match("^[^\n]*")),
+						message = "`" .. path .. "` is an entry script (it has an `if __name__ == \"__main__\":` block).",
+						suggestion = "This is where the migration starts: add `import torch_npu` (or `from torch_npu.contrib import transfer_to_npu`) at the top of this file.",
+						key = "entry",
+					}
+				end
+			end
+		end
+		ctx.metric("files", #files, "files")
+		ctx.metric("python_files", n_py, "files")
+		ctx.metric("python_loc", loc_py, "lines")
+		ctx.metric("shell_scripts", n_sh, "files")
+		ctx.metric("cuda_sources", n_cu, "files")
+		ctx.metric("cuda_loc", loc_cu, "lines")
+		ctx.metric("notebooks", n_nb, "files")
+		ctx.metric("entry_scripts", entries, "files")
+	end,
+}

@@ -1,0 +1,87 @@
+-- assess.torch_version: the pinned PyTorch version against the torch_npu release matrix.
+
+
+local function vkey(v) -- "2.1.0" -> comparable list
+	local t = {}
+	for d in v:gmatch("%d+") do t[#t + 1] = tonumber(d) end
+	return t
+end
+local function vless(a, b)
+	local x, y = vkey(a), vkey(b)
+	for i = 1, math.max(#x, #y) do
+		if (x[i] or 0) ~= (y[i] or 0) then return (x[i] or 0) < (y[i] or 0) end
+	end
+	return false
+end
+
+-- torch requirement specs in dependency files: {file=, line=, col=, text=, op=, version=}
+local function torch_specs(ctx)
+	local out = {}
+	for _, path in ipairs(ctx.files()) do
+		local base = path:match("[^/]*$")
+		if base:match("^requirements.*%.txt$") or base == "pyproject.toml" or base == "setup.py" then
+			for i, l in ipairs(ctx.lines(path) or {}) do
+				local code = l:gsub("%s#.*$", "")
+				if not code:match("^%s*#") then
+					for s, spec, op, v in code:gmatch("()(torch%s*([=<>~!]=?)%s*([%d%.]+[%w%.%+]*))") do
+						local before = s > 1 and code:sub(s - 1, s - 1) or ""
+						if not before:match("[%w_%-%.]") then
+							out[#out + 1] = { file = path, line = i, col = s, text = spec, op = op, version = v }
+						end
+					end
+				end
+			end
+		end
+	end
+	return out
+end
+
+return {
+	id = "assess.torch_version",
+	phase = "assess",
+	title = "PyTorch version against the torch_npu / CANN matrix",
+	severity = "warning",
+	category = "versions",
+	description = "Reads the torch requirement from requirements*.txt, setup.py and pyproject.toml and "
+		.. "looks it up in version_matrix.json: which torch_npu release and CANN version pair with "
+		.. "it, whether that pairing is still maintained, and which Python versions it supports. "
+		.. "torch_npu exists only for specific PyTorch versions.",
+	run = function(ctx)
+		local rows = ctx.data("version_matrix").entries
+		local active_torch = {}
+		for _, r in ipairs(rows) do if r.status == "active" then active_torch[r.torch] = true end end
+		local list = {}
+		for v in pairs(active_torch) do list[#list + 1] = v end
+		table.sort(list, vless)
+		for _, s in ipairs(torch_specs(ctx)) do
+			local base = s.version:gsub("%+.*$", "")
+			local f = { file = s.file, line = s.line, col = s.col, end_line = s.line, end_col = s.col + #s.text, key = s.text }
+			if s.op ~= "==" then
+				f.severity = "info"
+				f.message = "PyTorch is required as `" .. s.text .. "`, not pinned to one version."
+				f.suggestion = "Pin torch to a version that has a torch_npu release (" .. table.concat(list, ", ") .. "), install the CPU wheel of torch, then the matching torch_npu."
+			else
+				local best, eol
+				for _, r in ipairs(rows) do
+					if r.torch == base then
+						if r.status == "active" then best = best or r else eol = eol or r end
+					end
+				end
+				if best then
+					f.severity = "info"
+					f.message = "PyTorch " .. base .. " pairs with torch_npu " .. best.torch_npu .. " and CANN " .. best.cann
+						.. (best.python and (" (Python " .. table.concat(best.python, ", ") .. ")") or "") .. "."
+					f.suggestion = "Install the CPU wheel of torch " .. base .. ", then torch_npu " .. best.torch_npu .. ", on a host with CANN " .. best.cann .. "."
+				elseif eol then
+					f.message = "PyTorch " .. base .. " only has end-of-life torch_npu releases (latest listed: " .. eol.torch_npu .. " with CANN " .. eol.cann .. ")."
+					f.suggestion = "Plan an upgrade to a maintained PyTorch version (" .. table.concat(list, ", ") .. ") or accept an unmaintained torch_npu " .. eol.torch_npu .. "."
+				else
+					f.message = "There is no torch_npu release for PyTorch " .. base .. "."
+					f.suggestion = "Move the project to a PyTorch version with a torch_npu release (" .. table.concat(list, ", ") .. ") before migrating."
+				end
+				f.data = { torch = base }
+			end
+			ctx.report(f)
+		end
+	end,
+}

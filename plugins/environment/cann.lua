@@ -1,0 +1,82 @@
+-- environment.cann: is the CANN toolkit installed, and was its set_env.sh sourced.
+
+local ep = require("envprobe")
+
+-- The CANN versions the installed torch_npu (or torch) pairs with, newest first.
+local function wanted_cann(ctx, p)
+	local pk = p.python.packages
+	local out, seen = {}, {}
+	for _, r in ipairs(ctx.data("version_matrix").entries) do
+		local npu = r.torch_npu:gsub("%s*%(.*%)$", "")
+		local match = (pk.torch_npu and ep.vcmp(npu, ep.torch_base(pk.torch_npu)) == 0)
+			or (not pk.torch_npu and pk.torch and r.torch == ep.torch_base(pk.torch) and r.status == "active")
+		if match and not seen[r.cann] then
+			seen[r.cann] = true
+			out[#out + 1] = r.cann
+		end
+	end
+	table.sort(out, function(a, b) return ep.vcmp(a, b) > 0 end)
+	return out
+end
+
+return {
+	id = "environment.cann",
+	phase = "environment",
+	title = "CANN toolkit installed and set_env.sh sourced",
+	severity = "error",
+	category = "environment",
+	description = "torch_npu loads the CANN runtime through the variables CANN's set_env.sh exports "
+		.. "(ASCEND_TOOLKIT_HOME, ASCEND_HOME_PATH, ASCEND_OPP_PATH, LD_LIBRARY_PATH, PYTHONPATH). "
+		.. "Checks that the probe found a toolkit (ascend_toolkit_install.info in the ascend-toolkit "
+		.. "or cann layout) and that the probing shell had set_env.sh sourced.",
+	run = function(ctx)
+		local p = ep.latest(ctx)
+		if not p then return end
+		local tk, env, host = p.cann.toolkit, p.env, ep.host_label(p)
+		if not tk.version then
+			local want = wanted_cann(ctx, p)
+			ctx.report{
+				key = "toolkit",
+				message = "No CANN toolkit was found on " .. host .. " (no ascend_toolkit_install.info under "
+					.. "ASCEND_TOOLKIT_HOME, /usr/local/Ascend/ascend-toolkit/latest, /usr/local/Ascend/cann or ~/Ascend).",
+				suggestion = "Install the CANN toolkit"
+					.. (#want > 0 and (" " .. want[1] .. " (the release the installed "
+						.. (p.python.packages.torch_npu and ("torch_npu " .. p.python.packages.torch_npu) or ("torch " .. p.python.packages.torch))
+						.. " pairs with" .. (#want > 1 and ("; also listed: " .. table.concat(want, ", ", 2)) or "") .. ")") or "")
+					.. " for the host's architecture, then `source /usr/local/Ascend/ascend-toolkit/set_env.sh` "
+					.. "(or /usr/local/Ascend/cann/set_env.sh for CANN 8.5 and later) and run the probe again.",
+			}
+			return
+		end
+		local home = env.ASCEND_TOOLKIT_HOME or env.ASCEND_HOME_PATH
+		local set_env = ep.set_env_path(p, ctx)
+		if home and tk.path and home ~= tk.path and home ~= tk.real_path then
+			ctx.report{
+				key = "home-mismatch",
+				severity = "warning",
+				message = "ASCEND_TOOLKIT_HOME/ASCEND_HOME_PATH on " .. host .. " is " .. home
+					.. " but the toolkit the probe found is at " .. tk.path .. " (CANN " .. tk.version .. ").",
+				suggestion = "Source the set_env.sh of the toolkit you mean to use (`source " .. set_env
+					.. "`) in a fresh shell, so the variables and the libraries agree.",
+			}
+		end
+		if not p.cann.set_env_sourced then
+			local missing = {}
+			for _, v in ipairs({ "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH" }) do
+				if not env[v] or env[v] == "" then missing[#missing + 1] = v end
+			end
+			local ld = env.LD_LIBRARY_PATH
+			local why = #missing > 0 and (table.concat(missing, ", ") .. " unset")
+				or ("LD_LIBRARY_PATH " .. (ld and "lacks" or "unset, so it lacks") .. " " .. tostring(home) .. "/lib64")
+			ctx.report{
+				key = "set_env",
+				severity = "warning",
+				message = "CANN " .. tk.version .. " is installed on " .. host .. " but set_env.sh was not sourced in the probing shell (" .. why .. ").",
+				suggestion = "Run `source " .. set_env .. "` before starting Python (add it to the training user's "
+					.. "~/.bashrc or to the launch script), or source the generated scripts/npu_env.sh "
+					.. "(`ferry fix --plugin environment.setup_script --yes` writes it). If you ran the probe "
+					.. "through a non-interactive ssh command, ~/.bashrc may not have been read: probe from a login shell.",
+			}
+		end
+	end,
+}

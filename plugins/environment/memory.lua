@@ -1,0 +1,80 @@
+-- environment.memory: device memory on the host against the model size (model.params_b).
+--
+-- Rule of thumb (model states only; activations come on top, hence 20 % headroom):
+--   mixed-precision training with Adam: 16 bytes per parameter (bf16/fp16 weights 2 and
+--   gradients 2, fp32 master weights 4, Adam moments 8), the figure of the ZeRO paper
+--   (Rajbhandari et al., 2020, section 3.1);
+--   bf16/fp16 inference: 2 bytes per parameter plus the KV cache and activations.
+
+local ep = require("envprobe")
+
+local TRAIN_BYTES = 16
+local INFER_BYTES = 2
+local HEADROOM = 1.2
+local GIB = 1024 * 1024 * 1024
+
+return {
+	id = "environment.memory",
+	phase = "environment",
+	title = "Device memory for the model size",
+	severity = "warning",
+	category = "memory",
+	description = "Compares the device memory of the probed chips (HBM, or device DDR on 310P "
+		.. "cards, minus what was already in use) with the model size set by `ferry config "
+		.. "model.params_b`. Rule of thumb: mixed-precision Adam training keeps 16 bytes per "
+		.. "parameter of model states (ZeRO paper), inference in bf16 2 bytes per parameter, "
+		.. "each with 20 % headroom for activations.",
+	run = function(ctx)
+		local p = ep.latest(ctx)
+		if not p then return end
+		local params_b = ep.config_number(ctx, "model.params_b")
+		if not params_b or params_b <= 0 then return end
+		local free = {}
+		for _, c in ipairs(p.npu.chips) do
+			local total = ep.chip_memory_mb(c)
+			if total and c.health == "OK" then
+				local used = (c.hbm_total_mb and c.hbm_total_mb > 0) and c.hbm_used_mb or c.memory_used_mb
+				free[#free + 1] = (total - (used or 0)) / 1024
+			end
+		end
+		if #free == 0 then return end
+		table.sort(free)
+		local per_card = free[1] -- the smallest free chip bounds an even split
+		local nodes = ep.config_number(ctx, "target.nodes") or 1
+		local cards = ep.config_number(ctx, "target.cards") or (#free * nodes)
+		local total = per_card * cards
+		local train = params_b * 1e9 * TRAIN_BYTES / GIB * HEADROOM
+		local infer = params_b * 1e9 * INFER_BYTES / GIB * HEADROOM
+		local rule = string.format("(rule of thumb: %d bytes per parameter for mixed-precision Adam training, "
+			.. "%d for bf16 inference, plus 20 %% headroom)", TRAIN_BYTES, INFER_BYTES)
+		local plan = string.format("%d card(s) with %.0f GB free each", cards, per_card)
+		local f = { key = "memory", data = { per_card_gb = per_card, cards = cards } }
+		if infer > total then
+			f.severity = "error"
+			f.message = string.format("A %.1fB-parameter model needs about %.0f GB even for bf16 inference; the plan's %s give %.0f GB %s.",
+				params_b, infer, plan, total, rule)
+			f.suggestion = string.format("Plan at least %d cards of this size (`ferry config target.cards N`), or quantize (W8A8) for inference.",
+				math.ceil(infer / per_card))
+		elseif train > total then
+			f.message = string.format("Training a %.1fB-parameter model needs about %.0f GB of model states; the plan's %s give %.0f GB %s.",
+				params_b, train, plan, total, rule)
+			f.suggestion = string.format("Plan at least %d cards (target.cards), or cut memory: ZeRO-3/FSDP with CPU offload, "
+				.. "LoRA or other parameter-efficient tuning, and activation recomputation. Inference alone (about %.0f GB) fits.",
+				math.ceil(train / per_card), infer)
+		elseif train > per_card then
+			f.severity = "info"
+			f.message = string.format("Training a %.1fB-parameter model needs about %.0f GB of model states: more than one card (%.0f GB free), "
+				.. "but the plan's %s give %.0f GB %s.", params_b, train, per_card, plan, total, rule)
+			f.suggestion = string.format("Plain data parallelism keeps a full copy per card and will not fit: shard the states "
+				.. "(ZeRO-1/2/3 or FSDP) over at least %d cards, or split the model (tensor parallelism within the node, "
+				.. "pipeline parallelism across nodes); add recomputation if activations do not fit.", math.ceil(train / per_card))
+		else
+			f.severity = "info"
+			f.message = string.format("A %.1fB-parameter model fits on one card for training: about %.0f GB of model states of %.0f GB free %s.",
+				params_b, train, per_card, rule)
+			f.suggestion = "Data parallelism across the planned cards works; watch activation memory with large batches "
+				.. "(PYTORCH_NPU_ALLOC_CONF=expandable_segments:True reduces fragmentation)."
+		end
+		ctx.report(f)
+	end,
+}

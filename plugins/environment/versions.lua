@@ -1,0 +1,178 @@
+-- environment.versions: the host's Python / torch / torch_npu / CANN combination against the matrix.
+
+local ep = require("envprobe")
+
+local CPU_WHEEL = "https://download.pytorch.org/whl/cpu"
+
+local function minor(v) return v and v:match("^(%d+%.%d+)") or nil end
+
+local function clean_npu(v) return v and (v:gsub("%s*%(.*%)%s*$", "")) or nil end
+
+local function has(list, x)
+	for _, v in ipairs(list or {}) do if v == x then return true end end
+	return false
+end
+
+local function install_line(row)
+	return "pip install torch==" .. row.torch .. " --index-url " .. CPU_WHEEL .. " && pip install torch-npu==" .. clean_npu(row.torch_npu)
+end
+
+-- The matrix row nearest to the host: fewest and cheapest changes. Changing CANN (a system
+-- install) costs most, then Python, then torch (the project's dependency), then torch_npu.
+local function nearest(rows, h)
+	local best, best_cost
+	for _, r in ipairs(rows) do
+		local cost = 0
+		if h.cann and not ep.same_cann(r.cann, h.cann) then cost = cost + 8 end
+		if h.py and r.python and not has(r.python, h.py) then cost = cost + 4 end
+		local t = h.torch or h.pin
+		if t and r.torch ~= t then cost = cost + 2 end
+		if h.npu and ep.vcmp(clean_npu(r.torch_npu), h.npu) ~= 0 then cost = cost + 1 end
+		if r.status ~= "active" then cost = cost + 0.5 end
+		if not best or cost < best_cost
+			or (cost == best_cost and ep.vcmp(clean_npu(r.torch_npu), clean_npu(best.torch_npu)) > 0) then
+			best, best_cost = r, cost
+		end
+	end
+	return best
+end
+
+-- What to change on the host to reach row.
+local function changes(row, h)
+	local out = {}
+	if h.cann and not ep.same_cann(row.cann, h.cann) or not h.cann then
+		out[#out + 1] = "install CANN " .. row.cann .. (h.cann and (" (host has " .. h.cann .. ")") or "")
+	end
+	if h.py and row.python and not has(row.python, h.py) then
+		out[#out + 1] = "use Python " .. table.concat(row.python, "/") .. " (host has " .. h.py .. ")"
+	end
+	if h.torch ~= row.torch then
+		out[#out + 1] = "install the CPU wheel of torch " .. row.torch .. (h.torch and (" (host has " .. h.torch .. ")") or "")
+	end
+	if not h.npu or ep.vcmp(clean_npu(row.torch_npu), h.npu) ~= 0 then
+		out[#out + 1] = "install torch_npu " .. clean_npu(row.torch_npu) .. (h.npu and (" (host has " .. h.npu .. ")") or "")
+	end
+	return out
+end
+
+local function describe(row)
+	return "torch " .. row.torch .. " + torch_npu " .. clean_npu(row.torch_npu) .. " + CANN " .. row.cann
+		.. (row.python and (" (Python " .. table.concat(row.python, ", ") .. ")") or "")
+		.. (row.status ~= "active" and ", end of life" or "")
+end
+
+return {
+	id = "environment.versions",
+	phase = "environment",
+	title = "Python, torch, torch_npu and CANN versions against the compatibility matrix",
+	severity = "error",
+	category = "versions",
+	description = "Takes the Python, torch, torch_npu and CANN toolkit versions from the newest "
+		.. "environment probe and looks the combination up in version_matrix.json (the vendor's "
+		.. "torch_npu compatibility table). torch_npu is built for one PyTorch version and one CANN "
+		.. "release; any other combination fails at import or at the first operator. When the "
+		.. "combination is not listed, the nearest listed one is named with the changes that reach it.",
+	run = function(ctx)
+		local p = ep.latest(ctx)
+		if not p then return end
+		local rows = ctx.data("version_matrix").entries
+		local pk = p.python.packages
+		local h = {
+			py = minor(p.python.version),
+			torch = ep.torch_base(pk.torch),
+			npu = pk.torch_npu and ep.torch_base(pk.torch_npu) or nil,
+			cann = p.cann.toolkit.version,
+		}
+		if not h.torch then
+			-- nothing installed yet: aim at the project's own pin
+			for _, s in ipairs(ep.pins(ctx, "torch")) do
+				if s.op == "==" then h.pin = ep.torch_base(s.version) break end
+			end
+		end
+		local where = " in " .. (p.python.executable or "the host's Python") .. " on " .. ep.host_label(p)
+
+		if not p.python.version then
+			local r = nearest(rows, h)
+			ctx.report{
+				key = "python",
+				message = "No Python interpreter answered on " .. ep.host_label(p) .. ".",
+				suggestion = "Install Python " .. (r and r.python and table.concat(r.python, "/") or "3.10")
+					.. " on the host (or activate the environment the job will use) and run the probe again from it"
+					.. (r and (". For CANN " .. (h.cann or r.cann) .. " the matrix pairs " .. describe(r) .. ".") or "."),
+			}
+			return
+		end
+		if pk.torch and tostring(pk.torch):match("%+cu") then
+			ctx.report{
+				key = "cuda-wheel",
+				severity = "warning",
+				message = "torch " .. pk.torch .. where .. " is a CUDA build.",
+				suggestion = "Replace it with the CPU wheel of the same version (`pip install torch==" .. h.torch
+					.. " --index-url " .. CPU_WHEEL .. "`); torch_npu is installed on top of the CPU build.",
+			}
+		end
+		local r = nearest(rows, h)
+		if not h.torch or not h.npu then
+			local what = not h.torch and (h.npu and "torch" or "torch and torch_npu") or "torch_npu"
+			ctx.report{
+				key = "missing",
+				message = what .. (what == "torch_npu" and " is" or " are") .. " not installed" .. where .. ".",
+				suggestion = r and ("Install " .. describe(r) .. ": " .. table.concat(changes(r, h), "; ")
+					.. ". Commands: `" .. install_line(r) .. "`.") or "Install torch (CPU wheel) and torch_npu.",
+			}
+			return
+		end
+		-- exact rows for the installed torch + torch_npu
+		local exact
+		for _, row in ipairs(rows) do
+			if row.torch == h.torch and ep.vcmp(clean_npu(row.torch_npu), h.npu) == 0
+				and (not h.cann or ep.same_cann(row.cann, h.cann)) then
+				if not exact or (row.status == "active" and exact.status ~= "active") then exact = row end
+			end
+		end
+		local combo = "torch " .. h.torch .. " + torch_npu " .. h.npu .. (h.cann and (" + CANN " .. h.cann) or "")
+			.. " + Python " .. h.py
+		if not exact then
+			ctx.report{
+				key = "combination",
+				message = combo .. where .. " is not a combination in the torch_npu compatibility matrix.",
+				suggestion = r and ("The nearest supported combination is " .. describe(r) .. ": "
+					.. table.concat(changes(r, h), "; ") .. ". Commands for the Python side: `" .. install_line(r) .. "`.")
+					or "Pick a row of version_matrix.json and install it.",
+				data = { nearest = r and r.branch },
+			}
+			return
+		end
+		if exact.python and not has(exact.python, h.py) then
+			ctx.report{
+				key = "python",
+				severity = "warning",
+				message = "Python " .. h.py .. " is not listed for PyTorch " .. h.torch .. " (supported: "
+					.. table.concat(exact.python, ", ") .. ")" .. where .. ".",
+				suggestion = "Create the environment with Python " .. exact.python[#exact.python]
+					.. " (e.g. a venv or conda environment) and reinstall torch " .. h.torch .. " and torch_npu " .. h.npu .. " in it.",
+			}
+			return
+		end
+		if exact.status ~= "active" then
+			local act = {}
+			for _, row in ipairs(rows) do if row.status == "active" then act[#act + 1] = row end end
+			local a = nearest(act, h)
+			ctx.report{
+				key = "combination",
+				severity = "warning",
+				message = combo .. where .. " is listed but end of life (branch " .. exact.branch .. "): no more fixes.",
+				suggestion = a and ("Plan a move to a maintained combination; the nearest is " .. describe(a) .. ": "
+					.. table.concat(changes(a, h), "; ") .. ".") or "Plan a move to a maintained combination.",
+			}
+			return
+		end
+		ctx.report{
+			key = "combination",
+			severity = "info",
+			message = combo .. where .. " is a supported combination (branch " .. exact.branch .. ").",
+			suggestion = "Keep the project's requirements pinned to torch " .. h.torch .. " and torch_npu " .. h.npu
+				.. " so every host gets the same versions.",
+		}
+	end,
+}

@@ -1,0 +1,219 @@
+-- py: helpers over ctx.query for the common shapes of Python code.
+--
+--   local py = require("py")
+--
+-- Every helper that takes (ctx, path) runs a query on that file and returns a list
+-- (in source order), or nil and a reason when the file cannot be parsed. Nodes are the
+-- tables ctx.query returns: {text, type, start_byte, end_byte, line, col, end_line, end_col}.
+-- Comments and string contents never match: the helpers work on the syntax tree.
+
+local py = {}
+
+local function is_ident(s)
+  return type(s) == "string" and s:match("^[%a_][%w_]*$") ~= nil
+end
+
+local function by_start(a, b)
+  local x, y = a.node or a.call or a.arg, b.node or b.call or b.arg
+  return x.start_byte < y.start_byte
+end
+
+-- "torch . cuda\n  .synchronize" -> "torch.cuda.synchronize"; nil when text is not a
+-- plain dotted name (a call, a subscript or a literal somewhere in the chain).
+function py.dotted(text)
+  local s = text:gsub("#[^\n]*", ""):gsub("\\\r?\n", ""):gsub("%s+", "")
+  if s == "" then return nil end
+  for part in (s .. "."):gmatch("([^.]*)%.") do
+    if not is_ident(part) then return nil end
+  end
+  return s
+end
+
+-- The content of a string literal without prefix and quotes, and the prefix in lower
+-- case: py.string_value("r'nccl'") -> "nccl", "r". nil when text is not one literal.
+-- Escapes are left as written.
+function py.string_value(text)
+  local prefix, rest = text:match("^([rRbBuUfF]*)(.*)$")
+  for _, q in ipairs({ '"""', "'''", '"', "'" }) do
+    local n = #q
+    if #rest >= 2 * n and rest:sub(1, n) == q and rest:sub(-n) == q then
+      return rest:sub(n + 1, -n - 1), prefix:lower()
+    end
+  end
+  return nil
+end
+
+-- An edit replacing a node's text, for report{edits = ...} and fix functions.
+function py.replace(node, text)
+  return { start_byte = node.start_byte, end_byte = node.end_byte, text = text }
+end
+
+-- Outermost dotted attribute chains: {node=, text="torch.cuda.synchronize"}.
+-- With prefix, only chains equal to it or starting with prefix .. ".".
+function py.attributes(ctx, path, prefix)
+  local ms, why = ctx.query(path, "(attribute) @attr")
+  if not ms then return nil, why end
+  local best = {}
+  for _, m in ipairs(ms) do
+    local n = m.attr
+    local d = py.dotted(n.text)
+    if d then
+      local b = best[n.start_byte]
+      if not b or n.end_byte > b.node.end_byte then
+        best[n.start_byte] = { node = n, text = d }
+      end
+    end
+  end
+  local out = {}
+  for _, a in pairs(best) do
+    if not prefix or a.text == prefix or a.text:sub(1, #prefix + 1) == prefix .. "." then
+      out[#out + 1] = a
+    end
+  end
+  table.sort(out, by_start)
+  return out
+end
+
+-- Calls of a method by name, x.NAME(...): {call=, object=, method=, args=}.
+function py.method_calls(ctx, path, name)
+  assert(is_ident(name), "py.method_calls: name must be an identifier")
+  local q = '((call function: (attribute object: (_) @object attribute: (identifier) @method)'
+    .. ' arguments: (argument_list) @args) @call (#eq? @method "' .. name .. '"))'
+  local ms, why = ctx.query(path, q)
+  if not ms then return nil, why end
+  table.sort(ms, by_start)
+  return ms
+end
+
+-- Calls whose callee is the dotted name (after alias expansion when aliases, from
+-- py.aliases, is given): {call=, func=, args=, name=}. py.calls(ctx, p, "torch.cuda.set_device")
+function py.calls(ctx, path, dotted, aliases)
+  local ms, why = ctx.query(path, "(call function: (_) @func arguments: (_) @args) @call")
+  if not ms then return nil, why end
+  local out = {}
+  for _, m in ipairs(ms) do
+    local d = py.dotted(m.func.text)
+    if d and aliases then d = py.expand(aliases, d) end
+    if d and (not dotted or d == dotted) then
+      m.name = d
+      out[#out + 1] = m
+    end
+  end
+  table.sort(out, by_start)
+  return out
+end
+
+-- Keyword arguments NAME=value: {arg=, name=, value=, string=} where string is the
+-- literal's content when the value is a plain string. With value, only arguments whose
+-- string content equals it: py.keyword_args(ctx, p, "backend", "nccl").
+function py.keyword_args(ctx, path, name, value)
+  assert(is_ident(name), "py.keyword_args: name must be an identifier")
+  local q = '((keyword_argument name: (identifier) @name value: (_) @value) @arg'
+    .. ' (#eq? @name "' .. name .. '"))'
+  local ms, why = ctx.query(path, q)
+  if not ms then return nil, why end
+  local out = {}
+  for _, m in ipairs(ms) do
+    if m.value.type == "string" then m.string = py.string_value(m.value.text) end
+    if value == nil or m.string == value then out[#out + 1] = m end
+  end
+  table.sort(out, by_start)
+  return out
+end
+
+local IMPORTS = [[
+(import_statement name: (dotted_name) @module) @stmt
+(import_statement name: (aliased_import name: (dotted_name) @module alias: (identifier) @alias)) @stmt
+(import_from_statement module_name: (_) @module name: (dotted_name) @name) @stmt
+(import_from_statement module_name: (_) @module
+  name: (aliased_import name: (dotted_name) @name alias: (identifier) @alias)) @stmt
+(import_from_statement module_name: (_) @module (wildcard_import) @wildcard) @stmt
+]]
+
+-- Every imported name: {node=, module=, name=, alias=, bound=, full=}.
+--   import torch.cuda          module "torch.cuda"                 bound "torch" full "torch"
+--   import torch.cuda as tc    module "torch.cuda", alias "tc"     bound "tc"    full "torch.cuda"
+--   from torch import cuda     module "torch", name "cuda"         bound "cuda"  full "torch.cuda"
+--   from torch import cuda as c                                    bound "c"     full "torch.cuda"
+--   from apex import *         module "apex", name "*"             bound nil
+-- Relative modules keep their dots (module ".utils").
+function py.imports(ctx, path)
+  local ms, why = ctx.query(path, IMPORTS)
+  if not ms then return nil, why end
+  local out = {}
+  for _, m in ipairs(ms) do
+    local module = py.dotted(m.module.text) or m.module.text:gsub("%s+", "")
+    local r = { node = m.stmt, module = module }
+    if m.wildcard then
+      r.name = "*"
+    elseif m.name then
+      r.name = py.dotted(m.name.text)
+      r.alias = m.alias and m.alias.text
+      r.bound = r.alias or r.name
+      r.full = module:sub(-1) == "." and module .. r.name or module .. "." .. r.name
+    else
+      r.alias = m.alias and m.alias.text
+      r.bound = r.alias or module:match("^[^.]+")
+      r.full = r.alias and module or r.bound
+    end
+    out[#out + 1] = r
+  end
+  table.sort(out, by_start)
+  return out
+end
+
+-- Local name -> full dotted name for every import of the file ({tc = "torch.cuda"}).
+function py.aliases(ctx, path)
+  local imps, why = py.imports(ctx, path)
+  if not imps then return nil, why end
+  local map = {}
+  for _, r in ipairs(imps) do
+    if r.bound then map[r.bound] = r.full end
+  end
+  return map
+end
+
+-- Rewrites the first component of a dotted name through aliases:
+-- py.expand({tc = "torch.cuda"}, "tc.synchronize") -> "torch.cuda.synchronize".
+function py.expand(aliases, dotted)
+  local head, rest = dotted:match("^([^.]+)(.*)$")
+  local full = head and aliases[head]
+  if not full then return dotted end
+  return full .. rest
+end
+
+-- Decorators: {node=, text="torch.jit.script", name="torch.jit.script"} where text is
+-- the expression after '@' and name its dotted callee ("torch.no_grad" for
+-- "@torch.no_grad()"). With name, only decorators of that dotted name.
+function py.decorators(ctx, path, name)
+  local ms, why = ctx.query(path, "(decorator) @dec")
+  if not ms then return nil, why end
+  local out = {}
+  for _, m in ipairs(ms) do
+    local text = m.dec.text:gsub("^@%s*", "")
+    local d = py.dotted(text:match("^[^(]*"))
+    if not name or d == name then
+      out[#out + 1] = { node = m.dec, text = text, name = d }
+    end
+  end
+  table.sort(out, by_start)
+  return out
+end
+
+-- String literals: {node=, value=, prefix=}. With pattern, only those whose content
+-- matches the Lua pattern: py.strings(ctx, p, "^cuda") finds 'cuda', "cuda:0".
+function py.strings(ctx, path, pattern)
+  local ms, why = ctx.query(path, "(string) @s")
+  if not ms then return nil, why end
+  local out = {}
+  for _, m in ipairs(ms) do
+    local v, prefix = py.string_value(m.s.text)
+    if v and (not pattern or v:find(pattern)) then
+      out[#out + 1] = { node = m.s, value = v, prefix = prefix }
+    end
+  end
+  table.sort(out, by_start)
+  return out
+end
+
+return py

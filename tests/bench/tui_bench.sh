@@ -1,0 +1,56 @@
+#!/bin/sh
+# Workbench benchmark: an engagement with 10 000 findings. Times, side by side
+# in the same run, the CLI listing the same findings (`ferry findings --format
+# json`, the baseline), the workbench's first screen (headless), and 2 000 cursor
+# moves, and prints the ratios. The first screen should cost about what the CLI
+# listing costs; a cursor move should cost well under a millisecond.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FERRY="$top/ferry"
+[ -x "$FERRY" ] || { echo "tui_bench: $FERRY is not built" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-tuibench-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export FERRY_ACTOR="Bench <bench@example.org>" FERRY_LANG=en
+
+# 20 files of 500 CUDA device calls: 10 000 findings from the assess checks
+i=0
+while [ "$i" -lt 20 ]; do
+	{
+		echo "import torch"
+		j=0
+		while [ "$j" -lt 500 ]; do
+			echo "x$j = torch.zeros(1).cuda()"
+			j=$((j + 1))
+		done
+	} >"$work/m$i.py"
+	i=$((i + 1))
+done
+"$FERRY" init "$work" >/dev/null
+"$FERRY" -C "$work" check --phase assess >/dev/null 2>&1 || true
+n=$("$FERRY" -C "$work" findings --format json | grep -c '"id"' || true)
+
+now() { date +%s.%N; }
+elapsed() { echo "$2 - $1" | bc; }
+repeat=5
+keys=$(awk 'BEGIN { for (i = 0; i < 2000; i++) printf "j" }')
+
+t0=$(now)
+k=0
+while [ "$k" -lt "$repeat" ]; do "$FERRY" -C "$work" findings --format json >/dev/null; k=$((k + 1)); done
+t1=$(now)
+k=0
+while [ "$k" -lt "$repeat" ]; do FERRY_HEADLESS=120x40 FERRY_KEYS="" "$FERRY" "$work"; k=$((k + 1)); done
+t2=$(now)
+k=0
+while [ "$k" -lt "$repeat" ]; do FERRY_HEADLESS=120x40 FERRY_KEYS="$keys" "$FERRY" "$work"; k=$((k + 1)); done
+t3=$(now)
+
+base=$(elapsed "$t0" "$t1")
+first=$(elapsed "$t1" "$t2")
+moves=$(elapsed "$t2" "$t3")
+echo "tui_bench: $n findings, $repeat runs each"
+printf '  baseline  ferry findings --format json   %8.3f s/run\n' "$(echo "$base / $repeat" | bc -l)"
+printf '  tui       first screen (headless)        %8.3f s/run   ratio %.2f\n' \
+	"$(echo "$first / $repeat" | bc -l)" "$(echo "$first / $base" | bc -l)"
+printf '  tui       one cursor move                %8.3f ms\n' \
+	"$(echo "($moves - $first) * 1000 / ($repeat * 2000)" | bc -l)"

@@ -1,0 +1,63 @@
+# Shared helpers for the CLI tests (sourced). Each test runs the real ./ferry on
+# throw-away copies of projects and reports "ok"/"FAIL" lines; the script's exit
+# status is the number of failures (capped), so tests/run-all.sh counts it.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+FERRY="$top/ferry"
+export FERRY_ACTOR="Test Runner <test@example.org>"
+export NO_COLOR=1
+unset FERRY_PLUGIN_PATH
+fails=0
+[ -x "$FERRY" ] || { echo "FAIL $FERRY is not built"; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-cli-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+ok() { echo "ok   $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# expect_exit CODE DESC -- command...   (stdout/stderr kept in $work/out, $work/err)
+expect_exit() {
+	want=$1
+	desc=$2
+	shift 3
+	"$@" >"$work/out" 2>"$work/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok "$desc"; else
+		fail "$desc: exit $got, wanted $want"
+		sed 's/^/     | /' "$work/err" | head -5
+	fi
+}
+
+# expect_grep PATTERN FILE DESC
+expect_grep() {
+	if grep -q -- "$1" "$2"; then ok "$3"; else
+		fail "$3: no '$1' in $(basename "$2")"
+		sed 's/^/     | /' "$2" | head -8
+	fi
+}
+
+# one_line FILE DESC: stderr is exactly one line
+one_line() {
+	n=$(wc -l <"$1")
+	if [ "$n" -eq 1 ]; then ok "$2"; else fail "$2: $n lines on stderr"; sed 's/^/     | /' "$1" | head -5; fi
+}
+
+# A small project: a training script, a helper, a .gitignore'd folder.
+make_project() {
+	d=$1
+	mkdir -p "$d/models" "$d/checkpoints"
+	printf 'import torch\n\nmodel = torch.nn.Linear(4, 2).cuda()\nx = torch.randn(8, 4).cuda()\nprint(model(x).sum().item())\n' >"$d/train.py"
+	printf 'def build():\r\n\treturn 1\r\n' >"$d/models/net.py"
+	printf 'checkpoints/\n*.pt\n' >"$d/.gitignore"
+	printf 'weights' >"$d/checkpoints/epoch1.pt"
+}
+
+# tree_hash DIR: a hash of every file's path and bytes below DIR (excluding .ferry)
+tree_hash() {
+	(cd "$1" && find . -path ./.ferry -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)
+}
+
+finish() {
+	echo "$(basename "$0"): $fails failure(s)"
+	[ "$fails" -eq 0 ]
+}

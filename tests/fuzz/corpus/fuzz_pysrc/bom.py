@@ -1,0 +1,4 @@
+﻿class A:
+    """doc x.cuda()"""
+    # x.cuda()
+    s = f"{a}.cuda()"

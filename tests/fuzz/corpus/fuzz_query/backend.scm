@@ -1,0 +1,1 @@
+(keyword_argument name: (identifier) @k value: (string (string_content) @v) (#eq? @k "backend") (#any-of? @v "nccl" "gloo")) @kw

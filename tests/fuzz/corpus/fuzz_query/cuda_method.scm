@@ -1,0 +1,1 @@
+(call function: (attribute object: (_) @obj attribute: (identifier) @m) (#eq? @m "cuda")) @call

@@ -1,0 +1,2 @@
+[(call) (attribute)]* @many
+(function_definition name: (_) @n body: (block . (_)? @first))

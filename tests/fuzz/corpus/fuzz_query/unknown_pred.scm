@@ -1,0 +1,1 @@
+((identifier) @i (#set! foo "bar"))

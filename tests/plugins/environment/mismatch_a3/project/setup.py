@@ -1,0 +1,6 @@
+from setuptools import setup
+
+setup(
+    name="llm-train",
+    install_requires=["torch>=2.1", "numpy"],
+)

@@ -1,0 +1,2 @@
+// C++ binding (not CUDA source)
+int binding_marker = 1;

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Runs the whole suite: every unit-test binary, then each shell-driven suite
+# (CLI, plugin goldens, TUI). Prints one closing line "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+build=${FERRY_BUILD:-build}
+passed=0
+failed=0
+failures=""
+
+run() { # name, command...
+	name=$1
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures="$failures $name"
+	fi
+}
+
+for t in "$build"/tests/test_*; do
+	[ -x "$t" ] || continue
+	run "$(basename "$t")" "$t"
+done
+for s in tests/cli/*.sh tests/plugins/run.sh tests/plugins/env_run.sh tests/tui/run.sh; do
+	[ -f "$s" ] || continue
+	run "$s" sh "$s"
+done
+
+[ -z "$failures" ] || echo "failed:$failures"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,102 @@
+/* Unit tests for the artifact validators: good input accepted, malformed refused with
+ * one line naming the file. */
+#include "testutil.h"
+
+#include "err.h"
+#include "artifact.h"
+
+static int valid(const char *kind, const char *text)
+{
+	return artifact_validate(kind, "art.x", text, strlen(text));
+}
+
+static void assert_refused(const char *kind, const char *data, size_t len, const char *why)
+{
+	assert_int_equal(artifact_validate(kind, "art.x", data, len), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "art.x"));
+	assert_non_null(strstr(err_message(), why));
+	assert_null(strchr(err_message(), '\n'));
+}
+
+static void test_env_probe(void **state)
+{
+	(void)state;
+	assert_int_equal(valid("env-probe", "{\"schema\":\"ferry-env-probe/1\",\"host\":{},\"python\":{},\"npu\":{},\"env\":{}}"), 0);
+	const char *truncated = "{\"schema\":\"ferry-env-probe/1\",\"host\":{\"os\":\"Ubu";
+	assert_refused("env-probe", truncated, strlen(truncated), "not valid JSON");
+	assert_refused("env-probe", "{\"schema\":\"other\"}", 18, "schema");
+	const char *partial = "{\"schema\":\"ferry-env-probe/1\",\"host\":{}}";
+	assert_refused("env-probe", partial, strlen(partial), "python");
+	assert_refused("env-probe", "\x7f" "ELF\0\0\0", 7, "binary");
+	/* the probe's optional parts, when present, must have the shape the checks read */
+	const char *full = "{\"schema\":\"ferry-env-probe/1\",\"host\":{},\"python\":{\"packages\":{\"torch\":null}},"
+	                   "\"cann\":{},\"driver\":{},\"npu\":{\"chips\":[{\"id\":0}]},\"env\":{},\"missing\":[\"npu-smi\"]}";
+	assert_int_equal(valid("env-probe", full), 0);
+	const char *chips = "{\"schema\":\"ferry-env-probe/1\",\"host\":{},\"python\":{},\"npu\":{\"chips\":{}},\"env\":{}}";
+	assert_refused("env-probe", chips, strlen(chips), "chips");
+	const char *chip = "{\"schema\":\"ferry-env-probe/1\",\"host\":{},\"python\":{},\"npu\":{\"chips\":[1]},\"env\":{}}";
+	assert_refused("env-probe", chip, strlen(chip), "chip");
+	const char *miss = "{\"schema\":\"ferry-env-probe/1\",\"host\":{},\"python\":{},\"npu\":{},\"env\":{},\"missing\":\"x\"}";
+	assert_refused("env-probe", miss, strlen(miss), "missing");
+	const char *cann = "{\"schema\":\"ferry-env-probe/1\",\"host\":{},\"python\":{},\"npu\":{},\"env\":{},\"cann\":\"8.0\"}";
+	assert_refused("env-probe", cann, strlen(cann), "cann");
+	const char *pk = "{\"schema\":\"ferry-env-probe/1\",\"host\":{},\"python\":{\"packages\":[]},\"npu\":{},\"env\":{}}";
+	assert_refused("env-probe", pk, strlen(pk), "packages");
+}
+
+static void test_bench(void **state)
+{
+	(void)state;
+	assert_int_equal(valid("bench", "{\"schema\":\"ferry-bench/1\",\"metrics\":{\"throughput\":1200.5,\"accuracy\":0.76}}"), 0);
+	const char *bad = "{\"schema\":\"ferry-bench/1\",\"metrics\":{\"throughput\":\"fast\"}}";
+	assert_refused("bench", bad, strlen(bad), "not a number");
+	const char *none = "{\"schema\":\"ferry-bench/1\"}";
+	assert_refused("bench", none, strlen(none), "metrics");
+}
+
+static void test_loss_log(void **state)
+{
+	(void)state;
+	assert_int_equal(valid("loss-log", "epoch 1 step 10 loss 2.31\nstep 20 loss: 2.05\n"), 0);
+	assert_int_equal(valid("loss-log", "{'loss': 0.5, 'step': 3}\n"), 0);
+	const char *none = "training started\nno numbers here\n";
+	assert_refused("loss-log", none, strlen(none), "no loss values");
+	assert_refused("loss-log", "", 0, "empty");
+}
+
+static void test_dump_and_onnx(void **state)
+{
+	(void)state;
+	static const char npy[] = "\x93NUMPY\x01\x00\x20\x00{'descr': '<f4', 'shape': (2,), }  \n\0\0\0\0\0\0\0\0";
+	assert_int_equal(artifact_validate("dump", "a.npy", npy, sizeof npy - 1), 0);
+	static const char cut[] = "\x93NUMPY\x01\x00\x7f\x00{'descr'";
+	assert_refused("dump", cut, sizeof cut - 1, "truncated");
+	assert_int_equal(valid("dump", "{\"task\":\"statistics\",\"data\":{}}"), 0);
+	static const char onnx[] = "\x08\x07\x12\x07pytorch\x1a\x03" "2.1\x3a\x02\x0a\x00";
+	assert_int_equal(artifact_validate("onnx", "m.onnx", onnx, sizeof onnx - 1), 0);
+	assert_refused("onnx", onnx, sizeof onnx - 3, "truncated");
+	assert_refused("onnx", "hello, I am not a model", 23, "not an ONNX model");
+}
+
+static void test_profile(void **state)
+{
+	(void)state;
+	assert_int_equal(valid("profile", "{\"traceEvents\":[{\"name\":\"MatMul\",\"dur\":10}]}"), 0);
+	assert_int_equal(valid("profile", "Name,Count,Total Time(us)\nMatMul,10,100\n"), 0);
+	assert_refused("profile", "just words", 10, "CSV");
+}
+
+static void test_unknown_kind_is_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(artifact_validate("pictures", "x", "", 0), FERRY_EUSAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_env_probe),   cmocka_unit_test(test_bench),   cmocka_unit_test(test_loss_log),
+		cmocka_unit_test(test_dump_and_onnx), cmocka_unit_test(test_profile), cmocka_unit_test(test_unknown_kind_is_usage),
+	};
+	return cmocka_run_group_tests_name("ingest", tests, NULL, NULL);
+}

@@ -1,0 +1,519 @@
+/*
+ * test_tui — headless screen tests of the workbench: each test builds a small
+ * engagement in a temporary directory (ws_init plus stored findings), runs
+ * tui_main with FERRY_HEADLESS and a FERRY_KEYS script that ends with a
+ * <Save:FILE>, and compares the saved screen with text written here.
+ */
+#include "testutil.h"
+
+#include "err.h"
+#include "store.h"
+#include "text.h"
+#include "tui.h"
+#include "workspace.h"
+
+#include <locale.h>
+#include <time.h>
+
+#define TRAIN_PY                                                                                            \
+	"import torch\n"                                                                                        \
+	"import torch.distributed as dist\n"                                                                    \
+	"\n"                                                                                                    \
+	"def main():\n"                                                                                         \
+	"    model = Net().cuda()\n"                                                                            \
+	"    dist.init_process_group(backend='nccl')\n"                                                        \
+	"    torch.cuda.synchronize()\n"                                                                        \
+	"    return model\n"
+
+struct fx {
+	char *dir;
+	long long ids[8]; /* stored finding ids in insertion order */
+};
+
+static void add(store *s, long long run, struct fx *fx, int k, const char *phase, const char *plugin,
+                const char *sev, const char *category, int line, int col, int end_col, const char *msg,
+                const char *fp, finding_edit *edits, size_t nedits)
+{
+	finding f = { 0 };
+	f.plugin = (char *)plugin;
+	f.phase = (char *)phase;
+	f.severity = (char *)sev;
+	f.category = (char *)category;
+	f.file = "train.py";
+	f.line = f.end_line = line;
+	f.col = col;
+	f.end_col = end_col;
+	f.message = (char *)msg;
+	f.suggestion = "Use the NPU equivalent.";
+	f.fingerprint = (char *)fp;
+	f.edits = edits;
+	f.nedits = nedits;
+	assert_int_equal(store_finding_upsert(s, run, &f), 0);
+	fx->ids[k] = f.id;
+	free(f.status);
+}
+
+static int setup(void **state)
+{
+	struct fx *fx = xcalloc(1, sizeof *fx);
+	fx->dir = tu_mkdtemp();
+	tu_write(fx->dir, "train.py", TRAIN_PY);
+	setenv("FERRY_ACTOR", "Ada Tester <ada@example.com>", 1);
+	setenv("FERRY_LANG", "en", 1);
+	unsetenv("FERRY_KEYS");
+	workspace *ws = NULL;
+	ws_init_opts o = { "acme", "demo", NULL };
+	assert_int_equal(ws_init(&ws, fx->dir, &o), 0);
+	long long run = 0;
+	assert_int_equal(store_begin(ws->db), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\",\"adapt\"]}"), 0);
+	/* the fix replaces 'nccl' (line 6, columns 37..43) */
+	unsigned at = (unsigned)(strstr(TRAIN_PY, "'nccl'") - TRAIN_PY);
+	finding_edit e = { at, at + 6, "'hccl'" };
+	add(ws->db, run, fx, 0, "adapt", "adapt.distributed_backend", "error", "distributed", 6, 37, 43,
+	    "The distributed backend 'nccl' is NVIDIA's NCCL.", "fp1", &e, 1);
+	add(ws->db, run, fx, 1, "adapt", "adapt.device_calls", "warning", "device", 5, 13, 24,
+	    "`Net().cuda()` moves this object to an NVIDIA GPU.", "fp2", NULL, 0);
+	add(ws->db, run, fx, 2, "adapt", "adapt.cuda_apis", "info", "cuda_api", 7, 5, 27,
+	    "`torch.cuda.synchronize` is a CUDA API.", "fp3", NULL, 0);
+	add(ws->db, run, fx, 3, "assess", "assess.cuda_apis", "warning", "cuda_api", 7, 5, 27,
+	    "CUDA API in use.", "fp4", NULL, 0);
+	assert_int_equal(store_run_finish(ws->db, run, 4, 0), 0);
+	assert_int_equal(store_commit(ws->db), 0);
+	ws_close(ws);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *fx = *state;
+	tu_rmdir(fx->dir);
+	free(fx->dir);
+	free(fx);
+	return 0;
+}
+
+/* Runs the workbench on dir at size with the key script, saving the screen at
+ * the end; returns the saved text (caller frees). */
+static char *screen_of(const char *dir, const char *size, const char *keys)
+{
+	char *out = util_path_join(dir, ".ferry/screen.txt");
+	char *script = xasprintf("%s<Save:%s>", keys, out);
+	setenv("FERRY_HEADLESS", size, 1);
+	setenv("FERRY_KEYS", script, 1);
+	int rc = tui_main(dir);
+	if (rc)
+		fprintf(stderr, "tui_main: %s\n", err_message());
+	assert_int_equal(rc, 0);
+	char *text = NULL;
+	size_t len;
+	assert_int_equal(util_read_file(&text, &len, out), 0);
+	unsetenv("FERRY_KEYS");
+	free(script);
+	free(out);
+	return text;
+}
+
+/* Row n (0-based) of a saved screen, in a static buffer. */
+static const char *row(const char *screen, int n)
+{
+	static char buf[4096];
+	const char *s = screen;
+	for (int i = 0; i < n && s; i++) {
+		s = strchr(s, '\n');
+		if (s)
+			s++;
+	}
+	if (!s)
+		return "";
+	snprintf(buf, sizeof buf, "%.*s", (int)strcspn(s, "\n"), s);
+	return buf;
+}
+
+/* Asserts the screen's rows from first on equal expected ("" rows included). */
+static void assert_rows(const char *screen, int first, const char *const *expected, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *got = row(screen, first + (int)i);
+		if (strcmp(got, expected[i]) != 0) {
+			fprintf(stderr, "row %zu differs:\n  got:      [%s]\n  expected: [%s]\n--- screen ---\n%s", first + i,
+			        got, expected[i], screen);
+			fail();
+		}
+	}
+}
+
+static void assert_has(const char *screen, const char *needle)
+{
+	if (!strstr(screen, needle)) {
+		fprintf(stderr, "screen lacks [%s]:\n%s", needle, screen);
+		fail();
+	}
+}
+
+static void test_findings_screen(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "80x24", "4");
+	static const char *const expected[] = {
+		" Phases                Findings · adapt  3/3  sort:file  show:active",
+		" ◐ 1 assess            • WARN train.py:5             `Net().cuda()` moves this",
+		"   in progress E0 W1   • ERR  train.py:6             The distributed backend 'n",
+		" ○ 2 design            • INFO train.py:7             `torch.cuda.synchronize` i",
+		"   not started",
+		" ○ 3 environment",
+		"   not started",
+		" ✖ 4 adapt",
+		"   blocked E1 W1",
+		" ○ 5 tune              #2  warning  adapt.device_calls  [open]",
+		"   not started         `Net().cuda()` moves this object to an NVIDIA GPU.",
+		" ○ 6 infer-convert     train.py:5:13",
+		"   not started            2   import torch.distributed as dist",
+		" ○ 7 infer-optimize       3",
+		"   not started            4   def main():",
+		"                          5 ▶     model = Net().cuda()",
+	};
+	assert_rows(s, 1, expected, sizeof expected / sizeof expected[0]);
+	assert_has(row(s, 0), " ferry · demo / acme · head ");
+	assert_has(row(s, 0), "open 4 (E1 W2 I1) fixed 0 waived 0");
+	assert_has(row(s, 23), "r run  w waive  S sign off  e edit  / filter");
+	free(s);
+}
+
+static void test_detail_shows_fix_as_diff(void **state)
+{
+	struct fx *fx = *state;
+	/* the error row is second in file order; Enter zooms the detail */
+	char *s = screen_of(fx->dir, "100x30", "4j<Enter>");
+	/* the detail fills the main area, right of the rail */
+	static const char *const expected[] = {
+		"   5       model = Net().cuda()",
+		"   6 ▶     dist.init_process_group(backend='nccl')",
+		"   7       torch.cuda.synchronize()",
+		"   8       return model",
+		"Suggestion",
+		" Use the NPU equivalent.",
+		"Proposed fix",
+		" @@ train.py:6 @@",
+		" -     dist.init_process_group(backend='nccl')",
+		" +     dist.init_process_group(backend='hccl')",
+	};
+	assert_has(row(s, 1), "#1  error  adapt.distributed_backend  [open]");
+	for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+		const char *r = row(s, 6 + (int)i);
+		size_t lr = strlen(r), le = strlen(expected[i]);
+		if (lr < le || strcmp(r + lr - le, expected[i]) != 0) {
+			fprintf(stderr, "row %zu: [%s] does not end with [%s]\n%s", 6 + i, r, expected[i], s);
+			fail();
+		}
+	}
+	free(s);
+}
+
+/* The attribute letter at (r, c) of the screen saved last (FERRY_SAVE_ATTRS). */
+static char attr_at(const char *dir, int r, int c)
+{
+	char *a = tu_read(dir, ".ferry/screen.txt.attr");
+	assert_non_null(a);
+	char ch = row(a, r)[c];
+	free(a);
+	return ch;
+}
+
+static void test_cursor_and_highlights(void **state)
+{
+	struct fx *fx = *state;
+	setenv("FERRY_SAVE_ATTRS", "1", 1);
+	/* cursor on the second row: only that row is selected, even after moves that
+	 * repaint just the rows that changed */
+	char *s = screen_of(fx->dir, "100x30", "4jjk");
+	free(s);
+	assert_int_equal(attr_at(fx->dir, 2, 40), '.');
+	assert_int_equal(attr_at(fx->dir, 3, 40), 'S');
+	assert_int_equal(attr_at(fx->dir, 4, 40), '.');
+	/* the error's severity is red; in the detail the matched 'nccl' is highlighted */
+	s = screen_of(fx->dir, "100x30", "4j<Enter>");
+	const char *r = row(s, 7);
+	assert_non_null(strstr(r, "6 ▶"));
+	free(s);
+	char *a = tu_read(fx->dir, ".ferry/screen.txt.attr");
+	assert_non_null(strstr(row(a, 7), "MMMMMM"));
+	assert_non_null(strstr(row(a, 14), "------"));
+	assert_non_null(strstr(row(a, 15), "++++++"));
+	free(a);
+	unsetenv("FERRY_SAVE_ATTRS");
+}
+
+static void test_filter_sort_and_status_cycle(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "4/sev:error<Enter>");
+	assert_has(row(s, 1), "Findings · adapt  1/3");
+	assert_has(row(s, 1), "/sev:error");
+	assert_has(row(s, 2), "ERR  train.py:6");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4s");
+	assert_has(row(s, 1), "sort:severity");
+	assert_has(row(s, 2), "ERR  train.py:6");
+	assert_has(row(s, 3), "WARN train.py:5");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4/nothing-matches<Enter>");
+	assert_has(s, "No findings match the filter");
+	free(s);
+}
+
+static void test_waive_with_reason(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "4jwvendor kernel kept<Enter>");
+	char msg[64];
+	snprintf(msg, sizeof msg, "Waived finding #%lld.", fx->ids[0]);
+	assert_has(row(s, 28), msg);
+	assert_has(row(s, 0), "waived 1");
+	free(s);
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	cJSON *w = NULL;
+	assert_int_equal(store_waivers(&w, ws->db), 0);
+	assert_int_equal(cJSON_GetArraySize(w), 1);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(w, 0), "reason")->valuestring, "vendor kernel kept");
+	cJSON_Delete(w);
+	ws_close(ws);
+	/* an empty reason is refused */
+	s = screen_of(fx->dir, "100x30", "4jjw<Enter>");
+	assert_has(s, "A waiver needs a reason");
+	free(s);
+}
+
+static void test_signoff_refused_then_allowed(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "4S");
+	assert_has(row(s, 28), "Cannot sign off adapt: the earlier phase assess is not signed off yet.");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "1Sall reviewed<Enter>");
+	assert_has(row(s, 28), "Phase assess signed off by Ada Tester <ada@example.com>.");
+	assert_has(row(s, 2), "✔ 1 assess");
+	free(s);
+}
+
+static void test_timeline_and_diff(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "t");
+	assert_has(row(s, 1), "Checkpoint timeline, newest first (1)");
+	assert_has(row(s, 2), "#1");
+	assert_has(row(s, 2), "baseline");
+	assert_has(row(s, 2), "Ada Tester");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "t<Enter>");
+	assert_has(row(s, 1), "Diff of checkpoint #1");
+	free(s);
+	/* the baseline cannot be reverted: the refusal is shown, nothing changes */
+	s = screen_of(fx->dir, "100x30", "txy");
+	assert_has(row(s, 2), "#1");
+	assert_true(strstr(s, "#2") == NULL);
+	free(s);
+}
+
+static void test_edit_records_checkpoint_and_revert(void **state)
+{
+	struct fx *fx = *state;
+	char *script = util_path_join(fx->dir, ".ferry/edit.sh");
+	tu_write(fx->dir, ".ferry/edit.sh", "#!/bin/sh\nsed -i 's/nccl/hccl/' \"$2\"\n");
+	chmod(script, 0755);
+	setenv("EDITOR", script, 1);
+	unsetenv("VISUAL");
+	char *s = screen_of(fx->dir, "100x30", "4je");
+	assert_has(row(s, 28), "Your edit was recorded as checkpoint #2 (manual edit).");
+	free(s);
+	char *text = tu_read(fx->dir, "train.py");
+	assert_non_null(strstr(text, "backend='hccl'"));
+	free(text);
+	s = screen_of(fx->dir, "100x30", "t");
+	assert_has(row(s, 2), "#2");
+	assert_has(row(s, 2), "manual");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "txy");
+	assert_has(row(s, 28), "Reverted checkpoint #2 with checkpoint #3");
+	free(s);
+	text = tu_read(fx->dir, "train.py");
+	assert_non_null(strstr(text, "backend='nccl'"));
+	free(text);
+	unsetenv("EDITOR");
+	free(script);
+}
+
+static void test_guide_and_chinese(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "g");
+	assert_has(row(s, 1), "Guide to phase 1 · assess");
+	assert_has(s, "[✓] The project has been surveyed by the checks");
+	assert_has(s, "[ ] Assessment signed off");
+	free(s);
+	setenv("FERRY_LANG", "zh", 1);
+	s = screen_of(fx->dir, "100x30", "4");
+	assert_has(row(s, 1), "阶段");
+	assert_has(row(s, 1), "问题 · adapt  3/3");
+	assert_has(s, "错误 train.py:6");
+	/* wide characters keep the columns aligned: the location column starts at the
+	 * same display column in both languages */
+	const char *r = row(s, 3);
+	const char *loc = strstr(r, "train.py:6");
+	assert_non_null(loc);
+	char prefix[256];
+	snprintf(prefix, sizeof prefix, "%.*s", (int)(loc - r), r);
+	assert_int_equal(text_width(prefix), 30);
+	free(s);
+	s = screen_of(fx->dir, "100x30", "g");
+	assert_has(row(s, 1), "阶段指南 1 · assess");
+	free(s);
+	setenv("FERRY_LANG", "en", 1);
+	s = screen_of(fx->dir, "100x30", ":lang zh<Enter>");
+	assert_has(row(s, 28), "界面语言：简体中文");
+	free(s);
+}
+
+static void test_chart_help_palette_artifacts(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "c");
+	assert_has(row(s, 1), "Open findings by category, per phase");
+	assert_has(row(s, 2), "1 assess");
+	assert_has(row(s, 3), "cuda_api");
+	assert_has(row(s, 3), "█");
+	assert_has(s, "4 adapt");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "?");
+	assert_has(s, "ferry workbench keys");
+	assert_has(s, "run-phase        run the checks of the selected phase");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":tim");
+	assert_has(s, "timeline");
+	assert_has(row(s, 28), ":tim");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":tim<Tab><Enter>");
+	assert_has(row(s, 1), "Checkpoint timeline");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":phase infer-c<Enter>");
+	assert_has(row(s, 1), "Findings · infer-convert");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "a");
+	assert_has(s, "No artifacts yet");
+	free(s);
+}
+
+static void test_small_window_and_resize(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "60x20", "");
+	assert_has(s, "ferry needs a window of at least 80x24 (this one is");
+	assert_has(s, "60x20).");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4<Resize:70x20>");
+	assert_has(s, "this one is 70x20");
+	free(s);
+	s = screen_of(fx->dir, "70x20", "<Resize:120x40>4");
+	assert_has(row(s, 1), "Findings · adapt  3/3");
+	assert_has(row(s, 39), "r run");
+	free(s);
+}
+
+static void test_empty_chart_and_init_offer(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	tu_write(dir, "main.py", "print('hello')\n");
+	setenv("FERRY_HEADLESS", "100x30", 1);
+	setenv("FERRY_KEYS", "n", 1);
+	assert_int_equal(tui_main(dir), 0);
+	char *s;
+	char *db = util_path_join(dir, ".ferry");
+	struct stat st;
+	assert_true(stat(db, &st) != 0); /* "n": nothing created */
+	s = screen_of(dir, "100x30", "y");
+	assert_true(stat(db, &st) == 0);
+	assert_has(s, "No checks have run for this phase yet. Press r to run them.");
+	free(s);
+	s = screen_of(dir, "100x30", "c");
+	assert_has(s, "Nothing to chart yet");
+	free(s);
+	free(db);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* 10 000 findings: the first screen and 1 000 cursor moves stay interactive. */
+static void test_ten_thousand_findings(void **state)
+{
+	struct fx *fx = *state;
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	long long run = 0;
+	assert_int_equal(store_begin(ws->db), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"tune\"]}"), 0);
+	for (int i = 0; i < 10000; i++) {
+		char fp[32];
+		snprintf(fp, sizeof fp, "bulk%d", i);
+		finding f = { 0 };
+		f.plugin = "tune.host_sync";
+		f.phase = "tune";
+		f.severity = i % 7 ? "warning" : "error";
+		f.category = "performance";
+		f.file = "train.py";
+		f.line = 1 + i % 8;
+		f.col = 1;
+		f.message = "`.item()` inside the training loop waits for the device.";
+		f.fingerprint = fp;
+		assert_int_equal(store_finding_upsert(ws->db, run, &f), 0);
+		free(f.status);
+	}
+	assert_int_equal(store_commit(ws->db), 0);
+	ws_close(ws);
+	double t0 = now_s();
+	char *s = screen_of(fx->dir, "120x40", "5");
+	double first = now_s() - t0;
+	assert_has(row(s, 1), "Findings · tune  10000/10000");
+	free(s);
+	char keys[1100];
+	memset(keys, 'j', 1000);
+	strcpy(keys + 1000, "5");
+	keys[0] = '5';
+	t0 = now_s();
+	s = screen_of(fx->dir, "120x40", keys);
+	double moves = now_s() - t0;
+	free(s);
+	fprintf(stderr, "    10000 findings: first screen %.3f s, 1000 cursor moves %.3f s more\n", first, moves - first);
+	assert_true(first < 5.0);
+	assert_true(moves - first < 5.0);
+}
+
+int main(void)
+{
+	setlocale(LC_ALL, "C.UTF-8");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_findings_screen, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_detail_shows_fix_as_diff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cursor_and_highlights, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filter_sort_and_status_cycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_waive_with_reason, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signoff_refused_then_allowed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_and_diff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edit_records_checkpoint_and_revert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guide_and_chinese, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chart_help_palette_artifacts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_small_window_and_resize, setup, teardown),
+		cmocka_unit_test(test_empty_chart_and_init_offer),
+		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
