@@ -8,6 +8,7 @@
 #include "ingest.h"
 #include "output.h"
 #include "plugin_host.h"
+#include "review.h"
 #include "probe.h"
 #include "util.h"
 #include "workspace.h"
@@ -592,46 +593,10 @@ static int cmd_waive(const char *dir, int argc, char **argv)
 		if ((rc = parse_id(&ids[n++], argv[i])))
 			return rc;
 	workspace *ws = NULL;
-	cJSON *rows = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
-	store_finding_filter fl = { NULL, NULL, NULL, ids, n };
-	if ((rc = store_findings(&rows, ws->db, &fl)))
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		const cJSON *row = NULL, *r;
-		cJSON_ArrayForEach(r, rows)
-			if (json_int(r, "id") == ids[i])
-				row = r;
-		if (!row) {
-			rc = err_set(FERRY_ENOTFOUND, "finding %lld: no such finding", ids[i]);
-			goto out;
-		}
-		if (strcmp(json_str(row, "status"), "open") != 0) {
-			rc = err_set(FERRY_EREFUSED, "finding %lld: is %s, only open findings can be waived", ids[i],
-			             json_str(row, "status"));
-			goto out;
-		}
-	}
-	if ((rc = store_begin(ws->db)))
-		goto out;
-	for (size_t i = 0; !rc && i < n; i++) {
-		rc = store_waiver_add(ws->db, ids[i], reason, ws->actor);
-		if (!rc) {
-			cJSON *d = cJSON_CreateObject();
-			cJSON_AddNumberToObject(d, "finding", (double)ids[i]);
-			cJSON_AddStringToObject(d, "reason", reason);
-			rc = audit_append(NULL, ws->db, "waive", ws->actor, d);
-		}
-	}
-	if (!rc)
-		rc = store_commit(ws->db);
-	if (rc)
-		store_rollback(ws->db);
-	else
+	if (!(rc = review_waive(ws, ids, n, reason)))
 		printf("waived %zu finding%s\n", n, n == 1 ? "" : "s");
-out:
-	cJSON_Delete(rows);
 	ws_close(ws);
 	return rc;
 }
@@ -650,47 +615,13 @@ static int cmd_signoff(const char *dir, int argc, char **argv)
 	if (argc - optind != 1)
 		return usage_error("signoff");
 	const char *phase = argv[optind];
-	int idx = ws_phase_index(phase);
-	if (idx < 0)
+	if (ws_phase_index(phase) < 0)
 		return err_set(FERRY_EUSAGE, "signoff %s: not a phase", phase);
 	workspace *ws = NULL;
-	cJSON *phases = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
-	if ((rc = store_phases(&phases, ws->db)))
-		goto out;
-	for (int i = 0; i < idx; i++) {
-		const cJSON *p = cJSON_GetArrayItem(phases, i);
-		if (!cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {
-			rc = err_set(FERRY_EREFUSED, "signoff %s: the earlier phase %s is not signed off yet", phase,
-			             ws_phases[i]);
-			goto out;
-		}
-	}
-	const cJSON *p = cJSON_GetArrayItem(phases, idx);
-	if (cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {
-		rc = err_set(FERRY_EREFUSED, "signoff %s: already signed off by %s", phase, json_str(p, "signed_off_by"));
-		goto out;
-	}
-	if (json_int(p, "open_errors") > 0) {
-		rc = err_set(FERRY_EREFUSED, "signoff %s: %lld open error finding%s must be fixed or waived first", phase,
-		             json_int(p, "open_errors"), json_int(p, "open_errors") == 1 ? "" : "s");
-		goto out;
-	}
-	if (!(rc = store_begin(ws->db)) && !(rc = store_phase_signoff(ws->db, phase, ws->actor, note))) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "phase", phase);
-		cJSON_AddStringToObject(d, "note", note ? note : "");
-		rc = audit_append(NULL, ws->db, "signoff", ws->actor, d);
-	}
-	if (!rc)
-		rc = store_commit(ws->db);
-	if (rc)
-		store_rollback(ws->db);
-	else
+	if (!(rc = review_signoff(ws, phase, note)))
 		printf("phase %s signed off by %s\n", phase, ws->actor);
-out:
-	cJSON_Delete(phases);
 	ws_close(ws);
 	return rc;
 }

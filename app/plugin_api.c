@@ -214,7 +214,7 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 
 /* Message handler: the error message with a traceback. Non-string error values are
  * described without calling their metamethods (no plugin code runs here). */
-static int msgh(lua_State *L)
+int papi_traceback(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
 	if (!msg)
@@ -722,6 +722,7 @@ static pysrc *parsed(lua_State *L, papi_sandbox *sb, const char *path)
 	pysrc *src = NULL;
 	if (pysrc_parse(&src, path, text, len) != 0) {
 		lua_pop(L, 1);
+		free(f->problem);
 		f->problem = xstrdup(err_message());
 		lua_pushstring(L, f->problem);
 		return NULL;
@@ -1542,7 +1543,7 @@ int papi_load(lua_State *L, const char *chunk, size_t len, const char *chunkname
 	papi_sandbox *sb = sandbox_of(L);
 	*err = NULL;
 	int base = lua_gettop(L);
-	lua_pushcfunction(L, msgh);
+	lua_pushcfunction(L, papi_traceback);
 	lua_pushcfunction(L, load_k);
 	lua_pushlightuserdata(L, (void *)chunk);
 	lua_pushinteger(L, (lua_Integer)len);
@@ -1600,7 +1601,7 @@ int papi_call_run(lua_State *L, char **err)
 	papi_sandbox *sb = sandbox_of(L);
 	*err = NULL;
 	int decl = lua_gettop(L);
-	lua_pushcfunction(L, msgh);
+	lua_pushcfunction(L, papi_traceback);
 	lua_pushcfunction(L, run_k);
 	lua_pushvalue(L, decl);
 	int st = lua_pcall(L, 1, 0, decl + 1);

@@ -120,6 +120,9 @@ int papi_load(lua_State *L, const char *chunk, size_t len, const char *chunkname
  * *err a malloc'd one-line reason (budget, memory, or the error message). */
 int papi_call_run(lua_State *L, char **err);
 
+/* The message handler for lua_pcall: the error message followed by a traceback. */
+int papi_traceback(lua_State *L);
+
 /* Reads a bundled file ("lib/py.lua", "data/x.json") from opts->source_dir or, without
  * one, from the embedded table. Returns 0 with *out malloc'd, or FERRY_ENOTFOUND. */
 int papi_bundled_read(char **out, size_t *len, const plugin_host_opts *opts, const char *rel);

@@ -201,12 +201,17 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 		add_error(h, "%s: %s", origin, err);
 		goto out;
 	}
+	int base = lua_gettop(L); /* the declaration */
+	lua_pushcfunction(L, papi_traceback);
+	lua_insert(L, base);
 	lua_pushcfunction(L, decl_k);
-	lua_insert(L, -2);
+	lua_insert(L, base + 1);
 	lua_pushlightuserdata(L, &p);
-	if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+	if (lua_pcall(L, 2, 1, base) != LUA_OK) {
 		const char *m = lua_tostring(L, -1);
-		add_error(h, "%s: %s", origin, m ? m : "bad declaration");
+		const char *nl = m ? strchr(m, '\n') : NULL;
+		add_error(h, "%s: %.*s", origin, nl ? (int)(nl - m) : m ? (int)strlen(m) : 12,
+		          m ? m : "bad declaration");
 		goto out;
 	}
 	if (lua_isstring(L, -1) && pysrc_query_new(&p.query, lua_tostring(L, -1)) != 0) {
@@ -439,6 +444,10 @@ static char *read_source(char **text, size_t *len, const char *root, const char 
 	struct stat st;
 	if (stat(abs, &st) != 0) {
 		problem = xasprintf("%s: unreadable (%s)", rel, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		problem = xasprintf("%s: not a regular file", rel);
 		goto out;
 	}
 	if ((unsigned long long)st.st_size > PAPI_MAX_SOURCE) {

@@ -64,7 +64,9 @@ typedef struct plugin_run_cb {
 } plugin_run_cb;
 
 /* Discovers and loads every plugin (declaration checked); plugins that fail to load
- * are kept as errors reported by plugin_host_load_errors. */
+ * are kept as errors reported by plugin_host_load_errors. The strings of opts are
+ * copied; its callbacks and payload must stay valid until plugin_host_free. *out is
+ * freed with plugin_host_free (NULL is harmless). Fails only without a root (FERRY_EUSAGE). */
 int plugin_host_new(plugin_host **out, const plugin_host_opts *opts);
 void plugin_host_free(plugin_host *h);
 
@@ -74,7 +76,9 @@ const char *const *plugin_host_load_errors(const plugin_host *h, size_t *n);
 
 /* Runs the plugins whose phase is in phases (none = all) and whose id is in ids
  * (none = all). Returns 0 even when plugins failed (reported via plugin_error);
- * fails only when nothing could run (FERRY_EUSAGE for an unknown phase or id).
+ * fails only when nothing could run (FERRY_EUSAGE for an unknown phase or id,
+ * FERRY_EIO when the root cannot be listed) or when cb->cancelled said so
+ * (FERRY_ECANCEL; the plugins that ran before delivered their findings).
  * A plugin's findings are handed to cb->finding when it finishes; a plugin that fails
  * delivers no findings, only its error. Problems with the project's sources (unreadable,
  * binary, non-UTF-8, huge files, syntax errors, symlink loops) arrive first, once per run,

@@ -39,7 +39,9 @@ if ! have awk; then
 fi
 
 # t SECONDS CMD...: runs CMD under a time limit when `timeout` works.
-if have timeout && timeout 2 true >/dev/null 2>&1; then
+if have timeout && timeout -k 1 2 true >/dev/null 2>&1; then
+	t() { timeout -k 1 "$@"; }
+elif have timeout && timeout 2 true >/dev/null 2>&1; then
 	t() { timeout "$@"; }
 else
 	note_missing timeout
@@ -446,7 +448,9 @@ for n in $ENV_NAMES $extra; do
 		eval "v=\${$n}"
 		env_json="${env_json:+$env_json,}\"$n\":$(js "$v")"
 	else
-		env_json="${env_json:+$env_json,}\"$n\":null"
+		case " $ENV_NAMES " in
+		*[!A-Za-z0-9_]"$n"[!A-Za-z0-9_]*) env_json="${env_json:+$env_json,}\"$n\":null" ;;
+		esac
 	fi
 done
 

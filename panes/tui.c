@@ -1,14 +1,14 @@
 /* tui — see tui.h. The main loop: layout, drawing what changed, the prompt line,
  * routing commands to panes, and the actions that change the engagement. Every
  * action goes through the same functions as the CLI command of the same name
- * (check_run, store_waiver_add + audit_append, store_phase_signoff, ws_sync,
+ * (check_run, review_waive, review_signoff, ws_sync,
  * ws_revert, ws_init) and takes the writer lock only while it works. */
 #include "tui.h"
-#include "audit.h"
 #include "check.h"
 #include "err.h"
 #include "i18n.h"
 #include "pane.h"
+#include "review.h"
 #include "text.h"
 #include "util.h"
 #include "workspace.h"
@@ -437,19 +437,8 @@ static void do_waive(app *a, const char *reason)
 	}
 	long long id = f->id;
 	int rc = lock_synced(a, NULL);
-	if (!rc && !(rc = store_begin(t->m.ws->db))) {
-		rc = store_waiver_add(t->m.ws->db, id, reason, t->m.ws->actor);
-		if (!rc) {
-			cJSON *d = cJSON_CreateObject();
-			cJSON_AddNumberToObject(d, "finding", (double)id);
-			cJSON_AddStringToObject(d, "reason", reason);
-			rc = audit_append(NULL, t->m.ws->db, "waive", t->m.ws->actor, d);
-		}
-		if (!rc)
-			rc = store_commit(t->m.ws->db);
-		if (rc)
-			store_rollback(t->m.ws->db);
-	}
+	if (!rc)
+		rc = review_waive(t->m.ws, &id, 1, reason);
 	ws_unlock(t->m.ws);
 	char err[512];
 	snprintf(err, sizeof err, "%s", err_message());
@@ -460,25 +449,29 @@ static void do_waive(app *a, const char *reason)
 		tui_message(t, UI_OK, T("Waived finding #%lld."), id);
 }
 
-/* The reason `ferry signoff PHASE` would refuse, or NULL (rules of cmd_signoff). */
+/* The reason `ferry signoff PHASE` would refuse, in the interface language, or NULL. */
 static const char *signoff_refusal(app *a, char *buf, size_t n)
 {
 	const model *m = &a->t.m;
-	int idx = m->phase;
-	for (int i = 0; i < idx; i++)
-		if (!m->phases[i].signed_by) {
-			snprintf(buf, n, T("Cannot sign off %s: the earlier phase %s is not signed off yet."), m->phases[idx].name,
-			         m->phases[i].name);
-			return buf;
-		}
-	if (m->phases[idx].signed_by) {
-		snprintf(buf, n, T("%s is already signed off by %s."), m->phases[idx].name, m->phases[idx].signed_by);
+	const char *phase = ws_phases[m->phase];
+	review_refusal why;
+	if (review_signoff_check(&why, m->ws, phase) != 0) {
+		snprintf(buf, n, "%s", err_message());
 		return buf;
 	}
-	if (m->phases[idx].errors > 0) {
-		snprintf(buf, n, T("Cannot sign off %s: %d open error findings must be fixed or waived first."),
-		         m->phases[idx].name, m->phases[idx].errors);
+	switch (why.kind) {
+	case REVIEW_EARLIER_OPEN:
+		snprintf(buf, n, T("Cannot sign off %s: the earlier phase %s is not signed off yet."), phase, why.other);
 		return buf;
+	case REVIEW_ALREADY_SIGNED:
+		snprintf(buf, n, T("%s is already signed off by %s."), phase, why.by);
+		return buf;
+	case REVIEW_OPEN_ERRORS:
+		snprintf(buf, n, T("Cannot sign off %s: %d open error findings must be fixed or waived first."), phase,
+		         (int)why.count);
+		return buf;
+	case REVIEW_ALLOWED:
+		break;
 	}
 	return NULL;
 }
@@ -498,19 +491,8 @@ static void do_signoff(app *a, const char *note)
 		tui_message(t, UI_ERROR, "%s", why);
 		return;
 	}
-	if (!rc && !(rc = store_begin(t->m.ws->db))) {
-		rc = store_phase_signoff(t->m.ws->db, phase, t->m.ws->actor, note && *note ? note : NULL);
-		if (!rc) {
-			cJSON *d = cJSON_CreateObject();
-			cJSON_AddStringToObject(d, "phase", phase);
-			cJSON_AddStringToObject(d, "note", note ? note : "");
-			rc = audit_append(NULL, t->m.ws->db, "signoff", t->m.ws->actor, d);
-		}
-		if (!rc)
-			rc = store_commit(t->m.ws->db);
-		if (rc)
-			store_rollback(t->m.ws->db);
-	}
+	if (!rc)
+		rc = review_signoff(t->m.ws, phase, note && *note ? note : NULL);
 	ws_unlock(t->m.ws);
 	char err[512];
 	snprintf(err, sizeof err, "%s", err_message());

@@ -231,12 +231,25 @@ int ui_win_height(const ui_win *w)
 	return w->h;
 }
 
-static cell *grid_at(const ui_win *w, int y, int x)
+/* Writes one character (k bytes, cw columns) at screen cell (gy, gx), blanking
+ * the halves of double-width characters it partly covers, as a terminal does. */
+static void grid_put(int gy, int gx, const char *s, size_t k, int attr, int cw)
 {
-	int gy = w->y + y, gx = w->x + x;
-	if (y < 0 || x < 0 || y >= w->h || x >= w->w || gy >= ui.rows || gx >= ui.cols)
-		return NULL;
-	return &ui.grid[gy * ui.cols + gx];
+	if (gy < 0 || gy >= ui.rows || gx < 0 || gx + cw > ui.cols)
+		return;
+	cell *row = &ui.grid[gy * ui.cols];
+	if (row[gx].s[0] == '\0' && gx > 0)
+		strcpy(row[gx - 1].s, " ");
+	int end = gx + cw; /* first cell after ours */
+	if (end < ui.cols && row[end].s[0] == '\0')
+		strcpy(row[end].s, " ");
+	memcpy(row[gx].s, s, k);
+	row[gx].s[k] = '\0';
+	row[gx].attr = (unsigned char)attr;
+	for (int j = 1; j < cw; j++) {
+		row[gx + j].s[0] = '\0';
+		row[gx + j].attr = (unsigned char)attr;
+	}
 }
 
 void ui_fill_row(ui_win *w, int y, int attr)
@@ -249,13 +262,8 @@ void ui_fill_row(ui_win *w, int y, int attr)
 		wattrset(w->win, A_NORMAL);
 		return;
 	}
-	for (int x = 0; x < w->w; x++) {
-		cell *c = grid_at(w, y, x);
-		if (c) {
-			strcpy(c->s, " ");
-			c->attr = (unsigned char)attr;
-		}
-	}
+	for (int x = 0; x < w->w && w->x + x < ui.cols; x++)
+		grid_put(w->y + y, w->x + x, " ", 1, attr, 1);
 }
 
 void ui_erase(ui_win *w)
@@ -291,24 +299,10 @@ int ui_putn(ui_win *w, int y, int x, int attr, const char *s, unsigned long n, i
 			else
 				sbuf_add(&b, s + i, k);
 		} else {
-			cell *c = grid_at(w, y, x + used);
-			if (c) {
-				if (bad) {
-					c->s[0] = cp == '\t' ? ' ' : '?';
-					c->s[1] = '\0';
-				} else {
-					memcpy(c->s, s + i, k);
-					c->s[k] = '\0';
-				}
-				c->attr = (unsigned char)attr;
-				for (int j = 1; j < cw; j++) {
-					cell *d = grid_at(w, y, x + used + j);
-					if (d) {
-						d->s[0] = '\0';
-						d->attr = (unsigned char)attr;
-					}
-				}
-			}
+			if (bad)
+				grid_put(w->y + y, w->x + x + used, cp == '\t' ? " " : "?", 1, attr, 1);
+			else if (cw > 0) /* combining marks are dropped in the grid */
+				grid_put(w->y + y, w->x + x + used, s + i, k, attr, cw);
 		}
 		used += cw;
 		i += k;

@@ -776,17 +776,28 @@ static void test_ctx_files_read_lines(void **state)
 	            "    out[#out + 1] = ctx.read_artifact(a[1].id)\n"
 	            "    out[#out + 1] = tostring(select(2, ctx.read_artifact(99)))\n"
 	            "    out[#out + 1] = tostring(select(2, ctx.query('data.bin', '(identifier) @i'))):sub(1, 9)\n"
+	            "    out[#out + 1] = tostring(select(2, ctx.query('nul.py', '(identifier) @i'))):sub(1, 7)\n"
+	            "    out[#out + 1] = #ctx.python_files()\n"
 	            "    ctx.report{ message = table.concat(out, '\\n') }\n"
 	            "  end }\n");
 	tu_write(fx->root, "art/loss.txt", "step 1 loss 2.0\n");
+	tu_write(fx->root, "nul.py", "x");
+	char *nul = util_path_join(fx->root, "nul.py");
+	fp = fopen(nul, "ab");
+	fwrite("\0", 1, 1, fp);
+	fclose(fp);
+	free(nul);
 	got g = {0};
 	run_all(fx, &g);
 	if (g.nerr)
 		fail_msg("%s", g.err[0]);
-	assert_int_equal(g.n, 1);
-	assert_string_equal(g.v[0].message,
-	                    "a.py,art/loss.txt,data.bin,sub/r.txt\n"
-	                    "a.py\n"
+	assert_int_equal(g.n, 2);
+	assert_non_null(find_msg(&g, "nul.py: binary file"));
+	const got_finding *f = find_msg(&g, "a.py,");
+	assert_non_null(f);
+	assert_string_equal(f->message,
+	                    "a.py,art/loss.txt,data.bin,nul.py,sub/r.txt\n"
+	                    "a.py,nul.py\n"
 	                    "import os|print(1)\n"
 	                    "one|two\n"
 	                    "nil:data.bin: binary file\n"
@@ -800,7 +811,9 @@ static void test_ctx_files_read_lines(void **state)
 	                    "step 1 loss 2.0\n"
 	                    "\n"
 	                    "artifact 99: no such artifact\n"
-	                    "data.bin:");
+	                    "data.bin:\n"
+	                    "nul.py:\n"
+	                    "1");
 	got_done(&g);
 }
 

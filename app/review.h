@@ -1,0 +1,40 @@
+/*
+ * review — the decisions people record on an engagement: waivers (a finding accepted
+ * as is, with a reason and an actor) and phase sign-offs (DESIGN §2: a phase is
+ * signed off when its error findings are fixed or waived; sign-off order is
+ * enforced). The CLI and the workbench both call these; each is one transaction
+ * with its audit events. The caller holds the workspace lock.
+ */
+#ifndef FERRY_REVIEW_H
+#define FERRY_REVIEW_H
+
+#include "workspace.h"
+
+#include <stddef.h>
+
+/* Waives the open findings ids[0..n) with reason. Refused (nothing recorded) when
+ * the reason is empty (FERRY_EUSAGE), an id does not exist (FERRY_ENOTFOUND) or a
+ * finding is not open (FERRY_EREFUSED). */
+int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason);
+
+enum review_refusal_kind {
+	REVIEW_ALLOWED = 0,
+	REVIEW_EARLIER_OPEN,   /* an earlier phase is not signed off: `other` names it */
+	REVIEW_ALREADY_SIGNED, /* `by` names who signed it */
+	REVIEW_OPEN_ERRORS,    /* `count` open error findings */
+};
+
+typedef struct review_refusal {
+	enum review_refusal_kind kind;
+	char other[32];  /* the earlier phase */
+	char by[256];    /* who signed it off already */
+	long long count; /* open errors */
+} review_refusal;
+
+/* Whether phase may be signed off now; fills *why. FERRY_EUSAGE for an unknown phase. */
+int review_signoff_check(review_refusal *why, workspace *ws, const char *phase);
+/* Signs phase off as the workspace's actor, with an optional note. Refused with
+ * FERRY_EREFUSED and a one-line reason when review_signoff_check says no. */
+int review_signoff(workspace *ws, const char *phase, const char *note);
+
+#endif
