@@ -164,8 +164,13 @@ static char *clean_plugins(plugin_host *h, const check_opts *o, const cJSON *err
 		if (in_phase && in_ids && !cJSON_GetObjectItem(errored, pi[i].id))
 			cJSON_AddItemToArray(a, cJSON_CreateString(pi[i].id));
 	}
-	/* source problems belong to every run that read sources */
-	cJSON_AddItemToArray(a, cJSON_CreateString("ferry.source"));
+	/* Source problems are closed only by runs broad enough to have read every file
+	 * the survey reads: all plugins of the assess phase (narrower runs parse fewer files). */
+	int broad = o->nplugins == 0 && o->nphases == 0;
+	for (size_t k = 0; k < o->nphases && o->nplugins == 0; k++)
+		broad |= strcmp(o->phases[k], "assess") == 0;
+	if (broad)
+		cJSON_AddItemToArray(a, cJSON_CreateString("ferry.source"));
 	char *text = cJSON_PrintUnformatted(a);
 	cJSON_Delete(a);
 	return text;

@@ -782,6 +782,49 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 	return rc;
 }
 
+/* --- export --- */
+
+static int cmd_export(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "to", required_argument, 0, 't' }, { 0, 0, 0, 0 } };
+	const char *to = NULL;
+	int c, rc;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c != 't')
+			return opt_fail("export", argv);
+		to = optarg;
+	}
+	if (argc - optind != 2)
+		return usage_error("export");
+	const char *what = argv[optind], *arg = argv[optind + 1];
+	int patches = strcmp(what, "patches") == 0, branch = strcmp(what, "branch") == 0;
+	if (!patches && !branch)
+		return usage_error("export");
+	if (branch && !to)
+		return err_set(FERRY_EUSAGE, "export branch %s: --to REPO names the client's repository", arg);
+	if (patches && to)
+		return usage_error("export");
+	workspace *ws = NULL;
+	if ((rc = open_synced(&ws, dir)))
+		return rc;
+	rc = patches ? history_export_patches(ws->hist, arg) : history_export_branch(ws->hist, arg, to);
+	if (!rc) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "what", what);
+		cJSON_AddStringToObject(d, patches ? "dir" : "branch", arg);
+		if (branch)
+			cJSON_AddStringToObject(d, "repo", to);
+		rc = ws_event(ws, "export", d);
+	}
+	if (!rc && patches)
+		printf("wrote one patch per checkpoint since the baseline into %s (apply with git am --keep-cr)\n", arg);
+	else if (!rc)
+		printf("created branch %s in %s; its checked-out branch and work tree are untouched\n", arg, to);
+	ws_close(ws);
+	return rc;
+}
+
 /* --- history: log, diff, revert, verify --- */
 
 static int cmd_log(const char *dir, int argc, char **argv)
@@ -965,6 +1008,8 @@ const cli_command cli_commands[] = {
 	{ "diff", cmd_diff, "diff REV [REV2]", "a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)" },
 	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint" },
 	{ "verify", cmd_verify, "verify", "recompute the audit chain and check every checkpoint commit" },
+	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO",
+	  "deliver the checkpoints: mbox patches, or a branch in the client's repository" },
 	{ "version", cmd_version, "version", "print the version" },
 	{ NULL, NULL, NULL, NULL },
 };
