@@ -149,6 +149,30 @@ static cJSON *string_array(const char *const *v, size_t n)
 	return a;
 }
 
+/* The phases a run covers: those asked for, else the phases of the plugins asked for
+ * (a run of one plugin does not start every phase), else all. */
+static cJSON *scope_phases(plugin_host *h, const check_opts *o)
+{
+	if (o->nphases)
+		return string_array(o->phases, o->nphases);
+	if (!o->nplugins)
+		return string_array(ws_phases, 7);
+	size_t n = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	cJSON *a = cJSON_CreateArray();
+	for (int p = 0; p < 7; p++)
+		for (size_t i = 0; i < n; i++) {
+			int wanted = 0;
+			for (size_t k = 0; k < o->nplugins; k++)
+				wanted |= strcmp(o->plugins[k], pi[i].id) == 0;
+			if (wanted && strcmp(pi[i].phase, ws_phases[p]) == 0) {
+				cJSON_AddItemToArray(a, cJSON_CreateString(ws_phases[p]));
+				break;
+			}
+		}
+	return a;
+}
+
 /* The plugins this run covered that finished without error, as a JSON array text. */
 static char *clean_plugins(plugin_host *h, const check_opts *o, const cJSON *errored)
 {
@@ -188,8 +212,7 @@ int check_run(check_result *out, workspace *ws, const check_opts *o)
 	size_t nload = 0;
 	const char *const *load_errors = plugin_host_load_errors(h, &nload);
 	cJSON *scope = cJSON_CreateObject();
-	cJSON_AddItemToObject(scope, "phases", o->nphases ? string_array(o->phases, o->nphases)
-	                                                  : string_array(ws_phases, 7));
+	cJSON_AddItemToObject(scope, "phases", scope_phases(h, o));
 	cJSON_AddItemToObject(scope, "plugins", string_array(o->plugins, o->nplugins));
 	char *scope_text = cJSON_PrintUnformatted(scope);
 	if ((rc = store_begin(ws->db))) {

@@ -1,5 +1,6 @@
 /* cli — see cli.h. One function per command; options parsed with getopt_long. */
 #include "cli.h"
+#include "assessment.h"
 #include "audit.h"
 #include "check.h"
 #include "err.h"
@@ -186,6 +187,12 @@ int cli_status_json(cJSON **out, workspace *ws)
 	config = NULL;
 	cJSON_AddItemToObject(st, "metrics", metrics);
 	metrics = NULL;
+	cJSON *assessment = NULL;
+	if ((rc = assessment_compute(&assessment, ws->db))) {
+		cJSON_Delete(st);
+		goto out;
+	}
+	cJSON_AddItemToObject(st, "assessment", assessment);
 	*out = st;
 out:
 	cJSON_Delete(eng);
@@ -230,6 +237,15 @@ static int cmd_status(const char *dir, int argc, char **argv)
 	printf("findings    %lld open (%lld errors, %lld warnings, %lld info), %lld fixed, %lld waived\n\n",
 	       json_int(counts, "open"), json_int(counts, "errors"), json_int(counts, "warnings"),
 	       json_int(counts, "info"), json_int(counts, "fixed"), json_int(counts, "waived"));
+	const cJSON *as = cJSON_GetObjectItem(st, "assessment");
+	if (cJSON_IsTrue(cJSON_GetObjectItem(as, "ran"))) {
+		const cJSON *strat = cJSON_GetObjectItem(as, "strategy");
+		printf("readiness   %lld/100, %s; effort %.1f person-days\n", json_int(as, "score"), json_str(as, "class"),
+		       cJSON_GetObjectItem(as, "effort_days")->valuedouble);
+		printf("            %s\n", json_str(as, "formula"));
+		printf("strategy    %s recommended%s%s\n\n", json_str(strat, "recommended"),
+		       *json_str(strat, "chosen") ? ", chosen: " : "", json_str(strat, "chosen"));
+	}
 	printf("%-16s %-12s %6s %8s %5s %6s %6s\n", "phase", "status", "errors", "warnings", "info", "fixed", "waived");
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases"))

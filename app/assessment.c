@@ -1,0 +1,260 @@
+/* assessment — see assessment.h. */
+#include "assessment.h"
+#include "err.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Default person-days per open finding of a category (effort.weight.<category>).
+ * Fixable findings of any category count as "mechanical": ferry rewrites them. */
+static const struct weight {
+	const char *category;
+	double days;
+} default_weights[] = {
+	{ "mechanical", 0.02 },   { "custom_kernel", 3.0 },  { "libraries", 2.0 },   { "operators", 1.0 },
+	{ "versions", 0.5 },      { "jit", 0.5 },            { "compile", 0.5 },     { "layout", 0.25 },
+	{ "dynamic-shape", 0.5 }, { "attention", 0.5 },      { "distributed", 0.25 }, { "amp", 0.25 },
+	{ "device", 0.1 },        { "environment", 0.1 },    { "performance", 0.25 }, { NULL, 0 },
+};
+
+#define DEFAULT_BASE_DAYS 2.0
+
+/* Categories whose presence conflicts with automatic migration (transfer_to_npu):
+ * it disables torch.jit.script and does not handle channels_last or amp_C. */
+static const char *const auto_conflicts[] = { "jit", "layout", NULL };
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static double config_number(store *s, const char *key, double def)
+{
+	char *v = store_config_get(s, key);
+	double d = def;
+	if (v) {
+		char *end = NULL;
+		double x = strtod(v, &end);
+		if (end && end != v && !*end && x >= 0)
+			d = x;
+	}
+	free(v);
+	return d;
+}
+
+static double category_weight(store *s, const char *category)
+{
+	double def = 0;
+	for (const struct weight *w = default_weights; w->category; w++)
+		if (strcmp(w->category, category) == 0)
+			def = w->days;
+	char *key = xasprintf("effort.weight.%s", category);
+	double d = config_number(s, key, def);
+	free(key);
+	return d;
+}
+
+static int severity_rank(const char *s)
+{
+	return strcmp(s, "error") == 0 ? 3 : strcmp(s, "warning") == 0 ? 2 : 1;
+}
+
+/* Score: 100 minus penalties: 10 per open error and 3 per warning without an automatic
+ * fix, capped at 25 and 12 per category so one noisy rule cannot sink it; 0.25 per
+ * fixable warning, 5 at most in all. */
+static double penalty(const char *severity, int fixable)
+{
+	if (strcmp(severity, "error") == 0)
+		return 10;
+	if (strcmp(severity, "warning") == 0)
+		return fixable ? 0.25 : 3;
+	return 0;
+}
+
+static const char *readiness_class(double score, int open_errors)
+{
+	if (score >= 85 && !open_errors)
+		return "ready";
+	if (score >= 65)
+		return "ready with conditions";
+	if (score >= 35)
+		return "needs manual porting";
+	return "blocked";
+}
+
+struct risk {
+	const cJSON *f;
+	double weight;
+};
+
+static int risk_cmp(const void *a, const void *b)
+{
+	const struct risk *x = a, *y = b;
+	int sx = severity_rank(jstr(x->f, "severity")), sy = severity_rank(jstr(y->f, "severity"));
+	if (sx != sy)
+		return sy - sx;
+	if (x->weight != y->weight)
+		return x->weight < y->weight ? 1 : -1;
+	return (int)(cJSON_GetObjectItem(x->f, "id")->valuedouble - cJSON_GetObjectItem(y->f, "id")->valuedouble);
+}
+
+static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *counts, int mechanical)
+{
+	cJSON *st = cJSON_AddObjectToObject(out, "strategy");
+	cJSON *drivers = cJSON_CreateArray();
+	const char *rec = "tool", *reason;
+	const cJSON *f;
+	/* errors that no rewrite fixes (custom kernels, unsupported operators, GPU-only libraries) */
+	cJSON_ArrayForEach(f, open)
+		if (strcmp(jstr(f, "severity"), "error") == 0 && !cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
+			cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
+	if (cJSON_GetArraySize(drivers)) {
+		rec = "manual";
+		reason = "Errors without an automatic fix (custom CUDA kernels, unsupported operators or GPU-only "
+		         "libraries) must be ported by hand first; the mechanical rewrites can then be applied with ferry fix.";
+	} else {
+		int conflict = 0;
+		for (size_t i = 0; auto_conflicts[i]; i++)
+			conflict |= cJSON_GetObjectItem(counts, auto_conflicts[i]) != NULL;
+		cJSON_ArrayForEach(f, open) {
+			for (size_t i = 0; auto_conflicts[i]; i++)
+				if (strcmp(jstr(f, "category"), auto_conflicts[i]) == 0)
+					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
+		}
+		if (conflict) {
+			rec = "tool";
+			reason = "Constructs that automatic migration (transfer_to_npu) disables or does not handle "
+			         "(torch.jit.script, channels_last) are present: rewrite the code explicitly with ferry fix, "
+			         "reviewing each change.";
+		} else if (mechanical >= 50) {
+			rec = "auto";
+			reason = "Many mechanical CUDA call sites and nothing that conflicts with automatic migration: "
+			         "`from torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path.";
+			cJSON_ArrayForEach(f, open)
+				if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) && cJSON_GetArraySize(drivers) < 10)
+					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
+		} else {
+			rec = "tool";
+			reason = "Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every "
+			         "change is visible in the history.";
+			cJSON_ArrayForEach(f, open)
+				if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) && cJSON_GetArraySize(drivers) < 10)
+					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
+		}
+	}
+	cJSON_AddStringToObject(st, "recommended", rec);
+	char *chosen = store_config_get(s, "strategy");
+	if (chosen)
+		cJSON_AddStringToObject(st, "chosen", chosen);
+	else
+		cJSON_AddNullToObject(st, "chosen");
+	free(chosen);
+	cJSON_AddStringToObject(st, "reason", reason);
+	cJSON_AddItemToObject(st, "drivers", drivers);
+}
+
+int assessment_compute(cJSON **out, store *s)
+{
+	*out = NULL;
+	cJSON *phases = NULL, *rows = NULL;
+	int rc = store_phases(&phases, s);
+	if (rc)
+		return rc;
+	cJSON *res = cJSON_CreateObject();
+	const cJSON *assess = cJSON_GetArrayItem(phases, 0);
+	int ran = assess && cJSON_GetObjectItem(assess, "runs")->valuedouble > 0;
+	cJSON_AddBoolToObject(res, "ran", ran);
+	cJSON_Delete(phases);
+	if (!ran) {
+		*out = res;
+		return 0;
+	}
+	store_finding_filter fl = { "assess", "open", NULL, NULL, 0 };
+	if ((rc = store_findings(&rows, s, &fl))) {
+		cJSON_Delete(res);
+		return rc;
+	}
+	cJSON *counts = cJSON_CreateObject(), *weights = cJSON_CreateObject();
+	double base = config_number(s, "effort.base_days", DEFAULT_BASE_DAYS), days = base, score = 100;
+	int mechanical = 0, open_errors = 0, n = cJSON_GetArraySize(rows), nrisks = 0;
+	cJSON *caps = cJSON_CreateObject(); /* category → penalty so far */
+	double fix_penalty = 0;
+	struct risk *risks = xcalloc((size_t)(n ? n : 1), sizeof *risks);
+	const cJSON *f;
+	cJSON_ArrayForEach(f, rows) {
+		const char *sev = jstr(f, "severity");
+		const char *cat = *jstr(f, "category") ? jstr(f, "category") : "other";
+		int fixable = cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable"));
+		const char *bucket = fixable ? "mechanical" : cat;
+		double w = category_weight(s, bucket);
+		if (!cJSON_GetObjectItem(weights, bucket))
+			cJSON_AddNumberToObject(weights, bucket, w);
+		cJSON *c = cJSON_GetObjectItem(counts, bucket);
+		if (c)
+			cJSON_SetNumberValue(c, c->valuedouble + 1);
+		else
+			cJSON_AddNumberToObject(counts, bucket, 1);
+		days += w;
+		mechanical += fixable;
+		open_errors += strcmp(sev, "error") == 0;
+		double p = penalty(sev, fixable);
+		if (fixable) {
+			double take = fix_penalty + p > 5 ? fmax(0, 5 - fix_penalty) : p;
+			fix_penalty += take;
+			score -= take;
+		} else if (p > 0) {
+			cJSON *cap = cJSON_GetObjectItem(caps, cat);
+			double used = cap ? cap->valuedouble : 0, limit = strcmp(sev, "error") == 0 ? 25 : 12;
+			double take = used + p > limit ? fmax(0, limit - used) : p;
+			if (cap)
+				cJSON_SetNumberValue(cap, used + take);
+			else
+				cJSON_AddNumberToObject(caps, cat, take);
+			score -= take;
+		}
+		if (!fixable && strcmp(sev, "info") != 0)
+			risks[nrisks++] = (struct risk){ f, w };
+	}
+	cJSON_Delete(caps);
+	if (score < 0)
+		score = 0;
+	score = round(score);
+	cJSON_AddNumberToObject(res, "score", score);
+	cJSON_AddStringToObject(res, "class", readiness_class(score, open_errors));
+	cJSON_AddNumberToObject(res, "effort_days", round(days * 10) / 10);
+	sbuf formula;
+	sbuf_init(&formula);
+	sbuf_addf(&formula, "effort = base %.2g", base);
+	const cJSON *c;
+	cJSON_ArrayForEach(c, counts) {
+		double w = cJSON_GetObjectItem(weights, c->string)->valuedouble;
+		if (w > 0)
+			sbuf_addf(&formula, " + %.3g × %d %s", w, (int)c->valuedouble, c->string);
+	}
+	sbuf_addf(&formula, " = %.1f person-days", round(days * 10) / 10);
+	cJSON_AddStringToObject(res, "formula", formula.buf);
+	sbuf_done(&formula);
+	cJSON_AddNumberToObject(res, "base_days", base);
+	cJSON_AddItemToObject(res, "weights", weights);
+	cJSON_AddNumberToObject(res, "mechanical", mechanical);
+	cJSON_AddNumberToObject(res, "open_errors", open_errors);
+	qsort(risks, (size_t)nrisks, sizeof *risks, risk_cmp);
+	cJSON *top = cJSON_AddArrayToObject(res, "top_risks");
+	for (int i = 0; i < nrisks && i < 5; i++) {
+		cJSON *r = cJSON_CreateObject();
+		static const char *const keys[] = { "id", "plugin", "category", "severity", "file", "line", "message", NULL };
+		for (size_t k = 0; keys[k]; k++)
+			cJSON_AddItemToObject(r, keys[k], cJSON_Duplicate(cJSON_GetObjectItem(risks[i].f, keys[k]), 1));
+		cJSON_AddNumberToObject(r, "weight", risks[i].weight);
+		cJSON_AddItemToArray(top, r);
+	}
+	free(risks);
+	add_strategy(res, s, rows, counts, mechanical);
+	cJSON_AddItemToObject(res, "counts", counts);
+	cJSON_Delete(rows);
+	*out = res;
+	return 0;
+}

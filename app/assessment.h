@@ -1,0 +1,22 @@
+/*
+ * assessment — the readiness verdict of the assess phase, computed from the recorded
+ * assess findings: a 0–100 score and a class, an effort estimate in person-days with
+ * its formula and weights (configurable per engagement), the top risks, and the
+ * recommended migration strategy with the findings that drove it.
+ *
+ * Pure computation over store data; the result is a cJSON object the caller owns.
+ */
+#ifndef FERRY_ASSESSMENT_H
+#define FERRY_ASSESSMENT_H
+
+#include "store.h"
+
+#include <cjson/cJSON.h>
+
+/* {ran, score, class, effort_days, formula, base_days, weights{}, counts{}, mechanical,
+ *  top_risks[{id, plugin, category, severity, file, line, message, weight}],
+ *  strategy{recommended, chosen, reason, drivers[ids]}}. "ran" is false (and the rest
+ * absent) before any assess run. */
+int assessment_compute(cJSON **out, store *s);
+
+#endif

@@ -1,0 +1,131 @@
+-- refs: the building blocks that several checks share on top of py.lua.
+--
+--   local refs = require("refs")
+--
+-- Dotted names as the code uses them (with import aliases expanded), string literals with
+-- the position of their content, the lines of shell scripts with their code part, and a
+-- site reporter shared by the survey (assess) and the fixes (adapt). Helpers taking
+-- (ctx, path) return empty lists when the file cannot be parsed.
+
+local py = require("py")
+
+local refs = {}
+
+-- Local name -> full dotted name bound by the file's imports ({tc = "torch.cuda"});
+-- an empty table when the file cannot be parsed.
+function refs.aliases(ctx, path)
+	return py.aliases(ctx, path) or {}
+end
+
+-- Dotted names used in code: outermost attribute chains (torch.cuda.synchronize) and
+-- plain callees and decorators (autocast(...), @script), each {text=, node=, resolved=,
+-- plain=}, in source order. Comments and strings never appear.
+function refs.dotted(ctx, path, map)
+	local out = {}
+	for _, a in ipairs(py.attributes(ctx, path) or {}) do
+		out[#out + 1] = { text = a.text, node = a.node }
+	end
+	for _, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
+		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
+	end
+	for _, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
+	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
+	return out
+end
+
+-- A string literal's content and the byte offset where the content starts:
+-- refs.string_inner(node of 'f"cuda:{r}"') -> "cuda:{r}", start_byte + 2.
+function refs.string_inner(node)
+	local value, prefix = py.string_value(node.text)
+	if not value then return "", node.start_byte end
+	local quote = (#node.text - #prefix - #value) // 2
+	return value, node.start_byte + #prefix + quote
+end
+
+-- An edit replacing `len` bytes at `at` (absolute byte offset) by text.
+function refs.edit(at, len, text)
+	return { start_byte = at, end_byte = at + len, text = text }
+end
+
+-- The table entry for a dotted name: the exact name, else its longest listed prefix.
+function refs.lookup(index, name)
+	local n = name
+	while n do
+		if index[n] then return index[n] end
+		n = n:match("^(.*)%.[^%.]+$")
+	end
+	return nil
+end
+
+-- Start bytes of string literals passed straight to a call that prints or logs
+-- (print, log.info, logger.warning, warnings.warn, sys.stderr.write ...): user-facing
+-- messages, never rewritten even when their text looks like a device or a backend.
+local MESSAGE_FUNCS = {
+	print = true, info = true, debug = true, warning = true, warn = true, error = true,
+	critical = true, exception = true, log = true, write = true, fatal = true,
+	set_description = true, set_postfix_str = true,
+}
+local MESSAGE_QUERY = [[
+(call function: (_) @f arguments: (argument_list (string) @s))
+(call function: (_) @f arguments: (argument_list (keyword_argument value: (string) @s)))
+]]
+function refs.message_strings(ctx, path)
+	local out = {}
+	for _, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
+		local fname = m.f.text:match("([%a_][%w_]*)%s*$") or ""
+		if MESSAGE_FUNCS[fname] then out[m.s.start_byte] = true end
+	end
+	return out
+end
+
+-- The lines of a shell script: list of {line=, pos=, text=, code=} where pos is the
+-- byte offset (1-based) of the line in the file, text the line without its ending and
+-- code the part before a comment (a # at the start of a word outside quotes).
+function refs.shell_lines(ctx, path)
+	local text = ctx.read(path)
+	local out = {}
+	if not text then return out end
+	local pos, line = 1, 1
+	while pos <= #text do
+		local nl = text:find("\n", pos, true) or (#text + 1)
+		local l = text:sub(pos, nl - 1):gsub("\r$", "")
+		local code, quote, prev = l, nil, " "
+		for i = 1, #l do
+			local c = l:sub(i, i)
+			if quote then
+				if c == quote and (quote == "'" or prev ~= "\\") then quote = nil end
+			elseif c == "'" or c == '"' then
+				quote = c
+			elseif c == "#" and prev:match("%s") then
+				code = l:sub(1, i - 1)
+				break
+			end
+			prev = c
+		end
+		out[#out + 1] = { line = line, pos = pos, text = l, code = code }
+		pos, line = nl + 1, line + 1
+	end
+	return out
+end
+
+-- Text that ends a suggestion whose site the adapt phase rewrites by itself.
+refs.ADAPT_NOTE = " The adapt phase makes this change automatically (`ferry fix --phase adapt`)."
+
+-- Reports a site found by a shared detector. A site is a finding table (file, node or
+-- line/col, message, suggestion, severity, key, data) that may carry `edits`. With
+-- mode "survey" (assess) the edits are dropped and the suggestion says that adapt can
+-- make the change; with mode "fix" (adapt) the edits are kept.
+function refs.report(ctx, site, mode)
+	local f = {}
+	for k, v in pairs(site) do f[k] = v end
+	if mode == "survey" then
+		if f.edits and #f.edits > 0 then f.suggestion = (f.suggestion or "") .. refs.ADAPT_NOTE end
+		f.edits = nil
+	elseif f.edits and #f.edits == 0 then
+		f.edits = nil
+	end
+	f.human = nil
+	ctx.report(f)
+end
+
+return refs
