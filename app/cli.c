@@ -661,11 +661,12 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 		                                 { "plugin", required_argument, 0, 'P' },
 		                                 { "all", no_argument, 0, 'a' },
 		                                 { "phase", required_argument, 0, 'p' },
+		                                 { "file", required_argument, 0, 'F' },
 		                                 { "dry-run", no_argument, 0, 'n' },
 		                                 { "yes", no_argument, 0, 'y' },
 		                                 { 0, 0, 0, 0 } };
 	long long ids[MAX_LIST];
-	fix_select sel = { ids, 0, NULL, NULL, 0 };
+	fix_select sel = { ids, 0, NULL, NULL, NULL, 0 };
 	int dry = 0, yes = 0, c, rc;
 	opt_reset();
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -683,6 +684,7 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 				return err_set(FERRY_EUSAGE, "--phase %s: not a phase", optarg);
 			sel.phase = optarg;
 			break;
+		case 'F': sel.file = optarg; break;
 		case 'n': dry = 1; break;
 		case 'y': yes = 1; break;
 		default: return opt_fail("fix", argv);
@@ -1013,7 +1015,7 @@ const cli_command cli_commands[] = {
 	  "list recorded findings" },
 	{ "waive", cmd_waive, "waive N... --reason TEXT", "waive findings, with a reason" },
 	{ "signoff", cmd_signoff, "signoff PHASE [--note TEXT]", "sign a phase off" },
-	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--dry-run] [--yes]",
+	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes]",
 	  "apply proposed fixes: one checkpoint per plugin" },
 	{ "ingest", cmd_ingest,
 	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log)",

@@ -238,6 +238,8 @@ static int selected(const fix_select *sel, const cJSON *f)
 {
 	if (sel->phase && strcmp(sel->phase, jstr(f, "phase")) != 0)
 		return 0;
+	if (sel->file && strcmp(sel->file, jstr(f, "file")) != 0)
+		return 0;
 	if (sel->nids) {
 		for (size_t i = 0; i < sel->nids; i++)
 			if (sel->ids[i] == jint(f, "id"))

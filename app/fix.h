@@ -25,6 +25,7 @@ typedef struct fix_select {
 	const long long *ids;   /* explicit finding ids (none = by plugin / all) */
 	size_t nids;
 	const char *plugin;     /* one plugin, or NULL */
+	const char *file;       /* only findings in this file (with plugin or all), or NULL */
 	const char *phase;      /* restrict to a phase, or NULL */
 	int all;                /* every fixable open finding */
 } fix_select;
