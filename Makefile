@@ -9,6 +9,8 @@ GRAMMAR_VERSION := 0.23.6
 
 BUILD ?= build
 SAN ?=
+# The binary under test: ./ferry for the normal build, $(BUILD)/ferry for others.
+FERRY_BIN ?= ferry
 
 CFLAGS ?= -O2 -g
 FERRY_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -35,9 +37,9 @@ endif
 
 .PHONY: all grammar test test-unit test-plugins test-tui test-cli test-asan fuzz bench clean
 
-all: ferry
+all: $(FERRY_BIN)
 
-ferry: $(MAIN_OBJ) $(APP_OBJ)
+$(FERRY_BIN): $(MAIN_OBJ) $(APP_OBJ)
 	@echo "  LD    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
@@ -73,12 +75,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(APP_OBJ) tests/unit/testutil.h
 	@echo "  TEST  $@"
 	$(Q)$(CC) $(CFLAGS) $(FERRY_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(APP_OBJ) $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
-test: ferry $(UNIT_BIN)
-	$(Q)FERRY_BUILD=$(BUILD) sh tests/run-all.sh
+test: $(FERRY_BIN) $(UNIT_BIN)
+	$(Q)FERRY_BUILD=$(BUILD) FERRY=$(abspath $(FERRY_BIN)) sh tests/run-all.sh
 
 test-asan:
-	$(Q)$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		CFLAGS="-O1 -g" test
+	$(Q)$(MAKE) BUILD=build-asan FERRY_BIN=build-asan/ferry \
+		SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" CFLAGS="-O1 -g" test
 
 fuzz:
 	$(Q)sh tests/fuzz/run.sh

@@ -346,7 +346,8 @@ void history_free(history *h)
 static int write_info_files(history *h)
 {
 	/* .git may be a directory or a gitfile; .ferry holds this repository itself */
-	static const char exclude[] = "# written by ferry: never part of the history\n/.git\n/.ferry\n";
+	static const char exclude[] = "# written by ferry: never part of the history\n/.git\n/.ferry\n"
+	                               "# temporary files of an atomic write interrupted by a crash\n*.ferry-tmp.*\n";
 	char *rroot = realpath(h->root, NULL), *rgit = realpath(h->git_dir, NULL);
 	/* info/attributes outranks every .gitattributes: store and restore exact bytes */
 	static const char attributes[] = "# written by ferry: no content filters, files kept byte-exact\n"
@@ -1555,5 +1556,103 @@ out:
 	free(seen.used);
 	git_revwalk_free(walk);
 	git_odb_free(odb);
+	return rc;
+}
+
+/* ---------- hunks (change lists) ---------- */
+
+/* Calls cb once per hunk of one file's patch. */
+static int patch_hunks(git_patch *patch, history_hunk_cb cb, void *payload)
+{
+	const git_diff_delta *d = git_patch_get_delta(patch);
+	history_hunk hk = { 0 };
+	sbuf olds, news;
+	int rc = 0;
+	sbuf_init(&olds);
+	sbuf_init(&news);
+	hk.path = d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path;
+	hk.status = d->status == GIT_DELTA_ADDED ? 'A' : d->status == GIT_DELTA_DELETED ? 'D'
+	          : d->status == GIT_DELTA_RENAMED ? 'R' : 'M';
+	hk.binary = (d->flags & GIT_DIFF_FLAG_BINARY) != 0;
+	size_t nh = git_patch_num_hunks(patch);
+	if (hk.binary || nh == 0) { /* a binary file, or an empty file added or deleted */
+		hk.old_text = hk.new_text = "";
+		rc = cb(&hk, payload);
+		goto out;
+	}
+	for (size_t i = 0; i < nh && !rc; i++) {
+		const git_diff_hunk *gh = NULL;
+		size_t nlines = 0;
+		if (git_patch_get_hunk(&gh, &nlines, patch, i) < 0) {
+			rc = git_fail(FERRY_EGIT, hk.path, "reading diff hunk");
+			goto out;
+		}
+		sbuf_reset(&olds);
+		sbuf_reset(&news);
+		for (size_t k = 0; k < nlines; k++) {
+			const git_diff_line *ln = NULL;
+			if (git_patch_get_line_in_hunk(&ln, patch, i, k) < 0) {
+				rc = git_fail(FERRY_EGIT, hk.path, "reading diff line");
+				goto out;
+			}
+			if (ln->origin == GIT_DIFF_LINE_DELETION)
+				sbuf_add(&olds, ln->content, ln->content_len);
+			else if (ln->origin == GIT_DIFF_LINE_ADDITION)
+				sbuf_add(&news, ln->content, ln->content_len);
+		}
+		hk.old_start = gh->old_start;
+		hk.old_lines = gh->old_lines;
+		hk.new_start = gh->new_start;
+		hk.new_lines = gh->new_lines;
+		hk.old_text = olds.buf;
+		hk.new_text = news.buf;
+		rc = cb(&hk, payload);
+	}
+out:
+	sbuf_done(&olds);
+	sbuf_done(&news);
+	return rc;
+}
+
+int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *payload)
+{
+	git_commit *c = NULL, *parent = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
+	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	int rc = lookup_commit(&c, h, oid);
+	if (rc < 0)
+		goto out;
+	if (git_commit_parentcount(c) > 0 && git_commit_parent(&parent, c, 0) < 0) {
+		rc = hfail(h, "parent commit");
+		goto out;
+	}
+	if ((parent && git_commit_tree(&ta, parent) < 0) || git_commit_tree(&tb, c) < 0) {
+		rc = hfail(h, "reading tree");
+		goto out;
+	}
+	opts.context_lines = 0;
+	opts.interhunk_lines = 0;
+	if (git_diff_tree_to_tree(&diff, h->repo, ta, tb, &opts) < 0) {
+		rc = hfail(h, "computing diff");
+		goto out;
+	}
+	size_t n = git_diff_num_deltas(diff);
+	for (size_t i = 0; i < n && !rc; i++) {
+		git_patch *patch = NULL;
+		if (git_patch_from_diff(&patch, diff, i) < 0) {
+			rc = hfail(h, "computing patch");
+			goto out;
+		}
+		if (patch)
+			rc = patch_hunks(patch, cb, payload);
+		git_patch_free(patch);
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_commit_free(parent);
+	git_commit_free(c);
 	return rc;
 }

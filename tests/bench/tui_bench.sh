@@ -6,7 +6,7 @@
 # listing costs; a cursor move should cost well under a millisecond.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-FERRY="$top/ferry"
+FERRY="${FERRY:-$top/ferry}"
 [ -x "$FERRY" ] || { echo "tui_bench: $FERRY is not built" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-tuibench-XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -3,7 +3,7 @@
 # status is the number of failures (capped), so tests/run-all.sh counts it.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-FERRY="$top/ferry"
+FERRY="${FERRY:-$top/ferry}"
 export FERRY_ACTOR="Test Runner <test@example.org>"
 export NO_COLOR=1
 unset FERRY_PLUGIN_PATH

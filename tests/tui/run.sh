@@ -9,7 +9,7 @@
 # is not installed.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-FERRY="$top/ferry"
+FERRY="${FERRY:-$top/ferry}"
 if ! command -v tmux >/dev/null 2>&1; then
 	echo "tui end-to-end: tmux is not installed; skipped"
 	exit 0

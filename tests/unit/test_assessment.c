@@ -79,7 +79,7 @@ static void test_mechanical_only_is_ready_and_tool(void **state)
 {
 	struct fixture *fx = *state;
 	for (int i = 0; i < 10; i++) {
-		char fp[8];
+		char fp[16];
 		snprintf(fp, sizeof fp, "m%d", i);
 		add(fx, fp, "device", "warning", 1);
 	}
@@ -134,7 +134,7 @@ static void test_jit_conflicts_with_auto(void **state)
 {
 	struct fixture *fx = *state;
 	for (int i = 0; i < 60; i++) {
-		char fp[8];
+		char fp[16];
 		snprintf(fp, sizeof fp, "m%d", i);
 		add(fx, fp, "device", "warning", 1);
 	}

@@ -1,0 +1,91 @@
+/* Unit tests for util: atomic writes, SHA-256, UTF-8 validation, the string buffer. */
+#include "testutil.h"
+
+#include "err.h"
+
+#include <dirent.h>
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void test_atomic_write_replaces_and_keeps_mode(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	tu_write(dir, "run.sh", "old\n");
+	char *path = util_path_join(dir, "run.sh");
+	chmod(path, 0750);
+	assert_int_equal(util_write_atomic(path, "new\r\n\tbody", 10, 0644), 0);
+	char *text = tu_read(dir, "run.sh");
+	assert_memory_equal(text, "new\r\n\tbody", 10);
+	struct stat st;
+	stat(path, &st);
+	assert_int_equal(st.st_mode & 0777, 0750);
+	assert_int_equal(count_entries(dir), 1); /* no temporary file left behind */
+	free(text);
+	free(path);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+static void test_atomic_write_failure_names_file(void **state)
+{
+	(void)state;
+	assert_int_equal(util_write_atomic("/nonexistent-dir/x.py", "a", 1, 0644), FERRY_EIO);
+	assert_non_null(strstr(err_message(), "/nonexistent-dir/x.py"));
+}
+
+static void test_sha256(void **state)
+{
+	(void)state;
+	char hex[65];
+	util_sha256_hex(hex, "abc", 3);
+	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+static void test_utf8(void **state)
+{
+	(void)state;
+	assert_true(util_utf8_valid("plain", 5));
+	assert_true(util_utf8_valid("\xe4\xb8\xad\xe6\x96\x87", 6));
+	assert_false(util_utf8_valid("\xe4\xb8", 2));          /* truncated */
+	assert_false(util_utf8_valid("\xc0\xaf", 2));          /* overlong */
+	assert_false(util_utf8_valid("\xed\xa0\x80", 3));      /* surrogate */
+	assert_false(util_utf8_valid("\xff", 1));
+}
+
+static void test_sbuf(void **state)
+{
+	(void)state;
+	sbuf b;
+	sbuf_init(&b);
+	for (int i = 0; i < 1000; i++)
+		sbuf_addf(&b, "%d,", i);
+	assert_true(util_starts_with(b.buf, "0,1,2,"));
+	assert_true(util_ends_with(b.buf, "998,999,"));
+	char *s = sbuf_detach(&b);
+	sbuf_adds(&b, "again");
+	assert_string_equal(b.buf, "again");
+	sbuf_done(&b);
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_atomic_write_replaces_and_keeps_mode),
+		cmocka_unit_test(test_atomic_write_failure_names_file),
+		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_sbuf),
+	};
+	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
+}
