@@ -41,6 +41,35 @@ static int opt_fail(const char *cmd, char **argv)
 	return FERRY_EUSAGE;
 }
 
+/* Parses a command whose only option is --NAME VALUE (repeatable: the last wins);
+ * leaves optind at the first operand. */
+static int one_option(const char **value, const char *cmd, const char *name, int argc, char **argv)
+{
+	const struct option lo[] = { { name, required_argument, 0, 'v' }, { 0, 0, 0, 0 } };
+	int c;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c != 'v')
+			return opt_fail(cmd, argv);
+		*value = optarg;
+	}
+	return 0;
+}
+
+/* Parses a command whose only option is the flag --NAME. */
+static int one_flag(int *set, const char *cmd, const char *name, int argc, char **argv)
+{
+	const struct option lo[] = { { name, no_argument, 0, 'f' }, { 0, 0, 0, 0 } };
+	int c;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c != 'f')
+			return opt_fail(cmd, argv);
+		*set = 1;
+	}
+	return 0;
+}
+
 /* Opens the workspace, takes the writer lock and records any outside edits. */
 static int open_synced(workspace **ws, const char *dir)
 {
@@ -205,19 +234,15 @@ out:
 
 static int cmd_status(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "json", no_argument, 0, 'j' }, { 0, 0, 0, 0 } };
-	int json = 0, c;
-	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c != 'j')
-			return opt_fail("status", argv);
-		json = 1;
-	}
+	int json = 0;
+	int rc = one_flag(&json, "status", "json", argc, argv);
+	if (rc)
+		return rc;
 	if (optind != argc)
 		return usage_error("status");
 	workspace *ws = NULL;
 	cJSON *st = NULL;
-	int rc = open_synced(&ws, dir);
+	rc = open_synced(&ws, dir);
 	if (!rc)
 		rc = cli_status_json(&st, ws);
 	if (rc)
@@ -346,17 +371,15 @@ static int cmd_config(const char *dir, int argc, char **argv)
 
 static int cmd_plugins(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "json", no_argument, 0, 'j' }, { 0, 0, 0, 0 } };
-	int json = 0, c;
-	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c != 'j')
-			return opt_fail("plugins", argv);
-		json = 1;
-	}
+	int json = 0;
+	int rc = one_flag(&json, "plugins", "json", argc, argv);
+	if (rc)
+		return rc;
+	if (optind != argc)
+		return usage_error("plugins");
 	workspace *ws = NULL;
 	plugin_host *h = NULL;
-	int rc = ws_open(&ws, dir);
+	rc = ws_open(&ws, dir);
 	if (!rc)
 		rc = check_host_new(&h, ws);
 	if (rc)
@@ -590,15 +613,10 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 
 static int cmd_waive(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "reason", required_argument, 0, 'r' }, { 0, 0, 0, 0 } };
 	const char *reason = NULL;
-	int c, rc;
-	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c != 'r')
-			return opt_fail("waive", argv);
-		reason = optarg;
-	}
+	int rc = one_option(&reason, "waive", "reason", argc, argv);
+	if (rc)
+		return rc;
 	if (!reason || !*reason)
 		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
 	if (optind == argc)
@@ -619,15 +637,10 @@ static int cmd_waive(const char *dir, int argc, char **argv)
 
 static int cmd_signoff(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "note", required_argument, 0, 'n' }, { 0, 0, 0, 0 } };
 	const char *note = NULL;
-	int c, rc;
-	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c != 'n')
-			return opt_fail("signoff", argv);
-		note = optarg;
-	}
+	int rc = one_option(&note, "signoff", "note", argc, argv);
+	if (rc)
+		return rc;
 	if (argc - optind != 1)
 		return usage_error("signoff");
 	const char *phase = argv[optind];
@@ -804,15 +817,10 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 
 static int cmd_export(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "to", required_argument, 0, 't' }, { 0, 0, 0, 0 } };
 	const char *to = NULL;
-	int c, rc;
-	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c != 't')
-			return opt_fail("export", argv);
-		to = optarg;
-	}
+	int rc = one_option(&to, "export", "to", argc, argv);
+	if (rc)
+		return rc;
 	if (argc - optind != 2)
 		return usage_error("export");
 	const char *what = argv[optind], *arg = argv[optind + 1];
