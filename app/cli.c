@@ -11,6 +11,7 @@
 #include "plugin_host.h"
 #include "review.h"
 #include "probe.h"
+#include "report.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -986,6 +987,46 @@ static int cmd_verify(const char *dir, int argc, char **argv)
 	return rc;
 }
 
+/* --- report --- */
+
+static int cmd_report(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "format", required_argument, 0, 'f' },
+		                                 { "output", required_argument, 0, 'o' },
+		                                 { "section", required_argument, 0, 's' },
+		                                 { 0, 0, 0, 0 } };
+	static const char *const formats[] = { "md", "html", "json", "sarif", "csv", NULL };
+	static const char *const sections[] = { "all", "assessment", "changes", "unsupported", NULL };
+	report_opts o = { NULL, "all", NULL, FERRY_VERSION };
+	int c, rc;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if ((rc = parse_format(&o.format, optarg, formats)))
+				return rc;
+			break;
+		case 'o': o.output = optarg; break;
+		case 's':
+			if (parse_format(&o.section, optarg, sections))
+				return err_set(FERRY_EUSAGE, "--section %s: not one of all, assessment, changes, unsupported", optarg);
+			break;
+		default: return opt_fail("report", argv);
+		}
+	}
+	if (optind != argc || !o.format)
+		return usage_error("report");
+	workspace *ws = NULL;
+	if ((rc = open_synced(&ws, dir)))
+		return rc;
+	char sha[65];
+	rc = report_write(sha, ws, &o);
+	if (!rc && o.output && strcmp(o.output, "-") != 0)
+		fprintf(stderr, "wrote %s report to %s (sha256 %.16s…), recorded in the audit chain\n", o.format, o.output, sha);
+	ws_close(ws);
+	return rc;
+}
+
 /* --- probe-script --- */
 
 static int cmd_probe_script(const char *dir, int argc, char **argv)
@@ -1034,6 +1075,8 @@ const cli_command cli_commands[] = {
 	{ "diff", cmd_diff, "diff REV [REV2]", "a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)" },
 	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint" },
 	{ "verify", cmd_verify, "verify", "recompute the audit chain and check every checkpoint commit" },
+	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported]",
+	  "write a deliverable: the assessment report, the change list or the unsupported list" },
 	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO",
 	  "deliver the checkpoints: mbox patches, or a branch in the client's repository" },
 	{ "version", cmd_version, "version", "print the version" },

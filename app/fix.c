@@ -147,8 +147,10 @@ static char *render_with(const ffile *f, const fedit *extra, size_t nextra, size
 	ffile tmp = *f;
 	tmp.n = f->n + nextra;
 	tmp.edits = xmalloc(sizeof(fedit) * (tmp.n ? tmp.n : 1));
-	memcpy(tmp.edits, f->edits, sizeof(fedit) * f->n);
-	memcpy(tmp.edits + f->n, extra, sizeof(fedit) * nextra);
+	if (f->n)
+		memcpy(tmp.edits, f->edits, sizeof(fedit) * f->n);
+	if (nextra)
+		memcpy(tmp.edits + f->n, extra, sizeof(fedit) * nextra);
 	for (size_t i = 1; i < tmp.n; i++) /* insertion sort by start */
 		for (size_t k = i; k > 0 && tmp.edits[k].start < tmp.edits[k - 1].start; k--) {
 			fedit t = tmp.edits[k];

@@ -75,6 +75,23 @@ int history_diff_buffers(char **out, const char *path, const char *old, size_t o
 /* Paths touched between a's parent and a. */
 int history_commit_paths(char ***out, size_t *n, history *h, const char *oid);
 
+/* One hunk of a commit's diff against its first parent, computed without context
+ * lines so each hunk is exactly one change. Everything is borrowed for the callback. */
+typedef struct history_hunk {
+	const char *path;     /* the file (its old path when deleted) */
+	char status;          /* 'A' file added, 'D' file deleted, 'M' modified, 'R' renamed */
+	int binary;           /* 1 for a binary file: one call, no lines */
+	int old_start, old_lines; /* removed range in the parent's version (1-based; 0 lines = none) */
+	int new_start, new_lines; /* added range in the commit's version */
+	const char *old_text; /* the removed lines, NUL-terminated */
+	const char *new_text; /* the added lines, NUL-terminated */
+} history_hunk;
+/* Returns non-zero to stop; that value is returned by history_diff_hunks. */
+typedef int (*history_hunk_cb)(const history_hunk *hunk, void *payload);
+/* Calls cb for every hunk of commit oid (the baseline: against the empty tree), file
+ * by file in path order. */
+int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *payload);
+
 /* Contents of path at commit oid; FERRY_ENOTFOUND when absent there. */
 int history_read_at(char **out, size_t *len, history *h, const char *oid, const char *path);
 

@@ -1,5 +1,6 @@
 /* artifacts — what was ingested into the engagement (logs, probes, profiles,
- * models) and the reports generated, as `ferry` stored them. */
+ * models) and, after them, the reports generated (`ferry report` or p here), as
+ * the audit chain records them. */
 #include "i18n.h"
 #include "pane.h"
 #include "text.h"
@@ -10,8 +11,9 @@
 #include <string.h>
 
 typedef struct astate {
-	tui_artifact *a;
+	tui_artifact *a;   /* ingested artifacts, then reports: one list */
 	size_t n;
+	size_t nreports;   /* the last nreports entries are reports */
 	int loaded;
 	unsigned gen;
 	int cur, top, h;
@@ -24,10 +26,21 @@ static void load(astate *s, tui *t)
 		return;
 	model_artifacts_free(s->a, s->n);
 	s->a = NULL;
-	s->n = 0;
+	s->n = s->nreports = 0;
 	s->err[0] = '\0';
+	tui_artifact *r = NULL;
+	size_t nr = 0;
 	if (model_artifacts(&s->a, &s->n, &t->m) != 0)
 		snprintf(s->err, sizeof s->err, "%s", T("cannot read the artifacts"));
+	else if (model_reports(&r, &nr, &t->m) == 0 && nr) {
+		s->a = xrealloc(s->a, (s->n + nr) * sizeof *s->a);
+		memcpy(s->a + s->n, r, nr * sizeof *r);
+		free(r); /* the strings moved into s->a */
+		s->n += nr;
+		s->nreports = nr;
+	} else {
+		model_artifacts_free(r, nr);
+	}
 	s->loaded = 1;
 	s->gen = t->reload_gen;
 	if (s->cur >= (int)s->n)
@@ -68,7 +81,7 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 	ui_erase(w);
 	int width = ui_win_width(w);
 	char head[128];
-	snprintf(head, sizeof head, "%s (%zu)", T("Artifacts"), s->n);
+	snprintf(head, sizeof head, T("Artifacts (%zu) and reports (%zu)"), s->n - s->nreports, s->nreports);
 	pane_title(w, 0, head);
 	if (*s->err) {
 		ui_put(w, 2, 2, UI_ERROR, s->err, 0);
@@ -77,6 +90,7 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 	if (!s->n) {
 		pane_wrap(w, 2, 2, UI_DIM,
 		          T("No artifacts yet. Ingest logs, probes, profiles or models with: ferry ingest KIND PATH"), 0, 4);
+		pane_wrap(w, 5, 2, UI_DIM, T("No reports yet. Press p to write one (md, html, json, sarif or csv)."), 0, 3);
 		return;
 	}
 	s->h = (ui_win_height(w) - 1) / 2;
@@ -88,8 +102,13 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 		ui_fill_row(w, y, attr);
 		char size[32], row[512];
 		human_size(size, sizeof size, a->size);
-		char *kind = text_cell(a->kind, 10, 0);
-		snprintf(row, sizeof row, "#%-4lld %s %-24.24s %10s  %s", a->id, kind, a->label, size, a->time);
+		char *kind = text_cell(T(a->kind), 10, 0);
+		char *label = text_cell(a->label, 24, 0);
+		char id[24] = "";
+		if (i < (int)(s->n - s->nreports)) /* reports have no artifact id */
+			snprintf(id, sizeof id, "#%lld", a->id);
+		snprintf(row, sizeof row, "%-5s %s %s %10s  %s", id, kind, label, size, a->time);
+		free(label);
 		free(kind);
 		ui_put(w, y, 1, attr, row, width - 2);
 		char sub[600];

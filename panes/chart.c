@@ -1,5 +1,8 @@
 /* chart — findings by category per phase as horizontal bars of Unicode blocks
- * (eighths for the fractional end). When there is nothing to chart it says so. */
+ * (eighths for the fractional end). When there is nothing to chart it says so.
+ * On the assess phase the readiness verdict comes first: the score as a bar with
+ * its class, the effort in person-days with its formula, the recommended strategy
+ * and the top risks (app/assessment.h, copied into the model). */
 #include "i18n.h"
 #include "pane.h"
 #include "text.h"
@@ -113,6 +116,111 @@ static void chart_close(void *st)
 	free(s);
 }
 
+/* A cursor over virtual rows; only rows [skip, skip + h) are painted, from row 1. */
+typedef struct vrow {
+	ui_win *w;
+	int row, skip, h;
+} vrow;
+
+static int vvis(const vrow *v)
+{
+	return v->row >= v->skip && v->row - v->skip < v->h;
+}
+
+static int vy(const vrow *v)
+{
+	return 1 + v->row - v->skip;
+}
+
+/* Wraps text at column x (rows after the first also start at x). */
+static void vwrap(vrow *v, int x, int attr, const char *text)
+{
+	int cols = ui_win_width(v->w) - x - 1;
+	if (cols < 8)
+		cols = 8;
+	const char *p = text;
+	while (*p) {
+		size_t len, next = text_wrap(p, cols, &len);
+		if (vvis(v))
+			ui_putn(v->w, vy(v), x, attr, p, len, cols);
+		v->row++;
+		if (!next)
+			break;
+		p += next;
+	}
+}
+
+/* A label in the readiness section, padded to 10 columns at column 2. */
+static void vlabel(vrow *v, const char *label)
+{
+	if (!vvis(v))
+		return;
+	char *cell = text_cell(label, 10, 0);
+	ui_put(v->w, vy(v), 2, UI_TITLE, cell, 0);
+	free(cell);
+}
+
+static void draw_readiness(vrow *v, const tui *t)
+{
+	const tui_readiness *r = &t->m.ready;
+	int width = ui_win_width(v->w);
+	if (!r->ran) {
+		vwrap(v, 2, UI_DIM,
+		      T("No assessment yet: the assess checks have not run, so there is no readiness score or effort estimate. Press r on phase 1 (assess) to run them."));
+		v->row++;
+		return;
+	}
+	int attr = pane_class_attr(r->klass);
+	int barw = width - 46;
+	barw = barw < 10 ? 10 : barw > 40 ? 40 : barw;
+	vlabel(v, T("Score"));
+	if (vvis(v)) {
+		char *sb = pane_score_bar(r->score, barw);
+		int x = 13 + ui_put(v->w, vy(v), 13, attr, sb, barw);
+		free(sb);
+		char tail[160];
+		snprintf(tail, sizeof tail, "  %d/100  %s", r->score, T(r->klass));
+		ui_put(v->w, vy(v), x, attr, tail, 0);
+	}
+	v->row++;
+	char b[160];
+	vlabel(v, T("Effort"));
+	snprintf(b, sizeof b, T("%.1f person-days"), r->effort_days);
+	if (vvis(v))
+		ui_put(v->w, vy(v), 13, UI_NORMAL, b, 0);
+	v->row++;
+	vwrap(v, 13, UI_DIM, r->formula);
+	vlabel(v, T("Strategy"));
+	char st[400];
+	if (r->chosen && strcmp(r->chosen, r->strategy) != 0)
+		snprintf(st, sizeof st, T("%s (recommended); chosen: %s"), pane_strategy_words(r->strategy),
+		         pane_strategy_words(r->chosen));
+	else
+		snprintf(st, sizeof st, T("%s (recommended)"), pane_strategy_words(r->strategy));
+	vwrap(v, 13, UI_NORMAL, st);
+	vwrap(v, 13, UI_DIM, T(r->reason));
+	if (r->nrisks) {
+		vlabel(v, T("Top risks"));
+		for (int i = 0; i < r->nrisks; i++) {
+			const tui_risk *k = &r->risks[i];
+			if (vvis(v)) {
+				int y = vy(v), x = 13;
+				x += ui_put(v->w, y, x, pane_severity_attr(k->severity), pane_severity_label(k->severity), 0) + 1;
+				char loc[600];
+				if (k->line > 0)
+					snprintf(loc, sizeof loc, "%s:%d  ", k->file, k->line);
+				else
+					snprintf(loc, sizeof loc, "%s  ", k->file);
+				x += ui_put(v->w, y, x, UI_HUNK, loc, width - x - 1);
+				if (x < width - 1)
+					ui_put(v->w, y, x, UI_NORMAL, k->message, width - x - 1);
+			}
+			v->row++;
+		}
+	}
+	v->row++;
+}
+
 static void chart_draw(void *st, tui *t, ui_win *w)
 {
 	cstate *s = st;
@@ -120,9 +228,19 @@ static void chart_draw(void *st, tui *t, ui_win *w)
 	ui_erase(w);
 	int width = ui_win_width(w);
 	s->h = ui_win_height(w) - 1;
-	pane_title(w, 0, T("Open findings by category, per phase"));
+	int assess = t->m.phase == 0;
+	pane_title(w, 0, assess ? T("Readiness of the project (assess)") : T("Open findings by category, per phase"));
+	vrow v = { w, 0, s->scroll, s->h };
+	if (assess) {
+		draw_readiness(&v, t);
+		if (vvis(&v))
+			ui_put(w, vy(&v), 1, UI_TITLE, T("Open findings by category, per phase"), 0);
+		v.row++;
+	}
 	if (*s->err) {
-		ui_put(w, 2, 2, UI_ERROR, s->err, 0);
+		if (vvis(&v))
+			ui_put(w, vy(&v), 2, UI_ERROR, s->err, 0);
+		s->total = v.row + 1;
 		return;
 	}
 	int max = 0, any = 0;
@@ -132,33 +250,32 @@ static void chart_draw(void *st, tui *t, ui_win *w)
 		any += s->bars[i].open + s->bars[i].waived + s->bars[i].fixed;
 	}
 	if (!any) {
-		pane_wrap(w, 2, 2, UI_DIM,
-		          T("Nothing to chart yet: no findings have been recorded. Run the checks with r (this phase) or R (all phases)."),
-		          0, s->h - 1);
-		s->total = 0;
+		v.row++;
+		vwrap(&v, 2, UI_DIM,
+		      T("Nothing to chart yet: no findings have been recorded. Run the checks with r (this phase) or R (all phases)."));
+		s->total = v.row;
 		return;
 	}
 	int labelw = width >= 100 ? 28 : 22, numw = 16;
 	int barw = width - labelw - numw - 4;
 	if (barw < 10)
 		barw = 10;
-	int row = 0;
 	int last_phase = -1;
 	for (size_t i = 0; i < s->n; i++) {
 		const bar *b = &s->bars[i];
 		if (b->phase != last_phase) {
 			if (last_phase >= 0)
-				row++;
-			if (row >= s->scroll && row - s->scroll < s->h) {
+				v.row++;
+			if (vvis(&v)) {
 				char head[64];
 				snprintf(head, sizeof head, "%d %s", b->phase + 1, t->m.phases[b->phase].name);
-				ui_put(w, 1 + row - s->scroll, 1, UI_TITLE, head, 0);
+				ui_put(w, vy(&v), 1, UI_TITLE, head, 0);
 			}
-			row++;
+			v.row++;
 			last_phase = b->phase;
 		}
-		if (row >= s->scroll && row - s->scroll < s->h) {
-			int y = 1 + row - s->scroll;
+		if (vvis(&v)) {
+			int y = vy(&v);
 			char *label = text_cell(b->category, labelw, 0);
 			ui_put(w, y, 2, UI_NORMAL, label, labelw);
 			free(label);
@@ -172,9 +289,9 @@ static void chart_draw(void *st, tui *t, ui_win *w)
 				snprintf(num, sizeof num, " %d", b->open);
 			ui_put(w, y, 3 + labelw + used, UI_DIM, num, 0);
 		}
-		row++;
+		v.row++;
 	}
-	s->total = row;
+	s->total = v.row;
 }
 
 static int chart_handle(void *st, tui *t, int cmd, const char *arg)

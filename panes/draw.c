@@ -2,6 +2,7 @@
 #include "i18n.h"
 #include "pane.h"
 #include "text.h"
+#include "util.h"
 
 #include <string.h>
 
@@ -97,4 +98,56 @@ int pane_move(int *cur, int n, int h, int cmd)
 		c = 0;
 	*cur = c;
 	return 1;
+}
+
+char *pane_score_bar(int score, int cols)
+{
+	static const char *const eighths[8] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	if (score < 0)
+		score = 0;
+	if (score > 100)
+		score = 100;
+	if (cols < 1)
+		cols = 1;
+	long units = (long)score * cols * 8 / 100;
+	if (score > 0 && units == 0)
+		units = 1;
+	sbuf b;
+	sbuf_init(&b);
+	int used = 0;
+	for (long i = 0; i < units / 8; i++, used++)
+		sbuf_adds(&b, "█");
+	if (units % 8) {
+		sbuf_adds(&b, eighths[units % 8]);
+		used++;
+	}
+	for (; used < cols; used++)
+		sbuf_adds(&b, "░");
+	return sbuf_detach(&b);
+}
+
+int pane_class_attr(const char *klass)
+{
+	if (!klass)
+		return UI_DIM;
+	if (strcmp(klass, "ready") == 0)
+		return UI_OK;
+	if (strcmp(klass, "ready with conditions") == 0)
+		return UI_INFO;
+	if (strcmp(klass, "blocked") == 0)
+		return UI_ERROR;
+	return UI_WARN;
+}
+
+const char *pane_strategy_words(const char *strategy)
+{
+	if (!strategy || !*strategy)
+		return "";
+	if (strcmp(strategy, "auto") == 0)
+		return T("automatic migration (transfer_to_npu)");
+	if (strcmp(strategy, "tool") == 0)
+		return T("explicit rewrite with ferry fix");
+	if (strcmp(strategy, "manual") == 0)
+		return T("manual porting first");
+	return strategy;
 }

@@ -70,7 +70,8 @@ static int status_ok(const tui_finding *f, int want)
 	}
 }
 
-/* One filter word: sev:X, status:X, plugin:X, file:X or free text. */
+/* One filter word: sev:X, status:X, plugin:X, file:X, category:X, fix:yes|no or
+ * free text. */
 static int word_ok(const tui_finding *f, const char *w)
 {
 	const char *v = strchr(w, ':');
@@ -87,6 +88,8 @@ static int word_ok(const tui_finding *f, const char *w)
 			return strstr(f->file, v) != NULL;
 		if (k == 8 && strncmp(w, "category", 8) == 0)
 			return strstr(f->category, v) != NULL;
+		if (k == 3 && strncmp(w, "fix", 3) == 0) /* fix:yes, fix:no */
+			return (f->nedits > 0) == (*v == 'y');
 	}
 	return strcasestr(f->message, w) || strcasestr(f->file, w) || strcasestr(f->plugin, w) ||
 	       strcasestr(f->category, w);

@@ -18,6 +18,7 @@ static const char *view_title(int view)
 	switch (view) {
 	case VIEW_FINDINGS: return T("In the findings list");
 	case VIEW_TIMELINE: return T("In the timeline");
+	case VIEW_FIX: return T("In the fix preview");
 	default: return T("Everywhere");
 	}
 }
@@ -45,7 +46,7 @@ static void help_draw(void *st, tui *t, ui_win *w)
 	ui_fill_row(w, 0, UI_BAR);
 	ui_put(w, 0, 1, UI_BAR, head, width - 2);
 	int row = 0;
-	static const int views[] = { VIEW_ANY, VIEW_FINDINGS, VIEW_TIMELINE };
+	static const int views[] = { VIEW_ANY, VIEW_FINDINGS, VIEW_TIMELINE, VIEW_FIX };
 	for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
 		if (row >= s->scroll && row - s->scroll < s->h)
 			ui_put(w, 1 + row - s->scroll, 1, UI_TITLE, view_title(views[v]), 0);

@@ -48,6 +48,13 @@ enum tui_cmd {
 	CMD_RELOAD,
 	CMD_SAVE_SCREEN,
 	CMD_QUIT,
+	CMD_FIX_FINDING, /* preview the selected finding's fix */
+	CMD_FIX_PLUGIN,  /* preview every fix of the selected finding's plugin */
+	CMD_FIX_FILE,    /* preview every fix in the selected finding's file */
+	CMD_FIX_PHASE,   /* preview every fix of the selected phase */
+	CMD_FIX_APPLY,   /* apply the previewed fixes */
+	CMD_FIX_DISCARD, /* close the preview without changing anything */
+	CMD_REPORT,      /* generate a report: format and output path */
 	CMD_COUNT
 };
 
@@ -59,6 +66,7 @@ enum tui_view {
 	VIEW_GUIDE,
 	VIEW_CHART,
 	VIEW_ARTIFACTS,
+	VIEW_FIX, /* the fix preview: a plan's diff waiting for y/n */
 	VIEW_COUNT
 };
 

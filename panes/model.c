@@ -1,6 +1,9 @@
 /* model — see model.h. */
 #include "model.h"
+#include "audit.h"
+#include "check.h"
 #include "cli.h"
+#include "plugin_host.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -53,6 +56,49 @@ static void status_free(model *m)
 	for (int i = 0; i < 7; i++) {
 		free(m->phases[i].signed_by);
 		m->phases[i].signed_by = NULL;
+	}
+	tui_readiness *r = &m->ready;
+	free(r->klass);
+	free(r->formula);
+	free(r->strategy);
+	free(r->chosen);
+	free(r->reason);
+	for (int i = 0; i < r->nrisks; i++) {
+		free(r->risks[i].severity);
+		free(r->risks[i].file);
+		free(r->risks[i].message);
+	}
+	memset(r, 0, sizeof *r);
+	for (size_t i = 0; m->config && m->config[i]; i++)
+		free(m->config[i]);
+	free(m->config);
+	m->config = NULL;
+}
+
+static void load_readiness(tui_readiness *r, const cJSON *a)
+{
+	r->ran = cJSON_IsTrue(cJSON_GetObjectItem(a, "ran"));
+	if (!r->ran)
+		return;
+	r->score = (int)jint(a, "score");
+	r->klass = jdup(a, "class");
+	const cJSON *d = cJSON_GetObjectItem(a, "effort_days");
+	r->effort_days = cJSON_IsNumber(d) ? d->valuedouble : 0;
+	r->formula = jdup(a, "formula");
+	const cJSON *st = cJSON_GetObjectItem(a, "strategy");
+	r->strategy = jdup(st, "recommended");
+	r->chosen = *jstr(st, "chosen") ? jdup(st, "chosen") : NULL;
+	r->reason = jdup(st, "reason");
+	const cJSON *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(a, "top_risks")) {
+		if (r->nrisks >= 5)
+			break;
+		tui_risk *k = &r->risks[r->nrisks++];
+		k->id = jint(x, "id");
+		k->severity = jdup(x, "severity");
+		k->file = jdup(x, "file");
+		k->message = jdup(x, "message");
+		k->line = (int)jint(x, "line");
 	}
 }
 
@@ -134,6 +180,13 @@ int model_load_status(model *m)
 		ph->runs = (int)jint(p, "runs");
 		ph->signed_by = *jstr(p, "signed_off_by") ? jdup(p, "signed_off_by") : NULL;
 	}
+	load_readiness(&m->ready, cJSON_GetObjectItem(st, "assessment"));
+	const cJSON *cfg = cJSON_GetObjectItem(st, "config"), *kv;
+	size_t nk = 0;
+	m->config = xcalloc((size_t)cJSON_GetArraySize(cfg) + 1, sizeof *m->config);
+	cJSON_ArrayForEach(kv, cfg)
+		if (kv->string)
+			m->config[nk++] = xstrdup(kv->string);
 	cJSON_Delete(st);
 	return 0;
 }
@@ -328,4 +381,66 @@ void model_artifacts_free(tui_artifact *a, size_t n)
 		free(a[i].actor);
 	}
 	free(a);
+}
+
+int model_plugin_ids(char ***out, model *m)
+{
+	*out = NULL;
+	struct plugin_host *h = NULL;
+	int rc = check_host_new(&h, m->ws);
+	if (rc)
+		return rc;
+	size_t n = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	char **v = xcalloc(n + 1, sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = xstrdup(pi[i].id);
+	plugin_host_free(h);
+	*out = v;
+	return 0;
+}
+
+void model_strings_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+int model_reports(tui_artifact **out, size_t *n, model *m)
+{
+	*out = NULL;
+	*n = 0;
+	cJSON *events = NULL;
+	int rc = audit_events(&events, m->ws->db);
+	if (rc) {
+		cJSON_Delete(events);
+		return rc;
+	}
+	size_t count = 0, i = 0;
+	const cJSON *ev;
+	cJSON_ArrayForEach(ev, events)
+		count += strcmp(jstr(ev, "kind"), "report") == 0;
+	tui_artifact *a = xcalloc(count ? count : 1, sizeof *a);
+	cJSON_ArrayForEach(ev, events) {
+		if (strcmp(jstr(ev, "kind"), "report") != 0)
+			continue;
+		const cJSON *d = cJSON_GetObjectItem(ev, "data");
+		tui_artifact *r = &a[i++];
+		r->id = jint(ev, "seq");
+		r->kind = xstrdup("report");
+		r->label = xasprintf("%s · %s", jstr(d, "format"), *jstr(d, "section") ? jstr(d, "section") : "all");
+		const char *path = jstr(d, "path");
+		size_t rl = strlen(m->ws->root);
+		if (strncmp(path, m->ws->root, rl) == 0 && path[rl] == '/') /* shown relative to the project */
+			path += rl + 1;
+		r->path = xstrdup(path);
+		r->time = jdup(ev, "time");
+		r->actor = jdup(ev, "actor");
+		r->size = jint(d, "bytes");
+	}
+	cJSON_Delete(events);
+	*out = a;
+	*n = count;
+	return 0;
 }

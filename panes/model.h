@@ -51,6 +51,26 @@ typedef struct tui_artifact {
 	long long size;
 } tui_artifact;
 
+typedef struct tui_risk {
+	long long id;
+	char *severity, *file, *message;
+	int line;
+} tui_risk;
+
+/* The assess phase's readiness verdict (app/assessment.h), copied. */
+typedef struct tui_readiness {
+	int ran;             /* an assess run exists; nothing below is set otherwise */
+	int score;           /* 0..100 */
+	char *klass;         /* ready, ready with conditions, needs manual porting, blocked */
+	double effort_days;  /* person-days */
+	char *formula;       /* how the effort was computed */
+	char *strategy;      /* recommended: auto, tool or manual */
+	char *chosen;        /* the engagement's chosen strategy, or NULL */
+	char *reason;        /* why the recommendation */
+	tui_risk risks[5];   /* the top risks */
+	int nrisks;
+} tui_readiness;
+
 typedef struct model {
 	struct workspace *ws;  /* borrowed */
 	char *engagement, *client, *target, *actor;
@@ -58,6 +78,8 @@ typedef struct model {
 	long long head_cp;     /* head checkpoint id */
 	char head_kind[16];
 	int open, errors, warnings, info, fixed, waived, ncheckpoints;
+	tui_readiness ready;   /* from the status document's assessment */
+	char **config;         /* engagement settings set ("key"), NULL-terminated */
 	tui_phase phases[7];
 	int phase;             /* selected phase index */
 	tui_finding *f;        /* findings of the selected phase */
@@ -86,6 +108,17 @@ void model_checkpoints_free(tui_checkpoint *c, size_t n);
 /* Artifacts; free with model_artifacts_free. */
 int model_artifacts(tui_artifact **out, size_t *n, model *m);
 void model_artifacts_free(tui_artifact *a, size_t n);
+
+/* Reports generated so far (the "report" events of the audit chain), newest first,
+ * as artifacts: id is the event's seq, kind "report", label "FORMAT · SECTION",
+ * path where it was written, size its bytes. Free with model_artifacts_free. */
+int model_reports(tui_artifact **out, size_t *n, model *m);
+
+/* The ids of every check the engagement would run (bundled, FERRY_PLUGIN_PATH and
+ * .ferry/plugins/), as `ferry plugins` lists them: a NULL-terminated array the caller
+ * frees with model_strings_free. */
+int model_plugin_ids(char ***out, model *m);
+void model_strings_free(char **v);
 
 /* 3 error, 2 warning, 1 info, 0 other. */
 int model_severity_rank(const char *severity);

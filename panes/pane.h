@@ -25,6 +25,7 @@ enum pane_flag {
 };
 
 typedef struct tui tui;
+struct fix_plan;
 
 typedef struct pane_ops {
 	const char *name;
@@ -45,6 +46,7 @@ enum pane_id {
 	PANE_HELP,
 	PANE_PALETTE,
 	PANE_STATUS,
+	PANE_FIX,
 	PANE_COUNT
 };
 
@@ -69,13 +71,17 @@ struct tui {
 	int running;               /* checks are running */
 	char progress[160];        /* running-work indicator text */
 	const char *prompt_buf;    /* palette: the text typed so far (borrowed) */
+	struct fix_plan *plan;     /* the fix preview's plan (owned by tui.c) or NULL */
+	unsigned plan_gen;         /* bumped for every new plan: the preview resets */
+	char plan_what[320];       /* what the plan fixes, in words */
+	char plan_head[41];        /* head commit when the plan was made */
 	const pane_ops *ops[PANE_COUNT];
 	void *st[PANE_COUNT];
 };
 
 extern const pane_ops pane_rail_ops, pane_findings_ops, pane_detail_ops, pane_timeline_ops,
 	pane_guide_ops, pane_chart_ops, pane_artifacts_ops, pane_help_ops, pane_palette_ops,
-	pane_status_ops;
+	pane_status_ops, pane_fix_ops;
 
 /* Sets the message line (printf-style); attr is a ui attribute. */
 void tui_message(tui *t, int attr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -92,6 +98,13 @@ int pane_title(ui_win *w, int y, const char *title);
 /* Wraps text into the window from row y at column x, at most maxrows rows (skipping
  * the first skip wrapped rows); returns the number of rows the full text needs. */
 int pane_wrap(ui_win *w, int y, int x, int attr, const char *text, int skip, int maxrows);
+/* The readiness score as a bar of cols columns: full and eighth blocks for the
+ * score out of 100, light shade for the rest. Caller frees. */
+char *pane_score_bar(int score, int cols);
+/* Ui attribute for a readiness class ("ready" … "blocked"). */
+int pane_class_attr(const char *klass);
+/* A strategy name (auto, tool, manual) in words, in the interface language. */
+const char *pane_strategy_words(const char *strategy);
 /* Keeps *top so that cur is visible in a list of height h and count n. */
 void pane_scroll(int *top, int cur, int h, int n);
 /* Applies a movement command to a cursor over n rows with page height h; returns

@@ -1,4 +1,5 @@
-/* rail — the phase rail: the seven phases with their status and open counts.
+/* rail — the phase rail: the seven phases with their status and open counts, and
+ * at its foot a one-line readiness summary of the assess phase (score and effort).
  * Selecting a phase changes the model's selected phase and asks for a reload. */
 #include "i18n.h"
 #include "pane.h"
@@ -67,6 +68,17 @@ static void rail_draw(void *st, tui *t, ui_win *w)
 				ui_put(w, y + 1, 3 + used, p->errors ? UI_ERROR : UI_WARN, counts, width - 4 - used);
 		}
 		y += per;
+	}
+	/* the readiness summary at the foot, when there is room below the phases */
+	if (h - 2 > y) {
+		const tui_readiness *r = &t->m.ready;
+		ui_put(w, h - 2, 1, UI_DIM, T("Readiness"), width - 2);
+		char b[128];
+		if (r->ran)
+			snprintf(b, sizeof b, T("%d/100 · %.1f days"), r->score, r->effort_days);
+		else
+			snprintf(b, sizeof b, "%s", T("not assessed yet"));
+		ui_put(w, h - 1, 1, r->ran ? pane_class_attr(r->klass) : UI_DIM, b, width - 2);
 	}
 }
 

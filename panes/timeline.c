@@ -1,6 +1,7 @@
 /* timeline — checkpoints newest first (kind, actor, time, findings); Enter shows
  * a checkpoint's diff, the same text `ferry diff REV` prints. Reverting is asked
  * for by the main loop (x), which confirms and calls ws_revert like the CLI. */
+#include "diffview.h"
 #include "err.h"
 #include "history.h"
 #include "i18n.h"
@@ -19,19 +20,15 @@ typedef struct tstate {
 	unsigned gen;      /* reload generation loaded */
 	int loaded;
 	int cur, top, h;
-	char *diff;        /* diff text when showing one, else NULL */
-	size_t *lines;     /* offsets of the diff's lines */
-	int nlines, scroll;
+	diffview dv;       /* the shown checkpoint's diff */
+	int showing;       /* the diff is shown instead of the list */
 	char err[256];     /* load error */
 } tstate;
 
 static void drop_diff(tstate *s)
 {
-	free(s->diff);
-	free(s->lines);
-	s->diff = NULL;
-	s->lines = NULL;
-	s->nlines = s->scroll = 0;
+	diffview_clear(&s->dv);
+	s->showing = 0;
 }
 
 static void select_cp(tstate *s, tui *t)
@@ -74,17 +71,9 @@ static int load_diff(tstate *s, tui *t)
 	}
 	if (rc)
 		return rc;
-	drop_diff(s);
-	s->diff = text;
-	size_t len = strlen(text), cap = 64;
-	s->lines = xmalloc(cap * sizeof *s->lines);
-	for (size_t i = 0; i < len;) {
-		if ((size_t)s->nlines == cap)
-			s->lines = xrealloc(s->lines, (cap *= 2) * sizeof *s->lines);
-		s->lines[s->nlines++] = i;
-		const char *nl = strchr(text + i, '\n');
-		i = nl ? (size_t)(nl - text) + 1 : len;
-	}
+	diffview_set(&s->dv, text);
+	free(text);
+	s->showing = 1;
 	return 0;
 }
 
@@ -104,33 +93,15 @@ static void timeline_close(void *st)
 	free(s);
 }
 
-static int diff_attr(const char *l)
-{
-	if (util_starts_with(l, "+++") || util_starts_with(l, "---") || util_starts_with(l, "diff "))
-		return UI_TITLE;
-	if (l[0] == '+')
-		return UI_ADD;
-	if (l[0] == '-')
-		return UI_DEL;
-	if (util_starts_with(l, "@@"))
-		return UI_HUNK;
-	return UI_NORMAL;
-}
-
 static void draw_diff(tstate *s, ui_win *w)
 {
 	const tui_checkpoint *c = &s->cps[s->cur];
 	char head[256];
 	snprintf(head, sizeof head, "%s #%lld %.12s  %s", T("Diff of checkpoint"), c->id, c->commit, c->kind);
 	pane_title(w, 0, head);
-	s->h = ui_win_height(w) - 1;
-	if (s->nlines == 0)
+	if (s->dv.nlines == 0)
 		ui_put(w, 2, 2, UI_DIM, T("(no changes in this checkpoint)"), 0);
-	for (int r = 0; r < s->h && s->scroll + r < s->nlines; r++) {
-		const char *l = s->diff + s->lines[s->scroll + r];
-		size_t len = strcspn(l, "\n");
-		ui_putn(w, 1 + r, 1, diff_attr(l), l, len, 0);
-	}
+	diffview_draw(&s->dv, w, 1, 1, ui_win_height(w) - 1);
 }
 
 static void timeline_draw(void *st, tui *t, ui_win *w)
@@ -138,7 +109,7 @@ static void timeline_draw(void *st, tui *t, ui_win *w)
 	tstate *s = st;
 	load(s, t);
 	ui_erase(w);
-	if (s->diff) {
+	if (s->showing) {
 		draw_diff(s, w);
 		return;
 	}
@@ -180,21 +151,12 @@ static int timeline_handle(void *st, tui *t, int cmd, const char *arg)
 	tstate *s = st;
 	(void)arg;
 	load(s, t);
-	if (s->diff) {
+	if (s->showing) {
 		if (cmd == CMD_BACK || cmd == CMD_CANCEL) {
 			drop_diff(s);
 			return PANE_HANDLED | PANE_REDRAW;
 		}
-		int max = s->nlines - s->h > 0 ? s->nlines - s->h : 0;
-		int sc = s->scroll;
-		if (cmd == CMD_BOTTOM)
-			sc = max;
-		else if (pane_move(&sc, max + 1, s->h, cmd))
-			;
-		else
-			return 0;
-		s->scroll = sc;
-		return PANE_HANDLED | PANE_REDRAW;
+		return diffview_scroll(&s->dv, cmd) ? PANE_HANDLED | PANE_REDRAW : 0;
 	}
 	if (pane_move(&s->cur, (int)s->n, s->h, cmd)) {
 		select_cp(s, t);

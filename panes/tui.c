@@ -1,15 +1,19 @@
 /* tui — see tui.h. The main loop: layout, drawing what changed, the prompt line,
  * routing commands to panes, and the actions that change the engagement. Every
  * action goes through the same functions as the CLI command of the same name
- * (check_run, review_waive, review_signoff, ws_sync,
+ * (check_run, review_waive, review_signoff, ws_sync, fix_plan_new/fix_plan_apply,
  * ws_revert, ws_init) and takes the writer lock only while it works. */
 #include "tui.h"
 #include "check.h"
 #include "err.h"
+#include "fix.h"
+#include "history.h"
+#include "report.h"
 #include "i18n.h"
 #include "pane.h"
 #include "review.h"
 #include "text.h"
+#include "cli.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -56,6 +60,8 @@ typedef struct app {
 	int small;         /* window below MIN_COLS x MIN_ROWS */
 	int zoom;          /* detail fills the main area */
 	int cancel;        /* running checks asked to stop */
+	int busy_fixed;    /* the running work cannot be cancelled (planning, applying) */
+	char report_format[8]; /* the report format chosen, while its path is asked for */
 	double last_draw;  /* during runs: time of the last repaint */
 	int cols, rows;
 	ui_win *w_status, *w_rail, *w_list, *w_detail, *w_main, *w_msg, *w_hints, *w_help, *w_pal;
@@ -136,7 +142,9 @@ static const struct hint {
 	{ VIEW_FINDINGS, CMD_RUN_PHASE, "run" },   { VIEW_FINDINGS, CMD_WAIVE, "waive" },
 	{ VIEW_FINDINGS, CMD_SIGNOFF, "sign off" }, { VIEW_FINDINGS, CMD_EDIT, "edit" },
 	{ VIEW_FINDINGS, CMD_FILTER, "filter" },   { VIEW_FINDINGS, CMD_OPEN, "zoom" },
-	{ VIEW_TIMELINE, CMD_OPEN, "diff" },       { VIEW_TIMELINE, CMD_REVERT, "revert" },
+	{ VIEW_FINDINGS, CMD_FIX_FINDING, "fix" },  { VIEW_TIMELINE, CMD_OPEN, "diff" },
+	{ VIEW_TIMELINE, CMD_REVERT, "revert" },   { VIEW_FIX, CMD_FIX_APPLY, "apply" },
+	{ VIEW_FIX, CMD_FIX_DISCARD, "discard" },  { VIEW_FIX, CMD_DOWN, "scroll" },
 	{ VIEW_ANY, CMD_TIMELINE, "timeline" },    { VIEW_ANY, CMD_GUIDE, "guide" },
 	{ VIEW_ANY, CMD_CHART, "chart" },          { VIEW_ANY, CMD_ARTIFACTS, "artifacts" },
 	{ VIEW_ANY, CMD_PALETTE, "commands" },     { VIEW_ANY, CMD_HELP, "help" },
@@ -149,12 +157,18 @@ static void draw_hints(app *a)
 	ui_erase(w);
 	int x = 0, width = ui_win_width(w);
 	if (a->t.running) {
+		if (a->busy_fixed) {
+			ui_put(w, 0, x, UI_DIM, T("working; this cannot be cancelled"), 0);
+			return;
+		}
 		x += ui_put(w, 0, x, UI_KEY, "Esc", 0);
 		ui_put(w, 0, x + 1, UI_NORMAL, T("cancel the running checks"), 0);
 		return;
 	}
 	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
 		if (hints[i].view != VIEW_ANY && hints[i].view != a->t.view)
+			continue;
+		if (a->t.view == VIEW_FIX && hints[i].view == VIEW_ANY && hints[i].cmd != CMD_HELP)
 			continue;
 		const keymap_entry *e = keymap_by_cmd(hints[i].cmd);
 		if (!e || !e->label)
@@ -199,6 +213,8 @@ static int cursor_col(app *a)
 	int x = text_width(a->p.label), room = a->cols - x - 2, bw = text_width(before);
 	return x + (bw > room ? room : bw);
 }
+
+static int view_pane(int view);
 
 static void draw(app *a)
 {
@@ -247,10 +263,7 @@ static void draw(app *a)
 			}
 		}
 	} else if (d & (D_MAIN | D_DETAIL)) {
-		int id = t->view == VIEW_TIMELINE ? PANE_TIMELINE
-		         : t->view == VIEW_GUIDE  ? PANE_GUIDE
-		         : t->view == VIEW_CHART  ? PANE_CHART
-		                                  : PANE_ARTIFACTS;
+		int id = view_pane(t->view);
 		t->ops[id]->draw(t->st[id], t, a->w_main);
 		if (a->touch)
 			ui_win_touch(a->w_main);
@@ -767,17 +780,274 @@ static int view_pane(int view)
 	case VIEW_GUIDE: return PANE_GUIDE;
 	case VIEW_CHART: return PANE_CHART;
 	case VIEW_ARTIFACTS: return PANE_ARTIFACTS;
+	case VIEW_FIX: return PANE_FIX;
 	default: return PANE_FINDINGS;
 	}
+}
+
+static void drop_plan(tui *t)
+{
+	fix_plan_free(t->plan);
+	t->plan = NULL;
+	t->plan_what[0] = '\0';
 }
 
 static void set_view(app *a, int view)
 {
 	tui *t = &a->t;
+	if (t->view == VIEW_FIX && view != VIEW_FIX)
+		drop_plan(t);
 	t->view = t->view == view && view != VIEW_FINDINGS ? VIEW_FINDINGS : view;
 	a->zoom = 0;
 	a->dirty = D_ALL;
 	a->touch = 1;
+}
+
+/* --- fixes: preview, then apply (as `ferry fix`) --- */
+
+enum fix_scope { FIX_FINDING, FIX_PLUGIN, FIX_FILE, FIX_PHASE };
+
+/* Plans the fixes of a scope — the selected finding (or the ids in arg), its check
+ * (or the plugin in arg), its file (or the path in arg), the selected phase — and
+ * opens the preview. Planning re-runs the checks involved under the writer lock,
+ * like `ferry fix`; the lock is released while the preview waits for y or n. */
+static void fix_preview(app *a, int scope, const char *arg)
+{
+	tui *t = &a->t;
+	const tui_finding *f = t->sel;
+	const char *phase = ws_phases[t->m.phase];
+	long long ids[32];
+	char plugin[128] = "", file[512] = "";
+	fix_select sel = { ids, 0, NULL, NULL, phase, 0 };
+	if (t->running)
+		return;
+	if (arg && *arg && scope == FIX_FINDING) {
+		char *copy = xstrdup(arg), *save = NULL;
+		for (char *w = strtok_r(copy, " ,", &save); w && sel.nids < 32; w = strtok_r(NULL, " ,", &save)) {
+			char *end = NULL;
+			long long id = strtoll(w[0] == '#' ? w + 1 : w, &end, 10);
+			if (!end || *end || id <= 0) {
+				tui_message(t, UI_ERROR, T("%s: not a finding number"), w);
+				free(copy);
+				return;
+			}
+			ids[sel.nids++] = id;
+		}
+		free(copy);
+		sel.phase = NULL;
+	} else if (arg && *arg && scope == FIX_PLUGIN) {
+		snprintf(plugin, sizeof plugin, "%s", arg);
+		sel.phase = NULL;
+	} else if (arg && *arg && scope == FIX_FILE) {
+		snprintf(file, sizeof file, "%s", arg);
+	} else if (scope != FIX_PHASE) {
+		if (!f) {
+			tui_message(t, UI_WARN, "%s", T("No finding selected."));
+			return;
+		}
+		if (strcmp(f->status, "open") != 0) {
+			tui_message(t, UI_WARN, T("Finding #%lld is %s; only open findings can be fixed."), f->id, T(f->status));
+			return;
+		}
+		if (scope == FIX_FINDING && !f->nedits) {
+			tui_message(t, UI_WARN, T("Finding #%lld has no automatic fix: change the code with e, or waive it with w."),
+			            f->id);
+			return;
+		}
+		ids[sel.nids] = f->id;
+		sel.nids = scope == FIX_FINDING;
+		snprintf(plugin, sizeof plugin, "%s", f->plugin);
+		snprintf(file, sizeof file, "%s", f->file);
+		if (scope == FIX_FILE && !*file) {
+			tui_message(t, UI_WARN, "%s", T("This finding has no file to open."));
+			return;
+		}
+	}
+	char what[320];
+	switch (scope) {
+	case FIX_FINDING:
+		if (sel.nids == 1 && *plugin)
+			snprintf(what, sizeof what, T("finding #%lld (%s)"), ids[0], plugin);
+		else if (sel.nids == 1)
+			snprintf(what, sizeof what, T("finding #%lld"), ids[0]);
+		else
+			snprintf(what, sizeof what, T("%zu findings"), sel.nids);
+		break;
+	case FIX_PLUGIN:
+		sel.plugin = plugin;
+		snprintf(what, sizeof what, T("every fix of %s"), plugin);
+		break;
+	case FIX_FILE:
+		sel.file = file;
+		sel.all = 1;
+		snprintf(what, sizeof what, T("every fix in %s (%s)"), file, phase);
+		break;
+	default:
+		sel.all = 1;
+		snprintf(what, sizeof what, T("every fix of phase %s"), phase);
+	}
+	int rc = lock_synced(a, NULL);
+	if (rc) {
+		tui_message(t, UI_ERROR, "%s", err_message());
+		return;
+	}
+	t->running = 1;
+	a->busy_fixed = 1;
+	snprintf(t->progress, sizeof t->progress, "%s", T("planning the fix: re-running its checks…"));
+	a->dirty = D_ALL;
+	repaint_during_run(a, 1);
+	fix_plan *plan = NULL;
+	rc = fix_plan_new(&plan, t->m.ws, &sel);
+	char err[512];
+	snprintf(err, sizeof err, "%s", err_message());
+	reload(a); /* the fresh run may have changed the findings */
+	ws_unlock(t->m.ws);
+	t->running = 0;
+	a->busy_fixed = 0;
+	if (rc) {
+		tui_message(t, UI_ERROR, "%s", err);
+		return;
+	}
+	drop_plan(t);
+	t->plan = plan;
+	t->plan_gen++;
+	snprintf(t->plan_what, sizeof t->plan_what, "%s", what);
+	snprintf(t->plan_head, sizeof t->plan_head, "%s", t->m.head);
+	t->view = VIEW_FIX;
+	a->zoom = 0;
+	a->dirty = D_ALL;
+	a->touch = 1;
+}
+
+/* Applies the previewed plan (y): one checkpoint per check, findings marked fixed.
+ * Refuses when the project changed since the preview, so no edit is lost. */
+static void fix_apply(app *a)
+{
+	tui *t = &a->t;
+	if (!t->plan)
+		return;
+	size_t nfind = 0, nfiles = 0, nplug = 0, made = 0;
+	fix_plan_counts(t->plan, &nfind, &nfiles, &nplug);
+	if (!nfind) {
+		set_view(a, VIEW_FINDINGS);
+		tui_message(t, UI_WARN, "%s", T("Nothing was applied: every selected fix was refused."));
+		return;
+	}
+	int synced = 0;
+	char head[41] = "";
+	int rc = lock_synced(a, &synced);
+	if (rc) {
+		tui_message(t, UI_ERROR, "%s", err_message());
+		return;
+	}
+	if (!(rc = history_head(head, t->m.ws->hist)) && (synced || strcmp(head, t->plan_head) != 0)) {
+		ws_unlock(t->m.ws);
+		set_view(a, VIEW_FINDINGS);
+		reload(a);
+		tui_message(t, UI_WARN, "%s",
+		            T("The project changed since the preview (a new checkpoint was recorded); nothing was applied. Preview the fix again."));
+		return;
+	}
+	if (!rc) {
+		t->running = 1;
+		a->busy_fixed = 1;
+		snprintf(t->progress, sizeof t->progress, "%s", T("applying the fixes…"));
+		repaint_during_run(a, 1);
+		rc = fix_plan_apply(&made, t->plan, t->m.ws);
+	}
+	ws_unlock(t->m.ws);
+	t->running = 0;
+	a->busy_fixed = 0;
+	char err[512];
+	snprintf(err, sizeof err, "%s", err_message());
+	set_view(a, VIEW_FINDINGS);
+	reload(a);
+	const char *s1 = nfind == 1 || i18n_zh() ? "" : "s", *s2 = made == 1 || i18n_zh() ? "" : "s";
+	if (rc)
+		tui_message(t, UI_ERROR, "%s", err);
+	else
+		tui_message(t, UI_OK, T("Fixed %zu finding%s in %zu checkpoint%s; the head is now checkpoint #%lld (%.7s)."), nfind,
+		            s1, made, s2, t->m.head_cp, t->m.head);
+}
+
+/* --- reports (as `ferry report`) --- */
+
+/* The second question of p: the path, after the format; not a keymap command. */
+enum { CMD_REPORT_PATH = CMD_COUNT + 1 };
+
+static void prompt_start(app *a, int cmd, int confirm, const char *label, const char *initial);
+
+/* Writes the report in format to path (relative paths are under the project root)
+ * with report_write, the function behind `ferry report`, under the writer lock. */
+static void write_report(app *a, const char *format, const char *path)
+{
+	tui *t = &a->t;
+	while (*path == ' ')
+		path++;
+	if (!*path) {
+		tui_message(t, UI_ERROR, "%s", T("A report needs a file to write to."));
+		return;
+	}
+	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(t->m.ws->root, path);
+	if (util_starts_with(path, ".ferry/")) { /* ferry's own folder: make the reports folder */
+		char *slash = strrchr(abs, '/');
+		*slash = '\0';
+		util_mkdirs(abs, 0755);
+		*slash = '/';
+	}
+	report_opts o = { format, "all", abs, FERRY_VERSION };
+	char sha[65] = "";
+	int rc = lock_synced(a, NULL);
+	if (!rc) {
+		t->running = 1;
+		a->busy_fixed = 1;
+		snprintf(t->progress, sizeof t->progress, "%s", T("writing the report…"));
+		repaint_during_run(a, 1);
+		rc = report_write(sha, t->m.ws, &o);
+		ws_unlock(t->m.ws);
+		t->running = 0;
+		a->busy_fixed = 0;
+	}
+	char err[512];
+	snprintf(err, sizeof err, "%s", err_message());
+	reload(a);
+	if (rc)
+		tui_message(t, UI_ERROR, "%s", err);
+	else
+		tui_message(t, UI_OK, T("Wrote %s (%s report, sha256 %.8s, recorded in the audit chain)."), path, format, sha);
+	free(abs);
+}
+
+/* p: "FORMAT [PATH]"; without a path, asks for one with a default under
+ * .ferry/artifacts/reports/. */
+static void do_report(app *a, const char *arg)
+{
+	tui *t = &a->t;
+	char format[16] = "";
+	while (arg && *arg == ' ')
+		arg++;
+	size_t n = arg ? strcspn(arg, " ") : 0;
+	snprintf(format, sizeof format, "%.*s", (int)(n < sizeof format ? n : sizeof format - 1), arg ? arg : "");
+	if (!report_format_valid(format)) {
+		tui_message(t, UI_ERROR, T("%s: not a report format (md, html, json, sarif or csv)"), format);
+		return;
+	}
+	const char *rest = arg + n;
+	while (*rest == ' ')
+		rest++;
+	if (*rest) {
+		write_report(a, format, rest);
+		return;
+	}
+	snprintf(a->report_format, sizeof a->report_format, "%s", format);
+	char stamp[32], def[128], label[128];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+	snprintf(def, sizeof def, ".ferry/artifacts/reports/report-%s.%s", stamp, format);
+	snprintf(label, sizeof label, T("Write the %s report to: "), format);
+	prompt_start(a, CMD_REPORT_PATH, 0, label, def);
 }
 
 /* Commands that need text first: ask for it on the prompt line. Returns 1 when
@@ -788,7 +1058,7 @@ static int needs_input(app *a, int cmd)
 	char label[256], why[512];
 	switch (cmd) {
 	case CMD_FILTER:
-		prompt_start(a, cmd, 0, T("Filter (words, sev:, status:, plugin:): "), t->filter);
+		prompt_start(a, cmd, 0, T("Filter (words, sev:, status:, plugin:, fix:yes): "), t->filter);
 		return 1;
 	case CMD_WAIVE: {
 		const tui_finding *f = t->view == VIEW_FINDINGS ? open_selection(a) : NULL;
@@ -814,6 +1084,9 @@ static int needs_input(app *a, int cmd)
 		return 1;
 	case CMD_SAVE_SCREEN:
 		prompt_start(a, cmd, 0, T("Save the screen to file: "), "ferry-screen.txt");
+		return 1;
+	case CMD_REPORT:
+		prompt_start(a, cmd, 0, T("Report format (md, html, json, sarif or csv): "), "md");
 		return 1;
 	case CMD_REVERT:
 		if (t->view != VIEW_TIMELINE || !t->sel_cp) {
@@ -853,12 +1126,28 @@ static void apply_flags(app *a, int pane, int flags, long long sel_before)
 		a->quit = 1;
 }
 
+/* 1 when cmd may run while the fix preview waits for its answer. */
+static int allowed_in_preview(int cmd)
+{
+	switch (cmd) {
+	case CMD_UP: case CMD_DOWN: case CMD_PAGE_UP: case CMD_PAGE_DOWN: case CMD_TOP: case CMD_BOTTOM:
+	case CMD_FIX_APPLY: case CMD_FIX_DISCARD: case CMD_BACK: case CMD_CANCEL: case CMD_HELP:
+	case CMD_PALETTE: case CMD_LANG: case CMD_SAVE_SCREEN: case CMD_QUIT:
+		return 1;
+	default: return 0;
+	}
+}
+
 static void dispatch(app *a, int cmd, const char *arg)
 {
 	tui *t = &a->t;
 	if (cmd == CMD_NONE)
 		return;
 	a->dirty |= D_MSG;
+	if (t->view == VIEW_FIX && !t->help && !allowed_in_preview(cmd)) {
+		tui_message(t, UI_WARN, "%s", T("Answer the fix preview first: y applies the fixes, n discards them."));
+		return;
+	}
 	if (!arg && needs_input(a, cmd))
 		return;
 	long long before = t->sel_id;
@@ -886,9 +1175,28 @@ static void dispatch(app *a, int cmd, const char *arg)
 	}
 	switch (cmd) {
 	case CMD_QUIT: a->quit = 1; break;
+	case CMD_REPORT: do_report(a, arg); break;
+	case CMD_REPORT_PATH: write_report(a, a->report_format, arg ? arg : ""); break;
+	case CMD_FIX_FINDING: fix_preview(a, FIX_FINDING, arg); break;
+	case CMD_FIX_PLUGIN: fix_preview(a, FIX_PLUGIN, arg); break;
+	case CMD_FIX_FILE: fix_preview(a, FIX_FILE, arg); break;
+	case CMD_FIX_PHASE: fix_preview(a, FIX_PHASE, arg); break;
+	case CMD_FIX_APPLY:
+		if (t->view == VIEW_FIX)
+			fix_apply(a);
+		break;
+	case CMD_FIX_DISCARD:
+		if (t->view == VIEW_FIX) {
+			set_view(a, VIEW_FINDINGS);
+			tui_message(t, UI_NORMAL, "%s", T("Fix preview closed; nothing was changed."));
+		}
+		break;
 	case CMD_BACK:
 	case CMD_CANCEL:
-		if (a->zoom) {
+		if (t->view == VIEW_FIX) {
+			set_view(a, VIEW_FINDINGS);
+			tui_message(t, UI_NORMAL, "%s", T("Fix preview closed; nothing was changed."));
+		} else if (a->zoom) {
 			a->zoom = 0;
 			a->dirty = D_ALL;
 			a->touch = 1;
@@ -1052,6 +1360,7 @@ int tui_main(const char *dir)
 		[PANE_GUIDE] = &pane_guide_ops,       [PANE_CHART] = &pane_chart_ops,
 		[PANE_ARTIFACTS] = &pane_artifacts_ops, [PANE_HELP] = &pane_help_ops,
 		[PANE_PALETTE] = &pane_palette_ops,   [PANE_STATUS] = &pane_status_ops,
+		[PANE_FIX] = &pane_fix_ops,
 	};
 	for (int i = 0; i < PANE_COUNT; i++) {
 		t->ops[i] = ops[i];
@@ -1072,6 +1381,7 @@ int tui_main(const char *dir)
 		tui_message(t, UI_DIM, "%s", T("Welcome. ? lists the keys, g opens the guide for this phase."));
 	loop(a);
 	rc = ui_signalled() ? err_set(FERRY_ECANCEL, "workbench: stopped by a signal; the terminal was restored") : 0;
+	drop_plan(t);
 	for (int i = 0; i < PANE_COUNT; i++)
 		if (t->ops[i])
 			t->ops[i]->close(t->st[i]);

@@ -11,6 +11,7 @@ packages=(
   libtree-sitter-dev libssl-dev libcmocka-dev
   clang libclang-rt-14-dev
   tmux python3 sqlite3
+  chromium
 )
 # node and npm fetch the pinned grammar; use the machine's own when it has them
 command -v npm >/dev/null 2>&1 || packages+=(npm)

@@ -1,27 +1,6 @@
 -- assess.cudnn_flags: cuDNN and CUDA-matmul backend switches.
 
-local py = require("py")
-
--- Local name -> full dotted name bound by the file's imports ({tc = "torch.cuda"}).
-local function aliases(ctx, path)
-	return py.aliases(ctx, path) or {}
-end
-
--- Dotted names used in code: outermost attribute chains (torch.cuda.synchronize) and
--- plain callees and decorators (autocast(...), @script), each {text=, node=, resolved=,
--- plain=}, in source order. Comments and strings never appear.
-local function dotted_refs(ctx, path, map)
-	local out = {}
-	for _, a in ipairs(py.attributes(ctx, path) or {}) do
-		out[#out + 1] = { text = a.text, node = a.node }
-	end
-	for _, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
-		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
-	end
-	for _, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
-	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
-	return out
-end
+local refs = require("refs")
 
 return {
 	id = "assess.cudnn_flags",
@@ -36,8 +15,8 @@ return {
 	triggers = { "cudnn", "backends" },
 	run = function(ctx)
 		for _, path in ipairs(ctx.python_files()) do
-			local map = aliases(ctx, path)
-			for _, r in ipairs(dotted_refs(ctx, path, map)) do
+			local map = refs.aliases(ctx, path)
+			for _, r in ipairs(refs.dotted(ctx, path, map)) do
 				local name = r.resolved
 				local what = name:match("^torch%.backends%.cudnn%.([%w_]+)$")
 					or name:match("^torch%.backends%.cuda%.matmul%.([%w_]+)$")

@@ -1,31 +1,7 @@
 -- assess.dynamic_shapes: operators whose output shape depends on the data.
 
 local py = require("py")
-
--- Local name -> full dotted name bound by the file's imports ({tc = "torch.cuda"}).
-local function aliases(ctx, path)
-	return py.aliases(ctx, path) or {}
-end
-
-local function resolve(dotted, map)
-	return py.expand(map, dotted)
-end
-
--- Dotted names used in code: outermost attribute chains (torch.cuda.synchronize) and
--- plain callees and decorators (autocast(...), @script), each {text=, node=, resolved=,
--- plain=}, in source order. Comments and strings never appear.
-local function dotted_refs(ctx, path, map)
-	local out = {}
-	for _, a in ipairs(py.attributes(ctx, path) or {}) do
-		out[#out + 1] = { text = a.text, node = a.node }
-	end
-	for _, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
-		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
-	end
-	for _, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
-	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
-	return out
-end
+local refs = require("refs")
 
 local FUNCS = {
 	["torch.nonzero"] = true, ["torch.masked_select"] = true, ["torch.unique"] = true,
@@ -52,7 +28,7 @@ return {
 	triggers = { "nonzero", "masked_select", "unique", "where", "argwhere", "[" },
 	run = function(ctx)
 		for _, path in ipairs(ctx.python_files()) do
-			local map = aliases(ctx, path)
+			local map = refs.aliases(ctx, path)
 			local seen = {}
 			local function report(node, what, extra)
 				if seen[node.start_byte] then return end
@@ -63,7 +39,7 @@ return {
 					suggestion = extra or "Prefer a fixed-shape form (e.g. torch.where(mask, x, 0) or a multiplication by the mask) inside the training loop, and set torch_npu.npu.set_compile_mode(jit_compile=False).",
 				}
 			end
-			for _, r in ipairs(dotted_refs(ctx, path, map)) do
+			for _, r in ipairs(refs.dotted(ctx, path, map)) do
 				if FUNCS[r.resolved] then report(r.node, "`" .. r.text .. "`") end
 			end
 			local matches = ctx.query(path, QUERY) or {}
@@ -76,7 +52,7 @@ return {
 			for _, m in ipairs(matches) do
 				if m.method and m.obj.text ~= "torch" then
 					report(m.method, "`." .. m.m.text .. "()`")
-				elseif m.where and resolve(m.f.text, map) == "torch.where" and m.only.type ~= "keyword_argument" then
+				elseif m.where and py.expand(map, m.f.text) == "torch.where" and m.only.type ~= "keyword_argument" then
 					report(m.where, "`" .. m.f.text .. "` with only a condition")
 				elseif m.index then
 					report(m.index, "Indexing with a boolean mask `" .. m.index.text .. "`")

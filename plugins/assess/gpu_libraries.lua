@@ -1,14 +1,7 @@
 -- assess.gpu_libraries: third-party GPU libraries in imports and dependency files.
 
 local py = require("py")
-
--- A string literal's content and the byte offset where the content starts.
-local function string_inner(node)
-	local value, prefix = py.string_value(node.text)
-	if not value then return "", node.start_byte end
-	local quote = (#node.text - #prefix - #value) // 2
-	return value, node.start_byte + #prefix + quote
-end
+local refs = require("refs")
 
 local function norm(name) return (name:lower():gsub("_", "-")) end
 
@@ -133,7 +126,7 @@ return {
 				for _, m in ipairs(ctx.query(path, q) or {}) do
 					for _, s in ipairs(ctx.query(path, "(string) @s") or {}) do
 						if s.s.start_byte >= m.v.start_byte and s.s.end_byte <= m.v.end_byte then
-							local inner = string_inner(s.s)
+							local inner = refs.string_inner(s.s)
 							if inner:match("^[%w][%w%-_%.]*[%s%[<>=~!;]?") then
 								check_req(path, { text = inner, line = s.s.line, col = s.s.col })
 							end

@@ -5,27 +5,7 @@
 -- automatic migration, and the number of mechanical rewrite sites.
 
 local py = require("py")
-
--- Local name -> full dotted name bound by the file's imports ({tc = "torch.cuda"}).
-local function aliases(ctx, path)
-	return py.aliases(ctx, path) or {}
-end
-
--- Dotted names used in code: outermost attribute chains (torch.cuda.synchronize) and
--- plain callees and decorators (autocast(...), @script), each {text=, node=, resolved=,
--- plain=}, in source order. Comments and strings never appear.
-local function dotted_refs(ctx, path, map)
-	local out = {}
-	for _, a in ipairs(py.attributes(ctx, path) or {}) do
-		out[#out + 1] = { text = a.text, node = a.node }
-	end
-	for _, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
-		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
-	end
-	for _, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
-	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
-	return out
-end
+local refs = require("refs")
 
 local MECH_QUERY = [[
 (call function: (attribute attribute: (identifier) @m (#eq? @m "cuda"))) @cuda_call
@@ -75,12 +55,12 @@ return {
 		local unsupported_uses = 0
 		local mech, blockers, blocker_kinds, used_libs = 0, 0, {}, {}
 		for _, path in ipairs(ctx.files("%.py$")) do
-			local map = aliases(ctx, path)
+			local map = refs.aliases(ctx, path)
 			for _, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
 				if top and libs[top] then used_libs[top] = true end
 			end
-			for _, r in ipairs(dotted_refs(ctx, path, map)) do
+			for _, r in ipairs(refs.dotted(ctx, path, map)) do
 				if unsupported[r.resolved] and not BLOCKERS[r.resolved] then
 					unsupported_uses = unsupported_uses + 1
 				end

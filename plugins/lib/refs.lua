@@ -57,23 +57,31 @@ function refs.lookup(index, name)
 	return nil
 end
 
--- Start bytes of string literals passed straight to a call that prints or logs
--- (print, log.info, logger.warning, warnings.warn, sys.stderr.write ...): user-facing
--- messages, never rewritten even when their text looks like a device or a backend.
+-- Start bytes of string literals that are text for people: passed straight to a call
+-- that prints or logs (print, log.info, logger.warning, warnings.warn,
+-- sys.stderr.write ...), or given as help=, description=, msg= ... to any call. They are
+-- never rewritten, even when their text looks like a device or a backend.
 local MESSAGE_FUNCS = {
 	print = true, info = true, debug = true, warning = true, warn = true, error = true,
 	critical = true, exception = true, log = true, write = true, fatal = true,
 	set_description = true, set_postfix_str = true,
 }
+local MESSAGE_KEYWORDS = {
+	help = true, description = true, epilog = true, usage = true, msg = true, message = true,
+	desc = true, title = true, label = true, doc = true,
+}
 local MESSAGE_QUERY = [[
 (call function: (_) @f arguments: (argument_list (string) @s))
-(call function: (_) @f arguments: (argument_list (keyword_argument value: (string) @s)))
+(keyword_argument name: (identifier) @k value: (string) @s)
 ]]
 function refs.message_strings(ctx, path)
 	local out = {}
 	for _, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
-		local fname = m.f.text:match("([%a_][%w_]*)%s*$") or ""
-		if MESSAGE_FUNCS[fname] then out[m.s.start_byte] = true end
+		if m.k then
+			if MESSAGE_KEYWORDS[m.k.text] then out[m.s.start_byte] = true end
+		elseif MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
+			out[m.s.start_byte] = true
+		end
 	end
 	return out
 end
@@ -112,20 +120,39 @@ end
 refs.ADAPT_NOTE = " The adapt phase makes this change automatically (`ferry fix --phase adapt`)."
 
 -- Reports a site found by a shared detector. A site is a finding table (file, node or
--- line/col, message, suggestion, severity, key, data) that may carry `edits`. With
--- mode "survey" (assess) the edits are dropped and the suggestion says that adapt can
--- make the change; with mode "fix" (adapt) the edits are kept.
+-- line/col, message, suggestion, severity, key, data) that may carry `edits`, plus:
+--   only           "survey" or "fix": report it in that mode alone
+--   fix_message    the message in mode "fix" when the site has no edits (why ferry
+--                  leaves it to a human); fix_suggestion likewise
+--   human          the construct needs a human in any case (no edits exist)
+-- With mode "survey" (assess) the edits are dropped and the suggestion says that adapt
+-- makes the change; with mode "fix" (adapt) the edits are kept.
+local EXTRA = { only = true, fix_message = true, fix_suggestion = true, human = true }
 function refs.report(ctx, site, mode)
+	if site.only and site.only ~= mode then return end
 	local f = {}
-	for k, v in pairs(site) do f[k] = v end
-	if mode == "survey" then
-		if f.edits and #f.edits > 0 then f.suggestion = (f.suggestion or "") .. refs.ADAPT_NOTE end
-		f.edits = nil
-	elseif f.edits and #f.edits == 0 then
-		f.edits = nil
+	for k, v in pairs(site) do
+		if not EXTRA[k] then f[k] = v end
 	end
-	f.human = nil
+	if f.edits and #f.edits == 0 then f.edits = nil end
+	if mode == "survey" then
+		if f.edits then f.suggestion = (f.suggestion or "") .. refs.ADAPT_NOTE end
+		f.edits = nil
+	elseif not f.edits then
+		f.message = site.fix_message or f.message
+		f.suggestion = site.fix_suggestion or f.suggestion
+	end
 	ctx.report(f)
+end
+
+-- Reports every site of a list (see refs.report); returns how many carried edits.
+function refs.report_all(ctx, sites, mode)
+	local n = 0
+	for _, s in ipairs(sites) do
+		refs.report(ctx, s, mode)
+		if s.edits and #s.edits > 0 and (not s.only or s.only == mode) then n = n + 1 end
+	end
+	return n
 end
 
 return refs

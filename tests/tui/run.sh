@@ -2,9 +2,12 @@
 # End-to-end workbench tests in a private tmux server (tmux -L, -f /dev/null):
 # start ./ferry on a copy of a project, send keys, poll capture-pane until the
 # expected text appears or a timeout passes. Covers: the init offer, running
-# checks, moving through phases, a finding's detail, the timeline and a diff,
-# Chinese, resizing below and above the minimum, quitting and SIGTERM with the
-# terminal restored, NO_COLOR on a monochrome terminal. Prints "ok"/"FAIL"
+# checks, moving through phases, a finding's detail, previewing and applying a
+# fix, the new checkpoint in the timeline and reverting it, the readiness chart,
+# a report, Chinese, resizing below and above the minimum, quitting and SIGTERM
+# with the terminal restored, NO_COLOR on a monochrome terminal. Every check
+# polls with a timeout (no fixed sleeps), so a loaded machine only makes it
+# slower; FERRY_TUI_TIMEOUT scales the timeouts (default 1). Prints "ok"/"FAIL"
 # lines; the exit status is the failure count. Skipped (exit 0) only when tmux
 # is not installed.
 set -u
@@ -23,19 +26,37 @@ fails=0
 ok() { echo "ok   $*"; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 
-# wait_for SESSION TEXT [SECONDS]: 0 when TEXT appears on the pane in time.
-wait_for() {
+scale=${FERRY_TUI_TIMEOUT:-1}
+
+# poll SECONDS CMD...: 0 as soon as CMD succeeds, 1 when SECONDS (times the scale)
+# pass without it succeeding.
+poll() {
+	limit=$(( $1 * scale * 10 ))
+	shift
 	i=0
-	limit=$(( ${3:-10} * 5 ))
 	while [ "$i" -lt "$limit" ]; do
-		tm has-session -t "$1" 2>/dev/null || return 1
-		if tm capture-pane -p -t "$1" 2>/dev/null | grep -F -q -- "$2"; then
+		if "$@"; then
 			return 0
 		fi
-		sleep 0.2
+		sleep 0.1
 		i=$((i + 1))
 	done
 	return 1
+}
+
+shows() { tm capture-pane -p -t "$1" 2>/dev/null | grep -F -q -- "$2"; }
+lacks() { tm has-session -t "$1" 2>/dev/null && ! shows "$1" "$2"; }
+alt_is() { [ "$(tm display-message -p -t "$1" '#{alternate_on}' 2>/dev/null)" = "$2" ]; }
+
+# wait_for SESSION TEXT [SECONDS]: 0 when TEXT appears on the pane in time.
+wait_for() { poll "${3:-10}" shows "$1" "$2"; }
+
+# keys SESSION KEY...: sends keys (tmux key names or literal text). They queue in
+# the terminal while the workbench is busy; every check after them polls.
+keys() {
+	s=$1
+	shift
+	tm send-keys -t "$s" "$@"
 }
 
 # expect SESSION TEXT DESC [SECONDS]
@@ -85,59 +106,88 @@ start() {
 	tm new-session -d -s "$name" -x "$cols" -y "$rows" env FERRY_LANG="$lang" "$@" sh "$work/launch.sh" "$name"
 }
 
-start main en 100 30
+start main en 120 40
 expect main "There is no engagement in" "offers to start an engagement in a fresh project"
-tm send-keys -t main y
+keys main y
 expect main "No checks have run for this phase yet" "the engagement was created and the workbench opened"
 if [ -d "$proj/.ferry" ]; then ok ".ferry/ exists"; else fail ".ferry/ was not created"; fi
 
-tm send-keys -t main r
-expect main "run 1:" "r runs the phase's checks and reports the run" 60
+keys main r
+expect main "run 1:" "r runs the assess checks and reports the run" 60
 expect main "Findings · assess" "the findings list shows the assess phase"
+expect main "Readiness" "the rail shows the readiness summary"
+keys main c
+expect main "Readiness of the project (assess)" "c shows the readiness chart of the assess phase"
+expect main "/100" "the readiness score is drawn"
+expect main "person-days" "the effort estimate is drawn"
+keys main f
 
-tm send-keys -t main l
+keys main l
 expect main "Findings · design" "l moves to the next phase"
-tm send-keys -t main 4
+keys main 4
 expect main "Findings · adapt" "4 selects the adapt phase"
-tm send-keys -t main 1 j Enter
-expect main "Proposed fix" "Enter opens the finding's detail with the proposed fix"
-tm send-keys -t main Escape
+keys main r
+expect main "run 2:" "r runs the adapt checks" 60
 
-tm send-keys -t main t
-expect main "Checkpoint timeline, newest first" "t shows the checkpoint timeline"
-expect main "baseline" "the baseline checkpoint is listed"
-tm send-keys -t main Enter
-expect main "Diff of checkpoint #1" "Enter shows a checkpoint's diff"
-tm send-keys -t main Escape Escape
+# a finding with a proposed fix: adapt's checks carry them; fall back to assess
+keys main / 'fix:yes' Enter
+expect main "/fix:yes" "the filter keeps the findings with a fix"
+if poll 5 shows main "No findings match the filter"; then
+	keys main 1
+	expect main "Findings · assess" "no fixes in adapt: back to assess"
+fi
+keys main Enter
+if wait_for main "@@ " 10; then ok "the selected finding's detail shows its proposed fix as a diff"; else fail "no finding with a proposed fix was found"; fi
+keys main Escape
+keys main F
+expect main "Fix preview ·" "F opens the fix preview" 30
+expect main "y applies, n discards" "the preview asks before writing"
+expect main "+++ b/" "the preview shows the plan's diff"
+keys main y
+expect main "Fixed 1 finding in 1 checkpoint; the head is now checkpoint #2" "y applies the fix as checkpoint #2" 30
+expect main "#2 ·" "the status bar shows the new head"
 
-tm send-keys -t main g
+keys main t
+expect main "Checkpoint timeline, newest first (2)" "t shows the new checkpoint in the timeline"
+keys main Enter
+expect main "Diff of checkpoint #2" "Enter shows the fix's diff"
+keys main Escape
+keys main x
+expect main "Revert checkpoint #2" "x asks before reverting"
+keys main y
+expect main "Reverted checkpoint #2 with checkpoint #3" "y reverts it with a new checkpoint" 30
+keys main Escape
+
+keys main : 'report md .ferry/e2e-report.md' Enter
+expect main "Wrote .ferry/e2e-report.md" "the palette writes a report" 30
+if [ -s "$proj/.ferry/e2e-report.md" ]; then ok "the report file exists"; else fail "the report file is missing"; fi
+
+keys main g
 expect main "Checklist (ticked from check results)" "g shows the phase guide"
-tm send-keys -t main '?'
+keys main '?'
 expect main "ferry workbench keys" "? shows the help overlay"
-tm send-keys -t main Escape f
+keys main Escape f
 
-tm resize-window -t main -x 70 -y 20
-expect main "ferry needs a window of at least 80x24" "a window below 80x24 asks to be enlarged"
-tm resize-window -t main -x 120 -y 40
-expect main "Findings · assess" "growing the window again restores the workbench"
-
-tm send-keys -t main : 'lang zh' Enter
+keys main : 'lang zh' Enter
 expect main "界面语言：简体中文" "the palette switches the interface to Chinese"
 expect main "阶段" "the rail is titled in Chinese"
 
-tm send-keys -t main q
+tm resize-window -t main -x 70 -y 20
+expect main "ferry 需要至少 80x24 的窗口" "a window below 80x24 asks to be enlarged"
+tm resize-window -t main -x 100 -y 30
+expect main "问题 ·" "growing the window again restores the workbench"
+
+keys main q
 expect main "FERRY-EXIT=0" "q quits with status 0"
-alt=$(tm display-message -p -t main '#{alternate_on}')
-if [ "$alt" = "0" ]; then ok "the terminal left the alternate screen"; else fail "the terminal is still in the alternate screen"; fi
+if poll 10 alt_is main 0; then ok "the terminal left the alternate screen"; else fail "the terminal is still in the alternate screen"; fi
 
 # Chinese from the environment, and SIGTERM restoring the terminal
 start zh zh 100 30
 expect zh "问题 · assess" "FERRY_LANG=zh starts in Chinese"
-if [ -s "$work/zh.pid" ]; then
+if poll 5 test -s "$work/zh.pid"; then
 	kill -TERM "$(cat "$work/zh.pid")"
 	expect zh "FERRY-EXIT=" "SIGTERM ends the workbench"
-	alt=$(tm display-message -p -t zh '#{alternate_on}')
-	if [ "$alt" = "0" ]; then ok "the terminal is restored after SIGTERM"; else fail "the terminal is not restored after SIGTERM"; fi
+	if poll 10 alt_is zh 0; then ok "the terminal is restored after SIGTERM"; else fail "the terminal is not restored after SIGTERM"; fi
 else
 	fail "no pid recorded for the zh session"
 fi

@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 
+#include "check.h"
 #include "err.h"
 #include "store.h"
 #include "text.h"
@@ -53,11 +54,48 @@ static void add(store *s, long long run, struct fx *fx, int k, const char *phase
 	free(f.status);
 }
 
-static int setup(void **state)
+#define DIST_PY                                                                                             \
+	"import torch\n"                                                                                        \
+	"import torch.distributed as dist\n"                                                                    \
+	"\n"                                                                                                    \
+	"def setup():\n"                                                                                        \
+	"    dist.init_process_group(backend='nccl')\n"                                                        \
+	"    torch.cuda.synchronize()\n"
+
+/* Two checks of the engagement's own (.ferry/plugins/): one whose fix turns 'nccl'
+ * into 'hccl' in dist.py, one whose fix would break the parse (so it is refused). */
+#define PLUGIN_BACKEND                                                                                      \
+	"return {\n"                                                                                            \
+	"  id = 'adapt.test_backend', phase = 'adapt', title = 'test backend', severity = 'error',\n"          \
+	"  category = 'distributed',\n"                                                                         \
+	"  run = function(ctx)\n"                                                                               \
+	"    local text = ctx.read('dist.py')\n"                                                                \
+	"    local s, e = string.find(text, \"'nccl'\", 1, true)\n"                                            \
+	"    ctx.report{ file = 'dist.py', line = 5, col = 37, end_line = 5, end_col = 43,\n"                   \
+	"      message = 'NCCL backend.', suggestion = 'Use hccl.',\n"                                          \
+	"      edits = { { start_byte = s - 1, end_byte = e, text = \"'hccl'\" } } }\n"                         \
+	"  end,\n"                                                                                              \
+	"}\n"
+#define PLUGIN_BADFIX                                                                                       \
+	"return {\n"                                                                                            \
+	"  id = 'adapt.test_badfix', phase = 'adapt', title = 'test bad fix', severity = 'warning',\n"         \
+	"  category = 'device',\n"                                                                              \
+	"  run = function(ctx)\n"                                                                               \
+	"    local text = ctx.read('dist.py')\n"                                                                \
+	"    local s, e = string.find(text, 'synchronize()', 1, true)\n"                                        \
+	"    ctx.report{ file = 'dist.py', line = 6, col = 16, end_line = 6, end_col = 29,\n"                   \
+	"      message = 'A sync.', suggestion = 'Drop it.',\n"                                                 \
+	"      edits = { { start_byte = s - 1, end_byte = e, text = 'synchronize(' } } }\n"                     \
+	"  end,\n"                                                                                              \
+	"}\n"
+
+static int setup_with(void **state, int with_fixes)
 {
 	struct fx *fx = xcalloc(1, sizeof *fx);
 	fx->dir = tu_mkdtemp();
 	tu_write(fx->dir, "train.py", TRAIN_PY);
+	if (with_fixes)
+		tu_write(fx->dir, "dist.py", DIST_PY);
 	setenv("FERRY_ACTOR", "Ada Tester <ada@example.com>", 1);
 	setenv("FERRY_LANG", "en", 1);
 	unsetenv("FERRY_KEYS");
@@ -80,9 +118,32 @@ static int setup(void **state)
 	    "CUDA API in use.", "fp4", NULL, 0);
 	assert_int_equal(store_run_finish(ws->db, run, 4, 0), 0);
 	assert_int_equal(store_commit(ws->db), 0);
+	if (with_fixes) {
+		tu_write(fx->dir, ".ferry/plugins/adapt/test_backend.lua", PLUGIN_BACKEND);
+		tu_write(fx->dir, ".ferry/plugins/adapt/test_badfix.lua", PLUGIN_BADFIX);
+		const char *ids[] = { "adapt.test_backend", "adapt.test_badfix" };
+		check_opts co = { NULL, 0, ids, 2, NULL, NULL, NULL, NULL };
+		check_result res;
+		int rc = check_run(&res, ws, &co);
+		if (rc || res.nerrors)
+			fprintf(stderr, "check_run: %s %s\n", err_message(), res.nerrors ? res.errors[0] : "");
+		assert_int_equal(rc, 0);
+		assert_int_equal(res.nfindings, 2);
+		check_result_done(&res);
+	}
 	ws_close(ws);
 	*state = fx;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_with(state, 0);
+}
+
+static int setup_fixes(void **state)
+{
+	return setup_with(state, 1);
 }
 
 static int teardown(void **state)
@@ -380,11 +441,17 @@ static void test_chart_help_palette_artifacts(void **state)
 {
 	struct fx *fx = *state;
 	char *s = screen_of(fx->dir, "100x30", "c");
+	assert_has(row(s, 1), "Readiness of the project (assess)");
+	assert_has(row(s, 11), "Open findings by category, per phase");
+	assert_has(row(s, 12), "1 assess");
+	assert_has(row(s, 13), "cuda_api");
+	assert_has(row(s, 13), "█");
+	assert_has(s, "4 adapt");
+	free(s);
+	/* other phases: the categories only */
+	s = screen_of(fx->dir, "100x30", "4c");
 	assert_has(row(s, 1), "Open findings by category, per phase");
 	assert_has(row(s, 2), "1 assess");
-	assert_has(row(s, 3), "cuda_api");
-	assert_has(row(s, 3), "█");
-	assert_has(s, "4 adapt");
 	free(s);
 	s = screen_of(fx->dir, "100x30", "?");
 	assert_has(s, "ferry workbench keys");
@@ -439,10 +506,219 @@ static void test_empty_chart_and_init_offer(void **state)
 	free(s);
 	s = screen_of(dir, "100x30", "c");
 	assert_has(s, "Nothing to chart yet");
+	assert_has(s, "No assessment yet: the assess checks have not run, so there is no");
+	assert_string_equal(row(s, 27), " not assessed yet");
 	free(s);
 	free(db);
 	tu_rmdir(dir);
 	free(dir);
+}
+
+/* The part of a saved row right of the rail (the main area starts at column 22 on
+ * screens narrower than 120 columns). */
+static const char *main_part(const char *r)
+{
+	return r + text_fit(r, 22, NULL);
+}
+
+static void assert_main_rows(const char *screen, int first, const char *const *expected, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char got[4096];
+		snprintf(got, sizeof got, "%s", main_part(row(screen, first + (int)i)));
+		if (strcmp(got, expected[i]) != 0) {
+			fprintf(stderr, "main row %zu differs:\n  got:      [%s]\n  expected: [%s]\n--- screen ---\n%s", first + i,
+			        got, expected[i], screen);
+			fail();
+		}
+	}
+}
+
+static void test_fix_preview_and_apply(void **state)
+{
+	struct fx *fx = *state;
+	setenv("FERRY_SAVE_ATTRS", "1", 1);
+	/* F on the first adapt row (dist.py:5, the 'nccl' fix): the preview */
+	char *s = screen_of(fx->dir, "100x30", "4F");
+	static const char *const preview[] = {
+		" Fix preview · finding #5 (adapt.test_backend)",
+		" Apply 1 fix to 1 file as 1 checkpoint?  y applies, n discards.",
+		"",
+		" diff --git a/dist.py b/dist.py",
+		" index d368f49..4b2fe65 100644",
+		" --- a/dist.py",
+		" +++ b/dist.py",
+		" @@ -2,5 +2,5 @@ import torch",
+		"  import torch.distributed as dist",
+		"",
+		"  def setup():",
+		" -    dist.init_process_group(backend='nccl')",
+		" +    dist.init_process_group(backend='hccl')",
+		"      torch.cuda.synchronize()",
+	};
+	assert_main_rows(s, 1, preview, sizeof preview / sizeof preview[0]);
+	assert_string_equal(row(s, 29), "y apply  n discard  j scroll  ? help");
+	free(s);
+	/* coloured: the question, + green, - red, @@ dim */
+	assert_int_equal(attr_at(fx->dir, 2, 23), 'W');
+	assert_int_equal(attr_at(fx->dir, 8, 23), 'H');
+	assert_int_equal(attr_at(fx->dir, 12, 23), '-');
+	assert_int_equal(attr_at(fx->dir, 13, 23), '+');
+	unsetenv("FERRY_SAVE_ATTRS");
+	/* nothing was written by the preview; n discards, other keys are held back */
+	char *text = tu_read(fx->dir, "dist.py");
+	assert_string_equal(text, DIST_PY);
+	free(text);
+	s = screen_of(fx->dir, "100x30", "4Fr");
+	assert_has(row(s, 28), "Answer the fix preview first: y applies the fixes, n discards them.");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4Fn");
+	assert_has(row(s, 28), "Fix preview closed; nothing was changed.");
+	assert_has(row(s, 1), "Findings · adapt  5/5");
+	free(s);
+	/* y applies: one checkpoint, the finding fixed, the head and the message updated */
+	s = screen_of(fx->dir, "100x30", "4Fy");
+	const char *msg = "Fixed 1 finding in 1 checkpoint; the head is now checkpoint #2 (";
+	assert_has(row(s, 28), msg);
+	char head[64];
+	snprintf(head, sizeof head, "head %.7s #2", strstr(row(s, 28), msg) + strlen(msg));
+	assert_has(row(s, 0), head);
+	assert_has(row(s, 0), "fixed 1");
+	assert_has(row(s, 1), "Findings · adapt  4/5");
+	free(s);
+	text = tu_read(fx->dir, "dist.py");
+	assert_non_null(strstr(text, "backend='hccl'"));
+	assert_non_null(strstr(text, "torch.cuda.synchronize()\n"));
+	free(text);
+	s = screen_of(fx->dir, "100x30", "t");
+	assert_has(row(s, 1), "Checkpoint timeline, newest first (2)");
+	assert_has(row(s, 2), "#2");
+	assert_has(row(s, 2), "fix");
+	assert_has(row(s, 3), "adapt.test_backend");
+	free(s);
+}
+
+static void test_fix_refused(void **state)
+{
+	struct fx *fx = *state;
+	/* the second row is the fix that would break the parse */
+	char *s = screen_of(fx->dir, "100x30", "4jF");
+	static const char *const preview[] = {
+		" Fix preview · finding #6 (adapt.test_badfix)",
+		" Nothing can be applied: every selected fix was refused. n or Esc closes.",
+		"",
+		" Refused (1), nothing is written for these:",
+		"   finding 6 (dist.py:6): the edited file would no longer parse as Python,",
+		"     so this fix is refused",
+		"",
+		" (no file would change)",
+	};
+	assert_main_rows(s, 1, preview, sizeof preview / sizeof preview[0]);
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4jFy");
+	assert_has(row(s, 28), "Nothing was applied: every selected fix was refused.");
+	free(s);
+	char *text = tu_read(fx->dir, "dist.py");
+	assert_string_equal(text, DIST_PY);
+	free(text);
+	/* a finding without a fix is answered at once, without planning */
+	s = screen_of(fx->dir, "100x30", "4jjF");
+	assert_has(row(s, 28), "Finding #2 has no automatic fix: change the code with e, or waive it with w.");
+	free(s);
+	/* every fix of the file: the good one is offered, the bad one listed as refused */
+	s = screen_of(fx->dir, "100x30", "4A");
+	assert_has(row(s, 1), "Fix preview · every fix in dist.py (adapt)");
+	assert_has(row(s, 2), "Apply 1 fix to 1 file as 1 checkpoint?");
+	assert_has(row(s, 4), "Refused (1), nothing is written for these:");
+	assert_has(s, "+    dist.init_process_group(backend='hccl')");
+	free(s);
+	/* every fix of the selected finding's check; the palette takes ids */
+	s = screen_of(fx->dir, "100x30", "4P");
+	assert_has(row(s, 1), "Fix preview · every fix of adapt.test_backend");
+	assert_has(row(s, 2), "Apply 1 fix to 1 file as 1 checkpoint?");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4:fix 5<Enter>");
+	assert_has(row(s, 1), "Fix preview · finding #5");
+	free(s);
+	/* in Chinese */
+	setenv("FERRY_LANG", "zh", 1);
+	s = screen_of(fx->dir, "100x30", "4F");
+	assert_has(row(s, 1), "修复预览 · 问题 #5（adapt.test_backend）");
+	assert_has(row(s, 2), "将 1 处修复应用到 1 个文件，生成 1 个检查点？  y 应用，n 放弃。");
+	free(s);
+	setenv("FERRY_LANG", "en", 1);
+}
+
+static void test_readiness(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "c");
+	static const char *const chart[] = {
+		" Readiness of the project (assess)",
+		"  Score      ███████████████████████████████░  97/100  ready",
+		"  Effort     2.0 person-days",
+		"             effort = base 2 = 2.0 person-days",
+		"  Strategy   explicit rewrite with ferry fix (recommended)",
+		"             Few CUDA-specific sites and no blockers: rewrite them",
+		"             explicitly with ferry fix, so every change is visible in the",
+		"             history.",
+		"  Top risks  WARN train.py:7  CUDA API in use.",
+		"",
+		" Open findings by category, per phase",
+		" 1 assess",
+	};
+	assert_main_rows(s, 1, chart, sizeof chart / sizeof chart[0]);
+	/* the rail's foot: a one-line summary */
+	assert_string_equal(row(s, 26), " Readiness");
+	assert_string_equal(row(s, 27), " 97/100 · 2.0 days");
+	free(s);
+	/* a chosen strategy is shown next to the recommendation */
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	assert_int_equal(store_config_set(ws->db, "strategy", "manual"), 0);
+	ws_close(ws);
+	s = screen_of(fx->dir, "100x30", "c");
+	assert_has(row(s, 5), "explicit rewrite with ferry fix (recommended); chosen: manual");
+	assert_has(row(s, 6), "porting first");
+	free(s);
+	setenv("FERRY_LANG", "zh", 1);
+	s = screen_of(fx->dir, "100x30", "c");
+	assert_has(row(s, 1), "项目就绪度（评估）");
+	assert_has(row(s, 2), "97/100  就绪");
+	assert_has(row(s, 3), "2.0 人天");
+	assert_has(row(s, 27), "97/100 · 2.0 人天");
+	free(s);
+	setenv("FERRY_LANG", "en", 1);
+}
+
+static void test_report(void **state)
+{
+	struct fx *fx = *state;
+	/* p asks for the format, then the path (a default under .ferry/artifacts/reports/) */
+	char *s = screen_of(fx->dir, "100x30", "p");
+	assert_string_equal(row(s, 28), "Report format (md, html, json, sarif or csv): md");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "p<Enter>");
+	assert_has(row(s, 28), "Write the md report to: .ferry/artifacts/reports/report-");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "p<Enter><Enter>");
+	assert_has(row(s, 28), "Wrote .ferry/artifacts/reports/report-");
+	assert_has(row(s, 28), "(md report, sha256 ");
+	free(s);
+	/* the palette takes both at once; the artifacts pane lists what was written */
+	s = screen_of(fx->dir, "100x30", ":report json .ferry/out.json<Enter>a");
+	assert_has(row(s, 1), "Artifacts (0) and reports (2)");
+	assert_has(s, "report     json · all");
+	assert_has(s, ".ferry/out.json  (Ada Tester");
+	assert_has(s, "report     md · all");
+	free(s);
+	char *text = tu_read(fx->dir, ".ferry/out.json");
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"assessment\""));
+	free(text);
+	s = screen_of(fx->dir, "100x30", ":report pdf<Enter>");
+	assert_has(row(s, 28), "pdf: not a report format (md, html, json, sarif or csv)");
+	free(s);
 }
 
 static double now_s(void)
@@ -513,6 +789,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chart_help_palette_artifacts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_window_and_resize, setup, teardown),
 		cmocka_unit_test(test_empty_chart_and_init_offer),
+		cmocka_unit_test_setup_teardown(test_fix_preview_and_apply, setup_fixes, teardown),
+		cmocka_unit_test_setup_teardown(test_fix_refused, setup_fixes, teardown),
+		cmocka_unit_test_setup_teardown(test_readiness, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

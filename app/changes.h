@@ -1,0 +1,43 @@
+/*
+ * changes — the change list and the unsupported list of DESIGN §2 (adapt), in the
+ * shape of the vendor migration tool's report: one row per change that a ferry
+ * checkpoint still in effect made to the project, hunk by hunk, and one row per open
+ * finding that no automatic fix handles (a construct that needs a person).
+ *
+ * Reads the store and the history; writes nothing. Rows are cJSON objects
+ *   {file, start_line, end_line, operation, message, advice, plugin, phase,
+ *    findings[ids], checkpoint, commit, severity, before, after}
+ * with operation INSERT, MODIFY, DELETE or UNSUPPORTED. Line numbers of INSERT and
+ * MODIFY rows are those of the file as the checkpoint left it; DELETE rows give the
+ * removed lines as they were before it. Arrays returned through **out belong to the
+ * caller (cJSON_Delete). CSV goes into a caller-owned sbuf.
+ */
+#ifndef FERRY_CHANGES_H
+#define FERRY_CHANGES_H
+
+#include "history.h"
+#include "store.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+
+/* The change list: every hunk of every fix, generated or recovered checkpoint that is
+ * still in effect (not undone by a revert that is itself in effect), oldest first.
+ * When reverted is not NULL it receives the undone checkpoints
+ * [{id, commit, plugin, message, reverted_by}]. */
+int changes_list(cJSON **out, cJSON **reverted, store *s, history *h);
+
+/* The unsupported list: open error and warning findings at a place in a file that
+ * carry no automatic fix, one row per construct (the same construct reported by two
+ * checks of one category counts once), in phase, file and line order. */
+int changes_unsupported(cJSON **out, store *s);
+
+/* RFC 4180 CSV of rows (change-list or unsupported rows): a header line, then one
+ * line per row, CRLF line ends, fields quoted when they hold a comma, a quote, CR or
+ * LF (quotes doubled). */
+void changes_csv(sbuf *b, const cJSON *rows);
+
+/* One CSV field, quoted when it needs to be (for other CSV writers). */
+void changes_csv_field(sbuf *b, const char *s);
+
+#endif

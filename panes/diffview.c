@@ -1,0 +1,79 @@
+/* diffview — see diffview.h. */
+#include "diffview.h"
+#include "keymap.h"
+#include "pane.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void diffview_clear(diffview *d)
+{
+	free(d->text);
+	free(d->lines);
+	d->text = NULL;
+	d->lines = NULL;
+	d->nlines = d->scroll = d->npre = 0;
+}
+
+void diffview_set(diffview *d, const char *text)
+{
+	diffview_clear(d);
+	if (!text)
+		return;
+	d->text = xstrdup(text);
+	size_t len = strlen(d->text), cap = 64;
+	d->lines = xmalloc(cap * sizeof *d->lines);
+	for (size_t i = 0; i < len;) {
+		if ((size_t)d->nlines == cap)
+			d->lines = xrealloc(d->lines, (cap *= 2) * sizeof *d->lines);
+		d->lines[d->nlines++] = i;
+		const char *nl = strchr(d->text + i, '\n');
+		i = nl ? (size_t)(nl - d->text) + 1 : len;
+	}
+}
+
+int diffview_attr(const char *l)
+{
+	if (util_starts_with(l, "+++") || util_starts_with(l, "---") || util_starts_with(l, "diff "))
+		return UI_TITLE;
+	if (l[0] == '+')
+		return UI_ADD;
+	if (l[0] == '-')
+		return UI_DEL;
+	if (util_starts_with(l, "@@"))
+		return UI_HUNK;
+	return UI_NORMAL;
+}
+
+void diffview_draw(diffview *d, ui_win *w, int y, int x, int h)
+{
+	d->h = h > 0 ? h : 0;
+	int max = d->nlines - d->h > 0 ? d->nlines - d->h : 0;
+	if (d->scroll > max)
+		d->scroll = max;
+	for (int r = 0; r < d->h && d->scroll + r < d->nlines; r++) {
+		int i = d->scroll + r;
+		const char *l = d->text + d->lines[i];
+		size_t len = strcspn(l, "\n");
+		ui_putn(w, y + r, x, i < d->npre ? d->pre_attr : diffview_attr(l), l, len, 0);
+	}
+	if (d->scroll + d->h < d->nlines) {
+		char more[32];
+		snprintf(more, sizeof more, " ↓ %d ", d->nlines - d->scroll - d->h);
+		ui_put(w, y + d->h - 1, ui_win_width(w) - 9, UI_DIM, more, 0);
+	}
+}
+
+int diffview_scroll(diffview *d, int cmd)
+{
+	int max = d->nlines - d->h > 0 ? d->nlines - d->h : 0;
+	int sc = d->scroll;
+	if (cmd == CMD_BOTTOM)
+		sc = max;
+	else if (!pane_move(&sc, max + 1, d->h, cmd))
+		return 0;
+	d->scroll = sc;
+	return 1;
+}

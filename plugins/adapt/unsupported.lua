@@ -1,0 +1,50 @@
+-- adapt.unsupported: what no rewrite can migrate, for a human (the "unsupported list").
+
+local refs = require("refs")
+local cuda = require("cuda")
+local blockers = require("blockers")
+
+-- Reports sites with an overriding severity (nil keeps each site's own).
+local function report(ctx, sites, severity, note)
+	for _, s in ipairs(sites) do
+		if severity then s.severity = severity end
+		if note then s.suggestion = s.suggestion .. note end
+		refs.report(ctx, s, "fix")
+	end
+end
+
+return {
+	id = "adapt.unsupported",
+	phase = "adapt",
+	title = "Code that needs a human (custom kernels, unsupported operators, DataParallel ...)",
+	severity = "error",
+	category = "unsupported",
+	description = "Lists, like the vendor migration tool's unsupported list, what no mechanical "
+		.. "rewrite can migrate: CUDA source files and the code that builds them, operators "
+		.. "unsupported or limited on NPU (unsupported_ops.json), DataParallel and channels_last. "
+		.. "With the automatic strategy (transfer_to_npu) channels_last and torch.jit.script are "
+		.. "errors: transfer_to_npu does not support the first and disables the second.",
+	run = function(ctx)
+		local auto = cuda.auto(ctx)
+		local tables = blockers.op_tables(ctx)
+		local note = auto and " transfer_to_npu is selected (`ferry config strategy`): resolve this before the first NPU run." or nil
+		for _, s in ipairs(blockers.cuda_sources(ctx)) do
+			s.category = "custom_kernel"
+			refs.report(ctx, s, "fix")
+		end
+		for _, path in ipairs(ctx.files("%.py$")) do
+			local map = refs.aliases(ctx, path)
+			local function cat(sites, c)
+				for _, s in ipairs(sites) do s.category = c end
+				return sites
+			end
+			report(ctx, cat(blockers.extension_builders(ctx, path, map), "custom_kernel"), nil)
+			report(ctx, cat(blockers.unsupported_ops(ctx, path, tables, map), "operators"), nil)
+			report(ctx, cat(blockers.data_parallel(ctx, path, map), "distributed"), nil)
+			report(ctx, cat(blockers.channels_last(ctx, path, map), "layout"), auto and "error" or "warning", note)
+			if auto then
+				report(ctx, cat(blockers.jit_script(ctx, path, map), "jit"), "error", note)
+			end
+		end
+	end,
+}

@@ -1,0 +1,52 @@
+-- design.parallel: how to spread the model over the planned NPUs.
+
+local plan = require("plan")
+
+return {
+	id = "design.parallel",
+	phase = "design",
+	title = "Parallel strategy for the model size and the planned cards",
+	severity = "info",
+	category = "resources",
+	description = "From the model size (`ferry config model.params_b`), the planned cards and nodes "
+		.. "(`target.cards`, `target.nodes`) and the device memory of the target SoC "
+		.. "(`target.soc`, from plugins/data/soc_memory.json), advises a layout: tensor parallelism "
+		.. "within a node first (at most 8 cards per node), pipeline parallelism across nodes, data "
+		.. "parallelism with the cards left, and ZeRO-1 plus activation recomputation when memory is "
+		.. "tight. The arithmetic is in the finding: 16 bytes per parameter for mixed-precision Adam "
+		.. "plus 20 % headroom.",
+	run = function(ctx)
+		local r = plan.parallel(ctx)
+		if r.missing then
+			for _, m in ipairs(r.missing) do
+				ctx.report{
+					key = m.key,
+					severity = "warning",
+					message = string.format("The resource plan lacks %s (`%s`), so no parallel strategy can be worked out.",
+						m.why, m.key),
+					suggestion = string.format("Record it: `ferry config %s %s`.", m.key, m.example),
+				}
+			end
+			return
+		end
+		if r.unknown_soc then
+			ctx.report{
+				key = "soc",
+				severity = "warning",
+				message = string.format("ferry has no device-memory figure for the SoC `%s`, so the memory arithmetic "
+					.. "cannot be done.", r.unknown_soc),
+				suggestion = string.format("Set one of the known SoCs with `ferry config target.soc NAME` (%s).", r.known),
+			}
+			return
+		end
+		ctx.metric("parallel_tp", r.tp or 0)
+		ctx.metric("parallel_pp", r.pp or 0)
+		ctx.metric("parallel_dp", r.dp or 0)
+		ctx.report{
+			key = "plan",
+			severity = r.severity,
+			message = r.message,
+			suggestion = r.suggestion,
+		}
+	end,
+}

@@ -1,0 +1,153 @@
+-- blockers: constructs no mechanical rewrite can migrate, for the assess survey and for
+-- adapt's list of what needs a human (the vendor tool's "unsupported list").
+--
+--   local blockers = require("blockers")
+--
+-- Detectors return lists of sites (finding tables for ctx.report, never with edits), in
+-- source order; refs.report / refs.report_all deliver them.
+
+local py = require("py")
+local refs = require("refs")
+
+local blockers = {}
+
+-- CUDA source files (.cu, .cuh): one project file finding each.
+function blockers.cuda_sources(ctx)
+	local out = {}
+	for _, path in ipairs(ctx.files("%.cuh?$")) do
+		local lines = ctx.lines(path) or {}
+		out[#out + 1] = {
+			file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1,
+			message = "`" .. path .. "` is CUDA source code (" .. #lines .. " lines): a custom GPU kernel.",
+			suggestion = "Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator.",
+			key = "cuda-source",
+		}
+	end
+	return out
+end
+
+local BUILDERS = {
+	["torch.utils.cpp_extension.CUDAExtension"] = "builds a CUDA extension at install time",
+	["torch.utils.cpp_extension.load"] = "compiles and loads C++/CUDA sources at run time",
+	["torch.utils.cpp_extension.load_inline"] = "compiles and loads inline C++/CUDA sources at run time",
+}
+
+-- The Python that compiles or loads CUDA sources (CUDAExtension, cpp_extension.load).
+function blockers.extension_builders(ctx, path, map)
+	local out = {}
+	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+		local what = BUILDERS[r.resolved]
+		if what then
+			out[#out + 1] = {
+				file = path, node = r.node,
+				message = "`" .. r.text .. "` " .. what .. ".",
+				suggestion = "The CUDA sources it compiles will not build for an NPU: replace those kernels first, then remove this build step or port it to the rewritten operators.",
+			}
+		end
+	end
+	return out
+end
+
+-- torch.channels_last / torch.channels_last_3d.
+function blockers.channels_last(ctx, path, map)
+	local out = {}
+	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+		if r.resolved == "torch.channels_last" or r.resolved == "torch.channels_last_3d" then
+			out[#out + 1] = {
+				file = path, node = r.node,
+				message = "`" .. r.text .. "` selects the channels_last memory format, which automatic migration does not support.",
+				suggestion = "Drop the memory_format argument and use `.contiguous()` (the default layout) on the NPU.",
+			}
+		end
+	end
+	return out
+end
+
+local JIT = { ["torch.jit.script"] = true, ["torch.jit.script_method"] = true }
+
+-- torch.jit.script / script_method, as calls or decorators.
+function blockers.jit_script(ctx, path, map)
+	local out = {}
+	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+		if JIT[r.resolved] then
+			out[#out + 1] = {
+				file = path, node = r.node,
+				message = "`" .. r.text .. "` compiles TorchScript; automatic migration (transfer_to_npu) turns it into a no-op.",
+				suggestion = "If the scripted object is only an optimisation, remove the scripting; if the code needs a real ScriptModule (saving, export), plan tool-based migration instead of transfer_to_npu.",
+			}
+		end
+	end
+	return out
+end
+
+local DATA_PARALLEL = {
+	["torch.nn.DataParallel"] = true,
+	["torch.nn.parallel.DataParallel"] = true,
+	["torch.nn.parallel.data_parallel"] = true,
+}
+
+-- torch.nn.DataParallel and torch.nn.parallel.data_parallel.
+function blockers.data_parallel(ctx, path, map)
+	local out = {}
+	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+		if DATA_PARALLEL[r.resolved] then
+			out[#out + 1] = {
+				file = path, node = r.node,
+				message = "`" .. r.text .. "` (single-process multi-GPU training) is not supported on NPU.",
+				suggestion = "Switch to DistributedDataParallel: one process per NPU started by torchrun, init_process_group('hccl'), and the model wrapped with DDP.",
+			}
+		end
+	end
+	return out
+end
+
+-- unsupported_ops.json split for lookups: entries by dotted name and tensor methods by
+-- method name (entries owned by another rule are left out).
+function blockers.op_tables(ctx)
+	local names, methods = {}, {}
+	for _, e in ipairs(ctx.data("unsupported_ops").entries) do
+		if not e.owner then
+			if e.kind == "method" and not e.generic then methods[e.method] = e end
+			names[e.name] = e
+		end
+	end
+	return { names = names, methods = methods }
+end
+
+local METHOD_QUERY = [[
+(call function: (attribute object: (_) @obj attribute: (identifier) @m) arguments: (argument_list)) @call
+]]
+
+-- Uses of APIs unsupported or limited on NPU (by name through aliases, and tensor methods).
+function blockers.unsupported_ops(ctx, path, tables, map)
+	local out = {}
+	local function site(node, text, e)
+		local unsupported = e.status == "unsupported"
+		local versions = (e.versions and #e.versions > 0) and (" (vendor list for PyTorch " .. table.concat(e.versions, ", ") .. ")") or ""
+		out[#out + 1] = {
+			file = path, node = node, severity = unsupported and "error" or "warning",
+			message = "`" .. text .. "`" .. (text ~= e.name and (" (" .. e.name .. ")") or "") .. " is " .. (unsupported and "not supported" or "limited") .. " on NPU" .. versions .. ".",
+			suggestion = e.notes and (e.notes:sub(1, 1):upper() .. e.notes:sub(2) .. ".")
+				or "Replace it with supported operators (or run this part on the CPU) and verify the results against the GPU run.",
+			data = { api = e.name },
+		}
+	end
+	local seen = {}
+	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+		local e = tables.names[r.resolved]
+		if e then
+			seen[r.node.start_byte] = true
+			site(r.node, r.text, e)
+		end
+	end
+	for _, m in ipairs(ctx.query(path, METHOD_QUERY) or {}) do
+		local e = tables.methods[m.m.text]
+		if e and not seen[m.call.start_byte] and py.expand(map, m.obj.text) ~= "torch" then
+			site(m.call, "." .. m.m.text .. "()", e)
+		end
+	end
+	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
+	return out
+end
+
+return blockers

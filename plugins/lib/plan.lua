@@ -1,0 +1,268 @@
+-- plan: the design phase's shared reasoning (plugins/design/).
+--   local plan = require("plan")
+--   plan.criteria(ctx)          the acceptance criteria: list of {key=, label=, value=, number=, problem=, example=}
+--   plan.soc(ctx, name)         the soc_memory.json entry for a SoC name (nil when unknown)
+--   plan.parallel(ctx)          parallel-strategy advice from model size, cards and SoC (see below)
+--   plan.baseline(ctx)          the GPU baseline: decoded bench document, its artifact, missing fields
+--   plan.strategy(ctx)          the chosen strategy and its description (nil when not chosen)
+
+local ep = require("envprobe")
+
+local plan = {}
+
+-- ---- acceptance criteria ---------------------------------------------------------
+
+local CRITERIA = {
+	{ key = "tolerance.loss", label = "loss tolerance", example = "0.01",
+	  what = "accepted relative difference of the NPU loss curve from the GPU baseline",
+	  show = function(v) return string.format("the NPU loss stays within %g %% of the GPU loss", v * 100) end,
+	  valid = function(v) return v > 0 and v < 1, "a fraction between 0 and 1 (0.01 = 1 %)" end },
+	{ key = "tolerance.accuracy", label = "accuracy tolerance", example = "0.005",
+	  what = "accepted absolute drop of the final accuracy against the GPU baseline",
+	  show = function(v) return string.format("the final accuracy is at most %g below the GPU baseline", v) end,
+	  valid = function(v) return v >= 0 and v < 1, "an absolute drop between 0 and 1 (0.005 = half a point)" end },
+	{ key = "throughput.target_pct", label = "throughput target", example = "80",
+	  what = "NPU throughput to reach, as a percentage of the GPU baseline",
+	  show = function(v) return string.format("the NPU throughput reaches %g %% of the GPU baseline", v) end,
+	  valid = function(v) return v > 0 and v <= 1000, "a percentage of the GPU baseline, e.g. 80" end },
+}
+
+function plan.criteria(ctx)
+	local out = {}
+	for _, c in ipairs(CRITERIA) do
+		local raw = ctx.config(c.key)
+		local r = { key = c.key, label = c.label, what = c.what, example = c.example, value = raw }
+		if raw then
+			local n = tonumber(raw)
+			local ok, expect = false, nil
+			if n then ok, expect = c.valid(n) else _, expect = c.valid(0) end
+			if ok then
+				r.number = n
+				r.text = c.show(n)
+			else
+				r.problem = string.format("`%s` is %q, which is not %s", c.key, raw, expect)
+			end
+		end
+		out[#out + 1] = r
+	end
+	return out
+end
+
+-- ---- SoC memory ------------------------------------------------------------------
+
+function plan.soc(ctx, name)
+	if not name or name == "" then return nil end
+	local lname = name:lower()
+	local best, best_len
+	for _, e in ipairs(ctx.data("soc_memory").entries or {}) do
+		local names = { e.name }
+		for _, a in ipairs(e.aliases or {}) do names[#names + 1] = a end
+		for _, n in ipairs(names) do
+			local ln = n:lower()
+			if ln == lname or ("ascend" .. ln) == lname then return e end
+			-- a family name such as Ascend910_93 covers Ascend910_9391
+			if lname:sub(1, #ln) == ln and #ln >= 8 and (not best_len or #ln > best_len) then
+				best, best_len = e, #ln
+			end
+		end
+	end
+	return best
+end
+
+function plan.known_socs(ctx)
+	local names = {}
+	for _, e in ipairs(ctx.data("soc_memory").entries or {}) do names[#names + 1] = e.name end
+	return table.concat(names, ", ")
+end
+
+-- ---- parallel strategy -------------------------------------------------------------
+
+local BYTES_PER_PARAM = 16 -- mixed-precision Adam: weights 2 + gradients 2 + fp32 master 4 + moments 8
+local ZERO1_KEEP = 4       -- bytes per parameter ZeRO-1 keeps on every rank (weights and gradients)
+local HEADROOM = 1.2       -- 20 % on top of the model states for activations, workspace, HCCL buffers
+local GIB = 1024 * 1024 * 1024
+local MAX_PER_NODE = 8     -- NPUs in one training server: tensor parallelism stays inside it
+local TIGHT = 0.85         -- above this share of a card's memory, recommend ZeRO-1 and recomputation
+
+local function gb(x) return string.format(x < 10 and "%.1f GB" or "%.0f GB", x) end
+
+-- Returns a table:
+--   missing = list of {key=, why=, example=} settings the advice needs (advice absent then),
+--   or: severity, message, suggestion, summary (one line), lines (Markdown bullet lines),
+--   and tp, pp, dp, zero1, recompute, fits.
+function plan.parallel(ctx)
+	local params_b = ep.config_number(ctx, "model.params_b")
+	local cards = ep.config_number(ctx, "target.cards")
+	local nodes = ep.config_number(ctx, "target.nodes") or 1
+	local soc_name = ctx.config("target.soc")
+	local missing = {}
+	if not params_b or params_b <= 0 then
+		missing[#missing + 1] = { key = "model.params_b", why = "the model size in billions of parameters", example = "7" }
+	end
+	if not cards or cards < 1 then
+		missing[#missing + 1] = { key = "target.cards", why = "the number of NPU cards in the plan", example = "8" }
+	end
+	if not soc_name or soc_name == "" then
+		missing[#missing + 1] = { key = "target.soc", why = "the NPU model", example = "Ascend910B2" }
+	end
+	if #missing > 0 then return { missing = missing } end
+	local soc = plan.soc(ctx, soc_name)
+	if not soc then
+		return { unknown_soc = soc_name, known = plan.known_socs(ctx) }
+	end
+	cards = math.floor(cards)
+	nodes = math.max(1, math.floor(nodes))
+	local per_node = math.ceil(cards / nodes)
+	local mem = soc.memory_gb
+	local states = params_b * 1e9 * BYTES_PER_PARAM / GIB
+	local need = states * HEADROOM
+	local verified = soc.verified and "" or " (unverified figure)"
+	local lines = {}
+	local arith = string.format("%.3gB parameters x %d bytes (mixed-precision Adam: fp16/bf16 weights 2 + gradients 2, "
+		.. "fp32 master weights 4, Adam moments 8) = %s of model states, %s with 20 %% headroom for activations and "
+		.. "buffers; %s has %d GB per card%s", params_b, BYTES_PER_PARAM, gb(states), gb(need), soc.name, mem, verified)
+	lines[#lines + 1] = "Memory: " .. arith .. "."
+	local tp_max = math.min(MAX_PER_NODE, per_node)
+	-- candidate layouts in the order of preference: the fewest model-parallel ways, tensor
+	-- parallelism inside a node first, pipeline stages across nodes only once TP is at its cap
+	local cands = {}
+	local tp = 1
+	while tp <= tp_max do
+		cands[#cands + 1] = { tp = tp, pp = 1 }
+		tp = tp * 2
+	end
+	local top = cands[#cands].tp
+	for pp = 2, cards do
+		if top * pp > cards then break end
+		cands[#cands + 1] = { tp = top, pp = pp }
+	end
+	local chosen, zero1
+	for _, c in ipairs(cands) do
+		c.dp = cards // (c.tp * c.pp)
+		c.per_card = need / (c.tp * c.pp)
+		if c.per_card <= mem then chosen = c break end
+	end
+	if not chosen then
+		for _, c in ipairs(cands) do
+			if c.dp >= 2 then
+				local keep = params_b * 1e9 * (ZERO1_KEEP + (BYTES_PER_PARAM - ZERO1_KEEP) / c.dp) / GIB * HEADROOM
+				c.per_card = keep / (c.tp * c.pp)
+				if c.per_card <= mem then chosen, zero1 = c, true break end
+			end
+		end
+	end
+	local r = { tp = chosen and chosen.tp, pp = chosen and chosen.pp, dp = chosen and chosen.dp, zero1 = zero1,
+		fits = chosen ~= nil, lines = lines, soc = soc }
+	local layout = string.format("%d card(s) on %d node(s), %d per node", cards, nodes, per_node)
+	if per_node > MAX_PER_NODE then
+		lines[#lines + 1] = string.format("The plan puts %d cards on a node; a training server holds %d NPUs, so "
+			.. "check target.nodes.", per_node, MAX_PER_NODE)
+	end
+	if not chosen then
+		local min_cards = math.ceil(need / mem)
+		r.severity = "error"
+		r.message = string.format("The plan cannot hold the model: %s. Even split over all %s (and with ZeRO-1) a card would "
+			.. "need more than its %d GB.", arith, layout, mem)
+		r.suggestion = string.format("Plan at least %d cards of this SoC (`ferry config target.cards N`, `ferry config "
+			.. "target.nodes N`), or reduce the memory: ZeRO-3/FSDP, LoRA or another parameter-efficient method, "
+			.. "activation recomputation.", min_cards)
+		r.summary = string.format("does not fit: at least %d cards of %s needed", min_cards, soc.name)
+		lines[#lines + 1] = "Verdict: " .. r.message
+		return r
+	end
+	local share = chosen.per_card / mem
+	r.recompute = zero1 or share > TIGHT
+	if not zero1 and r.recompute and chosen.dp >= 2 then
+		zero1 = true
+		r.zero1 = true
+	end
+	local parts = {}
+	if chosen.tp == 1 and chosen.pp == 1 then
+		r.summary = string.format("data parallelism (DP=%d) over %s", chosen.dp, layout)
+		parts[#parts + 1] = string.format("The model states fit on one card (%s of %d GB), so plain data parallelism "
+			.. "(DDP over HCCL, DP=%d) across all planned cards is enough", gb(need), mem, chosen.dp)
+	else
+		r.summary = string.format("TP=%d x PP=%d x DP=%d over %s", chosen.tp, chosen.pp, chosen.dp, layout)
+		parts[#parts + 1] = string.format("The model states (%s) do not fit on one card (%d GB): split the model %d ways, "
+			.. "%s / %d = %s per card", gb(need), mem, chosen.tp * chosen.pp, gb(need), chosen.tp * chosen.pp,
+			gb(need / (chosen.tp * chosen.pp)))
+		parts[#parts + 1] = string.format("tensor parallelism TP=%d inside a node (it communicates in every layer, so it "
+			.. "needs the node's fast links; at most %d per node)", chosen.tp, tp_max)
+		if chosen.pp > 1 then
+			parts[#parts + 1] = string.format("pipeline parallelism PP=%d across nodes (it sends only activations between "
+				.. "stages)", chosen.pp)
+		end
+		parts[#parts + 1] = string.format("data parallelism DP=%d with the remaining cards (%d = TP %d x PP %d x DP %d%s)",
+			chosen.dp, cards, chosen.tp, chosen.pp, chosen.dp,
+			chosen.tp * chosen.pp * chosen.dp < cards and string.format(", %d card(s) left idle", cards - chosen.tp * chosen.pp * chosen.dp) or "")
+	end
+	if zero1 then
+		local keep = params_b * 1e9 * (ZERO1_KEEP + (BYTES_PER_PARAM - ZERO1_KEEP) / chosen.dp) / GIB * HEADROOM
+			/ (chosen.tp * chosen.pp)
+		parts[#parts + 1] = string.format("memory is tight, so shard the optimizer states over the %d data-parallel ranks "
+			.. "with ZeRO-1 (%d bytes per parameter stay on every rank, the other %d are divided by DP=%d: %s per card)",
+			chosen.dp, ZERO1_KEEP, BYTES_PER_PARAM - ZERO1_KEEP, chosen.dp, gb(keep))
+	end
+	if r.recompute then
+		parts[#parts + 1] = "turn on activation recomputation (checkpointing) to keep activations inside the remaining headroom"
+	end
+	for _, p in ipairs(parts) do lines[#lines + 1] = p:sub(1, 1):upper() .. p:sub(2) .. "." end
+	r.severity = "info"
+	r.message = string.format("Parallel plan: %s. %s.", r.summary, arith)
+	r.suggestion = table.concat(parts, "; ") .. "."
+	return r
+end
+
+-- ---- GPU baseline --------------------------------------------------------------------
+
+local function looks_gpu(s)
+	s = (s or ""):lower()
+	return s:find("gpu", 1, true) or s:find("nvidia", 1, true) or s:find("cuda", 1, true)
+end
+
+-- Returns {doc=, artifact=, missing={field names}} for the baseline benchmark (the newest
+-- bench artifact that names a GPU in its label or hardware, else the newest), or nil.
+function plan.baseline(ctx)
+	local best, best_gpu
+	for _, a in ipairs(ctx.artifacts("bench") or {}) do
+		local text = ctx.read_artifact(a.id)
+		local ok, doc = pcall(ep.decode, text or "")
+		if not ok or type(doc) ~= "table" then doc = {} end
+		local r = { doc = doc, artifact = a }
+		local gpu = looks_gpu(a.label) or looks_gpu(doc.label) or looks_gpu(doc.hardware)
+		if gpu and (not best_gpu or tonumber(a.id) > tonumber(best_gpu.artifact.id)) then best_gpu = r end
+		if not best or tonumber(a.id) > tonumber(best.artifact.id) then best = r end
+	end
+	local r = best_gpu or best
+	if not r then return nil end
+	local d, missing = r.doc, {}
+	if d.schema ~= "ferry-bench/1" then missing[#missing + 1] = "schema" end
+	for _, k in ipairs({ "label", "hardware", "precision" }) do
+		if type(d[k]) ~= "string" or d[k] == "" then missing[#missing + 1] = k end
+	end
+	local m = type(d.metrics) == "table" and d.metrics or {}
+	for _, k in ipairs({ "accuracy", "throughput" }) do
+		if type(m[k]) ~= "number" then missing[#missing + 1] = "metrics." .. k end
+	end
+	r.metrics = m
+	r.missing = missing
+	return r
+end
+
+-- ---- strategy -------------------------------------------------------------------------
+
+local STRATEGIES = {
+	auto = "automatic migration: `from torch_npu.contrib import transfer_to_npu` at the top of each entry script "
+		.. "maps CUDA calls to the NPU at run time",
+	tool = "explicit rewrites: ferry's adapt checks rewrite each CUDA construct in the code, one reviewed checkpoint per rule",
+	manual = "manual porting: the constructs with no automatic fix (custom kernels, GPU-only libraries) are ported by hand "
+		.. "first, then the mechanical rewrites are applied",
+}
+
+function plan.strategy(ctx)
+	local s = ctx.config("strategy")
+	if not s or s == "" then return nil end
+	return s, STRATEGIES[s] or ("`" .. s .. "` (not one of auto, tool, manual)")
+end
+
+return plan

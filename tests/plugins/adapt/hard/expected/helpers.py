@@ -1,0 +1,2 @@
+def to_gpu(batch):
+    return [t.npu() for t in batch]

@@ -1,0 +1,2 @@
+export CUDA_VISIBLE_DEVICES=0	# tab before the comment
+python crlf_train.py --backend=nccl

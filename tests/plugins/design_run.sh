@@ -1,0 +1,146 @@
+#!/bin/sh
+# Design-phase tests: golden findings of the design checks for fixture engagements
+# (tests/plugins/design/<case>/: project/, config with "KEY VALUE" lines set through
+# `ferry config`, an optional bench.json ingested as the GPU baseline, expected.json),
+# then the migration plan written by `ferry fix --plugin design.migration_plan`.
+#
+# expected.json is a list of {plugin, file, line, severity, contains: [substrings of the
+# message + suggestion]}; the set of (plugin, file, line) must match exactly (compare.py).
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+ferry=${FERRY:-$root/ferry}
+here=$root/tests/plugins/design
+export FERRY_ACTOR="design-tests <tests@example.invalid>"
+unset FERRY_PLUGIN_PATH
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ferry-design.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { # name, command...: ok when the command succeeds
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+if [ ! -x "$ferry" ]; then
+	echo "FAIL $ferry is not built (run make)"
+	exit 1
+fi
+
+# setup CASE WORK: a fresh engagement for a fixture, its settings and its baseline
+setup() {
+	dir=$here/$1
+	work=$2
+	rm -rf "$work"
+	cp -R "$dir/project" "$work"
+	{
+		"$ferry" init "$work" --client test >/dev/null 2>&1 || echo "init failed"
+		if [ -f "$dir/config" ]; then
+			while read -r key value; do
+				[ -n "$key" ] && { "$ferry" -C "$work" config "$key" "$value" || echo "config $key failed"; }
+			done <"$dir/config"
+		fi
+		if [ -f "$dir/bench.json" ]; then
+			"$ferry" -C "$work" ingest bench "$dir/bench.json" --label gpu >/dev/null || echo "ingest failed"
+		fi
+	} >"$tmp/setup.log" 2>&1
+	[ ! -s "$tmp/setup.log" ] || { cat "$tmp/setup.log"; return 1; }
+}
+
+# contains EXPECTED ACTUAL: every expected finding has its severity and substrings
+contains() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+want = json.load(open(sys.argv[1], encoding="utf-8"))
+got = json.load(open(sys.argv[2], encoding="utf-8"))["findings"]
+okay = True
+for w in want:
+    cands = [f for f in got if f["plugin"] == w["plugin"] and (f.get("file") or "") == w["file"]
+             and int(f.get("line") or 0) == w["line"] and f["severity"] == w["severity"]
+             and all(s in f["message"] + " " + f["suggestion"] for s in w.get("contains", []))]
+    if not cands:
+        okay = False
+        print("  no %s %s finding of %s with %s" % (w["severity"], w["plugin"], w["file"] or "(project)", w.get("contains")))
+        for f in got:
+            if f["plugin"] == w["plugin"]:
+                print("    have: %s: %s | %s" % (f["severity"], f["message"], f["suggestion"]))
+sys.exit(0 if okay else 1)
+PY
+}
+
+# ---- 1. the data table ---------------------------------------------------------------
+check "soc_memory.json: every entry has a source and a memory figure" python3 - <<'PY'
+import json
+d = json.load(open("plugins/data/soc_memory.json", encoding="utf-8"))
+assert d["entries"]
+for e in d["entries"]:
+    assert e["source"].strip() and isinstance(e["memory_gb"], (int, float)) and e["memory_gb"] > 0, e
+    assert isinstance(e["verified"], bool), e
+    if not e["verified"]:
+        assert "unverified" in e["source"], e["name"]
+PY
+
+# ---- 2. golden findings -----------------------------------------------------------------
+for dir in "$here"/*/; do
+	case=$(basename "$dir")
+	[ -f "$dir/expected.json" ] && [ -d "$dir/project" ] || continue
+	work="$tmp/case-$case"
+	if setup "$case" "$work" &&
+		"$ferry" -C "$work" check --phase design --format json >"$tmp/$case.json" 2>"$tmp/check.log" &&
+		python3 tests/plugins/compare.py "$dir/expected.json" "$tmp/$case.json" --phase design &&
+		contains "$dir/expected.json" "$tmp/$case.json"; then
+		ok "golden: design/$case"
+	else
+		cat "$tmp/check.log"
+		bad "golden: design/$case"
+	fi
+done
+
+# ---- 3. the migration plan written by ferry fix ---------------------------------------------
+work="$tmp/case-full_7b"
+plan="$work/docs/MIGRATION_PLAN.md"
+check "plan: ferry fix --plugin design.migration_plan --yes writes it" \
+	sh -c "'$ferry' -C '$work' fix --plugin design.migration_plan --yes >'$tmp/fix.log' 2>&1 && [ -f '$plan' ]"
+check "plan: one checkpoint of the plugin, which created the file" python3 - "$work" "$ferry" <<'PY'
+import json, subprocess, sys
+log = json.loads(subprocess.run([sys.argv[2], "-C", sys.argv[1], "log", "--json"], capture_output=True, check=True).stdout)
+cps = [c for c in log["checkpoints"] if c["plugin"] == "design.migration_plan"]
+assert len(cps) == 1 and cps[0]["kind"] == "fix" and cps[0]["phase"] == "design", cps
+PY
+check "plan: strategy, criteria, baseline, resources, parallel advice and checklists" python3 - "$plan" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+for s in ["# Migration plan", "## Strategy", "Chosen: **tool**", "## Acceptance criteria",
+          "(`tolerance.loss` = 0.01): the NPU loss stays within 1 % of the GPU loss",
+          "(`throughput.target_pct` = 80)", "## GPU baseline", "accuracy 0.761, throughput 2450",
+          "2450 x 80 % = 1960", "## Resource plan", "`Ascend910B2` (Atlas A2 training, 64 GB per card)",
+          "- Cards: 8", "- Model size: 7 billion parameters", "## Parallel strategy",
+          "Recommended: **TP=2 x PP=1 x DP=4", "ZeRO-1", "## Phases and checklist",
+          "### 1. assess", "### 2. design", "### 7. infer-optimize", "- [ ] "]:
+    assert s in t, s
+assert "/work/" not in t
+PY
+"$ferry" -C "$work" check --phase design --format json >"$tmp/after.json" 2>/dev/null
+check "plan: the finding is fixed and not reported again" python3 - "$tmp/after.json" <<'PY'
+import json, sys
+got = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "design.migration_plan"]
+assert got == [], got
+PY
+printf '\nOur own note.\n' >>"$plan"
+sum=$(sha256sum "$plan")
+"$ferry" -C "$work" check --phase design --format json >"$tmp/edited.json" 2>/dev/null
+check "plan: a hand edit is reported as info and never overwritten" python3 - "$tmp/edited.json" <<'PY'
+import json, sys
+got = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "design.migration_plan"]
+assert len(got) == 1 and got[0]["severity"] == "info" and not got[0]["fixable"], got
+PY
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: ferry fix leaves the edited plan alone" [ "$sum" = "$(sha256sum "$plan")" ]
+check "plan: the audit chain verifies" sh -c "'$ferry' -C '$work' verify >/dev/null"
+
+echo "design: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
