@@ -829,7 +829,7 @@ static void push_json(lua_State *L, const cJSON *j)
 	}
 }
 
-static int ctx_data(lua_State *L)
+int papi_data_fn(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
@@ -1570,7 +1570,7 @@ static int run_k(lua_State *L)
 		{"lines", ctx_lines},
 		{"query", ctx_query},
 		{"node_text", ctx_node_text},
-		{"data", ctx_data},
+		{"data", papi_data_fn},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
 		{"config", ctx_config},

@@ -120,6 +120,10 @@ int papi_load(lua_State *L, const char *chunk, size_t len, const char *chunkname
  * *err a malloc'd one-line reason (budget, memory, or the error message). */
 int papi_call_run(lua_State *L, char **err);
 
+/* ctx.data(name): the fact table decoded into Lua tables (cached in the sandbox's run).
+ * Also given to a declaration's `triggers` function. */
+int papi_data_fn(lua_State *L);
+
 /* The message handler for lua_pcall: the error message followed by a traceback. */
 int papi_traceback(lua_State *L);
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 struct plugin_host {
 	plugin_host_opts opts;  /* the caller's options; the strings below are our copies */
@@ -126,13 +127,19 @@ static int decl_k(lua_State *L)
 
 	lua_pushliteral(L, "triggers");
 	t = lua_rawget(L, 1);
+	if (t == LUA_TFUNCTION) {
+		/* triggers derived from a fact table: triggers(data) returns the list */
+		lua_pushcfunction(L, papi_data_fn);
+		lua_call(L, 1, 1);
+		t = lua_type(L, -1);
+	}
 	if (t != LUA_TNIL) {
 		if (t != LUA_TTABLE)
-			return luaL_error(L, "triggers: must be a list of strings");
+			return luaL_error(L, "triggers: must be a list of strings, or a function(data) returning one");
 		lua_Unsigned n = lua_rawlen(L, -1);
 		if (n == 0)
 			return luaL_error(L, "triggers: empty list (leave it out to see every file)");
-		if (n > 1000)
+		if (n > 5000)
 			return luaL_error(L, "triggers: too many");
 		p->triggers = xcalloc(n, sizeof *p->triggers);
 		for (lua_Unsigned i = 1; i <= n; i++) {
@@ -191,6 +198,10 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 	sb.origin = origin;
 	sb.budget = h->opts.instr_budget;
 	sb.mem_cap = h->opts.mem_cap;
+	papi_run decl_run; /* lets a `triggers` function read fact tables */
+	memset(&decl_run, 0, sizeof decl_run);
+	decl_run.opts = &h->opts;
+	sb.run = &decl_run;
 	char *err = NULL;
 	lua_State *L = papi_open(&sb);
 	if (!L) {
@@ -238,6 +249,7 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 	memset(&p, 0, sizeof p);
 out:
 	papi_close(L);
+	papi_run_done(&decl_run);
 	papi_plugin_done(&p);
 	free(err);
 	free(text);
@@ -564,6 +576,14 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, cons
 	}
 }
 
+/* Monotonic seconds, for FERRY_DEBUG timings. */
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Runs one plugin against the prepared run; reports its findings or its error. */
 static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_run_cb *cb)
 {
@@ -638,7 +658,12 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	rc = project_files(&run.files, h->root, h->opts.is_ignored, h->opts.payload);
 	if (rc != 0)
 		goto out;
+	int debug = getenv("FERRY_DEBUG") != NULL;
+	double t0 = now_seconds();
 	prepare_sources(h, &run, sel, cb);
+	if (debug)
+		fprintf(stderr, "ferry: %-34s %8.3f s (%zu of %zu .py files parsed)\n", "prefilter and parse",
+		        now_seconds() - t0, run.parsed, run.npy);
 	size_t done = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		if (!sel[i])
@@ -649,7 +674,10 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 		}
 		if (cb && cb->progress)
 			cb->progress(h->plugins[i].info.id, done, nsel, cb->payload);
+		double started = now_seconds();
 		run_one(h, &run, &h->plugins[i], cb);
+		if (debug)
+			fprintf(stderr, "ferry: %-34s %8.3f s\n", h->plugins[i].info.id, now_seconds() - started);
 		done++;
 	}
 	h->parsed = run.parsed;

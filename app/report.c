@@ -210,10 +210,15 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 	cJSON_AddStringToObject(doc, "generated_at", now);
 	cJSON_AddStringToObject(doc, "generated_by", ws->actor);
 	cJSON_AddStringToObject(doc, "ferry_version", version ? version : "");
+	cJSON *eng = tmp;
 	cJSON_AddItemToObject(doc, "engagement", tmp);
 	tmp = NULL;
 	if ((rc = store_config_all(&tmp, ws->db)))
 		goto out;
+	if (!*jstr(eng, "target_soc") && *jstr(tmp, "target.soc")) { /* set later with ferry config */
+		cJSON_DeleteItemFromObject(eng, "target_soc");
+		cJSON_AddStringToObject(eng, "target_soc", jstr(tmp, "target.soc"));
+	}
 	cJSON_AddItemToObject(doc, "config", tmp);
 	tmp = NULL;
 

@@ -1182,11 +1182,12 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_FIX_FILE: fix_preview(a, FIX_FILE, arg); break;
 	case CMD_FIX_PHASE: fix_preview(a, FIX_PHASE, arg); break;
 	case CMD_FIX_APPLY:
-		if (t->view == VIEW_FIX)
-			fix_apply(a);
-		break;
 	case CMD_FIX_DISCARD:
-		if (t->view == VIEW_FIX) {
+		if (t->view != VIEW_FIX)
+			tui_message(t, UI_WARN, "%s", T("No fix is being previewed."));
+		else if (cmd == CMD_FIX_APPLY)
+			fix_apply(a);
+		else {
 			set_view(a, VIEW_FINDINGS);
 			tui_message(t, UI_NORMAL, "%s", T("Fix preview closed; nothing was changed."));
 		}

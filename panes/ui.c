@@ -34,6 +34,7 @@ static struct {
 	int cols, rows;   /* screen size */
 	cell *grid;       /* headless cells, rows * cols */
 	const char *keys; /* headless key script position */
+	unsigned long cells; /* headless cells written (FERRY_UI_STATS) */
 	SCREEN *screen;   /* the curses screen from newterm */
 	WINDOW *input;    /* 1x1 pad keys are read from: reading from a pad never
 	                     repaints stdscr over the panes */
@@ -169,8 +170,17 @@ void ui_close(void)
 		delscreen(ui.screen);
 		ui.screen = NULL;
 	}
+	const char *stats = getenv("FERRY_UI_STATS");
+	if (ui.headless && stats && *stats) { /* for the benchmark: how much was painted */
+		FILE *f = fopen(stats, "w");
+		if (f) {
+			fprintf(f, "cells %lu\nscreen %d\n", ui.cells, ui.cols * ui.rows);
+			fclose(f);
+		}
+	}
 	free(ui.grid);
 	ui.grid = NULL;
+	ui.cells = 0;
 	ui.open = 0;
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -238,6 +248,7 @@ static void grid_put(int gy, int gx, const char *s, size_t k, int attr, int cw)
 	if (gy < 0 || gy >= ui.rows || gx < 0 || gx + cw > ui.cols)
 		return;
 	cell *row = &ui.grid[gy * ui.cols];
+	ui.cells += (unsigned long)cw;
 	if (row[gx].s[0] == '\0' && gx > 0)
 		strcpy(row[gx - 1].s, " ");
 	int end = gx + cw; /* first cell after ours */

@@ -11,7 +11,8 @@
  * the grid and delivers UI_KEY_RESIZE. With FERRY_SAVE_ATTRS=1 a save also
  * writes PATH.attr, one letter per cell naming its attribute (".TSEWIdM+-HBOK" in
  * enum ui_attr order). When the script ends, ui_getkey returns
- * UI_KEY_EOF. Nothing here knows about engagements.
+ * UI_KEY_EOF. With FERRY_UI_STATS=PATH, closing writes to PATH how many cells
+ * were painted ("cells N") and the screen's size ("screen N"), for benchmarks. Nothing here knows about engagements.
  *
  * Windows are created by ui_win_new and freed by ui_win_free (NULL is harmless);
  * ui_close frees the terminal state. Drawing marks a window; ui_win_show queues it

@@ -9,7 +9,7 @@ local FUNCS = {
 }
 local QUERY = [[
 (call function: (attribute object: (_) @obj attribute: (identifier) @m (#any-of? @m "nonzero" "masked_select" "argwhere")) arguments: (argument_list) @args) @method
-(call function: (_) @f arguments: (argument_list . (_) @only .)) @where
+(call function: [(identifier) (attribute)] @f arguments: (argument_list . (_) @only .) (#match? @f "where$")) @where
 (subscript value: (_) @v subscript: (comparison_operator) @mask) @index
 (assignment left: (subscript subscript: (comparison_operator)) @store)
 ]]
@@ -22,10 +22,12 @@ return {
 	category = "dynamic-shape",
 	description = "Finds operators whose output size depends on tensor values: nonzero, "
 		.. "masked_select, unique, single-argument torch.where and indexing with a boolean "
-		.. "mask. On an NPU each new shape can trigger operator compilation, so they are slow in "
+		.. "mask (looked for in files that use one of those operators or mention a mask). On an NPU each new shape can trigger operator compilation, so they are slow in "
 		.. "a training loop; run with torch_npu.npu.set_compile_mode(jit_compile=False) and "
 		.. "consider fixed-size alternatives.",
-	triggers = { "nonzero", "masked_select", "unique", "where", "argwhere", "[" },
+	-- Boolean-mask indexing has no literal of its own: it is looked for in files that use
+	-- a dynamic-shape operator or mention a mask, so the survey need not parse every file.
+	triggers = { "nonzero", "masked_select", "unique(", "where(", "argwhere", "mask" },
 	run = function(ctx)
 		for _, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)

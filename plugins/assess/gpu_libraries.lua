@@ -61,6 +61,12 @@ return {
 		.. "requirements*.txt, setup.py and pyproject.toml, using gpu_libraries.json: some have an "
 		.. "NPU counterpart, some have none and their features must be replaced, some "
 		.. "(transformers, accelerate, peft, trl) are supported from a minimum version.",
+	-- a Python file is parsed for this check only when it names one of the libraries
+	triggers = function(data)
+		local out = {}
+		for _, e in ipairs(data("gpu_libraries").entries) do out[#out + 1] = e.name end
+		return out
+	end,
 	run = function(ctx)
 		local by_import, by_pip = {}, {}
 		for _, e in ipairs(ctx.data("gpu_libraries").entries) do

@@ -13,6 +13,7 @@ return {
 	description = "Counts files and lines of Python, shell and CUDA code and finds the entry scripts "
 		.. "(files with an `if __name__ == '__main__':` block). The numbers feed the effort "
 		.. "estimate; the entry scripts are where `import torch_npu` (or transfer_to_npu) goes.",
+	triggers = { "__main__" },
 	run = function(ctx)
 		local files = ctx.files()
 		local n_py, loc_py, n_sh, n_cu, loc_cu, n_nb, entries = 0, 0, 0, 0, 0, 0, 0
@@ -36,7 +37,7 @@ return {
 				n_nb = n_nb + 1
 			end
 		end
-		for _, path in ipairs(ctx.files("%.py$")) do
+		for _, path in ipairs(ctx.python_files()) do
 			for _, m in ipairs(ctx.query(path, MAIN_QUERY) or {}) do
 				if m.s.text:match("^[\"']+__main__[\"']+$") then
 					entries = entries + 1

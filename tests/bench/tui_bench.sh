@@ -3,7 +3,10 @@
 # in the same run, the CLI listing the same findings (`ferry findings --format
 # json`, the baseline), the workbench's first screen (headless), and 2 000 cursor
 # moves, and prints the ratios. The first screen should cost about what the CLI
-# listing costs; a cursor move should cost well under a millisecond.
+# listing costs; a cursor move should cost well under a millisecond and repaint
+# only what changed: the two list rows and the detail pane (the new finding), not
+# the screen — the cells painted per move are counted (FERRY_UI_STATS) and shown
+# against a full screen. Called by tests/bench/run.sh; runs alone as well.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 FERRY="${FERRY:-$top/ferry}"
@@ -54,3 +57,19 @@ printf '  tui       first screen (headless)        %8.3f s/run   ratio %.2f\n' \
 	"$(echo "$first / $repeat" | bc -l)" "$(echo "$first / $base" | bc -l)"
 printf '  tui       one cursor move                %8.3f ms\n' \
 	"$(echo "($moves - $first) * 1000 / ($repeat * 2000)" | bc -l)"
+
+# cells painted: the first screen alone, then 2 000 moves within the first page
+# (j k j k …: two list rows and the detail change), then 2 000 moves down (the
+# list scrolls by one row at each move past the first page)
+cells() { sed -n 's/^cells //p' "$work/stats"; }
+painted() { FERRY_UI_STATS="$work/stats" FERRY_HEADLESS=120x40 FERRY_KEYS="$1" "$FERRY" "$work"; cells; }
+c0=$(painted "")
+screen=$(sed -n 's/^screen //p' "$work/stats")
+jk=$(awk 'BEGIN { for (i = 0; i < 1000; i++) printf "jk" }')
+c1=$(painted "$jk")
+c2=$(painted "$keys")
+per() { echo "($1 - $c0) / 2000" | bc -l; }
+printf '  tui       cells painted per move, in the page  %6.0f   (full screen %s: ratio %.2f)\n' \
+	"$(per "$c1")" "$screen" "$(echo "$(per "$c1") / $screen" | bc -l)"
+printf '  tui       cells painted per move, scrolling    %6.0f   (full screen %s: ratio %.2f)\n' \
+	"$(per "$c2")" "$screen" "$(echo "$(per "$c2") / $screen" | bc -l)"

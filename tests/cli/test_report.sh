@@ -19,6 +19,10 @@ fs = json.load(open(sys.argv[1]))["findings"]
 print(next(f["id"] for f in fs if f["plugin"].endswith("channels_last") and f["status"] == "open"))' "$work/check.json")
 expect_exit 0 "waive a channels_last finding with a reason" -- "$FERRY" -C "$p" waive "$waive" --reason "$reason"
 expect_exit 0 "fix --all --yes" -- "$FERRY" -C "$p" fix --all --yes
+expect_exit 0 "ingest an environment probe" -- \
+	"$FERRY" -C "$p" ingest env-probe "$top/tests/plugins/environment/healthy_910b/probe.json"
+expect_exit 0 "ingest the GPU baseline" -- \
+	"$FERRY" -C "$p" ingest bench "$top/tests/plugins/design/full_7b/bench.json" --label gpu
 
 # --- usage errors -------------------------------------------------------------------
 expect_exit 2 "report without --format is a usage error" -- "$FERRY" -C "$p" report
@@ -55,6 +59,12 @@ assert a["strategy"]["recommended"] in ("auto", "tool", "manual") and "driver_fi
 assert len(d["phases"]) == 7 and all("status" in p for p in d["phases"])
 assert d["waivers"] and d["waivers"][0]["reason"]
 assert len(d["audit"]["head"]) == 64
+env = d["environment"]
+assert env["hostname"] == "a2-node-01" and env["cann"] == "8.1.RC1" and env["torch_npu"] == "2.1.0.post12", env
+assert [c["name"] for c in env["chips"]] == ["910B2", "910B2"] and env["chips"][0]["memory_mb"] == 65536
+assert d["gpu_baseline"]["metrics"] == {"accuracy": 0.761, "throughput": 2450}
+assert d["gpu_baseline"]["hardware"] == "8x A100 80GB"
+assert {a["kind"] for a in d["artifacts"]} == {"env-probe", "bench"}
 PY
 
 if python3 - "$work/report.csv" "$work/changes.csv" "$work/unsupported.csv" <<'PY'; then ok "csv: all three parse with the csv module, one row per record"; else fail "csv: all three parse with the csv module, one row per record"; fi
@@ -63,7 +73,6 @@ def rows(path):
     with open(path, newline="", encoding="utf-8") as fh:
         data = fh.read()
     assert data.endswith("\r\n"), path
-    r = list(csv.reader(data.splitlines(keepends=True)))
     r = list(csv.reader(open(path, newline="", encoding="utf-8")))
     assert all(len(x) == len(r[0]) for x in r), path
     return r
@@ -200,7 +209,7 @@ shown = " ".join(" ".join(t.parts).split())
 d = json.load(open(sys.argv[2], encoding="utf-8"))
 a = d["assessment"]
 risk = a["top_risks"][0]
-want = ["%d/100" % a["score"], a["class"], "%s:%d" % (risk["file"], risk["line"]), sys.argv[3],
+want = ["%d/100" % a["score"], a["class"], "a2-node-01", "8x A100 80GB", "%s:%d" % (risk["file"], risk["line"]), sys.argv[3],
         "Change list", "Unsupported list", "csrc/fused_bias_act.cu", "Audit chain head", "ferry verify"]
 missing = [w for w in want if w not in shown]
 if not re.search(r"Audit chain head [0-9a-f]{64}", shown):
