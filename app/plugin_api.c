@@ -615,6 +615,37 @@ static int ctx_lines(lua_State *L)
 	return 1;
 }
 
+/* ctx.loc(path, comment?): counts the file's lines that hold code: not blank and, when
+ * a comment prefix is given, not starting (after white space) with it. In C because a
+ * survey counts every file of a large project. */
+static int ctx_loc(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	const char *path = luaL_checkstring(L, 1);
+	size_t clen = 0;
+	const char *comment = luaL_optlstring(L, 2, "", &clen);
+	size_t len;
+	const char *text = text_for_plugin(L, sb, path, &len);
+	if (!text) {
+		lua_pushnil(L);
+		lua_insert(L, -2);
+		return 2;
+	}
+	lua_Integer n = 0;
+	size_t at = 0;
+	while (at < len) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len, i = at;
+		while (i < end && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\f'))
+			i++;
+		if (i < end && !(clen && end - i >= clen && memcmp(text + i, comment, clen) == 0))
+			n++;
+		at = end + 1;
+	}
+	lua_pushinteger(L, n);
+	return 1;
+}
+
 static int ctx_node_text(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -1571,6 +1602,7 @@ static int run_k(lua_State *L)
 		{"query", ctx_query},
 		{"node_text", ctx_node_text},
 		{"data", papi_data_fn},
+		{"loc", ctx_loc},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
 		{"config", ctx_config},

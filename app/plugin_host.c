@@ -6,6 +6,7 @@
 #include "plugin_api.h"
 #include "project.h"
 #include "pysrc.h"
+#include "textscan.h"
 #include "util.h"
 
 #include <lauxlib.h>
@@ -513,6 +514,7 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, cons
 	const char **want = xcalloc(run->npy ? run->npy : 1, sizeof *want);
 	size_t *want_idx = xcalloc(run->npy ? run->npy : 1, sizeof *want_idx);
 	size_t nwant = 0, k = 0;
+	textscan *scan = textscan_new((const char *const *)run->triggers, run->ntriggers);
 	for (size_t i = 0; i < run->files.n; i++) {
 		if (!util_ends_with(run->files.paths[i], ".py"))
 			continue;
@@ -524,18 +526,14 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, cons
 		if (f->problem)
 			continue;
 		f->hits = xcalloc(run->ntriggers ? run->ntriggers : 1, 1);
-		int any = all_py;
-		for (size_t t = 0; t < run->ntriggers; t++) {
-			const char *tr = run->triggers[t];
-			f->hits[t] = memmem(text, len, tr, strlen(tr)) != NULL;
-			any |= f->hits[t];
-		}
+		int any = textscan_run(scan, text, len, f->hits) > 0 || all_py;
 		free(text);
 		if (any) {
 			want[nwant] = f->path;
 			want_idx[nwant++] = (size_t)(f - run->py);
 		}
 	}
+	textscan_free(scan);
 	pysrc **srcs = xcalloc(nwant ? nwant : 1, sizeof *srcs);
 	char **errs = xcalloc(nwant ? nwant : 1, sizeof *errs);
 	if (nwant)

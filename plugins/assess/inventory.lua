@@ -17,13 +17,7 @@ return {
 	run = function(ctx)
 		local files = ctx.files()
 		local n_py, loc_py, n_sh, n_cu, loc_cu, n_nb, entries = 0, 0, 0, 0, 0, 0, 0
-		local function loc(path, comment)
-			local n = 0
-			for _, l in ipairs(ctx.lines(path) or {}) do
-				if l:match("%S") and not l:match("^%s*" .. comment) then n = n + 1 end
-			end
-			return n
-		end
+		local function loc(path, comment) return ctx.loc(path, comment) or 0 end
 		for _, path in ipairs(files) do
 			if path:match("%.py$") then
 				n_py = n_py + 1

@@ -778,9 +778,11 @@ static void test_ctx_files_read_lines(void **state)
 	            "    out[#out + 1] = tostring(select(2, ctx.query('data.bin', '(identifier) @i'))):sub(1, 9)\n"
 	            "    out[#out + 1] = tostring(select(2, ctx.query('nul.py', '(identifier) @i'))):sub(1, 7)\n"
 	            "    out[#out + 1] = #ctx.python_files()\n"
+	            "    out[#out + 1] = ctx.loc('src.py', '#') .. ',' .. ctx.loc('src.py') .. ',' .. tostring(ctx.loc('nope'))\n"
 	            "    ctx.report{ message = table.concat(out, '\\n') }\n"
 	            "  end }\n");
 	tu_write(fx->root, "art/loss.txt", "step 1 loss 2.0\n");
+	tu_write(fx->root, "src.py", "# header\r\n\r\nx = 1  # note\n   \t\n\t# indented comment\ny = 2");
 	tu_write(fx->root, "nul.py", "x");
 	char *nul = util_path_join(fx->root, "nul.py");
 	fp = fopen(nul, "ab");
@@ -796,8 +798,8 @@ static void test_ctx_files_read_lines(void **state)
 	const got_finding *f = find_msg(&g, "a.py,");
 	assert_non_null(f);
 	assert_string_equal(f->message,
-	                    "a.py,art/loss.txt,data.bin,nul.py,sub/r.txt\n"
-	                    "a.py,nul.py\n"
+	                    "a.py,art/loss.txt,data.bin,nul.py,src.py,sub/r.txt\n"
+	                    "a.py,nul.py,src.py\n"
 	                    "import os|print(1)\n"
 	                    "one|two\n"
 	                    "nil:data.bin: binary file\n"
@@ -813,7 +815,8 @@ static void test_ctx_files_read_lines(void **state)
 	                    "artifact 99: no such artifact\n"
 	                    "data.bin:\n"
 	                    "nul.py:\n"
-	                    "1");
+	                    "2\n"
+	                    "2,4,nil");
 	got_done(&g);
 }
 
