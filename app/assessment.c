@@ -1,5 +1,6 @@
 /* assessment — see assessment.h. */
 #include "assessment.h"
+#include "json.h"
 #include "err.h"
 #include "util.h"
 
@@ -24,12 +25,6 @@ static const struct weight {
 /* Categories whose presence conflicts with automatic migration (transfer_to_npu):
  * it disables torch.jit.script and does not handle channels_last or amp_C. */
 static const char *const auto_conflicts[] = { "jit", "layout", NULL };
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 static double config_number(store *s, const char *key, double def)
 {
@@ -93,7 +88,7 @@ struct risk {
 static int risk_cmp(const void *a, const void *b)
 {
 	const struct risk *x = a, *y = b;
-	int sx = severity_rank(jstr(x->f, "severity")), sy = severity_rank(jstr(y->f, "severity"));
+	int sx = severity_rank(json_str(x->f, "severity")), sy = severity_rank(json_str(y->f, "severity"));
 	if (sx != sy)
 		return sy - sx;
 	if (x->weight != y->weight)
@@ -109,7 +104,7 @@ static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *c
 	const cJSON *f;
 	/* errors that no rewrite fixes (custom kernels, unsupported operators, GPU-only libraries) */
 	cJSON_ArrayForEach(f, open)
-		if (strcmp(jstr(f, "severity"), "error") == 0 && !cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
+		if (strcmp(json_str(f, "severity"), "error") == 0 && !cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
 			cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
 	if (cJSON_GetArraySize(drivers)) {
 		rec = "manual";
@@ -121,7 +116,7 @@ static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *c
 			conflict |= cJSON_GetObjectItem(counts, auto_conflicts[i]) != NULL;
 		cJSON_ArrayForEach(f, open) {
 			for (size_t i = 0; auto_conflicts[i]; i++)
-				if (strcmp(jstr(f, "category"), auto_conflicts[i]) == 0)
+				if (strcmp(json_str(f, "category"), auto_conflicts[i]) == 0)
 					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
 		}
 		if (conflict) {
@@ -185,8 +180,8 @@ int assessment_compute(cJSON **out, store *s)
 	struct risk *risks = xcalloc((size_t)(n ? n : 1), sizeof *risks);
 	const cJSON *f;
 	cJSON_ArrayForEach(f, rows) {
-		const char *sev = jstr(f, "severity");
-		const char *cat = *jstr(f, "category") ? jstr(f, "category") : "other";
+		const char *sev = json_str(f, "severity");
+		const char *cat = *json_str(f, "category") ? json_str(f, "category") : "other";
 		int fixable = cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable"));
 		const char *bucket = fixable ? "mechanical" : cat;
 		double w = category_weight(s, bucket);

@@ -1,5 +1,6 @@
 /* changes — see changes.h. */
 #include "changes.h"
+#include "json.h"
 #include "err.h"
 
 #include <stdio.h>
@@ -8,18 +9,6 @@
 
 /* The before/after text kept in a row is capped: the diff itself is in the history. */
 #define TEXT_CAP 2000
-
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static long long jint(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
-}
 
 /* Checkpoint kinds whose changes ferry made (and lists). */
 static int listed_kind(const char *kind)
@@ -52,8 +41,8 @@ struct hunk_ctx {
  * counts the line it follows and the one after). */
 static int finding_in_hunk(const cJSON *f, const history_hunk *hk)
 {
-	long long line = jint(f, "line");
-	if (strcmp(jstr(f, "file"), hk->path) != 0)
+	long long line = json_int(f, "line");
+	if (strcmp(json_str(f, "file"), hk->path) != 0)
 		return 0;
 	if (hk->status == 'A' || hk->status == 'D' || hk->binary || line <= 0)
 		return 1;
@@ -90,18 +79,18 @@ static int add_hunk(const history_hunk *hk, void *payload)
 	for (int pass = 0; pass < 2 && !cJSON_GetArraySize(ids); pass++) {
 		const cJSON *f;
 		cJSON_ArrayForEach(f, c->findings) {
-			if (pass == 0 ? !finding_in_hunk(f, hk) : strcmp(jstr(f, "file"), hk->path) != 0)
+			if (pass == 0 ? !finding_in_hunk(f, hk) : strcmp(json_str(f, "file"), hk->path) != 0)
 				continue;
-			cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)jint(f, "id")));
-			if (!strstr(msg.buf, jstr(f, "message"))) {
-				sbuf_addf(&msg, "%s%s", msg.len ? " | " : "", jstr(f, "message"));
-				if (*jstr(f, "suggestion") && !strstr(advice.buf, jstr(f, "suggestion")))
-					sbuf_addf(&advice, "%s%s", advice.len ? " | " : "", jstr(f, "suggestion"));
+			cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)json_int(f, "id")));
+			if (!strstr(msg.buf, json_str(f, "message"))) {
+				sbuf_addf(&msg, "%s%s", msg.len ? " | " : "", json_str(f, "message"));
+				if (*json_str(f, "suggestion") && !strstr(advice.buf, json_str(f, "suggestion")))
+					sbuf_addf(&advice, "%s%s", advice.len ? " | " : "", json_str(f, "suggestion"));
 			}
 		}
 	}
 	if (!msg.len) {
-		const char *m = jstr(c->cp, "message");
+		const char *m = json_str(c->cp, "message");
 		sbuf_add(&msg, m, strcspn(m, "\n"));
 	}
 	cJSON *row = cJSON_CreateObject();
@@ -111,11 +100,11 @@ static int add_hunk(const history_hunk *hk, void *payload)
 	cJSON_AddStringToObject(row, "operation", op);
 	cJSON_AddStringToObject(row, "message", msg.buf);
 	cJSON_AddStringToObject(row, "advice", advice.buf);
-	cJSON_AddStringToObject(row, "plugin", jstr(c->cp, "plugin"));
-	cJSON_AddStringToObject(row, "phase", jstr(c->cp, "phase"));
+	cJSON_AddStringToObject(row, "plugin", json_str(c->cp, "plugin"));
+	cJSON_AddStringToObject(row, "phase", json_str(c->cp, "phase"));
 	cJSON_AddItemToObject(row, "findings", ids);
-	cJSON_AddNumberToObject(row, "checkpoint", (double)jint(c->cp, "id"));
-	cJSON_AddStringToObject(row, "commit", jstr(c->cp, "commit"));
+	cJSON_AddNumberToObject(row, "checkpoint", (double)json_int(c->cp, "id"));
+	cJSON_AddStringToObject(row, "commit", json_str(c->cp, "commit"));
 	cJSON_AddStringToObject(row, "severity", "");
 	cJSON_AddItemToObject(row, "before", capped(hk->binary ? "" : hk->old_text));
 	cJSON_AddItemToObject(row, "after", capped(hk->binary ? "" : hk->new_text));
@@ -161,15 +150,15 @@ int changes_list(cJSON **out, cJSON **reverted, store *s, history *h)
 	const cJSON *cp;
 	cJSON_ArrayForEach(cp, cps) {
 		char key[32];
-		snprintf(key, sizeof key, "%lld", jint(cp, "id"));
+		snprintf(key, sizeof key, "%lld", json_int(cp, "id"));
 		const cJSON *by = cJSON_GetObjectItem(undone, key);
 		if (by) {
-			if (listed_kind(jstr(cp, "kind"))) {
+			if (listed_kind(json_str(cp, "kind"))) {
 				cJSON *r = cJSON_CreateObject();
-				cJSON_AddNumberToObject(r, "id", (double)jint(cp, "id"));
-				cJSON_AddStringToObject(r, "commit", jstr(cp, "commit"));
-				cJSON_AddStringToObject(r, "plugin", jstr(cp, "plugin"));
-				const char *m = jstr(cp, "message");
+				cJSON_AddNumberToObject(r, "id", (double)json_int(cp, "id"));
+				cJSON_AddStringToObject(r, "commit", json_str(cp, "commit"));
+				cJSON_AddStringToObject(r, "plugin", json_str(cp, "plugin"));
+				const char *m = json_str(cp, "message");
 				char *first = xstrndup(m, strcspn(m, "\n"));
 				cJSON_AddStringToObject(r, "message", first);
 				free(first);
@@ -178,27 +167,27 @@ int changes_list(cJSON **out, cJSON **reverted, store *s, history *h)
 			}
 			continue;
 		}
-		if (strcmp(jstr(cp, "kind"), "revert") == 0 && jint(cp, "reverts") > 0) {
-			snprintf(key, sizeof key, "%lld", jint(cp, "reverts"));
+		if (strcmp(json_str(cp, "kind"), "revert") == 0 && json_int(cp, "reverts") > 0) {
+			snprintf(key, sizeof key, "%lld", json_int(cp, "reverts"));
 			if (!cJSON_GetObjectItem(undone, key))
-				cJSON_AddNumberToObject(undone, key, (double)jint(cp, "id"));
+				cJSON_AddNumberToObject(undone, key, (double)json_int(cp, "id"));
 		}
 	}
 	/* oldest first, the order the changes were made */
 	for (int i = cJSON_GetArraySize(cps) - 1; i >= 0; i--) {
 		cp = cJSON_GetArrayItem(cps, i);
 		char key[32];
-		snprintf(key, sizeof key, "%lld", jint(cp, "id"));
-		if (!listed_kind(jstr(cp, "kind")) || cJSON_GetObjectItem(undone, key))
+		snprintf(key, sizeof key, "%lld", json_int(cp, "id"));
+		if (!listed_kind(json_str(cp, "kind")) || cJSON_GetObjectItem(undone, key))
 			continue;
 		cJSON *fs = NULL;
 		if ((rc = checkpoint_findings(&fs, s, cp)))
 			goto out;
 		struct hunk_ctx hc = { rows, cp, fs };
-		rc = history_diff_hunks(h, jstr(cp, "commit"), add_hunk, &hc);
+		rc = history_diff_hunks(h, json_str(cp, "commit"), add_hunk, &hc);
 		cJSON_Delete(fs);
 		if (rc) {
-			err_prefix("checkpoint %lld", jint(cp, "id"));
+			err_prefix("checkpoint %lld", json_int(cp, "id"));
 			goto out;
 		}
 	}
@@ -227,12 +216,12 @@ int changes_unsupported(cJSON **out, store *s)
 	cJSON *rows = cJSON_CreateArray();
 	const cJSON *f;
 	cJSON_ArrayForEach(f, all) {
-		const char *sev = jstr(f, "severity");
-		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) || !*jstr(f, "file") ||
+		const char *sev = json_str(f, "severity");
+		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) || !*json_str(f, "file") ||
 		    (strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0))
 			continue;
-		char *key = xasprintf("%s:%lld:%lld:%s", jstr(f, "file"), jint(f, "line"), jint(f, "col"),
-		                      *jstr(f, "category") ? jstr(f, "category") : jstr(f, "plugin"));
+		char *key = xasprintf("%s:%lld:%lld:%s", json_str(f, "file"), json_int(f, "line"), json_int(f, "col"),
+		                      *json_str(f, "category") ? json_str(f, "category") : json_str(f, "plugin"));
 		int dup = cJSON_GetObjectItem(seen, key) != NULL;
 		if (!dup)
 			cJSON_AddTrueToObject(seen, key);
@@ -240,21 +229,21 @@ int changes_unsupported(cJSON **out, store *s)
 		if (dup)
 			continue;
 		cJSON *row = cJSON_CreateObject();
-		cJSON_AddStringToObject(row, "file", jstr(f, "file"));
-		cJSON_AddNumberToObject(row, "start_line", (double)jint(f, "line"));
-		long long end = jint(f, "end_line");
-		cJSON_AddNumberToObject(row, "end_line", (double)(end >= jint(f, "line") ? end : jint(f, "line")));
+		cJSON_AddStringToObject(row, "file", json_str(f, "file"));
+		cJSON_AddNumberToObject(row, "start_line", (double)json_int(f, "line"));
+		long long end = json_int(f, "end_line");
+		cJSON_AddNumberToObject(row, "end_line", (double)(end >= json_int(f, "line") ? end : json_int(f, "line")));
 		cJSON_AddStringToObject(row, "operation", "UNSUPPORTED");
-		cJSON_AddStringToObject(row, "message", jstr(f, "message"));
-		cJSON_AddStringToObject(row, "advice", jstr(f, "suggestion"));
-		cJSON_AddStringToObject(row, "plugin", jstr(f, "plugin"));
-		cJSON_AddStringToObject(row, "phase", jstr(f, "phase"));
+		cJSON_AddStringToObject(row, "message", json_str(f, "message"));
+		cJSON_AddStringToObject(row, "advice", json_str(f, "suggestion"));
+		cJSON_AddStringToObject(row, "plugin", json_str(f, "plugin"));
+		cJSON_AddStringToObject(row, "phase", json_str(f, "phase"));
 		cJSON *ids = cJSON_AddArrayToObject(row, "findings");
-		cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)jint(f, "id")));
+		cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)json_int(f, "id")));
 		cJSON_AddNullToObject(row, "checkpoint");
 		cJSON_AddStringToObject(row, "commit", "");
 		cJSON_AddStringToObject(row, "severity", sev);
-		cJSON_AddStringToObject(row, "category", jstr(f, "category"));
+		cJSON_AddStringToObject(row, "category", json_str(f, "category"));
 		cJSON_AddItemToArray(rows, row);
 	}
 	*out = rows;
@@ -284,15 +273,15 @@ void changes_csv(sbuf *b, const cJSON *rows)
 	sbuf_adds(b, "file,start_line,end_line,operation,message,advice,plugin,findings,checkpoint,commit\r\n");
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rows) {
-		changes_csv_field(b, jstr(r, "file"));
-		sbuf_addf(b, ",%lld,%lld,", jint(r, "start_line"), jint(r, "end_line"));
-		changes_csv_field(b, jstr(r, "operation"));
+		changes_csv_field(b, json_str(r, "file"));
+		sbuf_addf(b, ",%lld,%lld,", json_int(r, "start_line"), json_int(r, "end_line"));
+		changes_csv_field(b, json_str(r, "operation"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(r, "message"));
+		changes_csv_field(b, json_str(r, "message"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(r, "advice"));
+		changes_csv_field(b, json_str(r, "advice"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(r, "plugin"));
+		changes_csv_field(b, json_str(r, "plugin"));
 		sbuf_addc(b, ',');
 		const cJSON *id;
 		int first = 1;
@@ -301,10 +290,10 @@ void changes_csv(sbuf *b, const cJSON *rows)
 			first = 0;
 		}
 		sbuf_addc(b, ',');
-		if (jint(r, "checkpoint") > 0)
-			sbuf_addf(b, "%lld", jint(r, "checkpoint"));
+		if (json_int(r, "checkpoint") > 0)
+			sbuf_addf(b, "%lld", json_int(r, "checkpoint"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(r, "commit"));
+		changes_csv_field(b, json_str(r, "commit"));
 		sbuf_adds(b, "\r\n");
 	}
 }

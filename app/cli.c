@@ -1,5 +1,6 @@
 /* cli — see cli.h. One function per command; options parsed with getopt_long. */
 #include "cli.h"
+#include "json.h"
 #include "assessment.h"
 #include "audit.h"
 #include "check.h"
@@ -103,18 +104,6 @@ static int parse_id(long long *out, const char *s)
 		return err_set(FERRY_EUSAGE, "%s: not a finding number", s);
 	*out = v;
 	return 0;
-}
-
-static const char *json_str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static long long json_int(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
 }
 
 /* --- init --- */

@@ -1,5 +1,6 @@
 /* fix — see fix.h. */
 #include "fix.h"
+#include "json.h"
 #include "audit.h"
 #include "check.h"
 #include "err.h"
@@ -43,24 +44,12 @@ struct fix_plan {
 	size_t nfindings;
 };
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static long long jint(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
-}
-
 static void refuse(fix_plan *p, const cJSON *f, const char *fmt, const char *detail)
 {
 	char *why = xasprintf(fmt, detail);
 	p->refused = xrealloc(p->refused, sizeof(char *) * (p->nrefused + 1));
-	p->refused[p->nrefused++] = xasprintf("finding %lld (%s:%lld): %s", jint(f, "id"), jstr(f, "file"),
-	                                      jint(f, "line"), why);
+	p->refused[p->nrefused++] = xasprintf("finding %lld (%s:%lld): %s", json_int(f, "id"), json_str(f, "file"),
+	                                      json_int(f, "line"), why);
 	free(why);
 }
 
@@ -183,7 +172,7 @@ static void accept_edits(ffile *f, const fedit *e, size_t n)
 static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f)
 {
 	const cJSON *edits = cJSON_GetObjectItem(f, "edits");
-	ffile *file = file_get(p, ws, jstr(f, "file"));
+	ffile *file = file_get(p, ws, json_str(f, "file"));
 	if (!file) {
 		refuse(p, f, "cannot read the file: %s", err_message());
 		err_clear();
@@ -191,11 +180,11 @@ static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f)
 	}
 	size_t n = (size_t)cJSON_GetArraySize(edits), nnew = 0;
 	fedit *mine = xcalloc(n ? n : 1, sizeof(fedit));
-	size_t pidx = plugin_get(p, jstr(f, "plugin"), jstr(f, "phase"));
+	size_t pidx = plugin_get(p, json_str(f, "plugin"), json_str(f, "phase"));
 	const cJSON *e;
 	cJSON_ArrayForEach(e, edits) {
-		long long s = jint(e, "start_byte"), en = jint(e, "end_byte");
-		const char *text = jstr(e, "text");
+		long long s = json_int(e, "start_byte"), en = json_int(e, "end_byte");
+		const char *text = json_str(e, "text");
 		if (s < 0 || en < s || (size_t)en > file->len) {
 			refuse(p, f, "%s", "its edit lies outside the file (the file changed; run the check again)");
 			goto out;
@@ -230,7 +219,7 @@ static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f)
 		}
 	}
 	accept_edits(file, mine, nnew);
-	cJSON_AddItemToArray(p->plugins[pidx].findings, cJSON_CreateNumber((double)jint(f, "id")));
+	cJSON_AddItemToArray(p->plugins[pidx].findings, cJSON_CreateNumber((double)json_int(f, "id")));
 	p->nfindings++;
 out:
 	free(mine);
@@ -238,18 +227,18 @@ out:
 
 static int selected(const fix_select *sel, const cJSON *f)
 {
-	if (sel->phase && strcmp(sel->phase, jstr(f, "phase")) != 0)
+	if (sel->phase && strcmp(sel->phase, json_str(f, "phase")) != 0)
 		return 0;
-	if (sel->file && strcmp(sel->file, jstr(f, "file")) != 0)
+	if (sel->file && strcmp(sel->file, json_str(f, "file")) != 0)
 		return 0;
 	if (sel->nids) {
 		for (size_t i = 0; i < sel->nids; i++)
-			if (sel->ids[i] == jint(f, "id"))
+			if (sel->ids[i] == json_int(f, "id"))
 				return 1;
 		return 0;
 	}
 	if (sel->plugin)
-		return strcmp(sel->plugin, jstr(f, "plugin")) == 0;
+		return strcmp(sel->plugin, json_str(f, "plugin")) == 0;
 	return sel->all;
 }
 
@@ -268,9 +257,9 @@ static int involved_plugins(cJSON **out, workspace *ws, const fix_select *sel)
 			continue;
 		int seen = 0;
 		const cJSON *x;
-		cJSON_ArrayForEach(x, *out) seen |= strcmp(x->valuestring, jstr(f, "plugin")) == 0;
+		cJSON_ArrayForEach(x, *out) seen |= strcmp(x->valuestring, json_str(f, "plugin")) == 0;
 		if (!seen)
-			cJSON_AddItemToArray(*out, cJSON_CreateString(jstr(f, "plugin")));
+			cJSON_AddItemToArray(*out, cJSON_CreateString(json_str(f, "plugin")));
 	}
 	if (sel->plugin && !cJSON_GetArraySize(*out))
 		cJSON_AddItemToArray(*out, cJSON_CreateString(sel->plugin));

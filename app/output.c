@@ -1,5 +1,6 @@
 /* output — see output.h. */
 #include "output.h"
+#include "json.h"
 #include "err.h"
 
 #include <stdlib.h>
@@ -22,37 +23,25 @@ int output_emit(const sbuf *b, const char *path)
 	return util_write_atomic(path, b->buf, b->len, 0644);
 }
 
-static const char *str(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static long long num(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
-}
-
 void output_findings_text(sbuf *b, const cJSON *findings)
 {
 	const cJSON *f;
 	int n = 0;
 	cJSON_ArrayForEach(f, findings) {
 		n++;
-		const char *file = str(f, "file");
-		sbuf_addf(b, "#%-5lld %-7s %-30s ", num(f, "id"), str(f, "severity"), str(f, "plugin"));
+		const char *file = json_str(f, "file");
+		sbuf_addf(b, "#%-5lld %-7s %-30s ", json_int(f, "id"), json_str(f, "severity"), json_str(f, "plugin"));
 		if (*file)
-			sbuf_addf(b, "%s:%lld:%lld", file, num(f, "line"), num(f, "col"));
+			sbuf_addf(b, "%s:%lld:%lld", file, json_int(f, "line"), json_int(f, "col"));
 		else
 			sbuf_adds(b, "(project)");
-		if (strcmp(str(f, "status"), "open") != 0)
-			sbuf_addf(b, "  [%s]", str(f, "status"));
+		if (strcmp(json_str(f, "status"), "open") != 0)
+			sbuf_addf(b, "  [%s]", json_str(f, "status"));
 		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
 			sbuf_adds(b, "  [fixable]");
-		sbuf_addf(b, "\n       %s\n", str(f, "message"));
-		if (*str(f, "suggestion"))
-			sbuf_addf(b, "       -> %s\n", str(f, "suggestion"));
+		sbuf_addf(b, "\n       %s\n", json_str(f, "message"));
+		if (*json_str(f, "suggestion"))
+			sbuf_addf(b, "       -> %s\n", json_str(f, "suggestion"));
 	}
 	if (!n)
 		sbuf_adds(b, "no findings\n");
@@ -138,7 +127,7 @@ void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const ch
 	cJSON *results = cJSON_AddArrayToObject(run, "results");
 	const cJSON *f;
 	cJSON_ArrayForEach(f, findings) {
-		const char *rid = str(f, "plugin");
+		const char *rid = json_str(f, "plugin");
 		if (!cJSON_GetObjectItem(index, rid)) {
 			const plugin_info *info = NULL;
 			for (size_t i = 0; i < np; i++)
@@ -150,39 +139,39 @@ void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const ch
 		cJSON *res = cJSON_CreateObject();
 		cJSON_AddStringToObject(res, "ruleId", rid);
 		cJSON_AddNumberToObject(res, "ruleIndex", cJSON_GetObjectItem(index, rid)->valuedouble);
-		cJSON_AddStringToObject(res, "level", sarif_level(str(f, "severity")));
+		cJSON_AddStringToObject(res, "level", sarif_level(json_str(f, "severity")));
 		sbuf msg;
 		sbuf_init(&msg);
-		sbuf_adds(&msg, str(f, "message"));
-		if (*str(f, "suggestion"))
-			sbuf_addf(&msg, " %s", str(f, "suggestion"));
+		sbuf_adds(&msg, json_str(f, "message"));
+		if (*json_str(f, "suggestion"))
+			sbuf_addf(&msg, " %s", json_str(f, "suggestion"));
 		cJSON_AddItemToObject(res, "message", sarif_text(msg.buf));
 		sbuf_done(&msg);
-		if (*str(f, "file")) {
+		if (*json_str(f, "file")) {
 			cJSON *loc = cJSON_CreateObject();
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "locations"), loc);
 			cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
 			cJSON *art = cJSON_AddObjectToObject(phys, "artifactLocation");
-			cJSON_AddStringToObject(art, "uri", str(f, "file"));
+			cJSON_AddStringToObject(art, "uri", json_str(f, "file"));
 			cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
-			if (num(f, "line") > 0) {
+			if (json_int(f, "line") > 0) {
 				cJSON *reg = cJSON_AddObjectToObject(phys, "region");
-				cJSON_AddNumberToObject(reg, "startLine", (double)num(f, "line"));
-				if (num(f, "col") > 0)
-					cJSON_AddNumberToObject(reg, "startColumn", (double)num(f, "col"));
-				if (num(f, "end_line") >= num(f, "line"))
-					cJSON_AddNumberToObject(reg, "endLine", (double)num(f, "end_line"));
-				if (num(f, "end_col") > 0 && (num(f, "end_line") > num(f, "line") || num(f, "end_col") > num(f, "col")))
-					cJSON_AddNumberToObject(reg, "endColumn", (double)num(f, "end_col"));
+				cJSON_AddNumberToObject(reg, "startLine", (double)json_int(f, "line"));
+				if (json_int(f, "col") > 0)
+					cJSON_AddNumberToObject(reg, "startColumn", (double)json_int(f, "col"));
+				if (json_int(f, "end_line") >= json_int(f, "line"))
+					cJSON_AddNumberToObject(reg, "endLine", (double)json_int(f, "end_line"));
+				if (json_int(f, "end_col") > 0 && (json_int(f, "end_line") > json_int(f, "line") || json_int(f, "end_col") > json_int(f, "col")))
+					cJSON_AddNumberToObject(reg, "endColumn", (double)json_int(f, "end_col"));
 			}
 		}
 		cJSON *fp = cJSON_AddObjectToObject(res, "partialFingerprints");
-		cJSON_AddStringToObject(fp, "ferry/v1", str(f, "fingerprint"));
+		cJSON_AddStringToObject(fp, "ferry/v1", json_str(f, "fingerprint"));
 		cJSON *props = cJSON_AddObjectToObject(res, "properties");
-		cJSON_AddNumberToObject(props, "findingId", (double)num(f, "id"));
-		cJSON_AddStringToObject(props, "status", str(f, "status"));
-		cJSON_AddStringToObject(props, "phase", str(f, "phase"));
-		if (strcmp(str(f, "status"), "waived") == 0) {
+		cJSON_AddNumberToObject(props, "findingId", (double)json_int(f, "id"));
+		cJSON_AddStringToObject(props, "status", json_str(f, "status"));
+		cJSON_AddStringToObject(props, "phase", json_str(f, "phase"));
+		if (strcmp(json_str(f, "status"), "waived") == 0) {
 			cJSON *sup = cJSON_CreateObject();
 			cJSON_AddStringToObject(sup, "kind", "external");
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "suppressions"), sup);

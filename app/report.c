@@ -1,5 +1,6 @@
 /* report — see report.h. */
 #include "report.h"
+#include "json.h"
 #include "assessment.h"
 #include "audit.h"
 #include "changes.h"
@@ -27,24 +28,6 @@ static int in_list(const char *name, const char *const *list)
 int report_format_valid(const char *name) { return in_list(name, formats); }
 int report_section_valid(const char *name) { return in_list(name, sections); }
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-static long long jint(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
-}
-
-static double jnum(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
-}
-
 /* ---------- building the document ---------- */
 
 /* not started, in progress, blocked (open errors) or signed off — as `ferry status` */
@@ -52,9 +35,9 @@ static const char *phase_status(const cJSON *p)
 {
 	if (cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at")))
 		return "signed off";
-	if (jint(p, "open_errors") > 0)
+	if (json_int(p, "open_errors") > 0)
 		return "blocked";
-	if (jint(p, "runs") > 0 || jint(p, "open_warnings") + jint(p, "open_info") + jint(p, "fixed") + jint(p, "waived") > 0)
+	if (json_int(p, "runs") > 0 || json_int(p, "open_warnings") + json_int(p, "open_info") + json_int(p, "fixed") + json_int(p, "waived") > 0)
 		return "in progress";
 	return "not started";
 }
@@ -62,7 +45,7 @@ static const char *phase_status(const cJSON *p)
 /* Reads an artifact's bytes: a copy under .ferry/artifacts/, or a "ref:" to the original. */
 static int artifact_text(char **out, workspace *ws, const cJSON *art)
 {
-	const char *path = jstr(art, "path");
+	const char *path = json_str(art, "path");
 	size_t len = 0;
 	if (util_starts_with(path, "ref:"))
 		return util_read_file(out, &len, path + 4);
@@ -77,11 +60,11 @@ static const cJSON *newest_artifact(const cJSON *arts, const char *kind, const c
 {
 	const cJSON *a, *best = NULL, *preferred = NULL;
 	cJSON_ArrayForEach(a, arts) {
-		if (strcmp(jstr(a, "kind"), kind) != 0)
+		if (strcmp(json_str(a, "kind"), kind) != 0)
 			continue;
-		if (!best || jint(a, "id") > jint(best, "id"))
+		if (!best || json_int(a, "id") > json_int(best, "id"))
 			best = a;
-		if (prefer && strcasestr(jstr(a, "label"), prefer) && (!preferred || jint(a, "id") > jint(preferred, "id")))
+		if (prefer && strcasestr(json_str(a, "label"), prefer) && (!preferred || json_int(a, "id") > json_int(preferred, "id")))
 			preferred = a;
 	}
 	return preferred ? preferred : best;
@@ -109,9 +92,9 @@ static cJSON *environment_summary(workspace *ws, const cJSON *arts)
 	if (!art)
 		return cJSON_CreateNull();
 	cJSON *env = cJSON_CreateObject();
-	cJSON_AddNumberToObject(env, "artifact", jnum(art, "id"));
-	cJSON_AddStringToObject(env, "label", jstr(art, "label"));
-	cJSON_AddStringToObject(env, "sha256", jstr(art, "sha256"));
+	cJSON_AddNumberToObject(env, "artifact", json_num(art, "id"));
+	cJSON_AddStringToObject(env, "label", json_str(art, "label"));
+	cJSON_AddStringToObject(env, "sha256", json_str(art, "sha256"));
 	char *text = NULL;
 	cJSON *p = NULL;
 	if (artifact_text(&text, ws, art) || !(p = cJSON_Parse(text))) {
@@ -137,7 +120,7 @@ static cJSON *environment_summary(workspace *ws, const cJSON *arts)
 		copy_item(o, "id", cJSON_GetObjectItem(c, "id"));
 		copy_item(o, "name", cJSON_GetObjectItem(c, "name"));
 		copy_item(o, "health", cJSON_GetObjectItem(c, "health"));
-		double mem = jnum(c, "hbm_total_mb") > 0 ? jnum(c, "hbm_total_mb") : jnum(c, "memory_total_mb");
+		double mem = json_num(c, "hbm_total_mb") > 0 ? json_num(c, "hbm_total_mb") : json_num(c, "memory_total_mb");
 		cJSON_AddNumberToObject(o, "memory_mb", mem);
 		cJSON_AddItemToArray(chips, o);
 	}
@@ -153,7 +136,7 @@ static cJSON *gpu_baseline(workspace *ws, const cJSON *arts)
 	if (!art)
 		return cJSON_CreateNull();
 	cJSON *b = cJSON_CreateObject();
-	cJSON_AddNumberToObject(b, "artifact", jnum(art, "id"));
+	cJSON_AddNumberToObject(b, "artifact", json_num(art, "id"));
 	char *text = NULL;
 	cJSON *p = NULL;
 	if (artifact_text(&text, ws, art) || !(p = cJSON_Parse(text))) {
@@ -163,9 +146,9 @@ static cJSON *gpu_baseline(workspace *ws, const cJSON *arts)
 		return b;
 	}
 	free(text);
-	cJSON_AddStringToObject(b, "label", *jstr(p, "label") ? jstr(p, "label") : jstr(art, "label"));
-	cJSON_AddStringToObject(b, "hardware", jstr(p, "hardware"));
-	cJSON_AddStringToObject(b, "precision", jstr(p, "precision"));
+	cJSON_AddStringToObject(b, "label", *json_str(p, "label") ? json_str(p, "label") : json_str(art, "label"));
+	cJSON_AddStringToObject(b, "hardware", json_str(p, "hardware"));
+	cJSON_AddStringToObject(b, "precision", json_str(p, "precision"));
 	copy_item(b, "metrics", cJSON_GetObjectItem(p, "metrics"));
 	cJSON_Delete(p);
 	return b;
@@ -184,7 +167,7 @@ static void add_driver_details(cJSON *assessment, const cJSON *findings)
 	const cJSON *id, *f;
 	cJSON_ArrayForEach(id, cJSON_GetObjectItem(st, "drivers"))
 		cJSON_ArrayForEach(f, findings)
-			if (jint(f, "id") == (long long)id->valuedouble) {
+			if (json_int(f, "id") == (long long)id->valuedouble) {
 				cJSON *o = cJSON_CreateObject();
 				static const char *const keys[] = { "id", "plugin", "severity", "file", "line", "message", NULL };
 				for (size_t k = 0; keys[k]; k++)
@@ -203,7 +186,7 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 	cJSON_AddStringToObject(doc, "schema", "ferry-report/1");
 	if ((rc = store_engagement_get(&tmp, ws->db)))
 		goto out;
-	const char *project = *jstr(tmp, "project") ? jstr(tmp, "project") : jstr(tmp, "engagement_id");
+	const char *project = *json_str(tmp, "project") ? json_str(tmp, "project") : json_str(tmp, "engagement_id");
 	char *title = xasprintf("Migration assessment: %s", project);
 	cJSON_AddStringToObject(doc, "title", title);
 	free(title);
@@ -215,9 +198,9 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 	tmp = NULL;
 	if ((rc = store_config_all(&tmp, ws->db)))
 		goto out;
-	if (!*jstr(eng, "target_soc") && *jstr(tmp, "target.soc")) { /* set later with ferry config */
+	if (!*json_str(eng, "target_soc") && *json_str(tmp, "target.soc")) { /* set later with ferry config */
 		cJSON_DeleteItemFromObject(eng, "target_soc");
-		cJSON_AddStringToObject(eng, "target_soc", jstr(tmp, "target.soc"));
+		cJSON_AddStringToObject(eng, "target_soc", json_str(tmp, "target.soc"));
 	}
 	cJSON_AddItemToObject(doc, "config", tmp);
 	tmp = NULL;
@@ -373,8 +356,8 @@ static const char *strategy_name(const char *s)
 /* Distinct phases, in the order the findings are (phase order), then categories. */
 static int finding_in(const cJSON *f, const char *phase, const char *category)
 {
-	const char *cat = *jstr(f, "category") ? jstr(f, "category") : "other";
-	return strcmp(jstr(f, "phase"), phase) == 0 && (!category || strcmp(cat, category) == 0);
+	const char *cat = *json_str(f, "category") ? json_str(f, "category") : "other";
+	return strcmp(json_str(f, "phase"), phase) == 0 && (!category || strcmp(cat, category) == 0);
 }
 
 /* Calls cb(phase, category, findings-in-group) for each group, in phase order and then
@@ -386,8 +369,8 @@ static void each_group(sbuf *b, const cJSON *findings, group_cb cb)
 	cJSON *done = cJSON_CreateObject();
 	const cJSON *f, *g;
 	cJSON_ArrayForEach(f, findings) {
-		const char *phase = jstr(f, "phase");
-		const char *cat = *jstr(f, "category") ? jstr(f, "category") : "other";
+		const char *phase = json_str(f, "phase");
+		const char *cat = *json_str(f, "category") ? json_str(f, "category") : "other";
 		char *key = xasprintf("%s/%s", phase, cat);
 		int first_of_phase = 1;
 		cJSON_ArrayForEach(g, done)
@@ -445,14 +428,14 @@ static void md_group(sbuf *b, const char *phase, const char *category, const cJS
 	cJSON_ArrayForEach(f, findings) {
 		if (!finding_in(f, phase, category))
 			continue;
-		char *loc = location(jstr(f, "file"), jint(f, "line"), 0);
-		sbuf_addf(b, "- **%s** `%s` — ", jstr(f, "severity"), loc);
-		md_text(b, jstr(f, "message"));
-		sbuf_addf(b, " *(#%lld, %s, %s%s)*\n", jint(f, "id"), jstr(f, "plugin"), jstr(f, "status"),
+		char *loc = location(json_str(f, "file"), json_int(f, "line"), 0);
+		sbuf_addf(b, "- **%s** `%s` — ", json_str(f, "severity"), loc);
+		md_text(b, json_str(f, "message"));
+		sbuf_addf(b, " *(#%lld, %s, %s%s)*\n", json_int(f, "id"), json_str(f, "plugin"), json_str(f, "status"),
 		          cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ? ", fixable" : "");
-		if (*jstr(f, "suggestion")) {
+		if (*json_str(f, "suggestion")) {
 			sbuf_adds(b, "  - Advice: ");
-			md_text(b, jstr(f, "suggestion"));
+			md_text(b, json_str(f, "suggestion"));
 			sbuf_addc(b, '\n');
 		}
 		free(loc);
@@ -475,23 +458,23 @@ static void md_rows(sbuf *b, const cJSON *rows, int unsupported)
 		char *ids = ids_text(cJSON_GetObjectItem(r, "findings"));
 		sbuf_adds(b, "|");
 		if (unsupported) {
-			char *loc = location(jstr(r, "file"), jint(r, "start_line"), jint(r, "end_line"));
+			char *loc = location(json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
 			md_cell(b, loc);
-			md_cell(b, jstr(r, "severity"));
-			md_cell(b, jstr(r, "message"));
-			md_cell(b, jstr(r, "advice"));
-			md_cell(b, jstr(r, "plugin"));
+			md_cell(b, json_str(r, "severity"));
+			md_cell(b, json_str(r, "message"));
+			md_cell(b, json_str(r, "advice"));
+			md_cell(b, json_str(r, "plugin"));
 			md_cell(b, ids);
 			free(loc);
 		} else {
-			char *lines = xasprintf("%lld-%lld", jint(r, "start_line"), jint(r, "end_line"));
-			md_cell(b, jstr(r, "file"));
+			char *lines = xasprintf("%lld-%lld", json_int(r, "start_line"), json_int(r, "end_line"));
+			md_cell(b, json_str(r, "file"));
 			md_cell(b, lines);
-			md_cell(b, jstr(r, "operation"));
-			md_cell(b, jstr(r, "message"));
-			md_cell(b, jstr(r, "plugin"));
+			md_cell(b, json_str(r, "operation"));
+			md_cell(b, json_str(r, "message"));
+			md_cell(b, json_str(r, "plugin"));
 			md_cell(b, ids);
-			char *cp = xasprintf("%lld (%.12s)", jint(r, "checkpoint"), jstr(r, "commit"));
+			char *cp = xasprintf("%lld (%.12s)", json_int(r, "checkpoint"), json_str(r, "commit"));
 			md_cell(b, cp);
 			free(cp);
 			free(lines);
@@ -505,15 +488,15 @@ static void md_header(sbuf *b, const cJSON *doc)
 {
 	const cJSON *eng = cJSON_GetObjectItem(doc, "engagement");
 	sbuf_adds(b, "# ");
-	md_text(b, jstr(doc, "title"));
+	md_text(b, json_str(doc, "title"));
 	sbuf_adds(b, "\n\n| | |\n|---|---|\n");
 	const struct {
 		const char *label, *value;
 	} meta[] = {
-		{ "Client", jstr(eng, "client") },          { "Project", jstr(eng, "project") },
-		{ "Engagement", jstr(eng, "engagement_id") }, { "Target", jstr(eng, "target_soc") },
-		{ "Date", jstr(doc, "generated_at") },      { "Prepared by", jstr(doc, "generated_by") },
-		{ "Tool", jstr(doc, "ferry_version") },
+		{ "Client", json_str(eng, "client") },          { "Project", json_str(eng, "project") },
+		{ "Engagement", json_str(eng, "engagement_id") }, { "Target", json_str(eng, "target_soc") },
+		{ "Date", json_str(doc, "generated_at") },      { "Prepared by", json_str(doc, "generated_by") },
+		{ "Tool", json_str(doc, "ferry_version") },
 	};
 	for (size_t i = 0; i < sizeof meta / sizeof meta[0]; i++) {
 		sbuf_addf(b, "| %s |", meta[i].label);
@@ -534,37 +517,37 @@ static void md_summary(sbuf *b, const cJSON *doc)
 		             "score, the effort estimate and the strategy recommendation.\n");
 		return;
 	}
-	sbuf_addf(b, "- **Readiness: %lld/100 (%s).**\n", jint(as, "score"), jstr(as, "class"));
-	sbuf_addf(b, "- **Effort: %.1f person-days.** `%s`\n", jnum(as, "effort_days"), jstr(as, "formula"));
+	sbuf_addf(b, "- **Readiness: %lld/100 (%s).**\n", json_int(as, "score"), json_str(as, "class"));
+	sbuf_addf(b, "- **Effort: %.1f person-days.** `%s`\n", json_num(as, "effort_days"), json_str(as, "formula"));
 	sbuf_adds(b, "\n| Category | Days per open finding | Open findings |\n|---|---|---|\n");
 	const cJSON *w;
 	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
 		sbuf_adds(b, "|");
 		md_cell(b, w->string);
-		sbuf_addf(b, " %.3g | %lld |\n", w->valuedouble, jint(cJSON_GetObjectItem(as, "counts"), w->string));
+		sbuf_addf(b, " %.3g | %lld |\n", w->valuedouble, json_int(cJSON_GetObjectItem(as, "counts"), w->string));
 	}
 	sbuf_addf(b, "\nThe weights are the engagement's (`ferry config effort.weight.<category> DAYS`, "
 	             "`ferry config effort.base_days DAYS`); base %.3g days.\n",
-	          jnum(as, "base_days"));
+	          json_num(as, "base_days"));
 	sbuf_adds(b, "\n### Top risks\n\n");
 	const cJSON *r;
 	int n = 0;
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(as, "top_risks")) {
-		char *loc = location(jstr(r, "file"), jint(r, "line"), 0);
-		sbuf_addf(b, "%d. **%s** `%s` — ", ++n, jstr(r, "severity"), loc);
-		md_text(b, jstr(r, "message"));
-		sbuf_addf(b, " *(#%lld, %s)*\n", jint(r, "id"), jstr(r, "category"));
+		char *loc = location(json_str(r, "file"), json_int(r, "line"), 0);
+		sbuf_addf(b, "%d. **%s** `%s` — ", ++n, json_str(r, "severity"), loc);
+		md_text(b, json_str(r, "message"));
+		sbuf_addf(b, " *(#%lld, %s)*\n", json_int(r, "id"), json_str(r, "category"));
 		free(loc);
 	}
 	if (!n)
 		sbuf_adds(b, "No open risks without an automatic fix.\n");
 	const cJSON *st = cJSON_GetObjectItem(as, "strategy");
 	sbuf_adds(b, "\n### Strategy\n\n");
-	sbuf_addf(b, "- Recommended: **%s**. ", strategy_name(jstr(st, "recommended")));
-	md_text(b, jstr(st, "reason"));
+	sbuf_addf(b, "- Recommended: **%s**. ", strategy_name(json_str(st, "recommended")));
+	md_text(b, json_str(st, "reason"));
 	sbuf_addc(b, '\n');
-	if (*jstr(st, "chosen"))
-		sbuf_addf(b, "- Chosen: **%s**.\n", strategy_name(jstr(st, "chosen")));
+	if (*json_str(st, "chosen"))
+		sbuf_addf(b, "- Chosen: **%s**.\n", strategy_name(json_str(st, "chosen")));
 	else
 		sbuf_adds(b, "- Chosen: not recorded yet (`ferry config strategy auto|tool|manual`).\n");
 	const cJSON *d;
@@ -573,9 +556,9 @@ static void md_summary(sbuf *b, const cJSON *doc)
 		if (first)
 			sbuf_adds(b, "- Findings that drove the recommendation:\n");
 		first = 0;
-		char *loc = location(jstr(d, "file"), jint(d, "line"), 0);
-		sbuf_addf(b, "  - #%lld `%s` — ", jint(d, "id"), loc);
-		md_text(b, jstr(d, "message"));
+		char *loc = location(json_str(d, "file"), json_int(d, "line"), 0);
+		sbuf_addf(b, "  - #%lld `%s` — ", json_int(d, "id"), loc);
+		md_text(b, json_str(d, "message"));
 		sbuf_addc(b, '\n');
 		free(loc);
 	}
@@ -587,12 +570,12 @@ static void md_phases(sbuf *b, const cJSON *doc)
 	             "|---|---|---|---|---|---|---|---|---|\n");
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
-		sbuf_addf(b, "| %lld | %s | %s | %lld | %lld | %lld | %lld | %lld |", jint(p, "ord"), jstr(p, "name"),
-		          jstr(p, "status"), jint(p, "open_errors"), jint(p, "open_warnings"), jint(p, "open_info"),
-		          jint(p, "fixed"), jint(p, "waived"));
-		char *so = *jstr(p, "signed_off_at")
-		               ? xasprintf("%s by %s%s%s", jstr(p, "signed_off_at"), jstr(p, "signed_off_by"),
-		                           *jstr(p, "note") ? ": " : "", jstr(p, "note"))
+		sbuf_addf(b, "| %lld | %s | %s | %lld | %lld | %lld | %lld | %lld |", json_int(p, "ord"), json_str(p, "name"),
+		          json_str(p, "status"), json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"),
+		          json_int(p, "fixed"), json_int(p, "waived"));
+		char *so = *json_str(p, "signed_off_at")
+		               ? xasprintf("%s by %s%s%s", json_str(p, "signed_off_at"), json_str(p, "signed_off_by"),
+		                           *json_str(p, "note") ? ": " : "", json_str(p, "note"))
 		               : xstrdup("-");
 		md_cell(b, so);
 		free(so);
@@ -615,13 +598,13 @@ static void md_rest(sbuf *b, const cJSON *doc)
 	else
 		sbuf_adds(b, "| Finding | Location | Message | Reason | By | When |\n|---|---|---|---|---|---|\n");
 	cJSON_ArrayForEach(w, waivers) {
-		char *loc = location(jstr(w, "file"), jint(w, "line"), 0);
-		sbuf_addf(b, "| #%lld |", jint(w, "finding_id"));
+		char *loc = location(json_str(w, "file"), json_int(w, "line"), 0);
+		sbuf_addf(b, "| #%lld |", json_int(w, "finding_id"));
 		md_cell(b, loc);
-		md_cell(b, jstr(w, "message"));
-		md_cell(b, jstr(w, "reason"));
-		md_cell(b, jstr(w, "actor"));
-		md_cell(b, jstr(w, "created_at"));
+		md_cell(b, json_str(w, "message"));
+		md_cell(b, json_str(w, "reason"));
+		md_cell(b, json_str(w, "actor"));
+		md_cell(b, json_str(w, "created_at"));
 		sbuf_addc(b, '\n');
 		free(loc);
 	}
@@ -634,22 +617,22 @@ static void md_environment(sbuf *b, const cJSON *doc)
 	if (!cJSON_IsObject(env)) {
 		sbuf_adds(b, "No environment probe has been ingested (`ferry probe-script` on the NPU host, then "
 		             "`ferry ingest env-probe FILE`).\n");
-	} else if (*jstr(env, "error")) {
-		sbuf_addf(b, "Probe artifact %lld: %s.\n", jint(env, "artifact"), jstr(env, "error"));
+	} else if (*json_str(env, "error")) {
+		sbuf_addf(b, "Probe artifact %lld: %s.\n", json_int(env, "artifact"), json_str(env, "error"));
 	} else {
-		sbuf_addf(b, "From the probe artifact %lld (collected %s):\n\n| | |\n|---|---|\n", jint(env, "artifact"),
-		          jstr(env, "collected_at"));
+		sbuf_addf(b, "From the probe artifact %lld (collected %s):\n\n| | |\n|---|---|\n", json_int(env, "artifact"),
+		          json_str(env, "collected_at"));
 		static const char *const keys[] = { "hostname", "os", "arch", "python", "torch", "torch_npu", "cann", "driver", NULL };
 		for (size_t k = 0; keys[k]; k++) {
 			sbuf_addf(b, "| %s |", keys[k]);
-			md_cell(b, *jstr(env, keys[k]) ? jstr(env, keys[k]) : "-");
+			md_cell(b, *json_str(env, keys[k]) ? json_str(env, keys[k]) : "-");
 			sbuf_addc(b, '\n');
 		}
 		const cJSON *c;
 		sbuf_addf(b, "| NPUs | %d |\n", cJSON_GetArraySize(cJSON_GetObjectItem(env, "chips")));
 		cJSON_ArrayForEach(c, cJSON_GetObjectItem(env, "chips")) {
-			char *t = xasprintf("%s, %s, %.0f MB", jstr(c, "name"), jstr(c, "health"), jnum(c, "memory_mb"));
-			sbuf_addf(b, "| chip %lld |", jint(c, "id"));
+			char *t = xasprintf("%s, %s, %.0f MB", json_str(c, "name"), json_str(c, "health"), json_num(c, "memory_mb"));
+			sbuf_addf(b, "| chip %lld |", json_int(c, "id"));
 			md_cell(b, t);
 			sbuf_addc(b, '\n');
 			free(t);
@@ -659,12 +642,12 @@ static void md_environment(sbuf *b, const cJSON *doc)
 	if (!cJSON_IsObject(base)) {
 		sbuf_adds(b, "Not recorded: ingest a `ferry-bench/1` document with `ferry ingest bench FILE --label gpu`.\n");
 	} else {
-		sbuf_addf(b, "Artifact %lld: ", jint(base, "artifact"));
-		md_text(b, jstr(base, "label"));
+		sbuf_addf(b, "Artifact %lld: ", json_int(base, "artifact"));
+		md_text(b, json_str(base, "label"));
 		sbuf_adds(b, " on ");
-		md_text(b, jstr(base, "hardware"));
+		md_text(b, json_str(base, "hardware"));
 		sbuf_adds(b, ", ");
-		md_text(b, jstr(base, "precision"));
+		md_text(b, json_str(base, "precision"));
 		const cJSON *m;
 		cJSON_ArrayForEach(m, cJSON_GetObjectItem(base, "metrics"))
 			sbuf_addf(b, "; %s %g", m->string, m->valuedouble);
@@ -677,9 +660,9 @@ static void md_environment(sbuf *b, const cJSON *doc)
 	else
 		sbuf_adds(b, "| # | Kind | Label | SHA-256 | Ingested |\n|---|---|---|---|---|\n");
 	cJSON_ArrayForEach(a, arts) {
-		sbuf_addf(b, "| %lld | %s |", jint(a, "id"), jstr(a, "kind"));
-		md_cell(b, jstr(a, "label"));
-		sbuf_addf(b, " `%.16s…` | %s |\n", jstr(a, "sha256"), jstr(a, "ingested_at"));
+		sbuf_addf(b, "| %lld | %s |", json_int(a, "id"), json_str(a, "kind"));
+		md_cell(b, json_str(a, "label"));
+		sbuf_addf(b, " `%.16s…` | %s |\n", json_str(a, "sha256"), json_str(a, "ingested_at"));
 	}
 }
 
@@ -687,12 +670,12 @@ static void md_audit(sbuf *b, const cJSON *doc)
 {
 	const cJSON *au = cJSON_GetObjectItem(doc, "audit"), *h = cJSON_GetObjectItem(doc, "history");
 	sbuf_adds(b, "\n## Audit record\n\n");
-	sbuf_addf(b, "- Audit chain head: `%s` after %lld events.\n", jstr(au, "head"), jint(au, "events"));
-	sbuf_addf(b, "- History: baseline `%.12s`, head `%.12s`, %lld checkpoints.\n", jstr(h, "baseline"), jstr(h, "head"),
-	          jint(h, "checkpoints"));
+	sbuf_addf(b, "- Audit chain head: `%s` after %lld events.\n", json_str(au, "head"), json_int(au, "events"));
+	sbuf_addf(b, "- History: baseline `%.12s`, head `%.12s`, %lld checkpoints.\n", json_str(h, "baseline"), json_str(h, "head"),
+	          json_int(h, "checkpoints"));
 	sbuf_addf(b, "- To check that the record was not altered, run `%s` in the project directory: it recomputes "
 	             "the chain and checks every checkpoint commit.\n",
-	          jstr(au, "verify"));
+	          json_str(au, "verify"));
 }
 
 static void md_render(sbuf *b, const cJSON *doc, int parts)
@@ -709,8 +692,8 @@ static void md_render(sbuf *b, const cJSON *doc, int parts)
 		md_rows(b, cJSON_GetObjectItem(doc, "changes"), 0);
 		const cJSON *r;
 		cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "reverted_checkpoints"))
-			sbuf_addf(b, "\nCheckpoint %lld (%s) was reverted by checkpoint %lld and is not listed.\n", jint(r, "id"),
-			          jstr(r, "plugin"), jint(r, "reverted_by"));
+			sbuf_addf(b, "\nCheckpoint %lld (%s) was reverted by checkpoint %lld and is not listed.\n", json_int(r, "id"),
+			          json_str(r, "plugin"), json_int(r, "reverted_by"));
 	}
 	if (parts & PART_UNSUPPORTED) {
 		sbuf_adds(b, "\n## Unsupported list\n\nOpen findings without an automatic fix: constructs a person must port.\n\n");
@@ -831,13 +814,13 @@ static void html_header(sbuf *b, const cJSON *doc)
 	sbuf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n<title>");
-	h(b, jstr(doc, "title"));
+	h(b, json_str(doc, "title"));
 	sbuf_addf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>", html_css);
-	h(b, jstr(doc, "title"));
+	h(b, json_str(doc, "title"));
 	sbuf_adds(b, "</h1>\n<table class=\"meta\">\n");
 	const char *labels[] = { "Client", "Project", "Engagement", "Target", "Date", "Prepared by" };
-	const char *values[] = { jstr(eng, "client"), jstr(eng, "project"), jstr(eng, "engagement_id"),
-		                     jstr(eng, "target_soc"), jstr(doc, "generated_at"), jstr(doc, "generated_by") };
+	const char *values[] = { json_str(eng, "client"), json_str(eng, "project"), json_str(eng, "engagement_id"),
+		                     json_str(eng, "target_soc"), json_str(doc, "generated_at"), json_str(doc, "generated_by") };
 	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
 		const char *cells[2] = { labels[i], *values[i] ? values[i] : "-" };
 		h_row_cells(b, cells, 2);
@@ -857,46 +840,46 @@ static void html_summary(sbuf *b, const cJSON *doc)
 	const cJSON *st = cJSON_GetObjectItem(as, "strategy");
 	sbuf_addf(b, "<div class=\"cards\">\n<div class=\"card\"><div class=\"label\">Readiness</div>"
 	             "<div class=\"big\">%lld/100</div><div>",
-	          jint(as, "score"));
-	h(b, jstr(as, "class"));
+	          json_int(as, "score"));
+	h(b, json_str(as, "class"));
 	sbuf_addf(b, "</div></div>\n<div class=\"card\"><div class=\"label\">Effort</div><div class=\"big\">%.1f "
 	             "person-days</div><div class=\"muted\">estimate from the open assess findings</div></div>\n",
-	          jnum(as, "effort_days"));
+	          json_num(as, "effort_days"));
 	sbuf_adds(b, "<div class=\"card\"><div class=\"label\">Strategy</div><div class=\"big\">");
-	h(b, *jstr(st, "chosen") ? jstr(st, "chosen") : jstr(st, "recommended"));
+	h(b, *json_str(st, "chosen") ? json_str(st, "chosen") : json_str(st, "recommended"));
 	sbuf_adds(b, "</div><div>");
-	if (*jstr(st, "chosen")) {
+	if (*json_str(st, "chosen")) {
 		sbuf_adds(b, "chosen; recommended: ");
-		h(b, jstr(st, "recommended"));
+		h(b, json_str(st, "recommended"));
 	} else {
 		sbuf_adds(b, "recommended; not chosen yet");
 	}
 	sbuf_adds(b, "</div></div>\n</div>\n<p class=\"formula\"><code>");
-	h(b, jstr(as, "formula"));
+	h(b, json_str(as, "formula"));
 	sbuf_addf(b, "</code></p>\n<table>\n<tr><th>Category</th><th>Days per open finding</th><th>Open findings</th></tr>\n");
 	const cJSON *w;
 	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
 		sbuf_adds(b, "<tr><td>");
 		h(b, w->string);
 		sbuf_addf(b, "</td><td class=\"num\">%.3g</td><td class=\"num\">%lld</td></tr>\n", w->valuedouble,
-		          jint(cJSON_GetObjectItem(as, "counts"), w->string));
+		          json_int(cJSON_GetObjectItem(as, "counts"), w->string));
 	}
 	sbuf_addf(b, "</table>\n<p class=\"muted\">Base %.3g days. The weights are the engagement's: "
 	             "<code>ferry config effort.weight.&lt;category&gt; DAYS</code>.</p>\n",
-	          jnum(as, "base_days"));
+	          json_num(as, "base_days"));
 	sbuf_adds(b, "<h3>Top risks</h3>\n<ul class=\"findings\">\n");
 	const cJSON *r;
 	int n = 0;
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(as, "top_risks")) {
-		char *loc = location(jstr(r, "file"), jint(r, "line"), 0);
+		char *loc = location(json_str(r, "file"), json_int(r, "line"), 0);
 		sbuf_adds(b, "<li>");
-		h_badge(b, "sev", jstr(r, "severity"));
+		h_badge(b, "sev", json_str(r, "severity"));
 		sbuf_adds(b, " <span class=\"loc\">");
 		h(b, loc);
 		sbuf_adds(b, "</span> ");
-		h_rich(b, jstr(r, "message"));
-		sbuf_addf(b, " <span class=\"ref\">#%lld · ", jint(r, "id"));
-		h(b, jstr(r, "category"));
+		h_rich(b, json_str(r, "message"));
+		sbuf_addf(b, " <span class=\"ref\">#%lld · ", json_int(r, "id"));
+		h(b, json_str(r, "category"));
 		sbuf_adds(b, "</span></li>\n");
 		free(loc);
 		n++;
@@ -904,13 +887,13 @@ static void html_summary(sbuf *b, const cJSON *doc)
 	if (!n)
 		sbuf_adds(b, "<li>No open risks without an automatic fix.</li>\n");
 	sbuf_adds(b, "</ul>\n<h3>Strategy</h3>\n<p>Recommended: <strong>");
-	h(b, strategy_name(jstr(st, "recommended")));
+	h(b, strategy_name(json_str(st, "recommended")));
 	sbuf_adds(b, "</strong>. ");
-	h_rich(b, jstr(st, "reason"));
+	h_rich(b, json_str(st, "reason"));
 	sbuf_adds(b, "</p>\n<p>Chosen: ");
-	if (*jstr(st, "chosen")) {
+	if (*json_str(st, "chosen")) {
 		sbuf_adds(b, "<strong>");
-		h(b, strategy_name(jstr(st, "chosen")));
+		h(b, strategy_name(json_str(st, "chosen")));
 		sbuf_adds(b, "</strong>.</p>\n");
 	} else {
 		sbuf_adds(b, "not recorded yet (<code>ferry config strategy auto|tool|manual</code>).</p>\n");
@@ -919,11 +902,11 @@ static void html_summary(sbuf *b, const cJSON *doc)
 	if (cJSON_GetArraySize(drivers))
 		sbuf_adds(b, "<p>Findings that drove the recommendation:</p>\n<ul class=\"findings\">\n");
 	cJSON_ArrayForEach(d, drivers) {
-		char *loc = location(jstr(d, "file"), jint(d, "line"), 0);
-		sbuf_addf(b, "<li>#%lld <span class=\"loc\">", jint(d, "id"));
+		char *loc = location(json_str(d, "file"), json_int(d, "line"), 0);
+		sbuf_addf(b, "<li>#%lld <span class=\"loc\">", json_int(d, "id"));
 		h(b, loc);
 		sbuf_adds(b, "</span> ");
-		h_rich(b, jstr(d, "message"));
+		h_rich(b, json_str(d, "message"));
 		sbuf_adds(b, "</li>\n");
 		free(loc);
 	}
@@ -937,21 +920,21 @@ static void html_phases(sbuf *b, const cJSON *doc)
 	             "<th>Info</th><th>Fixed</th><th>Waived</th><th>Sign-off</th></tr>\n");
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
-		sbuf_addf(b, "<tr><td class=\"num\">%lld</td><td>", jint(p, "ord"));
-		h(b, jstr(p, "name"));
+		sbuf_addf(b, "<tr><td class=\"num\">%lld</td><td>", json_int(p, "ord"));
+		h(b, json_str(p, "name"));
 		sbuf_adds(b, "</td><td>");
-		h_badge(b, "ph", jstr(p, "status"));
+		h_badge(b, "ph", json_str(p, "status"));
 		sbuf_addf(b, "</td><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
 		             "<td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>",
-		          jint(p, "open_errors"), jint(p, "open_warnings"), jint(p, "open_info"), jint(p, "fixed"),
-		          jint(p, "waived"));
-		if (*jstr(p, "signed_off_at")) {
-			h(b, jstr(p, "signed_off_by"));
+		          json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"), json_int(p, "fixed"),
+		          json_int(p, "waived"));
+		if (*json_str(p, "signed_off_at")) {
+			h(b, json_str(p, "signed_off_by"));
 			sbuf_adds(b, ", ");
-			h(b, jstr(p, "signed_off_at"));
-			if (*jstr(p, "note")) {
+			h(b, json_str(p, "signed_off_at"));
+			if (*json_str(p, "note")) {
 				sbuf_adds(b, ": ");
-				h(b, jstr(p, "note"));
+				h(b, json_str(p, "note"));
 			}
 		} else {
 			sbuf_adds(b, "-");
@@ -975,23 +958,23 @@ static void html_group(sbuf *b, const char *phase, const char *category, const c
 	cJSON_ArrayForEach(f, findings) {
 		if (!finding_in(f, phase, category))
 			continue;
-		char *loc = location(jstr(f, "file"), jint(f, "line"), 0);
+		char *loc = location(json_str(f, "file"), json_int(f, "line"), 0);
 		sbuf_adds(b, "<li>");
-		h_badge(b, "sev", jstr(f, "severity"));
+		h_badge(b, "sev", json_str(f, "severity"));
 		sbuf_adds(b, " ");
-		h_badge(b, "st", jstr(f, "status"));
+		h_badge(b, "st", json_str(f, "status"));
 		sbuf_adds(b, " <span class=\"loc\">");
 		h(b, loc);
 		sbuf_adds(b, "</span> ");
-		h_rich(b, jstr(f, "message"));
-		sbuf_addf(b, " <span class=\"ref\">#%lld · ", jint(f, "id"));
-		h(b, jstr(f, "plugin"));
+		h_rich(b, json_str(f, "message"));
+		sbuf_addf(b, " <span class=\"ref\">#%lld · ", json_int(f, "id"));
+		h(b, json_str(f, "plugin"));
 		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
 			sbuf_adds(b, " · fixable");
 		sbuf_adds(b, "</span>");
-		if (*jstr(f, "suggestion")) {
+		if (*json_str(f, "suggestion")) {
 			sbuf_adds(b, "<div class=\"advice\">Advice: ");
-			h_rich(b, jstr(f, "suggestion"));
+			h_rich(b, json_str(f, "suggestion"));
 			sbuf_adds(b, "</div>");
 		}
 		sbuf_adds(b, "</li>\n");
@@ -1015,9 +998,9 @@ static void html_findings(sbuf *b, const cJSON *doc)
 	}
 	sbuf_adds(b, "<table>\n<tr><th>Finding</th><th>Location</th><th>Message</th><th>Reason</th><th>By</th><th>When</th></tr>\n");
 	cJSON_ArrayForEach(w, waivers) {
-		char *loc = location(jstr(w, "file"), jint(w, "line"), 0);
-		char *id = xasprintf("#%lld", jint(w, "finding_id"));
-		const char *cells[] = { id, loc, jstr(w, "message"), jstr(w, "reason"), jstr(w, "actor"), jstr(w, "created_at") };
+		char *loc = location(json_str(w, "file"), json_int(w, "line"), 0);
+		char *id = xasprintf("#%lld", json_int(w, "finding_id"));
+		const char *cells[] = { id, loc, json_str(w, "message"), json_str(w, "reason"), json_str(w, "actor"), json_str(w, "created_at") };
 		h_row_cells(b, cells, 6);
 		free(loc);
 		free(id);
@@ -1038,28 +1021,28 @@ static void html_rows(sbuf *b, const cJSON *rows, int unsupported)
 		sbuf_adds(b, "<table>\n<tr><th>Location</th><th>Operation</th><th>Change</th><th>Check</th><th>Checkpoint</th></tr>\n");
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rows) {
-		char *loc = location(jstr(r, "file"), jint(r, "start_line"), jint(r, "end_line"));
+		char *loc = location(json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
 		char *ids = ids_text(cJSON_GetObjectItem(r, "findings"));
 		sbuf_adds(b, "<tr><td class=\"loc\">");
 		h(b, loc);
 		sbuf_adds(b, "</td><td>");
 		if (unsupported)
-			h_badge(b, "sev", jstr(r, "severity"));
+			h_badge(b, "sev", json_str(r, "severity"));
 		else
-			h_badge(b, "op", jstr(r, "operation"));
+			h_badge(b, "op", json_str(r, "operation"));
 		sbuf_adds(b, "</td><td>");
-		h_rich(b, jstr(r, "message"));
+		h_rich(b, json_str(r, "message"));
 		sbuf_adds(b, "</td><td>");
 		if (unsupported) {
-			h_rich(b, jstr(r, "advice"));
+			h_rich(b, json_str(r, "advice"));
 			sbuf_adds(b, "</td><td>");
 		}
-		h(b, jstr(r, "plugin"));
+		h(b, json_str(r, "plugin"));
 		sbuf_adds(b, " <span class=\"ref\">");
 		h(b, ids);
 		sbuf_adds(b, "</span></td>");
 		if (!unsupported)
-			sbuf_addf(b, "<td>%lld <span class=\"ref\">%.12s</span></td>", jint(r, "checkpoint"), jstr(r, "commit"));
+			sbuf_addf(b, "<td>%lld <span class=\"ref\">%.12s</span></td>", json_int(r, "checkpoint"), json_str(r, "commit"));
 		sbuf_adds(b, "</tr>\n");
 		free(loc);
 		free(ids);
@@ -1074,23 +1057,23 @@ static void html_environment(sbuf *b, const cJSON *doc)
 	if (!cJSON_IsObject(env)) {
 		sbuf_adds(b, "<p>No environment probe has been ingested (<code>ferry probe-script</code> on the NPU host, "
 		             "then <code>ferry ingest env-probe FILE</code>).</p>\n");
-	} else if (*jstr(env, "error")) {
-		sbuf_addf(b, "<p>Probe artifact %lld: ", jint(env, "artifact"));
-		h(b, jstr(env, "error"));
+	} else if (*json_str(env, "error")) {
+		sbuf_addf(b, "<p>Probe artifact %lld: ", json_int(env, "artifact"));
+		h(b, json_str(env, "error"));
 		sbuf_adds(b, ".</p>\n");
 	} else {
-		sbuf_addf(b, "<p>From the probe artifact %lld, collected ", jint(env, "artifact"));
-		h(b, jstr(env, "collected_at"));
+		sbuf_addf(b, "<p>From the probe artifact %lld, collected ", json_int(env, "artifact"));
+		h(b, json_str(env, "collected_at"));
 		sbuf_adds(b, ".</p>\n<table class=\"meta\">\n");
 		static const char *const keys[] = { "hostname", "os", "arch", "python", "torch", "torch_npu", "cann", "driver", NULL };
 		for (size_t k = 0; keys[k]; k++) {
-			const char *cells[2] = { keys[k], *jstr(env, keys[k]) ? jstr(env, keys[k]) : "-" };
+			const char *cells[2] = { keys[k], *json_str(env, keys[k]) ? json_str(env, keys[k]) : "-" };
 			h_row_cells(b, cells, 2);
 		}
 		const cJSON *c;
 		cJSON_ArrayForEach(c, cJSON_GetObjectItem(env, "chips")) {
-			char *label = xasprintf("NPU %lld", jint(c, "id"));
-			char *t = xasprintf("%s, %s, %.0f MB", jstr(c, "name"), jstr(c, "health"), jnum(c, "memory_mb"));
+			char *label = xasprintf("NPU %lld", json_int(c, "id"));
+			char *t = xasprintf("%s, %s, %.0f MB", json_str(c, "name"), json_str(c, "health"), json_num(c, "memory_mb"));
 			const char *cells[2] = { label, t };
 			h_row_cells(b, cells, 2);
 			free(label);
@@ -1103,12 +1086,12 @@ static void html_environment(sbuf *b, const cJSON *doc)
 		sbuf_adds(b, "<p>Not recorded: ingest a <code>ferry-bench/1</code> document with "
 		             "<code>ferry ingest bench FILE --label gpu</code>.</p>\n");
 	} else {
-		sbuf_addf(b, "<p>Artifact %lld: ", jint(base, "artifact"));
-		h(b, jstr(base, "label"));
+		sbuf_addf(b, "<p>Artifact %lld: ", json_int(base, "artifact"));
+		h(b, json_str(base, "label"));
 		sbuf_adds(b, " on ");
-		h(b, jstr(base, "hardware"));
+		h(b, json_str(base, "hardware"));
 		sbuf_adds(b, ", ");
-		h(b, jstr(base, "precision"));
+		h(b, json_str(base, "precision"));
 		const cJSON *m;
 		cJSON_ArrayForEach(m, cJSON_GetObjectItem(base, "metrics")) {
 			sbuf_adds(b, "; ");
@@ -1125,9 +1108,9 @@ static void html_environment(sbuf *b, const cJSON *doc)
 	}
 	sbuf_adds(b, "<table>\n<tr><th>#</th><th>Kind</th><th>Label</th><th>SHA-256</th><th>Ingested</th></tr>\n");
 	cJSON_ArrayForEach(a, arts) {
-		char *id = xasprintf("%lld", jint(a, "id"));
-		char *sha = xasprintf("%.16s…", jstr(a, "sha256"));
-		const char *cells[] = { id, jstr(a, "kind"), jstr(a, "label"), sha, jstr(a, "ingested_at") };
+		char *id = xasprintf("%lld", json_int(a, "id"));
+		char *sha = xasprintf("%.16s…", json_str(a, "sha256"));
+		const char *cells[] = { id, json_str(a, "kind"), json_str(a, "label"), sha, json_str(a, "ingested_at") };
 		h_row_cells(b, cells, 5);
 		free(id);
 		free(sha);
@@ -1139,17 +1122,17 @@ static void html_audit(sbuf *b, const cJSON *doc)
 {
 	const cJSON *au = cJSON_GetObjectItem(doc, "audit"), *hi = cJSON_GetObjectItem(doc, "history");
 	sbuf_adds(b, "<h2>Audit record</h2>\n<table class=\"meta\">\n");
-	char *events = xasprintf("%lld", jint(au, "events"));
-	char *cps = xasprintf("%lld", jint(hi, "checkpoints"));
-	const char *rows[][2] = { { "Audit chain head", jstr(au, "head") }, { "Events", events },
-		                      { "Baseline commit", jstr(hi, "baseline") }, { "Head commit", jstr(hi, "head") },
+	char *events = xasprintf("%lld", json_int(au, "events"));
+	char *cps = xasprintf("%lld", json_int(hi, "checkpoints"));
+	const char *rows[][2] = { { "Audit chain head", json_str(au, "head") }, { "Events", events },
+		                      { "Baseline commit", json_str(hi, "baseline") }, { "Head commit", json_str(hi, "head") },
 		                      { "Checkpoints", cps } };
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
 		h_row_cells(b, rows[i], 2);
 	free(events);
 	free(cps);
 	sbuf_adds(b, "</table>\n<p>To check that the record was not altered, run <code>");
-	h(b, jstr(au, "verify"));
+	h(b, json_str(au, "verify"));
 	sbuf_adds(b, "</code> in the project directory: it recomputes the hash chain and checks every checkpoint commit.</p>\n");
 }
 
@@ -1167,9 +1150,9 @@ static void html_render(sbuf *b, const cJSON *doc, int parts)
 		html_rows(b, cJSON_GetObjectItem(doc, "changes"), 0);
 		const cJSON *r;
 		cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "reverted_checkpoints")) {
-			sbuf_addf(b, "<p class=\"muted\">Checkpoint %lld (", jint(r, "id"));
-			h(b, jstr(r, "plugin"));
-			sbuf_addf(b, ") was reverted by checkpoint %lld and is not listed.</p>\n", jint(r, "reverted_by"));
+			sbuf_addf(b, "<p class=\"muted\">Checkpoint %lld (", json_int(r, "id"));
+			h(b, json_str(r, "plugin"));
+			sbuf_addf(b, ") was reverted by checkpoint %lld and is not listed.</p>\n", json_int(r, "reverted_by"));
 		}
 	}
 	if (parts & PART_UNSUPPORTED) {
@@ -1182,12 +1165,12 @@ static void html_render(sbuf *b, const cJSON *doc, int parts)
 		html_audit(b, doc);
 	}
 	sbuf_adds(b, "<footer>Generated by ferry");
-	if (*jstr(doc, "ferry_version")) {
+	if (*json_str(doc, "ferry_version")) {
 		sbuf_adds(b, " ");
-		h(b, jstr(doc, "ferry_version"));
+		h(b, json_str(doc, "ferry_version"));
 	}
 	sbuf_adds(b, " on ");
-	h(b, jstr(doc, "generated_at"));
+	h(b, json_str(doc, "generated_at"));
 	sbuf_adds(b, ".</footer>\n</main>\n</body>\n</html>\n");
 }
 
@@ -1223,22 +1206,22 @@ static void csv_findings(sbuf *b, const cJSON *findings)
 	sbuf_adds(b, "id,phase,category,severity,status,plugin,file,line,col,end_line,end_col,message,suggestion,fixable\r\n");
 	const cJSON *f;
 	cJSON_ArrayForEach(f, findings) {
-		sbuf_addf(b, "%lld,", jint(f, "id"));
-		changes_csv_field(b, jstr(f, "phase"));
+		sbuf_addf(b, "%lld,", json_int(f, "id"));
+		changes_csv_field(b, json_str(f, "phase"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(f, "category"));
+		changes_csv_field(b, json_str(f, "category"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(f, "severity"));
+		changes_csv_field(b, json_str(f, "severity"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(f, "status"));
+		changes_csv_field(b, json_str(f, "status"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(f, "plugin"));
+		changes_csv_field(b, json_str(f, "plugin"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(f, "file"));
-		sbuf_addf(b, ",%lld,%lld,%lld,%lld,", jint(f, "line"), jint(f, "col"), jint(f, "end_line"), jint(f, "end_col"));
-		changes_csv_field(b, jstr(f, "message"));
+		changes_csv_field(b, json_str(f, "file"));
+		sbuf_addf(b, ",%lld,%lld,%lld,%lld,", json_int(f, "line"), json_int(f, "col"), json_int(f, "end_line"), json_int(f, "end_col"));
+		changes_csv_field(b, json_str(f, "message"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, jstr(f, "suggestion"));
+		changes_csv_field(b, json_str(f, "suggestion"));
 		sbuf_addf(b, ",%s\r\n", cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ? "true" : "false");
 	}
 }
@@ -1278,13 +1261,13 @@ static int sarif_render(sbuf *b, workspace *ws, const cJSON *doc, const char *se
 		goto out;
 	cJSON *f;
 	cJSON_ArrayForEach(f, all) {
-		int keep = strcmp(jstr(f, "status"), "fixed") != 0;
+		int keep = strcmp(json_str(f, "status"), "fixed") != 0;
 		if (unsupported) {
 			keep = 0;
 			const cJSON *r, *id;
 			cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "unsupported"))
 				cJSON_ArrayForEach(id, cJSON_GetObjectItem(r, "findings"))
-					keep |= (long long)id->valuedouble == jint(f, "id");
+					keep |= (long long)id->valuedouble == json_int(f, "id");
 		}
 		if (keep)
 			cJSON_AddItemToArray(sel, cJSON_Duplicate(f, 1));

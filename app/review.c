@@ -1,16 +1,11 @@
 /* review — see review.h. */
 #include "review.h"
+#include "json.h"
 #include "audit.h"
 #include "err.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static const char *jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
 
 int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason)
 {
@@ -28,9 +23,9 @@ int review_waive(workspace *ws, const long long *ids, size_t n, const char *reas
 				row = r;
 		if (!row)
 			rc = err_set(FERRY_ENOTFOUND, "finding %lld: no such finding", ids[i]);
-		else if (strcmp(jstr(row, "status"), "open") != 0)
+		else if (strcmp(json_str(row, "status"), "open") != 0)
 			rc = err_set(FERRY_EREFUSED, "finding %lld: is %s, only open findings can be waived", ids[i],
-			             jstr(row, "status"));
+			             json_str(row, "status"));
 	}
 	cJSON_Delete(rows);
 	if (rc || (rc = store_begin(ws->db)))
@@ -69,7 +64,7 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 	const cJSON *p = cJSON_GetArrayItem(phases, idx);
 	if (!why->kind && cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {
 		why->kind = REVIEW_ALREADY_SIGNED;
-		snprintf(why->by, sizeof why->by, "%s", jstr(p, "signed_off_by"));
+		snprintf(why->by, sizeof why->by, "%s", json_str(p, "signed_off_by"));
 	}
 	const cJSON *errors = cJSON_GetObjectItem(p, "open_errors");
 	if (!why->kind && cJSON_IsNumber(errors) && errors->valuedouble > 0) {

@@ -1,5 +1,6 @@
 /* model — see model.h. */
 #include "model.h"
+#include "json.h"
 #include "audit.h"
 #include "check.h"
 #include "cli.h"
@@ -12,21 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *jstr(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static char *jdup(const cJSON *o, const char *key)
 {
-	return xstrdup(jstr(o, key));
-}
-
-static long long jint(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : 0;
+	return xstrdup(json_str(o, key));
 }
 
 int model_severity_rank(const char *s)
@@ -80,25 +69,25 @@ static void load_readiness(tui_readiness *r, const cJSON *a)
 	r->ran = cJSON_IsTrue(cJSON_GetObjectItem(a, "ran"));
 	if (!r->ran)
 		return;
-	r->score = (int)jint(a, "score");
+	r->score = (int)json_int(a, "score");
 	r->klass = jdup(a, "class");
 	const cJSON *d = cJSON_GetObjectItem(a, "effort_days");
 	r->effort_days = cJSON_IsNumber(d) ? d->valuedouble : 0;
 	r->formula = jdup(a, "formula");
 	const cJSON *st = cJSON_GetObjectItem(a, "strategy");
 	r->strategy = jdup(st, "recommended");
-	r->chosen = *jstr(st, "chosen") ? jdup(st, "chosen") : NULL;
+	r->chosen = *json_str(st, "chosen") ? jdup(st, "chosen") : NULL;
 	r->reason = jdup(st, "reason");
 	const cJSON *x;
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(a, "top_risks")) {
 		if (r->nrisks >= 5)
 			break;
 		tui_risk *k = &r->risks[r->nrisks++];
-		k->id = jint(x, "id");
+		k->id = json_int(x, "id");
 		k->severity = jdup(x, "severity");
 		k->file = jdup(x, "file");
 		k->message = jdup(x, "message");
-		k->line = (int)jint(x, "line");
+		k->line = (int)json_int(x, "line");
 	}
 }
 
@@ -152,33 +141,33 @@ int model_load_status(model *m)
 	m->engagement = jdup(eng, "engagement_id");
 	m->client = jdup(eng, "client");
 	m->target = jdup(eng, "target_soc");
-	m->actor = xstrdup(jstr(st, "actor"));
+	m->actor = xstrdup(json_str(st, "actor"));
 	const cJSON *head = cJSON_GetObjectItem(st, "head");
-	snprintf(m->head, sizeof m->head, "%s", jstr(head, "commit"));
-	snprintf(m->head_kind, sizeof m->head_kind, "%s", jstr(head, "kind"));
-	m->head_cp = jint(head, "checkpoint");
-	m->ncheckpoints = (int)jint(st, "checkpoints");
+	snprintf(m->head, sizeof m->head, "%s", json_str(head, "commit"));
+	snprintf(m->head_kind, sizeof m->head_kind, "%s", json_str(head, "kind"));
+	m->head_cp = json_int(head, "checkpoint");
+	m->ncheckpoints = (int)json_int(st, "checkpoints");
 	const cJSON *c = cJSON_GetObjectItem(st, "findings");
-	m->open = (int)jint(c, "open");
-	m->errors = (int)jint(c, "errors");
-	m->warnings = (int)jint(c, "warnings");
-	m->info = (int)jint(c, "info");
-	m->fixed = (int)jint(c, "fixed");
-	m->waived = (int)jint(c, "waived");
+	m->open = (int)json_int(c, "open");
+	m->errors = (int)json_int(c, "errors");
+	m->warnings = (int)json_int(c, "warnings");
+	m->info = (int)json_int(c, "info");
+	m->fixed = (int)json_int(c, "fixed");
+	m->waived = (int)json_int(c, "waived");
 	const cJSON *p;
 	int i = 0;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases")) {
 		if (i >= 7)
 			break;
 		tui_phase *ph = &m->phases[i++];
-		snprintf(ph->status, sizeof ph->status, "%s", jstr(p, "status"));
-		ph->errors = (int)jint(p, "open_errors");
-		ph->warnings = (int)jint(p, "open_warnings");
-		ph->info = (int)jint(p, "open_info");
-		ph->fixed = (int)jint(p, "fixed");
-		ph->waived = (int)jint(p, "waived");
-		ph->runs = (int)jint(p, "runs");
-		ph->signed_by = *jstr(p, "signed_off_by") ? jdup(p, "signed_off_by") : NULL;
+		snprintf(ph->status, sizeof ph->status, "%s", json_str(p, "status"));
+		ph->errors = (int)json_int(p, "open_errors");
+		ph->warnings = (int)json_int(p, "open_warnings");
+		ph->info = (int)json_int(p, "open_info");
+		ph->fixed = (int)json_int(p, "fixed");
+		ph->waived = (int)json_int(p, "waived");
+		ph->runs = (int)json_int(p, "runs");
+		ph->signed_by = *json_str(p, "signed_off_by") ? jdup(p, "signed_off_by") : NULL;
 	}
 	load_readiness(&m->ready, cJSON_GetObjectItem(st, "assessment"));
 	const cJSON *cfg = cJSON_GetObjectItem(st, "config"), *kv;
@@ -194,7 +183,7 @@ int model_load_status(model *m)
 static void from_json(tui_finding *f, const cJSON *row)
 {
 	memset(f, 0, sizeof *f);
-	f->id = jint(row, "id");
+	f->id = json_int(row, "id");
 	f->plugin = jdup(row, "plugin");
 	f->phase = jdup(row, "phase");
 	f->severity = jdup(row, "severity");
@@ -203,10 +192,10 @@ static void from_json(tui_finding *f, const cJSON *row)
 	f->message = jdup(row, "message");
 	f->suggestion = jdup(row, "suggestion");
 	f->status = jdup(row, "status");
-	f->line = (int)jint(row, "line");
-	f->col = (int)jint(row, "col");
-	f->end_line = (int)jint(row, "end_line");
-	f->end_col = (int)jint(row, "end_col");
+	f->line = (int)json_int(row, "line");
+	f->col = (int)json_int(row, "col");
+	f->end_line = (int)json_int(row, "end_line");
+	f->end_col = (int)json_int(row, "end_col");
 	f->sev_rank = model_severity_rank(f->severity);
 	const cJSON *ed = cJSON_GetObjectItem(row, "edits");
 	int n = cJSON_IsArray(ed) ? cJSON_GetArraySize(ed) : 0;
@@ -215,8 +204,8 @@ static void from_json(tui_finding *f, const cJSON *row)
 		const cJSON *e;
 		cJSON_ArrayForEach(e, ed) {
 			tui_edit *d = &f->edits[f->nedits++];
-			d->start = (unsigned)jint(e, "start_byte");
-			d->end = (unsigned)jint(e, "end_byte");
+			d->start = (unsigned)json_int(e, "start_byte");
+			d->end = (unsigned)json_int(e, "end_byte");
 			d->text = jdup(e, "text");
 		}
 	}
@@ -310,8 +299,8 @@ int model_checkpoints(tui_checkpoint **out, size_t *n, model *m)
 	const cJSON *row;
 	cJSON_ArrayForEach(row, rows) {
 		tui_checkpoint *d = &c[i++];
-		d->id = jint(row, "id");
-		snprintf(d->commit, sizeof d->commit, "%s", jstr(row, "commit"));
+		d->id = json_int(row, "id");
+		snprintf(d->commit, sizeof d->commit, "%s", json_str(row, "commit"));
 		d->kind = jdup(row, "kind");
 		d->message = jdup(row, "message");
 		d->actor = jdup(row, "actor");
@@ -357,13 +346,13 @@ int model_artifacts(tui_artifact **out, size_t *n, model *m)
 	const cJSON *row;
 	cJSON_ArrayForEach(row, rows) {
 		tui_artifact *d = &a[i++];
-		d->id = jint(row, "id");
+		d->id = json_int(row, "id");
 		d->kind = jdup(row, "kind");
 		d->label = jdup(row, "label");
 		d->path = jdup(row, "path");
 		d->time = jdup(row, "ingested_at");
 		d->actor = jdup(row, "actor");
-		d->size = jint(row, "size");
+		d->size = json_int(row, "size");
 	}
 	cJSON_Delete(rows);
 	*out = a;
@@ -420,24 +409,24 @@ int model_reports(tui_artifact **out, size_t *n, model *m)
 	size_t count = 0, i = 0;
 	const cJSON *ev;
 	cJSON_ArrayForEach(ev, events)
-		count += strcmp(jstr(ev, "kind"), "report") == 0;
+		count += strcmp(json_str(ev, "kind"), "report") == 0;
 	tui_artifact *a = xcalloc(count ? count : 1, sizeof *a);
 	cJSON_ArrayForEach(ev, events) {
-		if (strcmp(jstr(ev, "kind"), "report") != 0)
+		if (strcmp(json_str(ev, "kind"), "report") != 0)
 			continue;
 		const cJSON *d = cJSON_GetObjectItem(ev, "data");
 		tui_artifact *r = &a[i++];
-		r->id = jint(ev, "seq");
+		r->id = json_int(ev, "seq");
 		r->kind = xstrdup("report");
-		r->label = xasprintf("%s · %s", jstr(d, "format"), *jstr(d, "section") ? jstr(d, "section") : "all");
-		const char *path = jstr(d, "path");
+		r->label = xasprintf("%s · %s", json_str(d, "format"), *json_str(d, "section") ? json_str(d, "section") : "all");
+		const char *path = json_str(d, "path");
 		size_t rl = strlen(m->ws->root);
 		if (strncmp(path, m->ws->root, rl) == 0 && path[rl] == '/') /* shown relative to the project */
 			path += rl + 1;
 		r->path = xstrdup(path);
 		r->time = jdup(ev, "time");
 		r->actor = jdup(ev, "actor");
-		r->size = jint(d, "bytes");
+		r->size = json_int(d, "bytes");
 	}
 	cJSON_Delete(events);
 	*out = a;
