@@ -35,7 +35,9 @@ else
 Q := @
 endif
 
-.PHONY: all grammar test test-unit test-plugins test-tui test-cli test-asan fuzz bench clean
+SARIF_SCHEMA := $(BUILD)/tools/sarif-2.1.0-rtm.5.json
+
+.PHONY: all grammar sarif-tools test test-unit test-plugins test-tui test-cli test-asan fuzz bench clean
 
 all: $(FERRY_BIN)
 
@@ -60,6 +62,22 @@ $(GRAMMAR_DIR)/parser.c:
 	@echo "  NPM   tree-sitter-python@$(GRAMMAR_VERSION)"
 	$(Q)cd $(BUILD)/grammar && npm pack --silent tree-sitter-python@$(GRAMMAR_VERSION) >/dev/null && \
 		tar xzf tree-sitter-python-$(GRAMMAR_VERSION).tgz package/src && touch package/src/parser.c
+
+# The SARIF 2.1.0 schema (shipped in the SARIF authors' npm package) and a JSON-schema
+# validator, for the tests that check `ferry check --format sarif` against the schema.
+sarif-tools: $(SARIF_SCHEMA) $(BUILD)/tools/node_modules/ajv-draft-04/package.json
+
+$(SARIF_SCHEMA):
+	@mkdir -p $(BUILD)/tools
+	@echo "  NPM   SARIF 2.1.0 schema"
+	$(Q)cd $(BUILD)/tools && npm pack --silent @microsoft/jest-sarif@1.0.0-beta.0 >/dev/null && \
+		tar xzf microsoft-jest-sarif-1.0.0-beta.0.tgz package/lib/schemas/sarif-2.1.0-rtm.5.json && \
+		mv package/lib/schemas/sarif-2.1.0-rtm.5.json . && rm -rf package microsoft-jest-sarif-*.tgz
+
+$(BUILD)/tools/node_modules/ajv-draft-04/package.json:
+	@mkdir -p $(BUILD)/tools
+	@echo "  NPM   ajv (JSON-schema validator)"
+	$(Q)npm install --silent --no-audit --no-fund --prefix $(BUILD)/tools ajv@8.17.1 ajv-draft-04@1.0.0 ajv-formats@3.0.1 >/dev/null
 
 # Migrations, bundled plugins and fact tables are embedded so an installed ferry needs no tree.
 $(BUILD)/embedded.c: scripts/embed.sh $(EMBED_SRC)

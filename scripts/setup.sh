@@ -27,4 +27,4 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-make -C "$here" grammar
+make -C "$here" grammar sarif-tools

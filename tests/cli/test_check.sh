@@ -106,6 +106,18 @@ assert loc["artifactLocation"]["uri"] == "util.py"
 assert loc["region"]["startLine"] >= 1 and loc["region"]["startColumn"] >= 1
 PY
 
+schema="$top/build/tools/sarif-2.1.0-rtm.5.json"
+if [ -f "$schema" ] && command -v node >/dev/null; then
+	node "$top/tests/tools/validate-sarif.js" "$schema" "$work/out.sarif" >"$work/err" 2>&1 \
+		&& ok "SARIF is valid against the SARIF 2.1.0 schema" || { fail "SARIF schema validation"; head -5 "$work/err"; }
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['runs'][0]['results'][0]['level']='severe'; json.dump(d,open(sys.argv[2],'w'))" \
+		"$work/out.sarif" "$work/bad.sarif"
+	node "$top/tests/tools/validate-sarif.js" "$schema" "$work/bad.sarif" >/dev/null 2>&1 \
+		&& fail "the schema check rejects an invalid log" || ok "the schema check rejects an invalid log"
+else
+	fail "SARIF schema validator missing: run make sarif-tools (scripts/setup.sh does)"
+fi
+
 # a broken plugin is an error entry; the others still report
 cat >"$p/.ferry/plugins/broken.lua" <<'LUA'
 return { id = "assess.broken", phase = "assess", title = "broken", severity = "warning",

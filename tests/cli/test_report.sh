@@ -85,6 +85,13 @@ u = rows(sys.argv[3])
 assert {x[3] for x in u[1:]} == {"UNSUPPORTED"}
 PY
 
+schema="$top/build/tools/sarif-2.1.0-rtm.5.json"
+if [ -f "$schema" ] && command -v node >/dev/null; then
+	node "$top/tests/tools/validate-sarif.js" "$schema" "$work/report.sarif" >"$work/sarif.err" 2>&1 \
+		&& ok "sarif: valid against the SARIF 2.1.0 schema" || { fail "sarif: schema validation"; head -5 "$work/sarif.err"; }
+else
+	fail "SARIF schema validator missing: run make sarif-tools (scripts/setup.sh does)"
+fi
 if python3 - "$work/report.sarif" <<'PY'; then ok "sarif: structurally valid 2.1.0"; else fail "sarif: structurally valid 2.1.0"; fi
 import json, sys
 log = json.load(open(sys.argv[1], encoding="utf-8"))
