@@ -22,7 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FERRY_VERSION "0.1.0"
 
 /* --- shared helpers --- */
 

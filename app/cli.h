@@ -10,9 +10,7 @@
 #include <stddef.h>
 
 /* ferry's version, as `ferry version` prints it and reports name it. */
-#ifndef FERRY_VERSION
 #define FERRY_VERSION "0.1.0"
-#endif
 
 typedef struct cli_command {
 	const char *name;   /* "check" */
