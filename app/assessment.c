@@ -52,6 +52,13 @@ static double category_weight(store *s, const char *category)
 	return d;
 }
 
+/* 1 when ferry rewrites the finding's code: a fix here, or a later phase's check that
+ * rewrites it automatically (the assess survey marks what adapt fixes). */
+static int mechanical_fix(const cJSON *f)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) || cJSON_IsTrue(cJSON_GetObjectItem(f, "automatic"));
+}
+
 static int severity_rank(const char *s)
 {
 	return strcmp(s, "error") == 0 ? 3 : strcmp(s, "warning") == 0 ? 2 : 1;
@@ -104,7 +111,7 @@ static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *c
 	const cJSON *f;
 	/* errors that no rewrite fixes (custom kernels, unsupported operators, GPU-only libraries) */
 	cJSON_ArrayForEach(f, open)
-		if (strcmp(json_str(f, "severity"), "error") == 0 && !cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
+		if (strcmp(json_str(f, "severity"), "error") == 0 && !mechanical_fix(f))
 			cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
 	if (cJSON_GetArraySize(drivers)) {
 		rec = "manual";
@@ -129,14 +136,14 @@ static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *c
 			reason = "Many mechanical CUDA call sites and nothing that conflicts with automatic migration: "
 			         "`from torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path.";
 			cJSON_ArrayForEach(f, open)
-				if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) && cJSON_GetArraySize(drivers) < 10)
+				if (mechanical_fix(f) && cJSON_GetArraySize(drivers) < 10)
 					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
 		} else {
 			rec = "tool";
 			reason = "Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every "
 			         "change is visible in the history.";
 			cJSON_ArrayForEach(f, open)
-				if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) && cJSON_GetArraySize(drivers) < 10)
+				if (mechanical_fix(f) && cJSON_GetArraySize(drivers) < 10)
 					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
 		}
 	}
@@ -182,7 +189,7 @@ int assessment_compute(cJSON **out, store *s)
 	cJSON_ArrayForEach(f, rows) {
 		const char *sev = json_str(f, "severity");
 		const char *cat = *json_str(f, "category") ? json_str(f, "category") : "other";
-		int fixable = cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable"));
+		int fixable = mechanical_fix(f);
 		const char *bucket = fixable ? "mechanical" : cat;
 		double w = category_weight(s, bucket);
 		if (!cJSON_GetObjectItem(weights, bucket))

@@ -29,6 +29,7 @@ typedef struct finding {
 	char *suggestion;     /* what to do, for a first-time migrator */
 	char *fingerprint;    /* stable identity (hex) */
 	char *status;         /* "open", "fixed" or "waived" */
+	int automatic;        /* a later phase's check fixes it automatically */
 	finding_edit *edits;  /* proposed fix, sorted by start_byte; may be NULL */
 	size_t nedits;
 } finding;

@@ -1165,6 +1165,9 @@ static int ctx_report(lua_State *L)
 	const char *severity = opt_str(L, 1, "severity");
 	const char *category = opt_str(L, 1, "category");
 	const char *key = opt_str(L, 1, "key");
+	lua_getfield(L, 1, "automatic");
+	int automatic = lua_toboolean(L, -1);
+	lua_pop(L, 1);
 	if (severity && !valid_severity(severity))
 		return luaL_error(L, "report: severity must be error, warning or info, not '%s'", severity);
 	if (file && (file[0] == '/' || !*file))
@@ -1268,6 +1271,7 @@ static int ctx_report(lua_State *L)
 	f.message = xstrdup(message);
 	f.suggestion = suggestion ? xstrdup(suggestion) : NULL;
 	f.status = xstrdup("open");
+	f.automatic = automatic;
 	char *fp;
 	if (have_range && text)
 		fp = finding_fingerprint(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);

@@ -404,18 +404,19 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	const char *file = f->file ? f->file : "";
 	int rc = db_exec(s,
 	                 "INSERT INTO findings (fingerprint, plugin, phase, severity, category, file, line, col,"
-	                 " end_line, end_col, message, suggestion, edits, status, first_run, last_run)"
-	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?)"
+	                 " end_line, end_col, message, suggestion, edits, status, first_run, last_run, automatic)"
+	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)"
 	                 " ON CONFLICT (plugin, file, fingerprint) DO UPDATE SET"
 	                 " severity = excluded.severity, category = excluded.category, line = excluded.line,"
 	                 " col = excluded.col, end_line = excluded.end_line, end_col = excluded.end_col,"
 	                 " message = excluded.message, suggestion = excluded.suggestion, edits = excluded.edits,"
+	                 " automatic = excluded.automatic,"
 	                 " last_run = excluded.last_run,"
 	                 " status = CASE WHEN findings.status = 'fixed' THEN 'open' ELSE findings.status END,"
 	                 " fixed_by = CASE WHEN findings.status = 'fixed' THEN NULL ELSE findings.fixed_by END",
-	                 "ssssSsiiiissSii", f->fingerprint, f->plugin, f->phase, f->severity, f->category, file,
+	                 "ssssSsiiiissSiii", f->fingerprint, f->plugin, f->phase, f->severity, f->category, file,
 	                 (long long)f->line, (long long)f->col, (long long)f->end_line, (long long)f->end_col,
-	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run);
+	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run, (long long)f->automatic);
 	free(edits);
 	if (rc)
 		return rc;
@@ -449,6 +450,7 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 #define FINDING_COLUMNS                                                                            \
 	"SELECT id, plugin, phase, severity, category, file, line, col, end_line, end_col, message,"  \
 	" suggestion, CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable,"   \
+	" automatic,"                                                                                 \
 	" status, fingerprint, edits FROM findings"
 
 /* Turns the stored edits text into JSON and fixable into a boolean. */
@@ -458,6 +460,8 @@ static void finding_row_fixup(cJSON *row)
 	int fixable = fx && ((cJSON_IsString(fx) && strcmp(fx->valuestring, "true") == 0) ||
 	                     (cJSON_IsNumber(fx) && fx->valuedouble != 0));
 	cJSON_ReplaceItemInObject(row, "fixable", cJSON_CreateBool(fixable));
+	cJSON *au = cJSON_GetObjectItem(row, "automatic");
+	cJSON_ReplaceItemInObject(row, "automatic", cJSON_CreateBool(cJSON_IsNumber(au) && au->valuedouble != 0));
 	cJSON *ed = cJSON_GetObjectItem(row, "edits");
 	if (ed && cJSON_IsString(ed)) {
 		cJSON *parsed = cJSON_Parse(ed->valuestring);

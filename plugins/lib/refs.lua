@@ -136,7 +136,10 @@ function refs.report(ctx, site, mode)
 	end
 	if f.edits and #f.edits == 0 then f.edits = nil end
 	if mode == "survey" then
-		if f.edits then f.suggestion = (f.suggestion or "") .. refs.ADAPT_NOTE end
+		if f.edits then
+			f.suggestion = (f.suggestion or "") .. refs.ADAPT_NOTE
+			f.automatic = true
+		end
 		f.edits = nil
 	elseif not f.edits then
 		f.message = site.fix_message or f.message

@@ -36,9 +36,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-static long long add(struct fixture *fx, const char *fp, const char *category, const char *severity, int fixable)
+static long long add_full(struct fixture *fx, const char *fp, const char *category, const char *severity,
+                          int fixable, int automatic)
 {
 	finding f = { 0 };
+	f.automatic = automatic;
 	finding_edit e = { 0, 1, "x" };
 	f.plugin = "assess.t";
 	f.phase = "assess";
@@ -53,6 +55,11 @@ static long long add(struct fixture *fx, const char *fp, const char *category, c
 	assert_int_equal(store_finding_upsert(fx->s, fx->run, &f), 0);
 	free(f.status);
 	return f.id;
+}
+
+static long long add(struct fixture *fx, const char *fp, const char *category, const char *severity, int fixable)
+{
+	return add_full(fx, fp, category, severity, fixable, 0);
 }
 
 static double num(const cJSON *o, const char *k) { return cJSON_GetObjectItem(o, k)->valuedouble; }
@@ -150,6 +157,25 @@ static void test_jit_conflicts_with_auto(void **state)
 	cJSON_Delete(a);
 }
 
+/* The assess survey carries no edits, but marks what adapt rewrites automatically. */
+static void test_automatic_counts_as_mechanical(void **state)
+{
+	struct fixture *fx = *state;
+	for (int i = 0; i < 4; i++) {
+		char fp[16];
+		snprintf(fp, sizeof fp, "a%d", i);
+		add_full(fx, fp, "device", "warning", 0, 1);
+	}
+	add(fx, "manual", "device", "warning", 0);
+	cJSON *a = NULL;
+	assert_int_equal(assessment_compute(&a, fx->s), 0);
+	assert_int_equal((int)num(a, "mechanical"), 4);
+	assert_int_equal((int)num(cJSON_GetObjectItem(a, "counts"), "mechanical"), 4);
+	assert_int_equal((int)num(cJSON_GetObjectItem(a, "counts"), "device"), 1);
+	assert_int_equal((int)num(a, "score"), 100 - 1 - 3); /* 4 × 0.25 and one manual warning */
+	cJSON_Delete(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +184,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernels_drive_manual_and_risks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configured_weights_change_effort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jit_conflicts_with_auto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_automatic_counts_as_mechanical, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("assessment", tests, NULL, NULL);
 }
