@@ -174,7 +174,7 @@ int assessment_compute(cJSON **out, store *s)
 		*out = res;
 		return 0;
 	}
-	store_finding_filter fl = { "assess", "open", NULL, NULL, 0 };
+	store_finding_filter fl = { "assess", "open", NULL, NULL, 0, 1 };
 	if ((rc = store_findings(&rows, s, &fl))) {
 		cJSON_Delete(res);
 		return rc;
@@ -191,8 +191,9 @@ int assessment_compute(cJSON **out, store *s)
 		const char *cat = *json_str(f, "category") ? json_str(f, "category") : "other";
 		int fixable = mechanical_fix(f);
 		const char *bucket = fixable ? "mechanical" : cat;
-		double w = category_weight(s, bucket);
-		if (!cJSON_GetObjectItem(weights, bucket))
+		const cJSON *known = cJSON_GetObjectItem(weights, bucket); /* one settings lookup per category */
+		double w = known ? known->valuedouble : category_weight(s, bucket);
+		if (!known)
 			cJSON_AddNumberToObject(weights, bucket, w);
 		cJSON *c = cJSON_GetObjectItem(counts, bucket);
 		if (c)

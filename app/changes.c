@@ -130,7 +130,7 @@ static int checkpoint_findings(cJSON **out, store *s, const cJSON *cp)
 	cJSON_ArrayForEach(v, ids)
 		if (cJSON_IsNumber(v))
 			idv[k++] = (long long)v->valuedouble;
-	store_finding_filter fl = { NULL, NULL, NULL, idv, n };
+	store_finding_filter fl = { NULL, NULL, NULL, idv, n, 0 };
 	int rc = store_findings(out, s, &fl);
 	free(idv);
 	return rc;
@@ -208,7 +208,7 @@ out:
 int changes_unsupported(cJSON **out, store *s)
 {
 	cJSON *all = NULL, *seen = cJSON_CreateObject();
-	store_finding_filter fl = { NULL, "open", NULL, NULL, 0 };
+	store_finding_filter fl = { NULL, "open", NULL, NULL, 0, 0 };
 	*out = NULL;
 	int rc = store_findings(&all, s, &fl);
 	if (rc)

@@ -1,5 +1,7 @@
 /* cli — see cli.h. One function per command; options parsed with getopt_long. */
 #include "cli.h"
+#include "compare_dump.h"
+#include "compare_loss.h"
 #include "json.h"
 #include "assessment.h"
 #include "audit.h"
@@ -428,7 +430,7 @@ static int current_findings(cJSON **out, workspace *ws, const char *const *phase
 	for (size_t i = 0; i < np; i++)
 		for (size_t k = 0; k < nq; k++) {
 			store_finding_filter fl = { nphases ? phases[i] : NULL, status, nplugins ? plugins[k] : NULL,
-				                        NULL, 0 };
+				                        NULL, 0, 0 };
 			cJSON *rows = NULL, *row;
 			int rc = store_findings(&rows, ws->db, &fl);
 			if (rc)
@@ -582,7 +584,7 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 	rc = open_synced(&ws, dir);
 	if (rc)
 		return rc;
-	store_finding_filter fl = { phase, status, plugin, NULL, 0 };
+	store_finding_filter fl = { phase, status, plugin, NULL, 0, 0 };
 	if (!(rc = store_findings(&rows, ws->db, &fl))) {
 		sbuf b;
 		sbuf_init(&b);
@@ -798,6 +800,179 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 	long long id = 0;
 	if (!(rc = ingest_file(&id, ws, kind, path, label)))
 		printf("ingested %s as artifact %lld (%s)\n", path, id, kind);
+	ws_close(ws);
+	return rc;
+}
+
+/* --- compare --- */
+
+/* `compare loss A B` and `compare dump A B`: A is the baseline (GPU), B the compared run
+ * (NPU); each is an artifact id, an artifact label or a path. Every comparison is an
+ * audit event with the inputs' hashes and the verdict; a failed tolerance exits 1. */
+static int cmd_compare(const char *dir, int argc, char **argv)
+{
+	static const struct option lo[] = { { "format", required_argument, 0, 'f' },
+		                                 { "threads", required_argument, 0, 't' },
+		                                 { "output", required_argument, 0, 'o' },
+		                                 { 0, 0, 0, 0 } };
+	static const char *const formats[] = { "text", "json", "csv", NULL };
+	const char *format = "text", *output = NULL;
+	int threads = 0, c, rc = 0;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		char *end = NULL;
+		switch (c) {
+		case 'f':
+			if ((rc = parse_format(&format, optarg, formats)))
+				return rc;
+			break;
+		case 't':
+			threads = (int)strtol(optarg, &end, 10);
+			if (!*optarg || *end || threads < 1 || threads > 1024)
+				return err_set(FERRY_EUSAGE, "--threads %s: not a number of threads (1–1024)", optarg);
+			break;
+		case 'o': output = optarg; break;
+		default: return opt_fail("compare", argv);
+		}
+	}
+	if (argc - optind != 3)
+		return usage_error("compare");
+	const char *what = argv[optind], *arg_a = argv[optind + 1], *arg_b = argv[optind + 2];
+	int loss = strcmp(what, "loss") == 0;
+	if (!loss && strcmp(what, "dump") != 0)
+		return usage_error("compare");
+	if (loss && (threads || strcmp(format, "csv") == 0))
+		return err_set(FERRY_EUSAGE, "compare loss: --threads and --format csv apply to compare dump only");
+	workspace *ws = NULL;
+	cJSON *arts = NULL, *doc = NULL, *ev = NULL, *ja = NULL, *jb = NULL;
+	compare_input in[2];
+	memset(in, 0, sizeof in);
+	loss_series sa, sb;
+	loss_result lr;
+	dump_result dr;
+	memset(&sa, 0, sizeof sa);
+	memset(&sb, 0, sizeof sb);
+	memset(&lr, 0, sizeof lr);
+	memset(&dr, 0, sizeof dr);
+	char *artdir = NULL, *text[2] = { NULL, NULL }, *tol_text = NULL;
+	sbuf b;
+	sbuf_init(&b);
+	int pass = 0;
+	if ((rc = open_synced(&ws, dir)) || (rc = store_artifacts(&arts, ws->db, NULL)))
+		goto out;
+	artdir = util_path_join(ws->dir, "artifacts");
+	for (int i = 0; i < 2; i++)
+		if ((rc = compare_resolve(&in[i], arts, artdir, i ? arg_b : arg_a, loss ? "loss-log" : "dump")))
+			goto out;
+	ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "what", what);
+	if (loss) {
+		double tol = COMPARE_LOSS_DEFAULT_TOLERANCE;
+		if ((tol_text = store_config_get(ws->db, "tolerance.loss"))) {
+			char *end = NULL;
+			tol = strtod(tol_text, &end);
+			if (end != tol_text && *end == '%' && !end[1]) {
+				tol /= 100.0;
+				end++;
+			}
+			if (end == tol_text || *end || !(tol >= 0) || tol > 1e6) {
+				rc = err_set(FERRY_EUSAGE, "config tolerance.loss %s: not a relative error (e.g. 0.02 or 2%%)",
+				             tol_text);
+				goto out;
+			}
+		}
+		char sha[2][65];
+		for (int i = 0; i < 2; i++) {
+			size_t len = 0;
+			if ((rc = util_read_file(&text[i], &len, in[i].path)) ||
+			    (rc = loss_parse(i ? &sb : &sa, in[i].path, text[i], len)))
+				goto out;
+			util_sha256_hex(sha[i], text[i], len);
+		}
+		loss_compare(&lr, &sa, &sb, tol);
+		pass = lr.pass;
+		ja = compare_input_json(&in[0], sha[0]);
+		jb = compare_input_json(&in[1], sha[1]);
+		if (strcmp(format, "json") == 0) {
+			doc = loss_result_json(&lr, &sa, &sb, ja, jb);
+			char *t = cJSON_Print(doc);
+			sbuf_adds(&b, t);
+			sbuf_addc(&b, '\n');
+			free(t);
+		} else {
+			loss_render_text(&b, &lr, &sa, &sb, arg_a, arg_b);
+		}
+		cJSON_AddNumberToObject(ev, "tolerance", tol);
+		cJSON_AddNumberToObject(ev, "aligned_steps", (double)lr.n);
+		if (lr.n) {
+			cJSON_AddNumberToObject(ev, "mean_rel_err", lr.mean_rel);
+			cJSON_AddNumberToObject(ev, "max_rel_err", lr.max_rel);
+		}
+		if (lr.exceeded)
+			cJSON_AddNumberToObject(ev, "first_exceed_step", (double)lr.first_exceed_step);
+	} else {
+		dump_opts o = { threads, 0 };
+		ws_unlock(ws); /* a large comparison must not hold other writers off */
+		rc = dump_compare(&dr, in[0].path, in[1].path, &o);
+		if (rc || (rc = ws_lock(ws)))
+			goto out;
+		pass = dr.pass;
+		ja = compare_input_json(&in[0], dr.sha_a);
+		jb = compare_input_json(&in[1], dr.sha_b);
+		if (strcmp(format, "json") == 0) {
+			doc = dump_result_json(&dr, ja, jb);
+			char *t = cJSON_Print(doc);
+			sbuf_adds(&b, t);
+			sbuf_addc(&b, '\n');
+			free(t);
+		} else if (strcmp(format, "csv") == 0) {
+			dump_render_csv(&b, &dr);
+		} else {
+			dump_render_text(&b, &dr, arg_a, arg_b);
+		}
+		cJSON_AddNumberToObject(ev, "pairs", (double)dr.n);
+		cJSON_AddNumberToObject(ev, "failed", (double)dr.nfailed);
+		if (dr.first_fail >= 0)
+			cJSON_AddStringToObject(ev, "first_diverging_layer", dr.pairs[dr.first_fail].layer);
+	}
+	cJSON_AddItemToObject(ev, "a", ja);
+	cJSON_AddItemToObject(ev, "b", jb);
+	ja = jb = NULL;
+	cJSON_AddStringToObject(ev, "verdict", pass ? "pass" : "fail");
+	rc = ws_event(ws, "compare", ev);
+	ev = NULL;
+	if (!rc)
+		rc = output_emit(&b, output);
+	if (rc || pass)
+		goto out;
+	if (loss && !lr.n)
+		rc = err_set(FERRY_EFAIL, "compare loss %s %s: the two logs share no step", arg_a, arg_b);
+	else if (loss)
+		rc = err_set(FERRY_EFAIL, "compare loss %s %s: mean relative error %.3f%% exceeds the tolerance %.3f%%%s",
+		             arg_a, arg_b, lr.mean_rel * 100.0, lr.tolerance * 100.0,
+		             lr.exceeded ? " (see the first step over it)" : "");
+	else if (!dr.n)
+		rc = err_set(FERRY_EFAIL, "compare dump %s %s: the two dumps share no tensor name", arg_a, arg_b);
+	else
+		rc = err_set(FERRY_EFAIL, "compare dump %s %s: %zu of %zu tensor pairs fail; first diverging layer %s", arg_a,
+		             arg_b, dr.nfailed, dr.n, dr.pairs[dr.first_fail].layer);
+out:
+	cJSON_Delete(arts);
+	cJSON_Delete(doc);
+	cJSON_Delete(ev);
+	cJSON_Delete(ja);
+	cJSON_Delete(jb);
+	for (int i = 0; i < 2; i++) {
+		compare_input_done(&in[i]);
+		free(text[i]);
+	}
+	loss_series_done(&sa);
+	loss_series_done(&sb);
+	loss_result_done(&lr);
+	dump_result_done(&dr);
+	free(artdir);
+	free(tol_text);
+	sbuf_done(&b);
 	ws_close(ws);
 	return rc;
 }
@@ -1057,6 +1232,9 @@ const cli_command cli_commands[] = {
 	{ "ingest", cmd_ingest,
 	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
 	  "bring a probe, log, dump, profile, model or benchmark into the engagement" },
+	{ "compare", cmd_compare,
+	  "compare loss A B [--format text|json] [--output FILE] | compare dump A B [--format text|json|csv] [--threads N] [--output FILE]",
+	  "compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)" },
 	{ "probe-script", cmd_probe_script, "probe-script",
 	  "print the environment probe to run on an NPU host (sh probe.sh > result.json)" },
 	{ "log", cmd_log, "log [--json] [--events]", "checkpoints (and audit events), newest first" },

@@ -246,7 +246,7 @@ static int selected(const fix_select *sel, const cJSON *f)
 static int involved_plugins(cJSON **out, workspace *ws, const fix_select *sel)
 {
 	cJSON *rows = NULL;
-	store_finding_filter fl = { sel->phase, "open", NULL, sel->ids, sel->nids };
+	store_finding_filter fl = { sel->phase, "open", NULL, sel->ids, sel->nids, 0 };
 	int rc = store_findings(&rows, ws->db, &fl);
 	if (rc)
 		return rc;
@@ -293,7 +293,7 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		return rc;
 	fix_plan *p = xcalloc(1, sizeof *p);
 	sbuf_init(&p->diff);
-	store_finding_filter fl = { sel->phase, "open", NULL, NULL, 0 };
+	store_finding_filter fl = { sel->phase, "open", NULL, NULL, 0, 0 };
 	if ((rc = store_findings(&p->rows, ws->db, &fl)))
 		goto fail;
 	const cJSON *f;

@@ -12,7 +12,7 @@ int review_waive(workspace *ws, const long long *ids, size_t n, const char *reas
 	if (!reason || !*reason)
 		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
 	cJSON *rows = NULL;
-	store_finding_filter fl = { NULL, NULL, NULL, ids, n };
+	store_finding_filter fl = { NULL, NULL, NULL, ids, n, 0 };
 	int rc = store_findings(&rows, ws->db, &fl);
 	if (rc)
 		return rc;

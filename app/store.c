@@ -447,6 +447,11 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 	return rc;
 }
 
+#define FINDING_BRIEF_COLUMNS                                                                      \
+	"SELECT id, plugin, phase, severity, category, file, line, message,"                          \
+	" CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable, automatic,"    \
+	" status FROM findings"
+
 #define FINDING_COLUMNS                                                                            \
 	"SELECT id, plugin, phase, severity, category, file, line, col, end_line, end_col, message,"  \
 	" suggestion, CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable,"   \
@@ -485,13 +490,13 @@ int store_findings(cJSON **out, store *s, const store_finding_filter *fl)
 		ids = sbuf_detach(&b);
 		sbuf_done(&b);
 	}
-	int rc = db_rows(out, s,
-	                 FINDING_COLUMNS
-	                 " WHERE (?1 IS NULL OR phase = ?1) AND (?2 IS NULL OR status = ?2)"
-	                 " AND (?3 IS NULL OR plugin = ?3)"
-	                 " AND (?4 IS NULL OR id IN (SELECT value FROM json_each(?4)))"
-	                 " ORDER BY (SELECT ord FROM phases WHERE name = phase), file, line, col, id",
+#define FINDING_WHERE                                                                              \
+	" WHERE (?1 IS NULL OR phase = ?1) AND (?2 IS NULL OR status = ?2) AND (?3 IS NULL OR plugin = ?3)" \
+	" AND (?4 IS NULL OR id IN (SELECT value FROM json_each(?4)))"                                 \
+	" ORDER BY (SELECT ord FROM phases WHERE name = phase), file, line, col, id"
+	int rc = db_rows(out, s, fl && fl->brief ? FINDING_BRIEF_COLUMNS FINDING_WHERE : FINDING_COLUMNS FINDING_WHERE,
 	                 "SSSS", fl ? fl->phase : NULL, fl ? fl->status : NULL, fl ? fl->plugin : NULL, ids);
+#undef FINDING_WHERE
 	free(ids);
 	if (rc)
 		return rc;

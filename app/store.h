@@ -67,6 +67,8 @@ typedef struct store_finding_filter {
 	const char *plugin;
 	const long long *ids;
 	size_t nids;
+	int brief;        /* only id, plugin, phase, severity, category, file, line, message,
+	                   * fixable, automatic and status: for summaries over many findings */
 } store_finding_filter;
 /* Array of finding objects in DESIGN §7 form (+ category, fingerprint, edits). */
 int store_findings(cJSON **out, store *s, const store_finding_filter *filter);

@@ -214,7 +214,7 @@ static void from_json(tui_finding *f, const cJSON *row)
 static int load_rows(tui_finding **out, size_t *n, model *m, const char *phase)
 {
 	cJSON *rows = NULL;
-	store_finding_filter fl = { phase, NULL, NULL, NULL, 0 };
+	store_finding_filter fl = { phase, NULL, NULL, NULL, 0, 0 };
 	int rc = store_findings(&rows, m->ws->db, &fl);
 	if (rc)
 		return rc;

@@ -136,7 +136,7 @@ static void test_unseen_findings_close_and_waivers_survive(void **state)
 	int closed = 0;
 	assert_int_equal(store_findings_close_unseen(&closed, fx->s, run2, "[\"assess.device_calls\"]"), 0);
 	assert_int_equal(closed, 1);
-	store_finding_filter fl = { NULL, "fixed", NULL, NULL, 0 };
+	store_finding_filter fl = { NULL, "fixed", NULL, NULL, 0, 0 };
 	cJSON *rows = NULL;
 	store_findings(&rows, fx->s, &fl);
 	assert_int_equal(cJSON_GetArraySize(rows), 1);
