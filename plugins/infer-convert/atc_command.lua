@@ -1,0 +1,36 @@
+-- infer-convert.atc_command: the atc command line for each ONNX export, for the target SoC.
+--
+-- atc --model=x.onnx --framework=5 --output=x --soc_version=<SoC> [--input_format=NCHW]
+-- [--input_shape="name:n,c,h,w"] (reference tune-and-inference-formats §4: framework 5 is
+-- ONNX; the output is given without .om). The SoC comes from `ferry config target.soc`.
+
+local export = require("export")
+
+return {
+	id = "infer-convert.atc_command",
+	phase = "infer-convert",
+	title = "ATC command lines for the exported ONNX models",
+	severity = "info",
+	category = "convert",
+	description = "For each torch.onnx.export in the project, the atc command that converts its output into an "
+		.. "offline model (.om) for the target SoC (`ferry config target.soc`), with the input shape taken "
+		.. "from the export call when the dummy input and input_names are literals.",
+	triggers = { "onnx" },
+	run = function(ctx)
+		local soc = ctx.config("target.soc")
+		if soc and not soc:match("^Ascend[%w_]+$") then soc = nil end
+		for _, path in ipairs(ctx.python_files()) do
+			for _, e in ipairs(export.calls(ctx, path)) do
+				local cmd, notes = export.atc(e, soc)
+				local extra = #notes > 0 and (" Then: " .. table.concat(notes, "; ") .. ".") or ""
+				ctx.report{
+					file = path, node = e.call,
+					message = "Convert this export's model with: " .. cmd,
+					suggestion = "Run the command on a host with CANN installed (source set_env.sh first); ATC writes "
+						.. (e.file and e.file:gsub("%.onnx$", "") or "model") .. ".om." .. extra,
+					data = { command = cmd },
+				}
+			end
+		end
+	end,
+}

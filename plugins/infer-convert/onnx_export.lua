@@ -1,0 +1,93 @@
+-- infer-convert.onnx_export: torch.onnx.export calls checked against what ATC accepts.
+--
+-- Facts (plugins/data/atc.json, reference tune-and-inference-formats §4): ATC reads
+-- ai.onnx opsets 11-15 on every CANN release from 8.0 on (older 5.0/6.0: 11 only; 7.0
+-- and 9.1: up to 18); dynamic dimensions need --input_shape with -1 plus
+-- --dynamic_batch_size / --dynamic_dims at conversion. Exporting without model.eval()
+-- keeps dropout and batch-norm in training behaviour.
+
+local py = require("py")
+local export = require("export")
+
+return {
+	id = "infer-convert.onnx_export",
+	phase = "infer-convert",
+	title = "ONNX export settings for the ATC converter",
+	severity = "warning",
+	category = "export",
+	description = "Checks each torch.onnx.export call: an opset_version ATC accepts (11-15 is safe across "
+		.. "CANN releases), the model switched to eval mode before export, dynamic axes (which ATC turns "
+		.. "into fixed shapes or shape profiles) and constant folding.",
+	triggers = { "onnx" },
+	run = function(ctx)
+		local atc = ctx.data("atc")
+		local lo, hi = atc.safe_opset.min, atc.safe_opset.max
+		for _, path in ipairs(ctx.python_files()) do
+			local calls = export.calls(ctx, path)
+			if #calls > 0 then
+				local evals = py.method_calls(ctx, path, "eval") or {}
+				local fns = {}
+				for _, m in ipairs(ctx.query(path, "(function_definition) @fn") or {}) do fns[#fns + 1] = m.fn end
+				-- the innermost function holding a node (nil at module level)
+				local function scope(node)
+					local best
+					for _, f in ipairs(fns) do
+						if node.start_byte >= f.start_byte and node.end_byte <= f.end_byte
+							and (not best or f.start_byte >= best.start_byte) then best = f end
+					end
+					return best and best.start_byte or -1
+				end
+				for _, e in ipairs(calls) do
+					local at = e.call
+					if not e.opset_node then
+						ctx.report{
+							file = path, node = at, key = "opset",
+							message = "torch.onnx.export is called without opset_version, so the opset follows the installed PyTorch and may be newer than ATC reads.",
+							suggestion = string.format("Pass opset_version=%d (ATC accepts %d-%d on CANN 8.0; CANN 5.0/6.0 only 11).", lo, lo, hi),
+						}
+					elseif e.opset and (e.opset < lo or e.opset > hi) then
+						ctx.report{
+							file = path, node = e.opset_node, key = "opset",
+							message = string.format("opset_version=%d is outside %d-%d, the opsets ATC reads on every CANN release from 8.0 on.", e.opset, lo, hi),
+							suggestion = string.format("Export with opset_version between %d and %d (CANN 7.0 and 9.1 accept up to 18; check your CANN's ATC page before going higher).", lo, hi),
+						}
+					end
+					local before = false
+					for _, ev in ipairs(evals) do
+						if ev.call.start_byte < at.start_byte and ev.args.text:match("^%(%s*%)$")
+							and scope(ev.call) == scope(at) then before = true end
+					end
+					local eval_mode = e.training and e.training:match("TrainingMode%.EVAL$")
+					if e.training and e.training:match("TrainingMode%.TRAINING$") then
+						ctx.report{
+							file = path, node = e.args.kw.training, key = "training",
+							message = "The model is exported with training=TrainingMode.TRAINING, so dropout and batch-norm keep their training behaviour in the offline model.",
+							suggestion = "Export with the default training mode (EVAL) and call model.eval() before the export.",
+						}
+					elseif not before and not eval_mode then
+						ctx.report{
+							file = path, node = at, key = "eval",
+							message = "No model.eval() before this export in the same function: dropout and batch-norm may be exported in training mode.",
+							suggestion = "Call model.eval() before torch.onnx.export (and export under torch.no_grad()).",
+						}
+					end
+					if e.dynamic_node then
+						ctx.report{
+							file = path, node = e.dynamic_node, key = "dynamic", severity = "info",
+							message = "dynamic_axes makes dimensions of the ONNX model dynamic; ATC compiles fixed shapes.",
+							suggestion = "At conversion give the shape with --input_shape, using -1 for the batch plus --dynamic_batch_size=\"1,2,4,8\" "
+								.. "(or --dynamic_dims profiles for other dimensions); infer-convert.atc_command prints the command.",
+						}
+					end
+					if e.folding == "False" then
+						ctx.report{
+							file = path, node = e.args.kw.do_constant_folding, key = "folding", severity = "info",
+							message = "do_constant_folding=False leaves constant subgraphs in the model for ATC to convert and run.",
+							suggestion = "Export with do_constant_folding=True (the default) unless you need the unfolded graph for debugging.",
+						}
+					end
+				end
+			end
+		end
+	end,
+}

@@ -1,0 +1,58 @@
+-- infer-optimize.precision: overflow and output precision of the offline model.
+--
+-- Facts: reference tune-and-inference-formats §4 (ATC's default --precision_mode is
+-- force_fp16 for inference; alternatives allow_mix_precision, must_keep_origin_dtype,
+-- --keep_dtype/--modify_mixlist), ascend-toolchain §5.4 (INF_NAN_MODE_ENABLE: Atlas A2/A3
+-- default to Inf/NaN mode; Atlas training and inference series only saturate), and
+-- tune-and-inference-formats §1.5 (msprobe's pass criteria: cosine >= 0.99, max absolute
+-- error <= 0.001). The AI Core status registers are not documented in ferry's reference,
+-- so overflow is diagnosed from the configuration and the outputs, not from registers.
+
+local inf = require("inference")
+
+local function overflow_mode(soc)
+	if not soc then return nil end
+	if soc:match("^Ascend910B") or soc:match("^Ascend910_93") then
+		return "Inf/NaN mode (the Atlas A2/A3 default): an overflow shows up as inf or NaN in the outputs"
+	end
+	if soc:match("^Ascend310") or soc:match("^Ascend910A?$") or soc:match("^Ascend910[A-Z]?$") then
+		return "saturation mode (the only mode of this SoC): an overflowing float16 value is clamped to ±65504 instead of "
+			.. "becoming inf, so overflow shows up as wrong values rather than NaN"
+	end
+	return nil
+end
+
+return {
+	id = "infer-optimize.precision",
+	phase = "infer-optimize",
+	title = "Overflow and output precision of the offline model",
+	severity = "info",
+	category = "precision",
+	description = "ATC compiles in float16 by default (precision_mode force_fp16), so an offline model can "
+		.. "overflow where the PyTorch model did not. Says how overflow shows on the target SoC and how to "
+		.. "compare the offline model's outputs with PyTorch's.",
+	run = function(ctx)
+		local s = inf.signals(ctx)
+		if #s.reasons == 0 then return end
+		local mode = overflow_mode(s.soc)
+		if s.onnx or s.inference_soc then
+			ctx.report{
+				key = "overflow",
+				message = "ATC converts in float16 by default (--precision_mode=force_fp16)"
+					.. (mode and ("; on " .. s.soc .. " overflow uses " .. mode) or "") .. ".",
+				suggestion = "If outputs contain inf/NaN or drift from PyTorch's, convert again with --precision_mode=allow_mix_precision "
+					.. "(or must_keep_origin_dtype to keep float32), or keep only the overflowing operators in float32 with --keep_dtype; "
+					.. "in PyTorch, msprobe's overflow_check task finds the operator that overflows.",
+			}
+		end
+		local dumps = #(ctx.artifacts("dump") or {})
+		ctx.report{
+			key = "outputs",
+			message = "Compare the offline model's outputs with the PyTorch model's on the same inputs before sign-off"
+				.. (dumps >= 2 and string.format(" (%d dumps are ingested)", dumps) or "") .. ".",
+			suggestion = "Save both outputs as .npy for a few real inputs, ingest them with `ferry ingest dump FILE --label gpu|npu` and run "
+				.. "`ferry compare dump gpu npu`; treat cosine similarity below 0.99 with a max absolute error above 0.001 as a mismatch "
+				.. "(msprobe's criteria).",
+		}
+	end,
+}

@@ -1,0 +1,174 @@
+-- export: torch.onnx.export calls and the ATC command that converts their output.
+--
+--   local export = require("export")
+--   for _, e in ipairs(export.calls(ctx, path)) do ... end
+--     e.call, e.args ({pos=, kw=}), e.file (the output path when a literal), e.opset
+--     (number, or nil when absent; e.opset_node when present), e.input_names (list of
+--     literal names or nil), e.shape (list of ints of the first input when the dummy input
+--     is a literal torch.randn/rand/zeros/ones/empty/randint call, directly or through one
+--     assignment), e.dynamic (set of dynamic dimension indexes of the first input, or nil)
+--   export.atc(e, soc) -> the atc command line (string) and a list of notes
+--
+-- Facts: tune-and-inference-formats §4 (ATC options).
+
+local py = require("py")
+local train = require("train")
+
+local export = {}
+
+local EXPORTS = { ["torch.onnx.export"] = true, ["torch.onnx.utils.export"] = true }
+local MAKERS = { randn = 1, rand = 1, zeros = 1, ones = 1, empty = 1, randint = 3 }
+
+-- Integers of a shape given as "1, 3, 224, 224" or "(1, 3, 224, 224)"; nil otherwise.
+local function ints(text)
+	local t = text:gsub("^%s*[%(%[]", ""):gsub("[%)%]]%s*$", "")
+	local out = {}
+	for part in (t .. ","):gmatch("([^,]*),") do
+		local p = part:match("^%s*(.-)%s*$")
+		if p ~= "" then
+			local n = tonumber(p)
+			if not n or n ~= math.floor(n) or n < 0 then return nil end
+			out[#out + 1] = math.floor(n)
+		end
+	end
+	return #out > 0 and out or nil
+end
+
+-- The shape of a literal tensor-making call (torch.randn(1, 3, 224, 224, device=...)).
+local function shape_of(ctx, path, node, args_of, map)
+	if node.type ~= "call" then return nil end
+	local fn = node.text:match("^([%w_%.%s]+)%(")
+	local d = fn and py.dotted(fn)
+	if not d then return nil end
+	d = py.expand(map, d)
+	local maker = d:match("^torch%.([%w_]+)$")
+	local at = maker and MAKERS[maker]
+	if not at then return nil end
+	local a = args_of(node)
+	if a.kw.size then return ints(a.kw.size.text) end
+	if at == 3 then return a.pos[3] and ints(a.pos[3].text) end
+	if #a.pos == 1 and (a.pos[1].type == "tuple" or a.pos[1].type == "list") then return ints(a.pos[1].text) end
+	local texts = {}
+	for _, p in ipairs(a.pos) do texts[#texts + 1] = p.text end
+	return ints(table.concat(texts, ","))
+end
+
+-- String literals of a list/tuple literal: ["input", "mask"] -> {"input", "mask"}.
+local function names_of(node)
+	if not node or (node.type ~= "list" and node.type ~= "tuple") then return nil end
+	local out = {}
+	for s in node.text:gmatch("(['\"][^'\"]*['\"])") do
+		out[#out + 1] = py.string_value(s)
+	end
+	return #out > 0 and out or nil
+end
+
+-- Dynamic dimensions of one input in a literal dynamic_axes dict: {0: "batch"} or [0, 2].
+local function dynamic_of(node, name)
+	if not node or node.type ~= "dictionary" or not name then return nil end
+	local body = node.text
+	for _, q in ipairs({ '"', "'" }) do
+		local s, e = body:find(q .. name .. q .. "%s*:%s*", 1, false)
+		if s then
+			local rest = body:sub(e + 1)
+			local inner = rest:match("^(%b{})") or rest:match("^(%b[])")
+			if not inner then return nil end
+			local dims = {}
+			if inner:sub(1, 1) == "{" then
+				for n in inner:gmatch("(%d+)%s*:") do dims[tonumber(n)] = true end
+			else
+				for n in inner:gmatch("%d+") do dims[tonumber(n)] = true end
+			end
+			return dims
+		end
+	end
+	return nil
+end
+
+-- Every torch.onnx.export call of a file (see the header for the fields).
+function export.calls(ctx, path)
+	local map = py.aliases(ctx, path) or {}
+	local out, args_of, assigns = {}, nil, nil
+	for _, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+		if EXPORTS[c.name] then
+			args_of = args_of or train.all_call_args(ctx, path)
+			local a = args_of(c.call)
+			local e = { call = c.call, func = c.func, args = a, path = path }
+			local f = a.kw.f or a.pos[3]
+			e.file = f and f.type == "string" and py.string_value(f.text) or nil
+			e.opset_node = a.kw.opset_version
+			e.opset = e.opset_node and tonumber(e.opset_node.text) or nil
+			e.input_names = names_of(a.kw.input_names)
+			e.dynamic_node = a.kw.dynamic_axes
+			local input = a.kw.args or a.pos[2]
+			if input and input.type == "tuple" then
+				local t = input
+				input = nil
+				for _, m in ipairs(ctx.query(path, "(tuple . (_) @first) @t") or {}) do
+					if m.t.start_byte == t.start_byte then input = m.first break end
+				end
+			end
+			if input and input.type == "identifier" then
+				if not assigns then
+					assigns = {}
+					for _, m in ipairs(ctx.query(path, "(assignment left: (identifier) @l right: (_) @r)") or {}) do
+						assigns[#assigns + 1] = m
+					end
+				end
+				local best
+				for _, m in ipairs(assigns) do
+					if m.l.text == input.text and m.l.start_byte < c.call.start_byte
+						and (not best or m.l.start_byte > best.l.start_byte) then best = m end
+				end
+				input = best and best.r or nil
+			end
+			if input then e.shape = shape_of(ctx, path, input, args_of, map) end
+			e.dynamic = dynamic_of(e.dynamic_node, e.input_names and e.input_names[1])
+			e.training = a.kw.training and a.kw.training.text or nil
+			e.folding = a.kw.do_constant_folding and a.kw.do_constant_folding.text or nil
+			out[#out + 1] = e
+		end
+	end
+	return out
+end
+
+-- The atc command converting an export's output for a SoC, and notes for the reader.
+function export.atc(e, soc)
+	local model = e.file or "model.onnx"
+	local outp = model:gsub("%.onnx$", "")
+	local parts = { "atc", "--model=" .. model, "--framework=5", "--output=" .. outp,
+		"--soc_version=" .. (soc or "<SoC, e.g. Ascend310P3>") }
+	local notes = {}
+	if not e.file then notes[#notes + 1] = "replace model.onnx by the file the export writes" end
+	local name = e.input_names and e.input_names[1]
+	if e.shape and #e.shape == 4 then parts[#parts + 1] = "--input_format=NCHW" end
+	if e.shape and name then
+		local any, batch_only = false, true
+		for d in pairs(e.dynamic or {}) do
+			any = true
+			if d ~= 0 then batch_only = false end
+		end
+		local dims = {}
+		for i, n in ipairs(e.shape) do
+			dims[i] = (any and batch_only and i == 1) and "-1" or tostring(n)
+		end
+		parts[#parts + 1] = '--input_shape="' .. name .. ":" .. table.concat(dims, ",") .. '"'
+		if any and batch_only then
+			parts[#parts + 1] = '--dynamic_batch_size="1,2,4,8"'
+			notes[#notes + 1] = "the batch dimension is dynamic: list the batch sizes you will serve in --dynamic_batch_size"
+		elseif any then
+			notes[#notes + 1] = "dimensions other than the batch are dynamic: the command fixes them to the dummy input's shape; "
+				.. "use -1 with --dynamic_dims profiles if you need several"
+		end
+		if e.input_names and #e.input_names > 1 then
+			notes[#notes + 1] = "add the shapes of the other inputs (" .. table.concat(e.input_names, ", ", 2) .. ") to --input_shape, separated by ';'"
+		end
+	else
+		parts[#parts + 1] = '--input_shape="<input name>:<n,c,h,w>"'
+		notes[#notes + 1] = "fill in --input_shape with the model's input name and shape (pass input_names= to the export to fix the name)"
+	end
+	if not soc then notes[#notes + 1] = "set the target SoC with `ferry config target.soc NAME` (the chip name of `npu-smi info`, prefixed with 'Ascend')" end
+	return table.concat(parts, " "), notes
+end
+
+return export

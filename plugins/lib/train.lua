@@ -1,0 +1,145 @@
+-- train: what the tune checks need to know about a training script.
+--
+--   local train = require("train")
+--   train.steps(ctx, path)              the loss.backward() calls of a file ({call=, object=})
+--   train.autocast(ctx, path, map)      autocast regions: {call=, body=, dtype=, name=}
+--   train.inside(node, regions)         the innermost region that contains the node, or nil
+--   train.all_call_args(ctx, path)     a function call node -> {pos=, kw=, splat=} of its arguments
+--   train.dtype(text, map)              "float16", "bfloat16", "float32" … for torch.half,
+--                                       torch.float16, "float16" …; nil when not a literal dtype
+--   train.project_calls(ctx, names, words)  calls anywhere in the project whose resolved name
+--                                       is in names, found only in files containing one of words
+--
+-- Everything works on the syntax tree (comments and strings never match); helpers taking
+-- (ctx, path) return empty lists when the file cannot be parsed.
+
+local py = require("py")
+
+local train = {}
+
+-- The names autocast is reached by (after import aliases are expanded).
+train.AUTOCAST = {
+	["torch.autocast"] = true, ["torch.amp.autocast"] = true, ["torch.cuda.amp.autocast"] = true,
+	["torch.npu.amp.autocast"] = true, ["torch_npu.npu.amp.autocast"] = true,
+	["torch.amp.autocast_mode.autocast"] = true,
+}
+
+local DTYPES = {
+	float16 = "float16", half = "float16", bfloat16 = "bfloat16", float32 = "float32",
+	float = "float32", float64 = "float64", double = "float64",
+}
+
+-- "float16" for torch.float16 / torch.half / 'float16' / 'fp16'-free spellings; nil otherwise.
+function train.dtype(text, map)
+	local s = py.string_value(text)
+	if s then return DTYPES[s] end
+	local d = py.dotted(text)
+	if not d then return nil end
+	if map then d = py.expand(map, d) end
+	local last = d:match("^torch%.([%w_]+)$")
+	return last and DTYPES[last] or nil
+end
+
+-- The arguments of every call of a file, from one query: returns a function mapping a call
+-- node to {pos = {nodes in order}, kw = {name = value node}, splat = true when *a or **k}.
+function train.all_call_args(ctx, path)
+	local q = "(call arguments: (argument_list [(keyword_argument name: (identifier) @k value: (_) @v) "
+		.. "(list_splat) @s (dictionary_splat) @s (_) @p]))  @c"
+	local by = {}
+	for _, m in ipairs(ctx.query(path, q) or {}) do
+		local key = m.c.start_byte .. ":" .. m.c.end_byte
+		local a = by[key]
+		if not a then
+			a = { pos = {}, kw = {}, splat = false }
+			by[key] = a
+		end
+		if m.k then
+			a.kw[m.k.text] = m.v
+		elseif m.s then
+			a.splat = true
+		elseif m.p and m.p.type ~= "comment" and m.p.type ~= "keyword_argument" then
+			a.pos[#a.pos + 1] = m.p
+		end
+	end
+	for _, a in pairs(by) do
+		table.sort(a.pos, function(x, y) return x.start_byte < y.start_byte end)
+	end
+	return function(call)
+		return by[call.start_byte .. ":" .. call.end_byte] or { pos = {}, kw = {}, splat = false }
+	end
+end
+
+-- loss.backward(...) calls: the training steps of a file.
+function train.steps(ctx, path)
+	return py.method_calls(ctx, path, "backward") or {}
+end
+
+-- Autocast regions: `with autocast(...):` blocks whose callee resolves to an autocast name.
+-- dtype is the literal dtype argument, else the default of the device type ("bfloat16"
+-- for 'cpu', "float16" otherwise); regions with enabled=False are left out.
+local WITH = [[
+(with_statement (with_clause (with_item value: (call function: (_) @f arguments: (argument_list) @args) @call)) body: (block) @body)
+]]
+function train.autocast(ctx, path, map)
+	local out = {}
+	local args_of
+	for _, m in ipairs(ctx.query(path, WITH) or {}) do
+		local name = py.dotted(m.f.text)
+		if name and train.AUTOCAST[py.expand(map or {}, name)] then
+			args_of = args_of or train.all_call_args(ctx, path)
+			local a = args_of(m.call)
+			local enabled = a.kw.enabled and a.kw.enabled.text
+			if enabled ~= "False" then
+				local dt = a.kw.dtype and train.dtype(a.kw.dtype.text, map)
+				local device = a.kw.device_type or a.pos[1]
+				local full = py.expand(map or {}, name)
+				if not dt and (full == "torch.autocast" or full == "torch.amp.autocast") and a.pos[2] then
+					dt = train.dtype(a.pos[2].text, map)
+				end
+				if not dt and a.kw.dtype then dt = "unknown" end
+				if not dt then
+					local dev = device and py.string_value(device.text)
+					dt = (dev == "cpu") and "bfloat16" or "float16"
+				end
+				out[#out + 1] = { call = m.call, body = m.body, dtype = dt, name = name }
+			end
+		end
+	end
+	table.sort(out, function(x, y) return x.call.start_byte < y.call.start_byte end)
+	return out
+end
+
+-- The innermost region whose body holds the node.
+function train.inside(node, regions)
+	local best
+	for _, r in ipairs(regions) do
+		if node.start_byte >= r.body.start_byte and node.end_byte <= r.body.end_byte then
+			if not best or r.body.start_byte >= best.body.start_byte then best = r end
+		end
+	end
+	return best
+end
+
+-- Calls anywhere in the project whose resolved dotted name is in names (a set). Only .py
+-- files whose text contains one of words are parsed. Returns a list of {path=, call=, name=}.
+function train.project_calls(ctx, names, words)
+	local out = {}
+	for _, path in ipairs(ctx.files("%.py$")) do
+		local text = ctx.read(path)
+		local hit = false
+		if text then
+			for _, w in ipairs(words) do
+				if text:find(w, 1, true) then hit = true break end
+			end
+		end
+		if hit then
+			local map = py.aliases(ctx, path) or {}
+			for _, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+				if names[c.name] then out[#out + 1] = { path = path, call = c.call, name = c.name, args = c.args } end
+			end
+		end
+	end
+	return out
+end
+
+return train

@@ -1,0 +1,118 @@
+-- tune.half_precision_ops: softmax, normalisation and loss computed in 16-bit precision.
+--
+-- Mixed precision keeps these operators in FP32 on purpose (autocast's float32 list, in
+-- plugins/data/fp32_ops.json). Two ways the code defeats that, both visible in the source:
+--   an explicit 16-bit dtype= argument (autocast leaves calls with dtype= alone), and
+--   an input cast to half/bfloat16 right in the call, outside any autocast region.
+
+local py = require("py")
+local train = require("train")
+
+local HALF_CAST = { "%.half%(%s*%)$", "%.bfloat16%(%s*%)$" }
+
+-- The 16-bit dtype an expression is explicitly cast to (x.half(), x.to(torch.float16),
+-- x.type(torch.bfloat16)), or nil.
+local function cast_of(node, map)
+	local t = node.text
+	if t:match(HALF_CAST[1]) then return "float16" end
+	if t:match(HALF_CAST[2]) then return "bfloat16" end
+	local arg = t:match("%.to%(([^()]-)%)$") or t:match("%.type%(([^()]-)%)$")
+	if arg then
+		for part in (arg .. ","):gmatch("([^,]*),") do
+			local v = part:match("^%s*dtype%s*=%s*(.-)%s*$") or part:match("^%s*(.-)%s*$")
+			local d = train.dtype(v, map)
+			if d == "float16" or d == "bfloat16" then return d end
+		end
+	end
+	return nil
+end
+
+local HINT = {
+	softmax = "softmax needs FP32's range for its exponentials",
+	norm = "normalisation sums squares that lose precision in 16 bits",
+	loss = "a loss computed in 16 bits loses small differences and can overflow",
+}
+
+return {
+	id = "tune.half_precision_ops",
+	phase = "tune",
+	title = "Softmax, normalisation or loss forced into 16-bit precision",
+	severity = "warning",
+	category = "precision",
+	description = "Automatic mixed precision runs softmax, layer/group norm and the losses in FP32 even in "
+		.. "a float16 region, because they need the range and precision. A call with an explicit "
+		.. "16-bit dtype= argument, or an input cast with .half()/.to(torch.float16) outside autocast, "
+		.. "bypasses that; on the NPU such an operator is a first suspect when the loss curve drifts "
+		.. "from the GPU's.",
+	triggers = function(data)
+		local t = {}
+		for _, e in ipairs(data("fp32_ops").entries) do t[#t + 1] = e.name .. "(" end
+		return t
+	end,
+	run = function(ctx)
+		local ops = {}
+		for _, e in ipairs(ctx.data("fp32_ops").entries) do ops[e.name] = e end
+		local names = {}
+		for n in pairs(ops) do names[#names + 1] = '"' .. n .. '"' end
+		table.sort(names)
+		local set = "(#any-of? @m " .. table.concat(names, " ") .. ")"
+		local q = "((call function: (attribute object: (_) @obj attribute: (identifier) @m) arguments: (argument_list) @args) @call "
+			.. set .. ")\n((call function: (identifier) @m arguments: (argument_list) @args) @call " .. set .. ")"
+		for _, path in ipairs(ctx.python_files()) do
+			local map = py.aliases(ctx, path) or {}
+			local regions
+			local args_of
+			for _, m in ipairs(ctx.query(path, q) or {}) do
+				local op = ops[m.m.text]
+				local input, form
+				if m.obj then
+					local od = py.dotted(m.obj.text)
+					local head = od and od:match("^[^.]+")
+					local resolved = od and py.expand(map, od .. "." .. m.m.text)
+					if resolved and resolved:match("^torch%.") then
+						form = "function"
+					elseif head and map[head] then
+						form = nil -- a function of another library (scipy.special.softmax …)
+					else
+						form = "method"
+						input = m.obj
+					end
+				else
+					local resolved = map[m.m.text]
+					if resolved and resolved:match("^torch%.") then form = "function" end
+				end
+				if form then
+					args_of = args_of or train.all_call_args(ctx, path)
+					local a = args_of(m.call)
+					if form == "function" then input = a.kw.input or a.pos[1] end
+					local dt = a.kw.dtype and train.dtype(a.kw.dtype.text, map)
+					local why, fix
+					if dt == "float16" or dt == "bfloat16" then
+						why = "is called with dtype=" .. a.kw.dtype.text .. ", so it runs in " .. dt
+							.. " even under autocast"
+						fix = "Drop the dtype argument (or pass dtype=torch.float32) and cast the result back only if the next "
+							.. "operator needs 16 bits."
+					elseif input then
+						local c = cast_of(input, map)
+						if c then
+							regions = regions or train.autocast(ctx, path, map)
+							if not train.inside(m.call, regions) then
+								why = "gets an input cast to " .. c .. " (`" .. input.text .. "`) outside autocast"
+								fix = "Compute it in FP32 (`.float()` on the input, then cast the result back if needed), "
+									.. "or run the forward pass under torch.npu.amp.autocast, which keeps it in FP32."
+							end
+						end
+					end
+					if why then
+						ctx.report{
+							file = path, node = m.call,
+							message = "`" .. m.m.text .. "` " .. why .. ": " .. HINT[op.kind] .. ".",
+							suggestion = fix,
+							data = { op = op.name, source = op.source },
+						}
+					end
+				end
+			end
+		end
+	end,
+}

@@ -1,0 +1,95 @@
+-- tune.loss_scaling: float16 training without loss scaling.
+--
+-- float16 gradients underflow to zero without a loss scale (GradScaler); bfloat16 has
+-- float32's range and needs none. A training file (one with loss.backward()) that trains
+-- in float16 — an autocast region whose dtype is float16 (the default of autocast on a
+-- GPU or NPU), or a model cast with .half() whose parameters the optimizer gets — is
+-- reported when nothing in the project scales the loss: no GradScaler (torch.cuda.amp,
+-- torch.npu.amp, torch.amp), no apex amp, and no framework that scales by itself
+-- (accelerate, deepspeed, lightning).
+
+local py = require("py")
+local train = require("train")
+
+local SCALERS = { GradScaler = true, ShardedGradScaler = true, NativeScaler = true,
+	NativeScalerWithGradNormCount = true, scale_loss = true }
+local FRAMEWORKS = { accelerate = true, deepspeed = true, lightning = true, pytorch_lightning = true }
+local WORDS = { "Scaler", "scale_loss", "amp", "accelerate", "deepspeed", "lightning" }
+
+-- Does any file of the project scale the loss (or use a framework that does)?
+local function project_scales(ctx)
+	for _, path in ipairs(ctx.files("%.py$")) do
+		local text = ctx.read(path)
+		local hit = false
+		for _, w in ipairs(WORDS) do
+			if text and text:find(w, 1, true) then hit = true break end
+		end
+		if hit then
+			for _, imp in ipairs(py.imports(ctx, path) or {}) do
+				local top = imp.module:match("^[^.]+")
+				if FRAMEWORKS[top] or (imp.name and SCALERS[imp.name]) or imp.full == "apex.amp" then return true end
+			end
+			local map = py.aliases(ctx, path) or {}
+			for _, a in ipairs(py.attributes(ctx, path) or {}) do
+				local full = py.expand(map, a.text)
+				local last = full:match("([%w_]+)$")
+				if SCALERS[last] or full == "apex.amp.initialize" or full == "apex.amp.scale_loss" then return true end
+			end
+		end
+	end
+	return false
+end
+
+local SUGGEST = "Scale the loss: `scaler = torch.npu.amp.GradScaler()`, then `scaler.scale(loss).backward()`, "
+	.. "`scaler.step(optimizer)`, `scaler.update()` — or train in bfloat16 (`dtype=torch.bfloat16`), which needs no scaling."
+
+return {
+	id = "tune.loss_scaling",
+	phase = "tune",
+	title = "float16 training without loss scaling",
+	severity = "warning",
+	category = "precision",
+	description = "float16 gradients below about 6e-8 become zero; mixed-precision training therefore "
+		.. "multiplies the loss by a scale factor (GradScaler) before backward and divides it out before "
+		.. "the optimizer step. Reports float16 autocast regions and .half() models in training files "
+		.. "when nothing in the project scales the loss. bfloat16 training is not reported.",
+	triggers = { "autocast", ".half(" },
+	run = function(ctx)
+		local sites = {}
+		for _, path in ipairs(ctx.python_files()) do
+			if #train.steps(ctx, path) > 0 then
+				local map = py.aliases(ctx, path) or {}
+				for _, r in ipairs(train.autocast(ctx, path, map)) do
+					if r.dtype == "float16" then
+						sites[#sites + 1] = { file = path, node = r.call,
+							message = "`" .. r.call.text:gsub("%s+", " ") .. "` trains in float16 (the autocast default on the "
+								.. "device) but the project never scales the loss, so small gradients underflow to zero." }
+					end
+				end
+				-- models cast to half whose parameters go to an optimizer
+				local owners = {}
+				for _, c in ipairs(py.method_calls(ctx, path, "parameters") or {}) do owners[c.object.text] = true end
+				local halves = {}
+				for _, m in ipairs(ctx.query(path, "(assignment left: (identifier) @lhs right: (call function: (attribute attribute: (identifier) @h)) @rhs (#eq? @h \"half\"))") or {}) do
+					if owners[m.lhs.text] then halves[m.rhs.start_byte] = m.rhs end
+				end
+				for _, c in ipairs(py.method_calls(ctx, path, "half") or {}) do
+					if owners[c.object.text] and c.args.text:match("^%(%s*%)$") then halves[c.call.start_byte] = c.call end
+				end
+				for _, n in pairs(halves) do
+					sites[#sites + 1] = { file = path, node = n,
+						message = "The model is cast to float16 with `.half()` and trained, but the project never scales the loss, "
+							.. "so small gradients underflow to zero.",
+						suggestion = "Keep the model in FP32 and train under `torch.npu.amp.autocast()` with "
+							.. "`torch.npu.amp.GradScaler()` (GradScaler cannot unscale float16 parameters' gradients), "
+							.. "or use bfloat16 (`.bfloat16()`), which needs no scaling." }
+				end
+			end
+		end
+		if #sites == 0 or project_scales(ctx) then return end
+		for _, s in ipairs(sites) do
+			s.suggestion = s.suggestion or SUGGEST
+			ctx.report(s)
+		end
+	end,
+}

@@ -1,0 +1,94 @@
+-- tune.reproducibility: fixed seeds and deterministic algorithms for the GPU/NPU comparison.
+--
+-- Comparing the NPU run with the GPU run step by step (loss curves, layer dumps) only
+-- means something when both start from the same random state and the kernels are
+-- deterministic. Looked for anywhere in the project (seeding usually lives in a helper):
+-- a torch seed, numpy and random seeds when those generators are used, and
+-- torch.use_deterministic_algorithms(True). Reported once per project, at the first
+-- training step (loss.backward()) or the first unseeded call.
+
+local train = require("train")
+
+local TORCH_SEED = {}
+for _, n in ipairs({ "torch.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
+	"torch.npu.manual_seed", "torch.npu.manual_seed_all", "torch_npu.npu.manual_seed", "torch_npu.npu.manual_seed_all",
+	"transformers.set_seed", "transformers.trainer_utils.set_seed", "accelerate.utils.set_seed",
+	"pytorch_lightning.seed_everything", "lightning.seed_everything", "lightning.pytorch.seed_everything",
+	"lightning.fabric.seed_everything", "mmengine.runner.set_random_seed", "mmcv.runner.set_random_seed" }) do
+	TORCH_SEED[n] = true
+end
+local NP_DRAW = {}
+for _, n in ipairs({ "rand", "randn", "randint", "random", "random_sample", "choice", "shuffle", "permutation",
+	"uniform", "normal", "beta", "binomial", "poisson" }) do
+	NP_DRAW["numpy.random." .. n] = "np"
+end
+local PY_DRAW = {}
+for _, n in ipairs({ "random", "randint", "randrange", "choice", "choices", "shuffle", "sample", "uniform", "gauss" }) do
+	PY_DRAW["random." .. n] = "py"
+end
+
+return {
+	id = "tune.reproducibility",
+	phase = "tune",
+	title = "Seeds and deterministic algorithms for the precision comparison",
+	severity = "warning",
+	category = "precision",
+	description = "A loss-curve or dump comparison between the GPU and the NPU run needs both runs to "
+		.. "start from the same random state: torch.manual_seed (or a framework's seed helper), plus "
+		.. "np.random.seed and random.seed when the code draws from numpy or random. "
+		.. "torch.use_deterministic_algorithms(True) makes reruns repeatable (some NPU operators, such as "
+		.. "embedding backward and matmul, may otherwise differ between runs).",
+	triggers = { ".backward(" },
+	run = function(ctx)
+		local step
+		for _, path in ipairs(ctx.python_files()) do
+			local s = train.steps(ctx, path)[1]
+			if s then step = { file = path, node = s.call } break end
+		end
+		if not step then return end
+		local names = {}
+		for k in pairs(TORCH_SEED) do names[k] = "torch" end
+		for k, v in pairs(NP_DRAW) do names[k] = v end
+		for k, v in pairs(PY_DRAW) do names[k] = v end
+		names["numpy.random.seed"] = "np_seed"
+		names["random.seed"] = "py_seed"
+		names["torch.use_deterministic_algorithms"] = "determinism"
+		local seen, first = {}, {}
+		for _, c in ipairs(train.project_calls(ctx, names, { "seed", "random", "determinis" })) do
+			local what = names[c.name]
+			if what == "determinism" and c.args.text:match("False") then what = nil end
+			if what then
+				seen[what] = true
+				first[what] = first[what] or c
+			end
+		end
+		if not seen.torch then
+			ctx.report{
+				file = step.file, node = step.node, key = "torch-seed",
+				message = "No torch random seed is set anywhere in the project, so the NPU run cannot be compared step by step with the GPU run.",
+				suggestion = "Call `torch.manual_seed(SEED)` (and `torch.npu.manual_seed_all(SEED)`) at start-up with the same SEED as the GPU run.",
+			}
+		end
+		if seen.np and not seen.np_seed then
+			ctx.report{
+				file = first.np.path, node = first.np.call, severity = "info", key = "numpy-seed",
+				message = "`" .. first.np.name .. "` draws from numpy's global generator, which is never seeded in the project.",
+				suggestion = "Call `np.random.seed(SEED)` at start-up, with the same SEED in the GPU and the NPU run.",
+			}
+		end
+		if seen.py and not seen.py_seed then
+			ctx.report{
+				file = first.py.path, node = first.py.call, severity = "info", key = "random-seed",
+				message = "`" .. first.py.name .. "` draws from Python's random module, which is never seeded in the project.",
+				suggestion = "Call `random.seed(SEED)` at start-up, with the same SEED in the GPU and the NPU run.",
+			}
+		end
+		if not seen.determinism then
+			ctx.report{
+				file = step.file, node = step.node, severity = "info", key = "determinism",
+				message = "Deterministic algorithms are not enabled, so two runs on the same NPU may differ slightly (for example in embedding backward or matmul).",
+				suggestion = "For the precision comparison runs, call `torch.use_deterministic_algorithms(True)` at start-up; switch it off again for speed once precision is signed off.",
+			}
+		end
+	end,
+}

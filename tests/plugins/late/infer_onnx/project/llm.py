@@ -1,0 +1,7 @@
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, AutoModelForImageClassification
+
+tok = AutoTokenizer.from_pretrained("Qwen/Qwen2.5-7B-Instruct")
+lm = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-7B-Instruct")
+lm16 = AutoModelForCausalLM.from_pretrained("Qwen/Qwen2.5-7B-Instruct", torch_dtype=torch.bfloat16)
+vision = AutoModelForImageClassification.from_pretrained("google/vit-base-patch16-224")
