@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <libgen.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -251,6 +252,17 @@ int util_mkdirs(const char *path, unsigned mode)
 		rc = err_set(FERRY_EIO, "%s: %s", p, strerror(errno));
 	free(p);
 	return rc;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)ftw;
+	return (type == FTW_DP ? rmdir(path) : unlink(path)) == 0 ? 0 : -1;
+}
+
+int util_remove_tree(const char *path)
+{
+	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : -1;
 }
 
 static void hex_digest(char out[65], const unsigned char *md)

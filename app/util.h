@@ -49,6 +49,10 @@ int util_write_atomic(const char *path, const void *data, size_t len, unsigned m
 /* mkdir -p; existing directories are fine. */
 int util_mkdirs(const char *path, unsigned mode);
 
+/* Removes path and everything below it, never following symbolic links. Best effort:
+ * returns 0 when everything went, -1 otherwise (no error record). */
+int util_remove_tree(const char *path);
+
 /* Lower-case hex SHA-256 of data into out (65 bytes with the NUL). */
 void util_sha256_hex(char out[65], const void *data, size_t len);
 /* SHA-256 of a whole file, streamed. */

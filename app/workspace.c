@@ -329,9 +329,7 @@ fail:
 		ws->hist = NULL;
 		store_close(ws->db);
 		ws->db = NULL;
-		char *cmd = xasprintf("rm -rf -- '%s'", ws->dir);
-		if (system(cmd) != 0) { /* best effort; the error already names the cause */ }
-		free(cmd);
+		util_remove_tree(ws->dir); /* best effort: the error already names the cause */
 	}
 	free(db);
 	free(git);

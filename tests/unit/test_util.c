@@ -43,6 +43,26 @@ static void test_atomic_write_failure_names_file(void **state)
 	assert_non_null(strstr(err_message(), "/nonexistent-dir/x.py"));
 }
 
+static void test_remove_tree_does_not_follow_links(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	tu_write(dir, "keep/precious.txt", "do not delete");
+	tu_write(dir, "gone/a/b/c.txt", "x");
+	char *gone = util_path_join(dir, "gone"), *link = util_path_join(dir, "gone/a/link");
+	char *keep = util_path_join(dir, "keep");
+	assert_int_equal(symlink(keep, link), 0);
+	assert_int_equal(util_remove_tree(gone), 0);
+	struct stat st;
+	assert_int_not_equal(lstat(gone, &st), 0);
+	char *text = tu_read(dir, "keep/precious.txt");
+	assert_string_equal(text, "do not delete");
+	free(text);
+	free(gone), free(link), free(keep);
+	tu_rmdir(dir);
+	free(dir);
+}
+
 static void test_sha256(void **state)
 {
 	(void)state;
@@ -83,6 +103,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_atomic_write_replaces_and_keeps_mode),
 		cmocka_unit_test(test_atomic_write_failure_names_file),
+		cmocka_unit_test(test_remove_tree_does_not_follow_links),
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_sbuf),
