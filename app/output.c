@@ -31,8 +31,10 @@ void output_findings_text(sbuf *b, const cJSON *findings)
 		n++;
 		const char *file = json_str(f, "file");
 		sbuf_addf(b, "#%-5lld %-7s %-30s ", json_int(f, "id"), json_str(f, "severity"), json_str(f, "plugin"));
-		if (*file)
+		if (*file && json_int(f, "line") > 0)
 			sbuf_addf(b, "%s:%lld:%lld", file, json_int(f, "line"), json_int(f, "col"));
+		else if (*file)
+			sbuf_adds(b, file);
 		else
 			sbuf_adds(b, "(project)");
 		if (strcmp(json_str(f, "status"), "open") != 0)
