@@ -1,0 +1,113 @@
+/*
+ * compare_loss — the tune phase's loss-curve comparison (DESIGN §2 row 5, §7
+ * `ferry compare loss A B`), and the input resolution both comparison commands share.
+ *
+ * Owns: parsing training logs into (step, loss) series, aligning two series by step,
+ * the per-step errors and the verdict against the loss tolerance, and rendering the
+ * result as text (a table and a sparkline of both curves) or JSON. A is the baseline
+ * (the GPU run), B the run under test (the NPU run): relative errors are |B−A| / |A|.
+ *
+ * Touches no workspace, database or terminal: the caller reads the files, resolves
+ * artifacts from rows it fetched, records the audit event and prints. Fuzzed by
+ * tests/fuzz/fuzz_loss.c.
+ *
+ * Ownership: loss_series and loss_result own their arrays (loss_series_done,
+ * loss_result_done; both harmless on a zeroed struct). compare_input owns its strings
+ * (compare_input_done). Renderers append to a caller-owned sbuf; JSON documents
+ * returned through **out belong to the caller (cJSON_Delete).
+ */
+#ifndef FERRY_COMPARE_LOSS_H
+#define FERRY_COMPARE_LOSS_H
+
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+/* Default accepted mean relative loss error when `tolerance.loss` is unset: 2 %, the
+ * criterion FlagPerf applies to every step's loss against the NVIDIA run. */
+#define COMPARE_LOSS_DEFAULT_TOLERANCE 0.02
+
+typedef struct loss_point {
+	long long step; /* the step the log names, or the loss line's ordinal (1-based) */
+	double loss;    /* finite */
+} loss_point;
+
+typedef struct loss_series {
+	loss_point *pts;          /* sorted by step, one point per step (the last logged wins) */
+	size_t n;                 /* points */
+	size_t nonfinite;         /* loss values that were NaN or infinite, skipped */
+	size_t no_step;           /* loss lines without a step, dropped (when most lines had one) */
+	size_t duplicates;        /* steps logged more than once (the last value kept) */
+	int ordinal;              /* 1 when steps are loss-line ordinals (the log gives none) */
+} loss_series;
+
+/* Parses a training log (len bytes, need not be NUL-terminated) into out. Recognised
+ * shapes: "step 10 loss 2.31", "iter: 10, loss: 2.31", dict and JSON lines
+ * ({'loss': 2.31, 'step': 10}), Megatron ("iteration 10/ 1000 | lm loss: 2.31E+00 |"),
+ * "loss=2.31", "loss: tensor(2.31, …)". Validation, evaluation and test losses, and
+ * "loss scale", are not training losses and are ignored. When most loss lines carry no
+ * step, every point's step is its ordinal among the loss lines. Fails with
+ * FERRY_ECORRUPT naming `name` for binary data or a log without any loss value. */
+int loss_parse(loss_series *out, const char *name, const char *data, size_t len);
+void loss_series_done(loss_series *s);
+
+typedef struct loss_row {
+	long long step;
+	double a, b;       /* the two losses */
+	double abs_err;    /* |b − a| */
+	double rel_err;    /* |b − a| / |a| (|b − a| itself when a is 0) */
+} loss_row;
+
+typedef struct loss_result {
+	loss_row *rows;            /* the steps both series hold, ascending */
+	size_t n;
+	size_t only_a, only_b;     /* steps present in one series only */
+	double tolerance;          /* accepted mean relative error */
+	double mean_rel, max_rel;  /* over the aligned steps */
+	long long max_rel_step;
+	int exceeded;              /* 1 when some step's relative error exceeds the tolerance */
+	long long first_exceed_step; /* the first such step (valid when exceeded) */
+	double final_a, final_b;   /* the last point of each series (also unaligned) */
+	long long final_step_a, final_step_b;
+	int pass;                  /* aligned steps exist and mean_rel <= tolerance */
+} loss_result;
+
+/* Aligns a and b by step and computes the errors and the verdict. Cannot fail: two
+ * logs without a common step are a result too (n 0, pass 0). */
+void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, double tolerance);
+void loss_result_done(loss_result *r);
+
+/* Text for people: the two inputs, a sampled table of steps, a sparkline of both curves
+ * on one scale, the summary and the verdict. name_a/name_b label the inputs. */
+void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, const loss_series *b,
+                      const char *name_a, const char *name_b);
+/* JSON for tools: {"kind":"loss","tolerance",…,"verdict","steps":[{step,a,b,abs_err,rel_err}]}.
+ * ina/inb (may be NULL) are added as "a"/"b" input descriptions (copied). */
+cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_series *b, const cJSON *ina,
+                        const cJSON *inb);
+
+/* --- inputs shared by `compare loss` and `compare dump` --- */
+
+typedef struct compare_input {
+	char *arg;          /* as the user typed it */
+	char *path;         /* the file or directory to read */
+	long long artifact; /* artifact id, or 0 for a plain path */
+	char *kind;         /* the artifact's kind, or NULL */
+	char *label;        /* the artifact's label, or NULL */
+	char *sha256;       /* the stored hash of an artifact copy, or NULL (computed by the engine) */
+} compare_input;
+
+/* Resolves arg to an input: an artifact id ("12" or "#12"), an artifact label (the most
+ * recent artifact of `kind` with that label, else of any kind), else a path. artifacts
+ * is the store's artifact rows ({id, kind, label, path, sha256}); artifacts_dir is
+ * .ferry/artifacts (stored paths are relative to it; "ref:" paths are absolute). Fails
+ * with FERRY_ENOTFOUND naming arg when it is none of these. */
+int compare_resolve(compare_input *out, const cJSON *artifacts, const char *artifacts_dir, const char *arg,
+                    const char *kind);
+void compare_input_done(compare_input *in);
+/* {"arg","path","artifact"(id or null),"sha256"} describing an input; sha256 overrides
+ * in->sha256 when not NULL. Caller owns the object. */
+cJSON *compare_input_json(const compare_input *in, const char *sha256);
+
+#endif

@@ -1,0 +1,40 @@
+/* libFuzzer target: the training-log parser behind `ferry compare loss`. Any bytes must
+ * parse or be refused with one error line, never crash, read out of bounds or leak; a
+ * parsed series is compared with itself and rendered both ways.
+ * fuzz-modules: compare_loss json util err */
+#include "compare_loss.h"
+#include "err.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	loss_series s;
+	if (loss_parse(&s, "fuzz.log", (const char *)data, size) == 0) {
+		if (s.n == 0 || strchr(err_message(), '\n'))
+			abort();
+		for (size_t i = 1; i < s.n; i++)
+			if (s.pts[i].step <= s.pts[i - 1].step)
+				abort(); /* sorted, one point per step */
+		loss_result r;
+		loss_compare(&r, &s, &s, 0.02);
+		if (r.n != s.n || !r.pass)
+			abort();
+		sbuf b;
+		sbuf_init(&b);
+		loss_render_text(&b, &r, &s, &s, "a", "b");
+		sbuf_done(&b);
+		cJSON_Delete(loss_result_json(&r, &s, &s, NULL, NULL));
+		loss_result_done(&r);
+		loss_series_done(&s);
+	} else if (strchr(err_message(), '\n')) {
+		abort();
+	}
+	err_clear();
+	return 0;
+}

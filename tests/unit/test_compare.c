@@ -1,0 +1,735 @@
+/* Unit tests for the comparison engines: the loss-log parser and aligner, input
+ * resolution, the .npy reader (every dtype, byte order and memory order), the streaming
+ * dump comparison (chunk boundaries, threads, NaN, cosine edge cases, corrupt files) and
+ * msprobe dump.json directories. */
+#include "testutil.h"
+
+#include "compare_dump.h"
+#include "compare_loss.h"
+#include "err.h"
+
+#include <math.h>
+
+/* --- loss logs --- */
+
+static loss_series parse_ok(const char *text)
+{
+	loss_series s;
+	assert_int_equal(loss_parse(&s, "log.txt", text, strlen(text)), 0);
+	return s;
+}
+
+static void test_loss_shapes(void **state)
+{
+	(void)state;
+	loss_series s = parse_ok("epoch 1 step 10 loss 2.31\nstep 20 loss: 2.05\nstep 30, loss=1.9\n");
+	assert_int_equal(s.n, 3);
+	assert_false(s.ordinal);
+	assert_int_equal(s.pts[0].step, 10);
+	assert_true(fabs(s.pts[2].loss - 1.9) < 1e-12);
+	loss_series_done(&s);
+
+	s = parse_ok("iter: 10, loss: 2.31\niter: 20, loss: 2.20\n");
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.pts[1].step, 20);
+	loss_series_done(&s);
+
+	/* dict and JSON lines, keys in any order; eval losses are not training losses */
+	s = parse_ok("{'loss': 2.5, 'step': 3}\n{\"step\": 4, \"loss\": 2.4}\n{'eval_loss': 9.0, 'step': 5}\n");
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.pts[1].step, 4);
+	assert_true(fabs(s.pts[1].loss - 2.4) < 1e-12);
+	loss_series_done(&s);
+
+	/* Megatron: "lm loss" with an exponent; "loss scale" and "iterations" are not it */
+	s = parse_ok(" iteration       10/    1000 | elapsed time per iteration (ms): 1234.5 | lm loss: 2.310000E+00 |"
+	             " loss scale: 65536.0 | number of skipped iterations:   0 |\n"
+	             " iteration       20/    1000 | lm loss: 2.100000E+00 | loss scale: 65536.0 |\n");
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.pts[0].step, 10);
+	assert_true(fabs(s.pts[0].loss - 2.31) < 1e-12);
+	loss_series_done(&s);
+
+	/* torch tensors printed as values, CRLF line ends, validation lines ignored */
+	s = parse_ok("step 1 loss: tensor(1.5000, device='npu:0')\r\nvalidation loss 3.0 step 1\r\nstep 2 train_loss=1.25\r\n");
+	assert_int_equal(s.n, 2);
+	assert_true(fabs(s.pts[0].loss - 1.5) < 1e-12);
+	assert_true(fabs(s.pts[1].loss - 1.25) < 1e-12);
+	loss_series_done(&s);
+}
+
+static void test_loss_ordinals_nan_duplicates(void **state)
+{
+	(void)state;
+	/* no steps: the loss line's ordinal */
+	loss_series s = parse_ok("{'loss': 2.0, 'epoch': 0.01}\nnoise\n{'loss': 1.5, 'epoch': 0.02}\nloss=nan\n{'loss': 1.0}\n");
+	assert_true(s.ordinal);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.nonfinite, 1);
+	assert_int_equal(s.pts[2].step, 3);
+	assert_true(fabs(s.pts[2].loss - 1.0) < 1e-12);
+	loss_series_done(&s);
+
+	/* NaN and inf skipped with a count; a repeated step keeps its last value; a stray
+	 * stepless loss line is dropped when the others have steps */
+	s = parse_ok("step 1 loss 3\nstep 2 loss inf\nstep 2 loss -Infinity\nstep 3 loss 2\nstep 3 loss 1.75\nfinal loss 1.7\n");
+	assert_false(s.ordinal);
+	assert_int_equal(s.nonfinite, 2);
+	assert_int_equal(s.duplicates, 1);
+	assert_int_equal(s.no_step, 1);
+	assert_int_equal(s.n, 2);
+	assert_true(fabs(s.pts[1].loss - 1.75) < 1e-12);
+	loss_series_done(&s);
+
+	/* steps out of order are sorted */
+	s = parse_ok("step 30 loss 1\nstep 10 loss 3\nstep 20 loss 2\n");
+	assert_int_equal(s.pts[0].step, 10);
+	assert_int_equal(s.pts[2].step, 30);
+	loss_series_done(&s);
+}
+
+static void test_loss_refused(void **state)
+{
+	(void)state;
+	loss_series s;
+	const char *none = "training started\nloss scale: 1024\nall done\n";
+	assert_int_equal(loss_parse(&s, "run.log", none, strlen(none)), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "run.log"));
+	assert_non_null(strstr(err_message(), "no loss values"));
+	assert_null(strchr(err_message(), '\n'));
+	assert_int_equal(loss_parse(&s, "bin.log", "loss 1\0\1", 8), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "binary"));
+	assert_int_equal(loss_parse(&s, "e.log", "", 0), FERRY_ECORRUPT);
+	const char *nan = "step 1 loss nan\nstep 2 loss NaN\n";
+	assert_int_equal(loss_parse(&s, "nan.log", nan, strlen(nan)), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "NaN"));
+}
+
+static void test_loss_compare(void **state)
+{
+	(void)state;
+	loss_series a = parse_ok("step 1 loss 4\nstep 2 loss 2\nstep 3 loss 1\nstep 4 loss 0\nstep 9 loss 1\n");
+	loss_series b = parse_ok("step 0 loss 5\nstep 1 loss 4\nstep 2 loss 2.02\nstep 3 loss 1.05\nstep 4 loss 0.001\n");
+	loss_result r;
+	loss_compare(&r, &a, &b, 0.02);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.only_a, 1);
+	assert_int_equal(r.only_b, 1);
+	/* rel errors: 0, 0.01, 0.05, 0.001 (absolute when the baseline is 0) */
+	assert_true(fabs(r.rows[1].rel_err - 0.01) < 1e-9);
+	assert_true(fabs(r.rows[3].rel_err - 0.001) < 1e-12);
+	assert_true(fabs(r.mean_rel - 0.061 / 4) < 1e-9);
+	assert_true(fabs(r.max_rel - 0.05) < 1e-9);
+	assert_int_equal(r.max_rel_step, 3);
+	assert_true(r.exceeded);
+	assert_int_equal(r.first_exceed_step, 3);
+	assert_true(r.pass); /* the mean is within 2 % */
+	assert_int_equal(r.final_step_a, 9);
+	assert_true(fabs(r.final_b - 0.001) < 1e-12);
+
+	sbuf t;
+	sbuf_init(&t);
+	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log");
+	assert_non_null(strstr(t.buf, "gpu.log"));
+	assert_non_null(strstr(t.buf, "verdict: PASS"));
+	assert_non_null(strstr(t.buf, "first step above the tolerance: 3"));
+	assert_non_null(strstr(t.buf, "▁") ? strstr(t.buf, "▁") : strstr(t.buf, "█"));
+	sbuf_done(&t);
+
+	cJSON *j = loss_result_json(&r, &a, &b, NULL, NULL);
+	assert_string_equal(cJSON_GetObjectItem(j, "verdict")->valuestring, "pass");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "steps")), 4);
+	assert_int_equal((int)cJSON_GetObjectItem(j, "first_exceed_step")->valuedouble, 3);
+	cJSON_Delete(j);
+	loss_result_done(&r);
+
+	/* a tighter tolerance fails */
+	loss_compare(&r, &a, &b, 0.01);
+	assert_false(r.pass);
+	loss_result_done(&r);
+
+	/* no common step: a result, not an error */
+	loss_series c = parse_ok("step 100 loss 1\n");
+	loss_compare(&r, &a, &c, 0.02);
+	assert_int_equal(r.n, 0);
+	assert_false(r.pass);
+	sbuf_init(&t);
+	loss_render_text(&t, &r, &a, &c, "a", "c");
+	assert_non_null(strstr(t.buf, "share no step"));
+	sbuf_done(&t);
+	loss_result_done(&r);
+	loss_series_done(&a);
+	loss_series_done(&b);
+	loss_series_done(&c);
+}
+
+static void test_resolve(void **state)
+{
+	(void)state;
+	cJSON *rows = cJSON_Parse("[{\"id\":1,\"kind\":\"loss-log\",\"label\":\"gpu\",\"path\":\"loss-log/aa-gpu.log\",\"sha256\":\"aa\"},"
+	                          "{\"id\":2,\"kind\":\"dump\",\"label\":\"gpu\",\"path\":\"ref:/data/dump\",\"sha256\":\"bb\"},"
+	                          "{\"id\":3,\"kind\":\"loss-log\",\"label\":\"gpu\",\"path\":\"loss-log/cc-gpu2.log\",\"sha256\":\"cc\"}]");
+	compare_input in;
+	assert_int_equal(compare_resolve(&in, rows, "/p/.ferry/artifacts", "1", "loss-log"), 0);
+	assert_string_equal(in.path, "/p/.ferry/artifacts/loss-log/aa-gpu.log");
+	assert_int_equal(in.artifact, 1);
+	assert_string_equal(in.sha256, "aa");
+	compare_input_done(&in);
+	assert_int_equal(compare_resolve(&in, rows, "/p/.ferry/artifacts", "#2", "dump"), 0);
+	assert_string_equal(in.path, "/data/dump");
+	assert_null(in.sha256); /* a reference may have changed since it was ingested */
+	compare_input_done(&in);
+	/* a label: the newest artifact of the wanted kind */
+	assert_int_equal(compare_resolve(&in, rows, "/p/.ferry/artifacts", "gpu", "loss-log"), 0);
+	assert_int_equal(in.artifact, 3);
+	compare_input_done(&in);
+	assert_int_equal(compare_resolve(&in, rows, "/p/.ferry/artifacts", "gpu", "dump"), 0);
+	assert_int_equal(in.artifact, 2);
+	cJSON *j = compare_input_json(&in, "ff");
+	assert_string_equal(cJSON_GetObjectItem(j, "sha256")->valuestring, "ff");
+	cJSON_Delete(j);
+	compare_input_done(&in);
+	/* a path */
+	char *dir = tu_mkdtemp();
+	tu_write(dir, "x.log", "step 1 loss 1\n");
+	char *p = util_path_join(dir, "x.log");
+	assert_int_equal(compare_resolve(&in, rows, "/p/.ferry/artifacts", p, "loss-log"), 0);
+	assert_string_equal(in.path, p);
+	assert_int_equal(in.artifact, 0);
+	compare_input_done(&in);
+	free(p);
+	assert_int_equal(compare_resolve(&in, rows, "/p", "9", "dump"), FERRY_ENOTFOUND);
+	assert_non_null(strstr(err_message(), "artifact 9"));
+	assert_int_equal(compare_resolve(&in, rows, "/p", "nowhere.log", "dump"), FERRY_ENOTFOUND);
+	assert_non_null(strstr(err_message(), "nowhere.log"));
+	tu_rmdir(dir);
+	free(dir);
+	cJSON_Delete(rows);
+}
+
+/* --- .npy --- */
+
+/* Builds a version-1 .npy in memory: header dict text, padded to 64, then data. */
+static size_t make_npy(unsigned char *out, const char *dict, const void *data, size_t len)
+{
+	size_t dl = strlen(dict);
+	size_t hl = dl + 1;
+	while ((10 + hl) % 64)
+		hl++;
+	memcpy(out, "\x93NUMPY\x01\x00", 8);
+	out[8] = (unsigned char)(hl & 0xff);
+	out[9] = (unsigned char)(hl >> 8);
+	memcpy(out + 10, dict, dl);
+	memset(out + 10 + dl, ' ', hl - dl - 1);
+	out[10 + hl - 1] = '\n';
+	memcpy(out + 10 + hl, data, len);
+	return 10 + hl + len;
+}
+
+static char *write_npy(const char *dir, const char *name, const char *descr, int fortran, const char *shape,
+                       const void *data, size_t len)
+{
+	unsigned char *buf = xmalloc(len + 256);
+	char dict[200];
+	snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
+	         fortran ? "True" : "False", shape);
+	size_t n = make_npy(buf, dict, data, len);
+	char *path = util_path_join(dir, name);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	util_mkdirs(path, 0755);
+	*slash = '/';
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, n, f), n);
+	fclose(f);
+	free(buf);
+	return path;
+}
+
+static void write_f32(const char *dir, const char *name, const float *v, size_t n, const char *shape)
+{
+	free(write_npy(dir, name, "<f4", 0, shape, v, n * sizeof *v));
+}
+
+static void test_npy_header(void **state)
+{
+	(void)state;
+	unsigned char buf[512];
+	npy_info h;
+	static const struct {
+		const char *descr;
+		char kind;
+		int size, be;
+	} dt[] = { { "<f2", 'f', 2, 0 }, { "<f4", 'f', 4, 0 }, { "<f8", 'f', 8, 0 }, { ">f2", 'f', 2, 1 },
+		       { ">f4", 'f', 4, 1 }, { ">f8", 'f', 8, 1 }, { "|i1", 'i', 1, 0 }, { "<i2", 'i', 2, 0 },
+		       { "<i4", 'i', 4, 0 }, { ">i8", 'i', 8, 1 }, { "|u1", 'u', 1, 0 }, { ">u2", 'u', 2, 1 },
+		       { "<u4", 'u', 4, 0 }, { "<u8", 'u', 8, 0 }, { "|b1", 'b', 1, 0 } };
+	for (size_t i = 0; i < sizeof dt / sizeof dt[0]; i++) {
+		char dict[128];
+		snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 3), }", dt[i].descr);
+		size_t n = make_npy(buf, dict, "", 0);
+		assert_int_equal(npy_parse_header(&h, "t.npy", buf, n), 0);
+		assert_int_equal(h.kind, dt[i].kind);
+		assert_int_equal(h.itemsize, dt[i].size);
+		assert_int_equal(h.big_endian, dt[i].be);
+		assert_int_equal(h.count, 6);
+		assert_int_equal(h.data_offset % 64, 0);
+	}
+	/* key order free, Fortran order, scalar, 1-D, Python 2 longs */
+	size_t n = make_npy(buf, "{'shape': (4,), 'fortran_order': True, 'descr': '<f8'}", "", 0);
+	assert_int_equal(npy_parse_header(&h, "t.npy", buf, n), 0);
+	assert_true(h.fortran);
+	assert_int_equal(h.ndim, 1);
+	char shape[32];
+	npy_shape_text(shape, sizeof shape, &h);
+	assert_string_equal(shape, "(4,)");
+	n = make_npy(buf, "{'descr': '<f4', 'fortran_order': False, 'shape': (), }", "", 0);
+	assert_int_equal(npy_parse_header(&h, "t.npy", buf, n), 0);
+	assert_int_equal(h.ndim, 0);
+	assert_int_equal(h.count, 1);
+	n = make_npy(buf, "{'descr': '<f4', 'fortran_order': False, 'shape': (2L, 0L), }", "", 0);
+	assert_int_equal(npy_parse_header(&h, "t.npy", buf, n), 0);
+	assert_int_equal(h.count, 0);
+	/* version 2: a 4-byte header length */
+	n = make_npy(buf, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", "", 0);
+	unsigned char v2[600];
+	memcpy(v2, "\x93NUMPY\x02\x00", 8);
+	v2[8] = buf[8], v2[9] = buf[9], v2[10] = 0, v2[11] = 0;
+	memcpy(v2 + 12, buf + 10, n - 10);
+	assert_int_equal(npy_parse_header(&h, "t.npy", v2, n + 2), 0);
+	assert_int_equal(h.data_offset, n + 2);
+
+	static const struct {
+		const char *dict;
+		const char *why;
+	} bad[] = {
+		{ "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", "not supported" },
+		{ "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }", "not supported" },
+		{ "{'descr': '<U4', 'fortran_order': False, 'shape': (2,), }", "not supported" },
+		{ "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", "structured" },
+		{ "{'descr': '<f4', 'shape': (2,), }", "corrupt .npy header" },
+		{ "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,), }", "corrupt .npy header" },
+		{ "{'descr': '<f4', 'fortran_order': False, 'shape': (2,x), }", "corrupt .npy header" },
+		{ "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}", "corrupt .npy header" },
+		{ "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }",
+		  "too large" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		n = make_npy(buf, bad[i].dict, "", 0);
+		assert_int_equal(npy_parse_header(&h, "bad.npy", buf, n), FERRY_ECORRUPT);
+		assert_non_null(strstr(err_message(), "bad.npy"));
+		if (!strstr(err_message(), bad[i].why))
+			fail_msg("%s: got \"%s\"", bad[i].dict, err_message());
+	}
+	assert_int_equal(npy_parse_header(&h, "m.npy", (const unsigned char *)"PK\3\4 not npy", 13), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "magic"));
+	n = make_npy(buf, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", "", 0);
+	assert_int_equal(npy_parse_header(&h, "cut.npy", buf, 40), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "truncated"));
+	buf[6] = 9;
+	assert_int_equal(npy_parse_header(&h, "v9.npy", buf, n), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "version"));
+}
+
+static void test_npy_decode(void **state)
+{
+	(void)state;
+	npy_info h = { 0 };
+	double out[8];
+	/* float16: 1.0, -2.0, 65504, smallest subnormal, inf, NaN (little-endian) */
+	static const unsigned char f16[] = { 0x00, 0x3c, 0x00, 0xc0, 0xff, 0x7b, 0x01, 0x00, 0x00, 0x7c, 0x00, 0x7e };
+	h.kind = 'f', h.itemsize = 2;
+	npy_decode(out, &h, f16, 6);
+	assert_true(out[0] == 1.0 && out[1] == -2.0 && out[2] == 65504.0);
+	assert_true(out[3] == ldexp(1.0, -24));
+	assert_true(isinf(out[4]) && isnan(out[5]));
+	/* big-endian float16 and float32 */
+	static const unsigned char f16be[] = { 0x3c, 0x00 };
+	h.big_endian = 1;
+	npy_decode(out, &h, f16be, 1);
+	assert_true(out[0] == 1.0);
+	static const unsigned char f32be[] = { 0x40, 0x49, 0x0f, 0xdb };
+	h.itemsize = 4;
+	npy_decode(out, &h, f32be, 1);
+	assert_true(fabs(out[0] - 3.14159265) < 1e-6);
+	static const unsigned char f64be[] = { 0xbf, 0xf0, 0, 0, 0, 0, 0, 0 };
+	h.itemsize = 8;
+	npy_decode(out, &h, f64be, 1);
+	assert_true(out[0] == -1.0);
+	/* integers, signed and unsigned, both byte orders */
+	static const unsigned char i16le[] = { 0xfe, 0xff, 0x10, 0x00 };
+	h = (npy_info){ .kind = 'i', .itemsize = 2 };
+	npy_decode(out, &h, i16le, 2);
+	assert_true(out[0] == -2.0 && out[1] == 16.0);
+	static const unsigned char u32be[] = { 0xff, 0xff, 0xff, 0xff };
+	h = (npy_info){ .kind = 'u', .itemsize = 4, .big_endian = 1 };
+	npy_decode(out, &h, u32be, 1);
+	assert_true(out[0] == 4294967295.0);
+	static const unsigned char i64le[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	h = (npy_info){ .kind = 'i', .itemsize = 8 };
+	npy_decode(out, &h, i64le, 1);
+	assert_true(out[0] == -1.0);
+	static const unsigned char i8[] = { 0x80, 0x7f };
+	h = (npy_info){ .kind = 'i', .itemsize = 1 };
+	npy_decode(out, &h, i8, 2);
+	assert_true(out[0] == -128.0 && out[1] == 127.0);
+	static const unsigned char b1[] = { 0, 1 };
+	h = (npy_info){ .kind = 'b', .itemsize = 1 };
+	npy_decode(out, &h, b1, 2);
+	assert_true(out[0] == 0.0 && out[1] == 1.0);
+}
+
+/* --- dump comparison --- */
+
+static dump_result compare_ok(const char *dir, const char *a, const char *b, int threads, size_t chunk)
+{
+	char *pa = util_path_join(dir, a), *pb = util_path_join(dir, b);
+	dump_opts o = { threads, chunk };
+	dump_result r;
+	int rc = dump_compare(&r, pa, pb, &o);
+	if (rc)
+		fail_msg("dump_compare: %s", err_message());
+	free(pa);
+	free(pb);
+	return r;
+}
+
+static void test_cosine_cases(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	float a[4] = { 1, 2, 3, 4 }, same[4] = { 1, 2, 3, 4 }, opp[4] = { -1, -2, -3, -4 };
+	float x[2] = { 1, 0 }, y[2] = { 0, 1 }, z[2] = { 0, 0 };
+	write_f32(dir, "a.npy", a, 4, "(4,)");
+	write_f32(dir, "same.npy", same, 4, "(4,)");
+	write_f32(dir, "opp.npy", opp, 4, "(4,)");
+	write_f32(dir, "x.npy", x, 2, "(2,)");
+	write_f32(dir, "y.npy", y, 2, "(2,)");
+	write_f32(dir, "z.npy", z, 2, "(2,)");
+	write_f32(dir, "z2.npy", z, 2, "(2,)");
+	dump_result r = compare_ok(dir, "a.npy", "same.npy", 2, 0);
+	assert_int_equal(r.n, 1);
+	assert_true(fabs(r.pairs[0].m.cosine - 1.0) < 1e-12);
+	assert_true(r.pairs[0].m.max_abs == 0 && r.pairs[0].m.ratio_1e3 == 1.0);
+	assert_true(r.pass);
+	assert_int_equal(strlen(r.sha_a), 64);
+	dump_result_done(&r);
+	r = compare_ok(dir, "a.npy", "opp.npy", 1, 0);
+	assert_true(fabs(r.pairs[0].m.cosine + 1.0) < 1e-12);
+	assert_true(fabs(r.pairs[0].m.max_abs - 8.0) < 1e-12);
+	assert_true(fabs(r.pairs[0].m.max_rel - 2.0) < 1e-9);
+	assert_false(r.pass);
+	assert_int_equal(r.first_fail, 0);
+	dump_result_done(&r);
+	r = compare_ok(dir, "x.npy", "y.npy", 1, 0);
+	assert_true(fabs(r.pairs[0].m.cosine) < 1e-12);
+	assert_false(r.pass);
+	dump_result_done(&r);
+	/* two all-zero tensors are identical; zero against non-zero has no cosine */
+	r = compare_ok(dir, "z.npy", "z2.npy", 1, 0);
+	assert_true(r.pairs[0].m.cosine == 1.0 && r.pass);
+	dump_result_done(&r);
+	r = compare_ok(dir, "z.npy", "x.npy", 1, 0);
+	assert_true(isnan(r.pairs[0].m.cosine));
+	assert_false(r.pass);
+	dump_result_done(&r);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+static void test_chunks_threads_dtypes(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	enum { N = 1000 };
+	float a[N];
+	double b[N];
+	for (int i = 0; i < N; i++) {
+		a[i] = (float)sin(i * 0.37) * 3.0f;
+		b[i] = a[i] * (1.0 + (i % 17 == 0 ? 2e-3 : 1e-5));
+	}
+	write_f32(dir, "a.npy", a, N, "(10, 100)");
+	/* the same values as big-endian float64 */
+	unsigned char be[N * 8];
+	for (int i = 0; i < N; i++) {
+		uint64_t u;
+		memcpy(&u, &b[i], 8);
+		for (int k = 0; k < 8; k++)
+			be[i * 8 + k] = (unsigned char)(u >> (56 - 8 * k));
+	}
+	free(write_npy(dir, "b.npy", ">f8", 0, "(10, 100)", be, sizeof be));
+	dump_result whole = compare_ok(dir, "a.npy", "b.npy", 1, 0);
+	const size_t chunks[] = { 1, 7, 64, 999, 1000, 1001 };
+	for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
+		for (int t = 1; t <= 4; t += 3) {
+			dump_result r = compare_ok(dir, "a.npy", "b.npy", t, chunks[c]);
+			const dump_metrics *m = &r.pairs[0].m, *w = &whole.pairs[0].m;
+			assert_true(fabs(m->cosine - w->cosine) < 1e-12);
+			assert_true(m->max_abs == w->max_abs && m->max_rel == w->max_rel);
+			assert_true(m->ratio_1e3 == w->ratio_1e3 && m->ratio_5e3 == w->ratio_5e3);
+			assert_true(fabs(m->euc_dist - w->euc_dist) < 1e-12);
+			assert_int_equal(m->count, N);
+			dump_result_done(&r);
+		}
+	const dump_metrics *w = &whole.pairs[0].m;
+	/* 59 of 1000 elements (every 17th) are off by 0.2 % */
+	assert_true(fabs(w->ratio_1e3 - (1.0 - 59.0 / 1000.0)) < 1e-3);
+	assert_true(w->ratio_5e3 == 1.0);
+	assert_true(w->cosine > 0.9999);
+	assert_string_equal(whole.pairs[0].dtype_b, ">f8");
+	dump_result_done(&whole);
+
+	/* float16 and int32 against float32 */
+	unsigned char h16[4] = { 0x00, 0x3c, 0x00, 0x40 }; /* 1.0, 2.0 */
+	free(write_npy(dir, "h.npy", "<f2", 0, "(2,)", h16, 4));
+	int32_t i32[2] = { 1, 2 };
+	free(write_npy(dir, "i.npy", "<i4", 0, "(2,)", i32, 8));
+	dump_result r = compare_ok(dir, "h.npy", "i.npy", 2, 1);
+	assert_true(r.pass && r.pairs[0].m.max_abs == 0);
+	dump_result_done(&r);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+static void test_nan_and_order(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	float a[4] = { 1, NAN, INFINITY, 4 }, b[4] = { 1, NAN, INFINITY, 4 }, c[4] = { 1, 2, -INFINITY, 4 };
+	write_f32(dir, "a.npy", a, 4, "(4,)");
+	write_f32(dir, "b.npy", b, 4, "(4,)");
+	write_f32(dir, "c.npy", c, 4, "(4,)");
+	dump_result r = compare_ok(dir, "a.npy", "b.npy", 2, 1);
+	assert_true(r.pass);
+	assert_int_equal(r.pairs[0].m.nonfinite_a, 2);
+	assert_int_equal(r.pairs[0].m.nonfinite_mismatch, 0);
+	dump_result_done(&r);
+	r = compare_ok(dir, "a.npy", "c.npy", 2, 1);
+	assert_false(r.pass);
+	assert_int_equal(r.pairs[0].m.nonfinite_mismatch, 2);
+	assert_non_null(strstr(r.pairs[0].note, "NaN"));
+	dump_result_done(&r);
+
+	/* Fortran against Fortran of the same shape: compared in file order */
+	float f[6] = { 1, 2, 3, 4, 5, 6 };
+	free(write_npy(dir, "f1.npy", "<f4", 1, "(2, 3)", f, sizeof f));
+	free(write_npy(dir, "f2.npy", "<f4", 1, "(2, 3)", f, sizeof f));
+	free(write_npy(dir, "c1.npy", "<f4", 0, "(2, 3)", f, sizeof f));
+	free(write_npy(dir, "v1.npy", "<f4", 1, "(6, 1)", f, sizeof f));
+	free(write_npy(dir, "v2.npy", "<f4", 0, "(6, 1)", f, sizeof f));
+	r = compare_ok(dir, "f1.npy", "f2.npy", 1, 0);
+	assert_true(r.pass);
+	dump_result_done(&r);
+	/* a vector's element order does not depend on the memory order */
+	r = compare_ok(dir, "v1.npy", "v2.npy", 1, 0);
+	assert_true(r.pass);
+	dump_result_done(&r);
+	char *p1 = util_path_join(dir, "f1.npy"), *p2 = util_path_join(dir, "c1.npy");
+	dump_opts o = { 1, 0 };
+	assert_int_equal(dump_compare(&r, p1, p2, &o), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "c1.npy"));
+	assert_non_null(strstr(err_message(), "Fortran"));
+	assert_null(strchr(err_message(), '\n'));
+	free(p1);
+	free(p2);
+	/* different shapes: not compared, a failing pair */
+	write_f32(dir, "s.npy", f, 6, "(3, 2)");
+	r = compare_ok(dir, "c1.npy", "s.npy", 1, 0);
+	assert_int_equal(r.pairs[0].mode, DUMP_UNMATCHED);
+	assert_false(r.pass);
+	dump_result_done(&r);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+static void test_corrupt_npy(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	float a[8] = { 0 };
+	write_f32(dir, "a.npy", a, 8, "(8,)");
+	write_f32(dir, "short.npy", a, 7, "(8,)");
+	char *good = util_path_join(dir, "a.npy"), *bad = util_path_join(dir, "short.npy");
+	dump_result r;
+	dump_opts o = { 2, 3 };
+	assert_int_equal(dump_compare(&r, good, bad, &o), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "short.npy"));
+	assert_non_null(strstr(err_message(), "truncated"));
+	assert_null(strchr(err_message(), '\n'));
+	write_f32(dir, "long.npy", a, 8, "(7,)");
+	char *lng = util_path_join(dir, "long.npy");
+	assert_int_equal(dump_compare(&r, lng, good, &o), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "long.npy"));
+	tu_write(dir, "head.npy", "\x93NUMPY\x01");
+	char *head = util_path_join(dir, "head.npy");
+	assert_int_equal(dump_compare(&r, good, head, &o), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "head.npy"));
+	tu_write(dir, "garbage.npy", "\x93NUMPY\x01\x00\x10\x00{'descr': '<f4'\n");
+	char *garbage = util_path_join(dir, "garbage.npy");
+	assert_int_equal(dump_compare(&r, good, garbage, &o), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "garbage.npy"));
+	free(good);
+	free(bad);
+	free(lng);
+	free(head);
+	free(garbage);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+/* A dump.json with two entries; stats of the second output differ by `drift`. */
+static void write_dump_json(const char *dir, const char *rel, double drift, const char *ext)
+{
+	char *json = xasprintf(
+	    "{\"task\": \"tensor\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, \"data\": {\n"
+	    " \"Functional.linear.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\","
+	    " \"shape\": [2], \"Max\": 2.0, \"Min\": 1.0, \"Mean\": 1.5, \"Norm\": 2.236, \"requires_grad\": false,"
+	    " \"data_name\": \"Functional.linear.0.forward.input.0.%s\"}, {\"type\": \"int\", \"value\": 3}],"
+	    " \"input_kwargs\": {}, \"output\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [2],"
+	    " \"Max\": 2.0, \"Min\": 1.0, \"Mean\": 1.5, \"Norm\": 2.236, \"data_name\": \"Functional.linear.0.forward.output.0.%s\"}]},\n"
+	    " \"Functional.relu.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\","
+	    " \"shape\": [2], \"Max\": 2.0, \"Min\": 1.0, \"Mean\": 1.5, \"Norm\": 2.236,"
+	    " \"data_name\": \"Functional.relu.0.forward.input.0.%s\"}], \"output\": [{\"type\": \"torch.Tensor\","
+	    " \"dtype\": \"torch.float32\", \"shape\": [2], \"Max\": %g, \"Min\": NaN, \"Mean\": 1.5, \"Norm\": null,"
+	    " \"data_name\": \"Functional.relu.0.forward.output.0.%s\"}]}}}\n",
+	    ext, ext, ext, 2.0 * (1 + drift), ext);
+	tu_write(dir, rel, json);
+	free(json);
+}
+
+static void test_dump_json_stats(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	write_dump_json(dir, "gpu/step0/rank/dump.json", 0, "pt");
+	write_dump_json(dir, "npu/step0/rank/dump.json", 0.1, "pt");
+	dump_result r = compare_ok(dir, "gpu", "npu", 2, 0);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.nstats, 4);
+	assert_true(r.pass);
+	assert_non_null(strstr(r.stats_reason, ".pt"));
+	assert_string_equal(r.pairs[0].name, "Functional.linear.0.forward.input.0");
+	assert_string_equal(r.pairs[3].layer, "Functional.relu.0.forward");
+	assert_true(fabs(r.pairs[3].stat_rel[0] - 0.1) < 1e-9);
+	assert_true(isnan(r.pairs[3].stat_rel[1]));
+	sbuf t;
+	sbuf_init(&t);
+	dump_render_text(&t, &r, "gpu", "npu");
+	assert_non_null(strstr(t.buf, "tensors were not read"));
+	assert_non_null(strstr(t.buf, "verdict: PASS"));
+	sbuf_done(&t);
+	dump_result_done(&r);
+	/* a drift beyond msprobe's 50 % magnitude: the relu output is the first divergence */
+	write_dump_json(dir, "bad/dump.json", 0.8, "pt");
+	r = compare_ok(dir, "gpu/step0/rank/dump.json", "bad", 1, 0);
+	assert_false(r.pass);
+	assert_int_equal(r.nfailed, 1);
+	assert_string_equal(r.pairs[r.first_fail].layer, "Functional.relu.0.forward");
+	cJSON *j = dump_result_json(&r, NULL, NULL);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "first_diverging"), "layer")->valuestring,
+	                    "Functional.relu.0.forward");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "pairs")), 4);
+	cJSON_Delete(j);
+	sbuf_init(&t);
+	dump_render_csv(&t, &r);
+	size_t lines = 0;
+	for (const char *c = t.buf; *c; c++)
+		lines += *c == '\n';
+	assert_int_equal(lines, 5);
+	sbuf_done(&t);
+	dump_result_done(&r);
+	/* a statistic recorded on one side only (null: not computable) is not a difference */
+	tu_write(dir, "n1/dump.json", "{\"data\": {\"Torch.add.0.forward\": {\"output\": [{\"type\": \"torch.Tensor\","
+	                              " \"shape\": [], \"Max\": 1.0, \"Norm\": null, \"data_name\": \"x.pt\"}]}}}");
+	tu_write(dir, "n2/dump.json", "{\"data\": {\"Torch.add.0.forward\": {\"output\": [{\"type\": \"torch.Tensor\","
+	                              " \"shape\": [], \"Max\": 1.0, \"Norm\": 5.0, \"data_name\": \"x.pt\"}]}}}");
+	r = compare_ok(dir, "n1", "n2", 1, 0);
+	assert_int_equal(r.n, 1);
+	assert_true(r.pass);
+	assert_true(isnan(r.pairs[0].stat_rel[3]));
+	dump_result_done(&r);
+	/* two dump.json files under one folder: ambiguous */
+	write_dump_json(dir, "multi/step0/rank0/dump.json", 0, "pt");
+	write_dump_json(dir, "multi/step0/rank1/dump.json", 0, "pt");
+	char *pa = util_path_join(dir, "gpu"), *pm = util_path_join(dir, "multi");
+	dump_opts o = { 1, 0 };
+	assert_int_equal(dump_compare(&r, pa, pm, &o), FERRY_EUSAGE);
+	assert_non_null(strstr(err_message(), "2 dump.json"));
+	tu_write(dir, "broken/dump.json", "{\"data\": {\"x\": [");
+	char *pb = util_path_join(dir, "broken");
+	assert_int_equal(dump_compare(&r, pa, pb, &o), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "dump.json"));
+	free(pa);
+	free(pm);
+	free(pb);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+static void test_dump_json_tensors(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	write_dump_json(dir, "gpu/dump.json", 0, "npy");
+	write_dump_json(dir, "npu/dump.json", 0, "npy");
+	static const char *const names[] = { "Functional.linear.0.forward.input.0", "Functional.linear.0.forward.output.0",
+		                                 "Functional.relu.0.forward.input.0", "Functional.relu.0.forward.output.0" };
+	float v[2] = { 1, 2 }, w[2] = { 2, 1 };
+	for (int i = 0; i < 4; i++) {
+		char *ra = xasprintf("gpu/dump_tensor_data/%s.npy", names[i]), *rb = xasprintf("npu/dump_tensor_data/%s.npy", names[i]);
+		write_f32(dir, ra, v, 2, "(2,)");
+		write_f32(dir, rb, i >= 1 ? w : v, 2, "(2,)"); /* diverges from the linear output on */
+		free(ra);
+		free(rb);
+	}
+	/* an extra tensor only B has */
+	dump_result r = compare_ok(dir, "gpu", "npu", 2, 0);
+	assert_int_equal(r.nreal, 4);
+	assert_int_equal(r.nfailed, 3);
+	assert_int_equal(r.first_fail, 1);
+	assert_string_equal(r.pairs[r.first_fail].name, "Functional.linear.0.forward.output.0");
+	assert_string_equal(r.pairs[r.first_fail].layer, "Functional.linear.0.forward");
+	sbuf t;
+	sbuf_init(&t);
+	dump_render_text(&t, &r, "gpu", "npu");
+	assert_non_null(strstr(t.buf, "first diverging layer: Functional.linear.0.forward"));
+	sbuf_done(&t);
+	dump_result_done(&r);
+
+	/* plain folders of .npy files, matched by file name */
+	write_f32(dir, "fa/x.input.0.npy", v, 2, "(2,)");
+	write_f32(dir, "fa/only_a.npy", v, 2, "(2,)");
+	write_f32(dir, "fb/x.input.0.npy", v, 2, "(2,)");
+	write_f32(dir, "fb/only_b.npy", v, 2, "(2,)");
+	r = compare_ok(dir, "fa", "fb", 2, 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.only_a, 1);
+	assert_int_equal(r.only_b, 1);
+	assert_string_equal(r.pairs[0].layer, "x");
+	assert_string_equal(r.form_a, "npy folder");
+	assert_true(r.pass);
+	dump_result_done(&r);
+	/* a folder against a single file is refused */
+	char *pa = util_path_join(dir, "fa"), *pb = util_path_join(dir, "fb/only_b.npy");
+	dump_opts o = { 1, 0 };
+	assert_int_equal(dump_compare(&r, pa, pb, &o), FERRY_EUSAGE);
+	free(pa);
+	free(pb);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loss_shapes),         cmocka_unit_test(test_loss_ordinals_nan_duplicates),
+		cmocka_unit_test(test_loss_refused),        cmocka_unit_test(test_loss_compare),
+		cmocka_unit_test(test_resolve),             cmocka_unit_test(test_npy_header),
+		cmocka_unit_test(test_npy_decode),          cmocka_unit_test(test_cosine_cases),
+		cmocka_unit_test(test_chunks_threads_dtypes), cmocka_unit_test(test_nan_and_order),
+		cmocka_unit_test(test_corrupt_npy),         cmocka_unit_test(test_dump_json_stats),
+		cmocka_unit_test(test_dump_json_tensors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
