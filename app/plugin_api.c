@@ -573,32 +573,35 @@ static int ctx_python_files(lua_State *L)
 	return 1;
 }
 
-static int ctx_read(lua_State *L)
+/* The text of the file named by argument 1 for a ctx call, or NULL after pushing nil and
+ * the reason (the caller then returns 2 values). */
+static const char *ctx_file_text(lua_State *L, size_t *len)
 {
 	papi_sandbox *sb = sandbox_of(L);
-	const char *path = luaL_checkstring(L, 1);
-	size_t len;
-	const char *text = text_for_plugin(L, sb, path, &len);
+	const char *text = text_for_plugin(L, sb, luaL_checkstring(L, 1), len);
 	if (!text) {
 		lua_pushnil(L);
 		lua_insert(L, -2);
-		return 2;
 	}
+	return text;
+}
+
+static int ctx_read(lua_State *L)
+{
+	size_t len;
+	const char *text = ctx_file_text(L, &len);
+	if (!text)
+		return 2;
 	lua_pushlstring(L, text, len);
 	return 1;
 }
 
 static int ctx_lines(lua_State *L)
 {
-	papi_sandbox *sb = sandbox_of(L);
-	const char *path = luaL_checkstring(L, 1);
 	size_t len;
-	const char *text = text_for_plugin(L, sb, path, &len);
-	if (!text) {
-		lua_pushnil(L);
-		lua_insert(L, -2);
+	const char *text = ctx_file_text(L, &len);
+	if (!text)
 		return 2;
-	}
 	lua_newtable(L);
 	lua_Integer k = 0;
 	size_t at = 0;
@@ -620,17 +623,12 @@ static int ctx_lines(lua_State *L)
  * survey counts every file of a large project. */
 static int ctx_loc(lua_State *L)
 {
-	papi_sandbox *sb = sandbox_of(L);
-	const char *path = luaL_checkstring(L, 1);
 	size_t clen = 0;
 	const char *comment = luaL_optlstring(L, 2, "", &clen);
 	size_t len;
-	const char *text = text_for_plugin(L, sb, path, &len);
-	if (!text) {
-		lua_pushnil(L);
-		lua_insert(L, -2);
+	const char *text = ctx_file_text(L, &len);
+	if (!text)
 		return 2;
-	}
 	lua_Integer n = 0;
 	size_t at = 0;
 	while (at < len) {
@@ -648,18 +646,13 @@ static int ctx_loc(lua_State *L)
 
 static int ctx_node_text(lua_State *L)
 {
-	papi_sandbox *sb = sandbox_of(L);
-	const char *path = luaL_checkstring(L, 1);
 	lua_Integer s = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
 	size_t len;
-	const char *text = text_for_plugin(L, sb, path, &len);
-	if (!text) {
-		lua_pushnil(L);
-		lua_insert(L, -2);
+	const char *text = ctx_file_text(L, &len);
+	if (!text)
 		return 2;
-	}
 	if (s < 0 || e < s || (size_t)e > len)
-		return luaL_error(L, "node_text: range %d..%d outside %s", (int)s, (int)e, path);
+		return luaL_error(L, "node_text: range %d..%d outside %s", (int)s, (int)e, lua_tostring(L, 1));
 	lua_pushlstring(L, text + s, (size_t)(e - s));
 	return 1;
 }
