@@ -1,8 +1,8 @@
 -- environment.driver: the NPU driver version.
 --
--- The public sources ferry's tables come from give no driver-to-CANN requirement table,
--- so this check does not judge whether the driver is new enough for CANN; it reports
--- a driver it cannot identify and version files that disagree with npu-smi.
+-- It reports a driver it cannot identify, version files that disagree with npu-smi, and a
+-- driver older than the installed CANN release needs, where a release note states the
+-- pairing (plugins/data/cann_driver.json; releases not listed there are not judged).
 
 local ep = require("envprobe")
 
@@ -15,7 +15,8 @@ return {
 	description = "Reads the driver version from /usr/local/Ascend/driver/version.info and from the "
 		.. "`npu-smi info` title line. A host whose driver cannot be identified, or whose version "
 		.. "file disagrees with the running npu-smi (a container mounting another driver than the "
-		.. "host runs), gets a warning. Check the driver release against CANN's release notes.",
+		.. "host runs), gets a warning, and so does a driver older than the installed CANN release "
+		.. "needs according to its release notes (cann_driver.json).",
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
@@ -31,6 +32,20 @@ return {
 				}
 			end
 			return
+		end
+		local running = d.npu_smi_version or d.version
+		local cann = p.cann and p.cann.toolkit and p.cann.toolkit.version
+		for _, e in ipairs(ctx.data("cann_driver").entries) do
+			if cann and ep.same_cann(cann, e.cann) and ep.vcmp(running, e.min_hdk) < 0 then
+				ctx.report{
+					key = "too-old",
+					message = "The NPU driver " .. running .. " on " .. host .. " is older than CANN " .. e.cann
+						.. " needs: its release notes pair it with Ascend HDK " .. table.concat(e.hdk, ", ") .. ".",
+					suggestion = "Upgrade the driver and firmware to Ascend HDK " .. e.min_hdk .. " or later (firmware "
+						.. "first, then the driver, then reboot), or install a CANN release paired with driver "
+						.. running .. ".",
+				}
+			end
 		end
 		if d.version and d.npu_smi_version and ep.vcmp(d.version, d.npu_smi_version) ~= 0 then
 			ctx.report{

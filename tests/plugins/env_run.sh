@@ -2,6 +2,7 @@
 # Environment-phase tests: the probe script (app/probe.sh) run on this machine, against
 # fake npu-smi samples and fake install trees; bad probe files refused by ingest with
 # nothing stored; golden findings of the environment checks for recorded probes
+# (old_driver is healthy_910b with CANN 8.5.0 installed over its 24.1 driver)
 # (tests/plugins/environment/<case>/: probe.json, project/, config, expected.json); and
 # the generated setup script written by `ferry fix`. Exits non-zero on any failure.
 #
