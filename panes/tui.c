@@ -61,7 +61,7 @@ typedef struct app {
 	int zoom;          /* detail fills the main area */
 	int cancel;        /* running checks asked to stop */
 	int busy_fixed;    /* the running work cannot be cancelled (planning, applying) */
-	char report_format[8]; /* the report format chosen, while its path is asked for */
+	char report_format[16]; /* the report format chosen, while its path is asked for */
 	double last_draw;  /* during runs: time of the last repaint */
 	int cols, rows;
 	ui_win *w_status, *w_rail, *w_list, *w_detail, *w_main, *w_msg, *w_hints, *w_help, *w_pal;
