@@ -18,7 +18,8 @@ FERRY_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wstrict-prot
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
 LDFLAGS += $(SAN)
 
-GRAMMAR_DIR := $(BUILD)/grammar/package/src
+# The grammar's sources are the same for every build; only its objects are per build.
+GRAMMAR_DIR := build/grammar/package/src
 GRAMMAR_OBJ := $(BUILD)/grammar/parser.o $(BUILD)/grammar/scanner.o
 
 APP_SRC := $(filter-out app/main.c,$(wildcard app/*.c)) $(wildcard panes/*.c)
@@ -35,9 +36,9 @@ else
 Q := @
 endif
 
-SARIF_SCHEMA := $(BUILD)/tools/sarif-2.1.0-rtm.5.json
+SARIF_SCHEMA := build/tools/sarif-2.1.0-rtm.5.json
 
-.PHONY: all grammar sarif-tools test test-unit test-plugins test-tui test-cli test-asan fuzz bench clean
+.PHONY: all grammar sarif-tools test test-asan fuzz bench clean
 
 all: $(FERRY_BIN)
 
@@ -52,32 +53,36 @@ $(BUILD)/%.o: %.c | grammar
 
 # The grammar is generated code from the registry package: compiled without our warnings.
 $(BUILD)/grammar/%.o: $(GRAMMAR_DIR)/%.c
+	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(CFLAGS) $(SAN) -std=c11 -w -I$(GRAMMAR_DIR) -c -o $@ $<
 
 grammar: $(GRAMMAR_DIR)/parser.c
 
 $(GRAMMAR_DIR)/parser.c:
-	@mkdir -p $(BUILD)/grammar
+	@mkdir -p build/grammar
 	@echo "  NPM   tree-sitter-python@$(GRAMMAR_VERSION)"
-	$(Q)cd $(BUILD)/grammar && npm pack --silent tree-sitter-python@$(GRAMMAR_VERSION) >/dev/null && \
+	$(Q)cd build/grammar && npm pack --silent tree-sitter-python@$(GRAMMAR_VERSION) >/dev/null && \
 		tar xzf tree-sitter-python-$(GRAMMAR_VERSION).tgz package/src && touch package/src/parser.c
+
+# scanner.c comes out of the same package as parser.c
+$(GRAMMAR_DIR)/scanner.c: $(GRAMMAR_DIR)/parser.c
 
 # The SARIF 2.1.0 schema (shipped in the SARIF authors' npm package) and a JSON-schema
 # validator, for the tests that check `ferry check --format sarif` against the schema.
-sarif-tools: $(SARIF_SCHEMA) $(BUILD)/tools/node_modules/ajv-draft-04/package.json
+sarif-tools: $(SARIF_SCHEMA) build/tools/node_modules/ajv-draft-04/package.json
 
 $(SARIF_SCHEMA):
-	@mkdir -p $(BUILD)/tools
+	@mkdir -p build/tools
 	@echo "  NPM   SARIF 2.1.0 schema"
-	$(Q)cd $(BUILD)/tools && npm pack --silent @microsoft/jest-sarif@1.0.0-beta.0 >/dev/null && \
+	$(Q)cd build/tools && npm pack --silent @microsoft/jest-sarif@1.0.0-beta.0 >/dev/null && \
 		tar xzf microsoft-jest-sarif-1.0.0-beta.0.tgz package/lib/schemas/sarif-2.1.0-rtm.5.json && \
 		mv package/lib/schemas/sarif-2.1.0-rtm.5.json . && rm -rf package microsoft-jest-sarif-*.tgz
 
-$(BUILD)/tools/node_modules/ajv-draft-04/package.json:
-	@mkdir -p $(BUILD)/tools
+build/tools/node_modules/ajv-draft-04/package.json:
+	@mkdir -p build/tools
 	@echo "  NPM   ajv (JSON-schema validator)"
-	$(Q)npm install --silent --no-audit --no-fund --prefix $(BUILD)/tools ajv@8.17.1 ajv-draft-04@1.0.0 ajv-formats@3.0.1 >/dev/null
+	$(Q)npm install --silent --no-audit --no-fund --prefix build/tools ajv@8.17.1 ajv-draft-04@1.0.0 ajv-formats@3.0.1 >/dev/null
 
 # Migrations, bundled plugins and fact tables are embedded so an installed ferry needs no tree.
 $(BUILD)/embedded.c: scripts/embed.sh $(EMBED_SRC)
@@ -93,7 +98,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(APP_OBJ) tests/unit/testutil.h
 	@echo "  TEST  $@"
 	$(Q)$(CC) $(CFLAGS) $(FERRY_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(APP_OBJ) $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
-test: $(FERRY_BIN) $(UNIT_BIN)
+test: $(FERRY_BIN) $(UNIT_BIN) sarif-tools
 	$(Q)FERRY_BUILD=$(BUILD) FERRY=$(abspath $(FERRY_BIN)) sh tests/run-all.sh
 
 test-asan:
