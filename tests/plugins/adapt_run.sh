@@ -20,16 +20,7 @@ export FERRY_ACTOR="adapt-tests <tests@example.invalid>"
 unset FERRY_PLUGIN_PATH
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ferry-adapt.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-
-if [ ! -x "$ferry" ]; then
-	echo "FAIL $ferry is not built (run make)"
-	exit 1
-fi
+. "$root/tests/plugins/lib.sh"
 
 # same_tree A B: every file under A and B (except .ferry/) is byte-identical.
 same_tree() {

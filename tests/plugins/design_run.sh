@@ -15,62 +15,7 @@ export FERRY_ACTOR="design-tests <tests@example.invalid>"
 unset FERRY_PLUGIN_PATH
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ferry-design.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() { # name, command...: ok when the command succeeds
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
-}
-
-if [ ! -x "$ferry" ]; then
-	echo "FAIL $ferry is not built (run make)"
-	exit 1
-fi
-
-# setup CASE WORK: a fresh engagement for a fixture, its settings and its baseline
-setup() {
-	dir=$here/$1
-	work=$2
-	rm -rf "$work"
-	cp -R "$dir/project" "$work"
-	{
-		"$ferry" init "$work" --client test >/dev/null 2>&1 || echo "init failed"
-		if [ -f "$dir/config" ]; then
-			while read -r key value; do
-				[ -n "$key" ] && { "$ferry" -C "$work" config "$key" "$value" || echo "config $key failed"; }
-			done <"$dir/config"
-		fi
-		if [ -f "$dir/bench.json" ]; then
-			"$ferry" -C "$work" ingest bench "$dir/bench.json" --label gpu >/dev/null || echo "ingest failed"
-		fi
-	} >"$tmp/setup.log" 2>&1
-	[ ! -s "$tmp/setup.log" ] || { cat "$tmp/setup.log"; return 1; }
-}
-
-# contains EXPECTED ACTUAL: every expected finding has its severity and substrings
-contains() {
-	python3 - "$1" "$2" <<'PY'
-import json, sys
-want = json.load(open(sys.argv[1], encoding="utf-8"))
-got = json.load(open(sys.argv[2], encoding="utf-8"))["findings"]
-okay = True
-for w in want:
-    cands = [f for f in got if f["plugin"] == w["plugin"] and (f.get("file") or "") == w["file"]
-             and int(f.get("line") or 0) == w["line"] and f["severity"] == w["severity"]
-             and all(s in f["message"] + " " + f["suggestion"] for s in w.get("contains", []))]
-    if not cands:
-        okay = False
-        print("  no %s %s finding of %s with %s" % (w["severity"], w["plugin"], w["file"] or "(project)", w.get("contains")))
-        for f in got:
-            if f["plugin"] == w["plugin"]:
-                print("    have: %s: %s | %s" % (f["severity"], f["message"], f["suggestion"]))
-sys.exit(0 if okay else 1)
-PY
-}
+. "$root/tests/plugins/lib.sh"
 
 # ---- 1. the data table ---------------------------------------------------------------
 check "soc_memory.json: every entry has a source and a memory figure" python3 - <<'PY'
@@ -89,10 +34,10 @@ for dir in "$here"/*/; do
 	case=$(basename "$dir")
 	[ -f "$dir/expected.json" ] && [ -d "$dir/project" ] || continue
 	work="$tmp/case-$case"
-	if setup "$case" "$work" &&
+	if engagement "$here/$case" "$work" &&
 		"$ferry" -C "$work" check --phase design --format json >"$tmp/$case.json" 2>"$tmp/check.log" &&
 		python3 tests/plugins/compare.py "$dir/expected.json" "$tmp/$case.json" --phase design &&
-		contains "$dir/expected.json" "$tmp/$case.json"; then
+		python3 tests/plugins/contains.py "$dir/expected.json" "$tmp/$case.json"; then
 		ok "golden: design/$case"
 	else
 		cat "$tmp/check.log"

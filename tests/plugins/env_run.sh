@@ -17,21 +17,7 @@ here=$root/tests/plugins/environment
 export FERRY_ACTOR="env-tests <tests@example.invalid>"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ferry-env.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-check() { # name, command...: ok when the command succeeds
-	name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
-}
-
-if [ ! -x "$ferry" ]; then
-	echo "FAIL $ferry is not built (run make)"
-	exit 1
-fi
+. "$root/tests/plugins/lib.sh"
 
 now() { date +%s; }
 
@@ -208,41 +194,13 @@ for dir in "$here"/*/; do
 	case=$(basename "$dir")
 	[ -f "$dir/expected.json" ] && [ -d "$dir/project" ] || continue
 	work="$tmp/case-$case"
-	cp -R "$dir/project" "$work"
-	{
-		"$ferry" init "$work" --client test >/dev/null 2>&1 || echo "init failed"
-		if [ -f "$dir/config" ]; then
-			while read -r key value; do
-				[ -n "$key" ] && { "$ferry" -C "$work" config "$key" "$value" || echo "config $key failed"; }
-			done <"$dir/config"
-		fi
-		if [ -f "$dir/probe.json" ]; then
-			"$ferry" -C "$work" ingest env-probe "$dir/probe.json" >/dev/null || echo "ingest failed"
-		fi
-	} >"$tmp/setup.log" 2>&1
-	"$ferry" -C "$work" check --phase environment --format json >"$tmp/$case.json" 2>"$tmp/check.log"
-	if [ ! -s "$tmp/setup.log" ] &&
+	if engagement "$dir" "$work" &&
+		"$ferry" -C "$work" check --phase environment --format json >"$tmp/$case.json" 2>"$tmp/check.log" &&
 		python3 tests/plugins/compare.py "$dir/expected.json" "$tmp/$case.json" --phase environment &&
-		python3 - "$dir/expected.json" "$tmp/$case.json" <<'PY'; then
-import json, sys
-want = json.load(open(sys.argv[1], encoding="utf-8"))
-got = json.load(open(sys.argv[2], encoding="utf-8"))["findings"]
-okay = True
-for w in want:
-    cands = [f for f in got if f["plugin"] == w["plugin"] and (f.get("file") or "") == w["file"]
-             and int(f.get("line") or 0) == w["line"] and f["severity"] == w["severity"]
-             and all(s in f["message"] + " " + f["suggestion"] for s in w.get("contains", []))]
-    if not cands:
-        okay = False
-        print("  no %s %s finding of %s with %s" % (w["severity"], w["plugin"], w["file"] or "(project)", w.get("contains")))
-        for f in got:
-            if f["plugin"] == w["plugin"]:
-                print("    have: %s: %s | %s" % (f["severity"], f["message"], f["suggestion"]))
-sys.exit(0 if okay else 1)
-PY
+		python3 tests/plugins/contains.py "$dir/expected.json" "$tmp/$case.json"; then
 		ok "golden: environment/$case"
 	else
-		cat "$tmp/setup.log" "$tmp/check.log"
+		cat "$tmp/check.log"
 		bad "golden: environment/$case"
 	fi
 done

@@ -12,16 +12,7 @@ ferry=${FERRY:-$root/ferry}
 export FERRY_ACTOR="plugin-tests <tests@example.invalid>"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ferry-plugins.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-
-if [ ! -x "$ferry" ]; then
-	echo "FAIL $ferry is not built (run make)"
-	exit 1
-fi
+. "$root/tests/plugins/lib.sh"
 
 # check DIR OUT [ferry check args...]: init DIR and write the JSON findings to OUT.
 check() {

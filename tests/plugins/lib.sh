@@ -1,0 +1,54 @@
+# Shared by the phase test runners (sourced after they set $ferry and $tmp): the check
+# that ferry is built, pass/fail counting, and building an engagement from a fixture folder.
+#
+# A fixture folder holds project/ (copied), and optionally: config ("KEY VALUE" lines set
+# with `ferry config`), probe.json (ingested as env-probe), bench.json (ingested as bench,
+# label gpu) and artifacts/ (files named KIND.LABEL.EXT, ingested in name order).
+
+if [ ! -x "$ferry" ]; then
+	echo "FAIL $ferry is not built (run make)"
+	exit 1
+fi
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { # name, command...: ok when the command succeeds
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+# engagement FIXTURE WORK: a fresh engagement in WORK from FIXTURE's project, settings and
+# artifacts; prints what failed and returns 1 when any step did.
+engagement() {
+	fx=$1
+	work=$2
+	rm -rf "$work"
+	cp -R "$fx/project" "$work"
+	{
+		"$ferry" init "$work" --client test >/dev/null 2>&1 || echo "init failed"
+		if [ -f "$fx/config" ]; then
+			while read -r key value; do
+				[ -n "$key" ] && { "$ferry" -C "$work" config "$key" "$value" || echo "config $key failed"; }
+			done <"$fx/config"
+		fi
+		if [ -f "$fx/probe.json" ]; then
+			"$ferry" -C "$work" ingest env-probe "$fx/probe.json" >/dev/null || echo "ingest probe failed"
+		fi
+		if [ -f "$fx/bench.json" ]; then
+			"$ferry" -C "$work" ingest bench "$fx/bench.json" --label gpu >/dev/null || echo "ingest bench failed"
+		fi
+		if [ -d "$fx/artifacts" ]; then
+			for f in "$fx"/artifacts/*; do
+				[ -f "$f" ] || continue
+				base=$(basename "$f")
+				kind=${base%%.*}
+				rest=${base#*.}
+				"$ferry" -C "$work" ingest "$kind" "$f" --label "${rest%%.*}" >/dev/null || echo "ingest $base failed"
+			done
+		fi
+	} >"$tmp/setup.log" 2>&1
+	[ ! -s "$tmp/setup.log" ] || { cat "$tmp/setup.log"; return 1; }
+}
