@@ -253,35 +253,20 @@ out:
 	return rc;
 }
 
-void changes_csv_field(sbuf *b, const char *s)
-{
-	if (!s[strcspn(s, ",\"\r\n")]) {
-		sbuf_adds(b, s);
-		return;
-	}
-	sbuf_addc(b, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			sbuf_addc(b, '"');
-		sbuf_addc(b, *s);
-	}
-	sbuf_addc(b, '"');
-}
-
 void changes_csv(sbuf *b, const cJSON *rows)
 {
 	sbuf_adds(b, "file,start_line,end_line,operation,message,advice,plugin,findings,checkpoint,commit\r\n");
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rows) {
-		changes_csv_field(b, json_str(r, "file"));
+		sbuf_add_csv(b, json_str(r, "file"));
 		sbuf_addf(b, ",%lld,%lld,", json_int(r, "start_line"), json_int(r, "end_line"));
-		changes_csv_field(b, json_str(r, "operation"));
+		sbuf_add_csv(b, json_str(r, "operation"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(r, "message"));
+		sbuf_add_csv(b, json_str(r, "message"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(r, "advice"));
+		sbuf_add_csv(b, json_str(r, "advice"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(r, "plugin"));
+		sbuf_add_csv(b, json_str(r, "plugin"));
 		sbuf_addc(b, ',');
 		const cJSON *id;
 		int first = 1;
@@ -293,7 +278,7 @@ void changes_csv(sbuf *b, const cJSON *rows)
 		if (json_int(r, "checkpoint") > 0)
 			sbuf_addf(b, "%lld", json_int(r, "checkpoint"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(r, "commit"));
+		sbuf_add_csv(b, json_str(r, "commit"));
 		sbuf_adds(b, "\r\n");
 	}
 }

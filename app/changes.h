@@ -37,7 +37,4 @@ int changes_unsupported(cJSON **out, store *s);
  * LF (quotes doubled). */
 void changes_csv(sbuf *b, const cJSON *rows);
 
-/* One CSV field, quoted when it needs to be (for other CSV writers). */
-void changes_csv_field(sbuf *b, const char *s);
-
 #endif

@@ -1450,21 +1450,6 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 	          r->pass ? "PASS" : "FAIL", r->nfailed, r->n);
 }
 
-static void csv_field(sbuf *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		sbuf_adds(out, s);
-		return;
-	}
-	sbuf_addc(out, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			sbuf_addc(out, '"');
-		sbuf_addc(out, *s);
-	}
-	sbuf_addc(out, '"');
-}
-
 static void csv_num(sbuf *out, double v, int valid)
 {
 	sbuf_addc(out, ',');
@@ -1481,17 +1466,17 @@ void dump_render_csv(sbuf *out, const dump_result *r)
 		const dump_pair *p = &r->pairs[i];
 		int real = p->mode == DUMP_REAL, st = p->mode == DUMP_STATS;
 		sbuf_addf(out, "%zu,", p->order);
-		csv_field(out, p->layer);
+		sbuf_add_csv(out, p->layer);
 		sbuf_addc(out, ',');
-		csv_field(out, p->name);
+		sbuf_add_csv(out, p->name);
 		sbuf_addf(out, ",%s,", mode_names[p->mode]);
-		csv_field(out, p->dtype_a);
+		sbuf_add_csv(out, p->dtype_a);
 		sbuf_addc(out, ',');
-		csv_field(out, p->dtype_b);
+		sbuf_add_csv(out, p->dtype_b);
 		sbuf_addc(out, ',');
-		csv_field(out, p->shape_a);
+		sbuf_add_csv(out, p->shape_a);
 		sbuf_addc(out, ',');
-		csv_field(out, p->shape_b);
+		sbuf_add_csv(out, p->shape_b);
 		csv_num(out, p->m.cosine, real);
 		csv_num(out, p->m.euc_dist, real);
 		csv_num(out, p->m.max_abs, real);
@@ -1503,7 +1488,7 @@ void dump_render_csv(sbuf *out, const dump_result *r)
 		for (int k = 0; k < 4; k++)
 			csv_num(out, p->stat_rel[k], st);
 		sbuf_addf(out, ",%s,", p->pass ? "pass" : "fail");
-		csv_field(out, p->note ? p->note : "");
+		sbuf_add_csv(out, p->note ? p->note : "");
 		sbuf_addc(out, '\n');
 	}
 }

@@ -1207,21 +1207,21 @@ static void csv_findings(sbuf *b, const cJSON *findings)
 	const cJSON *f;
 	cJSON_ArrayForEach(f, findings) {
 		sbuf_addf(b, "%lld,", json_int(f, "id"));
-		changes_csv_field(b, json_str(f, "phase"));
+		sbuf_add_csv(b, json_str(f, "phase"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(f, "category"));
+		sbuf_add_csv(b, json_str(f, "category"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(f, "severity"));
+		sbuf_add_csv(b, json_str(f, "severity"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(f, "status"));
+		sbuf_add_csv(b, json_str(f, "status"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(f, "plugin"));
+		sbuf_add_csv(b, json_str(f, "plugin"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(f, "file"));
+		sbuf_add_csv(b, json_str(f, "file"));
 		sbuf_addf(b, ",%lld,%lld,%lld,%lld,", json_int(f, "line"), json_int(f, "col"), json_int(f, "end_line"), json_int(f, "end_col"));
-		changes_csv_field(b, json_str(f, "message"));
+		sbuf_add_csv(b, json_str(f, "message"));
 		sbuf_addc(b, ',');
-		changes_csv_field(b, json_str(f, "suggestion"));
+		sbuf_add_csv(b, json_str(f, "suggestion"));
 		sbuf_addf(b, ",%s\r\n", cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ? "true" : "false");
 	}
 }

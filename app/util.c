@@ -111,6 +111,21 @@ void sbuf_addf(sbuf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+void sbuf_add_csv(sbuf *b, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		sbuf_adds(b, s);
+		return;
+	}
+	sbuf_addc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			sbuf_addc(b, '"');
+		sbuf_addc(b, *s);
+	}
+	sbuf_addc(b, '"');
+}
+
 void sbuf_reset(sbuf *b)
 {
 	b->len = 0;

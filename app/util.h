@@ -23,6 +23,9 @@ void sbuf_adds(sbuf *b, const char *s);
 void sbuf_addc(sbuf *b, char c);
 void sbuf_addf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sbuf_vaddf(sbuf *b, const char *fmt, va_list ap);
+/* Appends s as one CSV field (RFC 4180): quoted, with quotes doubled, when it holds a
+ * comma, a quote or a line break. */
+void sbuf_add_csv(sbuf *b, const char *s);
 void sbuf_reset(sbuf *b);
 /* Returns the bytes (caller frees) and leaves b empty: sbuf_add* may use it again
  * (b->buf is NULL until then); sbuf_done is then harmless. */

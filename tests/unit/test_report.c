@@ -174,15 +174,15 @@ static void test_csv_quoting(void **state)
 	(void)state;
 	sbuf b;
 	sbuf_init(&b);
-	changes_csv_field(&b, "plain");
+	sbuf_add_csv(&b, "plain");
 	sbuf_addc(&b, ',');
-	changes_csv_field(&b, "a,b");
+	sbuf_add_csv(&b, "a,b");
 	sbuf_addc(&b, ',');
-	changes_csv_field(&b, "say \"hi\"");
+	sbuf_add_csv(&b, "say \"hi\"");
 	sbuf_addc(&b, ',');
-	changes_csv_field(&b, "two\nlines");
+	sbuf_add_csv(&b, "two\nlines");
 	sbuf_addc(&b, ',');
-	changes_csv_field(&b, "");
+	sbuf_add_csv(&b, "");
 	assert_string_equal(b.buf, "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",");
 	sbuf_done(&b);
 }
