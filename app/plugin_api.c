@@ -65,6 +65,8 @@ void papi_plugin_done(papi_plugin *p)
 	for (size_t i = 0; i < p->ntriggers; i++)
 		free(p->triggers[i]);
 	free(p->triggers);
+	free(p->groups);
+	free(p->run_trig);
 	pysrc_query_free(p->query);
 	for (size_t i = 0; i < p->nqc; i++) {
 		free(p->qc_src[i]);
@@ -552,6 +554,27 @@ static int ctx_files(lua_State *L)
 	return 1;
 }
 
+int papi_offered(const papi_plugin *p, const unsigned char *hits)
+{
+	if (p->ntriggers == 0)
+		return 1;
+	if (!hits)
+		return 0;
+	/* triggers of one group are contiguous (see the declaration parser) */
+	for (size_t t = 0; t < p->ntriggers;) {
+		size_t end = t;
+		int all = 1;
+		while (end < p->ntriggers && p->groups[end] == p->groups[t]) {
+			all &= hits[p->run_trig[end]] != 0;
+			end++;
+		}
+		if (all)
+			return 1;
+		t = end;
+	}
+	return 0;
+}
+
 static int ctx_python_files(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -562,10 +585,7 @@ static int ctx_python_files(lua_State *L)
 		papi_file *f = &run->py[i];
 		if (!f->hits)
 			continue; /* unreadable, binary or not UTF-8 */
-		int want = sb->ntrig == 0;
-		for (size_t t = 0; !want && t < sb->ntrig; t++)
-			want = f->hits[sb->trig[t]];
-		if (!want)
+		if (!papi_offered(sb->plugin, f->hits))
 			continue;
 		lua_pushstring(L, f->path);
 		lua_rawseti(L, -2, ++k);

@@ -29,6 +29,7 @@ extern const char *const papi_phases[PAPI_NPHASES];
 int papi_phase_index(const char *phase);
 
 #define PAPI_DEFAULT_BUDGET 200000000ULL       /* Lua VM instructions per plugin run */
+#define PAPI_BUDGET_PER_BYTE 20ULL            /* more instructions per byte of source a plugin is offered */
 #define PAPI_DEFAULT_MEM_CAP (64u * 1024 * 1024) /* bytes per plugin state */
 #define PAPI_MAX_SOURCE (32u * 1024 * 1024)    /* larger source files are not read */
 
@@ -38,13 +39,20 @@ typedef struct papi_plugin {
 	char *chunk;              /* the Lua source text */
 	size_t len;               /* its length */
 	char **triggers;          /* literal triggers, NULL when none */
+	unsigned *groups;         /* group of each trigger: a file is offered when it holds every
+	                           * trigger of at least one group (a plain string is a group alone) */
 	size_t ntriggers;
+	size_t *run_trig;         /* during a run: index of each trigger in papi_run.triggers */
 	pysrc_query *query;       /* the declared query, compiled at load; may be NULL */
 	int needs_exec;           /* declared needs = {"exec"} */
 	char **qc_src;            /* explicit queries ctx.query compiled so far ... */
 	pysrc_query **qc;         /* ... and their compiled forms */
 	size_t nqc;
 } papi_plugin;
+
+/* 1 when a file with these run-trigger hits is offered to p (p->run_trig set): it holds
+ * every trigger of one of p's groups, or p has no triggers. */
+int papi_offered(const papi_plugin *p, const unsigned char *hits);
 
 /* Frees the strings, triggers and queries inside p (not p itself). */
 void papi_plugin_done(papi_plugin *p);
@@ -56,6 +64,7 @@ typedef struct papi_file {
 	char *problem;            /* why it cannot be read or parsed (one line), or NULL */
 	unsigned char *hits;      /* per run trigger: 1 when the file contains it */
 	int tried;                /* a parse was attempted */
+	size_t size;              /* bytes, for the instruction budget */
 } papi_file;
 
 typedef struct papi_data {
@@ -92,8 +101,6 @@ typedef struct papi_sandbox {
 	papi_run *run;            /* NULL while only the declaration is loaded */
 	papi_plugin *plugin;      /* NULL while only the declaration is loaded */
 	const char *origin;       /* where the plugin came from, for messages */
-	const size_t *trig;       /* indices of the plugin's triggers in run->triggers */
-	size_t ntrig;
 	unsigned long long budget, used; /* instruction budget and instructions counted */
 	int killed;               /* PAPI_KILL_*: sticky once set */
 	int closing;              /* the state is being closed: any Lua code is cut short */

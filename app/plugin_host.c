@@ -92,6 +92,15 @@ static int decl_type(lua_State *L, const char *field)
 	return t;
 }
 
+/* Appends one trigger literal of a declaration, in group g. */
+static void add_decl_trigger(papi_plugin *p, const char *literal, unsigned g)
+{
+	p->triggers = xrealloc(p->triggers, (p->ntriggers + 1) * sizeof *p->triggers);
+	p->groups = xrealloc(p->groups, (p->ntriggers + 1) * sizeof *p->groups);
+	p->triggers[p->ntriggers] = xstrdup(literal);
+	p->groups[p->ntriggers++] = g;
+}
+
 /* Checks the declaration (index 1) and copies it into the papi_plugin (index 2, light
  * userdata). Fields are filled one by one so the caller frees a partial copy on error. */
 static int decl_k(lua_State *L)
@@ -142,11 +151,24 @@ static int decl_k(lua_State *L)
 			return luaL_error(L, "triggers: empty list (leave it out to see every file)");
 		if (n > 5000)
 			return luaL_error(L, "triggers: too many");
-		p->triggers = xcalloc(n, sizeof *p->triggers);
 		for (lua_Unsigned i = 1; i <= n; i++) {
-			if (lua_rawgeti(L, -1, (lua_Integer)i) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
-				return luaL_error(L, "triggers: entry %d is not a non-empty string", (int)i);
-			p->triggers[p->ntriggers++] = xstrdup(lua_tostring(L, -1));
+			int et = lua_rawgeti(L, -1, (lua_Integer)i);
+			if (et == LUA_TSTRING && lua_rawlen(L, -1) > 0) {
+				add_decl_trigger(p, lua_tostring(L, -1), (unsigned)i);
+			} else if (et == LUA_TTABLE && lua_rawlen(L, -1) > 0 && lua_rawlen(L, -1) <= 16) {
+				/* a group: a file must hold every one of these literals */
+				lua_Unsigned m = lua_rawlen(L, -1);
+				for (lua_Unsigned k = 1; k <= m; k++) {
+					if (lua_rawgeti(L, -1, (lua_Integer)k) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+						return luaL_error(L, "triggers: entry %d holds something other than a non-empty string",
+						                  (int)i);
+					add_decl_trigger(p, lua_tostring(L, -1), (unsigned)i);
+					lua_pop(L, 1);
+				}
+			} else {
+				return luaL_error(L, "triggers: entry %d is neither a non-empty string nor a list of 1 to 16 of them",
+				                  (int)i);
+			}
 			lua_pop(L, 1);
 		}
 	}
@@ -507,6 +529,19 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, cons
 		for (size_t t = 0; t < p->ntriggers; t++)
 			add_trigger(run, p->triggers[t]);
 	}
+	/* each plugin's triggers as indices into the run's list */
+	for (size_t i = 0; i < h->n; i++) {
+		papi_plugin *p = &h->plugins[i];
+		free(p->run_trig);
+		p->run_trig = NULL;
+		if (!sel[i])
+			continue;
+		p->run_trig = xcalloc(p->ntriggers ? p->ntriggers : 1, sizeof *p->run_trig);
+		for (size_t t = 0; t < p->ntriggers; t++)
+			for (size_t j = 0; j < run->ntriggers; j++)
+				if (strcmp(run->triggers[j], p->triggers[t]) == 0)
+					p->run_trig[t] = j;
+	}
 	for (size_t i = 0; i < run->files.n; i++)
 		if (util_ends_with(run->files.paths[i], ".py"))
 			run->npy++;
@@ -525,8 +560,12 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, cons
 		f->problem = read_source(&text, &len, h->root, f->path);
 		if (f->problem)
 			continue;
+		f->size = len;
 		f->hits = xcalloc(run->ntriggers ? run->ntriggers : 1, 1);
-		int any = textscan_run(scan, text, len, f->hits) > 0 || all_py;
+		int any = all_py;
+		if (textscan_run(scan, text, len, f->hits) > 0)
+			for (size_t q = 0; q < h->n && !any; q++)
+				any = sel[q] && h->plugins[q].ntriggers && papi_offered(&h->plugins[q], f->hits);
 		free(text);
 		if (any) {
 			want[nwant] = f->path;
@@ -582,23 +621,28 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The instruction budget of one plugin's run: the configured budget, plus a share per
+ * byte of the Python files its triggers offer it, so a plugin that does honest work on
+ * a large project is not killed while a runaway loop still is within seconds. */
+static unsigned long long plugin_budget(const plugin_host *h, const papi_run *run, const papi_plugin *p)
+{
+	unsigned long long bytes = 0;
+	for (size_t i = 0; i < run->npy; i++)
+		if (run->py[i].hits && papi_offered(p, run->py[i].hits))
+			bytes += run->py[i].size;
+	return h->opts.instr_budget + PAPI_BUDGET_PER_BYTE * bytes;
+}
+
 /* Runs one plugin against the prepared run; reports its findings or its error. */
 static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_run_cb *cb)
 {
-	size_t *trig = xcalloc(p->ntriggers ? p->ntriggers : 1, sizeof *trig);
-	for (size_t t = 0; t < p->ntriggers; t++)
-		for (size_t j = 0; j < run->ntriggers; j++)
-			if (strcmp(run->triggers[j], p->triggers[t]) == 0)
-				trig[t] = j;
 	papi_sandbox sb;
 	memset(&sb, 0, sizeof sb);
 	sb.opts = &h->opts;
 	sb.run = run;
 	sb.plugin = p;
 	sb.origin = p->info.origin;
-	sb.trig = trig;
-	sb.ntrig = p->ntriggers;
-	sb.budget = h->opts.instr_budget;
+	sb.budget = plugin_budget(h, run, p);
 	sb.mem_cap = h->opts.mem_cap;
 	char *err = NULL;
 	lua_State *L = papi_open(&sb);
@@ -618,7 +662,6 @@ static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_
 			cb->finding(&sb.found[i], cb->payload);
 	}
 	free(err);
-	free(trig);
 	papi_sandbox_done(&sb);
 }
 

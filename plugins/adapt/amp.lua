@@ -14,7 +14,7 @@ return {
 		.. "(positional or device_type=) to 'npu'. apex.amp, apex fused optimizers and amp_C "
 		.. "have no mechanical rewrite and are listed for a human (amp_C as an error). With the "
 		.. "automatic strategy only those are listed.",
-	triggers = { "amp", "autocast", "GradScaler", "apex" },
+	triggers = cuda.AMP_TRIGGERS,
 	run = function(ctx)
 		local fused = cuda.apex_fused(ctx)
 		local auto = cuda.auto(ctx)

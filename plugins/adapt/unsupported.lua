@@ -24,6 +24,7 @@ return {
 		.. "unsupported or limited on NPU (unsupported_ops.json), DataParallel and channels_last. "
 		.. "With the automatic strategy (transfer_to_npu) channels_last and torch.jit.script are "
 		.. "errors: transfer_to_npu does not support the first and disables the second.",
+	triggers = blockers.triggers,
 	run = function(ctx)
 		local auto = cuda.auto(ctx)
 		local tables = blockers.op_tables(ctx)
@@ -32,7 +33,7 @@ return {
 			s.category = "custom_kernel"
 			refs.report(ctx, s, "fix")
 		end
-		for _, path in ipairs(ctx.files("%.py$")) do
+		for _, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)
 			local function cat(sites, c)
 				for _, s in ipairs(sites) do s.category = c end

@@ -13,7 +13,7 @@ return {
 		.. "'cuda' device, apex.amp, apex's CUDA kernel module amp_C and apex fused optimizers. "
 		.. "torch.npu.amp provides autocast and GradScaler; amp_C is unsupported and apex fused "
 		.. "optimizers are not migrated automatically.",
-	triggers = { ".amp", "import amp", "amp_C", "autocast", "GradScaler", "apex" },
+	triggers = cuda.AMP_TRIGGERS,
 	run = function(ctx)
 		local fused = cuda.apex_fused(ctx)
 		for _, path in ipairs(ctx.python_files()) do

@@ -22,12 +22,13 @@ return {
 	category = "dynamic-shape",
 	description = "Finds operators whose output size depends on tensor values: nonzero, "
 		.. "masked_select, unique, single-argument torch.where and indexing with a boolean "
-		.. "mask (looked for in files that use one of those operators or mention a mask). On an NPU each new shape can trigger operator compilation, so they are slow in "
+		.. "mask (looked for in files that use one of those operators, or import torch and mention a mask). On an NPU each new shape can trigger operator compilation, so they are slow in "
 		.. "a training loop; run with torch_npu.npu.set_compile_mode(jit_compile=False) and "
 		.. "consider fixed-size alternatives.",
 	-- Boolean-mask indexing has no literal of its own: it is looked for in files that use
-	-- a dynamic-shape operator or mention a mask, so the survey need not parse every file.
-	triggers = { "nonzero", "masked_select", "unique(", "where(", "argwhere", "mask" },
+	-- a dynamic-shape operator or are torch code mentioning a mask, so the survey need not
+	-- parse every file.
+	triggers = { "nonzero", "masked_select", "unique(", "where(", "argwhere", { "torch", "mask" } },
 	run = function(ctx)
 		for _, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)

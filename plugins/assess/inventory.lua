@@ -11,9 +11,11 @@ return {
 	severity = "info",
 	category = "inventory",
 	description = "Counts files and lines of Python, shell and CUDA code and finds the entry scripts "
-		.. "(files with an `if __name__ == '__main__':` block). The numbers feed the effort "
-		.. "estimate; the entry scripts are where `import torch_npu` (or transfer_to_npu) goes.",
-	triggers = { "__main__" },
+		.. "(torch code with an `if __name__ == '__main__':` block; a tool script that never touches "
+		.. "torch is not one). The numbers feed the effort estimate; the entry scripts are where "
+		.. "`import torch_npu` (or transfer_to_npu) goes.",
+	-- entry scripts that matter to the migration are torch code with a main block
+	triggers = { { "__main__", "torch" } },
 	run = function(ctx)
 		local files = ctx.files()
 		local n_py, loc_py, n_sh, n_cu, loc_cu, n_nb, entries = 0, 0, 0, 0, 0, 0, 0

@@ -13,7 +13,7 @@ return {
 		.. "Automatic migration (transfer_to_npu) disables both: they return the object unscripted, "
 		.. "so code that needs a ScriptModule breaks. Projects that rely on scripting should use "
 		.. "tool-based migration or remove the scripting.",
-	triggers = { "jit", "script" },
+	triggers = { { "torch", "jit" } }, -- every way to name torch.jit.script spells out both
 	run = function(ctx)
 		for _, path in ipairs(ctx.python_files()) do
 			refs.report_all(ctx, blockers.jit_script(ctx, path, refs.aliases(ctx, path)), "survey")

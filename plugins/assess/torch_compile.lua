@@ -12,7 +12,8 @@ return {
 		.. "generates Triton kernels; under transfer_to_npu Triton is reported unavailable, "
 		.. "torch.compiler.* is on the vendor's unsupported list, and NPU compilation goes through "
 		.. "torch_npu's own Inductor backend. Migrate in eager mode first.",
-	triggers = { "compile" },
+	-- naming torch.compile or torch.compiler, however imported, spells out both words
+	triggers = { { "torch", "compile" } },
 	run = function(ctx)
 		for _, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)

@@ -14,18 +14,7 @@ return {
 		.. "PyTorch version, plus dtype limits such as float64. Each hit needs a replacement "
 		.. "before the model can run on the NPU.",
 	-- a file is parsed for this check only when it names one of the listed APIs
-	triggers = function(data)
-		local out, seen = {}, {}
-		local function add(t)
-			if not seen[t] then seen[t] = true; out[#out + 1] = t end
-		end
-		for _, e in ipairs(data("unsupported_ops").entries) do
-			if not e.owner then
-				add(e.kind == "method" and ("." .. e.method .. "(") or e.name:match("([%w_]+)$"))
-			end
-		end
-		return out
-	end,
+	triggers = blockers.op_triggers,
 	run = function(ctx)
 		local tables = blockers.op_tables(ctx)
 		for _, path in ipairs(ctx.python_files()) do

@@ -150,4 +150,39 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	return out
 end
 
+-- Triggers (see plugins/README.md) for a check using unsupported_ops: for each listed API
+-- the group of all its name's parts (code naming torch.hub.load, through any import or
+-- alias, spells out "torch", "hub" and "load"), and ".method(" for tensor methods.
+-- `triggers = blockers.op_triggers` wakes the check only for files that can use one.
+function blockers.op_triggers(data)
+	local out, seen = {}, {}
+	for _, e in ipairs(data("unsupported_ops").entries) do
+		if not e.owner then
+			local group = {}
+			if e.kind == "method" then
+				group[1] = "." .. e.method .. "("
+			else
+				for part in e.name:gmatch("[^%.]+") do group[#group + 1] = part end
+			end
+			local key = table.concat(group, " ")
+			if not seen[key] and #group <= 16 then
+				seen[key] = true
+				out[#out + 1] = #group == 1 and group[1] or group
+			end
+		end
+	end
+	return out
+end
+
+-- Trigger literals for every detector above: a file holding none of them cannot contain
+-- an extension builder, DataParallel, channels_last, torch.jit.script or a listed API.
+function blockers.triggers(data)
+	local out = blockers.op_triggers(data)
+	for _, t in ipairs({ "cpp_extension", "CUDAExtension", "DataParallel", "data_parallel",
+		"channels_last", "jit" }) do
+		out[#out + 1] = t
+	end
+	return out
+end
+
 return blockers

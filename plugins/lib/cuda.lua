@@ -17,6 +17,11 @@ local refs = require("refs")
 
 local cuda = {}
 
+-- Trigger literals for the AMP rules: every way code can name torch.cuda.amp, torch.amp,
+-- autocast, GradScaler, apex or amp_C contains one of them (plain "amp" would wake the
+-- check for every "sample" and "clamp").
+cuda.AMP_TRIGGERS = { ".amp", "import amp", ", amp", "(amp", "amp_C", "autocast", "GradScaler", "apex" }
+
 -- The engagement runs automatic migration (transfer_to_npu) instead of rewrites.
 function cuda.auto(ctx)
 	return ctx.config("strategy") == "auto"

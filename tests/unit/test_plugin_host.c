@@ -582,6 +582,47 @@ static void test_cancel(void **state)
 
 /* ---- prefilter, fingerprints, source problems ------------------------------------------ */
 
+/* A list inside triggers is a group: a file is offered only when it holds all of them;
+ * a function computes the triggers from a fact table at load. */
+static void test_trigger_groups(void **state)
+{
+	struct fixture *fx = *state;
+	tu_write(fx->root, "both.py", "import torch\nx = torch.hub.load('a')\n");
+	tu_write(fx->root, "one.py", "data = pickle.load(f)\n");
+	tu_write(fx->root, "other.py", "y = 2\n");
+	tu_write(fx->bundled, "data/names.json", "{\"entries\": [{\"name\": \"torch.hub.load\"}]}");
+	plugin_file(fx, "groups.lua",
+	            "return { id = 't.groups', phase = 'assess', title = 't', severity = 'info',\n"
+	            "  triggers = function(data)\n"
+	            "    local out = { 'never_present' }\n"
+	            "    for _, e in ipairs(data('names').entries) do\n"
+	            "      local g = {}\n"
+	            "      for part in e.name:gmatch('[^.]+') do g[#g + 1] = part end\n"
+	            "      out[#out + 1] = g\n"
+	            "    end\n"
+	            "    return out\n"
+	            "  end,\n"
+	            "  query = '(attribute) @a',\n"
+	            "  run = function(ctx)\n"
+	            "    ctx.report{ message = 'py:' .. table.concat(ctx.python_files(), ',') }\n"
+	            "  end }\n");
+	got g = {0};
+	run_all(fx, &g);
+	if (g.nerr)
+		fail_msg("%s", g.err[0]);
+	assert_string_equal(find_msg(&g, "py:")->message, "py:both.py");
+	assert_int_equal(g.parsed, 1); /* one.py holds "load" but not "torch" and "hub": never parsed */
+	got_done(&g);
+
+	plugin_file(fx, "groups.lua",
+	            "return { id = 't.groups', phase = 'assess', title = 't', severity = 'info',\n"
+	            "  triggers = { 'x', { 'a', 3 } }, run = function(ctx) end }\n");
+	run_all(fx, &g);
+	assert_int_equal(g.nload, 1);
+	assert_non_null(strstr(g.load_err[0], "triggers: entry 2"));
+	got_done(&g);
+}
+
 static void test_triggers_prefilter(void **state)
 {
 	struct fixture *fx = *state;
@@ -1060,6 +1101,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_same_id_later_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_triggers_prefilter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_trigger_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fingerprints_stable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_source_problems, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ctx_files_read_lines, setup, teardown),
