@@ -47,6 +47,16 @@ after=$(cd "$g/.git" && find . -type f -print0 | sort -z | xargs -0 sha256sum | 
 expect_grep "untracked.txt" "$work/st" "client still sees its own uncommitted work"
 git --git-dir="$g/.ferry/history.git" show HEAD:train.py | grep -q "# wip" && ok "baseline is the code as received (with uncommitted edits)" || fail "baseline misses uncommitted edits"
 
+# settings: values are checked before anything is written
+expect_exit 0 "config strategy auto" -- "$FERRY" -C "$p" config strategy auto
+expect_exit 2 "config strategy with an unknown word" -- "$FERRY" -C "$p" config strategy sometimes
+one_line "$work/err" "bad setting: one line"
+expect_grep "auto tool manual" "$work/err" "bad setting names the allowed words"
+expect_exit 2 "config target.cards 0" -- "$FERRY" -C "$p" config target.cards 0
+expect_exit 0 "config tolerance.loss as a percentage" -- "$FERRY" -C "$p" config tolerance.loss 2%
+expect_exit 2 "config of an unknown key" -- "$FERRY" -C "$p" config colour blue
+[ "$("$FERRY" -C "$p" config strategy)" = auto ] && ok "a refused value leaves the setting as it was" || fail "refused value changed the setting"
+
 # bad input: one line naming the file, exit 3, nothing created
 expect_exit 3 "missing folder" -- "$FERRY" init "$work/nope"
 one_line "$work/err" "missing folder: one line"
