@@ -10,7 +10,7 @@ make_project "$p"
 # eight writers at once: all succeed, every event is recorded, the chain is intact
 i=0
 while [ $i -lt 8 ]; do
-	"$FERRY" -C "$p" config target.cards "$i" >"$work/w$i.out" 2>&1 &
+	"$FERRY" -C "$p" config target.cards "$((i + 1))" >"$work/w$i.out" 2>&1 &
 	i=$((i + 1))
 done
 wait

@@ -2,8 +2,10 @@
 # that ferry is built, pass/fail counting, and building an engagement from a fixture folder.
 #
 # A fixture folder holds project/ (copied), and optionally: config ("KEY VALUE" lines set
-# with `ferry config`), probe.json (ingested as env-probe), bench.json (ingested as bench,
-# label gpu) and artifacts/ (files named KIND.LABEL.EXT, ingested in name order).
+# with `ferry config`), raw-config (the same, written straight into the database: values
+# `ferry config` would refuse, as an engagement recorded before values were checked may
+# hold), probe.json (ingested as env-probe), bench.json (ingested as bench, label gpu) and
+# artifacts/ (files named KIND.LABEL.EXT, ingested in name order).
 
 if [ ! -x "$ferry" ]; then
 	echo "FAIL $ferry is not built (run make)"
@@ -33,6 +35,12 @@ engagement() {
 			while read -r key value; do
 				[ -n "$key" ] && { "$ferry" -C "$work" config "$key" "$value" || echo "config $key failed"; }
 			done <"$fx/config"
+		fi
+		if [ -f "$fx/raw-config" ]; then
+			while read -r key value; do
+				[ -n "$key" ] && sqlite3 "$work/.ferry/engagement.db" \
+					"INSERT OR REPLACE INTO config (key, value) VALUES ('$key', '$value')" || echo "raw-config $key failed"
+			done <"$fx/raw-config"
 		fi
 		if [ -f "$fx/probe.json" ]; then
 			"$ferry" -C "$work" ingest env-probe "$fx/probe.json" >/dev/null || echo "ingest probe failed"
