@@ -1203,10 +1203,12 @@ static int cmd_report(const char *dir, int argc, char **argv)
 	static const struct option lo[] = { { "format", required_argument, 0, 'f' },
 		                                 { "output", required_argument, 0, 'o' },
 		                                 { "section", required_argument, 0, 's' },
+		                                 { "lang", required_argument, 0, 'l' },
 		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "md", "html", "json", "sarif", "csv", NULL };
 	static const char *const sections[] = { "all", "assessment", "changes", "unsupported", NULL };
-	report_opts o = { NULL, "all", NULL, FERRY_VERSION };
+	static const char *const langs[] = { "en", "zh", NULL };
+	report_opts o = { NULL, "all", NULL, FERRY_VERSION, NULL }; /* lang NULL: the engagement's setting */
 	int c, rc;
 	opt_reset();
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1219,6 +1221,10 @@ static int cmd_report(const char *dir, int argc, char **argv)
 		case 's':
 			if (parse_format(&o.section, optarg, sections))
 				return err_set(FERRY_EUSAGE, "--section %s: not one of all, assessment, changes, unsupported", optarg);
+			break;
+		case 'l':
+			if (parse_format(&o.lang, optarg, langs))
+				return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", optarg);
 			break;
 		default: return opt_fail("report", argv);
 		}
@@ -1287,7 +1293,7 @@ const cli_command cli_commands[] = {
 	{ "diff", cmd_diff, "diff REV [REV2]", "a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)" },
 	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint" },
 	{ "verify", cmd_verify, "verify", "recompute the audit chain and check every checkpoint commit" },
-	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported]",
+	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh]",
 	  "write a deliverable: the assessment report, the change list or the unsupported list" },
 	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO",
 	  "deliver the checkpoints: mbox patches, or a branch in the client's repository" },

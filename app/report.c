@@ -6,6 +6,7 @@
 #include "changes.h"
 #include "check.h"
 #include "err.h"
+#include "i18n_report.h"
 #include "output.h"
 #include "plugin_host.h"
 
@@ -296,6 +297,14 @@ out:
 
 /* ---------- shared rendering helpers ---------- */
 
+/* The report's fixed text in its language. A macro rather than a function so that both
+ * literals reach the compiler and format strings are checked in each language. */
+#define TX(zh, en, cn) ((zh) ? (cn) : (en))
+
+/* A word or sentence another module produced in English (a class, a status, a severity, an
+ * operation, a strategy reason), in the report's language. */
+static const char *word(int zh, const char *en) { return i18n_report_tr(zh, en); }
+
 /* Which parts a section shows. */
 enum { PART_SUMMARY = 1, PART_CHANGES = 2, PART_UNSUPPORTED = 4 };
 
@@ -311,10 +320,10 @@ static int section_parts(const char *section)
 }
 
 /* "file:line" or "file:start-end" or "(project)". */
-static void add_location(sbuf *b, const char *file, long long start, long long end)
+static void add_location(sbuf *b, int zh, const char *file, long long start, long long end)
 {
 	if (!*file) {
-		sbuf_adds(b, "(project)");
+		sbuf_adds(b, TX(zh, "(project)", "（整个项目）"));
 		return;
 	}
 	sbuf_adds(b, file);
@@ -324,11 +333,11 @@ static void add_location(sbuf *b, const char *file, long long start, long long e
 		sbuf_addf(b, ":%lld", start);
 }
 
-static char *location(const char *file, long long start, long long end)
+static char *location(int zh, const char *file, long long start, long long end)
 {
 	sbuf b;
 	sbuf_init(&b);
-	add_location(&b, file, start, end);
+	add_location(&b, zh, file, start, end);
 	return sbuf_detach(&b);
 }
 
@@ -342,15 +351,65 @@ static char *ids_text(const cJSON *ids)
 	return sbuf_detach(&b);
 }
 
-static const char *strategy_name(const char *s)
+static const char *strategy_name(int zh, const char *s)
 {
 	if (strcmp(s, "auto") == 0)
-		return "auto (transfer_to_npu)";
+		return TX(zh, "auto (transfer_to_npu)", "自动迁移（auto，transfer_to_npu）");
 	if (strcmp(s, "tool") == 0)
-		return "tool (explicit rewrites with ferry fix)";
+		return TX(zh, "tool (explicit rewrites with ferry fix)", "工具改写（tool，用 ferry fix 显式改写）");
 	if (strcmp(s, "manual") == 0)
-		return "manual porting";
+		return TX(zh, "manual porting", "人工移植（manual）");
 	return s;
+}
+
+/* The strategy's one word for the summary card: the identifier in English, a short name
+ * in Chinese. */
+static const char *strategy_short(int zh, const char *s)
+{
+	if (!zh)
+		return s;
+	if (strcmp(s, "auto") == 0)
+		return "自动迁移";
+	if (strcmp(s, "tool") == 0)
+		return "工具改写";
+	if (strcmp(s, "manual") == 0)
+		return "人工移植";
+	return s;
+}
+
+/* The effort formula as assessment.c wrote it ("effort = base B + W × N category … = D
+ * person-days"), with its words in the report's language; the numbers are untouched. */
+static char *formula_text(int zh, const char *formula)
+{
+	static const char head[] = "effort = base ", tail[] = " person-days";
+	size_t n = strlen(formula);
+	if (!zh || !util_starts_with(formula, head) || !util_ends_with(formula, tail) || n < sizeof head + sizeof tail - 2)
+		return xstrdup(formula);
+	return xasprintf("工作量 = 基础 %.*s 人天", (int)(n - (sizeof head - 1) - (sizeof tail - 1)), formula + sizeof head - 1);
+}
+
+/* The report's title: the document's (English) one, or the same built in Chinese. */
+static char *title_text(int zh, const cJSON *doc)
+{
+	if (!zh)
+		return xstrdup(json_str(doc, "title"));
+	const cJSON *eng = cJSON_GetObjectItem(doc, "engagement");
+	const char *project = *json_str(eng, "project") ? json_str(eng, "project") : json_str(eng, "engagement_id");
+	return xasprintf("迁移评估报告：%s", project);
+}
+
+/* The label of one line of the environment summary. */
+static const char *env_label(int zh, const char *key)
+{
+	static const char *const labels[][3] = {
+		{ "hostname", "hostname", "主机名" }, { "os", "os", "操作系统" },         { "arch", "arch", "架构" },
+		{ "python", "python", "Python 版本" }, { "torch", "torch", "torch 版本" }, { "torch_npu", "torch_npu", "torch_npu 版本" },
+		{ "cann", "cann", "CANN 版本" },       { "driver", "driver", "驱动版本" },
+	};
+	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
+		if (strcmp(labels[i][0], key) == 0)
+			return labels[i][zh ? 2 : 1];
+	return key;
 }
 
 /* Distinct phases, in the order the findings are (phase order), then categories. */
@@ -362,9 +421,9 @@ static int finding_in(const cJSON *f, const char *phase, const char *category)
 
 /* Calls cb(phase, category, findings-in-group) for each group, in phase order and then
  * category order of first appearance. */
-typedef void (*group_cb)(sbuf *b, const char *phase, const char *category, const cJSON *findings, int first);
+typedef void (*group_cb)(sbuf *b, int zh, const char *phase, const char *category, const cJSON *findings, int first);
 
-static void each_group(sbuf *b, const cJSON *findings, group_cb cb)
+static void each_group(sbuf *b, int zh, const cJSON *findings, group_cb cb)
 {
 	cJSON *done = cJSON_CreateObject();
 	const cJSON *f, *g;
@@ -378,7 +437,7 @@ static void each_group(sbuf *b, const cJSON *findings, group_cb cb)
 				first_of_phase = 0;
 		if (!cJSON_GetObjectItem(done, key)) {
 			cJSON_AddTrueToObject(done, key);
-			cb(b, phase, cat, findings, first_of_phase);
+			cb(b, zh, phase, cat, findings, first_of_phase);
 		}
 		free(key);
 	}
@@ -419,22 +478,23 @@ static void md_cell(sbuf *b, const char *s)
 	sbuf_adds(b, " |");
 }
 
-static void md_group(sbuf *b, const char *phase, const char *category, const cJSON *findings, int first)
+static void md_group(sbuf *b, int zh, const char *phase, const char *category, const cJSON *findings, int first)
 {
 	if (first)
-		sbuf_addf(b, "\n### Phase %s\n", phase);
+		sbuf_addf(b, TX(zh, "\n### Phase %s\n", "\n### 阶段 %s\n"), phase);
 	sbuf_addf(b, "\n#### %s\n\n", category);
 	const cJSON *f;
 	cJSON_ArrayForEach(f, findings) {
 		if (!finding_in(f, phase, category))
 			continue;
-		char *loc = location(json_str(f, "file"), json_int(f, "line"), 0);
-		sbuf_addf(b, "- **%s** `%s` — ", json_str(f, "severity"), loc);
+		char *loc = location(zh, json_str(f, "file"), json_int(f, "line"), 0);
+		sbuf_addf(b, "- **%s** `%s` — ", word(zh, json_str(f, "severity")), loc);
 		md_text(b, json_str(f, "message"));
-		sbuf_addf(b, " *(#%lld, %s, %s%s)*\n", json_int(f, "id"), json_str(f, "plugin"), json_str(f, "status"),
-		          cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ? ", fixable" : "");
+		sbuf_addf(b, TX(zh, " *(#%lld, %s, %s%s)*\n", " *（#%lld，%s，%s%s）*\n"), json_int(f, "id"), json_str(f, "plugin"),
+		          word(zh, json_str(f, "status")),
+		          cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ? TX(zh, ", fixable", "，可自动修复") : "");
 		if (*json_str(f, "suggestion")) {
-			sbuf_adds(b, "  - Advice: ");
+			sbuf_adds(b, TX(zh, "  - Advice: ", "  - 建议："));
 			md_text(b, json_str(f, "suggestion"));
 			sbuf_addc(b, '\n');
 		}
@@ -442,25 +502,29 @@ static void md_group(sbuf *b, const char *phase, const char *category, const cJS
 	}
 }
 
-static void md_rows(sbuf *b, const cJSON *rows, int unsupported)
+static void md_rows(sbuf *b, int zh, const cJSON *rows, int unsupported)
 {
 	if (!cJSON_GetArraySize(rows)) {
-		sbuf_adds(b, unsupported ? "Nothing: every open finding in the code has an automatic fix.\n"
-		                         : "No change made by ferry is in effect.\n");
+		sbuf_adds(b, unsupported ? TX(zh, "Nothing: every open finding in the code has an automatic fix.\n",
+		                              "无：代码中每个未处理的问题都有自动修复。\n")
+		                         : TX(zh, "No change made by ferry is in effect.\n", "目前没有生效中的 ferry 改动。\n"));
 		return;
 	}
 	if (unsupported)
-		sbuf_adds(b, "| Location | Severity | Construct | Advice | Check | Finding |\n|---|---|---|---|---|---|\n");
+		sbuf_adds(b, TX(zh, "| Location | Severity | Construct | Advice | Check | Finding |\n",
+		                "| 位置 | 严重级别 | 写法 | 建议 | 检查 | 问题 |\n"));
 	else
-		sbuf_adds(b, "| File | Lines | Operation | Change | Check | Findings | Checkpoint |\n|---|---|---|---|---|---|---|\n");
+		sbuf_adds(b, TX(zh, "| File | Lines | Operation | Change | Check | Findings | Checkpoint |\n",
+		                "| 文件 | 行 | 操作 | 改动 | 检查 | 问题 | 检查点 |\n"));
+	sbuf_adds(b, unsupported ? "|---|---|---|---|---|---|\n" : "|---|---|---|---|---|---|---|\n");
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rows) {
 		char *ids = ids_text(cJSON_GetObjectItem(r, "findings"));
 		sbuf_adds(b, "|");
 		if (unsupported) {
-			char *loc = location(json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
+			char *loc = location(zh, json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
 			md_cell(b, loc);
-			md_cell(b, json_str(r, "severity"));
+			md_cell(b, word(zh, json_str(r, "severity")));
 			md_cell(b, json_str(r, "message"));
 			md_cell(b, json_str(r, "advice"));
 			md_cell(b, json_str(r, "plugin"));
@@ -470,7 +534,7 @@ static void md_rows(sbuf *b, const cJSON *rows, int unsupported)
 			char *lines = xasprintf("%lld-%lld", json_int(r, "start_line"), json_int(r, "end_line"));
 			md_cell(b, json_str(r, "file"));
 			md_cell(b, lines);
-			md_cell(b, json_str(r, "operation"));
+			md_cell(b, word(zh, json_str(r, "operation")));
 			md_cell(b, json_str(r, "message"));
 			md_cell(b, json_str(r, "plugin"));
 			md_cell(b, ids);
@@ -484,79 +548,96 @@ static void md_rows(sbuf *b, const cJSON *rows, int unsupported)
 	}
 }
 
-static void md_header(sbuf *b, const cJSON *doc)
+static void md_header(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *eng = cJSON_GetObjectItem(doc, "engagement");
+	char *title = title_text(zh, doc);
+	const char *version = json_str(doc, "ferry_version");
+	char *tool = *version ? xasprintf("ferry %s", version) : xstrdup("");
 	sbuf_adds(b, "# ");
-	md_text(b, json_str(doc, "title"));
+	md_text(b, title);
 	sbuf_adds(b, "\n\n| | |\n|---|---|\n");
 	const struct {
 		const char *label, *value;
 	} meta[] = {
-		{ "Client", json_str(eng, "client") },          { "Project", json_str(eng, "project") },
-		{ "Engagement", json_str(eng, "engagement_id") }, { "Target", json_str(eng, "target_soc") },
-		{ "Date", json_str(doc, "generated_at") },      { "Prepared by", json_str(doc, "generated_by") },
-		{ "Tool", json_str(doc, "ferry_version") },
+		{ TX(zh, "Client", "客户"), json_str(eng, "client") },
+		{ TX(zh, "Project", "项目"), json_str(eng, "project") },
+		{ TX(zh, "Engagement", "委托编号"), json_str(eng, "engagement_id") },
+		{ TX(zh, "Target", "目标硬件"), json_str(eng, "target_soc") },
+		{ TX(zh, "Date", "日期"), json_str(doc, "generated_at") },
+		{ TX(zh, "Prepared by", "编制人"), json_str(doc, "generated_by") },
+		{ TX(zh, "Tool", "工具"), tool },
 	};
 	for (size_t i = 0; i < sizeof meta / sizeof meta[0]; i++) {
 		sbuf_addf(b, "| %s |", meta[i].label);
-		const char *v = meta[i].value;
-		char *t = strcmp(meta[i].label, "Tool") == 0 && *v ? xasprintf("ferry %s", v) : xstrdup(*v ? v : "-");
-		md_cell(b, t);
-		free(t);
+		md_cell(b, *meta[i].value ? meta[i].value : "-");
 		sbuf_addc(b, '\n');
 	}
+	free(tool);
+	free(title);
 }
 
-static void md_summary(sbuf *b, const cJSON *doc)
+static void md_summary(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *as = cJSON_GetObjectItem(doc, "assessment");
-	sbuf_adds(b, "\n## Executive summary\n\n");
+	sbuf_adds(b, TX(zh, "\n## Executive summary\n\n", "\n## 执行摘要\n\n"));
 	if (!cJSON_IsTrue(cJSON_GetObjectItem(as, "ran"))) {
-		sbuf_adds(b, "The assess phase has not run yet: `ferry check --phase assess` produces the readiness "
-		             "score, the effort estimate and the strategy recommendation.\n");
+		sbuf_adds(b, TX(zh,
+		                "The assess phase has not run yet: `ferry check --phase assess` produces the readiness "
+		                "score, the effort estimate and the strategy recommendation.\n",
+		                "评估阶段尚未运行：`ferry check --phase assess` 会给出就绪度评分、工作量估算和策略建议。\n"));
 		return;
 	}
-	sbuf_addf(b, "- **Readiness: %lld/100 (%s).**\n", json_int(as, "score"), json_str(as, "class"));
-	sbuf_addf(b, "- **Effort: %.1f person-days.** `%s`\n", json_num(as, "effort_days"), json_str(as, "formula"));
-	sbuf_adds(b, "\n| Category | Days per open finding | Open findings |\n|---|---|---|\n");
+	char *formula = formula_text(zh, json_str(as, "formula"));
+	sbuf_addf(b, TX(zh, "- **Readiness: %lld/100 (%s).**\n", "- **就绪度：%lld/100（%s）。**\n"), json_int(as, "score"),
+	          word(zh, json_str(as, "class")));
+	sbuf_addf(b, TX(zh, "- **Effort: %.1f person-days.** `%s`\n", "- **工作量：%.1f 人天。** `%s`\n"),
+	          json_num(as, "effort_days"), formula);
+	free(formula);
+	sbuf_adds(b, TX(zh, "\n| Category | Days per open finding | Open findings |\n|---|---|---|\n",
+	                "\n| 类别 | 每个未处理问题的人天 | 未处理问题数 |\n|---|---|---|\n"));
 	const cJSON *w;
 	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
 		sbuf_adds(b, "|");
 		md_cell(b, w->string);
 		sbuf_addf(b, " %.3g | %lld |\n", w->valuedouble, json_int(cJSON_GetObjectItem(as, "counts"), w->string));
 	}
-	sbuf_addf(b, "\nThe weights are the engagement's (`ferry config effort.weight.<category> DAYS`, "
+	sbuf_addf(b,
+	          TX(zh,
+	             "\nThe weights are the engagement's (`ferry config effort.weight.<category> DAYS`, "
 	             "`ferry config effort.base_days DAYS`); base %.3g days.\n",
+	             "\n权重为本项目的设置（`ferry config effort.weight.<category> DAYS`、"
+	             "`ferry config effort.base_days DAYS`）；基础 %.3g 人天。\n"),
 	          json_num(as, "base_days"));
-	sbuf_adds(b, "\n### Top risks\n\n");
+	sbuf_adds(b, TX(zh, "\n### Top risks\n\n", "\n### 主要风险\n\n"));
 	const cJSON *r;
 	int n = 0;
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(as, "top_risks")) {
-		char *loc = location(json_str(r, "file"), json_int(r, "line"), 0);
-		sbuf_addf(b, "%d. **%s** `%s` — ", ++n, json_str(r, "severity"), loc);
+		char *loc = location(zh, json_str(r, "file"), json_int(r, "line"), 0);
+		sbuf_addf(b, "%d. **%s** `%s` — ", ++n, word(zh, json_str(r, "severity")), loc);
 		md_text(b, json_str(r, "message"));
-		sbuf_addf(b, " *(#%lld, %s)*\n", json_int(r, "id"), json_str(r, "category"));
+		sbuf_addf(b, TX(zh, " *(#%lld, %s)*\n", " *（#%lld，%s）*\n"), json_int(r, "id"), json_str(r, "category"));
 		free(loc);
 	}
 	if (!n)
-		sbuf_adds(b, "No open risks without an automatic fix.\n");
+		sbuf_adds(b, TX(zh, "No open risks without an automatic fix.\n", "没有缺少自动修复的未处理风险。\n"));
 	const cJSON *st = cJSON_GetObjectItem(as, "strategy");
-	sbuf_adds(b, "\n### Strategy\n\n");
-	sbuf_addf(b, "- Recommended: **%s**. ", strategy_name(json_str(st, "recommended")));
-	md_text(b, json_str(st, "reason"));
+	sbuf_adds(b, TX(zh, "\n### Strategy\n\n", "\n### 策略\n\n"));
+	sbuf_addf(b, TX(zh, "- Recommended: **%s**. ", "- 推荐：**%s**。"), strategy_name(zh, json_str(st, "recommended")));
+	md_text(b, word(zh, json_str(st, "reason")));
 	sbuf_addc(b, '\n');
 	if (*json_str(st, "chosen"))
-		sbuf_addf(b, "- Chosen: **%s**.\n", strategy_name(json_str(st, "chosen")));
+		sbuf_addf(b, TX(zh, "- Chosen: **%s**.\n", "- 已选：**%s**。\n"), strategy_name(zh, json_str(st, "chosen")));
 	else
-		sbuf_adds(b, "- Chosen: not recorded yet (`ferry config strategy auto|tool|manual`).\n");
+		sbuf_adds(b, TX(zh, "- Chosen: not recorded yet (`ferry config strategy auto|tool|manual`).\n",
+		                "- 已选：尚未记录（`ferry config strategy auto|tool|manual`）。\n"));
 	const cJSON *d;
 	int first = 1;
 	cJSON_ArrayForEach(d, cJSON_GetObjectItem(st, "driver_findings")) {
 		if (first)
-			sbuf_adds(b, "- Findings that drove the recommendation:\n");
+			sbuf_adds(b, TX(zh, "- Findings that drove the recommendation:\n", "- 决定该推荐的问题：\n"));
 		first = 0;
-		char *loc = location(json_str(d, "file"), json_int(d, "line"), 0);
+		char *loc = location(zh, json_str(d, "file"), json_int(d, "line"), 0);
 		sbuf_addf(b, "  - #%lld `%s` — ", json_int(d, "id"), loc);
 		md_text(b, json_str(d, "message"));
 		sbuf_addc(b, '\n');
@@ -564,18 +645,20 @@ static void md_summary(sbuf *b, const cJSON *doc)
 	}
 }
 
-static void md_phases(sbuf *b, const cJSON *doc)
+static void md_phases(sbuf *b, int zh, const cJSON *doc)
 {
-	sbuf_adds(b, "\n## Phases\n\n| # | Phase | Status | Errors | Warnings | Info | Fixed | Waived | Signed off |\n"
-	             "|---|---|---|---|---|---|---|---|---|\n");
+	sbuf_adds(b, TX(zh, "\n## Phases\n\n| # | Phase | Status | Errors | Warnings | Info | Fixed | Waived | Signed off |\n",
+	                "\n## 阶段\n\n| # | 阶段 | 状态 | 错误 | 警告 | 提示 | 已修复 | 已豁免 | 签署 |\n"));
+	sbuf_adds(b, "|---|---|---|---|---|---|---|---|---|\n");
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
 		sbuf_addf(b, "| %lld | %s | %s | %lld | %lld | %lld | %lld | %lld |", json_int(p, "ord"), json_str(p, "name"),
-		          json_str(p, "status"), json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"),
-		          json_int(p, "fixed"), json_int(p, "waived"));
+		          word(zh, json_str(p, "status")), json_int(p, "open_errors"), json_int(p, "open_warnings"),
+		          json_int(p, "open_info"), json_int(p, "fixed"), json_int(p, "waived"));
+		const char *note = json_str(p, "note");
 		char *so = *json_str(p, "signed_off_at")
-		               ? xasprintf("%s by %s%s%s", json_str(p, "signed_off_at"), json_str(p, "signed_off_by"),
-		                           *json_str(p, "note") ? ": " : "", json_str(p, "note"))
+		               ? xasprintf(TX(zh, "%s by %s%s%s", "%s，签署人 %s%s%s"), json_str(p, "signed_off_at"),
+		                           json_str(p, "signed_off_by"), *note ? TX(zh, ": ", "：") : "", note)
 		               : xstrdup("-");
 		md_cell(b, so);
 		free(so);
@@ -583,22 +666,24 @@ static void md_phases(sbuf *b, const cJSON *doc)
 	}
 }
 
-static void md_rest(sbuf *b, const cJSON *doc)
+static void md_rest(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *findings = cJSON_GetObjectItem(doc, "findings");
-	sbuf_adds(b, "\n## Findings\n\nGrouped by phase, then category; `file:line`, the message, and the advice.\n");
+	sbuf_adds(b, TX(zh, "\n## Findings\n\nGrouped by phase, then category; `file:line`, the message, and the advice.\n",
+	                "\n## 问题\n\n按阶段、再按类别分组；列出 `文件:行`、问题说明和建议。\n"));
 	if (!cJSON_GetArraySize(findings))
-		sbuf_adds(b, "\nNo findings recorded.\n");
-	each_group(b, findings, md_group);
+		sbuf_adds(b, TX(zh, "\nNo findings recorded.\n", "\n没有记录任何问题。\n"));
+	each_group(b, zh, findings, md_group);
 
-	sbuf_adds(b, "\n## Waivers\n\n");
+	sbuf_adds(b, TX(zh, "\n## Waivers\n\n", "\n## 豁免\n\n"));
 	const cJSON *w, *waivers = cJSON_GetObjectItem(doc, "waivers");
 	if (!cJSON_GetArraySize(waivers))
-		sbuf_adds(b, "No finding has been waived.\n");
+		sbuf_adds(b, TX(zh, "No finding has been waived.\n", "没有被豁免的问题。\n"));
 	else
-		sbuf_adds(b, "| Finding | Location | Message | Reason | By | When |\n|---|---|---|---|---|---|\n");
+		sbuf_adds(b, TX(zh, "| Finding | Location | Message | Reason | By | When |\n|---|---|---|---|---|---|\n",
+		                "| 问题 | 位置 | 说明 | 理由 | 豁免人 | 时间 |\n|---|---|---|---|---|---|\n"));
 	cJSON_ArrayForEach(w, waivers) {
-		char *loc = location(json_str(w, "file"), json_int(w, "line"), 0);
+		char *loc = location(zh, json_str(w, "file"), json_int(w, "line"), 0);
 		sbuf_addf(b, "| #%lld |", json_int(w, "finding_id"));
 		md_cell(b, loc);
 		md_cell(b, json_str(w, "message"));
@@ -610,55 +695,70 @@ static void md_rest(sbuf *b, const cJSON *doc)
 	}
 }
 
-static void md_environment(sbuf *b, const cJSON *doc)
+static void md_environment(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *env = cJSON_GetObjectItem(doc, "environment"), *base = cJSON_GetObjectItem(doc, "gpu_baseline");
-	sbuf_adds(b, "\n## Environment\n\n");
+	sbuf_adds(b, TX(zh, "\n## Environment\n\n", "\n## 环境\n\n"));
 	if (!cJSON_IsObject(env)) {
-		sbuf_adds(b, "No environment probe has been ingested (`ferry probe-script` on the NPU host, then "
-		             "`ferry ingest env-probe FILE`).\n");
+		sbuf_adds(b, TX(zh,
+		                "No environment probe has been ingested (`ferry probe-script` on the NPU host, then "
+		                "`ferry ingest env-probe FILE`).\n",
+		                "尚未导入环境探测结果（在 NPU 主机上运行 `ferry probe-script` 输出的脚本，再执行 "
+		                "`ferry ingest env-probe FILE`）。\n"));
 	} else if (*json_str(env, "error")) {
-		sbuf_addf(b, "Probe artifact %lld: %s.\n", json_int(env, "artifact"), json_str(env, "error"));
+		if (zh)
+			sbuf_addf(b, "探测工件 %lld 无法读取或解析。\n", json_int(env, "artifact"));
+		else
+			sbuf_addf(b, "Probe artifact %lld: %s.\n", json_int(env, "artifact"), json_str(env, "error"));
 	} else {
-		sbuf_addf(b, "From the probe artifact %lld (collected %s):\n\n| | |\n|---|---|\n", json_int(env, "artifact"),
-		          json_str(env, "collected_at"));
+		sbuf_addf(b, TX(zh, "From the probe artifact %lld (collected %s):\n\n| | |\n|---|---|\n",
+		                "来自探测工件 %lld（采集于 %s）：\n\n| | |\n|---|---|\n"),
+		          json_int(env, "artifact"), json_str(env, "collected_at"));
 		static const char *const keys[] = { "hostname", "os", "arch", "python", "torch", "torch_npu", "cann", "driver", NULL };
 		for (size_t k = 0; keys[k]; k++) {
-			sbuf_addf(b, "| %s |", keys[k]);
+			sbuf_addf(b, "| %s |", env_label(zh, keys[k]));
 			md_cell(b, *json_str(env, keys[k]) ? json_str(env, keys[k]) : "-");
 			sbuf_addc(b, '\n');
 		}
 		const cJSON *c;
-		sbuf_addf(b, "| NPUs | %d |\n", cJSON_GetArraySize(cJSON_GetObjectItem(env, "chips")));
+		sbuf_addf(b, TX(zh, "| NPUs | %d |\n", "| NPU 数量 | %d |\n"), cJSON_GetArraySize(cJSON_GetObjectItem(env, "chips")));
 		cJSON_ArrayForEach(c, cJSON_GetObjectItem(env, "chips")) {
-			char *t = xasprintf("%s, %s, %.0f MB", json_str(c, "name"), json_str(c, "health"), json_num(c, "memory_mb"));
-			sbuf_addf(b, "| chip %lld |", json_int(c, "id"));
+			char *t = xasprintf(TX(zh, "%s, %s, %.0f MB", "%s，%s，%.0f MB"), json_str(c, "name"), json_str(c, "health"),
+			                    json_num(c, "memory_mb"));
+			sbuf_addf(b, TX(zh, "| chip %lld |", "| 芯片 %lld |"), json_int(c, "id"));
 			md_cell(b, t);
 			sbuf_addc(b, '\n');
 			free(t);
 		}
 	}
-	sbuf_adds(b, "\n### GPU baseline\n\n");
+	sbuf_adds(b, TX(zh, "\n### GPU baseline\n\n", "\n### GPU 基线\n\n"));
 	if (!cJSON_IsObject(base)) {
-		sbuf_adds(b, "Not recorded: ingest a `ferry-bench/1` document with `ferry ingest bench FILE --label gpu`.\n");
+		sbuf_adds(b, TX(zh, "Not recorded: ingest a `ferry-bench/1` document with `ferry ingest bench FILE --label gpu`.\n",
+		                "未记录：请用 `ferry ingest bench FILE --label gpu` 导入一份 `ferry-bench/1` 文档。\n"));
+	} else if (*json_str(base, "error")) {
+		if (zh)
+			sbuf_addf(b, "基准工件 %lld 无法读取或解析。\n", json_int(base, "artifact"));
+		else
+			sbuf_addf(b, "Benchmark artifact %lld: %s.\n", json_int(base, "artifact"), json_str(base, "error"));
 	} else {
-		sbuf_addf(b, "Artifact %lld: ", json_int(base, "artifact"));
+		sbuf_addf(b, TX(zh, "Artifact %lld: ", "工件 %lld："), json_int(base, "artifact"));
 		md_text(b, json_str(base, "label"));
-		sbuf_adds(b, " on ");
+		sbuf_adds(b, TX(zh, " on ", "，硬件 "));
 		md_text(b, json_str(base, "hardware"));
-		sbuf_adds(b, ", ");
+		sbuf_adds(b, TX(zh, ", ", "，精度 "));
 		md_text(b, json_str(base, "precision"));
 		const cJSON *m;
 		cJSON_ArrayForEach(m, cJSON_GetObjectItem(base, "metrics"))
-			sbuf_addf(b, "; %s %g", m->string, m->valuedouble);
-		sbuf_adds(b, ".\n");
+			sbuf_addf(b, TX(zh, "; %s %g", "；%s %g"), m->string, m->valuedouble);
+		sbuf_adds(b, TX(zh, ".\n", "。\n"));
 	}
-	sbuf_adds(b, "\n### Artifacts\n\n");
+	sbuf_adds(b, TX(zh, "\n### Artifacts\n\n", "\n### 工件\n\n"));
 	const cJSON *a, *arts = cJSON_GetObjectItem(doc, "artifacts");
 	if (!cJSON_GetArraySize(arts))
-		sbuf_adds(b, "None ingested.\n");
+		sbuf_adds(b, TX(zh, "None ingested.\n", "尚未导入任何工件。\n"));
 	else
-		sbuf_adds(b, "| # | Kind | Label | SHA-256 | Ingested |\n|---|---|---|---|---|\n");
+		sbuf_adds(b, TX(zh, "| # | Kind | Label | SHA-256 | Ingested |\n|---|---|---|---|---|\n",
+		                "| # | 类型 | 标签 | SHA-256 | 导入时间 |\n|---|---|---|---|---|\n"));
 	cJSON_ArrayForEach(a, arts) {
 		sbuf_addf(b, "| %lld | %s |", json_int(a, "id"), json_str(a, "kind"));
 		md_cell(b, json_str(a, "label"));
@@ -666,42 +766,54 @@ static void md_environment(sbuf *b, const cJSON *doc)
 	}
 }
 
-static void md_audit(sbuf *b, const cJSON *doc)
+static void md_audit(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *au = cJSON_GetObjectItem(doc, "audit"), *h = cJSON_GetObjectItem(doc, "history");
-	sbuf_adds(b, "\n## Audit record\n\n");
-	sbuf_addf(b, "- Audit chain head: `%s` after %lld events.\n", json_str(au, "head"), json_int(au, "events"));
-	sbuf_addf(b, "- History: baseline `%.12s`, head `%.12s`, %lld checkpoints.\n", json_str(h, "baseline"), json_str(h, "head"),
-	          json_int(h, "checkpoints"));
-	sbuf_addf(b, "- To check that the record was not altered, run `%s` in the project directory: it recomputes "
+	sbuf_adds(b, TX(zh, "\n## Audit record\n\n", "\n## 审计记录\n\n"));
+	sbuf_addf(b, TX(zh, "- Audit chain head: `%s` after %lld events.\n", "- 审计链头：`%s`，共 %lld 个事件。\n"),
+	          json_str(au, "head"), json_int(au, "events"));
+	sbuf_addf(b,
+	          TX(zh, "- History: baseline `%.12s`, head `%.12s`, %lld checkpoints.\n",
+	             "- 历史：基线 `%.12s`，当前 `%.12s`，共 %lld 个检查点。\n"),
+	          json_str(h, "baseline"), json_str(h, "head"), json_int(h, "checkpoints"));
+	sbuf_addf(b,
+	          TX(zh,
+	             "- To check that the record was not altered, run `%s` in the project directory: it recomputes "
 	             "the chain and checks every checkpoint commit.\n",
+	             "- 如需确认记录未被篡改，请在项目目录中运行 `%s`：它会重新计算哈希链，并检查每个检查点的提交。\n"),
 	          json_str(au, "verify"));
 }
 
-static void md_render(sbuf *b, const cJSON *doc, int parts)
+static void md_render(sbuf *b, int zh, const cJSON *doc, int parts)
 {
-	md_header(b, doc);
+	md_header(b, zh, doc);
 	if (parts & PART_SUMMARY) {
-		md_summary(b, doc);
-		md_phases(b, doc);
-		md_rest(b, doc);
+		md_summary(b, zh, doc);
+		md_phases(b, zh, doc);
+		md_rest(b, zh, doc);
 	}
 	if (parts & PART_CHANGES) {
-		sbuf_adds(b, "\n## Change list\n\nEvery change ferry made that is still in effect, one row per hunk "
-		             "(lines as the checkpoint left the file; `ferry diff N` shows checkpoint N).\n\n");
-		md_rows(b, cJSON_GetObjectItem(doc, "changes"), 0);
+		sbuf_adds(b, TX(zh,
+		                "\n## Change list\n\nEvery change ferry made that is still in effect, one row per hunk "
+		                "(lines as the checkpoint left the file; `ferry diff N` shows checkpoint N).\n\n",
+		                "\n## 改动清单\n\nferry 所做且仍然生效的每处改动，每个改动块一行（行号为该检查点写入后的文件行号；"
+		                "`ferry diff N` 显示检查点 N 的改动）。\n\n"));
+		md_rows(b, zh, cJSON_GetObjectItem(doc, "changes"), 0);
 		const cJSON *r;
 		cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "reverted_checkpoints"))
-			sbuf_addf(b, "\nCheckpoint %lld (%s) was reverted by checkpoint %lld and is not listed.\n", json_int(r, "id"),
-			          json_str(r, "plugin"), json_int(r, "reverted_by"));
+			sbuf_addf(b,
+			          TX(zh, "\nCheckpoint %lld (%s) was reverted by checkpoint %lld and is not listed.\n",
+			             "\n检查点 %lld（%s）已被检查点 %lld 回退，未列出。\n"),
+			          json_int(r, "id"), json_str(r, "plugin"), json_int(r, "reverted_by"));
 	}
 	if (parts & PART_UNSUPPORTED) {
-		sbuf_adds(b, "\n## Unsupported list\n\nOpen findings without an automatic fix: constructs a person must port.\n\n");
-		md_rows(b, cJSON_GetObjectItem(doc, "unsupported"), 1);
+		sbuf_adds(b, TX(zh, "\n## Unsupported list\n\nOpen findings without an automatic fix: constructs a person must port.\n\n",
+		                "\n## 不支持清单\n\n没有自动修复的未处理问题：需要人工移植的写法。\n\n"));
+		md_rows(b, zh, cJSON_GetObjectItem(doc, "unsupported"), 1);
 	}
 	if (parts & PART_SUMMARY) {
-		md_environment(b, doc);
-		md_audit(b, doc);
+		md_environment(b, zh, doc);
+		md_audit(b, zh, doc);
 	}
 }
 
@@ -740,23 +852,36 @@ static void h_rich(sbuf *b, const char *s)
 	}
 }
 
-static void h_badge(sbuf *b, const char *kind, const char *value)
+/* A badge for an English value (a severity, a status, an operation): its class comes from
+ * the value, its text is the value in the report's language, and a translated badge keeps
+ * the value as its title. */
+static void h_badge(sbuf *b, int zh, const char *kind, const char *value)
 {
 	char cls[32];
 	size_t k = 0;
 	for (const char *p = value; *p && k + 1 < sizeof cls; p++)
 		cls[k++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
 	cls[k] = '\0';
-	sbuf_addf(b, "<span class=\"badge %s-%s\">", kind, cls);
-	h(b, value);
+	const char *shown = word(zh, value);
+	sbuf_addf(b, "<span class=\"badge %s-%s\"", kind, cls);
+	if (shown != value) {
+		sbuf_adds(b, " title=\"");
+		h(b, value);
+		sbuf_adds(b, "\"");
+	}
+	sbuf_adds(b, ">");
+	h(b, shown);
 	sbuf_adds(b, "</span>");
 }
 
 static const char html_css[] =
 	":root{--fg:#1c2230;--muted:#5d6675;--line:#dde2ea;--soft:#f4f6fa;--accent:#1d5bb8}"
 	"*{box-sizing:border-box}"
+	/* Latin faces first, then the common Simplified Chinese faces of macOS, Windows and Linux
+	 * (the browser falls back per character); all local, nothing is fetched */
 	"body{margin:0;background:#fff;color:var(--fg);font:15px/1.55 system-ui,-apple-system,'Segoe UI',Roboto,"
-	"'Noto Sans','PingFang SC','Microsoft YaHei',sans-serif}"
+	"'Noto Sans','PingFang SC','Hiragino Sans GB','Microsoft YaHei','Noto Sans CJK SC','Noto Sans SC',"
+	"'Source Han Sans SC','WenQuanYi Micro Hei','WenQuanYi Zen Hei',sans-serif}"
 	"main{max-width:62rem;margin:0 auto;padding:2rem 1.5rem 4rem}"
 	"h1{font-size:1.75rem;line-height:1.25;margin:0 0 1rem}"
 	"h2{font-size:1.3rem;margin:2.5rem 0 .75rem;padding-bottom:.3rem;border-bottom:2px solid var(--line)}"
@@ -768,7 +893,8 @@ static const char html_css[] =
 	"th{background:var(--soft);font-weight:600}"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}"
 	"table.meta td:first-child{width:11rem;color:var(--muted)}"
-	"code,.loc{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Liberation Mono',monospace;font-size:.86em}"
+	"code,.loc{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Liberation Mono','Noto Sans Mono CJK SC',"
+	"'Microsoft YaHei',monospace;font-size:.86em}"
 	"code{background:var(--soft);padding:.05rem .3rem;border-radius:3px}"
 	".loc{white-space:nowrap}"
 	".cards{display:flex;flex-wrap:wrap;gap:1rem;margin:1rem 0}"
@@ -792,10 +918,12 @@ static const char html_css[] =
 	".ref{color:var(--muted);font-size:.82rem}"
 	".muted{color:var(--muted)}"
 	"footer{margin-top:3rem;color:var(--muted);font-size:.8rem}"
+	":lang(zh) body{line-height:1.7}:lang(zh) h4,:lang(zh) .badge,:lang(zh) .card .label{letter-spacing:0}"
 	"@page{margin:16mm 14mm}"
 	"@media print{body{font-size:10.5pt}main{max-width:none;padding:0}h2{break-after:avoid}"
 	"tr,li,.card{break-inside:avoid}.badge{border:1px solid currentColor}"
 	"th{background:none;border-bottom:2px solid #999}}";
+
 
 static void h_row_cells(sbuf *b, const char *const *cells, size_t n)
 {
@@ -808,17 +936,19 @@ static void h_row_cells(sbuf *b, const char *const *cells, size_t n)
 	sbuf_adds(b, "</tr>\n");
 }
 
-static void html_header(sbuf *b, const cJSON *doc)
+static void html_header(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *eng = cJSON_GetObjectItem(doc, "engagement");
-	sbuf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	char *title = title_text(zh, doc);
+	sbuf_addf(b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n", TX(zh, "en", "zh-CN"));
+	sbuf_adds(b, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n<title>");
-	h(b, json_str(doc, "title"));
+	h(b, title);
 	sbuf_addf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>", html_css);
-	h(b, json_str(doc, "title"));
+	h(b, title);
 	sbuf_adds(b, "</h1>\n<table class=\"meta\">\n");
-	const char *labels[] = { "Client", "Project", "Engagement", "Target", "Date", "Prepared by" };
+	const char *labels[] = { TX(zh, "Client", "客户"), TX(zh, "Project", "项目"), TX(zh, "Engagement", "委托编号"),
+		                     TX(zh, "Target", "目标硬件"), TX(zh, "Date", "日期"),   TX(zh, "Prepared by", "编制人") };
 	const char *values[] = { json_str(eng, "client"), json_str(eng, "project"), json_str(eng, "engagement_id"),
 		                     json_str(eng, "target_soc"), json_str(doc, "generated_at"), json_str(doc, "generated_by") };
 	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
@@ -826,37 +956,52 @@ static void html_header(sbuf *b, const cJSON *doc)
 		h_row_cells(b, cells, 2);
 	}
 	sbuf_adds(b, "</table>\n");
+	free(title);
 }
 
-static void html_summary(sbuf *b, const cJSON *doc)
+static void html_summary(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *as = cJSON_GetObjectItem(doc, "assessment");
-	sbuf_adds(b, "<h2>Executive summary</h2>\n");
+	sbuf_adds(b, TX(zh, "<h2>Executive summary</h2>\n", "<h2>执行摘要</h2>\n"));
 	if (!cJSON_IsTrue(cJSON_GetObjectItem(as, "ran"))) {
-		sbuf_adds(b, "<p>The assess phase has not run yet: <code>ferry check --phase assess</code> produces the "
-		             "readiness score, the effort estimate and the strategy recommendation.</p>\n");
+		sbuf_adds(b, TX(zh,
+		                "<p>The assess phase has not run yet: <code>ferry check --phase assess</code> produces the "
+		                "readiness score, the effort estimate and the strategy recommendation.</p>\n",
+		                "<p>评估阶段尚未运行：<code>ferry check --phase assess</code> 会给出就绪度评分、工作量估算和策略建议。</p>\n"));
 		return;
 	}
 	const cJSON *st = cJSON_GetObjectItem(as, "strategy");
-	sbuf_addf(b, "<div class=\"cards\">\n<div class=\"card\"><div class=\"label\">Readiness</div>"
+	sbuf_addf(b,
+	          TX(zh,
+	             "<div class=\"cards\">\n<div class=\"card\"><div class=\"label\">Readiness</div>"
 	             "<div class=\"big\">%lld/100</div><div>",
+	             "<div class=\"cards\">\n<div class=\"card\"><div class=\"label\">就绪度</div>"
+	             "<div class=\"big\">%lld/100</div><div>"),
 	          json_int(as, "score"));
-	h(b, json_str(as, "class"));
-	sbuf_addf(b, "</div></div>\n<div class=\"card\"><div class=\"label\">Effort</div><div class=\"big\">%.1f "
+	h(b, word(zh, json_str(as, "class")));
+	sbuf_addf(b,
+	          TX(zh,
+	             "</div></div>\n<div class=\"card\"><div class=\"label\">Effort</div><div class=\"big\">%.1f "
 	             "person-days</div><div class=\"muted\">estimate from the open assess findings</div></div>\n",
+	             "</div></div>\n<div class=\"card\"><div class=\"label\">工作量</div><div class=\"big\">%.1f "
+	             "人天</div><div class=\"muted\">根据评估阶段未处理的问题估算</div></div>\n"),
 	          json_num(as, "effort_days"));
-	sbuf_adds(b, "<div class=\"card\"><div class=\"label\">Strategy</div><div class=\"big\">");
-	h(b, *json_str(st, "chosen") ? json_str(st, "chosen") : json_str(st, "recommended"));
+	sbuf_adds(b, TX(zh, "<div class=\"card\"><div class=\"label\">Strategy</div><div class=\"big\">",
+	                "<div class=\"card\"><div class=\"label\">策略</div><div class=\"big\">"));
+	h(b, strategy_short(zh, *json_str(st, "chosen") ? json_str(st, "chosen") : json_str(st, "recommended")));
 	sbuf_adds(b, "</div><div>");
 	if (*json_str(st, "chosen")) {
-		sbuf_adds(b, "chosen; recommended: ");
-		h(b, json_str(st, "recommended"));
+		sbuf_adds(b, TX(zh, "chosen; recommended: ", "已选；推荐："));
+		h(b, strategy_short(zh, json_str(st, "recommended")));
 	} else {
-		sbuf_adds(b, "recommended; not chosen yet");
+		sbuf_adds(b, TX(zh, "recommended; not chosen yet", "推荐；尚未选定"));
 	}
+	char *formula = formula_text(zh, json_str(as, "formula"));
 	sbuf_adds(b, "</div></div>\n</div>\n<p class=\"formula\"><code>");
-	h(b, json_str(as, "formula"));
-	sbuf_addf(b, "</code></p>\n<table>\n<tr><th>Category</th><th>Days per open finding</th><th>Open findings</th></tr>\n");
+	h(b, formula);
+	free(formula);
+	sbuf_adds(b, TX(zh, "</code></p>\n<table>\n<tr><th>Category</th><th>Days per open finding</th><th>Open findings</th></tr>\n",
+	                "</code></p>\n<table>\n<tr><th>类别</th><th>每个未处理问题的人天</th><th>未处理问题数</th></tr>\n"));
 	const cJSON *w;
 	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
 		sbuf_adds(b, "<tr><td>");
@@ -864,16 +1009,20 @@ static void html_summary(sbuf *b, const cJSON *doc)
 		sbuf_addf(b, "</td><td class=\"num\">%.3g</td><td class=\"num\">%lld</td></tr>\n", w->valuedouble,
 		          json_int(cJSON_GetObjectItem(as, "counts"), w->string));
 	}
-	sbuf_addf(b, "</table>\n<p class=\"muted\">Base %.3g days. The weights are the engagement's: "
+	sbuf_addf(b,
+	          TX(zh,
+	             "</table>\n<p class=\"muted\">Base %.3g days. The weights are the engagement's: "
 	             "<code>ferry config effort.weight.&lt;category&gt; DAYS</code>.</p>\n",
+	             "</table>\n<p class=\"muted\">基础 %.3g 人天。权重为本项目的设置："
+	             "<code>ferry config effort.weight.&lt;category&gt; DAYS</code>。</p>\n"),
 	          json_num(as, "base_days"));
-	sbuf_adds(b, "<h3>Top risks</h3>\n<ul class=\"findings\">\n");
+	sbuf_adds(b, TX(zh, "<h3>Top risks</h3>\n<ul class=\"findings\">\n", "<h3>主要风险</h3>\n<ul class=\"findings\">\n"));
 	const cJSON *r;
 	int n = 0;
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(as, "top_risks")) {
-		char *loc = location(json_str(r, "file"), json_int(r, "line"), 0);
+		char *loc = location(zh, json_str(r, "file"), json_int(r, "line"), 0);
 		sbuf_adds(b, "<li>");
-		h_badge(b, "sev", json_str(r, "severity"));
+		h_badge(b, zh, "sev", json_str(r, "severity"));
 		sbuf_adds(b, " <span class=\"loc\">");
 		h(b, loc);
 		sbuf_adds(b, "</span> ");
@@ -885,24 +1034,26 @@ static void html_summary(sbuf *b, const cJSON *doc)
 		n++;
 	}
 	if (!n)
-		sbuf_adds(b, "<li>No open risks without an automatic fix.</li>\n");
-	sbuf_adds(b, "</ul>\n<h3>Strategy</h3>\n<p>Recommended: <strong>");
-	h(b, strategy_name(json_str(st, "recommended")));
-	sbuf_adds(b, "</strong>. ");
-	h_rich(b, json_str(st, "reason"));
-	sbuf_adds(b, "</p>\n<p>Chosen: ");
+		sbuf_adds(b, TX(zh, "<li>No open risks without an automatic fix.</li>\n", "<li>没有缺少自动修复的未处理风险。</li>\n"));
+	sbuf_adds(b, TX(zh, "</ul>\n<h3>Strategy</h3>\n<p>Recommended: <strong>", "</ul>\n<h3>策略</h3>\n<p>推荐：<strong>"));
+	h(b, strategy_name(zh, json_str(st, "recommended")));
+	sbuf_adds(b, TX(zh, "</strong>. ", "</strong>。"));
+	h_rich(b, word(zh, json_str(st, "reason")));
+	sbuf_adds(b, TX(zh, "</p>\n<p>Chosen: ", "</p>\n<p>已选："));
 	if (*json_str(st, "chosen")) {
 		sbuf_adds(b, "<strong>");
-		h(b, strategy_name(json_str(st, "chosen")));
-		sbuf_adds(b, "</strong>.</p>\n");
+		h(b, strategy_name(zh, json_str(st, "chosen")));
+		sbuf_adds(b, TX(zh, "</strong>.</p>\n", "</strong>。</p>\n"));
 	} else {
-		sbuf_adds(b, "not recorded yet (<code>ferry config strategy auto|tool|manual</code>).</p>\n");
+		sbuf_adds(b, TX(zh, "not recorded yet (<code>ferry config strategy auto|tool|manual</code>).</p>\n",
+		                "尚未记录（<code>ferry config strategy auto|tool|manual</code>）。</p>\n"));
 	}
 	const cJSON *d, *drivers = cJSON_GetObjectItem(st, "driver_findings");
 	if (cJSON_GetArraySize(drivers))
-		sbuf_adds(b, "<p>Findings that drove the recommendation:</p>\n<ul class=\"findings\">\n");
+		sbuf_adds(b, TX(zh, "<p>Findings that drove the recommendation:</p>\n<ul class=\"findings\">\n",
+		                "<p>决定该推荐的问题：</p>\n<ul class=\"findings\">\n"));
 	cJSON_ArrayForEach(d, drivers) {
-		char *loc = location(json_str(d, "file"), json_int(d, "line"), 0);
+		char *loc = location(zh, json_str(d, "file"), json_int(d, "line"), 0);
 		sbuf_addf(b, "<li>#%lld <span class=\"loc\">", json_int(d, "id"));
 		h(b, loc);
 		sbuf_adds(b, "</span> ");
@@ -914,26 +1065,29 @@ static void html_summary(sbuf *b, const cJSON *doc)
 		sbuf_adds(b, "</ul>\n");
 }
 
-static void html_phases(sbuf *b, const cJSON *doc)
+static void html_phases(sbuf *b, int zh, const cJSON *doc)
 {
-	sbuf_adds(b, "<h2>Phases</h2>\n<table>\n<tr><th>#</th><th>Phase</th><th>Status</th><th>Errors</th><th>Warnings</th>"
-	             "<th>Info</th><th>Fixed</th><th>Waived</th><th>Sign-off</th></tr>\n");
+	sbuf_adds(b, TX(zh,
+	                "<h2>Phases</h2>\n<table>\n<tr><th>#</th><th>Phase</th><th>Status</th><th>Errors</th><th>Warnings</th>"
+	                "<th>Info</th><th>Fixed</th><th>Waived</th><th>Sign-off</th></tr>\n",
+	                "<h2>阶段</h2>\n<table>\n<tr><th>#</th><th>阶段</th><th>状态</th><th>错误</th><th>警告</th>"
+	                "<th>提示</th><th>已修复</th><th>已豁免</th><th>签署</th></tr>\n"));
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
 		sbuf_addf(b, "<tr><td class=\"num\">%lld</td><td>", json_int(p, "ord"));
 		h(b, json_str(p, "name"));
 		sbuf_adds(b, "</td><td>");
-		h_badge(b, "ph", json_str(p, "status"));
+		h_badge(b, zh, "ph", json_str(p, "status"));
 		sbuf_addf(b, "</td><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
 		             "<td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>",
 		          json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"), json_int(p, "fixed"),
 		          json_int(p, "waived"));
 		if (*json_str(p, "signed_off_at")) {
 			h(b, json_str(p, "signed_off_by"));
-			sbuf_adds(b, ", ");
+			sbuf_adds(b, TX(zh, ", ", "，"));
 			h(b, json_str(p, "signed_off_at"));
 			if (*json_str(p, "note")) {
-				sbuf_adds(b, ": ");
+				sbuf_adds(b, TX(zh, ": ", "："));
 				h(b, json_str(p, "note"));
 			}
 		} else {
@@ -944,10 +1098,10 @@ static void html_phases(sbuf *b, const cJSON *doc)
 	sbuf_adds(b, "</table>\n");
 }
 
-static void html_group(sbuf *b, const char *phase, const char *category, const cJSON *findings, int first)
+static void html_group(sbuf *b, int zh, const char *phase, const char *category, const cJSON *findings, int first)
 {
 	if (first) {
-		sbuf_adds(b, "<h3>Phase ");
+		sbuf_adds(b, TX(zh, "<h3>Phase ", "<h3>阶段 "));
 		h(b, phase);
 		sbuf_adds(b, "</h3>\n");
 	}
@@ -958,11 +1112,11 @@ static void html_group(sbuf *b, const char *phase, const char *category, const c
 	cJSON_ArrayForEach(f, findings) {
 		if (!finding_in(f, phase, category))
 			continue;
-		char *loc = location(json_str(f, "file"), json_int(f, "line"), 0);
+		char *loc = location(zh, json_str(f, "file"), json_int(f, "line"), 0);
 		sbuf_adds(b, "<li>");
-		h_badge(b, "sev", json_str(f, "severity"));
+		h_badge(b, zh, "sev", json_str(f, "severity"));
 		sbuf_adds(b, " ");
-		h_badge(b, "st", json_str(f, "status"));
+		h_badge(b, zh, "st", json_str(f, "status"));
 		sbuf_adds(b, " <span class=\"loc\">");
 		h(b, loc);
 		sbuf_adds(b, "</span> ");
@@ -970,10 +1124,10 @@ static void html_group(sbuf *b, const char *phase, const char *category, const c
 		sbuf_addf(b, " <span class=\"ref\">#%lld · ", json_int(f, "id"));
 		h(b, json_str(f, "plugin"));
 		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
-			sbuf_adds(b, " · fixable");
+			sbuf_adds(b, TX(zh, " · fixable", " · 可自动修复"));
 		sbuf_adds(b, "</span>");
 		if (*json_str(f, "suggestion")) {
-			sbuf_adds(b, "<div class=\"advice\">Advice: ");
+			sbuf_adds(b, TX(zh, "<div class=\"advice\">Advice: ", "<div class=\"advice\">建议："));
 			h_rich(b, json_str(f, "suggestion"));
 			sbuf_adds(b, "</div>");
 		}
@@ -983,22 +1137,25 @@ static void html_group(sbuf *b, const char *phase, const char *category, const c
 	sbuf_adds(b, "</ul>\n");
 }
 
-static void html_findings(sbuf *b, const cJSON *doc)
+static void html_findings(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *findings = cJSON_GetObjectItem(doc, "findings");
-	sbuf_adds(b, "<h2>Findings</h2>\n<p class=\"muted\">Grouped by phase, then category.</p>\n");
+	sbuf_adds(b, TX(zh, "<h2>Findings</h2>\n<p class=\"muted\">Grouped by phase, then category.</p>\n",
+	                "<h2>问题</h2>\n<p class=\"muted\">按阶段、再按类别分组。</p>\n"));
 	if (!cJSON_GetArraySize(findings))
-		sbuf_adds(b, "<p>No findings recorded.</p>\n");
-	each_group(b, findings, html_group);
-	sbuf_adds(b, "<h2>Waivers</h2>\n");
+		sbuf_adds(b, TX(zh, "<p>No findings recorded.</p>\n", "<p>没有记录任何问题。</p>\n"));
+	each_group(b, zh, findings, html_group);
+	sbuf_adds(b, TX(zh, "<h2>Waivers</h2>\n", "<h2>豁免</h2>\n"));
 	const cJSON *w, *waivers = cJSON_GetObjectItem(doc, "waivers");
 	if (!cJSON_GetArraySize(waivers)) {
-		sbuf_adds(b, "<p>No finding has been waived.</p>\n");
+		sbuf_adds(b, TX(zh, "<p>No finding has been waived.</p>\n", "<p>没有被豁免的问题。</p>\n"));
 		return;
 	}
-	sbuf_adds(b, "<table>\n<tr><th>Finding</th><th>Location</th><th>Message</th><th>Reason</th><th>By</th><th>When</th></tr>\n");
+	sbuf_adds(b, TX(zh,
+	                "<table>\n<tr><th>Finding</th><th>Location</th><th>Message</th><th>Reason</th><th>By</th><th>When</th></tr>\n",
+	                "<table>\n<tr><th>问题</th><th>位置</th><th>说明</th><th>理由</th><th>豁免人</th><th>时间</th></tr>\n"));
 	cJSON_ArrayForEach(w, waivers) {
-		char *loc = location(json_str(w, "file"), json_int(w, "line"), 0);
+		char *loc = location(zh, json_str(w, "file"), json_int(w, "line"), 0);
 		char *id = xasprintf("#%lld", json_int(w, "finding_id"));
 		const char *cells[] = { id, loc, json_str(w, "message"), json_str(w, "reason"), json_str(w, "actor"), json_str(w, "created_at") };
 		h_row_cells(b, cells, 6);
@@ -1008,28 +1165,31 @@ static void html_findings(sbuf *b, const cJSON *doc)
 	sbuf_adds(b, "</table>\n");
 }
 
-static void html_rows(sbuf *b, const cJSON *rows, int unsupported)
+static void html_rows(sbuf *b, int zh, const cJSON *rows, int unsupported)
 {
 	if (!cJSON_GetArraySize(rows)) {
-		sbuf_adds(b, unsupported ? "<p>Nothing: every open finding in the code has an automatic fix.</p>\n"
-		                         : "<p>No change made by ferry is in effect.</p>\n");
+		sbuf_adds(b, unsupported ? TX(zh, "<p>Nothing: every open finding in the code has an automatic fix.</p>\n",
+		                              "<p>无：代码中每个未处理的问题都有自动修复。</p>\n")
+		                         : TX(zh, "<p>No change made by ferry is in effect.</p>\n", "<p>目前没有生效中的 ferry 改动。</p>\n"));
 		return;
 	}
 	if (unsupported)
-		sbuf_adds(b, "<table>\n<tr><th>Location</th><th>Severity</th><th>Construct</th><th>Advice</th><th>Check</th></tr>\n");
+		sbuf_adds(b, TX(zh, "<table>\n<tr><th>Location</th><th>Severity</th><th>Construct</th><th>Advice</th><th>Check</th></tr>\n",
+		                "<table>\n<tr><th>位置</th><th>严重级别</th><th>写法</th><th>建议</th><th>检查</th></tr>\n"));
 	else
-		sbuf_adds(b, "<table>\n<tr><th>Location</th><th>Operation</th><th>Change</th><th>Check</th><th>Checkpoint</th></tr>\n");
+		sbuf_adds(b, TX(zh, "<table>\n<tr><th>Location</th><th>Operation</th><th>Change</th><th>Check</th><th>Checkpoint</th></tr>\n",
+		                "<table>\n<tr><th>位置</th><th>操作</th><th>改动</th><th>检查</th><th>检查点</th></tr>\n"));
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rows) {
-		char *loc = location(json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
+		char *loc = location(zh, json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
 		char *ids = ids_text(cJSON_GetObjectItem(r, "findings"));
 		sbuf_adds(b, "<tr><td class=\"loc\">");
 		h(b, loc);
 		sbuf_adds(b, "</td><td>");
 		if (unsupported)
-			h_badge(b, "sev", json_str(r, "severity"));
+			h_badge(b, zh, "sev", json_str(r, "severity"));
 		else
-			h_badge(b, "op", json_str(r, "operation"));
+			h_badge(b, zh, "op", json_str(r, "operation"));
 		sbuf_adds(b, "</td><td>");
 		h_rich(b, json_str(r, "message"));
 		sbuf_adds(b, "</td><td>");
@@ -1050,30 +1210,39 @@ static void html_rows(sbuf *b, const cJSON *rows, int unsupported)
 	sbuf_adds(b, "</table>\n");
 }
 
-static void html_environment(sbuf *b, const cJSON *doc)
+static void html_environment(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *env = cJSON_GetObjectItem(doc, "environment"), *base = cJSON_GetObjectItem(doc, "gpu_baseline");
-	sbuf_adds(b, "<h2>Environment</h2>\n");
+	sbuf_adds(b, TX(zh, "<h2>Environment</h2>\n", "<h2>环境</h2>\n"));
 	if (!cJSON_IsObject(env)) {
-		sbuf_adds(b, "<p>No environment probe has been ingested (<code>ferry probe-script</code> on the NPU host, "
-		             "then <code>ferry ingest env-probe FILE</code>).</p>\n");
+		sbuf_adds(b, TX(zh,
+		                "<p>No environment probe has been ingested (<code>ferry probe-script</code> on the NPU host, "
+		                "then <code>ferry ingest env-probe FILE</code>).</p>\n",
+		                "<p>尚未导入环境探测结果（在 NPU 主机上运行 <code>ferry probe-script</code> 输出的脚本，"
+		                "再执行 <code>ferry ingest env-probe FILE</code>）。</p>\n"));
 	} else if (*json_str(env, "error")) {
-		sbuf_addf(b, "<p>Probe artifact %lld: ", json_int(env, "artifact"));
-		h(b, json_str(env, "error"));
-		sbuf_adds(b, ".</p>\n");
+		if (zh) {
+			sbuf_addf(b, "<p>探测工件 %lld 无法读取或解析。</p>\n", json_int(env, "artifact"));
+		} else {
+			sbuf_addf(b, "<p>Probe artifact %lld: ", json_int(env, "artifact"));
+			h(b, json_str(env, "error"));
+			sbuf_adds(b, ".</p>\n");
+		}
 	} else {
-		sbuf_addf(b, "<p>From the probe artifact %lld, collected ", json_int(env, "artifact"));
+		sbuf_addf(b, TX(zh, "<p>From the probe artifact %lld, collected ", "<p>来自探测工件 %lld，采集于 "),
+		          json_int(env, "artifact"));
 		h(b, json_str(env, "collected_at"));
-		sbuf_adds(b, ".</p>\n<table class=\"meta\">\n");
+		sbuf_adds(b, TX(zh, ".</p>\n<table class=\"meta\">\n", "。</p>\n<table class=\"meta\">\n"));
 		static const char *const keys[] = { "hostname", "os", "arch", "python", "torch", "torch_npu", "cann", "driver", NULL };
 		for (size_t k = 0; keys[k]; k++) {
-			const char *cells[2] = { keys[k], *json_str(env, keys[k]) ? json_str(env, keys[k]) : "-" };
+			const char *cells[2] = { env_label(zh, keys[k]), *json_str(env, keys[k]) ? json_str(env, keys[k]) : "-" };
 			h_row_cells(b, cells, 2);
 		}
 		const cJSON *c;
 		cJSON_ArrayForEach(c, cJSON_GetObjectItem(env, "chips")) {
 			char *label = xasprintf("NPU %lld", json_int(c, "id"));
-			char *t = xasprintf("%s, %s, %.0f MB", json_str(c, "name"), json_str(c, "health"), json_num(c, "memory_mb"));
+			char *t = xasprintf(TX(zh, "%s, %s, %.0f MB", "%s，%s，%.0f MB"), json_str(c, "name"), json_str(c, "health"),
+			                    json_num(c, "memory_mb"));
 			const char *cells[2] = { label, t };
 			h_row_cells(b, cells, 2);
 			free(label);
@@ -1081,32 +1250,44 @@ static void html_environment(sbuf *b, const cJSON *doc)
 		}
 		sbuf_adds(b, "</table>\n");
 	}
-	sbuf_adds(b, "<h3>GPU baseline</h3>\n");
+	sbuf_adds(b, TX(zh, "<h3>GPU baseline</h3>\n", "<h3>GPU 基线</h3>\n"));
 	if (!cJSON_IsObject(base)) {
-		sbuf_adds(b, "<p>Not recorded: ingest a <code>ferry-bench/1</code> document with "
-		             "<code>ferry ingest bench FILE --label gpu</code>.</p>\n");
+		sbuf_adds(b, TX(zh,
+		                "<p>Not recorded: ingest a <code>ferry-bench/1</code> document with "
+		                "<code>ferry ingest bench FILE --label gpu</code>.</p>\n",
+		                "<p>未记录：请用 <code>ferry ingest bench FILE --label gpu</code> 导入一份 "
+		                "<code>ferry-bench/1</code> 文档。</p>\n"));
+	} else if (*json_str(base, "error")) {
+		if (zh) {
+			sbuf_addf(b, "<p>基准工件 %lld 无法读取或解析。</p>\n", json_int(base, "artifact"));
+		} else {
+			sbuf_addf(b, "<p>Benchmark artifact %lld: ", json_int(base, "artifact"));
+			h(b, json_str(base, "error"));
+			sbuf_adds(b, ".</p>\n");
+		}
 	} else {
-		sbuf_addf(b, "<p>Artifact %lld: ", json_int(base, "artifact"));
+		sbuf_addf(b, TX(zh, "<p>Artifact %lld: ", "<p>工件 %lld："), json_int(base, "artifact"));
 		h(b, json_str(base, "label"));
-		sbuf_adds(b, " on ");
+		sbuf_adds(b, TX(zh, " on ", "，硬件 "));
 		h(b, json_str(base, "hardware"));
-		sbuf_adds(b, ", ");
+		sbuf_adds(b, TX(zh, ", ", "，精度 "));
 		h(b, json_str(base, "precision"));
 		const cJSON *m;
 		cJSON_ArrayForEach(m, cJSON_GetObjectItem(base, "metrics")) {
-			sbuf_adds(b, "; ");
+			sbuf_adds(b, TX(zh, "; ", "；"));
 			h(b, m->string);
 			sbuf_addf(b, " %g", m->valuedouble);
 		}
-		sbuf_adds(b, ".</p>\n");
+		sbuf_adds(b, TX(zh, ".</p>\n", "。</p>\n"));
 	}
 	const cJSON *a, *arts = cJSON_GetObjectItem(doc, "artifacts");
-	sbuf_adds(b, "<h3>Artifacts</h3>\n");
+	sbuf_adds(b, TX(zh, "<h3>Artifacts</h3>\n", "<h3>工件</h3>\n"));
 	if (!cJSON_GetArraySize(arts)) {
-		sbuf_adds(b, "<p>None ingested.</p>\n");
+		sbuf_adds(b, TX(zh, "<p>None ingested.</p>\n", "<p>尚未导入任何工件。</p>\n"));
 		return;
 	}
-	sbuf_adds(b, "<table>\n<tr><th>#</th><th>Kind</th><th>Label</th><th>SHA-256</th><th>Ingested</th></tr>\n");
+	sbuf_adds(b, TX(zh, "<table>\n<tr><th>#</th><th>Kind</th><th>Label</th><th>SHA-256</th><th>Ingested</th></tr>\n",
+	                "<table>\n<tr><th>#</th><th>类型</th><th>标签</th><th>SHA-256</th><th>导入时间</th></tr>\n"));
 	cJSON_ArrayForEach(a, arts) {
 		char *id = xasprintf("%lld", json_int(a, "id"));
 		char *sha = xasprintf("%.16s…", json_str(a, "sha256"));
@@ -1118,60 +1299,71 @@ static void html_environment(sbuf *b, const cJSON *doc)
 	sbuf_adds(b, "</table>\n");
 }
 
-static void html_audit(sbuf *b, const cJSON *doc)
+static void html_audit(sbuf *b, int zh, const cJSON *doc)
 {
 	const cJSON *au = cJSON_GetObjectItem(doc, "audit"), *hi = cJSON_GetObjectItem(doc, "history");
-	sbuf_adds(b, "<h2>Audit record</h2>\n<table class=\"meta\">\n");
+	sbuf_adds(b, TX(zh, "<h2>Audit record</h2>\n<table class=\"meta\">\n", "<h2>审计记录</h2>\n<table class=\"meta\">\n"));
 	char *events = xasprintf("%lld", json_int(au, "events"));
 	char *cps = xasprintf("%lld", json_int(hi, "checkpoints"));
-	const char *rows[][2] = { { "Audit chain head", json_str(au, "head") }, { "Events", events },
-		                      { "Baseline commit", json_str(hi, "baseline") }, { "Head commit", json_str(hi, "head") },
-		                      { "Checkpoints", cps } };
+	const char *rows[][2] = { { TX(zh, "Audit chain head", "审计链头"), json_str(au, "head") },
+		                      { TX(zh, "Events", "事件数"), events },
+		                      { TX(zh, "Baseline commit", "基线提交"), json_str(hi, "baseline") },
+		                      { TX(zh, "Head commit", "当前提交"), json_str(hi, "head") },
+		                      { TX(zh, "Checkpoints", "检查点数"), cps } };
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
 		h_row_cells(b, rows[i], 2);
 	free(events);
 	free(cps);
-	sbuf_adds(b, "</table>\n<p>To check that the record was not altered, run <code>");
+	sbuf_adds(b, TX(zh, "</table>\n<p>To check that the record was not altered, run <code>",
+	                "</table>\n<p>如需确认记录未被篡改，请在项目目录中运行 <code>"));
 	h(b, json_str(au, "verify"));
-	sbuf_adds(b, "</code> in the project directory: it recomputes the hash chain and checks every checkpoint commit.</p>\n");
+	sbuf_adds(b, TX(zh,
+	                "</code> in the project directory: it recomputes the hash chain and checks every checkpoint commit.</p>\n",
+	                "</code>：它会重新计算哈希链，并检查每个检查点的提交。</p>\n"));
 }
 
-static void html_render(sbuf *b, const cJSON *doc, int parts)
+static void html_render(sbuf *b, int zh, const cJSON *doc, int parts)
 {
-	html_header(b, doc);
+	html_header(b, zh, doc);
 	if (parts & PART_SUMMARY) {
-		html_summary(b, doc);
-		html_phases(b, doc);
-		html_findings(b, doc);
+		html_summary(b, zh, doc);
+		html_phases(b, zh, doc);
+		html_findings(b, zh, doc);
 	}
 	if (parts & PART_CHANGES) {
-		sbuf_adds(b, "<h2>Change list</h2>\n<p class=\"muted\">Every change ferry made that is still in effect, one row "
-		             "per hunk (lines as the checkpoint left the file; <code>ferry diff N</code> shows checkpoint N).</p>\n");
-		html_rows(b, cJSON_GetObjectItem(doc, "changes"), 0);
+		sbuf_adds(b, TX(zh,
+		                "<h2>Change list</h2>\n<p class=\"muted\">Every change ferry made that is still in effect, one row "
+		                "per hunk (lines as the checkpoint left the file; <code>ferry diff N</code> shows checkpoint N).</p>\n",
+		                "<h2>改动清单</h2>\n<p class=\"muted\">ferry 所做且仍然生效的每处改动，每个改动块一行（行号为该检查点"
+		                "写入后的文件行号；<code>ferry diff N</code> 显示检查点 N 的改动）。</p>\n"));
+		html_rows(b, zh, cJSON_GetObjectItem(doc, "changes"), 0);
 		const cJSON *r;
 		cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "reverted_checkpoints")) {
-			sbuf_addf(b, "<p class=\"muted\">Checkpoint %lld (", json_int(r, "id"));
+			sbuf_addf(b, TX(zh, "<p class=\"muted\">Checkpoint %lld (", "<p class=\"muted\">检查点 %lld（"), json_int(r, "id"));
 			h(b, json_str(r, "plugin"));
-			sbuf_addf(b, ") was reverted by checkpoint %lld and is not listed.</p>\n", json_int(r, "reverted_by"));
+			sbuf_addf(b, TX(zh, ") was reverted by checkpoint %lld and is not listed.</p>\n", "）已被检查点 %lld 回退，未列出。</p>\n"),
+			          json_int(r, "reverted_by"));
 		}
 	}
 	if (parts & PART_UNSUPPORTED) {
-		sbuf_adds(b, "<h2>Unsupported list</h2>\n<p class=\"muted\">Open findings without an automatic fix: "
-		             "constructs a person must port.</p>\n");
-		html_rows(b, cJSON_GetObjectItem(doc, "unsupported"), 1);
+		sbuf_adds(b, TX(zh,
+		                "<h2>Unsupported list</h2>\n<p class=\"muted\">Open findings without an automatic fix: "
+		                "constructs a person must port.</p>\n",
+		                "<h2>不支持清单</h2>\n<p class=\"muted\">没有自动修复的未处理问题：需要人工移植的写法。</p>\n"));
+		html_rows(b, zh, cJSON_GetObjectItem(doc, "unsupported"), 1);
 	}
 	if (parts & PART_SUMMARY) {
-		html_environment(b, doc);
-		html_audit(b, doc);
+		html_environment(b, zh, doc);
+		html_audit(b, zh, doc);
 	}
-	sbuf_adds(b, "<footer>Generated by ferry");
+	sbuf_adds(b, TX(zh, "<footer>Generated by ferry", "<footer>由 ferry"));
 	if (*json_str(doc, "ferry_version")) {
 		sbuf_adds(b, " ");
 		h(b, json_str(doc, "ferry_version"));
 	}
-	sbuf_adds(b, " on ");
+	sbuf_adds(b, TX(zh, " on ", " 生成于 "));
 	h(b, json_str(doc, "generated_at"));
-	sbuf_adds(b, ".</footer>\n</main>\n</body>\n</html>\n");
+	sbuf_adds(b, TX(zh, ".</footer>\n</main>\n</body>\n</html>\n", "。</footer>\n</main>\n</body>\n</html>\n"));
 }
 
 /* ---------- JSON and CSV ---------- */
@@ -1226,15 +1418,32 @@ static void csv_findings(sbuf *b, const cJSON *findings)
 	}
 }
 
-int report_render(sbuf *b, const cJSON *doc, const char *format, const char *section)
+/* The language of the text formats: lang when given, else the engagement's "language"
+ * setting as the document recorded it (English when unset). */
+static int report_lang(int *zh, const cJSON *doc, const char *lang)
 {
+	if (!lang) {
+		*zh = i18n_report_is_zh(json_str(cJSON_GetObjectItem(doc, "config"), "language"));
+		return 0;
+	}
+	if (!i18n_report_lang_valid(lang))
+		return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", lang);
+	*zh = strcmp(lang, "zh") == 0;
+	return 0;
+}
+
+int report_render(sbuf *b, const cJSON *doc, const char *format, const char *section, const char *lang)
+{
+	int zh = 0, rc;
 	if (section && !report_section_valid(section))
 		return err_set(FERRY_EUSAGE, "--section %s: not one of all, assessment, changes, unsupported", section);
+	if ((rc = report_lang(&zh, doc, lang)))
+		return rc;
 	int parts = section_parts(section);
 	if (strcmp(format, "md") == 0)
-		md_render(b, doc, parts);
+		md_render(b, zh, doc, parts);
 	else if (strcmp(format, "html") == 0)
-		html_render(b, doc, parts);
+		html_render(b, zh, doc, parts);
 	else if (strcmp(format, "json") == 0)
 		json_render(b, doc, parts);
 	else if (strcmp(format, "csv") == 0 && parts == PART_CHANGES)
@@ -1292,13 +1501,16 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 		return err_set(FERRY_EUSAGE, "--section %s: not one of all, assessment, changes, unsupported", section);
 	if (strcmp(o->format, "sarif") == 0 && strcmp(section, "changes") == 0)
 		return err_set(FERRY_EUSAGE, "--section changes: the change list has no SARIF form (use md, html, json or csv)");
+	if (o->lang && !i18n_report_lang_valid(o->lang))
+		return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", o->lang);
 	sbuf_init(&b);
-	if ((rc = report_build(&doc, ws, o->version)))
+	int zh = 0;
+	if ((rc = report_build(&doc, ws, o->version)) || (rc = report_lang(&zh, doc, o->lang)))
 		goto out;
 	if (strcmp(o->format, "sarif") == 0)
 		rc = sarif_render(&b, ws, doc, section, o->version);
 	else
-		rc = report_render(&b, doc, o->format, section);
+		rc = report_render(&b, doc, o->format, section, zh ? "zh" : "en");
 	if (rc || (rc = output_emit(&b, o->output)))
 		goto out;
 	char sha[65];
@@ -1308,6 +1520,7 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	cJSON *d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "format", o->format);
 	cJSON_AddStringToObject(d, "section", section);
+	cJSON_AddStringToObject(d, "lang", zh ? "zh" : "en");
 	cJSON_AddStringToObject(d, "path", o->output && strcmp(o->output, "-") != 0 ? o->output : "-");
 	cJSON_AddStringToObject(d, "sha256", sha);
 	cJSON_AddNumberToObject(d, "bytes", (double)b.len);

@@ -7,9 +7,12 @@
  * history and the ingested artifacts; every text format is rendered from that document,
  * so all formats carry the same content. The readiness verdict comes from assessment.c
  * and the change list from changes.c; nothing here recomputes them. Writing a report
- * (report_write) appends a "report" audit event with the format, the destination and
- * the SHA-256 of the bytes written. Documents through **out belong to the caller
- * (cJSON_Delete); renderers append to a caller-owned sbuf.
+ * (report_write) appends a "report" audit event with the format, the language, the
+ * destination and the SHA-256 of the bytes written. The md and html texts are in English
+ * or Simplified Chinese (the engagement's "language" setting, or report_opts.lang, with
+ * the shared words from i18n_report.c); the document, JSON and CSV keep English keys and
+ * values, which tools read. Documents through **out belong to the caller (cJSON_Delete);
+ * renderers append to a caller-owned sbuf.
  */
 #ifndef FERRY_REPORT_H
 #define FERRY_REPORT_H
@@ -24,6 +27,7 @@ typedef struct report_opts {
 	const char *section; /* all, assessment, changes or unsupported; NULL = all */
 	const char *output;  /* file written atomically; NULL or "-" = standard output */
 	const char *version; /* ferry's version, named in the report */
+	const char *lang;    /* en or zh; NULL = the engagement's "language" setting (en when unset) */
 } report_opts;
 
 /* 1 when name is a format / a section report_write accepts. */
@@ -37,8 +41,12 @@ int report_section_valid(const char *name);
 int report_build(cJSON **out, workspace *ws, const char *version);
 
 /* Renders doc as md, html, json or csv (sarif needs the plugin host: report_write),
- * restricted to section (NULL = all). FERRY_EUSAGE for another format. */
-int report_render(sbuf *b, const cJSON *doc, const char *format, const char *section);
+ * restricted to section (NULL = all), in lang: "en" or "zh", NULL for the engagement's
+ * "language" setting recorded in doc (English when unset). Chinese changes every fixed
+ * text of md and html (titles, headings, labels, sentences, the verdict, status, severity
+ * and operation words, the strategy reason); JSON and CSV are the same in both languages.
+ * FERRY_EUSAGE for another format, section or language. */
+int report_render(sbuf *b, const cJSON *doc, const char *format, const char *section, const char *lang);
 
 /* Builds, renders and writes the report, then records the "report" audit event.
  * sha256 (may be NULL) receives the hash of the bytes written. Takes no lock: the

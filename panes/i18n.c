@@ -1,5 +1,8 @@
-/* i18n — see i18n.h. The translation table is keyed by the English text. */
+/* i18n — see i18n.h. The translation table is keyed by the English text; the words and
+ * sentences the app modules produce (readiness classes, strategy reasons, statuses) come
+ * from the app's table in i18n_report.c, shared with the reports. */
 #include "i18n.h"
+#include "i18n_report.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -22,9 +25,6 @@ static const struct tr {
 	{ "automatic migration (transfer_to_npu)", "自动迁移（transfer_to_npu）" },
 	{ "explicit rewrite with ferry fix", "用 ferry fix 显式改写" },
 	{ "manual porting first", "先人工移植" },
-	{ "ready", "就绪" },
-	{ "ready with conditions", "有条件就绪" },
-	{ "needs manual porting", "需要人工移植" },
 	{ "(no file would change)", "（不会改动任何文件）" },
 	{ "Apply %zu fix%s to %zu file%s as %zu checkpoint%s?  y applies, n discards.", "将 %zu 处修复%s应用到 %zu 个文件%s，生成 %zu 个检查点%s？  y 应用，n 放弃。" },
 	{ "Fix preview", "修复预览" },
@@ -56,10 +56,6 @@ static const struct tr {
 	{ "planning the fix: re-running its checks…", "正在规划修复：重新运行相关检查…" },
 	{ "scroll", "滚动" },
 	{ "working; this cannot be cancelled", "处理中，无法取消" },
-	{ "Errors without an automatic fix (custom CUDA kernels, unsupported operators or GPU-only libraries) must be ported by hand first; the mechanical rewrites can then be applied with ferry fix.", "没有自动修复的错误（自定义 CUDA 算子、不支持的算子或仅支持 GPU 的库）必须先人工移植；之后再用 ferry fix 应用机械性改写。" },
-	{ "Constructs that automatic migration (transfer_to_npu) disables or does not handle (torch.jit.script, channels_last) are present: rewrite the code explicitly with ferry fix, reviewing each change.", "代码中有自动迁移（transfer_to_npu）会禁用或无法处理的写法（torch.jit.script、channels_last）：请用 ferry fix 显式改写，并逐一审阅每处改动。" },
-	{ "Many mechanical CUDA call sites and nothing that conflicts with automatic migration: `from torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path.", "机械性的 CUDA 调用很多，且没有与自动迁移冲突的写法：在入口脚本中加入 `from torch_npu.contrib import transfer_to_npu` 是最快的路径。" },
-	{ "Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every change is visible in the history.", "CUDA 相关的位置不多，也没有阻碍：用 ferry fix 显式改写，使每处改动都记录在历史中。" },
 	{ "A report needs a file to write to.", "报告需要指定写入的文件。" },
 	{ "writing the report…", "正在写入报告…" },
 	{ "Wrote %s (%s report, sha256 %.8s, recorded in the audit chain).", "已写入 %s（%s 报告，sha256 %.8s，已记入审计链）。" },
@@ -147,7 +143,6 @@ static const struct tr {
 	{ "artifacts", "工件" },
 	{ "back/quit", "返回/退出" },
 	{ "baseline", "基线" },
-	{ "blocked", "受阻" },
 	{ "cancel the running checks", "取消正在运行的检查" },
 	{ "cancelling…", "正在取消…" },
 	{ "cannot read the artifacts", "无法读取工件" },
@@ -164,16 +159,12 @@ static const struct tr {
 	{ "filter", "筛选" },
 	{ "findings", "问题" },
 	{ "fix", "修复" },
-	{ "fixed", "已修复" },
 	{ "generated", "生成" },
 	{ "guide", "指南" },
 	{ "head", "当前" },
 	{ "help", "帮助" },
-	{ "in progress", "进行中" },
 	{ "manual", "手工" },
 	{ "no command starts with that", "没有以此开头的命令" },
-	{ "not started", "未开始" },
-	{ "open", "未处理" },
 	{ "plugin", "插件" },
 	{ "recovered", "恢复" },
 	{ "revert", "回退" },
@@ -184,12 +175,10 @@ static const struct tr {
 	{ "severity", "严重级别" },
 	{ "show", "显示" },
 	{ "sign off", "签署" },
-	{ "signed off", "已签署" },
 	{ "sort", "排序" },
 	{ "starting the checks…", "正在启动检查…" },
 	{ "timeline", "时间线" },
 	{ "waive", "豁免" },
-	{ "waived", "已豁免" },
 	{ "y: start the engagement    n: leave", "y：开始迁移项目    n：离开" },
 	{ "zoom", "放大" },
 };
@@ -234,7 +223,7 @@ const char *i18n_tr(const char *en)
 	for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
 		if (strcmp(table[i].en, en) == 0)
 			return table[i].zh;
-	return en;
+	return i18n_report_tr(1, en);
 }
 
 const char *i18n_pick(const char *en, const char *zh)

@@ -995,7 +995,8 @@ static void write_report(app *a, const char *format, const char *path)
 		util_mkdirs(abs, 0755);
 		*slash = '/';
 	}
-	report_opts o = { format, "all", abs, FERRY_VERSION };
+	/* lang NULL: the engagement's "language" setting, as `ferry report` uses it */
+	report_opts o = { format, "all", abs, FERRY_VERSION, NULL };
 	char sha[65] = "";
 	int rc = lock_synced(a, NULL);
 	if (!rc) {

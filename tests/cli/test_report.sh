@@ -5,7 +5,9 @@
 # the fixes changed and UNSUPPORTED rows for the custom kernel; a reverted checkpoint
 # leaves the change list; every report is an audit event with the hash of its bytes; the
 # HTML, opened in headless Chromium, shows the score, the class, a finding's file:line and
-# the waiver reason, and renders to a PNG.
+# the waiver reason, and renders to a PNG. With `config language zh` (or --lang zh) the
+# Markdown and HTML are in Simplified Chinese while JSON and CSV keep English keys and
+# values; --lang en overrides the setting; Chromium shows the Chinese HTML.
 . "$(dirname "$0")/lib.sh"
 
 p="$work/resnet"
@@ -234,6 +236,84 @@ PY
 		fail "html: Chromium renders a PNG screenshot"
 		tail -3 "$work/chrome.err"
 	fi
+fi
+
+# --- Simplified Chinese: the engagement's language, --lang over it ----------------------------------
+expect_exit 2 "report --lang fr is a usage error" -- "$FERRY" -C "$p" report --format md --lang fr
+one_line "$work/err" "report --lang fr: one line on stderr"
+expect_exit 0 "config language zh" -- "$FERRY" -C "$p" config language zh
+for f in md html json csv; do
+	expect_exit 0 "report --format $f with the engagement's language zh" -- \
+		"$FERRY" -C "$p" report --format "$f" --output "$work/zh.$f"
+done
+expect_exit 0 "report --lang en overrides the engagement's language" -- \
+	"$FERRY" -C "$p" report --format md --lang en --output "$work/en.md"
+expect_exit 0 "report --lang zh to standard output" -- "$FERRY" -C "$p" report --format md --section changes --lang zh
+expect_grep "^## 改动清单" "$work/out" "markdown zh on standard output: the change list"
+expect_grep "^# 迁移评估报告：" "$work/zh.md" "markdown zh: the title"
+expect_grep "^## 执行摘要" "$work/zh.md" "markdown zh: the executive summary"
+expect_grep "就绪度：[0-9]*/100（" "$work/zh.md" "markdown zh: the readiness score"
+expect_grep "^## 不支持清单" "$work/zh.md" "markdown zh: the unsupported list"
+expect_grep "^## 审计记录" "$work/zh.md" "markdown zh: the audit record"
+expect_grep '<html lang="zh-CN">' "$work/zh.html" "html zh: the document's language"
+if grep -q -E "Migration assessment|Executive summary|Readiness|Change list|Unsupported list|Audit record|Advice:" \
+	"$work/zh.md" "$work/zh.html"; then
+	fail "zh reports: English fixed text left"
+	grep -n -E "Migration assessment|Executive summary|Readiness|Change list|Unsupported list|Audit record|Advice:" \
+		"$work/zh.md" "$work/zh.html" | head -5 | sed 's/^/     | /'
+else
+	ok "zh reports: no English headings or labels"
+fi
+expect_grep "^# Migration assessment" "$work/en.md" "--lang en: the English title"
+if grep -q "执行摘要" "$work/en.md"; then fail "--lang en: Chinese text in the English report"; else ok "--lang en: no Chinese text"; fi
+if python3 - "$work/zh.json" "$work/zh.csv" "$p" "$FERRY" "$work" <<'PY'; then ok "json and csv stay English in zh; the report events name the language"; else fail "json and csv stay English in zh; the report events name the language"; fi
+import csv, json, subprocess, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+a = d["assessment"]
+assert a["class"] in ("ready", "ready with conditions", "needs manual porting", "blocked"), a["class"]
+assert a["formula"].startswith("effort = ") and d["title"].startswith("Migration assessment")
+assert {r["operation"] for r in d["changes"]} <= {"INSERT", "MODIFY", "DELETE"}
+assert {r["operation"] for r in d["unsupported"]} == {"UNSUPPORTED"}
+assert {f["status"] for f in d["findings"]} <= {"open", "fixed", "waived"}
+r = list(csv.reader(open(sys.argv[2], newline="", encoding="utf-8")))
+assert r[0][:4] == ["id", "phase", "category", "severity"]
+ev = json.loads(subprocess.run([sys.argv[4], "-C", sys.argv[3], "log", "--json"], capture_output=True, check=True).stdout)["events"]
+langs = {e["data"]["path"]: e["data"].get("lang") for e in ev if e["kind"] == "report"}
+assert langs["%s/zh.md" % sys.argv[5]] == "zh" and langs["%s/en.md" % sys.argv[5]] == "en", langs
+PY
+
+if [ -n "$chrome" ]; then
+	# shellcheck disable=SC2086
+	timeout 60 "$chrome" $flags --dump-dom "file://$work/zh.html" >"$work/zh-dom.html" 2>"$work/chrome.err"
+	if python3 - "$work/zh-dom.html" "$work/zh.json" <<'PY'; then ok "html zh: Chromium shows the Chinese score label, the score, the class and headings"; else fail "html zh: Chromium shows the Chinese score label, the score, the class and headings"; tail -3 "$work/chrome.err"; fi
+import html.parser, json, sys
+class Text(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.parts, self.skip, self.lang = [], 0, None
+    def handle_starttag(self, tag, attrs):
+        self.skip += tag in ("style", "script", "title")
+        if tag == "html":
+            self.lang = dict(attrs).get("lang")
+    def handle_endtag(self, tag):
+        self.skip -= tag in ("style", "script", "title")
+    def handle_data(self, data):
+        if not self.skip:
+            self.parts.append(data)
+t = Text()
+t.feed(open(sys.argv[1], encoding="utf-8").read())
+shown = " ".join(" ".join(t.parts).split())
+a = json.load(open(sys.argv[2], encoding="utf-8"))["assessment"]
+klass = {"ready": "就绪", "ready with conditions": "有条件就绪", "needs manual porting": "需要人工移植", "blocked": "受阻"}[a["class"]]
+want = ["就绪度 %d/100 %s" % (a["score"], klass), "工作量", "人天", "执行摘要", "改动清单", "不支持清单", "审计链头", "ferry verify"]
+missing = [w for w in want if w not in shown]
+missing += [w for w in ("Readiness", "Executive summary", "Audit chain head") if w in shown]
+if t.lang != "zh-CN":
+    missing.append("lang=%r" % t.lang)
+for w in missing:
+    print("  wrong: %r" % w)
+sys.exit(1 if missing else 0)
+PY
 fi
 
 finish
