@@ -1104,10 +1104,14 @@ static int cmd_log(const char *dir, int argc, char **argv)
 		printf("      %.*s", (int)strcspn(msg, "\n"), msg);
 		if (*json_str(cp, "plugin"))
 			printf("  [%s]", json_str(cp, "plugin"));
-		if (cJSON_GetArraySize(fl)) {
-			char *t = cJSON_PrintUnformatted(fl);
-			printf("  findings %s", t);
-			free(t);
+		int nf = cJSON_GetArraySize(fl);
+		if (nf) {
+			/* the ids in full are in `ferry log --json`; a line shows the first few */
+			printf("  finding%s", nf == 1 ? "" : "s");
+			for (int i = 0; i < nf && i < 8; i++)
+				printf(" #%lld", (long long)cJSON_GetArrayItem(fl, i)->valuedouble);
+			if (nf > 8)
+				printf(" and %d more", nf - 8);
 		}
 		printf("\n");
 	}
