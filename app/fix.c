@@ -24,6 +24,8 @@ typedef struct ffile {
 	fedit *edits;         /* accepted edits, sorted by start */
 	size_t n, cap;
 	int parsed_ok;        /* the original parses without error (Python only) */
+	const cJSON **accepted; /* findings whose edits were accepted without a parse check */
+	size_t nacc;
 } ffile;
 
 typedef struct fplugin {
@@ -168,8 +170,10 @@ static void accept_edits(ffile *f, const fedit *e, size_t n)
 }
 
 /* Tries to add one finding's edits to the plan; refuses it with a reason when they
- * are out of range, overlap other edits, or would break the parse. */
-static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f)
+ * are out of range, overlap other edits, or (with check_parse) would break the parse.
+ * Without check_parse the finding is remembered so verify_parses can check the file
+ * once for all its findings. */
+static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f, int check_parse)
 {
 	const cJSON *edits = cJSON_GetObjectItem(f, "edits");
 	ffile *file = file_get(p, ws, json_str(f, "file"));
@@ -208,7 +212,7 @@ static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f)
 		if (!dup)
 			mine[nnew++] = (fedit){ (unsigned)s, (unsigned)en, text, pidx };
 	}
-	if (is_python(file->path) && file->parsed_ok) {
+	if (check_parse && is_python(file->path) && file->parsed_ok) {
 		size_t len = 0;
 		char *text = render_with(file, mine, nnew, &len);
 		int ok = parses(file->path, text, len);
@@ -221,8 +225,55 @@ static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f)
 	accept_edits(file, mine, nnew);
 	cJSON_AddItemToArray(p->plugins[pidx].findings, cJSON_CreateNumber((double)json_int(f, "id")));
 	p->nfindings++;
+	if (!check_parse) {
+		file->accepted = xrealloc(file->accepted, sizeof *file->accepted * (file->nacc + 1));
+		file->accepted[file->nacc++] = f;
+	}
 out:
 	free(mine);
+}
+
+/* Withdraws finding f from its plugin's list (its edits are dropped by the caller). */
+static void unplan_finding(fix_plan *p, const cJSON *f)
+{
+	for (size_t i = 0; i < p->nplugins; i++) {
+		cJSON *ids = p->plugins[i].findings;
+		for (int k = 0; k < cJSON_GetArraySize(ids); k++)
+			if ((long long)cJSON_GetArrayItem(ids, k)->valuedouble == json_int(f, "id")) {
+				cJSON_DeleteItemFromArray(ids, k);
+				p->nfindings--;
+				return;
+			}
+	}
+}
+
+/* Parses each edited Python file once with all its accepted edits. A file that would no
+ * longer parse is planned again finding by finding, each checked on its own, so only the
+ * edits that break it are refused. */
+static void verify_parses(fix_plan *p, workspace *ws)
+{
+	for (size_t i = 0; i < p->nfiles; i++) {
+		ffile *file = &p->files[i];
+		if (!file->nacc || !is_python(file->path) || !file->parsed_ok)
+			continue;
+		size_t len = 0;
+		char *text = render(file, (size_t)-1, &len);
+		int ok = parses(file->path, text, len);
+		free(text);
+		const cJSON **again = file->accepted;
+		size_t nagain = file->nacc;
+		file->accepted = NULL;
+		file->nacc = 0;
+		if (!ok) {
+			for (size_t k = 0; k < nagain; k++)
+				unplan_finding(p, again[k]);
+			file->n = 0;
+			for (size_t k = 0; k < nagain; k++)
+				plan_finding(p, ws, again[k], 1);
+			file = &p->files[i]; /* plan_finding may grow p->files */
+		}
+		free(again);
+	}
 }
 
 static int selected(const fix_select *sel, const cJSON *f)
@@ -307,8 +358,9 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 				refuse(p, f, "%s", "no automatic fix exists for it; change the code by hand or waive it");
 			continue;
 		}
-		plan_finding(p, ws, f);
+		plan_finding(p, ws, f, 0);
 	}
+	verify_parses(p, ws);
 	if (!candidates && sel->nids) {
 		rc = err_set(FERRY_EUSAGE, "fix: the selected findings are no longer open (the check no longer sees them)");
 		goto fail;
@@ -341,6 +393,7 @@ void fix_plan_free(fix_plan *p)
 		free(p->files[i].path);
 		free(p->files[i].orig);
 		free(p->files[i].edits);
+		free(p->files[i].accepted);
 	}
 	free(p->files);
 	for (size_t i = 0; i < p->nplugins; i++) {

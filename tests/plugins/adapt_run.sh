@@ -288,5 +288,38 @@ else
 	bad "a fix that would break the parse is refused and nothing is written"
 fi
 
+# In one file, a good fix and a breaking one: the good one is applied, the other refused.
+work="$tmp/mixed"
+if init_copy tests/plugins/adapt/hard/project "$work"; then
+	mkdir -p "$work/.ferry/plugins/adapt"
+	cat >"$work/.ferry/plugins/adapt/mixed.lua" <<'LUA'
+-- Two findings in helpers.py: a harmless comment at the top, and an unclosed parenthesis.
+return {
+	id = "adapt.mixed",
+	phase = "adapt",
+	title = "one good and one breaking fix",
+	severity = "warning",
+	run = function(ctx)
+		ctx.report{ file = "helpers.py", line = 1, message = "good", suggestion = "none", key = "good",
+			edits = { { start_byte = 0, end_byte = 0, text = "# checked by ferry\n" } } }
+		local m = (ctx.query("helpers.py", "(return_statement) @r") or {})[1]
+		ctx.report{ file = "helpers.py", node = m.r, message = "breaks", suggestion = "none", key = "bad",
+			edits = { { start_byte = m.r.start_byte, end_byte = m.r.start_byte + 6, text = "return (" } } }
+	end,
+}
+LUA
+	"$ferry" -C "$work" check --plugin adapt.mixed >/dev/null 2>&1
+	"$ferry" -C "$work" fix --plugin adapt.mixed --yes >"$tmp/mixed.out" 2>&1
+	if head -n 1 "$work/helpers.py" | grep -q "^# checked by ferry" && python3 -m py_compile "$work/helpers.py" &&
+		grep -q "refused" "$tmp/mixed.out" && grep -q "fixed 1 finding" "$tmp/mixed.out"; then
+		ok "in one file the good fix is applied and only the breaking one refused"
+	else
+		cat "$tmp/mixed.out"
+		bad "in one file the good fix is applied and only the breaking one refused"
+	fi
+else
+	bad "in one file the good fix is applied and only the breaking one refused"
+fi
+
 echo "adapt: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
