@@ -32,52 +32,49 @@ local BUILDERS = {
 	["torch.utils.cpp_extension.load_inline"] = "compiles and loads inline C++/CUDA sources at run time",
 }
 
--- The Python that compiles or loads CUDA sources (CUDAExtension, cpp_extension.load).
-function blockers.extension_builders(ctx, path, map)
+-- The sites in path whose dotted name (resolved through the import aliases in map) a
+-- rule knows: describe(resolved, text) returns the site's message and suggestion, or nil.
+local function dotted_sites(ctx, path, map, describe)
 	local out = {}
 	for _, r in ipairs(refs.dotted(ctx, path, map)) do
-		local what = BUILDERS[r.resolved]
-		if what then
-			out[#out + 1] = {
-				file = path, node = r.node,
-				message = "`" .. r.text .. "` " .. what .. ".",
-				suggestion = "The CUDA sources it compiles will not build for an NPU: replace those kernels first, then remove this build step or port it to the rewritten operators.",
-			}
+		local message, suggestion = describe(r.resolved, r.text)
+		if message then
+			out[#out + 1] = { file = path, node = r.node, message = message, suggestion = suggestion }
 		end
 	end
 	return out
 end
 
+-- The Python that compiles or loads CUDA sources (CUDAExtension, cpp_extension.load).
+function blockers.extension_builders(ctx, path, map)
+	return dotted_sites(ctx, path, map, function(name, text)
+		local what = BUILDERS[name]
+		if not what then return nil end
+		return "`" .. text .. "` " .. what .. ".",
+			"The CUDA sources it compiles will not build for an NPU: replace those kernels first, then remove this build step or port it to the rewritten operators."
+	end)
+end
+
+local CHANNELS_LAST = { ["torch.channels_last"] = true, ["torch.channels_last_3d"] = true }
+
 -- torch.channels_last / torch.channels_last_3d.
 function blockers.channels_last(ctx, path, map)
-	local out = {}
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
-		if r.resolved == "torch.channels_last" or r.resolved == "torch.channels_last_3d" then
-			out[#out + 1] = {
-				file = path, node = r.node,
-				message = "`" .. r.text .. "` selects the channels_last memory format, which automatic migration does not support.",
-				suggestion = "Drop the memory_format argument and use `.contiguous()` (the default layout) on the NPU.",
-			}
-		end
-	end
-	return out
+	return dotted_sites(ctx, path, map, function(name, text)
+		if not CHANNELS_LAST[name] then return nil end
+		return "`" .. text .. "` selects the channels_last memory format, which automatic migration does not support.",
+			"Drop the memory_format argument and use `.contiguous()` (the default layout) on the NPU."
+	end)
 end
 
 local JIT = { ["torch.jit.script"] = true, ["torch.jit.script_method"] = true }
 
 -- torch.jit.script / script_method, as calls or decorators.
 function blockers.jit_script(ctx, path, map)
-	local out = {}
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
-		if JIT[r.resolved] then
-			out[#out + 1] = {
-				file = path, node = r.node,
-				message = "`" .. r.text .. "` compiles TorchScript; automatic migration (transfer_to_npu) turns it into a no-op.",
-				suggestion = "If the scripted object is only an optimisation, remove the scripting; if the code needs a real ScriptModule (saving, export), plan tool-based migration instead of transfer_to_npu.",
-			}
-		end
-	end
-	return out
+	return dotted_sites(ctx, path, map, function(name, text)
+		if not JIT[name] then return nil end
+		return "`" .. text .. "` compiles TorchScript; automatic migration (transfer_to_npu) turns it into a no-op.",
+			"If the scripted object is only an optimisation, remove the scripting; if the code needs a real ScriptModule (saving, export), plan tool-based migration instead of transfer_to_npu."
+	end)
 end
 
 local DATA_PARALLEL = {
@@ -88,17 +85,11 @@ local DATA_PARALLEL = {
 
 -- torch.nn.DataParallel and torch.nn.parallel.data_parallel.
 function blockers.data_parallel(ctx, path, map)
-	local out = {}
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
-		if DATA_PARALLEL[r.resolved] then
-			out[#out + 1] = {
-				file = path, node = r.node,
-				message = "`" .. r.text .. "` (single-process multi-GPU training) is not supported on NPU.",
-				suggestion = "Switch to DistributedDataParallel: one process per NPU started by torchrun, init_process_group('hccl'), and the model wrapped with DDP.",
-			}
-		end
-	end
-	return out
+	return dotted_sites(ctx, path, map, function(name, text)
+		if not DATA_PARALLEL[name] then return nil end
+		return "`" .. text .. "` (single-process multi-GPU training) is not supported on NPU.",
+			"Switch to DistributedDataParallel: one process per NPU started by torchrun, init_process_group('hccl'), and the model wrapped with DDP."
+	end)
 end
 
 -- unsupported_ops.json split for lookups: entries by dotted name and tensor methods by
