@@ -202,13 +202,21 @@ static char *clean_plugins(plugin_host *h, const check_opts *o, const cJSON *err
 
 int check_run(check_result *out, workspace *ws, const check_opts *o)
 {
-	memset(out, 0, sizeof *out);
 	plugin_host *h = NULL;
+	memset(out, 0, sizeof *out);
+	int rc = check_host_new(&h, ws);
+	if (!rc)
+		rc = check_run_with(out, ws, h, o);
+	plugin_host_free(h);
+	return rc;
+}
+
+int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check_opts *o)
+{
+	memset(out, 0, sizeof *out);
 	struct run_state st = { .ws = ws, .opts = o, .errored = cJSON_CreateObject(), .res = out };
 	char *plugins = NULL;
-	int rc = check_host_new(&h, ws);
-	if (rc)
-		goto out;
+	int rc = 0;
 	size_t nload = 0;
 	const char *const *load_errors = plugin_host_load_errors(h, &nload);
 	cJSON *scope = cJSON_CreateObject();
@@ -255,7 +263,6 @@ int check_run(check_result *out, workspace *ws, const check_opts *o)
 out:
 	free(plugins);
 	cJSON_Delete(st.errored);
-	plugin_host_free(h);
 	return rc;
 }
 

@@ -36,7 +36,12 @@ typedef struct check_result {
 	char **errors;     /* "plugin <id> …: reason" lines (owned; check_result_done) */
 } check_result;
 
+/* Runs the checks with a plugin host built for this engagement (check_host_new). */
 int check_run(check_result *out, workspace *ws, const check_opts *opts);
+/* The same with a host the caller built and keeps (to describe the plugins afterwards,
+ * as the SARIF rules do, without loading them twice). */
+struct plugin_host;
+int check_run_with(check_result *out, workspace *ws, struct plugin_host *h, const check_opts *opts);
 void check_result_done(check_result *r);
 
 /* Builds the plugin host for this engagement: bundled plugins (or the source

@@ -539,6 +539,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (optind != argc)
 		return usage_error("check");
 	workspace *ws = NULL;
+	plugin_host *h = NULL;
 	check_result res = { 0 };
 	cJSON *found = NULL;
 	int tty = isatty(2) && strcmp(format, "text") == 0 && !output;
@@ -546,7 +547,8 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (rc)
 		return rc;
 	check_opts co = { phases, nphases, plugins, nplugins, NULL, on_check_progress, NULL, &tty };
-	rc = check_run(&res, ws, &co);
+	if (!(rc = check_host_new(&h, ws)))
+		rc = check_run_with(&res, ws, h, &co);
 	if (tty)
 		fprintf(stderr, "\r%60s\r", "");
 	if (rc)
@@ -558,10 +560,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (strcmp(format, "json") == 0) {
 		output_findings_json(&b, found, res.run, (const char *const *)res.errors, (size_t)res.nerrors);
 	} else if (strcmp(format, "sarif") == 0) {
-		plugin_host *h = NULL;
-		if (!(rc = check_host_new(&h, ws)))
-			output_sarif(&b, found, h, FERRY_VERSION);
-		plugin_host_free(h);
+		output_sarif(&b, found, h, FERRY_VERSION);
 	} else {
 		output_findings_text(&b, found);
 		sbuf_addf(&b, "\nrun %lld: %d findings reported, %d no longer seen (marked fixed), %d plugin errors\n",
@@ -588,6 +587,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 out:
 	cJSON_Delete(found);
 	check_result_done(&res);
+	plugin_host_free(h);
 	ws_close(ws);
 	return rc;
 }
