@@ -860,9 +860,10 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	static const struct option lo[] = { { "format", required_argument, 0, 'f' },
 		                                 { "threads", required_argument, 0, 't' },
 		                                 { "output", required_argument, 0, 'o' },
+		                                 { "column", required_argument, 0, 'c' },
 		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "text", "json", "csv", NULL };
-	const char *format = "text", *output = NULL;
+	const char *format = "text", *output = NULL, *column = NULL;
 	int threads = 0, c, rc = 0;
 	opt_reset();
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -878,6 +879,7 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 				return err_set(FERRY_EUSAGE, "--threads %s: not a number of threads (1–1024)", optarg);
 			break;
 		case 'o': output = optarg; break;
+		case 'c': column = optarg; break;
 		default: return opt_fail("compare", argv);
 		}
 	}
@@ -889,6 +891,8 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		return usage_error("compare");
 	if (loss && (threads || strcmp(format, "csv") == 0))
 		return err_set(FERRY_EUSAGE, "compare loss: --threads and --format csv apply to compare dump only");
+	if (!loss && column)
+		return err_set(FERRY_EUSAGE, "compare dump: --column applies to compare loss only");
 	workspace *ws = NULL;
 	cJSON *arts = NULL, *doc = NULL, *ev = NULL, *ja = NULL, *jb = NULL;
 	compare_input in[2];
@@ -931,7 +935,7 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		for (int i = 0; i < 2; i++) {
 			size_t len = 0;
 			if ((rc = util_read_file(&text[i], &len, in[i].path)) ||
-			    (rc = loss_parse(i ? &sb : &sa, in[i].path, text[i], len)))
+			    (rc = loss_parse(i ? &sb : &sa, in[i].path, text[i], len, column)))
 				goto out;
 			util_sha256_hex(sha[i], text[i], len);
 		}
@@ -956,6 +960,12 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		}
 		if (lr.exceeded)
 			cJSON_AddNumberToObject(ev, "first_exceed_step", (double)lr.first_exceed_step);
+		if (lr.nonfinite_b)
+			cJSON_AddNumberToObject(ev, "first_nonfinite_step", (double)lr.first_nonfinite_step);
+		if (lr.truncated)
+			cJSON_AddBoolToObject(ev, "truncated", 1);
+		char why[160];
+		cJSON_AddStringToObject(ev, "reason", loss_fail_reason(why, sizeof why, &lr));
 	} else {
 		dump_opts o = { threads, 0 };
 		ws_unlock(ws); /* a large comparison must not hold other writers off */
@@ -991,12 +1001,9 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		rc = output_emit(&b, output);
 	if (rc || pass)
 		goto out;
-	if (loss && !lr.n)
-		rc = err_set(FERRY_EFAIL, "compare loss %s %s: the two logs share no step", arg_a, arg_b);
-	else if (loss)
-		rc = err_set(FERRY_EFAIL, "compare loss %s %s: mean relative error %.3f%% exceeds the tolerance %.3f%%%s",
-		             arg_a, arg_b, lr.mean_rel * 100.0, lr.tolerance * 100.0,
-		             lr.exceeded ? " (see the first step over it)" : "");
+	char why[160];
+	if (loss)
+		rc = err_set(FERRY_EFAIL, "compare loss %s %s: %s", arg_a, arg_b, loss_fail_reason(why, sizeof why, &lr));
 	else if (!dr.n)
 		rc = err_set(FERRY_EFAIL, "compare dump %s %s: the two dumps share no tensor name", arg_a, arg_b);
 	else
@@ -1289,7 +1296,7 @@ const cli_command cli_commands[] = {
 	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
 	  "bring a probe, log, dump, profile, model or benchmark into the engagement" },
 	{ "compare", cmd_compare,
-	  "compare loss A B [--format text|json] [--output FILE] | compare dump A B [--format text|json|csv] [--threads N] [--output FILE]",
+	  "compare loss A B [--column NAME] [--format text|json] [--output FILE] | compare dump A B [--format text|json|csv] [--threads N] [--output FILE]",
 	  "compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)" },
 	{ "probe-script", cmd_probe_script, "probe-script",
 	  "print the environment probe to run on an NPU host (sh probe.sh > result.json)" },

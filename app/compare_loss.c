@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -133,8 +134,9 @@ static int step_key(const char *t, size_t n)
 	       token_is(t, n, "iter") || token_is(t, n, "train_step");
 }
 
-/* Finds the first training loss on the line: 1 and *v (which may be NaN or infinite). */
-static int find_loss(double *v, const char *line, size_t len)
+/* Finds the first training loss on the line: 1 and *v (which may be NaN or infinite).
+ * column, when not NULL, names the key to look for instead of the training-loss keys. */
+static int find_loss(double *v, const char *line, size_t len, const char *column)
 {
 	const char *end = line + len;
 	for (size_t i = 0; i < len; i++) {
@@ -143,7 +145,7 @@ static int find_loss(double *v, const char *line, size_t len)
 		size_t j = i;
 		while (j < len && is_ident(line[j]))
 			j++;
-		if (loss_key(line, i, j - i)) {
+		if (column ? token_is(line + i, j - i, column) : loss_key(line, i, j - i)) {
 			const char *p = line + j;
 			while (p < end && (*p == ' ' || *p == '\t' || *p == ':' || *p == '=' || *p == '"' || *p == '\''))
 				p++;
@@ -193,6 +195,26 @@ typedef struct raw_point {
 	int has_step;
 } raw_point;
 
+typedef struct raw_list {
+	raw_point *v;
+	size_t n, cap, with_step;
+} raw_list;
+
+static void raw_add(raw_list *l, double loss, int has_step, long long step)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 256;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	raw_point *r = &l->v[l->n];
+	r->loss = loss;
+	r->ord = l->n;
+	r->has_step = has_step;
+	r->step = has_step ? step : 0;
+	l->with_step += has_step != 0;
+	l->n++;
+}
+
 static int cmp_raw(const void *x, const void *y)
 {
 	const raw_point *a = x, *b = y;
@@ -201,71 +223,401 @@ static int cmp_raw(const void *x, const void *y)
 	return a->ord < b->ord ? -1 : a->ord > b->ord;
 }
 
-int loss_parse(loss_series *out, const char *name, const char *data, size_t len)
+/* A line that reports evaluation, testing or a run's closing summary rather than a
+ * training step: detr/torchvision "Test:" lines, Lightning's "Validation DataLoader"
+ * bars, HF Trainer's final {'train_runtime': …, 'train_loss': …} summary. */
+static int summary_or_eval_line(const char *line, size_t len)
+{
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	static const char *const starts[] = { "test:",      "test ",       "eval:",      "eval ",     "evaluation",
+		                              "evaluating", "validation", "validating", "valid:",    "val:",
+		                              "sanity checking", NULL };
+	for (size_t k = 0; starts[k]; k++)
+		if (len - i >= strlen(starts[k]) && strncasecmp(line + i, starts[k], strlen(starts[k])) == 0)
+			return 1;
+	static const char *const keys[] = { "train_runtime", "eval_runtime", "test_runtime", NULL };
+	for (size_t k = 0; keys[k]; k++) {
+		size_t kl = strlen(keys[k]);
+		for (size_t j = 0; j + kl <= len; j++)
+			if (memcmp(line + j, keys[k], kl) == 0 && (j == 0 || !is_ident(line[j - 1])) &&
+			    (j + kl == len || !is_ident(line[j + kl])))
+				return 1;
+	}
+	return 0;
+}
+
+/* A tqdm progress bar ("Epoch 0:  45%|████▌     | 90/200 [00:01<00:01, loss=0.123]"):
+ * 1 with the bar's counter and total (0 when it shows "?"). */
+static int find_bar_counter(long long *count, long long *total, const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (line[i] != '|')
+			continue;
+		size_t p = i + 1;
+		while (p < len && line[p] == ' ')
+			p++;
+		long long n = 0, t = 0;
+		size_t d = 0, dt = 0;
+		while (p < len && isdigit((unsigned char)line[p]) && d < 15) {
+			n = n * 10 + (line[p++] - '0');
+			d++;
+		}
+		if (!d || p >= len || line[p] != '/')
+			continue;
+		p++;
+		if (p < len && line[p] == '?')
+			p++, dt = 1;
+		while (p < len && isdigit((unsigned char)line[p]) && dt < 15) {
+			t = t * 10 + (line[p++] - '0');
+			dt++;
+		}
+		while (p < len && line[p] == ' ')
+			p++;
+		if (dt && p < len && line[p] == '[') {
+			*count = n;
+			*total = t;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The global step of a progress-bar line: the counter plus the totals of the bars that
+ * came before it (a bar restarts at 0 every epoch). */
+typedef struct bar_state {
+	long long prev, prev_total, offset;
+	int seen;
+} bar_state;
+
+static long long bar_step(bar_state *b, long long count, long long total)
+{
+	if (b->seen && count < b->prev)
+		b->offset += b->prev_total > b->prev ? b->prev_total : b->prev;
+	b->seen = 1;
+	b->prev = count;
+	b->prev_total = total;
+	return b->offset + count;
+}
+
+/* --- CSV exports: Lightning metrics.csv, TensorBoard scalars, W&B --- */
+
+typedef struct csv_row {
+	char **f;
+	size_t n;
+} csv_row;
+
+static void csv_row_done(csv_row *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->f[i]);
+	free(r->f);
+	memset(r, 0, sizeof *r);
+}
+
+/* Splits one CSV line [s, s+len) into fields (double quotes with "" escapes). */
+static void csv_split(csv_row *out, const char *s, size_t len)
+{
+	memset(out, 0, sizeof *out);
+	size_t i = 0, cap = 0;
+	for (;;) {
+		sbuf f;
+		sbuf_init(&f);
+		if (i < len && s[i] == '"') {
+			i++;
+			while (i < len) {
+				if (s[i] == '"' && i + 1 < len && s[i + 1] == '"') {
+					sbuf_addc(&f, '"');
+					i += 2;
+				} else if (s[i] == '"') {
+					i++;
+					break;
+				} else {
+					sbuf_addc(&f, s[i++]);
+				}
+			}
+			while (i < len && s[i] != ',')
+				i++;
+		} else {
+			size_t st = i;
+			while (i < len && s[i] != ',')
+				i++;
+			sbuf_add(&f, s + st, i - st);
+		}
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 8;
+			out->f = xrealloc(out->f, cap * sizeof *out->f);
+		}
+		out->f[out->n++] = f.buf ? sbuf_detach(&f) : xstrdup("");
+		if (i >= len)
+			break;
+		i++; /* the comma */
+	}
+}
+
+/* A number cell, with the NaN/inf spellings pandas and W&B write; 1 and *v. */
+static int csv_number(double *v, const char *s)
+{
+	while (*s == ' ')
+		s++;
+	size_t len = strlen(s);
+	while (len && s[len - 1] == ' ')
+		len--;
+	return len && parse_number(v, s, s + len) == len;
+}
+
+/* The column name as the user sees it: W&B writes "run-name - train/loss". */
+static const char *column_base(const char *name)
+{
+	const char *s = strstr(name, " - ");
+	const char *last = NULL;
+	while (s) {
+		last = s;
+		s = strstr(s + 3, " - ");
+	}
+	return last ? last + 3 : name;
+}
+
+/* A training-loss column: "loss", "train_loss", "train/loss", "train_loss_step", but not
+ * validation/test columns, W&B's __MIN/__MAX envelopes or per-epoch aggregates. */
+static int loss_column(const char *name, int *epoch_aggregate)
+{
+	const char *b = column_base(name);
+	size_t n = strlen(b);
+	*epoch_aggregate = 0;
+	if (strstr(b, "__MIN") || strstr(b, "__MAX") || strstr(b, "__min") || strstr(b, "__max"))
+		return 0;
+	static const char *const other[] = { "val", "eval", "test", "valid", NULL };
+	const char *seg = b;
+	for (const char *p = b; *p; p++)
+		if (*p == '/' || *p == '.')
+			seg = p + 1;
+	for (size_t k = 0; other[k]; k++) {
+		size_t kl = strlen(other[k]);
+		if (strncasecmp(b, other[k], kl) == 0 || strncasecmp(seg, other[k], kl) == 0)
+			return 0;
+	}
+	char low[128];
+	if (n >= sizeof low)
+		return 0;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (char)tolower((unsigned char)b[i]);
+	if (util_ends_with(low, "_epoch")) {
+		*epoch_aggregate = 1;
+		low[n - 6] = '\0';
+	} else if (util_ends_with(low, "_step")) {
+		low[n - 5] = '\0';
+	}
+	size_t m = strlen(low);
+	if (m < 4 || strcmp(low + m - 4, "loss") != 0)
+		return 0;
+	return m == 4 || strchr("_/. ", low[m - 5]) != NULL;
+}
+
+static int step_column(const char *name)
+{
+	static const char *const names[] = { "step", "_step", "global_step", "trainer/global_step", "iteration", "iter",
+		                             NULL };
+	const char *b = column_base(name);
+	for (size_t k = 0; names[k]; k++)
+		if (strcasecmp(b, names[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when the first line is a CSV header naming a loss (or TensorBoard's Value) column. */
+static int csv_header(const char *data, size_t len)
+{
+	size_t e = 0;
+	while (e < len && data[e] != '\n' && data[e] != '\r')
+		e++;
+	if (!memchr(data, ',', e))
+		return 0;
+	csv_row h;
+	csv_split(&h, data, e);
+	int named = 0, numeric = 0;
+	for (size_t i = 0; i < h.n; i++) {
+		double v;
+		int agg;
+		numeric |= csv_number(&v, h.f[i]);
+		named |= loss_column(h.f[i], &agg) || strcmp(h.f[i], "Value") == 0;
+	}
+	csv_row_done(&h);
+	return named && !numeric;
+}
+
+static int csv_parse(raw_list *raw, loss_series *out, const char *name, const char *data, size_t len,
+                     const char *column)
+{
+	size_t e = 0;
+	while (e < len && data[e] != '\n' && data[e] != '\r')
+		e++;
+	csv_row h;
+	csv_split(&h, data, e);
+	long long lcol = -1, scol = -1;
+	sbuf names;
+	sbuf_init(&names);
+	int rc = 0;
+	size_t nloss = 0, value_col = (size_t)-1;
+	for (size_t i = 0; i < h.n; i++) {
+		int agg;
+		if (scol < 0 && step_column(h.f[i]))
+			scol = (long long)i;
+		if (strcmp(h.f[i], "Value") == 0)
+			value_col = i;
+		if (column) {
+			if (strcmp(h.f[i], column) == 0 || strcmp(column_base(h.f[i]), column) == 0)
+				lcol = (long long)i;
+			continue;
+		}
+		if (!loss_column(h.f[i], &agg))
+			continue;
+		/* a per-epoch aggregate only counts when its per-step twin is absent */
+		if (agg) {
+			int twin = 0;
+			size_t bl = strlen(h.f[i]) - 6;
+			for (size_t j = 0; j < h.n; j++)
+				twin |= strncmp(h.f[j], h.f[i], bl) == 0 && strcmp(h.f[j] + bl, "_step") == 0;
+			if (twin)
+				continue;
+		}
+		sbuf_addf(&names, "%s%s", nloss ? ", " : "", h.f[i]);
+		if (nloss++ == 0)
+			lcol = (long long)i;
+	}
+	if (!column && !nloss && value_col != (size_t)-1)
+		lcol = (long long)value_col; /* TensorBoard: Wall time,Step,Value */
+	if (column && lcol < 0) {
+		rc = err_set(FERRY_EUSAGE, "%s: no column \"%s\" in the CSV header", name, column);
+		goto out;
+	}
+	if (nloss > 1) {
+		rc = err_set(FERRY_EUSAGE, "%s: several loss columns (%s); choose one with --column NAME", name, names.buf);
+		goto out;
+	}
+	out->column = xstrdup(h.f[lcol]);
+	size_t start = e;
+	while (start < len) {
+		while (start < len && (data[start] == '\n' || data[start] == '\r'))
+			start++;
+		size_t end = start;
+		while (end < len && data[end] != '\n' && data[end] != '\r')
+			end++;
+		if (end == start)
+			break;
+		csv_row r;
+		csv_split(&r, data + start, end - start);
+		start = end;
+		double v, s = 0;
+		if ((size_t)lcol >= r.n || !*r.f[lcol]) {
+			csv_row_done(&r); /* another metric's row (Lightning writes one row per log call) */
+			continue;
+		}
+		if (!csv_number(&v, r.f[lcol])) {
+			rc = err_set(FERRY_ECORRUPT, "%s: column \"%s\": \"%.40s\" is not a number", name, h.f[lcol],
+			             r.f[lcol]);
+			csv_row_done(&r);
+			goto out;
+		}
+		int has_step = scol >= 0 && (size_t)scol < r.n && csv_number(&s, r.f[scol]) && isfinite(s) &&
+		               s >= 0 && s < 9e15;
+		raw_add(raw, v, has_step, (long long)s);
+		if (!isfinite(v))
+			out->nonfinite++;
+		csv_row_done(&r);
+	}
+out:
+	csv_row_done(&h);
+	sbuf_done(&names);
+	return rc;
+}
+
+/* Text logs: every line (split at \n and at \r, which progress bars use to redraw
+ * themselves) that holds a training loss is one point. */
+static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t len, const char *column)
+{
+	bar_state bar = { 0, 0, 0, 0 };
+	size_t start = 0;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && data[i] != '\n' && data[i] != '\r')
+			continue;
+		const char *line = data + start;
+		size_t n = i - start;
+		start = i + 1;
+		if (!n)
+			continue;
+		if (summary_or_eval_line(line, n)) {
+			double v;
+			out->not_training += find_loss(&v, line, n, column);
+			continue;
+		}
+		long long count = 0, total = 0, step = 0;
+		int bar_line = find_bar_counter(&count, &total, line, n);
+		if (bar_line)
+			step = bar_step(&bar, count, total);
+		double v;
+		if (!find_loss(&v, line, n, column))
+			continue;
+		int has_step = find_step(&step, line, n) || bar_line;
+		raw_add(raw, v, has_step, step);
+		if (!isfinite(v))
+			out->nonfinite++;
+	}
+}
+
+int loss_parse(loss_series *out, const char *name, const char *data, size_t len, const char *column)
 {
 	memset(out, 0, sizeof *out);
 	if (!len)
 		return err_set(FERRY_ECORRUPT, "%s: the log is empty", name);
 	if (memchr(data, '\0', len))
 		return err_set(FERRY_ECORRUPT, "%s: binary data where a training log was expected", name);
-	raw_point *raw = NULL;
-	size_t nraw = 0, cap = 0, with_step = 0;
-	int rc = 0;
-	size_t start = 0;
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && data[i] != '\n')
-			continue;
-		const char *line = data + start;
-		size_t n = i - start;
-		start = i + 1;
-		double v;
-		if (!find_loss(&v, line, n))
-			continue;
-		if (!isfinite(v)) {
-			out->nonfinite++;
-			continue;
-		}
-		if (nraw == cap) {
-			cap = cap ? cap * 2 : 256;
-			raw = xrealloc(raw, cap * sizeof *raw);
-		}
-		raw_point *r = &raw[nraw];
-		r->loss = v;
-		r->ord = nraw;
-		r->has_step = find_step(&r->step, line, n);
-		with_step += r->has_step != 0;
-		nraw++;
+	if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+		data += 3; /* a spreadsheet's byte-order mark */
+		len -= 3;
 	}
-	if (!nraw) {
-		rc = out->nonfinite ? err_set(FERRY_ECORRUPT, "%s: every loss value is NaN or infinite", name)
-		                    : err_set(FERRY_ECORRUPT,
-		                              "%s: no loss values found (expected lines such as \"step 10 loss 2.31\")", name);
+	raw_list raw = { NULL, 0, 0, 0 };
+	int rc = 0;
+	if (csv_header(data, len)) {
+		if ((rc = csv_parse(&raw, out, name, data, len, column)))
+			goto out;
+	} else {
+		text_parse(&raw, out, data, len, column);
+	}
+	if (!raw.n) {
+		rc = out->column ? err_set(FERRY_ECORRUPT, "%s: column \"%s\" holds no values", name, out->column)
+		     : column    ? err_set(FERRY_ECORRUPT, "%s: no \"%s\" values found", name, column)
+		                 : err_set(FERRY_ECORRUPT,
+		                           "%s: no loss values found (expected lines such as \"step 10 loss 2.31\")", name);
 		goto out;
 	}
-	out->ordinal = with_step * 2 < nraw;
+	/* Most lines without a step: every point's step is its ordinal among the loss lines,
+	 * NaN and inf included, so a bad value keeps its slot. */
+	out->ordinal = raw.with_step * 2 < raw.n;
 	size_t m = 0;
-	for (size_t k = 0; k < nraw; k++) {
+	for (size_t k = 0; k < raw.n; k++) {
 		if (out->ordinal) {
-			raw[k].step = (long long)k + 1;
-		} else if (!raw[k].has_step) {
+			raw.v[k].step = (long long)k + 1;
+		} else if (!raw.v[k].has_step) {
 			out->no_step++;
 			continue;
 		}
-		raw[m++] = raw[k];
+		raw.v[m++] = raw.v[k];
 	}
-	qsort(raw, m, sizeof *raw, cmp_raw);
+	qsort(raw.v, m, sizeof *raw.v, cmp_raw);
 	out->pts = xmalloc((m ? m : 1) * sizeof *out->pts);
 	for (size_t k = 0; k < m; k++) {
-		if (k + 1 < m && raw[k + 1].step == raw[k].step) {
+		if (k + 1 < m && raw.v[k + 1].step == raw.v[k].step) {
 			out->duplicates++;
 			continue; /* the later line for the same step wins */
 		}
-		out->pts[out->n].step = raw[k].step;
-		out->pts[out->n].loss = raw[k].loss;
+		out->pts[out->n].step = raw.v[k].step;
+		out->pts[out->n].loss = raw.v[k].loss;
 		out->n++;
 	}
 out:
-	free(raw);
+	free(raw.v);
 	if (rc)
 		loss_series_done(out);
 	return rc;
@@ -276,10 +628,62 @@ void loss_series_done(loss_series *s)
 	if (!s)
 		return;
 	free(s->pts);
+	free(s->column);
 	memset(s, 0, sizeof *s);
 }
 
 /* --- comparison --- */
+
+/* The point of s at step (binary search), or NULL. */
+static const loss_point *point_at(const loss_series *s, long long step)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->pts[mid].step < step)
+			lo = mid + 1;
+		else if (s->pts[mid].step > step)
+			hi = mid;
+		else
+			return &s->pts[mid];
+	}
+	return NULL;
+}
+
+/* A NaN or inf in B is the run's fault unless the baseline has one at the same step. */
+static int own_nonfinite(const loss_series *a, const loss_point *p)
+{
+	if (isfinite(p->loss))
+		return 0;
+	const loss_point *q = point_at(a, p->step);
+	return !q || isfinite(q->loss);
+}
+
+/* B's failures that no mean error shows: NaN/inf values and a blow-up (the loss turns
+ * NaN/inf and stays there to the end of the log), and a run that stops early. */
+static void judge_b(loss_result *out, const loss_series *a, const loss_series *b)
+{
+	for (size_t k = 0; k < b->n; k++)
+		if (own_nonfinite(a, &b->pts[k])) {
+			if (!out->nonfinite_b++)
+				out->first_nonfinite_step = b->pts[k].step;
+		}
+	if (b->n && own_nonfinite(a, &b->pts[b->n - 1])) {
+		size_t k = b->n - 1;
+		while (k > 0 && !isfinite(b->pts[k - 1].loss))
+			k--;
+		out->blowup = 1;
+		out->blowup_step = b->pts[k].step;
+	}
+	if (a->n && b->n) {
+		long long a0 = a->pts[0].step, a1 = a->pts[a->n - 1].step, b1 = b->pts[b->n - 1].step;
+		double span = (double)(a1 - a0);
+		out->coverage = b1 >= a1 ? 1.0 : span > 0 ? (double)(b1 - a0) / span : 0.0;
+		if (out->coverage < 0)
+			out->coverage = 0;
+		out->truncated = b1 < a1 && out->coverage < LOSS_MIN_COVERAGE;
+	}
+}
 
 void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, double tolerance)
 {
@@ -304,10 +708,16 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 		r->step = a->pts[i].step;
 		r->a = a->pts[i].loss;
 		r->b = b->pts[k].loss;
+		i++;
+		k++;
+		if (!isfinite(r->a) || !isfinite(r->b)) {
+			r->abs_err = r->rel_err = NAN; /* judged by judge_b, not averaged */
+			continue;
+		}
 		r->abs_err = fabs(r->b - r->a);
 		r->rel_err = r->a != 0 ? r->abs_err / fabs(r->a) : r->abs_err;
 		sum += r->rel_err;
-		if (out->n == 1 || r->rel_err > out->max_rel) {
+		if (!out->finite++ || r->rel_err > out->max_rel) {
 			out->max_rel = r->rel_err;
 			out->max_rel_step = r->step;
 		}
@@ -315,13 +725,11 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 			out->exceeded = 1;
 			out->first_exceed_step = r->step;
 		}
-		i++;
-		k++;
 	}
 	out->only_a += a->n - i;
 	out->only_b += b->n - k;
-	if (out->n)
-		out->mean_rel = sum / (double)out->n;
+	if (out->finite)
+		out->mean_rel = sum / (double)out->finite;
 	if (a->n) {
 		out->final_a = a->pts[a->n - 1].loss;
 		out->final_step_a = a->pts[a->n - 1].step;
@@ -330,7 +738,28 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 		out->final_b = b->pts[b->n - 1].loss;
 		out->final_step_b = b->pts[b->n - 1].step;
 	}
-	out->pass = out->n > 0 && out->mean_rel <= tolerance;
+	judge_b(out, a, b);
+	out->pass = out->finite > 0 && out->mean_rel <= tolerance && !out->nonfinite_b && !out->truncated;
+}
+
+const char *loss_fail_reason(char *buf, size_t size, const loss_result *r)
+{
+	if (r->pass)
+		snprintf(buf, size, "within the tolerance");
+	else if (r->blowup)
+		snprintf(buf, size, "B's loss turns NaN/inf at step %lld and stays there (blow-up)", r->blowup_step);
+	else if (r->nonfinite_b)
+		snprintf(buf, size, "B's loss is NaN/inf at %zu step%s, first at step %lld", r->nonfinite_b,
+		         r->nonfinite_b == 1 ? "" : "s", r->first_nonfinite_step);
+	else if (r->truncated)
+		snprintf(buf, size, "B stops at step %lld, A runs to step %lld (%.0f%% of A's steps covered)",
+		         r->final_step_b, r->final_step_a, r->coverage * 100.0);
+	else if (!r->finite)
+		snprintf(buf, size, "the two logs share no step with finite losses");
+	else
+		snprintf(buf, size, "mean relative error %.3f%% exceeds the tolerance %.3f%%", r->mean_rel * 100.0,
+		         r->tolerance * 100.0);
+	return buf;
 }
 
 void loss_result_done(loss_result *r)
@@ -347,15 +776,20 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
                             long long final_step)
 {
 	sbuf_addf(out, "  %s  %s\n      %zu point%s", tag, name, s->n, s->n == 1 ? "" : "s");
+	if (s->column)
+		sbuf_addf(out, " from column \"%s\"", s->column);
 	if (s->n)
 		sbuf_addf(out, ", steps %lld–%lld%s, final loss %.6g at step %lld", s->pts[0].step, s->pts[s->n - 1].step,
 		          s->ordinal ? " (line ordinals: the log gives no steps)" : "", final, final_step);
 	if (s->nonfinite)
-		sbuf_addf(out, "; %zu NaN/inf value%s skipped", s->nonfinite, s->nonfinite == 1 ? "" : "s");
+		sbuf_addf(out, "; %zu NaN/inf value%s", s->nonfinite, s->nonfinite == 1 ? "" : "s");
 	if (s->no_step)
 		sbuf_addf(out, "; %zu loss line%s without a step dropped", s->no_step, s->no_step == 1 ? "" : "s");
 	if (s->duplicates)
 		sbuf_addf(out, "; %zu repeated step%s (last value kept)", s->duplicates, s->duplicates == 1 ? "" : "s");
+	if (s->not_training)
+		sbuf_addf(out, "; %zu evaluation or summary loss%s left out", s->not_training,
+		          s->not_training == 1 ? "" : "es");
 	sbuf_adds(out, "\n");
 }
 
@@ -374,8 +808,18 @@ static void sparkline(sbuf *out, const loss_result *r, int which, size_t width, 
 		if (to <= from)
 			to = from + 1;
 		double sum = 0;
-		for (size_t i = from; i < to; i++)
-			sum += which ? r->rows[i].b : r->rows[i].a;
+		size_t nf = 0;
+		for (size_t i = from; i < to; i++) {
+			double x = which ? r->rows[i].b : r->rows[i].a;
+			if (isfinite(x))
+				sum += x;
+			else
+				nf++;
+		}
+		if (nf) {
+			sbuf_adds(out, "×"); /* a NaN or inf in this column */
+			continue;
+		}
 		double v = sum / (double)(to - from);
 		int level = hi > lo ? (int)lround((v - lo) / (hi - lo) * 7.0) : 3;
 		if (level < 0)
@@ -405,8 +849,10 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 		} else {
 			for (size_t k = 0; k < 10; k++)
 				pick[np++] = k * (r->n - 1) / 9;
-			for (size_t i = 0; i < r->n; i++)
-				if (r->rows[i].step == r->max_rel_step || (r->exceeded && r->rows[i].step == r->first_exceed_step))
+			for (size_t i = 0; i < r->n && np < 15; i++)
+				if (r->rows[i].step == r->max_rel_step || (r->exceeded && r->rows[i].step == r->first_exceed_step) ||
+				    (r->nonfinite_b && r->rows[i].step == r->first_nonfinite_step) ||
+				    (r->blowup && r->rows[i].step == r->blowup_step))
 					pick[np++] = i;
 			qsort(pick, np, sizeof *pick, cmp_size);
 		}
@@ -415,17 +861,24 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 			if (k && pick[k] == pick[k - 1])
 				continue;
 			const loss_row *row = &r->rows[pick[k]];
-			sbuf_addf(out, "  %10lld %14.6g %14.6g %12.3e %8.3f%%%s\n", row->step, row->a, row->b, row->abs_err,
-			          row->rel_err * 100.0, row->rel_err > r->tolerance ? "  over" : "");
+			if (isnan(row->rel_err))
+				sbuf_addf(out, "  %10lld %14.6g %14.6g %12s %9s%s\n", row->step, row->a, row->b, "-", "-",
+				          isfinite(row->b) ? "" : "  NaN/inf");
+			else
+				sbuf_addf(out, "  %10lld %14.6g %14.6g %12.3e %8.3f%%%s\n", row->step, row->a, row->b,
+				          row->abs_err, row->rel_err * 100.0, row->rel_err > r->tolerance ? "  over" : "");
 		}
-		double lo = r->rows[0].a, hi = lo;
+		double lo = INFINITY, hi = -INFINITY;
 		for (size_t i = 0; i < r->n; i++) {
 			double v[2] = { r->rows[i].a, r->rows[i].b };
-			for (int j = 0; j < 2; j++) {
-				lo = v[j] < lo ? v[j] : lo;
-				hi = v[j] > hi ? v[j] : hi;
-			}
+			for (int j = 0; j < 2; j++)
+				if (isfinite(v[j])) {
+					lo = v[j] < lo ? v[j] : lo;
+					hi = v[j] > hi ? v[j] : hi;
+				}
 		}
+		if (lo > hi)
+			lo = hi = 0;
 		size_t width = r->n < 64 ? r->n : 64;
 		sbuf_adds(out, "\n  A ");
 		sparkline(out, r, 0, width, lo, hi);
@@ -433,8 +886,9 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 		sparkline(out, r, 1, width, lo, hi);
 		sbuf_addf(out, "\n    loss %.6g … %.6g on one scale, steps %lld–%lld\n\n", lo, hi, r->rows[0].step,
 		          r->rows[r->n - 1].step);
-		sbuf_addf(out, "mean relative error %.3f%%, max %.3f%% at step %lld; tolerance %.3f%% (mean)\n",
-		          r->mean_rel * 100.0, r->max_rel * 100.0, r->max_rel_step, r->tolerance * 100.0);
+		if (r->finite)
+			sbuf_addf(out, "mean relative error %.3f%%, max %.3f%% at step %lld; tolerance %.3f%% (mean)\n",
+			          r->mean_rel * 100.0, r->max_rel * 100.0, r->max_rel_step, r->tolerance * 100.0);
 		if (r->exceeded)
 			sbuf_addf(out, "first step above the tolerance: %lld\n", r->first_exceed_step);
 		else
@@ -443,18 +897,38 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 	} else {
 		sbuf_adds(out, "the two logs share no step: nothing to compare\n");
 	}
-	sbuf_addf(out, "verdict: %s\n", r->pass ? "PASS" : "FAIL");
+	if (r->nonfinite_b)
+		sbuf_addf(out, "NaN/inf in B: %zu step%s, first at step %lld%s\n", r->nonfinite_b,
+		          r->nonfinite_b == 1 ? "" : "s", r->first_nonfinite_step,
+		          r->blowup ? "; it stays NaN/inf to the end of the log" : "");
+	if (r->truncated)
+		sbuf_addf(out, "B stops early: last step %lld, A's last step %lld\n", r->final_step_b, r->final_step_a);
+	char why[160];
+	sbuf_addf(out, "verdict: %s%s%s\n", r->pass ? "PASS" : "FAIL", r->pass ? "" : " — ",
+	          r->pass ? "" : loss_fail_reason(why, sizeof why, r));
+}
+
+/* JSON has no NaN: a non-finite number is null. */
+static void add_finite(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
 }
 
 static void add_series(cJSON *o, const loss_series *s, double final, long long final_step)
 {
 	cJSON_AddNumberToObject(o, "points", (double)s->n);
 	cJSON_AddBoolToObject(o, "ordinal_steps", s->ordinal);
-	cJSON_AddNumberToObject(o, "nonfinite_skipped", (double)s->nonfinite);
+	cJSON_AddNumberToObject(o, "nonfinite", (double)s->nonfinite);
+	cJSON_AddNumberToObject(o, "not_training", (double)s->not_training);
+	if (s->column)
+		cJSON_AddStringToObject(o, "column", s->column);
 	cJSON_AddNumberToObject(o, "no_step_dropped", (double)s->no_step);
 	cJSON_AddNumberToObject(o, "repeated_steps", (double)s->duplicates);
 	if (s->n) {
-		cJSON_AddNumberToObject(o, "final_loss", final);
+		add_finite(o, "final_loss", final);
 		cJSON_AddNumberToObject(o, "final_step", (double)final_step);
 	} else {
 		cJSON_AddNullToObject(o, "final_loss");
@@ -477,7 +951,8 @@ cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_s
 	cJSON_AddNumberToObject(doc, "aligned_steps", (double)r->n);
 	cJSON_AddNumberToObject(doc, "only_a", (double)r->only_a);
 	cJSON_AddNumberToObject(doc, "only_b", (double)r->only_b);
-	if (r->n) {
+	cJSON_AddNumberToObject(doc, "finite_steps", (double)r->finite);
+	if (r->finite) {
 		cJSON_AddNumberToObject(doc, "mean_rel_err", r->mean_rel);
 		cJSON_AddNumberToObject(doc, "max_rel_err", r->max_rel);
 		cJSON_AddNumberToObject(doc, "max_rel_step", (double)r->max_rel_step);
@@ -490,15 +965,28 @@ cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_s
 		cJSON_AddNumberToObject(doc, "first_exceed_step", (double)r->first_exceed_step);
 	else
 		cJSON_AddNullToObject(doc, "first_exceed_step");
+	cJSON_AddNumberToObject(doc, "nonfinite_b", (double)r->nonfinite_b);
+	if (r->nonfinite_b)
+		cJSON_AddNumberToObject(doc, "first_nonfinite_step", (double)r->first_nonfinite_step);
+	else
+		cJSON_AddNullToObject(doc, "first_nonfinite_step");
+	if (r->blowup)
+		cJSON_AddNumberToObject(doc, "blowup_step", (double)r->blowup_step);
+	else
+		cJSON_AddNullToObject(doc, "blowup_step");
+	cJSON_AddNumberToObject(doc, "coverage", r->coverage);
+	cJSON_AddBoolToObject(doc, "truncated", r->truncated);
 	cJSON_AddStringToObject(doc, "verdict", r->pass ? "pass" : "fail");
+	char why[160];
+	cJSON_AddStringToObject(doc, "reason", loss_fail_reason(why, sizeof why, r));
 	cJSON *steps = cJSON_AddArrayToObject(doc, "steps");
 	for (size_t i = 0; i < r->n; i++) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddNumberToObject(o, "step", (double)r->rows[i].step);
-		cJSON_AddNumberToObject(o, "a", r->rows[i].a);
-		cJSON_AddNumberToObject(o, "b", r->rows[i].b);
-		cJSON_AddNumberToObject(o, "abs_err", r->rows[i].abs_err);
-		cJSON_AddNumberToObject(o, "rel_err", r->rows[i].rel_err);
+		add_finite(o, "a", r->rows[i].a);
+		add_finite(o, "b", r->rows[i].b);
+		add_finite(o, "abs_err", r->rows[i].abs_err);
+		add_finite(o, "rel_err", r->rows[i].rel_err);
 		cJSON_AddItemToArray(steps, o);
 	}
 	return doc;

@@ -28,28 +28,45 @@
  * criterion FlagPerf applies to every step's loss against the NVIDIA run. */
 #define COMPARE_LOSS_DEFAULT_TOLERANCE 0.02
 
+/* B must reach at least this share of A's step range, or the run stopped early. */
+#define LOSS_MIN_COVERAGE 0.9
+
 typedef struct loss_point {
 	long long step; /* the step the log names, or the loss line's ordinal (1-based) */
-	double loss;    /* finite */
+	double loss;    /* may be NaN or infinite: a blown-up run keeps its points */
 } loss_point;
 
 typedef struct loss_series {
 	loss_point *pts;          /* sorted by step, one point per step (the last logged wins) */
 	size_t n;                 /* points */
-	size_t nonfinite;         /* loss values that were NaN or infinite, skipped */
+	size_t nonfinite;         /* loss values that were NaN or infinite (kept as points) */
 	size_t no_step;           /* loss lines without a step, dropped (when most lines had one) */
 	size_t duplicates;        /* steps logged more than once (the last value kept) */
+	size_t not_training;      /* evaluation, test and summary losses left out */
 	int ordinal;              /* 1 when steps are loss-line ordinals (the log gives none) */
+	char *column;             /* the CSV column read, or NULL for a text log */
 } loss_series;
 
-/* Parses a training log (len bytes, need not be NUL-terminated) into out. Recognised
- * shapes: "step 10 loss 2.31", "iter: 10, loss: 2.31", dict and JSON lines
- * ({'loss': 2.31, 'step': 10}), Megatron ("iteration 10/ 1000 | lm loss: 2.31E+00 |"),
- * "loss=2.31", "loss: tensor(2.31, …)". Validation, evaluation and test losses, and
- * "loss scale", are not training losses and are ignored. When most loss lines carry no
- * step, every point's step is its ordinal among the loss lines. Fails with
- * FERRY_ECORRUPT naming `name` for binary data or a log without any loss value. */
-int loss_parse(loss_series *out, const char *name, const char *data, size_t len);
+/* Parses a training log (len bytes, need not be NUL-terminated) into out.
+ *
+ * Text logs, split into lines at \n and \r (progress bars redraw with \r): "step 10
+ * loss 2.31", "iter: 10, loss: 2.31", dict and JSON lines ({'loss': 2.31, 'step': 10}),
+ * Megatron ("iteration 10/ 1000 | lm loss: 2.31E+00 |"), "loss=2.31", "loss: tensor(2.31,
+ * …)", tqdm/Lightning bars ("Epoch 1: 45%|██▌ | 90/200 [00:01, loss=0.12]": the step is
+ * the bar's counter plus the totals of the bars before it). Validation, evaluation and
+ * test losses, "Test:"/"Validation" lines, HF Trainer's closing summary and "loss
+ * scale" are not training losses and are left out. When most loss lines carry no step,
+ * every point's step is its ordinal among the loss lines (NaN lines keep their slot).
+ *
+ * CSV exports (a header naming a loss column): Lightning's metrics.csv (rows without
+ * the loss are other metrics' rows), TensorBoard's "Wall time,Step,Value", W&B's
+ * "Step,run - train/loss,…__MIN,…__MAX". column, when not NULL, names the CSV column
+ * (or, in a text log, the key) to read; without it several loss columns are a
+ * FERRY_EUSAGE error that lists them.
+ *
+ * Fails with FERRY_ECORRUPT naming `name` for binary data or a log without any loss
+ * value. NaN and infinite losses are points: the comparison judges them. */
+int loss_parse(loss_series *out, const char *name, const char *data, size_t len, const char *column);
 void loss_series_done(loss_series *s);
 
 typedef struct loss_row {
@@ -64,19 +81,29 @@ typedef struct loss_result {
 	size_t n;
 	size_t only_a, only_b;     /* steps present in one series only */
 	double tolerance;          /* accepted mean relative error */
-	double mean_rel, max_rel;  /* over the aligned steps */
+	size_t finite;             /* aligned steps where both losses are finite */
+	double mean_rel, max_rel;  /* over those steps */
 	long long max_rel_step;
 	int exceeded;              /* 1 when some step's relative error exceeds the tolerance */
 	long long first_exceed_step; /* the first such step (valid when exceeded) */
 	double final_a, final_b;   /* the last point of each series (also unaligned) */
 	long long final_step_a, final_step_b;
-	int pass;                  /* aligned steps exist and mean_rel <= tolerance */
+	size_t nonfinite_b;        /* B's NaN/inf losses where A is finite (or has no value) */
+	long long first_nonfinite_step;
+	int blowup;                /* B ends in NaN/inf values A does not share */
+	long long blowup_step;     /* where that final run of NaN/inf begins */
+	double coverage;           /* the share of A's step range B reaches (1 when B goes as far) */
+	int truncated;             /* B stops before A and coverage < LOSS_MIN_COVERAGE */
+	int pass;                  /* finite aligned steps exist, mean_rel <= tolerance, no NaN/inf
+	                            * of B's own and B not truncated */
 } loss_result;
 
 /* Aligns a and b by step and computes the errors and the verdict. Cannot fail: two
  * logs without a common step are a result too (n 0, pass 0). */
 void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, double tolerance);
 void loss_result_done(loss_result *r);
+/* One line saying why r failed (or "within the tolerance"), written into buf. */
+const char *loss_fail_reason(char *buf, size_t size, const loss_result *r);
 
 /* Text for people: the two inputs, a sampled table of steps, a sparkline of both curves
  * on one scale, the summary and the verdict. name_a/name_b label the inputs. */

@@ -27,7 +27,12 @@ with open(d + "/npu_ok.log", "w") as f:
 with open(d + "/npu_bad.log", "w") as f:
     for s in range(1, 101):
         f.write("step %d loss=%r\n" % (s, curve(s) * (1.0 if s < 50 else 1.08)))
-    f.write("step 101 loss=nan\n")
+with open(d + "/npu_blowup.log", "w") as f:
+    for s in range(1, 101):
+        f.write("step %d loss=%r\n" % (s, curve(s) if s < 60 else float("nan")))
+with open(d + "/npu_short.log", "w") as f:
+    for s in range(1, 31):
+        f.write("step %d loss=%r\n" % (s, curve(s)))
 with open(d + "/nosteps.log", "w") as f:
     for s in range(1, 101):
         f.write("Epoch 1: loss %.5f\n" % curve(s))
@@ -44,7 +49,16 @@ expect_exit 1 "compare loss outside tolerance exits 1" -- "$FERRY" -C "$p" compa
 one_line "$work/err" "tolerance failure: one line"
 expect_grep "exceeds the tolerance" "$work/err" "tolerance failure says why"
 expect_grep "first step above the tolerance: 50" "$work/out" "first step over the tolerance"
-expect_grep "1 NaN/inf value skipped" "$work/out" "NaN loss counted"
+
+# a run that blows up or stops early fails although its finite steps agree
+expect_exit 1 "a NaN blow-up fails" -- "$FERRY" -C "$p" compare loss "$d/gpu.log" "$d/npu_blowup.log"
+one_line "$work/err" "blow-up: one line"
+expect_grep "NaN/inf at step 60 and stays there" "$work/err" "blow-up names the step"
+expect_grep "41 NaN/inf values" "$work/out" "NaN losses counted"
+expect_grep "verdict: FAIL" "$work/out" "blow-up verdict"
+expect_exit 1 "a truncated run fails" -- "$FERRY" -C "$p" compare loss "$d/gpu.log" "$d/npu_short.log"
+expect_grep "B stops at step 30, A runs to step 100" "$work/err" "truncation names the steps"
+expect_exit 0 "a shorter baseline compares on the common steps" -- "$FERRY" -C "$p" compare loss "$d/npu_short.log" "$d/gpu.log"
 
 # artifacts by id and label; the configured tolerance
 "$FERRY" -C "$p" ingest loss-log "$d/gpu.log" --label gpu >"$work/ing" 2>&1
@@ -59,7 +73,7 @@ d = json.load(open(sys.argv[1]))
 assert d["kind"] == "loss" and d["verdict"] == "pass" and d["tolerance"] == 0.1, d
 assert d["a"]["artifact"] is not None and len(d["a"]["sha256"]) == 64
 assert d["aligned_steps"] == 100 and d["first_exceed_step"] is None and len(d["steps"]) == 100
-assert d["b"]["nonfinite_skipped"] == 1
+assert d["b"]["nonfinite"] == 0 and d["truncated"] is False and d["blowup_step"] is None
 EOF
 "$FERRY" -C "$p" config tolerance.loss 0.02
 expect_exit 1 "a log without steps aligns by line ordinal" -- "$FERRY" -C "$p" compare loss "$d/nosteps.log" "$d/npu_bad.log"

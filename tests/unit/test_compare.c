@@ -15,7 +15,7 @@
 static loss_series parse_ok(const char *text)
 {
 	loss_series s;
-	assert_int_equal(loss_parse(&s, "log.txt", text, strlen(text)), 0);
+	assert_int_equal(loss_parse(&s, "log.txt", text, strlen(text), NULL), 0);
 	return s;
 }
 
@@ -64,21 +64,24 @@ static void test_loss_ordinals_nan_duplicates(void **state)
 	/* no steps: the loss line's ordinal */
 	loss_series s = parse_ok("{'loss': 2.0, 'epoch': 0.01}\nnoise\n{'loss': 1.5, 'epoch': 0.02}\nloss=nan\n{'loss': 1.0}\n");
 	assert_true(s.ordinal);
-	assert_int_equal(s.n, 3);
+	assert_int_equal(s.n, 4);
 	assert_int_equal(s.nonfinite, 1);
-	assert_int_equal(s.pts[2].step, 3);
-	assert_true(fabs(s.pts[2].loss - 1.0) < 1e-12);
+	/* the NaN keeps its slot: the point after it is the fourth, not the third */
+	assert_true(isnan(s.pts[2].loss));
+	assert_int_equal(s.pts[3].step, 4);
+	assert_true(fabs(s.pts[3].loss - 1.0) < 1e-12);
 	loss_series_done(&s);
 
-	/* NaN and inf skipped with a count; a repeated step keeps its last value; a stray
+	/* NaN and inf are points with a count; a repeated step keeps its last value; a stray
 	 * stepless loss line is dropped when the others have steps */
 	s = parse_ok("step 1 loss 3\nstep 2 loss inf\nstep 2 loss -Infinity\nstep 3 loss 2\nstep 3 loss 1.75\nfinal loss 1.7\n");
 	assert_false(s.ordinal);
 	assert_int_equal(s.nonfinite, 2);
-	assert_int_equal(s.duplicates, 1);
+	assert_int_equal(s.duplicates, 2);
 	assert_int_equal(s.no_step, 1);
-	assert_int_equal(s.n, 2);
-	assert_true(fabs(s.pts[1].loss - 1.75) < 1e-12);
+	assert_int_equal(s.n, 3);
+	assert_true(isinf(s.pts[1].loss) && s.pts[1].loss < 0);
+	assert_true(fabs(s.pts[2].loss - 1.75) < 1e-12);
 	loss_series_done(&s);
 
 	/* steps out of order are sorted */
@@ -93,28 +96,33 @@ static void test_loss_refused(void **state)
 	(void)state;
 	loss_series s;
 	const char *none = "training started\nloss scale: 1024\nall done\n";
-	assert_int_equal(loss_parse(&s, "run.log", none, strlen(none)), FERRY_ECORRUPT);
+	assert_int_equal(loss_parse(&s, "run.log", none, strlen(none), NULL), FERRY_ECORRUPT);
 	assert_non_null(strstr(err_message(), "run.log"));
 	assert_non_null(strstr(err_message(), "no loss values"));
 	assert_null(strchr(err_message(), '\n'));
-	assert_int_equal(loss_parse(&s, "bin.log", "loss 1\0\1", 8), FERRY_ECORRUPT);
+	assert_int_equal(loss_parse(&s, "bin.log", "loss 1\0\1", 8, NULL), FERRY_ECORRUPT);
 	assert_non_null(strstr(err_message(), "binary"));
-	assert_int_equal(loss_parse(&s, "e.log", "", 0), FERRY_ECORRUPT);
+	assert_int_equal(loss_parse(&s, "e.log", "", 0, NULL), FERRY_ECORRUPT);
+	/* a log of NaNs is a run that blew up at once: it parses, and the comparison fails */
 	const char *nan = "step 1 loss nan\nstep 2 loss NaN\n";
-	assert_int_equal(loss_parse(&s, "nan.log", nan, strlen(nan)), FERRY_ECORRUPT);
-	assert_non_null(strstr(err_message(), "NaN"));
+	assert_int_equal(loss_parse(&s, "nan.log", nan, strlen(nan), NULL), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.nonfinite, 2);
+	loss_series_done(&s);
 }
 
 static void test_loss_compare(void **state)
 {
 	(void)state;
 	loss_series a = parse_ok("step 1 loss 4\nstep 2 loss 2\nstep 3 loss 1\nstep 4 loss 0\nstep 9 loss 1\n");
-	loss_series b = parse_ok("step 0 loss 5\nstep 1 loss 4\nstep 2 loss 2.02\nstep 3 loss 1.05\nstep 4 loss 0.001\n");
+	loss_series b = parse_ok("step 0 loss 5\nstep 1 loss 4\nstep 2 loss 2.02\nstep 3 loss 1.05\nstep 4 loss 0.001\n"
+	                         "step 10 loss 0.9\n");
 	loss_result r;
 	loss_compare(&r, &a, &b, 0.02);
 	assert_int_equal(r.n, 4);
 	assert_int_equal(r.only_a, 1);
-	assert_int_equal(r.only_b, 1);
+	assert_int_equal(r.only_b, 2);
+	assert_false(r.truncated);
 	/* rel errors: 0, 0.01, 0.05, 0.001 (absolute when the baseline is 0) */
 	assert_true(fabs(r.rows[1].rel_err - 0.01) < 1e-9);
 	assert_true(fabs(r.rows[3].rel_err - 0.001) < 1e-12);
@@ -125,7 +133,7 @@ static void test_loss_compare(void **state)
 	assert_int_equal(r.first_exceed_step, 3);
 	assert_true(r.pass); /* the mean is within 2 % */
 	assert_int_equal(r.final_step_a, 9);
-	assert_true(fabs(r.final_b - 0.001) < 1e-12);
+	assert_true(fabs(r.final_b - 0.9) < 1e-12);
 
 	sbuf t;
 	sbuf_init(&t);
@@ -161,6 +169,187 @@ static void test_loss_compare(void **state)
 	loss_series_done(&a);
 	loss_series_done(&b);
 	loss_series_done(&c);
+}
+
+/* A run that blows up or stops early fails, whatever its mean error says. */
+static void test_loss_blowup_and_truncation(void **state)
+{
+	(void)state;
+	loss_series a = parse_ok("step 1 loss 4\nstep 2 loss 3\nstep 3 loss 2\nstep 4 loss 1.5\nstep 5 loss 1.2\n"
+	                         "step 6 loss 1.1\nstep 7 loss 1.0\nstep 8 loss 0.9\nstep 9 loss 0.8\nstep 10 loss 0.7\n");
+	/* B matches A exactly until step 4, then NaN to the end */
+	loss_series b = parse_ok("step 1 loss 4\nstep 2 loss 3\nstep 3 loss 2\nstep 4 loss 1.5\nstep 5 loss nan\n"
+	                         "step 6 loss nan\nstep 7 loss inf\nstep 8 loss nan\nstep 9 loss nan\nstep 10 loss nan\n");
+	loss_result r;
+	loss_compare(&r, &a, &b, 0.02);
+	assert_int_equal(r.finite, 4);
+	assert_true(r.mean_rel == 0.0); /* the finite steps agree perfectly … */
+	assert_false(r.pass);           /* … and still the run failed */
+	assert_true(r.blowup);
+	assert_int_equal(r.blowup_step, 5);
+	assert_int_equal(r.nonfinite_b, 6);
+	char why[160];
+	assert_non_null(strstr(loss_fail_reason(why, sizeof why, &r), "step 5"));
+	sbuf t;
+	sbuf_init(&t);
+	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log");
+	assert_non_null(strstr(t.buf, "verdict: FAIL"));
+	assert_non_null(strstr(t.buf, "blow-up"));
+	assert_non_null(strstr(t.buf, "×"));
+	sbuf_done(&t);
+	cJSON *j = loss_result_json(&r, &a, &b, NULL, NULL);
+	assert_int_equal((int)cJSON_GetObjectItem(j, "blowup_step")->valuedouble, 5);
+	char *txt = cJSON_PrintUnformatted(j);
+	assert_null(strstr(txt, "nan")); /* JSON holds null, never a bare nan */
+	free(txt);
+	cJSON_Delete(j);
+	loss_result_done(&r);
+	loss_series_done(&b);
+
+	/* one NaN in the middle: not a blow-up, still a failure at that step */
+	b = parse_ok("step 1 loss 4\nstep 2 loss 3\nstep 3 loss nan\nstep 4 loss 1.5\nstep 5 loss 1.2\n"
+	             "step 6 loss 1.1\nstep 7 loss 1.0\nstep 8 loss 0.9\nstep 9 loss 0.8\nstep 10 loss 0.7\n");
+	loss_compare(&r, &a, &b, 0.02);
+	assert_false(r.pass);
+	assert_false(r.blowup);
+	assert_int_equal(r.first_nonfinite_step, 3);
+	loss_result_done(&r);
+	/* the same NaN in the baseline is not B's fault */
+	loss_compare(&r, &b, &b, 0.02);
+	assert_true(r.pass);
+	loss_result_done(&r);
+	loss_series_done(&b);
+
+	/* B stops at step 3 of A's 10: truncated, although the steps it has agree */
+	b = parse_ok("step 1 loss 4\nstep 2 loss 3\nstep 3 loss 2\n");
+	loss_compare(&r, &a, &b, 0.02);
+	assert_true(r.mean_rel == 0.0);
+	assert_true(r.truncated);
+	assert_false(r.pass);
+	assert_non_null(strstr(loss_fail_reason(why, sizeof why, &r), "stops at step 3"));
+	loss_result_done(&r);
+	/* a baseline shorter than B is fine: compared on what both cover */
+	loss_compare(&r, &b, &a, 0.02);
+	assert_true(r.pass);
+	loss_result_done(&r);
+	loss_series_done(&b);
+
+	/* a log of NaNs from the first step is a blow-up at step 1 */
+	b = parse_ok("step 1 loss nan\nstep 2 loss nan\nstep 3 loss nan\nstep 4 loss nan\nstep 5 loss nan\n"
+	             "step 6 loss nan\nstep 7 loss nan\nstep 8 loss nan\nstep 9 loss nan\nstep 10 loss nan\n");
+	loss_compare(&r, &a, &b, 0.02);
+	assert_false(r.pass);
+	assert_int_equal(r.blowup_step, 1);
+	loss_result_done(&r);
+	loss_series_done(&b);
+
+	/* without steps, ordinal alignment keeps the NaN's slot: B's 3rd value is NaN and
+	 * its 4th still lines up with A's 4th */
+	loss_series oa = parse_ok("loss: 4\nloss: 3\nloss: 2\nloss: 1\n");
+	loss_series ob = parse_ok("loss: 4\nloss: 3\nloss: nan\nloss: 1\n");
+	loss_compare(&r, &oa, &ob, 0.02);
+	assert_int_equal(r.n, 4);
+	assert_true(r.rows[3].rel_err == 0.0);
+	assert_int_equal(r.first_nonfinite_step, 3);
+	assert_false(r.pass);
+	loss_result_done(&r);
+	loss_series_done(&oa);
+	loss_series_done(&ob);
+	loss_series_done(&a);
+}
+
+/* Progress bars (tqdm, Lightning) redraw with \r; evaluation and summaries stay out. */
+static void test_loss_bars_and_eval(void **state)
+{
+	(void)state;
+	/* two epochs of 3 steps, each bar redrawn once per step and closed with a repeat */
+	const char *bar = "Epoch 0:   0%|          | 0/3 [00:00<?, ?it/s]"
+	                  "\rEpoch 0:  33%|███▎      | 1/3 [00:00<00:00, 9.1it/s, loss=2.5, v_num=0]"
+	                  "\rEpoch 0:  67%|██████▋   | 2/3 [00:00<00:00, 9.2it/s, loss=2.25, v_num=0]"
+	                  "\rEpoch 0: 100%|██████████| 3/3 [00:00<00:00, 9.3it/s, loss=2, v_num=0]"
+	                  "\rEpoch 0: 100%|██████████| 3/3 [00:00<00:00, 9.3it/s, loss=2, v_num=0]\n"
+	                  "Validation DataLoader 0: 100%|██████████| 2/2 [00:00<00:00, val_loss=9.0]\n"
+	                  "\rEpoch 1:  33%|███▎      | 1/3 [00:00<00:00, 9.1it/s, loss=1.75, v_num=0]"
+	                  "\rEpoch 1:  67%|██████▋   | 2/3 [00:00<00:00, 9.2it/s, loss=1.5, v_num=0]"
+	                  "\rEpoch 1: 100%|██████████| 3/3 [00:00<00:00, 9.3it/s, loss=1.25, v_num=0]\n";
+	loss_series s = parse_ok(bar);
+	assert_false(s.ordinal);
+	assert_int_equal(s.n, 6);
+	assert_int_equal(s.pts[0].step, 1);
+	assert_int_equal(s.pts[3].step, 4); /* epoch 1 continues after epoch 0's 3 steps */
+	assert_true(fabs(s.pts[5].loss - 1.25) < 1e-12);
+	assert_int_equal(s.pts[5].step, 6);
+	assert_int_equal(s.duplicates, 1);
+	loss_series_done(&s);
+
+	/* detr/torchvision: "Test:" lines are evaluation; HF Trainer: eval dicts and the
+	 * closing train_loss summary are not training steps */
+	s = parse_ok("Epoch: [0]  [ 0/4]  eta: 0:00:01  lr: 0.0001  loss: 3.0 (3.0)\n"
+	             "Epoch: [0]  [ 2/4]  eta: 0:00:01  lr: 0.0001  loss: 2.0 (2.5)\n"
+	             "Test:  [0/2]  eta: 0:00:00  loss: 7.5 (7.5)\n"
+	             "Epoch: [1]  [ 0/4]  eta: 0:00:01  lr: 0.0001  loss: 1.5 (1.5)\n");
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.not_training, 1);
+	assert_true(fabs(s.pts[2].loss - 1.5) < 1e-12);
+	loss_series_done(&s);
+	s = parse_ok("{'loss': 2.0, 'learning_rate': 5e-05, 'epoch': 0.5}\n{'eval_loss': 2.2, 'epoch': 0.5}\n"
+	             "{'loss': 1.5, 'learning_rate': 4e-05, 'epoch': 1.0}\n"
+	             "{'train_runtime': 3.2, 'train_samples_per_second': 10.0, 'train_loss': 1.75, 'epoch': 1.0}\n");
+	assert_int_equal(s.n, 2);
+	assert_true(fabs(s.pts[1].loss - 1.5) < 1e-12);
+	assert_int_equal(s.not_training, 1);
+	loss_series_done(&s);
+}
+
+/* CSV exports: Lightning metrics.csv, TensorBoard scalars and W&B. */
+static void test_loss_csv(void **state)
+{
+	(void)state;
+	/* Lightning writes one row per log call: training rows, validation rows */
+	loss_series s = parse_ok("epoch,step,train_loss_epoch,train_loss_step,val_loss\n"
+	                         "0,0,,2.5,\n0,1,,2.25,\n0,1,,,3.0\n0,1,2.4,,\n1,2,,1.75,\n");
+	assert_false(s.ordinal);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.column, "train_loss_step");
+	assert_int_equal(s.pts[2].step, 2);
+	assert_true(fabs(s.pts[2].loss - 1.75) < 1e-12);
+	loss_series_done(&s);
+
+	s = parse_ok("Wall time,Step,Value\n1700000000.5,10,2.5\n1700000001.5,20,NaN\n1700000002.5,30,1.5\n");
+	assert_int_equal(s.n, 3);
+	assert_string_equal(s.column, "Value");
+	assert_int_equal(s.pts[1].step, 20);
+	assert_true(isnan(s.pts[1].loss));
+	loss_series_done(&s);
+
+	/* W&B quotes every field and adds __MIN/__MAX envelopes */
+	s = parse_ok("\xef\xbb\xbf\"Step\",\"gpu-run - train/loss\",\"gpu-run - train/loss__MIN\",\"gpu-run - train/loss__MAX\"\r\n"
+	             "\"1\",\"2.5\",\"2.5\",\"2.5\"\r\n\"2\",\"2.0\",\"2.0\",\"2.0\"\r\n");
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.pts[1].step, 2);
+	assert_string_equal(s.column, "gpu-run - train/loss");
+	loss_series_done(&s);
+
+	/* two loss columns: the user chooses; the error lists them */
+	const char *two = "step,train_loss,aux_loss\n1,2.0,0.5\n2,1.5,0.25\n";
+	assert_int_equal(loss_parse(&s, "m.csv", two, strlen(two), NULL), FERRY_EUSAGE);
+	assert_non_null(strstr(err_message(), "m.csv"));
+	assert_non_null(strstr(err_message(), "train_loss, aux_loss"));
+	assert_non_null(strstr(err_message(), "--column"));
+	assert_int_equal(loss_parse(&s, "m.csv", two, strlen(two), "aux_loss"), 0);
+	assert_true(fabs(s.pts[1].loss - 0.25) < 1e-12);
+	loss_series_done(&s);
+	/* a W&B column named without its run prefix */
+	const char *wb = "Step,npu-run - train/loss,npu-run - aux/loss\n1,2,1\n";
+	assert_int_equal(loss_parse(&s, "w.csv", wb, strlen(wb), "train/loss"), 0);
+	assert_true(fabs(s.pts[0].loss - 2.0) < 1e-12);
+	loss_series_done(&s);
+	assert_int_equal(loss_parse(&s, "m.csv", two, strlen(two), "nope"), FERRY_EUSAGE);
+	assert_non_null(strstr(err_message(), "\"nope\""));
+	const char *bad = "step,loss\n1,abc\n";
+	assert_int_equal(loss_parse(&s, "b.csv", bad, strlen(bad), NULL), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "b.csv"));
+	assert_null(strchr(err_message(), '\n'));
 }
 
 static void test_resolve(void **state)
@@ -725,6 +914,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loss_shapes),         cmocka_unit_test(test_loss_ordinals_nan_duplicates),
 		cmocka_unit_test(test_loss_refused),        cmocka_unit_test(test_loss_compare),
+		cmocka_unit_test(test_loss_blowup_and_truncation), cmocka_unit_test(test_loss_bars_and_eval),
+		cmocka_unit_test(test_loss_csv),
 		cmocka_unit_test(test_resolve),             cmocka_unit_test(test_npy_header),
 		cmocka_unit_test(test_npy_decode),          cmocka_unit_test(test_cosine_cases),
 		cmocka_unit_test(test_chunks_threads_dtypes), cmocka_unit_test(test_nan_and_order),
