@@ -38,7 +38,7 @@ endif
 
 SARIF_SCHEMA := build/tools/sarif-2.1.0-rtm.5.json
 
-.PHONY: all grammar sarif-tools test test-asan fuzz bench clean
+.PHONY: all grammar sarif-tools test test-asan fuzz bench fixtures clean
 
 all: $(FERRY_BIN)
 
@@ -110,6 +110,12 @@ fuzz:
 
 bench: ferry
 	$(Q)sh tests/bench/run.sh
+
+# Regenerates the committed fixtures with their real producers (Debian's python3-torch,
+# CPU): `apt-get install python3-torch python3-tqdm`. The tests read the committed copies.
+PYTHON_TORCH ?= /usr/bin/python3
+fixtures:
+	$(Q)$(PYTHON_TORCH) tests/fixtures/loss/make_loss_logs.py
 
 compile_commands.json:
 	$(Q)$(MAKE) clean && bear -- $(MAKE)

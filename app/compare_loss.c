@@ -293,8 +293,8 @@ typedef struct bar_state {
 
 static long long bar_step(bar_state *b, long long count, long long total)
 {
-	if (b->seen && count < b->prev)
-		b->offset += b->prev_total > b->prev ? b->prev_total : b->prev;
+	if (b->seen && count < b->prev && b->offset < (long long)4e18)
+		b->offset += b->prev_total > b->prev ? b->prev_total : b->prev; /* each below 1e15 */
 	b->seen = 1;
 	b->prev = count;
 	b->prev_total = total;
@@ -522,7 +522,7 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 		}
 		int has_step = scol >= 0 && (size_t)scol < r.n && csv_number(&s, r.f[scol]) && isfinite(s) &&
 		               s >= 0 && s < 9e15;
-		raw_add(raw, v, has_step, (long long)s);
+		raw_add(raw, v, has_step, has_step ? (long long)s : 0);
 		if (!isfinite(v))
 			out->nonfinite++;
 		csv_row_done(&r);

@@ -1,0 +1,51 @@
+#!/bin/sh
+# `ferry compare loss` on logs a real training run wrote (tests/fixtures/loss/, made by
+# make_loss_logs.py with the distribution's torch): every framework format of the same
+# run pairs up and passes; the run that blows up fails at the step its loss turned
+# NaN/inf; the run that stopped early fails; the point counts match the run.
+. "$(dirname "$0")/lib.sh"
+
+fx="$top/tests/fixtures/loss"
+p="$work/proj"
+make_project "$p"
+"$FERRY" init "$p" >/dev/null
+
+for f in plain.log hf.log megatron.log lightning_bar.log metrics.csv tensorboard.csv wandb.csv detr.log; do
+	expect_exit 0 "$f: the float64 rerun agrees with the baseline" -- \
+		"$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_$f" --format json
+	python3 - "$work/out" "$f" <<'PY' && ok "$f: every training step and nothing else" || fail "$f: points"
+import json, sys
+d, f = json.load(open(sys.argv[1])), sys.argv[2]
+# HF logs every 5th step; the others every step; eval and summary lines never count
+want = 12 if f == "hf.log" else 60
+assert d["a"]["points"] == want and d["b"]["points"] == want, (d["a"]["points"], want)
+assert d["aligned_steps"] == want and d["verdict"] == "pass", d["verdict"]
+if f in ("hf.log", "detr.log"):
+    assert d["a"]["not_training"] >= 1, d["a"]
+PY
+done
+
+# the blow-up: the loss is finite to the 41st step, inf at the 42nd, NaN after; the
+# run that stopped early has 25 steps (Lightning's metrics.csv counts steps from 0)
+for f in plain.log lightning_bar.log metrics.csv; do
+	first=1
+	[ "$f" = metrics.csv ] && first=0
+	expect_exit 1 "$f: the blow-up fails" -- "$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_blowup_$f"
+	one_line "$work/err" "$f: blow-up is one line"
+	expect_grep "at step $((41 + first)) and stays there" "$work/err" "$f: names the step the loss blew up"
+	expect_exit 1 "$f: the early stop fails" -- "$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_short_$f"
+	expect_grep "B stops at step $((24 + first))" "$work/err" "$f: names where B stopped"
+done
+
+# a W&B export names its column after the run; --column takes the bare name
+expect_exit 0 "--column picks a W&B column by its bare name" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_wandb.csv" "$fx/npu_wandb.csv" --column train/loss
+expect_grep 'from column "gpu-run - train/loss"' "$work/out" "the column read is said"
+printf 'step,train_loss,aux_loss\n1,2.0,0.5\n' >"$work/two.csv"
+expect_exit 2 "several loss columns ask for --column" -- "$FERRY" -C "$p" compare loss "$work/two.csv" "$work/two.csv"
+one_line "$work/err" "several columns: one line"
+expect_grep "two.csv: several loss columns (train_loss, aux_loss); choose one with --column NAME" "$work/err" \
+	"several columns: names them"
+expect_exit 2 "--column is for loss logs" -- "$FERRY" -C "$p" compare dump a b --column x
+
+finish
