@@ -834,21 +834,18 @@ static char *layer_of(const char *name)
 
 typedef struct npy_entry {
 	char *name;
-	struct timespec mtime;
 } npy_entry;
 
+/* Natural order ("conv2d.2" before "conv2d.10"): dump tools number the calls of each
+ * API, so the names give the execution order where no dump.json does. Never the files'
+ * times, which a copy or an archive rewrites. */
 static int cmp_npy_entry(const void *x, const void *y)
 {
 	const npy_entry *a = x, *b = y;
-	if (a->mtime.tv_sec != b->mtime.tv_sec)
-		return a->mtime.tv_sec < b->mtime.tv_sec ? -1 : 1;
-	if (a->mtime.tv_nsec != b->mtime.tv_nsec)
-		return a->mtime.tv_nsec < b->mtime.tv_nsec ? -1 : 1;
-	return strcmp(a->name, b->name);
+	return strverscmp(a->name, b->name);
 }
 
-/* A folder of .npy files: tensors named by file name, in the order they were written
- * (dump tools write each tensor as soon as its API has run). */
+/* A folder of .npy files: tensors named by file name, in natural name order. */
 static int load_npy_folder(dump_input *in)
 {
 	DIR *d = opendir(in->dir);
@@ -868,7 +865,6 @@ static int load_npy_folder(dump_input *in)
 				e = xrealloc(e, cap * sizeof *e);
 			}
 			e[n].name = xstrdup(de->d_name);
-			e[n].mtime = st.st_mtim;
 			n++;
 		}
 		free(p);
@@ -1321,7 +1317,8 @@ void dump_result_done(dump_result *r)
 
 static const char *const mode_names[] = { "tensor", "statistics", "unmatched" };
 
-/* Worst first: failing before passing, then lowest cosine (undefined lowest). */
+/* How bad a pair is within its verdict: 1 − cosine (an undefined cosine worst), or the
+ * largest relative statistic difference. */
 static double badness(const dump_pair *p)
 {
 	double v;
@@ -1334,13 +1331,16 @@ static double badness(const dump_pair *p)
 				v = p->stat_rel[k];
 	} else
 		v = 0;
-	return (p->pass ? 0.0 : 1e300) + (v > 1e299 ? 1e299 : v);
+	return v;
 }
 
+/* Worst first: failing pairs before passing ones, then the badness within each. */
 static int cmp_worst(const void *x, const void *y, void *payload)
 {
 	const dump_pair *pairs = payload;
 	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	if (pairs[a].pass != pairs[b].pass)
+		return pairs[a].pass ? 1 : -1;
 	double ba = badness(&pairs[a]), bb = badness(&pairs[b]);
 	if (ba != bb)
 		return ba > bb ? -1 : 1;

@@ -8,7 +8,9 @@
 #include "compare_loss.h"
 #include "err.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
 
 /* --- loss logs --- */
 
@@ -732,6 +734,49 @@ static void test_nan_and_order(void **state)
 	free(dir);
 }
 
+/* Folders of .npy files: pairs in natural name order whatever the files' times, and the
+ * worst failing pairs really listed worst first. */
+static void test_npy_folder_order_and_worst(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	/* cosines against A's [1, 1]: l.2 ≈ 0.95 (fails the default threshold), l.10 = 0 and
+	 * l.3 = −1 (fail far worse); l.1 identical */
+	float one[2] = { 1, 1 }, near[2] = { 1, 0.5f }, orth[2] = { 1, -1 }, anti[2] = { -1, -1 };
+	const char *names[4] = { "l.10.output.0.npy", "l.3.output.0.npy", "l.2.output.0.npy", "l.1.output.0.npy" };
+	const float *bv[4] = { orth, anti, near, one };
+	for (int i = 0; i < 4; i++) {
+		char pa[64], pb[64];
+		snprintf(pa, sizeof pa, "a/%s", names[i]);
+		snprintf(pb, sizeof pb, "b/%s", names[i]);
+		write_f32(dir, pa, one, 2, "(2,)");
+		write_f32(dir, pb, bv[i], 2, "(2,)");
+		/* written in reverse order, and the times say so: the order must not follow them */
+		char *full = util_path_join(dir, pa);
+		struct timespec ts[2] = { { 1000 + i, 0 }, { 1000 + i, 0 } };
+		assert_int_equal(utimensat(AT_FDCWD, full, ts, 0), 0);
+		free(full);
+	}
+	dump_result r = compare_ok(dir, "a", "b", 1, 0);
+	assert_int_equal(r.n, 4);
+	assert_string_equal(r.pairs[0].name, "l.1.output.0");
+	assert_string_equal(r.pairs[1].name, "l.2.output.0");
+	assert_string_equal(r.pairs[3].name, "l.10.output.0");
+	assert_int_equal(r.first_fail, 1); /* l.2, the first in execution order */
+	sbuf t;
+	sbuf_init(&t);
+	dump_render_text(&t, &r, "a", "b");
+	/* worst first among the failing: cosine −1, then 0, then 0.95 */
+	const char *list = strstr(t.buf, "worst first");
+	assert_non_null(list);
+	assert_true(strstr(list, "l.3.output.0") < strstr(list, "l.10.output.0"));
+	assert_true(strstr(list, "l.10.output.0") < strstr(list, "l.2.output.0"));
+	sbuf_done(&t);
+	dump_result_done(&r);
+	tu_rmdir(dir);
+	free(dir);
+}
+
 static void test_corrupt_npy(void **state)
 {
 	(void)state;
@@ -915,7 +960,7 @@ int main(void)
 		cmocka_unit_test(test_loss_shapes),         cmocka_unit_test(test_loss_ordinals_nan_duplicates),
 		cmocka_unit_test(test_loss_refused),        cmocka_unit_test(test_loss_compare),
 		cmocka_unit_test(test_loss_blowup_and_truncation), cmocka_unit_test(test_loss_bars_and_eval),
-		cmocka_unit_test(test_loss_csv),
+		cmocka_unit_test(test_loss_csv),            cmocka_unit_test(test_npy_folder_order_and_worst),
 		cmocka_unit_test(test_resolve),             cmocka_unit_test(test_npy_header),
 		cmocka_unit_test(test_npy_decode),          cmocka_unit_test(test_cosine_cases),
 		cmocka_unit_test(test_chunks_threads_dtypes), cmocka_unit_test(test_nan_and_order),
