@@ -861,9 +861,11 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		                                 { "threads", required_argument, 0, 't' },
 		                                 { "output", required_argument, 0, 'o' },
 		                                 { "column", required_argument, 0, 'c' },
+		                                 { "dtype-a", required_argument, 0, 'A' },
+		                                 { "dtype-b", required_argument, 0, 'B' },
 		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "text", "json", "csv", NULL };
-	const char *format = "text", *output = NULL, *column = NULL;
+	const char *format = "text", *output = NULL, *column = NULL, *dtype[2] = { NULL, NULL };
 	int threads = 0, c, rc = 0;
 	opt_reset();
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -880,6 +882,13 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 			break;
 		case 'o': output = optarg; break;
 		case 'c': column = optarg; break;
+		case 'A':
+		case 'B':
+			if (!dump_dtype_is_bf16(optarg))
+				return err_set(FERRY_EUSAGE, "--dtype-%c %s: the override names bfloat16 (bf16)", c == 'A' ? 'a' : 'b',
+				               optarg);
+			dtype[c == 'B'] = optarg;
+			break;
 		default: return opt_fail("compare", argv);
 		}
 	}
@@ -893,6 +902,8 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		return err_set(FERRY_EUSAGE, "compare loss: --threads and --format csv apply to compare dump only");
 	if (!loss && column)
 		return err_set(FERRY_EUSAGE, "compare dump: --column applies to compare loss only");
+	if (loss && (dtype[0] || dtype[1]))
+		return err_set(FERRY_EUSAGE, "compare loss: --dtype-a/--dtype-b apply to compare dump only");
 	workspace *ws = NULL;
 	cJSON *arts = NULL, *doc = NULL, *ev = NULL, *ja = NULL, *jb = NULL;
 	compare_input in[2];
@@ -967,7 +978,7 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		char why[160];
 		cJSON_AddStringToObject(ev, "reason", loss_fail_reason(why, sizeof why, &lr));
 	} else {
-		dump_opts o = { threads, 0 };
+		dump_opts o = { threads, 0, dtype[0], dtype[1] };
 		ws_unlock(ws); /* a large comparison must not hold other writers off */
 		rc = dump_compare(&dr, in[0].path, in[1].path, &o);
 		if (rc || (rc = ws_lock(ws)))
@@ -1296,7 +1307,7 @@ const cli_command cli_commands[] = {
 	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
 	  "bring a probe, log, dump, profile, model or benchmark into the engagement" },
 	{ "compare", cmd_compare,
-	  "compare loss A B [--column NAME] [--format text|json] [--output FILE] | compare dump A B [--format text|json|csv] [--threads N] [--output FILE]",
+	  "compare loss A B [--column NAME] [--format text|json] [--output FILE] | compare dump A B [--dtype-a bf16] [--dtype-b bf16] [--format text|json|csv] [--threads N] [--output FILE]",
 	  "compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)" },
 	{ "probe-script", cmd_probe_script, "probe-script",
 	  "print the environment probe to run on an NPU host (sh probe.sh > result.json)" },

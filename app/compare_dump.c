@@ -70,7 +70,9 @@ static int parse_descr(npy_info *h, const char *d)
 		return -1;
 	if (k == 'b' && size != 1)
 		return -1;
-	if (k != 'f' && k != 'i' && k != 'u' && k != 'b')
+	if (k == 'V' && size != 2)
+		return -1; /* opaque 2-byte values: how tools without bfloat16 store it */
+	if (k != 'f' && k != 'i' && k != 'u' && k != 'b' && k != 'V')
 		return -1;
 	h->kind = k;
 	h->itemsize = (int)size;
@@ -329,6 +331,14 @@ void npy_decode(double *out, const npy_info *h, const unsigned char *raw, size_t
 		pthread_once(&half_once, half_init);
 		for (size_t i = 0; i < n; i++)
 			out[i] = half_table[ld16(raw + 2 * i, be)];
+		break;
+	case 'B' << 8 | 2: /* bfloat16: the upper half of a float32 */
+		for (size_t i = 0; i < n; i++) {
+			uint32_t u = (uint32_t)ld16(raw + 2 * i, be) << 16;
+			float f;
+			memcpy(&f, &u, 4);
+			out[i] = f;
+		}
 		break;
 	case 'f' << 8 | 4:
 		for (size_t i = 0; i < n; i++) {
@@ -1059,6 +1069,31 @@ static void judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb)
 		p->note = "no statistics recorded";
 }
 
+/* A tensor stored as 2-byte integers or opaque values holds bfloat16 bits when the
+ * user says so (--dtype-a/--dtype-b bf16) or its dump.json record does (msprobe writes
+ * "dtype": "torch.bfloat16"): from then on it decodes as bfloat16. */
+static void apply_bf16(npy_info *h, const char *override, const cJSON *rec)
+{
+	const cJSON *d = rec ? cJSON_GetObjectItemCaseSensitive(rec, "dtype") : NULL;
+	const char *dt = cJSON_IsString(d) ? d->valuestring : "";
+	int said = (override && dump_dtype_is_bf16(override)) || strcmp(dt, "torch.bfloat16") == 0 ||
+	           strcmp(dt, "bfloat16") == 0;
+	if (!said || h->itemsize != 2 || (h->kind != 'u' && h->kind != 'i' && h->kind != 'V'))
+		return;
+	h->kind = 'B';
+	snprintf(h->descr, sizeof h->descr, "bf16");
+}
+
+int dump_dtype_is_bf16(const char *name)
+{
+	return strcmp(name, "bf16") == 0 || strcmp(name, "bfloat16") == 0;
+}
+
+static int is_float_kind(char k)
+{
+	return k == 'f' || k == 'B';
+}
+
 static void fill_meta_npy(dump_pair *p, const npy_info *a, const npy_info *b)
 {
 	snprintf(p->dtype_a, sizeof p->dtype_a, "%s", a->descr);
@@ -1182,6 +1217,8 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			tensor_io *t = &e.io[nreal];
 			if ((rc = npy_read_info(&t->a, ta->npy)) || (rc = npy_read_info(&t->b, tb->npy)))
 				goto out;
+			apply_bf16(&t->a, opts ? opts->dtype_a : NULL, ta->rec);
+			apply_bf16(&t->b, opts ? opts->dtype_b : NULL, tb->rec);
 			fill_meta_npy(p, &t->a, &t->b);
 			e.files[nfiles].path = ta->npy;
 			side_a[na_files++] = nfiles++;
@@ -1190,6 +1227,17 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			if (!same_shape(&t->a, &t->b)) {
 				p->mode = DUMP_UNMATCHED;
 				p->note = "shapes differ: not compared";
+				continue;
+			}
+			if (t->a.kind == 'V' || t->b.kind == 'V') {
+				p->mode = DUMP_UNMATCHED;
+				p->note = "opaque 2-byte values (|V2): name their dtype (--dtype-a/--dtype-b bf16)";
+				continue;
+			}
+			if (is_float_kind(t->a.kind) != is_float_kind(t->b.kind)) {
+				p->mode = DUMP_UNMATCHED;
+				p->note = "an integer tensor against a float tensor: not compared (bfloat16 stored as "
+				          "integers? --dtype-a/--dtype-b bf16)";
 				continue;
 			}
 			if (t->a.fortran != t->b.fortran && order_matters(&t->a)) {

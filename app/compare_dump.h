@@ -32,7 +32,9 @@
 
 /* What a .npy header says about the array that follows it. */
 typedef struct npy_info {
-	char kind;                       /* 'f' float, 'i' signed int, 'u' unsigned int, 'b' bool */
+	char kind;                       /* 'f' float, 'i' signed int, 'u' unsigned int, 'b' bool,
+	                                  * 'V' opaque 2-byte values, 'B' bfloat16 (never in a header:
+	                                  * set when a 2-byte tensor is known to hold bfloat16 bits) */
 	int itemsize;                    /* bytes per element: 1, 2, 4 or 8 */
 	int big_endian;                  /* 1 when the elements are stored big-endian */
 	int fortran;                     /* 1 for Fortran (column-major) order */
@@ -109,7 +111,12 @@ typedef struct dump_result {
 typedef struct dump_opts {
 	int threads;        /* worker threads; 0 = all online cores */
 	size_t chunk_elems; /* elements per chunk; 0 = the default (128 Ki) */
+	const char *dtype_a, *dtype_b; /* "bf16": that side's 2-byte integer or |V2 tensors hold
+	                                * bfloat16 bits; NULL: as the header (or dump.json) says */
 } dump_opts;
+
+/* 1 for the names the dtype overrides accept for bfloat16 ("bf16", "bfloat16"). */
+int dump_dtype_is_bf16(const char *name);
 
 /* Compares the dumps at paths a and b (files or directories). Fails naming the file:
  * FERRY_ECORRUPT for a truncated or corrupt .npy or dump.json, or for two arrays of more

@@ -89,6 +89,9 @@ expect_grep "nosuch: no such artifact id, artifact label or file" "$work/err" "m
 expect_exit 2 "unknown comparison is a usage error" -- "$FERRY" -C "$p" compare weights a b
 expect_exit 2 "--format csv is for dumps" -- "$FERRY" -C "$p" compare loss gpu npu --format csv
 expect_exit 2 "--threads must be a number" -- "$FERRY" -C "$p" compare dump a b --threads x
+expect_exit 2 "--dtype-b names bfloat16 only" -- "$FERRY" -C "$p" compare dump a b --dtype-b f32
+expect_grep "dtype-b f32" "$work/err" "the bad override is named"
+expect_exit 2 "--dtype-a is for dumps" -- "$FERRY" -C "$p" compare loss a b --dtype-a bf16
 
 # --- .npy tensors ---
 python3 - "$d" <<'EOF'

@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (write(fd, data, size) == (ssize_t)size) {
 		char path[64];
 		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-		dump_opts o = { 2, 3 };
+		dump_opts o = { 2, 3, NULL, NULL };
 		dump_result r;
 		if (dump_compare(&r, path, path, &o) == 0) {
 			sbuf b;

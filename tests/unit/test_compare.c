@@ -576,7 +576,7 @@ static void test_npy_decode(void **state)
 static dump_result compare_ok(const char *dir, const char *a, const char *b, int threads, size_t chunk)
 {
 	char *pa = util_path_join(dir, a), *pb = util_path_join(dir, b);
-	dump_opts o = { threads, chunk };
+	dump_opts o = { threads, chunk, NULL, NULL };
 	dump_result r;
 	int rc = dump_compare(&r, pa, pb, &o);
 	if (rc)
@@ -671,14 +671,62 @@ static void test_chunks_threads_dtypes(void **state)
 	assert_string_equal(whole.pairs[0].dtype_b, ">f8");
 	dump_result_done(&whole);
 
-	/* float16 and int32 against float32 */
+	/* float16 against float32; int32 against int64 */
 	unsigned char h16[4] = { 0x00, 0x3c, 0x00, 0x40 }; /* 1.0, 2.0 */
 	free(write_npy(dir, "h.npy", "<f2", 0, "(2,)", h16, 4));
+	float f32[2] = { 1, 2 };
+	write_f32(dir, "f.npy", f32, 2, "(2,)");
 	int32_t i32[2] = { 1, 2 };
+	int64_t i64[2] = { 1, 2 };
 	free(write_npy(dir, "i.npy", "<i4", 0, "(2,)", i32, 8));
-	dump_result r = compare_ok(dir, "h.npy", "i.npy", 2, 1);
+	free(write_npy(dir, "l.npy", "<i8", 0, "(2,)", i64, 16));
+	dump_result r = compare_ok(dir, "h.npy", "f.npy", 2, 1);
 	assert_true(r.pass && r.pairs[0].m.max_abs == 0);
 	dump_result_done(&r);
+	r = compare_ok(dir, "i.npy", "l.npy", 2, 1);
+	assert_true(r.pass && r.pairs[0].m.max_abs == 0);
+	dump_result_done(&r);
+	/* an integer tensor against a float one is not compared, and the output says why */
+	r = compare_ok(dir, "h.npy", "i.npy", 2, 1);
+	assert_false(r.pass);
+	assert_int_equal(r.pairs[0].mode, DUMP_UNMATCHED);
+	assert_non_null(strstr(r.pairs[0].note, "integer tensor against a float tensor"));
+	dump_result_done(&r);
+
+	/* bfloat16 stored as <u2 bit patterns (numpy has no bf16): compared as integers it
+	 * gave cosine -0.36; named bf16 it is the same data as the float32 */
+	float bf_vals[4] = { 1.5f, -2.0f, 0.15625f, 300.0f };
+	uint16_t bits[4];
+	for (int k = 0; k < 4; k++) {
+		uint32_t u;
+		memcpy(&u, &bf_vals[k], 4);
+		bits[k] = (uint16_t)(u >> 16); /* every value above is exact in bfloat16 */
+	}
+	write_f32(dir, "ref.npy", bf_vals, 4, "(4,)");
+	free(write_npy(dir, "bf.npy", "<u2", 0, "(4,)", bits, 8));
+	free(write_npy(dir, "bfv.npy", "|V2", 0, "(4,)", bits, 8));
+	r = compare_ok(dir, "ref.npy", "bf.npy", 1, 0);
+	assert_false(r.pass); /* unnamed: refused, not compared as integers */
+	assert_int_equal(r.pairs[0].mode, DUMP_UNMATCHED);
+	dump_result_done(&r);
+	char *pr = util_path_join(dir, "ref.npy"), *pbf = util_path_join(dir, "bf.npy"), *pv = util_path_join(dir, "bfv.npy");
+	dump_opts ob = { 1, 0, NULL, "bf16" };
+	assert_int_equal(dump_compare(&r, pr, pbf, &ob), 0);
+	assert_true(r.pass);
+	assert_true(r.pairs[0].m.max_abs == 0 && r.pairs[0].m.cosine > 0.999999);
+	assert_string_equal(r.pairs[0].dtype_b, "bf16");
+	dump_result_done(&r);
+	assert_int_equal(dump_compare(&r, pr, pv, &ob), 0);
+	assert_true(r.pass);
+	dump_result_done(&r);
+	dump_opts none = { 1, 0, NULL, NULL };
+	assert_int_equal(dump_compare(&r, pr, pv, &none), 0);
+	assert_false(r.pass);
+	assert_non_null(strstr(r.pairs[0].note, "--dtype-b bf16"));
+	dump_result_done(&r);
+	free(pr);
+	free(pbf);
+	free(pv);
 	tu_rmdir(dir);
 	free(dir);
 }
@@ -717,7 +765,7 @@ static void test_nan_and_order(void **state)
 	assert_true(r.pass);
 	dump_result_done(&r);
 	char *p1 = util_path_join(dir, "f1.npy"), *p2 = util_path_join(dir, "c1.npy");
-	dump_opts o = { 1, 0 };
+	dump_opts o = { 1, 0, NULL, NULL };
 	assert_int_equal(dump_compare(&r, p1, p2, &o), FERRY_ECORRUPT);
 	assert_non_null(strstr(err_message(), "c1.npy"));
 	assert_non_null(strstr(err_message(), "Fortran"));
@@ -786,7 +834,7 @@ static void test_corrupt_npy(void **state)
 	write_f32(dir, "short.npy", a, 7, "(8,)");
 	char *good = util_path_join(dir, "a.npy"), *bad = util_path_join(dir, "short.npy");
 	dump_result r;
-	dump_opts o = { 2, 3 };
+	dump_opts o = { 2, 3, NULL, NULL };
 	assert_int_equal(dump_compare(&r, good, bad, &o), FERRY_ECORRUPT);
 	assert_non_null(strstr(err_message(), "short.npy"));
 	assert_non_null(strstr(err_message(), "truncated"));
@@ -887,7 +935,7 @@ static void test_dump_json_stats(void **state)
 	write_dump_json(dir, "multi/step0/rank0/dump.json", 0, "pt");
 	write_dump_json(dir, "multi/step0/rank1/dump.json", 0, "pt");
 	char *pa = util_path_join(dir, "gpu"), *pm = util_path_join(dir, "multi");
-	dump_opts o = { 1, 0 };
+	dump_opts o = { 1, 0, NULL, NULL };
 	assert_int_equal(dump_compare(&r, pa, pm, &o), FERRY_EUSAGE);
 	assert_non_null(strstr(err_message(), "2 dump.json"));
 	tu_write(dir, "broken/dump.json", "{\"data\": {\"x\": [");
@@ -931,6 +979,25 @@ static void test_dump_json_tensors(void **state)
 	sbuf_done(&t);
 	dump_result_done(&r);
 
+	/* msprobe's dump.json says "torch.bfloat16" for a tensor stored as <u2 bits: decoded
+	 * as bfloat16 without any option */
+	char *bj = xasprintf("{\"task\": \"tensor\", \"level\": \"L1\", \"data\": {\"Functional.gelu.0.forward\": "
+	                     "{\"input_args\": [], \"output\": [{\"type\": \"torch.Tensor\", \"dtype\": \"%s\", "
+	                     "\"shape\": [2], \"data_name\": \"Functional.gelu.0.forward.output.0.npy\"}]}}}\n",
+	                     "torch.bfloat16");
+	tu_write(dir, "bfa/dump.json", bj);
+	tu_write(dir, "bfb/dump.json", bj);
+	free(bj);
+	float g[2] = { 1.5f, -2.0f };
+	uint16_t gb[2] = { 0x3fc0, 0xc000 }; /* 1.5 and -2.0 in bfloat16 */
+	write_f32(dir, "bfa/dump_tensor_data/Functional.gelu.0.forward.output.0.npy", g, 2, "(2,)");
+	free(write_npy(dir, "bfb/dump_tensor_data/Functional.gelu.0.forward.output.0.npy", "<u2", 0, "(2,)", gb, 4));
+	r = compare_ok(dir, "bfa", "bfb", 1, 0);
+	assert_int_equal(r.nreal, 1);
+	assert_true(r.pass);
+	assert_string_equal(r.pairs[0].dtype_b, "bf16");
+	dump_result_done(&r);
+
 	/* plain folders of .npy files, matched by file name */
 	write_f32(dir, "fa/x.input.0.npy", v, 2, "(2,)");
 	write_f32(dir, "fa/only_a.npy", v, 2, "(2,)");
@@ -946,7 +1013,7 @@ static void test_dump_json_tensors(void **state)
 	dump_result_done(&r);
 	/* a folder against a single file is refused */
 	char *pa = util_path_join(dir, "fa"), *pb = util_path_join(dir, "fb/only_b.npy");
-	dump_opts o = { 1, 0 };
+	dump_opts o = { 1, 0, NULL, NULL };
 	assert_int_equal(dump_compare(&r, pa, pb, &o), FERRY_EUSAGE);
 	free(pa);
 	free(pb);
