@@ -90,8 +90,11 @@ typedef struct dump_pair {
 	char shape_a[64], shape_b[64];
 	dump_metrics m;      /* DUMP_REAL */
 	double stat_a[4], stat_b[4]; /* DUMP_STATS: Max, Min, Mean, Norm (NaN when absent) */
-	double stat_rel[4];  /* |B − A| / (|A| + 1e-12) per statistic (NaN when absent) */
+	double stat_rel[4];  /* |B − A| / max(|A|, |B|) per statistic, msprobe's statistics-mode
+	                      * measure (NaN when absent) */
 	int pass;
+	int warn;            /* DUMP_STATS: a statistic differs by more than msprobe's MAGNITUDE
+	                      * (0.5): its "Warning", a pair to double-check, not a failure */
 	const char *note;    /* static text: why it failed or was not read, or NULL */
 } dump_pair;
 
@@ -100,6 +103,7 @@ typedef struct dump_result {
 	size_t n;
 	size_t only_a, only_b; /* tensors without a partner */
 	size_t nreal, nstats, nunmatched, nfailed;
+	size_t nwarn;          /* passing statistics pairs with msprobe's Warning */
 	long long first_fail;  /* index of the first failing pair in execution order, or -1 */
 	char *form_a, *form_b; /* "npy", "dump.json" or "npy folder" */
 	char *stats_reason;    /* why tensors were not read (NULL when all were), static-like copy */

@@ -177,7 +177,11 @@ n=$(wc -l <"$work/out")
 expect_grep "^0,Functional.linear.0.forward,Functional.linear.0.forward.output.0,tensor," "$work/out" "CSV row in execution order"
 
 "$FERRY" -C "$p" ingest dump "$d/gpu_stats/dump.json" --label gpu-dump >/dev/null 2>&1
-expect_exit 1 "statistics-only dumps by label" -- "$FERRY" -C "$p" compare dump gpu-dump "$d/npu_stats"
+# statistics alone cannot fail a pair: msprobe's rule makes a difference over 50 % of the
+# larger value a warning to double-check (a mean near zero is no evidence of a failure)
+expect_exit 0 "statistics-only dumps by label: warnings, not failures" -- "$FERRY" -C "$p" compare dump gpu-dump "$d/npu_stats"
+expect_grep "pairs to double-check" "$work/out" "statistics differences are named as warnings"
+expect_grep " warn " "$work/out" "the pair is marked warn"
 expect_grep "tensors were not read" "$work/out" "statistics mode says tensors were not read"
 expect_grep "\.pt files" "$work/out" "statistics mode says why"
 
