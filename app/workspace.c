@@ -141,11 +141,14 @@ int ws_open(workspace **out, const char *dir)
 	int rc = project_dir(&root, dir);
 	if (rc)
 		return rc;
-	/* the nearest folder holding .ferry/, like git finds .git/ */
+	/* the nearest folder holding .ferry/, like git finds .git/ (an engagement whose
+	 * record is missing is still found there: store_open then says it is gone) */
 	for (;;) {
 		char *probe = util_path_join(root, ".ferry/engagement.db");
-		int found = exists(probe);
+		char *hist = util_path_join(root, ".ferry/history.git");
+		int found = exists(probe) || exists(hist);
 		free(probe);
+		free(hist);
 		if (found)
 			break;
 		char *slash = strrchr(root, '/');
