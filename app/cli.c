@@ -749,8 +749,14 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 	}
 	if (optind != argc || (!!sel.nids + !!sel.plugin + sel.all) != 1)
 		return usage_error("fix");
+	/* nobody can answer the question off a terminal: applying must be asked for */
+	if (!dry && !yes && !isatty(0))
+		return err_set(FERRY_EUSAGE, "fix: standard input is not a terminal, so ferry cannot ask before changing "
+		                             "files; add --yes to apply the fixes or --dry-run to see them");
 	workspace *ws = NULL;
 	fix_plan *plan = NULL;
+	size_t nerr = 0;
+	const char *const *errors = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
 	if ((rc = fix_plan_new(&plan, ws, &sel)))
@@ -760,7 +766,11 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 	const char *const *refused = fix_plan_refused(plan, &nref);
 	for (size_t i = 0; i < nref; i++)
 		fprintf(stderr, "ferry: refused: %s\n", refused[i]);
-	if (dry || (!yes && isatty(0)))
+	/* a plugin whose fix writes where ferry never writes is an error; the rest still applies */
+	errors = fix_plan_errors(plan, &nerr);
+	for (size_t i = 0; i + 1 < nerr; i++)
+		fprintf(stderr, "ferry: %s\n", errors[i]);
+	if (dry || !yes)
 		fputs(fix_plan_diff(plan), stdout);
 	if (!nfind) {
 		printf("nothing to apply\n");
@@ -771,7 +781,7 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 		       nfind == 1 ? "" : "s", nfiles, nfiles == 1 ? "" : "s", nplug, nplug == 1 ? "" : "s");
 		goto out;
 	}
-	if (!yes && isatty(0)) {
+	if (!yes) {
 		char *q = xasprintf("apply %zu fix%s to %zu file%s?", nfind, nfind == 1 ? "" : "es", nfiles,
 		                    nfiles == 1 ? "" : "s");
 		int ok = confirm(q);
@@ -786,6 +796,8 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 		printf("fixed %zu finding%s in %zu file%s: %zu checkpoint%s\n", nfind, nfind == 1 ? "" : "s", nfiles,
 		       nfiles == 1 ? "" : "s", made, made == 1 ? "" : "s");
 out:
+	if (!rc && plan && nerr)
+		rc = err_set(FERRY_EPLUGIN, "%s", errors[nerr - 1]);
 	fix_plan_free(plan);
 	ws_close(ws);
 	return rc;

@@ -4,12 +4,12 @@
 #include "audit.h"
 #include "check.h"
 #include "err.h"
+#include "projfs.h"
 #include "pysrc.h"
 #include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct fedit {
 	unsigned start, end;  /* range in the original text */
@@ -21,6 +21,7 @@ typedef struct ffile {
 	char *path;           /* relative path */
 	char *orig;           /* text at planning time */
 	size_t len;
+	projfs_stamp stamp;   /* the file as read (then as last written): a write checks it first */
 	fedit *edits;         /* accepted edits, sorted by start */
 	size_t n, cap;
 	int parsed_ok;        /* the original parses without error (Python only) */
@@ -42,6 +43,9 @@ struct fix_plan {
 	size_t nplugins;
 	char **refused;
 	size_t nrefused;
+	char **errors;        /* plugins whose fix writes where ferry must not */
+	size_t nerrors;
+	cJSON *bad_plugins;   /* their ids (object keys) */
 	sbuf diff;
 	size_t nfindings;
 };
@@ -76,19 +80,11 @@ static ffile *file_get(fix_plan *p, workspace *ws, const char *path)
 	for (size_t i = 0; i < p->nfiles; i++)
 		if (strcmp(p->files[i].path, path) == 0)
 			return &p->files[i];
-	if (!*path || path[0] == '/' || strstr(path, "..")) {
-		err_set(FERRY_EREFUSED, "%s: outside the project", path);
-		return NULL;
-	}
-	char *abs = util_path_join(ws->root, path), *text = NULL;
+	/* a missing file reads as "": a fix may create one (a generated script or plan) */
+	char *text = NULL;
 	size_t len = 0;
-	int rc = 0;
-	if (access(abs, F_OK) == 0)
-		rc = util_read_file(&text, &len, abs);
-	else
-		text = xstrdup(""); /* a fix may create a file (a generated script or plan) */
-	free(abs);
-	if (rc)
+	projfs_stamp stamp;
+	if (projfs_read(&text, &len, &stamp, ws->root, path))
 		return NULL;
 	p->files = xrealloc(p->files, sizeof(ffile) * (p->nfiles + 1));
 	ffile *f = &p->files[p->nfiles++];
@@ -96,6 +92,7 @@ static ffile *file_get(fix_plan *p, workspace *ws, const char *path)
 	f->path = xstrdup(path);
 	f->orig = text;
 	f->len = len;
+	f->stamp = stamp;
 	f->parsed_ok = is_python(path) ? parses(path, text, len) : 1;
 	return f;
 }
@@ -293,8 +290,30 @@ static int selected(const fix_select *sel, const cJSON *f)
 	return sel->all;
 }
 
-/* Plugin ids of the selected open findings (before the fresh run). */
-static int involved_plugins(cJSON **out, workspace *ws, const fix_select *sel)
+/* Every write must stay inside the project's sources (projfs.h): a plugin whose fix
+ * names a path that breaks the rules is an error, and none of its edits is planned. */
+static void refuse_bad_paths(fix_plan *p, workspace *ws, const fix_select *sel)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, p->rows) {
+		const char *plugin = json_str(f, "plugin");
+		if (!selected(sel, f) || !cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ||
+		    cJSON_GetObjectItem(p->bad_plugins, plugin))
+			continue;
+		if (!file_get(p, ws, json_str(f, "file")) && err_code() == FERRY_EREFUSED) {
+			p->errors = xrealloc(p->errors, sizeof(char *) * (p->nerrors + 1));
+			p->errors[p->nerrors++] =
+			    xasprintf("plugin %s: its fix is refused and nothing of it is written: %s", plugin, err_message());
+			cJSON_AddTrueToObject(p->bad_plugins, plugin);
+		}
+		err_clear();
+	}
+}
+
+/* Plugin ids of the selected open findings that have a fix (before the fresh run);
+ * *candidates counts the selected open findings. Findings without a fix (among them
+ * the host's own ferry.source warnings) need no fresh run: they are only refused. */
+static int involved_plugins(cJSON **out, size_t *candidates, workspace *ws, const fix_select *sel)
 {
 	cJSON *rows = NULL;
 	store_finding_filter fl = { sel->phase, "open", NULL, sel->ids, sel->nids, 0 };
@@ -302,9 +321,13 @@ static int involved_plugins(cJSON **out, workspace *ws, const fix_select *sel)
 	if (rc)
 		return rc;
 	*out = cJSON_CreateArray();
+	*candidates = 0;
 	const cJSON *f;
 	cJSON_ArrayForEach(f, rows) {
 		if (!selected(sel, f))
+			continue;
+		(*candidates)++;
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
 			continue;
 		int seen = 0;
 		const cJSON *x;
@@ -322,31 +345,36 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 {
 	*out = NULL;
 	cJSON *plugins = NULL;
-	int rc = involved_plugins(&plugins, ws, sel);
+	size_t ncand = 0;
+	int rc = involved_plugins(&plugins, &ncand, ws, sel);
 	if (rc)
 		return rc;
 	size_t np = (size_t)cJSON_GetArraySize(plugins);
-	if (!np) {
+	if (!np && !ncand) {
 		cJSON_Delete(plugins);
 		return err_set(FERRY_EUSAGE, "fix: the selection names no open finding");
 	}
-	const char **ids = xcalloc(np, sizeof(char *));
-	for (size_t i = 0; i < np; i++)
-		ids[i] = cJSON_GetArrayItem(plugins, (int)i)->valuestring;
-	/* a fresh run: offsets must match the files as they are now */
-	check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL };
-	check_result res;
-	rc = check_run(&res, ws, &co);
-	check_result_done(&res);
-	free(ids);
+	if (np) {
+		const char **ids = xcalloc(np, sizeof(char *));
+		for (size_t i = 0; i < np; i++)
+			ids[i] = cJSON_GetArrayItem(plugins, (int)i)->valuestring;
+		/* a fresh run: offsets must match the files as they are now */
+		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL };
+		check_result res;
+		rc = check_run(&res, ws, &co);
+		check_result_done(&res);
+		free(ids);
+	}
 	cJSON_Delete(plugins);
 	if (rc)
 		return rc;
 	fix_plan *p = xcalloc(1, sizeof *p);
 	sbuf_init(&p->diff);
+	p->bad_plugins = cJSON_CreateObject();
 	store_finding_filter fl = { sel->phase, "open", NULL, NULL, 0, 0 };
 	if ((rc = store_findings(&p->rows, ws->db, &fl)))
 		goto fail;
+	refuse_bad_paths(p, ws, sel);
 	const cJSON *f;
 	size_t candidates = 0;
 	cJSON_ArrayForEach(f, p->rows) {
@@ -358,7 +386,8 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 				refuse(p, f, "%s", "no automatic fix exists for it; change the code by hand or waive it");
 			continue;
 		}
-		plan_finding(p, ws, f, 0);
+		if (!cJSON_GetObjectItem(p->bad_plugins, json_str(f, "plugin")))
+			plan_finding(p, ws, f, 0);
 	}
 	verify_parses(p, ws);
 	if (!candidates && sel->nids) {
@@ -405,6 +434,10 @@ void fix_plan_free(fix_plan *p)
 	for (size_t i = 0; i < p->nrefused; i++)
 		free(p->refused[i]);
 	free(p->refused);
+	for (size_t i = 0; i < p->nerrors; i++)
+		free(p->errors[i]);
+	free(p->errors);
+	cJSON_Delete(p->bad_plugins);
 	sbuf_done(&p->diff);
 	cJSON_Delete(p->rows);
 	free(p);
@@ -433,52 +466,55 @@ const char *const *fix_plan_refused(const fix_plan *p, size_t *n)
 	return (const char *const *)p->refused;
 }
 
+const char *const *fix_plan_errors(const fix_plan *p, size_t *n)
+{
+	*n = p->nerrors;
+	return (const char *const *)p->errors;
+}
+
 /* Writes the files plugin k touches, at their state after plugins 0..k, and makes
  * its checkpoint; marks its findings fixed by it. */
 static int apply_plugin(fix_plan *p, workspace *ws, size_t k, int *made)
 {
 	fplugin *pl = &p->plugins[k];
-	const char **paths = xcalloc(p->nfiles ? p->nfiles : 1, sizeof(char *));
+	size_t cap = p->nfiles ? p->nfiles : 1;
+	const char **paths = xcalloc(cap, sizeof(char *));
+	ffile **files = xcalloc(cap, sizeof(ffile *));
+	char **texts = xcalloc(cap, sizeof(char *));
+	size_t *lens = xcalloc(cap, sizeof(size_t));
+	char (*sums)[65] = xcalloc(cap, sizeof *sums);
+	const char **hashes = xcalloc(cap, sizeof(char *));
 	size_t npaths = 0, nedits = 0;
 	int rc = 0;
+	char *message = NULL, *findings = NULL;
 	for (size_t i = 0; i < p->nfiles; i++)
 		for (size_t e = 0; e < p->files[i].n; e++)
 			if (p->files[i].edits[e].plugin == k) {
+				/* the file at its state after plugins 0..k, and what it will hash to */
+				files[npaths] = &p->files[i];
+				texts[npaths] = render(&p->files[i], k, &lens[npaths]);
+				util_sha256_hex(sums[npaths], texts[npaths], lens[npaths]);
+				hashes[npaths] = sums[npaths];
 				paths[npaths++] = p->files[i].path;
 				break;
 			}
 	*made = 0;
 	if (!npaths)
-		goto out;
-	char *findings = cJSON_PrintUnformatted(pl->findings);
+		goto done;
+	findings = cJSON_PrintUnformatted(pl->findings);
 	int nf = cJSON_GetArraySize(pl->findings);
 	for (size_t i = 0; i < p->nfiles; i++)
 		for (size_t e = 0; e < p->files[i].n; e++)
 			nedits += p->files[i].edits[e].plugin == k;
-	char *message = xasprintf("%s: fix %d finding%s (%zu edit%s in %zu file%s)", pl->id, nf, nf == 1 ? "" : "s",
+	message = xasprintf("%s: fix %d finding%s (%zu edit%s in %zu file%s)", pl->id, nf, nf == 1 ? "" : "s",
 	                          nedits, nedits == 1 ? "" : "s", npaths, npaths == 1 ? "" : "s");
 	ws_checkpoint_req req = { "fix", message, pl->phase, pl->id, findings, paths, npaths, 0, NULL };
-	if ((rc = ws_pending_begin(ws, &req)))
+	if ((rc = ws_pending_begin(ws, &req, hashes)))
 		goto done;
-	for (size_t i = 0; !rc && i < p->nfiles; i++) {
-		ffile *file = &p->files[i];
-		int touched = 0;
-		for (size_t e = 0; e < file->n; e++)
-			touched |= file->edits[e].plugin == k;
-		if (!touched)
-			continue;
-		size_t len = 0;
-		char *text = render(file, k, &len);
-		char *abs = util_path_join(ws->root, file->path);
-		char *slash = strrchr(abs, '/');
-		*slash = '\0';
-		rc = util_mkdirs(abs, 0755);
-		*slash = '/';
-		if (!rc)
-			rc = util_write_atomic(abs, text, len, util_ends_with(abs, ".sh") ? 0755 : 0644);
-		free(abs);
-		free(text);
-	}
+	/* each write first checks the file is still what was read (or last written) */
+	for (size_t i = 0; !rc && i < npaths; i++)
+		rc = projfs_write(&files[i]->stamp, ws->root, paths[i], texts[i], lens[i],
+		                  util_ends_with(paths[i], ".sh") ? 0755 : 0644, -1, &files[i]->stamp);
 	long long cp = 0;
 	char oid[41];
 	if (!rc)
@@ -506,7 +542,13 @@ static int apply_plugin(fix_plan *p, workspace *ws, size_t k, int *made)
 done:
 	free(message);
 	free(findings);
-out:
+	for (size_t i = 0; i < npaths; i++)
+		free(texts[i]);
+	free(texts);
+	free(lens);
+	free(sums);
+	free(hashes);
+	free(files);
 	free(paths);
 	return rc;
 }
@@ -514,6 +556,10 @@ out:
 int fix_plan_apply(size_t *ncheckpoints, fix_plan *p, workspace *ws)
 {
 	*ncheckpoints = 0;
+	/* nothing is written when any planned file changed since it was read */
+	for (size_t i = 0; i < p->nfiles; i++)
+		if (p->files[i].n && projfs_unchanged(ws->root, p->files[i].path, &p->files[i].stamp))
+			return err_prefix("fix");
 	for (size_t k = 0; k < p->nplugins; k++) {
 		int made = 0;
 		int rc = apply_plugin(p, ws, k, &made);

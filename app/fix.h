@@ -7,7 +7,10 @@
  * applied in one pass on the original text (identical duplicates merged, overlapping
  * ones refused); an edited Python file must still parse or that plugin's edits to it
  * are refused. Edits to a file that does not exist create it (a generated script or
- * plan: one insertion at byte 0). Applying makes one checkpoint per plugin, in phase and id order, and
+ * plan: one insertion at byte 0). Every path goes through projfs (project sources
+ * only); a plugin naming a path it must not write is an error and none of its edits is
+ * planned. Before each write the file must still be exactly as it was read (size, time,
+ * content): a file saved meanwhile is never overwritten. Applying makes one checkpoint per plugin, in phase and id order, and
  * marks its findings fixed by that checkpoint.
  *
  * A plan owns all its memory (fix_plan_free).
@@ -41,6 +44,11 @@ const char *fix_plan_diff(const fix_plan *p);
 void fix_plan_counts(const fix_plan *p, size_t *findings, size_t *files, size_t *plugins);
 /* Lines explaining refused findings ("finding N (file:line): reason"). Borrowed. */
 const char *const *fix_plan_refused(const fix_plan *p, size_t *n);
+
+/* Lines naming plugins whose fix was refused as a whole because it writes where ferry
+ * never writes (projfs.h: .git/, .ferry/, through a link, a FIFO, a hard-linked file …);
+ * none of their edits is in the plan. Borrowed. */
+const char *const *fix_plan_errors(const fix_plan *p, size_t *n);
 
 /* Writes the files (atomically) and makes one checkpoint per plugin. *ncheckpoints
  * receives how many were made. */

@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "history.h"
 #include "err.h"
+#include "projfs.h"
 #include "util.h"
 
 #include <git2.h>
@@ -946,86 +947,48 @@ out:
 /* ---------- revert ---------- */
 
 /* Writes the blob at rel in tree into the work tree, as a symlink or a regular file
- * with the executable bit the tree records. */
+ * with the executable bit the tree records, through projfs (project sources only). */
 static int restore_file(history *h, git_tree *tree, const char *rel)
 {
 	git_blob *blob = NULL;
 	git_filemode_t mode = 0;
-	char *full = util_path_join(h->root, rel), *tmp = NULL, *target = NULL;
-	struct stat st;
 	int rc = tree_blob(&blob, &mode, h, tree, rel, "revert result");
 	if (rc < 0)
-		goto out;
+		return rc;
 	const void *data = git_blob_rawsize(blob) ? git_blob_rawcontent(blob) : "";
 	size_t size = (size_t)git_blob_rawsize(blob);
-	int want_link = mode == GIT_FILEMODE_LINK, exec = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
-	if (lstat(full, &st) == 0) {
-		if (S_ISDIR(st.st_mode)) {
-			rc = err_set(FERRY_EIO, "%s: a directory is in the way", full);
-			goto out;
-		}
-		if ((S_ISLNK(st.st_mode) || want_link) && unlink(full) < 0) {
-			rc = err_set(FERRY_EIO, "%s: %s", full, strerror(errno));
-			goto out;
-		}
+	if (mode == GIT_FILEMODE_LINK) {
+		char *target = xstrndup(data, size);
+		rc = projfs_symlink(h->root, rel, target);
+		free(target);
+	} else {
+		int exec = mode == GIT_FILEMODE_BLOB_EXECUTABLE;
+		rc = projfs_write(NULL, h->root, rel, data, size, exec ? 0755 : 0644, exec, NULL);
 	}
-	char *slash = strrchr(full, '/');
-	*slash = '\0';
-	rc = util_mkdirs(full, 0755);
-	*slash = '/';
-	if (rc < 0)
-		goto out;
-	if (want_link) {
-		/* a link cannot be written in place: make it beside and rename over */
-		target = xstrndup(data, size);
-		tmp = xasprintf("%s.ferry-tmp.%ld", full, (long)getpid());
-		unlink(tmp);
-		if (symlink(target, tmp) < 0 || rename(tmp, full) < 0) {
-			rc = err_set(FERRY_EIO, "%s: %s", full, strerror(errno));
-			unlink(tmp);
-		}
-		goto out;
-	}
-	if ((rc = util_write_atomic(full, data, size, exec ? 0755 : 0644)) < 0)
-		goto out;
-	/* util_write_atomic keeps an existing file's bits; the commit may flip +x */
-	if (stat(full, &st) == 0 && exec != !!(st.st_mode & 0100)) {
-		mode_t m = st.st_mode & 07777;
-		m = exec ? m | ((m & 0444) >> 2) | 0100 : m & ~(mode_t)0111;
-		if (chmod(full, m) < 0)
-			rc = err_set(FERRY_EIO, "%s: %s", full, strerror(errno));
-	}
-out:
-	free(target);
-	free(tmp);
-	free(full);
 	git_blob_free(blob);
 	return rc;
 }
 
-/* Removes rel from the work tree, then any directories it leaves empty. */
-static int remove_file(history *h, const char *rel)
+/* What the revert will leave at a path: the SHA-256 of the blob (a link's target
+ * text for a link), or "" for a deletion. */
+static int planned_sum(char out[65], history *h, git_tree *tree, const git_diff_delta *d)
 {
-	char *full = util_path_join(h->root, rel);
-	int rc = 0;
-	if (unlink(full) < 0 && errno != ENOENT) {
-		rc = err_set(FERRY_EIO, "%s: %s", full, strerror(errno));
-		goto out;
-	}
-	size_t rootlen = strlen(h->root);
-	for (char *slash = strrchr(full, '/'); slash && (size_t)(slash - full) > rootlen;
-	     slash = strrchr(full, '/')) {
-		*slash = '\0';
-		if (rmdir(full) < 0)
-			break;
-	}
-out:
-	free(full);
-	return rc;
+	out[0] = '\0';
+	if (d->status == GIT_DELTA_DELETED)
+		return 0;
+	git_blob *blob = NULL;
+	git_filemode_t mode = 0;
+	int rc = tree_blob(&blob, &mode, h, tree, d->new_file.path, "revert result");
+	if (rc < 0)
+		return rc;
+	util_sha256_hex(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
+	git_blob_free(blob);
+	return 0;
 }
 
 int history_revert(char out[41], history *h, const char *oid, const char *message,
-                   const history_trailer *trailers, size_t ntrailers, const history_sig *sig)
+                   const history_trailer *trailers, size_t ntrailers, const history_sig *sig,
+                   history_planned_cb planned, void *payload)
 {
 	git_commit *target = NULL, *head = NULL;
 	git_index *merged = NULL;
@@ -1034,7 +997,8 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 	git_merge_options mopts = GIT_MERGE_OPTIONS_INIT;
 	git_diff_options dopts = GIT_DIFF_OPTIONS_INIT;
 	char **changed = NULL;
-	const char **paths = NULL;
+	const char **paths = NULL, **hashes = NULL;
+	char (*sums)[65] = NULL;
 	size_t nchanged = 0, npaths = 0;
 	git_oid tree_id;
 	int rc, made = 0;
@@ -1071,6 +1035,8 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 		goto out;
 	size_t count = git_diff_num_deltas(diff);
 	paths = xcalloc(count ? count : 1, sizeof *paths);
+	hashes = xcalloc(count ? count : 1, sizeof *hashes);
+	sums = xcalloc(count ? count : 1, sizeof *sums);
 	for (size_t i = 0; i < count; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *p = d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path;
@@ -1078,11 +1044,21 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 			rc = err_set(FERRY_EREFUSED, "%s: has changes not in the history yet; record them first", p);
 			goto out;
 		}
+		/* the same rules as every write into the project, checked before the first */
+		if ((rc = projfs_check_path(p)) < 0 || (rc = planned_sum(sums[npaths], h, new_tree, d)) < 0)
+			goto out;
+		hashes[npaths] = sums[npaths][0] ? sums[npaths] : NULL;
 		paths[npaths++] = p;
 	}
+	if (planned && (rc = planned(paths, hashes, npaths, payload)) < 0)
+		goto out;
 	for (size_t i = 0; i < count; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
-		rc = d->status == GIT_DELTA_DELETED ? remove_file(h, d->old_file.path)
+		/* a tracked link that becomes a file again: the link itself goes first */
+		if (d->status != GIT_DELTA_DELETED && d->old_file.mode == GIT_FILEMODE_LINK &&
+		    d->new_file.mode != GIT_FILEMODE_LINK && (rc = projfs_remove(h->root, d->old_file.path)) < 0)
+			goto out;
+		rc = d->status == GIT_DELTA_DELETED ? projfs_remove(h->root, d->old_file.path)
 		                                    : restore_file(h, new_tree, d->new_file.path);
 		if (rc < 0)
 			goto out;
@@ -1090,6 +1066,8 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 	rc = history_commit(out, &made, h, paths, npaths, message, trailers, ntrailers, sig);
 out:
 	free(paths);
+	free(hashes);
+	free(sums);
 	free_strv(changed, nchanged);
 	git_diff_free(diff);
 	git_tree_free(head_tree);

@@ -5,7 +5,7 @@
  * The only module that includes git2.h. A history handle owns its libgit2 objects;
  * history_free releases them. Every string handed out through **out belongs to the
  * caller (free()); object ids are 40-char hex strings in caller-provided buffers.
- * Files in the project are written only through util_write_atomic.
+ * Files in the project are written only through projfs.
  */
 #ifndef FERRY_HISTORY_H
 #define FERRY_HISTORY_H
@@ -96,12 +96,17 @@ int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *pa
 int history_read_at(char **out, size_t *len, history *h, const char *oid, const char *path);
 
 /* Undoes commit oid in the work tree (files written atomically, deleted files restored,
- * added files removed) and commits the result as a new commit. Refused with
+ * added files removed, every write through projfs) and commits the result as a new
+ * commit. Once every check has passed and before the first write, planned (may be NULL)
+ * gets the paths it will write and the SHA-256 each will hold (NULL: deleted); a
+ * non-zero return stops the revert with nothing written. Refused with
  * FERRY_EREFUSED when a touched file has changed since in a way that conflicts, when a
  * touched file has edits not yet committed, when there is nothing left to undo, and
  * for the baseline. */
+typedef int (*history_planned_cb)(const char *const *paths, const char *const *sha256, size_t n, void *payload);
 int history_revert(char out[41], history *h, const char *oid, const char *message,
-                   const history_trailer *trailers, size_t ntrailers, const history_sig *sig);
+                   const history_trailer *trailers, size_t ntrailers, const history_sig *sig,
+                   history_planned_cb planned, void *payload);
 
 /* 1 in *ignored when relpath is ignored by the project's ignore rules. */
 int history_is_ignored(int *ignored, history *h, const char *relpath);

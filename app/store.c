@@ -5,10 +5,12 @@
 #include "util.h"
 
 #include <sqlite3.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define BUSY_TIMEOUT_MS 10000
 
@@ -193,13 +195,43 @@ static int migrate(store *s)
 	return 0;
 }
 
+/* An existing record must be a whole SQLite file: not missing, not empty, not shorter
+ * than the size its header states. Only creating a database may start a new one. */
+static int check_record(const char *path)
+{
+	static const char gone[] = "the engagement record is gone";
+	struct stat st;
+	unsigned char h[100];
+	if (stat(path, &st) < 0)
+		return err_set(FERRY_ECORRUPT, "%s: %s (%s); restore it from a backup", path, gone, strerror(errno));
+	if (st.st_size == 0)
+		return err_set(FERRY_ECORRUPT, "%s: %s (the file is empty); restore it from a backup", path, gone);
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(h, 1, sizeof h, f) : 0;
+	if (f)
+		fclose(f);
+	if (n < sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
+		return err_set(FERRY_ECORRUPT, "%s: not an engagement record (no SQLite header)", path);
+	unsigned long page = (unsigned long)h[16] << 8 | h[17];
+	unsigned long pages = (unsigned long)h[28] << 24 | (unsigned long)h[29] << 16 | (unsigned long)h[30] << 8 | h[31];
+	int size_valid = memcmp(h + 24, h + 92, 4) == 0; /* the header's page count is current */
+	if (page == 1)
+		page = 65536;
+	if (size_valid && pages && (unsigned long long)st.st_size < (unsigned long long)page * pages)
+		return err_set(FERRY_ECORRUPT, "%s: %s (truncated: %lld of %llu bytes); restore it from a backup", path,
+		               gone, (long long)st.st_size, (unsigned long long)page * pages);
+	return 0;
+}
+
 int store_open(store **out, const char *path, int create)
 {
 	*out = NULL;
 	store *s = xcalloc(1, sizeof *s);
 	s->path = xstrdup(path);
 	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_NOMUTEX;
-	int rc = 0;
+	int rc = create ? 0 : check_record(path);
+	if (rc)
+		goto fail;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
 		rc = err_set(FERRY_EDB, "%s: cannot open database: %s", path,
 		             s->db ? sqlite3_errmsg(s->db) : "out of memory");
@@ -215,7 +247,10 @@ int store_open(store **out, const char *path, int create)
 		sqlite3_free(msg);
 		goto fail;
 	}
-	if ((rc = migrate(s)))
+	int version = 0;
+	if (!create && !(rc = user_version(&version, s)) && version == 0)
+		rc = err_set(FERRY_ECORRUPT, "%s: not an engagement record (no schema); restore it from a backup", path);
+	if (rc || (rc = migrate(s)))
 		goto fail;
 	*out = s;
 	return 0;

@@ -156,11 +156,20 @@ int util_read_file(char **out, size_t *len, const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	int rc = util_read_fd(out, len, fd, path);
+	close(fd);
+	return rc;
+}
+
+int util_read_fd(char **out, size_t *len, int fd, const char *name)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		int e = errno;
-		close(fd);
-		return err_set(FERRY_EIO, "%s: %s", path,
+		return err_set(FERRY_EIO, "%s: %s", name,
 		               S_ISDIR(st.st_mode) ? "is a directory" : e ? strerror(e) : "not a regular file");
 	}
 	size_t cap = (size_t)st.st_size + 1, n = 0;
@@ -176,14 +185,12 @@ int util_read_file(char **out, size_t *len, const char *path)
 				continue;
 			int e = errno;
 			free(buf);
-			close(fd);
-			return err_set(FERRY_EIO, "%s: %s", path, strerror(e));
+			return err_set(FERRY_EIO, "%s: %s", name, strerror(e));
 		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
 	buf[n] = '\0';
 	*out = buf;
 	if (len)

@@ -43,6 +43,9 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Reads the whole file; *out is NUL-terminated (the NUL not counted in *len).
  * Fails with FERRY_EIO naming the path. */
 int util_read_file(char **out, size_t *len, const char *path);
+/* The same from an open descriptor (read from its current offset; not closed); name
+ * is the path for the error. */
+int util_read_fd(char **out, size_t *len, int fd, const char *name);
 
 /* Writes data to path atomically: a temporary file beside it, fsync, rename over
  * path, fsync of the directory. An existing file's permission bits are kept;

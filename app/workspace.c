@@ -2,6 +2,7 @@
 #include "workspace.h"
 #include "audit.h"
 #include "err.h"
+#include "projfs.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -140,11 +141,14 @@ int ws_open(workspace **out, const char *dir)
 	int rc = project_dir(&root, dir);
 	if (rc)
 		return rc;
-	/* the nearest folder holding .ferry/, like git finds .git/ */
+	/* the nearest folder holding .ferry/, like git finds .git/ (an engagement whose
+	 * record is missing is still found there: store_open then says it is gone) */
 	for (;;) {
 		char *probe = util_path_join(root, ".ferry/engagement.db");
-		int found = exists(probe);
+		char *hist = util_path_join(root, ".ferry/history.git");
+		int found = exists(probe) || exists(hist);
 		free(probe);
+		free(hist);
 		if (found)
 			break;
 		char *slash = strrchr(root, '/');
@@ -342,9 +346,14 @@ fail:
 
 static char *pending_path(const workspace *ws) { return util_path_join(ws->dir, "pending.json"); }
 
-int ws_pending_begin(workspace *ws, const ws_checkpoint_req *req)
+int ws_pending_begin(workspace *ws, const ws_checkpoint_req *req, const char *const *sha256)
 {
 	cJSON *p = cJSON_CreateObject();
+	/* what the edit will write: recovery claims only files that hold exactly this */
+	cJSON *files = cJSON_AddObjectToObject(p, "files");
+	for (size_t i = 0; i < req->npaths && req->paths; i++)
+		cJSON_AddItemToObject(files, req->paths[i],
+		                      sha256 && sha256[i] ? cJSON_CreateString(sha256[i]) : cJSON_CreateNull());
 	cJSON_AddStringToObject(p, "kind", req->kind);
 	cJSON_AddStringToObject(p, "message", req->message);
 	if (req->phase)
@@ -453,6 +462,21 @@ int ws_checkpoint(long long *cp_id, char oid[41], workspace *ws, const ws_checkp
 	return record_checkpoint(cp_id, ws, req, oid, head, req->event_data);
 }
 
+struct revert_plan {
+	workspace *ws;
+	ws_checkpoint_req *req;
+};
+
+/* The journal of a revert, written once it has passed its checks, before its first write. */
+static int revert_planned(const char *const *paths, const char *const *sha256, size_t n, void *payload)
+{
+	struct revert_plan *rp = payload;
+	ws_checkpoint_req req = *rp->req;
+	req.paths = paths;
+	req.npaths = n;
+	return ws_pending_begin(rp->ws, &req, sha256);
+}
+
 int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
 {
 	char target[41], head[65];
@@ -484,9 +508,10 @@ int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
 	if (!(rc = audit_head(head, ws->db))) {
 		size_t ntr = checkpoint_trailers(tr, ws, &req, head);
 		history_sig sig = ws_sig(ws);
-		rc = ws_pending_begin(ws, &req);
-		if (!rc)
-			rc = history_revert(oid, ws->hist, target, message, tr, ntr, &sig);
+		struct revert_plan rp = { ws, &req };
+		rc = history_revert(oid, ws->hist, target, message, tr, ntr, &sig, revert_planned, &rp);
+		if (rc == FERRY_EREFUSED)
+			pending_clear(ws); /* refused before its first write: nothing to recover */
 	}
 	if (!rc) {
 		cJSON *d = cJSON_CreateObject();
@@ -569,6 +594,61 @@ static char *json_string_field(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* 1 when rel holds exactly what the pending edit planned for it: the SHA-256 of its
+ * content (of a link's target text), or absence for a planned deletion. */
+static int holds_planned(const workspace *ws, const char *rel, const cJSON *planned)
+{
+	char *full = util_path_join(ws->root, rel), sum[65] = "";
+	struct stat st;
+	int ok = 0;
+	if (lstat(full, &st) < 0) {
+		ok = cJSON_IsNull(planned);
+	} else if (cJSON_IsString(planned) && S_ISLNK(st.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(full, target, sizeof target);
+		if (n >= 0) {
+			util_sha256_hex(sum, target, (size_t)n);
+			ok = strcmp(sum, planned->valuestring) == 0;
+		}
+	} else if (cJSON_IsString(planned) && S_ISREG(st.st_mode)) {
+		ok = util_sha256_file(sum, full) == 0 && strcmp(sum, planned->valuestring) == 0;
+		err_clear();
+	}
+	free(full);
+	return ok;
+}
+
+/* After an interrupted ferry edit: records, under the edit's own name, the changed
+ * files the journal planned that hold exactly the planned content. *claimed says
+ * which entries of changed were taken. */
+static int recover_pending(workspace *ws, const cJSON *pending, char **changed, size_t n, int *claimed, int *made)
+{
+	const cJSON *files = cJSON_GetObjectItem(pending, "files");
+	const char **paths = xcalloc(n ? n : 1, sizeof *paths);
+	size_t npaths = 0;
+	int rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *planned = cJSON_IsObject(files) ? cJSON_GetObjectItem(files, changed[i]) : NULL;
+		claimed[i] = planned && holds_planned(ws, changed[i], planned);
+		if (claimed[i])
+			paths[npaths++] = changed[i];
+	}
+	if (npaths) {
+		char *msg = xasprintf("%s (recovered after an interruption)", json_string_field(pending, "message"));
+		ws_checkpoint_req req = { "recovered", msg, json_string_field(pending, "phase"),
+			                      json_string_field(pending, "check"), json_string_field(pending, "findings"),
+			                      paths, npaths, 0, NULL };
+		char oid[41];
+		long long id = 0;
+		rc = ws_checkpoint(&id, oid, ws, &req);
+		if (!rc && made)
+			*made |= id != 0;
+		free(msg);
+	}
+	free(paths);
+	return rc;
+}
+
 int ws_sync(workspace *ws, int *made)
 {
 	char **changed = NULL;
@@ -578,6 +658,9 @@ int ws_sync(workspace *ws, int *made)
 		*made = 0;
 	if (ws->lock_fd < 0)
 		return err_set(FERRY_EBUSY, "%s: internal: sync without the workspace lock", ws->dir);
+	/* temporary files of writes a killed process never finished; we hold the lock */
+	projfs_sweep_tmp(NULL, ws->root);
+	projfs_sweep_tmp(NULL, ws->dir);
 	if ((rc = recover_unrecorded_head(ws)))
 		return rc;
 	if ((rc = history_changed_files(&changed, &n, ws->hist)))
@@ -587,32 +670,31 @@ int ws_sync(workspace *ws, int *made)
 	if (util_read_file(&ptext, NULL, ppath) == 0)
 		pending = cJSON_Parse(ptext);
 	err_clear();
-	if (n) {
+	int *claimed = xcalloc(n ? n : 1, sizeof *claimed);
+	size_t left = n;
+	if (n && pending && json_string_field(pending, "message")) {
+		/* a ferry edit that crashed before its checkpoint: only what it planned keeps its name */
+		rc = recover_pending(ws, pending, changed, n, claimed, made);
+		for (size_t i = 0; i < n; i++)
+			left -= (size_t)claimed[i];
+	}
+	if (!rc && left) {
 		cJSON *d = cJSON_CreateObject();
 		cJSON *files = cJSON_AddArrayToObject(d, "files");
 		for (size_t i = 0; i < n; i++)
-			cJSON_AddItemToArray(files, cJSON_CreateString(changed[i]));
+			if (!claimed[i])
+				cJSON_AddItemToArray(files, cJSON_CreateString(changed[i]));
 		ws_checkpoint_req req = { "manual", "Manual edit: changes made outside ferry", NULL, NULL, NULL,
 			                      NULL, 0, 0, d };
-		char *msg = NULL;
-		if (pending && json_string_field(pending, "message")) {
-			/* a ferry edit that crashed before its checkpoint: keep its name */
-			msg = xasprintf("%s (recovered after an interruption)", json_string_field(pending, "message"));
-			req.kind = "recovered";
-			req.message = msg;
-			req.phase = json_string_field(pending, "phase");
-			req.check = json_string_field(pending, "check");
-			req.findings = json_string_field(pending, "findings");
-		}
 		char oid[41];
 		long long id = 0;
 		rc = ws_checkpoint(&id, oid, ws, &req);
 		if (!rc && made)
-			*made = id != 0;
-		free(msg);
-	} else if (pending) {
-		pending_clear(ws);
+			*made |= id != 0;
 	}
+	if (!rc && pending)
+		pending_clear(ws);
+	free(claimed);
 	cJSON_Delete(pending);
 	free(ptext);
 	free(ppath);

@@ -85,9 +85,11 @@ int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev);
 int ws_event(workspace *ws, const char *kind, cJSON *data);
 
 /* Writes a pending-edit journal (.ferry/pending.json) before ferry edits project
- * files, so a crash mid-edit is recovered under the edit's own name; cleared by
- * ws_checkpoint. */
-int ws_pending_begin(workspace *ws, const ws_checkpoint_req *req);
+ * files: the request and, for each of req->paths, the SHA-256 the file will have
+ * (sha256[i] NULL: the file will be deleted). After a crash, ws_sync records under the
+ * edit's own name only the planned files holding exactly the planned content; any
+ * other change is a manual edit. Cleared by ws_checkpoint and by a refused revert. */
+int ws_pending_begin(workspace *ws, const ws_checkpoint_req *req, const char *const *sha256);
 
 /* Resolves a REV (checkpoint id, "baseline", "HEAD" or commit prefix) to a commit oid. */
 int ws_resolve(char oid[41], workspace *ws, const char *rev);

@@ -120,19 +120,50 @@ static void test_commit_without_record_is_recovered(void **state)
 static void test_interrupted_edit_is_recovered_under_its_name(void **state)
 {
 	struct fixture *fx = *state;
-	ws_checkpoint_req req = { "fix", "adapt.device: fix 1 finding", "adapt", "adapt.device", "[3]", NULL, 0, 0, NULL };
-	assert_int_equal(ws_pending_begin(fx->ws, &req), 0);
-	tu_write(fx->dir, "train.py", "import torch\nx = torch.zeros(1).npu()\n"); /* ... and the process dies */
+	static const char planned[] = "import torch\nx = torch.zeros(1).npu()\n";
+	const char *paths[] = { "train.py" };
+	char sum[65];
+	util_sha256_hex(sum, planned, sizeof planned - 1);
+	const char *sums[] = { sum };
+	ws_checkpoint_req req = { "fix", "adapt.device: fix 1 finding", "adapt", "adapt.device", "[3]", paths, 1, 0, NULL };
+	assert_int_equal(ws_pending_begin(fx->ws, &req, sums), 0);
+	tu_write(fx->dir, "train.py", planned); /* ... and the process dies */
+	tu_write(fx->dir, "notes.txt", "the user's own edit\n");
+	assert_int_equal(ws_sync(fx->ws, NULL), 0);
+	cJSON *cps = NULL;
+	store_checkpoints(&cps, fx->ws->db);
+	/* the planned file under the edit's name, then the user's edit as a manual one */
+	cJSON *newest = cJSON_GetArrayItem(cps, 0), *recovered = cJSON_GetArrayItem(cps, 1);
+	assert_string_equal(cJSON_GetObjectItem(newest, "kind")->valuestring, "manual");
+	assert_string_equal(cJSON_GetObjectItem(recovered, "kind")->valuestring, "recovered");
+	assert_non_null(strstr(cJSON_GetObjectItem(recovered, "message")->valuestring, "adapt.device: fix 1 finding"));
+	assert_string_equal(cJSON_GetObjectItem(recovered, "plugin")->valuestring, "adapt.device");
+	cJSON_Delete(cps);
+	char *pending = tu_read(fx->dir, ".ferry/pending.json");
+	assert_null(pending);
+}
+
+/* A journal whose edit never wrote (killed at its first write): a change the user made
+ * to the planned file is not what was planned, so it is the user's, not ferry's. */
+static void test_unplanned_content_is_a_manual_edit(void **state)
+{
+	struct fixture *fx = *state;
+	const char *paths[] = { "train.py" };
+	char sum[65];
+	util_sha256_hex(sum, "planned\n", 8);
+	const char *sums[] = { sum };
+	ws_checkpoint_req req = { "revert", "Revert \"x\"", NULL, NULL, NULL, paths, 1, 0, NULL };
+	assert_int_equal(ws_pending_begin(fx->ws, &req, sums), 0);
+	tu_write(fx->dir, "train.py", "import torch\n# the user's own line\n");
 	assert_int_equal(ws_sync(fx->ws, NULL), 0);
 	cJSON *cps = NULL;
 	store_checkpoints(&cps, fx->ws->db);
 	cJSON *newest = cJSON_GetArrayItem(cps, 0);
-	assert_string_equal(cJSON_GetObjectItem(newest, "kind")->valuestring, "recovered");
-	assert_non_null(strstr(cJSON_GetObjectItem(newest, "message")->valuestring, "adapt.device: fix 1 finding"));
-	assert_string_equal(cJSON_GetObjectItem(newest, "plugin")->valuestring, "adapt.device");
+	assert_string_equal(cJSON_GetObjectItem(newest, "kind")->valuestring, "manual");
+	assert_null(strstr(cJSON_GetObjectItem(newest, "message")->valuestring, "Revert"));
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cps, 1), "kind")->valuestring, "baseline");
 	cJSON_Delete(cps);
-	char *pending = tu_read(fx->dir, ".ferry/pending.json");
-	assert_null(pending);
+	assert_null(tu_read(fx->dir, ".ferry/pending.json"));
 }
 
 static void test_resolve_ids_and_baseline(void **state)
@@ -153,6 +184,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_outside_edit_becomes_manual_checkpoint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_without_record_is_recovered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_interrupted_edit_is_recovered_under_its_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unplanned_content_is_a_manual_edit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_ids_and_baseline, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("workspace", tests, NULL, NULL);
