@@ -234,7 +234,7 @@ int sign_head_if_configured(store *s, const char *actor)
 		EVP_PKEY *pkey = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
 		BIO_free(bio);
 		if (!pkey || EVP_PKEY_id(pkey) != EVP_PKEY_ED25519)
-			rc = err_set(FERRY_EUSAGE, "%s: audit.sign_key is neither an ed25519 PEM private key nor an OpenSSH key",
+			rc = err_set(FERRY_ECORRUPT, "%s: audit.sign_key is neither an ed25519 PEM private key nor an OpenSSH key",
 			             key_path);
 		else
 			rc = ed25519_sign(d, key_path, pkey, msg);
