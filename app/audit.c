@@ -250,8 +250,9 @@ static int verify_history_anchors(struct verify_state *vs)
 			long long seq = (long long)cJSON_GetObjectItem(ev, "_seq")->valuedouble;
 			const cJSON *kind = cJSON_GetObjectItem(ev, "kind");
 			int recovered = cJSON_IsString(kind) && strcmp(kind->valuestring, "recovered") == 0;
+			/* the head just before the event; a recovered commit's event may come later */
 			long long at = 0;
-			for (long long k = recovered ? seq - 1 : seq - 1; k >= (recovered ? 1 : seq - 1) && !at; k--)
+			for (long long k = seq - 1; k >= (recovered ? 1 : seq - 1) && !at; k--)
 				if (hash_at(vs, k) && strcmp(hash_at(vs, k), trailer) == 0)
 					at = k;
 			if (!at)
