@@ -1,7 +1,11 @@
 /* audit — see audit.h. */
 #include "audit.h"
 #include "err.h"
+#include "replay.h"
+#include "sign.h"
 #include "util.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,36 +101,56 @@ int audit_append(char head[65], store *s, const char *kind, const char *actor, c
 }
 
 struct verify_state {
+	store *s;
 	history *h;           /* for commit checks; may be NULL */
 	char prev[65];        /* hash of the previous row */
 	long long expect;     /* next seq expected */
 	long long bad;        /* first bad seq */
-	cJSON *commits;       /* object: commit oid → kind, from checkpoint events */
+	int broken;           /* the links are broken from bad on: later rows are not link-checked */
+	cJSON *problems;
+	replay *r;
+	char **hashes;        /* hashes[seq] as stored, for anchors */
+	long long nhashes;
+	cJSON *signatures;    /* signature events, checked after the walk */
 };
 
-static int verify_fail(struct verify_state *vs, long long seq, const char *fmt, const char *detail)
+static void chain_problem(struct verify_state *vs, long long seq, const char *fmt, const char *detail)
 {
-	vs->bad = seq;
+	char id[32];
+	snprintf(id, sizeof id, "%lld", seq);
 	char *msg = xasprintf(fmt, detail);
-	err_set(FERRY_EFAIL, "audit event %lld: %s", seq, msg);
+	replay_problem(vs->problems, "chain", "audit", id, NULL, "audit event %lld: %s", seq, msg);
 	free(msg);
-	return FERRY_EFAIL;
 }
 
-static int verify_commit(struct verify_state *vs, long long seq, const cJSON *data)
+static void chain_broken(struct verify_state *vs, long long seq, const char *fmt, const char *detail)
+{
+	chain_problem(vs, seq, fmt, detail);
+	if (!vs->broken)
+		vs->bad = seq;
+	vs->broken = 1;
+}
+
+static void verify_commit(struct verify_state *vs, long long seq, const cJSON *data)
 {
 	const cJSON *commit = cJSON_GetObjectItem(data, "commit");
 	const cJSON *before = cJSON_GetObjectItem(data, "audit");
-	if (!cJSON_IsString(commit))
-		return verify_fail(vs, seq, "%s", "checkpoint event without a commit");
-	cJSON_AddStringToObject(vs->commits, commit->valuestring, "");
+	if (!cJSON_IsString(commit)) {
+		chain_problem(vs, seq, "%s", "checkpoint event without a commit");
+		return;
+	}
 	if (!vs->h)
-		return 0;
-	if (!history_has_commit(vs->h, commit->valuestring))
-		return verify_fail(vs, seq, "commit %s is missing from the history", commit->valuestring);
+		return;
+	if (!history_has_commit(vs->h, commit->valuestring)) {
+		chain_problem(vs, seq, "commit %s is missing from the history", commit->valuestring);
+		return;
+	}
 	history_commit_info info;
-	if (history_commit_info_get(&info, vs->h, commit->valuestring))
-		return verify_fail(vs, seq, "commit %s cannot be read", commit->valuestring);
+	if (history_commit_info_get(&info, vs->h, commit->valuestring)) {
+		err_clear();
+		chain_problem(vs, seq, "commit %s cannot be read", commit->valuestring);
+		return;
+	}
 	char *trailer = history_trailer_value(info.message, "Audit");
 	const cJSON *kind = cJSON_GetObjectItem(data, "kind");
 	/* the baseline is committed before the chain exists and records no head */
@@ -136,62 +160,213 @@ static int verify_commit(struct verify_state *vs, long long seq, const cJSON *da
 	free(trailer);
 	history_commit_info_done(&info);
 	if (!ok)
-		return verify_fail(vs, seq, "commit %s does not carry the audit head this event records",
-		                   commit->valuestring);
-	return 0;
+		chain_problem(vs, seq, "commit %s does not carry the audit head this event records", commit->valuestring);
 }
 
 static int verify_row(long long seq, const char *prev_hash, const char *payload, const char *hash, void *arg)
 {
 	struct verify_state *vs = arg;
 	char want[65];
-	if (seq != vs->expect)
-		return verify_fail(vs, vs->expect, "%s", "missing (the sequence has a gap)");
-	if (strcmp(prev_hash, vs->prev) != 0)
-		return verify_fail(vs, seq, "%s", "does not follow the previous event (removed or reordered)");
-	chain_hash(want, prev_hash, payload);
-	if (strcmp(want, hash) != 0)
-		return verify_fail(vs, seq, "%s", "its content was altered (hash mismatch)");
+	if (!vs->broken) {
+		if (seq != vs->expect)
+			chain_broken(vs, vs->expect, "%s", "missing (the sequence has a gap)");
+		else if (strcmp(prev_hash, vs->prev) != 0)
+			chain_broken(vs, seq, "%s", "does not follow the previous event (removed or reordered)");
+		else {
+			chain_hash(want, prev_hash, payload);
+			if (strcmp(want, hash) != 0)
+				chain_broken(vs, seq, "%s", "its content was altered (hash mismatch)");
+		}
+	}
+	if (seq >= 1 && seq <= vs->nhashes + 1000000) {
+		if (seq >= vs->nhashes) {
+			long long cap = seq * 2 + 16;
+			vs->hashes = xrealloc(vs->hashes, (size_t)cap * sizeof *vs->hashes);
+			memset(vs->hashes + vs->nhashes, 0, (size_t)(cap - vs->nhashes) * sizeof *vs->hashes);
+			vs->nhashes = cap;
+		}
+		free(vs->hashes[seq]);
+		vs->hashes[seq] = xstrdup(hash);
+	}
 	cJSON *ev = cJSON_Parse(payload);
 	const cJSON *evseq = cJSON_GetObjectItem(ev, "seq");
 	const cJSON *kind = cJSON_GetObjectItem(ev, "kind");
-	int rc = 0;
-	if (!ev || !cJSON_IsNumber(evseq) || (long long)evseq->valuedouble != seq || !cJSON_IsString(kind))
-		rc = verify_fail(vs, seq, "%s", "payload is not a well-formed event");
-	else if (strcmp(kind->valuestring, "checkpoint") == 0)
-		rc = verify_commit(vs, seq, cJSON_GetObjectItem(ev, "data"));
+	if (!ev || !cJSON_IsNumber(evseq) || (long long)evseq->valuedouble != seq || !cJSON_IsString(kind)) {
+		chain_problem(vs, seq, "%s", "payload is not a well-formed event");
+	} else {
+		if (strcmp(kind->valuestring, "checkpoint") == 0)
+			verify_commit(vs, seq, cJSON_GetObjectItem(ev, "data"));
+		if (strcmp(kind->valuestring, "signature") == 0)
+			cJSON_AddItemToArray(vs->signatures, cJSON_Duplicate(ev, 1));
+		replay_event(vs->r, vs->problems, ev, prev_hash);
+	}
 	cJSON_Delete(ev);
 	memcpy(vs->prev, hash, 65);
-	vs->expect++;
+	vs->expect = seq + 1;
+	return 0;
+}
+
+/* The hash of event seq as stored, or NULL. */
+static const char *hash_at(const struct verify_state *vs, long long seq)
+{
+	return seq >= 1 && seq < vs->nhashes ? vs->hashes[seq] : NULL;
+}
+
+/* Every commit reachable from the history's head must be recorded by a checkpoint event,
+ * and the audit head its Audit trailer carries must still be in the chain just before that
+ * event: truncating the chain or recomputing it after an edit breaks one or the other. */
+static int verify_history_anchors(struct verify_state *vs)
+{
+	char oid[41];
+	int rc = history_head(oid, vs->h);
+	if (rc)
+		return rc;
+	cJSON *todo = cJSON_CreateArray(), *seen = cJSON_CreateObject();
+	cJSON_AddItemToArray(todo, cJSON_CreateString(oid));
+	while (!rc && cJSON_GetArraySize(todo)) {
+		cJSON *item = cJSON_DetachItemFromArray(todo, 0);
+		char *c = xstrdup(item->valuestring);
+		cJSON_Delete(item);
+		if (cJSON_GetObjectItem(seen, c)) {
+			free(c);
+			continue;
+		}
+		cJSON_AddTrueToObject(seen, c);
+		history_commit_info info;
+		if (history_commit_info_get(&info, vs->h, c)) {
+			err_clear();
+			replay_problem(vs->problems, "anchor", "history", c, NULL, "history commit %.12s cannot be read", c);
+			free(c);
+			continue;
+		}
+		for (size_t i = 0; i < info.nparents; i++)
+			cJSON_AddItemToArray(todo, cJSON_CreateString(info.parents[i]));
+		char *trailer = history_trailer_value(info.message, "Audit");
+		const cJSON *ev = replay_checkpoint_event(vs->r, c);
+		if (!ev && strcmp(c, oid) == 0 && trailer && hash_at(vs, vs->expect - 1) &&
+		    strcmp(trailer, hash_at(vs, vs->expect - 1)) == 0) {
+			replay_problem(vs->problems, "anchor", "history", c, "Audit",
+			               "history commit %.12s is not recorded by any audit event: its events were removed, or "
+			               "a command was interrupted (the next ferry command records it as recovered)", c);
+		} else if (!ev) {
+			replay_problem(vs->problems, "anchor", "history", c, "Audit",
+			               "history commit %.12s is not recorded by any audit event (events removed?)", c);
+		} else if (trailer && *trailer && !vs->broken) {
+			long long seq = (long long)cJSON_GetObjectItem(ev, "_seq")->valuedouble;
+			const cJSON *kind = cJSON_GetObjectItem(ev, "kind");
+			int recovered = cJSON_IsString(kind) && strcmp(kind->valuestring, "recovered") == 0;
+			/* the head just before the event; a recovered commit's event may come later */
+			long long at = 0;
+			for (long long k = seq - 1; k >= (recovered ? 1 : seq - 1) && !at; k--)
+				if (hash_at(vs, k) && strcmp(hash_at(vs, k), trailer) == 0)
+					at = k;
+			if (!at)
+				replay_problem(vs->problems, "anchor", "history", c, "Audit",
+				               "history commit %.12s carries audit head %.16s which the chain no longer holds "
+				               "before event %lld (events removed or the chain recomputed)",
+				               c, trailer, seq);
+		}
+		free(trailer);
+		history_commit_info_done(&info);
+		free(c);
+	}
+	cJSON_Delete(todo);
+	cJSON_Delete(seen);
 	return rc;
+}
+
+/* "HASH" or "HASH:N" (HASH: at least 12 hex digits, a prefix of the full hash). */
+static void verify_anchor(struct verify_state *vs, const char *anchor, long long nevents)
+{
+	const char *colon = strchr(anchor, ':');
+	size_t hlen = colon ? (size_t)(colon - anchor) : strlen(anchor);
+	long long n = 0;
+	if (colon) {
+		char *end = NULL;
+		n = strtoll(colon + 1, &end, 10);
+		if (!colon[1] || *end || n <= 0)
+			n = -1;
+	}
+	if (hlen < 12 || hlen > 64 || strspn(anchor, "0123456789abcdef") < hlen || n < 0) {
+		replay_problem(vs->problems, "anchor", "anchor", "", NULL,
+		               "anchor %s: not HASH or HASH:N (at least 12 lowercase hex digits)", anchor);
+		return;
+	}
+	if (n) {
+		char id[32];
+		snprintf(id, sizeof id, "%lld", n);
+		const char *h = hash_at(vs, n);
+		if (n > nevents || !h)
+			replay_problem(vs->problems, "anchor", "audit", id, NULL,
+			               "anchor %.*s:%lld: event %lld is missing; the chain ends at event %lld (truncated)",
+			               (int)hlen, anchor, n, n, nevents);
+		else if (strncmp(h, anchor, hlen) != 0)
+			replay_problem(vs->problems, "anchor", "audit", id, NULL,
+			               "anchor %.*s:%lld: event %lld now has hash %.16s (the chain was rewritten)", (int)hlen,
+			               anchor, n, n, h);
+		return;
+	}
+	for (long long k = 1; k <= nevents; k++)
+		if (hash_at(vs, k) && strncmp(hash_at(vs, k), anchor, hlen) == 0)
+			return;
+	replay_problem(vs->problems, "anchor", "audit", "", NULL,
+	               "anchor %.*s: no event of the chain has this hash (truncated or rewritten)", (int)hlen, anchor);
+}
+
+int audit_check(audit_report *out, store *s, history *h, const char *anchor)
+{
+	memset(out, 0, sizeof *out);
+	struct verify_state vs = { .s = s, .h = h, .expect = 1, .problems = cJSON_CreateArray(), .r = replay_new(),
+		                       .signatures = cJSON_CreateArray() };
+	memset(vs.prev, '0', 64);
+	vs.prev[64] = '\0';
+	int rc = store_audit_each(s, verify_row, &vs);
+	long long seq = 0;
+	if (!rc)
+		rc = store_audit_last(&seq, out->head, s);
+	if (!rc)
+		rc = replay_compare(vs.problems, vs.r, s, h);
+	if (!rc && h)
+		rc = verify_history_anchors(&vs);
+	if (!rc && anchor)
+		verify_anchor(&vs, anchor, seq);
+	if (!rc)
+		rc = sign_verify_events(vs.problems, &out->signatures, vs.signatures, (const char *const *)vs.hashes,
+		                        vs.nhashes);
+	out->events = seq;
+	out->bad_seq = vs.bad;
+	out->problems = vs.problems;
+	for (long long i = 0; i < vs.nhashes; i++)
+		free(vs.hashes[i]);
+	free(vs.hashes);
+	replay_free(vs.r);
+	cJSON_Delete(vs.signatures);
+	if (rc)
+		audit_report_done(out);
+	return rc;
+}
+
+void audit_report_done(audit_report *r)
+{
+	cJSON_Delete(r->problems);
+	cJSON_Delete(r->signatures);
+	r->problems = r->signatures = NULL;
 }
 
 int audit_verify(long long *bad_seq, long long *nevents, store *s, history *h)
 {
-	struct verify_state vs = { .h = h, .expect = 1, .bad = 0, .commits = cJSON_CreateObject() };
-	memset(vs.prev, '0', 64);
-	vs.prev[64] = '\0';
-	int rc = store_audit_each(s, verify_row, &vs);
-	if (!rc) {
-		/* every checkpoint row must have been recorded in the chain */
-		cJSON *cps = NULL;
-		rc = store_checkpoints(&cps, s);
-		cJSON *cp;
-		cJSON_ArrayForEach(cp, cps) {
-			if (rc)
-				break;
-			const char *oid = cJSON_GetObjectItem(cp, "commit")->valuestring;
-			if (!cJSON_GetObjectItem(vs.commits, oid))
-				rc = err_set(FERRY_EFAIL, "checkpoint %lld: commit %s is not recorded in the audit chain",
-				             (long long)cJSON_GetObjectItem(cp, "id")->valuedouble, oid);
-		}
-		cJSON_Delete(cps);
-	}
+	audit_report rep;
+	int rc = audit_check(&rep, s, h, NULL);
+	if (rc)
+		return rc;
 	if (bad_seq)
-		*bad_seq = vs.bad;
+		*bad_seq = rep.bad_seq;
 	if (nevents)
-		*nevents = vs.expect - 1;
-	cJSON_Delete(vs.commits);
+		*nevents = rep.events;
+	const cJSON *first = cJSON_GetArrayItem(rep.problems, 0);
+	if (first)
+		rc = err_set(FERRY_EFAIL, "%s", cJSON_GetObjectItem(first, "detail")->valuestring);
+	audit_report_done(&rep);
 	return rc;
 }
 
@@ -212,4 +387,14 @@ int audit_events(cJSON **out, store *s)
 {
 	*out = cJSON_CreateArray();
 	return store_audit_each(s, collect_row, *out);
+}
+
+int audit_anchor(char out[96], store *s)
+{
+	long long seq = 0;
+	char head[65];
+	int rc = store_audit_last(&seq, head, s);
+	if (!rc)
+		snprintf(out, 96, "%s:%lld", head, seq);
+	return rc;
 }

@@ -21,11 +21,32 @@ int audit_append(char head[65], store *s, const char *kind, const char *actor, c
 /* The current chain head (64 zeros when empty). */
 int audit_head(char head[65], store *s);
 
-/* Recomputes the chain and checks every referenced commit exists in h and carries the
- * matching Audit trailer, and that every checkpoint row is recorded in the chain.
- * Returns 0 when intact; FERRY_EFAIL with a one-line message naming the first bad
- * event (and *bad_seq) when not; other codes for runtime errors. *nevents counts. */
+/* What verify found: owned by the report (audit_report_done). */
+typedef struct audit_report {
+	long long events;    /* rows in the chain */
+	char head[65];       /* the last row's hash */
+	long long bad_seq;   /* first event whose link is broken; 0 when the links hold */
+	cJSON *problems;     /* [{kind, table, id, field, detail}]: chain, mismatch, unrecorded,
+	                      * missing, anchor, signature */
+	cJSON *signatures;   /* [{seq, signed_seq, head, method, signer, valid}] */
+} audit_report;
+
+/* Recomputes the chain; replays it against the state tables (replay.h); checks every
+ * referenced commit exists in h (may be NULL) and carries the Audit trailer its event
+ * records, every commit reachable in h is recorded by an event whose preceding head is
+ * the one the commit carries; checks anchor ("HASH" or "HASH:N" given out earlier, may be
+ * NULL) and every signature event. Returns 0 when the check ran (problems may be
+ * non-empty); other codes for runtime errors (nothing to free then). */
+int audit_check(audit_report *out, store *s, history *h, const char *anchor);
+void audit_report_done(audit_report *r);
+
+/* audit_check without an anchor, reduced to a code: 0 when intact; FERRY_EFAIL with the
+ * first problem as the one-line message (and *bad_seq: the first broken link) when not.
+ * *nevents counts. */
 int audit_verify(long long *bad_seq, long long *nevents, store *s, history *h);
+
+/* "HASH:N": the current head and event count, the anchor reports and exports print. */
+int audit_anchor(char out[96], store *s);
 
 /* Events newest first, each {seq, time, actor, kind, data, hash}. */
 int audit_events(cJSON **out, store *s);

@@ -1,6 +1,7 @@
 /* check — see check.h. */
 #include "check.h"
 #include "audit.h"
+#include "replay.h"
 #include "err.h"
 #include "plugin_host.h"
 #include "util.h"
@@ -216,6 +217,7 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 	memset(out, 0, sizeof *out);
 	struct run_state st = { .ws = ws, .opts = o, .errored = cJSON_CreateObject(), .res = out };
 	char *plugins = NULL;
+	cJSON *before = NULL;
 	int rc = 0;
 	size_t nload = 0;
 	const char *const *load_errors = plugin_host_load_errors(h, &nload);
@@ -228,7 +230,9 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 		free(scope_text);
 		goto out;
 	}
-	rc = store_run_begin(&st.run, ws->db, ws->actor, scope_text);
+	rc = store_state_rows(&before, ws->db, STORE_STATE_FINDINGS);
+	if (!rc)
+		rc = store_run_begin(&st.run, ws->db, ws->actor, scope_text);
 	free(scope_text);
 	for (size_t i = 0; !rc && i < nload; i++)
 		on_plugin_error("load", load_errors[i], &st);
@@ -250,6 +254,14 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 		cJSON_AddNumberToObject(scope, "findings", st.nfindings);
 		cJSON_AddNumberToObject(scope, "closed", out->nclosed);
 		cJSON_AddNumberToObject(scope, "plugin_errors", out->nerrors);
+		/* every finding this run created or moved, so verify can replay the statuses */
+		cJSON *after = NULL;
+		rc = store_state_rows(&after, ws->db, STORE_STATE_FINDINGS);
+		if (!rc)
+			cJSON_AddItemToObject(scope, "changes", replay_finding_changes(before, after));
+		cJSON_Delete(after);
+	}
+	if (!rc) {
 		rc = audit_append(NULL, ws->db, "check", ws->actor, scope);
 		scope = NULL;
 	}
@@ -261,6 +273,7 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 	out->run = st.run;
 	out->nfindings = st.nfindings;
 out:
+	cJSON_Delete(before);
 	free(plugins);
 	cJSON_Delete(st.errored);
 	return rc;

@@ -297,6 +297,7 @@ static const struct config_key {
 	{ "effort.base_days", CFG_NUMBER, NULL, "effort formula: fixed days for any engagement" },
 	{ "effort.weight.", CFG_NUMBER, NULL, "effort formula: days per finding of a category, e.g. effort.weight.custom_kernel" },
 	{ "language", CFG_WORD, "en zh", "report and interface language: en or zh" },
+	{ "audit.sign_key", CFG_TEXT, NULL, "key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file" },
 	{ NULL, CFG_TEXT, NULL, NULL },
 };
 
@@ -1075,14 +1076,29 @@ static int cmd_export(const char *dir, int argc, char **argv)
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
 	rc = patches ? history_export_patches(ws->hist, arg) : history_export_branch(ws->hist, arg, to);
+	char anchor[96] = "";
+	if (!rc)
+		rc = audit_anchor(anchor, ws->db);
+	if (!rc && patches) {
+		/* the delivery carries the record's head: verify --head checks against it later */
+		char *path = util_path_join(arg, "AUDIT-ANCHOR");
+		char *text = xasprintf("Audit-Anchor: %s\nCheck the engagement record with: ferry verify --head %s\n", anchor,
+		                       anchor);
+		rc = util_write_atomic(path, text, strlen(text), 0644);
+		free(path);
+		free(text);
+	}
 	if (!rc) {
 		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "anchor", anchor);
 		cJSON_AddStringToObject(d, "what", what);
 		cJSON_AddStringToObject(d, patches ? "dir" : "branch", arg);
 		if (branch)
 			cJSON_AddStringToObject(d, "repo", to);
 		rc = ws_event(ws, "export", d);
 	}
+	if (!rc)
+		printf("audit anchor %s (ferry verify --head %s checks the record against it)\n", anchor, anchor);
 	if (!rc && patches)
 		printf("wrote one patch per checkpoint since the baseline into %s (apply with git am --keep-cr)\n", arg);
 	else if (!rc)
@@ -1207,25 +1223,71 @@ static int cmd_revert(const char *dir, int argc, char **argv)
 
 static int cmd_verify(const char *dir, int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1)
+	static const struct option lo[] = { { "head", required_argument, 0, 'h' },
+		                                 { "format", required_argument, 0, 'f' },
+		                                 { 0, 0, 0, 0 } };
+	static const char *const formats[] = { "text", "json", NULL };
+	const char *anchor = NULL, *format = "text";
+	int c, rc;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 'h')
+			anchor = optarg;
+		else if (c != 'f')
+			return opt_fail("verify", argv);
+		else if ((rc = parse_format(&format, optarg, formats)))
+			return rc;
+	}
+	if (optind != argc)
 		return usage_error("verify");
 	workspace *ws = NULL;
-	int rc = ws_open(&ws, dir);
+	rc = ws_open(&ws, dir);
 	if (rc == FERRY_EGIT || rc == FERRY_ECORRUPT)
 		return err_recode(FERRY_EFAIL); /* damage is what verify reports */
 	if (rc)
 		return rc;
-	long long bad = 0, n = 0;
+	audit_report rep;
 	if (!(rc = store_integrity(ws->db)) && !(rc = history_check(ws->hist)))
-		rc = audit_verify(&bad, &n, ws->db, ws->hist);
+		rc = audit_check(&rep, ws->db, ws->hist, anchor);
 	if (rc == FERRY_ECORRUPT || rc == FERRY_EGIT)
 		rc = err_recode(FERRY_EFAIL);
-	if (!rc) {
-		char head[65];
-		audit_head(head, ws->db);
-		printf("ok: %lld audit events intact, head %.16s; every checkpoint commit present\n", n, head);
+	if (rc) {
+		ws_close(ws);
+		return rc;
 	}
+	int nproblems = cJSON_GetArraySize(rep.problems);
+	if (strcmp(format, "json") == 0) {
+		cJSON *doc = cJSON_CreateObject();
+		cJSON_AddBoolToObject(doc, "ok", nproblems == 0);
+		cJSON_AddNumberToObject(doc, "events", (double)rep.events);
+		cJSON_AddStringToObject(doc, "head", rep.head);
+		char *anchor_now = xasprintf("%s:%lld", rep.head, rep.events);
+		cJSON_AddStringToObject(doc, "anchor", anchor_now);
+		free(anchor_now);
+		cJSON_AddItemReferenceToObject(doc, "problems", rep.problems);
+		cJSON_AddItemReferenceToObject(doc, "signatures", rep.signatures);
+		char *text = cJSON_Print(doc);
+		printf("%s\n", text);
+		free(text);
+		cJSON_Delete(doc);
+	} else {
+		const cJSON *p, *sg;
+		cJSON_ArrayForEach(p, rep.problems)
+			printf("%s\n", json_str(p, "detail"));
+		cJSON_ArrayForEach(sg, rep.signatures)
+			printf("signature: event %lld signs head %.16s:%lld, %s, by %s\n", json_int(sg, "seq"),
+			       json_str(sg, "head"), json_int(sg, "signed_seq"),
+			       cJSON_IsTrue(cJSON_GetObjectItem(sg, "valid")) ? "good" : "BAD",
+			       cJSON_IsString(cJSON_GetObjectItem(sg, "signer")) ? json_str(sg, "signer") : "(unknown)");
+		if (!nproblems)
+			printf("ok: %lld audit events intact, head %s:%lld; every checkpoint commit present and anchored; "
+			       "findings, waivers, sign-offs, checkpoints and artifacts agree with the chain%s\n",
+			       rep.events, rep.head, rep.events, anchor ? "; the given anchor holds" : "");
+	}
+	if (nproblems)
+		rc = err_set(FERRY_EFAIL, "verify: %d problem%s; the first: %s", nproblems, nproblems == 1 ? "" : "s",
+		             json_str(cJSON_GetArrayItem(rep.problems, 0), "detail"));
+	audit_report_done(&rep);
 	ws_close(ws);
 	return rc;
 }
@@ -1326,7 +1388,8 @@ const cli_command cli_commands[] = {
 	{ "log", cmd_log, "log [--json] [--events]", "checkpoints (and audit events), newest first" },
 	{ "diff", cmd_diff, "diff REV [REV2]", "a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)" },
 	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint" },
-	{ "verify", cmd_verify, "verify", "recompute the audit chain and check every checkpoint commit" },
+	{ "verify", cmd_verify, "verify [--head HASH[:N]] [--format text|json]",
+	  "recompute the audit chain, replay it against the record, check every checkpoint commit, anchor and signature" },
 	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh]",
 	  "write a deliverable: the assessment report, the change list or the unsupported list" },
 	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO",

@@ -9,6 +9,7 @@
 #include "i18n_report.h"
 #include "output.h"
 #include "plugin_host.h"
+#include "sign.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -283,7 +284,13 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 	cJSON *au = cJSON_AddObjectToObject(doc, "audit");
 	cJSON_AddStringToObject(au, "head", chain);
 	cJSON_AddNumberToObject(au, "events", (double)seq);
-	cJSON_AddStringToObject(au, "verify", "ferry verify");
+	/* the anchor a client keeps: verify --head detects truncation or a rewrite after it */
+	char *anchor = xasprintf("%s:%lld", chain, seq);
+	char *verify = xasprintf("ferry verify --head %s", anchor);
+	cJSON_AddStringToObject(au, "anchor", anchor);
+	cJSON_AddStringToObject(au, "verify", verify);
+	free(anchor);
+	free(verify);
 	*out = doc;
 	doc = NULL;
 out:
@@ -1524,7 +1531,7 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	cJSON_AddStringToObject(d, "path", o->output && strcmp(o->output, "-") != 0 ? o->output : "-");
 	cJSON_AddStringToObject(d, "sha256", sha);
 	cJSON_AddNumberToObject(d, "bytes", (double)b.len);
-	rc = ws_event(ws, "report", d);
+	rc = sign_event(ws->db, "report", ws->actor, d);
 out:
 	sbuf_done(&b);
 	cJSON_Delete(doc);

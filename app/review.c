@@ -3,6 +3,7 @@
 #include "json.h"
 #include "audit.h"
 #include "err.h"
+#include "sign.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -35,6 +36,7 @@ int review_waive(workspace *ws, const long long *ids, size_t n, const char *reas
 		if (!rc) {
 			cJSON *d = cJSON_CreateObject();
 			cJSON_AddNumberToObject(d, "finding", (double)ids[i]);
+			cJSON_AddNumberToObject(d, "waiver", (double)store_last_insert_id(ws->db));
 			cJSON_AddStringToObject(d, "reason", reason);
 			rc = audit_append(NULL, ws->db, "waive", ws->actor, d);
 		}
@@ -101,6 +103,8 @@ int review_signoff(workspace *ws, const char *phase, const char *note)
 		cJSON_AddStringToObject(d, "note", note ? note : "");
 		rc = audit_append(NULL, ws->db, "signoff", ws->actor, d);
 	}
+	if (!rc)
+		rc = sign_head_if_configured(ws->db, ws->actor);
 	if (!rc)
 		rc = store_commit(ws->db);
 	if (rc)

@@ -681,6 +681,24 @@ int store_artifacts(cJSON **out, store *s, const char *kind)
 	               "S", kind);
 }
 
+/* --- state rows for the chain replay --- */
+
+long long store_last_insert_id(store *s) { return (long long)sqlite3_last_insert_rowid(s->db); }
+
+int store_state_rows(cJSON **out, store *s, store_state_table table)
+{
+	static const char *const sql[] = {
+		[STORE_STATE_FINDINGS] = "SELECT id, fingerprint, status, fixed_by FROM findings ORDER BY id",
+		[STORE_STATE_WAIVERS] = "SELECT id, finding_id, reason, actor FROM waivers ORDER BY id",
+		[STORE_STATE_SIGNOFFS] = "SELECT name, signed_off_by, note FROM phases WHERE signed_off_at IS NOT NULL"
+		                         " OR signed_off_by IS NOT NULL ORDER BY ord",
+		[STORE_STATE_CHECKPOINTS] = "SELECT id, commit_oid AS \"commit\", kind, message, actor, phase, plugin,"
+		                            " findings, reverts FROM checkpoints ORDER BY id",
+		[STORE_STATE_ARTIFACTS] = "SELECT id, kind, label, path, sha256, size, actor FROM artifacts ORDER BY id",
+	};
+	return db_rows(out, s, sql[table], NULL);
+}
+
 /* --- audit rows --- */
 
 int store_audit_last(long long *seq, char hash[65], store *s)

@@ -110,6 +110,19 @@ int store_artifact_add(long long *out, store *s, const char *kind, const char *l
 /* kind NULL = all: [{id, kind, label, path, source, sha256, size, ingested_at, actor}] */
 int store_artifacts(cJSON **out, store *s, const char *kind);
 
+/* --- the state the audit chain is replayed against (replay.c) --- */
+/* The rowid of the last row this connection inserted (a waiver's id, say). */
+long long store_last_insert_id(store *s);
+typedef enum store_state_table {
+	STORE_STATE_FINDINGS,    /* [{id, fingerprint, status, fixed_by}] by id */
+	STORE_STATE_WAIVERS,     /* [{id, finding_id, reason, actor}] by id */
+	STORE_STATE_SIGNOFFS,    /* [{name, signed_off_by, note}] of signed-off phases, by ord */
+	STORE_STATE_CHECKPOINTS, /* [{id, commit, kind, message, actor, phase, plugin, findings (text), reverts}] by id */
+	STORE_STATE_ARTIFACTS,   /* [{id, kind, label, path, sha256, size, actor}] by id */
+} store_state_table;
+/* Every row of one state table as the chain replay compares it (NULL columns as null). */
+int store_state_rows(cJSON **out, store *s, store_state_table table);
+
 /* --- audit rows (the chain logic lives in audit.c) --- */
 /* The last row's seq and hash; seq 0 and an all-zero hash when empty. */
 int store_audit_last(long long *seq, char hash[65], store *s);

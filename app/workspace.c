@@ -1,6 +1,7 @@
 /* workspace — see workspace.h. */
 #include "workspace.h"
 #include "audit.h"
+#include "replay.h"
 #include "err.h"
 #include "projfs.h"
 #include "util.h"
@@ -295,11 +296,9 @@ int ws_init(workspace **out, const char *dir, const ws_init_opts *opts)
 	char head[65];
 	if (!rc)
 		rc = audit_head(head, ws->db);
-	if (!rc) {
-		store_checkpoint cp = { baseline, "baseline", "Baseline: project as received", ws->actor,
-			                    NULL, NULL, NULL, 0 };
+	store_checkpoint cp = { baseline, "baseline", "Baseline: project as received", ws->actor, NULL, NULL, NULL, 0 };
+	if (!rc)
 		rc = store_checkpoint_add(NULL, ws->db, &cp);
-	}
 	if (!rc) {
 		/* The baseline commit was made before the chain existed: it records an all-zero head. */
 		cJSON *d = cJSON_CreateObject();
@@ -312,6 +311,7 @@ int ws_init(workspace **out, const char *dir, const ws_init_opts *opts)
 		cJSON_AddStringToObject(d, "commit", baseline);
 		cJSON_AddStringToObject(d, "kind", "baseline");
 		cJSON_AddStringToObject(d, "audit", trailer ? trailer : "");
+		replay_checkpoint_fields(d, &cp);
 		free(trailer);
 		rc = audit_append(NULL, ws->db, "checkpoint", ws->actor, d);
 	}
@@ -417,12 +417,7 @@ static int record_checkpoint(long long *cp_id, workspace *ws, const ws_checkpoin
 		cJSON_AddStringToObject(data, "kind", req->kind);
 		cJSON_AddStringToObject(data, "audit", head);
 		cJSON_AddNumberToObject(data, "checkpoint", (double)id);
-		if (req->check)
-			cJSON_AddStringToObject(data, "check", req->check);
-		if (req->findings)
-			cJSON_AddItemToObject(data, "findings", cJSON_Parse(req->findings));
-		if (req->reverts)
-			cJSON_AddNumberToObject(data, "reverts", (double)req->reverts);
+		replay_checkpoint_fields(data, &cp);
 		rc = audit_append(NULL, ws->db, "checkpoint", ws->actor, data);
 		data = NULL;
 	}
@@ -572,6 +567,7 @@ static int recover_unrecorded_head(workspace *ws)
 		cJSON_AddStringToObject(d, "kind", "recovered");
 		cJSON_AddStringToObject(d, "audit", audit ? audit : "");
 		cJSON_AddNumberToObject(d, "checkpoint", (double)id);
+		replay_checkpoint_fields(d, &c);
 		rc = audit_append(NULL, ws->db, "checkpoint", ws->actor, d);
 	}
 	if (!rc)

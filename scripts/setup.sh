@@ -10,7 +10,7 @@ packages=(
   libncurses-dev libgit2-dev libsqlite3-dev liblua5.4-dev libcjson-dev
   libtree-sitter-dev libssl-dev libcmocka-dev
   clang libclang-rt-14-dev
-  tmux python3 sqlite3
+  tmux python3 sqlite3 openssh-client openssl
   chromium
 )
 # node and npm fetch the pinned grammar; use the machine's own when it has them
