@@ -19,6 +19,7 @@
 #include "workspace.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,8 @@ static int config_value_check(const struct config_key *k, const char *key, const
 	char *end = NULL;
 	double d = strtod(value, &end);
 	int number = *value && end != value && d >= 0;
+	if (k->kind != CFG_TEXT && k->kind != CFG_WORD && end != value && !isfinite(d))
+		return err_set(FERRY_EUSAGE, "config %s %s: must be a finite number", key, value);
 	switch (k->kind) {
 	case CFG_TEXT:
 		if (*value)

@@ -569,6 +569,15 @@ static char *json_string_field(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* One warning line per odd path the history's scans left out (once per path). */
+static void warn_skipped(workspace *ws)
+{
+	const char *const *skipped = NULL;
+	size_t n = history_skipped(&skipped, ws->hist);
+	for (; ws->warned < n; ws->warned++)
+		fprintf(stderr, "ferry: warning: %s\n", skipped[ws->warned]);
+}
+
 int ws_sync(workspace *ws, int *made)
 {
 	char **changed = NULL;
@@ -619,6 +628,7 @@ int ws_sync(workspace *ws, int *made)
 	for (size_t i = 0; i < n; i++)
 		free(changed[i]);
 	free(changed);
+	warn_skipped(ws);
 	return rc;
 }
 

@@ -26,6 +26,7 @@ typedef struct workspace {
 	char *actor_name;
 	char *actor_email; /* may be "" */
 	int lock_fd;       /* held writer lock, or -1 */
+	size_t warned;     /* odd paths of the history already warned about */
 } workspace;
 
 extern const char *const ws_phases[7]; /* the seven phases in order */
