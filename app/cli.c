@@ -87,6 +87,24 @@ static int open_synced(workspace **ws, const char *dir)
 	return rc;
 }
 
+/* Opens the workspace for a command that only reads the record: as open_synced, or,
+ * for an engagement that cannot be written (an archived delivery), as it is: no lock,
+ * no sync, the store read-only. */
+static int open_reading(workspace **ws, const char *dir)
+{
+	int rc = ws_open_flags(ws, dir, WS_READ);
+	if (rc || !(*ws)->readonly) {
+		if (!rc && (rc = ws_sync(*ws, NULL))) {
+			ws_close(*ws);
+			*ws = NULL;
+		}
+		return rc;
+	}
+	fprintf(stderr, "ferry: note: %s cannot be written; showing the record as it is (edits since its last "
+	                "checkpoint are not recorded)\n", (*ws)->dir);
+	return 0;
+}
+
 static int parse_format(const char **out, const char *value, const char *const *allowed)
 {
 	for (size_t i = 0; allowed[i]; i++)
@@ -234,7 +252,7 @@ static int cmd_status(const char *dir, int argc, char **argv)
 		return usage_error("status");
 	workspace *ws = NULL;
 	cJSON *st = NULL;
-	rc = open_synced(&ws, dir);
+	rc = open_reading(&ws, dir);
 	if (!rc)
 		rc = cli_status_json(&st, ws);
 	if (rc)
@@ -630,7 +648,7 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 		return usage_error("findings");
 	workspace *ws = NULL;
 	cJSON *rows = NULL;
-	rc = open_synced(&ws, dir);
+	rc = open_reading(&ws, dir);
 	if (rc)
 		return rc;
 	store_finding_filter fl = { phase, status, plugin, NULL, 0, 0 };
@@ -1084,7 +1102,7 @@ static int cmd_log(const char *dir, int argc, char **argv)
 		return usage_error("log");
 	workspace *ws = NULL;
 	cJSON *cps = NULL, *evs = NULL;
-	int rc = open_synced(&ws, dir);
+	int rc = open_reading(&ws, dir);
 	if (rc)
 		return rc;
 	if ((rc = store_checkpoints(&cps, ws->db)) || (rc = audit_events(&evs, ws->db)))
@@ -1139,7 +1157,7 @@ static int cmd_diff(const char *dir, int argc, char **argv)
 	workspace *ws = NULL;
 	char a[41], b[41], baseline[41];
 	char *text = NULL;
-	int rc = open_synced(&ws, dir);
+	int rc = open_reading(&ws, dir);
 	if (rc)
 		return rc;
 	if ((rc = ws_resolve(a, ws, argv[1])) || (argc == 3 && (rc = ws_resolve(b, ws, argv[2]))) ||
@@ -1184,7 +1202,7 @@ static int cmd_verify(const char *dir, int argc, char **argv)
 	if (argc != 1)
 		return usage_error("verify");
 	workspace *ws = NULL;
-	int rc = ws_open(&ws, dir);
+	int rc = ws_open_flags(&ws, dir, WS_READ);
 	if (rc == FERRY_EGIT || rc == FERRY_ECORRUPT)
 		return err_recode(FERRY_EFAIL); /* damage is what verify reports */
 	if (rc)
@@ -1239,12 +1257,13 @@ static int cmd_report(const char *dir, int argc, char **argv)
 	if (optind != argc || !o.format)
 		return usage_error("report");
 	workspace *ws = NULL;
-	if ((rc = open_synced(&ws, dir)))
+	if ((rc = open_reading(&ws, dir)))
 		return rc;
 	char sha[65];
 	rc = report_write(sha, ws, &o);
 	if (!rc && o.output && strcmp(o.output, "-") != 0)
-		fprintf(stderr, "wrote %s report to %s (sha256 %.16s…), recorded in the audit chain\n", o.format, o.output, sha);
+		fprintf(stderr, "wrote %s report to %s (sha256 %.16s…)%s\n", o.format, o.output, sha,
+		        ws->readonly ? "" : ", recorded in the audit chain");
 	ws_close(ws);
 	return rc;
 }

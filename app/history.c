@@ -373,7 +373,7 @@ static int retry_after_odd_paths(history *h, int attempt)
 	int cls = git_error_last() ? git_error_last()->klass : 0;
 	size_t found = skip_odd_paths(h, "", 0);
 	/* a file deleted between listing and reading fails with an OS error and nothing new to hide */
-	return found > 0 || (cls == GIT_ERROR_OS && attempt + 1 < ODD_RETRIES);
+	return found > 0 || ((cls == GIT_ERROR_OS || cls == GIT_ERROR_FILESYSTEM) && attempt + 1 < ODD_RETRIES);
 }
 
 size_t history_skipped(const char *const **out, const history *h)
@@ -566,7 +566,9 @@ int history_open(history **out, const char *root, const char *git_dir)
 		rc = hfail(h, "setting work tree");
 		goto out;
 	}
-	rc = sync_index(h);
+	/* an archived, read-only repository keeps its index: readers use HEAD */
+	if (access(git_dir, W_OK) == 0)
+		rc = sync_index(h);
 out:
 	if (rc < 0)
 		history_free(h);

@@ -133,7 +133,9 @@ static void clear_stale_git_locks(workspace *ws)
 	}
 }
 
-int ws_open(workspace **out, const char *dir)
+int ws_open(workspace **out, const char *dir) { return ws_open_flags(out, dir, 0); }
+
+int ws_open_flags(workspace **out, const char *dir, int flags)
 {
 	*out = NULL;
 	char *root = NULL;
@@ -158,11 +160,17 @@ int ws_open(workspace **out, const char *dir)
 	free(root);
 	char *db = util_path_join(ws->dir, "engagement.db");
 	char *git = util_path_join(ws->dir, "history.git");
-	/* the lock first: a killed writer may have left git lock files to clear */
-	rc = ws_lock(ws);
-	if (!rc) {
-		clear_stale_git_locks(ws);
-		rc = store_open(&ws->db, db, 0);
+	if ((flags & WS_READ) && (access(ws->dir, W_OK) != 0 || access(db, W_OK) != 0)) {
+		/* an archived engagement: read as it is, no lock, nothing written */
+		ws->readonly = 1;
+		rc = store_open_readonly(&ws->db, db);
+	} else {
+		/* the lock first: a killed writer may have left git lock files to clear */
+		rc = ws_lock(ws);
+		if (!rc) {
+			clear_stale_git_locks(ws);
+			rc = store_open(&ws->db, db, 0);
+		}
 	}
 	if (!rc)
 		rc = history_open(&ws->hist, ws->root, git);
@@ -502,6 +510,12 @@ out:
 
 int ws_event(workspace *ws, const char *kind, cJSON *data)
 {
+	if (ws->readonly) {
+		fprintf(stderr, "ferry: note: the engagement is read-only; this %s is not recorded in its audit chain\n",
+		        kind);
+		cJSON_Delete(data);
+		return 0;
+	}
 	int rc = store_begin(ws->db);
 	if (rc) {
 		cJSON_Delete(data);

@@ -99,6 +99,37 @@ if [ "$can_deny" -eq 1 ]; then
 	[ $bad -eq 0 ] && ok "25 syncs while files appear and vanish all succeed" ||
 		{ fail "$bad of 25 syncs failed while files vanished"; sed 's/^/     | /' "$work/err.bad" | head -3; }
 	expect_exit 0 "verify after the churn" -- "$FERRY" -C "$p" verify
+	# ---- a read-only (archived) engagement can be audited --------------------------
+	a="$work/archive"
+	make_project "$a"
+	"$FERRY" init "$a" --client "Archived" >/dev/null
+	"$FERRY" -C "$a" check --phase assess >/dev/null 2>&1
+	"$FERRY" -C "$a" report --format md --output "$work/first.md" >/dev/null 2>&1
+	rm -f "$a/.ferry/lock"
+	own "$a"
+	chmod -R a-w "$a"
+	mkdir -p "$work/reports"
+	own "$work/reports"
+	sum() { (cd "$1" && find . -print0 | sort -z | xargs -0 ls -ld --time-style=+%s | sha256sum; find . -type f -print0 | sort -z | xargs -0 cat | sha256sum); }
+	before=$(sum "$a")
+	expect_exit 0 "verify on a read-only engagement" -- as_user "$FERRY" -C "$a" verify
+	expect_grep "audit events intact" "$work/out" "verify reports the chain"
+	expect_exit 0 "log on a read-only engagement" -- as_user "$FERRY" -C "$a" log --events
+	expect_grep "baseline" "$work/out" "log lists the baseline"
+	expect_exit 0 "findings on a read-only engagement" -- as_user "$FERRY" -C "$a" findings
+	expect_exit 0 "status on a read-only engagement" -- as_user "$FERRY" -C "$a" status --json
+	expect_grep '"Archived"' "$work/out" "status shows the engagement"
+	expect_exit 0 "report --output elsewhere on a read-only engagement" -- \
+		as_user "$FERRY" -C "$a" report --format md --output "$work/reports/r.md"
+	[ -s "$work/reports/r.md" ] && ok "the report is written" || fail "no report written"
+	expect_grep "read-only" "$work/err" "report says it could not be recorded in the read-only record"
+	echo '# edited after archiving' >"$work/edit.txt"
+	[ "$(sum "$a")" = "$before" ] && ok "nothing in the archived engagement changed (no lock, no sync)" ||
+		fail "the read-only engagement changed"
+	[ ! -e "$a/.ferry/lock" ] && ok "no lock file taken" || fail "a lock file appeared"
+	expect_exit 3 "a writing command on a read-only engagement fails" -- as_user "$FERRY" -C "$a" config strategy auto
+	one_line "$work/err" "the writing command: one line"
+	chmod -R u+w "$a"
 fi
 
 finish
