@@ -38,6 +38,55 @@ expect_exit 2 "config model.params_b 1e400 refused" -- "$FERRY" -C "$c" config m
 expect_grep "finite" "$work/err" "the refusal says the number must be finite"
 expect_exit 0 "config tolerance.loss 0.02 accepted" -- "$FERRY" -C "$c" config tolerance.loss 0.02
 
+# ---- ingest validates content at any size ---------------------------------------
+# The large inputs are made here: text by tr over /dev/zero, models sparse (truncate).
+g="$work/ing"
+make_project "$g"
+"$FERRY" init "$g" >/dev/null
+big="$work/big"
+mkdir -p "$big"
+head -c 300000000 /dev/zero | tr '\0' 'a' >"$big/text"
+arts() { sqlite3 "$g/.ferry/engagement.db" "SELECT count(*) FROM artifacts"; }
+n0=$(arts)
+expect_exit 3 "300 MB of non-JSON text refused as env-probe" -- "$FERRY" -C "$g" ingest env-probe "$big/text"
+one_line "$work/err" "env-probe refusal: one line"
+expect_grep "text" "$work/err" "the refusal names the file"
+expect_exit 3 "300 MB of non-JSON text refused as bench" -- "$FERRY" -C "$g" ingest bench "$big/text"
+one_line "$work/err" "bench refusal: one line"
+expect_exit 3 "300 MB of non-JSON text refused as a trace profile" -- sh -c "{ printf '['; cat '$big/text'; } >'$big/trace.json' && exec '$FERRY' -C '$g' ingest profile '$big/trace.json'"
+rm -f "$big/trace.json"
+# a text log with a NUL byte far beyond the first 64 MiB
+{ printf 'step 1 loss 2.5\n'; cat "$big/text"; printf '\000\n'; } >"$big/loss.log"
+expect_exit 3 "a 300 MB loss log with a NUL byte at its end refused" -- "$FERRY" -C "$g" ingest loss-log "$big/loss.log"
+expect_grep "binary" "$work/err" "the refusal says binary data"
+rm -f "$big/loss.log" "$big/text"
+# a valid 300 MB ONNX model: ir_version 7, then one graph field of ~300 MB (sparse)
+len=300000000
+printf '\010\007\072' >"$big/model.onnx"
+python3 -c "
+import sys
+n = $len
+out = bytearray()
+while True:
+    b = n & 0x7f
+    n >>= 7
+    out.append(b | (0x80 if n else 0))
+    if not n: break
+sys.stdout.buffer.write(bytes(out))" >>"$big/model.onnx"
+hdr=$(stat -c %s "$big/model.onnx")
+truncate -s $((hdr + len)) "$big/model.onnx"
+expect_exit 0 "a valid 300 MB ONNX model accepted" -- "$FERRY" -C "$g" ingest onnx "$big/model.onnx"
+truncate -s $((hdr + len - 1)) "$big/model.onnx"
+expect_exit 3 "the same model one byte short refused" -- "$FERRY" -C "$g" ingest onnx "$big/model.onnx"
+expect_grep "truncated" "$work/err" "the refusal says truncated"
+# a large file that is not a model at all
+truncate -s 0 "$big/model.onnx"
+printf '\377\377\377' >"$big/model.onnx"
+truncate -s 300000000 "$big/model.onnx"
+expect_exit 3 "300 MB that is not protobuf refused as onnx" -- "$FERRY" -C "$g" ingest onnx "$big/model.onnx"
+rm -rf "$big"
+[ "$(arts)" -eq $((n0 + 1)) ] && ok "only the valid model was recorded" || fail "artifacts: $(arts), wanted $((n0 + 1))"
+
 if [ "$can_deny" -eq 1 ]; then
 	# ---- odd files during the start-of-command sync --------------------------------
 	p="$work/odd"
