@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -145,14 +146,46 @@ static int validate_loss_log(const char *name, const char *data, size_t len)
 	return 0;
 }
 
-/* Reads a protobuf varint at *pos; 0 when it runs past the end or over 10 bytes. */
-static int read_varint(unsigned long long *out, const unsigned char *p, size_t len, size_t *pos)
+/* A sequential reader over an artifact_source, in buffered pieces. */
+typedef struct cursor {
+	const artifact_source *src;
+	unsigned long long pos;     /* offset of the next byte */
+	unsigned long long buf_off; /* offset of buf[0] */
+	size_t buf_len;
+	int io_error;
+	unsigned char buf[1 << 16];
+} cursor;
+
+/* The next byte in *b: 1, or 0 at the end (or on a read error, then c->io_error). */
+static int cur_byte(cursor *c, unsigned char *b)
+{
+	if (c->pos >= c->src->size)
+		return 0;
+	if (c->pos < c->buf_off || c->pos >= c->buf_off + c->buf_len) {
+		size_t want = sizeof c->buf;
+		if (c->src->size - c->pos < want)
+			want = (size_t)(c->src->size - c->pos);
+		long long got = c->src->read_at(c->src->ctx, c->pos, c->buf, want);
+		if (got <= 0) {
+			c->io_error = got < 0;
+			return 0;
+		}
+		c->buf_off = c->pos;
+		c->buf_len = (size_t)got;
+	}
+	*b = c->buf[c->pos - c->buf_off];
+	c->pos++;
+	return 1;
+}
+
+/* Reads a protobuf varint; 0 when it runs past the end or over 10 bytes. */
+static int read_varint(unsigned long long *out, cursor *c)
 {
 	unsigned long long v = 0;
 	for (int shift = 0; shift < 70; shift += 7) {
-		if (*pos >= len)
+		unsigned char b;
+		if (!cur_byte(c, &b))
 			return 0;
-		unsigned char b = p[(*pos)++];
 		v |= (unsigned long long)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
 			*out = v;
@@ -162,38 +195,81 @@ static int read_varint(unsigned long long *out, const unsigned char *p, size_t l
 	return 0;
 }
 
-/* An ONNX ModelProto: every top-level field decodes, only ModelProto's field numbers
- * occur, and ir_version (1) and graph (7) are present (onnx.proto). */
-static int validate_onnx(const char *name, const char *data, size_t len)
+static int read_failed(const char *name, const cursor *c)
 {
-	const unsigned char *p = (const unsigned char *)data;
-	size_t pos = 0;
-	int has_ir = 0, has_graph = 0;
-	while (pos < len) {
+	return err_set(FERRY_EIO, "%s: read error at byte %llu", name, c->pos);
+}
+
+/* An ONNX ModelProto: every top-level field decodes, only ModelProto's field numbers
+ * occur, and ir_version (1) and graph (7) are present (onnx.proto). Payloads of
+ * length-delimited fields are skipped, not read, so a model of any size is walked in
+ * a few reads. */
+static int validate_onnx_source(const char *name, const artifact_source *src)
+{
+	cursor *c = xcalloc(1, sizeof *c);
+	c->src = src;
+	int has_ir = 0, has_graph = 0, rc = 0;
+	unsigned long long len = src->size;
+	while (!rc && c->pos < len) {
 		unsigned long long tag, v;
-		if (!read_varint(&tag, p, len, &pos))
-			return err_set(FERRY_ECORRUPT, "%s: not an ONNX model (broken protobuf at byte %zu)", name, pos);
+		if (!read_varint(&tag, c)) {
+			rc = c->io_error ? read_failed(name, c)
+			                 : err_set(FERRY_ECORRUPT, "%s: not an ONNX model (broken protobuf at byte %llu)", name,
+			                           c->pos);
+			break;
+		}
 		unsigned long long field = tag >> 3, wire = tag & 7;
 		int known = (field >= 1 && field <= 8) || field == 14 || field == 20 || field == 25;
-		if (!known)
-			return err_set(FERRY_ECORRUPT, "%s: not an ONNX model (unexpected field %llu at byte %zu)", name, field, pos);
+		if (!known) {
+			rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (unexpected field %llu at byte %llu)", name, field,
+			             c->pos);
+			break;
+		}
 		has_ir |= field == 1;
 		has_graph |= field == 7;
 		if (wire == 0) {
-			if (!read_varint(&v, p, len, &pos))
-				return err_set(FERRY_ECORRUPT, "%s: truncated ONNX model (at byte %zu)", name, pos);
+			if (!read_varint(&v, c))
+				rc = c->io_error ? read_failed(name, c)
+				                 : err_set(FERRY_ECORRUPT, "%s: truncated ONNX model (at byte %llu)", name, c->pos);
 		} else if (wire == 2) {
-			if (!read_varint(&v, p, len, &pos) || v > len - pos)
-				return err_set(FERRY_ECORRUPT, "%s: truncated ONNX model (a field runs past the end at byte %zu)",
-				               name, pos);
-			pos += (size_t)v;
+			if (!read_varint(&v, c) || v > len - c->pos)
+				rc = c->io_error ? read_failed(name, c)
+				                 : err_set(FERRY_ECORRUPT,
+				                           "%s: truncated ONNX model (a field runs past the end at byte %llu)", name,
+				                           c->pos);
+			else
+				c->pos += v;
 		} else {
-			return err_set(FERRY_ECORRUPT, "%s: not an ONNX model (field %llu has wire type %llu)", name, field, wire);
+			rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (field %llu has wire type %llu)", name, field, wire);
 		}
 	}
-	if (!has_ir || !has_graph)
-		return err_set(FERRY_ECORRUPT, "%s: not an ONNX model (no %s)", name, has_ir ? "graph" : "ir_version");
-	return 0;
+	free(c);
+	if (!rc && (!has_ir || !has_graph))
+		rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (no %s)", name, has_ir ? "graph" : "ir_version");
+	return rc;
+}
+
+typedef struct memory {
+	const char *data;
+	size_t len;
+} memory;
+
+static long long memory_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
+{
+	const memory *m = ctx;
+	if (off >= m->len)
+		return 0;
+	if (n > m->len - off)
+		n = (size_t)(m->len - off);
+	memcpy(buf, m->data + off, n);
+	return (long long)n;
+}
+
+static int validate_onnx(const char *name, const char *data, size_t len)
+{
+	memory m = { data, len };
+	artifact_source src = { memory_read_at, &m, len };
+	return validate_onnx_source(name, &src);
 }
 
 /* A dump: a .npy array or an msprobe dump.json. */
@@ -263,3 +339,127 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 	               kind);
 }
 
+
+/* ---- artifacts of any size ---------------------------------------------------------- */
+
+#define HEAD_BYTES ((size_t)1 << 20) /* what the kind of a large dump or profile is told by */
+#define LINE_MAX_SCAN 4096           /* a loss line is looked for in a line's first bytes */
+
+static int is_json_kind(const char *kind)
+{
+	return strcmp(kind, "env-probe") == 0 || strcmp(kind, "bench") == 0;
+}
+
+/* Reads [0, n) of src into a malloc'd buffer (*out, caller frees). */
+static int read_head(char **out, size_t *len, const char *name, const artifact_source *src, size_t n)
+{
+	if (n > src->size)
+		n = (size_t)src->size;
+	char *buf = xmalloc(n + 1);
+	size_t got = 0;
+	while (got < n) {
+		long long r = src->read_at(src->ctx, got, buf + got, n - got);
+		if (r < 0) {
+			free(buf);
+			return err_set(FERRY_EIO, "%s: read error at byte %zu", name, got);
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+/* Scans a text artifact whole: not empty, no NUL byte; with need_loss, at least one
+ * line carries a loss value; with need_header, its first line has columns. */
+static int validate_text_source(const char *name, const artifact_source *src, int need_loss, int need_header)
+{
+	if (!src->size)
+		return err_set(FERRY_ECORRUPT, "%s: the log is empty", name);
+	char *buf = xmalloc(HEAD_BYTES);
+	char line[LINE_MAX_SCAN];
+	size_t line_len = 0;
+	int found_loss = !need_loss, first_line = 1, rc = 0;
+	for (unsigned long long off = 0; !rc && off < src->size;) {
+		size_t want = src->size - off < HEAD_BYTES ? (size_t)(src->size - off) : HEAD_BYTES;
+		long long got = src->read_at(src->ctx, off, buf, want);
+		if (got <= 0) {
+			rc = got < 0 ? err_set(FERRY_EIO, "%s: read error at byte %llu", name, off)
+			             : err_set(FERRY_ECORRUPT, "%s: shorter than its size (%llu of %llu bytes)", name, off,
+			                       src->size);
+			break;
+		}
+		const char *nul = memchr(buf, '\0', (size_t)got);
+		if (nul) {
+			rc = err_set(FERRY_ECORRUPT, "%s: binary data where a text log was expected (a NUL byte at byte %llu)",
+			             name, off + (unsigned long long)(nul - buf));
+			break;
+		}
+		for (size_t i = 0; (!found_loss || first_line) && i < (size_t)got; i++) {
+			if (buf[i] != '\n') {
+				if (line_len < sizeof line)
+					line[line_len++] = buf[i];
+				continue;
+			}
+			if (first_line && need_header && !memchr(line, ',', line_len))
+				rc = err_set(FERRY_ECORRUPT, "%s: not a CSV table (no header line with columns)", name);
+			first_line = 0;
+			found_loss |= line_has_loss(line, line_len);
+			line_len = 0;
+		}
+		off += (unsigned long long)got;
+	}
+	if (!rc && first_line && need_header)
+		rc = err_set(FERRY_ECORRUPT, "%s: not a CSV table (no header line with columns)", name);
+	if (!rc && !found_loss && !line_has_loss(line, line_len))
+		rc = err_set(FERRY_ECORRUPT, "%s: no loss values found (expected lines such as \"step 10 loss 2.31\")", name);
+	free(buf);
+	return rc;
+}
+
+int artifact_validate_source(const char *kind, const char *name, const artifact_source *src)
+{
+	int known = 0;
+	for (const struct kind_validator *v = validators; v->kind; v++)
+		known |= strcmp(v->kind, kind) == 0;
+	if (!known)
+		return artifact_validate(kind, name, "", 0); /* the unknown-kind error */
+	if (strcmp(kind, "onnx") == 0)
+		return validate_onnx_source(name, src);
+	if (strcmp(kind, "loss-log") == 0 || strcmp(kind, "atc-log") == 0)
+		return validate_text_source(name, src, strcmp(kind, "loss-log") == 0, 0);
+	char *head = NULL;
+	size_t n = 0;
+	int rc = 0;
+	if (!is_json_kind(kind)) {
+		/* a dump or a profile: its first bytes tell a .npy array or a CSV from JSON */
+		if ((rc = read_head(&head, &n, name, src, HEAD_BYTES)))
+			return rc;
+		size_t i = 0;
+		while (i < n && isspace((unsigned char)head[i]))
+			i++;
+		int json = i < n && (head[i] == '[' || head[i] == '{');
+		if (!json && strcmp(kind, "dump") == 0)
+			rc = n >= 6 && memcmp(head, "\x93NUMPY", 6) == 0
+			         ? validate_dump(name, head, n)
+			         : err_set(FERRY_ECORRUPT, "%s: neither a .npy array nor a dump.json", name);
+		else if (!json)
+			rc = validate_text_source(name, src, 0, 1);
+		free(head);
+		if (!json)
+			return rc;
+	}
+	if (src->size > ARTIFACT_JSON_LIMIT)
+		return err_set(FERRY_ECORRUPT,
+		               "%s: %llu MiB, larger than the %llu MiB up to which ferry validates a %s JSON document; "
+		               "not ingested",
+		               name, src->size >> 20, ARTIFACT_JSON_LIMIT >> 20, kind);
+	if ((rc = read_head(&head, &n, name, src, (size_t)src->size)))
+		return rc;
+	rc = n < src->size ? err_set(FERRY_ECORRUPT, "%s: shorter than its size (%zu of %llu bytes)", name, n, src->size)
+	                   : artifact_validate(kind, name, head, n);
+	free(head);
+	return rc;
+}

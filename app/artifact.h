@@ -2,8 +2,8 @@
  * artifact — validators for the artifacts ferry ingests (environment probes, loss
  * logs, dumps, profiles, ONNX models, benchmarks, converter logs). Each reads bytes in
  * memory, trusts nothing in them, and refuses malformed, truncated or binary input
- * with one error line naming the artifact. No state, no I/O; fuzzed by
- * tests/fuzz/fuzz_artifact.c.
+ * with one error line naming the artifact. No state, no I/O (large artifacts are read
+ * through the caller's callback); fuzzed by tests/fuzz/fuzz_artifact.c.
  */
 #ifndef FERRY_ARTIFACT_H
 #define FERRY_ARTIFACT_H
@@ -19,5 +19,25 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 
 /* A text log: not empty, no NUL bytes. */
 int artifact_validate_text(const char *name, const char *data, size_t len);
+
+/* JSON artifacts (env-probe, bench, a trace profile, a dump.json) are parsed whole, up to
+ * this size; a larger one is refused, never accepted unvalidated. */
+#define ARTIFACT_JSON_LIMIT ((unsigned long long)256 << 20)
+
+/* An artifact read through a callback rather than held in memory (a model or log of any
+ * size): read_at reads up to n bytes at offset off into buf and returns how many (0 at
+ * the end, -1 on a read error). size is the artifact's length in bytes. */
+typedef struct artifact_source {
+	long long (*read_at)(void *ctx, unsigned long long off, void *buf, size_t n);
+	void *ctx;
+	unsigned long long size;
+} artifact_source;
+
+/* artifact_validate for an artifact of any size, streaming over it in small pieces:
+ * text kinds are scanned whole, an ONNX model's protobuf framing is walked field by
+ * field (skipping the payloads), a .npy dump's header is checked; JSON kinds larger
+ * than ARTIFACT_JSON_LIMIT are refused; smaller ones are read whole and validated as
+ * by artifact_validate. */
+int artifact_validate_source(const char *kind, const char *name, const artifact_source *src);
 
 #endif

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "compare_dump.h"
 #include "compare_loss.h"
+#include "config.h"
 #include "json.h"
 #include "assessment.h"
 #include "audit.h"
@@ -84,6 +85,24 @@ static int open_synced(workspace **ws, const char *dir)
 		*ws = NULL;
 	}
 	return rc;
+}
+
+/* Opens the workspace for a command that only reads the record: as open_synced, or,
+ * for an engagement that cannot be written (an archived delivery), as it is: no lock,
+ * no sync, the store read-only. */
+static int open_reading(workspace **ws, const char *dir)
+{
+	int rc = ws_open_flags(ws, dir, WS_READ);
+	if (rc || !(*ws)->readonly) {
+		if (!rc && (rc = ws_sync(*ws, NULL))) {
+			ws_close(*ws);
+			*ws = NULL;
+		}
+		return rc;
+	}
+	fprintf(stderr, "ferry: note: %s cannot be written; showing the record as it is (edits since its last "
+	                "checkpoint are not recorded)\n", (*ws)->dir);
+	return 0;
 }
 
 static int parse_format(const char **out, const char *value, const char *const *allowed)
@@ -233,7 +252,7 @@ static int cmd_status(const char *dir, int argc, char **argv)
 		return usage_error("status");
 	workspace *ws = NULL;
 	cJSON *st = NULL;
-	rc = open_synced(&ws, dir);
+	rc = open_reading(&ws, dir);
 	if (!rc)
 		rc = cli_status_json(&st, ws);
 	if (rc)
@@ -275,78 +294,6 @@ out:
 }
 
 /* --- config --- */
-
-/* What a setting's value must be: any text, a whole number of at least 1, a number of
- * at least 0 (optionally with a % sign), or one word of a list. */
-enum config_kind { CFG_TEXT, CFG_COUNT, CFG_NUMBER, CFG_NUMBER_OR_PCT, CFG_WORD };
-
-static const struct config_key {
-	const char *key;
-	enum config_kind kind;
-	const char *words; /* CFG_WORD: the allowed words, space-separated */
-	const char *help;
-} config_keys[] = {
-	{ "target.soc", CFG_TEXT, NULL, "target NPU SoC, e.g. Ascend910B2, Ascend310P3" },
-	{ "target.cards", CFG_COUNT, NULL, "number of NPU cards in the plan" },
-	{ "target.nodes", CFG_COUNT, NULL, "number of nodes in the plan" },
-	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, "accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%" },
-	{ "tolerance.accuracy", CFG_NUMBER, NULL, "accepted absolute accuracy drop, e.g. 0.005" },
-	{ "throughput.target_pct", CFG_NUMBER, NULL, "throughput target as % of the GPU baseline, e.g. 80" },
-	{ "strategy", CFG_WORD, "auto tool manual", "migration strategy: auto (transfer_to_npu), tool (rewrite) or manual" },
-	{ "model.params_b", CFG_NUMBER, NULL, "model size in billions of parameters (for memory and parallel advice)" },
-	{ "effort.base_days", CFG_NUMBER, NULL, "effort formula: fixed days for any engagement" },
-	{ "effort.weight.", CFG_NUMBER, NULL, "effort formula: days per finding of a category, e.g. effort.weight.custom_kernel" },
-	{ "language", CFG_WORD, "en zh", "report and interface language: en or zh" },
-	{ "audit.sign_key", CFG_TEXT, NULL, "key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file" },
-	{ NULL, CFG_TEXT, NULL, NULL },
-};
-
-/* The entry for key (prefix entries such as effort.weight. match their keys), or NULL. */
-static const struct config_key *config_key_find(const char *key)
-{
-	for (const struct config_key *k = config_keys; k->key; k++)
-		if (strcmp(k->key, key) == 0 || (util_ends_with(k->key, ".") && util_starts_with(key, k->key) &&
-		                                 strlen(key) > strlen(k->key)))
-			return k;
-	return NULL;
-}
-
-/* Checks value against the setting's kind; sets a usage error naming both when wrong. */
-static int config_value_check(const struct config_key *k, const char *key, const char *value)
-{
-	char *end = NULL;
-	double d = strtod(value, &end);
-	int number = *value && end != value && d >= 0;
-	switch (k->kind) {
-	case CFG_TEXT:
-		if (*value)
-			return 0;
-		break;
-	case CFG_COUNT:
-		if (number && !*end && d >= 1 && d == (double)(long long)d)
-			return 0;
-		break;
-	case CFG_NUMBER:
-		if (number && !*end)
-			return 0;
-		break;
-	case CFG_NUMBER_OR_PCT:
-		if (number && (!*end || strcmp(end, "%") == 0))
-			return 0;
-		break;
-	case CFG_WORD: {
-		size_t n = strlen(value);
-		for (const char *w = k->words; *value && (w = strstr(w, value)); w += n)
-			if ((w == k->words || w[-1] == ' ') && (w[n] == ' ' || w[n] == '\0'))
-				return 0;
-		return err_set(FERRY_EUSAGE, "config %s %s: must be one of: %s", key, value, k->words);
-	}
-	}
-	static const char *const what[] = { "some text", "a whole number of at least 1", "a number of at least 0",
-		                                 "a number of at least 0, or a percentage such as 2%" };
-	return err_set(FERRY_EUSAGE, "config %s %s: must be %s", key, value, what[k->kind]);
-}
-
 
 static int cmd_config(const char *dir, int argc, char **argv)
 {
@@ -628,7 +575,7 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 		return usage_error("findings");
 	workspace *ws = NULL;
 	cJSON *rows = NULL;
-	rc = open_synced(&ws, dir);
+	rc = open_reading(&ws, dir);
 	if (rc)
 		return rc;
 	store_finding_filter fl = { phase, status, plugin, NULL, 0, 0 };
@@ -1127,7 +1074,7 @@ static int cmd_log(const char *dir, int argc, char **argv)
 		return usage_error("log");
 	workspace *ws = NULL;
 	cJSON *cps = NULL, *evs = NULL;
-	int rc = open_synced(&ws, dir);
+	int rc = open_reading(&ws, dir);
 	if (rc)
 		return rc;
 	if ((rc = store_checkpoints(&cps, ws->db)) || (rc = audit_events(&evs, ws->db)))
@@ -1182,7 +1129,7 @@ static int cmd_diff(const char *dir, int argc, char **argv)
 	workspace *ws = NULL;
 	char a[41], b[41], baseline[41];
 	char *text = NULL;
-	int rc = open_synced(&ws, dir);
+	int rc = open_reading(&ws, dir);
 	if (rc)
 		return rc;
 	if ((rc = ws_resolve(a, ws, argv[1])) || (argc == 3 && (rc = ws_resolve(b, ws, argv[2]))) ||
@@ -1241,7 +1188,7 @@ static int cmd_verify(const char *dir, int argc, char **argv)
 	if (optind != argc)
 		return usage_error("verify");
 	workspace *ws = NULL;
-	rc = ws_open(&ws, dir);
+	rc = ws_open_flags(&ws, dir, WS_READ);
 	if (rc == FERRY_EGIT || rc == FERRY_ECORRUPT)
 		return err_recode(FERRY_EFAIL); /* damage is what verify reports */
 	if (rc)
@@ -1328,12 +1275,13 @@ static int cmd_report(const char *dir, int argc, char **argv)
 	if (optind != argc || !o.format)
 		return usage_error("report");
 	workspace *ws = NULL;
-	if ((rc = open_synced(&ws, dir)))
+	if ((rc = open_reading(&ws, dir)))
 		return rc;
 	char sha[65];
 	rc = report_write(sha, ws, &o);
 	if (!rc && o.output && strcmp(o.output, "-") != 0)
-		fprintf(stderr, "wrote %s report to %s (sha256 %.16s…), recorded in the audit chain\n", o.format, o.output, sha);
+		fprintf(stderr, "wrote %s report to %s (sha256 %.16s…)%s\n", o.format, o.output, sha,
+		        ws->readonly ? "" : ", recorded in the audit chain");
 	ws_close(ws);
 	return rc;
 }

@@ -32,6 +32,8 @@ struct history {
 	git_repository *repo; /* the bare repository, work tree set to root */
 	char *root;           /* project root as given (for messages and file writes) */
 	char *git_dir;        /* history.git as given (for messages) */
+	char **skipped;       /* "path: reason" of odd paths left out of the scans */
+	size_t nskipped;
 };
 
 #define BASELINE_SUBJECT "Baseline: project as received"
@@ -278,49 +280,197 @@ static int collect_file(history *h, const char *rel, void *payload)
 	return 0;
 }
 
-/* add_all's per-path hook: a nested repository is set aside (>0 skips it). */
+/* ---------- odd paths ----------
+ * libgit2's work-tree scans stop at the first file they cannot read, at a directory
+ * they cannot list and at directories nested deeper than 100 levels, and a file that
+ * vanishes between a scan and its staging fails the staging. A scan that fails is
+ * therefore retried after a walk of the project that finds such paths and hides them
+ * from this handle with in-memory ignore rules; each is remembered (history_skipped)
+ * so the command can warn about it and go on. */
+
+#define ODD_MAX_DEPTH 100 /* libgit2's own nesting limit for work-tree scans */
+#define ODD_RETRIES 10
+
+/* Adds an in-memory ignore rule matching exactly rel (a directory when dir). */
+static void skip_path(history *h, const char *rel, int dir, const char *reason)
+{
+	sbuf rule;
+	sbuf_init(&rule);
+	sbuf_addc(&rule, '/');
+	for (const char *p = rel; *p; p++) {
+		if (strchr("*?[]\\!# ", *p))
+			sbuf_addc(&rule, '\\');
+		sbuf_addc(&rule, *p);
+	}
+	if (dir)
+		sbuf_addc(&rule, '/');
+	git_ignore_add_rule(h->repo, rule.buf);
+	sbuf_done(&rule);
+	h->skipped = xrealloc(h->skipped, (h->nskipped + 1) * sizeof *h->skipped);
+	h->skipped[h->nskipped++] = xasprintf("%s%s: %s", rel, dir ? "/" : "", reason);
+}
+
+static int already_skipped(const history *h, const char *rel)
+{
+	size_t n = strlen(rel);
+	for (size_t i = 0; i < h->nskipped; i++)
+		if (strncmp(h->skipped[i], rel, n) == 0 && (h->skipped[i][n] == ':' || h->skipped[i][n] == '/'))
+			return 1;
+	return 0;
+}
+
+/* Walks rel_dir ("" or ending in '/') at depth, hiding every odd path below it; returns
+ * how many it hid. */
+static size_t skip_odd_paths(history *h, const char *rel_dir, int depth)
+{
+	char *full = util_path_join(h->root, *rel_dir ? rel_dir : ".");
+	DIR *d = opendir(full);
+	free(full);
+	if (!d)
+		return 0;
+	size_t found = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git") ||
+		    (!*rel_dir && !strcmp(de->d_name, ".ferry")))
+			continue;
+		char *rel = xasprintf("%s%s", rel_dir, de->d_name);
+		char *path = util_path_join(h->root, rel);
+		struct stat st;
+		if (lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !already_skipped(h, rel)) {
+			int dir = S_ISDIR(st.st_mode), ignored = 0;
+			char *probe = dir ? xasprintf("%s/", rel) : xstrdup(rel);
+			if (git_ignore_path_is_ignored(&ignored, h->repo, probe) < 0 || ignored) {
+				/* outside the scans already */
+			} else if (dir && depth + 1 >= ODD_MAX_DEPTH) {
+				skip_path(h, rel, 1, "directories nested deeper than 100 levels; left out of the record");
+				found++;
+			} else if (dir && access(path, R_OK | X_OK) != 0) {
+				char *why = xasprintf("unreadable directory (%s); left out of the record", strerror(errno));
+				skip_path(h, rel, 1, why);
+				free(why);
+				found++;
+			} else if (dir) {
+				found += skip_odd_paths(h, probe, depth + 1);
+			} else if (access(path, R_OK) != 0) {
+				char *why = xasprintf("unreadable (%s); left out of the record", strerror(errno));
+				skip_path(h, rel, 0, why);
+				free(why);
+				found++;
+			}
+			free(probe);
+		}
+		free(path);
+		free(rel);
+	}
+	closedir(d);
+	return found;
+}
+
+/* After a failed scan: 1 when a retry may succeed (odd paths were hidden, or a file
+ * may have vanished under the scan), 0 when the failure stands. */
+static int retry_after_odd_paths(history *h, int attempt)
+{
+	int cls = git_error_last() ? git_error_last()->klass : 0;
+	size_t found = skip_odd_paths(h, "", 0);
+	/* a file deleted between listing and reading fails with an OS error and nothing new to hide */
+	return found > 0 || ((cls == GIT_ERROR_OS || cls == GIT_ERROR_FILESYSTEM) && attempt + 1 < ODD_RETRIES);
+}
+
+size_t history_skipped(const char *const **out, const history *h)
+{
+	*out = (const char *const *)h->skipped;
+	return h->nskipped;
+}
+
+typedef struct stage_ctx {
+	history *h;
+	strv nested;
+} stage_ctx;
+
+/* add_all's per-path hook: a nested repository is set aside, an odd path left out
+ * (>0 skips it). */
 static int note_nested(const char *path, const char *matched, void *payload)
 {
+	stage_ctx *c = payload;
 	size_t len = strlen(path);
 	(void)matched;
+	if (already_skipped(c->h, path))
+		return 1;
 	if (len && path[len - 1] == '/') {
-		strv_push(payload, xstrdup(path));
+		strv_push(&c->nested, xstrdup(path));
 		return 1;
 	}
 	return 0;
+}
+
+/* update_all's per-path hook: odd paths keep their recorded content. */
+static int keep_skipped(const char *path, const char *matched, void *payload)
+{
+	(void)matched;
+	return already_skipped(payload, path);
 }
 
 /* `git add -A` over pathspec (NULL: everything), nested repositories included, then
  * the exact paths of spec that a scan could not reach. */
 static int stage_all(history *h, git_index *index, const git_strarray *spec)
 {
-	strv nested = { NULL, 0, 0 };
+	stage_ctx c = { h, { NULL, 0, 0 } };
+	strv narrowed = { NULL, 0, 0 };
+	git_strarray nspec = { NULL, 0 };
 	int rc = 0;
 	unsigned flags = spec ? GIT_INDEX_ADD_DISABLE_PATHSPEC_MATCH : GIT_INDEX_ADD_DEFAULT;
 	/* add_all stages new and modified files (ignored new files stay out),
 	 * update_all stages deletions */
-	if (git_index_add_all(index, spec, flags, note_nested, &nested) < 0) {
-		rc = hfail(h, "staging files");
-		goto out;
+	for (int attempt = 0;; attempt++) {
+		if (h->nskipped) {
+			/* ignore rules cannot hide a tracked file from the scans: once odd paths are
+			 * known, stage exactly the changed paths without them */
+			free_strv(narrowed.v, narrowed.n);
+			memset(&narrowed, 0, sizeof narrowed);
+			if (spec) {
+				for (size_t i = 0; i < spec->count; i++)
+					if (!already_skipped(h, spec->strings[i]))
+						strv_push(&narrowed, xstrdup(spec->strings[i]));
+			} else if ((rc = history_changed_files(&narrowed.v, &narrowed.n, h)) < 0) {
+				goto out;
+			}
+			if (!narrowed.n)
+				goto out; /* an empty pathspec would mean every path */
+			nspec.strings = narrowed.v;
+			nspec.count = narrowed.n;
+			spec = &nspec;
+			flags = GIT_INDEX_ADD_DISABLE_PATHSPEC_MATCH;
+		}
+		const char *what = NULL;
+		if (git_index_add_all(index, spec, flags, note_nested, &c) < 0)
+			what = "staging files";
+		else if (git_index_update_all(index, spec, keep_skipped, h) < 0)
+			what = "staging deletions";
+		if (!what)
+			break;
+		if (!retry_after_odd_paths(h, attempt)) {
+			rc = hfail(h, what);
+			goto out;
+		}
+		free_strv(c.nested.v, c.nested.n);
+		memset(&c.nested, 0, sizeof c.nested);
 	}
-	if (git_index_update_all(index, spec, NULL, NULL) < 0) {
-		rc = hfail(h, "staging deletions");
-		goto out;
-	}
-	for (size_t i = 0; i < nested.n && rc == 0; i++)
-		rc = walk_nested(h, nested.v[i], stage_file, index);
+	for (size_t i = 0; i < c.nested.n && rc == 0; i++)
+		rc = walk_nested(h, c.nested.v[i], stage_file, index);
 	for (size_t i = 0; spec && i < spec->count && rc == 0; i++) {
 		char *path = util_path_join(h->root, spec->strings[i]);
 		struct stat st;
 		int ignored = 0;
-		if (lstat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
-		    !git_index_get_bypath(index, spec->strings[i], 0) &&
+		if (!already_skipped(h, spec->strings[i]) && lstat(path, &st) == 0 &&
+		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && !git_index_get_bypath(index, spec->strings[i], 0) &&
 		    git_ignore_path_is_ignored(&ignored, h->repo, spec->strings[i]) == 0 && !ignored)
 			rc = stage_file(h, spec->strings[i], index);
 		free(path);
 	}
 out:
-	free_strv(nested.v, nested.n);
+	free_strv(c.nested.v, c.nested.n);
+	free_strv(narrowed.v, narrowed.n);
 	return rc;
 }
 
@@ -339,6 +489,9 @@ void history_free(history *h)
 	if (!h)
 		return;
 	git_repository_free(h->repo);
+	for (size_t i = 0; i < h->nskipped; i++)
+		free(h->skipped[i]);
+	free(h->skipped);
 	free(h->root);
 	free(h->git_dir);
 	free(h);
@@ -414,7 +567,9 @@ int history_open(history **out, const char *root, const char *git_dir)
 		rc = hfail(h, "setting work tree");
 		goto out;
 	}
-	rc = sync_index(h);
+	/* an archived, read-only repository keeps its index: readers use HEAD */
+	if (access(git_dir, W_OK) == 0)
+		rc = sync_index(h);
 out:
 	if (rc < 0)
 		history_free(h);
@@ -554,9 +709,11 @@ int history_changed_files(char ***out, size_t *n, history *h)
 	/* UPDATE_INDEX refreshes our private index's stat data so the next scan is cheap */
 	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
 	             GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_UPDATE_INDEX;
-	if (git_status_list_new(&list, h->repo, &opts) < 0) {
-		rc = hfail(h, "scanning the work tree");
-		goto out;
+	for (int attempt = 0; git_status_list_new(&list, h->repo, &opts) < 0; attempt++) {
+		if (!retry_after_odd_paths(h, attempt)) {
+			rc = hfail(h, "scanning the work tree");
+			goto out;
+		}
 	}
 	size_t count = git_status_list_entrycount(list);
 	strv all = { NULL, 0, 0 };
@@ -571,6 +728,8 @@ int history_changed_files(char ***out, size_t *n, history *h)
 		else if (e->head_to_index)
 			path = e->head_to_index->new_file.path ? e->head_to_index->new_file.path
 			                                        : e->head_to_index->old_file.path;
+		if (path && already_skipped(h, path))
+			continue;
 		if (path && *path && path[strlen(path) - 1] == '/')
 			rc = walk_nested(h, path, collect_file, &all);
 		else if (path)

@@ -50,6 +50,12 @@ int history_baseline(char out[41], history *h);
  * ignored, deleted). *out is an array of malloc'd strings (caller frees each and the array). */
 int history_changed_files(char ***out, size_t *n, history *h);
 
+/* The paths the scans of this handle left out ("path: reason" lines, borrowed): files
+ * that could not be read, directories that could not be listed or nested deeper than
+ * 100 levels, found after a scan failed on them. Each is hidden from every later scan
+ * of the handle; the command warns about each and goes on. */
+size_t history_skipped(const char *const **out, const history *h);
+
 /* Commits the given paths (NULL/0 = every changed file) as they are in the work tree,
  * with message, then a blank line and the trailers. Parent = current HEAD. Writes the
  * new oid. Nothing to commit is not an error: out gets HEAD and *made is 0. */

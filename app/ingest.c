@@ -7,15 +7,24 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Artifacts larger than this are recorded by reference (path + hash), not copied. */
-#define COPY_LIMIT ((long long)256 << 20)
-/* Validators read at most this much of an artifact. */
-#define VALIDATE_LIMIT ((size_t)64 << 20)
+#define COPY_LIMIT ((long long)ARTIFACT_JSON_LIMIT) /* so every JSON artifact copied is parsed whole */
+
+static long long file_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
+{
+	for (;;) {
+		ssize_t r = pread(*(int *)ctx, buf, n, (off_t)off);
+		if (r >= 0 || errno != EINTR)
+			return r;
+	}
+}
 
 static const char *base_name(const char *path)
 {
@@ -86,16 +95,14 @@ int ingest_file(long long *id, workspace *ws, const char *kind, const char *path
 		free(data);
 		return rc;
 	}
-	/* very large (a full dump): validate its head, keep a reference and the hash */
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	/* very large (a model, a full dump): validated whole by streaming over it, kept as
+	 * a reference and the hash */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
-	char *head = xmalloc(VALIDATE_LIMIT);
-	size_t n = fread(head, 1, VALIDATE_LIMIT, f);
-	fclose(f);
-	int rc = strcmp(kind, "dump") == 0 || strcmp(kind, "onnx") == 0 ? artifact_validate(kind, path, head, n)
-	                                                                 : artifact_validate_text(path, head, n);
-	free(head);
+	artifact_source src = { file_read_at, &fd, (unsigned long long)st.st_size };
+	int rc = artifact_validate_source(kind, path, &src);
+	close(fd);
 	char sha[65];
 	if (!rc)
 		rc = util_sha256_file(sha, path);

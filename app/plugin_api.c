@@ -6,6 +6,7 @@
 
 #include <cJSON.h>
 #include <lauxlib.h>
+#include <limits.h>
 #include <lualib.h>
 
 #include <errno.h>
@@ -992,6 +993,47 @@ static int ctx_read_artifact(lua_State *L)
 	return 1;
 }
 
+/* ctx.decode_json(text): the JSON document as Lua values (objects and arrays as tables,
+ * null as nil), or nil and a reason. Decoded by the host's cJSON; a document whose
+ * nodes could not fit the plugin's memory cap is refused before it is parsed, since
+ * cJSON's nodes live outside the capped Lua allocator. */
+static int ctx_decode_json(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	size_t len;
+	const char *text = luaL_checklstring(L, 1, &len);
+	size_t nodes = 1;
+	int in_string = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (in_string) {
+			if (c == '\\')
+				i++; /* the escaped character */
+			else if (c == '"')
+				in_string = 0;
+		} else if (c == '"')
+			in_string = 1;
+		else
+			nodes += c == ',' || c == '[' || c == '{';
+	}
+	if (nodes > (sb->mem_cap - (len < sb->mem_cap ? len : sb->mem_cap)) / sizeof(cJSON)) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "JSON document too large for a plugin (%d KiB, about %d values)", (int)(len >> 10),
+		                (int)(nodes < INT_MAX ? nodes : INT_MAX));
+		return 2;
+	}
+	box *b = box_new(L, cjson_release);
+	const char *end = NULL;
+	b->p = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!b->p) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "not valid JSON (near byte %d)", (int)(end && end >= text ? end - text : 0));
+		return 2;
+	}
+	push_json(L, b->p);
+	return 1;
+}
+
 static int ctx_config(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -1622,6 +1664,7 @@ static int run_k(lua_State *L)
 		{"loc", ctx_loc},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
+		{"decode_json", ctx_decode_json},
 		{"config", ctx_config},
 		{"report", ctx_report},
 		{"metric", ctx_metric},

@@ -71,7 +71,8 @@ static void walk_entry(walk *w, const char *abs, const char *rel)
 	struct stat st;
 	char *target = NULL;
 	if (lstat(abs, &st) != 0) {
-		add_problem(w, rel, strerror(errno));
+		if (errno != ENOENT) /* a file deleted while the walk ran is simply not there */
+			add_problem(w, rel, strerror(errno));
 		return;
 	}
 	const char *real = abs;

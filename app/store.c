@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define BUSY_TIMEOUT_MS 10000
 
@@ -255,6 +256,57 @@ int store_open(store **out, const char *path, int create)
 	*out = s;
 	return 0;
 fail:
+	store_close(s);
+	return rc;
+}
+
+int store_open_readonly(store **out, const char *path)
+{
+	*out = NULL;
+	store *s = xcalloc(1, sizeof *s);
+	s->path = xstrdup(path);
+	/* WAL needs a writable -shm beside the database; a database whose folder cannot be
+	 * written and that has no pending WAL is opened immutable (nothing can change it,
+	 * so SQLite takes no locks and makes no side files) */
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	char *wal = xasprintf("%s-wal", path);
+	struct stat st;
+	int pending_wal = stat(wal, &st) == 0 && st.st_size > 0;
+	int immutable = !pending_wal && access(slash ? dir : ".", W_OK) != 0;
+	sbuf uri;
+	sbuf_init(&uri);
+	sbuf_addf(&uri, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if (*p == '?' || *p == '#' || *p == '%' || *p < 0x20 || *p >= 0x7f)
+			sbuf_addf(&uri, "%%%02X", *p);
+		else
+			sbuf_addc(&uri, (char)*p);
+	sbuf_addf(&uri, "?mode=ro%s", immutable ? "&immutable=1" : "");
+	free(dir);
+	free(wal);
+	int rc = 0;
+	if (sqlite3_open_v2(uri.buf, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		rc = err_set(FERRY_EDB, "%s: cannot open database: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(s->db, 0);
+	int have = 0;
+	if ((rc = user_version(&have, s)))
+		goto fail;
+	if (have != store_schema_version()) {
+		rc = err_set(FERRY_ECORRUPT, "%s: schema version %d, this ferry reads %d; a read-only engagement cannot be %s",
+		             path, have, store_schema_version(), have < store_schema_version() ? "upgraded" : "read by it");
+		goto fail;
+	}
+	sbuf_done(&uri);
+	*out = s;
+	return 0;
+fail:
+	sbuf_done(&uri);
 	store_close(s);
 	return rc;
 }

@@ -21,6 +21,11 @@ typedef struct store store;
 /* Opens (create=1: creates) the database at path and migrates it. Fails with
  * FERRY_ECORRUPT naming path for a file that is not a database or is newer. */
 int store_open(store **out, const char *path, int create);
+
+/* Opens the database at path for reading only, never migrating or writing anything
+ * beside it (an archived engagement whose folder cannot be written is opened
+ * immutable). Refused (FERRY_ECORRUPT) when its schema is not this ferry's. */
+int store_open_readonly(store **out, const char *path);
 void store_close(store *s);
 /* The schema version the binary knows (highest migration number). */
 int store_schema_version(void);

@@ -135,7 +135,9 @@ static void clear_stale_git_locks(workspace *ws)
 	}
 }
 
-int ws_open(workspace **out, const char *dir)
+int ws_open(workspace **out, const char *dir) { return ws_open_flags(out, dir, 0); }
+
+int ws_open_flags(workspace **out, const char *dir, int flags)
 {
 	*out = NULL;
 	char *root = NULL;
@@ -163,11 +165,17 @@ int ws_open(workspace **out, const char *dir)
 	free(root);
 	char *db = util_path_join(ws->dir, "engagement.db");
 	char *git = util_path_join(ws->dir, "history.git");
-	/* the lock first: a killed writer may have left git lock files to clear */
-	rc = ws_lock(ws);
-	if (!rc) {
-		clear_stale_git_locks(ws);
-		rc = store_open(&ws->db, db, 0);
+	if ((flags & WS_READ) && (access(ws->dir, W_OK) != 0 || access(db, W_OK) != 0)) {
+		/* an archived engagement: read as it is, no lock, nothing written */
+		ws->readonly = 1;
+		rc = store_open_readonly(&ws->db, db);
+	} else {
+		/* the lock first: a killed writer may have left git lock files to clear */
+		rc = ws_lock(ws);
+		if (!rc) {
+			clear_stale_git_locks(ws);
+			rc = store_open(&ws->db, db, 0);
+		}
 	}
 	if (!rc)
 		rc = history_open(&ws->hist, ws->root, git);
@@ -522,6 +530,12 @@ out:
 
 int ws_event(workspace *ws, const char *kind, cJSON *data)
 {
+	if (ws->readonly) {
+		fprintf(stderr, "ferry: note: the engagement is read-only; this %s is not recorded in its audit chain\n",
+		        kind);
+		cJSON_Delete(data);
+		return 0;
+	}
 	int rc = store_begin(ws->db);
 	if (rc) {
 		cJSON_Delete(data);
@@ -645,6 +659,15 @@ static int recover_pending(workspace *ws, const cJSON *pending, char **changed, 
 	return rc;
 }
 
+/* One warning line per odd path the history's scans left out (once per path). */
+static void warn_skipped(workspace *ws)
+{
+	const char *const *skipped = NULL;
+	size_t n = history_skipped(&skipped, ws->hist);
+	for (; ws->warned < n; ws->warned++)
+		fprintf(stderr, "ferry: warning: %s\n", skipped[ws->warned]);
+}
+
 int ws_sync(workspace *ws, int *made)
 {
 	char **changed = NULL;
@@ -697,6 +720,7 @@ int ws_sync(workspace *ws, int *made)
 	for (size_t i = 0; i < n; i++)
 		free(changed[i]);
 	free(changed);
+	warn_skipped(ws);
 	return rc;
 }
 

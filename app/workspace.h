@@ -26,6 +26,8 @@ typedef struct workspace {
 	char *actor_name;
 	char *actor_email; /* may be "" */
 	int lock_fd;       /* held writer lock, or -1 */
+	size_t warned;     /* odd paths of the history already warned about */
+	int readonly;      /* opened with WS_READ on an engagement that cannot be written */
 } workspace;
 
 extern const char *const ws_phases[7]; /* the seven phases in order */
@@ -47,6 +49,13 @@ int ws_init(workspace **out, const char *dir, const ws_init_opts *opts);
  * writer lock (a long-lived caller such as the workbench releases it with ws_unlock
  * and takes it again around each change). */
 int ws_open(workspace **out, const char *dir);
+
+/* ws_open for a command that only reads the record (flags WS_READ): when .ferry/ or
+ * its database cannot be written (an archived delivery), the engagement is opened
+ * without the lock, its store read-only, and ws->readonly set: ws_sync is not to be
+ * called, and ws_event only notes on stderr that the event is not recorded. */
+#define WS_READ 1
+int ws_open_flags(workspace **out, const char *dir, int flags);
 void ws_close(workspace *ws);
 
 /* Takes / releases the writer lock (.ferry/lock). */

@@ -6,7 +6,6 @@
 -- With a GPU baseline and an NPU benchmark that both carry metrics.throughput, the NPU
 -- figure is set against `ferry config throughput.target_pct`.
 
-local ep = require("envprobe")
 local plan = require("plan")
 
 local KNEE = 0.9
@@ -33,8 +32,8 @@ return {
 		local npu
 		for _, a in ipairs(ctx.artifacts("bench") or {}) do
 			local text = ctx.read_artifact(a.id)
-			local ok, doc = pcall(ep.decode, text or "")
-			if ok and type(doc) == "table" then
+			local doc = ctx.decode_json(text or "")
+			if type(doc) == "table" then
 				local what = string.format("benchmark '%s' (artifact %s%s)", a.label or doc.label or "?", tostring(a.id),
 					type(doc.hardware) == "string" and (", " .. doc.hardware) or "")
 				if side(a, doc) == "npu" and type(doc.metrics) == "table" and type(doc.metrics.throughput) == "number"

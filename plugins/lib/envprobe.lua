@@ -1,7 +1,6 @@
 -- envprobe: shared helpers of the environment checks (plugins/environment/).
 --   local ep = require("envprobe")
 --   local probe, art = ep.latest(ctx)      newest ingested env-probe, decoded (nil, reason when none)
---   ep.decode(text)                        JSON text -> Lua value (JSON null becomes nil)
 --   ep.vcmp(a, b)                          -1/0/1 for version strings ("2.1.0.post12", "8.0.RC3")
 --   ep.torch_base("2.1.0+cpu")             "2.1.0"
 --   ep.pins(ctx, name)                     requirement specs for a package in the project
@@ -9,113 +8,6 @@
 --   ep.set_env_path(probe, ctx)            where set_env.sh is on that host (detected or standard)
 
 local ep = {}
-
--- ---- JSON -------------------------------------------------------------------------
-
-local escapes = { ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
-
-local function decode_error(pos, what)
-	error("env-probe JSON: " .. what .. " at byte " .. pos, 0)
-end
-
-local decode_value
-
-local function skip(s, i)
-	local _, e = s:find("^[ \t\r\n]*", i)
-	return e + 1
-end
-
-local function decode_string(s, i) -- s:sub(i, i) == '"'
-	local out, j = {}, i + 1
-	while true do
-		local k = s:find('["\\]', j)
-		if not k then decode_error(i, "unterminated string") end
-		out[#out + 1] = s:sub(j, k - 1)
-		if s:sub(k, k) == '"' then return table.concat(out), k + 1 end
-		local c = s:sub(k + 1, k + 1)
-		if c == "u" then
-			local hex = s:sub(k + 2, k + 5)
-			if not hex:match("^%x%x%x%x$") then decode_error(k, "bad \\u escape") end
-			local cp = tonumber(hex, 16)
-			j = k + 6
-			if cp >= 0xD800 and cp <= 0xDBFF and s:sub(j, j + 1) == "\\u" then
-				local lo = tonumber(s:sub(j + 2, j + 5), 16)
-				if lo and lo >= 0xDC00 and lo <= 0xDFFF then
-					cp = 0x10000 + (cp - 0xD800) * 0x400 + (lo - 0xDC00)
-					j = j + 6
-				end
-			end
-			if cp >= 0xD800 and cp <= 0xDFFF then cp = 0xFFFD end
-			out[#out + 1] = utf8.char(cp)
-		elseif escapes[c] then
-			out[#out + 1] = escapes[c]
-			j = k + 2
-		else
-			decode_error(k, "bad escape")
-		end
-	end
-end
-
-decode_value = function(s, i, depth)
-	if depth > 64 then decode_error(i, "nesting too deep") end
-	i = skip(s, i)
-	local c = s:sub(i, i)
-	if c == "{" then
-		local obj = {}
-		i = skip(s, i + 1)
-		if s:sub(i, i) == "}" then return obj, i + 1 end
-		while true do
-			i = skip(s, i)
-			if s:sub(i, i) ~= '"' then decode_error(i, "expected a key") end
-			local key
-			key, i = decode_string(s, i)
-			i = skip(s, i)
-			if s:sub(i, i) ~= ":" then decode_error(i, "expected ':'") end
-			local v
-			v, i = decode_value(s, i + 1, depth + 1)
-			obj[key] = v
-			i = skip(s, i)
-			c = s:sub(i, i)
-			if c == "}" then return obj, i + 1 end
-			if c ~= "," then decode_error(i, "expected ',' or '}'") end
-			i = i + 1
-		end
-	elseif c == "[" then
-		local arr, n = {}, 0
-		i = skip(s, i + 1)
-		if s:sub(i, i) == "]" then return arr, i + 1 end
-		while true do
-			local v
-			v, i = decode_value(s, i, depth + 1)
-			n = n + 1
-			arr[n] = v
-			i = skip(s, i)
-			c = s:sub(i, i)
-			if c == "]" then return arr, i + 1 end
-			if c ~= "," then decode_error(i, "expected ',' or ']'") end
-			i = i + 1
-		end
-	elseif c == '"' then
-		return decode_string(s, i)
-	elseif s:find("^true", i) then
-		return true, i + 4
-	elseif s:find("^false", i) then
-		return false, i + 5
-	elseif s:find("^null", i) then
-		return nil, i + 4
-	else
-		local num = s:match("^-?%d+%.?%d*[eE]?[-+]?%d*", i)
-		if not num or num == "" or not tonumber(num) then decode_error(i, "unexpected character") end
-		return tonumber(num), i + #num
-	end
-end
-
-function ep.decode(text)
-	local v, i = decode_value(text, 1, 0)
-	i = skip(text, i)
-	if i <= #text then decode_error(i, "trailing data") end
-	return v
-end
 
 -- ---- the newest probe ----------------------------------------------------------
 
@@ -130,8 +22,8 @@ function ep.latest(ctx)
 	if not newest then return nil, "none" end
 	local text, why = ctx.read_artifact(newest.id)
 	if not text then return nil, why, newest end
-	local ok, doc = pcall(ep.decode, text)
-	if not ok then return nil, doc, newest end
+	local doc, bad = ctx.decode_json(text)
+	if bad then return nil, "env-probe JSON: " .. bad, newest end
 	if type(doc) ~= "table" then return nil, "not a JSON object", newest end
 	for _, k in ipairs({ "host", "python", "cann", "driver", "npu", "env" }) do
 		if type(doc[k]) ~= "table" then doc[k] = {} end

@@ -226,8 +226,8 @@ function plan.baseline(ctx)
 	local best, best_gpu
 	for _, a in ipairs(ctx.artifacts("bench") or {}) do
 		local text = ctx.read_artifact(a.id)
-		local ok, doc = pcall(ep.decode, text or "")
-		if not ok or type(doc) ~= "table" then doc = {} end
+		local doc = ctx.decode_json(text or "")
+		if type(doc) ~= "table" then doc = {} end
 		local r = { doc = doc, artifact = a }
 		local gpu = looks_gpu(a.label) or looks_gpu(doc.label) or looks_gpu(doc.hardware)
 		if gpu and (not best_gpu or tonumber(a.id) > tonumber(best_gpu.artifact.id)) then best_gpu = r end

@@ -217,7 +217,7 @@ local function trace_summary(text, decode)
 	return s
 end
 
--- decode: a JSON decoder (envprobe's ep.decode) for traces.
+-- decode: a JSON decoder for traces (ctx.decode_json: a value, or nil and a reason).
 function prof.summarize(text, decode)
 	if not text or text == "" then return nil, "empty" end
 	local head = text:match("^%s*(.)")

@@ -9,7 +9,6 @@
 -- compiled for dynamic shapes (the advisor's dynamic-shape rule).
 
 local prof = require("profile")
-local ep = require("envprobe")
 
 local TOP = 5
 local AICPU_MIN_US = 20
@@ -40,7 +39,7 @@ return {
 			local what = name_of(a)
 			local text, why = ctx.read_artifact(a.id)
 			local s
-			if text then s, why = prof.summarize(text, ep.decode) end
+			if text then s, why = prof.summarize(text, ctx.decode_json) end
 			if not s then
 				ctx.report{
 					key = "unreadable:" .. a.id,

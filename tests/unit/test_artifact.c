@@ -92,11 +92,72 @@ static void test_unknown_kind_is_usage(void **state)
 	assert_int_equal(artifact_validate("pictures", "x", "", 0), FERRY_EUSAGE);
 }
 
+/* A virtual artifact: head bytes, then zeros (or a NUL-free filler) up to size. */
+typedef struct virt {
+	const char *head;
+	size_t head_len;
+	char fill;
+} virt;
+
+static long long virt_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
+{
+	const virt *v = ctx;
+	for (size_t i = 0; i < n; i++)
+		((char *)buf)[i] = off + i < v->head_len ? v->head[off + i] : v->fill;
+	return (long long)n;
+}
+
+static void test_any_size(void **state)
+{
+	(void)state;
+	/* a 10 GiB model: ir_version 7, one graph field of 10 GiB - 10 bytes; walked, not read */
+	unsigned long long size = 10ULL << 30, glen = size - 10;
+	char head[16] = { 0x08, 0x07, 0x3a };
+	size_t h = 3;
+	for (unsigned long long v = glen; v; v >>= 7)
+		head[h++] = (char)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+	virt m = { head, h, 0 };
+	artifact_source src = { virt_read_at, &m, h + glen };
+	assert_int_equal(artifact_validate_source("onnx", "big.onnx", &src), 0);
+	src.size--;
+	assert_int_equal(artifact_validate_source("onnx", "big.onnx", &src), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "truncated"));
+	/* text: 1 GiB of a log whose only NUL is at its very end */
+	virt t = { "step 1 loss 2.5\n", 16, 'a' };
+	artifact_source log = { virt_read_at, &t, 1ULL << 30 };
+	assert_int_equal(artifact_validate_source("loss-log", "big.log", &log), 0);
+	virt tn = { "no numbers here\n", 16, 'a' };
+	artifact_source nolo = { virt_read_at, &tn, 3u << 20 };
+	assert_int_equal(artifact_validate_source("loss-log", "big.log", &nolo), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "no loss values"));
+	virt z = { "step 1 loss 2.5\n", 16, 0 };
+	artifact_source bin = { virt_read_at, &z, 3u << 20 };
+	assert_int_equal(artifact_validate_source("atc-log", "big.log", &bin), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "binary"));
+	/* JSON kinds over the limit: refused with the limit, never accepted unread */
+	virt j = { "{\"schema\":\"ferry-env-probe/1\"", 30, ' ' };
+	artifact_source js = { virt_read_at, &j, ARTIFACT_JSON_LIMIT + 1 };
+	assert_int_equal(artifact_validate_source("env-probe", "big.json", &js), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "256 MiB"));
+	/* a small one goes through the in-memory validator */
+	const char *bench = "{\"schema\":\"ferry-bench/1\",\"metrics\":{\"throughput\":1}}";
+	virt b = { bench, strlen(bench), ' ' };
+	artifact_source bs = { virt_read_at, &b, strlen(bench) + 100 };
+	assert_int_equal(artifact_validate_source("bench", "b.json", &bs), 0);
+	/* a large CSV profile: its header counts */
+	virt csv = { "Op Type,Count\n", 14, 'x' };
+	artifact_source cs = { virt_read_at, &csv, 5u << 20 };
+	assert_int_equal(artifact_validate_source("profile", "op.csv", &cs), 0);
+	virt nocsv = { "plain words\n", 12, 'x' };
+	cs.ctx = &nocsv;
+	assert_int_equal(artifact_validate_source("profile", "op.csv", &cs), FERRY_ECORRUPT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_env_probe),   cmocka_unit_test(test_bench),   cmocka_unit_test(test_loss_log),
-		cmocka_unit_test(test_dump_and_onnx), cmocka_unit_test(test_profile), cmocka_unit_test(test_unknown_kind_is_usage),
+		cmocka_unit_test(test_dump_and_onnx), cmocka_unit_test(test_profile), cmocka_unit_test(test_unknown_kind_is_usage), cmocka_unit_test(test_any_size),
 	};
 	return cmocka_run_group_tests_name("ingest", tests, NULL, NULL);
 }

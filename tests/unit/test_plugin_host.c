@@ -1075,10 +1075,38 @@ static void test_worked_example(void **state)
 	got_done(&g);
 }
 
+/* ctx.decode_json: documents as Lua values, a reason for broken or oversized ones */
+static void test_decode_json(void **state)
+{
+	struct fixture *fx = *state;
+	plugin_file(fx, "json.lua",
+	            "return { id = 't.json', phase = 'assess', title = 't', severity = 'info',\n"
+	            "  run = function(ctx)\n"
+	            "    local out = {}\n"
+	            "    local d = ctx.decode_json('{\"a\":[1,2.5,\"x\\\\u00e9\",true,null],\"n\":null,\"o\":{\"k\":-3}}')\n"
+	            "    out[#out + 1] = math.type(d.a[1]) .. d.a[2] .. d.a[3] .. tostring(d.a[4]) .. tostring(d.n) .. d.o.k\n"
+	            "    local v, why = ctx.decode_json('{\"a\": [1, 2')\n"
+	            "    out[#out + 1] = tostring(v) .. ':' .. why\n"
+	            "    out[#out + 1] = tostring(ctx.decode_json('7'))\n"
+	            "    v, why = ctx.decode_json('[' .. string.rep('0,', 3000000) .. '0]')\n"
+	            "    out[#out + 1] = tostring(v) .. ':' .. why:sub(1, 23)\n"
+	            "    ctx.report{ message = table.concat(out, '|') }\n"
+	            "  end }\n");
+	got g = {0};
+	run_sel(fx, &g, NULL, "t.json", 0, 0);
+	if (g.nerr)
+		fail_msg("%s", g.err[0]);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.v[0].message, "integer2.5x\xc3\xa9truenil-3|nil:not valid JSON (near byte 10)|7|"
+	                                    "nil:JSON document too large");
+	got_done(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_good_plugin_positions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_decode_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escape_os_execute, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escape_io_open, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_escape_binary_chunk, setup, teardown),

@@ -1,0 +1,70 @@
+/* config — see config.h. */
+#include "config.h"
+#include "err.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct config_key config_keys[] = {
+	{ "target.soc", CFG_TEXT, NULL, "target NPU SoC, e.g. Ascend910B2, Ascend310P3" },
+	{ "target.cards", CFG_COUNT, NULL, "number of NPU cards in the plan" },
+	{ "target.nodes", CFG_COUNT, NULL, "number of nodes in the plan" },
+	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, "accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%" },
+	{ "tolerance.accuracy", CFG_NUMBER, NULL, "accepted absolute accuracy drop, e.g. 0.005" },
+	{ "throughput.target_pct", CFG_NUMBER, NULL, "throughput target as % of the GPU baseline, e.g. 80" },
+	{ "strategy", CFG_WORD, "auto tool manual", "migration strategy: auto (transfer_to_npu), tool (rewrite) or manual" },
+	{ "model.params_b", CFG_NUMBER, NULL, "model size in billions of parameters (for memory and parallel advice)" },
+	{ "effort.base_days", CFG_NUMBER, NULL, "effort formula: fixed days for any engagement" },
+	{ "effort.weight.", CFG_NUMBER, NULL, "effort formula: days per finding of a category, e.g. effort.weight.custom_kernel" },
+	{ "language", CFG_WORD, "en zh", "report and interface language: en or zh" },
+	{ "audit.sign_key", CFG_TEXT, NULL, "key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file" },
+	{ NULL, CFG_TEXT, NULL, NULL },
+};
+
+const struct config_key *config_key_find(const char *key)
+{
+	for (const struct config_key *k = config_keys; k->key; k++)
+		if (strcmp(k->key, key) == 0 || (util_ends_with(k->key, ".") && util_starts_with(key, k->key) &&
+		                                 strlen(key) > strlen(k->key)))
+			return k;
+	return NULL;
+}
+
+int config_value_check(const struct config_key *k, const char *key, const char *value)
+{
+	char *end = NULL;
+	double d = strtod(value, &end);
+	int number = *value && end != value && d >= 0;
+	if (k->kind != CFG_TEXT && k->kind != CFG_WORD && end != value && !isfinite(d))
+		return err_set(FERRY_EUSAGE, "config %s %s: must be a finite number", key, value);
+	switch (k->kind) {
+	case CFG_TEXT:
+		if (*value)
+			return 0;
+		break;
+	case CFG_COUNT:
+		if (number && !*end && d >= 1 && d == (double)(long long)d)
+			return 0;
+		break;
+	case CFG_NUMBER:
+		if (number && !*end)
+			return 0;
+		break;
+	case CFG_NUMBER_OR_PCT:
+		if (number && (!*end || strcmp(end, "%") == 0))
+			return 0;
+		break;
+	case CFG_WORD: {
+		size_t n = strlen(value);
+		for (const char *w = k->words; *value && (w = strstr(w, value)); w += n)
+			if ((w == k->words || w[-1] == ' ') && (w[n] == ' ' || w[n] == '\0'))
+				return 0;
+		return err_set(FERRY_EUSAGE, "config %s %s: must be one of: %s", key, value, k->words);
+	}
+	}
+	static const char *const what[] = { "some text", "a whole number of at least 1", "a number of at least 0",
+		                                 "a number of at least 0, or a percentage such as 2%" };
+	return err_set(FERRY_EUSAGE, "config %s %s: must be %s", key, value, what[k->kind]);
+}

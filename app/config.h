@@ -1,0 +1,30 @@
+/*
+ * config — the engagement settings `ferry config` accepts: their names, what each value
+ * must be, and the check of a value typed by a person before it is stored. No state, no
+ * I/O; the table is static and borrowed. Fuzzed by tests/fuzz/fuzz_config.c.
+ */
+#ifndef FERRY_CONFIG_H
+#define FERRY_CONFIG_H
+
+/* What a setting's value must be: any text, a whole number of at least 1, a number of
+ * at least 0 (optionally with a % sign), or one word of a list. Numbers are finite. */
+enum config_kind { CFG_TEXT, CFG_COUNT, CFG_NUMBER, CFG_NUMBER_OR_PCT, CFG_WORD };
+
+struct config_key {
+	const char *key;   /* a name, or a prefix ending in '.' (effort.weight.) */
+	enum config_kind kind;
+	const char *words; /* CFG_WORD: the allowed words, space-separated */
+	const char *help;
+};
+
+/* The settings, ending with an entry whose key is NULL. */
+extern const struct config_key config_keys[];
+
+/* The entry for key (prefix entries such as effort.weight. match their keys), or NULL. */
+const struct config_key *config_key_find(const char *key);
+
+/* Checks value against the setting's kind; 0, or FERRY_EUSAGE with one line naming the
+ * key, the value and what it must be. */
+int config_value_check(const struct config_key *k, const char *key, const char *value);
+
+#endif

@@ -1,0 +1,14 @@
+/* libFuzzer target: profiler output, CSV tables and trace JSON, as plugins/lib/profile.lua summarises them for tune.profile.
+ * Inputs that ingest's validator accepts go to the checks as an ingested profile artifact
+ * (see plugin_door.h); a check failing on one aborts.
+ * fuzz-modules: plugin_host plugin_api pysrc project finding textscan artifact embedded embedded_data util err */
+#include "plugin_door.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const phases[] = { "tune" };
+	static door d = { .kind = "profile", .phases = phases, .nphases = 1, .validate = 1 };
+	return door_run(&d, data, size);
+}
