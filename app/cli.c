@@ -1027,10 +1027,20 @@ out:
 
 static int cmd_export(const char *dir, int argc, char **argv)
 {
-	const char *to = NULL;
-	int rc = one_option(&to, "export", "to", argc, argv);
-	if (rc)
-		return rc;
+	static const struct option lo[] = { { "to", required_argument, 0, 't' },
+		                                 { "base", required_argument, 0, 'b' },
+		                                 { 0, 0, 0, 0 } };
+	const char *to = NULL, *base = NULL;
+	int rc = 0, c;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 't')
+			to = optarg;
+		else if (c == 'b')
+			base = optarg;
+		else
+			return opt_fail("export", argv);
+	}
 	if (argc - optind != 2)
 		return usage_error("export");
 	const char *what = argv[optind], *arg = argv[optind + 1];
@@ -1039,18 +1049,20 @@ static int cmd_export(const char *dir, int argc, char **argv)
 		return usage_error("export");
 	if (branch && !to)
 		return err_set(FERRY_EUSAGE, "export branch %s: --to REPO names the client's repository", arg);
-	if (patches && to)
+	if (patches && (to || base))
 		return usage_error("export");
 	workspace *ws = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
-	rc = patches ? history_export_patches(ws->hist, arg) : history_export_branch(ws->hist, arg, to);
+	rc = patches ? history_export_patches(ws->hist, arg) : history_export_branch(ws->hist, arg, to, base);
 	if (!rc) {
 		cJSON *d = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "what", what);
 		cJSON_AddStringToObject(d, patches ? "dir" : "branch", arg);
 		if (branch)
 			cJSON_AddStringToObject(d, "repo", to);
+		if (branch && base)
+			cJSON_AddStringToObject(d, "base", base);
 		rc = ws_event(ws, "export", d);
 	}
 	if (!rc && patches)
@@ -1299,7 +1311,7 @@ const cli_command cli_commands[] = {
 	{ "verify", cmd_verify, "verify", "recompute the audit chain and check every checkpoint commit" },
 	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh]",
 	  "write a deliverable: the assessment report, the change list or the unsupported list" },
-	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO",
+	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO [--base REV]",
 	  "deliver the checkpoints: mbox patches, or a branch in the client's repository" },
 	{ "version", cmd_version, "version", "print the version" },
 	{ NULL, NULL, NULL, NULL },

@@ -109,10 +109,16 @@ int history_is_ignored(int *ignored, history *h, const char *relpath);
 /* Writes one mbox patch per commit after the baseline, oldest first, into dir
  * (0001-<subject>.patch ...), appliable with `git am` on the baseline. */
 int history_export_patches(history *h, const char *dir);
-/* Creates branch name in the git repository at repo: the baseline's tree applied on
- * repo's HEAD commit followed by each checkpoint, without touching its checked-out
- * branch, index or work tree. FERRY_EEXISTS when the branch exists. */
-int history_export_branch(history *h, const char *name, const char *repo);
+/* Creates branch name in the git repository at repo, without touching its checked-out
+ * branch, index or work tree. The branch starts at the client's commit the code came
+ * from: base_rev when given, else the newest commit reachable from HEAD whose folder at
+ * the project's place (its path inside the git work tree that holds it; the root when
+ * none) holds the baseline's files (our ignore rules applied). Each checkpoint follows
+ * as one commit changing only that folder; a named base that differs from the baseline
+ * first gets one commit with the project as received. FERRY_EEXISTS when the branch
+ * exists, FERRY_EREFUSED when no commit matches, FERRY_EUSAGE when base_rev names no
+ * commit. */
+int history_export_branch(history *h, const char *name, const char *repo, const char *base_rev);
 
 /* The user identity from git configuration (user.name, user.email); either may be
  * NULL in *name / *email (caller frees). Non-zero when git has none. */
