@@ -28,8 +28,9 @@
 int changes_list(cJSON **out, cJSON **reverted, store *s, history *h);
 
 /* The unsupported list: open error and warning findings at a place in a file that
- * carry no automatic fix, one row per construct (the same construct reported by two
- * checks of one category counts once), in phase, file and line order. */
+ * carry no automatic fix and that no later phase's check rewrites (automatic), one
+ * row per construct (the same construct reported by two checks of one category
+ * counts once), in phase, file and line order. */
 int changes_unsupported(cJSON **out, store *s);
 
 /* RFC 4180 CSV of rows (change-list or unsupported rows): a header line, then one

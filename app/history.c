@@ -1793,14 +1793,19 @@ out:
 
 int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *payload)
 {
+	return history_diff_hunks_from(h, NULL, oid, cb, payload);
+}
+
+int history_diff_hunks_from(history *h, const char *from, const char *oid, history_hunk_cb cb, void *payload)
+{
 	git_commit *c = NULL, *parent = NULL;
 	git_tree *ta = NULL, *tb = NULL;
 	git_diff *diff = NULL;
 	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
 	int rc = lookup_commit(&c, h, oid);
-	if (rc < 0)
+	if (rc < 0 || (from && (rc = lookup_commit(&parent, h, from)) < 0))
 		goto out;
-	if (git_commit_parentcount(c) > 0 && git_commit_parent(&parent, c, 0) < 0) {
+	if (!from && git_commit_parentcount(c) > 0 && git_commit_parent(&parent, c, 0) < 0) {
 		rc = hfail(h, "parent commit");
 		goto out;
 	}

@@ -91,6 +91,8 @@ typedef int (*history_hunk_cb)(const history_hunk *hunk, void *payload);
 /* Calls cb for every hunk of commit oid (the baseline: against the empty tree), file
  * by file in path order. */
 int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *payload);
+/* The same for the change from commit from (NULL: oid's first parent) to commit oid. */
+int history_diff_hunks_from(history *h, const char *from, const char *oid, history_hunk_cb cb, void *payload);
 
 /* Contents of path at commit oid; FERRY_ENOTFOUND when absent there. */
 int history_read_at(char **out, size_t *len, history *h, const char *oid, const char *path);
