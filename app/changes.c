@@ -452,3 +452,29 @@ void changes_csv(sbuf *b, const cJSON *rows)
 		sbuf_adds(b, "\r\n");
 	}
 }
+
+/* The API a finding names: the first `quoted` span of its message, else its category. */
+static char *api_name(const cJSON *r)
+{
+	const char *m = json_str(r, "message"), *a = strchr(m, '`'), *z = a ? strchr(a + 1, '`') : NULL;
+	if (a && z && z > a + 1)
+		return xstrndup(a + 1, (size_t)(z - a - 1));
+	return xstrdup(*json_str(r, "category") ? json_str(r, "category") : json_str(r, "plugin"));
+}
+
+void changes_csv_msft(sbuf *b, const cJSON *rows, int unsupported)
+{
+	sbuf_adds(b, unsupported ? "File,Start Line,End Line,API Name,Message\r\n"
+	                         : "File,Start Line,End Line,Operation Type,Message\r\n");
+	const cJSON *r;
+	cJSON_ArrayForEach(r, rows) {
+		sbuf_add_csv(b, json_str(r, "file"));
+		sbuf_addf(b, ",%lld,%lld,", json_int(r, "start_line"), json_int(r, "end_line"));
+		char *fourth = unsupported ? api_name(r) : xstrdup(json_str(r, "operation"));
+		sbuf_add_csv(b, fourth);
+		free(fourth);
+		sbuf_addc(b, ',');
+		sbuf_add_csv(b, json_str(r, "message"));
+		sbuf_adds(b, "\r\n");
+	}
+}

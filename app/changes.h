@@ -37,5 +37,10 @@ int changes_unsupported(cJSON **out, store *s);
  * line per row, CRLF line ends, fields quoted when they hold a comma, a quote, CR or
  * LF (quotes doubled). */
 void changes_csv(sbuf *b, const cJSON *rows);
+/* The same rows in the vendor migration tool's columns, for spreadsheets built on its
+ * reports: the change list as File, Start Line, End Line, Operation Type, Message; the
+ * unsupported list (unsupported = 1) with API Name (the first `quoted` name of the
+ * message, else the category) in place of the operation. */
+void changes_csv_msft(sbuf *b, const cJSON *rows, int unsupported);
 
 #endif

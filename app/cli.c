@@ -297,6 +297,8 @@ static const struct config_key {
 	{ "effort.base_days", CFG_NUMBER, NULL, "effort formula: fixed days for any engagement" },
 	{ "effort.weight.", CFG_NUMBER, NULL, "effort formula: days per finding of a category, e.g. effort.weight.custom_kernel" },
 	{ "language", CFG_WORD, "en zh", "report and interface language: en or zh" },
+	{ "csv.bom", CFG_WORD, "true false", "start CSV reports with a UTF-8 byte-order mark (as --excel does)" },
+	{ "export.signoff", CFG_WORD, "true false", "end each exported patch with a Signed-off-by: trailer of the actor" },
 	{ NULL, CFG_TEXT, NULL, NULL },
 };
 
@@ -1220,11 +1222,13 @@ static int cmd_report(const char *dir, int argc, char **argv)
 		                                 { "output", required_argument, 0, 'o' },
 		                                 { "section", required_argument, 0, 's' },
 		                                 { "lang", required_argument, 0, 'l' },
+		                                 { "excel", no_argument, 0, 'x' },
+		                                 { "layout", required_argument, 0, 'y' },
 		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "md", "html", "json", "sarif", "csv", NULL };
 	static const char *const sections[] = { "all", "assessment", "changes", "unsupported", NULL };
 	static const char *const langs[] = { "en", "zh", NULL };
-	report_opts o = { NULL, "all", NULL, FERRY_VERSION, NULL }; /* lang NULL: the engagement's setting */
+	report_opts o = { NULL, "all", NULL, FERRY_VERSION, NULL, 0, NULL }; /* lang NULL: the engagement's setting */
 	int c, rc;
 	opt_reset();
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1242,6 +1246,8 @@ static int cmd_report(const char *dir, int argc, char **argv)
 			if (parse_format(&o.lang, optarg, langs))
 				return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", optarg);
 			break;
+		case 'x': o.excel = 1; break;
+		case 'y': o.layout = optarg; break;
 		default: return opt_fail("report", argv);
 		}
 	}
@@ -1309,7 +1315,7 @@ const cli_command cli_commands[] = {
 	{ "diff", cmd_diff, "diff REV [REV2]", "a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)" },
 	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint" },
 	{ "verify", cmd_verify, "verify", "recompute the audit chain and check every checkpoint commit" },
-	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh]",
+	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh] [--excel] [--layout ferry|msft]",
 	  "write a deliverable: the assessment report, the change list or the unsupported list" },
 	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO [--base REV]",
 	  "deliver the checkpoints: mbox patches, or a branch in the client's repository" },

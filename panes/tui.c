@@ -1025,7 +1025,7 @@ static void write_report(app *a, const char *format, const char *path)
 	}
 	path = shown;
 	/* lang NULL: the engagement's "language" setting, as `ferry report` uses it */
-	report_opts o = { format, "all", abs, FERRY_VERSION, NULL };
+	report_opts o = { format, "all", abs, FERRY_VERSION, NULL, 0, NULL };
 	char sha[65] = "";
 	int rc = lock_synced(a, NULL);
 	if (!rc) {
