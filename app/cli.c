@@ -1056,7 +1056,11 @@ static int cmd_export(const char *dir, int argc, char **argv)
 	workspace *ws = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
-	rc = patches ? history_export_patches(ws->hist, arg) : history_export_branch(ws->hist, arg, to, base);
+	char *signoff = patches ? store_config_get(ws->db, "export.signoff") : NULL;
+	int signed_off = signoff && strcmp(signoff, "true") == 0;
+	free(signoff);
+	rc = patches ? history_export_patches(ws->hist, arg, signed_off ? ws->actor : NULL)
+	             : history_export_branch(ws->hist, arg, to, base);
 	if (!rc) {
 		cJSON *d = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "what", what);
@@ -1065,6 +1069,8 @@ static int cmd_export(const char *dir, int argc, char **argv)
 			cJSON_AddStringToObject(d, "repo", to);
 		if (branch && base)
 			cJSON_AddStringToObject(d, "base", base);
+		if (signed_off)
+			cJSON_AddStringToObject(d, "signed_off_by", ws->actor);
 		rc = ws_event(ws, "export", d);
 	}
 	if (!rc && patches)

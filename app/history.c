@@ -1126,13 +1126,87 @@ static void subject_slug(char *out, size_t cap, const char *subject)
 		snprintf(out, cap, "checkpoint");
 }
 
-int history_export_patches(history *h, const char *dir)
+static int is_ascii(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return 0;
+	return 1;
+}
+
+/* Appends text as one RFC 2047 encoded word (=?UTF-8?B?...?=). */
+static void add_encoded_word(sbuf *b, const char *text, size_t n)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	sbuf_adds(b, "=?UTF-8?B?");
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned char)text[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned char)text[i + 1] << 8;
+		if (i + 2 < n)
+			v |= (unsigned char)text[i + 2];
+		sbuf_addc(b, b64[(v >> 18) & 63]);
+		sbuf_addc(b, b64[(v >> 12) & 63]);
+		sbuf_addc(b, i + 1 < n ? b64[(v >> 6) & 63] : '=');
+		sbuf_addc(b, i + 2 < n ? b64[v & 63] : '=');
+	}
+	sbuf_adds(b, "?=");
+}
+
+/* The mail as mail readers and `git am` expect it: a non-ASCII author name in From:
+ * and a non-ASCII Subject: RFC 2047 encoded, and, when the message holds non-ASCII
+ * text, MIME headers declaring UTF-8. libgit2 writes both raw. */
+static void mbox_encode(sbuf *out, const char *mail, size_t len)
+{
+	const char *end = mail + len, *p = mail;
+	const char *hdr_end = strstr(mail, "\n\n");
+	const char *body_end = hdr_end ? strstr(hdr_end, "\n---\n") : NULL;
+	int utf8 = !is_ascii(mail, (size_t)((body_end ? body_end : end) - mail));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		int header = hdr_end && p <= hdr_end;
+		if (header && n > 6 && strncmp(p, "From: ", 6) == 0 && !is_ascii(p, n)) {
+			const char *lt = memchr(p, '<', n);
+			const char *name = p + 6, *name_end = lt ? lt : p + n - 1;
+			while (name_end > name && name_end[-1] == ' ')
+				name_end--;
+			sbuf_adds(out, "From: ");
+			add_encoded_word(out, name, (size_t)(name_end - name));
+			if (lt) {
+				sbuf_addc(out, ' ');
+				sbuf_add(out, lt, (size_t)(p + n - lt));
+			} else {
+				sbuf_addc(out, '\n');
+			}
+		} else if (header && n > 9 && strncmp(p, "Subject: ", 9) == 0 && !is_ascii(p, n)) {
+			/* keep the [PATCH] prefix readable; encode the rest */
+			const char *text = p + 9;
+			const char *rb = strncmp(text, "[PATCH", 6) == 0 ? memchr(text, ']', n - 9) : NULL;
+			if (rb)
+				text = rb + 2 <= p + n ? rb + 2 : rb + 1;
+			sbuf_add(out, p, (size_t)(text - p));
+			add_encoded_word(out, text, (size_t)(p + n - 1 - text));
+			sbuf_addc(out, '\n');
+		} else {
+			sbuf_add(out, p, n);
+		}
+		if (header && utf8 && n > 9 && strncmp(p, "Subject: ", 9) == 0)
+			sbuf_adds(out, "MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
+			               "Content-Transfer-Encoding: 8bit\n");
+		p += n;
+	}
+}
+
+int history_export_patches(history *h, const char *dir, const char *signoff)
 {
 	git_oid *chain = NULL;
 	git_commit *c = NULL;
 	git_diff *diff = NULL;
 	git_buf buf = GIT_BUF_INIT;
-	char *path = NULL;
+	char *path = NULL, *body = NULL;
+	sbuf mail;
+	sbuf_init(&mail);
 	size_t len = 0;
 	int rc = first_parent_chain(&chain, &len, h);
 	if (rc < 0 || (rc = util_mkdirs(dir, 0755)) < 0)
@@ -1144,17 +1218,29 @@ int history_export_patches(history *h, const char *dir)
 		oid_hex(hex, &chain[i]);
 		if ((rc = lookup_commit(&c, h, hex)) < 0 || (rc = diff_pair(&diff, h, hex, NULL, 1)) < 0)
 			goto out;
-		const char *summary = git_commit_summary(c);
+		const char *summary = git_commit_summary(c), *orig = git_commit_body(c);
+		/* the sign-off joins the message's trailer block (its last paragraph) */
+		if (signoff && *signoff) {
+			size_t ol = orig ? strlen(orig) : 0;
+			while (ol && orig[ol - 1] == '\n')
+				ol--;
+			body = ol ? xasprintf("%.*s\nSigned-off-by: %s\n", (int)ol, orig, signoff)
+			          : xasprintf("Signed-off-by: %s\n", signoff);
+		}
 		if (git_email_create_from_diff(&buf, diff, i, len - 1, &chain[i], summary ? summary : "",
-		                               git_commit_body(c), git_commit_author(c), &eopts) < 0) {
+		                               body ? body : orig, git_commit_author(c), &eopts) < 0) {
 			rc = git_fail(FERRY_EGIT, hex, "formatting patch");
 			goto out;
 		}
+		sbuf_reset(&mail);
+		mbox_encode(&mail, buf.ptr, buf.size);
 		subject_slug(slug, sizeof slug, summary ? summary : "");
 		snprintf(name, sizeof name, "%04zu-%s.patch", i, slug);
 		path = util_path_join(dir, name);
-		if ((rc = util_write_atomic(path, buf.ptr, buf.size, 0644)) < 0)
+		if ((rc = util_write_atomic(path, mail.buf, mail.len, 0644)) < 0)
 			goto out;
+		free(body);
+		body = NULL;
 		free(path);
 		path = NULL;
 		git_buf_dispose(&buf);
@@ -1165,6 +1251,8 @@ int history_export_patches(history *h, const char *dir)
 	}
 out:
 	free(path);
+	free(body);
+	sbuf_done(&mail);
 	git_buf_dispose(&buf);
 	git_diff_free(diff);
 	git_commit_free(c);

@@ -109,8 +109,10 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 int history_is_ignored(int *ignored, history *h, const char *relpath);
 
 /* Writes one mbox patch per commit after the baseline, oldest first, into dir
- * (0001-<subject>.patch ...), appliable with `git am` on the baseline. */
-int history_export_patches(history *h, const char *dir);
+ * (0001-<subject>.patch ...), appliable with `git am` on the baseline. A non-ASCII
+ * author name or subject is RFC 2047 encoded, with UTF-8 MIME headers. signoff
+ * ("Name <email>", or NULL) adds a Signed-off-by: trailer to every message. */
+int history_export_patches(history *h, const char *dir, const char *signoff);
 /* Creates branch name in the git repository at repo, without touching its checked-out
  * branch, index or work tree. The branch starts at the client's commit the code came
  * from: base_rev when given, else the newest commit reachable from HEAD whose folder at

@@ -572,7 +572,7 @@ static void test_export_patches(void **state)
 	write_bytes(root, "weights.bin", bin, sizeof bin - 1);
 	commit_all(h, c, "Add helper, drop old.txt: cleanup!");
 
-	assert_int_equal(history_export_patches(h, out), 0);
+	assert_int_equal(history_export_patches(h, out, NULL), 0);
 	char *names = cap("ls '%s'", out);
 	assert_string_equal(names, "0001-Move-tensors-to-the-NPU.patch\n0002-Add-helper-drop-old.txt-cleanup.patch");
 	free(names);
