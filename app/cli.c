@@ -562,6 +562,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (strcmp(format, "json") == 0) {
 		output_findings_json(&b, found, res.run, (const char *const *)res.errors, (size_t)res.nerrors);
 	} else if (strcmp(format, "sarif") == 0) {
+		output_sarif_locate(found, ws->root);
 		output_sarif(&b, found, h, FERRY_VERSION);
 	} else {
 		output_findings_text(&b, found);

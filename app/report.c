@@ -1481,6 +1481,7 @@ static int sarif_render(sbuf *b, workspace *ws, const cJSON *doc, const char *se
 		if (keep)
 			cJSON_AddItemToArray(sel, cJSON_Duplicate(f, 1));
 	}
+	output_sarif_locate(sel, ws->root);
 	output_sarif(b, sel, host, version ? version : "");
 out:
 	plugin_host_free(host);
