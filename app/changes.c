@@ -31,23 +31,149 @@ static cJSON *capped(const char *text)
 	return v;
 }
 
+/* One hunk of the change from the version the findings were found in (V) to the
+ * checkpoint's parent (P): lets a line of P be read as a line of V. */
+struct shift {
+	char *path;
+	int old_start, old_lines, new_start, new_lines;
+};
+
 struct hunk_ctx {
 	cJSON *rows;            /* where rows go */
 	const cJSON *cp;        /* the checkpoint */
 	const cJSON *findings;  /* its findings */
+	history *h;
+	const char *found_in;   /* V: the commit the findings' lines and edits refer to */
+	struct shift *shifts;   /* V → P hunks, file by file in order (none when V is P) */
+	size_t nshifts;
+	char *text_path;        /* the file of V last read, and its text */
+	char *text;
+	size_t text_len;
+	int err;                /* the first error of a callback */
 };
 
-/* A finding's line falls in the part of the old file this hunk replaced (an insertion
- * counts the line it follows and the one after). */
-static int finding_in_hunk(const cJSON *f, const history_hunk *hk)
+static int collect_shift(const history_hunk *hk, void *payload)
 {
-	long long line = json_int(f, "line");
+	struct hunk_ctx *c = payload;
+	c->shifts = xrealloc(c->shifts, (c->nshifts + 1) * sizeof *c->shifts);
+	struct shift *s = &c->shifts[c->nshifts++];
+	s->path = xstrdup(hk->path);
+	s->old_start = hk->old_start;
+	s->old_lines = hk->old_lines;
+	s->new_start = hk->new_start;
+	s->new_lines = hk->new_lines;
+	return 0;
+}
+
+/* The lines of V that line l of P stands for: itself moved by the changes above it,
+ * or the replaced range when it lies in a change. */
+static void p_to_v(long long *lo, long long *hi, const struct hunk_ctx *c, const char *path, long long l)
+{
+	long long delta = 0;
+	for (size_t i = 0; i < c->nshifts; i++) {
+		const struct shift *s = &c->shifts[i];
+		if (strcmp(s->path, path) != 0)
+			continue;
+		if (s->new_lines > 0 && l >= s->new_start && l < s->new_start + s->new_lines) {
+			*lo = s->old_start;
+			*hi = s->old_lines > 0 ? s->old_start + s->old_lines - 1 : s->old_start + 1;
+			return;
+		}
+		long long last_new = s->new_lines > 0 ? s->new_start + s->new_lines - 1 : s->new_start;
+		if (last_new < l)
+			delta += s->new_lines - s->old_lines;
+	}
+	*lo = *hi = l - delta;
+}
+
+/* 1-based line of byte offset off in the text of V (clamped to its end). */
+static long long line_of(const struct hunk_ctx *c, size_t off)
+{
+	long long line = 1;
+	for (size_t i = 0; i < off && i < c->text_len; i++)
+		line += c->text[i] == '\n';
+	return line;
+}
+
+/* The lines of V a finding changes: those its edits replace (or insert at), else its
+ * own line range. */
+static int finding_lines(long long **out, size_t *n, struct hunk_ctx *c, const cJSON *f)
+{
+	const cJSON *edits = cJSON_GetObjectItem(f, "edits"), *e;
+	const char *path = json_str(f, "file");
+	*out = NULL;
+	*n = 0;
+	if (cJSON_GetArraySize(edits) > 0 && (!c->text_path || strcmp(c->text_path, path) != 0)) {
+		free(c->text_path);
+		free(c->text);
+		c->text_path = xstrdup(path);
+		c->text = NULL;
+		c->text_len = 0;
+		int rc = history_read_at(&c->text, &c->text_len, c->h, c->found_in, path);
+		if (rc && rc != FERRY_ENOTFOUND)
+			return rc;
+	}
+	cJSON_ArrayForEach(e, edits) {
+		long long sb = json_int(e, "start_byte"), eb = json_int(e, "end_byte");
+		if (sb < 0 || eb < sb || (size_t)eb > c->text_len)
+			continue;
+		*out = xrealloc(*out, (*n + 2) * sizeof **out);
+		(*out)[(*n)++] = line_of(c, (size_t)sb);
+		(*out)[(*n)++] = eb > sb ? line_of(c, (size_t)eb - 1) : line_of(c, (size_t)sb);
+	}
+	if (!*n) {
+		long long line = json_int(f, "line"), end = json_int(f, "end_line");
+		*out = xcalloc(2, sizeof **out);
+		(*out)[0] = line;
+		(*out)[1] = end >= line ? end : line;
+		*n = 2;
+	}
+	return 0;
+}
+
+/* A finding was fixed by this hunk: one of the lines it changes, in the version it was
+ * found in, lies in the part of that version the hunk replaced (an insertion counts the
+ * line it follows and the one after). Both sides are read in V's lines. */
+static int finding_in_hunk(int *in, struct hunk_ctx *c, const cJSON *f, const history_hunk *hk)
+{
+	*in = 0;
 	if (strcmp(json_str(f, "file"), hk->path) != 0)
 		return 0;
-	if (hk->status == 'A' || hk->status == 'D' || hk->binary || line <= 0)
-		return 1;
-	long long lo = hk->old_start, hi = hk->old_lines > 0 ? hk->old_start + hk->old_lines - 1 : hk->old_start + 1;
-	return line >= lo && line <= hi;
+	if (hk->status == 'A' || hk->status == 'D' || hk->binary || json_int(f, "line") <= 0) {
+		*in = 1;
+		return 0;
+	}
+	long long lo, hi, unused;
+	long long plo = hk->old_start, phi = hk->old_lines > 0 ? hk->old_start + hk->old_lines - 1 : hk->old_start + 1;
+	p_to_v(&lo, &unused, c, hk->path, plo);
+	p_to_v(&unused, &hi, c, hk->path, phi);
+	long long *lines = NULL;
+	size_t n = 0;
+	int rc = finding_lines(&lines, &n, c, f);
+	for (size_t i = 0; !rc && i + 1 < n && !*in; i += 2)
+		*in = lines[i] <= hi && lines[i + 1] >= lo;
+	free(lines);
+	return rc;
+}
+
+/* Names finding f on a change row: its id, its message and advice (each once). */
+static void row_add_finding(cJSON *row, const cJSON *f)
+{
+	cJSON *ids = cJSON_GetObjectItem(row, "findings");
+	if (!cJSON_GetArraySize(ids))
+		cJSON_ReplaceItemInObject(row, "message", cJSON_CreateString(""));
+	cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)json_int(f, "id")));
+	const char *msg = json_str(row, "message"), *advice = json_str(row, "advice");
+	if (strstr(msg, json_str(f, "message")))
+		return;
+	char *m = xasprintf("%s%s%s", msg, *msg ? " | " : "", json_str(f, "message"));
+	cJSON_ReplaceItemInObject(row, "message", cJSON_CreateString(m));
+	free(m);
+	if (*json_str(f, "suggestion") && !strstr(advice, json_str(f, "suggestion"))) {
+		char *a = xasprintf("%s%s%s", advice, *advice ? " | " : "", json_str(f, "suggestion"));
+		cJSON_ReplaceItemInObject(row, "advice", cJSON_CreateString(a));
+		free(a);
+	}
 }
 
 static int add_hunk(const history_hunk *hk, void *payload)
@@ -71,47 +197,56 @@ static int add_hunk(const history_hunk *hk, void *payload)
 		start = hk->new_start;
 		end = hk->new_start + hk->new_lines - 1;
 	}
-	cJSON *ids = cJSON_CreateArray();
-	sbuf msg, advice;
-	sbuf_init(&msg);
-	sbuf_init(&advice);
-	/* the findings this hunk fixed: by line, else every finding of the checkpoint in this file */
-	for (int pass = 0; pass < 2 && !cJSON_GetArraySize(ids); pass++) {
-		const cJSON *f;
-		cJSON_ArrayForEach(f, c->findings) {
-			if (pass == 0 ? !finding_in_hunk(f, hk) : strcmp(json_str(f, "file"), hk->path) != 0)
-				continue;
-			cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)json_int(f, "id")));
-			if (!strstr(msg.buf, json_str(f, "message"))) {
-				sbuf_addf(&msg, "%s%s", msg.len ? " | " : "", json_str(f, "message"));
-				if (*json_str(f, "suggestion") && !strstr(advice.buf, json_str(f, "suggestion")))
-					sbuf_addf(&advice, "%s%s", advice.len ? " | " : "", json_str(f, "suggestion"));
-			}
-		}
-	}
-	if (!msg.len) {
-		const char *m = json_str(c->cp, "message");
-		sbuf_add(&msg, m, strcspn(m, "\n"));
-	}
+	const char *m = json_str(c->cp, "message");
+	char *first = xstrndup(m, strcspn(m, "\n"));
 	cJSON *row = cJSON_CreateObject();
 	cJSON_AddStringToObject(row, "file", hk->path);
 	cJSON_AddNumberToObject(row, "start_line", start);
 	cJSON_AddNumberToObject(row, "end_line", end);
 	cJSON_AddStringToObject(row, "operation", op);
-	cJSON_AddStringToObject(row, "message", msg.buf);
-	cJSON_AddStringToObject(row, "advice", advice.buf);
+	cJSON_AddStringToObject(row, "message", first); /* replaced by the findings' messages */
+	cJSON_AddStringToObject(row, "advice", "");
 	cJSON_AddStringToObject(row, "plugin", json_str(c->cp, "plugin"));
 	cJSON_AddStringToObject(row, "phase", json_str(c->cp, "phase"));
-	cJSON_AddItemToObject(row, "findings", ids);
+	cJSON_AddArrayToObject(row, "findings");
 	cJSON_AddNumberToObject(row, "checkpoint", (double)json_int(c->cp, "id"));
 	cJSON_AddStringToObject(row, "commit", json_str(c->cp, "commit"));
 	cJSON_AddStringToObject(row, "severity", "");
 	cJSON_AddItemToObject(row, "before", capped(hk->binary ? "" : hk->old_text));
 	cJSON_AddItemToObject(row, "after", capped(hk->binary ? "" : hk->new_text));
 	cJSON_AddItemToArray(c->rows, row);
-	sbuf_done(&msg);
-	sbuf_done(&advice);
+	free(first);
+	const cJSON *f;
+	cJSON_ArrayForEach(f, c->findings) {
+		int in = 0;
+		if ((c->err = finding_in_hunk(&in, c, f, hk)))
+			return c->err;
+		if (in)
+			row_add_finding(row, f);
+	}
 	return 0;
+}
+
+/* A finding whose edits no hunk shows (its change merged with another's) goes on the
+ * first row of its file, so every fixed finding is on the list once. */
+static void place_unmatched(cJSON *rows, int first_row, const cJSON *findings)
+{
+	const cJSON *f;
+	cJSON_ArrayForEach(f, findings) {
+		cJSON *home = NULL;
+		int placed = 0;
+		for (int i = first_row; i < cJSON_GetArraySize(rows) && !placed; i++) {
+			cJSON *r = cJSON_GetArrayItem(rows, i), *id;
+			if (strcmp(json_str(r, "file"), json_str(f, "file")) != 0)
+				continue;
+			if (!home)
+				home = r;
+			cJSON_ArrayForEach(id, cJSON_GetObjectItem(r, "findings"))
+				placed |= (long long)id->valuedouble == json_int(f, "id");
+		}
+		if (!placed && home)
+			row_add_finding(home, f);
+	}
 }
 
 /* The findings a checkpoint names (its "findings" array of ids). */
@@ -173,19 +308,52 @@ int changes_list(cJSON **out, cJSON **reverted, store *s, history *h)
 				cJSON_AddNumberToObject(undone, key, (double)json_int(cp, "id"));
 		}
 	}
-	/* oldest first, the order the changes were made */
+	/* oldest first, the order the changes were made. The findings of one fix command
+	 * were found by one check run (their last run) on the code as it was before the
+	 * command's first checkpoint; the lines and edits of a later checkpoint's findings
+	 * are read in that version, not in the checkpoint's parent. */
+	const char *prev = NULL, *batch_from = NULL;
+	long long batch_run = 0;
 	for (int i = cJSON_GetArraySize(cps) - 1; i >= 0; i--) {
 		cp = cJSON_GetArrayItem(cps, i);
+		const char *commit = json_str(cp, "commit");
 		char key[32];
 		snprintf(key, sizeof key, "%lld", json_int(cp, "id"));
-		if (!listed_kind(json_str(cp, "kind")) || cJSON_GetObjectItem(undone, key))
+		if (!listed_kind(json_str(cp, "kind")) || !prev) {
+			batch_run = 0;
+			prev = commit;
 			continue;
+		}
 		cJSON *fs = NULL;
 		if ((rc = checkpoint_findings(&fs, s, cp)))
 			goto out;
-		struct hunk_ctx hc = { rows, cp, fs };
-		rc = history_diff_hunks(h, json_str(cp, "commit"), add_hunk, &hc);
+		long long run = 0;
+		const cJSON *f;
+		cJSON_ArrayForEach(f, fs)
+			if (json_int(f, "last_run") > run)
+				run = json_int(f, "last_run");
+		if (!run || run != batch_run)
+			batch_from = prev;
+		batch_run = run;
+		struct hunk_ctx hc = { rows, cp, fs, h, batch_from, NULL, 0, NULL, NULL, 0, 0 };
+		if (!cJSON_GetObjectItem(undone, key)) {
+			int first_row = cJSON_GetArraySize(rows);
+			if (strcmp(batch_from, prev) != 0)
+				rc = history_diff_hunks_from(h, batch_from, prev, collect_shift, &hc);
+			if (!rc)
+				rc = history_diff_hunks(h, commit, add_hunk, &hc);
+			if (hc.err)
+				rc = hc.err;
+			if (!rc)
+				place_unmatched(rows, first_row, fs);
+		}
+		for (size_t k = 0; k < hc.nshifts; k++)
+			free(hc.shifts[k].path);
+		free(hc.shifts);
+		free(hc.text_path);
+		free(hc.text);
 		cJSON_Delete(fs);
+		prev = commit;
 		if (rc) {
 			err_prefix("checkpoint %lld", json_int(cp, "id"));
 			goto out;
@@ -217,7 +385,9 @@ int changes_unsupported(cJSON **out, store *s)
 	const cJSON *f;
 	cJSON_ArrayForEach(f, all) {
 		const char *sev = json_str(f, "severity");
-		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) || !*json_str(f, "file") ||
+		/* a fix of this finding's own, or a later phase's check that rewrites it */
+		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) || cJSON_IsTrue(cJSON_GetObjectItem(f, "automatic")) ||
+		    !*json_str(f, "file") ||
 		    (strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0))
 			continue;
 		char *key = xasprintf("%s:%lld:%lld:%s", json_str(f, "file"), json_int(f, "line"), json_int(f, "col"),
@@ -279,6 +449,32 @@ void changes_csv(sbuf *b, const cJSON *rows)
 			sbuf_addf(b, "%lld", json_int(r, "checkpoint"));
 		sbuf_addc(b, ',');
 		sbuf_add_csv(b, json_str(r, "commit"));
+		sbuf_adds(b, "\r\n");
+	}
+}
+
+/* The API a finding names: the first `quoted` span of its message, else its category. */
+static char *api_name(const cJSON *r)
+{
+	const char *m = json_str(r, "message"), *a = strchr(m, '`'), *z = a ? strchr(a + 1, '`') : NULL;
+	if (a && z && z > a + 1)
+		return xstrndup(a + 1, (size_t)(z - a - 1));
+	return xstrdup(*json_str(r, "category") ? json_str(r, "category") : json_str(r, "plugin"));
+}
+
+void changes_csv_msft(sbuf *b, const cJSON *rows, int unsupported)
+{
+	sbuf_adds(b, unsupported ? "File,Start Line,End Line,API Name,Message\r\n"
+	                         : "File,Start Line,End Line,Operation Type,Message\r\n");
+	const cJSON *r;
+	cJSON_ArrayForEach(r, rows) {
+		sbuf_add_csv(b, json_str(r, "file"));
+		sbuf_addf(b, ",%lld,%lld,", json_int(r, "start_line"), json_int(r, "end_line"));
+		char *fourth = unsupported ? api_name(r) : xstrdup(json_str(r, "operation"));
+		sbuf_add_csv(b, fourth);
+		free(fourth);
+		sbuf_addc(b, ',');
+		sbuf_add_csv(b, json_str(r, "message"));
 		sbuf_adds(b, "\r\n");
 	}
 }

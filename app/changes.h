@@ -28,13 +28,19 @@
 int changes_list(cJSON **out, cJSON **reverted, store *s, history *h);
 
 /* The unsupported list: open error and warning findings at a place in a file that
- * carry no automatic fix, one row per construct (the same construct reported by two
- * checks of one category counts once), in phase, file and line order. */
+ * carry no automatic fix and that no later phase's check rewrites (automatic), one
+ * row per construct (the same construct reported by two checks of one category
+ * counts once), in phase, file and line order. */
 int changes_unsupported(cJSON **out, store *s);
 
 /* RFC 4180 CSV of rows (change-list or unsupported rows): a header line, then one
  * line per row, CRLF line ends, fields quoted when they hold a comma, a quote, CR or
  * LF (quotes doubled). */
 void changes_csv(sbuf *b, const cJSON *rows);
+/* The same rows in the vendor migration tool's columns, for spreadsheets built on its
+ * reports: the change list as File, Start Line, End Line, Operation Type, Message; the
+ * unsupported list (unsupported = 1) with API Name (the first `quoted` name of the
+ * message, else the category) in place of the operation. */
+void changes_csv_msft(sbuf *b, const cJSON *rows, int unsupported);
 
 #endif

@@ -508,6 +508,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (strcmp(format, "json") == 0) {
 		output_findings_json(&b, found, res.run, (const char *const *)res.errors, (size_t)res.nerrors);
 	} else if (strcmp(format, "sarif") == 0) {
+		output_sarif_locate(found, ws->root);
 		output_sarif(&b, found, h, FERRY_VERSION);
 	} else {
 		output_findings_text(&b, found);
@@ -1005,10 +1006,20 @@ out:
 
 static int cmd_export(const char *dir, int argc, char **argv)
 {
-	const char *to = NULL;
-	int rc = one_option(&to, "export", "to", argc, argv);
-	if (rc)
-		return rc;
+	static const struct option lo[] = { { "to", required_argument, 0, 't' },
+		                                 { "base", required_argument, 0, 'b' },
+		                                 { 0, 0, 0, 0 } };
+	const char *to = NULL, *base = NULL;
+	int rc = 0, c;
+	opt_reset();
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c == 't')
+			to = optarg;
+		else if (c == 'b')
+			base = optarg;
+		else
+			return opt_fail("export", argv);
+	}
 	if (argc - optind != 2)
 		return usage_error("export");
 	const char *what = argv[optind], *arg = argv[optind + 1];
@@ -1017,12 +1028,16 @@ static int cmd_export(const char *dir, int argc, char **argv)
 		return usage_error("export");
 	if (branch && !to)
 		return err_set(FERRY_EUSAGE, "export branch %s: --to REPO names the client's repository", arg);
-	if (patches && to)
+	if (patches && (to || base))
 		return usage_error("export");
 	workspace *ws = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
-	rc = patches ? history_export_patches(ws->hist, arg) : history_export_branch(ws->hist, arg, to);
+	char *signoff = patches ? store_config_get(ws->db, "export.signoff") : NULL;
+	int signed_off = signoff && strcmp(signoff, "true") == 0;
+	free(signoff);
+	rc = patches ? history_export_patches(ws->hist, arg, signed_off ? ws->actor : NULL)
+	             : history_export_branch(ws->hist, arg, to, base);
 	char anchor[96] = "";
 	if (!rc)
 		rc = audit_anchor(anchor, ws->db);
@@ -1042,6 +1057,10 @@ static int cmd_export(const char *dir, int argc, char **argv)
 		cJSON_AddStringToObject(d, patches ? "dir" : "branch", arg);
 		if (branch)
 			cJSON_AddStringToObject(d, "repo", to);
+		if (branch && base)
+			cJSON_AddStringToObject(d, "base", base);
+		if (signed_off)
+			cJSON_AddStringToObject(d, "signed_off_by", ws->actor);
 		rc = ws_event(ws, "export", d);
 	}
 	if (!rc)
@@ -1247,11 +1266,13 @@ static int cmd_report(const char *dir, int argc, char **argv)
 		                                 { "output", required_argument, 0, 'o' },
 		                                 { "section", required_argument, 0, 's' },
 		                                 { "lang", required_argument, 0, 'l' },
+		                                 { "excel", no_argument, 0, 'x' },
+		                                 { "layout", required_argument, 0, 'y' },
 		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "md", "html", "json", "sarif", "csv", NULL };
 	static const char *const sections[] = { "all", "assessment", "changes", "unsupported", NULL };
 	static const char *const langs[] = { "en", "zh", NULL };
-	report_opts o = { NULL, "all", NULL, FERRY_VERSION, NULL }; /* lang NULL: the engagement's setting */
+	report_opts o = { NULL, "all", NULL, FERRY_VERSION, NULL, 0, NULL }; /* lang NULL: the engagement's setting */
 	int c, rc;
 	opt_reset();
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -1269,6 +1290,8 @@ static int cmd_report(const char *dir, int argc, char **argv)
 			if (parse_format(&o.lang, optarg, langs))
 				return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", optarg);
 			break;
+		case 'x': o.excel = 1; break;
+		case 'y': o.layout = optarg; break;
 		default: return opt_fail("report", argv);
 		}
 	}
@@ -1338,9 +1361,9 @@ const cli_command cli_commands[] = {
 	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint" },
 	{ "verify", cmd_verify, "verify [--head HASH[:N]] [--format text|json]",
 	  "recompute the audit chain, replay it against the record, check every checkpoint commit, anchor and signature" },
-	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh]",
+	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh] [--excel] [--layout ferry|msft]",
 	  "write a deliverable: the assessment report, the change list or the unsupported list" },
-	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO",
+	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO [--base REV]",
 	  "deliver the checkpoints: mbox patches, or a branch in the client's repository" },
 	{ "version", cmd_version, "version", "print the version" },
 	{ NULL, NULL, NULL, NULL },

@@ -20,6 +20,8 @@ const struct config_key config_keys[] = {
 	{ "effort.weight.", CFG_NUMBER, NULL, "effort formula: days per finding of a category, e.g. effort.weight.custom_kernel" },
 	{ "language", CFG_WORD, "en zh", "report and interface language: en or zh" },
 	{ "audit.sign_key", CFG_TEXT, NULL, "key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file" },
+	{ "csv.bom", CFG_WORD, "true false", "start CSV reports with a UTF-8 byte-order mark (as --excel does)" },
+	{ "export.signoff", CFG_WORD, "true false", "end each exported patch with a Signed-off-by: trailer of the actor" },
 	{ NULL, CFG_TEXT, NULL, NULL },
 };
 

@@ -1263,13 +1263,87 @@ static void subject_slug(char *out, size_t cap, const char *subject)
 		snprintf(out, cap, "checkpoint");
 }
 
-int history_export_patches(history *h, const char *dir)
+static int is_ascii(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return 0;
+	return 1;
+}
+
+/* Appends text as one RFC 2047 encoded word (=?UTF-8?B?...?=). */
+static void add_encoded_word(sbuf *b, const char *text, size_t n)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	sbuf_adds(b, "=?UTF-8?B?");
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned char)text[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned char)text[i + 1] << 8;
+		if (i + 2 < n)
+			v |= (unsigned char)text[i + 2];
+		sbuf_addc(b, b64[(v >> 18) & 63]);
+		sbuf_addc(b, b64[(v >> 12) & 63]);
+		sbuf_addc(b, i + 1 < n ? b64[(v >> 6) & 63] : '=');
+		sbuf_addc(b, i + 2 < n ? b64[v & 63] : '=');
+	}
+	sbuf_adds(b, "?=");
+}
+
+/* The mail as mail readers and `git am` expect it: a non-ASCII author name in From:
+ * and a non-ASCII Subject: RFC 2047 encoded, and, when the message holds non-ASCII
+ * text, MIME headers declaring UTF-8. libgit2 writes both raw. */
+static void mbox_encode(sbuf *out, const char *mail, size_t len)
+{
+	const char *end = mail + len, *p = mail;
+	const char *hdr_end = strstr(mail, "\n\n");
+	const char *body_end = hdr_end ? strstr(hdr_end, "\n---\n") : NULL;
+	int utf8 = !is_ascii(mail, (size_t)((body_end ? body_end : end) - mail));
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		int header = hdr_end && p <= hdr_end;
+		if (header && n > 6 && strncmp(p, "From: ", 6) == 0 && !is_ascii(p, n)) {
+			const char *lt = memchr(p, '<', n);
+			const char *name = p + 6, *name_end = lt ? lt : p + n - 1;
+			while (name_end > name && name_end[-1] == ' ')
+				name_end--;
+			sbuf_adds(out, "From: ");
+			add_encoded_word(out, name, (size_t)(name_end - name));
+			if (lt) {
+				sbuf_addc(out, ' ');
+				sbuf_add(out, lt, (size_t)(p + n - lt));
+			} else {
+				sbuf_addc(out, '\n');
+			}
+		} else if (header && n > 9 && strncmp(p, "Subject: ", 9) == 0 && !is_ascii(p, n)) {
+			/* keep the [PATCH] prefix readable; encode the rest */
+			const char *text = p + 9;
+			const char *rb = strncmp(text, "[PATCH", 6) == 0 ? memchr(text, ']', n - 9) : NULL;
+			if (rb)
+				text = rb + 2 <= p + n ? rb + 2 : rb + 1;
+			sbuf_add(out, p, (size_t)(text - p));
+			add_encoded_word(out, text, (size_t)(p + n - 1 - text));
+			sbuf_addc(out, '\n');
+		} else {
+			sbuf_add(out, p, n);
+		}
+		if (header && utf8 && n > 9 && strncmp(p, "Subject: ", 9) == 0)
+			sbuf_adds(out, "MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n"
+			               "Content-Transfer-Encoding: 8bit\n");
+		p += n;
+	}
+}
+
+int history_export_patches(history *h, const char *dir, const char *signoff)
 {
 	git_oid *chain = NULL;
 	git_commit *c = NULL;
 	git_diff *diff = NULL;
 	git_buf buf = GIT_BUF_INIT;
-	char *path = NULL;
+	char *path = NULL, *body = NULL;
+	sbuf mail;
+	sbuf_init(&mail);
 	size_t len = 0;
 	int rc = first_parent_chain(&chain, &len, h);
 	if (rc < 0 || (rc = util_mkdirs(dir, 0755)) < 0)
@@ -1281,17 +1355,29 @@ int history_export_patches(history *h, const char *dir)
 		oid_hex(hex, &chain[i]);
 		if ((rc = lookup_commit(&c, h, hex)) < 0 || (rc = diff_pair(&diff, h, hex, NULL, 1)) < 0)
 			goto out;
-		const char *summary = git_commit_summary(c);
+		const char *summary = git_commit_summary(c), *orig = git_commit_body(c);
+		/* the sign-off joins the message's trailer block (its last paragraph) */
+		if (signoff && *signoff) {
+			size_t ol = orig ? strlen(orig) : 0;
+			while (ol && orig[ol - 1] == '\n')
+				ol--;
+			body = ol ? xasprintf("%.*s\nSigned-off-by: %s\n", (int)ol, orig, signoff)
+			          : xasprintf("Signed-off-by: %s\n", signoff);
+		}
 		if (git_email_create_from_diff(&buf, diff, i, len - 1, &chain[i], summary ? summary : "",
-		                               git_commit_body(c), git_commit_author(c), &eopts) < 0) {
+		                               body ? body : orig, git_commit_author(c), &eopts) < 0) {
 			rc = git_fail(FERRY_EGIT, hex, "formatting patch");
 			goto out;
 		}
+		sbuf_reset(&mail);
+		mbox_encode(&mail, buf.ptr, buf.size);
 		subject_slug(slug, sizeof slug, summary ? summary : "");
 		snprintf(name, sizeof name, "%04zu-%s.patch", i, slug);
 		path = util_path_join(dir, name);
-		if ((rc = util_write_atomic(path, buf.ptr, buf.size, 0644)) < 0)
+		if ((rc = util_write_atomic(path, mail.buf, mail.len, 0644)) < 0)
 			goto out;
+		free(body);
+		body = NULL;
 		free(path);
 		path = NULL;
 		git_buf_dispose(&buf);
@@ -1302,6 +1388,8 @@ int history_export_patches(history *h, const char *dir)
 	}
 out:
 	free(path);
+	free(body);
+	sbuf_done(&mail);
 	git_buf_dispose(&buf);
 	git_diff_free(diff);
 	git_commit_free(c);
@@ -1316,25 +1404,22 @@ struct overlay {
 	git_odb *dst_odb;      /* the client's */
 	git_index *index;      /* in-memory index holding the tree being built */
 	const char *repo_path; /* for messages */
+	const char *prefix;    /* the project's folder inside the client repository ("" or "dir/") */
 };
 
-/* Copies one blob of the baseline into the client's index (and its object database)
- * when the client's HEAD does not already have it at that path. */
-static int overlay_cb(const char *root, const git_tree_entry *entry, void *payload)
+/* Puts our blob id at the project's relpath in the index being built (copying the
+ * object into the client's database) unless that entry is already there. */
+static int overlay_put(struct overlay *o, const char *relpath, const git_oid *id, uint32_t mode)
 {
-	struct overlay *o = payload;
 	git_odb_object *obj = NULL;
 	git_oid written;
 	int rc = 0;
-	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
-		return 0;
-	char *path = xasprintf("%s%s", root, git_tree_entry_name(entry));
+	char *path = xasprintf("%s%s", o->prefix, relpath);
 	const git_index_entry *cur = git_index_get_bypath(o->index, path, 0);
-	if (cur && git_oid_equal(&cur->id, git_tree_entry_id(entry)) &&
-	    cur->mode == (uint32_t)git_tree_entry_filemode(entry))
+	if (cur && git_oid_equal(&cur->id, id) && cur->mode == mode)
 		goto out;
-	if (git_odb_read(&obj, o->src_odb, git_tree_entry_id(entry)) < 0) {
-		rc = hfail(o->h, path);
+	if (git_odb_read(&obj, o->src_odb, id) < 0) {
+		rc = hfail(o->h, relpath);
 		goto out;
 	}
 	if (git_odb_write(&written, o->dst_odb, git_odb_object_data(obj), git_odb_object_size(obj),
@@ -1344,7 +1429,7 @@ static int overlay_cb(const char *root, const git_tree_entry *entry, void *paylo
 	}
 	git_index_entry ie;
 	memset(&ie, 0, sizeof ie);
-	ie.mode = (uint32_t)git_tree_entry_filemode(entry);
+	ie.mode = mode;
 	ie.id = written;
 	ie.path = path;
 	if (git_index_add(o->index, &ie) < 0)
@@ -1352,15 +1437,39 @@ static int overlay_cb(const char *root, const git_tree_entry *entry, void *paylo
 out:
 	git_odb_object_free(obj);
 	free(path);
+	return rc;
+}
+
+/* Removes the project's relpath from the index being built (absent: nothing to do). */
+static int overlay_drop(struct overlay *o, const char *relpath)
+{
+	char *path = xasprintf("%s%s", o->prefix, relpath);
+	int rc = 0;
+	if (git_index_get_bypath(o->index, path, 0) && git_index_remove_bypath(o->index, path) < 0)
+		rc = git_fail(FERRY_EGIT, o->repo_path, path);
+	free(path);
+	return rc;
+}
+
+/* Copies one blob of the baseline into the index being built. */
+static int overlay_cb(const char *root, const git_tree_entry *entry, void *payload)
+{
+	struct overlay *o = payload;
+	if (git_tree_entry_type(entry) != GIT_OBJECT_BLOB)
+		return 0;
+	char *rel = xasprintf("%s%s", root, git_tree_entry_name(entry));
+	int rc = overlay_put(o, rel, git_tree_entry_id(entry), (uint32_t)git_tree_entry_filemode(entry));
+	free(rel);
 	return rc < 0 ? -1 : 0;
 }
 
-/* The client's HEAD tree made equal to our baseline: changed and new files copied,
- * files gone from the baseline removed unless our ignore rules kept them out. */
+/* The project's folder of the tree being built made equal to our baseline: changed and
+ * new files copied, files gone from the baseline removed unless our ignore rules kept
+ * them out. Nothing outside the folder is touched. */
 static int overlay_baseline(struct overlay *o, git_tree *baseline)
 {
 	char **gone = NULL;
-	size_t ngone = 0;
+	size_t ngone = 0, plen = strlen(o->prefix);
 	int rc = 0;
 	err_clear();
 	if (git_tree_walk(baseline, GIT_TREEWALK_PRE, overlay_cb, o) < 0) {
@@ -1373,25 +1482,196 @@ static int overlay_baseline(struct overlay *o, git_tree *baseline)
 		const git_index_entry *e = git_index_get_byindex(o->index, i);
 		git_tree_entry *te = NULL;
 		int ignored = 0;
-		if (e->mode == GIT_FILEMODE_COMMIT)
+		if (e->mode == GIT_FILEMODE_COMMIT || strncmp(e->path, o->prefix, plen) != 0)
 			continue;
-		if (git_tree_entry_bypath(&te, baseline, e->path) == 0) {
+		const char *rel = e->path + plen;
+		if (git_tree_entry_bypath(&te, baseline, rel) == 0) {
 			git_tree_entry_free(te);
 			continue;
 		}
-		if ((rc = history_is_ignored(&ignored, o->h, e->path)) < 0)
+		if ((rc = history_is_ignored(&ignored, o->h, rel)) < 0)
 			goto out;
 		if (!ignored)
-			gone[ngone++] = xstrdup(e->path);
+			gone[ngone++] = xstrdup(rel);
 	}
 	for (size_t i = 0; i < ngone; i++)
-		if (git_index_remove_bypath(o->index, gone[i]) < 0) {
-			rc = git_fail(FERRY_EGIT, o->repo_path, gone[i]);
+		if ((rc = overlay_drop(o, gone[i])) < 0)
 			goto out;
-		}
 out:
 	free_strv(gone, ngone);
 	return rc;
+}
+
+/* Applies one checkpoint (its change against its first parent, in our history) to the
+ * project's folder of the tree being built. */
+static int overlay_checkpoint(struct overlay *o, git_commit *c)
+{
+	git_commit *parent = NULL;
+	git_tree *old_tree = NULL, *new_tree = NULL;
+	git_diff *diff = NULL;
+	int rc = 0;
+	if (git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&old_tree, parent) < 0 ||
+	    git_commit_tree(&new_tree, c) < 0 || git_diff_tree_to_tree(&diff, o->h->repo, old_tree, new_tree, NULL) < 0) {
+		rc = hfail(o->h, "reading checkpoint");
+		goto out;
+	}
+	for (size_t i = 0; i < git_diff_num_deltas(diff) && !rc; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		int has_new = d->status != GIT_DELTA_DELETED && d->new_file.mode != GIT_FILEMODE_COMMIT &&
+		              d->new_file.mode != 0;
+		if (d->status == GIT_DELTA_DELETED || strcmp(d->old_file.path, d->new_file.path) != 0 || !has_new)
+			rc = overlay_drop(o, d->old_file.path);
+		if (!rc && has_new)
+			rc = overlay_put(o, d->new_file.path, &d->new_file.id, d->new_file.mode);
+	}
+out:
+	git_diff_free(diff);
+	git_tree_free(old_tree);
+	git_tree_free(new_tree);
+	git_commit_free(parent);
+	return rc;
+}
+
+/* *match = 1 when theirs (a folder of the client's commit) holds exactly our tree ours:
+ * the same names, blob ids and modes, apart from entries our ignore rules keep out of
+ * the history (.git, .ferry, the project's .gitignore). rel is the folder's path in the
+ * project ("" or "dir/"). */
+static int tree_matches(int *match, struct overlay *o, git_tree *ours, git_tree *theirs, const char *rel)
+{
+	int rc = 0;
+	*match = git_oid_equal(git_tree_id(ours), git_tree_id(theirs));
+	if (*match)
+		return 0;
+	size_t n = git_tree_entrycount(theirs), seen = 0;
+	for (size_t i = 0; i < n; i++) {
+		const git_tree_entry *t = git_tree_entry_byindex(theirs, i);
+		const git_tree_entry *u = git_tree_entry_byname(ours, git_tree_entry_name(t));
+		int tdir = git_tree_entry_type(t) == GIT_OBJECT_TREE;
+		if (!u) {
+			int ignored = 0;
+			char *p = xasprintf("%s%s%s", rel, git_tree_entry_name(t), tdir ? "/" : "");
+			rc = history_is_ignored(&ignored, o->h, p);
+			free(p);
+			if (rc < 0 || !ignored)
+				return rc;
+			continue;
+		}
+		seen++;
+		if (git_tree_entry_type(u) != git_tree_entry_type(t))
+			return 0;
+		if (!tdir) {
+			if (!git_oid_equal(git_tree_entry_id(t), git_tree_entry_id(u)) ||
+			    git_tree_entry_filemode(t) != git_tree_entry_filemode(u))
+				return 0;
+			continue;
+		}
+		if (git_oid_equal(git_tree_entry_id(t), git_tree_entry_id(u)))
+			continue;
+		git_tree *a = NULL, *b = NULL;
+		char *sub = xasprintf("%s%s/", rel, git_tree_entry_name(t));
+		if (git_tree_lookup(&a, o->h->repo, git_tree_entry_id(u)) < 0 ||
+		    git_tree_lookup(&b, o->dst, git_tree_entry_id(t)) < 0)
+			rc = git_fail(FERRY_EGIT, o->repo_path, sub);
+		else
+			rc = tree_matches(match, o, a, b, sub);
+		git_tree_free(a);
+		git_tree_free(b);
+		free(sub);
+		if (rc < 0 || !*match)
+			return rc;
+		*match = 0;
+	}
+	/* every entry of ours must have been seen in theirs */
+	*match = seen == git_tree_entrycount(ours);
+	return 0;
+}
+
+/* The project's folder inside the client's tree as a tree (NULL when absent). */
+static int project_subtree(git_tree **out, struct overlay *o, git_commit *c)
+{
+	git_tree *root = NULL;
+	git_tree_entry *te = NULL;
+	*out = NULL;
+	if (git_commit_tree(&root, c) < 0)
+		return git_fail(FERRY_EGIT, o->repo_path, "reading tree");
+	if (!*o->prefix) {
+		*out = root;
+		return 0;
+	}
+	char *dir = xstrdup(o->prefix);
+	dir[strlen(dir) - 1] = '\0';
+	int rc = 0;
+	if (git_tree_entry_bypath(&te, root, dir) == 0 && git_tree_entry_type(te) == GIT_OBJECT_TREE &&
+	    git_tree_lookup(out, o->dst, git_tree_entry_id(te)) < 0)
+		rc = git_fail(FERRY_EGIT, o->repo_path, dir);
+	git_tree_entry_free(te);
+	git_tree_free(root);
+	free(dir);
+	return rc;
+}
+
+/* The newest commit reachable from the client's HEAD whose project folder holds the
+ * baseline; *out NULL when none does. */
+static int find_base(git_commit **out, struct overlay *o, git_tree *baseline)
+{
+	git_revwalk *walk = NULL;
+	git_oid id;
+	int rc = 0, grc;
+	*out = NULL;
+	if (git_revwalk_new(&walk, o->dst) < 0 || git_revwalk_sorting(walk, GIT_SORT_TIME) < 0) {
+		rc = git_fail(FERRY_EGIT, o->repo_path, "walking history");
+		goto out;
+	}
+	grc = git_revwalk_push_head(walk);
+	if (grc == GIT_ENOTFOUND || grc == GIT_EUNBORNBRANCH)
+		goto out; /* an empty repository holds no base */
+	if (grc < 0) {
+		rc = git_fail(FERRY_EGIT, o->repo_path, "HEAD");
+		goto out;
+	}
+	while (!*out && (grc = git_revwalk_next(&id, walk)) == 0) {
+		git_commit *c = NULL;
+		git_tree *sub = NULL;
+		int match = 0;
+		if (git_commit_lookup(&c, o->dst, &id) < 0) {
+			rc = git_fail(FERRY_EGIT, o->repo_path, "reading commit");
+			goto out;
+		}
+		if ((rc = project_subtree(&sub, o, c)) == 0 && sub)
+			rc = tree_matches(&match, o, baseline, sub, "");
+		git_tree_free(sub);
+		if (rc < 0 || !match)
+			git_commit_free(c);
+		else
+			*out = c;
+		if (rc < 0)
+			goto out;
+	}
+	if (grc < 0 && grc != GIT_ITEROVER)
+		rc = git_fail(FERRY_EGIT, o->repo_path, "walking history");
+out:
+	git_revwalk_free(walk);
+	return rc;
+}
+
+/* The project's folder inside the git work tree that holds it ("" when the project is
+ * the work tree's root or in none), with a trailing slash; caller frees. */
+static char *project_prefix(history *h)
+{
+	git_buf found = GIT_BUF_INIT;
+	git_repository *r = NULL;
+	char *root = realpath(h->root, NULL), *wd = NULL, *prefix = NULL;
+	if (root && git_repository_discover(&found, root, 0, NULL) == 0 &&
+	    git_repository_open(&r, found.ptr) == 0 && git_repository_workdir(r))
+		wd = realpath(git_repository_workdir(r), NULL);
+	size_t n = wd ? strlen(wd) : 0;
+	if (wd && strncmp(root, wd, n) == 0 && root[n] == '/' && root[n + 1])
+		prefix = xasprintf("%s/", root + n + 1);
+	git_repository_free(r);
+	git_buf_dispose(&found);
+	free(root);
+	free(wd);
+	return prefix ? prefix : xstrdup("");
 }
 
 /* One commit in the client repository copying src's message and signatures. */
@@ -1416,19 +1696,19 @@ out:
 	return rc;
 }
 
-int history_export_branch(history *h, const char *name, const char *repo)
+int history_export_branch(history *h, const char *name, const char *repo, const char *base_rev)
 {
-	struct overlay o = { h, NULL, NULL, NULL, NULL, repo };
-	git_reference *ref = NULL, *head_ref = NULL;
+	struct overlay o = { h, NULL, NULL, NULL, NULL, repo, NULL };
+	git_reference *ref = NULL;
+	git_object *named = NULL;
 	git_commit *tip = NULL, *c = NULL, *next = NULL, *base = NULL;
 	git_tree *cur_tree = NULL, *base_tree = NULL;
-	git_diff *diff = NULL;
-	git_index *applied = NULL;
 	git_oid *chain = NULL;
-	git_apply_options aopts = GIT_APPLY_OPTIONS_INIT;
 	size_t len = 0;
 	int rc = 0, valid = 0;
 	char *refname = xasprintf("refs/heads/%s", name ? name : "");
+	char *prefix = project_prefix(h);
+	o.prefix = prefix;
 
 	if (!name || git_reference_name_is_valid(&valid, refname) < 0 || !valid) {
 		rc = err_set(FERRY_EUSAGE, "%s: not a valid branch name", name ? name : "(null)");
@@ -1452,26 +1732,38 @@ int history_export_branch(history *h, const char *name, const char *repo)
 		rc = git_fail(FERRY_EGIT, repo, "object database");
 		goto out;
 	}
-	/* The client's HEAD commit; an unborn HEAD starts from nothing. */
-	grc = git_repository_head(&head_ref, o.dst);
-	if (grc == 0) {
-		if (git_reference_peel((git_object **)&tip, head_ref, GIT_OBJECT_COMMIT) < 0 ||
-		    git_commit_tree(&cur_tree, tip) < 0 || git_index_read_tree(o.index, cur_tree) < 0) {
-			rc = git_fail(FERRY_EGIT, repo, "HEAD");
-			goto out;
-		}
-	} else if (grc != GIT_EUNBORNBRANCH) {
-		rc = git_fail(FERRY_EGIT, repo, "HEAD");
-		goto out;
-	}
 	if ((rc = first_parent_chain(&chain, &len, h)) < 0)
 		goto out;
 	if (git_commit_lookup(&base, h->repo, &chain[0]) < 0 || git_commit_tree(&base_tree, base) < 0) {
 		rc = hfail(h, "baseline");
 		goto out;
 	}
-	/* First the project as received, when it differs from the client's HEAD
-	 * (uncommitted work at the time ferry was started). */
+	/* The client's commit the code came from: named, or the newest whose project
+	 * folder is the baseline. Building on it keeps the client's later work out of the
+	 * branch, so a merge keeps both sides. */
+	if (base_rev) {
+		if (git_revparse_single(&named, o.dst, base_rev) < 0 ||
+		    git_object_peel((git_object **)&tip, named, GIT_OBJECT_COMMIT) < 0) {
+			rc = err_set(FERRY_EUSAGE, "%s: --base %s: not a commit of this repository", repo, base_rev);
+			goto out;
+		}
+	} else {
+		if ((rc = find_base(&tip, &o, base_tree)) < 0)
+			goto out;
+		if (!tip) {
+			rc = err_set(FERRY_EREFUSED,
+			             "%s: no commit reachable from HEAD holds the project as received at %s; "
+			             "name the commit the code came from with --base REV",
+			             repo, *prefix ? prefix : "the repository's root");
+			goto out;
+		}
+	}
+	if (git_commit_tree(&cur_tree, tip) < 0 || git_index_read_tree(o.index, cur_tree) < 0) {
+		rc = git_fail(FERRY_EGIT, repo, "reading the base commit");
+		goto out;
+	}
+	/* A named base may differ from the project as received (work not committed when
+	 * ferry started): that difference is one commit, inside the project's folder. */
 	if ((rc = overlay_baseline(&o, base_tree)) < 0)
 		goto out;
 	git_oid probe;
@@ -1479,60 +1771,34 @@ int history_export_branch(history *h, const char *name, const char *repo)
 		rc = git_fail(FERRY_EGIT, repo, "writing tree");
 		goto out;
 	}
-	if (!tip || !git_oid_equal(&probe, git_commit_tree_id(tip))) {
+	if (!git_oid_equal(&probe, git_commit_tree_id(tip))) {
 		if ((rc = copy_commit(&c, &o, base, o.index, tip)) < 0)
 			goto out;
 		git_commit_free(tip);
 		tip = c;
 		c = NULL;
 	}
-	git_tree_free(cur_tree);
-	cur_tree = NULL;
-	if (git_tree_lookup(&cur_tree, o.dst, &probe) < 0) {
-		rc = git_fail(FERRY_EGIT, repo, "reading tree");
-		goto out;
-	}
-	/* Then each checkpoint, its diff applied to the tree so far. */
+	/* Then each checkpoint, touching only the project's folder. */
 	for (size_t i = 1; i < len; i++) {
 		char hex[41];
 		oid_hex(hex, &chain[i]);
-		if ((rc = lookup_commit(&c, h, hex)) < 0 || (rc = diff_pair(&diff, h, hex, NULL, 1)) < 0)
+		if ((rc = lookup_commit(&c, h, hex)) < 0 || (rc = overlay_checkpoint(&o, c)) < 0 ||
+		    (rc = copy_commit(&next, &o, c, o.index, tip)) < 0)
 			goto out;
-		if (git_apply_to_tree(&applied, o.dst, cur_tree, diff, &aopts) < 0) {
-			rc = git_fail(FERRY_EGIT, repo, "applying checkpoint");
-			err_prefix("%.12s", hex);
-			goto out;
-		}
-		if ((rc = copy_commit(&next, &o, c, applied, tip)) < 0)
-			goto out;
-		git_tree_free(cur_tree);
-		cur_tree = NULL;
-		if (git_commit_tree(&cur_tree, next) < 0) {
-			rc = git_fail(FERRY_EGIT, repo, "reading tree");
-			goto out;
-		}
 		git_commit_free(tip);
 		tip = next;
 		next = NULL;
-		git_index_free(applied);
-		applied = NULL;
-		git_diff_free(diff);
-		diff = NULL;
 		git_commit_free(c);
 		c = NULL;
-	}
-	if (!tip) {
-		rc = err_set(FERRY_EREFUSED, "%s: nothing to export", repo);
-		goto out;
 	}
 	/* force 0: refuses if the branch appeared meanwhile */
 	if (git_branch_create(&ref, o.dst, name, tip, 0) < 0)
 		rc = git_fail(FERRY_EGIT, repo, "creating branch");
 out:
 	free(refname);
+	free(prefix);
 	free(chain);
-	git_index_free(applied);
-	git_diff_free(diff);
+	git_object_free(named);
 	git_tree_free(cur_tree);
 	git_tree_free(base_tree);
 	git_commit_free(base);
@@ -1540,7 +1806,6 @@ out:
 	git_commit_free(next);
 	git_commit_free(tip);
 	git_reference_free(ref);
-	git_reference_free(head_ref);
 	git_index_free(o.index);
 	git_odb_free(o.src_odb);
 	git_odb_free(o.dst_odb);
@@ -1753,14 +2018,19 @@ out:
 
 int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *payload)
 {
+	return history_diff_hunks_from(h, NULL, oid, cb, payload);
+}
+
+int history_diff_hunks_from(history *h, const char *from, const char *oid, history_hunk_cb cb, void *payload)
+{
 	git_commit *c = NULL, *parent = NULL;
 	git_tree *ta = NULL, *tb = NULL;
 	git_diff *diff = NULL;
 	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
 	int rc = lookup_commit(&c, h, oid);
-	if (rc < 0)
+	if (rc < 0 || (from && (rc = lookup_commit(&parent, h, from)) < 0))
 		goto out;
-	if (git_commit_parentcount(c) > 0 && git_commit_parent(&parent, c, 0) < 0) {
+	if (!from && git_commit_parentcount(c) > 0 && git_commit_parent(&parent, c, 0) < 0) {
 		rc = hfail(h, "parent commit");
 		goto out;
 	}

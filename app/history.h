@@ -97,6 +97,8 @@ typedef int (*history_hunk_cb)(const history_hunk *hunk, void *payload);
 /* Calls cb for every hunk of commit oid (the baseline: against the empty tree), file
  * by file in path order. */
 int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *payload);
+/* The same for the change from commit from (NULL: oid's first parent) to commit oid. */
+int history_diff_hunks_from(history *h, const char *from, const char *oid, history_hunk_cb cb, void *payload);
 
 /* Contents of path at commit oid; FERRY_ENOTFOUND when absent there. */
 int history_read_at(char **out, size_t *len, history *h, const char *oid, const char *path);
@@ -118,12 +120,20 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 int history_is_ignored(int *ignored, history *h, const char *relpath);
 
 /* Writes one mbox patch per commit after the baseline, oldest first, into dir
- * (0001-<subject>.patch ...), appliable with `git am` on the baseline. */
-int history_export_patches(history *h, const char *dir);
-/* Creates branch name in the git repository at repo: the baseline's tree applied on
- * repo's HEAD commit followed by each checkpoint, without touching its checked-out
- * branch, index or work tree. FERRY_EEXISTS when the branch exists. */
-int history_export_branch(history *h, const char *name, const char *repo);
+ * (0001-<subject>.patch ...), appliable with `git am` on the baseline. A non-ASCII
+ * author name or subject is RFC 2047 encoded, with UTF-8 MIME headers. signoff
+ * ("Name <email>", or NULL) adds a Signed-off-by: trailer to every message. */
+int history_export_patches(history *h, const char *dir, const char *signoff);
+/* Creates branch name in the git repository at repo, without touching its checked-out
+ * branch, index or work tree. The branch starts at the client's commit the code came
+ * from: base_rev when given, else the newest commit reachable from HEAD whose folder at
+ * the project's place (its path inside the git work tree that holds it; the root when
+ * none) holds the baseline's files (our ignore rules applied). Each checkpoint follows
+ * as one commit changing only that folder; a named base that differs from the baseline
+ * first gets one commit with the project as received. FERRY_EEXISTS when the branch
+ * exists, FERRY_EREFUSED when no commit matches, FERRY_EUSAGE when base_rev names no
+ * commit. */
+int history_export_branch(history *h, const char *name, const char *repo, const char *base_rev);
 
 /* The user identity from git configuration (user.name, user.email); either may be
  * NULL in *name / *email (caller frees). Non-zero when git has none. */

@@ -3,8 +3,10 @@
 #include "json.h"
 #include "err.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void output_json(FILE *f, const cJSON *v)
 {
@@ -91,16 +93,37 @@ static cJSON *sarif_text(const char *text)
 	return o;
 }
 
-/* The rule for a plugin id; rules unknown to the host (e.g. ferry.source) are described generically. */
-static cJSON *sarif_rule(const char *id, const plugin_info *pi)
+/* The vendor's public guide for a phase's checks (the pages the fact tables cite), or
+ * NULL where no page covers the phase. */
+static const char *sarif_help_uri(const char *phase)
+{
+	static const struct { const char *phase, *uri; } pages[] = {
+		/* PyTorch training migration guide (cited in plugins/data/cuda_api_map.json) */
+		{ "assess", "https://www.hiascend.com/document/detail/zh/Pytorch/700/ptmoddevg/trainingmigrguide/PT_LMTMOG_0014.html" },
+		{ "adapt", "https://www.hiascend.com/document/detail/zh/Pytorch/700/ptmoddevg/trainingmigrguide/PT_LMTMOG_0014.html" },
+		/* CANN release notes, version mapping (cited in plugins/data/cann_driver.json) */
+		{ "environment", "https://www.hiascend.com/document/detail/en/canncommercial/850/releasenote/releasenote_0000.html" },
+	};
+	for (size_t i = 0; phase && i < sizeof pages / sizeof pages[0]; i++)
+		if (strcmp(pages[i].phase, phase) == 0)
+			return pages[i].uri;
+	return NULL;
+}
+
+/* The rule for a plugin id; rules unknown to the host (e.g. ferry.source) are described
+ * generically. advice (the first result's suggestion, may be empty) is the help text. */
+static cJSON *sarif_rule(const char *id, const plugin_info *pi, const char *advice)
 {
 	cJSON *r = cJSON_CreateObject();
 	cJSON_AddStringToObject(r, "id", id);
 	if (pi) {
+		const char *about = pi->description ? pi->description : pi->title;
 		cJSON_AddStringToObject(r, "name", pi->id);
 		cJSON_AddItemToObject(r, "shortDescription", sarif_text(pi->title));
-		cJSON_AddItemToObject(r, "fullDescription", sarif_text(pi->description ? pi->description : pi->title));
-		cJSON_AddItemToObject(r, "help", sarif_text(pi->description ? pi->description : pi->title));
+		cJSON_AddItemToObject(r, "fullDescription", sarif_text(about));
+		cJSON_AddItemToObject(r, "help", sarif_text(advice && *advice ? advice : about));
+		if (sarif_help_uri(pi->phase))
+			cJSON_AddStringToObject(r, "helpUri", sarif_help_uri(pi->phase));
 		cJSON *cfg = cJSON_AddObjectToObject(r, "defaultConfiguration");
 		cJSON_AddStringToObject(cfg, "level", sarif_level(pi->severity));
 		cJSON *props = cJSON_AddObjectToObject(r, "properties");
@@ -110,6 +133,120 @@ static cJSON *sarif_rule(const char *id, const plugin_info *pi)
 		cJSON_AddItemToObject(r, "help", sarif_text("A project file could not be read or parsed; fix or exclude it."));
 	}
 	return r;
+}
+
+/* The script a project-level finding points at: an entry script the inventory found,
+ * else a usual name, else the first Python file, else the first file at the root
+ * (malloc'd; NULL for an empty project). */
+static char *sarif_entry(const cJSON *findings, const char *root)
+{
+	static const char *const usual[] = { "train.py", "main.py", "run.py", "pretrain.py", "finetune.py", "setup.py" };
+	const cJSON *f;
+	struct stat st;
+	char *best = NULL, *first_py = NULL, *first = NULL;
+	cJSON_ArrayForEach(f, findings) {
+		char *path = util_path_join(root, json_str(f, "file"));
+		int ok = strcmp(json_str(f, "plugin"), "assess.inventory") == 0 && strstr(json_str(f, "message"), "entry script") &&
+		         *json_str(f, "file") && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+		free(path);
+		if (ok)
+			return xstrdup(json_str(f, "file"));
+	}
+	for (size_t i = 0; i < sizeof usual / sizeof usual[0] && !best; i++) {
+		char *path = util_path_join(root, usual[i]);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			best = xstrdup(usual[i]);
+		free(path);
+	}
+	struct dirent **names = NULL;
+	int n = best ? 0 : scandir(root, &names, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char *path = util_path_join(root, names[i]->d_name);
+		if (names[i]->d_name[0] != '.' && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (!first_py && util_ends_with(names[i]->d_name, ".py"))
+				first_py = xstrdup(names[i]->d_name);
+			if (!first)
+				first = xstrdup(names[i]->d_name);
+		}
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	if (!best)
+		best = first_py ? first_py : first;
+	if (best != first_py)
+		free(first_py);
+	if (best != first)
+		free(first);
+	return best;
+}
+
+/* Characters (code points) in the first bytes of line number line of text, plus one:
+ * the 1-based character column of 1-based byte column col. */
+static long long char_column(const char *text, size_t len, long long line, long long col)
+{
+	size_t at = 0;
+	for (long long l = 1; l < line && at < len; at++)
+		l += text[at] == '\n';
+	long long chars = 1;
+	for (size_t i = at; i < len && i < at + (size_t)(col - 1) && text[i] != '\n'; i++)
+		chars += ((unsigned char)text[i] & 0xC0) != 0x80;
+	return chars;
+}
+
+static void set_number(cJSON *f, const char *key, long long v)
+{
+	cJSON_ReplaceItemInObject(f, key, cJSON_CreateNumber((double)v));
+}
+
+void output_sarif_locate(cJSON *findings, const char *root)
+{
+	char *entry = NULL, *cached = NULL, *text = NULL;
+	size_t len = 0;
+	int looked = 0;
+	cJSON *f;
+	cJSON_ArrayForEach(f, findings) {
+		const char *file = json_str(f, "file");
+		char *path = util_path_join(root, file);
+		struct stat st;
+		int exists = *file && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+		free(path);
+		if (!exists) {
+			if (!looked)
+				entry = sarif_entry(findings, root);
+			looked = 1;
+			if (!entry)
+				continue;
+			cJSON_ReplaceItemInObject(f, "file", cJSON_CreateString(entry));
+			set_number(f, "line", 1);
+			set_number(f, "col", 0);
+			set_number(f, "end_line", 0);
+			set_number(f, "end_col", 0);
+			continue;
+		}
+		if (json_int(f, "line") <= 0 || (json_int(f, "col") <= 0 && json_int(f, "end_col") <= 0))
+			continue;
+		if (!cached || strcmp(cached, file) != 0) {
+			free(cached);
+			free(text);
+			text = NULL;
+			len = 0;
+			cached = xstrdup(file);
+			char *abs = util_path_join(root, file);
+			if (util_read_file(&text, &len, abs) != 0)
+				text = NULL;
+			free(abs);
+		}
+		if (!text)
+			continue;
+		if (json_int(f, "col") > 0)
+			set_number(f, "col", char_column(text, len, json_int(f, "line"), json_int(f, "col")));
+		if (json_int(f, "end_col") > 0 && json_int(f, "end_line") > 0)
+			set_number(f, "end_col", char_column(text, len, json_int(f, "end_line"), json_int(f, "end_col")));
+	}
+	free(entry);
+	free(cached);
+	free(text);
 }
 
 void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const char *version)
@@ -125,6 +262,9 @@ void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const ch
 	cJSON_AddStringToObject(driver, "name", "ferry");
 	cJSON_AddStringToObject(driver, "version", version);
 	cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
+	/* every location is relative to the project root */
+	cJSON *base = cJSON_AddObjectToObject(cJSON_AddObjectToObject(run, "originalUriBaseIds"), "%SRCROOT%");
+	cJSON_AddItemToObject(base, "description", sarif_text("the root of the migrated project"));
 	cJSON *index = cJSON_CreateObject(); /* rule id → index */
 	cJSON *results = cJSON_AddArrayToObject(run, "results");
 	const cJSON *f;
@@ -136,7 +276,7 @@ void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const ch
 				if (strcmp(pi[i].id, rid) == 0)
 					info = &pi[i];
 			cJSON_AddNumberToObject(index, rid, cJSON_GetArraySize(rules));
-			cJSON_AddItemToArray(rules, sarif_rule(rid, info));
+			cJSON_AddItemToArray(rules, sarif_rule(rid, info, json_str(f, "suggestion")));
 		}
 		cJSON *res = cJSON_CreateObject();
 		cJSON_AddStringToObject(res, "ruleId", rid);
@@ -156,9 +296,9 @@ void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const ch
 			cJSON *art = cJSON_AddObjectToObject(phys, "artifactLocation");
 			cJSON_AddStringToObject(art, "uri", json_str(f, "file"));
 			cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
-			if (json_int(f, "line") > 0) {
+			{ /* a region always: code scanning needs one (line 1 for a whole file) */
 				cJSON *reg = cJSON_AddObjectToObject(phys, "region");
-				cJSON_AddNumberToObject(reg, "startLine", (double)json_int(f, "line"));
+				cJSON_AddNumberToObject(reg, "startLine", (double)(json_int(f, "line") > 0 ? json_int(f, "line") : 1));
 				if (json_int(f, "col") > 0)
 					cJSON_AddNumberToObject(reg, "startColumn", (double)json_int(f, "col"));
 				if (json_int(f, "end_line") >= json_int(f, "line"))

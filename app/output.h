@@ -23,7 +23,14 @@ void output_findings_text(sbuf *b, const cJSON *findings);
 /* {"run":…, "findings":[…], "plugin_errors":[…]} with the DESIGN §7 fields. */
 void output_findings_json(sbuf *b, const cJSON *findings, long long run, const char *const *errors,
                           size_t nerrors);
-/* A SARIF 2.1.0 log: one run, rules from the plugin host, results with locations. */
+/* Makes findings ready for SARIF (in place; call on a copy of what the store gave):
+ * a finding without a file, or naming a file that does not exist under root, points at
+ * the project's entry script, line 1; byte columns become character (code point)
+ * columns, as SARIF counts them. */
+void output_sarif_locate(cJSON *findings, const char *root);
+/* A SARIF 2.1.0 log: one run, rules from the plugin host (the first result's advice as
+ * help, the phase's public guide as helpUri), results each with a location relative to
+ * %SRCROOT% and a region. */
 void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const char *version);
 
 #endif

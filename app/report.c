@@ -1488,6 +1488,7 @@ static int sarif_render(sbuf *b, workspace *ws, const cJSON *doc, const char *se
 		if (keep)
 			cJSON_AddItemToArray(sel, cJSON_Duplicate(f, 1));
 	}
+	output_sarif_locate(sel, ws->root);
 	output_sarif(b, sel, host, version ? version : "");
 out:
 	plugin_host_free(host);
@@ -1510,12 +1511,25 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 		return err_set(FERRY_EUSAGE, "--section changes: the change list has no SARIF form (use md, html, json or csv)");
 	if (o->lang && !i18n_report_lang_valid(o->lang))
 		return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", o->lang);
+	int csv = strcmp(o->format, "csv") == 0;
+	int msft = o->layout && strcmp(o->layout, "msft") == 0;
+	if (o->layout && !msft && strcmp(o->layout, "ferry") != 0)
+		return err_set(FERRY_EUSAGE, "--layout %s: not one of ferry, msft", o->layout);
+	if (msft && (!csv || (strcmp(section, "changes") != 0 && strcmp(section, "unsupported") != 0)))
+		return err_set(FERRY_EUSAGE, "--layout msft: only for --format csv with --section changes or unsupported");
+	if (o->excel && !csv)
+		return err_set(FERRY_EUSAGE, "--excel: only for --format csv");
 	sbuf_init(&b);
 	int zh = 0;
 	if ((rc = report_build(&doc, ws, o->version)) || (rc = report_lang(&zh, doc, o->lang)))
 		goto out;
+	const char *bom = json_str(cJSON_GetObjectItem(doc, "config"), "csv.bom");
+	if (csv && (o->excel || strcmp(bom, "true") == 0))
+		sbuf_adds(&b, CSV_UTF8_BOM);
 	if (strcmp(o->format, "sarif") == 0)
 		rc = sarif_render(&b, ws, doc, section, o->version);
+	else if (msft)
+		changes_csv_msft(&b, cJSON_GetObjectItem(doc, section), strcmp(section, "unsupported") == 0);
 	else
 		rc = report_render(&b, doc, o->format, section, zh ? "zh" : "en");
 	if (rc || (rc = output_emit(&b, o->output)))

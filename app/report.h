@@ -28,6 +28,8 @@ typedef struct report_opts {
 	const char *output;  /* file written atomically; NULL or "-" = standard output */
 	const char *version; /* ferry's version, named in the report */
 	const char *lang;    /* en or zh; NULL = the engagement's "language" setting (en when unset) */
+	int excel;           /* csv: start with a UTF-8 BOM (also when the csv.bom setting is true) */
+	const char *layout;  /* csv of changes/unsupported: NULL or "ferry", or "msft" (the vendor tool's columns) */
 } report_opts;
 
 /* 1 when name is a format / a section report_write accepts. */

@@ -543,7 +543,7 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 	"SELECT id, plugin, phase, severity, category, file, line, col, end_line, end_col, message,"  \
 	" suggestion, CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable,"   \
 	" automatic,"                                                                                 \
-	" status, fingerprint, edits FROM findings"
+	" status, fingerprint, edits, last_run FROM findings"
 
 /* Turns the stored edits text into JSON and fixable into a boolean. */
 static void finding_row_fixup(cJSON *row)

@@ -75,7 +75,7 @@ typedef struct store_finding_filter {
 	int brief;        /* only id, plugin, phase, severity, category, file, line, message,
 	                   * fixable, automatic and status: for summaries over many findings */
 } store_finding_filter;
-/* Array of finding objects in DESIGN §7 form (+ category, fingerprint, edits). */
+/* Array of finding objects in DESIGN §7 form (+ category, fingerprint, edits, last_run: the check run that last saw it). */
 int store_findings(cJSON **out, store *s, const store_finding_filter *filter);
 int store_finding_set_status(store *s, long long id, const char *status, long long fixed_by);
 /* Reopens the findings that checkpoint cp fixed (its revert undoes the fix). */

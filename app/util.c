@@ -113,11 +113,17 @@ void sbuf_addf(sbuf *b, const char *fmt, ...)
 
 void sbuf_add_csv(sbuf *b, const char *s)
 {
+	/* a spreadsheet evaluates a cell starting with one of these as a formula */
+	int inert = *s && strchr("=+-@\t\r", *s) != NULL;
 	if (!s[strcspn(s, ",\"\r\n")]) {
+		if (inert)
+			sbuf_addc(b, '\'');
 		sbuf_adds(b, s);
 		return;
 	}
 	sbuf_addc(b, '"');
+	if (inert)
+		sbuf_addc(b, '\'');
 	for (; *s; s++) {
 		if (*s == '"')
 			sbuf_addc(b, '"');

@@ -24,8 +24,11 @@ void sbuf_addc(sbuf *b, char c);
 void sbuf_addf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sbuf_vaddf(sbuf *b, const char *fmt, va_list ap);
 /* Appends s as one CSV field (RFC 4180): quoted, with quotes doubled, when it holds a
- * comma, a quote or a line break. */
+ * comma, a quote or a line break. A field starting with =, +, -, @, tab or CR gets a
+ * leading single quote, so a spreadsheet shows it as text instead of evaluating it. */
 void sbuf_add_csv(sbuf *b, const char *s);
+/* Starts a CSV file that Excel must read as UTF-8. */
+#define CSV_UTF8_BOM "\xEF\xBB\xBF"
 void sbuf_reset(sbuf *b);
 /* Returns the bytes (caller frees) and leaves b empty: sbuf_add* may use it again
  * (b->buf is NULL until then); sbuf_done is then harmless. */

@@ -57,6 +57,7 @@ static const struct tr {
 	{ "scroll", "滚动" },
 	{ "working; this cannot be cancelled", "处理中，无法取消" },
 	{ "A report needs a file to write to.", "报告需要指定写入的文件。" },
+	{ "A screen dump needs a file to write to.", "屏幕转储需要指定写入的文件。" },
 	{ "writing the report…", "正在写入报告…" },
 	{ "Wrote %s (%s report, sha256 %.8s, recorded in the audit chain).", "已写入 %s（%s 报告，sha256 %.8s，已记入审计链）。" },
 	{ "%s: not a report format (md, html, json, sarif or csv)", "%s：不是报告格式（md、html、json、sarif 或 csv）" },

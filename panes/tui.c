@@ -977,8 +977,36 @@ enum { CMD_REPORT_PATH = CMD_COUNT + 1 };
 
 static void prompt_start(app *a, int cmd, int confirm, const char *label, const char *initial);
 
-/* Writes the report in format to path (relative paths are under the project root)
- * with report_write, the function behind `ferry report`, under the writer lock. */
+/* Where a file ferry writes for itself (a screen dump, a report) goes: a relative path
+ * under .ferry/FOLDER/ (or under .ferry/ when it names it), an absolute path as given
+ * unless it lies in the project outside .ferry/ — there it would become a "manual edit"
+ * checkpoint of the client's code and ship in an export. *abs and *shown (the path as
+ * the message names it) are malloc'd; the folder is created. */
+static int own_path(char **abs, char **shown, workspace *ws, const char *path, const char *folder)
+{
+	*abs = *shown = NULL;
+	if (path[0] == '/') {
+		size_t n = strlen(ws->root);
+		if (strncmp(path, ws->root, n) == 0 && (path[n] == '/' || !path[n]) &&
+		    strncmp(path + n, "/.ferry/", 8) != 0)
+			return err_set(FERRY_EREFUSED, "%s: inside the project; ferry writes its own files under .ferry/",
+			               path);
+		*abs = xstrdup(path);
+		*shown = xstrdup(path);
+	} else {
+		*shown = util_starts_with(path, ".ferry/") ? xstrdup(path) : xasprintf(".ferry/%s/%s", folder, path);
+		*abs = util_path_join(ws->root, *shown);
+	}
+	char *slash = strrchr(*abs, '/');
+	*slash = '\0';
+	int rc = util_mkdirs(*abs, 0755);
+	*slash = '/';
+	return rc;
+}
+
+/* Writes the report in format to path (see own_path: under .ferry/artifacts/reports/
+ * unless absolute) with report_write, the function behind `ferry report`, under the
+ * writer lock. */
 static void write_report(app *a, const char *format, const char *path)
 {
 	tui *t = &a->t;
@@ -988,15 +1016,16 @@ static void write_report(app *a, const char *format, const char *path)
 		tui_message(t, UI_ERROR, "%s", T("A report needs a file to write to."));
 		return;
 	}
-	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(t->m.ws->root, path);
-	if (util_starts_with(path, ".ferry/")) { /* ferry's own folder: make the reports folder */
-		char *slash = strrchr(abs, '/');
-		*slash = '\0';
-		util_mkdirs(abs, 0755);
-		*slash = '/';
+	char *abs = NULL, *shown = NULL;
+	if (own_path(&abs, &shown, t->m.ws, path, "artifacts/reports")) {
+		tui_message(t, UI_ERROR, "%s", err_message());
+		free(abs);
+		free(shown);
+		return;
 	}
+	path = shown;
 	/* lang NULL: the engagement's "language" setting, as `ferry report` uses it */
-	report_opts o = { format, "all", abs, FERRY_VERSION, NULL };
+	report_opts o = { format, "all", abs, FERRY_VERSION, NULL, 0, NULL };
 	char sha[65] = "";
 	int rc = lock_synced(a, NULL);
 	if (!rc) {
@@ -1017,6 +1046,7 @@ static void write_report(app *a, const char *format, const char *path)
 	else
 		tui_message(t, UI_OK, T("Wrote %s (%s report, sha256 %.8s, recorded in the audit chain)."), path, format, sha);
 	free(abs);
+	free(shown);
 }
 
 /* p: "FORMAT [PATH]"; without a path, asks for one with a default under
@@ -1083,9 +1113,16 @@ static int needs_input(app *a, int cmd)
 		         t->m.ws->actor);
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;
-	case CMD_SAVE_SCREEN:
-		prompt_start(a, cmd, 0, T("Save the screen to file: "), "ferry-screen.txt");
+	case CMD_SAVE_SCREEN: {
+		char stamp[32], def[64];
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+		snprintf(def, sizeof def, ".ferry/screens/screen-%s.txt", stamp);
+		prompt_start(a, cmd, 0, T("Save the screen to file: "), def);
 		return 1;
+	}
 	case CMD_REPORT:
 		prompt_start(a, cmd, 0, T("Report format (md, html, json, sarif or csv): "), "md");
 		return 1;
@@ -1244,13 +1281,22 @@ static void dispatch(app *a, int cmd, const char *arg)
 		layout(a);
 		reload(a);
 		break;
-	case CMD_SAVE_SCREEN:
+	case CMD_SAVE_SCREEN: {
+		char *abs = NULL, *shown = NULL;
+		while (*arg == ' ')
+			arg++;
 		draw(a);
-		if (ui_save(arg) != 0)
+		if (!*arg)
+			tui_message(t, UI_ERROR, "%s", T("A screen dump needs a file to write to."));
+		else if (own_path(&abs, &shown, t->m.ws, arg, "screens") != 0 || ui_save(abs) != 0)
 			tui_message(t, UI_ERROR, "%s", err_message());
 		else
-			tui_message(t, UI_OK, T("Screen saved to %s."), arg);
+			tui_message(t, UI_OK, T("Screen saved to %s."), shown);
+		a->dirty |= D_MSG; /* draw() above took the flag */
+		free(abs);
+		free(shown);
 		break;
+	}
 	default:
 		if (cmd >= CMD_DETAIL_UP && cmd <= CMD_DETAIL_DOWN)
 			break;

@@ -161,6 +161,10 @@ keys main Escape
 keys main : 'report md .ferry/e2e-report.md' Enter
 expect main "Wrote .ferry/e2e-report.md" "the palette writes a report" 30
 if [ -s "$proj/.ferry/e2e-report.md" ]; then ok "the report file exists"; else fail "the report file is missing"; fi
+keys main : 'save-screen e2e-screen.txt' Enter
+expect main "Screen saved to .ferry/screens/e2e-screen.txt" "the palette saves the screen under .ferry/screens/" 30
+if [ -s "$proj/.ferry/screens/e2e-screen.txt" ] && [ ! -e "$proj/e2e-screen.txt" ]; then ok "the screen dump is not in the project"
+else fail "the screen dump landed in the project or is missing"; fi
 
 keys main g
 expect main "Checklist (ticked from check results)" "g shows the phase guide"

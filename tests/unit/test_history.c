@@ -572,7 +572,7 @@ static void test_export_patches(void **state)
 	write_bytes(root, "weights.bin", bin, sizeof bin - 1);
 	commit_all(h, c, "Add helper, drop old.txt: cleanup!");
 
-	assert_int_equal(history_export_patches(h, out), 0);
+	assert_int_equal(history_export_patches(h, out, NULL), 0);
 	char *names = cap("ls '%s'", out);
 	assert_string_equal(names, "0001-Move-tensors-to-the-NPU.patch\n0002-Add-helper-drop-old.txt-cleanup.patch");
 	free(names);
@@ -625,7 +625,11 @@ static void test_export_branch(void **state)
 	char *before = cap(state_cmd, root);
 	char *files_before = cap("cd '%s' && find . -path ./.git -prune -o -type f -print | sort | "
 	                         "xargs sha256sum", root);
-	assert_int_equal(history_export_branch(h, "ferry/npu", root), 0);
+	/* the client's HEAD lacks the uncommitted work: no commit holds the project as
+	 * received, so the base must be named */
+	assert_int_equal(history_export_branch(h, "ferry/npu", root, NULL), FERRY_EREFUSED);
+	assert_int_equal(history_export_branch(h, "ferry/npu", root, "no-such-rev"), FERRY_EUSAGE);
+	assert_int_equal(history_export_branch(h, "ferry/npu", root, "main"), 0);
 	char *after = cap(state_cmd, root);
 	char *files_after = cap("cd '%s' && find . -path ./.git -prune -o -type f -print | sort | "
 	                        "xargs sha256sum", root);
@@ -653,10 +657,10 @@ static void test_export_branch(void **state)
 	assert_string_equal(branches, "refs/heads/ferry/npu\nrefs/heads/main");
 	free(branches);
 
-	assert_int_equal(history_export_branch(h, "ferry/npu", root), FERRY_EEXISTS);
-	assert_int_equal(history_export_branch(h, "bad..name", root), FERRY_EUSAGE);
+	assert_int_equal(history_export_branch(h, "ferry/npu", root, "main"), FERRY_EEXISTS);
+	assert_int_equal(history_export_branch(h, "bad..name", root, NULL), FERRY_EUSAGE);
 	char *plain = tu_mkdtemp();
-	assert_int_equal(history_export_branch(h, "x", plain), FERRY_EGIT);
+	assert_int_equal(history_export_branch(h, "x", plain, NULL), FERRY_EGIT);
 	tu_rmdir(plain);
 	free(plain);
 	history_free(h);

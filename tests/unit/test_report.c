@@ -303,7 +303,7 @@ static void test_write_records_event(void **state)
 {
 	struct fixture *fx = *state;
 	char *out = util_path_join(fx->dir, "report.sarif");
-	report_opts o = { "sarif", "all", out, "9.9", NULL };
+	report_opts o = { "sarif", "all", out, "9.9", NULL, 0, NULL };
 	char sha[65];
 	assert_int_equal(report_write(sha, fx->ws, &o), 0);
 	char *text = NULL;
@@ -337,7 +337,7 @@ static void test_write_records_event(void **state)
 		assert_string_equal(str(p, "kind"), "unrecorded");
 	}
 	audit_report_done(&rep);
-	report_opts nope = { "sarif", "changes", out, "9.9", NULL };
+	report_opts nope = { "sarif", "changes", out, "9.9", NULL, 0, NULL };
 	assert_int_equal(report_write(NULL, fx->ws, &nope), FERRY_EUSAGE);
 	free(out);
 }
@@ -479,7 +479,7 @@ static void test_engagement_language(void **state)
 	const char *want[] = { "<html lang=\"zh-CN\">", "<html lang=\"en\">" };
 	const char *event[] = { "zh", "en" };
 	for (size_t i = 0; i < 2; i++) {
-		report_opts o = { "html", "all", out, "9.9", langs[i] };
+		report_opts o = { "html", "all", out, "9.9", langs[i], 0, NULL };
 		assert_int_equal(report_write(NULL, fx->ws, &o), 0);
 		char *text = NULL;
 		size_t len = 0;
@@ -493,7 +493,7 @@ static void test_engagement_language(void **state)
 		assert_string_equal(str(cJSON_GetObjectItem(ev, "data"), "lang"), event[i]);
 		cJSON_Delete(events);
 	}
-	report_opts bad = { "html", "all", out, "9.9", "fr" };
+	report_opts bad = { "html", "all", out, "9.9", "fr", 0, NULL };
 	assert_int_equal(report_write(NULL, fx->ws, &bad), FERRY_EUSAGE);
 	free(out);
 }

@@ -691,6 +691,44 @@ static void test_readiness(void **state)
 	setenv("FERRY_LANG", "en", 1);
 }
 
+/* :save-screen writes under .ferry/screens/, never into the project: a dump in the
+ * project would be committed as a "manual edit" and ship in an export. */
+static void test_save_screen_outside_project(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", ":save-screen shot.txt<Enter>");
+	assert_has(s, "Screen saved to .ferry/screens/shot.txt");
+	free(s);
+	char *text = tu_read(fx->dir, "shot.txt");
+	assert_null(text);
+	text = tu_read(fx->dir, ".ferry/screens/shot.txt");
+	assert_non_null(text);
+	assert_non_null(strstr(text, "acme"));
+	free(text);
+	/* the default name goes there as well */
+	s = screen_of(fx->dir, "100x30", ":save-screen<Enter>");
+	assert_has(row(s, 28), "Save the screen to file: .ferry/screens/screen-");
+	free(s);
+	/* the project tree has nothing new: no manual edit is recorded */
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	char **changed = NULL;
+	size_t n = 0;
+	assert_int_equal(history_changed_files(&changed, &n, ws->hist), 0);
+	assert_int_equal(n, 0);
+	free(changed);
+	ws_close(ws);
+	/* an absolute path inside the project is refused */
+	char *inside = util_path_join(fx->dir, "inside.txt");
+	char *keys = xasprintf(":save-screen %s<Enter>", inside);
+	s = screen_of(fx->dir, "100x30", keys);
+	assert_has(row(s, 28), "inside the project");
+	free(s);
+	assert_null(tu_read(fx->dir, "inside.txt"));
+	free(keys);
+	free(inside);
+}
+
 static void test_report(void **state)
 {
 	struct fx *fx = *state;
@@ -715,6 +753,16 @@ static void test_report(void **state)
 	char *text = tu_read(fx->dir, ".ferry/out.json");
 	assert_non_null(text);
 	assert_non_null(strstr(text, "\"assessment\""));
+	free(text);
+	/* a report path typed without .ferry/ is still written under .ferry/, never into
+	 * the client's project (where it would become a "manual edit" checkpoint) */
+	s = screen_of(fx->dir, "100x30", ":report md notes.md<Enter>");
+	assert_has(row(s, 28), "Wrote .ferry/artifacts/reports/notes.md");
+	free(s);
+	text = tu_read(fx->dir, "notes.md");
+	assert_null(text);
+	text = tu_read(fx->dir, ".ferry/artifacts/reports/notes.md");
+	assert_non_null(text);
 	free(text);
 	s = screen_of(fx->dir, "100x30", ":report pdf<Enter>");
 	assert_has(row(s, 28), "pdf: not a report format (md, html, json, sarif or csv)");
@@ -793,6 +841,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fix_refused, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_readiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

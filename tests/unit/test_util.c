@@ -71,6 +71,32 @@ static void test_sha256(void **state)
 	assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
+/* One CSV field: RFC 4180 quoting, and a leading formula character made inert. */
+static void test_csv_field(void **state)
+{
+	(void)state;
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "plain" },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\"" },
+		{ "+1", "'+1" },
+		{ "-2+3", "'-2+3" },
+		{ "@SUM(A1)", "'@SUM(A1)" },
+		{ "\tx", "'\tx" },
+		{ "\rx", "\"'\rx\"" },
+		{ "a=b", "a=b" },
+		{ "", "" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		sbuf b;
+		sbuf_init(&b);
+		sbuf_add_csv(&b, cases[i].in);
+		assert_string_equal(b.buf ? b.buf : "", cases[i].out);
+		sbuf_done(&b);
+	}
+}
+
 static void test_utf8(void **state)
 {
 	(void)state;
@@ -102,6 +128,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_atomic_write_replaces_and_keeps_mode),
+		cmocka_unit_test(test_csv_field),
 		cmocka_unit_test(test_atomic_write_failure_names_file),
 		cmocka_unit_test(test_remove_tree_does_not_follow_links),
 		cmocka_unit_test(test_sha256),

@@ -1,0 +1,75 @@
+#!/bin/sh
+# The change list and the unsupported list say what they claim, on the bundled example.
+# After `fix --all --phase adapt` (whose first checkpoint inserts `import torch_npu` and
+# shifts every later line), each change-list row names exactly the findings its hunk fixed:
+# a finding's line, as the code was when it was found, lies in the lines the hunk replaced,
+# and every fixed finding is on one row. Right after assess, the unsupported list holds
+# only open findings that no automatic fix handles — nothing the adapt phase rewrites.
+. "$(dirname "$0")/lib.sh"
+
+p="$work/resnet"
+cp -R "$top/examples/resnet-ddp" "$p"
+rm -rf "$p/.ferry"
+"$FERRY" init "$p" >/dev/null 2>&1 || fail "init"
+
+# --- unsupported list right after assess ---------------------------------------------
+"$FERRY" -C "$p" check --phase assess >/dev/null 2>&1
+expect_exit 0 "report --section unsupported after assess" -- \
+	"$FERRY" -C "$p" report --format json --section unsupported --output "$work/unsup-assess.json"
+"$FERRY" -C "$p" check --phase adapt >/dev/null 2>&1
+expect_exit 0 "fix --all --phase adapt" -- "$FERRY" -C "$p" fix --all --phase adapt --yes
+"$FERRY" -C "$p" findings --format json >"$work/findings.json"
+if python3 - "$work/unsup-assess.json" "$work/findings.json" "$p" <<'PY'; then ok "after assess, the unsupported list holds no construct the adapt fixes rewrote"; else fail "after assess, the unsupported list holds no construct the adapt fixes rewrote"; fi
+import json, sys
+rows = json.load(open(sys.argv[1]))["unsupported"]
+fs = json.load(open(sys.argv[2]))
+fs = fs["findings"] if isinstance(fs, dict) else fs
+fixed = {(f["file"], f["line"]) for f in fs if f["phase"] == "adapt" and f["status"] == "fixed"}
+assert rows, "the unsupported list is empty: the custom kernel must stay"
+bad = [(r["file"], r["start_line"], r["message"][:60]) for r in rows if (r["file"], r["start_line"]) in fixed]
+assert not bad, "%d of %d rows were fixed automatically by adapt: %s" % (len(bad), len(rows), bad[:5])
+assert any(r["file"].endswith(".cu") or "CUDAExtension" in r["message"] or "extension" in r["message"].lower()
+           for r in rows), [r["message"][:50] for r in rows]
+PY
+
+# --- change list rows ---------------------------------------------------------------------
+expect_exit 0 "report --section changes" -- \
+	"$FERRY" -C "$p" report --format json --section changes --output "$work/changes.json"
+expect_exit 0 "report --section changes as CSV" -- \
+	"$FERRY" -C "$p" report --format csv --section changes --output "$work/changes.csv"
+expect_exit 0 "report --section changes as HTML" -- \
+	"$FERRY" -C "$p" report --format html --section changes --output "$work/changes.html"
+if python3 - "$work/changes.json" "$work/findings.json" "$top/examples/resnet-ddp" "$work/changes.csv" <<'PY'; then ok "each change row names exactly the findings its hunk fixed"; else fail "each change row names exactly the findings its hunk fixed"; fi
+import csv, difflib, json, sys, collections
+rows = json.load(open(sys.argv[1]))["changes"]
+fs = json.load(open(sys.argv[2]))
+fs = {f["id"]: f for f in (fs["findings"] if isinstance(fs, dict) else fs)}
+base = sys.argv[3]
+count = collections.Counter()
+for r in rows:
+    for fid in r["findings"]:
+        f = fs[fid]
+        count[fid] += 1
+        assert f["plugin"] == r["plugin"], (r["file"], r["start_line"], fid, f["plugin"], r["plugin"])
+        assert f["file"] == r["file"], (fid, f["file"], r["file"])
+        if r["operation"] == "MODIFY":
+            src = open("%s/%s" % (base, f["file"]), encoding="utf-8").read().split("\n")
+            line = src[f["line"] - 1]
+            # the line as received, possibly already changed by an earlier checkpoint
+            best = max(difflib.SequenceMatcher(None, line, b).ratio() for b in r["before"].split("\n"))
+            assert best >= 0.75, ("row %s:%d lists finding %d at line %d (%r) not in %r"
+                                  % (r["file"], r["start_line"], fid, f["line"], line, r["before"]))
+fixed = [i for i, f in fs.items() if f["status"] == "fixed" and f["phase"] == "adapt"]
+assert fixed
+missing = [i for i in fixed if count[i] == 0]
+assert not missing, "fixed findings on no row: %s" % missing
+# one row names one hunk's findings: the set_device row of train.py names exactly one finding
+sd = [r for r in rows if r["file"] == "train.py" and "set_device" in r["before"]]
+assert len(sd) == 1 and len(sd[0]["findings"]) == 1, sd
+# the CSV carries the same ids
+with open(sys.argv[4], newline="", encoding="utf-8-sig") as fh:
+    crow = list(csv.DictReader(fh))
+assert [c["findings"] for c in crow] == [" ".join(str(i) for i in r["findings"]) for r in rows]
+PY
+
+finish
