@@ -18,6 +18,7 @@
 #include "util.h"
 #include "workspace.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,7 +279,7 @@ out:
 
 /* What a setting's value must be: any text, a whole number of at least 1, a number of
  * at least 0 (optionally with a % sign), or one word of a list. */
-enum config_kind { CFG_TEXT, CFG_COUNT, CFG_NUMBER, CFG_NUMBER_OR_PCT, CFG_WORD };
+enum config_kind { CFG_TEXT, CFG_COUNT, CFG_NUMBER, CFG_NUMBER_OR_PCT, CFG_WORD, CFG_IDS };
 
 static const struct config_key {
 	const char *key;
@@ -297,6 +298,8 @@ static const struct config_key {
 	{ "effort.base_days", CFG_NUMBER, NULL, "effort formula: fixed days for any engagement" },
 	{ "effort.weight.", CFG_NUMBER, NULL, "effort formula: days per finding of a category, e.g. effort.weight.custom_kernel" },
 	{ "language", CFG_WORD, "en zh", "report and interface language: en or zh" },
+	{ "plugins.allow_exec", CFG_IDS, NULL, "plugins not bundled with ferry that may run programs (ids; empty for none)" },
+	{ "plugins.time_limit", CFG_NUMBER, NULL, "seconds one plugin may run before it is stopped (default 120)" },
 	{ NULL, CFG_TEXT, NULL, NULL },
 };
 
@@ -315,7 +318,7 @@ static int config_value_check(const struct config_key *k, const char *key, const
 {
 	char *end = NULL;
 	double d = strtod(value, &end);
-	int number = *value && end != value && d >= 0;
+	int number = *value && end != value && d >= 0 && d < 1e300;
 	switch (k->kind) {
 	case CFG_TEXT:
 		if (*value)
@@ -333,6 +336,11 @@ static int config_value_check(const struct config_key *k, const char *key, const
 		if (number && (!*end || strcmp(end, "%") == 0))
 			return 0;
 		break;
+	case CFG_IDS:
+		for (const char *p = value; *p; p++)
+			if (!isalnum((unsigned char)*p) && !strchr("_.- ,", *p))
+				return err_set(FERRY_EUSAGE, "config %s %s: must be plugin ids separated by spaces", key, value);
+		return 0;
 	case CFG_WORD: {
 		size_t n = strlen(value);
 		for (const char *w = k->words; *value && (w = strstr(w, value)); w += n)
@@ -342,13 +350,26 @@ static int config_value_check(const struct config_key *k, const char *key, const
 	}
 	}
 	static const char *const what[] = { "some text", "a whole number of at least 1", "a number of at least 0",
-		                                 "a number of at least 0, or a percentage such as 2%" };
+		                                 "a number of at least 0, or a percentage such as 2%", "", "" };
 	return err_set(FERRY_EUSAGE, "config %s %s: must be %s", key, value, what[k->kind]);
 }
 
 
 static int cmd_config(const char *dir, int argc, char **argv)
 {
+	char *joined = NULL; /* a list setting given as several words */
+	if (argc > 3 && config_key_find(argv[1]) && config_key_find(argv[1])->kind == CFG_IDS) {
+		sbuf j;
+		sbuf_init(&j);
+		for (int i = 2; i < argc; i++)
+			sbuf_addf(&j, "%s%s", i > 2 ? " " : "", argv[i]);
+		joined = sbuf_detach(&j);
+		sbuf_done(&j);
+		char *args[3] = { argv[0], argv[1], joined };
+		int rc = cmd_config(dir, 3, args);
+		free(joined);
+		return rc;
+	}
 	if (argc > 3)
 		return usage_error("config");
 	if (argc >= 2 && !config_key_find(argv[1])) {
@@ -436,6 +457,8 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 			cJSON_AddStringToObject(o, "description", pi[i].description ? pi[i].description : "");
 			cJSON_AddStringToObject(o, "origin", pi[i].origin);
 			cJSON_AddBoolToObject(o, "fixable", pi[i].fixable);
+			cJSON_AddBoolToObject(o, "needs_exec", pi[i].needs_exec);
+			cJSON_AddBoolToObject(o, "may_exec", pi[i].may_exec);
 			cJSON_AddItemToArray(a, o);
 		}
 		cJSON *doc = cJSON_CreateObject();
@@ -447,7 +470,8 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 		cJSON_Delete(doc);
 	} else {
 		for (size_t i = 0; i < n; i++)
-			printf("%-34s %-15s %-8s %s%s\n", pi[i].id, pi[i].phase, pi[i].severity, pi[i].title,
+			printf("%-34s %-15s %-8s %-5s %s%s\n", pi[i].id, pi[i].phase, pi[i].severity,
+			       pi[i].may_exec ? "exec" : pi[i].needs_exec ? "no-exec" : "", pi[i].title,
 			       pi[i].fixable ? "  [fix]" : "");
 		for (size_t i = 0; i < nerr; i++)
 			fprintf(stderr, "ferry: %s\n", errs[i]);
@@ -561,6 +585,8 @@ static int cmd_check(const char *dir, int argc, char **argv)
 		output_findings_json(&b, found, res.run, (const char *const *)res.errors, (size_t)res.nerrors);
 	} else if (strcmp(format, "sarif") == 0) {
 		output_sarif(&b, found, h, FERRY_VERSION);
+		output_sarif_invocations(&b, (const char *const *)res.error_plugins, (const char *const *)res.errors,
+		                         (size_t)res.nerrors);
 	} else {
 		output_findings_text(&b, found);
 		sbuf_addf(&b, "\nrun %lld: %d findings reported, %d no longer seen (marked fixed), %d plugin errors\n",
@@ -569,12 +595,13 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (!rc)
 		rc = output_emit(&b, output);
 	sbuf_done(&b);
-	if (strcmp(format, "text") != 0 || output)
-		for (int i = 0; i < res.nerrors; i++)
-			fprintf(stderr, "ferry: %s\n", res.errors[i]);
-	else
-		for (int i = 0; i < res.nerrors; i++)
-			printf("plugin error: %s\n", res.errors[i]);
+	for (int i = 0; i < res.nerrors; i++)
+		fprintf(stderr, "ferry: %s\n", res.errors[i]);
+	/* A check that failed did not look: its findings are kept as they were, and the run
+	 * is a runtime failure whatever the other findings say. */
+	if (!rc && res.nerrors)
+		rc = err_set(FERRY_EPLUGIN, "check: %d plugin error%s; the failed plugins' findings are kept as they were",
+		             res.nerrors, res.nerrors == 1 ? "" : "s");
 	if (!rc && fail_on) {
 		const cJSON *f;
 		int worst = 0;

@@ -187,3 +187,30 @@ void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const ch
 	free(text);
 	cJSON_Delete(log);
 }
+
+void output_sarif_invocations(sbuf *b, const char *const *plugins, const char *const *messages, size_t n)
+{
+	cJSON *log = b->len ? cJSON_ParseWithLength(b->buf, b->len) : NULL;
+	cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(log, "runs"), 0);
+	if (!run) {
+		cJSON_Delete(log);
+		return;
+	}
+	cJSON *inv = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
+	cJSON_AddBoolToObject(inv, "executionSuccessful", n == 0);
+	cJSON *notes = cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *note = cJSON_CreateObject();
+		cJSON_AddStringToObject(note, "level", "error");
+		cJSON_AddItemToObject(note, "message", sarif_text(messages[i]));
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(note, "descriptor"), "id", plugins[i]);
+		cJSON_AddItemToArray(notes, note);
+	}
+	char *text = cJSON_Print(log);
+	b->len = 0;
+	sbuf_adds(b, text);
+	sbuf_addc(b, '\n');
+	free(text);
+	cJSON_Delete(log);
+}

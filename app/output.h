@@ -25,5 +25,10 @@ void output_findings_json(sbuf *b, const cJSON *findings, long long run, const c
                           size_t nerrors);
 /* A SARIF 2.1.0 log: one run, rules from the plugin host, results with locations. */
 void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const char *version);
+/* Adds runs[0].invocations[0] to the SARIF log rendered in b: executionSuccessful, and one
+ * toolExecutionNotifications entry (level error, the plugin id as descriptor) per failed
+ * plugin; plugins[i] and messages[i] describe failure i. b is left as it was when it does
+ * not hold a SARIF log. */
+void output_sarif_invocations(sbuf *b, const char *const *plugins, const char *const *messages, size_t n);
 
 #endif

@@ -1,0 +1,99 @@
+#!/bin/sh
+# Hostile plugins (tests/plugins/hostile/) against the real binary: each must end within
+# seconds with an error for that plugin alone, on stderr, in the JSON and SARIF output,
+# with exit 3, and without closing the plugin's earlier findings. Engagement plugins may
+# run programs only once the engagement allows them (plugins.allow_exec).
+. "$(dirname "$0")/lib.sh"
+
+hostile="$top/tests/plugins/hostile"
+p="$work/proj"
+make_project "$p"
+"$FERRY" init "$p" >/dev/null
+mkdir -p "$p/.ferry/plugins"
+
+# plant NAME: the fixture is the engagement's only own plugin
+plant() {
+	rm -f "$p/.ferry/plugins/"*.lua
+	cp "$hostile/$1.lua" "$p/.ferry/plugins/"
+}
+
+# contained ID WHAT DESC: ferry check --plugin ID ends in time with WHAT as the plugin's error
+contained() {
+	start=$(date +%s)
+	timeout 90 "$FERRY" -C "$p" check --plugin "$1" --format json >"$work/out" 2>"$work/err"
+	got=$?
+	took=$(($(date +%s) - start))
+	if [ "$got" -eq 3 ] && [ "$took" -lt 30 ] && grep -q "plugin $1 .*$2" "$work/err" &&
+		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any('$1' in e for e in d['plugin_errors'])" "$work/out"; then
+		ok "$3 (${took}s)"
+	else
+		fail "$3: exit $got after ${took}s"
+		sed 's/^/     | /' "$work/err" | head -5
+	fi
+}
+
+for f in xpcall_handler table_move big_find big_utf8 big_rep; do
+	plant "$f"
+	contained "assess.hostile_$f" "instruction budget exceeded" "$f is stopped by the budget"
+done
+for f in find match gsub gmatch; do
+	plant "pattern_$f"
+	contained "assess.hostile_pattern_$f" "string.$f: the pattern .* could backtrack" "a pathological pattern in string.$f is refused"
+done
+plant slow_pattern
+expect_exit 0 "a plugin time limit can be set" -- "$FERRY" -C "$p" config plugins.time_limit 3
+contained assess.hostile_slow_pattern "time limit exceeded (3 s)" "a plugin busy in library calls is stopped by the wall clock"
+
+# A plugin that crashes keeps its findings; its error is on stderr, in JSON and SARIF, exit 3.
+plant crash_later
+id=assess.hostile_crash_later
+expect_exit 1 "the plugin reports its finding first" -- "$FERRY" -C "$p" check --plugin $id --fail-on error
+touch "$p/CRASH"
+expect_exit 3 "a crashed plugin makes the run exit 3, even with --fail-on" -- "$FERRY" -C "$p" check --plugin $id --fail-on error
+expect_grep "plugin $id .*crashed on purpose" "$work/err" "the crash is on stderr"
+if grep -q "crashed on purpose" "$work/out"; then fail "the crash is printed on stdout"; else ok "stdout holds no error"; fi
+expect_exit 0 "findings lists open findings" -- "$FERRY" -C "$p" findings --plugin $id --status open --format json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['findings']) == 1, d" "$work/out" \
+	&& ok "the crashed plugin's finding stays open" || fail "the crashed plugin's finding was closed"
+expect_exit 3 "check --format sarif with a crashed plugin" -- "$FERRY" -C "$p" check --plugin $id --format sarif --output "$work/c.sarif"
+python3 - "$work/c.sarif" "$id" <<'PY' && ok "SARIF names the failed plugin in toolExecutionNotifications" || fail "SARIF invocations"
+import json, sys
+inv = json.load(open(sys.argv[1]))["runs"][0]["invocations"][0]
+assert inv["executionSuccessful"] is False, inv
+n = inv["toolExecutionNotifications"]
+assert n[0]["descriptor"]["id"] == sys.argv[2] and "crashed on purpose" in n[0]["message"]["text"], n
+PY
+rm -f "$p/CRASH"
+expect_exit 0 "a clean run is successful in SARIF" -- "$FERRY" -C "$p" check --plugin $id --format sarif --output "$work/ok.sarif"
+python3 -c "import json,sys; i=json.load(open(sys.argv[1]))['runs'][0]['invocations'][0]; assert i['executionSuccessful'] is True and i['toolExecutionNotifications'] == []" "$work/ok.sarif" \
+	&& ok "executionSuccessful is true without failures" || fail "SARIF invocations of a clean run"
+
+# Program execution is opt-in per engagement for plugins not bundled with ferry.
+plant exec
+id=environment.hostile_exec
+expect_exit 0 "plugins --json" -- "$FERRY" -C "$p" plugins --json
+python3 - "$work/out" "$id" <<'PY' && ok "plugins --json: the engagement plugin may not execute, bundled ones may" || fail "plugins --json exec fields"
+import json, sys
+ps = {x["id"]: x for x in json.load(open(sys.argv[1]))["plugins"]}
+assert ps[sys.argv[2]]["needs_exec"] is True and ps[sys.argv[2]]["may_exec"] is False, ps[sys.argv[2]]
+assert all(x["may_exec"] == x["needs_exec"] for x in ps.values() if x["origin"].startswith("embedded:"))
+PY
+expect_exit 0 "plugins (text)" -- "$FERRY" -C "$p" plugins
+expect_grep "^$id .* no-exec " "$work/out" "the text listing marks the plugin as not allowed to execute"
+cd "$work" # a program the plugin runs starts in ferry's folder
+expect_exit 3 "a plain check with a non-allowed exec plugin" -- "$FERRY" -C "$p" check --plugin $id
+expect_grep "does not allow plugin $id to run programs" "$work/err" "the plugin's run is an error naming the setting"
+[ ! -e "$work/EXECUTED" ] && ok "no program ran" || fail "the plugin ran a program without being allowed"
+expect_exit 0 "allow it" -- "$FERRY" -C "$p" config plugins.allow_exec assess.other $id
+expect_exit 0 "plugins (text) after allowing" -- "$FERRY" -C "$p" plugins
+expect_grep "^$id .* exec " "$work/out" "the text listing marks the plugin as allowed"
+expect_exit 0 "check with the allowed plugin" -- "$FERRY" -C "$p" check --plugin $id
+[ -e "$work/EXECUTED" ] && ok "the allowed plugin ran its program" || fail "the allowed plugin could not run"
+expect_exit 0 "log --json" -- "$FERRY" -C "$p" log --json
+python3 - "$work/out" "$id" <<'PY' && ok "allowing execution is in the audit chain" || fail "allow_exec not audited"
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["events"] if e["kind"] == "config"]
+assert any(sys.argv[2] in json.dumps(e) and "plugins.allow_exec" in json.dumps(e) for e in ev), ev
+PY
+
+finish
