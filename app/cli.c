@@ -15,6 +15,7 @@
 #include "review.h"
 #include "probe.h"
 #include "report.h"
+#include "safetext.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -595,8 +596,11 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (!rc)
 		rc = output_emit(&b, output);
 	sbuf_done(&b);
-	for (int i = 0; i < res.nerrors; i++)
-		fprintf(stderr, "ferry: %s\n", res.errors[i]);
+	for (int i = 0; i < res.nerrors; i++) {
+		char *line = safetext_terminal(res.errors[i]);
+		fprintf(stderr, "ferry: %s\n", line);
+		free(line);
+	}
 	/* A check that failed did not look: its findings are kept as they were, and the run
 	 * is a runtime failure whatever the other findings say. */
 	if (!rc && res.nerrors)

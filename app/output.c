@@ -2,6 +2,7 @@
 #include "output.h"
 #include "json.h"
 #include "err.h"
+#include "safetext.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,19 +32,23 @@ void output_findings_text(sbuf *b, const cJSON *findings)
 		n++;
 		const char *file = json_str(f, "file");
 		sbuf_addf(b, "#%-5lld %-7s %-30s ", json_int(f, "id"), json_str(f, "severity"), json_str(f, "plugin"));
+		/* file names come from the client's disk and messages from plugins: a terminal
+		 * shows their control characters escaped */
+		safetext_add_terminal(b, *file ? file : "(project)");
 		if (*file && json_int(f, "line") > 0)
-			sbuf_addf(b, "%s:%lld:%lld", file, json_int(f, "line"), json_int(f, "col"));
-		else if (*file)
-			sbuf_adds(b, file);
-		else
-			sbuf_adds(b, "(project)");
+			sbuf_addf(b, ":%lld:%lld", json_int(f, "line"), json_int(f, "col"));
 		if (strcmp(json_str(f, "status"), "open") != 0)
 			sbuf_addf(b, "  [%s]", json_str(f, "status"));
 		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
 			sbuf_adds(b, "  [fixable]");
-		sbuf_addf(b, "\n       %s\n", json_str(f, "message"));
-		if (*json_str(f, "suggestion"))
-			sbuf_addf(b, "       -> %s\n", json_str(f, "suggestion"));
+		sbuf_adds(b, "\n       ");
+		safetext_add_terminal(b, json_str(f, "message"));
+		sbuf_addc(b, '\n');
+		if (*json_str(f, "suggestion")) {
+			sbuf_adds(b, "       -> ");
+			safetext_add_terminal(b, json_str(f, "suggestion"));
+			sbuf_addc(b, '\n');
+		}
 	}
 	if (!n)
 		sbuf_adds(b, "no findings\n");

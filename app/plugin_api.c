@@ -2,6 +2,7 @@
 #include "plugin_api.h"
 #include "embedded.h"
 #include "err.h"
+#include "safetext.h"
 #include "util.h"
 
 #include <cJSON.h>
@@ -10,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -40,6 +42,10 @@ static const char key_data = 0;    /* ctx.data's cache: name -> table */
 #define HOOK_STEP 10000     /* instructions between budget checks */
 #define KILL_STEP 1         /* after a kill, the hook fires at every instruction */
 #define MAX_FINDINGS 100000 /* per plugin run */
+#define MAX_METRICS 10000   /* per plugin run */
+#define MAX_HANDOVER (64u * 1024 * 1024) /* bytes of findings and metrics per plugin run */
+#define MAX_MESSAGE (64u * 1024)         /* bytes of one message or suggestion */
+#define MAX_NAME 1024                     /* bytes of a category, key, metric name or unit */
 #define MAX_EDITS 10000     /* per finding */
 #define MAX_ARGV 256
 #define EXEC_OUT_CAP (8u * 1024 * 1024) /* bytes kept of a program's stdout and stderr each */
@@ -1339,15 +1345,45 @@ static int ctx_config(lua_State *L)
 	return 1;
 }
 
+/* Counts bytes a plugin hands over to the host; past MAX_HANDOVER its run is an error. */
+static void handover(lua_State *L, papi_sandbox *sb, size_t bytes)
+{
+	sb->handed += bytes;
+	if (sb->handed > MAX_HANDOVER)
+		luaL_error(L, "the plugin handed over more than %d MiB of findings and metrics in one run",
+		           (int)(MAX_HANDOVER >> 20));
+}
+
+/* A string field's length checked against limit (the field is named in the error). */
+static void check_len(lua_State *L, const char *field, const char *s, size_t limit)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n > limit)
+		luaL_error(L, "report: %s is %d bytes; the limit is %d", field, (int)(n > INT_MAX ? INT_MAX : n),
+		           (int)limit);
+}
+
 static int ctx_metric(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
-	const char *name = luaL_checkstring(L, 1);
+	size_t lname = 0, lunit = 0;
+	const char *name = luaL_checklstring(L, 1, &lname);
 	lua_Number v = luaL_checknumber(L, 2);
-	const char *unit = luaL_optstring(L, 3, NULL);
-	if (run->cb && run->cb->metric)
-		run->cb->metric(sb->plugin->info.id, name, (double)v, unit, run->cb->payload);
+	const char *unit = luaL_optlstring(L, 3, NULL, &lunit);
+	if (!isfinite(v))
+		return luaL_error(L, "metric %s: the value must be a finite number, not %f", name, (double)v);
+	if (lname == 0 || lname > MAX_NAME || lunit > MAX_NAME)
+		return luaL_error(L, "metric: the name must be 1 to %d bytes and the unit at most %d", MAX_NAME, MAX_NAME);
+	if (++sb->nmetrics > MAX_METRICS)
+		return luaL_error(L, "metric: more than %d metrics in one run", MAX_METRICS);
+	handover(L, sb, lname + lunit + sizeof(double));
+	if (run->cb && run->cb->metric) {
+		char *n = safetext_clean(name, lname), *u = unit ? safetext_clean(unit, lunit) : NULL;
+		run->cb->metric(sb->plugin->info.id, n, (double)v, u, run->cb->payload);
+		free(n);
+		free(u);
+	}
 	return 0;
 }
 
@@ -1389,6 +1425,8 @@ static lua_Integer opt_int(lua_State *L, int idx, const char *field, int *set)
 		v = lua_tointegerx(L, -1, &isnum);
 		if (!isnum)
 			luaL_error(L, "report: %s must be an integer", field);
+		if (v > INT_MAX || v < INT_MIN)
+			luaL_error(L, "report: %s is out of range", field);
 		*set = 1;
 	}
 	lua_pop(L, 1);
@@ -1512,6 +1550,11 @@ static int ctx_report(lua_State *L)
 	lua_pop(L, 1);
 	if (severity && !valid_severity(severity))
 		return luaL_error(L, "report: severity must be error, warning or info, not '%s'", severity);
+	check_len(L, "message", message, MAX_MESSAGE);
+	check_len(L, "suggestion", suggestion, MAX_MESSAGE);
+	check_len(L, "category", category, MAX_NAME);
+	check_len(L, "key", key, MAX_MESSAGE);
+	check_len(L, "file", file, 4096);
 	if (file && (file[0] == '/' || !*file))
 		return luaL_error(L, "report: file '%s' is not a project path", file);
 	if (file) {
@@ -1598,20 +1641,26 @@ static int ctx_report(lua_State *L)
 		edits = read_edits(L, lua_gettop(L), &nedits, text_len, text != NULL);
 	}
 
+	size_t bytes = strlen(message) + (suggestion ? strlen(suggestion) : 0) + (file ? strlen(file) : 0) +
+	               (category ? strlen(category) : 0) + 256;
+	for (size_t i = 0; i < nedits; i++)
+		bytes += strlen(edits[i].text) + sizeof *edits;
+	handover(L, sb, bytes);
+
 	/* Nothing below raises a Lua error: the C finding cannot leak. */
 	finding f;
 	memset(&f, 0, sizeof f);
 	f.plugin = xstrdup(p->info.id);
 	f.phase = xstrdup(p->info.phase);
 	f.severity = xstrdup(severity ? severity : p->info.severity);
-	f.category = category ? xstrdup(category) : p->info.category ? xstrdup(p->info.category) : NULL;
+	f.category = category ? safetext_clean(category, strlen(category)) : p->info.category ? xstrdup(p->info.category) : NULL;
 	f.file = file ? xstrdup(file) : NULL;
 	f.line = line;
 	f.col = col;
 	f.end_line = end_line ? end_line : line;
 	f.end_col = end_col;
-	f.message = xstrdup(message);
-	f.suggestion = suggestion ? xstrdup(suggestion) : NULL;
+	f.message = safetext_clean(message, strlen(message));
+	f.suggestion = suggestion ? safetext_clean(suggestion, strlen(suggestion)) : NULL;
 	f.status = xstrdup("open");
 	f.automatic = automatic;
 	char *fp;

@@ -113,6 +113,8 @@ typedef struct papi_sandbox {
 	size_t mem_used, mem_cap; /* bytes held by the state and its cap */
 	size_t refused;           /* size of the request just refused, or 0 */
 	int mem_exceeded;         /* an allocation was refused (and not retried successfully) */
+	size_t handed;            /* bytes of findings and metrics handed over so far */
+	size_t nmetrics;          /* metrics recorded so far */
 	finding *found;           /* findings reported so far */
 	size_t nfound, capfound;
 } papi_sandbox;

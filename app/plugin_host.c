@@ -6,6 +6,7 @@
 #include "plugin_api.h"
 #include "project.h"
 #include "pysrc.h"
+#include "safetext.h"
 #include "textscan.h"
 #include "util.h"
 
@@ -47,7 +48,7 @@ static void add_error(plugin_host *h, const char *fmt, ...)
 	sbuf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	h->errors = xrealloc(h->errors, (h->nerrors + 1) * sizeof *h->errors);
-	h->errors[h->nerrors++] = sbuf_detach(&b);
+	h->errors[h->nerrors++] = safetext_clean(b.buf, b.len); /* may quote the plugin's own text */
 	sbuf_done(&b);
 }
 
@@ -677,7 +678,9 @@ static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_
 	if (err) {
 		if (cb && cb->plugin_error) {
 			char *msg = xasprintf("plugin %s (%s): %s", p->info.id, p->info.origin, err);
-			cb->plugin_error(p->info.id, msg, cb->payload);
+			char *clean = safetext_clean(msg, strlen(msg)); /* the error may quote the plugin's text */
+			cb->plugin_error(p->info.id, clean, cb->payload);
+			free(clean);
 			free(msg);
 		}
 	} else if (cb && cb->finding) {

@@ -96,4 +96,81 @@ ev = [e for e in json.load(open(sys.argv[1]))["events"] if e["kind"] == "config"
 assert any(sys.argv[2] in json.dumps(e) and "plugins.allow_exec" in json.dumps(e) for e in ev), ev
 PY
 
+# Bad values from a plugin are refused or bounded for that plugin; the rest of the run is
+# stored. crash_later (without CRASH) stands for the well-behaved plugins of the run.
+plant_with_good() {
+	plant "$1"
+	cp "$hostile/crash_later.lua" "$p/.ferry/plugins/"
+}
+# bounded NAME WHAT DESC: check --phase assess stores the good plugin's finding and names
+# WHAT as the hostile plugin's error, exit 3
+bounded() {
+	start=$(date +%s)
+	timeout 120 "$FERRY" -C "$p" check --phase assess --format json >"$work/out" 2>"$work/err"
+	got=$?
+	took=$(($(date +%s) - start))
+	if [ "$got" -eq 3 ] && grep -q "plugin assess.hostile_$1 .*$2" "$work/err" &&
+		python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert any(f['plugin']=='assess.hostile_crash_later' and f['status']=='open' for f in d['findings'])" "$work/out"; then
+		ok "$3 (${took}s)"
+	else
+		fail "$3: exit $got after ${took}s"
+		sed 's/^/     | /' "$work/err" | head -5
+	fi
+}
+plant_with_good flood_big
+bounded flood_big "report: message is 1048576 bytes; the limit is 65536" "1 MiB messages are refused"
+plant_with_good flood_total
+bounded flood_total "handed over more than 64 MiB" "the bytes one plugin hands over are bounded"
+plant_with_good flood_count
+bounded flood_count "more than 100000 findings" "a million findings are refused"
+plant_with_good bad_numbers
+touch "$p/NAN"
+bounded bad_numbers "metric broken: the value must be a finite number" "a NaN metric is the plugin's error, not a failed write"
+rm "$p/NAN"
+touch "$p/INF"
+bounded bad_numbers "metric broken: the value must be a finite number" "an infinite metric is refused"
+rm "$p/INF"
+touch "$p/HUGE"
+bounded bad_numbers "report: line is out of range" "a line beyond any file is refused"
+rm "$p/HUGE"
+expect_exit 0 "status --json" -- "$FERRY" -C "$p" status --json
+python3 -c "import json,sys; d=open(sys.argv[1]).read(); assert '\"fine\"' in d" "$work/out" \
+	&& ok "the metrics recorded before the bad one are stored" || fail "metrics of the run lost"
+
+# Invalid UTF-8 and escape sequences from a plugin, and a client file named with one.
+plant_with_good bad_text
+esc=$(printf '\033')
+printf 'x = 1\n' >"$p/evil${esc}[2J.py"
+expect_exit 0 "a plugin handing over bad text" -- "$FERRY" -C "$p" check --phase assess --format json
+python3 - "$work/out" <<'PY' && ok "JSON output is valid UTF-8; bad bytes became U+FFFD, controls visible" || fail "JSON with bad text"
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+fs = [f for f in d["findings"] if f["plugin"] == "assess.hostile_bad_text"]
+assert fs, d
+m = fs[0]["message"]
+assert "\ufffd" in m and "\x1b" not in m and "\\x1b[2J" in m and "\x00" not in m, repr(m)
+assert "\x85" not in fs[0]["suggestion"] and "\\u0085" in fs[0]["suggestion"], repr(fs[0]["suggestion"])
+PY
+expect_exit 0 "SARIF with bad text" -- "$FERRY" -C "$p" check --phase assess --format sarif --output "$work/t.sarif"
+python3 -c "import json,sys; json.loads(open(sys.argv[1],'rb').read().decode('utf-8'))" "$work/t.sarif" \
+	&& ok "SARIF output is valid UTF-8 JSON" || fail "SARIF with bad text"
+for fmt in md html json csv; do
+	expect_exit 0 "report --format $fmt" -- "$FERRY" -C "$p" report --format $fmt --output "$work/r.$fmt"
+	python3 -c "import sys; t=open(sys.argv[1],'rb').read().decode('utf-8'); assert '\x1b]0;owned' not in t and '\x1b[2J bytes' not in t" "$work/r.$fmt" \
+		&& ok "report $fmt is valid UTF-8 without the plugin's escape sequences" || fail "report $fmt with bad text"
+done
+expect_exit 0 "check (text) with bad text" -- "$FERRY" -C "$p" check --phase assess
+if grep -q "$esc" "$work/out"; then fail "text output carries a raw escape character"; else ok "text output escapes control characters (messages and file names)"; fi
+expect_grep 'evil\\x1b\[2J.py' "$work/out" "the file name is shown with its escape made visible"
+touch "$p/FAIL"
+expect_exit 3 "a plugin failing with bad text" -- "$FERRY" -C "$p" check --phase assess --format json
+python3 - "$work/out" <<'PY' && ok "the plugin's error in JSON is valid UTF-8 without raw escapes" || fail "error text"
+import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+e = [x for x in d["plugin_errors"] if "hostile_bad_text" in x]
+assert e and "\x1b" not in e[0] and "\ufffd" in e[0], d["plugin_errors"]
+PY
+if grep -q "$esc" "$work/err"; then fail "stderr carries a raw escape character"; else ok "stderr escapes control characters"; fi
+rm -f "$p/FAIL" "$p/evil${esc}[2J.py"
+
 finish
