@@ -253,7 +253,7 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 		goto out;
 	}
 	if (lua_isstring(L, -1) && pysrc_query_new(&p.query, lua_tostring(L, -1)) != 0) {
-		add_error(h, "%s: query: %s", origin, err_message());
+		add_error(h, "%s: %s", origin, err_message());
 		goto out;
 	}
 	p.info.origin = xstrdup(origin);

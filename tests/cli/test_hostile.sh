@@ -173,4 +173,11 @@ PY
 if grep -q "$esc" "$work/err"; then fail "stderr carries a raw escape character"; else ok "stderr escapes control characters"; fi
 rm -f "$p/FAIL" "$p/evil${esc}[2J.py"
 
+# A query whose compilation would take minutes is a load error, at once.
+plant slow_query
+start=$(date +%s)
+expect_exit 0 "plugins with a costly query" -- timeout 60 "$FERRY" -C "$p" plugins
+[ $(($(date +%s) - start)) -lt 10 ] && ok "the costly query is refused quickly" || fail "the costly query took $(($(date +%s) - start))s"
+expect_grep "slow_query.lua: query: too many quantifiers" "$work/err" "the load error names the file and the reason"
+
 finish
