@@ -78,6 +78,9 @@ int check_host_new(plugin_host **out, workspace *ws)
 	if (is_dir(local))
 		dirs[ndirs++] = local;
 	const char *src = getenv("FERRY_PLUGIN_SOURCE");
+	char *allow = store_config_get(ws->db, "plugins.allow_exec");
+	char *limit = store_config_get(ws->db, "plugins.time_limit");
+	double secs = limit ? strtod(limit, NULL) : 0;
 	plugin_host_opts o = {
 		.root = ws->root,
 		.dirs = dirs,
@@ -87,8 +90,12 @@ int check_host_new(plugin_host **out, workspace *ws)
 		.artifacts_json = host_artifacts_json,
 		.is_ignored = host_is_ignored,
 		.payload = ws,
+		.allow_exec = allow,
+		.time_limit_ms = secs > 0 && secs < 1e7 ? (unsigned long long)(secs * 1000) : 0,
 	};
 	int rc = plugin_host_new(out, &o);
+	free(allow);
+	free(limit);
 	free(local);
 	free(path_copy);
 	return rc;
@@ -117,6 +124,8 @@ static void on_plugin_error(const char *plugin, const char *message, void *paylo
 	if (!cJSON_GetObjectItem(st->errored, plugin))
 		cJSON_AddTrueToObject(st->errored, plugin);
 	st->res->errors = xrealloc(st->res->errors, sizeof(char *) * (size_t)(st->res->nerrors + 1));
+	st->res->error_plugins = xrealloc(st->res->error_plugins, sizeof(char *) * (size_t)(st->res->nerrors + 1));
+	st->res->error_plugins[st->res->nerrors] = xstrdup(plugin);
 	st->res->errors[st->res->nerrors++] = xstrdup(message);
 	if (!st->failed && store_plugin_error(st->ws->db, st->run, plugin, message))
 		st->failed = 1;
@@ -281,8 +290,11 @@ out:
 
 void check_result_done(check_result *r)
 {
-	for (int i = 0; i < r->nerrors; i++)
+	for (int i = 0; i < r->nerrors; i++) {
 		free(r->errors[i]);
+		free(r->error_plugins[i]);
+	}
 	free(r->errors);
+	free(r->error_plugins);
 	memset(r, 0, sizeof *r);
 }

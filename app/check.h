@@ -4,7 +4,8 @@
  * workbench both call check_run.
  *
  * A run is one database transaction: findings are upserted by identity, findings
- * of plugins that ran cleanly but were not seen again are marked fixed, plugin
+ * of plugins that ran cleanly but were not seen again are marked fixed (a plugin that
+ * failed, was killed or did not load keeps its findings as they were), plugin
  * errors are stored, and a "check" audit event closes it. Callbacks receive
  * borrowed findings (with their store id and status) valid during the call only.
  */
@@ -34,6 +35,7 @@ typedef struct check_result {
 	int nclosed;       /* findings marked fixed because no longer seen */
 	int nerrors;       /* plugins that failed */
 	char **errors;     /* "plugin <id> …: reason" lines (owned; check_result_done) */
+	char **error_plugins; /* the plugin id of each error ("load" for a plugin that did not load) */
 } check_result;
 
 /* Runs the checks with a plugin host built for this engagement (check_host_new). */

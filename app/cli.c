@@ -16,9 +16,11 @@
 #include "review.h"
 #include "probe.h"
 #include "report.h"
+#include "safetext.h"
 #include "util.h"
 #include "workspace.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +299,19 @@ out:
 
 static int cmd_config(const char *dir, int argc, char **argv)
 {
+	char *joined = NULL; /* a list setting given as several words */
+	if (argc > 3 && config_key_find(argv[1]) && config_key_find(argv[1])->kind == CFG_IDS) {
+		sbuf j;
+		sbuf_init(&j);
+		for (int i = 2; i < argc; i++)
+			sbuf_addf(&j, "%s%s", i > 2 ? " " : "", argv[i]);
+		joined = sbuf_detach(&j);
+		sbuf_done(&j);
+		char *args[3] = { argv[0], argv[1], joined };
+		int rc = cmd_config(dir, 3, args);
+		free(joined);
+		return rc;
+	}
 	if (argc > 3)
 		return usage_error("config");
 	if (argc >= 2 && !config_key_find(argv[1])) {
@@ -384,6 +399,8 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 			cJSON_AddStringToObject(o, "description", pi[i].description ? pi[i].description : "");
 			cJSON_AddStringToObject(o, "origin", pi[i].origin);
 			cJSON_AddBoolToObject(o, "fixable", pi[i].fixable);
+			cJSON_AddBoolToObject(o, "needs_exec", pi[i].needs_exec);
+			cJSON_AddBoolToObject(o, "may_exec", pi[i].may_exec);
 			cJSON_AddItemToArray(a, o);
 		}
 		cJSON *doc = cJSON_CreateObject();
@@ -395,7 +412,8 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 		cJSON_Delete(doc);
 	} else {
 		for (size_t i = 0; i < n; i++)
-			printf("%-34s %-15s %-8s %s%s\n", pi[i].id, pi[i].phase, pi[i].severity, pi[i].title,
+			printf("%-34s %-15s %-8s %-5s %s%s\n", pi[i].id, pi[i].phase, pi[i].severity,
+			       pi[i].may_exec ? "exec" : pi[i].needs_exec ? "no-exec" : "", pi[i].title,
 			       pi[i].fixable ? "  [fix]" : "");
 		for (size_t i = 0; i < nerr; i++)
 			fprintf(stderr, "ferry: %s\n", errs[i]);
@@ -510,6 +528,8 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	} else if (strcmp(format, "sarif") == 0) {
 		output_sarif_locate(found, ws->root);
 		output_sarif(&b, found, h, FERRY_VERSION);
+		output_sarif_invocations(&b, (const char *const *)res.error_plugins, (const char *const *)res.errors,
+		                         (size_t)res.nerrors);
 	} else {
 		output_findings_text(&b, found);
 		sbuf_addf(&b, "\nrun %lld: %d findings reported, %d no longer seen (marked fixed), %d plugin errors\n",
@@ -518,12 +538,16 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (!rc)
 		rc = output_emit(&b, output);
 	sbuf_done(&b);
-	if (strcmp(format, "text") != 0 || output)
-		for (int i = 0; i < res.nerrors; i++)
-			fprintf(stderr, "ferry: %s\n", res.errors[i]);
-	else
-		for (int i = 0; i < res.nerrors; i++)
-			printf("plugin error: %s\n", res.errors[i]);
+	for (int i = 0; i < res.nerrors; i++) {
+		char *line = safetext_terminal(res.errors[i]);
+		fprintf(stderr, "ferry: %s\n", line);
+		free(line);
+	}
+	/* A check that failed did not look: its findings are kept as they were, and the run
+	 * is a runtime failure whatever the other findings say. */
+	if (!rc && res.nerrors)
+		rc = err_set(FERRY_EPLUGIN, "check: %d plugin error%s; the failed plugins' findings are kept as they were",
+		             res.nerrors, res.nerrors == 1 ? "" : "s");
 	if (!rc && fail_on) {
 		const cJSON *f;
 		int worst = 0;

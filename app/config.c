@@ -3,6 +3,7 @@
 #include "err.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ const struct config_key config_keys[] = {
 	{ "audit.sign_key", CFG_TEXT, NULL, "key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file" },
 	{ "csv.bom", CFG_WORD, "true false", "start CSV reports with a UTF-8 byte-order mark (as --excel does)" },
 	{ "export.signoff", CFG_WORD, "true false", "end each exported patch with a Signed-off-by: trailer of the actor" },
+	{ "plugins.allow_exec", CFG_IDS, NULL, "plugins not bundled with ferry that may run programs (ids; empty for none)" },
+	{ "plugins.time_limit", CFG_NUMBER, NULL, "seconds one plugin may run before it is stopped (default 120)" },
 	{ NULL, CFG_TEXT, NULL, NULL },
 };
 
@@ -39,7 +42,7 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 	char *end = NULL;
 	double d = strtod(value, &end);
 	int number = *value && end != value && d >= 0;
-	if (k->kind != CFG_TEXT && k->kind != CFG_WORD && end != value && !isfinite(d))
+	if (k->kind != CFG_TEXT && k->kind != CFG_WORD && k->kind != CFG_IDS && end != value && !isfinite(d))
 		return err_set(FERRY_EUSAGE, "config %s %s: must be a finite number", key, value);
 	switch (k->kind) {
 	case CFG_TEXT:
@@ -58,6 +61,11 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 		if (number && (!*end || strcmp(end, "%") == 0))
 			return 0;
 		break;
+	case CFG_IDS:
+		for (const char *p = value; *p; p++)
+			if (!isalnum((unsigned char)*p) && !strchr("_.- ,", *p))
+				return err_set(FERRY_EUSAGE, "config %s %s: must be plugin ids separated by spaces", key, value);
+		return 0;
 	case CFG_WORD: {
 		size_t n = strlen(value);
 		for (const char *w = k->words; *value && (w = strstr(w, value)); w += n)

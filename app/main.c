@@ -5,10 +5,12 @@
  */
 #include "cli.h"
 #include "err.h"
+#include "safetext.h"
 #include "tui.h"
 
 #include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -56,7 +58,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (rc) {
-		fprintf(stderr, "ferry: %s\n", err_message());
+		char *msg = safetext_terminal(err_message()); /* may name a client's file */
+		fprintf(stderr, "ferry: %s\n", msg);
+		free(msg);
 		return err_exit_code(rc);
 	}
 	return 0;

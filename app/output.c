@@ -2,6 +2,7 @@
 #include "output.h"
 #include "json.h"
 #include "err.h"
+#include "safetext.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -33,19 +34,23 @@ void output_findings_text(sbuf *b, const cJSON *findings)
 		n++;
 		const char *file = json_str(f, "file");
 		sbuf_addf(b, "#%-5lld %-7s %-30s ", json_int(f, "id"), json_str(f, "severity"), json_str(f, "plugin"));
+		/* file names come from the client's disk and messages from plugins: a terminal
+		 * shows their control characters escaped */
+		safetext_add_terminal(b, *file ? file : "(project)");
 		if (*file && json_int(f, "line") > 0)
-			sbuf_addf(b, "%s:%lld:%lld", file, json_int(f, "line"), json_int(f, "col"));
-		else if (*file)
-			sbuf_adds(b, file);
-		else
-			sbuf_adds(b, "(project)");
+			sbuf_addf(b, ":%lld:%lld", json_int(f, "line"), json_int(f, "col"));
 		if (strcmp(json_str(f, "status"), "open") != 0)
 			sbuf_addf(b, "  [%s]", json_str(f, "status"));
 		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
 			sbuf_adds(b, "  [fixable]");
-		sbuf_addf(b, "\n       %s\n", json_str(f, "message"));
-		if (*json_str(f, "suggestion"))
-			sbuf_addf(b, "       -> %s\n", json_str(f, "suggestion"));
+		sbuf_adds(b, "\n       ");
+		safetext_add_terminal(b, json_str(f, "message"));
+		sbuf_addc(b, '\n');
+		if (*json_str(f, "suggestion")) {
+			sbuf_adds(b, "       -> ");
+			safetext_add_terminal(b, json_str(f, "suggestion"));
+			sbuf_addc(b, '\n');
+		}
 	}
 	if (!n)
 		sbuf_adds(b, "no findings\n");
@@ -322,6 +327,33 @@ void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const ch
 	}
 	cJSON_Delete(index);
 	char *text = cJSON_Print(log);
+	sbuf_adds(b, text);
+	sbuf_addc(b, '\n');
+	free(text);
+	cJSON_Delete(log);
+}
+
+void output_sarif_invocations(sbuf *b, const char *const *plugins, const char *const *messages, size_t n)
+{
+	cJSON *log = b->len ? cJSON_ParseWithLength(b->buf, b->len) : NULL;
+	cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(log, "runs"), 0);
+	if (!run) {
+		cJSON_Delete(log);
+		return;
+	}
+	cJSON *inv = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(run, "invocations"), inv);
+	cJSON_AddBoolToObject(inv, "executionSuccessful", n == 0);
+	cJSON *notes = cJSON_AddArrayToObject(inv, "toolExecutionNotifications");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *note = cJSON_CreateObject();
+		cJSON_AddStringToObject(note, "level", "error");
+		cJSON_AddItemToObject(note, "message", sarif_text(messages[i]));
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(note, "descriptor"), "id", plugins[i]);
+		cJSON_AddItemToArray(notes, note);
+	}
+	char *text = cJSON_Print(log);
+	b->len = 0;
 	sbuf_adds(b, text);
 	sbuf_addc(b, '\n');
 	free(text);

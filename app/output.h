@@ -32,5 +32,10 @@ void output_sarif_locate(cJSON *findings, const char *root);
  * help, the phase's public guide as helpUri), results each with a location relative to
  * %SRCROOT% and a region. */
 void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const char *version);
+/* Adds runs[0].invocations[0] to the SARIF log rendered in b: executionSuccessful, and one
+ * toolExecutionNotifications entry (level error, the plugin id as descriptor) per failed
+ * plugin; plugins[i] and messages[i] describe failure i. b is left as it was when it does
+ * not hold a SARIF log. */
+void output_sarif_invocations(sbuf *b, const char *const *plugins, const char *const *messages, size_t n);
 
 #endif

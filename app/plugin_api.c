@@ -2,6 +2,7 @@
 #include "plugin_api.h"
 #include "embedded.h"
 #include "err.h"
+#include "safetext.h"
 #include "util.h"
 
 #include <cJSON.h>
@@ -9,7 +10,10 @@
 #include <limits.h>
 #include <lualib.h>
 
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -39,6 +43,10 @@ static const char key_data = 0;    /* ctx.data's cache: name -> table */
 #define HOOK_STEP 10000     /* instructions between budget checks */
 #define KILL_STEP 1         /* after a kill, the hook fires at every instruction */
 #define MAX_FINDINGS 100000 /* per plugin run */
+#define MAX_METRICS 10000   /* per plugin run */
+#define MAX_HANDOVER (64u * 1024 * 1024) /* bytes of findings and metrics per plugin run */
+#define MAX_MESSAGE (64u * 1024)         /* bytes of one message or suggestion */
+#define MAX_NAME 1024                     /* bytes of a category, key, metric name or unit */
 #define MAX_EDITS 10000     /* per finding */
 #define MAX_ARGV 256
 #define EXEC_OUT_CAP (8u * 1024 * 1024) /* bytes kept of a program's stdout and stderr each */
@@ -189,7 +197,32 @@ static const char *kill_reason(const papi_sandbox *sb)
 		return "memory limit exceeded";
 	if (sb->killed == PAPI_KILL_BUDGET)
 		return "instruction budget exceeded";
+	if (sb->killed == PAPI_KILL_TIME)
+		return "time limit exceeded";
 	return "plugin state closing";
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Adds cost to the instructions counted and decides whether the run is over: the
+ * memory cap, the budget, or the wall-clock deadline. Returns the kill (sticky). */
+static int account(papi_sandbox *sb, unsigned long long cost)
+{
+	if (sb->killed)
+		return sb->killed;
+	sb->used = cost > ~0ULL - sb->used ? ~0ULL : sb->used + cost;
+	if (sb->mem_exceeded)
+		sb->killed = PAPI_KILL_MEMORY;
+	else if (sb->used > sb->budget)
+		sb->killed = PAPI_KILL_BUDGET;
+	else if (sb->deadline_ms && now_ms() > sb->deadline_ms)
+		sb->killed = PAPI_KILL_TIME;
+	return sb->killed;
 }
 
 /* The instruction budget. Once the budget or the memory cap is exceeded the kill is
@@ -202,14 +235,7 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
 	papi_sandbox *sb = sandbox_of(L);
-	if (!sb->killed) {
-		sb->used += HOOK_STEP;
-		if (sb->mem_exceeded)
-			sb->killed = PAPI_KILL_MEMORY;
-		else if (sb->used > sb->budget)
-			sb->killed = PAPI_KILL_BUDGET;
-	}
-	if (sb->killed || sb->closing) {
+	if (account(sb, HOOK_STEP) || sb->closing) {
 		lua_sethook(L, count_hook, LUA_MASKCOUNT, KILL_STEP);
 		luaL_error(L, "%s", kill_reason(sb));
 	}
@@ -224,6 +250,298 @@ int papi_traceback(lua_State *L)
 		msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
 	luaL_traceback(L, L, msg, 1);
 	return 1;
+}
+
+/* ---- library calls, charged by their work ------------------------------------------ */
+
+/* The VM hook counts instructions, not the work inside one library call: string.find on
+ * 16 MiB, table.move over 2^40 slots, or a backtracking pattern all run in C with the hook
+ * silent. Each such function of string, table and utf8 is replaced by a wrapper that
+ * charges its work to the budget before calling the original (so the budget and the
+ * deadline are checked between calls) and refuses a pattern whose backtracking could run
+ * for minutes on the subject it is given. */
+
+#define BYTES_PER_INSTR 4    /* bytes of library work counted as one instruction */
+#define PATTERN_LIMIT 1e9    /* worst-case matcher steps allowed for one call */
+
+enum lib_cost {
+	LC_LEN1,     /* the length of the first argument */
+	LC_PATTERN,  /* find/match/gsub: the subject's length, and the pattern's worst case */
+	LC_GMATCH,   /* the same, never anchored */
+	LC_REP,      /* the length of the result */
+	LC_MOVE,     /* table.move: the number of slots */
+	LC_TLEN,     /* the table's length (insert, remove shift it) */
+	LC_SORT,     /* n log n of the table's length */
+	LC_RANGE,    /* concat, unpack: the range i..j (default 1..#t) */
+};
+
+typedef struct cset {
+	uint32_t w[8];
+} cset;
+
+static void cs_add(cset *s, unsigned c)
+{
+	s->w[(c & 255) >> 5] |= 1u << (c & 31);
+}
+
+static int cs_meets(const cset *a, const cset *b)
+{
+	for (int i = 0; i < 8; i++)
+		if (a->w[i] & b->w[i])
+			return 1;
+	return 0;
+}
+
+/* Whether character c is in the pattern class %cl (Lua's classes; others are literal). */
+static int class_has(int cl, int c)
+{
+	int r;
+	switch (tolower(cl)) {
+	case 'a': r = isalpha(c); break;
+	case 'c': r = iscntrl(c); break;
+	case 'd': r = isdigit(c); break;
+	case 'g': r = isgraph(c); break;
+	case 'l': r = islower(c); break;
+	case 'p': r = ispunct(c); break;
+	case 's': r = isspace(c); break;
+	case 'u': r = isupper(c); break;
+	case 'w': r = isalnum(c); break;
+	case 'x': r = isxdigit(c); break;
+	default: return cl == c;
+	}
+	return isupper(cl) ? !r : r != 0;
+}
+
+static void add_class(cset *set, int cl)
+{
+	for (int c = 0; c < 256; c++)
+		if (class_has(cl, c))
+			cs_add(set, (unsigned)c);
+}
+
+/* Reads one single-character class at *pp (a character, '.', %x or [set]) into *set.
+ * Returns 0 at a malformed pattern (Lua reports it when the call runs). */
+static int pat_class(const char **pp, const char *e, cset *set)
+{
+	const char *p = *pp;
+	memset(set, 0, sizeof *set);
+	if (*p == '%') {
+		if (p + 1 >= e)
+			return 0;
+		add_class(set, (unsigned char)p[1]);
+		*pp = p + 2;
+		return 1;
+	}
+	if (*p == '.') {
+		memset(set, 0xff, sizeof *set);
+		*pp = p + 1;
+		return 1;
+	}
+	if (*p != '[') {
+		cs_add(set, (unsigned char)*p);
+		*pp = p + 1;
+		return 1;
+	}
+	const char *q = p + 1;
+	int neg = q < e && *q == '^';
+	q += neg;
+	do { /* a ']' right after '[' or '[^' is a member */
+		if (q >= e)
+			return 0;
+		if (*q == '%') {
+			if (q + 1 >= e)
+				return 0;
+			add_class(set, (unsigned char)q[1]);
+			q += 2;
+		} else if (q + 2 < e && q[1] == '-' && q[2] != ']') {
+			for (unsigned c = (unsigned char)q[0]; c <= (unsigned char)q[2]; c++)
+				cs_add(set, c);
+			q += 3;
+		} else {
+			cs_add(set, (unsigned char)*q++);
+		}
+	} while (q < e && *q != ']');
+	if (q >= e)
+		return 0;
+	if (neg)
+		for (int i = 0; i < 8; i++)
+			set->w[i] = ~set->w[i];
+	*pp = q + 1;
+	return 1;
+}
+
+/* The longest run of repetitions (x*, x+, x-, x?) whose characters overlap, followed by
+ * something that can fail: the matcher may try every way to share a subject of n bytes
+ * among them, about n^run steps. An unanchored search adds a leading "any prefix". */
+static int pattern_run(const char *p, size_t lp, int may_anchor)
+{
+	const char *e = p + lp;
+	int anchored = may_anchor && p < e && *p == '^';
+	p += anchored;
+	cset chain, full, set;
+	memset(&chain, 0, sizeof chain);
+	memset(&full, 0xff, sizeof full);
+	int run = 0, worst = 0, first = 1;
+	while (p < e) {
+		if (*p == '(' || *p == ')') {
+			p++;
+			continue;
+		}
+		if (*p == '%' && p + 1 < e && p[1] == 'f') { /* a frontier matches no character */
+			p += 2;
+			if (p >= e || !pat_class(&p, e, &set))
+				break;
+			continue;
+		}
+		if (*p == '$' && p + 1 == e) {
+			memset(&set, 0, sizeof set);
+			p++;
+		} else if (*p == '%' && p + 1 < e && (p[1] == 'b' || isdigit((unsigned char)p[1]))) {
+			set = full;
+			p += p[1] == 'b' ? 4 : 2;
+		} else {
+			if (!pat_class(&p, e, &set))
+				break;
+			if (p < e && (*p == '*' || *p == '+' || *p == '-' || *p == '?')) {
+				p++;
+				if (first && !anchored) {
+					run = 1;
+					chain = full;
+				}
+				first = 0;
+				if (run && cs_meets(&chain, &set)) {
+					run++;
+					for (int i = 0; i < 8; i++)
+						chain.w[i] |= set.w[i];
+				} else {
+					run = 1;
+					chain = set;
+				}
+				continue;
+			}
+		}
+		first = 0;
+		if (run >= 2 && run > worst)
+			worst = run;
+		if (!run || !cs_meets(&chain, &set)) {
+			run = 0;
+			memset(&chain, 0, sizeof chain);
+		}
+	}
+	return worst;
+}
+
+/* The integer argument at idx, or def when absent. */
+static lua_Integer opt_arg(lua_State *L, int idx, lua_Integer def)
+{
+	return lua_isnoneornil(L, idx) ? def : lua_tointeger(L, idx);
+}
+
+static unsigned long long span(lua_Integer from, lua_Integer to)
+{
+	return to < from ? 0 : (unsigned long long)to - (unsigned long long)from + 1;
+}
+
+/* The work of a library call about to run with the arguments on the stack. */
+static unsigned long long lib_cost(lua_State *L, int kind, const char *name)
+{
+	size_t len = 0;
+	switch (kind) {
+	case LC_LEN1:
+		if (lua_type(L, 1) == LUA_TSTRING)
+			lua_tolstring(L, 1, &len);
+		return len / BYTES_PER_INSTR + 1;
+	case LC_PATTERN:
+	case LC_GMATCH: {
+		size_t lp = 0;
+		if (lua_type(L, 1) != LUA_TSTRING && lua_type(L, 1) != LUA_TNUMBER)
+			return 1;
+		lua_tolstring(L, 1, &len);
+		const char *pat = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &lp) : NULL;
+		int plain = strcmp(name, "find") == 0 && lua_toboolean(L, 4);
+		int run = pat && !plain ? pattern_run(pat, lp, kind == LC_PATTERN) : 0;
+		if (run >= 2 && pow((double)len, run) > PATTERN_LIMIT) {
+			char msg[256];
+			snprintf(msg, sizeof msg, "string.%s: the pattern '%.40s' could backtrack for hours on a "
+			         "%zu-byte text (%d overlapping repetitions in a row); match line by line or "
+			         "make the repeated classes disjoint", name, pat, len, run);
+			luaL_error(L, "%s", msg);
+		}
+		return len / BYTES_PER_INSTR + 1;
+	}
+	case LC_REP: {
+		if (lua_type(L, 1) == LUA_TSTRING)
+			lua_tolstring(L, 1, &len);
+		size_t lsep = 0;
+		if (lua_type(L, 3) == LUA_TSTRING)
+			lua_tolstring(L, 3, &lsep);
+		lua_Integer n = lua_tointeger(L, 2);
+		if (n <= 0)
+			return 1;
+		double bytes = (double)n * (double)(len + lsep);
+		return bytes / BYTES_PER_INSTR >= 1e18 ? ~0ULL : (unsigned long long)(bytes / BYTES_PER_INSTR) + 1;
+	}
+	case LC_MOVE:
+		return span(lua_tointeger(L, 2), lua_tointeger(L, 3)) + 1;
+	case LC_TLEN:
+		return lua_type(L, 1) == LUA_TTABLE ? lua_rawlen(L, 1) + 1 : 1;
+	case LC_SORT: {
+		double n = lua_type(L, 1) == LUA_TTABLE ? (double)lua_rawlen(L, 1) : 0;
+		return (unsigned long long)(n * log2(n + 2)) + 1;
+	}
+	case LC_RANGE: {
+		lua_Integer n = lua_type(L, 1) == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, 1) : 0;
+		int i = strcmp(name, "concat") == 0 ? 3 : 2;
+		return span(opt_arg(L, i, 1), opt_arg(L, i + 1, n)) + 1;
+	}
+	}
+	return 1;
+}
+
+/* The wrapper: upvalues are the original function, the cost kind and the name. */
+static int l_charged(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	int kind = (int)lua_tointeger(L, lua_upvalueindex(2));
+	const char *name = lua_tostring(L, lua_upvalueindex(3));
+	if (account(sb, lib_cost(L, kind, name)))
+		return luaL_error(L, "%s", kill_reason(sb));
+	int n = lua_gettop(L);
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, n, LUA_MULTRET);
+	return lua_gettop(L);
+}
+
+/* Replaces the costly functions of the libraries (global tables, before a plugin's
+ * environment copies them; strings' metatable reaches the same string table). */
+static void charge_libraries(lua_State *L)
+{
+	static const struct {
+		const char *lib, *fn;
+		int kind;
+	} v[] = {
+		{LUA_STRLIBNAME, "find", LC_PATTERN},   {LUA_STRLIBNAME, "match", LC_PATTERN},
+		{LUA_STRLIBNAME, "gsub", LC_PATTERN},   {LUA_STRLIBNAME, "gmatch", LC_GMATCH},
+		{LUA_STRLIBNAME, "rep", LC_REP},        {LUA_STRLIBNAME, "sub", LC_LEN1},
+		{LUA_STRLIBNAME, "upper", LC_LEN1},     {LUA_STRLIBNAME, "lower", LC_LEN1},
+		{LUA_STRLIBNAME, "reverse", LC_LEN1},   {LUA_STRLIBNAME, "byte", LC_LEN1},
+		{LUA_STRLIBNAME, "format", LC_LEN1},    {LUA_STRLIBNAME, "unpack", LC_LEN1},
+		{LUA_UTF8LIBNAME, "len", LC_LEN1},      {LUA_UTF8LIBNAME, "codepoint", LC_LEN1},
+		{LUA_UTF8LIBNAME, "offset", LC_LEN1},   {LUA_TABLIBNAME, "move", LC_MOVE},
+		{LUA_TABLIBNAME, "insert", LC_TLEN},    {LUA_TABLIBNAME, "remove", LC_TLEN},
+		{LUA_TABLIBNAME, "sort", LC_SORT},      {LUA_TABLIBNAME, "concat", LC_RANGE},
+		{LUA_TABLIBNAME, "unpack", LC_RANGE},
+	};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		lua_getglobal(L, v[i].lib);
+		lua_getfield(L, -1, v[i].fn);
+		lua_pushinteger(L, v[i].kind);
+		lua_pushstring(L, v[i].fn);
+		lua_pushcclosure(L, l_charged, 3);
+		lua_setfield(L, -2, v[i].fn);
+		lua_pop(L, 1);
+	}
 }
 
 /* ---- boxes: C memory owned by a userdata so a Lua error cannot leak it -------------- */
@@ -308,19 +626,36 @@ static int l_pcall(lua_State *L)
 	return lua_gettop(L);
 }
 
+/* xpcall whose message handler runs after the failed call has unwound, as an ordinary
+ * call. Lua runs a message handler with hooks switched off (and a kill raised by the hook
+ * leaves them off), so a handler run in place could loop out of the budget's reach. The
+ * plugin sees the same results; only where the handler runs differs, which nothing in
+ * the sandbox can observe (there is no debug library). */
 static int l_xpcall(lua_State *L)
 {
 	int n = lua_gettop(L);
 	luaL_checktype(L, 2, LUA_TFUNCTION);
-	lua_pushvalue(L, 1); /* swap f and the handler: handler, f, args... */
+	lua_pushvalue(L, 1); /* handler, f, args... */
 	lua_copy(L, 2, 1);
 	lua_copy(L, -1, 2);
 	lua_pop(L, 1);
-	int st = lua_pcall(L, n - 2, LUA_MULTRET, 1);
+	int st = lua_pcall(L, n - 2, LUA_MULTRET, 0);
 	check_killed(L);
-	lua_pushboolean(L, st == LUA_OK);
-	lua_replace(L, 1);
-	return lua_gettop(L);
+	if (st == LUA_OK) {
+		lua_pushboolean(L, 1);
+		lua_replace(L, 1);
+		return lua_gettop(L);
+	}
+	/* stack: handler, error */
+	st = lua_pcall(L, 1, 1, 0);
+	check_killed(L);
+	lua_pushboolean(L, 0);
+	lua_insert(L, -2);
+	if (st != LUA_OK) {
+		lua_pop(L, 1);
+		lua_pushliteral(L, "error in error handling");
+	}
+	return 2;
 }
 
 /* setmetatable without finalizers: Lua runs __gc with hooks switched off, so a
@@ -1052,15 +1387,45 @@ static int ctx_config(lua_State *L)
 	return 1;
 }
 
+/* Counts bytes a plugin hands over to the host; past MAX_HANDOVER its run is an error. */
+static void handover(lua_State *L, papi_sandbox *sb, size_t bytes)
+{
+	sb->handed += bytes;
+	if (sb->handed > MAX_HANDOVER)
+		luaL_error(L, "the plugin handed over more than %d MiB of findings and metrics in one run",
+		           (int)(MAX_HANDOVER >> 20));
+}
+
+/* A string field's length checked against limit (the field is named in the error). */
+static void check_len(lua_State *L, const char *field, const char *s, size_t limit)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n > limit)
+		luaL_error(L, "report: %s is %d bytes; the limit is %d", field, (int)(n > INT_MAX ? INT_MAX : n),
+		           (int)limit);
+}
+
 static int ctx_metric(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
-	const char *name = luaL_checkstring(L, 1);
+	size_t lname = 0, lunit = 0;
+	const char *name = luaL_checklstring(L, 1, &lname);
 	lua_Number v = luaL_checknumber(L, 2);
-	const char *unit = luaL_optstring(L, 3, NULL);
-	if (run->cb && run->cb->metric)
-		run->cb->metric(sb->plugin->info.id, name, (double)v, unit, run->cb->payload);
+	const char *unit = luaL_optlstring(L, 3, NULL, &lunit);
+	if (!isfinite(v))
+		return luaL_error(L, "metric %s: the value must be a finite number, not %f", name, (double)v);
+	if (lname == 0 || lname > MAX_NAME || lunit > MAX_NAME)
+		return luaL_error(L, "metric: the name must be 1 to %d bytes and the unit at most %d", MAX_NAME, MAX_NAME);
+	if (++sb->nmetrics > MAX_METRICS)
+		return luaL_error(L, "metric: more than %d metrics in one run", MAX_METRICS);
+	handover(L, sb, lname + lunit + sizeof(double));
+	if (run->cb && run->cb->metric) {
+		char *n = safetext_clean(name, lname), *u = unit ? safetext_clean(unit, lunit) : NULL;
+		run->cb->metric(sb->plugin->info.id, n, (double)v, u, run->cb->payload);
+		free(n);
+		free(u);
+	}
 	return 0;
 }
 
@@ -1102,6 +1467,8 @@ static lua_Integer opt_int(lua_State *L, int idx, const char *field, int *set)
 		v = lua_tointegerx(L, -1, &isnum);
 		if (!isnum)
 			luaL_error(L, "report: %s must be an integer", field);
+		if (v > INT_MAX || v < INT_MIN)
+			luaL_error(L, "report: %s is out of range", field);
 		*set = 1;
 	}
 	lua_pop(L, 1);
@@ -1225,6 +1592,11 @@ static int ctx_report(lua_State *L)
 	lua_pop(L, 1);
 	if (severity && !valid_severity(severity))
 		return luaL_error(L, "report: severity must be error, warning or info, not '%s'", severity);
+	check_len(L, "message", message, MAX_MESSAGE);
+	check_len(L, "suggestion", suggestion, MAX_MESSAGE);
+	check_len(L, "category", category, MAX_NAME);
+	check_len(L, "key", key, MAX_MESSAGE);
+	check_len(L, "file", file, 4096);
 	if (file && (file[0] == '/' || !*file))
 		return luaL_error(L, "report: file '%s' is not a project path", file);
 	if (file) {
@@ -1311,20 +1683,26 @@ static int ctx_report(lua_State *L)
 		edits = read_edits(L, lua_gettop(L), &nedits, text_len, text != NULL);
 	}
 
+	size_t bytes = strlen(message) + (suggestion ? strlen(suggestion) : 0) + (file ? strlen(file) : 0) +
+	               (category ? strlen(category) : 0) + 256;
+	for (size_t i = 0; i < nedits; i++)
+		bytes += strlen(edits[i].text) + sizeof *edits;
+	handover(L, sb, bytes);
+
 	/* Nothing below raises a Lua error: the C finding cannot leak. */
 	finding f;
 	memset(&f, 0, sizeof f);
 	f.plugin = xstrdup(p->info.id);
 	f.phase = xstrdup(p->info.phase);
 	f.severity = xstrdup(severity ? severity : p->info.severity);
-	f.category = category ? xstrdup(category) : p->info.category ? xstrdup(p->info.category) : NULL;
+	f.category = category ? safetext_clean(category, strlen(category)) : p->info.category ? xstrdup(p->info.category) : NULL;
 	f.file = file ? xstrdup(file) : NULL;
 	f.line = line;
 	f.col = col;
 	f.end_line = end_line ? end_line : line;
 	f.end_col = end_col;
-	f.message = xstrdup(message);
-	f.suggestion = suggestion ? xstrdup(suggestion) : NULL;
+	f.message = safetext_clean(message, strlen(message));
+	f.suggestion = suggestion ? safetext_clean(suggestion, strlen(suggestion)) : NULL;
 	f.status = xstrdup("open");
 	f.automatic = automatic;
 	char *fp;
@@ -1351,13 +1729,6 @@ static int ctx_report(lua_State *L)
 }
 
 /* ---- exec -------------------------------------------------------------------------- */
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 typedef struct exec_result {
 	sbuf out, err;   /* captured output, each capped at EXEC_OUT_CAP */
@@ -1478,12 +1849,18 @@ static int ctx_exec(lua_State *L)
 	papi_plugin *p = sb->plugin;
 	if (!p->needs_exec || strcmp(p->info.phase, "environment") != 0)
 		return luaL_error(L, "exec: only environment plugins declaring needs = {\"exec\"} may run programs");
+	if (!p->info.may_exec)
+		return luaL_error(L, "exec: this engagement does not allow plugin %s to run programs "
+		                     "(allow it with: ferry config plugins.allow_exec %s)", p->info.id, p->info.id);
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_Integer timeout = luaL_checkinteger(L, 2);
 	if (timeout < 1)
 		timeout = 1;
 	if (timeout > 600000)
 		timeout = 600000;
+	long long left = sb->deadline_ms - now_ms(); /* a program cannot outlive the plugin's time */
+	if (timeout > left)
+		timeout = left > 1 ? left : 1;
 	lua_Integer argc = luaL_len(L, 1);
 	if (argc < 1 || argc > MAX_ARGV)
 		return luaL_error(L, "exec: argv must hold 1 to %d strings", MAX_ARGV);
@@ -1538,6 +1915,7 @@ static int open_k(lua_State *L)
 	luaL_requiref(L, LUA_MATHLIBNAME, luaopen_math, 1);
 	luaL_requiref(L, LUA_UTF8LIBNAME, luaopen_utf8, 1);
 	lua_pop(L, 5);
+	charge_libraries(L);
 	/* string.dump goes from the library itself: strings' metatable reaches it too */
 	lua_getglobal(L, LUA_STRLIBNAME);
 	lua_getfield(L, -1, "find");
@@ -1574,6 +1952,9 @@ lua_State *papi_open(papi_sandbox *sb)
 		sb->mem_cap = PAPI_DEFAULT_MEM_CAP;
 	if (!sb->budget)
 		sb->budget = PAPI_DEFAULT_BUDGET;
+	if (!sb->time_limit_ms)
+		sb->time_limit_ms = PAPI_DEFAULT_TIME_LIMIT_MS;
+	sb->deadline_ms = now_ms() + (long long)sb->time_limit_ms;
 	lua_State *L = lua_newstate(capped_alloc, sb);
 	if (!L)
 		return NULL;
@@ -1610,6 +1991,8 @@ static char *error_reason(lua_State *L, papi_sandbox *sb, int status)
 		return xasprintf("instruction budget exceeded (%llu instructions)", sb->budget);
 	if (sb->killed == PAPI_KILL_MEMORY || sb->mem_exceeded || status == LUA_ERRMEM)
 		return xasprintf("memory limit exceeded (%zu MiB)", sb->mem_cap >> 20);
+	if (sb->killed == PAPI_KILL_TIME)
+		return xasprintf("time limit exceeded (%llu s)", (sb->time_limit_ms + 999) / 1000);
 	if (status == LUA_ERRERR)
 		return xstrdup("error while handling an error (stack overflow?)");
 	if (!msg)

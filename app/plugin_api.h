@@ -45,6 +45,7 @@ typedef struct papi_plugin {
 	size_t *run_trig;         /* during a run: index of each trigger in papi_run.triggers */
 	pysrc_query *query;       /* the declared query, compiled at load; may be NULL */
 	int needs_exec;           /* declared needs = {"exec"} */
+	int bundled;              /* came with ferry (embedded or the source tree's plugins/) */
 	char **qc_src;            /* explicit queries ctx.query compiled so far ... */
 	pysrc_query **qc;         /* ... and their compiled forms */
 	size_t nqc;
@@ -93,7 +94,9 @@ typedef struct papi_run {
 
 void papi_run_done(papi_run *run);
 
-enum { PAPI_KILL_NONE, PAPI_KILL_BUDGET, PAPI_KILL_MEMORY };
+#define PAPI_DEFAULT_TIME_LIMIT_MS 120000ULL /* wall-clock milliseconds per plugin run */
+
+enum { PAPI_KILL_NONE, PAPI_KILL_BUDGET, PAPI_KILL_MEMORY, PAPI_KILL_TIME };
 
 /* Everything one Lua state needs; the allocator's and the registry's pointer. */
 typedef struct papi_sandbox {
@@ -101,12 +104,17 @@ typedef struct papi_sandbox {
 	papi_run *run;            /* NULL while only the declaration is loaded */
 	papi_plugin *plugin;      /* NULL while only the declaration is loaded */
 	const char *origin;       /* where the plugin came from, for messages */
-	unsigned long long budget, used; /* instruction budget and instructions counted */
+	unsigned long long budget, used; /* instruction budget and instructions counted (library
+	                                  * calls are charged by the size of their work) */
+	unsigned long long time_limit_ms; /* wall-clock limit of the run; 0 = default */
+	long long deadline_ms;    /* monotonic time the run must end by (set by papi_open) */
 	int killed;               /* PAPI_KILL_*: sticky once set */
 	int closing;              /* the state is being closed: any Lua code is cut short */
 	size_t mem_used, mem_cap; /* bytes held by the state and its cap */
 	size_t refused;           /* size of the request just refused, or 0 */
 	int mem_exceeded;         /* an allocation was refused (and not retried successfully) */
+	size_t handed;            /* bytes of findings and metrics handed over so far */
+	size_t nmetrics;          /* metrics recorded so far */
 	finding *found;           /* findings reported so far */
 	size_t nfound, capfound;
 } papi_sandbox;

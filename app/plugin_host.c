@@ -6,6 +6,7 @@
 #include "plugin_api.h"
 #include "project.h"
 #include "pysrc.h"
+#include "safetext.h"
 #include "textscan.h"
 #include "util.h"
 
@@ -25,6 +26,7 @@ struct plugin_host {
 	plugin_host_opts opts;  /* the caller's options; the strings below are our copies */
 	char *root;
 	char *source_dir;
+	char *allow_exec;
 	char **dirs;
 	papi_plugin *plugins;   /* loaded plugins, sorted by phase then id */
 	size_t n, cap;
@@ -35,6 +37,7 @@ struct plugin_host {
 };
 
 static void add_error(plugin_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int exec_allowed(const plugin_host *h, const char *id);
 
 static void add_error(plugin_host *h, const char *fmt, ...)
 {
@@ -45,7 +48,7 @@ static void add_error(plugin_host *h, const char *fmt, ...)
 	sbuf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	h->errors = xrealloc(h->errors, (h->nerrors + 1) * sizeof *h->errors);
-	h->errors[h->nerrors++] = sbuf_detach(&b);
+	h->errors[h->nerrors++] = safetext_clean(b.buf, b.len); /* may quote the plugin's own text */
 	sbuf_done(&b);
 }
 
@@ -211,7 +214,7 @@ static int by_phase_then_id(const void *a, const void *b)
 
 /* Loads one plugin file; text is adopted. A later plugin with the same id replaces the
  * earlier one. Problems become load errors. */
-static void load_plugin(plugin_host *h, const char *origin, char *text, size_t len)
+static void load_plugin(plugin_host *h, const char *origin, char *text, size_t len, int bundled)
 {
 	papi_plugin p;
 	memset(&p, 0, sizeof p);
@@ -221,6 +224,7 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 	sb.origin = origin;
 	sb.budget = h->opts.instr_budget;
 	sb.mem_cap = h->opts.mem_cap;
+	sb.time_limit_ms = h->opts.time_limit_ms;
 	papi_run decl_run; /* lets a `triggers` function read fact tables */
 	memset(&decl_run, 0, sizeof decl_run);
 	decl_run.opts = &h->opts;
@@ -249,10 +253,13 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 		goto out;
 	}
 	if (lua_isstring(L, -1) && pysrc_query_new(&p.query, lua_tostring(L, -1)) != 0) {
-		add_error(h, "%s: query: %s", origin, err_message());
+		add_error(h, "%s: %s", origin, err_message());
 		goto out;
 	}
 	p.info.origin = xstrdup(origin);
+	p.bundled = bundled;
+	p.info.needs_exec = p.needs_exec;
+	p.info.may_exec = p.needs_exec && (bundled || exec_allowed(h, p.info.id));
 	p.chunk = text;
 	p.len = len;
 	text = NULL;
@@ -278,13 +285,24 @@ out:
 	free(text);
 }
 
+/* Whether the engagement allows plugin id, not bundled with ferry, to run programs. */
+static int exec_allowed(const plugin_host *h, const char *id)
+{
+	size_t n = strlen(id);
+	for (const char *p = h->allow_exec; p && (p = strstr(p, id)); p += n)
+		if ((p == h->allow_exec || p[-1] == ' ' || p[-1] == ',') &&
+		    (p[n] == '\0' || p[n] == ' ' || p[n] == ','))
+			return 1;
+	return 0;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Loads the .lua files of dir in name order. A missing folder is fine. */
-static void load_dir(plugin_host *h, const char *dir)
+static void load_dir(plugin_host *h, const char *dir, int bundled)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
@@ -313,7 +331,7 @@ static void load_dir(plugin_host *h, const char *dir)
 			if (util_read_file(&text, &len, path) != 0)
 				add_error(h, "%s", err_message());
 			else
-				load_plugin(h, path, text, len);
+				load_plugin(h, path, text, len, bundled);
 		}
 		free(path);
 		free(names[i]);
@@ -327,7 +345,7 @@ static void load_bundled(plugin_host *h)
 	if (h->source_dir) {
 		for (int i = 0; i < PAPI_NPHASES; i++) {
 			char *dir = util_path_join(h->source_dir, papi_phases[i]);
-			load_dir(h, dir);
+			load_dir(h, dir, 1);
 			free(dir);
 		}
 		return;
@@ -345,7 +363,7 @@ static void load_bundled(plugin_host *h)
 		if (!known)
 			continue;
 		char *origin = xasprintf("embedded:%s", f->path);
-		load_plugin(h, origin, xstrndup(f->data, f->len), f->len);
+		load_plugin(h, origin, xstrndup(f->data, f->len), f->len, 1);
 		free(origin);
 	}
 }
@@ -369,6 +387,10 @@ int plugin_host_new(plugin_host **out, const plugin_host_opts *opts)
 			h->dirs[i] = xstrdup(opts->dirs[i]);
 	}
 	h->opts.dirs = (const char *const *)h->dirs;
+	if (opts->allow_exec) {
+		h->allow_exec = xstrdup(opts->allow_exec);
+		h->opts.allow_exec = h->allow_exec;
+	}
 	if (!h->opts.instr_budget)
 		h->opts.instr_budget = PAPI_DEFAULT_BUDGET;
 	if (!h->opts.mem_cap)
@@ -376,10 +398,10 @@ int plugin_host_new(plugin_host **out, const plugin_host_opts *opts)
 
 	load_bundled(h);
 	for (size_t i = 0; i < opts->ndirs; i++) {
-		load_dir(h, h->dirs[i]);
+		load_dir(h, h->dirs[i], 0);
 		for (int k = 0; k < PAPI_NPHASES; k++) {
 			char *dir = util_path_join(h->dirs[i], papi_phases[k]);
-			load_dir(h, dir);
+			load_dir(h, dir, 0);
 			free(dir);
 		}
 	}
@@ -408,6 +430,7 @@ void plugin_host_free(plugin_host *h)
 	free(h->dirs);
 	free(h->root);
 	free(h->source_dir);
+	free(h->allow_exec);
 	free(h);
 }
 
@@ -644,6 +667,7 @@ static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_
 	sb.origin = p->info.origin;
 	sb.budget = plugin_budget(h, run, p);
 	sb.mem_cap = h->opts.mem_cap;
+	sb.time_limit_ms = h->opts.time_limit_ms;
 	char *err = NULL;
 	lua_State *L = papi_open(&sb);
 	if (!L)
@@ -654,7 +678,9 @@ static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_
 	if (err) {
 		if (cb && cb->plugin_error) {
 			char *msg = xasprintf("plugin %s (%s): %s", p->info.id, p->info.origin, err);
-			cb->plugin_error(p->info.id, msg, cb->payload);
+			char *clean = safetext_clean(msg, strlen(msg)); /* the error may quote the plugin's text */
+			cb->plugin_error(p->info.id, clean, cb->payload);
+			free(clean);
 			free(msg);
 		}
 	} else if (cb && cb->finding) {

@@ -28,6 +28,8 @@ typedef struct plugin_info {
 	char *description; /* for the guide; may be NULL */
 	char *origin;      /* file it was loaded from, or "embedded:plugins/..." */
 	int fixable;       /* declares fix */
+	int needs_exec;    /* declares needs = {"exec"} */
+	int may_exec;      /* may run programs: bundled with ferry, or named in opts->allow_exec */
 } plugin_info;
 
 typedef struct plugin_host_opts {
@@ -44,6 +46,10 @@ typedef struct plugin_host_opts {
 	unsigned threads;             /* parse threads; 0 = all cores */
 	unsigned long long instr_budget; /* per plugin, Lua VM instructions; 0 = default */
 	size_t mem_cap;               /* per plugin, bytes; 0 = default */
+	unsigned long long time_limit_ms; /* per plugin, wall-clock milliseconds; 0 = default (2 min) */
+	/* ids of plugins not bundled with ferry that may run programs (needs = {"exec"}),
+	 * separated by spaces or commas; NULL = none. Bundled plugins may always. */
+	const char *allow_exec;
 	/* non-zero when a project path is ignored (directories offered as "dir/"); may be NULL */
 	int (*is_ignored)(const char *relpath, void *payload);
 } plugin_host_opts;

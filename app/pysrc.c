@@ -453,9 +453,17 @@ typedef struct qscan {
 	bool last_real;   /* the last item scanned was a pattern (not a predicate, anchor...) */
 	const char *bad;  /* why the query is refused, or NULL */
 	size_t bad_off;
+	unsigned nquant;  /* quantifiers (* ? +) seen */
+	unsigned nalt;    /* alternation branches seen */
 } qscan;
 
+/* Limits that keep compilation fast: the runtime's analysis of a pattern grows with the
+ * product of its quantified and alternative parts (200 optional siblings take minutes),
+ * while real checks use a handful of each. */
 #define QSCAN_MAX_DEPTH 128
+#define QSCAN_MAX_LEN (32u * 1024)
+#define QSCAN_MAX_QUANT 32
+#define QSCAN_MAX_ALT 256
 
 static void qs_skip_ws(qscan *q)
 {
@@ -545,6 +553,10 @@ static bool qs_item(qscan *q, bool *nullable)
 			while (qs_item(q, &item_null)) {
 				any |= item_null;
 				some_real |= q->last_real;
+				if (++q->nalt > QSCAN_MAX_ALT && !q->bad) {
+					q->bad = "too many alternatives (the limit is 256 branches per query)";
+					q->bad_off = q->i;
+				}
 			}
 			*nullable = any;
 			real = some_real;
@@ -618,6 +630,10 @@ static bool qs_item(qscan *q, bool *nullable)
 			}
 			if (c != '+')
 				*nullable = true;
+			if (++q->nquant > QSCAN_MAX_QUANT && !q->bad) {
+				q->bad = "too many quantifiers (the limit is 32 of * ? + per query)";
+				q->bad_off = q->i;
+			}
 			q->i++;
 		} else if (c == '@') {
 			q->i++;
@@ -684,8 +700,8 @@ int pysrc_query_new(pysrc_query **out, const char *source)
 	pysrc_query *q = xcalloc(1, sizeof *q);
 	*out = NULL;
 	size_t slen = strlen(source);
-	if (slen > UINT32_MAX) {
-		rc = err_set(FERRY_EPLUGIN, "query: too long");
+	if (slen > QSCAN_MAX_LEN) {
+		rc = err_set(FERRY_EPLUGIN, "query: too long (%zu bytes; the limit is %u)", slen, QSCAN_MAX_LEN);
 		goto out;
 	}
 	qscan scan = {.s = source, .n = slen};

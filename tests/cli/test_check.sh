@@ -123,7 +123,7 @@ cat >"$p/.ferry/plugins/broken.lua" <<'LUA'
 return { id = "assess.broken", phase = "assess", title = "broken", severity = "warning",
          run = function(ctx) error("deliberate failure") end }
 LUA
-expect_exit 0 "a run with a failing plugin still succeeds" -- "$FERRY" -C "$p" check --phase assess --format json
+expect_exit 3 "a run with a failing plugin exits 3 (the others are still stored)" -- "$FERRY" -C "$p" check --phase assess --format json
 python3 - "$work/out" <<'PY' && ok "the failing plugin is reported, the others' findings arrive" || fail "plugin error isolation"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -182,6 +182,7 @@ static void run_sel(struct fixture *fx, got *g, const char *phase, const char *i
 		.root = fx->root, .dirs = dirs, .ndirs = 1, .source_dir = fx->bundled,
 		.config_get = config_get, .artifacts_json = artifacts_json, .payload = fx,
 		.instr_budget = budget, .mem_cap = mem,
+		.allow_exec = "t.other t.env", /* the folder's plugins are not bundled: exec is opt-in */
 	};
 	plugin_host *h = NULL;
 	assert_int_equal(plugin_host_new(&h, &o), 0);
@@ -409,9 +410,11 @@ static void test_escape_memory_tables(void **state)
 
 static void test_escape_memory_string_rep(void **state)
 {
-	escape(*state, "local s = string.rep('x', 1 << 30)", "memory limit exceeded", 8u << 20);
-	escape(*state, "while true do pcall(string.rep, 'x', 1 << 30) end", "memory limit exceeded",
+	escape(*state, "local s = string.rep('x', 16 << 20)", "memory limit exceeded", 8u << 20);
+	escape(*state, "while true do pcall(string.rep, 'x', 16 << 20) end", "memory limit exceeded",
 	       8u << 20);
+	/* a result larger than the budget allows is refused before it is built */
+	escape(*state, "local s = string.rep('x', 1 << 30)", "instruction budget exceeded", 8u << 20);
 }
 
 static void test_escape_deep_recursion(void **state)

@@ -1,6 +1,8 @@
 /* Unit tests for pysrc: parsing, queries with predicates, errors, parallel parsing. */
 #include "testutil.h"
 
+#include <time.h>
+
 #include "err.h"
 #include "pysrc.h"
 
@@ -378,6 +380,48 @@ static void test_cache_and_prefilter(void **state)
 	assert_string_equal(f.r[0].name, "b");
 }
 
+/* Queries whose compilation would take minutes are refused before the runtime sees them;
+ * the limits leave room for any real check. */
+static void test_costly_queries(void **state)
+{
+	(void)state;
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, "(module ");
+	for (int i = 0; i < 200; i++)
+		sbuf_adds(&b, "(_)? ");
+	sbuf_adds(&b, ")");
+	pysrc_query *q = (pysrc_query *)1;
+	time_t t0 = time(NULL);
+	assert_int_equal(pysrc_query_new(&q, b.buf), FERRY_EPLUGIN);
+	assert_true(time(NULL) - t0 <= 1);
+	assert_null(q);
+	assert_non_null(strstr(err_message(), "too many quantifiers"));
+	b.len = 0;
+	sbuf_adds(&b, "(_ [");
+	for (int i = 0; i < 300; i++)
+		sbuf_adds(&b, "(identifier) ");
+	sbuf_adds(&b, "])");
+	assert_int_equal(pysrc_query_new(&q, b.buf), FERRY_EPLUGIN);
+	assert_non_null(strstr(err_message(), "too many alternatives"));
+	b.len = 0;
+	while (b.len < 40000)
+		sbuf_adds(&b, "(identifier) @i ");
+	assert_int_equal(pysrc_query_new(&q, b.buf), FERRY_EPLUGIN);
+	assert_non_null(strstr(err_message(), "too long"));
+	/* at the limit it still compiles, quickly */
+	b.len = 0;
+	sbuf_adds(&b, "(module ");
+	for (int i = 0; i < 32; i++)
+		sbuf_adds(&b, "(_)? ");
+	sbuf_adds(&b, ") @m");
+	t0 = time(NULL);
+	assert_int_equal(pysrc_query_new(&q, b.buf), 0);
+	assert_true(time(NULL) - t0 <= 5);
+	pysrc_query_free(q);
+	sbuf_done(&b);
+}
+
 static void test_bad_queries(void **state)
 {
 	(void)state;
@@ -571,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_stop_and_quantified),
 		cmocka_unit_test(test_cache_and_prefilter),
 		cmocka_unit_test(test_bad_queries),
+		cmocka_unit_test(test_costly_queries),
 		cmocka_unit_test(test_parse_many),
 		cmocka_unit_test(test_parse_many_huge),
 	};
