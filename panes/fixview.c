@@ -43,13 +43,16 @@ static void build(xstate *s, tui *t, int width)
 {
 	sbuf b;
 	sbuf_init(&b);
-	size_t nref = 0;
+	size_t nref = 0, nerr = 0;
 	const char *const *refused = fix_plan_refused(t->plan, &nref);
+	const char *const *errors = fix_plan_errors(t->plan, &nerr); /* whole plugins refused */
 	int pre = 0;
-	if (nref) {
+	if (nref + nerr) {
 		char head[128];
-		snprintf(head, sizeof head, T("Refused (%zu), nothing is written for these:"), nref);
+		snprintf(head, sizeof head, T("Refused (%zu), nothing is written for these:"), nref + nerr);
 		pre += add_wrapped(&b, head, width - 2, 0);
+		for (size_t i = 0; i < nerr; i++)
+			pre += add_wrapped(&b, errors[i], width - 4, 2);
 		for (size_t i = 0; i < nref; i++)
 			pre += add_wrapped(&b, refused[i], width - 4, 2);
 		sbuf_adds(&b, "\n");

@@ -59,6 +59,42 @@ cmp -s "$p/train.py" "$work/saved.py" && ok "the editor's save is intact" || fai
 	fail "the save was recorded as '$(newest_kind "$p")': $(newest_message "$p")"
 expect_exit 0 "verify passes" -- "$FERRY" -C "$p" verify
 
+# --- a save while fix asks on the terminal is never overwritten ---
+fresh "$p"
+if python3 - "$FERRY" "$p" >"$work/pty.out" 2>&1 <<'PY'; then ok "a save made while fix asks is kept (refused, exit 1)"; else fail "a save made while fix asks"; sed 's/^/     | /' "$work/pty.out" | tail -5; fi
+import os, pty, sys, time
+ferry, proj = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(ferry, [ferry, "-C", proj, "fix", "--plugin", "adapt.device_calls"])
+out = b""
+deadline = time.time() + 60
+while b"[y/N]" not in out and time.time() < deadline:
+    try:
+        out += os.read(fd, 4096)
+    except OSError:
+        break
+if b"[y/N]" not in out:
+    sys.exit("no question asked: %r" % out[-300:])
+with open(os.path.join(proj, "train.py"), "a") as f:   # the editor saves now
+    f.write("# saved while ferry asked\n")
+os.write(fd, b"y\n")
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+text = open(os.path.join(proj, "train.py")).read()
+if os.waitstatus_to_exitcode(status) != 1 or "# saved while ferry asked" not in text or ".npu()" in text:
+    sys.exit("exit %d, file now: %r, output %r" % (os.waitstatus_to_exitcode(status), text, out[-300:]))
+if b"changed since ferry read it" not in out:
+    sys.exit("no refusal naming the file: %r" % out[-300:])
+PY
+
 # --- a kill at the first write: the user's edits are not claimed by the dead fix ---
 fresh "$p"
 n0=$(count_cps "$p")
