@@ -73,6 +73,19 @@ return {
 				suggestion = "Install the missing tool on the host (awk is part of every POSIX system: package gawk or mawk) and run the probe again.",
 			}
 		end
+		if #p.bad_fields > 0 then
+			local shown = {}
+			for i = 1, math.min(#p.bad_fields, 5) do shown[i] = p.bad_fields[i] end
+			ctx.report{
+				key = "probe-shape",
+				severity = "warning",
+				message = string.format("The probe (artifact %s) has %d value%s of the wrong type, ignored by the "
+					.. "environment checks: %s%s.", tostring(art.id), #p.bad_fields, #p.bad_fields == 1 and "" or "s",
+					table.concat(shown, "; "), #p.bad_fields > 5 and "; …" or ""),
+				suggestion = "The document was changed after the probe wrote it, or written by another tool: run "
+					.. "`ferry probe-script` on the host again and ingest its unedited result.",
+			}
+		end
 		local missing = {}
 		for _, m in ipairs(type(p.missing) == "table" and p.missing or {}) do missing[#missing + 1] = tostring(m) end
 		ctx.report{

@@ -1,6 +1,7 @@
 -- envprobe: shared helpers of the environment checks (plugins/environment/).
 --   local ep = require("envprobe")
---   local probe, art = ep.latest(ctx)      newest ingested env-probe, decoded (nil, reason when none)
+--   local probe, art = ep.latest(ctx)      newest ingested env-probe, decoded (nil, reason when none);
+--                                          values of the wrong type dropped, named in probe.bad_fields
 --   ep.vcmp(a, b)                          -1/0/1 for version strings ("2.1.0.post12", "8.0.RC3")
 --   ep.torch_base("2.1.0+cpu")             "2.1.0"
 --   ep.pins(ctx, name)                     requirement specs for a package in the project
@@ -8,6 +9,90 @@
 --   ep.set_env_path(probe, ctx)            where set_env.sh is on that host (detected or standard)
 
 local ep = {}
+
+-- ---- the probe's shape -----------------------------------------------------------
+
+-- What app/probe.sh writes: objects (tables keyed by name; "*" for any key), lists
+-- ({ item }) and leaves ("string", "number" — finite —, "boolean"). A value of another
+-- type is dropped (as if the probe had not seen it) and named in probe.bad_fields, so no
+-- check reads a table where it expects text or a number that is not finite.
+local S, N, B = "string", "number", "boolean"
+local SHAPE = {
+	schema = S, collected_at = S, error = S,
+	probe = { ["*"] = N },
+	host = {
+		os = { id = S, version_id = S, pretty_name = S },
+		kernel = S, arch = S, hostname = S, cpu = { model = S, count = N }, mem_total_kb = N,
+		disk_free_kb = { ["*"] = N }, container = B,
+	},
+	python = {
+		executable = S, implementation = S, version = S, prefix = S, virtualenv = B, error = S,
+		packages = { ["*"] = S },
+	},
+	cann = {
+		toolkit = { version = S, path = S, real_path = S, info_file = S, set_env = S },
+		kernels = { version = S, path = S }, nnal = { version = S, set_env = S }, set_env_sourced = B,
+	},
+	driver = { version = S, version_file = S, npu_smi_version = S, firmware = S, install_info = S },
+	npu = {
+		npu_smi_available = B, npu_smi_path = S, npu_smi_status = N, npu_smi_version = S, raw = S,
+		chips = { {
+			id = N, chip = N, phy_id = N, device_id = N, name = S, health = S, power_w = N, temp_c = N,
+			hugepages_used = N, hugepages_total = N, bus_id = S, aicore_pct = N, memory_used_mb = N,
+			memory_total_mb = N, hbm_used_mb = N, hbm_total_mb = N,
+		} },
+		devices = { S },
+		control_devices = { ["*"] = B },
+	},
+	env = { ["*"] = S },
+	missing = { S },
+}
+
+local WHAT = { string = "text", number = "a finite number", boolean = "true or false", table = "an object or a list" }
+
+local function found_as(v)
+	if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then return "a number that is not finite" end
+	return ({ table = "an object or a list", string = "text", number = "a number", boolean = "a boolean" })[type(v)] or type(v)
+end
+
+local function fits(v, want)
+	if type(want) == "table" then return type(v) == "table" end
+	if want == N then return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
+	return type(v) == want
+end
+
+-- Drops the values of t that do not fit shape; appends "path: expected X, found Y" to bad.
+local function conform(t, shape, path, bad)
+	local list = shape[1]
+	local keys, last = {}, 0
+	for k in pairs(t) do
+		keys[#keys + 1] = k
+		if math.type(k) == "integer" and k > last then last = k end
+	end
+	for _, k in ipairs(keys) do
+		local v, want = t[k], nil
+		if list ~= nil then
+			want = math.type(k) == "integer" and list or nil
+		else
+			want = shape[k]
+			if want == nil then want = shape["*"] end
+		end
+		local where = list ~= nil and (path .. "[" .. tostring(k) .. "]") or (path == "" and tostring(k) or (path .. "." .. tostring(k)))
+		if want ~= nil and not fits(v, want) then
+			t[k] = nil
+			bad[#bad + 1] = where .. ": expected " .. WHAT[type(want) == "table" and "table" or want] .. ", found " .. found_as(v)
+		elseif type(want) == "table" then
+			conform(v, want, where, bad)
+		end
+	end
+	if list ~= nil then
+		-- a list with holes (dropped items) is closed up so ipairs sees every kept item
+		local kept = {}
+		for i = 1, last do if t[i] ~= nil then kept[#kept + 1] = t[i] end end
+		for k in pairs(t) do t[k] = nil end
+		for i, v in ipairs(kept) do t[i] = v end
+	end
+end
 
 -- ---- the newest probe ----------------------------------------------------------
 
@@ -25,6 +110,9 @@ function ep.latest(ctx)
 	local doc, bad = ctx.decode_json(text)
 	if bad then return nil, "env-probe JSON: " .. bad, newest end
 	if type(doc) ~= "table" then return nil, "not a JSON object", newest end
+	local bad = {}
+	conform(doc, SHAPE, "", bad)
+	doc.bad_fields = bad
 	for _, k in ipairs({ "host", "python", "cann", "driver", "npu", "env" }) do
 		if type(doc[k]) ~= "table" then doc[k] = {} end
 	end

@@ -1,6 +1,7 @@
 /* libFuzzer target: benchmark JSON as the design and infer-optimize checks read it (plugins/lib/plan.lua, infer-optimize/bench.lua).
  * Inputs that ingest's validator accepts go to the checks as an ingested bench artifact
  * (see plugin_door.h); a check failing on one aborts.
+ * fuzz-dict: json
  * fuzz-modules: plugin_host plugin_api pysrc project finding textscan artifact embedded embedded_data util err */
 #include "plugin_door.h"
 

@@ -1,6 +1,7 @@
 /* libFuzzer target: the environment probe JSON as the environment and design checks read it (plugins/lib/envprobe.lua and the checks).
  * Inputs that ingest's validator accepts go to the checks as an ingested env-probe artifact
  * (see plugin_door.h); a check failing on one aborts.
+ * fuzz-dict: json
  * fuzz-modules: plugin_host plugin_api pysrc project finding textscan artifact embedded embedded_data util err */
 #include "plugin_door.h"
 

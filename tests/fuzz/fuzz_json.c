@@ -2,6 +2,7 @@
  * decoder written in Lua). Any bytes go to a plugin that decodes them and walks the
  * result; the decoder must return a value or nil and a reason, never raise, crash or
  * leak, and a decoded document must be walkable inside the plugin's limits.
+ * fuzz-dict: json
  * fuzz-modules: plugin_host plugin_api pysrc project finding textscan artifact embedded embedded_data util err */
 #include "plugin_door.h"
 

@@ -1,6 +1,7 @@
 /* libFuzzer target: profiler output, CSV tables and trace JSON, as plugins/lib/profile.lua summarises them for tune.profile.
  * Inputs that ingest's validator accepts go to the checks as an ingested profile artifact
  * (see plugin_door.h); a check failing on one aborts.
+ * fuzz-dict: json
  * fuzz-modules: plugin_host plugin_api pysrc project finding textscan artifact embedded embedded_data util err */
 #include "plugin_door.h"
 

@@ -93,6 +93,9 @@ for t in $targets; do
 	[ -d "tests/fuzz/corpus/$t" ] && seeds="tests/fuzz/corpus/$t"
 	dict=""
 	[ -f "tests/fuzz/$t.dict" ] && dict="-dict=tests/fuzz/$t.dict"
+	# a shared dictionary named by a line "fuzz-dict: NAME" (tests/fuzz/NAME.dict)
+	shared=$(sed -n 's/.*fuzz-dict:[[:space:]]*\([a-z_]*\).*/\1/p' "tests/fuzz/$t.c" | head -n 1)
+	[ -z "$shared" ] || dict="-dict=tests/fuzz/$shared.dict"
 	echo "  FUZZ  $t for ${secs}s"
 	# Failed queries reach the leak in lsan.supp; its stacks pass through the runtime, which
 	# has no frame pointers, so that target unwinds the slow way.
