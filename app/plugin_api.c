@@ -127,6 +127,11 @@ void papi_sandbox_done(papi_sandbox *sb)
 	free(sb->found);
 	sb->found = NULL;
 	sb->nfound = sb->capfound = 0;
+	for (size_t i = 0; i < sb->nskipped; i++)
+		free(sb->skipped[i]);
+	free(sb->skipped);
+	sb->skipped = NULL;
+	sb->nskipped = 0;
 }
 
 int papi_bundled_read(char **out, size_t *len, const plugin_host_opts *opts, const char *rel)
@@ -1022,7 +1027,8 @@ typedef struct cap_rec {
 
 typedef struct cap_list {
 	cap_rec *v;
-	size_t n, cap, matches, limit;
+	size_t n, cap, matches;
+	size_t bytes, limit;  /* estimated Lua bytes of the matches so far, and the most allowed */
 	int overflow;
 } cap_list;
 
@@ -1033,10 +1039,15 @@ static void cap_list_release(void *p)
 	free(l);
 }
 
+/* Bytes a capture takes once it is a Lua node table (fields, strings, the match table). */
+#define NODE_COST 512
+
 static int collect_match(const pysrc_capture *caps, size_t ncaps, void *payload)
 {
 	cap_list *l = payload;
-	if ((l->n + ncaps) * sizeof *l->v > l->limit) {
+	for (size_t i = 0; i < ncaps; i++)
+		l->bytes += NODE_COST + (caps[i].end_byte - caps[i].start_byte);
+	if (l->bytes > l->limit) {
 		l->overflow = 1;
 		return 1;
 	}
@@ -1134,6 +1145,17 @@ static const pysrc_query *plugin_query(lua_State *L, papi_plugin *p, const char 
 	return q;
 }
 
+/* Remembers that this plugin skipped path (once per path). */
+static void note_skipped(papi_sandbox *sb, const char *path, const char *why)
+{
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sb->nskipped; i++)
+		if (strncmp(sb->skipped[i], path, n) == 0 && sb->skipped[i][n] == '\t')
+			return;
+	sb->skipped = xrealloc(sb->skipped, (sb->nskipped + 1) * sizeof *sb->skipped);
+	sb->skipped[sb->nskipped++] = xasprintf("%s\t%s", path, why);
+}
+
 static int ctx_query(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -1151,10 +1173,18 @@ static int ctx_query(lua_State *L)
 	box *b = box_new(L, cap_list_release);
 	cap_list *l = xcalloc(1, sizeof *l);
 	b->p = l;
-	l->limit = sb->mem_cap;
+	/* the matches may take half of what the plugin has left; a file with more is skipped
+	 * by this check (reported when it finishes) rather than ending it */
+	l->limit = sb->mem_used < sb->mem_cap ? (sb->mem_cap - sb->mem_used) / 2 : 0;
 	pysrc_query_run(src, q, collect_match, l);
-	if (l->overflow)
-		return luaL_error(L, "query: too many matches in %s", path);
+	if (l->overflow) {
+		char *why = xasprintf("too many matches to analyse within the plugin's %zu MiB", sb->mem_cap >> 20);
+		note_skipped(sb, path, why);
+		lua_pushnil(L);
+		lua_pushfstring(L, "%s: %s", path, why);
+		free(why);
+		return 2;
+	}
 	lua_createtable(L, (int)(l->matches < 1000000 ? l->matches : 1000000), 0);
 	size_t i = 0;
 	for (size_t m = 0; m < l->matches; m++) {

@@ -31,7 +31,7 @@ int papi_phase_index(const char *phase);
 #define PAPI_DEFAULT_BUDGET 200000000ULL       /* Lua VM instructions per plugin run */
 #define PAPI_BUDGET_PER_BYTE 20ULL            /* more instructions per byte of source a plugin is offered */
 #define PAPI_DEFAULT_MEM_CAP (64u * 1024 * 1024) /* bytes per plugin state */
-#define PAPI_MAX_SOURCE (32u * 1024 * 1024)    /* larger source files are not read */
+#define PAPI_MAX_SOURCE (8u * 1024 * 1024)     /* larger files are not read: too large to analyse */
 
 /* One loaded plugin, as the host keeps it between runs. */
 typedef struct papi_plugin {
@@ -114,6 +114,8 @@ typedef struct papi_sandbox {
 	size_t refused;           /* size of the request just refused, or 0 */
 	int mem_exceeded;         /* an allocation was refused (and not retried successfully) */
 	size_t handed;            /* bytes of findings and metrics handed over so far */
+	char **skipped;           /* "path\treason" of files this plugin had to skip */
+	size_t nskipped;
 	size_t nmetrics;          /* metrics recorded so far */
 	finding *found;           /* findings reported so far */
 	size_t nfound, capfound;

@@ -453,16 +453,16 @@ size_t plugin_host_parsed_files(const plugin_host *h)
 
 /* ---- running ------------------------------------------------------------------------- */
 
-/* A problem with the project's sources, as a finding of the pseudo-plugin ferry.source. */
-static void source_finding(const plugin_run_cb *cb, const char *file, int line, int col,
-                           const char *message, const char *kind, const char *suggestion)
+/* A problem with a source file, as a warning of plugin (phase) in category source. */
+static void problem_finding(const plugin_run_cb *cb, const char *plugin, const char *phase, const char *file,
+                            int line, int col, const char *message, const char *kind, const char *suggestion)
 {
 	if (!cb || !cb->finding)
 		return;
 	finding f;
 	memset(&f, 0, sizeof f);
-	f.plugin = "ferry.source";
-	f.phase = "assess";
+	f.plugin = (char *)plugin;
+	f.phase = (char *)phase;
 	f.severity = "warning";
 	f.category = "source";
 	f.file = (char *)file;
@@ -473,9 +473,16 @@ static void source_finding(const plugin_run_cb *cb, const char *file, int line, 
 	f.message = (char *)message;
 	f.suggestion = (char *)suggestion;
 	f.status = "open";
-	f.fingerprint = finding_fingerprint("ferry.source", file, NULL, 0, 0, 0, kind);
+	f.fingerprint = finding_fingerprint(plugin, file, NULL, 0, 0, 0, kind);
 	cb->finding(&f, cb->payload);
 	free(f.fingerprint);
+}
+
+/* A problem with the project's sources, as a finding of the pseudo-plugin ferry.source. */
+static void source_finding(const plugin_run_cb *cb, const char *file, int line, int col,
+                           const char *message, const char *kind, const char *suggestion)
+{
+	problem_finding(cb, "ferry.source", "assess", file, line, col, message, kind, suggestion);
 }
 
 /* Project walk problems ("path: reason") as source findings. */
@@ -509,7 +516,7 @@ static char *read_source(char **text, size_t *len, const char *root, const char 
 		goto out;
 	}
 	if ((unsigned long long)st.st_size > PAPI_MAX_SOURCE) {
-		problem = xasprintf("%s: file too large (%llu MiB; the limit is %u MiB)", rel,
+		problem = xasprintf("%s: file too large to analyse (%llu MiB; the limit is %u MiB); every check skipped it", rel,
 		                    (unsigned long long)st.st_size >> 20, PAPI_MAX_SOURCE >> 20);
 		goto out;
 	}
@@ -686,6 +693,17 @@ static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_
 	} else if (cb && cb->finding) {
 		for (size_t i = 0; i < sb.nfound; i++)
 			cb->finding(&sb.found[i], cb->payload);
+		/* files the check could not analyse: it reported on every other file */
+		for (size_t i = 0; i < sb.nskipped; i++) {
+			char *tab = strchr(sb.skipped[i], '\t');
+			char *file = xstrndup(sb.skipped[i], (size_t)(tab - sb.skipped[i]));
+			char *msg = xasprintf("%s: skipped by this check (%s)", file, tab + 1);
+			problem_finding(cb, p->info.id, p->info.phase, file, 0, 0, msg, "skipped",
+			                "This check did not look inside the file; review it by hand, or exclude "
+			                "it from the project if it is generated code.");
+			free(msg);
+			free(file);
+		}
 	}
 	free(err);
 	papi_sandbox_done(&sb);
