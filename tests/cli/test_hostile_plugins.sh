@@ -180,4 +180,61 @@ expect_exit 0 "plugins with a costly query" -- timeout 60 "$FERRY" -C "$p" plugi
 [ $(($(date +%s) - start)) -lt 10 ] && ok "the costly query is refused quickly" || fail "the costly query took $(($(date +%s) - start))s"
 expect_grep "slow_query.lua: query: too many quantifiers" "$work/err" "the load error names the file and the reason"
 
+# Odd files never disable checks silently: a 20 MB generated module (made here, never
+# committed) is skipped with a warning naming it, every check still reports the other files.
+rm -f "$p/.ferry/plugins/"*.lua
+python3 - "$p/big_pb2.py" <<'PY'
+import sys
+with open(sys.argv[1], "w") as out:
+    out.write("import torch\n")
+    i = 0
+    while out.tell() < 20 * 1024 * 1024:
+        out.write(f"v{i} = torch.tensor([{i}, 2, 3]).cuda()  # device cuda:0 nccl\n")
+        i += 1
+PY
+expect_exit 0 "a full check with a 20 MB module" -- timeout 300 "$FERRY" -C "$p" check --format json
+python3 - "$work/out" <<'PY' && ok "the module is named as skipped, no check fails, train.py is still checked" || fail "20 MB module"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["plugin_errors"] == [], d["plugin_errors"]
+big = [f for f in d["findings"] if f["file"] == "big_pb2.py"]
+assert any(f["plugin"] == "ferry.source" and "too large to analyse" in f["message"] for f in big), big
+assert any(f["file"] == "train.py" and f["plugin"] == "assess.device_calls" for f in d["findings"])
+PY
+rm -f "$p/big_pb2.py"
+# A file with more matches than a check can hold is skipped by that check alone.
+python3 -c "import sys; open(sys.argv[1], 'w').write('x = [' + '1, ' * 400000 + ']\n')" "$p/dense.py"
+plant every_node
+expect_exit 0 "a check asking for every node of a dense file" -- "$FERRY" -C "$p" check --plugin assess.hostile_every_node --format json
+python3 - "$work/out" <<'PY' && ok "the dense file is skipped by that check with a finding; the others are reported" || fail "dense file"
+import json, sys
+d = json.load(open(sys.argv[1]))
+fs = [f for f in d["findings"] if f["plugin"] == "assess.hostile_every_node"]
+assert any(f["file"] == "dense.py" and "skipped by this check" in f["message"] and f["severity"] == "warning" for f in fs), fs
+assert any(f["file"] == "train.py" and f["message"].endswith("nodes") for f in fs), fs
+PY
+rm -f "$p/dense.py"
+
+# Malformed but schema-shaped artifacts (a bus_id object, version lists, a non-string
+# label, counts of 1e309) are named field by field; no check crashes on them.
+rm -f "$p/.ferry/plugins/"*.lua
+expect_exit 0 "ingest a malformed env-probe" -- "$FERRY" -C "$p" ingest env-probe "$hostile/artifacts/probe_malformed.json"
+expect_exit 0 "ingest a malformed bench" -- "$FERRY" -C "$p" ingest bench "$hostile/artifacts/bench_malformed.json" --label npu
+expect_exit 0 "every phase's checks over the malformed artifacts" -- "$FERRY" -C "$p" check --format json
+python3 - "$work/out" <<'PY' && ok "each bad field is a finding naming the artifact and the field; no plugin error" || fail "malformed artifacts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["plugin_errors"] == [], d["plugin_errors"]
+msgs = [f["message"] for f in d["findings"]]
+for want in ("env-probe artifact 1: field npu.chips[1].bus_id: expected a string",
+             "env-probe artifact 1: field cann.toolkit.version: expected a string",
+             "env-probe artifact 1: field driver.version: expected a string",
+             "env-probe artifact 1: field host.hostname: expected a string",
+             "env-probe artifact 1: field host.cpu.count: expected a number, found a number out of range",
+             "bench artifact 2: field label: expected a string",
+             "bench artifact 2: field metrics.throughput: expected a number, found a number out of range",
+             "bench artifact 2: field sweep[1].batch: expected a number in range"):
+    assert any(want in m for m in msgs), want
+PY
+
 finish
