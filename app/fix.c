@@ -512,9 +512,15 @@ static int apply_plugin(fix_plan *p, workspace *ws, size_t k, int *made)
 	if ((rc = ws_pending_begin(ws, &req, hashes)))
 		goto done;
 	/* each write first checks the file is still what was read (or last written) */
-	for (size_t i = 0; !rc && i < npaths; i++)
+	size_t written = 0;
+	while (!rc && written < npaths) {
+		size_t i = written;
 		rc = projfs_write(&files[i]->stamp, ws->root, paths[i], texts[i], lens[i],
 		                  util_ends_with(paths[i], ".sh") ? 0755 : 0644, -1, &files[i]->stamp);
+		written += !rc;
+	}
+	if (rc == FERRY_EREFUSED && written == 0)
+		ws_pending_clear(ws); /* refused before its first write: nothing to recover */
 	long long cp = 0;
 	char oid[41];
 	if (!rc)

@@ -379,7 +379,7 @@ int ws_pending_begin(workspace *ws, const ws_checkpoint_req *req, const char *co
 	return rc;
 }
 
-static void pending_clear(workspace *ws)
+void ws_pending_clear(workspace *ws)
 {
 	char *path = pending_path(ws);
 	unlink(path);
@@ -436,7 +436,7 @@ static int record_checkpoint(long long *cp_id, workspace *ws, const ws_checkpoin
 		store_rollback(ws->db);
 		return rc;
 	}
-	pending_clear(ws);
+	ws_pending_clear(ws);
 	if (cp_id)
 		*cp_id = id;
 	return 0;
@@ -458,7 +458,7 @@ int ws_checkpoint(long long *cp_id, char oid[41], workspace *ws, const ws_checkp
 	rc = history_commit(oid, &made, ws->hist, req->paths, req->npaths, req->message, tr, ntr, &sig);
 	if (rc || !made) {
 		if (!rc)
-			pending_clear(ws);
+			ws_pending_clear(ws);
 		cJSON_Delete(req->event_data);
 		return rc;
 	}
@@ -514,7 +514,7 @@ int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
 		struct revert_plan rp = { ws, &req };
 		rc = history_revert(oid, ws->hist, target, message, tr, ntr, &sig, revert_planned, &rp);
 		if (rc == FERRY_EREFUSED)
-			pending_clear(ws); /* refused before its first write: nothing to recover */
+			ws_pending_clear(ws); /* refused before its first write: nothing to recover */
 	}
 	if (!rc) {
 		cJSON *d = cJSON_CreateObject();
@@ -712,7 +712,7 @@ int ws_sync(workspace *ws, int *made)
 			*made |= id != 0;
 	}
 	if (!rc && pending)
-		pending_clear(ws);
+		ws_pending_clear(ws);
 	free(claimed);
 	cJSON_Delete(pending);
 	free(ptext);

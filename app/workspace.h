@@ -99,6 +99,8 @@ int ws_event(workspace *ws, const char *kind, cJSON *data);
  * edit's own name only the planned files holding exactly the planned content; any
  * other change is a manual edit. Cleared by ws_checkpoint and by a refused revert. */
 int ws_pending_begin(workspace *ws, const ws_checkpoint_req *req, const char *const *sha256);
+/* Removes the journal: for an edit refused before its first write. */
+void ws_pending_clear(workspace *ws);
 
 /* Resolves a REV (checkpoint id, "baseline", "HEAD" or commit prefix) to a commit oid. */
 int ws_resolve(char oid[41], workspace *ws, const char *rev);

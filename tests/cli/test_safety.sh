@@ -54,6 +54,7 @@ got=$?
 [ $got -eq 1 ] && ok "the fix is refused (exit 1) when the file changed under it" || fail "fix exit $got, wanted 1"
 expect_grep "train.py: changed since ferry read it" "$work/err" "the refusal names the file and why"
 cmp -s "$p/train.py" "$work/saved.py" && ok "the editor's save is intact" || fail "the editor's save was overwritten"
+[ -f "$p/.ferry/pending.json" ] && fail "the refused fix left its journal" || ok "the refused fix left no journal"
 "$FERRY" -C "$p" status >/dev/null 2>&1
 [ "$(newest_kind "$p")" = manual ] && ok "the save is recorded as a manual edit, not as the fix" ||
 	fail "the save was recorded as '$(newest_kind "$p")': $(newest_message "$p")"
