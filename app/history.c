@@ -34,6 +34,11 @@ struct history {
 	char *git_dir;        /* history.git as given (for messages) */
 	char **skipped;       /* "path: reason" of odd paths left out of the scans */
 	size_t nskipped;
+	char **spec;          /* a status pathspec without them: "!path"…, then "*" */
+	size_t nspec;
+	char **rules;         /* the in-memory ignore rules hiding them */
+	char **odd;           /* their paths ("dir/" for a directory), one per rule */
+	size_t nrules;
 };
 
 #define BASELINE_SUBJECT "Baseline: project as received"
@@ -296,15 +301,27 @@ static void skip_path(history *h, const char *rel, int dir, const char *reason)
 {
 	sbuf rule;
 	sbuf_init(&rule);
-	sbuf_addc(&rule, '/');
 	for (const char *p = rel; *p; p++) {
 		if (strchr("*?[]\\!# ", *p))
 			sbuf_addc(&rule, '\\');
 		sbuf_addc(&rule, *p);
 	}
+	/* ignore rules hide untracked paths; the status pathspec hides tracked ones too
+	 * (its patterns match in order: the exclusions, then everything) */
+	size_t keep = h->nspec ? h->nspec - 1 : 0;
+	h->spec = xrealloc(h->spec, (keep + 3) * sizeof *h->spec);
+	if (h->nspec)
+		free(h->spec[keep]);
+	h->spec[keep++] = xasprintf("!%s", rule.buf);
 	if (dir)
-		sbuf_addc(&rule, '/');
-	git_ignore_add_rule(h->repo, rule.buf);
+		h->spec[keep++] = xasprintf("!%s/*", rule.buf);
+	h->spec[keep++] = xstrdup("*");
+	h->nspec = keep;
+	h->rules = xrealloc(h->rules, (h->nrules + 1) * sizeof *h->rules);
+	h->odd = xrealloc(h->odd, (h->nrules + 1) * sizeof *h->odd);
+	h->rules[h->nrules] = xasprintf("/%s%s", rule.buf, dir ? "/" : "");
+	h->odd[h->nrules] = xasprintf("%s%s", rel, dir ? "/" : "");
+	git_ignore_add_rule(h->repo, h->rules[h->nrules++]);
 	sbuf_done(&rule);
 	h->skipped = xrealloc(h->skipped, (h->nskipped + 1) * sizeof *h->skipped);
 	h->skipped[h->nskipped++] = xasprintf("%s%s: %s", rel, dir ? "/" : "", reason);
@@ -492,6 +509,15 @@ void history_free(history *h)
 	for (size_t i = 0; i < h->nskipped; i++)
 		free(h->skipped[i]);
 	free(h->skipped);
+	for (size_t i = 0; i < h->nspec; i++)
+		free(h->spec[i]);
+	free(h->spec);
+	for (size_t i = 0; i < h->nrules; i++) {
+		free(h->rules[i]);
+		free(h->odd[i]);
+	}
+	free(h->rules);
+	free(h->odd);
 	free(h->root);
 	free(h->git_dir);
 	free(h);
@@ -709,7 +735,11 @@ int history_changed_files(char ***out, size_t *n, history *h)
 	/* UPDATE_INDEX refreshes our private index's stat data so the next scan is cheap */
 	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS |
 	             GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_UPDATE_INDEX;
-	for (int attempt = 0; git_status_list_new(&list, h->repo, &opts) < 0; attempt++) {
+	for (int attempt = 0;; attempt++) {
+		opts.pathspec.strings = h->spec;
+		opts.pathspec.count = h->nspec;
+		if (git_status_list_new(&list, h->repo, &opts) == 0)
+			break;
 		if (!retry_after_odd_paths(h, attempt)) {
 			rc = hfail(h, "scanning the work tree");
 			goto out;
@@ -759,14 +789,35 @@ out:
 	return rc;
 }
 
+/* 1 when relpath is an odd path or lies below an odd directory. */
+static int under_odd(const history *h, const char *relpath)
+{
+	for (size_t i = 0; i < h->nrules; i++) {
+		const char *o = h->odd[i];
+		size_t n = strlen(o);
+		if (strcmp(relpath, o) == 0)
+			return 1;
+		if (o[n - 1] == '/' && strncmp(relpath, o, n - 1) == 0 && (relpath[n - 1] == '\0' || relpath[n - 1] == '/'))
+			return 1; /* the directory itself, or below it */
+	}
+	return 0;
+}
+
 int history_is_ignored(int *ignored, history *h, const char *relpath)
 {
-	int ig = 0;
+	int ig = 0, rc = 0;
 	*ignored = 0;
+	/* the rules hiding odd paths from the sync are not the project's: the checks still
+	 * see (and report) those paths */
+	int odd = h->nrules && under_odd(h, relpath);
+	if (odd)
+		git_ignore_clear_internal_rules(h->repo);
 	if (git_ignore_path_is_ignored(&ig, h->repo, relpath) < 0)
-		return git_fail(FERRY_EGIT, relpath, "checking ignore rules");
+		rc = git_fail(FERRY_EGIT, relpath, "checking ignore rules");
+	for (size_t i = 0; odd && i < h->nrules; i++)
+		git_ignore_add_rule(h->repo, h->rules[i]);
 	*ignored = ig;
-	return 0;
+	return rc;
 }
 
 int history_commit(char out[41], int *made, history *h, const char *const *paths, size_t npaths,

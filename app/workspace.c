@@ -664,8 +664,12 @@ static void warn_skipped(workspace *ws)
 {
 	const char *const *skipped = NULL;
 	size_t n = history_skipped(&skipped, ws->hist);
-	for (; ws->warned < n; ws->warned++)
-		fprintf(stderr, "ferry: warning: %s\n", skipped[ws->warned]);
+	for (; ws->warned < n; ws->warned++) {
+		if (ws->warn)
+			ws->warn(skipped[ws->warned], ws->warn_payload);
+		else
+			fprintf(stderr, "ferry: warning: %s\n", skipped[ws->warned]);
+	}
 }
 
 int ws_sync(workspace *ws, int *made)

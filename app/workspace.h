@@ -28,6 +28,9 @@ typedef struct workspace {
 	int lock_fd;       /* held writer lock, or -1 */
 	size_t warned;     /* odd paths of the history already warned about */
 	int readonly;      /* opened with WS_READ on an engagement that cannot be written */
+	/* where warnings go (one line each, no newline); NULL: stderr as "ferry: warning: …" */
+	void (*warn)(const char *line, void *payload);
+	void *warn_payload;
 } workspace;
 
 extern const char *const ws_phases[7]; /* the seven phases in order */

@@ -316,6 +316,13 @@ static void reload(app *a)
 	a->dirty = D_ALL;
 }
 
+/* The sync's warnings (files left out of the record) go to the message line, not over
+ * the screen. */
+static void warn_on_screen(const char *line, void *payload)
+{
+	tui_message(payload, UI_WARN, "%s", line);
+}
+
 /* Takes the writer lock and records outside edits first, as every CLI command does. */
 static int lock_synced(app *a, int *made)
 {
@@ -1401,6 +1408,8 @@ int tui_main(const char *dir)
 	}
 	a = xcalloc(1, sizeof *a);
 	tui *t = &a->t;
+	ws->warn = warn_on_screen;
+	ws->warn_payload = t;
 	model_init(&t->m, ws);
 	const pane_ops *ops[PANE_COUNT] = {
 		[PANE_RAIL] = &pane_rail_ops,         [PANE_FINDINGS] = &pane_findings_ops,

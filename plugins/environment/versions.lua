@@ -131,7 +131,7 @@ return {
 			end
 		end
 		local combo = "torch " .. h.torch .. " + torch_npu " .. h.npu .. (h.cann and (" + CANN " .. h.cann) or "")
-			.. " + Python " .. h.py
+			.. " + Python " .. (h.py or p.python.version)
 		if not exact then
 			ctx.report{
 				key = "combination",
@@ -144,10 +144,11 @@ return {
 			return
 		end
 		if exact.python and not has(exact.python, h.py) then
+			-- a version that does not read as X.Y is shown as the probe wrote it
 			ctx.report{
 				key = "python",
 				severity = "warning",
-				message = "Python " .. h.py .. " is not listed for PyTorch " .. h.torch .. " (supported: "
+				message = "Python " .. (h.py or p.python.version) .. " is not listed for PyTorch " .. h.torch .. " (supported: "
 					.. table.concat(exact.python, ", ") .. ")" .. where .. ".",
 				suggestion = "Create the environment with Python " .. exact.python[#exact.python]
 					.. " (e.g. a venv or conda environment) and reinstall torch " .. h.torch .. " and torch_npu " .. h.npu .. " in it.",

@@ -31,9 +31,8 @@ return {
 	run = function(ctx)
 		local npu
 		for _, a in ipairs(ctx.artifacts("bench") or {}) do
-			local text = ctx.read_artifact(a.id)
-			local doc = ctx.decode_json(text or "")
-			if type(doc) == "table" then
+			local doc = plan.read_bench(ctx, a)
+			if doc then
 				local what = string.format("benchmark '%s' (artifact %s%s)", a.label or doc.label or "?", tostring(a.id),
 					type(doc.hardware) == "string" and (", " .. doc.hardware) or "")
 				if side(a, doc) == "npu" and type(doc.metrics) == "table" and type(doc.metrics.throughput) == "number"

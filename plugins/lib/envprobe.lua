@@ -8,15 +8,16 @@
 --   ep.chip_memory_mb(chip)                device memory of one chip (HBM, else DDR)
 --   ep.set_env_path(probe, ctx)            where set_env.sh is on that host (detected or standard)
 
+local shape = require("shape")
+
 local ep = {}
 
 -- ---- the probe's shape -----------------------------------------------------------
 
--- What app/probe.sh writes: objects (tables keyed by name; "*" for any key), lists
--- ({ item }) and leaves ("string", "number" — finite —, "boolean"). A value of another
+-- What app/probe.sh writes (the notation of plugins/lib/shape.lua). A value of another
 -- type is dropped (as if the probe had not seen it) and named in probe.bad_fields, so no
 -- check reads a table where it expects text or a number that is not finite.
-local S, N, B = "string", "number", "boolean"
+local S, N, B = shape.TEXT, shape.NUMBER, shape.BOOLEAN
 local SHAPE = {
 	schema = S, collected_at = S, error = S,
 	probe = { ["*"] = N },
@@ -48,52 +49,6 @@ local SHAPE = {
 	missing = { S },
 }
 
-local WHAT = { string = "text", number = "a finite number", boolean = "true or false", table = "an object or a list" }
-
-local function found_as(v)
-	if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then return "a number that is not finite" end
-	return ({ table = "an object or a list", string = "text", number = "a number", boolean = "a boolean" })[type(v)] or type(v)
-end
-
-local function fits(v, want)
-	if type(want) == "table" then return type(v) == "table" end
-	if want == N then return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
-	return type(v) == want
-end
-
--- Drops the values of t that do not fit shape; appends "path: expected X, found Y" to bad.
-local function conform(t, shape, path, bad)
-	local list = shape[1]
-	local keys, last = {}, 0
-	for k in pairs(t) do
-		keys[#keys + 1] = k
-		if math.type(k) == "integer" and k > last then last = k end
-	end
-	for _, k in ipairs(keys) do
-		local v, want = t[k], nil
-		if list ~= nil then
-			want = math.type(k) == "integer" and list or nil
-		else
-			want = shape[k]
-			if want == nil then want = shape["*"] end
-		end
-		local where = list ~= nil and (path .. "[" .. tostring(k) .. "]") or (path == "" and tostring(k) or (path .. "." .. tostring(k)))
-		if want ~= nil and not fits(v, want) then
-			t[k] = nil
-			bad[#bad + 1] = where .. ": expected " .. WHAT[type(want) == "table" and "table" or want] .. ", found " .. found_as(v)
-		elseif type(want) == "table" then
-			conform(v, want, where, bad)
-		end
-	end
-	if list ~= nil then
-		-- a list with holes (dropped items) is closed up so ipairs sees every kept item
-		local kept = {}
-		for i = 1, last do if t[i] ~= nil then kept[#kept + 1] = t[i] end end
-		for k in pairs(t) do t[k] = nil end
-		for i, v in ipairs(kept) do t[i] = v end
-	end
-end
-
 -- ---- the newest probe ----------------------------------------------------------
 
 -- Returns the decoded newest env-probe and its artifact row, or nil and a reason
@@ -110,9 +65,7 @@ function ep.latest(ctx)
 	local doc, bad = ctx.decode_json(text)
 	if bad then return nil, "env-probe JSON: " .. bad, newest end
 	if type(doc) ~= "table" then return nil, "not a JSON object", newest end
-	local bad = {}
-	conform(doc, SHAPE, "", bad)
-	doc.bad_fields = bad
+	doc.bad_fields = shape.conform(doc, SHAPE)
 	for _, k in ipairs({ "host", "python", "cann", "driver", "npu", "env" }) do
 		if type(doc[k]) ~= "table" then doc[k] = {} end
 	end

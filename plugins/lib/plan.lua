@@ -3,10 +3,12 @@
 --   plan.criteria(ctx)          the acceptance criteria: list of {key=, label=, value=, number=, problem=, example=}
 --   plan.soc(ctx, name)         the soc_memory.json entry for a SoC name (nil when unknown)
 --   plan.parallel(ctx)          parallel-strategy advice from model size, cards and SoC (see below)
+--   plan.read_bench(ctx, a)     a bench artifact decoded, wrong-typed values dropped (nil: not an object)
 --   plan.baseline(ctx)          the GPU baseline: decoded bench document, its artifact, missing fields
 --   plan.strategy(ctx)          the chosen strategy and its description (nil when not chosen)
 
 local ep = require("envprobe")
+local shape = require("shape")
 
 local plan = {}
 
@@ -220,14 +222,29 @@ local function looks_gpu(s)
 	return s:find("gpu", 1, true) or s:find("nvidia", 1, true) or s:find("cuda", 1, true)
 end
 
+-- A `ferry-bench/1` document (the notation of plugins/lib/shape.lua).
+local T, N = shape.TEXT, shape.NUMBER
+local BENCH = {
+	schema = T, label = T, hardware = T, precision = T,
+	metrics = { ["*"] = N },
+	sweep = { { batch = N, latency_ms = N, throughput = N } },
+}
+
+-- The benchmark artifact a, decoded, with values of the wrong type dropped (named in
+-- doc.bad_fields); nil when it is not a JSON object.
+function plan.read_bench(ctx, a)
+	local doc = ctx.decode_json(ctx.read_artifact(a.id) or "")
+	if type(doc) ~= "table" then return nil end
+	doc.bad_fields = shape.conform(doc, BENCH)
+	return doc
+end
+
 -- Returns {doc=, artifact=, missing={field names}} for the baseline benchmark (the newest
 -- bench artifact that names a GPU in its label or hardware, else the newest), or nil.
 function plan.baseline(ctx)
 	local best, best_gpu
 	for _, a in ipairs(ctx.artifacts("bench") or {}) do
-		local text = ctx.read_artifact(a.id)
-		local doc = ctx.decode_json(text or "")
-		if type(doc) ~= "table" then doc = {} end
+		local doc = plan.read_bench(ctx, a) or {}
 		local r = { doc = doc, artifact = a }
 		local gpu = looks_gpu(a.label) or looks_gpu(doc.label) or looks_gpu(doc.hardware)
 		if gpu and (not best_gpu or tonumber(a.id) > tonumber(best_gpu.artifact.id)) then best_gpu = r end

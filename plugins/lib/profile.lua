@@ -77,9 +77,19 @@ function prof.each_row(text, fn)
 	return cols
 end
 
+-- A finite number in a cell, or nil.
 local function num(s)
 	if not s then return nil end
-	return tonumber(trim(s))
+	local v = tonumber(trim(s))
+	if v and v == v and v ~= math.huge and v ~= -math.huge then return v end
+	return nil
+end
+
+-- A count in a cell: a whole number from 0 to 2^53, or nil.
+local function count_of(s)
+	local v = num(s)
+	if v and v >= 0 and v <= 2 ^ 53 and v == math.floor(v) then return math.tointeger(v) end
+	return nil
 end
 
 local function add(ops, ty, us, count, max_us, core)
@@ -132,7 +142,7 @@ local function csv_summary(text)
 			local t, us = f[ty], num(f[total])
 			if t and us then
 				local c = core and f[core] or nil
-				add(ops, trim(t), us, num(count and f[count]) or 1, num(maxc and f[maxc]), c and trim(c))
+				add(ops, trim(t), us, count_of(count and f[count]) or 1, num(maxc and f[maxc]), c and trim(c))
 				if is_comm(t, c) then s.comm_us = s.comm_us + us end
 			end
 		end)

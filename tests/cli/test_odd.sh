@@ -124,6 +124,11 @@ if [ "$can_deny" -eq 1 ]; then
 	git --git-dir="$p/.ferry/history.git" ls-tree -r --name-only HEAD >"$work/tree"
 	expect_grep "^beside.py$" "$work/tree" "the other new file is still recorded"
 	expect_grep "^secret.py$" "$work/tree" "the file readable again is recorded"
+	chmod 000 "$p/secret.py"
+	expect_exit 0 "check with an unreadable file and a deep directory" -- as_user "$FERRY" -C "$p" check --phase assess
+	expect_grep "secret.py" "$work/out" "check names the unreadable file in a finding"
+	expect_grep "warning: secret.py: unreadable" "$work/err" "check warns about it during the sync"
+	chmod 644 "$p/secret.py"
 	expect_exit 0 "verify after the odd files" -- as_user "$FERRY" -C "$p" verify
 
 	# files appearing and vanishing while commands sync: every command succeeds
