@@ -463,6 +463,62 @@ static int keep_skipped(const char *path, const char *matched, void *payload)
 	return missing && !really_gone(h, path);
 }
 
+#define STAGE_SCANS 3 /* whole-tree staging attempts before staging file by file */
+
+/* Stages rel, reading it again when it changed while being read; 1 when staged. */
+static int add_settled(git_index *index, const char *rel)
+{
+	for (int i = 0; i < ODD_RETRIES; i++)
+		if (git_index_add_bypath(index, rel) == 0)
+			return 1;
+	return 0;
+}
+
+/* Stages the changed paths (spec's, or every changed path) one at a time: a file gone
+ * by the time it is read is staged as deleted, one that cannot be read is left out as
+ * an odd path; only other failures fail. */
+static int stage_each(history *h, git_index *index, const git_strarray *spec)
+{
+	strv paths = { NULL, 0, 0 };
+	int rc = 0;
+	if (spec) {
+		for (size_t i = 0; i < spec->count; i++)
+			strv_push(&paths, xstrdup(spec->strings[i]));
+	} else if ((rc = history_changed_files(&paths.v, &paths.n, h)) < 0) {
+		return rc;
+	}
+	for (size_t i = 0; i < paths.n && rc == 0; i++) {
+		const char *rel = paths.v[i];
+		char *abs = util_path_join(h->root, rel);
+		struct stat st;
+		int ignored = 0;
+		if (under_odd(h, rel)) {
+			/* left as recorded */
+		} else if (lstat(abs, &st) != 0) {
+			if (really_gone(h, rel) && git_index_get_bypath(index, rel, 0) &&
+			    git_index_remove_bypath(index, rel) < 0)
+				rc = git_fail(FERRY_EGIT, rel, "staging a deletion");
+		} else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		           git_ignore_path_is_ignored(&ignored, h->repo, rel) == 0 &&
+		           (!ignored || git_index_get_bypath(index, rel, 0)) && !add_settled(index, rel)) {
+			int e = lstat(abs, &st) != 0 ? errno : access(abs, R_OK) != 0 ? errno : 0;
+			if (e == ENOENT || e == ENOTDIR) {
+				if (git_index_get_bypath(index, rel, 0) && git_index_remove_bypath(index, rel) < 0)
+					rc = git_fail(FERRY_EGIT, rel, "staging a deletion");
+			} else if (e) {
+				char *why = xasprintf("unreadable (%s); left out of the record", strerror(e));
+				skip_path(h, rel, 0, why);
+				free(why);
+			} else {
+				rc = git_fail(FERRY_EGIT, rel, "staging");
+			}
+		}
+		free(abs);
+	}
+	free_strv(paths.v, paths.n);
+	return rc;
+}
+
 /* `git add -A` over pathspec (NULL: everything), nested repositories included, then
  * the exact paths of spec that a scan could not reach. */
 static int stage_all(history *h, git_index *index, const git_strarray *spec)
@@ -501,12 +557,17 @@ static int stage_all(history *h, git_index *index, const git_strarray *spec)
 			what = "staging deletions";
 		if (!what)
 			break;
+		free_strv(c.nested.v, c.nested.n);
+		memset(&c.nested, 0, sizeof c.nested);
+		if (attempt + 1 >= STAGE_SCANS) {
+			/* files keep vanishing under the scans: stage the changes one by one */
+			rc = stage_each(h, index, spec);
+			goto out;
+		}
 		if (!retry_after_odd_paths(h, attempt)) {
 			rc = hfail(h, what);
 			goto out;
 		}
-		free_strv(c.nested.v, c.nested.n);
-		memset(&c.nested, 0, sizeof c.nested);
 	}
 	for (size_t i = 0; i < c.nested.n && rc == 0; i++)
 		rc = walk_nested(h, c.nested.v[i], stage_file, index);
