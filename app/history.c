@@ -521,8 +521,9 @@ static int stage_each(history *h, git_index *index, const git_strarray *spec)
 
 /* `git add -A` over pathspec (NULL: everything), nested repositories included, then
  * the exact paths of spec that a scan could not reach. */
-static int stage_all(history *h, git_index *index, const git_strarray *spec)
+static int stage_all(history *h, git_index *index, const git_strarray *given)
 {
+	const git_strarray *spec = given;
 	stage_ctx c = { h, { NULL, 0, 0 } };
 	strv narrowed = { NULL, 0, 0 };
 	git_strarray nspec = { NULL, 0 };
@@ -536,10 +537,10 @@ static int stage_all(history *h, git_index *index, const git_strarray *spec)
 			 * known, stage exactly the changed paths without them */
 			free_strv(narrowed.v, narrowed.n);
 			memset(&narrowed, 0, sizeof narrowed);
-			if (spec) {
-				for (size_t i = 0; i < spec->count; i++)
-					if (!under_odd(h, spec->strings[i]))
-						strv_push(&narrowed, xstrdup(spec->strings[i]));
+			if (given) {
+				for (size_t i = 0; i < given->count; i++)
+					if (!under_odd(h, given->strings[i]))
+						strv_push(&narrowed, xstrdup(given->strings[i]));
 			} else if ((rc = history_changed_files(&narrowed.v, &narrowed.n, h)) < 0) {
 				goto out;
 			}
