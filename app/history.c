@@ -330,14 +330,20 @@ static void skip_path(history *h, const char *rel, int dir, const char *reason)
 	h->skipped[h->nskipped++] = xasprintf("%s%s: %s", rel, dir ? "/" : "", reason);
 }
 
-static int already_skipped(const history *h, const char *rel)
+/* 1 when relpath is an odd path or lies below an odd directory. */
+static int under_odd(const history *h, const char *relpath)
 {
-	size_t n = strlen(rel);
-	for (size_t i = 0; i < h->nskipped; i++)
-		if (strncmp(h->skipped[i], rel, n) == 0 && (h->skipped[i][n] == ':' || h->skipped[i][n] == '/'))
+	for (size_t i = 0; i < h->nrules; i++) {
+		const char *o = h->odd[i];
+		size_t n = strlen(o);
+		if (strcmp(relpath, o) == 0)
 			return 1;
+		if (o[n - 1] == '/' && strncmp(relpath, o, n - 1) == 0 && (relpath[n - 1] == '\0' || relpath[n - 1] == '/'))
+			return 1; /* the directory itself, or below it */
+	}
 	return 0;
 }
+
 
 /* Walks rel_dir ("" or ending in '/') at depth, hiding every odd path below it; returns
  * how many it hid. */
@@ -357,7 +363,7 @@ static size_t skip_odd_paths(history *h, const char *rel_dir, int depth)
 		char *rel = xasprintf("%s%s", rel_dir, de->d_name);
 		char *path = util_path_join(h->root, rel);
 		struct stat st;
-		if (lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !already_skipped(h, rel)) {
+		if (lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !under_odd(h, rel)) {
 			int dir = S_ISDIR(st.st_mode), ignored = 0;
 			char *probe = dir ? xasprintf("%s/", rel) : xstrdup(rel);
 			if (git_ignore_path_is_ignored(&ignored, h->repo, probe) < 0 || ignored) {
@@ -415,7 +421,7 @@ static int note_nested(const char *path, const char *matched, void *payload)
 	stage_ctx *c = payload;
 	size_t len = strlen(path);
 	(void)matched;
-	if (already_skipped(c->h, path))
+	if (under_odd(c->h, path))
 		return 1;
 	if (len && path[len - 1] == '/') {
 		strv_push(&c->nested, xstrdup(path));
@@ -424,17 +430,104 @@ static int note_nested(const char *path, const char *matched, void *payload)
 	return 0;
 }
 
-/* update_all's per-path hook: odd paths keep their recorded content. */
+/* For a path a scan found missing: 1 when it is really gone. A path that cannot be
+ * looked at (under a directory that cannot be searched) is not a deletion: it is hidden
+ * as odd and 0 returned, so the record keeps it. */
+static int really_gone(history *h, const char *rel)
+{
+	char *abs = util_path_join(h->root, rel);
+	struct stat st;
+	int rc = lstat(abs, &st), e = errno;
+	free(abs);
+	if (rc != 0 && (e == ENOENT || e == ENOTDIR))
+		return 1;
+	if (rc == 0)
+		return 0; /* back again since the scan: the next sync records it */
+	skip_odd_paths(h, "", 0);
+	if (!under_odd(h, rel)) {
+		char *why = xasprintf("cannot be looked at (%s); left out of the record", strerror(e));
+		skip_path(h, rel, 0, why);
+		free(why);
+	}
+	return 0;
+}
+
+/* update_all's per-path hook: odd paths keep their recorded content, and so do files a
+ * scan cannot see but that are not gone. */
 static int keep_skipped(const char *path, const char *matched, void *payload)
 {
+	history *h = payload;
 	(void)matched;
-	return already_skipped(payload, path);
+	if (under_odd(h, path))
+		return 1;
+	char *abs = util_path_join(h->root, path);
+	struct stat st;
+	int missing = lstat(abs, &st) != 0;
+	free(abs);
+	return missing && !really_gone(h, path);
+}
+
+#define STAGE_SCANS 3 /* whole-tree staging attempts before staging file by file */
+
+/* Stages rel, reading it again when it changed while being read; 1 when staged. */
+static int add_settled(git_index *index, const char *rel)
+{
+	for (int i = 0; i < ODD_RETRIES; i++)
+		if (git_index_add_bypath(index, rel) == 0)
+			return 1;
+	return 0;
+}
+
+/* Stages the changed paths (spec's, or every changed path) one at a time: a file gone
+ * by the time it is read is staged as deleted, one that cannot be read is left out as
+ * an odd path; only other failures fail. */
+static int stage_each(history *h, git_index *index, const git_strarray *spec)
+{
+	strv paths = { NULL, 0, 0 };
+	int rc = 0;
+	if (spec) {
+		for (size_t i = 0; i < spec->count; i++)
+			strv_push(&paths, xstrdup(spec->strings[i]));
+	} else if ((rc = history_changed_files(&paths.v, &paths.n, h)) < 0) {
+		return rc;
+	}
+	for (size_t i = 0; i < paths.n && rc == 0; i++) {
+		const char *rel = paths.v[i];
+		char *abs = util_path_join(h->root, rel);
+		struct stat st;
+		int ignored = 0;
+		if (under_odd(h, rel)) {
+			/* left as recorded */
+		} else if (lstat(abs, &st) != 0) {
+			if (really_gone(h, rel) && git_index_get_bypath(index, rel, 0) &&
+			    git_index_remove_bypath(index, rel) < 0)
+				rc = git_fail(FERRY_EGIT, rel, "staging a deletion");
+		} else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		           git_ignore_path_is_ignored(&ignored, h->repo, rel) == 0 &&
+		           (!ignored || git_index_get_bypath(index, rel, 0)) && !add_settled(index, rel)) {
+			int e = lstat(abs, &st) != 0 ? errno : access(abs, R_OK) != 0 ? errno : 0;
+			if (e == ENOENT || e == ENOTDIR) {
+				if (git_index_get_bypath(index, rel, 0) && git_index_remove_bypath(index, rel) < 0)
+					rc = git_fail(FERRY_EGIT, rel, "staging a deletion");
+			} else if (e) {
+				char *why = xasprintf("unreadable (%s); left out of the record", strerror(e));
+				skip_path(h, rel, 0, why);
+				free(why);
+			} else {
+				rc = git_fail(FERRY_EGIT, rel, "staging");
+			}
+		}
+		free(abs);
+	}
+	free_strv(paths.v, paths.n);
+	return rc;
 }
 
 /* `git add -A` over pathspec (NULL: everything), nested repositories included, then
  * the exact paths of spec that a scan could not reach. */
-static int stage_all(history *h, git_index *index, const git_strarray *spec)
+static int stage_all(history *h, git_index *index, const git_strarray *given)
 {
+	const git_strarray *spec = given;
 	stage_ctx c = { h, { NULL, 0, 0 } };
 	strv narrowed = { NULL, 0, 0 };
 	git_strarray nspec = { NULL, 0 };
@@ -448,10 +541,10 @@ static int stage_all(history *h, git_index *index, const git_strarray *spec)
 			 * known, stage exactly the changed paths without them */
 			free_strv(narrowed.v, narrowed.n);
 			memset(&narrowed, 0, sizeof narrowed);
-			if (spec) {
-				for (size_t i = 0; i < spec->count; i++)
-					if (!already_skipped(h, spec->strings[i]))
-						strv_push(&narrowed, xstrdup(spec->strings[i]));
+			if (given) {
+				for (size_t i = 0; i < given->count; i++)
+					if (!under_odd(h, given->strings[i]))
+						strv_push(&narrowed, xstrdup(given->strings[i]));
 			} else if ((rc = history_changed_files(&narrowed.v, &narrowed.n, h)) < 0) {
 				goto out;
 			}
@@ -469,12 +562,17 @@ static int stage_all(history *h, git_index *index, const git_strarray *spec)
 			what = "staging deletions";
 		if (!what)
 			break;
+		free_strv(c.nested.v, c.nested.n);
+		memset(&c.nested, 0, sizeof c.nested);
+		if (attempt + 1 >= STAGE_SCANS) {
+			/* files keep vanishing under the scans: stage the changes one by one */
+			rc = stage_each(h, index, spec);
+			goto out;
+		}
 		if (!retry_after_odd_paths(h, attempt)) {
 			rc = hfail(h, what);
 			goto out;
 		}
-		free_strv(c.nested.v, c.nested.n);
-		memset(&c.nested, 0, sizeof c.nested);
 	}
 	for (size_t i = 0; i < c.nested.n && rc == 0; i++)
 		rc = walk_nested(h, c.nested.v[i], stage_file, index);
@@ -482,7 +580,7 @@ static int stage_all(history *h, git_index *index, const git_strarray *spec)
 		char *path = util_path_join(h->root, spec->strings[i]);
 		struct stat st;
 		int ignored = 0;
-		if (!already_skipped(h, spec->strings[i]) && lstat(path, &st) == 0 &&
+		if (!under_odd(h, spec->strings[i]) && lstat(path, &st) == 0 &&
 		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && !git_index_get_bypath(index, spec->strings[i], 0) &&
 		    git_ignore_path_is_ignored(&ignored, h->repo, spec->strings[i]) == 0 && !ignored)
 			rc = stage_file(h, spec->strings[i], index);
@@ -761,7 +859,9 @@ int history_changed_files(char ***out, size_t *n, history *h)
 		else if (e->head_to_index)
 			path = e->head_to_index->new_file.path ? e->head_to_index->new_file.path
 			                                        : e->head_to_index->old_file.path;
-		if (path && already_skipped(h, path))
+		if (path && under_odd(h, path))
+			continue;
+		if (path && (e->status & GIT_STATUS_WT_DELETED) && !really_gone(h, path))
 			continue;
 		if (path && *path && path[strlen(path) - 1] == '/')
 			rc = walk_nested(h, path, collect_file, &all);
@@ -790,20 +890,6 @@ out:
 	free(v);
 	git_status_list_free(list);
 	return rc;
-}
-
-/* 1 when relpath is an odd path or lies below an odd directory. */
-static int under_odd(const history *h, const char *relpath)
-{
-	for (size_t i = 0; i < h->nrules; i++) {
-		const char *o = h->odd[i];
-		size_t n = strlen(o);
-		if (strcmp(relpath, o) == 0)
-			return 1;
-		if (o[n - 1] == '/' && strncmp(relpath, o, n - 1) == 0 && (relpath[n - 1] == '\0' || relpath[n - 1] == '/'))
-			return 1; /* the directory itself, or below it */
-	}
-	return 0;
 }
 
 int history_is_ignored(int *ignored, history *h, const char *relpath)

@@ -17,14 +17,14 @@ local ep = {}
 -- What app/probe.sh writes (the notation of plugins/lib/shape.lua). A value of another
 -- type is dropped (as if the probe had not seen it) and named in probe.bad_fields, so no
 -- check reads a table where it expects text or a number that is not finite.
-local S, N, B = shape.TEXT, shape.NUMBER, shape.BOOLEAN
+local S, N, I, B = shape.TEXT, shape.NUMBER, shape.INTEGER, shape.BOOLEAN
 local SHAPE = {
 	schema = S, collected_at = S, error = S,
 	probe = { ["*"] = N },
 	host = {
 		os = { id = S, version_id = S, pretty_name = S },
-		kernel = S, arch = S, hostname = S, cpu = { model = S, count = N }, mem_total_kb = N,
-		disk_free_kb = { ["*"] = N }, container = B,
+		kernel = S, arch = S, hostname = S, cpu = { model = S, count = I }, mem_total_kb = I,
+		disk_free_kb = { ["*"] = I }, container = B,
 	},
 	python = {
 		executable = S, implementation = S, version = S, prefix = S, virtualenv = B, error = S,
@@ -36,11 +36,11 @@ local SHAPE = {
 	},
 	driver = { version = S, version_file = S, npu_smi_version = S, firmware = S, install_info = S },
 	npu = {
-		npu_smi_available = B, npu_smi_path = S, npu_smi_status = N, npu_smi_version = S, raw = S,
+		npu_smi_available = B, npu_smi_path = S, npu_smi_status = I, npu_smi_version = S, raw = S,
 		chips = { {
-			id = N, chip = N, phy_id = N, device_id = N, name = S, health = S, power_w = N, temp_c = N,
-			hugepages_used = N, hugepages_total = N, bus_id = S, aicore_pct = N, memory_used_mb = N,
-			memory_total_mb = N, hbm_used_mb = N, hbm_total_mb = N,
+			id = I, chip = I, phy_id = I, device_id = I, name = S, health = S, power_w = N, temp_c = N,
+			hugepages_used = I, hugepages_total = I, bus_id = S, aicore_pct = N, memory_used_mb = I,
+			memory_total_mb = I, hbm_used_mb = I, hbm_total_mb = I,
 		} },
 		devices = { S },
 		control_devices = { ["*"] = B },

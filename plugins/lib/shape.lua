@@ -4,13 +4,17 @@
 --   local bad = shape.conform(doc, SHAPE)   drops what does not fit; "path: expected X, found Y" lines
 --
 -- A shape is a table: an object's fields by name ("*" for any other key), or a list
--- { item_shape }; a leaf is shape.TEXT, shape.NUMBER (finite) or shape.BOOLEAN. Keys the
+-- { item_shape }; a leaf is shape.TEXT, shape.NUMBER (finite), shape.INTEGER (a whole number
+-- that fits a Lua integer; stored as one) or shape.BOOLEAN. Keys the
 -- shape does not name (and no "*") are kept as they are; a list drops its non-integer keys
 -- and closes the holes dropped items leave.
 
-local shape = { TEXT = "string", NUMBER = "number", BOOLEAN = "boolean" }
+local shape = { TEXT = "string", NUMBER = "number", INTEGER = "integer", BOOLEAN = "boolean" }
 
-local WHAT = { string = "text", number = "a finite number", boolean = "true or false", table = "an object or a list" }
+local WHAT = {
+	string = "text", number = "a finite number", integer = "a whole number", boolean = "true or false",
+	table = "an object or a list",
+}
 
 local function found_as(v)
 	if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then return "a number that is not finite" end
@@ -20,6 +24,7 @@ end
 local function fits(v, want)
 	if type(want) == "table" then return type(v) == "table" end
 	if want == shape.NUMBER then return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
+	if want == shape.INTEGER then return math.tointeger(v) ~= nil end
 	return type(v) == want
 end
 
@@ -52,6 +57,8 @@ local function conform(t, want_shape, path, bad)
 			bad[#bad + 1] = where .. ": expected " .. WHAT[type(want) == "table" and "table" or want] .. ", found " .. found_as(v)
 		elseif type(want) == "table" then
 			conform(v, want, where, bad)
+		elseif want == shape.INTEGER then
+			t[k] = math.tointeger(v) -- 64.0 becomes 64, so "%d" formats it
 		end
 	end
 	if list ~= nil then

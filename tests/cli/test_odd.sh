@@ -110,6 +110,13 @@ if [ "$can_deny" -eq 1 ]; then
 	expect_exit 0 "log with an unreadable directory" -- as_user "$FERRY" -C "$p" log
 	expect_grep "warning: locked/: unreadable directory" "$work/err" "the warning names the directory"
 	chmod 755 "$p/locked"
+	echo '# edited' >>"$p/models/net.py"
+	chmod 000 "$p/models"
+	expect_exit 0 "status with a recorded directory turned unreadable" -- as_user "$FERRY" -C "$p" status
+	expect_grep "warning: models/: unreadable directory" "$work/err" "the warning names the recorded directory"
+	chmod 755 "$p/models"
+	git --git-dir="$p/.ferry/history.git" ls-tree -r --name-only HEAD >"$work/tree"
+	expect_grep "^models/net.py$" "$work/tree" "its files stay in the record"
 	chmod 644 "$p/secret.py"
 
 	d="$p/deep"

@@ -8,7 +8,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const phases[] = { "infer-convert" };
-	static door d = { .kind = "atc-log", .phases = phases, .nphases = 1, .validate = 1 };
+	static const char *const ids[] = { "infer-convert.atc_log" };
+	static door d = { .kind = "atc-log", .ids = ids, .nids = 1, .validate = 1 };
 	return door_run(&d, data, size);
 }

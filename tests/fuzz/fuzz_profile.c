@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const phases[] = { "tune" };
-	static door d = { .kind = "profile", .phases = phases, .nphases = 1, .validate = 1 };
+	static const char *const ids[] = { "tune.profile" };
+	static door d = { .kind = "profile", .ids = ids, .nids = 1, .validate = 1 };
 	return door_run(&d, data, size);
 }
