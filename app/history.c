@@ -297,6 +297,7 @@ static int collect_file(history *h, const char *rel, void *payload)
 /* Files that vanish between listing and reading (an editor's swap files, a build writing
  * its outputs) leave nothing to hide: each retry is a fresh listing, so a busy tree gets
  * more of them than odd paths do. */
+#define ODD_RETRIES 10
 #define VANISH_RETRIES 60
 
 /* Adds an in-memory ignore rule matching exactly rel (a directory when dir). */
