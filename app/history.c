@@ -294,11 +294,7 @@ static int collect_file(history *h, const char *rel, void *payload)
  * so the command can warn about it and go on. */
 
 #define ODD_MAX_DEPTH 100 /* libgit2's own nesting limit for work-tree scans */
-/* Files that vanish between listing and reading (an editor's swap files, a build writing
- * its outputs) leave nothing to hide: each retry is a fresh listing, so a busy tree gets
- * more of them than odd paths do. */
 #define ODD_RETRIES 10
-#define VANISH_RETRIES 60
 
 /* Adds an in-memory ignore rule matching exactly rel (a directory when dir). */
 static void skip_path(history *h, const char *rel, int dir, const char *reason)
@@ -401,7 +397,7 @@ static int retry_after_odd_paths(history *h, int attempt)
 	int cls = git_error_last() ? git_error_last()->klass : 0;
 	size_t found = skip_odd_paths(h, "", 0);
 	/* a file deleted between listing and reading fails with an OS error and nothing new to hide */
-	return found > 0 || ((cls == GIT_ERROR_OS || cls == GIT_ERROR_FILESYSTEM) && attempt + 1 < VANISH_RETRIES);
+	return found > 0 || ((cls == GIT_ERROR_OS || cls == GIT_ERROR_FILESYSTEM) && attempt + 1 < ODD_RETRIES);
 }
 
 size_t history_skipped(const char *const **out, const history *h)
