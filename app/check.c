@@ -16,6 +16,7 @@ struct run_state {
 	int nfindings;
 	int failed;          /* a store write failed: abort the run */
 	cJSON *errored;      /* object: plugin id → true */
+	cJSON *carried;      /* [{finding, from}]: waivers carried from an earlier phase */
 	check_result *res;
 };
 
@@ -103,6 +104,23 @@ static void on_finding(const finding *f, void *payload)
 	if (store_finding_upsert(st->ws->db, st->run, &copy)) {
 		st->failed = 1;
 		return;
+	}
+	long long from = 0;
+	if (copy.status && strcmp(copy.status, "open") == 0) {
+		/* the same construct was waived in an earlier phase: the decision stands */
+		if (store_waiver_carry(&from, st->ws->db, copy.id)) {
+			st->failed = 1;
+			free(copy.status);
+			return;
+		}
+		if (from) {
+			free(copy.status);
+			copy.status = xstrdup("waived");
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddNumberToObject(c, "finding", (double)copy.id);
+			cJSON_AddNumberToObject(c, "from", (double)from);
+			cJSON_AddItemToArray(st->carried, c);
+		}
 	}
 	st->nfindings++;
 	if (st->opts->on_finding)
@@ -214,7 +232,8 @@ int check_run(check_result *out, workspace *ws, const check_opts *o)
 int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check_opts *o)
 {
 	memset(out, 0, sizeof *out);
-	struct run_state st = { .ws = ws, .opts = o, .errored = cJSON_CreateObject(), .res = out };
+	struct run_state st = { .ws = ws, .opts = o, .errored = cJSON_CreateObject(), .carried = cJSON_CreateArray(),
+		                .res = out };
 	char *plugins = NULL;
 	int rc = 0;
 	size_t nload = 0;
@@ -250,6 +269,10 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 		cJSON_AddNumberToObject(scope, "findings", st.nfindings);
 		cJSON_AddNumberToObject(scope, "closed", out->nclosed);
 		cJSON_AddNumberToObject(scope, "plugin_errors", out->nerrors);
+		if (cJSON_GetArraySize(st.carried)) {
+			cJSON_AddItemToObject(scope, "carried_waivers", st.carried);
+			st.carried = NULL;
+		}
 		rc = audit_append(NULL, ws->db, "check", ws->actor, scope);
 		scope = NULL;
 	}
@@ -263,6 +286,7 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 out:
 	free(plugins);
 	cJSON_Delete(st.errored);
+	cJSON_Delete(st.carried);
 	return rc;
 }
 

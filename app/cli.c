@@ -648,16 +648,18 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 
 /* --- waive and signoff --- */
 
-static int cmd_waive(const char *dir, int argc, char **argv)
+/* `waive N... --reason TEXT` and `unwaive N... --reason TEXT`: the same shape. */
+static int waive_or_unwaive(const char *dir, int argc, char **argv, int unwaive)
 {
-	const char *reason = NULL;
-	int rc = one_option(&reason, "waive", "reason", argc, argv);
+	const char *cmd = unwaive ? "unwaive" : "waive", *reason = NULL;
+	int rc = one_option(&reason, cmd, "reason", argc, argv);
 	if (rc)
 		return rc;
 	if (!reason || !*reason)
-		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
+		return err_set(FERRY_EUSAGE, "%s: %s needs --reason TEXT (auditors read it)", cmd,
+		               unwaive ? "withdrawing a waiver" : "a waiver");
 	if (optind == argc)
-		return usage_error("waive");
+		return usage_error(cmd);
 	long long ids[MAX_LIST];
 	size_t n = 0;
 	for (int i = optind; i < argc && n < MAX_LIST; i++)
@@ -666,11 +668,17 @@ static int cmd_waive(const char *dir, int argc, char **argv)
 	workspace *ws = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
-	if (!(rc = review_waive(ws, ids, n, reason)))
+	rc = unwaive ? review_unwaive(ws, ids, n, reason) : review_waive(ws, ids, n, reason);
+	if (!rc && unwaive)
+		printf("withdrew the waiver of %zu finding%s; open again\n", n, n == 1 ? "" : "s");
+	else if (!rc)
 		printf("waived %zu finding%s\n", n, n == 1 ? "" : "s");
 	ws_close(ws);
 	return rc;
 }
+
+static int cmd_waive(const char *dir, int argc, char **argv) { return waive_or_unwaive(dir, argc, argv, 0); }
+static int cmd_unwaive(const char *dir, int argc, char **argv) { return waive_or_unwaive(dir, argc, argv, 1); }
 
 static int cmd_signoff(const char *dir, int argc, char **argv)
 {
@@ -1282,6 +1290,7 @@ const cli_command cli_commands[] = {
 	{ "findings", cmd_findings, "findings [--phase P] [--status open|fixed|waived] [--plugin ID] [--format text|json]",
 	  "list recorded findings" },
 	{ "waive", cmd_waive, "waive N... --reason TEXT", "waive findings, with a reason" },
+	{ "unwaive", cmd_unwaive, "unwaive N... --reason TEXT", "withdraw waivers, with a reason: the findings are open again" },
 	{ "signoff", cmd_signoff, "signoff PHASE [--note TEXT]", "sign a phase off" },
 	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes]",
 	  "apply proposed fixes: one checkpoint per plugin" },

@@ -1286,8 +1286,10 @@ static int ctx_report(lua_State *L)
 	f.status = xstrdup("open");
 	f.automatic = automatic;
 	char *fp;
-	if (have_range && text)
+	if (have_range && text) {
 		fp = finding_fingerprint(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);
+		f.construct = finding_construct(file, text, text_len, (size_t)start, (size_t)end);
+	}
 	else
 		fp = finding_fingerprint(p->info.id, file, NULL, 0, 0, 0, key ? key : message);
 	f.fingerprint = unique_fingerprint(run, fp);

@@ -156,7 +156,7 @@ static cJSON *gpu_baseline(workspace *ws, const cJSON *arts)
 }
 
 static const char *const finding_keys[] = { "id", "plugin", "phase", "severity", "category", "file", "line", "col",
-	                                         "end_line", "end_col", "message", "suggestion", "fixable", "status", NULL };
+	                                         "end_line", "end_col", "message", "suggestion", "fixable", "status", "waiver", NULL };
 
 /* The findings that drove the strategy, with where they are. */
 static void add_driver_details(cJSON *assessment, const cJSON *findings)
@@ -478,6 +478,29 @@ static void md_cell(sbuf *b, const char *s)
 	sbuf_adds(b, " |");
 }
 
+/* "Waived by ACTOR at TIME: REASON (carried from #N)" for a finding's waiver in force, or NULL. */
+static char *waiver_text(int zh, const cJSON *w)
+{
+	if (!cJSON_IsObject(w))
+		return NULL;
+	char *carried = json_int(w, "carried_from") > 0
+	                    ? xasprintf(TX(zh, " (carried from #%lld)", "（沿用自 #%lld）"), json_int(w, "carried_from"))
+	                    : xstrdup("");
+	char *t = xasprintf(TX(zh, "Waived by %s at %s: %s%s", "豁免人 %s，时间 %s，理由：%s%s"), json_str(w, "actor"),
+	                    json_str(w, "at"), json_str(w, "reason"), carried);
+	free(carried);
+	return t;
+}
+
+/* The "When" cell of a waiver row: its time, and its withdrawal when it was withdrawn. */
+static char *waiver_when(int zh, const cJSON *w)
+{
+	if (!*json_str(w, "withdrawn_at"))
+		return xstrdup(json_str(w, "created_at"));
+	return xasprintf(TX(zh, "%s; withdrawn %s by %s: %s", "%s；已于 %s 由 %s 撤销：%s"), json_str(w, "created_at"),
+	                 json_str(w, "withdrawn_at"), json_str(w, "withdrawn_by"), json_str(w, "withdrawn_reason"));
+}
+
 static void md_group(sbuf *b, int zh, const char *phase, const char *category, const cJSON *findings, int first)
 {
 	if (first)
@@ -497,6 +520,13 @@ static void md_group(sbuf *b, int zh, const char *phase, const char *category, c
 			sbuf_adds(b, TX(zh, "  - Advice: ", "  - 建议："));
 			md_text(b, json_str(f, "suggestion"));
 			sbuf_addc(b, '\n');
+		}
+		char *wv = waiver_text(zh, cJSON_GetObjectItem(f, "waiver"));
+		if (wv) {
+			sbuf_adds(b, "  - ");
+			md_text(b, wv);
+			sbuf_addc(b, '\n');
+			free(wv);
 		}
 		free(loc);
 	}
@@ -689,7 +719,9 @@ static void md_rest(sbuf *b, int zh, const cJSON *doc)
 		md_cell(b, json_str(w, "message"));
 		md_cell(b, json_str(w, "reason"));
 		md_cell(b, json_str(w, "actor"));
-		md_cell(b, json_str(w, "created_at"));
+		char *when = waiver_when(zh, w);
+		md_cell(b, when);
+		free(when);
 		sbuf_addc(b, '\n');
 		free(loc);
 	}
@@ -1131,6 +1163,13 @@ static void html_group(sbuf *b, int zh, const char *phase, const char *category,
 			h_rich(b, json_str(f, "suggestion"));
 			sbuf_adds(b, "</div>");
 		}
+		char *wv = waiver_text(zh, cJSON_GetObjectItem(f, "waiver"));
+		if (wv) {
+			sbuf_adds(b, "<div class=\"advice\">");
+			h(b, wv);
+			sbuf_adds(b, "</div>");
+			free(wv);
+		}
 		sbuf_adds(b, "</li>\n");
 		free(loc);
 	}
@@ -1157,8 +1196,10 @@ static void html_findings(sbuf *b, int zh, const cJSON *doc)
 	cJSON_ArrayForEach(w, waivers) {
 		char *loc = location(zh, json_str(w, "file"), json_int(w, "line"), 0);
 		char *id = xasprintf("#%lld", json_int(w, "finding_id"));
-		const char *cells[] = { id, loc, json_str(w, "message"), json_str(w, "reason"), json_str(w, "actor"), json_str(w, "created_at") };
+		char *when = waiver_when(zh, w);
+		const char *cells[] = { id, loc, json_str(w, "message"), json_str(w, "reason"), json_str(w, "actor"), when };
 		h_row_cells(b, cells, 6);
+		free(when);
 		free(loc);
 		free(id);
 	}

@@ -7,27 +7,34 @@
 #include <stdio.h>
 #include <string.h>
 
-int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason)
+/* FERRY_ENOTFOUND for an id that does not exist, FERRY_EREFUSED ("only WHAT") for a
+ * finding whose status is not status. */
+static int require_status(workspace *ws, const long long *ids, size_t n, const char *status, const char *what)
 {
-	if (!reason || !*reason)
-		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
 	cJSON *rows = NULL;
-	store_finding_filter fl = { NULL, NULL, NULL, ids, n, 0 };
+	store_finding_filter fl = { NULL, NULL, NULL, ids, n, 1 };
 	int rc = store_findings(&rows, ws->db, &fl);
 	if (rc)
 		return rc;
 	for (size_t i = 0; !rc && i < n; i++) {
 		const cJSON *row = NULL, *r;
 		cJSON_ArrayForEach(r, rows)
-			if ((long long)cJSON_GetObjectItem(r, "id")->valuedouble == ids[i])
+			if (json_int(r, "id") == ids[i])
 				row = r;
 		if (!row)
 			rc = err_set(FERRY_ENOTFOUND, "finding %lld: no such finding", ids[i]);
-		else if (strcmp(json_str(row, "status"), "open") != 0)
-			rc = err_set(FERRY_EREFUSED, "finding %lld: is %s, only open findings can be waived", ids[i],
-			             json_str(row, "status"));
+		else if (strcmp(json_str(row, "status"), status) != 0)
+			rc = err_set(FERRY_EREFUSED, "finding %lld: is %s, only %s", ids[i], json_str(row, "status"), what);
 	}
 	cJSON_Delete(rows);
+	return rc;
+}
+
+int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason)
+{
+	if (!reason || !*reason)
+		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
+	int rc = require_status(ws, ids, n, "open", "open findings can be waived");
 	if (rc || (rc = store_begin(ws->db)))
 		return rc;
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -39,6 +46,30 @@ int review_waive(workspace *ws, const long long *ids, size_t n, const char *reas
 			rc = audit_append(NULL, ws->db, "waive", ws->actor, d);
 		}
 	}
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc)
+		store_rollback(ws->db);
+	return rc;
+}
+
+int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *reason)
+{
+	if (!reason || !*reason)
+		return err_set(FERRY_EUSAGE, "unwaive: withdrawing a waiver needs --reason TEXT (auditors read it)");
+	int rc = require_status(ws, ids, n, "waived", "waived findings can be unwaived");
+	if (rc || (rc = store_begin(ws->db)))
+		return rc;
+	cJSON *d = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(d, "ids");
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = store_waiver_withdraw(ws->db, ids[i], reason, ws->actor);
+		cJSON_AddItemToArray(list, cJSON_CreateNumber((double)ids[i]));
+	}
+	cJSON_AddStringToObject(d, "reason", reason);
+	if (!rc)
+		rc = audit_append(NULL, ws->db, "unwaive", ws->actor, d);
+	else
+		cJSON_Delete(d);
 	if (!rc)
 		rc = store_commit(ws->db);
 	if (rc)

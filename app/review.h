@@ -17,6 +17,12 @@
  * finding is not open (FERRY_EREFUSED). */
 int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason);
 
+/* Withdraws the waivers of the waived findings ids[0..n) with reason: each finding is open
+ * again, the waiver row keeps who withdrew it, when and why, and one "unwaive" event
+ * {ids, reason} joins the audit chain. Refused (nothing recorded) for an empty reason
+ * (FERRY_EUSAGE), an unknown id (FERRY_ENOTFOUND) or a finding not waived (FERRY_EREFUSED). */
+int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *reason);
+
 enum review_refusal_kind {
 	REVIEW_ALLOWED = 0,
 	REVIEW_EARLIER_OPEN,   /* an earlier phase is not signed off: `other` names it */

@@ -129,6 +129,7 @@ static const struct tr {
 	  "要在这里开始吗？ferry 会在 .ferry/ 中记录收到时的代码（基线），不会改动你自己的 .git。" },
 	{ "Steps", "步骤" },
 	{ "Suggestion", "建议" },
+	{ "Waived by", "豁免人" },
 	{ "That key does nothing here (? lists the keys).", "此键在这里无效（按 ? 查看按键）。" },
 	{ "The editor (%s) did not finish cleanly.", "编辑器（%s）未正常退出。" },
 	{ "There is no engagement in %s yet.", "%s 中还没有迁移项目。" },

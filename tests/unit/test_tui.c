@@ -341,6 +341,12 @@ static void test_waive_with_reason(void **state)
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(w, 0), "reason")->valuestring, "vendor kernel kept");
 	cJSON_Delete(w);
 	ws_close(ws);
+	/* the detail pane of the waived finding says who waived it, when and why */
+	s = screen_of(fx->dir, "100x40", "4j");
+	assert_has(s, "Waived by");
+	assert_has(s, "Ada Tester <ada@example.com>, 20");
+	assert_has(s, ": vendor kernel kept");
+	free(s);
 	/* an empty reason is refused */
 	s = screen_of(fx->dir, "100x30", "4jjw<Enter>");
 	assert_has(s, "A waiver needs a reason");
