@@ -146,19 +146,6 @@ static int cmd_init(const char *dir, int argc, char **argv)
 
 /* --- status --- */
 
-/* not started, in progress, blocked (open errors) or signed off */
-static const char *phase_status(const cJSON *p)
-{
-	if (cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at")))
-		return "signed off";
-	if (json_int(p, "open_errors") > 0)
-		return "blocked";
-	if (json_int(p, "runs") > 0 || json_int(p, "open_warnings") + json_int(p, "open_info") +
-	                                   json_int(p, "fixed") + json_int(p, "waived") > 0)
-		return "in progress";
-	return "not started";
-}
-
 int cli_status_json(cJSON **out, workspace *ws)
 {
 	cJSON *eng = NULL, *phases = NULL, *cps = NULL, *metrics = NULL, *config = NULL;
@@ -186,8 +173,8 @@ int cli_status_json(cJSON **out, workspace *ws)
 	cJSON_AddNumberToObject(st, "checkpoints", cJSON_GetArraySize(cps));
 	long long total[5] = { 0 }; /* errors, warnings, info, fixed, waived */
 	cJSON *p;
+	review_phase_states(phases);
 	cJSON_ArrayForEach(p, phases) {
-		cJSON_AddStringToObject(p, "status", phase_status(p));
 		total[0] += json_int(p, "open_errors");
 		total[1] += json_int(p, "open_warnings");
 		total[2] += json_int(p, "open_info");
@@ -268,6 +255,9 @@ static int cmd_status(const char *dir, int argc, char **argv)
 		printf("%-16s %-12s %6lld %8lld %5lld %6lld %6lld\n", json_str(p, "name"), json_str(p, "status"),
 		       json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"),
 		       json_int(p, "fixed"), json_int(p, "waived"));
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases"))
+		if (*json_str(p, "flagged"))
+			printf("%-16s %s: review the sign-off again\n", json_str(p, "name"), json_str(p, "flagged"));
 out:
 	cJSON_Delete(st);
 	ws_close(ws);

@@ -2,6 +2,7 @@
 #include "report.h"
 #include "json.h"
 #include "assessment.h"
+#include "review.h"
 #include "audit.h"
 #include "changes.h"
 #include "check.h"
@@ -30,18 +31,6 @@ int report_format_valid(const char *name) { return in_list(name, formats); }
 int report_section_valid(const char *name) { return in_list(name, sections); }
 
 /* ---------- building the document ---------- */
-
-/* not started, in progress, blocked (open errors) or signed off — as `ferry status` */
-static const char *phase_status(const cJSON *p)
-{
-	if (cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at")))
-		return "signed off";
-	if (json_int(p, "open_errors") > 0)
-		return "blocked";
-	if (json_int(p, "runs") > 0 || json_int(p, "open_warnings") + json_int(p, "open_info") + json_int(p, "fixed") + json_int(p, "waived") > 0)
-		return "in progress";
-	return "not started";
-}
 
 /* Reads an artifact's bytes: a copy under .ferry/artifacts/, or a "ref:" to the original. */
 static int artifact_text(char **out, workspace *ws, const cJSON *art)
@@ -228,9 +217,7 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 
 	if ((rc = store_phases(&tmp, ws->db)))
 		goto out;
-	cJSON *p;
-	cJSON_ArrayForEach(p, tmp)
-		cJSON_AddStringToObject(p, "status", phase_status(p));
+	review_phase_states(tmp);
 	cJSON_AddItemToObject(doc, "phases", tmp);
 	tmp = NULL;
 	cJSON_AddItemToObject(doc, "findings", findings);
@@ -690,6 +677,11 @@ static void md_phases(sbuf *b, int zh, const cJSON *doc)
 		               ? xasprintf(TX(zh, "%s by %s%s%s", "%s，签署人 %s%s%s"), json_str(p, "signed_off_at"),
 		                           json_str(p, "signed_off_by"), *note ? TX(zh, ": ", "：") : "", note)
 		               : xstrdup("-");
+		if (*json_str(p, "flagged")) {
+			char *t = xasprintf(TX(zh, "%s (flagged: %s)", "%s（需复核：%s）"), so, json_str(p, "flagged"));
+			free(so);
+			so = t;
+		}
 		md_cell(b, so);
 		free(so);
 		sbuf_addc(b, '\n');
@@ -942,7 +934,7 @@ static const char html_css[] =
 	".st-fixed{background:#dcf2e3;color:#17653a}"
 	".op-insert{background:#dcf2e3;color:#17653a}.op-modify{background:#e2ecfb;color:#1c4d96}"
 	".op-delete{background:#fde3e1;color:#9f1111}.op-unsupported{background:#fff0c7;color:#6f4a00}"
-	".ph-signed-off{background:#dcf2e3;color:#17653a}.ph-blocked{background:#fde3e1;color:#9f1111}"
+	".ph-signed-off{background:#dcf2e3;color:#17653a}.ph-blocked,.ph-reopened{background:#fde3e1;color:#9f1111}"
 	".ph-in-progress{background:#fff0c7;color:#6f4a00}.ph-not-started{background:#eef0f4;color:#394150}"
 	"ul.findings{list-style:none;padding:0;margin:0}"
 	"ul.findings li{padding:.45rem 0;border-bottom:1px solid var(--line)}"
@@ -1121,6 +1113,11 @@ static void html_phases(sbuf *b, int zh, const cJSON *doc)
 			if (*json_str(p, "note")) {
 				sbuf_adds(b, TX(zh, ": ", "："));
 				h(b, json_str(p, "note"));
+			}
+			if (*json_str(p, "flagged")) {
+				sbuf_adds(b, TX(zh, " <strong>flagged: ", " <strong>需复核："));
+				h(b, json_str(p, "flagged"));
+				sbuf_adds(b, "</strong>");
 			}
 		} else {
 			sbuf_adds(b, "-");

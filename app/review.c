@@ -3,8 +3,10 @@
 #include "json.h"
 #include "audit.h"
 #include "err.h"
+#include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* FERRY_ENOTFOUND for an id that does not exist, FERRY_EREFUSED ("only WHAT") for a
@@ -87,11 +89,15 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 	int rc = store_phases(&phases, ws->db);
 	if (rc)
 		return rc;
-	for (int i = 0; i < idx && !why->kind; i++)
-		if (!cJSON_IsString(cJSON_GetObjectItem(cJSON_GetArrayItem(phases, i), "signed_off_at"))) {
+	for (int i = 0; i < idx && !why->kind; i++) {
+		const cJSON *e = cJSON_GetArrayItem(phases, i);
+		if (!cJSON_IsString(cJSON_GetObjectItem(e, "signed_off_at")))
 			why->kind = REVIEW_EARLIER_OPEN;
+		else if (json_int(e, "open_errors") > 0)
+			why->kind = REVIEW_EARLIER_REOPENED;
+		if (why->kind)
 			snprintf(why->other, sizeof why->other, "%s", ws_phases[i]);
-		}
+	}
 	const cJSON *p = cJSON_GetArrayItem(phases, idx);
 	if (!why->kind && cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {
 		why->kind = REVIEW_ALREADY_SIGNED;
@@ -115,6 +121,9 @@ int review_signoff(workspace *ws, const char *phase, const char *note)
 	switch (why.kind) {
 	case REVIEW_EARLIER_OPEN:
 		return err_set(FERRY_EREFUSED, "signoff %s: the earlier phase %s is not signed off yet", phase, why.other);
+	case REVIEW_EARLIER_REOPENED:
+		return err_set(FERRY_EREFUSED, "signoff %s: the earlier phase %s was reopened by new error findings; fix or waive them first",
+		               phase, why.other);
 	case REVIEW_ALREADY_SIGNED:
 		return err_set(FERRY_EREFUSED, "signoff %s: already signed off by %s", phase, why.by);
 	case REVIEW_OPEN_ERRORS:
@@ -137,4 +146,33 @@ int review_signoff(workspace *ws, const char *phase, const char *note)
 	if (rc)
 		store_rollback(ws->db);
 	return rc;
+}
+
+void review_phase_states(cJSON *phases)
+{
+	char reopened[160] = ""; /* the reopened phases so far, in order */
+	cJSON *p;
+	cJSON_ArrayForEach(p, phases) {
+		int signed_off = cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"));
+		const char *status = "not started";
+		if (signed_off && json_int(p, "open_errors") > 0)
+			status = "reopened";
+		else if (signed_off)
+			status = "signed off";
+		else if (json_int(p, "open_errors") > 0)
+			status = "blocked";
+		else if (json_int(p, "runs") > 0 || json_int(p, "open_warnings") + json_int(p, "open_info") +
+		                                         json_int(p, "fixed") + json_int(p, "waived") > 0)
+			status = "in progress";
+		cJSON_DeleteItemFromObject(p, "status");
+		cJSON_AddStringToObject(p, "status", status);
+		if (signed_off && *reopened) {
+			char *why = xasprintf("signed off before %s reopened", reopened);
+			cJSON_AddStringToObject(p, "flagged", why);
+			free(why);
+		}
+		if (strcmp(status, "reopened") == 0)
+			snprintf(reopened + strlen(reopened), sizeof reopened - strlen(reopened), "%s%s", *reopened ? ", " : "",
+			         json_str(p, "name"));
+	}
 }

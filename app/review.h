@@ -26,6 +26,7 @@ int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *re
 enum review_refusal_kind {
 	REVIEW_ALLOWED = 0,
 	REVIEW_EARLIER_OPEN,   /* an earlier phase is not signed off: `other` names it */
+	REVIEW_EARLIER_REOPENED, /* an earlier phase was signed off and has open errors again */
 	REVIEW_ALREADY_SIGNED, /* `by` names who signed it */
 	REVIEW_OPEN_ERRORS,    /* `count` open error findings */
 };
@@ -42,5 +43,11 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase);
 /* Signs phase off as the workspace's actor, with an optional note. Refused with
  * FERRY_EREFUSED and a one-line reason when review_signoff_check says no. */
 int review_signoff(workspace *ws, const char *phase, const char *note);
+
+/* Sets each phase's "status" in phases (store_phases rows, in order): "not started",
+ * "in progress", "blocked" (open errors), "signed off", or "reopened" (signed off, then
+ * new error findings); a signed-off phase after a reopened one gets "flagged" saying
+ * which earlier phases reopened after its sign-off. */
+void review_phase_states(cJSON *phases);
 
 #endif

@@ -363,6 +363,20 @@ static void test_signoff_refused_then_allowed(void **state)
 	assert_has(row(s, 28), "Phase assess signed off by Ada Tester <ada@example.com>.");
 	assert_has(row(s, 2), "✔ 1 assess");
 	free(s);
+	/* a new error in the signed-off assess phase reopens it on the rail */
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	long long run = 0;
+	assert_int_equal(store_begin(ws->db), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\"]}"), 0);
+	add(ws->db, run, fx, 4, "assess", "assess.cuda_extensions", "error", "custom_kernel", 3, 1, 10,
+	    "A custom kernel.", "fp5", NULL, 0);
+	assert_int_equal(store_commit(ws->db), 0);
+	ws_close(ws);
+	s = screen_of(fx->dir, "100x30", "1");
+	assert_has(row(s, 2), "↺ 1 assess");
+	assert_has(row(s, 3), "reopened E1");
+	free(s);
 }
 
 static void test_timeline_and_diff(void **state)
