@@ -3,6 +3,7 @@
 #include "audit.h"
 #include "err.h"
 #include "plugin_host.h"
+#include "review.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -47,6 +48,17 @@ static char *host_artifacts_json(const char *kind, void *payload)
 	return text;
 }
 
+static char *host_comparisons_json(void *payload)
+{
+	workspace *ws = payload;
+	cJSON *c = NULL;
+	if (review_comparisons(&c, ws->db))
+		return NULL;
+	char *text = cJSON_PrintUnformatted(c);
+	cJSON_Delete(c);
+	return text;
+}
+
 static int host_is_ignored(const char *relpath, void *payload)
 {
 	workspace *ws = payload;
@@ -85,6 +97,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 		.source_dir = src && *src ? src : NULL,
 		.config_get = host_config_get,
 		.artifacts_json = host_artifacts_json,
+		.comparisons_json = host_comparisons_json,
 		.is_ignored = host_is_ignored,
 		.payload = ws,
 	};

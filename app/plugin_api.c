@@ -941,6 +941,22 @@ static int ctx_artifacts(lua_State *L)
 	return 1;
 }
 
+static int ctx_comparisons(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	box *b = box_new(L, cjson_release);
+	char *text = run->opts->comparisons_json ? run->opts->comparisons_json(run->opts->payload) : NULL;
+	if (text)
+		b->p = cJSON_Parse(text);
+	free(text);
+	if (!b->p || !cJSON_IsObject((cJSON *)b->p))
+		lua_newtable(L);
+	else
+		push_json(L, b->p);
+	return 1;
+}
+
 static int ctx_read_artifact(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -1624,6 +1640,7 @@ static int run_k(lua_State *L)
 		{"loc", ctx_loc},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
+		{"comparisons", ctx_comparisons},
 		{"config", ctx_config},
 		{"report", ctx_report},
 		{"metric", ctx_metric},

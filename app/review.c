@@ -2,6 +2,7 @@
 #include "review.h"
 #include "json.h"
 #include "audit.h"
+#include "check.h"
 #include "err.h"
 #include "util.h"
 
@@ -79,6 +80,80 @@ int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *re
 	return rc;
 }
 
+int review_comparisons(cJSON **out, store *s)
+{
+	cJSON *events = NULL;
+	*out = NULL;
+	int rc = audit_events(&events, s);
+	if (rc) {
+		cJSON_Delete(events);
+		return rc;
+	}
+	cJSON *res = cJSON_CreateObject();
+	const cJSON *e;
+	cJSON_ArrayForEach(e, events) { /* newest first */
+		const cJSON *d = cJSON_GetObjectItem(e, "data");
+		const char *what = json_str(d, "what");
+		if (strcmp(json_str(e, "kind"), "compare") != 0 || !*what || cJSON_GetObjectItem(res, what))
+			continue;
+		cJSON *c = cJSON_Duplicate(d, 1);
+		cJSON_AddNumberToObject(c, "event", json_num(e, "seq"));
+		cJSON_AddStringToObject(c, "time", json_str(e, "time"));
+		cJSON_AddStringToObject(c, "actor", json_str(e, "actor"));
+		cJSON_AddItemToObject(res, what, c);
+	}
+	cJSON_Delete(events);
+	*out = res;
+	return 0;
+}
+
+/* The open error findings of phase as "#ID PLUGIN: MESSAGE; …" (at most three). */
+static int blockers(char *buf, size_t n, workspace *ws, const char *phase)
+{
+	cJSON *rows = NULL;
+	store_finding_filter fl = { phase, "open", NULL, NULL, 0, 1 };
+	int rc = store_findings(&rows, ws->db, &fl);
+	if (rc)
+		return rc;
+	size_t used = 0;
+	int shown = 0;
+	buf[0] = 0;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, rows) {
+		if (strcmp(json_str(f, "severity"), "error") != 0)
+			continue;
+		if (shown++ == 3) {
+			snprintf(buf + used, n - used, "; …");
+			break;
+		}
+		int w = snprintf(buf + used, n - used, "%s#%lld %s: %s", used ? "; " : "", json_int(f, "id"),
+		                 json_str(f, "plugin"), json_str(f, "message"));
+		if (w < 0 || (size_t)w >= n - used)
+			break;
+		used += (size_t)w;
+	}
+	cJSON_Delete(rows);
+	return 0;
+}
+
+/* The acceptance checks of phase, run afresh so a sign-off judges the comparisons and
+ * benchmarks recorded since the last check run. */
+static int run_gate(workspace *ws, const char *phase)
+{
+	if (strcmp(phase, "tune") != 0 && strcmp(phase, "infer-optimize") != 0)
+		return 0;
+	char id[64];
+	snprintf(id, sizeof id, "%s.acceptance", phase);
+	const char *ids[] = { id };
+	check_opts o = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL };
+	check_result res;
+	int rc = check_run(&res, ws, &o);
+	if (!rc && res.nerrors)
+		rc = err_set(FERRY_EREFUSED, "signoff %s: the acceptance check failed: %s", phase, res.errors[0]);
+	check_result_done(&res);
+	return rc;
+}
+
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 {
 	memset(why, 0, sizeof *why);
@@ -109,13 +184,17 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 		why->count = (long long)errors->valuedouble;
 	}
 	cJSON_Delete(phases);
+	if (why->kind == REVIEW_OPEN_ERRORS)
+		return blockers(why->blockers, sizeof why->blockers, ws, phase);
 	return 0;
 }
 
 int review_signoff(workspace *ws, const char *phase, const char *note)
 {
 	review_refusal why;
-	int rc = review_signoff_check(&why, ws, phase);
+	int rc = run_gate(ws, phase);
+	if (!rc)
+		rc = review_signoff_check(&why, ws, phase);
 	if (rc)
 		return rc;
 	switch (why.kind) {
@@ -127,8 +206,8 @@ int review_signoff(workspace *ws, const char *phase, const char *note)
 	case REVIEW_ALREADY_SIGNED:
 		return err_set(FERRY_EREFUSED, "signoff %s: already signed off by %s", phase, why.by);
 	case REVIEW_OPEN_ERRORS:
-		return err_set(FERRY_EREFUSED, "signoff %s: %lld open error finding%s must be fixed or waived first", phase,
-		               why.count, why.count == 1 ? "" : "s");
+		return err_set(FERRY_EREFUSED, "signoff %s: %lld open error finding%s must be fixed or waived first: %s", phase,
+		               why.count, why.count == 1 ? "" : "s", why.blockers);
 	case REVIEW_ALLOWED:
 		break;
 	}

@@ -36,12 +36,20 @@ typedef struct review_refusal {
 	char other[32];  /* the earlier phase */
 	char by[256];    /* who signed it off already */
 	long long count; /* open errors */
+	char blockers[768]; /* REVIEW_OPEN_ERRORS: "#ID PLUGIN: MESSAGE; …", the first three */
 } review_refusal;
+
+/* The latest recorded comparison of each kind (`ferry compare loss|dump` audit events):
+ * {"loss": {what, verdict, tolerance, …, a{artifact, label, sha256}, b{…}, event, time,
+ * actor}, "dump": {…}}, a kind absent when none was recorded. Caller frees. */
+int review_comparisons(cJSON **out, store *s);
 
 /* Whether phase may be signed off now; fills *why. FERRY_EUSAGE for an unknown phase. */
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase);
-/* Signs phase off as the workspace's actor, with an optional note. Refused with
- * FERRY_EREFUSED and a one-line reason when review_signoff_check says no. */
+/* Signs phase off as the workspace's actor, with an optional note. The tune and
+ * infer-optimize phases first run their acceptance check (`<phase>.acceptance`) so the
+ * latest comparisons and benchmarks are judged. Refused with FERRY_EREFUSED and a
+ * one-line reason naming the blocking findings when review_signoff_check says no. */
 int review_signoff(workspace *ws, const char *phase, const char *note);
 
 /* Sets each phase's "status" in phases (store_phases rows, in order): "not started",
