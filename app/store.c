@@ -575,6 +575,15 @@ int store_waiver_carry(long long *from, store *s, long long finding_id)
 	return rc;
 }
 
+int store_assess_settled(cJSON **out, store *s)
+{
+	return db_rows(out, s,
+	               "SELECT f.id FROM findings f WHERE f.phase = 'assess' AND f.status = 'open'"
+	               " AND f.construct IS NOT NULL AND EXISTS (SELECT 1 FROM findings g WHERE g.file = f.file"
+	               " AND g.construct = f.construct AND g.phase <> 'assess' AND g.status IN ('fixed', 'waived'))",
+	               NULL);
+}
+
 int store_waiver_withdraw(store *s, long long finding_id, const char *reason, const char *actor)
 {
 	char now[32];
