@@ -452,9 +452,9 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 
 /* The waiver in force on a waived finding: {reason, actor, at, carried_from} or NULL. */
 #define FINDING_WAIVER                                                                             \
-	"(SELECT json_object('reason', w.reason, 'actor', w.actor, 'at', w.created_at,"               \
-	" 'carried_from', w.carried_from) FROM waivers w WHERE w.finding_id = findings.id"            \
-	" AND w.withdrawn_at IS NULL AND findings.status = 'waived' ORDER BY w.id DESC LIMIT 1) AS waiver"
+	"CASE WHEN status = 'waived' THEN (SELECT json_object('reason', w.reason, 'actor', w.actor,"   \
+	" 'at', w.created_at, 'carried_from', w.carried_from) FROM waivers w"                         \
+	" WHERE w.finding_id = findings.id AND w.withdrawn_at IS NULL ORDER BY w.id DESC LIMIT 1) END AS waiver"
 
 #define FINDING_BRIEF_COLUMNS                                                                      \
 	"SELECT id, plugin, phase, severity, category, file, line, message,"                          \

@@ -10,3 +10,4 @@ ALTER TABLE waivers ADD COLUMN carried_from INTEGER REFERENCES findings(id);
 ALTER TABLE waivers ADD COLUMN withdrawn_at TEXT;
 ALTER TABLE waivers ADD COLUMN withdrawn_by TEXT;
 ALTER TABLE waivers ADD COLUMN withdrawn_reason TEXT;
+CREATE INDEX waivers_finding ON waivers (finding_id);
