@@ -43,7 +43,8 @@ return {
 		.. "when ferry itself runs on the host, `ferry ingest env-probe --local` does both.",
 	run = function(ctx)
 		local p, why, art = ep.latest(ctx)
-		if p then art = why end
+		local bad = {}
+		if p then art, bad = why, art end
 		if not p and why == "none" then
 			ctx.report{
 				key = "probe",
@@ -71,6 +72,14 @@ return {
 				severity = "warning",
 				message = "The probe could not describe the host: " .. tostring(p.error) .. ".",
 				suggestion = "Install the missing tool on the host (awk is part of every POSIX system: package gawk or mawk) and run the probe again.",
+			}
+		end
+		-- fields of the wrong type: every environment check ignores them, this one names them
+		for _, problem in ipairs(bad) do
+			ctx.report{
+				key = "probe-shape:" .. problem, severity = "warning",
+				message = "env-probe artifact " .. tostring(art.id) .. ": field " .. problem .. "; the environment checks ignore the field.",
+				suggestion = "Ingest the probe script's output unchanged: run `sh probe.sh > result.json` on the host again and `ferry ingest env-probe result.json`.",
 			}
 		end
 		local missing = {}

@@ -32,9 +32,16 @@ return {
 	run = function(ctx)
 		local npu
 		for _, a in ipairs(ctx.artifacts("bench") or {}) do
-			local text = ctx.read_artifact(a.id)
-			local ok, doc = pcall(ep.decode, text or "")
-			if ok and type(doc) == "table" then
+			local doc, problems = plan.bench_doc(ctx, a)
+			if doc then
+				-- fields of the wrong type are dropped and named; the sweep's entries are checked below
+				for _, problem in ipairs(problems) do
+					ctx.report{
+						key = "bench-shape:" .. tostring(a.id) .. ":" .. problem, severity = "warning",
+						message = "bench artifact " .. tostring(a.id) .. ": field " .. problem .. "; this check ignores the field.",
+						suggestion = "Write the benchmark as {\"label\": \"npu\", \"hardware\": \"...\", \"metrics\": {\"throughput\": 1500}, \"sweep\": [...]} and ingest it again.",
+					}
+				end
 				local what = string.format("benchmark '%s' (artifact %s%s)", a.label or doc.label or "?", tostring(a.id),
 					type(doc.hardware) == "string" and (", " .. doc.hardware) or "")
 				if side(a, doc) == "npu" and type(doc.metrics) == "table" and type(doc.metrics.throughput) == "number"

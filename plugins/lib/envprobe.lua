@@ -1,6 +1,7 @@
 -- envprobe: shared helpers of the environment checks (plugins/environment/).
 --   local ep = require("envprobe")
---   local probe, art = ep.latest(ctx)      newest ingested env-probe, decoded (nil, reason when none)
+--   local probe, art, bad = ep.latest(ctx) newest ingested env-probe, decoded (nil, reason when none);
+--                                          fields of the wrong type dropped and listed in bad
 --   ep.decode(text)                        JSON text -> Lua value (JSON null becomes nil)
 --   ep.vcmp(a, b)                          -1/0/1 for version strings ("2.1.0.post12", "8.0.RC3")
 --   ep.torch_base("2.1.0+cpu")             "2.1.0"
@@ -119,8 +120,41 @@ end
 
 -- ---- the newest probe ----------------------------------------------------------
 
--- Returns the decoded newest env-probe and its artifact row, or nil and a reason
--- ("none" when nothing was ingested).
+local shape = require("shape")
+
+-- What the probe script writes (app/probe.sh), as the checks read it.
+local S, N, B = "string", "number", "boolean"
+local PROBE_SHAPE = {
+	schema = S, collected_at = S,
+	probe = { version = N, uid = N, elapsed_s = N },
+	host = {
+		hostname = S, kernel = S, arch = S, container = B, mem_total_kb = N,
+		os = { id = S, version_id = S, pretty_name = S }, cpu = { model = S, count = N },
+		disk_free_kb = { map = N },
+	},
+	python = { executable = S, implementation = S, version = S, prefix = S, virtualenv = B, packages = { map = S } },
+	cann = {
+		set_env_sourced = B,
+		toolkit = { version = S, path = S, real_path = S, info_file = S, set_env = S },
+		kernels = { version = S, path = S }, nnal = { version = S, set_env = S },
+	},
+	driver = { version = S, version_file = S, npu_smi_version = S, firmware = S, install_info = S },
+	npu = {
+		npu_smi_available = B, npu_smi_path = S, npu_smi_status = N, npu_smi_version = S, raw = S,
+		control_devices = { map = B }, devices = { list = S },
+		chips = { list = {
+			id = N, chip = N, phy_id = N, device_id = N, name = S, health = S, bus_id = S, power_w = N, temp_c = N,
+			aicore_pct = N, hugepages_used = N, hugepages_total = N, memory_used_mb = N, memory_total_mb = N,
+			hbm_used_mb = N, hbm_total_mb = N,
+		} },
+	},
+	env = { map = S },
+	missing = { list = S },
+}
+
+-- Returns the decoded newest env-probe, its artifact row and the fields dropped for having
+-- the wrong type ("npu.chips[1].bus_id: expected a string, found a table"), or nil and a
+-- reason ("none" when nothing was ingested).
 function ep.latest(ctx)
 	local arts = ctx.artifacts("env-probe")
 	local newest
@@ -133,6 +167,9 @@ function ep.latest(ctx)
 	local ok, doc = pcall(ep.decode, text)
 	if not ok then return nil, doc, newest end
 	if type(doc) ~= "table" then return nil, "not a JSON object", newest end
+	-- a field of the wrong type is dropped (environment.probe names it), never met by a
+	-- check as a crash
+	local problems = shape.clean(doc, PROBE_SHAPE)
 	for _, k in ipairs({ "host", "python", "cann", "driver", "npu", "env" }) do
 		if type(doc[k]) ~= "table" then doc[k] = {} end
 	end
@@ -140,7 +177,7 @@ function ep.latest(ctx)
 	if type(doc.npu.devices) ~= "table" then doc.npu.devices = {} end
 	if type(doc.python.packages) ~= "table" then doc.python.packages = {} end
 	if type(doc.cann.toolkit) ~= "table" then doc.cann.toolkit = {} end
-	return doc, newest
+	return doc, newest, problems
 end
 
 -- A one-line description of the probed host, for messages.

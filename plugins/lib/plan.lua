@@ -215,6 +215,24 @@ end
 
 -- ---- GPU baseline --------------------------------------------------------------------
 
+local shape = require("shape")
+
+-- What a ferry-bench/1 document holds, as the checks read it (sweep entries of the wrong
+-- type are reported by infer-optimize.bench itself; only out-of-range numbers are dropped).
+local BENCH_SHAPE = {
+	schema = "string", label = "string", hardware = "string", precision = "string",
+	metrics = { map = "number" },
+	sweep = { list = { batch = "finite", latency_ms = "finite", throughput = "finite" } },
+}
+
+-- The bench artifact a decoded with its fields of the wrong type dropped: the document
+-- (nil when it is not a JSON object) and the list of dropped fields (shape.clean).
+function plan.bench_doc(ctx, a)
+	local ok, doc = pcall(ep.decode, ctx.read_artifact(a.id) or "")
+	if not ok or type(doc) ~= "table" then return nil, {} end
+	return doc, shape.clean(doc, BENCH_SHAPE)
+end
+
 local function looks_gpu(s)
 	s = (s or ""):lower()
 	return s:find("gpu", 1, true) or s:find("nvidia", 1, true) or s:find("cuda", 1, true)
@@ -225,9 +243,7 @@ end
 function plan.baseline(ctx)
 	local best, best_gpu
 	for _, a in ipairs(ctx.artifacts("bench") or {}) do
-		local text = ctx.read_artifact(a.id)
-		local ok, doc = pcall(ep.decode, text or "")
-		if not ok or type(doc) ~= "table" then doc = {} end
+		local doc = plan.bench_doc(ctx, a) or {}
 		local r = { doc = doc, artifact = a }
 		local gpu = looks_gpu(a.label) or looks_gpu(doc.label) or looks_gpu(doc.hardware)
 		if gpu and (not best_gpu or tonumber(a.id) > tonumber(best_gpu.artifact.id)) then best_gpu = r end

@@ -215,4 +215,26 @@ assert any(f["file"] == "train.py" and f["message"].endswith("nodes") for f in f
 PY
 rm -f "$p/dense.py"
 
+# Malformed but schema-shaped artifacts (a bus_id object, version lists, a non-string
+# label, counts of 1e309) are named field by field; no check crashes on them.
+rm -f "$p/.ferry/plugins/"*.lua
+expect_exit 0 "ingest a malformed env-probe" -- "$FERRY" -C "$p" ingest env-probe "$hostile/artifacts/probe_malformed.json"
+expect_exit 0 "ingest a malformed bench" -- "$FERRY" -C "$p" ingest bench "$hostile/artifacts/bench_malformed.json" --label npu
+expect_exit 0 "every phase's checks over the malformed artifacts" -- "$FERRY" -C "$p" check --format json
+python3 - "$work/out" <<'PY' && ok "each bad field is a finding naming the artifact and the field; no plugin error" || fail "malformed artifacts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["plugin_errors"] == [], d["plugin_errors"]
+msgs = [f["message"] for f in d["findings"]]
+for want in ("env-probe artifact 1: field npu.chips[1].bus_id: expected a string",
+             "env-probe artifact 1: field cann.toolkit.version: expected a string",
+             "env-probe artifact 1: field driver.version: expected a string",
+             "env-probe artifact 1: field host.hostname: expected a string",
+             "env-probe artifact 1: field host.cpu.count: expected a number, found a number out of range",
+             "bench artifact 2: field label: expected a string",
+             "bench artifact 2: field metrics.throughput: expected a number, found a number out of range",
+             "bench artifact 2: field sweep[1].batch: expected a number in range"):
+    assert any(want in m for m in msgs), want
+PY
+
 finish
