@@ -102,8 +102,8 @@ return {
 				local extra = {}
 				if m.subgraphs > 0 then extra[#extra + 1] = string.format("%d subgraphs (Loop/If/Scan)", m.subgraphs) end
 				if #m.external > 0 then
-					extra[#extra + 1] = string.format("%d tensors in %d external data file%s", m.initializers.external, #m.external,
-						#m.external == 1 and "" or "s")
+					extra[#extra + 1] = string.format("%d tensor%s in %d external data file%s", m.initializers.external,
+						m.initializers.external == 1 and "" or "s", #m.external, #m.external == 1 and "" or "s")
 				end
 				ctx.report{
 					key = "inventory:" .. a.id,
