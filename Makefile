@@ -153,10 +153,12 @@ bench: ferry
 	$(Q)sh tests/bench/run.sh
 
 # Regenerates the committed fixtures with their real producers (Debian's python3-torch,
-# CPU): `apt-get install python3-torch python3-tqdm`. The tests read the committed copies.
+# CPU, and python3-onnx): `apt-get install python3-torch python3-tqdm python3-onnx`.
+# The tests read the committed copies.
 PYTHON_TORCH ?= /usr/bin/python3
 fixtures:
 	$(Q)$(PYTHON_TORCH) tests/fixtures/loss/make_loss_logs.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/onnx/make_onnx.py
 
 compile_commands.json:
 	$(Q)$(MAKE) clean && bear -- $(MAKE)

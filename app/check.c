@@ -35,11 +35,14 @@ static char *host_artifacts_json(const char *kind, void *payload)
 	cJSON *rows = NULL;
 	if (store_artifacts(&rows, ws->db, kind))
 		return xstrdup("[]");
-	/* plugins read artifacts by path relative to the project */
+	/* plugins read artifacts by path relative to the project, or absolute for a reference */
 	cJSON *row;
 	cJSON_ArrayForEach(row, rows) {
 		cJSON *p = cJSON_GetObjectItem(row, "path");
-		if (cJSON_IsString(p)) {
+		if (cJSON_IsString(p) && util_starts_with(p->valuestring, "ref:")) {
+			/* too large to copy: recorded by reference to the original */
+			cJSON_ReplaceItemInObject(row, "path", cJSON_CreateString(p->valuestring + 4));
+		} else if (cJSON_IsString(p)) {
 			char *rel = xasprintf(".ferry/artifacts/%s", p->valuestring);
 			cJSON_ReplaceItemInObject(row, "path", cJSON_CreateString(rel));
 			free(rel);
