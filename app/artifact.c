@@ -1,5 +1,6 @@
 /* artifact — see artifact.h. */
 #include "artifact.h"
+#include "profile.h"
 #include "err.h"
 #include "util.h"
 
@@ -299,6 +300,18 @@ static int validate_dump(const char *name, const char *data, size_t len)
 	return 0;
 }
 
+/* A trace profile of any size, streamed by profile.c: refused when it is no trace or
+ * breaks off before its first event; one cut off later (a profiler killed while writing)
+ * is kept, and the check says where its data ends. */
+static int trace_verdict(const char *name, int rc, profile *p)
+{
+	if (!rc && !p->rows)
+		rc = p->stopped ? err_set(FERRY_ECORRUPT, "%s: not a trace (%s)", name, p->stopped)
+		                : err_set(FERRY_ECORRUPT, "%s: a trace without events", name);
+	profile_free(p);
+	return rc;
+}
+
 /* A profile: a Chrome trace (JSON array or {"traceEvents":[…]}) or a CSV with a header. */
 static int validate_profile(const char *name, const char *data, size_t len)
 {
@@ -308,12 +321,11 @@ static int validate_profile(const char *name, const char *data, size_t len)
 	while (i < len && isspace((unsigned char)data[i]))
 		i++;
 	if (i < len && (data[i] == '[' || data[i] == '{')) {
-		cJSON *doc = cJSON_ParseWithLength(data, len);
-		int ok = cJSON_IsArray(doc) || cJSON_IsArray(cJSON_GetObjectItem(doc, "traceEvents"));
-		cJSON_Delete(doc);
-		if (!ok)
-			return err_set(FERRY_ECORRUPT, "%s: not a trace (broken JSON or no traceEvents)", name);
-		return 0;
+		profile *p = NULL;
+		memory m = { data, len };
+		artifact_source src = { memory_read_at, &m, len };
+		int rc = profile_read(&p, name, &src);
+		return trace_verdict(name, rc, p);
 	}
 	const char *nl = memchr(data, '\n', len);
 	if (!nl || !memchr(data, ',', (size_t)(nl - data)))
@@ -450,6 +462,11 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 		free(head);
 		if (!json)
 			return rc;
+		if (strcmp(kind, "profile") == 0) {
+			profile *p = NULL;
+			rc = profile_read(&p, name, src);
+			return trace_verdict(name, rc, p);
+		}
 	}
 	if (src->size > ARTIFACT_JSON_LIMIT)
 		return err_set(FERRY_ECORRUPT,

@@ -37,7 +37,9 @@ static char *host_artifacts_json(const char *kind, void *payload)
 	cJSON_ArrayForEach(row, rows) {
 		cJSON *p = cJSON_GetObjectItem(row, "path");
 		if (cJSON_IsString(p)) {
-			char *rel = xasprintf(".ferry/artifacts/%s", p->valuestring);
+			/* an artifact too large to copy was recorded by reference: "ref:" + absolute path */
+			int ref = strncmp(p->valuestring, "ref:", 4) == 0;
+			char *rel = ref ? xstrdup(p->valuestring + 4) : xasprintf(".ferry/artifacts/%s", p->valuestring);
 			cJSON_ReplaceItemInObject(row, "path", cJSON_CreateString(rel));
 			free(rel);
 		}
