@@ -89,9 +89,44 @@ out:
 	return rc;
 }
 
+/* 1 when the text holds the Performance Summary ais_bench / msit benchmark prints: a line
+ * "NPU_compute_time (ms): min = …, mean = …" or "throughput 1000*batchsize…: N" (source:
+ * Ascend/tools ais-bench_workload/tool/ais_bench/ais_bench/infer/summary.py). */
+static int has_ais_summary(const char *data, size_t len)
+{
+	static const char *const marks[] = { "NPU_compute_time (ms):", "hroughput 1000*batchsize" };
+	for (size_t m = 0; m < 2; m++) {
+		size_t k = strlen(marks[m]);
+		for (size_t i = 0; i + k <= len; i++)
+			if (memcmp(data + i, marks[m], k) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* A benchmark: a ferry-bench/1 document, an ais_bench / msit benchmark summary JSON
+ * (--output: {"NPU_compute_time": {"mean": …}, "throughput": …}), or the Performance
+ * Summary it prints. */
 static int validate_bench(const char *name, const char *data, size_t len)
 {
-	cJSON *doc = NULL;
+	size_t i = 0;
+	while (i < len && isspace((unsigned char)data[i]))
+		i++;
+	if (i < len && data[i] != '{' && !has_nul(data, len)) {
+		if (!has_ais_summary(data, len))
+			return err_set(FERRY_ECORRUPT,
+			               "%s: not a benchmark (neither ferry-bench/1 JSON, an ais_bench summary.json nor "
+			               "ais_bench's printed \"Performance Summary\")",
+			               name);
+		return 0;
+	}
+	cJSON *doc = cJSON_ParseWithLength(data, len);
+	const cJSON *npu = cJSON_GetObjectItem(doc, "NPU_compute_time");
+	int ais = cJSON_IsObject(doc) && !cJSON_GetObjectItem(doc, "schema") &&
+	          cJSON_IsNumber(cJSON_GetObjectItem(npu, "mean")) && cJSON_IsNumber(cJSON_GetObjectItem(doc, "throughput"));
+	cJSON_Delete(doc);
+	if (ais)
+		return 0;
 	int rc = validate_json_schema(name, data, len, "ferry-bench/", &doc);
 	if (rc)
 		return rc;

@@ -352,6 +352,23 @@ static void csv_put(csv *c, char ch)
 	c->flen++;
 }
 
+/* Appends a run of plain bytes to the current field (kept up to PROFILE_MAX_TOKEN). */
+static void csv_put_run(csv *c, const unsigned char *b, size_t n)
+{
+	if (c->flen + n > PROFILE_MAX_TOKEN)
+		n = c->flen < PROFILE_MAX_TOKEN ? PROFILE_MAX_TOKEN - c->flen : 0;
+	if (!n)
+		return;
+	if (c->len + n + 2 > c->cap) {
+		while (c->len + n + 2 > c->cap)
+			c->cap = c->cap ? c->cap * 2 : 1024;
+		c->rec = xrealloc(c->rec, c->cap);
+	}
+	memcpy(c->rec + c->len, b, n);
+	c->len += n;
+	c->flen += n;
+}
+
 static void csv_end_field(csv *c)
 {
 	if (c->len + 1 > c->cap) {
@@ -381,6 +398,15 @@ static char *trim(char *s)
 	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		s[--n] = '\0';
 	return s;
+}
+
+/* A cell with its blanks trimmed (in place), or NULL when the row has no such column. */
+static char *cellt(csv *c, int col)
+{
+	int i = c->col[col];
+	if (i < 0 || (size_t)i >= c->nfields)
+		return NULL;
+	return trim(c->rec + c->field[i]);
 }
 
 static int csv_header(agg *a, csv *c, const char *name)
@@ -418,10 +444,9 @@ static int csv_header(agg *a, csv *c, const char *name)
 static void csv_row(agg *a, csv *c)
 {
 	profile *p = a->p;
-	const char *dev = cell(c, C_DEVICE);
-	char devbuf[PROFILE_MAX_TOKEN + 1];
-	snprintf(devbuf, sizeof devbuf, "%s", dev ? dev : "0");
-	char *devid = trim(devbuf);
+	char *devid = cellt(c, C_DEVICE);
+	if (!devid || !*devid)
+		devid = "0";
 	p->rows++;
 	if (p->form == PROFILE_KERNEL_DETAILS) {
 		double us, start;
@@ -430,19 +455,16 @@ static void csv_row(agg *a, csv *c)
 			p->bad_rows++;
 			return;
 		}
-		const char *name = cell(c, C_NAME), *type = cell(c, C_TYPE), *core = cell(c, C_CORE);
-		char nb[PROFILE_MAX_TOKEN + 1], tb[PROFILE_MAX_TOKEN + 1], cb[64];
-		snprintf(nb, sizeof nb, "%s", name ? name : "");
-		snprintf(tb, sizeof tb, "%s", type ? type : "");
-		snprintf(cb, sizeof cb, "%s", core ? core : "");
-		char *n = trim(nb), *t = trim(tb);
-		if (!*n)
+		char *n = cellt(c, C_NAME), *t = cellt(c, C_TYPE), *core = cellt(c, C_CORE);
+		if (!t)
+			t = "";
+		if (!n || !*n)
 			n = t;
 		if (!*n) {
 			p->bad_rows++;
 			return;
 		}
-		add_op(a, n, t, trim(cb), us, 1, us);
+		add_op(a, n, t, core ? core : "", us, 1, us);
 		profile_rank *r = rank_in(&p->ranks, &p->nranks, &a->last_rank, devid);
 		const char *st = cell(c, C_START);
 		if (r && st && parse_num(&start, st)) {
@@ -451,35 +473,29 @@ static void csv_row(agg *a, csv *c)
 			p->busy_us += us;
 		} else if (r)
 			r->busy_us += us;
-		const char *state = cell(c, C_STATE);
+		const char *state = cellt(c, C_STATE);
 		if (state) {
-			char sb[32];
-			snprintf(sb, sizeof sb, "%s", state);
-			char *s = trim(sb);
-			p->dynamic_rows += strcasecmp(s, "dynamic") == 0;
-			p->static_rows += strcasecmp(s, "static") == 0;
+			p->dynamic_rows += strcasecmp(state, "dynamic") == 0;
+			p->static_rows += strcasecmp(state, "static") == 0;
 		}
 	} else if (p->form == PROFILE_OP_STATISTIC) {
 		double total, count = 1, max = 0;
-		const char *type = cell(c, C_TYPE), *tot = cell(c, C_TOTAL);
-		if (!type || !tot || !parse_num(&total, tot) || total < 0) {
+		char *t = cellt(c, C_TYPE);
+		const char *tot = cell(c, C_TOTAL);
+		if (!t || !tot || !parse_num(&total, tot) || total < 0) {
 			p->bad_rows++;
 			return;
 		}
-		const char *cn = cell(c, C_COUNT), *mx = cell(c, C_MAX), *core = cell(c, C_CORE);
+		const char *cn = cell(c, C_COUNT), *mx = cell(c, C_MAX), *core = cellt(c, C_CORE);
 		if (cn && (!parse_num(&count, cn) || count < 0 || count > 9e15 || count != floor(count)))
 			count = 1; /* not a whole number of calls */
 		if (!mx || !parse_num(&max, mx) || max < 0)
 			max = total; /* unknown: at most the total */
-		char tb[PROFILE_MAX_TOKEN + 1], cb[64];
-		snprintf(tb, sizeof tb, "%s", type);
-		snprintf(cb, sizeof cb, "%s", core ? core : "");
-		char *t = trim(tb);
 		if (!*t) {
 			p->bad_rows++;
 			return;
 		}
-		add_op(a, t, t, trim(cb), total, (unsigned long long)count, max);
+		add_op(a, t, t, core ? core : "", total, (unsigned long long)count, max);
 		profile_rank *r = rank_in(&p->ranks, &p->nranks, &a->last_rank, devid);
 		if (r)
 			r->busy_us += total;
@@ -537,7 +553,19 @@ static int read_csv(agg *a, reader *r, const char *name)
 	csv c;
 	memset(&c, 0, sizeof c);
 	int rc = 0, quoted = 0, after_quote = 0, any = 0;
+	unsigned char special[256] = { 0 };
+	special[','] = special['\n'] = special['\r'] = special['"'] = special[0] = 1;
 	for (;;) {
+		if (!quoted && c.flen && r->pos < r->len) {
+			/* inside an unquoted field: copy the run of plain bytes at once */
+			size_t j = r->pos;
+			while (j < r->len && !special[r->buf[j]])
+				j++;
+			csv_put_run(&c, r->buf + r->pos, j - r->pos);
+			r->pos = j;
+			if (j == r->len)
+				continue;
+		}
 		int ch = rd_get(r);
 		if (ch < 0)
 			break;
@@ -999,7 +1027,7 @@ static void event_pass1(agg *a, event *e)
 					r->idle_us += gap;
 			}
 		}
-	} else if (strcmp(e->cat, "cpu_op") == 0)
+	} else /* a host event: operators, Python functions, annotations */
 		op_add(table_get(&a->host, e->name), e->optype, "", e->dur, 1, e->dur);
 }
 

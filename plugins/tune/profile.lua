@@ -65,7 +65,9 @@ local function analyse(ctx, a, s, rules, cross)
 			parts[#parts + 1] = string.format("%s %s (%d calls)", o.name, pct(o.total_us / s.total_us), math.tointeger(o.count) or 0)
 		end
 		local msg = string.format("%s: the top operator types by %s time are %s.", what, dev, table.concat(parts, ", "))
-		if s.nops > s.ntypes and #s.ops > 0 then
+		local named = false
+		for i = 1, math.min(top, #s.ops) do named = named or (s.ops[i].type ~= "" and s.ops[i].type ~= s.ops[i].name) end
+		if named then
 			local k = {}
 			for i = 1, math.min(top, #s.ops) do
 				local o = s.ops[i]
