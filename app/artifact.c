@@ -285,26 +285,23 @@ static int validate_onnx_source(const char *name, const artifact_source *src)
 	return rc;
 }
 
-typedef struct memory {
-	const char *data;
-	size_t len;
-} memory;
-
-static long long memory_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
+long long artifact_mem_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
 {
-	const memory *m = ctx;
+	const artifact_mem *m = ctx;
 	if (off >= m->len)
 		return 0;
 	if (n > m->len - off)
 		n = (size_t)(m->len - off);
-	memcpy(buf, m->data + off, n);
+	if (m->piece && n > m->piece)
+		n = m->piece;
+	memcpy(buf, (const char *)m->data + off, n);
 	return (long long)n;
 }
 
 static int validate_onnx(const char *name, const char *data, size_t len)
 {
-	memory m = { data, len };
-	artifact_source src = { memory_read_at, &m, len };
+	artifact_mem m = { data, len, 0 };
+	artifact_source src = { artifact_mem_read_at, &m, len };
 	return validate_onnx_source(name, &src);
 }
 
@@ -357,8 +354,8 @@ static int validate_profile(const char *name, const char *data, size_t len)
 		i++;
 	if (i < len && (data[i] == '[' || data[i] == '{')) {
 		profile *p = NULL;
-		memory m = { data, len };
-		artifact_source src = { memory_read_at, &m, len };
+		artifact_mem m = { data, len, 0 };
+		artifact_source src = { artifact_mem_read_at, &m, len };
 		int rc = profile_read(&p, name, &src);
 		return trace_verdict(name, rc, p);
 	}

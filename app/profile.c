@@ -1126,8 +1126,10 @@ static int trace_walk(agg *a, reader *r, const char *name, void (*fn)(agg *, eve
 		} else {
 			if (jskip(&j, 1))
 				goto syntax;
-			if (fn == event_pass1)
+			if (fn == event_pass1) {
+				a->p->rows++; /* an entry that is not an event object */
 				a->p->bad_rows++;
+			}
 		}
 		skip_ws(r);
 		int d = rd_get(r);
