@@ -6,6 +6,7 @@
 -- The NPU throughput against the target is judged by infer-optimize.acceptance.
 
 local plan = require("plan")
+local shape = require("shape")
 
 local KNEE = 0.9
 
@@ -26,6 +27,14 @@ return {
 			if doc then
 				local what = string.format("benchmark '%s' (artifact %s%s)", a.label or doc.label or "?", tostring(a.id),
 					type(doc.hardware) == "string" and (", " .. doc.hardware) or "")
+				if #doc.bad_fields > 0 then
+					ctx.report{
+						key = "shape:" .. a.id, severity = "warning",
+						message = string.format("%s has %s; the benchmark checks ignore them.", what, shape.listing(doc.bad_fields)),
+						suggestion = "Write the document as ferry-bench/1 describes it (README, \"GPU baseline\"): text for "
+							.. "label, hardware and precision, finite numbers for metrics and sweep entries; then ingest it again.",
+					}
+				end
 				if doc.sweep ~= nil then
 					local pts, bad = {}, 0
 					if type(doc.sweep) == "table" then
