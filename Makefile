@@ -151,6 +151,7 @@ fuzz:
 
 bench: ferry
 	$(Q)sh tests/bench/run.sh
+	$(Q)sh tests/bench/profile_bench.sh
 
 # Regenerates the committed fixtures with their real producers (Debian's python3-torch,
 # CPU, and python3-onnx): `apt-get install python3-torch python3-tqdm python3-onnx`.
