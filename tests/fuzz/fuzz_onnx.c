@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	artifact_mem m = { data, size };
+	artifact_mem m = { data, size, 0 };
 	artifact_source src = { artifact_mem_read_at, &m, size };
 	onnx_model *model = NULL;
 	int rc = onnx_read(&model, "fuzz.onnx", &src);

@@ -59,7 +59,7 @@ modules_for() {
 	fi
 	case $1 in
 	fuzz_pysrc | fuzz_query) echo "pysrc util err" ;;
-	fuzz_artifact) echo "artifact profile util err" ;;
+	fuzz_artifact) echo "artifact onnx profile util err" ;;
 	*) echo "util err" ;;
 	esac
 }
