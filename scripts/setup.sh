@@ -8,7 +8,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 packages=(
   build-essential pkgconf git ca-certificates
   libncurses-dev libgit2-dev libsqlite3-dev liblua5.4-dev libcjson-dev
-  libtree-sitter-dev libssl-dev libcmocka-dev
+  libtree-sitter-dev libssl-dev libcmocka-dev libzip-dev
   clang libclang-rt-14-dev
   tmux python3 sqlite3 openssh-client openssl
   chromium
