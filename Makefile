@@ -116,6 +116,7 @@ bench: ferry
 PYTHON_TORCH ?= /usr/bin/python3
 fixtures:
 	$(Q)$(PYTHON_TORCH) tests/fixtures/loss/make_loss_logs.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/dump/make_pt_dumps.py
 
 compile_commands.json:
 	$(Q)$(MAKE) clean && bear -- $(MAKE)

@@ -2,7 +2,7 @@
  * reading the same bytes as a file (through a memfd) on two threads with a tiny chunk,
  * so headers, size checks, chunk boundaries and the dump.json reader (bytes that are not
  * a .npy are read as a dump.json) all see arbitrary input.
- * fuzz-modules: compare_dump util err */
+ * fuzz-modules: compare_dump ptfile util err */
 #include "compare_dump.h"
 #include "err.h"
 
