@@ -5,6 +5,7 @@
  * restricted pickle machine against them.
  * fuzz-modules: ptfile util err */
 #include "err.h"
+#include "memfile.h"
 #include "ptfile.h"
 
 #include <stddef.h>
@@ -43,12 +44,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err_clear();
 		return 0;
 	}
-	int fd = memfd_create("fuzz", 0);
-	if (fd < 0)
-		return 0;
-	if (write(fd, data, size) == (ssize_t)size) {
-		char path[64];
-		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	char path[64];
+	int fd = fuzz_memfile(path, data, size);
+	if (fd >= 0) {
 		if (ptfile_open(&f, path) == 0) {
 			check(f);
 			unsigned char buf[512 * 8];
@@ -62,8 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		ptfile_free(f);
+		close(fd);
 	}
-	close(fd);
 	err_clear();
 	return 0;
 }
