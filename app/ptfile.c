@@ -17,6 +17,7 @@
 #define MAX_STACK ((size_t)1 << 20)       /* stack depth (MARKs included) */
 #define MAX_MEMO ((size_t)1 << 22)        /* highest memo index */
 #define MAX_ENTRIES ((zip_int64_t)1 << 20) /* archive entries */
+#define MAX_TENSORS ((size_t)1 << 16)     /* tensors in one file (a large model's shard: thousands) */
 #define READ_WINDOW ((size_t)64 << 10)    /* bytes read at once for a strided view */
 
 /* ------------------------------------------------------------------ values */
@@ -636,6 +637,8 @@ static int gather(collector *c, const val *v, const char *name, int depth)
 	if (++c->visits > MAX_VALUES)
 		return refuse(c->m, "%s", "containers that reach more than 4194304 values");
 	if (v->type == V_TENSOR) {
+		if (c->n >= MAX_TENSORS)
+			return refuse(c->m, "more than %s tensors", "65536");
 		if (c->n == c->cap) {
 			c->cap = c->cap ? c->cap * 2 : 8;
 			c->t = xrealloc(c->t, c->cap * sizeof *c->t);
