@@ -15,7 +15,7 @@
 #define MAX_PICKLE ((size_t)64 << 20)     /* data.pkl bytes */
 #define MAX_VALUES ((size_t)1 << 22)      /* values the machine may create */
 #define MAX_STACK ((size_t)1 << 20)       /* stack depth (MARKs included) */
-#define MAX_MEMO ((size_t)1 << 22)        /* highest memo index */
+#define MAX_MEMO ((size_t)1 << 20)        /* highest memo index (about 10 per tensor) */
 #define MAX_ENTRIES ((zip_int64_t)1 << 20) /* archive entries */
 #define MAX_TENSORS ((size_t)1 << 16)     /* tensors in one file (a large model's shard: thousands) */
 #define READ_WINDOW ((size_t)64 << 10)    /* bytes read at once for a strided view */
