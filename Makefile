@@ -4,7 +4,7 @@
 
 PKG_CONFIG ?= pkg-config
 CC ?= cc
-PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto
+PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto libzip
 GRAMMAR_VERSION := 0.23.6
 
 BUILD ?= build
@@ -159,6 +159,7 @@ bench: ferry
 PYTHON_TORCH ?= /usr/bin/python3
 fixtures:
 	$(Q)$(PYTHON_TORCH) tests/fixtures/loss/make_loss_logs.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/dump/make_pt_dumps.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/onnx/make_onnx.py
 
 compile_commands.json:
