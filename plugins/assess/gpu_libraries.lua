@@ -1,6 +1,7 @@
 -- assess.gpu_libraries: third-party GPU libraries in imports and dependency files.
 
 local py = require("py")
+local project = require("project")
 local refs = require("refs")
 
 local function norm(name) return (name:lower():gsub("_", "-")) end
@@ -83,12 +84,25 @@ return {
 				return "There is no drop-in NPU replacement: " .. (e.notes or "rewrite the code that uses it") .. "."
 			end
 		end
+		-- the project's own packages are its code, not a library it depends on: a project
+		-- that is one of the listed stacks (Megatron-LM, DeepSpeed) is named once instead
+		local own = project.own_modules(ctx)
+		for _, e in ipairs(ctx.data("gpu_libraries").entries) do
+			if not e.owner and own.names[e.name] then
+				ctx.report{
+					severity = "info", key = "own:" .. e.name, data = { library = e.name },
+					message = "The project is `" .. e.name .. "` itself: its imports of `" .. e.name
+						.. "` are its own code, not a dependency, and are not reported one by one.",
+					suggestion = "Port the project as a whole, not line by line. " .. advice(e),
+				}
+			end
+		end
 		for _, path in ipairs(ctx.python_files()) do
 			local seen = {}
 			for _, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
 				local e = top and by_import[top]
-				if e and not e.owner and not seen[imp.node.start_byte] then
+				if e and not e.owner and not seen[imp.node.start_byte] and not own:has(top, path) then
 					seen[imp.node.start_byte] = true
 					ctx.report{
 						file = path, node = imp.node, severity = e.severity,
