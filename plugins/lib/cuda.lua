@@ -527,9 +527,35 @@ end
 ---------------------------------------------------------------------------------------
 -- NCCL -> HCCL
 
--- A backend string: 'nccl', or a device:backend list such as 'cpu:gloo,cuda:nccl'.
+-- A backend string: 'nccl', or a device:backend list such as 'cpu:gloo,cuda:nccl'. Every
+-- item must be a backend name, so names that merely contain "nccl" ('nccl_ub',
+-- 'ncclep', 'gtp_remat_nccl_ub') are not backends.
+local BACKENDS = { nccl = true, gloo = true, mpi = true, ucc = true, hccl = true }
+local BACKEND_DEVICES = { cpu = true, cuda = true, npu = true, meta = true }
 local function backend_string(inner)
-	return inner == "nccl" or (inner:find("nccl", 1, true) ~= nil and inner:match("^[%w_:,]+$") ~= nil)
+	local has = false
+	for item in (inner .. ","):gmatch("([^,]*),") do
+		local dev, name = item:match("^%s*([%a_]+):([%a_]+)%s*$")
+		if not dev then name = item:match("^%s*([%a_]+)%s*$") end
+		if not name or not BACKENDS[name] or (dev and not BACKEND_DEVICES[dev]) then return false end
+		has = has or name == "nccl"
+	end
+	return has
+end
+
+-- Start bytes of strings that name something rather than hold a value: subscript keys
+-- (kwargs["nccl"]), dict keys, attribute names given to getattr/setattr/hasattr, and
+-- argparse dest=. They are keys of the program's own data and are never rewritten.
+local NAME_STRINGS = [[
+(subscript subscript: (string) @s)
+(pair key: (string) @s)
+(call function: (identifier) @f (#any-of? @f "getattr" "setattr" "hasattr" "delattr") arguments: (argument_list . (_) . (string) @s))
+(keyword_argument name: (identifier) @k (#eq? @k "dest") value: (string) @s)
+]]
+local function name_strings(ctx, path)
+	local out = {}
+	for _, m in ipairs(ctx.query(path, NAME_STRINGS) or {}) do out[m.s.start_byte] = true end
+	return out
 end
 
 -- 'nccl' wherever the code names the backend (init_process_group, backend=, argparse
@@ -538,9 +564,10 @@ end
 function cuda.backend(ctx, path, map)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
+	local keys = name_strings(ctx, path)
 	for _, s in ipairs(py.strings(ctx, path) or {}) do
 		local inner, at = refs.string_inner(s.node)
-		if backend_string(inner) then
+		if backend_string(inner) and not keys[s.node.start_byte] then
 			local edits = {}
 			local i = 1
 			while true do
