@@ -184,7 +184,10 @@ end
 local BRANCHES = [[
 (comparison_operator (string) @s) @cmp
 (attribute object: (_) @obj attribute: (identifier) @a (#eq? @a "is_cuda")) @attr
-(assignment left: (attribute attribute: (identifier) @set (#eq? @set "is_cuda")))
+(assignment left: (attribute object: (_) @setobj attribute: (identifier) @set (#eq? @set "is_cuda")))
+(class_definition body: (block (expression_statement (assignment left: (identifier) @cls (#eq? @cls "is_cuda")))))
+(class_definition body: (block (function_definition name: (identifier) @cls (#eq? @cls "is_cuda"))))
+(class_definition body: (block (decorated_definition definition: (function_definition name: (identifier) @cls (#eq? @cls "is_cuda")))))
 ]]
 
 local function cuda_string(inner)
@@ -193,12 +196,20 @@ end
 
 -- device.type == 'cuda', 'cuda' in str(device), t.is_cuda. Comparisons are rewritten when
 -- the other side is clearly a device (a .type attribute or a name with "device" in it);
--- .is_cuda becomes .is_npu unless the file assigns an is_cuda attribute of its own.
+-- .is_cuda becomes .is_npu unless the file assigns an is_cuda attribute of its own. An
+-- object whose is_cuda the file sets (`self.is_cuda = ...`), and `self` in a file whose
+-- class defines is_cuda, hold the code's own flag, not Tensor.is_cuda: not reported.
 function cuda.device_branches(ctx, path)
-	local out, own_attr = {}, false
+	local out, own_attr, own_obj = {}, false, {}
 	local ms = ctx.query(path, BRANCHES) or {}
 	for _, m in ipairs(ms) do
-		if m.set then own_attr = true end
+		if m.set then
+			own_attr = true
+			own_obj[m.setobj.text] = true
+		elseif m.cls then
+			own_attr = true
+			own_obj.self = true
+		end
 	end
 	for _, m in ipairs(ms) do
 		if m.cmp then
@@ -219,7 +230,7 @@ function cuda.device_branches(ctx, path)
 				end
 				out[#out + 1] = site
 			end
-		elseif m.attr then
+		elseif m.attr and not own_obj[m.obj.text] then
 			local site = {
 				file = path, node = m.attr,
 				message = "`" .. m.attr.text .. "` is False for tensors on an NPU.",
