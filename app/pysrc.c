@@ -143,6 +143,16 @@ static size_t first_bad_byte(const char *text, size_t len)
 	return len;
 }
 
+/* Moves the cursor past the current node's subtree: to its next sibling, or the next
+ * sibling of the nearest ancestor that has one; false when the walk is over. */
+static bool cursor_skip(TSTreeCursor *cur)
+{
+	while (!ts_tree_cursor_goto_next_sibling(cur))
+		if (!ts_tree_cursor_goto_parent(cur))
+			return false;
+	return true;
+}
+
 /* tree-sitter-python (0.23.6; 0.25.0 has the same rules) has no starred item in a bare
  * expression list: `return None, *a` parses only because `*a` passes for an assignment
  * pattern, and `return None, *(None,) * len(b)` or `x = 1, *"ab"`, which Python 3.8+
@@ -168,11 +178,7 @@ static size_t blank_item_stars(TSNode error, char *copy)
 		} else if (ts_tree_cursor_goto_first_child(&cur)) {
 			continue;
 		}
-		bool moved = false;
-		while (!(moved = ts_tree_cursor_goto_next_sibling(&cur)))
-			if (!ts_tree_cursor_goto_parent(&cur))
-				break;
-		if (!moved)
+		if (!cursor_skip(&cur))
 			break;
 	}
 	ts_tree_cursor_delete(&cur);
@@ -198,11 +204,7 @@ static TSTree *reparse_starred(TSParser *parser, const char *text, size_t len, T
 		} else if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cur)) {
 			continue;
 		}
-		bool moved = false;
-		while (!(moved = ts_tree_cursor_goto_next_sibling(&cur)))
-			if (!ts_tree_cursor_goto_parent(&cur))
-				break;
-		if (!moved)
+		if (!cursor_skip(&cur))
 			break;
 	}
 	ts_tree_cursor_delete(&cur);
