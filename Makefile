@@ -38,7 +38,7 @@ endif
 
 SARIF_SCHEMA := build/tools/sarif-2.1.0-rtm.5.json
 
-.PHONY: all grammar sarif-tools test test-asan fuzz bench fixtures clean
+.PHONY: all grammar sarif-tools test test-asan fuzz bench realcode fixtures clean
 
 all: $(FERRY_BIN)
 
@@ -110,6 +110,11 @@ fuzz:
 
 bench: ferry
 	$(Q)sh tests/bench/run.sh
+
+# Precision and recall of the assess phase on pinned public repositories (REALCODE_DIR
+# holds them; tests/realcode/run.sh --layout clones the missing ones). Not in `test`.
+realcode: ferry
+	$(Q)FERRY=$(abspath $(FERRY_BIN)) sh tests/realcode/run.sh
 
 # Regenerates the committed fixtures with their real producers (Debian's python3-torch,
 # CPU): `apt-get install python3-torch python3-tqdm`. The tests read the committed copies.
