@@ -61,7 +61,9 @@ return {
 	description = "Finds imports of third-party libraries that depend on CUDA, and the same names in "
 		.. "requirements*.txt, setup.py and pyproject.toml, using gpu_libraries.json: some have an "
 		.. "NPU counterpart, some have none and their features must be replaced, some "
-		.. "(transformers, accelerate, peft, trl) are supported from a minimum version.",
+		.. "(transformers, accelerate, peft, trl) are supported from a minimum version. The "
+		.. "project's own packages are never taken for a library: a project that is one of the "
+		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project.",
 	-- a Python file is parsed for this check only when it names one of the libraries
 	triggers = function(data)
 		local out = {}
