@@ -5,6 +5,7 @@
 #include "util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,10 +176,28 @@ int assessment_compute(cJSON **out, store *s)
 		return 0;
 	}
 	store_finding_filter fl = { "assess", "open", NULL, NULL, 0, 1 };
-	if ((rc = store_findings(&rows, s, &fl))) {
+	cJSON *settled = NULL;
+	if ((rc = store_findings(&rows, s, &fl)) || (rc = store_assess_settled(&settled, s))) {
+		cJSON_Delete(rows);
 		cJSON_Delete(res);
 		return rc;
 	}
+	/* the engagement as it is now: what a later phase fixed or waived no longer counts */
+	cJSON *gone = cJSON_CreateObject(); /* id → true */
+	const cJSON *done;
+	char key[32];
+	cJSON_ArrayForEach(done, settled) {
+		snprintf(key, sizeof key, "%lld", json_int(done, "id"));
+		cJSON_AddTrueToObject(gone, key);
+	}
+	for (int i = cJSON_GetArraySize(rows) - 1; i >= 0 && cJSON_GetArraySize(settled); i--) {
+		snprintf(key, sizeof key, "%lld", json_int(cJSON_GetArrayItem(rows, i), "id"));
+		if (cJSON_GetObjectItemCaseSensitive(gone, key))
+			cJSON_DeleteItemFromArray(rows, i);
+	}
+	cJSON_Delete(gone);
+	cJSON_AddNumberToObject(res, "settled_later", cJSON_GetArraySize(settled));
+	cJSON_Delete(settled);
 	cJSON *counts = cJSON_CreateObject(), *weights = cJSON_CreateObject();
 	double base = config_number(s, "effort.base_days", DEFAULT_BASE_DAYS), days = base, score = 100;
 	int mechanical = 0, open_errors = 0, n = cJSON_GetArraySize(rows), nrisks = 0;

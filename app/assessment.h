@@ -4,6 +4,8 @@
  * its formula and weights (configurable per engagement), the top risks, and the
  * recommended migration strategy with the findings that drove it.
  *
+ * Computed from the findings as they are now: assess findings a later phase has since
+ * fixed or waived for the same construct (store_assess_settled) no longer count.
  * Pure computation over store data; the result is a cJSON object the caller owns.
  */
 #ifndef FERRY_ASSESSMENT_H
@@ -13,7 +15,7 @@
 
 #include <cjson/cJSON.h>
 
-/* {ran, score, class, effort_days, formula, base_days, weights{}, counts{}, mechanical,
+/* {ran, settled_later, score, class, effort_days, formula, base_days, weights{}, counts{}, mechanical,
  *  top_risks[{id, plugin, category, severity, file, line, message, weight}],
  *  strategy{recommended, chosen, reason, drivers[ids]}}. "ran" is false (and the rest
  * absent) before any assess run. */

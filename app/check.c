@@ -4,6 +4,7 @@
 #include "replay.h"
 #include "err.h"
 #include "plugin_host.h"
+#include "review.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -17,6 +18,7 @@ struct run_state {
 	int nfindings;
 	int failed;          /* a store write failed: abort the run */
 	cJSON *errored;      /* object: plugin id → true */
+	cJSON *carried;      /* [{finding, from}]: waivers carried from an earlier phase */
 	check_result *res;
 };
 
@@ -44,6 +46,17 @@ static char *host_artifacts_json(const char *kind, void *payload)
 	}
 	char *text = cJSON_PrintUnformatted(rows);
 	cJSON_Delete(rows);
+	return text;
+}
+
+static char *host_comparisons_json(void *payload)
+{
+	workspace *ws = payload;
+	cJSON *c = NULL;
+	if (review_comparisons(&c, ws->db))
+		return NULL;
+	char *text = cJSON_PrintUnformatted(c);
+	cJSON_Delete(c);
 	return text;
 }
 
@@ -88,6 +101,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 		.source_dir = src && *src ? src : NULL,
 		.config_get = host_config_get,
 		.artifacts_json = host_artifacts_json,
+		.comparisons_json = host_comparisons_json,
 		.is_ignored = host_is_ignored,
 		.payload = ws,
 		.allow_exec = allow,
@@ -111,6 +125,23 @@ static void on_finding(const finding *f, void *payload)
 	if (store_finding_upsert(st->ws->db, st->run, &copy)) {
 		st->failed = 1;
 		return;
+	}
+	long long from = 0;
+	if (copy.status && strcmp(copy.status, "open") == 0) {
+		/* the same construct was waived in an earlier phase: the decision stands */
+		if (store_waiver_carry(&from, st->ws->db, copy.id)) {
+			st->failed = 1;
+			free(copy.status);
+			return;
+		}
+		if (from) {
+			free(copy.status);
+			copy.status = xstrdup("waived");
+			cJSON *c = cJSON_CreateObject();
+			cJSON_AddNumberToObject(c, "finding", (double)copy.id);
+			cJSON_AddNumberToObject(c, "from", (double)from);
+			cJSON_AddItemToArray(st->carried, c);
+		}
 	}
 	st->nfindings++;
 	if (st->opts->on_finding)
@@ -224,7 +255,8 @@ int check_run(check_result *out, workspace *ws, const check_opts *o)
 int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check_opts *o)
 {
 	memset(out, 0, sizeof *out);
-	struct run_state st = { .ws = ws, .opts = o, .errored = cJSON_CreateObject(), .res = out };
+	struct run_state st = { .ws = ws, .opts = o, .errored = cJSON_CreateObject(), .carried = cJSON_CreateArray(),
+		                .res = out };
 	char *plugins = NULL;
 	cJSON *before = NULL;
 	int rc = 0;
@@ -269,6 +301,10 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 		if (!rc)
 			cJSON_AddItemToObject(scope, "changes", replay_finding_changes(before, after));
 		cJSON_Delete(after);
+		if (cJSON_GetArraySize(st.carried)) {
+			cJSON_AddItemToObject(scope, "carried_waivers", st.carried);
+			st.carried = NULL;
+		}
 	}
 	if (!rc) {
 		rc = audit_append(NULL, ws->db, "check", ws->actor, scope);
@@ -285,6 +321,7 @@ out:
 	cJSON_Delete(before);
 	free(plugins);
 	cJSON_Delete(st.errored);
+	cJSON_Delete(st.carried);
 	return rc;
 }
 

@@ -167,19 +167,6 @@ static int cmd_init(const char *dir, int argc, char **argv)
 
 /* --- status --- */
 
-/* not started, in progress, blocked (open errors) or signed off */
-static const char *phase_status(const cJSON *p)
-{
-	if (cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at")))
-		return "signed off";
-	if (json_int(p, "open_errors") > 0)
-		return "blocked";
-	if (json_int(p, "runs") > 0 || json_int(p, "open_warnings") + json_int(p, "open_info") +
-	                                   json_int(p, "fixed") + json_int(p, "waived") > 0)
-		return "in progress";
-	return "not started";
-}
-
 int cli_status_json(cJSON **out, workspace *ws)
 {
 	cJSON *eng = NULL, *phases = NULL, *cps = NULL, *metrics = NULL, *config = NULL;
@@ -207,8 +194,8 @@ int cli_status_json(cJSON **out, workspace *ws)
 	cJSON_AddNumberToObject(st, "checkpoints", cJSON_GetArraySize(cps));
 	long long total[5] = { 0 }; /* errors, warnings, info, fixed, waived */
 	cJSON *p;
+	review_phase_states(phases);
 	cJSON_ArrayForEach(p, phases) {
-		cJSON_AddStringToObject(p, "status", phase_status(p));
 		total[0] += json_int(p, "open_errors");
 		total[1] += json_int(p, "open_warnings");
 		total[2] += json_int(p, "open_info");
@@ -289,6 +276,9 @@ static int cmd_status(const char *dir, int argc, char **argv)
 		printf("%-16s %-12s %6lld %8lld %5lld %6lld %6lld\n", json_str(p, "name"), json_str(p, "status"),
 		       json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"),
 		       json_int(p, "fixed"), json_int(p, "waived"));
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases"))
+		if (*json_str(p, "flagged"))
+			printf("%-16s %s: review the sign-off again\n", json_str(p, "name"), json_str(p, "flagged"));
 out:
 	cJSON_Delete(st);
 	ws_close(ws);
@@ -621,16 +611,18 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 
 /* --- waive and signoff --- */
 
-static int cmd_waive(const char *dir, int argc, char **argv)
+/* `waive N... --reason TEXT` and `unwaive N... --reason TEXT`: the same shape. */
+static int waive_or_unwaive(const char *dir, int argc, char **argv, int unwaive)
 {
-	const char *reason = NULL;
-	int rc = one_option(&reason, "waive", "reason", argc, argv);
+	const char *cmd = unwaive ? "unwaive" : "waive", *reason = NULL;
+	int rc = one_option(&reason, cmd, "reason", argc, argv);
 	if (rc)
 		return rc;
 	if (!reason || !*reason)
-		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
+		return err_set(FERRY_EUSAGE, "%s: %s needs --reason TEXT (auditors read it)", cmd,
+		               unwaive ? "withdrawing a waiver" : "a waiver");
 	if (optind == argc)
-		return usage_error("waive");
+		return usage_error(cmd);
 	long long ids[MAX_LIST];
 	size_t n = 0;
 	for (int i = optind; i < argc && n < MAX_LIST; i++)
@@ -639,11 +631,17 @@ static int cmd_waive(const char *dir, int argc, char **argv)
 	workspace *ws = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
-	if (!(rc = review_waive(ws, ids, n, reason)))
+	rc = unwaive ? review_unwaive(ws, ids, n, reason) : review_waive(ws, ids, n, reason);
+	if (!rc && unwaive)
+		printf("withdrew the waiver of %zu finding%s; open again\n", n, n == 1 ? "" : "s");
+	else if (!rc)
 		printf("waived %zu finding%s\n", n, n == 1 ? "" : "s");
 	ws_close(ws);
 	return rc;
 }
+
+static int cmd_waive(const char *dir, int argc, char **argv) { return waive_or_unwaive(dir, argc, argv, 0); }
+static int cmd_unwaive(const char *dir, int argc, char **argv) { return waive_or_unwaive(dir, argc, argv, 1); }
 
 static int cmd_signoff(const char *dir, int argc, char **argv)
 {
@@ -1369,6 +1367,7 @@ const cli_command cli_commands[] = {
 	{ "findings", cmd_findings, "findings [--phase P] [--status open|fixed|waived] [--plugin ID] [--format text|json]",
 	  "list recorded findings" },
 	{ "waive", cmd_waive, "waive N... --reason TEXT", "waive findings, with a reason" },
+	{ "unwaive", cmd_unwaive, "unwaive N... --reason TEXT", "withdraw waivers, with a reason: the findings are open again" },
 	{ "signoff", cmd_signoff, "signoff PHASE [--note TEXT]", "sign a phase off" },
 	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes]",
 	  "apply proposed fixes: one checkpoint per plugin" },

@@ -16,6 +16,7 @@ void finding_clear(finding *f)
 	free(f->message);
 	free(f->suggestion);
 	free(f->fingerprint);
+	free(f->construct);
 	free(f->status);
 	for (size_t i = 0; i < f->nedits; i++)
 		free(f->edits[i].text);
@@ -75,4 +76,9 @@ char *finding_fingerprint(const char *plugin, const char *file, const char *text
 	util_sha256_hex(hex, b.buf, b.len);
 	sbuf_done(&b);
 	return xstrndup(hex, 24);
+}
+
+char *finding_construct(const char *file, const char *text, size_t len, size_t start, size_t end)
+{
+	return finding_fingerprint("", file, text, len, start, end, NULL);
 }

@@ -28,6 +28,8 @@ typedef struct finding {
 	char *message;        /* what was found */
 	char *suggestion;     /* what to do, for a first-time migrator */
 	char *fingerprint;    /* stable identity (hex) */
+	char *construct;      /* the code it is about, whatever the plugin: hash of file, matched
+	                       * text and the lines around it (hex); NULL without a code range */
 	char *status;         /* "open", "fixed" or "waived" */
 	int automatic;        /* a later phase's check fixes it automatically */
 	finding_edit *edits;  /* proposed fix, sorted by start_byte; may be NULL */
@@ -42,5 +44,9 @@ void finding_clear(finding *f);
  * text of the lines around it with white space folded. Returns malloc'd hex. */
 char *finding_fingerprint(const char *plugin, const char *file, const char *text, size_t len,
                           size_t start, size_t end, const char *key);
+
+/* The construct key of a match: finding_fingerprint without the plugin and key, so the
+ * assess survey and the adapt rewrite of the same code share it. Returns malloc'd hex. */
+char *finding_construct(const char *file, const char *text, size_t len, size_t start, size_t end);
 
 #endif

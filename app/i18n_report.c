@@ -32,6 +32,7 @@ static const struct tr {
 	{ "not started", "未开始" },
 	{ "in progress", "进行中" },
 	{ "signed off", "已签署" },
+	{ "reopened", "已重开" },
 	/* finding statuses */
 	{ "open", "未处理" },
 	{ "fixed", "已修复" },

@@ -51,6 +51,16 @@ void output_findings_text(sbuf *b, const cJSON *findings)
 			safetext_add_terminal(b, json_str(f, "suggestion"));
 			sbuf_addc(b, '\n');
 		}
+		const cJSON *w = cJSON_GetObjectItem(f, "waiver");
+		if (cJSON_IsObject(w)) {
+			sbuf_adds(b, "       waived by ");
+			safetext_add_terminal(b, json_str(w, "actor"));
+			sbuf_addf(b, " at %s: ", json_str(w, "at"));
+			safetext_add_terminal(b, json_str(w, "reason"));
+			if (json_int(w, "carried_from") > 0)
+				sbuf_addf(b, " (carried from #%lld)", json_int(w, "carried_from"));
+			sbuf_addc(b, '\n');
+		}
 	}
 	if (!n)
 		sbuf_adds(b, "no findings\n");
@@ -58,7 +68,7 @@ void output_findings_text(sbuf *b, const cJSON *findings)
 
 static const char *const finding_fields[] = { "id", "plugin", "phase", "severity", "category", "file",
 	                                           "line", "col", "end_line", "end_col", "message",
-	                                           "suggestion", "fixable", "automatic", "status", "fingerprint", NULL };
+	                                           "suggestion", "fixable", "automatic", "status", "fingerprint", "waiver", NULL };
 
 void output_findings_json(sbuf *b, const cJSON *findings, long long run, const char *const *errors,
                           size_t nerrors)
@@ -321,6 +331,14 @@ void output_sarif(sbuf *b, const cJSON *findings, const plugin_host *h, const ch
 		if (strcmp(json_str(f, "status"), "waived") == 0) {
 			cJSON *sup = cJSON_CreateObject();
 			cJSON_AddStringToObject(sup, "kind", "external");
+			cJSON_AddStringToObject(sup, "status", "accepted");
+			const cJSON *w = cJSON_GetObjectItem(f, "waiver");
+			if (cJSON_IsObject(w)) {
+				cJSON_AddStringToObject(sup, "justification", json_str(w, "reason"));
+				cJSON *wp = cJSON_AddObjectToObject(sup, "properties");
+				cJSON_AddStringToObject(wp, "actor", json_str(w, "actor"));
+				cJSON_AddStringToObject(wp, "time", json_str(w, "at"));
+			}
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(res, "suppressions"), sup);
 		}
 		cJSON_AddItemToArray(results, res);

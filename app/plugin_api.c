@@ -1307,6 +1307,22 @@ static int ctx_artifacts(lua_State *L)
 	return 1;
 }
 
+static int ctx_comparisons(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	box *b = box_new(L, cjson_release);
+	char *text = run->opts->comparisons_json ? run->opts->comparisons_json(run->opts->payload) : NULL;
+	if (text)
+		b->p = cJSON_Parse(text);
+	free(text);
+	if (!b->p || !cJSON_IsObject((cJSON *)b->p))
+		lua_newtable(L);
+	else
+		push_json(L, b->p);
+	return 1;
+}
+
 static int ctx_read_artifact(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -1736,8 +1752,10 @@ static int ctx_report(lua_State *L)
 	f.status = xstrdup("open");
 	f.automatic = automatic;
 	char *fp;
-	if (have_range && text)
+	if (have_range && text) {
 		fp = finding_fingerprint(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);
+		f.construct = finding_construct(file, text, text_len, (size_t)start, (size_t)end);
+	}
 	else
 		fp = finding_fingerprint(p->info.id, file, NULL, 0, 0, 0, key ? key : message);
 	f.fingerprint = unique_fingerprint(run, fp);
@@ -2078,6 +2096,7 @@ static int run_k(lua_State *L)
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
 		{"decode_json", ctx_decode_json},
+		{"comparisons", ctx_comparisons},
 		{"config", ctx_config},
 		{"report", ctx_report},
 		{"metric", ctx_metric},

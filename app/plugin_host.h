@@ -42,6 +42,9 @@ typedef struct plugin_host_opts {
 	/* ingested artifacts of a kind (NULL = every kind) as a JSON array text
 	 * [{id,kind,label,path,sha256}], path absolute or relative to root; malloc'd or NULL */
 	char *(*artifacts_json)(const char *kind, void *payload);
+	/* the latest recorded comparison of each kind as a JSON object text
+	 * {"loss": {...}, "dump": {...}} (a kind absent when none); malloc'd or NULL */
+	char *(*comparisons_json)(void *payload);
 	void *payload;
 	unsigned threads;             /* parse threads; 0 = all cores */
 	unsigned long long instr_budget; /* per plugin, Lua VM instructions; 0 = default */

@@ -203,6 +203,31 @@ static cJSON *finding_ids(const cJSON *data)
 	return ids;
 }
 
+/* A check run that met a construct waived in an earlier phase wrote a new waiver row for
+ * the new finding, with the reason and actor of the standing waiver it came from. */
+static void carry_waivers(ev_ctx *c, const cJSON *carried)
+{
+	const cJSON *cw;
+	cJSON_ArrayForEach(cw, carried) {
+		long long fid = num(cw, "finding"), from = num(cw, "from");
+		const cJSON *src = NULL;
+		for (long long w = 0; w < c->r->waivers.cap && fid > 0 && from > 0; w++) {
+			const cJSON *v = c->r->waivers.v[w];
+			if (v && num(v, "finding_id") == from && !num(v, "_revoked"))
+				src = v;
+		}
+		cJSON *w = src ? entry(&c->r->waivers, c->r->waiver_ordinal + 1) : NULL;
+		if (!w) {
+			bad_event(c->problems, c->seq, c->kind, "carries a waiver that was never given");
+			continue;
+		}
+		c->r->waiver_ordinal++;
+		put_num(w, "finding_id", fid);
+		put_str(w, "reason", str(src, "reason"));
+		put_str(w, "actor", str(src, "actor"));
+	}
+}
+
 static void on_check(ev_ctx *c)
 {
 	const cJSON *changes = cJSON_GetObjectItem(c->data, "changes"), *ch;
@@ -226,6 +251,7 @@ static void on_check(ev_ctx *c)
 		if (f)
 			put(f, "fingerprint", fp);
 	}
+	carry_waivers(c, cJSON_GetObjectItem(c->data, "carried_waivers"));
 }
 
 static void on_fix(ev_ctx *c)

@@ -2,6 +2,7 @@
 #include "report.h"
 #include "json.h"
 #include "assessment.h"
+#include "review.h"
 #include "audit.h"
 #include "changes.h"
 #include "check.h"
@@ -31,18 +32,6 @@ int report_format_valid(const char *name) { return in_list(name, formats); }
 int report_section_valid(const char *name) { return in_list(name, sections); }
 
 /* ---------- building the document ---------- */
-
-/* not started, in progress, blocked (open errors) or signed off — as `ferry status` */
-static const char *phase_status(const cJSON *p)
-{
-	if (cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at")))
-		return "signed off";
-	if (json_int(p, "open_errors") > 0)
-		return "blocked";
-	if (json_int(p, "runs") > 0 || json_int(p, "open_warnings") + json_int(p, "open_info") + json_int(p, "fixed") + json_int(p, "waived") > 0)
-		return "in progress";
-	return "not started";
-}
 
 /* Reads an artifact's bytes: a copy under .ferry/artifacts/, or a "ref:" to the original. */
 static int artifact_text(char **out, workspace *ws, const cJSON *art)
@@ -156,8 +145,137 @@ static cJSON *gpu_baseline(workspace *ws, const cJSON *arts)
 	return b;
 }
 
+/* {artifact, label, sha256} of an artifact row. */
+static cJSON *artifact_ref(const cJSON *art)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "artifact", json_num(art, "id"));
+	cJSON_AddStringToObject(o, "label", json_str(art, "label"));
+	cJSON_AddStringToObject(o, "sha256", json_str(art, "sha256"));
+	return o;
+}
+
+/* A bench artifact's metrics object (decoded), or NULL. */
+static cJSON *bench_metrics(workspace *ws, const cJSON *art, int *npu)
+{
+	char *text = NULL;
+	cJSON *p = NULL;
+	if (artifact_text(&text, ws, art) || !(p = cJSON_Parse(text))) {
+		err_clear();
+		free(text);
+		return NULL;
+	}
+	free(text);
+	const char *side[] = { json_str(art, "label"), json_str(p, "label"), json_str(p, "hardware") };
+	*npu = 0;
+	for (size_t i = 0; i < 3; i++)
+		*npu |= strcasestr(side[i], "npu") || strcasestr(side[i], "ascend") || strcasestr(side[i], "atlas");
+	cJSON *m = cJSON_DetachItemFromObject(p, "metrics");
+	cJSON_Delete(p);
+	if (!cJSON_IsObject(m)) {
+		cJSON_Delete(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The newest NPU benchmark against the GPU baseline and the acceptance criteria. */
+static cJSON *bench_verdict(workspace *ws, const cJSON *arts, const cJSON *config)
+{
+	const cJSON *gpu = newest_artifact(arts, "bench", "gpu"), *a, *npu = NULL;
+	cJSON *gm = NULL, *nm = NULL;
+	int is_npu = 0;
+	if (gpu)
+		gm = bench_metrics(ws, gpu, &is_npu);
+	cJSON_ArrayForEach(a, arts) {
+		if (strcmp(json_str(a, "kind"), "bench") != 0 || a == gpu || (npu && json_int(a, "id") < json_int(npu, "id")))
+			continue;
+		cJSON *m = bench_metrics(ws, a, &is_npu);
+		if (m && is_npu) {
+			cJSON_Delete(nm);
+			nm = m;
+			npu = a;
+		} else {
+			cJSON_Delete(m);
+		}
+	}
+	if (!gm || !nm) {
+		cJSON_Delete(gm);
+		cJSON_Delete(nm);
+		return NULL;
+	}
+	cJSON *v = cJSON_CreateObject();
+	cJSON_AddItemToObject(v, "a", artifact_ref(gpu));
+	cJSON_AddItemToObject(v, "b", artifact_ref(npu));
+	int fail = 0, judged = 0;
+	const char *tol = json_str(config, "tolerance.accuracy"), *pct = json_str(config, "throughput.target_pct");
+	if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && cJSON_IsNumber(cJSON_GetObjectItem(nm, "accuracy"))) {
+		double drop = json_num(gm, "accuracy") - json_num(nm, "accuracy");
+		cJSON_AddNumberToObject(v, "accuracy_drop", drop);
+		if (*tol) {
+			cJSON_AddNumberToObject(v, "tolerance_accuracy", atof(tol));
+			fail |= drop > atof(tol) + 1e-12;
+			judged = 1;
+		}
+	}
+	if (json_num(gm, "throughput") > 0 && cJSON_IsNumber(cJSON_GetObjectItem(nm, "throughput"))) {
+		double got = json_num(nm, "throughput") / json_num(gm, "throughput") * 100;
+		cJSON_AddNumberToObject(v, "throughput_pct", got);
+		if (*pct) {
+			cJSON_AddNumberToObject(v, "throughput_target_pct", atof(pct));
+			fail |= got < atof(pct);
+			judged = 1;
+		}
+	}
+	cJSON_AddStringToObject(v, "verdict", fail ? "fail" : judged ? "pass" : "no criteria set");
+	cJSON_Delete(gm);
+	cJSON_Delete(nm);
+	return v;
+}
+
+/* The newest profile and what tune.profile says about it now. */
+static cJSON *profile_verdict(const cJSON *arts, const cJSON *findings)
+{
+	const cJSON *art = newest_artifact(arts, "profile", NULL), *f;
+	if (!art)
+		return NULL;
+	cJSON *v = cJSON_CreateObject(), *ids = cJSON_CreateArray();
+	cJSON_AddItemToObject(v, "b", artifact_ref(art));
+	int errors = 0, warnings = 0;
+	cJSON_ArrayForEach(f, findings) {
+		if (strcmp(json_str(f, "plugin"), "tune.profile") != 0 || strcmp(json_str(f, "status"), "open") != 0)
+			continue;
+		errors += strcmp(json_str(f, "severity"), "error") == 0;
+		warnings += strcmp(json_str(f, "severity"), "warning") == 0;
+		cJSON_AddItemToArray(ids, cJSON_CreateNumber(json_num(f, "id")));
+	}
+	cJSON_AddStringToObject(v, "verdict", errors ? "fail" : warnings ? "warnings" : "pass");
+	cJSON_AddItemToObject(v, "findings", ids);
+	return v;
+}
+
+/* The latest loss, dump, profile and benchmark verdicts, each with its inputs' hashes. */
+static int verdicts(cJSON **out, workspace *ws, const cJSON *arts, const cJSON *config, const cJSON *findings)
+{
+	cJSON *c = NULL;
+	int rc = review_comparisons(&c, ws->db);
+	if (rc)
+		return rc;
+	cJSON *kind;
+	cJSON_ArrayForEach(kind, c) /* the local paths of the inputs stay out of a client document */
+		for (int i = 0; i < 2; i++)
+			cJSON_DeleteItemFromObject(cJSON_GetObjectItem(kind, i ? "b" : "a"), "path");
+	cJSON *p = profile_verdict(arts, findings), *b = bench_verdict(ws, arts, config);
+	if (p)
+		cJSON_AddItemToObject(c, "profile", p);
+	if (b)
+		cJSON_AddItemToObject(c, "bench", b);
+	*out = c;
+	return 0;
+}
+
 static const char *const finding_keys[] = { "id", "plugin", "phase", "severity", "category", "file", "line", "col",
-	                                         "end_line", "end_col", "message", "suggestion", "fixable", "status", NULL };
+	                                         "end_line", "end_col", "message", "suggestion", "fixable", "status", "waiver", NULL };
 
 /* The findings that drove the strategy, with where they are. */
 static void add_driver_details(cJSON *assessment, const cJSON *findings)
@@ -229,9 +347,7 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 
 	if ((rc = store_phases(&tmp, ws->db)))
 		goto out;
-	cJSON *p;
-	cJSON_ArrayForEach(p, tmp)
-		cJSON_AddStringToObject(p, "status", phase_status(p));
+	review_phase_states(tmp);
 	cJSON_AddItemToObject(doc, "phases", tmp);
 	tmp = NULL;
 	cJSON_AddItemToObject(doc, "findings", findings);
@@ -255,6 +371,10 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 		goto out;
 	cJSON_AddItemToObject(doc, "environment", environment_summary(ws, arts));
 	cJSON_AddItemToObject(doc, "gpu_baseline", gpu_baseline(ws, arts));
+	if ((rc = verdicts(&tmp, ws, arts, cJSON_GetObjectItem(doc, "config"), findings)))
+		goto out;
+	cJSON_AddItemToObject(doc, "verdicts", tmp);
+	tmp = NULL;
 	cJSON *al = cJSON_AddArrayToObject(doc, "artifacts");
 	const cJSON *a;
 	cJSON_ArrayForEach(a, arts) {
@@ -485,6 +605,29 @@ static void md_cell(sbuf *b, const char *s)
 	sbuf_adds(b, " |");
 }
 
+/* "Waived by ACTOR at TIME: REASON (carried from #N)" for a finding's waiver in force, or NULL. */
+static char *waiver_text(int zh, const cJSON *w)
+{
+	if (!cJSON_IsObject(w))
+		return NULL;
+	char *carried = json_int(w, "carried_from") > 0
+	                    ? xasprintf(TX(zh, " (carried from #%lld)", "（沿用自 #%lld）"), json_int(w, "carried_from"))
+	                    : xstrdup("");
+	char *t = xasprintf(TX(zh, "Waived by %s at %s: %s%s", "豁免人 %s，时间 %s，理由：%s%s"), json_str(w, "actor"),
+	                    json_str(w, "at"), json_str(w, "reason"), carried);
+	free(carried);
+	return t;
+}
+
+/* The "When" cell of a waiver row: its time, and its withdrawal when it was withdrawn. */
+static char *waiver_when(int zh, const cJSON *w)
+{
+	if (!*json_str(w, "withdrawn_at"))
+		return xstrdup(json_str(w, "created_at"));
+	return xasprintf(TX(zh, "%s; withdrawn %s by %s: %s", "%s；已于 %s 由 %s 撤销：%s"), json_str(w, "created_at"),
+	                 json_str(w, "withdrawn_at"), json_str(w, "withdrawn_by"), json_str(w, "withdrawn_reason"));
+}
+
 static void md_group(sbuf *b, int zh, const char *phase, const char *category, const cJSON *findings, int first)
 {
 	if (first)
@@ -504,6 +647,13 @@ static void md_group(sbuf *b, int zh, const char *phase, const char *category, c
 			sbuf_adds(b, TX(zh, "  - Advice: ", "  - 建议："));
 			md_text(b, json_str(f, "suggestion"));
 			sbuf_addc(b, '\n');
+		}
+		char *wv = waiver_text(zh, cJSON_GetObjectItem(f, "waiver"));
+		if (wv) {
+			sbuf_adds(b, "  - ");
+			md_text(b, wv);
+			sbuf_addc(b, '\n');
+			free(wv);
 		}
 		free(loc);
 	}
@@ -652,6 +802,90 @@ static void md_summary(sbuf *b, int zh, const cJSON *doc)
 	}
 }
 
+/* One verdict of the report as four cells: the check, the verdict, what was measured, and
+ * the inputs with their hashes. Returns 0 when kind has no verdict. Cells are malloc'd. */
+static int verdict_cells(char *cells[4], int zh, const cJSON *doc, const char *kind)
+{
+	const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "verdicts"), kind);
+	if (!cJSON_IsObject(v))
+		return 0;
+	static const struct {
+		const char *kind, *en, *zh;
+	} names[] = { { "loss", "Loss curve", "损失曲线" }, { "dump", "Tensor dump", "张量比对" },
+		          { "profile", "Profile", "性能分析" }, { "bench", "Benchmark", "基准测试" } };
+	const char *name = kind;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(names[i].kind, kind) == 0)
+			name = TX(zh, names[i].en, names[i].zh);
+	cells[0] = xstrdup(name);
+	char up[32];
+	snprintf(up, sizeof up, "%s", json_str(v, "verdict"));
+	for (char *c = up; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	cells[1] = xstrdup(up);
+	if (strcmp(kind, "loss") == 0)
+		cells[2] = xasprintf(TX(zh, "mean relative error %.3g %% over %lld steps, tolerance %.3g %%",
+		                        "平均相对误差 %.3g %%，%lld 步，容差 %.3g %%"),
+		                     json_num(v, "mean_rel_err") * 100, json_int(v, "aligned_steps"), json_num(v, "tolerance") * 100);
+	else if (strcmp(kind, "dump") == 0)
+		cells[2] = xasprintf(TX(zh, "%lld of %lld tensor pairs fail%s%s", "%lld / %lld 对张量不通过%s%s"),
+		                     json_int(v, "failed"), json_int(v, "pairs"),
+		                     *json_str(v, "first_diverging_layer") ? TX(zh, "; first diverging layer ", "；首个偏离层 ") : "",
+		                     json_str(v, "first_diverging_layer"));
+	else if (strcmp(kind, "profile") == 0)
+		cells[2] = xasprintf(TX(zh, "%d open tune.profile findings", "tune.profile 未处理问题 %d 个"),
+		                     cJSON_GetArraySize(cJSON_GetObjectItem(v, "findings")));
+	else
+		cells[2] = xasprintf(TX(zh, "accuracy drop %.4g (accepted %s), throughput %.0f %% of the GPU (target %s)",
+		                        "精度下降 %.4g（允许 %s），吞吐为 GPU 的 %.0f %%（目标 %s）"),
+		                     json_num(v, "accuracy_drop"), *json_str(cJSON_GetObjectItem(doc, "config"), "tolerance.accuracy")
+		                         ? json_str(cJSON_GetObjectItem(doc, "config"), "tolerance.accuracy") : "-",
+		                     json_num(v, "throughput_pct"), *json_str(cJSON_GetObjectItem(doc, "config"), "throughput.target_pct")
+		                         ? json_str(cJSON_GetObjectItem(doc, "config"), "throughput.target_pct") : "-");
+	sbuf in;
+	sbuf_init(&in);
+	for (int i = 0; i < 2; i++) {
+		const cJSON *side = cJSON_GetObjectItem(v, i ? "b" : "a");
+		if (!cJSON_IsObject(side))
+			continue;
+		const char *label = *json_str(side, "label") ? json_str(side, "label") : json_str(side, "arg");
+		if (in.len)
+			sbuf_adds(&in, " / ");
+		if (json_int(side, "artifact") > 0)
+			sbuf_addf(&in, TX(zh, "%s (artifact %lld, sha256 %.12s)", "%s（工件 %lld，sha256 %.12s）"), label,
+			          json_int(side, "artifact"), json_str(side, "sha256"));
+		else
+			sbuf_addf(&in, "%s (sha256 %.12s)", label, json_str(side, "sha256"));
+	}
+	cells[3] = sbuf_detach(&in);
+	sbuf_done(&in);
+	return 1;
+}
+
+static const char *const verdict_kinds[] = { "loss", "dump", "profile", "bench", NULL };
+
+static void md_verdicts(sbuf *b, int zh, const cJSON *doc)
+{
+	sbuf_adds(b, TX(zh, "\n### Verdicts\n\n", "\n### 结论\n\n"));
+	int n = 0;
+	for (size_t k = 0; verdict_kinds[k]; k++) {
+		char *cells[4];
+		if (!verdict_cells(cells, zh, doc, verdict_kinds[k]))
+			continue;
+		if (!n++)
+			sbuf_adds(b, TX(zh, "| Check | Verdict | Measured | Inputs |\n|---|---|---|---|\n",
+			                "| 检查 | 结论 | 测量 | 输入 |\n|---|---|---|---|\n"));
+		sbuf_adds(b, "|");
+		for (int i = 0; i < 4; i++) {
+			md_cell(b, cells[i]);
+			free(cells[i]);
+		}
+		sbuf_addc(b, '\n');
+	}
+	if (!n)
+		sbuf_adds(b, TX(zh, "No comparison, profile or benchmark has been recorded.\n", "尚未记录任何比对、性能分析或基准测试。\n"));
+}
+
 static void md_phases(sbuf *b, int zh, const cJSON *doc)
 {
 	sbuf_adds(b, TX(zh, "\n## Phases\n\n| # | Phase | Status | Errors | Warnings | Info | Fixed | Waived | Signed off |\n",
@@ -667,6 +901,11 @@ static void md_phases(sbuf *b, int zh, const cJSON *doc)
 		               ? xasprintf(TX(zh, "%s by %s%s%s", "%s，签署人 %s%s%s"), json_str(p, "signed_off_at"),
 		                           json_str(p, "signed_off_by"), *note ? TX(zh, ": ", "：") : "", note)
 		               : xstrdup("-");
+		if (*json_str(p, "flagged")) {
+			char *t = xasprintf(TX(zh, "%s (flagged: %s)", "%s（需复核：%s）"), so, json_str(p, "flagged"));
+			free(so);
+			so = t;
+		}
 		md_cell(b, so);
 		free(so);
 		sbuf_addc(b, '\n');
@@ -696,7 +935,9 @@ static void md_rest(sbuf *b, int zh, const cJSON *doc)
 		md_cell(b, json_str(w, "message"));
 		md_cell(b, json_str(w, "reason"));
 		md_cell(b, json_str(w, "actor"));
-		md_cell(b, json_str(w, "created_at"));
+		char *when = waiver_when(zh, w);
+		md_cell(b, when);
+		free(when);
 		sbuf_addc(b, '\n');
 		free(loc);
 	}
@@ -759,6 +1000,7 @@ static void md_environment(sbuf *b, int zh, const cJSON *doc)
 			sbuf_addf(b, TX(zh, "; %s %g", "；%s %g"), m->string, m->valuedouble);
 		sbuf_adds(b, TX(zh, ".\n", "。\n"));
 	}
+	md_verdicts(b, zh, doc);
 	sbuf_adds(b, TX(zh, "\n### Artifacts\n\n", "\n### 工件\n\n"));
 	const cJSON *a, *arts = cJSON_GetObjectItem(doc, "artifacts");
 	if (!cJSON_GetArraySize(arts))
@@ -917,7 +1159,7 @@ static const char html_css[] =
 	".st-fixed{background:#dcf2e3;color:#17653a}"
 	".op-insert{background:#dcf2e3;color:#17653a}.op-modify{background:#e2ecfb;color:#1c4d96}"
 	".op-delete{background:#fde3e1;color:#9f1111}.op-unsupported{background:#fff0c7;color:#6f4a00}"
-	".ph-signed-off{background:#dcf2e3;color:#17653a}.ph-blocked{background:#fde3e1;color:#9f1111}"
+	".ph-signed-off{background:#dcf2e3;color:#17653a}.ph-blocked,.ph-reopened{background:#fde3e1;color:#9f1111}"
 	".ph-in-progress{background:#fff0c7;color:#6f4a00}.ph-not-started{background:#eef0f4;color:#394150}"
 	"ul.findings{list-style:none;padding:0;margin:0}"
 	"ul.findings li{padding:.45rem 0;border-bottom:1px solid var(--line)}"
@@ -1097,6 +1339,11 @@ static void html_phases(sbuf *b, int zh, const cJSON *doc)
 				sbuf_adds(b, TX(zh, ": ", "："));
 				h(b, json_str(p, "note"));
 			}
+			if (*json_str(p, "flagged")) {
+				sbuf_adds(b, TX(zh, " <strong>flagged: ", " <strong>需复核："));
+				h(b, json_str(p, "flagged"));
+				sbuf_adds(b, "</strong>");
+			}
 		} else {
 			sbuf_adds(b, "-");
 		}
@@ -1138,6 +1385,13 @@ static void html_group(sbuf *b, int zh, const char *phase, const char *category,
 			h_rich(b, json_str(f, "suggestion"));
 			sbuf_adds(b, "</div>");
 		}
+		char *wv = waiver_text(zh, cJSON_GetObjectItem(f, "waiver"));
+		if (wv) {
+			sbuf_adds(b, "<div class=\"advice\">");
+			h(b, wv);
+			sbuf_adds(b, "</div>");
+			free(wv);
+		}
 		sbuf_adds(b, "</li>\n");
 		free(loc);
 	}
@@ -1164,8 +1418,10 @@ static void html_findings(sbuf *b, int zh, const cJSON *doc)
 	cJSON_ArrayForEach(w, waivers) {
 		char *loc = location(zh, json_str(w, "file"), json_int(w, "line"), 0);
 		char *id = xasprintf("#%lld", json_int(w, "finding_id"));
-		const char *cells[] = { id, loc, json_str(w, "message"), json_str(w, "reason"), json_str(w, "actor"), json_str(w, "created_at") };
+		char *when = waiver_when(zh, w);
+		const char *cells[] = { id, loc, json_str(w, "message"), json_str(w, "reason"), json_str(w, "actor"), when };
 		h_row_cells(b, cells, 6);
+		free(when);
 		free(loc);
 		free(id);
 	}
@@ -1288,6 +1544,22 @@ static void html_environment(sbuf *b, int zh, const cJSON *doc)
 		sbuf_adds(b, TX(zh, ".</p>\n", "。</p>\n"));
 	}
 	const cJSON *a, *arts = cJSON_GetObjectItem(doc, "artifacts");
+	sbuf_adds(b, TX(zh, "<h3>Verdicts</h3>\n", "<h3>结论</h3>\n"));
+	int nv = 0;
+	for (size_t k = 0; verdict_kinds[k]; k++) {
+		char *cells[4];
+		if (!verdict_cells(cells, zh, doc, verdict_kinds[k]))
+			continue;
+		if (!nv++)
+			sbuf_adds(b, TX(zh, "<table>\n<tr><th>Check</th><th>Verdict</th><th>Measured</th><th>Inputs</th></tr>\n",
+			                "<table>\n<tr><th>检查</th><th>结论</th><th>测量</th><th>输入</th></tr>\n"));
+		h_row_cells(b, (const char *const *)cells, 4);
+		for (int i = 0; i < 4; i++)
+			free(cells[i]);
+	}
+	sbuf_adds(b, nv ? "</table>\n"
+	                : TX(zh, "<p>No comparison, profile or benchmark has been recorded.</p>\n",
+	                     "<p>尚未记录任何比对、性能分析或基准测试。</p>\n"));
 	sbuf_adds(b, TX(zh, "<h3>Artifacts</h3>\n", "<h3>工件</h3>\n"));
 	if (!cJSON_GetArraySize(arts)) {
 		sbuf_adds(b, TX(zh, "<p>None ingested.</p>\n", "<p>尚未导入任何工件。</p>\n"));
@@ -1380,7 +1652,7 @@ static void json_render(sbuf *b, const cJSON *doc, int parts)
 	static const char *const always[] = { "schema", "title", "generated_at", "generated_by", "ferry_version",
 		                                  "engagement", NULL };
 	static const char *const summary[] = { "config", "assessment", "phases", "findings", "waivers", "environment",
-		                                   "gpu_baseline", "artifacts", "history", "audit", NULL };
+		                                   "gpu_baseline", "verdicts", "artifacts", "history", "audit", NULL };
 	cJSON *out = cJSON_CreateObject();
 	for (size_t i = 0; always[i]; i++)
 		copy_item(out, always[i], cJSON_GetObjectItem(doc, always[i]));

@@ -2,33 +2,43 @@
 #include "review.h"
 #include "json.h"
 #include "audit.h"
+#include "check.h"
 #include "err.h"
 #include "sign.h"
+#include "util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason)
+/* FERRY_ENOTFOUND for an id that does not exist, FERRY_EREFUSED ("only WHAT") for a
+ * finding whose status is not status. */
+static int require_status(workspace *ws, const long long *ids, size_t n, const char *status, const char *what)
 {
-	if (!reason || !*reason)
-		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
 	cJSON *rows = NULL;
-	store_finding_filter fl = { NULL, NULL, NULL, ids, n, 0 };
+	store_finding_filter fl = { NULL, NULL, NULL, ids, n, 1 };
 	int rc = store_findings(&rows, ws->db, &fl);
 	if (rc)
 		return rc;
 	for (size_t i = 0; !rc && i < n; i++) {
 		const cJSON *row = NULL, *r;
 		cJSON_ArrayForEach(r, rows)
-			if ((long long)cJSON_GetObjectItem(r, "id")->valuedouble == ids[i])
+			if (json_int(r, "id") == ids[i])
 				row = r;
 		if (!row)
 			rc = err_set(FERRY_ENOTFOUND, "finding %lld: no such finding", ids[i]);
-		else if (strcmp(json_str(row, "status"), "open") != 0)
-			rc = err_set(FERRY_EREFUSED, "finding %lld: is %s, only open findings can be waived", ids[i],
-			             json_str(row, "status"));
+		else if (strcmp(json_str(row, "status"), status) != 0)
+			rc = err_set(FERRY_EREFUSED, "finding %lld: is %s, only %s", ids[i], json_str(row, "status"), what);
 	}
 	cJSON_Delete(rows);
+	return rc;
+}
+
+int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason)
+{
+	if (!reason || !*reason)
+		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
+	int rc = require_status(ws, ids, n, "open", "open findings can be waived");
 	if (rc || (rc = store_begin(ws->db)))
 		return rc;
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -48,6 +58,104 @@ int review_waive(workspace *ws, const long long *ids, size_t n, const char *reas
 	return rc;
 }
 
+int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *reason)
+{
+	if (!reason || !*reason)
+		return err_set(FERRY_EUSAGE, "unwaive: withdrawing a waiver needs --reason TEXT (auditors read it)");
+	int rc = require_status(ws, ids, n, "waived", "waived findings can be unwaived");
+	if (rc || (rc = store_begin(ws->db)))
+		return rc;
+	cJSON *d = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(d, "ids");
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = store_waiver_withdraw(ws->db, ids[i], reason, ws->actor);
+		cJSON_AddItemToArray(list, cJSON_CreateNumber((double)ids[i]));
+	}
+	cJSON_AddStringToObject(d, "reason", reason);
+	if (!rc)
+		rc = audit_append(NULL, ws->db, "unwaive", ws->actor, d);
+	else
+		cJSON_Delete(d);
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc)
+		store_rollback(ws->db);
+	return rc;
+}
+
+int review_comparisons(cJSON **out, store *s)
+{
+	cJSON *events = NULL;
+	*out = NULL;
+	int rc = audit_events(&events, s);
+	if (rc) {
+		cJSON_Delete(events);
+		return rc;
+	}
+	cJSON *res = cJSON_CreateObject();
+	const cJSON *e;
+	cJSON_ArrayForEach(e, events) { /* newest first */
+		const cJSON *d = cJSON_GetObjectItem(e, "data");
+		const char *what = json_str(d, "what");
+		if (strcmp(json_str(e, "kind"), "compare") != 0 || !*what || cJSON_GetObjectItem(res, what))
+			continue;
+		cJSON *c = cJSON_Duplicate(d, 1);
+		cJSON_AddNumberToObject(c, "event", json_num(e, "seq"));
+		cJSON_AddStringToObject(c, "time", json_str(e, "time"));
+		cJSON_AddStringToObject(c, "actor", json_str(e, "actor"));
+		cJSON_AddItemToObject(res, what, c);
+	}
+	cJSON_Delete(events);
+	*out = res;
+	return 0;
+}
+
+/* The open error findings of phase as "#ID PLUGIN: MESSAGE; …" (at most three). */
+static int blockers(char *buf, size_t n, workspace *ws, const char *phase)
+{
+	cJSON *rows = NULL;
+	store_finding_filter fl = { phase, "open", NULL, NULL, 0, 1 };
+	int rc = store_findings(&rows, ws->db, &fl);
+	if (rc)
+		return rc;
+	size_t used = 0;
+	int shown = 0;
+	buf[0] = 0;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, rows) {
+		if (strcmp(json_str(f, "severity"), "error") != 0)
+			continue;
+		if (shown++ == 3) {
+			snprintf(buf + used, n - used, "; …");
+			break;
+		}
+		int w = snprintf(buf + used, n - used, "%s#%lld %s: %s", used ? "; " : "", json_int(f, "id"),
+		                 json_str(f, "plugin"), json_str(f, "message"));
+		if (w < 0 || (size_t)w >= n - used)
+			break;
+		used += (size_t)w;
+	}
+	cJSON_Delete(rows);
+	return 0;
+}
+
+/* The acceptance checks of phase, run afresh so a sign-off judges the comparisons and
+ * benchmarks recorded since the last check run. */
+static int run_gate(workspace *ws, const char *phase)
+{
+	if (strcmp(phase, "tune") != 0 && strcmp(phase, "infer-optimize") != 0)
+		return 0;
+	char id[64];
+	snprintf(id, sizeof id, "%s.acceptance", phase);
+	const char *ids[] = { id };
+	check_opts o = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL };
+	check_result res;
+	int rc = check_run(&res, ws, &o);
+	if (!rc && res.nerrors)
+		rc = err_set(FERRY_EREFUSED, "signoff %s: the acceptance check failed: %s", phase, res.errors[0]);
+	check_result_done(&res);
+	return rc;
+}
+
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 {
 	memset(why, 0, sizeof *why);
@@ -58,11 +166,15 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 	int rc = store_phases(&phases, ws->db);
 	if (rc)
 		return rc;
-	for (int i = 0; i < idx && !why->kind; i++)
-		if (!cJSON_IsString(cJSON_GetObjectItem(cJSON_GetArrayItem(phases, i), "signed_off_at"))) {
+	for (int i = 0; i < idx && !why->kind; i++) {
+		const cJSON *e = cJSON_GetArrayItem(phases, i);
+		if (!cJSON_IsString(cJSON_GetObjectItem(e, "signed_off_at")))
 			why->kind = REVIEW_EARLIER_OPEN;
+		else if (json_int(e, "open_errors") > 0)
+			why->kind = REVIEW_EARLIER_REOPENED;
+		if (why->kind)
 			snprintf(why->other, sizeof why->other, "%s", ws_phases[i]);
-		}
+	}
 	const cJSON *p = cJSON_GetArrayItem(phases, idx);
 	if (!why->kind && cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {
 		why->kind = REVIEW_ALREADY_SIGNED;
@@ -74,23 +186,30 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 		why->count = (long long)errors->valuedouble;
 	}
 	cJSON_Delete(phases);
+	if (why->kind == REVIEW_OPEN_ERRORS)
+		return blockers(why->blockers, sizeof why->blockers, ws, phase);
 	return 0;
 }
 
 int review_signoff(workspace *ws, const char *phase, const char *note)
 {
 	review_refusal why;
-	int rc = review_signoff_check(&why, ws, phase);
+	int rc = run_gate(ws, phase);
+	if (!rc)
+		rc = review_signoff_check(&why, ws, phase);
 	if (rc)
 		return rc;
 	switch (why.kind) {
 	case REVIEW_EARLIER_OPEN:
 		return err_set(FERRY_EREFUSED, "signoff %s: the earlier phase %s is not signed off yet", phase, why.other);
+	case REVIEW_EARLIER_REOPENED:
+		return err_set(FERRY_EREFUSED, "signoff %s: the earlier phase %s was reopened by new error findings; fix or waive them first",
+		               phase, why.other);
 	case REVIEW_ALREADY_SIGNED:
 		return err_set(FERRY_EREFUSED, "signoff %s: already signed off by %s", phase, why.by);
 	case REVIEW_OPEN_ERRORS:
-		return err_set(FERRY_EREFUSED, "signoff %s: %lld open error finding%s must be fixed or waived first", phase,
-		               why.count, why.count == 1 ? "" : "s");
+		return err_set(FERRY_EREFUSED, "signoff %s: %lld open error finding%s must be fixed or waived first: %s", phase,
+		               why.count, why.count == 1 ? "" : "s", why.blockers);
 	case REVIEW_ALLOWED:
 		break;
 	}
@@ -110,4 +229,33 @@ int review_signoff(workspace *ws, const char *phase, const char *note)
 	if (rc)
 		store_rollback(ws->db);
 	return rc;
+}
+
+void review_phase_states(cJSON *phases)
+{
+	char reopened[160] = ""; /* the reopened phases so far, in order */
+	cJSON *p;
+	cJSON_ArrayForEach(p, phases) {
+		int signed_off = cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"));
+		const char *status = "not started";
+		if (signed_off && json_int(p, "open_errors") > 0)
+			status = "reopened";
+		else if (signed_off)
+			status = "signed off";
+		else if (json_int(p, "open_errors") > 0)
+			status = "blocked";
+		else if (json_int(p, "runs") > 0 || json_int(p, "open_warnings") + json_int(p, "open_info") +
+		                                         json_int(p, "fixed") + json_int(p, "waived") > 0)
+			status = "in progress";
+		cJSON_DeleteItemFromObject(p, "status");
+		cJSON_AddStringToObject(p, "status", status);
+		if (signed_off && *reopened) {
+			char *why = xasprintf("signed off before %s reopened", reopened);
+			cJSON_AddStringToObject(p, "flagged", why);
+			free(why);
+		}
+		if (strcmp(status, "reopened") == 0)
+			snprintf(reopened + strlen(reopened), sizeof reopened - strlen(reopened), "%s%s", *reopened ? ", " : "",
+			         json_str(p, "name"));
+	}
 }

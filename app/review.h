@@ -17,9 +17,16 @@
  * finding is not open (FERRY_EREFUSED). */
 int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason);
 
+/* Withdraws the waivers of the waived findings ids[0..n) with reason: each finding is open
+ * again, the waiver row keeps who withdrew it, when and why, and one "unwaive" event
+ * {ids, reason} joins the audit chain. Refused (nothing recorded) for an empty reason
+ * (FERRY_EUSAGE), an unknown id (FERRY_ENOTFOUND) or a finding not waived (FERRY_EREFUSED). */
+int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *reason);
+
 enum review_refusal_kind {
 	REVIEW_ALLOWED = 0,
 	REVIEW_EARLIER_OPEN,   /* an earlier phase is not signed off: `other` names it */
+	REVIEW_EARLIER_REOPENED, /* an earlier phase was signed off and has open errors again */
 	REVIEW_ALREADY_SIGNED, /* `by` names who signed it */
 	REVIEW_OPEN_ERRORS,    /* `count` open error findings */
 };
@@ -29,12 +36,26 @@ typedef struct review_refusal {
 	char other[32];  /* the earlier phase */
 	char by[256];    /* who signed it off already */
 	long long count; /* open errors */
+	char blockers[768]; /* REVIEW_OPEN_ERRORS: "#ID PLUGIN: MESSAGE; …", the first three */
 } review_refusal;
+
+/* The latest recorded comparison of each kind (`ferry compare loss|dump` audit events):
+ * {"loss": {what, verdict, tolerance, …, a{artifact, label, sha256}, b{…}, event, time,
+ * actor}, "dump": {…}}, a kind absent when none was recorded. Caller frees. */
+int review_comparisons(cJSON **out, store *s);
 
 /* Whether phase may be signed off now; fills *why. FERRY_EUSAGE for an unknown phase. */
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase);
-/* Signs phase off as the workspace's actor, with an optional note. Refused with
- * FERRY_EREFUSED and a one-line reason when review_signoff_check says no. */
+/* Signs phase off as the workspace's actor, with an optional note. The tune and
+ * infer-optimize phases first run their acceptance check (`<phase>.acceptance`) so the
+ * latest comparisons and benchmarks are judged. Refused with FERRY_EREFUSED and a
+ * one-line reason naming the blocking findings when review_signoff_check says no. */
 int review_signoff(workspace *ws, const char *phase, const char *note);
+
+/* Sets each phase's "status" in phases (store_phases rows, in order): "not started",
+ * "in progress", "blocked" (open errors), "signed off", or "reopened" (signed off, then
+ * new error findings); a signed-off phase after a reopened one gets "flagged" saying
+ * which earlier phases reopened after its sign-off. */
+void review_phase_states(cJSON *phases);
 
 #endif

@@ -2,6 +2,7 @@
 #include "store.h"
 #include "embedded.h"
 #include "err.h"
+#include "json.h"
 #include "util.h"
 
 #include <sqlite3.h>
@@ -491,19 +492,21 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	const char *file = f->file ? f->file : "";
 	int rc = db_exec(s,
 	                 "INSERT INTO findings (fingerprint, plugin, phase, severity, category, file, line, col,"
-	                 " end_line, end_col, message, suggestion, edits, status, first_run, last_run, automatic)"
-	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?)"
+	                 " end_line, end_col, message, suggestion, edits, status, first_run, last_run, automatic,"
+	                 " construct)"
+	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)"
 	                 " ON CONFLICT (plugin, file, fingerprint) DO UPDATE SET"
 	                 " severity = excluded.severity, category = excluded.category, line = excluded.line,"
 	                 " col = excluded.col, end_line = excluded.end_line, end_col = excluded.end_col,"
 	                 " message = excluded.message, suggestion = excluded.suggestion, edits = excluded.edits,"
-	                 " automatic = excluded.automatic,"
+	                 " automatic = excluded.automatic, construct = excluded.construct,"
 	                 " last_run = excluded.last_run,"
 	                 " status = CASE WHEN findings.status = 'fixed' THEN 'open' ELSE findings.status END,"
 	                 " fixed_by = CASE WHEN findings.status = 'fixed' THEN NULL ELSE findings.fixed_by END",
-	                 "ssssSsiiiissSiii", f->fingerprint, f->plugin, f->phase, f->severity, f->category, file,
+	                 "ssssSsiiiissSiiiS", f->fingerprint, f->plugin, f->phase, f->severity, f->category, file,
 	                 (long long)f->line, (long long)f->col, (long long)f->end_line, (long long)f->end_col,
-	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run, (long long)f->automatic);
+	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run, (long long)f->automatic,
+	                 f->construct);
 	free(edits);
 	if (rc)
 		return rc;
@@ -534,16 +537,22 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 	return rc;
 }
 
+/* The waiver in force on a waived finding: {reason, actor, at, carried_from} or NULL. */
+#define FINDING_WAIVER                                                                             \
+	"CASE WHEN status = 'waived' THEN (SELECT json_object('reason', w.reason, 'actor', w.actor,"   \
+	" 'at', w.created_at, 'carried_from', w.carried_from) FROM waivers w"                         \
+	" WHERE w.finding_id = findings.id AND w.withdrawn_at IS NULL ORDER BY w.id DESC LIMIT 1) END AS waiver"
+
 #define FINDING_BRIEF_COLUMNS                                                                      \
 	"SELECT id, plugin, phase, severity, category, file, line, message,"                          \
 	" CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable, automatic,"    \
-	" status FROM findings"
+	" status, " FINDING_WAIVER " FROM findings"
 
 #define FINDING_COLUMNS                                                                            \
 	"SELECT id, plugin, phase, severity, category, file, line, col, end_line, end_col, message,"  \
 	" suggestion, CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable,"   \
 	" automatic,"                                                                                 \
-	" status, fingerprint, edits, last_run FROM findings"
+	" status, fingerprint, edits, last_run, construct, " FINDING_WAIVER " FROM findings"
 
 /* Turns the stored edits text into JSON and fixable into a boolean. */
 static void finding_row_fixup(cJSON *row)
@@ -558,6 +567,11 @@ static void finding_row_fixup(cJSON *row)
 	if (ed && cJSON_IsString(ed)) {
 		cJSON *parsed = cJSON_Parse(ed->valuestring);
 		cJSON_ReplaceItemInObject(row, "edits", parsed ? parsed : cJSON_CreateNull());
+	}
+	cJSON *wv = cJSON_GetObjectItem(row, "waiver");
+	if (wv && cJSON_IsString(wv)) {
+		cJSON *parsed = cJSON_Parse(wv->valuestring);
+		cJSON_ReplaceItemInObject(row, "waiver", parsed ? parsed : cJSON_CreateNull());
 	}
 	cJSON *cat = cJSON_GetObjectItem(row, "category");
 	if (cat && cJSON_IsNull(cat))
@@ -615,10 +629,66 @@ int store_waiver_add(store *s, long long finding_id, const char *reason, const c
 	return rc;
 }
 
+int store_waiver_carry(long long *from, store *s, long long finding_id)
+{
+	*from = 0;
+	cJSON *rows = NULL, *row = NULL;
+	int rc = db_rows(&rows, s,
+	                 "SELECT g.id AS from_id, w.reason, w.actor FROM findings f"
+	                 " JOIN findings g ON g.file = f.file AND g.construct = f.construct AND g.id <> f.id"
+	                 " AND g.status = 'waived'"
+	                 " AND (SELECT ord FROM phases WHERE name = g.phase) < (SELECT ord FROM phases WHERE name = f.phase)"
+	                 " JOIN waivers w ON w.finding_id = g.id AND w.withdrawn_at IS NULL"
+	                 " WHERE f.id = ? AND f.status = 'open' AND f.construct IS NOT NULL"
+	                 " AND NOT EXISTS (SELECT 1 FROM waivers x WHERE x.finding_id = f.id)"
+	                 " ORDER BY w.id DESC LIMIT 1",
+	                 "i", finding_id);
+	if (rc)
+		return rc;
+	single_row(&row, rows);
+	if (!row)
+		return 0;
+	char now[32];
+	util_now_iso(now);
+	long long g = json_int(row, "from_id");
+	rc = db_exec(s,
+	             "INSERT INTO waivers (finding_id, reason, actor, created_at, carried_from) VALUES (?, ?, ?, ?, ?)",
+	             "isssi", finding_id, json_str(row, "reason"), json_str(row, "actor"), now, g);
+	if (!rc)
+		rc = store_finding_set_status(s, finding_id, "waived", 0);
+	if (!rc)
+		*from = g;
+	cJSON_Delete(row);
+	return rc;
+}
+
+int store_assess_settled(cJSON **out, store *s)
+{
+	return db_rows(out, s,
+	               "SELECT f.id FROM findings f WHERE f.phase = 'assess' AND f.status = 'open'"
+	               " AND f.construct IS NOT NULL AND EXISTS (SELECT 1 FROM findings g WHERE g.file = f.file"
+	               " AND g.construct = f.construct AND g.phase <> 'assess' AND g.status IN ('fixed', 'waived'))",
+	               NULL);
+}
+
+int store_waiver_withdraw(store *s, long long finding_id, const char *reason, const char *actor)
+{
+	char now[32];
+	util_now_iso(now);
+	int rc = db_exec(s,
+	                 "UPDATE waivers SET withdrawn_at = ?, withdrawn_by = ?, withdrawn_reason = ?"
+	                 " WHERE finding_id = ? AND withdrawn_at IS NULL",
+	                 "sssi", now, actor, reason, finding_id);
+	if (!rc)
+		rc = store_finding_set_status(s, finding_id, "open", 0);
+	return rc;
+}
+
 int store_waivers(cJSON **out, store *s)
 {
 	return db_rows(out, s,
-	               "SELECT w.id, w.finding_id, w.reason, w.actor, w.created_at, f.plugin, f.phase, f.file,"
+	               "SELECT w.id, w.finding_id, w.reason, w.actor, w.created_at, w.carried_from, w.withdrawn_at,"
+	               " w.withdrawn_by, w.withdrawn_reason, f.plugin, f.phase, f.file,"
 	               " f.line, f.message FROM waivers w JOIN findings f ON f.id = w.finding_id ORDER BY w.id",
 	               NULL);
 }

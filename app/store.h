@@ -81,7 +81,20 @@ int store_finding_set_status(store *s, long long id, const char *status, long lo
 /* Reopens the findings that checkpoint cp fixed (its revert undoes the fix). */
 int store_findings_reopen(store *s, long long cp);
 int store_waiver_add(store *s, long long finding, const char *reason, const char *actor);
-/* [{id, finding_id, reason, actor, created_at, plugin, file, line, message}] */
+/* When open finding finding_id was never waived and a finding of an earlier phase about
+ * the same construct (same file and construct key) is waived, gives it a copy of that
+ * waiver (same reason and actor, carried_from naming the source) and marks it waived;
+ * *from is the source finding's id, 0 when nothing was carried. */
+int store_waiver_carry(long long *from, store *s, long long finding_id);
+/* The open assess findings whose construct a later phase's finding has since fixed or
+ * waived (the survey still lists the code as received): [{id}]. */
+int store_assess_settled(cJSON **out, store *s);
+/* Withdraws the waiver in force on finding_id (who, when, why kept on the row) and opens
+ * the finding again. */
+int store_waiver_withdraw(store *s, long long finding_id, const char *reason, const char *actor);
+/* Every waiver ever given, withdrawn ones included: [{id, finding_id, reason, actor,
+ * created_at, carried_from, withdrawn_at, withdrawn_by, withdrawn_reason, plugin, phase,
+ * file, line, message}] */
 int store_waivers(cJSON **out, store *s);
 int store_metric_add(store *s, long long run, const char *plugin, const char *name,
                      double value, const char *unit);

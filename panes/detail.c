@@ -270,6 +270,10 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 		line(&o, 1, UI_TITLE, T("Suggestion"));
 		wrapped(&o, 2, UI_NORMAL, f->suggestion);
 	}
+	if (f->waiver) {
+		line(&o, 1, UI_TITLE, T("Waived by"));
+		wrapped(&o, 2, UI_NORMAL, f->waiver);
+	}
 	line(&o, 1, UI_TITLE, T("Proposed fix"));
 	if (*f->file)
 		draw_fix(&o, d, f);

@@ -12,6 +12,8 @@ const char *pane_status_word(const char *status)
 		return T("signed off");
 	if (strcmp(status, "blocked") == 0)
 		return T("blocked");
+	if (strcmp(status, "reopened") == 0)
+		return T("reopened");
 	if (strcmp(status, "in progress") == 0)
 		return T("in progress");
 	return T("not started");

@@ -101,6 +101,7 @@ static void finding_done(tui_finding *f)
 	free(f->message);
 	free(f->suggestion);
 	free(f->status);
+	free(f->waiver);
 	for (size_t i = 0; i < f->nedits; i++)
 		free(f->edits[i].text);
 	free(f->edits);
@@ -192,6 +193,12 @@ static void from_json(tui_finding *f, const cJSON *row)
 	f->message = jdup(row, "message");
 	f->suggestion = jdup(row, "suggestion");
 	f->status = jdup(row, "status");
+	const cJSON *wv = cJSON_GetObjectItem(row, "waiver");
+	if (cJSON_IsObject(wv))
+		f->waiver = json_int(wv, "carried_from") > 0
+		                ? xasprintf("%s, %s: %s (#%lld)", json_str(wv, "actor"), json_str(wv, "at"),
+		                            json_str(wv, "reason"), json_int(wv, "carried_from"))
+		                : xasprintf("%s, %s: %s", json_str(wv, "actor"), json_str(wv, "at"), json_str(wv, "reason"));
 	f->line = (int)json_int(row, "line");
 	f->col = (int)json_int(row, "col");
 	f->end_line = (int)json_int(row, "end_line");

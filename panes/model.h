@@ -26,6 +26,7 @@ typedef struct tui_edit {
 typedef struct tui_finding {
 	long long id;
 	char *plugin, *phase, *severity, *category, *file, *message, *suggestion, *status;
+	char *waiver;        /* "by ACTOR at TIME: REASON" of the waiver in force; NULL unless waived */
 	int line, col, end_line, end_col;
 	int sev_rank;        /* 3 error, 2 warning, 1 info */
 	tui_edit *edits;     /* proposed fix; NULL when none */

@@ -27,6 +27,8 @@ static const char *status_glyph(const char *status)
 		return "✔";
 	if (strcmp(status, "blocked") == 0)
 		return "✖";
+	if (strcmp(status, "reopened") == 0)
+		return "↺";
 	if (strcmp(status, "in progress") == 0)
 		return "◐";
 	return "○";
@@ -36,7 +38,7 @@ static int status_attr(const char *status)
 {
 	if (strcmp(status, "signed off") == 0)
 		return UI_OK;
-	if (strcmp(status, "blocked") == 0)
+	if (strcmp(status, "blocked") == 0 || strcmp(status, "reopened") == 0)
 		return UI_ERROR;
 	if (strcmp(status, "in progress") == 0)
 		return UI_WARN;

@@ -483,6 +483,10 @@ static const char *signoff_refusal(app *a, char *buf, size_t n)
 	case REVIEW_EARLIER_OPEN:
 		snprintf(buf, n, T("Cannot sign off %s: the earlier phase %s is not signed off yet."), phase, why.other);
 		return buf;
+	case REVIEW_EARLIER_REOPENED:
+		snprintf(buf, n, T("Cannot sign off %s: the earlier phase %s was reopened by new error findings."), phase,
+		         why.other);
+		return buf;
 	case REVIEW_ALREADY_SIGNED:
 		snprintf(buf, n, T("%s is already signed off by %s."), phase, why.by);
 		return buf;

@@ -55,14 +55,15 @@ end
 return {
 	id = "assess.gpu_libraries",
 	phase = "assess",
-	title = "GPU-only third-party libraries (apex, flash_attn, xformers, triton, bitsandbytes, ...)",
+	title = "Third-party libraries and their Ascend support (apex, flash_attn, xformers, triton, deepspeed, ...)",
 	severity = "warning",
 	category = "libraries",
 	description = "Finds imports of third-party libraries that depend on CUDA, and the same names in "
 		.. "requirements*.txt, setup.py and pyproject.toml, using gpu_libraries.json: some have an "
-		.. "NPU counterpart, some have none and their features must be replaced, some "
-		.. "(transformers, accelerate, peft, trl) are supported from a minimum version. The "
-		.. "project's own packages are never taken for a library: a project that is one of the "
+		.. "NPU counterpart, some have none and their features must be replaced, some run through an "
+		.. "adapted build or adaptor (triton-ascend, MindSpeed), some support Ascend themselves "
+		.. "(DeepSpeed, MMCV) or through torch_npu (transformers, accelerate, peft, trl) from a minimum version. "
+		.. "The project's own packages are never taken for a library: a project that is one of the "
 		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project.",
 	-- a Python file is parsed for this check only when it names one of the libraries
 	triggers = function(data)
@@ -76,8 +77,16 @@ return {
 			by_import[e.name] = e
 			for _, p in ipairs(e.pip or {}) do by_pip[norm(p)] = e end
 		end
+		-- what the library is, by status (gpu_libraries.json describes them)
+		local function what(e)
+			if e.status == "supported" then return "a library with NPU support" end
+			if e.status == "native" then return "a library that supports Ascend NPUs itself" end
+			if e.status == "check" then return "a library that runs on Ascend only through an adapted build or adaptor" end
+			return "a library built for NVIDIA GPUs"
+		end
+		local function works(e) return e.status == "supported" or e.status == "native" end
 		local function advice(e)
-			if e.status == "supported" then
+			if works(e) then
 				return "No change needed" .. (e.min_version and (" if the version is at least " .. e.min_version) or "")
 					.. "; " .. (e.notes or "") .. "."
 			elseif e.replacement then
@@ -108,7 +117,7 @@ return {
 					seen[imp.node.start_byte] = true
 					ctx.report{
 						file = path, node = imp.node, severity = e.severity,
-						message = "`" .. top .. "` is imported: " .. (e.status == "supported" and "a library with NPU support" or "a library built for NVIDIA GPUs") .. ".",
+						message = "`" .. top .. "` is imported: " .. what(e) .. ".",
 						suggestion = advice(e),
 						key = "import",
 						data = { library = e.name },
@@ -122,16 +131,16 @@ return {
 			local e = by_pip[norm(name)]
 			if not e then return end
 			local sev, msg = e.severity, "The dependency `" .. req.text:gsub("%s+$", "") .. "` "
-			if e.status == "supported" then
+			if works(e) then
 				local v = rest:match("==%s*([%d%.]+)") or rest:match("<=?%s*([%d%.]+)")
 				if v and e.min_version and vcmp(v, e.min_version) < 0 then
 					sev = "warning"
-					msg = msg .. "is older than " .. e.min_version .. ", the first version torch_npu patches."
+					msg = msg .. "is older than " .. e.min_version .. ", the first version that supports the NPU."
 				else
 					msg = msg .. "is supported on NPU."
 				end
 			else
-				msg = msg .. "is a library built for NVIDIA GPUs."
+				msg = msg .. "is " .. what(e) .. "."
 			end
 			ctx.report{
 				file = path, line = req.line, col = req.col, end_line = req.line, end_col = req.col + #req.text,

@@ -13,6 +13,23 @@ local function has(list, x)
 	return false
 end
 
+-- major.minor of a version ("9.1.0" -> "9.1", "CANN 8.5.X" -> "8.5")
+local function line_of(v) return v and tostring(v):gsub("^[Cc][Aa][Nn][Nn]%s*", ""):match("^(%d+%.%d+)") or nil end
+
+-- TorchNPU lines and the CANN lines the release notes mark compatible with them
+-- (version_matrix.json "compatibility"); set by run.
+local COMPAT = {}
+
+-- Whether row runs on CANN cann: the row's own CANN (a "9.1.X" row takes any 9.1), or a
+-- CANN line the release notes mark compatible with the row's TorchNPU line.
+local function fits(row, cann)
+	if not cann then return false end
+	if ep.same_cann(row.cann, cann) then return true end
+	if tostring(row.cann):match("%.[Xx]$") and line_of(row.cann) == line_of(cann) then return true end
+	local tn = line_of(row.torchnpu or (row.branch or ""):match("%-([%d%.]+)$"))
+	return tn ~= nil and COMPAT[tn] ~= nil and COMPAT[tn][line_of(cann)] == true
+end
+
 local function install_line(row)
 	return "pip install torch==" .. row.torch .. " --index-url " .. CPU_WHEEL .. " && pip install torch-npu==" .. clean_npu(row.torch_npu)
 end
@@ -23,7 +40,7 @@ local function nearest(rows, h)
 	local best, best_cost
 	for _, r in ipairs(rows) do
 		local cost = 0
-		if h.cann and not ep.same_cann(r.cann, h.cann) then cost = cost + 8 end
+		if h.cann and not fits(r, h.cann) then cost = cost + 8 end
 		if h.py and r.python and not has(r.python, h.py) then cost = cost + 4 end
 		local t = h.torch or h.pin
 		if t and r.torch ~= t then cost = cost + 2 end
@@ -40,7 +57,7 @@ end
 -- What to change on the host to reach row.
 local function changes(row, h)
 	local out = {}
-	if h.cann and not ep.same_cann(row.cann, h.cann) or not h.cann then
+	if h.cann and not fits(row, h.cann) or not h.cann then
 		out[#out + 1] = "install CANN " .. row.cann .. (h.cann and (" (host has " .. h.cann .. ")") or "")
 	end
 	if h.py and row.python and not has(row.python, h.py) then
@@ -75,7 +92,13 @@ return {
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
-		local rows = ctx.data("version_matrix").entries
+		local matrix = ctx.data("version_matrix")
+		local rows = matrix.entries
+		COMPAT = {}
+		for _, c in ipairs(matrix.compatibility or {}) do
+			COMPAT[c.torchnpu] = {}
+			for _, l in ipairs(c.cann) do COMPAT[c.torchnpu][l] = true end
+		end
 		local pk = p.python.packages
 		local h = {
 			py = minor(p.python.version),
@@ -126,8 +149,12 @@ return {
 		local exact
 		for _, row in ipairs(rows) do
 			if row.torch == h.torch and ep.vcmp(clean_npu(row.torch_npu), h.npu) == 0
-				and (not h.cann or ep.same_cann(row.cann, h.cann)) then
-				if not exact or (row.status == "active" and exact.status ~= "active") then exact = row end
+				and (not h.cann or fits(row, h.cann)) then
+				-- prefer an active row, then the row made for this very CANN
+				if not exact or (row.status == "active" and exact.status ~= "active")
+					or (row.status == exact.status and ep.same_cann(row.cann, h.cann) and not ep.same_cann(exact.cann, h.cann)) then
+					exact = row
+				end
 			end
 		end
 		local combo = "torch " .. h.torch .. " + torch_npu " .. h.npu .. (h.cann and (" + CANN " .. h.cann) or "")
@@ -171,7 +198,10 @@ return {
 		ctx.report{
 			key = "combination",
 			severity = "info",
-			message = combo .. where .. " is a supported combination (branch " .. exact.branch .. ").",
+			message = combo .. where .. " is a supported combination (branch " .. exact.branch
+				.. (h.cann and not ep.same_cann(exact.cann, h.cann)
+					and (", built for CANN " .. exact.cann .. "; the release notes mark CANN " .. line_of(h.cann) .. ".X compatible") or "")
+				.. ").",
 			suggestion = "Keep the project's requirements pinned to torch " .. h.torch .. " and torch_npu " .. h.npu
 				.. " so every host gets the same versions.",
 		}

@@ -3,41 +3,37 @@
 -- A document may carry "sweep": [{"batch":, "latency_ms":, "throughput":}, …] (README,
 -- "GPU baseline"). Per sweep: the batch with the best throughput and the smallest batch
 -- that reaches KNEE of it (beyond it latency grows for little gain: ferry's rule of thumb).
--- With a GPU baseline and an NPU benchmark that both carry metrics.throughput, the NPU
--- figure is set against `ferry config throughput.target_pct`.
+-- The NPU throughput against the target is judged by infer-optimize.acceptance.
 
 local plan = require("plan")
+local shape = require("shape")
 
 local KNEE = 0.9
-
-local function side(a, doc)
-	local t = ((a.label or "") .. " " .. (doc.label or "") .. " " .. (doc.hardware or "")):lower()
-	if t:find("npu", 1, true) or t:find("ascend", 1, true) or t:find("atlas", 1, true) then return "npu" end
-	return nil
-end
 
 local function fmt(x) return string.format("%g", math.floor(x * 100 + 0.5) / 100) end
 
 return {
 	id = "infer-optimize.bench",
 	phase = "infer-optimize",
-	title = "Inference benchmarks: batch-size sweep and throughput target",
+	title = "Inference benchmarks: batch-size sweep",
 	severity = "info",
 	category = "performance",
 	description = "Reads the benchmarks ingested with `ferry ingest bench FILE --label L`: for a batch-size "
 		.. "sweep, the batch with the best throughput and the knee after which larger batches add latency "
-		.. "for little throughput; and the NPU throughput against the GPU baseline and the target "
-		.. "(`ferry config throughput.target_pct`).",
+		.. "for little throughput (the throughput target is judged by infer-optimize.acceptance).",
 	run = function(ctx)
-		local npu
 		for _, a in ipairs(ctx.artifacts("bench") or {}) do
 			local doc = plan.read_bench(ctx, a)
 			if doc then
 				local what = string.format("benchmark '%s' (artifact %s%s)", a.label or doc.label or "?", tostring(a.id),
 					type(doc.hardware) == "string" and (", " .. doc.hardware) or "")
-				if side(a, doc) == "npu" and type(doc.metrics) == "table" and type(doc.metrics.throughput) == "number"
-					and (not npu or tonumber(a.id) > tonumber(npu.a.id)) then
-					npu = { a = a, doc = doc }
+				if #doc.bad_fields > 0 then
+					ctx.report{
+						key = "shape:" .. a.id, severity = "warning",
+						message = string.format("%s has %s; the benchmark checks ignore them.", what, shape.listing(doc.bad_fields)),
+						suggestion = "Write the document as ferry-bench/1 describes it (README, \"GPU baseline\"): text for "
+							.. "label, hardware and precision, finite numbers for metrics and sweep entries; then ingest it again.",
+					}
 				end
 				if doc.sweep ~= nil then
 					local pts, bad = {}, 0
@@ -81,28 +77,6 @@ return {
 						}
 					end
 				end
-			end
-		end
-		local base = plan.baseline(ctx)
-		local pct = tonumber(ctx.config("throughput.target_pct") or "")
-		if npu and base and base.artifact.id ~= npu.a.id and type(base.metrics.throughput) == "number" and base.metrics.throughput > 0 then
-			local got = npu.doc.metrics.throughput / base.metrics.throughput * 100
-			local msg = string.format("The NPU benchmark (artifact %s) reaches %s, %.0f %% of the GPU baseline's %s",
-				tostring(npu.a.id), fmt(npu.doc.metrics.throughput), got, fmt(base.metrics.throughput))
-			if pct and got < pct then
-				ctx.report{
-					key = "target", severity = "warning",
-					message = msg .. string.format(", below the target of %g %%.", pct),
-					suggestion = "Tune before sign-off: AOE subgraph then operator tuning on the model, a larger batch (see the sweep), "
-						.. "and W8A8 quantization where accuracy allows (infer-optimize.tuning_guidance).",
-				}
-			else
-				ctx.report{
-					key = "target",
-					message = msg .. (pct and string.format(", meeting the target of %g %%.", pct) or "."),
-					suggestion = pct and "Record the result in the report and sign the phase off once output precision is checked."
-						or "Set the target with `ferry config throughput.target_pct N` so ferry can judge it.",
-				}
 			end
 		end
 	end,

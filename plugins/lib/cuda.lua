@@ -536,6 +536,45 @@ function cuda.amp(ctx, path, fused, map)
 end
 
 ---------------------------------------------------------------------------------------
+-- Megatron-LM / MindSpeed projects (megatron.json)
+
+-- The project's Megatron facts when it is a Megatron-LM or MindSpeed project (a
+-- megatron/ package, a pretrain_gpt.py-style entry script, or code importing megatron
+-- or mindspeed): {keep = {name -> entry}, adaptor = entry, mindspeed = imported}; else nil.
+function cuda.megatron(ctx)
+	local facts = ctx.data("megatron")
+	local found, mindspeed = false, false
+	for _, m in ipairs(facts.markers) do
+		if m.kind == "folder" and #ctx.files("^" .. m.name:gsub("%p", "%%%0") .. ".*%.py$") > 0 then found = true end
+		if m.kind == "entry" and #ctx.files("^" .. m.name:gsub("%p", "%%%0") .. "$") > 0 then found = true end
+	end
+	for _, path in ipairs(ctx.python_files()) do
+		local text = ctx.read(path) or ""
+		for _, m in ipairs(facts.markers) do
+			if m.kind == "import" and (text:find("import " .. m.name, 1, true) or text:find("from " .. m.name, 1, true)) then
+				found = true
+				if m.name == "mindspeed" then mindspeed = true end
+			end
+		end
+	end
+	if not found then return nil end
+	local keep = {}
+	for _, k in ipairs(facts.keep) do keep[k.name] = k end
+	return { keep = keep, adaptor = facts.adaptor[1], mindspeed = mindspeed }
+end
+
+-- Turns a rewrite site into a "stays as it is" note for a Megatron project.
+local function megatron_keeps(site, mg, what, k)
+	site.edits, site.fix_message, site.fix_suggestion, site.human = nil, nil, nil, nil
+	site.severity = "info"
+	site.message = what .. " stays as it is on Ascend in this Megatron project: " .. k.why .. "."
+	site.suggestion = mg.mindspeed and "Keep it; MindSpeed is already imported."
+		or ("Keep it, and add `" .. mg.adaptor.name .. "` " .. mg.adaptor.where .. ".")
+	site.key = "megatron:" .. (site.key or what)
+	return site
+end
+
+---------------------------------------------------------------------------------------
 -- NCCL -> HCCL
 
 -- A backend string: 'nccl', or a device:backend list such as 'cpu:gloo,cuda:nccl'. Every
@@ -604,6 +643,12 @@ function cuda.backend(ctx, path, map)
 			}
 		end
 	end
+	local mg = cuda.megatron(ctx)
+	if mg then
+		for _, site in ipairs(out) do
+			megatron_keeps(site, mg, "The backend " .. site.node.text, mg.keep["--distributed-backend"])
+		end
+	end
 	for _, r in ipairs(refs.dotted(ctx, path, map)) do
 		local name = r.resolved
 		if name == "torch.distributed.is_nccl_available" then
@@ -631,15 +676,19 @@ end
 -- Launch scripts: --backend nccl, --dist-backend=nccl (comments skipped).
 function cuda.backend_shell(ctx, path)
 	local out = {}
+	local mg = cuda.megatron(ctx)
 	for _, l in ipairs(refs.shell_lines(ctx, path)) do
 		for s, word in l.code:gmatch("%-%-[%w_%-]*backend[=%s]+[\"']?()(nccl)%f[^%w_]") do
-			out[#out + 1] = {
+			local flag = l.code:match("%-%-[%w_%-]*backend[=%s]+[\"']?nccl")
+			local site = {
 				file = path, line = l.line, col = s, end_line = l.line, end_col = s + #word,
-				message = "The launch script selects the NCCL backend (`" .. l.code:match("%-%-[%w_%-]*backend[=%s]+[\"']?nccl") .. "`).",
+				message = "The launch script selects the NCCL backend (`" .. flag .. "`).",
 				suggestion = "Pass 'hccl' instead, Ascend's collective library.",
 				edits = { refs.edit(l.pos - 1 + s - 1, #word, "hccl") },
 				key = "sh:" .. s,
 			}
+			local k = mg and mg.keep[flag:match("^(%-%-[%w_%-]*backend)")]
+			out[#out + 1] = k and megatron_keeps(site, mg, "`" .. flag .. "`", k) or site
 		end
 	end
 	return out
@@ -700,6 +749,20 @@ end
 -- CUDA_*/NCCL_* names used as environment keys in Python strings (os.environ[...],
 -- os.getenv(...), env dicts); the edit renames those env_vars.json marks exact, except
 -- in messages.
+-- In a Megatron project the variables megatron.json keeps become notes, not rewrites.
+local function env_keep(ctx, out)
+	local mg
+	for i, site in ipairs(out) do
+		local name = site.key and site.key:match("^([A-Z][A-Z0-9_]*)")
+		if name then
+			if mg == nil then mg = cuda.megatron(ctx) or false end
+			local k = mg and mg.keep[name]
+			if k then out[i] = megatron_keeps(site, mg, "`" .. name .. "`", k) end
+		end
+	end
+	return out
+end
+
 function cuda.env_python(ctx, path, entry)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
@@ -708,7 +771,7 @@ function cuda.env_python(ctx, path, entry)
 		local e = is_gpu_var(inner) and entry(inner)
 		if e then out[#out + 1] = env_site(path, inner, e, at, not messages[s.node.start_byte], { node = s.node }) end
 	end
-	return out
+	return env_keep(ctx, out)
 end
 
 -- The same names in shell scripts. Renamed only where the shell uses them as variables:
@@ -731,7 +794,7 @@ function cuda.env_shell(ctx, path, entry)
 			end
 		end
 	end
-	return out
+	return env_keep(ctx, out)
 end
 
 ---------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 --   plan.parallel(ctx)          parallel-strategy advice from model size, cards and SoC (see below)
 --   plan.read_bench(ctx, a)     a bench artifact decoded, wrong-typed values dropped (nil: not an object)
 --   plan.baseline(ctx)          the GPU baseline: decoded bench document, its artifact, missing fields
+--   plan.npu_bench(ctx)         the newest NPU benchmark with metrics: {doc=, artifact=} or nil
 --   plan.strategy(ctx)          the chosen strategy and its description (nil when not chosen)
 
 local ep = require("envprobe")
@@ -264,6 +265,25 @@ function plan.baseline(ctx)
 	r.metrics = m
 	r.missing = missing
 	return r
+end
+
+-- A benchmark is the NPU run's when its label, document label or hardware names an NPU.
+local function looks_npu(s)
+	s = (s or ""):lower()
+	return s:find("npu", 1, true) or s:find("ascend", 1, true) or s:find("atlas", 1, true)
+end
+
+function plan.npu_bench(ctx)
+	local best
+	for _, a in ipairs(ctx.artifacts("bench") or {}) do
+		local doc = plan.read_bench(ctx, a)
+		if doc and type(doc.metrics) == "table"
+			and (looks_npu(a.label) or looks_npu(doc.label) or looks_npu(doc.hardware))
+			and (not best or tonumber(a.id) > tonumber(best.artifact.id)) then
+			best = { doc = doc, artifact = a }
+		end
+	end
+	return best
 end
 
 -- ---- strategy -------------------------------------------------------------------------

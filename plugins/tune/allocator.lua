@@ -1,47 +1,83 @@
--- tune.allocator: PYTORCH_NPU_ALLOC_CONF for large models.
+-- tune.allocator: PYTORCH_NPU_ALLOC_CONF for large models, and settings that conflict.
 --
 -- Large models fragment the NPU caching allocator; torch_npu's PYTORCH_NPU_ALLOC_CONF
 -- (reference: ascend-toolchain §5.4) with expandable_segments:True is the msprof-analyze
--- advisor's suggestion. Reported when `ferry config model.params_b` is at least
--- LARGE_B billion parameters and no Python, shell or config file of the project mentions
--- the variable (or its CUDA name, which the adapt phase renames, or PYTORCH_ALLOC_CONF).
--- The threshold is ferry's rule of thumb, not a vendor figure.
+-- advisor's suggestion. The vendor's variable reference (env_vars.json, exclusive_with)
+-- says expandable_segments must be False when max_split_size_mb or
+-- garbage_collection_threshold is set, so the advice is expandable segments alone, and a
+-- setting that combines them is reported wherever the project writes it. The missing
+-- setting is reported when `ferry config model.params_b` is at least LARGE_B billion
+-- parameters and no Python, shell or config file mentions the variable (or its CUDA name,
+-- which the adapt phase renames, or PYTORCH_ALLOC_CONF). The threshold is ferry's rule of
+-- thumb, not a vendor figure.
 
 local LARGE_B = 1
 local NAMES = { "PYTORCH_NPU_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF" }
 local FILES = { "%.py$", "%.sh$", "%.bash$", "%.ya?ml$", "%.env$", "%.cfg$", "%.ini$", "%.toml$", "Dockerfile" }
 
+local function fact(ctx)
+	for _, e in ipairs(ctx.data("env_vars").ascend or {}) do
+		if e.name == "PYTORCH_NPU_ALLOC_CONF" then return e end
+	end
+	return {}
+end
+
 return {
 	id = "tune.allocator",
 	phase = "tune",
-	title = "Memory allocator settings for a large model",
+	title = "Memory allocator settings",
 	severity = "info",
 	category = "memory",
 	description = "For models of a billion parameters and more, set PYTORCH_NPU_ALLOC_CONF="
 		.. "expandable_segments:True: the caching allocator then grows segments instead of keeping "
-		.. "many fixed blocks, which reduces fragmentation and out-of-memory errors. Uses the model "
-		.. "size from `ferry config model.params_b`.",
+		.. "many fixed blocks, which reduces fragmentation and out-of-memory errors. Expandable segments "
+		.. "must not be combined with max_split_size_mb or garbage_collection_threshold (the vendor's rule); "
+		.. "a setting that does is reported. Uses the model size from `ferry config model.params_b`.",
 	run = function(ctx)
-		local params = tonumber(ctx.config("model.params_b") or "")
-		if not params or params < LARGE_B then return end
-		local seen = {}
+		local e = fact(ctx)
+		local exclusive = e.exclusive_with or {}
+		local mentioned, seen = false, {}
 		for _, pat in ipairs(FILES) do
 			for _, path in ipairs(ctx.files(pat)) do
 				if not seen[path] then
 					seen[path] = true
-					local text = ctx.read(path)
+					local text = ctx.read(path) or ""
 					for _, n in ipairs(NAMES) do
-						if text and text:find(n, 1, true) then return end
+						if text:find(n, 1, true) then mentioned = true end
+					end
+					local line = 0
+					for l in (text .. "\n"):gmatch("([^\n]*)\n") do
+						line = line + 1
+						local named = false
+						for _, n in ipairs(NAMES) do named = named or l:find(n, 1, true) ~= nil end
+						if named and l:find("expandable_segments%s*:%s*[Tt]rue") then
+							local with = {}
+							for _, k in ipairs(exclusive) do
+								if l:find(k, 1, true) then with[#with + 1] = k end
+							end
+							if #with > 0 then
+								ctx.report{
+									file = path, line = line, col = 1, severity = "warning", key = "exclusive:" .. line,
+									message = "This allocator setting combines expandable_segments:True with "
+										.. table.concat(with, " and ") .. ", which the vendor forbids: "
+										.. (e.exclusive_note or "expandable segments must be used alone") .. ".",
+									suggestion = "Keep `expandable_segments:True` alone, or drop it and keep "
+										.. table.concat(with, " and ") .. " (for out-of-memory errors with many inactive split blocks).",
+								}
+							end
+						end
 					end
 				end
 			end
 		end
+		local params = tonumber(ctx.config("model.params_b") or "")
+		if mentioned or not params or params < LARGE_B then return end
 		ctx.report{
 			key = "alloc-conf",
 			message = string.format("The model has %g billion parameters but the project never sets PYTORCH_NPU_ALLOC_CONF, "
 				.. "so the NPU caching allocator runs with its defaults and large models fragment its memory.", params),
-			suggestion = "Export `PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` in the launch script before starting training "
-				.. "(add `max_split_size_mb:N` only if out-of-memory errors persist).",
+			suggestion = "Export `PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` in the launch script before starting training, "
+				.. "on its own: it must not be combined with max_split_size_mb or garbage_collection_threshold.",
 		}
 	end,
 }

@@ -341,6 +341,12 @@ static void test_waive_with_reason(void **state)
 	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(w, 0), "reason")->valuestring, "vendor kernel kept");
 	cJSON_Delete(w);
 	ws_close(ws);
+	/* the detail pane of the waived finding says who waived it, when and why */
+	s = screen_of(fx->dir, "100x40", "4j");
+	assert_has(s, "Waived by");
+	assert_has(s, "Ada Tester <ada@example.com>, 20");
+	assert_has(s, ": vendor kernel kept");
+	free(s);
 	/* an empty reason is refused */
 	s = screen_of(fx->dir, "100x30", "4jjw<Enter>");
 	assert_has(s, "A waiver needs a reason");
@@ -356,6 +362,20 @@ static void test_signoff_refused_then_allowed(void **state)
 	s = screen_of(fx->dir, "100x30", "1Sall reviewed<Enter>");
 	assert_has(row(s, 28), "Phase assess signed off by Ada Tester <ada@example.com>.");
 	assert_has(row(s, 2), "✔ 1 assess");
+	free(s);
+	/* a new error in the signed-off assess phase reopens it on the rail */
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	long long run = 0;
+	assert_int_equal(store_begin(ws->db), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\"]}"), 0);
+	add(ws->db, run, fx, 4, "assess", "assess.cuda_extensions", "error", "custom_kernel", 3, 1, 10,
+	    "A custom kernel.", "fp5", NULL, 0);
+	assert_int_equal(store_commit(ws->db), 0);
+	ws_close(ws);
+	s = screen_of(fx->dir, "100x30", "1");
+	assert_has(row(s, 2), "↺ 1 assess");
+	assert_has(row(s, 3), "reopened E1");
 	free(s);
 }
 

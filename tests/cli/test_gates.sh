@@ -1,0 +1,225 @@
+#!/bin/sh
+# The gates a consultant signs against: acceptance criteria that block sign-off (loss and
+# dump comparisons, accuracy and throughput against the GPU baseline), phases reopened by
+# new errors after their sign-off, the waiver lifecycle (withdrawal, what a waived finding
+# shows, a waiver carried from assess to adapt for the same construct), and reports that
+# describe the engagement as it is when they are written.
+. "$(dirname "$0")/lib.sh"
+
+# open_errors DIR PHASE: ids of the open error findings of PHASE, space-separated
+open_errors() {
+	"$FERRY" -C "$1" findings --phase "$2" --status open --format json | python3 -c '
+import json, sys
+print(" ".join(str(f["id"]) for f in json.load(sys.stdin)["findings"] if f["severity"] == "error"))'
+}
+# sign_through DIR PHASE...: waives the open errors of each phase and signs it off
+sign_through() {
+	sd=$1
+	shift
+	for ph in "$@"; do
+		ids=$(open_errors "$sd" "$ph")
+		[ -z "$ids" ] || "$FERRY" -C "$sd" waive $ids --reason "accepted for the test" >/dev/null
+		"$FERRY" -C "$sd" signoff "$ph" >/dev/null 2>&1 || echo "     | signoff $ph failed"
+	done
+}
+
+# ---------------------------------------------------------------- acceptance: tune
+p="$work/tune"
+make_project "$p"
+"$FERRY" init "$p" >/dev/null
+data="$work/data"
+mkdir -p "$data"
+python3 - "$data" <<'PY'
+import math, sys
+d = sys.argv[1]
+def curve(s): return 3 * math.exp(-s / 40) + 1
+with open(d + "/gpu.log", "w") as f:
+    for s in range(1, 101): f.write("step %d loss=%r\n" % (s, curve(s)))
+with open(d + "/npu_bad.log", "w") as f:
+    for s in range(1, 101): f.write("step %d loss=%r\n" % (s, curve(s) * (1.0 if s < 50 else 1.08)))
+with open(d + "/npu_ok.log", "w") as f:
+    for s in range(1, 101): f.write("step %d loss=%r\n" % (s, curve(s) * 1.001))
+PY
+"$FERRY" -C "$p" check >/dev/null 2>&1
+sign_through "$p" assess design environment adapt
+"$FERRY" -C "$p" config tolerance.loss 0.01 >/dev/null
+"$FERRY" -C "$p" ingest loss-log "$data/gpu.log" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$p" ingest loss-log "$data/npu_bad.log" --label npu >/dev/null 2>&1
+"$FERRY" -C "$p" compare loss gpu npu >/dev/null 2>&1
+ids=$(open_errors "$p" tune)
+[ -z "$ids" ] || "$FERRY" -C "$p" waive $ids --reason "pre-existing" >/dev/null 2>&1
+# the failing comparison was recorded after the last check: sign-off must still see it
+expect_exit 1 "signoff tune refused while the latest loss comparison fails" -- "$FERRY" -C "$p" signoff tune
+one_line "$work/err" "tune refusal: one line"
+expect_grep "loss comparison" "$work/err" "tune refusal names the failing loss comparison"
+"$FERRY" -C "$p" findings --phase tune --status open --format json >"$work/tf.json"
+python3 - "$work/tf.json" <<'PY' && ok "the failing comparison is an error finding of tune.acceptance" || fail "acceptance finding"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+assert any(f["plugin"] == "tune.acceptance" and f["severity"] == "error" and "loss" in f["message"] for f in fs), fs
+PY
+# a passing comparison closes it; the sign-off then goes through
+"$FERRY" -C "$p" ingest loss-log "$data/npu_ok.log" --label npu2 >/dev/null 2>&1
+"$FERRY" -C "$p" compare loss gpu npu2 >/dev/null 2>&1
+# a failing dump comparison blocks as well
+python3 - "$data" <<'PY'
+import struct, sys
+def save(path, values):
+    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
+    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode("latin1"))
+        f.write(struct.pack("<%df" % len(values), *values))
+save(sys.argv[1] + "/gpu.npy", [i * 0.01 for i in range(64)])
+save(sys.argv[1] + "/npu.npy", [-i * 0.01 for i in range(64)])
+PY
+"$FERRY" -C "$p" compare dump "$data/gpu.npy" "$data/npu.npy" >/dev/null 2>&1
+expect_exit 1 "signoff tune refused while the latest dump comparison fails" -- "$FERRY" -C "$p" signoff tune
+expect_grep "dump comparison" "$work/err" "tune refusal names the failing dump comparison"
+"$FERRY" -C "$p" compare dump "$data/gpu.npy" "$data/gpu.npy" >/dev/null 2>&1
+expect_exit 0 "signoff tune once the latest comparisons pass" -- "$FERRY" -C "$p" signoff tune
+
+# ---------------------------------------------------------------- acceptance: infer-optimize
+q="$work/infer"
+make_project "$q"
+"$FERRY" init "$q" >/dev/null
+printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"8x A100","precision":"bf16","metrics":{"accuracy":0.761,"throughput":2000}}\n' >"$data/gpu.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Atlas 800T A2","precision":"bf16","metrics":{"accuracy":0.70,"throughput":1000}}\n' >"$data/npu.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Atlas 800T A2","precision":"bf16","metrics":{"accuracy":0.759,"throughput":1900}}\n' >"$data/npu_ok.json"
+"$FERRY" -C "$q" config tolerance.accuracy 0.005 >/dev/null
+"$FERRY" -C "$q" config throughput.target_pct 80 >/dev/null
+"$FERRY" -C "$q" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$q" ingest bench "$data/npu.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$q" check >/dev/null 2>&1
+sign_through "$q" assess design environment adapt tune infer-convert
+ids=$(open_errors "$q" infer-optimize)
+"$FERRY" -C "$q" findings --phase infer-optimize --status open --format json >"$work/io.json"
+python3 - "$work/io.json" <<'PY' && ok "accuracy drop and missed throughput target are error findings" || fail "infer-optimize acceptance findings"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["severity"] == "error"]
+assert any("accuracy" in f["message"] for f in fs), fs
+assert any("throughput" in f["message"] for f in fs), fs
+PY
+expect_exit 1 "signoff infer-optimize refused below the accuracy and throughput targets" -- "$FERRY" -C "$q" signoff infer-optimize
+expect_grep "accuracy" "$work/err" "infer-optimize refusal names what blocks"
+"$FERRY" -C "$q" ingest bench "$data/npu_ok.json" --label npu >/dev/null 2>&1
+expect_exit 0 "signoff infer-optimize once the newest NPU benchmark meets both" -- "$FERRY" -C "$q" signoff infer-optimize
+
+# ---------------------------------------------------------------- reopened phases
+r="$work/reopen"
+make_project "$r"
+"$FERRY" init "$r" >/dev/null
+"$FERRY" -C "$r" check --phase assess >/dev/null 2>&1
+sign_through "$r" assess design
+printf '__global__ void k(float *x) { x[0] = 1; }\n' >"$r/kern.cu"
+"$FERRY" -C "$r" check --phase assess >/dev/null 2>&1
+"$FERRY" -C "$r" status --json >"$work/st.json"
+python3 - "$work/st.json" <<'PY' && ok "status JSON: assess reopened, design's sign-off flagged" || fail "status JSON reopened"
+import json, sys
+ph = {p["name"]: p for p in json.load(open(sys.argv[1]))["phases"]}
+assert ph["assess"]["status"] == "reopened", ph["assess"]
+assert ph["design"].get("flagged"), ph["design"]
+assert "assess" in ph["design"]["flagged"], ph["design"]
+PY
+"$FERRY" -C "$r" status >"$work/st.txt"
+expect_grep "^assess  *reopened" "$work/st.txt" "status text shows reopened"
+expect_grep "design.*assess" "$work/st.txt" "status text flags design's sign-off"
+"$FERRY" -C "$r" report --format md --output "$work/reopen.md" >/dev/null 2>&1
+expect_grep "reopened" "$work/reopen.md" "the report shows the reopened phase"
+
+# ---------------------------------------------------------------- waiver lifecycle
+w="$work/waive"
+make_project "$w"
+printf 'import torch\nimport torch.distributed as dist\ndist.init_process_group("nccl")\n' >"$w/dist.py"
+"$FERRY" init "$w" >/dev/null
+"$FERRY" -C "$w" check --phase assess >/dev/null 2>&1
+"$FERRY" -C "$w" findings --phase assess --format json >"$work/wf.json"
+bid=$(python3 -c '
+import json, sys
+print(next(f["id"] for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "assess.distributed_backend"))' "$work/wf.json")
+"$FERRY" -C "$w" waive "$bid" --reason "the client keeps NCCL on the GPU cluster" >/dev/null
+"$FERRY" -C "$w" findings --format json >"$work/wf.json"
+python3 - "$work/wf.json" "$bid" <<'PY' && ok "findings JSON carries the waiver's reason, actor and time" || fail "waiver in findings JSON"
+import json, sys
+f = next(f for f in json.load(open(sys.argv[1]))["findings"] if f["id"] == int(sys.argv[2]))
+w = f["waiver"]
+assert w["reason"] == "the client keeps NCCL on the GPU cluster" and w["actor"].startswith("Test Runner") and w["at"], w
+PY
+"$FERRY" -C "$w" findings --status waived >"$work/wf.txt"
+expect_grep "waived by Test Runner" "$work/wf.txt" "findings text shows who waived"
+expect_grep "the client keeps NCCL" "$work/wf.txt" "findings text shows why"
+"$FERRY" -C "$w" report --format sarif --output "$work/w.sarif" >/dev/null 2>&1
+python3 - "$work/w.sarif" <<'PY' && ok "SARIF suppressions carry the justification" || fail "SARIF suppressions"
+import json, sys
+rs = json.load(open(sys.argv[1]))["runs"][0]["results"]
+sup = [s for r in rs for s in r.get("suppressions", [])]
+assert any(s["kind"] == "external" and s["justification"] == "the client keeps NCCL on the GPU cluster" for s in sup), sup
+PY
+# the adapt finding for the same construct inherits the waiver
+"$FERRY" -C "$w" check --phase adapt >/dev/null 2>&1
+"$FERRY" -C "$w" findings --phase adapt --format json >"$work/wa.json"
+python3 - "$work/wa.json" <<'PY' && ok "the assess waiver carries to the adapt finding of the same construct" || fail "waiver carry"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "adapt.distributed_backend"]
+assert fs and all(f["status"] == "waived" for f in fs), fs
+assert fs[0]["waiver"]["reason"] == "the client keeps NCCL on the GPU cluster", fs[0]
+others = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "adapt.device_calls"]
+assert others and all(f["status"] == "open" for f in others), others
+PY
+# withdrawal
+expect_exit 2 "unwaive needs a reason" -- "$FERRY" -C "$w" unwaive "$bid"
+expect_exit 1 "unwaive of an open finding is refused" -- "$FERRY" -C "$w" unwaive 1 --reason x
+expect_exit 0 "unwaive withdraws the waiver" -- "$FERRY" -C "$w" unwaive "$bid" --reason "the client moves to HCCL after all"
+"$FERRY" -C "$w" findings --format json >"$work/wf.json"
+python3 - "$work/wf.json" "$bid" <<'PY' && ok "the finding is open again" || fail "unwaived status"
+import json, sys
+f = next(f for f in json.load(open(sys.argv[1]))["findings"] if f["id"] == int(sys.argv[2]))
+assert f["status"] == "open" and f.get("waiver") is None, f
+PY
+"$FERRY" -C "$w" log --json >"$work/log.json"
+python3 - "$work/log.json" "$bid" <<'PY' && ok "unwaive is in the audit chain with actor and reason" || fail "unwaive event"
+import json, sys
+d = json.load(open(sys.argv[1]))
+evs = d["events"] if isinstance(d, dict) else d
+e = next(e for e in evs if e["kind"] == "unwaive")
+assert e["data"] == {"ids": [int(sys.argv[2])], "reason": "the client moves to HCCL after all"}, e
+assert e["actor"].startswith("Test Runner"), e
+PY
+expect_exit 0 "the chain verifies after an unwaive" -- "$FERRY" -C "$w" verify
+
+# ---------------------------------------------------------------- reports as of now
+e="$work/report"
+make_project "$e"
+# thirty mechanical sites: enough for the survey's readiness to count them
+python3 -c 'print("import torch\n" + "".join("x%d = torch.randn(2).cuda()\n" % i for i in range(30)))' >"$e/many.py"
+"$FERRY" init "$e" >/dev/null
+"$FERRY" -C "$e" check --phase assess >/dev/null 2>&1
+"$FERRY" -C "$e" report --format json --output "$work/r0.json" >/dev/null 2>&1
+"$FERRY" -C "$e" check --phase adapt >/dev/null 2>&1
+"$FERRY" -C "$e" fix --phase adapt --all --yes >/dev/null 2>&1
+"$FERRY" -C "$e" ingest loss-log "$data/gpu.log" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$e" ingest loss-log "$data/npu_bad.log" --label npu >/dev/null 2>&1
+"$FERRY" -C "$e" compare loss gpu npu >/dev/null 2>&1
+"$FERRY" -C "$e" report --format json --output "$work/r1.json" >/dev/null 2>&1
+python3 - "$work/r0.json" "$work/r1.json" "$data/npu_bad.log" <<'PY' && ok "report JSON: readiness recomputed, fixed items gone from risks, verdicts with hashes" || fail "report recomputed"
+import hashlib, json, sys
+a0 = json.load(open(sys.argv[1]))["assessment"]
+d1 = json.load(open(sys.argv[2]))
+a1 = d1["assessment"]
+assert a1["score"] > a0["score"], (a0["score"], a1["score"])
+fixed = {f["id"] for f in d1["findings"] if f["status"] == "fixed"}
+assert not any(r["id"] in fixed for r in a1["top_risks"]), a1["top_risks"]
+v = d1["verdicts"]
+loss = v["loss"]
+assert loss["verdict"] == "fail", loss
+assert loss["b"]["sha256"] == hashlib.sha256(open(sys.argv[3], "rb").read()).hexdigest(), loss
+PY
+"$FERRY" -C "$e" report --format md --output "$work/r1.md" >/dev/null 2>&1
+expect_grep "Verdicts" "$work/r1.md" "markdown report has the verdicts section"
+expect_grep "FAIL" "$work/r1.md" "markdown report shows the loss verdict"
+"$FERRY" -C "$e" report --format html --output "$work/r1.html" >/dev/null 2>&1
+h=$(sha256sum "$data/npu_bad.log" | cut -c1-12)
+expect_grep "Verdicts" "$work/r1.html" "html report has the verdicts section"
+expect_grep "$h" "$work/r1.html" "html report names the compared artifact's hash"
+
+finish
