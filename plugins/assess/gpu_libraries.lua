@@ -96,24 +96,26 @@ return {
 			end
 		end
 		-- the project's own packages are its code, not a library it depends on: a project
-		-- that is one of the listed stacks (Megatron-LM, DeepSpeed) is named once instead
+		-- that holds one of the listed stacks (Megatron-LM, DeepSpeed, or a launcher beside a
+		-- copy of one) is named once, at the import of it that is nearest the root and
+		-- outside the package (the launcher), or for the whole project when none is
 		local own = project.own_modules(ctx)
-		for _, e in ipairs(ctx.data("gpu_libraries").entries) do
-			if not e.owner and own.names[e.name] then
-				ctx.report{
-					severity = "info", key = "own:" .. e.name, data = { library = e.name },
-					message = "The project is `" .. e.name .. "` itself: its imports of `" .. e.name
-						.. "` are its own code, not a dependency, and are not reported one by one.",
-					suggestion = "Port the project as a whole, not line by line. " .. advice(e),
-				}
-			end
+		local stacks = {}
+		local function rank(path, name)
+			if path:sub(1, #name + 1) == name .. "/" then return 2 end
+			return path:find("/", 1, true) and 1 or 0
 		end
 		for _, path in ipairs(ctx.python_files()) do
 			local seen = {}
 			for _, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
 				local e = top and by_import[top]
-				if e and not e.owner and not seen[imp.node.start_byte] and not own:has(top, path) then
+				local mine = e and own:has(top, path)
+				if mine and not e.owner and own.names[top] then
+					local r, best = rank(path, top), stacks[top]
+					if not best or r < best.rank then stacks[top] = { rank = r, path = path, node = imp.node } end
+				end
+				if e and not e.owner and not seen[imp.node.start_byte] and not mine then
 					seen[imp.node.start_byte] = true
 					ctx.report{
 						file = path, node = imp.node, severity = e.severity,
@@ -123,6 +125,18 @@ return {
 						data = { library = e.name },
 					}
 				end
+			end
+		end
+		for _, e in ipairs(ctx.data("gpu_libraries").entries) do
+			local at = stacks[e.name]
+			if not e.owner and own.names[e.name] then
+				ctx.report{
+					file = at and at.path, node = at and at.node,
+					severity = "info", key = "own:" .. e.name, data = { library = e.name },
+					message = "The project holds `" .. e.name .. "` itself: its imports of `" .. e.name
+						.. "` are its own code, not a dependency, and are not reported one by one.",
+					suggestion = "Port it as a whole, not line by line. " .. advice(e),
+				}
 			end
 		end
 		local function check_req(path, req)
