@@ -1,12 +1,66 @@
 -- infer-convert.atc_log: diagnosis of converter logs ingested with `ferry ingest atc-log FILE`.
 --
--- Each line is matched against the error patterns of plugins/data/atc.json (E-codes,
--- "build op model failed", shape inference failures); every pattern found is one finding
--- naming the artifact and the first line it occurs on. "ATC run failed" alone (no known
--- pattern) gets the generic advice. The wording of ATC's messages is unverified in ferry's
--- reference, so the findings quote the log line itself.
+-- Every line is read. An error code (E or EZ/EE/… followed by digits: E10001, E19999, EZ3002)
+-- anywhere on a line is one finding per code, quoting that line with its number: a code
+-- plugins/data/atc.json knows gets its diagnosis and fix, any other code still shows its
+-- line. The other patterns of atc.json ("build op model failed", shape inference) are matched
+-- the same way. A log with none of these but "ATC run failed" or an "[ERROR]" line gets the
+-- generic advice, quoting the first "[ERROR]" line (or the failure line).
+--
+-- A failed log whose model (the file named by `--model` in the log) a later atc-log (higher
+-- artifact id) converted successfully ("ATC run success") is history: it becomes one info
+-- finding naming the later log instead of errors. The wording of ATC's messages is unverified
+-- in ferry's reference, so the findings quote the log line itself.
 
 local MAX_QUOTE = 160
+
+local function quote(line)
+	local q = line:gsub("^%s+", "")
+	if #q > MAX_QUOTE then q = q:sub(1, MAX_QUOTE) .. "…" end
+	return q
+end
+
+-- the error codes on a line, in order (E + a digit or capital letter + 4 digits, whole word)
+local function codes(line)
+	local out = {}
+	for c in line:gmatch("%f[%w]E[%u%d]%d%d%d%d%f[%W]") do out[#out + 1] = c end
+	return out
+end
+
+-- the model file a log names with --model=X or --model X (base name), or nil
+local function model_of(line)
+	local m = line:match("%-%-model[=%s]+\"?([^%s\"]+)")
+	return m and (m:match("([^/\\]+)$") or m)
+end
+
+-- one pass over a log: {model=, ok=, failed=, failed_line=, first_error=, hits={...}}
+local function scan(text, rules)
+	local s = { hits = {}, seen = {} }
+	local pos, n = 1, 0
+	while pos <= #text do
+		local nl = text:find("\n", pos, true) or (#text + 1)
+		local line = text:sub(pos, nl - 1):gsub("\r$", "")
+		pos = nl + 1
+		n = n + 1
+		s.model = s.model or model_of(line)
+		if line:find("ATC run success", 1, true) then s.ok = true end
+		if line:find("ATC run failed", 1, true) and not s.failed then s.failed, s.failed_line = n, line end
+		if not s.first_error and line:find("[ERROR]", 1, true) then s.first_error = { line = n, text = line } end
+		for _, c in ipairs(codes(line)) do
+			if not s.seen[c] then
+				s.seen[c] = true
+				s.hits[#s.hits + 1] = { code = c, line = n, text = line }
+			end
+		end
+		for _, r in ipairs(rules) do
+			if not r.fallback and not r.pattern:match("^E[%u%d]%d%d%d%d$") and not s.seen[r.id] and line:find(r.pattern) then
+				s.seen[r.id] = true
+				s.hits[#s.hits + 1] = { rule = r, line = n, text = line }
+			end
+		end
+	end
+	return s
+end
 
 return {
 	id = "infer-convert.atc_log",
@@ -14,51 +68,73 @@ return {
 	title = "ATC conversion log diagnosis",
 	severity = "error",
 	category = "convert",
-	description = "Reads the ATC logs ingested with `ferry ingest atc-log FILE` and explains the failures it "
-		.. "recognises (invalid parameters, unsupported operators, shape inference, operator build "
-		.. "failures) with a fix for each.",
+	description = "Reads the ATC logs ingested with `ferry ingest atc-log FILE`, quotes every error code and "
+		.. "error line with its line number, explains the failures it recognises (invalid parameters, "
+		.. "unsupported operators, shape inference, operator build failures) with a fix for each, and "
+		.. "treats a failed log as history once a later log converted the same model successfully.",
 	run = function(ctx)
 		local rules = ctx.data("atc").errors
+		local by_code, fallback = {}, nil
+		for _, r in ipairs(rules) do
+			if r.fallback then fallback = r
+			elseif r.pattern:match("^E[%u%d]%d%d%d%d$") then by_code[r.pattern] = r end
+		end
+		local logs = {}
 		for _, a in ipairs(ctx.artifacts("atc-log") or {}) do
 			local text = ctx.read_artifact(a.id)
 			if text then
-				local found, fallback, n = {}, nil, 0
-				local pos = 1
-				while pos <= #text do
-					local nl = text:find("\n", pos, true) or (#text + 1)
-					local line = text:sub(pos, nl - 1):gsub("\r$", "")
-					pos = nl + 1
-					n = n + 1
-					for _, r in ipairs(rules) do
-						if not found[r.id] and line:find(r.pattern) then
-							found[r.id] = { rule = r, line = n, text = line }
-						end
+				local s = scan(text, rules)
+				s.a = a
+				s.what = (a.label and a.label ~= "") and string.format("atc-log '%s' (artifact %s)", a.label, tostring(a.id))
+					or ("atc-log artifact " .. tostring(a.id))
+				logs[#logs + 1] = s
+			end
+		end
+		for _, s in ipairs(logs) do
+			local a = s.a
+			local bad = s.failed or s.first_error or #s.hits > 0
+			local later
+			if bad and s.model then
+				for _, o in ipairs(logs) do
+					if o.ok and not o.failed and o.model == s.model and (tonumber(o.a.id) or 0) > (tonumber(a.id) or 0) then
+						later = o
 					end
 				end
-				local what = (a.label and a.label ~= "") and string.format("atc-log '%s' (artifact %s)", a.label, tostring(a.id))
-					or ("atc-log artifact " .. tostring(a.id))
-				local specific = false
-				for _, r in ipairs(rules) do
-					local f = found[r.id]
-					if f and not r.fallback then
-						specific = true
-						local quote = f.text:gsub("^%s+", "")
-						if #quote > MAX_QUOTE then quote = quote:sub(1, MAX_QUOTE) .. "…" end
+			end
+			if later then
+				local first = s.hits[1] or s.first_error or { line = s.failed, text = s.failed_line }
+				ctx.report{
+					key = a.id .. ":superseded", severity = "info",
+					message = string.format("%s: the conversion of %s failed (line %d: \"%s\"), but %s converted %s successfully later; this log is history.",
+						s.what, s.model, first.line, quote(first.text), later.what, s.model),
+					suggestion = "Nothing to do for this log; keep it as a record of the fix.",
+				}
+			elseif bad then
+				for _, h in ipairs(s.hits) do
+					local r = h.rule or by_code[h.code]
+					if r then
 						ctx.report{
 							key = a.id .. ":" .. r.id, severity = r.severity,
-							message = string.format("%s line %d: %s — \"%s\".", what, f.line, r.diagnosis, quote),
+							message = string.format("%s line %d: %s — \"%s\".", s.what, h.line, r.diagnosis, quote(h.text)),
 							suggestion = r.fix,
 							data = { source = r.source },
 						}
-					elseif f then
-						fallback = f
+					else
+						ctx.report{
+							key = a.id .. ":" .. h.code, severity = "error",
+							message = string.format("%s line %d: error code %s, which ferry has no diagnosis for — \"%s\".",
+								s.what, h.line, h.code, quote(h.text)),
+							suggestion = "Look the code up in the error-code reference of your CANN version; the quoted line and "
+								.. "the lines before it name the operator or parameter at fault.",
+						}
 					end
 				end
-				if fallback and not specific then
+				if #s.hits == 0 and fallback then
+					local at = s.first_error or { line = s.failed, text = s.failed_line }
 					ctx.report{
-						key = a.id .. ":" .. fallback.rule.id, severity = fallback.rule.severity,
-						message = string.format("%s line %d: %s.", what, fallback.line, fallback.rule.diagnosis),
-						suggestion = fallback.rule.fix,
+						key = a.id .. ":" .. fallback.id, severity = fallback.severity,
+						message = string.format("%s line %d: %s — \"%s\".", s.what, at.line, fallback.diagnosis, quote(at.text)),
+						suggestion = fallback.fix,
 					}
 				end
 			end
