@@ -14,7 +14,9 @@ return {
 		.. "within a node first (at most 8 cards per node), pipeline parallelism across nodes, data "
 		.. "parallelism with the cards left, and ZeRO-1 plus activation recomputation when memory is "
 		.. "tight. The arithmetic is in the finding: 16 bytes per parameter for mixed-precision Adam "
-		.. "plus 20 % headroom.",
+		.. "plus 20 % headroom. A target SoC of an inference card (`inference_only` in soc_memory.json: "
+		.. "Ascend310, Ascend310P*) gets no training plan: a project that trains (loss.backward() in its "
+		.. "code) is an error, one that does not gets the inference sizing (2 bytes per parameter).",
 	run = function(ctx)
 		local r = plan.parallel(ctx)
 		if r.missing then

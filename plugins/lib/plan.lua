@@ -2,6 +2,8 @@
 --   local plan = require("plan")
 --   plan.criteria(ctx)          the acceptance criteria: list of {key=, label=, value=, number=, problem=, example=}
 --   plan.soc(ctx, name)         the soc_memory.json entry for a SoC name (nil when unknown)
+--   plan.inference_only(ctx, name)  the soc_memory.json inference_only entry a SoC name falls under, or nil
+--   plan.training_site(ctx)     the first loss.backward() call of the project: {path=, line=} or nil
 --   plan.parallel(ctx)          parallel-strategy advice from model size, cards and SoC (see below)
 --   plan.read_bench(ctx, a)     a bench artifact decoded, wrong-typed values dropped (nil: not an object)
 --   plan.baseline(ctx)          the GPU baseline: decoded bench document, its artifact, missing fields
@@ -10,6 +12,7 @@
 
 local ep = require("envprobe")
 local shape = require("shape")
+local train = require("train")
 
 local plan = {}
 
@@ -72,6 +75,28 @@ function plan.soc(ctx, name)
 	return best
 end
 
+function plan.inference_only(ctx, name)
+	if not name or name == "" then return nil end
+	local lname = name:lower()
+	for _, e in ipairs(ctx.data("soc_memory").inference_only or {}) do
+		local ln = e.name:lower()
+		if lname == ln or (e.prefix and lname:sub(1, #ln) == ln) then return e end
+	end
+	return nil
+end
+
+-- The project trains when it calls .backward() on something (the loss) in its code.
+function plan.training_site(ctx)
+	for _, path in ipairs(ctx.files("%.py$")) do
+		local text = ctx.read(path)
+		if text and text:find(".backward(", 1, true) then
+			local steps = train.steps(ctx, path)
+			if steps[1] then return { path = path, line = steps[1].call.line } end
+		end
+	end
+	return nil
+end
+
 function plan.known_socs(ctx)
 	local names = {}
 	for _, e in ipairs(ctx.data("soc_memory").entries or {}) do names[#names + 1] = e.name end
@@ -85,6 +110,7 @@ local ZERO1_KEEP = 4       -- bytes per parameter ZeRO-1 keeps on every rank (we
 local HEADROOM = 1.2       -- 20 % on top of the model states for activations, workspace, HCCL buffers
 local GIB = 1024 * 1024 * 1024
 local MAX_PER_NODE = 8     -- NPUs in one training server: tensor parallelism stays inside it
+local INFER_BYTES = 2     -- bf16/fp16 inference: the weights alone
 local TIGHT = 0.85         -- above this share of a card's memory, recommend ZeRO-1 and recomputation
 
 local function gb(x) return string.format(x < 10 and "%.1f GB" or "%.0f GB", x) end
@@ -108,6 +134,21 @@ function plan.parallel(ctx)
 	if not soc_name or soc_name == "" then
 		missing[#missing + 1] = { key = "target.soc", why = "the NPU model", example = "Ascend910B2" }
 	end
+	local inf_soc = plan.inference_only(ctx, soc_name)
+	local site = inf_soc and plan.training_site(ctx)
+	if site then
+		local r = { fits = false, inference_target = true, soc = inf_soc, site = site }
+		r.severity = "error"
+		r.message = string.format("The project trains (loss.backward() in %s line %d) but the target SoC `%s` is an "
+			.. "inference part (%s): it is not meant for training, so no parallel plan for training is given.",
+			site.path, site.line, soc_name, inf_soc.product)
+		r.suggestion = "Plan the training on Atlas training hardware (an Ascend910 SoC such as Ascend910B2: `ferry config "
+			.. "target.soc NAME`) and keep the inference card for deployment (the infer-convert phase); if only "
+			.. "inference is migrated, leave the training code out of the engagement."
+		r.summary = string.format("no training plan: %s is an inference part", soc_name)
+		r.lines = { "Verdict: " .. r.message }
+		return r
+	end
 	if #missing > 0 then return { missing = missing } end
 	local soc = plan.soc(ctx, soc_name)
 	if not soc then
@@ -115,6 +156,23 @@ function plan.parallel(ctx)
 	end
 	cards = math.floor(cards)
 	nodes = math.max(1, math.floor(nodes))
+	if inf_soc then
+		-- an inference card and a project that does not train: size the weights for serving
+		local need = params_b * 1e9 * INFER_BYTES / GIB * HEADROOM
+		local n = math.ceil(need / soc.memory_gb)
+		local r = { fits = n <= cards, inference_target = true, soc = soc }
+		local arith = string.format("%.3gB parameters x %d bytes (bf16/fp16 weights) = %s with 20 %% headroom; %s has %d GB "
+			.. "per card%s", params_b, INFER_BYTES, gb(need), soc.name, soc.memory_gb, soc.verified and "" or " (unverified figure)")
+		r.severity = r.fits and "info" or "error"
+		r.summary = string.format("inference on %s: %d card(s) of %d planned hold the weights", soc.name, n, cards)
+		r.message = string.format("The target `%s` is an inference part and the project does not train, so the plan is "
+			.. "for inference: %s, so %d card(s) hold the weights (%d planned).", soc_name, arith, n, cards)
+		r.suggestion = r.fits and "Leave room for the KV cache or activations of the largest batch you serve; the "
+			.. "infer-convert and infer-optimize phases size the batch." or string.format("Plan at least %d cards "
+			.. "(`ferry config target.cards N`), or quantize the weights (W8A8) to halve them.", n)
+		r.lines = { "Memory: " .. arith .. ".", "Verdict: " .. r.message }
+		return r
+	end
 	local per_node = math.ceil(cards / nodes)
 	local mem = soc.memory_gb
 	local states = params_b * 1e9 * BYTES_PER_PARAM / GIB

@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 . "$root/tests/plugins/lib.sh"
 
 # ---- 1. the data table ---------------------------------------------------------------
-check "soc_memory.json: every entry has a source and a memory figure" python3 - <<'PY'
+check "soc_memory.json: every entry has a source and a memory figure, every inference-only SoC a source" python3 - <<'PY'
 import json
 d = json.load(open("plugins/data/soc_memory.json", encoding="utf-8"))
 assert d["entries"]
@@ -27,6 +27,9 @@ for e in d["entries"]:
     assert isinstance(e["verified"], bool), e
     if not e["verified"]:
         assert "unverified" in e["source"], e["name"]
+assert d["inference_only"]
+for e in d["inference_only"]:
+    assert e["source"].strip() and e["training"] is False and e["name"].startswith("Ascend"), e
 PY
 
 # ---- 2. golden findings -----------------------------------------------------------------
