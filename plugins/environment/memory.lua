@@ -7,6 +7,7 @@
 --   bf16/fp16 inference: 2 bytes per parameter plus the KV cache and activations.
 
 local ep = require("envprobe")
+local design = require("plan")
 
 local TRAIN_BYTES = 16
 local INFER_BYTES = 2
@@ -23,7 +24,8 @@ return {
 		.. "cards, minus what was already in use) with the model size set by `ferry config "
 		.. "model.params_b`. Rule of thumb: mixed-precision Adam training keeps 16 bytes per "
 		.. "parameter of model states (ZeRO paper), inference in bf16 2 bytes per parameter, "
-		.. "each with 20 % headroom for activations.",
+		.. "each with 20 % headroom for activations. Inference hardware (a probed 310P chip, or an "
+		.. "inference-only target.soc) is sized for inference only.",
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
@@ -49,7 +51,19 @@ return {
 			.. "%d for bf16 inference, plus 20 %% headroom)", TRAIN_BYTES, INFER_BYTES)
 		local plan = string.format("%d card(s) with %.0f GB free each", cards, per_card)
 		local f = { key = "memory", data = { per_card_gb = per_card, cards = cards } }
-		if infer > total then
+		-- an inference card (probed chip or target.soc) is sized for inference only; design.parallel
+		-- reports a training project aimed at it
+		local inf_soc = design.inference_only(ctx, ctx.config("target.soc"))
+		for _, c in ipairs(p.npu.chips) do
+			inf_soc = inf_soc or (c.name and design.inference_only(ctx, "Ascend" .. c.name:gsub("^Ascend", "")))
+		end
+		if inf_soc and infer <= total then
+			f.severity = "info"
+			f.message = string.format("A %.1fB-parameter model needs about %.0f GB for bf16 inference; the plan's %s give %.0f GB "
+				.. "on this inference hardware (%s) %s.", params_b, infer, plan, total, inf_soc.product, rule)
+			f.suggestion = "Leave room for the KV cache or activations of the largest batch served; training does not belong on "
+				.. "this hardware."
+		elseif infer > total then
 			f.severity = "error"
 			f.message = string.format("A %.1fB-parameter model needs about %.0f GB even for bf16 inference; the plan's %s give %.0f GB %s.",
 				params_b, infer, plan, total, rule)
