@@ -291,6 +291,37 @@ if [ -f "$R/usr/local/Ascend/nnal/atb/set_env.sh" ]; then
 	nnal_set_env="$R/usr/local/Ascend/nnal/atb/set_env.sh"
 	nnal_version=$(kv version "$R/usr/local/Ascend/nnal/atb/latest/version.info")
 fi
+# The command-line tools of the later phases: atc (infer-convert), msprof (profiling in tune and
+# infer-optimize), aoe (tuning in infer-optimize). Each is looked for on the caller's PATH,
+# then in the toolkit's usual folders; "path" is where it was found, "on_path" whether the
+# caller's PATH reaches it.
+on_path() { # name: prints the first executable NAME on the caller's PATH
+	_ifs=$IFS
+	IFS=:
+	for _d in $orig_path; do
+		if [ -n "$_d" ] && [ -f "$_d/$1" ] && [ -x "$_d/$1" ]; then
+			printf '%s' "$_d/$1"
+			break
+		fi
+	done
+	IFS=$_ifs
+}
+tools_json=""
+for tool in atc msprof aoe; do
+	where=$(on_path "$tool")
+	found_on_path=0
+	[ -n "$where" ] && found_on_path=1
+	if [ -z "$where" ] && [ -n "$toolkit_root" ]; then
+		for c in "$toolkit_root/bin/$tool" "$toolkit_root/compiler/bin/$tool" "$toolkit_root/tools/profiler/bin/$tool" \
+			"$toolkit_root/tools/aoe/bin/$tool"; do
+			if [ -f "$c" ] && [ -x "$c" ]; then
+				where=$c
+				break
+			fi
+		done
+	fi
+	tools_json="${tools_json:+$tools_json,}\"$tool\":$(printf '{"path":%s,"on_path":%s}' "$(jsn "$where")" "$(jbool "$found_on_path")")"
+done
 # set_env.sh counts as sourced when the toolkit variables are set and the loader path has its libraries.
 home_var=${ASCEND_TOOLKIT_HOME:-${ASCEND_HOME_PATH:-}}
 sourced=0
@@ -299,10 +330,10 @@ if [ -n "$home_var" ]; then
 	*":$home_var/lib64:"* | *":$home_var/lib64/:"* | *":$home_var/runtime/lib64:"*) sourced=1 ;;
 	esac
 fi
-cann_json=$(printf '{"toolkit":{"version":%s,"path":%s,"real_path":%s,"info_file":%s,"set_env":%s},"kernels":{"version":%s,"path":%s},"nnal":{"version":%s,"set_env":%s},"set_env_sourced":%s}' \
+cann_json=$(printf '{"toolkit":{"version":%s,"path":%s,"real_path":%s,"info_file":%s,"set_env":%s},"kernels":{"version":%s,"path":%s},"nnal":{"version":%s,"set_env":%s},"set_env_sourced":%s,"tools":{%s}}' \
 	"$(jsn "$toolkit_version")" "$(jsn "$toolkit_root")" "$(jsn "$toolkit_real")" "$(jsn "$toolkit_info")" \
 	"$(jsn "$set_env")" "$(jsn "$kernels_version")" "$(jsn "$kernels_path")" "$(jsn "$nnal_version")" \
-	"$(jsn "$nnal_set_env")" "$(jbool "$sourced")")
+	"$(jsn "$nnal_set_env")" "$(jbool "$sourced")" "$tools_json")
 
 # ---- driver ----------------------------------------------------------------------
 driver_root="$R/usr/local/Ascend"
@@ -316,6 +347,11 @@ if [ -f "$driver_root/driver/version.info" ]; then
 	driver_version=$(kv Version "$driver_file")
 fi
 firmware_version=$(kv Version "$driver_root/firmware/version.info")
+# what each side declares about the other: the firmware range the driver accepts
+# (compatible_version_fw=[7.0.0,7.5.99]) and the HDK release each came from (package_version)
+firmware_compat=$(kv compatible_version_fw "$driver_file")
+driver_package=$(kv package_version "$driver_file")
+firmware_package=$(kv package_version "$driver_root/firmware/version.info")
 
 # ---- NPU -------------------------------------------------------------------------
 smi=""
@@ -418,8 +454,9 @@ smi_available=0
 npu_json=$(printf '{"npu_smi_available":%s,"npu_smi_path":%s,"npu_smi_status":%s,"npu_smi_version":%s,"raw":%s,"chips":%s,"devices":[%s],"control_devices":{"davinci_manager":%s,"devmm_svm":%s,"hisi_hdc":%s}}' \
 	"$(jbool "$smi_available")" "$(jsn "$smi")" "$(jnum "$smi_status")" "$(jsn "$smi_version")" "$(jsn "$smi_raw")" \
 	"$chips_json" "$devices" "$(jbool "$dev_manager")" "$(jbool "$dev_svm")" "$(jbool "$dev_hdc")")
-driver_json=$(printf '{"version":%s,"version_file":%s,"npu_smi_version":%s,"firmware":%s,"install_info":%s}' \
+driver_json=$(printf '{"version":%s,"version_file":%s,"npu_smi_version":%s,"firmware":%s,"firmware_compatible":%s,"package_version":%s,"firmware_package_version":%s,"install_info":%s}' \
 	"$(jsn "$driver_version")" "$(jsn "$driver_file")" "$(jsn "$smi_version")" "$(jsn "$firmware_version")" \
+	"$(jsn "$firmware_compat")" "$(jsn "$driver_package")" "$(jsn "$firmware_package")" \
 	"$(if [ -f "$install_info" ]; then js "$install_info"; else printf null; fi)")
 
 # ---- environment variables -------------------------------------------------------

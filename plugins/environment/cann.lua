@@ -1,6 +1,7 @@
 -- environment.cann: is the CANN toolkit installed, and was its set_env.sh sourced.
 
 local ep = require("envprobe")
+local inf = require("inference")
 
 -- The CANN versions the installed torch_npu (or torch) pairs with, newest first.
 local function wanted_cann(ctx, p)
@@ -28,7 +29,9 @@ return {
 	description = "torch_npu loads the CANN runtime through the variables CANN's set_env.sh exports "
 		.. "(ASCEND_TOOLKIT_HOME, ASCEND_HOME_PATH, ASCEND_OPP_PATH, LD_LIBRARY_PATH, PYTHONPATH). "
 		.. "Checks that the probe found a toolkit (ascend_toolkit_install.info in the ascend-toolkit "
-		.. "or cann layout) and that the probing shell had set_env.sh sourced.",
+		.. "or cann layout) and that the probing shell had set_env.sh sourced; then that the Kernels "
+		.. "package is installed at the toolkit's version, and NNAL (ATB) too when the project uses a "
+		.. "large-model stack (transformers LLMs, MindSpeed, MindIE, ATB) (cann_packages.json).",
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
@@ -77,6 +80,58 @@ return {
 					.. "(`ferry fix --plugin environment.setup_script --yes` writes it). If you ran the probe "
 					.. "through a non-interactive ssh command, ~/.bashrc may not have been read: probe from a login shell.",
 			}
+		end
+		-- the Kernels and NNAL packages go with the toolkit, at its version
+		local kern, nnal = p.cann.kernels or {}, p.cann.nnal or {}
+		local kp, np = ep.package(ctx, "kernels"), ep.package(ctx, "nnal")
+		if not kern.version then
+			ctx.report{
+				key = "kernels",
+				severity = "warning",
+				message = "No " .. kp.title .. " was found next to CANN " .. tk.version .. " on " .. host .. " (" .. kp.purpose .. ").",
+				suggestion = "Install " .. kp.file:gsub("<version>", tk.version) .. " for this SoC and architecture, "
+					.. "after the toolkit, then run the probe again.",
+				data = { source = kp.source },
+			}
+		elseif not ep.same_cann(kern.version, tk.version) then
+			ctx.report{
+				key = "kernels",
+				severity = "warning",
+				message = "The " .. kp.title .. " on " .. host .. " is " .. kern.version .. " but the toolkit is CANN " .. tk.version
+					.. ": the two are released and installed together.",
+				suggestion = "Install the Kernels package of CANN " .. tk.version .. " (" .. kp.file:gsub("<version>", tk.version)
+					.. "), or the toolkit matching the Kernels package.",
+				data = { source = kp.source },
+			}
+		end
+		if nnal.version and not ep.same_cann(nnal.version, tk.version) then
+			ctx.report{
+				key = "nnal",
+				severity = "warning",
+				message = "NNAL " .. nnal.version .. " on " .. host .. " does not match the toolkit CANN " .. tk.version .. ".",
+				suggestion = "Install the NNAL package of CANN " .. tk.version .. " (" .. np.file:gsub("<version>", tk.version)
+					.. ") after sourcing the toolkit's set_env.sh.",
+				data = { source = np.source },
+			}
+		elseif not nnal.version then
+			local uses = inf.signals(ctx).llm and "loads a transformers language model"
+			if not uses then
+				for _, path in ipairs(ctx.files("%.py$")) do
+					local text = ctx.read(path) or ""
+					local w = text:match("mindspeed") or text:match("torch_atb") or text:match("atb_llm") or text:match("mindie")
+					if w then uses = "uses " .. w .. " (" .. path .. ")" break end
+				end
+			end
+			if uses then
+				ctx.report{
+					key = "nnal",
+					severity = "warning",
+					message = "The project " .. uses .. " but no NNAL was found on " .. host .. " (" .. np.purpose .. ").",
+					suggestion = "Install " .. np.file:gsub("<version>", tk.version) .. " after sourcing the toolkit's "
+						.. "set_env.sh, then `source /usr/local/Ascend/nnal/atb/set_env.sh` in the launch script.",
+					data = { source = np.source },
+				}
+			end
 		end
 	end,
 }

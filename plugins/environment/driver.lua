@@ -16,7 +16,8 @@ return {
 		.. "`npu-smi info` title line. A host whose driver cannot be identified, or whose version "
 		.. "file disagrees with the running npu-smi (a container mounting another driver than the "
 		.. "host runs), gets a warning, and so does a driver older than the installed CANN release "
-		.. "needs according to its release notes (cann_driver.json).",
+		.. "needs according to its release notes (cann_driver.json). The firmware is checked against "
+		.. "the firmware versions the driver's version.info declares (compatible_version_fw).",
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
@@ -46,6 +47,36 @@ return {
 						.. running .. ".",
 				}
 			end
+		end
+		-- the firmware against the versions the driver's version.info says it works with
+		if d.firmware and d.firmware_compatible then
+			local ranges, fits = {}, false
+			for lo, hi in d.firmware_compatible:gmatch("%[([^,%]]*),([^%]]*)%]") do
+				lo, hi = lo:match("^%s*(.-)%s*$"), hi:match("^%s*(.-)%s*$")
+				ranges[#ranges + 1] = lo .. " to " .. hi
+				if ep.vcmp(d.firmware, lo) >= 0 and ep.vcmp(d.firmware, hi) <= 0 then fits = true end
+			end
+			if #ranges > 0 and not fits then
+				ctx.report{
+					key = "firmware",
+					severity = "error",
+					message = "The NPU firmware " .. d.firmware .. " on " .. host .. " is outside the firmware versions its driver "
+						.. (d.version or running) .. " works with (" .. table.concat(ranges, ", ")
+						.. ", compatible_version_fw in driver/version.info).",
+					suggestion = "Install the firmware of the same Ascend HDK release as the driver (firmware first, then the "
+						.. "driver, then reboot); the firmware package is " .. ep.package(ctx, "firmware").file .. ".",
+				}
+			end
+		elseif d.firmware and d.firmware_package_version and d.package_version
+			and ep.vcmp(d.firmware_package_version, d.package_version) ~= 0 then
+			ctx.report{
+				key = "firmware",
+				message = "The NPU firmware on " .. host .. " comes from Ascend HDK " .. d.firmware_package_version
+					.. " but the driver from " .. d.package_version .. ", and the driver's version.info names no compatible "
+					.. "firmware range to check against.",
+				suggestion = "Check the HDK release notes for the pair, or install driver and firmware of one HDK release "
+					.. "(firmware first, then the driver, then reboot).",
+			}
 		end
 		if d.version and d.npu_smi_version and ep.vcmp(d.version, d.npu_smi_version) ~= 0 then
 			ctx.report{

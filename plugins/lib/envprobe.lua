@@ -7,6 +7,7 @@
 --   ep.pins(ctx, name)                     requirement specs for a package in the project
 --   ep.chip_memory_mb(chip)                device memory of one chip (HBM, else DDR)
 --   ep.set_env_path(probe, ctx)            where set_env.sh is on that host (detected or standard)
+--   ep.package(ctx, name)                  the cann_packages.json entry of a package or tool
 
 local shape = require("shape")
 
@@ -33,8 +34,10 @@ local SHAPE = {
 	cann = {
 		toolkit = { version = S, path = S, real_path = S, info_file = S, set_env = S },
 		kernels = { version = S, path = S }, nnal = { version = S, set_env = S }, set_env_sourced = B,
+		tools = { ["*"] = { path = S, on_path = B } },
 	},
-	driver = { version = S, version_file = S, npu_smi_version = S, firmware = S, install_info = S },
+	driver = { version = S, version_file = S, npu_smi_version = S, firmware = S, firmware_compatible = S,
+		package_version = S, firmware_package_version = S, install_info = S },
 	npu = {
 		npu_smi_available = B, npu_smi_path = S, npu_smi_status = I, npu_smi_version = S, raw = S,
 		chips = { {
@@ -181,6 +184,15 @@ function ep.set_env_path(probe, ctx)
 end
 
 -- Numeric engagement setting, or nil.
+-- The plugins/data/cann_packages.json entry of a package or tool (kernels, nnal, firmware,
+-- atc, msprof, aoe).
+function ep.package(ctx, name)
+	for _, e in ipairs(ctx.data("cann_packages").entries) do
+		if e.name == name then return e end
+	end
+	error("cann_packages.json has no entry " .. name)
+end
+
 function ep.config_number(ctx, key)
 	local v = ctx.config(key)
 	return v and tonumber(v) or nil

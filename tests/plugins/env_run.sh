@@ -100,14 +100,21 @@ mkdir -p "$fr/usr/local/Ascend/ascend-toolkit/latest/$arch-linux" "$fr/usr/local
 printf 'package_name=Ascend-cann-toolkit\nversion=8.1.RC1\narch=%s\n' "$arch" \
 	>"$fr/usr/local/Ascend/ascend-toolkit/latest/$arch-linux/ascend_toolkit_install.info"
 : >"$fr/usr/local/Ascend/ascend-toolkit/set_env.sh"
-printf 'Version=24.1.0.3\r\n' >"$fr/usr/local/Ascend/driver/version.info"
-printf 'Version="7.5.0.1.129"\n' >"$fr/usr/local/Ascend/firmware/version.info"
+printf 'Version=24.1.0.3\r\ncompatible_version_fw=[7.0.0,7.5.99]\r\npackage_version=24.1.0.3\r\n' >"$fr/usr/local/Ascend/driver/version.info"
+printf 'Version="7.5.0.1.129"\npackage_version=24.1.0.3\n' >"$fr/usr/local/Ascend/firmware/version.info"
+mkdir -p "$fr/usr/local/Ascend/ascend-toolkit/latest/bin" "$fr/usr/local/Ascend/ascend-toolkit/latest/tools/profiler/bin"
+printf '#!/bin/sh\n' >"$fr/usr/local/Ascend/ascend-toolkit/latest/bin/atc"
+printf '#!/bin/sh\n' >"$fr/usr/local/Ascend/ascend-toolkit/latest/tools/profiler/bin/msprof"
+chmod +x "$fr/usr/local/Ascend/ascend-toolkit/latest/bin/atc" "$fr/usr/local/Ascend/ascend-toolkit/latest/tools/profiler/bin/msprof"
 : >"$fr/usr/local/Ascend/nnal/atb/set_env.sh"
 printf 'version=8.1.RC1\n' >"$fr/usr/local/Ascend/nnal/atb/latest/version.info"
 printf 'Driver_Install_Path_Param=/usr/local/Ascend\n' >"$fr/etc/ascend_install.info"
 for d in davinci0 davinci1 davinci2 davinci_manager devmm_svm hisi_hdc; do : >"$fr/dev/$d"; done
-env -u ASCEND_TOOLKIT_HOME -u ASCEND_HOME_PATH FERRY_PROBE_ROOT="$fr" HOME="$tmp/home" sh "$probe" >"$tmp/root1.json" 2>/dev/null
-check "probe: version files of the ascend-toolkit layout" python3 - "$tmp/root1.json" "$fr" <<'PY'
+mkdir -p "$tmp/tools"
+printf '#!/bin/sh\n' >"$tmp/tools/aoe"
+chmod +x "$tmp/tools/aoe"
+env -u ASCEND_TOOLKIT_HOME -u ASCEND_HOME_PATH PATH="$tmp/tools:$PATH" FERRY_PROBE_ROOT="$fr" HOME="$tmp/home" sh "$probe" >"$tmp/root1.json" 2>/dev/null
+check "probe: version files of the ascend-toolkit layout, firmware range, tools" python3 - "$tmp/root1.json" "$fr" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1], encoding="utf-8"))
 r = sys.argv[2]
@@ -117,6 +124,11 @@ assert tk["set_env"] == r + "/usr/local/Ascend/ascend-toolkit/set_env.sh", tk
 assert d["cann"]["nnal"]["version"] == "8.1.RC1", d["cann"]
 assert d["cann"]["set_env_sourced"] is False
 assert d["driver"]["version"] == "24.1.0.3" and d["driver"]["firmware"] == "7.5.0.1.129", d["driver"]
+assert d["driver"]["firmware_compatible"] == "[7.0.0,7.5.99]" and d["driver"]["firmware_package_version"] == "24.1.0.3", d["driver"]
+t = d["cann"]["tools"]
+assert t["atc"]["path"] == tk["path"] + "/bin/atc" and t["atc"]["on_path"] is False, t
+assert t["msprof"]["path"] == tk["path"] + "/tools/profiler/bin/msprof", t
+assert t["aoe"]["path"].endswith("/tools/aoe") and t["aoe"]["on_path"] is True, t
 assert d["npu"]["devices"] == ["davinci0", "davinci1", "davinci2"], d["npu"]["devices"]
 assert all(d["npu"]["control_devices"].values())
 PY

@@ -1,0 +1,59 @@
+-- environment.tools: the CANN command-line tools the later phases run on the host.
+--
+-- atc converts models (infer-convert), aoe tunes them (infer-optimize), msprof profiles a
+-- process or an offline model run (tune, infer-optimize). The probe records where each was
+-- found (the caller's PATH, or the toolkit's folders). A tool the engagement needs that is
+-- missing is reported; one that is installed but off PATH gets the set_env.sh advice. A
+-- probe too old to record tools is not judged.
+
+local ep = require("envprobe")
+local inf = require("inference")
+
+return {
+	id = "environment.tools",
+	phase = "environment",
+	title = "CANN tools for the later phases (atc, msprof, aoe)",
+	severity = "warning",
+	category = "environment",
+	description = "Checks that the probed host has the CANN programs the later phases run: `atc` when the "
+		.. "engagement converts a model (ONNX export in the code, or ONNX/ATC artifacts), `aoe` for tuning "
+		.. "that model, and `msprof` for profiling (tune, infer-optimize); and that they are on PATH "
+		.. "(cann_packages.json).",
+	run = function(ctx)
+		local p = ep.latest(ctx)
+		if not p or not p.cann or not p.cann.tools or not p.cann.toolkit.version then return end
+		local host = ep.host_label(p)
+		local converts = inf.signals(ctx).onnx
+		local want = {
+			{ name = "atc", need = converts, severity = "warning" },
+			{ name = "aoe", need = converts, severity = "info" },
+			{ name = "msprof", need = true, severity = "info" },
+		}
+		for _, w in ipairs(want) do
+			local t = p.cann.tools[w.name]
+			local e = ep.package(ctx, w.name)
+			local phases = table.concat(e.phases, " and ")
+			if w.need and t and not t.path then
+				ctx.report{
+					key = w.name,
+					severity = w.severity,
+					message = string.format("`%s` was not found on %s (neither on PATH nor in the CANN %s toolkit): the %s "
+						.. "phase needs it (%s).", w.name, host, p.cann.toolkit.version, phases, e.purpose),
+					suggestion = string.format("Install the full CANN toolkit (the %s program ships with it) on the host "
+						.. "that will run the %s phase, source its set_env.sh and run the probe again.", w.name, phases),
+					data = { source = e.source },
+				}
+			elseif w.need and t and t.path and not t.on_path then
+				ctx.report{
+					key = w.name .. "-path",
+					severity = "info",
+					message = string.format("`%s` is installed on %s (%s) but not on the probing shell's PATH.", w.name,
+						host, t.path),
+					suggestion = string.format("Run `source %s` before the %s phase, so `%s` is found by name.",
+						ep.set_env_path(p, ctx), phases, w.name),
+					data = { source = e.source },
+				}
+			end
+		end
+	end,
+}
