@@ -3,9 +3,24 @@
 local ep = require("envprobe")
 
 local RANGES = { -- documented ranges (env_vars.json sources)
-	{ "HCCL_CONNECT_TIMEOUT", 120, 7200 },
-	{ "HCCL_EXEC_TIMEOUT", 68, 17340 },
+	{ "HCCL_CONNECT_TIMEOUT", 120, 7200, "seconds" },
+	{ "HCCL_EXEC_TIMEOUT", 68, 17340, "seconds" },
+	{ "HCCL_BUFFSIZE", 1, 2048, "MB" },
 }
+
+-- Does an entry with a parameter/card threshold (large_cluster) apply to the plan?
+local function large_cluster(e, params_b, cards)
+	return e.when == "large_cluster" and params_b and params_b >= (e.min_params_b or math.huge)
+		and cards >= (e.min_cards or math.huge)
+end
+
+-- Is feature-value detection switched on in env (NPU_ASD_CONFIG enable:true, NPU_ASD_ENABLE 1-3)?
+local function asd_on(env)
+	local c, e = env.NPU_ASD_CONFIG, env.NPU_ASD_ENABLE
+	if c and c:lower():find("enable%s*:%s*true") then return "NPU_ASD_CONFIG=" .. c end
+	if e and (e == "1" or e == "2" or e == "3") then return "NPU_ASD_ENABLE=" .. e end
+	return nil
+end
 
 return {
 	id = "environment.hccl",
@@ -16,8 +31,10 @@ return {
 	description = "When the plan uses more than one card (target.cards > 1) or node (target.nodes > 1), "
 		.. "checks that the probed shell sets the HCCL variables env_vars.json recommends for such "
 		.. "plans: a link-setup timeout longer than the 120 s default, an execution timeout, and for "
-		.. "multi-node jobs the network interface HCCL uses. Values outside the documented ranges "
-		.. "are reported too.",
+		.. "multi-node jobs the network interface HCCL uses, and for plans of at least 70B parameters "
+		.. "on 64 cards feature-value detection (NPU_ASD_CONFIG). Values outside the documented ranges "
+		.. "(timeouts, HCCL_BUFFSIZE), settings the vendor advises against (MULTI_STREAM_MEMORY_REUSE=0 "
+		.. "or 2) and feature-value detection on a smaller plan are reported too.",
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
@@ -31,8 +48,34 @@ return {
 				ctx.report{
 					key = "range:" .. name,
 					message = name .. "=" .. tostring(env[name]) .. " on " .. host .. " is outside its documented range ["
-						.. r[2] .. ", " .. r[3] .. "] seconds.",
+						.. r[2] .. ", " .. r[3] .. "] " .. r[4] .. ".",
 					suggestion = "Set " .. name .. " to a value within [" .. r[2] .. ", " .. r[3] .. "]; see env_vars.json for the recommended one.",
+				}
+			end
+		end
+		local params_b = ep.config_number(ctx, "model.params_b")
+		for _, e in ipairs(ctx.data("env_vars").ascend or {}) do
+			local v = env[e.name]
+			for _, bad in ipairs(e.discouraged or {}) do
+				if v == bad then
+					ctx.report{
+						key = "discouraged:" .. e.name,
+						message = e.name .. "=" .. v .. " on " .. host .. " is a setting the vendor advises against (" .. e.purpose .. ").",
+						suggestion = "Unset it or set " .. e.name .. "=" .. e.value .. ".",
+						data = { source = e.source },
+					}
+				end
+			end
+			local on = e.when == "large_cluster" and asd_on(env)
+			if on and not large_cluster(e, params_b, cards) then
+				ctx.report{
+					key = "asd-small",
+					message = string.format("Feature-value detection is on (%s) on %s, but the plan (%s billion parameters, %d "
+						.. "card(s)) is below the %gB parameters and %d cards from which the vendor advises it: it costs "
+						.. "performance and device memory.", on, host, tostring(params_b or "?"), cards, e.min_params_b, e.min_cards),
+					suggestion = "Leave NPU_ASD_CONFIG/NPU_ASD_ENABLE unset for this plan, or keep it on knowingly for a run "
+						.. "that chases a suspected hardware fault (" .. e.purpose .. ").",
+					data = { source = e.source },
 				}
 			end
 		end
@@ -40,6 +83,9 @@ return {
 		local missing, either = {}, {}
 		for _, e in ipairs(ctx.data("env_vars").ascend or {}) do
 			local applies = e.when == "multi_card" or (e.when == "multi_node" and nodes > 1)
+			if large_cluster(e, params_b, cards) and not asd_on(env) then
+				missing[#missing + 1] = e.name .. "=" .. e.value .. " (" .. e.purpose .. ")"
+			end
 			if applies then
 				if e.name == "HCCL_SOCKET_IFNAME" or e.name == "HCCL_IF_IP" then
 					either[#either + 1] = e

@@ -49,6 +49,7 @@ end
 local function build(ctx, p)
 	local cards = ep.config_number(ctx, "target.cards") or 1
 	local nodes = ep.config_number(ctx, "target.nodes") or 1
+	local params_b = ep.config_number(ctx, "model.params_b")
 	local vars = ctx.data("env_vars").ascend or {}
 	local set_env, set_env_src = ep.set_env_path(p, ctx)
 	local o = {}
@@ -79,13 +80,15 @@ local function build(ctx, p)
 		{ when = "always", title = "devices and runtime", on = true },
 		{ when = "multi_card", title = "collective communication (HCCL)", on = cards > 1 or nodes > 1 },
 		{ when = "multi_node", title = "multi-node HCCL", on = nodes > 1 },
+		{ when = "large_cluster", title = "feature-value detection (large models on large clusters)", on = true },
 		{ when = "debug", title = "debugging (uncomment while chasing an error; they slow training)", on = true, off = true },
 	}
 	local count = 0
 	for _, g in ipairs(groups) do
 		local first = true
 		for _, e in ipairs(vars) do
-			if e.when == g.when and g.on then
+			local fits = e.when ~= "large_cluster" or (params_b and params_b >= e.min_params_b and cards >= e.min_cards)
+			if e.when == g.when and g.on and fits then
 				if first then section(o, g.title) first = false end
 				o[#o + 1] = ""
 				local value, note = e.value, nil
@@ -113,7 +116,8 @@ return {
 	description = "Offers scripts/npu_env.sh, a POSIX sh file to source before training: it sources "
 		.. "CANN's set_env.sh (the path detected by the probe, else the standard one), selects the "
 		.. "healthy chips with ASCEND_RT_VISIBLE_DEVICES, sets the allocator, task-queue and log "
-		.. "levels, and for multi-card and multi-node plans the HCCL timeouts, each line explained "
+		.. "levels, for multi-card and multi-node plans the HCCL timeouts, and for plans large enough "
+		.. "feature-value detection (NPU_ASD_CONFIG), each line explained "
 		.. "with its source. Apply it with `ferry fix --plugin environment.setup_script --yes`; an "
 		.. "existing scripts/npu_env.sh is never overwritten.",
 	run = function(ctx)

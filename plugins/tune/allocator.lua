@@ -32,11 +32,20 @@ return {
 		.. "expandable_segments:True: the caching allocator then grows segments instead of keeping "
 		.. "many fixed blocks, which reduces fragmentation and out-of-memory errors. Expandable segments "
 		.. "must not be combined with max_split_size_mb or garbage_collection_threshold (the vendor's rule); "
-		.. "a setting that does is reported. Uses the model size from `ferry config model.params_b`.",
+		.. "a setting that does is reported. On more than one card (`target.cards`), the vendor's other "
+		.. "memory knobs for large models are advised where the project does not set them: "
+		.. "MULTI_STREAM_MEMORY_REUSE, HCCL_BUFFSIZE and torch_npu.npu.set_per_process_memory_fraction; "
+		.. "MULTI_STREAM_MEMORY_REUSE=0 or 2 is a warning at its line. Uses the model size from "
+		.. "`ferry config model.params_b`.",
 	run = function(ctx)
 		local e = fact(ctx)
 		local exclusive = e.exclusive_with or {}
 		local mentioned, seen = false, {}
+		-- the memory advice for large multi-card models (env_vars.json, when = large_model)
+		local knobs, said = {}, {}
+		for _, k in ipairs(ctx.data("env_vars").ascend or {}) do
+			if k.when == "large_model" then knobs[#knobs + 1] = k end
+		end
 		for _, pat in ipairs(FILES) do
 			for _, path in ipairs(ctx.files(pat)) do
 				if not seen[path] then
@@ -45,9 +54,25 @@ return {
 					for _, n in ipairs(NAMES) do
 						if text:find(n, 1, true) then mentioned = true end
 					end
+					for _, k in ipairs(knobs) do
+						if text:find(k.name:match("[%w_]+$"), 1, true) then said[k.name] = true end
+					end
 					local line = 0
 					for l in (text .. "\n"):gmatch("([^\n]*)\n") do
 						line = line + 1
+						for _, k in ipairs(knobs) do
+							local v = k.discouraged and l:match(k.name .. "[\"'%]]*%s*[=:,]%s*[\"']?(%d+)")
+							for _, bad in ipairs(v and k.discouraged or {}) do
+								if v == bad then
+									ctx.report{
+										file = path, line = line, col = 1, severity = "warning", key = "discouraged:" .. line,
+										message = k.name .. "=" .. v .. " is a setting the vendor advises against: " .. k.purpose .. ".",
+										suggestion = "Set " .. k.name .. "=" .. k.value .. " (the default) or leave it unset.",
+										data = { source = k.source },
+									}
+								end
+							end
+						end
 						local named = false
 						for _, n in ipairs(NAMES) do named = named or l:find(n, 1, true) ~= nil end
 						if named and l:find("expandable_segments%s*:%s*[Tt]rue") then
@@ -71,6 +96,24 @@ return {
 			end
 		end
 		local params = tonumber(ctx.config("model.params_b") or "")
+		local cards = tonumber(ctx.config("target.cards") or "") or 1
+		if params and params >= LARGE_B and cards > 1 then
+			for _, k in ipairs(knobs) do
+				if not said[k.name] then
+					local how = k.kind == "api" and string.format("call `%s(%s)` once after selecting the device", k.name, k.value)
+						or (k.name == "HCCL_BUFFSIZE" and string.format("export HCCL_BUFFSIZE in MB (default %s, range %d-%d): lower "
+							.. "it when memory is short", k.value, k.range[1], k.range[2]))
+						or string.format("export %s=%s in the launch script", k.name, k.value)
+					ctx.report{
+						key = "large:" .. k.name,
+						message = string.format("The model has %g billion parameters on %d cards and the project never sets %s: %s.",
+							params, cards, k.name, k.purpose),
+						suggestion = how:sub(1, 1):upper() .. how:sub(2) .. " (vendor's memory tuning for large models).",
+						data = { source = k.source },
+					}
+				end
+			end
+		end
 		if mentioned or not params or params < LARGE_B then return end
 		ctx.report{
 			key = "alloc-conf",

@@ -255,6 +255,14 @@ got = json.load(open(sys.argv[1], encoding="utf-8"))["findings"]
 assert not [f for f in got if f["plugin"] == "environment.setup_script" and f["status"] == "open"], got
 PY
 check "setup script: the fix is a checkpoint" sh -c "'$ferry' -C '$work' log | grep -q environment.setup_script"
+lw="$tmp/case-large_cluster"
+"$ferry" -C "$lw" fix --plugin environment.setup_script --yes >/dev/null 2>&1
+check "setup script: a 72B plan on 64 cards turns feature-value detection on, a 1.5B plan does not" python3 - "$lw/scripts/npu_env.sh" "$s" <<'PY'
+import sys
+big, small = (open(p, encoding="utf-8").read() for p in sys.argv[1:3])
+assert 'export NPU_ASD_CONFIG="${NPU_ASD_CONFIG:-enable:true,with_checksum:true}"' in big, big
+assert "NPU_ASD_ENABLE=2" in big and "NPU_ASD" not in small
+PY
 before=$(cat "$tmp/case-no_npu/scripts/npu_env.sh")
 "$ferry" -C "$tmp/case-no_npu" fix --plugin environment.setup_script --yes >/dev/null 2>&1
 check "setup script: an existing scripts/npu_env.sh is left alone" [ "$before" = "$(cat "$tmp/case-no_npu/scripts/npu_env.sh")" ]
@@ -279,7 +287,9 @@ ep = json.load(open("plugins/data/env_paths.json", encoding="utf-8"))
 for e in ev["ascend"] + ep["entries"]:
     assert isinstance(e.get("source"), str) and e["source"].strip(), e
 for e in ev["ascend"]:
-    assert e["when"] in ("always", "multi_card", "multi_node", "debug"), e
+    assert e["when"] in ("always", "multi_card", "multi_node", "debug", "large_model", "large_cluster"), e
+    if e["when"] == "large_cluster":
+        assert e["min_params_b"] > 0 and e["min_cards"] > 0, e
 PY
 
 echo "environment: $pass passed, $fail failed"
