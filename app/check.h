@@ -27,6 +27,8 @@ typedef struct check_opts {
 	/* polled while the plugins run; non-zero cancels (the run is then rolled back) */
 	int (*cancelled)(void *payload);
 	void *payload;
+	/* Python files parsed of those offered to the checks, while they run (may be NULL) */
+	void (*on_files)(size_t parsed, size_t offered, void *payload);
 } check_opts;
 
 typedef struct check_result {

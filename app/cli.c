@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -130,6 +131,49 @@ static int parse_id(long long *out, const char *s)
 
 /* --- init --- */
 
+/* A progress line on stderr, only when it is a terminal; redrawn at most ten times a
+ * second and erased when the command is done. */
+typedef struct progress_line {
+	int tty;
+	double shown;                 /* when it was last drawn */
+	size_t checks, nchecks;       /* checks finished, of */
+	size_t parsed, offered;       /* files parsed, of */
+	size_t paths;                 /* init: paths recorded */
+} progress_line;
+
+static double mono_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_draw(progress_line *p, int force)
+{
+	double now = mono_seconds();
+	if (!p->tty || (!force && now - p->shown < 0.1))
+		return;
+	p->shown = now;
+	if (p->nchecks)
+		fprintf(stderr, "\rchecks done %zu/%zu, files parsed %zu/%zu ", p->checks, p->nchecks, p->parsed,
+		        p->offered);
+	else
+		fprintf(stderr, "\rbaseline: %zu files recorded ", p->paths);
+}
+
+static void progress_clear(progress_line *p)
+{
+	if (p->tty && p->shown > 0)
+		fprintf(stderr, "\r%70s\r", "");
+}
+
+static void on_init_paths(size_t paths, void *payload)
+{
+	progress_line *p = payload;
+	p->paths = paths;
+	progress_draw(p, 0);
+}
+
 static int cmd_init(const char *dir, int argc, char **argv)
 {
 	static const struct option lo[] = { { "client", required_argument, 0, 'c' },
@@ -151,7 +195,11 @@ static int cmd_init(const char *dir, int argc, char **argv)
 		return usage_error("init");
 	const char *target = optind < argc ? argv[optind] : dir;
 	workspace *ws = NULL;
+	progress_line pl = { .tty = isatty(2) };
+	history_set_progress(on_init_paths, &pl);
 	int rc = ws_init(&ws, target, &o);
+	history_set_progress(NULL, NULL);
+	progress_clear(&pl);
 	if (rc)
 		return rc;
 	char head[41] = "";
@@ -450,8 +498,20 @@ static int current_findings(cJSON **out, workspace *ws, const char *const *phase
 
 static void on_check_progress(const char *plugin, size_t done, size_t total, void *payload)
 {
-	if (*(int *)payload)
-		fprintf(stderr, "\r[%zu/%zu] %-40.40s", done + 1, total, plugin);
+	progress_line *p = payload;
+	(void)plugin;
+	p->checks = done + 1;
+	p->nchecks = total;
+	progress_draw(p, p->checks == total);
+}
+
+static void on_check_files(size_t parsed, size_t offered, void *payload)
+{
+	progress_line *p = payload;
+	p->parsed = parsed;
+	p->offered = offered;
+	if (p->nchecks)
+		progress_draw(p, 0);
 }
 
 static int cmd_check(const char *dir, int argc, char **argv)
@@ -498,15 +558,14 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	plugin_host *h = NULL;
 	check_result res = { 0 };
 	cJSON *found = NULL;
-	int tty = isatty(2) && strcmp(format, "text") == 0 && !output;
+	progress_line pl = { .tty = isatty(2) };
 	rc = open_synced(&ws, dir);
 	if (rc)
 		return rc;
-	check_opts co = { phases, nphases, plugins, nplugins, NULL, on_check_progress, NULL, &tty };
+	check_opts co = { phases, nphases, plugins, nplugins, NULL, on_check_progress, NULL, &pl, on_check_files };
 	if (!(rc = check_host_new(&h, ws)))
 		rc = check_run_with(&res, ws, h, &co);
-	if (tty)
-		fprintf(stderr, "\r%60s\r", "");
+	progress_clear(&pl);
 	if (rc)
 		goto out;
 	if ((rc = current_findings(&found, ws, phases, nphases, plugins, nplugins, NULL)))

@@ -359,7 +359,7 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		for (size_t i = 0; i < np; i++)
 			ids[i] = cJSON_GetArrayItem(plugins, (int)i)->valuestring;
 		/* a fresh run: offsets must match the files as they are now */
-		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL };
+		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL, NULL };
 		check_result res;
 		rc = check_run(&res, ws, &co);
 		check_result_done(&res);

@@ -413,11 +413,24 @@ typedef struct stage_ctx {
 
 /* add_all's per-path hook: a nested repository is set aside, an odd path left out
  * (>0 skips it). */
+static _Thread_local void (*progress_fn)(size_t, void *);
+static _Thread_local void *progress_payload;
+static _Thread_local size_t progress_paths;
+
+void history_set_progress(void (*fn)(size_t paths, void *payload), void *payload)
+{
+	progress_fn = fn;
+	progress_payload = payload;
+	progress_paths = 0;
+}
+
 static int note_nested(const char *path, const char *matched, void *payload)
 {
 	stage_ctx *c = payload;
 	size_t len = strlen(path);
 	(void)matched;
+	if (progress_fn)
+		progress_fn(++progress_paths, progress_payload);
 	if (under_odd(c->h, path))
 		return 1;
 	if (len && path[len - 1] == '/') {

@@ -38,6 +38,10 @@ typedef struct history_commit_info {
  * received: the baseline. Writes its oid into baseline. */
 int history_init(history **out, char baseline[41], const char *root, const char *git_dir,
                  const history_sig *sig);
+/* Called by the scans of history_init with the number of paths looked at so far, on the
+ * calling thread (NULL stops it). Meant for a progress line; the count is not a result. */
+void history_set_progress(void (*fn)(size_t paths, void *payload), void *payload);
+
 /* Opens an existing history; fails with FERRY_EGIT naming git_dir when it is damaged. */
 int history_open(history **out, const char *root, const char *git_dir);
 void history_free(history *h);

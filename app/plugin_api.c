@@ -344,6 +344,7 @@ static void ensure_parsed(papi_run *run, papi_file *f)
 		else
 			free(err);
 	} else {
+		run->reparsed++;
 		free(err);
 	}
 	f->src = src;

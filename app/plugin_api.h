@@ -123,6 +123,7 @@ typedef struct papi_run {
 	char **triggers;          /* distinct triggers of the selected plugins (borrowed) */
 	size_t ntriggers;
 	size_t parsed;            /* files parsed in this run */
+	size_t reparsed;          /* trees parsed again after their release (a plugin came back) */
 	papi_data *data;          /* fact tables decoded so far */
 	size_t ndata;
 	char **fp_keys;           /* fingerprints seen in this run (open addressing) */

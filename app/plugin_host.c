@@ -845,10 +845,18 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	for (size_t k = 0; k < nsel; k++)
 		if (!jobs[k].threaded)
 			run_one(&jobs[k]); /* no thread for it: run it here, in turn with the others */
-	size_t reported = 0;
+	size_t reported = 0, offered = 0, shown = (size_t)-1;
+	for (size_t i = 0; i < run.npy; i++)
+		offered += run.py[i].wanted;
 	int cancelled = 0;
 	pthread_mutex_lock(&sched.mu);
 	while (reported < nsel) {
+		if (cb && cb->files && run.parsed != shown) {
+			shown = run.parsed;
+			pthread_mutex_unlock(&sched.mu);
+			cb->files(shown > offered ? offered : shown, offered, cb->payload);
+			pthread_mutex_lock(&sched.mu);
+		}
 		/* progress as plugins finish */
 		for (size_t k = 0; k < nsel; k++) {
 			if (!lanes[k].finished || jobs[k].reported)
@@ -885,8 +893,8 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 			pthread_join(jobs[k].tid, NULL);
 	run.sched = NULL;
 	if (debug)
-		fprintf(stderr, "ferry: %-34s %8.3f s (%zu plugins on %u cores)\n", "plugins", now_seconds() - t0, nsel,
-		        run_slots(h));
+		fprintf(stderr, "ferry: %-34s %8.3f s (%zu plugins on %u cores; %zu trees parsed again)\n", "plugins",
+		        now_seconds() - t0, nsel, run_slots(h), run.reparsed);
 	if (!cancelled && cb && cb->cancelled && cb->cancelled(cb->payload))
 		cancelled = 1;
 	if (cancelled) {

@@ -75,6 +75,9 @@ typedef struct plugin_run_cb {
 	/* non-zero to cancel the run; polled on the calling thread while the plugins run */
 	int (*cancelled)(void *payload);
 	void *payload;
+	/* files parsed so far of those offered to the plugins; called on the calling thread
+	 * while the plugins run, when the count has changed (may be NULL) */
+	void (*files)(size_t parsed, size_t offered, void *payload);
 } plugin_run_cb;
 
 /* Discovers and loads every plugin (declaration checked); plugins that fail to load

@@ -147,7 +147,7 @@ static int run_gate(workspace *ws, const char *phase)
 	char id[64];
 	snprintf(id, sizeof id, "%s.acceptance", phase);
 	const char *ids[] = { id };
-	check_opts o = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL };
+	check_opts o = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL };
 	check_result res;
 	int rc = check_run(&res, ws, &o);
 	if (!rc && res.nerrors)

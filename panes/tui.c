@@ -407,7 +407,7 @@ static void run_checks(app *a, int all)
 	t->sel_id = 0;
 	a->dirty = D_ALL;
 	repaint_during_run(a, 1);
-	check_opts co = { all ? NULL : phases, all ? 0 : 1, NULL, 0, on_finding, on_progress, is_cancelled, a };
+	check_opts co = { all ? NULL : phases, all ? 0 : 1, NULL, 0, on_finding, on_progress, is_cancelled, a, NULL };
 	check_result res = { 0 };
 	rc = check_run(&res, t->m.ws, &co);
 	ws_unlock(t->m.ws);
