@@ -110,6 +110,7 @@ fuzz:
 
 bench: ferry
 	$(Q)sh tests/bench/run.sh
+	$(Q)sh tests/bench/real.sh
 
 # Regenerates the committed fixtures with their real producers (Debian's python3-torch,
 # CPU): `apt-get install python3-torch python3-tqdm`. The tests read the committed copies.
