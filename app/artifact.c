@@ -1,6 +1,7 @@
 /* artifact — see artifact.h. */
 #include "artifact.h"
 #include "err.h"
+#include "onnx.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -146,129 +147,32 @@ static int validate_loss_log(const char *name, const char *data, size_t len)
 	return 0;
 }
 
-/* A sequential reader over an artifact_source, in buffered pieces. */
-typedef struct cursor {
-	const artifact_source *src;
-	unsigned long long pos;     /* offset of the next byte */
-	unsigned long long buf_off; /* offset of buf[0] */
-	size_t buf_len;
-	int io_error;
-	unsigned char buf[1 << 16];
-} cursor;
-
-/* The next byte in *b: 1, or 0 at the end (or on a read error, then c->io_error). */
-static int cur_byte(cursor *c, unsigned char *b)
-{
-	if (c->pos >= c->src->size)
-		return 0;
-	if (c->pos < c->buf_off || c->pos >= c->buf_off + c->buf_len) {
-		size_t want = sizeof c->buf;
-		if (c->src->size - c->pos < want)
-			want = (size_t)(c->src->size - c->pos);
-		long long got = c->src->read_at(c->src->ctx, c->pos, c->buf, want);
-		if (got <= 0) {
-			c->io_error = got < 0;
-			return 0;
-		}
-		c->buf_off = c->pos;
-		c->buf_len = (size_t)got;
-	}
-	*b = c->buf[c->pos - c->buf_off];
-	c->pos++;
-	return 1;
-}
-
-/* Reads a protobuf varint; 0 when it runs past the end or over 10 bytes. */
-static int read_varint(unsigned long long *out, cursor *c)
-{
-	unsigned long long v = 0;
-	for (int shift = 0; shift < 70; shift += 7) {
-		unsigned char b;
-		if (!cur_byte(c, &b))
-			return 0;
-		v |= (unsigned long long)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*out = v;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int read_failed(const char *name, const cursor *c)
-{
-	return err_set(FERRY_EIO, "%s: read error at byte %llu", name, c->pos);
-}
-
-/* An ONNX ModelProto: every top-level field decodes, only ModelProto's field numbers
- * occur, and ir_version (1) and graph (7) are present (onnx.proto). Payloads of
- * length-delimited fields are skipped, not read, so a model of any size is walked in
- * a few reads. */
+/* An ONNX ModelProto, read by the one ONNX reader (onnx.h): every message of the model
+ * decodes, ir_version and graph are present; weights are skipped, not read, so a model of
+ * any size is walked with bounded memory. */
 static int validate_onnx_source(const char *name, const artifact_source *src)
 {
-	cursor *c = xcalloc(1, sizeof *c);
-	c->src = src;
-	int has_ir = 0, has_graph = 0, rc = 0;
-	unsigned long long len = src->size;
-	while (!rc && c->pos < len) {
-		unsigned long long tag, v;
-		if (!read_varint(&tag, c)) {
-			rc = c->io_error ? read_failed(name, c)
-			                 : err_set(FERRY_ECORRUPT, "%s: not an ONNX model (broken protobuf at byte %llu)", name,
-			                           c->pos);
-			break;
-		}
-		unsigned long long field = tag >> 3, wire = tag & 7;
-		int known = (field >= 1 && field <= 8) || field == 14 || field == 20 || field == 25;
-		if (!known) {
-			rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (unexpected field %llu at byte %llu)", name, field,
-			             c->pos);
-			break;
-		}
-		has_ir |= field == 1;
-		has_graph |= field == 7;
-		if (wire == 0) {
-			if (!read_varint(&v, c))
-				rc = c->io_error ? read_failed(name, c)
-				                 : err_set(FERRY_ECORRUPT, "%s: truncated ONNX model (at byte %llu)", name, c->pos);
-		} else if (wire == 2) {
-			if (!read_varint(&v, c) || v > len - c->pos)
-				rc = c->io_error ? read_failed(name, c)
-				                 : err_set(FERRY_ECORRUPT,
-				                           "%s: truncated ONNX model (a field runs past the end at byte %llu)", name,
-				                           c->pos);
-			else
-				c->pos += v;
-		} else {
-			rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (field %llu has wire type %llu)", name, field, wire);
-		}
-	}
-	free(c);
-	if (!rc && (!has_ir || !has_graph))
-		rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (no %s)", name, has_ir ? "graph" : "ir_version");
+	onnx_model *m = NULL;
+	int rc = onnx_read(&m, name, src);
+	onnx_model_free(m);
 	return rc;
 }
 
-typedef struct memory {
-	const char *data;
-	size_t len;
-} memory;
-
-static long long memory_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
+long long artifact_memory_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
 {
-	const memory *m = ctx;
+	const artifact_memory *m = ctx;
 	if (off >= m->len)
 		return 0;
 	if (n > m->len - off)
 		n = (size_t)(m->len - off);
-	memcpy(buf, m->data + off, n);
+	memcpy(buf, (const char *)m->data + off, n);
 	return (long long)n;
 }
 
 static int validate_onnx(const char *name, const char *data, size_t len)
 {
-	memory m = { data, len };
-	artifact_source src = { memory_read_at, &m, len };
+	artifact_memory m = { data, len };
+	artifact_source src = { artifact_memory_read_at, &m, len };
 	return validate_onnx_source(name, &src);
 }
 

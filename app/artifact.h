@@ -33,9 +33,16 @@ typedef struct artifact_source {
 	unsigned long long size;
 } artifact_source;
 
+/* An artifact_source over bytes in memory: ctx is an artifact_memory (borrowed). */
+typedef struct artifact_memory {
+	const void *data;
+	size_t len;
+} artifact_memory;
+long long artifact_memory_read_at(void *ctx, unsigned long long off, void *buf, size_t n);
+
 /* artifact_validate for an artifact of any size, streaming over it in small pieces:
- * text kinds are scanned whole, an ONNX model's protobuf framing is walked field by
- * field (skipping the payloads), a .npy dump's header is checked; JSON kinds larger
+ * text kinds are scanned whole, an ONNX model is read by onnx.h (skipping the weights),
+ * a .npy dump's header is checked; JSON kinds larger
  * than ARTIFACT_JSON_LIMIT are refused; smaller ones are read whole and validated as
  * by artifact_validate. */
 int artifact_validate_source(const char *kind, const char *name, const artifact_source *src);

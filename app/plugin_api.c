@@ -2,6 +2,7 @@
 #include "plugin_api.h"
 #include "embedded.h"
 #include "err.h"
+#include "onnx.h"
 #include "safetext.h"
 #include "util.h"
 
@@ -1608,18 +1609,13 @@ static int ctx_comparisons(lua_State *L)
 	return 1;
 }
 
-static int ctx_read_artifact(lua_State *L)
+/* The row of the artifact whose id is id (a decimal string) in list, or NULL. */
+static const cJSON *artifact_row(const cJSON *list, const char *id)
 {
-	papi_sandbox *sb = sandbox_of(L);
-	papi_run *run = run_of(L, sb);
-	const char *id = luaL_tolstring(L, 1, NULL);
-	cJSON *list = artifacts(L, run, NULL);
-	const char *path = NULL;
-	cJSON *a;
+	const cJSON *a;
 	cJSON_ArrayForEach(a, list)
 	{
 		const cJSON *jid = cJSON_GetObjectItemCaseSensitive(a, "id");
-		const cJSON *jpath = cJSON_GetObjectItemCaseSensitive(a, "path");
 		char idbuf[32];
 		const char *s = NULL;
 		if (cJSON_IsString(jid))
@@ -1628,11 +1624,25 @@ static int ctx_read_artifact(lua_State *L)
 			snprintf(idbuf, sizeof idbuf, "%lld", (long long)jid->valuedouble);
 			s = idbuf;
 		}
-		if (s && strcmp(s, id) == 0 && cJSON_IsString(jpath)) {
-			path = jpath->valuestring;
-			break;
-		}
+		if (s && strcmp(s, id) == 0)
+			return a;
 	}
+	return NULL;
+}
+
+/* A string field of an artifact row, or NULL. */
+static const char *artifact_field(const cJSON *row, const char *name)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(row, name);
+	return cJSON_IsString(j) ? j->valuestring : NULL;
+}
+
+static int ctx_read_artifact(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *id = luaL_tolstring(L, 1, NULL);
+	const char *path = artifact_field(artifact_row(artifacts(L, run, NULL), id), "path");
 	if (!path) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "artifact %s: no such artifact", id);
@@ -1656,6 +1666,154 @@ static int ctx_read_artifact(lua_State *L)
 		return 2;
 	}
 	lua_pushlstring(L, b->p, len);
+	return 1;
+}
+
+/* ---- ONNX models: ctx.onnx (the reader is onnx.c) ----------------------------------- */
+
+#define PAPI_ONNX_NODES 1000 /* nodes handed to a plugin; all are counted */
+
+static void set_int(lua_State *L, const char *k, long long v)
+{
+	lua_pushinteger(L, (lua_Integer)v);
+	lua_setfield(L, -2, k);
+}
+
+static void set_str(lua_State *L, const char *k, const char *v)
+{
+	if (!v)
+		return;
+	lua_pushstring(L, v);
+	lua_setfield(L, -2, k);
+}
+
+static void push_strings(lua_State *L, const char *k, char **v, size_t n)
+{
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++) {
+		lua_pushstring(L, v[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, k);
+}
+
+/* {name=, elem_type=, dims={1, "batch", -1 …}} per value (dims absent: rank unknown). */
+static void push_values(lua_State *L, const char *k, const onnx_value *v, size_t n)
+{
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++) {
+		lua_createtable(L, 0, 3);
+		set_str(L, "name", v[i].name);
+		set_int(L, "elem_type", v[i].elem_type);
+		if (v[i].has_shape) {
+			lua_createtable(L, (int)v[i].ndims, 0);
+			for (size_t d = 0; d < v[i].ndims; d++) {
+				if (v[i].dims[d].param)
+					lua_pushstring(L, v[i].dims[d].param);
+				else
+					lua_pushinteger(L, (lua_Integer)v[i].dims[d].value);
+				lua_rawseti(L, -2, (lua_Integer)d + 1);
+			}
+			lua_setfield(L, -2, "dims");
+		}
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, k);
+}
+
+static void onnx_release(void *p) { onnx_model_free(p); }
+
+/* ctx.onnx(id): the structure of an ingested ONNX model (see plugins/README.md), or nil
+ * and a reason. External data is looked for next to the model's original file. */
+static int ctx_onnx(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *id = luaL_tolstring(L, 1, NULL);
+	const cJSON *row = artifact_row(artifacts(L, run, NULL), id);
+	const char *path = artifact_field(row, "path"), *source = artifact_field(row, "source");
+	if (!path) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: no such artifact", id);
+		return 2;
+	}
+	box *b = box_new(L, onnx_release);
+	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+	onnx_model *m = NULL;
+	int rc = onnx_read_path(&m, abs);
+	b->p = m;
+	const char *origin = source && source[0] == '/' ? source : abs;
+	const char *slash = strrchr(origin, '/');
+	char *dir = slash ? xstrndup(origin, (size_t)(slash - origin + (slash == origin))) : xstrdup(".");
+	free(abs);
+	if (rc) {
+		free(dir);
+		lua_pushnil(L);
+		lua_pushstring(L, err_message());
+		return 2;
+	}
+	onnx_check_external(m, dir);
+	free(dir);
+	lua_createtable(L, 0, 20);
+	set_str(L, "file", source ? (strrchr(source, '/') ? strrchr(source, '/') + 1 : source) : NULL);
+	set_int(L, "ir_version", m->ir_version);
+	set_str(L, "producer", m->producer_name);
+	set_str(L, "producer_version", m->producer_version);
+	lua_createtable(L, 0, (int)m->nopsets);
+	for (size_t i = 0; i < m->nopsets; i++)
+		set_int(L, m->opsets[i].domain, m->opsets[i].version);
+	lua_setfield(L, -2, "opsets");
+	push_values(L, "inputs", m->inputs, m->ninputs);
+	push_values(L, "outputs", m->outputs, m->noutputs);
+	lua_createtable(L, (int)m->nops, 0);
+	for (size_t i = 0; i < m->nops; i++) {
+		lua_createtable(L, 0, 3);
+		set_str(L, "domain", m->ops[i].domain);
+		set_str(L, "op_type", m->ops[i].op_type);
+		set_int(L, "count", m->ops[i].count);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "ops");
+	set_int(L, "nodes_total", m->nodes_total);
+	size_t nn = m->nnodes < PAPI_ONNX_NODES ? m->nnodes : PAPI_ONNX_NODES;
+	lua_createtable(L, (int)nn, 0);
+	for (size_t i = 0; i < nn; i++) {
+		const onnx_node *n = &m->nodes[i];
+		lua_createtable(L, 0, 7);
+		set_str(L, "name", n->name ? n->name : "");
+		set_str(L, "op_type", n->op_type);
+		set_str(L, "domain", n->domain);
+		push_strings(L, "inputs", n->inputs, n->ninputs);
+		push_strings(L, "outputs", n->outputs, n->noutputs);
+		set_int(L, "depth", n->depth);
+		set_int(L, "subgraphs", n->subgraphs);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "nodes");
+	lua_createtable(L, 0, 3);
+	set_int(L, "count", m->initializers);
+	set_int(L, "bytes", m->initializer_bytes);
+	set_int(L, "external", (long long)m->nexternal);
+	lua_setfield(L, -2, "initializers");
+	lua_createtable(L, (int)m->nfiles, 0);
+	for (size_t i = 0; i < m->nfiles; i++) {
+		const onnx_data_file *f = &m->files[i];
+		lua_createtable(L, 0, 7);
+		set_str(L, "location", f->location);
+		set_int(L, "tensors", f->tensors);
+		set_int(L, "bytes", f->bytes);
+		set_int(L, "needed", f->needed);
+		lua_pushboolean(L, f->present);
+		lua_setfield(L, -2, "present");
+		if (f->present)
+			set_int(L, "size", f->size);
+		set_str(L, "problem", f->problem);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "external");
+	set_int(L, "subgraphs", m->subgraphs);
+	set_int(L, "max_depth", m->max_depth);
+	set_int(L, "functions", m->functions);
 	return 1;
 }
 
@@ -2385,6 +2543,7 @@ static int run_k(lua_State *L)
 		{"loc", ctx_loc},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
+		{"onnx", ctx_onnx},
 		{"decode_json", ctx_decode_json},
 		{"comparisons", ctx_comparisons},
 		{"config", ctx_config},
