@@ -374,6 +374,19 @@ static int cmd_config(const char *dir, int argc, char **argv)
 
 /* --- plugins --- */
 
+/* The load warnings of the plugins, one line each on stderr. */
+static void print_plugin_warnings(const plugin_host *h)
+{
+	size_t n = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	for (size_t i = 0; i < n; i++)
+		if (pi[i].warning) {
+			char *line = safetext_terminal(pi[i].warning);
+			fprintf(stderr, "ferry: warning: %s\n", line);
+			free(line);
+		}
+}
+
 static int cmd_plugins(const char *dir, int argc, char **argv)
 {
 	int json = 0;
@@ -406,6 +419,8 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 			cJSON_AddBoolToObject(o, "fixable", pi[i].fixable);
 			cJSON_AddBoolToObject(o, "needs_exec", pi[i].needs_exec);
 			cJSON_AddBoolToObject(o, "may_exec", pi[i].may_exec);
+			if (pi[i].warning)
+				cJSON_AddStringToObject(o, "warning", pi[i].warning);
 			cJSON_AddItemToArray(a, o);
 		}
 		cJSON *doc = cJSON_CreateObject();
@@ -422,6 +437,7 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 			       pi[i].fixable ? "  [fix]" : "");
 		for (size_t i = 0; i < nerr; i++)
 			fprintf(stderr, "ferry: %s\n", errs[i]);
+		print_plugin_warnings(h);
 	}
 out:
 	plugin_host_free(h);
@@ -537,6 +553,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (!rc)
 		rc = output_emit(&b, output);
 	sbuf_done(&b);
+	print_plugin_warnings(h);
 	for (int i = 0; i < res.nerrors; i++) {
 		char *line = safetext_terminal(res.errors[i]);
 		fprintf(stderr, "ferry: %s\n", line);

@@ -70,6 +70,7 @@ void papi_plugin_done(papi_plugin *p)
 	free(p->info.title);
 	free(p->info.severity);
 	free(p->info.category);
+	free(p->info.warning);
 	free(p->info.description);
 	free(p->info.origin);
 	free(p->chunk);
