@@ -46,6 +46,26 @@ LIST
 expect_grep "expandable_segments:True" "$work/diag.txt" "the out-of-memory fix gives the allocator setting"
 expect_grep "ASCEND_LAUNCH_BLOCKING=1" "$work/diag.txt" "asynchronous errors get the ASCEND_LAUNCH_BLOCKING advice"
 
+# the evidence scripts: one checkpoint writing both files, byte for byte
+expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
+expect_grep "scripts/msprobe_config.json" "$work/out" "the msprobe configuration is proposed"
+expect_grep "scripts/npu_profile.py" "$work/out" "the profiler helper is proposed"
+expect_exit 0 "fix writes them" -- "$FERRY" -C "$p" fix --plugin tune.evidence_scripts --yes
+expect_grep "1 checkpoint" "$work/out" "one checkpoint"
+expect_exit 0 "diff HEAD" -- "$FERRY" -C "$p" diff HEAD
+expect_grep "+++ b/scripts/msprobe_config.json" "$work/out" "the checkpoint holds the msprobe configuration"
+expect_grep "+++ b/scripts/npu_profile.py" "$work/out" "the checkpoint holds the profiler helper"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["task"]=="tensor" and d["level"]=="L1" and d["step"]==[1] and d["dump_path"] and "scope" in d["tensor"]' "$p/scripts/msprobe_config.json"; then
+	ok "the msprobe configuration is valid JSON with task, level, step, dump_path and scope"
+else fail "the msprobe configuration"; fi
+grep '^+' "$work/out" | grep -v '^+++' | sed 's/^+//' >"$work/added"
+cat "$p/scripts/msprobe_config.json" "$p/scripts/npu_profile.py" >"$work/files"
+if cmp -s "$work/added" "$work/files"; then ok "the files are exactly what the checkpoint added"; else fail "the files differ from the checkpoint"; fi
+if python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' "$p/scripts/npu_profile.py"; then ok "the profiler helper is valid Python"; else fail "the profiler helper does not parse"; fi
+expect_grep "torch_npu.profiler.tensorboard_trace_handler" "$p/scripts/npu_profile.py" "the helper uses torch_npu's profiler"
+expect_exit 0 "check again" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
+if grep -q "scripts/" "$work/out"; then fail "written scripts are proposed again"; else ok "written scripts are not proposed again"; fi
+
 # a 200 MB log: loss lines, a fallback warning repeated, the failure at its very end
 big=$work/big.log
 awk 'BEGIN { for (i = 1; i <= 2900000; i++) printf "[train] epoch 3 step %d loss: 0.%06d lr: 0.0001 throughput 812.5\n", i, i % 1000000 }' >"$big"
