@@ -4,7 +4,7 @@
 
 PKG_CONFIG ?= pkg-config
 CC ?= cc
-PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto
+PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto libzip
 GRAMMAR_VERSION := 0.23.6
 
 BUILD ?= build
@@ -48,7 +48,7 @@ BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 
-.PHONY: all grammar sarif-tools test test-asan fuzz bench fixtures clean docs install uninstall
+.PHONY: all grammar sarif-tools test test-asan fuzz bench realcode fixtures clean docs install uninstall
 
 all: $(FERRY_BIN) docs
 
@@ -152,6 +152,12 @@ fuzz:
 bench: ferry
 	$(Q)sh tests/bench/run.sh
 	$(Q)sh tests/bench/real.sh
+	$(Q)sh tests/bench/profile_bench.sh
+
+# Precision and recall of the assess phase on pinned public repositories (REALCODE_DIR
+# holds them; tests/realcode/run.sh --layout clones the missing ones). Not in `test`.
+realcode: ferry
+	$(Q)FERRY=$(abspath $(FERRY_BIN)) sh tests/realcode/run.sh
 
 # Regenerates the committed fixtures with their real producers (Debian's python3-torch,
 # CPU, and python3-onnx): `apt-get install python3-torch python3-tqdm python3-onnx`.
@@ -159,7 +165,9 @@ bench: ferry
 PYTHON_TORCH ?= /usr/bin/python3
 fixtures:
 	$(Q)$(PYTHON_TORCH) tests/fixtures/loss/make_loss_logs.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/dump/make_pt_dumps.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/onnx/make_onnx.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/runlog/make_run_logs.py
 
 compile_commands.json:
 	$(Q)$(MAKE) clean && bear -- $(MAKE)

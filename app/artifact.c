@@ -1,5 +1,6 @@
 /* artifact — see artifact.h. */
 #include "artifact.h"
+#include "profile.h"
 #include "err.h"
 #include "onnx.h"
 #include "util.h"
@@ -10,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", NULL };
+const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", "run-log", NULL };
 
 static int has_nul(const char *data, size_t len) { return memchr(data, '\0', len) != NULL; }
 
@@ -89,9 +90,44 @@ out:
 	return rc;
 }
 
+/* 1 when the text holds the Performance Summary ais_bench / msit benchmark prints: a line
+ * "NPU_compute_time (ms): min = …, mean = …" or "throughput 1000*batchsize…: N" (source:
+ * Ascend/tools ais-bench_workload/tool/ais_bench/ais_bench/infer/summary.py). */
+static int has_ais_summary(const char *data, size_t len)
+{
+	static const char *const marks[] = { "NPU_compute_time (ms):", "hroughput 1000*batchsize" };
+	for (size_t m = 0; m < 2; m++) {
+		size_t k = strlen(marks[m]);
+		for (size_t i = 0; i + k <= len; i++)
+			if (memcmp(data + i, marks[m], k) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* A benchmark: a ferry-bench/1 document, an ais_bench / msit benchmark summary JSON
+ * (--output: {"NPU_compute_time": {"mean": …}, "throughput": …}), or the Performance
+ * Summary it prints. */
 static int validate_bench(const char *name, const char *data, size_t len)
 {
-	cJSON *doc = NULL;
+	size_t i = 0;
+	while (i < len && isspace((unsigned char)data[i]))
+		i++;
+	if (i < len && data[i] != '{' && !has_nul(data, len)) {
+		if (!has_ais_summary(data, len))
+			return err_set(FERRY_ECORRUPT,
+			               "%s: not a benchmark (neither ferry-bench/1 JSON, an ais_bench summary.json nor "
+			               "ais_bench's printed \"Performance Summary\")",
+			               name);
+		return 0;
+	}
+	cJSON *doc = cJSON_ParseWithLength(data, len);
+	const cJSON *npu = cJSON_GetObjectItem(doc, "NPU_compute_time");
+	int ais = cJSON_IsObject(doc) && !cJSON_GetObjectItem(doc, "schema") &&
+	          cJSON_IsNumber(cJSON_GetObjectItem(npu, "mean")) && cJSON_IsNumber(cJSON_GetObjectItem(doc, "throughput"));
+	cJSON_Delete(doc);
+	if (ais)
+		return 0;
 	int rc = validate_json_schema(name, data, len, "ferry-bench/", &doc);
 	if (rc)
 		return rc;
@@ -158,21 +194,23 @@ static int validate_onnx_source(const char *name, const artifact_source *src)
 	return rc;
 }
 
-long long artifact_memory_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
+long long artifact_mem_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
 {
-	const artifact_memory *m = ctx;
+	const artifact_mem *m = ctx;
 	if (off >= m->len)
 		return 0;
 	if (n > m->len - off)
 		n = (size_t)(m->len - off);
+	if (m->piece && n > m->piece)
+		n = m->piece;
 	memcpy(buf, (const char *)m->data + off, n);
 	return (long long)n;
 }
 
 static int validate_onnx(const char *name, const char *data, size_t len)
 {
-	artifact_memory m = { data, len };
-	artifact_source src = { artifact_memory_read_at, &m, len };
+	artifact_mem m = { data, len, 0 };
+	artifact_source src = { artifact_mem_read_at, &m, len };
 	return validate_onnx_source(name, &src);
 }
 
@@ -203,6 +241,18 @@ static int validate_dump(const char *name, const char *data, size_t len)
 	return 0;
 }
 
+/* A trace profile of any size, streamed by profile.c: refused when it is no trace or
+ * breaks off before its first event; one cut off later (a profiler killed while writing)
+ * is kept, and the check says where its data ends. */
+static int trace_verdict(const char *name, int rc, profile *p)
+{
+	if (!rc && !p->rows)
+		rc = p->stopped ? err_set(FERRY_ECORRUPT, "%s: not a trace (%s)", name, p->stopped)
+		                : err_set(FERRY_ECORRUPT, "%s: a trace without events", name);
+	profile_free(p);
+	return rc;
+}
+
 /* A profile: a Chrome trace (JSON array or {"traceEvents":[…]}) or a CSV with a header. */
 static int validate_profile(const char *name, const char *data, size_t len)
 {
@@ -212,12 +262,11 @@ static int validate_profile(const char *name, const char *data, size_t len)
 	while (i < len && isspace((unsigned char)data[i]))
 		i++;
 	if (i < len && (data[i] == '[' || data[i] == '{')) {
-		cJSON *doc = cJSON_ParseWithLength(data, len);
-		int ok = cJSON_IsArray(doc) || cJSON_IsArray(cJSON_GetObjectItem(doc, "traceEvents"));
-		cJSON_Delete(doc);
-		if (!ok)
-			return err_set(FERRY_ECORRUPT, "%s: not a trace (broken JSON or no traceEvents)", name);
-		return 0;
+		profile *p = NULL;
+		artifact_mem m = { data, len, 0 };
+		artifact_source src = { artifact_mem_read_at, &m, len };
+		int rc = profile_read(&p, name, &src);
+		return trace_verdict(name, rc, p);
 	}
 	const char *nl = memchr(data, '\n', len);
 	if (!nl || !memchr(data, ',', (size_t)(nl - data)))
@@ -231,7 +280,8 @@ static const struct kind_validator {
 } validators[] = {
 	{ "env-probe", validate_env_probe }, { "loss-log", validate_loss_log }, { "dump", validate_dump },
 	{ "profile", validate_profile },     { "onnx", validate_onnx },         { "bench", validate_bench },
-	{ "atc-log", artifact_validate_text },    { NULL, NULL },
+	{ "atc-log", artifact_validate_text },    { "run-log", artifact_validate_text },
+	{ NULL, NULL },
 };
 
 int artifact_validate(const char *kind, const char *name, const char *data, size_t len)
@@ -239,7 +289,7 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 	for (const struct kind_validator *v = validators; v->kind; v++)
 		if (strcmp(v->kind, kind) == 0)
 			return v->validate(name, data, len);
-	return err_set(FERRY_EUSAGE, "ingest %s: unknown kind (env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
+	return err_set(FERRY_EUSAGE, "ingest %s: unknown kind (env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
 	               kind);
 }
 
@@ -332,7 +382,7 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 		return artifact_validate(kind, name, "", 0); /* the unknown-kind error */
 	if (strcmp(kind, "onnx") == 0)
 		return validate_onnx_source(name, src);
-	if (strcmp(kind, "loss-log") == 0 || strcmp(kind, "atc-log") == 0)
+	if (strcmp(kind, "loss-log") == 0 || strcmp(kind, "atc-log") == 0 || strcmp(kind, "run-log") == 0)
 		return validate_text_source(name, src, strcmp(kind, "loss-log") == 0, 0);
 	char *head = NULL;
 	size_t n = 0;
@@ -354,6 +404,11 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 		free(head);
 		if (!json)
 			return rc;
+		if (strcmp(kind, "profile") == 0) {
+			profile *p = NULL;
+			rc = profile_read(&p, name, src);
+			return trace_verdict(name, rc, p);
+		}
 	}
 	if (src->size > ARTIFACT_JSON_LIMIT)
 		return err_set(FERRY_ECORRUPT,

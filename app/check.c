@@ -39,11 +39,10 @@ static char *host_artifacts_json(const char *kind, void *payload)
 	cJSON *row;
 	cJSON_ArrayForEach(row, rows) {
 		cJSON *p = cJSON_GetObjectItem(row, "path");
-		if (cJSON_IsString(p) && util_starts_with(p->valuestring, "ref:")) {
-			/* too large to copy: recorded by reference to the original */
-			cJSON_ReplaceItemInObject(row, "path", cJSON_CreateString(p->valuestring + 4));
-		} else if (cJSON_IsString(p)) {
-			char *rel = xasprintf(".ferry/artifacts/%s", p->valuestring);
+		if (cJSON_IsString(p)) {
+			/* an artifact too large to copy was recorded by reference: "ref:" + absolute path */
+			int ref = strncmp(p->valuestring, "ref:", 4) == 0;
+			char *rel = ref ? xstrdup(p->valuestring + 4) : xasprintf(".ferry/artifacts/%s", p->valuestring);
 			cJSON_ReplaceItemInObject(row, "path", cJSON_CreateString(rel));
 			free(rel);
 		}

@@ -3,6 +3,7 @@
 #include "embedded.h"
 #include "err.h"
 #include "onnx.h"
+#include "profile.h"
 #include "safetext.h"
 #include "util.h"
 
@@ -70,6 +71,7 @@ void papi_plugin_done(papi_plugin *p)
 	free(p->info.title);
 	free(p->info.severity);
 	free(p->info.category);
+	free(p->info.warning);
 	free(p->info.description);
 	free(p->info.origin);
 	free(p->chunk);
@@ -1637,18 +1639,28 @@ static const char *artifact_field(const cJSON *row, const char *name)
 	return cJSON_IsString(j) ? j->valuestring : NULL;
 }
 
+/* The absolute path of the artifact whose id is at stack index idx, malloc'd; NULL with
+ * nil and a reason pushed when there is no such artifact. */
+static char *artifact_file(lua_State *L, papi_run *run, int idx)
+{
+	const char *id = luaL_tolstring(L, idx, NULL);
+	const char *path = artifact_field(artifact_row(artifacts(L, run, NULL), id), "path");
+	if (!path) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: no such artifact", id);
+		return NULL;
+	}
+	return path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+}
+
 static int ctx_read_artifact(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
 	const char *id = luaL_tolstring(L, 1, NULL);
-	const char *path = artifact_field(artifact_row(artifacts(L, run, NULL), id), "path");
-	if (!path) {
-		lua_pushnil(L);
-		lua_pushfstring(L, "artifact %s: no such artifact", id);
+	char *abs = artifact_file(L, run, 1);
+	if (!abs)
 		return 2;
-	}
-	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
 	struct stat st;
 	if (stat(abs, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > sb->mem_cap) {
 		free(abs);
@@ -1667,6 +1679,139 @@ static int ctx_read_artifact(lua_State *L)
 	}
 	lua_pushlstring(L, b->p, len);
 	return 1;
+}
+
+/* ---- ctx.scan_artifact: a text artifact of any size, line by line, in C ----------- */
+
+#define SCAN_NEEDLES 128   /* needles per call */
+#define SCAN_HITS 1000     /* most hits kept per needle */
+#define SCAN_LINE 4096     /* a line is matched on its first bytes */
+#define SCAN_QUOTE 240     /* bytes of a hit's line handed to the plugin */
+
+static void file_release(void *p) { fclose(p); }
+
+/* Length of the first n bytes of s cut back to a whole UTF-8 character. */
+static size_t utf8_cut(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+/* One finished line: each needle it holds is a hit {line=, needle=, text=} appended
+ * to the table at the top of the stack, up to max hits per needle. */
+static void scan_line(lua_State *L, const char *line, size_t len, long long lineno, const char *const *needles,
+                      const size_t *nlen, size_t nn, size_t *count, size_t max, lua_Integer *nhits)
+{
+	if (len && line[len - 1] == '\r')
+		len--;
+	for (size_t i = 0; i < nn; i++) {
+		if (!nlen[i] || !memmem(line, len, needles[i], nlen[i]) || ++count[i] > max)
+			continue;
+		size_t q = len > SCAN_QUOTE ? utf8_cut(line, SCAN_QUOTE) : len;
+		lua_createtable(L, 0, 4);
+		lua_pushinteger(L, (lua_Integer)lineno);
+		lua_setfield(L, -2, "line");
+		lua_pushinteger(L, (lua_Integer)i + 1);
+		lua_setfield(L, -2, "needle");
+		lua_pushlstring(L, line, q);
+		lua_setfield(L, -2, "text");
+		lua_pushboolean(L, q < len);
+		lua_setfield(L, -2, "cut");
+		lua_rawseti(L, -2, ++*nhits);
+	}
+}
+
+/* ctx.scan_artifact(id, needles [, max]): the lines of a text artifact holding any of
+ * the plain strings in needles, streamed from its file whatever its size. */
+static int ctx_scan_artifact(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	luaL_checktype(L, 2, LUA_TTABLE);
+	lua_Integer maxarg = luaL_optinteger(L, 3, 20);
+	size_t max = maxarg < 1 ? 1 : maxarg > SCAN_HITS ? SCAN_HITS : (size_t)maxarg;
+	size_t nn = (size_t)lua_rawlen(L, 2);
+	if (nn > SCAN_NEEDLES)
+		return luaL_error(L, "ctx.scan_artifact: at most %d needles", SCAN_NEEDLES);
+	const char *needles[SCAN_NEEDLES];
+	size_t nlen[SCAN_NEEDLES], count[SCAN_NEEDLES] = { 0 };
+	for (size_t i = 0; i < nn; i++) {
+		lua_rawgeti(L, 2, (lua_Integer)i + 1);
+		needles[i] = luaL_checklstring(L, -1, &nlen[i]);
+		lua_pop(L, 1); /* the string stays alive in the needles table */
+	}
+	const char *id = luaL_tolstring(L, 1, NULL);
+	char *abs = artifact_file(L, run, 1);
+	if (!abs)
+		return 2;
+	struct stat st;
+	FILE *f = stat(abs, &st) == 0 && S_ISREG(st.st_mode) ? fopen(abs, "rb") : NULL;
+	free(abs);
+	if (!f) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: unreadable", id);
+		return 2;
+	}
+	box *fb = box_new(L, file_release);
+	fb->p = f;
+	box *bb = box_new(L, free);
+	char *buf = xmalloc(65536 + SCAN_LINE);
+	bb->p = buf;
+	char *line = buf + 65536;
+	lua_newtable(L); /* the hits */
+	size_t len = 0, n;
+	long long lineno = 1, bytes = 0;
+	lua_Integer nhits = 0;
+	while ((n = fread(buf, 1, 65536, f)) > 0) {
+		bytes += (long long)n;
+		for (const char *p = buf, *end = buf + n; p < end;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *stop = nl ? nl : end;
+			size_t take = (size_t)(stop - p);
+			if (!len && nl) { /* a whole line inside the buffer: match it in place */
+				scan_line(L, p, take < SCAN_LINE ? take : SCAN_LINE, lineno, needles, nlen, nn, count, max,
+				          &nhits);
+				lineno++;
+				p = nl + 1;
+				continue;
+			}
+			if (len < SCAN_LINE) {
+				size_t room = SCAN_LINE - len;
+				memcpy(line + len, p, take < room ? take : room);
+				len += take < room ? take : room;
+			}
+			p = stop;
+			if (nl) {
+				scan_line(L, line, len, lineno, needles, nlen, nn, count, max, &nhits);
+				lineno++;
+				len = 0;
+				p++;
+			}
+		}
+	}
+	int failed = ferror(f);
+	if (len)
+		scan_line(L, line, len, lineno, needles, nlen, nn, count, max, &nhits);
+	else
+		lineno--;
+	if (failed) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: read error after %I bytes", id, (lua_Integer)bytes);
+		return 2;
+	}
+	lua_createtable(L, 0, 3);
+	lua_pushinteger(L, (lua_Integer)lineno);
+	lua_setfield(L, -2, "lines");
+	lua_pushinteger(L, (lua_Integer)bytes);
+	lua_setfield(L, -2, "bytes");
+	lua_createtable(L, (int)nn, 0);
+	for (size_t i = 0; i < nn; i++) {
+		lua_pushinteger(L, (lua_Integer)count[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "counts");
+	return 2;
 }
 
 /* ---- ONNX models: ctx.onnx (the reader is onnx.c) ----------------------------------- */
@@ -2530,6 +2675,162 @@ int papi_load(lua_State *L, const char *chunk, size_t len, const char *chunkname
 	return 0;
 }
 
+/* ---- ctx.profile: profiler output aggregated in C (app/profile.c) ------------------- */
+
+static void profile_release(void *p)
+{
+	profile_free(p);
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+/* Pushes up to n operators of v as a list of {name, type, core, count, total_us, max_us, avg_us};
+ * with aicpu, only those on the AI CPU. */
+static void push_ops(lua_State *L, const profile_op *v, size_t nv, size_t n, int aicpu)
+{
+	lua_createtable(L, 0, 0);
+	lua_Integer k = 0;
+	for (size_t i = 0; i < nv && (size_t)k < n; i++) {
+		if (aicpu && !profile_is_aicpu(v[i].core))
+			continue;
+		lua_createtable(L, 0, 7);
+		lua_pushstring(L, v[i].name);
+		lua_setfield(L, -2, "name");
+		lua_pushstring(L, v[i].type);
+		lua_setfield(L, -2, "type");
+		lua_pushstring(L, v[i].core);
+		lua_setfield(L, -2, "core");
+		set_num(L, "count", (double)v[i].count);
+		set_num(L, "total_us", v[i].total_us);
+		set_num(L, "max_us", v[i].max_us);
+		set_num(L, "avg_us", v[i].count ? v[i].total_us / (double)v[i].count : 0);
+		lua_rawseti(L, -2, ++k);
+	}
+}
+
+static int by_free_share(const void *x, const void *y)
+{
+	const profile_step *a = *(const profile_step *const *)x, *b = *(const profile_step *const *)y;
+	double fa = a->dur_us > 0 ? a->free_us / a->dur_us : 0, fb = b->dur_us > 0 ? b->free_us / b->dur_us : 0;
+	return fa > fb ? -1 : fa < fb;
+}
+
+/* ctx.profile(id, opts?): the aggregates of an ingested profile, read by streaming over
+ * the file whatever its size; opts.top (default 10) bounds the operator lists and the
+ * worst steps, opts.free_share (default 0.1) is the host-wait share a step is counted
+ * from. nil and a reason when the artifact is not a profile at all. */
+static int ctx_profile(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	lua_Integer top = 10;
+	double share = 0.1;
+	if (lua_istable(L, 2)) {
+		lua_getfield(L, 2, "top");
+		top = luaL_optinteger(L, -1, 10);
+		lua_getfield(L, 2, "free_share");
+		share = luaL_optnumber(L, -1, 0.1);
+		lua_pop(L, 2);
+	}
+	if (top < 1 || top > 1000)
+		return luaL_error(L, "profile: top must be 1 to 1000");
+	char *abs = artifact_file(L, run, 1);
+	if (!abs)
+		return 2;
+	box *b = box_new(L, profile_release);
+	int rc = profile_read_file((profile **)&b->p, abs);
+	free(abs);
+	if (rc) {
+		lua_pushnil(L);
+		lua_pushstring(L, err_message());
+		return 2;
+	}
+	const profile *p = b->p;
+	box *ob = box_new(L, free); /* the steps ordered by their wait share */
+	ob->p = xmalloc((p->nsteps ? p->nsteps : 1) * sizeof(const profile_step *));
+	lua_createtable(L, 0, 24);
+	lua_pushstring(L, profile_form_name(p->form));
+	lua_setfield(L, -2, "form");
+	lua_pushboolean(L, p->device);
+	lua_setfield(L, -2, "device");
+	set_num(L, "total_us", p->total_us);
+	set_num(L, "comm_us", p->comm_us);
+	set_num(L, "aicpu_us", p->aicpu_us);
+	set_num(L, "idle_us", p->idle_us);
+	set_num(L, "busy_us", p->busy_us);
+	set_num(L, "rows", (double)p->rows);
+	set_num(L, "bad_rows", (double)p->bad_rows);
+	set_num(L, "bytes", (double)p->bytes);
+	set_num(L, "dynamic_rows", (double)p->dynamic_rows);
+	set_num(L, "static_rows", (double)p->static_rows);
+	set_num(L, "nops", (double)p->nops);
+	set_num(L, "ntypes", (double)p->ntypes);
+	if (p->stopped) {
+		lua_pushstring(L, p->stopped);
+		lua_setfield(L, -2, "stopped");
+	}
+	push_ops(L, p->ops, p->nops, (size_t)top, 0);
+	lua_setfield(L, -2, "ops");
+	push_ops(L, p->types, p->ntypes, (size_t)top, 0);
+	lua_setfield(L, -2, "types");
+	push_ops(L, p->types, p->ntypes, p->ntypes, 1);
+	lua_setfield(L, -2, "aicpu");
+	if (p->has_breakdown) {
+		lua_createtable(L, 0, 3);
+		set_num(L, "compute_us", p->compute_us);
+		set_num(L, "comm_us", p->comm_exposed_us);
+		set_num(L, "free_us", p->free_us);
+		lua_setfield(L, -2, "breakdown");
+	}
+	lua_createtable(L, (int)(p->nranks < 4096 ? p->nranks : 4096), 0);
+	for (size_t i = 0; i < p->nranks; i++) {
+		lua_createtable(L, 0, 5);
+		lua_pushstring(L, p->ranks[i].id);
+		lua_setfield(L, -2, "id");
+		set_num(L, "busy_us", p->ranks[i].busy_us);
+		set_num(L, "step_us", p->ranks[i].step_us);
+		set_num(L, "idle_us", p->ranks[i].idle_us);
+		set_num(L, "steps", (double)p->ranks[i].steps);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "ranks");
+	if (p->nsteps) {
+		double dur = 0, fr = 0;
+		size_t over = 0;
+		const profile_step **order = ob->p;
+		for (size_t i = 0; i < p->nsteps; i++) {
+			const profile_step *s = &p->steps[i];
+			order[i] = s;
+			dur += s->dur_us;
+			fr += s->free_us;
+			over += s->dur_us > 0 && s->free_us / s->dur_us >= share;
+		}
+		qsort(order, p->nsteps, sizeof *order, by_free_share);
+		lua_createtable(L, 0, 5);
+		set_num(L, "count", (double)p->nsteps);
+		set_num(L, "dur_us", dur);
+		set_num(L, "free_us", fr);
+		set_num(L, "over", (double)over);
+		lua_createtable(L, 0, 0);
+		for (size_t i = 0; i < p->nsteps && i < (size_t)top; i++) {
+			lua_createtable(L, 0, 4);
+			lua_pushstring(L, order[i]->id);
+			lua_setfield(L, -2, "id");
+			set_num(L, "dur_us", order[i]->dur_us);
+			set_num(L, "busy_us", order[i]->busy_us);
+			set_num(L, "free_us", order[i]->free_us);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "worst");
+		lua_setfield(L, -2, "steps");
+	}
+	return 1;
+}
+
 static int run_k(lua_State *L)
 {
 	static const luaL_Reg api[] = {
@@ -2543,9 +2844,11 @@ static int run_k(lua_State *L)
 		{"loc", ctx_loc},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
+		{"scan_artifact", ctx_scan_artifact},
 		{"onnx", ctx_onnx},
 		{"decode_json", ctx_decode_json},
 		{"comparisons", ctx_comparisons},
+		{"profile", ctx_profile},
 		{"config", ctx_config},
 		{"report", ctx_report},
 		{"metric", ctx_metric},

@@ -16,7 +16,7 @@ esac
 packages=(
   build-essential pkgconf git ca-certificates
   libncurses-dev libgit2-dev libsqlite3-dev liblua5.4-dev libcjson-dev
-  libtree-sitter-dev libssl-dev
+  libtree-sitter-dev libssl-dev libzip-dev
 )
 if ((with_tests)); then
   packages+=(

@@ -2,7 +2,7 @@
  * ctx.onnx. Any input must read or fail with one error line; never crash, leak or run
  * past its bytes. The external-data check runs on what was read (against a directory
  * that does not exist, so nothing on disk is touched).
- * fuzz-modules: onnx artifact util err */
+ * fuzz-modules: onnx artifact profile util err */
 #include "err.h"
 #include "onnx.h"
 
@@ -14,8 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	artifact_memory m = { data, size };
-	artifact_source src = { artifact_memory_read_at, &m, size };
+	artifact_mem m = { data, size, 0 };
+	artifact_source src = { artifact_mem_read_at, &m, size };
 	onnx_model *model = NULL;
 	int rc = onnx_read(&model, "fuzz.onnx", &src);
 	if (rc) {

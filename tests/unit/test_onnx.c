@@ -57,8 +57,8 @@ static void field_msg(pb *b, unsigned f, pb *m)
 
 static int read_mem(onnx_model **out, const pb *b)
 {
-	artifact_memory m = { b->p, b->n };
-	artifact_source src = { artifact_memory_read_at, &m, b->n };
+	artifact_mem m = { b->p, b->n, 0 };
+	artifact_source src = { artifact_mem_read_at, &m, b->n };
 	return onnx_read(out, "t.onnx", &src);
 }
 
