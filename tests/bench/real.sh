@@ -1,6 +1,7 @@
 #!/bin/sh
 # Real repositories: ferry against the same baselines as run.sh, on public code at pinned
-# commits, small to large. The checkouts are looked for under BENCH_REAL_DIR (default
+# commits, small to large. The checkouts are looked for under BENCH_REAL_DIR (else
+# REALCODE_DIR, the folder of tests/realcode, whose pins these share; else
 # build/bench/real-src), one folder per repository named as below; a repository that is
 # not there is skipped with the commands that fetch it. A folder that is a git checkout
 # must be at the pinned commit; a plain tree (e.g. `git archive` output) is taken as is.
@@ -15,7 +16,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 
-src=${BENCH_REAL_DIR:-build/bench/real-src}
+src=${BENCH_REAL_DIR:-${REALCODE_DIR:-build/bench/real-src}}
 ferry=$(cd "$(dirname "${FERRY:-./ferry}")" && pwd)/$(basename "${FERRY:-./ferry}")
 python=${PYTHON:-python3}
 work=build/bench/real
