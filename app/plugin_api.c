@@ -318,12 +318,24 @@ static void lane_advance(papi_sandbox *sb, long idx)
 	sb->deadline_ms += now_ms() - t0;
 }
 
-/* Reads and parses py file f when it has no tree; waits while another lane parses it.
- * Lock held (released during the parse). */
-static void ensure_parsed(papi_run *run, papi_file *f)
+/* Reads and parses py file f when it has no tree; waits while another lane parses it,
+ * giving its CPU slot to another lane meanwhile (the wait does not count against the
+ * plugin's time limit). Lock held (released during the parse). */
+static void ensure_parsed(papi_sandbox *sb, papi_file *f)
 {
-	while (f->state == PAPI_PARSING)
-		pthread_cond_wait(&run->sched->parsed_cv, &run->sched->mu);
+	papi_run *run = sb->run;
+	if (f->state == PAPI_PARSING) {
+		long long t0 = now_ms();
+		if (sb->lane) {
+			run->sched->slots++;
+			grant(run->sched);
+		}
+		while (f->state == PAPI_PARSING)
+			pthread_cond_wait(&run->sched->parsed_cv, &run->sched->mu);
+		if (sb->lane)
+			wait_slot(run->sched, sb->lane);
+		sb->deadline_ms += now_ms() - t0;
+	}
 	if (f->state != PAPI_UNPARSED && f->state != PAPI_RELEASED)
 		return;
 	int first = f->state == PAPI_UNPARSED;
@@ -1345,7 +1357,7 @@ static pysrc *parsed(lua_State *L, papi_sandbox *sb, const char *path)
 			pin(run, sb->lane, idx);
 			lane_advance(sb, idx);
 		}
-		ensure_parsed(run, f);
+		ensure_parsed(sb, f);
 		pysrc *src = f->src;
 		const char *why = f->problem;
 		run_unlock(run);
