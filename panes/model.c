@@ -3,7 +3,7 @@
 #include "json.h"
 #include "audit.h"
 #include "check.h"
-#include "cli.h"
+#include "status.h"
 #include "plugin_host.h"
 #include "util.h"
 #include "workspace.h"
@@ -134,7 +134,7 @@ void model_done(model *m)
 int model_load_status(model *m)
 {
 	cJSON *st = NULL;
-	int rc = cli_status_json(&st, m->ws);
+	int rc = status_json(&st, m->ws);
 	if (rc)
 		return rc;
 	status_free(m);

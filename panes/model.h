@@ -3,7 +3,7 @@
  * engagement: the status document, the phases, the findings of the selected
  * phase, checkpoints and artifacts. Panes read the model and never see the store,
  * the history or cJSON. Loading goes through the same functions the CLI uses
- * (cli_status_json, store_findings, store_checkpoints, store_artifacts).
+ * (status_json, store_findings, store_checkpoints, store_artifacts).
  *
  * The model owns every string and array in it; model_done frees them. gen
  * increases whenever the findings array changes, so panes rebuild their views

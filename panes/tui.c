@@ -13,7 +13,7 @@
 #include "pane.h"
 #include "review.h"
 #include "text.h"
-#include "cli.h"
+#include "version.h"
 #include "util.h"
 #include "workspace.h"
 
