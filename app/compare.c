@@ -64,12 +64,14 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	return 0;
 }
 
-static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_input *in, const compare_req *req)
+static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_input *in, const compare_req *req,
+                    int record)
 {
 	dump_opts opts = { req->threads, 0, req->dtype_a, req->dtype_b };
-	ws_unlock(ws); /* a large comparison must not hold other writers off */
+	if (record)
+		ws_unlock(ws); /* a large comparison must not hold other writers off */
 	int rc = dump_compare(&o->dr, in[0].path, in[1].path, &opts);
-	int lrc = ws_lock(ws);
+	int lrc = record ? ws_lock(ws) : 0;
 	if (rc || (rc = lrc))
 		return rc;
 	const dump_result *dr = &o->dr;
@@ -83,7 +85,7 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	return 0;
 }
 
-int compare_record(compare_outcome *out, workspace *ws, const compare_req *req)
+static int run(compare_outcome *out, workspace *ws, const compare_req *req, int record)
 {
 	memset(out, 0, sizeof *out);
 	out->loss = req->loss;
@@ -100,8 +102,8 @@ int compare_record(compare_outcome *out, workspace *ws, const compare_req *req)
 			goto out;
 	ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "what", req->loss ? "loss" : "dump");
-	rc = req->loss ? run_loss(out, ev, ws, in, req) : run_dump(out, ev, ws, in, req);
-	if (rc)
+	rc = req->loss ? run_loss(out, ev, ws, in, req) : run_dump(out, ev, ws, in, req, record);
+	if (rc || !record)
 		goto out;
 	cJSON_AddItemToObject(ev, "a", cJSON_Duplicate(out->in_a, 1));
 	cJSON_AddItemToObject(ev, "b", cJSON_Duplicate(out->in_b, 1));
@@ -117,6 +119,16 @@ out:
 		compare_input_done(&in[i]);
 	free(artdir);
 	return rc;
+}
+
+int compare_record(compare_outcome *out, workspace *ws, const compare_req *req)
+{
+	return run(out, ws, req, 1);
+}
+
+int compare_compute(compare_outcome *out, workspace *ws, const compare_req *req)
+{
+	return run(out, ws, req, 0);
 }
 
 void compare_outcome_done(compare_outcome *o)

@@ -41,6 +41,9 @@ typedef struct compare_outcome {
  * truncated inputs (FERRY_ECORRUPT), I/O and store failures. On error *out is left
  * zeroed. */
 int compare_record(compare_outcome *out, workspace *ws, const compare_req *req);
+/* compare_record without the audit event and without touching the lock: to look at a
+ * comparison again (the workbench's artifacts pane). */
+int compare_compute(compare_outcome *out, workspace *ws, const compare_req *req);
 void compare_outcome_done(compare_outcome *o);
 
 /* Sets and returns FERRY_EFAIL with the one line saying why a failing outcome failed

@@ -78,13 +78,7 @@ static int help_handle(void *st, tui *t, int cmd, const char *arg)
 		t->help = 0;
 		return PANE_HANDLED | PANE_LAYOUT;
 	}
-	int max = s->total - s->h > 0 ? s->total - s->h : 0, sc = s->scroll;
-	if (cmd == CMD_BOTTOM)
-		sc = max;
-	else if (!pane_move(&sc, max + 1, s->h, cmd))
-		return 0;
-	s->scroll = sc;
-	return PANE_HANDLED | PANE_REDRAW;
+	return pane_scroll_cmd(&s->scroll, s->total, s->h, cmd);
 }
 
 const pane_ops pane_help_ops = { "help", help_open, help_close, help_draw, help_handle };

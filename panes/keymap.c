@@ -63,6 +63,21 @@ const keymap_entry keymap[] = {
 	{ CMD_REPORT, "report", { 'p' }, "p", VIEW_ANY, 1,
 	  "generate a report (report FORMAT [PATH]; formats md html json sarif csv)",
 	  "生成报告（report 格式 [路径]；格式 md html json sarif csv）" },
+	{ CMD_INGEST, "ingest", { 0 }, NULL, VIEW_ANY, 1,
+	  "bring an artifact into the engagement (kinds: env-probe loss-log dump profile onnx bench atc-log)",
+	  "导入工件（类型：env-probe loss-log dump profile onnx bench atc-log）" },
+	{ CMD_CONFIG, "config", { 0 }, NULL, VIEW_ANY, 1, "show or change a setting (tolerances, targets, strategy…)",
+	  "查看或修改设置（容差、目标、策略……）" },
+	{ CMD_COMPARE, "compare", { 0 }, NULL, VIEW_ANY, 1,
+	  "compare the GPU baseline A with the NPU run B: loss curves or tensor dumps", "比较 GPU 基线 A 与 NPU 运行 B：损失曲线或张量转储" },
+	{ CMD_EXPORT, "export", { 0 }, NULL, VIEW_ANY, 1, "deliver the checkpoints: mbox patches, or a branch of the client's repository",
+	  "交付检查点：mbox 补丁，或客户仓库中的分支" },
+	{ CMD_VERIFY, "verify", { 'V' }, "V", VIEW_ANY, 0, "recompute the audit chain and check it against the record",
+	  "重新计算审计链并与记录核对" },
+	{ CMD_UNWAIVE, "unwaive", { 'U' }, "U", VIEW_FINDINGS, 1, "withdraw the waiver of the selected finding (or: unwaive N REASON)",
+	  "撤销所选问题的豁免（或：unwaive N 理由）" },
+	{ CMD_PROBE_SCRIPT, "probe-script", { 0 }, NULL, VIEW_ANY, 1,
+	  "write the environment probe to run on the client's NPU host", "写出在客户 NPU 主机上运行的环境探测脚本" },
 	{ CMD_REVERT, "revert", { 'x' }, "x", VIEW_TIMELINE, 0, "revert the selected checkpoint (asks first)", "回退所选检查点（先确认）" },
 	/* panes */
 	{ CMD_FINDINGS, "findings", { 'f', UI_KEY_TAB }, "f Tab", VIEW_ANY, 0, "show the findings of the phase", "显示阶段的问题列表" },
@@ -70,6 +85,7 @@ const keymap_entry keymap[] = {
 	{ CMD_GUIDE, "guide", { 'g' }, "g", VIEW_ANY, 0, "the phase's guide: purpose, steps, checklist", "阶段指南：目的、步骤、检查清单" },
 	{ CMD_CHART, "chart", { 'c' }, "c", VIEW_ANY, 0, "charts: findings by category", "图表：按类别统计问题" },
 	{ CMD_ARTIFACTS, "artifacts", { 'a' }, "a", VIEW_ANY, 0, "ingested artifacts and reports", "已导入的工件和报告" },
+	{ CMD_AUDIT, "audit", { 'E' }, "E", VIEW_ANY, 0, "the audit events, newest first", "审计事件（最新在前）" },
 	{ CMD_HELP, "help", { '?', UI_KEY_CTRL('h') }, "?", VIEW_ANY, 0, "this help", "本帮助" },
 	{ CMD_PALETTE, "palette", { ':' }, ":", VIEW_ANY, 0, "run a command by name", "按名称运行命令" },
 	{ CMD_LANG, "lang", { 'L' }, "L", VIEW_ANY, 1, "switch the interface language (en, zh)", "切换界面语言（en、zh）" },
@@ -107,6 +123,36 @@ const keymap_entry *keymap_by_cmd(int cmd)
 	for (const keymap_entry *e = keymap; e->name; e++)
 		if (e->cmd == cmd)
 			return e;
+	return NULL;
+}
+
+static const struct {
+	int cmd;
+	const char *usage;
+} usages[] = {
+	{ CMD_INGEST, "ingest KIND PATH [--label L]" },
+	{ CMD_CONFIG, "config KEY VALUE" },
+	{ CMD_COMPARE, "compare loss|dump A B" },
+	{ CMD_EXPORT, "export patches DIR | export branch NAME --to REPO [--base REV]" },
+	{ CMD_REPORT, "report FORMAT [PATH]" },
+	{ CMD_UNWAIVE, "unwaive N REASON" },
+	{ CMD_PROBE_SCRIPT, "probe-script PATH" },
+	{ CMD_WAIVE, "waive REASON" },
+	{ CMD_SIGNOFF, "signoff [NOTE]" },
+	{ CMD_FIX_FINDING, "fix [N...]" },
+	{ CMD_FIX_PLUGIN, "fix-plugin [ID]" },
+	{ CMD_FIX_FILE, "fix-file [PATH]" },
+	{ CMD_PHASE_1, "phase N|NAME" },
+	{ CMD_LANG, "lang en|zh" },
+	{ CMD_FILTER, "filter TEXT" },
+	{ CMD_SAVE_SCREEN, "save-screen PATH" },
+};
+
+const char *keymap_usage(int cmd)
+{
+	for (size_t i = 0; i < sizeof usages / sizeof usages[0]; i++)
+		if (usages[i].cmd == cmd)
+			return usages[i].usage;
 	return NULL;
 }
 

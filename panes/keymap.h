@@ -55,6 +55,14 @@ enum tui_cmd {
 	CMD_FIX_APPLY,   /* apply the previewed fixes */
 	CMD_FIX_DISCARD, /* close the preview without changing anything */
 	CMD_REPORT,      /* generate a report: format and output path */
+	CMD_INGEST,      /* bring an artifact into the engagement */
+	CMD_CONFIG,      /* show or change a setting */
+	CMD_COMPARE,     /* compare two loss logs or two dumps */
+	CMD_EXPORT,      /* export the checkpoints as patches or a branch */
+	CMD_VERIFY,      /* verify the audit chain against the record */
+	CMD_UNWAIVE,     /* withdraw a waiver */
+	CMD_PROBE_SCRIPT, /* write the environment probe for the client's host */
+	CMD_AUDIT,       /* the audit events, newest first */
 	CMD_COUNT
 };
 
@@ -67,6 +75,8 @@ enum tui_view {
 	VIEW_CHART,
 	VIEW_ARTIFACTS,
 	VIEW_FIX, /* the fix preview: a plan's diff waiting for y/n */
+	VIEW_AUDIT, /* the audit chain */
+	VIEW_SHOW,  /* one artifact or comparison opened from the artifacts pane */
 	VIEW_COUNT
 };
 
@@ -90,6 +100,9 @@ int keymap_lookup(int key, int view);
 const keymap_entry *keymap_by_name(const char *name);
 /* The entry of a command, or NULL. */
 const keymap_entry *keymap_by_cmd(int cmd);
+/* The one-line usage of a command that takes words ("ingest KIND PATH [--label L]"),
+ * or NULL when it takes none. */
+const char *keymap_usage(int cmd);
 /* The entry's help in the current interface language. */
 const char *keymap_help(const keymap_entry *e);
 

@@ -765,7 +765,7 @@ static void test_report(void **state)
 	free(s);
 	/* the palette takes both at once; the artifacts pane lists what was written */
 	s = screen_of(fx->dir, "100x30", ":report json .ferry/out.json<Enter>a");
-	assert_has(row(s, 1), "Artifacts (0) and reports (2)");
+	assert_has(row(s, 1), "Artifacts (0), comparisons (0) and reports (2)");
 	assert_has(s, "report     json · all");
 	assert_has(s, ".ferry/out.json  (Ada Tester");
 	assert_has(s, "report     md · all");
@@ -787,6 +787,134 @@ static void test_report(void **state)
 	s = screen_of(fx->dir, "100x30", ":report pdf<Enter>");
 	assert_has(row(s, 28), "pdf: not a report format (md, html, json, sarif or csv)");
 	free(s);
+}
+
+/* Loss logs of a GPU and an NPU run (the NPU one 1 % off after step 50) outside the project. */
+static char *loss_logs(void)
+{
+	char *dir = tu_mkdtemp();
+	char gpu[4096] = "", npu[4096] = "";
+	for (int st = 1; st <= 100; st++) {
+		double v = 3.0 / (1 + st * 0.05) + 1;
+		snprintf(gpu + strlen(gpu), sizeof gpu - strlen(gpu), "step %d loss %.6f\n", st, v);
+		snprintf(npu + strlen(npu), sizeof npu - strlen(npu), "step %d loss %.6f\n", st, v * (st > 50 ? 1.01 : 1.0));
+	}
+	tu_write(dir, "gpu.log", gpu);
+	tu_write(dir, "npu.log", npu);
+	return dir;
+}
+
+/* The engagement commands of the palette: usage when incomplete, completion of kinds,
+ * keys and labels, and ingest, config, compare, verify, unwaive, export and probe-script
+ * through the CLI's own functions. */
+static void test_palette_engagement_commands(void **state)
+{
+	struct fx *fx = *state;
+	char *logs = loss_logs();
+	/* incomplete: the palette comes back with the usage and the kinds */
+	char *s = screen_of(fx->dir, "100x30", ":ingest<Enter>");
+	assert_has(s, "usage: ingest KIND PATH [--label L]");
+	assert_has(s, "atc-log  bench  dump  env-probe  loss-log  onnx  profile");
+	assert_string_equal(row(s, 28), ":ingest");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":ing<Tab>lo<Tab>");
+	assert_has(row(s, 28), ":ingest loss-log");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config tolerance.l<Tab>");
+	assert_has(row(s, 28), ":config tolerance.loss");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config strategy <Tab>");
+	assert_has(s, "auto  manual  tool");
+	free(s);
+	/* ingest both logs with labels */
+	char *keys = xasprintf(":ingest loss-log %s/gpu.log --label gpu<Enter>", logs);
+	s = screen_of(fx->dir, "100x30", keys);
+	assert_has(row(s, 28), "as artifact #1 (loss-log).");
+	free(s);
+	free(keys);
+	keys = xasprintf(":ingest loss-log %s/npu.log --label npu<Enter>", logs);
+	s = screen_of(fx->dir, "100x30", keys);
+	assert_has(row(s, 28), "as artifact #2 (loss-log).");
+	free(s);
+	free(keys);
+	s = screen_of(fx->dir, "100x30", ":ingest bogus x<Enter>");
+	assert_has(row(s, 28), "unknown kind");
+	free(s);
+	/* labels complete for compare */
+	s = screen_of(fx->dir, "100x30", ":compare loss g<Tab>");
+	assert_has(row(s, 28), ":compare loss gpu");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config tolerance.loss 0.001<Enter>");
+	assert_has(row(s, 28), "tolerance.loss set to 0.001");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config tolerance.loss lots<Enter>");
+	assert_has(row(s, 28), "tolerance.loss");
+	assert_has(row(s, 28), "lots");
+	free(s);
+	/* the comparison: curves, verdict, table; failing at a 0.1 % tolerance */
+	s = screen_of(fx->dir, "100x30", ":compare loss gpu npu<Enter>");
+	assert_has(row(s, 1), "Comparison of loss: gpu (A, GPU) against npu (B, NPU)");
+	assert_has(s, "FAIL  mean relative error");
+	assert_has(s, "A (GPU)");
+	assert_has(s, "⣿");
+	assert_has(row(s, 28), "compare loss gpu npu:");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config tolerance.loss 0.02<Enter>:compare loss gpu npu<Enter>");
+	assert_has(s, "PASS  mean relative error");
+	free(s);
+	/* the artifacts pane lists the comparisons; Enter opens one again without recording it */
+	s = screen_of(fx->dir, "100x30", "a");
+	assert_has(row(s, 1), "Artifacts (2), comparisons (2) and reports (0)");
+	assert_has(s, "compare    loss · pass");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "aj<Enter>");
+	assert_has(row(s, 1), "#2 loss-log · npu");
+	assert_has(s, "step 1 loss");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "ajj<Enter>");
+	assert_has(row(s, 1), "Comparison of loss");
+	assert_has(s, "PASS  mean relative error");
+	free(s);
+	/* verify shows its result in the audit pane, newest event first: this fixture stored
+	 * its findings behind the chain's back, and verify names each of them */
+	s = screen_of(fx->dir, "100x30", ":verify<Enter>");
+	assert_has(row(s, 1), "Audit chain, newest first (8 events)");
+	assert_has(row(s, 2), "verify:  findings 1: the row is not recorded in the audit chain");
+	assert_has(row(s, 28), "verify: 4 problems; the first: findings 1");
+	assert_has(row(s, 7), "    8  ");
+	assert_has(row(s, 7), "  compare     Ada Tester");
+	assert_has(row(s, 8), "{\"a\":{\"arg\":\"gpu\"");
+	free(s);
+	/* unwaive: waive #1, then withdraw it by number with a reason */
+	s = screen_of(fx->dir, "100x30", "4jwnot now<Enter>");
+	assert_has(row(s, 28), "Waived finding #1.");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":unwaive 1<Enter>");
+	assert_string_equal(row(s, 28), "Reason for withdrawing the waiver of #1: 1");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":unwaive 1 the client wants it fixed<Enter>");
+	assert_has(row(s, 28), "Withdrew the waiver of #1; it is open again.");
+	free(s);
+	/* export patches, and the probe script */
+	keys = xasprintf(":export patches %s/patches<Enter>", logs);
+	s = screen_of(fx->dir, "100x30", keys);
+	assert_has(row(s, 28), "Wrote one patch per checkpoint into");
+	free(s);
+	free(keys);
+	char *anchor = tu_read(logs, "patches/AUDIT-ANCHOR");
+	assert_non_null(anchor);
+	free(anchor);
+	s = screen_of(fx->dir, "100x30", ":export branch x<Enter>");
+	assert_has(row(s, 28), "usage: export patches DIR | export branch NAME --to REPO");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":probe-script probe.sh<Enter>");
+	assert_has(row(s, 28), "Wrote the probe to .ferry/probe/probe.sh");
+	free(s);
+	char *probe = tu_read(fx->dir, ".ferry/probe/probe.sh");
+	assert_non_null(probe);
+	free(probe);
+	tu_rmdir(logs);
+	free(logs);
 }
 
 static double now_s(void)
@@ -861,6 +989,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fix_refused, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_readiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_palette_engagement_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
