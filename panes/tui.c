@@ -502,8 +502,8 @@ static const char *signoff_refusal(app *a, char *buf, size_t n)
 		snprintf(buf, n, T("%s is already signed off by %s."), phase, why.by);
 		return buf;
 	case REVIEW_OPEN_ERRORS:
-		snprintf(buf, n, T("Cannot sign off %s: %d open error findings must be fixed or waived first."), phase,
-		         (int)why.count);
+		snprintf(buf, n, T("Cannot sign off %s: %d open error findings must be fixed or waived first: %s"), phase,
+		         (int)why.count, why.blockers);
 		return buf;
 	case REVIEW_ALLOWED:
 		break;
@@ -1539,16 +1539,33 @@ static int needs_input(app *a, int cmd)
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;
 	}
-	case CMD_SIGNOFF:
+	case CMD_SIGNOFF: {
+		/* the acceptance criteria are judged on the latest evidence before asking */
+		int rc = lock_synced(a, NULL);
+		if (!rc) {
+			rc = review_signoff_gate(t->m.ws, ws_phases[t->m.phase]);
+			ws_unlock(t->m.ws);
+		}
+		snprintf(why, sizeof why, "%s", rc ? err_message() : "");
+		reload(a);
+		if (rc) {
+			tui_message(t, UI_ERROR, "%s", why);
+			return 1;
+		}
 		if (signoff_refusal(a, why, sizeof why)) {
 			tui_message(t, UI_ERROR, "%s", why);
 			a->dirty |= D_MSG;
 			return 1;
 		}
-		snprintf(label, sizeof label, T("Sign off %s as %s. Note (optional, Enter signs): "), ws_phases[t->m.phase],
-		         t->m.ws->actor);
+		if (t->m.phases[t->m.phase].warnings > 0)
+			snprintf(label, sizeof label, T("Sign off %s as %s with %d open warnings? Note (optional, Enter signs): "),
+			         ws_phases[t->m.phase], t->m.ws->actor, t->m.phases[t->m.phase].warnings);
+		else
+			snprintf(label, sizeof label, T("Sign off %s as %s. Note (optional, Enter signs): "), ws_phases[t->m.phase],
+			         t->m.ws->actor);
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;
+	}
 	case CMD_SAVE_SCREEN: {
 		char stamp[32], def[64];
 		time_t now = time(NULL);

@@ -7,6 +7,8 @@
 #include "testutil.h"
 
 #include "check.h"
+#include "compare.h"
+#include "review.h"
 #include "err.h"
 #include "store.h"
 #include "text.h"
@@ -358,6 +360,10 @@ static void test_signoff_refused_then_allowed(void **state)
 	struct fx *fx = *state;
 	char *s = screen_of(fx->dir, "100x30", "4S");
 	assert_has(row(s, 28), "Cannot sign off adapt: the earlier phase assess is not signed off yet.");
+	free(s);
+	/* the question says what is still open */
+	s = screen_of(fx->dir, "100x30", "1S");
+	assert_has(row(s, 28), "Sign off assess as Ada Tester <ada@example.com> with 1 open warnings?");
 	free(s);
 	s = screen_of(fx->dir, "100x30", "1Sall reviewed<Enter>");
 	assert_has(row(s, 28), "Phase assess signed off by Ada Tester <ada@example.com>.");
@@ -917,6 +923,59 @@ static void test_palette_engagement_commands(void **state)
 	free(logs);
 }
 
+/* Writes a float32 .npy of n values start, start + step, … into dir/name. */
+static void write_npy(const char *dir, const char *name, int n, float start, float step)
+{
+	char hdr[128];
+	int len = snprintf(hdr, sizeof hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }", n);
+	while ((10 + len + 1) % 64)
+		hdr[len++] = ' ';
+	hdr[len++] = '\n';
+	char *path = util_path_join(dir, name);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
+	fwrite(pre, 1, 10, f);
+	fwrite(hdr, 1, (size_t)len, f);
+	for (int i = 0; i < n; i++) {
+		float v = start + step * (float)i;
+		fwrite(&v, sizeof v, 1, f);
+	}
+	fclose(f);
+	free(path);
+}
+
+/* A failing acceptance criterion recorded after the last check run blocks the sign-off
+ * before the note is asked for, and the refusal names the blocking finding. */
+static void test_signoff_runs_the_gate_first(void **state)
+{
+	struct fx *fx = *state;
+	char *data = tu_mkdtemp();
+	write_npy(data, "a.npy", 16, 0.0f, 0.1f);
+	write_npy(data, "b.npy", 16, 0.0f, -0.1f);
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	assert_int_equal(review_waive(ws, &fx->ids[0], 1, "accepted"), 0);
+	const char *const early[] = { "assess", "design", "environment", "adapt" };
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(review_signoff(ws, early[i], NULL), 0);
+	char *pa = util_path_join(data, "a.npy"), *pb = util_path_join(data, "b.npy");
+	compare_req req = { 0, pa, pb, NULL, 1, NULL, NULL };
+	compare_outcome o;
+	assert_int_equal(compare_record(&o, ws, &req), 0);
+	assert_int_equal(o.pass, 0);
+	compare_outcome_done(&o);
+	ws_close(ws);
+	char *s = screen_of(fx->dir, "100x30", "5S");
+	assert_has(row(s, 28), "Cannot sign off tune: 1 open error findings must be fixed or waived ");
+	assert_has(row(s, 28), "first: #5 tune.acceptance: The l");
+	free(s);
+	free(pa);
+	free(pb);
+	tu_rmdir(data);
+	free(data);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -990,6 +1049,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_readiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_engagement_commands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signoff_runs_the_gate_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
