@@ -511,6 +511,17 @@ static const char *signoff_refusal(app *a, char *buf, size_t n)
 	return NULL;
 }
 
+static void prompt_start(app *a, int cmd, int confirm, const char *label, const char *initial);
+
+/* 1 when every phase is signed off (none reopened). */
+static int engagement_complete(const tui *t)
+{
+	for (int i = 0; i < 7; i++)
+		if (strcmp(t->m.phases[i].status, "signed off") != 0)
+			return 0;
+	return 1;
+}
+
 /* As `ferry signoff PHASE --note NOTE`. */
 static void do_signoff(app *a, const char *note)
 {
@@ -534,6 +545,10 @@ static void do_signoff(app *a, const char *note)
 	reload(a);
 	if (rc)
 		tui_message(t, UI_ERROR, "%s", err);
+	else if (engagement_complete(t)) /* the last sign-off: offer the deliverable */
+		prompt_start(a, CMD_REPORT, 0,
+		             T("Engagement complete: every phase is signed off. Final report format (md, html, json, sarif or csv): "),
+		             "html");
 	else
 		tui_message(t, UI_OK, T("Phase %s signed off by %s."), phase, t->m.ws->actor);
 }
@@ -1944,6 +1959,8 @@ int tui_main(const char *dir)
 	reload(a);
 	if (made)
 		tui_message(t, UI_INFO, "%s", T("Edits made outside ferry were recorded as a manual-edit checkpoint."));
+	else if (!t->msg[0] && engagement_complete(t))
+		tui_message(t, UI_OK, "%s", T("The engagement is complete: every phase is signed off. p writes the final report."));
 	else if (!t->msg[0])
 		tui_message(t, UI_DIM, "%s", T("Welcome. ? lists the keys, g opens the guide for this phase."));
 	loop(a);

@@ -976,6 +976,32 @@ static void test_signoff_runs_the_gate_first(void **state)
 	free(data);
 }
 
+/* Signing the last phase off says the engagement is complete and offers the final report. */
+static void test_engagement_complete_offers_report(void **state)
+{
+	struct fx *fx = *state;
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	assert_int_equal(review_waive(ws, &fx->ids[0], 1, "accepted"), 0);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(review_signoff(ws, ws_phases[i], NULL), 0);
+	ws_close(ws);
+	/* the offer is the report's own question, with html proposed */
+	char *keys = xasprintf("7S<Enter><Save:%s/.ferry/offer.txt><Enter>", fx->dir);
+	char *s = screen_of(fx->dir, "100x30", keys);
+	free(keys);
+	assert_has(row(s, 28), "Write the html report to: .ferry/artifacts/reports/report-");
+	free(s);
+	s = tu_read(fx->dir, ".ferry/offer.txt");
+	assert_non_null(s);
+	assert_has(row(s, 28), "Engagement complete: every phase is signed off. Final report format");
+	free(s);
+	/* opening the workbench on a complete engagement says so */
+	s = screen_of(fx->dir, "100x30", "");
+	assert_has(row(s, 28), "The engagement is complete: every phase is signed off. p writes the final report.");
+	free(s);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1050,6 +1076,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_engagement_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signoff_runs_the_gate_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
