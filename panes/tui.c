@@ -69,6 +69,8 @@ typedef struct app {
 	int zoom;          /* detail fills the main area */
 	int cancel;        /* running checks asked to stop */
 	int busy_fixed;    /* the running work cannot be cancelled (planning, applying) */
+	int stream;        /* the running checks stream findings into an empty list */
+	int found;         /* findings of the selected phase reported by the running checks */
 	char report_format[16]; /* the report format chosen, while its path is asked for */
 	double last_draw;  /* during runs: time of the last repaint */
 	long long db_version; /* the store's data_version at the last reload */
@@ -377,8 +379,11 @@ static void poll_cancel(app *a)
 static void on_finding(const finding *f, void *payload)
 {
 	app *a = payload;
-	if (f->phase && strcmp(f->phase, ws_phases[a->t.m.phase]) == 0)
-		model_add_finding(&a->t.m, f);
+	if (f->phase && strcmp(f->phase, ws_phases[a->t.m.phase]) == 0) {
+		a->found++;
+		if (a->stream)
+			model_add_finding(&a->t.m, f);
+	}
 	repaint_during_run(a, 0);
 	if (!ui_is_headless())
 		poll_cancel(a);
@@ -388,7 +393,8 @@ static void on_progress(const char *plugin, size_t done, size_t total, void *pay
 {
 	app *a = payload;
 	if (!a->cancel)
-		snprintf(a->t.progress, sizeof a->t.progress, "%s %zu/%zu %s", T("checking"), done + 1, total, plugin);
+		snprintf(a->t.progress, sizeof a->t.progress, T("checking %zu/%zu %s · %d found"), done + 1, total, plugin,
+		         a->found);
 	repaint_during_run(a, done == 0);
 }
 
@@ -413,9 +419,15 @@ static void run_checks(app *a, int all)
 	t->running = 1;
 	a->cancel = 0;
 	snprintf(t->progress, sizeof t->progress, "%s", T("starting the checks…"));
-	model_clear_findings(&t->m);
-	t->sel = NULL;
-	t->sel_id = 0;
+	/* a re-run keeps the previous list (and the cursor) until the new one is recorded;
+	 * only a first run streams its findings in as they come */
+	a->stream = t->m.nf == 0;
+	a->found = 0;
+	if (a->stream) {
+		model_clear_findings(&t->m);
+		t->sel = NULL;
+		t->sel_id = 0;
+	}
 	a->dirty = D_ALL;
 	repaint_during_run(a, 1);
 	check_opts co = { all ? NULL : phases, all ? 0 : 1, NULL, 0, on_finding, on_progress, is_cancelled, a };

@@ -375,6 +375,22 @@ static const struct {
 	{ "lt", '<' },             { "C-c", 3 },             { "C-l", 12 },
 };
 
+/* Runs the <Save:PATH> (or, with peek_only, only a <Peek:PATH>) at the script's
+ * position; 1 when it took one. */
+static int take_save(int peek_only)
+{
+	const char *s = ui.keys, *end = strchr(s, '>');
+	int save = !peek_only && strncmp(s, "<Save:", 6) == 0, peek = strncmp(s, "<Peek:", 6) == 0;
+	if (!end || (!save && !peek) || end - s <= 6)
+		return 0;
+	char *path = xstrndup(s + 6, (size_t)(end - s - 6));
+	ui.keys = end + 1;
+	if (ui_save(path) != 0)
+		fprintf(stderr, "ferry: %s\n", err_message());
+	free(path);
+	return 1;
+}
+
 /* The next key of the headless script; runs <Save:…> on the way. */
 static int script_key(void)
 {
@@ -387,14 +403,8 @@ static int script_key(void)
 			if (end) {
 				size_t n = (size_t)(end - s - 1);
 				const char *name = s + 1;
-				if (n > 5 && strncmp(name, "Save:", 5) == 0) {
-					char *path = xstrndup(name + 5, n - 5);
-					ui.keys = end + 1;
-					if (ui_save(path) != 0)
-						fprintf(stderr, "ferry: %s\n", err_message());
-					free(path);
+				if (take_save(0))
 					continue;
-				}
 				if (n > 7 && strncmp(name, "Resize:", 7) == 0) {
 					char *size = xstrndup(name + 7, n - 7);
 					int cols, rows;
@@ -442,8 +452,13 @@ int ui_getkey(int timeout_ms)
 {
 	if (ui_sig)
 		return UI_KEY_SIGNAL;
-	if (ui.headless)
-		return timeout_ms == 0 ? UI_KEY_NONE : script_key();
+	if (ui.headless) {
+		if (timeout_ms == 0) { /* polled while work runs: only a <Peek:…> is taken */
+			take_save(1);
+			return UI_KEY_NONE;
+		}
+		return script_key();
+	}
 	/* wait in slices so a signal is noticed promptly */
 	for (int waited = 0;;) {
 		int slice = timeout_ms < 0 || timeout_ms - waited > 200 ? 200 : timeout_ms - waited;

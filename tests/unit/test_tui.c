@@ -1002,6 +1002,29 @@ static void test_engagement_complete_offers_report(void **state)
 	free(s);
 }
 
+/* While checks re-run, the list keeps the previous findings with the cursor where it was
+ * and says how far the run is; it does not go blank ("0/0"). The screen is saved at the
+ * run's first progress report (headless keys are read then). */
+static void test_rerun_keeps_the_list(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "4j");
+	assert_has(row(s, 1), "Findings · adapt  3/3");
+	assert_has(s, "#1  error  adapt.distributed_backend");
+	free(s);
+	char *peek = util_path_join(fx->dir, ".ferry/peek.txt"), *keys = xasprintf("4jr<Peek:%s>", peek);
+	s = screen_of(fx->dir, "100x30", keys);
+	free(s);
+	free(keys);
+	size_t len = 0;
+	assert_int_equal(util_read_file(&s, &len, peek), 0);
+	free(peek);
+	assert_has(row(s, 1), "Findings · adapt  3/3");
+	assert_has(row(s, 1), "⟳ starting the checks");
+	assert_has(s, "#1  error  adapt.distributed_backend");
+	free(s);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1077,6 +1100,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_palette_engagement_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signoff_runs_the_gate_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
