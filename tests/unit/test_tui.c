@@ -1025,6 +1025,29 @@ static void test_rerun_keeps_the_list(void **state)
 	free(s);
 }
 
+/* An info finding ("a supported combination") is not an open problem: the environment
+ * checklist ticks its item; a warning of the same check leaves it open. */
+static void test_checklist_ticks_past_info(void **state)
+{
+	struct fx *fx = *state;
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	long long run = 0;
+	assert_int_equal(store_begin(ws->db), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"environment\"]}"), 0);
+	add(ws->db, run, fx, 4, "environment", "environment.versions", "info", "versions", 1, 1, 2,
+	    "PyTorch 2.1.0 with torch_npu 2.1.0 and CANN 8.0 is a supported combination.", "fpe1", NULL, 0);
+	add(ws->db, run, fx, 5, "environment", "environment.npu", "warning", "npu", 1, 1, 2, "One NPU is unhealthy.",
+	    "fpe2", NULL, 0);
+	assert_int_equal(store_run_finish(ws->db, run, 2, 0), 0);
+	assert_int_equal(store_commit(ws->db), 0);
+	ws_close(ws);
+	char *s = screen_of(fx->dir, "100x40", "3g");
+	assert_has(s, "[✓] Versions are compatible");
+	assert_has(s, "[ ] NPUs are visible and healthy");
+	free(s);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1101,6 +1124,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_signoff_runs_the_gate_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
