@@ -460,6 +460,11 @@ static void test_diff(void **state)
 	assert_int_equal(history_diff_buffers(&d, "new.py", "", 0, "n\n", 2), 0);
 	assert_non_null(strstr(d, "+n\n"));
 	free(d);
+	/* a file that does not exist yet is shown as a new file, not an edit of an empty one */
+	assert_int_equal(history_diff_buffers(&d, "gen/setup_env.sh", NULL, 0, "n\n", 2), 0);
+	assert_non_null(strstr(d, "new file mode 100644"));
+	assert_non_null(strstr(d, "--- /dev/null\n+++ b/gen/setup_env.sh\n"));
+	free(d);
 	done(h, root, gd);
 }
 

@@ -1048,6 +1048,26 @@ static void test_checklist_ticks_past_info(void **state)
 	free(s);
 }
 
+/* A fix that creates a file is previewed as a new file, not as an edit of an empty one. */
+static void test_fix_preview_new_file(void **state)
+{
+	struct fx *fx = *state;
+	tu_write(fx->dir, ".ferry/plugins/adapt/test_newfile.lua",
+	         "return {\n"
+	         "  id = 'adapt.test_newfile', phase = 'adapt', title = 'test new file', severity = 'info',\n"
+	         "  run = function(ctx)\n"
+	         "    if ctx.read('gen/npu_env.sh') then return end\n"
+	         "    ctx.report{ file = 'gen/npu_env.sh', key = 'gen', message = 'No setup script.',\n"
+	         "      edits = { { start_byte = 0, end_byte = 0, text = 'export A=1\\n' } } }\n"
+	         "  end,\n"
+	         "}\n");
+	char *s = screen_of(fx->dir, "100x30", "4:fix-plugin adapt.test_newfile<Enter>");
+	assert_has(s, "new file mode 100644");
+	assert_has(s, "--- /dev/null");
+	assert_has(s, "+++ b/gen/npu_env.sh");
+	free(s);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1125,6 +1145,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fix_preview_new_file, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
