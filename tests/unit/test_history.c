@@ -544,6 +544,11 @@ static void test_revert(void **state)
 	commit_all(h, head, "Checkpoint three");
 	assert_int_equal(history_revert(r, h, c2, "undo two", NULL, 0, &SIG, NULL, NULL), FERRY_EREFUSED);
 	assert_non_null(strstr(err_message(), "conflict"));
+	/* the refusal names the later checkpoint and the file in conflict */
+	char named[64];
+	snprintf(named, sizeof named, "%.10s changed other.py", head);
+	if (!strstr(err_message(), named))
+		fail_msg("refusal does not name %s: %s", named, err_message());
 	assert_file_bytes(root, "other.py", "o = 3\n", 6);
 
 	/* an edit not yet in the history is never overwritten */
