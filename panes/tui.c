@@ -178,23 +178,31 @@ static void draw_hints(app *a)
 		ui_put(w, 0, x + 1, UI_NORMAL, T("cancel the running checks"), 0);
 		return;
 	}
-	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
-		if (hints[i].view != VIEW_ANY && hints[i].view != a->t.view)
-			continue;
-		if (a->t.view == VIEW_FIX && hints[i].view == VIEW_ANY && hints[i].cmd != CMD_HELP)
-			continue;
-		const keymap_entry *e = keymap_by_cmd(hints[i].cmd);
-		if (!e || !e->label)
-			continue;
-		char key[16];
-		snprintf(key, sizeof key, "%.*s", (int)strcspn(e->label, " "), e->label);
-		const char *word = T(hints[i].word);
-		int need = text_width(key) + 1 + text_width(word) + 2;
-		if (x + need > width)
-			break;
-		x += ui_put(w, 0, x, UI_KEY, key, 0) + 1;
-		x += ui_put(w, 0, x, UI_NORMAL, word, 0) + 2;
-	}
+	/* help and back/quit always fit: the others take what room is left before them */
+	int tail = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+			int last = hints[i].cmd == CMD_HELP || hints[i].cmd == CMD_BACK;
+			if (hints[i].view != VIEW_ANY && hints[i].view != a->t.view)
+				continue;
+			if (a->t.view == VIEW_FIX && hints[i].view == VIEW_ANY && hints[i].cmd != CMD_HELP)
+				continue;
+			const keymap_entry *e = keymap_by_cmd(hints[i].cmd);
+			if (!e || !e->label)
+				continue;
+			char key[16];
+			snprintf(key, sizeof key, "%.*s", (int)strcspn(e->label, " "), e->label);
+			const char *word = T(hints[i].word);
+			int need = text_width(key) + 1 + text_width(word) + 2;
+			if (pass == 0) { /* measure the tail */
+				tail += last ? need : 0;
+				continue;
+			}
+			if (!last && x + need > width - tail)
+				continue;
+			x += ui_put(w, 0, x, UI_KEY, key, 0) + 1;
+			x += ui_put(w, 0, x, UI_NORMAL, word, 0) + 2;
+		}
 }
 
 static void draw_msg(app *a)

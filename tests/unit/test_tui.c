@@ -241,6 +241,10 @@ static void test_findings_screen(void **state)
 	assert_has(row(s, 0), " ferry · demo / acme · head ");
 	assert_has(row(s, 0), "open 4 (E1 W2 I1) fixed 0 waived 0");
 	assert_has(row(s, 23), "r run  w waive  S sign off  e edit  / filter");
+	/* at 80 columns the key bar still ends with help and quit */
+	const char *bar = row(s, 23);
+	if (!util_ends_with(bar, "? help  q back/quit"))
+		fail_msg("the key bar lost help or quit: [%s]", bar);
 	free(s);
 }
 
