@@ -63,6 +63,7 @@ enum tui_cmd {
 	CMD_UNWAIVE,     /* withdraw a waiver */
 	CMD_PROBE_SCRIPT, /* write the environment probe for the client's host */
 	CMD_AUDIT,       /* the audit events, newest first */
+	CMD_COPY,        /* copy the finding's file:line or the checkpoint's commit */
 	CMD_COUNT
 };
 

@@ -1141,6 +1141,26 @@ static void do_report(app *a, const char *arg)
 	prompt_start(a, CMD_REPORT_PATH, 0, label, def);
 }
 
+/* C: the selected finding's file:line (in the findings list) or checkpoint's commit (in
+ * the timeline) onto the clipboard. */
+static void do_copy(app *a)
+{
+	tui *t = &a->t;
+	char text[600];
+	if (t->view == VIEW_TIMELINE && t->sel_cp)
+		snprintf(text, sizeof text, "%s", t->sel_cp_commit);
+	else if (t->view == VIEW_FINDINGS && t->sel && *t->sel->file)
+		snprintf(text, sizeof text, "%s:%d", t->sel->file, t->sel->line);
+	else {
+		tui_message(t, UI_WARN, "%s", T("Select a finding or a checkpoint to copy."));
+		return;
+	}
+	if (ui_clipboard(text))
+		tui_message(t, UI_ERROR, "%s", err_message());
+	else
+		tui_message(t, UI_OK, T("Copied %s to the clipboard."), text);
+}
+
 /* --- the engagement commands of the palette (the CLI's, through the same functions) --- */
 
 /* Shows the command's usage on the message line; always returns 0 so callers can
@@ -1721,6 +1741,7 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_UNWAIVE: do_unwaive(a, arg); break;
 	case CMD_PROBE_SCRIPT: do_probe_script(a, arg); break;
 	case CMD_AUDIT: set_view(a, VIEW_AUDIT); break;
+	case CMD_COPY: do_copy(a); break;
 	case CMD_REPORT_PATH: write_report(a, a->report_format, arg ? arg : ""); break;
 	case CMD_FIX_FINDING: fix_preview(a, FIX_FINDING, arg); break;
 	case CMD_FIX_PLUGIN: fix_preview(a, FIX_PLUGIN, arg); break;

@@ -503,6 +503,29 @@ void ui_resume(void)
 	refresh();
 }
 
+int ui_clipboard(const char *text)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	if (ui.headless || !ui.open)
+		return 0;
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, "\033]52;c;");
+	const unsigned char *p = (const unsigned char *)text;
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		char q[5] = { b64[v >> 18 & 63], b64[v >> 12 & 63], i + 1 < n ? b64[v >> 6 & 63] : '=', i + 2 < n ? b64[v & 63] : '=', 0 };
+		sbuf_adds(&b, q);
+	}
+	sbuf_adds(&b, "\a");
+	int rc = 0;
+	if (fwrite(b.buf, 1, b.len, stdout) != b.len || fflush(stdout) != 0)
+		rc = err_set(FERRY_EIO, "terminal: cannot write the clipboard sequence");
+	sbuf_done(&b);
+	return rc;
+}
+
 int ui_save(const char *path)
 {
 	sbuf b;

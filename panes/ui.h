@@ -105,6 +105,10 @@ int ui_signalled(void);
 void ui_suspend(void);
 void ui_resume(void);
 
+/* Puts text on the terminal's clipboard with the OSC 52 sequence (terminals and tmux
+ * that allow it pass it to the system clipboard); nothing in headless mode. */
+int ui_clipboard(const char *text);
+
 /* Writes the visible screen as text (one line per row, trailing blanks trimmed). */
 int ui_save(const char *path);
 

@@ -241,6 +241,16 @@ static void test_findings_screen(void **state)
 	assert_has(row(s, 0), " ferry · demo / acme · head ");
 	assert_has(row(s, 0), "open 4 (E1 W2 I1) fixed 0 waived 0");
 	assert_has(row(s, 23), "r run  w waive  S sign off  e edit  / filter");
+	/* C copies the finding's place, or in the timeline the checkpoint's commit */
+	free(s);
+	s = screen_of(fx->dir, "80x24", "4jC");
+	assert_string_equal(row(s, 22), "Copied train.py:6 to the clipboard.");
+	free(s);
+	s = screen_of(fx->dir, "80x24", "tC");
+	assert_has(row(s, 22), "Copied ");
+	assert_has(row(s, 22), " to the clipboard.");
+	free(s);
+	s = screen_of(fx->dir, "80x24", "4");
 	/* at 80 columns the key bar still ends with help and quit */
 	const char *bar = row(s, 23);
 	if (!util_ends_with(bar, "? help  q back/quit"))
