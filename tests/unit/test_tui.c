@@ -1082,6 +1082,37 @@ static void test_fix_preview_new_file(void **state)
 	free(s);
 }
 
+/* After a revert the reopened finding is shown as it now is: when a later checkpoint
+ * moved its code (an import added above it), the check runs again and the proposed fix
+ * follows, instead of the stored offsets cutting into the wrong bytes. */
+static void test_revert_refreshes_reopened_findings(void **state)
+{
+	struct fx *fx = *state;
+	tu_write(fx->dir, ".ferry/plugins/adapt/test_import.lua",
+	         "return {\n"
+	         "  id = 'adapt.test_import', phase = 'adapt', title = 'test import', severity = 'warning',\n"
+	         "  run = function(ctx)\n"
+	         "    local text = ctx.read('dist.py')\n"
+	         "    if string.find(text, 'import torch_npu', 1, true) then return end\n"
+	         "    ctx.report{ file = 'dist.py', line = 1, col = 1, message = 'No torch_npu import.',\n"
+	         "      edits = { { start_byte = 0, end_byte = 0, text = 'import torch_npu\\n' } } }\n"
+	         "  end,\n"
+	         "}\n");
+	char *s = screen_of(fx->dir, "100x30",
+	                    "4:fix-plugin adapt.test_backend<Enter>y:fix-plugin adapt.test_import<Enter>y");
+	assert_has(row(s, 28), "the head is now checkpoint #3");
+	free(s);
+	/* revert #2 (the backend fix): its finding opens again, one line lower than it was */
+	s = screen_of(fx->dir, "100x40", "tjxy");
+	assert_has(s, "Reverted checkpoint #2 with checkpoint #4");
+	free(s);
+	s = screen_of(fx->dir, "100x40", "4/plugin:adapt.test_backend status:open<Enter>");
+	/* (this test check reports line 5 whatever the text; the edit is what it computes) */
+	assert_has(s, "+    dist.init_process_group(backend='hccl')");
+	assert_null(strstr(s, "init_proce'hccl'"));
+	free(s);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1160,6 +1191,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_preview_new_file, setup_fixes, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_refreshes_reopened_findings, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
