@@ -4,7 +4,7 @@
 
 PKG_CONFIG ?= pkg-config
 CC ?= cc
-PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto
+PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto libzip
 GRAMMAR_VERSION := 0.23.6
 
 BUILD ?= build
@@ -12,9 +12,13 @@ SAN ?=
 # The binary under test: ./ferry for the normal build, $(BUILD)/ferry for others.
 FERRY_BIN ?= ferry
 
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment are honoured (dpkg-buildflags);
+# warnings are errors in development and CI, and WERROR=0 turns that off for a
+# distribution build with another compiler.
 CFLAGS ?= -O2 -g
-FERRY_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wstrict-prototypes \
-	-D_GNU_SOURCE -Iapp -Ipanes -I$(BUILD) $(shell $(PKG_CONFIG) --cflags $(PKGS)) $(SAN)
+WERROR ?= 1
+FERRY_CFLAGS := -std=c11 -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Wpedantic -Wshadow -Wstrict-prototypes \
+	-D_GNU_SOURCE -Iapp -Ipanes -I$(BUILD) $(CPPFLAGS) $(shell $(PKG_CONFIG) --cflags $(PKGS)) $(SAN)
 LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS)) -lpthread -lm
 LDFLAGS += $(SAN)
 
@@ -38,9 +42,46 @@ endif
 
 SARIF_SCHEMA := build/tools/sarif-2.1.0-rtm.5.json
 
-.PHONY: all grammar sarif-tools test test-asan fuzz bench fixtures clean
+# Where `make install` puts things; DESTDIR stages them.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
 
-all: $(FERRY_BIN)
+.PHONY: all grammar sarif-tools test test-asan fuzz bench realcode fixtures clean docs install uninstall
+
+all: $(FERRY_BIN) docs
+
+# The manual page and the completion scripts are rendered by the binary from its
+# command table, so they always match what it parses.
+DOCS := $(BUILD)/man/ferry.1 $(BUILD)/completion/ferry.bash $(BUILD)/completion/_ferry
+docs: $(DOCS)
+$(BUILD)/man/ferry.1: $(FERRY_BIN)
+	@mkdir -p $(dir $@)
+	@echo "  GEN   $@"
+	$(Q)./$(FERRY_BIN) help --man > $@.tmp && mv $@.tmp $@
+$(BUILD)/completion/ferry.bash: $(FERRY_BIN)
+	@mkdir -p $(dir $@)
+	$(Q)./$(FERRY_BIN) completion bash > $@.tmp && mv $@.tmp $@
+$(BUILD)/completion/_ferry: $(FERRY_BIN)
+	@mkdir -p $(dir $@)
+	$(Q)./$(FERRY_BIN) completion zsh > $@.tmp && mv $@.tmp $@
+
+PLUGIN_FILES := $(wildcard plugins/*/*.lua plugins/data/*.json) plugins/README.md
+install: $(FERRY_BIN) docs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/vendor-completions
+	install -m 755 $(FERRY_BIN) $(DESTDIR)$(BINDIR)/ferry
+	install -m 644 $(BUILD)/man/ferry.1 $(DESTDIR)$(MANDIR)/man1/ferry.1
+	install -m 644 $(BUILD)/completion/ferry.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/ferry
+	install -m 644 $(BUILD)/completion/_ferry $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ferry
+	for f in $(PLUGIN_FILES); do \
+		install -D -m 644 $$f $(DESTDIR)$(DATADIR)/ferry/$$f || exit 1; done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ferry $(DESTDIR)$(MANDIR)/man1/ferry.1 \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/ferry $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ferry
+	rm -rf $(DESTDIR)$(DATADIR)/ferry
 
 $(FERRY_BIN): $(MAIN_OBJ) $(APP_OBJ)
 	@echo "  LD    $@"
@@ -98,7 +139,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(APP_OBJ) tests/unit/testutil.h
 	@echo "  TEST  $@"
 	$(Q)$(CC) $(CFLAGS) $(FERRY_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(APP_OBJ) $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
-test: $(FERRY_BIN) $(UNIT_BIN) sarif-tools
+test: $(FERRY_BIN) $(UNIT_BIN) sarif-tools docs
 	$(Q)FERRY_BUILD=$(BUILD) FERRY=$(abspath $(FERRY_BIN)) sh tests/run-all.sh
 
 test-asan:
@@ -110,12 +151,21 @@ fuzz:
 
 bench: ferry
 	$(Q)sh tests/bench/run.sh
+	$(Q)sh tests/bench/profile_bench.sh
+
+# Precision and recall of the assess phase on pinned public repositories (REALCODE_DIR
+# holds them; tests/realcode/run.sh --layout clones the missing ones). Not in `test`.
+realcode: ferry
+	$(Q)FERRY=$(abspath $(FERRY_BIN)) sh tests/realcode/run.sh
 
 # Regenerates the committed fixtures with their real producers (Debian's python3-torch,
-# CPU): `apt-get install python3-torch python3-tqdm`. The tests read the committed copies.
+# CPU, and python3-onnx): `apt-get install python3-torch python3-tqdm python3-onnx`.
+# The tests read the committed copies.
 PYTHON_TORCH ?= /usr/bin/python3
 fixtures:
 	$(Q)$(PYTHON_TORCH) tests/fixtures/loss/make_loss_logs.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/dump/make_pt_dumps.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/onnx/make_onnx.py
 
 compile_commands.json:
 	$(Q)$(MAKE) clean && bear -- $(MAKE)

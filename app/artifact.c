@@ -1,6 +1,8 @@
 /* artifact — see artifact.h. */
 #include "artifact.h"
+#include "profile.h"
 #include "err.h"
+#include "onnx.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -88,9 +90,44 @@ out:
 	return rc;
 }
 
+/* 1 when the text holds the Performance Summary ais_bench / msit benchmark prints: a line
+ * "NPU_compute_time (ms): min = …, mean = …" or "throughput 1000*batchsize…: N" (source:
+ * Ascend/tools ais-bench_workload/tool/ais_bench/ais_bench/infer/summary.py). */
+static int has_ais_summary(const char *data, size_t len)
+{
+	static const char *const marks[] = { "NPU_compute_time (ms):", "hroughput 1000*batchsize" };
+	for (size_t m = 0; m < 2; m++) {
+		size_t k = strlen(marks[m]);
+		for (size_t i = 0; i + k <= len; i++)
+			if (memcmp(data + i, marks[m], k) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* A benchmark: a ferry-bench/1 document, an ais_bench / msit benchmark summary JSON
+ * (--output: {"NPU_compute_time": {"mean": …}, "throughput": …}), or the Performance
+ * Summary it prints. */
 static int validate_bench(const char *name, const char *data, size_t len)
 {
-	cJSON *doc = NULL;
+	size_t i = 0;
+	while (i < len && isspace((unsigned char)data[i]))
+		i++;
+	if (i < len && data[i] != '{' && !has_nul(data, len)) {
+		if (!has_ais_summary(data, len))
+			return err_set(FERRY_ECORRUPT,
+			               "%s: not a benchmark (neither ferry-bench/1 JSON, an ais_bench summary.json nor "
+			               "ais_bench's printed \"Performance Summary\")",
+			               name);
+		return 0;
+	}
+	cJSON *doc = cJSON_ParseWithLength(data, len);
+	const cJSON *npu = cJSON_GetObjectItem(doc, "NPU_compute_time");
+	int ais = cJSON_IsObject(doc) && !cJSON_GetObjectItem(doc, "schema") &&
+	          cJSON_IsNumber(cJSON_GetObjectItem(npu, "mean")) && cJSON_IsNumber(cJSON_GetObjectItem(doc, "throughput"));
+	cJSON_Delete(doc);
+	if (ais)
+		return 0;
 	int rc = validate_json_schema(name, data, len, "ferry-bench/", &doc);
 	if (rc)
 		return rc;
@@ -146,129 +183,34 @@ static int validate_loss_log(const char *name, const char *data, size_t len)
 	return 0;
 }
 
-/* A sequential reader over an artifact_source, in buffered pieces. */
-typedef struct cursor {
-	const artifact_source *src;
-	unsigned long long pos;     /* offset of the next byte */
-	unsigned long long buf_off; /* offset of buf[0] */
-	size_t buf_len;
-	int io_error;
-	unsigned char buf[1 << 16];
-} cursor;
-
-/* The next byte in *b: 1, or 0 at the end (or on a read error, then c->io_error). */
-static int cur_byte(cursor *c, unsigned char *b)
-{
-	if (c->pos >= c->src->size)
-		return 0;
-	if (c->pos < c->buf_off || c->pos >= c->buf_off + c->buf_len) {
-		size_t want = sizeof c->buf;
-		if (c->src->size - c->pos < want)
-			want = (size_t)(c->src->size - c->pos);
-		long long got = c->src->read_at(c->src->ctx, c->pos, c->buf, want);
-		if (got <= 0) {
-			c->io_error = got < 0;
-			return 0;
-		}
-		c->buf_off = c->pos;
-		c->buf_len = (size_t)got;
-	}
-	*b = c->buf[c->pos - c->buf_off];
-	c->pos++;
-	return 1;
-}
-
-/* Reads a protobuf varint; 0 when it runs past the end or over 10 bytes. */
-static int read_varint(unsigned long long *out, cursor *c)
-{
-	unsigned long long v = 0;
-	for (int shift = 0; shift < 70; shift += 7) {
-		unsigned char b;
-		if (!cur_byte(c, &b))
-			return 0;
-		v |= (unsigned long long)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*out = v;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-static int read_failed(const char *name, const cursor *c)
-{
-	return err_set(FERRY_EIO, "%s: read error at byte %llu", name, c->pos);
-}
-
-/* An ONNX ModelProto: every top-level field decodes, only ModelProto's field numbers
- * occur, and ir_version (1) and graph (7) are present (onnx.proto). Payloads of
- * length-delimited fields are skipped, not read, so a model of any size is walked in
- * a few reads. */
+/* An ONNX ModelProto, read by the one ONNX reader (onnx.h): every message of the model
+ * decodes, ir_version and graph are present; weights are skipped, not read, so a model of
+ * any size is walked with bounded memory. */
 static int validate_onnx_source(const char *name, const artifact_source *src)
 {
-	cursor *c = xcalloc(1, sizeof *c);
-	c->src = src;
-	int has_ir = 0, has_graph = 0, rc = 0;
-	unsigned long long len = src->size;
-	while (!rc && c->pos < len) {
-		unsigned long long tag, v;
-		if (!read_varint(&tag, c)) {
-			rc = c->io_error ? read_failed(name, c)
-			                 : err_set(FERRY_ECORRUPT, "%s: not an ONNX model (broken protobuf at byte %llu)", name,
-			                           c->pos);
-			break;
-		}
-		unsigned long long field = tag >> 3, wire = tag & 7;
-		int known = (field >= 1 && field <= 8) || field == 14 || field == 20 || field == 25;
-		if (!known) {
-			rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (unexpected field %llu at byte %llu)", name, field,
-			             c->pos);
-			break;
-		}
-		has_ir |= field == 1;
-		has_graph |= field == 7;
-		if (wire == 0) {
-			if (!read_varint(&v, c))
-				rc = c->io_error ? read_failed(name, c)
-				                 : err_set(FERRY_ECORRUPT, "%s: truncated ONNX model (at byte %llu)", name, c->pos);
-		} else if (wire == 2) {
-			if (!read_varint(&v, c) || v > len - c->pos)
-				rc = c->io_error ? read_failed(name, c)
-				                 : err_set(FERRY_ECORRUPT,
-				                           "%s: truncated ONNX model (a field runs past the end at byte %llu)", name,
-				                           c->pos);
-			else
-				c->pos += v;
-		} else {
-			rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (field %llu has wire type %llu)", name, field, wire);
-		}
-	}
-	free(c);
-	if (!rc && (!has_ir || !has_graph))
-		rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (no %s)", name, has_ir ? "graph" : "ir_version");
+	onnx_model *m = NULL;
+	int rc = onnx_read(&m, name, src);
+	onnx_model_free(m);
 	return rc;
 }
 
-typedef struct memory {
-	const char *data;
-	size_t len;
-} memory;
-
-static long long memory_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
+long long artifact_mem_read_at(void *ctx, unsigned long long off, void *buf, size_t n)
 {
-	const memory *m = ctx;
+	const artifact_mem *m = ctx;
 	if (off >= m->len)
 		return 0;
 	if (n > m->len - off)
 		n = (size_t)(m->len - off);
-	memcpy(buf, m->data + off, n);
+	if (m->piece && n > m->piece)
+		n = m->piece;
+	memcpy(buf, (const char *)m->data + off, n);
 	return (long long)n;
 }
 
 static int validate_onnx(const char *name, const char *data, size_t len)
 {
-	memory m = { data, len };
-	artifact_source src = { memory_read_at, &m, len };
+	artifact_mem m = { data, len, 0 };
+	artifact_source src = { artifact_mem_read_at, &m, len };
 	return validate_onnx_source(name, &src);
 }
 
@@ -299,6 +241,18 @@ static int validate_dump(const char *name, const char *data, size_t len)
 	return 0;
 }
 
+/* A trace profile of any size, streamed by profile.c: refused when it is no trace or
+ * breaks off before its first event; one cut off later (a profiler killed while writing)
+ * is kept, and the check says where its data ends. */
+static int trace_verdict(const char *name, int rc, profile *p)
+{
+	if (!rc && !p->rows)
+		rc = p->stopped ? err_set(FERRY_ECORRUPT, "%s: not a trace (%s)", name, p->stopped)
+		                : err_set(FERRY_ECORRUPT, "%s: a trace without events", name);
+	profile_free(p);
+	return rc;
+}
+
 /* A profile: a Chrome trace (JSON array or {"traceEvents":[…]}) or a CSV with a header. */
 static int validate_profile(const char *name, const char *data, size_t len)
 {
@@ -308,12 +262,11 @@ static int validate_profile(const char *name, const char *data, size_t len)
 	while (i < len && isspace((unsigned char)data[i]))
 		i++;
 	if (i < len && (data[i] == '[' || data[i] == '{')) {
-		cJSON *doc = cJSON_ParseWithLength(data, len);
-		int ok = cJSON_IsArray(doc) || cJSON_IsArray(cJSON_GetObjectItem(doc, "traceEvents"));
-		cJSON_Delete(doc);
-		if (!ok)
-			return err_set(FERRY_ECORRUPT, "%s: not a trace (broken JSON or no traceEvents)", name);
-		return 0;
+		profile *p = NULL;
+		artifact_mem m = { data, len, 0 };
+		artifact_source src = { artifact_mem_read_at, &m, len };
+		int rc = profile_read(&p, name, &src);
+		return trace_verdict(name, rc, p);
 	}
 	const char *nl = memchr(data, '\n', len);
 	if (!nl || !memchr(data, ',', (size_t)(nl - data)))
@@ -450,6 +403,11 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 		free(head);
 		if (!json)
 			return rc;
+		if (strcmp(kind, "profile") == 0) {
+			profile *p = NULL;
+			rc = profile_read(&p, name, src);
+			return trace_verdict(name, rc, p);
+		}
 	}
 	if (src->size > ARTIFACT_JSON_LIMIT)
 		return err_set(FERRY_ECORRUPT,

@@ -20,7 +20,7 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 /* A text log: not empty, no NUL bytes. */
 int artifact_validate_text(const char *name, const char *data, size_t len);
 
-/* JSON artifacts (env-probe, bench, a trace profile, a dump.json) are parsed whole, up to
+/* JSON artifacts (env-probe, bench, a dump.json) are parsed whole, up to
  * this size; a larger one is refused, never accepted unvalidated. */
 #define ARTIFACT_JSON_LIMIT ((unsigned long long)256 << 20)
 
@@ -33,10 +33,21 @@ typedef struct artifact_source {
 	unsigned long long size;
 } artifact_source;
 
+/* Bytes in memory as an artifact_source (ctx = an artifact_mem), handed out at most
+ * piece bytes per read when piece is not 0 (tests use it to cut tokens at read
+ * boundaries). */
+typedef struct artifact_mem {
+	const void *data;
+	size_t len;
+	size_t piece;
+} artifact_mem;
+long long artifact_mem_read_at(void *ctx, unsigned long long off, void *buf, size_t n);
+
 /* artifact_validate for an artifact of any size, streaming over it in small pieces:
- * text kinds are scanned whole, an ONNX model's protobuf framing is walked field by
- * field (skipping the payloads), a .npy dump's header is checked; JSON kinds larger
- * than ARTIFACT_JSON_LIMIT are refused; smaller ones are read whole and validated as
+ * text kinds are scanned whole, an ONNX model is read by onnx.h (skipping the
+ * weights), a .npy dump's header is checked; JSON kinds larger
+ * than ARTIFACT_JSON_LIMIT are refused (a trace profile is streamed by profile.c at any
+ * size); smaller ones are read whole and validated as
  * by artifact_validate. */
 int artifact_validate_source(const char *kind, const char *name, const artifact_source *src);
 

@@ -8,6 +8,7 @@
 #include "util.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -34,12 +35,14 @@ static char *host_artifacts_json(const char *kind, void *payload)
 	cJSON *rows = NULL;
 	if (store_artifacts(&rows, ws->db, kind))
 		return xstrdup("[]");
-	/* plugins read artifacts by path relative to the project */
+	/* plugins read artifacts by path relative to the project, or absolute for a reference */
 	cJSON *row;
 	cJSON_ArrayForEach(row, rows) {
 		cJSON *p = cJSON_GetObjectItem(row, "path");
 		if (cJSON_IsString(p)) {
-			char *rel = xasprintf(".ferry/artifacts/%s", p->valuestring);
+			/* an artifact too large to copy was recorded by reference: "ref:" + absolute path */
+			int ref = strncmp(p->valuestring, "ref:", 4) == 0;
+			char *rel = ref ? xstrdup(p->valuestring + 4) : xasprintf(".ferry/artifacts/%s", p->valuestring);
 			cJSON_ReplaceItemInObject(row, "path", cJSON_CreateString(rel));
 			free(rel);
 		}
@@ -75,6 +78,26 @@ static int is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The bundled plugins as installed beside the binary (<bindir>/../share/ferry/plugins,
+ * `make install`), or NULL: a binary run from its build tree uses the copy compiled in. */
+static char *installed_plugins(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	char *dir = util_path_join(exe, "../share/ferry/plugins");
+	if (is_dir(dir))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
 int check_host_new(plugin_host **out, workspace *ws)
 {
 	const char *dirs[64];
@@ -91,6 +114,9 @@ int check_host_new(plugin_host **out, workspace *ws)
 	if (is_dir(local))
 		dirs[ndirs++] = local;
 	const char *src = getenv("FERRY_PLUGIN_SOURCE");
+	char *installed = src && *src ? NULL : installed_plugins();
+	if (installed)
+		src = installed;
 	char *allow = store_config_get(ws->db, "plugins.allow_exec");
 	char *limit = store_config_get(ws->db, "plugins.time_limit");
 	double secs = limit ? strtod(limit, NULL) : 0;
@@ -110,6 +136,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 	int rc = plugin_host_new(out, &o);
 	free(allow);
 	free(limit);
+	free(installed);
 	free(local);
 	free(path_copy);
 	return rc;

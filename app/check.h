@@ -46,8 +46,9 @@ struct plugin_host;
 int check_run_with(check_result *out, workspace *ws, struct plugin_host *h, const check_opts *opts);
 void check_result_done(check_result *r);
 
-/* Builds the plugin host for this engagement: bundled plugins (or the source
- * tree's plugins/ when FERRY_PLUGIN_SOURCE names one), FERRY_PLUGIN_PATH, and
+/* Builds the plugin host for this engagement: bundled plugins (read from the folder
+ * FERRY_PLUGIN_SOURCE names, else from an installed <bindir>/../share/ferry/plugins,
+ * else the copy compiled into the binary), FERRY_PLUGIN_PATH, and
  * .ferry/plugins/. Caller frees with plugin_host_free. */
 struct plugin_host;
 int check_host_new(struct plugin_host **out, workspace *ws);

@@ -12,6 +12,7 @@
 #include "artifact.h"
 #include "ingest.h"
 #include "output.h"
+#include "pager.h"
 #include "plugin_host.h"
 #include "review.h"
 #include "probe.h"
@@ -48,14 +49,36 @@ static int opt_fail(const char *cmd, char **argv)
 	return FERRY_EUSAGE;
 }
 
+static int parse_format(const char **out, const char *value, const char *const *allowed)
+{
+	for (size_t i = 0; allowed[i]; i++)
+		if (strcmp(value, allowed[i]) == 0) {
+			*out = allowed[i];
+			return 0;
+		}
+	return err_set(FERRY_EUSAGE, "--format %s: not one of the formats this command writes", value);
+}
+
+/* The next option of a command's own argument vector (argv[0] is the command's name), as
+ * getopt_long returns it, with the long options taken from the command's table entry. */
+static int cmd_getopt(int argc, char **argv)
+{
+	static struct option lo[CLI_MAX_OPTIONS + 1];
+	const cli_command *c = cli_find(argv[0]);
+	size_t n = 0;
+	for (const cli_option *o = c ? c->options : NULL; o && o->name && n < CLI_MAX_OPTIONS; o++)
+		lo[n++] = (struct option){ o->name, o->arg ? required_argument : no_argument, 0, o->val };
+	lo[n] = (struct option){ 0, 0, 0, 0 };
+	return getopt_long(argc, argv, "", lo, NULL);
+}
+
 /* Parses a command whose only option is --NAME VALUE (repeatable: the last wins);
  * leaves optind at the first operand. */
-static int one_option(const char **value, const char *cmd, const char *name, int argc, char **argv)
+static int one_option(const char **value, const char *cmd, int argc, char **argv)
 {
-	const struct option lo[] = { { name, required_argument, 0, 'v' }, { 0, 0, 0, 0 } };
 	int c;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		if (c != 'v')
 			return opt_fail(cmd, argv);
 		*value = optarg;
@@ -63,17 +86,23 @@ static int one_option(const char **value, const char *cmd, const char *name, int
 	return 0;
 }
 
-/* Parses a command whose only option is the flag --NAME. */
-static int one_flag(int *set, const char *cmd, const char *name, int argc, char **argv)
+/* Parses --json or --format text|json, the options of the commands that print one
+ * document; *json is set for JSON. */
+static int json_option(int *json, const char *cmd, int argc, char **argv)
 {
-	const struct option lo[] = { { name, no_argument, 0, 'f' }, { 0, 0, 0, 0 } };
-	int c;
+	static const char *const formats[] = { "text", "json", NULL };
+	const char *format = "text";
+	int c, rc;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c != 'f')
+	while ((c = cmd_getopt(argc, argv)) != -1) {
+		if (c == 'j')
+			format = "json";
+		else if (c != 'f')
 			return opt_fail(cmd, argv);
-		*set = 1;
+		else if ((rc = parse_format(&format, optarg, formats)))
+			return rc;
 	}
+	*json = strcmp(format, "json") == 0;
 	return 0;
 }
 
@@ -108,16 +137,6 @@ static int open_reading(workspace **ws, const char *dir)
 	return 0;
 }
 
-static int parse_format(const char **out, const char *value, const char *const *allowed)
-{
-	for (size_t i = 0; allowed[i]; i++)
-		if (strcmp(value, allowed[i]) == 0) {
-			*out = allowed[i];
-			return 0;
-		}
-	return err_set(FERRY_EUSAGE, "--format %s: not one of the formats this command writes", value);
-}
-
 static int parse_id(long long *out, const char *s)
 {
 	char *end = NULL;
@@ -133,14 +152,10 @@ static int parse_id(long long *out, const char *s)
 
 static int cmd_init(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "client", required_argument, 0, 'c' },
-		                                 { "engagement", required_argument, 0, 'e' },
-		                                 { "target", required_argument, 0, 't' },
-		                                 { 0, 0, 0, 0 } };
 	ws_init_opts o = { 0 };
 	int c;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		switch (c) {
 		case 'c': o.client = optarg; break;
 		case 'e': o.engagement = optarg; break;
@@ -171,7 +186,7 @@ static int cmd_init(const char *dir, int argc, char **argv)
 static int cmd_status(const char *dir, int argc, char **argv)
 {
 	int json = 0;
-	int rc = one_flag(&json, "status", "json", argc, argv);
+	int rc = json_option(&json, "status", argc, argv);
 	if (rc)
 		return rc;
 	if (optind != argc)
@@ -283,7 +298,7 @@ static int cmd_config(const char *dir, int argc, char **argv)
 static int cmd_plugins(const char *dir, int argc, char **argv)
 {
 	int json = 0;
-	int rc = one_flag(&json, "plugins", "json", argc, argv);
+	int rc = json_option(&json, "plugins", argc, argv);
 	if (rc)
 		return rc;
 	if (optind != argc)
@@ -377,18 +392,12 @@ static void on_check_progress(const char *plugin, size_t done, size_t total, voi
 
 static int cmd_check(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "phase", required_argument, 0, 'p' },
-		                                 { "plugin", required_argument, 0, 'P' },
-		                                 { "format", required_argument, 0, 'f' },
-		                                 { "output", required_argument, 0, 'o' },
-		                                 { "fail-on", required_argument, 0, 'F' },
-		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "text", "json", "sarif", NULL };
 	const char *phases[MAX_LIST], *plugins[MAX_LIST], *format = "text", *output = NULL, *fail_on = NULL;
 	size_t nphases = 0, nplugins = 0;
 	int c, rc;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
 			if (ws_phase_index(optarg) < 0)
@@ -478,17 +487,12 @@ out:
 
 static int cmd_findings(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "phase", required_argument, 0, 'p' },
-		                                 { "status", required_argument, 0, 's' },
-		                                 { "plugin", required_argument, 0, 'P' },
-		                                 { "format", required_argument, 0, 'f' },
-		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "text", "json", NULL };
 	static const char *const statuses[] = { "open", "fixed", "waived", NULL };
 	const char *phase = NULL, *status = NULL, *plugin = NULL, *format = "text";
 	int c, rc;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
 			if (ws_phase_index(optarg) < 0)
@@ -520,8 +524,10 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 		sbuf_init(&b);
 		if (strcmp(format, "json") == 0)
 			output_findings_json(&b, rows, 0, NULL, 0);
-		else
+		else {
 			output_findings_text(&b, rows);
+			pager_start();
+		}
 		rc = output_emit(&b, NULL);
 		sbuf_done(&b);
 	}
@@ -536,7 +542,7 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 static int waive_or_unwaive(const char *dir, int argc, char **argv, int unwaive)
 {
 	const char *cmd = unwaive ? "unwaive" : "waive", *reason = NULL;
-	int rc = one_option(&reason, cmd, "reason", argc, argv);
+	int rc = one_option(&reason, cmd, argc, argv);
 	if (rc)
 		return rc;
 	if (!reason || !*reason)
@@ -567,7 +573,7 @@ static int cmd_unwaive(const char *dir, int argc, char **argv) { return waive_or
 static int cmd_signoff(const char *dir, int argc, char **argv)
 {
 	const char *note = NULL;
-	int rc = one_option(&note, "signoff", "note", argc, argv);
+	int rc = one_option(&note, "signoff", argc, argv);
 	if (rc)
 		return rc;
 	if (argc - optind != 1)
@@ -599,19 +605,11 @@ static int confirm(const char *question)
 
 static int cmd_fix(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "finding", required_argument, 0, 'f' },
-		                                 { "plugin", required_argument, 0, 'P' },
-		                                 { "all", no_argument, 0, 'a' },
-		                                 { "phase", required_argument, 0, 'p' },
-		                                 { "file", required_argument, 0, 'F' },
-		                                 { "dry-run", no_argument, 0, 'n' },
-		                                 { "yes", no_argument, 0, 'y' },
-		                                 { 0, 0, 0, 0 } };
 	long long ids[MAX_LIST];
 	fix_select sel = { ids, 0, NULL, NULL, NULL, 0 };
 	int dry = 0, yes = 0, c, rc;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		switch (c) {
 		case 'f':
 			if (sel.nids >= MAX_LIST)
@@ -721,12 +719,10 @@ out:
 
 static int cmd_ingest(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "label", required_argument, 0, 'l' }, { "local", no_argument, 0, 'L' },
-		                                 { 0, 0, 0, 0 } };
 	const char *label = NULL;
 	int c, rc, local = 0;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		if (c == 'L')
 			local = 1;
 		else if (c == 'l')
@@ -761,18 +757,11 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
  * audit event with the inputs' hashes and the verdict; a failed tolerance exits 1. */
 static int cmd_compare(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "format", required_argument, 0, 'f' },
-		                                 { "threads", required_argument, 0, 't' },
-		                                 { "output", required_argument, 0, 'o' },
-		                                 { "column", required_argument, 0, 'c' },
-		                                 { "dtype-a", required_argument, 0, 'A' },
-		                                 { "dtype-b", required_argument, 0, 'B' },
-		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "text", "json", "csv", NULL };
 	const char *format = "text", *output = NULL, *column = NULL, *dtype[2] = { NULL, NULL };
 	int threads = 0, c, rc = 0;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		char *end = NULL;
 		switch (c) {
 		case 'f':
@@ -843,13 +832,10 @@ out:
 
 static int cmd_export(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "to", required_argument, 0, 't' },
-		                                 { "base", required_argument, 0, 'b' },
-		                                 { 0, 0, 0, 0 } };
 	const char *to = NULL, *base = NULL;
 	int rc = 0, c;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		if (c == 't')
 			to = optarg;
 		else if (c == 'b')
@@ -886,17 +872,16 @@ static int cmd_export(const char *dir, int argc, char **argv)
 
 static int cmd_log(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "json", no_argument, 0, 'j' }, { "events", no_argument, 0, 'e' },
-		                                 { 0, 0, 0, 0 } };
 	int json = 0, events = 0, c;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		if (c == 'j')
+	while ((c = cmd_getopt(argc, argv)) != -1) {
+		if (c == 'j' || (c == 'f' && strcmp(optarg, "json") == 0))
 			json = 1;
 		else if (c == 'e')
 			events = 1;
-		else
-			return opt_fail("log", argv);
+		else if (c != 'f' || strcmp(optarg, "text") != 0)
+			return c == 'f' ? err_set(FERRY_EUSAGE, "--format %s: not one of the formats this command writes", optarg)
+			                : opt_fail("log", argv);
 	}
 	if (optind != argc)
 		return usage_error("log");
@@ -916,6 +901,7 @@ static int cmd_log(const char *dir, int argc, char **argv)
 		cJSON_Delete(doc);
 		goto out;
 	}
+	pager_start();
 	const cJSON *cp;
 	cJSON_ArrayForEach(cp, cps) {
 		const cJSON *fl = cJSON_GetObjectItem(cp, "findings");
@@ -971,8 +957,10 @@ static int cmd_diff(const char *dir, int argc, char **argv)
 	} else {
 		rc = history_diff(&text, ws->hist, a, argc == 3 ? b : NULL);
 	}
-	if (!rc)
+	if (!rc) {
+		pager_start();
 		fputs(text, stdout);
+	}
 out:
 	free(text);
 	ws_close(ws);
@@ -998,14 +986,11 @@ static int cmd_revert(const char *dir, int argc, char **argv)
 
 static int cmd_verify(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "head", required_argument, 0, 'h' },
-		                                 { "format", required_argument, 0, 'f' },
-		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "text", "json", NULL };
 	const char *anchor = NULL, *format = "text";
 	int c, rc;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		if (c == 'h')
 			anchor = optarg;
 		else if (c != 'f')
@@ -1067,20 +1052,13 @@ static int cmd_verify(const char *dir, int argc, char **argv)
 
 static int cmd_report(const char *dir, int argc, char **argv)
 {
-	static const struct option lo[] = { { "format", required_argument, 0, 'f' },
-		                                 { "output", required_argument, 0, 'o' },
-		                                 { "section", required_argument, 0, 's' },
-		                                 { "lang", required_argument, 0, 'l' },
-		                                 { "excel", no_argument, 0, 'x' },
-		                                 { "layout", required_argument, 0, 'y' },
-		                                 { 0, 0, 0, 0 } };
 	static const char *const formats[] = { "md", "html", "json", "sarif", "csv", NULL };
 	static const char *const sections[] = { "all", "assessment", "changes", "unsupported", NULL };
 	static const char *const langs[] = { "en", "zh", NULL };
 	report_opts o = { NULL, "all", NULL, FERRY_VERSION, NULL, 0, NULL }; /* lang NULL: the engagement's setting */
 	int c, rc;
 	opt_reset();
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = cmd_getopt(argc, argv)) != -1) {
 		switch (c) {
 		case 'f':
 			if ((rc = parse_format(&o.format, optarg, formats)))
@@ -1131,6 +1109,41 @@ static int cmd_probe_script(const char *dir, int argc, char **argv)
 	return 0;
 }
 
+/* --- help and completion --- */
+
+static int cmd_help(const char *dir, int argc, char **argv)
+{
+	(void)dir;
+	int c, man = 0;
+	opt_reset();
+	while ((c = cmd_getopt(argc, argv)) != -1) {
+		if (c != 'm')
+			return opt_fail("help", argv);
+		man = 1;
+	}
+	if (argc - optind > 1 || (man && optind != argc))
+		return usage_error("help");
+	if (man)
+		return cli_write_man(stdout);
+	if (optind == argc) {
+		cli_usage(stdout);
+		return 0;
+	}
+	const cli_command *cmd = cli_find(argv[optind]);
+	if (!cmd)
+		return err_set(FERRY_EUSAGE, "help %s: no such command (ferry help lists them)", argv[optind]);
+	cli_write_help(stdout, cmd);
+	return 0;
+}
+
+static int cmd_completion(const char *dir, int argc, char **argv)
+{
+	(void)dir;
+	if (argc != 2)
+		return usage_error("completion");
+	return cli_write_completion(stdout, argv[1]);
+}
+
 static int cmd_version(const char *dir, int argc, char **argv)
 {
 	(void)dir, (void)argc, (void)argv;
@@ -1138,41 +1151,137 @@ static int cmd_version(const char *dir, int argc, char **argv)
 	return 0;
 }
 
+/* Options shared by several commands. */
+#define OPT_FORMAT(list) { "format", 'f', list, "output format" }
+#define OPT_OUTPUT { "output", 'o', "FILE", "write to FILE (atomically) instead of standard output" }
+#define OPT_JSON { "json", 'j', NULL, "the same as --format json" }
+#define OPT_END { NULL, 0, NULL, NULL }
+
+static const cli_option init_opts[] = {
+	{ "client", 'c', "NAME", "the client's name, shown in reports" },
+	{ "engagement", 'e', "ID", "the engagement's id (default: generated from the date)" },
+	{ "target", 't', "SOC", "the target NPU (target.soc), e.g. Ascend910B" },
+	OPT_END,
+};
+static const cli_option document_opts[] = { OPT_FORMAT("text|json"), OPT_JSON, OPT_END };
+static const cli_option check_cmd_opts[] = {
+	{ "phase", 'p', "PHASE", "run only this phase's checks (repeatable)" },
+	{ "plugin", 'P', "ID", "run only this check (repeatable)" },
+	OPT_FORMAT("text|json|sarif"),
+	OPT_OUTPUT,
+	{ "fail-on", 'F', "error|warning|info", "exit 1 when an open finding of this severity or worse remains" },
+	OPT_END,
+};
+static const cli_option findings_opts[] = {
+	{ "phase", 'p', "PHASE", "only this phase's findings" },
+	{ "status", 's', "open|fixed|waived", "only findings with this status" },
+	{ "plugin", 'P', "ID", "only this check's findings" },
+	OPT_FORMAT("text|json"),
+	OPT_END,
+};
+static const cli_option reason_opts[] = { { "reason", 'v', "TEXT", "why (required; auditors read it)" }, OPT_END };
+static const cli_option signoff_opts[] = { { "note", 'v', "TEXT", "a note kept with the sign-off" }, OPT_END };
+static const cli_option fix_opts[] = {
+	{ "finding", 'f', "N", "fix this finding (repeatable)" },
+	{ "plugin", 'P', "ID", "fix every open finding of this check" },
+	{ "all", 'a', NULL, "fix every fixable open finding" },
+	{ "phase", 'p', "PHASE", "only findings of this phase" },
+	{ "file", 'F', "PATH", "only findings in this file" },
+	{ "dry-run", 'n', NULL, "show the diff and change nothing" },
+	{ "yes", 'y', NULL, "apply without asking (required off a terminal)" },
+	OPT_END,
+};
+static const cli_option ingest_opts[] = {
+	{ "label", 'l', "LABEL", "a name for the artifact (gpu, npu, run-3 …)" },
+	{ "local", 'L', NULL, "env-probe only: probe this machine instead of reading a file" },
+	OPT_END,
+};
+static const cli_option compare_opts[] = {
+	OPT_FORMAT("text|json|csv"),
+	{ "threads", 't', "N", "dump: worker threads (default: one per core)" },
+	OPT_OUTPUT,
+	{ "column", 'c', "NAME", "loss: the column or key holding the loss" },
+	{ "dtype-a", 'A', "bf16", "dump: read side A's 16-bit integer arrays as bfloat16" },
+	{ "dtype-b", 'B', "bf16", "dump: read side B's 16-bit integer arrays as bfloat16" },
+	OPT_END,
+};
+static const cli_option export_opts[] = {
+	{ "to", 't', "REPO", "branch: the client's git repository" },
+	{ "base", 'b', "REV", "branch: the client's commit the project was received at" },
+	OPT_END,
+};
+static const cli_option log_opts[] = {
+	OPT_FORMAT("text|json"),
+	OPT_JSON,
+	{ "events", 'e', NULL, "also list the audit events" },
+	OPT_END,
+};
+static const cli_option verify_opts[] = {
+	{ "head", 'h', "HASH[:N]", "an anchor to check the chain against (from a report or an export)" },
+	OPT_FORMAT("text|json"),
+	OPT_END,
+};
+static const cli_option report_cmd_opts[] = {
+	OPT_FORMAT("md|html|json|sarif|csv"),
+	OPT_OUTPUT,
+	{ "section", 's', "all|assessment|changes|unsupported", "which document to write" },
+	{ "lang", 'l', "en|zh", "the report's language" },
+	{ "excel", 'x', NULL, "CSV: start with a UTF-8 byte-order mark for spreadsheets" },
+	{ "layout", 'y', "ferry|msft", "CSV: the column layout (msft: the vendor tool's)" },
+	OPT_END,
+};
+static const cli_option help_opts[] = {
+	{ "man", 'm', NULL, "write the manual page (roff) instead" },
+	OPT_END,
+};
+
 const cli_command cli_commands[] = {
 	{ "init", cmd_init, "init [DIR] [--client NAME] [--engagement ID] [--target SOC]",
-	  "start an engagement: .ferry/ with the record and the baseline checkpoint" },
-	{ "config", cmd_config, "config [KEY [VALUE]]", "show or change engagement settings" },
-	{ "status", cmd_status, "status [--json]", "engagement, phases, finding counts, checkpoint head" },
-	{ "plugins", cmd_plugins, "plugins [--json]", "list the checks" },
+	  "start an engagement: .ferry/ with the record and the baseline checkpoint", init_opts, "DIR" },
+	{ "config", cmd_config, "config [KEY [VALUE]]", "show or change engagement settings", NULL, "KEY" },
+	{ "status", cmd_status, "status [--format text|json]", "engagement, phases, finding counts, checkpoint head",
+	  document_opts, NULL },
+	{ "plugins", cmd_plugins, "plugins [--format text|json]", "list the checks", document_opts, NULL },
 	{ "check", cmd_check,
 	  "check [--phase P]... [--plugin ID]... [--format text|json|sarif] [--output FILE] [--fail-on SEVERITY]",
-	  "run checks and record their findings" },
+	  "run checks and record their findings", check_cmd_opts, NULL },
 	{ "findings", cmd_findings, "findings [--phase P] [--status open|fixed|waived] [--plugin ID] [--format text|json]",
-	  "list recorded findings" },
-	{ "waive", cmd_waive, "waive N... --reason TEXT", "waive findings, with a reason" },
-	{ "unwaive", cmd_unwaive, "unwaive N... --reason TEXT", "withdraw waivers, with a reason: the findings are open again" },
-	{ "signoff", cmd_signoff, "signoff PHASE [--note TEXT]", "sign a phase off" },
+	  "list recorded findings", findings_opts, NULL },
+	{ "waive", cmd_waive, "waive N... --reason TEXT", "waive findings, with a reason", reason_opts, NULL },
+	{ "unwaive", cmd_unwaive, "unwaive N... --reason TEXT",
+	  "withdraw waivers, with a reason: the findings are open again", reason_opts, NULL },
+	{ "signoff", cmd_signoff, "signoff PHASE [--note TEXT]", "sign a phase off", signoff_opts, "PHASE" },
 	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes]",
-	  "apply proposed fixes: one checkpoint per plugin" },
+	  "apply proposed fixes: one checkpoint per plugin", fix_opts, NULL },
 	{ "ingest", cmd_ingest,
 	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
-	  "bring a probe, log, dump, profile, model or benchmark into the engagement" },
+	  "bring a probe, log, dump, profile, model or benchmark into the engagement", ingest_opts,
+	  "env-probe|loss-log|dump|profile|onnx|bench|atc-log FILE" },
 	{ "compare", cmd_compare,
 	  "compare loss A B [--column NAME] [--format text|json] [--output FILE] | compare dump A B [--dtype-a bf16] [--dtype-b bf16] [--format text|json|csv] [--threads N] [--output FILE]",
-	  "compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)" },
+	  "compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)",
+	  compare_opts, "loss|dump FILE FILE" },
 	{ "probe-script", cmd_probe_script, "probe-script",
-	  "print the environment probe to run on an NPU host (sh probe.sh > result.json)" },
-	{ "log", cmd_log, "log [--json] [--events]", "checkpoints (and audit events), newest first" },
-	{ "diff", cmd_diff, "diff REV [REV2]", "a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)" },
-	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint" },
+	  "print the environment probe to run on an NPU host (sh probe.sh > result.json)", NULL, NULL },
+	{ "log", cmd_log, "log [--format text|json] [--events]", "checkpoints (and audit events), newest first",
+	  log_opts, NULL },
+	{ "diff", cmd_diff, "diff REV [REV2]",
+	  "a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)", NULL, NULL },
+	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint", NULL, NULL },
 	{ "verify", cmd_verify, "verify [--head HASH[:N]] [--format text|json]",
-	  "recompute the audit chain, replay it against the record, check every checkpoint commit, anchor and signature" },
-	{ "report", cmd_report, "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh] [--excel] [--layout ferry|msft]",
-	  "write a deliverable: the assessment report, the change list or the unsupported list" },
+	  "recompute the audit chain, replay it against the record, check every checkpoint commit, anchor and signature",
+	  verify_opts, NULL },
+	{ "report", cmd_report,
+	  "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh] [--excel] [--layout ferry|msft]",
+	  "write a deliverable: the assessment report, the change list or the unsupported list", report_cmd_opts, NULL },
 	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO [--base REV]",
-	  "deliver the checkpoints: mbox patches, or a branch in the client's repository" },
-	{ "version", cmd_version, "version", "print the version" },
-	{ NULL, NULL, NULL, NULL },
+	  "deliver the checkpoints: mbox patches, or a branch in the client's repository", export_opts,
+	  "patches|branch DIR" },
+	{ "help", cmd_help, "help [COMMAND] | help --man", "show a command's help, or write the manual page", help_opts,
+	  "COMMAND" },
+	{ "completion", cmd_completion, "completion bash|zsh", "print the shell completion script", NULL, "bash|zsh" },
+	{ "version", cmd_version, "version", "print the version", NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 const cli_command *cli_find(const char *name)

@@ -1,6 +1,7 @@
 /* compare_dump — see compare_dump.h. */
 #include "compare_dump.h"
 #include "err.h"
+#include "ptfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -406,6 +407,8 @@ typedef struct partial {
 typedef struct tensor_io {
 	const char *path_a, *path_b; /* borrowed from the pair list */
 	npy_info a, b;
+	const ptfile *fa, *fb;         /* the .pt archive of a side, or NULL for .npy (borrowed) */
+	const pt_tensor *ta, *tb;      /* its tensor in that archive */
 } tensor_io;
 
 typedef struct job {
@@ -515,11 +518,13 @@ static int run_job(engine *e, const job *j, worker_buf *w)
 	const tensor_io *t = &e->io[j->pair];
 	partial *p = &e->parts[j - e->jobs];
 	unsigned long long n = j->to - j->from;
-	int rc = read_range(w->ra, t->path_a, t->a.data_offset + j->from * (unsigned long long)t->a.itemsize,
-	                    (size_t)n * (size_t)t->a.itemsize);
+	int rc = t->fa ? ptfile_read(w->ra, t->fa, t->ta, j->from, (size_t)n)
+	               : read_range(w->ra, t->path_a, t->a.data_offset + j->from * (unsigned long long)t->a.itemsize,
+	                            (size_t)n * (size_t)t->a.itemsize);
 	if (!rc)
-		rc = read_range(w->rb, t->path_b, t->b.data_offset + j->from * (unsigned long long)t->b.itemsize,
-		                (size_t)n * (size_t)t->b.itemsize);
+		rc = t->fb ? ptfile_read(w->rb, t->fb, t->tb, j->from, (size_t)n)
+		           : read_range(w->rb, t->path_b, t->b.data_offset + j->from * (unsigned long long)t->b.itemsize,
+		                        (size_t)n * (size_t)t->b.itemsize);
 	if (rc)
 		return rc;
 	npy_decode(w->da, &t->a, w->ra, (size_t)n);
@@ -646,20 +651,28 @@ typedef struct tensor_ref {
 	size_t order;
 	const cJSON *rec;  /* dump.json record, or NULL */
 	char *npy;         /* .npy path when the tensor data can be read, else NULL */
+	char *pt;          /* a .pt file a dump.json record names, not opened yet, else NULL */
+	size_t ptf;        /* 1 + index into the input's opened .pt files; 0: none */
+	size_t ptt;        /* the tensor's index in that file */
 } tensor_ref;
+
+enum { FORM_NPY, FORM_JSON, FORM_FOLDER, FORM_PT };
 
 typedef struct dump_input {
 	const char *arg;
-	int form;           /* 0 npy file, 1 dump.json, 2 folder of .npy */
+	int form;           /* FORM_*: a .npy file, a dump.json, a folder of .npy/.pt, a .pt file */
 	char *dir;          /* the dump's folder */
 	char *json_path;    /* dump.json, or NULL */
 	cJSON *doc;         /* parsed dump.json */
 	tensor_ref *t;
 	size_t n, cap;
-	size_t pt_files;    /* tensors stored as .pt (not readable here) */
+	size_t pt_missing;  /* .pt files the dump.json names that are not there */
+	ptfile **pts;       /* the .pt files opened (owned) */
+	char *pt_hashed;    /* per opened .pt file: already in the list of files hashed */
+	size_t npts, ptcap;
 } dump_input;
 
-static const char *const form_names[] = { "npy", "dump.json", "npy folder" };
+static const char *const form_names[] = { "npy", "dump.json", "npy folder", "pt" };
 
 static void input_done(dump_input *in)
 {
@@ -667,7 +680,12 @@ static void input_done(dump_input *in)
 		free(in->t[i].name);
 		free(in->t[i].layer);
 		free(in->t[i].npy);
+		free(in->t[i].pt);
 	}
+	for (size_t i = 0; i < in->npts; i++)
+		ptfile_free(in->pts[i]);
+	free(in->pts);
+	free(in->pt_hashed);
 	free(in->t);
 	free(in->dir);
 	free(in->json_path);
@@ -765,7 +783,15 @@ static void walk_records(dump_input *in, const cJSON *node, const char *prefix, 
 				else
 					free(p);
 			} else if (util_ends_with(dn->valuestring, ".pt")) {
-				in->pt_files++;
+				char *sub = util_path_join(in->dir, "dump_tensor_data");
+				char *p = util_path_join(sub, dn->valuestring);
+				free(sub);
+				if (is_file(p)) {
+					t->pt = p;
+				} else {
+					free(p);
+					in->pt_missing++;
+				}
 			}
 		}
 		return;
@@ -842,6 +868,84 @@ static char *layer_of(const char *name)
 	return cut ? xstrndup(name, (size_t)(cut - name)) : xstrdup(name);
 }
 
+/* Opens the .pt at path into the input's list; *out gets its index there. */
+static int input_open_pt(size_t *out, dump_input *in, const char *path)
+{
+	ptfile *f = NULL;
+	int rc = ptfile_open(&f, path);
+	if (rc)
+		return rc;
+	if (in->npts == in->ptcap) {
+		in->ptcap = in->ptcap ? in->ptcap * 2 : 16;
+		in->pts = xrealloc(in->pts, in->ptcap * sizeof *in->pts);
+		in->pt_hashed = xrealloc(in->pt_hashed, in->ptcap);
+	}
+	in->pts[in->npts] = f;
+	in->pt_hashed[in->npts] = 0;
+	*out = in->npts++;
+	return 0;
+}
+
+/* Adds the tensors of the .pt at path, named `base` (a file of one unnamed tensor),
+ * base.key, or by key alone when keyed is 1 (a state_dict compared key by key). */
+static int add_pt_tensors(dump_input *in, const char *path, const char *base, int keyed)
+{
+	size_t k;
+	int rc = input_open_pt(&k, in, path);
+	if (rc)
+		return rc;
+	const ptfile *f = in->pts[k];
+	for (size_t i = 0; i < f->n; i++) {
+		const char *key = f->t[i].name;
+		char *name = !*key ? xstrdup(base) : keyed ? xstrdup(key) : xasprintf("%s.%s", base, key);
+		char *layer = layer_of(name);
+		tensor_ref *t = add_tensor(in, name, layer, in->n);
+		t->ptf = k + 1;
+		t->ptt = i;
+		free(name);
+		free(layer);
+	}
+	return 0;
+}
+
+/* A .pt file a dump.json record names, opened when its pair is compared: it must hold
+ * the one tensor the record describes. */
+static int resolve_pt(dump_input *in, tensor_ref *t)
+{
+	if (!t->pt || t->ptf)
+		return 0;
+	size_t k;
+	int rc = input_open_pt(&k, in, t->pt);
+	if (rc)
+		return rc;
+	if (in->pts[k]->n != 1)
+		return err_set(FERRY_ECORRUPT, "%s: holds %zu tensors where its dump.json record describes one", t->pt,
+		               in->pts[k]->n);
+	t->ptf = k + 1;
+	t->ptt = 0;
+	return 0;
+}
+
+/* The layout of a .pt tensor in .npy terms, so one decoder serves both. */
+static void pt_npy_info(npy_info *h, const pt_tensor *t, int big_endian)
+{
+	static const char kinds[] = { [PT_F32] = 'f', [PT_F16] = 'f', [PT_F64] = 'f', [PT_BF16] = 'B', [PT_I8] = 'i',
+		                          [PT_I16] = 'i', [PT_I32] = 'i', [PT_I64] = 'i', [PT_U8] = 'u',  [PT_BOOL] = 'b' };
+	memset(h, 0, sizeof *h);
+	h->kind = kinds[t->dtype];
+	h->itemsize = t->itemsize;
+	h->big_endian = big_endian && t->itemsize > 1;
+	h->ndim = t->ndim;
+	for (int d = 0; d < t->ndim; d++)
+		h->shape[d] = t->shape[d];
+	h->count = t->count;
+	if (h->kind == 'B')
+		snprintf(h->descr, sizeof h->descr, "bf16");
+	else
+		snprintf(h->descr, sizeof h->descr, "%c%c%d", t->itemsize == 1 ? '|' : big_endian ? '>' : '<', h->kind,
+		         t->itemsize);
+}
+
 typedef struct npy_entry {
 	char *name;
 } npy_entry;
@@ -855,7 +959,8 @@ static int cmp_npy_entry(const void *x, const void *y)
 	return strverscmp(a->name, b->name);
 }
 
-/* A folder of .npy files: tensors named by file name, in natural name order. */
+/* A folder of .npy and .pt files: tensors named by file name (and a .pt file's keys),
+ * in natural name order. */
 static int load_npy_folder(dump_input *in)
 {
 	DIR *d = opendir(in->dir);
@@ -865,7 +970,7 @@ static int load_npy_folder(dump_input *in)
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		if (!util_ends_with(de->d_name, ".npy") || de->d_name[0] == '.')
+		if ((!util_ends_with(de->d_name, ".npy") && !util_ends_with(de->d_name, ".pt")) || de->d_name[0] == '.')
 			continue;
 		char *p = util_path_join(in->dir, de->d_name);
 		struct stat st;
@@ -881,19 +986,28 @@ static int load_npy_folder(dump_input *in)
 	}
 	closedir(d);
 	qsort(e, n, sizeof *e, cmp_npy_entry);
+	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
-		char *base = xstrndup(e[i].name, strlen(e[i].name) - 4);
-		char *layer = layer_of(base);
-		tensor_ref *t = add_tensor(in, base, layer, i);
-		t->npy = util_path_join(in->dir, e[i].name);
+		int pt = util_ends_with(e[i].name, ".pt");
+		char *base = xstrndup(e[i].name, strlen(e[i].name) - (pt ? 3 : 4));
+		char *path = util_path_join(in->dir, e[i].name);
+		if (pt) {
+			if (!rc)
+				rc = add_pt_tensors(in, path, base, 0);
+			free(path);
+		} else {
+			char *layer = layer_of(base);
+			tensor_ref *t = add_tensor(in, base, layer, in->n);
+			t->npy = path;
+			free(layer);
+		}
 		free(base);
-		free(layer);
 		free(e[i].name);
 	}
 	free(e);
-	if (!in->n)
-		return err_set(FERRY_ECORRUPT, "%s: not a dump (no dump.json and no .npy files)", in->dir);
-	return 0;
+	if (!rc && !in->n)
+		rc = err_set(FERRY_ECORRUPT, "%s: not a dump (no dump.json and no .npy or .pt files)", in->dir);
+	return rc;
 }
 
 /* Finds dump.json at dir, dir/x/ or dir/x/y/ (step and rank folders). Returns the
@@ -967,6 +1081,17 @@ static int load_input(dump_input *in, const char *path)
 		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
 	size_t got = fread(magic, 1, sizeof magic, f);
 	fclose(f);
+	if ((got >= 4 && memcmp(magic, "PK\x03\x04", 4) == 0) || util_ends_with(path, ".pt") ||
+	    util_ends_with(path, ".pth")) {
+		in->form = FORM_PT;
+		const char *slash = strrchr(path, '/');
+		const char *base = slash ? slash + 1 : path;
+		size_t ext = util_ends_with(base, ".pt") ? 3 : util_ends_with(base, ".pth") ? 4 : 0;
+		char *name = xstrndup(base, strlen(base) - ext);
+		int rc = add_pt_tensors(in, path, name, 1);
+		free(name);
+		return rc;
+	}
 	if ((got == 6 && memcmp(magic, "\x93NUMPY", 6) == 0) || util_ends_with(path, ".npy")) {
 		in->form = 0;
 		const char *slash = strrchr(path, '/');
@@ -1123,6 +1248,36 @@ static int order_matters(const npy_info *h)
 	return big > 1;
 }
 
+static int is_single(int form)
+{
+	return form == FORM_NPY || form == FORM_PT;
+}
+
+/* One side of a pair read from its tensor data: the element layout into h, its archive
+ * and tensor when it is a .pt (*pf, *pt), and its file added once to the files hashed. */
+static int side_open(npy_info *h, const ptfile **pf, const pt_tensor **pt, dump_input *in, const tensor_ref *t,
+                     hash_file *files, size_t *nfiles, size_t *side, size_t *nside)
+{
+	if (t->npy) {
+		int rc = npy_read_info(h, t->npy);
+		if (rc)
+			return rc;
+		files[*nfiles].path = t->npy;
+		side[(*nside)++] = (*nfiles)++;
+		return 0;
+	}
+	size_t k = t->ptf - 1;
+	*pf = in->pts[k];
+	*pt = &in->pts[k]->t[t->ptt];
+	pt_npy_info(h, *pt, (*pf)->big_endian);
+	if (!in->pt_hashed[k]) {
+		in->pt_hashed[k] = 1;
+		files[*nfiles].path = in->pts[k]->path;
+		side[(*nside)++] = (*nfiles)++;
+	}
+	return 0;
+}
+
 /* The SHA-256 of sha256sum-style lines for a dump's files. */
 static void manifest_hash(char out[65], const hash_file *files, const size_t *idx, size_t n)
 {
@@ -1153,7 +1308,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	}
 	if ((rc = load_input(&ib, b)))
 		goto out;
-	if ((ia.form == 0) != (ib.form == 0)) {
+	if (is_single(ia.form) != is_single(ib.form)) {
 		rc = err_set(FERRY_EUSAGE, "%s: a %s cannot be compared with the %s %s", b, form_names[ib.form],
 		             form_names[ia.form], a);
 		goto out;
@@ -1172,7 +1327,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	pair_b = xmalloc((ia.n ? ia.n : 1) * sizeof *pair_b);
 	for (size_t i = 0; i < ia.n; i++) {
 		size_t k;
-		if (ia.form == 0) {
+		if (is_single(ia.form) && is_single(ib.form) && ia.n == 1 && ib.n == 1) {
 			k = 0;
 		} else {
 			name_idx key = { ia.t[i].name, 0 };
@@ -1213,19 +1368,20 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	size_t njobs = 0, jcap = 0;
 	for (size_t i = 0; i < out->n; i++) {
 		dump_pair *p = &out->pairs[i];
-		const tensor_ref *ta = &ia.t[pair_a[i]], *tb = &ib.t[pair_b[i]];
+		tensor_ref *ta = &ia.t[pair_a[i]], *tb = &ib.t[pair_b[i]];
 		real_of[i] = (size_t)-1;
-		if (ta->npy && tb->npy) {
+		if ((rc = resolve_pt(&ia, ta)) || (rc = resolve_pt(&ib, tb)))
+			goto out;
+		if ((ta->npy || ta->ptf) && (tb->npy || tb->ptf)) {
 			tensor_io *t = &e.io[nreal];
-			if ((rc = npy_read_info(&t->a, ta->npy)) || (rc = npy_read_info(&t->b, tb->npy)))
+			if ((rc = side_open(&t->a, &t->fa, &t->ta, &ia, ta, e.files, &nfiles, side_a, &na_files)) ||
+			    (rc = side_open(&t->b, &t->fb, &t->tb, &ib, tb, e.files, &nfiles, side_b, &nb_files)))
 				goto out;
+			t->path_a = t->fa ? t->fa->path : ta->npy;
+			t->path_b = t->fb ? t->fb->path : tb->npy;
 			apply_bf16(&t->a, opts ? opts->dtype_a : NULL, ta->rec);
 			apply_bf16(&t->b, opts ? opts->dtype_b : NULL, tb->rec);
 			fill_meta_npy(p, &t->a, &t->b);
-			e.files[nfiles].path = ta->npy;
-			side_a[na_files++] = nfiles++;
-			e.files[nfiles].path = tb->npy;
-			side_b[nb_files++] = nfiles++;
 			if (!same_shape(&t->a, &t->b)) {
 				p->mode = DUMP_UNMATCHED;
 				p->note = "shapes differ: not compared";
@@ -1246,12 +1402,10 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 				rc = err_set(FERRY_ECORRUPT,
 				             "%s: %s-order array against the %s-order %s of shape %s: element orders differ "
 				             "(save both in the same order)",
-				             tb->npy, t->b.fortran ? "Fortran" : "C", t->a.fortran ? "Fortran" : "C", ta->npy,
+				             t->path_b, t->b.fortran ? "Fortran" : "C", t->a.fortran ? "Fortran" : "C", t->path_a,
 				             p->shape_a);
 				goto out;
 			}
-			t->path_a = ta->npy;
-			t->path_b = tb->npy;
 			p->mode = DUMP_REAL;
 			real_of[i] = nreal++;
 			njobs += (size_t)((t->a.count + chunk - 1) / chunk);
@@ -1318,17 +1472,19 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 				out->first_fail = (long long)i;
 		}
 	if (out->nstats) {
-		out->stats_reason = xstrdup(ia.pt_files || ib.pt_files
-		                                ? "the dump's tensors are .pt files (torch.save zip/pickle), which ferry does not read"
+		out->stats_reason = xstrdup(ia.pt_missing || ib.pt_missing
+		                                ? "the dump's .pt files are not there (a statistics-only dump)"
 		                                : "the dump holds no readable tensor files");
 	}
-	if (ia.form == 0) {
+	/* a single file is known by its own hash, a dump by its manifest's */
+	if (is_single(ia.form) && na_files == 1)
 		snprintf(out->sha_a, sizeof out->sha_a, "%s", e.files[side_a[0]].sha);
-		snprintf(out->sha_b, sizeof out->sha_b, "%s", e.files[side_b[0]].sha);
-	} else {
+	else
 		manifest_hash(out->sha_a, e.files, side_a, na_files);
+	if (is_single(ib.form) && nb_files == 1)
+		snprintf(out->sha_b, sizeof out->sha_b, "%s", e.files[side_b[0]].sha);
+	else
 		manifest_hash(out->sha_b, e.files, side_b, nb_files);
-	}
 	out->pass = out->n > 0 && out->nfailed == 0;
 out:
 	free(sorted);

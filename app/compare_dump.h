@@ -1,7 +1,8 @@
 /*
  * compare_dump — the tune phase's tensor dump comparison (DESIGN §2 row 5, §7
- * `ferry compare dump A B`): two .npy files, two msprobe dump directories (or their
- * dump.json files), or two folders of .npy tensors.
+ * `ferry compare dump A B`): two .npy or .pt files (a .pt state_dict compares key by
+ * key), two msprobe dump directories (or their dump.json files) with .npy or .pt
+ * tensors, or two folders of .npy/.pt tensors. .pt files are read through ptfile.h.
  *
  * Owns: the .npy reader (header parsing and element decoding for little/big-endian
  * float16/32/64, signed and unsigned integers and bool, C and Fortran order), the
@@ -75,7 +76,7 @@ typedef struct dump_metrics {
 } dump_metrics;
 
 enum dump_mode {
-	DUMP_REAL = 0,     /* tensors read from .npy */
+	DUMP_REAL = 0,     /* tensors read from .npy or .pt */
 	DUMP_STATS = 1,    /* compared by the statistics in dump.json */
 	DUMP_UNMATCHED = 2 /* shapes differ: not compared */
 };
@@ -105,7 +106,7 @@ typedef struct dump_result {
 	size_t nreal, nstats, nunmatched, nfailed;
 	size_t nwarn;          /* passing statistics pairs with msprobe's Warning */
 	long long first_fail;  /* index of the first failing pair in execution order, or -1 */
-	char *form_a, *form_b; /* "npy", "dump.json" or "npy folder" */
+	char *form_a, *form_b; /* "npy", "pt", "dump.json" or "npy folder" (.npy and .pt files) */
 	char *stats_reason;    /* why tensors were not read (NULL when all were), static-like copy */
 	char sha_a[65], sha_b[65]; /* a file's SHA-256, or for a dump the SHA-256 of its manifest
 	                            * (sha256sum lines of dump.json and every tensor file read) */

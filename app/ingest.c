@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +58,10 @@ static int record(long long *id, workspace *ws, const char *kind, const char *la
 	return rc;
 }
 
-int ingest_bytes(long long *id, workspace *ws, const char *kind, const char *name, const char *data, size_t len,
-                 const char *label)
+/* Validates data (errors name `name`) and copies it into .ferry/artifacts/, recording
+ * source as where it came from. */
+static int ingest_copy(long long *id, workspace *ws, const char *kind, const char *name, const char *source,
+                       const char *data, size_t len, const char *label)
 {
 	int rc = artifact_validate(kind, name, data, len);
 	if (rc)
@@ -72,11 +75,17 @@ int ingest_bytes(long long *id, workspace *ws, const char *kind, const char *nam
 	if (!rc)
 		rc = util_write_atomic(abs, data, len, 0644);
 	if (!rc)
-		rc = record(id, ws, kind, label, rel, name, sha, (long long)len);
+		rc = record(id, ws, kind, label, rel, source, sha, (long long)len);
 	free(rel);
 	free(dir);
 	free(abs);
 	return rc;
+}
+
+int ingest_bytes(long long *id, workspace *ws, const char *kind, const char *name, const char *data, size_t len,
+                 const char *label)
+{
+	return ingest_copy(id, ws, kind, name, name, data, len, label);
 }
 
 int ingest_file(long long *id, workspace *ws, const char *kind, const char *path, const char *label)
@@ -90,8 +99,10 @@ int ingest_file(long long *id, workspace *ws, const char *kind, const char *path
 		char *data = NULL;
 		size_t len = 0;
 		int rc = util_read_file(&data, &len, path);
+		/* the absolute origin: an ONNX model's external data is looked for next to it */
+		char real[PATH_MAX];
 		if (!rc)
-			rc = ingest_bytes(id, ws, kind, path, data, len, label);
+			rc = ingest_copy(id, ws, kind, path, realpath(path, real) ? real : path, data, len, label);
 		free(data);
 		return rc;
 	}

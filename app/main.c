@@ -20,6 +20,23 @@ static int is_directory(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The line for a word that is neither a command nor a project directory: a word that
+ * reads as a path is a directory that does not exist; anything else an unknown command. */
+static int not_a_command(const char *word, int alone)
+{
+	struct stat st;
+	char *shown = safetext_terminal(word);
+	if (alone && stat(word, &st) == 0)
+		fprintf(stderr, "ferry: %s: not a directory (ferry opens a project directory)\n", shown);
+	else if (alone && (strchr(word, '/') || word[0] == '.' || word[0] == '~'))
+		fprintf(stderr, "ferry: %s: no such directory\n", shown);
+	else
+		fprintf(stderr, "ferry: %s: unknown command, and no directory of that name (ferry --help lists the "
+		                "commands)\n", shown);
+	free(shown);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
@@ -48,13 +65,15 @@ int main(int argc, char **argv)
 		rc = tui_main(dir);
 	} else {
 		const cli_command *cmd = cli_find(argv[i]);
-		if (cmd) {
+		if (cmd && cli_wants_help(cmd, argc - i, argv + i)) {
+			cli_write_help(stdout, cmd);
+			return 0;
+		} else if (cmd) {
 			rc = cmd->run(dir, argc - i, argv + i);
 		} else if (i + 1 == argc && is_directory(argv[i])) {
 			rc = tui_main(argv[i]);
 		} else {
-			fprintf(stderr, "ferry: %s: unknown command (ferry --help lists them)\n", argv[i]);
-			return 2;
+			return not_a_command(argv[i], i + 1 == argc);
 		}
 	}
 	if (rc) {

@@ -2,6 +2,8 @@
 #include "plugin_api.h"
 #include "embedded.h"
 #include "err.h"
+#include "onnx.h"
+#include "profile.h"
 #include "safetext.h"
 #include "util.h"
 
@@ -1323,18 +1325,13 @@ static int ctx_comparisons(lua_State *L)
 	return 1;
 }
 
-static int ctx_read_artifact(lua_State *L)
+/* The row of the artifact whose id is id (a decimal string) in list, or NULL. */
+static const cJSON *artifact_row(const cJSON *list, const char *id)
 {
-	papi_sandbox *sb = sandbox_of(L);
-	papi_run *run = run_of(L, sb);
-	const char *id = luaL_tolstring(L, 1, NULL);
-	cJSON *list = artifacts(L, run, NULL);
-	const char *path = NULL;
-	cJSON *a;
+	const cJSON *a;
 	cJSON_ArrayForEach(a, list)
 	{
 		const cJSON *jid = cJSON_GetObjectItemCaseSensitive(a, "id");
-		const cJSON *jpath = cJSON_GetObjectItemCaseSensitive(a, "path");
 		char idbuf[32];
 		const char *s = NULL;
 		if (cJSON_IsString(jid))
@@ -1343,17 +1340,41 @@ static int ctx_read_artifact(lua_State *L)
 			snprintf(idbuf, sizeof idbuf, "%lld", (long long)jid->valuedouble);
 			s = idbuf;
 		}
-		if (s && strcmp(s, id) == 0 && cJSON_IsString(jpath)) {
-			path = jpath->valuestring;
-			break;
-		}
+		if (s && strcmp(s, id) == 0)
+			return a;
 	}
+	return NULL;
+}
+
+/* A string field of an artifact row, or NULL. */
+static const char *artifact_field(const cJSON *row, const char *name)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(row, name);
+	return cJSON_IsString(j) ? j->valuestring : NULL;
+}
+
+/* The absolute path of the artifact whose id is at stack index idx, malloc'd; NULL with
+ * nil and a reason pushed when there is no such artifact. */
+static char *artifact_file(lua_State *L, papi_run *run, int idx)
+{
+	const char *id = luaL_tolstring(L, idx, NULL);
+	const char *path = artifact_field(artifact_row(artifacts(L, run, NULL), id), "path");
 	if (!path) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "artifact %s: no such artifact", id);
-		return 2;
+		return NULL;
 	}
-	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+	return path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+}
+
+static int ctx_read_artifact(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *id = luaL_tolstring(L, 1, NULL);
+	char *abs = artifact_file(L, run, 1);
+	if (!abs)
+		return 2;
 	struct stat st;
 	if (stat(abs, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > sb->mem_cap) {
 		free(abs);
@@ -1371,6 +1392,154 @@ static int ctx_read_artifact(lua_State *L)
 		return 2;
 	}
 	lua_pushlstring(L, b->p, len);
+	return 1;
+}
+
+/* ---- ONNX models: ctx.onnx (the reader is onnx.c) ----------------------------------- */
+
+#define PAPI_ONNX_NODES 1000 /* nodes handed to a plugin; all are counted */
+
+static void set_int(lua_State *L, const char *k, long long v)
+{
+	lua_pushinteger(L, (lua_Integer)v);
+	lua_setfield(L, -2, k);
+}
+
+static void set_str(lua_State *L, const char *k, const char *v)
+{
+	if (!v)
+		return;
+	lua_pushstring(L, v);
+	lua_setfield(L, -2, k);
+}
+
+static void push_strings(lua_State *L, const char *k, char **v, size_t n)
+{
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++) {
+		lua_pushstring(L, v[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, k);
+}
+
+/* {name=, elem_type=, dims={1, "batch", -1 …}} per value (dims absent: rank unknown). */
+static void push_values(lua_State *L, const char *k, const onnx_value *v, size_t n)
+{
+	lua_createtable(L, (int)n, 0);
+	for (size_t i = 0; i < n; i++) {
+		lua_createtable(L, 0, 3);
+		set_str(L, "name", v[i].name);
+		set_int(L, "elem_type", v[i].elem_type);
+		if (v[i].has_shape) {
+			lua_createtable(L, (int)v[i].ndims, 0);
+			for (size_t d = 0; d < v[i].ndims; d++) {
+				if (v[i].dims[d].param)
+					lua_pushstring(L, v[i].dims[d].param);
+				else
+					lua_pushinteger(L, (lua_Integer)v[i].dims[d].value);
+				lua_rawseti(L, -2, (lua_Integer)d + 1);
+			}
+			lua_setfield(L, -2, "dims");
+		}
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, k);
+}
+
+static void onnx_release(void *p) { onnx_model_free(p); }
+
+/* ctx.onnx(id): the structure of an ingested ONNX model (see plugins/README.md), or nil
+ * and a reason. External data is looked for next to the model's original file. */
+static int ctx_onnx(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *id = luaL_tolstring(L, 1, NULL);
+	const cJSON *row = artifact_row(artifacts(L, run, NULL), id);
+	const char *path = artifact_field(row, "path"), *source = artifact_field(row, "source");
+	if (!path) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: no such artifact", id);
+		return 2;
+	}
+	box *b = box_new(L, onnx_release);
+	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+	onnx_model *m = NULL;
+	int rc = onnx_read_path(&m, abs);
+	b->p = m;
+	const char *origin = source && source[0] == '/' ? source : abs;
+	const char *slash = strrchr(origin, '/');
+	char *dir = slash ? xstrndup(origin, (size_t)(slash - origin + (slash == origin))) : xstrdup(".");
+	free(abs);
+	if (rc) {
+		free(dir);
+		lua_pushnil(L);
+		lua_pushstring(L, err_message());
+		return 2;
+	}
+	onnx_check_external(m, dir);
+	free(dir);
+	lua_createtable(L, 0, 20);
+	set_str(L, "file", source ? (strrchr(source, '/') ? strrchr(source, '/') + 1 : source) : NULL);
+	set_int(L, "ir_version", m->ir_version);
+	set_str(L, "producer", m->producer_name);
+	set_str(L, "producer_version", m->producer_version);
+	lua_createtable(L, 0, (int)m->nopsets);
+	for (size_t i = 0; i < m->nopsets; i++)
+		set_int(L, m->opsets[i].domain, m->opsets[i].version);
+	lua_setfield(L, -2, "opsets");
+	push_values(L, "inputs", m->inputs, m->ninputs);
+	push_values(L, "outputs", m->outputs, m->noutputs);
+	lua_createtable(L, (int)m->nops, 0);
+	for (size_t i = 0; i < m->nops; i++) {
+		lua_createtable(L, 0, 3);
+		set_str(L, "domain", m->ops[i].domain);
+		set_str(L, "op_type", m->ops[i].op_type);
+		set_int(L, "count", m->ops[i].count);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "ops");
+	set_int(L, "nodes_total", m->nodes_total);
+	size_t nn = m->nnodes < PAPI_ONNX_NODES ? m->nnodes : PAPI_ONNX_NODES;
+	lua_createtable(L, (int)nn, 0);
+	for (size_t i = 0; i < nn; i++) {
+		const onnx_node *n = &m->nodes[i];
+		lua_createtable(L, 0, 7);
+		set_str(L, "name", n->name ? n->name : "");
+		set_str(L, "op_type", n->op_type);
+		set_str(L, "domain", n->domain);
+		push_strings(L, "inputs", n->inputs, n->ninputs);
+		push_strings(L, "outputs", n->outputs, n->noutputs);
+		set_int(L, "depth", n->depth);
+		set_int(L, "subgraphs", n->subgraphs);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "nodes");
+	lua_createtable(L, 0, 3);
+	set_int(L, "count", m->initializers);
+	set_int(L, "bytes", m->initializer_bytes);
+	set_int(L, "external", (long long)m->nexternal);
+	lua_setfield(L, -2, "initializers");
+	lua_createtable(L, (int)m->nfiles, 0);
+	for (size_t i = 0; i < m->nfiles; i++) {
+		const onnx_data_file *f = &m->files[i];
+		lua_createtable(L, 0, 7);
+		set_str(L, "location", f->location);
+		set_int(L, "tensors", f->tensors);
+		set_int(L, "bytes", f->bytes);
+		set_int(L, "needed", f->needed);
+		lua_pushboolean(L, f->present);
+		lua_setfield(L, -2, "present");
+		if (f->present)
+			set_int(L, "size", f->size);
+		set_str(L, "problem", f->problem);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "external");
+	set_int(L, "subgraphs", m->subgraphs);
+	set_int(L, "max_depth", m->max_depth);
+	set_int(L, "functions", m->functions);
 	return 1;
 }
 
@@ -2082,6 +2251,162 @@ int papi_load(lua_State *L, const char *chunk, size_t len, const char *chunkname
 	return 0;
 }
 
+/* ---- ctx.profile: profiler output aggregated in C (app/profile.c) ------------------- */
+
+static void profile_release(void *p)
+{
+	profile_free(p);
+}
+
+static void set_num(lua_State *L, const char *k, double v)
+{
+	lua_pushnumber(L, v);
+	lua_setfield(L, -2, k);
+}
+
+/* Pushes up to n operators of v as a list of {name, type, core, count, total_us, max_us, avg_us};
+ * with aicpu, only those on the AI CPU. */
+static void push_ops(lua_State *L, const profile_op *v, size_t nv, size_t n, int aicpu)
+{
+	lua_createtable(L, 0, 0);
+	lua_Integer k = 0;
+	for (size_t i = 0; i < nv && (size_t)k < n; i++) {
+		if (aicpu && !profile_is_aicpu(v[i].core))
+			continue;
+		lua_createtable(L, 0, 7);
+		lua_pushstring(L, v[i].name);
+		lua_setfield(L, -2, "name");
+		lua_pushstring(L, v[i].type);
+		lua_setfield(L, -2, "type");
+		lua_pushstring(L, v[i].core);
+		lua_setfield(L, -2, "core");
+		set_num(L, "count", (double)v[i].count);
+		set_num(L, "total_us", v[i].total_us);
+		set_num(L, "max_us", v[i].max_us);
+		set_num(L, "avg_us", v[i].count ? v[i].total_us / (double)v[i].count : 0);
+		lua_rawseti(L, -2, ++k);
+	}
+}
+
+static int by_free_share(const void *x, const void *y)
+{
+	const profile_step *a = *(const profile_step *const *)x, *b = *(const profile_step *const *)y;
+	double fa = a->dur_us > 0 ? a->free_us / a->dur_us : 0, fb = b->dur_us > 0 ? b->free_us / b->dur_us : 0;
+	return fa > fb ? -1 : fa < fb;
+}
+
+/* ctx.profile(id, opts?): the aggregates of an ingested profile, read by streaming over
+ * the file whatever its size; opts.top (default 10) bounds the operator lists and the
+ * worst steps, opts.free_share (default 0.1) is the host-wait share a step is counted
+ * from. nil and a reason when the artifact is not a profile at all. */
+static int ctx_profile(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	lua_Integer top = 10;
+	double share = 0.1;
+	if (lua_istable(L, 2)) {
+		lua_getfield(L, 2, "top");
+		top = luaL_optinteger(L, -1, 10);
+		lua_getfield(L, 2, "free_share");
+		share = luaL_optnumber(L, -1, 0.1);
+		lua_pop(L, 2);
+	}
+	if (top < 1 || top > 1000)
+		return luaL_error(L, "profile: top must be 1 to 1000");
+	char *abs = artifact_file(L, run, 1);
+	if (!abs)
+		return 2;
+	box *b = box_new(L, profile_release);
+	int rc = profile_read_file((profile **)&b->p, abs);
+	free(abs);
+	if (rc) {
+		lua_pushnil(L);
+		lua_pushstring(L, err_message());
+		return 2;
+	}
+	const profile *p = b->p;
+	box *ob = box_new(L, free); /* the steps ordered by their wait share */
+	ob->p = xmalloc((p->nsteps ? p->nsteps : 1) * sizeof(const profile_step *));
+	lua_createtable(L, 0, 24);
+	lua_pushstring(L, profile_form_name(p->form));
+	lua_setfield(L, -2, "form");
+	lua_pushboolean(L, p->device);
+	lua_setfield(L, -2, "device");
+	set_num(L, "total_us", p->total_us);
+	set_num(L, "comm_us", p->comm_us);
+	set_num(L, "aicpu_us", p->aicpu_us);
+	set_num(L, "idle_us", p->idle_us);
+	set_num(L, "busy_us", p->busy_us);
+	set_num(L, "rows", (double)p->rows);
+	set_num(L, "bad_rows", (double)p->bad_rows);
+	set_num(L, "bytes", (double)p->bytes);
+	set_num(L, "dynamic_rows", (double)p->dynamic_rows);
+	set_num(L, "static_rows", (double)p->static_rows);
+	set_num(L, "nops", (double)p->nops);
+	set_num(L, "ntypes", (double)p->ntypes);
+	if (p->stopped) {
+		lua_pushstring(L, p->stopped);
+		lua_setfield(L, -2, "stopped");
+	}
+	push_ops(L, p->ops, p->nops, (size_t)top, 0);
+	lua_setfield(L, -2, "ops");
+	push_ops(L, p->types, p->ntypes, (size_t)top, 0);
+	lua_setfield(L, -2, "types");
+	push_ops(L, p->types, p->ntypes, p->ntypes, 1);
+	lua_setfield(L, -2, "aicpu");
+	if (p->has_breakdown) {
+		lua_createtable(L, 0, 3);
+		set_num(L, "compute_us", p->compute_us);
+		set_num(L, "comm_us", p->comm_exposed_us);
+		set_num(L, "free_us", p->free_us);
+		lua_setfield(L, -2, "breakdown");
+	}
+	lua_createtable(L, (int)(p->nranks < 4096 ? p->nranks : 4096), 0);
+	for (size_t i = 0; i < p->nranks; i++) {
+		lua_createtable(L, 0, 5);
+		lua_pushstring(L, p->ranks[i].id);
+		lua_setfield(L, -2, "id");
+		set_num(L, "busy_us", p->ranks[i].busy_us);
+		set_num(L, "step_us", p->ranks[i].step_us);
+		set_num(L, "idle_us", p->ranks[i].idle_us);
+		set_num(L, "steps", (double)p->ranks[i].steps);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "ranks");
+	if (p->nsteps) {
+		double dur = 0, fr = 0;
+		size_t over = 0;
+		const profile_step **order = ob->p;
+		for (size_t i = 0; i < p->nsteps; i++) {
+			const profile_step *s = &p->steps[i];
+			order[i] = s;
+			dur += s->dur_us;
+			fr += s->free_us;
+			over += s->dur_us > 0 && s->free_us / s->dur_us >= share;
+		}
+		qsort(order, p->nsteps, sizeof *order, by_free_share);
+		lua_createtable(L, 0, 5);
+		set_num(L, "count", (double)p->nsteps);
+		set_num(L, "dur_us", dur);
+		set_num(L, "free_us", fr);
+		set_num(L, "over", (double)over);
+		lua_createtable(L, 0, 0);
+		for (size_t i = 0; i < p->nsteps && i < (size_t)top; i++) {
+			lua_createtable(L, 0, 4);
+			lua_pushstring(L, order[i]->id);
+			lua_setfield(L, -2, "id");
+			set_num(L, "dur_us", order[i]->dur_us);
+			set_num(L, "busy_us", order[i]->busy_us);
+			set_num(L, "free_us", order[i]->free_us);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		lua_setfield(L, -2, "worst");
+		lua_setfield(L, -2, "steps");
+	}
+	return 1;
+}
+
 static int run_k(lua_State *L)
 {
 	static const luaL_Reg api[] = {
@@ -2095,8 +2420,10 @@ static int run_k(lua_State *L)
 		{"loc", ctx_loc},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
+		{"onnx", ctx_onnx},
 		{"decode_json", ctx_decode_json},
 		{"comparisons", ctx_comparisons},
+		{"profile", ctx_profile},
 		{"config", ctx_config},
 		{"report", ctx_report},
 		{"metric", ctx_metric},

@@ -143,6 +143,83 @@ static size_t first_bad_byte(const char *text, size_t len)
 	return len;
 }
 
+/* Moves the cursor past the current node's subtree: to its next sibling, or the next
+ * sibling of the nearest ancestor that has one; false when the walk is over. */
+static bool cursor_skip(TSTreeCursor *cur)
+{
+	while (!ts_tree_cursor_goto_next_sibling(cur))
+		if (!ts_tree_cursor_goto_parent(cur))
+			return false;
+	return true;
+}
+
+/* tree-sitter-python (0.23.6; 0.25.0 has the same rules) has no starred item in a bare
+ * expression list: `return None, *a` parses only because `*a` passes for an assignment
+ * pattern, and `return None, *(None,) * len(b)` or `x = 1, *"ab"`, which Python 3.8+
+ * accepts, is an ERROR. In each ERROR subtree, every `*` token that starts an item (first
+ * in the subtree, or after `,`, `return`, `yield`, `=` or `in`) is blanked in copy;
+ * returns how many were. */
+static size_t blank_item_stars(TSNode error, char *copy)
+{
+	size_t n = 0;
+	const char *prev = NULL;
+	TSTreeCursor cur = ts_tree_cursor_new(error);
+	for (;;) {
+		TSNode node = ts_tree_cursor_current_node(&cur);
+		if (ts_node_child_count(node) == 0) {
+			const char *type = ts_node_type(node);
+			if (strcmp(type, "*") == 0 && !ts_node_is_named(node) &&
+			    (!prev || strcmp(prev, ",") == 0 || strcmp(prev, "return") == 0 ||
+			     strcmp(prev, "yield") == 0 || strcmp(prev, "=") == 0 || strcmp(prev, "in") == 0)) {
+				copy[ts_node_start_byte(node)] = ' ';
+				n++;
+			}
+			prev = type;
+		} else if (ts_tree_cursor_goto_first_child(&cur)) {
+			continue;
+		}
+		if (!cursor_skip(&cur))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	return n;
+}
+
+/* When tree has errors, parses again with those stars blanked (same length, so every byte
+ * offset and position holds; the item keeps its own node, without the list_splat around
+ * it) and returns that tree if it has no error at all; otherwise returns tree. A real
+ * syntax error stays one. Node texts always come from the file's own text. */
+static TSTree *reparse_starred(TSParser *parser, const char *text, size_t len, TSTree *tree)
+{
+	TSNode root = ts_tree_root_node(tree);
+	if (!ts_node_has_error(root))
+		return tree;
+	char *copy = xstrndup(text, len);
+	size_t blanked = 0;
+	TSTreeCursor cur = ts_tree_cursor_new(root);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		if (ts_node_symbol(n) == (TSSymbol)-1) {
+			blanked += blank_item_stars(n, copy);
+		} else if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cur)) {
+			continue;
+		}
+		if (!cursor_skip(&cur))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	TSTree *again = blanked ? ts_parser_parse_string(parser, NULL, copy, (uint32_t)len) : NULL;
+	free(copy);
+	if (!again)
+		return tree;
+	if (ts_node_has_error(ts_tree_root_node(again))) {
+		ts_tree_delete(again);
+		return tree;
+	}
+	ts_tree_delete(tree);
+	return again;
+}
+
 /* Parses text into *out with parser. With owned non-NULL (text itself, NUL-terminated,
  * from malloc), the pysrc takes it instead of copying; it is freed on failure. */
 static int parse_with(TSParser *parser, pysrc **out, const char *path, const char *text,
@@ -174,6 +251,7 @@ static int parse_with(TSParser *parser, pysrc **out, const char *path, const cha
 		rc = err_set(FERRY_ECORRUPT, "%s: tree-sitter could not parse the file", path);
 		goto out;
 	}
+	src->tree = reparse_starred(parser, src->text, len, src->tree);
 	*out = src;
 	src = NULL;
 out:

@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
-# Installs everything a fresh Debian 12 machine needs to build, run and test ferry:
-# the C libraries (through the distribution's -dev packages), test tools, and the
-# pinned tree-sitter Python grammar (fetched with `npm pack`, unpacked under build/).
+# Installs what a fresh Debian 12 machine needs to build and run ferry: the C libraries
+# (through the distribution's -dev packages) and the pinned tree-sitter Python grammar
+# (fetched with `npm pack`, unpacked under build/). With --test, also what the test suite
+# needs: cmocka, the sanitizer and fuzzing toolchain, tmux, Chromium for the
+# HTML report, Python, and the SARIF schema with its validator.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+with_tests=0
+case "${1:-}" in
+  --test) with_tests=1 ;;
+  "") ;;
+  *) echo "usage: scripts/setup.sh [--test]" >&2; exit 2 ;;
+esac
 
 packages=(
   build-essential pkgconf git ca-certificates
   libncurses-dev libgit2-dev libsqlite3-dev liblua5.4-dev libcjson-dev
-  libtree-sitter-dev libssl-dev libcmocka-dev
-  clang libclang-rt-14-dev
-  tmux python3 sqlite3 openssh-client openssl
-  chromium
+  libtree-sitter-dev libssl-dev libzip-dev
 )
+if ((with_tests)); then
+  packages+=(
+    libcmocka-dev clang libclang-rt-14-dev
+    tmux python3 sqlite3 openssh-client openssl
+    chromium
+  )
+fi
 # node and npm fetch the pinned grammar; use the machine's own when it has them
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 
@@ -27,4 +39,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-make -C "$here" grammar sarif-tools
+make -C "$here" grammar
+if ((with_tests)); then
+  make -C "$here" sarif-tools
+fi

@@ -1,5 +1,6 @@
 -- assess.dynamic_shapes: operators whose output shape depends on the data.
 
+local host = require("host")
 local py = require("py")
 local refs = require("refs")
 
@@ -24,7 +25,8 @@ return {
 		.. "masked_select, unique, single-argument torch.where and indexing with a boolean "
 		.. "mask (looked for in files that use one of those operators, or import torch and mention a mask). On an NPU each new shape can trigger operator compilation, so they are slow in "
 		.. "a training loop; run with torch_npu.npu.set_compile_mode(jit_compile=False) and "
-		.. "consider fixed-size alternatives.",
+		.. "consider fixed-size alternatives. Host values (numpy arrays, tensors built "
+		.. "without a device) and dataset code run by DataLoader workers are not reported.",
 	-- Boolean-mask indexing has no literal of its own: it is looked for in files that use
 	-- a dynamic-shape operator or are torch code mentioning a mask, so the survey need not
 	-- parse every file.
@@ -32,9 +34,11 @@ return {
 	run = function(ctx)
 		for _, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)
+			local h = host.file(ctx, path, map)
 			local seen = {}
-			local function report(node, what, extra)
-				if seen[node.start_byte] then return end
+			-- value: the tensor the operator works on; host values have no device shape
+			local function report(node, what, extra, value)
+				if seen[node.start_byte] or h:why(value or node, node) then return end
 				seen[node.start_byte] = true
 				ctx.report{
 					file = path, node = node,
@@ -43,22 +47,23 @@ return {
 				}
 			end
 			for _, r in ipairs(refs.dotted(ctx, path, map)) do
-				if FUNCS[r.resolved] then report(r.node, "`" .. r.text .. "`") end
+				if FUNCS[r.resolved] then report(r.node, "`" .. r.text .. "`", nil, { text = "" }) end
 			end
 			local matches = ctx.query(path, QUERY) or {}
 			for _, m in ipairs(matches) do
 				if m.store then
 					report(m.store, "Assignment through a boolean mask `" .. m.store.text .. "`",
-						"Use torch_npu.contrib.function.npu_fast_condition_index_put, or torch.where(mask, value, x), which keep the shape fixed.")
+						"Use torch_npu.contrib.function.npu_fast_condition_index_put, or torch.where(mask, value, x), which keep the shape fixed.",
+						{ text = m.store.text:match("^[^%[]*") })
 				end
 			end
 			for _, m in ipairs(matches) do
 				if m.method and m.obj.text ~= "torch" then
-					report(m.method, "`." .. m.m.text .. "()`")
+					report(m.method, "`." .. m.m.text .. "()`", nil, m.obj)
 				elseif m.where and py.expand(map, m.f.text) == "torch.where" and m.only.type ~= "keyword_argument" then
 					report(m.where, "`" .. m.f.text .. "` with only a condition")
 				elseif m.index then
-					report(m.index, "Indexing with a boolean mask `" .. m.index.text .. "`")
+					report(m.index, "Indexing with a boolean mask `" .. m.index.text .. "`", nil, m.v)
 				end
 			end
 		end

@@ -1,6 +1,7 @@
 -- assess.gpu_libraries: third-party GPU libraries in imports and dependency files.
 
 local py = require("py")
+local project = require("project")
 local refs = require("refs")
 
 local function norm(name) return (name:lower():gsub("_", "-")) end
@@ -61,7 +62,9 @@ return {
 		.. "requirements*.txt, setup.py and pyproject.toml, using gpu_libraries.json: some have an "
 		.. "NPU counterpart, some have none and their features must be replaced, some run through an "
 		.. "adapted build or adaptor (triton-ascend, MindSpeed), some support Ascend themselves "
-		.. "(DeepSpeed, MMCV) or through torch_npu (transformers, accelerate, peft, trl) from a minimum version.",
+		.. "(DeepSpeed, MMCV) or through torch_npu (transformers, accelerate, peft, trl) from a minimum version. "
+		.. "The project's own packages are never taken for a library: a project that is one of the "
+		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project.",
 	-- a Python file is parsed for this check only when it names one of the libraries
 	triggers = function(data)
 		local out = {}
@@ -92,12 +95,27 @@ return {
 				return "There is no drop-in NPU replacement: " .. (e.notes or "rewrite the code that uses it") .. "."
 			end
 		end
+		-- the project's own packages are its code, not a library it depends on: a project
+		-- that holds one of the listed stacks (Megatron-LM, DeepSpeed, or a launcher beside a
+		-- copy of one) is named once, at the import of it that is nearest the root and
+		-- outside the package (the launcher), or for the whole project when none is
+		local own = project.own_modules(ctx)
+		local stacks = {}
+		local function rank(path, name)
+			if path:sub(1, #name + 1) == name .. "/" then return 2 end
+			return path:find("/", 1, true) and 1 or 0
+		end
 		for _, path in ipairs(ctx.python_files()) do
 			local seen = {}
 			for _, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
 				local e = top and by_import[top]
-				if e and not e.owner and not seen[imp.node.start_byte] then
+				local mine = e and own:has(top, path)
+				if mine and not e.owner and own.names[top] then
+					local r, best = rank(path, top), stacks[top]
+					if not best or r < best.rank then stacks[top] = { rank = r, path = path, node = imp.node } end
+				end
+				if e and not e.owner and not seen[imp.node.start_byte] and not mine then
 					seen[imp.node.start_byte] = true
 					ctx.report{
 						file = path, node = imp.node, severity = e.severity,
@@ -107,6 +125,18 @@ return {
 						data = { library = e.name },
 					}
 				end
+			end
+		end
+		for _, e in ipairs(ctx.data("gpu_libraries").entries) do
+			local at = stacks[e.name]
+			if not e.owner and own.names[e.name] then
+				ctx.report{
+					file = at and at.path, node = at and at.node,
+					severity = "info", key = "own:" .. e.name, data = { library = e.name },
+					message = "The project holds `" .. e.name .. "` itself: its imports of `" .. e.name
+						.. "` are its own code, not a dependency, and are not reported one by one.",
+					suggestion = "Port it as a whole, not line by line. " .. advice(e),
+				}
 			end
 		end
 		local function check_req(path, req)

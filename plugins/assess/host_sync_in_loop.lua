@@ -1,5 +1,6 @@
 -- assess.host_sync_in_loop: host-device synchronisation inside loops.
 
+local host = require("host")
 local refs = require("refs")
 
 local QUERY = [[
@@ -17,19 +18,22 @@ return {
 	description = "Finds .item(), .cpu(), .tolist(), .numpy() and torch.cuda.synchronize() inside "
 		.. "for/while loop bodies. Each one makes the host wait for the device; on an NPU, where "
 		.. "operators are dispatched through a task queue, a sync every step can leave the device "
-		.. "idle. Not an error: a note for the tune phase.",
+		.. "idle. Not an error: a note for the tune phase. Values the code shows to be on the host "
+		.. "already (numpy arrays, tensors built without a device, the rest of a chain after "
+		.. ".cpu(), dataset and collate code run by DataLoader workers) are not reported.",
 	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize" },
 	run = function(ctx)
 		for _, path in ipairs(ctx.python_files()) do
 			local loops, syncs = {}, {}
+			local map = refs.aliases(ctx, path)
+			local h = host.file(ctx, path, map)
 			for _, m in ipairs(ctx.query(path, QUERY) or {}) do
 				if m.loop then
 					loops[#loops + 1] = m.loop
-				elseif m.sync and m.args.text:match("^%(%s*%)$") then
+				elseif m.sync and m.args.text:match("^%(%s*%)$") and not h:why(m.obj, m.sync) then
 					syncs[#syncs + 1] = { node = m.sync, what = "." .. m.m.text .. "()" }
 				end
 			end
-			local map = refs.aliases(ctx, path)
 			for _, r in ipairs(refs.dotted(ctx, path, map)) do
 				if r.resolved == "torch.cuda.synchronize" then
 					syncs[#syncs + 1] = { node = r.node, what = r.text .. "()" }

@@ -1,6 +1,7 @@
 -- design.gpu_baseline: the GPU run the NPU run will be measured against.
 
 local plan = require("plan")
+local shape = require("shape")
 
 local FORM = '{"schema": "ferry-bench/1", "label": "gpu", "hardware": "8x A100 80GB", '
 	.. '"precision": "bf16", "metrics": {"accuracy": 0.761, "throughput": 2450}}'
@@ -29,8 +30,9 @@ return {
 		if #b.missing > 0 then
 			ctx.report{
 				key = "incomplete",
-				message = string.format("The GPU baseline (artifact %s) lacks %s.", tostring(b.artifact.id),
-					table.concat(b.missing, ", ")),
+				message = string.format("The GPU baseline (artifact %s) lacks %s%s.", tostring(b.artifact.id),
+					table.concat(b.missing, ", "),
+					#(b.doc.bad_fields or {}) > 0 and ("; it has " .. shape.listing(b.doc.bad_fields)) or ""),
 				suggestion = "Ingest a complete document of the form " .. FORM .. " with `ferry ingest bench FILE --label gpu`.",
 			}
 			return

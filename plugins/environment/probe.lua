@@ -1,6 +1,7 @@
 -- environment.probe: is there an environment probe of the target host, and what does it show.
 
 local ep = require("envprobe")
+local shape = require("shape")
 
 local function summary(p)
 	local h, parts = p.host, {}
@@ -74,14 +75,11 @@ return {
 			}
 		end
 		if #p.bad_fields > 0 then
-			local shown = {}
-			for i = 1, math.min(#p.bad_fields, 5) do shown[i] = p.bad_fields[i] end
 			ctx.report{
 				key = "probe-shape",
 				severity = "warning",
-				message = string.format("The probe (artifact %s) has %d value%s of the wrong type, ignored by the "
-					.. "environment checks: %s%s.", tostring(art.id), #p.bad_fields, #p.bad_fields == 1 and "" or "s",
-					table.concat(shown, "; "), #p.bad_fields > 5 and "; …" or ""),
+				message = string.format("The probe (artifact %s) has %s; the environment checks ignore them.",
+					tostring(art.id), shape.listing(p.bad_fields)),
 				suggestion = "The document was changed after the probe wrote it, or written by another tool: run "
 					.. "`ferry probe-script` on the host again and ingest its unedited result.",
 			}

@@ -1,8 +1,9 @@
 -- infer-convert.atc_command: the atc command line for each ONNX export, for the target SoC.
 --
--- atc --model=x.onnx --framework=5 --output=x --soc_version=<SoC> [--input_format=NCHW]
--- [--input_shape="name:n,c,h,w"] (reference tune-and-inference-formats §4: framework 5 is
--- ONNX; the output is given without .om). The SoC comes from `ferry config target.soc`.
+-- atc --model=x.onnx --framework=5 --output=x --soc_version=<SoC> [--input_format=…]
+-- [--input_shape="name:n,c,h,w"] [a dynamic-shape option] (reference
+-- tune-and-inference-formats §4: framework 5 is ONNX; the output is given without .om;
+-- the dynamic-shape rule is plugins/lib/atc.lua). The SoC comes from `ferry config target.soc`.
 
 local export = require("export")
 
@@ -21,7 +22,7 @@ return {
 		if soc and not soc:match("^Ascend[%w_]+$") then soc = nil end
 		for _, path in ipairs(ctx.python_files()) do
 			for _, e in ipairs(export.calls(ctx, path)) do
-				local cmd, notes = export.atc(e, soc)
+				local cmd, notes = export.atc(ctx, e, soc)
 				local extra = #notes > 0 and (" Then: " .. table.concat(notes, "; ") .. ".") or ""
 				ctx.report{
 					file = path, node = e.call,

@@ -1,16 +1,34 @@
 -- infer-convert.onnx_model: the operator inventory of ingested ONNX models.
 --
--- For each `ferry ingest onnx FILE` artifact: the ai.onnx opset against the range ATC
+-- For each `ferry ingest onnx FILE` artifact, read by the host (ctx.onnx: a streaming
+-- reader in C, any size, weights skipped): the ai.onnx opset against the range ATC
 -- reads on every CANN release from 8.0 on (plugins/data/atc.json), operators from custom
 -- domains (ATC parses the standard ai.onnx operators; others need a custom operator
 -- plugin: reference tune-and-inference-formats §4, E19010/EZ3003 "custom op"), the
--- operator types by count, and the atc command with the model's real input names and
--- shapes. ferry carries no per-operator support list of ATC, so standard operators are
--- listed, not judged.
+-- operator types by count, external data files that are missing or short, and the atc
+-- command with the model's file name, real input names and shapes (plugins/lib/atc.lua).
+-- ferry carries no per-operator support list of ATC, so standard operators are listed,
+-- not judged.
 
-local onnx = require("onnx")
+local atc_cmd = require("atc")
 
 local TOP = 12
+
+-- "1.5 GB", "640 KB": a size in bytes for a message.
+local function size_text(n)
+	local units = { "bytes", "KB", "MB", "GB", "TB" }
+	local u = 1
+	while n >= 1024 and u < #units do n = n / 1024 u = u + 1 end
+	return u == 1 and string.format("%d bytes", n) or string.format("%.1f %s", n, units[u])
+end
+
+-- "[batch,3,224,224]": the dims as read (symbolic names kept, -1 for unknown).
+local function dims_text(dims)
+	if not dims then return "[?]" end
+	local t = {}
+	for i, d in ipairs(dims) do t[i] = tostring(d) end
+	return "[" .. table.concat(t, ",") .. "]"
+end
 
 return {
 	id = "infer-convert.onnx_model",
@@ -18,9 +36,10 @@ return {
 	title = "ONNX model inventory: opset, operators, inputs",
 	severity = "info",
 	category = "convert",
-	description = "Decodes the ONNX models ingested with `ferry ingest onnx FILE`: the opset they use, "
-		.. "operators outside the standard ai.onnx domain (which ATC cannot parse without a custom "
-		.. "operator plugin), the operator types by count and the atc command for the model's inputs.",
+	description = "Reads the ONNX models ingested with `ferry ingest onnx FILE` (of any size, weights never loaded): "
+		.. "the opset they use, operators outside the standard ai.onnx domain (which ATC cannot parse without a custom "
+		.. "operator plugin), external data files that are missing, the operator types by count and the atc command "
+		.. "for the model's inputs.",
 	run = function(ctx)
 		local atc = ctx.data("atc")
 		local lo, hi = atc.safe_opset.min, atc.safe_opset.max
@@ -29,15 +48,12 @@ return {
 		for _, a in ipairs(ctx.artifacts("onnx") or {}) do
 			local what = (a.label and a.label ~= "") and string.format("ONNX model '%s' (artifact %s)", a.label, tostring(a.id))
 				or ("ONNX model artifact " .. tostring(a.id))
-			local bytes, why = ctx.read_artifact(a.id)
-			local m
-			if bytes then m, why = onnx.read(bytes) end
+			local m, why = ctx.onnx(a.id)
 			if not m then
 				ctx.report{
 					key = "unreadable:" .. a.id, severity = "warning",
 					message = what .. " could not be read: " .. tostring(why) .. ".",
-					suggestion = "Check the file with `python -c \"import onnx; onnx.checker.check_model('model.onnx')\"` and ingest it again; "
-						.. "models over 2 GB keep their weights in external data files next to the .onnx file.",
+					suggestion = "Export the model again (the file may have been cut short or changed after ingest) and ingest the new file.",
 				}
 			else
 				local v = m.opsets[""]
@@ -63,34 +79,40 @@ return {
 							.. "fusions, or from custom autograd functions): export the plain PyTorch model, or replace the operators before export.",
 					}
 				end
+				for _, f in ipairs(m.external) do
+					if f.problem then
+						ctx.report{
+							key = "external:" .. a.id .. ":" .. f.location, severity = "error",
+							message = string.format("%s keeps %d tensors (%s) in external data, but %s.", what, f.tensors,
+								size_text(f.bytes), f.problem),
+							suggestion = "Keep the data files next to the .onnx file, as onnx.save_model(..., save_as_external_data=True) "
+								.. "wrote them, before ingesting and converting: ATC reads them from the model's directory.",
+						}
+					end
+				end
 				local parts = {}
 				for i = 1, math.min(TOP, #m.ops) do
 					parts[#parts + 1] = string.format("%s %d", m.ops[i].op_type, m.ops[i].count)
 				end
-				local shapes, dynamic = {}, false
-				for _, vi in ipairs(m.inputs) do
-					local dims = {}
-					for _, d in ipairs(vi.dims or {}) do
-						if type(d) == "number" then dims[#dims + 1] = tostring(d) else dims[#dims + 1] = "-1" dynamic = true end
-					end
-					shapes[#shapes + 1] = vi.name .. ":" .. table.concat(dims, ",")
+				local ins = {}
+				for _, vi in ipairs(m.inputs) do ins[#ins + 1] = vi.name .. dims_text(vi.dims) end
+				ctx.metric("onnx_nodes", m.nodes_total)
+				local file = m.file or ((a.label and a.label ~= "") and (a.label .. ".onnx")) or "model.onnx"
+				local cmd, notes, form = atc_cmd.command(ctx, { model = file, soc = soc, inputs = m.inputs })
+				local extra = {}
+				if m.subgraphs > 0 then extra[#extra + 1] = string.format("%d subgraphs (Loop/If/Scan)", m.subgraphs) end
+				if #m.external > 0 then
+					extra[#extra + 1] = string.format("%d tensor%s in %d external data file%s", m.initializers.external,
+						m.initializers.external == 1 and "" or "s", #m.external, #m.external == 1 and "" or "s")
 				end
-				ctx.metric("onnx_nodes", m.nodes)
-				local out = (a.label and a.label:match("^[%w_.-]+$")) and a.label or "model"
-				local cmd = string.format('atc --model=%s.onnx --framework=5 --output=%s --soc_version=%s --input_shape="%s"',
-					out, out, soc or "<SoC, e.g. Ascend310P3>", table.concat(shapes, ";"))
-				local notes = {}
-				if dynamic then
-					notes[#notes + 1] = "-1 marks dynamic dimensions: replace them by fixed sizes, or keep -1 for the batch and add "
-						.. "--dynamic_batch_size=\"1,2,4,8\""
-				end
-				if not soc then notes[#notes + 1] = "set the SoC with `ferry config target.soc NAME`" end
 				ctx.report{
 					key = "inventory:" .. a.id,
-					message = string.format("%s: opset %s, %d nodes, %d operator types (%s%s).", what, v and tostring(v) or "?", m.nodes, #m.ops,
-						table.concat(parts, ", "), #m.ops > TOP and ", …" or ""),
+					message = string.format("%s: opset %s, %d nodes, %d operator types (%s%s); inputs %s; %d initializer%s, %s%s.",
+						what, v and tostring(v) or "?", m.nodes_total, #m.ops, table.concat(parts, ", "), #m.ops > TOP and ", …" or "",
+						#ins > 0 and table.concat(ins, " ") or "none", m.initializers.count, m.initializers.count == 1 and "" or "s", size_text(m.initializers.bytes),
+						#extra > 0 and ("; " .. table.concat(extra, ", ")) or ""),
 					suggestion = "Convert it with: " .. cmd .. (#notes > 0 and (" — " .. table.concat(notes, "; ")) or "") .. ".",
-					data = { command = cmd },
+					data = { command = cmd, form = form },
 				}
 			end
 		end

@@ -6,6 +6,7 @@
 -- The NPU throughput against the target is judged by infer-optimize.acceptance.
 
 local plan = require("plan")
+local shape = require("shape")
 
 local KNEE = 0.9
 
@@ -26,19 +27,33 @@ return {
 			if doc then
 				local what = string.format("benchmark '%s' (artifact %s%s)", a.label or doc.label or "?", tostring(a.id),
 					type(doc.hardware) == "string" and (", " .. doc.hardware) or "")
+				if #doc.bad_fields > 0 then
+					ctx.report{
+						key = "shape:" .. a.id, severity = "warning",
+						message = string.format("%s has %s; the benchmark checks ignore them.", what, shape.listing(doc.bad_fields)),
+						suggestion = "Write the document as ferry-bench/1 describes it (README, \"GPU baseline\"): text for "
+							.. "label, hardware and precision, finite numbers for metrics and sweep entries; then ingest it again.",
+					}
+				end
 				if doc.sweep ~= nil then
 					local pts, bad = {}, 0
+					-- entries whose values had the wrong type are named in the shape warning already
+					local typed = {}
+					for _, b in ipairs(doc.bad_fields) do
+						local i = b:match("^sweep%[(%d+)%]")
+						if i then typed[tonumber(i)] = true end
+					end
 					if type(doc.sweep) == "table" then
-						for _, p in ipairs(doc.sweep) do
+						for i, p in ipairs(doc.sweep) do
 							if type(p) == "table" and type(p.batch) == "number" and p.batch > 0 and type(p.throughput) == "number" then
 								pts[#pts + 1] = p
-							else
+							elseif not typed[i] then
 								bad = bad + 1
 							end
 						end
 					end
 					table.sort(pts, function(x, y) return x.batch < y.batch end)
-					if #pts == 0 or bad > 0 then
+					if bad > 0 or (#pts == 0 and not next(typed)) then
 						ctx.report{
 							key = "sweep-bad:" .. a.id, severity = "warning",
 							message = string.format("%s: %d sweep entr%s a positive \"batch\" or a numeric \"throughput\".", what,

@@ -184,7 +184,10 @@ end
 local BRANCHES = [[
 (comparison_operator (string) @s) @cmp
 (attribute object: (_) @obj attribute: (identifier) @a (#eq? @a "is_cuda")) @attr
-(assignment left: (attribute attribute: (identifier) @set (#eq? @set "is_cuda")))
+(assignment left: (attribute object: (_) @setobj attribute: (identifier) @set (#eq? @set "is_cuda")))
+(class_definition body: (block (expression_statement (assignment left: (identifier) @cls (#eq? @cls "is_cuda")))))
+(class_definition body: (block (function_definition name: (identifier) @cls (#eq? @cls "is_cuda"))))
+(class_definition body: (block (decorated_definition definition: (function_definition name: (identifier) @cls (#eq? @cls "is_cuda")))))
 ]]
 
 local function cuda_string(inner)
@@ -193,12 +196,20 @@ end
 
 -- device.type == 'cuda', 'cuda' in str(device), t.is_cuda. Comparisons are rewritten when
 -- the other side is clearly a device (a .type attribute or a name with "device" in it);
--- .is_cuda becomes .is_npu unless the file assigns an is_cuda attribute of its own.
+-- .is_cuda becomes .is_npu unless the file assigns an is_cuda attribute of its own. An
+-- object whose is_cuda the file sets (`self.is_cuda = ...`), and `self` in a file whose
+-- class defines is_cuda, hold the code's own flag, not Tensor.is_cuda: not reported.
 function cuda.device_branches(ctx, path)
-	local out, own_attr = {}, false
+	local out, own_attr, own_obj = {}, false, {}
 	local ms = ctx.query(path, BRANCHES) or {}
 	for _, m in ipairs(ms) do
-		if m.set then own_attr = true end
+		if m.set then
+			own_attr = true
+			own_obj[m.setobj.text] = true
+		elseif m.cls then
+			own_attr = true
+			own_obj.self = true
+		end
 	end
 	for _, m in ipairs(ms) do
 		if m.cmp then
@@ -219,7 +230,7 @@ function cuda.device_branches(ctx, path)
 				end
 				out[#out + 1] = site
 			end
-		elseif m.attr then
+		elseif m.attr and not own_obj[m.obj.text] then
 			local site = {
 				file = path, node = m.attr,
 				message = "`" .. m.attr.text .. "` is False for tensors on an NPU.",
@@ -566,9 +577,35 @@ end
 ---------------------------------------------------------------------------------------
 -- NCCL -> HCCL
 
--- A backend string: 'nccl', or a device:backend list such as 'cpu:gloo,cuda:nccl'.
+-- A backend string: 'nccl', or a device:backend list such as 'cpu:gloo,cuda:nccl'. Every
+-- item must be a backend name, so names that merely contain "nccl" ('nccl_ub',
+-- 'ncclep', 'gtp_remat_nccl_ub') are not backends.
+local BACKENDS = { nccl = true, gloo = true, mpi = true, ucc = true, hccl = true }
+local BACKEND_DEVICES = { cpu = true, cuda = true, npu = true, meta = true }
 local function backend_string(inner)
-	return inner == "nccl" or (inner:find("nccl", 1, true) ~= nil and inner:match("^[%w_:,]+$") ~= nil)
+	local has = false
+	for item in (inner .. ","):gmatch("([^,]*),") do
+		local dev, name = item:match("^%s*([%a_]+):([%a_]+)%s*$")
+		if not dev then name = item:match("^%s*([%a_]+)%s*$") end
+		if not name or not BACKENDS[name] or (dev and not BACKEND_DEVICES[dev]) then return false end
+		has = has or name == "nccl"
+	end
+	return has
+end
+
+-- Start bytes of strings that name something rather than hold a value: subscript keys
+-- (kwargs["nccl"]), dict keys, attribute names given to getattr/setattr/hasattr, and
+-- argparse dest=. They are keys of the program's own data and are never rewritten.
+local NAME_STRINGS = [[
+(subscript subscript: (string) @s)
+(pair key: (string) @s)
+(call function: (identifier) @f (#any-of? @f "getattr" "setattr" "hasattr" "delattr") arguments: (argument_list . (_) . (string) @s))
+(keyword_argument name: (identifier) @k (#eq? @k "dest") value: (string) @s)
+]]
+local function name_strings(ctx, path)
+	local out = {}
+	for _, m in ipairs(ctx.query(path, NAME_STRINGS) or {}) do out[m.s.start_byte] = true end
+	return out
 end
 
 -- 'nccl' wherever the code names the backend (init_process_group, backend=, argparse
@@ -577,9 +614,10 @@ end
 function cuda.backend(ctx, path, map)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
+	local keys = name_strings(ctx, path)
 	for _, s in ipairs(py.strings(ctx, path) or {}) do
 		local inner, at = refs.string_inner(s.node)
-		if backend_string(inner) then
+		if backend_string(inner) and not keys[s.node.start_byte] then
 			local edits = {}
 			local i = 1
 			while true do

@@ -7,12 +7,11 @@
 --     literal names or nil), e.shape (list of ints of the first input when the dummy input
 --     is a literal torch.randn/rand/zeros/ones/empty/randint call, directly or through one
 --     assignment), e.dynamic (set of dynamic dimension indexes of the first input, or nil)
---   export.atc(e, soc) -> the atc command line (string) and a list of notes
---
--- Facts: tune-and-inference-formats §4 (ATC options).
+--   export.atc(ctx, e, soc) -> the atc command line (string) and a list of notes
 
 local py = require("py")
 local train = require("train")
+local atc = require("atc")
 
 local export = {}
 
@@ -132,43 +131,28 @@ function export.calls(ctx, path)
 	return out
 end
 
--- The atc command converting an export's output for a SoC, and notes for the reader.
-function export.atc(e, soc)
-	local model = e.file or "model.onnx"
-	local outp = model:gsub("%.onnx$", "")
-	local parts = { "atc", "--model=" .. model, "--framework=5", "--output=" .. outp,
-		"--soc_version=" .. (soc or "<SoC, e.g. Ascend310P3>") }
-	local notes = {}
-	if not e.file then notes[#notes + 1] = "replace model.onnx by the file the export writes" end
+-- The atc command converting an export's output for a SoC, and notes for the reader
+-- (the dynamic-shape form follows plugins/lib/atc.lua).
+function export.atc(ctx, e, soc)
 	local name = e.input_names and e.input_names[1]
-	if e.shape and #e.shape == 4 then parts[#parts + 1] = "--input_format=NCHW" end
+	local inputs, notes = {}, {}
 	if e.shape and name then
-		local any, batch_only = false, true
-		for d in pairs(e.dynamic or {}) do
-			any = true
-			if d ~= 0 then batch_only = false end
-		end
 		local dims = {}
 		for i, n in ipairs(e.shape) do
-			dims[i] = (any and batch_only and i == 1) and "-1" or tostring(n)
+			dims[i] = (e.dynamic and e.dynamic[i - 1]) and -1 or n
 		end
-		parts[#parts + 1] = '--input_shape="' .. name .. ":" .. table.concat(dims, ",") .. '"'
-		if any and batch_only then
-			parts[#parts + 1] = '--dynamic_batch_size="1,2,4,8"'
-			notes[#notes + 1] = "the batch dimension is dynamic: list the batch sizes you will serve in --dynamic_batch_size"
-		elseif any then
-			notes[#notes + 1] = "dimensions other than the batch are dynamic: the command fixes them to the dummy input's shape; "
-				.. "use -1 with --dynamic_dims profiles if you need several"
-		end
-		if e.input_names and #e.input_names > 1 then
-			notes[#notes + 1] = "add the shapes of the other inputs (" .. table.concat(e.input_names, ", ", 2) .. ") to --input_shape, separated by ';'"
-		end
-	else
-		parts[#parts + 1] = '--input_shape="<input name>:<n,c,h,w>"'
-		notes[#notes + 1] = "fill in --input_shape with the model's input name and shape (pass input_names= to the export to fix the name)"
+		inputs[1] = { name = name, dims = dims }
 	end
-	if not soc then notes[#notes + 1] = "set the target SoC with `ferry config target.soc NAME` (the chip name of `npu-smi info`, prefixed with 'Ascend')" end
-	return table.concat(parts, " "), notes
+	local cmd, more = atc.command(ctx, { model = e.file, soc = soc, inputs = inputs,
+		placeholder = #inputs == 0 and "<input name>:<n,c,h,w>" or nil })
+	if not e.file then notes[#notes + 1] = "replace model.onnx by the file the export writes" end
+	if #inputs == 0 then
+		notes[#notes + 1] = "fill in --input_shape with the model's input name and shape (pass input_names= to the export to fix the name)"
+	elseif #e.input_names > 1 then
+		notes[#notes + 1] = "add the shapes of the other inputs (" .. table.concat(e.input_names, ", ", 2) .. ") to --input_shape, separated by ';'"
+	end
+	for _, n in ipairs(more) do notes[#notes + 1] = n end
+	return cmd, notes
 end
 
 return export

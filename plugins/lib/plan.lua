@@ -231,10 +231,46 @@ local BENCH = {
 	sweep = { { batch = N, latency_ms = N, throughput = N } },
 }
 
+-- A number in ais_bench's output ("2.456", "1e-3"), or nil.
+local function finite(s)
+	local v = tonumber(s)
+	if v and v == v and v ~= math.huge and v ~= -math.huge then return v end
+	return nil
+end
+
+-- ais_bench / msit benchmark output as a ferry-bench/1 document: its summary JSON (keys
+-- NPU_compute_time{min,max,mean,median,…}, H2D_latency, D2H_latency, throughput) or the
+-- Performance Summary it prints ("NPU_compute_time (ms): … mean = X …", "throughput
+-- 1000*batchsize.mean(B)/NPU_compute_time.mean(X): T"). Source: Ascend/tools
+-- ais-bench_workload/tool/ais_bench/ais_bench/infer/summary.py; reference
+-- tune-and-inference-formats §5.5. ais_bench measures .om inference on an Ascend NPU.
+local function from_ais_bench(doc, text)
+	local m = {}
+	if type(doc) == "table" then
+		if type(doc.NPU_compute_time) ~= "table" or doc.schema ~= nil then return nil end
+		m.latency_ms = finite(doc.NPU_compute_time.mean)
+		m.throughput = finite(doc.throughput)
+	else
+		for line in text:gmatch("[^\r\n]+") do
+			local mean = line:match("NPU_compute_time %(ms%):.-mean = ([%w%.%+%-]+)")
+			if mean then m.latency_ms = finite(mean) end
+			local b, t = line:match("[Tt]hroughput 1000%*batchsize[^(]*%(([%w%.%+%-]+)%)/NPU_compute_time%.mean%([^)]*%): ([%w%.%+%-]+)")
+			if t then m.batch, m.throughput = finite(b), finite(t) end
+		end
+		if not m.latency_ms and not m.throughput then return nil end
+	end
+	return { schema = "ferry-bench/1", label = "ais_bench", hardware = "Ascend NPU (ais_bench / msit benchmark)",
+		metrics = m }
+end
+
 -- The benchmark artifact a, decoded, with values of the wrong type dropped (named in
--- doc.bad_fields); nil when it is not a JSON object.
+-- doc.bad_fields); ais_bench / msit benchmark output is read as a ferry-bench/1 document
+-- with metrics throughput, latency_ms (mean NPU compute time) and batch; nil when it is
+-- neither.
 function plan.read_bench(ctx, a)
-	local doc = ctx.decode_json(ctx.read_artifact(a.id) or "")
+	local text = ctx.read_artifact(a.id) or ""
+	local doc = ctx.decode_json(text)
+	doc = from_ais_bench(doc, text) or doc
 	if type(doc) ~= "table" then return nil end
 	doc.bad_fields = shape.conform(doc, BENCH)
 	return doc

@@ -2,6 +2,7 @@
 -- expect, so a value of the wrong type is a reported field, not a failed check.
 --   local shape = require("shape")
 --   local bad = shape.conform(doc, SHAPE)   drops what does not fit; "path: expected X, found Y" lines
+--   shape.listing(bad)                      "N values of the wrong type: a; b; …" (the first twenty named)
 --
 -- A shape is a table: an object's fields by name ("*" for any other key), or a list
 -- { item_shape }; a leaf is shape.TEXT, shape.NUMBER (finite), shape.INTEGER (a whole number
@@ -74,6 +75,13 @@ function shape.conform(doc, want_shape)
 	local bad = {}
 	if type(doc) == "table" then conform(doc, want_shape, "", bad) end
 	return bad
+end
+
+function shape.listing(bad)
+	local shown = {}
+	for i = 1, math.min(#bad, 20) do shown[i] = bad[i] end
+	return string.format("%d value%s of the wrong type: %s%s", #bad, #bad == 1 and "" or "s",
+		table.concat(shown, "; "), #bad > 20 and "; …" or "")
 end
 
 return shape

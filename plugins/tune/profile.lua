@@ -1,20 +1,13 @@
 -- tune.profile: what an ingested NPU profile says (`ferry ingest profile FILE`).
 --
--- Per artifact (reference: tune-and-inference-formats §3): the operator types that take
--- the most device time; AI CPU operators (msprof-analyze advisor reports those whose
--- longest run is at least 20 µs); the share of step time spent in communication that is
--- not overlapped with computation; host-bound signs (device idle, "Free", for at least
--- FREE_SHARE of the step: ferry's threshold); slow ranks (mean step time across devices
--- differing by more than 5 %, the advisor's RATIO_THRESHOLD); and operators that are all
--- compiled for dynamic shapes (the advisor's dynamic-shape rule).
-
-local prof = require("profile")
-
-local TOP = 5
-local AICPU_MIN_US = 20
-local FREE_SHARE = 0.10
-local COMM_SHARE = 0.10
-local SLOW_RANK = 0.05
+-- The profile is read by the host (ctx.profile: app/profile.c streams kernel_details.csv,
+-- op_statistic.csv, step_trace_time.csv or a trace JSON of any size; reference:
+-- tune-and-inference-formats §3). Per artifact: the operator types and kernels that take
+-- the most device time; AI CPU operators; the share of communication; idle time between
+-- device operators; steps in which the device waited for the host; ranks slower than the
+-- median; operators all compiled for dynamic shapes; and where reading stopped when the
+-- file is cut short. Across artifacts of the same form, each one's ranks are compared too.
+-- Thresholds and their sources: plugins/data/profile_rules.json.
 
 local function pct(x) return string.format("%.1f %%", x * 100) end
 
@@ -23,123 +16,215 @@ local function name_of(a)
 	return "profile artifact " .. tostring(a.id)
 end
 
+-- The median of the ranks' values; for an even count the lower middle one, so with two
+-- ranks the faster is the reference (the advisor's spread ratio).
+local function median(list)
+	local v = {}
+	for _, r in ipairs(list) do v[#v + 1] = r.value end
+	table.sort(v)
+	return v[(#v + 1) // 2]
+end
+
+local function slow_ranks(ctx, key, what, ranks, ratio, unit)
+	if #ranks < 2 then return end
+	local med = median(ranks)
+	if not med or med <= 0 then return end
+	local slow = {}
+	for _, r in ipairs(ranks) do
+		if (r.value - med) / med > ratio then slow[#slow + 1] = r end
+	end
+	table.sort(slow, function(x, y) return x.value > y.value end)
+	for _, r in ipairs(slow) do
+		ctx.report{
+			key = "slowrank:" .. key .. ":" .. r.id, severity = "warning",
+			message = string.format("%s: %s takes %.0f us %s, %s more than the median of the %d ranks (%.0f us): a slow rank holds the others back.",
+				what, r.id, r.value, unit, pct((r.value - med) / med), #ranks, med),
+			suggestion = "Compare the slow rank's computation, communication and idle time with the others (msprof-analyze cluster "
+				.. "analysis); check its host load, data shard size and link health.",
+		}
+	end
+end
+
+local function analyse(ctx, a, s, rules, cross)
+	local what = name_of(a)
+	local top = rules.top
+	if s.stopped then
+		ctx.report{
+			key = "partial:" .. a.id, severity = "warning",
+			message = string.format("%s: reading stopped at %s; the figures below cover the %d rows or events before it.",
+				what, s.stopped, math.tointeger(s.rows) or 0),
+			suggestion = "The file was cut short (the profiler was stopped while writing, or the copy is incomplete). "
+				.. "Export the profile again and ingest the complete file to analyse every step.",
+		}
+	end
+	local dev = s.device and "device" or "host (a CPU-only trace: no device operators)"
+	if #s.types > 0 and s.total_us > 0 then
+		local parts = {}
+		for i = 1, math.min(top, #s.types) do
+			local o = s.types[i]
+			parts[#parts + 1] = string.format("%s %s (%d calls)", o.name, pct(o.total_us / s.total_us), math.tointeger(o.count) or 0)
+		end
+		local msg = string.format("%s: the top operator types by %s time are %s.", what, dev, table.concat(parts, ", "))
+		local named = false
+		for i = 1, math.min(top, #s.ops) do named = named or (s.ops[i].type ~= "" and s.ops[i].type ~= s.ops[i].name) end
+		if named then
+			local k = {}
+			for i = 1, math.min(top, #s.ops) do
+				local o = s.ops[i]
+				k[#k + 1] = string.format("%s%s %.0f us (avg %.1f us)", o.name, o.type ~= "" and (" [" .. o.type .. "]") or "",
+					o.total_us, o.avg_us)
+			end
+			msg = msg .. " Longest-running kernels: " .. table.concat(k, ", ") .. "."
+		end
+		ctx.metric("profile_op_time_us", s.total_us, "us")
+		ctx.report{
+			key = "top:" .. a.id,
+			message = msg,
+			suggestion = "Optimise from the top: check whether a fused torch_npu API covers the pattern (npu_fusion_attention, "
+				.. "npu_rms_norm, npu_rotary_mul, npu_swiglu, NpuFused* optimizers) and run "
+				.. "`msprof-analyze advisor all -d <profiling folder>` for per-operator advice.",
+		}
+	end
+	local slow = {}
+	for _, o in ipairs(s.aicpu) do
+		if o.max_us >= rules.aicpu_min_us then
+			slow[#slow + 1] = string.format("%s (%d calls, %.0f us in total, longest %.0f us)", o.name,
+				math.tointeger(o.count) or 0, o.total_us, o.max_us)
+		end
+	end
+	if #slow > 0 then
+		ctx.report{
+			key = "aicpu:" .. a.id, severity = "warning",
+			message = string.format("%s: %d operator type(s) run on the AI CPU instead of the AI Core: %s.", what, #slow,
+				table.concat(slow, "; ")),
+			suggestion = "AI CPU operators are much slower and stall the pipeline. Find where the model calls them and "
+				.. rules.aicpu_advice .. "; otherwise move that step out of the training loop.",
+			data = { ops = slow },
+		}
+	end
+	local b = s.breakdown
+	local bt = b and (b.compute_us + b.comm_us + b.free_us) or 0
+	if bt > 0 then
+		local comm, free = b.comm_us / bt, b.free_us / bt
+		ctx.metric("profile_comm_share", comm * 100, "%")
+		ctx.metric("profile_free_share", free * 100, "%")
+		if free >= rules.free_share then
+			ctx.report{
+				key = "free:" .. a.id, severity = "warning",
+				message = string.format("%s: the device is idle for %s of the step time (computation %s, exposed communication %s): "
+					.. "the step looks host-bound.", what, pct(free), pct(b.compute_us / bt), pct(comm)),
+				suggestion = "Keep the NPU fed: remove host syncs in the loop (.item(), .cpu(), print of tensors), give the DataLoader "
+					.. "workers and pin_memory, export TASK_QUEUE_ENABLE=2, and for dynamic shapes call "
+					.. "torch_npu.npu.set_compile_mode(jit_compile=False).",
+			}
+		end
+		if comm >= rules.comm_share then
+			ctx.report{
+				key = "comm:" .. a.id,
+				message = string.format("%s: communication not overlapped with computation takes %s of the step time.", what, pct(comm)),
+				suggestion = "Overlap communication with computation: larger gradient buckets (DistributedDataParallel(bucket_cap_mb=500) "
+					.. "per Ascend's advice), fewer but larger collectives, and a parallel layout that keeps tensor parallelism within a node.",
+			}
+		end
+	elseif s.comm_us > 0 and s.total_us > 0 then
+		ctx.metric("profile_comm_share", s.comm_us / s.total_us * 100, "%")
+		if s.comm_us / s.total_us >= rules.comm_share then
+			ctx.report{
+				key = "comm:" .. a.id,
+				message = string.format("%s: communication kernels (HCCL) take %s of the device time.", what, pct(s.comm_us / s.total_us)),
+				suggestion = "Ingest step_trace_time.csv to see how much of it is hidden behind computation; if it is exposed, use larger "
+					.. "gradient buckets (DistributedDataParallel(bucket_cap_mb=500)) and keep tensor parallelism within a node.",
+			}
+		end
+	end
+	if s.device and s.idle_us > 0 and s.busy_us > 0 then
+		local share = s.idle_us / (s.idle_us + s.busy_us)
+		ctx.metric("profile_idle_share", share * 100, "%")
+		if share >= rules.idle_share then
+			ctx.report{
+				key = "idle:" .. a.id, severity = "warning",
+				message = string.format("%s: the device streams sit idle between operators for %.0f us, %s of their time (%.0f us busy).",
+					what, s.idle_us, pct(share), s.busy_us),
+				suggestion = "Gaps between device operators mean the host does not dispatch fast enough: export TASK_QUEUE_ENABLE=2, "
+					.. "remove host syncs (.item(), .cpu()) from the loop, and check the host-bound steps below.",
+			}
+		end
+	end
+	local st = s.steps
+	if st and st.count > 0 and st.over > 0 and s.form == "trace" then
+		local w = {}
+		for i = 1, math.min(3, #st.worst) do
+			local x = st.worst[i]
+			w[#w + 1] = string.format("%s waits %.0f of %.0f us", x.id, x.free_us, x.dur_us)
+		end
+		ctx.report{
+			key = "hoststeps:" .. a.id, severity = "warning",
+			message = string.format("%s: in %d of %d steps the device is without work for at least %s of the step (host-bound); worst: %s.",
+				what, math.tointeger(st.over) or 0, math.tointeger(st.count) or 0, pct(rules.free_share), table.concat(w, "; ")),
+			suggestion = "Per step, the time not covered by device operators is host work: data loading, Python overhead, "
+				.. "synchronisation. Give the DataLoader workers and pin_memory, export TASK_QUEUE_ENABLE=2 and remove host syncs.",
+		}
+	end
+	-- ranks: device time per device, or mean step time (step_trace_time.csv)
+	local ranks = {}
+	for _, r in ipairs(s.ranks) do
+		local v = s.form == "step_trace_time" and (r.steps > 0 and r.step_us / r.steps or nil) or r.busy_us
+		if v then
+			local id = "device " .. r.id
+			ranks[#ranks + 1] = { id = id, value = v }
+			local c = cross[s.form] or {}
+			cross[s.form] = c
+			c[#c + 1] = { id = (#s.ranks == 1 and (a.label or tostring(a.id)) .. " " or "") .. id, value = v, artifact = a.id }
+		end
+	end
+	local unit = s.form == "step_trace_time" and "per step on average" or "of device time"
+	slow_ranks(ctx, tostring(a.id), what, ranks, rules.slow_rank_ratio, unit)
+	if s.dynamic_rows > 0 and s.static_rows == 0 then
+		ctx.report{
+			key = "dynamic:" .. a.id, severity = "warning",
+			message = what .. ": every operator is compiled for dynamic shapes (OP State \"dynamic\"), which costs compilation and dispatch time.",
+			suggestion = "Call torch_npu.npu.set_compile_mode(jit_compile=False) at start-up so binary kernels are used, and pad inputs to "
+				.. "a few fixed shapes where possible.",
+		}
+	end
+end
+
 return {
 	id = "tune.profile",
 	phase = "tune",
-	title = "Profile analysis: top operators, AI CPU operators, communication, host-bound steps",
+	title = "Profile analysis: top operators, AI CPU operators, communication, idle time, host-bound steps, slow ranks",
 	severity = "info",
 	category = "performance",
-	description = "Reads the profiles ingested with `ferry ingest profile FILE` (op_statistic.csv, "
-		.. "kernel_details.csv, step_trace_time.csv from torch_npu.profiler's ASCEND_PROFILER_OUTPUT, or "
-		.. "trace_view.json) and reports where device time goes: the top operator types, AI CPU "
-		.. "operators, communication that is not hidden behind computation, idle device time that points "
-		.. "to a host-bound step, slow ranks, and operators compiled for dynamic shapes.",
+	description = "Reads the profiles ingested with `ferry ingest profile FILE` (kernel_details.csv, op_statistic.csv, "
+		.. "step_trace_time.csv from torch_npu.profiler's ASCEND_PROFILER_OUTPUT, or trace_view.json), whatever their size, "
+		.. "and reports where device time goes: the top operator types and kernels, AI CPU operators, communication, idle "
+		.. "time between device operators, steps in which the device waits for the host, slow ranks, and operators "
+		.. "compiled for dynamic shapes.",
 	run = function(ctx)
+		local data = ctx.data("profile_rules") or {}
+		local rules = {}
+		for _, e in ipairs(data.entries or {}) do rules[e.name] = e.value end
+		local cross = {}
+		local nart = {}
 		for _, a in ipairs(ctx.artifacts("profile") or {}) do
-			local what = name_of(a)
-			local text, why = ctx.read_artifact(a.id)
-			local s
-			if text then s, why = prof.summarize(text, ctx.decode_json) end
+			local s, why = ctx.profile(a.id, { top = 20, free_share = rules.free_share })
 			if not s then
 				ctx.report{
-					key = "unreadable:" .. a.id,
-					message = what .. " could not be analysed: " .. tostring(why) .. ".",
-					suggestion = "Ingest the CSV tables from the profiler's ASCEND_PROFILER_OUTPUT folder: op_statistic.csv "
-						.. "(operator time), kernel_details.csv (every kernel) and step_trace_time.csv (step breakdown).",
+					key = "unreadable:" .. a.id, severity = "warning",
+					message = name_of(a) .. " could not be analysed: " .. tostring(why) .. ".",
+					suggestion = "Ingest a profiler table or trace as the profiler wrote it: kernel_details.csv, op_statistic.csv, "
+						.. "step_trace_time.csv or trace_view.json from the ASCEND_PROFILER_OUTPUT folder.",
 				}
 			else
-				if #s.ops > 0 and s.total_us > 0 then
-					local parts = {}
-					for i = 1, math.min(TOP, #s.ops) do
-						local o = s.ops[i]
-						parts[#parts + 1] = string.format("%s %s (%d calls)", o.type, pct(o.total_us / s.total_us), o.count)
-					end
-					ctx.metric("profile_op_time_us", s.total_us, "us")
-					ctx.report{
-						key = "top:" .. a.id,
-						message = string.format("%s: the top operator types by device time are %s.", what, table.concat(parts, ", ")),
-						suggestion = "Optimise from the top: check whether a fused torch_npu API covers the pattern (npu_fusion_attention, "
-							.. "npu_rms_norm, npu_rotary_mul, npu_swiglu, NpuFused* optimizers) and run "
-							.. "`msprof-analyze advisor all -d <profiling folder>` for per-operator advice.",
-					}
-				end
-				local slow = {}
-				for _, o in ipairs(s.aicpu) do
-					if o.max_us >= AICPU_MIN_US then
-						slow[#slow + 1] = string.format("%s (%d calls, %.0f us in total, longest %.0f us)", o.type, o.count, o.total_us, o.max_us)
-					end
-				end
-				if #slow > 0 then
-					ctx.report{
-						key = "aicpu:" .. a.id, severity = "warning",
-						message = string.format("%s: %d operator type(s) run on the AI CPU instead of the AI Core: %s.", what, #slow,
-							table.concat(slow, "; ")),
-						suggestion = "AI CPU operators are much slower and stall the pipeline. Find where the model calls them; they are often caused "
-							.. "by float64 or int64 inputs (cast to float32/int32) or by an operator without an AI Core kernel (replace it, or move "
-							.. "that step out of the training loop).",
-						data = { ops = slow },
-					}
-				end
-				local st = s.step
-				if st and (st.compute_us + st.comm_us + st.free_us) > 0 then
-					local total = st.compute_us + st.comm_us + st.free_us
-					local comm, free = st.comm_us / total, st.free_us / total
-					ctx.metric("profile_comm_share", comm * 100, "%")
-					ctx.metric("profile_free_share", free * 100, "%")
-					if free >= FREE_SHARE then
-						ctx.report{
-							key = "free:" .. a.id, severity = "warning",
-							message = string.format("%s: the device is idle for %s of the step time (computation %s, exposed communication %s): "
-								.. "the step looks host-bound.", what, pct(free), pct(st.compute_us / total), pct(comm)),
-							suggestion = "Keep the NPU fed: remove host syncs in the loop (.item(), .cpu(), print of tensors), give the DataLoader "
-								.. "workers and pin_memory, export TASK_QUEUE_ENABLE=2, and for dynamic shapes call "
-								.. "torch_npu.npu.set_compile_mode(jit_compile=False).",
-						}
-					end
-					if comm >= COMM_SHARE then
-						ctx.report{
-							key = "comm:" .. a.id,
-							message = string.format("%s: communication not overlapped with computation takes %s of the step time.", what, pct(comm)),
-							suggestion = "Overlap communication with computation: larger gradient buckets (DistributedDataParallel(bucket_cap_mb=500) "
-								.. "per Ascend's advice), fewer but larger collectives, and a parallel layout that keeps tensor parallelism within a node.",
-						}
-					end
-				elseif s.comm_us > 0 and s.total_us > 0 then
-					ctx.metric("profile_comm_share", s.comm_us / s.total_us * 100, "%")
-					if s.comm_us / s.total_us >= COMM_SHARE then
-						ctx.report{
-							key = "comm:" .. a.id,
-							message = string.format("%s: communication kernels (HCCL) take %s of the device time.", what, pct(s.comm_us / s.total_us)),
-							suggestion = "Ingest step_trace_time.csv to see how much of it is hidden behind computation; if it is exposed, use larger "
-								.. "gradient buckets (DistributedDataParallel(bucket_cap_mb=500)) and keep tensor parallelism within a node.",
-						}
-					end
-				end
-				if s.devices then
-					local lo, hi, nd, lo_d, hi_d = math.huge, 0, 0, nil, nil
-					for d, v in pairs(s.devices) do
-						nd = nd + 1
-						if v < lo then lo, lo_d = v, d end
-						if v > hi then hi, hi_d = v, d end
-					end
-					if nd > 1 and lo > 0 and (hi - lo) / lo > SLOW_RANK then
-						ctx.report{
-							key = "slowrank:" .. a.id, severity = "warning",
-							message = string.format("%s: device %s takes %.0f us per step on average, %s more than device %s (%.0f us): a slow rank holds the others back.",
-								what, hi_d, hi, pct((hi - lo) / lo), lo_d, lo),
-							suggestion = "Compare the slow device's computation, communication and idle time with the others (msprof-analyze cluster "
-								.. "analysis); check its host load, data shard size and link health.",
-						}
-					end
-				end
-				if s.dynamic then
-					ctx.report{
-						key = "dynamic:" .. a.id, severity = "warning",
-						message = what .. ": every operator is compiled for dynamic shapes (OP State \"dynamic\"), which costs compilation and dispatch time.",
-						suggestion = "Call torch_npu.npu.set_compile_mode(jit_compile=False) at start-up so binary kernels are used, and pad inputs to "
-							.. "a few fixed shapes where possible.",
-					}
-				end
+				nart[s.form] = (nart[s.form] or 0) + 1
+				analyse(ctx, a, s, rules, cross)
+			end
+		end
+		-- one rank per artifact (a profile folder per rank): compare the artifacts of one form
+		for form, list in pairs(cross) do
+			if nart[form] > 1 then
+				slow_ranks(ctx, "all:" .. form, "Across the " .. form .. " profiles", list, rules.slow_rank_ratio,
+					form == "step_trace_time" and "per step on average" or "of device time")
 			end
 		end
 	end,

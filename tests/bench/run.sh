@@ -118,3 +118,4 @@ echo
 echo "outputs in $out/; ratios above 1 mean slower than the first line"
 if [ "$have_ferry" = 1 ]; then echo; FERRY="$ferry" sh tests/bench/tui_bench.sh; fi
 if [ "$have_ferry" = 1 ]; then echo; FERRY="$ferry" sh tests/bench/compare_bench.sh; fi
+if [ "$have_ferry" = 1 ]; then echo; FERRY="$ferry" sh tests/bench/onnx_bench.sh; fi

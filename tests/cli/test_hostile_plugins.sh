@@ -216,4 +216,35 @@ PY
 rm -f "$p/dense.py"
 
 
+# Malformed but schema-shaped artifacts (a bus_id object, a version list, a non-string
+# label, counts of 1e309) are named field by field; no check fails on them.
+rm -f "$p/.ferry/plugins/"*.lua
+art="$hostile/artifacts"
+expect_exit 0 "ingest a malformed env-probe" -- "$FERRY" -C "$p" ingest env-probe "$art/probe_malformed.json"
+probe_id=$(sed -n 's/.* as artifact \([0-9]*\) .*/\1/p' "$work/out")
+expect_exit 0 "ingest a malformed bench" -- "$FERRY" -C "$p" ingest bench "$art/bench_malformed.json" --label npu
+bench_id=$(sed -n 's/.* as artifact \([0-9]*\) .*/\1/p' "$work/out")
+expect_exit 0 "every phase's checks over the malformed artifacts" -- "$FERRY" -C "$p" check --format json
+python3 - "$work/out" "$probe_id" "$bench_id" <<'PY' && ok "each bad field is named with its artifact; no plugin error" || fail "malformed artifacts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+probe, bench = sys.argv[2], sys.argv[3]
+assert d["plugin_errors"] == [], d["plugin_errors"]
+def finding(plugin, start):
+    fs = [f for f in d["findings"] if f["plugin"] == plugin and f["message"].startswith(start)]
+    assert fs, (plugin, start, [f["message"] for f in d["findings"] if f["plugin"] == plugin])
+    return fs[0]["message"]
+m = finding("environment.probe", "The probe (artifact %s) has" % probe)
+for want in ("npu.chips[1].bus_id: expected text, found an object or a list",
+             "cann.toolkit.version: expected text, found an object or a list",
+             "host.hostname: expected text, found a number",
+             "host.cpu.count: expected a whole number, found a number that is not finite"):
+    assert want in m, (want, m)
+m = finding("infer-optimize.bench", "benchmark 'npu' (artifact %s) has" % bench)
+for want in ("label: expected text, found an object or a list",
+             "metrics.throughput: expected a finite number, found a number that is not finite",
+             "sweep[1].batch: expected a finite number, found a number that is not finite"):
+    assert want in m, (want, m)
+PY
+
 finish

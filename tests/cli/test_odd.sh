@@ -60,19 +60,21 @@ rm -f "$big/trace.json"
 expect_exit 3 "a 300 MB loss log with a NUL byte at its end refused" -- "$FERRY" -C "$g" ingest loss-log "$big/loss.log"
 expect_grep "binary" "$work/err" "the refusal says binary data"
 rm -f "$big/loss.log" "$big/text"
-# a valid 300 MB ONNX model: ir_version 7, then one graph field of ~300 MB (sparse)
+# a valid 300 MB ONNX model: ir_version 7, a graph whose one initializer holds ~300 MB of
+# raw_data (sparse); ingest reads the graph and skips the weights
 len=300000000
-printf '\010\007\072' >"$big/model.onnx"
 python3 -c "
 import sys
-n = $len
-out = bytearray()
-while True:
-    b = n & 0x7f
-    n >>= 7
-    out.append(b | (0x80 if n else 0))
-    if not n: break
-sys.stdout.buffer.write(bytes(out))" >>"$big/model.onnx"
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7f
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n: return bytes(out)
+raw = b'\x4a' + varint($len)
+init = b'\x2a' + varint(len(raw) + $len) + raw
+sys.stdout.buffer.write(b'\x08\x07\x3a' + varint(len(init) + $len) + init)" >"$big/model.onnx"
 hdr=$(stat -c %s "$big/model.onnx")
 truncate -s $((hdr + len)) "$big/model.onnx"
 expect_exit 0 "a valid 300 MB ONNX model accepted" -- "$FERRY" -C "$g" ingest onnx "$big/model.onnx"

@@ -2,9 +2,10 @@
  * reading the same bytes as a file (through a memfd) on two threads with a tiny chunk,
  * so headers, size checks, chunk boundaries and the dump.json reader (bytes that are not
  * a .npy are read as a dump.json) all see arbitrary input.
- * fuzz-modules: compare_dump util err */
+ * fuzz-modules: compare_dump ptfile util err */
 #include "compare_dump.h"
 #include "err.h"
+#include "memfile.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,12 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		npy_shape_text(shape, sizeof shape, &h);
 	}
 	err_clear();
-	int fd = memfd_create("fuzz", 0);
-	if (fd < 0)
-		return 0;
-	if (write(fd, data, size) == (ssize_t)size) {
-		char path[64];
-		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	char path[64];
+	int fd = fuzz_memfile(path, data, size);
+	if (fd >= 0) {
 		dump_opts o = { 2, 3, NULL, NULL };
 		dump_result r;
 		if (dump_compare(&r, path, path, &o) == 0) {
@@ -49,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			cJSON_Delete(dump_result_json(&r, NULL, NULL));
 			dump_result_done(&r);
 		}
+		close(fd);
 	}
-	close(fd);
 	err_clear();
 	return 0;
 }

@@ -23,7 +23,7 @@ command -v "$CLANG" >/dev/null || { echo "fuzz: $CLANG not found" >&2; exit 2; }
 [ -f "$grammar/parser.c" ] || make grammar
 mkdir -p "$out/obj"
 
-pkgs="tree-sitter libcrypto libcjson lua5.4"
+pkgs="tree-sitter libcrypto libcjson lua5.4 libzip"
 cflags="-g -O1 -std=c11 -D_GNU_SOURCE -Iapp -Wall -Wextra $($PKG_CONFIG --cflags $pkgs)"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 libs="$($PKG_CONFIG --libs $pkgs) -lpthread -lm"
@@ -31,7 +31,7 @@ libs="$($PKG_CONFIG --libs $pkgs) -lpthread -lm"
 # lsan.supp (a leak inside the runtime's own query parser) needs them.
 static=$($PKG_CONFIG --variable=libdir tree-sitter)/libtree-sitter.a
 if [ -f "$static" ]; then
-	libs="$static $($PKG_CONFIG --libs libcrypto libcjson lua5.4) -lpthread -lm"
+	libs="$static $($PKG_CONFIG --libs libcrypto libcjson lua5.4 libzip) -lpthread -lm"
 fi
 
 # Compiles $1 into $2 with the remaining flags when the object is missing or older.
@@ -59,7 +59,7 @@ modules_for() {
 	fi
 	case $1 in
 	fuzz_pysrc | fuzz_query) echo "pysrc util err" ;;
-	fuzz_artifact) echo "artifact util err" ;;
+	fuzz_artifact) echo "artifact onnx profile util err" ;;
 	*) echo "util err" ;;
 	esac
 }

@@ -107,17 +107,33 @@ static long long virt_read_at(void *ctx, unsigned long long off, void *buf, size
 	return (long long)n;
 }
 
+static unsigned long long varint_len(unsigned long long v)
+{
+	unsigned long long n = 1;
+	while (v >>= 7)
+		n++;
+	return n;
+}
+
 static void test_any_size(void **state)
 {
 	(void)state;
-	/* a 10 GiB model: ir_version 7, one graph field of 10 GiB - 10 bytes; walked, not read */
-	unsigned long long size = 10ULL << 30, glen = size - 10;
-	char head[16] = { 0x08, 0x07, 0x3a };
-	size_t h = 3;
-	for (unsigned long long v = glen; v; v >>= 7)
-		head[h++] = (char)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+	/* a 10 GiB model: ir_version 7, a graph whose one initializer holds 10 GiB of
+	 * raw_data; walked, not read */
+	unsigned long long raw = 10ULL << 30;
+	char head[64] = { 0x08, 0x07 };
+	size_t h = 2;
+	unsigned long long lens[3], tags[3] = { 0x3a, 0x2a, 0x4a }; /* graph, initializer, raw_data */
+	lens[2] = raw;
+	lens[1] = 1 + varint_len(lens[2]) + lens[2];
+	lens[0] = 1 + varint_len(lens[1]) + lens[1];
+	for (int i = 0; i < 3; i++) {
+		head[h++] = (char)tags[i];
+		for (unsigned long long v = lens[i]; v; v >>= 7)
+			head[h++] = (char)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+	}
 	virt m = { head, h, 0 };
-	artifact_source src = { virt_read_at, &m, h + glen };
+	artifact_source src = { virt_read_at, &m, h + raw };
 	assert_int_equal(artifact_validate_source("onnx", "big.onnx", &src), 0);
 	src.size--;
 	assert_int_equal(artifact_validate_source("onnx", "big.onnx", &src), FERRY_ECORRUPT);

@@ -253,6 +253,38 @@ static void test_syntax_error(void **state)
 	pysrc_free(src);
 }
 
+/* Python 3.8+ unpacks in a bare return list; tree-sitter-python 0.23 fails on a starred
+ * parenthesised operand followed by an operator. The shape is Megatron-LM's
+ * transformer/cuda_graphs.py backward. */
+static void test_starred_return(void **state)
+{
+	(void)state;
+	pysrc *src = NULL;
+	uint32_t line = 0, col = 0;
+	const char *text = "def backward(ctx, a, b):\n"
+	                   "    return None, None, *a, *(None,) * len(b)\n"
+	                   "\n"
+	                   "\n"
+	                   "def g(x):\n"
+	                   "    return x.cuda()\n";
+	assert_int_equal(pysrc_parse(&src, "cg.py", text, strlen(text)), 0);
+	assert_int_equal(pysrc_first_error(src, &line, &col), 0);
+	pysrc_free(src);
+	/* the tree is whole: both calls are found, with the file's own text */
+	recs rs;
+	run_q(&rs, text, "(call) @c");
+	assert_int_equal(rs.matches, 2);
+	assert_string_equal(rs.r[0].text, "len(b)");
+	assert_string_equal(rs.r[1].text, "x.cuda()");
+
+	/* a real error near the same construct is still one */
+	text = "def f(a):\n    return None, *(None,) * \n";
+	assert_int_equal(pysrc_parse(&src, "bad.py", text, strlen(text)), 0);
+	assert_int_equal(pysrc_first_error(src, &line, &col), 1);
+	assert_int_equal(line, 2);
+	pysrc_free(src);
+}
+
 static void test_refused_bytes(void **state)
 {
 	(void)state;
@@ -610,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_comments_and_strings),
 		cmocka_unit_test(test_crlf_tabs),
 		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_starred_return),
 		cmocka_unit_test(test_refused_bytes),
 		cmocka_unit_test(test_empty_and_bom),
 		cmocka_unit_test(test_stop_and_quantified),

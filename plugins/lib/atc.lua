@@ -1,0 +1,133 @@
+-- atc: the atc command line that converts an ONNX model, in the dynamic-shape form its
+-- inputs need. One rule for the ingested models (infer-convert.onnx_model) and the
+-- exports found in code (infer-convert.atc_command); the rule and the facts behind it
+-- are plugins/data/atc.json "dynamic_shapes", each with its source:
+--
+--   no dynamic dimension                      --input_shape with the fixed sizes
+--   only dimension 1 (the batch) dynamic      -1 there, --dynamic_batch_size
+--   only height and width of 4-D inputs       -1 there, --input_format=NCHW, --dynamic_image_size
+--   any other dynamic dimension               --input_format=ND, -1 for each, --dynamic_dims
+--                                             (up to dims.max_dims of them; beyond that, ranges
+--                                             lo~hi in --input_shape where the SoC has them)
+--
+--   local atc = require("atc")
+--   local cmd, notes, form = atc.command(ctx, { model = "m.onnx", soc = "Ascend310P3",
+--       inputs = { { name = "input_ids", dims = { "batch", "sequence" } } } })
+--     dims: integers are fixed sizes; strings (symbolic names) and negative numbers are
+--     dynamic; dims = nil when the rank is unknown. form is "static", "dynamic_batch_size",
+--     "dynamic_image_size", "dynamic_dims" or "shape_range". o.placeholder: the
+--     --input_shape text to print when no input is known.
+
+local atc = {}
+
+local function is_dynamic(d) return type(d) ~= "number" or d < 0 end
+
+-- A shell word: names made of safe characters as they are, others single-quoted.
+local function word(s)
+	if s:match("^[%w_./+-]+$") then return s end
+	return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+-- Which form the inputs need (see the header) and the list of dynamic dimensions.
+local function form_of(inputs, max_dims)
+	local dyn, batch_only, image_only = {}, true, true
+	for i, vi in ipairs(inputs) do
+		local n = vi.dims and #vi.dims or 0
+		local at = {}
+		for p, d in ipairs(vi.dims or {}) do
+			if is_dynamic(d) then
+				dyn[#dyn + 1] = { input = i, pos = p, name = type(d) == "string" and d or nil }
+				at[p] = true
+				if p ~= 1 then batch_only = false end
+			end
+		end
+		if next(at) and not (n == 4 and at[3] and at[4] and not at[1] and not at[2]) then image_only = false end
+	end
+	if #dyn == 0 then return "static", dyn end
+	if batch_only then return "dynamic_batch_size", dyn end
+	if image_only then return "dynamic_image_size", dyn end
+	return #dyn <= max_dims and "dynamic_dims" or "shape_range", dyn
+end
+
+-- The atc command (a string), notes for the reader (a list) and the form (see the header).
+function atc.command(ctx, o)
+	local facts = ctx.data("atc").dynamic_shapes
+	local model = o.model or "model.onnx"
+	local out = model:gsub("%.onnx$", "")
+	local parts = { "atc", "--model=" .. word(model), "--framework=5", "--output=" .. word(out),
+		"--soc_version=" .. (o.soc or "<SoC, e.g. Ascend310P3>") }
+	local notes = {}
+	local inputs = o.inputs or {}
+	local form, dyn = form_of(inputs, facts.dims.max_dims)
+	local no_range = o.soc and o.soc:match(facts.range.no_range_soc)
+	if form == "shape_range" and no_range then form = "dynamic_dims" end
+	local all4 = #inputs > 0
+	for _, vi in ipairs(inputs) do
+		if not vi.dims or #vi.dims ~= 4 then all4 = false end
+	end
+	if form == "dynamic_dims" then
+		parts[#parts + 1] = "--input_format=ND"
+	elseif form == "dynamic_image_size" or all4 then
+		parts[#parts + 1] = "--input_format=NCHW"
+	end
+	local shapes, unknown = {}, {}
+	for _, vi in ipairs(inputs) do
+		if vi.dims then
+			local dims = {}
+			for p, d in ipairs(vi.dims) do
+				if not is_dynamic(d) then
+					dims[p] = tostring(math.tointeger(d) or d)
+				elseif form == "shape_range" then
+					dims[p] = p == 1 and ("1~" .. facts.dims.batch_values[#facts.dims.batch_values])
+						or ("1~" .. facts.dims.other_values[#facts.dims.other_values])
+				else
+					dims[p] = "-1"
+				end
+			end
+			shapes[#shapes + 1] = vi.name .. ":" .. table.concat(dims, ",")
+		else
+			shapes[#shapes + 1] = vi.name .. ":<dims>"
+			unknown[#unknown + 1] = vi.name
+		end
+	end
+	if #shapes == 0 and o.placeholder then shapes[1] = o.placeholder end
+	if #shapes > 0 then parts[#parts + 1] = '--input_shape="' .. table.concat(shapes, ";") .. '"' end
+	if form == "dynamic_batch_size" then
+		parts[#parts + 1] = '--dynamic_batch_size="' .. facts.batch.profiles .. '"'
+		notes[#notes + 1] = "the batch dimension is dynamic: list the batch sizes you will serve in --dynamic_batch_size"
+	elseif form == "dynamic_image_size" then
+		parts[#parts + 1] = '--dynamic_image_size="' .. facts.image.profiles .. '"'
+		notes[#notes + 1] = "height and width are dynamic: list the resolutions you will serve (height,width;…) in --dynamic_image_size"
+	elseif form == "dynamic_dims" then
+		local profiles = {}
+		for k = 1, #facts.dims.other_values do
+			local vals = {}
+			for j, d in ipairs(dyn) do
+				vals[j] = tostring(d.pos == 1 and facts.dims.batch_values[k] or facts.dims.other_values[k])
+			end
+			profiles[k] = table.concat(vals, ",")
+		end
+		parts[#parts + 1] = '--dynamic_dims="' .. table.concat(profiles, ";") .. '"'
+		notes[#notes + 1] = string.format("%d dynamic dimensions, not only the batch: each --dynamic_dims profile gives one size per -1 "
+			.. "of --input_shape, in order; give a dimension shared by several inputs the same size in a profile and "
+			.. "list the sizes you will serve", #dyn)
+		if #dyn > facts.dims.max_dims then
+			notes[#notes + 1] = string.format("a profile may hold at most %d dimensions and %s has no shape ranges: fix some dimensions",
+				facts.dims.max_dims, o.soc)
+		elseif not no_range then
+			notes[#notes + 1] = "alternatively give ranges instead of -1 (e.g. 1~8) in --input_shape, without --dynamic_dims"
+		end
+	elseif form == "shape_range" then
+		notes[#notes + 1] = string.format("%d dynamic dimensions, more than the %d a --dynamic_dims profile holds: the command gives "
+			.. "ranges (lo~hi) in --input_shape; narrow them to the sizes you will serve", #dyn, facts.dims.max_dims)
+	end
+	if #unknown > 0 then
+		notes[#notes + 1] = "the model does not give the shape of " .. table.concat(unknown, ", ") .. ": fill in <dims>"
+	end
+	if not o.soc then
+		notes[#notes + 1] = "set the target SoC with `ferry config target.soc NAME` (the chip name of `npu-smi info`, prefixed with 'Ascend')"
+	end
+	return table.concat(parts, " "), notes, form
+end
+
+return atc

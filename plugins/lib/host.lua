@@ -1,0 +1,141 @@
+-- host: telling values that live on the host (numpy arrays, CPU tensors, Python numbers)
+-- from device tensors, so a check of device behaviour (a sync, a dynamic shape) is not
+-- reported on code that never touches the device.
+--
+--   local host = require("host")
+--   local h = host.file(ctx, path, map)
+--   if h:why(object_node) then ... end   -- "a numpy array", "dataset code", ...
+--
+-- What the code itself says, read from the syntax tree of one file:
+--   * the object is already on the host in the same expression: `t.cpu().numpy()`,
+--     `x.detach().cpu().item()` (the earlier call is the one that waits);
+--   * it comes from numpy: `np.where(...)`, `arr` when every assignment to `arr` in the
+--     file is a numpy call or a `.numpy()` / `.tolist()` / `.cpu()` result (and `arr` is
+--     no loop variable or parameter, nor updated from itself as in `v = v.item()`);
+--   * it is a tensor built without a device (`torch.tensor(list)`, `torch.zeros(n)`) and
+--     every assignment to the name is such a construction;
+--   * the site is dataset code, which runs in DataLoader worker processes on the CPU: the
+--     body of a class deriving from a Dataset or Sampler, a `__getitem__`, a collate
+--     function.
+-- Anything else is treated as possibly on the device.
+
+local py = require("py")
+
+local host = {}
+
+-- torch constructors that place their result on the CPU unless given device=
+local CPU_BUILDERS = {
+	["torch.tensor"] = true, ["torch.as_tensor"] = true, ["torch.from_numpy"] = true,
+	["torch.zeros"] = true, ["torch.ones"] = true, ["torch.empty"] = true, ["torch.full"] = true,
+	["torch.arange"] = true, ["torch.linspace"] = true, ["torch.rand"] = true,
+	["torch.randn"] = true, ["torch.randint"] = true, ["torch.randperm"] = true,
+	["torch.Tensor"] = true, ["torch.LongTensor"] = true, ["torch.FloatTensor"] = true,
+}
+local HOST_CALLS = { cpu = true, numpy = true, tolist = true, item = true }
+local DEVICE_CALLS = { cuda = true, npu = true, to = true, to_empty = true, pin_memory = true }
+
+local QUERY = [[
+(assignment left: (identifier) @lhs right: (_) @rhs)
+(class_definition name: (identifier) @cname superclasses: (argument_list) @bases body: (block) @cbody)
+(function_definition name: (identifier) @fname body: (block) @fbody)
+(for_statement left: (_) @bound)
+(parameters (_) @bound)
+]]
+
+-- The expression with every argument list emptied: "f(a.cpu()).x" -> "f().x".
+local function spine(text)
+	return (text:gsub("%b()", "()"))
+end
+
+-- The dotted callee at the head of an expression ("np.stack(...)[0]" -> "np.stack").
+local function head_call(text)
+	return text:match("^([%a_][%w_%.]*)%s*%(")
+end
+
+-- Why an expression's value is on the host, given the names known to be host values;
+-- nil when it may be on the device.
+local function origin(text, map, names)
+	local s = spine(text)
+	-- the last move in the chain decides: x.cpu().numpy() is on the host, x.cpu().cuda() not
+	local moved
+	for m in s:gmatch("%.([%a_][%w_]*)%(%)") do
+		if HOST_CALLS[m] then
+			moved = "already moved to the host by ." .. m .. "()"
+		elseif DEVICE_CALLS[m] then
+			moved = false
+		end
+	end
+	if moved ~= nil then return moved or nil end
+	local root = s:match("^([%a_][%w_]*)")
+	if root and (map[root] or root) == "numpy" then return "a numpy value" end
+	local f = head_call(text)
+	if f then
+		local full = py.expand(map, f)
+		if full:match("^numpy%.") or full == "numpy" then return "a numpy value" end
+		if CPU_BUILDERS[full] and s == f .. "()" and not text:match("[%(,]%s*device%s*=") then
+			return "a tensor built on the CPU"
+		end
+	end
+	if root and names[root] and s:match("^[%a_][%w_]*[%.%[]?") then return names[root] end
+	return nil
+end
+
+local DATASET_BASES = { "Dataset", "IterableDataset", "Sampler" }
+
+local function dataset_class(bases, body_text)
+	for _, b in ipairs(DATASET_BASES) do
+		if bases:match("[%w_%.]*" .. b .. "[%s,%)%]]") then return true end
+	end
+	return body_text:match("def%s+__getitem__%s*%(") ~= nil
+end
+
+-- The host facts of one file: h:why(node) gives the reason a node is host-side, or nil.
+function host.file(ctx, path, map)
+	map = map or py.aliases(ctx, path) or {}
+	local assigns, ranges, bound = {}, {}, {}
+	for _, m in ipairs(ctx.query(path, QUERY) or {}) do
+		if m.bound then
+			-- loop variables and parameters hold whatever they are given
+			for name in m.bound.text:gmatch("[%a_][%w_]*") do bound[name] = true end
+		elseif m.lhs then
+			local a = assigns[m.lhs.text] or {}
+			a[#a + 1] = m.rhs.text
+			assigns[m.lhs.text] = a
+		elseif m.cname then
+			if dataset_class(m.bases.text, m.cbody.text) then
+				ranges[#ranges + 1] = { m.cbody.start_byte, m.cbody.end_byte, "dataset code, run by DataLoader workers on the CPU" }
+			end
+		elseif m.fname then
+			local n = m.fname.text
+			if n == "__getitem__" or n:lower():match("collate") then
+				ranges[#ranges + 1] = { m.fbody.start_byte, m.fbody.end_byte, "dataset code, run by DataLoader workers on the CPU" }
+			end
+		end
+	end
+	-- a name is a host value when every assignment to it is; two passes let one host
+	-- name feed another (arr = np.zeros(...); idx = arr > 0)
+	local names = {}
+	for _ = 1, 2 do
+		for name, rhss in pairs(assigns) do
+			local why
+			for _, r in ipairs(rhss) do
+				-- `v = v.item()` says nothing about where v was before
+				why = not bound[name] and r:match("^[%a_][%w_]*") ~= name and origin(r, map, names) or nil
+				if not why then break end
+			end
+			names[name] = why
+		end
+	end
+	local h = {}
+	-- node: the value (the object of a method call, the indexed value) or the site
+	function h:why(node, site)
+		site = site or node
+		for _, r in ipairs(ranges) do
+			if site.start_byte >= r[1] and site.end_byte <= r[2] then return r[3] end
+		end
+		return origin(node.text, map, names)
+	end
+	return h
+end
+
+return host

@@ -1,0 +1,99 @@
+-- project: what the project itself defines, so a check never takes the project's own
+-- code for a third-party library.
+--
+--   local project = require("project")
+--   local own = project.own_modules(ctx)
+--   if own:has("megatron", "examples/run.py") then ... end
+--
+-- A name is the project's own when Python would import it from the project:
+--   * a package or module at an import root: the project root, a `src/` folder, and every
+--     folder holding setup.py, setup.cfg or pyproject.toml (`megatron/…` beside
+--     pretrain_gpt.py, with or without an __init__.py);
+--   * the outermost folder of a regular package anywhere (a folder with __init__.py whose
+--     parent has none), except below a folder that holds copies of other projects
+--     (third_party, 3rdparty, vendor, vendored, external, submodules);
+--   * a module or package beside the importing file when that file is a script, not a
+--     module of a package (a script's own folder is first on sys.path).
+
+local project = {}
+
+local VENDORED = { third_party = true, ["third-party"] = true, ["3rdparty"] = true, vendor = true,
+	vendored = true, external = true, externals = true, submodules = true }
+
+local function dirname(p) return p:match("^(.*)/[^/]*$") or "" end
+
+local function vendored(dir)
+	for part in (dir .. "/"):gmatch("([^/]*)/") do
+		if VENDORED[part:lower()] then return true end
+	end
+	return false
+end
+
+-- The importable name a path provides inside folder dir ("" is the root): the first
+-- component below dir, without ".py" when it is a module file; nil when the path is not
+-- below dir or the name is not an identifier.
+local function name_below(dir, path)
+	local rest = path
+	if dir ~= "" then
+		if path:sub(1, #dir + 1) ~= dir .. "/" then return nil end
+		rest = path:sub(#dir + 2)
+	end
+	local first, more = rest:match("^([^/]+)(/?)")
+	if not first then return nil end
+	if more == "" then first = first:match("^(.*)%.py$") end
+	if first and first:match("^[%a_][%w_]*$") then return first end
+	return nil
+end
+
+-- The project's own importable names, once per plugin run: a table with
+-- has(name, importing_path) and the set `names` (name -> true).
+function project.own_modules(ctx)
+	local py_files = ctx.files("%.py$")
+	local all = {}
+	for _, p in ipairs(py_files) do all[p] = true end
+	local roots = { [""] = true, src = true }
+	for _, p in ipairs(ctx.files()) do
+		local base = p:match("[^/]*$")
+		if base == "setup.py" or base == "setup.cfg" or base == "pyproject.toml" then
+			roots[dirname(p)] = true
+		end
+	end
+	local names, dirs = {}, {}
+	for _, p in ipairs(py_files) do
+		local d = dirname(p)
+		dirs[d] = true
+		for root in pairs(roots) do
+			local n = name_below(root, p)
+			if n then names[n] = true end
+		end
+		local base = p:match("[^/]*$")
+		if base == "__init__.py" and d ~= "" and not all[dirname(d) .. (dirname(d) == "" and "" or "/") .. "__init__.py"]
+			and not vendored(d) then
+			names[d:match("[^/]*$")] = true
+		end
+	end
+	local own = { names = names }
+	-- name is importable from the importing file's own folder: a script's folder is on
+	-- sys.path, a package module's is not (its absolute imports skip its siblings)
+	local function beside(name, path)
+		local d = dirname(path)
+		local pre = d == "" and "" or d .. "/"
+		if all[pre .. "__init__.py"] then return false end
+		if all[pre .. name .. ".py"] then return true end
+		for p in pairs(all) do
+			if p:sub(1, #pre + #name + 1) == pre .. name .. "/" then return true end
+		end
+		return false
+	end
+	local cache = {}
+	function own:has(name, path)
+		if names[name] then return true end
+		if not path then return false end
+		local k = name .. "\0" .. dirname(path)
+		if cache[k] == nil then cache[k] = beside(name, path) end
+		return cache[k]
+	end
+	return own
+end
+
+return project

@@ -1,0 +1,124 @@
+#!/bin/sh
+# `ferry compare dump` on msprobe dumps of .pt tensors (torch.save archives) made by real
+# torch (tests/fixtures/dump/make_pt_dumps.py): the tensors are read, not the dump.json
+# statistics, so the agreeing BatchNorm layers pass on their values and the perturbed
+# linear layer is the first diverging one; ferry's numbers match torch's; state_dicts
+# compare key by key; hostile .pt files are refused with one line, never executed.
+. "$(dirname "$0")/lib.sh"
+
+fx="$top/tests/fixtures/dump"
+p="$work/proj"
+make_project "$p"
+"$FERRY" -C "$p" init >/dev/null 2>&1 || fail "init"
+
+expect_exit 1 "the perturbed layer fails the .pt dump comparison" -- \
+	"$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$fx/npu_dump" --format json --threads 2
+one_line "$work/err" "divergence reported on one line"
+python3 - "$work/out" "$fx/expected.json" <<'EOF' && ok "every pair compared from the tensors, values as torch computes them" || fail "tensor values"
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = json.load(open(sys.argv[2]))
+s = r["summary"]
+assert s["tensor"] == len(want["dump"]) == s["pairs"] and s["statistics"] == 0, s
+assert s["tensors_read"] is True, s
+assert r["first_diverging"]["layer"] == want["first_diverging"], r["first_diverging"]
+seen = set()
+for p in r["pairs"]:
+    w = want["dump"][p["name"]]
+    seen.add(p["name"])
+    assert p["mode"] == "tensor", p
+    assert abs(p["cosine"] - w["cosine"]) < 1e-9, (p["name"], p["cosine"], w["cosine"])
+    assert abs(p["max_abs_err"] - w["max_abs_err"]) <= 1e-9 * max(1.0, w["max_abs_err"]), (p["name"], p["max_abs_err"], w)
+    diverged = p["layer"] == want["first_diverging"] and ".output." in p["name"]
+    assert p["result"] == ("fail" if diverged else "pass"), p
+assert seen == set(want["dump"]), set(want["dump"]) - seen
+EOF
+python3 - "$work/out" <<'EOF' && ok "BatchNorm pairs pass on their tensors (their means near zero made statistics warn)" || fail "BatchNorm"
+import json, sys
+r = json.load(open(sys.argv[1]))
+bn = [p for p in r["pairs"] if p["layer"].startswith("Functional.batch_norm.")]
+assert len(bn) == 4 and all(p["result"] == "pass" and p["cosine"] > 0.99999 for p in bn), bn
+EOF
+python3 - "$work/out" <<'EOF' && ok "bf16, transposed view, 0-d, int64 and bool tensors read" || fail "dtypes and views"
+import json, sys
+r = {p["name"]: p for p in json.load(open(sys.argv[1]))["pairs"]}
+assert r["Tensor.bfloat16.0.forward.output.0"]["dtype_a"] == "bf16"
+assert r["Tensor.t.0.forward.output.0"]["shape_a"] == "(36, 4)"
+assert r["Tensor.mean.0.forward.output.0"]["shape_a"] == "()" and r["Tensor.mean.0.forward.output.0"]["elements"] == 1
+assert r["Tensor.argmax.0.forward.output.0"]["dtype_a"] == "<i8"
+assert r["Tensor.gt.0.forward.output.0"]["dtype_a"] == "|b1" and r["Tensor.gt.0.forward.output.0"]["cosine"] == 1
+EOF
+expect_exit 1 "text report" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$fx/npu_dump"
+expect_grep "first diverging layer: Functional.linear.0.forward" "$work/out" "first diverging layer named"
+expect_grep "20 compared from tensor data, 0 from dump.json statistics" "$work/out" "text says the tensors were read"
+
+# a folder of .pt files (no dump.json): tensors named by file
+expect_exit 1 "folders of .pt files compare by file name" -- \
+	"$FERRY" -C "$p" compare dump "$fx/gpu_dump/step0/rank0/dump_tensor_data" "$fx/npu_dump/step0/rank0/dump_tensor_data" --format json
+python3 - "$work/out" <<'EOF' && ok ".pt folder: 20 tensor pairs, the linear output fails" || fail ".pt folder"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["summary"]["tensor"] == 20 and r["summary"]["failed"] == 1, r["summary"]
+assert [p["name"] for p in r["pairs"] if p["result"] == "fail"] == ["Functional.linear.0.forward.output.0"]
+EOF
+
+# state_dicts: one pair per key
+expect_exit 1 "state_dicts compare key by key" -- "$FERRY" -C "$p" compare dump "$fx/gpu_state.pt" "$fx/npu_state.pt" --format json
+python3 - "$work/out" "$fx/expected.json" <<'EOF' && ok "state_dict: fc.weight fails, the rest pass, values as torch's" || fail "state_dict"
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = json.load(open(sys.argv[2]))["state"]
+got = {p["name"]: p for p in r["pairs"]}
+assert set(got) == set(want), (set(got), set(want))
+for k, p in got.items():
+    assert p["mode"] == "tensor", p
+    assert abs(p["cosine"] - want[k]["cosine"]) < 1e-9 and abs(p["max_abs_err"] - want[k]["max_abs_err"]) < 1e-9, (k, p, want[k])
+    assert p["result"] == ("fail" if k == "fc.weight" else "pass"), p
+assert got["bn2.num_batches_tracked"]["dtype_a"] == "<i8" and got["bn2.num_batches_tracked"]["shape_a"] == "()"
+EOF
+expect_exit 0 "a state_dict against itself passes" -- "$FERRY" -C "$p" compare dump "$fx/gpu_state.pt" "$fx/gpu_state.pt"
+expect_exit 2 "a state_dict cannot be compared with a dump folder" -- "$FERRY" -C "$p" compare dump "$fx/gpu_state.pt" "$fx/npu_dump"
+
+# --- hostile .pt files, built opcode by opcode (nothing here is ever unpickled) ---
+h="$work/hostile"
+mkdir -p "$h"
+python3 - "$h" "$work/pwned" "$fx/gpu_dump/step0/rank0/dump_tensor_data/Functional.conv2d.0.forward.output.0.pt" <<'EOF'
+import struct, sys, zipfile
+h, pwned, good = sys.argv[1:4]
+def s(x):
+    x = x.encode()
+    return b"X" + struct.pack("<I", len(x)) + x
+def i(n):
+    return b"J" + struct.pack("<i", n)
+def tup(xs):
+    return b"(" + b"".join(i(x) for x in xs) + b"t"
+def tensor(numel, size, stride, cls=b"FloatStorage"):
+    return (b"\x80\x02ctorch._utils\n_rebuild_tensor_v2\n((" + s("storage") + b"ctorch\n" + cls + b"\n" + s("0") +
+            s("cpu") + i(numel) + b"tQ" + i(0) + tup(size) + tup(stride) +
+            b"\x89ccollections\nOrderedDict\n)RtR.")
+def archive(name, pkl, storage):
+    with zipfile.ZipFile("%s/%s.pt" % (h, name), "w", zipfile.ZIP_STORED) as z:
+        z.writestr(name + "/data.pkl", pkl)
+        z.writestr(name + "/data/0", storage)
+        z.writestr(name + "/version", "3\n")
+archive("evil", b"\x80\x02cos\nsystem\n" + s("touch " + pwned) + b"\x85R.", b"")
+archive("small", tensor(4, [10], [1]), b"\0" * 16)
+archive("opcode", b"\x80\x02K\x01\xff.", b"")
+archive("noglobal", b"\x80\x02cbuiltins\neval\n" + s("1") + b"\x85R.", b"")
+archive("ok", tensor(4, [2, 2], [2, 1]), struct.pack("<4f", 1, 2, 3, 4))
+data = open(good, "rb").read()
+open(h + "/truncated.pt", "wb").write(data[: len(data) // 2])
+EOF
+expect_exit 0 "the hand-built well-formed .pt is read" -- "$FERRY" -C "$p" compare dump "$h/ok.pt" "$h/ok.pt"
+for c in "evil:global os.system is not allowed" "noglobal:global builtins.eval is not allowed" \
+	"small:a view reaching storage element 9 of a storage of 4" "opcode:opcode 0xff" \
+	"truncated:zip archive"; do
+	name=${c%%:*}
+	why=${c#*:}
+	expect_exit 3 "$name.pt is refused" -- "$FERRY" -C "$p" compare dump "$h/ok.pt" "$h/$name.pt"
+	one_line "$work/err" "$name.pt: one line"
+	expect_grep "$name.pt: .*$why" "$work/err" "$name.pt: the line names the file and the reason"
+done
+[ ! -e "$work/pwned" ] && ok "the os.system pickle was never executed" || fail "the os.system pickle ran"
+
+finish

@@ -1,0 +1,1 @@
+from megatron.training.train import get_args, pretrain

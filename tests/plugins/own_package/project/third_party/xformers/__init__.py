@@ -1,0 +1,1 @@
+# A vendored copy of another project is not the project's own package.
