@@ -56,7 +56,7 @@ static void help_draw(void *st, tui *t, ui_win *w)
 				continue;
 			if (row >= s->scroll && row - s->scroll < s->h) {
 				int y = 1 + row - s->scroll;
-				char *keys = text_cell(e->label ? e->label : "", 11, 0);
+				char *keys = text_cell(keymap_label(e), 11, 0);
 				char *name = text_cell(e->name, 16, 0);
 				ui_put(w, y, 2, UI_KEY, keys, 11);
 				ui_put(w, y, 14, UI_DIM, name, 16);

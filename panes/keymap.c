@@ -1,9 +1,19 @@
 /* keymap — see keymap.h. Default bindings are data: edit this table to rebind. */
 #include "keymap.h"
+#include "err.h"
 #include "i18n.h"
 #include "ui.h"
+#include "util.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+
+/* The user's bindings (keymap_load), looked up before the defaults. */
+static struct {
+	int key, cmd;
+} user[64];
+static size_t nuser;
 
 #define K(c) UI_KEY_CTRL(c)
 
@@ -100,6 +110,11 @@ const keymap_entry keymap[] = {
 
 int keymap_lookup(int key, int view)
 {
+	for (size_t i = 0; i < nuser; i++) {
+		const keymap_entry *e = keymap_by_cmd(user[i].cmd);
+		if (user[i].key == key && e && (e->view == VIEW_ANY || e->view == view))
+			return user[i].cmd;
+	}
 	for (int pass = 0; pass < 2; pass++)
 		for (const keymap_entry *e = keymap; e->name; e++) {
 			if ((pass == 0) != (e->view == view && view != VIEW_ANY))
@@ -157,6 +172,81 @@ const char *keymap_usage(int cmd)
 		if (usages[i].cmd == cmd)
 			return usages[i].usage;
 	return NULL;
+}
+
+/* "x", "C-x" or a UTF-8 character into a key code; 0 when it is none. */
+static int parse_key(const char *s)
+{
+	if (s[0] == 'C' && s[1] == '-' && s[2] && !s[3])
+		return UI_KEY_CTRL(s[2]);
+	unsigned char c = (unsigned char)s[0];
+	size_t n = c < 0x80 ? 1 : c >> 5 == 6 ? 2 : c >> 4 == 14 ? 3 : c >> 3 == 30 ? 4 : 0;
+	if (!n || strlen(s) != n)
+		return 0;
+	if (n == 1)
+		return c;
+	int cp = c & (0x7F >> n);
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3F);
+	return cp;
+}
+
+int keymap_load(const char *path)
+{
+	nuser = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 0 : err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	char line[256], bad[320] = "";
+	int no = 0;
+	while (fgets(line, sizeof line, f)) {
+		no++;
+		char *hash = strchr(line, '#'), *save = NULL;
+		if (hash && (hash == line || hash[-1] == ' ' || hash[-1] == '\t'))
+			*hash = '\0';
+		char *k = strtok_r(line, " \t\r\n", &save), *name = strtok_r(NULL, " \t\r\n", &save);
+		if (!k)
+			continue;
+		const keymap_entry *e = name ? keymap_by_name(name) : NULL;
+		int key = parse_key(k);
+		if (!e || !key || strtok_r(NULL, " \t\r\n", &save) || nuser == sizeof user / sizeof user[0]) {
+			if (!*bad)
+				snprintf(bad, sizeof bad, "%s:%d: %s", path, no,
+				         !name ? "a binding is KEY COMMAND" : !e ? "no such command" : !key ? "not a key (x or C-x)"
+				                                                     : "one KEY COMMAND per line, at most 64");
+			continue;
+		}
+		user[nuser].key = key;
+		user[nuser++].cmd = e->cmd;
+	}
+	fclose(f);
+	return *bad ? err_set(FERRY_EUSAGE, "%s", bad) : 0;
+}
+
+const char *keymap_label(const keymap_entry *e)
+{
+	static char buf[128];
+	snprintf(buf, sizeof buf, "%s", e->label ? e->label : "");
+	for (size_t i = 0; i < nuser; i++) {
+		if (user[i].cmd != e->cmd)
+			continue;
+		char k[8];
+		int key = user[i].key;
+		if (key < 0x20)
+			snprintf(k, sizeof k, "C-%c", key + 'a' - 1);
+		else if (key < 0x80)
+			snprintf(k, sizeof k, "%c", key);
+		else if (key < 0x800)
+			snprintf(k, sizeof k, "%c%c", 0xC0 | key >> 6, 0x80 | (key & 0x3F));
+		else if (key < 0x10000)
+			snprintf(k, sizeof k, "%c%c%c", 0xE0 | key >> 12, 0x80 | (key >> 6 & 0x3F), 0x80 | (key & 0x3F));
+		else
+			snprintf(k, sizeof k, "%c%c%c%c", 0xF0 | key >> 18, 0x80 | (key >> 12 & 0x3F), 0x80 | (key >> 6 & 0x3F),
+			         0x80 | (key & 0x3F));
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof buf - n, "%s%s", n ? " " : "", k);
+	}
+	return buf;
 }
 
 const char *keymap_help(const keymap_entry *e)

@@ -4,7 +4,9 @@
  * help text in English and Simplified Chinese. The help overlay and the palette
  * are generated from this table; panes receive commands, never raw keys.
  *
- * Everything here is static data; nothing is allocated.
+ * The defaults are static data. A user's bindings (keymap_load: ~/.config/ferry/keys or
+ * $XDG_CONFIG_HOME/ferry/keys, one "KEY COMMAND" per line) add keys to commands; they
+ * are looked up first and shown by keymap_label, so help and the palette list them.
  */
 #ifndef FERRY_KEYMAP_H
 #define FERRY_KEYMAP_H
@@ -104,6 +106,13 @@ const keymap_entry *keymap_by_cmd(int cmd);
 /* The one-line usage of a command that takes words ("ingest KIND PATH [--label L]"),
  * or NULL when it takes none. */
 const char *keymap_usage(int cmd);
+/* Reads the user's bindings from path: lines "KEY COMMAND" (KEY one character, or C-x
+ * for control; # starts a comment). A missing file is not an error. Returns 0, or
+ * FERRY_EUSAGE naming the file, the line and what is wrong (the good lines still apply). */
+int keymap_load(const char *path);
+/* The keys of e as help shows them: the defaults, then the user's ("x X"); static
+ * buffer, valid until the next call. */
+const char *keymap_label(const keymap_entry *e);
 /* The entry's help in the current interface language. */
 const char *keymap_help(const keymap_entry *e);
 

@@ -261,7 +261,7 @@ static void palette_draw(void *st, tui *t, ui_win *w)
 		if (!e->help_en || strncmp(e->name, typed, n) != 0)
 			continue;
 		char *cell = text_cell(e->name, 16, 0);
-		char *keys = text_cell(e->label ? e->label : "", 10, 0);
+		char *keys = text_cell(keymap_label(e), 10, 0);
 		ui_put(w, y, 1, UI_TITLE, cell, 16);
 		ui_put(w, y, 18, UI_KEY, keys, 10);
 		ui_put(w, y, 29, UI_NORMAL, keymap_help(e), width - 30);

@@ -2015,7 +2015,14 @@ int tui_main(const char *dir)
 		tui_message(t, UI_WARN, "%s", err_message());
 	layout(a);
 	reload(a);
-	if (made)
+	/* the user's key bindings: $XDG_CONFIG_HOME/ferry/keys, else ~/.config/ferry/keys */
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *keys = xdg && *xdg ? xasprintf("%s/ferry/keys", xdg) : home && *home ? xasprintf("%s/.config/ferry/keys", home) : NULL;
+	int bad_keys = keys && keymap_load(keys) != 0;
+	free(keys);
+	if (bad_keys)
+		tui_message(t, UI_WARN, "%s", err_message());
+	else if (made)
 		tui_message(t, UI_INFO, "%s", T("Edits made outside ferry were recorded as a manual-edit checkpoint."));
 	else if (!t->msg[0] && engagement_complete(t))
 		tui_message(t, UI_OK, "%s", T("The engagement is complete: every phase is signed off. p writes the final report."));

@@ -193,6 +193,11 @@ expect main "(bench)." ":ingest the GPU benchmark"
 palette "ingest bench $late/infer_onnx/artifacts/bench.npu.json --label npu"
 expect main "(bench)." ":ingest the NPU benchmark"
 sign infer-optimize 7
+expect main "Engagement complete: every phase is signed off. Final report format" "the last sign-off offers the final report"
+keys main Enter
+expect main "Write the html report to: .ferry/artifacts/reports/report-" "the offer proposes html under .ferry/artifacts/reports/"
+keys main Enter
+expect main "Wrote .ferry/artifacts/reports/report-" "the final report is written from the offer" 30
 
 # ------------------------------------------------ delivery
 palette "export patches $work/delivery"
@@ -201,8 +206,8 @@ if [ -s "$work/delivery/AUDIT-ANCHOR" ]; then ok "the delivery carries the audit
 palette "verify"
 expect main "Audit chain, newest first" ":verify opens the audit pane"
 expect main "verify:  ok:" "verify finds the record intact, shown in place"
-palette "report html final.html"
-expect main "Wrote .ferry/artifacts/reports/final.html" ":report writes the final report" 30
+palette "report md final.md"
+expect main "Wrote .ferry/artifacts/reports/final.md" ":report writes another report" 30
 if cli verify >/dev/null 2>&1; then ok "ferry verify agrees"; else fail "ferry verify disagrees"; fi
 for ph in assess design environment adapt tune infer-convert infer-optimize; do
 	signed "$ph" || fail "$ph is not signed off at the end"

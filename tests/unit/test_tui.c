@@ -1113,6 +1113,31 @@ static void test_revert_refreshes_reopened_findings(void **state)
 	free(s);
 }
 
+/* Key bindings are data: the user's file adds keys, help lists them, a bad line is named. */
+static void test_user_key_bindings(void **state)
+{
+	struct fx *fx = *state;
+	char *cfg = tu_mkdtemp();
+	tu_write(cfg, "ferry/keys", "# my keys\nT timeline\nC-t audit\n");
+	setenv("XDG_CONFIG_HOME", cfg, 1);
+	char *s = screen_of(fx->dir, "100x30", "T");
+	assert_has(row(s, 1), "Checkpoint timeline");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "\x14"); /* C-t */
+	assert_has(row(s, 1), "Audit chain, newest first");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":timel");
+	assert_has(s, "timeline         t T");
+	free(s);
+	tu_write(cfg, "ferry/keys", "T timeline\nZ nothing-like-this\n");
+	s = screen_of(fx->dir, "100x30", "");
+	assert_has(row(s, 28), "ferry/keys:2: no such command");
+	free(s);
+	unsetenv("XDG_CONFIG_HOME");
+	tu_rmdir(cfg);
+	free(cfg);
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -1192,6 +1217,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_preview_new_file, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_refreshes_reopened_findings, setup_fixes, teardown),
+		cmocka_unit_test_setup_teardown(test_user_key_bindings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};
