@@ -166,6 +166,7 @@ fixtures:
 	$(Q)$(PYTHON_TORCH) tests/fixtures/loss/make_loss_logs.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/dump/make_pt_dumps.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/onnx/make_onnx.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/runlog/make_run_logs.py
 
 compile_commands.json:
 	$(Q)$(MAKE) clean && bear -- $(MAKE)

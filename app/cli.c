@@ -295,6 +295,19 @@ static int cmd_config(const char *dir, int argc, char **argv)
 
 /* --- plugins --- */
 
+/* The load warnings of the plugins, one line each on stderr. */
+static void print_plugin_warnings(const plugin_host *h)
+{
+	size_t n = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	for (size_t i = 0; i < n; i++)
+		if (pi[i].warning) {
+			char *line = safetext_terminal(pi[i].warning);
+			fprintf(stderr, "ferry: warning: %s\n", line);
+			free(line);
+		}
+}
+
 static int cmd_plugins(const char *dir, int argc, char **argv)
 {
 	int json = 0;
@@ -327,6 +340,8 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 			cJSON_AddBoolToObject(o, "fixable", pi[i].fixable);
 			cJSON_AddBoolToObject(o, "needs_exec", pi[i].needs_exec);
 			cJSON_AddBoolToObject(o, "may_exec", pi[i].may_exec);
+			if (pi[i].warning)
+				cJSON_AddStringToObject(o, "warning", pi[i].warning);
 			cJSON_AddItemToArray(a, o);
 		}
 		cJSON *doc = cJSON_CreateObject();
@@ -343,6 +358,7 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 			       pi[i].fixable ? "  [fix]" : "");
 		for (size_t i = 0; i < nerr; i++)
 			fprintf(stderr, "ferry: %s\n", errs[i]);
+		print_plugin_warnings(h);
 	}
 out:
 	plugin_host_free(h);
@@ -458,6 +474,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (!rc)
 		rc = output_emit(&b, output);
 	sbuf_done(&b);
+	print_plugin_warnings(h);
 	for (int i = 0; i < res.nerrors; i++) {
 		char *line = safetext_terminal(res.errors[i]);
 		fprintf(stderr, "ferry: %s\n", line);
@@ -1254,9 +1271,9 @@ const cli_command cli_commands[] = {
 	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes]",
 	  "apply proposed fixes: one checkpoint per plugin", fix_opts, NULL },
 	{ "ingest", cmd_ingest,
-	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
+	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
 	  "bring a probe, log, dump, profile, model or benchmark into the engagement", ingest_opts,
-	  "env-probe|loss-log|dump|profile|onnx|bench|atc-log FILE" },
+	  "env-probe|loss-log|dump|profile|onnx|bench|atc-log|run-log FILE" },
 	{ "compare", cmd_compare,
 	  "compare loss A B [--column NAME] [--format text|json] [--output FILE] | compare dump A B [--dtype-a bf16] [--dtype-b bf16] [--format text|json|csv] [--threads N] [--output FILE]",
 	  "compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)",

@@ -1,6 +1,7 @@
 /* config — see config.h. */
 #include "config.h"
 #include "audit.h"
+#include "category.h"
 #include "err.h"
 #include "util.h"
 #include "workspace.h"
@@ -39,8 +40,30 @@ const struct config_key *config_key_find(const char *key)
 	return NULL;
 }
 
+/* effort.weight.<category>: the category must be one categories.json declares. */
+static int check_category_key(const char *key, const char *category)
+{
+	if (category_find(category))
+		return 0;
+	size_t n = 0;
+	const category_info *all = category_all(&n);
+	sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(&b, "%s%s", i ? ", " : "", all[i].name);
+	int rc = err_set(FERRY_EUSAGE, "config %s: '%s' is not a finding category (one of: %s)", key, category,
+	                 b.buf ? b.buf : "");
+	sbuf_done(&b);
+	return rc;
+}
+
 int config_value_check(const struct config_key *k, const char *key, const char *value)
 {
+	if (strcmp(k->key, "effort.weight.") == 0) {
+		int rc = check_category_key(key, key + strlen(k->key));
+		if (rc)
+			return rc;
+	}
 	char *end = NULL;
 	double d = strtod(value, &end);
 	int number = *value && end != value && d >= 0;

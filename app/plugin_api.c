@@ -70,6 +70,7 @@ void papi_plugin_done(papi_plugin *p)
 	free(p->info.title);
 	free(p->info.severity);
 	free(p->info.category);
+	free(p->info.warning);
 	free(p->info.description);
 	free(p->info.origin);
 	free(p->chunk);
@@ -1395,6 +1396,139 @@ static int ctx_read_artifact(lua_State *L)
 	return 1;
 }
 
+/* ---- ctx.scan_artifact: a text artifact of any size, line by line, in C ----------- */
+
+#define SCAN_NEEDLES 128   /* needles per call */
+#define SCAN_HITS 1000     /* most hits kept per needle */
+#define SCAN_LINE 4096     /* a line is matched on its first bytes */
+#define SCAN_QUOTE 240     /* bytes of a hit's line handed to the plugin */
+
+static void file_release(void *p) { fclose(p); }
+
+/* Length of the first n bytes of s cut back to a whole UTF-8 character. */
+static size_t utf8_cut(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+/* One finished line: each needle it holds is a hit {line=, needle=, text=} appended
+ * to the table at the top of the stack, up to max hits per needle. */
+static void scan_line(lua_State *L, const char *line, size_t len, long long lineno, const char *const *needles,
+                      const size_t *nlen, size_t nn, size_t *count, size_t max, lua_Integer *nhits)
+{
+	if (len && line[len - 1] == '\r')
+		len--;
+	for (size_t i = 0; i < nn; i++) {
+		if (!nlen[i] || !memmem(line, len, needles[i], nlen[i]) || ++count[i] > max)
+			continue;
+		size_t q = len > SCAN_QUOTE ? utf8_cut(line, SCAN_QUOTE) : len;
+		lua_createtable(L, 0, 4);
+		lua_pushinteger(L, (lua_Integer)lineno);
+		lua_setfield(L, -2, "line");
+		lua_pushinteger(L, (lua_Integer)i + 1);
+		lua_setfield(L, -2, "needle");
+		lua_pushlstring(L, line, q);
+		lua_setfield(L, -2, "text");
+		lua_pushboolean(L, q < len);
+		lua_setfield(L, -2, "cut");
+		lua_rawseti(L, -2, ++*nhits);
+	}
+}
+
+/* ctx.scan_artifact(id, needles [, max]): the lines of a text artifact holding any of
+ * the plain strings in needles, streamed from its file whatever its size. */
+static int ctx_scan_artifact(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	luaL_checktype(L, 2, LUA_TTABLE);
+	lua_Integer maxarg = luaL_optinteger(L, 3, 20);
+	size_t max = maxarg < 1 ? 1 : maxarg > SCAN_HITS ? SCAN_HITS : (size_t)maxarg;
+	size_t nn = (size_t)lua_rawlen(L, 2);
+	if (nn > SCAN_NEEDLES)
+		return luaL_error(L, "ctx.scan_artifact: at most %d needles", SCAN_NEEDLES);
+	const char *needles[SCAN_NEEDLES];
+	size_t nlen[SCAN_NEEDLES], count[SCAN_NEEDLES] = { 0 };
+	for (size_t i = 0; i < nn; i++) {
+		lua_rawgeti(L, 2, (lua_Integer)i + 1);
+		needles[i] = luaL_checklstring(L, -1, &nlen[i]);
+		lua_pop(L, 1); /* the string stays alive in the needles table */
+	}
+	const char *id = luaL_tolstring(L, 1, NULL);
+	char *abs = artifact_file(L, run, 1);
+	if (!abs)
+		return 2;
+	struct stat st;
+	FILE *f = stat(abs, &st) == 0 && S_ISREG(st.st_mode) ? fopen(abs, "rb") : NULL;
+	free(abs);
+	if (!f) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: unreadable", id);
+		return 2;
+	}
+	box *fb = box_new(L, file_release);
+	fb->p = f;
+	box *bb = box_new(L, free);
+	char *buf = xmalloc(65536 + SCAN_LINE);
+	bb->p = buf;
+	char *line = buf + 65536;
+	lua_newtable(L); /* the hits */
+	size_t len = 0, n;
+	long long lineno = 1, bytes = 0;
+	lua_Integer nhits = 0;
+	while ((n = fread(buf, 1, 65536, f)) > 0) {
+		bytes += (long long)n;
+		for (const char *p = buf, *end = buf + n; p < end;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *stop = nl ? nl : end;
+			size_t take = (size_t)(stop - p);
+			if (!len && nl) { /* a whole line inside the buffer: match it in place */
+				scan_line(L, p, take < SCAN_LINE ? take : SCAN_LINE, lineno, needles, nlen, nn, count, max,
+				          &nhits);
+				lineno++;
+				p = nl + 1;
+				continue;
+			}
+			if (len < SCAN_LINE) {
+				size_t room = SCAN_LINE - len;
+				memcpy(line + len, p, take < room ? take : room);
+				len += take < room ? take : room;
+			}
+			p = stop;
+			if (nl) {
+				scan_line(L, line, len, lineno, needles, nlen, nn, count, max, &nhits);
+				lineno++;
+				len = 0;
+				p++;
+			}
+		}
+	}
+	int failed = ferror(f);
+	if (len)
+		scan_line(L, line, len, lineno, needles, nlen, nn, count, max, &nhits);
+	else
+		lineno--;
+	if (failed) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: read error after %I bytes", id, (lua_Integer)bytes);
+		return 2;
+	}
+	lua_createtable(L, 0, 3);
+	lua_pushinteger(L, (lua_Integer)lineno);
+	lua_setfield(L, -2, "lines");
+	lua_pushinteger(L, (lua_Integer)bytes);
+	lua_setfield(L, -2, "bytes");
+	lua_createtable(L, (int)nn, 0);
+	for (size_t i = 0; i < nn; i++) {
+		lua_pushinteger(L, (lua_Integer)count[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "counts");
+	return 2;
+}
+
 /* ---- ONNX models: ctx.onnx (the reader is onnx.c) ----------------------------------- */
 
 #define PAPI_ONNX_NODES 1000 /* nodes handed to a plugin; all are counted */
@@ -2420,6 +2554,7 @@ static int run_k(lua_State *L)
 		{"loc", ctx_loc},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
+		{"scan_artifact", ctx_scan_artifact},
 		{"onnx", ctx_onnx},
 		{"decode_json", ctx_decode_json},
 		{"comparisons", ctx_comparisons},

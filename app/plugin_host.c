@@ -1,6 +1,7 @@
 /* plugin_host — see plugin_host.h. Discovery, declarations and the run loop; the sandbox
  * and the ctx API are in plugin_api.c. */
 #include "plugin_host.h"
+#include "category.h"
 #include "embedded.h"
 #include "err.h"
 #include "plugin_api.h"
@@ -257,6 +258,10 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 		goto out;
 	}
 	p.info.origin = xstrdup(origin);
+	if (p.info.category && !category_find(p.info.category))
+		p.info.warning = xasprintf("plugin %s (%s): category '%s' is not one of plugins/data/categories.json; its "
+		                           "findings weigh 0 person-days in the readiness estimate",
+		                           p.info.id, origin, p.info.category);
 	p.bundled = bundled;
 	p.info.needs_exec = p.needs_exec;
 	p.info.may_exec = p.needs_exec && (bundled || exec_allowed(h, p.info.id));

@@ -30,6 +30,7 @@ typedef struct plugin_info {
 	int fixable;       /* declares fix */
 	int needs_exec;    /* declares needs = {"exec"} */
 	int may_exec;      /* may run programs: bundled with ferry, or named in opts->allow_exec */
+	char *warning;     /* a problem that did not stop it loading (an unknown category); may be NULL */
 } plugin_info;
 
 typedef struct plugin_host_opts {
