@@ -79,7 +79,8 @@ char *history_trailer_value(const char *message, const char *key);
 
 /* Unified diff from a to b (b NULL: a's first parent to a). Caller frees *out. */
 int history_diff(char **out, history *h, const char *a, const char *b);
-/* Unified diff of two versions of one file (a/path, b/path headers); caller frees. */
+/* Unified diff of two versions of one file (a/path, b/path headers); old NULL: the file
+ * does not exist yet (a new file, from /dev/null). Caller frees. */
 int history_diff_buffers(char **out, const char *path, const char *old, size_t oldlen, const char *new_text,
                          size_t newlen);
 /* Paths touched between a's parent and a. */

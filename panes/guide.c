@@ -12,7 +12,7 @@
 enum tick_rule {
 	TICK_RUN,      /* the phase's checks have run */
 	TICK_CLEAN,    /* run, and no open error findings */
-	TICK_NONE_OF,  /* run, and no open finding of the plugins named in match */
+	TICK_NONE_OF,  /* run, and no open warning or error of the plugins named in match */
 	TICK_SIGNED,   /* the phase is signed off */
 	TICK_CONFIG,   /* every engagement setting named in match is set */
 	TICK_ARTIFACT, /* an artifact of the kind in match is ingested ("kind:N": N of them) */
@@ -263,7 +263,8 @@ static int item_state(const guide_item *it, const gstate *s, const tui *t)
 			return ITEM_OPEN;
 		for (size_t i = 0; i < t->m.nf; i++) {
 			const tui_finding *f = &t->m.f[i];
-			if (strcmp(f->status, "open") == 0 && in_list(it->match, f->plugin))
+			/* an info finding ("a supported combination") is not an open problem */
+			if (strcmp(f->status, "open") == 0 && f->sev_rank >= 2 && in_list(it->match, f->plugin))
 				return ITEM_OPEN;
 		}
 		return ITEM_DONE;
