@@ -648,7 +648,7 @@ static void do_revert(app *a)
 		rc = ws_revert(&id, oid, t->m.ws, rev);
 	if (!rc && *plugin) {
 		const char *ids[] = { plugin };
-		check_opts co = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL };
+		check_opts co = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL };
 		check_result res;
 		rc = check_run(&res, t->m.ws, &co);
 		check_result_done(&res);
