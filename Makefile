@@ -151,6 +151,7 @@ fuzz:
 
 bench: ferry
 	$(Q)sh tests/bench/run.sh
+	$(Q)sh tests/bench/real.sh
 	$(Q)sh tests/bench/profile_bench.sh
 
 # Precision and recall of the assess phase on pinned public repositories (REALCODE_DIR
@@ -166,6 +167,7 @@ fixtures:
 	$(Q)$(PYTHON_TORCH) tests/fixtures/loss/make_loss_logs.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/dump/make_pt_dumps.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/onnx/make_onnx.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/runlog/make_run_logs.py
 
 compile_commands.json:
 	$(Q)$(MAKE) clean && bear -- $(MAKE)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", NULL };
+const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", "run-log", NULL };
 
 static int has_nul(const char *data, size_t len) { return memchr(data, '\0', len) != NULL; }
 
@@ -280,7 +280,8 @@ static const struct kind_validator {
 } validators[] = {
 	{ "env-probe", validate_env_probe }, { "loss-log", validate_loss_log }, { "dump", validate_dump },
 	{ "profile", validate_profile },     { "onnx", validate_onnx },         { "bench", validate_bench },
-	{ "atc-log", artifact_validate_text },    { NULL, NULL },
+	{ "atc-log", artifact_validate_text },    { "run-log", artifact_validate_text },
+	{ NULL, NULL },
 };
 
 int artifact_validate(const char *kind, const char *name, const char *data, size_t len)
@@ -288,7 +289,7 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 	for (const struct kind_validator *v = validators; v->kind; v++)
 		if (strcmp(v->kind, kind) == 0)
 			return v->validate(name, data, len);
-	return err_set(FERRY_EUSAGE, "ingest %s: unknown kind (env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
+	return err_set(FERRY_EUSAGE, "ingest %s: unknown kind (env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
 	               kind);
 }
 
@@ -381,7 +382,7 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 		return artifact_validate(kind, name, "", 0); /* the unknown-kind error */
 	if (strcmp(kind, "onnx") == 0)
 		return validate_onnx_source(name, src);
-	if (strcmp(kind, "loss-log") == 0 || strcmp(kind, "atc-log") == 0)
+	if (strcmp(kind, "loss-log") == 0 || strcmp(kind, "atc-log") == 0 || strcmp(kind, "run-log") == 0)
 		return validate_text_source(name, src, strcmp(kind, "loss-log") == 0, 0);
 	char *head = NULL;
 	size_t n = 0;

@@ -1,5 +1,6 @@
 /* assessment — see assessment.h. */
 #include "assessment.h"
+#include "category.h"
 #include "json.h"
 #include "err.h"
 #include "util.h"
@@ -9,23 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Default person-days per open finding of a category (effort.weight.<category>).
- * Fixable findings of any category count as "mechanical": ferry rewrites them. */
-static const struct weight {
-	const char *category;
-	double days;
-} default_weights[] = {
-	{ "mechanical", 0.02 },   { "custom_kernel", 3.0 },  { "libraries", 2.0 },   { "operators", 1.0 },
-	{ "versions", 0.5 },      { "jit", 0.5 },            { "compile", 0.5 },     { "layout", 0.25 },
-	{ "dynamic-shape", 0.5 }, { "attention", 0.5 },      { "distributed", 0.25 }, { "amp", 0.25 },
-	{ "device", 0.1 },        { "environment", 0.1 },    { "performance", 0.25 }, { NULL, 0 },
-};
-
 #define DEFAULT_BASE_DAYS 2.0
 
-/* Categories whose presence conflicts with automatic migration (transfer_to_npu):
- * it disables torch.jit.script and does not handle channels_last or amp_C. */
-static const char *const auto_conflicts[] = { "jit", "layout", NULL };
+/* Whether a category's presence conflicts with automatic migration (transfer_to_npu),
+ * as plugins/data/categories.json marks it (torch.jit.script, channels_last). */
+static int auto_conflict(const char *category)
+{
+	const category_info *c = category_find(category);
+	return c && c->auto_conflict;
+}
 
 static double config_number(store *s, const char *key, double def)
 {
@@ -41,12 +34,13 @@ static double config_number(store *s, const char *key, double def)
 	return d;
 }
 
+/* Person-days per open finding of a category: effort.weight.<category> when set, else
+ * the default of plugins/data/categories.json (0 for a category it does not list).
+ * Fixable findings of any category count as "mechanical": ferry rewrites them. */
 static double category_weight(store *s, const char *category)
 {
-	double def = 0;
-	for (const struct weight *w = default_weights; w->category; w++)
-		if (strcmp(w->category, category) == 0)
-			def = w->days;
+	const category_info *c = category_find(category);
+	double def = c ? c->weight_days : 0;
 	char *key = xasprintf("effort.weight.%s", category);
 	double d = config_number(s, key, def);
 	free(key);
@@ -120,13 +114,12 @@ static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *c
 		         "libraries) must be ported by hand first; the mechanical rewrites can then be applied with ferry fix.";
 	} else {
 		int conflict = 0;
-		for (size_t i = 0; auto_conflicts[i]; i++)
-			conflict |= cJSON_GetObjectItem(counts, auto_conflicts[i]) != NULL;
-		cJSON_ArrayForEach(f, open) {
-			for (size_t i = 0; auto_conflicts[i]; i++)
-				if (strcmp(json_str(f, "category"), auto_conflicts[i]) == 0)
-					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
-		}
+		const cJSON *c;
+		cJSON_ArrayForEach(c, counts)
+			conflict |= auto_conflict(c->string);
+		cJSON_ArrayForEach(f, open)
+			if (auto_conflict(json_str(f, "category")))
+				cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
 		if (conflict) {
 			rec = "tool";
 			reason = "Constructs that automatic migration (transfer_to_npu) disables or does not handle "

@@ -398,3 +398,15 @@ int audit_anchor(char out[96], store *s)
 		snprintf(out, 96, "%s:%lld", head, seq);
 	return rc;
 }
+
+int audit_check_record(audit_report *out, store *s, history *h, const char *anchor)
+{
+	int rc = store_integrity(s);
+	if (!rc)
+		rc = history_check(h);
+	if (!rc)
+		rc = audit_check(out, s, h, anchor);
+	if (rc == FERRY_ECORRUPT || rc == FERRY_EGIT)
+		rc = err_recode(FERRY_EFAIL);
+	return rc;
+}

@@ -40,6 +40,11 @@ typedef struct audit_report {
 int audit_check(audit_report *out, store *s, history *h, const char *anchor);
 void audit_report_done(audit_report *r);
 
+/* What `ferry verify` runs: the database's integrity check, the shadow history's own
+ * check, then audit_check. A damaged database or history is what verify reports, so
+ * those fail with FERRY_EFAIL (nothing to free); other codes are runtime errors. */
+int audit_check_record(audit_report *out, store *s, history *h, const char *anchor);
+
 /* audit_check without an anchor, reduced to a code: 0 when intact; FERRY_EFAIL with the
  * first problem as the one-line message (and *bad_seq: the first broken link) when not.
  * *nevents counts. */

@@ -203,6 +203,13 @@ static void on_progress(const char *plugin, size_t done, size_t total, void *pay
 		st->opts->on_progress(plugin, done, total, st->opts->payload);
 }
 
+static void on_files(size_t parsed, size_t offered, void *payload)
+{
+	struct run_state *st = payload;
+	if (st->opts->on_files)
+		st->opts->on_files(parsed, offered, st->opts->payload);
+}
+
 static int on_cancelled(void *payload)
 {
 	struct run_state *st = payload;
@@ -304,7 +311,7 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 	free(scope_text);
 	for (size_t i = 0; !rc && i < nload; i++)
 		on_plugin_error("load", load_errors[i], &st);
-	plugin_run_cb cb = { on_finding, on_plugin_error, on_metric, on_progress, on_cancelled, &st };
+	plugin_run_cb cb = { on_finding, on_plugin_error, on_metric, on_progress, on_cancelled, &st, on_files };
 	if (!rc)
 		rc = plugin_host_run(h, o->phases, o->nphases, o->plugins, o->nplugins, &cb);
 	if (!rc && st.failed)

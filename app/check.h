@@ -22,11 +22,13 @@ typedef struct check_opts {
 	size_t nplugins;
 	/* each stored finding as it arrives */
 	void (*on_finding)(const finding *f, void *payload);
-	/* a plugin starts: done of total */
+	/* a plugin has finished: done of total finished before it */
 	void (*on_progress)(const char *plugin, size_t done, size_t total, void *payload);
-	/* non-zero cancels between plugins (the run is then rolled back) */
+	/* polled while the plugins run; non-zero cancels (the run is then rolled back) */
 	int (*cancelled)(void *payload);
 	void *payload;
+	/* Python files parsed of those offered to the checks, while they run (may be NULL) */
+	void (*on_files)(size_t parsed, size_t offered, void *payload);
 } check_opts;
 
 typedef struct check_result {

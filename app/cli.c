@@ -1,13 +1,13 @@
 /* cli — see cli.h. One function per command; options parsed with getopt_long. */
 #include "cli.h"
-#include "compare_dump.h"
-#include "compare_loss.h"
+#include "compare.h"
 #include "config.h"
 #include "json.h"
 #include "assessment.h"
 #include "audit.h"
 #include "check.h"
 #include "err.h"
+#include "export.h"
 #include "fix.h"
 #include "artifact.h"
 #include "ingest.h"
@@ -18,6 +18,7 @@
 #include "probe.h"
 #include "report.h"
 #include "safetext.h"
+#include "status.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -149,6 +151,49 @@ static int parse_id(long long *out, const char *s)
 
 /* --- init --- */
 
+/* A progress line on stderr, only when it is a terminal; redrawn at most ten times a
+ * second and erased when the command is done. */
+typedef struct progress_line {
+	int tty;
+	double shown;                 /* when it was last drawn */
+	size_t checks, nchecks;       /* checks finished, of */
+	size_t parsed, offered;       /* files parsed, of */
+	size_t paths;                 /* init: paths recorded */
+} progress_line;
+
+static double mono_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress_draw(progress_line *p, int force)
+{
+	double now = mono_seconds();
+	if (!p->tty || (!force && now - p->shown < 0.1))
+		return;
+	p->shown = now;
+	if (p->nchecks)
+		fprintf(stderr, "\rchecks done %zu/%zu, files parsed %zu/%zu ", p->checks, p->nchecks, p->parsed,
+		        p->offered);
+	else
+		fprintf(stderr, "\rbaseline: %zu files recorded ", p->paths);
+}
+
+static void progress_clear(progress_line *p)
+{
+	if (p->tty && p->shown > 0)
+		fprintf(stderr, "\r%70s\r", "");
+}
+
+static void on_init_paths(size_t paths, void *payload)
+{
+	progress_line *p = payload;
+	p->paths = paths;
+	progress_draw(p, 0);
+}
+
 static int cmd_init(const char *dir, int argc, char **argv)
 {
 	ws_init_opts o = { 0 };
@@ -166,7 +211,11 @@ static int cmd_init(const char *dir, int argc, char **argv)
 		return usage_error("init");
 	const char *target = optind < argc ? argv[optind] : dir;
 	workspace *ws = NULL;
+	progress_line pl = { .tty = isatty(2) };
+	history_set_progress(on_init_paths, &pl);
 	int rc = ws_init(&ws, target, &o);
+	history_set_progress(NULL, NULL);
+	progress_clear(&pl);
 	if (rc)
 		return rc;
 	char head[41] = "";
@@ -182,70 +231,6 @@ static int cmd_init(const char *dir, int argc, char **argv)
 
 /* --- status --- */
 
-int cli_status_json(cJSON **out, workspace *ws)
-{
-	cJSON *eng = NULL, *phases = NULL, *cps = NULL, *metrics = NULL, *config = NULL;
-	int rc = store_engagement_get(&eng, ws->db);
-	if (!rc)
-		rc = store_phases(&phases, ws->db);
-	if (!rc)
-		rc = store_checkpoints(&cps, ws->db);
-	if (!rc)
-		rc = store_metrics_latest(&metrics, ws->db);
-	if (!rc)
-		rc = store_config_all(&config, ws->db);
-	if (rc)
-		goto out;
-	cJSON *st = cJSON_CreateObject();
-	cJSON_AddItemToObject(st, "engagement", eng);
-	eng = NULL;
-	cJSON_AddStringToObject(st, "root", ws->root);
-	cJSON_AddStringToObject(st, "actor", ws->actor);
-	cJSON *head = cJSON_AddObjectToObject(st, "head");
-	cJSON *newest = cJSON_GetArrayItem(cps, 0);
-	cJSON_AddStringToObject(head, "commit", json_str(newest, "commit"));
-	cJSON_AddNumberToObject(head, "checkpoint", (double)json_int(newest, "id"));
-	cJSON_AddStringToObject(head, "kind", json_str(newest, "kind"));
-	cJSON_AddNumberToObject(st, "checkpoints", cJSON_GetArraySize(cps));
-	long long total[5] = { 0 }; /* errors, warnings, info, fixed, waived */
-	cJSON *p;
-	review_phase_states(phases);
-	cJSON_ArrayForEach(p, phases) {
-		total[0] += json_int(p, "open_errors");
-		total[1] += json_int(p, "open_warnings");
-		total[2] += json_int(p, "open_info");
-		total[3] += json_int(p, "fixed");
-		total[4] += json_int(p, "waived");
-	}
-	cJSON_AddItemToObject(st, "phases", phases);
-	phases = NULL;
-	cJSON *counts = cJSON_AddObjectToObject(st, "findings");
-	cJSON_AddNumberToObject(counts, "open", (double)(total[0] + total[1] + total[2]));
-	cJSON_AddNumberToObject(counts, "errors", (double)total[0]);
-	cJSON_AddNumberToObject(counts, "warnings", (double)total[1]);
-	cJSON_AddNumberToObject(counts, "info", (double)total[2]);
-	cJSON_AddNumberToObject(counts, "fixed", (double)total[3]);
-	cJSON_AddNumberToObject(counts, "waived", (double)total[4]);
-	cJSON_AddItemToObject(st, "config", config);
-	config = NULL;
-	cJSON_AddItemToObject(st, "metrics", metrics);
-	metrics = NULL;
-	cJSON *assessment = NULL;
-	if ((rc = assessment_compute(&assessment, ws->db))) {
-		cJSON_Delete(st);
-		goto out;
-	}
-	cJSON_AddItemToObject(st, "assessment", assessment);
-	*out = st;
-out:
-	cJSON_Delete(eng);
-	cJSON_Delete(phases);
-	cJSON_Delete(cps);
-	cJSON_Delete(metrics);
-	cJSON_Delete(config);
-	return rc;
-}
-
 static int cmd_status(const char *dir, int argc, char **argv)
 {
 	int json = 0;
@@ -258,7 +243,7 @@ static int cmd_status(const char *dir, int argc, char **argv)
 	cJSON *st = NULL;
 	rc = open_reading(&ws, dir);
 	if (!rc)
-		rc = cli_status_json(&st, ws);
+		rc = status_json(&st, ws);
 	if (rc)
 		goto out;
 	if (json) {
@@ -319,15 +304,8 @@ static int cmd_config(const char *dir, int argc, char **argv)
 	}
 	if (argc > 3)
 		return usage_error("config");
-	if (argc >= 2 && !config_key_find(argv[1])) {
-		sbuf b;
-		sbuf_init(&b);
-		for (const struct config_key *k = config_keys; k->key; k++)
-			sbuf_addf(&b, "%s%s%s", k->key, util_ends_with(k->key, ".") ? "*" : "", k[1].key ? ", " : "");
-		err_set(FERRY_EUSAGE, "config: unknown key %s (known: %s)", argv[1], b.buf);
-		sbuf_done(&b);
+	if (argc >= 2 && config_key_check(argv[1]))
 		return FERRY_EUSAGE;
-	}
 	if (argc == 3 && config_value_check(config_key_find(argv[1]), argv[1], argv[2]))
 		return FERRY_EUSAGE;
 	workspace *ws = NULL;
@@ -335,16 +313,7 @@ static int cmd_config(const char *dir, int argc, char **argv)
 	if (rc)
 		return rc;
 	if (argc == 3) {
-		if (!(rc = store_begin(ws->db)) && !(rc = store_config_set(ws->db, argv[1], argv[2]))) {
-			cJSON *d = cJSON_CreateObject();
-			cJSON_AddStringToObject(d, "key", argv[1]);
-			cJSON_AddStringToObject(d, "value", argv[2]);
-			rc = audit_append(NULL, ws->db, "config", ws->actor, d);
-		}
-		if (!rc)
-			rc = store_commit(ws->db);
-		if (rc)
-			store_rollback(ws->db);
+		rc = config_set(ws, argv[1], argv[2]);
 	} else if (argc == 2) {
 		char *v = store_config_get(ws->db, argv[1]);
 		if (v)
@@ -373,6 +342,19 @@ static int cmd_config(const char *dir, int argc, char **argv)
 }
 
 /* --- plugins --- */
+
+/* The load warnings of the plugins, one line each on stderr. */
+static void print_plugin_warnings(const plugin_host *h)
+{
+	size_t n = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	for (size_t i = 0; i < n; i++)
+		if (pi[i].warning) {
+			char *line = safetext_terminal(pi[i].warning);
+			fprintf(stderr, "ferry: warning: %s\n", line);
+			free(line);
+		}
+}
 
 static int cmd_plugins(const char *dir, int argc, char **argv)
 {
@@ -406,6 +388,8 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 			cJSON_AddBoolToObject(o, "fixable", pi[i].fixable);
 			cJSON_AddBoolToObject(o, "needs_exec", pi[i].needs_exec);
 			cJSON_AddBoolToObject(o, "may_exec", pi[i].may_exec);
+			if (pi[i].warning)
+				cJSON_AddStringToObject(o, "warning", pi[i].warning);
 			cJSON_AddItemToArray(a, o);
 		}
 		cJSON *doc = cJSON_CreateObject();
@@ -422,6 +406,7 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 			       pi[i].fixable ? "  [fix]" : "");
 		for (size_t i = 0; i < nerr; i++)
 			fprintf(stderr, "ferry: %s\n", errs[i]);
+		print_plugin_warnings(h);
 	}
 out:
 	plugin_host_free(h);
@@ -465,8 +450,20 @@ static int current_findings(cJSON **out, workspace *ws, const char *const *phase
 
 static void on_check_progress(const char *plugin, size_t done, size_t total, void *payload)
 {
-	if (*(int *)payload)
-		fprintf(stderr, "\r[%zu/%zu] %-40.40s", done + 1, total, plugin);
+	progress_line *p = payload;
+	(void)plugin;
+	p->checks = done + 1;
+	p->nchecks = total;
+	progress_draw(p, p->checks == total);
+}
+
+static void on_check_files(size_t parsed, size_t offered, void *payload)
+{
+	progress_line *p = payload;
+	p->parsed = parsed;
+	p->offered = offered;
+	if (p->nchecks)
+		progress_draw(p, 0);
 }
 
 static int cmd_check(const char *dir, int argc, char **argv)
@@ -507,15 +504,14 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	plugin_host *h = NULL;
 	check_result res = { 0 };
 	cJSON *found = NULL;
-	int tty = isatty(2) && strcmp(format, "text") == 0 && !output;
+	progress_line pl = { .tty = isatty(2) };
 	rc = open_synced(&ws, dir);
 	if (rc)
 		return rc;
-	check_opts co = { phases, nphases, plugins, nplugins, NULL, on_check_progress, NULL, &tty };
+	check_opts co = { phases, nphases, plugins, nplugins, NULL, on_check_progress, NULL, &pl, on_check_files };
 	if (!(rc = check_host_new(&h, ws)))
 		rc = check_run_with(&res, ws, h, &co);
-	if (tty)
-		fprintf(stderr, "\r%60s\r", "");
+	progress_clear(&pl);
 	if (rc)
 		goto out;
 	if ((rc = current_findings(&found, ws, phases, nphases, plugins, nplugins, NULL)))
@@ -537,6 +533,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (!rc)
 		rc = output_emit(&b, output);
 	sbuf_done(&b);
+	print_plugin_warnings(h);
 	for (int i = 0; i < res.nerrors; i++) {
 		char *line = safetext_terminal(res.errors[i]);
 		fprintf(stderr, "ferry: %s\n", line);
@@ -877,137 +874,31 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	if (loss && (dtype[0] || dtype[1]))
 		return err_set(FERRY_EUSAGE, "compare loss: --dtype-a/--dtype-b apply to compare dump only");
 	workspace *ws = NULL;
-	cJSON *arts = NULL, *doc = NULL, *ev = NULL, *ja = NULL, *jb = NULL;
-	compare_input in[2];
-	memset(in, 0, sizeof in);
-	loss_series sa, sb;
-	loss_result lr;
-	dump_result dr;
-	memset(&sa, 0, sizeof sa);
-	memset(&sb, 0, sizeof sb);
-	memset(&lr, 0, sizeof lr);
-	memset(&dr, 0, sizeof dr);
-	char *artdir = NULL, *text[2] = { NULL, NULL }, *tol_text = NULL;
+	compare_req req = { loss, arg_a, arg_b, column, threads, dtype[0], dtype[1] };
+	compare_outcome o;
+	memset(&o, 0, sizeof o);
 	sbuf b;
 	sbuf_init(&b);
-	int pass = 0;
-	if ((rc = open_synced(&ws, dir)) || (rc = store_artifacts(&arts, ws->db, NULL)))
+	if ((rc = open_synced(&ws, dir)) || (rc = compare_record(&o, ws, &req)))
 		goto out;
-	artdir = util_path_join(ws->dir, "artifacts");
-	for (int i = 0; i < 2; i++)
-		if ((rc = compare_resolve(&in[i], arts, artdir, i ? arg_b : arg_a, loss ? "loss-log" : "dump")))
-			goto out;
-	ev = cJSON_CreateObject();
-	cJSON_AddStringToObject(ev, "what", what);
-	if (loss) {
-		double tol = COMPARE_LOSS_DEFAULT_TOLERANCE;
-		if ((tol_text = store_config_get(ws->db, "tolerance.loss"))) {
-			char *end = NULL;
-			tol = strtod(tol_text, &end);
-			if (end != tol_text && *end == '%' && !end[1]) {
-				tol /= 100.0;
-				end++;
-			}
-			if (end == tol_text || *end || !(tol >= 0) || tol > 1e6) {
-				rc = err_set(FERRY_EUSAGE, "config tolerance.loss %s: not a relative error (e.g. 0.02 or 2%%)",
-				             tol_text);
-				goto out;
-			}
-		}
-		char sha[2][65];
-		for (int i = 0; i < 2; i++) {
-			size_t len = 0;
-			if ((rc = util_read_file(&text[i], &len, in[i].path)) ||
-			    (rc = loss_parse(i ? &sb : &sa, in[i].path, text[i], len, column)))
-				goto out;
-			util_sha256_hex(sha[i], text[i], len);
-		}
-		loss_compare(&lr, &sa, &sb, tol);
-		pass = lr.pass;
-		ja = compare_input_json(&in[0], sha[0]);
-		jb = compare_input_json(&in[1], sha[1]);
-		if (strcmp(format, "json") == 0) {
-			doc = loss_result_json(&lr, &sa, &sb, ja, jb);
-			char *t = cJSON_Print(doc);
-			sbuf_adds(&b, t);
-			sbuf_addc(&b, '\n');
-			free(t);
-		} else {
-			loss_render_text(&b, &lr, &sa, &sb, arg_a, arg_b);
-		}
-		cJSON_AddNumberToObject(ev, "tolerance", tol);
-		cJSON_AddNumberToObject(ev, "aligned_steps", (double)lr.n);
-		if (lr.n) {
-			cJSON_AddNumberToObject(ev, "mean_rel_err", lr.mean_rel);
-			cJSON_AddNumberToObject(ev, "max_rel_err", lr.max_rel);
-		}
-		if (lr.exceeded)
-			cJSON_AddNumberToObject(ev, "first_exceed_step", (double)lr.first_exceed_step);
-		if (lr.nonfinite_b)
-			cJSON_AddNumberToObject(ev, "first_nonfinite_step", (double)lr.first_nonfinite_step);
-		if (lr.truncated)
-			cJSON_AddBoolToObject(ev, "truncated", 1);
-		char why[160];
-		cJSON_AddStringToObject(ev, "reason", loss_fail_reason(why, sizeof why, &lr));
+	if (strcmp(format, "json") == 0) {
+		cJSON *doc = loss ? loss_result_json(&o.lr, &o.sa, &o.sb, o.in_a, o.in_b) : dump_result_json(&o.dr, o.in_a, o.in_b);
+		char *t = cJSON_Print(doc);
+		sbuf_adds(&b, t);
+		sbuf_addc(&b, '\n');
+		free(t);
+		cJSON_Delete(doc);
+	} else if (strcmp(format, "csv") == 0) {
+		dump_render_csv(&b, &o.dr);
+	} else if (loss) {
+		loss_render_text(&b, &o.lr, &o.sa, &o.sb, arg_a, arg_b);
 	} else {
-		dump_opts o = { threads, 0, dtype[0], dtype[1] };
-		ws_unlock(ws); /* a large comparison must not hold other writers off */
-		rc = dump_compare(&dr, in[0].path, in[1].path, &o);
-		if (rc || (rc = ws_lock(ws)))
-			goto out;
-		pass = dr.pass;
-		ja = compare_input_json(&in[0], dr.sha_a);
-		jb = compare_input_json(&in[1], dr.sha_b);
-		if (strcmp(format, "json") == 0) {
-			doc = dump_result_json(&dr, ja, jb);
-			char *t = cJSON_Print(doc);
-			sbuf_adds(&b, t);
-			sbuf_addc(&b, '\n');
-			free(t);
-		} else if (strcmp(format, "csv") == 0) {
-			dump_render_csv(&b, &dr);
-		} else {
-			dump_render_text(&b, &dr, arg_a, arg_b);
-		}
-		cJSON_AddNumberToObject(ev, "pairs", (double)dr.n);
-		cJSON_AddNumberToObject(ev, "failed", (double)dr.nfailed);
-		if (dr.first_fail >= 0)
-			cJSON_AddStringToObject(ev, "first_diverging_layer", dr.pairs[dr.first_fail].layer);
+		dump_render_text(&b, &o.dr, arg_a, arg_b);
 	}
-	cJSON_AddItemToObject(ev, "a", ja);
-	cJSON_AddItemToObject(ev, "b", jb);
-	ja = jb = NULL;
-	cJSON_AddStringToObject(ev, "verdict", pass ? "pass" : "fail");
-	rc = ws_event(ws, "compare", ev);
-	ev = NULL;
-	if (!rc)
-		rc = output_emit(&b, output);
-	if (rc || pass)
-		goto out;
-	char why[160];
-	if (loss)
-		rc = err_set(FERRY_EFAIL, "compare loss %s %s: %s", arg_a, arg_b, loss_fail_reason(why, sizeof why, &lr));
-	else if (!dr.n)
-		rc = err_set(FERRY_EFAIL, "compare dump %s %s: the two dumps share no tensor name", arg_a, arg_b);
-	else
-		rc = err_set(FERRY_EFAIL, "compare dump %s %s: %zu of %zu tensor pairs fail; first diverging layer %s", arg_a,
-		             arg_b, dr.nfailed, dr.n, dr.pairs[dr.first_fail].layer);
+	if (!(rc = output_emit(&b, output)))
+		rc = compare_failure(&o, &req);
 out:
-	cJSON_Delete(arts);
-	cJSON_Delete(doc);
-	cJSON_Delete(ev);
-	cJSON_Delete(ja);
-	cJSON_Delete(jb);
-	for (int i = 0; i < 2; i++) {
-		compare_input_done(&in[i]);
-		free(text[i]);
-	}
-	loss_series_done(&sa);
-	loss_series_done(&sb);
-	loss_result_done(&lr);
-	dump_result_done(&dr);
-	free(artdir);
-	free(tol_text);
+	compare_outcome_done(&o);
 	sbuf_done(&b);
 	ws_close(ws);
 	return rc;
@@ -1041,36 +932,8 @@ static int cmd_export(const char *dir, int argc, char **argv)
 	workspace *ws = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
-	char *signoff = patches ? store_config_get(ws->db, "export.signoff") : NULL;
-	int signed_off = signoff && strcmp(signoff, "true") == 0;
-	free(signoff);
-	rc = patches ? history_export_patches(ws->hist, arg, signed_off ? ws->actor : NULL)
-	             : history_export_branch(ws->hist, arg, to, base);
 	char anchor[96] = "";
-	if (!rc)
-		rc = audit_anchor(anchor, ws->db);
-	if (!rc && patches) {
-		/* the delivery carries the record's head: verify --head checks against it later */
-		char *path = util_path_join(arg, "AUDIT-ANCHOR");
-		char *text = xasprintf("Audit-Anchor: %s\nCheck the engagement record with: ferry verify --head %s\n", anchor,
-		                       anchor);
-		rc = util_write_atomic(path, text, strlen(text), 0644);
-		free(path);
-		free(text);
-	}
-	if (!rc) {
-		cJSON *d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "anchor", anchor);
-		cJSON_AddStringToObject(d, "what", what);
-		cJSON_AddStringToObject(d, patches ? "dir" : "branch", arg);
-		if (branch)
-			cJSON_AddStringToObject(d, "repo", to);
-		if (branch && base)
-			cJSON_AddStringToObject(d, "base", base);
-		if (signed_off)
-			cJSON_AddStringToObject(d, "signed_off_by", ws->actor);
-		rc = ws_event(ws, "export", d);
-	}
+	rc = patches ? export_patches(anchor, ws, arg) : export_branch(anchor, ws, arg, to, base);
 	if (!rc)
 		printf("audit anchor %s (ferry verify --head %s checks the record against it)\n", anchor, anchor);
 	if (!rc && patches)
@@ -1220,11 +1083,7 @@ static int cmd_verify(const char *dir, int argc, char **argv)
 	if (rc)
 		return rc;
 	audit_report rep;
-	if (!(rc = store_integrity(ws->db)) && !(rc = history_check(ws->hist)))
-		rc = audit_check(&rep, ws->db, ws->hist, anchor);
-	if (rc == FERRY_ECORRUPT || rc == FERRY_EGIT)
-		rc = err_recode(FERRY_EFAIL);
-	if (rc) {
+	if ((rc = audit_check_record(&rep, ws->db, ws->hist, anchor))) {
 		ws_close(ws);
 		return rc;
 	}
@@ -1471,9 +1330,9 @@ const cli_command cli_commands[] = {
 	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes]",
 	  "apply proposed fixes: one checkpoint per plugin", fix_opts, NULL },
 	{ "ingest", cmd_ingest,
-	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log)",
+	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
 	  "bring a probe, log, dump, profile, model or benchmark into the engagement", ingest_opts,
-	  "env-probe|loss-log|dump|profile|onnx|bench|atc-log FILE" },
+	  "env-probe|loss-log|dump|profile|onnx|bench|atc-log|run-log FILE" },
 	{ "compare", cmd_compare,
 	  "compare loss A B [--column NAME] [--format text|json] [--output FILE] | compare dump A B [--dtype-a bf16] [--dtype-b bf16] [--format text|json|csv] [--threads N] [--output FILE]",
 	  "compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)",

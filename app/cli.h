@@ -7,10 +7,9 @@
 #ifndef FERRY_CLI_H
 #define FERRY_CLI_H
 
-#include <stddef.h>
+#include "version.h"
 
-/* ferry's version, as `ferry version` prints it and reports name it. */
-#define FERRY_VERSION "0.1.0"
+#include <stddef.h>
 
 /* One option of a command: its long name, the value getopt returns for it (the
  * command's switch case), its argument's name (NULL for a flag; "a|b|c" for a choice)
@@ -42,11 +41,6 @@ extern const cli_command cli_commands[];
 
 /* The command named name, or NULL. */
 const cli_command *cli_find(const char *name);
-
-#include <cjson/cJSON.h>
-struct workspace;
-/* The status document of `ferry status --json` (also drawn by the workbench). */
-int cli_status_json(cJSON **out, struct workspace *ws);
 
 /* Prints the usage summary of every command to f (a FILE *). */
 void cli_usage(void *f);

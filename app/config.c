@@ -1,7 +1,10 @@
 /* config — see config.h. */
 #include "config.h"
+#include "audit.h"
+#include "category.h"
 #include "err.h"
 #include "util.h"
+#include "workspace.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -37,8 +40,30 @@ const struct config_key *config_key_find(const char *key)
 	return NULL;
 }
 
+/* effort.weight.<category>: the category must be one categories.json declares. */
+static int check_category_key(const char *key, const char *category)
+{
+	if (category_find(category))
+		return 0;
+	size_t n = 0;
+	const category_info *all = category_all(&n);
+	sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(&b, "%s%s", i ? ", " : "", all[i].name);
+	int rc = err_set(FERRY_EUSAGE, "config %s: '%s' is not a finding category (one of: %s)", key, category,
+	                 b.buf ? b.buf : "");
+	sbuf_done(&b);
+	return rc;
+}
+
 int config_value_check(const struct config_key *k, const char *key, const char *value)
 {
+	if (strcmp(k->key, "effort.weight.") == 0) {
+		int rc = check_category_key(key, key + strlen(k->key));
+		if (rc)
+			return rc;
+	}
 	char *end = NULL;
 	double d = strtod(value, &end);
 	int number = *value && end != value && d >= 0;
@@ -77,4 +102,35 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 	static const char *const what[] = { "some text", "a whole number of at least 1", "a number of at least 0",
 		                                 "a number of at least 0, or a percentage such as 2%" };
 	return err_set(FERRY_EUSAGE, "config %s %s: must be %s", key, value, what[k->kind]);
+}
+
+int config_key_check(const char *key)
+{
+	if (config_key_find(key))
+		return 0;
+	sbuf b;
+	sbuf_init(&b);
+	for (const struct config_key *k = config_keys; k->key; k++)
+		sbuf_addf(&b, "%s%s%s", k->key, util_ends_with(k->key, ".") ? "*" : "", k[1].key ? ", " : "");
+	err_set(FERRY_EUSAGE, "config: unknown key %s (known: %s)", key, b.buf);
+	sbuf_done(&b);
+	return FERRY_EUSAGE;
+}
+
+int config_set(workspace *ws, const char *key, const char *value)
+{
+	int rc = config_key_check(key);
+	if (rc || (rc = config_value_check(config_key_find(key), key, value)))
+		return rc;
+	if (!(rc = store_begin(ws->db)) && !(rc = store_config_set(ws->db, key, value))) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "key", key);
+		cJSON_AddStringToObject(d, "value", value);
+		rc = audit_append(NULL, ws->db, "config", ws->actor, d);
+	}
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc)
+		store_rollback(ws->db);
+	return rc;
 }

@@ -1,7 +1,9 @@
 /*
  * config — the engagement settings `ferry config` accepts: their names, what each value
- * must be, and the check of a value typed by a person before it is stored. No state, no
- * I/O; the table is static and borrowed. Fuzzed by tests/fuzz/fuzz_config.c.
+ * must be, and the check of a value typed by a person before it is stored; config_set
+ * stores one with its audit event (the CLI's `ferry config KEY VALUE` and the
+ * workbench's `:config` both call it). The table is static and borrowed. The checks
+ * are fuzzed by tests/fuzz/fuzz_config.c.
  */
 #ifndef FERRY_CONFIG_H
 #define FERRY_CONFIG_H
@@ -27,5 +29,13 @@ const struct config_key *config_key_find(const char *key);
 /* Checks value against the setting's kind; 0, or FERRY_EUSAGE with one line naming the
  * key, the value and what it must be. */
 int config_value_check(const struct config_key *k, const char *key, const char *value);
+
+/* 0 when key is a known setting; else FERRY_EUSAGE with one line listing the known keys. */
+int config_key_check(const char *key);
+
+struct workspace;
+/* Checks key and value, then stores the setting and its "config" audit event in one
+ * transaction. The caller holds the writer lock. Returns 0 or an err.h code. */
+int config_set(struct workspace *ws, const char *key, const char *value);
 
 #endif

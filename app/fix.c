@@ -359,7 +359,7 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		for (size_t i = 0; i < np; i++)
 			ids[i] = cJSON_GetArrayItem(plugins, (int)i)->valuestring;
 		/* a fresh run: offsets must match the files as they are now */
-		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL };
+		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL, NULL };
 		check_result res;
 		rc = check_run(&res, ws, &co);
 		check_result_done(&res);
@@ -400,7 +400,8 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 			continue;
 		size_t len = 0;
 		char *text = render(file, (size_t)-1, &len), *d = NULL;
-		rc = history_diff_buffers(&d, file->path, file->orig, file->len, text, len);
+		/* a file that does not exist yet is a new file, not an edit of an empty one */
+		rc = history_diff_buffers(&d, file->path, file->stamp.exists ? file->orig : NULL, file->len, text, len);
 		free(text);
 		if (rc)
 			goto fail;

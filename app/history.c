@@ -413,11 +413,24 @@ typedef struct stage_ctx {
 
 /* add_all's per-path hook: a nested repository is set aside, an odd path left out
  * (>0 skips it). */
+static _Thread_local void (*progress_fn)(size_t, void *);
+static _Thread_local void *progress_payload;
+static _Thread_local size_t progress_paths;
+
+void history_set_progress(void (*fn)(size_t paths, void *payload), void *payload)
+{
+	progress_fn = fn;
+	progress_payload = payload;
+	progress_paths = 0;
+}
+
 static int note_nested(const char *path, const char *matched, void *payload)
 {
 	stage_ctx *c = payload;
 	size_t len = strlen(path);
 	(void)matched;
+	if (progress_fn)
+		progress_fn(++progress_paths, progress_payload);
 	if (under_odd(c->h, path))
 		return 1;
 	if (len && path[len - 1] == '/') {
@@ -1282,6 +1295,64 @@ static int planned_sum(char out[65], history *h, git_tree *tree, const git_diff_
 	return 0;
 }
 
+/* The refusal of a revert whose result conflicts: names each later commit (newest
+ * first) that changed a conflicting file, and the files, so the user knows which
+ * checkpoints to revert first. Returns FERRY_EREFUSED (or a git error). */
+static int conflict_refusal(history *h, git_index *merged, git_commit *target, const char *oid)
+{
+	sbuf paths, later;
+	sbuf_init(&paths);
+	sbuf_init(&later);
+	git_index_conflict_iterator *it = NULL;
+	git_revwalk *walk = NULL;
+	const git_index_entry *anc, *ours, *theirs;
+	int rc = 0, grc;
+	size_t nlater = 0;
+	if (git_index_conflict_iterator_new(&it, merged) < 0) {
+		rc = hfail(h, "listing conflicts");
+		goto out;
+	}
+	while (git_index_conflict_next(&anc, &ours, &theirs, it) == 0) {
+		const git_index_entry *e = ours ? ours : theirs ? theirs : anc;
+		sbuf_addf(&paths, "%s%s\n", paths.len ? "" : "\n", e->path); /* one per line, led by \n */
+	}
+	git_oid oidv;
+	if (git_revwalk_new(&walk, h->repo) < 0 || git_revwalk_push_head(walk) < 0 ||
+	    git_revwalk_hide(walk, git_commit_id(target)) < 0) {
+		rc = hfail(h, "walking history");
+		goto out;
+	}
+	while ((grc = git_revwalk_next(&oidv, walk)) == 0 && nlater < 8) {
+		char hex[41], **touched = NULL;
+		size_t nt = 0, hit = 0;
+		oid_hex(hex, &oidv);
+		if ((rc = history_commit_paths(&touched, &nt, h, hex)) < 0)
+			goto out;
+		for (size_t i = 0; i < nt; i++) {
+			char *needle = xasprintf("\n%s\n", touched[i]);
+			if (strstr(paths.buf, needle)) {
+				if (hit)
+					sbuf_addf(&later, ", %s", touched[i]);
+				else
+					sbuf_addf(&later, "%s%.10s changed %s", nlater ? "; " : "", hex, touched[i]);
+				hit++;
+			}
+			free(needle);
+			free(touched[i]);
+		}
+		free(touched);
+		nlater += hit > 0;
+	}
+	rc = err_set(FERRY_EREFUSED, "%.12s: later changes conflict with reverting it%s%s%s", oid,
+	             nlater ? ": " : "", later.buf, nlater ? "; revert those checkpoints first" : "");
+out:
+	git_index_conflict_iterator_free(it);
+	git_revwalk_free(walk);
+	sbuf_done(&paths);
+	sbuf_done(&later);
+	return rc;
+}
+
 int history_revert(char out[41], history *h, const char *oid, const char *message,
                    const history_trailer *trailers, size_t ntrailers, const history_sig *sig,
                    history_planned_cb planned, void *payload)
@@ -1310,7 +1381,7 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 		goto out;
 	}
 	if (git_index_has_conflicts(merged)) {
-		rc = err_set(FERRY_EREFUSED, "%.12s: later changes conflict with reverting it", oid);
+		rc = conflict_refusal(h, merged, target, oid);
 		goto out;
 	}
 	if (git_index_write_tree_to(&tree_id, merged, h->repo) < 0) {

@@ -38,6 +38,10 @@ typedef struct history_commit_info {
  * received: the baseline. Writes its oid into baseline. */
 int history_init(history **out, char baseline[41], const char *root, const char *git_dir,
                  const history_sig *sig);
+/* Called by the scans of history_init with the number of paths looked at so far, on the
+ * calling thread (NULL stops it). Meant for a progress line; the count is not a result. */
+void history_set_progress(void (*fn)(size_t paths, void *payload), void *payload);
+
 /* Opens an existing history; fails with FERRY_EGIT naming git_dir when it is damaged. */
 int history_open(history **out, const char *root, const char *git_dir);
 void history_free(history *h);
@@ -75,7 +79,8 @@ char *history_trailer_value(const char *message, const char *key);
 
 /* Unified diff from a to b (b NULL: a's first parent to a). Caller frees *out. */
 int history_diff(char **out, history *h, const char *a, const char *b);
-/* Unified diff of two versions of one file (a/path, b/path headers); caller frees. */
+/* Unified diff of two versions of one file (a/path, b/path headers); old NULL: the file
+ * does not exist yet (a new file, from /dev/null). Caller frees. */
 int history_diff_buffers(char **out, const char *path, const char *old, size_t oldlen, const char *new_text,
                          size_t newlen);
 /* Paths touched between a's parent and a. */

@@ -13,6 +13,7 @@
 #include <lualib.h>
 
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -70,6 +71,7 @@ void papi_plugin_done(papi_plugin *p)
 	free(p->info.title);
 	free(p->info.severity);
 	free(p->info.category);
+	free(p->info.warning);
 	free(p->info.description);
 	free(p->info.origin);
 	free(p->chunk);
@@ -90,6 +92,8 @@ void papi_plugin_done(papi_plugin *p)
 
 static void file_done(papi_file *f)
 {
+	if (!f)
+		return;
 	free(f->path);
 	pysrc_free(f->src);
 	free(f->problem);
@@ -104,8 +108,10 @@ void papi_run_done(papi_run *run)
 	for (size_t i = 0; i < run->npy; i++)
 		file_done(&run->py[i]);
 	free(run->py);
-	for (size_t i = 0; i < run->nextra; i++)
-		file_done(&run->extra[i]);
+	for (size_t i = 0; i < run->nextra; i++) {
+		file_done(run->extra[i]);
+		free(run->extra[i]);
+	}
 	free(run->extra);
 	free(run->triggers);
 	for (size_t i = 0; i < run->ndata; i++) {
@@ -134,6 +140,232 @@ void papi_sandbox_done(papi_sandbox *sb)
 	free(sb->skipped);
 	sb->skipped = NULL;
 	sb->nskipped = 0;
+	for (size_t i = 0; i < sb->nmetric; i++) {
+		free(sb->metrics[i].name);
+		free(sb->metrics[i].unit);
+	}
+	free(sb->metrics);
+	sb->metrics = NULL;
+	sb->nmetric = 0;
+}
+
+/* ---- the scheduler: plugins on threads, advancing through the files together ------- */
+
+/* A lane runs this many files ahead of one waiting for a slot before it gives its own
+ * slot up: few hand-overs, and still only a few dozen trees in memory. */
+#define LANE_SLACK 16
+
+static long long now_ms(void);
+
+static void run_lock(papi_run *run)
+{
+	if (run->sched)
+		pthread_mutex_lock(&run->sched->mu);
+}
+
+static void run_unlock(papi_run *run)
+{
+	if (run->sched)
+		pthread_mutex_unlock(&run->sched->mu);
+}
+
+void papi_sched_init(papi_sched *s, papi_lane *lanes, size_t n, unsigned slots)
+{
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->parsed_cv, NULL);
+	pthread_cond_init(&s->done_cv, NULL);
+	s->slots = slots ? slots : 1;
+	s->lanes = lanes;
+	s->nlanes = n;
+	s->low = -1;
+	atomic_init(&s->cancel, 0);
+	for (size_t i = 0; i < n; i++) {
+		lanes[i].pos = lanes[i].pinned = -1;
+		lanes[i].waiting = lanes[i].granted = lanes[i].finished = 0;
+		pthread_cond_init(&lanes[i].cv, NULL);
+	}
+}
+
+void papi_sched_done(papi_sched *s)
+{
+	for (size_t i = 0; i < s->nlanes; i++)
+		pthread_cond_destroy(&s->lanes[i].cv);
+	pthread_cond_destroy(&s->done_cv);
+	pthread_cond_destroy(&s->parsed_cv);
+	pthread_mutex_destroy(&s->mu);
+}
+
+static int lane_before(const papi_lane *a, const papi_lane *b)
+{
+	return a->pos < b->pos || (a->pos == b->pos && a->order < b->order);
+}
+
+/* Hands the free slots to the waiting lanes furthest behind. Lock held. */
+static void grant(papi_sched *s)
+{
+	while (s->slots > 0) {
+		papi_lane *best = NULL;
+		for (size_t i = 0; i < s->nlanes; i++) {
+			papi_lane *o = &s->lanes[i];
+			if (o->waiting && (!best || lane_before(o, best)))
+				best = o;
+		}
+		if (!best)
+			return;
+		best->waiting = 0;
+		best->granted = 1;
+		s->slots--;
+		pthread_cond_signal(&best->cv);
+	}
+}
+
+/* Waits for a slot. Lock held. */
+static void wait_slot(papi_sched *s, papi_lane *l)
+{
+	l->waiting = 1;
+	l->granted = 0;
+	grant(s);
+	while (!l->granted)
+		pthread_cond_wait(&l->cv, &s->mu);
+	l->granted = 0;
+}
+
+/* The tree of a file nobody holds and every unfinished lane has passed goes. Lock held. */
+static void maybe_release(papi_run *run, long idx)
+{
+	papi_file *f = &run->py[idx];
+	if (idx < run->sched->low && f->users == 0 && f->state == PAPI_PARSED) {
+		pysrc_free(f->src);
+		f->src = NULL;
+		f->state = PAPI_RELEASED;
+	}
+}
+
+/* Recomputes how far every unfinished lane has come and releases the trees below. */
+static void update_low(papi_run *run)
+{
+	papi_sched *s = run->sched;
+	long low = LONG_MAX;
+	for (size_t i = 0; i < s->nlanes; i++)
+		if (!s->lanes[i].finished && s->lanes[i].pos < low)
+			low = s->lanes[i].pos;
+	if (low == LONG_MAX || low > (long)run->npy)
+		low = (long)run->npy;
+	long old = s->low < 0 ? 0 : s->low;
+	s->low = low;
+	for (long i = old; i < low; i++)
+		maybe_release(run, i);
+}
+
+static void unpin(papi_run *run, papi_lane *l)
+{
+	if (l->pinned < 0)
+		return;
+	long idx = l->pinned;
+	l->pinned = -1;
+	run->py[idx].users--;
+	maybe_release(run, idx);
+}
+
+static void pin(papi_run *run, papi_lane *l, long idx)
+{
+	if (l->pinned == idx)
+		return;
+	unpin(run, l);
+	run->py[idx].users++;
+	l->pinned = idx;
+}
+
+void papi_lane_enter(papi_run *run, papi_lane *l)
+{
+	pthread_mutex_lock(&run->sched->mu);
+	wait_slot(run->sched, l);
+	pthread_mutex_unlock(&run->sched->mu);
+}
+
+void papi_lane_leave(papi_run *run, papi_lane *l)
+{
+	papi_sched *s = run->sched;
+	pthread_mutex_lock(&s->mu);
+	unpin(run, l);
+	l->finished = 1;
+	update_low(run);
+	s->slots++;
+	grant(s);
+	pthread_cond_broadcast(&s->done_cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* The lane moves on to file idx; when a waiting lane is far behind, it gets the slot and
+ * this one waits (the wait does not count against the plugin's time limit). Lock held. */
+static void lane_advance(papi_sandbox *sb, long idx)
+{
+	papi_run *run = sb->run;
+	papi_sched *s = run->sched;
+	papi_lane *l = sb->lane;
+	if (idx <= l->pos)
+		return;
+	l->pos = idx;
+	update_low(run);
+	int behind = 0;
+	for (size_t i = 0; i < s->nlanes && !behind; i++)
+		behind = s->lanes[i].waiting && s->lanes[i].pos + LANE_SLACK < idx;
+	if (!behind)
+		return;
+	long long t0 = now_ms();
+	s->slots++;
+	wait_slot(s, l);
+	sb->deadline_ms += now_ms() - t0;
+}
+
+/* Reads and parses py file f when it has no tree; waits while another lane parses it,
+ * giving its CPU slot to another lane meanwhile (the wait does not count against the
+ * plugin's time limit). Lock held (released during the parse). */
+static void ensure_parsed(papi_sandbox *sb, papi_file *f)
+{
+	papi_run *run = sb->run;
+	if (f->state == PAPI_PARSING) {
+		long long t0 = now_ms();
+		if (sb->lane) {
+			run->sched->slots++;
+			grant(run->sched);
+		}
+		while (f->state == PAPI_PARSING)
+			pthread_cond_wait(&run->sched->parsed_cv, &run->sched->mu);
+		if (sb->lane)
+			wait_slot(run->sched, sb->lane);
+		sb->deadline_ms += now_ms() - t0;
+	}
+	if (f->state != PAPI_UNPARSED && f->state != PAPI_RELEASED)
+		return;
+	int first = f->state == PAPI_UNPARSED;
+	f->state = PAPI_PARSING;
+	run_unlock(run);
+	pysrc *src = NULL;
+	char *err = NULL;
+	pysrc_parse_file(&src, &err, run->opts->root, f->path);
+	uint32_t line = 0, col = 0;
+	int syntax = first && src && pysrc_first_error(src, &line, &col);
+	run_lock(run);
+	if (first) {
+		f->tried = 1;
+		f->syntax_error = syntax;
+		f->err_line = line;
+		f->err_col = col;
+		if (src)
+			run->parsed++;
+		if (err && !f->problem)
+			f->problem = err;
+		else
+			free(err);
+	} else {
+		run->reparsed++;
+		free(err);
+	}
+	f->src = src;
+	f->state = src ? PAPI_PARSED : PAPI_FAILED;
+	if (run->sched)
+		pthread_cond_broadcast(&run->sched->parsed_cv);
 }
 
 int papi_bundled_read(char **out, size_t *len, const plugin_host_opts *opts, const char *rel)
@@ -242,7 +474,8 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 {
 	(void)ar;
 	papi_sandbox *sb = sandbox_of(L);
-	if (account(sb, HOOK_STEP) || sb->closing) {
+	if (account(sb, HOOK_STEP) || sb->closing ||
+	    (sb->run && sb->run->sched && atomic_load(&sb->run->sched->cancel))) {
 		lua_sethook(L, count_hook, LUA_MASKCOUNT, KILL_STEP);
 		luaL_error(L, "%s", kill_reason(sb));
 	}
@@ -319,11 +552,26 @@ static int class_has(int cl, int c)
 	return isupper(cl) ? !r : r != 0;
 }
 
+/* The members of every class letter, computed once: the pattern check runs on every
+ * string.find of every plugin, and testing 256 characters per class each time was a
+ * quarter of a large project's check. */
+static cset class_sets[256];
+static pthread_once_t class_sets_once = PTHREAD_ONCE_INIT;
+
+static void class_sets_make(void)
+{
+	for (int cl = 0; cl < 256; cl++)
+		for (int c = 0; c < 256; c++)
+			if (class_has(cl, c))
+				cs_add(&class_sets[cl], (unsigned)c);
+}
+
 static void add_class(cset *set, int cl)
 {
-	for (int c = 0; c < 256; c++)
-		if (class_has(cl, c))
-			cs_add(set, (unsigned)c);
+	pthread_once(&class_sets_once, class_sets_make);
+	const cset *m = &class_sets[cl & 255];
+	for (int i = 0; i < 8; i++)
+		set->w[i] |= m->w[i];
 }
 
 /* Reads one single-character class at *pp (a character, '.', %x or [set]) into *set.
@@ -827,9 +1075,17 @@ static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, s
 {
 	papi_run *run = run_of(L, sb);
 	papi_file *f = py_file(run, path);
-	if (f && f->src) {
+	const char *text = NULL;
+	run_lock(run);
+	if (f && f->state == PAPI_PARSED) {
+		if (sb->lane)
+			pin(run, sb->lane, f - run->py); /* the text stays while the lane holds it */
+		text = pysrc_text(f->src, len);
+	}
+	run_unlock(run);
+	if (text) {
 		lua_pushnil(L);
-		return pysrc_text(f->src, len);
+		return text;
 	}
 	char *abs = NULL;
 	if (project_resolve(&abs, run->opts->root, path) != 0) {
@@ -1088,41 +1344,73 @@ static void push_node(lua_State *L, const pysrc_capture *c)
 }
 
 /* The parsed tree of path, parsing it now when no earlier step did. NULL with a reason
- * pushed when it cannot be parsed; nothing pushed otherwise. */
+ * pushed when it cannot be parsed; nothing pushed otherwise. A Python file of the project
+ * becomes the one the lane holds (its tree stays until the lane uses another file). */
 static pysrc *parsed(lua_State *L, papi_sandbox *sb, const char *path)
 {
 	papi_run *run = run_of(L, sb);
 	papi_file *f = py_file(run, path);
-	for (size_t i = 0; !f && i < run->nextra; i++)
-		if (strcmp(run->extra[i].path, path) == 0)
-			f = &run->extra[i];
-	if (f && (f->src || f->tried)) {
-		if (!f->src)
-			lua_pushstring(L, f->problem ? f->problem : "cannot be parsed");
-		return f->src;
+	if (f) {
+		run_lock(run);
+		if (sb->lane) {
+			long idx = f - run->py;
+			pin(run, sb->lane, idx);
+			lane_advance(sb, idx);
+		}
+		ensure_parsed(sb, f);
+		pysrc *src = f->src;
+		const char *why = f->problem;
+		run_unlock(run);
+		if (run->sched && atomic_load(&run->sched->cancel))
+			luaL_error(L, "cancelled");
+		if (!src)
+			lua_pushstring(L, why ? why : "cannot be parsed");
+		return src;
 	}
+	run_lock(run);
+	for (size_t i = 0; i < run->nextra; i++)
+		if (strcmp(run->extra[i]->path, path) == 0) {
+			pysrc *src = run->extra[i]->src;
+			if (!src)
+				lua_pushstring(L, run->extra[i]->problem ? run->extra[i]->problem : "cannot be parsed");
+			run_unlock(run);
+			return src;
+		}
+	run_unlock(run);
 	size_t len;
 	const char *text = file_text(L, sb, path, &len);
 	if (!text)
 		return NULL;
-	if (!f) {
-		run->extra = xrealloc(run->extra, (run->nextra + 1) * sizeof *run->extra);
-		f = &run->extra[run->nextra++];
-		memset(f, 0, sizeof *f);
-		f->path = xstrdup(path);
-	}
-	f->tried = 1;
 	pysrc *src = NULL;
-	if (pysrc_parse(&src, path, text, len) != 0) {
-		lua_pop(L, 1);
-		free(f->problem);
-		f->problem = xstrdup(err_message());
-		lua_pushstring(L, f->problem);
-		return NULL;
-	}
+	char *problem = NULL;
+	if (pysrc_parse(&src, path, text, len) != 0)
+		problem = xstrdup(err_message());
 	lua_pop(L, 1);
-	f->src = src;
-	run->parsed++;
+	run_lock(run);
+	papi_file *e = NULL;
+	for (size_t i = 0; i < run->nextra && !e; i++)
+		if (strcmp(run->extra[i]->path, path) == 0)
+			e = run->extra[i]; /* another lane parsed it meanwhile */
+	if (e) {
+		pysrc_free(src);
+		free(problem);
+	} else {
+		e = xcalloc(1, sizeof *e);
+		e->path = xstrdup(path);
+		e->tried = 1;
+		e->src = src;
+		e->problem = problem;
+		e->state = src ? PAPI_PARSED : PAPI_FAILED;
+		run->extra = xrealloc(run->extra, (run->nextra + 1) * sizeof *run->extra);
+		run->extra[run->nextra++] = e;
+		if (src)
+			run->parsed++;
+	}
+	src = e->src;
+	const char *why = e->problem;
+	run_unlock(run);
+	if (!src)
+		lua_pushstring(L, why ? why : "cannot be parsed");
 	return src;
 }
 
@@ -1253,26 +1541,32 @@ int papi_data_fn(lua_State *L)
 		return 1;
 	lua_pop(L, 1);
 	const cJSON *json = NULL;
+	int missing = 0, invalid = 0;
+	run_lock(run); /* decoded once per run, shared by the plugins (read-only once added) */
 	for (size_t i = 0; i < run->ndata; i++)
 		if (strcmp(run->data[i].name, name) == 0)
 			json = run->data[i].json;
 	if (!json) {
 		char *rel = xasprintf("data/%s.json", name), *text = NULL;
 		size_t len;
-		int rc = papi_bundled_read(&text, &len, run->opts, rel);
+		missing = papi_bundled_read(&text, &len, run->opts, rel) != 0;
 		free(rel);
-		if (rc != 0)
-			return luaL_error(L, "data: no fact table plugins/data/%s.json", name);
-		cJSON *parsed_json = cJSON_ParseWithLength(text, len);
+		cJSON *parsed_json = missing ? NULL : cJSON_ParseWithLength(text, len);
 		free(text);
-		if (!parsed_json)
-			return luaL_error(L, "data: plugins/data/%s.json is not valid JSON", name);
-		run->data = xrealloc(run->data, (run->ndata + 1) * sizeof *run->data);
-		run->data[run->ndata].name = xstrdup(name);
-		run->data[run->ndata].json = parsed_json;
-		run->ndata++;
-		json = parsed_json;
+		invalid = !missing && !parsed_json;
+		if (parsed_json) {
+			run->data = xrealloc(run->data, (run->ndata + 1) * sizeof *run->data);
+			run->data[run->ndata].name = xstrdup(name);
+			run->data[run->ndata].json = parsed_json;
+			run->ndata++;
+			json = parsed_json;
+		}
 	}
+	run_unlock(run);
+	if (missing)
+		return luaL_error(L, "data: no fact table plugins/data/%s.json", name);
+	if (invalid)
+		return luaL_error(L, "data: plugins/data/%s.json is not valid JSON", name);
 	push_json(L, json);
 	lua_pushvalue(L, -1);
 	lua_setfield(L, -3, name);
@@ -1286,7 +1580,9 @@ static cJSON *artifacts(lua_State *L, papi_run *run, const char *kind)
 	box *b = box_new(L, cjson_release);
 	if (!run->opts->artifacts_json)
 		return NULL;
+	run_lock(run); /* the host's callbacks read its database: one plugin at a time */
 	char *text = run->opts->artifacts_json(kind, run->opts->payload);
+	run_unlock(run);
 	if (!text)
 		return NULL;
 	b->p = cJSON_Parse(text);
@@ -1314,7 +1610,9 @@ static int ctx_comparisons(lua_State *L)
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
 	box *b = box_new(L, cjson_release);
+	run_lock(run);
 	char *text = run->opts->comparisons_json ? run->opts->comparisons_json(run->opts->payload) : NULL;
+	run_unlock(run);
 	if (text)
 		b->p = cJSON_Parse(text);
 	free(text);
@@ -1393,6 +1691,139 @@ static int ctx_read_artifact(lua_State *L)
 	}
 	lua_pushlstring(L, b->p, len);
 	return 1;
+}
+
+/* ---- ctx.scan_artifact: a text artifact of any size, line by line, in C ----------- */
+
+#define SCAN_NEEDLES 128   /* needles per call */
+#define SCAN_HITS 1000     /* most hits kept per needle */
+#define SCAN_LINE 4096     /* a line is matched on its first bytes */
+#define SCAN_QUOTE 240     /* bytes of a hit's line handed to the plugin */
+
+static void file_release(void *p) { fclose(p); }
+
+/* Length of the first n bytes of s cut back to a whole UTF-8 character. */
+static size_t utf8_cut(const char *s, size_t n)
+{
+	while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	return n;
+}
+
+/* One finished line: each needle it holds is a hit {line=, needle=, text=} appended
+ * to the table at the top of the stack, up to max hits per needle. */
+static void scan_line(lua_State *L, const char *line, size_t len, long long lineno, const char *const *needles,
+                      const size_t *nlen, size_t nn, size_t *count, size_t max, lua_Integer *nhits)
+{
+	if (len && line[len - 1] == '\r')
+		len--;
+	for (size_t i = 0; i < nn; i++) {
+		if (!nlen[i] || !memmem(line, len, needles[i], nlen[i]) || ++count[i] > max)
+			continue;
+		size_t q = len > SCAN_QUOTE ? utf8_cut(line, SCAN_QUOTE) : len;
+		lua_createtable(L, 0, 4);
+		lua_pushinteger(L, (lua_Integer)lineno);
+		lua_setfield(L, -2, "line");
+		lua_pushinteger(L, (lua_Integer)i + 1);
+		lua_setfield(L, -2, "needle");
+		lua_pushlstring(L, line, q);
+		lua_setfield(L, -2, "text");
+		lua_pushboolean(L, q < len);
+		lua_setfield(L, -2, "cut");
+		lua_rawseti(L, -2, ++*nhits);
+	}
+}
+
+/* ctx.scan_artifact(id, needles [, max]): the lines of a text artifact holding any of
+ * the plain strings in needles, streamed from its file whatever its size. */
+static int ctx_scan_artifact(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	luaL_checktype(L, 2, LUA_TTABLE);
+	lua_Integer maxarg = luaL_optinteger(L, 3, 20);
+	size_t max = maxarg < 1 ? 1 : maxarg > SCAN_HITS ? SCAN_HITS : (size_t)maxarg;
+	size_t nn = (size_t)lua_rawlen(L, 2);
+	if (nn > SCAN_NEEDLES)
+		return luaL_error(L, "ctx.scan_artifact: at most %d needles", SCAN_NEEDLES);
+	const char *needles[SCAN_NEEDLES];
+	size_t nlen[SCAN_NEEDLES], count[SCAN_NEEDLES] = { 0 };
+	for (size_t i = 0; i < nn; i++) {
+		lua_rawgeti(L, 2, (lua_Integer)i + 1);
+		needles[i] = luaL_checklstring(L, -1, &nlen[i]);
+		lua_pop(L, 1); /* the string stays alive in the needles table */
+	}
+	const char *id = luaL_tolstring(L, 1, NULL);
+	char *abs = artifact_file(L, run, 1);
+	if (!abs)
+		return 2;
+	struct stat st;
+	FILE *f = stat(abs, &st) == 0 && S_ISREG(st.st_mode) ? fopen(abs, "rb") : NULL;
+	free(abs);
+	if (!f) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: unreadable", id);
+		return 2;
+	}
+	box *fb = box_new(L, file_release);
+	fb->p = f;
+	box *bb = box_new(L, free);
+	char *buf = xmalloc(65536 + SCAN_LINE);
+	bb->p = buf;
+	char *line = buf + 65536;
+	lua_newtable(L); /* the hits */
+	size_t len = 0, n;
+	long long lineno = 1, bytes = 0;
+	lua_Integer nhits = 0;
+	while ((n = fread(buf, 1, 65536, f)) > 0) {
+		bytes += (long long)n;
+		for (const char *p = buf, *end = buf + n; p < end;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *stop = nl ? nl : end;
+			size_t take = (size_t)(stop - p);
+			if (!len && nl) { /* a whole line inside the buffer: match it in place */
+				scan_line(L, p, take < SCAN_LINE ? take : SCAN_LINE, lineno, needles, nlen, nn, count, max,
+				          &nhits);
+				lineno++;
+				p = nl + 1;
+				continue;
+			}
+			if (len < SCAN_LINE) {
+				size_t room = SCAN_LINE - len;
+				memcpy(line + len, p, take < room ? take : room);
+				len += take < room ? take : room;
+			}
+			p = stop;
+			if (nl) {
+				scan_line(L, line, len, lineno, needles, nlen, nn, count, max, &nhits);
+				lineno++;
+				len = 0;
+				p++;
+			}
+		}
+	}
+	int failed = ferror(f);
+	if (len)
+		scan_line(L, line, len, lineno, needles, nlen, nn, count, max, &nhits);
+	else
+		lineno--;
+	if (failed) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: read error after %I bytes", id, (lua_Integer)bytes);
+		return 2;
+	}
+	lua_createtable(L, 0, 3);
+	lua_pushinteger(L, (lua_Integer)lineno);
+	lua_setfield(L, -2, "lines");
+	lua_pushinteger(L, (lua_Integer)bytes);
+	lua_setfield(L, -2, "bytes");
+	lua_createtable(L, (int)nn, 0);
+	for (size_t i = 0; i < nn; i++) {
+		lua_pushinteger(L, (lua_Integer)count[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	lua_setfield(L, -2, "counts");
+	return 2;
 }
 
 /* ---- ONNX models: ctx.onnx (the reader is onnx.c) ----------------------------------- */
@@ -1594,7 +2025,9 @@ static int ctx_config(lua_State *L)
 		return 1;
 	}
 	box *b = box_new(L, free);
+	run_lock(run);
 	b->p = run->opts->config_get(key, run->opts->payload);
+	run_unlock(run);
 	if (!b->p)
 		lua_pushnil(L);
 	else
@@ -1635,12 +2068,13 @@ static int ctx_metric(lua_State *L)
 	if (++sb->nmetrics > MAX_METRICS)
 		return luaL_error(L, "metric: more than %d metrics in one run", MAX_METRICS);
 	handover(L, sb, lname + lunit + sizeof(double));
-	if (run->cb && run->cb->metric) {
-		char *n = safetext_clean(name, lname), *u = unit ? safetext_clean(unit, lunit) : NULL;
-		run->cb->metric(sb->plugin->info.id, n, (double)v, u, run->cb->payload);
-		free(n);
-		free(u);
-	}
+	(void)run;
+	/* handed to the host when the plugin ends, in the order recorded, even if it fails */
+	sb->metrics = xrealloc(sb->metrics, (sb->nmetric + 1) * sizeof *sb->metrics);
+	papi_metric *m = &sb->metrics[sb->nmetric++];
+	m->name = safetext_clean(name, lname);
+	m->unit = unit ? safetext_clean(unit, lunit) : NULL;
+	m->value = (double)v;
 	return 0;
 }
 
@@ -1927,7 +2361,9 @@ static int ctx_report(lua_State *L)
 	}
 	else
 		fp = finding_fingerprint(p->info.id, file, NULL, 0, 0, 0, key ? key : message);
+	run_lock(run);
 	f.fingerprint = unique_fingerprint(run, fp);
+	run_unlock(run);
 	if (nedits) {
 		f.edits = xcalloc(nedits, sizeof *f.edits);
 		f.nedits = nedits;
@@ -2420,6 +2856,7 @@ static int run_k(lua_State *L)
 		{"loc", ctx_loc},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
+		{"scan_artifact", ctx_scan_artifact},
 		{"onnx", ctx_onnx},
 		{"decode_json", ctx_decode_json},
 		{"comparisons", ctx_comparisons},

@@ -20,6 +20,8 @@
 #include "pysrc.h"
 
 #include <lua.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #define PAPI_NPHASES 7
@@ -58,15 +60,50 @@ int papi_offered(const papi_plugin *p, const unsigned char *hits);
 /* Frees the strings, triggers and queries inside p (not p itself). */
 void papi_plugin_done(papi_plugin *p);
 
+/* Where a file's tree is. A tree is parsed by the first plugin that queries the file and
+ * released once every plugin still running has moved past the file; a plugin that comes
+ * back to it later parses it again. */
+enum { PAPI_UNPARSED, PAPI_PARSING, PAPI_PARSED, PAPI_FAILED, PAPI_RELEASED };
+
 /* A project Python file in one run. */
 typedef struct papi_file {
 	char *path;               /* relative path */
-	pysrc *src;               /* parsed tree, or NULL */
+	pysrc *src;               /* parsed tree (state PAPI_PARSED), or NULL */
 	char *problem;            /* why it cannot be read or parsed (one line), or NULL */
 	unsigned char *hits;      /* per run trigger: 1 when the file contains it */
 	int tried;                /* a parse was attempted */
+	int state;                /* PAPI_UNPARSED ... */
+	int wanted;               /* offered to a plugin of the run: its syntax is checked */
+	unsigned users;           /* plugins holding the tree (each holds the file it last used) */
+	int syntax_error;         /* the first parse found an ERROR or MISSING node ... */
+	uint32_t err_line, err_col; /* ... here (1-based) */
 	size_t size;              /* bytes, for the instruction budget */
 } papi_file;
+
+/* One plugin of a run on its own thread. The plugins advance through the Python files
+ * together: the CPU slots go to the plugin furthest behind, so the trees in memory at
+ * any time are those between the slowest and the fastest plugin. */
+typedef struct papi_lane {
+	long pos;                 /* highest index in papi_run.py the plugin queried, -1 before */
+	long pinned;              /* index of the file whose tree it holds, -1 none */
+	size_t order;             /* the plugin's place in the run: breaks ties of pos */
+	int waiting, granted;     /* waiting for a CPU slot; one was handed to it */
+	int finished;
+	pthread_cond_t cv;        /* signalled when a slot is handed to this lane */
+} papi_lane;
+
+/* The shared part of a run whose plugins run on threads. Guards everything in papi_run
+ * the plugins share (files' trees, fact tables, fingerprints, extra files). */
+typedef struct papi_sched {
+	pthread_mutex_t mu;
+	pthread_cond_t parsed_cv; /* broadcast when a file leaves PAPI_PARSING */
+	pthread_cond_t done_cv;   /* broadcast when a lane finishes */
+	unsigned slots;           /* CPU slots free */
+	papi_lane *lanes;
+	size_t nlanes;
+	long low;                 /* files below this index are behind every unfinished lane */
+	atomic_int cancel;        /* set by the host: plugins stop at their next check */
+} papi_sched;
 
 typedef struct papi_data {
 	char *name;               /* fact table name ("api_map") */
@@ -80,11 +117,13 @@ typedef struct papi_run {
 	project_list files;       /* the project inventory */
 	papi_file *py;            /* .py files, sorted by path */
 	size_t npy;
-	papi_file *extra;         /* other files parsed on demand by ctx.query */
+	papi_file **extra;        /* other files parsed on demand by ctx.query */
 	size_t nextra;
+	papi_sched *sched;        /* NULL when a single thread runs the plugins */
 	char **triggers;          /* distinct triggers of the selected plugins (borrowed) */
 	size_t ntriggers;
 	size_t parsed;            /* files parsed in this run */
+	size_t reparsed;          /* trees parsed again after their release (a plugin came back) */
 	papi_data *data;          /* fact tables decoded so far */
 	size_t ndata;
 	char **fp_keys;           /* fingerprints seen in this run (open addressing) */
@@ -119,7 +158,25 @@ typedef struct papi_sandbox {
 	size_t nmetrics;          /* metrics recorded so far */
 	finding *found;           /* findings reported so far */
 	size_t nfound, capfound;
+	papi_lane *lane;          /* the plugin's lane when the run has a scheduler, else NULL */
+	struct papi_metric *metrics; /* metrics recorded so far, handed over by the host */
+	size_t nmetric;
 } papi_sandbox;
+
+/* A metric recorded by ctx.metric (strings cleaned, owned by the sandbox). */
+typedef struct papi_metric {
+	char *name, *unit;        /* unit may be NULL */
+	double value;
+} papi_metric;
+
+/* The scheduler of a run with lanes[0..n) (orders set by the caller) sharing slots CPU
+ * slots; papi_sched_done releases it. */
+void papi_sched_init(papi_sched *s, papi_lane *lanes, size_t n, unsigned slots);
+void papi_sched_done(papi_sched *s);
+/* A lane's thread waits for a CPU slot before its plugin starts ... */
+void papi_lane_enter(papi_run *run, papi_lane *l);
+/* ... and gives it back when the plugin is done, releasing the trees nobody needs now. */
+void papi_lane_leave(papi_run *run, papi_lane *l);
 
 /* Frees the findings collected in sb. */
 void papi_sandbox_done(papi_sandbox *sb);

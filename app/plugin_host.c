@@ -1,6 +1,7 @@
 /* plugin_host — see plugin_host.h. Discovery, declarations and the run loop; the sandbox
  * and the ctx API are in plugin_api.c. */
 #include "plugin_host.h"
+#include "category.h"
 #include "embedded.h"
 #include "err.h"
 #include "plugin_api.h"
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct plugin_host {
 	plugin_host_opts opts;  /* the caller's options; the strings below are our copies */
@@ -257,6 +259,10 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 		goto out;
 	}
 	p.info.origin = xstrdup(origin);
+	if (p.info.category && !category_find(p.info.category))
+		p.info.warning = xasprintf("plugin %s (%s): category '%s' is not one of plugins/data/categories.json; its "
+		                           "findings weigh 0 person-days in the readiness estimate",
+		                           p.info.id, origin, p.info.category);
 	p.bundled = bundled;
 	p.info.needs_exec = p.needs_exec;
 	p.info.may_exec = p.needs_exec && (bundled || exec_allowed(h, p.info.id));
@@ -546,8 +552,9 @@ static void add_trigger(papi_run *run, char *t)
 	run->triggers[run->ntriggers++] = t;
 }
 
-/* Lists, prefilters and parses the .py files; reports source problems. */
-static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, const plugin_run_cb *cb)
+/* Lists and prefilters the .py files: which triggers each holds, and whether any plugin of
+ * the run is offered it. Nothing is parsed yet: the plugins parse what they query. */
+static void prepare_sources(plugin_host *h, papi_run *run, const char *sel)
 {
 	int all_py = 0;
 	for (size_t i = 0; i < h->n; i++) {
@@ -576,9 +583,7 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, cons
 		if (util_ends_with(run->files.paths[i], ".py"))
 			run->npy++;
 	run->py = xcalloc(run->npy ? run->npy : 1, sizeof *run->py);
-	const char **want = xcalloc(run->npy ? run->npy : 1, sizeof *want);
-	size_t *want_idx = xcalloc(run->npy ? run->npy : 1, sizeof *want_idx);
-	size_t nwant = 0, k = 0;
+	size_t k = 0;
 	textscan *scan = textscan_new((const char *const *)run->triggers, run->ntriggers);
 	for (size_t i = 0; i < run->files.n; i++) {
 		if (!util_ends_with(run->files.paths[i], ".py"))
@@ -597,31 +602,56 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, cons
 			for (size_t q = 0; q < h->n && !any; q++)
 				any = sel[q] && h->plugins[q].ntriggers && papi_offered(&h->plugins[q], f->hits);
 		free(text);
-		if (any) {
-			want[nwant] = f->path;
-			want_idx[nwant++] = (size_t)(f - run->py);
-		}
+		f->wanted = any;
 	}
 	textscan_free(scan);
-	pysrc **srcs = xcalloc(nwant ? nwant : 1, sizeof *srcs);
-	char **errs = xcalloc(nwant ? nwant : 1, sizeof *errs);
-	if (nwant)
-		pysrc_parse_many(srcs, errs, h->root, want, nwant, h->opts.threads);
-	for (size_t i = 0; i < nwant; i++) {
-		papi_file *f = &run->py[want_idx[i]];
-		f->tried = 1;
-		f->src = srcs[i];
-		if (srcs[i])
-			run->parsed++;
-		if (errs[i] && !f->problem)
-			f->problem = errs[i];
-		else
-			free(errs[i]);
+}
+
+typedef struct syntax_pass {
+	papi_run *run;
+	size_t *idx;        /* indices in run->py of the files parsed */
+} syntax_pass;
+
+static void syntax_one(size_t i, pysrc *src, char *err, void *payload)
+{
+	syntax_pass *sp = payload;
+	papi_file *f = &sp->run->py[sp->idx[i]];
+	f->tried = 1;
+	if (src) {
+		uint32_t line, col;
+		f->syntax_error = pysrc_first_error(src, &line, &col);
+		f->err_line = line;
+		f->err_col = col;
 	}
-	free(srcs);
-	free(errs);
-	free(want);
-	free(want_idx);
+	f->state = src ? PAPI_RELEASED : PAPI_FAILED;
+	if (err && !f->problem)
+		f->problem = err;
+	else
+		free(err);
+	pysrc_free(src);
+}
+
+/* Parses the offered files no plugin queried (their syntax is reported all the same),
+ * freeing each tree at once; then reports the sources' problems, in the files' order. */
+static void report_sources(plugin_host *h, papi_run *run, const plugin_run_cb *cb)
+{
+	const char **paths = xcalloc(run->npy ? run->npy : 1, sizeof *paths);
+	size_t *idx = xcalloc(run->npy ? run->npy : 1, sizeof *idx), n = 0;
+	for (size_t i = 0; i < run->npy; i++)
+		if (run->py[i].wanted && !run->py[i].tried && !run->py[i].problem) {
+			paths[n] = run->py[i].path;
+			idx[n++] = i;
+		}
+	syntax_pass sp = {run, idx};
+	if (n)
+		pysrc_parse_each(h->root, paths, n, h->opts.threads, syntax_one, &sp);
+	run->parsed = 0;
+	for (size_t i = 0; i < run->npy; i++)
+		run->parsed += run->py[i].tried && run->py[i].state != PAPI_FAILED;
+	for (size_t i = 0; i < run->nextra; i++)
+		run->parsed += run->extra[i]->src != NULL;
+	free(paths);
+	free(idx);
 
 	report_walk_problems(run, cb);
 	for (size_t i = 0; i < run->npy; i++) {
@@ -632,10 +662,9 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel, cons
 			               "remove it if it is not source code.");
 			continue;
 		}
-		uint32_t line, col;
-		if (f->src && pysrc_first_error(f->src, &line, &col)) {
-			char *msg = xasprintf("%s: syntax error at line %u, column %u", f->path, line, col);
-			source_finding(cb, f->path, (int)line, (int)col, msg, "syntax error",
+		if (f->syntax_error) {
+			char *msg = xasprintf("%s: syntax error at line %u, column %u", f->path, f->err_line, f->err_col);
+			source_finding(cb, f->path, (int)f->err_line, (int)f->err_col, msg, "syntax error",
 			               "Python cannot parse this file; checks may miss code near the "
 			               "error. Fix the syntax, or check that it is Python 3.");
 			free(msg);
@@ -663,40 +692,83 @@ static unsigned long long plugin_budget(const plugin_host *h, const papi_run *ru
 	return h->opts.instr_budget + PAPI_BUDGET_PER_BYTE * bytes;
 }
 
-/* Runs one plugin against the prepared run; reports its findings or its error. */
-static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_run_cb *cb)
-{
+/* One plugin of a run on its own thread: what it produced, kept until the host hands it
+ * over in the plugins' order. */
+typedef struct lane_job {
+	plugin_host *h;
+	papi_run *run;
+	papi_plugin *p;
+	papi_lane *lane;      /* NULL when the run has no scheduler */
 	papi_sandbox sb;
-	memset(&sb, 0, sizeof sb);
-	sb.opts = &h->opts;
-	sb.run = run;
-	sb.plugin = p;
-	sb.origin = p->info.origin;
-	sb.budget = plugin_budget(h, run, p);
-	sb.mem_cap = h->opts.mem_cap;
-	sb.time_limit_ms = h->opts.time_limit_ms;
-	char *err = NULL;
-	lua_State *L = papi_open(&sb);
+	char *err;            /* why the plugin failed, or NULL */
+	double cpu;           /* CPU seconds of its thread */
+	pthread_t tid;
+	int threaded;         /* tid is a thread to join */
+	int reported;         /* its progress was reported */
+} lane_job;
+
+static double thread_cpu_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs one plugin against the prepared run, keeping its findings or its error. */
+static void run_one(lane_job *j)
+{
+	double c0 = thread_cpu_seconds();
+	if (j->lane)
+		papi_lane_enter(j->run, j->lane);
+	papi_sandbox *sb = &j->sb;
+	memset(sb, 0, sizeof *sb);
+	sb->opts = &j->h->opts;
+	sb->run = j->run;
+	sb->plugin = j->p;
+	sb->lane = j->lane;
+	sb->origin = j->p->info.origin;
+	sb->budget = plugin_budget(j->h, j->run, j->p);
+	sb->mem_cap = j->h->opts.mem_cap;
+	sb->time_limit_ms = j->h->opts.time_limit_ms;
+	lua_State *L = papi_open(sb);
 	if (!L)
-		err = xstrdup("cannot create a Lua state");
-	else if (papi_load(L, p->chunk, p->len, p->info.origin, &err) == 0)
-		papi_call_run(L, &err);
+		j->err = xstrdup("cannot create a Lua state");
+	else if (papi_load(L, j->p->chunk, j->p->len, j->p->info.origin, &j->err) == 0)
+		papi_call_run(L, &j->err);
 	papi_close(L);
-	if (err) {
+	if (j->lane)
+		papi_lane_leave(j->run, j->lane);
+	j->cpu = thread_cpu_seconds() - c0;
+}
+
+static void *lane_main(void *arg)
+{
+	run_one(arg);
+	return NULL;
+}
+
+/* Hands one finished plugin's metrics, then its findings or its error, to the callbacks. */
+static void deliver(lane_job *j, const plugin_run_cb *cb)
+{
+	papi_sandbox *sb = &j->sb;
+	papi_plugin *p = j->p;
+	for (size_t i = 0; cb && cb->metric && i < sb->nmetric; i++)
+		cb->metric(p->info.id, sb->metrics[i].name, sb->metrics[i].value, sb->metrics[i].unit, cb->payload);
+	if (j->err) {
 		if (cb && cb->plugin_error) {
-			char *msg = xasprintf("plugin %s (%s): %s", p->info.id, p->info.origin, err);
+			char *msg = xasprintf("plugin %s (%s): %s", p->info.id, p->info.origin, j->err);
 			char *clean = safetext_clean(msg, strlen(msg)); /* the error may quote the plugin's text */
 			cb->plugin_error(p->info.id, clean, cb->payload);
 			free(clean);
 			free(msg);
 		}
 	} else if (cb && cb->finding) {
-		for (size_t i = 0; i < sb.nfound; i++)
-			cb->finding(&sb.found[i], cb->payload);
+		for (size_t i = 0; i < sb->nfound; i++)
+			cb->finding(&sb->found[i], cb->payload);
 		/* files the check could not analyse: it reported on every other file */
-		for (size_t i = 0; i < sb.nskipped; i++) {
-			char *tab = strchr(sb.skipped[i], '\t');
-			char *file = xstrndup(sb.skipped[i], (size_t)(tab - sb.skipped[i]));
+		for (size_t i = 0; i < sb->nskipped; i++) {
+			char *tab = strchr(sb->skipped[i], '\t');
+			char *file = xstrndup(sb->skipped[i], (size_t)(tab - sb->skipped[i]));
 			char *msg = xasprintf("%s: skipped by this check (%s)", file, tab + 1);
 			problem_finding(cb, p->info.id, p->info.phase, file, 0, 0, msg, "skipped",
 			                "This check did not look inside the file; review it by hand, or exclude "
@@ -705,8 +777,14 @@ static void run_one(plugin_host *h, papi_run *run, papi_plugin *p, const plugin_
 			free(file);
 		}
 	}
-	free(err);
-	papi_sandbox_done(&sb);
+}
+
+static unsigned run_slots(const plugin_host *h)
+{
+	if (h->opts.threads)
+		return h->opts.threads;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	return cores > 0 ? (unsigned)cores : 1;
 }
 
 int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
@@ -714,6 +792,10 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 {
 	int rc = 0;
 	char *sel = NULL;
+	lane_job *jobs = NULL;
+	papi_lane *lanes = NULL;
+	papi_sched sched;
+	int have_sched = 0;
 	papi_run run;
 	memset(&run, 0, sizeof run);
 	for (size_t i = 0; i < nphases; i++)
@@ -745,28 +827,105 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 		goto out;
 	int debug = getenv("FERRY_DEBUG") != NULL;
 	double t0 = now_seconds();
-	prepare_sources(h, &run, sel, cb);
+	prepare_sources(h, &run, sel);
 	if (debug)
-		fprintf(stderr, "ferry: %-34s %8.3f s (%zu of %zu .py files parsed)\n", "prefilter and parse",
-		        now_seconds() - t0, run.parsed, run.npy);
-	size_t done = 0;
-	for (size_t i = 0; i < h->n; i++) {
-		if (!sel[i])
-			continue;
-		if (cb && cb->cancelled && cb->cancelled(cb->payload)) {
-			rc = err_set(FERRY_ECANCEL, "check: cancelled");
-			break;
+		fprintf(stderr, "ferry: %-34s %8.3f s (%zu .py files)\n", "prefilter", now_seconds() - t0, run.npy);
+
+	/* Every selected plugin on its own thread, sharing one slot per core; they meet each
+	 * file at about the same time, so its tree is parsed once and released soon after. */
+	t0 = now_seconds();
+	jobs = xcalloc(nsel ? nsel : 1, sizeof *jobs);
+	lanes = xcalloc(nsel ? nsel : 1, sizeof *lanes);
+	for (size_t i = 0, k = 0; i < h->n; i++)
+		if (sel[i]) {
+			jobs[k] = (lane_job){.h = h, .run = &run, .p = &h->plugins[i], .lane = &lanes[k]};
+			lanes[k].order = k;
+			k++;
 		}
-		if (cb && cb->progress)
-			cb->progress(h->plugins[i].info.id, done, nsel, cb->payload);
-		double started = now_seconds();
-		run_one(h, &run, &h->plugins[i], cb);
+	papi_sched_init(&sched, lanes, nsel, run_slots(h));
+	have_sched = 1;
+	run.sched = &sched;
+	for (size_t k = 0; k < nsel; k++)
+		jobs[k].threaded = pthread_create(&jobs[k].tid, NULL, lane_main, &jobs[k]) == 0;
+	for (size_t k = 0; k < nsel; k++)
+		if (!jobs[k].threaded)
+			run_one(&jobs[k]); /* no thread for it: run it here, in turn with the others */
+	size_t reported = 0, offered = 0, shown = (size_t)-1;
+	for (size_t i = 0; i < run.npy; i++)
+		offered += run.py[i].wanted;
+	int cancelled = 0;
+	pthread_mutex_lock(&sched.mu);
+	while (reported < nsel) {
+		if (cb && cb->files && run.parsed != shown) {
+			shown = run.parsed;
+			pthread_mutex_unlock(&sched.mu);
+			cb->files(shown > offered ? offered : shown, offered, cb->payload);
+			pthread_mutex_lock(&sched.mu);
+		}
+		/* progress as plugins finish */
+		for (size_t k = 0; k < nsel; k++) {
+			if (!lanes[k].finished || jobs[k].reported)
+				continue;
+			jobs[k].reported = 1;
+			if (cb && cb->progress) {
+				pthread_mutex_unlock(&sched.mu);
+				cb->progress(jobs[k].p->info.id, reported, nsel, cb->payload);
+				pthread_mutex_lock(&sched.mu);
+			}
+			reported++;
+		}
+		if (reported == nsel)
+			break;
+		if (!cancelled && cb && cb->cancelled) {
+			pthread_mutex_unlock(&sched.mu);
+			cancelled = cb->cancelled(cb->payload) != 0;
+			pthread_mutex_lock(&sched.mu);
+			if (cancelled)
+				atomic_store(&sched.cancel, 1);
+		}
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 100 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&sched.done_cv, &sched.mu, &until);
+	}
+	pthread_mutex_unlock(&sched.mu);
+	for (size_t k = 0; k < nsel; k++)
+		if (jobs[k].threaded)
+			pthread_join(jobs[k].tid, NULL);
+	run.sched = NULL;
+	if (debug)
+		fprintf(stderr, "ferry: %-34s %8.3f s (%zu plugins on %u cores; %zu trees parsed again)\n", "plugins",
+		        now_seconds() - t0, nsel, run_slots(h), run.reparsed);
+	if (!cancelled && cb && cb->cancelled && cb->cancelled(cb->payload))
+		cancelled = 1;
+	if (cancelled) {
+		rc = err_set(FERRY_ECANCEL, "check: cancelled");
+		goto out;
+	}
+	t0 = now_seconds();
+	report_sources(h, &run, cb);
+	if (debug)
+		fprintf(stderr, "ferry: %-34s %8.3f s (%zu of %zu .py files parsed)\n", "syntax of files not queried",
+		        now_seconds() - t0, run.parsed, run.npy);
+	for (size_t k = 0; k < nsel; k++) {
+		deliver(&jobs[k], cb);
 		if (debug)
-			fprintf(stderr, "ferry: %-34s %8.3f s\n", h->plugins[i].info.id, now_seconds() - started);
-		done++;
+			fprintf(stderr, "ferry: %-34s %8.3f s CPU\n", jobs[k].p->info.id, jobs[k].cpu);
 	}
 	h->parsed = run.parsed;
 out:
+	for (size_t k = 0; jobs && k < nsel; k++) {
+		free(jobs[k].err);
+		papi_sandbox_done(&jobs[k].sb);
+	}
+	free(jobs);
+	if (have_sched)
+		papi_sched_done(&sched);
+	free(lanes);
 	papi_run_done(&run);
 	free(sel);
 	return rc;

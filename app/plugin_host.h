@@ -4,8 +4,13 @@
  * The only module (with plugin_api.c) that includes Lua headers. Each plugin gets its
  * own lua_State with a capped allocator, an instruction budget and an environment
  * built from an allow-list; a failing or runaway plugin becomes an error for that
- * plugin and the run goes on. Python files are prefiltered by the plugins' triggers
- * and parsed once per run, in parallel, through pysrc.
+ * plugin and the run goes on. Python files are prefiltered by the plugins' triggers.
+ * The selected plugins run each on its own thread, sharing one CPU slot per core; the slot
+ * goes to the plugin furthest behind in the file list, so the plugins meet each file at
+ * about the same time: its tree is parsed once (by the first plugin that queries it) and
+ * released once every running plugin has moved past it. Everything a plugin produces is
+ * kept and handed to the callbacks on the calling thread, in the plugins' order, when all
+ * have finished; the findings and their order do not depend on the threads.
  *
  * The host owns its plugin_info array (valid until plugin_host_free). Findings are
  * handed to the run callback as borrowed pointers valid during the call only.
@@ -30,6 +35,7 @@ typedef struct plugin_info {
 	int fixable;       /* declares fix */
 	int needs_exec;    /* declares needs = {"exec"} */
 	int may_exec;      /* may run programs: bundled with ferry, or named in opts->allow_exec */
+	char *warning;     /* a problem that did not stop it loading (an unknown category); may be NULL */
 } plugin_info;
 
 typedef struct plugin_host_opts {
@@ -65,11 +71,14 @@ typedef struct plugin_run_cb {
 	void (*plugin_error)(const char *plugin_id, const char *message, void *payload);
 	/* a metric recorded by a plugin */
 	void (*metric)(const char *plugin_id, const char *name, double value, const char *unit, void *payload);
-	/* a plugin is starting (done of total) */
+	/* a plugin has finished (done of total finished before it); called on the calling thread */
 	void (*progress)(const char *plugin_id, size_t done, size_t total, void *payload);
-	/* non-zero to cancel the run between plugins */
+	/* non-zero to cancel the run; polled on the calling thread while the plugins run */
 	int (*cancelled)(void *payload);
 	void *payload;
+	/* files parsed so far of those offered to the plugins; called on the calling thread
+	 * while the plugins run, when the count has changed (may be NULL) */
+	void (*files)(size_t parsed, size_t offered, void *payload);
 } plugin_run_cb;
 
 /* Discovers and loads every plugin (declaration checked); plugins that fail to load
@@ -87,11 +96,11 @@ const char *const *plugin_host_load_errors(const plugin_host *h, size_t *n);
  * (none = all). Returns 0 even when plugins failed (reported via plugin_error);
  * fails only when nothing could run (FERRY_EUSAGE for an unknown phase or id,
  * FERRY_EIO when the root cannot be listed) or when cb->cancelled said so
- * (FERRY_ECANCEL; the plugins that ran before delivered their findings).
- * A plugin's findings are handed to cb->finding when it finishes; a plugin that fails
- * delivers no findings, only its error. Problems with the project's sources (unreadable,
- * binary, non-UTF-8, huge files, syntax errors, symlink loops) arrive first, once per run,
- * as warnings of the pseudo-plugin "ferry.source" (phase "assess", category "source"). */
+ * (FERRY_ECANCEL; nothing is delivered then).
+ * Problems with the project's sources (unreadable, binary, non-UTF-8, huge files, syntax
+ * errors, symlink loops) arrive first, once per run, as warnings of the pseudo-plugin
+ * "ferry.source" (phase "assess", category "source"); then each plugin in turn hands over
+ * its metrics, then its findings, or its error (a plugin that fails delivers no findings). */
 int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
                     const char *const *ids, size_t nids, const plugin_run_cb *cb);
 

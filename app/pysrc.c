@@ -1097,16 +1097,7 @@ out:
 	return rc;
 }
 
-/* ---- parallel parsing ------------------------------------------------------------------- */
-
-typedef struct pool {
-	pysrc **out;
-	char **errs;
-	const char *root;
-	const char *const *paths;
-	size_t n;
-	atomic_size_t next; /* next index to take */
-} pool;
+/* ---- parsing files, one or many in parallel ----------------------------------------------- */
 
 /* "rel: reason" from the thread's error record, whose message names full. */
 static char *reason_for(const char *rel, const char *full)
@@ -1118,28 +1109,43 @@ static char *reason_for(const char *rel, const char *full)
 	return xasprintf("%s: %s", rel, msg);
 }
 
-static void parse_one(TSParser *parser, pool *pl, size_t i)
+static void parse_file_with(TSParser *parser, pysrc **out, char **err, const char *root, const char *rel)
 {
-	const char *rel = pl->paths[i];
-	char *full = pl->root && *pl->root ? util_path_join(pl->root, rel) : xstrdup(rel);
+	*out = NULL;
+	*err = NULL;
+	char *full = root && *root ? util_path_join(root, rel) : xstrdup(rel);
 	char *text = NULL;
 	size_t len = 0;
 	struct stat st;
 	if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > PYSRC_MAX_BYTES) {
-		pl->errs[i] = xasprintf("%s: larger than %u MiB, not parsed", rel, PYSRC_MAX_BYTES >> 20);
+		*err = xasprintf("%s: larger than %u MiB, not parsed", rel, PYSRC_MAX_BYTES >> 20);
 		goto out;
 	}
 	if (util_read_file(&text, &len, full) != 0) {
-		pl->errs[i] = reason_for(rel, full);
+		*err = reason_for(rel, full);
 		goto out;
 	}
-	if (parse_with(parser, &pl->out[i], rel, text, len, text) != 0)
-		pl->errs[i] = reason_for(rel, rel);
+	if (parse_with(parser, out, rel, text, len, text) != 0)
+		*err = reason_for(rel, rel);
 	text = NULL; /* taken by parse_with */
 out:
 	free(text);
 	free(full);
 }
+
+void pysrc_parse_file(pysrc **out, char **err, const char *root, const char *rel)
+{
+	parse_file_with(thread_parser(), out, err, root, rel);
+}
+
+typedef struct pool {
+	const char *root;
+	const char *const *paths;
+	size_t n;
+	pysrc_parsed_cb done;
+	void *payload;
+	atomic_size_t next; /* next index to take */
+} pool;
 
 static void *pool_worker(void *arg)
 {
@@ -1149,21 +1155,20 @@ static void *pool_worker(void *arg)
 		size_t i = atomic_fetch_add(&pl->next, 1);
 		if (i >= pl->n)
 			break;
-		parse_one(parser, pl, i);
+		pysrc *src;
+		char *err;
+		parse_file_with(parser, &src, &err, pl->root, pl->paths[i]);
+		pl->done(i, src, err, pl->payload);
 	}
 	ts_parser_delete(parser);
 	return NULL;
 }
 
-void pysrc_parse_many(pysrc **out, char **errs, const char *root, const char *const *paths,
-                      size_t n, unsigned nthreads)
+void pysrc_parse_each(const char *root, const char *const *paths, size_t n, unsigned nthreads,
+                      pysrc_parsed_cb done, void *payload)
 {
-	pool pl = {.out = out, .errs = errs, .root = root, .paths = paths, .n = n};
+	pool pl = {.root = root, .paths = paths, .n = n, .done = done, .payload = payload};
 	atomic_init(&pl.next, 0);
-	for (size_t i = 0; i < n; i++) {
-		out[i] = NULL;
-		errs[i] = NULL;
-	}
 	if (nthreads == 0) {
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 		nthreads = cores > 0 ? (unsigned)cores : 1;
@@ -1183,4 +1188,27 @@ void pysrc_parse_many(pysrc **out, char **errs, const char *root, const char *co
 	pool_worker(&pl);
 	for (unsigned t = 0; t < started; t++)
 		pthread_join(tids[t], NULL);
+}
+
+typedef struct keep_all {
+	pysrc **out;
+	char **errs;
+} keep_all;
+
+static void keep_one(size_t i, pysrc *src, char *err, void *payload)
+{
+	keep_all *k = payload;
+	k->out[i] = src;
+	k->errs[i] = err;
+}
+
+void pysrc_parse_many(pysrc **out, char **errs, const char *root, const char *const *paths,
+                      size_t n, unsigned nthreads)
+{
+	keep_all k = {out, errs};
+	for (size_t i = 0; i < n; i++) {
+		out[i] = NULL;
+		errs[i] = NULL;
+	}
+	pysrc_parse_each(root, paths, n, nthreads, keep_one, &k);
 }

@@ -65,6 +65,20 @@ typedef int (*pysrc_match_cb)(const pysrc_capture *caps, size_t ncaps, void *pay
 /* Runs q over src; returns 0, or the callback's non-zero value. */
 int pysrc_query_run(const pysrc *src, const pysrc_query *q, pysrc_match_cb cb, void *payload);
 
+/* Reads and parses the file rel under root (root NULL or "" = rel as given) with the calling
+ * thread's parser. *out receives the pysrc, or NULL with *err a malloc'd "rel: reason". */
+void pysrc_parse_file(pysrc **out, char **err, const char *root, const char *rel);
+
+/* Called once per file by pysrc_parse_each, from any of its threads: src (or NULL and err,
+ * a malloc'd "rel: reason") now belongs to the callback. */
+typedef void (*pysrc_parsed_cb)(size_t i, pysrc *src, char *err, void *payload);
+
+/* Parses paths[0..n) (relative to root) on up to nthreads threads (0 = all cores), handing
+ * each result to done as soon as it is parsed, so a caller that frees each tree holds only
+ * one per thread. */
+void pysrc_parse_each(const char *root, const char *const *paths, size_t n, unsigned nthreads,
+                      pysrc_parsed_cb done, void *payload);
+
 /* Parses paths[0..n) (relative to root) using up to nthreads threads (0 = all cores).
  * out[i] receives the pysrc or NULL; errs[i] a malloc'd one-line reason or NULL.
  * Both arrays are caller-allocated with n entries; their contents belong to the caller. */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const formats[] = { "md", "html", "json", "sarif", "csv", NULL };
+const char *const report_formats[] = { "md", "html", "json", "sarif", "csv", NULL };
 static const char *const sections[] = { "all", "assessment", "changes", "unsupported", NULL };
 
 static int in_list(const char *name, const char *const *list)
@@ -28,7 +28,7 @@ static int in_list(const char *name, const char *const *list)
 	return 0;
 }
 
-int report_format_valid(const char *name) { return in_list(name, formats); }
+int report_format_valid(const char *name) { return in_list(name, report_formats); }
 int report_section_valid(const char *name) { return in_list(name, sections); }
 
 /* ---------- building the document ---------- */

@@ -32,6 +32,8 @@ typedef struct report_opts {
 	const char *layout;  /* csv of changes/unsupported: NULL or "ferry", or "msft" (the vendor tool's columns) */
 } report_opts;
 
+/* The formats report_write accepts, NULL-terminated. */
+extern const char *const report_formats[];
 /* 1 when name is a format / a section report_write accepts. */
 int report_format_valid(const char *name);
 int report_section_valid(const char *name);

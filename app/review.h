@@ -44,6 +44,11 @@ typedef struct review_refusal {
  * actor}, "dump": {…}}, a kind absent when none was recorded. Caller frees. */
 int review_comparisons(cJSON **out, store *s);
 
+/* Runs the acceptance check of tune and infer-optimize (`<phase>.acceptance`) afresh, so
+ * the comparisons and benchmarks recorded since the last check run are judged; nothing
+ * for other phases. The caller holds the writer lock. FERRY_EREFUSED when the check
+ * itself failed to run. */
+int review_signoff_gate(workspace *ws, const char *phase);
 /* Whether phase may be signed off now; fills *why. FERRY_EUSAGE for an unknown phase. */
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase);
 /* Signs phase off as the workspace's actor, with an optional note. The tune and

@@ -345,6 +345,20 @@ int store_integrity(store *s)
 	return rc;
 }
 
+int store_data_version(long long *out, store *s)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(&st, s, "PRAGMA data_version");
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(s, "data_version");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* --- engagement and settings --- */
 
 int store_engagement_create(store *s, const char *engagement_id, const char *client,

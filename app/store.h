@@ -36,6 +36,9 @@ void store_rollback(store *s);
 
 /* PRAGMA integrity_check; FERRY_ECORRUPT when not "ok". */
 int store_integrity(store *s);
+/* SQLite's data_version: it changes when another connection (another ferry process)
+ * commits, so a long-lived reader knows to reload. */
+int store_data_version(long long *out, store *s);
 
 /* --- engagement and settings --- */
 int store_engagement_create(store *s, const char *engagement_id, const char *client,

@@ -1,6 +1,8 @@
 /* artifacts — what was ingested into the engagement (logs, probes, profiles,
- * models) and, after them, the reports generated (`ferry report` or p here), as
- * the audit chain records them. */
+ * models), then the comparisons recorded (`ferry compare` or :compare) and the
+ * reports generated (`ferry report` or p here), as the audit chain records them.
+ * Enter opens the one under the cursor (tui_open_artifact): a comparison as its
+ * curves or pairs, a bench as its sweep, a report in $PAGER. */
 #include "i18n.h"
 #include "pane.h"
 #include "text.h"
@@ -11,8 +13,9 @@
 #include <string.h>
 
 typedef struct astate {
-	tui_artifact *a;   /* ingested artifacts, then reports: one list */
+	tui_artifact *a;   /* ingested artifacts, then comparisons, then reports: one list */
 	size_t n;
+	size_t ncompare;   /* comparisons, before the reports */
 	size_t nreports;   /* the last nreports entries are reports */
 	int loaded;
 	unsigned gen;
@@ -20,26 +23,35 @@ typedef struct astate {
 	char err[256];
 } astate;
 
+/* Appends what get lists to s->a; returns how many. */
+static size_t append(astate *s, int (*get)(tui_artifact **, size_t *, model *), model *m)
+{
+	tui_artifact *r = NULL;
+	size_t nr = 0;
+	if (get(&r, &nr, m) != 0 || !nr) {
+		model_artifacts_free(r, nr);
+		return 0;
+	}
+	s->a = xrealloc(s->a, (s->n + nr) * sizeof *s->a);
+	memcpy(s->a + s->n, r, nr * sizeof *r);
+	free(r); /* the strings moved into s->a */
+	s->n += nr;
+	return nr;
+}
+
 static void load(astate *s, tui *t)
 {
 	if (s->loaded && s->gen == t->reload_gen)
 		return;
 	model_artifacts_free(s->a, s->n);
 	s->a = NULL;
-	s->n = s->nreports = 0;
+	s->n = s->ncompare = s->nreports = 0;
 	s->err[0] = '\0';
-	tui_artifact *r = NULL;
-	size_t nr = 0;
-	if (model_artifacts(&s->a, &s->n, &t->m) != 0)
+	if (model_artifacts(&s->a, &s->n, &t->m) != 0) {
 		snprintf(s->err, sizeof s->err, "%s", T("cannot read the artifacts"));
-	else if (model_reports(&r, &nr, &t->m) == 0 && nr) {
-		s->a = xrealloc(s->a, (s->n + nr) * sizeof *s->a);
-		memcpy(s->a + s->n, r, nr * sizeof *r);
-		free(r); /* the strings moved into s->a */
-		s->n += nr;
-		s->nreports = nr;
 	} else {
-		model_artifacts_free(r, nr);
+		s->ncompare = append(s, model_comparisons, &t->m);
+		s->nreports = append(s, model_reports, &t->m);
 	}
 	s->loaded = 1;
 	s->gen = t->reload_gen;
@@ -81,7 +93,8 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 	ui_erase(w);
 	int width = ui_win_width(w);
 	char head[128];
-	snprintf(head, sizeof head, T("Artifacts (%zu) and reports (%zu)"), s->n - s->nreports, s->nreports);
+	snprintf(head, sizeof head, T("Artifacts (%zu), comparisons (%zu) and reports (%zu) · Enter opens"),
+	         s->n - s->nreports - s->ncompare, s->ncompare, s->nreports);
 	pane_title(w, 0, head);
 	if (*s->err) {
 		ui_put(w, 2, 2, UI_ERROR, s->err, 0);
@@ -89,7 +102,7 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 	}
 	if (!s->n) {
 		pane_wrap(w, 2, 2, UI_DIM,
-		          T("No artifacts yet. Ingest logs, probes, profiles or models with: ferry ingest KIND PATH"), 0, 4);
+		          T("No artifacts yet. Ingest logs, probes, profiles or models with :ingest KIND PATH"), 0, 4);
 		pane_wrap(w, 5, 2, UI_DIM, T("No reports yet. Press p to write one (md, html, json, sarif or csv)."), 0, 3);
 		return;
 	}
@@ -105,7 +118,7 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 		char *kind = text_cell(T(a->kind), 10, 0);
 		char *label = text_cell(a->label, 24, 0);
 		char id[24] = "";
-		if (i < (int)(s->n - s->nreports)) /* reports have no artifact id */
+		if (i < (int)(s->n - s->nreports - s->ncompare)) /* comparisons and reports have no artifact id */
 			snprintf(id, sizeof id, "#%lld", a->id);
 		snprintf(row, sizeof row, "%-5s %s %s %10s  %s", id, kind, label, size, a->time);
 		free(label);
@@ -126,6 +139,8 @@ static int artifacts_handle(void *st, tui *t, int cmd, const char *arg)
 		return PANE_HANDLED | PANE_REDRAW;
 	if (cmd == CMD_RELOAD)
 		s->loaded = 0;
+	if (cmd == CMD_OPEN && s->n)
+		return tui_open_artifact(t, &s->a[s->cur]);
 	return 0;
 }
 

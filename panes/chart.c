@@ -303,14 +303,7 @@ static int chart_handle(void *st, tui *t, int cmd, const char *arg)
 		return 0;
 	}
 	(void)t;
-	int max = s->total - s->h > 0 ? s->total - s->h : 0;
-	int sc = s->scroll;
-	if (cmd == CMD_BOTTOM)
-		sc = max;
-	else if (!pane_move(&sc, max + 1, s->h, cmd))
-		return 0;
-	s->scroll = sc;
-	return PANE_HANDLED | PANE_REDRAW;
+	return pane_scroll_cmd(&s->scroll, s->total, s->h, cmd);
 }
 
 const pane_ops pane_chart_ops = { "chart", chart_open, chart_close, chart_draw, chart_handle };

@@ -153,3 +153,14 @@ const char *pane_strategy_words(const char *strategy)
 		return T("manual porting first");
 	return strategy;
 }
+
+int pane_scroll_cmd(int *scroll, int total, int h, int cmd)
+{
+	int max = total - h > 0 ? total - h : 0, sc = *scroll;
+	if (cmd == CMD_BOTTOM)
+		sc = max;
+	else if (!pane_move(&sc, max + 1, h, cmd))
+		return 0;
+	*scroll = sc;
+	return PANE_HANDLED | PANE_REDRAW;
+}

@@ -253,6 +253,11 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 	const tui_phase *ph = &t->m.phases[t->m.phase];
 	snprintf(head, sizeof head, "%s · %s  %zu/%zu", T("Findings"), ph->name, s->n, t->m.nf);
 	int x = ui_put(w, 0, 1, UI_TITLE, head, 0) + 3;
+	if (t->running && *t->progress) { /* the list stays as it was while checks run */
+		char run[200];
+		snprintf(run, sizeof run, "⟳ %s", t->progress);
+		x += ui_put(w, 0, x, UI_WARN, run, width - x - 1) + 3;
+	}
 	char info[512];
 	snprintf(info, sizeof info, "%s:%s  %s:%s%s%s%s%s", T("sort"), sort_name(t->sort), T("show"),
 	         status_filter_name(t->filter_status), t->filter_sev ? "  " : "",

@@ -12,7 +12,7 @@
 enum tick_rule {
 	TICK_RUN,      /* the phase's checks have run */
 	TICK_CLEAN,    /* run, and no open error findings */
-	TICK_NONE_OF,  /* run, and no open finding of the plugins named in match */
+	TICK_NONE_OF,  /* run, and no open warning or error of the plugins named in match */
 	TICK_SIGNED,   /* the phase is signed off */
 	TICK_CONFIG,   /* every engagement setting named in match is set */
 	TICK_ARTIFACT, /* an artifact of the kind in match is ingested ("kind:N": N of them) */
@@ -122,12 +122,14 @@ static const guide_phase guides[7] = {
 	  "Reach the accuracy and speed targets agreed in the design phase.",
 	  "达到设计阶段约定的精度和性能目标。",
 	  { "Ingest the GPU and NPU loss logs and compare the curves (ferry compare loss).",
-	    "If they diverge, compare layer dumps to find the first diverging layer.",
-	    "Ingest a profile: look at top operators, AI CPU operators and host-bound steps.",
+	    "If they diverge, dump both runs with scripts/msprobe_config.json (the tune fixes write it) and compare the dumps to find the first diverging layer.",
+	    "Once precision holds, profile a few steps with scripts/npu_profile.py and ingest the profile: top operators, AI CPU operators, host-bound steps.",
+	    "If the NPU run fails, ingest its output (ferry ingest run-log) for the cause and the fix.",
 	    "Run the tune checks (r) for precision and performance pitfalls." },
 	  { "导入 GPU 和 NPU 的 loss 日志并比较曲线（ferry compare loss）。",
-	    "若出现偏差，比较逐层 dump，找出第一个发散的层。",
-	    "导入性能数据：查看耗时最多的算子、AI CPU 算子和 host 瓶颈步骤。",
+	    "若出现偏差，用 scripts/msprobe_config.json（调优修复会生成）分别 dump 两次运行，比较 dump，找出第一个发散的层。",
+	    "精度达标后，用 scripts/npu_profile.py 采集几个 step 的性能数据并导入：耗时最多的算子、AI CPU 算子和 host 瓶颈步骤。",
+	    "若 NPU 运行失败，导入其输出（ferry ingest run-log），查看原因和修复方法。",
 	    "运行调优检查（r），排查精度和性能隐患。" },
 	  { { TICK_RUN, NULL, "Tune checks have run", "已运行调优检查" },
 	    { TICK_ARTIFACT, "loss-log:2", "GPU and NPU loss logs ingested for comparison", "已导入 GPU 和 NPU 的 loss 日志用于比较" },
@@ -261,7 +263,8 @@ static int item_state(const guide_item *it, const gstate *s, const tui *t)
 			return ITEM_OPEN;
 		for (size_t i = 0; i < t->m.nf; i++) {
 			const tui_finding *f = &t->m.f[i];
-			if (strcmp(f->status, "open") == 0 && in_list(it->match, f->plugin))
+			/* an info finding ("a supported combination") is not an open problem */
+			if (strcmp(f->status, "open") == 0 && f->sev_rank >= 2 && in_list(it->match, f->plugin))
 				return ITEM_OPEN;
 		}
 		return ITEM_DONE;

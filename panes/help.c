@@ -56,7 +56,7 @@ static void help_draw(void *st, tui *t, ui_win *w)
 				continue;
 			if (row >= s->scroll && row - s->scroll < s->h) {
 				int y = 1 + row - s->scroll;
-				char *keys = text_cell(e->label ? e->label : "", 11, 0);
+				char *keys = text_cell(keymap_label(e), 11, 0);
 				char *name = text_cell(e->name, 16, 0);
 				ui_put(w, y, 2, UI_KEY, keys, 11);
 				ui_put(w, y, 14, UI_DIM, name, 16);
@@ -78,13 +78,7 @@ static int help_handle(void *st, tui *t, int cmd, const char *arg)
 		t->help = 0;
 		return PANE_HANDLED | PANE_LAYOUT;
 	}
-	int max = s->total - s->h > 0 ? s->total - s->h : 0, sc = s->scroll;
-	if (cmd == CMD_BOTTOM)
-		sc = max;
-	else if (!pane_move(&sc, max + 1, s->h, cmd))
-		return 0;
-	s->scroll = sc;
-	return PANE_HANDLED | PANE_REDRAW;
+	return pane_scroll_cmd(&s->scroll, s->total, s->h, cmd);
 }
 
 const pane_ops pane_help_ops = { "help", help_open, help_close, help_draw, help_handle };

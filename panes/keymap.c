@@ -1,9 +1,19 @@
 /* keymap — see keymap.h. Default bindings are data: edit this table to rebind. */
 #include "keymap.h"
+#include "err.h"
 #include "i18n.h"
 #include "ui.h"
+#include "util.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+
+/* The user's bindings (keymap_load), looked up before the defaults. */
+static struct {
+	int key, cmd;
+} user[64];
+static size_t nuser;
 
 #define K(c) UI_KEY_CTRL(c)
 
@@ -63,6 +73,21 @@ const keymap_entry keymap[] = {
 	{ CMD_REPORT, "report", { 'p' }, "p", VIEW_ANY, 1,
 	  "generate a report (report FORMAT [PATH]; formats md html json sarif csv)",
 	  "生成报告（report 格式 [路径]；格式 md html json sarif csv）" },
+	{ CMD_INGEST, "ingest", { 0 }, NULL, VIEW_ANY, 1,
+	  "bring an artifact into the engagement (kinds: env-probe loss-log dump profile onnx bench atc-log)",
+	  "导入工件（类型：env-probe loss-log dump profile onnx bench atc-log）" },
+	{ CMD_CONFIG, "config", { 0 }, NULL, VIEW_ANY, 1, "show or change a setting (tolerances, targets, strategy…)",
+	  "查看或修改设置（容差、目标、策略……）" },
+	{ CMD_COMPARE, "compare", { 0 }, NULL, VIEW_ANY, 1,
+	  "compare the GPU baseline A with the NPU run B: loss curves or tensor dumps", "比较 GPU 基线 A 与 NPU 运行 B：损失曲线或张量转储" },
+	{ CMD_EXPORT, "export", { 0 }, NULL, VIEW_ANY, 1, "deliver the checkpoints: mbox patches, or a branch of the client's repository",
+	  "交付检查点：mbox 补丁，或客户仓库中的分支" },
+	{ CMD_VERIFY, "verify", { 'V' }, "V", VIEW_ANY, 0, "recompute the audit chain and check it against the record",
+	  "重新计算审计链并与记录核对" },
+	{ CMD_UNWAIVE, "unwaive", { 'U' }, "U", VIEW_FINDINGS, 1, "withdraw the waiver of the selected finding (or: unwaive N REASON)",
+	  "撤销所选问题的豁免（或：unwaive N 理由）" },
+	{ CMD_PROBE_SCRIPT, "probe-script", { 0 }, NULL, VIEW_ANY, 1,
+	  "write the environment probe to run on the client's NPU host", "写出在客户 NPU 主机上运行的环境探测脚本" },
 	{ CMD_REVERT, "revert", { 'x' }, "x", VIEW_TIMELINE, 0, "revert the selected checkpoint (asks first)", "回退所选检查点（先确认）" },
 	/* panes */
 	{ CMD_FINDINGS, "findings", { 'f', UI_KEY_TAB }, "f Tab", VIEW_ANY, 0, "show the findings of the phase", "显示阶段的问题列表" },
@@ -70,6 +95,10 @@ const keymap_entry keymap[] = {
 	{ CMD_GUIDE, "guide", { 'g' }, "g", VIEW_ANY, 0, "the phase's guide: purpose, steps, checklist", "阶段指南：目的、步骤、检查清单" },
 	{ CMD_CHART, "chart", { 'c' }, "c", VIEW_ANY, 0, "charts: findings by category", "图表：按类别统计问题" },
 	{ CMD_ARTIFACTS, "artifacts", { 'a' }, "a", VIEW_ANY, 0, "ingested artifacts and reports", "已导入的工件和报告" },
+	{ CMD_COPY, "copy", { 'C' }, "C", VIEW_ANY, 0,
+	  "copy the finding's file:line or the checkpoint's commit to the clipboard (OSC 52)",
+	  "将问题的 文件:行 或检查点的提交复制到剪贴板（OSC 52）" },
+	{ CMD_AUDIT, "audit", { 'E' }, "E", VIEW_ANY, 0, "the audit events, newest first", "审计事件（最新在前）" },
 	{ CMD_HELP, "help", { '?', UI_KEY_CTRL('h') }, "?", VIEW_ANY, 0, "this help", "本帮助" },
 	{ CMD_PALETTE, "palette", { ':' }, ":", VIEW_ANY, 0, "run a command by name", "按名称运行命令" },
 	{ CMD_LANG, "lang", { 'L' }, "L", VIEW_ANY, 1, "switch the interface language (en, zh)", "切换界面语言（en、zh）" },
@@ -81,6 +110,11 @@ const keymap_entry keymap[] = {
 
 int keymap_lookup(int key, int view)
 {
+	for (size_t i = 0; i < nuser; i++) {
+		const keymap_entry *e = keymap_by_cmd(user[i].cmd);
+		if (user[i].key == key && e && (e->view == VIEW_ANY || e->view == view))
+			return user[i].cmd;
+	}
 	for (int pass = 0; pass < 2; pass++)
 		for (const keymap_entry *e = keymap; e->name; e++) {
 			if ((pass == 0) != (e->view == view && view != VIEW_ANY))
@@ -108,6 +142,111 @@ const keymap_entry *keymap_by_cmd(int cmd)
 		if (e->cmd == cmd)
 			return e;
 	return NULL;
+}
+
+static const struct {
+	int cmd;
+	const char *usage;
+} usages[] = {
+	{ CMD_INGEST, "ingest KIND PATH [--label L]" },
+	{ CMD_CONFIG, "config KEY VALUE" },
+	{ CMD_COMPARE, "compare loss|dump A B" },
+	{ CMD_EXPORT, "export patches DIR | export branch NAME --to REPO [--base REV]" },
+	{ CMD_REPORT, "report FORMAT [PATH]" },
+	{ CMD_UNWAIVE, "unwaive N REASON" },
+	{ CMD_PROBE_SCRIPT, "probe-script PATH" },
+	{ CMD_WAIVE, "waive REASON" },
+	{ CMD_SIGNOFF, "signoff [NOTE]" },
+	{ CMD_FIX_FINDING, "fix [N...]" },
+	{ CMD_FIX_PLUGIN, "fix-plugin [ID]" },
+	{ CMD_FIX_FILE, "fix-file [PATH]" },
+	{ CMD_PHASE_1, "phase N|NAME" },
+	{ CMD_LANG, "lang en|zh" },
+	{ CMD_FILTER, "filter TEXT" },
+	{ CMD_SAVE_SCREEN, "save-screen PATH" },
+};
+
+const char *keymap_usage(int cmd)
+{
+	for (size_t i = 0; i < sizeof usages / sizeof usages[0]; i++)
+		if (usages[i].cmd == cmd)
+			return usages[i].usage;
+	return NULL;
+}
+
+/* "x", "C-x" or a UTF-8 character into a key code; 0 when it is none. */
+static int parse_key(const char *s)
+{
+	if (s[0] == 'C' && s[1] == '-' && s[2] && !s[3])
+		return UI_KEY_CTRL(s[2]);
+	unsigned char c = (unsigned char)s[0];
+	size_t n = c < 0x80 ? 1 : c >> 5 == 6 ? 2 : c >> 4 == 14 ? 3 : c >> 3 == 30 ? 4 : 0;
+	if (!n || strlen(s) != n)
+		return 0;
+	if (n == 1)
+		return c;
+	int cp = c & (0x7F >> n);
+	for (size_t i = 1; i < n; i++)
+		cp = cp << 6 | (s[i] & 0x3F);
+	return cp;
+}
+
+int keymap_load(const char *path)
+{
+	nuser = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 0 : err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	char line[256], bad[320] = "";
+	int no = 0;
+	while (fgets(line, sizeof line, f)) {
+		no++;
+		char *hash = strchr(line, '#'), *save = NULL;
+		if (hash && (hash == line || hash[-1] == ' ' || hash[-1] == '\t'))
+			*hash = '\0';
+		char *k = strtok_r(line, " \t\r\n", &save), *name = strtok_r(NULL, " \t\r\n", &save);
+		if (!k)
+			continue;
+		const keymap_entry *e = name ? keymap_by_name(name) : NULL;
+		int key = parse_key(k);
+		if (!e || !key || strtok_r(NULL, " \t\r\n", &save) || nuser == sizeof user / sizeof user[0]) {
+			if (!*bad)
+				snprintf(bad, sizeof bad, "%s:%d: %s", path, no,
+				         !name ? "a binding is KEY COMMAND" : !e ? "no such command" : !key ? "not a key (x or C-x)"
+				                                                     : "one KEY COMMAND per line, at most 64");
+			continue;
+		}
+		user[nuser].key = key;
+		user[nuser++].cmd = e->cmd;
+	}
+	fclose(f);
+	return *bad ? err_set(FERRY_EUSAGE, "%s", bad) : 0;
+}
+
+const char *keymap_label(const keymap_entry *e)
+{
+	static char buf[128];
+	snprintf(buf, sizeof buf, "%s", e->label ? e->label : "");
+	for (size_t i = 0; i < nuser; i++) {
+		if (user[i].cmd != e->cmd)
+			continue;
+		char k[8];
+		int key = user[i].key;
+		if (key < 0x20)
+			snprintf(k, sizeof k, "C-%c", key + 'a' - 1);
+		else if (key < 0x80)
+			snprintf(k, sizeof k, "%c", key);
+		else if (key < 0x800)
+			snprintf(k, sizeof k, "%c%c", 0xC0 | key >> 6, 0x80 | (key & 0x3F));
+		else if (key < 0x10000)
+			snprintf(k, sizeof k, "%c%c%c", 0xE0 | key >> 12, 0x80 | (key >> 6 & 0x3F), 0x80 | (key & 0x3F));
+		else
+			snprintf(k, sizeof k, "%c%c%c%c", 0xF0 | key >> 18, 0x80 | (key >> 12 & 0x3F), 0x80 | (key >> 6 & 0x3F),
+			         0x80 | (key & 0x3F));
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof buf - n, "%s%s", n ? " " : "", k);
+	}
+	return buf;
 }
 
 const char *keymap_help(const keymap_entry *e)

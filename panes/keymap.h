@@ -4,7 +4,9 @@
  * help text in English and Simplified Chinese. The help overlay and the palette
  * are generated from this table; panes receive commands, never raw keys.
  *
- * Everything here is static data; nothing is allocated.
+ * The defaults are static data. A user's bindings (keymap_load: ~/.config/ferry/keys or
+ * $XDG_CONFIG_HOME/ferry/keys, one "KEY COMMAND" per line) add keys to commands; they
+ * are looked up first and shown by keymap_label, so help and the palette list them.
  */
 #ifndef FERRY_KEYMAP_H
 #define FERRY_KEYMAP_H
@@ -55,6 +57,15 @@ enum tui_cmd {
 	CMD_FIX_APPLY,   /* apply the previewed fixes */
 	CMD_FIX_DISCARD, /* close the preview without changing anything */
 	CMD_REPORT,      /* generate a report: format and output path */
+	CMD_INGEST,      /* bring an artifact into the engagement */
+	CMD_CONFIG,      /* show or change a setting */
+	CMD_COMPARE,     /* compare two loss logs or two dumps */
+	CMD_EXPORT,      /* export the checkpoints as patches or a branch */
+	CMD_VERIFY,      /* verify the audit chain against the record */
+	CMD_UNWAIVE,     /* withdraw a waiver */
+	CMD_PROBE_SCRIPT, /* write the environment probe for the client's host */
+	CMD_AUDIT,       /* the audit events, newest first */
+	CMD_COPY,        /* copy the finding's file:line or the checkpoint's commit */
 	CMD_COUNT
 };
 
@@ -67,6 +78,8 @@ enum tui_view {
 	VIEW_CHART,
 	VIEW_ARTIFACTS,
 	VIEW_FIX, /* the fix preview: a plan's diff waiting for y/n */
+	VIEW_AUDIT, /* the audit chain */
+	VIEW_SHOW,  /* one artifact or comparison opened from the artifacts pane */
 	VIEW_COUNT
 };
 
@@ -90,6 +103,16 @@ int keymap_lookup(int key, int view);
 const keymap_entry *keymap_by_name(const char *name);
 /* The entry of a command, or NULL. */
 const keymap_entry *keymap_by_cmd(int cmd);
+/* The one-line usage of a command that takes words ("ingest KIND PATH [--label L]"),
+ * or NULL when it takes none. */
+const char *keymap_usage(int cmd);
+/* Reads the user's bindings from path: lines "KEY COMMAND" (KEY one character, or C-x
+ * for control; # starts a comment). A missing file is not an error. Returns 0, or
+ * FERRY_EUSAGE naming the file, the line and what is wrong (the good lines still apply). */
+int keymap_load(const char *path);
+/* The keys of e as help shows them: the defaults, then the user's ("x X"); static
+ * buffer, valid until the next call. */
+const char *keymap_label(const keymap_entry *e);
 /* The entry's help in the current interface language. */
 const char *keymap_help(const keymap_entry *e);
 

@@ -3,15 +3,20 @@
 #include "json.h"
 #include "audit.h"
 #include "check.h"
-#include "cli.h"
+#include "err.h"
+#include "status.h"
 #include "plugin_host.h"
 #include "util.h"
 #include "workspace.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static char *jdup(const cJSON *o, const char *key)
 {
@@ -134,7 +139,7 @@ void model_done(model *m)
 int model_load_status(model *m)
 {
 	cJSON *st = NULL;
-	int rc = cli_status_json(&st, m->ws);
+	int rc = status_json(&st, m->ws);
 	if (rc)
 		return rc;
 	status_free(m);
@@ -375,6 +380,8 @@ void model_artifacts_free(tui_artifact *a, size_t n)
 		free(a[i].path);
 		free(a[i].time);
 		free(a[i].actor);
+		free(a[i].a);
+		free(a[i].b);
 	}
 	free(a);
 }
@@ -403,7 +410,36 @@ void model_strings_free(char **v)
 	free(v);
 }
 
-int model_reports(tui_artifact **out, size_t *n, model *m)
+
+/* A report event as an artifact row. */
+static void report_row(tui_artifact *r, const cJSON *d, model *m)
+{
+	r->kind = xstrdup("report");
+	r->label = xasprintf("%s · %s", json_str(d, "format"), *json_str(d, "section") ? json_str(d, "section") : "all");
+	const char *path = json_str(d, "path");
+	size_t rl = strlen(m->ws->root);
+	if (strncmp(path, m->ws->root, rl) == 0 && path[rl] == '/') /* shown relative to the project */
+		path += rl + 1;
+	r->path = xstrdup(path);
+	r->size = json_int(d, "bytes");
+}
+
+/* A compare event as an artifact row. */
+static void compare_row(tui_artifact *r, const cJSON *d, model *m)
+{
+	(void)m;
+	const cJSON *ia = cJSON_GetObjectItem(d, "a"), *ib = cJSON_GetObjectItem(d, "b");
+	r->kind = xstrdup("compare");
+	r->loss = strcmp(json_str(d, "what"), "loss") == 0;
+	r->label = xasprintf("%s · %s", json_str(d, "what"), json_str(d, "verdict"));
+	r->path = xasprintf("%s ↔ %s", json_str(ia, "arg"), json_str(ib, "arg"));
+	r->a = jdup(ia, "path");
+	r->b = jdup(ib, "path");
+}
+
+/* The audit events of one kind, newest first, as artifact rows filled by row. */
+static int event_rows(tui_artifact **out, size_t *n, model *m, const char *kind,
+                      void (*row)(tui_artifact *, const cJSON *, model *))
 {
 	*out = NULL;
 	*n = 0;
@@ -416,27 +452,194 @@ int model_reports(tui_artifact **out, size_t *n, model *m)
 	size_t count = 0, i = 0;
 	const cJSON *ev;
 	cJSON_ArrayForEach(ev, events)
-		count += strcmp(json_str(ev, "kind"), "report") == 0;
+		count += strcmp(json_str(ev, "kind"), kind) == 0;
 	tui_artifact *a = xcalloc(count ? count : 1, sizeof *a);
 	cJSON_ArrayForEach(ev, events) {
-		if (strcmp(json_str(ev, "kind"), "report") != 0)
+		if (strcmp(json_str(ev, "kind"), kind) != 0)
 			continue;
-		const cJSON *d = cJSON_GetObjectItem(ev, "data");
 		tui_artifact *r = &a[i++];
 		r->id = json_int(ev, "seq");
-		r->kind = xstrdup("report");
-		r->label = xasprintf("%s · %s", json_str(d, "format"), *json_str(d, "section") ? json_str(d, "section") : "all");
-		const char *path = json_str(d, "path");
-		size_t rl = strlen(m->ws->root);
-		if (strncmp(path, m->ws->root, rl) == 0 && path[rl] == '/') /* shown relative to the project */
-			path += rl + 1;
-		r->path = xstrdup(path);
 		r->time = jdup(ev, "time");
 		r->actor = jdup(ev, "actor");
-		r->size = json_int(d, "bytes");
+		row(r, cJSON_GetObjectItem(ev, "data"), m);
 	}
 	cJSON_Delete(events);
 	*out = a;
 	*n = count;
+	return 0;
+}
+
+int model_reports(tui_artifact **out, size_t *n, model *m)
+{
+	return event_rows(out, n, m, "report", report_row);
+}
+
+int model_comparisons(tui_artifact **out, size_t *n, model *m)
+{
+	return event_rows(out, n, m, "compare", compare_row);
+}
+
+int model_events(tui_event **out, size_t *n, model *m)
+{
+	*out = NULL;
+	*n = 0;
+	cJSON *events = NULL;
+	int rc = audit_events(&events, m->ws->db);
+	if (rc) {
+		cJSON_Delete(events);
+		return rc;
+	}
+	size_t count = (size_t)cJSON_GetArraySize(events), i = 0;
+	tui_event *e = xcalloc(count ? count : 1, sizeof *e);
+	const cJSON *ev;
+	cJSON_ArrayForEach(ev, events) {
+		tui_event *d = &e[i++];
+		d->seq = json_int(ev, "seq");
+		d->time = jdup(ev, "time");
+		d->actor = jdup(ev, "actor");
+		d->kind = jdup(ev, "kind");
+		d->payload = audit_canonical(cJSON_GetObjectItem(ev, "data"));
+		snprintf(d->hash, sizeof d->hash, "%s", json_str(ev, "hash"));
+	}
+	cJSON_Delete(events);
+	*out = e;
+	*n = count;
+	return 0;
+}
+
+void model_events_free(tui_event *e, size_t n)
+{
+	for (size_t i = 0; e && i < n; i++) {
+		free(e[i].time);
+		free(e[i].actor);
+		free(e[i].kind);
+		free(e[i].payload);
+	}
+	free(e);
+}
+
+/* FNV-1a over the bytes, continuing from h. */
+static unsigned long long fnv(unsigned long long h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* Walks dir (depth and entry count bounded) into the stamp. */
+static unsigned long long stamp_dir(unsigned long long h, const char *dir, int depth, int *budget)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return h;
+	struct dirent *e;
+	while ((e = readdir(d)) && *budget > 0) {
+		const char *nm = e->d_name;
+		if (strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 || strcmp(nm, ".git") == 0 || strcmp(nm, ".ferry") == 0)
+			continue;
+		(*budget)--;
+		char *path = util_path_join(dir, nm);
+		struct stat st;
+		if (lstat(path, &st) == 0) {
+			long long v[3] = { (long long)st.st_size, (long long)st.st_mtim.tv_sec, (long long)st.st_mtim.tv_nsec };
+			h = fnv(fnv(h, nm, strlen(nm)), v, sizeof v);
+			if (S_ISDIR(st.st_mode) && depth < 100)
+				h = stamp_dir(h, path, depth + 1, budget);
+		}
+		free(path);
+	}
+	closedir(d);
+	return h;
+}
+
+unsigned long long model_tree_stamp(model *m)
+{
+	int budget = 200000;
+	return stamp_dir(1469598103934665603ULL, m->ws->root, 0, &budget);
+}
+
+long long model_db_version(model *m)
+{
+	long long v = 0;
+	if (store_data_version(&v, m->ws->db) != 0)
+		return -1;
+	return v;
+}
+
+char *model_artifact_file(model *m, const tui_artifact *a)
+{
+	if (util_starts_with(a->path, "ref:"))
+		return xstrdup(a->path + 4);
+	if (a->path[0] == '/')
+		return xstrdup(a->path);
+	char *dir = util_path_join(m->ws->dir, "artifacts"), *p = util_path_join(dir, a->path);
+	free(dir);
+	return p;
+}
+
+/* A bench document (ferry-bench/1) as lines: what ran, its metrics, its sweep. */
+static void bench_text(sbuf *b, const cJSON *doc)
+{
+	sbuf_addf(b, "label      %s\nhardware   %s\nprecision  %s\n\nmetrics\n", json_str(doc, "label"),
+	          json_str(doc, "hardware"), json_str(doc, "precision"));
+	const cJSON *v;
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(doc, "metrics"))
+		if (cJSON_IsNumber(v))
+			sbuf_addf(b, "  %-22s %g\n", v->string, v->valuedouble);
+	const cJSON *sweep = cJSON_GetObjectItem(doc, "sweep");
+	if (!cJSON_IsArray(sweep))
+		return;
+	sbuf_addf(b, "\nbatch-size sweep\n  %8s  %12s  %12s\n", "batch", "latency ms", "throughput");
+	double best = -1;
+	long long best_batch = 0;
+	cJSON_ArrayForEach(v, sweep) {
+		const cJSON *tp = cJSON_GetObjectItem(v, "throughput"), *lat = cJSON_GetObjectItem(v, "latency_ms");
+		sbuf_addf(b, "  %8lld  %12.4g  %12.4g\n", json_int(v, "batch"), cJSON_IsNumber(lat) ? lat->valuedouble : NAN,
+		          cJSON_IsNumber(tp) ? tp->valuedouble : NAN);
+		if (cJSON_IsNumber(tp) && tp->valuedouble > best) {
+			best = tp->valuedouble;
+			best_batch = json_int(v, "batch");
+		}
+	}
+	if (best >= 0)
+		sbuf_addf(b, "\nbest throughput %g at batch %lld\n", best, best_batch);
+}
+
+int model_artifact_text(char **out, model *m, const tui_artifact *a)
+{
+	*out = NULL;
+	/* the first MiB is enough to read; dumps and profiles may be far larger */
+	char *path = model_artifact_file(m, a);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		int rc = err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	free(path);
+	char *data = xmalloc((1 << 20) + 1);
+	size_t len = fread(data, 1, 1 << 20, f);
+	fclose(f);
+	data[len] = '\0';
+	sbuf b;
+	sbuf_init(&b);
+	cJSON *doc = strcmp(a->kind, "bench") == 0 ? cJSON_ParseWithLength(data, len) : NULL;
+	if (doc) {
+		bench_text(&b, doc);
+	} else if (memchr(data, '\0', len)) {
+		sbuf_addf(&b, "%s: %zu bytes of binary data (compare it with :compare dump)\n", a->kind, len);
+	} else {
+		size_t lines = 0, i = 0;
+		for (; i < len && lines < 400; i++)
+			lines += data[i] == '\n';
+		sbuf_addf(&b, "%.*s", (int)i, data);
+		if (i < len)
+			sbuf_addf(&b, "\n… (%zu more bytes)\n", len - i);
+	}
+	cJSON_Delete(doc);
+	free(data);
+	*out = sbuf_detach(&b);
+	sbuf_done(&b);
 	return 0;
 }

@@ -3,7 +3,7 @@
  * engagement: the status document, the phases, the findings of the selected
  * phase, checkpoints and artifacts. Panes read the model and never see the store,
  * the history or cJSON. Loading goes through the same functions the CLI uses
- * (cli_status_json, store_findings, store_checkpoints, store_artifacts).
+ * (status_json, store_findings, store_checkpoints, store_artifacts).
  *
  * The model owns every string and array in it; model_done frees them. gen
  * increases whenever the findings array changes, so panes rebuild their views
@@ -50,7 +50,17 @@ typedef struct tui_artifact {
 	long long id;
 	char *kind, *label, *path, *time, *actor;
 	long long size;
+	char *a, *b;         /* kind "compare": the compared inputs as recorded (paths); else NULL */
+	int loss;            /* kind "compare": 1 loss curves, 0 dumps */
 } tui_artifact;
+
+/* One audit event, copied. */
+typedef struct tui_event {
+	long long seq;
+	char *time, *actor, *kind;
+	char *payload;       /* the event's data as canonical JSON */
+	char hash[65];
+} tui_event;
 
 typedef struct tui_risk {
 	long long id;
@@ -114,6 +124,29 @@ void model_artifacts_free(tui_artifact *a, size_t n);
  * as artifacts: id is the event's seq, kind "report", label "FORMAT · SECTION",
  * path where it was written, size its bytes. Free with model_artifacts_free. */
 int model_reports(tui_artifact **out, size_t *n, model *m);
+
+/* The comparisons recorded so far (the "compare" events), newest first, as artifacts:
+ * id the event's seq, kind "compare", label "loss · pass", path "A ↔ B", a and b the
+ * inputs' paths. Free with model_artifacts_free. */
+int model_comparisons(tui_artifact **out, size_t *n, model *m);
+
+/* Where an artifact's bytes are (its copy under .ferry/artifacts/, or the file a large
+ * one refers to); caller frees. */
+char *model_artifact_file(model *m, const tui_artifact *a);
+/* An artifact as text to read: a bench as its hardware, metrics and batch-size sweep;
+ * any other text artifact as its first 400 lines; a binary one as its size. Caller
+ * frees *out. */
+int model_artifact_text(char **out, model *m, const tui_artifact *a);
+
+/* The audit chain newest first; free with model_events_free. */
+int model_events(tui_event **out, size_t *n, model *m);
+void model_events_free(tui_event *e, size_t n);
+
+/* A cheap stamp of the project's files (names, sizes, times; .git and .ferry left
+ * out): it changes when a file is edited, added or removed outside ferry. */
+unsigned long long model_tree_stamp(model *m);
+/* SQLite's data_version of the engagement: it changes when another process commits. */
+long long model_db_version(model *m);
 
 /* The ids of every check the engagement would run (bundled, FERRY_PLUGIN_PATH and
  * .ferry/plugins/), as `ferry plugins` lists them: a NULL-terminated array the caller

@@ -47,6 +47,8 @@ enum pane_id {
 	PANE_PALETTE,
 	PANE_STATUS,
 	PANE_FIX,
+	PANE_AUDIT,
+	PANE_SHOW,
 	PANE_COUNT
 };
 
@@ -75,13 +77,24 @@ struct tui {
 	unsigned plan_gen;         /* bumped for every new plan: the preview resets */
 	char plan_what[320];       /* what the plan fixes, in words */
 	char plan_head[41];        /* head commit when the plan was made */
+	struct compare_outcome *cmp; /* the comparison VIEW_SHOW draws (owned by tui.c) or NULL */
+	char show_title[256];      /* what VIEW_SHOW shows, in words */
+	char *show_text;           /* VIEW_SHOW's text when it shows no comparison (owned by tui.c) */
+	unsigned show_gen;         /* bumped whenever what VIEW_SHOW shows changes */
+	char *verify;              /* the last verify's result, one line per problem (owned by tui.c) */
+	int verify_ok;             /* that verify found nothing wrong */
 	const pane_ops *ops[PANE_COUNT];
 	void *st[PANE_COUNT];
 };
 
 extern const pane_ops pane_rail_ops, pane_findings_ops, pane_detail_ops, pane_timeline_ops,
 	pane_guide_ops, pane_chart_ops, pane_artifacts_ops, pane_help_ops, pane_palette_ops,
-	pane_status_ops, pane_fix_ops;
+	pane_status_ops, pane_fix_ops, pane_audit_ops, pane_show_ops;
+
+/* Shows an artifact in VIEW_SHOW (tui.c): a comparison recomputed without recording
+ * it, a loss log's curve, a bench's sweep, a profile's top operators, or the start of
+ * the file; a report opens in $PAGER. Returns PANE_* flags for the caller. */
+int tui_open_artifact(tui *t, const tui_artifact *a);
 
 /* Sets the message line (printf-style); attr is a ui attribute. */
 void tui_message(tui *t, int attr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -107,8 +120,21 @@ int pane_class_attr(const char *klass);
 const char *pane_strategy_words(const char *strategy);
 /* Keeps *top so that cur is visible in a list of height h and count n. */
 void pane_scroll(int *top, int cur, int h, int n);
+/* Applies a movement command to the first shown row *scroll of total rows shown h at
+ * a time (End/G goes to the last page); returns PANE_* flags, 0 when cmd is not a move. */
+int pane_scroll_cmd(int *scroll, int total, int h, int cmd);
 /* Applies a movement command to a cursor over n rows with page height h; returns
  * 1 when it was a movement command. */
 int pane_move(int *cur, int n, int h, int cmd);
+
+/* Palette completion (palette.c): the candidates for the word being typed (the last
+ * word of line; the command name when line has no space), a NULL-terminated array
+ * the caller frees with model_strings_free; *word receives where that word starts. */
+char **palette_candidates(tui *t, const char *line, size_t *word);
+/* Splits line in place into at most max words at spaces ("…" and '…' quote spaces);
+ * returns the count. */
+size_t palette_split(char **argv, size_t max, char *line);
+/* path with a leading "~/" replaced by $HOME; caller frees. */
+char *pane_expand_path(const char *path);
 
 #endif

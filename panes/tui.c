@@ -4,8 +4,16 @@
  * (check_run, review_waive, review_signoff, ws_sync, fix_plan_new/fix_plan_apply,
  * ws_revert, ws_init) and takes the writer lock only while it works. */
 #include "tui.h"
+#include "artifact.h"
+#include "audit.h"
 #include "check.h"
+#include "compare.h"
+#include "config.h"
 #include "err.h"
+#include "export.h"
+#include "ingest.h"
+#include "json.h"
+#include "probe.h"
 #include "fix.h"
 #include "history.h"
 #include "report.h"
@@ -13,7 +21,7 @@
 #include "pane.h"
 #include "review.h"
 #include "text.h"
-#include "cli.h"
+#include "version.h"
 #include "util.h"
 #include "workspace.h"
 
@@ -61,8 +69,13 @@ typedef struct app {
 	int zoom;          /* detail fills the main area */
 	int cancel;        /* running checks asked to stop */
 	int busy_fixed;    /* the running work cannot be cancelled (planning, applying) */
+	int stream;        /* the running checks stream findings into an empty list */
+	int found;         /* findings of the selected phase reported by the running checks */
 	char report_format[16]; /* the report format chosen, while its path is asked for */
 	double last_draw;  /* during runs: time of the last repaint */
+	long long db_version; /* the store's data_version at the last reload */
+	unsigned long long tree_stamp; /* model_tree_stamp when last looked */
+	double tree_at;    /* when the tree was last looked at */
 	int cols, rows;
 	ui_win *w_status, *w_rail, *w_list, *w_detail, *w_main, *w_msg, *w_hints, *w_help, *w_pal;
 } app;
@@ -165,23 +178,31 @@ static void draw_hints(app *a)
 		ui_put(w, 0, x + 1, UI_NORMAL, T("cancel the running checks"), 0);
 		return;
 	}
-	for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
-		if (hints[i].view != VIEW_ANY && hints[i].view != a->t.view)
-			continue;
-		if (a->t.view == VIEW_FIX && hints[i].view == VIEW_ANY && hints[i].cmd != CMD_HELP)
-			continue;
-		const keymap_entry *e = keymap_by_cmd(hints[i].cmd);
-		if (!e || !e->label)
-			continue;
-		char key[16];
-		snprintf(key, sizeof key, "%.*s", (int)strcspn(e->label, " "), e->label);
-		const char *word = T(hints[i].word);
-		int need = text_width(key) + 1 + text_width(word) + 2;
-		if (x + need > width)
-			break;
-		x += ui_put(w, 0, x, UI_KEY, key, 0) + 1;
-		x += ui_put(w, 0, x, UI_NORMAL, word, 0) + 2;
-	}
+	/* help and back/quit always fit: the others take what room is left before them */
+	int tail = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+			int last = hints[i].cmd == CMD_HELP || hints[i].cmd == CMD_BACK;
+			if (hints[i].view != VIEW_ANY && hints[i].view != a->t.view)
+				continue;
+			if (a->t.view == VIEW_FIX && hints[i].view == VIEW_ANY && hints[i].cmd != CMD_HELP)
+				continue;
+			const keymap_entry *e = keymap_by_cmd(hints[i].cmd);
+			if (!e || !e->label)
+				continue;
+			char key[16];
+			snprintf(key, sizeof key, "%.*s", (int)strcspn(e->label, " "), e->label);
+			const char *word = T(hints[i].word);
+			int need = text_width(key) + 1 + text_width(word) + 2;
+			if (pass == 0) { /* measure the tail */
+				tail += last ? need : 0;
+				continue;
+			}
+			if (!last && x + need > width - tail)
+				continue;
+			x += ui_put(w, 0, x, UI_KEY, key, 0) + 1;
+			x += ui_put(w, 0, x, UI_NORMAL, word, 0) + 2;
+		}
 }
 
 static void draw_msg(app *a)
@@ -366,8 +387,11 @@ static void poll_cancel(app *a)
 static void on_finding(const finding *f, void *payload)
 {
 	app *a = payload;
-	if (f->phase && strcmp(f->phase, ws_phases[a->t.m.phase]) == 0)
-		model_add_finding(&a->t.m, f);
+	if (f->phase && strcmp(f->phase, ws_phases[a->t.m.phase]) == 0) {
+		a->found++;
+		if (a->stream)
+			model_add_finding(&a->t.m, f);
+	}
 	repaint_during_run(a, 0);
 	if (!ui_is_headless())
 		poll_cancel(a);
@@ -377,7 +401,8 @@ static void on_progress(const char *plugin, size_t done, size_t total, void *pay
 {
 	app *a = payload;
 	if (!a->cancel)
-		snprintf(a->t.progress, sizeof a->t.progress, "%s %zu/%zu %s", T("checking"), done + 1, total, plugin);
+		snprintf(a->t.progress, sizeof a->t.progress, T("checking %zu/%zu %s · %d found"), done + 1, total, plugin,
+		         a->found);
 	repaint_during_run(a, done == 0);
 }
 
@@ -402,12 +427,18 @@ static void run_checks(app *a, int all)
 	t->running = 1;
 	a->cancel = 0;
 	snprintf(t->progress, sizeof t->progress, "%s", T("starting the checks…"));
-	model_clear_findings(&t->m);
-	t->sel = NULL;
-	t->sel_id = 0;
+	/* a re-run keeps the previous list (and the cursor) until the new one is recorded;
+	 * only a first run streams its findings in as they come */
+	a->stream = t->m.nf == 0;
+	a->found = 0;
+	if (a->stream) {
+		model_clear_findings(&t->m);
+		t->sel = NULL;
+		t->sel_id = 0;
+	}
 	a->dirty = D_ALL;
 	repaint_during_run(a, 1);
-	check_opts co = { all ? NULL : phases, all ? 0 : 1, NULL, 0, on_finding, on_progress, is_cancelled, a };
+	check_opts co = { all ? NULL : phases, all ? 0 : 1, NULL, 0, on_finding, on_progress, is_cancelled, a, NULL };
 	check_result res = { 0 };
 	rc = check_run(&res, t->m.ws, &co);
 	ws_unlock(t->m.ws);
@@ -491,13 +522,24 @@ static const char *signoff_refusal(app *a, char *buf, size_t n)
 		snprintf(buf, n, T("%s is already signed off by %s."), phase, why.by);
 		return buf;
 	case REVIEW_OPEN_ERRORS:
-		snprintf(buf, n, T("Cannot sign off %s: %d open error findings must be fixed or waived first."), phase,
-		         (int)why.count);
+		snprintf(buf, n, T("Cannot sign off %s: %d open error findings must be fixed or waived first: %s"), phase,
+		         (int)why.count, why.blockers);
 		return buf;
 	case REVIEW_ALLOWED:
 		break;
 	}
 	return NULL;
+}
+
+static void prompt_start(app *a, int cmd, int confirm, const char *label, const char *initial);
+
+/* 1 when every phase is signed off (none reopened). */
+static int engagement_complete(const tui *t)
+{
+	for (int i = 0; i < 7; i++)
+		if (strcmp(t->m.phases[i].status, "signed off") != 0)
+			return 0;
+	return 1;
 }
 
 /* As `ferry signoff PHASE --note NOTE`. */
@@ -523,6 +565,10 @@ static void do_signoff(app *a, const char *note)
 	reload(a);
 	if (rc)
 		tui_message(t, UI_ERROR, "%s", err);
+	else if (engagement_complete(t)) /* the last sign-off: offer the deliverable */
+		prompt_start(a, CMD_REPORT, 0,
+		             T("Engagement complete: every phase is signed off. Final report format (md, html, json, sarif or csv): "),
+		             "html");
 	else
 		tui_message(t, UI_OK, T("Phase %s signed off by %s."), phase, t->m.ws->actor);
 }
@@ -587,9 +633,26 @@ static void do_revert(app *a)
 	char rev[32], oid[41] = "";
 	long long id = 0;
 	snprintf(rev, sizeof rev, "%lld", t->sel_cp);
+	/* the check whose fix is undone: its findings open again where they were found, but
+	 * later checkpoints may have moved that code, so the check runs again to place them */
+	char plugin[128] = "";
+	tui_checkpoint *cps = NULL;
+	size_t ncp = 0;
+	if (model_checkpoints(&cps, &ncp, &t->m) == 0)
+		for (size_t i = 0; i < ncp; i++)
+			if (cps[i].id == t->sel_cp && cps[i].plugin)
+				snprintf(plugin, sizeof plugin, "%s", cps[i].plugin);
+	model_checkpoints_free(cps, ncp);
 	int rc = lock_synced(a, NULL);
 	if (!rc)
 		rc = ws_revert(&id, oid, t->m.ws, rev);
+	if (!rc && *plugin) {
+		const char *ids[] = { plugin };
+		check_opts co = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL };
+		check_result res;
+		rc = check_run(&res, t->m.ws, &co);
+		check_result_done(&res);
+	}
 	ws_unlock(t->m.ws);
 	char err[512];
 	snprintf(err, sizeof err, "%s", err_message());
@@ -658,32 +721,33 @@ static size_t next_char(const prompt *p, size_t pos)
 	return pos;
 }
 
-/* Completes the palette's command name to the longest common prefix. */
-static void palette_complete(prompt *p)
+/* Completes the word being typed on the palette line (a command name, then its
+ * arguments: kinds, setting keys, labels, formats, files) to the longest common
+ * prefix of its candidates; a unique one gets a space after it (a folder, a '/'). */
+static void palette_complete(app *a)
 {
-	if (strchr(p->buf, ' '))
+	prompt *p = &a->p;
+	if (p->pos != p->len)
 		return;
-	const char *first = NULL;
-	size_t common = 0;
-	for (const keymap_entry *e = keymap; e->name; e++) {
-		if (!e->help_en || !util_starts_with(e->name, p->buf))
-			continue;
-		if (!first) {
-			first = e->name;
-			common = strlen(first);
-		} else {
-			size_t i = 0;
-			while (i < common && first[i] == e->name[i])
-				i++;
-			common = i;
-		}
+	size_t at = 0;
+	char **c = palette_candidates(&a->t, p->buf, &at);
+	if (!c[0]) {
+		model_strings_free(c);
+		return;
 	}
-	if (!first)
-		return;
-	snprintf(p->buf, sizeof p->buf, "%.*s", (int)common, first);
-	if (common == strlen(first) && keymap_by_name(p->buf))
-		snprintf(p->buf + common, sizeof p->buf - common, " ");
+	size_t common = strlen(c[0]);
+	for (size_t i = 1; c[i]; i++) {
+		size_t k = 0;
+		while (k < common && c[0][k] == c[i][k])
+			k++;
+		common = k;
+	}
+	char line[sizeof p->buf];
+	int unique = !c[1] && c[0][common ? common - 1 : 0] != '/';
+	snprintf(line, sizeof line, "%.*s%.*s%s", (int)at, p->buf, (int)common, c[0], unique ? " " : "");
+	snprintf(p->buf, sizeof p->buf, "%s", line);
 	p->len = p->pos = strlen(p->buf);
+	model_strings_free(c);
 }
 
 static void dispatch(app *a, int cmd, const char *arg);
@@ -774,7 +838,7 @@ static void prompt_key(app *a, int key)
 	case UI_KEY_CTRL('u'): p->buf[0] = '\0'; p->len = p->pos = 0; return;
 	case UI_KEY_TAB:
 		if (p->cmd == CMD_PALETTE)
-			palette_complete(p);
+			palette_complete(a);
 		return;
 	default:
 		if (key >= 0x20 && key < UI_KEY_BASE && key != 0x7F)
@@ -792,6 +856,8 @@ static int view_pane(int view)
 	case VIEW_CHART: return PANE_CHART;
 	case VIEW_ARTIFACTS: return PANE_ARTIFACTS;
 	case VIEW_FIX: return PANE_FIX;
+	case VIEW_AUDIT: return PANE_AUDIT;
+	case VIEW_SHOW: return PANE_SHOW;
 	default: return PANE_FINDINGS;
 	}
 }
@@ -1092,6 +1158,437 @@ static void do_report(app *a, const char *arg)
 	prompt_start(a, CMD_REPORT_PATH, 0, label, def);
 }
 
+/* C: the selected finding's file:line (in the findings list) or checkpoint's commit (in
+ * the timeline) onto the clipboard. */
+static void do_copy(app *a)
+{
+	tui *t = &a->t;
+	char text[600];
+	if (t->view == VIEW_TIMELINE && t->sel_cp)
+		snprintf(text, sizeof text, "%s", t->sel_cp_commit);
+	else if (t->view == VIEW_FINDINGS && t->sel && *t->sel->file)
+		snprintf(text, sizeof text, "%s:%d", t->sel->file, t->sel->line);
+	else {
+		tui_message(t, UI_WARN, "%s", T("Select a finding or a checkpoint to copy."));
+		return;
+	}
+	if (ui_clipboard(text))
+		tui_message(t, UI_ERROR, "%s", err_message());
+	else
+		tui_message(t, UI_OK, T("Copied %s to the clipboard."), text);
+}
+
+/* --- the engagement commands of the palette (the CLI's, through the same functions) --- */
+
+/* Shows the command's usage on the message line; always returns 0 so callers can
+ * `return usage(...)`. */
+static void usage(app *a, int cmd)
+{
+	const keymap_entry *e = keymap_by_cmd(cmd);
+	tui_message(&a->t, UI_ERROR, "%s %s", T("usage:"), keymap_usage(cmd) ? keymap_usage(cmd) : e ? e->name : "");
+}
+
+/* Runs work under the writer lock with the running indicator up; reloads afterwards.
+ * Returns the work's code; the error line is kept in err. */
+typedef int (*locked_fn)(app *a, void *arg);
+
+static int under_lock(app *a, const char *doing, locked_fn fn, void *arg, char *err, size_t n)
+{
+	tui *t = &a->t;
+	int rc = lock_synced(a, NULL);
+	if (!rc) {
+		t->running = 1;
+		a->busy_fixed = 1;
+		snprintf(t->progress, sizeof t->progress, "%s", doing);
+		a->dirty = D_ALL;
+		repaint_during_run(a, 1);
+		rc = fn(a, arg);
+		ws_unlock(t->m.ws);
+		t->running = 0;
+		a->busy_fixed = 0;
+	}
+	snprintf(err, n, "%s", rc ? err_message() : "");
+	reload(a);
+	return rc;
+}
+
+struct ingest_args {
+	const char *kind, *label;
+	char *path;
+	long long id;
+};
+
+static int ingest_locked(app *a, void *arg)
+{
+	struct ingest_args *g = arg;
+	return ingest_file(&g->id, a->t.m.ws, g->kind, g->path, g->label);
+}
+
+/* ingest KIND PATH [--label L], as `ferry ingest`. */
+static void do_ingest(app *a, const char *arg)
+{
+	char *copy = xstrdup(arg ? arg : ""), *v[8], err[512];
+	size_t n = palette_split(v, 8, copy);
+	struct ingest_args g = { NULL, NULL, NULL, 0 };
+	if (n == 4 && strcmp(v[2], "--label") == 0)
+		g.label = v[3];
+	if (n != 2 && !g.label) {
+		usage(a, CMD_INGEST);
+		free(copy);
+		return;
+	}
+	g.kind = v[0];
+	int known = 0;
+	for (size_t i = 0; artifact_kinds[i]; i++)
+		known |= strcmp(artifact_kinds[i], g.kind) == 0;
+	g.path = pane_expand_path(v[1]);
+	if (!known) {
+		artifact_validate(g.kind, g.path, "", 0); /* the usage error listing the kinds */
+		tui_message(&a->t, UI_ERROR, "%s", err_message());
+	} else if (under_lock(a, T("ingesting…"), ingest_locked, &g, err, sizeof err))
+		tui_message(&a->t, UI_ERROR, "%s", err);
+	else
+		tui_message(&a->t, UI_OK, T("Ingested %s as artifact #%lld (%s)."), v[1], g.id, g.kind);
+	free(g.path);
+	free(copy);
+}
+
+struct config_args {
+	const char *key, *value;
+};
+
+static int config_locked(app *a, void *arg)
+{
+	struct config_args *g = arg;
+	return config_set(a->t.m.ws, g->key, g->value);
+}
+
+/* config KEY VALUE (as `ferry config KEY VALUE`); config KEY shows the value. */
+static void do_config(app *a, const char *arg)
+{
+	tui *t = &a->t;
+	while (arg && *arg == ' ')
+		arg++;
+	size_t kn = arg ? strcspn(arg, " ") : 0;
+	if (!kn) {
+		usage(a, CMD_CONFIG);
+		return;
+	}
+	char key[128], err[512];
+	snprintf(key, sizeof key, "%.*s", (int)(kn < sizeof key ? kn : sizeof key - 1), arg);
+	const char *value = arg + kn;
+	while (*value == ' ')
+		value++;
+	if (config_key_check(key)) {
+		tui_message(t, UI_ERROR, "%s", err_message());
+		return;
+	}
+	if (!*value) {
+		char *v = store_config_get(t->m.ws->db, key);
+		tui_message(t, UI_NORMAL, "%s = %s   (%s %s)", key, v ? v : T("(not set)"), T("usage:"),
+		            keymap_usage(CMD_CONFIG));
+		free(v);
+		return;
+	}
+	struct config_args g = { key, value };
+	if (under_lock(a, T("saving the setting…"), config_locked, &g, err, sizeof err))
+		tui_message(t, UI_ERROR, "%s", err);
+	else
+		tui_message(t, UI_OK, T("%s set to %s (recorded in the audit chain)."), key, value);
+}
+
+static void drop_shown(tui *t)
+{
+	compare_outcome_done(t->cmp);
+	free(t->cmp);
+	t->cmp = NULL;
+	free(t->show_text);
+	t->show_text = NULL;
+	t->show_title[0] = '\0';
+	t->show_gen++;
+}
+
+struct compare_args {
+	compare_req req;
+	compare_outcome *out;
+};
+
+static int compare_locked(app *a, void *arg)
+{
+	struct compare_args *g = arg;
+	return compare_record(g->out, a->t.m.ws, &g->req);
+}
+
+/* compare loss|dump A B, as `ferry compare`: recorded, then shown as curves and a table. */
+static void do_compare(app *a, const char *arg)
+{
+	tui *t = &a->t;
+	char *copy = xstrdup(arg ? arg : ""), *v[4], err[512];
+	size_t n = palette_split(v, 4, copy);
+	if (n != 3 || (strcmp(v[0], "loss") != 0 && strcmp(v[0], "dump") != 0)) {
+		usage(a, CMD_COMPARE);
+		free(copy);
+		return;
+	}
+	char *pa = pane_expand_path(v[1]), *pb = pane_expand_path(v[2]);
+	struct compare_args g = { { strcmp(v[0], "loss") == 0, pa, pb, NULL, 0, NULL, NULL }, xcalloc(1, sizeof(compare_outcome)) };
+	if (under_lock(a, T("comparing…"), compare_locked, &g, err, sizeof err)) {
+		tui_message(t, UI_ERROR, "%s", err);
+		free(g.out);
+	} else {
+		drop_shown(t);
+		t->cmp = g.out;
+		snprintf(t->show_title, sizeof t->show_title, T("Comparison of %s: %s (A, GPU) against %s (B, NPU)"), v[0], v[1], v[2]);
+		t->view = VIEW_SHOW;
+		a->zoom = 0;
+		a->dirty = D_ALL;
+		a->touch = 1;
+		if (g.out->pass)
+			tui_message(t, UI_OK, T("compare %s %s %s: pass (recorded in the audit chain)."), v[0], v[1], v[2]);
+		else {
+			compare_failure(g.out, &g.req);
+			tui_message(t, UI_ERROR, "%s", err_message());
+		}
+	}
+	free(pa);
+	free(pb);
+	free(copy);
+}
+
+struct export_args {
+	int patches;
+	char *dir_or_name, *repo;
+	const char *base;
+	char anchor[96];
+};
+
+static int export_locked(app *a, void *arg)
+{
+	struct export_args *g = arg;
+	if (g->patches)
+		return export_patches(g->anchor, a->t.m.ws, g->dir_or_name);
+	return export_branch(g->anchor, a->t.m.ws, g->dir_or_name, g->repo, g->base);
+}
+
+/* export patches DIR | export branch NAME --to REPO [--base REV], as `ferry export`. */
+static void do_export(app *a, const char *arg)
+{
+	tui *t = &a->t;
+	char *copy = xstrdup(arg ? arg : ""), *v[8], err[512];
+	size_t n = palette_split(v, 8, copy);
+	struct export_args g = { 0, NULL, NULL, NULL, "" };
+	if (n == 2 && strcmp(v[0], "patches") == 0) {
+		g.patches = 1;
+		g.dir_or_name = pane_expand_path(v[1]);
+	} else if ((n == 4 || n == 6) && strcmp(v[0], "branch") == 0 && strcmp(v[2], "--to") == 0 &&
+	           (n == 4 || strcmp(v[4], "--base") == 0)) {
+		g.dir_or_name = xstrdup(v[1]);
+		g.repo = pane_expand_path(v[3]);
+		g.base = n == 6 ? v[5] : NULL;
+	} else {
+		usage(a, CMD_EXPORT);
+		free(copy);
+		return;
+	}
+	if (under_lock(a, T("exporting…"), export_locked, &g, err, sizeof err))
+		tui_message(t, UI_ERROR, "%s", err);
+	else if (g.patches)
+		tui_message(t, UI_OK, T("Wrote one patch per checkpoint into %s; audit anchor %s."), v[1], g.anchor);
+	else
+		tui_message(t, UI_OK, T("Created branch %s in %s; audit anchor %s."), v[1], v[3], g.anchor);
+	free(g.dir_or_name);
+	free(g.repo);
+	free(copy);
+}
+
+/* verify, as `ferry verify`: the result is kept for the audit pane, which opens. */
+static void do_verify(app *a)
+{
+	tui *t = &a->t;
+	audit_report rep;
+	int rc = audit_check_record(&rep, t->m.ws->db, t->m.ws->hist, NULL);
+	free(t->verify);
+	t->verify = NULL;
+	if (rc) {
+		t->verify = xstrdup(err_message());
+		t->verify_ok = 0;
+		tui_message(t, UI_ERROR, "%s", err_message());
+	} else {
+		sbuf b;
+		sbuf_init(&b);
+		int np = cJSON_GetArraySize(rep.problems);
+		const cJSON *p, *sg;
+		cJSON_ArrayForEach(p, rep.problems)
+			sbuf_addf(&b, "%s\n", json_str(p, "detail"));
+		cJSON_ArrayForEach(sg, rep.signatures)
+			sbuf_addf(&b, T("signature: event %lld signs head %.16s:%lld, %s, by %s\n"), json_int(sg, "seq"),
+			          json_str(sg, "head"), json_int(sg, "signed_seq"),
+			          cJSON_IsTrue(cJSON_GetObjectItem(sg, "valid")) ? "good" : "BAD",
+			          cJSON_IsString(cJSON_GetObjectItem(sg, "signer")) ? json_str(sg, "signer") : "(unknown)");
+		if (!np)
+			sbuf_addf(&b, T("ok: %lld audit events intact, head %.16s:%lld; every checkpoint present and anchored; the record agrees with the chain"),
+			          rep.events, rep.head, rep.events);
+		t->verify = sbuf_detach(&b);
+		sbuf_done(&b);
+		t->verify_ok = !np;
+		if (np)
+			tui_message(t, UI_ERROR, T("verify: %d problems; the first: %s"), np,
+			            json_str(cJSON_GetArrayItem(rep.problems, 0), "detail"));
+		else
+			tui_message(t, UI_OK, T("verify: ok, %lld audit events intact."), rep.events);
+		audit_report_done(&rep);
+	}
+	if (t->view != VIEW_AUDIT)
+		set_view(a, VIEW_AUDIT);
+	t->ops[PANE_AUDIT]->handle(t->st[PANE_AUDIT], t, CMD_RELOAD, NULL);
+	a->dirty = D_ALL;
+}
+
+struct unwaive_args {
+	long long id;
+	const char *reason;
+};
+
+static int unwaive_locked(app *a, void *arg)
+{
+	struct unwaive_args *g = arg;
+	return review_unwaive(a->t.m.ws, &g->id, 1, g->reason);
+}
+
+/* unwaive [N] REASON, as `ferry unwaive N --reason REASON`; without N the selected finding. */
+static void do_unwaive(app *a, const char *arg)
+{
+	tui *t = &a->t;
+	while (arg && *arg == ' ')
+		arg++;
+	struct unwaive_args g = { 0, NULL };
+	char *end = NULL, err[512];
+	if (arg && *arg) {
+		long long id = strtoll(arg[0] == '#' ? arg + 1 : arg, &end, 10);
+		if (end && (*end == ' ' || !*end) && id > 0) {
+			g.id = id;
+			arg = end;
+			while (*arg == ' ')
+				arg++;
+		}
+	}
+	if (!g.id && t->sel && strcmp(t->sel->status, "waived") == 0)
+		g.id = t->sel->id;
+	if (!g.id) {
+		usage(a, CMD_UNWAIVE);
+		return;
+	}
+	if (!arg || !*arg) {
+		char label[160], initial[32];
+		snprintf(label, sizeof label, T("Reason for withdrawing the waiver of #%lld: "), g.id);
+		snprintf(initial, sizeof initial, "%lld ", g.id);
+		prompt_start(a, CMD_UNWAIVE, 0, label, initial);
+		return;
+	}
+	g.reason = arg;
+	if (under_lock(a, T("withdrawing the waiver…"), unwaive_locked, &g, err, sizeof err))
+		tui_message(t, UI_ERROR, "%s", err);
+	else
+		tui_message(t, UI_OK, T("Withdrew the waiver of #%lld; it is open again."), g.id);
+}
+
+/* probe-script PATH, as `ferry probe-script > PATH`: under .ferry/probe/ unless absolute. */
+static void do_probe_script(app *a, const char *arg)
+{
+	tui *t = &a->t;
+	while (arg && *arg == ' ')
+		arg++;
+	if (!arg || !*arg) {
+		usage(a, CMD_PROBE_SCRIPT);
+		return;
+	}
+	char *path = pane_expand_path(arg), *abs = NULL, *shown = NULL;
+	const char *text = NULL;
+	size_t len = 0;
+	int rc = own_path(&abs, &shown, t->m.ws, path, "probe");
+	if (!rc)
+		rc = probe_script(&text, &len);
+	if (!rc)
+		rc = util_write_atomic(abs, text, len, 0755);
+	if (rc)
+		tui_message(t, UI_ERROR, "%s", err_message());
+	else
+		tui_message(t, UI_OK, T("Wrote the probe to %s: run it on the NPU host (sh probe.sh > host.json), then :ingest env-probe host.json"),
+		            shown);
+	free(path);
+	free(abs);
+	free(shown);
+}
+
+/* --- opening an artifact (the artifacts pane's Enter) --- */
+
+/* Runs $PAGER (else less) on path in the terminal, and comes back. */
+static void page_file(app *a, const char *path)
+{
+	const char *pager = getenv("PAGER");
+	if (!pager || !*pager)
+		pager = "less";
+	char *cmd = xasprintf("%s \"$1\"", pager);
+	ui_suspend();
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, "sh", path, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	if (pid > 0)
+		while (waitpid(pid, &status, 0) < 0)
+			;
+	ui_resume();
+	free(cmd);
+	layout(a);
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		tui_message(&a->t, UI_WARN, T("The pager (%s) did not finish cleanly."), pager);
+}
+
+int tui_open_artifact(tui *t, const tui_artifact *art)
+{
+	app *a = (app *)t;
+	if (strcmp(art->kind, "report") == 0) {
+		char *path = art->path[0] == '/' ? xstrdup(art->path) : util_path_join(t->m.ws->root, art->path);
+		page_file(a, path);
+		free(path);
+		return PANE_HANDLED | PANE_LAYOUT;
+	}
+	compare_outcome *o = NULL;
+	char *text = NULL;
+	int rc;
+	if (strcmp(art->kind, "compare") == 0) {
+		compare_req req = { art->loss, art->a, art->b, NULL, 0, NULL, NULL };
+		o = xcalloc(1, sizeof *o);
+		t->running = 1;
+		a->busy_fixed = 1;
+		snprintf(t->progress, sizeof t->progress, "%s", T("comparing…"));
+		repaint_during_run(a, 1);
+		rc = compare_compute(o, t->m.ws, &req);
+		t->running = 0;
+		a->busy_fixed = 0;
+	} else {
+		rc = model_artifact_text(&text, &t->m, art);
+	}
+	if (rc) {
+		tui_message(t, UI_ERROR, "%s", err_message());
+		free(o);
+		return PANE_HANDLED | PANE_LAYOUT;
+	}
+	drop_shown(t);
+	t->cmp = o;
+	t->show_text = text;
+	if (o)
+		snprintf(t->show_title, sizeof t->show_title, T("Comparison of %s: %s (A, GPU) against %s (B, NPU), recorded %s"),
+		         art->loss ? "loss" : "dump", art->a, art->b, art->time);
+	else
+		snprintf(t->show_title, sizeof t->show_title, "#%lld %s · %s", art->id, art->kind, art->label);
+	t->view = VIEW_SHOW;
+	a->zoom = 0;
+	return PANE_HANDLED | PANE_LAYOUT;
+}
+
 /* Commands that need text first: ask for it on the prompt line. Returns 1 when
  * a prompt (or a refusal) took the command. */
 static int needs_input(app *a, int cmd)
@@ -1114,16 +1611,33 @@ static int needs_input(app *a, int cmd)
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;
 	}
-	case CMD_SIGNOFF:
+	case CMD_SIGNOFF: {
+		/* the acceptance criteria are judged on the latest evidence before asking */
+		int rc = lock_synced(a, NULL);
+		if (!rc) {
+			rc = review_signoff_gate(t->m.ws, ws_phases[t->m.phase]);
+			ws_unlock(t->m.ws);
+		}
+		snprintf(why, sizeof why, "%s", rc ? err_message() : "");
+		reload(a);
+		if (rc) {
+			tui_message(t, UI_ERROR, "%s", why);
+			return 1;
+		}
 		if (signoff_refusal(a, why, sizeof why)) {
 			tui_message(t, UI_ERROR, "%s", why);
 			a->dirty |= D_MSG;
 			return 1;
 		}
-		snprintf(label, sizeof label, T("Sign off %s as %s. Note (optional, Enter signs): "), ws_phases[t->m.phase],
-		         t->m.ws->actor);
+		if (t->m.phases[t->m.phase].warnings > 0)
+			snprintf(label, sizeof label, T("Sign off %s as %s with %d open warnings? Note (optional, Enter signs): "),
+			         ws_phases[t->m.phase], t->m.ws->actor, t->m.phases[t->m.phase].warnings);
+		else
+			snprintf(label, sizeof label, T("Sign off %s as %s. Note (optional, Enter signs): "), ws_phases[t->m.phase],
+			         t->m.ws->actor);
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;
+	}
 	case CMD_SAVE_SCREEN: {
 		char stamp[32], def[64];
 		time_t now = time(NULL);
@@ -1137,6 +1651,17 @@ static int needs_input(app *a, int cmd)
 	case CMD_REPORT:
 		prompt_start(a, cmd, 0, T("Report format (md, html, json, sarif or csv): "), "md");
 		return 1;
+	case CMD_INGEST:
+	case CMD_CONFIG:
+	case CMD_COMPARE:
+	case CMD_EXPORT:
+	case CMD_PROBE_SCRIPT: {
+		/* the palette again, with the command's usage and what comes next */
+		char initial[64];
+		snprintf(initial, sizeof initial, "%s ", keymap_by_cmd(cmd)->name);
+		prompt_start(a, CMD_PALETTE, 0, ":", initial);
+		return 1;
+	}
 	case CMD_REVERT:
 		if (t->view != VIEW_TIMELINE || !t->sel_cp) {
 			tui_message(t, UI_WARN, "%s", T("Select a checkpoint in the timeline (t) to revert it."));
@@ -1225,6 +1750,15 @@ static void dispatch(app *a, int cmd, const char *arg)
 	switch (cmd) {
 	case CMD_QUIT: a->quit = 1; break;
 	case CMD_REPORT: do_report(a, arg); break;
+	case CMD_INGEST: do_ingest(a, arg); break;
+	case CMD_CONFIG: do_config(a, arg); break;
+	case CMD_COMPARE: do_compare(a, arg); break;
+	case CMD_EXPORT: do_export(a, arg); break;
+	case CMD_VERIFY: do_verify(a); break;
+	case CMD_UNWAIVE: do_unwaive(a, arg); break;
+	case CMD_PROBE_SCRIPT: do_probe_script(a, arg); break;
+	case CMD_AUDIT: set_view(a, VIEW_AUDIT); break;
+	case CMD_COPY: do_copy(a); break;
 	case CMD_REPORT_PATH: write_report(a, a->report_format, arg ? arg : ""); break;
 	case CMD_FIX_FINDING: fix_preview(a, FIX_FINDING, arg); break;
 	case CMD_FIX_PLUGIN: fix_preview(a, FIX_PLUGIN, arg); break;
@@ -1250,6 +1784,8 @@ static void dispatch(app *a, int cmd, const char *arg)
 			a->zoom = 0;
 			a->dirty = D_ALL;
 			a->touch = 1;
+		} else if (t->view == VIEW_SHOW) {
+			set_view(a, VIEW_ARTIFACTS);
 		} else if (t->view != VIEW_FINDINGS) {
 			set_view(a, VIEW_FINDINGS);
 		} else if (cmd == CMD_BACK) {
@@ -1356,15 +1892,57 @@ static void ensure_utf8_ctype(void)
 		setlocale(LC_CTYPE, "en_US.UTF-8");
 }
 
+/* How often, while idle, the workbench looks for changes made underneath it: the
+ * database (another ferry process, the CLI) and the project's files (an editor). */
+#define WATCH_MS 400
+#define TREE_EVERY_S 1.5
+
+/* Reloads when another process committed to the engagement or the project's files
+ * changed (those are recorded as a manual-edit checkpoint first, as every command
+ * does); the cursor stays on the same finding. Not while a prompt is open. */
+static void watch(app *a)
+{
+	tui *t = &a->t;
+	if (a->p.active || t->view == VIEW_FIX)
+		return;
+	long long v = model_db_version(&t->m);
+	int db = v != a->db_version, tree = 0, made = 0;
+	double n = now_s();
+	if (n - a->tree_at >= TREE_EVERY_S) {
+		unsigned long long st = model_tree_stamp(&t->m);
+		tree = st != a->tree_stamp;
+		a->tree_stamp = st;
+		a->tree_at = n;
+	}
+	if (!db && !tree)
+		return;
+	if (tree && lock_synced(a, &made) == 0)
+		ws_unlock(t->m.ws);
+	a->db_version = model_db_version(&t->m);
+	if (!db && !made)
+		return;
+	reload(a);
+	if (made)
+		tui_message(t, UI_INFO, T("Edits made outside ferry were recorded as checkpoint #%lld (manual edit)."), t->m.head_cp);
+	else
+		tui_message(t, UI_DIM, "%s", T("The engagement changed outside the workbench; reloaded."));
+}
+
 static void loop(app *a)
 {
+	a->db_version = model_db_version(&a->t.m);
+	a->tree_stamp = model_tree_stamp(&a->t.m);
+	a->tree_at = now_s();
 	while (!a->quit) {
 		draw(a);
-		int k = ui_getkey(-1);
+		int k = ui_getkey(WATCH_MS);
 		if (k == UI_KEY_EOF || k == UI_KEY_SIGNAL)
 			break;
-		if (k == UI_KEY_NONE)
+		if (k == UI_KEY_NONE) {
+			if (!a->small)
+				watch(a);
 			continue;
+		}
 		if (k == UI_KEY_RESIZE) {
 			layout(a);
 			continue;
@@ -1421,7 +1999,8 @@ int tui_main(const char *dir)
 		[PANE_GUIDE] = &pane_guide_ops,       [PANE_CHART] = &pane_chart_ops,
 		[PANE_ARTIFACTS] = &pane_artifacts_ops, [PANE_HELP] = &pane_help_ops,
 		[PANE_PALETTE] = &pane_palette_ops,   [PANE_STATUS] = &pane_status_ops,
-		[PANE_FIX] = &pane_fix_ops,
+		[PANE_FIX] = &pane_fix_ops,           [PANE_AUDIT] = &pane_audit_ops,
+		[PANE_SHOW] = &pane_show_ops,
 	};
 	for (int i = 0; i < PANE_COUNT; i++) {
 		t->ops[i] = ops[i];
@@ -1436,13 +2015,24 @@ int tui_main(const char *dir)
 		tui_message(t, UI_WARN, "%s", err_message());
 	layout(a);
 	reload(a);
-	if (made)
+	/* the user's key bindings: $XDG_CONFIG_HOME/ferry/keys, else ~/.config/ferry/keys */
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *keys = xdg && *xdg ? xasprintf("%s/ferry/keys", xdg) : home && *home ? xasprintf("%s/.config/ferry/keys", home) : NULL;
+	int bad_keys = keys && keymap_load(keys) != 0;
+	free(keys);
+	if (bad_keys)
+		tui_message(t, UI_WARN, "%s", err_message());
+	else if (made)
 		tui_message(t, UI_INFO, "%s", T("Edits made outside ferry were recorded as a manual-edit checkpoint."));
+	else if (!t->msg[0] && engagement_complete(t))
+		tui_message(t, UI_OK, "%s", T("The engagement is complete: every phase is signed off. p writes the final report."));
 	else if (!t->msg[0])
 		tui_message(t, UI_DIM, "%s", T("Welcome. ? lists the keys, g opens the guide for this phase."));
 	loop(a);
 	rc = ui_signalled() ? err_set(FERRY_ECANCEL, "workbench: stopped by a signal; the terminal was restored") : 0;
 	drop_plan(t);
+	drop_shown(t);
+	free(t->verify);
 	for (int i = 0; i < PANE_COUNT; i++)
 		if (t->ops[i])
 			t->ops[i]->close(t->st[i]);

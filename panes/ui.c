@@ -375,6 +375,22 @@ static const struct {
 	{ "lt", '<' },             { "C-c", 3 },             { "C-l", 12 },
 };
 
+/* Runs the <Save:PATH> (or, with peek_only, only a <Peek:PATH>) at the script's
+ * position; 1 when it took one. */
+static int take_save(int peek_only)
+{
+	const char *s = ui.keys, *end = strchr(s, '>');
+	int save = !peek_only && strncmp(s, "<Save:", 6) == 0, peek = strncmp(s, "<Peek:", 6) == 0;
+	if (!end || (!save && !peek) || end - s <= 6)
+		return 0;
+	char *path = xstrndup(s + 6, (size_t)(end - s - 6));
+	ui.keys = end + 1;
+	if (ui_save(path) != 0)
+		fprintf(stderr, "ferry: %s\n", err_message());
+	free(path);
+	return 1;
+}
+
 /* The next key of the headless script; runs <Save:…> on the way. */
 static int script_key(void)
 {
@@ -387,14 +403,8 @@ static int script_key(void)
 			if (end) {
 				size_t n = (size_t)(end - s - 1);
 				const char *name = s + 1;
-				if (n > 5 && strncmp(name, "Save:", 5) == 0) {
-					char *path = xstrndup(name + 5, n - 5);
-					ui.keys = end + 1;
-					if (ui_save(path) != 0)
-						fprintf(stderr, "ferry: %s\n", err_message());
-					free(path);
+				if (take_save(0))
 					continue;
-				}
 				if (n > 7 && strncmp(name, "Resize:", 7) == 0) {
 					char *size = xstrndup(name + 7, n - 7);
 					int cols, rows;
@@ -442,8 +452,13 @@ int ui_getkey(int timeout_ms)
 {
 	if (ui_sig)
 		return UI_KEY_SIGNAL;
-	if (ui.headless)
-		return timeout_ms == 0 ? UI_KEY_NONE : script_key();
+	if (ui.headless) {
+		if (timeout_ms == 0) { /* polled while work runs: only a <Peek:…> is taken */
+			take_save(1);
+			return UI_KEY_NONE;
+		}
+		return script_key();
+	}
 	/* wait in slices so a signal is noticed promptly */
 	for (int waited = 0;;) {
 		int slice = timeout_ms < 0 || timeout_ms - waited > 200 ? 200 : timeout_ms - waited;
@@ -486,6 +501,29 @@ void ui_resume(void)
 	reset_prog_mode();
 	clearok(curscr, TRUE);
 	refresh();
+}
+
+int ui_clipboard(const char *text)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	if (ui.headless || !ui.open)
+		return 0;
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, "\033]52;c;");
+	const unsigned char *p = (const unsigned char *)text;
+	size_t n = strlen(text);
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		char q[5] = { b64[v >> 18 & 63], b64[v >> 12 & 63], i + 1 < n ? b64[v >> 6 & 63] : '=', i + 2 < n ? b64[v & 63] : '=', 0 };
+		sbuf_adds(&b, q);
+	}
+	sbuf_adds(&b, "\a");
+	int rc = 0;
+	if (fwrite(b.buf, 1, b.len, stdout) != b.len || fflush(stdout) != 0)
+		rc = err_set(FERRY_EIO, "terminal: cannot write the clipboard sequence");
+	sbuf_done(&b);
+	return rc;
 }
 
 int ui_save(const char *path)

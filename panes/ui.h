@@ -7,7 +7,9 @@
  * renders into the grid and FERRY_KEYS is the key script, read one key at a time:
  * plain characters are keys; <Enter> <Esc> <Tab> <BTab> <Up> <Down> <Left> <Right>
  * <PgUp> <PgDn> <Home> <End> <BS> <Del> <Space> <lt> <C-c> <C-l> name keys;
- * <Save:PATH> writes the current grid as text to PATH; <Resize:COLSxROWS> resizes
+ * <Save:PATH> writes the current grid as text to PATH; <Peek:PATH> does too, and is
+ * also taken while running work polls for keys (so a test sees the screen mid-run);
+ * <Resize:COLSxROWS> resizes
  * the grid and delivers UI_KEY_RESIZE. With FERRY_SAVE_ATTRS=1 a save also
  * writes PATH.attr, one letter per cell naming its attribute (".TSEWIdM+-HBOK" in
  * enum ui_attr order). When the script ends, ui_getkey returns
@@ -102,6 +104,10 @@ int ui_signalled(void);
 /* Leaves curses mode to run a program in the terminal, and comes back. */
 void ui_suspend(void);
 void ui_resume(void);
+
+/* Puts text on the terminal's clipboard with the OSC 52 sequence (terminals and tmux
+ * that allow it pass it to the system clipboard); nothing in headless mode. */
+int ui_clipboard(const char *text);
 
 /* Writes the visible screen as text (one line per row, trailing blanks trimmed). */
 int ui_save(const char *path);

@@ -90,5 +90,31 @@ return {
 				suggestion = "For the precision comparison runs, call `torch.use_deterministic_algorithms(True)` at start-up; switch it off again for speed once precision is signed off.",
 			}
 		end
+		local dist, amp, hccl_det = false, false, false
+		for _, path in ipairs(ctx.files("%.py$")) do
+			local text = ctx.read(path) or ""
+			dist = dist or text:find("init_process_group", 1, true) ~= nil or text:find("DistributedDataParallel", 1, true) ~= nil
+			amp = amp or text:find("autocast", 1, true) ~= nil or text:find("GradScaler", 1, true) ~= nil or text:find(".half()", 1, true) ~= nil
+			hccl_det = hccl_det or text:find("HCCL_DETERMINISTIC", 1, true) ~= nil
+		end
+		for _, path in ipairs(ctx.files("%.sh$")) do
+			hccl_det = hccl_det or (ctx.read(path) or ""):find("HCCL_DETERMINISTIC", 1, true) ~= nil
+		end
+		if dist and not hccl_det then
+			ctx.report{
+				file = step.file, node = step.node, severity = "info", key = "hccl-determinism",
+				message = "The training is distributed but HCCL_DETERMINISTIC is never set, so collective reductions may sum in a different order from run to run.",
+				suggestion = "For the precision comparison runs, export HCCL_DETERMINISTIC on every node with the value your CANN release's HCCL reference documents for deterministic reduction (together with torch.use_deterministic_algorithms(True)); unset it for speed afterwards.",
+				data = { source = "HCCL_DETERMINISTIC in the HCCL environment variable index (hiascend.com ptmigr_0110, CANN 6.3; hcclenvref_07_0001, CANN 9.0)" },
+			}
+		end
+		if amp then
+			ctx.report{
+				file = step.file, node = step.node, severity = "info", key = "fp32-reference",
+				message = "The training uses mixed precision, so a loss or dump difference between the GPU and the NPU run mixes AMP effects with hardware differences.",
+				suggestion = "First compare an FP32 run on both sides (autocast and GradScaler off, same seed and data): if they agree, the difference comes from mixed precision; then keep norms, softmax, the loss, embeddings and the output layer in float32.",
+				data = { source = "migration guide seed 002, FAQ 1 (unify the compute precision: FP32 on both sides) and seed 003 §3.5.1 (softmax, cross_entropy, norms, embedding and output layers in FP32); see seed-coverage T10, T14-T16" },
+			}
+		end
 	end,
 }

@@ -460,6 +460,11 @@ static void test_diff(void **state)
 	assert_int_equal(history_diff_buffers(&d, "new.py", "", 0, "n\n", 2), 0);
 	assert_non_null(strstr(d, "+n\n"));
 	free(d);
+	/* a file that does not exist yet is shown as a new file, not an edit of an empty one */
+	assert_int_equal(history_diff_buffers(&d, "gen/setup_env.sh", NULL, 0, "n\n", 2), 0);
+	assert_non_null(strstr(d, "new file mode 100644"));
+	assert_non_null(strstr(d, "--- /dev/null\n+++ b/gen/setup_env.sh\n"));
+	free(d);
 	done(h, root, gd);
 }
 
@@ -539,6 +544,11 @@ static void test_revert(void **state)
 	commit_all(h, head, "Checkpoint three");
 	assert_int_equal(history_revert(r, h, c2, "undo two", NULL, 0, &SIG, NULL, NULL), FERRY_EREFUSED);
 	assert_non_null(strstr(err_message(), "conflict"));
+	/* the refusal names the later checkpoint and the file in conflict */
+	char named[64];
+	snprintf(named, sizeof named, "%.10s changed other.py", head);
+	if (!strstr(err_message(), named))
+		fail_msg("refusal does not name %s: %s", named, err_message());
 	assert_file_bytes(root, "other.py", "o = 3\n", 6);
 
 	/* an edit not yet in the history is never overwritten */

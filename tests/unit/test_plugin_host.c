@@ -290,6 +290,60 @@ static void test_good_plugin_positions(void **state)
 	got_done(&g);
 }
 
+/* ---- plugins on threads: findings in the plugins' order, released trees parsed again --- */
+
+static void test_lanes_share_and_release_trees(void **state)
+{
+	struct fixture *fx = *state;
+	/* more files than a lane runs ahead of another, so trees are released mid-run */
+	for (int i = 0; i < 80; i++) {
+		char name[32], text[96];
+		snprintf(name, sizeof name, "m%02d.py", i);
+		snprintf(text, sizeof text, "import torch\nx%d = t.cuda()\ny = 'cuda'\n", i);
+		tu_write(fx->root, name, text);
+	}
+	/* a.twice walks every file, then comes back to every file once the others are past them */
+	plugin_file(fx, "a.lua",
+	            "return { id = 't.a', phase = 'assess', title = 'a', severity = 'info', triggers = {'cuda'},\n"
+	            "  run = function(ctx)\n"
+	            "    for pass = 1, 2 do\n"
+	            "      for _, p in ipairs(ctx.python_files()) do\n"
+	            "        for _, m in ipairs(ctx.query(p, '(call) @c')) do\n"
+	            "          ctx.report{ file = p, node = m.c, message = pass .. ' ' .. m.c.text,\n"
+	            "                      key = tostring(pass) }\n"
+	            "        end\n"
+	            "      end\n"
+	            "    end\n"
+	            "  end }\n");
+	plugin_file(fx, "b.lua",
+	            "return { id = 't.b', phase = 'assess', title = 'b', severity = 'info', triggers = {'cuda'},\n"
+	            "  run = function(ctx)\n"
+	            "    for _, p in ipairs(ctx.python_files()) do\n"
+	            "      local text = ctx.read(p)\n"
+	            "      for _, m in ipairs(ctx.query(p, '(string) @s')) do\n"
+	            "        ctx.report{ file = p, node = m.s, message = m.s.text .. ' ' .. #text }\n"
+	            "      end\n"
+	            "    end\n"
+	            "  end }\n");
+	got g = {0};
+	run_all(fx, &g);
+	assert_int_equal(g.rc, 0);
+	assert_int_equal(g.nerr, 0);
+	assert_int_equal(g.parsed, 80);
+	assert_int_equal(count_plugin(&g, "t.a"), 160);
+	assert_int_equal(count_plugin(&g, "t.b"), 80);
+	/* the plugins' findings arrive plugin by plugin, each in the order it reported them */
+	assert_string_equal(g.v[0].plugin, "t.a");
+	assert_string_equal(g.v[0].file, "m00.py");
+	assert_string_equal(g.v[0].message, "1 t.cuda()");
+	assert_string_equal(g.v[80].message, "2 t.cuda()");
+	assert_string_equal(g.v[80].file, "m00.py");
+	assert_string_equal(g.v[159].file, "m79.py");
+	assert_string_equal(g.v[160].plugin, "t.b");
+	assert_string_equal(g.v[160].message, "'cuda' 38");
+	got_done(&g);
+}
+
 /* ---- escape attempts: each one a plugin error, the other plugin's findings arrive ---- */
 
 static const char *const GOOD =
@@ -1131,6 +1185,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_declaration_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_id_later_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lanes_share_and_release_trees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_triggers_prefilter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trigger_groups, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fingerprints_stable, setup, teardown),

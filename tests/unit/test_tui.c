@@ -7,6 +7,8 @@
 #include "testutil.h"
 
 #include "check.h"
+#include "compare.h"
+#include "review.h"
 #include "err.h"
 #include "store.h"
 #include "text.h"
@@ -122,7 +124,7 @@ static int setup_with(void **state, int with_fixes)
 		tu_write(fx->dir, ".ferry/plugins/adapt/test_backend.lua", PLUGIN_BACKEND);
 		tu_write(fx->dir, ".ferry/plugins/adapt/test_badfix.lua", PLUGIN_BADFIX);
 		const char *ids[] = { "adapt.test_backend", "adapt.test_badfix" };
-		check_opts co = { NULL, 0, ids, 2, NULL, NULL, NULL, NULL };
+		check_opts co = { NULL, 0, ids, 2, NULL, NULL, NULL, NULL, NULL };
 		check_result res;
 		int rc = check_run(&res, ws, &co);
 		if (rc || res.nerrors)
@@ -239,6 +241,20 @@ static void test_findings_screen(void **state)
 	assert_has(row(s, 0), " ferry · demo / acme · head ");
 	assert_has(row(s, 0), "open 4 (E1 W2 I1) fixed 0 waived 0");
 	assert_has(row(s, 23), "r run  w waive  S sign off  e edit  / filter");
+	/* C copies the finding's place, or in the timeline the checkpoint's commit */
+	free(s);
+	s = screen_of(fx->dir, "80x24", "4jC");
+	assert_string_equal(row(s, 22), "Copied train.py:6 to the clipboard.");
+	free(s);
+	s = screen_of(fx->dir, "80x24", "tC");
+	assert_has(row(s, 22), "Copied ");
+	assert_has(row(s, 22), " to the clipboard.");
+	free(s);
+	s = screen_of(fx->dir, "80x24", "4");
+	/* at 80 columns the key bar still ends with help and quit */
+	const char *bar = row(s, 23);
+	if (!util_ends_with(bar, "? help  q back/quit"))
+		fail_msg("the key bar lost help or quit: [%s]", bar);
 	free(s);
 }
 
@@ -358,6 +374,10 @@ static void test_signoff_refused_then_allowed(void **state)
 	struct fx *fx = *state;
 	char *s = screen_of(fx->dir, "100x30", "4S");
 	assert_has(row(s, 28), "Cannot sign off adapt: the earlier phase assess is not signed off yet.");
+	free(s);
+	/* the question says what is still open */
+	s = screen_of(fx->dir, "100x30", "1S");
+	assert_has(row(s, 28), "Sign off assess as Ada Tester <ada@example.com> with 1 open warnings?");
 	free(s);
 	s = screen_of(fx->dir, "100x30", "1Sall reviewed<Enter>");
 	assert_has(row(s, 28), "Phase assess signed off by Ada Tester <ada@example.com>.");
@@ -650,7 +670,7 @@ static void test_fix_refused(void **state)
 	assert_has(row(s, 1), "Fix preview · every fix in dist.py (adapt)");
 	assert_has(row(s, 2), "Apply 1 fix to 1 file as 1 checkpoint?");
 	assert_has(row(s, 4), "Refused (1), nothing is written for these:");
-	assert_has(s, "+    dist.init_process_group(backend='hccl')");
+	assert_has(s, "dist.init_process_group(backend='hccl')");
 	free(s);
 	/* every fix of the selected finding's check; the palette takes ids */
 	s = screen_of(fx->dir, "100x30", "4P");
@@ -765,7 +785,7 @@ static void test_report(void **state)
 	free(s);
 	/* the palette takes both at once; the artifacts pane lists what was written */
 	s = screen_of(fx->dir, "100x30", ":report json .ferry/out.json<Enter>a");
-	assert_has(row(s, 1), "Artifacts (0) and reports (2)");
+	assert_has(row(s, 1), "Artifacts (0), comparisons (0) and reports (2)");
 	assert_has(s, "report     json · all");
 	assert_has(s, ".ferry/out.json  (Ada Tester");
 	assert_has(s, "report     md · all");
@@ -787,6 +807,335 @@ static void test_report(void **state)
 	s = screen_of(fx->dir, "100x30", ":report pdf<Enter>");
 	assert_has(row(s, 28), "pdf: not a report format (md, html, json, sarif or csv)");
 	free(s);
+}
+
+/* Loss logs of a GPU and an NPU run (the NPU one 1 % off after step 50) outside the project. */
+static char *loss_logs(void)
+{
+	char *dir = tu_mkdtemp();
+	char gpu[4096] = "", npu[4096] = "";
+	for (int st = 1; st <= 100; st++) {
+		double v = 3.0 / (1 + st * 0.05) + 1;
+		snprintf(gpu + strlen(gpu), sizeof gpu - strlen(gpu), "step %d loss %.6f\n", st, v);
+		snprintf(npu + strlen(npu), sizeof npu - strlen(npu), "step %d loss %.6f\n", st, v * (st > 50 ? 1.01 : 1.0));
+	}
+	tu_write(dir, "gpu.log", gpu);
+	tu_write(dir, "npu.log", npu);
+	return dir;
+}
+
+/* The engagement commands of the palette: usage when incomplete, completion of kinds,
+ * keys and labels, and ingest, config, compare, verify, unwaive, export and probe-script
+ * through the CLI's own functions. */
+static void test_palette_engagement_commands(void **state)
+{
+	struct fx *fx = *state;
+	char *logs = loss_logs();
+	/* incomplete: the palette comes back with the usage and the kinds */
+	char *s = screen_of(fx->dir, "100x30", ":ingest<Enter>");
+	assert_has(s, "usage: ingest KIND PATH [--label L]");
+	assert_has(s, "atc-log  bench  dump  env-probe  loss-log  onnx  profile");
+	assert_string_equal(row(s, 28), ":ingest");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":ing<Tab>lo<Tab>");
+	assert_has(row(s, 28), ":ingest loss-log");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config tolerance.l<Tab>");
+	assert_has(row(s, 28), ":config tolerance.loss");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config strategy <Tab>");
+	assert_has(s, "auto  manual  tool");
+	free(s);
+	/* ingest both logs with labels */
+	char *keys = xasprintf(":ingest loss-log %s/gpu.log --label gpu<Enter>", logs);
+	s = screen_of(fx->dir, "100x30", keys);
+	assert_has(row(s, 28), "as artifact #1 (loss-log).");
+	free(s);
+	free(keys);
+	keys = xasprintf(":ingest loss-log %s/npu.log --label npu<Enter>", logs);
+	s = screen_of(fx->dir, "100x30", keys);
+	assert_has(row(s, 28), "as artifact #2 (loss-log).");
+	free(s);
+	free(keys);
+	s = screen_of(fx->dir, "100x30", ":ingest bogus x<Enter>");
+	assert_has(row(s, 28), "unknown kind");
+	free(s);
+	/* labels complete for compare */
+	s = screen_of(fx->dir, "100x30", ":compare loss g<Tab>");
+	assert_has(row(s, 28), ":compare loss gpu");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config tolerance.loss 0.001<Enter>");
+	assert_has(row(s, 28), "tolerance.loss set to 0.001");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config tolerance.loss lots<Enter>");
+	assert_has(row(s, 28), "tolerance.loss");
+	assert_has(row(s, 28), "lots");
+	free(s);
+	/* the comparison: curves, verdict, table; failing at a 0.1 % tolerance */
+	s = screen_of(fx->dir, "100x30", ":compare loss gpu npu<Enter>");
+	assert_has(row(s, 1), "Comparison of loss: gpu (A, GPU) against npu (B, NPU)");
+	assert_has(s, "FAIL  mean relative error");
+	assert_has(s, "A (GPU)");
+	assert_has(s, "⣿");
+	assert_has(row(s, 28), "compare loss gpu npu:");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":config tolerance.loss 0.02<Enter>:compare loss gpu npu<Enter>");
+	assert_has(s, "PASS  mean relative error");
+	free(s);
+	/* the artifacts pane lists the comparisons; Enter opens one again without recording it */
+	s = screen_of(fx->dir, "100x30", "a");
+	assert_has(row(s, 1), "Artifacts (2), comparisons (2) and reports (0)");
+	assert_has(s, "compare    loss · pass");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "aj<Enter>");
+	assert_has(row(s, 1), "#2 loss-log · npu");
+	assert_has(s, "step 1 loss");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "ajj<Enter>");
+	assert_has(row(s, 1), "Comparison of loss");
+	assert_has(s, "PASS  mean relative error");
+	free(s);
+	/* verify shows its result in the audit pane, newest event first: this fixture stored
+	 * its findings behind the chain's back, and verify names each of them */
+	s = screen_of(fx->dir, "100x30", ":verify<Enter>");
+	assert_has(row(s, 1), "Audit chain, newest first (8 events)");
+	assert_has(row(s, 2), "verify:  findings 1: the row is not recorded in the audit chain");
+	assert_has(row(s, 28), "verify: 4 problems; the first: findings 1");
+	assert_has(row(s, 7), "    8  ");
+	assert_has(row(s, 7), "  compare     Ada Tester");
+	assert_has(row(s, 8), "{\"a\":{\"arg\":\"gpu\"");
+	free(s);
+	/* unwaive: waive #1, then withdraw it by number with a reason */
+	s = screen_of(fx->dir, "100x30", "4jwnot now<Enter>");
+	assert_has(row(s, 28), "Waived finding #1.");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":unwaive 1<Enter>");
+	assert_string_equal(row(s, 28), "Reason for withdrawing the waiver of #1: 1");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":unwaive 1 the client wants it fixed<Enter>");
+	assert_has(row(s, 28), "Withdrew the waiver of #1; it is open again.");
+	free(s);
+	/* export patches, and the probe script */
+	keys = xasprintf(":export patches %s/patches<Enter>", logs);
+	s = screen_of(fx->dir, "100x30", keys);
+	assert_has(row(s, 28), "Wrote one patch per checkpoint into");
+	free(s);
+	free(keys);
+	char *anchor = tu_read(logs, "patches/AUDIT-ANCHOR");
+	assert_non_null(anchor);
+	free(anchor);
+	s = screen_of(fx->dir, "100x30", ":export branch x<Enter>");
+	assert_has(row(s, 28), "usage: export patches DIR | export branch NAME --to REPO");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":probe-script probe.sh<Enter>");
+	assert_has(row(s, 28), "Wrote the probe to .ferry/probe/probe.sh");
+	free(s);
+	char *probe = tu_read(fx->dir, ".ferry/probe/probe.sh");
+	assert_non_null(probe);
+	free(probe);
+	tu_rmdir(logs);
+	free(logs);
+}
+
+/* Writes a float32 .npy of n values start, start + step, … into dir/name. */
+static void write_npy(const char *dir, const char *name, int n, float start, float step)
+{
+	char hdr[128];
+	int len = snprintf(hdr, sizeof hdr, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }", n);
+	while ((10 + len + 1) % 64)
+		hdr[len++] = ' ';
+	hdr[len++] = '\n';
+	char *path = util_path_join(dir, name);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	unsigned char pre[10] = { 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len & 0xff), (unsigned char)(len >> 8) };
+	fwrite(pre, 1, 10, f);
+	fwrite(hdr, 1, (size_t)len, f);
+	for (int i = 0; i < n; i++) {
+		float v = start + step * (float)i;
+		fwrite(&v, sizeof v, 1, f);
+	}
+	fclose(f);
+	free(path);
+}
+
+/* A failing acceptance criterion recorded after the last check run blocks the sign-off
+ * before the note is asked for, and the refusal names the blocking finding. */
+static void test_signoff_runs_the_gate_first(void **state)
+{
+	struct fx *fx = *state;
+	char *data = tu_mkdtemp();
+	write_npy(data, "a.npy", 16, 0.0f, 0.1f);
+	write_npy(data, "b.npy", 16, 0.0f, -0.1f);
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	assert_int_equal(review_waive(ws, &fx->ids[0], 1, "accepted"), 0);
+	const char *const early[] = { "assess", "design", "environment", "adapt" };
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(review_signoff(ws, early[i], NULL), 0);
+	char *pa = util_path_join(data, "a.npy"), *pb = util_path_join(data, "b.npy");
+	compare_req req = { 0, pa, pb, NULL, 1, NULL, NULL };
+	compare_outcome o;
+	assert_int_equal(compare_record(&o, ws, &req), 0);
+	assert_int_equal(o.pass, 0);
+	compare_outcome_done(&o);
+	ws_close(ws);
+	char *s = screen_of(fx->dir, "100x30", "5S");
+	assert_has(row(s, 28), "Cannot sign off tune: 1 open error findings must be fixed or waived ");
+	assert_has(row(s, 28), "first: #5 tune.acceptance: The l");
+	free(s);
+	free(pa);
+	free(pb);
+	tu_rmdir(data);
+	free(data);
+}
+
+/* Signing the last phase off says the engagement is complete and offers the final report. */
+static void test_engagement_complete_offers_report(void **state)
+{
+	struct fx *fx = *state;
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	assert_int_equal(review_waive(ws, &fx->ids[0], 1, "accepted"), 0);
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(review_signoff(ws, ws_phases[i], NULL), 0);
+	ws_close(ws);
+	/* the offer is the report's own question, with html proposed */
+	char *keys = xasprintf("7S<Enter><Save:%s/.ferry/offer.txt><Enter>", fx->dir);
+	char *s = screen_of(fx->dir, "100x30", keys);
+	free(keys);
+	assert_has(row(s, 28), "Write the html report to: .ferry/artifacts/reports/report-");
+	free(s);
+	s = tu_read(fx->dir, ".ferry/offer.txt");
+	assert_non_null(s);
+	assert_has(row(s, 28), "Engagement complete: every phase is signed off. Final report format");
+	free(s);
+	/* opening the workbench on a complete engagement says so */
+	s = screen_of(fx->dir, "100x30", "");
+	assert_has(row(s, 28), "The engagement is complete: every phase is signed off. p writes the final report.");
+	free(s);
+}
+
+/* While checks re-run, the list keeps the previous findings with the cursor where it was
+ * and says how far the run is; it does not go blank ("0/0"). The screen is saved at the
+ * run's first progress report (headless keys are read then). */
+static void test_rerun_keeps_the_list(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "4j");
+	assert_has(row(s, 1), "Findings · adapt  3/3");
+	assert_has(s, "#1  error  adapt.distributed_backend");
+	free(s);
+	char *peek = util_path_join(fx->dir, ".ferry/peek.txt"), *keys = xasprintf("4jr<Peek:%s>", peek);
+	s = screen_of(fx->dir, "100x30", keys);
+	free(s);
+	free(keys);
+	size_t len = 0;
+	assert_int_equal(util_read_file(&s, &len, peek), 0);
+	free(peek);
+	assert_has(row(s, 1), "Findings · adapt  3/3");
+	assert_has(row(s, 1), "⟳ starting the checks");
+	assert_has(s, "#1  error  adapt.distributed_backend");
+	free(s);
+}
+
+/* An info finding ("a supported combination") is not an open problem: the environment
+ * checklist ticks its item; a warning of the same check leaves it open. */
+static void test_checklist_ticks_past_info(void **state)
+{
+	struct fx *fx = *state;
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	long long run = 0;
+	assert_int_equal(store_begin(ws->db), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"environment\"]}"), 0);
+	add(ws->db, run, fx, 4, "environment", "environment.versions", "info", "versions", 1, 1, 2,
+	    "PyTorch 2.1.0 with torch_npu 2.1.0 and CANN 8.0 is a supported combination.", "fpe1", NULL, 0);
+	add(ws->db, run, fx, 5, "environment", "environment.npu", "warning", "npu", 1, 1, 2, "One NPU is unhealthy.",
+	    "fpe2", NULL, 0);
+	assert_int_equal(store_run_finish(ws->db, run, 2, 0), 0);
+	assert_int_equal(store_commit(ws->db), 0);
+	ws_close(ws);
+	char *s = screen_of(fx->dir, "100x40", "3g");
+	assert_has(s, "[✓] Versions are compatible");
+	assert_has(s, "[ ] NPUs are visible and healthy");
+	free(s);
+}
+
+/* A fix that creates a file is previewed as a new file, not as an edit of an empty one. */
+static void test_fix_preview_new_file(void **state)
+{
+	struct fx *fx = *state;
+	tu_write(fx->dir, ".ferry/plugins/adapt/test_newfile.lua",
+	         "return {\n"
+	         "  id = 'adapt.test_newfile', phase = 'adapt', title = 'test new file', severity = 'info',\n"
+	         "  run = function(ctx)\n"
+	         "    if ctx.read('gen/npu_env.sh') then return end\n"
+	         "    ctx.report{ file = 'gen/npu_env.sh', key = 'gen', message = 'No setup script.',\n"
+	         "      edits = { { start_byte = 0, end_byte = 0, text = 'export A=1\\n' } } }\n"
+	         "  end,\n"
+	         "}\n");
+	char *s = screen_of(fx->dir, "100x30", "4:fix-plugin adapt.test_newfile<Enter>");
+	assert_has(s, "new file mode 100644");
+	assert_has(s, "--- /dev/null");
+	assert_has(s, "+++ b/gen/npu_env.sh");
+	free(s);
+}
+
+/* After a revert the reopened finding is shown as it now is: when a later checkpoint
+ * moved its code (an import added above it), the check runs again and the proposed fix
+ * follows, instead of the stored offsets cutting into the wrong bytes. */
+static void test_revert_refreshes_reopened_findings(void **state)
+{
+	struct fx *fx = *state;
+	tu_write(fx->dir, ".ferry/plugins/adapt/test_import.lua",
+	         "return {\n"
+	         "  id = 'adapt.test_import', phase = 'adapt', title = 'test import', severity = 'warning',\n"
+	         "  run = function(ctx)\n"
+	         "    local text = ctx.read('dist.py')\n"
+	         "    if string.find(text, 'import torch_npu', 1, true) then return end\n"
+	         "    ctx.report{ file = 'dist.py', line = 1, col = 1, message = 'No torch_npu import.',\n"
+	         "      edits = { { start_byte = 0, end_byte = 0, text = 'import torch_npu\\n' } } }\n"
+	         "  end,\n"
+	         "}\n");
+	char *s = screen_of(fx->dir, "100x30",
+	                    "4:fix-plugin adapt.test_backend<Enter>y:fix-plugin adapt.test_import<Enter>y");
+	assert_has(row(s, 28), "the head is now checkpoint #3");
+	free(s);
+	/* revert #2 (the backend fix): its finding opens again, one line lower than it was */
+	s = screen_of(fx->dir, "100x40", "tjxy");
+	assert_has(s, "Reverted checkpoint #2 with checkpoint #4");
+	free(s);
+	s = screen_of(fx->dir, "100x40", "4/plugin:adapt.test_backend status:open<Enter>");
+	/* (this test check reports line 5 whatever the text; the edit is what it computes) */
+	assert_has(s, "dist.init_process_group(backend='hccl')");
+	assert_null(strstr(s, "init_proce'hccl'"));
+	free(s);
+}
+
+/* Key bindings are data: the user's file adds keys, help lists them, a bad line is named. */
+static void test_user_key_bindings(void **state)
+{
+	struct fx *fx = *state;
+	char *cfg = tu_mkdtemp();
+	tu_write(cfg, "ferry/keys", "# my keys\nT timeline\nC-t audit\n");
+	setenv("XDG_CONFIG_HOME", cfg, 1);
+	char *s = screen_of(fx->dir, "100x30", "T");
+	assert_has(row(s, 1), "Checkpoint timeline");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "\x14"); /* C-t */
+	assert_has(row(s, 1), "Audit chain, newest first");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":timel");
+	assert_has(s, "timeline         t T");
+	free(s);
+	tu_write(cfg, "ferry/keys", "T timeline\nZ nothing-like-this\n");
+	s = screen_of(fx->dir, "100x30", "");
+	assert_has(row(s, 28), "ferry/keys:2: no such command");
+	free(s);
+	unsetenv("XDG_CONFIG_HOME");
+	tu_rmdir(cfg);
+	free(cfg);
 }
 
 static double now_s(void)
@@ -861,6 +1210,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fix_refused, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_readiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_palette_engagement_commands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signoff_runs_the_gate_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fix_preview_new_file, setup_fixes, teardown),
+		cmocka_unit_test_setup_teardown(test_revert_refreshes_reopened_findings, setup_fixes, teardown),
+		cmocka_unit_test_setup_teardown(test_user_key_bindings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_screen_outside_project, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ten_thousand_findings, setup, teardown),
 	};

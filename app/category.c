@@ -1,0 +1,49 @@
+/* category — see category.h. */
+#include "category.h"
+#include "embedded.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static category_info *table;
+static size_t ntable;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* Parses the embedded table; a table that does not parse (a build error, caught by the
+ * fact-table tests) leaves no categories. */
+static void load(void)
+{
+	const struct embedded_file *f = embedded_find("plugins/data/categories.json");
+	cJSON *doc = f ? cJSON_ParseWithLength(f->data, f->len) : NULL;
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "categories"), *c;
+	table = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof *table);
+	cJSON_ArrayForEach(c, list) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(c, "name");
+		const cJSON *w = cJSON_GetObjectItemCaseSensitive(c, "weight_days");
+		if (!cJSON_IsString(name) || !cJSON_IsNumber(w))
+			continue;
+		table[ntable++] = (category_info){ xstrdup(name->valuestring), w->valuedouble,
+			                               cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "auto_conflict")) };
+	}
+	cJSON_Delete(doc);
+}
+
+const category_info *category_all(size_t *n)
+{
+	pthread_once(&once, load);
+	*n = ntable;
+	return table;
+}
+
+const category_info *category_find(const char *name)
+{
+	size_t n;
+	const category_info *all = category_all(&n);
+	for (size_t i = 0; name && i < n; i++)
+		if (strcmp(all[i].name, name) == 0)
+			return &all[i];
+	return NULL;
+}

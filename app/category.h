@@ -1,0 +1,24 @@
+/*
+ * category — the categories a finding may carry, as plugins/data/categories.json declares
+ * them (embedded): each one's default effort weight and whether it argues against
+ * automatic migration. Read once, on first use, and kept for the life of the process;
+ * the entries are borrowed and never freed by callers.
+ */
+#ifndef FERRY_CATEGORY_H
+#define FERRY_CATEGORY_H
+
+#include <stddef.h>
+
+typedef struct category_info {
+	const char *name;     /* "custom_kernel" */
+	double weight_days;   /* person-days per open finding, by default */
+	int auto_conflict;    /* 1: conflicts with automatic migration (transfer_to_npu) */
+} category_info;
+
+/* The category named name, or NULL when categories.json does not list it. */
+const category_info *category_find(const char *name);
+
+/* Every category, in the table's order; *n is set to their number. */
+const category_info *category_all(size_t *n);
+
+#endif

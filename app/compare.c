@@ -1,0 +1,160 @@
+/* compare — see compare.h. */
+#include "compare.h"
+#include "err.h"
+#include "store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* tolerance.loss as a fraction ("0.02" or "2%"), or the default when unset. */
+static int loss_tolerance(double *out, workspace *ws)
+{
+	*out = COMPARE_LOSS_DEFAULT_TOLERANCE;
+	char *text = store_config_get(ws->db, "tolerance.loss");
+	if (!text)
+		return 0;
+	char *end = NULL;
+	double tol = strtod(text, &end);
+	if (end != text && *end == '%' && !end[1]) {
+		tol /= 100.0;
+		end++;
+	}
+	int rc = 0;
+	if (end == text || *end || !(tol >= 0) || tol > 1e6)
+		rc = err_set(FERRY_EUSAGE, "config tolerance.loss %s: not a relative error (e.g. 0.02 or 2%%)", text);
+	else
+		*out = tol;
+	free(text);
+	return rc;
+}
+
+static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_input *in, const compare_req *req)
+{
+	int rc = loss_tolerance(&o->tolerance, ws);
+	char sha[2][65];
+	for (int i = 0; i < 2 && !rc; i++) {
+		char *text = NULL;
+		size_t len = 0;
+		if (!(rc = util_read_file(&text, &len, in[i].path)) &&
+		    !(rc = loss_parse(i ? &o->sb : &o->sa, in[i].path, text, len, req->column)))
+			util_sha256_hex(sha[i], text, len);
+		free(text);
+	}
+	if (rc)
+		return rc;
+	loss_compare(&o->lr, &o->sa, &o->sb, o->tolerance);
+	o->pass = o->lr.pass;
+	o->in_a = compare_input_json(&in[0], sha[0]);
+	o->in_b = compare_input_json(&in[1], sha[1]);
+	const loss_result *lr = &o->lr;
+	cJSON_AddNumberToObject(ev, "tolerance", o->tolerance);
+	cJSON_AddNumberToObject(ev, "aligned_steps", (double)lr->n);
+	if (lr->n) {
+		cJSON_AddNumberToObject(ev, "mean_rel_err", lr->mean_rel);
+		cJSON_AddNumberToObject(ev, "max_rel_err", lr->max_rel);
+	}
+	if (lr->exceeded)
+		cJSON_AddNumberToObject(ev, "first_exceed_step", (double)lr->first_exceed_step);
+	if (lr->nonfinite_b)
+		cJSON_AddNumberToObject(ev, "first_nonfinite_step", (double)lr->first_nonfinite_step);
+	if (lr->truncated)
+		cJSON_AddBoolToObject(ev, "truncated", 1);
+	char why[160];
+	cJSON_AddStringToObject(ev, "reason", loss_fail_reason(why, sizeof why, lr));
+	return 0;
+}
+
+static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_input *in, const compare_req *req,
+                    int record)
+{
+	dump_opts opts = { req->threads, 0, req->dtype_a, req->dtype_b };
+	if (record)
+		ws_unlock(ws); /* a large comparison must not hold other writers off */
+	int rc = dump_compare(&o->dr, in[0].path, in[1].path, &opts);
+	int lrc = record ? ws_lock(ws) : 0;
+	if (rc || (rc = lrc))
+		return rc;
+	const dump_result *dr = &o->dr;
+	o->pass = dr->pass;
+	o->in_a = compare_input_json(&in[0], dr->sha_a);
+	o->in_b = compare_input_json(&in[1], dr->sha_b);
+	cJSON_AddNumberToObject(ev, "pairs", (double)dr->n);
+	cJSON_AddNumberToObject(ev, "failed", (double)dr->nfailed);
+	if (dr->first_fail >= 0)
+		cJSON_AddStringToObject(ev, "first_diverging_layer", dr->pairs[dr->first_fail].layer);
+	return 0;
+}
+
+static int run(compare_outcome *out, workspace *ws, const compare_req *req, int record)
+{
+	memset(out, 0, sizeof *out);
+	out->loss = req->loss;
+	cJSON *arts = NULL, *ev = NULL;
+	compare_input in[2];
+	memset(in, 0, sizeof in);
+	char *artdir = NULL;
+	int rc = store_artifacts(&arts, ws->db, NULL);
+	if (rc)
+		goto out;
+	artdir = util_path_join(ws->dir, "artifacts");
+	for (int i = 0; i < 2; i++)
+		if ((rc = compare_resolve(&in[i], arts, artdir, i ? req->b : req->a, req->loss ? "loss-log" : "dump")))
+			goto out;
+	ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "what", req->loss ? "loss" : "dump");
+	rc = req->loss ? run_loss(out, ev, ws, in, req) : run_dump(out, ev, ws, in, req, record);
+	if (rc || !record)
+		goto out;
+	cJSON_AddItemToObject(ev, "a", cJSON_Duplicate(out->in_a, 1));
+	cJSON_AddItemToObject(ev, "b", cJSON_Duplicate(out->in_b, 1));
+	cJSON_AddStringToObject(ev, "verdict", out->pass ? "pass" : "fail");
+	rc = ws_event(ws, "compare", ev);
+	ev = NULL;
+out:
+	if (rc)
+		compare_outcome_done(out);
+	cJSON_Delete(arts);
+	cJSON_Delete(ev);
+	for (int i = 0; i < 2; i++)
+		compare_input_done(&in[i]);
+	free(artdir);
+	return rc;
+}
+
+int compare_record(compare_outcome *out, workspace *ws, const compare_req *req)
+{
+	return run(out, ws, req, 1);
+}
+
+int compare_compute(compare_outcome *out, workspace *ws, const compare_req *req)
+{
+	return run(out, ws, req, 0);
+}
+
+void compare_outcome_done(compare_outcome *o)
+{
+	if (!o)
+		return;
+	loss_series_done(&o->sa);
+	loss_series_done(&o->sb);
+	loss_result_done(&o->lr);
+	dump_result_done(&o->dr);
+	cJSON_Delete(o->in_a);
+	cJSON_Delete(o->in_b);
+	int loss = o->loss;
+	memset(o, 0, sizeof *o);
+	o->loss = loss;
+}
+
+int compare_failure(const compare_outcome *o, const compare_req *req)
+{
+	if (o->pass)
+		return 0;
+	char why[160];
+	if (o->loss)
+		return err_set(FERRY_EFAIL, "compare loss %s %s: %s", req->a, req->b, loss_fail_reason(why, sizeof why, &o->lr));
+	if (!o->dr.n)
+		return err_set(FERRY_EFAIL, "compare dump %s %s: the two dumps share no tensor name", req->a, req->b);
+	return err_set(FERRY_EFAIL, "compare dump %s %s: %zu of %zu tensor pairs fail; first diverging layer %s", req->a,
+	               req->b, o->dr.nfailed, o->dr.n, o->dr.pairs[o->dr.first_fail].layer);
+}

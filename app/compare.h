@@ -1,0 +1,53 @@
+/*
+ * compare — a recorded comparison: `ferry compare loss|dump A B` and the workbench's
+ * `:compare` both run it. Resolves A and B (artifact id, label or path), reads the
+ * loss tolerance setting, runs the engine (compare_loss.h, compare_dump.h) and appends
+ * the "compare" audit event with the inputs' hashes and the verdict. Rendering is the
+ * caller's (text, JSON, CSV, or the workbench's chart).
+ *
+ * The caller holds the writer lock; a dump comparison releases it while the engine
+ * reads the tensors and takes it again before recording.
+ *
+ * Ownership: compare_outcome owns its series, results and input descriptions;
+ * compare_outcome_done frees them and is harmless on a zeroed struct.
+ */
+#ifndef FERRY_COMPARE_H
+#define FERRY_COMPARE_H
+
+#include "compare_dump.h"
+#include "compare_loss.h"
+#include "workspace.h"
+
+typedef struct compare_req {
+	int loss;                /* 1: loss curves; 0: tensor dumps */
+	const char *a, *b;       /* baseline (GPU) and run under test (NPU), as typed */
+	const char *column;      /* loss: the CSV column or key, or NULL */
+	int threads;             /* dump: worker threads, 0 for every core */
+	const char *dtype_a, *dtype_b; /* dump: "bf16" overrides, or NULL */
+} compare_req;
+
+typedef struct compare_outcome {
+	int loss;                /* which comparison ran */
+	int pass;                /* the verdict */
+	double tolerance;        /* loss: the accepted mean relative error used */
+	loss_series sa, sb;      /* loss: both curves */
+	loss_result lr;          /* loss: the aligned steps and the verdict */
+	dump_result dr;          /* dump: the pairs and the verdict */
+	cJSON *in_a, *in_b;      /* {"arg","path","artifact","sha256"} of each input */
+} compare_outcome;
+
+/* Runs and records the comparison. A failing verdict is an outcome (pass 0, return 0);
+ * errors are bad settings (FERRY_EUSAGE), unknown inputs (FERRY_ENOTFOUND), corrupt or
+ * truncated inputs (FERRY_ECORRUPT), I/O and store failures. On error *out is left
+ * zeroed. */
+int compare_record(compare_outcome *out, workspace *ws, const compare_req *req);
+/* compare_record without the audit event and without touching the lock: to look at a
+ * comparison again (the workbench's artifacts pane). */
+int compare_compute(compare_outcome *out, workspace *ws, const compare_req *req);
+void compare_outcome_done(compare_outcome *o);
+
+/* Sets and returns FERRY_EFAIL with the one line saying why a failing outcome failed
+ * ("compare loss A B: …"); 0 for a passing one. */
+int compare_failure(const compare_outcome *o, const compare_req *req);
+
+#endif

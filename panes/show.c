@@ -1,0 +1,295 @@
+/* show — one thing opened from the artifacts pane or made by :compare. A loss
+ * comparison is drawn as both curves on one scale in braille dots (A, the GPU
+ * baseline, and B, the NPU run, in two colours; where they coincide in a third),
+ * with its verdict and a table of the aligned steps; a dump comparison as its
+ * summary, the first diverging layer and the pairs, failing ones worst first.
+ * Anything else is text (an artifact's summary) that scrolls. */
+#include "compare.h"
+#include "i18n.h"
+#include "pane.h"
+#include "text.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sstate {
+	unsigned gen;   /* show_gen drawn */
+	int scroll;     /* first row of the table or text */
+	int rows, h;    /* rows of the table or text; rows it can show */
+	size_t *order;  /* dump: pair indices, failing worst first */
+	size_t norder;
+} sstate;
+
+static void *show_open(tui *t)
+{
+	(void)t;
+	return xcalloc(1, sizeof(sstate));
+}
+
+static void show_close(void *st)
+{
+	sstate *s = st;
+	if (!s)
+		return;
+	free(s->order);
+	free(s);
+}
+
+/* The braille dot of (dx 0..1, dy 0..3) in a cell. */
+static unsigned dot(int dx, int dy)
+{
+	static const unsigned bits[2][4] = { { 0x01, 0x02, 0x04, 0x40 }, { 0x08, 0x10, 0x20, 0x80 } };
+	return bits[dx][dy];
+}
+
+typedef struct plot {
+	int cw, ch;                /* cells */
+	unsigned char *a, *b;      /* dots of each series per cell */
+	long long x0, x1;
+	double y0, y1;
+} plot;
+
+static void plot_point(plot *p, unsigned char *grid, double px, double py)
+{
+	int X = (int)lround(px), Y = (int)lround(py);
+	if (X < 0 || Y < 0 || X >= p->cw * 2 || Y >= p->ch * 4)
+		return;
+	grid[(Y / 4) * p->cw + X / 2] |= (unsigned char)dot(X % 2, Y % 4);
+}
+
+/* Plots a series, joining consecutive finite points with dots. */
+static void plot_series(plot *p, unsigned char *grid, const loss_series *s)
+{
+	double W = p->cw * 2 - 1, H = p->ch * 4 - 1;
+	double xs = p->x1 > p->x0 ? W / (double)(p->x1 - p->x0) : 0, ys = p->y1 > p->y0 ? H / (p->y1 - p->y0) : 0;
+	int have = 0;
+	double lx = 0, ly = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		double v = s->pts[i].loss;
+		if (!isfinite(v)) {
+			have = 0;
+			continue;
+		}
+		double x = (double)(s->pts[i].step - p->x0) * xs, y = (p->y1 - v) * ys;
+		if (have) {
+			int steps = (int)fmax(fabs(x - lx), fabs(y - ly));
+			for (int k = 1; k < steps; k++)
+				plot_point(p, grid, lx + (x - lx) * k / steps, ly + (y - ly) * k / steps);
+		}
+		plot_point(p, grid, x, y);
+		lx = x, ly = y, have = 1;
+	}
+}
+
+static void range(plot *p, const loss_series *s, int *any)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		double v = s->pts[i].loss;
+		if (!isfinite(v))
+			continue;
+		if (!*any) {
+			p->x0 = p->x1 = s->pts[i].step;
+			p->y0 = p->y1 = v;
+			*any = 1;
+		}
+		p->x0 = s->pts[i].step < p->x0 ? s->pts[i].step : p->x0;
+		p->x1 = s->pts[i].step > p->x1 ? s->pts[i].step : p->x1;
+		p->y0 = v < p->y0 ? v : p->y0;
+		p->y1 = v > p->y1 ? v : p->y1;
+	}
+}
+
+/* Both curves (b may be NULL for one log) from row y, ch rows high; returns the next row. */
+static int draw_curves(ui_win *w, int y, int ch, const loss_series *a, const loss_series *b)
+{
+	int width = ui_win_width(w);
+	plot p = { width - 14, ch, NULL, NULL, 0, 0, 0, 0 };
+	if (p.cw < 10 || ch < 2)
+		return y;
+	int any = 0;
+	range(&p, a, &any);
+	if (b)
+		range(&p, b, &any);
+	if (!any) {
+		ui_put(w, y, 2, UI_DIM, T("no finite loss values to draw"), 0);
+		return y + 1;
+	}
+	p.a = xcalloc((size_t)(p.cw * ch), 1);
+	p.b = xcalloc((size_t)(p.cw * ch), 1);
+	plot_series(&p, p.a, a);
+	if (b)
+		plot_series(&p, p.b, b);
+	for (int r = 0; r < ch; r++) {
+		char lab[32] = "";
+		if (r == 0 || r == ch - 1)
+			snprintf(lab, sizeof lab, "%10.4g", r == 0 ? p.y1 : p.y0);
+		ui_put(w, y + r, 1, UI_DIM, lab, 10);
+		ui_put(w, y + r, 11, UI_DIM, "┤", 0);
+		for (int c = 0; c < p.cw; c++) {
+			unsigned da = p.a[r * p.cw + c], db = p.b[r * p.cw + c];
+			if (!da && !db)
+				continue;
+			unsigned cp = 0x2800 + (da | db);
+			char cell[4] = { (char)(0xE0 | (cp >> 12)), (char)(0x80 | ((cp >> 6) & 0x3F)), (char)(0x80 | (cp & 0x3F)), 0 };
+			ui_put(w, y + r, 12 + c, da && db ? UI_OK : db ? UI_WARN : UI_INFO, cell, 1);
+		}
+	}
+	char axis[128];
+	snprintf(axis, sizeof axis, T("step %lld … %lld"), p.x0, p.x1);
+	ui_put(w, y + ch, 12, UI_DIM, axis, 0);
+	int x = 12 + text_width(axis) + 3;
+	x += ui_put(w, y + ch, x, UI_INFO, "⣿", 0) + 1;
+	x += ui_put(w, y + ch, x, UI_NORMAL, T("A (GPU)"), 0) + 2;
+	if (b) {
+		x += ui_put(w, y + ch, x, UI_WARN, "⣿", 0) + 1;
+		x += ui_put(w, y + ch, x, UI_NORMAL, T("B (NPU)"), 0) + 2;
+		x += ui_put(w, y + ch, x, UI_OK, "⣿", 0) + 1;
+		ui_put(w, y + ch, x, UI_NORMAL, T("both"), 0);
+	}
+	free(p.a);
+	free(p.b);
+	return y + ch + 1;
+}
+
+static void draw_loss(sstate *s, ui_win *w, int y, const compare_outcome *o)
+{
+	const loss_result *r = &o->lr;
+	int width = ui_win_width(w), h = ui_win_height(w);
+	char line[512], why[160];
+	if (r->n)
+		snprintf(line, sizeof line, T("%s  mean relative error %.3g%% (tolerance %.3g%%), max %.3g%% at step %lld; %zu aligned steps"),
+		         o->pass ? "PASS" : "FAIL", r->mean_rel * 100, r->tolerance * 100, r->max_rel * 100, r->max_rel_step, r->n);
+	else
+		snprintf(line, sizeof line, "%s  %s", o->pass ? "PASS" : "FAIL", loss_fail_reason(why, sizeof why, r));
+	ui_put(w, y++, 1, o->pass ? UI_OK : UI_ERROR, line, width - 2);
+	if (!o->pass && r->n)
+		ui_put(w, y++, 7, UI_ERROR, loss_fail_reason(why, sizeof why, r), width - 8);
+	snprintf(line, sizeof line, T("final loss A %.5g (step %lld), B %.5g (step %lld)"), r->final_a, r->final_step_a, r->final_b,
+	         r->final_step_b);
+	ui_put(w, y++, 7, UI_DIM, line, width - 8);
+	int ch = (h - y) / 2 - 1;
+	ch = ch > 12 ? 12 : ch;
+	y = draw_curves(w, y, ch, &o->sa, &o->sb) + 1;
+	if (y >= h)
+		return;
+	snprintf(line, sizeof line, "%10s  %14s  %14s  %10s", T("step"), T("A (GPU)"), T("B (NPU)"), T("rel. error"));
+	ui_put(w, y++, 1, UI_TITLE, line, width - 2);
+	s->h = h - y;
+	s->rows = (int)r->n;
+	for (int i = s->scroll; i < (int)r->n && y < h; i++, y++) {
+		const loss_row *lr = &r->rows[i];
+		snprintf(line, sizeof line, "%10lld  %14.6g  %14.6g  %9.3f%%", lr->step, lr->a, lr->b, lr->rel_err * 100);
+		ui_put(w, y, 1, lr->rel_err > r->tolerance || !isfinite(lr->b) ? UI_ERROR : UI_NORMAL, line, width - 2);
+	}
+}
+
+static int worst_first(const void *x, const void *y, const dump_result *r)
+{
+	const dump_pair *a = &r->pairs[*(const size_t *)x], *b = &r->pairs[*(const size_t *)y];
+	if (a->pass != b->pass)
+		return a->pass - b->pass;
+	double ca = isnan(a->m.cosine) ? -2 : a->m.cosine, cb = isnan(b->m.cosine) ? -2 : b->m.cosine;
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static const dump_result *sort_target;
+static int worst_cmp(const void *x, const void *y)
+{
+	return worst_first(x, y, sort_target);
+}
+
+static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome *o)
+{
+	const dump_result *r = &o->dr;
+	int width = ui_win_width(w), h = ui_win_height(w);
+	if (s->gen != t->show_gen || s->norder != r->n) {
+		free(s->order);
+		s->order = xcalloc(r->n ? r->n : 1, sizeof *s->order);
+		s->norder = r->n;
+		for (size_t i = 0; i < r->n; i++)
+			s->order[i] = i;
+		sort_target = r;
+		qsort(s->order, r->n, sizeof *s->order, worst_cmp);
+	}
+	char line[600];
+	snprintf(line, sizeof line, T("%s  %zu tensor pairs compared, %zu fail (%zu read, %zu by statistics, %zu shapes differ)"),
+	         o->pass ? "PASS" : "FAIL", r->n, r->nfailed, r->nreal, r->nstats, r->nunmatched);
+	ui_put(w, y++, 1, o->pass ? UI_OK : UI_ERROR, line, width - 2);
+	if (r->first_fail >= 0) {
+		snprintf(line, sizeof line, T("first diverging layer: %s"), r->pairs[r->first_fail].layer);
+		ui_put(w, y++, 7, UI_ERROR, line, width - 8);
+	}
+	if (r->only_a || r->only_b) {
+		snprintf(line, sizeof line, T("%zu tensors only in A, %zu only in B"), r->only_a, r->only_b);
+		ui_put(w, y++, 7, UI_DIM, line, width - 8);
+	}
+	if (r->stats_reason)
+		ui_put(w, y++, 7, UI_DIM, r->stats_reason, width - 8);
+	y++;
+	int namew = width - 60 > 20 ? width - 60 : 20;
+	char *hn = text_cell(T("tensor"), namew, 0);
+	snprintf(line, sizeof line, "%s %9s %11s %11s %8s  %s", hn, T("cosine"), T("max abs"), T("max rel"), T("<0.1%"), T("verdict"));
+	free(hn);
+	ui_put(w, y++, 1, UI_TITLE, line, width - 2);
+	s->h = h - y;
+	s->rows = (int)r->n;
+	for (int i = s->scroll; i < (int)r->n && y < h; i++, y++) {
+		const dump_pair *p = &r->pairs[s->order[i]];
+		char *nm = text_cell(p->name, namew, 0);
+		if (p->mode == DUMP_REAL)
+			snprintf(line, sizeof line, "%s %9.6f %11.4g %11.4g %7.1f%%  %s", nm, p->m.cosine, p->m.max_abs, p->m.max_rel,
+			         p->m.ratio_1e3 * 100, p->pass ? "pass" : p->note ? p->note : "FAIL");
+		else
+			snprintf(line, sizeof line, "%s %9s %11s %11s %8s  %s", nm, "-", "-", "-", "-",
+			         p->pass ? (p->warn ? "pass (warning)" : "pass") : p->note ? p->note : "FAIL");
+		free(nm);
+		ui_put(w, y, 1, p->pass ? (p->warn ? UI_WARN : UI_NORMAL) : UI_ERROR, line, width - 2);
+	}
+}
+
+static void draw_text(sstate *s, ui_win *w, int y, const char *text)
+{
+	int width = ui_win_width(w), h = ui_win_height(w), row = 0;
+	const char *p = text;
+	s->h = h - y;
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		if (row >= s->scroll && y < h)
+			ui_putn(w, y++, 1, UI_NORMAL, p, n, width - 2);
+		row++;
+		p += n;
+		if (*p)
+			p++;
+	}
+	s->rows = row;
+}
+
+static void show_draw(void *st, tui *t, ui_win *w)
+{
+	sstate *s = st;
+	if (s->gen != t->show_gen)
+		s->scroll = 0;
+	ui_erase(w);
+	int y = pane_title(w, 0, t->show_title);
+	if (t->cmp && t->cmp->loss)
+		draw_loss(s, w, y, t->cmp);
+	else if (t->cmp)
+		draw_dump(s, t, w, y, t->cmp);
+	else if (t->show_text)
+		draw_text(s, w, y, t->show_text);
+	s->gen = t->show_gen;
+}
+
+static int show_handle(void *st, tui *t, int cmd, const char *arg)
+{
+	sstate *s = st;
+	(void)t, (void)arg;
+	return pane_scroll_cmd(&s->scroll, s->rows, s->h, cmd);
+}
+
+const pane_ops pane_show_ops = { "show", show_open, show_close, show_draw, show_handle };

@@ -1,0 +1,130 @@
+-- tune.run_log: diagnosis of the NPU runs ingested with `ferry ingest run-log FILE`.
+--
+-- The log is scanned by the host (ctx.scan_artifact), line by line and at any size, for
+-- the plain strings of plugins/data/run_errors.json; each line found is explained by the
+-- first rule whose needle and pattern it matches. Every rule found is one finding naming
+-- the artifact, the line number of its first occurrence, the line itself (at most
+-- MAX_QUOTE bytes) and how many more lines it explains. A Python traceback no rule
+-- explains gets the generic finding; a log of a run that went well gives none. The scan
+-- keeps at most MAX_HITS lines per needle, so a rule first met after as many lines of
+-- another rule with the same needle can be missed; such cut scans are said in the finding.
+
+local MAX_QUOTE = 200
+local MAX_HITS = 200
+
+local function quote(text)
+	text = text:gsub("^%s+", ""):gsub("%s+$", "")
+	if #text > MAX_QUOTE then
+		local n = MAX_QUOTE
+		while n > 0 and (text:byte(n + 1) or 0) >= 0x80 and (text:byte(n + 1) or 0) < 0xC0 do n = n - 1 end
+		text = text:sub(1, n) .. "…"
+	end
+	return text
+end
+
+local function matches(rule, line)
+	local held = false
+	for _, n in ipairs(rule.needles) do
+		if line:find(n, 1, true) then held = true break end
+	end
+	if not held then return false end
+	if not rule.pattern then return true, nil end
+	local a, _, cap = line:find(rule.pattern)
+	return a ~= nil, cap
+end
+
+local function module_of(codes, code)
+	for _, c in ipairs(codes) do
+		if code:sub(1, #c.prefix) == c.prefix then return c end
+	end
+end
+
+return {
+	id = "tune.run_log",
+	phase = "tune",
+	title = "Failed NPU run diagnosis",
+	severity = "error",
+	category = "runtime",
+	description = "Reads the run logs ingested with `ferry ingest run-log FILE` (stdout/stderr, tracebacks, "
+		.. "CANN plog lines) and explains the failures it recognises — CANN error codes, aclnn operator "
+		.. "failures, CPU fallbacks, AI CPU exceptions, HCCL timeouts and link errors, NPU out of memory, "
+		.. "torch_npu import and version mismatches, NaN losses and overflows — quoting the line and its "
+		.. "number, with the cause and the fix from a cited table.",
+	run = function(ctx)
+		local data = ctx.data("run_errors")
+		local rules, needles, index = data.rules, {}, {}
+		for _, r in ipairs(rules) do
+			for _, n in ipairs(r.needles) do
+				if not index[n] then
+					needles[#needles + 1] = n
+					index[n] = #needles
+				end
+			end
+		end
+		for _, a in ipairs(ctx.artifacts("run-log") or {}) do
+			local what = (a.label and a.label ~= "") and string.format("run-log '%s' (artifact %s)", a.label, tostring(a.id))
+				or ("run-log artifact " .. tostring(a.id))
+			local hits, info = ctx.scan_artifact(a.id, needles, MAX_HITS)
+			if not hits then
+				ctx.report{ key = a.id .. ":unreadable", message = string.format("%s could not be read: %s.", what, tostring(info)),
+					suggestion = "Ingest the log again (`ferry ingest run-log FILE`)." }
+			else
+				table.sort(hits, function(x, y) return x.line < y.line or (x.line == y.line and x.needle < y.needle) end)
+				local found, order, seen = {}, {}, {}
+				for _, h in ipairs(hits) do
+					if not seen[h.line] then
+						seen[h.line] = true
+						for _, r in ipairs(rules) do
+							local ok, cap = matches(r, h.text)
+							if ok then
+								local f = found[r.id]
+								if f then
+									f.more = f.more + 1
+								else
+									found[r.id] = { rule = r, line = h.line, text = h.text, cap = cap, more = 0 }
+									order[#order + 1] = r.id
+								end
+								break
+							end
+						end
+					end
+				end
+				local cut = false
+				for _, c in ipairs(info.counts or {}) do
+					if c > MAX_HITS then cut = true end
+				end
+				local specific = false
+				for _, id in ipairs(order) do
+					if not found[id].rule.generic then specific = true end
+				end
+				for _, id in ipairs(order) do
+					local f, r = found[id], found[id].rule
+					if not r.generic or not specific then
+						local cause = r.cause
+						if r.codes and f.cap then
+							local m = module_of(data.codes or {}, f.cap)
+							cause = string.format("CANN error %s%s: %s", f.cap, m and (" from " .. m.module) or "", r.cause)
+						elseif f.cap then
+							cause = string.format("%s (%s)", r.cause, f.cap)
+						end
+						local more = f.more > 0 and string.format(" (and %d more line%s like it)", f.more, f.more == 1 and "" or "s") or ""
+						ctx.report{
+							key = a.id .. ":" .. r.id, severity = r.severity,
+							message = string.format("%s line %d: %s — \"%s\"%s.", what, f.line, cause, quote(f.text), more),
+							suggestion = r.fix,
+							data = { source = r.source, line = f.line, artifact = a.id },
+						}
+					end
+				end
+				if cut then
+					ctx.report{
+						key = a.id .. ":cut", severity = "info",
+						message = string.format("%s: %d lines scanned; some strings occur more than %d times, only their first %d lines were examined.",
+							what, info.lines or 0, MAX_HITS, MAX_HITS),
+						suggestion = "Split the log around the failure (for example the last part before the traceback) and ingest that part as its own run-log.",
+					}
+				end
+			end
+		end
+	end,
+}

@@ -1,0 +1,86 @@
+#!/bin/sh
+# ferry ingest run-log and tune.run_log on logs of a real (CPU) torch run with the error
+# blocks of failing NPU runs (tests/fixtures/runlog, made by make_run_logs.py): each
+# failure class is found with its line number and cause, the clean run gives no finding,
+# a 200 MB log is scanned whole within the time limit.
+. "$(dirname "$0")/lib.sh"
+fx=$top/tests/fixtures/runlog
+p=$work/p
+make_project "$p"
+"$FERRY" init "$p" >/dev/null 2>&1 || fail "init"
+
+expect_exit 0 "ingest the clean run" -- "$FERRY" -C "$p" ingest run-log "$fx/clean.log" --label clean
+expect_exit 0 "check on the clean run" -- "$FERRY" -C "$p" check --plugin tune.run_log --format json
+if grep -q "run-log 'clean'" "$work/out"; then fail "the clean run gives a finding"; else ok "the clean run gives no finding"; fi
+
+for l in npu_op hccl import nan; do
+	expect_exit 0 "ingest $l" -- "$FERRY" -C "$p" ingest run-log "$fx/$l.log" --label "$l"
+done
+expect_exit 2 "an unknown kind is a usage error" -- "$FERRY" -C "$p" ingest run-logs "$fx/clean.log"
+printf 'a\0b\n' >"$work/bin.log"
+expect_exit 3 "a binary file is refused" -- "$FERRY" -C "$p" ingest run-log "$work/bin.log"
+one_line "$work/err" "the refusal is one line"
+
+expect_exit 0 "check tune.run_log" -- "$FERRY" -C "$p" check --plugin tune.run_log
+out=$work/out
+cp "$out" "$work/diag.txt"
+# label, line, words of the cause
+while IFS='|' read -r label line words; do
+	expect_grep "run-log '$label' (artifact [0-9]*) line $line: .*$words" "$work/diag.txt" "$label line $line: $words"
+done <<'LIST'
+npu_op|15|no NPU kernel for this operator.*aten::isin
+npu_op|16|aclnn operator call failed.*aclnnEqScalar
+npu_op|17|no compiled kernel.*Equal
+npu_op|23|asynchronously
+npu_op|29|ran out of device memory
+hccl|14|HCCL call failed
+hccl|16|HCCP process could not start
+hccl|18|RoCE link error
+hccl|19|collective timed out
+import|9|built for another torch
+nan|13|loss became NaN
+nan|19|overflows on the NPU
+nan|20|CANN error E39999 from an AI CPU operator
+nan|21|AI CPU failed
+LIST
+expect_grep "expandable_segments:True" "$work/diag.txt" "the out-of-memory fix gives the allocator setting"
+expect_grep "ASCEND_LAUNCH_BLOCKING=1" "$work/diag.txt" "asynchronous errors get the ASCEND_LAUNCH_BLOCKING advice"
+
+# the evidence scripts: one checkpoint writing both files, byte for byte
+expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
+expect_grep "scripts/msprobe_config.json" "$work/out" "the msprobe configuration is proposed"
+expect_grep "scripts/npu_profile.py" "$work/out" "the profiler helper is proposed"
+expect_exit 0 "fix writes them" -- "$FERRY" -C "$p" fix --plugin tune.evidence_scripts --yes
+expect_grep "1 checkpoint" "$work/out" "one checkpoint"
+expect_exit 0 "diff HEAD" -- "$FERRY" -C "$p" diff HEAD
+expect_grep "+++ b/scripts/msprobe_config.json" "$work/out" "the checkpoint holds the msprobe configuration"
+expect_grep "+++ b/scripts/npu_profile.py" "$work/out" "the checkpoint holds the profiler helper"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["task"]=="tensor" and d["level"]=="L1" and d["step"]==[1] and d["dump_path"] and "scope" in d["tensor"]' "$p/scripts/msprobe_config.json"; then
+	ok "the msprobe configuration is valid JSON with task, level, step, dump_path and scope"
+else fail "the msprobe configuration"; fi
+grep '^+' "$work/out" | grep -v '^+++' | sed 's/^+//' >"$work/added"
+cat "$p/scripts/msprobe_config.json" "$p/scripts/npu_profile.py" >"$work/files"
+if cmp -s "$work/added" "$work/files"; then ok "the files are exactly what the checkpoint added"; else fail "the files differ from the checkpoint"; fi
+if python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' "$p/scripts/npu_profile.py"; then ok "the profiler helper is valid Python"; else fail "the profiler helper does not parse"; fi
+expect_grep "torch_npu.profiler.tensorboard_trace_handler" "$p/scripts/npu_profile.py" "the helper uses torch_npu's profiler"
+expect_exit 0 "check again" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
+if grep -q "scripts/" "$work/out"; then fail "written scripts are proposed again"; else ok "written scripts are not proposed again"; fi
+
+# a 200 MB log: loss lines, a fallback warning repeated, the failure at its very end
+big=$work/big.log
+awk 'BEGIN { for (i = 1; i <= 2900000; i++) printf "[train] epoch 3 step %d loss: 0.%06d lr: 0.0001 throughput 812.5\n", i, i % 1000000 }' >"$big"
+echo "RuntimeError: NPU out of memory. Tried to allocate 1.00 GiB (NPU 0; 29.50 GiB total capacity)" >>"$big"
+n=$(wc -l <"$big")
+size=$(wc -c <"$big")
+[ "$size" -gt 200000000 ] && ok "the big log is over 200 MB" || fail "the big log is only $size bytes"
+q=$work/q
+make_project "$q"
+"$FERRY" init "$q" >/dev/null 2>&1
+expect_exit 0 "ingest the 200 MB log" -- "$FERRY" -C "$q" ingest run-log "$big" --label big
+start=$(date +%s)
+expect_exit 0 "check scans the 200 MB log" -- "$FERRY" -C "$q" check --plugin tune.run_log
+secs=$(($(date +%s) - start))
+[ "$secs" -lt 60 ] && ok "scanned in ${secs}s" || fail "scan took ${secs}s"
+expect_grep "run-log 'big' (artifact [0-9]*) line $n: the NPU ran out" "$work/out" "the failure on the last line ($n) of the 200 MB log is found"
+rm -f "$big"
+finish
