@@ -7,12 +7,30 @@
 -- plugin: reference tune-and-inference-formats §4, E19010/EZ3003 "custom op"), the
 -- operator types by count, external data files that are missing or short, and the atc
 -- command with the model's file name, real input names and shapes (plugins/lib/atc.lua).
--- ferry carries no per-operator support list of ATC, so standard operators are listed,
--- not judged.
+-- With a target SoC (`target.soc`), the standard operators are checked against the vendor's
+-- published ONNX operator list for its family (plugins/data/onnx_ops_soc.json: the Atlas
+-- inference series); for a SoC without a published list they are listed, not judged.
 
 local atc_cmd = require("atc")
 
 local TOP = 12
+
+-- The onnx_ops_soc.json family of a SoC name (prefix match, case-insensitive) and its
+-- operators as a lower-case set, or nil.
+local function soc_family(ctx, soc)
+	if not soc then return nil end
+	local l = soc:lower()
+	for _, e in ipairs(ctx.data("onnx_ops_soc").entries) do
+		for _, prefix in ipairs(e.socs) do
+			if l:sub(1, #prefix) == prefix:lower() then
+				local set = {}
+				for _, op in ipairs(e.ops) do set[op:lower()] = true end
+				return e, set
+			end
+		end
+	end
+	return nil
+end
 
 -- "1.5 GB", "640 KB": a size in bytes for a message.
 local function size_text(n)
@@ -38,8 +56,9 @@ return {
 	category = "convert",
 	description = "Reads the ONNX models ingested with `ferry ingest onnx FILE` (of any size, weights never loaded): "
 		.. "the opset they use, operators outside the standard ai.onnx domain (which ATC cannot parse without a custom "
-		.. "operator plugin), external data files that are missing, the operator types by count and the atc command "
-		.. "for the model's inputs.",
+		.. "operator plugin), standard operators missing from the vendor's ONNX operator list for the target SoC's "
+		.. "family (onnx_ops_soc.json), external data files that are missing, the operator types by count and the "
+		.. "atc command for the model's inputs.",
 	run = function(ctx)
 		local atc = ctx.data("atc")
 		local lo, hi = atc.safe_opset.min, atc.safe_opset.max
@@ -77,6 +96,32 @@ return {
 							what, table.concat(custom, ", ")),
 						suggestion = "Export without these operators (they usually come from an optimiser such as onnxruntime's transformer "
 							.. "fusions, or from custom autograd functions): export the plain PyTorch model, or replace the operators before export.",
+					}
+				end
+				local fam, set = soc_family(ctx, soc)
+				local off = {}
+				for _, o in ipairs(m.ops) do
+					if fam and (o.domain == "" or o.domain == "ai.onnx") and not set[o.op_type:lower()] then
+						off[#off + 1] = string.format("%s (%d)", o.op_type, o.count)
+					end
+				end
+				if #off > 0 then
+					ctx.report{
+						key = "soc-ops:" .. a.id, severity = "warning",
+						message = string.format("%s uses operators that are not on the vendor's ONNX operator list for %s (%s, CANN %s): %s.",
+							what, soc, fam.product, fam.cann, table.concat(off, ", ")),
+						suggestion = "Check each against the operator list of your CANN version; if it is missing there too, replace it "
+							.. "in the PyTorch model (Loop: unroll or move the loop out of the exported graph), simplify the model "
+							.. "(onnxsim folds many of them away), or re-export at another opset.",
+						data = { source = fam.source },
+					}
+				elseif soc and not fam and #m.ops > 0 then
+					ctx.report{
+						key = "soc-ops:" .. a.id, severity = "info",
+						message = string.format("The vendor publishes no ONNX operator list for %s, so %s's operators are not checked "
+							.. "against one (its ONNX list covers the Atlas inference series only).", soc, what),
+						suggestion = "Convert once with atc and read its log (`ferry ingest atc-log`): unsupported operators show up "
+							.. "there as E19010/EZ3003 errors.",
 					}
 				end
 				for _, f in ipairs(m.external) do
