@@ -271,7 +271,7 @@ static void test_starred_return(void **state)
 	assert_int_equal(pysrc_first_error(src, &line, &col), 0);
 	pysrc_free(src);
 	/* the tree is whole: both calls are found, with the file's own text */
-	recs rs;
+	recs rs = {0};
 	run_q(&rs, text, "(call) @c");
 	assert_int_equal(rs.matches, 2);
 	assert_string_equal(rs.r[0].text, "len(b)");
