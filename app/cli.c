@@ -88,8 +88,8 @@ static int one_option(const char **value, const char *cmd, int argc, char **argv
 }
 
 /* Parses --json or --format text|json, the options of the commands that print one
- * document; *json is set for JSON. */
-static int json_option(int *json, const char *cmd, int argc, char **argv)
+ * document; *json is set for JSON. With events, --events is taken too and sets it. */
+static int json_option(int *json, int *events, const char *cmd, int argc, char **argv)
 {
 	static const char *const formats[] = { "text", "json", NULL };
 	const char *format = "text";
@@ -98,6 +98,8 @@ static int json_option(int *json, const char *cmd, int argc, char **argv)
 	while ((c = cmd_getopt(argc, argv)) != -1) {
 		if (c == 'j')
 			format = "json";
+		else if (c == 'e' && events)
+			*events = 1;
 		else if (c != 'f')
 			return opt_fail(cmd, argv);
 		else if ((rc = parse_format(&format, optarg, formats)))
@@ -234,7 +236,7 @@ static int cmd_init(const char *dir, int argc, char **argv)
 static int cmd_status(const char *dir, int argc, char **argv)
 {
 	int json = 0;
-	int rc = json_option(&json, "status", argc, argv);
+	int rc = json_option(&json, NULL, "status", argc, argv);
 	if (rc)
 		return rc;
 	if (optind != argc)
@@ -359,7 +361,7 @@ static void print_plugin_warnings(const plugin_host *h)
 static int cmd_plugins(const char *dir, int argc, char **argv)
 {
 	int json = 0;
-	int rc = json_option(&json, "plugins", argc, argv);
+	int rc = json_option(&json, NULL, "plugins", argc, argv);
 	if (rc)
 		return rc;
 	if (optind != argc)
@@ -948,22 +950,15 @@ static int cmd_export(const char *dir, int argc, char **argv)
 
 static int cmd_log(const char *dir, int argc, char **argv)
 {
-	int json = 0, events = 0, c;
-	opt_reset();
-	while ((c = cmd_getopt(argc, argv)) != -1) {
-		if (c == 'j' || (c == 'f' && strcmp(optarg, "json") == 0))
-			json = 1;
-		else if (c == 'e')
-			events = 1;
-		else if (c != 'f' || strcmp(optarg, "text") != 0)
-			return c == 'f' ? err_set(FERRY_EUSAGE, "--format %s: not one of the formats this command writes", optarg)
-			                : opt_fail("log", argv);
-	}
+	int json = 0, events = 0;
+	int rc = json_option(&json, &events, "log", argc, argv);
+	if (rc)
+		return rc;
 	if (optind != argc)
 		return usage_error("log");
 	workspace *ws = NULL;
 	cJSON *cps = NULL, *evs = NULL;
-	int rc = open_reading(&ws, dir);
+	rc = open_reading(&ws, dir);
 	if (rc)
 		return rc;
 	if ((rc = store_checkpoints(&cps, ws->db)) || (rc = audit_events(&evs, ws->db)))

@@ -1652,11 +1652,16 @@ static const char *artifact_field(const cJSON *row, const char *name)
 }
 
 /* The absolute path of the artifact whose id is at stack index idx, malloc'd; NULL with
- * nil and a reason pushed when there is no such artifact. */
-static char *artifact_file(lua_State *L, papi_run *run, int idx)
+ * nil and a reason pushed when there is no such artifact. With source, *source is the
+ * original file an ingested copy came from (NULL if unrecorded; borrowed from the
+ * artifacts list, whose box stays on the stack). */
+static char *artifact_file(lua_State *L, papi_run *run, int idx, const char **source)
 {
 	const char *id = luaL_tolstring(L, idx, NULL);
-	const char *path = artifact_field(artifact_row(artifacts(L, run, NULL), id), "path");
+	const cJSON *row = artifact_row(artifacts(L, run, NULL), id);
+	const char *path = artifact_field(row, "path");
+	if (source)
+		*source = artifact_field(row, "source");
 	if (!path) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "artifact %s: no such artifact", id);
@@ -1670,7 +1675,7 @@ static int ctx_read_artifact(lua_State *L)
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
 	const char *id = luaL_tolstring(L, 1, NULL);
-	char *abs = artifact_file(L, run, 1);
+	char *abs = artifact_file(L, run, 1, NULL);
 	if (!abs)
 		return 2;
 	struct stat st;
@@ -1754,7 +1759,7 @@ static int ctx_scan_artifact(lua_State *L)
 		lua_pop(L, 1); /* the string stays alive in the needles table */
 	}
 	const char *id = luaL_tolstring(L, 1, NULL);
-	char *abs = artifact_file(L, run, 1);
+	char *abs = artifact_file(L, run, 1, NULL);
 	if (!abs)
 		return 2;
 	struct stat st;
@@ -1886,16 +1891,11 @@ static int ctx_onnx(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
-	const char *id = luaL_tolstring(L, 1, NULL);
-	const cJSON *row = artifact_row(artifacts(L, run, NULL), id);
-	const char *path = artifact_field(row, "path"), *source = artifact_field(row, "source");
-	if (!path) {
-		lua_pushnil(L);
-		lua_pushfstring(L, "artifact %s: no such artifact", id);
+	const char *source = NULL;
+	char *abs = artifact_file(L, run, 1, &source);
+	if (!abs)
 		return 2;
-	}
 	box *b = box_new(L, onnx_release);
-	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
 	onnx_model *m = NULL;
 	int rc = onnx_read_path(&m, abs);
 	b->p = m;
@@ -2750,7 +2750,7 @@ static int ctx_profile(lua_State *L)
 	}
 	if (top < 1 || top > 1000)
 		return luaL_error(L, "profile: top must be 1 to 1000");
-	char *abs = artifact_file(L, run, 1);
+	char *abs = artifact_file(L, run, 1, NULL);
 	if (!abs)
 		return 2;
 	box *b = box_new(L, profile_release);
