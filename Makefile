@@ -48,9 +48,10 @@ BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 
-.PHONY: all grammar sarif-tools test test-asan fuzz bench realcode fixtures clean docs install uninstall
+.SECONDEXPANSION:
+.PHONY: all locale pot grammar sarif-tools test test-asan fuzz bench realcode fixtures clean docs install uninstall
 
-all: $(FERRY_BIN) docs
+all: $(FERRY_BIN) locale docs
 
 # The manual page and the completion scripts are rendered by the binary from its
 # command table, so they always match what it parses.
@@ -68,13 +69,15 @@ $(BUILD)/completion/_ferry: $(FERRY_BIN)
 	$(Q)./$(FERRY_BIN) completion zsh > $@.tmp && mv $@.tmp $@
 
 PLUGIN_FILES := $(wildcard plugins/*/*.lua plugins/data/*.json) plugins/README.md
-install: $(FERRY_BIN) docs
+install: $(FERRY_BIN) locale docs
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/vendor-completions
 	install -m 755 $(FERRY_BIN) $(DESTDIR)$(BINDIR)/ferry
 	install -m 644 $(BUILD)/man/ferry.1 $(DESTDIR)$(MANDIR)/man1/ferry.1
 	install -m 644 $(BUILD)/completion/ferry.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/ferry
 	install -m 644 $(BUILD)/completion/_ferry $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ferry
+	for f in $(MO_FILES); do \
+		install -D -m 644 $$f $(DESTDIR)$(DATADIR)/locale/$${f#$(LOCALE_DIR)/} || exit 1; done
 	for f in $(PLUGIN_FILES); do \
 		install -D -m 644 $$f $(DESTDIR)$(DATADIR)/ferry/$$f || exit 1; done
 
@@ -82,6 +85,40 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/ferry $(DESTDIR)$(MANDIR)/man1/ferry.1 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/ferry $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ferry
 	rm -rf $(DESTDIR)$(DATADIR)/ferry
+	for f in $(MO_FILES); do rm -f $(DESTDIR)$(DATADIR)/locale/$${f#$(LOCALE_DIR)/}; done
+
+# Translations: po/ holds the C code's catalogs (domain ferry), plugins/po/ the bundled
+# plugins' and their fact tables' (domain ferry-plugins). A language's catalog may be split
+# into LANG.po plus LANG-PART.po files; they are joined when compiled into build/locale,
+# where the binary finds them (always build/, whatever $(BUILD) is).
+LINGUAS := zh_CN
+LOCALE_DIR := build/locale
+MO_FILES := $(foreach l,$(LINGUAS),$(LOCALE_DIR)/$(l)/LC_MESSAGES/ferry.mo $(LOCALE_DIR)/$(l)/LC_MESSAGES/ferry-plugins.mo)
+C_I18N_SRC := $(sort $(wildcard app/*.c panes/*.c))
+LUA_I18N_SRC := $(sort $(wildcard plugins/*/*.lua))
+XGETTEXT_OPTS := --from-code=UTF-8 --no-wrap --sort-by-file --package-name=ferry --msgid-bugs-address=none
+locale: $(MO_FILES)
+$(LOCALE_DIR)/%/LC_MESSAGES/ferry.mo: $$(wildcard po/%.po po/%-*.po)
+	@mkdir -p $(dir $@)
+	@echo "  MSGFMT $@"
+	$(Q)msgcat --force-po --use-first -o - $^ | msgfmt --check-format -o $@ -
+$(LOCALE_DIR)/%/LC_MESSAGES/ferry-plugins.mo: $$(wildcard plugins/po/%.po plugins/po/%-*.po)
+	@mkdir -p $(dir $@)
+	@echo "  MSGFMT $@"
+	$(Q)msgcat --force-po --use-first -o - $^ | msgfmt -o $@ -
+
+# The message templates, extracted from the sources into build/po (`make pot`); the tests
+# check that every entry of each template is translated.
+pot: build/po/ferry.pot build/po/ferry-plugins.pot
+build/po/ferry.pot: $(C_I18N_SRC)
+	@mkdir -p $(dir $@)
+	$(Q)xgettext $(XGETTEXT_OPTS) --force-po -L C -k_ -kN_ -kP_:1,2 -o $@ $^
+build/po/ferry-plugins.pot: $(LUA_I18N_SRC) $(wildcard plugins/data/*.json) scripts/po_data.py
+	@mkdir -p $(dir $@)
+	$(Q)xgettext $(XGETTEXT_OPTS) --force-po -L Lua -k_ -kN_ -o - $(LUA_I18N_SRC) | \
+		sed 's/charset=CHARSET/charset=UTF-8/' > $@.lua
+	$(Q)python3 scripts/po_data.py plugins/data/*.json > $@.data
+	$(Q)msgcat --use-first -o $@ $@.lua $@.data && rm -f $@.lua $@.data
 
 $(FERRY_BIN): $(MAIN_OBJ) $(APP_OBJ)
 	@echo "  LD    $@"
@@ -139,7 +176,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(APP_OBJ) tests/unit/testutil.h
 	@echo "  TEST  $@"
 	$(Q)$(CC) $(CFLAGS) $(FERRY_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(APP_OBJ) $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
-test: $(FERRY_BIN) $(UNIT_BIN) sarif-tools docs
+test: $(FERRY_BIN) $(UNIT_BIN) sarif-tools locale docs
 	$(Q)FERRY_BUILD=$(BUILD) FERRY=$(abspath $(FERRY_BIN)) sh tests/run-all.sh
 
 test-asan:

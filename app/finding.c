@@ -15,6 +15,7 @@ void finding_clear(finding *f)
 	free(f->file);
 	free(f->message);
 	free(f->suggestion);
+	free(f->i18n);
 	free(f->fingerprint);
 	free(f->construct);
 	free(f->status);

@@ -27,6 +27,8 @@ typedef struct finding {
 	int line, col, end_line, end_col; /* 1-based; 0 when not applicable */
 	char *message;        /* what was found */
 	char *suggestion;     /* what to do, for a first-time migrator */
+	char *i18n;           /* message ids and arguments of message and suggestion (JSON, see
+	                       * intl.h); NULL when the plugin did not write them through _() */
 	char *fingerprint;    /* stable identity (hex) */
 	char *construct;      /* the code it is about, whatever the plugin: hash of file, matched
 	                       * text and the lines around it (hex); NULL without a code range */

@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 #include "err.h"
+#include "intl.h"
 #include "safetext.h"
 #include "tui.h"
 
@@ -40,6 +41,7 @@ static int not_a_command(const char *word, int alone)
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
+	intl_init();
 	const char *dir = ".";
 	int i = 1;
 	while (i < argc && argv[i][0] == '-') {

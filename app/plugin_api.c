@@ -2,6 +2,7 @@
 #include "plugin_api.h"
 #include "embedded.h"
 #include "err.h"
+#include "intl.h"
 #include "onnx.h"
 #include "profile.h"
 #include "safetext.h"
@@ -69,6 +70,8 @@ void papi_plugin_done(papi_plugin *p)
 	free(p->info.id);
 	free(p->info.phase);
 	free(p->info.title);
+	free(p->info.textdomain);
+	free(p->info.localedir);
 	free(p->info.severity);
 	free(p->info.category);
 	free(p->info.warning);
@@ -830,6 +833,79 @@ static box *box_new(lua_State *L, void (*release)(void *))
 	return b;
 }
 
+/* ---- _(): translatable text ------------------------------------------------------- */
+
+static const char key_i18n = 0; /* table: English text _() returned -> its id and arguments (JSON) */
+
+static void free_release(void *p)
+{
+	free(p);
+}
+
+/* _(msgid [, args]): msgid with each {name} filled from args, in English, the text
+ * findings are stored in. The id and the arguments are remembered under the result, so
+ * report() can store them with the finding and every reader sees it in their language. */
+static int l_gettext(lua_State *L)
+{
+	const char *msgid = luaL_checkstring(L, 1);
+	int has_args = !lua_isnoneornil(L, 2);
+	if (has_args)
+		luaL_checktype(L, 2, LUA_TTABLE);
+	lua_settop(L, 2);
+	box *bx = box_new(L, cjson_release); /* index 3 */
+	cJSON *entry = cJSON_CreateObject();
+	bx->p = entry;
+	cJSON_AddStringToObject(entry, "id", msgid);
+	if (has_args) {
+		cJSON *args = cJSON_AddObjectToObject(entry, "args");
+		lua_pushnil(L);
+		while (lua_next(L, 2)) {
+			int kt = lua_type(L, -2), vt = lua_type(L, -1);
+			if (kt != LUA_TSTRING)
+				return luaL_error(L, "_: argument names must be strings");
+			if (vt != LUA_TSTRING && vt != LUA_TNUMBER && vt != LUA_TBOOLEAN)
+				return luaL_error(L, "_: argument '%s' must be a string, number or boolean",
+				                  lua_tostring(L, -2));
+			const char *v = luaL_tolstring(L, -1, NULL); /* as .. would show it */
+			cJSON_AddStringToObject(args, lua_tostring(L, -3), v);
+			lua_pop(L, 2);
+		}
+	}
+	box *tb = box_new(L, free_release); /* index 4 */
+	tb->p = intl_format(msgid, cJSON_GetObjectItemCaseSensitive(entry, "args"));
+	box *jb = box_new(L, free_release); /* index 5 */
+	jb->p = cJSON_PrintUnformatted(entry);
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_i18n);
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushvalue(L, -1);
+		lua_rawsetp(L, LUA_REGISTRYINDEX, &key_i18n);
+	}
+	lua_pushstring(L, tb->p);
+	lua_pushstring(L, jb->p);
+	lua_rawset(L, -3);
+	lua_pushstring(L, tb->p);
+	return 1;
+}
+
+/* The remembered id and arguments of text, as JSON (Lua-owned), or NULL. */
+static const char *i18n_of(lua_State *L, const char *text)
+{
+	if (!text)
+		return NULL;
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_i18n);
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		return NULL;
+	}
+	lua_pushstring(L, text);
+	lua_rawget(L, -2);
+	const char *json = lua_tostring(L, -1);
+	lua_remove(L, -2); /* the result stays on the stack, anchoring the string */
+	return json;
+}
+
 /* ---- environment and require -------------------------------------------------------- */
 
 static int l_print(lua_State *L)
@@ -967,6 +1043,8 @@ static void push_env(lua_State *L)
 	}
 	lua_pushcfunction(L, l_print);
 	lua_setfield(L, env, "print");
+	lua_pushcfunction(L, l_gettext);
+	lua_setfield(L, env, "_");
 	lua_pushcfunction(L, l_collectgarbage);
 	lua_setfield(L, env, "collectgarbage");
 	lua_pushcfunction(L, l_require);
@@ -2217,6 +2295,25 @@ static char *unique_fingerprint(papi_run *run, char *fp)
 	return out;
 }
 
+/* The finding's i18n record (see intl.h) from the ids _() remembered for its message
+ * and suggestion; NULL when neither came through _(). Caller frees. */
+static char *i18n_json(const papi_plugin *p, const char *message, const char *suggestion)
+{
+	if (!message && !suggestion)
+		return NULL;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "domain", p->info.textdomain ? p->info.textdomain : INTL_PLUGIN_DOMAIN);
+	if (p->info.localedir)
+		cJSON_AddStringToObject(o, "dir", p->info.localedir);
+	if (message)
+		cJSON_AddItemToObject(o, "message", cJSON_Parse(message));
+	if (suggestion)
+		cJSON_AddItemToObject(o, "suggestion", cJSON_Parse(suggestion));
+	char *text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
 static int ctx_report(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -2332,6 +2429,9 @@ static int ctx_report(lua_State *L)
 		edits = read_edits(L, lua_gettop(L), &nedits, text_len, text != NULL);
 	}
 
+	box *ib = box_new(L, free_release);
+	ib->p = i18n_json(p, i18n_of(L, message), i18n_of(L, suggestion));
+
 	size_t bytes = strlen(message) + (suggestion ? strlen(suggestion) : 0) + (file ? strlen(file) : 0) +
 	               (category ? strlen(category) : 0) + 256;
 	for (size_t i = 0; i < nedits; i++)
@@ -2352,6 +2452,8 @@ static int ctx_report(lua_State *L)
 	f.end_col = end_col;
 	f.message = safetext_clean(message, strlen(message));
 	f.suggestion = suggestion ? safetext_clean(suggestion, strlen(suggestion)) : NULL;
+	f.i18n = ib->p;
+	ib->p = NULL;
 	f.status = xstrdup("open");
 	f.automatic = automatic;
 	char *fp;

@@ -9,6 +9,7 @@
 #include "pysrc.h"
 #include "safetext.h"
 #include "textscan.h"
+#include "intl.h"
 #include "util.h"
 
 #include <lauxlib.h>
@@ -135,6 +136,9 @@ static int decl_k(lua_State *L)
 	s = decl_str(L, "description", 0);
 	if (s)
 		p->info.description = xstrdup(s);
+	s = decl_str(L, "textdomain", 0);
+	if (s)
+		p->info.textdomain = xstrdup(s);
 	int t = decl_type(L, "fix");
 	if (t != LUA_TNIL && t != LUA_TFUNCTION)
 		return luaL_error(L, "fix: must be a function");
@@ -259,6 +263,11 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 		goto out;
 	}
 	p.info.origin = xstrdup(origin);
+	if (p.info.textdomain && !bundled) {
+		const char *slash = strrchr(origin, '/');
+		p.info.localedir = slash ? xasprintf("%.*s/locale", (int)(slash - origin), origin) : xstrdup("locale");
+		intl_bind(p.info.textdomain, p.info.localedir);
+	}
 	if (p.info.category && !category_find(p.info.category))
 		p.info.warning = xasprintf("plugin %s (%s): category '%s' is not one of plugins/data/categories.json; its "
 		                           "findings weigh 0 person-days in the readiness estimate",

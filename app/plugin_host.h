@@ -32,6 +32,8 @@ typedef struct plugin_info {
 	char *category;    /* may be NULL */
 	char *description; /* for the guide; may be NULL */
 	char *origin;      /* file it was loaded from, or "embedded:plugins/..." */
+	char *textdomain;  /* its own gettext domain (declared); NULL: the bundled plugins' */
+	char *localedir;   /* where its catalogs are: locale/ beside its file; NULL if bundled */
 	int fixable;       /* declares fix */
 	int needs_exec;    /* declares needs = {"exec"} */
 	int may_exec;      /* may run programs: bundled with ferry, or named in opts->allow_exec */

@@ -3,6 +3,7 @@
 #include "embedded.h"
 #include "err.h"
 #include "json.h"
+#include "intl.h"
 #include "util.h"
 
 #include <sqlite3.h>
@@ -507,20 +508,20 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	int rc = db_exec(s,
 	                 "INSERT INTO findings (fingerprint, plugin, phase, severity, category, file, line, col,"
 	                 " end_line, end_col, message, suggestion, edits, status, first_run, last_run, automatic,"
-	                 " construct)"
-	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?)"
+	                 " construct, i18n)"
+	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)"
 	                 " ON CONFLICT (plugin, file, fingerprint) DO UPDATE SET"
 	                 " severity = excluded.severity, category = excluded.category, line = excluded.line,"
 	                 " col = excluded.col, end_line = excluded.end_line, end_col = excluded.end_col,"
 	                 " message = excluded.message, suggestion = excluded.suggestion, edits = excluded.edits,"
-	                 " automatic = excluded.automatic, construct = excluded.construct,"
+	                 " automatic = excluded.automatic, construct = excluded.construct, i18n = excluded.i18n,"
 	                 " last_run = excluded.last_run,"
 	                 " status = CASE WHEN findings.status = 'fixed' THEN 'open' ELSE findings.status END,"
 	                 " fixed_by = CASE WHEN findings.status = 'fixed' THEN NULL ELSE findings.fixed_by END",
-	                 "ssssSsiiiissSiiiS", f->fingerprint, f->plugin, f->phase, f->severity, f->category, file,
+	                 "ssssSsiiiissSiiiSS", f->fingerprint, f->plugin, f->phase, f->severity, f->category, file,
 	                 (long long)f->line, (long long)f->col, (long long)f->end_line, (long long)f->end_col,
 	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run, (long long)f->automatic,
-	                 f->construct);
+	                 f->construct, f->i18n);
 	free(edits);
 	if (rc)
 		return rc;
@@ -560,13 +561,13 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 #define FINDING_BRIEF_COLUMNS                                                                      \
 	"SELECT id, plugin, phase, severity, category, file, line, message,"                          \
 	" CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable, automatic,"    \
-	" status, " FINDING_WAIVER " FROM findings"
+	" status, i18n, " FINDING_WAIVER " FROM findings"
 
 #define FINDING_COLUMNS                                                                            \
 	"SELECT id, plugin, phase, severity, category, file, line, col, end_line, end_col, message,"  \
 	" suggestion, CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable,"   \
 	" automatic,"                                                                                 \
-	" status, fingerprint, edits, last_run, construct, " FINDING_WAIVER " FROM findings"
+	" status, fingerprint, edits, last_run, construct, i18n, " FINDING_WAIVER " FROM findings"
 
 /* Turns the stored edits text into JSON and fixable into a boolean. */
 static void finding_row_fixup(cJSON *row)
@@ -590,6 +591,12 @@ static void finding_row_fixup(cJSON *row)
 	cJSON *cat = cJSON_GetObjectItem(row, "category");
 	if (cat && cJSON_IsNull(cat))
 		cJSON_ReplaceItemInObject(row, "category", cJSON_CreateString(""));
+	cJSON *i18n = cJSON_GetObjectItem(row, "i18n");
+	if (i18n && cJSON_IsString(i18n)) {
+		cJSON *parsed = cJSON_Parse(i18n->valuestring);
+		cJSON_ReplaceItemInObject(row, "i18n", parsed ? parsed : cJSON_CreateNull());
+	}
+	intl_localize_finding(row); /* shown in the reader's language; stored in English */
 }
 
 int store_findings(cJSON **out, store *s, const store_finding_filter *fl)

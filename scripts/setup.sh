@@ -16,13 +16,13 @@ esac
 packages=(
   build-essential pkgconf git ca-certificates
   libncurses-dev libgit2-dev libsqlite3-dev liblua5.4-dev libcjson-dev
-  libtree-sitter-dev libssl-dev libzip-dev
+  libtree-sitter-dev libssl-dev libzip-dev gettext
 )
 if ((with_tests)); then
   packages+=(
     libcmocka-dev clang libclang-rt-14-dev
     tmux python3 sqlite3 openssh-client openssl
-    chromium
+    chromium fonts-noto-cjk poppler-utils
   )
 fi
 # node and npm fetch the pinned grammar; use the machine's own when it has them

@@ -1,0 +1,205 @@
+/* intl — see intl.h. gettext does the catalogs; this module picks the language, finds the
+ * catalogs and fills named placeholders. */
+#include "intl.h"
+#include "util.h"
+
+#include <cJSON.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* glibc's catalog generation counter: bumping it makes gettext look again after
+ * LANGUAGE changes (documented in the gettext manual, "Being a gettext grok"). */
+extern int _nl_msg_cat_cntr;
+
+static int lang_zh;
+static char localedir[4096];
+
+int intl_is_zh(const char *lang)
+{
+	return lang && strncmp(lang, "zh", 2) == 0;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* FERRY_LOCALEDIR, else build/locale beside the binary, else ../share/locale. */
+static void find_localedir(void)
+{
+	const char *env = getenv("FERRY_LOCALEDIR");
+	if (env && *env) {
+		snprintf(localedir, sizeof localedir, "%s", env);
+		return;
+	}
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		static const char *const rel[] = { "build/locale", "../build/locale", "../share/locale" };
+		for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+			char path[4096 + 32];
+			snprintf(path, sizeof path, "%s/%s", exe, rel[i]);
+			if (is_dir(path) && strlen(path) < sizeof localedir) {
+				memcpy(localedir, path, strlen(path) + 1);
+				return;
+			}
+		}
+	}
+	snprintf(localedir, sizeof localedir, "/usr/share/locale");
+}
+
+/* gettext ignores LANGUAGE while LC_MESSAGES is "C": a Chinese reader in a C locale still
+ * gets Chinese, through C.UTF-8 (whose codeset is what the catalogs are in). */
+static void apply_language(void)
+{
+	setenv("LANGUAGE", lang_zh ? "zh_CN" : "en", 1);
+	const char *cur = setlocale(LC_MESSAGES, NULL);
+	if (lang_zh && (!cur || strcmp(cur, "C") == 0 || strcmp(cur, "POSIX") == 0))
+		setlocale(LC_MESSAGES, "C.UTF-8");
+	++_nl_msg_cat_cntr;
+}
+
+void intl_init(void)
+{
+	const char *lang = getenv("FERRY_LANG");
+	if (!lang || !*lang) {
+		static const char *const vars[] = { "LC_ALL", "LC_MESSAGES", "LANG" };
+		for (size_t i = 0; i < 3 && (!lang || !*lang); i++)
+			lang = getenv(vars[i]);
+	}
+	lang_zh = intl_is_zh(lang);
+	setlocale(LC_MESSAGES, "");
+	find_localedir();
+	bindtextdomain(INTL_DOMAIN, localedir);
+	bind_textdomain_codeset(INTL_DOMAIN, "UTF-8");
+	bindtextdomain(INTL_PLUGIN_DOMAIN, localedir);
+	bind_textdomain_codeset(INTL_PLUGIN_DOMAIN, "UTF-8");
+	textdomain(INTL_DOMAIN);
+	apply_language();
+}
+
+void intl_set_lang(const char *lang)
+{
+	int zh = intl_is_zh(lang);
+	if (zh == lang_zh)
+		return;
+	lang_zh = zh;
+	apply_language();
+}
+
+const char *intl_lang(void)
+{
+	return lang_zh ? "zh" : "en";
+}
+
+int intl_zh(void)
+{
+	return lang_zh;
+}
+
+void intl_bind(const char *domain, const char *dir)
+{
+	if (!domain || !*domain || !dir)
+		return;
+	bindtextdomain(domain, dir);
+	bind_textdomain_codeset(domain, "UTF-8");
+}
+
+const char *intl_text(const char *domain, const char *msgid)
+{
+	if (!msgid || !*msgid)
+		return msgid ? msgid : "";
+	return dgettext(domain ? domain : INTL_PLUGIN_DOMAIN, msgid);
+}
+
+/* The text of args' member name (len bytes), appended to b; 0 when there is none. */
+static int append_arg(sbuf *b, const cJSON *args, const char *name, size_t len)
+{
+	char key[128];
+	if (!args || len == 0 || len >= sizeof key)
+		return 0;
+	memcpy(key, name, len);
+	key[len] = '\0';
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+	if (cJSON_IsString(v)) {
+		sbuf_adds(b, v->valuestring);
+	} else if (cJSON_IsNumber(v)) {
+		double d = v->valuedouble;
+		if (d == (double)(long long)d && d > -1e15 && d < 1e15)
+			sbuf_addf(b, "%lld", (long long)d);
+		else
+			sbuf_addf(b, "%.6g", d);
+	} else if (cJSON_IsBool(v)) {
+		sbuf_adds(b, cJSON_IsTrue(v) ? "true" : "false");
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+char *intl_format(const char *template, const cJSON *args)
+{
+	sbuf b;
+	sbuf_init(&b);
+	const char *p = template ? template : "";
+	while (*p) {
+		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+			sbuf_addc(&b, p[0]);
+			p += 2;
+			continue;
+		}
+		if (*p == '{') {
+			const char *end = strchr(p + 1, '}');
+			if (end && append_arg(&b, args, p + 1, (size_t)(end - p - 1))) {
+				p = end + 1;
+				continue;
+			}
+		}
+		sbuf_addc(&b, *p++);
+	}
+	char *out = sbuf_detach(&b);
+	return out ? out : xstrdup("");
+}
+
+char *intl_render(const char *domain, const char *msgid, const cJSON *args)
+{
+	return intl_format(intl_text(domain, msgid), args);
+}
+
+/* field's text from its stored id and arguments, replacing field in finding. */
+static void localize_field(cJSON *finding, const char *field, const cJSON *i18n, const char *domain)
+{
+	const cJSON *entry = cJSON_GetObjectItemCaseSensitive(i18n, field);
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(entry, "id");
+	if (!cJSON_IsString(id) || !cJSON_GetObjectItemCaseSensitive(finding, field))
+		return;
+	char *text = intl_render(domain, id->valuestring, cJSON_GetObjectItemCaseSensitive(entry, "args"));
+	cJSON_ReplaceItemInObjectCaseSensitive(finding, field, cJSON_CreateString(text));
+	free(text);
+}
+
+void intl_localize_finding(cJSON *finding)
+{
+	cJSON *i18n = cJSON_DetachItemFromObjectCaseSensitive(finding, "i18n");
+	if (!i18n)
+		return;
+	if (lang_zh && cJSON_IsObject(i18n)) {
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(i18n, "domain");
+		const cJSON *dir = cJSON_GetObjectItemCaseSensitive(i18n, "dir");
+		const char *domain = cJSON_IsString(d) ? d->valuestring : INTL_PLUGIN_DOMAIN;
+		if (cJSON_IsString(dir))
+			intl_bind(domain, dir->valuestring);
+		localize_field(finding, "message", i18n, domain);
+		localize_field(finding, "suggestion", i18n, domain);
+	}
+	cJSON_Delete(i18n);
+}

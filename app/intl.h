@@ -1,0 +1,56 @@
+/*
+ * intl — the language ferry speaks: gettext catalogs for the C code (domain "ferry") and
+ * for the bundled plugins (domain "ferry-plugins"), and the named-placeholder messages
+ * plugins write.
+ *
+ * The language is English or Simplified Chinese, chosen by FERRY_LANG (en|zh), else by
+ * LC_ALL / LC_MESSAGES / LANG; intl_set_lang switches it at run time (a report written
+ * with --lang). Catalogs are found under FERRY_LOCALEDIR, else build/locale beside the
+ * binary (a source tree), else ../share/locale beside it (an installed ferry).
+ *
+ * Canonical text is English: findings are stored in English (their identity depends on
+ * it) together with the message id and its arguments, and shown in the reader's
+ * language. Strings returned by _() and intl_text are static (the catalog's); strings
+ * returned by intl_render and intl_format are malloc'd and the caller frees them.
+ */
+#ifndef FERRY_INTL_H
+#define FERRY_INTL_H
+
+#include <libintl.h>
+
+struct cJSON;
+
+#define _(s) gettext(s)
+#define N_(s) (s)
+#define P_(one, many, n) ngettext(one, many, n)
+
+#define INTL_DOMAIN "ferry"
+#define INTL_PLUGIN_DOMAIN "ferry-plugins"
+
+/* Picks the language from the environment and binds the catalogs. Call once, first. */
+void intl_init(void);
+/* Switches to "en" or "zh" (anything starting "zh" is Chinese). */
+void intl_set_lang(const char *lang);
+/* "en" or "zh". */
+const char *intl_lang(void);
+int intl_zh(void);
+/* 1 when a language setting asks for Simplified Chinese ("zh", "zh-CN", "zh_CN.UTF-8"…). */
+int intl_is_zh(const char *lang);
+
+/* Binds a plugin's own text domain to DIR (DIR/zh_CN/LC_MESSAGES/DOMAIN.mo). */
+void intl_bind(const char *domain, const char *dir);
+/* msgid in the current language from domain (NULL: the plugins' domain). */
+const char *intl_text(const char *domain, const char *msgid);
+
+/* template with each {name} replaced by args' member name (a string or a number);
+ * {{ and }} stand for literal braces; an unknown name is kept as written. */
+char *intl_format(const char *template, const struct cJSON *args);
+/* msgid translated in domain and then formatted with args. */
+char *intl_render(const char *domain, const char *msgid, const struct cJSON *args);
+
+/* A stored finding (cJSON object with "message", "suggestion" and "i18n") in the current
+ * language: message and suggestion are replaced by their translations when the finding
+ * carries its message ids and the language is not English; "i18n" is removed. */
+void intl_localize_finding(struct cJSON *finding);
+
+#endif
