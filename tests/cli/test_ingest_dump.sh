@@ -39,6 +39,10 @@ expect_exit 1 "compare dump by label reads the stored tensors and finds the pert
 	"$FERRY" -C "$p" compare dump gpu npu
 expect_grep "20 compared from tensor data" "$work/out" "every pair is compared from tensor data, not statistics"
 expect_grep "first diverging layer: Functional.linear.0.forward" "$work/out" "the first diverging layer"
+grep "^  A  " "$work/out" | sed 's/^  A  [^ ]*//' >"$work/stored"
+"$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$fx/npu_dump" 2>/dev/null | grep "^  A  " | sed 's/^  A  [^ ]*//' >"$work/orig"
+[ -s "$work/stored" ] && cmp -s "$work/stored" "$work/orig" && ok "the stored dump's hashes (taken at ingest, not read again) equal the original's" ||
+	fail "stored $(cat "$work/stored") vs original $(cat "$work/orig")"
 expect_exit 0 "the same dump against itself passes" -- "$FERRY" -C "$p" compare dump gpu gpu2
 
 # single .pt files
