@@ -93,7 +93,7 @@ static void audit_draw(void *st, tui *t, ui_win *w)
 		const tui_event *e = &s->e[i];
 		int sel = i == s->cur, attr = sel ? UI_SELECT : UI_NORMAL;
 		ui_fill_row(w, y, attr);
-		char *kind = text_cell(e->kind, 10, 0);
+		char *kind = text_cell(pane_word(e->kind), 10, 0);
 		char line[512];
 		snprintf(line, sizeof line, "%5lld  %s  %s  %s  %.12s", e->seq, e->time, kind, e->actor, e->hash);
 		free(kind);

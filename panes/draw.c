@@ -32,6 +32,9 @@ static const char *const app_words[] __attribute__((unused)) = {
 	N_("baseline"), N_("fix"), N_("manual"), N_("revert"), N_("generated"), N_("recovered"),
 	/* the artifacts pane's own kinds (model.c) */
 	N_("report"), N_("compare"),
+	/* audit event kinds (audit.c and its callers) */
+	N_("init"), N_("checkpoint"), N_("check"), N_("waive"), N_("unwaive"), N_("signoff"), N_("ingest"),
+	N_("config"), N_("export"), N_("signature"),
 	/* the phases (workspace.c) */
 	N_("assess"), N_("design"), N_("environment"), N_("adapt"), N_("tune"), N_("infer-convert"),
 	N_("infer-optimize"),

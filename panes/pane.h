@@ -101,7 +101,7 @@ void tui_message(tui *t, int attr, const char *fmt, ...) __attribute__((format(p
 
 /* Helpers shared by panes (panes/draw.c). */
 /* A word or sentence the record holds in English (a status, a severity, a readiness
- * class, a strategy reason, a checkpoint or artifact kind, a phase) in the interface
+ * class, a strategy reason, a checkpoint, artifact or audit event kind, a phase) in the interface
  * language; NULL and "" are returned as "". */
 const char *pane_word(const char *english);
 /* Translated phase status word. */
