@@ -433,7 +433,9 @@ static void compare_row(tui_artifact *r, const cJSON *d, model *m)
 	const cJSON *ia = cJSON_GetObjectItem(d, "a"), *ib = cJSON_GetObjectItem(d, "b");
 	r->kind = xstrdup("compare");
 	r->loss = strcmp(json_str(d, "what"), "loss") == 0;
-	r->label = xasprintf("%s · %s", json_str(d, "what"), json_str(d, "verdict"));
+	const char *verdict = json_str(d, "verdict");
+	r->label = xasprintf("%s · %s", json_str(d, "what"),
+	                     strcmp(verdict, "pass") == 0 ? _("pass") : strcmp(verdict, "fail") == 0 ? _("fail") : verdict);
 	r->path = xasprintf("%s ↔ %s", json_str(ia, "arg"), json_str(ib, "arg"));
 	r->a = jdup(ia, "path");
 	r->b = jdup(ib, "path");

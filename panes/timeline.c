@@ -115,7 +115,7 @@ static void timeline_draw(void *st, tui *t, ui_win *w)
 	}
 	int width = ui_win_width(w);
 	char head[128];
-	snprintf(head, sizeof head, "%s (%zu)", _("Checkpoint timeline, newest first"), s->n);
+	snprintf(head, sizeof head, _("Checkpoint timeline, newest first (%zu)"), s->n);
 	pane_title(w, 0, head);
 	if (*s->err) {
 		pane_wrap(w, 2, 2, UI_ERROR, s->err, 0, 4);

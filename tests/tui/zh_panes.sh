@@ -22,11 +22,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 	exit 0
 fi
 [ -x "$FERRY" ] || { echo "FAIL $FERRY is not built"; exit 1; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-zh-XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fails=0
-ok() { echo "ok   $*"; }
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+. "$top/tests/tui/lib.sh" # $work, ok, fail (its tmux server is never started here)
 
 export FERRY_ACTOR='Zh Tester <zh@example.org>' LANG=C.UTF-8 LC_ALL=C.UTF-8
 unset FERRY_KEYS FERRY_HEADLESS
@@ -55,7 +51,7 @@ s() { echo "<Save:$work/$1.txt>"; }
 # every pane in Chinese: main screen (rail, list, detail, status, hints), zoomed detail,
 # chart, guide, artifacts, the loss comparison, the audit chain and its verify, the
 # timeline, help, the palette and a command's usage, the fix preview and its closing
-keys="$(s main)<Enter>$(s detail)<Esc>c$(s chart)g$(s guide)a$(s artifacts)<Enter>$(s show)<Esc>"
+keys="$(s main)<Enter>$(s detail)<Esc>c$(s chart)g$(s guide)a$(s artifacts)jj<Enter>$(s show)<Esc>"
 keys="${keys}E$(s audit)V$(s verify)t$(s timeline)f?$(s help)<Esc>:$(s palette)ingest $(s usage)<Esc>"
 keys="${keys}4/fix:yes<Enter>F$(s fix)n$(s closed)<Esc>Q"
 bench zh "$keys"
