@@ -282,8 +282,16 @@ void model_add_finding(model *m, const finding *src)
 	f->severity = dup_or_empty(src->severity);
 	f->category = dup_or_empty(src->category);
 	f->file = dup_or_empty(src->file);
-	f->message = dup_or_empty(src->message);
-	f->suggestion = dup_or_empty(src->suggestion);
+	/* in the reader's language, as the store shows a recorded finding */
+	cJSON *shown = cJSON_CreateObject();
+	cJSON_AddStringToObject(shown, "message", src->message ? src->message : "");
+	cJSON_AddStringToObject(shown, "suggestion", src->suggestion ? src->suggestion : "");
+	if (src->i18n)
+		cJSON_AddItemToObject(shown, "i18n", cJSON_Parse(src->i18n));
+	intl_localize_finding(shown);
+	f->message = jdup(shown, "message");
+	f->suggestion = jdup(shown, "suggestion");
+	cJSON_Delete(shown);
 	f->status = dup_or_empty(src->status ? src->status : "open");
 	f->line = src->line;
 	f->col = src->col;
