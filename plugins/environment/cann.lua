@@ -7,7 +7,7 @@ local inf = require("inference")
 local function wanted_cann(ctx, p)
 	local pk = p.python.packages
 	local out, seen = {}, {}
-	for _, r in ipairs(ctx.data("version_matrix").entries) do
+	for _i, r in ipairs(ctx.data("version_matrix").entries) do
 		local npu = r.torch_npu:gsub("%s*%(.*%)$", "")
 		local match = (pk.torch_npu and ep.vcmp(npu, ep.torch_base(pk.torch_npu)) == 0)
 			or (not pk.torch_npu and pk.torch and r.torch == ep.torch_base(pk.torch) and r.status == "active")
@@ -23,15 +23,15 @@ end
 return {
 	id = "environment.cann",
 	phase = "environment",
-	title = "CANN toolkit installed and set_env.sh sourced",
+	title = _("CANN toolkit installed and set_env.sh sourced"),
 	severity = "error",
 	category = "environment",
-	description = "torch_npu loads the CANN runtime through the variables CANN's set_env.sh exports "
+	description = _("torch_npu loads the CANN runtime through the variables CANN's set_env.sh exports "
 		.. "(ASCEND_TOOLKIT_HOME, ASCEND_HOME_PATH, ASCEND_OPP_PATH, LD_LIBRARY_PATH, PYTHONPATH). "
 		.. "Checks that the probe found a toolkit (ascend_toolkit_install.info in the ascend-toolkit "
 		.. "or cann layout) and that the probing shell had set_env.sh sourced; then that the Kernels "
 		.. "package is installed at the toolkit's version, and NNAL (ATB) too when the project uses a "
-		.. "large-model stack (transformers LLMs, MindSpeed, MindIE, ATB) (cann_packages.json).",
+		.. "large-model stack (transformers LLMs, MindSpeed, MindIE, ATB) (cann_packages.json)."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
@@ -65,7 +65,7 @@ return {
 		end
 		if not p.cann.set_env_sourced then
 			local missing = {}
-			for _, v in ipairs({ "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH" }) do
+			for _i, v in ipairs({ "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_OPP_PATH" }) do
 				if not env[v] or env[v] == "" then missing[#missing + 1] = v end
 			end
 			local ld = env.LD_LIBRARY_PATH
@@ -116,7 +116,7 @@ return {
 		elseif not nnal.version then
 			local uses = inf.signals(ctx).llm and "loads a transformers language model"
 			if not uses then
-				for _, path in ipairs(ctx.files("%.py$")) do
+				for _i, path in ipairs(ctx.files("%.py$")) do
 					local text = ctx.read(path) or ""
 					local w = text:match("mindspeed") or text:match("torch_atb") or text:match("atb_llm") or text:match("mindie")
 					if w then uses = "uses " .. w .. " (" .. path .. ")" break end

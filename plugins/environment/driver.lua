@@ -9,15 +9,15 @@ local ep = require("envprobe")
 return {
 	id = "environment.driver",
 	phase = "environment",
-	title = "NPU driver version",
+	title = _("NPU driver version"),
 	severity = "warning",
 	category = "environment",
-	description = "Reads the driver version from /usr/local/Ascend/driver/version.info and from the "
+	description = _("Reads the driver version from /usr/local/Ascend/driver/version.info and from the "
 		.. "`npu-smi info` title line. A host whose driver cannot be identified, or whose version "
 		.. "file disagrees with the running npu-smi (a container mounting another driver than the "
 		.. "host runs), gets a warning, and so does a driver older than the installed CANN release "
 		.. "needs according to its release notes (cann_driver.json). The firmware is checked against "
-		.. "the firmware versions the driver's version.info declares (compatible_version_fw).",
+		.. "the firmware versions the driver's version.info declares (compatible_version_fw)."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
@@ -36,7 +36,7 @@ return {
 		end
 		local running = d.npu_smi_version or d.version
 		local cann = p.cann and p.cann.toolkit and p.cann.toolkit.version
-		for _, e in ipairs(ctx.data("cann_driver").entries) do
+		for _i, e in ipairs(ctx.data("cann_driver").entries) do
 			if cann and ep.same_cann(cann, e.cann) and ep.vcmp(running, e.min_hdk) < 0 then
 				ctx.report{
 					key = "too-old",

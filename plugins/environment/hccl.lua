@@ -25,23 +25,23 @@ end
 return {
 	id = "environment.hccl",
 	phase = "environment",
-	title = "HCCL settings for multi-card and multi-node plans",
+	title = _("HCCL settings for multi-card and multi-node plans"),
 	severity = "warning",
 	category = "distributed",
-	description = "When the plan uses more than one card (target.cards > 1) or node (target.nodes > 1), "
+	description = _("When the plan uses more than one card (target.cards > 1) or node (target.nodes > 1), "
 		.. "checks that the probed shell sets the HCCL variables env_vars.json recommends for such "
 		.. "plans: a link-setup timeout longer than the 120 s default, an execution timeout, and for "
 		.. "multi-node jobs the network interface HCCL uses, and for plans of at least 70B parameters "
 		.. "on 64 cards feature-value detection (NPU_ASD_CONFIG). Values outside the documented ranges "
 		.. "(timeouts, HCCL_BUFFSIZE), settings the vendor advises against (MULTI_STREAM_MEMORY_REUSE=0 "
-		.. "or 2) and feature-value detection on a smaller plan are reported too.",
+		.. "or 2) and feature-value detection on a smaller plan are reported too."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
 		local cards = ep.config_number(ctx, "target.cards") or 1
 		local nodes = ep.config_number(ctx, "target.nodes") or 1
 		local env, host = p.env, ep.host_label(p)
-		for _, r in ipairs(RANGES) do
+		for _i, r in ipairs(RANGES) do
 			local name = r[1]
 			local v = env[name] and tonumber(env[name])
 			if env[name] and (not v or v < r[2] or v > r[3]) then
@@ -54,9 +54,9 @@ return {
 			end
 		end
 		local params_b = ep.config_number(ctx, "model.params_b")
-		for _, e in ipairs(ctx.data("env_vars").ascend or {}) do
+		for _i, e in ipairs(ctx.data("env_vars").ascend or {}) do
 			local v = env[e.name]
-			for _, bad in ipairs(e.discouraged or {}) do
+			for _i, bad in ipairs(e.discouraged or {}) do
 				if v == bad then
 					ctx.report{
 						key = "discouraged:" .. e.name,
@@ -81,7 +81,7 @@ return {
 		end
 		if cards <= 1 and nodes <= 1 then return end
 		local missing, either = {}, {}
-		for _, e in ipairs(ctx.data("env_vars").ascend or {}) do
+		for _i, e in ipairs(ctx.data("env_vars").ascend or {}) do
 			local applies = e.when == "multi_card" or (e.when == "multi_node" and nodes > 1)
 			if large_cluster(e, params_b, cards) and not asd_on(env) then
 				missing[#missing + 1] = e.name .. "=" .. e.value .. " (" .. e.purpose .. ")"
@@ -96,7 +96,7 @@ return {
 		end
 		if #either > 0 then
 			local set = false
-			for _, e in ipairs(either) do if env[e.name] and env[e.name] ~= "" then set = true end end
+			for _i, e in ipairs(either) do if env[e.name] and env[e.name] ~= "" then set = true end end
 			if not set then
 				missing[#missing + 1] = "HCCL_SOCKET_IFNAME=<interface> or HCCL_IF_IP=<address> (" .. either[1].purpose .. ")"
 			end

@@ -17,22 +17,22 @@ local GIB = 1024 * 1024 * 1024
 return {
 	id = "environment.memory",
 	phase = "environment",
-	title = "Device memory for the model size",
+	title = _("Device memory for the model size"),
 	severity = "warning",
 	category = "memory",
-	description = "Compares the device memory of the probed chips (HBM, or device DDR on 310P "
+	description = _("Compares the device memory of the probed chips (HBM, or device DDR on 310P "
 		.. "cards, minus what was already in use) with the model size set by `ferry config "
 		.. "model.params_b`. Rule of thumb: mixed-precision Adam training keeps 16 bytes per "
 		.. "parameter of model states (ZeRO paper), inference in bf16 2 bytes per parameter, "
 		.. "each with 20 % headroom for activations. Inference hardware (a probed 310P chip, or an "
-		.. "inference-only target.soc) is sized for inference only.",
+		.. "inference-only target.soc) is sized for inference only."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
 		local params_b = ep.config_number(ctx, "model.params_b")
 		if not params_b or params_b <= 0 then return end
 		local free = {}
-		for _, c in ipairs(p.npu.chips) do
+		for _i, c in ipairs(p.npu.chips) do
 			local total = ep.chip_memory_mb(c)
 			if total and c.health == "OK" then
 				local used = (c.hbm_total_mb and c.hbm_total_mb > 0) and c.hbm_used_mb or c.memory_used_mb
@@ -54,7 +54,7 @@ return {
 		-- an inference card (probed chip or target.soc) is sized for inference only; design.parallel
 		-- reports a training project aimed at it
 		local inf_soc = design.inference_only(ctx, ctx.config("target.soc"))
-		for _, c in ipairs(p.npu.chips) do
+		for _i, c in ipairs(p.npu.chips) do
 			inf_soc = inf_soc or (c.name and design.inference_only(ctx, "Ascend" .. c.name:gsub("^Ascend", "")))
 		end
 		if inf_soc and infer <= total then

@@ -18,14 +18,14 @@ end
 return {
 	id = "environment.npu",
 	phase = "environment",
-	title = "NPU visibility, health and capacity",
+	title = _("NPU visibility, health and capacity"),
 	severity = "error",
 	category = "devices",
-	description = "Reads the probe's `npu-smi info` table and /dev/davinci* device nodes: no NPU "
+	description = _("Reads the probe's `npu-smi info` table and /dev/davinci* device nodes: no NPU "
 		.. "visible, a chip whose health is not OK, a chip already busy with another job's memory, "
 		.. "fewer chips than the plan's target.cards, and an ASCEND_RT_VISIBLE_DEVICES value the "
 		.. "runtime would misread (it takes ascending logical IDs separated by commas, without "
-		.. "spaces, and stops at the first invalid character).",
+		.. "spaces, and stops at the first invalid character)."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end

@@ -9,7 +9,7 @@ local function summary(p)
 	if osname then parts[#parts + 1] = osname end
 	if h.arch then parts[#parts + 1] = h.arch end
 	local chips, names, mem = p.npu.chips, {}, nil
-	for _, c in ipairs(chips) do
+	for _i, c in ipairs(chips) do
 		if c.name then names[c.name] = (names[c.name] or 0) + 1 end
 		mem = mem or ep.chip_memory_mb(c)
 	end
@@ -33,15 +33,15 @@ end
 return {
 	id = "environment.probe",
 	phase = "environment",
-	title = "Environment probe of the target host",
+	title = _("Environment probe of the target host"),
 	severity = "info",
 	category = "environment",
-	description = "The environment checks read the newest `env-probe` artifact: a JSON description of "
+	description = _("The environment checks read the newest `env-probe` artifact: a JSON description of "
 		.. "the NPU host (OS, CPU, memory, Python packages, CANN, driver, `npu-smi info`, device nodes, "
 		.. "environment variables) made by ferry's probe script. Print the script with "
 		.. "`ferry probe-script > probe.sh`, run `sh probe.sh > result.json` on the host as an ordinary "
 		.. "user (it only reads), and bring the result back with `ferry ingest env-probe result.json`; "
-		.. "when ferry itself runs on the host, `ferry ingest env-probe --local` does both.",
+		.. "when ferry itself runs on the host, `ferry ingest env-probe --local` does both."),
 	run = function(ctx)
 		local p, why, art = ep.latest(ctx)
 		if p then art = why end
@@ -85,7 +85,7 @@ return {
 			}
 		end
 		local missing = {}
-		for _, m in ipairs(type(p.missing) == "table" and p.missing or {}) do missing[#missing + 1] = tostring(m) end
+		for _i, m in ipairs(type(p.missing) == "table" and p.missing or {}) do missing[#missing + 1] = tostring(m) end
 		ctx.report{
 			key = "probe",
 			message = "Probe of " .. ep.host_label(p) .. " (artifact " .. tostring(art.id) .. "): " .. summary(p) .. ".",

@@ -23,22 +23,22 @@ end
 return {
 	id = "environment.project_pins",
 	phase = "environment",
-	title = "Project's torch and torch_npu requirements against the host",
+	title = _("Project's torch and torch_npu requirements against the host"),
 	severity = "warning",
 	category = "versions",
-	description = "Compares the torch and torch_npu requirements in requirements*.txt, setup.py, "
+	description = _("Compares the torch and torch_npu requirements in requirements*.txt, setup.py, "
 		.. "setup.cfg and pyproject.toml with the versions installed on the probed host. A project "
 		.. "pinned to another torch than the host's either reinstalls torch over the NPU build (and "
-		.. "breaks torch_npu) or runs with versions it was never tested with.",
+		.. "breaks torch_npu) or runs with versions it was never tested with."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
 		local pk = p.python.packages
 		local rows = ctx.data("version_matrix").entries
 		local host_cann = p.cann.toolkit.version
-		for _, name in ipairs({ "torch", "torch_npu" }) do
+		for _i, name in ipairs({ "torch", "torch_npu" }) do
 			local have = pk[name]
-			for _, s in ipairs(ep.pins(ctx, name)) do
+			for _i, s in ipairs(ep.pins(ctx, name)) do
 				local f = {
 					file = s.file, line = s.line, col = s.col, end_line = s.line, end_col = s.col + #s.text,
 					key = name .. ":" .. s.text,
@@ -47,7 +47,7 @@ return {
 					-- the versions check reports the missing package; say what the pin implies
 					if name == "torch" and s.op == "==" then
 						local row
-						for _, r in ipairs(rows) do
+						for _i, r in ipairs(rows) do
 							if r.torch == ep.torch_base(s.version) and (not host_cann or ep.same_cann(r.cann, host_cann))
 								and (not row or (row.status ~= "active" and r.status == "active")) then row = r end
 						end
@@ -63,7 +63,7 @@ return {
 					f.message = "The project requires `" .. s.text .. "` but " .. ep.host_label(p) .. " has " .. name .. " " .. have .. "."
 					if name == "torch" then
 						local row
-						for _, r in ipairs(rows) do
+						for _i, r in ipairs(rows) do
 							if s.op == "==" and r.torch == ep.torch_base(s.version) and (not host_cann or ep.same_cann(r.cann, host_cann))
 								and (not row or (row.status ~= "active" and r.status == "active")) then row = r end
 						end

@@ -84,9 +84,9 @@ local function build(ctx, p)
 		{ when = "debug", title = "debugging (uncomment while chasing an error; they slow training)", on = true, off = true },
 	}
 	local count = 0
-	for _, g in ipairs(groups) do
+	for _i, g in ipairs(groups) do
 		local first = true
-		for _, e in ipairs(vars) do
+		for _i, e in ipairs(vars) do
 			local fits = e.when ~= "large_cluster" or (params_b and params_b >= e.min_params_b and cards >= e.min_cards)
 			if e.when == g.when and g.on and fits then
 				if first then section(o, g.title) first = false end
@@ -110,16 +110,16 @@ end
 return {
 	id = "environment.setup_script",
 	phase = "environment",
-	title = "Generated environment setup script (scripts/npu_env.sh)",
+	title = _("Generated environment setup script (scripts/npu_env.sh)"),
 	severity = "info",
 	category = "environment",
-	description = "Offers scripts/npu_env.sh, a POSIX sh file to source before training: it sources "
+	description = _("Offers scripts/npu_env.sh, a POSIX sh file to source before training: it sources "
 		.. "CANN's set_env.sh (the path detected by the probe, else the standard one), selects the "
 		.. "healthy chips with ASCEND_RT_VISIBLE_DEVICES, sets the allocator, task-queue and log "
 		.. "levels, for multi-card and multi-node plans the HCCL timeouts, and for plans large enough "
 		.. "feature-value detection (NPU_ASD_CONFIG), each line explained "
 		.. "with its source. Apply it with `ferry fix --plugin environment.setup_script --yes`; an "
-		.. "existing scripts/npu_env.sh is never overwritten.",
+		.. "existing scripts/npu_env.sh is never overwritten."),
 	run = function(ctx)
 		if ctx.read(PATH) then return end
 		local p = ep.latest(ctx)

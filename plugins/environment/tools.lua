@@ -12,13 +12,13 @@ local inf = require("inference")
 return {
 	id = "environment.tools",
 	phase = "environment",
-	title = "CANN tools for the later phases (atc, msprof, aoe)",
+	title = _("CANN tools for the later phases (atc, msprof, aoe)"),
 	severity = "warning",
 	category = "environment",
-	description = "Checks that the probed host has the CANN programs the later phases run: `atc` when the "
+	description = _("Checks that the probed host has the CANN programs the later phases run: `atc` when the "
 		.. "engagement converts a model (ONNX export in the code, or ONNX/ATC artifacts), `aoe` for tuning "
 		.. "that model, and `msprof` for profiling (tune, infer-optimize); and that they are on PATH "
-		.. "(cann_packages.json).",
+		.. "(cann_packages.json)."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p or not p.cann or not p.cann.tools or not p.cann.toolkit.version then return end
@@ -29,7 +29,7 @@ return {
 			{ name = "aoe", need = converts, severity = "info" },
 			{ name = "msprof", need = true, severity = "info" },
 		}
-		for _, w in ipairs(want) do
+		for _i, w in ipairs(want) do
 			local t = p.cann.tools[w.name]
 			local e = ep.package(ctx, w.name)
 			local phases = table.concat(e.phases, " and ")

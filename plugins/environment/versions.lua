@@ -9,7 +9,7 @@ local function minor(v) return v and v:match("^(%d+%.%d+)") or nil end
 local function clean_npu(v) return v and (v:gsub("%s*%(.*%)%s*$", "")) or nil end
 
 local function has(list, x)
-	for _, v in ipairs(list or {}) do if v == x then return true end end
+	for _i, v in ipairs(list or {}) do if v == x then return true end end
 	return false
 end
 
@@ -38,7 +38,7 @@ end
 -- install) costs most, then Python, then torch (the project's dependency), then torch_npu.
 local function nearest(rows, h)
 	local best, best_cost
-	for _, r in ipairs(rows) do
+	for _i, r in ipairs(rows) do
 		local cost = 0
 		if h.cann and not fits(r, h.cann) then cost = cost + 8 end
 		if h.py and r.python and not has(r.python, h.py) then cost = cost + 4 end
@@ -81,23 +81,23 @@ end
 return {
 	id = "environment.versions",
 	phase = "environment",
-	title = "Python, torch, torch_npu and CANN versions against the compatibility matrix",
+	title = _("Python, torch, torch_npu and CANN versions against the compatibility matrix"),
 	severity = "error",
 	category = "versions",
-	description = "Takes the Python, torch, torch_npu and CANN toolkit versions from the newest "
+	description = _("Takes the Python, torch, torch_npu and CANN toolkit versions from the newest "
 		.. "environment probe and looks the combination up in version_matrix.json (the vendor's "
 		.. "torch_npu compatibility table). torch_npu is built for one PyTorch version and one CANN "
 		.. "release; any other combination fails at import or at the first operator. When the "
-		.. "combination is not listed, the nearest listed one is named with the changes that reach it.",
+		.. "combination is not listed, the nearest listed one is named with the changes that reach it."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
 		local matrix = ctx.data("version_matrix")
 		local rows = matrix.entries
 		COMPAT = {}
-		for _, c in ipairs(matrix.compatibility or {}) do
+		for _i, c in ipairs(matrix.compatibility or {}) do
 			COMPAT[c.torchnpu] = {}
-			for _, l in ipairs(c.cann) do COMPAT[c.torchnpu][l] = true end
+			for _i, l in ipairs(c.cann) do COMPAT[c.torchnpu][l] = true end
 		end
 		local pk = p.python.packages
 		local h = {
@@ -108,7 +108,7 @@ return {
 		}
 		if not h.torch then
 			-- nothing installed yet: aim at the project's own pin
-			for _, s in ipairs(ep.pins(ctx, "torch")) do
+			for _i, s in ipairs(ep.pins(ctx, "torch")) do
 				if s.op == "==" then h.pin = ep.torch_base(s.version) break end
 			end
 		end
@@ -147,7 +147,7 @@ return {
 		end
 		-- exact rows for the installed torch + torch_npu
 		local exact
-		for _, row in ipairs(rows) do
+		for _i, row in ipairs(rows) do
 			if row.torch == h.torch and ep.vcmp(clean_npu(row.torch_npu), h.npu) == 0
 				and (not h.cann or fits(row, h.cann)) then
 				-- prefer an active row, then the row made for this very CANN
@@ -184,7 +184,7 @@ return {
 		end
 		if exact.status ~= "active" then
 			local act = {}
-			for _, row in ipairs(rows) do if row.status == "active" then act[#act + 1] = row end end
+			for _i, row in ipairs(rows) do if row.status == "active" then act[#act + 1] = row end end
 			local a = nearest(act, h)
 			ctx.report{
 				key = "combination",

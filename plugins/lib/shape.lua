@@ -44,7 +44,7 @@ local function conform(t, want_shape, path, bad)
 		if ia then return a < b end
 		return tostring(a) < tostring(b)
 	end)
-	for _, k in ipairs(keys) do
+	for _i, k in ipairs(keys) do
 		local v, want = t[k], nil
 		if list ~= nil then
 			want = math.type(k) == "integer" and list or nil

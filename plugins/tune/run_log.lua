@@ -24,17 +24,17 @@ end
 
 local function matches(rule, line)
 	local held = false
-	for _, n in ipairs(rule.needles) do
+	for _i, n in ipairs(rule.needles) do
 		if line:find(n, 1, true) then held = true break end
 	end
 	if not held then return false end
 	if not rule.pattern then return true, nil end
-	local a, _, cap = line:find(rule.pattern)
+	local a, _e, cap = line:find(rule.pattern)
 	return a ~= nil, cap
 end
 
 local function module_of(codes, code)
-	for _, c in ipairs(codes) do
+	for _i, c in ipairs(codes) do
 		if code:sub(1, #c.prefix) == c.prefix then return c end
 	end
 end
@@ -42,26 +42,26 @@ end
 return {
 	id = "tune.run_log",
 	phase = "tune",
-	title = "Failed NPU run diagnosis",
+	title = _("Failed NPU run diagnosis"),
 	severity = "error",
 	category = "runtime",
-	description = "Reads the run logs ingested with `ferry ingest run-log FILE` (stdout/stderr, tracebacks, "
+	description = _("Reads the run logs ingested with `ferry ingest run-log FILE` (stdout/stderr, tracebacks, "
 		.. "CANN plog lines) and explains the failures it recognises — CANN error codes, aclnn operator "
 		.. "failures, CPU fallbacks, AI CPU exceptions, HCCL timeouts and link errors, NPU out of memory, "
 		.. "torch_npu import and version mismatches, NaN losses and overflows — quoting the line and its "
-		.. "number, with the cause and the fix from a cited table.",
+		.. "number, with the cause and the fix from a cited table."),
 	run = function(ctx)
 		local data = ctx.data("run_errors")
 		local rules, needles, index = data.rules, {}, {}
-		for _, r in ipairs(rules) do
-			for _, n in ipairs(r.needles) do
+		for _i, r in ipairs(rules) do
+			for _i, n in ipairs(r.needles) do
 				if not index[n] then
 					needles[#needles + 1] = n
 					index[n] = #needles
 				end
 			end
 		end
-		for _, a in ipairs(ctx.artifacts("run-log") or {}) do
+		for _i, a in ipairs(ctx.artifacts("run-log") or {}) do
 			local what = (a.label and a.label ~= "") and string.format("run-log '%s' (artifact %s)", a.label, tostring(a.id))
 				or ("run-log artifact " .. tostring(a.id))
 			local hits, info = ctx.scan_artifact(a.id, needles, MAX_HITS)
@@ -71,10 +71,10 @@ return {
 			else
 				table.sort(hits, function(x, y) return x.line < y.line or (x.line == y.line and x.needle < y.needle) end)
 				local found, order, seen = {}, {}, {}
-				for _, h in ipairs(hits) do
+				for _i, h in ipairs(hits) do
 					if not seen[h.line] then
 						seen[h.line] = true
-						for _, r in ipairs(rules) do
+						for _i, r in ipairs(rules) do
 							local ok, cap = matches(r, h.text)
 							if ok then
 								local f = found[r.id]
@@ -90,14 +90,14 @@ return {
 					end
 				end
 				local cut = false
-				for _, c in ipairs(info.counts or {}) do
+				for _i, c in ipairs(info.counts or {}) do
 					if c > MAX_HITS then cut = true end
 				end
 				local specific = false
-				for _, id in ipairs(order) do
+				for _i, id in ipairs(order) do
 					if not found[id].rule.generic then specific = true end
 				end
-				for _, id in ipairs(order) do
+				for _i, id in ipairs(order) do
 					local f, r = found[id], found[id].rule
 					if not r.generic or not specific then
 						local cause = r.cause
