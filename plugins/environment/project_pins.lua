@@ -52,29 +52,42 @@ return {
 								and (not row or (row.status ~= "active" and r.status == "active")) then row = r end
 						end
 						f.severity = "info"
-						f.message = "The project pins `" .. s.text .. "`; " .. ep.host_label(p) .. " has no torch installed."
-						f.suggestion = row and ("Install torch " .. row.torch .. " (CPU wheel) and torch_npu " .. row.torch_npu
-							.. " on the host; they pair with CANN " .. row.cann .. ".")
-							or ("No torch_npu release pairs torch " .. s.version .. (host_cann and (" with CANN " .. host_cann) or "")
-							.. "; see the environment.versions finding for the nearest supported combination.")
+						f.message = _("The project pins `{pin}`; {host} has no torch installed.", { pin = s.text, host = ep.host_label(p) })
+						if row then
+							f.suggestion = _("Install torch {torch} (CPU wheel) and torch_npu {npu} on the host; they pair with CANN {cann}.",
+								{ torch = row.torch, npu = row.torch_npu, cann = row.cann })
+						elseif host_cann then
+							f.suggestion = _("No torch_npu release pairs torch {torch} with CANN {cann}; see the environment.versions "
+								.. "finding for the nearest supported combination.", { torch = s.version, cann = host_cann })
+						else
+							f.suggestion = _("No torch_npu release pairs torch {torch}; see the environment.versions "
+								.. "finding for the nearest supported combination.", { torch = s.version })
+						end
 						ctx.report(f)
 					end
 				elseif not satisfies(have, s.op, s.version) then
-					f.message = "The project requires `" .. s.text .. "` but " .. ep.host_label(p) .. " has " .. name .. " " .. have .. "."
+					f.message = _("The project requires `{pin}` but {host} has {name} {version}.",
+						{ pin = s.text, host = ep.host_label(p), name = name, version = have })
 					if name == "torch" then
 						local row
 						for _i, r in ipairs(rows) do
 							if s.op == "==" and r.torch == ep.torch_base(s.version) and (not host_cann or ep.same_cann(r.cann, host_cann))
 								and (not row or (row.status ~= "active" and r.status == "active")) then row = r end
 						end
-						f.suggestion = "Either change the requirement to the host's `torch==" .. ep.torch_base(have)
-							.. "` (the version torch_npu was installed for), or install "
-							.. (row and ("torch " .. row.torch .. " (CPU wheel) with torch_npu " .. row.torch_npu .. ", which pairs with CANN " .. row.cann)
-								or ("a torch that satisfies `" .. s.text .. "` and has a torch_npu release for the host's CANN"))
-							.. " on the host. Installing the requirements unchanged would replace the host's torch and break torch_npu."
+						if row then
+							f.suggestion = _("Either change the requirement to the host's `torch=={have}` (the version torch_npu was "
+								.. "installed for), or install torch {torch} (CPU wheel) with torch_npu {npu}, which pairs with CANN "
+								.. "{cann} on the host. Installing the requirements unchanged would replace the host's torch and break "
+								.. "torch_npu.", { have = ep.torch_base(have), torch = row.torch, npu = row.torch_npu, cann = row.cann })
+						else
+							f.suggestion = _("Either change the requirement to the host's `torch=={have}` (the version torch_npu was "
+								.. "installed for), or install a torch that satisfies `{pin}` and has a torch_npu release for the "
+								.. "host's CANN on the host. Installing the requirements unchanged would replace the host's torch and "
+								.. "break torch_npu.", { have = ep.torch_base(have), pin = s.text })
+						end
 					else
-						f.suggestion = "Align the requirement with the host's torch_npu " .. have
-							.. " (or install the required torch_npu on the host with its matching torch and CANN)."
+						f.suggestion = _("Align the requirement with the host's torch_npu {have} (or install the required torch_npu "
+							.. "on the host with its matching torch and CANN).", { have = have })
 					end
 					ctx.report(f)
 				end

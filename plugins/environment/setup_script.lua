@@ -127,10 +127,12 @@ return {
 		ctx.report{
 			file = PATH,
 			key = PATH,
-			message = "The project has no environment setup script: " .. PATH .. " would source CANN's set_env.sh and set "
-				.. count .. " variable(s) for this plan" .. (p and "" or " (from standard paths: no probe ingested yet)") .. ".",
-			suggestion = "Run `ferry fix --plugin environment.setup_script --yes` to write it (one checkpoint), review it, "
-				.. "then `. " .. PATH .. "` before starting training on every node.",
+			message = p and _("The project has no environment setup script: {path} would source CANN's set_env.sh and set "
+					.. "{n} variable(s) for this plan.", { path = PATH, n = count })
+				or _("The project has no environment setup script: {path} would source CANN's set_env.sh and set "
+					.. "{n} variable(s) for this plan (from standard paths: no probe ingested yet).", { path = PATH, n = count }),
+			suggestion = _("Run `ferry fix --plugin environment.setup_script --yes` to write it (one checkpoint), review it, "
+				.. "then `. {path}` before starting training on every node.", { path = PATH }),
 			edits = { { start_byte = 0, end_byte = 0, text = text } },
 		}
 	end,

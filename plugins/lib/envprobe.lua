@@ -82,8 +82,9 @@ end
 -- A one-line description of the probed host, for messages.
 function ep.host_label(probe)
 	local h = probe.host or {}
-	local name = h.hostname or "the probed host"
-	return name .. (probe.collected_at and (" (probed " .. probe.collected_at .. ")") or "")
+	local name = h.hostname or _("the probed host")
+	if not probe.collected_at then return name end
+	return _("{host} (probed {at})", { host = name, at = probe.collected_at })
 end
 
 -- ---- versions ------------------------------------------------------------------
