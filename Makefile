@@ -98,11 +98,11 @@ C_I18N_SRC := $(sort $(wildcard app/*.c panes/*.c))
 LUA_I18N_SRC := $(sort $(wildcard plugins/*/*.lua))
 XGETTEXT_OPTS := --from-code=UTF-8 --no-wrap --sort-by-file --package-name=ferry --msgid-bugs-address=none
 locale: $(MO_FILES)
-$(LOCALE_DIR)/%/LC_MESSAGES/ferry.mo: $$(wildcard po/%.po po/%-*.po)
+$(LOCALE_DIR)/%/LC_MESSAGES/ferry.mo: $$(wildcard po/$$*.po po/$$*-*.po)
 	@mkdir -p $(dir $@)
 	@echo "  MSGFMT $@"
 	$(Q)msgcat --force-po --use-first -o - $^ | msgfmt --check-format -o $@ -
-$(LOCALE_DIR)/%/LC_MESSAGES/ferry-plugins.mo: $$(wildcard plugins/po/%.po plugins/po/%-*.po)
+$(LOCALE_DIR)/%/LC_MESSAGES/ferry-plugins.mo: $$(wildcard plugins/po/$$*.po plugins/po/$$*-*.po)
 	@mkdir -p $(dir $@)
 	@echo "  MSGFMT $@"
 	$(Q)msgcat --force-po --use-first -o - $^ | msgfmt -o $@ -

@@ -214,9 +214,12 @@ static int validate_onnx(const char *name, const char *data, size_t len)
 	return validate_onnx_source(name, &src);
 }
 
-/* A dump: a .npy array or an msprobe dump.json. */
+/* A dump: a .npy array, a torch.save file (its tensors are checked by ptfile where it is
+ * read from disk: ingest and compare), or an msprobe dump.json. */
 static int validate_dump(const char *name, const char *data, size_t len)
 {
+	if (len >= 4 && memcmp(data, "PK\x03\x04", 4) == 0)
+		return 0;
 	if (len >= 10 && memcmp(data, "\x93NUMPY", 6) == 0) {
 		unsigned major = (unsigned char)data[6];
 		size_t hlen = major == 1 ? (size_t)(unsigned char)data[8] | (size_t)(unsigned char)data[9] << 8
@@ -231,7 +234,7 @@ static int validate_dump(const char *name, const char *data, size_t len)
 		return 0;
 	}
 	if (has_nul(data, len))
-		return err_set(FERRY_ECORRUPT, "%s: neither a .npy array nor a dump.json", name);
+		return err_set(FERRY_ECORRUPT, "%s: neither a .npy array, a .pt file nor a dump.json", name);
 	cJSON *doc = cJSON_ParseWithLength(data, len);
 	int ok = cJSON_IsObject(doc) && cJSON_IsObject(cJSON_GetObjectItem(doc, "data"));
 	cJSON_Delete(doc);
@@ -396,9 +399,9 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 			i++;
 		int json = i < n && (head[i] == '[' || head[i] == '{');
 		if (!json && strcmp(kind, "dump") == 0)
-			rc = n >= 6 && memcmp(head, "\x93NUMPY", 6) == 0
+			rc = (n >= 6 && memcmp(head, "\x93NUMPY", 6) == 0) || (n >= 4 && memcmp(head, "PK\x03\x04", 4) == 0)
 			         ? validate_dump(name, head, n)
-			         : err_set(FERRY_ECORRUPT, "%s: neither a .npy array nor a dump.json", name);
+			         : err_set(FERRY_ECORRUPT, "%s: neither a .npy array, a .pt file nor a dump.json", name);
 		else if (!json)
 			rc = validate_text_source(name, src, 0, 1);
 		free(head);

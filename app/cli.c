@@ -774,7 +774,7 @@ out:
 /* --- ingest --- */
 
 /* `ingest env-probe --local`: runs the embedded probe here and ingests its output. */
-static int ingest_local_probe(const char *dir, const char *kind, const char *label)
+static int ingest_local_probe(const char *dir, const char *kind, const char *label, int smoke)
 {
 	if (!kind || strcmp(kind, "env-probe") != 0)
 		return err_set(FERRY_EUSAGE, "ingest: --local only applies to env-probe (ferry ingest env-probe --local)");
@@ -782,7 +782,7 @@ static int ingest_local_probe(const char *dir, const char *kind, const char *lab
 	size_t len = 0;
 	workspace *ws = NULL;
 	long long id = 0;
-	int rc = probe_run_local(&json, &len);
+	int rc = probe_run_local(&json, &len, smoke);
 	if (rc)
 		goto out;
 	if ((rc = open_synced(&ws, dir)))
@@ -798,18 +798,22 @@ out:
 static int cmd_ingest(const char *dir, int argc, char **argv)
 {
 	const char *label = NULL;
-	int c, rc, local = 0;
+	int c, rc, local = 0, smoke = 0;
 	opt_reset();
 	while ((c = cmd_getopt(argc, argv)) != -1) {
 		if (c == 'L')
 			local = 1;
+		else if (c == 'S')
+			smoke = 1;
 		else if (c == 'l')
 			label = optarg;
 		else
 			return opt_fail("ingest", argv);
 	}
+	if (smoke && !local)
+		return err_set(FERRY_EUSAGE, "ingest: --smoke runs with --local (on another host: sh probe.sh --smoke > result.json)");
 	if (local) /* ingest env-probe --local: probe this machine and ingest the result */
-		return ingest_local_probe(dir, argc - optind == 1 ? argv[optind] : NULL, label);
+		return ingest_local_probe(dir, argc - optind == 1 ? argv[optind] : NULL, label, smoke);
 	if (argc - optind != 2)
 		return usage_error("ingest");
 	const char *kind = argv[optind], *path = argv[optind + 1];
@@ -1265,6 +1269,7 @@ static const cli_option fix_opts[] = {
 static const cli_option ingest_opts[] = {
 	{ "label", 'l', "LABEL", "a name for the artifact (gpu, npu, run-3 …)" },
 	{ "local", 'L', NULL, "env-probe only: probe this machine instead of reading a file" },
+	{ "smoke", 'S', NULL, "with --local: also run the NPU smoke test (torch_npu matmul and conv against the CPU)" },
 	OPT_END,
 };
 static const cli_option compare_opts[] = {
@@ -1325,7 +1330,7 @@ const cli_command cli_commands[] = {
 	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes]",
 	  "apply proposed fixes: one checkpoint per plugin", fix_opts, NULL },
 	{ "ingest", cmd_ingest,
-	  "ingest KIND PATH [--label L] | ingest env-probe --local   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
+	  "ingest KIND PATH [--label L] | ingest env-probe --local [--smoke]   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
 	  "bring a probe, log, dump, profile, model or benchmark into the engagement", ingest_opts,
 	  "env-probe|loss-log|dump|profile|onnx|bench|atc-log|run-log FILE" },
 	{ "compare", cmd_compare,
@@ -1333,7 +1338,7 @@ const cli_command cli_commands[] = {
 	  "compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)",
 	  compare_opts, "loss|dump FILE FILE" },
 	{ "probe-script", cmd_probe_script, "probe-script",
-	  "print the environment probe to run on an NPU host (sh probe.sh > result.json)", NULL, NULL },
+	  "print the environment probe to run on an NPU host (sh probe.sh [--smoke] > result.json)", NULL, NULL },
 	{ "log", cmd_log, "log [--format text|json] [--events]", "checkpoints (and audit events), newest first",
 	  log_opts, NULL },
 	{ "diff", cmd_diff, "diff REV [REV2]",

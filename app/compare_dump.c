@@ -1278,14 +1278,74 @@ static int side_open(npy_info *h, const ptfile **pf, const pt_tensor **pt, dump_
 	return 0;
 }
 
-/* The SHA-256 of sha256sum-style lines for a dump's files. */
-static void manifest_hash(char out[65], const hash_file *files, const size_t *idx, size_t n)
+/* Hashes taken when a dump folder was ingested (the sha256sum-style manifest ROOT.sha256
+ * beside its stored copy, see ingest.c) for the files below root, so a stored dump is read
+ * once, to compare it. Returns how many of files got their hash that way. */
+static size_t known_hashes(hash_file *files, size_t n, const char *root)
 {
+	size_t rlen = strlen(root);
+	while (rlen > 1 && root[rlen - 1] == '/')
+		rlen--;
+	char *mpath = xasprintf("%.*s.sha256", (int)rlen, root);
+	char *text = NULL;
+	size_t len = 0, found = 0;
+	struct stat st;
+	if (stat(mpath, &st) != 0 || !S_ISREG(st.st_mode) || util_read_file(&text, &len, mpath) != 0) {
+		err_clear();
+		free(mpath);
+		return 0;
+	}
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strlen(line) < 67 || line[64] != ' ' || line[65] != ' ')
+			continue;
+		const char *rel = line + 66;
+		for (size_t i = 0; i < n; i++) {
+			const char *path = files[i].path;
+			if (!files[i].sha[0] && strncmp(path, root, rlen) == 0 && path[rlen] == '/' &&
+			    strcmp(path + rlen + 1, rel) == 0) {
+				memcpy(files[i].sha, line, 64);
+				files[i].sha[64] = '\0';
+				found++;
+			}
+		}
+	}
+	free(text);
+	free(mpath);
+	return found;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a + 66, *(char *const *)b + 66);
+}
+
+/* The SHA-256 of sha256sum-style lines for the dump's files that were read, named by
+ * their path below root and sorted by it, so the same dump has the same hash wherever it
+ * lies (the client's folder, or its copy stored by ingest). */
+static void manifest_hash(char out[65], const hash_file *files, const size_t *idx, size_t n, const char *root)
+{
+	size_t rlen = strlen(root);
+	while (rlen > 1 && root[rlen - 1] == '/')
+		rlen--;
+	char **lines = xcalloc(n ? n : 1, sizeof *lines);
+	for (size_t i = 0; i < n; i++) {
+		const char *path = files[idx[i]].path;
+		if (strncmp(path, root, rlen) == 0 && path[rlen] == '/')
+			path += rlen + 1;
+		lines[i] = xasprintf("%s  %s\n", files[idx[i]].sha, path);
+	}
+	qsort(lines, n, sizeof *lines, line_cmp);
 	sbuf b;
 	sbuf_init(&b);
-	for (size_t i = 0; i < n; i++)
-		sbuf_addf(&b, "%s  %s\n", files[idx[i]].sha, files[idx[i]].path);
-	util_sha256_hex(out, b.buf, b.len);
+	for (size_t i = 0; i < n; i++) {
+		sbuf_adds(&b, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	util_sha256_hex(out, b.buf ? b.buf : "", b.len);
 	sbuf_done(&b);
 }
 
@@ -1424,15 +1484,18 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 		}
 	}
 
-	/* the jobs: hash every file read, then every chunk of every tensor pair */
-	njobs += nfiles;
+	/* the jobs: hash every file read whose hash is not known already, then every chunk of
+	 * every tensor pair */
+	size_t known = known_hashes(e.files, nfiles, a) + known_hashes(e.files, nfiles, b);
+	njobs += nfiles - known;
 	jcap = njobs ? njobs : 1;
 	e.jobs = xcalloc(jcap, sizeof *e.jobs);
 	e.parts = xcalloc(jcap, sizeof *e.parts);
 	e.chunk = chunk;
 	size_t *first_job = xmalloc((nreal ? nreal : 1) * sizeof *first_job);
 	for (size_t f = 0; f < nfiles; f++)
-		e.jobs[e.njobs++] = (job){ f, 0, 0, 1 };
+		if (!e.files[f].sha[0])
+			e.jobs[e.njobs++] = (job){ f, 0, 0, 1 };
 	for (size_t r = 0; r < nreal; r++) {
 		first_job[r] = e.njobs;
 		for (unsigned long long from = 0; from < e.io[r].a.count; from += chunk) {
@@ -1480,11 +1543,11 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	if (is_single(ia.form) && na_files == 1)
 		snprintf(out->sha_a, sizeof out->sha_a, "%s", e.files[side_a[0]].sha);
 	else
-		manifest_hash(out->sha_a, e.files, side_a, na_files);
+		manifest_hash(out->sha_a, e.files, side_a, na_files, a);
 	if (is_single(ib.form) && nb_files == 1)
 		snprintf(out->sha_b, sizeof out->sha_b, "%s", e.files[side_b[0]].sha);
 	else
-		manifest_hash(out->sha_b, e.files, side_b, nb_files);
+		manifest_hash(out->sha_b, e.files, side_b, nb_files, b);
 	out->pass = out->n > 0 && out->nfailed == 0;
 out:
 	free(sorted);

@@ -3,9 +3,12 @@
 #include "artifact.h"
 #include "audit.h"
 #include "err.h"
+#include "ptfile.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <openssl/evp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -88,11 +91,248 @@ int ingest_bytes(long long *id, workspace *ws, const char *kind, const char *nam
 	return ingest_copy(id, ws, kind, name, name, data, len, label);
 }
 
+/* 1 when path starts like a zip archive (torch.save's format). */
+static int is_zip(const char *path)
+{
+	unsigned char head[4] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd < 0 ? -1 : read(fd, head, sizeof head);
+	if (fd >= 0)
+		close(fd);
+	return r == 4 && memcmp(head, "PK\x03\x04", 4) == 0;
+}
+
+/* ---- a dump folder: one artifact, its files stored once by content ----------------- */
+
+typedef struct dump_entry {
+	char *rel;        /* path inside the dump folder */
+	char sha[65];
+	long long size;
+} dump_entry;
+
+typedef struct dump_walk {
+	const char *root; /* the folder given, for messages */
+	dump_entry *files;
+	size_t n, cap;
+	int tensors;      /* .npy and .pt files */
+	int dump_json;    /* dump.json files */
+} dump_walk;
+
+/* What a file of a dump folder may be: a tensor (.npy, .pt), or msprobe's JSON. Returns
+ * the error for anything else, naming the file. */
+static int dump_file_kind(dump_walk *w, const char *abs, const char *rel)
+{
+	unsigned char head[8] = { 0 };
+	int fd = open(abs, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(FERRY_EIO, "%s: %s", abs, strerror(errno));
+	ssize_t r = read(fd, head, sizeof head);
+	close(fd);
+	if (util_ends_with(rel, ".npy")) {
+		if (r < 6 || memcmp(head, "\x93NUMPY", 6) != 0)
+			return err_set(FERRY_ECORRUPT, "%s: not a .npy array (no NUMPY magic)", abs);
+		w->tensors++;
+	} else if (util_ends_with(rel, ".pt") || util_ends_with(rel, ".pth")) {
+		if (r < 4 || memcmp(head, "PK\x03\x04", 4) != 0)
+			return err_set(FERRY_ECORRUPT, "%s: not a torch.save file (no zip header)", abs);
+		w->tensors++;
+	} else if (util_ends_with(rel, ".json")) {
+		const char *base = strrchr(rel, '/');
+		if (strcmp(base ? base + 1 : rel, "dump.json") == 0)
+			w->dump_json++;
+	} else {
+		return err_set(FERRY_ECORRUPT, "%s: not part of a dump (.npy, .pt or msprobe's .json files expected)", abs);
+	}
+	return 0;
+}
+
+/* Collects the regular files below dir (rel: their path inside the dump), refusing links
+ * and anything that is not part of a dump. */
+static int dump_collect(dump_walk *w, const char *dir, const char *rel)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return err_set(FERRY_EIO, "%s: %s", dir, strerror(errno));
+	int rc = 0;
+	struct dirent *e;
+	while (!rc && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char *abs = util_path_join(dir, e->d_name);
+		char *r = *rel ? util_path_join(rel, e->d_name) : xstrdup(e->d_name);
+		struct stat st;
+		if (lstat(abs, &st) < 0)
+			rc = err_set(FERRY_EIO, "%s: %s", abs, strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			rc = dump_collect(w, abs, r);
+		else if (!S_ISREG(st.st_mode))
+			rc = err_set(FERRY_ECORRUPT, "%s: a link or special file inside a dump is not followed", abs);
+		else if (!(rc = dump_file_kind(w, abs, r))) {
+			if (w->n == w->cap) {
+				w->cap = w->cap ? 2 * w->cap : 64;
+				w->files = xrealloc(w->files, w->cap * sizeof *w->files);
+			}
+			w->files[w->n].rel = r;
+			w->files[w->n].size = (long long)st.st_size;
+			w->files[w->n++].sha[0] = '\0';
+			r = NULL;
+		}
+		free(abs);
+		free(r);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const dump_entry *)a)->rel, ((const dump_entry *)b)->rel);
+}
+
+/* Copies src into objects/<sha256> reading it once (hashing while copying); an object
+ * already there is kept and the copy dropped. Writes the hash. */
+static int store_object(char sha[65], const char *objects, const char *src)
+{
+	int in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return err_set(FERRY_EIO, "%s: %s", src, strerror(errno));
+	char *tmp = xasprintf("%s/.incoming-XXXXXX", objects);
+	int out = mkstemp(tmp);
+	int rc = out < 0 ? err_set(FERRY_EIO, "%s: %s", objects, strerror(errno)) : 0;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+	static __thread char buf[1 << 20];
+	while (!rc) {
+		ssize_t r = read(in, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			rc = err_set(FERRY_EIO, "%s: %s", src, strerror(errno));
+		if (r <= 0)
+			break;
+		EVP_DigestUpdate(md, buf, (size_t)r);
+		for (ssize_t off = 0; !rc && off < r;) {
+			ssize_t w = write(out, buf + off, (size_t)(r - off));
+			if (w < 0 && errno != EINTR)
+				rc = err_set(FERRY_EIO, "%s: %s", tmp, strerror(errno));
+			off += w > 0 ? w : 0;
+		}
+	}
+	unsigned char digest[32];
+	unsigned int dlen = 0;
+	EVP_DigestFinal_ex(md, digest, &dlen);
+	EVP_MD_CTX_free(md);
+	close(in);
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(sha + 2 * i, 3, "%02x", digest[i]);
+	if (out >= 0 && !rc && fsync(out) < 0)
+		rc = err_set(FERRY_EIO, "%s: %s", tmp, strerror(errno));
+	if (out >= 0)
+		close(out);
+	if (!rc) {
+		char *dest = xasprintf("%s/%s", objects, sha);
+		struct stat st;
+		if (stat(dest, &st) == 0)
+			unlink(tmp); /* the same bytes are stored already */
+		else if (rename(tmp, dest) < 0)
+			rc = err_set(FERRY_EIO, "%s: %s", dest, strerror(errno));
+		free(dest);
+	}
+	if (rc && out >= 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+/* The folder view of a stored dump: view/<rel> linked to objects/<sha> (a copy where the
+ * file system has no hard links), so the comparison reads it as it reads the original. */
+static int dump_view(const char *view, const char *objects, const dump_walk *w)
+{
+	int rc = 0;
+	for (size_t i = 0; i < w->n && !rc; i++) {
+		char *dest = util_path_join(view, w->files[i].rel);
+		char *obj = xasprintf("%s/%s", objects, w->files[i].sha);
+		char *slash = strrchr(dest, '/');
+		*slash = '\0';
+		rc = util_mkdirs(dest, 0755);
+		*slash = '/';
+		if (!rc && link(obj, dest) < 0 && errno != EEXIST) {
+			char *data = NULL;
+			size_t len = 0;
+			if (!(rc = util_read_file(&data, &len, obj)))
+				rc = util_write_atomic(dest, data, len, 0644);
+			free(data);
+		}
+		free(dest);
+		free(obj);
+	}
+	return rc;
+}
+
+/* A dump folder (msprobe's step/rank tree with dump.json and dump_tensor_data/, or a folder
+ * of .npy files) as one artifact: each file stored once by its hash under
+ * artifacts/objects/, the folder view under artifacts/dump/, and the hash of its manifest
+ * (sha256sum lines, sorted by path) as the artifact's hash. */
+static int ingest_dump_dir(long long *id, workspace *ws, const char *path, const char *label)
+{
+	dump_walk w = { path, NULL, 0, 0, 0, 0 };
+	int rc = dump_collect(&w, path, "");
+	if (!rc && !w.tensors && !w.dump_json)
+		rc = err_set(FERRY_ECORRUPT, "%s: no dump.json, .npy or .pt file in this folder", path);
+	char *objects = xasprintf("%s/artifacts/objects", ws->dir);
+	if (!rc)
+		rc = util_mkdirs(objects, 0755);
+	if (!rc)
+		qsort(w.files, w.n, sizeof *w.files, entry_cmp);
+	long long total = 0;
+	sbuf manifest;
+	sbuf_init(&manifest);
+	for (size_t i = 0; i < w.n && !rc; i++) {
+		char *abs = util_path_join(path, w.files[i].rel);
+		rc = store_object(w.files[i].sha, objects, abs);
+		free(abs);
+		total += w.files[i].size;
+		sbuf_addf(&manifest, "%s  %s\n", w.files[i].sha, w.files[i].rel);
+	}
+	char sha[65];
+	util_sha256_hex(sha, manifest.buf ? manifest.buf : "", manifest.len);
+	char real[PATH_MAX];
+	const char *source = realpath(path, real) ? real : path;
+	char *rel = xasprintf("dump/%.12s-%s", sha, base_name(source));
+	char *view = xasprintf("%s/artifacts/%s", ws->dir, rel);
+	if (!rc)
+		rc = dump_view(view, objects, &w);
+	if (!rc) {
+		char *mpath = xasprintf("%s.sha256", view);
+		rc = util_write_atomic(mpath, manifest.buf ? manifest.buf : "", manifest.len, 0644);
+		free(mpath);
+	}
+	if (!rc)
+		rc = record(id, ws, "dump", label, rel, source, sha, total);
+	sbuf_done(&manifest);
+	for (size_t i = 0; i < w.n; i++)
+		free(w.files[i].rel);
+	free(w.files);
+	free(objects);
+	free(rel);
+	free(view);
+	return rc;
+}
+
 int ingest_file(long long *id, workspace *ws, const char *kind, const char *path, const char *label)
 {
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode) && strcmp(kind, "dump") == 0)
+		return ingest_dump_dir(id, ws, path, label);
+	if (strcmp(kind, "dump") == 0 && S_ISREG(st.st_mode) && is_zip(path)) {
+		ptfile *pt = NULL; /* a .pt: its pickle and storages must read as tensors */
+		int rc = ptfile_open(&pt, path);
+		ptfile_free(pt);
+		if (rc)
+			return rc;
+	}
 	if (!S_ISREG(st.st_mode))
 		return err_set(FERRY_EIO, "%s: not a regular file", path);
 	if ((long long)st.st_size <= COPY_LIMIT) {

@@ -907,6 +907,14 @@ static int l_gettext(lua_State *L)
 	return 1;
 }
 
+/* N_(msgid): msgid itself, marked for the catalog; translated where it is used, _(msgid). */
+static int l_gettext_noop(lua_State *L)
+{
+	luaL_checkstring(L, 1);
+	lua_settop(L, 1);
+	return 1;
+}
+
 /* The remembered id and arguments of text, as JSON (Lua-owned), or NULL. */
 static const char *i18n_of(lua_State *L, const char *text)
 {
@@ -1063,6 +1071,8 @@ static void push_env(lua_State *L)
 	lua_setfield(L, env, "print");
 	lua_pushcfunction(L, l_gettext);
 	lua_setfield(L, env, "_");
+	lua_pushcfunction(L, l_gettext_noop);
+	lua_setfield(L, env, "N_");
 	lua_pushcfunction(L, l_collectgarbage);
 	lua_setfield(L, env, "collectgarbage");
 	lua_pushcfunction(L, l_require);

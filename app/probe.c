@@ -42,7 +42,7 @@ static void kill_group(pid_t pid)
 }
 
 /* Child side: never returns. */
-static void exec_shell(int out_fd, const char *script)
+static void exec_shell(int out_fd, const char *script, int smoke)
 {
 	setpgid(0, 0);
 	int devnull = open("/dev/null", O_RDWR);
@@ -55,12 +55,12 @@ static void exec_shell(int out_fd, const char *script)
 	long maxfd = sysconf(_SC_OPEN_MAX);
 	for (int fd = 3; fd < (maxfd > 0 && maxfd < 65536 ? (int)maxfd : 1024); fd++)
 		close(fd);
-	char *argv[] = { SHELL_PATH, "-c", (char *)script, "ferry-probe", NULL };
+	char *argv[] = { SHELL_PATH, "-c", (char *)script, "ferry-probe", smoke ? "--smoke" : NULL, NULL };
 	execv(SHELL_PATH, argv);
 	_exit(127);
 }
 
-int probe_run_local(char **json, size_t *len)
+int probe_run_local(char **json, size_t *len, int smoke)
 {
 	const char *script = NULL;
 	size_t slen = 0;
@@ -83,12 +83,12 @@ int probe_run_local(char **json, size_t *len)
 		goto out;
 	}
 	if (pid == 0)
-		exec_shell(fds[1], script);
+		exec_shell(fds[1], script, smoke);
 	setpgid(pid, pid);
 	close(fds[1]);
 	fds[1] = -1;
 
-	long long deadline = clock_ms() + PROBE_TIME_LIMIT_MS;
+	long long deadline = clock_ms() + PROBE_TIME_LIMIT_MS + (smoke ? PROBE_SMOKE_EXTRA_MS : 0);
 	while (fds[0] >= 0) {
 		long long left = deadline - clock_ms();
 		if (left <= 0) {
@@ -136,7 +136,8 @@ int probe_run_local(char **json, size_t *len)
 	}
 	pid = -1;
 	if (timed_out)
-		rc = err_set(FERRY_EIO, "probe: did not finish within %d s", PROBE_TIME_LIMIT_MS / 1000);
+		rc = err_set(FERRY_EIO, "probe: did not finish within %d s",
+		             (PROBE_TIME_LIMIT_MS + (smoke ? PROBE_SMOKE_EXTRA_MS : 0)) / 1000);
 	else if (too_big)
 		rc = err_set(FERRY_EIO, "probe: printed more than %zu MiB", PROBE_MAX_OUTPUT >> 20);
 	else if (WIFSIGNALED(st))

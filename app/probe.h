@@ -19,6 +19,8 @@
 /* Longest a local probe run may take before it is killed (the script's own commands
  * have shorter limits of their own). */
 #define PROBE_TIME_LIMIT_MS 60000
+/* What the smoke test (--smoke) may add: its own limit is 120 s. */
+#define PROBE_SMOKE_EXTRA_MS 130000
 /* Largest probe output accepted. */
 #define PROBE_MAX_OUTPUT ((size_t)16 << 20)
 
@@ -30,7 +32,8 @@ int probe_script(const char **text, size_t *len);
  * discarded, its own process group, killed after PROBE_TIME_LIMIT_MS) and returns its
  * standard output in *json (caller frees, NUL-terminated) and *len. Fails with
  * FERRY_EIO when the shell cannot start, the run times out, exits non-zero, is killed
- * or prints nothing; the output is not validated here (ingest does that). */
-int probe_run_local(char **json, size_t *len);
+ * or prints nothing; the output is not validated here (ingest does that). smoke non-zero
+ * passes --smoke (the NPU smoke test) and allows it PROBE_SMOKE_EXTRA_MS more. */
+int probe_run_local(char **json, size_t *len, int smoke);
 
 #endif

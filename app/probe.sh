@@ -3,6 +3,10 @@
 # (schema "ferry-env-probe/1") on standard output.
 #
 #   sh probe.sh > result.json             on the NPU host, as an ordinary user
+#   sh probe.sh --smoke > result.json     also a smoke test: imports torch and torch_npu,
+#                                         runs a matmul and a conv on the NPU and compares
+#                                         them with the CPU (the only part that touches
+#                                         the NPU; up to two minutes)
 #   ferry ingest env-probe result.json    where ferry runs
 #
 # Read-only: it reads version files and /proc, and runs version queries
@@ -13,6 +17,21 @@
 #
 # Test hooks: FERRY_PROBE_ROOT prefixes the Ascend install paths, /etc/ascend_install.info
 # and /dev (a fake file tree); FERRY_PYTHON names the Python to ask.
+
+smoke=0
+for arg in "$@"; do
+	case "$arg" in
+	--smoke) smoke=1 ;;
+	-h | --help)
+		echo "usage: sh probe.sh [--smoke] > result.json"
+		exit 0
+		;;
+	*)
+		echo "probe.sh: $arg: unknown option (usage: sh probe.sh [--smoke])" >&2
+		exit 2
+		;;
+	esac
+done
 
 LC_ALL=C
 export LC_ALL
@@ -242,6 +261,64 @@ if [ -z "$python_json" ]; then
 		python_json=$(printf '{"executable":%s,"version":null,"error":"the interpreter did not answer in time or failed","packages":{%s}}' "$(js "$py")" "$pkgs")
 	else
 		python_json=$(printf '{"executable":null,"version":null,"packages":{%s}}' "$pkgs")
+	fi
+fi
+
+# ---- smoke test (--smoke) -----------------------------------------------------------
+# The one part that imports torch_npu and uses the NPU: a 256x256 matmul and a small conv
+# on device 0, each compared with the CPU result (largest difference relative to the
+# largest CPU value; the NPU may compute float32 matmul and conv in HF32, hence 1e-2).
+SMOKE_PROG='
+import json, sys, time
+r = {"ran": True, "ok": False, "step": "import torch", "error": None, "versions": {}, "tests": []}
+def done():
+    sys.stdout.write("FERRY-SMOKE " + json.dumps(r, sort_keys=True) + "\n")
+    sys.exit(0)
+try:
+    import torch
+    r["versions"]["torch"] = torch.__version__
+    r["step"] = "import torch_npu"
+    import torch_npu
+    r["versions"]["torch_npu"] = getattr(torch_npu, "__version__", None)
+    r["step"] = "torch.npu.is_available"
+    r["npu_available"] = bool(torch.npu.is_available())
+    r["device_count"] = int(torch.npu.device_count()) if r["npu_available"] else 0
+    if not r["npu_available"]:
+        r["error"] = "torch.npu.is_available() is False"
+        done()
+    torch.manual_seed(0)
+    import torch.nn.functional as F
+    cases = [
+        ("matmul", lambda a, b: a @ b, (256, 256), (256, 256)),
+        ("conv2d", lambda x, w: F.conv2d(x, w, padding=1), (2, 3, 32, 32), (8, 3, 3, 3)),
+    ]
+    ok = True
+    for name, fn, sa, sb in cases:
+        r["step"] = name
+        a, b = torch.randn(*sa), torch.randn(*sb)
+        ref = fn(a, b)
+        t0 = time.time()
+        got = fn(a.to("npu:0"), b.to("npu:0")).cpu()
+        secs = time.time() - t0
+        err = float((got - ref).abs().max() / ref.abs().max().clamp(min=1e-30))
+        passed = bool(err <= 1e-2) and got.shape == ref.shape
+        ok = ok and passed
+        r["tests"].append({"name": name, "max_rel_err": err, "seconds": secs, "ok": passed})
+    r["step"] = "done"
+    r["ok"] = ok
+    if not ok:
+        r["error"] = "the NPU result differs from the CPU result"
+except BaseException as e:
+    r["error"] = "%s: %s" % (type(e).__name__, str(e).strip().splitlines()[-1] if str(e).strip() else "")
+done()
+'
+smoke_json=""
+if [ "$smoke" = 1 ]; then
+	if [ -n "$py" ]; then
+		smoke_json=$(t 120 "$py" -c "$SMOKE_PROG" 2>/dev/null | awk '/^FERRY-SMOKE \{.*\}$/ { sub(/^FERRY-SMOKE /, ""); print; exit }')
+		[ -n "$smoke_json" ] || smoke_json='{"ran":true,"ok":false,"step":"start","error":"the smoke test did not finish within 120 s or crashed"}'
+	else
+		smoke_json='{"ran":false,"ok":false,"step":"start","error":"no python3 to run the smoke test"}'
 	fi
 fi
 
@@ -498,6 +575,6 @@ for m in $missing; do
 done
 ended=$(date +%s 2>/dev/null || echo 0)
 uid=$(id -u 2>/dev/null)
-printf '{"schema":"ferry-env-probe/1","probe":{"version":%s,"elapsed_s":%s,"uid":%s},"collected_at":%s,"host":%s,"python":%s,"cann":%s,"driver":%s,"npu":%s,"env":{%s},"missing":[%s]}\n' \
+printf '{"schema":"ferry-env-probe/1","probe":{"version":%s,"elapsed_s":%s,"uid":%s},"collected_at":%s,"host":%s,"python":%s,"cann":%s,"driver":%s,"npu":%s,"env":{%s},"missing":[%s]%s}\n' \
 	"$PROBE_VERSION" "$(jnum $((ended - started)))" "$(jnum "$uid")" "$(jsn "$collected_at")" "$host_json" \
-	"$python_json" "$cann_json" "$driver_json" "$npu_json" "$env_json" "$missing_json"
+	"$python_json" "$cann_json" "$driver_json" "$npu_json" "$env_json" "$missing_json" "${smoke_json:+,\"smoke\":$smoke_json}"

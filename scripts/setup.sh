@@ -2,8 +2,10 @@
 # Installs what a fresh Debian 12 machine needs to build and run ferry: the C libraries
 # (through the distribution's -dev packages) and the pinned tree-sitter Python grammar
 # (fetched with `npm pack`, unpacked under build/). With --test, also what the test suite
-# needs: cmocka, the sanitizer and fuzzing toolchain, tmux, Chromium for the
-# HTML report, Python, and the SARIF schema with its validator.
+# needs: cmocka, the sanitizer and fuzzing toolchain, tmux, Chromium and the Noto CJK fonts
+# for the HTML/PDF report (poppler-utils to inspect the PDF), Python with the
+# distribution's torch (real tensors for the probe's smoke test), and the SARIF schema
+# with its validator. gettext (msgfmt) builds the translations.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 with_tests=0
@@ -22,7 +24,7 @@ if ((with_tests)); then
   packages+=(
     libcmocka-dev clang libclang-rt-14-dev
     tmux python3 sqlite3 openssh-client openssl
-    chromium fonts-noto-cjk poppler-utils
+    chromium fonts-noto-cjk poppler-utils python3-torch
   )
 fi
 # node and npm fetch the pinned grammar; use the machine's own when it has them

@@ -50,6 +50,10 @@ local SHAPE = {
 	},
 	env = { ["*"] = S },
 	missing = { S },
+	smoke = {
+		ran = B, ok = B, step = S, error = S, npu_available = B, device_count = I,
+		versions = { ["*"] = S }, tests = { { name = S, max_rel_err = N, seconds = N, ok = B } },
+	},
 }
 
 -- ---- the newest probe ----------------------------------------------------------

@@ -96,6 +96,18 @@ print("%.3f %d %d" % (t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
 
 measure cat "cat a b > /dev/null" sh -c 'cat "$1" "$2" >/dev/null' sh "$dir/a.npy" "$dir/b.npy"
 measure cmp "cmp a b" cmp "$dir/a.npy" "$dir/b.npy"
+# numpy, as a user would check the pair by hand: load both, cosine and max abs error in
+# float64 (what ferry computes); only where numpy is installed
+if "$python" -c 'import numpy' 2>/dev/null; then
+	measure numpy "numpy: cosine + max abs err" "$python" -c '
+import sys
+import numpy as np
+a = np.load(sys.argv[1], mmap_mode="r").astype(np.float64)
+b = np.load(sys.argv[2], mmap_mode="r").astype(np.float64)
+print(a @ b / np.sqrt((a @ a) * (b @ b)), np.abs(a - b).max())' "$dir/a.npy" "$dir/b.npy"
+else
+	echo "bench: no numpy in $python; the numpy baseline is skipped" >&2
+fi
 if [ -x "$ferry" ]; then
 	measure compare1 "ferry compare dump --threads 1" "$ferry" -C "$proj" compare dump "$dir/a.npy" "$dir/b.npy" --threads 1
 	measure compareN "ferry compare dump ($jobs threads)" "$ferry" -C "$proj" compare dump "$dir/a.npy" "$dir/b.npy"

@@ -28,7 +28,7 @@ static void test_run_local(void **state)
 	(void)state;
 	char *json = NULL;
 	size_t len = 0;
-	assert_int_equal(probe_run_local(&json, &len), 0);
+	assert_int_equal(probe_run_local(&json, &len, 0), 0);
 	assert_non_null(json);
 	assert_int_equal(strlen(json), len);
 	assert_int_equal(artifact_validate("env-probe", "local-probe.json", json, len), 0);
@@ -49,7 +49,7 @@ static void test_run_twice(void **state)
 	for (int i = 0; i < 2; i++) {
 		char *json = NULL;
 		size_t len = 0;
-		assert_int_equal(probe_run_local(&json, &len), 0);
+		assert_int_equal(probe_run_local(&json, &len, 0), 0);
 		free(json);
 	}
 	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* no children left */
