@@ -62,12 +62,12 @@ return {
 			end
 		end
 		for _i, a in ipairs(ctx.artifacts("run-log") or {}) do
-			local what = (a.label and a.label ~= "") and string.format("run-log '%s' (artifact %s)", a.label, tostring(a.id))
-				or ("run-log artifact " .. tostring(a.id))
+			local what = (a.label and a.label ~= "") and _("run-log '{label}' (artifact {id})", { label = a.label, id = tostring(a.id) })
+				or _("run-log artifact {id}", { id = tostring(a.id) })
 			local hits, info = ctx.scan_artifact(a.id, needles, MAX_HITS)
 			if not hits then
-				ctx.report{ key = a.id .. ":unreadable", message = string.format("%s could not be read: %s.", what, tostring(info)),
-					suggestion = "Ingest the log again (`ferry ingest run-log FILE`)." }
+				ctx.report{ key = a.id .. ":unreadable", message = _("{what} could not be read: {why}.", { what = what, why = tostring(info) }),
+					suggestion = _("Ingest the log again (`ferry ingest run-log FILE`).") }
 			else
 				table.sort(hits, function(x, y) return x.line < y.line or (x.line == y.line and x.needle < y.needle) end)
 				local found, order, seen = {}, {}, {}
@@ -100,18 +100,27 @@ return {
 				for _i, id in ipairs(order) do
 					local f, r = found[id], found[id].rule
 					if not r.generic or not specific then
-						local cause = r.cause
+						local cause = _(r.cause)
 						if r.codes and f.cap then
 							local m = module_of(data.codes or {}, f.cap)
-							cause = string.format("CANN error %s%s: %s", f.cap, m and (" from " .. m.module) or "", r.cause)
+							cause = m and _("CANN error {code} from {module}: {cause}", { code = f.cap, module = m.module, cause = cause })
+								or _("CANN error {code}: {cause}", { code = f.cap, cause = cause })
 						elseif f.cap then
-							cause = string.format("%s (%s)", r.cause, f.cap)
+							cause = _("{cause} ({what})", { cause = cause, what = f.cap })
 						end
-						local more = f.more > 0 and string.format(" (and %d more line%s like it)", f.more, f.more == 1 and "" or "s") or ""
+						local v = { what = what, line = f.line, cause = cause, text = quote(f.text), n = f.more }
+						local message
+						if f.more == 0 then
+							message = _("{what} line {line}: {cause} — \"{text}\".", v)
+						elseif f.more == 1 then
+							message = _("{what} line {line}: {cause} — \"{text}\" (and 1 more line like it).", v)
+						else
+							message = _("{what} line {line}: {cause} — \"{text}\" (and {n} more lines like it).", v)
+						end
 						ctx.report{
 							key = a.id .. ":" .. r.id, severity = r.severity,
-							message = string.format("%s line %d: %s — \"%s\"%s.", what, f.line, cause, quote(f.text), more),
-							suggestion = r.fix,
+							message = message,
+							suggestion = _(r.fix),
 							data = { source = r.source, line = f.line, artifact = a.id },
 						}
 					end
@@ -119,9 +128,10 @@ return {
 				if cut then
 					ctx.report{
 						key = a.id .. ":cut", severity = "info",
-						message = string.format("%s: %d lines scanned; some strings occur more than %d times, only their first %d lines were examined.",
-							what, info.lines or 0, MAX_HITS, MAX_HITS),
-						suggestion = "Split the log around the failure (for example the last part before the traceback) and ingest that part as its own run-log.",
+						message = _("{what}: {lines} lines scanned; some strings occur more than {max} times, only their first {max} lines "
+							.. "were examined.", { what = what, lines = info.lines or 0, max = MAX_HITS }),
+						suggestion = _("Split the log around the failure (for example the last part before the traceback) and ingest "
+							.. "that part as its own run-log."),
 					}
 				end
 			end
