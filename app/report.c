@@ -13,6 +13,7 @@
 #include "rdoc.h"
 #include "svgchart.h"
 #include "output.h"
+#include "pdfprint.h"
 #include "plugin_host.h"
 #include "sign.h"
 
@@ -22,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const report_formats[] = { "md", "html", "json", "sarif", "csv", NULL };
+const char *const report_formats[] = { "md", "html", "pdf", "json", "sarif", "csv", NULL };
 static const char *const sections[] = { "all", "assessment", "changes", "unsupported", NULL };
 
 static int in_list(const char *name, const char *const *list)
@@ -1143,9 +1144,9 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		if (in.len)
 			sbuf_adds(&in, " / ");
 		if (json_int(side, "artifact") > 0)
-			sbuf_addf(&in, _("%s (artifact %lld, sha256 %.12s)"), label, json_int(side, "artifact"), json_str(side, "sha256"));
+			sbuf_addf(&in, _("%s (artifact %lld, sha256 %s)"), label, json_int(side, "artifact"), json_str(side, "sha256"));
 		else
-			sbuf_addf(&in, "%s (sha256 %.12s)", label, json_str(side, "sha256"));
+			sbuf_addf(&in, "%s (sha256 %s)", label, json_str(side, "sha256"));
 	}
 	cells[3] = sbuf_detach(&in);
 	sbuf_done(&in);
@@ -1515,7 +1516,10 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	sbuf b;
 	int rc;
 	if (!report_format_valid(o->format))
-		return err_set(FERRY_EUSAGE, "--format %s: not one of md, html, json, sarif, csv", o->format ? o->format : "");
+		return err_set(FERRY_EUSAGE, "--format %s: not one of md, html, pdf, json, sarif, csv", o->format ? o->format : "");
+	int pdf = strcmp(o->format, "pdf") == 0;
+	if (pdf && (!o->output || strcmp(o->output, "-") == 0))
+		return err_set(FERRY_EUSAGE, "--format pdf: needs --output FILE (a PDF is not written to standard output)");
 	if (!report_section_valid(section))
 		return err_set(FERRY_EUSAGE, "--section %s: not one of all, assessment, changes, unsupported", section);
 	if (strcmp(o->format, "sarif") == 0 && strcmp(section, "changes") == 0)
@@ -1533,7 +1537,7 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	sbuf_init(&b);
 	/* the language of a text report, set before the build: the store gives the findings'
 	 * messages in the current language (JSON, SARIF and CSV keep the process's) */
-	int text = strcmp(o->format, "md") == 0 || strcmp(o->format, "html") == 0;
+	int text = strcmp(o->format, "md") == 0 || strcmp(o->format, "html") == 0 || pdf;
 	char *setting = store_config_get(ws->db, "language");
 	int zh = o->lang ? strcmp(o->lang, "zh") == 0 : intl_is_zh(setting);
 	free(setting);
@@ -1552,7 +1556,13 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 		rc = sarif_render(&b, ws, doc, section, o->version);
 	else if (msft)
 		changes_csv_msft(&b, cJSON_GetObjectItem(doc, section), strcmp(section, "unsupported") == 0);
-	else
+	else if (pdf) {
+		sbuf page;
+		sbuf_init(&page);
+		if (!(rc = report_render(&page, doc, "html", section, zh ? "zh" : "en")))
+			rc = pdfprint(&b, page.buf, page.len);
+		sbuf_done(&page);
+	} else
 		rc = report_render(&b, doc, o->format, section, zh ? "zh" : "en");
 	if (rc || (rc = output_emit(&b, o->output)))
 		goto out;

@@ -76,7 +76,7 @@ static void legend(sbuf *b, double x, double y, const char *name, const char *co
 
 void svg_bar_chart(sbuf *b, const svg_bar_spec *s)
 {
-	const double left = 170, right = 20, top = s->nseries > 1 ? 30 : 10, row = 22;
+	const double left = 210, right = 30, top = s->nseries > 1 ? 30 : 10, row = 22;
 	double h = top + row * (double)(s->n ? s->n : 1) + 40, max = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		double t = 0;
@@ -102,7 +102,7 @@ void svg_bar_chart(sbuf *b, const svg_bar_spec *s)
 	for (size_t i = 0; i < s->n; i++) {
 		double y = top + row * (double)i, x = left;
 		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" " FONT ">", left - 6, y + row / 2 + 4);
-		esc_cut(b, s->labels[i], 26);
+		esc_cut(b, s->labels[i], 30);
 		sbuf_adds(b, "</text>");
 		double total = 0;
 		for (size_t k = 0; k < s->nseries; k++) {
@@ -225,7 +225,7 @@ void svg_line_chart(sbuf *b, const svg_line_spec *s)
 		          x, top, x, bottom);
 		sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" font-size=\"11\" fill=\"#c0392b\">", x + (x > W / 2 ? -4 : 4),
 		          top + 12, x > W / 2 ? "end" : "start");
-		esc_cut(b, s->marker_label ? s->marker_label : "", 48);
+		esc_cut(b, s->marker_label ? s->marker_label : "", 80);
 		sbuf_adds(b, "</text>\n");
 	}
 #undef PX
