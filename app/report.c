@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const report_formats[] = { "md", "html", "pdf", "json", "sarif", "csv", NULL };
+const char *const report_formats[] = { "md", "html", "json", "sarif", "csv", NULL };
 static const char *const sections[] = { "all", "assessment", "changes", "unsupported", NULL };
 
 static int in_list(const char *name, const char *const *list)
@@ -1515,9 +1515,9 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	cJSON *doc = NULL;
 	sbuf b;
 	int rc;
-	if (!report_format_valid(o->format))
+	int pdf = o->format && strcmp(o->format, "pdf") == 0;
+	if (!pdf && !report_format_valid(o->format))
 		return err_set(FERRY_EUSAGE, "--format %s: not one of md, html, pdf, json, sarif, csv", o->format ? o->format : "");
-	int pdf = strcmp(o->format, "pdf") == 0;
 	if (pdf && (!o->output || strcmp(o->output, "-") == 0))
 		return err_set(FERRY_EUSAGE, "--format pdf: needs --output FILE (a PDF is not written to standard output)");
 	if (!report_section_valid(section))

@@ -26,7 +26,7 @@
 #include <cjson/cJSON.h>
 
 typedef struct report_opts {
-	const char *format;  /* md, html, json, sarif or csv */
+	const char *format;  /* md, html, pdf, json, sarif or csv */
 	const char *section; /* all, assessment, changes or unsupported; NULL = all */
 	const char *output;  /* file written atomically; NULL or "-" = standard output */
 	const char *version; /* ferry's version, named in the report */
@@ -35,9 +35,10 @@ typedef struct report_opts {
 	const char *layout;  /* csv of changes/unsupported: NULL or "ferry", or "msft" (the vendor tool's columns) */
 } report_opts;
 
-/* The formats report_write accepts, NULL-terminated. */
+/* The formats ferry writes by itself, NULL-terminated; report_write also takes "pdf" (the
+ * HTML printed by headless Chromium, pdfprint.h), which needs an output file. */
 extern const char *const report_formats[];
-/* 1 when name is a format / a section report_write accepts. */
+/* 1 when name is one of report_formats / a section report_write accepts. */
 int report_format_valid(const char *name);
 int report_section_valid(const char *name);
 

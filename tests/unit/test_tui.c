@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "review.h"
 #include "err.h"
+#include "intl.h"
 #include "store.h"
 #include "text.h"
 #include "tui.h"
@@ -1196,6 +1197,8 @@ static void test_ten_thousand_findings(void **state)
 int main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
+	setenv("FERRY_LOCALEDIR", "build/locale", 0); /* the source tree's catalogs (tests run from its top) */
+	intl_init();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_findings_screen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detail_shows_fix_as_diff, setup, teardown),
