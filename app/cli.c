@@ -1127,7 +1127,7 @@ static int cmd_verify(const char *dir, int argc, char **argv)
 
 static int cmd_report(const char *dir, int argc, char **argv)
 {
-	static const char *const formats[] = { "md", "html", "json", "sarif", "csv", NULL };
+	static const char *const formats[] = { "md", "html", "pdf", "json", "sarif", "csv", NULL };
 	static const char *const sections[] = { "all", "assessment", "changes", "unsupported", NULL };
 	static const char *const langs[] = { "en", "zh", NULL };
 	report_opts o = { NULL, "all", NULL, FERRY_VERSION, NULL, 0, NULL }; /* lang NULL: the engagement's setting */
@@ -1298,7 +1298,7 @@ static const cli_option verify_opts[] = {
 	OPT_END,
 };
 static const cli_option report_cmd_opts[] = {
-	OPT_FORMAT("md|html|json|sarif|csv"),
+	OPT_FORMAT("md|html|pdf|json|sarif|csv"),
 	OPT_OUTPUT,
 	{ "section", 's', "all|assessment|changes|unsupported", "which document to write" },
 	{ "lang", 'l', "en|zh", "the report's language" },
@@ -1348,7 +1348,7 @@ const cli_command cli_commands[] = {
 	  "recompute the audit chain, replay it against the record, check every checkpoint commit, anchor and signature",
 	  verify_opts, NULL },
 	{ "report", cmd_report,
-	  "report --format md|html|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh] [--excel] [--layout ferry|msft]",
+	  "report --format md|html|pdf|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh] [--excel] [--layout ferry|msft]",
 	  "write a deliverable: the assessment report, the change list or the unsupported list", report_cmd_opts, NULL },
 	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO [--base REV]",
 	  "deliver the checkpoints: mbox patches, or a branch in the client's repository", export_opts,

@@ -7,12 +7,18 @@
 #include "changes.h"
 #include "check.h"
 #include "err.h"
-#include "i18n_report.h"
+#include "intl.h"
+#include "profile.h"
+#include "compare.h"
+#include "rdoc.h"
+#include "svgchart.h"
 #include "output.h"
+#include "pdfprint.h"
 #include "plugin_host.h"
 #include "sign.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,13 +260,125 @@ static cJSON *profile_verdict(const cJSON *arts, const cJSON *findings)
 	return v;
 }
 
+/* A compared input as compare_compute takes it again: the artifact ("#ID") or the path. */
+static char *compared_input(const cJSON *side)
+{
+	if (json_int(side, "artifact") > 0)
+		return xasprintf("#%lld", json_int(side, "artifact"));
+	return xstrdup(*json_str(side, "path") ? json_str(side, "path") : json_str(side, "arg"));
+}
+
+/* The series of the latest comparison of kind c ("loss" or "dump"), computed again from
+ * its inputs for the report's figures; NULL when they cannot be read any more. */
+static cJSON *comparison_series(workspace *ws, const cJSON *c, int loss)
+{
+	char *a = compared_input(cJSON_GetObjectItem(c, "a")), *b = compared_input(cJSON_GetObjectItem(c, "b"));
+	compare_req req = { loss, a, b, NULL, 0, NULL, NULL };
+	compare_outcome o;
+	cJSON *out = NULL;
+	if (compare_compute(&o, ws, &req)) {
+		err_clear();
+		goto done;
+	}
+	out = cJSON_CreateObject();
+	if (loss) {
+		/* at most 400 points of each curve: a figure, not the data */
+		size_t n = o.lr.n, stride = n > 400 ? (n + 399) / 400 : 1;
+		cJSON *st = cJSON_AddArrayToObject(out, "steps"), *va = cJSON_AddArrayToObject(out, "a"),
+		      *vb = cJSON_AddArrayToObject(out, "b");
+		for (size_t i = 0; i < n; i += stride) {
+			const loss_row *r = &o.lr.rows[i];
+			cJSON_AddItemToArray(st, cJSON_CreateNumber((double)r->step));
+			cJSON_AddItemToArray(va, isfinite(r->a) ? cJSON_CreateNumber(r->a) : cJSON_CreateNull());
+			cJSON_AddItemToArray(vb, isfinite(r->b) ? cJSON_CreateNumber(r->b) : cJSON_CreateNull());
+		}
+		cJSON_AddNumberToObject(out, "tolerance", o.tolerance);
+	} else {
+		/* the lowest cosine of each layer, layers in execution order */
+		cJSON *cos = cJSON_AddArrayToObject(out, "cosine");
+		const char *layer = NULL;
+		double low = NAN;
+		int finite = 0, idx = -1;
+		for (size_t i = 0; i <= o.dr.n; i++) {
+			const dump_pair *p = i < o.dr.n ? &o.dr.pairs[i] : NULL;
+			if (layer && (!p || strcmp(p->layer, layer) != 0)) {
+				cJSON_AddItemToArray(cos, isfinite(low) ? cJSON_CreateNumber(low) : cJSON_CreateNull());
+				low = NAN;
+			}
+			if (!p)
+				break;
+			if (!layer || strcmp(p->layer, layer) != 0)
+				idx++;
+			layer = p->layer;
+			if (p->mode == DUMP_REAL && isfinite(p->m.cosine)) {
+				low = isfinite(low) && low < p->m.cosine ? low : p->m.cosine;
+				finite = 1;
+			}
+			if ((long long)i == o.dr.first_fail) {
+				cJSON_AddNumberToObject(out, "first_index", idx);
+				cJSON_AddStringToObject(out, "first_layer", p->layer);
+			}
+		}
+		if (!finite) {
+			cJSON_Delete(out);
+			out = NULL;
+		}
+	}
+	compare_outcome_done(&o);
+done:
+	free(a);
+	free(b);
+	return out;
+}
+
+/* The operators of the newest profile taking the most time (at most ten). */
+static cJSON *profile_series(workspace *ws, const cJSON *arts)
+{
+	const cJSON *art = newest_artifact(arts, "profile", NULL);
+	if (!art)
+		return NULL;
+	const char *path = json_str(art, "path");
+	char *abs = util_starts_with(path, "ref:") ? xstrdup(path + 4) : xasprintf("%s/artifacts/%s", ws->dir, path);
+	profile *p = NULL;
+	cJSON *out = NULL;
+	if (profile_read_file(&p, abs)) {
+		err_clear();
+	} else if (p->nops) {
+		out = cJSON_CreateObject();
+		cJSON *ops = cJSON_AddArrayToObject(out, "ops");
+		for (size_t i = 0; i < p->nops && i < 10; i++) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "name", p->ops[i].name);
+			cJSON_AddNumberToObject(o, "total_ms", p->ops[i].total_us / 1000.0);
+			cJSON_AddItemToArray(ops, o);
+		}
+	}
+	profile_free(p);
+	free(abs);
+	return out;
+}
+
+/* The series behind the report's figures ({loss, dump, profile}, each when there is one). */
+static cJSON *chart_series(workspace *ws, const cJSON *comparisons, const cJSON *arts)
+{
+	cJSON *ch = cJSON_CreateObject(), *x;
+	if (cJSON_GetObjectItem(comparisons, "loss") && (x = comparison_series(ws, cJSON_GetObjectItem(comparisons, "loss"), 1)))
+		cJSON_AddItemToObject(ch, "loss", x);
+	if (cJSON_GetObjectItem(comparisons, "dump") && (x = comparison_series(ws, cJSON_GetObjectItem(comparisons, "dump"), 0)))
+		cJSON_AddItemToObject(ch, "dump", x);
+	if ((x = profile_series(ws, arts)))
+		cJSON_AddItemToObject(ch, "profile", x);
+	return ch;
+}
+
 /* The latest loss, dump, profile and benchmark verdicts, each with its inputs' hashes. */
-static int verdicts(cJSON **out, workspace *ws, const cJSON *arts, const cJSON *config, const cJSON *findings)
+static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *arts, const cJSON *config, const cJSON *findings)
 {
 	cJSON *c = NULL;
 	int rc = review_comparisons(&c, ws->db);
 	if (rc)
 		return rc;
+	*charts = chart_series(ws, c, arts);
 	cJSON *kind;
 	cJSON_ArrayForEach(kind, c) /* the local paths of the inputs stay out of a client document */
 		for (int i = 0; i < 2; i++)
@@ -371,9 +489,11 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 		goto out;
 	cJSON_AddItemToObject(doc, "environment", environment_summary(ws, arts));
 	cJSON_AddItemToObject(doc, "gpu_baseline", gpu_baseline(ws, arts));
-	if ((rc = verdicts(&tmp, ws, arts, cJSON_GetObjectItem(doc, "config"), findings)))
+	cJSON *charts = NULL;
+	if ((rc = verdicts(&tmp, &charts, ws, arts, cJSON_GetObjectItem(doc, "config"), findings)))
 		goto out;
 	cJSON_AddItemToObject(doc, "verdicts", tmp);
+	cJSON_AddItemToObject(doc, "charts", charts); /* the figures' series: not part of the JSON report */
 	tmp = NULL;
 	cJSON *al = cJSON_AddArrayToObject(doc, "artifacts");
 	const cJSON *a;
@@ -422,15 +542,36 @@ out:
 	return rc;
 }
 
-/* ---------- shared rendering helpers ---------- */
+/* ---------- the document model (Markdown and HTML) ---------- */
 
-/* The report's fixed text in its language. A macro rather than a function so that both
- * literals reach the compiler and format strings are checked in each language. */
-#define TX(zh, en, cn) ((zh) ? (cn) : (en))
+/* The English words and sentences other modules put into their results (readiness
+ * classes, strategy reasons, phase and finding statuses, severities, the change list's
+ * operations): shown through the catalog, and only these, so that a plugin's text that
+ * happens to equal one of them is never touched. */
+static const char *const words[] = {
+	N_("ready"), N_("ready with conditions"), N_("needs manual porting"), N_("blocked"),
+	N_("Errors without an automatic fix (custom CUDA kernels, unsupported operators or GPU-only libraries) must be "
+	   "ported by hand first; the mechanical rewrites can then be applied with ferry fix."),
+	N_("Constructs that automatic migration (transfer_to_npu) disables or does not handle (torch.jit.script, "
+	   "channels_last) are present: rewrite the code explicitly with ferry fix, reviewing each change."),
+	N_("Many mechanical CUDA call sites and nothing that conflicts with automatic migration: `from "
+	   "torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path."),
+	N_("Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every change is visible "
+	   "in the history."),
+	N_("not started"), N_("in progress"), N_("signed off"), N_("reopened"),
+	N_("open"), N_("fixed"), N_("waived"),
+	N_("error"), N_("warning"), N_("info"),
+	N_("INSERT"), N_("MODIFY"), N_("DELETE"), N_("UNSUPPORTED"),
+	N_("pass"), N_("fail"), N_("warnings"), N_("no criteria set"),
+};
 
-/* A word or sentence another module produced in English (a class, a status, a severity, an
- * operation, a strategy reason), in the report's language. */
-static const char *word(int zh, const char *en) { return i18n_report_tr(zh, en); }
+static const char *word(const char *en)
+{
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(words[i], en) == 0)
+			return _(words[i]);
+	return en;
+}
 
 /* Which parts a section shows. */
 enum { PART_SUMMARY = 1, PART_CHANGES = 2, PART_UNSUPPORTED = 4 };
@@ -447,25 +588,15 @@ static int section_parts(const char *section)
 }
 
 /* "file:line" or "file:start-end" or "(project)". */
-static void add_location(sbuf *b, int zh, const char *file, long long start, long long end)
+static char *location(const char *file, long long start, long long end)
 {
-	if (!*file) {
-		sbuf_adds(b, TX(zh, "(project)", "（整个项目）"));
-		return;
-	}
-	sbuf_adds(b, file);
+	if (!*file)
+		return xstrdup(_("(project)"));
 	if (start > 0 && end > start)
-		sbuf_addf(b, ":%lld-%lld", start, end);
-	else if (start > 0)
-		sbuf_addf(b, ":%lld", start);
-}
-
-static char *location(int zh, const char *file, long long start, long long end)
-{
-	sbuf b;
-	sbuf_init(&b);
-	add_location(&b, zh, file, start, end);
-	return sbuf_detach(&b);
+		return xasprintf("%s:%lld-%lld", file, start, end);
+	if (start > 0)
+		return xasprintf("%s:%lld", file, start);
+	return xstrdup(file);
 }
 
 static char *ids_text(const cJSON *ids)
@@ -478,370 +609,531 @@ static char *ids_text(const cJSON *ids)
 	return sbuf_detach(&b);
 }
 
-static const char *strategy_name(int zh, const char *s)
+static const char *strategy_name(const char *s)
 {
 	if (strcmp(s, "auto") == 0)
-		return TX(zh, "auto (transfer_to_npu)", "自动迁移（auto，transfer_to_npu）");
+		return _("auto (transfer_to_npu)");
 	if (strcmp(s, "tool") == 0)
-		return TX(zh, "tool (explicit rewrites with ferry fix)", "工具改写（tool，用 ferry fix 显式改写）");
+		return _("tool (explicit rewrites with ferry fix)");
 	if (strcmp(s, "manual") == 0)
-		return TX(zh, "manual porting", "人工移植（manual）");
+		return _("manual porting");
 	return s;
 }
 
-/* The strategy's one word for the summary card: the identifier in English, a short name
- * in Chinese. */
-static const char *strategy_short(int zh, const char *s)
+/* The strategy's one word for the summary card. */
+static const char *strategy_short(const char *s)
 {
-	if (!zh)
-		return s;
 	if (strcmp(s, "auto") == 0)
-		return "自动迁移";
+		return _("auto");
 	if (strcmp(s, "tool") == 0)
-		return "工具改写";
+		return _("tool");
 	if (strcmp(s, "manual") == 0)
-		return "人工移植";
+		return _("manual");
 	return s;
 }
 
 /* The effort formula as assessment.c wrote it ("effort = base B + W × N category … = D
- * person-days"), with its words in the report's language; the numbers are untouched. */
-static char *formula_text(int zh, const char *formula)
+ * person-days") with its words in the report's language; the numbers are untouched. */
+static char *formula_text(const char *formula)
 {
 	static const char head[] = "effort = base ", tail[] = " person-days";
 	size_t n = strlen(formula);
-	if (!zh || !util_starts_with(formula, head) || !util_ends_with(formula, tail) || n < sizeof head + sizeof tail - 2)
+	if (!util_starts_with(formula, head) || !util_ends_with(formula, tail) || n < sizeof head + sizeof tail - 2)
 		return xstrdup(formula);
-	return xasprintf("工作量 = 基础 %.*s 人天", (int)(n - (sizeof head - 1) - (sizeof tail - 1)), formula + sizeof head - 1);
+	char *mid = xasprintf("%.*s", (int)(n - (sizeof head - 1) - (sizeof tail - 1)), formula + sizeof head - 1);
+	char *t = xasprintf(_("effort = base %s person-days"), mid);
+	free(mid);
+	return t;
 }
 
-/* The report's title: the document's (English) one, or the same built in Chinese. */
-static char *title_text(int zh, const cJSON *doc)
+static const char *env_label(const char *key)
 {
-	if (!zh)
-		return xstrdup(json_str(doc, "title"));
-	const cJSON *eng = cJSON_GetObjectItem(doc, "engagement");
-	const char *project = *json_str(eng, "project") ? json_str(eng, "project") : json_str(eng, "engagement_id");
-	return xasprintf("迁移评估报告：%s", project);
-}
-
-/* The label of one line of the environment summary. */
-static const char *env_label(int zh, const char *key)
-{
-	static const char *const labels[][3] = {
-		{ "hostname", "hostname", "主机名" }, { "os", "os", "操作系统" },         { "arch", "arch", "架构" },
-		{ "python", "python", "Python 版本" }, { "torch", "torch", "torch 版本" }, { "torch_npu", "torch_npu", "torch_npu 版本" },
-		{ "cann", "cann", "CANN 版本" },       { "driver", "driver", "驱动版本" },
+	static const char *const labels[][2] = {
+		{ "hostname", N_("Host name") }, { "os", N_("Operating system") }, { "arch", N_("Architecture") },
+		{ "python", N_("Python version") }, { "torch", N_("torch version") }, { "torch_npu", N_("torch_npu version") },
+		{ "cann", N_("CANN version") },      { "driver", N_("Driver version") },
 	};
 	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
 		if (strcmp(labels[i][0], key) == 0)
-			return labels[i][zh ? 2 : 1];
+			return _(labels[i][1]);
 	return key;
 }
 
-/* Distinct phases, in the order the findings are (phase order), then categories. */
-static int finding_in(const cJSON *f, const char *phase, const char *category)
-{
-	const char *cat = *json_str(f, "category") ? json_str(f, "category") : "other";
-	return strcmp(json_str(f, "phase"), phase) == 0 && (!category || strcmp(cat, category) == 0);
-}
-
-/* Calls cb(phase, category, findings-in-group) for each group, in phase order and then
- * category order of first appearance. */
-typedef void (*group_cb)(sbuf *b, int zh, const char *phase, const char *category, const cJSON *findings, int first);
-
-static void each_group(sbuf *b, int zh, const cJSON *findings, group_cb cb)
-{
-	cJSON *done = cJSON_CreateObject();
-	const cJSON *f, *g;
-	cJSON_ArrayForEach(f, findings) {
-		const char *phase = json_str(f, "phase");
-		const char *cat = *json_str(f, "category") ? json_str(f, "category") : "other";
-		char *key = xasprintf("%s/%s", phase, cat);
-		int first_of_phase = 1;
-		cJSON_ArrayForEach(g, done)
-			if (util_starts_with(g->string, phase) && g->string[strlen(phase)] == '/')
-				first_of_phase = 0;
-		if (!cJSON_GetObjectItem(done, key)) {
-			cJSON_AddTrueToObject(done, key);
-			cb(b, zh, phase, cat, findings, first_of_phase);
-		}
-		free(key);
-	}
-	cJSON_Delete(done);
-}
-
-/* ---------- Markdown ---------- */
-
-/* Text for a Markdown paragraph: '<' and '&' as entities so nothing becomes HTML. */
-static void md_text(sbuf *b, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			sbuf_adds(b, "&lt;");
-		else if (*s == '&')
-			sbuf_adds(b, "&amp;");
-		else
-			sbuf_addc(b, *s);
-	}
-}
-
-/* Text for a Markdown table cell: also '|' escaped and line breaks as spaces. */
-static void md_cell(sbuf *b, const char *s)
-{
-	sbuf_adds(b, " ");
-	for (; *s; s++) {
-		if (*s == '|')
-			sbuf_adds(b, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			sbuf_addc(b, ' ');
-		else if (*s == '<')
-			sbuf_adds(b, "&lt;");
-		else if (*s == '&')
-			sbuf_adds(b, "&amp;");
-		else
-			sbuf_addc(b, *s);
-	}
-	sbuf_adds(b, " |");
-}
-
 /* "Waived by ACTOR at TIME: REASON (carried from #N)" for a finding's waiver in force, or NULL. */
-static char *waiver_text(int zh, const cJSON *w)
+static char *waiver_text(const cJSON *w)
 {
 	if (!cJSON_IsObject(w))
 		return NULL;
-	char *carried = json_int(w, "carried_from") > 0
-	                    ? xasprintf(TX(zh, " (carried from #%lld)", "（沿用自 #%lld）"), json_int(w, "carried_from"))
-	                    : xstrdup("");
-	char *t = xasprintf(TX(zh, "Waived by %s at %s: %s%s", "豁免人 %s，时间 %s，理由：%s%s"), json_str(w, "actor"),
-	                    json_str(w, "at"), json_str(w, "reason"), carried);
+	char *carried = json_int(w, "carried_from") > 0 ? xasprintf(_(" (carried from #%lld)"), json_int(w, "carried_from"))
+	                                                 : xstrdup("");
+	char *t = xasprintf(_("Waived by %s at %s: %s%s"), json_str(w, "actor"), json_str(w, "at"), json_str(w, "reason"), carried);
 	free(carried);
 	return t;
 }
 
-/* The "When" cell of a waiver row: its time, and its withdrawal when it was withdrawn. */
-static char *waiver_when(int zh, const cJSON *w)
+static char *waiver_when(const cJSON *w)
 {
 	if (!*json_str(w, "withdrawn_at"))
 		return xstrdup(json_str(w, "created_at"));
-	return xasprintf(TX(zh, "%s; withdrawn %s by %s: %s", "%s；已于 %s 由 %s 撤销：%s"), json_str(w, "created_at"),
-	                 json_str(w, "withdrawn_at"), json_str(w, "withdrawn_by"), json_str(w, "withdrawn_reason"));
+	return xasprintf(_("%s; withdrawn %s by %s: %s"), json_str(w, "created_at"), json_str(w, "withdrawn_at"),
+	                 json_str(w, "withdrawn_by"), json_str(w, "withdrawn_reason"));
 }
 
-static void md_group(sbuf *b, int zh, const char *phase, const char *category, const cJSON *findings, int first)
+/* ----- figures ----- */
+
+/* A figure of a bar chart (bar) or of a line chart (line). */
+static void add_figure(cJSON *sec, const char *id, const svg_bar_spec *bar, const svg_line_spec *line)
 {
-	if (first)
-		sbuf_addf(b, TX(zh, "\n### Phase %s\n", "\n### 阶段 %s\n"), phase);
-	sbuf_addf(b, "\n#### %s\n\n", category);
-	const cJSON *f;
-	cJSON_ArrayForEach(f, findings) {
-		if (!finding_in(f, phase, category))
-			continue;
-		char *loc = location(zh, json_str(f, "file"), json_int(f, "line"), 0);
-		sbuf_addf(b, "- **%s** `%s` — ", word(zh, json_str(f, "severity")), loc);
-		md_text(b, json_str(f, "message"));
-		sbuf_addf(b, TX(zh, " *(#%lld, %s, %s%s)*\n", " *（#%lld，%s，%s%s）*\n"), json_int(f, "id"), json_str(f, "plugin"),
-		          word(zh, json_str(f, "status")),
-		          cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ? TX(zh, ", fixable", "，可自动修复") : "");
-		if (*json_str(f, "suggestion")) {
-			sbuf_adds(b, TX(zh, "  - Advice: ", "  - 建议："));
-			md_text(b, json_str(f, "suggestion"));
-			sbuf_addc(b, '\n');
+	sbuf b;
+	sbuf_init(&b);
+	if (bar)
+		svg_bar_chart(&b, bar);
+	else
+		svg_line_chart(&b, line);
+	rdoc_figure(sec, id, bar ? bar->title : line->title, b.buf);
+	sbuf_done(&b);
+}
+
+static const char *const sev_names[] = { "error", "warning", "info" };
+static const char *const sev_colors[] = { "#c0392b", "#e0a526", "#3b78c2" };
+
+/* Open findings per phase, stacked by severity. */
+static void fig_findings(cJSON *sec, const cJSON *doc)
+{
+	const cJSON *p, *f;
+	size_t n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(doc, "phases")), i = 0;
+	if (!n || !cJSON_GetArraySize(cJSON_GetObjectItem(doc, "findings")))
+		return;
+	const char **labels = xcalloc(n, sizeof *labels);
+	double *vals = xcalloc(3 * n, sizeof *vals);
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
+		labels[i] = json_str(p, "name");
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc, "findings")) {
+			if (strcmp(json_str(f, "phase"), labels[i]) != 0 || strcmp(json_str(f, "status"), "open") != 0)
+				continue;
+			for (size_t k = 0; k < 3; k++)
+				if (strcmp(json_str(f, "severity"), sev_names[k]) == 0)
+					vals[k * n + i]++;
 		}
-		char *wv = waiver_text(zh, cJSON_GetObjectItem(f, "waiver"));
-		if (wv) {
-			sbuf_adds(b, "  - ");
-			md_text(b, wv);
-			sbuf_addc(b, '\n');
-			free(wv);
+		i++;
+	}
+	svg_bar_series s[3];
+	for (size_t k = 0; k < 3; k++)
+		s[k] = (svg_bar_series){ word(sev_names[k]), sev_colors[k], vals + k * n };
+	svg_bar_spec spec = { _("Open findings by phase and severity"), _("open findings"), labels, n, s, 3 };
+	add_figure(sec, "fig-findings", &spec, NULL);
+	free(labels);
+	free(vals);
+}
+
+/* The effort estimate per category: the weight times the open findings. */
+static void fig_effort(cJSON *sec, const cJSON *as)
+{
+	const cJSON *w;
+	size_t n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(as, "weights")), i = 0;
+	if (!n)
+		return;
+	const char **labels = xcalloc(n + 1, sizeof *labels);
+	double *vals = xcalloc(n + 1, sizeof *vals);
+	labels[i] = _("base");
+	vals[i++] = json_num(as, "base_days");
+	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
+		labels[i] = w->string;
+		vals[i++] = w->valuedouble * (double)json_int(cJSON_GetObjectItem(as, "counts"), w->string);
+	}
+	svg_bar_series s = { _("person-days"), "#1d5bb8", vals };
+	svg_bar_spec spec = { _("Effort by category"), _("person-days"), labels, n + 1, &s, 1 };
+	add_figure(sec, "fig-effort", &spec, NULL);
+	free(labels);
+	free(vals);
+}
+
+/* An array of numbers (NaN for null) as a malloc'd double array. */
+static double *numbers(const cJSON *arr, size_t *n)
+{
+	*n = (size_t)cJSON_GetArraySize(arr);
+	double *v = xcalloc(*n ? *n : 1, sizeof *v);
+	size_t i = 0;
+	const cJSON *x;
+	cJSON_ArrayForEach(x, arr)
+		v[i++] = cJSON_IsNumber(x) ? x->valuedouble : NAN;
+	return v;
+}
+
+/* Both loss curves of the latest loss comparison, the baseline's tolerance band shaded. */
+static void fig_loss(cJSON *sec, const cJSON *c)
+{
+	size_t n, nb, na;
+	double *x = numbers(cJSON_GetObjectItem(c, "steps"), &n), *a = numbers(cJSON_GetObjectItem(c, "a"), &na),
+	       *bb = numbers(cJSON_GetObjectItem(c, "b"), &nb);
+	if (n && na == n && nb == n) {
+		double tol = json_num(c, "tolerance"), *lo = xcalloc(n, sizeof *lo), *hi = xcalloc(n, sizeof *hi);
+		for (size_t i = 0; i < n; i++) {
+			lo[i] = a[i] - fabs(a[i]) * tol;
+			hi[i] = a[i] + fabs(a[i]) * tol;
 		}
+		svg_line_series s[2] = { { _("A (baseline)"), "#1d5bb8", x, a, n, 0 }, { _("B (under test)"), "#c0392b", x, bb, n, 1 } };
+		char *band = xasprintf(_("tolerance ±%.3g %%"), tol * 100);
+		svg_line_spec spec = { _("Loss curves of the latest comparison"), _("step"), _("loss"), s, 2, x, lo, hi, n, band,
+			                   0, 0, NULL, 0, 0, 0 };
+		add_figure(sec, "fig-loss", NULL, &spec);
+		free(band);
+		free(lo);
+		free(hi);
+	}
+	free(x);
+	free(a);
+	free(bb);
+}
+
+/* The lowest cosine similarity of each layer of the latest dump comparison, in execution
+ * order, the first diverging layer marked. */
+static void fig_dump(cJSON *sec, const cJSON *c)
+{
+	size_t n;
+	double *y = numbers(cJSON_GetObjectItem(c, "cosine"), &n);
+	if (n) {
+		double *x = xcalloc(n, sizeof *x);
+		for (size_t i = 0; i < n; i++)
+			x[i] = (double)(i + 1);
+		const cJSON *first = cJSON_GetObjectItem(c, "first_index");
+		char *mark = cJSON_IsNumber(first) ? xasprintf(_("first diverging layer: %s"), json_str(c, "first_layer")) : NULL;
+		svg_line_series s = { _("cosine similarity"), "#1d5bb8", x, y, n, 0 };
+		double lo = 1;
+		for (size_t i = 0; i < n; i++)
+			if (isfinite(y[i]) && y[i] < lo)
+				lo = y[i];
+		svg_line_spec spec = { _("Cosine similarity per layer of the latest dump comparison"), _("layer (execution order)"),
+			                   _("cosine similarity"), &s, 1, NULL, NULL, NULL, 0, NULL, mark != NULL,
+			                   0, mark, 1, lo < 0.9 ? floor(lo * 10) / 10 : 0.9, 1.0 };
+		spec.marker_x = cJSON_IsNumber(first) ? first->valuedouble + 1 : 0;
+		add_figure(sec, "fig-dump", NULL, &spec);
+		free(mark);
+		free(x);
+	}
+	free(y);
+}
+
+/* The profile's operators taking the most device time. */
+static void fig_profile(cJSON *sec, const cJSON *c)
+{
+	size_t n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(c, "ops")), i = 0;
+	if (!n)
+		return;
+	const char **labels = xcalloc(n, sizeof *labels);
+	double *vals = xcalloc(n, sizeof *vals);
+	const cJSON *o;
+	cJSON_ArrayForEach(o, cJSON_GetObjectItem(c, "ops")) {
+		labels[i] = json_str(o, "name");
+		vals[i++] = json_num(o, "total_ms");
+	}
+	svg_bar_series s = { _("ms"), "#17653a", vals };
+	svg_bar_spec spec = { _("Top operators of the latest profile"), _("total time (ms)"), labels, n, &s, 1 };
+	add_figure(sec, "fig-profile", &spec, NULL);
+	free(labels);
+	free(vals);
+}
+
+/* ----- sections ----- */
+
+static void m_summary(cJSON *d, const cJSON *doc)
+{
+	const cJSON *as = cJSON_GetObjectItem(doc, "assessment");
+	cJSON *sec = rdoc_section(d, "summary", _("Executive summary"));
+	if (!cJSON_IsTrue(cJSON_GetObjectItem(as, "ran"))) {
+		rdoc_para_text(sec, NULL,
+		               _("The assess phase has not run yet: `ferry check --phase assess` produces the readiness score, "
+		                 "the effort estimate and the strategy recommendation."));
+		return;
+	}
+	const cJSON *st = cJSON_GetObjectItem(as, "strategy");
+	cJSON *cards = rdoc_cards(sec);
+	char *score = xasprintf("%lld/100", json_int(as, "score"));
+	rdoc_card(cards, _("Readiness"), score, word(json_str(as, "class")));
+	free(score);
+	char *days = xasprintf(_("%.1f person-days"), json_num(as, "effort_days"));
+	rdoc_card(cards, _("Effort"), days, _("estimate from the open assess findings"));
+	free(days);
+	const char *chosen = json_str(st, "chosen");
+	char *sub = *chosen ? xasprintf(_("chosen; recommended: %s"), strategy_short(json_str(st, "recommended")))
+	                    : xstrdup(_("recommended; not chosen yet"));
+	rdoc_card(cards, _("Strategy"), strategy_short(*chosen ? chosen : json_str(st, "recommended")), sub);
+	free(sub);
+	char *formula = formula_text(json_str(as, "formula"));
+	rdoc_code(rdoc_para(sec, "formula"), formula);
+	free(formula);
+	static const char *const head[] = { N_("Category"), N_("#Days per open finding"), N_("#Open findings"), NULL };
+	const char *hd[] = { _(head[0]), _(head[1]), _(head[2]), NULL };
+	cJSON *t = rdoc_table(sec, hd);
+	const cJSON *w;
+	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
+		cJSON *r = rdoc_row(t);
+		rdoc_cell_text(r, w->string);
+		rdoc_textf(rdoc_cell(r), "%.3g", w->valuedouble);
+		rdoc_textf(rdoc_cell(r), "%lld", json_int(cJSON_GetObjectItem(as, "counts"), w->string));
+	}
+	rdoc_textf(rdoc_para(sec, "muted"),
+	           _("Base %.3g days. The weights are the engagement's: `ferry config effort.weight.<category> DAYS`, "
+	             "`ferry config effort.base_days DAYS`."),
+	           json_num(as, "base_days"));
+	fig_effort(sec, as);
+
+	cJSON *risks = rdoc_section(sec, "risks", _("Top risks"));
+	const cJSON *r;
+	cJSON *list = NULL;
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(as, "top_risks")) {
+		if (!list)
+			list = rdoc_list(risks, 1);
+		cJSON *it = rdoc_item(list);
+		char *loc = location(json_str(r, "file"), json_int(r, "line"), 0);
+		rdoc_badge(it, "sev", json_str(r, "severity"), word(json_str(r, "severity")));
+		rdoc_loc(it, loc);
+		rdoc_dash(it);
+		rdoc_text(it, json_str(r, "message"));
+		char *ref = xasprintf(_("#%lld, %s"), json_int(r, "id"), json_str(r, "category"));
+		rdoc_ref(it, ref);
+		free(ref);
+		free(loc);
+	}
+	if (!list)
+		rdoc_para_text(risks, NULL, _("No open risks without an automatic fix."));
+
+	cJSON *ss = rdoc_section(sec, "strategy", _("Strategy"));
+	cJSON *p = rdoc_para(ss, NULL);
+	rdoc_text(p, _("Recommended: "));
+	rdoc_strong(p, strategy_name(json_str(st, "recommended")));
+	rdoc_text(p, _(". "));
+	rdoc_text(p, word(json_str(st, "reason")));
+	p = rdoc_para(ss, NULL);
+	rdoc_text(p, _("Chosen: "));
+	if (*chosen) {
+		rdoc_strong(p, strategy_name(chosen));
+		rdoc_text(p, _("."));
+	} else {
+		rdoc_text(p, _("not recorded yet (`ferry config strategy auto|tool|manual`)."));
+	}
+	const cJSON *dr;
+	list = NULL;
+	cJSON_ArrayForEach(dr, cJSON_GetObjectItem(st, "driver_findings")) {
+		if (!list) {
+			rdoc_para_text(ss, NULL, _("Findings that drove the recommendation:"));
+			list = rdoc_list(ss, 0);
+		}
+		cJSON *it = rdoc_item(list);
+		char *loc = location(json_str(dr, "file"), json_int(dr, "line"), 0);
+		rdoc_textf(it, "#%lld", json_int(dr, "id"));
+		rdoc_loc(it, loc);
+		rdoc_dash(it);
+		rdoc_text(it, json_str(dr, "message"));
 		free(loc);
 	}
 }
 
-static void md_rows(sbuf *b, int zh, const cJSON *rows, int unsupported)
+static void m_phases(cJSON *d, const cJSON *doc)
 {
-	if (!cJSON_GetArraySize(rows)) {
-		sbuf_adds(b, unsupported ? TX(zh, "Nothing: every open finding in the code has an automatic fix.\n",
-		                              "无：代码中每个未处理的问题都有自动修复。\n")
-		                         : TX(zh, "No change made by ferry is in effect.\n", "目前没有生效中的 ferry 改动。\n"));
+	cJSON *sec = rdoc_section(d, "phases", _("Phases"));
+	const char *hd[] = { "#",         _("Phase"),     _("Status"),   _("#Errors"), _("#Warnings"), _("#Info"),
+		                 _("#Fixed"), _("#Waived"), _("Signed off"), NULL };
+	cJSON *t = rdoc_table(sec, hd);
+	const cJSON *p;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
+		cJSON *r = rdoc_row(t);
+		rdoc_textf(rdoc_cell(r), "%lld", json_int(p, "ord"));
+		rdoc_cell_text(r, json_str(p, "name"));
+		rdoc_badge(rdoc_cell(r), "ph", json_str(p, "status"), word(json_str(p, "status")));
+		static const char *const counts[] = { "open_errors", "open_warnings", "open_info", "fixed", "waived" };
+		for (size_t k = 0; k < 5; k++)
+			rdoc_textf(rdoc_cell(r), "%lld", json_int(p, counts[k]));
+		cJSON *c = rdoc_cell(r);
+		if (!*json_str(p, "signed_off_at")) {
+			rdoc_text(c, "-");
+			continue;
+		}
+		const char *note = json_str(p, "note");
+		if (*note)
+			rdoc_textf(c, _("%s by %s: %s"), json_str(p, "signed_off_at"), json_str(p, "signed_off_by"), note);
+		else
+			rdoc_textf(c, _("%s by %s"), json_str(p, "signed_off_at"), json_str(p, "signed_off_by"));
+		if (*json_str(p, "flagged")) {
+			char *fl = xasprintf(_("(flagged: %s)"), json_str(p, "flagged"));
+			rdoc_text(c, " ");
+			rdoc_strong(c, fl);
+			free(fl);
+		}
+	}
+	fig_findings(sec, doc);
+}
+
+static void m_findings(cJSON *d, const cJSON *doc)
+{
+	const cJSON *findings = cJSON_GetObjectItem(doc, "findings"), *f, *g;
+	cJSON *sec = rdoc_section(d, "findings", _("Findings"));
+	rdoc_para_text(sec, "muted", _("Grouped by phase, then category: `file:line`, the message and the advice."));
+	if (!cJSON_GetArraySize(findings))
+		rdoc_para_text(sec, NULL, _("No findings recorded."));
+	/* groups in phase order, then category order of first appearance */
+	cJSON *done = cJSON_CreateObject(), *phase_sec = NULL;
+	const char *cur_phase = NULL;
+	cJSON_ArrayForEach(f, findings) {
+		const char *phase = json_str(f, "phase");
+		const char *cat = *json_str(f, "category") ? json_str(f, "category") : "other";
+		char *key = xasprintf("%s/%s", phase, cat);
+		if (cJSON_GetObjectItem(done, key)) {
+			free(key);
+			continue;
+		}
+		cJSON_AddTrueToObject(done, key);
+		free(key);
+		if (!cur_phase || strcmp(cur_phase, phase) != 0) {
+			char *id = xasprintf("findings-%s", phase), *title = xasprintf(_("Phase %s"), phase);
+			phase_sec = rdoc_section(sec, id, title);
+			free(id);
+			free(title);
+			cur_phase = phase;
+		}
+		char *id = xasprintf("findings-%s-%s", phase, cat);
+		cJSON *cs = rdoc_section(phase_sec, id, cat), *list = rdoc_list(cs, 0);
+		free(id);
+		cJSON_ArrayForEach(g, findings) {
+			const char *gc = *json_str(g, "category") ? json_str(g, "category") : "other";
+			if (strcmp(json_str(g, "phase"), phase) != 0 || strcmp(gc, cat) != 0)
+				continue;
+			cJSON *it = rdoc_item(list);
+			char *loc = location(json_str(g, "file"), json_int(g, "line"), 0);
+			rdoc_badge(it, "sev", json_str(g, "severity"), word(json_str(g, "severity")));
+			rdoc_badge(it, "st", json_str(g, "status"), word(json_str(g, "status")));
+			rdoc_loc(it, loc);
+			rdoc_dash(it);
+			rdoc_text(it, json_str(g, "message"));
+			char *ref = cJSON_IsTrue(cJSON_GetObjectItem(g, "fixable"))
+			                ? xasprintf(_("#%lld, %s, fixable"), json_int(g, "id"), json_str(g, "plugin"))
+			                : xasprintf(_("#%lld, %s"), json_int(g, "id"), json_str(g, "plugin"));
+			rdoc_ref(it, ref);
+			free(ref);
+			if (*json_str(g, "suggestion"))
+				rdoc_textf(rdoc_note(it), _("Advice: %s"), json_str(g, "suggestion"));
+			char *wv = waiver_text(cJSON_GetObjectItem(g, "waiver"));
+			if (wv)
+				rdoc_text(rdoc_note(it), wv);
+			free(wv);
+			free(loc);
+		}
+	}
+	cJSON_Delete(done);
+
+	cJSON *ws = rdoc_section(d, "waivers", _("Waivers"));
+	const cJSON *w, *waivers = cJSON_GetObjectItem(doc, "waivers");
+	if (!cJSON_GetArraySize(waivers)) {
+		rdoc_para_text(ws, NULL, _("No finding has been waived."));
 		return;
 	}
-	if (unsupported)
-		sbuf_adds(b, TX(zh, "| Location | Severity | Construct | Advice | Check | Finding |\n",
-		                "| 位置 | 严重级别 | 写法 | 建议 | 检查 | 问题 |\n"));
-	else
-		sbuf_adds(b, TX(zh, "| File | Lines | Operation | Change | Check | Findings | Checkpoint |\n",
-		                "| 文件 | 行 | 操作 | 改动 | 检查 | 问题 | 检查点 |\n"));
-	sbuf_adds(b, unsupported ? "|---|---|---|---|---|---|\n" : "|---|---|---|---|---|---|---|\n");
+	const char *hd[] = { _("Finding"), _("Location"), _("Message"), _("Reason"), _("By"), _("When"), NULL };
+	cJSON *t = rdoc_table(ws, hd);
+	cJSON_ArrayForEach(w, waivers) {
+		cJSON *r = rdoc_row(t);
+		char *loc = location(json_str(w, "file"), json_int(w, "line"), 0), *when = waiver_when(w);
+		rdoc_textf(rdoc_cell(r), "#%lld", json_int(w, "finding_id"));
+		rdoc_loc(rdoc_cell(r), loc);
+		rdoc_cell_text(r, json_str(w, "message"));
+		rdoc_cell_text(r, json_str(w, "reason"));
+		rdoc_cell_text(r, json_str(w, "actor"));
+		rdoc_cell_text(r, when);
+		free(when);
+		free(loc);
+	}
+}
+
+static void m_rows(cJSON *sec, const cJSON *rows, int unsupported)
+{
+	if (!cJSON_GetArraySize(rows)) {
+		rdoc_para_text(sec, NULL,
+		               unsupported ? _("Nothing: every open finding in the code has an automatic fix.")
+		                           : _("No change made by ferry is in effect."));
+		return;
+	}
+	const char *hu[] = { _("Location"), _("Severity"), _("Construct"), _("Advice"), _("Check"), _("Findings"), NULL };
+	const char *hc[] = { _("Location"), _("Operation"), _("Change"), _("Check"), _("Findings"), _("Checkpoint"), NULL };
+	cJSON *t = rdoc_table(sec, unsupported ? hu : hc);
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rows) {
+		cJSON *row = rdoc_row(t);
+		char *loc = location(json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
 		char *ids = ids_text(cJSON_GetObjectItem(r, "findings"));
-		sbuf_adds(b, "|");
+		rdoc_loc(rdoc_cell(row), loc);
 		if (unsupported) {
-			char *loc = location(zh, json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
-			md_cell(b, loc);
-			md_cell(b, word(zh, json_str(r, "severity")));
-			md_cell(b, json_str(r, "message"));
-			md_cell(b, json_str(r, "advice"));
-			md_cell(b, json_str(r, "plugin"));
-			md_cell(b, ids);
-			free(loc);
+			rdoc_badge(rdoc_cell(row), "sev", json_str(r, "severity"), word(json_str(r, "severity")));
+			rdoc_cell_text(row, json_str(r, "message"));
+			rdoc_cell_text(row, json_str(r, "advice"));
 		} else {
-			char *lines = xasprintf("%lld-%lld", json_int(r, "start_line"), json_int(r, "end_line"));
-			md_cell(b, json_str(r, "file"));
-			md_cell(b, lines);
-			md_cell(b, word(zh, json_str(r, "operation")));
-			md_cell(b, json_str(r, "message"));
-			md_cell(b, json_str(r, "plugin"));
-			md_cell(b, ids);
-			char *cp = xasprintf("%lld (%.12s)", json_int(r, "checkpoint"), json_str(r, "commit"));
-			md_cell(b, cp);
-			free(cp);
-			free(lines);
+			rdoc_badge(rdoc_cell(row), "op", json_str(r, "operation"), word(json_str(r, "operation")));
+			rdoc_cell_text(row, json_str(r, "message"));
 		}
-		sbuf_addc(b, '\n');
+		rdoc_cell_text(row, json_str(r, "plugin"));
+		rdoc_cell_text(row, ids);
+		if (!unsupported)
+			rdoc_textf(rdoc_cell(row), "%lld (%.12s)", json_int(r, "checkpoint"), json_str(r, "commit"));
+		free(loc);
 		free(ids);
 	}
 }
 
-static void md_header(sbuf *b, int zh, const cJSON *doc)
+static void m_changes(cJSON *d, const cJSON *doc)
 {
-	const cJSON *eng = cJSON_GetObjectItem(doc, "engagement");
-	char *title = title_text(zh, doc);
-	const char *version = json_str(doc, "ferry_version");
-	char *tool = *version ? xasprintf("ferry %s", version) : xstrdup("");
-	sbuf_adds(b, "# ");
-	md_text(b, title);
-	sbuf_adds(b, "\n\n| | |\n|---|---|\n");
-	const struct {
-		const char *label, *value;
-	} meta[] = {
-		{ TX(zh, "Client", "客户"), json_str(eng, "client") },
-		{ TX(zh, "Project", "项目"), json_str(eng, "project") },
-		{ TX(zh, "Engagement", "委托编号"), json_str(eng, "engagement_id") },
-		{ TX(zh, "Target", "目标硬件"), json_str(eng, "target_soc") },
-		{ TX(zh, "Date", "日期"), json_str(doc, "generated_at") },
-		{ TX(zh, "Prepared by", "编制人"), json_str(doc, "generated_by") },
-		{ TX(zh, "Tool", "工具"), tool },
-	};
-	for (size_t i = 0; i < sizeof meta / sizeof meta[0]; i++) {
-		sbuf_addf(b, "| %s |", meta[i].label);
-		md_cell(b, *meta[i].value ? meta[i].value : "-");
-		sbuf_addc(b, '\n');
-	}
-	free(tool);
-	free(title);
-}
-
-static void md_summary(sbuf *b, int zh, const cJSON *doc)
-{
-	const cJSON *as = cJSON_GetObjectItem(doc, "assessment");
-	sbuf_adds(b, TX(zh, "\n## Executive summary\n\n", "\n## 执行摘要\n\n"));
-	if (!cJSON_IsTrue(cJSON_GetObjectItem(as, "ran"))) {
-		sbuf_adds(b, TX(zh,
-		                "The assess phase has not run yet: `ferry check --phase assess` produces the readiness "
-		                "score, the effort estimate and the strategy recommendation.\n",
-		                "评估阶段尚未运行：`ferry check --phase assess` 会给出就绪度评分、工作量估算和策略建议。\n"));
-		return;
-	}
-	char *formula = formula_text(zh, json_str(as, "formula"));
-	sbuf_addf(b, TX(zh, "- **Readiness: %lld/100 (%s).**\n", "- **就绪度：%lld/100（%s）。**\n"), json_int(as, "score"),
-	          word(zh, json_str(as, "class")));
-	sbuf_addf(b, TX(zh, "- **Effort: %.1f person-days.** `%s`\n", "- **工作量：%.1f 人天。** `%s`\n"),
-	          json_num(as, "effort_days"), formula);
-	free(formula);
-	sbuf_adds(b, TX(zh, "\n| Category | Days per open finding | Open findings |\n|---|---|---|\n",
-	                "\n| 类别 | 每个未处理问题的人天 | 未处理问题数 |\n|---|---|---|\n"));
-	const cJSON *w;
-	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
-		sbuf_adds(b, "|");
-		md_cell(b, w->string);
-		sbuf_addf(b, " %.3g | %lld |\n", w->valuedouble, json_int(cJSON_GetObjectItem(as, "counts"), w->string));
-	}
-	sbuf_addf(b,
-	          TX(zh,
-	             "\nThe weights are the engagement's (`ferry config effort.weight.<category> DAYS`, "
-	             "`ferry config effort.base_days DAYS`); base %.3g days.\n",
-	             "\n权重为本项目的设置（`ferry config effort.weight.<category> DAYS`、"
-	             "`ferry config effort.base_days DAYS`）；基础 %.3g 人天。\n"),
-	          json_num(as, "base_days"));
-	sbuf_adds(b, TX(zh, "\n### Top risks\n\n", "\n### 主要风险\n\n"));
+	cJSON *sec = rdoc_section(d, "changes", _("Change list"));
+	rdoc_para_text(sec, "muted",
+	               _("Every change ferry made that is still in effect, one row per hunk (lines as the checkpoint left "
+	                 "the file; `ferry diff N` shows checkpoint N)."));
+	m_rows(sec, cJSON_GetObjectItem(doc, "changes"), 0);
 	const cJSON *r;
-	int n = 0;
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(as, "top_risks")) {
-		char *loc = location(zh, json_str(r, "file"), json_int(r, "line"), 0);
-		sbuf_addf(b, "%d. **%s** `%s` — ", ++n, word(zh, json_str(r, "severity")), loc);
-		md_text(b, json_str(r, "message"));
-		sbuf_addf(b, TX(zh, " *(#%lld, %s)*\n", " *（#%lld，%s）*\n"), json_int(r, "id"), json_str(r, "category"));
-		free(loc);
-	}
-	if (!n)
-		sbuf_adds(b, TX(zh, "No open risks without an automatic fix.\n", "没有缺少自动修复的未处理风险。\n"));
-	const cJSON *st = cJSON_GetObjectItem(as, "strategy");
-	sbuf_adds(b, TX(zh, "\n### Strategy\n\n", "\n### 策略\n\n"));
-	sbuf_addf(b, TX(zh, "- Recommended: **%s**. ", "- 推荐：**%s**。"), strategy_name(zh, json_str(st, "recommended")));
-	md_text(b, word(zh, json_str(st, "reason")));
-	sbuf_addc(b, '\n');
-	if (*json_str(st, "chosen"))
-		sbuf_addf(b, TX(zh, "- Chosen: **%s**.\n", "- 已选：**%s**。\n"), strategy_name(zh, json_str(st, "chosen")));
-	else
-		sbuf_adds(b, TX(zh, "- Chosen: not recorded yet (`ferry config strategy auto|tool|manual`).\n",
-		                "- 已选：尚未记录（`ferry config strategy auto|tool|manual`）。\n"));
-	const cJSON *d;
-	int first = 1;
-	cJSON_ArrayForEach(d, cJSON_GetObjectItem(st, "driver_findings")) {
-		if (first)
-			sbuf_adds(b, TX(zh, "- Findings that drove the recommendation:\n", "- 决定该推荐的问题：\n"));
-		first = 0;
-		char *loc = location(zh, json_str(d, "file"), json_int(d, "line"), 0);
-		sbuf_addf(b, "  - #%lld `%s` — ", json_int(d, "id"), loc);
-		md_text(b, json_str(d, "message"));
-		sbuf_addc(b, '\n');
-		free(loc);
-	}
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "reverted_checkpoints"))
+		rdoc_textf(rdoc_para(sec, "muted"), _("Checkpoint %lld (%s) was reverted by checkpoint %lld and is not listed."),
+		           json_int(r, "id"), json_str(r, "plugin"), json_int(r, "reverted_by"));
 }
 
-/* One verdict of the report as four cells: the check, the verdict, what was measured, and
- * the inputs with their hashes. Returns 0 when kind has no verdict. Cells are malloc'd. */
-static int verdict_cells(char *cells[4], int zh, const cJSON *doc, const char *kind)
+static void m_unsupported(cJSON *d, const cJSON *doc)
+{
+	cJSON *sec = rdoc_section(d, "unsupported", _("Unsupported list"));
+	rdoc_para_text(sec, "muted", _("Open findings without an automatic fix: constructs a person must port."));
+	m_rows(sec, cJSON_GetObjectItem(doc, "unsupported"), 1);
+}
+
+/* One verdict as four cells: the check, the verdict, what was measured, and the inputs
+ * with their hashes. Returns 0 when kind has no verdict. Cells are malloc'd. */
+static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 {
 	const cJSON *v = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "verdicts"), kind);
+	const cJSON *config = cJSON_GetObjectItem(doc, "config");
 	if (!cJSON_IsObject(v))
 		return 0;
-	static const struct {
-		const char *kind, *en, *zh;
-	} names[] = { { "loss", "Loss curve", "损失曲线" }, { "dump", "Tensor dump", "张量比对" },
-		          { "profile", "Profile", "性能分析" }, { "bench", "Benchmark", "基准测试" } };
+	static const char *const names[][2] = { { "loss", N_("Loss curve") }, { "dump", N_("Tensor dump") },
+		                                    { "profile", N_("Profile") },  { "bench", N_("Benchmark") } };
 	const char *name = kind;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(names[i].kind, kind) == 0)
-			name = TX(zh, names[i].en, names[i].zh);
+		if (strcmp(names[i][0], kind) == 0)
+			name = _(names[i][1]);
 	cells[0] = xstrdup(name);
-	char up[32];
-	snprintf(up, sizeof up, "%s", json_str(v, "verdict"));
-	for (char *c = up; *c; c++)
-		*c = (char)toupper((unsigned char)*c);
+	char up[64];
+	snprintf(up, sizeof up, "%s", word(json_str(v, "verdict")));
+	if (strcmp(up, json_str(v, "verdict")) == 0)
+		for (char *c = up; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
 	cells[1] = xstrdup(up);
 	if (strcmp(kind, "loss") == 0)
-		cells[2] = xasprintf(TX(zh, "mean relative error %.3g %% over %lld steps, tolerance %.3g %%",
-		                        "平均相对误差 %.3g %%，%lld 步，容差 %.3g %%"),
+		cells[2] = xasprintf(_("mean relative error %.3g %% over %lld steps, tolerance %.3g %%"),
 		                     json_num(v, "mean_rel_err") * 100, json_int(v, "aligned_steps"), json_num(v, "tolerance") * 100);
+	else if (strcmp(kind, "dump") == 0 && *json_str(v, "first_diverging_layer"))
+		cells[2] = xasprintf(_("%lld of %lld tensor pairs fail; first diverging layer %s"), json_int(v, "failed"),
+		                     json_int(v, "pairs"), json_str(v, "first_diverging_layer"));
 	else if (strcmp(kind, "dump") == 0)
-		cells[2] = xasprintf(TX(zh, "%lld of %lld tensor pairs fail%s%s", "%lld / %lld 对张量不通过%s%s"),
-		                     json_int(v, "failed"), json_int(v, "pairs"),
-		                     *json_str(v, "first_diverging_layer") ? TX(zh, "; first diverging layer ", "；首个偏离层 ") : "",
-		                     json_str(v, "first_diverging_layer"));
+		cells[2] = xasprintf(_("%lld of %lld tensor pairs fail"), json_int(v, "failed"), json_int(v, "pairs"));
 	else if (strcmp(kind, "profile") == 0)
-		cells[2] = xasprintf(TX(zh, "%d open tune.profile findings", "tune.profile 未处理问题 %d 个"),
-		                     cJSON_GetArraySize(cJSON_GetObjectItem(v, "findings")));
+		cells[2] = xasprintf(_("%d open tune.profile findings"), cJSON_GetArraySize(cJSON_GetObjectItem(v, "findings")));
 	else
-		cells[2] = xasprintf(TX(zh, "accuracy drop %.4g (accepted %s), throughput %.0f %% of the GPU (target %s)",
-		                        "精度下降 %.4g（允许 %s），吞吐为 GPU 的 %.0f %%（目标 %s）"),
-		                     json_num(v, "accuracy_drop"), *json_str(cJSON_GetObjectItem(doc, "config"), "tolerance.accuracy")
-		                         ? json_str(cJSON_GetObjectItem(doc, "config"), "tolerance.accuracy") : "-",
-		                     json_num(v, "throughput_pct"), *json_str(cJSON_GetObjectItem(doc, "config"), "throughput.target_pct")
-		                         ? json_str(cJSON_GetObjectItem(doc, "config"), "throughput.target_pct") : "-");
+		cells[2] = xasprintf(_("accuracy drop %.4g (accepted %s), throughput %.0f %% of the GPU (target %s)"),
+		                     json_num(v, "accuracy_drop"),
+		                     *json_str(config, "tolerance.accuracy") ? json_str(config, "tolerance.accuracy") : "-",
+		                     json_num(v, "throughput_pct"),
+		                     *json_str(config, "throughput.target_pct") ? json_str(config, "throughput.target_pct") : "-");
 	sbuf in;
 	sbuf_init(&in);
 	for (int i = 0; i < 2; i++) {
@@ -852,10 +1144,9 @@ static int verdict_cells(char *cells[4], int zh, const cJSON *doc, const char *k
 		if (in.len)
 			sbuf_adds(&in, " / ");
 		if (json_int(side, "artifact") > 0)
-			sbuf_addf(&in, TX(zh, "%s (artifact %lld, sha256 %.12s)", "%s（工件 %lld，sha256 %.12s）"), label,
-			          json_int(side, "artifact"), json_str(side, "sha256"));
+			sbuf_addf(&in, _("%s (artifact %lld, sha256 %s)"), label, json_int(side, "artifact"), json_str(side, "sha256"));
 		else
-			sbuf_addf(&in, "%s (sha256 %.12s)", label, json_str(side, "sha256"));
+			sbuf_addf(&in, "%s (sha256 %s)", label, json_str(side, "sha256"));
 	}
 	cells[3] = sbuf_detach(&in);
 	sbuf_done(&in);
@@ -864,295 +1155,190 @@ static int verdict_cells(char *cells[4], int zh, const cJSON *doc, const char *k
 
 static const char *const verdict_kinds[] = { "loss", "dump", "profile", "bench", NULL };
 
-static void md_verdicts(sbuf *b, int zh, const cJSON *doc)
-{
-	sbuf_adds(b, TX(zh, "\n### Verdicts\n\n", "\n### 结论\n\n"));
-	int n = 0;
-	for (size_t k = 0; verdict_kinds[k]; k++) {
-		char *cells[4];
-		if (!verdict_cells(cells, zh, doc, verdict_kinds[k]))
-			continue;
-		if (!n++)
-			sbuf_adds(b, TX(zh, "| Check | Verdict | Measured | Inputs |\n|---|---|---|---|\n",
-			                "| 检查 | 结论 | 测量 | 输入 |\n|---|---|---|---|\n"));
-		sbuf_adds(b, "|");
-		for (int i = 0; i < 4; i++) {
-			md_cell(b, cells[i]);
-			free(cells[i]);
-		}
-		sbuf_addc(b, '\n');
-	}
-	if (!n)
-		sbuf_adds(b, TX(zh, "No comparison, profile or benchmark has been recorded.\n", "尚未记录任何比对、性能分析或基准测试。\n"));
-}
-
-static void md_phases(sbuf *b, int zh, const cJSON *doc)
-{
-	sbuf_adds(b, TX(zh, "\n## Phases\n\n| # | Phase | Status | Errors | Warnings | Info | Fixed | Waived | Signed off |\n",
-	                "\n## 阶段\n\n| # | 阶段 | 状态 | 错误 | 警告 | 提示 | 已修复 | 已豁免 | 签署 |\n"));
-	sbuf_adds(b, "|---|---|---|---|---|---|---|---|---|\n");
-	const cJSON *p;
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
-		sbuf_addf(b, "| %lld | %s | %s | %lld | %lld | %lld | %lld | %lld |", json_int(p, "ord"), json_str(p, "name"),
-		          word(zh, json_str(p, "status")), json_int(p, "open_errors"), json_int(p, "open_warnings"),
-		          json_int(p, "open_info"), json_int(p, "fixed"), json_int(p, "waived"));
-		const char *note = json_str(p, "note");
-		char *so = *json_str(p, "signed_off_at")
-		               ? xasprintf(TX(zh, "%s by %s%s%s", "%s，签署人 %s%s%s"), json_str(p, "signed_off_at"),
-		                           json_str(p, "signed_off_by"), *note ? TX(zh, ": ", "：") : "", note)
-		               : xstrdup("-");
-		if (*json_str(p, "flagged")) {
-			char *t = xasprintf(TX(zh, "%s (flagged: %s)", "%s（需复核：%s）"), so, json_str(p, "flagged"));
-			free(so);
-			so = t;
-		}
-		md_cell(b, so);
-		free(so);
-		sbuf_addc(b, '\n');
-	}
-}
-
-static void md_rest(sbuf *b, int zh, const cJSON *doc)
-{
-	const cJSON *findings = cJSON_GetObjectItem(doc, "findings");
-	sbuf_adds(b, TX(zh, "\n## Findings\n\nGrouped by phase, then category; `file:line`, the message, and the advice.\n",
-	                "\n## 问题\n\n按阶段、再按类别分组；列出 `文件:行`、问题说明和建议。\n"));
-	if (!cJSON_GetArraySize(findings))
-		sbuf_adds(b, TX(zh, "\nNo findings recorded.\n", "\n没有记录任何问题。\n"));
-	each_group(b, zh, findings, md_group);
-
-	sbuf_adds(b, TX(zh, "\n## Waivers\n\n", "\n## 豁免\n\n"));
-	const cJSON *w, *waivers = cJSON_GetObjectItem(doc, "waivers");
-	if (!cJSON_GetArraySize(waivers))
-		sbuf_adds(b, TX(zh, "No finding has been waived.\n", "没有被豁免的问题。\n"));
-	else
-		sbuf_adds(b, TX(zh, "| Finding | Location | Message | Reason | By | When |\n|---|---|---|---|---|---|\n",
-		                "| 问题 | 位置 | 说明 | 理由 | 豁免人 | 时间 |\n|---|---|---|---|---|---|\n"));
-	cJSON_ArrayForEach(w, waivers) {
-		char *loc = location(zh, json_str(w, "file"), json_int(w, "line"), 0);
-		sbuf_addf(b, "| #%lld |", json_int(w, "finding_id"));
-		md_cell(b, loc);
-		md_cell(b, json_str(w, "message"));
-		md_cell(b, json_str(w, "reason"));
-		md_cell(b, json_str(w, "actor"));
-		char *when = waiver_when(zh, w);
-		md_cell(b, when);
-		free(when);
-		sbuf_addc(b, '\n');
-		free(loc);
-	}
-}
-
-static void md_environment(sbuf *b, int zh, const cJSON *doc)
+static void m_environment(cJSON *d, const cJSON *doc)
 {
 	const cJSON *env = cJSON_GetObjectItem(doc, "environment"), *base = cJSON_GetObjectItem(doc, "gpu_baseline");
-	sbuf_adds(b, TX(zh, "\n## Environment\n\n", "\n## 环境\n\n"));
+	cJSON *sec = rdoc_section(d, "environment", _("Environment"));
 	if (!cJSON_IsObject(env)) {
-		sbuf_adds(b, TX(zh,
-		                "No environment probe has been ingested (`ferry probe-script` on the NPU host, then "
-		                "`ferry ingest env-probe FILE`).\n",
-		                "尚未导入环境探测结果（在 NPU 主机上运行 `ferry probe-script` 输出的脚本，再执行 "
-		                "`ferry ingest env-probe FILE`）。\n"));
+		rdoc_para_text(sec, NULL,
+		               _("No environment probe has been ingested (run the script of `ferry probe-script` on the NPU "
+		                 "host, then `ferry ingest env-probe FILE`)."));
 	} else if (*json_str(env, "error")) {
-		if (zh)
-			sbuf_addf(b, "探测工件 %lld 无法读取或解析。\n", json_int(env, "artifact"));
-		else
-			sbuf_addf(b, "Probe artifact %lld: %s.\n", json_int(env, "artifact"), json_str(env, "error"));
+		rdoc_textf(rdoc_para(sec, NULL), _("Probe artifact %lld cannot be read or parsed."), json_int(env, "artifact"));
 	} else {
-		sbuf_addf(b, TX(zh, "From the probe artifact %lld (collected %s):\n\n| | |\n|---|---|\n",
-		                "来自探测工件 %lld（采集于 %s）：\n\n| | |\n|---|---|\n"),
-		          json_int(env, "artifact"), json_str(env, "collected_at"));
+		rdoc_textf(rdoc_para(sec, NULL), _("From the probe artifact %lld (collected %s):"), json_int(env, "artifact"),
+		           json_str(env, "collected_at"));
+		cJSON *kv = rdoc_kv(sec);
 		static const char *const keys[] = { "hostname", "os", "arch", "python", "torch", "torch_npu", "cann", "driver", NULL };
-		for (size_t k = 0; keys[k]; k++) {
-			sbuf_addf(b, "| %s |", env_label(zh, keys[k]));
-			md_cell(b, *json_str(env, keys[k]) ? json_str(env, keys[k]) : "-");
-			sbuf_addc(b, '\n');
-		}
+		for (size_t k = 0; keys[k]; k++)
+			rdoc_kv_row(kv, env_label(keys[k]), json_str(env, keys[k]));
+		char *count = xasprintf("%d", cJSON_GetArraySize(cJSON_GetObjectItem(env, "chips")));
+		rdoc_kv_row(kv, _("NPUs"), count);
+		free(count);
 		const cJSON *c;
-		sbuf_addf(b, TX(zh, "| NPUs | %d |\n", "| NPU 数量 | %d |\n"), cJSON_GetArraySize(cJSON_GetObjectItem(env, "chips")));
 		cJSON_ArrayForEach(c, cJSON_GetObjectItem(env, "chips")) {
-			char *t = xasprintf(TX(zh, "%s, %s, %.0f MB", "%s，%s，%.0f MB"), json_str(c, "name"), json_str(c, "health"),
-			                    json_num(c, "memory_mb"));
-			sbuf_addf(b, TX(zh, "| chip %lld |", "| 芯片 %lld |"), json_int(c, "id"));
-			md_cell(b, t);
-			sbuf_addc(b, '\n');
+			char *label = xasprintf("NPU %lld", json_int(c, "id"));
+			char *t = xasprintf(_("%s, %s, %.0f MB"), json_str(c, "name"), json_str(c, "health"), json_num(c, "memory_mb"));
+			rdoc_kv_row(kv, label, t);
+			free(label);
 			free(t);
 		}
 	}
-	sbuf_adds(b, TX(zh, "\n### GPU baseline\n\n", "\n### GPU 基线\n\n"));
+	cJSON *bs = rdoc_section(sec, "baseline", _("GPU baseline"));
 	if (!cJSON_IsObject(base)) {
-		sbuf_adds(b, TX(zh, "Not recorded: ingest a `ferry-bench/1` document with `ferry ingest bench FILE --label gpu`.\n",
-		                "未记录：请用 `ferry ingest bench FILE --label gpu` 导入一份 `ferry-bench/1` 文档。\n"));
+		rdoc_para_text(bs, NULL, _("Not recorded: ingest a `ferry-bench/1` document with `ferry ingest bench FILE --label gpu`."));
 	} else if (*json_str(base, "error")) {
-		if (zh)
-			sbuf_addf(b, "基准工件 %lld 无法读取或解析。\n", json_int(base, "artifact"));
-		else
-			sbuf_addf(b, "Benchmark artifact %lld: %s.\n", json_int(base, "artifact"), json_str(base, "error"));
+		rdoc_textf(rdoc_para(bs, NULL), _("Benchmark artifact %lld cannot be read or parsed."), json_int(base, "artifact"));
 	} else {
-		sbuf_addf(b, TX(zh, "Artifact %lld: ", "工件 %lld："), json_int(base, "artifact"));
-		md_text(b, json_str(base, "label"));
-		sbuf_adds(b, TX(zh, " on ", "，硬件 "));
-		md_text(b, json_str(base, "hardware"));
-		sbuf_adds(b, TX(zh, ", ", "，精度 "));
-		md_text(b, json_str(base, "precision"));
-		const cJSON *m;
-		cJSON_ArrayForEach(m, cJSON_GetObjectItem(base, "metrics"))
-			sbuf_addf(b, TX(zh, "; %s %g", "；%s %g"), m->string, m->valuedouble);
-		sbuf_adds(b, TX(zh, ".\n", "。\n"));
+		sbuf m;
+		sbuf_init(&m);
+		const cJSON *x;
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(base, "metrics"))
+			sbuf_addf(&m, _("; %s %g"), x->string, x->valuedouble);
+		rdoc_textf(rdoc_para(bs, NULL), _("Artifact %lld: %s on %s, precision %s%s."), json_int(base, "artifact"),
+		           json_str(base, "label"), json_str(base, "hardware"), json_str(base, "precision"), m.buf ? m.buf : "");
+		sbuf_done(&m);
 	}
-	md_verdicts(b, zh, doc);
-	sbuf_adds(b, TX(zh, "\n### Artifacts\n\n", "\n### 工件\n\n"));
+
+	/* the tune and inference evidence: each verdict with its inputs' hashes, then the pictures */
+	cJSON *vs = rdoc_section(sec, "verdicts", _("Verdicts"));
+	cJSON *t = NULL;
+	for (size_t k = 0; verdict_kinds[k]; k++) {
+		char *cells[4];
+		if (!verdict_cells(cells, doc, verdict_kinds[k]))
+			continue;
+		if (!t) {
+			const char *hd[] = { _("Check"), _("Verdict"), _("Measured"), _("Inputs"), NULL };
+			t = rdoc_table(vs, hd);
+		}
+		cJSON *r = rdoc_row(t);
+		for (int i = 0; i < 4; i++) {
+			rdoc_cell_text(r, cells[i]);
+			free(cells[i]);
+		}
+	}
+	if (!t)
+		rdoc_para_text(vs, NULL, _("No comparison, profile or benchmark has been recorded."));
+	const cJSON *charts = cJSON_GetObjectItem(doc, "charts");
+	if (cJSON_GetObjectItem(charts, "loss"))
+		fig_loss(vs, cJSON_GetObjectItem(charts, "loss"));
+	if (cJSON_GetObjectItem(charts, "dump"))
+		fig_dump(vs, cJSON_GetObjectItem(charts, "dump"));
+	if (cJSON_GetObjectItem(charts, "profile"))
+		fig_profile(vs, cJSON_GetObjectItem(charts, "profile"));
+
+	cJSON *as = rdoc_section(sec, "artifacts", _("Artifacts"));
 	const cJSON *a, *arts = cJSON_GetObjectItem(doc, "artifacts");
-	if (!cJSON_GetArraySize(arts))
-		sbuf_adds(b, TX(zh, "None ingested.\n", "尚未导入任何工件。\n"));
-	else
-		sbuf_adds(b, TX(zh, "| # | Kind | Label | SHA-256 | Ingested |\n|---|---|---|---|---|\n",
-		                "| # | 类型 | 标签 | SHA-256 | 导入时间 |\n|---|---|---|---|---|\n"));
+	if (!cJSON_GetArraySize(arts)) {
+		rdoc_para_text(as, NULL, _("None ingested."));
+		return;
+	}
+	const char *hd[] = { "#", _("Kind"), _("Label"), "SHA-256", _("Ingested"), NULL };
+	t = rdoc_table(as, hd);
 	cJSON_ArrayForEach(a, arts) {
-		sbuf_addf(b, "| %lld | %s |", json_int(a, "id"), json_str(a, "kind"));
-		md_cell(b, json_str(a, "label"));
-		sbuf_addf(b, " `%.16s…` | %s |\n", json_str(a, "sha256"), json_str(a, "ingested_at"));
+		cJSON *r = rdoc_row(t);
+		rdoc_textf(rdoc_cell(r), "%lld", json_int(a, "id"));
+		rdoc_cell_text(r, json_str(a, "kind"));
+		rdoc_cell_text(r, json_str(a, "label"));
+		rdoc_code(rdoc_cell(r), json_str(a, "sha256"));
+		rdoc_cell_text(r, json_str(a, "ingested_at"));
 	}
 }
 
-static void md_audit(sbuf *b, int zh, const cJSON *doc)
+static void m_audit(cJSON *d, const cJSON *doc)
 {
-	const cJSON *au = cJSON_GetObjectItem(doc, "audit"), *h = cJSON_GetObjectItem(doc, "history");
-	sbuf_adds(b, TX(zh, "\n## Audit record\n\n", "\n## 审计记录\n\n"));
-	sbuf_addf(b, TX(zh, "- Audit chain head: `%s` after %lld events.\n", "- 审计链头：`%s`，共 %lld 个事件。\n"),
-	          json_str(au, "head"), json_int(au, "events"));
-	sbuf_addf(b,
-	          TX(zh, "- History: baseline `%.12s`, head `%.12s`, %lld checkpoints.\n",
-	             "- 历史：基线 `%.12s`，当前 `%.12s`，共 %lld 个检查点。\n"),
-	          json_str(h, "baseline"), json_str(h, "head"), json_int(h, "checkpoints"));
-	sbuf_addf(b,
-	          TX(zh,
-	             "- To check that the record was not altered, run `%s` in the project directory: it recomputes "
-	             "the chain and checks every checkpoint commit.\n",
-	             "- 如需确认记录未被篡改，请在项目目录中运行 `%s`：它会重新计算哈希链，并检查每个检查点的提交。\n"),
-	          json_str(au, "verify"));
+	const cJSON *au = cJSON_GetObjectItem(doc, "audit"), *hi = cJSON_GetObjectItem(doc, "history");
+	cJSON *sec = rdoc_section(d, "audit", _("Audit record"));
+	cJSON *kv = rdoc_kv(sec);
+	char *events = xasprintf("%lld", json_int(au, "events")), *cps = xasprintf("%lld", json_int(hi, "checkpoints"));
+	rdoc_kv_row(kv, _("Audit chain head"), json_str(au, "head"));
+	rdoc_kv_row(kv, _("Events"), events);
+	rdoc_kv_row(kv, _("Baseline commit"), json_str(hi, "baseline"));
+	rdoc_kv_row(kv, _("Head commit"), json_str(hi, "head"));
+	rdoc_kv_row(kv, _("Checkpoints"), cps);
+	free(events);
+	free(cps);
+	rdoc_textf(rdoc_para(sec, NULL),
+	           _("To check that the record was not altered, run `%s` in the project directory: it recomputes the hash "
+	             "chain and checks every checkpoint commit."),
+	           json_str(au, "verify"));
 }
 
-static void md_render(sbuf *b, int zh, const cJSON *doc, int parts)
+/* The report as a document, in the current language. */
+static rdoc *model(const cJSON *doc, int parts)
 {
-	md_header(b, zh, doc);
+	const cJSON *eng = cJSON_GetObjectItem(doc, "engagement");
+	const char *project = *json_str(eng, "project") ? json_str(eng, "project") : json_str(eng, "engagement_id");
+	char *title = xasprintf(_("Migration assessment: %s"), project);
+	rdoc *d = rdoc_new(intl_zh() ? "zh-CN" : "en", title);
+	free(title);
+	const char *version = json_str(doc, "ferry_version");
+	char *tool = *version ? xasprintf("ferry %s", version) : xstrdup("ferry");
+	rdoc_cover_row(d, _("Client"), json_str(eng, "client"));
+	rdoc_cover_row(d, _("Project"), json_str(eng, "project"));
+	rdoc_cover_row(d, _("Engagement ID"), json_str(eng, "engagement_id"));
+	rdoc_cover_row(d, _("Target"), json_str(eng, "target_soc"));
+	rdoc_cover_row(d, _("Date"), json_str(doc, "generated_at"));
+	rdoc_cover_row(d, _("Prepared by"), json_str(doc, "generated_by"));
+	rdoc_cover_row(d, _("Tool"), tool);
+	rdoc_cover_row(d, _("Audit chain head"), json_str(cJSON_GetObjectItem(doc, "audit"), "head"));
 	if (parts & PART_SUMMARY) {
-		md_summary(b, zh, doc);
-		md_phases(b, zh, doc);
-		md_rest(b, zh, doc);
+		m_summary(d, doc);
+		m_phases(d, doc);
+		m_findings(d, doc);
 	}
-	if (parts & PART_CHANGES) {
-		sbuf_adds(b, TX(zh,
-		                "\n## Change list\n\nEvery change ferry made that is still in effect, one row per hunk "
-		                "(lines as the checkpoint left the file; `ferry diff N` shows checkpoint N).\n\n",
-		                "\n## 改动清单\n\nferry 所做且仍然生效的每处改动，每个改动块一行（行号为该检查点写入后的文件行号；"
-		                "`ferry diff N` 显示检查点 N 的改动）。\n\n"));
-		md_rows(b, zh, cJSON_GetObjectItem(doc, "changes"), 0);
-		const cJSON *r;
-		cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "reverted_checkpoints"))
-			sbuf_addf(b,
-			          TX(zh, "\nCheckpoint %lld (%s) was reverted by checkpoint %lld and is not listed.\n",
-			             "\n检查点 %lld（%s）已被检查点 %lld 回退，未列出。\n"),
-			          json_int(r, "id"), json_str(r, "plugin"), json_int(r, "reverted_by"));
-	}
-	if (parts & PART_UNSUPPORTED) {
-		sbuf_adds(b, TX(zh, "\n## Unsupported list\n\nOpen findings without an automatic fix: constructs a person must port.\n\n",
-		                "\n## 不支持清单\n\n没有自动修复的未处理问题：需要人工移植的写法。\n\n"));
-		md_rows(b, zh, cJSON_GetObjectItem(doc, "unsupported"), 1);
-	}
+	if (parts & PART_CHANGES)
+		m_changes(d, doc);
+	if (parts & PART_UNSUPPORTED)
+		m_unsupported(d, doc);
 	if (parts & PART_SUMMARY) {
-		md_environment(b, zh, doc);
-		md_audit(b, zh, doc);
+		m_environment(d, doc);
+		m_audit(d, doc);
 	}
+	char *footer = xasprintf(_("Generated by %s on %s."), tool, json_str(doc, "generated_at"));
+	rdoc_footer(d, footer);
+	free(footer);
+	free(tool);
+	return d;
 }
 
-/* ---------- HTML ---------- */
-
-static void html_esc(sbuf *b, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n && s[i]; i++) {
-		switch (s[i]) {
-		case '&': sbuf_adds(b, "&amp;"); break;
-		case '<': sbuf_adds(b, "&lt;"); break;
-		case '>': sbuf_adds(b, "&gt;"); break;
-		case '"': sbuf_adds(b, "&quot;"); break;
-		case '\'': sbuf_adds(b, "&#39;"); break;
-		default: sbuf_addc(b, s[i]);
-		}
-	}
-}
-
-static void h(sbuf *b, const char *s) { html_esc(b, s, strlen(s)); }
-
-/* Escaped text where `code spans` become <code> elements. */
-static void h_rich(sbuf *b, const char *s)
-{
-	while (*s) {
-		const char *open = strchr(s, '`'), *close = open ? strchr(open + 1, '`') : NULL;
-		if (!close) {
-			h(b, s);
-			return;
-		}
-		html_esc(b, s, (size_t)(open - s));
-		sbuf_adds(b, "<code>");
-		html_esc(b, open + 1, (size_t)(close - open - 1));
-		sbuf_adds(b, "</code>");
-		s = close + 1;
-	}
-}
-
-/* A badge for an English value (a severity, a status, an operation): its class comes from
- * the value, its text is the value in the report's language, and a translated badge keeps
- * the value as its title. */
-static void h_badge(sbuf *b, int zh, const char *kind, const char *value)
-{
-	char cls[32];
-	size_t k = 0;
-	for (const char *p = value; *p && k + 1 < sizeof cls; p++)
-		cls[k++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
-	cls[k] = '\0';
-	const char *shown = word(zh, value);
-	sbuf_addf(b, "<span class=\"badge %s-%s\"", kind, cls);
-	if (shown != value) {
-		sbuf_adds(b, " title=\"");
-		h(b, value);
-		sbuf_adds(b, "\"");
-	}
-	sbuf_adds(b, ">");
-	h(b, shown);
-	sbuf_adds(b, "</span>");
-}
-
+/* The deliverable's stylesheet: screen, and A4 print with page numbers, a cover page and
+ * headings kept with what follows. Fonts: Latin faces first, then the Simplified Chinese
+ * faces of Linux (Noto / Source Han, as fonts-noto-cjk installs them), Windows and macOS;
+ * all local, nothing is fetched. */
 static const char html_css[] =
 	":root{--fg:#1c2230;--muted:#5d6675;--line:#dde2ea;--soft:#f4f6fa;--accent:#1d5bb8}"
 	"*{box-sizing:border-box}"
-	/* Latin faces first, then the common Simplified Chinese faces of macOS, Windows and Linux
-	 * (the browser falls back per character); all local, nothing is fetched */
-	"body{margin:0;background:#fff;color:var(--fg);font:15px/1.55 system-ui,-apple-system,'Segoe UI',Roboto,"
-	"'Noto Sans','PingFang SC','Hiragino Sans GB','Microsoft YaHei','Noto Sans CJK SC','Noto Sans SC',"
-	"'Source Han Sans SC','WenQuanYi Micro Hei','WenQuanYi Zen Hei',sans-serif}"
+	"body{margin:0;background:#fff;color:var(--fg);font:15px/1.55 'Noto Sans','Noto Sans CJK SC','Source Han Sans SC',"
+	"'Microsoft YaHei','PingFang SC','Hiragino Sans GB','WenQuanYi Micro Hei',sans-serif}"
 	"main{max-width:62rem;margin:0 auto;padding:2rem 1.5rem 4rem}"
-	"h1{font-size:1.75rem;line-height:1.25;margin:0 0 1rem}"
+	"h1{font-family:'Noto Serif CJK SC','Noto Sans CJK SC','Source Han Sans SC','Microsoft YaHei','PingFang SC',serif;"
+	"font-size:1.9rem;line-height:1.25;margin:0 0 1rem}"
 	"h2{font-size:1.3rem;margin:2.5rem 0 .75rem;padding-bottom:.3rem;border-bottom:2px solid var(--line)}"
 	"h3{font-size:1.08rem;margin:1.75rem 0 .5rem}"
-	"h4{font-size:.95rem;margin:1.1rem 0 .4rem;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}"
+	"h4{font-size:.95rem;margin:1.1rem 0 .4rem;color:var(--muted);letter-spacing:.04em}"
+	"h1,h2,h3,h4{break-after:avoid;page-break-after:avoid}"
 	"p{margin:.5rem 0}"
 	"table{width:100%;border-collapse:collapse;margin:.5rem 0 1rem;font-size:.9rem}"
-	"th,td{padding:.4rem .55rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}"
+	"th,td{padding:.4rem .55rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top;"
+	"overflow-wrap:anywhere}"
 	"th{background:var(--soft);font-weight:600}"
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}"
 	"table.meta td:first-child{width:11rem;color:var(--muted)}"
-	"code,.loc{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,'Liberation Mono','Noto Sans Mono CJK SC',"
+	"code,.loc{font-family:'Noto Sans Mono','Noto Sans Mono CJK SC',ui-monospace,Menlo,Consolas,'Liberation Mono',"
 	"'Microsoft YaHei',monospace;font-size:.86em}"
-	"code{background:var(--soft);padding:.05rem .3rem;border-radius:3px}"
+	"code{background:var(--soft);padding:.05rem .3rem;border-radius:3px;overflow-wrap:anywhere}"
 	".loc{white-space:nowrap}"
+	".cover{border-bottom:3px solid var(--accent);padding-bottom:1rem;margin-bottom:1.5rem}"
+	".subtitle{color:var(--muted)}"
+	"nav.contents ol{padding-left:1.4rem}nav.contents a{color:var(--fg);text-decoration:none}"
 	".cards{display:flex;flex-wrap:wrap;gap:1rem;margin:1rem 0}"
 	".card{flex:1 1 13rem;border:1px solid var(--line);border-radius:10px;padding:.8rem 1rem}"
-	".card .label{color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.05em}"
+	".card .label{color:var(--muted);font-size:.8rem;letter-spacing:.05em}"
 	".card .big{font-size:1.6rem;font-weight:700;line-height:1.3}"
 	".formula{color:var(--muted);font-size:.88rem}"
 	".badge{display:inline-block;padding:.05rem .5rem;border-radius:999px;font-size:.72rem;font-weight:700;"
-	"text-transform:uppercase;letter-spacing:.04em;white-space:nowrap}"
+	"letter-spacing:.04em;white-space:nowrap}"
 	".sev-error{background:#fde3e1;color:#9f1111}.sev-warning{background:#fff0c7;color:#6f4a00}"
 	".sev-info{background:#e2ecfb;color:#1c4d96}"
 	".st-open{background:#eef0f4;color:#394150}.st-waived{background:#efe6fb;color:#5b2a99}"
@@ -1161,489 +1347,27 @@ static const char html_css[] =
 	".op-delete{background:#fde3e1;color:#9f1111}.op-unsupported{background:#fff0c7;color:#6f4a00}"
 	".ph-signed-off{background:#dcf2e3;color:#17653a}.ph-blocked,.ph-reopened{background:#fde3e1;color:#9f1111}"
 	".ph-in-progress{background:#fff0c7;color:#6f4a00}.ph-not-started{background:#eef0f4;color:#394150}"
-	"ul.findings{list-style:none;padding:0;margin:0}"
-	"ul.findings li{padding:.45rem 0;border-bottom:1px solid var(--line)}"
+	"ul.findings,ol.findings{padding-left:1.2rem;margin:0}"
+	"ul.findings{list-style:none;padding:0}"
+	".findings li{padding:.45rem 0;border-bottom:1px solid var(--line)}"
 	".advice{color:var(--muted);margin-top:.15rem}"
 	".ref{color:var(--muted);font-size:.82rem}"
 	".muted{color:var(--muted)}"
+	"figure{margin:1rem 0}figure svg{width:100%;height:auto;display:block}"
+	"figcaption{color:var(--muted);font-size:.85rem;text-align:center}"
 	"footer{margin-top:3rem;color:var(--muted);font-size:.8rem}"
 	":lang(zh) body{line-height:1.7}:lang(zh) h4,:lang(zh) .badge,:lang(zh) .card .label{letter-spacing:0}"
-	"@page{margin:16mm 14mm}"
-	"@media print{body{font-size:10.5pt}main{max-width:none;padding:0}h2{break-after:avoid}"
-	"tr,li,.card{break-inside:avoid}.badge{border:1px solid currentColor}"
+	/* print: A4 pages numbered in the bottom margin box; the cover and the contents each
+	 * take a page; headings stay with what follows; rows, items and figures are not split */
+	"@page{size:A4;margin:18mm 16mm 20mm;"
+	"@bottom-center{content:counter(page) ' / ' counter(pages);font-size:9pt;color:#5d6675}}"
+	"@page:first{@bottom-center{content:none}}"
+	"@media print{body{font-size:10pt}main{max-width:none;padding:0}"
+	".cover{break-after:page;border:none;padding-top:60mm}.cover h1{font-size:24pt}"
+	"nav.contents{break-after:page}"
+	"tr,li,.card,figure,.cards{break-inside:avoid;page-break-inside:avoid}thead{display:table-header-group}"
+	".badge{border:1px solid currentColor}a{color:inherit;text-decoration:none}"
 	"th{background:none;border-bottom:2px solid #999}}";
-
-
-static void h_row_cells(sbuf *b, const char *const *cells, size_t n)
-{
-	sbuf_adds(b, "<tr>");
-	for (size_t i = 0; i < n; i++) {
-		sbuf_adds(b, "<td>");
-		h_rich(b, cells[i]);
-		sbuf_adds(b, "</td>");
-	}
-	sbuf_adds(b, "</tr>\n");
-}
-
-static void html_header(sbuf *b, int zh, const cJSON *doc)
-{
-	const cJSON *eng = cJSON_GetObjectItem(doc, "engagement");
-	char *title = title_text(zh, doc);
-	sbuf_addf(b, "<!DOCTYPE html>\n<html lang=\"%s\">\n<head>\n<meta charset=\"utf-8\">\n", TX(zh, "en", "zh-CN"));
-	sbuf_adds(b, "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n<title>");
-	h(b, title);
-	sbuf_addf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n<main>\n<h1>", html_css);
-	h(b, title);
-	sbuf_adds(b, "</h1>\n<table class=\"meta\">\n");
-	const char *labels[] = { TX(zh, "Client", "客户"), TX(zh, "Project", "项目"), TX(zh, "Engagement", "委托编号"),
-		                     TX(zh, "Target", "目标硬件"), TX(zh, "Date", "日期"),   TX(zh, "Prepared by", "编制人") };
-	const char *values[] = { json_str(eng, "client"), json_str(eng, "project"), json_str(eng, "engagement_id"),
-		                     json_str(eng, "target_soc"), json_str(doc, "generated_at"), json_str(doc, "generated_by") };
-	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
-		const char *cells[2] = { labels[i], *values[i] ? values[i] : "-" };
-		h_row_cells(b, cells, 2);
-	}
-	sbuf_adds(b, "</table>\n");
-	free(title);
-}
-
-static void html_summary(sbuf *b, int zh, const cJSON *doc)
-{
-	const cJSON *as = cJSON_GetObjectItem(doc, "assessment");
-	sbuf_adds(b, TX(zh, "<h2>Executive summary</h2>\n", "<h2>执行摘要</h2>\n"));
-	if (!cJSON_IsTrue(cJSON_GetObjectItem(as, "ran"))) {
-		sbuf_adds(b, TX(zh,
-		                "<p>The assess phase has not run yet: <code>ferry check --phase assess</code> produces the "
-		                "readiness score, the effort estimate and the strategy recommendation.</p>\n",
-		                "<p>评估阶段尚未运行：<code>ferry check --phase assess</code> 会给出就绪度评分、工作量估算和策略建议。</p>\n"));
-		return;
-	}
-	const cJSON *st = cJSON_GetObjectItem(as, "strategy");
-	sbuf_addf(b,
-	          TX(zh,
-	             "<div class=\"cards\">\n<div class=\"card\"><div class=\"label\">Readiness</div>"
-	             "<div class=\"big\">%lld/100</div><div>",
-	             "<div class=\"cards\">\n<div class=\"card\"><div class=\"label\">就绪度</div>"
-	             "<div class=\"big\">%lld/100</div><div>"),
-	          json_int(as, "score"));
-	h(b, word(zh, json_str(as, "class")));
-	sbuf_addf(b,
-	          TX(zh,
-	             "</div></div>\n<div class=\"card\"><div class=\"label\">Effort</div><div class=\"big\">%.1f "
-	             "person-days</div><div class=\"muted\">estimate from the open assess findings</div></div>\n",
-	             "</div></div>\n<div class=\"card\"><div class=\"label\">工作量</div><div class=\"big\">%.1f "
-	             "人天</div><div class=\"muted\">根据评估阶段未处理的问题估算</div></div>\n"),
-	          json_num(as, "effort_days"));
-	sbuf_adds(b, TX(zh, "<div class=\"card\"><div class=\"label\">Strategy</div><div class=\"big\">",
-	                "<div class=\"card\"><div class=\"label\">策略</div><div class=\"big\">"));
-	h(b, strategy_short(zh, *json_str(st, "chosen") ? json_str(st, "chosen") : json_str(st, "recommended")));
-	sbuf_adds(b, "</div><div>");
-	if (*json_str(st, "chosen")) {
-		sbuf_adds(b, TX(zh, "chosen; recommended: ", "已选；推荐："));
-		h(b, strategy_short(zh, json_str(st, "recommended")));
-	} else {
-		sbuf_adds(b, TX(zh, "recommended; not chosen yet", "推荐；尚未选定"));
-	}
-	char *formula = formula_text(zh, json_str(as, "formula"));
-	sbuf_adds(b, "</div></div>\n</div>\n<p class=\"formula\"><code>");
-	h(b, formula);
-	free(formula);
-	sbuf_adds(b, TX(zh, "</code></p>\n<table>\n<tr><th>Category</th><th>Days per open finding</th><th>Open findings</th></tr>\n",
-	                "</code></p>\n<table>\n<tr><th>类别</th><th>每个未处理问题的人天</th><th>未处理问题数</th></tr>\n"));
-	const cJSON *w;
-	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
-		sbuf_adds(b, "<tr><td>");
-		h(b, w->string);
-		sbuf_addf(b, "</td><td class=\"num\">%.3g</td><td class=\"num\">%lld</td></tr>\n", w->valuedouble,
-		          json_int(cJSON_GetObjectItem(as, "counts"), w->string));
-	}
-	sbuf_addf(b,
-	          TX(zh,
-	             "</table>\n<p class=\"muted\">Base %.3g days. The weights are the engagement's: "
-	             "<code>ferry config effort.weight.&lt;category&gt; DAYS</code>.</p>\n",
-	             "</table>\n<p class=\"muted\">基础 %.3g 人天。权重为本项目的设置："
-	             "<code>ferry config effort.weight.&lt;category&gt; DAYS</code>。</p>\n"),
-	          json_num(as, "base_days"));
-	sbuf_adds(b, TX(zh, "<h3>Top risks</h3>\n<ul class=\"findings\">\n", "<h3>主要风险</h3>\n<ul class=\"findings\">\n"));
-	const cJSON *r;
-	int n = 0;
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(as, "top_risks")) {
-		char *loc = location(zh, json_str(r, "file"), json_int(r, "line"), 0);
-		sbuf_adds(b, "<li>");
-		h_badge(b, zh, "sev", json_str(r, "severity"));
-		sbuf_adds(b, " <span class=\"loc\">");
-		h(b, loc);
-		sbuf_adds(b, "</span> ");
-		h_rich(b, json_str(r, "message"));
-		sbuf_addf(b, " <span class=\"ref\">#%lld · ", json_int(r, "id"));
-		h(b, json_str(r, "category"));
-		sbuf_adds(b, "</span></li>\n");
-		free(loc);
-		n++;
-	}
-	if (!n)
-		sbuf_adds(b, TX(zh, "<li>No open risks without an automatic fix.</li>\n", "<li>没有缺少自动修复的未处理风险。</li>\n"));
-	sbuf_adds(b, TX(zh, "</ul>\n<h3>Strategy</h3>\n<p>Recommended: <strong>", "</ul>\n<h3>策略</h3>\n<p>推荐：<strong>"));
-	h(b, strategy_name(zh, json_str(st, "recommended")));
-	sbuf_adds(b, TX(zh, "</strong>. ", "</strong>。"));
-	h_rich(b, word(zh, json_str(st, "reason")));
-	sbuf_adds(b, TX(zh, "</p>\n<p>Chosen: ", "</p>\n<p>已选："));
-	if (*json_str(st, "chosen")) {
-		sbuf_adds(b, "<strong>");
-		h(b, strategy_name(zh, json_str(st, "chosen")));
-		sbuf_adds(b, TX(zh, "</strong>.</p>\n", "</strong>。</p>\n"));
-	} else {
-		sbuf_adds(b, TX(zh, "not recorded yet (<code>ferry config strategy auto|tool|manual</code>).</p>\n",
-		                "尚未记录（<code>ferry config strategy auto|tool|manual</code>）。</p>\n"));
-	}
-	const cJSON *d, *drivers = cJSON_GetObjectItem(st, "driver_findings");
-	if (cJSON_GetArraySize(drivers))
-		sbuf_adds(b, TX(zh, "<p>Findings that drove the recommendation:</p>\n<ul class=\"findings\">\n",
-		                "<p>决定该推荐的问题：</p>\n<ul class=\"findings\">\n"));
-	cJSON_ArrayForEach(d, drivers) {
-		char *loc = location(zh, json_str(d, "file"), json_int(d, "line"), 0);
-		sbuf_addf(b, "<li>#%lld <span class=\"loc\">", json_int(d, "id"));
-		h(b, loc);
-		sbuf_adds(b, "</span> ");
-		h_rich(b, json_str(d, "message"));
-		sbuf_adds(b, "</li>\n");
-		free(loc);
-	}
-	if (cJSON_GetArraySize(drivers))
-		sbuf_adds(b, "</ul>\n");
-}
-
-static void html_phases(sbuf *b, int zh, const cJSON *doc)
-{
-	sbuf_adds(b, TX(zh,
-	                "<h2>Phases</h2>\n<table>\n<tr><th>#</th><th>Phase</th><th>Status</th><th>Errors</th><th>Warnings</th>"
-	                "<th>Info</th><th>Fixed</th><th>Waived</th><th>Sign-off</th></tr>\n",
-	                "<h2>阶段</h2>\n<table>\n<tr><th>#</th><th>阶段</th><th>状态</th><th>错误</th><th>警告</th>"
-	                "<th>提示</th><th>已修复</th><th>已豁免</th><th>签署</th></tr>\n"));
-	const cJSON *p;
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
-		sbuf_addf(b, "<tr><td class=\"num\">%lld</td><td>", json_int(p, "ord"));
-		h(b, json_str(p, "name"));
-		sbuf_adds(b, "</td><td>");
-		h_badge(b, zh, "ph", json_str(p, "status"));
-		sbuf_addf(b, "</td><td class=\"num\">%lld</td><td class=\"num\">%lld</td><td class=\"num\">%lld</td>"
-		             "<td class=\"num\">%lld</td><td class=\"num\">%lld</td><td>",
-		          json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"), json_int(p, "fixed"),
-		          json_int(p, "waived"));
-		if (*json_str(p, "signed_off_at")) {
-			h(b, json_str(p, "signed_off_by"));
-			sbuf_adds(b, TX(zh, ", ", "，"));
-			h(b, json_str(p, "signed_off_at"));
-			if (*json_str(p, "note")) {
-				sbuf_adds(b, TX(zh, ": ", "："));
-				h(b, json_str(p, "note"));
-			}
-			if (*json_str(p, "flagged")) {
-				sbuf_adds(b, TX(zh, " <strong>flagged: ", " <strong>需复核："));
-				h(b, json_str(p, "flagged"));
-				sbuf_adds(b, "</strong>");
-			}
-		} else {
-			sbuf_adds(b, "-");
-		}
-		sbuf_adds(b, "</td></tr>\n");
-	}
-	sbuf_adds(b, "</table>\n");
-}
-
-static void html_group(sbuf *b, int zh, const char *phase, const char *category, const cJSON *findings, int first)
-{
-	if (first) {
-		sbuf_adds(b, TX(zh, "<h3>Phase ", "<h3>阶段 "));
-		h(b, phase);
-		sbuf_adds(b, "</h3>\n");
-	}
-	sbuf_adds(b, "<h4>");
-	h(b, category);
-	sbuf_adds(b, "</h4>\n<ul class=\"findings\">\n");
-	const cJSON *f;
-	cJSON_ArrayForEach(f, findings) {
-		if (!finding_in(f, phase, category))
-			continue;
-		char *loc = location(zh, json_str(f, "file"), json_int(f, "line"), 0);
-		sbuf_adds(b, "<li>");
-		h_badge(b, zh, "sev", json_str(f, "severity"));
-		sbuf_adds(b, " ");
-		h_badge(b, zh, "st", json_str(f, "status"));
-		sbuf_adds(b, " <span class=\"loc\">");
-		h(b, loc);
-		sbuf_adds(b, "</span> ");
-		h_rich(b, json_str(f, "message"));
-		sbuf_addf(b, " <span class=\"ref\">#%lld · ", json_int(f, "id"));
-		h(b, json_str(f, "plugin"));
-		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
-			sbuf_adds(b, TX(zh, " · fixable", " · 可自动修复"));
-		sbuf_adds(b, "</span>");
-		if (*json_str(f, "suggestion")) {
-			sbuf_adds(b, TX(zh, "<div class=\"advice\">Advice: ", "<div class=\"advice\">建议："));
-			h_rich(b, json_str(f, "suggestion"));
-			sbuf_adds(b, "</div>");
-		}
-		char *wv = waiver_text(zh, cJSON_GetObjectItem(f, "waiver"));
-		if (wv) {
-			sbuf_adds(b, "<div class=\"advice\">");
-			h(b, wv);
-			sbuf_adds(b, "</div>");
-			free(wv);
-		}
-		sbuf_adds(b, "</li>\n");
-		free(loc);
-	}
-	sbuf_adds(b, "</ul>\n");
-}
-
-static void html_findings(sbuf *b, int zh, const cJSON *doc)
-{
-	const cJSON *findings = cJSON_GetObjectItem(doc, "findings");
-	sbuf_adds(b, TX(zh, "<h2>Findings</h2>\n<p class=\"muted\">Grouped by phase, then category.</p>\n",
-	                "<h2>问题</h2>\n<p class=\"muted\">按阶段、再按类别分组。</p>\n"));
-	if (!cJSON_GetArraySize(findings))
-		sbuf_adds(b, TX(zh, "<p>No findings recorded.</p>\n", "<p>没有记录任何问题。</p>\n"));
-	each_group(b, zh, findings, html_group);
-	sbuf_adds(b, TX(zh, "<h2>Waivers</h2>\n", "<h2>豁免</h2>\n"));
-	const cJSON *w, *waivers = cJSON_GetObjectItem(doc, "waivers");
-	if (!cJSON_GetArraySize(waivers)) {
-		sbuf_adds(b, TX(zh, "<p>No finding has been waived.</p>\n", "<p>没有被豁免的问题。</p>\n"));
-		return;
-	}
-	sbuf_adds(b, TX(zh,
-	                "<table>\n<tr><th>Finding</th><th>Location</th><th>Message</th><th>Reason</th><th>By</th><th>When</th></tr>\n",
-	                "<table>\n<tr><th>问题</th><th>位置</th><th>说明</th><th>理由</th><th>豁免人</th><th>时间</th></tr>\n"));
-	cJSON_ArrayForEach(w, waivers) {
-		char *loc = location(zh, json_str(w, "file"), json_int(w, "line"), 0);
-		char *id = xasprintf("#%lld", json_int(w, "finding_id"));
-		char *when = waiver_when(zh, w);
-		const char *cells[] = { id, loc, json_str(w, "message"), json_str(w, "reason"), json_str(w, "actor"), when };
-		h_row_cells(b, cells, 6);
-		free(when);
-		free(loc);
-		free(id);
-	}
-	sbuf_adds(b, "</table>\n");
-}
-
-static void html_rows(sbuf *b, int zh, const cJSON *rows, int unsupported)
-{
-	if (!cJSON_GetArraySize(rows)) {
-		sbuf_adds(b, unsupported ? TX(zh, "<p>Nothing: every open finding in the code has an automatic fix.</p>\n",
-		                              "<p>无：代码中每个未处理的问题都有自动修复。</p>\n")
-		                         : TX(zh, "<p>No change made by ferry is in effect.</p>\n", "<p>目前没有生效中的 ferry 改动。</p>\n"));
-		return;
-	}
-	if (unsupported)
-		sbuf_adds(b, TX(zh, "<table>\n<tr><th>Location</th><th>Severity</th><th>Construct</th><th>Advice</th><th>Check</th></tr>\n",
-		                "<table>\n<tr><th>位置</th><th>严重级别</th><th>写法</th><th>建议</th><th>检查</th></tr>\n"));
-	else
-		sbuf_adds(b, TX(zh, "<table>\n<tr><th>Location</th><th>Operation</th><th>Change</th><th>Check</th><th>Checkpoint</th></tr>\n",
-		                "<table>\n<tr><th>位置</th><th>操作</th><th>改动</th><th>检查</th><th>检查点</th></tr>\n"));
-	const cJSON *r;
-	cJSON_ArrayForEach(r, rows) {
-		char *loc = location(zh, json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
-		char *ids = ids_text(cJSON_GetObjectItem(r, "findings"));
-		sbuf_adds(b, "<tr><td class=\"loc\">");
-		h(b, loc);
-		sbuf_adds(b, "</td><td>");
-		if (unsupported)
-			h_badge(b, zh, "sev", json_str(r, "severity"));
-		else
-			h_badge(b, zh, "op", json_str(r, "operation"));
-		sbuf_adds(b, "</td><td>");
-		h_rich(b, json_str(r, "message"));
-		sbuf_adds(b, "</td><td>");
-		if (unsupported) {
-			h_rich(b, json_str(r, "advice"));
-			sbuf_adds(b, "</td><td>");
-		}
-		h(b, json_str(r, "plugin"));
-		sbuf_adds(b, " <span class=\"ref\">");
-		h(b, ids);
-		sbuf_adds(b, "</span></td>");
-		if (!unsupported)
-			sbuf_addf(b, "<td>%lld <span class=\"ref\">%.12s</span></td>", json_int(r, "checkpoint"), json_str(r, "commit"));
-		sbuf_adds(b, "</tr>\n");
-		free(loc);
-		free(ids);
-	}
-	sbuf_adds(b, "</table>\n");
-}
-
-static void html_environment(sbuf *b, int zh, const cJSON *doc)
-{
-	const cJSON *env = cJSON_GetObjectItem(doc, "environment"), *base = cJSON_GetObjectItem(doc, "gpu_baseline");
-	sbuf_adds(b, TX(zh, "<h2>Environment</h2>\n", "<h2>环境</h2>\n"));
-	if (!cJSON_IsObject(env)) {
-		sbuf_adds(b, TX(zh,
-		                "<p>No environment probe has been ingested (<code>ferry probe-script</code> on the NPU host, "
-		                "then <code>ferry ingest env-probe FILE</code>).</p>\n",
-		                "<p>尚未导入环境探测结果（在 NPU 主机上运行 <code>ferry probe-script</code> 输出的脚本，"
-		                "再执行 <code>ferry ingest env-probe FILE</code>）。</p>\n"));
-	} else if (*json_str(env, "error")) {
-		if (zh) {
-			sbuf_addf(b, "<p>探测工件 %lld 无法读取或解析。</p>\n", json_int(env, "artifact"));
-		} else {
-			sbuf_addf(b, "<p>Probe artifact %lld: ", json_int(env, "artifact"));
-			h(b, json_str(env, "error"));
-			sbuf_adds(b, ".</p>\n");
-		}
-	} else {
-		sbuf_addf(b, TX(zh, "<p>From the probe artifact %lld, collected ", "<p>来自探测工件 %lld，采集于 "),
-		          json_int(env, "artifact"));
-		h(b, json_str(env, "collected_at"));
-		sbuf_adds(b, TX(zh, ".</p>\n<table class=\"meta\">\n", "。</p>\n<table class=\"meta\">\n"));
-		static const char *const keys[] = { "hostname", "os", "arch", "python", "torch", "torch_npu", "cann", "driver", NULL };
-		for (size_t k = 0; keys[k]; k++) {
-			const char *cells[2] = { env_label(zh, keys[k]), *json_str(env, keys[k]) ? json_str(env, keys[k]) : "-" };
-			h_row_cells(b, cells, 2);
-		}
-		const cJSON *c;
-		cJSON_ArrayForEach(c, cJSON_GetObjectItem(env, "chips")) {
-			char *label = xasprintf("NPU %lld", json_int(c, "id"));
-			char *t = xasprintf(TX(zh, "%s, %s, %.0f MB", "%s，%s，%.0f MB"), json_str(c, "name"), json_str(c, "health"),
-			                    json_num(c, "memory_mb"));
-			const char *cells[2] = { label, t };
-			h_row_cells(b, cells, 2);
-			free(label);
-			free(t);
-		}
-		sbuf_adds(b, "</table>\n");
-	}
-	sbuf_adds(b, TX(zh, "<h3>GPU baseline</h3>\n", "<h3>GPU 基线</h3>\n"));
-	if (!cJSON_IsObject(base)) {
-		sbuf_adds(b, TX(zh,
-		                "<p>Not recorded: ingest a <code>ferry-bench/1</code> document with "
-		                "<code>ferry ingest bench FILE --label gpu</code>.</p>\n",
-		                "<p>未记录：请用 <code>ferry ingest bench FILE --label gpu</code> 导入一份 "
-		                "<code>ferry-bench/1</code> 文档。</p>\n"));
-	} else if (*json_str(base, "error")) {
-		if (zh) {
-			sbuf_addf(b, "<p>基准工件 %lld 无法读取或解析。</p>\n", json_int(base, "artifact"));
-		} else {
-			sbuf_addf(b, "<p>Benchmark artifact %lld: ", json_int(base, "artifact"));
-			h(b, json_str(base, "error"));
-			sbuf_adds(b, ".</p>\n");
-		}
-	} else {
-		sbuf_addf(b, TX(zh, "<p>Artifact %lld: ", "<p>工件 %lld："), json_int(base, "artifact"));
-		h(b, json_str(base, "label"));
-		sbuf_adds(b, TX(zh, " on ", "，硬件 "));
-		h(b, json_str(base, "hardware"));
-		sbuf_adds(b, TX(zh, ", ", "，精度 "));
-		h(b, json_str(base, "precision"));
-		const cJSON *m;
-		cJSON_ArrayForEach(m, cJSON_GetObjectItem(base, "metrics")) {
-			sbuf_adds(b, TX(zh, "; ", "；"));
-			h(b, m->string);
-			sbuf_addf(b, " %g", m->valuedouble);
-		}
-		sbuf_adds(b, TX(zh, ".</p>\n", "。</p>\n"));
-	}
-	const cJSON *a, *arts = cJSON_GetObjectItem(doc, "artifacts");
-	sbuf_adds(b, TX(zh, "<h3>Verdicts</h3>\n", "<h3>结论</h3>\n"));
-	int nv = 0;
-	for (size_t k = 0; verdict_kinds[k]; k++) {
-		char *cells[4];
-		if (!verdict_cells(cells, zh, doc, verdict_kinds[k]))
-			continue;
-		if (!nv++)
-			sbuf_adds(b, TX(zh, "<table>\n<tr><th>Check</th><th>Verdict</th><th>Measured</th><th>Inputs</th></tr>\n",
-			                "<table>\n<tr><th>检查</th><th>结论</th><th>测量</th><th>输入</th></tr>\n"));
-		h_row_cells(b, (const char *const *)cells, 4);
-		for (int i = 0; i < 4; i++)
-			free(cells[i]);
-	}
-	sbuf_adds(b, nv ? "</table>\n"
-	                : TX(zh, "<p>No comparison, profile or benchmark has been recorded.</p>\n",
-	                     "<p>尚未记录任何比对、性能分析或基准测试。</p>\n"));
-	sbuf_adds(b, TX(zh, "<h3>Artifacts</h3>\n", "<h3>工件</h3>\n"));
-	if (!cJSON_GetArraySize(arts)) {
-		sbuf_adds(b, TX(zh, "<p>None ingested.</p>\n", "<p>尚未导入任何工件。</p>\n"));
-		return;
-	}
-	sbuf_adds(b, TX(zh, "<table>\n<tr><th>#</th><th>Kind</th><th>Label</th><th>SHA-256</th><th>Ingested</th></tr>\n",
-	                "<table>\n<tr><th>#</th><th>类型</th><th>标签</th><th>SHA-256</th><th>导入时间</th></tr>\n"));
-	cJSON_ArrayForEach(a, arts) {
-		char *id = xasprintf("%lld", json_int(a, "id"));
-		char *sha = xasprintf("%.16s…", json_str(a, "sha256"));
-		const char *cells[] = { id, json_str(a, "kind"), json_str(a, "label"), sha, json_str(a, "ingested_at") };
-		h_row_cells(b, cells, 5);
-		free(id);
-		free(sha);
-	}
-	sbuf_adds(b, "</table>\n");
-}
-
-static void html_audit(sbuf *b, int zh, const cJSON *doc)
-{
-	const cJSON *au = cJSON_GetObjectItem(doc, "audit"), *hi = cJSON_GetObjectItem(doc, "history");
-	sbuf_adds(b, TX(zh, "<h2>Audit record</h2>\n<table class=\"meta\">\n", "<h2>审计记录</h2>\n<table class=\"meta\">\n"));
-	char *events = xasprintf("%lld", json_int(au, "events"));
-	char *cps = xasprintf("%lld", json_int(hi, "checkpoints"));
-	const char *rows[][2] = { { TX(zh, "Audit chain head", "审计链头"), json_str(au, "head") },
-		                      { TX(zh, "Events", "事件数"), events },
-		                      { TX(zh, "Baseline commit", "基线提交"), json_str(hi, "baseline") },
-		                      { TX(zh, "Head commit", "当前提交"), json_str(hi, "head") },
-		                      { TX(zh, "Checkpoints", "检查点数"), cps } };
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		h_row_cells(b, rows[i], 2);
-	free(events);
-	free(cps);
-	sbuf_adds(b, TX(zh, "</table>\n<p>To check that the record was not altered, run <code>",
-	                "</table>\n<p>如需确认记录未被篡改，请在项目目录中运行 <code>"));
-	h(b, json_str(au, "verify"));
-	sbuf_adds(b, TX(zh,
-	                "</code> in the project directory: it recomputes the hash chain and checks every checkpoint commit.</p>\n",
-	                "</code>：它会重新计算哈希链，并检查每个检查点的提交。</p>\n"));
-}
-
-static void html_render(sbuf *b, int zh, const cJSON *doc, int parts)
-{
-	html_header(b, zh, doc);
-	if (parts & PART_SUMMARY) {
-		html_summary(b, zh, doc);
-		html_phases(b, zh, doc);
-		html_findings(b, zh, doc);
-	}
-	if (parts & PART_CHANGES) {
-		sbuf_adds(b, TX(zh,
-		                "<h2>Change list</h2>\n<p class=\"muted\">Every change ferry made that is still in effect, one row "
-		                "per hunk (lines as the checkpoint left the file; <code>ferry diff N</code> shows checkpoint N).</p>\n",
-		                "<h2>改动清单</h2>\n<p class=\"muted\">ferry 所做且仍然生效的每处改动，每个改动块一行（行号为该检查点"
-		                "写入后的文件行号；<code>ferry diff N</code> 显示检查点 N 的改动）。</p>\n"));
-		html_rows(b, zh, cJSON_GetObjectItem(doc, "changes"), 0);
-		const cJSON *r;
-		cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "reverted_checkpoints")) {
-			sbuf_addf(b, TX(zh, "<p class=\"muted\">Checkpoint %lld (", "<p class=\"muted\">检查点 %lld（"), json_int(r, "id"));
-			h(b, json_str(r, "plugin"));
-			sbuf_addf(b, TX(zh, ") was reverted by checkpoint %lld and is not listed.</p>\n", "）已被检查点 %lld 回退，未列出。</p>\n"),
-			          json_int(r, "reverted_by"));
-		}
-	}
-	if (parts & PART_UNSUPPORTED) {
-		sbuf_adds(b, TX(zh,
-		                "<h2>Unsupported list</h2>\n<p class=\"muted\">Open findings without an automatic fix: "
-		                "constructs a person must port.</p>\n",
-		                "<h2>不支持清单</h2>\n<p class=\"muted\">没有自动修复的未处理问题：需要人工移植的写法。</p>\n"));
-		html_rows(b, zh, cJSON_GetObjectItem(doc, "unsupported"), 1);
-	}
-	if (parts & PART_SUMMARY) {
-		html_environment(b, zh, doc);
-		html_audit(b, zh, doc);
-	}
-	sbuf_adds(b, TX(zh, "<footer>Generated by ferry", "<footer>由 ferry"));
-	if (*json_str(doc, "ferry_version")) {
-		sbuf_adds(b, " ");
-		h(b, json_str(doc, "ferry_version"));
-	}
-	sbuf_adds(b, TX(zh, " on ", " 生成于 "));
-	h(b, json_str(doc, "generated_at"));
-	sbuf_adds(b, TX(zh, ".</footer>\n</main>\n</body>\n</html>\n", "。</footer>\n</main>\n</body>\n</html>\n"));
-}
 
 /* ---------- JSON and CSV ---------- */
 
@@ -1697,18 +1421,36 @@ static void csv_findings(sbuf *b, const cJSON *findings)
 	}
 }
 
+static int lang_valid(const char *name) { return name && (strcmp(name, "en") == 0 || strcmp(name, "zh") == 0); }
+
 /* The language of the text formats: lang when given, else the engagement's "language"
  * setting as the document recorded it (English when unset). */
 static int report_lang(int *zh, const cJSON *doc, const char *lang)
 {
 	if (!lang) {
-		*zh = i18n_report_is_zh(json_str(cJSON_GetObjectItem(doc, "config"), "language"));
+		*zh = intl_is_zh(json_str(cJSON_GetObjectItem(doc, "config"), "language"));
 		return 0;
 	}
-	if (!i18n_report_lang_valid(lang))
+	if (!lang_valid(lang))
 		return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", lang);
 	*zh = strcmp(lang, "zh") == 0;
 	return 0;
+}
+
+/* Markdown or HTML in the report's language: the catalog is switched for the rendering
+ * and switched back after it. */
+static void render_text(sbuf *b, const cJSON *doc, int parts, int zh, int html)
+{
+	char was[8];
+	snprintf(was, sizeof was, "%s", intl_lang());
+	intl_set_lang(zh ? "zh" : "en");
+	rdoc *d = model(doc, parts);
+	if (html)
+		rdoc_render_html(b, d, html_css);
+	else
+		rdoc_render_md(b, d);
+	rdoc_free(d);
+	intl_set_lang(was);
 }
 
 int report_render(sbuf *b, const cJSON *doc, const char *format, const char *section, const char *lang)
@@ -1719,10 +1461,8 @@ int report_render(sbuf *b, const cJSON *doc, const char *format, const char *sec
 	if ((rc = report_lang(&zh, doc, lang)))
 		return rc;
 	int parts = section_parts(section);
-	if (strcmp(format, "md") == 0)
-		md_render(b, zh, doc, parts);
-	else if (strcmp(format, "html") == 0)
-		html_render(b, zh, doc, parts);
+	if (strcmp(format, "md") == 0 || strcmp(format, "html") == 0)
+		render_text(b, doc, parts, zh, strcmp(format, "html") == 0);
 	else if (strcmp(format, "json") == 0)
 		json_render(b, doc, parts);
 	else if (strcmp(format, "csv") == 0 && parts == PART_CHANGES)
@@ -1775,13 +1515,16 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	cJSON *doc = NULL;
 	sbuf b;
 	int rc;
-	if (!report_format_valid(o->format))
-		return err_set(FERRY_EUSAGE, "--format %s: not one of md, html, json, sarif, csv", o->format ? o->format : "");
+	int pdf = o->format && strcmp(o->format, "pdf") == 0;
+	if (!pdf && !report_format_valid(o->format))
+		return err_set(FERRY_EUSAGE, "--format %s: not one of md, html, pdf, json, sarif, csv", o->format ? o->format : "");
+	if (pdf && (!o->output || strcmp(o->output, "-") == 0))
+		return err_set(FERRY_EUSAGE, "--format pdf: needs --output FILE (a PDF is not written to standard output)");
 	if (!report_section_valid(section))
 		return err_set(FERRY_EUSAGE, "--section %s: not one of all, assessment, changes, unsupported", section);
 	if (strcmp(o->format, "sarif") == 0 && strcmp(section, "changes") == 0)
 		return err_set(FERRY_EUSAGE, "--section changes: the change list has no SARIF form (use md, html, json or csv)");
-	if (o->lang && !i18n_report_lang_valid(o->lang))
+	if (o->lang && !lang_valid(o->lang))
 		return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", o->lang);
 	int csv = strcmp(o->format, "csv") == 0;
 	int msft = o->layout && strcmp(o->layout, "msft") == 0;
@@ -1792,8 +1535,19 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	if (o->excel && !csv)
 		return err_set(FERRY_EUSAGE, "--excel: only for --format csv");
 	sbuf_init(&b);
-	int zh = 0;
-	if ((rc = report_build(&doc, ws, o->version)) || (rc = report_lang(&zh, doc, o->lang)))
+	/* the language of a text report, set before the build: the store gives the findings'
+	 * messages in the current language (JSON, SARIF and CSV keep the process's) */
+	int text = strcmp(o->format, "md") == 0 || strcmp(o->format, "html") == 0 || pdf;
+	char *setting = store_config_get(ws->db, "language");
+	int zh = o->lang ? strcmp(o->lang, "zh") == 0 : intl_is_zh(setting);
+	free(setting);
+	char was[8];
+	snprintf(was, sizeof was, "%s", intl_lang());
+	if (text)
+		intl_set_lang(zh ? "zh" : "en");
+	rc = report_build(&doc, ws, o->version);
+	intl_set_lang(was);
+	if (rc)
 		goto out;
 	const char *bom = json_str(cJSON_GetObjectItem(doc, "config"), "csv.bom");
 	if (csv && (o->excel || strcmp(bom, "true") == 0))
@@ -1802,7 +1556,13 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 		rc = sarif_render(&b, ws, doc, section, o->version);
 	else if (msft)
 		changes_csv_msft(&b, cJSON_GetObjectItem(doc, section), strcmp(section, "unsupported") == 0);
-	else
+	else if (pdf) {
+		sbuf page;
+		sbuf_init(&page);
+		if (!(rc = report_render(&page, doc, "html", section, zh ? "zh" : "en")))
+			rc = pdfprint(&b, page.buf, page.len);
+		sbuf_done(&page);
+	} else
 		rc = report_render(&b, doc, o->format, section, zh ? "zh" : "en");
 	if (rc || (rc = output_emit(&b, o->output)))
 		goto out;

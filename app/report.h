@@ -4,15 +4,18 @@
  * one self-contained HTML file, a JSON document, SARIF 2.1.0 or CSV.
  *
  * The report is built once as a JSON document (report_build) from the store, the
- * history and the ingested artifacts; every text format is rendered from that document,
- * so all formats carry the same content. The readiness verdict comes from assessment.c
- * and the change list from changes.c; nothing here recomputes them. Writing a report
- * (report_write) appends a "report" audit event with the format, the language, the
- * destination and the SHA-256 of the bytes written. The md and html texts are in English
- * or Simplified Chinese (the engagement's "language" setting, or report_opts.lang, with
- * the shared words from i18n_report.c); the document, JSON and CSV keep English keys and
- * values, which tools read. Documents through **out belong to the caller (cJSON_Delete);
- * renderers append to a caller-owned sbuf.
+ * history and the ingested artifacts. JSON, SARIF and CSV are rendered from that document;
+ * Markdown and HTML from one typed document model made from it (rdoc.h: cover, contents,
+ * sections, tables, figures drawn by svgchart.h), so both carry the same sections. The
+ * readiness verdict comes from assessment.c and the change list from changes.c; nothing
+ * here recomputes them. Writing a report (report_write) appends a "report" audit event
+ * with the format, the language, the destination and the SHA-256 of the bytes written.
+ * The md, html and pdf texts go through gettext (_(), po/zh_CN-report.po) in English or
+ * Simplified Chinese: report_opts.lang, else the engagement's "language" setting; the
+ * language is switched for the rendering and restored after it. Finding messages arrive
+ * already in the reader's language from the store. The document, JSON and CSV keep English
+ * keys and values, which tools read. Documents through **out belong to the caller
+ * (cJSON_Delete); renderers append to a caller-owned sbuf.
  */
 #ifndef FERRY_REPORT_H
 #define FERRY_REPORT_H
@@ -23,7 +26,7 @@
 #include <cjson/cJSON.h>
 
 typedef struct report_opts {
-	const char *format;  /* md, html, json, sarif or csv */
+	const char *format;  /* md, html, pdf, json, sarif or csv */
 	const char *section; /* all, assessment, changes or unsupported; NULL = all */
 	const char *output;  /* file written atomically; NULL or "-" = standard output */
 	const char *version; /* ferry's version, named in the report */
@@ -32,9 +35,10 @@ typedef struct report_opts {
 	const char *layout;  /* csv of changes/unsupported: NULL or "ferry", or "msft" (the vendor tool's columns) */
 } report_opts;
 
-/* The formats report_write accepts, NULL-terminated. */
+/* The formats ferry writes by itself, NULL-terminated; report_write also takes "pdf" (the
+ * HTML printed by headless Chromium, pdfprint.h), which needs an output file. */
 extern const char *const report_formats[];
-/* 1 when name is a format / a section report_write accepts. */
+/* 1 when name is one of report_formats / a section report_write accepts. */
 int report_format_valid(const char *name);
 int report_section_valid(const char *name);
 

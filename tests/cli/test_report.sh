@@ -28,8 +28,8 @@ expect_exit 0 "ingest the GPU baseline" -- \
 
 # --- usage errors -------------------------------------------------------------------
 expect_exit 2 "report without --format is a usage error" -- "$FERRY" -C "$p" report
-expect_exit 2 "report --format pdf is a usage error" -- "$FERRY" -C "$p" report --format pdf
-one_line "$work/err" "report --format pdf: one line on stderr"
+expect_exit 2 "report --format pdf without --output is a usage error" -- "$FERRY" -C "$p" report --format pdf
+one_line "$work/err" "report --format pdf without --output: one line on stderr"
 expect_exit 2 "report --section nonsense is a usage error" -- "$FERRY" -C "$p" report --format md --section nonsense
 expect_exit 2 "report --format sarif --section changes is a usage error" -- \
 	"$FERRY" -C "$p" report --format sarif --section changes
