@@ -55,12 +55,16 @@ all: $(FERRY_BIN) locale docs
 
 # The manual page and the completion scripts are rendered by the binary from its
 # command table, so they always match what it parses.
-DOCS := $(BUILD)/man/ferry.1 $(BUILD)/completion/ferry.bash $(BUILD)/completion/_ferry
+DOCS := $(BUILD)/man/ferry.1 $(BUILD)/man/zh_CN/ferry.1 $(BUILD)/completion/ferry.bash $(BUILD)/completion/_ferry
 docs: $(DOCS)
 $(BUILD)/man/ferry.1: $(FERRY_BIN)
 	@mkdir -p $(dir $@)
 	@echo "  GEN   $@"
 	$(Q)./$(FERRY_BIN) help --man > $@.tmp && mv $@.tmp $@
+$(BUILD)/man/zh_CN/ferry.1: $(FERRY_BIN) $(MO_FILES)
+	@mkdir -p $(dir $@)
+	@echo "  GEN   $@"
+	$(Q)FERRY_LANG=zh ./$(FERRY_BIN) help --man > $@.tmp && mv $@.tmp $@
 $(BUILD)/completion/ferry.bash: $(FERRY_BIN)
 	@mkdir -p $(dir $@)
 	$(Q)./$(FERRY_BIN) completion bash > $@.tmp && mv $@.tmp $@
@@ -74,6 +78,7 @@ install: $(FERRY_BIN) locale docs
 		$(DESTDIR)$(DATADIR)/bash-completion/completions $(DESTDIR)$(DATADIR)/zsh/vendor-completions
 	install -m 755 $(FERRY_BIN) $(DESTDIR)$(BINDIR)/ferry
 	install -m 644 $(BUILD)/man/ferry.1 $(DESTDIR)$(MANDIR)/man1/ferry.1
+	install -D -m 644 $(BUILD)/man/zh_CN/ferry.1 $(DESTDIR)$(MANDIR)/zh_CN/man1/ferry.1
 	install -m 644 $(BUILD)/completion/ferry.bash $(DESTDIR)$(DATADIR)/bash-completion/completions/ferry
 	install -m 644 $(BUILD)/completion/_ferry $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ferry
 	for f in $(MO_FILES); do \
@@ -82,7 +87,7 @@ install: $(FERRY_BIN) locale docs
 		install -D -m 644 $$f $(DESTDIR)$(DATADIR)/ferry/$$f || exit 1; done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ferry $(DESTDIR)$(MANDIR)/man1/ferry.1 \
+	rm -f $(DESTDIR)$(BINDIR)/ferry $(DESTDIR)$(MANDIR)/man1/ferry.1 $(DESTDIR)$(MANDIR)/zh_CN/man1/ferry.1 \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/ferry $(DESTDIR)$(DATADIR)/zsh/vendor-completions/_ferry
 	rm -rf $(DESTDIR)$(DATADIR)/ferry
 	for f in $(MO_FILES); do rm -f $(DESTDIR)$(DATADIR)/locale/$${f#$(LOCALE_DIR)/}; done

@@ -7,6 +7,7 @@
 #include "audit.h"
 #include "check.h"
 #include "err.h"
+#include "intl.h"
 #include "export.h"
 #include "fix.h"
 #include "artifact.h"
@@ -31,12 +32,19 @@
 #include <unistd.h>
 
 
+/* A word the record holds in English (a status, a kind, a class), in the reader's language;
+ * "" stays "" (gettext("") is the catalog's header). */
+static const char *word(const char *s)
+{
+	return s && *s ? _(s) : "";
+}
+
 /* --- shared helpers --- */
 
 static int usage_error(const char *cmd)
 {
 	const cli_command *c = cli_find(cmd);
-	return err_set(FERRY_EUSAGE, "usage: ferry %s", c ? c->usage : cmd);
+	return err_set(FERRY_EUSAGE, _("usage: ferry %s"), c ? c->usage : cmd);
 }
 
 /* Resets getopt for a command's own argument vector. */
@@ -46,7 +54,7 @@ static void opt_reset(void) { optind = 0; opterr = 0; }
 static int opt_fail(const char *cmd, char **argv)
 {
 	const char *bad = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "?";
-	err_set(FERRY_EUSAGE, "%s: unknown option or missing value: %s", cmd, bad);
+	err_set(FERRY_EUSAGE, _("%s: unknown option or missing value: %s"), cmd, bad);
 	return FERRY_EUSAGE;
 }
 
@@ -57,7 +65,7 @@ static int parse_format(const char **out, const char *value, const char *const *
 			*out = allowed[i];
 			return 0;
 		}
-	return err_set(FERRY_EUSAGE, "--format %s: not one of the formats this command writes", value);
+	return err_set(FERRY_EUSAGE, _("--format %s: not one of the formats this command writes"), value);
 }
 
 /* The next option of a command's own argument vector (argv[0] is the command's name), as
@@ -135,8 +143,8 @@ static int open_reading(workspace **ws, const char *dir)
 		}
 		return rc;
 	}
-	fprintf(stderr, "ferry: note: %s cannot be written; showing the record as it is (edits since its last "
-	                "checkpoint are not recorded)\n", (*ws)->dir);
+	fprintf(stderr, _("ferry: note: %s cannot be written; showing the record as it is (edits since its last "
+	                "checkpoint are not recorded)\n"), (*ws)->dir);
 	return 0;
 }
 
@@ -146,7 +154,7 @@ static int parse_id(long long *out, const char *s)
 	const char *p = s[0] == '#' ? s + 1 : s;
 	long long v = strtoll(p, &end, 10);
 	if (!*p || *end || v <= 0)
-		return err_set(FERRY_EUSAGE, "%s: not a finding number", s);
+		return err_set(FERRY_EUSAGE, _("%s: not a finding number"), s);
 	*out = v;
 	return 0;
 }
@@ -176,11 +184,12 @@ static void progress_draw(progress_line *p, int force)
 	if (!p->tty || (!force && now - p->shown < 0.1))
 		return;
 	p->shown = now;
+	fputc('\r', stderr);
 	if (p->nchecks)
-		fprintf(stderr, "\rchecks done %zu/%zu, files parsed %zu/%zu ", p->checks, p->nchecks, p->parsed,
+		fprintf(stderr, _("checks done %zu/%zu, files parsed %zu/%zu "), p->checks, p->nchecks, p->parsed,
 		        p->offered);
 	else
-		fprintf(stderr, "\rbaseline: %zu files recorded ", p->paths);
+		fprintf(stderr, _("baseline: %zu files recorded "), p->paths);
 }
 
 static void progress_clear(progress_line *p)
@@ -224,7 +233,7 @@ static int cmd_init(const char *dir, int argc, char **argv)
 	history_head(head, ws->hist);
 	cJSON *eng = NULL;
 	store_engagement_get(&eng, ws->db);
-	printf("initialised engagement %s in %s\nbaseline %.12s: the project as received\n",
+	printf(_("initialised engagement %s in %s\nbaseline %.12s: the project as received\n"),
 	       json_str(eng, "engagement_id"), ws->dir, head);
 	cJSON_Delete(eng);
 	ws_close(ws);
@@ -254,33 +263,33 @@ static int cmd_status(const char *dir, int argc, char **argv)
 	}
 	const cJSON *eng = cJSON_GetObjectItem(st, "engagement"), *head = cJSON_GetObjectItem(st, "head");
 	const cJSON *counts = cJSON_GetObjectItem(st, "findings");
-	printf("engagement  %s%s%s\n", json_str(eng, "engagement_id"), *json_str(eng, "client") ? "  client " : "",
+	printf(_("engagement  %s%s%s\n"), json_str(eng, "engagement_id"), *json_str(eng, "client") ? _("  client ") : "",
 	       json_str(eng, "client"));
-	printf("project     %s\n", ws->root);
-	printf("actor       %s\n", ws->actor);
-	printf("head        %.12s  checkpoint %lld (%s)\n", json_str(head, "commit"), json_int(head, "checkpoint"),
-	       json_str(head, "kind"));
-	printf("findings    %lld open (%lld errors, %lld warnings, %lld info), %lld fixed, %lld waived\n\n",
+	printf(_("project     %s\n"), ws->root);
+	printf(_("actor       %s\n"), ws->actor);
+	printf(_("head        %.12s  checkpoint %lld (%s)\n"), json_str(head, "commit"), json_int(head, "checkpoint"),
+	       word(json_str(head, "kind")));
+	printf(_("findings    %lld open (%lld errors, %lld warnings, %lld info), %lld fixed, %lld waived\n\n"),
 	       json_int(counts, "open"), json_int(counts, "errors"), json_int(counts, "warnings"),
 	       json_int(counts, "info"), json_int(counts, "fixed"), json_int(counts, "waived"));
 	const cJSON *as = cJSON_GetObjectItem(st, "assessment");
 	if (cJSON_IsTrue(cJSON_GetObjectItem(as, "ran"))) {
 		const cJSON *strat = cJSON_GetObjectItem(as, "strategy");
-		printf("readiness   %lld/100, %s; effort %.1f person-days\n", json_int(as, "score"), json_str(as, "class"),
+		printf(_("readiness   %lld/100, %s; effort %.1f person-days\n"), json_int(as, "score"), word(json_str(as, "class")),
 		       cJSON_GetObjectItem(as, "effort_days")->valuedouble);
-		printf("            %s\n", json_str(as, "formula"));
-		printf("strategy    %s recommended%s%s\n\n", json_str(strat, "recommended"),
-		       *json_str(strat, "chosen") ? ", chosen: " : "", json_str(strat, "chosen"));
+		printf("            %s\n", word(json_str(as, "formula")));
+		printf(_("strategy    %s recommended%s%s\n\n"), json_str(strat, "recommended"),
+		       *json_str(strat, "chosen") ? _(", chosen: ") : "", json_str(strat, "chosen"));
 	}
-	printf("%-16s %-12s %6s %8s %5s %6s %6s\n", "phase", "status", "errors", "warnings", "info", "fixed", "waived");
+	fputs(_("phase            status       errors warnings  info  fixed waived\n"), stdout);
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases"))
-		printf("%-16s %-12s %6lld %8lld %5lld %6lld %6lld\n", json_str(p, "name"), json_str(p, "status"),
+		printf("%-16s %-12s %6lld %8lld %5lld %6lld %6lld\n", json_str(p, "name"), word(json_str(p, "status")),
 		       json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"),
 		       json_int(p, "fixed"), json_int(p, "waived"));
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases"))
 		if (*json_str(p, "flagged"))
-			printf("%-16s %s: review the sign-off again\n", json_str(p, "name"), json_str(p, "flagged"));
+			printf(_("%-16s %s: review the sign-off again\n"), json_str(p, "name"), json_str(p, "flagged"));
 out:
 	cJSON_Delete(st);
 	ws_close(ws);
@@ -321,7 +330,7 @@ static int cmd_config(const char *dir, int argc, char **argv)
 		if (v)
 			printf("%s\n", v);
 		else
-			rc = err_set(FERRY_ENOTFOUND, "config: %s is not set", argv[1]);
+			rc = err_set(FERRY_ENOTFOUND, _("config: %s is not set"), argv[1]);
 		free(v);
 	} else {
 		cJSON *all = NULL;
@@ -330,7 +339,7 @@ static int cmd_config(const char *dir, int argc, char **argv)
 				if (util_ends_with(k->key, "."))
 					continue;
 				const cJSON *v = cJSON_GetObjectItem(all, k->key);
-				printf("%-24s %-14s # %s\n", k->key, cJSON_IsString(v) ? v->valuestring : "-", k->help);
+				printf("%-24s %-14s # %s\n", k->key, cJSON_IsString(v) ? v->valuestring : "-", _(k->help));
 			}
 			const cJSON *v;
 			cJSON_ArrayForEach(v, all)
@@ -353,7 +362,7 @@ static void print_plugin_warnings(const plugin_host *h)
 	for (size_t i = 0; i < n; i++)
 		if (pi[i].warning) {
 			char *line = safetext_terminal(pi[i].warning);
-			fprintf(stderr, "ferry: warning: %s\n", line);
+			fprintf(stderr, _("ferry: warning: %s\n"), line);
 			free(line);
 		}
 }
@@ -403,11 +412,12 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 		cJSON_Delete(doc);
 	} else {
 		for (size_t i = 0; i < n; i++)
-			printf("%-34s %-15s %-8s %-5s %s%s\n", pi[i].id, pi[i].phase, pi[i].severity,
-			       pi[i].may_exec ? "exec" : pi[i].needs_exec ? "no-exec" : "", pi[i].title,
+			printf("%-34s %-15s %-8s %-5s %s%s\n", pi[i].id, pi[i].phase, word(pi[i].severity),
+			       pi[i].may_exec ? "exec" : pi[i].needs_exec ? "no-exec" : "",
+			       intl_text(pi[i].textdomain, pi[i].title),
 			       pi[i].fixable ? "  [fix]" : "");
 		for (size_t i = 0; i < nerr; i++)
-			fprintf(stderr, "ferry: %s\n", errs[i]);
+			fprintf(stderr, _("ferry: %s\n"), errs[i]);
 		print_plugin_warnings(h);
 	}
 out:
@@ -479,7 +489,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 		switch (c) {
 		case 'p':
 			if (ws_phase_index(optarg) < 0)
-				return err_set(FERRY_EUSAGE, "--phase %s: not a phase (assess, design, environment, adapt, tune, infer-convert, infer-optimize)", optarg);
+				return err_set(FERRY_EUSAGE, _("--phase %s: not a phase (assess, design, environment, adapt, tune, infer-convert, infer-optimize)"), optarg);
 			if (nphases < MAX_LIST)
 				phases[nphases++] = optarg;
 			break;
@@ -494,7 +504,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'F':
 			if (!severity_rank(optarg))
-				return err_set(FERRY_EUSAGE, "--fail-on %s: not a severity (error, warning, info)", optarg);
+				return err_set(FERRY_EUSAGE, _("--fail-on %s: not a severity (error, warning, info)"), optarg);
 			fail_on = optarg;
 			break;
 		default: return opt_fail("check", argv);
@@ -529,7 +539,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 		                         (size_t)res.nerrors);
 	} else {
 		output_findings_text(&b, found);
-		sbuf_addf(&b, "\nrun %lld: %d findings reported, %d no longer seen (marked fixed), %d plugin errors\n",
+		sbuf_addf(&b, _("\nrun %lld: %d findings reported, %d no longer seen (marked fixed), %d plugin errors\n"),
 		          res.run, res.nfindings, res.nclosed, res.nerrors);
 	}
 	if (!rc)
@@ -538,14 +548,14 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	print_plugin_warnings(h);
 	for (int i = 0; i < res.nerrors; i++) {
 		char *line = safetext_terminal(res.errors[i]);
-		fprintf(stderr, "ferry: %s\n", line);
+		fprintf(stderr, _("ferry: %s\n"), line);
 		free(line);
 	}
 	/* A check that failed did not look: its findings are kept as they were, and the run
 	 * is a runtime failure whatever the other findings say. */
 	if (!rc && res.nerrors)
-		rc = err_set(FERRY_EPLUGIN, "check: %d plugin error%s; the failed plugins' findings are kept as they were",
-		             res.nerrors, res.nerrors == 1 ? "" : "s");
+		rc = err_set(FERRY_EPLUGIN, P_("check: %d plugin error; the failed plugins' findings are kept as they were", "check: %d plugin errors; the failed plugins' findings are kept as they were", res.nerrors),
+		             res.nerrors);
 	if (!rc && fail_on) {
 		const cJSON *f;
 		int worst = 0;
@@ -553,7 +563,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 			if (strcmp(json_str(f, "status"), "open") == 0 && severity_rank(json_str(f, "severity")) > worst)
 				worst = severity_rank(json_str(f, "severity"));
 		if (worst >= severity_rank(fail_on))
-			rc = err_set(FERRY_EFAIL, "check: open findings at or above severity %s", fail_on);
+			rc = err_set(FERRY_EFAIL, _("check: open findings at or above severity %s"), fail_on);
 	}
 out:
 	cJSON_Delete(found);
@@ -574,12 +584,12 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 		switch (c) {
 		case 'p':
 			if (ws_phase_index(optarg) < 0)
-				return err_set(FERRY_EUSAGE, "--phase %s: not a phase", optarg);
+				return err_set(FERRY_EUSAGE, _("--phase %s: not a phase"), optarg);
 			phase = optarg;
 			break;
 		case 's':
 			if (parse_format(&status, optarg, statuses))
-				return err_set(FERRY_EUSAGE, "--status %s: not one of open, fixed, waived", optarg);
+				return err_set(FERRY_EUSAGE, _("--status %s: not one of open, fixed, waived"), optarg);
 			break;
 		case 'P': plugin = optarg; break;
 		case 'f':
@@ -624,7 +634,7 @@ static int waive_or_unwaive(const char *dir, int argc, char **argv, int unwaive)
 	if (rc)
 		return rc;
 	if (!reason || !*reason)
-		return err_set(FERRY_EUSAGE, "%s: %s needs --reason TEXT (auditors read it)", cmd,
+		return err_set(FERRY_EUSAGE, _("%s: %s needs --reason TEXT (auditors read it)"), cmd,
 		               unwaive ? "withdrawing a waiver" : "a waiver");
 	if (optind == argc)
 		return usage_error(cmd);
@@ -638,9 +648,9 @@ static int waive_or_unwaive(const char *dir, int argc, char **argv, int unwaive)
 		return rc;
 	rc = unwaive ? review_unwaive(ws, ids, n, reason) : review_waive(ws, ids, n, reason);
 	if (!rc && unwaive)
-		printf("withdrew the waiver of %zu finding%s; open again\n", n, n == 1 ? "" : "s");
+		printf(P_("withdrew the waiver of %zu finding; open again\n", "withdrew the waiver of %zu findings; open again\n", n), n);
 	else if (!rc)
-		printf("waived %zu finding%s\n", n, n == 1 ? "" : "s");
+		printf(P_("waived %zu finding\n", "waived %zu findings\n", n), n);
 	ws_close(ws);
 	return rc;
 }
@@ -658,12 +668,12 @@ static int cmd_signoff(const char *dir, int argc, char **argv)
 		return usage_error("signoff");
 	const char *phase = argv[optind];
 	if (ws_phase_index(phase) < 0)
-		return err_set(FERRY_EUSAGE, "signoff %s: not a phase", phase);
+		return err_set(FERRY_EUSAGE, _("signoff %s: not a phase"), phase);
 	workspace *ws = NULL;
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
 	if (!(rc = review_signoff(ws, phase, note)))
-		printf("phase %s signed off by %s\n", phase, ws->actor);
+		printf(_("phase %s signed off by %s\n"), phase, ws->actor);
 	ws_close(ws);
 	return rc;
 }
@@ -681,6 +691,13 @@ static int confirm(const char *question)
 	return answer[0] == 'y' || answer[0] == 'Y';
 }
 
+/* "3 findings": n formatted with its P_() form (one of fmt's conversions is %zu), in buf. */
+static const char *count_of(char *buf, size_t size, const char *fmt, size_t n)
+{
+	snprintf(buf, size, fmt, n);
+	return buf;
+}
+
 static int cmd_fix(const char *dir, int argc, char **argv)
 {
 	long long ids[MAX_LIST];
@@ -691,7 +708,7 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (sel.nids >= MAX_LIST)
-				return err_set(FERRY_EUSAGE, "fix: at most %d findings at once", MAX_LIST);
+				return err_set(FERRY_EUSAGE, _("fix: at most %d findings at once"), MAX_LIST);
 			if ((rc = parse_id(&ids[sel.nids++], optarg)))
 				return rc;
 			break;
@@ -699,7 +716,7 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 		case 'a': sel.all = 1; break;
 		case 'p':
 			if (ws_phase_index(optarg) < 0)
-				return err_set(FERRY_EUSAGE, "--phase %s: not a phase", optarg);
+				return err_set(FERRY_EUSAGE, _("--phase %s: not a phase"), optarg);
 			sel.phase = optarg;
 			break;
 		case 'F': sel.file = optarg; break;
@@ -711,7 +728,7 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 	/* further bare numbers after --finding N are more findings */
 	for (; optind < argc && sel.nids; optind++) {
 		if (sel.nids >= MAX_LIST)
-			return err_set(FERRY_EUSAGE, "fix: at most %d findings at once", MAX_LIST);
+			return err_set(FERRY_EUSAGE, _("fix: at most %d findings at once"), MAX_LIST);
 		if ((rc = parse_id(&ids[sel.nids++], argv[optind])))
 			return rc;
 	}
@@ -719,8 +736,8 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 		return usage_error("fix");
 	/* nobody can answer the question off a terminal: applying must be asked for */
 	if (!dry && !yes && !isatty(0))
-		return err_set(FERRY_EUSAGE, "fix: standard input is not a terminal, so ferry cannot ask before changing "
-		                             "files; add --yes to apply the fixes or --dry-run to see them");
+		return err_set(FERRY_EUSAGE, _("fix: standard input is not a terminal, so ferry cannot ask before changing "
+		                             "files; add --yes to apply the fixes or --dry-run to see them"));
 	workspace *ws = NULL;
 	fix_plan *plan = NULL;
 	size_t nerr = 0;
@@ -733,36 +750,43 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 	fix_plan_counts(plan, &nfind, &nfiles, &nplug);
 	const char *const *refused = fix_plan_refused(plan, &nref);
 	for (size_t i = 0; i < nref; i++)
-		fprintf(stderr, "ferry: refused: %s\n", refused[i]);
+		fprintf(stderr, _("ferry: refused: %s\n"), refused[i]);
 	/* a plugin whose fix writes where ferry never writes is an error; the rest still applies */
 	errors = fix_plan_errors(plan, &nerr);
 	for (size_t i = 0; i + 1 < nerr; i++)
-		fprintf(stderr, "ferry: %s\n", errors[i]);
+		fprintf(stderr, _("ferry: %s\n"), errors[i]);
 	if (dry || !yes)
 		fputs(fix_plan_diff(plan), stdout);
 	if (!nfind) {
-		printf("nothing to apply\n");
+		printf(_("nothing to apply\n"));
 		goto out;
 	}
 	if (dry) {
-		printf("dry run: %zu finding%s, %zu file%s, %zu checkpoint%s would be made; nothing was changed\n", nfind,
-		       nfind == 1 ? "" : "s", nfiles, nfiles == 1 ? "" : "s", nplug, nplug == 1 ? "" : "s");
+		char a[64], b[64], k[64];
+		printf(_("dry run: %s, %s, %s would be made; nothing was changed\n"),
+		       count_of(a, sizeof a, P_("%zu finding", "%zu findings", nfind), nfind),
+		       count_of(b, sizeof b, P_("%zu file", "%zu files", nfiles), nfiles),
+		       count_of(k, sizeof k, P_("%zu checkpoint", "%zu checkpoints", nplug), nplug));
 		goto out;
 	}
 	if (!yes) {
-		char *q = xasprintf("apply %zu fix%s to %zu file%s?", nfind, nfind == 1 ? "" : "es", nfiles,
-		                    nfiles == 1 ? "" : "s");
+		char a[64], b[64];
+		char *q = xasprintf(_("apply %s to %s?"), count_of(a, sizeof a, P_("%zu fix", "%zu fixes", nfind), nfind),
+		                    count_of(b, sizeof b, P_("%zu file", "%zu files", nfiles), nfiles));
 		int ok = confirm(q);
 		free(q);
 		if (!ok) {
-			printf("nothing was changed\n");
+			printf(_("nothing was changed\n"));
 			goto out;
 		}
 	}
 	size_t made = 0;
-	if (!(rc = fix_plan_apply(&made, plan, ws)))
-		printf("fixed %zu finding%s in %zu file%s: %zu checkpoint%s\n", nfind, nfind == 1 ? "" : "s", nfiles,
-		       nfiles == 1 ? "" : "s", made, made == 1 ? "" : "s");
+	if (!(rc = fix_plan_apply(&made, plan, ws))) {
+		char a[64], b[64], k[64];
+		printf(_("fixed %s in %s: %s\n"), count_of(a, sizeof a, P_("%zu finding", "%zu findings", nfind), nfind),
+		       count_of(b, sizeof b, P_("%zu file", "%zu files", nfiles), nfiles),
+		       count_of(k, sizeof k, P_("%zu checkpoint", "%zu checkpoints", made), made));
+	}
 out:
 	if (!rc && plan && nerr)
 		rc = err_set(FERRY_EPLUGIN, "%s", errors[nerr - 1]);
@@ -777,7 +801,7 @@ out:
 static int ingest_local_probe(const char *dir, const char *kind, const char *label, int smoke)
 {
 	if (!kind || strcmp(kind, "env-probe") != 0)
-		return err_set(FERRY_EUSAGE, "ingest: --local only applies to env-probe (ferry ingest env-probe --local)");
+		return err_set(FERRY_EUSAGE, _("ingest: --local only applies to env-probe (ferry ingest env-probe --local)"));
 	char *json = NULL;
 	size_t len = 0;
 	workspace *ws = NULL;
@@ -788,7 +812,7 @@ static int ingest_local_probe(const char *dir, const char *kind, const char *lab
 	if ((rc = open_synced(&ws, dir)))
 		goto out;
 	if (!(rc = ingest_bytes(&id, ws, kind, "local-probe.json", json, len, label)))
-		printf("probed this machine and ingested the result as artifact %lld (%s)\n", id, kind);
+		printf(_("probed this machine and ingested the result as artifact %lld (%s)\n"), id, kind);
 	ws_close(ws);
 out:
 	free(json);
@@ -811,7 +835,7 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 			return opt_fail("ingest", argv);
 	}
 	if (smoke && !local)
-		return err_set(FERRY_EUSAGE, "ingest: --smoke runs with --local (on another host: sh probe.sh --smoke > result.json)");
+		return err_set(FERRY_EUSAGE, _("ingest: --smoke runs with --local (on another host: sh probe.sh --smoke > result.json)"));
 	if (local) /* ingest env-probe --local: probe this machine and ingest the result */
 		return ingest_local_probe(dir, argc - optind == 1 ? argv[optind] : NULL, label, smoke);
 	if (argc - optind != 2)
@@ -827,7 +851,7 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 		return rc;
 	long long id = 0;
 	if (!(rc = ingest_file(&id, ws, kind, path, label)))
-		printf("ingested %s as artifact %lld (%s)\n", path, id, kind);
+		printf(_("ingested %s as artifact %lld (%s)\n"), path, id, kind);
 	ws_close(ws);
 	return rc;
 }
@@ -853,14 +877,14 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		case 't':
 			threads = (int)strtol(optarg, &end, 10);
 			if (!*optarg || *end || threads < 1 || threads > 1024)
-				return err_set(FERRY_EUSAGE, "--threads %s: not a number of threads (1–1024)", optarg);
+				return err_set(FERRY_EUSAGE, _("--threads %s: not a number of threads (1–1024)"), optarg);
 			break;
 		case 'o': output = optarg; break;
 		case 'c': column = optarg; break;
 		case 'A':
 		case 'B':
 			if (!dump_dtype_is_bf16(optarg))
-				return err_set(FERRY_EUSAGE, "--dtype-%c %s: the override names bfloat16 (bf16)", c == 'A' ? 'a' : 'b',
+				return err_set(FERRY_EUSAGE, _("--dtype-%c %s: the override names bfloat16 (bf16)"), c == 'A' ? 'a' : 'b',
 				               optarg);
 			dtype[c == 'B'] = optarg;
 			break;
@@ -874,11 +898,11 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	if (!loss && strcmp(what, "dump") != 0)
 		return usage_error("compare");
 	if (loss && (threads || strcmp(format, "csv") == 0))
-		return err_set(FERRY_EUSAGE, "compare loss: --threads and --format csv apply to compare dump only");
+		return err_set(FERRY_EUSAGE, _("compare loss: --threads and --format csv apply to compare dump only"));
 	if (!loss && column)
-		return err_set(FERRY_EUSAGE, "compare dump: --column applies to compare loss only");
+		return err_set(FERRY_EUSAGE, _("compare dump: --column applies to compare loss only"));
 	if (loss && (dtype[0] || dtype[1]))
-		return err_set(FERRY_EUSAGE, "compare loss: --dtype-a/--dtype-b apply to compare dump only");
+		return err_set(FERRY_EUSAGE, _("compare loss: --dtype-a/--dtype-b apply to compare dump only"));
 	workspace *ws = NULL;
 	compare_req req = { loss, arg_a, arg_b, column, threads, dtype[0], dtype[1] };
 	compare_outcome o;
@@ -932,7 +956,7 @@ static int cmd_export(const char *dir, int argc, char **argv)
 	if (!patches && !branch)
 		return usage_error("export");
 	if (branch && !to)
-		return err_set(FERRY_EUSAGE, "export branch %s: --to REPO names the client's repository", arg);
+		return err_set(FERRY_EUSAGE, _("export branch %s: --to REPO names the client's repository"), arg);
 	if (patches && (to || base))
 		return usage_error("export");
 	workspace *ws = NULL;
@@ -941,11 +965,11 @@ static int cmd_export(const char *dir, int argc, char **argv)
 	char anchor[96] = "";
 	rc = patches ? export_patches(anchor, ws, arg) : export_branch(anchor, ws, arg, to, base);
 	if (!rc)
-		printf("audit anchor %s (ferry verify --head %s checks the record against it)\n", anchor, anchor);
+		printf(_("audit anchor %s (ferry verify --head %s checks the record against it)\n"), anchor, anchor);
 	if (!rc && patches)
-		printf("wrote one patch per checkpoint since the baseline into %s (apply with git am --keep-cr)\n", arg);
+		printf(_("wrote one patch per checkpoint since the baseline into %s (apply with git am --keep-cr)\n"), arg);
 	else if (!rc)
-		printf("created branch %s in %s; its checked-out branch and work tree are untouched\n", arg, to);
+		printf(_("created branch %s in %s; its checked-out branch and work tree are untouched\n"), arg, to);
 	ws_close(ws);
 	return rc;
 }
@@ -980,25 +1004,27 @@ static int cmd_log(const char *dir, int argc, char **argv)
 	const cJSON *cp;
 	cJSON_ArrayForEach(cp, cps) {
 		const cJSON *fl = cJSON_GetObjectItem(cp, "findings");
-		printf("%4lld  %.12s  %-9s %s  %s\n", json_int(cp, "id"), json_str(cp, "commit"), json_str(cp, "kind"),
+		printf("%4lld  %.12s  %-9s %s  %s\n", json_int(cp, "id"), json_str(cp, "commit"), word(json_str(cp, "kind")),
 		       json_str(cp, "time"), json_str(cp, "actor"));
 		const char *msg = json_str(cp, "message");
-		printf("      %.*s", (int)strcspn(msg, "\n"), msg);
+		char *subject = xstrndup(msg, strcspn(msg, "\n")); /* the record's; shown translated when it is ferry's own */
+		printf("      %s", word(subject));
+		free(subject);
 		if (*json_str(cp, "plugin"))
 			printf("  [%s]", json_str(cp, "plugin"));
 		int nf = cJSON_GetArraySize(fl);
 		if (nf) {
 			/* the ids in full are in `ferry log --json`; a line shows the first few */
-			printf("  finding%s", nf == 1 ? "" : "s");
+			printf("%s", P_("  finding", "  findings", (unsigned long)nf));
 			for (int i = 0; i < nf && i < 8; i++)
 				printf(" #%lld", (long long)cJSON_GetArrayItem(fl, i)->valuedouble);
 			if (nf > 8)
-				printf(" and %d more", nf - 8);
+				printf(_(" and %d more"), nf - 8);
 		}
 		printf("\n");
 	}
 	if (events) {
-		printf("\naudit events (newest first)\n");
+		printf(_("\naudit events (newest first)\n"));
 		const cJSON *ev;
 		cJSON_ArrayForEach(ev, evs)
 			printf("%4lld  %-10s %s  %s  %.12s\n", json_int(ev, "seq"), json_str(ev, "kind"), json_str(ev, "time"),
@@ -1054,7 +1080,7 @@ static int cmd_revert(const char *dir, int argc, char **argv)
 	char oid[41];
 	rc = ws_revert(&id, oid, ws, argv[1]);
 	if (!rc)
-		printf("reverted %s: checkpoint %lld (%.12s)\n", argv[1], id, oid);
+		printf(_("reverted %s: checkpoint %lld (%.12s)\n"), argv[1], id, oid);
 	ws_close(ws);
 	return rc;
 }
@@ -1106,17 +1132,17 @@ static int cmd_verify(const char *dir, int argc, char **argv)
 		cJSON_ArrayForEach(p, rep.problems)
 			printf("%s\n", json_str(p, "detail"));
 		cJSON_ArrayForEach(sg, rep.signatures)
-			printf("signature: event %lld signs head %.16s:%lld, %s, by %s\n", json_int(sg, "seq"),
+			printf(_("signature: event %lld signs head %.16s:%lld, %s, by %s\n"), json_int(sg, "seq"),
 			       json_str(sg, "head"), json_int(sg, "signed_seq"),
 			       cJSON_IsTrue(cJSON_GetObjectItem(sg, "valid")) ? "good" : "BAD",
 			       cJSON_IsString(cJSON_GetObjectItem(sg, "signer")) ? json_str(sg, "signer") : "(unknown)");
 		if (!nproblems)
-			printf("ok: %lld audit events intact, head %s:%lld; every checkpoint commit present and anchored; "
-			       "findings, waivers, sign-offs, checkpoints and artifacts agree with the chain%s\n",
+			printf(_("ok: %lld audit events intact, head %s:%lld; every checkpoint commit present and anchored; "
+			       "findings, waivers, sign-offs, checkpoints and artifacts agree with the chain%s\n"),
 			       rep.events, rep.head, rep.events, anchor ? "; the given anchor holds" : "");
 	}
 	if (nproblems)
-		rc = err_set(FERRY_EFAIL, "verify: %d problem%s; the first: %s", nproblems, nproblems == 1 ? "" : "s",
+		rc = err_set(FERRY_EFAIL, P_("verify: %d problem; the first: %s", "verify: %d problems; the first: %s", nproblems), nproblems,
 		             json_str(cJSON_GetArrayItem(rep.problems, 0), "detail"));
 	audit_report_done(&rep);
 	ws_close(ws);
@@ -1142,11 +1168,11 @@ static int cmd_report(const char *dir, int argc, char **argv)
 		case 'o': o.output = optarg; break;
 		case 's':
 			if (parse_format(&o.section, optarg, sections))
-				return err_set(FERRY_EUSAGE, "--section %s: not one of all, assessment, changes, unsupported", optarg);
+				return err_set(FERRY_EUSAGE, _("--section %s: not one of all, assessment, changes, unsupported"), optarg);
 			break;
 		case 'l':
 			if (parse_format(&o.lang, optarg, langs))
-				return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", optarg);
+				return err_set(FERRY_EUSAGE, _("--lang %s: not one of en, zh"), optarg);
 			break;
 		case 'x': o.excel = 1; break;
 		case 'y': o.layout = optarg; break;
@@ -1161,7 +1187,7 @@ static int cmd_report(const char *dir, int argc, char **argv)
 	char sha[65];
 	rc = report_write(sha, ws, &o);
 	if (!rc && o.output && strcmp(o.output, "-") != 0)
-		fprintf(stderr, "wrote %s report to %s (sha256 %.16s…)%s\n", o.format, o.output, sha,
+		fprintf(stderr, _("wrote %s report to %s (sha256 %.16s…)%s\n"), o.format, o.output, sha,
 		        ws->readonly ? "" : ", recorded in the audit chain");
 	ws_close(ws);
 	return rc;
@@ -1180,7 +1206,7 @@ static int cmd_probe_script(const char *dir, int argc, char **argv)
 	if (rc)
 		return rc;
 	if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
-		return err_set(FERRY_EIO, "probe-script: cannot write to standard output");
+		return err_set(FERRY_EIO, _("probe-script: cannot write to standard output"));
 	return 0;
 }
 
@@ -1206,7 +1232,7 @@ static int cmd_help(const char *dir, int argc, char **argv)
 	}
 	const cli_command *cmd = cli_find(argv[optind]);
 	if (!cmd)
-		return err_set(FERRY_EUSAGE, "help %s: no such command (ferry help lists them)", argv[optind]);
+		return err_set(FERRY_EUSAGE, _("help %s: no such command (ferry help lists them)"), argv[optind]);
 	cli_write_help(stdout, cmd);
 	return 0;
 }
@@ -1222,141 +1248,141 @@ static int cmd_completion(const char *dir, int argc, char **argv)
 static int cmd_version(const char *dir, int argc, char **argv)
 {
 	(void)dir, (void)argc, (void)argv;
-	printf("ferry %s\n", FERRY_VERSION);
+	printf(_("ferry %s\n"), FERRY_VERSION);
 	return 0;
 }
 
 /* Options shared by several commands. */
-#define OPT_FORMAT(list) { "format", 'f', list, "output format" }
-#define OPT_OUTPUT { "output", 'o', "FILE", "write to FILE (atomically) instead of standard output" }
-#define OPT_JSON { "json", 'j', NULL, "the same as --format json" }
+#define OPT_FORMAT(list) { "format", 'f', list, N_("output format") }
+#define OPT_OUTPUT { "output", 'o', "FILE", N_("write to FILE (atomically) instead of standard output") }
+#define OPT_JSON { "json", 'j', NULL, N_("the same as --format json") }
 #define OPT_END { NULL, 0, NULL, NULL }
 
 static const cli_option init_opts[] = {
-	{ "client", 'c', "NAME", "the client's name, shown in reports" },
-	{ "engagement", 'e', "ID", "the engagement's id (default: generated from the date)" },
-	{ "target", 't', "SOC", "the target NPU (target.soc), e.g. Ascend910B" },
+	{ "client", 'c', "NAME", N_("the client's name, shown in reports") },
+	{ "engagement", 'e', "ID", N_("the engagement's id (default: generated from the date)") },
+	{ "target", 't', "SOC", N_("the target NPU (target.soc), e.g. Ascend910B") },
 	OPT_END,
 };
 static const cli_option document_opts[] = { OPT_FORMAT("text|json"), OPT_JSON, OPT_END };
 static const cli_option check_cmd_opts[] = {
-	{ "phase", 'p', "PHASE", "run only this phase's checks (repeatable)" },
-	{ "plugin", 'P', "ID", "run only this check (repeatable)" },
+	{ "phase", 'p', "PHASE", N_("run only this phase's checks (repeatable)") },
+	{ "plugin", 'P', "ID", N_("run only this check (repeatable)") },
 	OPT_FORMAT("text|json|sarif"),
 	OPT_OUTPUT,
-	{ "fail-on", 'F', "error|warning|info", "exit 1 when an open finding of this severity or worse remains" },
+	{ "fail-on", 'F', "error|warning|info", N_("exit 1 when an open finding of this severity or worse remains") },
 	OPT_END,
 };
 static const cli_option findings_opts[] = {
-	{ "phase", 'p', "PHASE", "only this phase's findings" },
-	{ "status", 's', "open|fixed|waived", "only findings with this status" },
-	{ "plugin", 'P', "ID", "only this check's findings" },
+	{ "phase", 'p', "PHASE", N_("only this phase's findings") },
+	{ "status", 's', "open|fixed|waived", N_("only findings with this status") },
+	{ "plugin", 'P', "ID", N_("only this check's findings") },
 	OPT_FORMAT("text|json"),
 	OPT_END,
 };
-static const cli_option reason_opts[] = { { "reason", 'v', "TEXT", "why (required; auditors read it)" }, OPT_END };
-static const cli_option signoff_opts[] = { { "note", 'v', "TEXT", "a note kept with the sign-off" }, OPT_END };
+static const cli_option reason_opts[] = { { "reason", 'v', "TEXT", N_("why (required; auditors read it)") }, OPT_END };
+static const cli_option signoff_opts[] = { { "note", 'v', "TEXT", N_("a note kept with the sign-off") }, OPT_END };
 static const cli_option fix_opts[] = {
-	{ "finding", 'f', "N", "fix this finding (repeatable)" },
-	{ "plugin", 'P', "ID", "fix every open finding of this check" },
-	{ "all", 'a', NULL, "fix every fixable open finding" },
-	{ "phase", 'p', "PHASE", "only findings of this phase" },
-	{ "file", 'F', "PATH", "only findings in this file" },
-	{ "dry-run", 'n', NULL, "show the diff and change nothing" },
-	{ "yes", 'y', NULL, "apply without asking (required off a terminal)" },
+	{ "finding", 'f', "N", N_("fix this finding (repeatable)") },
+	{ "plugin", 'P', "ID", N_("fix every open finding of this check") },
+	{ "all", 'a', NULL, N_("fix every fixable open finding") },
+	{ "phase", 'p', "PHASE", N_("only findings of this phase") },
+	{ "file", 'F', "PATH", N_("only findings in this file") },
+	{ "dry-run", 'n', NULL, N_("show the diff and change nothing") },
+	{ "yes", 'y', NULL, N_("apply without asking (required off a terminal)") },
 	OPT_END,
 };
 static const cli_option ingest_opts[] = {
-	{ "label", 'l', "LABEL", "a name for the artifact (gpu, npu, run-3 …)" },
-	{ "local", 'L', NULL, "env-probe only: probe this machine instead of reading a file" },
-	{ "smoke", 'S', NULL, "with --local: also run the NPU smoke test (torch_npu matmul and conv against the CPU)" },
+	{ "label", 'l', "LABEL", N_("a name for the artifact (gpu, npu, run-3 …)") },
+	{ "local", 'L', NULL, N_("env-probe only: probe this machine instead of reading a file") },
+	{ "smoke", 'S', NULL, N_("with --local: also run the NPU smoke test (torch_npu matmul and conv against the CPU)") },
 	OPT_END,
 };
 static const cli_option compare_opts[] = {
 	OPT_FORMAT("text|json|csv"),
-	{ "threads", 't', "N", "dump: worker threads (default: one per core)" },
+	{ "threads", 't', "N", N_("dump: worker threads (default: one per core)") },
 	OPT_OUTPUT,
-	{ "column", 'c', "NAME", "loss: the column or key holding the loss" },
-	{ "dtype-a", 'A', "bf16", "dump: read side A's 16-bit integer arrays as bfloat16" },
-	{ "dtype-b", 'B', "bf16", "dump: read side B's 16-bit integer arrays as bfloat16" },
+	{ "column", 'c', "NAME", N_("loss: the column or key holding the loss") },
+	{ "dtype-a", 'A', "bf16", N_("dump: read side A's 16-bit integer arrays as bfloat16") },
+	{ "dtype-b", 'B', "bf16", N_("dump: read side B's 16-bit integer arrays as bfloat16") },
 	OPT_END,
 };
 static const cli_option export_opts[] = {
-	{ "to", 't', "REPO", "branch: the client's git repository" },
-	{ "base", 'b', "REV", "branch: the client's commit the project was received at" },
+	{ "to", 't', "REPO", N_("branch: the client's git repository") },
+	{ "base", 'b', "REV", N_("branch: the client's commit the project was received at") },
 	OPT_END,
 };
 static const cli_option log_opts[] = {
 	OPT_FORMAT("text|json"),
 	OPT_JSON,
-	{ "events", 'e', NULL, "also list the audit events" },
+	{ "events", 'e', NULL, N_("also list the audit events") },
 	OPT_END,
 };
 static const cli_option verify_opts[] = {
-	{ "head", 'h', "HASH[:N]", "an anchor to check the chain against (from a report or an export)" },
+	{ "head", 'h', "HASH[:N]", N_("an anchor to check the chain against (from a report or an export)") },
 	OPT_FORMAT("text|json"),
 	OPT_END,
 };
 static const cli_option report_cmd_opts[] = {
 	OPT_FORMAT("md|html|pdf|json|sarif|csv"),
 	OPT_OUTPUT,
-	{ "section", 's', "all|assessment|changes|unsupported", "which document to write" },
-	{ "lang", 'l', "en|zh", "the report's language" },
-	{ "excel", 'x', NULL, "CSV: start with a UTF-8 byte-order mark for spreadsheets" },
-	{ "layout", 'y', "ferry|msft", "CSV: the column layout (msft: the vendor tool's)" },
+	{ "section", 's', "all|assessment|changes|unsupported", N_("which document to write") },
+	{ "lang", 'l', "en|zh", N_("the report's language") },
+	{ "excel", 'x', NULL, N_("CSV: start with a UTF-8 byte-order mark for spreadsheets") },
+	{ "layout", 'y', "ferry|msft", N_("CSV: the column layout (msft: the vendor tool's)") },
 	OPT_END,
 };
 static const cli_option help_opts[] = {
-	{ "man", 'm', NULL, "write the manual page (roff) instead" },
+	{ "man", 'm', NULL, N_("write the manual page (roff) instead") },
 	OPT_END,
 };
 
 const cli_command cli_commands[] = {
 	{ "init", cmd_init, "init [DIR] [--client NAME] [--engagement ID] [--target SOC]",
-	  "start an engagement: .ferry/ with the record and the baseline checkpoint", init_opts, "DIR" },
-	{ "config", cmd_config, "config [KEY [VALUE]]", "show or change engagement settings", NULL, "KEY" },
-	{ "status", cmd_status, "status [--format text|json]", "engagement, phases, finding counts, checkpoint head",
+	  N_("start an engagement: .ferry/ with the record and the baseline checkpoint"), init_opts, "DIR" },
+	{ "config", cmd_config, "config [KEY [VALUE]]", N_("show or change engagement settings"), NULL, "KEY" },
+	{ "status", cmd_status, "status [--format text|json]", N_("engagement, phases, finding counts, checkpoint head"),
 	  document_opts, NULL },
-	{ "plugins", cmd_plugins, "plugins [--format text|json]", "list the checks", document_opts, NULL },
+	{ "plugins", cmd_plugins, "plugins [--format text|json]", N_("list the checks"), document_opts, NULL },
 	{ "check", cmd_check,
 	  "check [--phase P]... [--plugin ID]... [--format text|json|sarif] [--output FILE] [--fail-on SEVERITY]",
-	  "run checks and record their findings", check_cmd_opts, NULL },
+	  N_("run checks and record their findings"), check_cmd_opts, NULL },
 	{ "findings", cmd_findings, "findings [--phase P] [--status open|fixed|waived] [--plugin ID] [--format text|json]",
-	  "list recorded findings", findings_opts, NULL },
-	{ "waive", cmd_waive, "waive N... --reason TEXT", "waive findings, with a reason", reason_opts, NULL },
+	  N_("list recorded findings"), findings_opts, NULL },
+	{ "waive", cmd_waive, "waive N... --reason TEXT", N_("waive findings, with a reason"), reason_opts, NULL },
 	{ "unwaive", cmd_unwaive, "unwaive N... --reason TEXT",
-	  "withdraw waivers, with a reason: the findings are open again", reason_opts, NULL },
-	{ "signoff", cmd_signoff, "signoff PHASE [--note TEXT]", "sign a phase off", signoff_opts, "PHASE" },
+	  N_("withdraw waivers, with a reason: the findings are open again"), reason_opts, NULL },
+	{ "signoff", cmd_signoff, "signoff PHASE [--note TEXT]", N_("sign a phase off"), signoff_opts, "PHASE" },
 	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes]",
-	  "apply proposed fixes: one checkpoint per plugin", fix_opts, NULL },
+	  N_("apply proposed fixes: one checkpoint per plugin"), fix_opts, NULL },
 	{ "ingest", cmd_ingest,
 	  "ingest KIND PATH [--label L] | ingest env-probe --local [--smoke]   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
-	  "bring a probe, log, dump, profile, model or benchmark into the engagement", ingest_opts,
+	  N_("bring a probe, log, dump, profile, model or benchmark into the engagement"), ingest_opts,
 	  "env-probe|loss-log|dump|profile|onnx|bench|atc-log|run-log FILE" },
 	{ "compare", cmd_compare,
 	  "compare loss A B [--column NAME] [--format text|json] [--output FILE] | compare dump A B [--dtype-a bf16] [--dtype-b bf16] [--format text|json|csv] [--threads N] [--output FILE]",
-	  "compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)",
+	  N_("compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)"),
 	  compare_opts, "loss|dump FILE FILE" },
 	{ "probe-script", cmd_probe_script, "probe-script",
-	  "print the environment probe to run on an NPU host (sh probe.sh [--smoke] > result.json)", NULL, NULL },
-	{ "log", cmd_log, "log [--format text|json] [--events]", "checkpoints (and audit events), newest first",
+	  N_("print the environment probe to run on an NPU host (sh probe.sh [--smoke] > result.json)"), NULL, NULL },
+	{ "log", cmd_log, "log [--format text|json] [--events]", N_("checkpoints (and audit events), newest first"),
 	  log_opts, NULL },
 	{ "diff", cmd_diff, "diff REV [REV2]",
-	  "a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)", NULL, NULL },
-	{ "revert", cmd_revert, "revert REV", "undo a checkpoint with a new checkpoint", NULL, NULL },
+	  N_("a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)"), NULL, NULL },
+	{ "revert", cmd_revert, "revert REV", N_("undo a checkpoint with a new checkpoint"), NULL, NULL },
 	{ "verify", cmd_verify, "verify [--head HASH[:N]] [--format text|json]",
-	  "recompute the audit chain, replay it against the record, check every checkpoint commit, anchor and signature",
+	  N_("recompute the audit chain, replay it against the record, check every checkpoint commit, anchor and signature"),
 	  verify_opts, NULL },
 	{ "report", cmd_report,
 	  "report --format md|html|pdf|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh] [--excel] [--layout ferry|msft]",
-	  "write a deliverable: the assessment report, the change list or the unsupported list", report_cmd_opts, NULL },
+	  N_("write a deliverable: the assessment report, the change list or the unsupported list"), report_cmd_opts, NULL },
 	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO [--base REV]",
-	  "deliver the checkpoints: mbox patches, or a branch in the client's repository", export_opts,
+	  N_("deliver the checkpoints: mbox patches, or a branch in the client's repository"), export_opts,
 	  "patches|branch DIR" },
-	{ "help", cmd_help, "help [COMMAND] | help --man", "show a command's help, or write the manual page", help_opts,
+	{ "help", cmd_help, "help [COMMAND] | help --man", N_("show a command's help, or write the manual page"), help_opts,
 	  "COMMAND" },
-	{ "completion", cmd_completion, "completion bash|zsh", "print the shell completion script", NULL, "bash|zsh" },
-	{ "version", cmd_version, "version", "print the version", NULL, NULL },
+	{ "completion", cmd_completion, "completion bash|zsh", N_("print the shell completion script"), NULL, "bash|zsh" },
+	{ "version", cmd_version, "version", N_("print the version"), NULL, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -1371,7 +1397,7 @@ const cli_command *cli_find(const char *name)
 void cli_usage(void *fp)
 {
 	FILE *f = fp;
-	fprintf(f, "usage: ferry [-C DIR] COMMAND [ARGS]   or   ferry [DIR]   (the workbench)\n\ncommands:\n");
+	fprintf(f, _("usage: ferry [-C DIR] COMMAND [ARGS]   or   ferry [DIR]   (the workbench)\n\ncommands:\n"));
 	for (const cli_command *c = cli_commands; c->name; c++)
-		fprintf(f, "  %-10s %s\n             ferry %s\n", c->name, c->help, c->usage);
+		fprintf(f, "  %-10s %s\n             ferry %s\n", c->name, _(c->help), c->usage);
 }

@@ -5,12 +5,13 @@
 #include "cli.h"
 #include "config.h"
 #include "err.h"
+#include "intl.h"
 #include "workspace.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static const cli_option help_option = { "help", 'h', NULL, "show this help and exit" };
+static const cli_option help_option = { "help", 'h', NULL, N_("show this help and exit") };
 
 /* "--name ARG" (or "--name") into buf. */
 static const char *option_label(char *buf, size_t n, const cli_option *o)
@@ -23,10 +24,10 @@ void cli_write_help(void *fp, const cli_command *cmd)
 {
 	FILE *f = fp;
 	char label[96];
-	fprintf(f, "usage: ferry %s\n\n%s\n\noptions:\n", cmd->usage, cmd->help);
+	fprintf(f, _("usage: ferry %s\n\n%s\n\noptions:\n"), cmd->usage, _(cmd->help));
 	for (const cli_option *o = cmd->options; o && o->name; o++)
-		fprintf(f, "  %-28s %s\n", option_label(label, sizeof label, o), o->help);
-	fprintf(f, "  %-28s %s\n", "-h, --help", help_option.help);
+		fprintf(f, "  %-28s %s\n", option_label(label, sizeof label, o), _(o->help));
+	fprintf(f, "  %-28s %s\n", "-h, --help", _(help_option.help));
 }
 
 int cli_wants_help(const cli_command *cmd, int argc, char **argv)
@@ -86,43 +87,43 @@ int cli_write_man(void *fp)
 	FILE *f = fp;
 	char label[96];
 	fprintf(f, ".TH FERRY 1 \"\" \"ferry %s\" \"User Commands\"\n", FERRY_VERSION);
-	fputs(".SH NAME\nferry \\- carry a PyTorch project from NVIDIA GPUs to Ascend NPUs\n", f);
+	fputs(_(".SH NAME\nferry \\- carry a PyTorch project from NVIDIA GPUs to Ascend NPUs\n"), f);
 	fputs(".SH SYNOPSIS\n.B ferry\n[\\fB\\-C\\fR \\fIDIR\\fR] \\fICOMMAND\\fR [\\fIARGS\\fR]\n.br\n"
 	      ".B ferry\n[\\fIDIR\\fR]\n", f);
-	fputs(".SH DESCRIPTION\nAn engagement walks seven phases: ", f);
+	fputs(_(".SH DESCRIPTION\nAn engagement walks seven phases: "), f);
 	for (size_t i = 0; i < sizeof ws_phases / sizeof ws_phases[0]; i++)
 		fprintf(f, "%s%s", i ? ", " : "", ws_phases[i]);
-	fputs(". Every check is a Lua plugin, every change to the client's code a checkpoint in a shadow "
+	fputs(_(". Every check is a Lua plugin, every change to the client's code a checkpoint in a shadow "
 	      "history, and the record an append\\-only, hash\\-chained audit log in\n.IR .ferry/ .\n"
 	      "Without a command, ferry opens the workbench on\n.I DIR\n(default: the current directory).\n"
-	      ".TP\n.BI \\-C \" DIR\"\nwork on the project in\n.I DIR\n.SH COMMANDS\n", f);
+	      ".TP\n.BI \\-C \" DIR\"\nwork on the project in\n.I DIR\n.SH COMMANDS\n"), f);
 	for (const cli_command *c = cli_commands; c->name; c++) {
 		fputs(".TP\n.B ferry ", f);
 		roff(f, c->usage);
 		fputc('\n', f);
-		roff(f, c->help);
+		roff(f, _(c->help));
 		fputc('\n', f);
 		for (const cli_option *o = c->options; o && o->name; o++) {
 			fputs(".RS\n.TP\n.B ", f);
 			roff(f, option_label(label, sizeof label, o));
 			fputc('\n', f);
-			roff(f, o->help);
+			roff(f, _(o->help));
 			fputs("\n.RE\n", f);
 		}
 	}
-	fputs(".SH SETTINGS\nSet with\n.BR \"ferry config\" :\n", f);
+	fputs(_(".SH SETTINGS\nSet with\n.BR \"ferry config\" :\n"), f);
 	for (const struct config_key *k = config_keys; k->key; k++) {
 		fputs(".TP\n.B ", f);
 		roff(f, k->key);
 		fputc('\n', f);
-		roff(f, k->help);
+		roff(f, _(k->help));
 		fputc('\n', f);
 	}
-	fputs(".SH EXIT STATUS\n0 done; 1 a failure was found (a failing check, comparison or verification); "
+	fputs(_(".SH EXIT STATUS\n0 done; 1 a failure was found (a failing check, comparison or verification); "
 	      "2 a usage error; 3 a runtime error (unreadable input, a failed plugin, a damaged record).\n"
 	      ".SH FILES\n.TP\n.I .ferry/engagement.db\nthe engagement record (SQLite)\n"
 	      ".TP\n.I .ferry/history.git\nthe shadow history of checkpoints\n"
-	      ".TP\n.I .ferry/plugins/\nthe engagement's own checks\n", f);
+	      ".TP\n.I .ferry/plugins/\nthe engagement's own checks\n"), f);
 	return ferror(f) ? err_set(FERRY_EIO, "help: cannot write the manual page") : 0;
 }
 

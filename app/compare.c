@@ -1,6 +1,7 @@
 /* compare — see compare.h. */
 #include "compare.h"
 #include "err.h"
+#include "intl.h"
 #include "store.h"
 
 #include <stdlib.h>
@@ -152,9 +153,9 @@ int compare_failure(const compare_outcome *o, const compare_req *req)
 		return 0;
 	char why[160];
 	if (o->loss)
-		return err_set(FERRY_EFAIL, "compare loss %s %s: %s", req->a, req->b, loss_fail_reason(why, sizeof why, &o->lr));
+		return err_set(FERRY_EFAIL, _("compare loss %s %s: %s"), req->a, req->b, loss_fail_reason_shown(why, sizeof why, &o->lr));
 	if (!o->dr.n)
-		return err_set(FERRY_EFAIL, "compare dump %s %s: the two dumps share no tensor name", req->a, req->b);
-	return err_set(FERRY_EFAIL, "compare dump %s %s: %zu of %zu tensor pairs fail; first diverging layer %s", req->a,
+		return err_set(FERRY_EFAIL, _("compare dump %s %s: the two dumps share no tensor name"), req->a, req->b);
+	return err_set(FERRY_EFAIL, _("compare dump %s %s: %zu of %zu tensor pairs fail; first diverging layer %s"), req->a,
 	               req->b, o->dr.nfailed, o->dr.n, o->dr.pairs[o->dr.first_fail].layer);
 }

@@ -1,6 +1,7 @@
 /* compare_dump — see compare_dump.h. */
 #include "compare_dump.h"
 #include "err.h"
+#include "intl.h"
 #include "ptfile.h"
 
 #include <dirent.h>
@@ -631,14 +632,14 @@ static void judge_real(dump_pair *p)
 	p->pass = 1;
 	if (m->nonfinite_mismatch) {
 		p->pass = 0;
-		p->note = "NaN/inf where the other side is finite";
+		p->note = N_("NaN/inf where the other side is finite");
 	} else if (isnan(m->cosine)) {
 		p->pass = 0;
-		p->note = "cosine undefined (one side is all zero or non-finite)";
+		p->note = N_("cosine undefined (one side is all zero or non-finite)");
 	} else if (m->cosine < COS_MAX_THRESHOLD || m->max_abs > MAX_ABS_ERR_MAX_THRESHOLD ||
 	           (m->cosine < COS_THRESHOLD && m->max_abs > MAX_ABS_ERR_THRESHOLD)) {
 		p->pass = 0;
-		p->note = "outside msprobe's accuracy rule";
+		p->note = N_("outside msprobe's accuracy rule");
 	}
 }
 
@@ -1179,7 +1180,7 @@ static void judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb)
 		if (!isfinite(a) || !isfinite(b)) {
 			if (!(isinf(a) && a == b)) {
 				p->pass = 0;
-				p->note = "NaN/inf statistic where the other side is finite";
+				p->note = N_("NaN/inf statistic where the other side is finite");
 			}
 			continue;
 		}
@@ -1191,9 +1192,10 @@ static void judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb)
 			p->warn = 1;
 	}
 	if (p->warn && p->pass)
-		p->note = "a statistic differs by more than 50% of the larger value (msprobe's Warning: double-check)";
+		/* xgettext:no-c-format */
+		p->note = N_("a statistic differs by more than 50% of the larger value (msprobe's Warning: double-check)");
 	if (!any && p->pass)
-		p->note = "no statistics recorded";
+		p->note = N_("no statistics recorded");
 }
 
 /* A tensor stored as 2-byte integers or opaque values holds bfloat16 bits when the
@@ -1444,18 +1446,18 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			fill_meta_npy(p, &t->a, &t->b);
 			if (!same_shape(&t->a, &t->b)) {
 				p->mode = DUMP_UNMATCHED;
-				p->note = "shapes differ: not compared";
+				p->note = N_("shapes differ: not compared");
 				continue;
 			}
 			if (t->a.kind == 'V' || t->b.kind == 'V') {
 				p->mode = DUMP_UNMATCHED;
-				p->note = "opaque 2-byte values (|V2): name their dtype (--dtype-a/--dtype-b bf16)";
+				p->note = N_("opaque 2-byte values (|V2): name their dtype (--dtype-a/--dtype-b bf16)");
 				continue;
 			}
 			if (is_float_kind(t->a.kind) != is_float_kind(t->b.kind)) {
 				p->mode = DUMP_UNMATCHED;
-				p->note = "an integer tensor against a float tensor: not compared (bfloat16 stored as "
-				          "integers? --dtype-a/--dtype-b bf16)";
+				p->note = N_("an integer tensor against a float tensor: not compared (bfloat16 stored as "
+				          "integers? --dtype-a/--dtype-b bf16)");
 				continue;
 			}
 			if (t->a.fortran != t->b.fortran && order_matters(&t->a)) {
@@ -1475,12 +1477,12 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			record_meta(p->dtype_b, sizeof p->dtype_b, p->shape_b, sizeof p->shape_b, tb->rec);
 			if (strcmp(p->shape_a, p->shape_b) != 0) {
 				p->mode = DUMP_UNMATCHED;
-				p->note = "shapes differ: not compared";
+				p->note = N_("shapes differ: not compared");
 			}
 		} else {
 			/* a tensor file on one side only and no statistics on the other */
 			p->mode = DUMP_UNMATCHED;
-			p->note = "tensor data on one side only";
+			p->note = N_("tensor data on one side only");
 		}
 	}
 
@@ -1642,37 +1644,37 @@ static void fmt_num(char *out, size_t size, const char *fmt, double v)
 
 void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b)
 {
-	sbuf_adds(out, "dump comparison (A: baseline, B: compared run)\n");
-	sbuf_addf(out, "  A  %s  (%s, sha256 %.16s)\n", name_a, r->form_a ? r->form_a : "", r->sha_a);
-	sbuf_addf(out, "  B  %s  (%s, sha256 %.16s)\n", name_b, r->form_b ? r->form_b : "", r->sha_b);
-	sbuf_addf(out, "  %zu tensor pair%s: %zu compared from tensor data, %zu from dump.json statistics, %zu with different shapes",
-	          r->n, r->n == 1 ? "" : "s", r->nreal, r->nstats, r->nunmatched);
+	sbuf_adds(out, _("dump comparison (A: baseline, B: compared run)\n"));
+	sbuf_addf(out, _("  A  %s  (%s, sha256 %.16s)\n"), name_a, r->form_a ? r->form_a : "", r->sha_a);
+	sbuf_addf(out, _("  B  %s  (%s, sha256 %.16s)\n"), name_b, r->form_b ? r->form_b : "", r->sha_b);
+	sbuf_addf(out, P_("  %zu tensor pair: %zu compared from tensor data, %zu from dump.json statistics, %zu with different shapes", "  %zu tensor pairs: %zu compared from tensor data, %zu from dump.json statistics, %zu with different shapes", r->n),
+	          r->n, r->nreal, r->nstats, r->nunmatched);
 	if (r->only_a || r->only_b)
-		sbuf_addf(out, "; %zu only in A, %zu only in B", r->only_a, r->only_b);
+		sbuf_addf(out, _("; %zu only in A, %zu only in B"), r->only_a, r->only_b);
 	sbuf_adds(out, "\n");
 	if (r->nstats)
-		sbuf_addf(out, "  tensors were not read for %zu pair%s: %s; compared Max, Min, Mean and Norm from dump.json\n",
-		          r->nstats, r->nstats == 1 ? "" : "s", r->stats_reason ? r->stats_reason : "");
+		sbuf_addf(out, P_("  tensors were not read for %zu pair: %s; compared Max, Min, Mean and Norm from dump.json\n", "  tensors were not read for %zu pairs: %s; compared Max, Min, Mean and Norm from dump.json\n", r->nstats),
+		          r->nstats, r->stats_reason ? r->stats_reason : "");
 	sbuf_adds(out, "\n");
 	if (r->first_fail >= 0) {
 		const dump_pair *p = &r->pairs[r->first_fail];
-		sbuf_addf(out, "first diverging layer: %s\n  %s", p->layer, p->name);
+		sbuf_addf(out, _("first diverging layer: %s\n  %s"), p->layer, p->name);
 		char c[32], a[32];
 		if (p->mode == DUMP_REAL) {
 			fmt_num(c, sizeof c, "%.6f", p->m.cosine);
 			fmt_num(a, sizeof a, "%.3e", p->m.max_abs);
-			sbuf_addf(out, ": cosine %s, max abs err %s", c, a);
+			sbuf_addf(out, _(": cosine %s, max abs err %s"), c, a);
 		}
-		sbuf_addf(out, "%s%s\n\n", p->note ? " — " : "", p->note ? p->note : "");
+		sbuf_addf(out, "%s%s\n\n", p->note ? " — " : "", p->note ? _(p->note) : "");
 	} else if (r->n) {
-		sbuf_adds(out, "no diverging layer: every pair is within msprobe's accuracy rules\n\n");
+		sbuf_adds(out, _("no diverging layer: every pair is within msprobe's accuracy rules\n\n"));
 	}
 	size_t n;
 	size_t *idx = worst(&n, r, DUMP_REAL);
 	if (n) {
-		sbuf_addf(out, "%s tensor pairs, worst first:\n", n > SHOW_WORST ? "the 10 worst" : "all");
-		sbuf_addf(out, "  %10s %12s %12s %8s %8s %-6s %s\n", "cosine", "max abs err", "max rel err", "<0.1%", "<0.5%",
-		          "result", "name");
+		sbuf_addf(out, _("%s tensor pairs, worst first:\n"), n > SHOW_WORST ? _("the 10 worst") : _("all"));
+		sbuf_addf(out, "  %10s %12s %12s %8s %8s %-6s %s\n", _("cosine"), _("max abs err"), _("max rel err"), "<0.1%", "<0.5%",
+		          _("result"), _("name"));
 		for (size_t k = 0; k < n && k < SHOW_WORST; k++) {
 			const dump_pair *p = &r->pairs[idx[k]];
 			char c[32], a[32], rl[32], r1[32], r5[32];
@@ -1681,7 +1683,7 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 			fmt_num(rl, sizeof rl, "%.3e", p->m.max_rel);
 			fmt_num(r1, sizeof r1, "%.2f%%", p->m.ratio_1e3 * 100.0);
 			fmt_num(r5, sizeof r5, "%.2f%%", p->m.ratio_5e3 * 100.0);
-			sbuf_addf(out, "  %10s %12s %12s %8s %8s %-6s %s\n", c, a, rl, r1, r5, p->pass ? "pass" : "FAIL",
+			sbuf_addf(out, "  %10s %12s %12s %8s %8s %-6s %s\n", c, a, rl, r1, r5, p->pass ? _("pass") : _("FAIL"),
 			          p->name);
 		}
 		sbuf_adds(out, "\n");
@@ -1689,39 +1691,38 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 	free(idx);
 	idx = worst(&n, r, DUMP_STATS);
 	if (n) {
-		sbuf_addf(out, "%s pairs compared by statistics, worst first (relative differences):\n",
-		          n > SHOW_WORST ? "the 10 worst" : "all");
-		sbuf_addf(out, "  %10s %10s %10s %10s %-6s %s\n", "Max", "Min", "Mean", "Norm", "result", "name");
+		sbuf_addf(out, _("%s pairs compared by statistics, worst first (relative differences):\n"),
+		          n > SHOW_WORST ? _("the 10 worst") : _("all"));
+		sbuf_addf(out, "  %10s %10s %10s %10s %-6s %s\n", "Max", "Min", "Mean", "Norm", _("result"), _("name"));
 		for (size_t k = 0; k < n && k < SHOW_WORST; k++) {
 			const dump_pair *p = &r->pairs[idx[k]];
 			char v[4][32];
 			for (int s = 0; s < 4; s++)
 				fmt_num(v[s], sizeof v[s], "%.2f%%", p->stat_rel[s] * 100.0);
 			sbuf_addf(out, "  %10s %10s %10s %10s %-6s %s\n", v[0], v[1], v[2], v[3],
-			          !p->pass ? "FAIL" : p->warn ? "warn" : "pass", p->name);
+			          !p->pass ? _("FAIL") : p->warn ? _("warn") : _("pass"), p->name);
 		}
 		sbuf_adds(out, "\n");
 	}
 	free(idx);
 	if (r->nunmatched) {
-		sbuf_addf(out, "pairs not compared (%zu):\n", r->nunmatched);
+		sbuf_addf(out, _("pairs not compared (%zu):\n"), r->nunmatched);
 		size_t shown = 0;
 		for (size_t i = 0; i < r->n && shown < SHOW_WORST; i++)
 			if (r->pairs[i].mode == DUMP_UNMATCHED) {
 				sbuf_addf(out, "  %s: A %s, B %s — %s\n", r->pairs[i].name, r->pairs[i].shape_a, r->pairs[i].shape_b,
-				          r->pairs[i].note ? r->pairs[i].note : "");
+				          r->pairs[i].note ? _(r->pairs[i].note) : "");
 				shown++;
 			}
 		sbuf_adds(out, "\n");
 	}
 	if (!r->n)
-		sbuf_adds(out, "the two dumps share no tensor name: nothing to compare\n");
+		sbuf_adds(out, _("the two dumps share no tensor name: nothing to compare\n"));
 	if (r->nwarn)
-		sbuf_addf(out, "%zu pair%s to double-check: a statistic differs by more than 50%% of the larger value "
-		               "(msprobe's Warning; compare the tensors to decide)\n",
-		          r->nwarn, r->nwarn == 1 ? "" : "s");
-	sbuf_addf(out, "verdict: %s (%zu of %zu pairs fail; rules: cosine ≥ 0.99 or max abs err ≤ 0.001, cosine ≥ 0.9, "
-	               "max abs err ≤ 1; statistics more than 50%% apart are warnings)\n",
+		sbuf_addf(out, P_("%zu pair to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", "%zu pairs to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", r->nwarn),
+		          r->nwarn);
+	sbuf_addf(out, _("verdict: %s (%zu of %zu pairs fail; rules: cosine ≥ 0.99 or max abs err ≤ 0.001, cosine ≥ 0.9, "
+	               "max abs err ≤ 1; statistics more than 50%% apart are warnings)\n"),
 	          r->pass ? "PASS" : "FAIL", r->nfailed, r->n);
 }
 

@@ -1,6 +1,7 @@
 /* compare_loss — see compare_loss.h. */
 #include "compare_loss.h"
 #include "err.h"
+#include "intl.h"
 #include "json.h"
 
 #include <ctype.h>
@@ -742,24 +743,45 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 	out->pass = out->finite > 0 && out->mean_rel <= tolerance && !out->nonfinite_b && !out->truncated;
 }
 
-const char *loss_fail_reason(char *buf, size_t size, const loss_result *r)
+/* fmt in the reader's language when shown, else as written (the record's English). */
+static const char *as_shown(int shown, const char *fmt)
+{
+	return shown ? _(fmt) : fmt;
+}
+
+static const char *fail_reason(char *buf, size_t size, const loss_result *r, int shown)
 {
 	if (r->pass)
-		snprintf(buf, size, "within the tolerance");
+		snprintf(buf, size, "%s", as_shown(shown, N_("within the tolerance")));
 	else if (r->blowup)
-		snprintf(buf, size, "B's loss turns NaN/inf at step %lld and stays there (blow-up)", r->blowup_step);
+		snprintf(buf, size, as_shown(shown, N_("B's loss turns NaN/inf at step %lld and stays there (blow-up)")),
+		         r->blowup_step);
 	else if (r->nonfinite_b)
-		snprintf(buf, size, "B's loss is NaN/inf at %zu step%s, first at step %lld", r->nonfinite_b,
-		         r->nonfinite_b == 1 ? "" : "s", r->first_nonfinite_step);
+		snprintf(buf, size,
+		         shown ? P_("B's loss is NaN/inf at %zu step, first at step %lld",
+		                    "B's loss is NaN/inf at %zu steps, first at step %lld", r->nonfinite_b)
+		         : r->nonfinite_b == 1 ? "B's loss is NaN/inf at %zu step, first at step %lld"
+		                               : "B's loss is NaN/inf at %zu steps, first at step %lld",
+		         r->nonfinite_b, r->first_nonfinite_step);
 	else if (r->truncated)
-		snprintf(buf, size, "B stops at step %lld, A runs to step %lld (%.0f%% of A's steps covered)",
+		snprintf(buf, size, as_shown(shown, N_("B stops at step %lld, A runs to step %lld (%.0f%% of A's steps covered)")),
 		         r->final_step_b, r->final_step_a, r->coverage * 100.0);
 	else if (!r->finite)
-		snprintf(buf, size, "the two logs share no step with finite losses");
+		snprintf(buf, size, "%s", as_shown(shown, N_("the two logs share no step with finite losses")));
 	else
-		snprintf(buf, size, "mean relative error %.3f%% exceeds the tolerance %.3f%%", r->mean_rel * 100.0,
-		         r->tolerance * 100.0);
+		snprintf(buf, size, as_shown(shown, N_("mean relative error %.3f%% exceeds the tolerance %.3f%%")),
+		         r->mean_rel * 100.0, r->tolerance * 100.0);
 	return buf;
+}
+
+const char *loss_fail_reason(char *buf, size_t size, const loss_result *r)
+{
+	return fail_reason(buf, size, r, 0);
+}
+
+const char *loss_fail_reason_shown(char *buf, size_t size, const loss_result *r)
+{
+	return fail_reason(buf, size, r, 1);
 }
 
 void loss_result_done(loss_result *r)
@@ -775,21 +797,20 @@ void loss_result_done(loss_result *r)
 static void describe_series(sbuf *out, const char *tag, const char *name, const loss_series *s, double final,
                             long long final_step)
 {
-	sbuf_addf(out, "  %s  %s\n      %zu point%s", tag, name, s->n, s->n == 1 ? "" : "s");
+	sbuf_addf(out, P_("  %s  %s\n      %zu point", "  %s  %s\n      %zu points", s->n), tag, name, s->n);
 	if (s->column)
-		sbuf_addf(out, " from column \"%s\"", s->column);
+		sbuf_addf(out, _(" from column \"%s\""), s->column);
 	if (s->n)
-		sbuf_addf(out, ", steps %lld–%lld%s, final loss %.6g at step %lld", s->pts[0].step, s->pts[s->n - 1].step,
+		sbuf_addf(out, _(", steps %lld–%lld%s, final loss %.6g at step %lld"), s->pts[0].step, s->pts[s->n - 1].step,
 		          s->ordinal ? " (line ordinals: the log gives no steps)" : "", final, final_step);
 	if (s->nonfinite)
-		sbuf_addf(out, "; %zu NaN/inf value%s", s->nonfinite, s->nonfinite == 1 ? "" : "s");
+		sbuf_addf(out, P_("; %zu NaN/inf value", "; %zu NaN/inf values", s->nonfinite), s->nonfinite);
 	if (s->no_step)
-		sbuf_addf(out, "; %zu loss line%s without a step dropped", s->no_step, s->no_step == 1 ? "" : "s");
+		sbuf_addf(out, P_("; %zu loss line without a step dropped", "; %zu loss lines without a step dropped", s->no_step), s->no_step);
 	if (s->duplicates)
-		sbuf_addf(out, "; %zu repeated step%s (last value kept)", s->duplicates, s->duplicates == 1 ? "" : "s");
+		sbuf_addf(out, P_("; %zu repeated step (last value kept)", "; %zu repeated steps (last value kept)", s->duplicates), s->duplicates);
 	if (s->not_training)
-		sbuf_addf(out, "; %zu evaluation or summary loss%s left out", s->not_training,
-		          s->not_training == 1 ? "" : "es");
+		sbuf_addf(out, P_("; %zu evaluation or summary loss left out", "; %zu evaluation or summary losses left out", s->not_training), s->not_training);
 	sbuf_adds(out, "\n");
 }
 
@@ -833,12 +854,12 @@ static void sparkline(sbuf *out, const loss_result *r, int which, size_t width, 
 void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, const loss_series *b,
                       const char *name_a, const char *name_b)
 {
-	sbuf_adds(out, "loss comparison (A: baseline, B: compared run)\n");
+	sbuf_adds(out, _("loss comparison (A: baseline, B: compared run)\n"));
 	describe_series(out, "A", name_a, a, r->final_a, r->final_step_a);
 	describe_series(out, "B", name_b, b, r->final_b, r->final_step_b);
-	sbuf_addf(out, "  aligned %zu step%s", r->n, r->n == 1 ? "" : "s");
+	sbuf_addf(out, P_("  aligned %zu step", "  aligned %zu steps", r->n), r->n);
 	if (r->only_a || r->only_b)
-		sbuf_addf(out, " (%zu only in A, %zu only in B)", r->only_a, r->only_b);
+		sbuf_addf(out, _(" (%zu only in A, %zu only in B)"), r->only_a, r->only_b);
 	sbuf_adds(out, "\n\n");
 	if (r->n) {
 		/* a sample of rows: evenly spaced, plus the worst step and the first one over */
@@ -856,7 +877,7 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 					pick[np++] = i;
 			qsort(pick, np, sizeof *pick, cmp_size);
 		}
-		sbuf_addf(out, "  %10s %14s %14s %12s %9s\n", "step", "A", "B", "abs err", "rel err");
+		sbuf_adds(out, _("        step              A              B      abs err   rel err\n"));
 		for (size_t k = 0; k < np; k++) {
 			if (k && pick[k] == pick[k - 1])
 				continue;
@@ -884,28 +905,27 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 		sparkline(out, r, 0, width, lo, hi);
 		sbuf_adds(out, "\n  B ");
 		sparkline(out, r, 1, width, lo, hi);
-		sbuf_addf(out, "\n    loss %.6g … %.6g on one scale, steps %lld–%lld\n\n", lo, hi, r->rows[0].step,
+		sbuf_addf(out, _("\n    loss %.6g … %.6g on one scale, steps %lld–%lld\n\n"), lo, hi, r->rows[0].step,
 		          r->rows[r->n - 1].step);
 		if (r->finite)
-			sbuf_addf(out, "mean relative error %.3f%%, max %.3f%% at step %lld; tolerance %.3f%% (mean)\n",
+			sbuf_addf(out, _("mean relative error %.3f%%, max %.3f%% at step %lld; tolerance %.3f%% (mean)\n"),
 			          r->mean_rel * 100.0, r->max_rel * 100.0, r->max_rel_step, r->tolerance * 100.0);
 		if (r->exceeded)
-			sbuf_addf(out, "first step above the tolerance: %lld\n", r->first_exceed_step);
+			sbuf_addf(out, _("first step above the tolerance: %lld\n"), r->first_exceed_step);
 		else
-			sbuf_adds(out, "no step above the tolerance\n");
-		sbuf_addf(out, "final loss: A %.6g, B %.6g\n", r->final_a, r->final_b);
+			sbuf_adds(out, _("no step above the tolerance\n"));
+		sbuf_addf(out, _("final loss: A %.6g, B %.6g\n"), r->final_a, r->final_b);
 	} else {
-		sbuf_adds(out, "the two logs share no step: nothing to compare\n");
+		sbuf_adds(out, _("the two logs share no step: nothing to compare\n"));
 	}
 	if (r->nonfinite_b)
-		sbuf_addf(out, "NaN/inf in B: %zu step%s, first at step %lld%s\n", r->nonfinite_b,
-		          r->nonfinite_b == 1 ? "" : "s", r->first_nonfinite_step,
-		          r->blowup ? "; it stays NaN/inf to the end of the log" : "");
+		sbuf_addf(out, P_("NaN/inf in B: %zu step, first at step %lld%s\n", "NaN/inf in B: %zu steps, first at step %lld%s\n", r->nonfinite_b), r->nonfinite_b, r->first_nonfinite_step,
+		          r->blowup ? _("; it stays NaN/inf to the end of the log") : "");
 	if (r->truncated)
-		sbuf_addf(out, "B stops early: last step %lld, A's last step %lld\n", r->final_step_b, r->final_step_a);
+		sbuf_addf(out, _("B stops early: last step %lld, A's last step %lld\n"), r->final_step_b, r->final_step_a);
 	char why[160];
-	sbuf_addf(out, "verdict: %s%s%s\n", r->pass ? "PASS" : "FAIL", r->pass ? "" : " — ",
-	          r->pass ? "" : loss_fail_reason(why, sizeof why, r));
+	sbuf_addf(out, _("verdict: %s%s%s\n"), r->pass ? "PASS" : "FAIL", r->pass ? "" : " — ",
+	          r->pass ? "" : loss_fail_reason_shown(why, sizeof why, r));
 }
 
 /* JSON has no NaN: a non-finite number is null. */

@@ -104,6 +104,8 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 void loss_result_done(loss_result *r);
 /* One line saying why r failed (or "within the tolerance"), written into buf. */
 const char *loss_fail_reason(char *buf, size_t size, const loss_result *r);
+/* The same in the reader's language, for the screen (the record keeps loss_fail_reason's). */
+const char *loss_fail_reason_shown(char *buf, size_t size, const loss_result *r);
 
 /* Text for people: the two inputs, a sampled table of steps, a sparkline of both curves
  * on one scale, the summary and the verdict. name_a/name_b label the inputs. */

@@ -1,5 +1,6 @@
 /* config — see config.h. */
 #include "config.h"
+#include "intl.h"
 #include "audit.h"
 #include "category.h"
 #include "err.h"
@@ -12,22 +13,23 @@
 #include <string.h>
 
 const struct config_key config_keys[] = {
-	{ "target.soc", CFG_TEXT, NULL, "target NPU SoC, e.g. Ascend910B2, Ascend310P3" },
-	{ "target.cards", CFG_COUNT, NULL, "number of NPU cards in the plan" },
-	{ "target.nodes", CFG_COUNT, NULL, "number of nodes in the plan" },
-	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, "accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%" },
-	{ "tolerance.accuracy", CFG_NUMBER, NULL, "accepted absolute accuracy drop, e.g. 0.005" },
-	{ "throughput.target_pct", CFG_NUMBER, NULL, "throughput target as % of the GPU baseline, e.g. 80" },
-	{ "strategy", CFG_WORD, "auto tool manual", "migration strategy: auto (transfer_to_npu), tool (rewrite) or manual" },
-	{ "model.params_b", CFG_NUMBER, NULL, "model size in billions of parameters (for memory and parallel advice)" },
-	{ "effort.base_days", CFG_NUMBER, NULL, "effort formula: fixed days for any engagement" },
-	{ "effort.weight.", CFG_NUMBER, NULL, "effort formula: days per finding of a category, e.g. effort.weight.custom_kernel" },
-	{ "language", CFG_WORD, "en zh", "report and interface language: en or zh" },
-	{ "audit.sign_key", CFG_TEXT, NULL, "key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file" },
-	{ "csv.bom", CFG_WORD, "true false", "start CSV reports with a UTF-8 byte-order mark (as --excel does)" },
-	{ "export.signoff", CFG_WORD, "true false", "end each exported patch with a Signed-off-by: trailer of the actor" },
-	{ "plugins.allow_exec", CFG_IDS, NULL, "plugins not bundled with ferry that may run programs (ids; empty for none)" },
-	{ "plugins.time_limit", CFG_NUMBER, NULL, "seconds one plugin may run before it is stopped (default 120)" },
+	{ "target.soc", CFG_TEXT, NULL, N_("target NPU SoC, e.g. Ascend910B2, Ascend310P3") },
+	{ "target.cards", CFG_COUNT, NULL, N_("number of NPU cards in the plan") },
+	{ "target.nodes", CFG_COUNT, NULL, N_("number of nodes in the plan") },
+	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, N_("accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%") },
+	{ "tolerance.accuracy", CFG_NUMBER, NULL, N_("accepted absolute accuracy drop, e.g. 0.005") },
+	/* xgettext:no-c-format */
+	{ "throughput.target_pct", CFG_NUMBER, NULL, N_("throughput target as % of the GPU baseline, e.g. 80") },
+	{ "strategy", CFG_WORD, "auto tool manual", N_("migration strategy: auto (transfer_to_npu), tool (rewrite) or manual") },
+	{ "model.params_b", CFG_NUMBER, NULL, N_("model size in billions of parameters (for memory and parallel advice)") },
+	{ "effort.base_days", CFG_NUMBER, NULL, N_("effort formula: fixed days for any engagement") },
+	{ "effort.weight.", CFG_NUMBER, NULL, N_("effort formula: days per finding of a category, e.g. effort.weight.custom_kernel") },
+	{ "language", CFG_WORD, "en zh", N_("report and interface language: en or zh") },
+	{ "audit.sign_key", CFG_TEXT, NULL, N_("key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file") },
+	{ "csv.bom", CFG_WORD, "true false", N_("start CSV reports with a UTF-8 byte-order mark (as --excel does)") },
+	{ "export.signoff", CFG_WORD, "true false", N_("end each exported patch with a Signed-off-by: trailer of the actor") },
+	{ "plugins.allow_exec", CFG_IDS, NULL, N_("plugins not bundled with ferry that may run programs (ids; empty for none)") },
+	{ "plugins.time_limit", CFG_NUMBER, NULL, N_("seconds one plugin may run before it is stopped (default 120)") },
 	{ NULL, CFG_TEXT, NULL, NULL },
 };
 

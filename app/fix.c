@@ -4,6 +4,7 @@
 #include "audit.h"
 #include "check.h"
 #include "err.h"
+#include "intl.h"
 #include "projfs.h"
 #include "pysrc.h"
 #include "util.h"
@@ -54,7 +55,7 @@ static void refuse(fix_plan *p, const cJSON *f, const char *fmt, const char *det
 {
 	char *why = xasprintf(fmt, detail);
 	p->refused = xrealloc(p->refused, sizeof(char *) * (p->nrefused + 1));
-	p->refused[p->nrefused++] = xasprintf("finding %lld (%s:%lld): %s", json_int(f, "id"), json_str(f, "file"),
+	p->refused[p->nrefused++] = xasprintf(_("finding %lld (%s:%lld): %s"), json_int(f, "id"), json_str(f, "file"),
 	                                      json_int(f, "line"), why);
 	free(why);
 }
@@ -303,7 +304,7 @@ static void refuse_bad_paths(fix_plan *p, workspace *ws, const fix_select *sel)
 		if (!file_get(p, ws, json_str(f, "file")) && err_code() == FERRY_EREFUSED) {
 			p->errors = xrealloc(p->errors, sizeof(char *) * (p->nerrors + 1));
 			p->errors[p->nerrors++] =
-			    xasprintf("plugin %s: its fix is refused and nothing of it is written: %s", plugin, err_message());
+			    xasprintf(_("plugin %s: its fix is refused and nothing of it is written: %s"), plugin, err_message());
 			cJSON_AddTrueToObject(p->bad_plugins, plugin);
 		}
 		err_clear();

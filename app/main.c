@@ -28,12 +28,12 @@ static int not_a_command(const char *word, int alone)
 	struct stat st;
 	char *shown = safetext_terminal(word);
 	if (alone && stat(word, &st) == 0)
-		fprintf(stderr, "ferry: %s: not a directory (ferry opens a project directory)\n", shown);
+		fprintf(stderr, _("ferry: %s: not a directory (ferry opens a project directory)\n"), shown);
 	else if (alone && (strchr(word, '/') || word[0] == '.' || word[0] == '~'))
-		fprintf(stderr, "ferry: %s: no such directory\n", shown);
+		fprintf(stderr, _("ferry: %s: no such directory\n"), shown);
 	else
-		fprintf(stderr, "ferry: %s: unknown command, and no directory of that name (ferry --help lists the "
-		                "commands)\n", shown);
+		fprintf(stderr, _("ferry: %s: unknown command, and no directory of that name (ferry --help lists the "
+		                "commands)\n"), shown);
 	free(shown);
 	return 2;
 }
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--version") == 0) {
 			return cli_find("version")->run(dir, 1, argv + i);
 		} else {
-			fprintf(stderr, "ferry: %s: unknown option\n", argv[i]);
+			fprintf(stderr, _("ferry: %s: unknown option\n"), argv[i]);
 			cli_usage(stderr);
 			return 2;
 		}
@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 	}
 	if (rc) {
 		char *msg = safetext_terminal(err_message()); /* may name a client's file */
-		fprintf(stderr, "ferry: %s\n", msg);
+		fprintf(stderr, _("ferry: %s\n"), msg);
 		free(msg);
 		return err_exit_code(rc);
 	}

@@ -3,6 +3,7 @@
 #include "audit.h"
 #include "replay.h"
 #include "err.h"
+#include "intl.h"
 #include "projfs.h"
 #include "util.h"
 
@@ -304,7 +305,7 @@ int ws_init(workspace **out, const char *dir, const ws_init_opts *opts)
 	char head[65];
 	if (!rc)
 		rc = audit_head(head, ws->db);
-	store_checkpoint cp = { baseline, "baseline", "Baseline: project as received", ws->actor, NULL, NULL, NULL, 0 };
+	store_checkpoint cp = { baseline, "baseline", N_("Baseline: project as received"), ws->actor, NULL, NULL, NULL, 0 };
 	if (!rc)
 		rc = store_checkpoint_add(NULL, ws->db, &cp);
 	if (!rc) {

@@ -179,10 +179,10 @@ static void draw_loss(sstate *s, ui_win *w, int y, const compare_outcome *o)
 		            "%s  mean relative error %.3g%% (tolerance %.3g%%), max %.3g%% at step %lld; %zu aligned steps", r->n),
 		         o->pass ? _("PASS") : _("FAIL"), r->mean_rel * 100, r->tolerance * 100, r->max_rel * 100, r->max_rel_step, r->n);
 	else
-		snprintf(line, sizeof line, "%s  %s", o->pass ? _("PASS") : _("FAIL"), loss_fail_reason(why, sizeof why, r));
+		snprintf(line, sizeof line, "%s  %s", o->pass ? _("PASS") : _("FAIL"), loss_fail_reason_shown(why, sizeof why, r));
 	ui_put(w, y++, 1, o->pass ? UI_OK : UI_ERROR, line, width - 2);
 	if (!o->pass && r->n)
-		ui_put(w, y++, 7, UI_ERROR, loss_fail_reason(why, sizeof why, r), width - 8);
+		ui_put(w, y++, 7, UI_ERROR, loss_fail_reason_shown(why, sizeof why, r), width - 8);
 	snprintf(line, sizeof line, _("final loss A %.5g (step %lld), B %.5g (step %lld)"), r->final_a, r->final_step_a, r->final_b,
 	         r->final_step_b);
 	ui_put(w, y++, 7, UI_DIM, line, width - 8);
@@ -265,10 +265,10 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 		char *nm = text_cell(p->name, namew, 0);
 		if (p->mode == DUMP_REAL)
 			snprintf(line, sizeof line, "%s %9.6f %11.4g %11.4g %7.1f%%  %s", nm, p->m.cosine, p->m.max_abs, p->m.max_rel,
-			         p->m.ratio_1e3 * 100, p->pass ? _("pass") : p->note ? p->note : _("FAIL"));
+			         p->m.ratio_1e3 * 100, p->pass ? _("pass") : p->note ? _(p->note) : _("FAIL"));
 		else
 			snprintf(line, sizeof line, "%s %9s %11s %11s %8s  %s", nm, "-", "-", "-", "-",
-			         p->pass ? (p->warn ? _("pass (warning)") : _("pass")) : p->note ? p->note : _("FAIL"));
+			         p->pass ? (p->warn ? _("pass (warning)") : _("pass")) : p->note ? _(p->note) : _("FAIL"));
 		free(nm);
 		ui_put(w, y, 1, p->pass ? (p->warn ? UI_WARN : UI_NORMAL) : UI_ERROR, line, width - 2);
 	}

@@ -3,6 +3,8 @@
 # (CLI, plugin goldens, TUI). Prints one closing line "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
+# the suite expects English unless a test asks for Chinese itself (FERRY_LANG=zh ...)
+export FERRY_LANG=en
 build=${FERRY_BUILD:-build}
 passed=0
 failed=0

@@ -1,0 +1,74 @@
+#!/bin/sh
+# The command line in Chinese (FERRY_LANG=zh): every line the commands print on stdout and
+# stderr — results, tables, help, the manual page, usage errors, refusals — is Chinese
+# (tests/zh_check.py: no run of three plain English words outside code, paths and
+# identifiers). Finding messages come from the plugins' catalogs and are covered by
+# test_zh_coverage.sh; here the engagement's findings are listed as JSON, not as text.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+fx=$top/tests/fixtures
+
+p="$work/p"
+make_project "$p"
+out="$work/zh"
+mkdir -p "$out"
+n=0
+zh() { # CMD...: run ferry in Chinese, keep both streams
+	n=$((n + 1))
+	FERRY_LANG=zh "$FERRY" "$@" >"$out/$n.out" 2>"$out/$n.err"
+}
+zh init "$p" --client 客户
+zh -C "$p" status
+zh -C "$p" plugins
+zh -C "$p" check --phase assess --format json
+zh -C "$p" config
+zh -C "$p" config target.soc Ascend910B2
+zh -C "$p" waive 1 --reason "客户确认不需要"
+zh -C "$p" unwaive 1 --reason "重新评估"
+zh -C "$p" signoff assess
+zh -C "$p" fix --all --dry-run
+zh -C "$p" ingest loss-log "$fx/loss/gpu_plain.log" --label gpu
+zh -C "$p" ingest loss-log "$fx/loss/npu_blowup_plain.log" --label npu
+zh -C "$p" compare loss gpu npu
+zh -C "$p" ingest dump "$fx/dump/gpu_dump" --label gd
+zh -C "$p" ingest dump "$fx/dump/npu_dump" --label nd
+zh -C "$p" compare dump gd nd
+zh -C "$p" log --events
+zh -C "$p" verify
+zh -C "$p" export patches "$work/patches"
+zh help
+zh --help
+zh check --help
+zh compare --help
+zh nosuchcommand
+zh ./no/such/dir
+zh -C "$p" status --bogus
+zh -C "$p" ingest loss-log "$work/missing.log"
+zh -C "$p" fix --all
+zh -C "$p" waive 1
+zh -C "$p" check --phase nosuch
+if python3 "$top/tests/zh_check.py" lines "$out"/*.out "$out"/*.err >"$work/english"; then
+	ok "$n commands: every line on stdout and stderr is Chinese"
+else
+	fail "English left in the CLI output:"
+	sed 's@^.*/zh/@     | @' "$work/english" | head -20
+fi
+grep -q "已豁免 1 个问题" "$out"/*.out && ok "counts read naturally (已豁免 1 个问题)" || fail "waive output: $(cat "$out/7.out")"
+
+# English keeps its plurals
+FERRY_LANG=en "$FERRY" -C "$p" waive 1 2 --reason "both" >"$work/en" 2>&1
+expect_grep "^waived 2 findings$" "$work/en" "English: 2 findings"
+FERRY_LANG=en "$FERRY" -C "$p" unwaive 1 --reason "one" >"$work/en" 2>&1
+expect_grep "withdrew the waiver of 1 finding;" "$work/en" "English: 1 finding"
+
+# the manual page in Chinese
+man=$top/build/man/zh_CN/ferry.1
+if [ -f "$man" ]; then
+	groff -k -man -Tutf8 -ww -Wbreak "$man" >"$work/man.txt" 2>"$work/man.err" || true
+	[ ! -s "$work/man.err" ] && ok "the zh manual page renders without warnings" || fail "groff: $(head -3 "$work/man.err")"
+	grep -q "将 PyTorch 项目从 NVIDIA GPU 迁移到昇腾 NPU" "$work/man.txt" && grep -q "运行检查并记录问题" "$work/man.txt" &&
+		ok "it is in Chinese (name, commands)" || fail "zh man page text: $(head -5 "$work/man.txt")"
+else
+	fail "build/man/zh_CN/ferry.1 is not built"
+fi
+finish
