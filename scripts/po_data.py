@@ -14,10 +14,14 @@ def po_quote(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t") + '"'
 
 
-def walk(node, found, path):
+def walk(node, found, path, top=False):
     if isinstance(node, dict):
         for k, v in node.items():
-            if k in TEXT_KEYS and isinstance(v, str) and v.strip():
+            if top and k == "description":
+                continue  # a table's own description is for its maintainers, not shown
+            # an entry named *_advice holds its prose in "value" (profile_rules.json)
+            prose = k in TEXT_KEYS or (k == "value" and str(node.get("name", "")).endswith("_advice"))
+            if prose and isinstance(v, str) and v.strip():
                 found.setdefault(v, set()).add(path)
             else:
                 walk(v, found, path)
@@ -30,7 +34,7 @@ def main(paths):
     found = {}
     for path in paths:
         with open(path, encoding="utf-8") as f:
-            walk(json.load(f), found, path)
+            walk(json.load(f), found, path, top=True)
     out = ['msgid ""', 'msgstr ""', '"Content-Type: text/plain; charset=UTF-8\\n"', ""]
     for text in sorted(found):
         out.append("#: " + " ".join(sorted(found[text])))

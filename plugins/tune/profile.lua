@@ -9,11 +9,13 @@
 -- file is cut short. Across artifacts of the same form, each one's ranks are compared too.
 -- Thresholds and their sources: plugins/data/profile_rules.json.
 
+local words = require("words")
+
 local function pct(x) return string.format("%.1f %%", x * 100) end
 
 local function name_of(a)
-	if a.label and a.label ~= "" then return string.format("profile '%s' (artifact %s)", a.label, tostring(a.id)) end
-	return "profile artifact " .. tostring(a.id)
+	if a.label and a.label ~= "" then return _("profile '{label}' (artifact {id})", { label = a.label, id = tostring(a.id) }) end
+	return _("profile artifact {id}", { id = tostring(a.id) })
 end
 
 -- The median of the ranks' values; for an even count the lower middle one, so with two
@@ -25,7 +27,7 @@ local function median(list)
 	return v[(#v + 1) // 2]
 end
 
-local function slow_ranks(ctx, key, what, ranks, ratio, unit)
+local function slow_ranks(ctx, key, what, ranks, ratio, per_step)
 	if #ranks < 2 then return end
 	local med = median(ranks)
 	if not med or med <= 0 then return end
@@ -37,10 +39,14 @@ local function slow_ranks(ctx, key, what, ranks, ratio, unit)
 	for _i, r in ipairs(slow) do
 		ctx.report{
 			key = "slowrank:" .. key .. ":" .. r.id, severity = "warning",
-			message = string.format("%s: %s takes %.0f us %s, %s more than the median of the %d ranks (%.0f us): a slow rank holds the others back.",
-				what, r.id, r.value, unit, pct((r.value - med) / med), #ranks, med),
-			suggestion = "Compare the slow rank's computation, communication and idle time with the others (msprof-analyze cluster "
-				.. "analysis); check its host load, data shard size and link health.",
+			message = per_step
+				and _("{what}: {rank} takes {us} us per step on average, {pct} more than the median of the {n} ranks ({median} us): a slow rank holds the others back.",
+					{ what = what, rank = r.id, us = string.format("%.0f", r.value), pct = pct((r.value - med) / med), n = #ranks,
+					  median = string.format("%.0f", med) })
+				or _("{what}: {rank} takes {us} us of device time, {pct} more than the median of the {n} ranks ({median} us): a slow rank holds the others back.",
+					{ what = what, rank = r.id, us = string.format("%.0f", r.value), pct = pct((r.value - med) / med), n = #ranks,
+					  median = string.format("%.0f", med) }),
+			suggestion = _("Compare the slow rank's computation, communication and idle time with the others (msprof-analyze cluster analysis); check its host load, data shard size and link health."),
 		}
 	end
 end
@@ -51,21 +57,18 @@ local function analyse(ctx, a, s, rules, cross)
 	if s.stopped then
 		ctx.report{
 			key = "partial:" .. a.id, severity = "warning",
-			message = string.format("%s: reading stopped at %s; the figures below cover the %d rows or events before it.",
-				what, s.stopped, math.tointeger(s.rows) or 0),
-			suggestion = "The file was cut short (the profiler was stopped while writing, or the copy is incomplete). "
-				.. "Export the profile again and ingest the complete file to analyse every step.",
+			message = _("{what}: reading stopped at {where}; the figures below cover the {rows} rows or events before it.",
+				{ what = what, where = s.stopped, rows = math.tointeger(s.rows) or 0 }),
+			suggestion = _("The file was cut short (the profiler was stopped while writing, or the copy is incomplete). Export the profile again and ingest the complete file to analyse every step."),
 		}
 	end
-	local dev = s.device and "device" or "host (a CPU-only trace: no device operators)"
 	if #s.types > 0 and s.total_us > 0 then
 		local parts = {}
 		for i = 1, math.min(top, #s.types) do
 			local o = s.types[i]
 			parts[#parts + 1] = string.format("%s %s (%d calls)", o.name, pct(o.total_us / s.total_us), math.tointeger(o.count) or 0)
 		end
-		local msg = string.format("%s: the top operator types by %s time are %s.", what, dev, table.concat(parts, ", "))
-		local named = false
+		local named, kernels = false, nil
 		for i = 1, math.min(top, #s.ops) do named = named or (s.ops[i].type ~= "" and s.ops[i].type ~= s.ops[i].name) end
 		if named then
 			local k = {}
@@ -74,31 +77,40 @@ local function analyse(ctx, a, s, rules, cross)
 				k[#k + 1] = string.format("%s%s %.0f us (avg %.1f us)", o.name, o.type ~= "" and (" [" .. o.type .. "]") or "",
 					o.total_us, o.avg_us)
 			end
-			msg = msg .. " Longest-running kernels: " .. table.concat(k, ", ") .. "."
+			kernels = table.concat(k, ", ")
+		end
+		local args = { what = what, types = table.concat(parts, ", "), kernels = kernels }
+		local msg
+		if s.device and kernels then
+			msg = _("{what}: the top operator types by device time are {types}. Longest-running kernels: {kernels}.", args)
+		elseif s.device then
+			msg = _("{what}: the top operator types by device time are {types}.", args)
+		elseif kernels then
+			msg = _("{what}: the top operator types by host (a CPU-only trace: no device operators) time are {types}. Longest-running kernels: {kernels}.", args)
+		else
+			msg = _("{what}: the top operator types by host (a CPU-only trace: no device operators) time are {types}.", args)
 		end
 		ctx.metric("profile_op_time_us", s.total_us, "us")
 		ctx.report{
 			key = "top:" .. a.id,
 			message = msg,
-			suggestion = "Optimise from the top: check whether a fused torch_npu API covers the pattern (npu_fusion_attention, "
-				.. "npu_rms_norm, npu_rotary_mul, npu_swiglu, NpuFused* optimizers) and run "
-				.. "`msprof-analyze advisor all -d <profiling folder>` for per-operator advice.",
+			suggestion = _("Optimise from the top: check whether a fused torch_npu API covers the pattern (npu_fusion_attention, npu_rms_norm, npu_rotary_mul, npu_swiglu, NpuFused* optimizers) and run `msprof-analyze advisor all -d <profiling folder>` for per-operator advice."),
 		}
 	end
 	local slow = {}
 	for _i, o in ipairs(s.aicpu) do
 		if o.max_us >= rules.aicpu_min_us then
-			slow[#slow + 1] = string.format("%s (%d calls, %.0f us in total, longest %.0f us)", o.name,
-				math.tointeger(o.count) or 0, o.total_us, o.max_us)
+			slow[#slow + 1] = _("{op} ({calls} calls, {total} us in total, longest {max} us)", { op = o.name,
+				calls = math.tointeger(o.count) or 0, total = string.format("%.0f", o.total_us), max = string.format("%.0f", o.max_us) })
 		end
 	end
 	if #slow > 0 then
 		ctx.report{
 			key = "aicpu:" .. a.id, severity = "warning",
-			message = string.format("%s: %d operator type(s) run on the AI CPU instead of the AI Core: %s.", what, #slow,
-				table.concat(slow, "; ")),
-			suggestion = "AI CPU operators are much slower and stall the pipeline. Find where the model calls them and "
-				.. rules.aicpu_advice .. "; otherwise move that step out of the training loop.",
+			message = _("{what}: {n} operator type(s) run on the AI CPU instead of the AI Core: {ops}.", { what = what, n = #slow,
+				ops = words.join(slow, ";") }),
+			suggestion = _("AI CPU operators are much slower and stall the pipeline. Find where the model calls them and {advice}; otherwise move that step out of the training loop.",
+				{ advice = _(rules.aicpu_advice or "") }),
 			data = { ops = slow },
 		}
 	end
@@ -111,19 +123,16 @@ local function analyse(ctx, a, s, rules, cross)
 		if free >= rules.free_share then
 			ctx.report{
 				key = "free:" .. a.id, severity = "warning",
-				message = string.format("%s: the device is idle for %s of the step time (computation %s, exposed communication %s): "
-					.. "the step looks host-bound.", what, pct(free), pct(b.compute_us / bt), pct(comm)),
-				suggestion = "Keep the NPU fed: remove host syncs in the loop (.item(), .cpu(), print of tensors), give the DataLoader "
-					.. "workers and pin_memory, export TASK_QUEUE_ENABLE=2, and for dynamic shapes call "
-					.. "torch_npu.npu.set_compile_mode(jit_compile=False).",
+				message = _("{what}: the device is idle for {free} of the step time (computation {compute}, exposed communication {comm}): the step looks host-bound.",
+					{ what = what, free = pct(free), compute = pct(b.compute_us / bt), comm = pct(comm) }),
+				suggestion = _("Keep the NPU fed: remove host syncs in the loop (.item(), .cpu(), print of tensors), give the DataLoader workers and pin_memory, export TASK_QUEUE_ENABLE=2, and for dynamic shapes call torch_npu.npu.set_compile_mode(jit_compile=False)."),
 			}
 		end
 		if comm >= rules.comm_share then
 			ctx.report{
 				key = "comm:" .. a.id,
-				message = string.format("%s: communication not overlapped with computation takes %s of the step time.", what, pct(comm)),
-				suggestion = "Overlap communication with computation: larger gradient buckets (DistributedDataParallel(bucket_cap_mb=500) "
-					.. "per Ascend's advice), fewer but larger collectives, and a parallel layout that keeps tensor parallelism within a node.",
+				message = _("{what}: communication not overlapped with computation takes {comm} of the step time.", { what = what, comm = pct(comm) }),
+				suggestion = _("Overlap communication with computation: larger gradient buckets (DistributedDataParallel(bucket_cap_mb=500) per Ascend's advice), fewer but larger collectives, and a parallel layout that keeps tensor parallelism within a node."),
 			}
 		end
 	elseif s.comm_us > 0 and s.total_us > 0 then
@@ -131,9 +140,8 @@ local function analyse(ctx, a, s, rules, cross)
 		if s.comm_us / s.total_us >= rules.comm_share then
 			ctx.report{
 				key = "comm:" .. a.id,
-				message = string.format("%s: communication kernels (HCCL) take %s of the device time.", what, pct(s.comm_us / s.total_us)),
-				suggestion = "Ingest step_trace_time.csv to see how much of it is hidden behind computation; if it is exposed, use larger "
-					.. "gradient buckets (DistributedDataParallel(bucket_cap_mb=500)) and keep tensor parallelism within a node.",
+				message = _("{what}: communication kernels (HCCL) take {comm} of the device time.", { what = what, comm = pct(s.comm_us / s.total_us) }),
+				suggestion = _("Ingest step_trace_time.csv to see how much of it is hidden behind computation; if it is exposed, use larger gradient buckets (DistributedDataParallel(bucket_cap_mb=500)) and keep tensor parallelism within a node."),
 			}
 		end
 	end
@@ -143,10 +151,9 @@ local function analyse(ctx, a, s, rules, cross)
 		if share >= rules.idle_share then
 			ctx.report{
 				key = "idle:" .. a.id, severity = "warning",
-				message = string.format("%s: the device streams sit idle between operators for %.0f us, %s of their time (%.0f us busy).",
-					what, s.idle_us, pct(share), s.busy_us),
-				suggestion = "Gaps between device operators mean the host does not dispatch fast enough: export TASK_QUEUE_ENABLE=2, "
-					.. "remove host syncs (.item(), .cpu()) from the loop, and check the host-bound steps below.",
+				message = _("{what}: the device streams sit idle between operators for {idle} us, {share} of their time ({busy} us busy).",
+					{ what = what, idle = string.format("%.0f", s.idle_us), share = pct(share), busy = string.format("%.0f", s.busy_us) }),
+				suggestion = _("Gaps between device operators mean the host does not dispatch fast enough: export TASK_QUEUE_ENABLE=2, remove host syncs (.item(), .cpu()) from the loop, and check the host-bound steps below."),
 			}
 		end
 	end
@@ -155,14 +162,14 @@ local function analyse(ctx, a, s, rules, cross)
 		local w = {}
 		for i = 1, math.min(3, #st.worst) do
 			local x = st.worst[i]
-			w[#w + 1] = string.format("%s waits %.0f of %.0f us", x.id, x.free_us, x.dur_us)
+			w[#w + 1] = _("{step} waits {free} of {dur} us", { step = x.id, free = string.format("%.0f", x.free_us), dur = string.format("%.0f", x.dur_us) })
 		end
 		ctx.report{
 			key = "hoststeps:" .. a.id, severity = "warning",
-			message = string.format("%s: in %d of %d steps the device is without work for at least %s of the step (host-bound); worst: %s.",
-				what, math.tointeger(st.over) or 0, math.tointeger(st.count) or 0, pct(rules.free_share), table.concat(w, "; ")),
-			suggestion = "Per step, the time not covered by device operators is host work: data loading, Python overhead, "
-				.. "synchronisation. Give the DataLoader workers and pin_memory, export TASK_QUEUE_ENABLE=2 and remove host syncs.",
+			message = _("{what}: in {over} of {count} steps the device is without work for at least {share} of the step (host-bound); worst: {worst}.",
+				{ what = what, over = math.tointeger(st.over) or 0, count = math.tointeger(st.count) or 0, share = pct(rules.free_share),
+				  worst = words.join(w, ";") }),
+			suggestion = _("Per step, the time not covered by device operators is host work: data loading, Python overhead, synchronisation. Give the DataLoader workers and pin_memory, export TASK_QUEUE_ENABLE=2 and remove host syncs."),
 		}
 	end
 	-- ranks: device time per device, or mean step time (step_trace_time.csv)
@@ -170,21 +177,20 @@ local function analyse(ctx, a, s, rules, cross)
 	for _i, r in ipairs(s.ranks) do
 		local v = s.form == "step_trace_time" and (r.steps > 0 and r.step_us / r.steps or nil) or r.busy_us
 		if v then
-			local id = "device " .. r.id
+			local id = _("device {id}", { id = r.id })
 			ranks[#ranks + 1] = { id = id, value = v }
 			local c = cross[s.form] or {}
 			cross[s.form] = c
-			c[#c + 1] = { id = (#s.ranks == 1 and (a.label or tostring(a.id)) .. " " or "") .. id, value = v, artifact = a.id }
+			c[#c + 1] = { id = #s.ranks == 1 and _("{label} device {id}", { label = a.label or tostring(a.id), id = r.id }) or id,
+				value = v, artifact = a.id }
 		end
 	end
-	local unit = s.form == "step_trace_time" and "per step on average" or "of device time"
-	slow_ranks(ctx, tostring(a.id), what, ranks, rules.slow_rank_ratio, unit)
+	slow_ranks(ctx, tostring(a.id), what, ranks, rules.slow_rank_ratio, s.form == "step_trace_time")
 	if s.dynamic_rows > 0 and s.static_rows == 0 then
 		ctx.report{
 			key = "dynamic:" .. a.id, severity = "warning",
-			message = what .. ": every operator is compiled for dynamic shapes (OP State \"dynamic\"), which costs compilation and dispatch time.",
-			suggestion = "Call torch_npu.npu.set_compile_mode(jit_compile=False) at start-up so binary kernels are used, and pad inputs to "
-				.. "a few fixed shapes where possible.",
+			message = _("{what}: every operator is compiled for dynamic shapes (OP State \"dynamic\"), which costs compilation and dispatch time.", { what = what }),
+			suggestion = _("Call torch_npu.npu.set_compile_mode(jit_compile=False) at start-up so binary kernels are used, and pad inputs to a few fixed shapes where possible."),
 		}
 	end
 end
@@ -211,9 +217,8 @@ return {
 			if not s then
 				ctx.report{
 					key = "unreadable:" .. a.id, severity = "warning",
-					message = name_of(a) .. " could not be analysed: " .. tostring(why) .. ".",
-					suggestion = "Ingest a profiler table or trace as the profiler wrote it: kernel_details.csv, op_statistic.csv, "
-						.. "step_trace_time.csv or trace_view.json from the ASCEND_PROFILER_OUTPUT folder.",
+					message = _("{what} could not be analysed: {why}.", { what = name_of(a), why = tostring(why) }),
+					suggestion = _("Ingest a profiler table or trace as the profiler wrote it: kernel_details.csv, op_statistic.csv, step_trace_time.csv or trace_view.json from the ASCEND_PROFILER_OUTPUT folder."),
 				}
 			else
 				nart[s.form] = (nart[s.form] or 0) + 1
@@ -223,8 +228,8 @@ return {
 		-- one rank per artifact (a profile folder per rank): compare the artifacts of one form
 		for form, list in pairs(cross) do
 			if nart[form] > 1 then
-				slow_ranks(ctx, "all:" .. form, "Across the " .. form .. " profiles", list, rules.slow_rank_ratio,
-					form == "step_trace_time" and "per step on average" or "of device time")
+				slow_ranks(ctx, "all:" .. form, _("Across the {form} profiles", { form = form }), list, rules.slow_rank_ratio,
+					form == "step_trace_time")
 			end
 		end
 	end,
