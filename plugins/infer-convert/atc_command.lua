@@ -6,6 +6,7 @@
 -- the dynamic-shape rule is plugins/lib/atc.lua). The SoC comes from `ferry config target.soc`.
 
 local export = require("export")
+local words = require("words")
 
 return {
 	id = "infer-convert.atc_command",
@@ -23,12 +24,14 @@ return {
 		for _i, path in ipairs(ctx.python_files()) do
 			for _i, e in ipairs(export.calls(ctx, path)) do
 				local cmd, notes = export.atc(ctx, e, soc)
-				local extra = #notes > 0 and (" Then: " .. table.concat(notes, "; ") .. ".") or ""
 				ctx.report{
 					file = path, node = e.call,
-					message = "Convert this export's model with: " .. cmd,
-					suggestion = "Run the command on a host with CANN installed (source set_env.sh first); ATC writes "
-						.. (e.file and e.file:gsub("%.onnx$", "") or "model") .. ".om." .. extra,
+					message = _("Convert this export's model with: {cmd}", { cmd = cmd }),
+					suggestion = #notes > 0
+						and _("Run the command on a host with CANN installed (source set_env.sh first); ATC writes {om}.om. Then: {notes}.",
+							{ om = e.file and e.file:gsub("%.onnx$", "") or "model", notes = words.join(notes, ";") })
+						or _("Run the command on a host with CANN installed (source set_env.sh first); ATC writes {om}.om.",
+							{ om = e.file and e.file:gsub("%.onnx$", "") or "model" }),
 					data = { command = cmd },
 				}
 			end

@@ -107,7 +107,7 @@ return {
 					key = a.id .. ":superseded", severity = "info",
 					message = string.format("%s: the conversion of %s failed (line %d: \"%s\"), but %s converted %s successfully later; this log is history.",
 						s.what, s.model, first.line, quote(first.text), later.what, s.model),
-					suggestion = "Nothing to do for this log; keep it as a record of the fix.",
+					suggestion = _("Nothing to do for this log; keep it as a record of the fix."),
 				}
 			elseif bad then
 				for _i, h in ipairs(s.hits) do
@@ -124,8 +124,7 @@ return {
 							key = a.id .. ":" .. h.code, severity = "error",
 							message = string.format("%s line %d: error code %s, which ferry has no diagnosis for — \"%s\".",
 								s.what, h.line, h.code, quote(h.text)),
-							suggestion = "Look the code up in the error-code reference of your CANN version; the quoted line and "
-								.. "the lines before it name the operator or parameter at fault.",
+							suggestion = _("Look the code up in the error-code reference of your CANN version; the quoted line and the lines before it name the operator or parameter at fault."),
 						}
 					end
 				end

@@ -49,10 +49,7 @@ return {
 					ctx.report{
 						file = path, node = c.call,
 						message = string.format("%s loads the language model %s in %s%s.", last, model, dt, dtype_note or ""),
-						suggestion = "Serve it on Ascend with MindIE or vllm-ascend (check that its model family is on their supported list) "
-							.. "rather than exporting to ONNX for ATC; load it in bfloat16 (torch_dtype=torch.bfloat16), and for "
-							.. "W8A8 quantization run `msmodelslim quant --model_type " .. q .. " --model_path <weights> "
-							.. "--save_path <out> --device npu --quant_type w8a8`.",
+						suggestion = _("Serve it on Ascend with MindIE or vllm-ascend (check that its model family is on their supported list) rather than exporting to ONNX for ATC; load it in bfloat16 (torch_dtype=torch.bfloat16), and for W8A8 quantization run `msmodelslim quant --model_type {q} --model_path <weights> --save_path <out> --device npu --quant_type w8a8`.", { q = q }),
 					}
 				end
 			end

@@ -42,14 +42,14 @@ return {
 					if not e.opset_node then
 						ctx.report{
 							file = path, node = at, key = "opset",
-							message = "torch.onnx.export is called without opset_version, so the opset follows the installed PyTorch and may be newer than ATC reads.",
-							suggestion = string.format("Pass opset_version=%d (ATC accepts %d-%d on CANN 8.0; CANN 5.0/6.0 only 11).", lo, lo, hi),
+							message = _("torch.onnx.export is called without opset_version, so the opset follows the installed PyTorch and may be newer than ATC reads."),
+							suggestion = _("Pass opset_version={lo} (ATC accepts {lo}-{hi} on CANN 8.0; CANN 5.0/6.0 only 11).", { lo = lo, hi = hi }),
 						}
 					elseif e.opset and (e.opset < lo or e.opset > hi) then
 						ctx.report{
 							file = path, node = e.opset_node, key = "opset",
-							message = string.format("opset_version=%d is outside %d-%d, the opsets ATC reads on every CANN release from 8.0 on.", e.opset, lo, hi),
-							suggestion = string.format("Export with opset_version between %d and %d (CANN 7.0 and 9.1 accept up to 18; check your CANN's ATC page before going higher).", lo, hi),
+							message = _("opset_version={v} is outside {lo}-{hi}, the opsets ATC reads on every CANN release from 8.0 on.", { v = e.opset, lo = lo, hi = hi }),
+							suggestion = _("Export with opset_version between {lo} and {hi} (CANN 7.0 and 9.1 accept up to 18; check your CANN's ATC page before going higher).", { lo = lo, hi = hi }),
 						}
 					end
 					local before = false
@@ -61,29 +61,28 @@ return {
 					if e.training and e.training:match("TrainingMode%.TRAINING$") then
 						ctx.report{
 							file = path, node = e.args.kw.training, key = "training",
-							message = "The model is exported with training=TrainingMode.TRAINING, so dropout and batch-norm keep their training behaviour in the offline model.",
-							suggestion = "Export with the default training mode (EVAL) and call model.eval() before the export.",
+							message = _("The model is exported with training=TrainingMode.TRAINING, so dropout and batch-norm keep their training behaviour in the offline model."),
+							suggestion = _("Export with the default training mode (EVAL) and call model.eval() before the export."),
 						}
 					elseif not before and not eval_mode then
 						ctx.report{
 							file = path, node = at, key = "eval",
-							message = "No model.eval() before this export in the same function: dropout and batch-norm may be exported in training mode.",
-							suggestion = "Call model.eval() before torch.onnx.export (and export under torch.no_grad()).",
+							message = _("No model.eval() before this export in the same function: dropout and batch-norm may be exported in training mode."),
+							suggestion = _("Call model.eval() before torch.onnx.export (and export under torch.no_grad())."),
 						}
 					end
 					if e.dynamic_node then
 						ctx.report{
 							file = path, node = e.dynamic_node, key = "dynamic", severity = "info",
-							message = "dynamic_axes makes dimensions of the ONNX model dynamic; ATC compiles fixed shapes.",
-							suggestion = "At conversion give the shape with --input_shape, using -1 for the batch plus --dynamic_batch_size=\"1,2,4,8\" "
-								.. "(or --dynamic_dims profiles for other dimensions); infer-convert.atc_command prints the command.",
+							message = _("dynamic_axes makes dimensions of the ONNX model dynamic; ATC compiles fixed shapes."),
+							suggestion = _("At conversion give the shape with --input_shape, using -1 for the batch plus --dynamic_batch_size=\"1,2,4,8\" (or --dynamic_dims profiles for other dimensions); infer-convert.atc_command prints the command."),
 						}
 					end
 					if e.folding == "False" then
 						ctx.report{
 							file = path, node = e.args.kw.do_constant_folding, key = "folding", severity = "info",
-							message = "do_constant_folding=False leaves constant subgraphs in the model for ATC to convert and run.",
-							suggestion = "Export with do_constant_folding=True (the default) unless you need the unfolded graph for debugging.",
+							message = _("do_constant_folding=False leaves constant subgraphs in the model for ATC to convert and run."),
+							suggestion = _("Export with do_constant_folding=True (the default) unless you need the unfolded graph for debugging."),
 						}
 					end
 				end

@@ -11,6 +11,7 @@
 -- published ONNX operator list for its family (plugins/data/onnx_ops_soc.json: the Atlas
 -- inference series); for a SoC without a published list they are listed, not judged.
 
+local words = require("words")
 local atc_cmd = require("atc")
 
 local TOP = 12
@@ -65,22 +66,22 @@ return {
 		local soc = ctx.config("target.soc")
 		if soc and not soc:match("^Ascend[%w_]+$") then soc = nil end
 		for _i, a in ipairs(ctx.artifacts("onnx") or {}) do
-			local what = (a.label and a.label ~= "") and string.format("ONNX model '%s' (artifact %s)", a.label, tostring(a.id))
-				or ("ONNX model artifact " .. tostring(a.id))
+			local what = (a.label and a.label ~= "") and _("ONNX model '{label}' (artifact {id})", { label = a.label, id = tostring(a.id) })
+				or _("ONNX model artifact {id}", { id = tostring(a.id) })
 			local m, why = ctx.onnx(a.id)
 			if not m then
 				ctx.report{
 					key = "unreadable:" .. a.id, severity = "warning",
-					message = what .. " could not be read: " .. tostring(why) .. ".",
-					suggestion = "Export the model again (the file may have been cut short or changed after ingest) and ingest the new file.",
+					message = _("{what} could not be read: {why}.", { what = what, why = tostring(why) }),
+					suggestion = _("Export the model again (the file may have been cut short or changed after ingest) and ingest the new file."),
 				}
 			else
 				local v = m.opsets[""]
 				if v and (v < lo or v > hi) then
 					ctx.report{
 						key = "opset:" .. a.id, severity = "warning",
-						message = string.format("%s uses ai.onnx opset %d, outside %d-%d, the opsets ATC reads on every CANN release from 8.0 on.", what, v, lo, hi),
-						suggestion = string.format("Re-export with opset_version between %d and %d, or check that your CANN version's ATC accepts opset %d (7.0 and 9.1 read up to 18).", lo, hi, v),
+						message = _("{what} uses ai.onnx opset {v}, outside {lo}-{hi}, the opsets ATC reads on every CANN release from 8.0 on.", { what = what, v = v, lo = lo, hi = hi }),
+						suggestion = _("Re-export with opset_version between {lo} and {hi}, or check that your CANN version's ATC accepts opset {v} (7.0 and 9.1 read up to 18).", { lo = lo, hi = hi, v = v }),
 					}
 				end
 				local custom = {}
@@ -92,10 +93,9 @@ return {
 				if #custom > 0 then
 					ctx.report{
 						key = "custom:" .. a.id, severity = "warning",
-						message = string.format("%s contains operators outside the standard ai.onnx domain, which ATC has no parser for: %s.",
-							what, table.concat(custom, ", ")),
-						suggestion = "Export without these operators (they usually come from an optimiser such as onnxruntime's transformer "
-							.. "fusions, or from custom autograd functions): export the plain PyTorch model, or replace the operators before export.",
+						message = _("{what} contains operators outside the standard ai.onnx domain, which ATC has no parser for: {ops}.",
+							{ what = what, ops = table.concat(custom, ", ") }),
+						suggestion = _("Export without these operators (they usually come from an optimiser such as onnxruntime's transformer fusions, or from custom autograd functions): export the plain PyTorch model, or replace the operators before export."),
 					}
 				end
 				local fam, set = soc_family(ctx, soc)
@@ -108,30 +108,26 @@ return {
 				if #off > 0 then
 					ctx.report{
 						key = "soc-ops:" .. a.id, severity = "warning",
-						message = string.format("%s uses operators that are not on the vendor's ONNX operator list for %s (%s, CANN %s): %s.",
-							what, soc, fam.product, fam.cann, table.concat(off, ", ")),
-						suggestion = "Check each against the operator list of your CANN version; if it is missing there too, replace it "
-							.. "in the PyTorch model (Loop: unroll or move the loop out of the exported graph), simplify the model "
-							.. "(onnxsim folds many of them away), or re-export at another opset.",
+						message = _("{what} uses operators that are not on the vendor's ONNX operator list for {soc} ({product}, CANN {cann}): {ops}.",
+							{ what = what, soc = soc, product = fam.product, cann = fam.cann, ops = table.concat(off, ", ") }),
+						suggestion = _("Check each against the operator list of your CANN version; if it is missing there too, replace it in the PyTorch model (Loop: unroll or move the loop out of the exported graph), simplify the model (onnxsim folds many of them away), or re-export at another opset."),
 						data = { source = fam.source },
 					}
 				elseif soc and not fam and #m.ops > 0 then
 					ctx.report{
 						key = "soc-ops:" .. a.id, severity = "info",
-						message = string.format("The vendor publishes no ONNX operator list for %s, so %s's operators are not checked "
-							.. "against one (its ONNX list covers the Atlas inference series only).", soc, what),
-						suggestion = "Convert once with atc and read its log (`ferry ingest atc-log`): unsupported operators show up "
-							.. "there as E19010/EZ3003 errors.",
+						message = _("The vendor publishes no ONNX operator list for {soc}, so {what}'s operators are not checked against one (its ONNX list covers the Atlas inference series only).",
+							{ soc = soc, what = what }),
+						suggestion = _("Convert once with atc and read its log (`ferry ingest atc-log`): unsupported operators show up there as E19010/EZ3003 errors."),
 					}
 				end
 				for _i, f in ipairs(m.external) do
 					if f.problem then
 						ctx.report{
 							key = "external:" .. a.id .. ":" .. f.location, severity = "error",
-							message = string.format("%s keeps %d tensors (%s) in external data, but %s.", what, f.tensors,
-								size_text(f.bytes), f.problem),
-							suggestion = "Keep the data files next to the .onnx file, as onnx.save_model(..., save_as_external_data=True) "
-								.. "wrote them, before ingesting and converting: ATC reads them from the model's directory.",
+							message = _("{what} keeps {n} tensors ({size}) in external data, but {problem}.", { what = what, n = f.tensors,
+								size = size_text(f.bytes), problem = _(f.problem) }),
+							suggestion = _("Keep the data files next to the .onnx file, as onnx.save_model(..., save_as_external_data=True) wrote them, before ingesting and converting: ATC reads them from the model's directory."),
 						}
 					end
 				end
@@ -145,18 +141,25 @@ return {
 				local file = m.file or ((a.label and a.label ~= "") and (a.label .. ".onnx")) or "model.onnx"
 				local cmd, notes, form = atc_cmd.command(ctx, { model = file, soc = soc, inputs = m.inputs })
 				local extra = {}
-				if m.subgraphs > 0 then extra[#extra + 1] = string.format("%d subgraphs (Loop/If/Scan)", m.subgraphs) end
+				if m.subgraphs > 0 then extra[#extra + 1] = _("{n} subgraphs (Loop/If/Scan)", { n = m.subgraphs }) end
 				if #m.external > 0 then
-					extra[#extra + 1] = string.format("%d tensor%s in %d external data file%s", m.initializers.external,
-						m.initializers.external == 1 and "" or "s", #m.external, #m.external == 1 and "" or "s")
+					local args = { n = m.initializers.external, files = #m.external }
+					extra[#extra + 1] = m.initializers.external == 1 and _("{n} tensor in {files} external data file(s)", args)
+						or _("{n} tensors in {files} external data file(s)", args)
 				end
+				local inv = { what = what, opset = v and tostring(v) or "?", nodes = m.nodes_total, ntypes = #m.ops,
+					types = table.concat(parts, ", ") .. (#m.ops > TOP and ", …" or ""),
+					inputs = #ins > 0 and table.concat(ins, " ") or "-",
+					inits = m.initializers.count == 1 and _("{n} initializer", { n = 1 })
+						or _("{n} initializers", { n = m.initializers.count }),
+					size = size_text(m.initializers.bytes), extra = words.join(extra) }
 				ctx.report{
 					key = "inventory:" .. a.id,
-					message = string.format("%s: opset %s, %d nodes, %d operator types (%s%s); inputs %s; %d initializer%s, %s%s.",
-						what, v and tostring(v) or "?", m.nodes_total, #m.ops, table.concat(parts, ", "), #m.ops > TOP and ", …" or "",
-						#ins > 0 and table.concat(ins, " ") or "none", m.initializers.count, m.initializers.count == 1 and "" or "s", size_text(m.initializers.bytes),
-						#extra > 0 and ("; " .. table.concat(extra, ", ")) or ""),
-					suggestion = "Convert it with: " .. cmd .. (#notes > 0 and (" — " .. table.concat(notes, "; ")) or "") .. ".",
+					message = #extra > 0
+						and _("{what}: opset {opset}, {nodes} nodes, {ntypes} operator types ({types}); inputs {inputs}; {inits}, {size}; {extra}.", inv)
+						or _("{what}: opset {opset}, {nodes} nodes, {ntypes} operator types ({types}); inputs {inputs}; {inits}, {size}.", inv),
+					suggestion = #notes > 0 and _("Convert it with: {cmd} — {notes}.", { cmd = cmd, notes = words.join(notes, ";") })
+						or _("Convert it with: {cmd}.", { cmd = cmd }),
 					data = { command = cmd, form = form },
 				}
 			end

@@ -24,8 +24,8 @@ return {
 		local base, npu = plan.baseline(ctx), plan.npu_bench(ctx)
 		if not base or not npu or base.artifact.id == npu.artifact.id then return end
 		local g, n = base.metrics, npu.doc.metrics
-		local what = string.format("The NPU benchmark (artifact %s, sha256 %s)", tostring(npu.artifact.id),
-			tostring(npu.artifact.sha256 or "?"):sub(1, 12))
+		local what = _("The NPU benchmark (artifact {id}, sha256 {sha})", { id = tostring(npu.artifact.id),
+			sha = tostring(npu.artifact.sha256 or "?"):sub(1, 12) })
 		local tol = tonumber(ctx.config("tolerance.accuracy") or "")
 		if type(g.accuracy) == "number" and type(n.accuracy) == "number" then
 			local drop = g.accuracy - n.accuracy
@@ -33,10 +33,9 @@ return {
 			if tol and drop > tol + 1e-12 then
 				ctx.report{
 					key = "accuracy:" .. tostring(npu.artifact.sha256),
-					message = string.format("%s has accuracy %s, %s below the GPU baseline's %s; the accepted drop "
-						.. "(tolerance.accuracy) is %s.", what, fmt(n.accuracy), fmt(drop), fmt(g.accuracy), fmt(tol)),
-					suggestion = "Compare the outputs layer by layer (`ferry compare dump`), keep the diverging operators in "
-						.. "float32 (ATC --precision_mode=allow_mix_precision or --keep_dtype), measure again and ingest the new benchmark.",
+					message = _("{what} has accuracy {acc}, {drop} below the GPU baseline's {base}; the accepted drop (tolerance.accuracy) is {tol}.",
+						{ what = what, acc = fmt(n.accuracy), drop = fmt(drop), base = fmt(g.accuracy), tol = fmt(tol) }),
+					suggestion = _("Compare the outputs layer by layer (`ferry compare dump`), keep the diverging operators in float32 (ATC --precision_mode=allow_mix_precision or --keep_dtype), measure again and ingest the new benchmark."),
 				}
 			end
 		end
@@ -47,10 +46,9 @@ return {
 			if pct and got < pct then
 				ctx.report{
 					key = "throughput:" .. tostring(npu.artifact.sha256),
-					message = string.format("%s reaches %s, %.0f %% of the GPU baseline's %s, below the throughput target of %g %%.",
-						what, fmt(n.throughput), got, fmt(g.throughput), pct),
-					suggestion = "Tune before sign-off: AOE subgraph then operator tuning on the model, a larger batch (see the sweep), "
-						.. "and W8A8 quantization where accuracy allows (infer-optimize.tuning_guidance); ingest the new benchmark.",
+					message = _("{what} reaches {tp}, {pct} % of the GPU baseline's {base}, below the throughput target of {target} %.",
+						{ what = what, tp = fmt(n.throughput), pct = string.format("%.0f", got), base = fmt(g.throughput), target = string.format("%g", pct) }),
+					suggestion = _("Tune before sign-off: AOE subgraph then operator tuning on the model, a larger batch (see the sweep), and W8A8 quantization where accuracy allows (infer-optimize.tuning_guidance); ingest the new benchmark."),
 				}
 			end
 		end

@@ -31,8 +31,7 @@ return {
 					ctx.report{
 						key = "shape:" .. a.id, severity = "warning",
 						message = string.format("%s has %s; the benchmark checks ignore them.", what, shape.listing(doc.bad_fields)),
-						suggestion = "Write the document as ferry-bench/1 describes it (README, \"GPU baseline\"): text for "
-							.. "label, hardware and precision, finite numbers for metrics and sweep entries; then ingest it again.",
+						suggestion = _("Write the document as ferry-bench/1 describes it (README, \"GPU baseline\"): text for label, hardware and precision, finite numbers for metrics and sweep entries; then ingest it again."),
 					}
 				end
 				if doc.sweep ~= nil then
@@ -58,7 +57,7 @@ return {
 							key = "sweep-bad:" .. a.id, severity = "warning",
 							message = string.format("%s: %d sweep entr%s a positive \"batch\" or a numeric \"throughput\".", what,
 								math.max(bad, 1), bad <= 1 and "y lacks" or "ies lack"),
-							suggestion = "Write each sweep entry as {\"batch\": 8, \"latency_ms\": 12.5, \"throughput\": 640} and ingest the file again.",
+							suggestion = _("Write each sweep entry as {{\"batch\": 8, \"latency_ms\": 12.5, \"throughput\": 640}} and ingest the file again."),
 						}
 					end
 					if #pts > 0 then
@@ -68,18 +67,25 @@ return {
 						for _i, p in ipairs(pts) do
 							if p.throughput >= KNEE * best.throughput then knee = p break end
 						end
-						local function lat(p) return type(p.latency_ms) == "number" and (", " .. fmt(p.latency_ms) .. " ms latency") or "" end
-						local msg = string.format("%s: best throughput %s at batch %d%s", what, fmt(best.throughput), best.batch, lat(best))
+						local function lat(p)
+							return type(p.latency_ms) == "number" and _(", {ms} ms latency", { ms = fmt(p.latency_ms) }) or ""
+						end
+						local msg
 						if knee ~= best then
-							msg = msg .. string.format("; batch %d already reaches %s (%d %% of it)%s", knee.batch, fmt(knee.throughput),
-								math.floor(knee.throughput / best.throughput * 100), lat(knee))
+							msg = _("{what}: best throughput {best} at batch {batch}{latency}; batch {knee} already reaches {knee_tp} ({pct} % of it){knee_latency}.",
+								{ what = what, best = fmt(best.throughput), batch = best.batch, latency = lat(best), knee = knee.batch,
+								  knee_tp = fmt(knee.throughput), pct = math.floor(knee.throughput / best.throughput * 100),
+								  knee_latency = lat(knee) })
+						else
+							msg = _("{what}: best throughput {best} at batch {batch}{latency}.",
+								{ what = what, best = fmt(best.throughput), batch = best.batch, latency = lat(best) })
 						end
 						ctx.metric("bench_best_throughput", best.throughput)
 						ctx.report{
 							key = "sweep:" .. a.id,
-							message = msg .. ".",
-							suggestion = string.format("Serve with the largest batch whose latency fits your budget; beyond batch %d larger batches "
-								.. "mostly add latency. With ATC, convert that batch size (or a --dynamic_batch_size list around it).", knee.batch),
+							message = msg,
+							suggestion = _("Serve with the largest batch whose latency fits your budget; beyond batch {batch} larger batches mostly add latency. With ATC, convert that batch size (or a --dynamic_batch_size list around it).",
+								{ batch = knee.batch }),
 						}
 					end
 				end

@@ -38,21 +38,17 @@ return {
 		if s.onnx or s.inference_soc then
 			ctx.report{
 				key = "overflow",
-				message = "ATC converts in float16 by default (--precision_mode=force_fp16)"
-					.. (mode and ("; on " .. s.soc .. " overflow uses " .. mode) or "") .. ".",
-				suggestion = "If outputs contain inf/NaN or drift from PyTorch's, convert again with --precision_mode=allow_mix_precision "
-					.. "(or must_keep_origin_dtype to keep float32), or keep only the overflowing operators in float32 with --keep_dtype; "
-					.. "in PyTorch, msprobe's overflow_check task finds the operator that overflows.",
+				message = mode and _("ATC converts in float16 by default (--precision_mode=force_fp16); on {soc} overflow uses {mode}.", { soc = s.soc, mode = mode })
+					or _("ATC converts in float16 by default (--precision_mode=force_fp16)."),
+				suggestion = _("If outputs contain inf/NaN or drift from PyTorch's, convert again with --precision_mode=allow_mix_precision (or must_keep_origin_dtype to keep float32), or keep only the overflowing operators in float32 with --keep_dtype; in PyTorch, msprobe's overflow_check task finds the operator that overflows."),
 			}
 		end
 		local dumps = #(ctx.artifacts("dump") or {})
 		ctx.report{
 			key = "outputs",
-			message = "Compare the offline model's outputs with the PyTorch model's on the same inputs before sign-off"
-				.. (dumps >= 2 and string.format(" (%d dumps are ingested)", dumps) or "") .. ".",
-			suggestion = "Save both outputs as .npy for a few real inputs, ingest them with `ferry ingest dump FILE --label gpu|npu` and run "
-				.. "`ferry compare dump gpu npu`; treat cosine similarity below 0.99 with a max absolute error above 0.001 as a mismatch "
-				.. "(msprobe's criteria).",
+			message = dumps >= 2 and _("Compare the offline model's outputs with the PyTorch model's on the same inputs before sign-off ({n} dumps are ingested).", { n = dumps })
+				or _("Compare the offline model's outputs with the PyTorch model's on the same inputs before sign-off."),
+			suggestion = _("Save both outputs as .npy for a few real inputs, ingest them with `ferry ingest dump FILE --label gpu|npu` and run `ferry compare dump gpu npu`; treat cosine similarity below 0.99 with a max absolute error above 0.001 as a mismatch (msprobe's criteria)."),
 		}
 	end,
 }

@@ -94,10 +94,10 @@ function atc.command(ctx, o)
 	if #shapes > 0 then parts[#parts + 1] = '--input_shape="' .. table.concat(shapes, ";") .. '"' end
 	if form == "dynamic_batch_size" then
 		parts[#parts + 1] = '--dynamic_batch_size="' .. facts.batch.profiles .. '"'
-		notes[#notes + 1] = "the batch dimension is dynamic: list the batch sizes you will serve in --dynamic_batch_size"
+		notes[#notes + 1] = _("the batch dimension is dynamic: list the batch sizes you will serve in --dynamic_batch_size")
 	elseif form == "dynamic_image_size" then
 		parts[#parts + 1] = '--dynamic_image_size="' .. facts.image.profiles .. '"'
-		notes[#notes + 1] = "height and width are dynamic: list the resolutions you will serve (height,width;…) in --dynamic_image_size"
+		notes[#notes + 1] = _("height and width are dynamic: list the resolutions you will serve (height,width;…) in --dynamic_image_size")
 	elseif form == "dynamic_dims" then
 		local profiles = {}
 		for k = 1, #facts.dims.other_values do
@@ -108,24 +108,23 @@ function atc.command(ctx, o)
 			profiles[k] = table.concat(vals, ",")
 		end
 		parts[#parts + 1] = '--dynamic_dims="' .. table.concat(profiles, ";") .. '"'
-		notes[#notes + 1] = string.format("%d dynamic dimensions, not only the batch: each --dynamic_dims profile gives one size per -1 "
-			.. "of --input_shape, in order; give a dimension shared by several inputs the same size in a profile and "
-			.. "list the sizes you will serve", #dyn)
+		notes[#notes + 1] = _("{n} dynamic dimensions, not only the batch: each --dynamic_dims profile gives one size per -1 of --input_shape, in order; give a dimension shared by several inputs the same size in a profile and list the sizes you will serve",
+			{ n = #dyn })
 		if #dyn > facts.dims.max_dims then
-			notes[#notes + 1] = string.format("a profile may hold at most %d dimensions and %s has no shape ranges: fix some dimensions",
-				facts.dims.max_dims, o.soc)
+			notes[#notes + 1] = _("a profile may hold at most {max} dimensions and {soc} has no shape ranges: fix some dimensions",
+				{ max = facts.dims.max_dims, soc = o.soc })
 		elseif not no_range then
-			notes[#notes + 1] = "alternatively give ranges instead of -1 (e.g. 1~8) in --input_shape, without --dynamic_dims"
+			notes[#notes + 1] = _("alternatively give ranges instead of -1 (e.g. 1~8) in --input_shape, without --dynamic_dims")
 		end
 	elseif form == "shape_range" then
-		notes[#notes + 1] = string.format("%d dynamic dimensions, more than the %d a --dynamic_dims profile holds: the command gives "
-			.. "ranges (lo~hi) in --input_shape; narrow them to the sizes you will serve", #dyn, facts.dims.max_dims)
+		notes[#notes + 1] = _("{n} dynamic dimensions, more than the {max} a --dynamic_dims profile holds: the command gives ranges (lo~hi) in --input_shape; narrow them to the sizes you will serve",
+			{ n = #dyn, max = facts.dims.max_dims })
 	end
 	if #unknown > 0 then
-		notes[#notes + 1] = "the model does not give the shape of " .. table.concat(unknown, ", ") .. ": fill in <dims>"
+		notes[#notes + 1] = _("the model does not give the shape of {inputs}: fill in <dims>", { inputs = table.concat(unknown, ", ") })
 	end
 	if not o.soc then
-		notes[#notes + 1] = "set the target SoC with `ferry config target.soc NAME` (the chip name of `npu-smi info`, prefixed with 'Ascend')"
+		notes[#notes + 1] = _("set the target SoC with `ferry config target.soc NAME` (the chip name of `npu-smi info`, prefixed with 'Ascend')")
 	end
 	return table.concat(parts, " "), notes, form
 end

@@ -145,11 +145,11 @@ function export.atc(ctx, e, soc)
 	end
 	local cmd, more = atc.command(ctx, { model = e.file, soc = soc, inputs = inputs,
 		placeholder = #inputs == 0 and "<input name>:<n,c,h,w>" or nil })
-	if not e.file then notes[#notes + 1] = "replace model.onnx by the file the export writes" end
+	if not e.file then notes[#notes + 1] = _("replace model.onnx by the file the export writes") end
 	if #inputs == 0 then
-		notes[#notes + 1] = "fill in --input_shape with the model's input name and shape (pass input_names= to the export to fix the name)"
+		notes[#notes + 1] = _("fill in --input_shape with the model's input name and shape (pass input_names= to the export to fix the name)")
 	elseif #e.input_names > 1 then
-		notes[#notes + 1] = "add the shapes of the other inputs (" .. table.concat(e.input_names, ", ", 2) .. ") to --input_shape, separated by ';'"
+		notes[#notes + 1] = _("add the shapes of the other inputs ({inputs}) to --input_shape, separated by ';'", { inputs = table.concat(e.input_names, ", ", 2) })
 	end
 	for _i, n in ipairs(more) do notes[#notes + 1] = n end
 	return cmd, notes

@@ -17,13 +17,13 @@ function inf.signals(ctx)
 	s.soc = ctx.config("target.soc")
 	if s.soc and s.soc:match("^Ascend310") then
 		s.inference_soc = true
-		add("the target SoC " .. s.soc .. " is an inference part")
+		add(_("the target SoC {soc} is an inference part", { soc = s.soc }))
 	end
-	if #(ctx.artifacts("onnx") or {}) > 0 then s.onnx = true add("an ONNX model is ingested") end
-	if #(ctx.artifacts("atc-log") or {}) > 0 then s.onnx = true add("an ATC log is ingested") end
+	if #(ctx.artifacts("onnx") or {}) > 0 then s.onnx = true add(_("an ONNX model is ingested")) end
+	if #(ctx.artifacts("atc-log") or {}) > 0 then s.onnx = true add(_("an ATC log is ingested")) end
 	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 		local text = ctx.read_artifact(a.id)
-		if text and text:find('"sweep"', 1, true) then add("a benchmark with a batch sweep is ingested") break end
+		if text and text:find('"sweep"', 1, true) then add(_("a benchmark with a batch sweep is ingested")) break end
 	end
 	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path)
@@ -37,8 +37,8 @@ function inf.signals(ctx)
 			end
 		end
 	end
-	if s.onnx_code then s.onnx = true add("the code exports to ONNX") end
-	if s.llm then add("the code loads a transformers language model") end
+	if s.onnx_code then s.onnx = true add(_("the code exports to ONNX")) end
+	if s.llm then add(_("the code loads a transformers language model")) end
 	return s
 end
 

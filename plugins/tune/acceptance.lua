@@ -10,7 +10,7 @@ local function pct(x) return string.format("%.3g %%", (x or 0) * 100) end
 
 local function inputs(c)
 	local function one(s) return string.format("%s (sha256 %s)", s.label or s.arg or "?", (s.sha256 or "?"):sub(1, 12)) end
-	return one(c.a or {}) .. " against " .. one(c.b or {})
+	return _("{a} against {b}", { a = one(c.a or {}), b = one(c.b or {}) })
 end
 
 return {
@@ -29,31 +29,31 @@ return {
 		if loss and loss.verdict == "fail" then
 			local why
 			if (loss.aligned_steps or 0) == 0 then
-				why = "the two logs share no step"
+				why = _("the two logs share no step")
+			elseif loss.first_exceed_step then
+				why = _("mean relative error {err} over {n} aligned steps exceeds the tolerance {tol} (first over it at step {step})",
+					{ err = pct(loss.mean_rel_err), n = loss.aligned_steps, tol = pct(loss.tolerance), step = loss.first_exceed_step })
 			else
-				why = string.format("mean relative error %s over %d aligned steps exceeds the tolerance %s",
-					pct(loss.mean_rel_err), loss.aligned_steps, pct(loss.tolerance))
-				if loss.first_exceed_step then why = why .. string.format(" (first over it at step %d)", loss.first_exceed_step) end
+				why = _("mean relative error {err} over {n} aligned steps exceeds the tolerance {tol}",
+					{ err = pct(loss.mean_rel_err), n = loss.aligned_steps, tol = pct(loss.tolerance) })
 			end
 			ctx.report{
 				key = "loss:" .. tostring((loss.a or {}).sha256) .. ":" .. tostring((loss.b or {}).sha256),
-				message = string.format("The latest loss comparison (audit event %d, %s) fails: %s.",
-					loss.event or 0, inputs(loss), why),
-				suggestion = "Find where the runs part with `ferry compare dump` on layer dumps of the first steps "
-					.. "(msprobe), fix it and compare again; a passing comparison closes this finding. If the difference "
-					.. "is accepted by the client, waive it with the reason.",
+				message = _("The latest loss comparison (audit event {event}, {inputs}) fails: {why}.",
+					{ event = loss.event or 0, inputs = inputs(loss), why = why }),
+				suggestion = _("Find where the runs part with `ferry compare dump` on layer dumps of the first steps (msprobe), fix it and compare again; a passing comparison closes this finding. If the difference is accepted by the client, waive it with the reason."),
 			}
 		end
 		if dump and dump.verdict == "fail" then
-			local why = (dump.pairs or 0) == 0 and "the two dumps share no tensor name"
-				or string.format("%d of %d tensor pairs are outside the thresholds%s", dump.failed or 0, dump.pairs,
-					dump.first_diverging_layer and ("; first diverging layer " .. dump.first_diverging_layer) or "")
+			local why = (dump.pairs or 0) == 0 and _("the two dumps share no tensor name")
+				or dump.first_diverging_layer and _("{failed} of {pairs} tensor pairs are outside the thresholds; first diverging layer {layer}",
+					{ failed = dump.failed or 0, pairs = dump.pairs, layer = dump.first_diverging_layer })
+				or _("{failed} of {pairs} tensor pairs are outside the thresholds", { failed = dump.failed or 0, pairs = dump.pairs })
 			ctx.report{
 				key = "dump:" .. tostring((dump.a or {}).sha256) .. ":" .. tostring((dump.b or {}).sha256),
-				message = string.format("The latest dump comparison (audit event %d, %s) fails: %s.",
-					dump.event or 0, inputs(dump), why),
-				suggestion = "Start from the first diverging layer: keep it in float32, check its inputs and the operator's "
-					.. "NPU implementation, dump again and compare; a passing comparison closes this finding.",
+				message = _("The latest dump comparison (audit event {event}, {inputs}) fails: {why}.",
+					{ event = dump.event or 0, inputs = inputs(dump), why = why }),
+				suggestion = _("Start from the first diverging layer: keep it in float32, check its inputs and the operator's NPU implementation, dump again and compare; a passing comparison closes this finding."),
 			}
 		end
 	end,

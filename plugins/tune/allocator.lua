@@ -66,8 +66,8 @@ return {
 								if v == bad then
 									ctx.report{
 										file = path, line = line, col = 1, severity = "warning", key = "discouraged:" .. line,
-										message = k.name .. "=" .. v .. " is a setting the vendor advises against: " .. k.purpose .. ".",
-										suggestion = "Set " .. k.name .. "=" .. k.value .. " (the default) or leave it unset.",
+										message = _("{name}={v} is a setting the vendor advises against: {purpose}.", { name = k.name, v = v, purpose = _(k.purpose) }),
+										suggestion = _("Set {name}={value} (the default) or leave it unset.", { name = k.name, value = k.value }),
 										data = { source = k.source },
 									}
 								end
@@ -100,15 +100,15 @@ return {
 		if params and params >= LARGE_B and cards > 1 then
 			for _i, k in ipairs(knobs) do
 				if not said[k.name] then
-					local how = k.kind == "api" and string.format("call `%s(%s)` once after selecting the device", k.name, k.value)
-						or (k.name == "HCCL_BUFFSIZE" and string.format("export HCCL_BUFFSIZE in MB (default %s, range %d-%d): lower "
-							.. "it when memory is short", k.value, k.range[1], k.range[2]))
-						or string.format("export %s=%s in the launch script", k.name, k.value)
+					local how = k.kind == "api" and _("Call `{name}({value})` once after selecting the device", { name = k.name, value = k.value })
+						or (k.name == "HCCL_BUFFSIZE" and _("Export HCCL_BUFFSIZE in MB (default {value}, range {lo}-{hi}): lower it when memory is short",
+							{ value = k.value, lo = k.range[1], hi = k.range[2] }))
+						or _("Export {name}={value} in the launch script", { name = k.name, value = k.value })
 					ctx.report{
 						key = "large:" .. k.name,
-						message = string.format("The model has %g billion parameters on %d cards and the project never sets %s: %s.",
-							params, cards, k.name, k.purpose),
-						suggestion = how:sub(1, 1):upper() .. how:sub(2) .. " (vendor's memory tuning for large models).",
+						message = _("The model has {params} billion parameters on {cards} cards and the project never sets {name}: {purpose}.",
+							{ params = string.format("%g", params), cards = cards, name = k.name, purpose = _(k.purpose) }),
+						suggestion = _("{how} (vendor's memory tuning for large models).", { how = how }),
 						data = { source = k.source },
 					}
 				end
@@ -119,8 +119,7 @@ return {
 			key = "alloc-conf",
 			message = string.format("The model has %g billion parameters but the project never sets PYTORCH_NPU_ALLOC_CONF, "
 				.. "so the NPU caching allocator runs with its defaults and large models fragment its memory.", params),
-			suggestion = "Export `PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` in the launch script before starting training, "
-				.. "on its own: it must not be combined with max_split_size_mb or garbage_collection_threshold.",
+			suggestion = _("Export `PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` in the launch script before starting training, on its own: it must not be combined with max_split_size_mb or garbage_collection_threshold."),
 		}
 	end,
 }

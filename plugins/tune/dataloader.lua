@@ -49,8 +49,7 @@ return {
 						ctx.report{
 							file = path, node = c.call,
 							message = "DataLoader: " .. table.concat(problems, "; ") .. ", so the NPU may wait for data.",
-							suggestion = "Pass `pin_memory=True` and `num_workers=N` (N > 0, e.g. the CPU cores per card, commonly 4–8) "
-								.. "so batches are prepared while the NPU computes.",
+							suggestion = _("Pass `pin_memory=True` and `num_workers=N` (N > 0, e.g. the CPU cores per card, commonly 4–8) so batches are prepared while the NPU computes."),
 						}
 					end
 				end

@@ -73,21 +73,16 @@ return {
 		if not ctx.read(CONFIG) then
 			ctx.report{
 				file = CONFIG, key = CONFIG,
-				message = "The project has no msprobe dump configuration: " .. CONFIG .. " would dump the tensors of every "
-					.. "API (task tensor, level L1) in training step 1 to ./msprobe_dump.",
-				suggestion = "Run `ferry fix --plugin tune.evidence_scripts --yes` to write it; run the GPU and the NPU "
-					.. "training with the same file (msprobe's PrecisionDebugger(config_path=\"" .. CONFIG .. "\")), then "
-					.. "`ferry compare dump` the two step folders. Narrow `scope`/`list` once the first diverging layer is known.",
+				message = _("The project has no msprobe dump configuration: {config} would dump the tensors of every API (task tensor, level L1) in training step 1 to ./msprobe_dump.", { config = CONFIG }),
+				suggestion = _("Run `ferry fix --plugin tune.evidence_scripts --yes` to write it; run the GPU and the NPU training with the same file (msprobe's PrecisionDebugger(config_path=\"{config}\")), then `ferry compare dump` the two step folders. Narrow `scope`/`list` once the first diverging layer is known.", { config = CONFIG }),
 				edits = { { start_byte = 0, end_byte = 0, text = CONFIG_TEXT } },
 			}
 		end
 		if not ctx.read(PROFILE) then
 			ctx.report{
 				file = PROFILE, key = PROFILE,
-				message = "The project has no NPU profiling helper: " .. PROFILE .. " would record steps 11 to 13 with "
-					.. "torch_npu's profiler (CPU and NPU activity, shapes, memory).",
-				suggestion = "Run `ferry fix --plugin tune.evidence_scripts --yes` to write it; wrap the training loop with "
-					.. "it once precision is signed off, then `ferry ingest profile` the kernel_details.csv it writes.",
+				message = _("The project has no NPU profiling helper: {profile} would record steps 11 to 13 with torch_npu's profiler (CPU and NPU activity, shapes, memory).", { profile = PROFILE }),
+				suggestion = _("Run `ferry fix --plugin tune.evidence_scripts --yes` to write it; wrap the training loop with it once precision is signed off, then `ferry ingest profile` the kernel_details.csv it writes."),
 				edits = { { start_byte = 0, end_byte = 0, text = PROFILE_TEXT } },
 			}
 		end

@@ -38,12 +38,13 @@ return {
 				local e = table_[c.name]
 				if e then
 					local short = e.replacement:match("([%w_]+)$")
-					local note = e.notes and (" (" .. e.notes .. ")") or ""
+
 					ctx.report{
 						file = path, node = c.call,
-						message = "`" .. c.func.text .. "` has a fused NPU version, " .. e.replacement .. note .. ".",
-						suggestion = "Construct `" .. e.replacement .. "` with the same arguments (`from torch_npu.optim import "
-							.. short .. "`) and compare step time and memory; keep the original if device memory is tight.",
+						message = e.notes
+							and _("`{text}` has a fused NPU version, {replacement} ({note}).", { text = c.func.text, replacement = e.replacement, note = _(e.notes) })
+							or _("`{text}` has a fused NPU version, {replacement}.", { text = c.func.text, replacement = e.replacement }),
+						suggestion = _("Construct `{replacement}` with the same arguments (`from torch_npu.optim import {short}`) and compare step time and memory; keep the original if device memory is tight.", { replacement = e.replacement, short = short }),
 						data = { replacement = e.replacement, source = e.source },
 					}
 				end

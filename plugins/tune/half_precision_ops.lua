@@ -28,9 +28,9 @@ local function cast_of(node, map)
 end
 
 local HINT = {
-	softmax = "softmax needs FP32's range for its exponentials",
-	norm = "normalisation sums squares that lose precision in 16 bits",
-	loss = "a loss computed in 16 bits loses small differences and can overflow",
+	softmax = N_("softmax needs FP32's range for its exponentials"),
+	norm = N_("normalisation sums squares that lose precision in 16 bits"),
+	loss = N_("a loss computed in 16 bits loses small differences and can overflow"),
 }
 
 return {
@@ -88,25 +88,24 @@ return {
 					local dt = a.kw.dtype and train.dtype(a.kw.dtype.text, map)
 					local why, fix
 					if dt == "float16" or dt == "bfloat16" then
-						why = "is called with dtype=" .. a.kw.dtype.text .. ", so it runs in " .. dt
-							.. " even under autocast"
-						fix = "Drop the dtype argument (or pass dtype=torch.float32) and cast the result back only if the next "
-							.. "operator needs 16 bits."
+						why = _("`{call}` is called with dtype={dtype}, so it runs in {dt} even under autocast: {hint}.",
+							{ call = m.m.text, dtype = a.kw.dtype.text, dt = dt, hint = _(HINT[op.kind]) })
+						fix = _("Drop the dtype argument (or pass dtype=torch.float32) and cast the result back only if the next operator needs 16 bits.")
 					elseif input then
 						local c = cast_of(input, map)
 						if c then
 							regions = regions or train.autocast(ctx, path, map)
 							if not train.inside(m.call, regions) then
-								why = "gets an input cast to " .. c .. " (`" .. input.text .. "`) outside autocast"
-								fix = "Compute it in FP32 (`.float()` on the input, then cast the result back if needed), "
-									.. "or run the forward pass under torch.npu.amp.autocast, which keeps it in FP32."
+								why = _("`{call}` gets an input cast to {cast} (`{input}`) outside autocast: {hint}.",
+									{ call = m.m.text, cast = c, input = input.text, hint = _(HINT[op.kind]) })
+								fix = _("Compute it in FP32 (`.float()` on the input, then cast the result back if needed), or run the forward pass under torch.npu.amp.autocast, which keeps it in FP32.")
 							end
 						end
 					end
 					if why then
 						ctx.report{
 							file = path, node = m.call,
-							message = "`" .. m.m.text .. "` " .. why .. ": " .. HINT[op.kind] .. ".",
+							message = why,
 							suggestion = fix,
 							data = { op = op.name, source = op.source },
 						}

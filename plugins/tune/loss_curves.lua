@@ -33,23 +33,21 @@ return {
 		if g and n then
 			ctx.report{
 				key = "compare",
-				message = string.format("Loss logs of both runs are on record (GPU: artifact %s, NPU: artifact %s).", tostring(g.id), tostring(n.id)),
-				suggestion = string.format("Run `ferry compare loss %s %s` to align the curves by step and check them against tolerance.loss.",
-					ref(g), ref(n)),
+				message = _("Loss logs of both runs are on record (GPU: artifact {g}, NPU: artifact {n}).", { g = tostring(g.id), n = tostring(n.id) }),
+				suggestion = _("Run `ferry compare loss {g} {n}` to align the curves by step and check them against tolerance.loss.",
+					{ g = ref(g), n = ref(n) }),
 			}
 		elseif g then
 			ctx.report{
 				key = "need-npu",
-				message = string.format("The GPU loss log is on record (artifact %s) but no NPU loss log is.", tostring(g.id)),
-				suggestion = "Train on the NPU with the same seed, data and hyper-parameters, save the log and run "
-					.. "`ferry ingest loss-log FILE --label npu`; then `ferry compare loss " .. ref(g) .. " npu`.",
+				message = _("The GPU loss log is on record (artifact {id}) but no NPU loss log is.", { id = tostring(g.id) }),
+				suggestion = _("Train on the NPU with the same seed, data and hyper-parameters, save the log and run `ferry ingest loss-log FILE --label npu`; then `ferry compare loss {g} npu`.", { g = ref(g) }),
 			}
 		elseif n then
 			ctx.report{
 				key = "need-gpu",
-				message = string.format("The NPU loss log is on record (artifact %s) but there is no GPU loss log to compare it with.", tostring(n.id)),
-				suggestion = "Ingest the GPU run's log with `ferry ingest loss-log FILE --label gpu`, then run `ferry compare loss gpu "
-					.. ref(n) .. "`.",
+				message = _("The NPU loss log is on record (artifact {id}) but there is no GPU loss log to compare it with.", { id = tostring(n.id) }),
+				suggestion = _("Ingest the GPU run's log with `ferry ingest loss-log FILE --label gpu`, then run `ferry compare loss gpu {n}`.", { n = ref(n) }),
 			}
 		end
 	end,

@@ -78,11 +78,8 @@ return {
 				end
 				for _i, n in pairs(halves) do
 					sites[#sites + 1] = { file = path, node = n,
-						message = "The model is cast to float16 with `.half()` and trained, but the project never scales the loss, "
-							.. "so small gradients underflow to zero.",
-						suggestion = "Keep the model in FP32 and train under `torch.npu.amp.autocast()` with "
-							.. "`torch.npu.amp.GradScaler()` (GradScaler cannot unscale float16 parameters' gradients), "
-							.. "or use bfloat16 (`.bfloat16()`), which needs no scaling." }
+						message = _("The model is cast to float16 with `.half()` and trained, but the project never scales the loss, so small gradients underflow to zero."),
+						suggestion = _("Keep the model in FP32 and train under `torch.npu.amp.autocast()` with `torch.npu.amp.GradScaler()` (GradScaler cannot unscale float16 parameters' gradients), or use bfloat16 (`.bfloat16()`), which needs no scaling.")}
 				end
 			end
 		end

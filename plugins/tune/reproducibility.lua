@@ -65,29 +65,29 @@ return {
 		if not seen.torch then
 			ctx.report{
 				file = step.file, node = step.node, key = "torch-seed",
-				message = "No torch random seed is set anywhere in the project, so the NPU run cannot be compared step by step with the GPU run.",
-				suggestion = "Call `torch.manual_seed(SEED)` (and `torch.npu.manual_seed_all(SEED)`) at start-up with the same SEED as the GPU run.",
+				message = _("No torch random seed is set anywhere in the project, so the NPU run cannot be compared step by step with the GPU run."),
+				suggestion = _("Call `torch.manual_seed(SEED)` (and `torch.npu.manual_seed_all(SEED)`) at start-up with the same SEED as the GPU run."),
 			}
 		end
 		if seen.np and not seen.np_seed then
 			ctx.report{
 				file = first.np.path, node = first.np.call, severity = "info", key = "numpy-seed",
-				message = "`" .. first.np.name .. "` draws from numpy's global generator, which is never seeded in the project.",
-				suggestion = "Call `np.random.seed(SEED)` at start-up, with the same SEED in the GPU and the NPU run.",
+				message = _("`{name}` draws from numpy's global generator, which is never seeded in the project.", { name = first.np.name }),
+				suggestion = _("Call `np.random.seed(SEED)` at start-up, with the same SEED in the GPU and the NPU run."),
 			}
 		end
 		if seen.py and not seen.py_seed then
 			ctx.report{
 				file = first.py.path, node = first.py.call, severity = "info", key = "random-seed",
-				message = "`" .. first.py.name .. "` draws from Python's random module, which is never seeded in the project.",
-				suggestion = "Call `random.seed(SEED)` at start-up, with the same SEED in the GPU and the NPU run.",
+				message = _("`{name}` draws from Python's random module, which is never seeded in the project.", { name = first.py.name }),
+				suggestion = _("Call `random.seed(SEED)` at start-up, with the same SEED in the GPU and the NPU run."),
 			}
 		end
 		if not seen.determinism then
 			ctx.report{
 				file = step.file, node = step.node, severity = "info", key = "determinism",
-				message = "Deterministic algorithms are not enabled, so two runs on the same NPU may differ slightly (for example in embedding backward or matmul).",
-				suggestion = "For the precision comparison runs, call `torch.use_deterministic_algorithms(True)` at start-up; switch it off again for speed once precision is signed off.",
+				message = _("Deterministic algorithms are not enabled, so two runs on the same NPU may differ slightly (for example in embedding backward or matmul)."),
+				suggestion = _("For the precision comparison runs, call `torch.use_deterministic_algorithms(True)` at start-up; switch it off again for speed once precision is signed off."),
 			}
 		end
 		local dist, amp, hccl_det = false, false, false
@@ -103,16 +103,16 @@ return {
 		if dist and not hccl_det then
 			ctx.report{
 				file = step.file, node = step.node, severity = "info", key = "hccl-determinism",
-				message = "The training is distributed but HCCL_DETERMINISTIC is never set, so collective reductions may sum in a different order from run to run.",
-				suggestion = "For the precision comparison runs, export HCCL_DETERMINISTIC on every node with the value your CANN release's HCCL reference documents for deterministic reduction (together with torch.use_deterministic_algorithms(True)); unset it for speed afterwards.",
+				message = _("The training is distributed but HCCL_DETERMINISTIC is never set, so collective reductions may sum in a different order from run to run."),
+				suggestion = _("For the precision comparison runs, export HCCL_DETERMINISTIC on every node with the value your CANN release's HCCL reference documents for deterministic reduction (together with torch.use_deterministic_algorithms(True)); unset it for speed afterwards."),
 				data = { source = "HCCL_DETERMINISTIC in the HCCL environment variable index (hiascend.com ptmigr_0110, CANN 6.3; hcclenvref_07_0001, CANN 9.0)" },
 			}
 		end
 		if amp then
 			ctx.report{
 				file = step.file, node = step.node, severity = "info", key = "fp32-reference",
-				message = "The training uses mixed precision, so a loss or dump difference between the GPU and the NPU run mixes AMP effects with hardware differences.",
-				suggestion = "First compare an FP32 run on both sides (autocast and GradScaler off, same seed and data): if they agree, the difference comes from mixed precision; then keep norms, softmax, the loss, embeddings and the output layer in float32.",
+				message = _("The training uses mixed precision, so a loss or dump difference between the GPU and the NPU run mixes AMP effects with hardware differences."),
+				suggestion = _("First compare an FP32 run on both sides (autocast and GradScaler off, same seed and data): if they agree, the difference comes from mixed precision; then keep norms, softmax, the loss, embeddings and the output layer in float32."),
 				data = { source = "migration guide seed 002, FAQ 1 (unify the compute precision: FP32 on both sides) and seed 003 §3.5.1 (softmax, cross_entropy, norms, embedding and output layers in FP32); see seed-coverage T10, T14-T16" },
 			}
 		end
