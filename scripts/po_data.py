@@ -7,7 +7,7 @@ import sys
 
 # Keys whose string values a finding shows to the reader.
 TEXT_KEYS = {"about", "fix", "purpose", "description", "cause", "what", "diagnosis", "why",
-             "title", "notes", "exclusive_note", "rule", "where"}
+             "title", "notes", "exclusive_note", "where"}
 
 
 def po_quote(s):

@@ -85,8 +85,8 @@ return {
 			if text then
 				local s = scan(text, rules)
 				s.a = a
-				s.what = (a.label and a.label ~= "") and string.format("atc-log '%s' (artifact %s)", a.label, tostring(a.id))
-					or ("atc-log artifact " .. tostring(a.id))
+				s.what = (a.label and a.label ~= "") and _("atc-log '{label}' (artifact {id})", { label = a.label, id = tostring(a.id) })
+					or _("atc-log artifact {id}", { id = tostring(a.id) })
 				logs[#logs + 1] = s
 			end
 		end
@@ -105,8 +105,8 @@ return {
 				local first = s.hits[1] or s.first_error or { line = s.failed, text = s.failed_line }
 				ctx.report{
 					key = a.id .. ":superseded", severity = "info",
-					message = string.format("%s: the conversion of %s failed (line %d: \"%s\"), but %s converted %s successfully later; this log is history.",
-						s.what, s.model, first.line, quote(first.text), later.what, s.model),
+					message = _("{what}: the conversion of {model} failed (line {line}: \"{text}\"), but {later} converted {model} successfully later; this log is history.",
+						{ what = s.what, model = s.model, line = first.line, text = quote(first.text), later = later.what }),
 					suggestion = _("Nothing to do for this log; keep it as a record of the fix."),
 				}
 			elseif bad then
@@ -115,15 +115,15 @@ return {
 					if r then
 						ctx.report{
 							key = a.id .. ":" .. r.id, severity = r.severity,
-							message = string.format("%s line %d: %s — \"%s\".", s.what, h.line, r.diagnosis, quote(h.text)),
-							suggestion = r.fix,
+							message = _("{what} line {line}: {diagnosis} — \"{text}\".", { what = s.what, line = h.line, diagnosis = _(r.diagnosis), text = quote(h.text) }),
+							suggestion = _(r.fix),
 							data = { source = r.source },
 						}
 					else
 						ctx.report{
 							key = a.id .. ":" .. h.code, severity = "error",
-							message = string.format("%s line %d: error code %s, which ferry has no diagnosis for — \"%s\".",
-								s.what, h.line, h.code, quote(h.text)),
+							message = _("{what} line {line}: error code {code}, which ferry has no diagnosis for — \"{text}\".",
+								{ what = s.what, line = h.line, code = h.code, text = quote(h.text) }),
 							suggestion = _("Look the code up in the error-code reference of your CANN version; the quoted line and the lines before it name the operator or parameter at fault."),
 						}
 					end
@@ -132,8 +132,8 @@ return {
 					local at = s.first_error or { line = s.failed, text = s.failed_line }
 					ctx.report{
 						key = a.id .. ":" .. fallback.id, severity = fallback.severity,
-						message = string.format("%s line %d: %s — \"%s\".", s.what, at.line, fallback.diagnosis, quote(at.text)),
-						suggestion = fallback.fix,
+						message = _("{what} line {line}: {diagnosis} — \"{text}\".", { what = s.what, line = at.line, diagnosis = _(fallback.diagnosis), text = quote(at.text) }),
+						suggestion = _(fallback.fix),
 					}
 				end
 			end
