@@ -121,8 +121,13 @@ const char *intl_text(const char *domain, const char *msgid)
 	return dgettext(domain ? domain : INTL_PLUGIN_DOMAIN, msgid);
 }
 
-/* The text of args' member name (len bytes), appended to b; 0 when there is none. */
-static int append_arg(sbuf *b, const cJSON *args, const char *name, size_t len)
+static char *format_in(const char *domain, int translate, const char *template, const cJSON *args);
+
+/* The text of args' member name (len bytes), appended to b; 0 when there is none. A member
+ * that is itself a message ({"id", "args"}, an argument that came from _()) is rendered,
+ * translated in domain when translate is set. */
+static int append_arg(sbuf *b, const char *domain, int translate, const cJSON *args, const char *name,
+                      size_t len)
 {
 	char key[128];
 	if (!args || len == 0 || len >= sizeof key)
@@ -140,13 +145,19 @@ static int append_arg(sbuf *b, const cJSON *args, const char *name, size_t len)
 			sbuf_addf(b, "%.6g", d);
 	} else if (cJSON_IsBool(v)) {
 		sbuf_adds(b, cJSON_IsTrue(v) ? "true" : "false");
+	} else if (cJSON_IsObject(v) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "id"))) {
+		const char *id = cJSON_GetObjectItemCaseSensitive(v, "id")->valuestring;
+		char *text = format_in(domain, translate, translate ? intl_text(domain, id) : id,
+		                       cJSON_GetObjectItemCaseSensitive(v, "args"));
+		sbuf_adds(b, text);
+		free(text);
 	} else {
 		return 0;
 	}
 	return 1;
 }
 
-char *intl_format(const char *template, const cJSON *args)
+static char *format_in(const char *domain, int translate, const char *template, const cJSON *args)
 {
 	sbuf b;
 	sbuf_init(&b);
@@ -159,7 +170,7 @@ char *intl_format(const char *template, const cJSON *args)
 		}
 		if (*p == '{') {
 			const char *end = strchr(p + 1, '}');
-			if (end && append_arg(&b, args, p + 1, (size_t)(end - p - 1))) {
+			if (end && append_arg(&b, domain, translate, args, p + 1, (size_t)(end - p - 1))) {
 				p = end + 1;
 				continue;
 			}
@@ -170,9 +181,14 @@ char *intl_format(const char *template, const cJSON *args)
 	return out ? out : xstrdup("");
 }
 
+char *intl_format(const char *template, const cJSON *args)
+{
+	return format_in(NULL, 0, template, args);
+}
+
 char *intl_render(const char *domain, const char *msgid, const cJSON *args)
 {
-	return intl_format(intl_text(domain, msgid), args);
+	return format_in(domain, 1, intl_text(domain, msgid), args);
 }
 
 /* field's text from its stored id and arguments, replacing field in finding. */

@@ -42,8 +42,10 @@ void intl_bind(const char *domain, const char *dir);
 /* msgid in the current language from domain (NULL: the plugins' domain). */
 const char *intl_text(const char *domain, const char *msgid);
 
-/* template with each {name} replaced by args' member name (a string or a number);
- * {{ and }} stand for literal braces; an unknown name is kept as written. */
+/* template with each {name} replaced by args' member name (a string or a number, or a
+ * message {"id", "args"} of its own: an argument that came from _(), rendered as is here
+ * and translated by intl_render); {{ and }} stand for literal braces; an unknown name is
+ * kept as written. */
 char *intl_format(const char *template, const struct cJSON *args);
 /* msgid translated in domain and then formatted with args. */
 char *intl_render(const char *domain, const char *msgid, const struct cJSON *args);

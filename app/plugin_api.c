@@ -856,6 +856,8 @@ static int l_gettext(lua_State *L)
 	cJSON *entry = cJSON_CreateObject();
 	bx->p = entry;
 	cJSON_AddStringToObject(entry, "id", msgid);
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_i18n); /* index 4: the remembered texts, or nil */
+	int remembered = lua_istable(L, 4);
 	if (has_args) {
 		cJSON *args = cJSON_AddObjectToObject(entry, "args");
 		lua_pushnil(L);
@@ -866,11 +868,27 @@ static int l_gettext(lua_State *L)
 			if (vt != LUA_TSTRING && vt != LUA_TNUMBER && vt != LUA_TBOOLEAN)
 				return luaL_error(L, "_: argument '%s' must be a string, number or boolean",
 				                  lua_tostring(L, -2));
+			/* an argument that is itself a _() result is kept with its id and arguments,
+			 * so it is shown translated too */
+			cJSON *nested = NULL;
+			if (vt == LUA_TSTRING && remembered) {
+				lua_pushvalue(L, -1);
+				lua_rawget(L, 4);
+				if (lua_isstring(L, -1))
+					nested = cJSON_Parse(lua_tostring(L, -1));
+				lua_pop(L, 1);
+			}
+			if (nested) {
+				cJSON_AddItemToObject(args, lua_tostring(L, -2), nested);
+				lua_pop(L, 1);
+				continue;
+			}
 			const char *v = luaL_tolstring(L, -1, NULL); /* as .. would show it */
 			cJSON_AddStringToObject(args, lua_tostring(L, -3), v);
 			lua_pop(L, 2);
 		}
 	}
+	lua_settop(L, 3);
 	box *tb = box_new(L, free_release); /* index 4 */
 	tb->p = intl_format(msgid, cJSON_GetObjectItemCaseSensitive(entry, "args"));
 	box *jb = box_new(L, free_release); /* index 5 */

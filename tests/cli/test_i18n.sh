@@ -58,6 +58,34 @@ FERRY_LANG=zh "$FERRY" -C "$p" check --phase assess >/dev/null 2>&1
 n2=$(sqlite3 "$p/.ferry/engagement.db" "SELECT count(*) FROM findings")
 [ "$n1" = "$n2" ] && ok "a check run in Chinese updates the same findings ($n1)" || fail "findings $n1 -> $n2"
 
+# an argument that is itself a _() result (a fact table's prose) is shown translated too
+cat >"$dir/nested_args.lua" <<'LUA'
+return {
+	id = "assess.nested_args", phase = "assess", title = "nested", severity = "info",
+	textdomain = "acme",
+	run = function(ctx)
+		local cause = _("the {what} is missing", { what = "wheel" })
+		ctx.report{ message = _("{file}: {cause}", { file = "train.py", cause = cause }) }
+	end,
+}
+LUA
+cat >>"$work/acme.po" <<'PO'
+
+msgid "{file}: {cause}"
+msgstr "{file}：{cause}"
+
+msgid "the {what} is missing"
+msgstr "缺少 {what}"
+PO
+msgfmt -o "$dir/locale/zh_CN/LC_MESSAGES/acme.mo" "$work/acme.po"
+FERRY_LANG=en "$FERRY" -C "$p" check --plugin assess.nested_args >/dev/null 2>&1
+FERRY_LANG=en "$FERRY" -C "$p" findings --plugin assess.nested_args >"$work/en2" 2>&1
+expect_grep "train.py: the wheel is missing" "$work/en2" "English: a nested _() argument reads as its English text"
+FERRY_LANG=zh "$FERRY" -C "$p" findings --plugin assess.nested_args >"$work/zh2" 2>&1
+expect_grep "train.py：缺少 wheel" "$work/zh2" "Chinese: a nested _() argument is translated with its own arguments"
+sqlite3 "$p/.ferry/engagement.db" "SELECT message FROM findings WHERE plugin = 'assess.nested_args'" >"$work/db2"
+expect_grep "^train.py: the wheel is missing$" "$work/db2" "the record keeps the nested argument's English text"
+
 # _() refuses arguments it cannot show, with the plugin named
 cat >"$dir/bad_args.lua" <<'LUA'
 return {
