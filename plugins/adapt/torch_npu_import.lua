@@ -11,8 +11,8 @@ local function needs_npu(ctx, path, index, fused)
 		cuda.amp(ctx, path, fused, map), cuda.device_branches(ctx, path),
 		cuda.device_strings(ctx, path, map), cuda.backend(ctx, path, map),
 	}
-	for _, l in ipairs(lists) do
-		for _, s in ipairs(l) do
+	for _i, l in ipairs(lists) do
+		for _i, s in ipairs(l) do
 			if s.edits and #s.edits > 0 then return true end
 		end
 	end
@@ -22,20 +22,20 @@ end
 return {
 	id = "adapt.torch_npu_import",
 	phase = "adapt",
-	title = "import torch_npu (or transfer_to_npu in entry scripts)",
+	title = _("import torch_npu (or transfer_to_npu in entry scripts)"),
 	severity = "warning",
 	category = "device",
-	description = "Inserts `import torch_npu` once, right after `import torch` (or before the "
+	description = _("Inserts `import torch_npu` once, right after `import torch` (or before the "
 		.. "first torch import when another one comes first), in every file the NPU rewrites "
 		.. "touch: torch.npu, .npu() and the 'npu' device exist only once torch_npu is loaded. "
 		.. "The line ending of the file is kept. With `ferry config strategy auto` it inserts "
 		.. "`from torch_npu.contrib import transfer_to_npu` into the entry scripts instead, which "
-		.. "maps CUDA calls to the NPU at run time.",
+		.. "maps CUDA calls to the NPU at run time."),
 	run = function(ctx)
 		local auto = cuda.auto(ctx)
 		local index = cuda.api_index(ctx)
 		local fused = cuda.apex_fused(ctx)
-		for _, path in ipairs(ctx.files("%.py$")) do
+		for _i, path in ipairs(ctx.files("%.py$")) do
 			-- cheap prefilter before parsing: only files that can need the import
 			local text = ctx.read(path) or ""
 			local relevant

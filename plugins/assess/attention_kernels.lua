@@ -5,25 +5,25 @@ local refs = require("refs")
 return {
 	id = "assess.attention_kernels",
 	phase = "assess",
-	title = "Attention kernels (scaled_dot_product_attention, CUDA SDP backends)",
+	title = _("Attention kernels (scaled_dot_product_attention, CUDA SDP backends)"),
 	severity = "info",
 	category = "attention",
-	description = "Finds F.scaled_dot_product_attention, whose NPU-optimised counterpart is "
+	description = _("Finds F.scaled_dot_product_attention, whose NPU-optimised counterpart is "
 		.. "torch_npu.npu_fusion_attention, and the torch.backends.cuda SDP switches "
-		.. "(sdp_kernel, enable_flash_sdp, ...), which are on the vendor's unsupported list.",
+		.. "(sdp_kernel, enable_flash_sdp, ...), which are on the vendor's unsupported list."),
 	triggers = { "scaled_dot_product_attention", "sdp" },
 	run = function(ctx)
 		local repl = "torch_npu.npu_fusion_attention"
-		for _, e in ipairs(ctx.data("affinity_apis").entries) do
+		for _i, e in ipairs(ctx.data("affinity_apis").entries) do
 			if e.original == "torch.nn.functional.scaled_dot_product_attention" then repl = e.replacement end
 		end
 		local unsupported = {}
-		for _, e in ipairs(ctx.data("unsupported_ops").entries) do
+		for _i, e in ipairs(ctx.data("unsupported_ops").entries) do
 			if e.owner == "assess.attention_kernels" then unsupported[e.name] = true end
 		end
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)
-			for _, r in ipairs(refs.dotted(ctx, path, map)) do
+			for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 				local name = r.resolved
 				if name == "torch.nn.functional.scaled_dot_product_attention" then
 					ctx.report{

@@ -55,27 +55,27 @@ end
 return {
 	id = "assess.gpu_libraries",
 	phase = "assess",
-	title = "Third-party libraries and their Ascend support (apex, flash_attn, xformers, triton, deepspeed, ...)",
+	title = _("Third-party libraries and their Ascend support (apex, flash_attn, xformers, triton, deepspeed, ...)"),
 	severity = "warning",
 	category = "libraries",
-	description = "Finds imports of third-party libraries that depend on CUDA, and the same names in "
+	description = _("Finds imports of third-party libraries that depend on CUDA, and the same names in "
 		.. "requirements*.txt, setup.py and pyproject.toml, using gpu_libraries.json: some have an "
 		.. "NPU counterpart, some have none and their features must be replaced, some run through an "
 		.. "adapted build or adaptor (triton-ascend, MindSpeed), some support Ascend themselves "
 		.. "(DeepSpeed, MMCV) or through torch_npu (transformers, accelerate, peft, trl) from a minimum version. "
 		.. "The project's own packages are never taken for a library: a project that is one of the "
-		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project.",
+		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project."),
 	-- a Python file is parsed for this check only when it names one of the libraries
 	triggers = function(data)
 		local out = {}
-		for _, e in ipairs(data("gpu_libraries").entries) do out[#out + 1] = e.name end
+		for _i, e in ipairs(data("gpu_libraries").entries) do out[#out + 1] = e.name end
 		return out
 	end,
 	run = function(ctx)
 		local by_import, by_pip = {}, {}
-		for _, e in ipairs(ctx.data("gpu_libraries").entries) do
+		for _i, e in ipairs(ctx.data("gpu_libraries").entries) do
 			by_import[e.name] = e
-			for _, p in ipairs(e.pip or {}) do by_pip[norm(p)] = e end
+			for _i, p in ipairs(e.pip or {}) do by_pip[norm(p)] = e end
 		end
 		-- what the library is, by status (gpu_libraries.json describes them)
 		local function what(e)
@@ -105,9 +105,9 @@ return {
 			if path:sub(1, #name + 1) == name .. "/" then return 2 end
 			return path:find("/", 1, true) and 1 or 0
 		end
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local seen = {}
-			for _, imp in ipairs(py.imports(ctx, path) or {}) do
+			for _i, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
 				local e = top and by_import[top]
 				local mine = e and own:has(top, path)
@@ -127,7 +127,7 @@ return {
 				end
 			end
 		end
-		for _, e in ipairs(ctx.data("gpu_libraries").entries) do
+		for _i, e in ipairs(ctx.data("gpu_libraries").entries) do
 			local at = stacks[e.name]
 			if not e.owner and own.names[e.name] then
 				ctx.report{
@@ -162,14 +162,14 @@ return {
 				data = { library = e.name },
 			}
 		end
-		for _, path in ipairs(ctx.files()) do
+		for _i, path in ipairs(ctx.files()) do
 			local base = path:match("[^/]*$")
 			if base:match("^requirements.*%.txt$") or base == "pyproject.toml" then
-				for _, req in ipairs(requirements(ctx, path)) do check_req(path, req) end
+				for _i, req in ipairs(requirements(ctx, path)) do check_req(path, req) end
 			elseif base == "setup.py" then
 				local q = [[(keyword_argument name: (identifier) @k (#any-of? @k "install_requires" "extras_require") value: (_) @v)]]
-				for _, m in ipairs(ctx.query(path, q) or {}) do
-					for _, s in ipairs(ctx.query(path, "(string) @s") or {}) do
+				for _i, m in ipairs(ctx.query(path, q) or {}) do
+					for _i, s in ipairs(ctx.query(path, "(string) @s") or {}) do
 						if s.s.start_byte >= m.v.start_byte and s.s.end_byte <= m.v.end_byte then
 							local inner = refs.string_inner(s.s)
 							if inner:match("^[%w][%w%-_%.]*[%s%[<>=~!;]?") then

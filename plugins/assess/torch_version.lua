@@ -17,7 +17,7 @@ end
 -- torch requirement specs in dependency files: {file=, line=, col=, text=, op=, version=}
 local function torch_specs(ctx)
 	local out = {}
-	for _, path in ipairs(ctx.files()) do
+	for _i, path in ipairs(ctx.files()) do
 		local base = path:match("[^/]*$")
 		if base:match("^requirements.*%.txt$") or base == "pyproject.toml" or base == "setup.py" then
 			for i, l in ipairs(ctx.lines(path) or {}) do
@@ -39,21 +39,21 @@ end
 return {
 	id = "assess.torch_version",
 	phase = "assess",
-	title = "PyTorch version against the torch_npu / CANN matrix",
+	title = _("PyTorch version against the torch_npu / CANN matrix"),
 	severity = "warning",
 	category = "versions",
-	description = "Reads the torch requirement from requirements*.txt, setup.py and pyproject.toml and "
+	description = _("Reads the torch requirement from requirements*.txt, setup.py and pyproject.toml and "
 		.. "looks it up in version_matrix.json: which torch_npu release and CANN version pair with "
 		.. "it, whether that pairing is still maintained, and which Python versions it supports. "
-		.. "torch_npu exists only for specific PyTorch versions.",
+		.. "torch_npu exists only for specific PyTorch versions."),
 	run = function(ctx)
 		local rows = ctx.data("version_matrix").entries
 		local active_torch = {}
-		for _, r in ipairs(rows) do if r.status == "active" then active_torch[r.torch] = true end end
+		for _i, r in ipairs(rows) do if r.status == "active" then active_torch[r.torch] = true end end
 		local list = {}
 		for v in pairs(active_torch) do list[#list + 1] = v end
 		table.sort(list, vless)
-		for _, s in ipairs(torch_specs(ctx)) do
+		for _i, s in ipairs(torch_specs(ctx)) do
 			local base = s.version:gsub("%+.*$", "")
 			local f = { file = s.file, line = s.line, col = s.col, end_line = s.line, end_col = s.col + #s.text, key = s.text }
 			if s.op ~= "==" then
@@ -62,7 +62,7 @@ return {
 				f.suggestion = "Pin torch to a version that has a torch_npu release (" .. table.concat(list, ", ") .. "), install the CPU wheel of torch, then the matching torch_npu."
 			else
 				local best, eol
-				for _, r in ipairs(rows) do
+				for _i, r in ipairs(rows) do
 					if r.torch == base then
 						if r.status == "active" then best = best or r else eol = eol or r end
 					end

@@ -5,16 +5,16 @@ local plan = require("plan")
 return {
 	id = "design.acceptance",
 	phase = "design",
-	title = "Acceptance criteria recorded (loss and accuracy tolerance, throughput target)",
+	title = _("Acceptance criteria recorded (loss and accuracy tolerance, throughput target)"),
 	severity = "warning",
 	category = "acceptance",
-	description = "The migration is done when the NPU run matches the GPU baseline within agreed "
+	description = _("The migration is done when the NPU run matches the GPU baseline within agreed "
 		.. "tolerances. This check states the criteria recorded for the engagement (`ferry config "
 		.. "tolerance.loss`, `tolerance.accuracy`, `throughput.target_pct`) and warns about each "
 		.. "one that is missing or malformed, with the command that sets it. The tune phase measures "
-		.. "against them.",
+		.. "against them."),
 	run = function(ctx)
-		for _, c in ipairs(plan.criteria(ctx)) do
+		for _i, c in ipairs(plan.criteria(ctx)) do
 			if c.text then
 				ctx.report{
 					key = c.key,

@@ -9,13 +9,13 @@ local FORM = '{"schema": "ferry-bench/1", "label": "gpu", "hardware": "8x A100 8
 return {
 	id = "design.gpu_baseline",
 	phase = "design",
-	title = "GPU baseline recorded (accuracy, throughput, hardware, precision)",
+	title = _("GPU baseline recorded (accuracy, throughput, hardware, precision)"),
 	severity = "warning",
 	category = "baseline",
-	description = "The acceptance criteria are relative to the GPU baseline, so it must be on "
+	description = _("The acceptance criteria are relative to the GPU baseline, so it must be on "
 		.. "record: a `ferry-bench/1` JSON document with label, hardware, precision and the "
 		.. "metrics accuracy and throughput, ingested with `ferry ingest bench FILE --label gpu` "
-		.. "(see README, \"GPU baseline\"). Warns until one is, or when one lacks a field.",
+		.. "(see README, \"GPU baseline\"). Warns until one is, or when one lacks a field."),
 	run = function(ctx)
 		local b = plan.baseline(ctx)
 		if not b then

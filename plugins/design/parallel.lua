@@ -5,10 +5,10 @@ local plan = require("plan")
 return {
 	id = "design.parallel",
 	phase = "design",
-	title = "Parallel strategy for the model size and the planned cards",
+	title = _("Parallel strategy for the model size and the planned cards"),
 	severity = "info",
 	category = "resources",
-	description = "From the model size (`ferry config model.params_b`), the planned cards and nodes "
+	description = _("From the model size (`ferry config model.params_b`), the planned cards and nodes "
 		.. "(`target.cards`, `target.nodes`) and the device memory of the target SoC "
 		.. "(`target.soc`, from plugins/data/soc_memory.json), advises a layout: tensor parallelism "
 		.. "within a node first (at most 8 cards per node), pipeline parallelism across nodes, data "
@@ -16,11 +16,11 @@ return {
 		.. "tight. The arithmetic is in the finding: 16 bytes per parameter for mixed-precision Adam "
 		.. "plus 20 % headroom. A target SoC of an inference card (`inference_only` in soc_memory.json: "
 		.. "Ascend310, Ascend310P*) gets no training plan: a project that trains (loss.backward() in its "
-		.. "code) is an error, one that does not gets the inference sizing (2 bytes per parameter).",
+		.. "code) is an error, one that does not gets the inference sizing (2 bytes per parameter)."),
 	run = function(ctx)
 		local r = plan.parallel(ctx)
 		if r.missing then
-			for _, m in ipairs(r.missing) do
+			for _i, m in ipairs(r.missing) do
 				ctx.report{
 					key = m.key,
 					severity = "warning",

@@ -14,7 +14,7 @@ local blockers = {}
 -- CUDA source files (.cu, .cuh): one project file finding each.
 function blockers.cuda_sources(ctx)
 	local out = {}
-	for _, path in ipairs(ctx.files("%.cuh?$")) do
+	for _i, path in ipairs(ctx.files("%.cuh?$")) do
 		local lines = ctx.lines(path) or {}
 		out[#out + 1] = {
 			file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1,
@@ -36,7 +36,7 @@ local BUILDERS = {
 -- rule knows: describe(resolved, text) returns the site's message and suggestion, or nil.
 local function dotted_sites(ctx, path, map, describe)
 	local out = {}
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local message, suggestion = describe(r.resolved, r.text)
 		if message then
 			out[#out + 1] = { file = path, node = r.node, message = message, suggestion = suggestion }
@@ -96,7 +96,7 @@ end
 -- method name (entries owned by another rule are left out).
 function blockers.op_tables(ctx)
 	local names, methods = {}, {}
-	for _, e in ipairs(ctx.data("unsupported_ops").entries) do
+	for _i, e in ipairs(ctx.data("unsupported_ops").entries) do
 		if not e.owner then
 			if e.kind == "method" and not e.generic then methods[e.method] = e end
 			names[e.name] = e
@@ -124,14 +124,14 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		}
 	end
 	local seen = {}
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local e = tables.names[r.resolved]
 		if e then
 			seen[r.node.start_byte] = true
 			site(r.node, r.text, e)
 		end
 	end
-	for _, m in ipairs(ctx.query(path, METHOD_QUERY) or {}) do
+	for _i, m in ipairs(ctx.query(path, METHOD_QUERY) or {}) do
 		local e = tables.methods[m.m.text]
 		if e and not seen[m.call.start_byte] and py.expand(map, m.obj.text) ~= "torch" then
 			site(m.call, "." .. m.m.text .. "()", e)
@@ -147,7 +147,7 @@ end
 -- `triggers = blockers.op_triggers` wakes the check only for files that can use one.
 function blockers.op_triggers(data)
 	local out, seen = {}, {}
-	for _, e in ipairs(data("unsupported_ops").entries) do
+	for _i, e in ipairs(data("unsupported_ops").entries) do
 		if not e.owner then
 			local group = {}
 			if e.kind == "method" then
@@ -169,7 +169,7 @@ end
 -- an extension builder, DataParallel, channels_last, torch.jit.script or a listed API.
 function blockers.triggers(data)
 	local out = blockers.op_triggers(data)
-	for _, t in ipairs({ "cpp_extension", "CUDAExtension", "DataParallel", "data_parallel",
+	for _i, t in ipairs({ "cpp_extension", "CUDAExtension", "DataParallel", "data_parallel",
 		"channels_last", "jit" }) do
 		out[#out + 1] = t
 	end

@@ -1,7 +1,7 @@
 -- cuda: detection of the CUDA-specific constructs that have a mechanical NPU rewrite.
 --
 --   local cuda = require("cuda")
---   for _, site in ipairs(cuda.cuda_calls(ctx, path)) do refs.report(ctx, site, mode) end
+--   for _i, site in ipairs(cuda.cuda_calls(ctx, path)) do refs.report(ctx, site, mode) end
 --
 -- Each rule is written once here and used twice: the assess checks survey the sites (and
 -- drop the edits), the adapt checks report the same sites with their edits. A detector
@@ -47,7 +47,7 @@ local CUDA_CALL = [[
 -- x.cuda(...) -> x.npu(...), arguments kept (positional device, non_blocking=, device=).
 function cuda.cuda_calls(ctx, path)
 	local out = {}
-	for _, m in ipairs(ctx.query(path, CUDA_CALL) or {}) do
+	for _i, m in ipairs(ctx.query(path, CUDA_CALL) or {}) do
 		if m.obj.text ~= "torch" then
 			out[#out + 1] = {
 				file = path, node = m.call,
@@ -104,7 +104,7 @@ end
 -- other rules own (comparisons, the device argument of autocast/GradScaler).
 local function device_uses(ctx, path, map)
 	local heads = {}
-	for _, m in ipairs(ctx.query(path, HEADS) or {}) do
+	for _i, m in ipairs(ctx.query(path, HEADS) or {}) do
 		local k = m.e.start_byte .. ":" .. m.e.end_byte
 		heads[k] = heads[k] or {}
 		table.insert(heads[k], m.s)
@@ -116,9 +116,9 @@ local function device_uses(ctx, path, map)
 		elseif v.type == "identifier" or v.type == "attribute" then
 			used[v.text] = true
 		end
-		for _, s in ipairs(heads[v.start_byte .. ":" .. v.end_byte] or {}) do certain[s.start_byte] = true end
+		for _i, s in ipairs(heads[v.start_byte .. ":" .. v.end_byte] or {}) do certain[s.start_byte] = true end
 	end
-	for _, m in ipairs(ctx.query(path, DEVICE_CTX) or {}) do
+	for _i, m in ipairs(ctx.query(path, DEVICE_CTX) or {}) do
 		if m.cs then
 			skip[m.cs.start_byte] = true
 		elseif m.call then
@@ -143,7 +143,7 @@ local function device_uses(ctx, path, map)
 			assigns[#assigns + 1] = m
 		end
 	end
-	for _, a in ipairs(assigns) do
+	for _i, a in ipairs(assigns) do
 		if (a.lhs.type == "identifier" or a.lhs.type == "attribute")
 			and (used[a.lhs.text] or device_name(last_name(a.lhs.text))) then
 			mark(a.v)
@@ -158,7 +158,7 @@ end
 function cuda.device_strings(ctx, path, map)
 	local out = {}
 	local certain, skip = device_uses(ctx, path, map)
-	for _, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(py.strings(ctx, path) or {}) do
 		local inner, at = refs.string_inner(s.node)
 		if not skip[s.node.start_byte] and cuda.device_string(inner) then
 			local site = {
@@ -202,7 +202,7 @@ end
 function cuda.device_branches(ctx, path)
 	local out, own_attr, own_obj = {}, false, {}
 	local ms = ctx.query(path, BRANCHES) or {}
-	for _, m in ipairs(ms) do
+	for _i, m in ipairs(ms) do
 		if m.set then
 			own_attr = true
 			own_obj[m.setobj.text] = true
@@ -211,7 +211,7 @@ function cuda.device_branches(ctx, path)
 			own_obj.self = true
 		end
 	end
-	for _, m in ipairs(ms) do
+	for _i, m in ipairs(ms) do
 		if m.cmp then
 			local inner, at = refs.string_inner(m.s)
 			if cuda_string(inner) then
@@ -265,7 +265,7 @@ end
 -- The index of cuda_api_map.json by name.
 function cuda.api_index(ctx)
 	local index = {}
-	for _, e in ipairs(ctx.data("cuda_api_map").entries) do index[e.name] = e end
+	for _i, e in ipairs(ctx.data("cuda_api_map").entries) do index[e.name] = e end
 	return index
 end
 
@@ -279,7 +279,7 @@ local CUDA_IMPORTS = [[
 -- list of {stmt=, mod=, name=, alias=, bound=, full=}.
 local function cuda_imports(ctx, path)
 	local out = {}
-	for _, m in ipairs(ctx.query(path, CUDA_IMPORTS) or {}) do
+	for _i, m in ipairs(ctx.query(path, CUDA_IMPORTS) or {}) do
 		local mod = py.dotted(m.mod.text)
 		local name = m.name and py.dotted(m.name.text)
 		local full = mod and (name and (mod .. "." .. name) or mod)
@@ -303,7 +303,7 @@ end
 function cuda.cuda_apis(ctx, path, index, map)
 	local out = {}
 	local blocked = {} -- bound name -> true when one of its uses has no plain equivalent
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local name = r.resolved
 		if name:sub(1, 11) == "torch.cuda." and name:sub(1, 15) ~= "torch.cuda.amp." then
 			local e = refs.lookup(index, name)
@@ -364,17 +364,17 @@ function cuda.cuda_apis(ctx, path, index, map)
 	end
 	-- the imports that bind torch.cuda names
 	local stmts = {}
-	for _, imp in ipairs(cuda_imports(ctx, path)) do
+	for _i, imp in ipairs(cuda_imports(ctx, path)) do
 		local k = imp.stmt.start_byte
 		stmts[k] = stmts[k] or { stmt = imp.stmt, imps = {} }
 		table.insert(stmts[k].imps, imp)
 	end
-	for _, s in pairs(stmts) do
+	for _i, s in pairs(stmts) do
 		local ok, edits = true, {}
-		for _, imp in ipairs(s.imps) do
+		for _i, imp in ipairs(s.imps) do
 			if blocked[imp.bound] then ok = false end
 			if imp.full ~= "torch.cuda" then
-				local _, plain = npu_target(refs.lookup(index, imp.full), imp.full)
+				local _t, plain = npu_target(refs.lookup(index, imp.full), imp.full)
 				if not plain then ok = false end
 			end
 		end
@@ -389,7 +389,7 @@ function cuda.cuda_apis(ctx, path, index, map)
 			end
 		else
 			-- from torch import cuda [as c]: bind the NPU module under the same name
-			for _, imp in ipairs(s.imps) do
+			for _i, imp in ipairs(s.imps) do
 				if imp.full == "torch.cuda" then
 					edits[#edits + 1] = py.replace(imp.name, imp.alias and "npu" or "npu as cuda")
 				end
@@ -429,7 +429,7 @@ local AMP_IMPORT_MODULES = [[
 -- The apex fused optimizers of affinity_apis.json, by dotted name.
 function cuda.apex_fused(ctx)
 	local fused = {}
-	for _, e in ipairs(ctx.data("affinity_apis").entries) do
+	for _i, e in ipairs(ctx.data("affinity_apis").entries) do
 		if e.original:match("^apex%.") then fused[e.original] = e end
 	end
 	return fused
@@ -443,7 +443,7 @@ end
 function cuda.amp(ctx, path, fused, map)
 	local out = {}
 	local mods = {}
-	for _, m in ipairs(ctx.query(path, AMP_IMPORT_MODULES) or {}) do
+	for _i, m in ipairs(ctx.query(path, AMP_IMPORT_MODULES) or {}) do
 		mods[m.stmt.start_byte] = mods[m.stmt.start_byte] or m
 	end
 	local function module_edit(stmt)
@@ -452,7 +452,7 @@ function cuda.amp(ctx, path, fused, map)
 			return { refs.edit(m.mod.start_byte, 10, "torch_npu.npu") }
 		end
 	end
-	for _, imp in ipairs(py.imports(ctx, path) or {}) do
+	for _i, imp in ipairs(py.imports(ctx, path) or {}) do
 		local full = imp.full or imp.module
 		local node = imp.node
 		if imp.name and (imp.module == "torch.cuda.amp" or imp.module:match("^torch%.cuda%.amp%.")) then
@@ -486,7 +486,7 @@ function cuda.amp(ctx, path, fused, map)
 			}
 		end
 	end
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local name = r.resolved
 		local sub = name:match("^torch%.cuda%.amp%.(.+)$")
 		if sub and r.node.text:sub(1, 11) == "torch.cuda." then
@@ -517,7 +517,7 @@ function cuda.amp(ctx, path, fused, map)
 			}
 		end
 	end
-	for _, m in ipairs(ctx.query(path, AMP_CALLS) or {}) do
+	for _i, m in ipairs(ctx.query(path, AMP_CALLS) or {}) do
 		local fname = last_name(m.f.text)
 		if AMP_FUNCS[fname] and (not m.k or m.k.text == "device_type" or m.k.text == "device") then
 			local inner, at = refs.string_inner(m.s)
@@ -544,13 +544,13 @@ end
 function cuda.megatron(ctx)
 	local facts = ctx.data("megatron")
 	local found, mindspeed = false, false
-	for _, m in ipairs(facts.markers) do
+	for _i, m in ipairs(facts.markers) do
 		if m.kind == "folder" and #ctx.files("^" .. m.name:gsub("%p", "%%%0") .. ".*%.py$") > 0 then found = true end
 		if m.kind == "entry" and #ctx.files("^" .. m.name:gsub("%p", "%%%0") .. "$") > 0 then found = true end
 	end
-	for _, path in ipairs(ctx.python_files()) do
+	for _i, path in ipairs(ctx.python_files()) do
 		local text = ctx.read(path) or ""
-		for _, m in ipairs(facts.markers) do
+		for _i, m in ipairs(facts.markers) do
 			if m.kind == "import" and (text:find("import " .. m.name, 1, true) or text:find("from " .. m.name, 1, true)) then
 				found = true
 				if m.name == "mindspeed" then mindspeed = true end
@@ -559,7 +559,7 @@ function cuda.megatron(ctx)
 	end
 	if not found then return nil end
 	local keep = {}
-	for _, k in ipairs(facts.keep) do keep[k.name] = k end
+	for _i, k in ipairs(facts.keep) do keep[k.name] = k end
 	return { keep = keep, adaptor = facts.adaptor[1], mindspeed = mindspeed }
 end
 
@@ -604,7 +604,7 @@ local NAME_STRINGS = [[
 ]]
 local function name_strings(ctx, path)
 	local out = {}
-	for _, m in ipairs(ctx.query(path, NAME_STRINGS) or {}) do out[m.s.start_byte] = true end
+	for _i, m in ipairs(ctx.query(path, NAME_STRINGS) or {}) do out[m.s.start_byte] = true end
 	return out
 end
 
@@ -615,7 +615,7 @@ function cuda.backend(ctx, path, map)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
 	local keys = name_strings(ctx, path)
-	for _, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(py.strings(ctx, path) or {}) do
 		local inner, at = refs.string_inner(s.node)
 		if backend_string(inner) and not keys[s.node.start_byte] then
 			local edits = {}
@@ -645,11 +645,11 @@ function cuda.backend(ctx, path, map)
 	end
 	local mg = cuda.megatron(ctx)
 	if mg then
-		for _, site in ipairs(out) do
+		for _i, site in ipairs(out) do
 			megatron_keeps(site, mg, "The backend " .. site.node.text, mg.keep["--distributed-backend"])
 		end
 	end
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local name = r.resolved
 		if name == "torch.distributed.is_nccl_available" then
 			local edits
@@ -677,7 +677,7 @@ end
 function cuda.backend_shell(ctx, path)
 	local out = {}
 	local mg = cuda.megatron(ctx)
-	for _, l in ipairs(refs.shell_lines(ctx, path)) do
+	for _i, l in ipairs(refs.shell_lines(ctx, path)) do
 		for s, word in l.code:gmatch("%-%-[%w_%-]*backend[=%s]+[\"']?()(nccl)%f[^%w_]") do
 			local flag = l.code:match("%-%-[%w_%-]*backend[=%s]+[\"']?nccl")
 			local site = {
@@ -705,16 +705,16 @@ end
 -- env_vars.json as a lookup function: name -> entry (exact names, then NAME_* fallbacks).
 function cuda.env_table(ctx)
 	local exact, prefix = {}, {}
-	for _, e in ipairs(ctx.data("env_vars").entries) do
+	for _i, e in ipairs(ctx.data("env_vars").entries) do
 		if e.name:sub(-1) == "*" then prefix[#prefix + 1] = e else exact[e.name] = e end
 	end
 	return function(name)
 		if exact[name] then return exact[name] end
-		for _, e in ipairs(prefix) do
+		for _i, e in ipairs(prefix) do
 			if name:sub(1, #e.name - 1) == e.name:sub(1, -2) then return e end
 		end
 		if name:match("^TORCH_NCCL_") then
-			for _, e in ipairs(prefix) do
+			for _i, e in ipairs(prefix) do
 				if e.name == "NCCL_*" then return e end
 			end
 		end
@@ -766,7 +766,7 @@ end
 function cuda.env_python(ctx, path, entry)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
-	for _, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(py.strings(ctx, path) or {}) do
 		local inner, at = refs.string_inner(s.node)
 		local e = is_gpu_var(inner) and entry(inner)
 		if e then out[#out + 1] = env_site(path, inner, e, at, not messages[s.node.start_byte], { node = s.node }) end
@@ -778,7 +778,7 @@ end
 -- $NAME, ${NAME...}, NAME=value (export, command prefix) and after export/unset/readonly.
 function cuda.env_shell(ctx, path, entry)
 	local out = {}
-	for _, l in ipairs(refs.shell_lines(ctx, path)) do
+	for _i, l in ipairs(refs.shell_lines(ctx, path)) do
 		local code = l.code
 		for s, name in code:gmatch("()%f[%w_]([A-Z][A-Z0-9_]*)%f[^%w_]") do
 			local e = is_gpu_var(name) and entry(name)
@@ -819,7 +819,7 @@ function cuda.import_plan(ctx, path)
 		return x.start_byte < y.start_byte
 	end)
 	local plan = {}
-	for _, m in ipairs(ms) do
+	for _i, m in ipairs(ms) do
 		if m.main then
 			if m.s.text:match("^[\"']+__main__[\"']+$") then plan.main = true end
 		else

@@ -35,13 +35,13 @@ local CRITERIA = {
 
 function plan.criteria(ctx)
 	local out = {}
-	for _, c in ipairs(CRITERIA) do
+	for _i, c in ipairs(CRITERIA) do
 		local raw = ctx.config(c.key)
 		local r = { key = c.key, label = c.label, what = c.what, example = c.example, value = raw }
 		if raw then
 			local n = tonumber(raw)
 			local ok, expect = false, nil
-			if n then ok, expect = c.valid(n) else _, expect = c.valid(0) end
+			if n then ok, expect = c.valid(n) else local _ok; _ok, expect = c.valid(0) end
 			if ok then
 				r.number = n
 				r.text = c.show(n)
@@ -60,10 +60,10 @@ function plan.soc(ctx, name)
 	if not name or name == "" then return nil end
 	local lname = name:lower()
 	local best, best_len
-	for _, e in ipairs(ctx.data("soc_memory").entries or {}) do
+	for _i, e in ipairs(ctx.data("soc_memory").entries or {}) do
 		local names = { e.name }
-		for _, a in ipairs(e.aliases or {}) do names[#names + 1] = a end
-		for _, n in ipairs(names) do
+		for _i, a in ipairs(e.aliases or {}) do names[#names + 1] = a end
+		for _i, n in ipairs(names) do
 			local ln = n:lower()
 			if ln == lname or ("ascend" .. ln) == lname then return e end
 			-- a family name such as Ascend910_93 covers Ascend910_9391
@@ -78,7 +78,7 @@ end
 function plan.inference_only(ctx, name)
 	if not name or name == "" then return nil end
 	local lname = name:lower()
-	for _, e in ipairs(ctx.data("soc_memory").inference_only or {}) do
+	for _i, e in ipairs(ctx.data("soc_memory").inference_only or {}) do
 		local ln = e.name:lower()
 		if lname == ln or (e.prefix and lname:sub(1, #ln) == ln) then return e end
 	end
@@ -87,7 +87,7 @@ end
 
 -- The project trains when it calls .backward() on something (the loss) in its code.
 function plan.training_site(ctx)
-	for _, path in ipairs(ctx.files("%.py$")) do
+	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path)
 		if text and text:find(".backward(", 1, true) then
 			local steps = train.steps(ctx, path)
@@ -99,7 +99,7 @@ end
 
 function plan.known_socs(ctx)
 	local names = {}
-	for _, e in ipairs(ctx.data("soc_memory").entries or {}) do names[#names + 1] = e.name end
+	for _i, e in ipairs(ctx.data("soc_memory").entries or {}) do names[#names + 1] = e.name end
 	return table.concat(names, ", ")
 end
 
@@ -198,13 +198,13 @@ function plan.parallel(ctx)
 		cands[#cands + 1] = { tp = top, pp = pp }
 	end
 	local chosen, zero1
-	for _, c in ipairs(cands) do
+	for _i, c in ipairs(cands) do
 		c.dp = cards // (c.tp * c.pp)
 		c.per_card = need / (c.tp * c.pp)
 		if c.per_card <= mem then chosen = c break end
 	end
 	if not chosen then
-		for _, c in ipairs(cands) do
+		for _i, c in ipairs(cands) do
 			if c.dp >= 2 then
 				local keep = params_b * 1e9 * (ZERO1_KEEP + (BYTES_PER_PARAM - ZERO1_KEEP) / c.dp) / GIB * HEADROOM
 				c.per_card = keep / (c.tp * c.pp)
@@ -267,7 +267,7 @@ function plan.parallel(ctx)
 	if r.recompute then
 		parts[#parts + 1] = "turn on activation recomputation (checkpointing) to keep activations inside the remaining headroom"
 	end
-	for _, p in ipairs(parts) do lines[#lines + 1] = p:sub(1, 1):upper() .. p:sub(2) .. "." end
+	for _i, p in ipairs(parts) do lines[#lines + 1] = p:sub(1, 1):upper() .. p:sub(2) .. "." end
 	r.severity = "info"
 	r.message = string.format("Parallel plan: %s. %s.", r.summary, arith)
 	r.suggestion = table.concat(parts, "; ") .. "."
@@ -338,7 +338,7 @@ end
 -- bench artifact that names a GPU in its label or hardware, else the newest), or nil.
 function plan.baseline(ctx)
 	local best, best_gpu
-	for _, a in ipairs(ctx.artifacts("bench") or {}) do
+	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 		local doc = plan.read_bench(ctx, a) or {}
 		local r = { doc = doc, artifact = a }
 		local gpu = looks_gpu(a.label) or looks_gpu(doc.label) or looks_gpu(doc.hardware)
@@ -349,11 +349,11 @@ function plan.baseline(ctx)
 	if not r then return nil end
 	local d, missing = r.doc, {}
 	if d.schema ~= "ferry-bench/1" then missing[#missing + 1] = "schema" end
-	for _, k in ipairs({ "label", "hardware", "precision" }) do
+	for _i, k in ipairs({ "label", "hardware", "precision" }) do
 		if type(d[k]) ~= "string" or d[k] == "" then missing[#missing + 1] = k end
 	end
 	local m = type(d.metrics) == "table" and d.metrics or {}
-	for _, k in ipairs({ "accuracy", "throughput" }) do
+	for _i, k in ipairs({ "accuracy", "throughput" }) do
 		if type(m[k]) ~= "number" then missing[#missing + 1] = "metrics." .. k end
 	end
 	r.metrics = m
@@ -369,7 +369,7 @@ end
 
 function plan.npu_bench(ctx)
 	local best
-	for _, a in ipairs(ctx.artifacts("bench") or {}) do
+	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 		local doc = plan.read_bench(ctx, a)
 		if doc and type(doc.metrics) == "table"
 			and (looks_npu(a.label) or looks_npu(doc.label) or looks_npu(doc.hardware))

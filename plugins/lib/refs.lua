@@ -22,13 +22,13 @@ end
 -- plain=}, in source order. Comments and strings never appear.
 function refs.dotted(ctx, path, map)
 	local out = {}
-	for _, a in ipairs(py.attributes(ctx, path) or {}) do
+	for _i, a in ipairs(py.attributes(ctx, path) or {}) do
 		out[#out + 1] = { text = a.text, node = a.node }
 	end
-	for _, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
+	for _i, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
 		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
 	end
-	for _, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
+	for _i, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
 	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
 	return out
 end
@@ -76,7 +76,7 @@ local MESSAGE_QUERY = [[
 ]]
 function refs.message_strings(ctx, path)
 	local out = {}
-	for _, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
+	for _i, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
 		if m.k then
 			if MESSAGE_KEYWORDS[m.k.text] then out[m.s.start_byte] = true end
 		elseif MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
@@ -151,7 +151,7 @@ end
 -- Reports every site of a list (see refs.report); returns how many carried edits.
 function refs.report_all(ctx, sites, mode)
 	local n = 0
-	for _, s in ipairs(sites) do
+	for _i, s in ipairs(sites) do
 		refs.report(ctx, s, mode)
 		if s.edits and #s.edits > 0 and (not s.only or s.only == mode) then n = n + 1 end
 	end
