@@ -116,8 +116,12 @@ function refs.shell_lines(ctx, path)
 	return out
 end
 
--- Text that ends a suggestion whose site the adapt phase rewrites by itself.
-refs.ADAPT_NOTE = " The adapt phase makes this change automatically (`ferry fix --phase adapt`)."
+-- A suggestion (a _() result) for a site the adapt phase rewrites by itself, with the
+-- sentence saying so after it.
+function refs.adapt_note(suggestion)
+	return _("{advice} The adapt phase makes this change automatically (`ferry fix --phase adapt`).",
+		{ advice = suggestion or "" })
+end
 
 -- Reports a site found by a shared detector. A site is a finding table (file, node or
 -- line/col, message, suggestion, severity, key, data) that may carry `edits`, plus:
@@ -126,7 +130,8 @@ refs.ADAPT_NOTE = " The adapt phase makes this change automatically (`ferry fix 
 --                  leaves it to a human); fix_suggestion likewise
 --   human          the construct needs a human in any case (no edits exist)
 -- With mode "survey" (assess) the edits are dropped and the suggestion says that adapt
--- makes the change; with mode "fix" (adapt) the edits are kept.
+-- makes the change; with mode "fix" (adapt) the edits are kept. Messages and suggestions
+-- are _() results (the suggestion of survey mode wraps the site's own).
 local EXTRA = { only = true, fix_message = true, fix_suggestion = true, human = true }
 function refs.report(ctx, site, mode)
 	if site.only and site.only ~= mode then return end
@@ -137,7 +142,7 @@ function refs.report(ctx, site, mode)
 	if f.edits and #f.edits == 0 then f.edits = nil end
 	if mode == "survey" then
 		if f.edits then
-			f.suggestion = (f.suggestion or "") .. refs.ADAPT_NOTE
+			f.suggestion = refs.adapt_note(f.suggestion)
 			f.automatic = true
 		end
 		f.edits = nil
