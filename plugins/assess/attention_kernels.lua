@@ -28,14 +28,14 @@ return {
 				if name == "torch.nn.functional.scaled_dot_product_attention" then
 					ctx.report{
 						file = path, node = r.node,
-						message = "`" .. r.text .. "` computes attention; on NPU the fused kernel is `" .. repl .. "`.",
-						suggestion = "Keep it for the first NPU run; when tuning speed, replace it with `" .. repl .. "` (it takes head_num and an input_layout such as 'BNSD').",
+						message = _("`{api}` computes attention; on NPU the fused kernel is `{fused}`.", { api = r.text, fused = repl }),
+						suggestion = _("Keep it for the first NPU run; when tuning speed, replace it with `{fused}` (it takes head_num and an input_layout such as 'BNSD').", { fused = repl }),
 					}
 				elseif unsupported[name] then
 					ctx.report{
 						file = path, node = r.node, severity = "warning",
-						message = "`" .. r.text .. "` selects CUDA attention backends; it is on the vendor's unsupported list.",
-						suggestion = "Remove it: NPU attention does not use CUDA's flash/memory-efficient backends (use " .. repl .. " for a fused kernel).",
+						message = _("`{api}` selects CUDA attention backends; it is on the vendor's unsupported list.", { api = r.text }),
+						suggestion = _("Remove it: NPU attention does not use CUDA's flash/memory-efficient backends (use {fused} for a fused kernel).", { fused = repl }),
 					}
 				end
 			end

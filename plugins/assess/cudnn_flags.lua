@@ -23,16 +23,16 @@ return {
 				if what then
 					local suggestion
 					if what == "deterministic" then
-						suggestion = "It has no effect on an NPU: for reproducible runs call `torch.use_deterministic_algorithms(True)` and fix the seeds (torch_npu lists which operators are deterministic)."
+						suggestion = _("It has no effect on an NPU: for reproducible runs call `torch.use_deterministic_algorithms(True)` and fix the seeds (torch_npu lists which operators are deterministic).")
 					elseif what == "benchmark_limit" then
-						suggestion = "It is on the vendor's unsupported list: delete the line."
+						suggestion = _("It is on the vendor's unsupported list: delete the line.")
 					else
-						suggestion = "It has no effect on an NPU: it can stay, but do not rely on it; delete it once the code runs only on NPUs."
+						suggestion = _("It has no effect on an NPU: it can stay, but do not rely on it; delete it once the code runs only on NPUs.")
 					end
 					ctx.report{
 						file = path, node = r.node,
 						severity = (what == "deterministic") and "warning" or nil,
-						message = "`" .. name .. "` configures an NVIDIA library (cuDNN/cuBLAS).",
+						message = _("`{api}` configures an NVIDIA library (cuDNN/cuBLAS).", { api = name }),
 						suggestion = suggestion,
 					}
 				end

@@ -15,8 +15,8 @@ return {
 		ctx.metric("baseline_loss_logs", logs, "artifacts")
 		if logs == 0 then
 			ctx.report{
-				message = "No loss log from the GPU run has been ingested, so there is no curve to compare the NPU run with.",
-				suggestion = "Before changing code, train on the GPUs, save the log and run `ferry ingest loss-log FILE --label gpu`.",
+				message = _("No loss log from the GPU run has been ingested, so there is no curve to compare the NPU run with."),
+				suggestion = _("Before changing code, train on the GPUs, save the log and run `ferry ingest loss-log FILE --label gpu`."),
 				key = "loss-log",
 			}
 		end

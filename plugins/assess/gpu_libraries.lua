@@ -77,22 +77,40 @@ return {
 			by_import[e.name] = e
 			for _i, p in ipairs(e.pip or {}) do by_pip[norm(p)] = e end
 		end
-		-- what the library is, by status (gpu_libraries.json describes them)
-		local function what(e)
-			if e.status == "supported" then return "a library with NPU support" end
-			if e.status == "native" then return "a library that supports Ascend NPUs itself" end
-			if e.status == "check" then return "a library that runs on Ascend only through an adapted build or adaptor" end
-			return "a library built for NVIDIA GPUs"
+		-- the message about an import of library e as `top`, by what the library is
+		-- (its status; gpu_libraries.json describes them)
+		local function imported(e, top)
+			local a = { lib = top }
+			if e.status == "supported" then return _("`{lib}` is imported: a library with NPU support.", a) end
+			if e.status == "native" then return _("`{lib}` is imported: a library that supports Ascend NPUs itself.", a) end
+			if e.status == "check" then
+				return _("`{lib}` is imported: a library that runs on Ascend only through an adapted build or adaptor.", a)
+			end
+			return _("`{lib}` is imported: a library built for NVIDIA GPUs.", a)
+		end
+		-- the same for a dependency that names a library without NPU support of its own
+		local function depends(e, req)
+			local a = { req = req }
+			if e.status == "check" then
+				return _("The dependency `{req}` is a library that runs on Ascend only through an adapted build or adaptor.", a)
+			end
+			return _("The dependency `{req}` is a library built for NVIDIA GPUs.", a)
 		end
 		local function works(e) return e.status == "supported" or e.status == "native" end
 		local function advice(e)
+			local a = { min = e.min_version, notes = e.notes and _(e.notes),
+				replacement = e.replacement and _(e.replacement) }
 			if works(e) then
-				return "No change needed" .. (e.min_version and (" if the version is at least " .. e.min_version) or "")
-					.. "; " .. (e.notes or "") .. "."
+				if e.min_version then
+					return e.notes and _("No change needed if the version is at least {min}; {notes}.", a)
+						or _("No change needed if the version is at least {min}.", a)
+				end
+				return e.notes and _("No change needed; {notes}.", a) or _("No change needed.")
 			elseif e.replacement then
-				return "Replace it with " .. e.replacement .. "; " .. (e.notes or "") .. "."
+				return e.notes and _("Replace it with {replacement}; {notes}.", a) or _("Replace it with {replacement}.", a)
 			else
-				return "There is no drop-in NPU replacement: " .. (e.notes or "rewrite the code that uses it") .. "."
+				return e.notes and _("There is no drop-in NPU replacement: {notes}.", a)
+					or _("There is no drop-in NPU replacement: rewrite the code that uses it.")
 			end
 		end
 		-- the project's own packages are its code, not a library it depends on: a project
@@ -119,7 +137,7 @@ return {
 					seen[imp.node.start_byte] = true
 					ctx.report{
 						file = path, node = imp.node, severity = e.severity,
-						message = "`" .. top .. "` is imported: " .. what(e) .. ".",
+						message = imported(e, top),
 						suggestion = advice(e),
 						key = "import",
 						data = { library = e.name },
@@ -133,9 +151,9 @@ return {
 				ctx.report{
 					file = at and at.path, node = at and at.node,
 					severity = "info", key = "own:" .. e.name, data = { library = e.name },
-					message = "The project holds `" .. e.name .. "` itself: its imports of `" .. e.name
-						.. "` are its own code, not a dependency, and are not reported one by one.",
-					suggestion = "Port it as a whole, not line by line. " .. advice(e),
+					message = _("The project holds `{lib}` itself: its imports of `{lib}` are its own code, not a dependency, and are not reported one by one.",
+						{ lib = e.name }),
+					suggestion = _("Port it as a whole, not line by line. {advice}", { advice = advice(e) }),
 				}
 			end
 		end
@@ -144,17 +162,19 @@ return {
 			if not name then return end
 			local e = by_pip[norm(name)]
 			if not e then return end
-			local sev, msg = e.severity, "The dependency `" .. req.text:gsub("%s+$", "") .. "` "
+			local shown = req.text:gsub("%s+$", "")
+			local sev, msg = e.severity, nil
 			if works(e) then
 				local v = rest:match("==%s*([%d%.]+)") or rest:match("<=?%s*([%d%.]+)")
 				if v and e.min_version and vcmp(v, e.min_version) < 0 then
 					sev = "warning"
-					msg = msg .. "is older than " .. e.min_version .. ", the first version that supports the NPU."
+					msg = _("The dependency `{req}` is older than {min}, the first version that supports the NPU.",
+						{ req = shown, min = e.min_version })
 				else
-					msg = msg .. "is supported on NPU."
+					msg = _("The dependency `{req}` is supported on NPU.", { req = shown })
 				end
 			else
-				msg = msg .. "is " .. what(e) .. "."
+				msg = depends(e, shown)
 			end
 			ctx.report{
 				file = path, line = req.line, col = req.col, end_line = req.line, end_col = req.col + #req.text,

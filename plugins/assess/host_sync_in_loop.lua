@@ -47,8 +47,8 @@ return {
 				if inside then
 					ctx.report{
 						file = path, node = s.node,
-						message = "`" .. s.what .. "` inside a loop makes the host wait for the device on every iteration.",
-						suggestion = "Keep values on the device inside the loop (accumulate tensors) and read them with one sync after the loop or every N steps.",
+						message = _("`{call}` inside a loop makes the host wait for the device on every iteration.", { call = s.what }),
+						suggestion = _("Keep values on the device inside the loop (accumulate tensors) and read them with one sync after the loop or every N steps."),
 					}
 				end
 			end

@@ -40,8 +40,8 @@ return {
 					ctx.report{
 						file = path, line = m.main.line, col = m.main.col,
 						end_line = m.main.line, end_col = m.main.col + #(m.main.text:match("^[^\n]*")),
-						message = "`" .. path .. "` is an entry script (it has an `if __name__ == \"__main__\":` block).",
-						suggestion = "This is where the migration starts: add `import torch_npu` (or `from torch_npu.contrib import transfer_to_npu`) at the top of this file.",
+						message = _("`{file}` is an entry script (it has an `if __name__ == \"__main__\":` block).", { file = path }),
+						suggestion = _("This is where the migration starts: add `import torch_npu` (or `from torch_npu.contrib import transfer_to_npu`) at the top of this file."),
 						key = "entry",
 					}
 				end

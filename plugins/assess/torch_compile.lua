@@ -22,14 +22,14 @@ return {
 				if name == "torch.compile" then
 					ctx.report{
 						file = path, node = r.node,
-						message = "`" .. r.text .. "` compiles the model with Inductor, which generates Triton kernels for GPUs.",
-						suggestion = "Run the model eagerly first (remove or disable torch.compile), then revisit compilation in the tune phase with torch_npu's Inductor backend.",
+						message = _("`{api}` compiles the model with Inductor, which generates Triton kernels for GPUs.", { api = r.text }),
+						suggestion = _("Run the model eagerly first (remove or disable torch.compile), then revisit compilation in the tune phase with torch_npu's Inductor backend."),
 					}
 				elseif name:match("^torch%.compiler%.[%w_]+$") then
 					ctx.report{
 						file = path, node = r.node,
-						message = "`" .. r.text .. "` is part of torch.compiler, which the vendor lists as unsupported on NPU.",
-						suggestion = "Remove it while migrating in eager mode; revisit compilation in the tune phase.",
+						message = _("`{api}` is part of torch.compiler, which the vendor lists as unsupported on NPU.", { api = r.text }),
+						suggestion = _("Remove it while migrating in eager mode; revisit compilation in the tune phase."),
 					}
 				end
 			end

@@ -133,7 +133,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		out[#out + 1] = {
 			file = path, node = node, severity = unsupported and "error" or "warning",
 			message = message,
-			suggestion = e.notes and _("The vendor's note: {notes}.", { notes = _(e.notes) })
+			suggestion = e.notes and _("Note: {notes}.", { notes = _(e.notes) })
 				or _("Replace it with supported operators (or run this part on the CPU) and verify the results against the GPU run."),
 			data = { api = e.name },
 		}
