@@ -47,9 +47,9 @@ return {
 				local st = plan and plan.anchor
 				local f = {
 					file = path, line = st and st.line or 1, col = st and st.col or 1, key = "adaptor",
-					message = "`" .. path .. "` runs Megatron-LM but does not import MindSpeed's adaptor.",
-					suggestion = "Add `" .. mg.adaptor.name .. "` " .. mg.adaptor.where
-						.. "; keep --distributed-backend nccl and CUDA_DEVICE_MAX_CONNECTIONS=1 as they are.",
+					message = _("`{file}` runs Megatron-LM but does not import MindSpeed's adaptor.", { file = path }),
+					suggestion = _("Add `{adaptor}` {where}; keep --distributed-backend nccl and CUDA_DEVICE_MAX_CONNECTIONS=1 as they are.",
+						{ adaptor = mg.adaptor.name, where = _(mg.adaptor.where) }),
 				}
 				if st then
 					local nl = text:find("\n", st.end_byte + 1, true)

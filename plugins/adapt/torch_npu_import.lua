@@ -49,14 +49,14 @@ return {
 			if plan and auto and plan.main then
 				site = cuda.insert_import(ctx, path, plan, true)
 				if site then
-					site.message = "`" .. path .. "` is an entry script without `from torch_npu.contrib import transfer_to_npu`."
-					site.suggestion = "Import torch_npu and transfer_to_npu right after `import torch`: CUDA calls, device strings and the NCCL backend are then mapped to the NPU at run time."
+					site.message = _("`{file}` is an entry script without `from torch_npu.contrib import transfer_to_npu`.", { file = path })
+					site.suggestion = _("Import torch_npu and transfer_to_npu right after `import torch`: CUDA calls, device strings and the NCCL backend are then mapped to the NPU at run time.")
 				end
 			elseif plan and not auto and not plan.torch_npu and needs_npu(ctx, path, index, fused) then
 				site = cuda.insert_import(ctx, path, plan, false)
 				if site then
-					site.message = "`" .. path .. "` uses the NPU after migration but does not import torch_npu."
-					site.suggestion = "Add `import torch_npu` right after `import torch`; it registers torch.npu, .npu() and the 'npu' device."
+					site.message = _("`{file}` uses the NPU after migration but does not import torch_npu.", { file = path })
+					site.suggestion = _("Add `import torch_npu` right after `import torch`; it registers torch.npu, .npu() and the 'npu' device.")
 				end
 			end
 			if site then refs.report(ctx, site, "fix") end

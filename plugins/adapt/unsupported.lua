@@ -4,11 +4,15 @@ local refs = require("refs")
 local cuda = require("cuda")
 local blockers = require("blockers")
 
--- Reports sites with an overriding severity (nil keeps each site's own).
+-- Reports sites with an overriding severity (nil keeps each site's own); with note, the
+-- suggestion adds that transfer_to_npu cannot run the construct.
 local function report(ctx, sites, severity, note)
 	for _i, s in ipairs(sites) do
 		if severity then s.severity = severity end
-		if note then s.suggestion = s.suggestion .. note end
+		if note then
+			s.suggestion = _("{advice} transfer_to_npu is selected (`ferry config strategy`): resolve this before the first NPU run.",
+				{ advice = s.suggestion })
+		end
 		refs.report(ctx, s, "fix")
 	end
 end
@@ -28,7 +32,7 @@ return {
 	run = function(ctx)
 		local auto = cuda.auto(ctx)
 		local tables = blockers.op_tables(ctx)
-		local note = auto and " transfer_to_npu is selected (`ferry config strategy`): resolve this before the first NPU run." or nil
+		local note = auto
 		for _i, s in ipairs(blockers.cuda_sources(ctx)) do
 			s.category = "custom_kernel"
 			refs.report(ctx, s, "fix")

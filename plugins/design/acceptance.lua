@@ -19,21 +19,21 @@ return {
 				ctx.report{
 					key = c.key,
 					severity = "info",
-					message = string.format("Acceptance criterion recorded: %s = %s: %s.", c.key, c.value, c.text),
-					suggestion = string.format("Agree it with the client in writing; change it with `ferry config %s VALUE` "
-						.. "(the change is recorded in the audit chain).", c.key),
+					message = _("Acceptance criterion recorded: {key} = {value}: {text}.", c),
+					suggestion = _("Agree it with the client in writing; change it with `ferry config {key} VALUE` "
+						.. "(the change is recorded in the audit chain).", c),
 				}
 			elseif c.problem then
 				ctx.report{
 					key = c.key,
-					message = string.format("The %s is malformed: %s.", c.label, c.problem),
-					suggestion = string.format("Set it again, e.g. `ferry config %s %s` (%s).", c.key, c.example, c.what),
+					message = _("The {label} is malformed: {problem}.", c),
+					suggestion = _("Set it again, e.g. `ferry config {key} {example}` ({what}).", c),
 				}
 			else
 				ctx.report{
 					key = c.key,
-					message = string.format("No %s is recorded (%s), so the tune phase has nothing to meet.", c.label, c.what),
-					suggestion = string.format("Agree it with the client and record it: `ferry config %s %s`.", c.key, c.example),
+					message = _("No {label} is recorded ({what}), so the tune phase has nothing to meet.", c),
+					suggestion = _("Agree it with the client and record it: `ferry config {key} {example}`.", c),
 				}
 			end
 		end

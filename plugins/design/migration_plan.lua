@@ -144,18 +144,19 @@ return {
 				file = PATH,
 				key = "stale",
 				severity = "info",
-				message = PATH .. " differs from the plan the current engagement settings give (settings changed, or it was edited by hand).",
-				suggestion = "Keep your edits, or delete the file and run `ferry check --phase design` and "
-					.. "`ferry fix --plugin design.migration_plan --yes` to write it afresh.",
+				message = _("{file} differs from the plan the current engagement settings give (settings changed, or it was edited by hand).",
+					{ file = PATH }),
+				suggestion = _("Keep your edits, or delete the file and run `ferry check --phase design` and "
+					.. "`ferry fix --plugin design.migration_plan --yes` to write it afresh."),
 			}
 			return
 		end
 		ctx.report{
 			file = PATH,
 			key = PATH,
-			message = "The project has no migration plan: " .. PATH .. " would record the strategy, the acceptance "
-				.. "criteria, the resource and parallel plan and the checklist of every phase.",
-			suggestion = "Run `ferry fix --plugin design.migration_plan --yes` to write it (one checkpoint), then review it with the client.",
+			message = _("The project has no migration plan: {file} would record the strategy, the acceptance "
+				.. "criteria, the resource and parallel plan and the checklist of every phase.", { file = PATH }),
+			suggestion = _("Run `ferry fix --plugin design.migration_plan --yes` to write it (one checkpoint), then review it with the client."),
 			edits = { { start_byte = 0, end_byte = 0, text = text } },
 		}
 	end,

@@ -24,9 +24,8 @@ return {
 				ctx.report{
 					key = m.key,
 					severity = "warning",
-					message = string.format("The resource plan lacks %s (`%s`), so no parallel strategy can be worked out.",
-						m.why, m.key),
-					suggestion = string.format("Record it: `ferry config %s %s`.", m.key, m.example),
+					message = _("The resource plan lacks {why} (`{key}`), so no parallel strategy can be worked out.", m),
+					suggestion = _("Record it: `ferry config {key} {example}`.", m),
 				}
 			end
 			return
@@ -35,9 +34,9 @@ return {
 			ctx.report{
 				key = "soc",
 				severity = "warning",
-				message = string.format("ferry has no device-memory figure for the SoC `%s`, so the memory arithmetic "
-					.. "cannot be done.", r.unknown_soc),
-				suggestion = string.format("Set one of the known SoCs with `ferry config target.soc NAME` (%s).", r.known),
+				message = _("ferry has no device-memory figure for the SoC `{soc}`, so the memory arithmetic "
+					.. "cannot be done.", { soc = r.unknown_soc }),
+				suggestion = _("Set one of the known SoCs with `ferry config target.soc NAME` ({known}).", { known = r.known }),
 			}
 			return
 		end
