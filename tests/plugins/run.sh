@@ -4,7 +4,8 @@
 # `ferry check --phase assess --format json` and compare the findings with the golden
 # list (compare.py: the exact set of plugin, file, line). Also checks that every fact
 # table entry names its source, and that every torch.cuda name the mapping table marks
-# unsupported is reported. Exits non-zero on any failure.
+# unsupported is reported, and that no plugin calling _() uses `_` as a variable
+# (underscore.py). Exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -30,6 +31,26 @@ check() {
 		return 1
 	fi
 }
+
+# 0. No bundled plugin or lib module that calls the translation function _() hides it by
+#    using `_` as a variable (for _, x / local _ / a parameter _), and the checker does
+#    catch one that does.
+translating=$(grep -l '_(' plugins/*/*.lua)
+if python3 tests/plugins/underscore.py $translating >"$tmp/underscore.log"; then
+	ok "no bundled plugin uses _ as a variable ($(echo $translating | wc -w) files)"
+else
+	cat "$tmp/underscore.log"
+	bad "no bundled plugin uses _ as a variable"
+fi
+cat >"$tmp/shadow.lua" <<'LUA'
+local s = "for _, x in ipairs(t)" -- and for _, x in a comment: fine
+for _, x in ipairs({}) do print(_("x")) end
+LUA
+if python3 tests/plugins/underscore.py "$tmp/shadow.lua" | grep -q "shadow.lua:2: .*loop variable"; then
+	ok "the _ check finds a loop over _, not the one in a string or a comment"
+else
+	bad "the _ check finds a loop over _, not the one in a string or a comment"
+fi
 
 # 1. Fact tables: every entry carries a source, and the checker does catch one without.
 if python3 tests/plugins/check_data.py plugins/data >"$tmp/data.log"; then
