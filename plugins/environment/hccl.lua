@@ -1,10 +1,11 @@
 -- environment.hccl: HCCL settings for multi-card and multi-node plans.
 
 local ep = require("envprobe")
+local words = require("words")
 
 local RANGES = { -- documented ranges (env_vars.json sources)
-	{ "HCCL_CONNECT_TIMEOUT", 120, 7200, "seconds" },
-	{ "HCCL_EXEC_TIMEOUT", 68, 17340, "seconds" },
+	{ "HCCL_CONNECT_TIMEOUT", 120, 7200, "s" },
+	{ "HCCL_EXEC_TIMEOUT", 68, 17340, "s" },
 	{ "HCCL_BUFFSIZE", 1, 2048, "MB" },
 }
 
@@ -25,43 +26,45 @@ end
 return {
 	id = "environment.hccl",
 	phase = "environment",
-	title = "HCCL settings for multi-card and multi-node plans",
+	title = _("HCCL settings for multi-card and multi-node plans"),
 	severity = "warning",
 	category = "distributed",
-	description = "When the plan uses more than one card (target.cards > 1) or node (target.nodes > 1), "
+	description = _("When the plan uses more than one card (target.cards > 1) or node (target.nodes > 1), "
 		.. "checks that the probed shell sets the HCCL variables env_vars.json recommends for such "
 		.. "plans: a link-setup timeout longer than the 120 s default, an execution timeout, and for "
 		.. "multi-node jobs the network interface HCCL uses, and for plans of at least 70B parameters "
 		.. "on 64 cards feature-value detection (NPU_ASD_CONFIG). Values outside the documented ranges "
 		.. "(timeouts, HCCL_BUFFSIZE), settings the vendor advises against (MULTI_STREAM_MEMORY_REUSE=0 "
-		.. "or 2) and feature-value detection on a smaller plan are reported too.",
+		.. "or 2) and feature-value detection on a smaller plan are reported too."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
 		local cards = ep.config_number(ctx, "target.cards") or 1
 		local nodes = ep.config_number(ctx, "target.nodes") or 1
 		local env, host = p.env, ep.host_label(p)
-		for _, r in ipairs(RANGES) do
+		for _i, r in ipairs(RANGES) do
 			local name = r[1]
 			local v = env[name] and tonumber(env[name])
 			if env[name] and (not v or v < r[2] or v > r[3]) then
 				ctx.report{
 					key = "range:" .. name,
-					message = name .. "=" .. tostring(env[name]) .. " on " .. host .. " is outside its documented range ["
-						.. r[2] .. ", " .. r[3] .. "] " .. r[4] .. ".",
-					suggestion = "Set " .. name .. " to a value within [" .. r[2] .. ", " .. r[3] .. "]; see env_vars.json for the recommended one.",
+					message = _("{name}={value} on {host} is outside its documented range [{lo}, {hi}] {unit}.",
+						{ name = name, value = tostring(env[name]), host = host, lo = r[2], hi = r[3], unit = r[4] }),
+					suggestion = _("Set {name} to a value within [{lo}, {hi}]; see env_vars.json for the recommended one.",
+						{ name = name, lo = r[2], hi = r[3] }),
 				}
 			end
 		end
 		local params_b = ep.config_number(ctx, "model.params_b")
-		for _, e in ipairs(ctx.data("env_vars").ascend or {}) do
+		for _i, e in ipairs(ctx.data("env_vars").ascend or {}) do
 			local v = env[e.name]
-			for _, bad in ipairs(e.discouraged or {}) do
+			for _i, bad in ipairs(e.discouraged or {}) do
 				if v == bad then
 					ctx.report{
 						key = "discouraged:" .. e.name,
-						message = e.name .. "=" .. v .. " on " .. host .. " is a setting the vendor advises against (" .. e.purpose .. ").",
-						suggestion = "Unset it or set " .. e.name .. "=" .. e.value .. ".",
+						message = _("{name}={value} on {host} is a setting the vendor advises against ({purpose}).",
+							{ name = e.name, value = v, host = host, purpose = _(e.purpose) }),
+						suggestion = _("Unset it or set {name}={value}.", { name = e.name, value = e.value }),
 						data = { source = e.source },
 					}
 				end
@@ -70,44 +73,46 @@ return {
 			if on and not large_cluster(e, params_b, cards) then
 				ctx.report{
 					key = "asd-small",
-					message = string.format("Feature-value detection is on (%s) on %s, but the plan (%s billion parameters, %d "
-						.. "card(s)) is below the %gB parameters and %d cards from which the vendor advises it: it costs "
-						.. "performance and device memory.", on, host, tostring(params_b or "?"), cards, e.min_params_b, e.min_cards),
-					suggestion = "Leave NPU_ASD_CONFIG/NPU_ASD_ENABLE unset for this plan, or keep it on knowingly for a run "
-						.. "that chases a suspected hardware fault (" .. e.purpose .. ").",
+					message = _("Feature-value detection is on ({setting}) on {host}, but the plan ({params} billion parameters, "
+						.. "{cards} card(s)) is below the {min_params}B parameters and {min_cards} cards from which the vendor "
+						.. "advises it: it costs performance and device memory.",
+						{ setting = on, host = host, params = tostring(params_b or "?"), cards = cards,
+						  min_params = string.format("%g", e.min_params_b), min_cards = e.min_cards }),
+					suggestion = _("Leave NPU_ASD_CONFIG/NPU_ASD_ENABLE unset for this plan, or keep it on knowingly for a run "
+						.. "that chases a suspected hardware fault ({purpose}).", { purpose = _(e.purpose) }),
 					data = { source = e.source },
 				}
 			end
 		end
 		if cards <= 1 and nodes <= 1 then return end
 		local missing, either = {}, {}
-		for _, e in ipairs(ctx.data("env_vars").ascend or {}) do
+		for _i, e in ipairs(ctx.data("env_vars").ascend or {}) do
 			local applies = e.when == "multi_card" or (e.when == "multi_node" and nodes > 1)
 			if large_cluster(e, params_b, cards) and not asd_on(env) then
-				missing[#missing + 1] = e.name .. "=" .. e.value .. " (" .. e.purpose .. ")"
+				missing[#missing + 1] = _("{name}={value} ({purpose})", { name = e.name, value = e.value, purpose = _(e.purpose) })
 			end
 			if applies then
 				if e.name == "HCCL_SOCKET_IFNAME" or e.name == "HCCL_IF_IP" then
 					either[#either + 1] = e
 				elseif not env[e.name] or env[e.name] == "" then
-					missing[#missing + 1] = e.name .. "=" .. tostring(e.value) .. " (" .. e.purpose .. ")"
+					missing[#missing + 1] = _("{name}={value} ({purpose})", { name = e.name, value = tostring(e.value), purpose = _(e.purpose) })
 				end
 			end
 		end
 		if #either > 0 then
 			local set = false
-			for _, e in ipairs(either) do if env[e.name] and env[e.name] ~= "" then set = true end end
+			for _i, e in ipairs(either) do if env[e.name] and env[e.name] ~= "" then set = true end end
 			if not set then
-				missing[#missing + 1] = "HCCL_SOCKET_IFNAME=<interface> or HCCL_IF_IP=<address> (" .. either[1].purpose .. ")"
+				missing[#missing + 1] = _("HCCL_SOCKET_IFNAME=<interface> or HCCL_IF_IP=<address> ({purpose})", { purpose = _(either[1].purpose) })
 			end
 		end
 		if #missing == 0 then return end
 		ctx.report{
 			key = "missing",
-			message = string.format("The plan uses %d card(s) on %d node(s) but the probed shell on %s does not set: %s.",
-				cards, nodes, host, table.concat(missing, "; ")),
-			suggestion = "Export these in the launch script of every rank, or source the generated scripts/npu_env.sh "
-				.. "(`ferry fix --plugin environment.setup_script --yes` writes it with these values and their sources).",
+			message = _("The plan uses {cards} card(s) on {nodes} node(s) but the probed shell on {host} does not set: {missing}.",
+				{ cards = cards, nodes = nodes, host = host, missing = words.join(missing, ";") }),
+			suggestion = _("Export these in the launch script of every rank, or source the generated scripts/npu_env.sh "
+				.. "(`ferry fix --plugin environment.setup_script --yes` writes it with these values and their sources)."),
 		}
 	end,
 }

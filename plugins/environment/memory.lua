@@ -17,22 +17,22 @@ local GIB = 1024 * 1024 * 1024
 return {
 	id = "environment.memory",
 	phase = "environment",
-	title = "Device memory for the model size",
+	title = _("Device memory for the model size"),
 	severity = "warning",
 	category = "memory",
-	description = "Compares the device memory of the probed chips (HBM, or device DDR on 310P "
+	description = _("Compares the device memory of the probed chips (HBM, or device DDR on 310P "
 		.. "cards, minus what was already in use) with the model size set by `ferry config "
 		.. "model.params_b`. Rule of thumb: mixed-precision Adam training keeps 16 bytes per "
 		.. "parameter of model states (ZeRO paper), inference in bf16 2 bytes per parameter, "
 		.. "each with 20 % headroom for activations. Inference hardware (a probed 310P chip, or an "
-		.. "inference-only target.soc) is sized for inference only.",
+		.. "inference-only target.soc) is sized for inference only."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
 		local params_b = ep.config_number(ctx, "model.params_b")
 		if not params_b or params_b <= 0 then return end
 		local free = {}
-		for _, c in ipairs(p.npu.chips) do
+		for _i, c in ipairs(p.npu.chips) do
 			local total = ep.chip_memory_mb(c)
 			if total and c.health == "OK" then
 				local used = (c.hbm_total_mb and c.hbm_total_mb > 0) and c.hbm_used_mb or c.memory_used_mb
@@ -47,47 +47,54 @@ return {
 		local total = per_card * cards
 		local train = params_b * 1e9 * TRAIN_BYTES / GIB * HEADROOM
 		local infer = params_b * 1e9 * INFER_BYTES / GIB * HEADROOM
-		local rule = string.format("(rule of thumb: %d bytes per parameter for mixed-precision Adam training, "
-			.. "%d for bf16 inference, plus 20 %% headroom)", TRAIN_BYTES, INFER_BYTES)
-		local plan = string.format("%d card(s) with %.0f GB free each", cards, per_card)
+		local rule = _("(rule of thumb: {train} bytes per parameter for mixed-precision Adam training, "
+			.. "{infer} for bf16 inference, plus 20 % headroom)", { train = TRAIN_BYTES, infer = INFER_BYTES })
+		local plan = _("{cards} card(s) with {gb} GB free each", { cards = cards, gb = string.format("%.0f", per_card) })
 		local f = { key = "memory", data = { per_card_gb = per_card, cards = cards } }
+		local v = {
+			params = string.format("%.1f", params_b), infer = string.format("%.0f", infer),
+			train = string.format("%.0f", train), total = string.format("%.0f", total),
+			free = string.format("%.0f", per_card), plan = plan, rule = rule,
+		}
 		-- an inference card (probed chip or target.soc) is sized for inference only; design.parallel
 		-- reports a training project aimed at it
 		local inf_soc = design.inference_only(ctx, ctx.config("target.soc"))
-		for _, c in ipairs(p.npu.chips) do
+		for _i, c in ipairs(p.npu.chips) do
 			inf_soc = inf_soc or (c.name and design.inference_only(ctx, "Ascend" .. c.name:gsub("^Ascend", "")))
 		end
 		if inf_soc and infer <= total then
 			f.severity = "info"
-			f.message = string.format("A %.1fB-parameter model needs about %.0f GB for bf16 inference; the plan's %s give %.0f GB "
-				.. "on this inference hardware (%s) %s.", params_b, infer, plan, total, inf_soc.product, rule)
-			f.suggestion = "Leave room for the KV cache or activations of the largest batch served; training does not belong on "
-				.. "this hardware."
+			v.product = inf_soc.product
+			f.message = _("A {params}B-parameter model needs about {infer} GB for bf16 inference; the plan's {plan} give {total} GB "
+				.. "on this inference hardware ({product}) {rule}.", v)
+			f.suggestion = _("Leave room for the KV cache or activations of the largest batch served; training does not belong on "
+				.. "this hardware.")
 		elseif infer > total then
 			f.severity = "error"
-			f.message = string.format("A %.1fB-parameter model needs about %.0f GB even for bf16 inference; the plan's %s give %.0f GB %s.",
-				params_b, infer, plan, total, rule)
-			f.suggestion = string.format("Plan at least %d cards of this size (`ferry config target.cards N`), or quantize (W8A8) for inference.",
-				math.ceil(infer / per_card))
+			f.message = _("A {params}B-parameter model needs about {infer} GB even for bf16 inference; the plan's {plan} give "
+				.. "{total} GB {rule}.", v)
+			f.suggestion = _("Plan at least {n} cards of this size (`ferry config target.cards N`), or quantize (W8A8) for inference.",
+				{ n = math.ceil(infer / per_card) })
 		elseif train > total then
-			f.message = string.format("Training a %.1fB-parameter model needs about %.0f GB of model states; the plan's %s give %.0f GB %s.",
-				params_b, train, plan, total, rule)
-			f.suggestion = string.format("Plan at least %d cards (target.cards), or cut memory: ZeRO-3/FSDP with CPU offload, "
-				.. "LoRA or other parameter-efficient tuning, and activation recomputation. Inference alone (about %.0f GB) fits.",
-				math.ceil(train / per_card), infer)
+			f.message = _("Training a {params}B-parameter model needs about {train} GB of model states; the plan's {plan} give "
+				.. "{total} GB {rule}.", v)
+			f.suggestion = _("Plan at least {n} cards (target.cards), or cut memory: ZeRO-3/FSDP with CPU offload, "
+				.. "LoRA or other parameter-efficient tuning, and activation recomputation. Inference alone (about {infer} GB) fits.",
+				{ n = math.ceil(train / per_card), infer = v.infer })
 		elseif train > per_card then
 			f.severity = "info"
-			f.message = string.format("Training a %.1fB-parameter model needs about %.0f GB of model states: more than one card (%.0f GB free), "
-				.. "but the plan's %s give %.0f GB %s.", params_b, train, per_card, plan, total, rule)
-			f.suggestion = string.format("Plain data parallelism keeps a full copy per card and will not fit: shard the states "
-				.. "(ZeRO-1/2/3 or FSDP) over at least %d cards, or split the model (tensor parallelism within the node, "
-				.. "pipeline parallelism across nodes); add recomputation if activations do not fit.", math.ceil(train / per_card))
+			f.message = _("Training a {params}B-parameter model needs about {train} GB of model states: more than one card "
+				.. "({free} GB free), but the plan's {plan} give {total} GB {rule}.", v)
+			f.suggestion = _("Plain data parallelism keeps a full copy per card and will not fit: shard the states "
+				.. "(ZeRO-1/2/3 or FSDP) over at least {n} cards, or split the model (tensor parallelism within the node, "
+				.. "pipeline parallelism across nodes); add recomputation if activations do not fit.",
+				{ n = math.ceil(train / per_card) })
 		else
 			f.severity = "info"
-			f.message = string.format("A %.1fB-parameter model fits on one card for training: about %.0f GB of model states of %.0f GB free %s.",
-				params_b, train, per_card, rule)
-			f.suggestion = "Data parallelism across the planned cards works; watch activation memory with large batches "
-				.. "(PYTORCH_NPU_ALLOC_CONF=expandable_segments:True reduces fragmentation)."
+			f.message = _("A {params}B-parameter model fits on one card for training: about {train} GB of model states of "
+				.. "{free} GB free {rule}.", v)
+			f.suggestion = _("Data parallelism across the planned cards works; watch activation memory with large batches "
+				.. "(PYTORCH_NPU_ALLOC_CONF=expandable_segments:True reduces fragmentation).")
 		end
 		ctx.report(f)
 	end,

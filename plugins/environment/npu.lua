@@ -2,9 +2,11 @@
 
 local ep = require("envprobe")
 
-local CONTAINER_HINT = "In a container, pass the devices (--device /dev/davinci<N> for each card, "
-	.. "--device /dev/davinci_manager --device /dev/devmm_svm --device /dev/hisi_hdc) and mount "
-	.. "/usr/local/Ascend/driver, /usr/local/bin/npu-smi and /etc/ascend_install.info read-only."
+local function container_hint()
+	return _("In a container, pass the devices (--device /dev/davinci<N> for each card, "
+		.. "--device /dev/davinci_manager --device /dev/devmm_svm --device /dev/hisi_hdc) and mount "
+		.. "/usr/local/Ascend/driver, /usr/local/bin/npu-smi and /etc/ascend_install.info read-only.")
+end
 
 local function first_line(s)
 	s = tostring(s or "")
@@ -18,14 +20,14 @@ end
 return {
 	id = "environment.npu",
 	phase = "environment",
-	title = "NPU visibility, health and capacity",
+	title = _("NPU visibility, health and capacity"),
 	severity = "error",
 	category = "devices",
-	description = "Reads the probe's `npu-smi info` table and /dev/davinci* device nodes: no NPU "
+	description = _("Reads the probe's `npu-smi info` table and /dev/davinci* device nodes: no NPU "
 		.. "visible, a chip whose health is not OK, a chip already busy with another job's memory, "
 		.. "fewer chips than the plan's target.cards, and an ASCEND_RT_VISIBLE_DEVICES value the "
 		.. "runtime would misread (it takes ascending logical IDs separated by commas, without "
-		.. "spaces, and stops at the first invalid character).",
+		.. "spaces, and stops at the first invalid character)."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
@@ -33,13 +35,14 @@ return {
 		local chips, devices = n.chips, n.devices
 		local host = ep.host_label(p)
 		if #chips == 0 and #devices == 0 then
-			local smi = n.npu_smi_available and ("npu-smi answered: \"" .. first_line(n.raw) .. "\"")
-				or "npu-smi is not installed or not on PATH"
+			local smi = n.npu_smi_available and _("npu-smi answered: \"{line}\"", { line = first_line(n.raw) })
+				or _("npu-smi is not installed or not on PATH")
 			ctx.report{
 				key = "no-npu",
-				message = "No NPU is visible on " .. host .. ": " .. smi .. ", and there is no /dev/davinci* device node.",
-				suggestion = "Run the probe on the NPU host itself. Check that the NPU driver is installed "
-					.. "(/usr/local/Ascend/driver/version.info) and that `npu-smi info` lists the cards. " .. CONTAINER_HINT,
+				message = _("No NPU is visible on {host}: {smi}, and there is no /dev/davinci* device node.", { host = host, smi = smi }),
+				suggestion = _("Run the probe on the NPU host itself. Check that the NPU driver is installed "
+					.. "(/usr/local/Ascend/driver/version.info) and that `npu-smi info` lists the cards. {hint}",
+					{ hint = container_hint() }),
 			}
 			return
 		end
@@ -47,31 +50,35 @@ return {
 			ctx.report{
 				key = "no-table",
 				severity = "warning",
-				message = #devices .. " device node(s) exist on " .. host .. " but "
-					.. (n.npu_smi_available and ("npu-smi listed no chip (\"" .. first_line(n.raw) .. "\")") or "npu-smi is not available")
-					.. ", so chip health and memory are unknown.",
-				suggestion = "Make `npu-smi info` work for the training user (install the driver's tools or, in a "
-					.. "container, mount /usr/local/bin/npu-smi and /usr/local/Ascend/driver) and run the probe again.",
+				message = n.npu_smi_available
+					and _("{n} device node(s) exist on {host} but npu-smi listed no chip (\"{line}\"), so chip health and "
+						.. "memory are unknown.", { n = #devices, host = host, line = first_line(n.raw) })
+					or _("{n} device node(s) exist on {host} but npu-smi is not available, so chip health and memory are "
+						.. "unknown.", { n = #devices, host = host }),
+				suggestion = _("Make `npu-smi info` work for the training user (install the driver's tools or, in a "
+					.. "container, mount /usr/local/bin/npu-smi and /usr/local/Ascend/driver) and run the probe again."),
 			}
 		elseif #devices == 0 then
 			ctx.report{
 				key = "no-devices",
 				severity = "warning",
-				message = "npu-smi lists " .. #chips .. " chip(s) on " .. host .. " but no /dev/davinci* device node is visible to the probing user.",
-				suggestion = "Processes here cannot open the NPUs. " .. CONTAINER_HINT,
+				message = _("npu-smi lists {n} chip(s) on {host} but no /dev/davinci* device node is visible to the probing user.",
+					{ n = #chips, host = host }),
+				suggestion = _("Processes here cannot open the NPUs. {hint}", { hint = container_hint() }),
 			}
 		end
 
 		local healthy = {}
 		for i, c in ipairs(chips) do
 			local label = "NPU " .. tostring(c.id) .. " chip " .. tostring(c.chip) .. " (" .. tostring(c.name)
-				.. (c.bus_id and (", " .. c.bus_id) or "") .. ")"
+				.. (c.bus_id and (", " .. c.bus_id) or "") .. ")" -- npu-smi's own words for the chip
 			if c.health ~= "OK" then
 				ctx.report{
 					key = "health:" .. tostring(c.id) .. ":" .. tostring(c.chip),
-					message = label .. " reports health " .. tostring(c.health or "unknown") .. " on " .. host .. ".",
-					suggestion = "Keep jobs off this chip until the host administrator has checked it (driver logs, "
-						.. "`npu-smi info`); list only healthy chips in ASCEND_RT_VISIBLE_DEVICES.",
+					message = c.health and _("{chip} reports health {health} on {host}.", { chip = label, health = tostring(c.health), host = host })
+						or _("{chip} reports health unknown on {host}.", { chip = label, host = host }),
+					suggestion = _("Keep jobs off this chip until the host administrator has checked it (driver logs, "
+						.. "`npu-smi info`); list only healthy chips in ASCEND_RT_VISIBLE_DEVICES."),
 				}
 			else
 				healthy[#healthy + 1] = i - 1
@@ -81,9 +88,10 @@ return {
 					ctx.report{
 						key = "busy:" .. tostring(c.id) .. ":" .. tostring(c.chip),
 						severity = "warning",
-						message = string.format("%s already has %d of %d MB of device memory in use on %s.", label, used, total, host),
-						suggestion = "Another job is probably running on it (see the process table of `npu-smi info`); "
-							.. "wait for it or choose other chips with ASCEND_RT_VISIBLE_DEVICES.",
+						message = _("{chip} already has {used} of {total} MB of device memory in use on {host}.",
+							{ chip = label, used = string.format("%d", used), total = string.format("%d", total), host = host }),
+						suggestion = _("Another job is probably running on it (see the process table of `npu-smi info`); "
+							.. "wait for it or choose other chips with ASCEND_RT_VISIBLE_DEVICES."),
 					}
 				end
 			end
@@ -96,9 +104,11 @@ return {
 			if per_node > #healthy then
 				ctx.report{
 					key = "capacity",
-					message = string.format("The plan needs %d card(s) per node (target.cards %d over %d node(s)) but %s has %d healthy chip(s).",
-						per_node, cards, nodes, host, #healthy),
-					suggestion = "Reduce target.cards (`ferry config target.cards " .. (#healthy * nodes) .. "`), add nodes, or get a host with more free chips.",
+					message = _("The plan needs {per_node} card(s) per node (target.cards {cards} over {nodes} node(s)) but {host} "
+						.. "has {healthy} healthy chip(s).", { per_node = string.format("%d", per_node), cards = string.format("%d", cards),
+						nodes = string.format("%d", nodes), host = host, healthy = #healthy }),
+					suggestion = _("Reduce target.cards (`ferry config target.cards {n}`), add nodes, or get a host with more free chips.",
+						{ n = string.format("%d", #healthy * nodes) }),
 				}
 			end
 		end
@@ -107,13 +117,13 @@ return {
 		if type(vis) == "string" and vis ~= "" then
 			local problem
 			if not vis:match("^[%d,]+$") or vis:match(",,") or vis:match("^,") or vis:match(",$") then
-				problem = "it is not a comma-separated list of numbers without spaces; the runtime stops reading at the first invalid character"
+				problem = _("it is not a comma-separated list of numbers without spaces; the runtime stops reading at the first invalid character")
 			else
 				local prev = -1
 				for id in vis:gmatch("%d+") do
 					local k = tonumber(id)
-					if k <= prev then problem = "the IDs are not in ascending order" break end
-					if #chips > 0 and k >= #chips then problem = "ID " .. id .. " does not exist (" .. #chips .. " chips)" break end
+					if k <= prev then problem = _("the IDs are not in ascending order") break end
+					if #chips > 0 and k >= #chips then problem = _("ID {id} does not exist ({n} chips)", { id = id, n = #chips }) break end
 					prev = k
 				end
 			end
@@ -121,8 +131,9 @@ return {
 				ctx.report{
 					key = "visible-devices",
 					severity = "warning",
-					message = "ASCEND_RT_VISIBLE_DEVICES=\"" .. vis .. "\" on " .. host .. ": " .. problem .. ".",
-					suggestion = "Set it to ascending logical IDs, e.g. ASCEND_RT_VISIBLE_DEVICES=" .. (#healthy > 0 and table.concat(healthy, ",") or "0") .. ".",
+					message = _("ASCEND_RT_VISIBLE_DEVICES=\"{value}\" on {host}: {problem}.", { value = vis, host = host, problem = problem }),
+					suggestion = _("Set it to ascending logical IDs, e.g. ASCEND_RT_VISIBLE_DEVICES={ids}.",
+						{ ids = #healthy > 0 and table.concat(healthy, ",") or "0" }),
 				}
 			end
 		end

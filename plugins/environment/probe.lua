@@ -2,6 +2,7 @@
 
 local ep = require("envprobe")
 local shape = require("shape")
+local words = require("words")
 
 local function summary(p)
 	local h, parts = p.host, {}
@@ -9,7 +10,7 @@ local function summary(p)
 	if osname then parts[#parts + 1] = osname end
 	if h.arch then parts[#parts + 1] = h.arch end
 	local chips, names, mem = p.npu.chips, {}, nil
-	for _, c in ipairs(chips) do
+	for _i, c in ipairs(chips) do
 		if c.name then names[c.name] = (names[c.name] or 0) + 1 end
 		mem = mem or ep.chip_memory_mb(c)
 	end
@@ -17,43 +18,51 @@ local function summary(p)
 		local list = {}
 		for n, k in pairs(names) do list[#list + 1] = k .. " x " .. n end
 		table.sort(list)
-		parts[#parts + 1] = table.concat(list, ", ") .. (mem and string.format(" (%d GB each)", mem // 1024) or "")
+		parts[#parts + 1] = mem and _("{chips} ({gb} GB each)", { chips = table.concat(list, ", "), gb = mem // 1024 })
+			or table.concat(list, ", ")
 	else
-		parts[#parts + 1] = "no NPU chips listed"
+		parts[#parts + 1] = _("no NPU chips listed")
 	end
-	parts[#parts + 1] = "CANN " .. (p.cann.toolkit.version or "not found")
-	parts[#parts + 1] = "driver " .. (p.driver.version or p.driver.npu_smi_version or "unknown")
-	parts[#parts + 1] = "Python " .. (p.python.version or "not found")
+	local function found(name, v)
+		return v and (name .. " " .. v) or _("{name} not found", { name = name })
+	end
+	local function installed(name, v)
+		return v and (name .. " " .. v) or _("{name} not installed", { name = name })
+	end
 	local pk = p.python.packages
-	parts[#parts + 1] = "torch " .. (pk.torch or "not installed")
-	parts[#parts + 1] = "torch_npu " .. (pk.torch_npu or "not installed")
-	return table.concat(parts, ", ")
+	local driver = p.driver.version or p.driver.npu_smi_version
+	parts[#parts + 1] = found("CANN", p.cann.toolkit.version)
+	parts[#parts + 1] = driver and _("driver {version}", { version = driver }) or _("driver unknown")
+	parts[#parts + 1] = found("Python", p.python.version)
+	parts[#parts + 1] = installed("torch", pk.torch)
+	parts[#parts + 1] = installed("torch_npu", pk.torch_npu)
+	return words.join(parts)
 end
 
 return {
 	id = "environment.probe",
 	phase = "environment",
-	title = "Environment probe of the target host",
+	title = _("Environment probe of the target host"),
 	severity = "info",
 	category = "environment",
-	description = "The environment checks read the newest `env-probe` artifact: a JSON description of "
+	description = _("The environment checks read the newest `env-probe` artifact: a JSON description of "
 		.. "the NPU host (OS, CPU, memory, Python packages, CANN, driver, `npu-smi info`, device nodes, "
 		.. "environment variables) made by ferry's probe script. Print the script with "
 		.. "`ferry probe-script > probe.sh`, run `sh probe.sh > result.json` on the host as an ordinary "
 		.. "user (it only reads), and bring the result back with `ferry ingest env-probe result.json`; "
-		.. "when ferry itself runs on the host, `ferry ingest env-probe --local` does both.",
+		.. "when ferry itself runs on the host, `ferry ingest env-probe --local` does both."),
 	run = function(ctx)
 		local p, why, art = ep.latest(ctx)
 		if p then art = why end
 		if not p and why == "none" then
 			ctx.report{
 				key = "probe",
-				message = "No environment probe of the target NPU host has been ingested, so the environment checks cannot run.",
-				suggestion = "Run `ferry probe-script > probe.sh`, copy probe.sh to the NPU host and run "
+				message = _("No environment probe of the target NPU host has been ingested, so the environment checks cannot run."),
+				suggestion = _("Run `ferry probe-script > probe.sh`, copy probe.sh to the NPU host and run "
 					.. "`sh probe.sh > result.json` there as the user who will train (it only reads, and "
 					.. "finishes in seconds); copy result.json back and run `ferry ingest env-probe result.json`, "
 					.. "then `ferry check --phase environment`. When ferry runs on the NPU host itself, "
-					.. "`ferry ingest env-probe --local` probes and ingests in one step.",
+					.. "`ferry ingest env-probe --local` probes and ingests in one step."),
 			}
 			return
 		end
@@ -61,8 +70,8 @@ return {
 			ctx.report{
 				key = "probe",
 				severity = "error",
-				message = "The newest environment probe (artifact " .. tostring(art and art.id) .. ") cannot be read: " .. tostring(why) .. ".",
-				suggestion = "Run the probe again on the host and ingest the new result with `ferry ingest env-probe result.json`.",
+				message = _("The newest environment probe (artifact {id}) cannot be read: {why}.", { id = tostring(art and art.id), why = tostring(why) }),
+				suggestion = _("Run the probe again on the host and ingest the new result with `ferry ingest env-probe result.json`."),
 			}
 			return
 		end
@@ -70,28 +79,31 @@ return {
 			ctx.report{
 				key = "probe-error",
 				severity = "warning",
-				message = "The probe could not describe the host: " .. tostring(p.error) .. ".",
-				suggestion = "Install the missing tool on the host (awk is part of every POSIX system: package gawk or mawk) and run the probe again.",
+				message = _("The probe could not describe the host: {error}.", { error = tostring(p.error) }),
+				suggestion = _("Install the missing tool on the host (awk is part of every POSIX system: package gawk or mawk) and run the probe again."),
 			}
 		end
 		if #p.bad_fields > 0 then
 			ctx.report{
 				key = "probe-shape",
 				severity = "warning",
-				message = string.format("The probe (artifact %s) has %s; the environment checks ignore them.",
-					tostring(art.id), shape.listing(p.bad_fields)),
-				suggestion = "The document was changed after the probe wrote it, or written by another tool: run "
-					.. "`ferry probe-script` on the host again and ingest its unedited result.",
+				message = _("The probe (artifact {id}) has {listing}; the environment checks ignore them.",
+					{ id = tostring(art.id), listing = shape.listing(p.bad_fields) }),
+				suggestion = _("The document was changed after the probe wrote it, or written by another tool: run "
+					.. "`ferry probe-script` on the host again and ingest its unedited result."),
 			}
 		end
 		local missing = {}
-		for _, m in ipairs(type(p.missing) == "table" and p.missing or {}) do missing[#missing + 1] = tostring(m) end
+		for _i, m in ipairs(type(p.missing) == "table" and p.missing or {}) do missing[#missing + 1] = tostring(m) end
 		ctx.report{
 			key = "probe",
-			message = "Probe of " .. ep.host_label(p) .. " (artifact " .. tostring(art.id) .. "): " .. summary(p) .. ".",
-			suggestion = "Run the probe again and ingest it after changing the host (installing CANN, torch or "
-				.. "torch_npu, sourcing set_env.sh); the checks always read the newest probe."
-				.. (#missing > 0 and (" Commands the probe did not find there: " .. table.concat(missing, ", ") .. ".") or ""),
+			message = _("Probe of {host} (artifact {id}): {summary}.", { host = ep.host_label(p), id = tostring(art.id), summary = summary(p) }),
+			suggestion = #missing > 0
+				and _("Run the probe again and ingest it after changing the host (installing CANN, torch or "
+					.. "torch_npu, sourcing set_env.sh); the checks always read the newest probe. Commands the probe did not "
+					.. "find there: {commands}.", { commands = table.concat(missing, ", ") })
+				or _("Run the probe again and ingest it after changing the host (installing CANN, torch or "
+					.. "torch_npu, sourcing set_env.sh); the checks always read the newest probe."),
 		}
 	end,
 }

@@ -84,9 +84,9 @@ local function build(ctx, p)
 		{ when = "debug", title = "debugging (uncomment while chasing an error; they slow training)", on = true, off = true },
 	}
 	local count = 0
-	for _, g in ipairs(groups) do
+	for _i, g in ipairs(groups) do
 		local first = true
-		for _, e in ipairs(vars) do
+		for _i, e in ipairs(vars) do
 			local fits = e.when ~= "large_cluster" or (params_b and params_b >= e.min_params_b and cards >= e.min_cards)
 			if e.when == g.when and g.on and fits then
 				if first then section(o, g.title) first = false end
@@ -110,16 +110,16 @@ end
 return {
 	id = "environment.setup_script",
 	phase = "environment",
-	title = "Generated environment setup script (scripts/npu_env.sh)",
+	title = _("Generated environment setup script (scripts/npu_env.sh)"),
 	severity = "info",
 	category = "environment",
-	description = "Offers scripts/npu_env.sh, a POSIX sh file to source before training: it sources "
+	description = _("Offers scripts/npu_env.sh, a POSIX sh file to source before training: it sources "
 		.. "CANN's set_env.sh (the path detected by the probe, else the standard one), selects the "
 		.. "healthy chips with ASCEND_RT_VISIBLE_DEVICES, sets the allocator, task-queue and log "
 		.. "levels, for multi-card and multi-node plans the HCCL timeouts, and for plans large enough "
 		.. "feature-value detection (NPU_ASD_CONFIG), each line explained "
 		.. "with its source. Apply it with `ferry fix --plugin environment.setup_script --yes`; an "
-		.. "existing scripts/npu_env.sh is never overwritten.",
+		.. "existing scripts/npu_env.sh is never overwritten."),
 	run = function(ctx)
 		if ctx.read(PATH) then return end
 		local p = ep.latest(ctx)
@@ -127,10 +127,12 @@ return {
 		ctx.report{
 			file = PATH,
 			key = PATH,
-			message = "The project has no environment setup script: " .. PATH .. " would source CANN's set_env.sh and set "
-				.. count .. " variable(s) for this plan" .. (p and "" or " (from standard paths: no probe ingested yet)") .. ".",
-			suggestion = "Run `ferry fix --plugin environment.setup_script --yes` to write it (one checkpoint), review it, "
-				.. "then `. " .. PATH .. "` before starting training on every node.",
+			message = p and _("The project has no environment setup script: {path} would source CANN's set_env.sh and set "
+					.. "{n} variable(s) for this plan.", { path = PATH, n = count })
+				or _("The project has no environment setup script: {path} would source CANN's set_env.sh and set "
+					.. "{n} variable(s) for this plan (from standard paths: no probe ingested yet).", { path = PATH, n = count }),
+			suggestion = _("Run `ferry fix --plugin environment.setup_script --yes` to write it (one checkpoint), review it, "
+				.. "then `. {path}` before starting training on every node.", { path = PATH }),
 			edits = { { start_byte = 0, end_byte = 0, text = text } },
 		}
 	end,

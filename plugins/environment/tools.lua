@@ -12,13 +12,13 @@ local inf = require("inference")
 return {
 	id = "environment.tools",
 	phase = "environment",
-	title = "CANN tools for the later phases (atc, msprof, aoe)",
+	title = _("CANN tools for the later phases (atc, msprof, aoe)"),
 	severity = "warning",
 	category = "environment",
-	description = "Checks that the probed host has the CANN programs the later phases run: `atc` when the "
+	description = _("Checks that the probed host has the CANN programs the later phases run: `atc` when the "
 		.. "engagement converts a model (ONNX export in the code, or ONNX/ATC artifacts), `aoe` for tuning "
 		.. "that model, and `msprof` for profiling (tune, infer-optimize); and that they are on PATH "
-		.. "(cann_packages.json).",
+		.. "(cann_packages.json)."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p or not p.cann or not p.cann.tools or not p.cann.toolkit.version then return end
@@ -29,28 +29,30 @@ return {
 			{ name = "aoe", need = converts, severity = "info" },
 			{ name = "msprof", need = true, severity = "info" },
 		}
-		for _, w in ipairs(want) do
+		for _i, w in ipairs(want) do
 			local t = p.cann.tools[w.name]
 			local e = ep.package(ctx, w.name)
-			local phases = table.concat(e.phases, " and ")
+			local phases = table.concat(e.phases, ", ")
 			if w.need and t and not t.path then
 				ctx.report{
 					key = w.name,
 					severity = w.severity,
-					message = string.format("`%s` was not found on %s (neither on PATH nor in the CANN %s toolkit): the %s "
-						.. "phase needs it (%s).", w.name, host, p.cann.toolkit.version, phases, e.purpose),
-					suggestion = string.format("Install the full CANN toolkit (the %s program ships with it) on the host "
-						.. "that will run the %s phase, source its set_env.sh and run the probe again.", w.name, phases),
+					message = _("`{tool}` was not found on {host} (neither on PATH nor in the CANN {version} toolkit): the "
+						.. "{phases} phase needs it ({purpose}).",
+						{ tool = w.name, host = host, version = p.cann.toolkit.version, phases = phases, purpose = _(e.purpose) }),
+					suggestion = _("Install the full CANN toolkit (the {tool} program ships with it) on the host "
+						.. "that will run the {phases} phase, source its set_env.sh and run the probe again.",
+						{ tool = w.name, phases = phases }),
 					data = { source = e.source },
 				}
 			elseif w.need and t and t.path and not t.on_path then
 				ctx.report{
 					key = w.name .. "-path",
 					severity = "info",
-					message = string.format("`%s` is installed on %s (%s) but not on the probing shell's PATH.", w.name,
-						host, t.path),
-					suggestion = string.format("Run `source %s` before the %s phase, so `%s` is found by name.",
-						ep.set_env_path(p, ctx), phases, w.name),
+					message = _("`{tool}` is installed on {host} ({path}) but not on the probing shell's PATH.",
+						{ tool = w.name, host = host, path = t.path }),
+					suggestion = _("Run `source {set_env}` before the {phases} phase, so `{tool}` is found by name.",
+						{ set_env = (ep.set_env_path(p, ctx)), phases = phases, tool = w.name }),
 					data = { source = e.source },
 				}
 			end

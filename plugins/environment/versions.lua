@@ -1,6 +1,7 @@
 -- environment.versions: the host's Python / torch / torch_npu / CANN combination against the matrix.
 
 local ep = require("envprobe")
+local words = require("words")
 
 local CPU_WHEEL = "https://download.pytorch.org/whl/cpu"
 
@@ -9,7 +10,7 @@ local function minor(v) return v and v:match("^(%d+%.%d+)") or nil end
 local function clean_npu(v) return v and (v:gsub("%s*%(.*%)%s*$", "")) or nil end
 
 local function has(list, x)
-	for _, v in ipairs(list or {}) do if v == x then return true end end
+	for _i, v in ipairs(list or {}) do if v == x then return true end end
 	return false
 end
 
@@ -38,7 +39,7 @@ end
 -- install) costs most, then Python, then torch (the project's dependency), then torch_npu.
 local function nearest(rows, h)
 	local best, best_cost
-	for _, r in ipairs(rows) do
+	for _i, r in ipairs(rows) do
 		local cost = 0
 		if h.cann and not fits(r, h.cann) then cost = cost + 8 end
 		if h.py and r.python and not has(r.python, h.py) then cost = cost + 4 end
@@ -57,47 +58,52 @@ end
 -- What to change on the host to reach row.
 local function changes(row, h)
 	local out = {}
-	if h.cann and not fits(row, h.cann) or not h.cann then
-		out[#out + 1] = "install CANN " .. row.cann .. (h.cann and (" (host has " .. h.cann .. ")") or "")
+	if h.cann and not fits(row, h.cann) then
+		out[#out + 1] = _("install CANN {want} (host has {have})", { want = row.cann, have = h.cann })
+	elseif not h.cann then
+		out[#out + 1] = _("install CANN {want}", { want = row.cann })
 	end
 	if h.py and row.python and not has(row.python, h.py) then
-		out[#out + 1] = "use Python " .. table.concat(row.python, "/") .. " (host has " .. h.py .. ")"
+		out[#out + 1] = _("use Python {want} (host has {have})", { want = table.concat(row.python, "/"), have = h.py })
 	end
 	if h.torch ~= row.torch then
-		out[#out + 1] = "install the CPU wheel of torch " .. row.torch .. (h.torch and (" (host has " .. h.torch .. ")") or "")
+		out[#out + 1] = h.torch and _("install the CPU wheel of torch {want} (host has {have})", { want = row.torch, have = h.torch })
+			or _("install the CPU wheel of torch {want}", { want = row.torch })
 	end
 	if not h.npu or ep.vcmp(clean_npu(row.torch_npu), h.npu) ~= 0 then
-		out[#out + 1] = "install torch_npu " .. clean_npu(row.torch_npu) .. (h.npu and (" (host has " .. h.npu .. ")") or "")
+		out[#out + 1] = h.npu and _("install torch_npu {want} (host has {have})", { want = clean_npu(row.torch_npu), have = h.npu })
+			or _("install torch_npu {want}", { want = clean_npu(row.torch_npu) })
 	end
-	return out
+	return words.join(out, ";")
 end
 
 local function describe(row)
-	return "torch " .. row.torch .. " + torch_npu " .. clean_npu(row.torch_npu) .. " + CANN " .. row.cann
-		.. (row.python and (" (Python " .. table.concat(row.python, ", ") .. ")") or "")
-		.. (row.status ~= "active" and ", end of life" or "")
+	local combo = "torch " .. row.torch .. " + torch_npu " .. clean_npu(row.torch_npu) .. " + CANN " .. row.cann
+	if row.python then combo = combo .. " (Python " .. table.concat(row.python, ", ") .. ")" end
+	if row.status ~= "active" then return _("{combination}, end of life", { combination = combo }) end
+	return combo
 end
 
 return {
 	id = "environment.versions",
 	phase = "environment",
-	title = "Python, torch, torch_npu and CANN versions against the compatibility matrix",
+	title = _("Python, torch, torch_npu and CANN versions against the compatibility matrix"),
 	severity = "error",
 	category = "versions",
-	description = "Takes the Python, torch, torch_npu and CANN toolkit versions from the newest "
+	description = _("Takes the Python, torch, torch_npu and CANN toolkit versions from the newest "
 		.. "environment probe and looks the combination up in version_matrix.json (the vendor's "
 		.. "torch_npu compatibility table). torch_npu is built for one PyTorch version and one CANN "
 		.. "release; any other combination fails at import or at the first operator. When the "
-		.. "combination is not listed, the nearest listed one is named with the changes that reach it.",
+		.. "combination is not listed, the nearest listed one is named with the changes that reach it."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
 		local matrix = ctx.data("version_matrix")
 		local rows = matrix.entries
 		COMPAT = {}
-		for _, c in ipairs(matrix.compatibility or {}) do
+		for _i, c in ipairs(matrix.compatibility or {}) do
 			COMPAT[c.torchnpu] = {}
-			for _, l in ipairs(c.cann) do COMPAT[c.torchnpu][l] = true end
+			for _i, l in ipairs(c.cann) do COMPAT[c.torchnpu][l] = true end
 		end
 		local pk = p.python.packages
 		local h = {
@@ -108,20 +114,22 @@ return {
 		}
 		if not h.torch then
 			-- nothing installed yet: aim at the project's own pin
-			for _, s in ipairs(ep.pins(ctx, "torch")) do
+			for _i, s in ipairs(ep.pins(ctx, "torch")) do
 				if s.op == "==" then h.pin = ep.torch_base(s.version) break end
 			end
 		end
-		local where = " in " .. (p.python.executable or "the host's Python") .. " on " .. ep.host_label(p)
+		local where = _("in {python} on {host}", { python = p.python.executable or _("the host's Python"), host = ep.host_label(p) })
 
 		if not p.python.version then
 			local r = nearest(rows, h)
 			ctx.report{
 				key = "python",
-				message = "No Python interpreter answered on " .. ep.host_label(p) .. ".",
-				suggestion = "Install Python " .. (r and r.python and table.concat(r.python, "/") or "3.10")
-					.. " on the host (or activate the environment the job will use) and run the probe again from it"
-					.. (r and (". For CANN " .. (h.cann or r.cann) .. " the matrix pairs " .. describe(r) .. ".") or "."),
+				message = _("No Python interpreter answered on {host}.", { host = ep.host_label(p) }),
+				suggestion = r and _("Install Python {python} on the host (or activate the environment the job will use) and "
+						.. "run the probe again from it. For CANN {cann} the matrix pairs {combination}.",
+						{ python = r.python and table.concat(r.python, "/") or "3.10", cann = h.cann or r.cann, combination = describe(r) })
+					or _("Install Python 3.10 on the host (or activate the environment the job will use) and run the probe "
+						.. "again from it."),
 			}
 			return
 		end
@@ -129,25 +137,33 @@ return {
 			ctx.report{
 				key = "cuda-wheel",
 				severity = "warning",
-				message = "torch " .. pk.torch .. where .. " is a CUDA build.",
-				suggestion = "Replace it with the CPU wheel of the same version (`pip install torch==" .. h.torch
-					.. " --index-url " .. CPU_WHEEL .. "`); torch_npu is installed on top of the CPU build.",
+				message = _("torch {version} {where} is a CUDA build.", { version = pk.torch, where = where }),
+				suggestion = _("Replace it with the CPU wheel of the same version (`pip install torch=={version} --index-url "
+					.. "{index}`); torch_npu is installed on top of the CPU build.", { version = h.torch, index = CPU_WHEEL }),
 			}
 		end
 		local r = nearest(rows, h)
 		if not h.torch or not h.npu then
-			local what = not h.torch and (h.npu and "torch" or "torch and torch_npu") or "torch_npu"
+			local message
+			if h.torch then
+				message = _("torch_npu is not installed {where}.", { where = where })
+			elseif h.npu then
+				message = _("torch is not installed {where}.", { where = where })
+			else
+				message = _("torch and torch_npu are not installed {where}.", { where = where })
+			end
 			ctx.report{
 				key = "missing",
-				message = what .. (what == "torch_npu" and " is" or " are") .. " not installed" .. where .. ".",
-				suggestion = r and ("Install " .. describe(r) .. ": " .. table.concat(changes(r, h), "; ")
-					.. ". Commands: `" .. install_line(r) .. "`.") or "Install torch (CPU wheel) and torch_npu.",
+				message = message,
+				suggestion = r and _("Install {combination}: {changes}. Commands: `{commands}`.",
+						{ combination = describe(r), changes = changes(r, h), commands = install_line(r) })
+					or _("Install torch (CPU wheel) and torch_npu."),
 			}
 			return
 		end
 		-- exact rows for the installed torch + torch_npu
 		local exact
-		for _, row in ipairs(rows) do
+		for _i, row in ipairs(rows) do
 			if row.torch == h.torch and ep.vcmp(clean_npu(row.torch_npu), h.npu) == 0
 				and (not h.cann or fits(row, h.cann)) then
 				-- prefer an active row, then the row made for this very CANN
@@ -162,10 +178,11 @@ return {
 		if not exact then
 			ctx.report{
 				key = "combination",
-				message = combo .. where .. " is not a combination in the torch_npu compatibility matrix.",
-				suggestion = r and ("The nearest supported combination is " .. describe(r) .. ": "
-					.. table.concat(changes(r, h), "; ") .. ". Commands for the Python side: `" .. install_line(r) .. "`.")
-					or "Pick a row of version_matrix.json and install it.",
+				message = _("{combination} {where} is not a combination in the torch_npu compatibility matrix.",
+					{ combination = combo, where = where }),
+				suggestion = r and _("The nearest supported combination is {combination}: {changes}. Commands for the Python "
+						.. "side: `{commands}`.", { combination = describe(r), changes = changes(r, h), commands = install_line(r) })
+					or _("Pick a row of version_matrix.json and install it."),
 				data = { nearest = r and r.branch },
 			}
 			return
@@ -175,35 +192,39 @@ return {
 			ctx.report{
 				key = "python",
 				severity = "warning",
-				message = "Python " .. (h.py or p.python.version) .. " is not listed for PyTorch " .. h.torch .. " (supported: "
-					.. table.concat(exact.python, ", ") .. ")" .. where .. ".",
-				suggestion = "Create the environment with Python " .. exact.python[#exact.python]
-					.. " (e.g. a venv or conda environment) and reinstall torch " .. h.torch .. " and torch_npu " .. h.npu .. " in it.",
+				message = _("Python {python} is not listed for PyTorch {torch} (supported: {supported}) {where}.",
+					{ python = h.py or p.python.version, torch = h.torch, supported = table.concat(exact.python, ", "), where = where }),
+				suggestion = _("Create the environment with Python {python} (e.g. a venv or conda environment) and reinstall "
+					.. "torch {torch} and torch_npu {npu} in it.", { python = exact.python[#exact.python], torch = h.torch, npu = h.npu }),
 			}
 			return
 		end
 		if exact.status ~= "active" then
 			local act = {}
-			for _, row in ipairs(rows) do if row.status == "active" then act[#act + 1] = row end end
+			for _i, row in ipairs(rows) do if row.status == "active" then act[#act + 1] = row end end
 			local a = nearest(act, h)
 			ctx.report{
 				key = "combination",
 				severity = "warning",
-				message = combo .. where .. " is listed but end of life (branch " .. exact.branch .. "): no more fixes.",
-				suggestion = a and ("Plan a move to a maintained combination; the nearest is " .. describe(a) .. ": "
-					.. table.concat(changes(a, h), "; ") .. ".") or "Plan a move to a maintained combination.",
+				message = _("{combination} {where} is listed but end of life (branch {branch}): no more fixes.",
+					{ combination = combo, where = where, branch = exact.branch }),
+				suggestion = a and _("Plan a move to a maintained combination; the nearest is {combination}: {changes}.",
+						{ combination = describe(a), changes = changes(a, h) })
+					or _("Plan a move to a maintained combination."),
 			}
 			return
 		end
 		ctx.report{
 			key = "combination",
 			severity = "info",
-			message = combo .. where .. " is a supported combination (branch " .. exact.branch
-				.. (h.cann and not ep.same_cann(exact.cann, h.cann)
-					and (", built for CANN " .. exact.cann .. "; the release notes mark CANN " .. line_of(h.cann) .. ".X compatible") or "")
-				.. ").",
-			suggestion = "Keep the project's requirements pinned to torch " .. h.torch .. " and torch_npu " .. h.npu
-				.. " so every host gets the same versions.",
+			message = (h.cann and not ep.same_cann(exact.cann, h.cann))
+				and _("{combination} {where} is a supported combination (branch {branch}, built for CANN {built}; the release "
+					.. "notes mark CANN {line}.X compatible).",
+					{ combination = combo, where = where, branch = exact.branch, built = exact.cann, line = line_of(h.cann) })
+				or _("{combination} {where} is a supported combination (branch {branch}).",
+					{ combination = combo, where = where, branch = exact.branch }),
+			suggestion = _("Keep the project's requirements pinned to torch {torch} and torch_npu {npu} so every host gets the "
+				.. "same versions.", { torch = h.torch, npu = h.npu }),
 		}
 	end,
 }

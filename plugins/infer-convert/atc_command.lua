@@ -10,18 +10,18 @@ local export = require("export")
 return {
 	id = "infer-convert.atc_command",
 	phase = "infer-convert",
-	title = "ATC command lines for the exported ONNX models",
+	title = _("ATC command lines for the exported ONNX models"),
 	severity = "info",
 	category = "convert",
-	description = "For each torch.onnx.export in the project, the atc command that converts its output into an "
+	description = _("For each torch.onnx.export in the project, the atc command that converts its output into an "
 		.. "offline model (.om) for the target SoC (`ferry config target.soc`), with the input shape taken "
-		.. "from the export call when the dummy input and input_names are literals.",
+		.. "from the export call when the dummy input and input_names are literals."),
 	triggers = { "onnx" },
 	run = function(ctx)
 		local soc = ctx.config("target.soc")
 		if soc and not soc:match("^Ascend[%w_]+$") then soc = nil end
-		for _, path in ipairs(ctx.python_files()) do
-			for _, e in ipairs(export.calls(ctx, path)) do
+		for _i, path in ipairs(ctx.python_files()) do
+			for _i, e in ipairs(export.calls(ctx, path)) do
 				local cmd, notes = export.atc(ctx, e, soc)
 				local extra = #notes > 0 and (" Then: " .. table.concat(notes, "; ") .. ".") or ""
 				ctx.report{

@@ -46,13 +46,13 @@ local function scan(text, rules)
 		if line:find("ATC run success", 1, true) then s.ok = true end
 		if line:find("ATC run failed", 1, true) and not s.failed then s.failed, s.failed_line = n, line end
 		if not s.first_error and line:find("[ERROR]", 1, true) then s.first_error = { line = n, text = line } end
-		for _, c in ipairs(codes(line)) do
+		for _i, c in ipairs(codes(line)) do
 			if not s.seen[c] then
 				s.seen[c] = true
 				s.hits[#s.hits + 1] = { code = c, line = n, text = line }
 			end
 		end
-		for _, r in ipairs(rules) do
+		for _i, r in ipairs(rules) do
 			if not r.fallback and not r.pattern:match("^E[%u%d]%d%d%d%d$") and not s.seen[r.id] and line:find(r.pattern) then
 				s.seen[r.id] = true
 				s.hits[#s.hits + 1] = { rule = r, line = n, text = line }
@@ -65,22 +65,22 @@ end
 return {
 	id = "infer-convert.atc_log",
 	phase = "infer-convert",
-	title = "ATC conversion log diagnosis",
+	title = _("ATC conversion log diagnosis"),
 	severity = "error",
 	category = "convert",
-	description = "Reads the ATC logs ingested with `ferry ingest atc-log FILE`, quotes every error code and "
+	description = _("Reads the ATC logs ingested with `ferry ingest atc-log FILE`, quotes every error code and "
 		.. "error line with its line number, explains the failures it recognises (invalid parameters, "
 		.. "unsupported operators, shape inference, operator build failures) with a fix for each, and "
-		.. "treats a failed log as history once a later log converted the same model successfully.",
+		.. "treats a failed log as history once a later log converted the same model successfully."),
 	run = function(ctx)
 		local rules = ctx.data("atc").errors
 		local by_code, fallback = {}, nil
-		for _, r in ipairs(rules) do
+		for _i, r in ipairs(rules) do
 			if r.fallback then fallback = r
 			elseif r.pattern:match("^E[%u%d]%d%d%d%d$") then by_code[r.pattern] = r end
 		end
 		local logs = {}
-		for _, a in ipairs(ctx.artifacts("atc-log") or {}) do
+		for _i, a in ipairs(ctx.artifacts("atc-log") or {}) do
 			local text = ctx.read_artifact(a.id)
 			if text then
 				local s = scan(text, rules)
@@ -90,12 +90,12 @@ return {
 				logs[#logs + 1] = s
 			end
 		end
-		for _, s in ipairs(logs) do
+		for _i, s in ipairs(logs) do
 			local a = s.a
 			local bad = s.failed or s.first_error or #s.hits > 0
 			local later
 			if bad and s.model then
-				for _, o in ipairs(logs) do
+				for _i, o in ipairs(logs) do
 					if o.ok and not o.failed and o.model == s.model and (tonumber(o.a.id) or 0) > (tonumber(a.id) or 0) then
 						later = o
 					end
@@ -110,7 +110,7 @@ return {
 					suggestion = "Nothing to do for this log; keep it as a record of the fix.",
 				}
 			elseif bad then
-				for _, h in ipairs(s.hits) do
+				for _i, h in ipairs(s.hits) do
 					local r = h.rule or by_code[h.code]
 					if r then
 						ctx.report{

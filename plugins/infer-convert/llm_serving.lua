@@ -17,18 +17,18 @@ end
 return {
 	id = "infer-convert.llm_serving",
 	phase = "infer-convert",
-	title = "Large language models: serving path and dtype",
+	title = _("Large language models: serving path and dtype"),
 	severity = "info",
 	category = "serving",
-	description = "Finds transformers language models loaded with from_pretrained and says how they are "
+	description = _("Finds transformers language models loaded with from_pretrained and says how they are "
 		.. "served on Ascend (MindIE or vllm-ascend, not ONNX and ATC), which dtype they load in, and how "
-		.. "to quantize them to W8A8 with msModelSlim.",
+		.. "to quantize them to W8A8 with msModelSlim."),
 	triggers = { "from_pretrained" },
 	run = function(ctx)
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local map = py.aliases(ctx, path) or {}
 			local args_of
-			for _, c in ipairs(py.method_calls(ctx, path, "from_pretrained") or {}) do
+			for _i, c in ipairs(py.method_calls(ctx, path, "from_pretrained") or {}) do
 				local cls = py.dotted(c.object.text)
 				local full = cls and py.expand(map, cls)
 				local last = full and full:match("([%w_]+)$")

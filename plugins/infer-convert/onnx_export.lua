@@ -12,32 +12,32 @@ local export = require("export")
 return {
 	id = "infer-convert.onnx_export",
 	phase = "infer-convert",
-	title = "ONNX export settings for the ATC converter",
+	title = _("ONNX export settings for the ATC converter"),
 	severity = "warning",
 	category = "export",
-	description = "Checks each torch.onnx.export call: an opset_version ATC accepts (11-15 is safe across "
+	description = _("Checks each torch.onnx.export call: an opset_version ATC accepts (11-15 is safe across "
 		.. "CANN releases), the model switched to eval mode before export, dynamic axes (which ATC turns "
-		.. "into fixed shapes or shape profiles) and constant folding.",
+		.. "into fixed shapes or shape profiles) and constant folding."),
 	triggers = { "onnx" },
 	run = function(ctx)
 		local atc = ctx.data("atc")
 		local lo, hi = atc.safe_opset.min, atc.safe_opset.max
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local calls = export.calls(ctx, path)
 			if #calls > 0 then
 				local evals = py.method_calls(ctx, path, "eval") or {}
 				local fns = {}
-				for _, m in ipairs(ctx.query(path, "(function_definition) @fn") or {}) do fns[#fns + 1] = m.fn end
+				for _i, m in ipairs(ctx.query(path, "(function_definition) @fn") or {}) do fns[#fns + 1] = m.fn end
 				-- the innermost function holding a node (nil at module level)
 				local function scope(node)
 					local best
-					for _, f in ipairs(fns) do
+					for _i, f in ipairs(fns) do
 						if node.start_byte >= f.start_byte and node.end_byte <= f.end_byte
 							and (not best or f.start_byte >= best.start_byte) then best = f end
 					end
 					return best and best.start_byte or -1
 				end
-				for _, e in ipairs(calls) do
+				for _i, e in ipairs(calls) do
 					local at = e.call
 					if not e.opset_node then
 						ctx.report{
@@ -53,7 +53,7 @@ return {
 						}
 					end
 					local before = false
-					for _, ev in ipairs(evals) do
+					for _i, ev in ipairs(evals) do
 						if ev.call.start_byte < at.start_byte and ev.args.text:match("^%(%s*%)$")
 							and scope(ev.call) == scope(at) then before = true end
 					end

@@ -20,11 +20,11 @@ local TOP = 12
 local function soc_family(ctx, soc)
 	if not soc then return nil end
 	local l = soc:lower()
-	for _, e in ipairs(ctx.data("onnx_ops_soc").entries) do
-		for _, prefix in ipairs(e.socs) do
+	for _i, e in ipairs(ctx.data("onnx_ops_soc").entries) do
+		for _i, prefix in ipairs(e.socs) do
 			if l:sub(1, #prefix) == prefix:lower() then
 				local set = {}
-				for _, op in ipairs(e.ops) do set[op:lower()] = true end
+				for _i, op in ipairs(e.ops) do set[op:lower()] = true end
 				return e, set
 			end
 		end
@@ -51,20 +51,20 @@ end
 return {
 	id = "infer-convert.onnx_model",
 	phase = "infer-convert",
-	title = "ONNX model inventory: opset, operators, inputs",
+	title = _("ONNX model inventory: opset, operators, inputs"),
 	severity = "info",
 	category = "convert",
-	description = "Reads the ONNX models ingested with `ferry ingest onnx FILE` (of any size, weights never loaded): "
+	description = _("Reads the ONNX models ingested with `ferry ingest onnx FILE` (of any size, weights never loaded): "
 		.. "the opset they use, operators outside the standard ai.onnx domain (which ATC cannot parse without a custom "
 		.. "operator plugin), standard operators missing from the vendor's ONNX operator list for the target SoC's "
 		.. "family (onnx_ops_soc.json), external data files that are missing, the operator types by count and the "
-		.. "atc command for the model's inputs.",
+		.. "atc command for the model's inputs."),
 	run = function(ctx)
 		local atc = ctx.data("atc")
 		local lo, hi = atc.safe_opset.min, atc.safe_opset.max
 		local soc = ctx.config("target.soc")
 		if soc and not soc:match("^Ascend[%w_]+$") then soc = nil end
-		for _, a in ipairs(ctx.artifacts("onnx") or {}) do
+		for _i, a in ipairs(ctx.artifacts("onnx") or {}) do
 			local what = (a.label and a.label ~= "") and string.format("ONNX model '%s' (artifact %s)", a.label, tostring(a.id))
 				or ("ONNX model artifact " .. tostring(a.id))
 			local m, why = ctx.onnx(a.id)
@@ -84,7 +84,7 @@ return {
 					}
 				end
 				local custom = {}
-				for _, o in ipairs(m.ops) do
+				for _i, o in ipairs(m.ops) do
 					if o.domain ~= "" and o.domain ~= "ai.onnx" then
 						custom[#custom + 1] = string.format("%s (%s, %d)", o.op_type, o.domain, o.count)
 					end
@@ -100,7 +100,7 @@ return {
 				end
 				local fam, set = soc_family(ctx, soc)
 				local off = {}
-				for _, o in ipairs(m.ops) do
+				for _i, o in ipairs(m.ops) do
 					if fam and (o.domain == "" or o.domain == "ai.onnx") and not set[o.op_type:lower()] then
 						off[#off + 1] = string.format("%s (%d)", o.op_type, o.count)
 					end
@@ -124,7 +124,7 @@ return {
 							.. "there as E19010/EZ3003 errors.",
 					}
 				end
-				for _, f in ipairs(m.external) do
+				for _i, f in ipairs(m.external) do
 					if f.problem then
 						ctx.report{
 							key = "external:" .. a.id .. ":" .. f.location, severity = "error",
@@ -140,7 +140,7 @@ return {
 					parts[#parts + 1] = string.format("%s %d", m.ops[i].op_type, m.ops[i].count)
 				end
 				local ins = {}
-				for _, vi in ipairs(m.inputs) do ins[#ins + 1] = vi.name .. dims_text(vi.dims) end
+				for _i, vi in ipairs(m.inputs) do ins[#ins + 1] = vi.name .. dims_text(vi.dims) end
 				ctx.metric("onnx_nodes", m.nodes_total)
 				local file = m.file or ((a.label and a.label ~= "") and (a.label .. ".onnx")) or "model.onnx"
 				local cmd, notes, form = atc_cmd.command(ctx, { model = file, soc = soc, inputs = m.inputs })

@@ -14,12 +14,12 @@ local function fmt(x) return string.format("%g", math.floor(x * 10000 + 0.5) / 1
 return {
 	id = "infer-optimize.acceptance",
 	phase = "infer-optimize",
-	title = "Acceptance: NPU accuracy and throughput against the GPU baseline",
+	title = _("Acceptance: NPU accuracy and throughput against the GPU baseline"),
 	severity = "error",
 	category = "performance",
-	description = "Holds the newest NPU benchmark to the acceptance criteria: the accuracy may drop at most "
+	description = _("Holds the newest NPU benchmark to the acceptance criteria: the accuracy may drop at most "
 		.. "`tolerance.accuracy` below the GPU baseline's, and the throughput must reach `throughput.target_pct` "
-		.. "of it. Either shortfall blocks the sign-off until a newer benchmark meets it or it is waived with a reason.",
+		.. "of it. Either shortfall blocks the sign-off until a newer benchmark meets it or it is waived with a reason."),
 	run = function(ctx)
 		local base, npu = plan.baseline(ctx), plan.npu_bench(ctx)
 		if not base or not npu or base.artifact.id == npu.artifact.id then return end

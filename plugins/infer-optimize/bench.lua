@@ -15,14 +15,14 @@ local function fmt(x) return string.format("%g", math.floor(x * 100 + 0.5) / 100
 return {
 	id = "infer-optimize.bench",
 	phase = "infer-optimize",
-	title = "Inference benchmarks: batch-size sweep",
+	title = _("Inference benchmarks: batch-size sweep"),
 	severity = "info",
 	category = "performance",
-	description = "Reads the benchmarks ingested with `ferry ingest bench FILE --label L`: for a batch-size "
+	description = _("Reads the benchmarks ingested with `ferry ingest bench FILE --label L`: for a batch-size "
 		.. "sweep, the batch with the best throughput and the knee after which larger batches add latency "
-		.. "for little throughput (the throughput target is judged by infer-optimize.acceptance).",
+		.. "for little throughput (the throughput target is judged by infer-optimize.acceptance)."),
 	run = function(ctx)
-		for _, a in ipairs(ctx.artifacts("bench") or {}) do
+		for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 			local doc = plan.read_bench(ctx, a)
 			if doc then
 				local what = string.format("benchmark '%s' (artifact %s%s)", a.label or doc.label or "?", tostring(a.id),
@@ -39,7 +39,7 @@ return {
 					local pts, bad = {}, 0
 					-- entries whose values had the wrong type are named in the shape warning already
 					local typed = {}
-					for _, b in ipairs(doc.bad_fields) do
+					for _i, b in ipairs(doc.bad_fields) do
 						local i = b:match("^sweep%[(%d+)%]")
 						if i then typed[tonumber(i)] = true end
 					end
@@ -63,9 +63,9 @@ return {
 					end
 					if #pts > 0 then
 						local best = pts[1]
-						for _, p in ipairs(pts) do if p.throughput > best.throughput then best = p end end
+						for _i, p in ipairs(pts) do if p.throughput > best.throughput then best = p end end
 						local knee = best
-						for _, p in ipairs(pts) do
+						for _i, p in ipairs(pts) do
 							if p.throughput >= KNEE * best.throughput then knee = p break end
 						end
 						local function lat(p) return type(p.latency_ms) == "number" and (", " .. fmt(p.latency_ms) .. " ms latency") or "" end

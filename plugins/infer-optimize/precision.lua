@@ -25,12 +25,12 @@ end
 return {
 	id = "infer-optimize.precision",
 	phase = "infer-optimize",
-	title = "Overflow and output precision of the offline model",
+	title = _("Overflow and output precision of the offline model"),
 	severity = "info",
 	category = "precision",
-	description = "ATC compiles in float16 by default (precision_mode force_fp16), so an offline model can "
+	description = _("ATC compiles in float16 by default (precision_mode force_fp16), so an offline model can "
 		.. "overflow where the PyTorch model did not. Says how overflow shows on the target SoC and how to "
-		.. "compare the offline model's outputs with PyTorch's.",
+		.. "compare the offline model's outputs with PyTorch's."),
 	run = function(ctx)
 		local s = inf.signals(ctx)
 		if #s.reasons == 0 then return end

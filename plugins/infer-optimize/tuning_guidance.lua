@@ -10,12 +10,12 @@ local inf = require("inference")
 return {
 	id = "infer-optimize.tuning_guidance",
 	phase = "infer-optimize",
-	title = "Tuning and quantization: AOE, AMCT, msModelSlim",
+	title = _("Tuning and quantization: AOE, AMCT, msModelSlim"),
 	severity = "info",
 	category = "performance",
-	description = "When the engagement is heading for inference (an inference SoC, an ONNX export or model, "
+	description = _("When the engagement is heading for inference (an inference SoC, an ONNX export or model, "
 		.. "an ATC log, a batch sweep, a transformers language model), says how to tune the offline model "
-		.. "with AOE and how to quantize: AMCT for ONNX models, msModelSlim W8A8 for language models.",
+		.. "with AOE and how to quantize: AMCT for ONNX models, msModelSlim W8A8 for language models."),
 	run = function(ctx)
 		local s = inf.signals(ctx)
 		if #s.reasons == 0 then return end

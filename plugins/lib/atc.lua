@@ -62,7 +62,7 @@ function atc.command(ctx, o)
 	local no_range = o.soc and o.soc:match(facts.range.no_range_soc)
 	if form == "shape_range" and no_range then form = "dynamic_dims" end
 	local all4 = #inputs > 0
-	for _, vi in ipairs(inputs) do
+	for _i, vi in ipairs(inputs) do
 		if not vi.dims or #vi.dims ~= 4 then all4 = false end
 	end
 	if form == "dynamic_dims" then
@@ -71,7 +71,7 @@ function atc.command(ctx, o)
 		parts[#parts + 1] = "--input_format=NCHW"
 	end
 	local shapes, unknown = {}, {}
-	for _, vi in ipairs(inputs) do
+	for _i, vi in ipairs(inputs) do
 		if vi.dims then
 			local dims = {}
 			for p, d in ipairs(vi.dims) do

@@ -63,7 +63,7 @@ local SHAPE = {
 function ep.latest(ctx)
 	local arts = ctx.artifacts("env-probe")
 	local newest
-	for _, a in ipairs(arts) do
+	for _i, a in ipairs(arts) do
 		if not newest or tonumber(a.id) > tonumber(newest.id) then newest = a end
 	end
 	if not newest then return nil, "none" end
@@ -73,7 +73,7 @@ function ep.latest(ctx)
 	if bad then return nil, "env-probe JSON: " .. bad, newest end
 	if type(doc) ~= "table" then return nil, "not a JSON object", newest end
 	doc.bad_fields = shape.conform(doc, SHAPE)
-	for _, k in ipairs({ "host", "python", "cann", "driver", "npu", "env" }) do
+	for _i, k in ipairs({ "host", "python", "cann", "driver", "npu", "env" }) do
 		if type(doc[k]) ~= "table" then doc[k] = {} end
 	end
 	if type(doc.npu.chips) ~= "table" then doc.npu.chips = {} end
@@ -86,8 +86,9 @@ end
 -- A one-line description of the probed host, for messages.
 function ep.host_label(probe)
 	local h = probe.host or {}
-	local name = h.hostname or "the probed host"
-	return name .. (probe.collected_at and (" (probed " .. probe.collected_at .. ")") or "")
+	local name = h.hostname or _("the probed host")
+	if not probe.collected_at then return name end
+	return _("{host} (probed {at})", { host = name, at = probe.collected_at })
 end
 
 -- ---- versions ------------------------------------------------------------------
@@ -145,7 +146,7 @@ end
 function ep.pins(ctx, name)
 	local out = {}
 	local pat = name:gsub("[_%-]", "[_%%-]")
-	for _, path in ipairs(ctx.files()) do
+	for _i, path in ipairs(ctx.files()) do
 		local base = path:match("[^/]*$")
 		if base:match("^requirements.*%.txt$") or base:match("^requirements.*%.in$") or base == "pyproject.toml"
 			or base == "setup.py" or base == "setup.cfg" or base == "environment.yml" then
@@ -181,7 +182,7 @@ function ep.set_env_path(probe, ctx)
 	local paths = ctx.data("env_paths")
 	local want = "toolkit_set_env"
 	if tk.version and ep.vcmp(tk.version, "8.5.0") >= 0 then want = "cann_set_env" end
-	for _, e in ipairs(paths.entries) do
+	for _i, e in ipairs(paths.entries) do
 		if e.name == want then return e.path, e.source end
 	end
 	return "/usr/local/Ascend/ascend-toolkit/set_env.sh", "default root install"
@@ -191,7 +192,7 @@ end
 -- The plugins/data/cann_packages.json entry of a package or tool (kernels, nnal, firmware,
 -- atc, msprof, aoe).
 function ep.package(ctx, name)
-	for _, e in ipairs(ctx.data("cann_packages").entries) do
+	for _i, e in ipairs(ctx.data("cann_packages").entries) do
 		if e.name == name then return e end
 	end
 	error("cann_packages.json has no entry " .. name)

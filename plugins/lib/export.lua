@@ -1,7 +1,7 @@
 -- export: torch.onnx.export calls and the ATC command that converts their output.
 --
 --   local export = require("export")
---   for _, e in ipairs(export.calls(ctx, path)) do ... end
+--   for _i, e in ipairs(export.calls(ctx, path)) do ... end
 --     e.call, e.args ({pos=, kw=}), e.file (the output path when a literal), e.opset
 --     (number, or nil when absent; e.opset_node when present), e.input_names (list of
 --     literal names or nil), e.shape (list of ints of the first input when the dummy input
@@ -48,7 +48,7 @@ local function shape_of(ctx, path, node, args_of, map)
 	if at == 3 then return a.pos[3] and ints(a.pos[3].text) end
 	if #a.pos == 1 and (a.pos[1].type == "tuple" or a.pos[1].type == "list") then return ints(a.pos[1].text) end
 	local texts = {}
-	for _, p in ipairs(a.pos) do texts[#texts + 1] = p.text end
+	for _i, p in ipairs(a.pos) do texts[#texts + 1] = p.text end
 	return ints(table.concat(texts, ","))
 end
 
@@ -66,7 +66,7 @@ end
 local function dynamic_of(node, name)
 	if not node or node.type ~= "dictionary" or not name then return nil end
 	local body = node.text
-	for _, q in ipairs({ '"', "'" }) do
+	for _i, q in ipairs({ '"', "'" }) do
 		local s, e = body:find(q .. name .. q .. "%s*:%s*", 1, false)
 		if s then
 			local rest = body:sub(e + 1)
@@ -88,7 +88,7 @@ end
 function export.calls(ctx, path)
 	local map = py.aliases(ctx, path) or {}
 	local out, args_of, assigns = {}, nil, nil
-	for _, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+	for _i, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
 		if EXPORTS[c.name] then
 			args_of = args_of or train.all_call_args(ctx, path)
 			local a = args_of(c.call)
@@ -103,19 +103,19 @@ function export.calls(ctx, path)
 			if input and input.type == "tuple" then
 				local t = input
 				input = nil
-				for _, m in ipairs(ctx.query(path, "(tuple . (_) @first) @t") or {}) do
+				for _i, m in ipairs(ctx.query(path, "(tuple . (_) @first) @t") or {}) do
 					if m.t.start_byte == t.start_byte then input = m.first break end
 				end
 			end
 			if input and input.type == "identifier" then
 				if not assigns then
 					assigns = {}
-					for _, m in ipairs(ctx.query(path, "(assignment left: (identifier) @l right: (_) @r)") or {}) do
+					for _i, m in ipairs(ctx.query(path, "(assignment left: (identifier) @l right: (_) @r)") or {}) do
 						assigns[#assigns + 1] = m
 					end
 				end
 				local best
-				for _, m in ipairs(assigns) do
+				for _i, m in ipairs(assigns) do
 					if m.l.text == input.text and m.l.start_byte < c.call.start_byte
 						and (not best or m.l.start_byte > best.l.start_byte) then best = m end
 				end
@@ -151,7 +151,7 @@ function export.atc(ctx, e, soc)
 	elseif #e.input_names > 1 then
 		notes[#notes + 1] = "add the shapes of the other inputs (" .. table.concat(e.input_names, ", ", 2) .. ") to --input_shape, separated by ';'"
 	end
-	for _, n in ipairs(more) do notes[#notes + 1] = n end
+	for _i, n in ipairs(more) do notes[#notes + 1] = n end
 	return cmd, notes
 end
 

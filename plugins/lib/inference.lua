@@ -21,11 +21,11 @@ function inf.signals(ctx)
 	end
 	if #(ctx.artifacts("onnx") or {}) > 0 then s.onnx = true add("an ONNX model is ingested") end
 	if #(ctx.artifacts("atc-log") or {}) > 0 then s.onnx = true add("an ATC log is ingested") end
-	for _, a in ipairs(ctx.artifacts("bench") or {}) do
+	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 		local text = ctx.read_artifact(a.id)
 		if text and text:find('"sweep"', 1, true) then add("a benchmark with a batch sweep is ingested") break end
 	end
-	for _, path in ipairs(ctx.files("%.py$")) do
+	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path)
 		if text then
 			if not s.onnx_code and (text:find("onnx.export", 1, true) or text:find("from torch.onnx import", 1, true)) then

@@ -1,7 +1,7 @@
 -- shape: makes a decoded JSON document (ctx.decode_json) fit the shape its readers
 -- expect, so a value of the wrong type is a reported field, not a failed check.
 --   local shape = require("shape")
---   local bad = shape.conform(doc, SHAPE)   drops what does not fit; "path: expected X, found Y" lines
+--   local bad = shape.conform(doc, SHAPE)   drops what does not fit; "path: expected X, found Y" lines (_() results)
 --   shape.listing(bad)                      "N values of the wrong type: a; b; …" (the first twenty named)
 --
 -- A shape is a table: an object's fields by name ("*" for any other key), or a list
@@ -10,16 +10,20 @@
 -- shape does not name (and no "*") are kept as they are; a list drops its non-integer keys
 -- and closes the holes dropped items leave.
 
+local words = require("words")
+
 local shape = { TEXT = "string", NUMBER = "number", INTEGER = "integer", BOOLEAN = "boolean" }
 
+-- the kinds of value, as messages say them (through _(), so they read in the reader's language)
 local WHAT = {
-	string = "text", number = "a finite number", integer = "a whole number", boolean = "true or false",
-	table = "an object or a list",
+	string = _("text"), number = _("a finite number"), integer = _("a whole number"), boolean = _("true or false"),
+	table = _("an object or a list"),
 }
 
 local function found_as(v)
-	if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then return "a number that is not finite" end
-	return ({ table = "an object or a list", string = "text", number = "a number", boolean = "a boolean" })[type(v)] or type(v)
+	if type(v) == "number" and (v ~= v or v == math.huge or v == -math.huge) then return _("a number that is not finite") end
+	return ({ table = _("an object or a list"), string = _("text"), number = _("a number"), boolean = _("a boolean") })[type(v)]
+		or type(v)
 end
 
 local function fits(v, want)
@@ -44,7 +48,7 @@ local function conform(t, want_shape, path, bad)
 		if ia then return a < b end
 		return tostring(a) < tostring(b)
 	end)
-	for _, k in ipairs(keys) do
+	for _i, k in ipairs(keys) do
 		local v, want = t[k], nil
 		if list ~= nil then
 			want = math.type(k) == "integer" and list or nil
@@ -55,7 +59,8 @@ local function conform(t, want_shape, path, bad)
 		local where = list ~= nil and (path .. "[" .. tostring(k) .. "]") or (path == "" and tostring(k) or (path .. "." .. tostring(k)))
 		if want ~= nil and not fits(v, want) then
 			t[k] = nil
-			bad[#bad + 1] = where .. ": expected " .. WHAT[type(want) == "table" and "table" or want] .. ", found " .. found_as(v)
+			bad[#bad + 1] = _("{path}: expected {want}, found {found}",
+				{ path = where, want = WHAT[type(want) == "table" and "table" or want], found = found_as(v) })
 		elseif type(want) == "table" then
 			conform(v, want, where, bad)
 		elseif want == shape.INTEGER then
@@ -80,8 +85,9 @@ end
 function shape.listing(bad)
 	local shown = {}
 	for i = 1, math.min(#bad, 20) do shown[i] = bad[i] end
-	return string.format("%d value%s of the wrong type: %s%s", #bad, #bad == 1 and "" or "s",
-		table.concat(shown, "; "), #bad > 20 and "; …" or "")
+	if #bad > 20 then shown[#shown + 1] = "…" end
+	if #bad == 1 then return _("1 value of the wrong type: {list}", { list = words.join(shown, ";") }) end
+	return _("{n} values of the wrong type: {list}", { n = #bad, list = words.join(shown, ";") })
 end
 
 return shape

@@ -46,7 +46,7 @@ function train.all_call_args(ctx, path)
 	local q = "(call arguments: (argument_list [(keyword_argument name: (identifier) @k value: (_) @v) "
 		.. "(list_splat) @s (dictionary_splat) @s (_) @p]))  @c"
 	local by = {}
-	for _, m in ipairs(ctx.query(path, q) or {}) do
+	for _i, m in ipairs(ctx.query(path, q) or {}) do
 		local key = m.c.start_byte .. ":" .. m.c.end_byte
 		local a = by[key]
 		if not a then
@@ -61,7 +61,7 @@ function train.all_call_args(ctx, path)
 			a.pos[#a.pos + 1] = m.p
 		end
 	end
-	for _, a in pairs(by) do
+	for _i, a in pairs(by) do
 		table.sort(a.pos, function(x, y) return x.start_byte < y.start_byte end)
 	end
 	return function(call)
@@ -83,7 +83,7 @@ local WITH = [[
 function train.autocast(ctx, path, map)
 	local out = {}
 	local args_of
-	for _, m in ipairs(ctx.query(path, WITH) or {}) do
+	for _i, m in ipairs(ctx.query(path, WITH) or {}) do
 		local name = py.dotted(m.f.text)
 		if name and train.AUTOCAST[py.expand(map or {}, name)] then
 			args_of = args_of or train.all_call_args(ctx, path)
@@ -112,7 +112,7 @@ end
 -- The innermost region whose body holds the node.
 function train.inside(node, regions)
 	local best
-	for _, r in ipairs(regions) do
+	for _i, r in ipairs(regions) do
 		if node.start_byte >= r.body.start_byte and node.end_byte <= r.body.end_byte then
 			if not best or r.body.start_byte >= best.body.start_byte then best = r end
 		end
@@ -124,17 +124,17 @@ end
 -- files whose text contains one of words are parsed. Returns a list of {path=, call=, name=}.
 function train.project_calls(ctx, names, words)
 	local out = {}
-	for _, path in ipairs(ctx.files("%.py$")) do
+	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path)
 		local hit = false
 		if text then
-			for _, w in ipairs(words) do
+			for _i, w in ipairs(words) do
 				if text:find(w, 1, true) then hit = true break end
 			end
 		end
 		if hit then
 			local map = py.aliases(ctx, path) or {}
-			for _, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+			for _i, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
 				if names[c.name] then out[#out + 1] = { path = path, call = c.call, name = c.name, args = c.args } end
 			end
 		end

@@ -16,13 +16,13 @@ end
 return {
 	id = "tune.acceptance",
 	phase = "tune",
-	title = "Acceptance: the latest loss and dump comparisons are within tolerance",
+	title = _("Acceptance: the latest loss and dump comparisons are within tolerance"),
 	severity = "error",
 	category = "precision",
-	description = "The design phase fixed what \"done\" means; this check holds the tune phase to it. "
+	description = _("The design phase fixed what \"done\" means; this check holds the tune phase to it. "
 		.. "The latest `ferry compare loss` must be within tolerance.loss and the latest `ferry compare dump` "
 		.. "must have no failing tensor pair. A failing comparison blocks the sign-off until a later "
-		.. "comparison passes or the finding is waived with a reason.",
+		.. "comparison passes or the finding is waived with a reason."),
 	run = function(ctx)
 		local c = ctx.comparisons()
 		local loss, dump = c.loss, c.dump

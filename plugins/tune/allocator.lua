@@ -16,7 +16,7 @@ local NAMES = { "PYTORCH_NPU_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_AL
 local FILES = { "%.py$", "%.sh$", "%.bash$", "%.ya?ml$", "%.env$", "%.cfg$", "%.ini$", "%.toml$", "Dockerfile" }
 
 local function fact(ctx)
-	for _, e in ipairs(ctx.data("env_vars").ascend or {}) do
+	for _i, e in ipairs(ctx.data("env_vars").ascend or {}) do
 		if e.name == "PYTORCH_NPU_ALLOC_CONF" then return e end
 	end
 	return {}
@@ -25,10 +25,10 @@ end
 return {
 	id = "tune.allocator",
 	phase = "tune",
-	title = "Memory allocator settings",
+	title = _("Memory allocator settings"),
 	severity = "info",
 	category = "memory",
-	description = "For models of a billion parameters and more, set PYTORCH_NPU_ALLOC_CONF="
+	description = _("For models of a billion parameters and more, set PYTORCH_NPU_ALLOC_CONF="
 		.. "expandable_segments:True: the caching allocator then grows segments instead of keeping "
 		.. "many fixed blocks, which reduces fragmentation and out-of-memory errors. Expandable segments "
 		.. "must not be combined with max_split_size_mb or garbage_collection_threshold (the vendor's rule); "
@@ -36,33 +36,33 @@ return {
 		.. "memory knobs for large models are advised where the project does not set them: "
 		.. "MULTI_STREAM_MEMORY_REUSE, HCCL_BUFFSIZE and torch_npu.npu.set_per_process_memory_fraction; "
 		.. "MULTI_STREAM_MEMORY_REUSE=0 or 2 is a warning at its line. Uses the model size from "
-		.. "`ferry config model.params_b`.",
+		.. "`ferry config model.params_b`."),
 	run = function(ctx)
 		local e = fact(ctx)
 		local exclusive = e.exclusive_with or {}
 		local mentioned, seen = false, {}
 		-- the memory advice for large multi-card models (env_vars.json, when = large_model)
 		local knobs, said = {}, {}
-		for _, k in ipairs(ctx.data("env_vars").ascend or {}) do
+		for _i, k in ipairs(ctx.data("env_vars").ascend or {}) do
 			if k.when == "large_model" then knobs[#knobs + 1] = k end
 		end
-		for _, pat in ipairs(FILES) do
-			for _, path in ipairs(ctx.files(pat)) do
+		for _i, pat in ipairs(FILES) do
+			for _i, path in ipairs(ctx.files(pat)) do
 				if not seen[path] then
 					seen[path] = true
 					local text = ctx.read(path) or ""
-					for _, n in ipairs(NAMES) do
+					for _i, n in ipairs(NAMES) do
 						if text:find(n, 1, true) then mentioned = true end
 					end
-					for _, k in ipairs(knobs) do
+					for _i, k in ipairs(knobs) do
 						if text:find(k.name:match("[%w_]+$"), 1, true) then said[k.name] = true end
 					end
 					local line = 0
 					for l in (text .. "\n"):gmatch("([^\n]*)\n") do
 						line = line + 1
-						for _, k in ipairs(knobs) do
+						for _i, k in ipairs(knobs) do
 							local v = k.discouraged and l:match(k.name .. "[\"'%]]*%s*[=:,]%s*[\"']?(%d+)")
-							for _, bad in ipairs(v and k.discouraged or {}) do
+							for _i, bad in ipairs(v and k.discouraged or {}) do
 								if v == bad then
 									ctx.report{
 										file = path, line = line, col = 1, severity = "warning", key = "discouraged:" .. line,
@@ -74,10 +74,10 @@ return {
 							end
 						end
 						local named = false
-						for _, n in ipairs(NAMES) do named = named or l:find(n, 1, true) ~= nil end
+						for _i, n in ipairs(NAMES) do named = named or l:find(n, 1, true) ~= nil end
 						if named and l:find("expandable_segments%s*:%s*[Tt]rue") then
 							local with = {}
-							for _, k in ipairs(exclusive) do
+							for _i, k in ipairs(exclusive) do
 								if l:find(k, 1, true) then with[#with + 1] = k end
 							end
 							if #with > 0 then
@@ -98,7 +98,7 @@ return {
 		local params = tonumber(ctx.config("model.params_b") or "")
 		local cards = tonumber(ctx.config("target.cards") or "") or 1
 		if params and params >= LARGE_B and cards > 1 then
-			for _, k in ipairs(knobs) do
+			for _i, k in ipairs(knobs) do
 				if not said[k.name] then
 					local how = k.kind == "api" and string.format("call `%s(%s)` once after selecting the device", k.name, k.value)
 						or (k.name == "HCCL_BUFFSIZE" and string.format("export HCCL_BUFFSIZE in MB (default %s, range %d-%d): lower "

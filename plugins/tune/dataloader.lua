@@ -15,20 +15,20 @@ local POS_WORKERS, POS_PIN = 6, 8
 return {
 	id = "tune.dataloader",
 	phase = "tune",
-	title = "DataLoader without pinned memory or worker processes",
+	title = _("DataLoader without pinned memory or worker processes"),
 	severity = "info",
 	category = "performance",
-	description = "Host-side data loading often decides NPU throughput. Ascend's migration tool advises "
+	description = _("Host-side data loading often decides NPU throughput. Ascend's migration tool advises "
 		.. "pin_memory=True (page-locked host memory makes the copy to the device asynchronous) and "
 		.. "num_workers > 0 (batches are prepared in parallel while the NPU computes). Reports "
 		.. "torch.utils.data.DataLoader calls that leave either at its slow default or set it to the "
-		.. "slow value literally.",
+		.. "slow value literally."),
 	triggers = { "DataLoader" },
 	run = function(ctx)
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local map = py.aliases(ctx, path) or {}
 			local args_of
-			for _, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+			for _i, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
 				if LOADERS[c.name] then
 					args_of = args_of or train.all_call_args(ctx, path)
 					local a = args_of(c.call)

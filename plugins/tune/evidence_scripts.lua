@@ -62,13 +62,13 @@ def npu_profiler(out_dir=OUT_DIR):
 return {
 	id = "tune.evidence_scripts",
 	phase = "tune",
-	title = "Scripts that collect the precision and performance evidence",
+	title = _("Scripts that collect the precision and performance evidence"),
 	severity = "info",
 	category = "evidence",
-	description = "The tune phase judges dumps and profiles of real runs. The fixes write "
-		.. CONFIG .. " (an msprobe configuration dumping every API's tensors, level L1, in step 1, to "
-		.. "./msprobe_dump) and " .. PROFILE .. " (torch_npu's profiler over a few steps after the "
-		.. "first ten); each is one checkpoint.",
+	description = _("The tune phase judges dumps and profiles of real runs. The fixes write "
+		.. "scripts/msprobe_config.json (an msprobe configuration dumping every API's tensors, level L1, in step 1, to "
+		.. "./msprobe_dump) and scripts/npu_profile.py (torch_npu's profiler over a few steps after the "
+		.. "first ten); each is one checkpoint."),
 	run = function(ctx)
 		if not ctx.read(CONFIG) then
 			ctx.report{

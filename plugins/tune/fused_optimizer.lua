@@ -8,7 +8,7 @@ local py = require("py")
 
 local function optimizers(data)
 	local out = {}
-	for _, e in ipairs(data("affinity_apis").entries) do
+	for _i, e in ipairs(data("affinity_apis").entries) do
 		if e.kind == "optimizer" and e.original:match("^torch%.optim%.[%w_]+$") then out[e.original] = e end
 	end
 	return out
@@ -17,13 +17,13 @@ end
 return {
 	id = "tune.fused_optimizer",
 	phase = "tune",
-	title = "Optimizers with a fused NPU version",
+	title = _("Optimizers with a fused NPU version"),
 	severity = "info",
 	category = "performance",
-	description = "torch_npu.optim.NpuFusedAdamW, NpuFusedAdam, NpuFusedSGD … update all parameters in a "
+	description = _("torch_npu.optim.NpuFusedAdamW, NpuFusedAdam, NpuFusedSGD … update all parameters in a "
 		.. "few fused operators instead of several small operators per parameter tensor, which makes "
 		.. "the optimizer step much faster on the NPU (at the cost of extra device memory). Reports the "
-		.. "torch.optim constructors that have such a counterpart.",
+		.. "torch.optim constructors that have such a counterpart."),
 	triggers = function(data)
 		local t = {}
 		for name in pairs(optimizers(data)) do t[#t + 1] = name:match("([%w_]+)$") .. "(" end
@@ -32,9 +32,9 @@ return {
 	end,
 	run = function(ctx)
 		local table_ = optimizers(ctx.data)
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local map = py.aliases(ctx, path) or {}
-			for _, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+			for _i, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
 				local e = table_[c.name]
 				if e then
 					local short = e.replacement:match("([%w_]+)$")

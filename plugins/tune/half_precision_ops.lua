@@ -36,33 +36,33 @@ local HINT = {
 return {
 	id = "tune.half_precision_ops",
 	phase = "tune",
-	title = "Softmax, normalisation or loss forced into 16-bit precision",
+	title = _("Softmax, normalisation or loss forced into 16-bit precision"),
 	severity = "warning",
 	category = "precision",
-	description = "Automatic mixed precision runs softmax, layer/group norm and the losses in FP32 even in "
+	description = _("Automatic mixed precision runs softmax, layer/group norm and the losses in FP32 even in "
 		.. "a float16 region, because they need the range and precision. A call with an explicit "
 		.. "16-bit dtype= argument, or an input cast with .half()/.to(torch.float16) outside autocast, "
 		.. "bypasses that; on the NPU such an operator is a first suspect when the loss curve drifts "
-		.. "from the GPU's.",
+		.. "from the GPU's."),
 	triggers = function(data)
 		local t = {}
-		for _, e in ipairs(data("fp32_ops").entries) do t[#t + 1] = e.name .. "(" end
+		for _i, e in ipairs(data("fp32_ops").entries) do t[#t + 1] = e.name .. "(" end
 		return t
 	end,
 	run = function(ctx)
 		local ops = {}
-		for _, e in ipairs(ctx.data("fp32_ops").entries) do ops[e.name] = e end
+		for _i, e in ipairs(ctx.data("fp32_ops").entries) do ops[e.name] = e end
 		local names = {}
 		for n in pairs(ops) do names[#names + 1] = '"' .. n .. '"' end
 		table.sort(names)
 		local set = "(#any-of? @m " .. table.concat(names, " ") .. ")"
 		local q = "((call function: (attribute object: (_) @obj attribute: (identifier) @m) arguments: (argument_list) @args) @call "
 			.. set .. ")\n((call function: (identifier) @m arguments: (argument_list) @args) @call " .. set .. ")"
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local map = py.aliases(ctx, path) or {}
 			local regions
 			local args_of
-			for _, m in ipairs(ctx.query(path, q) or {}) do
+			for _i, m in ipairs(ctx.query(path, q) or {}) do
 				local op = ops[m.m.text]
 				local input, form
 				if m.obj then

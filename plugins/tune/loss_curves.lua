@@ -16,16 +16,16 @@ end
 return {
 	id = "tune.loss_curves",
 	phase = "tune",
-	title = "GPU and NPU loss curves ready for comparison",
+	title = _("GPU and NPU loss curves ready for comparison"),
 	severity = "info",
 	category = "precision",
-	description = "The first precision check of a migration compares the NPU run's loss curve with the GPU "
+	description = _("The first precision check of a migration compares the NPU run's loss curve with the GPU "
 		.. "run's. Both logs are ingested with `ferry ingest loss-log FILE --label gpu|npu`; "
 		.. "`ferry compare loss gpu npu` then aligns them by step and checks the tolerance "
-		.. "(`ferry config tolerance.loss`).",
+		.. "(`ferry config tolerance.loss`)."),
 	run = function(ctx)
 		local newest = {}
-		for _, a in ipairs(ctx.artifacts("loss-log") or {}) do
+		for _i, a in ipairs(ctx.artifacts("loss-log") or {}) do
 			local s = side(a.label)
 			if s and (not newest[s] or tonumber(a.id) > tonumber(newest[s].id)) then newest[s] = a end
 		end

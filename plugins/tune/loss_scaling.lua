@@ -18,19 +18,19 @@ local WORDS = { "Scaler", "scale_loss", "amp", "accelerate", "deepspeed", "light
 
 -- Does any file of the project scale the loss (or use a framework that does)?
 local function project_scales(ctx)
-	for _, path in ipairs(ctx.files("%.py$")) do
+	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path)
 		local hit = false
-		for _, w in ipairs(WORDS) do
+		for _i, w in ipairs(WORDS) do
 			if text and text:find(w, 1, true) then hit = true break end
 		end
 		if hit then
-			for _, imp in ipairs(py.imports(ctx, path) or {}) do
+			for _i, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[^.]+")
 				if FRAMEWORKS[top] or (imp.name and SCALERS[imp.name]) or imp.full == "apex.amp" then return true end
 			end
 			local map = py.aliases(ctx, path) or {}
-			for _, a in ipairs(py.attributes(ctx, path) or {}) do
+			for _i, a in ipairs(py.attributes(ctx, path) or {}) do
 				local full = py.expand(map, a.text)
 				local last = full:match("([%w_]+)$")
 				if SCALERS[last] or full == "apex.amp.initialize" or full == "apex.amp.scale_loss" then return true end
@@ -46,20 +46,20 @@ local SUGGEST = "Scale the loss: `scaler = torch.npu.amp.GradScaler()`, then `sc
 return {
 	id = "tune.loss_scaling",
 	phase = "tune",
-	title = "float16 training without loss scaling",
+	title = _("float16 training without loss scaling"),
 	severity = "warning",
 	category = "precision",
-	description = "float16 gradients below about 6e-8 become zero; mixed-precision training therefore "
+	description = _("float16 gradients below about 6e-8 become zero; mixed-precision training therefore "
 		.. "multiplies the loss by a scale factor (GradScaler) before backward and divides it out before "
 		.. "the optimizer step. Reports float16 autocast regions and .half() models in training files "
-		.. "when nothing in the project scales the loss. bfloat16 training is not reported.",
+		.. "when nothing in the project scales the loss. bfloat16 training is not reported."),
 	triggers = { "autocast", ".half(" },
 	run = function(ctx)
 		local sites = {}
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			if #train.steps(ctx, path) > 0 then
 				local map = py.aliases(ctx, path) or {}
-				for _, r in ipairs(train.autocast(ctx, path, map)) do
+				for _i, r in ipairs(train.autocast(ctx, path, map)) do
 					if r.dtype == "float16" then
 						sites[#sites + 1] = { file = path, node = r.call,
 							message = "`" .. r.call.text:gsub("%s+", " ") .. "` trains in float16 (the autocast default on the "
@@ -68,15 +68,15 @@ return {
 				end
 				-- models cast to half whose parameters go to an optimizer
 				local owners = {}
-				for _, c in ipairs(py.method_calls(ctx, path, "parameters") or {}) do owners[c.object.text] = true end
+				for _i, c in ipairs(py.method_calls(ctx, path, "parameters") or {}) do owners[c.object.text] = true end
 				local halves = {}
-				for _, m in ipairs(ctx.query(path, "(assignment left: (identifier) @lhs right: (call function: (attribute attribute: (identifier) @h)) @rhs (#eq? @h \"half\"))") or {}) do
+				for _i, m in ipairs(ctx.query(path, "(assignment left: (identifier) @lhs right: (call function: (attribute attribute: (identifier) @h)) @rhs (#eq? @h \"half\"))") or {}) do
 					if owners[m.lhs.text] then halves[m.rhs.start_byte] = m.rhs end
 				end
-				for _, c in ipairs(py.method_calls(ctx, path, "half") or {}) do
+				for _i, c in ipairs(py.method_calls(ctx, path, "half") or {}) do
 					if owners[c.object.text] and c.args.text:match("^%(%s*%)$") then halves[c.call.start_byte] = c.call end
 				end
-				for _, n in pairs(halves) do
+				for _i, n in pairs(halves) do
 					sites[#sites + 1] = { file = path, node = n,
 						message = "The model is cast to float16 with `.half()` and trained, but the project never scales the loss, "
 							.. "so small gradients underflow to zero.",
@@ -87,7 +87,7 @@ return {
 			end
 		end
 		if #sites == 0 or project_scales(ctx) then return end
-		for _, s in ipairs(sites) do
+		for _i, s in ipairs(sites) do
 			s.suggestion = s.suggestion or SUGGEST
 			ctx.report(s)
 		end

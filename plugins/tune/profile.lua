@@ -20,7 +20,7 @@ end
 -- ranks the faster is the reference (the advisor's spread ratio).
 local function median(list)
 	local v = {}
-	for _, r in ipairs(list) do v[#v + 1] = r.value end
+	for _i, r in ipairs(list) do v[#v + 1] = r.value end
 	table.sort(v)
 	return v[(#v + 1) // 2]
 end
@@ -30,11 +30,11 @@ local function slow_ranks(ctx, key, what, ranks, ratio, unit)
 	local med = median(ranks)
 	if not med or med <= 0 then return end
 	local slow = {}
-	for _, r in ipairs(ranks) do
+	for _i, r in ipairs(ranks) do
 		if (r.value - med) / med > ratio then slow[#slow + 1] = r end
 	end
 	table.sort(slow, function(x, y) return x.value > y.value end)
-	for _, r in ipairs(slow) do
+	for _i, r in ipairs(slow) do
 		ctx.report{
 			key = "slowrank:" .. key .. ":" .. r.id, severity = "warning",
 			message = string.format("%s: %s takes %.0f us %s, %s more than the median of the %d ranks (%.0f us): a slow rank holds the others back.",
@@ -86,7 +86,7 @@ local function analyse(ctx, a, s, rules, cross)
 		}
 	end
 	local slow = {}
-	for _, o in ipairs(s.aicpu) do
+	for _i, o in ipairs(s.aicpu) do
 		if o.max_us >= rules.aicpu_min_us then
 			slow[#slow + 1] = string.format("%s (%d calls, %.0f us in total, longest %.0f us)", o.name,
 				math.tointeger(o.count) or 0, o.total_us, o.max_us)
@@ -167,7 +167,7 @@ local function analyse(ctx, a, s, rules, cross)
 	end
 	-- ranks: device time per device, or mean step time (step_trace_time.csv)
 	local ranks = {}
-	for _, r in ipairs(s.ranks) do
+	for _i, r in ipairs(s.ranks) do
 		local v = s.form == "step_trace_time" and (r.steps > 0 and r.step_us / r.steps or nil) or r.busy_us
 		if v then
 			local id = "device " .. r.id
@@ -192,21 +192,21 @@ end
 return {
 	id = "tune.profile",
 	phase = "tune",
-	title = "Profile analysis: top operators, AI CPU operators, communication, idle time, host-bound steps, slow ranks",
+	title = _("Profile analysis: top operators, AI CPU operators, communication, idle time, host-bound steps, slow ranks"),
 	severity = "info",
 	category = "performance",
-	description = "Reads the profiles ingested with `ferry ingest profile FILE` (kernel_details.csv, op_statistic.csv, "
+	description = _("Reads the profiles ingested with `ferry ingest profile FILE` (kernel_details.csv, op_statistic.csv, "
 		.. "step_trace_time.csv from torch_npu.profiler's ASCEND_PROFILER_OUTPUT, or trace_view.json), whatever their size, "
 		.. "and reports where device time goes: the top operator types and kernels, AI CPU operators, communication, idle "
 		.. "time between device operators, steps in which the device waits for the host, slow ranks, and operators "
-		.. "compiled for dynamic shapes.",
+		.. "compiled for dynamic shapes."),
 	run = function(ctx)
 		local data = ctx.data("profile_rules") or {}
 		local rules = {}
-		for _, e in ipairs(data.entries or {}) do rules[e.name] = e.value end
+		for _i, e in ipairs(data.entries or {}) do rules[e.name] = e.value end
 		local cross = {}
 		local nart = {}
-		for _, a in ipairs(ctx.artifacts("profile") or {}) do
+		for _i, a in ipairs(ctx.artifacts("profile") or {}) do
 			local s, why = ctx.profile(a.id, { top = 20, free_share = rules.free_share })
 			if not s then
 				ctx.report{

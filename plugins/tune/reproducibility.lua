@@ -10,7 +10,7 @@
 local train = require("train")
 
 local TORCH_SEED = {}
-for _, n in ipairs({ "torch.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
+for _i, n in ipairs({ "torch.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
 	"torch.npu.manual_seed", "torch.npu.manual_seed_all", "torch_npu.npu.manual_seed", "torch_npu.npu.manual_seed_all",
 	"transformers.set_seed", "transformers.trainer_utils.set_seed", "accelerate.utils.set_seed",
 	"pytorch_lightning.seed_everything", "lightning.seed_everything", "lightning.pytorch.seed_everything",
@@ -18,30 +18,30 @@ for _, n in ipairs({ "torch.manual_seed", "torch.cuda.manual_seed", "torch.cuda.
 	TORCH_SEED[n] = true
 end
 local NP_DRAW = {}
-for _, n in ipairs({ "rand", "randn", "randint", "random", "random_sample", "choice", "shuffle", "permutation",
+for _i, n in ipairs({ "rand", "randn", "randint", "random", "random_sample", "choice", "shuffle", "permutation",
 	"uniform", "normal", "beta", "binomial", "poisson" }) do
 	NP_DRAW["numpy.random." .. n] = "np"
 end
 local PY_DRAW = {}
-for _, n in ipairs({ "random", "randint", "randrange", "choice", "choices", "shuffle", "sample", "uniform", "gauss" }) do
+for _i, n in ipairs({ "random", "randint", "randrange", "choice", "choices", "shuffle", "sample", "uniform", "gauss" }) do
 	PY_DRAW["random." .. n] = "py"
 end
 
 return {
 	id = "tune.reproducibility",
 	phase = "tune",
-	title = "Seeds and deterministic algorithms for the precision comparison",
+	title = _("Seeds and deterministic algorithms for the precision comparison"),
 	severity = "warning",
 	category = "precision",
-	description = "A loss-curve or dump comparison between the GPU and the NPU run needs both runs to "
+	description = _("A loss-curve or dump comparison between the GPU and the NPU run needs both runs to "
 		.. "start from the same random state: torch.manual_seed (or a framework's seed helper), plus "
 		.. "np.random.seed and random.seed when the code draws from numpy or random. "
 		.. "torch.use_deterministic_algorithms(True) makes reruns repeatable (some NPU operators, such as "
-		.. "embedding backward and matmul, may otherwise differ between runs).",
+		.. "embedding backward and matmul, may otherwise differ between runs)."),
 	triggers = { ".backward(" },
 	run = function(ctx)
 		local step
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local s = train.steps(ctx, path)[1]
 			if s then step = { file = path, node = s.call } break end
 		end
@@ -54,7 +54,7 @@ return {
 		names["random.seed"] = "py_seed"
 		names["torch.use_deterministic_algorithms"] = "determinism"
 		local seen, first = {}, {}
-		for _, c in ipairs(train.project_calls(ctx, names, { "seed", "random", "determinis" })) do
+		for _i, c in ipairs(train.project_calls(ctx, names, { "seed", "random", "determinis" })) do
 			local what = names[c.name]
 			if what == "determinism" and c.args.text:match("False") then what = nil end
 			if what then
@@ -91,13 +91,13 @@ return {
 			}
 		end
 		local dist, amp, hccl_det = false, false, false
-		for _, path in ipairs(ctx.files("%.py$")) do
+		for _i, path in ipairs(ctx.files("%.py$")) do
 			local text = ctx.read(path) or ""
 			dist = dist or text:find("init_process_group", 1, true) ~= nil or text:find("DistributedDataParallel", 1, true) ~= nil
 			amp = amp or text:find("autocast", 1, true) ~= nil or text:find("GradScaler", 1, true) ~= nil or text:find(".half()", 1, true) ~= nil
 			hccl_det = hccl_det or text:find("HCCL_DETERMINISTIC", 1, true) ~= nil
 		end
-		for _, path in ipairs(ctx.files("%.sh$")) do
+		for _i, path in ipairs(ctx.files("%.sh$")) do
 			hccl_det = hccl_det or (ctx.read(path) or ""):find("HCCL_DETERMINISTIC", 1, true) ~= nil
 		end
 		if dist and not hccl_det then

@@ -24,17 +24,17 @@ end
 
 local function matches(rule, line)
 	local held = false
-	for _, n in ipairs(rule.needles) do
+	for _i, n in ipairs(rule.needles) do
 		if line:find(n, 1, true) then held = true break end
 	end
 	if not held then return false end
 	if not rule.pattern then return true, nil end
-	local a, _, cap = line:find(rule.pattern)
+	local a, _e, cap = line:find(rule.pattern)
 	return a ~= nil, cap
 end
 
 local function module_of(codes, code)
-	for _, c in ipairs(codes) do
+	for _i, c in ipairs(codes) do
 		if code:sub(1, #c.prefix) == c.prefix then return c end
 	end
 end
@@ -42,39 +42,39 @@ end
 return {
 	id = "tune.run_log",
 	phase = "tune",
-	title = "Failed NPU run diagnosis",
+	title = _("Failed NPU run diagnosis"),
 	severity = "error",
 	category = "runtime",
-	description = "Reads the run logs ingested with `ferry ingest run-log FILE` (stdout/stderr, tracebacks, "
+	description = _("Reads the run logs ingested with `ferry ingest run-log FILE` (stdout/stderr, tracebacks, "
 		.. "CANN plog lines) and explains the failures it recognises — CANN error codes, aclnn operator "
 		.. "failures, CPU fallbacks, AI CPU exceptions, HCCL timeouts and link errors, NPU out of memory, "
 		.. "torch_npu import and version mismatches, NaN losses and overflows — quoting the line and its "
-		.. "number, with the cause and the fix from a cited table.",
+		.. "number, with the cause and the fix from a cited table."),
 	run = function(ctx)
 		local data = ctx.data("run_errors")
 		local rules, needles, index = data.rules, {}, {}
-		for _, r in ipairs(rules) do
-			for _, n in ipairs(r.needles) do
+		for _i, r in ipairs(rules) do
+			for _i, n in ipairs(r.needles) do
 				if not index[n] then
 					needles[#needles + 1] = n
 					index[n] = #needles
 				end
 			end
 		end
-		for _, a in ipairs(ctx.artifacts("run-log") or {}) do
-			local what = (a.label and a.label ~= "") and string.format("run-log '%s' (artifact %s)", a.label, tostring(a.id))
-				or ("run-log artifact " .. tostring(a.id))
+		for _i, a in ipairs(ctx.artifacts("run-log") or {}) do
+			local what = (a.label and a.label ~= "") and _("run-log '{label}' (artifact {id})", { label = a.label, id = tostring(a.id) })
+				or _("run-log artifact {id}", { id = tostring(a.id) })
 			local hits, info = ctx.scan_artifact(a.id, needles, MAX_HITS)
 			if not hits then
-				ctx.report{ key = a.id .. ":unreadable", message = string.format("%s could not be read: %s.", what, tostring(info)),
-					suggestion = "Ingest the log again (`ferry ingest run-log FILE`)." }
+				ctx.report{ key = a.id .. ":unreadable", message = _("{what} could not be read: {why}.", { what = what, why = tostring(info) }),
+					suggestion = _("Ingest the log again (`ferry ingest run-log FILE`).") }
 			else
 				table.sort(hits, function(x, y) return x.line < y.line or (x.line == y.line and x.needle < y.needle) end)
 				local found, order, seen = {}, {}, {}
-				for _, h in ipairs(hits) do
+				for _i, h in ipairs(hits) do
 					if not seen[h.line] then
 						seen[h.line] = true
-						for _, r in ipairs(rules) do
+						for _i, r in ipairs(rules) do
 							local ok, cap = matches(r, h.text)
 							if ok then
 								local f = found[r.id]
@@ -90,28 +90,37 @@ return {
 					end
 				end
 				local cut = false
-				for _, c in ipairs(info.counts or {}) do
+				for _i, c in ipairs(info.counts or {}) do
 					if c > MAX_HITS then cut = true end
 				end
 				local specific = false
-				for _, id in ipairs(order) do
+				for _i, id in ipairs(order) do
 					if not found[id].rule.generic then specific = true end
 				end
-				for _, id in ipairs(order) do
+				for _i, id in ipairs(order) do
 					local f, r = found[id], found[id].rule
 					if not r.generic or not specific then
-						local cause = r.cause
+						local cause = _(r.cause)
 						if r.codes and f.cap then
 							local m = module_of(data.codes or {}, f.cap)
-							cause = string.format("CANN error %s%s: %s", f.cap, m and (" from " .. m.module) or "", r.cause)
+							cause = m and _("CANN error {code} from {module}: {cause}", { code = f.cap, module = m.module, cause = cause })
+								or _("CANN error {code}: {cause}", { code = f.cap, cause = cause })
 						elseif f.cap then
-							cause = string.format("%s (%s)", r.cause, f.cap)
+							cause = _("{cause} ({what})", { cause = cause, what = f.cap })
 						end
-						local more = f.more > 0 and string.format(" (and %d more line%s like it)", f.more, f.more == 1 and "" or "s") or ""
+						local v = { what = what, line = f.line, cause = cause, text = quote(f.text), n = f.more }
+						local message
+						if f.more == 0 then
+							message = _("{what} line {line}: {cause} — \"{text}\".", v)
+						elseif f.more == 1 then
+							message = _("{what} line {line}: {cause} — \"{text}\" (and 1 more line like it).", v)
+						else
+							message = _("{what} line {line}: {cause} — \"{text}\" (and {n} more lines like it).", v)
+						end
 						ctx.report{
 							key = a.id .. ":" .. r.id, severity = r.severity,
-							message = string.format("%s line %d: %s — \"%s\"%s.", what, f.line, cause, quote(f.text), more),
-							suggestion = r.fix,
+							message = message,
+							suggestion = _(r.fix),
 							data = { source = r.source, line = f.line, artifact = a.id },
 						}
 					end
@@ -119,9 +128,10 @@ return {
 				if cut then
 					ctx.report{
 						key = a.id .. ":cut", severity = "info",
-						message = string.format("%s: %d lines scanned; some strings occur more than %d times, only their first %d lines were examined.",
-							what, info.lines or 0, MAX_HITS, MAX_HITS),
-						suggestion = "Split the log around the failure (for example the last part before the traceback) and ingest that part as its own run-log.",
+						message = _("{what}: {lines} lines scanned; some strings occur more than {max} times, only their first {max} lines "
+							.. "were examined.", { what = what, lines = info.lines or 0, max = MAX_HITS }),
+						suggestion = _("Split the log around the failure (for example the last part before the traceback) and ingest "
+							.. "that part as its own run-log."),
 					}
 				end
 			end

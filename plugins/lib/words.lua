@@ -1,0 +1,39 @@
+-- words: lists inside translatable messages.
+--   local words = require("words")
+--   words.join(list)          "a, b, c"  (each item shown in the reader's language)
+--   words.join(list, ";")     "a; b; c"
+--
+-- Items may be _() results (a fact table's prose, a clause with its own values): the list
+-- is folded into nested _("{head}, {tail}") messages, so the record keeps every item's id
+-- and arguments and a reader sees each item, and the separators, in their language.
+
+local words = {}
+
+-- Nesting stops at MAX items (the record's JSON nesting has a limit); the rest are joined
+-- as they are.
+local MAX = 100
+
+function words.join(list, sep)
+	local out
+	if #list > MAX then
+		local rest = {}
+		for i = MAX, #list do rest[#rest + 1] = tostring(list[i]) end
+		local head = {}
+		for i = 1, MAX - 1 do head[i] = list[i] end
+		head[MAX] = table.concat(rest, sep == ";" and "; " or ", ")
+		list = head
+	end
+	for i = 1, #list do
+		local item = tostring(list[i])
+		if not out then
+			out = item
+		elseif sep == ";" then
+			out = _("{head}; {tail}", { head = out, tail = item })
+		else
+			out = _("{head}, {tail}", { head = out, tail = item })
+		end
+	end
+	return out or ""
+end
+
+return words
