@@ -49,7 +49,7 @@ return {
 					file = path, line = st and st.line or 1, col = st and st.col or 1, key = "adaptor",
 					message = _("`{file}` runs Megatron-LM but does not import MindSpeed's adaptor.", { file = path }),
 					suggestion = _("Add `{adaptor}` {where}; keep --distributed-backend nccl and CUDA_DEVICE_MAX_CONNECTIONS=1 as they are.",
-						{ adaptor = mg.adaptor.name, where = _(mg.adaptor.where or "") }),
+						{ adaptor = mg.adaptor.name, where = mg.adaptor.where and _(mg.adaptor.where) or "" }),
 				}
 				if st then
 					local nl = text:find("\n", st.end_byte + 1, true)

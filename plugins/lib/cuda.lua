@@ -590,11 +590,11 @@ end
 local function megatron_keeps(site, mg, what, k, backend)
 	site.edits, site.fix_message, site.fix_suggestion, site.human = nil, nil, nil, nil
 	site.severity = "info"
-	local a = { what = what, why = _(k.why or "") }
+	local a = { what = what, why = k.why and _(k.why) or "" }
 	site.message = backend and _("The backend {what} stays as it is on Ascend in this Megatron project: {why}.", a)
 		or _("`{what}` stays as it is on Ascend in this Megatron project: {why}.", a)
 	site.suggestion = mg.mindspeed and _("Keep it; MindSpeed is already imported.")
-		or _("Keep it, and add `{adaptor}` {where}.", { adaptor = mg.adaptor.name, where = _(mg.adaptor.where or "") })
+		or _("Keep it, and add `{adaptor}` {where}.", { adaptor = mg.adaptor.name, where = mg.adaptor.where and _(mg.adaptor.where) or "" })
 	site.key = "megatron:" .. (site.key or (backend and ("The backend " .. what) or ("`" .. what .. "`")))
 	return site
 end

@@ -14,6 +14,7 @@
 local ep = require("envprobe")
 local shape = require("shape")
 local train = require("train")
+local words = require("words")
 
 local plan = {}
 
@@ -292,9 +293,7 @@ function plan.parallel(ctx)
 	r.severity = "info"
 	r.message = _("Parallel plan: {summary}. {arith}.", { summary = r.summary, arith = arith })
 	-- the steps joined with "; ", each a message of its own, so the whole reads in one language
-	local steps = parts[1]
-	for i = 2, #parts do steps = _("{first}; {next}", { first = steps, ["next"] = parts[i] }) end
-	r.suggestion = _("{steps}.", { steps = steps })
+	r.suggestion = _("{steps}.", { steps = words.join(parts, ";") })
 	return r
 end
 
