@@ -3,7 +3,7 @@
  * reports generated (`ferry report` or p here), as the audit chain records them.
  * Enter opens the one under the cursor (tui_open_artifact): a comparison as its
  * curves or pairs, a bench as its sweep, a report in $PAGER. */
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -48,7 +48,7 @@ static void load(astate *s, tui *t)
 	s->n = s->ncompare = s->nreports = 0;
 	s->err[0] = '\0';
 	if (model_artifacts(&s->a, &s->n, &t->m) != 0) {
-		snprintf(s->err, sizeof s->err, "%s", T("cannot read the artifacts"));
+		snprintf(s->err, sizeof s->err, "%s", _("cannot read the artifacts"));
 	} else {
 		s->ncompare = append(s, model_comparisons, &t->m);
 		s->nreports = append(s, model_reports, &t->m);
@@ -93,7 +93,7 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 	ui_erase(w);
 	int width = ui_win_width(w);
 	char head[128];
-	snprintf(head, sizeof head, T("Artifacts (%zu), comparisons (%zu) and reports (%zu) · Enter opens"),
+	snprintf(head, sizeof head, _("Artifacts (%zu), comparisons (%zu) and reports (%zu) · Enter opens"),
 	         s->n - s->nreports - s->ncompare, s->ncompare, s->nreports);
 	pane_title(w, 0, head);
 	if (*s->err) {
@@ -102,8 +102,8 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 	}
 	if (!s->n) {
 		pane_wrap(w, 2, 2, UI_DIM,
-		          T("No artifacts yet. Ingest logs, probes, profiles or models with :ingest KIND PATH"), 0, 4);
-		pane_wrap(w, 5, 2, UI_DIM, T("No reports yet. Press p to write one (md, html, json, sarif or csv)."), 0, 3);
+		          _("No artifacts yet. Ingest logs, probes, profiles or models with :ingest KIND PATH"), 0, 4);
+		pane_wrap(w, 5, 2, UI_DIM, _("No reports yet. Press p to write one (md, html, json, sarif or csv)."), 0, 3);
 		return;
 	}
 	s->h = (ui_win_height(w) - 1) / 2;
@@ -115,7 +115,7 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 		ui_fill_row(w, y, attr);
 		char size[32], row[512];
 		human_size(size, sizeof size, a->size);
-		char *kind = text_cell(T(a->kind), 10, 0);
+		char *kind = text_cell(pane_word(a->kind), 10, 0);
 		char *label = text_cell(a->label, 24, 0);
 		char id[24] = "";
 		if (i < (int)(s->n - s->nreports - s->ncompare)) /* comparisons and reports have no artifact id */

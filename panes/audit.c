@@ -2,7 +2,7 @@
  * and its payload (the event's data as the chain hashes it) under it; the selected
  * event's payload is wrapped in full. The last `verify` result (V or :verify) is
  * shown in place above the list, with every problem it found. */
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -29,7 +29,7 @@ static void load(austate *s, tui *t)
 	s->n = 0;
 	s->err[0] = '\0';
 	if (model_events(&s->e, &s->n, &t->m) != 0)
-		snprintf(s->err, sizeof s->err, "%s", T("cannot read the audit chain"));
+		snprintf(s->err, sizeof s->err, "%s", _("cannot read the audit chain"));
 	s->loaded = 1;
 	s->gen = t->reload_gen;
 	if (s->cur >= (int)s->n)
@@ -56,7 +56,7 @@ static int draw_verify(ui_win *w, int y, tui *t, int max)
 {
 	int width = ui_win_width(w), used = 0;
 	const char *p = t->verify;
-	ui_put(w, y, 1, UI_TITLE, T("verify:"), 0);
+	ui_put(w, y, 1, UI_TITLE, _("verify:"), 0);
 	while (*p && used < max) {
 		size_t n = strcspn(p, "\n");
 		ui_putn(w, y + used, 10, t->verify_ok ? UI_OK : UI_ERROR, p, n, width - 11);
@@ -75,7 +75,8 @@ static void audit_draw(void *st, tui *t, ui_win *w)
 	ui_erase(w);
 	int width = ui_win_width(w), h = ui_win_height(w);
 	char head[160];
-	snprintf(head, sizeof head, T("Audit chain, newest first (%zu events) · V verifies"), s->n);
+	snprintf(head, sizeof head, P_("Audit chain, newest first (%zu event) · V verifies", "Audit chain, newest first (%zu events) · V verifies", s->n),
+	         s->n);
 	int y = pane_title(w, 0, head);
 	if (t->verify)
 		y += draw_verify(w, y, t, 4) + 1;
@@ -92,7 +93,7 @@ static void audit_draw(void *st, tui *t, ui_win *w)
 		const tui_event *e = &s->e[i];
 		int sel = i == s->cur, attr = sel ? UI_SELECT : UI_NORMAL;
 		ui_fill_row(w, y, attr);
-		char *kind = text_cell(e->kind, 10, 0);
+		char *kind = text_cell(pane_word(e->kind), 10, 0);
 		char line[512];
 		snprintf(line, sizeof line, "%5lld  %s  %s  %s  %.12s", e->seq, e->time, kind, e->actor, e->hash);
 		free(kind);

@@ -3,7 +3,7 @@
  * On the assess phase the readiness verdict comes first: the score as a bar with
  * its class, the effort in person-days with its formula, the recommended strategy
  * and the top risks (app/assessment.h, copied into the model). */
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -57,7 +57,7 @@ static void load(cstate *s, tui *t)
 	tui_finding *f = NULL;
 	size_t nf = 0, cap = 0;
 	if (model_all_findings(&f, &nf, &t->m) != 0) {
-		snprintf(s->err, sizeof s->err, "%s", T("cannot read the findings"));
+		snprintf(s->err, sizeof s->err, "%s", _("cannot read the findings"));
 		return;
 	}
 	for (size_t i = 0; i < nf; i++) {
@@ -166,41 +166,41 @@ static void draw_readiness(vrow *v, const tui *t)
 	int width = ui_win_width(v->w);
 	if (!r->ran) {
 		vwrap(v, 2, UI_DIM,
-		      T("No assessment yet: the assess checks have not run, so there is no readiness score or effort estimate. Press r on phase 1 (assess) to run them."));
+		      _("No assessment yet: the assess checks have not run, so there is no readiness score or effort estimate. Press r on phase 1 (assess) to run them."));
 		v->row++;
 		return;
 	}
 	int attr = pane_class_attr(r->klass);
 	int barw = width - 46;
 	barw = barw < 10 ? 10 : barw > 40 ? 40 : barw;
-	vlabel(v, T("Score"));
+	vlabel(v, _("Score"));
 	if (vvis(v)) {
 		char *sb = pane_score_bar(r->score, barw);
 		int x = 13 + ui_put(v->w, vy(v), 13, attr, sb, barw);
 		free(sb);
 		char tail[160];
-		snprintf(tail, sizeof tail, "  %d/100  %s", r->score, T(r->klass));
+		snprintf(tail, sizeof tail, "  %d/100  %s", r->score, pane_word(r->klass));
 		ui_put(v->w, vy(v), x, attr, tail, 0);
 	}
 	v->row++;
 	char b[160];
-	vlabel(v, T("Effort"));
-	snprintf(b, sizeof b, T("%.1f person-days"), r->effort_days);
+	vlabel(v, _("Effort"));
+	snprintf(b, sizeof b, _("%.1f person-days"), r->effort_days);
 	if (vvis(v))
 		ui_put(v->w, vy(v), 13, UI_NORMAL, b, 0);
 	v->row++;
 	vwrap(v, 13, UI_DIM, r->formula);
-	vlabel(v, T("Strategy"));
+	vlabel(v, _("Strategy"));
 	char st[400];
 	if (r->chosen && strcmp(r->chosen, r->strategy) != 0)
-		snprintf(st, sizeof st, T("%s (recommended); chosen: %s"), pane_strategy_words(r->strategy),
+		snprintf(st, sizeof st, _("%s (recommended); chosen: %s"), pane_strategy_words(r->strategy),
 		         pane_strategy_words(r->chosen));
 	else
-		snprintf(st, sizeof st, T("%s (recommended)"), pane_strategy_words(r->strategy));
+		snprintf(st, sizeof st, _("%s (recommended)"), pane_strategy_words(r->strategy));
 	vwrap(v, 13, UI_NORMAL, st);
-	vwrap(v, 13, UI_DIM, T(r->reason));
+	vwrap(v, 13, UI_DIM, pane_word(r->reason));
 	if (r->nrisks) {
-		vlabel(v, T("Top risks"));
+		vlabel(v, _("Top risks"));
 		for (int i = 0; i < r->nrisks; i++) {
 			const tui_risk *k = &r->risks[i];
 			if (vvis(v)) {
@@ -229,12 +229,12 @@ static void chart_draw(void *st, tui *t, ui_win *w)
 	int width = ui_win_width(w);
 	s->h = ui_win_height(w) - 1;
 	int assess = t->m.phase == 0;
-	pane_title(w, 0, assess ? T("Readiness of the project (assess)") : T("Open findings by category, per phase"));
+	pane_title(w, 0, assess ? _("Readiness of the project (assess)") : _("Open findings by category, per phase"));
 	vrow v = { w, 0, s->scroll, s->h };
 	if (assess) {
 		draw_readiness(&v, t);
 		if (vvis(&v))
-			ui_put(w, vy(&v), 1, UI_TITLE, T("Open findings by category, per phase"), 0);
+			ui_put(w, vy(&v), 1, UI_TITLE, _("Open findings by category, per phase"), 0);
 		v.row++;
 	}
 	if (*s->err) {
@@ -252,7 +252,7 @@ static void chart_draw(void *st, tui *t, ui_win *w)
 	if (!any) {
 		v.row++;
 		vwrap(&v, 2, UI_DIM,
-		      T("Nothing to chart yet: no findings have been recorded. Run the checks with r (this phase) or R (all phases)."));
+		      _("Nothing to chart yet: no findings have been recorded. Run the checks with r (this phase) or R (all phases)."));
 		s->total = v.row;
 		return;
 	}
@@ -268,7 +268,7 @@ static void chart_draw(void *st, tui *t, ui_win *w)
 				v.row++;
 			if (vvis(&v)) {
 				char head[64];
-				snprintf(head, sizeof head, "%d %s", b->phase + 1, t->m.phases[b->phase].name);
+				snprintf(head, sizeof head, "%d %s", b->phase + 1, pane_word(t->m.phases[b->phase].name));
 				ui_put(w, vy(&v), 1, UI_TITLE, head, 0);
 			}
 			v.row++;
@@ -284,7 +284,7 @@ static void chart_draw(void *st, tui *t, ui_win *w)
 			free(bl);
 			char num[64];
 			if (b->waived || b->fixed)
-				snprintf(num, sizeof num, " %d (+%d %s)", b->open, b->waived + b->fixed, T("closed"));
+				snprintf(num, sizeof num, " %d (+%d %s)", b->open, b->waived + b->fixed, _("closed"));
 			else
 				snprintf(num, sizeof num, " %d", b->open);
 			ui_put(w, y, 3 + labelw + used, UI_DIM, num, 0);

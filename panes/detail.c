@@ -1,7 +1,7 @@
 /* detail — the selected finding: what was found, the source around it with the
  * matched range highlighted, the suggestion, and the proposed fix as a coloured
  * diff computed from the finding's edits against the file's current text. */
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -133,7 +133,7 @@ static size_t line_end(const char *text, size_t len, size_t i)
 static void draw_source(out *o, dstate *d, const tui_finding *f)
 {
 	if (!d->text) {
-		line(o, 2, UI_DIM, T("(the file cannot be read)"));
+		line(o, 2, UI_DIM, _("(the file cannot be read)"));
 		return;
 	}
 	int first = f->line - CONTEXT_LINES < 1 ? 1 : f->line - CONTEXT_LINES;
@@ -159,18 +159,18 @@ static void draw_source(out *o, dstate *d, const tui_finding *f)
 static void draw_fix(out *o, dstate *d, const tui_finding *f)
 {
 	if (!f->nedits) {
-		line(o, 2, UI_DIM, T("(no automatic fix: this one needs a person)"));
+		line(o, 2, UI_DIM, _("(no automatic fix: this one needs a person)"));
 		return;
 	}
 	if (!d->text) {
-		line(o, 2, UI_DIM, T("(the file cannot be read)"));
+		line(o, 2, UI_DIM, _("(the file cannot be read)"));
 		return;
 	}
 	size_t k = 0;
 	while (k < f->nedits) {
 		const tui_edit *e = &f->edits[k];
 		if (e->start > d->len || e->end > d->len || e->end < e->start) {
-			line(o, 2, UI_ERROR, T("(the fix no longer matches the file; run the checks again)"));
+			line(o, 2, UI_ERROR, _("(the fix no longer matches the file; run the checks again)"));
 			return;
 		}
 		size_t a = e->start;
@@ -246,8 +246,8 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 	d->h = ui_win_height(w);
 	if (!f) {
 		d->total = 0;
-		pane_title(w, 0, T("Detail"));
-		pane_wrap(w, 2, 2, UI_DIM, T("Select a finding to see its source, the suggestion and the proposed fix."), 0, d->h - 2);
+		pane_title(w, 0, _("Detail"));
+		pane_wrap(w, 2, 2, UI_DIM, _("Select a finding to see its source, the suggestion and the proposed fix."), 0, d->h - 2);
 		return;
 	}
 	if (f->id != d->shown) {
@@ -256,7 +256,8 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 	}
 	out o = { w, 0, d->scroll, d->h };
 	char head[256];
-	snprintf(head, sizeof head, "#%lld  %s  %s  [%s]", f->id, f->severity, f->plugin, T(f->status));
+	snprintf(head, sizeof head, "#%lld  %s  %s  [%s]", f->id, pane_word(f->severity), f->plugin,
+	         pane_word(f->status));
 	line(&o, 1, pane_severity_attr(f->severity), head);
 	wrapped(&o, 1, UI_TITLE, f->message);
 	if (*f->file) {
@@ -267,18 +268,18 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 		draw_source(&o, d, f);
 	}
 	if (*f->suggestion) {
-		line(&o, 1, UI_TITLE, T("Suggestion"));
+		line(&o, 1, UI_TITLE, _("Suggestion"));
 		wrapped(&o, 2, UI_NORMAL, f->suggestion);
 	}
 	if (f->waiver) {
-		line(&o, 1, UI_TITLE, T("Waived by"));
+		line(&o, 1, UI_TITLE, _("Waived by"));
 		wrapped(&o, 2, UI_NORMAL, f->waiver);
 	}
-	line(&o, 1, UI_TITLE, T("Proposed fix"));
+	line(&o, 1, UI_TITLE, _("Proposed fix"));
 	if (*f->file)
 		draw_fix(&o, d, f);
 	else
-		line(&o, 2, UI_DIM, T("(no automatic fix: this one needs a person)"));
+		line(&o, 2, UI_DIM, _("(no automatic fix: this one needs a person)"));
 	d->total = o.row;
 	if (d->total > d->h && d->scroll + d->h < d->total) {
 		char more[32];

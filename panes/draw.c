@@ -1,22 +1,58 @@
 /* draw — small drawing helpers shared by the panes (see pane.h). No curses here. */
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
 
 #include <string.h>
 
+/* The English words and sentences app modules put into their results and the panes
+ * show: marked here so that they are in the catalog whichever module marks them too,
+ * and translated where they are drawn (pane_word). */
+static const char *const app_words[] __attribute__((unused)) = {
+	/* readiness classes (assessment.c) */
+	N_("ready"), N_("ready with conditions"), N_("needs manual porting"), N_("blocked"),
+	/* strategy reasons (assessment.c) */
+	N_("Errors without an automatic fix (custom CUDA kernels, unsupported operators or GPU-only "
+	   "libraries) must be ported by hand first; the mechanical rewrites can then be applied with ferry fix."),
+	N_("Constructs that automatic migration (transfer_to_npu) disables or does not handle "
+	   "(torch.jit.script, channels_last) are present: rewrite the code explicitly with ferry fix, "
+	   "reviewing each change."),
+	N_("Many mechanical CUDA call sites and nothing that conflicts with automatic migration: "
+	   "`from torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path."),
+	N_("Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every "
+	   "change is visible in the history."),
+	/* phase statuses */
+	N_("not started"), N_("in progress"), N_("signed off"), N_("reopened"),
+	/* finding statuses */
+	N_("open"), N_("fixed"), N_("waived"),
+	/* severities */
+	N_("error"), N_("warning"), N_("info"),
+	/* checkpoint kinds (store.h) */
+	N_("baseline"), N_("fix"), N_("manual"), N_("revert"), N_("generated"), N_("recovered"),
+	/* the artifacts pane's own kinds (model.c) */
+	N_("report"), N_("compare"),
+	/* audit event kinds (audit.c and its callers) */
+	N_("init"), N_("checkpoint"), N_("check"), N_("waive"), N_("unwaive"), N_("signoff"), N_("ingest"),
+	N_("config"), N_("export"), N_("signature"),
+	/* the phases (workspace.c) */
+	N_("assess"), N_("design"), N_("environment"), N_("adapt"), N_("tune"), N_("infer-convert"),
+	N_("infer-optimize"),
+};
+
+const char *pane_word(const char *english)
+{
+	/* gettext("") is the catalog's header: an empty word stays empty */
+	return english && *english ? _(english) : english ? english : "";
+}
+
 const char *pane_status_word(const char *status)
 {
-	if (strcmp(status, "signed off") == 0)
-		return T("signed off");
-	if (strcmp(status, "blocked") == 0)
-		return T("blocked");
-	if (strcmp(status, "reopened") == 0)
-		return T("reopened");
-	if (strcmp(status, "in progress") == 0)
-		return T("in progress");
-	return T("not started");
+	static const char *const known[] = { "signed off", "blocked", "reopened", "in progress" };
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(status, known[i]) == 0)
+			return _(known[i]);
+	return _("not started");
 }
 
 int pane_severity_attr(const char *severity)
@@ -32,9 +68,9 @@ int pane_severity_attr(const char *severity)
 const char *pane_severity_label(const char *severity)
 {
 	switch (model_severity_rank(severity)) {
-	case 3: return T("ERR ");
-	case 2: return T("WARN");
-	case 1: return T("INFO");
+	case 3: return _("ERR ");
+	case 2: return _("WARN");
+	case 1: return _("INFO");
 	default: return "    ";
 	}
 }
@@ -146,11 +182,11 @@ const char *pane_strategy_words(const char *strategy)
 	if (!strategy || !*strategy)
 		return "";
 	if (strcmp(strategy, "auto") == 0)
-		return T("automatic migration (transfer_to_npu)");
+		return _("automatic migration (transfer_to_npu)");
 	if (strcmp(strategy, "tool") == 0)
-		return T("explicit rewrite with ferry fix");
+		return _("explicit rewrite with ferry fix");
 	if (strcmp(strategy, "manual") == 0)
-		return T("manual porting first");
+		return _("manual porting first");
 	return strategy;
 }
 

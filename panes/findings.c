@@ -1,7 +1,7 @@
 /* findings — the main list: the selected phase's findings, filtered (severity,
  * status, plugin, text) and sorted. The visible order is an index array rebuilt
  * only when the model's findings or the filter change, never on cursor moves. */
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -175,13 +175,13 @@ static void findings_close(void *st)
 
 static const char *sort_name(int sort)
 {
-	return sort == 1 ? T("severity") : sort == 2 ? T("plugin") : T("file");
+	return sort == 1 ? _("severity") : sort == 2 ? _("plugin") : _("file");
 }
 
 static const char *status_filter_name(int st)
 {
-	static const char *const names[] = { "active", "open", "waived", "fixed", "all" };
-	return T(names[st >= 0 && st < 5 ? st : 0]);
+	static const char *const names[] = { N_("active"), N_("open"), N_("waived"), N_("fixed"), N_("all") };
+	return _(names[st >= 0 && st < 5 ? st : 0]);
 }
 
 static const char *status_mark(const char *status)
@@ -205,7 +205,7 @@ static void draw_row(ui_win *w, int y, const tui_finding *f, int sel, int width)
 	if (*f->file)
 		snprintf(loc, sizeof loc, "%s:%d", f->file, f->line);
 	else
-		snprintf(loc, sizeof loc, "%s", T("(project)"));
+		snprintf(loc, sizeof loc, "%s", _("(project)"));
 	/* keep the end of a long path: the file name and line matter most */
 	char *cell;
 	if (text_width(loc) > locw) {
@@ -235,7 +235,7 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 	fstate *s = st;
 	rebuild(s, t);
 	int width = ui_win_width(w), h = ui_win_height(w);
-	if (s->painted && s->n && !t->running && s->p_width == width && s->p_zh == i18n_zh() &&
+	if (s->painted && s->n && !t->running && s->p_width == width && s->p_zh == intl_zh() &&
 	    s->p_gen == t->m.gen && s->p_paint == t->paint_gen && s->p_filter_id == s->filter_id && s->h == h - 1) {
 		int top = s->top;
 		pane_scroll(&top, s->cur, s->h, (int)s->n);
@@ -251,7 +251,7 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 	s->painted = 0;
 	char head[512];
 	const tui_phase *ph = &t->m.phases[t->m.phase];
-	snprintf(head, sizeof head, "%s · %s  %zu/%zu", T("Findings"), ph->name, s->n, t->m.nf);
+	snprintf(head, sizeof head, "%s · %s  %zu/%zu", _("Findings"), ph->name, s->n, t->m.nf);
 	int x = ui_put(w, 0, 1, UI_TITLE, head, 0) + 3;
 	if (t->running && *t->progress) { /* the list stays as it was while checks run */
 		char run[200];
@@ -259,7 +259,7 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 		x += ui_put(w, 0, x, UI_WARN, run, width - x - 1) + 3;
 	}
 	char info[512];
-	snprintf(info, sizeof info, "%s:%s  %s:%s%s%s%s%s", T("sort"), sort_name(t->sort), T("show"),
+	snprintf(info, sizeof info, "%s:%s  %s:%s%s%s%s%s", _("sort"), sort_name(t->sort), _("show"),
 	         status_filter_name(t->filter_status), t->filter_sev ? "  " : "",
 	         t->filter_sev ? pane_severity_label(t->filter_sev == 3 ? "error" : t->filter_sev == 2 ? "warning" : "info") : "",
 	         *t->filter ? "  /" : "", t->filter);
@@ -267,9 +267,9 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 	s->h = h - 1;
 	if (s->n == 0) {
 		const char *why = ph->runs == 0 && t->m.nf == 0 && !t->running
-		                      ? T("No checks have run for this phase yet. Press r to run them.")
-		                  : t->m.nf == 0 ? T("No findings in this phase.")
-		                                 : T("No findings match the filter (\\ clears it).");
+		                      ? _("No checks have run for this phase yet. Press r to run them.")
+		                  : t->m.nf == 0 ? _("No findings in this phase.")
+		                                 : _("No findings match the filter (\\ clears it).");
 		pane_wrap(w, 2, 2, UI_DIM, why, 0, h - 2);
 		return;
 	}
@@ -282,7 +282,7 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 	s->p_cur = s->cur;
 	s->p_top = s->top;
 	s->p_width = width;
-	s->p_zh = i18n_zh();
+	s->p_zh = intl_zh();
 	s->p_gen = t->m.gen;
 	s->p_paint = t->paint_gen;
 	s->p_filter_id = s->filter_id;

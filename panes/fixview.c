@@ -5,7 +5,7 @@
  * the shared diff viewer, scrollable with the movement keys. */
 #include "diffview.h"
 #include "fix.h"
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -49,7 +49,7 @@ static void build(xstate *s, tui *t, int width)
 	int pre = 0;
 	if (nref + nerr) {
 		char head[128];
-		snprintf(head, sizeof head, T("Refused (%zu), nothing is written for these:"), nref + nerr);
+		snprintf(head, sizeof head, _("Refused (%zu), nothing is written for these:"), nref + nerr);
 		pre += add_wrapped(&b, head, width - 2, 0);
 		for (size_t i = 0; i < nerr; i++)
 			pre += add_wrapped(&b, errors[i], width - 4, 2);
@@ -62,7 +62,7 @@ static void build(xstate *s, tui *t, int width)
 	if (*diff)
 		sbuf_adds(&b, diff);
 	else {
-		sbuf_adds(&b, T("(no file would change)"));
+		sbuf_adds(&b, _("(no file would change)"));
 		sbuf_adds(&b, "\n");
 	}
 	diffview_set(&s->dv, b.buf);
@@ -89,21 +89,16 @@ static void fix_close(void *st)
 	free(s);
 }
 
-static const char *plural(size_t n)
-{
-	return n == 1 || i18n_zh() ? "" : "s";
-}
-
 static void fix_draw(void *st, tui *t, ui_win *w)
 {
 	xstate *s = st;
 	ui_erase(w);
 	int width = ui_win_width(w), h = ui_win_height(w);
 	char head[400];
-	snprintf(head, sizeof head, "%s · %s", T("Fix preview"), t->plan_what);
+	snprintf(head, sizeof head, "%s · %s", _("Fix preview"), t->plan_what);
 	pane_title(w, 0, head);
 	if (!t->plan) {
-		ui_put(w, 2, 2, UI_DIM, T("No fix is being previewed."), 0);
+		ui_put(w, 2, 2, UI_DIM, _("No fix is being previewed."), 0);
 		return;
 	}
 	if (!s->built || s->gen != t->plan_gen || s->width != width) {
@@ -114,11 +109,15 @@ static void fix_draw(void *st, tui *t, ui_win *w)
 	size_t nfind = 0, nfiles = 0, nplug = 0;
 	fix_plan_counts(t->plan, &nfind, &nfiles, &nplug);
 	char q[400];
-	if (nfind)
-		snprintf(q, sizeof q, T("Apply %zu fix%s to %zu file%s as %zu checkpoint%s?  y applies, n discards."), nfind,
-		         nfind == 1 || i18n_zh() ? "" : "es", nfiles, plural(nfiles), nplug, plural(nplug));
-	else
-		snprintf(q, sizeof q, "%s", T("Nothing can be applied: every selected fix was refused. n or Esc closes."));
+	if (nfind) {
+		char fx[64], fl[64], cp[64];
+		snprintf(fx, sizeof fx, P_("%zu fix", "%zu fixes", nfind), nfind);
+		snprintf(fl, sizeof fl, P_("%zu file", "%zu files", nfiles), nfiles);
+		snprintf(cp, sizeof cp, P_("%zu checkpoint", "%zu checkpoints", nplug), nplug);
+		/* TRANSLATORS: "Apply 2 fixes to 1 file as 1 checkpoint?" */
+		snprintf(q, sizeof q, _("Apply %s to %s as %s?  y applies, n discards."), fx, fl, cp);
+	} else
+		snprintf(q, sizeof q, "%s", _("Nothing can be applied: every selected fix was refused. n or Esc closes."));
 	int y = 1 + pane_wrap(w, 1, 1, nfind ? UI_WARN : UI_ERROR, q, 0, 2);
 	diffview_draw(&s->dv, w, y + 1, 1, h - y - 1);
 }

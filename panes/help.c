@@ -1,6 +1,6 @@
 /* help — the key overlay, generated from the keymap table (keys, command name,
  * help text in the interface language). */
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -16,10 +16,10 @@ typedef struct hstate {
 static const char *view_title(int view)
 {
 	switch (view) {
-	case VIEW_FINDINGS: return T("In the findings list");
-	case VIEW_TIMELINE: return T("In the timeline");
-	case VIEW_FIX: return T("In the fix preview");
-	default: return T("Everywhere");
+	case VIEW_FINDINGS: return _("In the findings list");
+	case VIEW_TIMELINE: return _("In the timeline");
+	case VIEW_FIX: return _("In the fix preview");
+	default: return _("Everywhere");
 	}
 }
 
@@ -42,7 +42,7 @@ static void help_draw(void *st, tui *t, ui_win *w)
 	ui_erase(w);
 	s->h = ui_win_height(w) - 2;
 	char head[128];
-	snprintf(head, sizeof head, "%s   (%s)", T("ferry workbench keys"), T("Esc closes, j/k scroll, : runs a command by name"));
+	snprintf(head, sizeof head, "%s   (%s)", _("ferry workbench keys"), _("Esc closes, j/k scroll, : runs a command by name"));
 	ui_fill_row(w, 0, UI_BAR);
 	ui_put(w, 0, 1, UI_BAR, head, width - 2);
 	int row = 0;
@@ -52,7 +52,7 @@ static void help_draw(void *st, tui *t, ui_win *w)
 			ui_put(w, 1 + row - s->scroll, 1, UI_TITLE, view_title(views[v]), 0);
 		row++;
 		for (const keymap_entry *e = keymap; e->name; e++) {
-			if (e->view != views[v] || !e->help_en)
+			if (e->view != views[v] || !e->help)
 				continue;
 			if (row >= s->scroll && row - s->scroll < s->h) {
 				int y = 1 + row - s->scroll;

@@ -1,7 +1,7 @@
 /* keymap — see keymap.h. Default bindings are data: edit this table to rebind. */
 #include "keymap.h"
 #include "err.h"
-#include "i18n.h"
+#include "intl.h"
 #include "ui.h"
 #include "util.h"
 
@@ -19,93 +19,77 @@ static size_t nuser;
 
 const keymap_entry keymap[] = {
 	/* moving */
-	{ CMD_DOWN, "down", { 'j', UI_KEY_DOWN }, "j ↓", VIEW_ANY, 0, "move down", "下移" },
-	{ CMD_UP, "up", { 'k', UI_KEY_UP }, "k ↑", VIEW_ANY, 0, "move up", "上移" },
-	{ CMD_PAGE_DOWN, "page-down", { UI_KEY_PGDN, ' ', K('f') }, "PgDn Space", VIEW_ANY, 0, "next page", "下一页" },
-	{ CMD_PAGE_UP, "page-up", { UI_KEY_PGUP, K('b') }, "PgUp", VIEW_ANY, 0, "previous page", "上一页" },
-	{ CMD_TOP, "top", { UI_KEY_HOME, '0' }, "Home 0", VIEW_ANY, 0, "go to the first row", "跳到第一行" },
-	{ CMD_BOTTOM, "bottom", { 'G', UI_KEY_END }, "G End", VIEW_ANY, 0, "go to the last row", "跳到最后一行" },
-	{ CMD_PHASE_NEXT, "phase-next", { 'l', UI_KEY_RIGHT, ']' }, "l →", VIEW_ANY, 0, "next phase", "下一个阶段" },
-	{ CMD_PHASE_PREV, "phase-prev", { 'h', UI_KEY_LEFT, '[' }, "h ←", VIEW_ANY, 0, "previous phase", "上一个阶段" },
-	{ CMD_PHASE_1, "phase", { '1' }, "1-7", VIEW_ANY, 1, "select a phase by number or name", "按编号或名称选择阶段" },
-	{ CMD_PHASE_1 + 1, "phase-2", { '2' }, NULL, VIEW_ANY, 0, NULL, NULL },
-	{ CMD_PHASE_1 + 2, "phase-3", { '3' }, NULL, VIEW_ANY, 0, NULL, NULL },
-	{ CMD_PHASE_1 + 3, "phase-4", { '4' }, NULL, VIEW_ANY, 0, NULL, NULL },
-	{ CMD_PHASE_1 + 4, "phase-5", { '5' }, NULL, VIEW_ANY, 0, NULL, NULL },
-	{ CMD_PHASE_1 + 5, "phase-6", { '6' }, NULL, VIEW_ANY, 0, NULL, NULL },
-	{ CMD_PHASE_1 + 6, "phase-7", { '7' }, NULL, VIEW_ANY, 0, NULL, NULL },
-	{ CMD_OPEN, "open", { UI_KEY_ENTER }, "Enter", VIEW_ANY, 0, "open the selected row (finding detail, checkpoint diff)",
-	  "打开所选行（问题详情、检查点差异）" },
-	{ CMD_BACK, "back", { 'q' }, "q", VIEW_ANY, 0, "close the pane and go back; on the main screen, quit",
-	  "关闭当前面板并返回；在主界面则退出" },
-	{ CMD_DETAIL_DOWN, "detail-down", { 'J' }, "J", VIEW_FINDINGS, 0, "scroll the detail pane down", "详情面板向下滚动" },
-	{ CMD_DETAIL_UP, "detail-up", { 'K' }, "K", VIEW_FINDINGS, 0, "scroll the detail pane up", "详情面板向上滚动" },
+	{ CMD_DOWN, "down", { 'j', UI_KEY_DOWN }, "j ↓", VIEW_ANY, 0, N_("move down") },
+	{ CMD_UP, "up", { 'k', UI_KEY_UP }, "k ↑", VIEW_ANY, 0, N_("move up") },
+	{ CMD_PAGE_DOWN, "page-down", { UI_KEY_PGDN, ' ', K('f') }, "PgDn Space", VIEW_ANY, 0, N_("next page") },
+	{ CMD_PAGE_UP, "page-up", { UI_KEY_PGUP, K('b') }, "PgUp", VIEW_ANY, 0, N_("previous page") },
+	{ CMD_TOP, "top", { UI_KEY_HOME, '0' }, "Home 0", VIEW_ANY, 0, N_("go to the first row") },
+	{ CMD_BOTTOM, "bottom", { 'G', UI_KEY_END }, "G End", VIEW_ANY, 0, N_("go to the last row") },
+	{ CMD_PHASE_NEXT, "phase-next", { 'l', UI_KEY_RIGHT, ']' }, "l →", VIEW_ANY, 0, N_("next phase") },
+	{ CMD_PHASE_PREV, "phase-prev", { 'h', UI_KEY_LEFT, '[' }, "h ←", VIEW_ANY, 0, N_("previous phase") },
+	{ CMD_PHASE_1, "phase", { '1' }, "1-7", VIEW_ANY, 1, N_("select a phase by number or name") },
+	{ CMD_PHASE_1 + 1, "phase-2", { '2' }, NULL, VIEW_ANY, 0, NULL },
+	{ CMD_PHASE_1 + 2, "phase-3", { '3' }, NULL, VIEW_ANY, 0, NULL },
+	{ CMD_PHASE_1 + 3, "phase-4", { '4' }, NULL, VIEW_ANY, 0, NULL },
+	{ CMD_PHASE_1 + 4, "phase-5", { '5' }, NULL, VIEW_ANY, 0, NULL },
+	{ CMD_PHASE_1 + 5, "phase-6", { '6' }, NULL, VIEW_ANY, 0, NULL },
+	{ CMD_PHASE_1 + 6, "phase-7", { '7' }, NULL, VIEW_ANY, 0, NULL },
+	{ CMD_OPEN, "open", { UI_KEY_ENTER }, "Enter", VIEW_ANY, 0, N_("open the selected row (finding detail, checkpoint diff)") },
+	{ CMD_BACK, "back", { 'q' }, "q", VIEW_ANY, 0, N_("close the pane and go back; on the main screen, quit") },
+	{ CMD_DETAIL_DOWN, "detail-down", { 'J' }, "J", VIEW_FINDINGS, 0, N_("scroll the detail pane down") },
+	{ CMD_DETAIL_UP, "detail-up", { 'K' }, "K", VIEW_FINDINGS, 0, N_("scroll the detail pane up") },
 	/* work */
-	{ CMD_RUN_PHASE, "run-phase", { 'r' }, "r", VIEW_ANY, 0, "run the checks of the selected phase", "运行所选阶段的检查" },
-	{ CMD_RUN_ALL, "run-all", { 'R' }, "R", VIEW_ANY, 0, "run the checks of every phase", "运行全部阶段的检查" },
-	{ CMD_CANCEL, "cancel", { UI_KEY_ESC }, "Esc", VIEW_ANY, 0, "cancel running checks, close a pane",
-	  "取消正在运行的检查，关闭面板" },
-	{ CMD_WAIVE, "waive", { 'w' }, "w", VIEW_FINDINGS, 1, "waive the selected finding, with a reason", "豁免所选问题（需填写理由）" },
-	{ CMD_SIGNOFF, "signoff", { 'S' }, "S", VIEW_ANY, 1, "sign the selected phase off", "签署确认所选阶段" },
-	{ CMD_EDIT, "edit", { 'e' }, "e", VIEW_FINDINGS, 0, "open the file at the finding in $EDITOR; the edit becomes a checkpoint",
-	  "在 $EDITOR 中打开问题所在文件；修改记录为检查点" },
+	{ CMD_RUN_PHASE, "run-phase", { 'r' }, "r", VIEW_ANY, 0, N_("run the checks of the selected phase") },
+	{ CMD_RUN_ALL, "run-all", { 'R' }, "R", VIEW_ANY, 0, N_("run the checks of every phase") },
+	{ CMD_CANCEL, "cancel", { UI_KEY_ESC }, "Esc", VIEW_ANY, 0, N_("cancel running checks, close a pane") },
+	{ CMD_WAIVE, "waive", { 'w' }, "w", VIEW_FINDINGS, 1, N_("waive the selected finding, with a reason") },
+	{ CMD_SIGNOFF, "signoff", { 'S' }, "S", VIEW_ANY, 1, N_("sign the selected phase off") },
+	{ CMD_EDIT, "edit", { 'e' }, "e", VIEW_FINDINGS, 0, N_("open the file at the finding in $EDITOR; the edit becomes a checkpoint") },
 	{ CMD_FILTER, "filter", { '/' }, "/", VIEW_FINDINGS, 1,
-	  "filter findings: words, sev:error, status:waived, plugin:ID, fix:yes", "筛选问题：关键词、sev:error、status:waived、plugin:ID、fix:yes" },
-	{ CMD_FILTER_SEVERITY, "filter-severity", { 'v' }, "v", VIEW_FINDINGS, 0, "cycle the severity filter", "切换严重级别筛选" },
-	{ CMD_FILTER_STATUS, "filter-status", { 'u' }, "u", VIEW_FINDINGS, 0, "cycle the status filter", "切换状态筛选" },
-	{ CMD_FILTER_CLEAR, "filter-clear", { '\\' }, "\\", VIEW_FINDINGS, 0, "clear every filter", "清除所有筛选" },
-	{ CMD_SORT, "sort", { 's' }, "s", VIEW_FINDINGS, 0, "cycle the sort order (file, severity, plugin)", "切换排序（文件、严重级别、插件）" },
+	  N_("filter findings: words, sev:error, status:waived, plugin:ID, fix:yes") },
+	{ CMD_FILTER_SEVERITY, "filter-severity", { 'v' }, "v", VIEW_FINDINGS, 0, N_("cycle the severity filter") },
+	{ CMD_FILTER_STATUS, "filter-status", { 'u' }, "u", VIEW_FINDINGS, 0, N_("cycle the status filter") },
+	{ CMD_FILTER_CLEAR, "filter-clear", { '\\' }, "\\", VIEW_FINDINGS, 0, N_("clear every filter") },
+	{ CMD_SORT, "sort", { 's' }, "s", VIEW_FINDINGS, 0, N_("cycle the sort order (file, severity, plugin)") },
 	{ CMD_FIX_FINDING, "fix", { 'F' }, "F", VIEW_FINDINGS, 1,
-	  "preview the selected finding's fix (or: fix N...), then apply it as a checkpoint",
-	  "预览所选问题的修复（或：fix N...），确认后应用为检查点" },
+	  N_("preview the selected finding's fix (or: fix N...), then apply it as a checkpoint") },
 	{ CMD_FIX_PLUGIN, "fix-plugin", { 'P' }, "P", VIEW_FINDINGS, 1,
-	  "preview every fix of the selected finding's check (or: fix-plugin ID); one checkpoint",
-	  "预览所选问题所属检查的全部修复（或：fix-plugin ID）；一个检查点" },
+	  N_("preview every fix of the selected finding's check (or: fix-plugin ID); one checkpoint") },
 	{ CMD_FIX_FILE, "fix-file", { 'A' }, "A", VIEW_FINDINGS, 1,
-	  "preview every fix in the selected finding's file (or: fix-file PATH); a checkpoint per check",
-	  "预览所选问题所在文件的全部修复（或：fix-file PATH）；每个检查一个检查点" },
+	  N_("preview every fix in the selected finding's file (or: fix-file PATH); a checkpoint per check") },
 	{ CMD_FIX_PHASE, "fix-phase", { 0 }, NULL, VIEW_FINDINGS, 0,
-	  "preview every fix of the selected phase; a checkpoint per check", "预览所选阶段的全部修复；每个检查一个检查点" },
-	{ CMD_FIX_APPLY, "fix-apply", { 'y', 'Y' }, "y", VIEW_FIX, 0, "apply the previewed fixes: checkpoints are made",
-	  "应用预览中的修复：生成检查点" },
-	{ CMD_FIX_DISCARD, "fix-discard", { 'n', 'N' }, "n Esc", VIEW_FIX, 0, "close the preview; nothing is changed",
-	  "关闭预览；不做任何改动" },
+	  N_("preview every fix of the selected phase; a checkpoint per check") },
+	{ CMD_FIX_APPLY, "fix-apply", { 'y', 'Y' }, "y", VIEW_FIX, 0, N_("apply the previewed fixes: checkpoints are made") },
+	{ CMD_FIX_DISCARD, "fix-discard", { 'n', 'N' }, "n Esc", VIEW_FIX, 0, N_("close the preview; nothing is changed") },
 	{ CMD_REPORT, "report", { 'p' }, "p", VIEW_ANY, 1,
-	  "generate a report (report FORMAT [PATH]; formats md html json sarif csv)",
-	  "生成报告（report 格式 [路径]；格式 md html json sarif csv）" },
+	  N_("generate a report (report FORMAT [PATH]; formats md html json sarif csv)") },
 	{ CMD_INGEST, "ingest", { 0 }, NULL, VIEW_ANY, 1,
-	  "bring an artifact into the engagement (kinds: env-probe loss-log dump profile onnx bench atc-log)",
-	  "导入工件（类型：env-probe loss-log dump profile onnx bench atc-log）" },
-	{ CMD_CONFIG, "config", { 0 }, NULL, VIEW_ANY, 1, "show or change a setting (tolerances, targets, strategy…)",
-	  "查看或修改设置（容差、目标、策略……）" },
+	  N_("bring an artifact into the engagement (kinds: env-probe loss-log dump profile onnx bench atc-log)") },
+	{ CMD_CONFIG, "config", { 0 }, NULL, VIEW_ANY, 1, N_("show or change a setting (tolerances, targets, strategy…)") },
 	{ CMD_COMPARE, "compare", { 0 }, NULL, VIEW_ANY, 1,
-	  "compare the GPU baseline A with the NPU run B: loss curves or tensor dumps", "比较 GPU 基线 A 与 NPU 运行 B：损失曲线或张量转储" },
-	{ CMD_EXPORT, "export", { 0 }, NULL, VIEW_ANY, 1, "deliver the checkpoints: mbox patches, or a branch of the client's repository",
-	  "交付检查点：mbox 补丁，或客户仓库中的分支" },
-	{ CMD_VERIFY, "verify", { 'V' }, "V", VIEW_ANY, 0, "recompute the audit chain and check it against the record",
-	  "重新计算审计链并与记录核对" },
-	{ CMD_UNWAIVE, "unwaive", { 'U' }, "U", VIEW_FINDINGS, 1, "withdraw the waiver of the selected finding (or: unwaive N REASON)",
-	  "撤销所选问题的豁免（或：unwaive N 理由）" },
+	  N_("compare the GPU baseline A with the NPU run B: loss curves or tensor dumps") },
+	{ CMD_EXPORT, "export", { 0 }, NULL, VIEW_ANY, 1, N_("deliver the checkpoints: mbox patches, or a branch of the client's repository") },
+	{ CMD_VERIFY, "verify", { 'V' }, "V", VIEW_ANY, 0, N_("recompute the audit chain and check it against the record") },
+	{ CMD_UNWAIVE, "unwaive", { 'U' }, "U", VIEW_FINDINGS, 1, N_("withdraw the waiver of the selected finding (or: unwaive N REASON)") },
 	{ CMD_PROBE_SCRIPT, "probe-script", { 0 }, NULL, VIEW_ANY, 1,
-	  "write the environment probe to run on the client's NPU host", "写出在客户 NPU 主机上运行的环境探测脚本" },
-	{ CMD_REVERT, "revert", { 'x' }, "x", VIEW_TIMELINE, 0, "revert the selected checkpoint (asks first)", "回退所选检查点（先确认）" },
+	  N_("write the environment probe to run on the client's NPU host") },
+	{ CMD_REVERT, "revert", { 'x' }, "x", VIEW_TIMELINE, 0, N_("revert the selected checkpoint (asks first)") },
 	/* panes */
-	{ CMD_FINDINGS, "findings", { 'f', UI_KEY_TAB }, "f Tab", VIEW_ANY, 0, "show the findings of the phase", "显示阶段的问题列表" },
-	{ CMD_TIMELINE, "timeline", { 't' }, "t", VIEW_ANY, 0, "checkpoint timeline, newest first", "检查点时间线（最新在前）" },
-	{ CMD_GUIDE, "guide", { 'g' }, "g", VIEW_ANY, 0, "the phase's guide: purpose, steps, checklist", "阶段指南：目的、步骤、检查清单" },
-	{ CMD_CHART, "chart", { 'c' }, "c", VIEW_ANY, 0, "charts: findings by category", "图表：按类别统计问题" },
-	{ CMD_ARTIFACTS, "artifacts", { 'a' }, "a", VIEW_ANY, 0, "ingested artifacts and reports", "已导入的工件和报告" },
+	{ CMD_FINDINGS, "findings", { 'f', UI_KEY_TAB }, "f Tab", VIEW_ANY, 0, N_("show the findings of the phase") },
+	{ CMD_TIMELINE, "timeline", { 't' }, "t", VIEW_ANY, 0, N_("checkpoint timeline, newest first") },
+	{ CMD_GUIDE, "guide", { 'g' }, "g", VIEW_ANY, 0, N_("the phase's guide: purpose, steps, checklist") },
+	{ CMD_CHART, "chart", { 'c' }, "c", VIEW_ANY, 0, N_("charts: findings by category") },
+	{ CMD_ARTIFACTS, "artifacts", { 'a' }, "a", VIEW_ANY, 0, N_("ingested artifacts and reports") },
 	{ CMD_COPY, "copy", { 'C' }, "C", VIEW_ANY, 0,
-	  "copy the finding's file:line or the checkpoint's commit to the clipboard (OSC 52)",
-	  "将问题的 文件:行 或检查点的提交复制到剪贴板（OSC 52）" },
-	{ CMD_AUDIT, "audit", { 'E' }, "E", VIEW_ANY, 0, "the audit events, newest first", "审计事件（最新在前）" },
-	{ CMD_HELP, "help", { '?', UI_KEY_CTRL('h') }, "?", VIEW_ANY, 0, "this help", "本帮助" },
-	{ CMD_PALETTE, "palette", { ':' }, ":", VIEW_ANY, 0, "run a command by name", "按名称运行命令" },
-	{ CMD_LANG, "lang", { 'L' }, "L", VIEW_ANY, 1, "switch the interface language (en, zh)", "切换界面语言（en、zh）" },
-	{ CMD_RELOAD, "reload", { K('l') }, "C-l", VIEW_ANY, 0, "reload from the engagement and repaint", "重新加载并重绘" },
-	{ CMD_SAVE_SCREEN, "save-screen", { 0 }, NULL, VIEW_ANY, 1, "write the screen as text to a file", "将屏幕内容保存为文本文件" },
-	{ CMD_QUIT, "quit", { 'Q', K('c') }, "Q C-c", VIEW_ANY, 0, "quit the workbench", "退出工作台" },
-	{ 0, NULL, { 0 }, NULL, 0, 0, NULL, NULL },
+	  N_("copy the finding's file:line or the checkpoint's commit to the clipboard (OSC 52)") },
+	{ CMD_AUDIT, "audit", { 'E' }, "E", VIEW_ANY, 0, N_("the audit events, newest first") },
+	{ CMD_HELP, "help", { '?', UI_KEY_CTRL('h') }, "?", VIEW_ANY, 0, N_("this help") },
+	{ CMD_PALETTE, "palette", { ':' }, ":", VIEW_ANY, 0, N_("run a command by name") },
+	{ CMD_LANG, "lang", { 'L' }, "L", VIEW_ANY, 1, N_("switch the interface language (en, zh)") },
+	{ CMD_RELOAD, "reload", { K('l') }, "C-l", VIEW_ANY, 0, N_("reload from the engagement and repaint") },
+	{ CMD_SAVE_SCREEN, "save-screen", { 0 }, NULL, VIEW_ANY, 1, N_("write the screen as text to a file") },
+	{ CMD_QUIT, "quit", { 'Q', K('c') }, "Q C-c", VIEW_ANY, 0, N_("quit the workbench") },
+	{ 0, NULL, { 0 }, NULL, 0, 0, NULL },
 };
 
 int keymap_lookup(int key, int view)
@@ -212,8 +196,8 @@ int keymap_load(const char *path)
 		if (!e || !key || strtok_r(NULL, " \t\r\n", &save) || nuser == sizeof user / sizeof user[0]) {
 			if (!*bad)
 				snprintf(bad, sizeof bad, "%s:%d: %s", path, no,
-				         !name ? "a binding is KEY COMMAND" : !e ? "no such command" : !key ? "not a key (x or C-x)"
-				                                                     : "one KEY COMMAND per line, at most 64");
+				         !name ? _("a binding is KEY COMMAND") : !e ? _("no such command")
+				         : !key ? _("not a key (x or C-x)") : _("one KEY COMMAND per line, at most 64"));
 			continue;
 		}
 		user[nuser].key = key;
@@ -251,7 +235,5 @@ const char *keymap_label(const keymap_entry *e)
 
 const char *keymap_help(const keymap_entry *e)
 {
-	if (!e->help_en)
-		return "";
-	return i18n_zh() && e->help_zh ? e->help_zh : e->help_en;
+	return e->help ? _(e->help) : "";
 }

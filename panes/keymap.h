@@ -1,7 +1,7 @@
 /*
  * keymap — the one table of workbench commands: each command's name (for the `:`
  * palette), its default keys (data, not code), the view it belongs to and its
- * help text in English and Simplified Chinese. The help overlay and the palette
+ * help text (English, marked N_() and translated where it is shown: keymap_help). The help overlay and the palette
  * are generated from this table; panes receive commands, never raw keys.
  *
  * The defaults are static data. A user's bindings (keymap_load: ~/.config/ferry/keys or
@@ -90,8 +90,7 @@ typedef struct keymap_entry {
 	const char *label;   /* keys as shown in help: "r" */
 	int view;            /* enum tui_view where the binding applies */
 	int takes_arg;       /* the palette passes the rest of the line */
-	const char *help_en; /* one line */
-	const char *help_zh;
+	const char *help;    /* one line, English; NULL: not listed in help or the palette */
 } keymap_entry;
 
 /* The table, terminated by an entry with a NULL name. */

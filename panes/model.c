@@ -4,7 +4,9 @@
 #include "audit.h"
 #include "check.h"
 #include "err.h"
+#include "intl.h"
 #include "status.h"
+#include "text.h"
 #include "plugin_host.h"
 #include "util.h"
 #include "workspace.h"
@@ -280,8 +282,16 @@ void model_add_finding(model *m, const finding *src)
 	f->severity = dup_or_empty(src->severity);
 	f->category = dup_or_empty(src->category);
 	f->file = dup_or_empty(src->file);
-	f->message = dup_or_empty(src->message);
-	f->suggestion = dup_or_empty(src->suggestion);
+	/* in the reader's language, as the store shows a recorded finding */
+	cJSON *shown = cJSON_CreateObject();
+	cJSON_AddStringToObject(shown, "message", src->message ? src->message : "");
+	cJSON_AddStringToObject(shown, "suggestion", src->suggestion ? src->suggestion : "");
+	if (src->i18n)
+		cJSON_AddItemToObject(shown, "i18n", cJSON_Parse(src->i18n));
+	intl_localize_finding(shown);
+	f->message = jdup(shown, "message");
+	f->suggestion = jdup(shown, "suggestion");
+	cJSON_Delete(shown);
 	f->status = dup_or_empty(src->status ? src->status : "open");
 	f->line = src->line;
 	f->col = src->col;
@@ -431,7 +441,9 @@ static void compare_row(tui_artifact *r, const cJSON *d, model *m)
 	const cJSON *ia = cJSON_GetObjectItem(d, "a"), *ib = cJSON_GetObjectItem(d, "b");
 	r->kind = xstrdup("compare");
 	r->loss = strcmp(json_str(d, "what"), "loss") == 0;
-	r->label = xasprintf("%s · %s", json_str(d, "what"), json_str(d, "verdict"));
+	const char *verdict = json_str(d, "verdict");
+	r->label = xasprintf("%s · %s", json_str(d, "what"),
+	                     strcmp(verdict, "pass") == 0 ? _("pass") : strcmp(verdict, "fail") == 0 ? _("fail") : verdict);
 	r->path = xasprintf("%s ↔ %s", json_str(ia, "arg"), json_str(ib, "arg"));
 	r->a = jdup(ia, "path");
 	r->b = jdup(ib, "path");
@@ -578,11 +590,22 @@ char *model_artifact_file(model *m, const tui_artifact *a)
 	return p;
 }
 
+/* "label  value" with the label padded to cols display columns (labels are translated). */
+static void label_line(sbuf *b, const char *label, int cols, const char *value)
+{
+	char *cell = text_cell(label, cols, 0);
+	sbuf_addf(b, "%s %s\n", cell, value);
+	free(cell);
+}
+
 /* A bench document (ferry-bench/1) as lines: what ran, its metrics, its sweep. */
 static void bench_text(sbuf *b, const cJSON *doc)
 {
-	sbuf_addf(b, "label      %s\nhardware   %s\nprecision  %s\n\nmetrics\n", json_str(doc, "label"),
-	          json_str(doc, "hardware"), json_str(doc, "precision"));
+	label_line(b, _("label"), 10, json_str(doc, "label"));
+	label_line(b, _("hardware"), 10, json_str(doc, "hardware"));
+	/* TRANSLATORS: the numeric format of a benchmark (float16, int8): 数据类型 */
+	label_line(b, _("precision"), 10, json_str(doc, "precision"));
+	sbuf_addf(b, "\n%s\n", _("metrics"));
 	const cJSON *v;
 	cJSON_ArrayForEach(v, cJSON_GetObjectItem(doc, "metrics"))
 		if (cJSON_IsNumber(v))
@@ -590,7 +613,11 @@ static void bench_text(sbuf *b, const cJSON *doc)
 	const cJSON *sweep = cJSON_GetObjectItem(doc, "sweep");
 	if (!cJSON_IsArray(sweep))
 		return;
-	sbuf_addf(b, "\nbatch-size sweep\n  %8s  %12s  %12s\n", "batch", "latency ms", "throughput");
+	char *c1 = text_cell(_("batch"), 8, 1), *c2 = text_cell(_("latency ms"), 12, 1), *c3 = text_cell(_("throughput"), 12, 1);
+	sbuf_addf(b, "\n%s\n  %s  %s  %s\n", _("batch-size sweep"), c1, c2, c3);
+	free(c1);
+	free(c2);
+	free(c3);
 	double best = -1;
 	long long best_batch = 0;
 	cJSON_ArrayForEach(v, sweep) {
@@ -603,7 +630,7 @@ static void bench_text(sbuf *b, const cJSON *doc)
 		}
 	}
 	if (best >= 0)
-		sbuf_addf(b, "\nbest throughput %g at batch %lld\n", best, best_batch);
+		sbuf_addf(b, _("\nbest throughput %g at batch %lld\n"), best, best_batch);
 }
 
 int model_artifact_text(char **out, model *m, const tui_artifact *a)
@@ -628,14 +655,16 @@ int model_artifact_text(char **out, model *m, const tui_artifact *a)
 	if (doc) {
 		bench_text(&b, doc);
 	} else if (memchr(data, '\0', len)) {
-		sbuf_addf(&b, "%s: %zu bytes of binary data (compare it with :compare dump)\n", a->kind, len);
+		sbuf_addf(&b, P_("%s: %zu byte of binary data (compare it with :compare dump)\n",
+		                 "%s: %zu bytes of binary data (compare it with :compare dump)\n", len),
+		          a->kind, len);
 	} else {
 		size_t lines = 0, i = 0;
 		for (; i < len && lines < 400; i++)
 			lines += data[i] == '\n';
 		sbuf_addf(&b, "%.*s", (int)i, data);
 		if (i < len)
-			sbuf_addf(&b, "\n… (%zu more bytes)\n", len - i);
+			sbuf_addf(&b, P_("\n… (%zu more byte)\n", "\n… (%zu more bytes)\n", len - i), len - i);
 	}
 	cJSON_Delete(doc);
 	free(data);

@@ -6,7 +6,7 @@
  * the main loop's prompt. */
 #include "artifact.h"
 #include "config.h"
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "report.h"
 #include "text.h"
@@ -123,7 +123,7 @@ char **palette_candidates(tui *t, const char *line, size_t *word)
 	cands c = { NULL, 0, 0, line + *word };
 	if (!last) {
 		for (const keymap_entry *e = keymap; e->name; e++)
-			if (e->help_en)
+			if (e->help)
 				cand_add(&c, e->name);
 		goto out;
 	}
@@ -230,7 +230,7 @@ static void palette_draw(void *st, tui *t, ui_win *w)
 	int width = ui_win_width(w), h = ui_win_height(w);
 	ui_erase(w);
 	ui_fill_row(w, 0, UI_BAR);
-	ui_put(w, 0, 1, UI_BAR, T("Commands (Tab completes, Enter runs, Esc cancels)"), width - 2);
+	ui_put(w, 0, 1, UI_BAR, _("Commands (Tab completes, Enter runs, Esc cancels)"), width - 2);
 	int y = 1;
 	char name[64];
 	snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), typed);
@@ -239,7 +239,7 @@ static void palette_draw(void *st, tui *t, ui_win *w)
 		/* a command is typed: its usage, its help, and what the current word can be */
 		const char *usage = keymap_usage(cmd->cmd);
 		char line[256];
-		snprintf(line, sizeof line, "%s %s", T("usage:"), usage ? usage : cmd->name);
+		snprintf(line, sizeof line, "%s %s", _("usage:"), usage ? usage : cmd->name);
 		ui_put(w, y++, 1, UI_TITLE, line, width - 2);
 		ui_put(w, y++, 1, UI_DIM, keymap_help(cmd), width - 2);
 		size_t at = 0;
@@ -258,7 +258,7 @@ static void palette_draw(void *st, tui *t, ui_win *w)
 		return;
 	}
 	for (const keymap_entry *e = keymap; e->name && y < h; e++) {
-		if (!e->help_en || strncmp(e->name, typed, n) != 0)
+		if (!e->help || strncmp(e->name, typed, n) != 0)
 			continue;
 		char *cell = text_cell(e->name, 16, 0);
 		char *keys = text_cell(keymap_label(e), 10, 0);
@@ -270,7 +270,7 @@ static void palette_draw(void *st, tui *t, ui_win *w)
 		y++;
 	}
 	if (y == 1)
-		ui_put(w, 1, 1, UI_DIM, T("no command starts with that"), 0);
+		ui_put(w, 1, 1, UI_DIM, _("no command starts with that"), 0);
 }
 
 static int palette_handle(void *st, tui *t, int cmd, const char *arg)

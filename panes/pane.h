@@ -100,6 +100,10 @@ int tui_open_artifact(tui *t, const tui_artifact *a);
 void tui_message(tui *t, int attr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Helpers shared by panes (panes/draw.c). */
+/* A word or sentence the record holds in English (a status, a severity, a readiness
+ * class, a strategy reason, a checkpoint, artifact or audit event kind, a phase) in the interface
+ * language; NULL and "" are returned as "". */
+const char *pane_word(const char *english);
 /* Translated phase status word. */
 const char *pane_status_word(const char *status);
 /* Ui attribute for a severity. */

@@ -1,7 +1,7 @@
 /* rail — the phase rail: the seven phases with their status and open counts, and
  * at its foot a one-line readiness summary of the assess phase (score and effort).
  * Selecting a phase changes the model's selected phase and asks for a reload. */
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -50,7 +50,7 @@ static void rail_draw(void *st, tui *t, ui_win *w)
 	(void)st;
 	int width = ui_win_width(w), h = ui_win_height(w);
 	ui_erase(w);
-	int y = pane_title(w, 0, T("Phases"));
+	int y = pane_title(w, 0, _("Phases"));
 	int per = h >= 1 + 7 * 3 ? 3 : 2; /* rows per phase */
 	for (int i = 0; i < 7 && y < h; i++) {
 		const tui_phase *p = &t->m.phases[i];
@@ -58,7 +58,7 @@ static void rail_draw(void *st, tui *t, ui_win *w)
 		int attr = sel ? UI_SELECT : UI_NORMAL;
 		ui_fill_row(w, y, attr);
 		char head[64];
-		snprintf(head, sizeof head, "%d %s", i + 1, p->name);
+		snprintf(head, sizeof head, "%d %s", i + 1, pane_word(p->name));
 		ui_put(w, y, 1, attr, status_glyph(p->status), 2);
 		ui_put(w, y, 3, sel ? UI_SELECT : UI_TITLE, head, width - 4);
 		if (y + 1 < h) {
@@ -74,12 +74,12 @@ static void rail_draw(void *st, tui *t, ui_win *w)
 	/* the readiness summary at the foot, when there is room below the phases */
 	if (h - 2 > y) {
 		const tui_readiness *r = &t->m.ready;
-		ui_put(w, h - 2, 1, UI_DIM, T("Readiness"), width - 2);
+		ui_put(w, h - 2, 1, UI_DIM, _("Readiness"), width - 2);
 		char b[128];
 		if (r->ran)
-			snprintf(b, sizeof b, T("%d/100 · %.1f days"), r->score, r->effort_days);
+			snprintf(b, sizeof b, _("%d/100 · %.1f days"), r->score, r->effort_days);
 		else
-			snprintf(b, sizeof b, "%s", T("not assessed yet"));
+			snprintf(b, sizeof b, "%s", _("not assessed yet"));
 		ui_put(w, h - 1, 1, r->ran ? pane_class_attr(r->klass) : UI_DIM, b, width - 2);
 	}
 }
@@ -104,7 +104,7 @@ static int rail_handle(void *st, tui *t, int cmd, const char *arg)
 				if (util_starts_with(t->m.phases[i].name, arg))
 					phase = i;
 			if (phase < 0) {
-				tui_message(t, UI_ERROR, T("%s: not a phase (1-7 or a name such as adapt)"), arg);
+				tui_message(t, UI_ERROR, _("%s: not a phase (1-7 or a name such as adapt)"), arg);
 				return PANE_HANDLED;
 			}
 		}

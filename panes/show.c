@@ -5,7 +5,7 @@
  * summary, the first diverging layer and the pairs, failing ones worst first.
  * Anything else is text (an artifact's summary) that scrolls. */
 #include "compare.h"
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -114,7 +114,7 @@ static int draw_curves(ui_win *w, int y, int ch, const loss_series *a, const los
 	if (b)
 		range(&p, b, &any);
 	if (!any) {
-		ui_put(w, y, 2, UI_DIM, T("no finite loss values to draw"), 0);
+		ui_put(w, y, 2, UI_DIM, _("no finite loss values to draw"), 0);
 		return y + 1;
 	}
 	p.a = xcalloc((size_t)(p.cw * ch), 1);
@@ -138,20 +138,34 @@ static int draw_curves(ui_win *w, int y, int ch, const loss_series *a, const los
 		}
 	}
 	char axis[128];
-	snprintf(axis, sizeof axis, T("step %lld … %lld"), p.x0, p.x1);
+	snprintf(axis, sizeof axis, _("step %lld … %lld"), p.x0, p.x1);
 	ui_put(w, y + ch, 12, UI_DIM, axis, 0);
 	int x = 12 + text_width(axis) + 3;
 	x += ui_put(w, y + ch, x, UI_INFO, "⣿", 0) + 1;
-	x += ui_put(w, y + ch, x, UI_NORMAL, T("A (GPU)"), 0) + 2;
+	x += ui_put(w, y + ch, x, UI_NORMAL, _("A (GPU)"), 0) + 2;
 	if (b) {
 		x += ui_put(w, y + ch, x, UI_WARN, "⣿", 0) + 1;
-		x += ui_put(w, y + ch, x, UI_NORMAL, T("B (NPU)"), 0) + 2;
+		x += ui_put(w, y + ch, x, UI_NORMAL, _("B (NPU)"), 0) + 2;
 		x += ui_put(w, y + ch, x, UI_OK, "⣿", 0) + 1;
-		ui_put(w, y + ch, x, UI_NORMAL, T("both"), 0);
+		ui_put(w, y + ch, x, UI_NORMAL, _("both"), 0);
 	}
 	free(p.a);
 	free(p.b);
 	return y + ch + 1;
+}
+
+/* A table's heading: each cell right-aligned to its width in display columns (widths[i]
+ * < 0: left-aligned to -widths[i]), joined by sep; the words may be Chinese, which
+ * printf's %10s would pad by bytes. */
+static void heading(char *out, size_t n, const char *sep, int count, const char *const *cells, const int *widths)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (int i = 0; i < count && used < n; i++) {
+		char *cell = text_cell(cells[i], widths[i] < 0 ? -widths[i] : widths[i], widths[i] > 0);
+		used += (size_t)snprintf(out + used, n - used, "%s%s", i ? sep : "", cell);
+		free(cell);
+	}
 }
 
 static void draw_loss(sstate *s, ui_win *w, int y, const compare_outcome *o)
@@ -160,14 +174,16 @@ static void draw_loss(sstate *s, ui_win *w, int y, const compare_outcome *o)
 	int width = ui_win_width(w), h = ui_win_height(w);
 	char line[512], why[160];
 	if (r->n)
-		snprintf(line, sizeof line, T("%s  mean relative error %.3g%% (tolerance %.3g%%), max %.3g%% at step %lld; %zu aligned steps"),
-		         o->pass ? "PASS" : "FAIL", r->mean_rel * 100, r->tolerance * 100, r->max_rel * 100, r->max_rel_step, r->n);
+		snprintf(line, sizeof line,
+		         P_("%s  mean relative error %.3g%% (tolerance %.3g%%), max %.3g%% at step %lld; %zu aligned step",
+		            "%s  mean relative error %.3g%% (tolerance %.3g%%), max %.3g%% at step %lld; %zu aligned steps", r->n),
+		         o->pass ? _("PASS") : _("FAIL"), r->mean_rel * 100, r->tolerance * 100, r->max_rel * 100, r->max_rel_step, r->n);
 	else
-		snprintf(line, sizeof line, "%s  %s", o->pass ? "PASS" : "FAIL", loss_fail_reason(why, sizeof why, r));
+		snprintf(line, sizeof line, "%s  %s", o->pass ? _("PASS") : _("FAIL"), loss_fail_reason(why, sizeof why, r));
 	ui_put(w, y++, 1, o->pass ? UI_OK : UI_ERROR, line, width - 2);
 	if (!o->pass && r->n)
 		ui_put(w, y++, 7, UI_ERROR, loss_fail_reason(why, sizeof why, r), width - 8);
-	snprintf(line, sizeof line, T("final loss A %.5g (step %lld), B %.5g (step %lld)"), r->final_a, r->final_step_a, r->final_b,
+	snprintf(line, sizeof line, _("final loss A %.5g (step %lld), B %.5g (step %lld)"), r->final_a, r->final_step_a, r->final_b,
 	         r->final_step_b);
 	ui_put(w, y++, 7, UI_DIM, line, width - 8);
 	int ch = (h - y) / 2 - 1;
@@ -175,7 +191,9 @@ static void draw_loss(sstate *s, ui_win *w, int y, const compare_outcome *o)
 	y = draw_curves(w, y, ch, &o->sa, &o->sb) + 1;
 	if (y >= h)
 		return;
-	snprintf(line, sizeof line, "%10s  %14s  %14s  %10s", T("step"), T("A (GPU)"), T("B (NPU)"), T("rel. error"));
+	const char *const cols[] = { _("step"), _("A (GPU)"), _("B (NPU)"), _("rel. error") };
+	static const int widths[] = { 10, 14, 14, 10 };
+	heading(line, sizeof line, "  ", 4, cols, widths);
 	ui_put(w, y++, 1, UI_TITLE, line, width - 2);
 	s->h = h - y;
 	s->rows = (int)r->n;
@@ -217,24 +235,28 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 		qsort(s->order, r->n, sizeof *s->order, worst_cmp);
 	}
 	char line[600];
-	snprintf(line, sizeof line, T("%s  %zu tensor pairs compared, %zu fail (%zu read, %zu by statistics, %zu shapes differ)"),
-	         o->pass ? "PASS" : "FAIL", r->n, r->nfailed, r->nreal, r->nstats, r->nunmatched);
+	snprintf(line, sizeof line,
+	         P_("%s  %zu tensor pair compared, %zu fail (%zu read, %zu by statistics, %zu with another shape)",
+	            "%s  %zu tensor pairs compared, %zu fail (%zu read, %zu by statistics, %zu with another shape)", r->n),
+	         o->pass ? _("PASS") : _("FAIL"), r->n, r->nfailed, r->nreal, r->nstats, r->nunmatched);
 	ui_put(w, y++, 1, o->pass ? UI_OK : UI_ERROR, line, width - 2);
 	if (r->first_fail >= 0) {
-		snprintf(line, sizeof line, T("first diverging layer: %s"), r->pairs[r->first_fail].layer);
+		snprintf(line, sizeof line, _("first diverging layer: %s"), r->pairs[r->first_fail].layer);
 		ui_put(w, y++, 7, UI_ERROR, line, width - 8);
 	}
 	if (r->only_a || r->only_b) {
-		snprintf(line, sizeof line, T("%zu tensors only in A, %zu only in B"), r->only_a, r->only_b);
+		snprintf(line, sizeof line, P_("%zu tensor only in A, %zu only in B", "%zu tensors only in A, %zu only in B", r->only_a), r->only_a, r->only_b);
 		ui_put(w, y++, 7, UI_DIM, line, width - 8);
 	}
 	if (r->stats_reason)
 		ui_put(w, y++, 7, UI_DIM, r->stats_reason, width - 8);
 	y++;
 	int namew = width - 60 > 20 ? width - 60 : 20;
-	char *hn = text_cell(T("tensor"), namew, 0);
-	snprintf(line, sizeof line, "%s %9s %11s %11s %8s  %s", hn, T("cosine"), T("max abs"), T("max rel"), T("<0.1%"), T("verdict"));
-	free(hn);
+	const char *const cols[] = { _("tensor"), _("cosine"), _("max abs"), _("max rel"), _("<0.1%") };
+	const int widths[] = { -namew, 9, 11, 11, 8 };
+	heading(line, sizeof line, " ", 5, cols, widths);
+	size_t used = strlen(line);
+	snprintf(line + used, sizeof line - used, "  %s", _("verdict"));
 	ui_put(w, y++, 1, UI_TITLE, line, width - 2);
 	s->h = h - y;
 	s->rows = (int)r->n;
@@ -243,10 +265,10 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 		char *nm = text_cell(p->name, namew, 0);
 		if (p->mode == DUMP_REAL)
 			snprintf(line, sizeof line, "%s %9.6f %11.4g %11.4g %7.1f%%  %s", nm, p->m.cosine, p->m.max_abs, p->m.max_rel,
-			         p->m.ratio_1e3 * 100, p->pass ? "pass" : p->note ? p->note : "FAIL");
+			         p->m.ratio_1e3 * 100, p->pass ? _("pass") : p->note ? p->note : _("FAIL"));
 		else
 			snprintf(line, sizeof line, "%s %9s %11s %11s %8s  %s", nm, "-", "-", "-", "-",
-			         p->pass ? (p->warn ? "pass (warning)" : "pass") : p->note ? p->note : "FAIL");
+			         p->pass ? (p->warn ? _("pass (warning)") : _("pass")) : p->note ? p->note : _("FAIL"));
 		free(nm);
 		ui_put(w, y, 1, p->pass ? (p->warn ? UI_WARN : UI_NORMAL) : UI_ERROR, line, width - 2);
 	}

@@ -1,6 +1,6 @@
 /* status — the status bar: engagement, actor, checkpoint head, finding counts
  * and the running-work indicator. */
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 
@@ -26,11 +26,11 @@ static void status_draw(void *st, tui *t, ui_win *w)
 	ui_fill_row(w, 0, UI_BAR);
 	char left[600];
 	snprintf(left, sizeof left, " ferry · %s%s%s · %s %.7s #%lld", m->engagement ? m->engagement : "",
-	         m->client && *m->client ? " / " : "", m->client ? m->client : "", T("head"), m->head, m->head_cp);
+	         m->client && *m->client ? " / " : "", m->client ? m->client : "", _("head"), m->head, m->head_cp);
 	int x = ui_put(w, 0, 0, UI_BAR, left, width);
 	char rest[800];
-	snprintf(rest, sizeof rest, " · %s %d (E%d W%d I%d) %s %d %s %d · %s", T("open"), m->open, m->errors, m->warnings,
-	         m->info, T("fixed"), m->fixed, T("waived"), m->waived, m->actor ? m->actor : "");
+	snprintf(rest, sizeof rest, " · %s %d (E%d W%d I%d) %s %d %s %d · %s", _("open"), m->open, m->errors, m->warnings,
+	         m->info, _("fixed"), m->fixed, _("waived"), m->waived, m->actor ? m->actor : "");
 	if (t->running) {
 		char run[200];
 		snprintf(run, sizeof run, " ⟳ %s ", t->progress);

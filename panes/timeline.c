@@ -4,7 +4,7 @@
 #include "diffview.h"
 #include "err.h"
 #include "history.h"
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -97,10 +97,10 @@ static void draw_diff(tstate *s, ui_win *w)
 {
 	const tui_checkpoint *c = &s->cps[s->cur];
 	char head[256];
-	snprintf(head, sizeof head, "%s #%lld %.12s  %s", T("Diff of checkpoint"), c->id, c->commit, c->kind);
+	snprintf(head, sizeof head, "%s #%lld %.12s  %s", _("Diff of checkpoint"), c->id, c->commit, c->kind);
 	pane_title(w, 0, head);
 	if (s->dv.nlines == 0)
-		ui_put(w, 2, 2, UI_DIM, T("(no changes in this checkpoint)"), 0);
+		ui_put(w, 2, 2, UI_DIM, _("(no changes in this checkpoint)"), 0);
 	diffview_draw(&s->dv, w, 1, 1, ui_win_height(w) - 1);
 }
 
@@ -115,7 +115,7 @@ static void timeline_draw(void *st, tui *t, ui_win *w)
 	}
 	int width = ui_win_width(w);
 	char head[128];
-	snprintf(head, sizeof head, "%s (%zu)", T("Checkpoint timeline, newest first"), s->n);
+	snprintf(head, sizeof head, _("Checkpoint timeline, newest first (%zu)"), s->n);
 	pane_title(w, 0, head);
 	if (*s->err) {
 		pane_wrap(w, 2, 2, UI_ERROR, s->err, 0, 4);
@@ -129,7 +129,7 @@ static void timeline_draw(void *st, tui *t, ui_win *w)
 		int sel = i == s->cur, attr = sel ? UI_SELECT : UI_NORMAL;
 		ui_fill_row(w, y, attr);
 		char row[512];
-		char *kind = text_cell(T(c->kind), 10, 0);
+		char *kind = text_cell(pane_word(c->kind), 10, 0);
 		snprintf(row, sizeof row, "#%-4lld %.10s  %s %s  %s", c->id, c->commit, kind, c->time, c->actor);
 		free(kind);
 		ui_put(w, y, 1, attr, row, width - 2);
@@ -140,7 +140,7 @@ static void timeline_draw(void *st, tui *t, ui_win *w)
 		int x = 8 + ui_put(w, y + 1, 8, sel ? UI_TITLE : UI_DIM, sub, width - 10);
 		if (*c->findings) {
 			char fl[256];
-			snprintf(fl, sizeof fl, "  %s %s", T("findings"), c->findings);
+			snprintf(fl, sizeof fl, "  %s %s", _("findings"), c->findings);
 			ui_put(w, y + 1, x, UI_INFO, fl, width - x - 1);
 		}
 	}

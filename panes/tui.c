@@ -17,7 +17,7 @@
 #include "fix.h"
 #include "history.h"
 #include "report.h"
-#include "i18n.h"
+#include "intl.h"
 #include "pane.h"
 #include "review.h"
 #include "text.h"
@@ -140,10 +140,10 @@ static void draw_small(app *a)
 	ui_win *w = a->w_main;
 	ui_erase(w);
 	char b[256];
-	snprintf(b, sizeof b, T("ferry needs a window of at least %dx%d (this one is %dx%d)."), MIN_COLS, MIN_ROWS,
+	snprintf(b, sizeof b, _("ferry needs a window of at least %dx%d (this one is %dx%d)."), MIN_COLS, MIN_ROWS,
 	         a->cols, a->rows);
 	pane_wrap(w, a->rows / 2 - 1, 1, UI_TITLE, b, 0, 3);
-	pane_wrap(w, a->rows / 2 + 2, 1, UI_NORMAL, T("Please enlarge it, or press q to quit."), 0, 2);
+	pane_wrap(w, a->rows / 2 + 2, 1, UI_NORMAL, _("Please enlarge it, or press q to quit."), 0, 2);
 	ui_win_show(w);
 }
 
@@ -152,16 +152,16 @@ static const struct hint {
 	int cmd;
 	const char *word;
 } hints[] = {
-	{ VIEW_FINDINGS, CMD_RUN_PHASE, "run" },   { VIEW_FINDINGS, CMD_WAIVE, "waive" },
-	{ VIEW_FINDINGS, CMD_SIGNOFF, "sign off" }, { VIEW_FINDINGS, CMD_EDIT, "edit" },
-	{ VIEW_FINDINGS, CMD_FILTER, "filter" },   { VIEW_FINDINGS, CMD_OPEN, "zoom" },
-	{ VIEW_FINDINGS, CMD_FIX_FINDING, "fix" },  { VIEW_TIMELINE, CMD_OPEN, "diff" },
-	{ VIEW_TIMELINE, CMD_REVERT, "revert" },   { VIEW_FIX, CMD_FIX_APPLY, "apply" },
-	{ VIEW_FIX, CMD_FIX_DISCARD, "discard" },  { VIEW_FIX, CMD_DOWN, "scroll" },
-	{ VIEW_ANY, CMD_TIMELINE, "timeline" },    { VIEW_ANY, CMD_GUIDE, "guide" },
-	{ VIEW_ANY, CMD_CHART, "chart" },          { VIEW_ANY, CMD_ARTIFACTS, "artifacts" },
-	{ VIEW_ANY, CMD_PALETTE, "commands" },     { VIEW_ANY, CMD_HELP, "help" },
-	{ VIEW_ANY, CMD_BACK, "back/quit" },
+	{ VIEW_FINDINGS, CMD_RUN_PHASE, N_("run") },   { VIEW_FINDINGS, CMD_WAIVE, N_("waive") },
+	{ VIEW_FINDINGS, CMD_SIGNOFF, N_("sign off") }, { VIEW_FINDINGS, CMD_EDIT, N_("edit") },
+	{ VIEW_FINDINGS, CMD_FILTER, N_("filter") },   { VIEW_FINDINGS, CMD_OPEN, N_("zoom") },
+	{ VIEW_FINDINGS, CMD_FIX_FINDING, N_("fix") },  { VIEW_TIMELINE, CMD_OPEN, N_("diff") },
+	{ VIEW_TIMELINE, CMD_REVERT, N_("revert") },   { VIEW_FIX, CMD_FIX_APPLY, N_("apply") },
+	{ VIEW_FIX, CMD_FIX_DISCARD, N_("discard") },  { VIEW_FIX, CMD_DOWN, N_("scroll") },
+	{ VIEW_ANY, CMD_TIMELINE, N_("timeline") },    { VIEW_ANY, CMD_GUIDE, N_("guide") },
+	{ VIEW_ANY, CMD_CHART, N_("chart") },          { VIEW_ANY, CMD_ARTIFACTS, N_("artifacts") },
+	{ VIEW_ANY, CMD_PALETTE, N_("commands") },     { VIEW_ANY, CMD_HELP, N_("help") },
+	{ VIEW_ANY, CMD_BACK, N_("back/quit") },
 };
 
 static void draw_hints(app *a)
@@ -171,11 +171,11 @@ static void draw_hints(app *a)
 	int x = 0, width = ui_win_width(w);
 	if (a->t.running) {
 		if (a->busy_fixed) {
-			ui_put(w, 0, x, UI_DIM, T("working; this cannot be cancelled"), 0);
+			ui_put(w, 0, x, UI_DIM, _("working; this cannot be cancelled"), 0);
 			return;
 		}
 		x += ui_put(w, 0, x, UI_KEY, "Esc", 0);
-		ui_put(w, 0, x + 1, UI_NORMAL, T("cancel the running checks"), 0);
+		ui_put(w, 0, x + 1, UI_NORMAL, _("cancel the running checks"), 0);
 		return;
 	}
 	/* help and back/quit always fit: the others take what room is left before them */
@@ -192,7 +192,7 @@ static void draw_hints(app *a)
 				continue;
 			char key[16];
 			snprintf(key, sizeof key, "%.*s", (int)strcspn(e->label, " "), e->label);
-			const char *word = T(hints[i].word);
+			const char *word = _(hints[i].word);
 			int need = text_width(key) + 1 + text_width(word) + 2;
 			if (pass == 0) { /* measure the tail */
 				tail += last ? need : 0;
@@ -374,7 +374,7 @@ static void poll_cancel(app *a)
 			a->cancel = 1;
 			if (k == UI_KEY_SIGNAL)
 				a->quit = 1;
-			snprintf(a->t.progress, sizeof a->t.progress, "%s", T("cancelling…"));
+			snprintf(a->t.progress, sizeof a->t.progress, "%s", _("cancelling…"));
 			break;
 		}
 		if (k == UI_KEY_RESIZE) {
@@ -401,7 +401,7 @@ static void on_progress(const char *plugin, size_t done, size_t total, void *pay
 {
 	app *a = payload;
 	if (!a->cancel)
-		snprintf(a->t.progress, sizeof a->t.progress, T("checking %zu/%zu %s · %d found"), done + 1, total, plugin,
+		snprintf(a->t.progress, sizeof a->t.progress, _("checking %zu/%zu %s · %d found"), done + 1, total, plugin,
 		         a->found);
 	repaint_during_run(a, done == 0);
 }
@@ -426,7 +426,7 @@ static void run_checks(app *a, int all)
 	const char *phases[1] = { ws_phases[t->m.phase] };
 	t->running = 1;
 	a->cancel = 0;
-	snprintf(t->progress, sizeof t->progress, "%s", T("starting the checks…"));
+	snprintf(t->progress, sizeof t->progress, "%s", _("starting the checks…"));
 	/* a re-run keeps the previous list (and the cursor) until the new one is recorded;
 	 * only a first run streams its findings in as they come */
 	a->stream = t->m.nf == 0;
@@ -447,15 +447,23 @@ static void run_checks(app *a, int all)
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (a->cancel || rc == FERRY_ECANCEL)
-		tui_message(t, UI_WARN, "%s", T("Checks cancelled; nothing was recorded."));
+		tui_message(t, UI_WARN, "%s", _("Checks cancelled; nothing was recorded."));
 	else if (rc)
 		tui_message(t, UI_ERROR, "%s", err);
-	else if (res.nerrors > 0)
-		tui_message(t, UI_WARN, T("run %lld: %d findings, %d no longer seen; %d plugin errors, first: %s"), res.run,
-		            res.nfindings, res.nclosed, res.nerrors, res.errors[0]);
-	else
-		tui_message(t, UI_OK, T("run %lld: %d findings, %d no longer seen (marked fixed)"), res.run, res.nfindings,
-		            res.nclosed);
+	else {
+		char nf[64];
+		snprintf(nf, sizeof nf, P_("%d finding", "%d findings", res.nfindings), res.nfindings);
+		if (res.nerrors > 0) {
+			char ne[64];
+			snprintf(ne, sizeof ne, P_("%d plugin error", "%d plugin errors", res.nerrors), res.nerrors);
+			/* TRANSLATORS: "run 3: 12 findings, 2 no longer seen; 1 plugin error, first: ..." */
+			tui_message(t, UI_WARN, _("run %lld: %s, %d no longer seen; %s, first: %s"), res.run, nf, res.nclosed, ne,
+			            res.errors[0]);
+		} else {
+			/* TRANSLATORS: "run 3: 12 findings, 2 no longer seen (marked fixed)" */
+			tui_message(t, UI_OK, _("run %lld: %s, %d no longer seen (marked fixed)"), res.run, nf, res.nclosed);
+		}
+	}
 	check_result_done(&res);
 }
 
@@ -465,11 +473,11 @@ static const tui_finding *open_selection(app *a)
 {
 	const tui_finding *f = a->t.sel;
 	if (!f) {
-		tui_message(&a->t, UI_WARN, "%s", T("No finding selected."));
+		tui_message(&a->t, UI_WARN, "%s", _("No finding selected."));
 		return NULL;
 	}
 	if (strcmp(f->status, "open") != 0) {
-		tui_message(&a->t, UI_WARN, T("Finding #%lld is %s; only open findings can be waived."), f->id, T(f->status));
+		tui_message(&a->t, UI_WARN, _("Finding #%lld is %s; only open findings can be waived."), f->id, pane_word(f->status));
 		return NULL;
 	}
 	return f;
@@ -483,7 +491,7 @@ static void do_waive(app *a, const char *reason)
 	if (!f)
 		return;
 	if (!reason || !*reason) {
-		tui_message(t, UI_ERROR, "%s", T("A waiver needs a reason (auditors read it)."));
+		tui_message(t, UI_ERROR, "%s", _("A waiver needs a reason (auditors read it)."));
 		return;
 	}
 	long long id = f->id;
@@ -497,7 +505,7 @@ static void do_waive(app *a, const char *reason)
 	if (rc)
 		tui_message(t, UI_ERROR, "%s", err);
 	else
-		tui_message(t, UI_OK, T("Waived finding #%lld."), id);
+		tui_message(t, UI_OK, _("Waived finding #%lld."), id);
 }
 
 /* The reason `ferry signoff PHASE` would refuse, in the interface language, or NULL. */
@@ -512,18 +520,19 @@ static const char *signoff_refusal(app *a, char *buf, size_t n)
 	}
 	switch (why.kind) {
 	case REVIEW_EARLIER_OPEN:
-		snprintf(buf, n, T("Cannot sign off %s: the earlier phase %s is not signed off yet."), phase, why.other);
+		snprintf(buf, n, _("Cannot sign off %s: the earlier phase %s is not signed off yet."), phase, why.other);
 		return buf;
 	case REVIEW_EARLIER_REOPENED:
-		snprintf(buf, n, T("Cannot sign off %s: the earlier phase %s was reopened by new error findings."), phase,
+		snprintf(buf, n, _("Cannot sign off %s: the earlier phase %s was reopened by new error findings."), phase,
 		         why.other);
 		return buf;
 	case REVIEW_ALREADY_SIGNED:
-		snprintf(buf, n, T("%s is already signed off by %s."), phase, why.by);
+		snprintf(buf, n, _("%s is already signed off by %s."), phase, why.by);
 		return buf;
 	case REVIEW_OPEN_ERRORS:
-		snprintf(buf, n, T("Cannot sign off %s: %d open error findings must be fixed or waived first: %s"), phase,
-		         (int)why.count, why.blockers);
+		snprintf(buf, n, P_("Cannot sign off %s: %d open error finding must be fixed or waived first: %s",
+		                    "Cannot sign off %s: %d open error findings must be fixed or waived first: %s", why.count),
+		         phase, (int)why.count, why.blockers);
 		return buf;
 	case REVIEW_ALLOWED:
 		break;
@@ -567,10 +576,10 @@ static void do_signoff(app *a, const char *note)
 		tui_message(t, UI_ERROR, "%s", err);
 	else if (engagement_complete(t)) /* the last sign-off: offer the deliverable */
 		prompt_start(a, CMD_REPORT, 0,
-		             T("Engagement complete: every phase is signed off. Final report format (md, html, json, sarif or csv): "),
+		             _("Engagement complete: every phase is signed off. Final report format (md, html, json, sarif or csv): "),
 		             "html");
 	else
-		tui_message(t, UI_OK, T("Phase %s signed off by %s."), phase, t->m.ws->actor);
+		tui_message(t, UI_OK, _("Phase %s signed off by %s."), phase, t->m.ws->actor);
 }
 
 /* Opens the finding's file in $VISUAL/$EDITOR at its line, then records the edit
@@ -580,7 +589,7 @@ static void do_edit(app *a)
 	tui *t = &a->t;
 	const tui_finding *f = t->sel;
 	if (!f || !*f->file) {
-		tui_message(t, UI_WARN, "%s", T("This finding has no file to open."));
+		tui_message(t, UI_WARN, "%s", _("This finding has no file to open."));
 		return;
 	}
 	const char *editor = getenv("VISUAL");
@@ -613,13 +622,13 @@ static void do_edit(app *a)
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		tui_message(t, UI_WARN, T("The editor (%s) did not finish cleanly."), editor);
+		tui_message(t, UI_WARN, _("The editor (%s) did not finish cleanly."), editor);
 	else if (rc)
 		tui_message(t, UI_ERROR, "%s", err);
 	else if (made)
-		tui_message(t, UI_OK, T("Your edit was recorded as checkpoint #%lld (manual edit)."), t->m.head_cp);
+		tui_message(t, UI_OK, _("Your edit was recorded as checkpoint #%lld (manual edit)."), t->m.head_cp);
 	else
-		tui_message(t, UI_NORMAL, "%s", T("No change to record."));
+		tui_message(t, UI_NORMAL, "%s", _("No change to record."));
 }
 
 /* As `ferry revert REV`. */
@@ -627,7 +636,7 @@ static void do_revert(app *a)
 {
 	tui *t = &a->t;
 	if (!t->sel_cp) {
-		tui_message(t, UI_WARN, "%s", T("No checkpoint selected."));
+		tui_message(t, UI_WARN, "%s", _("No checkpoint selected."));
 		return;
 	}
 	char rev[32], oid[41] = "";
@@ -660,7 +669,7 @@ static void do_revert(app *a)
 	if (rc)
 		tui_message(t, UI_ERROR, "%s", err);
 	else
-		tui_message(t, UI_OK, T("Reverted checkpoint #%s with checkpoint #%lld (%.12s)."), rev, id, oid);
+		tui_message(t, UI_OK, _("Reverted checkpoint #%s with checkpoint #%lld (%.12s)."), rev, id, oid);
 }
 
 /* --- the prompt line --- */
@@ -763,7 +772,7 @@ static void run_palette(app *a, const char *line)
 	snprintf(name, sizeof name, "%.*s", (int)n, line);
 	const keymap_entry *e = keymap_by_name(name);
 	if (!e) {
-		tui_message(&a->t, UI_ERROR, T("%s: no such command (: and Tab list them)"), name);
+		tui_message(&a->t, UI_ERROR, _("%s: no such command (: and Tab list them)"), name);
 		a->dirty |= D_MSG;
 		return;
 	}
@@ -786,7 +795,7 @@ static void prompt_key(app *a, int key)
 		if (key == 'y' || key == 'Y')
 			dispatch(a, p->cmd, "yes");
 		else
-			tui_message(&a->t, UI_NORMAL, "%s", T("Nothing done."));
+			tui_message(&a->t, UI_NORMAL, "%s", _("Nothing done."));
 		return;
 	}
 	switch (key) {
@@ -904,7 +913,7 @@ static void fix_preview(app *a, int scope, const char *arg)
 			char *end = NULL;
 			long long id = strtoll(w[0] == '#' ? w + 1 : w, &end, 10);
 			if (!end || *end || id <= 0) {
-				tui_message(t, UI_ERROR, T("%s: not a finding number"), w);
+				tui_message(t, UI_ERROR, _("%s: not a finding number"), w);
 				free(copy);
 				return;
 			}
@@ -919,15 +928,15 @@ static void fix_preview(app *a, int scope, const char *arg)
 		snprintf(file, sizeof file, "%s", arg);
 	} else if (scope != FIX_PHASE) {
 		if (!f) {
-			tui_message(t, UI_WARN, "%s", T("No finding selected."));
+			tui_message(t, UI_WARN, "%s", _("No finding selected."));
 			return;
 		}
 		if (strcmp(f->status, "open") != 0) {
-			tui_message(t, UI_WARN, T("Finding #%lld is %s; only open findings can be fixed."), f->id, T(f->status));
+			tui_message(t, UI_WARN, _("Finding #%lld is %s; only open findings can be fixed."), f->id, pane_word(f->status));
 			return;
 		}
 		if (scope == FIX_FINDING && !f->nedits) {
-			tui_message(t, UI_WARN, T("Finding #%lld has no automatic fix: change the code with e, or waive it with w."),
+			tui_message(t, UI_WARN, _("Finding #%lld has no automatic fix: change the code with e, or waive it with w."),
 			            f->id);
 			return;
 		}
@@ -936,7 +945,7 @@ static void fix_preview(app *a, int scope, const char *arg)
 		snprintf(plugin, sizeof plugin, "%s", f->plugin);
 		snprintf(file, sizeof file, "%s", f->file);
 		if (scope == FIX_FILE && !*file) {
-			tui_message(t, UI_WARN, "%s", T("This finding has no file to open."));
+			tui_message(t, UI_WARN, "%s", _("This finding has no file to open."));
 			return;
 		}
 	}
@@ -944,24 +953,24 @@ static void fix_preview(app *a, int scope, const char *arg)
 	switch (scope) {
 	case FIX_FINDING:
 		if (sel.nids == 1 && *plugin)
-			snprintf(what, sizeof what, T("finding #%lld (%s)"), ids[0], plugin);
+			snprintf(what, sizeof what, _("finding #%lld (%s)"), ids[0], plugin);
 		else if (sel.nids == 1)
-			snprintf(what, sizeof what, T("finding #%lld"), ids[0]);
+			snprintf(what, sizeof what, _("finding #%lld"), ids[0]);
 		else
-			snprintf(what, sizeof what, T("%zu findings"), sel.nids);
+			snprintf(what, sizeof what, P_("%zu finding", "%zu findings", sel.nids), sel.nids);
 		break;
 	case FIX_PLUGIN:
 		sel.plugin = plugin;
-		snprintf(what, sizeof what, T("every fix of %s"), plugin);
+		snprintf(what, sizeof what, _("every fix of %s"), plugin);
 		break;
 	case FIX_FILE:
 		sel.file = file;
 		sel.all = 1;
-		snprintf(what, sizeof what, T("every fix in %s (%s)"), file, phase);
+		snprintf(what, sizeof what, _("every fix in %s (%s)"), file, phase);
 		break;
 	default:
 		sel.all = 1;
-		snprintf(what, sizeof what, T("every fix of phase %s"), phase);
+		snprintf(what, sizeof what, _("every fix of phase %s"), phase);
 	}
 	int rc = lock_synced(a, NULL);
 	if (rc) {
@@ -970,7 +979,7 @@ static void fix_preview(app *a, int scope, const char *arg)
 	}
 	t->running = 1;
 	a->busy_fixed = 1;
-	snprintf(t->progress, sizeof t->progress, "%s", T("planning the fix: re-running its checks…"));
+	snprintf(t->progress, sizeof t->progress, "%s", _("planning the fix: re-running its checks…"));
 	a->dirty = D_ALL;
 	repaint_during_run(a, 1);
 	fix_plan *plan = NULL;
@@ -1007,7 +1016,7 @@ static void fix_apply(app *a)
 	fix_plan_counts(t->plan, &nfind, &nfiles, &nplug);
 	if (!nfind) {
 		set_view(a, VIEW_FINDINGS);
-		tui_message(t, UI_WARN, "%s", T("Nothing was applied: every selected fix was refused."));
+		tui_message(t, UI_WARN, "%s", _("Nothing was applied: every selected fix was refused."));
 		return;
 	}
 	int synced = 0;
@@ -1022,13 +1031,13 @@ static void fix_apply(app *a)
 		set_view(a, VIEW_FINDINGS);
 		reload(a);
 		tui_message(t, UI_WARN, "%s",
-		            T("The project changed since the preview (a new checkpoint was recorded); nothing was applied. Preview the fix again."));
+		            _("The project changed since the preview (a new checkpoint was recorded); nothing was applied. Preview the fix again."));
 		return;
 	}
 	if (!rc) {
 		t->running = 1;
 		a->busy_fixed = 1;
-		snprintf(t->progress, sizeof t->progress, "%s", T("applying the fixes…"));
+		snprintf(t->progress, sizeof t->progress, "%s", _("applying the fixes…"));
 		repaint_during_run(a, 1);
 		rc = fix_plan_apply(&made, t->plan, t->m.ws);
 	}
@@ -1039,12 +1048,14 @@ static void fix_apply(app *a)
 	snprintf(err, sizeof err, "%s", err_message());
 	set_view(a, VIEW_FINDINGS);
 	reload(a);
-	const char *s1 = nfind == 1 || i18n_zh() ? "" : "s", *s2 = made == 1 || i18n_zh() ? "" : "s";
+	char nf[64], nc[64];
+	snprintf(nf, sizeof nf, P_("%zu finding", "%zu findings", nfind), nfind);
+	snprintf(nc, sizeof nc, P_("%zu checkpoint", "%zu checkpoints", made), made);
 	if (rc)
 		tui_message(t, UI_ERROR, "%s", err);
-	else
-		tui_message(t, UI_OK, T("Fixed %zu finding%s in %zu checkpoint%s; the head is now checkpoint #%lld (%.7s)."), nfind,
-		            s1, made, s2, t->m.head_cp, t->m.head);
+	else /* TRANSLATORS: "Fixed 2 findings in 1 checkpoint; ..." */
+		tui_message(t, UI_OK, _("Fixed %s in %s; the head is now checkpoint #%lld (%.7s)."), nf, nc, t->m.head_cp,
+		            t->m.head);
 }
 
 /* --- reports (as `ferry report`) --- */
@@ -1066,7 +1077,7 @@ static int own_path(char **abs, char **shown, workspace *ws, const char *path, c
 		size_t n = strlen(ws->root);
 		if (strncmp(path, ws->root, n) == 0 && (path[n] == '/' || !path[n]) &&
 		    strncmp(path + n, "/.ferry/", 8) != 0)
-			return err_set(FERRY_EREFUSED, "%s: inside the project; ferry writes its own files under .ferry/",
+			return err_set(FERRY_EREFUSED, _("%s: inside the project; ferry writes its own files under .ferry/"),
 			               path);
 		*abs = xstrdup(path);
 		*shown = xstrdup(path);
@@ -1090,7 +1101,7 @@ static void write_report(app *a, const char *format, const char *path)
 	while (*path == ' ')
 		path++;
 	if (!*path) {
-		tui_message(t, UI_ERROR, "%s", T("A report needs a file to write to."));
+		tui_message(t, UI_ERROR, "%s", _("A report needs a file to write to."));
 		return;
 	}
 	char *abs = NULL, *shown = NULL;
@@ -1108,7 +1119,7 @@ static void write_report(app *a, const char *format, const char *path)
 	if (!rc) {
 		t->running = 1;
 		a->busy_fixed = 1;
-		snprintf(t->progress, sizeof t->progress, "%s", T("writing the report…"));
+		snprintf(t->progress, sizeof t->progress, "%s", _("writing the report…"));
 		repaint_during_run(a, 1);
 		rc = report_write(sha, t->m.ws, &o);
 		ws_unlock(t->m.ws);
@@ -1121,7 +1132,7 @@ static void write_report(app *a, const char *format, const char *path)
 	if (rc)
 		tui_message(t, UI_ERROR, "%s", err);
 	else
-		tui_message(t, UI_OK, T("Wrote %s (%s report, sha256 %.8s, recorded in the audit chain)."), path, format, sha);
+		tui_message(t, UI_OK, _("Wrote %s (%s report, sha256 %.8s, recorded in the audit chain)."), path, format, sha);
 	free(abs);
 	free(shown);
 }
@@ -1137,7 +1148,7 @@ static void do_report(app *a, const char *arg)
 	size_t n = arg ? strcspn(arg, " ") : 0;
 	snprintf(format, sizeof format, "%.*s", (int)(n < sizeof format ? n : sizeof format - 1), arg ? arg : "");
 	if (!report_format_valid(format)) {
-		tui_message(t, UI_ERROR, T("%s: not a report format (md, html, json, sarif or csv)"), format);
+		tui_message(t, UI_ERROR, _("%s: not a report format (md, html, json, sarif or csv)"), format);
 		return;
 	}
 	const char *rest = arg + n;
@@ -1154,7 +1165,7 @@ static void do_report(app *a, const char *arg)
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
 	snprintf(def, sizeof def, ".ferry/artifacts/reports/report-%s.%s", stamp, format);
-	snprintf(label, sizeof label, T("Write the %s report to: "), format);
+	snprintf(label, sizeof label, _("Write the %s report to: "), format);
 	prompt_start(a, CMD_REPORT_PATH, 0, label, def);
 }
 
@@ -1169,13 +1180,13 @@ static void do_copy(app *a)
 	else if (t->view == VIEW_FINDINGS && t->sel && *t->sel->file)
 		snprintf(text, sizeof text, "%s:%d", t->sel->file, t->sel->line);
 	else {
-		tui_message(t, UI_WARN, "%s", T("Select a finding or a checkpoint to copy."));
+		tui_message(t, UI_WARN, "%s", _("Select a finding or a checkpoint to copy."));
 		return;
 	}
 	if (ui_clipboard(text))
 		tui_message(t, UI_ERROR, "%s", err_message());
 	else
-		tui_message(t, UI_OK, T("Copied %s to the clipboard."), text);
+		tui_message(t, UI_OK, _("Copied %s to the clipboard."), text);
 }
 
 /* --- the engagement commands of the palette (the CLI's, through the same functions) --- */
@@ -1185,7 +1196,7 @@ static void do_copy(app *a)
 static void usage(app *a, int cmd)
 {
 	const keymap_entry *e = keymap_by_cmd(cmd);
-	tui_message(&a->t, UI_ERROR, "%s %s", T("usage:"), keymap_usage(cmd) ? keymap_usage(cmd) : e ? e->name : "");
+	tui_message(&a->t, UI_ERROR, "%s %s", _("usage:"), keymap_usage(cmd) ? keymap_usage(cmd) : e ? e->name : "");
 }
 
 /* Runs work under the writer lock with the running indicator up; reloads afterwards.
@@ -1245,10 +1256,10 @@ static void do_ingest(app *a, const char *arg)
 	if (!known) {
 		artifact_validate(g.kind, g.path, "", 0); /* the usage error listing the kinds */
 		tui_message(&a->t, UI_ERROR, "%s", err_message());
-	} else if (under_lock(a, T("ingesting…"), ingest_locked, &g, err, sizeof err))
+	} else if (under_lock(a, _("ingesting…"), ingest_locked, &g, err, sizeof err))
 		tui_message(&a->t, UI_ERROR, "%s", err);
 	else
-		tui_message(&a->t, UI_OK, T("Ingested %s as artifact #%lld (%s)."), v[1], g.id, g.kind);
+		tui_message(&a->t, UI_OK, _("Ingested %s as artifact #%lld (%s)."), v[1], g.id, g.kind);
 	free(g.path);
 	free(copy);
 }
@@ -1285,16 +1296,16 @@ static void do_config(app *a, const char *arg)
 	}
 	if (!*value) {
 		char *v = store_config_get(t->m.ws->db, key);
-		tui_message(t, UI_NORMAL, "%s = %s   (%s %s)", key, v ? v : T("(not set)"), T("usage:"),
+		tui_message(t, UI_NORMAL, "%s = %s   (%s %s)", key, v ? v : _("(not set)"), _("usage:"),
 		            keymap_usage(CMD_CONFIG));
 		free(v);
 		return;
 	}
 	struct config_args g = { key, value };
-	if (under_lock(a, T("saving the setting…"), config_locked, &g, err, sizeof err))
+	if (under_lock(a, _("saving the setting…"), config_locked, &g, err, sizeof err))
 		tui_message(t, UI_ERROR, "%s", err);
 	else
-		tui_message(t, UI_OK, T("%s set to %s (recorded in the audit chain)."), key, value);
+		tui_message(t, UI_OK, _("%s set to %s (recorded in the audit chain)."), key, value);
 }
 
 static void drop_shown(tui *t)
@@ -1332,19 +1343,19 @@ static void do_compare(app *a, const char *arg)
 	}
 	char *pa = pane_expand_path(v[1]), *pb = pane_expand_path(v[2]);
 	struct compare_args g = { { strcmp(v[0], "loss") == 0, pa, pb, NULL, 0, NULL, NULL }, xcalloc(1, sizeof(compare_outcome)) };
-	if (under_lock(a, T("comparing…"), compare_locked, &g, err, sizeof err)) {
+	if (under_lock(a, _("comparing…"), compare_locked, &g, err, sizeof err)) {
 		tui_message(t, UI_ERROR, "%s", err);
 		free(g.out);
 	} else {
 		drop_shown(t);
 		t->cmp = g.out;
-		snprintf(t->show_title, sizeof t->show_title, T("Comparison of %s: %s (A, GPU) against %s (B, NPU)"), v[0], v[1], v[2]);
+		snprintf(t->show_title, sizeof t->show_title, _("Comparison of %s: %s (A, GPU) against %s (B, NPU)"), v[0], v[1], v[2]);
 		t->view = VIEW_SHOW;
 		a->zoom = 0;
 		a->dirty = D_ALL;
 		a->touch = 1;
 		if (g.out->pass)
-			tui_message(t, UI_OK, T("compare %s %s %s: pass (recorded in the audit chain)."), v[0], v[1], v[2]);
+			tui_message(t, UI_OK, _("compare %s %s %s: pass (recorded in the audit chain)."), v[0], v[1], v[2]);
 		else {
 			compare_failure(g.out, &g.req);
 			tui_message(t, UI_ERROR, "%s", err_message());
@@ -1390,12 +1401,12 @@ static void do_export(app *a, const char *arg)
 		free(copy);
 		return;
 	}
-	if (under_lock(a, T("exporting…"), export_locked, &g, err, sizeof err))
+	if (under_lock(a, _("exporting…"), export_locked, &g, err, sizeof err))
 		tui_message(t, UI_ERROR, "%s", err);
 	else if (g.patches)
-		tui_message(t, UI_OK, T("Wrote one patch per checkpoint into %s; audit anchor %s."), v[1], g.anchor);
+		tui_message(t, UI_OK, _("Wrote one patch per checkpoint into %s; audit anchor %s."), v[1], g.anchor);
 	else
-		tui_message(t, UI_OK, T("Created branch %s in %s; audit anchor %s."), v[1], v[3], g.anchor);
+		tui_message(t, UI_OK, _("Created branch %s in %s; audit anchor %s."), v[1], v[3], g.anchor);
 	free(g.dir_or_name);
 	free(g.repo);
 	free(copy);
@@ -1421,21 +1432,24 @@ static void do_verify(app *a)
 		cJSON_ArrayForEach(p, rep.problems)
 			sbuf_addf(&b, "%s\n", json_str(p, "detail"));
 		cJSON_ArrayForEach(sg, rep.signatures)
-			sbuf_addf(&b, T("signature: event %lld signs head %.16s:%lld, %s, by %s\n"), json_int(sg, "seq"),
+			sbuf_addf(&b, _("signature: event %lld signs head %.16s:%lld, %s, by %s\n"), json_int(sg, "seq"),
 			          json_str(sg, "head"), json_int(sg, "signed_seq"),
-			          cJSON_IsTrue(cJSON_GetObjectItem(sg, "valid")) ? "good" : "BAD",
-			          cJSON_IsString(cJSON_GetObjectItem(sg, "signer")) ? json_str(sg, "signer") : "(unknown)");
+			          cJSON_IsTrue(cJSON_GetObjectItem(sg, "valid")) ? _("good") : _("BAD"),
+			          cJSON_IsString(cJSON_GetObjectItem(sg, "signer")) ? json_str(sg, "signer") : _("(unknown)"));
 		if (!np)
-			sbuf_addf(&b, T("ok: %lld audit events intact, head %.16s:%lld; every checkpoint present and anchored; the record agrees with the chain"),
+			sbuf_addf(&b, P_("ok: %lld audit event intact, head %.16s:%lld; every checkpoint present and anchored; the record agrees with the chain",
+			             "ok: %lld audit events intact, head %.16s:%lld; every checkpoint present and anchored; the record agrees with the chain",
+			             (unsigned long)rep.events),
 			          rep.events, rep.head, rep.events);
 		t->verify = sbuf_detach(&b);
 		sbuf_done(&b);
 		t->verify_ok = !np;
 		if (np)
-			tui_message(t, UI_ERROR, T("verify: %d problems; the first: %s"), np,
+			tui_message(t, UI_ERROR, P_("verify: %d problem; the first: %s", "verify: %d problems; the first: %s", (unsigned long)np), np,
 			            json_str(cJSON_GetArrayItem(rep.problems, 0), "detail"));
 		else
-			tui_message(t, UI_OK, T("verify: ok, %lld audit events intact."), rep.events);
+			tui_message(t, UI_OK, P_("verify: ok, %lld audit event intact.", "verify: ok, %lld audit events intact.", (unsigned long)rep.events),
+			            rep.events);
 		audit_report_done(&rep);
 	}
 	if (t->view != VIEW_AUDIT)
@@ -1480,16 +1494,16 @@ static void do_unwaive(app *a, const char *arg)
 	}
 	if (!arg || !*arg) {
 		char label[160], initial[32];
-		snprintf(label, sizeof label, T("Reason for withdrawing the waiver of #%lld: "), g.id);
+		snprintf(label, sizeof label, _("Reason for withdrawing the waiver of #%lld: "), g.id);
 		snprintf(initial, sizeof initial, "%lld ", g.id);
 		prompt_start(a, CMD_UNWAIVE, 0, label, initial);
 		return;
 	}
 	g.reason = arg;
-	if (under_lock(a, T("withdrawing the waiver…"), unwaive_locked, &g, err, sizeof err))
+	if (under_lock(a, _("withdrawing the waiver…"), unwaive_locked, &g, err, sizeof err))
 		tui_message(t, UI_ERROR, "%s", err);
 	else
-		tui_message(t, UI_OK, T("Withdrew the waiver of #%lld; it is open again."), g.id);
+		tui_message(t, UI_OK, _("Withdrew the waiver of #%lld; it is open again."), g.id);
 }
 
 /* probe-script PATH, as `ferry probe-script > PATH`: under .ferry/probe/ unless absolute. */
@@ -1513,7 +1527,7 @@ static void do_probe_script(app *a, const char *arg)
 	if (rc)
 		tui_message(t, UI_ERROR, "%s", err_message());
 	else
-		tui_message(t, UI_OK, T("Wrote the probe to %s: run it on the NPU host (sh probe.sh > host.json), then :ingest env-probe host.json"),
+		tui_message(t, UI_OK, _("Wrote the probe to %s: run it on the NPU host (sh probe.sh > host.json), then :ingest env-probe host.json"),
 		            shown);
 	free(path);
 	free(abs);
@@ -1543,7 +1557,7 @@ static void page_file(app *a, const char *path)
 	free(cmd);
 	layout(a);
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		tui_message(&a->t, UI_WARN, T("The pager (%s) did not finish cleanly."), pager);
+		tui_message(&a->t, UI_WARN, _("The pager (%s) did not finish cleanly."), pager);
 }
 
 int tui_open_artifact(tui *t, const tui_artifact *art)
@@ -1563,7 +1577,7 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 		o = xcalloc(1, sizeof *o);
 		t->running = 1;
 		a->busy_fixed = 1;
-		snprintf(t->progress, sizeof t->progress, "%s", T("comparing…"));
+		snprintf(t->progress, sizeof t->progress, "%s", _("comparing…"));
 		repaint_during_run(a, 1);
 		rc = compare_compute(o, t->m.ws, &req);
 		t->running = 0;
@@ -1580,7 +1594,7 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 	t->cmp = o;
 	t->show_text = text;
 	if (o)
-		snprintf(t->show_title, sizeof t->show_title, T("Comparison of %s: %s (A, GPU) against %s (B, NPU), recorded %s"),
+		snprintf(t->show_title, sizeof t->show_title, _("Comparison of %s: %s (A, GPU) against %s (B, NPU), recorded %s"),
 		         art->loss ? "loss" : "dump", art->a, art->b, art->time);
 	else
 		snprintf(t->show_title, sizeof t->show_title, "#%lld %s · %s", art->id, art->kind, art->label);
@@ -1597,17 +1611,17 @@ static int needs_input(app *a, int cmd)
 	char label[256], why[512];
 	switch (cmd) {
 	case CMD_FILTER:
-		prompt_start(a, cmd, 0, T("Filter (words, sev:, status:, plugin:, fix:yes): "), t->filter);
+		prompt_start(a, cmd, 0, _("Filter (words, sev:, status:, plugin:, fix:yes): "), t->filter);
 		return 1;
 	case CMD_WAIVE: {
 		const tui_finding *f = t->view == VIEW_FINDINGS ? open_selection(a) : NULL;
 		if (t->view != VIEW_FINDINGS)
-			tui_message(t, UI_WARN, "%s", T("Waive from the findings list (f)."));
+			tui_message(t, UI_WARN, "%s", _("Waive from the findings list (f)."));
 		if (!f) {
 			a->dirty |= D_MSG;
 			return 1;
 		}
-		snprintf(label, sizeof label, T("Reason for waiving #%lld: "), f->id);
+		snprintf(label, sizeof label, _("Reason for waiving #%lld: "), f->id);
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;
 	}
@@ -1630,10 +1644,12 @@ static int needs_input(app *a, int cmd)
 			return 1;
 		}
 		if (t->m.phases[t->m.phase].warnings > 0)
-			snprintf(label, sizeof label, T("Sign off %s as %s with %d open warnings? Note (optional, Enter signs): "),
+			snprintf(label, sizeof label, P_("Sign off %s as %s with %d open warning? Note (optional, Enter signs): ",
+			                 "Sign off %s as %s with %d open warnings? Note (optional, Enter signs): ",
+			                 (unsigned long)t->m.phases[t->m.phase].warnings),
 			         ws_phases[t->m.phase], t->m.ws->actor, t->m.phases[t->m.phase].warnings);
 		else
-			snprintf(label, sizeof label, T("Sign off %s as %s. Note (optional, Enter signs): "), ws_phases[t->m.phase],
+			snprintf(label, sizeof label, _("Sign off %s as %s. Note (optional, Enter signs): "), ws_phases[t->m.phase],
 			         t->m.ws->actor);
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;
@@ -1645,11 +1661,11 @@ static int needs_input(app *a, int cmd)
 		localtime_r(&now, &tm);
 		strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
 		snprintf(def, sizeof def, ".ferry/screens/screen-%s.txt", stamp);
-		prompt_start(a, cmd, 0, T("Save the screen to file: "), def);
+		prompt_start(a, cmd, 0, _("Save the screen to file: "), def);
 		return 1;
 	}
 	case CMD_REPORT:
-		prompt_start(a, cmd, 0, T("Report format (md, html, json, sarif or csv): "), "md");
+		prompt_start(a, cmd, 0, _("Report format (md, html, json, sarif or csv): "), "md");
 		return 1;
 	case CMD_INGEST:
 	case CMD_CONFIG:
@@ -1664,11 +1680,11 @@ static int needs_input(app *a, int cmd)
 	}
 	case CMD_REVERT:
 		if (t->view != VIEW_TIMELINE || !t->sel_cp) {
-			tui_message(t, UI_WARN, "%s", T("Select a checkpoint in the timeline (t) to revert it."));
+			tui_message(t, UI_WARN, "%s", _("Select a checkpoint in the timeline (t) to revert it."));
 			a->dirty |= D_MSG;
 			return 1;
 		}
-		snprintf(label, sizeof label, T("Revert checkpoint #%lld (%.10s) with a new checkpoint? (y/n) "), t->sel_cp,
+		snprintf(label, sizeof label, _("Revert checkpoint #%lld (%.10s) with a new checkpoint? (y/n) "), t->sel_cp,
 		         t->sel_cp_commit);
 		prompt_start(a, cmd, 1, label, NULL);
 		return 1;
@@ -1719,7 +1735,7 @@ static void dispatch(app *a, int cmd, const char *arg)
 		return;
 	a->dirty |= D_MSG;
 	if (t->view == VIEW_FIX && !t->help && !allowed_in_preview(cmd)) {
-		tui_message(t, UI_WARN, "%s", T("Answer the fix preview first: y applies the fixes, n discards them."));
+		tui_message(t, UI_WARN, "%s", _("Answer the fix preview first: y applies the fixes, n discards them."));
 		return;
 	}
 	if (!arg && needs_input(a, cmd))
@@ -1767,19 +1783,19 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_FIX_APPLY:
 	case CMD_FIX_DISCARD:
 		if (t->view != VIEW_FIX)
-			tui_message(t, UI_WARN, "%s", T("No fix is being previewed."));
+			tui_message(t, UI_WARN, "%s", _("No fix is being previewed."));
 		else if (cmd == CMD_FIX_APPLY)
 			fix_apply(a);
 		else {
 			set_view(a, VIEW_FINDINGS);
-			tui_message(t, UI_NORMAL, "%s", T("Fix preview closed; nothing was changed."));
+			tui_message(t, UI_NORMAL, "%s", _("Fix preview closed; nothing was changed."));
 		}
 		break;
 	case CMD_BACK:
 	case CMD_CANCEL:
 		if (t->view == VIEW_FIX) {
 			set_view(a, VIEW_FINDINGS);
-			tui_message(t, UI_NORMAL, "%s", T("Fix preview closed; nothing was changed."));
+			tui_message(t, UI_NORMAL, "%s", _("Fix preview closed; nothing was changed."));
 		} else if (a->zoom) {
 			a->zoom = 0;
 			a->dirty = D_ALL;
@@ -1816,13 +1832,10 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_EDIT: do_edit(a); break;
 	case CMD_REVERT: do_revert(a); break;
 	case CMD_LANG:
-		if (arg && *arg)
-			i18n_set(strncmp(arg, "zh", 2) == 0);
-		else
-			i18n_set(!i18n_zh());
+		intl_set_lang(arg && *arg ? arg : intl_zh() ? "en" : "zh");
 		a->dirty = D_ALL;
 		a->touch = 1;
-		tui_message(t, UI_NORMAL, "%s", T("Interface language: English"));
+		tui_message(t, UI_NORMAL, "%s", _("Interface language: English"));
 		break;
 	case CMD_RELOAD:
 		layout(a);
@@ -1834,11 +1847,11 @@ static void dispatch(app *a, int cmd, const char *arg)
 			arg++;
 		draw(a);
 		if (!*arg)
-			tui_message(t, UI_ERROR, "%s", T("A screen dump needs a file to write to."));
+			tui_message(t, UI_ERROR, "%s", _("A screen dump needs a file to write to."));
 		else if (own_path(&abs, &shown, t->m.ws, arg, "screens") != 0 || ui_save(abs) != 0)
 			tui_message(t, UI_ERROR, "%s", err_message());
 		else
-			tui_message(t, UI_OK, T("Screen saved to %s."), shown);
+			tui_message(t, UI_OK, _("Screen saved to %s."), shown);
 		a->dirty |= D_MSG; /* draw() above took the flag */
 		free(abs);
 		free(shown);
@@ -1847,7 +1860,7 @@ static void dispatch(app *a, int cmd, const char *arg)
 	default:
 		if (cmd >= CMD_DETAIL_UP && cmd <= CMD_DETAIL_DOWN)
 			break;
-		tui_message(t, UI_DIM, "%s", T("That key does nothing here (? lists the keys)."));
+		tui_message(t, UI_DIM, "%s", _("That key does nothing here (? lists the keys)."));
 	}
 }
 
@@ -1863,12 +1876,12 @@ static int ask_init(const char *dir)
 		ui_erase(w);
 		char b[1024], abs[PATH_MAX];
 		int y = rows / 2 - 4 > 0 ? rows / 2 - 4 : 0;
-		snprintf(b, sizeof b, T("There is no engagement in %s yet."), realpath(dir, abs) ? abs : dir);
+		snprintf(b, sizeof b, _("There is no engagement in %s yet."), realpath(dir, abs) ? abs : dir);
 		y += pane_wrap(w, y, 2, UI_TITLE, b, 0, 3) + 1;
 		y += pane_wrap(w, y, 2, UI_NORMAL,
-		               T("Start one here? ferry records the code as received (the baseline) in .ferry/ and never touches your own .git."),
+		               _("Start one here? ferry records the code as received (the baseline) in .ferry/ and never touches your own .git."),
 		               0, 4) + 1;
-		pane_wrap(w, y, 2, UI_KEY, T("y: start the engagement    n: leave"), 0, 2);
+		pane_wrap(w, y, 2, UI_KEY, _("y: start the engagement    n: leave"), 0, 2);
 		ui_win_show(w);
 		ui_flush(NULL, 0, 0);
 		ui_win_free(w);
@@ -1923,9 +1936,9 @@ static void watch(app *a)
 		return;
 	reload(a);
 	if (made)
-		tui_message(t, UI_INFO, T("Edits made outside ferry were recorded as checkpoint #%lld (manual edit)."), t->m.head_cp);
+		tui_message(t, UI_INFO, _("Edits made outside ferry were recorded as checkpoint #%lld (manual edit)."), t->m.head_cp);
 	else
-		tui_message(t, UI_DIM, "%s", T("The engagement changed outside the workbench; reloaded."));
+		tui_message(t, UI_DIM, "%s", _("The engagement changed outside the workbench; reloaded."));
 }
 
 static void loop(app *a)
@@ -1967,7 +1980,6 @@ static void loop(app *a)
 int tui_main(const char *dir)
 {
 	ensure_utf8_ctype();
-	i18n_init();
 	workspace *ws = NULL;
 	app *a = NULL;
 	int rc = ui_open();
@@ -2023,13 +2035,13 @@ int tui_main(const char *dir)
 	if (bad_keys)
 		tui_message(t, UI_WARN, "%s", err_message());
 	else if (made)
-		tui_message(t, UI_INFO, "%s", T("Edits made outside ferry were recorded as a manual-edit checkpoint."));
+		tui_message(t, UI_INFO, "%s", _("Edits made outside ferry were recorded as a manual-edit checkpoint."));
 	else if (!t->msg[0] && engagement_complete(t))
-		tui_message(t, UI_OK, "%s", T("The engagement is complete: every phase is signed off. p writes the final report."));
+		tui_message(t, UI_OK, "%s", _("The engagement is complete: every phase is signed off. p writes the final report."));
 	else if (!t->msg[0])
-		tui_message(t, UI_DIM, "%s", T("Welcome. ? lists the keys, g opens the guide for this phase."));
+		tui_message(t, UI_DIM, "%s", _("Welcome. ? lists the keys, g opens the guide for this phase."));
 	loop(a);
-	rc = ui_signalled() ? err_set(FERRY_ECANCEL, "workbench: stopped by a signal; the terminal was restored") : 0;
+	rc = ui_signalled() ? err_set(FERRY_ECANCEL, "%s", _("workbench: stopped by a signal; the terminal was restored")) : 0;
 	drop_plan(t);
 	drop_shown(t);
 	free(t->verify);

@@ -2,6 +2,7 @@
 #define NCURSES_WIDECHAR 1
 #include "ui.h"
 #include "err.h"
+#include "intl.h"
 #include "text.h"
 #include "util.h"
 
@@ -116,7 +117,7 @@ int ui_open(void)
 	if (hl && *hl) {
 		int cols, rows;
 		if (!parse_size(&cols, &rows, hl))
-			return err_set(FERRY_EUSAGE, "FERRY_HEADLESS=%s: expected COLSxROWS, e.g. 100x30", hl);
+			return err_set(FERRY_EUSAGE, _("FERRY_HEADLESS=%s: expected COLSxROWS, e.g. 100x30"), hl);
 		ui.headless = 1;
 		ui.keys = getenv("FERRY_KEYS");
 		if (!ui.keys)
@@ -124,12 +125,12 @@ int ui_open(void)
 		grid_resize(cols, rows);
 	} else {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-			return err_set(FERRY_EUSAGE, "workbench: needs a terminal on standard input and output "
-			                             "(ferry --help lists the commands for scripts)");
+			return err_set(FERRY_EUSAGE, "%s", _("workbench: needs a terminal on standard input and output "
+			                                   "(ferry --help lists the commands for scripts)"));
 		const char *term = getenv("TERM");
 		ui.screen = newterm(term && *term ? term : NULL, stdout, stdin);
 		if (!ui.screen)
-			return err_set(FERRY_EIO, "terminal %s: unknown to curses (check TERM)", term ? term : "(unset)");
+			return err_set(FERRY_EIO, _("terminal %s: unknown to curses (check TERM)"), term ? term : _("(unset)"));
 		set_term(ui.screen);
 		raw();
 		noecho();
@@ -137,7 +138,7 @@ int ui_open(void)
 		ui.input = newpad(1, 1);
 		if (!ui.input) {
 			endwin();
-			return err_set(FERRY_EIO, "terminal: cannot create the input window");
+			return err_set(FERRY_EIO, "%s", _("terminal: cannot create the input window"));
 		}
 		keypad(ui.input, TRUE);
 		set_escdelay(25);
@@ -521,7 +522,7 @@ int ui_clipboard(const char *text)
 	sbuf_adds(&b, "\a");
 	int rc = 0;
 	if (fwrite(b.buf, 1, b.len, stdout) != b.len || fflush(stdout) != 0)
-		rc = err_set(FERRY_EIO, "terminal: cannot write the clipboard sequence");
+		rc = err_set(FERRY_EIO, "%s", _("terminal: cannot write the clipboard sequence"));
 	sbuf_done(&b);
 	return rc;
 }

@@ -1,6 +1,8 @@
 # Helpers of the workbench's end-to-end tests (sourced): a private tmux server
 # (tmux -L, -f /dev/null), a scratch folder $work removed on exit, and polling
 # checks that wait for text on a pane instead of sleeping. Expects $top and $FERRY.
+# The CLI calls the tests make read English (their sessions choose their own language).
+export FERRY_LANG=en
 work=$(mktemp -d "${TMPDIR:-/tmp}/ferry-tui-XXXXXX")
 sock="ferrytest-$$"
 tm() { tmux -L "$sock" -f /dev/null "$@"; }

@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "review.h"
 #include "err.h"
+#include "intl.h"
 #include "store.h"
 #include "text.h"
 #include "tui.h"
@@ -165,6 +166,7 @@ static char *screen_of(const char *dir, const char *size, const char *keys)
 	char *script = xasprintf("%s<Save:%s>", keys, out);
 	setenv("FERRY_HEADLESS", size, 1);
 	setenv("FERRY_KEYS", script, 1);
+	intl_init(); /* as main does: the language from FERRY_LANG */
 	int rc = tui_main(dir);
 	if (rc)
 		fprintf(stderr, "tui_main: %s\n", err_message());
@@ -377,7 +379,7 @@ static void test_signoff_refused_then_allowed(void **state)
 	free(s);
 	/* the question says what is still open */
 	s = screen_of(fx->dir, "100x30", "1S");
-	assert_has(row(s, 28), "Sign off assess as Ada Tester <ada@example.com> with 1 open warnings?");
+	assert_has(row(s, 28), "Sign off assess as Ada Tester <ada@example.com> with 1 open warning?");
 	free(s);
 	s = screen_of(fx->dir, "100x30", "1Sall reviewed<Enter>");
 	assert_has(row(s, 28), "Phase assess signed off by Ada Tester <ada@example.com>.");
@@ -535,6 +537,7 @@ static void test_empty_chart_and_init_offer(void **state)
 	tu_write(dir, "main.py", "print('hello')\n");
 	setenv("FERRY_HEADLESS", "100x30", 1);
 	setenv("FERRY_KEYS", "n", 1);
+	intl_init();
 	assert_int_equal(tui_main(dir), 0);
 	char *s;
 	char *db = util_path_join(dir, ".ferry");
@@ -981,7 +984,7 @@ static void test_signoff_runs_the_gate_first(void **state)
 	compare_outcome_done(&o);
 	ws_close(ws);
 	char *s = screen_of(fx->dir, "100x30", "5S");
-	assert_has(row(s, 28), "Cannot sign off tune: 1 open error findings must be fixed or waived ");
+	assert_has(row(s, 28), "Cannot sign off tune: 1 open error finding must be fixed or waived ");
 	assert_has(row(s, 28), "first: #5 tune.acceptance: The l");
 	free(s);
 	free(pa);
@@ -1196,6 +1199,13 @@ static void test_ten_thousand_findings(void **state)
 int main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
+	/* the catalogs of this source tree (the test binary is not beside build/locale) */
+	char here[4096];
+	if (!getenv("FERRY_LOCALEDIR") && getcwd(here, sizeof here)) {
+		char *dir = xasprintf("%s/build/locale", here);
+		setenv("FERRY_LOCALEDIR", dir, 1);
+		free(dir);
+	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_findings_screen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detail_shows_fix_as_diff, setup, teardown),
