@@ -4,8 +4,9 @@
 # `ferry check --phase assess --format json` and compare the findings with the golden
 # list (compare.py: the exact set of plugin, file, line). Also checks that every fact
 # table entry names its source, and that every torch.cuda name the mapping table marks
-# unsupported is reported, and that no bundled plugin uses `_` as a variable
-# (underscore.py). Exits non-zero on any failure.
+# unsupported is reported, that no bundled plugin uses `_` as a variable
+# (underscore.py), and that the findings read in Chinese with FERRY_LANG=zh. Exits
+# non-zero on any failure.
 set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -111,6 +112,14 @@ then
 else
 	bad "cuda_api_map: every unsupported entry is reported"
 fi
+
+# 4. Read in Chinese, every finding above reads in Chinese.
+dirs=""
+for f in "$tmp"/*.json; do
+	name=$(basename "$f" .json)
+	[ -d "$tmp/$name/.ferry" ] && dirs="$dirs $tmp/$name"
+done
+zh_check "in Chinese, every finding of the fixtures reads in Chinese" $dirs
 
 echo "plugins: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
