@@ -6,16 +6,16 @@ local cuda = require("cuda")
 return {
 	id = "adapt.device_type_branches",
 	phase = "adapt",
-	title = "Branches on the device type ('cuda' comparisons, .is_cuda)",
+	title = _("Branches on the device type ('cuda' comparisons, .is_cuda)"),
 	severity = "warning",
 	category = "device",
-	description = "Rewrites comparisons of a device with 'cuda' (device.type == 'cuda', 'cuda' in "
+	description = _("Rewrites comparisons of a device with 'cuda' (device.type == 'cuda', 'cuda' in "
 		.. "str(device)) to compare with 'npu', and t.is_cuda to t.is_npu. Automatic migration "
 		.. "does not change these, so they are rewritten with either strategy. A comparison whose "
-		.. "other side is not clearly a device is listed for a human.",
+		.. "other side is not clearly a device is listed for a human."),
 	triggers = { "cuda" },
 	run = function(ctx)
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			refs.report_all(ctx, cuda.device_branches(ctx, path), "fix")
 		end
 	end,

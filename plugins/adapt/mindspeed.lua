@@ -11,7 +11,7 @@ local cuda = require("cuda")
 -- Entry scripts: pretrain_*.py, and files that import megatron and run as __main__.
 local function entries(ctx)
 	local out, seen = {}, {}
-	for _, path in ipairs(ctx.python_files()) do
+	for _i, path in ipairs(ctx.python_files()) do
 		local base = path:match("[^/]+$")
 		local text = ctx.read(path) or ""
 		local main = text:find("__main__", 1, true)
@@ -30,26 +30,26 @@ end
 return {
 	id = "adapt.mindspeed",
 	phase = "adapt",
-	title = "Megatron-LM on Ascend: import mindspeed.megatron_adaptor",
+	title = _("Megatron-LM on Ascend: import mindspeed.megatron_adaptor"),
 	severity = "warning",
 	category = "distributed",
-	description = "A Megatron-LM project is ported with MindSpeed: `import mindspeed.megatron_adaptor` under "
+	description = _("A Megatron-LM project is ported with MindSpeed: `import mindspeed.megatron_adaptor` under "
 		.. "`import torch` in each entry script patches Megatron for the NPU, and the launch settings Megatron "
-		.. "checks (--distributed-backend nccl, CUDA_DEVICE_MAX_CONNECTIONS=1) stay as they are.",
+		.. "checks (--distributed-backend nccl, CUDA_DEVICE_MAX_CONNECTIONS=1) stay as they are."),
 	triggers = { "megatron", "mindspeed", "pretrain_" },
 	run = function(ctx)
 		local mg = cuda.megatron(ctx)
 		if not mg then return end
-		for _, path in ipairs(entries(ctx)) do
+		for _i, path in ipairs(entries(ctx)) do
 			local text = ctx.read(path) or ""
 			if not text:find("mindspeed.megatron_adaptor", 1, true) then
 				local plan = cuda.import_plan(ctx, path)
 				local st = plan and plan.anchor
 				local f = {
 					file = path, line = st and st.line or 1, col = st and st.col or 1, key = "adaptor",
-					message = "`" .. path .. "` runs Megatron-LM but does not import MindSpeed's adaptor.",
-					suggestion = "Add `" .. mg.adaptor.name .. "` " .. mg.adaptor.where
-						.. "; keep --distributed-backend nccl and CUDA_DEVICE_MAX_CONNECTIONS=1 as they are.",
+					message = _("`{file}` runs Megatron-LM but does not import MindSpeed's adaptor.", { file = path }),
+					suggestion = _("Add `{adaptor}` {where}; keep --distributed-backend nccl and CUDA_DEVICE_MAX_CONNECTIONS=1 as they are.",
+						{ adaptor = mg.adaptor.name, where = mg.adaptor.where and _(mg.adaptor.where) or "" }),
 				}
 				if st then
 					local nl = text:find("\n", st.end_byte + 1, true)

@@ -4,11 +4,15 @@ local refs = require("refs")
 local cuda = require("cuda")
 local blockers = require("blockers")
 
--- Reports sites with an overriding severity (nil keeps each site's own).
+-- Reports sites with an overriding severity (nil keeps each site's own); with note, the
+-- suggestion adds that transfer_to_npu cannot run the construct.
 local function report(ctx, sites, severity, note)
-	for _, s in ipairs(sites) do
+	for _i, s in ipairs(sites) do
 		if severity then s.severity = severity end
-		if note then s.suggestion = s.suggestion .. note end
+		if note then
+			s.suggestion = _("{advice} transfer_to_npu is selected (`ferry config strategy`): resolve this before the first NPU run.",
+				{ advice = s.suggestion })
+		end
 		refs.report(ctx, s, "fix")
 	end
 end
@@ -16,27 +20,27 @@ end
 return {
 	id = "adapt.unsupported",
 	phase = "adapt",
-	title = "Code that needs a human (custom kernels, unsupported operators, DataParallel ...)",
+	title = _("Code that needs a human (custom kernels, unsupported operators, DataParallel ...)"),
 	severity = "error",
 	category = "unsupported",
-	description = "Lists, like the vendor migration tool's unsupported list, what no mechanical "
+	description = _("Lists, like the vendor migration tool's unsupported list, what no mechanical "
 		.. "rewrite can migrate: CUDA source files and the code that builds them, operators "
 		.. "unsupported or limited on NPU (unsupported_ops.json), DataParallel and channels_last. "
 		.. "With the automatic strategy (transfer_to_npu) channels_last and torch.jit.script are "
-		.. "errors: transfer_to_npu does not support the first and disables the second.",
+		.. "errors: transfer_to_npu does not support the first and disables the second."),
 	triggers = blockers.triggers,
 	run = function(ctx)
 		local auto = cuda.auto(ctx)
 		local tables = blockers.op_tables(ctx)
-		local note = auto and " transfer_to_npu is selected (`ferry config strategy`): resolve this before the first NPU run." or nil
-		for _, s in ipairs(blockers.cuda_sources(ctx)) do
+		local note = auto
+		for _i, s in ipairs(blockers.cuda_sources(ctx)) do
 			s.category = "custom_kernel"
 			refs.report(ctx, s, "fix")
 		end
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)
 			local function cat(sites, c)
-				for _, s in ipairs(sites) do s.category = c end
+				for _i, s in ipairs(sites) do s.category = c end
 				return sites
 			end
 			report(ctx, cat(blockers.extension_builders(ctx, path, map), "custom_kernel"), nil)

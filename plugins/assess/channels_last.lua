@@ -6,15 +6,15 @@ local blockers = require("blockers")
 return {
 	id = "assess.channels_last",
 	phase = "assess",
-	title = "channels_last memory format",
+	title = _("channels_last memory format"),
 	severity = "warning",
 	category = "layout",
-	description = "Finds torch.channels_last and torch.channels_last_3d. The channels_last memory "
+	description = _("Finds torch.channels_last and torch.channels_last_3d. The channels_last memory "
 		.. "format is not supported by automatic migration; the vendor's advice is to use "
-		.. ".contiguous() instead.",
+		.. ".contiguous() instead."),
 	triggers = { "channels_last" },
 	run = function(ctx)
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			refs.report_all(ctx, blockers.channels_last(ctx, path, refs.aliases(ctx, path)), "survey")
 		end
 	end,

@@ -6,18 +6,18 @@ local blockers = require("blockers")
 return {
 	id = "assess.cuda_extensions",
 	phase = "assess",
-	title = "Custom CUDA extensions (.cu files, CUDAExtension, cpp_extension.load)",
+	title = _("Custom CUDA extensions (.cu files, CUDAExtension, cpp_extension.load)"),
 	severity = "error",
 	category = "custom_kernel",
-	description = "Finds CUDA source files (.cu, .cuh) and the Python that compiles or loads them "
+	description = _("Finds CUDA source files (.cu, .cuh) and the Python that compiles or loads them "
 		.. "(CUDAExtension in setup.py, torch.utils.cpp_extension.load / load_inline). CUDA "
 		.. "kernels cannot run on an NPU: each one must be replaced by existing torch or "
 		.. "torch_npu operators, or rewritten as an Ascend C custom operator. These usually "
-		.. "dominate the migration effort.",
+		.. "dominate the migration effort."),
 	triggers = { "cpp_extension", "CUDAExtension" },
 	run = function(ctx)
 		refs.report_all(ctx, blockers.cuda_sources(ctx), "survey")
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			refs.report_all(ctx, blockers.extension_builders(ctx, path, refs.aliases(ctx, path)), "survey")
 		end
 	end,

@@ -6,15 +6,15 @@ local cuda = require("cuda")
 return {
 	id = "assess.device_calls",
 	phase = "assess",
-	title = "CUDA device placement (.cuda(), 'cuda' device strings)",
+	title = _("CUDA device placement (.cuda(), 'cuda' device strings)"),
 	severity = "warning",
 	category = "device",
-	description = "Finds .cuda() calls and device strings such as 'cuda', 'cuda:0', f'cuda:{rank}' or "
+	description = _("Finds .cuda() calls and device strings such as 'cuda', 'cuda:0', f'cuda:{rank}' or "
 		.. "'cuda:%d' % i. On Ascend the device is 'npu' and the method is .npu(), available once "
-		.. "torch_npu is imported. Each site is a mechanical rewrite.",
+		.. "torch_npu is imported. Each site is a mechanical rewrite."),
 	triggers = { "cuda" },
 	run = function(ctx)
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			refs.report_all(ctx, cuda.cuda_calls(ctx, path), "survey")
 			refs.report_all(ctx, cuda.device_strings(ctx, path, refs.aliases(ctx, path)), "survey")
 		end

@@ -6,15 +6,15 @@ local cuda = require("cuda")
 return {
 	id = "assess.device_type_branches",
 	phase = "assess",
-	title = "Branches on the CUDA device type (device.type == 'cuda', .is_cuda)",
+	title = _("Branches on the CUDA device type (device.type == 'cuda', .is_cuda)"),
 	severity = "warning",
 	category = "device",
-	description = "Finds comparisons with 'cuda' (device.type == 'cuda', 'cuda' in str(device)) and "
+	description = _("Finds comparisons with 'cuda' (device.type == 'cuda', 'cuda' in str(device)) and "
 		.. "the .is_cuda attribute. On an NPU these are false, so the CUDA branch is silently "
-		.. "skipped: pinned memory, AMP or synchronisation may stop happening without an error.",
+		.. "skipped: pinned memory, AMP or synchronisation may stop happening without an error."),
 	triggers = { "cuda" },
 	run = function(ctx)
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			refs.report_all(ctx, cuda.device_branches(ctx, path), "survey")
 		end
 	end,

@@ -55,44 +55,62 @@ end
 return {
 	id = "assess.gpu_libraries",
 	phase = "assess",
-	title = "Third-party libraries and their Ascend support (apex, flash_attn, xformers, triton, deepspeed, ...)",
+	title = _("Third-party libraries and their Ascend support (apex, flash_attn, xformers, triton, deepspeed, ...)"),
 	severity = "warning",
 	category = "libraries",
-	description = "Finds imports of third-party libraries that depend on CUDA, and the same names in "
+	description = _("Finds imports of third-party libraries that depend on CUDA, and the same names in "
 		.. "requirements*.txt, setup.py and pyproject.toml, using gpu_libraries.json: some have an "
 		.. "NPU counterpart, some have none and their features must be replaced, some run through an "
 		.. "adapted build or adaptor (triton-ascend, MindSpeed), some support Ascend themselves "
 		.. "(DeepSpeed, MMCV) or through torch_npu (transformers, accelerate, peft, trl) from a minimum version. "
 		.. "The project's own packages are never taken for a library: a project that is one of the "
-		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project.",
+		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project."),
 	-- a Python file is parsed for this check only when it names one of the libraries
 	triggers = function(data)
 		local out = {}
-		for _, e in ipairs(data("gpu_libraries").entries) do out[#out + 1] = e.name end
+		for _i, e in ipairs(data("gpu_libraries").entries) do out[#out + 1] = e.name end
 		return out
 	end,
 	run = function(ctx)
 		local by_import, by_pip = {}, {}
-		for _, e in ipairs(ctx.data("gpu_libraries").entries) do
+		for _i, e in ipairs(ctx.data("gpu_libraries").entries) do
 			by_import[e.name] = e
-			for _, p in ipairs(e.pip or {}) do by_pip[norm(p)] = e end
+			for _i, p in ipairs(e.pip or {}) do by_pip[norm(p)] = e end
 		end
-		-- what the library is, by status (gpu_libraries.json describes them)
-		local function what(e)
-			if e.status == "supported" then return "a library with NPU support" end
-			if e.status == "native" then return "a library that supports Ascend NPUs itself" end
-			if e.status == "check" then return "a library that runs on Ascend only through an adapted build or adaptor" end
-			return "a library built for NVIDIA GPUs"
+		-- the message about an import of library e as `top`, by what the library is
+		-- (its status; gpu_libraries.json describes them)
+		local function imported(e, top)
+			local a = { lib = top }
+			if e.status == "supported" then return _("`{lib}` is imported: a library with NPU support.", a) end
+			if e.status == "native" then return _("`{lib}` is imported: a library that supports Ascend NPUs itself.", a) end
+			if e.status == "check" then
+				return _("`{lib}` is imported: a library that runs on Ascend only through an adapted build or adaptor.", a)
+			end
+			return _("`{lib}` is imported: a library built for NVIDIA GPUs.", a)
+		end
+		-- the same for a dependency that names a library without NPU support of its own
+		local function depends(e, req)
+			local a = { req = req }
+			if e.status == "check" then
+				return _("The dependency `{req}` is a library that runs on Ascend only through an adapted build or adaptor.", a)
+			end
+			return _("The dependency `{req}` is a library built for NVIDIA GPUs.", a)
 		end
 		local function works(e) return e.status == "supported" or e.status == "native" end
 		local function advice(e)
+			local a = { min = e.min_version, notes = e.notes and _(e.notes),
+				replacement = e.replacement and _(e.replacement) }
 			if works(e) then
-				return "No change needed" .. (e.min_version and (" if the version is at least " .. e.min_version) or "")
-					.. "; " .. (e.notes or "") .. "."
+				if e.min_version then
+					return e.notes and _("No change needed if the version is at least {min}; {notes}.", a)
+						or _("No change needed if the version is at least {min}.", a)
+				end
+				return e.notes and _("No change needed; {notes}.", a) or _("No change needed.")
 			elseif e.replacement then
-				return "Replace it with " .. e.replacement .. "; " .. (e.notes or "") .. "."
+				return e.notes and _("Replace it with {replacement}; {notes}.", a) or _("Replace it with {replacement}.", a)
 			else
-				return "There is no drop-in NPU replacement: " .. (e.notes or "rewrite the code that uses it") .. "."
+				return e.notes and _("There is no drop-in NPU replacement: {notes}.", a)
+					or _("There is no drop-in NPU replacement: rewrite the code that uses it.")
 			end
 		end
 		-- the project's own packages are its code, not a library it depends on: a project
@@ -105,9 +123,9 @@ return {
 			if path:sub(1, #name + 1) == name .. "/" then return 2 end
 			return path:find("/", 1, true) and 1 or 0
 		end
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local seen = {}
-			for _, imp in ipairs(py.imports(ctx, path) or {}) do
+			for _i, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
 				local e = top and by_import[top]
 				local mine = e and own:has(top, path)
@@ -119,7 +137,7 @@ return {
 					seen[imp.node.start_byte] = true
 					ctx.report{
 						file = path, node = imp.node, severity = e.severity,
-						message = "`" .. top .. "` is imported: " .. what(e) .. ".",
+						message = imported(e, top),
 						suggestion = advice(e),
 						key = "import",
 						data = { library = e.name },
@@ -127,15 +145,15 @@ return {
 				end
 			end
 		end
-		for _, e in ipairs(ctx.data("gpu_libraries").entries) do
+		for _i, e in ipairs(ctx.data("gpu_libraries").entries) do
 			local at = stacks[e.name]
 			if not e.owner and own.names[e.name] then
 				ctx.report{
 					file = at and at.path, node = at and at.node,
 					severity = "info", key = "own:" .. e.name, data = { library = e.name },
-					message = "The project holds `" .. e.name .. "` itself: its imports of `" .. e.name
-						.. "` are its own code, not a dependency, and are not reported one by one.",
-					suggestion = "Port it as a whole, not line by line. " .. advice(e),
+					message = _("The project holds `{lib}` itself: its imports of `{lib}` are its own code, not a dependency, and are not reported one by one.",
+						{ lib = e.name }),
+					suggestion = _("Port it as a whole, not line by line. {advice}", { advice = advice(e) }),
 				}
 			end
 		end
@@ -144,17 +162,19 @@ return {
 			if not name then return end
 			local e = by_pip[norm(name)]
 			if not e then return end
-			local sev, msg = e.severity, "The dependency `" .. req.text:gsub("%s+$", "") .. "` "
+			local shown = req.text:gsub("%s+$", "")
+			local sev, msg = e.severity, nil
 			if works(e) then
 				local v = rest:match("==%s*([%d%.]+)") or rest:match("<=?%s*([%d%.]+)")
 				if v and e.min_version and vcmp(v, e.min_version) < 0 then
 					sev = "warning"
-					msg = msg .. "is older than " .. e.min_version .. ", the first version that supports the NPU."
+					msg = _("The dependency `{req}` is older than {min}, the first version that supports the NPU.",
+						{ req = shown, min = e.min_version })
 				else
-					msg = msg .. "is supported on NPU."
+					msg = _("The dependency `{req}` is supported on NPU.", { req = shown })
 				end
 			else
-				msg = msg .. "is " .. what(e) .. "."
+				msg = depends(e, shown)
 			end
 			ctx.report{
 				file = path, line = req.line, col = req.col, end_line = req.line, end_col = req.col + #req.text,
@@ -162,14 +182,14 @@ return {
 				data = { library = e.name },
 			}
 		end
-		for _, path in ipairs(ctx.files()) do
+		for _i, path in ipairs(ctx.files()) do
 			local base = path:match("[^/]*$")
 			if base:match("^requirements.*%.txt$") or base == "pyproject.toml" then
-				for _, req in ipairs(requirements(ctx, path)) do check_req(path, req) end
+				for _i, req in ipairs(requirements(ctx, path)) do check_req(path, req) end
 			elseif base == "setup.py" then
 				local q = [[(keyword_argument name: (identifier) @k (#any-of? @k "install_requires" "extras_require") value: (_) @v)]]
-				for _, m in ipairs(ctx.query(path, q) or {}) do
-					for _, s in ipairs(ctx.query(path, "(string) @s") or {}) do
+				for _i, m in ipairs(ctx.query(path, q) or {}) do
+					for _i, s in ipairs(ctx.query(path, "(string) @s") or {}) do
 						if s.s.start_byte >= m.v.start_byte and s.s.end_byte <= m.v.end_byte then
 							local inner = refs.string_inner(s.s)
 							if inner:match("^[%w][%w%-_%.]*[%s%[<>=~!;]?") then

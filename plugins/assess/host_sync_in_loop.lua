@@ -12,43 +12,43 @@ local QUERY = [[
 return {
 	id = "assess.host_sync_in_loop",
 	phase = "assess",
-	title = "Host-device synchronisation inside loops (.item(), .cpu(), synchronize())",
+	title = _("Host-device synchronisation inside loops (.item(), .cpu(), synchronize())"),
 	severity = "info",
 	category = "performance",
-	description = "Finds .item(), .cpu(), .tolist(), .numpy() and torch.cuda.synchronize() inside "
+	description = _("Finds .item(), .cpu(), .tolist(), .numpy() and torch.cuda.synchronize() inside "
 		.. "for/while loop bodies. Each one makes the host wait for the device; on an NPU, where "
 		.. "operators are dispatched through a task queue, a sync every step can leave the device "
 		.. "idle. Not an error: a note for the tune phase. Values the code shows to be on the host "
 		.. "already (numpy arrays, tensors built without a device, the rest of a chain after "
-		.. ".cpu(), dataset and collate code run by DataLoader workers) are not reported.",
+		.. ".cpu(), dataset and collate code run by DataLoader workers) are not reported."),
 	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize" },
 	run = function(ctx)
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			local loops, syncs = {}, {}
 			local map = refs.aliases(ctx, path)
 			local h = host.file(ctx, path, map)
-			for _, m in ipairs(ctx.query(path, QUERY) or {}) do
+			for _i, m in ipairs(ctx.query(path, QUERY) or {}) do
 				if m.loop then
 					loops[#loops + 1] = m.loop
 				elseif m.sync and m.args.text:match("^%(%s*%)$") and not h:why(m.obj, m.sync) then
 					syncs[#syncs + 1] = { node = m.sync, what = "." .. m.m.text .. "()" }
 				end
 			end
-			for _, r in ipairs(refs.dotted(ctx, path, map)) do
+			for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 				if r.resolved == "torch.cuda.synchronize" then
 					syncs[#syncs + 1] = { node = r.node, what = r.text .. "()" }
 				end
 			end
-			for _, s in ipairs(syncs) do
+			for _i, s in ipairs(syncs) do
 				local inside = false
-				for _, l in ipairs(loops) do
+				for _i, l in ipairs(loops) do
 					if s.node.start_byte >= l.start_byte and s.node.end_byte <= l.end_byte then inside = true break end
 				end
 				if inside then
 					ctx.report{
 						file = path, node = s.node,
-						message = "`" .. s.what .. "` inside a loop makes the host wait for the device on every iteration.",
-						suggestion = "Keep values on the device inside the loop (accumulate tensors) and read them with one sync after the loop or every N steps.",
+						message = _("`{call}` inside a loop makes the host wait for the device on every iteration.", { call = s.what }),
+						suggestion = _("Keep values on the device inside the loop (accumulate tensors) and read them with one sync after the loop or every N steps."),
 					}
 				end
 			end

@@ -7,20 +7,20 @@ local MAIN_QUERY = [[
 return {
 	id = "assess.inventory",
 	phase = "assess",
-	title = "Project inventory (files, lines of code, entry scripts)",
+	title = _("Project inventory (files, lines of code, entry scripts)"),
 	severity = "info",
 	category = "inventory",
-	description = "Counts files and lines of Python, shell and CUDA code and finds the entry scripts "
+	description = _("Counts files and lines of Python, shell and CUDA code and finds the entry scripts "
 		.. "(torch code with an `if __name__ == '__main__':` block; a tool script that never touches "
 		.. "torch is not one). The numbers feed the effort estimate; the entry scripts are where "
-		.. "`import torch_npu` (or transfer_to_npu) goes.",
+		.. "`import torch_npu` (or transfer_to_npu) goes."),
 	-- entry scripts that matter to the migration are torch code with a main block
 	triggers = { { "__main__", "torch" } },
 	run = function(ctx)
 		local files = ctx.files()
 		local n_py, loc_py, n_sh, n_cu, loc_cu, n_nb, entries = 0, 0, 0, 0, 0, 0, 0
 		local function loc(path, comment) return ctx.loc(path, comment) or 0 end
-		for _, path in ipairs(files) do
+		for _i, path in ipairs(files) do
 			if path:match("%.py$") then
 				n_py = n_py + 1
 				loc_py = loc_py + loc(path, "#")
@@ -33,15 +33,15 @@ return {
 				n_nb = n_nb + 1
 			end
 		end
-		for _, path in ipairs(ctx.python_files()) do
-			for _, m in ipairs(ctx.query(path, MAIN_QUERY) or {}) do
+		for _i, path in ipairs(ctx.python_files()) do
+			for _i, m in ipairs(ctx.query(path, MAIN_QUERY) or {}) do
 				if m.s.text:match("^[\"']+__main__[\"']+$") then
 					entries = entries + 1
 					ctx.report{
 						file = path, line = m.main.line, col = m.main.col,
 						end_line = m.main.line, end_col = m.main.col + #(m.main.text:match("^[^\n]*")),
-						message = "`" .. path .. "` is an entry script (it has an `if __name__ == \"__main__\":` block).",
-						suggestion = "This is where the migration starts: add `import torch_npu` (or `from torch_npu.contrib import transfer_to_npu`) at the top of this file.",
+						message = _("`{file}` is an entry script (it has an `if __name__ == \"__main__\":` block).", { file = path }),
+						suggestion = _("This is where the migration starts: add `import torch_npu` (or `from torch_npu.contrib import transfer_to_npu`) at the top of this file."),
 						key = "entry",
 					}
 				end

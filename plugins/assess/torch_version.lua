@@ -17,7 +17,7 @@ end
 -- torch requirement specs in dependency files: {file=, line=, col=, text=, op=, version=}
 local function torch_specs(ctx)
 	local out = {}
-	for _, path in ipairs(ctx.files()) do
+	for _i, path in ipairs(ctx.files()) do
 		local base = path:match("[^/]*$")
 		if base:match("^requirements.*%.txt$") or base == "pyproject.toml" or base == "setup.py" then
 			for i, l in ipairs(ctx.lines(path) or {}) do
@@ -39,45 +39,52 @@ end
 return {
 	id = "assess.torch_version",
 	phase = "assess",
-	title = "PyTorch version against the torch_npu / CANN matrix",
+	title = _("PyTorch version against the torch_npu / CANN matrix"),
 	severity = "warning",
 	category = "versions",
-	description = "Reads the torch requirement from requirements*.txt, setup.py and pyproject.toml and "
+	description = _("Reads the torch requirement from requirements*.txt, setup.py and pyproject.toml and "
 		.. "looks it up in version_matrix.json: which torch_npu release and CANN version pair with "
 		.. "it, whether that pairing is still maintained, and which Python versions it supports. "
-		.. "torch_npu exists only for specific PyTorch versions.",
+		.. "torch_npu exists only for specific PyTorch versions."),
 	run = function(ctx)
 		local rows = ctx.data("version_matrix").entries
 		local active_torch = {}
-		for _, r in ipairs(rows) do if r.status == "active" then active_torch[r.torch] = true end end
+		for _i, r in ipairs(rows) do if r.status == "active" then active_torch[r.torch] = true end end
 		local list = {}
 		for v in pairs(active_torch) do list[#list + 1] = v end
 		table.sort(list, vless)
-		for _, s in ipairs(torch_specs(ctx)) do
+		for _i, s in ipairs(torch_specs(ctx)) do
 			local base = s.version:gsub("%+.*$", "")
 			local f = { file = s.file, line = s.line, col = s.col, end_line = s.line, end_col = s.col + #s.text, key = s.text }
+			local a = { spec = s.text, torch = base, versions = table.concat(list, ", ") }
 			if s.op ~= "==" then
 				f.severity = "info"
-				f.message = "PyTorch is required as `" .. s.text .. "`, not pinned to one version."
-				f.suggestion = "Pin torch to a version that has a torch_npu release (" .. table.concat(list, ", ") .. "), install the CPU wheel of torch, then the matching torch_npu."
+				f.message = _("PyTorch is required as `{spec}`, not pinned to one version.", a)
+				f.suggestion = _("Pin torch to a version that has a torch_npu release ({versions}), install the CPU wheel of torch, then the matching torch_npu.", a)
 			else
 				local best, eol
-				for _, r in ipairs(rows) do
+				for _i, r in ipairs(rows) do
 					if r.torch == base then
 						if r.status == "active" then best = best or r else eol = eol or r end
 					end
 				end
 				if best then
 					f.severity = "info"
-					f.message = "PyTorch " .. base .. " pairs with torch_npu " .. best.torch_npu .. " and CANN " .. best.cann
-						.. (best.python and (" (Python " .. table.concat(best.python, ", ") .. ")") or "") .. "."
-					f.suggestion = "Install the CPU wheel of torch " .. base .. ", then torch_npu " .. best.torch_npu .. ", on a host with CANN " .. best.cann .. "."
+					a.torch_npu, a.cann = best.torch_npu, best.cann
+					if best.python then
+						a.python = table.concat(best.python, ", ")
+						f.message = _("PyTorch {torch} pairs with torch_npu {torch_npu} and CANN {cann} (Python {python}).", a)
+					else
+						f.message = _("PyTorch {torch} pairs with torch_npu {torch_npu} and CANN {cann}.", a)
+					end
+					f.suggestion = _("Install the CPU wheel of torch {torch}, then torch_npu {torch_npu}, on a host with CANN {cann}.", a)
 				elseif eol then
-					f.message = "PyTorch " .. base .. " only has end-of-life torch_npu releases (latest listed: " .. eol.torch_npu .. " with CANN " .. eol.cann .. ")."
-					f.suggestion = "Plan an upgrade to a maintained PyTorch version (" .. table.concat(list, ", ") .. ") or accept an unmaintained torch_npu " .. eol.torch_npu .. "."
+					a.torch_npu, a.cann = eol.torch_npu, eol.cann
+					f.message = _("PyTorch {torch} only has end-of-life torch_npu releases (latest listed: {torch_npu} with CANN {cann}).", a)
+					f.suggestion = _("Plan an upgrade to a maintained PyTorch version ({versions}) or accept an unmaintained torch_npu {torch_npu}.", a)
 				else
-					f.message = "There is no torch_npu release for PyTorch " .. base .. "."
-					f.suggestion = "Move the project to a PyTorch version with a torch_npu release (" .. table.concat(list, ", ") .. ") before migrating."
+					f.message = _("There is no torch_npu release for PyTorch {torch}.", a)
+					f.suggestion = _("Move the project to a PyTorch version with a torch_npu release ({versions}) before migrating.", a)
 				end
 				f.data = { torch = base }
 			end

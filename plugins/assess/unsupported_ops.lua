@@ -6,18 +6,18 @@ local blockers = require("blockers")
 return {
 	id = "assess.unsupported_ops",
 	phase = "assess",
-	title = "Operators and APIs unsupported or limited on NPU",
+	title = _("Operators and APIs unsupported or limited on NPU"),
 	severity = "error",
 	category = "operators",
-	description = "Looks up every torch API the code uses (through aliases such as nn and F) in "
+	description = _("Looks up every torch API the code uses (through aliases such as nn and F) in "
 		.. "unsupported_ops.json, the vendor's list of APIs that do not work on NPU for a given "
 		.. "PyTorch version, plus dtype limits such as float64. Each hit needs a replacement "
-		.. "before the model can run on the NPU.",
+		.. "before the model can run on the NPU."),
 	-- a file is parsed for this check only when it names one of the listed APIs
 	triggers = blockers.op_triggers,
 	run = function(ctx)
 		local tables = blockers.op_tables(ctx)
-		for _, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(ctx.python_files()) do
 			refs.report_all(ctx, blockers.unsupported_ops(ctx, path, tables, refs.aliases(ctx, path)), "survey")
 		end
 	end,

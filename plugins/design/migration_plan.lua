@@ -63,7 +63,7 @@ local function build(ctx)
 	add("")
 	add("Measured against the GPU baseline in the tune phase.")
 	add("")
-	for _, c in ipairs(plan.criteria(ctx)) do
+	for _i, c in ipairs(plan.criteria(ctx)) do
 		if c.text then
 			add(string.format("- %s (`%s` = %s): %s.", c.label:sub(1, 1):upper() .. c.label:sub(2), c.key, c.value, c.text))
 		else
@@ -104,14 +104,14 @@ local function build(ctx)
 	local p = plan.parallel(ctx)
 	if p.missing then
 		local keys = {}
-		for _, m in ipairs(p.missing) do keys[#keys + 1] = "`" .. m.key .. "`" end
+		for _i, m in ipairs(p.missing) do keys[#keys + 1] = "`" .. m.key .. "`" end
 		add("Needs " .. table.concat(keys, ", ") .. " to be recorded first.")
 	elseif p.unknown_soc then
 		add("No device-memory figure for `" .. p.unknown_soc .. "`; known SoCs: " .. p.known .. ".")
 	else
 		add("Recommended: **" .. p.summary .. "**.")
 		add("")
-		for _, l in ipairs(p.lines) do add("- " .. l) end
+		for _i, l in ipairs(p.lines) do add("- " .. l) end
 	end
 	add("")
 	add("## Phases and checklist")
@@ -119,7 +119,7 @@ local function build(ctx)
 		add("")
 		add(string.format("### %d. %s: %s", i, ph[1], ph[2]))
 		add("")
-		for _, item in ipairs(ph[3]) do add("- [ ] " .. item) end
+		for _i, item in ipairs(ph[3]) do add("- [ ] " .. item) end
 	end
 	return table.concat(o, "\n") .. "\n"
 end
@@ -127,14 +127,14 @@ end
 return {
 	id = "design.migration_plan",
 	phase = "design",
-	title = "Migration plan document (docs/MIGRATION_PLAN.md)",
+	title = _("Migration plan document (docs/MIGRATION_PLAN.md)"),
 	severity = "warning",
 	category = "plan",
-	description = "Offers docs/MIGRATION_PLAN.md: the chosen strategy, the acceptance criteria, the "
+	description = _("Offers docs/MIGRATION_PLAN.md: the chosen strategy, the acceptance criteria, the "
 		.. "GPU baseline, the resource plan, the parallel-strategy advice and every phase's "
 		.. "checklist, written from the engagement settings. Apply it with `ferry fix --plugin "
 		.. "design.migration_plan --yes` (one checkpoint). An existing plan is never overwritten; "
-		.. "when the settings have changed since, an info finding says so.",
+		.. "when the settings have changed since, an info finding says so."),
 	run = function(ctx)
 		local text = build(ctx)
 		local current = ctx.read(PATH)
@@ -144,18 +144,19 @@ return {
 				file = PATH,
 				key = "stale",
 				severity = "info",
-				message = PATH .. " differs from the plan the current engagement settings give (settings changed, or it was edited by hand).",
-				suggestion = "Keep your edits, or delete the file and run `ferry check --phase design` and "
-					.. "`ferry fix --plugin design.migration_plan --yes` to write it afresh.",
+				message = _("{file} differs from the plan the current engagement settings give (settings changed, or it was edited by hand).",
+					{ file = PATH }),
+				suggestion = _("Keep your edits, or delete the file and run `ferry check --phase design` and "
+					.. "`ferry fix --plugin design.migration_plan --yes` to write it afresh."),
 			}
 			return
 		end
 		ctx.report{
 			file = PATH,
 			key = PATH,
-			message = "The project has no migration plan: " .. PATH .. " would record the strategy, the acceptance "
-				.. "criteria, the resource and parallel plan and the checklist of every phase.",
-			suggestion = "Run `ferry fix --plugin design.migration_plan --yes` to write it (one checkpoint), then review it with the client.",
+			message = _("The project has no migration plan: {file} would record the strategy, the acceptance "
+				.. "criteria, the resource and parallel plan and the checklist of every phase.", { file = PATH }),
+			suggestion = _("Run `ferry fix --plugin design.migration_plan --yes` to write it (one checkpoint), then review it with the client."),
 			edits = { { start_byte = 0, end_byte = 0, text = text } },
 		}
 	end,

@@ -5,10 +5,10 @@ local plan = require("plan")
 return {
 	id = "design.parallel",
 	phase = "design",
-	title = "Parallel strategy for the model size and the planned cards",
+	title = _("Parallel strategy for the model size and the planned cards"),
 	severity = "info",
 	category = "resources",
-	description = "From the model size (`ferry config model.params_b`), the planned cards and nodes "
+	description = _("From the model size (`ferry config model.params_b`), the planned cards and nodes "
 		.. "(`target.cards`, `target.nodes`) and the device memory of the target SoC "
 		.. "(`target.soc`, from plugins/data/soc_memory.json), advises a layout: tensor parallelism "
 		.. "within a node first (at most 8 cards per node), pipeline parallelism across nodes, data "
@@ -16,17 +16,16 @@ return {
 		.. "tight. The arithmetic is in the finding: 16 bytes per parameter for mixed-precision Adam "
 		.. "plus 20 % headroom. A target SoC of an inference card (`inference_only` in soc_memory.json: "
 		.. "Ascend310, Ascend310P*) gets no training plan: a project that trains (loss.backward() in its "
-		.. "code) is an error, one that does not gets the inference sizing (2 bytes per parameter).",
+		.. "code) is an error, one that does not gets the inference sizing (2 bytes per parameter)."),
 	run = function(ctx)
 		local r = plan.parallel(ctx)
 		if r.missing then
-			for _, m in ipairs(r.missing) do
+			for _i, m in ipairs(r.missing) do
 				ctx.report{
 					key = m.key,
 					severity = "warning",
-					message = string.format("The resource plan lacks %s (`%s`), so no parallel strategy can be worked out.",
-						m.why, m.key),
-					suggestion = string.format("Record it: `ferry config %s %s`.", m.key, m.example),
+					message = _("The resource plan lacks {why} (`{key}`), so no parallel strategy can be worked out.", m),
+					suggestion = _("Record it: `ferry config {key} {example}`.", m),
 				}
 			end
 			return
@@ -35,9 +34,9 @@ return {
 			ctx.report{
 				key = "soc",
 				severity = "warning",
-				message = string.format("ferry has no device-memory figure for the SoC `%s`, so the memory arithmetic "
-					.. "cannot be done.", r.unknown_soc),
-				suggestion = string.format("Set one of the known SoCs with `ferry config target.soc NAME` (%s).", r.known),
+				message = _("ferry has no device-memory figure for the SoC `{soc}`, so the memory arithmetic "
+					.. "cannot be done.", { soc = r.unknown_soc }),
+				suggestion = _("Set one of the known SoCs with `ferry config target.soc NAME` ({known}).", { known = r.known }),
 			}
 			return
 		end

@@ -14,29 +14,36 @@ local blockers = {}
 -- CUDA source files (.cu, .cuh): one project file finding each.
 function blockers.cuda_sources(ctx)
 	local out = {}
-	for _, path in ipairs(ctx.files("%.cuh?$")) do
+	for _i, path in ipairs(ctx.files("%.cuh?$")) do
 		local lines = ctx.lines(path) or {}
 		out[#out + 1] = {
 			file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1,
-			message = "`" .. path .. "` is CUDA source code (" .. #lines .. " lines): a custom GPU kernel.",
-			suggestion = "Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator.",
+			message = _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines }),
+			suggestion = _("Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator."),
 			key = "cuda-source",
 		}
 	end
 	return out
 end
 
+-- What each builder does, as the message about a use of it written `text`.
 local BUILDERS = {
-	["torch.utils.cpp_extension.CUDAExtension"] = "builds a CUDA extension at install time",
-	["torch.utils.cpp_extension.load"] = "compiles and loads C++/CUDA sources at run time",
-	["torch.utils.cpp_extension.load_inline"] = "compiles and loads inline C++/CUDA sources at run time",
+	["torch.utils.cpp_extension.CUDAExtension"] = function(text)
+		return _("`{api}` builds a CUDA extension at install time.", { api = text })
+	end,
+	["torch.utils.cpp_extension.load"] = function(text)
+		return _("`{api}` compiles and loads C++/CUDA sources at run time.", { api = text })
+	end,
+	["torch.utils.cpp_extension.load_inline"] = function(text)
+		return _("`{api}` compiles and loads inline C++/CUDA sources at run time.", { api = text })
+	end,
 }
 
 -- The sites in path whose dotted name (resolved through the import aliases in map) a
 -- rule knows: describe(resolved, text) returns the site's message and suggestion, or nil.
 local function dotted_sites(ctx, path, map, describe)
 	local out = {}
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local message, suggestion = describe(r.resolved, r.text)
 		if message then
 			out[#out + 1] = { file = path, node = r.node, message = message, suggestion = suggestion }
@@ -50,8 +57,8 @@ function blockers.extension_builders(ctx, path, map)
 	return dotted_sites(ctx, path, map, function(name, text)
 		local what = BUILDERS[name]
 		if not what then return nil end
-		return "`" .. text .. "` " .. what .. ".",
-			"The CUDA sources it compiles will not build for an NPU: replace those kernels first, then remove this build step or port it to the rewritten operators."
+		return what(text),
+			_("The CUDA sources it compiles will not build for an NPU: replace those kernels first, then remove this build step or port it to the rewritten operators.")
 	end)
 end
 
@@ -61,8 +68,8 @@ local CHANNELS_LAST = { ["torch.channels_last"] = true, ["torch.channels_last_3d
 function blockers.channels_last(ctx, path, map)
 	return dotted_sites(ctx, path, map, function(name, text)
 		if not CHANNELS_LAST[name] then return nil end
-		return "`" .. text .. "` selects the channels_last memory format, which automatic migration does not support.",
-			"Drop the memory_format argument and use `.contiguous()` (the default layout) on the NPU."
+		return _("`{api}` selects the channels_last memory format, which automatic migration does not support.", { api = text }),
+			_("Drop the memory_format argument and use `.contiguous()` (the default layout) on the NPU.")
 	end)
 end
 
@@ -72,8 +79,8 @@ local JIT = { ["torch.jit.script"] = true, ["torch.jit.script_method"] = true }
 function blockers.jit_script(ctx, path, map)
 	return dotted_sites(ctx, path, map, function(name, text)
 		if not JIT[name] then return nil end
-		return "`" .. text .. "` compiles TorchScript; automatic migration (transfer_to_npu) turns it into a no-op.",
-			"If the scripted object is only an optimisation, remove the scripting; if the code needs a real ScriptModule (saving, export), plan tool-based migration instead of transfer_to_npu."
+		return _("`{api}` compiles TorchScript; automatic migration (transfer_to_npu) turns it into a no-op.", { api = text }),
+			_("If the scripted object is only an optimisation, remove the scripting; if the code needs a real ScriptModule (saving, export), plan tool-based migration instead of transfer_to_npu.")
 	end)
 end
 
@@ -87,8 +94,8 @@ local DATA_PARALLEL = {
 function blockers.data_parallel(ctx, path, map)
 	return dotted_sites(ctx, path, map, function(name, text)
 		if not DATA_PARALLEL[name] then return nil end
-		return "`" .. text .. "` (single-process multi-GPU training) is not supported on NPU.",
-			"Switch to DistributedDataParallel: one process per NPU started by torchrun, init_process_group('hccl'), and the model wrapped with DDP."
+		return _("`{api}` (single-process multi-GPU training) is not supported on NPU.", { api = text }),
+			_("Switch to DistributedDataParallel: one process per NPU started by torchrun, init_process_group('hccl'), and the model wrapped with DDP.")
 	end)
 end
 
@@ -96,7 +103,7 @@ end
 -- method name (entries owned by another rule are left out).
 function blockers.op_tables(ctx)
 	local names, methods = {}, {}
-	for _, e in ipairs(ctx.data("unsupported_ops").entries) do
+	for _i, e in ipairs(ctx.data("unsupported_ops").entries) do
 		if not e.owner then
 			if e.kind == "method" and not e.generic then methods[e.method] = e end
 			names[e.name] = e
@@ -114,24 +121,32 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	local out = {}
 	local function site(node, text, e)
 		local unsupported = e.status == "unsupported"
-		local versions = (e.versions and #e.versions > 0) and (" (vendor list for PyTorch " .. table.concat(e.versions, ", ") .. ")") or ""
+		local a = { api = "`" .. text .. "`" .. (text ~= e.name and (" (" .. e.name .. ")") or "") }
+		local message
+		if e.versions and #e.versions > 0 then
+			a.versions = table.concat(e.versions, ", ")
+			message = unsupported and _("{api} is not supported on NPU (vendor list for PyTorch {versions}).", a)
+				or _("{api} is limited on NPU (vendor list for PyTorch {versions}).", a)
+		else
+			message = unsupported and _("{api} is not supported on NPU.", a) or _("{api} is limited on NPU.", a)
+		end
 		out[#out + 1] = {
 			file = path, node = node, severity = unsupported and "error" or "warning",
-			message = "`" .. text .. "`" .. (text ~= e.name and (" (" .. e.name .. ")") or "") .. " is " .. (unsupported and "not supported" or "limited") .. " on NPU" .. versions .. ".",
-			suggestion = e.notes and (e.notes:sub(1, 1):upper() .. e.notes:sub(2) .. ".")
-				or "Replace it with supported operators (or run this part on the CPU) and verify the results against the GPU run.",
+			message = message,
+			suggestion = e.notes and _("Note: {notes}.", { notes = _(e.notes) })
+				or _("Replace it with supported operators (or run this part on the CPU) and verify the results against the GPU run."),
 			data = { api = e.name },
 		}
 	end
 	local seen = {}
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local e = tables.names[r.resolved]
 		if e then
 			seen[r.node.start_byte] = true
 			site(r.node, r.text, e)
 		end
 	end
-	for _, m in ipairs(ctx.query(path, METHOD_QUERY) or {}) do
+	for _i, m in ipairs(ctx.query(path, METHOD_QUERY) or {}) do
 		local e = tables.methods[m.m.text]
 		if e and not seen[m.call.start_byte] and py.expand(map, m.obj.text) ~= "torch" then
 			site(m.call, "." .. m.m.text .. "()", e)
@@ -147,7 +162,7 @@ end
 -- `triggers = blockers.op_triggers` wakes the check only for files that can use one.
 function blockers.op_triggers(data)
 	local out, seen = {}, {}
-	for _, e in ipairs(data("unsupported_ops").entries) do
+	for _i, e in ipairs(data("unsupported_ops").entries) do
 		if not e.owner then
 			local group = {}
 			if e.kind == "method" then
@@ -169,7 +184,7 @@ end
 -- an extension builder, DataParallel, channels_last, torch.jit.script or a listed API.
 function blockers.triggers(data)
 	local out = blockers.op_triggers(data)
-	for _, t in ipairs({ "cpp_extension", "CUDAExtension", "DataParallel", "data_parallel",
+	for _i, t in ipairs({ "cpp_extension", "CUDAExtension", "DataParallel", "data_parallel",
 		"channels_last", "jit" }) do
 		out[#out + 1] = t
 	end

@@ -1,7 +1,7 @@
 -- cuda: detection of the CUDA-specific constructs that have a mechanical NPU rewrite.
 --
 --   local cuda = require("cuda")
---   for _, site in ipairs(cuda.cuda_calls(ctx, path)) do refs.report(ctx, site, mode) end
+--   for _i, site in ipairs(cuda.cuda_calls(ctx, path)) do refs.report(ctx, site, mode) end
 --
 -- Each rule is written once here and used twice: the assess checks survey the sites (and
 -- drop the edits), the adapt checks report the same sites with their edits. A detector
@@ -47,12 +47,12 @@ local CUDA_CALL = [[
 -- x.cuda(...) -> x.npu(...), arguments kept (positional device, non_blocking=, device=).
 function cuda.cuda_calls(ctx, path)
 	local out = {}
-	for _, m in ipairs(ctx.query(path, CUDA_CALL) or {}) do
+	for _i, m in ipairs(ctx.query(path, CUDA_CALL) or {}) do
 		if m.obj.text ~= "torch" then
 			out[#out + 1] = {
 				file = path, node = m.call,
-				message = "`" .. m.obj.text .. ".cuda()` moves this object to an NVIDIA GPU.",
-				suggestion = "Call `.npu()` instead (after `import torch_npu`), or better `.to(device)` with one device variable set to 'npu'.",
+				message = _("`{obj}.cuda()` moves this object to an NVIDIA GPU.", { obj = m.obj.text }),
+				suggestion = _("Call `.npu()` instead (after `import torch_npu`), or better `.to(device)` with one device variable set to 'npu'."),
 				edits = { py.replace(m.m, "npu") },
 			}
 		end
@@ -104,7 +104,7 @@ end
 -- other rules own (comparisons, the device argument of autocast/GradScaler).
 local function device_uses(ctx, path, map)
 	local heads = {}
-	for _, m in ipairs(ctx.query(path, HEADS) or {}) do
+	for _i, m in ipairs(ctx.query(path, HEADS) or {}) do
 		local k = m.e.start_byte .. ":" .. m.e.end_byte
 		heads[k] = heads[k] or {}
 		table.insert(heads[k], m.s)
@@ -116,9 +116,9 @@ local function device_uses(ctx, path, map)
 		elseif v.type == "identifier" or v.type == "attribute" then
 			used[v.text] = true
 		end
-		for _, s in ipairs(heads[v.start_byte .. ":" .. v.end_byte] or {}) do certain[s.start_byte] = true end
+		for _i, s in ipairs(heads[v.start_byte .. ":" .. v.end_byte] or {}) do certain[s.start_byte] = true end
 	end
-	for _, m in ipairs(ctx.query(path, DEVICE_CTX) or {}) do
+	for _i, m in ipairs(ctx.query(path, DEVICE_CTX) or {}) do
 		if m.cs then
 			skip[m.cs.start_byte] = true
 		elseif m.call then
@@ -143,7 +143,7 @@ local function device_uses(ctx, path, map)
 			assigns[#assigns + 1] = m
 		end
 	end
-	for _, a in ipairs(assigns) do
+	for _i, a in ipairs(assigns) do
 		if (a.lhs.type == "identifier" or a.lhs.type == "attribute")
 			and (used[a.lhs.text] or device_name(last_name(a.lhs.text))) then
 			mark(a.v)
@@ -158,19 +158,20 @@ end
 function cuda.device_strings(ctx, path, map)
 	local out = {}
 	local certain, skip = device_uses(ctx, path, map)
-	for _, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(py.strings(ctx, path) or {}) do
 		local inner, at = refs.string_inner(s.node)
 		if not skip[s.node.start_byte] and cuda.device_string(inner) then
 			local site = {
 				file = path, node = s.node,
-				message = "The device string " .. s.node.text .. " names an NVIDIA GPU.",
-				suggestion = "Write 'npu' instead of 'cuda' (e.g. 'npu:0'); torch_npu registers the 'npu' device type.",
+				message = _("The device string {text} names an NVIDIA GPU.", { text = s.node.text }),
+				suggestion = _("Write 'npu' instead of 'cuda' (e.g. 'npu:0'); torch_npu registers the 'npu' device type."),
 			}
 			if certain[s.node.start_byte] then
 				site.edits = { refs.edit(at, 4, "npu") }
 			else
-				site.fix_message = "The string " .. s.node.text .. " looks like a CUDA device, but ferry cannot tell that the code uses it as one."
-				site.fix_suggestion = "If it names the device, write 'npu' instead of 'cuda'; if it is text for people, leave it."
+				site.fix_message = _("The string {text} looks like a CUDA device, but ferry cannot tell that the code uses it as one.",
+					{ text = s.node.text })
+				site.fix_suggestion = _("If it names the device, write 'npu' instead of 'cuda'; if it is text for people, leave it.")
 			end
 			out[#out + 1] = site
 		end
@@ -202,7 +203,7 @@ end
 function cuda.device_branches(ctx, path)
 	local out, own_attr, own_obj = {}, false, {}
 	local ms = ctx.query(path, BRANCHES) or {}
-	for _, m in ipairs(ms) do
+	for _i, m in ipairs(ms) do
 		if m.set then
 			own_attr = true
 			own_obj[m.setobj.text] = true
@@ -211,7 +212,7 @@ function cuda.device_branches(ctx, path)
 			own_obj.self = true
 		end
 	end
-	for _, m in ipairs(ms) do
+	for _i, m in ipairs(ms) do
 		if m.cmp then
 			local inner, at = refs.string_inner(m.s)
 			if cuda_string(inner) then
@@ -220,26 +221,28 @@ function cuda.device_branches(ctx, path)
 				local devicey = rest:lower():find("device", 1, true) or rest:find("%.%s*type%f[^%w_]")
 				local site = {
 					file = path, node = c,
-					message = "`" .. c.text .. "` is false on an NPU, so this CUDA-only branch will be skipped.",
-					suggestion = "Compare with 'npu' instead, or test for both device types if the code must still run on GPUs.",
+					message = _("`{code}` is false on an NPU, so this CUDA-only branch will be skipped.", { code = c.text }),
+					suggestion = _("Compare with 'npu' instead, or test for both device types if the code must still run on GPUs."),
 				}
 				if devicey then
 					site.edits = { refs.edit(at, 4, "npu") }
 				else
-					site.fix_message = "`" .. c.text .. "` compares with 'cuda', but ferry cannot tell that the other side is a device."
+					site.fix_message = _("`{code}` compares with 'cuda', but ferry cannot tell that the other side is a device.",
+						{ code = c.text })
 				end
 				out[#out + 1] = site
 			end
 		elseif m.attr and not own_obj[m.obj.text] then
 			local site = {
 				file = path, node = m.attr,
-				message = "`" .. m.attr.text .. "` is False for tensors on an NPU.",
-				suggestion = "Use `.is_npu` (available after `import torch_npu`) or check `tensor.device.type`.",
+				message = _("`{code}` is False for tensors on an NPU.", { code = m.attr.text }),
+				suggestion = _("Use `.is_npu` (available after `import torch_npu`) or check `tensor.device.type`."),
 			}
 			if not own_attr then
 				site.edits = { py.replace(m.a, "is_npu") }
 			else
-				site.fix_message = "`" .. m.attr.text .. "` may be the code's own attribute: the file assigns an `is_cuda` attribute."
+				site.fix_message = _("`{code}` may be the code's own attribute: the file assigns an `is_cuda` attribute.",
+					{ code = m.attr.text })
 			end
 			out[#out + 1] = site
 		end
@@ -265,7 +268,7 @@ end
 -- The index of cuda_api_map.json by name.
 function cuda.api_index(ctx)
 	local index = {}
-	for _, e in ipairs(ctx.data("cuda_api_map").entries) do index[e.name] = e end
+	for _i, e in ipairs(ctx.data("cuda_api_map").entries) do index[e.name] = e end
 	return index
 end
 
@@ -279,7 +282,7 @@ local CUDA_IMPORTS = [[
 -- list of {stmt=, mod=, name=, alias=, bound=, full=}.
 local function cuda_imports(ctx, path)
 	local out = {}
-	for _, m in ipairs(ctx.query(path, CUDA_IMPORTS) or {}) do
+	for _i, m in ipairs(ctx.query(path, CUDA_IMPORTS) or {}) do
 		local mod = py.dotted(m.mod.text)
 		local name = m.name and py.dotted(m.name.text)
 		local full = mod and (name and (mod .. "." .. name) or mod)
@@ -303,12 +306,13 @@ end
 function cuda.cuda_apis(ctx, path, index, map)
 	local out = {}
 	local blocked = {} -- bound name -> true when one of its uses has no plain equivalent
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local name = r.resolved
 		if name:sub(1, 11) == "torch.cuda." and name:sub(1, 15) ~= "torch.cuda.amp." then
 			local e = refs.lookup(index, name)
 			local head = r.text:match("^[%a_][%w_]*")
-			local via = (r.text ~= name) and (" (written `" .. r.text .. "`)") or ""
+			local a = { api = name, text = r.text }
+			local written = r.text ~= name
 			local lit_head = r.text:match("^([%a_][%w_]*)%.cuda%.")
 			local literal = lit_head and (py.expand(map, lit_head) == "torch" or (lit_head == "torch" and not map.torch))
 				and r.node.text:sub(1, #lit_head + 6) == lit_head .. ".cuda."
@@ -318,8 +322,10 @@ function cuda.cuda_apis(ctx, path, index, map)
 				if not literal then blocked[head] = true end
 				out[#out + 1] = {
 					file = path, node = r.node, severity = "error",
-					message = "`" .. name .. "`" .. via .. " has no NPU equivalent.",
-					suggestion = "Rewrite this part without it: " .. (e.notes or "the vendor lists no torch_npu counterpart") .. ".",
+					message = written and _("`{api}` (written `{text}`) has no NPU equivalent.", a)
+						or _("`{api}` has no NPU equivalent.", a),
+					suggestion = e.notes and _("Rewrite this part without it: {notes}.", { notes = _(e.notes) })
+						or _("Rewrite this part without it: the vendor lists no torch_npu counterpart."),
 					data = { api = name },
 				}
 			elseif e then
@@ -335,28 +341,42 @@ function cuda.cuda_apis(ctx, path, index, map)
 					edits = { refs.edit(r.node.start_byte + #lit_head, #r.text - #lit_head, t:sub(6)) }
 				end
 				if not literal and not plain then blocked[head] = true end
-				local how = "Use `" .. target:gsub("^torch_npu%.npu%.", "torch.npu.") .. "` (after `import torch_npu`)"
+				local h = { use = (target:gsub("^torch_npu%.npu%.", "torch.npu.")), head = head,
+					notes = e.notes and _(e.notes) }
+				local how
 				if not literal and r.text ~= name then
-					how = how .. "; change the import that binds `" .. head .. "` to torch.npu"
+					how = e.notes and _("Use `{use}` (after `import torch_npu`); change the import that binds `{head}` to torch.npu; note: {notes}.", h)
+						or _("Use `{use}` (after `import torch_npu`); change the import that binds `{head}` to torch.npu.", h)
+				else
+					how = e.notes and _("Use `{use}` (after `import torch_npu`); note: {notes}.", h)
+						or _("Use `{use}` (after `import torch_npu`).", h)
 				end
-				if e.notes then how = how .. "; note: " .. e.notes end
+				a.target = target
+				local message
+				if e.status == "limited" then
+					message = written and _("`{api}` (written `{text}`) is a CUDA API; the NPU equivalent is `{target}` (with a caveat).", a)
+						or _("`{api}` is a CUDA API; the NPU equivalent is `{target}` (with a caveat).", a)
+				else
+					message = written and _("`{api}` (written `{text}`) is a CUDA API; the NPU equivalent is `{target}`.", a)
+						or _("`{api}` is a CUDA API; the NPU equivalent is `{target}`.", a)
+				end
 				out[#out + 1] = {
 					file = path, node = r.node,
 					severity = (e.status == "limited") and "warning" or nil,
-					message = "`" .. name .. "`" .. via .. " is a CUDA API; the NPU equivalent is `" .. target .. "`"
-						.. ((e.status == "limited") and " (with a caveat)." or "."),
-					suggestion = how .. ".",
+					message = message,
+					suggestion = how,
 					edits = edits,
 					data = { api = name, suffix = name:sub(12) },
 					only = (not literal and plain) and "survey" or nil,
-					fix_message = (not literal and not plain) and ("`" .. r.text .. "` (" .. name .. ") has no plain torch.npu counterpart, so its import cannot simply be renamed.") or nil,
+					fix_message = (not literal and not plain) and _("`{text}` ({api}) has no plain torch.npu counterpart, so its import cannot simply be renamed.", a) or nil,
 				}
 			else
 				if not literal then blocked[head] = true end
 				out[#out + 1] = {
 					file = path, node = r.node,
-					message = "`" .. name .. "`" .. via .. " is a CUDA API that the mapping table does not list.",
-					suggestion = "Check torch_npu's torch.cuda support list for an NPU form of this API before migrating; if there is none, remove or replace the call.",
+					message = written and _("`{api}` (written `{text}`) is a CUDA API that the mapping table does not list.", a)
+						or _("`{api}` is a CUDA API that the mapping table does not list.", a),
+					suggestion = _("Check torch_npu's torch.cuda support list for an NPU form of this API before migrating; if there is none, remove or replace the call."),
 					data = { api = name },
 				}
 			end
@@ -364,17 +384,17 @@ function cuda.cuda_apis(ctx, path, index, map)
 	end
 	-- the imports that bind torch.cuda names
 	local stmts = {}
-	for _, imp in ipairs(cuda_imports(ctx, path)) do
+	for _i, imp in ipairs(cuda_imports(ctx, path)) do
 		local k = imp.stmt.start_byte
 		stmts[k] = stmts[k] or { stmt = imp.stmt, imps = {} }
 		table.insert(stmts[k].imps, imp)
 	end
-	for _, s in pairs(stmts) do
+	for _i, s in pairs(stmts) do
 		local ok, edits = true, {}
-		for _, imp in ipairs(s.imps) do
+		for _i, imp in ipairs(s.imps) do
 			if blocked[imp.bound] then ok = false end
 			if imp.full ~= "torch.cuda" then
-				local _, plain = npu_target(refs.lookup(index, imp.full), imp.full)
+				local _t, plain = npu_target(refs.lookup(index, imp.full), imp.full)
 				if not plain then ok = false end
 			end
 		end
@@ -389,7 +409,7 @@ function cuda.cuda_apis(ctx, path, index, map)
 			end
 		else
 			-- from torch import cuda [as c]: bind the NPU module under the same name
-			for _, imp in ipairs(s.imps) do
+			for _i, imp in ipairs(s.imps) do
 				if imp.full == "torch.cuda" then
 					edits[#edits + 1] = py.replace(imp.name, imp.alias and "npu" or "npu as cuda")
 				end
@@ -398,15 +418,15 @@ function cuda.cuda_apis(ctx, path, index, map)
 		local text = s.stmt.text:match("^[^\n]*")
 		local site = {
 			file = path, node = s.stmt, key = "import",
-			message = "`" .. text .. "` imports torch.cuda, the CUDA module.",
-			suggestion = "Import the same names from torch.npu (after `import torch_npu`); the code that uses them stays as it is.",
+			message = _("`{code}` imports torch.cuda, the CUDA module.", { code = text }),
+			suggestion = _("Import the same names from torch.npu (after `import torch_npu`); the code that uses them stays as it is."),
 			only = "fix",
 		}
 		if ok and #edits > 0 then
 			site.edits = edits
 		else
-			site.fix_message = "`" .. text .. "` imports torch.cuda, and some of what it binds has no plain torch.npu counterpart."
-			site.suggestion = "Fix or remove the uses reported without an automatic fix, then import from torch.npu (after `import torch_npu`)."
+			site.fix_message = _("`{code}` imports torch.cuda, and some of what it binds has no plain torch.npu counterpart.", { code = text })
+			site.suggestion = _("Fix or remove the uses reported without an automatic fix, then import from torch.npu (after `import torch_npu`).")
 		end
 		out[#out + 1] = site
 	end
@@ -429,7 +449,7 @@ local AMP_IMPORT_MODULES = [[
 -- The apex fused optimizers of affinity_apis.json, by dotted name.
 function cuda.apex_fused(ctx)
 	local fused = {}
-	for _, e in ipairs(ctx.data("affinity_apis").entries) do
+	for _i, e in ipairs(ctx.data("affinity_apis").entries) do
 		if e.original:match("^apex%.") then fused[e.original] = e end
 	end
 	return fused
@@ -443,7 +463,7 @@ end
 function cuda.amp(ctx, path, fused, map)
 	local out = {}
 	local mods = {}
-	for _, m in ipairs(ctx.query(path, AMP_IMPORT_MODULES) or {}) do
+	for _i, m in ipairs(ctx.query(path, AMP_IMPORT_MODULES) or {}) do
 		mods[m.stmt.start_byte] = mods[m.stmt.start_byte] or m
 	end
 	local function module_edit(stmt)
@@ -452,80 +472,82 @@ function cuda.amp(ctx, path, fused, map)
 			return { refs.edit(m.mod.start_byte, 10, "torch_npu.npu") }
 		end
 	end
-	for _, imp in ipairs(py.imports(ctx, path) or {}) do
+	for _i, imp in ipairs(py.imports(ctx, path) or {}) do
 		local full = imp.full or imp.module
 		local node = imp.node
 		if imp.name and (imp.module == "torch.cuda.amp" or imp.module:match("^torch%.cuda%.amp%.")) then
 			out[#out + 1] = {
 				file = path, node = node,
-				message = "`" .. full .. "` is imported from torch.cuda.amp, the CUDA mixed-precision module.",
-				suggestion = "Import it from `torch.npu.amp` instead (after `import torch_npu`), or use `torch.autocast('npu')` and `torch.npu.amp.GradScaler()`.",
+				message = _("`{name}` is imported from torch.cuda.amp, the CUDA mixed-precision module.", { name = full }),
+				suggestion = _("Import it from `torch.npu.amp` instead (after `import torch_npu`), or use `torch.autocast('npu')` and `torch.npu.amp.GradScaler()`."),
 				key = full,
 				edits = module_edit(node),
 			}
 		elseif imp.alias and (imp.module == "torch.cuda.amp" or imp.module:match("^torch%.cuda%.amp%.")) then
 			out[#out + 1] = {
 				file = path, node = node, only = "fix", key = full,
-				message = "`" .. full .. "` is imported as `" .. imp.alias .. "`: CUDA mixed precision.",
-				suggestion = "Import it from `torch_npu.npu.amp` instead; the code that uses `" .. imp.alias .. "` stays as it is.",
+				message = _("`{name}` is imported as `{alias}`: CUDA mixed precision.", { name = full, alias = imp.alias }),
+				suggestion = _("Import it from `torch_npu.npu.amp` instead; the code that uses `{alias}` stays as it is.", { alias = imp.alias }),
 				edits = module_edit(node),
 			}
 		elseif imp.module == "amp_C" or imp.module:match("^amp_C%.") then
 			out[#out + 1] = {
 				file = path, node = node, severity = "error", human = true,
-				message = "`amp_C` is apex's CUDA kernel module; it is not supported on NPU.",
-				suggestion = "Delete `import amp_C` and replace the code that calls it with plain torch operations or an NpuFused optimizer.",
+				message = _("`amp_C` is apex's CUDA kernel module; it is not supported on NPU."),
+				suggestion = _("Delete `import amp_C` and replace the code that calls it with plain torch operations or an NpuFused optimizer."),
 				key = full,
 			}
 		elseif full == "apex.amp" or full:match("^apex%.amp%.") then
 			out[#out + 1] = {
 				file = path, node = node, human = true,
-				message = "apex.amp (`" .. full .. "`) provides mixed precision through NVIDIA's apex.",
-				suggestion = "Prefer native AMP: `torch.autocast('npu')` with `torch.npu.amp.GradScaler`; if apex.amp stays, call `amp.initialize` before wrapping the model in DDP.",
+				message = _("apex.amp (`{name}`) provides mixed precision through NVIDIA's apex.", { name = full }),
+				suggestion = _("Prefer native AMP: `torch.autocast('npu')` with `torch.npu.amp.GradScaler`; if apex.amp stays, call `amp.initialize` before wrapping the model in DDP."),
 				key = full,
 			}
 		end
 	end
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local name = r.resolved
 		local sub = name:match("^torch%.cuda%.amp%.(.+)$")
 		if sub and r.node.text:sub(1, 11) == "torch.cuda." then
 			out[#out + 1] = {
 				file = path, node = r.node,
-				message = "`" .. r.text .. "` is CUDA mixed precision.",
-				suggestion = "Use `torch.npu.amp." .. sub .. "` (after `import torch_npu`); it takes the same arguments.",
+				message = _("`{api}` is CUDA mixed precision.", { api = r.text }),
+				suggestion = _("Use `torch.npu.amp.{name}` (after `import torch_npu`); it takes the same arguments.", { name = sub }),
 				edits = { refs.edit(r.node.start_byte + 6, 4, "npu") },
 			}
 		elseif sub and not r.plain then
 			out[#out + 1] = {
 				file = path, node = r.node, only = "survey",
-				message = "`" .. r.text .. "` is torch.cuda.amp." .. sub .. ", CUDA mixed precision.",
-				suggestion = "Use `torch.npu.amp." .. sub .. "` (after `import torch_npu`) and change the import that binds `" .. r.text:match("^[%a_][%w_]*") .. "`.",
+				message = _("`{api}` is torch.cuda.amp.{name}, CUDA mixed precision.", { api = r.text, name = sub }),
+				suggestion = _("Use `torch.npu.amp.{name}` (after `import torch_npu`) and change the import that binds `{head}`.",
+					{ name = sub, head = r.text:match("^[%a_][%w_]*") }),
 			}
 		elseif fused[name] then
 			out[#out + 1] = {
 				file = path, node = r.node, human = true,
-				message = "`" .. r.text .. "` is an apex fused optimizer built on CUDA kernels; migration tools do not convert it.",
-				suggestion = "Replace it with `" .. fused[name].replacement .. "` (same hyper-parameters) or a torch.optim optimizer.",
+				message = _("`{api}` is an apex fused optimizer built on CUDA kernels; migration tools do not convert it.", { api = r.text }),
+				suggestion = _("Replace it with `{replacement}` (same hyper-parameters) or a torch.optim optimizer.",
+					{ replacement = fused[name].replacement }),
 				data = { replacement = fused[name].replacement },
 			}
 		elseif name == "apex.amp.initialize" or name == "apex.amp.scale_loss" then
 			out[#out + 1] = {
 				file = path, node = r.node, human = true,
-				message = "`" .. r.text .. "` uses apex.amp.",
-				suggestion = "Move to native AMP (`torch.autocast('npu')`, `torch.npu.amp.GradScaler`); if apex.amp stays, call amp.initialize before DDP wraps the model.",
+				message = _("`{api}` uses apex.amp.", { api = r.text }),
+				suggestion = _("Move to native AMP (`torch.autocast('npu')`, `torch.npu.amp.GradScaler`); if apex.amp stays, call amp.initialize before DDP wraps the model."),
 			}
 		end
 	end
-	for _, m in ipairs(ctx.query(path, AMP_CALLS) or {}) do
+	for _i, m in ipairs(ctx.query(path, AMP_CALLS) or {}) do
 		local fname = last_name(m.f.text)
 		if AMP_FUNCS[fname] and (not m.k or m.k.text == "device_type" or m.k.text == "device") then
 			local inner, at = refs.string_inner(m.s)
 			if inner == "cuda" then
 				out[#out + 1] = {
 					file = path, node = m.call,
-					message = "`" .. fname .. "` is created for the 'cuda' device.",
-					suggestion = "Pass 'npu' as the device type.",
+					message = _("`{name}` is created for the 'cuda' device.", { name = fname }),
+					suggestion = _("Pass 'npu' as the device type."),
 					edits = { refs.edit(at, 4, "npu") },
 				}
 			end
@@ -544,13 +566,13 @@ end
 function cuda.megatron(ctx)
 	local facts = ctx.data("megatron")
 	local found, mindspeed = false, false
-	for _, m in ipairs(facts.markers) do
+	for _i, m in ipairs(facts.markers) do
 		if m.kind == "folder" and #ctx.files("^" .. m.name:gsub("%p", "%%%0") .. ".*%.py$") > 0 then found = true end
 		if m.kind == "entry" and #ctx.files("^" .. m.name:gsub("%p", "%%%0") .. "$") > 0 then found = true end
 	end
-	for _, path in ipairs(ctx.python_files()) do
+	for _i, path in ipairs(ctx.python_files()) do
 		local text = ctx.read(path) or ""
-		for _, m in ipairs(facts.markers) do
+		for _i, m in ipairs(facts.markers) do
 			if m.kind == "import" and (text:find("import " .. m.name, 1, true) or text:find("from " .. m.name, 1, true)) then
 				found = true
 				if m.name == "mindspeed" then mindspeed = true end
@@ -559,18 +581,21 @@ function cuda.megatron(ctx)
 	end
 	if not found then return nil end
 	local keep = {}
-	for _, k in ipairs(facts.keep) do keep[k.name] = k end
+	for _i, k in ipairs(facts.keep) do keep[k.name] = k end
 	return { keep = keep, adaptor = facts.adaptor[1], mindspeed = mindspeed }
 end
 
--- Turns a rewrite site into a "stays as it is" note for a Megatron project.
-local function megatron_keeps(site, mg, what, k)
+-- Turns a rewrite site into a "stays as it is" note for a Megatron project; what is
+-- the code the site is about, shown as `what` ("the backend" for a backend string).
+local function megatron_keeps(site, mg, what, k, backend)
 	site.edits, site.fix_message, site.fix_suggestion, site.human = nil, nil, nil, nil
 	site.severity = "info"
-	site.message = what .. " stays as it is on Ascend in this Megatron project: " .. k.why .. "."
-	site.suggestion = mg.mindspeed and "Keep it; MindSpeed is already imported."
-		or ("Keep it, and add `" .. mg.adaptor.name .. "` " .. mg.adaptor.where .. ".")
-	site.key = "megatron:" .. (site.key or what)
+	local a = { what = what, why = k.why and _(k.why) or "" }
+	site.message = backend and _("The backend {what} stays as it is on Ascend in this Megatron project: {why}.", a)
+		or _("`{what}` stays as it is on Ascend in this Megatron project: {why}.", a)
+	site.suggestion = mg.mindspeed and _("Keep it; MindSpeed is already imported.")
+		or _("Keep it, and add `{adaptor}` {where}.", { adaptor = mg.adaptor.name, where = mg.adaptor.where and _(mg.adaptor.where) or "" })
+	site.key = "megatron:" .. (site.key or (backend and ("The backend " .. what) or ("`" .. what .. "`")))
 	return site
 end
 
@@ -604,7 +629,7 @@ local NAME_STRINGS = [[
 ]]
 local function name_strings(ctx, path)
 	local out = {}
-	for _, m in ipairs(ctx.query(path, NAME_STRINGS) or {}) do out[m.s.start_byte] = true end
+	for _i, m in ipairs(ctx.query(path, NAME_STRINGS) or {}) do out[m.s.start_byte] = true end
 	return out
 end
 
@@ -615,7 +640,7 @@ function cuda.backend(ctx, path, map)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
 	local keys = name_strings(ctx, path)
-	for _, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(py.strings(ctx, path) or {}) do
 		local inner, at = refs.string_inner(s.node)
 		if backend_string(inner) and not keys[s.node.start_byte] then
 			local edits = {}
@@ -636,20 +661,20 @@ function cuda.backend(ctx, path, map)
 			table.sort(edits, function(x, y) return x.start_byte < y.start_byte end)
 			out[#out + 1] = {
 				file = path, node = s.node,
-				message = "The distributed backend " .. s.node.text .. " is NVIDIA's NCCL.",
-				suggestion = "Use 'hccl', Ascend's collective library (comparisons and lists of allowed backends need the same change).",
+				message = _("The distributed backend {text} is NVIDIA's NCCL.", { text = s.node.text }),
+				suggestion = _("Use 'hccl', Ascend's collective library (comparisons and lists of allowed backends need the same change)."),
 				edits = not messages[s.node.start_byte] and edits or nil,
-				fix_message = messages[s.node.start_byte] and ("The message " .. s.node.text .. " names NCCL; ferry leaves text for people alone.") or nil,
+				fix_message = messages[s.node.start_byte] and _("The message {text} names NCCL; ferry leaves text for people alone.", { text = s.node.text }) or nil,
 			}
 		end
 	end
 	local mg = cuda.megatron(ctx)
 	if mg then
-		for _, site in ipairs(out) do
-			megatron_keeps(site, mg, "The backend " .. site.node.text, mg.keep["--distributed-backend"])
+		for _i, site in ipairs(out) do
+			megatron_keeps(site, mg, site.node.text, mg.keep["--distributed-backend"], true)
 		end
 	end
-	for _, r in ipairs(refs.dotted(ctx, path, map)) do
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local name = r.resolved
 		if name == "torch.distributed.is_nccl_available" then
 			local edits
@@ -657,15 +682,15 @@ function cuda.backend(ctx, path, map)
 			if a then edits = { refs.edit(r.node.start_byte + a - 1, #"is_nccl_available", "is_hccl_available") } end
 			out[#out + 1] = {
 				file = path, node = r.node,
-				message = "`" .. r.text .. "` asks whether NCCL is available, which is never true on an NPU host.",
-				suggestion = "Call `torch.distributed.is_hccl_available()` instead.",
+				message = _("`{api}` asks whether NCCL is available, which is never true on an NPU host.", { api = r.text }),
+				suggestion = _("Call `torch.distributed.is_hccl_available()` instead."),
 				edits = edits,
 			}
 		elseif name:match("^torch%.distributed%..*NCCL") then
 			out[#out + 1] = {
 				file = path, node = r.node, human = true,
-				message = "`" .. r.text .. "` refers to the NCCL backend.",
-				suggestion = "Refer to HCCL instead (torch_npu's ProcessGroupHCCL, or the backend name 'hccl').",
+				message = _("`{api}` refers to the NCCL backend.", { api = r.text }),
+				suggestion = _("Refer to HCCL instead (torch_npu's ProcessGroupHCCL, or the backend name 'hccl')."),
 			}
 		end
 	end
@@ -677,18 +702,18 @@ end
 function cuda.backend_shell(ctx, path)
 	local out = {}
 	local mg = cuda.megatron(ctx)
-	for _, l in ipairs(refs.shell_lines(ctx, path)) do
+	for _i, l in ipairs(refs.shell_lines(ctx, path)) do
 		for s, word in l.code:gmatch("%-%-[%w_%-]*backend[=%s]+[\"']?()(nccl)%f[^%w_]") do
 			local flag = l.code:match("%-%-[%w_%-]*backend[=%s]+[\"']?nccl")
 			local site = {
 				file = path, line = l.line, col = s, end_line = l.line, end_col = s + #word,
-				message = "The launch script selects the NCCL backend (`" .. flag .. "`).",
-				suggestion = "Pass 'hccl' instead, Ascend's collective library.",
+				message = _("The launch script selects the NCCL backend (`{flag}`).", { flag = flag }),
+				suggestion = _("Pass 'hccl' instead, Ascend's collective library."),
 				edits = { refs.edit(l.pos - 1 + s - 1, #word, "hccl") },
 				key = "sh:" .. s,
 			}
 			local k = mg and mg.keep[flag:match("^(%-%-[%w_%-]*backend)")]
-			out[#out + 1] = k and megatron_keeps(site, mg, "`" .. flag .. "`", k) or site
+			out[#out + 1] = k and megatron_keeps(site, mg, flag, k) or site
 		end
 	end
 	return out
@@ -705,16 +730,16 @@ end
 -- env_vars.json as a lookup function: name -> entry (exact names, then NAME_* fallbacks).
 function cuda.env_table(ctx)
 	local exact, prefix = {}, {}
-	for _, e in ipairs(ctx.data("env_vars").entries) do
+	for _i, e in ipairs(ctx.data("env_vars").entries) do
 		if e.name:sub(-1) == "*" then prefix[#prefix + 1] = e else exact[e.name] = e end
 	end
 	return function(name)
 		if exact[name] then return exact[name] end
-		for _, e in ipairs(prefix) do
+		for _i, e in ipairs(prefix) do
 			if name:sub(1, #e.name - 1) == e.name:sub(1, -2) then return e end
 		end
 		if name:match("^TORCH_NCCL_") then
-			for _, e in ipairs(prefix) do
+			for _i, e in ipairs(prefix) do
 				if e.name == "NCCL_*" then return e end
 			end
 		end
@@ -723,21 +748,23 @@ function cuda.env_table(ctx)
 end
 
 local function env_site(path, name, e, at, safe, pos)
+	local a = { name = name, npu = e.npu, notes = e.notes and _(e.notes) }
 	local f = {
 		file = path,
-		message = "`" .. name .. "` configures " .. (name:match("NCCL") and "NVIDIA's NCCL" or "the CUDA runtime") .. " and has no effect on Ascend.",
+		message = name:match("NCCL") and _("`{name}` configures NVIDIA's NCCL and has no effect on Ascend.", a)
+			or _("`{name}` configures the CUDA runtime and has no effect on Ascend.", a),
 		key = pos.key or name,
 	}
 	if e.npu then
-		f.suggestion = "Use `" .. e.npu .. "` instead" .. (e.notes and ("; " .. e.notes) or "") .. "."
+		f.suggestion = e.notes and _("Use `{npu}` instead; {notes}.", a) or _("Use `{npu}` instead.", a)
 	else
-		f.suggestion = "Remove it; " .. (e.notes or "there is no Ascend counterpart") .. "."
+		f.suggestion = e.notes and _("Remove it; {notes}.", a) or _("Remove it; there is no Ascend counterpart.")
 	end
 	if e.npu and e.exact then
 		if safe then
 			f.edits = { refs.edit(at, #name, e.npu) }
 		else
-			f.fix_message = "`" .. name .. "` appears in text ferry does not rewrite (a message, or not a variable reference or assignment)."
+			f.fix_message = _("`{name}` appears in text ferry does not rewrite (a message, or not a variable reference or assignment).", a)
 		end
 	end
 	for k, v in pairs(pos) do
@@ -757,7 +784,7 @@ local function env_keep(ctx, out)
 		if name then
 			if mg == nil then mg = cuda.megatron(ctx) or false end
 			local k = mg and mg.keep[name]
-			if k then out[i] = megatron_keeps(site, mg, "`" .. name .. "`", k) end
+			if k then out[i] = megatron_keeps(site, mg, name, k) end
 		end
 	end
 	return out
@@ -766,7 +793,7 @@ end
 function cuda.env_python(ctx, path, entry)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
-	for _, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(py.strings(ctx, path) or {}) do
 		local inner, at = refs.string_inner(s.node)
 		local e = is_gpu_var(inner) and entry(inner)
 		if e then out[#out + 1] = env_site(path, inner, e, at, not messages[s.node.start_byte], { node = s.node }) end
@@ -778,7 +805,7 @@ end
 -- $NAME, ${NAME...}, NAME=value (export, command prefix) and after export/unset/readonly.
 function cuda.env_shell(ctx, path, entry)
 	local out = {}
-	for _, l in ipairs(refs.shell_lines(ctx, path)) do
+	for _i, l in ipairs(refs.shell_lines(ctx, path)) do
 		local code = l.code
 		for s, name in code:gmatch("()%f[%w_]([A-Z][A-Z0-9_]*)%f[^%w_]") do
 			local e = is_gpu_var(name) and entry(name)
@@ -819,7 +846,7 @@ function cuda.import_plan(ctx, path)
 		return x.start_byte < y.start_byte
 	end)
 	local plan = {}
-	for _, m in ipairs(ms) do
+	for _i, m in ipairs(ms) do
 		if m.main then
 			if m.s.text:match("^[\"']+__main__[\"']+$") then plan.main = true end
 		else

@@ -83,7 +83,7 @@ end
 local DATASET_BASES = { "Dataset", "IterableDataset", "Sampler" }
 
 local function dataset_class(bases, body_text)
-	for _, b in ipairs(DATASET_BASES) do
+	for _i, b in ipairs(DATASET_BASES) do
 		if bases:match("[%w_%.]*" .. b .. "[%s,%)%]]") then return true end
 	end
 	return body_text:match("def%s+__getitem__%s*%(") ~= nil
@@ -93,7 +93,7 @@ end
 function host.file(ctx, path, map)
 	map = map or py.aliases(ctx, path) or {}
 	local assigns, ranges, bound = {}, {}, {}
-	for _, m in ipairs(ctx.query(path, QUERY) or {}) do
+	for _i, m in ipairs(ctx.query(path, QUERY) or {}) do
 		if m.bound then
 			-- loop variables and parameters hold whatever they are given
 			for name in m.bound.text:gmatch("[%a_][%w_]*") do bound[name] = true end
@@ -115,10 +115,10 @@ function host.file(ctx, path, map)
 	-- a name is a host value when every assignment to it is; two passes let one host
 	-- name feed another (arr = np.zeros(...); idx = arr > 0)
 	local names = {}
-	for _ = 1, 2 do
+	for _i = 1, 2 do
 		for name, rhss in pairs(assigns) do
 			local why
-			for _, r in ipairs(rhss) do
+			for _i, r in ipairs(rhss) do
 				-- `v = v.item()` says nothing about where v was before
 				why = not bound[name] and r:match("^[%a_][%w_]*") ~= name and origin(r, map, names) or nil
 				if not why then break end
@@ -130,7 +130,7 @@ function host.file(ctx, path, map)
 	-- node: the value (the object of a method call, the indexed value) or the site
 	function h:why(node, site)
 		site = site or node
-		for _, r in ipairs(ranges) do
+		for _i, r in ipairs(ranges) do
 			if site.start_byte >= r[1] and site.end_byte <= r[2] then return r[3] end
 		end
 		return origin(node.text, map, names)

@@ -1,6 +1,7 @@
 -- plan: the design phase's shared reasoning (plugins/design/).
 --   local plan = require("plan")
---   plan.criteria(ctx)          the acceptance criteria: list of {key=, label=, value=, number=, problem=, example=}
+--   plan.criteria(ctx)          the acceptance criteria: list of {key=, label=, what=, value=, number=, text=,
+--                               problem=, example=} (label, what, text and problem are _() results)
 --   plan.soc(ctx, name)         the soc_memory.json entry for a SoC name (nil when unknown)
 --   plan.inference_only(ctx, name)  the soc_memory.json inference_only entry a SoC name falls under, or nil
 --   plan.training_site(ctx)     the first loss.backward() call of the project: {path=, line=} or nil
@@ -13,40 +14,48 @@
 local ep = require("envprobe")
 local shape = require("shape")
 local train = require("train")
+local words = require("words")
 
 local plan = {}
 
 -- ---- acceptance criteria ---------------------------------------------------------
 
+-- %g of a number, as text for a message argument
+local function g(v) return string.format("%g", v) end
+
 local CRITERIA = {
-	{ key = "tolerance.loss", label = "loss tolerance", example = "0.01",
-	  what = "accepted relative difference of the NPU loss curve from the GPU baseline",
-	  show = function(v) return string.format("the NPU loss stays within %g %% of the GPU loss", v * 100) end,
-	  valid = function(v) return v > 0 and v < 1, "a fraction between 0 and 1 (0.01 = 1 %)" end },
-	{ key = "tolerance.accuracy", label = "accuracy tolerance", example = "0.005",
-	  what = "accepted absolute drop of the final accuracy against the GPU baseline",
-	  show = function(v) return string.format("the final accuracy is at most %g below the GPU baseline", v) end,
-	  valid = function(v) return v >= 0 and v < 1, "an absolute drop between 0 and 1 (0.005 = half a point)" end },
-	{ key = "throughput.target_pct", label = "throughput target", example = "80",
-	  what = "NPU throughput to reach, as a percentage of the GPU baseline",
-	  show = function(v) return string.format("the NPU throughput reaches %g %% of the GPU baseline", v) end,
-	  valid = function(v) return v > 0 and v <= 1000, "a percentage of the GPU baseline, e.g. 80" end },
+	{ key = "tolerance.loss", example = "0.01",
+	  label = function() return _("loss tolerance") end,
+	  what = function() return _("accepted relative difference of the NPU loss curve from the GPU baseline") end,
+	  show = function(v) return _("the NPU loss stays within {pct} % of the GPU loss", { pct = g(v * 100) }) end,
+	  valid = function(v) return v > 0 and v < 1, _("a fraction between 0 and 1 (0.01 = 1 %)") end },
+	{ key = "tolerance.accuracy", example = "0.005",
+	  label = function() return _("accuracy tolerance") end,
+	  what = function() return _("accepted absolute drop of the final accuracy against the GPU baseline") end,
+	  show = function(v) return _("the final accuracy is at most {drop} below the GPU baseline", { drop = g(v) }) end,
+	  valid = function(v) return v >= 0 and v < 1, _("an absolute drop between 0 and 1 (0.005 = half a point)") end },
+	{ key = "throughput.target_pct", example = "80",
+	  label = function() return _("throughput target") end,
+	  what = function() return _("NPU throughput to reach, as a percentage of the GPU baseline") end,
+	  show = function(v) return _("the NPU throughput reaches {pct} % of the GPU baseline", { pct = g(v) }) end,
+	  valid = function(v) return v > 0 and v <= 1000, _("a percentage of the GPU baseline, e.g. 80") end },
 }
 
 function plan.criteria(ctx)
 	local out = {}
-	for _, c in ipairs(CRITERIA) do
+	for _i, c in ipairs(CRITERIA) do
 		local raw = ctx.config(c.key)
-		local r = { key = c.key, label = c.label, what = c.what, example = c.example, value = raw }
+		local r = { key = c.key, label = c.label(), what = c.what(), example = c.example, value = raw }
 		if raw then
 			local n = tonumber(raw)
 			local ok, expect = false, nil
-			if n then ok, expect = c.valid(n) else _, expect = c.valid(0) end
+			if n then ok, expect = c.valid(n) else local _ok; _ok, expect = c.valid(0) end
 			if ok then
 				r.number = n
 				r.text = c.show(n)
 			else
-				r.problem = string.format("`%s` is %q, which is not %s", c.key, raw, expect)
+				r.problem = _("`{key}` is {value}, which is not {expected}",
+					{ key = c.key, value = string.format("%q", raw), expected = expect })
 			end
 		end
 		out[#out + 1] = r
@@ -60,10 +69,10 @@ function plan.soc(ctx, name)
 	if not name or name == "" then return nil end
 	local lname = name:lower()
 	local best, best_len
-	for _, e in ipairs(ctx.data("soc_memory").entries or {}) do
+	for _i, e in ipairs(ctx.data("soc_memory").entries or {}) do
 		local names = { e.name }
-		for _, a in ipairs(e.aliases or {}) do names[#names + 1] = a end
-		for _, n in ipairs(names) do
+		for _i, a in ipairs(e.aliases or {}) do names[#names + 1] = a end
+		for _i, n in ipairs(names) do
 			local ln = n:lower()
 			if ln == lname or ("ascend" .. ln) == lname then return e end
 			-- a family name such as Ascend910_93 covers Ascend910_9391
@@ -78,7 +87,7 @@ end
 function plan.inference_only(ctx, name)
 	if not name or name == "" then return nil end
 	local lname = name:lower()
-	for _, e in ipairs(ctx.data("soc_memory").inference_only or {}) do
+	for _i, e in ipairs(ctx.data("soc_memory").inference_only or {}) do
 		local ln = e.name:lower()
 		if lname == ln or (e.prefix and lname:sub(1, #ln) == ln) then return e end
 	end
@@ -87,7 +96,7 @@ end
 
 -- The project trains when it calls .backward() on something (the loss) in its code.
 function plan.training_site(ctx)
-	for _, path in ipairs(ctx.files("%.py$")) do
+	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path)
 		if text and text:find(".backward(", 1, true) then
 			local steps = train.steps(ctx, path)
@@ -99,7 +108,7 @@ end
 
 function plan.known_socs(ctx)
 	local names = {}
-	for _, e in ipairs(ctx.data("soc_memory").entries or {}) do names[#names + 1] = e.name end
+	for _i, e in ipairs(ctx.data("soc_memory").entries or {}) do names[#names + 1] = e.name end
 	return table.concat(names, ", ")
 end
 
@@ -126,26 +135,26 @@ function plan.parallel(ctx)
 	local soc_name = ctx.config("target.soc")
 	local missing = {}
 	if not params_b or params_b <= 0 then
-		missing[#missing + 1] = { key = "model.params_b", why = "the model size in billions of parameters", example = "7" }
+		missing[#missing + 1] = { key = "model.params_b", why = _("the model size in billions of parameters"), example = "7" }
 	end
 	if not cards or cards < 1 then
-		missing[#missing + 1] = { key = "target.cards", why = "the number of NPU cards in the plan", example = "8" }
+		missing[#missing + 1] = { key = "target.cards", why = _("the number of NPU cards in the plan"), example = "8" }
 	end
 	if not soc_name or soc_name == "" then
-		missing[#missing + 1] = { key = "target.soc", why = "the NPU model", example = "Ascend910B2" }
+		missing[#missing + 1] = { key = "target.soc", why = _("the NPU model"), example = "Ascend910B2" }
 	end
 	local inf_soc = plan.inference_only(ctx, soc_name)
 	local site = inf_soc and plan.training_site(ctx)
 	if site then
 		local r = { fits = false, inference_target = true, soc = inf_soc, site = site }
 		r.severity = "error"
-		r.message = string.format("The project trains (loss.backward() in %s line %d) but the target SoC `%s` is an "
-			.. "inference part (%s): it is not meant for training, so no parallel plan for training is given.",
-			site.path, site.line, soc_name, inf_soc.product)
-		r.suggestion = "Plan the training on Atlas training hardware (an Ascend910 SoC such as Ascend910B2: `ferry config "
+		r.message = _("The project trains (loss.backward() in {file} line {line}) but the target SoC `{soc}` is an "
+			.. "inference part ({product}): it is not meant for training, so no parallel plan for training is given.",
+			{ file = site.path, line = site.line, soc = soc_name, product = inf_soc.product })
+		r.suggestion = _("Plan the training on Atlas training hardware (an Ascend910 SoC such as Ascend910B2: `ferry config "
 			.. "target.soc NAME`) and keep the inference card for deployment (the infer-convert phase); if only "
-			.. "inference is migrated, leave the training code out of the engagement."
-		r.summary = string.format("no training plan: %s is an inference part", soc_name)
+			.. "inference is migrated, leave the training code out of the engagement.")
+		r.summary = _("no training plan: {soc} is an inference part", { soc = soc_name })
 		r.lines = { "Verdict: " .. r.message }
 		return r
 	end
@@ -161,15 +170,19 @@ function plan.parallel(ctx)
 		local need = params_b * 1e9 * INFER_BYTES / GIB * HEADROOM
 		local n = math.ceil(need / soc.memory_gb)
 		local r = { fits = n <= cards, inference_target = true, soc = soc }
-		local arith = string.format("%.3gB parameters x %d bytes (bf16/fp16 weights) = %s with 20 %% headroom; %s has %d GB "
-			.. "per card%s", params_b, INFER_BYTES, gb(need), soc.name, soc.memory_gb, soc.verified and "" or " (unverified figure)")
+		local a = { params = string.format("%.3g", params_b), bytes = INFER_BYTES, need = gb(need), soc = soc.name,
+			mem = soc.memory_gb, n = n, cards = cards, target = soc_name }
+		local arith = soc.verified
+			and _("{params}B parameters x {bytes} bytes (bf16/fp16 weights) = {need} with 20 % headroom; {soc} has {mem} GB per card", a)
+			or _("{params}B parameters x {bytes} bytes (bf16/fp16 weights) = {need} with 20 % headroom; {soc} has {mem} GB per card (unverified figure)", a)
+		a.arith = arith
 		r.severity = r.fits and "info" or "error"
-		r.summary = string.format("inference on %s: %d card(s) of %d planned hold the weights", soc.name, n, cards)
-		r.message = string.format("The target `%s` is an inference part and the project does not train, so the plan is "
-			.. "for inference: %s, so %d card(s) hold the weights (%d planned).", soc_name, arith, n, cards)
-		r.suggestion = r.fits and "Leave room for the KV cache or activations of the largest batch you serve; the "
-			.. "infer-convert and infer-optimize phases size the batch." or string.format("Plan at least %d cards "
-			.. "(`ferry config target.cards N`), or quantize the weights (W8A8) to halve them.", n)
+		r.summary = _("inference on {soc}: {n} card(s) of {cards} planned hold the weights", a)
+		r.message = _("The target `{target}` is an inference part and the project does not train, so the plan is "
+			.. "for inference: {arith}, so {n} card(s) hold the weights ({cards} planned).", a)
+		r.suggestion = r.fits and _("Leave room for the KV cache or activations of the largest batch you serve; the "
+			.. "infer-convert and infer-optimize phases size the batch.") or _("Plan at least {n} cards "
+			.. "(`ferry config target.cards N`), or quantize the weights (W8A8) to halve them.", a)
 		r.lines = { "Memory: " .. arith .. ".", "Verdict: " .. r.message }
 		return r
 	end
@@ -177,11 +190,17 @@ function plan.parallel(ctx)
 	local mem = soc.memory_gb
 	local states = params_b * 1e9 * BYTES_PER_PARAM / GIB
 	local need = states * HEADROOM
-	local verified = soc.verified and "" or " (unverified figure)"
 	local lines = {}
-	local arith = string.format("%.3gB parameters x %d bytes (mixed-precision Adam: fp16/bf16 weights 2 + gradients 2, "
-		.. "fp32 master weights 4, Adam moments 8) = %s of model states, %s with 20 %% headroom for activations and "
-		.. "buffers; %s has %d GB per card%s", params_b, BYTES_PER_PARAM, gb(states), gb(need), soc.name, mem, verified)
+	local a = { params = string.format("%.3g", params_b), bytes = BYTES_PER_PARAM, states = gb(states), need = gb(need),
+		soc = soc.name, mem = mem, cards = cards, nodes = nodes, per_node = per_node }
+	local arith = soc.verified
+		and _("{params}B parameters x {bytes} bytes (mixed-precision Adam: fp16/bf16 weights 2 + gradients 2, "
+			.. "fp32 master weights 4, Adam moments 8) = {states} of model states, {need} with 20 % headroom for activations and "
+			.. "buffers; {soc} has {mem} GB per card", a)
+		or _("{params}B parameters x {bytes} bytes (mixed-precision Adam: fp16/bf16 weights 2 + gradients 2, "
+			.. "fp32 master weights 4, Adam moments 8) = {states} of model states, {need} with 20 % headroom for activations and "
+			.. "buffers; {soc} has {mem} GB per card (unverified figure)", a)
+	a.arith = arith
 	lines[#lines + 1] = "Memory: " .. arith .. "."
 	local tp_max = math.min(MAX_PER_NODE, per_node)
 	-- candidate layouts in the order of preference: the fewest model-parallel ways, tensor
@@ -198,13 +217,13 @@ function plan.parallel(ctx)
 		cands[#cands + 1] = { tp = top, pp = pp }
 	end
 	local chosen, zero1
-	for _, c in ipairs(cands) do
+	for _i, c in ipairs(cands) do
 		c.dp = cards // (c.tp * c.pp)
 		c.per_card = need / (c.tp * c.pp)
 		if c.per_card <= mem then chosen = c break end
 	end
 	if not chosen then
-		for _, c in ipairs(cands) do
+		for _i, c in ipairs(cands) do
 			if c.dp >= 2 then
 				local keep = params_b * 1e9 * (ZERO1_KEEP + (BYTES_PER_PARAM - ZERO1_KEEP) / c.dp) / GIB * HEADROOM
 				c.per_card = keep / (c.tp * c.pp)
@@ -214,7 +233,8 @@ function plan.parallel(ctx)
 	end
 	local r = { tp = chosen and chosen.tp, pp = chosen and chosen.pp, dp = chosen and chosen.dp, zero1 = zero1,
 		fits = chosen ~= nil, lines = lines, soc = soc }
-	local layout = string.format("%d card(s) on %d node(s), %d per node", cards, nodes, per_node)
+	local layout = _("{cards} card(s) on {nodes} node(s), {per_node} per node", a)
+	a.layout = layout
 	if per_node > MAX_PER_NODE then
 		lines[#lines + 1] = string.format("The plan puts %d cards on a node; a training server holds %d NPUs, so "
 			.. "check target.nodes.", per_node, MAX_PER_NODE)
@@ -222,12 +242,13 @@ function plan.parallel(ctx)
 	if not chosen then
 		local min_cards = math.ceil(need / mem)
 		r.severity = "error"
-		r.message = string.format("The plan cannot hold the model: %s. Even split over all %s (and with ZeRO-1) a card would "
-			.. "need more than its %d GB.", arith, layout, mem)
-		r.suggestion = string.format("Plan at least %d cards of this SoC (`ferry config target.cards N`, `ferry config "
+		a.min_cards = min_cards
+		r.message = _("The plan cannot hold the model: {arith}. Even split over all {layout} (and with ZeRO-1) a card would "
+			.. "need more than its {mem} GB.", a)
+		r.suggestion = _("Plan at least {min_cards} cards of this SoC (`ferry config target.cards N`, `ferry config "
 			.. "target.nodes N`), or reduce the memory: ZeRO-3/FSDP, LoRA or another parameter-efficient method, "
-			.. "activation recomputation.", min_cards)
-		r.summary = string.format("does not fit: at least %d cards of %s needed", min_cards, soc.name)
+			.. "activation recomputation.", a)
+		r.summary = _("does not fit: at least {min_cards} cards of {soc} needed", a)
 		lines[#lines + 1] = "Verdict: " .. r.message
 		return r
 	end
@@ -238,39 +259,41 @@ function plan.parallel(ctx)
 		r.zero1 = true
 	end
 	local parts = {}
+	a.tp, a.pp, a.dp, a.tp_max, a.ways = chosen.tp, chosen.pp, chosen.dp, tp_max, chosen.tp * chosen.pp
+	a.per_card = gb(need / (chosen.tp * chosen.pp))
+	a.idle = cards - chosen.tp * chosen.pp * chosen.dp
 	if chosen.tp == 1 and chosen.pp == 1 then
-		r.summary = string.format("data parallelism (DP=%d) over %s", chosen.dp, layout)
-		parts[#parts + 1] = string.format("The model states fit on one card (%s of %d GB), so plain data parallelism "
-			.. "(DDP over HCCL, DP=%d) across all planned cards is enough", gb(need), mem, chosen.dp)
+		r.summary = _("data parallelism (DP={dp}) over {layout}", a)
+		parts[#parts + 1] = _("The model states fit on one card ({need} of {mem} GB), so plain data parallelism "
+			.. "(DDP over HCCL, DP={dp}) across all planned cards is enough", a)
 	else
-		r.summary = string.format("TP=%d x PP=%d x DP=%d over %s", chosen.tp, chosen.pp, chosen.dp, layout)
-		parts[#parts + 1] = string.format("The model states (%s) do not fit on one card (%d GB): split the model %d ways, "
-			.. "%s / %d = %s per card", gb(need), mem, chosen.tp * chosen.pp, gb(need), chosen.tp * chosen.pp,
-			gb(need / (chosen.tp * chosen.pp)))
-		parts[#parts + 1] = string.format("tensor parallelism TP=%d inside a node (it communicates in every layer, so it "
-			.. "needs the node's fast links; at most %d per node)", chosen.tp, tp_max)
+		r.summary = _("TP={tp} x PP={pp} x DP={dp} over {layout}", a)
+		parts[#parts + 1] = _("The model states ({need}) do not fit on one card ({mem} GB): split the model {ways} ways, "
+			.. "{need} / {ways} = {per_card} per card", a)
+		parts[#parts + 1] = _("tensor parallelism TP={tp} inside a node (it communicates in every layer, so it "
+			.. "needs the node's fast links; at most {tp_max} per node)", a)
 		if chosen.pp > 1 then
-			parts[#parts + 1] = string.format("pipeline parallelism PP=%d across nodes (it sends only activations between "
-				.. "stages)", chosen.pp)
+			parts[#parts + 1] = _("pipeline parallelism PP={pp} across nodes (it sends only activations between stages)", a)
 		end
-		parts[#parts + 1] = string.format("data parallelism DP=%d with the remaining cards (%d = TP %d x PP %d x DP %d%s)",
-			chosen.dp, cards, chosen.tp, chosen.pp, chosen.dp,
-			chosen.tp * chosen.pp * chosen.dp < cards and string.format(", %d card(s) left idle", cards - chosen.tp * chosen.pp * chosen.dp) or "")
+		parts[#parts + 1] = a.idle > 0
+			and _("data parallelism DP={dp} with the remaining cards ({cards} = TP {tp} x PP {pp} x DP {dp}, {idle} card(s) left idle)", a)
+			or _("data parallelism DP={dp} with the remaining cards ({cards} = TP {tp} x PP {pp} x DP {dp})", a)
 	end
 	if zero1 then
 		local keep = params_b * 1e9 * (ZERO1_KEEP + (BYTES_PER_PARAM - ZERO1_KEEP) / chosen.dp) / GIB * HEADROOM
 			/ (chosen.tp * chosen.pp)
-		parts[#parts + 1] = string.format("memory is tight, so shard the optimizer states over the %d data-parallel ranks "
-			.. "with ZeRO-1 (%d bytes per parameter stay on every rank, the other %d are divided by DP=%d: %s per card)",
-			chosen.dp, ZERO1_KEEP, BYTES_PER_PARAM - ZERO1_KEEP, chosen.dp, gb(keep))
+		a.keep_bytes, a.split_bytes, a.keep = ZERO1_KEEP, BYTES_PER_PARAM - ZERO1_KEEP, gb(keep)
+		parts[#parts + 1] = _("memory is tight, so shard the optimizer states over the {dp} data-parallel ranks "
+			.. "with ZeRO-1 ({keep_bytes} bytes per parameter stay on every rank, the other {split_bytes} are divided by DP={dp}: {keep} per card)", a)
 	end
 	if r.recompute then
-		parts[#parts + 1] = "turn on activation recomputation (checkpointing) to keep activations inside the remaining headroom"
+		parts[#parts + 1] = _("turn on activation recomputation (checkpointing) to keep activations inside the remaining headroom")
 	end
-	for _, p in ipairs(parts) do lines[#lines + 1] = p:sub(1, 1):upper() .. p:sub(2) .. "." end
+	for _i, p in ipairs(parts) do lines[#lines + 1] = p:sub(1, 1):upper() .. p:sub(2) .. "." end
 	r.severity = "info"
-	r.message = string.format("Parallel plan: %s. %s.", r.summary, arith)
-	r.suggestion = table.concat(parts, "; ") .. "."
+	r.message = _("Parallel plan: {summary}. {arith}.", { summary = r.summary, arith = arith })
+	-- the steps joined with "; ", each a message of its own, so the whole reads in one language
+	r.suggestion = _("{steps}.", { steps = words.join(parts, ";") })
 	return r
 end
 
@@ -338,7 +361,7 @@ end
 -- bench artifact that names a GPU in its label or hardware, else the newest), or nil.
 function plan.baseline(ctx)
 	local best, best_gpu
-	for _, a in ipairs(ctx.artifacts("bench") or {}) do
+	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 		local doc = plan.read_bench(ctx, a) or {}
 		local r = { doc = doc, artifact = a }
 		local gpu = looks_gpu(a.label) or looks_gpu(doc.label) or looks_gpu(doc.hardware)
@@ -349,11 +372,11 @@ function plan.baseline(ctx)
 	if not r then return nil end
 	local d, missing = r.doc, {}
 	if d.schema ~= "ferry-bench/1" then missing[#missing + 1] = "schema" end
-	for _, k in ipairs({ "label", "hardware", "precision" }) do
+	for _i, k in ipairs({ "label", "hardware", "precision" }) do
 		if type(d[k]) ~= "string" or d[k] == "" then missing[#missing + 1] = k end
 	end
 	local m = type(d.metrics) == "table" and d.metrics or {}
-	for _, k in ipairs({ "accuracy", "throughput" }) do
+	for _i, k in ipairs({ "accuracy", "throughput" }) do
 		if type(m[k]) ~= "number" then missing[#missing + 1] = "metrics." .. k end
 	end
 	r.metrics = m
@@ -369,7 +392,7 @@ end
 
 function plan.npu_bench(ctx)
 	local best
-	for _, a in ipairs(ctx.artifacts("bench") or {}) do
+	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 		local doc = plan.read_bench(ctx, a)
 		if doc and type(doc.metrics) == "table"
 			and (looks_npu(a.label) or looks_npu(doc.label) or looks_npu(doc.hardware))

@@ -50,16 +50,16 @@ end
 function project.own_modules(ctx)
 	local py_files = ctx.files("%.py$")
 	local all = {}
-	for _, p in ipairs(py_files) do all[p] = true end
+	for _i, p in ipairs(py_files) do all[p] = true end
 	local roots = { [""] = true, src = true }
-	for _, p in ipairs(ctx.files()) do
+	for _i, p in ipairs(ctx.files()) do
 		local base = p:match("[^/]*$")
 		if base == "setup.py" or base == "setup.cfg" or base == "pyproject.toml" then
 			roots[dirname(p)] = true
 		end
 	end
 	local names, dirs = {}, {}
-	for _, p in ipairs(py_files) do
+	for _i, p in ipairs(py_files) do
 		local d = dirname(p)
 		dirs[d] = true
 		for root in pairs(roots) do

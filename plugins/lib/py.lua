@@ -34,7 +34,7 @@ end
 -- Escapes are left as written.
 function py.string_value(text)
   local prefix, rest = text:match("^([rRbBuUfF]*)(.*)$")
-  for _, q in ipairs({ '"""', "'''", '"', "'" }) do
+  for _i, q in ipairs({ '"""', "'''", '"', "'" }) do
     local n = #q
     if #rest >= 2 * n and rest:sub(1, n) == q and rest:sub(-n) == q then
       return rest:sub(n + 1, -n - 1), prefix:lower()
@@ -54,7 +54,7 @@ function py.attributes(ctx, path, prefix)
   local ms, why = ctx.query(path, "(attribute) @attr")
   if not ms then return nil, why end
   local best = {}
-  for _, m in ipairs(ms) do
+  for _i, m in ipairs(ms) do
     local n = m.attr
     local d = py.dotted(n.text)
     if d then
@@ -65,7 +65,7 @@ function py.attributes(ctx, path, prefix)
     end
   end
   local out = {}
-  for _, a in pairs(best) do
+  for _i, a in pairs(best) do
     if not prefix or a.text == prefix or a.text:sub(1, #prefix + 1) == prefix .. "." then
       out[#out + 1] = a
     end
@@ -91,7 +91,7 @@ function py.calls(ctx, path, dotted, aliases)
   local ms, why = ctx.query(path, "(call function: (_) @func arguments: (_) @args) @call")
   if not ms then return nil, why end
   local out = {}
-  for _, m in ipairs(ms) do
+  for _i, m in ipairs(ms) do
     local d = py.dotted(m.func.text)
     if d and aliases then d = py.expand(aliases, d) end
     if d and (not dotted or d == dotted) then
@@ -113,7 +113,7 @@ function py.keyword_args(ctx, path, name, value)
   local ms, why = ctx.query(path, q)
   if not ms then return nil, why end
   local out = {}
-  for _, m in ipairs(ms) do
+  for _i, m in ipairs(ms) do
     if m.value.type == "string" then m.string = py.string_value(m.value.text) end
     if value == nil or m.string == value then out[#out + 1] = m end
   end
@@ -141,7 +141,7 @@ function py.imports(ctx, path)
   local ms, why = ctx.query(path, IMPORTS)
   if not ms then return nil, why end
   local out = {}
-  for _, m in ipairs(ms) do
+  for _i, m in ipairs(ms) do
     local module = py.dotted(m.module.text) or m.module.text:gsub("%s+", "")
     local r = { node = m.stmt, module = module }
     if m.wildcard then
@@ -167,7 +167,7 @@ function py.aliases(ctx, path)
   local imps, why = py.imports(ctx, path)
   if not imps then return nil, why end
   local map = {}
-  for _, r in ipairs(imps) do
+  for _i, r in ipairs(imps) do
     if r.bound then map[r.bound] = r.full end
   end
   return map
@@ -189,7 +189,7 @@ function py.decorators(ctx, path, name)
   local ms, why = ctx.query(path, "(decorator) @dec")
   if not ms then return nil, why end
   local out = {}
-  for _, m in ipairs(ms) do
+  for _i, m in ipairs(ms) do
     local text = m.dec.text:gsub("^@%s*", "")
     local d = py.dotted(text:match("^[^(]*"))
     if not name or d == name then
@@ -206,7 +206,7 @@ function py.strings(ctx, path, pattern)
   local ms, why = ctx.query(path, "(string) @s")
   if not ms then return nil, why end
   local out = {}
-  for _, m in ipairs(ms) do
+  for _i, m in ipairs(ms) do
     local v, prefix = py.string_value(m.s.text)
     if v and (not pattern or v:find(pattern)) then
       out[#out + 1] = { node = m.s, value = v, prefix = prefix }

@@ -22,13 +22,13 @@ end
 -- plain=}, in source order. Comments and strings never appear.
 function refs.dotted(ctx, path, map)
 	local out = {}
-	for _, a in ipairs(py.attributes(ctx, path) or {}) do
+	for _i, a in ipairs(py.attributes(ctx, path) or {}) do
 		out[#out + 1] = { text = a.text, node = a.node }
 	end
-	for _, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
+	for _i, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
 		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
 	end
-	for _, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
+	for _i, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
 	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
 	return out
 end
@@ -76,7 +76,7 @@ local MESSAGE_QUERY = [[
 ]]
 function refs.message_strings(ctx, path)
 	local out = {}
-	for _, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
+	for _i, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
 		if m.k then
 			if MESSAGE_KEYWORDS[m.k.text] then out[m.s.start_byte] = true end
 		elseif MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
@@ -116,8 +116,12 @@ function refs.shell_lines(ctx, path)
 	return out
 end
 
--- Text that ends a suggestion whose site the adapt phase rewrites by itself.
-refs.ADAPT_NOTE = " The adapt phase makes this change automatically (`ferry fix --phase adapt`)."
+-- A suggestion (a _() result) for a site the adapt phase rewrites by itself, with the
+-- sentence saying so after it.
+function refs.adapt_note(suggestion)
+	return _("{advice} The adapt phase makes this change automatically (`ferry fix --phase adapt`).",
+		{ advice = suggestion or "" })
+end
 
 -- Reports a site found by a shared detector. A site is a finding table (file, node or
 -- line/col, message, suggestion, severity, key, data) that may carry `edits`, plus:
@@ -126,7 +130,8 @@ refs.ADAPT_NOTE = " The adapt phase makes this change automatically (`ferry fix 
 --                  leaves it to a human); fix_suggestion likewise
 --   human          the construct needs a human in any case (no edits exist)
 -- With mode "survey" (assess) the edits are dropped and the suggestion says that adapt
--- makes the change; with mode "fix" (adapt) the edits are kept.
+-- makes the change; with mode "fix" (adapt) the edits are kept. Messages and suggestions
+-- are _() results (the suggestion of survey mode wraps the site's own).
 local EXTRA = { only = true, fix_message = true, fix_suggestion = true, human = true }
 function refs.report(ctx, site, mode)
 	if site.only and site.only ~= mode then return end
@@ -137,7 +142,7 @@ function refs.report(ctx, site, mode)
 	if f.edits and #f.edits == 0 then f.edits = nil end
 	if mode == "survey" then
 		if f.edits then
-			f.suggestion = (f.suggestion or "") .. refs.ADAPT_NOTE
+			f.suggestion = refs.adapt_note(f.suggestion)
 			f.automatic = true
 		end
 		f.edits = nil
@@ -151,7 +156,7 @@ end
 -- Reports every site of a list (see refs.report); returns how many carried edits.
 function refs.report_all(ctx, sites, mode)
 	local n = 0
-	for _, s in ipairs(sites) do
+	for _i, s in ipairs(sites) do
 		refs.report(ctx, s, mode)
 		if s.edits and #s.edits > 0 and (not s.only or s.only == mode) then n = n + 1 end
 	end

@@ -321,5 +321,8 @@ else
 	bad "in one file the good fix is applied and only the breaking one refused"
 fi
 
+# In Chinese, every finding of the golden cases and the example reads in Chinese.
+zh_check "in Chinese, every finding of the adapt cases reads in Chinese" "$tmp"/golden-* "$tmp/resnet"
+
 echo "adapt: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -90,5 +90,8 @@ PY
 check "plan: ferry fix leaves the edited plan alone" [ "$sum" = "$(sha256sum "$plan")" ]
 check "plan: the audit chain verifies" sh -c "'$ferry' -C '$work' verify >/dev/null"
 
+# ---- 4. in Chinese ---------------------------------------------------------------------------
+zh_check "in Chinese, every finding of the design cases reads in Chinese" "$tmp"/case-*
+
 echo "design: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

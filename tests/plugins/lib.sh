@@ -60,3 +60,24 @@ engagement() {
 	} >"$tmp/setup.log" 2>&1
 	[ ! -s "$tmp/setup.log" ] || { cat "$tmp/setup.log"; return 1; }
 }
+
+# zh_check NAME DIR...: ok when, read with FERRY_LANG=zh, every message and suggestion of
+# the findings of each engagement DIR is Chinese (tests/zh_check.py: no run of three plain
+# English words left, fact-table prose included).
+zh_check() {
+	zh_name=$1
+	shift
+	rm -f "$tmp"/zh.*.json "$tmp/zh.log"
+	zh_i=0
+	for zh_dir in "$@"; do
+		zh_i=$((zh_i + 1))
+		FERRY_LANG=zh "$ferry" -C "$zh_dir" findings --format json >"$tmp/zh.$zh_i.json" 2>>"$tmp/zh.log" ||
+			echo "$zh_dir: ferry findings failed" >>"$tmp/zh.log"
+	done
+	if [ "$zh_i" -gt 0 ] && [ ! -s "$tmp/zh.log" ] && python3 tests/zh_check.py findings "$tmp"/zh.*.json >"$tmp/zh_check.log"; then
+		ok "$zh_name ($zh_i engagements)"
+	else
+		cat "$tmp/zh.log" "$tmp/zh_check.log" 2>/dev/null | head -20
+		bad "$zh_name"
+	fi
+}

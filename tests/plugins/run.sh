@@ -4,7 +4,9 @@
 # `ferry check --phase assess --format json` and compare the findings with the golden
 # list (compare.py: the exact set of plugin, file, line). Also checks that every fact
 # table entry names its source, and that every torch.cuda name the mapping table marks
-# unsupported is reported. Exits non-zero on any failure.
+# unsupported is reported, that no bundled plugin uses `_` as a variable
+# (underscore.py), and that the findings read in Chinese with FERRY_LANG=zh. Exits
+# non-zero on any failure.
 set -u
 cd "$(dirname "$0")/../.."
 root=$(pwd)
@@ -30,6 +32,25 @@ check() {
 		return 1
 	fi
 }
+
+# 0. No bundled plugin or lib module hides the translation function _() by using `_` as
+#    a variable (for _, x / local _ / a parameter _), and the checker does catch one that
+#    does.
+if python3 tests/plugins/underscore.py plugins/*/*.lua >"$tmp/underscore.log"; then
+	ok "no bundled plugin uses _ as a variable"
+else
+	cat "$tmp/underscore.log"
+	bad "no bundled plugin uses _ as a variable"
+fi
+cat >"$tmp/shadow.lua" <<'LUA'
+local s = "for _, x in ipairs(t)" -- and for _, x in a comment: fine
+for _, x in ipairs({}) do print(_("x")) end
+LUA
+if python3 tests/plugins/underscore.py "$tmp/shadow.lua" | grep -q "shadow.lua:2: .*loop variable"; then
+	ok "the _ check finds a loop over _, not the one in a string or a comment"
+else
+	bad "the _ check finds a loop over _, not the one in a string or a comment"
+fi
 
 # 1. Fact tables: every entry carries a source, and the checker does catch one without.
 if python3 tests/plugins/check_data.py plugins/data >"$tmp/data.log"; then
@@ -91,6 +112,14 @@ then
 else
 	bad "cuda_api_map: every unsupported entry is reported"
 fi
+
+# 4. Read in Chinese, every finding above reads in Chinese.
+dirs=""
+for f in "$tmp"/*.json; do
+	name=$(basename "$f" .json)
+	[ -d "$tmp/$name/.ferry" ] && dirs="$dirs $tmp/$name"
+done
+zh_check "in Chinese, every finding of the fixtures reads in Chinese" $dirs
 
 echo "plugins: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -4,21 +4,21 @@ local py = require("py")
 return {
   id = "example.cuda_calls",
   phase = "adapt",
-  title = "Tensors and modules moved with .cuda()",
+  title = _("Tensors and modules moved with .cuda()"),
   severity = "warning",
   category = "device",
-  description = "x.cuda() copies a tensor or module to an NVIDIA GPU. On Ascend the same "
-    .. "call is x.npu(), available once torch_npu is imported.",
+  description = _("x.cuda() copies a tensor or module to an NVIDIA GPU. On Ascend the same "
+    .. "call is x.npu(), available once torch_npu is imported."),
   triggers = { ".cuda(" },
   run = function(ctx)
     local n = 0
-    for _, path in ipairs(ctx.python_files()) do
-      for _, c in ipairs(py.method_calls(ctx, path, "cuda") or {}) do
+    for _i, path in ipairs(ctx.python_files()) do
+      for _j, c in ipairs(py.method_calls(ctx, path, "cuda") or {}) do
         ctx.report{
           file = path,
           node = c.call,
-          message = c.object.text .. ".cuda() moves data to an NVIDIA GPU",
-          suggestion = "Call .npu() instead (import torch_npu first).",
+          message = _("{obj}.cuda() moves data to an NVIDIA GPU", { obj = c.object.text }),
+          suggestion = _("Call .npu() instead (import torch_npu first)."),
           data = { method = c.method },
         }
         n = n + 1
