@@ -83,11 +83,11 @@ return {
 							if #with > 0 then
 								ctx.report{
 									file = path, line = line, col = 1, severity = "warning", key = "exclusive:" .. line,
-									message = "This allocator setting combines expandable_segments:True with "
-										.. table.concat(with, " and ") .. ", which the vendor forbids: "
-										.. (e.exclusive_note or "expandable segments must be used alone") .. ".",
-									suggestion = "Keep `expandable_segments:True` alone, or drop it and keep "
-										.. table.concat(with, " and ") .. " (for out-of-memory errors with many inactive split blocks).",
+									message = _("This allocator setting combines expandable_segments:True with {with}, which the vendor forbids: {note}.",
+										{ with = table.concat(with, ", "),
+										  note = e.exclusive_note and _(e.exclusive_note) or _("expandable segments must be used alone") }),
+									suggestion = _("Keep `expandable_segments:True` alone, or drop it and keep {with} (for out-of-memory errors with many inactive split blocks).",
+										{ with = table.concat(with, ", ") }),
 								}
 							end
 						end
@@ -117,8 +117,8 @@ return {
 		if mentioned or not params or params < LARGE_B then return end
 		ctx.report{
 			key = "alloc-conf",
-			message = string.format("The model has %g billion parameters but the project never sets PYTORCH_NPU_ALLOC_CONF, "
-				.. "so the NPU caching allocator runs with its defaults and large models fragment its memory.", params),
+			message = _("The model has {params} billion parameters but the project never sets PYTORCH_NPU_ALLOC_CONF, so the NPU caching allocator runs with its defaults and large models fragment its memory.",
+				{ params = string.format("%g", params) }),
 			suggestion = _("Export `PYTORCH_NPU_ALLOC_CONF=expandable_segments:True` in the launch script before starting training, on its own: it must not be combined with max_split_size_mb or garbage_collection_threshold."),
 		}
 	end,
