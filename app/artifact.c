@@ -2,6 +2,7 @@
 #include "artifact.h"
 #include "profile.h"
 #include "err.h"
+#include "intl.h"
 #include "onnx.h"
 #include "util.h"
 
@@ -20,17 +21,17 @@ static int validate_json_schema(const char *name, const char *data, size_t len, 
                                 cJSON **out)
 {
 	if (has_nul(data, len))
-		return err_set(FERRY_ECORRUPT, "%s: binary data where a JSON document was expected", name);
+		return err_set(FERRY_ECORRUPT, _("%s: binary data where a JSON document was expected"), name);
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(data, len, &end, 0);
 	if (!doc) {
 		size_t off = end ? (size_t)(end - data) : 0;
-		return err_set(FERRY_ECORRUPT, "%s: not valid JSON (broken or truncated near byte %zu)", name, off);
+		return err_set(FERRY_ECORRUPT, _("%s: not valid JSON (broken or truncated near byte %zu)"), name, off);
 	}
 	const cJSON *schema = cJSON_GetObjectItem(doc, "schema");
 	if (!cJSON_IsObject(doc) || !cJSON_IsString(schema) || !util_starts_with(schema->valuestring, prefix)) {
 		cJSON_Delete(doc);
-		return err_set(FERRY_ECORRUPT, "%s: not a %s document (its \"schema\" field is missing or different)", name,
+		return err_set(FERRY_ECORRUPT, _("%s: not a %s document (its \"schema\" field is missing or different)"), name,
 		               prefix);
 	}
 	if (out)
@@ -49,7 +50,7 @@ static int validate_env_probe(const char *name, const char *data, size_t len)
 	static const char *const sections[] = { "host", "python", "npu", "env", NULL };
 	for (size_t i = 0; sections[i]; i++)
 		if (!cJSON_IsObject(cJSON_GetObjectItem(doc, sections[i]))) {
-			rc = err_set(FERRY_ECORRUPT, "%s: environment probe without its \"%s\" section (truncated?)", name,
+			rc = err_set(FERRY_ECORRUPT, _("%s: environment probe without its \"%s\" section (truncated?)"), name,
 			             sections[i]);
 			goto out;
 		}
@@ -58,31 +59,31 @@ static int validate_env_probe(const char *name, const char *data, size_t len)
 	for (size_t i = 0; objects[i]; i++) {
 		const cJSON *o = cJSON_GetObjectItem(doc, objects[i]);
 		if (o && !cJSON_IsObject(o)) {
-			rc = err_set(FERRY_ECORRUPT, "%s: environment probe whose \"%s\" is not an object", name, objects[i]);
+			rc = err_set(FERRY_ECORRUPT, _("%s: environment probe whose \"%s\" is not an object"), name, objects[i]);
 			goto out;
 		}
 	}
 	const cJSON *missing = cJSON_GetObjectItem(doc, "missing");
 	if (missing && !cJSON_IsArray(missing)) {
-		rc = err_set(FERRY_ECORRUPT, "%s: environment probe whose \"missing\" is not a list", name);
+		rc = err_set(FERRY_ECORRUPT, _("%s: environment probe whose \"missing\" is not a list"), name);
 		goto out;
 	}
 	const cJSON *chips = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "npu"), "chips");
 	if (chips && !cJSON_IsArray(chips)) {
-		rc = err_set(FERRY_ECORRUPT, "%s: environment probe whose npu \"chips\" is not a list", name);
+		rc = err_set(FERRY_ECORRUPT, _("%s: environment probe whose npu \"chips\" is not a list"), name);
 		goto out;
 	}
 	const cJSON *chip;
 	cJSON_ArrayForEach(chip, chips)
 	{
 		if (!cJSON_IsObject(chip)) {
-			rc = err_set(FERRY_ECORRUPT, "%s: environment probe with an npu chip that is not an object", name);
+			rc = err_set(FERRY_ECORRUPT, _("%s: environment probe with an npu chip that is not an object"), name);
 			goto out;
 		}
 	}
 	const cJSON *packages = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "python"), "packages");
 	if (packages && !cJSON_IsObject(packages)) {
-		rc = err_set(FERRY_ECORRUPT, "%s: environment probe whose python \"packages\" is not an object", name);
+		rc = err_set(FERRY_ECORRUPT, _("%s: environment probe whose python \"packages\" is not an object"), name);
 		goto out;
 	}
 out:
@@ -116,8 +117,8 @@ static int validate_bench(const char *name, const char *data, size_t len)
 	if (i < len && data[i] != '{' && !has_nul(data, len)) {
 		if (!has_ais_summary(data, len))
 			return err_set(FERRY_ECORRUPT,
-			               "%s: not a benchmark (neither ferry-bench/1 JSON, an ais_bench summary.json nor "
-			               "ais_bench's printed \"Performance Summary\")",
+			               _("%s: not a benchmark (neither ferry-bench/1 JSON, an ais_bench summary.json nor "
+			               "ais_bench's printed \"Performance Summary\")"),
 			               name);
 		return 0;
 	}
@@ -133,10 +134,10 @@ static int validate_bench(const char *name, const char *data, size_t len)
 		return rc;
 	const cJSON *m = cJSON_GetObjectItem(doc, "metrics");
 	if (!cJSON_IsObject(m) || !m->child)
-		rc = err_set(FERRY_ECORRUPT, "%s: benchmark without \"metrics\" (accuracy, throughput …)", name);
+		rc = err_set(FERRY_ECORRUPT, _("%s: benchmark without \"metrics\" (accuracy, throughput …)"), name);
 	for (const cJSON *v = m ? m->child : NULL; !rc && v; v = v->next)
 		if (!cJSON_IsNumber(v))
-			rc = err_set(FERRY_ECORRUPT, "%s: metric \"%s\" is not a number", name, v->string);
+			rc = err_set(FERRY_ECORRUPT, _("%s: metric \"%s\" is not a number"), name, v->string);
 	cJSON_Delete(doc);
 	return rc;
 }
@@ -145,9 +146,9 @@ static int validate_bench(const char *name, const char *data, size_t len)
 int artifact_validate_text(const char *name, const char *data, size_t len)
 {
 	if (!len)
-		return err_set(FERRY_ECORRUPT, "%s: the log is empty", name);
+		return err_set(FERRY_ECORRUPT, _("%s: the log is empty"), name);
 	if (has_nul(data, len))
-		return err_set(FERRY_ECORRUPT, "%s: binary data where a text log was expected", name);
+		return err_set(FERRY_ECORRUPT, _("%s: binary data where a text log was expected"), name);
 	return 0;
 }
 
@@ -179,7 +180,7 @@ static int validate_loss_log(const char *name, const char *data, size_t len)
 			start = i + 1;
 		}
 	if (!points)
-		return err_set(FERRY_ECORRUPT, "%s: no loss values found (expected lines such as \"step 10 loss 2.31\")", name);
+		return err_set(FERRY_ECORRUPT, _("%s: no loss values found (expected lines such as \"step 10 loss 2.31\")"), name);
 	return 0;
 }
 
@@ -228,18 +229,18 @@ static int validate_dump(const char *name, const char *data, size_t len)
 		                        : 0;
 		size_t hstart = major == 1 ? 10 : 12;
 		if ((major < 1 || major > 3) || hlen == 0 || hstart + hlen > len)
-			return err_set(FERRY_ECORRUPT, "%s: truncated .npy header", name);
+			return err_set(FERRY_ECORRUPT, _("%s: truncated .npy header"), name);
 		if (!memmem(data + hstart, hlen, "descr", 5) || !memmem(data + hstart, hlen, "shape", 5))
-			return err_set(FERRY_ECORRUPT, "%s: .npy header without descr/shape", name);
+			return err_set(FERRY_ECORRUPT, _("%s: .npy header without descr/shape"), name);
 		return 0;
 	}
 	if (has_nul(data, len))
-		return err_set(FERRY_ECORRUPT, "%s: neither a .npy array, a .pt file nor a dump.json", name);
+		return err_set(FERRY_ECORRUPT, _("%s: neither a .npy array, a .pt file nor a dump.json"), name);
 	cJSON *doc = cJSON_ParseWithLength(data, len);
 	int ok = cJSON_IsObject(doc) && cJSON_IsObject(cJSON_GetObjectItem(doc, "data"));
 	cJSON_Delete(doc);
 	if (!ok)
-		return err_set(FERRY_ECORRUPT, "%s: not a dump (expected a .npy array or an msprobe dump.json with \"data\")",
+		return err_set(FERRY_ECORRUPT, _("%s: not a dump (expected a .npy array or an msprobe dump.json with \"data\")"),
 		               name);
 	return 0;
 }
@@ -250,8 +251,8 @@ static int validate_dump(const char *name, const char *data, size_t len)
 static int trace_verdict(const char *name, int rc, profile *p)
 {
 	if (!rc && !p->rows)
-		rc = p->stopped ? err_set(FERRY_ECORRUPT, "%s: not a trace (%s)", name, p->stopped)
-		                : err_set(FERRY_ECORRUPT, "%s: a trace without events", name);
+		rc = p->stopped ? err_set(FERRY_ECORRUPT, _("%s: not a trace (%s)"), name, p->stopped)
+		                : err_set(FERRY_ECORRUPT, _("%s: a trace without events"), name);
 	profile_free(p);
 	return rc;
 }
@@ -260,7 +261,7 @@ static int trace_verdict(const char *name, int rc, profile *p)
 static int validate_profile(const char *name, const char *data, size_t len)
 {
 	if (!len || has_nul(data, len))
-		return err_set(FERRY_ECORRUPT, "%s: empty or binary; expected a trace JSON or a CSV table", name);
+		return err_set(FERRY_ECORRUPT, _("%s: empty or binary; expected a trace JSON or a CSV table"), name);
 	size_t i = 0;
 	while (i < len && isspace((unsigned char)data[i]))
 		i++;
@@ -273,7 +274,7 @@ static int validate_profile(const char *name, const char *data, size_t len)
 	}
 	const char *nl = memchr(data, '\n', len);
 	if (!nl || !memchr(data, ',', (size_t)(nl - data)))
-		return err_set(FERRY_ECORRUPT, "%s: not a CSV table (no header line with columns)", name);
+		return err_set(FERRY_ECORRUPT, _("%s: not a CSV table (no header line with columns)"), name);
 	return 0;
 }
 
@@ -292,7 +293,7 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 	for (const struct kind_validator *v = validators; v->kind; v++)
 		if (strcmp(v->kind, kind) == 0)
 			return v->validate(name, data, len);
-	return err_set(FERRY_EUSAGE, "ingest %s: unknown kind (env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
+	return err_set(FERRY_EUSAGE, _("ingest %s: unknown kind (env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)"),
 	               kind);
 }
 
@@ -318,7 +319,7 @@ static int read_head(char **out, size_t *len, const char *name, const artifact_s
 		long long r = src->read_at(src->ctx, got, buf + got, n - got);
 		if (r < 0) {
 			free(buf);
-			return err_set(FERRY_EIO, "%s: read error at byte %zu", name, got);
+			return err_set(FERRY_EIO, _("%s: read error at byte %zu"), name, got);
 		}
 		if (r == 0)
 			break;
@@ -334,7 +335,7 @@ static int read_head(char **out, size_t *len, const char *name, const artifact_s
 static int validate_text_source(const char *name, const artifact_source *src, int need_loss, int need_header)
 {
 	if (!src->size)
-		return err_set(FERRY_ECORRUPT, "%s: the log is empty", name);
+		return err_set(FERRY_ECORRUPT, _("%s: the log is empty"), name);
 	char *buf = xmalloc(HEAD_BYTES);
 	char line[LINE_MAX_SCAN];
 	size_t line_len = 0;
@@ -343,14 +344,14 @@ static int validate_text_source(const char *name, const artifact_source *src, in
 		size_t want = src->size - off < HEAD_BYTES ? (size_t)(src->size - off) : HEAD_BYTES;
 		long long got = src->read_at(src->ctx, off, buf, want);
 		if (got <= 0) {
-			rc = got < 0 ? err_set(FERRY_EIO, "%s: read error at byte %llu", name, off)
-			             : err_set(FERRY_ECORRUPT, "%s: shorter than its size (%llu of %llu bytes)", name, off,
+			rc = got < 0 ? err_set(FERRY_EIO, _("%s: read error at byte %llu"), name, off)
+			             : err_set(FERRY_ECORRUPT, _("%s: shorter than its size (%llu of %llu bytes)"), name, off,
 			                       src->size);
 			break;
 		}
 		const char *nul = memchr(buf, '\0', (size_t)got);
 		if (nul) {
-			rc = err_set(FERRY_ECORRUPT, "%s: binary data where a text log was expected (a NUL byte at byte %llu)",
+			rc = err_set(FERRY_ECORRUPT, _("%s: binary data where a text log was expected (a NUL byte at byte %llu)"),
 			             name, off + (unsigned long long)(nul - buf));
 			break;
 		}
@@ -361,7 +362,7 @@ static int validate_text_source(const char *name, const artifact_source *src, in
 				continue;
 			}
 			if (first_line && need_header && !memchr(line, ',', line_len))
-				rc = err_set(FERRY_ECORRUPT, "%s: not a CSV table (no header line with columns)", name);
+				rc = err_set(FERRY_ECORRUPT, _("%s: not a CSV table (no header line with columns)"), name);
 			first_line = 0;
 			found_loss |= line_has_loss(line, line_len);
 			line_len = 0;
@@ -369,9 +370,9 @@ static int validate_text_source(const char *name, const artifact_source *src, in
 		off += (unsigned long long)got;
 	}
 	if (!rc && first_line && need_header)
-		rc = err_set(FERRY_ECORRUPT, "%s: not a CSV table (no header line with columns)", name);
+		rc = err_set(FERRY_ECORRUPT, _("%s: not a CSV table (no header line with columns)"), name);
 	if (!rc && !found_loss && !line_has_loss(line, line_len))
-		rc = err_set(FERRY_ECORRUPT, "%s: no loss values found (expected lines such as \"step 10 loss 2.31\")", name);
+		rc = err_set(FERRY_ECORRUPT, _("%s: no loss values found (expected lines such as \"step 10 loss 2.31\")"), name);
 	free(buf);
 	return rc;
 }
@@ -401,7 +402,7 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 		if (!json && strcmp(kind, "dump") == 0)
 			rc = (n >= 6 && memcmp(head, "\x93NUMPY", 6) == 0) || (n >= 4 && memcmp(head, "PK\x03\x04", 4) == 0)
 			         ? validate_dump(name, head, n)
-			         : err_set(FERRY_ECORRUPT, "%s: neither a .npy array, a .pt file nor a dump.json", name);
+			         : err_set(FERRY_ECORRUPT, _("%s: neither a .npy array, a .pt file nor a dump.json"), name);
 		else if (!json)
 			rc = validate_text_source(name, src, 0, 1);
 		free(head);
@@ -415,12 +416,12 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 	}
 	if (src->size > ARTIFACT_JSON_LIMIT)
 		return err_set(FERRY_ECORRUPT,
-		               "%s: %llu MiB, larger than the %llu MiB up to which ferry validates a %s JSON document; "
-		               "not ingested",
+		               _("%s: %llu MiB, larger than the %llu MiB up to which ferry validates a %s JSON document; "
+		               "not ingested"),
 		               name, src->size >> 20, ARTIFACT_JSON_LIMIT >> 20, kind);
 	if ((rc = read_head(&head, &n, name, src, (size_t)src->size)))
 		return rc;
-	rc = n < src->size ? err_set(FERRY_ECORRUPT, "%s: shorter than its size (%zu of %llu bytes)", name, n, src->size)
+	rc = n < src->size ? err_set(FERRY_ECORRUPT, _("%s: shorter than its size (%zu of %llu bytes)"), name, n, src->size)
 	                   : artifact_validate(kind, name, head, n);
 	free(head);
 	return rc;

@@ -490,11 +490,11 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 	if (!column && !nloss && value_col != (size_t)-1)
 		lcol = (long long)value_col; /* TensorBoard: Wall time,Step,Value */
 	if (column && lcol < 0) {
-		rc = err_set(FERRY_EUSAGE, "%s: no column \"%s\" in the CSV header", name, column);
+		rc = err_set(FERRY_EUSAGE, _("%s: no column \"%s\" in the CSV header"), name, column);
 		goto out;
 	}
 	if (nloss > 1) {
-		rc = err_set(FERRY_EUSAGE, "%s: several loss columns (%s); choose one with --column NAME", name, names.buf);
+		rc = err_set(FERRY_EUSAGE, _("%s: several loss columns (%s); choose one with --column NAME"), name, names.buf);
 		goto out;
 	}
 	out->column = xstrdup(h.f[lcol]);
@@ -516,7 +516,7 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 			continue;
 		}
 		if (!csv_number(&v, r.f[lcol])) {
-			rc = err_set(FERRY_ECORRUPT, "%s: column \"%s\": \"%.40s\" is not a number", name, h.f[lcol],
+			rc = err_set(FERRY_ECORRUPT, _("%s: column \"%s\": \"%.40s\" is not a number"), name, h.f[lcol],
 			             r.f[lcol]);
 			csv_row_done(&r);
 			goto out;
@@ -571,9 +571,9 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 {
 	memset(out, 0, sizeof *out);
 	if (!len)
-		return err_set(FERRY_ECORRUPT, "%s: the log is empty", name);
+		return err_set(FERRY_ECORRUPT, _("%s: the log is empty"), name);
 	if (memchr(data, '\0', len))
-		return err_set(FERRY_ECORRUPT, "%s: binary data where a training log was expected", name);
+		return err_set(FERRY_ECORRUPT, _("%s: binary data where a training log was expected"), name);
 	if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0) {
 		data += 3; /* a spreadsheet's byte-order mark */
 		len -= 3;
@@ -587,10 +587,10 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 		text_parse(&raw, out, data, len, column);
 	}
 	if (!raw.n) {
-		rc = out->column ? err_set(FERRY_ECORRUPT, "%s: column \"%s\" holds no values", name, out->column)
-		     : column    ? err_set(FERRY_ECORRUPT, "%s: no \"%s\" values found", name, column)
+		rc = out->column ? err_set(FERRY_ECORRUPT, _("%s: column \"%s\" holds no values"), name, out->column)
+		     : column    ? err_set(FERRY_ECORRUPT, _("%s: no \"%s\" values found"), name, column)
 		                 : err_set(FERRY_ECORRUPT,
-		                           "%s: no loss values found (expected lines such as \"step 10 loss 2.31\")", name);
+		                           _("%s: no loss values found (expected lines such as \"step 10 loss 2.31\")"), name);
 		goto out;
 	}
 	/* Most lines without a step: every point's step is its ordinal among the loss lines,
@@ -1043,7 +1043,7 @@ int compare_resolve(compare_input *out, const cJSON *artifacts, const char *arti
 				return 0;
 			}
 		compare_input_done(out);
-		return err_set(FERRY_ENOTFOUND, "artifact %s: no such artifact (ferry status lists the engagement)", arg);
+		return err_set(FERRY_ENOTFOUND, _("artifact %s: no such artifact (ferry status lists the engagement)"), arg);
 	}
 	const cJSON *best = NULL, *any = NULL;
 	cJSON_ArrayForEach(row, artifacts)
@@ -1066,7 +1066,7 @@ int compare_resolve(compare_input *out, const cJSON *artifacts, const char *arti
 		return 0;
 	}
 	compare_input_done(out);
-	return err_set(FERRY_ENOTFOUND, "%s: no such artifact id, artifact label or file", arg);
+	return err_set(FERRY_ENOTFOUND, _("%s: no such artifact id, artifact label or file"), arg);
 }
 
 void compare_input_done(compare_input *in)

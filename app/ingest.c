@@ -3,6 +3,7 @@
 #include "artifact.h"
 #include "audit.h"
 #include "err.h"
+#include "intl.h"
 #include "ptfile.h"
 #include "util.h"
 
@@ -130,18 +131,18 @@ static int dump_file_kind(dump_walk *w, const char *abs, const char *rel)
 	close(fd);
 	if (util_ends_with(rel, ".npy")) {
 		if (r < 6 || memcmp(head, "\x93NUMPY", 6) != 0)
-			return err_set(FERRY_ECORRUPT, "%s: not a .npy array (no NUMPY magic)", abs);
+			return err_set(FERRY_ECORRUPT, _("%s: not a .npy array (no NUMPY magic)"), abs);
 		w->tensors++;
 	} else if (util_ends_with(rel, ".pt") || util_ends_with(rel, ".pth")) {
 		if (r < 4 || memcmp(head, "PK\x03\x04", 4) != 0)
-			return err_set(FERRY_ECORRUPT, "%s: not a torch.save file (no zip header)", abs);
+			return err_set(FERRY_ECORRUPT, _("%s: not a torch.save file (no zip header)"), abs);
 		w->tensors++;
 	} else if (util_ends_with(rel, ".json")) {
 		const char *base = strrchr(rel, '/');
 		if (strcmp(base ? base + 1 : rel, "dump.json") == 0)
 			w->dump_json++;
 	} else {
-		return err_set(FERRY_ECORRUPT, "%s: not part of a dump (.npy, .pt or msprobe's .json files expected)", abs);
+		return err_set(FERRY_ECORRUPT, _("%s: not part of a dump (.npy, .pt or msprobe's .json files expected)"), abs);
 	}
 	return 0;
 }
@@ -166,7 +167,7 @@ static int dump_collect(dump_walk *w, const char *dir, const char *rel)
 		else if (S_ISDIR(st.st_mode))
 			rc = dump_collect(w, abs, r);
 		else if (!S_ISREG(st.st_mode))
-			rc = err_set(FERRY_ECORRUPT, "%s: a link or special file inside a dump is not followed", abs);
+			rc = err_set(FERRY_ECORRUPT, _("%s: a link or special file inside a dump is not followed"), abs);
 		else if (!(rc = dump_file_kind(w, abs, r))) {
 			if (w->n == w->cap) {
 				w->cap = w->cap ? 2 * w->cap : 64;
@@ -278,7 +279,7 @@ static int ingest_dump_dir(long long *id, workspace *ws, const char *path, const
 	dump_walk w = { path, NULL, 0, 0, 0, 0 };
 	int rc = dump_collect(&w, path, "");
 	if (!rc && !w.tensors && !w.dump_json)
-		rc = err_set(FERRY_ECORRUPT, "%s: no dump.json, .npy or .pt file in this folder", path);
+		rc = err_set(FERRY_ECORRUPT, _("%s: no dump.json, .npy or .pt file in this folder"), path);
 	char *objects = xasprintf("%s/artifacts/objects", ws->dir);
 	if (!rc)
 		rc = util_mkdirs(objects, 0755);
@@ -334,7 +335,7 @@ int ingest_file(long long *id, workspace *ws, const char *kind, const char *path
 			return rc;
 	}
 	if (!S_ISREG(st.st_mode))
-		return err_set(FERRY_EIO, "%s: not a regular file", path);
+		return err_set(FERRY_EIO, _("%s: not a regular file"), path);
 	if ((long long)st.st_size <= COPY_LIMIT) {
 		char *data = NULL;
 		size_t len = 0;

@@ -106,7 +106,7 @@ static int project_dir(char **out, const char *dir)
 	if (stat(dir, &st) < 0)
 		return err_set(FERRY_EIO, "%s: %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return err_set(FERRY_EIO, "%s: not a directory", dir);
+		return err_set(FERRY_EIO, _("%s: not a directory"), dir);
 	if (access(dir, R_OK | X_OK) < 0)
 		return err_set(FERRY_EIO, "%s: %s", dir, strerror(errno));
 	char buf[PATH_MAX];
@@ -158,7 +158,7 @@ int ws_open_flags(workspace **out, const char *dir, int flags)
 		char *slash = strrchr(root, '/');
 		if (!slash || slash == root) {
 			free(root);
-			return err_set(FERRY_ENOTFOUND, "%s: no engagement here (run `ferry init` first)", dir);
+			return err_set(FERRY_ENOTFOUND, _("%s: no engagement here (run `ferry init` first)"), dir);
 		}
 		*slash = '\0';
 	}
@@ -215,7 +215,7 @@ int ws_lock(workspace *ws)
 			return rc;
 		}
 		if (waited >= wait_ms) {
-			int rc = err_set(FERRY_EBUSY, "%s: another ferry process is changing this engagement; try again",
+			int rc = err_set(FERRY_EBUSY, _("%s: another ferry process is changing this engagement; try again"),
 			                 path);
 			close(fd);
 			free(path);
@@ -269,7 +269,7 @@ int ws_init(workspace **out, const char *dir, const ws_init_opts *opts)
 	char *eid = NULL;
 	int created_dir = 0;
 	if (exists(ws->dir)) {
-		rc = err_set(FERRY_EEXISTS, "%s: an engagement already exists here", ws->dir);
+		rc = err_set(FERRY_EEXISTS, _("%s: an engagement already exists here"), ws->dir);
 		goto fail;
 	}
 	if (mkdir(ws->dir, 0755) < 0) {
@@ -492,7 +492,7 @@ int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
 	if ((rc = history_baseline(baseline, ws->hist)))
 		goto out;
 	if (strcmp(baseline, target) == 0) {
-		rc = err_set(FERRY_EREFUSED, "%s: the baseline is the code as received and cannot be reverted", rev);
+		rc = err_set(FERRY_EREFUSED, _("%s: the baseline is the code as received and cannot be reverted"), rev);
 		goto out;
 	}
 	long long target_id = cp ? (long long)cJSON_GetObjectItem(cp, "id")->valuedouble : 0;
@@ -681,7 +681,7 @@ int ws_sync(workspace *ws, int *made)
 	if (made)
 		*made = 0;
 	if (ws->lock_fd < 0)
-		return err_set(FERRY_EBUSY, "%s: internal: sync without the workspace lock", ws->dir);
+		return err_set(FERRY_EBUSY, _("%s: internal: sync without the workspace lock"), ws->dir);
 	/* temporary files of writes a killed process never finished; we hold the lock */
 	projfs_sweep_tmp(NULL, ws->root);
 	projfs_sweep_tmp(NULL, ws->dir);
@@ -745,7 +745,7 @@ int ws_resolve(char oid[41], workspace *ws, const char *rev)
 			return 0;
 		}
 		if (strlen(rev) < 4)
-			return err_set(FERRY_ENOTFOUND, "%s: no such checkpoint", rev);
+			return err_set(FERRY_ENOTFOUND, _("%s: no such checkpoint"), rev);
 	}
 	return history_resolve(oid, ws->hist, rev);
 }

@@ -47,6 +47,10 @@ zh -C "$p" ingest loss-log "$work/missing.log"
 zh -C "$p" fix --all
 zh -C "$p" waive 1
 zh -C "$p" check --phase nosuch
+printf 'not a tensor\n' >"$work/notes.txt"
+zh -C "$p" ingest dump "$work/notes.txt"
+mkdir -p "$work/empty"
+zh -C "$work/empty" status
 if python3 "$top/tests/zh_check.py" lines "$out"/*.out "$out"/*.err >"$work/english"; then
 	ok "$n commands: every line on stdout and stderr is Chinese"
 else
