@@ -1,4 +1,5 @@
 /* audit — see audit.h. */
+#include "intl.h"
 #include "audit.h"
 #include "err.h"
 #include "replay.h"
@@ -119,7 +120,7 @@ static void chain_problem(struct verify_state *vs, long long seq, const char *fm
 	char id[32];
 	snprintf(id, sizeof id, "%lld", seq);
 	char *msg = xasprintf(fmt, detail);
-	replay_problem(vs->problems, "chain", "audit", id, NULL, "audit event %lld: %s", seq, msg);
+	replay_problem(vs->problems, "chain", "audit", id, NULL, _("audit event %lld: %s"), seq, msg);
 	free(msg);
 }
 
@@ -136,19 +137,19 @@ static void verify_commit(struct verify_state *vs, long long seq, const cJSON *d
 	const cJSON *commit = cJSON_GetObjectItem(data, "commit");
 	const cJSON *before = cJSON_GetObjectItem(data, "audit");
 	if (!cJSON_IsString(commit)) {
-		chain_problem(vs, seq, "%s", "checkpoint event without a commit");
+		chain_problem(vs, seq, "%s", _("checkpoint event without a commit"));
 		return;
 	}
 	if (!vs->h)
 		return;
 	if (!history_has_commit(vs->h, commit->valuestring)) {
-		chain_problem(vs, seq, "commit %s is missing from the history", commit->valuestring);
+		chain_problem(vs, seq, _("commit %s is missing from the history"), commit->valuestring);
 		return;
 	}
 	history_commit_info info;
 	if (history_commit_info_get(&info, vs->h, commit->valuestring)) {
 		err_clear();
-		chain_problem(vs, seq, "commit %s cannot be read", commit->valuestring);
+		chain_problem(vs, seq, _("commit %s cannot be read"), commit->valuestring);
 		return;
 	}
 	char *trailer = history_trailer_value(info.message, "Audit");
@@ -160,7 +161,7 @@ static void verify_commit(struct verify_state *vs, long long seq, const cJSON *d
 	free(trailer);
 	history_commit_info_done(&info);
 	if (!ok)
-		chain_problem(vs, seq, "commit %s does not carry the audit head this event records", commit->valuestring);
+		chain_problem(vs, seq, _("commit %s does not carry the audit head this event records"), commit->valuestring);
 }
 
 static int verify_row(long long seq, const char *prev_hash, const char *payload, const char *hash, void *arg)
@@ -169,13 +170,13 @@ static int verify_row(long long seq, const char *prev_hash, const char *payload,
 	char want[65];
 	if (!vs->broken) {
 		if (seq != vs->expect)
-			chain_broken(vs, vs->expect, "%s", "missing (the sequence has a gap)");
+			chain_broken(vs, vs->expect, "%s", _("missing (the sequence has a gap)"));
 		else if (strcmp(prev_hash, vs->prev) != 0)
-			chain_broken(vs, seq, "%s", "does not follow the previous event (removed or reordered)");
+			chain_broken(vs, seq, "%s", _("does not follow the previous event (removed or reordered)"));
 		else {
 			chain_hash(want, prev_hash, payload);
 			if (strcmp(want, hash) != 0)
-				chain_broken(vs, seq, "%s", "its content was altered (hash mismatch)");
+				chain_broken(vs, seq, "%s", _("its content was altered (hash mismatch)"));
 		}
 	}
 	if (seq >= 1 && seq <= vs->nhashes + 1000000) {
@@ -192,7 +193,7 @@ static int verify_row(long long seq, const char *prev_hash, const char *payload,
 	const cJSON *evseq = cJSON_GetObjectItem(ev, "seq");
 	const cJSON *kind = cJSON_GetObjectItem(ev, "kind");
 	if (!ev || !cJSON_IsNumber(evseq) || (long long)evseq->valuedouble != seq || !cJSON_IsString(kind)) {
-		chain_problem(vs, seq, "%s", "payload is not a well-formed event");
+		chain_problem(vs, seq, "%s", _("payload is not a well-formed event"));
 	} else {
 		if (strcmp(kind->valuestring, "checkpoint") == 0)
 			verify_commit(vs, seq, cJSON_GetObjectItem(ev, "data"));
@@ -235,7 +236,7 @@ static int verify_history_anchors(struct verify_state *vs)
 		history_commit_info info;
 		if (history_commit_info_get(&info, vs->h, c)) {
 			err_clear();
-			replay_problem(vs->problems, "anchor", "history", c, NULL, "history commit %.12s cannot be read", c);
+			replay_problem(vs->problems, "anchor", "history", c, NULL, _("history commit %.12s cannot be read"), c);
 			free(c);
 			continue;
 		}
@@ -246,11 +247,11 @@ static int verify_history_anchors(struct verify_state *vs)
 		if (!ev && strcmp(c, oid) == 0 && trailer && hash_at(vs, vs->expect - 1) &&
 		    strcmp(trailer, hash_at(vs, vs->expect - 1)) == 0) {
 			replay_problem(vs->problems, "anchor", "history", c, "Audit",
-			               "history commit %.12s is not recorded by any audit event: its events were removed, or "
-			               "a command was interrupted (the next ferry command records it as recovered)", c);
+			               _("history commit %.12s is not recorded by any audit event: its events were removed, or "
+			               "a command was interrupted (the next ferry command records it as recovered)"), c);
 		} else if (!ev) {
 			replay_problem(vs->problems, "anchor", "history", c, "Audit",
-			               "history commit %.12s is not recorded by any audit event (events removed?)", c);
+			               _("history commit %.12s is not recorded by any audit event (events removed?)"), c);
 		} else if (trailer && *trailer && !vs->broken) {
 			long long seq = (long long)cJSON_GetObjectItem(ev, "_seq")->valuedouble;
 			const cJSON *kind = cJSON_GetObjectItem(ev, "kind");
@@ -262,8 +263,8 @@ static int verify_history_anchors(struct verify_state *vs)
 					at = k;
 			if (!at)
 				replay_problem(vs->problems, "anchor", "history", c, "Audit",
-				               "history commit %.12s carries audit head %.16s which the chain no longer holds "
-				               "before event %lld (events removed or the chain recomputed)",
+				               _("history commit %.12s carries audit head %.16s which the chain no longer holds "
+				               "before event %lld (events removed or the chain recomputed)"),
 				               c, trailer, seq);
 		}
 		free(trailer);
@@ -289,7 +290,7 @@ static void verify_anchor(struct verify_state *vs, const char *anchor, long long
 	}
 	if (hlen < 12 || hlen > 64 || strspn(anchor, "0123456789abcdef") < hlen || n < 0) {
 		replay_problem(vs->problems, "anchor", "anchor", "", NULL,
-		               "anchor %s: not HASH or HASH:N (at least 12 lowercase hex digits)", anchor);
+		               _("anchor %s: not HASH or HASH:N (at least 12 lowercase hex digits)"), anchor);
 		return;
 	}
 	if (n) {
@@ -298,11 +299,11 @@ static void verify_anchor(struct verify_state *vs, const char *anchor, long long
 		const char *h = hash_at(vs, n);
 		if (n > nevents || !h)
 			replay_problem(vs->problems, "anchor", "audit", id, NULL,
-			               "anchor %.*s:%lld: event %lld is missing; the chain ends at event %lld (truncated)",
+			               _("anchor %.*s:%lld: event %lld is missing; the chain ends at event %lld (truncated)"),
 			               (int)hlen, anchor, n, n, nevents);
 		else if (strncmp(h, anchor, hlen) != 0)
 			replay_problem(vs->problems, "anchor", "audit", id, NULL,
-			               "anchor %.*s:%lld: event %lld now has hash %.16s (the chain was rewritten)", (int)hlen,
+			               _("anchor %.*s:%lld: event %lld now has hash %.16s (the chain was rewritten)"), (int)hlen,
 			               anchor, n, n, h);
 		return;
 	}
@@ -310,7 +311,7 @@ static void verify_anchor(struct verify_state *vs, const char *anchor, long long
 		if (hash_at(vs, k) && strncmp(hash_at(vs, k), anchor, hlen) == 0)
 			return;
 	replay_problem(vs->problems, "anchor", "audit", "", NULL,
-	               "anchor %.*s: no event of the chain has this hash (truncated or rewritten)", (int)hlen, anchor);
+	               _("anchor %.*s: no event of the chain has this hash (truncated or rewritten)"), (int)hlen, anchor);
 }
 
 int audit_check(audit_report *out, store *s, history *h, const char *anchor)

@@ -1,4 +1,5 @@
 /* check — see check.h. */
+#include "intl.h"
 #include "check.h"
 #include "audit.h"
 #include "replay.h"
@@ -317,7 +318,7 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 	if (!rc && st.failed)
 		rc = err_code() ? err_code() : FERRY_EDB;
 	if (!rc && o->cancelled && o->cancelled(o->payload))
-		rc = err_set(FERRY_ECANCEL, "check: cancelled; nothing was recorded");
+		rc = err_set(FERRY_ECANCEL, _("check: cancelled; nothing was recorded"));
 	if (!rc) {
 		plugins = clean_plugins(h, o, st.errored);
 		rc = store_findings_close_unseen(&out->nclosed, ws->db, st.run, plugins);

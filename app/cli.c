@@ -635,7 +635,7 @@ static int waive_or_unwaive(const char *dir, int argc, char **argv, int unwaive)
 		return rc;
 	if (!reason || !*reason)
 		return err_set(FERRY_EUSAGE, _("%s: %s needs --reason TEXT (auditors read it)"), cmd,
-		               unwaive ? "withdrawing a waiver" : "a waiver");
+		               unwaive ? _("withdrawing a waiver") : _("a waiver"));
 	if (optind == argc)
 		return usage_error(cmd);
 	long long ids[MAX_LIST];
@@ -1139,7 +1139,7 @@ static int cmd_verify(const char *dir, int argc, char **argv)
 		if (!nproblems)
 			printf(_("ok: %lld audit events intact, head %s:%lld; every checkpoint commit present and anchored; "
 			       "findings, waivers, sign-offs, checkpoints and artifacts agree with the chain%s\n"),
-			       rep.events, rep.head, rep.events, anchor ? "; the given anchor holds" : "");
+			       rep.events, rep.head, rep.events, anchor ? _("; the given anchor holds") : "");
 	}
 	if (nproblems)
 		rc = err_set(FERRY_EFAIL, P_("verify: %d problem; the first: %s", "verify: %d problems; the first: %s", nproblems), nproblems,
@@ -1188,7 +1188,7 @@ static int cmd_report(const char *dir, int argc, char **argv)
 	rc = report_write(sha, ws, &o);
 	if (!rc && o.output && strcmp(o.output, "-") != 0)
 		fprintf(stderr, _("wrote %s report to %s (sha256 %.16s…)%s\n"), o.format, o.output, sha,
-		        ws->readonly ? "" : ", recorded in the audit chain");
+		        ws->readonly ? "" : _(", recorded in the audit chain"));
 	ws_close(ws);
 	return rc;
 }

@@ -124,7 +124,7 @@ int cli_write_man(void *fp)
 	      ".SH FILES\n.TP\n.I .ferry/engagement.db\nthe engagement record (SQLite)\n"
 	      ".TP\n.I .ferry/history.git\nthe shadow history of checkpoints\n"
 	      ".TP\n.I .ferry/plugins/\nthe engagement's own checks\n"), f);
-	return ferror(f) ? err_set(FERRY_EIO, "help: cannot write the manual page") : 0;
+	return ferror(f) ? err_set(FERRY_EIO, _("help: cannot write the manual page")) : 0;
 }
 
 /* --- completion --- */
@@ -238,7 +238,7 @@ int cli_write_completion(void *fp, const char *shell)
 		      "  if [[ $cands == @files || ${words[CURRENT-1]} == -C ]]; then _files; "
 		      "else compadd -- ${=cands}; fi\n}\n_ferry \"$@\"\n", f);
 	} else {
-		return err_set(FERRY_EUSAGE, "completion %s: not a shell ferry completes for (bash, zsh)", shell);
+		return err_set(FERRY_EUSAGE, _("completion %s: not a shell ferry completes for (bash, zsh)"), shell);
 	}
-	return ferror(f) ? err_set(FERRY_EIO, "completion: cannot write the script") : 0;
+	return ferror(f) ? err_set(FERRY_EIO, _("completion: cannot write the script")) : 0;
 }

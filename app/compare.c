@@ -22,7 +22,7 @@ static int loss_tolerance(double *out, workspace *ws)
 	}
 	int rc = 0;
 	if (end == text || *end || !(tol >= 0) || tol > 1e6)
-		rc = err_set(FERRY_EUSAGE, "config tolerance.loss %s: not a relative error (e.g. 0.02 or 2%%)", text);
+		rc = err_set(FERRY_EUSAGE, _("config tolerance.loss %s: not a relative error (e.g. 0.02 or 2%%)"), text);
 	else
 		*out = tol;
 	free(text);

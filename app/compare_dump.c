@@ -93,22 +93,22 @@ int npy_parse_header(npy_info *out, const char *name, const unsigned char *buf, 
 {
 	memset(out, 0, sizeof *out);
 	if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
-		return err_set(FERRY_ECORRUPT, "%s: not a .npy file (no \\x93NUMPY magic)", name);
+		return err_set(FERRY_ECORRUPT, _("%s: not a .npy file (no \\x93NUMPY magic)"), name);
 	unsigned major = buf[6];
 	if (major < 1 || major > 3)
-		return err_set(FERRY_ECORRUPT, "%s: .npy format version %u.%u is not one this reader knows (1–3)", name,
+		return err_set(FERRY_ECORRUPT, _("%s: .npy format version %u.%u is not one this reader knows (1–3)"), name,
 		               major, buf[7]);
 	size_t lenbytes = major == 1 ? 2 : 4;
 	if (len < 8 + lenbytes)
-		return err_set(FERRY_ECORRUPT, "%s: truncated .npy header", name);
+		return err_set(FERRY_ECORRUPT, _("%s: truncated .npy header"), name);
 	unsigned long long hlen = (unsigned long long)buf[8] | (unsigned long long)buf[9] << 8;
 	if (lenbytes == 4)
 		hlen |= (unsigned long long)buf[10] << 16 | (unsigned long long)buf[11] << 24;
 	size_t start = 8 + lenbytes;
 	if (hlen > MAX_HEADER)
-		return err_set(FERRY_ECORRUPT, "%s: .npy header length %llu is implausibly large", name, hlen);
+		return err_set(FERRY_ECORRUPT, _("%s: .npy header length %llu is implausibly large"), name, hlen);
 	if (hlen > len - start)
-		return err_set(FERRY_ECORRUPT, "%s: truncated .npy header (%llu bytes promised, %zu present)", name, hlen,
+		return err_set(FERRY_ECORRUPT, _("%s: truncated .npy header (%llu bytes promised, %zu present)"), name, hlen,
 		               len - start);
 	out->data_offset = start + hlen;
 	const unsigned char *p = buf + start, *end = buf + start + hlen;
@@ -132,13 +132,13 @@ int npy_parse_header(npy_info *out, const char *name, const unsigned char *buf, 
 		if (strcmp(key, "descr") == 0 && !have_descr) {
 			char d[16];
 			if (p < end && *p == '[')
-				return err_set(FERRY_ECORRUPT, "%s: structured .npy dtypes are not supported", name);
+				return err_set(FERRY_ECORRUPT, _("%s: structured .npy dtypes are not supported"), name);
 			if (py_string(d, sizeof d, &p, end))
 				goto bad;
 			if (parse_descr(out, d))
 				return err_set(FERRY_ECORRUPT,
-				               "%s: .npy dtype '%s' is not supported (float16/32/64, signed and unsigned "
-				               "integers, bool)",
+				               _("%s: .npy dtype '%s' is not supported (float16/32/64, signed and unsigned "
+				               "integers, bool)"),
 				               name, d);
 			have_descr = 1;
 		} else if (strcmp(key, "fortran_order") == 0 && !have_order) {
@@ -172,11 +172,11 @@ int npy_parse_header(npy_info *out, const char *name, const unsigned char *buf, 
 				if (p < end && *p == 'L')
 					p++; /* Python 2 long literals */
 				if (out->ndim >= NPY_MAX_DIMS)
-					return err_set(FERRY_ECORRUPT, "%s: .npy array with more than %d dimensions", name,
+					return err_set(FERRY_ECORRUPT, _("%s: .npy array with more than %d dimensions"), name,
 					               NPY_MAX_DIMS);
 				out->shape[out->ndim++] = (long long)v;
 				if (v && count > UINT64_MAX / v)
-					return err_set(FERRY_ECORRUPT, "%s: .npy shape too large", name);
+					return err_set(FERRY_ECORRUPT, _("%s: .npy shape too large"), name);
 				count *= v;
 				p = skip_ws(p, end);
 				if (p < end && *p == ',')
@@ -199,11 +199,11 @@ int npy_parse_header(npy_info *out, const char *name, const unsigned char *buf, 
 	if (p != end || !have_descr || !have_order || !have_shape)
 		goto bad;
 	if (out->count > UINT64_MAX / 8 || out->count * (unsigned long long)out->itemsize > UINT64_MAX - out->data_offset)
-		return err_set(FERRY_ECORRUPT, "%s: .npy shape too large", name);
+		return err_set(FERRY_ECORRUPT, _("%s: .npy shape too large"), name);
 	return 0;
 bad:
 	return err_set(FERRY_ECORRUPT,
-	               "%s: corrupt .npy header (expected {'descr': …, 'fortran_order': …, 'shape': (…)})", name);
+	               _("%s: corrupt .npy header (expected {'descr': …, 'fortran_order': …, 'shape': (…)})"), name);
 }
 
 int npy_read_info(npy_info *out, const char *path)
@@ -219,7 +219,7 @@ int npy_read_info(npy_info *out, const char *path)
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		rc = err_set(FERRY_EIO, "%s: not a regular file", path);
+		rc = err_set(FERRY_EIO, _("%s: not a regular file"), path);
 		goto out;
 	}
 	unsigned char pre[12];
@@ -231,7 +231,7 @@ int npy_read_info(npy_info *out, const char *path)
 	if (n < 10 || memcmp(pre, "\x93NUMPY", 6) != 0 || (pre[6] > 1 && n < 12)) {
 		rc = npy_parse_header(out, path, pre, (size_t)n); /* names the problem */
 		if (!rc)
-			rc = err_set(FERRY_ECORRUPT, "%s: truncated .npy header", path);
+			rc = err_set(FERRY_ECORRUPT, _("%s: truncated .npy header"), path);
 		goto out;
 	}
 	size_t lenbytes = pre[6] == 1 ? 2 : 4;
@@ -244,7 +244,7 @@ int npy_read_info(npy_info *out, const char *path)
 	}
 	size_t want = 8 + lenbytes + (size_t)hlen;
 	if ((unsigned long long)st.st_size < want) {
-		rc = err_set(FERRY_ECORRUPT, "%s: truncated .npy header (%llu bytes promised, the file has %lld)", path,
+		rc = err_set(FERRY_ECORRUPT, _("%s: truncated .npy header (%llu bytes promised, the file has %lld)"), path,
 		             hlen, (long long)st.st_size);
 		goto out;
 	}
@@ -256,7 +256,7 @@ int npy_read_info(npy_info *out, const char *path)
 			continue;
 		if (r <= 0) {
 			rc = r < 0 ? err_set(FERRY_EIO, "%s: %s", path, strerror(errno))
-			           : err_set(FERRY_ECORRUPT, "%s: truncated .npy header", path);
+			           : err_set(FERRY_ECORRUPT, _("%s: truncated .npy header"), path);
 			goto out;
 		}
 		got += (size_t)r;
@@ -266,11 +266,11 @@ int npy_read_info(npy_info *out, const char *path)
 	unsigned long long need = out->data_offset + out->count * (unsigned long long)out->itemsize;
 	if ((unsigned long long)st.st_size < need)
 		rc = err_set(FERRY_ECORRUPT,
-		             "%s: truncated .npy: the header promises %llu bytes of %s data, the file holds %llu", path,
+		             _("%s: truncated .npy: the header promises %llu bytes of %s data, the file holds %llu"), path,
 		             out->count * (unsigned long long)out->itemsize, out->descr,
 		             (unsigned long long)st.st_size - out->data_offset);
 	else if ((unsigned long long)st.st_size > need)
-		rc = err_set(FERRY_ECORRUPT, "%s: corrupt .npy: %llu bytes after the data the header describes", path,
+		rc = err_set(FERRY_ECORRUPT, _("%s: corrupt .npy: %llu bytes after the data the header describes"), path,
 		             (unsigned long long)st.st_size - need);
 out:
 	free(buf);
@@ -453,7 +453,7 @@ static int read_range(unsigned char *buf, const char *path, unsigned long long o
 			break;
 		}
 		if (r == 0) {
-			rc = err_set(FERRY_ECORRUPT, "%s: truncated .npy: the data ends at byte %llu (changed while read?)",
+			rc = err_set(FERRY_ECORRUPT, _("%s: truncated .npy: the data ends at byte %llu (changed while read?)"),
 			             path, off + got);
 			break;
 		}
@@ -826,20 +826,20 @@ static int load_dump_json(dump_input *in)
 	if (rc)
 		return rc;
 	if (memchr(text, '\0', len)) {
-		rc = err_set(FERRY_ECORRUPT, "%s: binary data where a dump.json was expected", in->json_path);
+		rc = err_set(FERRY_ECORRUPT, _("%s: binary data where a dump.json was expected"), in->json_path);
 		goto out;
 	}
 	clean = quote_nonfinite(text, len, &clen);
 	const char *end = NULL;
 	in->doc = cJSON_ParseWithLengthOpts(clean, clen, &end, 0);
 	if (!in->doc) {
-		rc = err_set(FERRY_ECORRUPT, "%s: not valid JSON (broken or truncated near byte %zu)", in->json_path,
+		rc = err_set(FERRY_ECORRUPT, _("%s: not valid JSON (broken or truncated near byte %zu)"), in->json_path,
 		             end ? (size_t)(end - clean) : 0);
 		goto out;
 	}
 	const cJSON *data = cJSON_GetObjectItemCaseSensitive(in->doc, "data");
 	if (!cJSON_IsObject(data)) {
-		rc = err_set(FERRY_ECORRUPT, "%s: not an msprobe dump.json (no \"data\" object)", in->json_path);
+		rc = err_set(FERRY_ECORRUPT, _("%s: not an msprobe dump.json (no \"data\" object)"), in->json_path);
 		goto out;
 	}
 	size_t order = 0;
@@ -920,7 +920,7 @@ static int resolve_pt(dump_input *in, tensor_ref *t)
 	if (rc)
 		return rc;
 	if (in->pts[k]->n != 1)
-		return err_set(FERRY_ECORRUPT, "%s: holds %zu tensors where its dump.json record describes one", t->pt,
+		return err_set(FERRY_ECORRUPT, _("%s: holds %zu tensors where its dump.json record describes one"), t->pt,
 		               in->pts[k]->n);
 	t->ptf = k + 1;
 	t->ptt = 0;
@@ -1007,7 +1007,7 @@ static int load_npy_folder(dump_input *in)
 	}
 	free(e);
 	if (!rc && !in->n)
-		rc = err_set(FERRY_ECORRUPT, "%s: not a dump (no dump.json and no .npy or .pt files)", in->dir);
+		rc = err_set(FERRY_ECORRUPT, _("%s: not a dump (no dump.json and no .npy or .pt files)"), in->dir);
 	return rc;
 }
 
@@ -1058,7 +1058,7 @@ static int load_input(dump_input *in, const char *path)
 		char *json = NULL;
 		size_t k = find_dump_json(&json, path, 0);
 		if (k > 1) {
-			int rc = err_set(FERRY_EUSAGE, "%s: holds %zu dump.json files (steps or ranks); name one, e.g. %s", path,
+			int rc = err_set(FERRY_EUSAGE, _("%s: holds %zu dump.json files (steps or ranks); name one, e.g. %s"), path,
 			                 k, json);
 			free(json);
 			return rc;
@@ -1075,7 +1075,7 @@ static int load_input(dump_input *in, const char *path)
 		return load_npy_folder(in);
 	}
 	if (!S_ISREG(st.st_mode))
-		return err_set(FERRY_EIO, "%s: not a regular file or folder", path);
+		return err_set(FERRY_EIO, _("%s: not a regular file or folder"), path);
 	unsigned char magic[6] = { 0 };
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -1371,7 +1371,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	if ((rc = load_input(&ib, b)))
 		goto out;
 	if (is_single(ia.form) != is_single(ib.form)) {
-		rc = err_set(FERRY_EUSAGE, "%s: a %s cannot be compared with the %s %s", b, form_names[ib.form],
+		rc = err_set(FERRY_EUSAGE, _("%s: a %s cannot be compared with the %s %s"), b, form_names[ib.form],
 		             form_names[ia.form], a);
 		goto out;
 	}
@@ -1462,8 +1462,8 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			}
 			if (t->a.fortran != t->b.fortran && order_matters(&t->a)) {
 				rc = err_set(FERRY_ECORRUPT,
-				             "%s: %s-order array against the %s-order %s of shape %s: element orders differ "
-				             "(save both in the same order)",
+				             _("%s: %s-order array against the %s-order %s of shape %s: element orders differ "
+				             "(save both in the same order)"),
 				             t->path_b, t->b.fortran ? "Fortran" : "C", t->a.fortran ? "Fortran" : "C", t->path_a,
 				             p->shape_a);
 				goto out;
@@ -1538,8 +1538,8 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 		}
 	if (out->nstats) {
 		out->stats_reason = xstrdup(ia.pt_missing || ib.pt_missing
-		                                ? "the dump's .pt files are not there (a statistics-only dump)"
-		                                : "the dump holds no readable tensor files");
+		                                ? _("the dump's .pt files are not there (a statistics-only dump)")
+		                                : _("the dump holds no readable tensor files"));
 	}
 	/* a single file is known by its own hash, a dump by its manifest's */
 	if (is_single(ia.form) && na_files == 1)

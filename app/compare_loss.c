@@ -802,7 +802,7 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
 		sbuf_addf(out, _(" from column \"%s\""), s->column);
 	if (s->n)
 		sbuf_addf(out, _(", steps %lld–%lld%s, final loss %.6g at step %lld"), s->pts[0].step, s->pts[s->n - 1].step,
-		          s->ordinal ? " (line ordinals: the log gives no steps)" : "", final, final_step);
+		          s->ordinal ? _(" (line ordinals: the log gives no steps)") : "", final, final_step);
 	if (s->nonfinite)
 		sbuf_addf(out, P_("; %zu NaN/inf value", "; %zu NaN/inf values", s->nonfinite), s->nonfinite);
 	if (s->no_step)

@@ -53,7 +53,7 @@ static int check_category_key(const char *key, const char *category)
 	sbuf_init(&b);
 	for (size_t i = 0; i < n; i++)
 		sbuf_addf(&b, "%s%s", i ? ", " : "", all[i].name);
-	int rc = err_set(FERRY_EUSAGE, "config %s: '%s' is not a finding category (one of: %s)", key, category,
+	int rc = err_set(FERRY_EUSAGE, _("config %s: '%s' is not a finding category (one of: %s)"), key, category,
 	                 b.buf ? b.buf : "");
 	sbuf_done(&b);
 	return rc;
@@ -70,7 +70,7 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 	double d = strtod(value, &end);
 	int number = *value && end != value && d >= 0;
 	if (k->kind != CFG_TEXT && k->kind != CFG_WORD && k->kind != CFG_IDS && end != value && !isfinite(d))
-		return err_set(FERRY_EUSAGE, "config %s %s: must be a finite number", key, value);
+		return err_set(FERRY_EUSAGE, _("config %s %s: must be a finite number"), key, value);
 	switch (k->kind) {
 	case CFG_TEXT:
 		if (*value)
@@ -91,19 +91,19 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 	case CFG_IDS:
 		for (const char *p = value; *p; p++)
 			if (!isalnum((unsigned char)*p) && !strchr("_.- ,", *p))
-				return err_set(FERRY_EUSAGE, "config %s %s: must be plugin ids separated by spaces", key, value);
+				return err_set(FERRY_EUSAGE, _("config %s %s: must be plugin ids separated by spaces"), key, value);
 		return 0;
 	case CFG_WORD: {
 		size_t n = strlen(value);
 		for (const char *w = k->words; *value && (w = strstr(w, value)); w += n)
 			if ((w == k->words || w[-1] == ' ') && (w[n] == ' ' || w[n] == '\0'))
 				return 0;
-		return err_set(FERRY_EUSAGE, "config %s %s: must be one of: %s", key, value, k->words);
+		return err_set(FERRY_EUSAGE, _("config %s %s: must be one of: %s"), key, value, k->words);
 	}
 	}
-	static const char *const what[] = { "some text", "a whole number of at least 1", "a number of at least 0",
-		                                 "a number of at least 0, or a percentage such as 2%" };
-	return err_set(FERRY_EUSAGE, "config %s %s: must be %s", key, value, what[k->kind]);
+	static const char *const what[] = { N_("some text"), N_("a whole number of at least 1"), N_("a number of at least 0"),
+		                                 N_("a number of at least 0, or a percentage such as 2%") };
+	return err_set(FERRY_EUSAGE, _("config %s %s: must be %s"), key, value, _(what[k->kind]));
 }
 
 int config_key_check(const char *key)
@@ -114,7 +114,7 @@ int config_key_check(const char *key)
 	sbuf_init(&b);
 	for (const struct config_key *k = config_keys; k->key; k++)
 		sbuf_addf(&b, "%s%s%s", k->key, util_ends_with(k->key, ".") ? "*" : "", k[1].key ? ", " : "");
-	err_set(FERRY_EUSAGE, "config: unknown key %s (known: %s)", key, b.buf);
+	err_set(FERRY_EUSAGE, _("config: unknown key %s (known: %s)"), key, b.buf);
 	sbuf_done(&b);
 	return FERRY_EUSAGE;
 }

@@ -176,7 +176,7 @@ static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f, int check_p
 	const cJSON *edits = cJSON_GetObjectItem(f, "edits");
 	ffile *file = file_get(p, ws, json_str(f, "file"));
 	if (!file) {
-		refuse(p, f, "cannot read the file: %s", err_message());
+		refuse(p, f, _("cannot read the file: %s"), err_message());
 		err_clear();
 		return;
 	}
@@ -188,7 +188,7 @@ static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f, int check_p
 		long long s = json_int(e, "start_byte"), en = json_int(e, "end_byte");
 		const char *text = json_str(e, "text");
 		if (s < 0 || en < s || (size_t)en > file->len) {
-			refuse(p, f, "%s", "its edit lies outside the file (the file changed; run the check again)");
+			refuse(p, f, "%s", _("its edit lies outside the file (the file changed; run the check again)"));
 			goto out;
 		}
 		int dup = 0;
@@ -199,11 +199,11 @@ static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f, int check_p
 				break;
 			}
 			if ((unsigned)s < o->end && o->start < (unsigned)en) {
-				refuse(p, f, "%s", "its edit overlaps another fix; apply that one first, then check again");
+				refuse(p, f, "%s", _("its edit overlaps another fix; apply that one first, then check again"));
 				goto out;
 			}
 			if (s == en && o->start == o->end && o->start == (unsigned)s) {
-				refuse(p, f, "%s", "two insertions at the same place; apply one, then check again");
+				refuse(p, f, "%s", _("two insertions at the same place; apply one, then check again"));
 				goto out;
 			}
 		}
@@ -216,7 +216,7 @@ static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f, int check_p
 		int ok = parses(file->path, text, len);
 		free(text);
 		if (!ok) {
-			refuse(p, f, "%s", "the edited file would no longer parse as Python, so this fix is refused");
+			refuse(p, f, "%s", _("the edited file would no longer parse as Python, so this fix is refused"));
 			goto out;
 		}
 	}
@@ -353,7 +353,7 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 	size_t np = (size_t)cJSON_GetArraySize(plugins);
 	if (!np && !ncand) {
 		cJSON_Delete(plugins);
-		return err_set(FERRY_EUSAGE, "fix: the selection names no open finding");
+		return err_set(FERRY_EUSAGE, _("fix: the selection names no open finding"));
 	}
 	if (np) {
 		const char **ids = xcalloc(np, sizeof(char *));
@@ -384,7 +384,7 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		candidates++;
 		if (!cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable"))) {
 			if (sel->nids)
-				refuse(p, f, "%s", "no automatic fix exists for it; change the code by hand or waive it");
+				refuse(p, f, "%s", _("no automatic fix exists for it; change the code by hand or waive it"));
 			continue;
 		}
 		if (!cJSON_GetObjectItem(p->bad_plugins, json_str(f, "plugin")))
@@ -392,7 +392,7 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 	}
 	verify_parses(p, ws);
 	if (!candidates && sel->nids) {
-		rc = err_set(FERRY_EUSAGE, "fix: the selected findings are no longer open (the check no longer sees them)");
+		rc = err_set(FERRY_EUSAGE, _("fix: the selected findings are no longer open (the check no longer sees them)"));
 		goto fail;
 	}
 	for (size_t i = 0; i < p->nfiles; i++) {

@@ -8,6 +8,7 @@
  * byte-identical to what was committed whatever the client's .gitattributes say.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "intl.h"
 #include "history.h"
 #include "err.h"
 #include "projfs.h"
@@ -57,7 +58,7 @@ static void git_ready(void) { pthread_once(&git_once, git_init_once); }
 static int git_fail(int code, const char *obj, const char *what)
 {
 	const git_error *e = git_error_last();
-	return err_set(code, "%s: %s: %s", obj, what, e && e->message ? e->message : "unknown libgit2 error");
+	return err_set(code, "%s: %s: %s", obj, what, e && e->message ? e->message : _("unknown libgit2 error"));
 }
 
 static int hfail(history *h, const char *what) { return git_fail(FERRY_EGIT, h->git_dir, what); }
@@ -67,7 +68,7 @@ static void oid_hex(char out[41], const git_oid *oid) { git_oid_tostr(out, 41, o
 static int parse_oid(git_oid *out, const char *hex)
 {
 	if (!hex || strlen(hex) != 40 || git_oid_fromstr(out, hex) < 0)
-		return err_set(FERRY_EUSAGE, "%s: not a commit id", hex ? hex : "(null)");
+		return err_set(FERRY_EUSAGE, _("%s: not a commit id"), hex ? hex : "(null)");
 	return 0;
 }
 
@@ -77,7 +78,7 @@ static int make_sig(git_signature **out, const history_sig *sig, const char *obj
 	/* libgit2 refuses an empty address; the actor may not have one */
 	const char *email = sig && sig->email && *sig->email ? sig->email : "nobody@localhost";
 	if (git_signature_now(out, name, email) < 0)
-		return git_fail(FERRY_EUSAGE, obj, "invalid actor");
+		return git_fail(FERRY_EUSAGE, obj, _("invalid actor"));
 	return 0;
 }
 
@@ -107,7 +108,7 @@ static int lookup_commit(git_commit **out, history *h, const char *hex)
 		return rc;
 	int grc = git_commit_lookup(out, h->repo, &oid);
 	if (grc == GIT_ENOTFOUND)
-		return err_set(FERRY_ENOTFOUND, "%s: no such commit in %s", hex, h->git_dir);
+		return err_set(FERRY_ENOTFOUND, _("%s: no such commit in %s"), hex, h->git_dir);
 	if (grc < 0)
 		return git_fail(FERRY_EGIT, h->git_dir, hex);
 	return 0;
@@ -117,9 +118,9 @@ static int head_commit(git_commit **out, history *h)
 {
 	git_oid oid;
 	if (git_reference_name_to_id(&oid, h->repo, "HEAD") < 0)
-		return hfail(h, "HEAD does not resolve");
+		return hfail(h, _("HEAD does not resolve"));
 	if (git_commit_lookup(out, h->repo, &oid) < 0)
-		return hfail(h, "HEAD commit");
+		return hfail(h, _("HEAD commit"));
 	return 0;
 }
 
@@ -141,7 +142,7 @@ static int first_parent_chain(git_oid **out, size_t *n, history *h)
 		if (git_commit_parentcount(c) == 0)
 			break;
 		if (git_commit_parent(&parent, c, 0) < 0) {
-			rc = hfail(h, "parent commit");
+			rc = hfail(h, _("parent commit"));
 			goto out;
 		}
 		git_commit_free(c);
@@ -181,7 +182,7 @@ static int sync_index(history *h)
 		goto out;
 	if (git_commit_tree(&tree, head) < 0 || git_index_read_tree(index, tree) < 0 ||
 	    git_index_write(index) < 0)
-		rc = hfail(h, "resetting index to HEAD");
+		rc = hfail(h, _("resetting index to HEAD"));
 out:
 	git_tree_free(tree);
 	git_commit_free(head);
@@ -239,7 +240,7 @@ static int walk_nested(history *h, const char *rel_dir, file_cb cb, void *payloa
 			int dir = S_ISDIR(st.st_mode);
 			char *probe = dir ? xasprintf("%s/", rel) : xstrdup(rel);
 			if (git_ignore_path_is_ignored(&ignored, h->repo, probe) < 0)
-				rc = git_fail(FERRY_EGIT, rel, "checking ignore rules");
+				rc = git_fail(FERRY_EGIT, rel, _("checking ignore rules"));
 			else if (!ignored && dir)
 				rc = walk_nested(h, probe, cb, payload);
 			else if (!ignored && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
@@ -366,17 +367,17 @@ static size_t skip_odd_paths(history *h, const char *rel_dir, int depth)
 			if (git_ignore_path_is_ignored(&ignored, h->repo, probe) < 0 || ignored) {
 				/* outside the scans already */
 			} else if (dir && depth + 1 >= ODD_MAX_DEPTH) {
-				skip_path(h, rel, 1, "directories nested deeper than 100 levels; left out of the record");
+				skip_path(h, rel, 1, _("directories nested deeper than 100 levels; left out of the record"));
 				found++;
 			} else if (dir && access(path, R_OK | X_OK) != 0) {
-				char *why = xasprintf("unreadable directory (%s); left out of the record", strerror(errno));
+				char *why = xasprintf(_("unreadable directory (%s); left out of the record"), strerror(errno));
 				skip_path(h, rel, 1, why);
 				free(why);
 				found++;
 			} else if (dir) {
 				found += skip_odd_paths(h, probe, depth + 1);
 			} else if (access(path, R_OK) != 0) {
-				char *why = xasprintf("unreadable (%s); left out of the record", strerror(errno));
+				char *why = xasprintf(_("unreadable (%s); left out of the record"), strerror(errno));
 				skip_path(h, rel, 0, why);
 				free(why);
 				found++;
@@ -455,7 +456,7 @@ static int really_gone(history *h, const char *rel)
 		return 0; /* back again since the scan: the next sync records it */
 	skip_odd_paths(h, "", 0);
 	if (!under_odd(h, rel)) {
-		char *why = xasprintf("cannot be looked at (%s); left out of the record", strerror(e));
+		char *why = xasprintf(_("cannot be looked at (%s); left out of the record"), strerror(e));
 		skip_path(h, rel, 0, why);
 		free(why);
 	}
@@ -511,16 +512,16 @@ static int stage_each(history *h, git_index *index, const git_strarray *spec)
 		} else if (lstat(abs, &st) != 0) {
 			if (really_gone(h, rel) && git_index_get_bypath(index, rel, 0) &&
 			    git_index_remove_bypath(index, rel) < 0)
-				rc = git_fail(FERRY_EGIT, rel, "staging a deletion");
+				rc = git_fail(FERRY_EGIT, rel, _("staging a deletion"));
 		} else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
 		           git_ignore_path_is_ignored(&ignored, h->repo, rel) == 0 &&
 		           (!ignored || git_index_get_bypath(index, rel, 0)) && !add_settled(index, rel)) {
 			int e = lstat(abs, &st) != 0 ? errno : access(abs, R_OK) != 0 ? errno : 0;
 			if (e == ENOENT || e == ENOTDIR) {
 				if (git_index_get_bypath(index, rel, 0) && git_index_remove_bypath(index, rel) < 0)
-					rc = git_fail(FERRY_EGIT, rel, "staging a deletion");
+					rc = git_fail(FERRY_EGIT, rel, _("staging a deletion"));
 			} else if (e) {
-				char *why = xasprintf("unreadable (%s); left out of the record", strerror(e));
+				char *why = xasprintf(_("unreadable (%s); left out of the record"), strerror(e));
 				skip_path(h, rel, 0, why);
 				free(why);
 			} else {
@@ -693,15 +694,15 @@ int history_open(history **out, const char *root, const char *git_dir)
 	git_ready();
 	struct stat st;
 	if (stat(git_dir, &st) < 0)
-		return err_set(FERRY_ENOTFOUND, "%s: no history repository: %s", git_dir, strerror(errno));
+		return err_set(FERRY_ENOTFOUND, _("%s: no history repository: %s"), git_dir, strerror(errno));
 	history *h = history_alloc(root, git_dir);
 	int rc = 0;
 	if (git_repository_open_bare(&h->repo, git_dir) < 0) {
-		rc = hfail(h, "damaged history repository");
+		rc = hfail(h, _("damaged history repository"));
 		goto out;
 	}
 	if (git_repository_set_workdir(h->repo, root, 0) < 0) {
-		rc = hfail(h, "setting work tree");
+		rc = hfail(h, _("setting work tree"));
 		goto out;
 	}
 	/* an archived, read-only repository keeps its index: readers use HEAD */
@@ -723,7 +724,7 @@ static int commit_index(git_oid *out, int *made, history *h, git_index *index, c
 	int rc = 0;
 	*made = 0;
 	if (git_index_write_tree(&tree_id, index) < 0) {
-		rc = hfail(h, "writing tree");
+		rc = hfail(h, _("writing tree"));
 		goto out;
 	}
 	if (parent && git_oid_equal(&tree_id, git_commit_tree_id(parent))) {
@@ -731,13 +732,13 @@ static int commit_index(git_oid *out, int *made, history *h, git_index *index, c
 		goto out;
 	}
 	if (git_tree_lookup(&tree, h->repo, &tree_id) < 0) {
-		rc = hfail(h, "reading tree");
+		rc = hfail(h, _("reading tree"));
 		goto out;
 	}
 	const git_commit *parents[1] = { parent };
 	/* update_ref "HEAD" makes libgit2 check that HEAD still points at parent */
 	if (git_commit_create(out, h->repo, "HEAD", sig, sig, NULL, msg, tree, parent ? 1 : 0, parents) < 0) {
-		rc = hfail(h, "creating commit");
+		rc = hfail(h, _("creating commit"));
 		goto out;
 	}
 	*made = 1;
@@ -753,9 +754,9 @@ int history_init(history **out, char baseline[41], const char *root, const char 
 	git_ready();
 	struct stat st;
 	if (lstat(git_dir, &st) == 0)
-		return err_set(FERRY_EEXISTS, "%s: already exists", git_dir);
+		return err_set(FERRY_EEXISTS, _("%s: already exists"), git_dir);
 	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
-		return err_set(FERRY_EIO, "%s: not a directory", root);
+		return err_set(FERRY_EIO, _("%s: not a directory"), root);
 
 	history *h = history_alloc(root, git_dir);
 	git_index *index = NULL;
@@ -767,14 +768,14 @@ int history_init(history **out, char baseline[41], const char *root, const char 
 	opts.initial_head = "ferry";
 	opts.description = "ferry engagement history\n";
 	if (git_repository_init_ext(&h->repo, git_dir, &opts) < 0) {
-		rc = hfail(h, "cannot create repository");
+		rc = hfail(h, _("cannot create repository"));
 		goto out;
 	}
 	created = 1;
 	if ((rc = write_info_files(h)) < 0 || (rc = configure(h)) < 0)
 		goto out;
 	if (git_repository_set_workdir(h->repo, root, 0) < 0) {
-		rc = hfail(h, "setting work tree");
+		rc = hfail(h, _("setting work tree"));
 		goto out;
 	}
 	if ((rc = make_sig(&gsig, sig, git_dir)) < 0)
@@ -793,7 +794,7 @@ int history_init(history **out, char baseline[41], const char *root, const char 
 	if ((rc = commit_index(&oid, &made, h, index, msg, gsig, NULL)) < 0)
 		goto out;
 	if (git_index_write(index) < 0) {
-		rc = hfail(h, "writing index");
+		rc = hfail(h, _("writing index"));
 		goto out;
 	}
 	oid_hex(baseline, &oid);
@@ -817,7 +818,7 @@ int history_head(char out[41], history *h)
 {
 	git_oid oid;
 	if (git_reference_name_to_id(&oid, h->repo, "HEAD") < 0)
-		return hfail(h, "HEAD does not resolve");
+		return hfail(h, _("HEAD does not resolve"));
 	oid_hex(out, &oid);
 	return 0;
 }
@@ -852,7 +853,7 @@ int history_changed_files(char ***out, size_t *n, history *h)
 		if (git_status_list_new(&list, h->repo, &opts) == 0)
 			break;
 		if (!retry_after_odd_paths(h, attempt)) {
-			rc = hfail(h, "scanning the work tree");
+			rc = hfail(h, _("scanning the work tree"));
 			goto out;
 		}
 	}
@@ -912,7 +913,7 @@ int history_is_ignored(int *ignored, history *h, const char *relpath)
 	if (odd)
 		git_ignore_clear_internal_rules(h->repo);
 	if (git_ignore_path_is_ignored(&ig, h->repo, relpath) < 0)
-		rc = git_fail(FERRY_EGIT, relpath, "checking ignore rules");
+		rc = git_fail(FERRY_EGIT, relpath, _("checking ignore rules"));
 	for (size_t i = 0; odd && i < h->nrules; i++)
 		git_ignore_add_rule(h->repo, h->rules[i]);
 	*ignored = ig;
@@ -945,7 +946,7 @@ int history_commit(char out[41], int *made, history *h, const char *const *paths
 	if ((rc = commit_index(&oid, made, h, index, msg, gsig, parent)) < 0)
 		goto out;
 	if (git_index_write(index) < 0) {
-		rc = hfail(h, "writing index");
+		rc = hfail(h, _("writing index"));
 		goto out;
 	}
 	oid_hex(out, &oid);
@@ -978,7 +979,7 @@ static int resolve_among_commits(git_oid *out, history *h, const char *prefix)
 	size_t len = strlen(prefix), found = 0;
 	int rc = 0, grc;
 	if (git_revwalk_new(&walk, h->repo) < 0 || git_revwalk_push_head(walk) < 0) {
-		rc = hfail(h, "walking history");
+		rc = hfail(h, _("walking history"));
 		goto out;
 	}
 	while ((grc = git_revwalk_next(&oid, walk)) == 0) {
@@ -989,11 +990,11 @@ static int resolve_among_commits(git_oid *out, history *h, const char *prefix)
 		}
 	}
 	if (grc != GIT_ITEROVER) {
-		rc = hfail(h, "walking history");
+		rc = hfail(h, _("walking history"));
 		goto out;
 	}
 	if (found != 1)
-		rc = err_set(FERRY_EUSAGE, "%s: ambiguous: several objects start with it", prefix);
+		rc = err_set(FERRY_EUSAGE, _("%s: ambiguous: several objects start with it"), prefix);
 out:
 	git_revwalk_free(walk);
 	return rc;
@@ -1002,29 +1003,30 @@ out:
 int history_resolve(char out[41], history *h, const char *rev)
 {
 	if (!rev || !*rev)
-		return err_set(FERRY_EUSAGE, "(empty): no such checkpoint or commit");
+		return err_set(FERRY_EUSAGE, _("(empty): no such checkpoint or commit"));
 	if (strcmp(rev, "HEAD") == 0)
 		return history_head(out, h);
 	if (strcmp(rev, "baseline") == 0)
 		return history_baseline(out, h);
 	size_t len = strlen(rev);
 	if (len < 4 || len > 40 || !is_hex(rev))
-		return err_set(FERRY_ENOTFOUND, "%s: no such checkpoint or commit%s", rev,
-		               len < 4 && is_hex(rev) ? " (a commit prefix needs 4 hex digits or more)" : "");
+		return len < 4 && is_hex(rev)
+		               ? err_set(FERRY_ENOTFOUND, _("%s: no such checkpoint or commit (a commit prefix needs 4 hex digits or more)"), rev)
+		               : err_set(FERRY_ENOTFOUND, _("%s: no such checkpoint or commit"), rev);
 	git_oid oid;
 	git_object *obj = NULL;
 	int rc = 0;
 	if (git_oid_fromstrn(&oid, rev, len) < 0)
-		return err_set(FERRY_ENOTFOUND, "%s: no such checkpoint or commit", rev);
+		return err_set(FERRY_ENOTFOUND, _("%s: no such checkpoint or commit"), rev);
 	int grc = git_object_lookup_prefix(&obj, h->repo, &oid, len, GIT_OBJECT_ANY);
 	if (grc == GIT_EAMBIGUOUS) {
 		rc = resolve_among_commits(&oid, h, rev);
 		if (rc == 0)
 			oid_hex(out, &oid);
 	} else if (grc == GIT_ENOTFOUND || (grc == 0 && git_object_type(obj) != GIT_OBJECT_COMMIT)) {
-		rc = err_set(FERRY_ENOTFOUND, "%s: no such checkpoint or commit", rev);
+		rc = err_set(FERRY_ENOTFOUND, _("%s: no such checkpoint or commit"), rev);
 	} else if (grc < 0) {
-		rc = git_fail(FERRY_EGIT, rev, "looking up commit");
+		rc = git_fail(FERRY_EGIT, rev, _("looking up commit"));
 	} else {
 		oid_hex(out, git_object_id(obj));
 	}
@@ -1107,23 +1109,23 @@ static int diff_pair(git_diff **out, history *h, const char *a, const char *b, i
 		if ((rc = lookup_commit(&cb, h, b)) < 0)
 			goto out;
 		if (git_commit_tree(&ta, ca) < 0 || git_commit_tree(&tb, cb) < 0) {
-			rc = hfail(h, "reading tree");
+			rc = hfail(h, _("reading tree"));
 			goto out;
 		}
 	} else {
 		if (git_commit_parentcount(ca) > 0 && git_commit_parent(&pa, ca, 0) < 0) {
-			rc = hfail(h, "parent commit");
+			rc = hfail(h, _("parent commit"));
 			goto out;
 		}
 		if ((pa && git_commit_tree(&ta, pa) < 0) || git_commit_tree(&tb, ca) < 0) {
-			rc = hfail(h, "reading tree");
+			rc = hfail(h, _("reading tree"));
 			goto out;
 		}
 	}
 	if (binary)
 		opts.flags |= GIT_DIFF_SHOW_BINARY;
 	if (git_diff_tree_to_tree(out, h->repo, ta, tb, &opts) < 0)
-		rc = hfail(h, "computing diff");
+		rc = hfail(h, _("computing diff"));
 out:
 	git_tree_free(ta);
 	git_tree_free(tb);
@@ -1145,7 +1147,7 @@ int history_diff(char **out, history *h, const char *a, const char *b)
 	if ((rc = diff_pair(&diff, h, ra, b ? rb : NULL, 0)) < 0)
 		goto out;
 	if (git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
-		rc = hfail(h, "formatting diff");
+		rc = hfail(h, _("formatting diff"));
 		goto out;
 	}
 	*out = xstrndup(buf.ptr ? buf.ptr : "", buf.size);
@@ -1170,7 +1172,7 @@ int history_diff_buffers(char **out, const char *path, const char *old, size_t o
 	}
 	if (git_patch_from_buffers(&patch, old, oldlen, path, new_text, newlen, path, &opts) < 0 ||
 	    git_patch_to_buf(&buf, patch) < 0) {
-		rc = git_fail(FERRY_EGIT, path, "computing diff");
+		rc = git_fail(FERRY_EGIT, path, _("computing diff"));
 		goto out;
 	}
 	*out = xstrndup(buf.size ? buf.ptr : "", buf.size);
@@ -1211,11 +1213,11 @@ static int tree_blob(git_blob **out, git_filemode_t *mode, history *h, git_tree 
 	int rc = 0;
 	int grc = git_tree_entry_bypath(&e, tree, path);
 	if (grc == GIT_ENOTFOUND || (grc == 0 && git_tree_entry_type(e) != GIT_OBJECT_BLOB)) {
-		rc = err_set(FERRY_ENOTFOUND, "%s: not in commit %.12s", path, where);
+		rc = err_set(FERRY_ENOTFOUND, _("%s: not in commit %.12s"), path, where);
 		goto out;
 	}
 	if (grc < 0 || git_blob_lookup(out, h->repo, git_tree_entry_id(e)) < 0) {
-		rc = git_fail(FERRY_EGIT, path, "reading from history");
+		rc = git_fail(FERRY_EGIT, path, _("reading from history"));
 		goto out;
 	}
 	if (mode)
@@ -1237,7 +1239,7 @@ int history_read_at(char **out, size_t *len, history *h, const char *oid, const 
 	if (rc < 0)
 		goto out;
 	if (git_commit_tree(&tree, c) < 0) {
-		rc = hfail(h, "reading tree");
+		rc = hfail(h, _("reading tree"));
 		goto out;
 	}
 	if ((rc = tree_blob(&blob, NULL, h, tree, path, oid)) < 0)
@@ -1309,7 +1311,7 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 	int rc = 0, grc;
 	size_t nlater = 0;
 	if (git_index_conflict_iterator_new(&it, merged) < 0) {
-		rc = hfail(h, "listing conflicts");
+		rc = hfail(h, _("listing conflicts"));
 		goto out;
 	}
 	while (git_index_conflict_next(&anc, &ours, &theirs, it) == 0) {
@@ -1319,7 +1321,7 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 	git_oid oidv;
 	if (git_revwalk_new(&walk, h->repo) < 0 || git_revwalk_push_head(walk) < 0 ||
 	    git_revwalk_hide(walk, git_commit_id(target)) < 0) {
-		rc = hfail(h, "walking history");
+		rc = hfail(h, _("walking history"));
 		goto out;
 	}
 	while ((grc = git_revwalk_next(&oidv, walk)) == 0 && nlater < 8) {
@@ -1343,8 +1345,9 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 		free(touched);
 		nlater += hit > 0;
 	}
-	rc = err_set(FERRY_EREFUSED, "%.12s: later changes conflict with reverting it%s%s%s", oid,
-	             nlater ? ": " : "", later.buf, nlater ? "; revert those checkpoints first" : "");
+	rc = nlater ? err_set(FERRY_EREFUSED, _("%.12s: later changes conflict with reverting it: %s; revert those checkpoints first"),
+	                      oid, later.buf)
+	            : err_set(FERRY_EREFUSED, _("%.12s: later changes conflict with reverting it"), oid);
 out:
 	git_index_conflict_iterator_free(it);
 	git_revwalk_free(walk);
@@ -1373,11 +1376,11 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 	if ((rc = lookup_commit(&target, h, oid)) < 0 || (rc = head_commit(&head, h)) < 0)
 		goto out;
 	if (git_commit_parentcount(target) == 0) {
-		rc = err_set(FERRY_EREFUSED, "%.12s: the baseline cannot be reverted", oid);
+		rc = err_set(FERRY_EREFUSED, _("%.12s: the baseline cannot be reverted"), oid);
 		goto out;
 	}
 	if (git_revert_commit(&merged, h->repo, target, head, 0, &mopts) < 0) {
-		rc = git_fail(FERRY_EGIT, oid, "computing the revert");
+		rc = git_fail(FERRY_EGIT, oid, _("computing the revert"));
 		goto out;
 	}
 	if (git_index_has_conflicts(merged)) {
@@ -1385,16 +1388,16 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 		goto out;
 	}
 	if (git_index_write_tree_to(&tree_id, merged, h->repo) < 0) {
-		rc = hfail(h, "writing tree");
+		rc = hfail(h, _("writing tree"));
 		goto out;
 	}
 	if (git_oid_equal(&tree_id, git_commit_tree_id(head))) {
-		rc = err_set(FERRY_EREFUSED, "%.12s: nothing to revert: its changes are already undone", oid);
+		rc = err_set(FERRY_EREFUSED, _("%.12s: nothing to revert: its changes are already undone"), oid);
 		goto out;
 	}
 	if (git_commit_tree(&head_tree, head) < 0 || git_tree_lookup(&new_tree, h->repo, &tree_id) < 0 ||
 	    git_diff_tree_to_tree(&diff, h->repo, head_tree, new_tree, &dopts) < 0) {
-		rc = hfail(h, "computing the revert");
+		rc = hfail(h, _("computing the revert"));
 		goto out;
 	}
 	/* never overwrite an edit that is not in the history yet */
@@ -1408,7 +1411,7 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 		const git_diff_delta *d = git_diff_get_delta(diff, i);
 		const char *p = d->status == GIT_DELTA_DELETED ? d->old_file.path : d->new_file.path;
 		if (bsearch(&p, changed, nchanged, sizeof *changed, cmp_str)) {
-			rc = err_set(FERRY_EREFUSED, "%s: has changes not in the history yet; record them first", p);
+			rc = err_set(FERRY_EREFUSED, _("%s: has changes not in the history yet; record them first"), p);
 			goto out;
 		}
 		/* the same rules as every write into the project, checked before the first */
@@ -1574,7 +1577,7 @@ int history_export_patches(history *h, const char *dir, const char *signoff)
 		}
 		if (git_email_create_from_diff(&buf, diff, i, len - 1, &chain[i], summary ? summary : "",
 		                               body ? body : orig, git_commit_author(c), &eopts) < 0) {
-			rc = git_fail(FERRY_EGIT, hex, "formatting patch");
+			rc = git_fail(FERRY_EGIT, hex, _("formatting patch"));
 			goto out;
 		}
 		sbuf_reset(&mail);
@@ -1632,7 +1635,7 @@ static int overlay_put(struct overlay *o, const char *relpath, const git_oid *id
 	}
 	if (git_odb_write(&written, o->dst_odb, git_odb_object_data(obj), git_odb_object_size(obj),
 	                  GIT_OBJECT_BLOB) < 0) {
-		rc = git_fail(FERRY_EGIT, o->repo_path, "writing objects");
+		rc = git_fail(FERRY_EGIT, o->repo_path, _("writing objects"));
 		goto out;
 	}
 	git_index_entry ie;
@@ -1681,7 +1684,7 @@ static int overlay_baseline(struct overlay *o, git_tree *baseline)
 	int rc = 0;
 	err_clear();
 	if (git_tree_walk(baseline, GIT_TREEWALK_PRE, overlay_cb, o) < 0) {
-		rc = err_code() ? err_code() : hfail(o->h, "reading baseline");
+		rc = err_code() ? err_code() : hfail(o->h, _("reading baseline"));
 		goto out;
 	}
 	size_t count = git_index_entrycount(o->index);
@@ -1720,7 +1723,7 @@ static int overlay_checkpoint(struct overlay *o, git_commit *c)
 	int rc = 0;
 	if (git_commit_parent(&parent, c, 0) < 0 || git_commit_tree(&old_tree, parent) < 0 ||
 	    git_commit_tree(&new_tree, c) < 0 || git_diff_tree_to_tree(&diff, o->h->repo, old_tree, new_tree, NULL) < 0) {
-		rc = hfail(o->h, "reading checkpoint");
+		rc = hfail(o->h, _("reading checkpoint"));
 		goto out;
 	}
 	for (size_t i = 0; i < git_diff_num_deltas(diff) && !rc; i++) {
@@ -1801,7 +1804,7 @@ static int project_subtree(git_tree **out, struct overlay *o, git_commit *c)
 	git_tree_entry *te = NULL;
 	*out = NULL;
 	if (git_commit_tree(&root, c) < 0)
-		return git_fail(FERRY_EGIT, o->repo_path, "reading tree");
+		return git_fail(FERRY_EGIT, o->repo_path, _("reading tree"));
 	if (!*o->prefix) {
 		*out = root;
 		return 0;
@@ -1827,7 +1830,7 @@ static int find_base(git_commit **out, struct overlay *o, git_tree *baseline)
 	int rc = 0, grc;
 	*out = NULL;
 	if (git_revwalk_new(&walk, o->dst) < 0 || git_revwalk_sorting(walk, GIT_SORT_TIME) < 0) {
-		rc = git_fail(FERRY_EGIT, o->repo_path, "walking history");
+		rc = git_fail(FERRY_EGIT, o->repo_path, _("walking history"));
 		goto out;
 	}
 	grc = git_revwalk_push_head(walk);
@@ -1842,7 +1845,7 @@ static int find_base(git_commit **out, struct overlay *o, git_tree *baseline)
 		git_tree *sub = NULL;
 		int match = 0;
 		if (git_commit_lookup(&c, o->dst, &id) < 0) {
-			rc = git_fail(FERRY_EGIT, o->repo_path, "reading commit");
+			rc = git_fail(FERRY_EGIT, o->repo_path, _("reading commit"));
 			goto out;
 		}
 		if ((rc = project_subtree(&sub, o, c)) == 0 && sub)
@@ -1856,7 +1859,7 @@ static int find_base(git_commit **out, struct overlay *o, git_tree *baseline)
 			goto out;
 	}
 	if (grc < 0 && grc != GIT_ITEROVER)
-		rc = git_fail(FERRY_EGIT, o->repo_path, "walking history");
+		rc = git_fail(FERRY_EGIT, o->repo_path, _("walking history"));
 out:
 	git_revwalk_free(walk);
 	return rc;
@@ -1890,7 +1893,7 @@ static int copy_commit(git_commit **out, struct overlay *o, git_commit *src, git
 	git_tree *tree = NULL;
 	int rc = 0;
 	if (git_index_write_tree_to(&tree_id, index, o->dst) < 0 || git_tree_lookup(&tree, o->dst, &tree_id) < 0) {
-		rc = git_fail(FERRY_EGIT, o->repo_path, "writing tree");
+		rc = git_fail(FERRY_EGIT, o->repo_path, _("writing tree"));
 		goto out;
 	}
 	const git_commit *parents[1] = { parent };
@@ -1898,7 +1901,7 @@ static int copy_commit(git_commit **out, struct overlay *o, git_commit *src, git
 	                      git_commit_message_encoding(src), git_commit_message(src), tree, parent ? 1 : 0,
 	                      parents) < 0 ||
 	    git_commit_lookup(out, o->dst, &id) < 0)
-		rc = git_fail(FERRY_EGIT, o->repo_path, "creating commit");
+		rc = git_fail(FERRY_EGIT, o->repo_path, _("creating commit"));
 out:
 	git_tree_free(tree);
 	return rc;
@@ -1919,16 +1922,16 @@ int history_export_branch(history *h, const char *name, const char *repo, const 
 	o.prefix = prefix;
 
 	if (!name || git_reference_name_is_valid(&valid, refname) < 0 || !valid) {
-		rc = err_set(FERRY_EUSAGE, "%s: not a valid branch name", name ? name : "(null)");
+		rc = err_set(FERRY_EUSAGE, _("%s: not a valid branch name"), name ? name : "(null)");
 		goto out;
 	}
 	if (git_repository_open_ext(&o.dst, repo, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
-		rc = git_fail(FERRY_EGIT, repo, "cannot open git repository");
+		rc = git_fail(FERRY_EGIT, repo, _("cannot open git repository"));
 		goto out;
 	}
 	int grc = git_reference_lookup(&ref, o.dst, refname);
 	if (grc == 0) {
-		rc = err_set(FERRY_EEXISTS, "%s: branch %s already exists", repo, name);
+		rc = err_set(FERRY_EEXISTS, _("%s: branch %s already exists"), repo, name);
 		goto out;
 	}
 	if (grc != GIT_ENOTFOUND) {
@@ -1937,7 +1940,7 @@ int history_export_branch(history *h, const char *name, const char *repo, const 
 	}
 	if (git_repository_odb(&o.dst_odb, o.dst) < 0 || git_repository_odb(&o.src_odb, h->repo) < 0 ||
 	    git_index_new(&o.index) < 0) {
-		rc = git_fail(FERRY_EGIT, repo, "object database");
+		rc = git_fail(FERRY_EGIT, repo, _("object database"));
 		goto out;
 	}
 	if ((rc = first_parent_chain(&chain, &len, h)) < 0)
@@ -1952,7 +1955,7 @@ int history_export_branch(history *h, const char *name, const char *repo, const 
 	if (base_rev) {
 		if (git_revparse_single(&named, o.dst, base_rev) < 0 ||
 		    git_object_peel((git_object **)&tip, named, GIT_OBJECT_COMMIT) < 0) {
-			rc = err_set(FERRY_EUSAGE, "%s: --base %s: not a commit of this repository", repo, base_rev);
+			rc = err_set(FERRY_EUSAGE, _("%s: --base %s: not a commit of this repository"), repo, base_rev);
 			goto out;
 		}
 	} else {
@@ -1960,14 +1963,14 @@ int history_export_branch(history *h, const char *name, const char *repo, const 
 			goto out;
 		if (!tip) {
 			rc = err_set(FERRY_EREFUSED,
-			             "%s: no commit reachable from HEAD holds the project as received at %s; "
-			             "name the commit the code came from with --base REV",
+			             _("%s: no commit reachable from HEAD holds the project as received at %s; "
+			             "name the commit the code came from with --base REV"),
 			             repo, *prefix ? prefix : "the repository's root");
 			goto out;
 		}
 	}
 	if (git_commit_tree(&cur_tree, tip) < 0 || git_index_read_tree(o.index, cur_tree) < 0) {
-		rc = git_fail(FERRY_EGIT, repo, "reading the base commit");
+		rc = git_fail(FERRY_EGIT, repo, _("reading the base commit"));
 		goto out;
 	}
 	/* A named base may differ from the project as received (work not committed when
@@ -1976,7 +1979,7 @@ int history_export_branch(history *h, const char *name, const char *repo, const 
 		goto out;
 	git_oid probe;
 	if (git_index_write_tree_to(&probe, o.index, o.dst) < 0) {
-		rc = git_fail(FERRY_EGIT, repo, "writing tree");
+		rc = git_fail(FERRY_EGIT, repo, _("writing tree"));
 		goto out;
 	}
 	if (!git_oid_equal(&probe, git_commit_tree_id(tip))) {
@@ -2001,7 +2004,7 @@ int history_export_branch(history *h, const char *name, const char *repo, const 
 	}
 	/* force 0: refuses if the branch appeared meanwhile */
 	if (git_branch_create(&ref, o.dst, name, tip, 0) < 0)
-		rc = git_fail(FERRY_EGIT, repo, "creating branch");
+		rc = git_fail(FERRY_EGIT, repo, _("creating branch"));
 out:
 	free(refname);
 	free(prefix);
@@ -2040,13 +2043,13 @@ int history_user_identity(char **name, char **email)
 	*name = *email = NULL;
 	git_ready();
 	if (git_config_open_default(&cfg) < 0) {
-		rc = git_fail(FERRY_EGIT, "git configuration", "cannot read");
+		rc = git_fail(FERRY_EGIT, _("git configuration"), _("cannot read"));
 		goto out;
 	}
 	*name = config_string(cfg, "user.name");
 	*email = config_string(cfg, "user.email");
 	if (!*name && !*email)
-		rc = err_set(FERRY_ENOTFOUND, "git configuration: no user.name or user.email");
+		rc = err_set(FERRY_ENOTFOUND, _("git configuration: no user.name or user.email"));
 out:
 	git_config_free(cfg);
 	return rc;
@@ -2103,7 +2106,7 @@ static int check_tree(history *h, git_odb *odb, oidset *seen, const git_oid *id,
 		return 0;
 	if (git_tree_lookup(&tree, h->repo, id) < 0) {
 		oid_hex(hex, id);
-		rc = git_fail(FERRY_ECORRUPT, h->git_dir, "unreadable tree");
+		rc = git_fail(FERRY_ECORRUPT, h->git_dir, _("unreadable tree"));
 		err_prefix("tree %s (%s)", hex, *path ? path : "/");
 		goto out;
 	}
@@ -2118,7 +2121,7 @@ static int check_tree(history *h, git_odb *odb, oidset *seen, const git_oid *id,
 			/* a full read: libgit2 verifies the content hashes to the id */
 			if (git_odb_read(&obj, odb, git_tree_entry_id(e)) < 0) {
 				oid_hex(hex, git_tree_entry_id(e));
-				rc = git_fail(FERRY_ECORRUPT, h->git_dir, "unreadable blob");
+				rc = git_fail(FERRY_ECORRUPT, h->git_dir, _("unreadable blob"));
 				err_prefix("blob %s (%s)", hex, sub);
 			}
 			git_odb_object_free(obj);
@@ -2139,7 +2142,7 @@ int history_check(history *h)
 	char hex[41];
 	int rc = 0, grc;
 	if (git_repository_odb(&odb, h->repo) < 0) {
-		rc = hfail(h, "object database");
+		rc = hfail(h, _("object database"));
 		goto out;
 	}
 	if (git_revwalk_new(&walk, h->repo) < 0 || git_revwalk_push_head(walk) < 0) {
@@ -2150,7 +2153,7 @@ int history_check(history *h)
 		git_commit *c = NULL;
 		if (git_commit_lookup(&c, h->repo, &id) < 0) {
 			oid_hex(hex, &id);
-			rc = git_fail(FERRY_ECORRUPT, h->git_dir, "unreadable commit");
+			rc = git_fail(FERRY_ECORRUPT, h->git_dir, _("unreadable commit"));
 			err_prefix("commit %s", hex);
 			goto out;
 		}
@@ -2160,7 +2163,7 @@ int history_check(history *h)
 			goto out;
 	}
 	if (grc != GIT_ITEROVER)
-		rc = git_fail(FERRY_ECORRUPT, h->git_dir, "walking history");
+		rc = git_fail(FERRY_ECORRUPT, h->git_dir, _("walking history"));
 out:
 	free(seen.keys);
 	free(seen.used);
@@ -2194,7 +2197,7 @@ static int patch_hunks(git_patch *patch, history_hunk_cb cb, void *payload)
 		const git_diff_hunk *gh = NULL;
 		size_t nlines = 0;
 		if (git_patch_get_hunk(&gh, &nlines, patch, i) < 0) {
-			rc = git_fail(FERRY_EGIT, hk.path, "reading diff hunk");
+			rc = git_fail(FERRY_EGIT, hk.path, _("reading diff hunk"));
 			goto out;
 		}
 		sbuf_reset(&olds);
@@ -2202,7 +2205,7 @@ static int patch_hunks(git_patch *patch, history_hunk_cb cb, void *payload)
 		for (size_t k = 0; k < nlines; k++) {
 			const git_diff_line *ln = NULL;
 			if (git_patch_get_line_in_hunk(&ln, patch, i, k) < 0) {
-				rc = git_fail(FERRY_EGIT, hk.path, "reading diff line");
+				rc = git_fail(FERRY_EGIT, hk.path, _("reading diff line"));
 				goto out;
 			}
 			if (ln->origin == GIT_DIFF_LINE_DELETION)
@@ -2239,24 +2242,24 @@ int history_diff_hunks_from(history *h, const char *from, const char *oid, histo
 	if (rc < 0 || (from && (rc = lookup_commit(&parent, h, from)) < 0))
 		goto out;
 	if (!from && git_commit_parentcount(c) > 0 && git_commit_parent(&parent, c, 0) < 0) {
-		rc = hfail(h, "parent commit");
+		rc = hfail(h, _("parent commit"));
 		goto out;
 	}
 	if ((parent && git_commit_tree(&ta, parent) < 0) || git_commit_tree(&tb, c) < 0) {
-		rc = hfail(h, "reading tree");
+		rc = hfail(h, _("reading tree"));
 		goto out;
 	}
 	opts.context_lines = 0;
 	opts.interhunk_lines = 0;
 	if (git_diff_tree_to_tree(&diff, h->repo, ta, tb, &opts) < 0) {
-		rc = hfail(h, "computing diff");
+		rc = hfail(h, _("computing diff"));
 		goto out;
 	}
 	size_t n = git_diff_num_deltas(diff);
 	for (size_t i = 0; i < n && !rc; i++) {
 		git_patch *patch = NULL;
 		if (git_patch_from_diff(&patch, diff, i) < 0) {
-			rc = hfail(h, "computing patch");
+			rc = hfail(h, _("computing patch"));
 			goto out;
 		}
 		if (patch)

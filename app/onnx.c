@@ -1,4 +1,5 @@
 /* onnx — see onnx.h. Field numbers are onnx.proto's (ONNX 1.12 and later). */
+#include "intl.h"
 #include "onnx.h"
 #include "err.h"
 #include "util.h"
@@ -36,22 +37,22 @@ typedef struct reader {
 
 static int corrupt(reader *r, const char *what)
 {
-	return err_set(FERRY_ECORRUPT, "%s: damaged ONNX model (%s at byte %llu)", r->name, what, r->pos);
+	return err_set(FERRY_ECORRUPT, _("%s: damaged ONNX model (%s at byte %llu)"), r->name, _(what), r->pos);
 }
 
 static int get_byte(reader *r, unsigned char *out)
 {
 	if (r->pos < r->bstart || r->pos >= r->bstart + r->blen) {
 		if (r->pos >= r->src->size)
-			return corrupt(r, "truncated: unexpected end of file");
+			return corrupt(r, N_("truncated: unexpected end of file"));
 		size_t want = BUF_SIZE;
 		if (r->src->size - r->pos < want)
 			want = (size_t)(r->src->size - r->pos);
 		long long got = r->src->read_at(r->src->ctx, r->pos, r->buf, want);
 		if (got < 0)
-			return err_set(FERRY_EIO, "%s: read error at byte %llu", r->name, r->pos);
+			return err_set(FERRY_EIO, _("%s: read error at byte %llu"), r->name, r->pos);
 		if (got == 0)
-			return err_set(FERRY_ECORRUPT, "%s: shorter than its size (%llu of %llu bytes)", r->name, r->pos,
+			return err_set(FERRY_ECORRUPT, _("%s: shorter than its size (%llu of %llu bytes)"), r->name, r->pos,
 			               r->src->size);
 		r->bstart = r->pos;
 		r->blen = (size_t)got;
@@ -67,20 +68,20 @@ static int get_varint(reader *r, unsigned long long end, unsigned long long *out
 	unsigned long long v = 0;
 	for (int shift = 0; shift < 70; shift += 7) {
 		if (r->pos >= end)
-			return corrupt(r, "truncated varint");
+			return corrupt(r, N_("truncated varint"));
 		unsigned char b;
 		int rc = get_byte(r, &b);
 		if (rc)
 			return rc;
 		if (shift == 63 && (b & 0x7e))
-			return corrupt(r, "varint over 64 bits");
+			return corrupt(r, N_("varint over 64 bits"));
 		v |= (unsigned long long)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
 			*out = v;
 			return 0;
 		}
 	}
-	return corrupt(r, "varint longer than 10 bytes");
+	return corrupt(r, N_("varint longer than 10 bytes"));
 }
 
 /* The length of a length-delimited field; its payload must end by end. */
@@ -88,7 +89,7 @@ static int get_len(reader *r, unsigned long long end, unsigned long long *out)
 {
 	int rc = get_varint(r, end, out);
 	if (!rc && *out > end - r->pos)
-		rc = corrupt(r, "length past the end of its message: truncated");
+		rc = corrupt(r, N_("length past the end of its message: truncated"));
 	return rc;
 }
 
@@ -99,7 +100,7 @@ static int get_tag(reader *r, unsigned long long end, unsigned *field, unsigned 
 	if (rc)
 		return rc;
 	if (tag >> 3 == 0 || tag >> 3 > 0x1fffffff)
-		return corrupt(r, "field number 0 or out of range");
+		return corrupt(r, N_("field number 0 or out of range"));
 	*field = (unsigned)(tag >> 3);
 	*wire = (unsigned)(tag & 7);
 	return 0;
@@ -124,10 +125,10 @@ static int skip(reader *r, unsigned long long end, unsigned wire)
 			return rc;
 		break;
 	default:
-		return corrupt(r, wire == 3 || wire == 4 ? "group wire type (not used by ONNX)" : "unknown wire type");
+		return corrupt(r, wire == 3 || wire == 4 ? N_("group wire type (not used by ONNX)") : N_("unknown wire type"));
 	}
 	if (n > end - r->pos)
-		return corrupt(r, "fixed-size field past the end of its message");
+		return corrupt(r, N_("fixed-size field past the end of its message"));
 	r->pos += n;
 	return 0;
 }
@@ -135,8 +136,8 @@ static int skip(reader *r, unsigned long long end, unsigned wire)
 /* A known field arrived with another wire type than its declaration's. */
 static int wrong_wire(reader *r, const char *msg, unsigned field, unsigned wire)
 {
-	char what[96];
-	snprintf(what, sizeof what, "wrong wire type %u for field %u of %s", wire, field, msg);
+	char what[192];
+	snprintf(what, sizeof what, _("wrong wire type %u for field %u of %s"), wire, field, msg);
 	return corrupt(r, what);
 }
 
@@ -728,8 +729,8 @@ static int str_cmp(const void *a, const void *b) { return strcmp(*(char *const *
 static int read_graph(reader *r, unsigned long long end, int depth)
 {
 	if (depth > ONNX_MAX_DEPTH) {
-		char what[64];
-		snprintf(what, sizeof what, "subgraphs nested deeper than %d", ONNX_MAX_DEPTH);
+		char what[192];
+		snprintf(what, sizeof what, _("subgraphs nested deeper than %d"), ONNX_MAX_DEPTH);
 		return corrupt(r, what);
 	}
 	onnx_model *m = r->m;
@@ -816,7 +817,7 @@ static int model_field(reader *r, unsigned long long end, unsigned field, unsign
 		if ((rc = enter(r, end, wire, "ModelProto", field, &sub)))
 			return rc;
 		if (mc->has_graph)
-			return corrupt(r, "a second graph");
+			return corrupt(r, N_("a second graph"));
 		mc->has_graph = 1;
 		return read_graph(r, sub, 0);
 	case 8: { /* opset_import */
@@ -840,7 +841,7 @@ static int model_field(reader *r, unsigned long long end, unsigned field, unsign
 	case 4: case 5: case 6: case 14: case 20: /* domain, model_version, doc_string, metadata, training */
 		return skip(r, end, wire);
 	default:
-		return err_set(FERRY_ECORRUPT, "%s: not an ONNX model (unexpected field %u at byte %llu)", r->name, field,
+		return err_set(FERRY_ECORRUPT, _("%s: not an ONNX model (unexpected field %u at byte %llu)"), r->name, field,
 		               r->pos);
 	}
 }
@@ -855,7 +856,7 @@ int onnx_read(onnx_model **out, const char *name, const artifact_source *src)
 	int rc = each_field(&r, src->size, model_field, &mc);
 	ops_finish(&r);
 	if (!rc && (!mc.has_ir || !mc.has_graph))
-		rc = err_set(FERRY_ECORRUPT, "%s: not an ONNX model (no %s)", name, mc.has_ir ? "graph" : "ir_version");
+		rc = err_set(FERRY_ECORRUPT, _("%s: not an ONNX model (no %s)"), name, mc.has_ir ? "graph" : "ir_version");
 	for (size_t i = 0; i < r.ninit_names; i++)
 		free(r.init_names[i]);
 	free(r.init_names);
@@ -887,7 +888,7 @@ int onnx_read_path(onnx_model **out, const char *path)
 	if (fstat(fd, &st) != 0)
 		rc = err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
 	else if (!S_ISREG(st.st_mode))
-		rc = err_set(FERRY_EIO, "%s: not a regular file", path);
+		rc = err_set(FERRY_EIO, _("%s: not a regular file"), path);
 	if (!rc) {
 		artifact_source src = { fd_read_at, &fd, (unsigned long long)st.st_size };
 		rc = onnx_read(out, path, &src);

@@ -1,4 +1,5 @@
 /* pdfprint — see pdfprint.h. */
+#include "intl.h"
 #include "pdfprint.h"
 #include "err.h"
 
@@ -41,7 +42,7 @@ static int run(char *const argv[], const char *log, int timeout)
 {
 	pid_t pid = fork();
 	if (pid < 0)
-		return err_set(FERRY_EIO, "%s: cannot start: %s", argv[0], strerror(errno));
+		return err_set(FERRY_EIO, _("%s: cannot start: %s"), argv[0], strerror(errno));
 	if (pid == 0) {
 		setpgid(0, 0); /* its helpers go with it when it is stopped */
 		int in = open("/dev/null", O_RDONLY), out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -60,11 +61,11 @@ static int run(char *const argv[], const char *log, int timeout)
 		if (r == pid)
 			break;
 		if (r < 0 && errno != EINTR)
-			return err_set(FERRY_EIO, "%s: lost track of it: %s", argv[0], strerror(errno));
+			return err_set(FERRY_EIO, _("%s: lost track of it: %s"), argv[0], strerror(errno));
 		if (waited >= timeout * 1000L) {
 			kill(-pid, SIGKILL);
 			waitpid(pid, &status, 0);
-			return err_set(FERRY_EIO, "%s: no PDF after %d seconds, stopped", argv[0], timeout);
+			return err_set(FERRY_EIO, _("%s: no PDF after %d seconds, stopped"), argv[0], timeout);
 		}
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
@@ -82,7 +83,7 @@ static int run(char *const argv[], const char *log, int timeout)
 	}
 	err_clear();
 	free(text);
-	return err_set(FERRY_EIO, "%s: exited with status %d while printing the PDF%s", argv[0],
+	return err_set(FERRY_EIO, _("%s: exited with status %d while printing the PDF%s"), argv[0],
 	               WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), last);
 }
 
@@ -91,15 +92,15 @@ int pdfprint(sbuf *pdf, const char *html, size_t len)
 	char *chrome = find_chromium();
 	const char *env = getenv("FERRY_CHROMIUM");
 	if (!chrome && env && *env)
-		return err_set(FERRY_ENOTFOUND, "report --format pdf: FERRY_CHROMIUM %s is not an executable", env);
+		return err_set(FERRY_ENOTFOUND, _("report --format pdf: FERRY_CHROMIUM %s is not an executable"), env);
 	if (!chrome)
-		return err_set(FERRY_ENOTFOUND, "report --format pdf: needs headless Chromium and none is on PATH "
-		                                "(install chromium, or set FERRY_CHROMIUM to the browser)");
+		return err_set(FERRY_ENOTFOUND, _("report --format pdf: needs headless Chromium and none is on PATH "
+		                                "(install chromium, or set FERRY_CHROMIUM to the browser)"));
 	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *dir = xasprintf("%s/ferry-pdf-XXXXXX", tmp);
 	int rc = 0;
 	if (!mkdtemp(dir)) {
-		rc = err_set(FERRY_EIO, "%s: cannot create a temporary directory: %s", tmp, strerror(errno));
+		rc = err_set(FERRY_EIO, _("%s: cannot create a temporary directory: %s"), tmp, strerror(errno));
 		free(dir);
 		free(chrome);
 		return rc;
@@ -115,7 +116,7 @@ int pdfprint(sbuf *pdf, const char *html, size_t len)
 	if (!(rc = util_write_atomic(page, html, len, 0600)) && !(rc = run(argv, log, PDFPRINT_TIMEOUT))) {
 		if (util_read_file(&data, &n, out) || n < 5 || memcmp(data, "%PDF-", 5) != 0) {
 			err_clear();
-			rc = err_set(FERRY_EIO, "%s: wrote no PDF", chrome);
+			rc = err_set(FERRY_EIO, _("%s: wrote no PDF"), chrome);
 		} else {
 			sbuf_add(pdf, data, n);
 		}

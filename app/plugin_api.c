@@ -380,14 +380,14 @@ int papi_bundled_read(char **out, size_t *len, const plugin_host_opts *opts, con
 		int rc = util_read_file(out, len, path);
 		free(path);
 		if (rc != 0)
-			return err_set(FERRY_ENOTFOUND, "plugins/%s: not found", rel);
+			return err_set(FERRY_ENOTFOUND, _("plugins/%s: not found"), rel);
 		return 0;
 	}
 	char *name = xasprintf("plugins/%s", rel);
 	const struct embedded_file *f = embedded_find(name);
 	free(name);
 	if (!f)
-		return err_set(FERRY_ENOTFOUND, "plugins/%s: not found", rel);
+		return err_set(FERRY_ENOTFOUND, _("plugins/%s: not found"), rel);
 	*out = xmalloc(f->len + 1);
 	memcpy(*out, f->data, f->len);
 	(*out)[f->len] = '\0';

@@ -387,7 +387,7 @@ int plugin_host_new(plugin_host **out, const plugin_host_opts *opts)
 {
 	*out = NULL;
 	if (!opts || !opts->root)
-		return err_set(FERRY_EUSAGE, "plugin host: no project root");
+		return err_set(FERRY_EUSAGE, _("plugin host: no project root"));
 	plugin_host *h = xcalloc(1, sizeof *h);
 	h->opts = *opts;
 	h->root = xstrdup(opts->root);
@@ -809,13 +809,13 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	memset(&run, 0, sizeof run);
 	for (size_t i = 0; i < nphases; i++)
 		if (papi_phase_index(phases[i]) < 0)
-			return err_set(FERRY_EUSAGE, "phase %s: unknown phase", phases[i]);
+			return err_set(FERRY_EUSAGE, _("phase %s: unknown phase"), phases[i]);
 	for (size_t i = 0; i < nids; i++) {
 		size_t j = 0;
 		while (j < h->n && strcmp(h->plugins[j].info.id, ids[i]) != 0)
 			j++;
 		if (j == h->n)
-			return err_set(FERRY_EUSAGE, "plugin %s: no such plugin", ids[i]);
+			return err_set(FERRY_EUSAGE, _("plugin %s: no such plugin"), ids[i]);
 	}
 	sel = xcalloc(h->n ? h->n : 1, 1);
 	size_t nsel = 0;
@@ -912,7 +912,7 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	if (!cancelled && cb && cb->cancelled && cb->cancelled(cb->payload))
 		cancelled = 1;
 	if (cancelled) {
-		rc = err_set(FERRY_ECANCEL, "check: cancelled");
+		rc = err_set(FERRY_ECANCEL, _("check: cancelled"));
 		goto out;
 	}
 	t0 = now_seconds();

@@ -1,4 +1,5 @@
 /* probe — see probe.h. */
+#include "intl.h"
 #include "probe.h"
 #include "embedded.h"
 #include "err.h"
@@ -22,7 +23,7 @@ int probe_script(const char **text, size_t *len)
 {
 	const struct embedded_file *f = embedded_find(PROBE_PATH);
 	if (!f)
-		return err_set(FERRY_ENOTFOUND, "%s: not embedded in this build of ferry", PROBE_PATH);
+		return err_set(FERRY_ENOTFOUND, _("%s: not embedded in this build of ferry"), PROBE_PATH);
 	*text = f->data;
 	*len = f->len;
 	return 0;
@@ -73,13 +74,13 @@ int probe_run_local(char **json, size_t *len, int smoke)
 	sbuf_init(&out);
 	int timed_out = 0, too_big = 0;
 	if (pipe(fds) != 0) {
-		rc = err_set(FERRY_EIO, "probe: cannot create a pipe: %s", strerror(errno));
+		rc = err_set(FERRY_EIO, _("probe: cannot create a pipe: %s"), strerror(errno));
 		goto out;
 	}
 	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
 	pid = fork();
 	if (pid < 0) {
-		rc = err_set(FERRY_EIO, "probe: cannot start %s: %s", SHELL_PATH, strerror(errno));
+		rc = err_set(FERRY_EIO, _("probe: cannot start %s: %s"), SHELL_PATH, strerror(errno));
 		goto out;
 	}
 	if (pid == 0)
@@ -124,7 +125,7 @@ int probe_run_local(char **json, size_t *len, int smoke)
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR) {
-			rc = err_set(FERRY_EIO, "probe: lost the shell: %s", strerror(errno));
+			rc = err_set(FERRY_EIO, _("probe: lost the shell: %s"), strerror(errno));
 			goto out;
 		}
 		if (w == 0 && clock_ms() >= deadline && !timed_out) {
@@ -136,18 +137,18 @@ int probe_run_local(char **json, size_t *len, int smoke)
 	}
 	pid = -1;
 	if (timed_out)
-		rc = err_set(FERRY_EIO, "probe: did not finish within %d s",
+		rc = err_set(FERRY_EIO, _("probe: did not finish within %d s"),
 		             (PROBE_TIME_LIMIT_MS + (smoke ? PROBE_SMOKE_EXTRA_MS : 0)) / 1000);
 	else if (too_big)
-		rc = err_set(FERRY_EIO, "probe: printed more than %zu MiB", PROBE_MAX_OUTPUT >> 20);
+		rc = err_set(FERRY_EIO, _("probe: printed more than %zu MiB"), PROBE_MAX_OUTPUT >> 20);
 	else if (WIFSIGNALED(st))
-		rc = err_set(FERRY_EIO, "probe: %s was killed by signal %d", SHELL_PATH, WTERMSIG(st));
+		rc = err_set(FERRY_EIO, _("probe: %s was killed by signal %d"), SHELL_PATH, WTERMSIG(st));
 	else if (WEXITSTATUS(st) == 127 && out.len == 0)
-		rc = err_set(FERRY_EIO, "probe: cannot run %s", SHELL_PATH);
+		rc = err_set(FERRY_EIO, _("probe: cannot run %s"), SHELL_PATH);
 	else if (WEXITSTATUS(st) != 0)
-		rc = err_set(FERRY_EIO, "probe: the script exited with status %d", WEXITSTATUS(st));
+		rc = err_set(FERRY_EIO, _("probe: the script exited with status %d"), WEXITSTATUS(st));
 	else if (out.len == 0)
-		rc = err_set(FERRY_EIO, "probe: the script printed nothing");
+		rc = err_set(FERRY_EIO, _("probe: the script printed nothing"));
 	if (rc)
 		goto out;
 	*len = out.len;

@@ -1,4 +1,5 @@
 /* profile — see profile.h. */
+#include "intl.h"
 #include "profile.h"
 #include "err.h"
 #include "util.h"
@@ -282,7 +283,7 @@ static profile_step *step_new(profile *p, const char *id, double ts, double dur)
 static void set_stopped(profile *p, unsigned long long at, const char *why)
 {
 	if (!p->stopped)
-		p->stopped = xasprintf("byte %llu: %s", at, why);
+		p->stopped = xasprintf(_("byte %llu: %s"), at, why);
 }
 
 /* A finite number in s (surrounding blanks allowed), or 0 when there is none. */
@@ -434,8 +435,8 @@ static int csv_header(agg *a, csv *c, const char *name)
 		p->form = PROFILE_STEP_TRACE;
 	else
 		return err_set(FERRY_ECORRUPT,
-		               "%s: a CSV table ferry does not recognise (expected the header of kernel_details.csv, "
-		               "op_statistic.csv or step_trace_time.csv)",
+		               _("%s: a CSV table ferry does not recognise (expected the header of kernel_details.csv, "
+		               "op_statistic.csv or step_trace_time.csv)"),
 		               name);
 	p->device = 1;
 	return 0;
@@ -571,10 +572,10 @@ static int read_csv(agg *a, reader *r, const char *name)
 			break;
 		if (ch == 0) {
 			if (!c.header_done) {
-				rc = err_set(FERRY_ECORRUPT, "%s: binary data where a CSV table was expected", name);
+				rc = err_set(FERRY_ECORRUPT, _("%s: binary data where a CSV table was expected"), name);
 				goto out;
 			}
-			set_stopped(a->p, rd_tell(r) - 1, "a NUL byte: binary data inside the CSV table");
+			set_stopped(a->p, rd_tell(r) - 1, _("a NUL byte: binary data inside the CSV table"));
 			goto out;
 		}
 		if (!any || (c.len == 0 && c.nfields == 0 && !quoted))
@@ -611,21 +612,21 @@ static int read_csv(agg *a, reader *r, const char *name)
 			csv_put(&c, (char)ch);
 	}
 	if (r->error)
-		set_stopped(a->p, rd_tell(r), "read error");
+		set_stopped(a->p, rd_tell(r), _("read error"));
 	else if (quoted)
-		set_stopped(a->p, rd_tell(r), "the file ends inside a quoted field (truncated)");
+		set_stopped(a->p, rd_tell(r), _("the file ends inside a quoted field (truncated)"));
 	if (!quoted && (c.len || c.nfields)) {
 		csv_end_field(&c);
 		if (c.header_done && c.nfields < c.header_fields) {
 			/* the file was cut inside its last row: that row is not used */
 			a->p->bad_rows++;
-			set_stopped(a->p, c.record_at, "the last row is incomplete (truncated)");
+			set_stopped(a->p, c.record_at, _("the last row is incomplete (truncated)"));
 			c.len = c.nfields = 0;
 		} else
 			rc = csv_record(a, &c, name);
 	}
 	if (!rc && !c.header_done)
-		rc = any ? csv_record(a, &c, name) : err_set(FERRY_ECORRUPT, "%s: empty", name);
+		rc = any ? csv_record(a, &c, name) : err_set(FERRY_ECORRUPT, _("%s: empty"), name);
 out:
 	free(c.rec);
 	return rc;
@@ -714,15 +715,15 @@ static int jstring(jparse *j, char *out, size_t cap)
 	reader *r = j->r;
 	size_t n = 0;
 	if (rd_get(r) != '"')
-		return jfail(j, "a string was expected");
+		return jfail(j, _("a string was expected"));
 	for (;;) {
 		int c = rd_get(r);
 		if (c < 0)
-			return jfail(j, "the file ends inside a string (truncated)");
+			return jfail(j, _("the file ends inside a string (truncated)"));
 		if (c == '"')
 			break;
 		if (c < 0x20)
-			return jfail(j, "a control character inside a string");
+			return jfail(j, _("a control character inside a string"));
 		if (c == '\\') {
 			int e = rd_get(r);
 			unsigned cp = 0;
@@ -735,18 +736,18 @@ static int jstring(jparse *j, char *out, size_t cap)
 			case 't': cp = '\t'; break;
 			case 'u':
 				if (hex4(r, &cp))
-					return jfail(j, "a bad \\u escape");
+					return jfail(j, _("a bad \\u escape"));
 				if (cp >= 0xD800 && cp < 0xDC00 && rd_peek(r) == '\\') {
 					unsigned lo;
 					rd_get(r);
 					if (rd_get(r) != 'u' || hex4(r, &lo) || lo < 0xDC00 || lo > 0xDFFF)
-						return jfail(j, "a bad surrogate pair");
+						return jfail(j, _("a bad surrogate pair"));
 					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 				} else if (cp >= 0xD800 && cp < 0xE000)
 					cp = 0xFFFD;
 				break;
 			default:
-				return jfail(j, e < 0 ? "the file ends inside a string (truncated)" : "a bad escape in a string");
+				return jfail(j, e < 0 ? _("the file ends inside a string (truncated)") : _("a bad escape in a string"));
 			}
 			if (out)
 				put_utf8(out, cap, &n, cp);
@@ -773,9 +774,9 @@ static int jnumber(jparse *j, double *out)
 	}
 	buf[n] = '\0';
 	if (c < 0 && r->eof)
-		return jfail(j, "the file ends inside a number (truncated)");
+		return jfail(j, _("the file ends inside a number (truncated)"));
 	if (!n || !parse_num(out, buf))
-		return jfail(j, "a malformed number");
+		return jfail(j, _("a malformed number"));
 	return 0;
 }
 
@@ -784,9 +785,9 @@ static int jliteral(jparse *j, const char *word)
 	for (const char *w = word; *w; w++) {
 		int c = rd_get(j->r);
 		if (c < 0)
-			return jfail(j, "the file ends inside a value (truncated)");
+			return jfail(j, _("the file ends inside a value (truncated)"));
 		if (c != *w)
-			return jfail(j, "an unexpected character");
+			return jfail(j, _("an unexpected character"));
 	}
 	return 0;
 }
@@ -798,7 +799,7 @@ static int jskip(jparse *j, int depth)
 	skip_ws(r);
 	int c = rd_peek(r);
 	if (c < 0)
-		return jfail(j, "the file ends where a value was expected (truncated)");
+		return jfail(j, _("the file ends where a value was expected (truncated)"));
 	if (c == '"')
 		return jstring(j, NULL, 0);
 	if (c == 't')
@@ -809,7 +810,7 @@ static int jskip(jparse *j, int depth)
 		return jliteral(j, "null");
 	if (c == '{' || c == '[') {
 		if (depth >= MAX_DEPTH)
-			return jfail(j, "values nested too deeply");
+			return jfail(j, _("values nested too deeply"));
 		int close = c == '{' ? '}' : ']';
 		r->pos++;
 		skip_ws(r);
@@ -824,7 +825,7 @@ static int jskip(jparse *j, int depth)
 					return -1;
 				skip_ws(r);
 				if (rd_get(r) != ':')
-					return jfail(j, "':' was expected after a key");
+					return jfail(j, _("':' was expected after a key"));
 			}
 			if (jskip(j, depth + 1))
 				return -1;
@@ -833,8 +834,8 @@ static int jskip(jparse *j, int depth)
 			if (d == close)
 				return 0;
 			if (d != ',')
-				return jfail(j, d < 0 ? "the file ends inside a list or object (truncated)"
-				                      : "',' or a closing bracket was expected");
+				return jfail(j, d < 0 ? _("the file ends inside a list or object (truncated)")
+				                      : _("',' or a closing bracket was expected"));
 		}
 	}
 	double v;
@@ -911,7 +912,7 @@ static int jobject(jparse *j, event *e, size_t keycap, int (*member)(jparse *, c
 			return -1;
 		skip_ws(r);
 		if (rd_get(r) != ':')
-			return jfail(j, "':' was expected after a key");
+			return jfail(j, _("':' was expected after a key"));
 		skip_ws(r);
 		if (member(j, key, e))
 			return -1;
@@ -920,7 +921,7 @@ static int jobject(jparse *j, event *e, size_t keycap, int (*member)(jparse *, c
 		if (d == '}')
 			return 0;
 		if (d != ',')
-			return jfail(j, d < 0 ? "the file ends inside an event (truncated)" : "',' or '}' was expected");
+			return jfail(j, d < 0 ? _("the file ends inside an event (truncated)") : _("',' or '}' was expected"));
 	}
 }
 
@@ -1084,7 +1085,7 @@ static int trace_walk(agg *a, reader *r, const char *name, void (*fn)(agg *, eve
 				goto syntax;
 			skip_ws(r);
 			if (rd_get(r) != ':') {
-				jfail(&j, "':' was expected after a key");
+				jfail(&j, _("':' was expected after a key"));
 				goto syntax;
 			}
 			skip_ws(r);
@@ -1099,16 +1100,16 @@ static int trace_walk(agg *a, reader *r, const char *name, void (*fn)(agg *, eve
 			if (d == '}')
 				break;
 			if (d != ',') {
-				jfail(&j, "',' or '}' was expected");
+				jfail(&j, _("',' or '}' was expected"));
 				goto syntax;
 			}
 		}
 		if (!in_events) {
-			rc = err_set(FERRY_ECORRUPT, "%s: a JSON object without \"traceEvents\": not a trace", name);
+			rc = err_set(FERRY_ECORRUPT, _("%s: a JSON object without \"traceEvents\": not a trace"), name);
 			goto out;
 		}
 	} else if (c != '[') {
-		rc = err_set(FERRY_ECORRUPT, "%s: not a trace (expected a JSON list of events or {\"traceEvents\": [...]})",
+		rc = err_set(FERRY_ECORRUPT, _("%s: not a trace (expected a JSON list of events or {\"traceEvents\": [...]})"),
 		             name);
 		goto out;
 	}
@@ -1136,20 +1137,20 @@ static int trace_walk(agg *a, reader *r, const char *name, void (*fn)(agg *, eve
 		if (d == ']')
 			break;
 		if (d != ',') {
-			jfail(&j, d < 0 ? "the file ends inside the list of events (truncated)"
-			                : "',' or ']' was expected between events");
+			jfail(&j, d < 0 ? _("the file ends inside the list of events (truncated)")
+			                : _("',' or ']' was expected between events"));
 			goto syntax;
 		}
 	}
 	goto out;
 syntax:
 	if (r->error)
-		set_stopped(a->p, rd_tell(r), "read error");
+		set_stopped(a->p, rd_tell(r), _("read error"));
 	else if (!in_events && !a->p->rows)
-		rc = err_set(FERRY_ECORRUPT, "%s: not a trace: %s at byte %llu", name, j.why ? j.why : "malformed JSON",
+		rc = err_set(FERRY_ECORRUPT, _("%s: not a trace: %s at byte %llu"), name, j.why ? j.why : "malformed JSON",
 		             j.at);
 	else
-		set_stopped(a->p, j.at, j.why ? j.why : "malformed JSON");
+		set_stopped(a->p, j.at, j.why ? j.why : _("malformed JSON"));
 out:
 	free(e);
 	return rc;
@@ -1199,7 +1200,7 @@ int profile_read(profile **out, const char *name, const artifact_source *src)
 	skip_ws(&r);
 	int c = rd_peek(&r);
 	if (c < 0) {
-		rc = r.error ? err_set(FERRY_EIO, "%s: read error", name) : err_set(FERRY_ECORRUPT, "%s: empty", name);
+		rc = r.error ? err_set(FERRY_EIO, _("%s: read error"), name) : err_set(FERRY_ECORRUPT, _("%s: empty"), name);
 		goto out;
 	}
 	if (c == '[' || c == '{') {
@@ -1279,7 +1280,7 @@ int profile_read_file(profile **out, const char *path)
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return err_set(FERRY_EIO, "%s: not a regular file", path);
+		return err_set(FERRY_EIO, _("%s: not a regular file"), path);
 	}
 	artifact_source src = { fd_read_at, &fd, (unsigned long long)st.st_size };
 	int rc = profile_read(out, path, &src);

@@ -1,4 +1,5 @@
 /* project — see project.h. */
+#include "intl.h"
 #include "project.h"
 #include "err.h"
 #include "util.h"
@@ -179,7 +180,7 @@ int project_files(project_list *out, const char *root, project_ignore_fn is_igno
 		goto out;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		rc = err_set(FERRY_EIO, "%s: not a directory", root);
+		rc = err_set(FERRY_EIO, _("%s: not a directory"), root);
 		goto out;
 	}
 	DIR *probe = opendir(root_real);
@@ -235,15 +236,15 @@ int project_resolve(char **out, const char *root, const char *rel)
 	char *root_real = NULL, *joined = NULL, *real = NULL;
 	*out = NULL;
 	if (!rel || !*rel) {
-		rc = err_set(FERRY_EREFUSED, "(empty path): not a project path");
+		rc = err_set(FERRY_EREFUSED, _("(empty path): not a project path"));
 		goto out;
 	}
 	if (rel[0] == '/') {
-		rc = err_set(FERRY_EREFUSED, "%s: absolute path refused", rel);
+		rc = err_set(FERRY_EREFUSED, _("%s: absolute path refused"), rel);
 		goto out;
 	}
 	if (has_dotdot(rel)) {
-		rc = err_set(FERRY_EREFUSED, "%s: path leaves the project", rel);
+		rc = err_set(FERRY_EREFUSED, _("%s: path leaves the project"), rel);
 		goto out;
 	}
 	root_real = realpath(root, NULL);
@@ -256,15 +257,15 @@ int project_resolve(char **out, const char *root, const char *rel)
 	if (!real) {
 		int e = errno;
 		if (e == ENOENT || e == ENOTDIR)
-			rc = err_set(FERRY_ENOTFOUND, "%s: no such file", rel);
+			rc = err_set(FERRY_ENOTFOUND, _("%s: no such file"), rel);
 		else if (e == ELOOP)
-			rc = err_set(FERRY_EREFUSED, "%s: symlink loop", rel);
+			rc = err_set(FERRY_EREFUSED, _("%s: symlink loop"), rel);
 		else
 			rc = err_set(FERRY_EIO, "%s: %s", rel, strerror(e));
 		goto out;
 	}
 	if (!inside(root_real, real)) {
-		rc = err_set(FERRY_EREFUSED, "%s: symlink leaves the project", rel);
+		rc = err_set(FERRY_EREFUSED, _("%s: symlink leaves the project"), rel);
 		goto out;
 	}
 	*out = real;

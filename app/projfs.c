@@ -1,4 +1,5 @@
 /* projfs — see projfs.h. */
+#include "intl.h"
 #include "projfs.h"
 #include "err.h"
 #include "util.h"
@@ -28,14 +29,14 @@ static int reserved_dir(const char *name, size_t n)
 int projfs_check_path(const char *rel)
 {
 	if (!rel || !*rel || rel[0] == '/')
-		return err_set(FERRY_EREFUSED, "%s: not a relative path inside the project", rel ? rel : "(none)");
+		return err_set(FERRY_EREFUSED, _("%s: not a relative path inside the project"), rel ? rel : "(none)");
 	for (const char *c = rel;;) {
 		size_t n = strcspn(c, "/");
 		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-			return err_set(FERRY_EREFUSED, "%s: not a plain path inside the project (empty, \".\" or \"..\" part)",
+			return err_set(FERRY_EREFUSED, _("%s: not a plain path inside the project (empty, \".\" or \"..\" part)"),
 			               rel);
 		if (reserved_dir(c, n))
-			return err_set(FERRY_EREFUSED, "%s: inside %.*s/, which ferry never writes into", rel, (int)n, c);
+			return err_set(FERRY_EREFUSED, _("%s: inside %.*s/, which ferry never writes into"), rel, (int)n, c);
 		if (!c[n])
 			return 0;
 		c += n + 1;
@@ -73,10 +74,10 @@ static int open_parent(int *out, char **base, const char *root, const char *rel,
 			if (e == ENOENT && !create)
 				rc = FERRY_ENOTFOUND;
 			else if (link || e == ELOOP)
-				rc = err_set(FERRY_EREFUSED, "%s: %.*s is a symbolic link; ferry writes only through the project's own folders",
+				rc = err_set(FERRY_EREFUSED, _("%s: %.*s is a symbolic link; ferry writes only through the project's own folders"),
 				             rel, (int)(slash - rel), rel);
 			else if (e == ENOTDIR)
-				rc = err_set(FERRY_EREFUSED, "%s: %.*s is not a folder", rel, (int)(slash - rel), rel);
+				rc = err_set(FERRY_EREFUSED, _("%s: %.*s is not a folder"), rel, (int)(slash - rel), rel);
 			else
 				rc = err_set(FERRY_EIO, "%.*s: %s", (int)(slash - rel), rel, strerror(e));
 			goto fail;
@@ -107,16 +108,16 @@ static int check_target(struct stat *st, int *exists, int dfd, const char *base,
 	}
 	*exists = 1;
 	if (S_ISLNK(st->st_mode))
-		return err_set(FERRY_EREFUSED, "%s: a symbolic link; ferry edits only regular files of the project", rel);
+		return err_set(FERRY_EREFUSED, _("%s: a symbolic link; ferry edits only regular files of the project"), rel);
 	if (S_ISDIR(st->st_mode))
-		return err_set(FERRY_EREFUSED, "%s: a folder, not a file", rel);
+		return err_set(FERRY_EREFUSED, _("%s: a folder, not a file"), rel);
 	if (!S_ISREG(st->st_mode))
-		return err_set(FERRY_EREFUSED, "%s: not a regular file (a FIFO, socket or device); ferry never writes to it",
+		return err_set(FERRY_EREFUSED, _("%s: not a regular file (a FIFO, socket or device); ferry never writes to it"),
 		               rel);
 	if (st->st_nlink > 1)
 		return err_set(FERRY_EREFUSED,
-		               "%s: has %lu hard links (it may be shared with a file outside the project); ferry edits only "
-		               "files with one link",
+		               _("%s: has %lu hard links (it may be shared with a file outside the project); ferry edits only "
+		               "files with one link"),
 		               rel, (unsigned long)st->st_nlink);
 	return 0;
 }
@@ -139,14 +140,14 @@ static int read_checked(char **out, size_t *len, projfs_stamp *stamp, int dfd, c
 	int fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(errno == ELOOP ? FERRY_EREFUSED : FERRY_EIO, "%s: %s", rel,
-		               errno == ELOOP ? "a symbolic link; ferry edits only regular files of the project"
+		               errno == ELOOP ? _("a symbolic link; ferry edits only regular files of the project")
 		                              : strerror(errno));
 	int rc = fstat(fd, &st) < 0 ? err_set(FERRY_EIO, "%s: %s", rel, strerror(errno)) : 0;
 	if (!rc && (!S_ISREG(st.st_mode) || st.st_nlink > 1)) {
 		/* swapped since the check: report it by the same rules */
 		rc = check_target(&st, &exists, dfd, base, rel);
 		if (!rc)
-			rc = err_set(FERRY_EREFUSED, "%s: changed while ferry opened it", rel);
+			rc = err_set(FERRY_EREFUSED, _("%s: changed while ferry opened it"), rel);
 	}
 	if (!rc)
 		rc = util_read_fd(out, len, fd, rel);
@@ -185,8 +186,8 @@ int projfs_read(char **out, size_t *len, projfs_stamp *stamp, const char *root, 
 /* The file is still what ferry read: same identity, size, time and content. */
 static int still_as(int dfd, const char *base, const char *rel, const projfs_stamp *expect)
 {
-	static const char *const why = "changed since ferry read it (saved in an editor meanwhile?); ferry did not "
-	                               "overwrite it: run the command again";
+	const char *why = _("changed since ferry read it (saved in an editor meanwhile?); ferry did not "
+	                    "overwrite it: run the command again");
 	struct stat st;
 	int exists = 0;
 	int rc = check_target(&st, &exists, dfd, base, rel);
@@ -213,7 +214,7 @@ int projfs_unchanged(const char *root, const char *rel, const projfs_stamp *expe
 	char *base = NULL;
 	int rc = open_parent(&dfd, &base, root, rel, 0);
 	if (rc == FERRY_ENOTFOUND)
-		return expect->exists ? err_set(FERRY_EREFUSED, "%s: deleted since ferry read it; nothing was written", rel)
+		return expect->exists ? err_set(FERRY_EREFUSED, _("%s: deleted since ferry read it; nothing was written"), rel)
 		                      : 0;
 	if (!rc)
 		rc = still_as(dfd, base, rel, expect);
@@ -279,7 +280,7 @@ int projfs_write(projfs_stamp *after, const char *root, const char *rel, const v
 	unlinkat(dfd, tmp, 0); /* one of ours left by a killed process: we hold the lock */
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0) {
-		rc = err_set(FERRY_EIO, "%s: cannot create temporary file: %s", rel, strerror(errno));
+		rc = err_set(FERRY_EIO, _("%s: cannot create temporary file: %s"), rel, strerror(errno));
 		goto out;
 	}
 	if (write_all(fd, data, len) < 0 || fchmod(fd, mode) < 0 || fsync(fd) < 0 || fstat(fd, &st) < 0) {
@@ -319,7 +320,7 @@ int projfs_symlink(const char *root, const char *rel, const char *target)
 	if (rc)
 		goto out;
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-		rc = err_set(FERRY_EIO, "%s: a folder is in the way", rel);
+		rc = err_set(FERRY_EIO, _("%s: a folder is in the way"), rel);
 		goto out;
 	}
 	tmp = tmp_name(base);

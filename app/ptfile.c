@@ -1,4 +1,5 @@
 /* ptfile — see ptfile.h. */
+#include "intl.h"
 #include "ptfile.h"
 #include "err.h"
 #include "util.h"
@@ -83,7 +84,7 @@ static int refuse(const vm *m, const char *fmt, const char *arg)
 {
 	char why[256];
 	snprintf(why, sizeof why, fmt, arg);
-	return err_set(FERRY_ECORRUPT, "%s: refused pickle in data.pkl: %s", m->name, why);
+	return err_set(FERRY_ECORRUPT, _("%s: refused pickle in data.pkl: %s"), m->name, why);
 }
 
 static val *new_val(vm *m, int type)
@@ -118,9 +119,9 @@ static void free_vals(vm *m)
 static int push(vm *m, val *v)
 {
 	if (!v)
-		return refuse(m, "more than %s values", "4194304");
+		return refuse(m, _("more than %s values"), "4194304");
 	if (m->sp >= MAX_STACK)
-		return refuse(m, "stack deeper than %s", "1048576");
+		return refuse(m, _("stack deeper than %s"), "1048576");
 	if (m->sp == m->capstack) {
 		m->capstack = m->capstack ? m->capstack * 2 : 64;
 		m->stack = xrealloc(m->stack, m->capstack * sizeof *m->stack);
@@ -169,7 +170,7 @@ static val *collect(vm *m, int type, size_t from)
 static int need(vm *m, size_t n)
 {
 	if ((size_t)(m->end - m->p) < n)
-		return refuse(m, "%s", "truncated (an opcode's argument runs past the end)");
+		return refuse(m, "%s", _("truncated (an opcode's argument runs past the end)"));
 	return 0;
 }
 
@@ -184,9 +185,9 @@ static unsigned long long le(const unsigned char *p, size_t n)
 static int memo_put(vm *m, unsigned long long idx)
 {
 	if (!m->sp || m->stack[m->sp - 1] == &m->mark)
-		return refuse(m, "%s", "memo store with nothing on the stack");
+		return refuse(m, "%s", _("memo store with nothing on the stack"));
 	if (idx >= MAX_MEMO)
-		return refuse(m, "%s", "memo index beyond the limit");
+		return refuse(m, "%s", _("memo index beyond the limit"));
 	if (idx >= m->nmemo) {
 		size_t n = (size_t)idx + 1;
 		m->memo = xrealloc(m->memo, n * sizeof *m->memo);
@@ -200,7 +201,7 @@ static int memo_put(vm *m, unsigned long long idx)
 static int memo_get(vm *m, unsigned long long idx)
 {
 	if (idx >= m->nmemo || !m->memo[idx])
-		return refuse(m, "%s", "memo fetch of an index never stored");
+		return refuse(m, "%s", _("memo fetch of an index never stored"));
 	return push(m, m->memo[idx]);
 }
 
@@ -246,7 +247,7 @@ static int do_global(vm *m, const char *mod, const char *name)
 			}
 	char what[160];
 	snprintf(what, sizeof what, "%.70s.%.70s", mod, name);
-	return refuse(m, "global %s is not allowed (only torch tensors, their storages and OrderedDict)", what);
+	return refuse(m, _("global %s is not allowed (only torch tensors, their storages and OrderedDict)"), what);
 }
 
 /* GLOBAL: "module\nname\n". */
@@ -255,7 +256,7 @@ static int op_global(vm *m)
 	const unsigned char *nl1 = memchr(m->p, '\n', (size_t)(m->end - m->p));
 	const unsigned char *nl2 = nl1 ? memchr(nl1 + 1, '\n', (size_t)(m->end - nl1 - 1)) : NULL;
 	if (!nl2)
-		return refuse(m, "%s", "truncated GLOBAL");
+		return refuse(m, "%s", _("truncated GLOBAL"));
 	char *mod = xstrndup((const char *)m->p, (size_t)(nl1 - m->p));
 	char *name = xstrndup((const char *)nl1 + 1, (size_t)(nl2 - nl1 - 1));
 	m->p = nl2 + 1;
@@ -272,13 +273,13 @@ static int op_persid(vm *m)
 	if (!t || t->type != V_TUPLE || t->n != 5 || t->items[0]->type != V_STR || strcmp(t->items[0]->s, "storage") ||
 	    t->items[1]->type != V_GLOBAL || t->items[1]->i != G_STORAGE || t->items[2]->type != V_STR ||
 	    t->items[3]->type != V_STR || t->items[4]->type != V_INT || t->items[4]->i < 0)
-		return refuse(m, "%s", "a persistent id that is not ('storage', type, key, location, numel)");
+		return refuse(m, "%s", _("a persistent id that is not ('storage', type, key, location, numel)"));
 	const char *key = t->items[2]->s;
 	size_t k = 0;
 	while (k < m->nkeys && strcmp(m->keys[k], key) != 0)
 		k++;
 	if (k == m->nkeys)
-		return refuse(m, "storage '%.100s' is not in the archive", key);
+		return refuse(m, _("storage '%.100s' is not in the archive"), key);
 	int dt = t->items[1]->dtype, size = dtype_size(dt);
 	unsigned long long numel = (unsigned long long)t->items[4]->i;
 	if (numel > UINT64_MAX / (unsigned)size || numel * (unsigned)size != m->sizes[k]) {
@@ -314,7 +315,7 @@ static int rebuild_tensor(vm *m, const val *args)
 {
 	if (args->n < 6 || args->n > 7 || args->items[0]->type != V_STORAGE || args->items[1]->type != V_INT ||
 	    args->items[1]->i < 0 || args->items[4]->type != V_BOOL)
-		return refuse(m, "%s", "_rebuild_tensor_v2 with arguments torch.save does not write");
+		return refuse(m, "%s", _("_rebuild_tensor_v2 with arguments torch.save does not write"));
 	pt_tensor t;
 	memset(&t, 0, sizeof t);
 	const val *st = args->items[0];
@@ -325,7 +326,7 @@ static int rebuild_tensor(vm *m, const val *args)
 	long long stride[PT_MAX_DIMS];
 	int nd = int_tuple(t.shape, args->items[2]), ns = int_tuple(stride, args->items[3]);
 	if (nd < 0 || ns != nd)
-		return refuse(m, "%s", "a tensor whose size and stride are not matching tuples of non-negative integers");
+		return refuse(m, "%s", _("a tensor whose size and stride are not matching tuples of non-negative integers"));
 	t.ndim = nd;
 	memcpy(t.stride, stride, sizeof stride);
 	/* elements, and the last storage element the view reaches, without overflow */
@@ -333,13 +334,13 @@ static int rebuild_tensor(vm *m, const val *args)
 	for (int d = 0; d < nd; d++) {
 		unsigned long long s = (unsigned long long)t.shape[d];
 		if (s && count > UINT64_MAX / s)
-			return refuse(m, "%s", "a tensor whose element count overflows");
+			return refuse(m, "%s", _("a tensor whose element count overflows"));
 		count *= s;
 	}
 	for (int d = 0; d < nd && count; d++) {
 		unsigned long long span = (unsigned long long)(t.shape[d] - 1), step = (unsigned long long)t.stride[d];
 		if (step && span > (UINT64_MAX - reach) / step)
-			return refuse(m, "%s", "a tensor whose strides overflow");
+			return refuse(m, "%s", _("a tensor whose strides overflow"));
 		reach += span * step;
 	}
 	if (count && reach >= numel) {
@@ -367,15 +368,15 @@ static int op_reduce(vm *m)
 {
 	val *args = pop(m), *fn = pop(m);
 	if (!args || !fn || args->type != V_TUPLE || fn->type != V_GLOBAL)
-		return refuse(m, "%s", "REDUCE of something that is not an allowed global and a tuple");
+		return refuse(m, "%s", _("REDUCE of something that is not an allowed global and a tuple"));
 	if (fn->i == G_ODICT) {
 		if (args->n)
-			return refuse(m, "%s", "OrderedDict called with arguments");
+			return refuse(m, "%s", _("OrderedDict called with arguments"));
 		return push(m, new_val(m, V_DICT));
 	}
 	if (fn->i == G_REBUILD)
 		return rebuild_tensor(m, args);
-	return refuse(m, "%s", "a storage type called as a function");
+	return refuse(m, "%s", _("a storage type called as a function"));
 }
 
 /* 1 when a MARK lies among the stack values from `from` to the top. */
@@ -390,7 +391,7 @@ static int mark_above(const vm *m, size_t from)
 static int op_setitems(vm *m, size_t from)
 {
 	if (from == 0 || mark_above(m, from) || (m->sp - from) % 2 || m->stack[from - 1]->type != V_DICT)
-		return refuse(m, "%s", "SETITEM(S) on something that is not a dict");
+		return refuse(m, "%s", _("SETITEM(S) on something that is not a dict"));
 	val *d = m->stack[from - 1];
 	for (size_t i = from; i < m->sp; i++)
 		add_item(d, m->stack[i]);
@@ -401,7 +402,7 @@ static int op_setitems(vm *m, size_t from)
 static int op_appends(vm *m, size_t from)
 {
 	if (from == 0 || mark_above(m, from) || m->stack[from - 1]->type != V_LIST)
-		return refuse(m, "%s", "APPEND(S) on something that is not a list");
+		return refuse(m, "%s", _("APPEND(S) on something that is not a list"));
 	val *l = m->stack[from - 1];
 	for (size_t i = from; i < m->sp; i++)
 		add_item(l, m->stack[i]);
@@ -416,14 +417,14 @@ static int run(vm *m, val **out)
 	size_t mk;
 	while (!rc) {
 		if (m->p >= m->end)
-			return refuse(m, "%s", "no STOP opcode (truncated)");
+			return refuse(m, "%s", _("no STOP opcode (truncated)"));
 		unsigned char op = *m->p++;
 		switch (op) {
 		case 0x80: /* PROTO */
 			if ((rc = need(m, 1)))
 				break;
 			if (*m->p < 2 || *m->p > 5)
-				return refuse(m, "%s", "pickle protocol other than 2 to 5");
+				return refuse(m, "%s", _("pickle protocol other than 2 to 5"));
 			m->p++;
 			break;
 		case 0x95: /* FRAME: a length prefix only */
@@ -432,7 +433,7 @@ static int run(vm *m, val **out)
 			break;
 		case '.': /* STOP */
 			if (m->sp != 1 || m->stack[0] == &m->mark)
-				return refuse(m, "%s", "STOP with other than one value on the stack");
+				return refuse(m, "%s", _("STOP with other than one value on the stack"));
 			*out = m->stack[0];
 			return 0;
 		case '(': /* MARK */
@@ -470,7 +471,7 @@ static int run(vm *m, val **out)
 				break;
 			size_t n = *m->p++;
 			if (n > 8)
-				return refuse(m, "%s", "an integer wider than 64 bits");
+				return refuse(m, "%s", _("an integer wider than 64 bits"));
 			if ((rc = need(m, n)))
 				break;
 			unsigned long long u = le(m->p, n);
@@ -536,16 +537,16 @@ static int run(vm *m, val **out)
 		case 0x87: /* TUPLE3 */ {
 			size_t k = (size_t)(op - 0x84);
 			if (m->sp < k)
-				return refuse(m, "%s", "TUPLEn with too few values on the stack");
+				return refuse(m, "%s", _("TUPLEn with too few values on the stack"));
 			if (mark_above(m, m->sp - k))
-				return refuse(m, "%s", "TUPLEn across a MARK");
+				return refuse(m, "%s", _("TUPLEn across a MARK"));
 			rc = push(m, collect(m, V_TUPLE, m->sp - k));
 			break;
 		}
 		case 't': /* TUPLE */
 		case 'l': /* LIST */
 			if ((mk = find_mark(m)) == (size_t)-1)
-				return refuse(m, "%s", "TUPLE/LIST without a MARK");
+				return refuse(m, "%s", _("TUPLE/LIST without a MARK"));
 			{
 				val *c = collect(m, op == 't' ? V_TUPLE : V_LIST, mk + 1);
 				m->sp = mk;
@@ -554,7 +555,7 @@ static int run(vm *m, val **out)
 			break;
 		case 'd': /* DICT */
 			if ((mk = find_mark(m)) == (size_t)-1 || (m->sp - mk - 1) % 2)
-				return refuse(m, "%s", "DICT without a MARK or with an odd count");
+				return refuse(m, "%s", _("DICT without a MARK or with an odd count"));
 			{
 				val *c = collect(m, V_DICT, mk + 1);
 				m->sp = mk;
@@ -563,24 +564,24 @@ static int run(vm *m, val **out)
 			break;
 		case 's': /* SETITEM */
 			if (m->sp < 3)
-				return refuse(m, "%s", "SETITEM with too few values on the stack");
+				return refuse(m, "%s", _("SETITEM with too few values on the stack"));
 			rc = op_setitems(m, m->sp - 2);
 			break;
 		case 'u': /* SETITEMS */
 			if ((mk = find_mark(m)) == (size_t)-1)
-				return refuse(m, "%s", "SETITEMS without a MARK");
+				return refuse(m, "%s", _("SETITEMS without a MARK"));
 			memmove(m->stack + mk, m->stack + mk + 1, (m->sp - mk - 1) * sizeof *m->stack);
 			m->sp--;
 			rc = op_setitems(m, mk);
 			break;
 		case 'a': /* APPEND */
 			if (m->sp < 2)
-				return refuse(m, "%s", "APPEND with too few values on the stack");
+				return refuse(m, "%s", _("APPEND with too few values on the stack"));
 			rc = op_appends(m, m->sp - 1);
 			break;
 		case 'e': /* APPENDS */
 			if ((mk = find_mark(m)) == (size_t)-1)
-				return refuse(m, "%s", "APPENDS without a MARK");
+				return refuse(m, "%s", _("APPENDS without a MARK"));
 			memmove(m->stack + mk, m->stack + mk + 1, (m->sp - mk - 1) * sizeof *m->stack);
 			m->sp--;
 			rc = op_appends(m, mk);
@@ -591,7 +592,7 @@ static int run(vm *m, val **out)
 		case 0x93: /* STACK_GLOBAL */ {
 			val *name = pop(m), *mod = pop(m);
 			if (!name || !mod || name->type != V_STR || mod->type != V_STR)
-				return refuse(m, "%s", "STACK_GLOBAL without two strings");
+				return refuse(m, "%s", _("STACK_GLOBAL without two strings"));
 			rc = do_global(m, mod->s, name->s);
 			break;
 		}
@@ -604,17 +605,17 @@ static int run(vm *m, val **out)
 		case 'b': /* BUILD: only a state_dict's _metadata on its OrderedDict, ignored */ {
 			val *state = pop(m);
 			if (!state || !m->sp || m->stack[m->sp - 1]->type != V_DICT)
-				return refuse(m, "%s", "BUILD on something that is not an OrderedDict");
+				return refuse(m, "%s", _("BUILD on something that is not an OrderedDict"));
 			break;
 		}
 		case '0': /* POP */
 			if (!pop(m))
-				return refuse(m, "%s", "POP of nothing");
+				return refuse(m, "%s", _("POP of nothing"));
 			break;
 		default: {
 			char what[8];
 			snprintf(what, sizeof what, "0x%02x", op);
-			return refuse(m, "opcode %s is not one torch.save writes for tensors", what);
+			return refuse(m, _("opcode %s is not one torch.save writes for tensors"), what);
 		}
 		}
 	}
@@ -633,12 +634,12 @@ typedef struct collector {
 static int gather(collector *c, const val *v, const char *name, int depth)
 {
 	if (depth > PT_MAX_DEPTH)
-		return refuse(c->m, "containers nested deeper than %s", "16");
+		return refuse(c->m, _("containers nested deeper than %s"), "16");
 	if (++c->visits > MAX_VALUES)
-		return refuse(c->m, "%s", "containers that reach more than 4194304 values");
+		return refuse(c->m, "%s", _("containers that reach more than 4194304 values"));
 	if (v->type == V_TENSOR) {
 		if (c->n >= MAX_TENSORS)
-			return refuse(c->m, "more than %s tensors", "65536");
+			return refuse(c->m, _("more than %s tensors"), "65536");
 		if (c->n == c->cap) {
 			c->cap = c->cap ? c->cap * 2 : 8;
 			c->t = xrealloc(c->t, c->cap * sizeof *c->t);
@@ -663,7 +664,7 @@ static int gather(collector *c, const val *v, const char *name, int depth)
 		else if (k->type == V_INT)
 			sub = xasprintf("%s%s%lld", name, *name ? "." : "", k->i);
 		else
-			return refuse(c->m, "%s", "a dict of tensors whose key is not a string or integer");
+			return refuse(c->m, "%s", _("a dict of tensors whose key is not a string or integer"));
 		int rc = gather(c, item, sub, depth + 1);
 		free(sub);
 		if (rc)
@@ -705,11 +706,11 @@ int ptfile_parse(ptfile **out, const char *name, const unsigned char *pkl, size_
 	collector c = { &m, NULL, 0, 0, 0 };
 	const pt_tensor **sorted = NULL;
 	val *top = NULL;
-	int rc = len > MAX_PICKLE ? refuse(&m, "%s", "data.pkl larger than 64 MiB") : run(&m, &top);
+	int rc = len > MAX_PICKLE ? refuse(&m, "%s", _("data.pkl larger than 64 MiB")) : run(&m, &top);
 	if (!rc)
 		rc = gather(&c, top, "", 0);
 	if (!rc && !c.n)
-		rc = err_set(FERRY_ECORRUPT, "%s: holds no tensor", name);
+		rc = err_set(FERRY_ECORRUPT, _("%s: holds no tensor"), name);
 	if (!rc && c.n > 1) {
 		sorted = xmalloc(c.n * sizeof *sorted);
 		for (size_t i = 0; i < c.n; i++)
@@ -717,7 +718,7 @@ int ptfile_parse(ptfile **out, const char *name, const unsigned char *pkl, size_
 		qsort(sorted, c.n, sizeof *sorted, cmp_names);
 		for (size_t i = 1; i < c.n && !rc; i++)
 			if (strcmp(sorted[i]->name, sorted[i - 1]->name) == 0)
-				rc = err_set(FERRY_ECORRUPT, "%s: the tensor name '%.100s' appears twice", name, sorted[i]->name);
+				rc = err_set(FERRY_ECORRUPT, _("%s: the tensor name '%.100s' appears twice"), name, sorted[i]->name);
 	}
 	free(sorted);
 	free_vals(&m);
@@ -743,10 +744,10 @@ static int zip_fail(const char *path, zip_error_t *ze)
 		return err_set(FERRY_EIO, "%s: %s", path, zip_error_strerror(ze));
 	if (code == ZIP_ER_NOZIP)
 		return err_set(FERRY_ECORRUPT,
-		               "%s: not a torch.save zip archive (PyTorch before 1.6 wrote another format; re-save it with "
-		               "a newer torch)",
+		               _("%s: not a torch.save zip archive (PyTorch before 1.6 wrote another format; re-save it with "
+		               "a newer torch)"),
 		               path);
-	return err_set(FERRY_ECORRUPT, "%s: corrupt or truncated zip archive (%s)", path, zip_error_strerror(ze));
+	return err_set(FERRY_ECORRUPT, _("%s: corrupt or truncated zip archive (%s)"), path, zip_error_strerror(ze));
 }
 
 static zip_t *open_archive(const char *path, int flags, int *rc)
@@ -769,12 +770,12 @@ static int read_entry(unsigned char **out, zip_t *z, zip_uint64_t idx, size_t si
 	*out = NULL;
 	zip_file_t *zf = zip_fopen_index(z, idx, 0);
 	if (!zf)
-		return err_set(FERRY_ECORRUPT, "%s: cannot read %s (%s)", path, what, zip_strerror(z));
+		return err_set(FERRY_ECORRUPT, _("%s: cannot read %s (%s)"), path, what, zip_strerror(z));
 	unsigned char *buf = xmalloc(size ? size : 1);
 	zip_int64_t got = zip_fread(zf, buf, size);
 	int rc = 0;
 	if (got < 0 || (size_t)got != size)
-		rc = err_set(FERRY_ECORRUPT, "%s: %s is truncated or corrupt (%s)", path, what, zip_file_strerror(zf));
+		rc = err_set(FERRY_ECORRUPT, _("%s: %s is truncated or corrupt (%s)"), path, what, zip_file_strerror(zf));
 	zip_fclose(zf);
 	if (rc)
 		free(buf);
@@ -800,7 +801,7 @@ int ptfile_open(ptfile **out, const char *path)
 	zip_int64_t n = zip_get_num_entries(z, 0);
 	zip_int64_t pkl_idx = -1, order_idx = -1;
 	if (n < 0 || n > MAX_ENTRIES) {
-		rc = err_set(FERRY_ECORRUPT, "%s: a zip archive with an implausible number of entries", path);
+		rc = err_set(FERRY_ECORRUPT, _("%s: a zip archive with an implausible number of entries"), path);
 		goto out;
 	}
 	for (zip_int64_t i = 0; i < n; i++) {
@@ -808,7 +809,7 @@ int ptfile_open(ptfile **out, const char *path)
 		const char *slash = name ? strchr(name, '/') : NULL;
 		if (slash && strcmp(slash, "/data.pkl") == 0) {
 			if (pkl_idx >= 0) {
-				rc = err_set(FERRY_ECORRUPT, "%s: holds more than one data.pkl (not one torch.save file)", path);
+				rc = err_set(FERRY_ECORRUPT, _("%s: holds more than one data.pkl (not one torch.save file)"), path);
 				goto out;
 			}
 			pkl_idx = i;
@@ -816,7 +817,7 @@ int ptfile_open(ptfile **out, const char *path)
 		}
 	}
 	if (pkl_idx < 0) {
-		rc = err_set(FERRY_ECORRUPT, "%s: a zip archive without <archive>/data.pkl (not a torch.save file)", path);
+		rc = err_set(FERRY_ECORRUPT, _("%s: a zip archive without <archive>/data.pkl (not a torch.save file)"), path);
 		goto out;
 	}
 	keys = xcalloc((size_t)n, sizeof *keys);
@@ -835,18 +836,18 @@ int ptfile_open(ptfile **out, const char *path)
 			continue;
 		if (zip_stat_index(z, (zip_uint64_t)i, 0, &zs) < 0 || !(zs.valid & ZIP_STAT_SIZE) ||
 		    !(zs.valid & ZIP_STAT_COMP_METHOD) || !(zs.valid & ZIP_STAT_COMP_SIZE)) {
-			rc = err_set(FERRY_ECORRUPT, "%s: cannot read the entry %.100s (%s)", path, name, zip_strerror(z));
+			rc = err_set(FERRY_ECORRUPT, _("%s: cannot read the entry %.100s (%s)"), path, name, zip_strerror(z));
 			goto out;
 		}
 		if (zs.comp_method != ZIP_CM_STORE || ((zs.valid & ZIP_STAT_ENCRYPTION_METHOD) && zs.encryption_method)) {
 			rc = err_set(FERRY_ECORRUPT,
-			             "%s: storage %.100s is compressed or encrypted (torch.save stores storages as they are)",
+			             _("%s: storage %.100s is compressed or encrypted (torch.save stores storages as they are)"),
 			             path, name);
 			goto out;
 		}
 		/* the central directory's sizes, checked against the file that holds them */
 		if (zs.size != zs.comp_size || zs.size > (zip_uint64_t)st.st_size) {
-			rc = err_set(FERRY_ECORRUPT, "%s: storage %.100s claims %llu bytes, more than the file holds", path,
+			rc = err_set(FERRY_ECORRUPT, _("%s: storage %.100s claims %llu bytes, more than the file holds"), path,
 			             name, (unsigned long long)zs.size);
 			goto out;
 		}
@@ -855,13 +856,13 @@ int ptfile_open(ptfile **out, const char *path)
 		zidx[nkeys++] = (size_t)i;
 	}
 	if (zip_stat_index(z, (zip_uint64_t)pkl_idx, 0, &zs) < 0 || !(zs.valid & ZIP_STAT_SIZE)) {
-		rc = err_set(FERRY_ECORRUPT, "%s: cannot read data.pkl (%s)", path, zip_strerror(z));
+		rc = err_set(FERRY_ECORRUPT, _("%s: cannot read data.pkl (%s)"), path, zip_strerror(z));
 		goto out;
 	}
 	/* what data.pkl claims is bounded by the file: stored, or deflated at most 1032:1 */
 	if (zs.size > MAX_PICKLE || !(zs.valid & ZIP_STAT_COMP_SIZE) || zs.comp_size > (zip_uint64_t)st.st_size ||
 	    zs.size / 1032 > zs.comp_size) {
-		rc = err_set(FERRY_ECORRUPT, "%s: data.pkl claims an implausible size (%llu bytes)", path,
+		rc = err_set(FERRY_ECORRUPT, _("%s: data.pkl claims an implausible size (%llu bytes)"), path,
 		             (unsigned long long)zs.size);
 		goto out;
 	}
@@ -869,7 +870,7 @@ int ptfile_open(ptfile **out, const char *path)
 	if (order_idx >= 0) {
 		unsigned char *order = NULL;
 		if (zip_stat_index(z, (zip_uint64_t)order_idx, 0, &zs) < 0 || zs.size > 16) {
-			rc = err_set(FERRY_ECORRUPT, "%s: unreadable byteorder entry", path);
+			rc = err_set(FERRY_ECORRUPT, _("%s: unreadable byteorder entry"), path);
 			goto out;
 		}
 		if ((rc = read_entry(&order, z, (zip_uint64_t)order_idx, (size_t)zs.size, path, "byteorder")))
@@ -877,7 +878,7 @@ int ptfile_open(ptfile **out, const char *path)
 		if (zs.size == 3 && memcmp(order, "big", 3) == 0)
 			big = 1;
 		else if (!(zs.size == 6 && memcmp(order, "little", 6) == 0))
-			rc = err_set(FERRY_ECORRUPT, "%s: byteorder is neither \"little\" nor \"big\"", path);
+			rc = err_set(FERRY_ECORRUPT, _("%s: byteorder is neither \"little\" nor \"big\""), path);
 		free(order);
 		if (rc)
 			goto out;
@@ -906,12 +907,12 @@ out:
 static int read_at(unsigned char *out, zip_file_t *zf, unsigned long long pos, size_t len, const char *path)
 {
 	if (pos > INT64_MAX || zip_fseek(zf, (zip_int64_t)pos, SEEK_SET) < 0)
-		return err_set(FERRY_ECORRUPT, "%s: cannot seek in a storage (%s)", path, zip_file_strerror(zf));
+		return err_set(FERRY_ECORRUPT, _("%s: cannot seek in a storage (%s)"), path, zip_file_strerror(zf));
 	size_t got = 0;
 	while (got < len) {
 		zip_int64_t r = zip_fread(zf, out + got, len - got);
 		if (r <= 0)
-			return err_set(FERRY_ECORRUPT, "%s: a storage ends early (changed or truncated since it was opened)",
+			return err_set(FERRY_ECORRUPT, _("%s: a storage ends early (changed or truncated since it was opened)"),
 			               path);
 		got += (size_t)r;
 	}
@@ -921,9 +922,9 @@ static int read_at(unsigned char *out, zip_file_t *zf, unsigned long long pos, s
 int ptfile_read(unsigned char *out, const ptfile *f, const pt_tensor *t, unsigned long long from, size_t n)
 {
 	if (!f->zip_index || t->storage >= f->nstorages)
-		return err_set(FERRY_EUSAGE, "%s: not opened from an archive", f->path);
+		return err_set(FERRY_EUSAGE, _("%s: not opened from an archive"), f->path);
 	if (from > t->count || n > t->count - from)
-		return err_set(FERRY_EUSAGE, "%s: elements %llu+%zu are beyond the tensor's %llu", f->path, from, n,
+		return err_set(FERRY_EUSAGE, _("%s: elements %llu+%zu are beyond the tensor's %llu"), f->path, from, n,
 		               t->count);
 	if (!n)
 		return 0;
@@ -935,7 +936,7 @@ int ptfile_read(unsigned char *out, const ptfile *f, const pt_tensor *t, unsigne
 	unsigned char *win = NULL;
 	size_t isz = (size_t)t->itemsize;
 	if (!zf) {
-		rc = err_set(FERRY_ECORRUPT, "%s: cannot read a storage (%s)", f->path, zip_strerror(z));
+		rc = err_set(FERRY_ECORRUPT, _("%s: cannot read a storage (%s)"), f->path, zip_strerror(z));
 		goto out;
 	}
 	if (t->contiguous) {
@@ -946,7 +947,7 @@ int ptfile_read(unsigned char *out, const ptfile *f, const pt_tensor *t, unsigne
 	 * the storage, read again only when the element falls outside it */
 	zip_stat_t zs;
 	if (zip_stat_index(z, f->zip_index[t->storage], 0, &zs) < 0) {
-		rc = err_set(FERRY_ECORRUPT, "%s: cannot read a storage (%s)", f->path, zip_strerror(z));
+		rc = err_set(FERRY_ECORRUPT, _("%s: cannot read a storage (%s)"), f->path, zip_strerror(z));
 		goto out;
 	}
 	unsigned long long total = zs.size, wstart = 0, wlen = 0;
@@ -964,7 +965,7 @@ int ptfile_read(unsigned char *out, const ptfile *f, const pt_tensor *t, unsigne
 		unsigned long long pos = e * isz;
 		if (pos < wstart || pos + isz > wstart + wlen) {
 			if (pos + isz > total) {
-				rc = err_set(FERRY_ECORRUPT, "%s: a view reaches past its storage", f->path);
+				rc = err_set(FERRY_ECORRUPT, _("%s: a view reaches past its storage"), f->path);
 				goto out;
 			}
 			wstart = pos;

@@ -1,4 +1,5 @@
 /* pysrc — see pysrc.h. */
+#include "intl.h"
 #include "pysrc.h"
 #include "err.h"
 #include "util.h"
@@ -229,13 +230,13 @@ static int parse_with(TSParser *parser, pysrc **out, const char *path, const cha
 	pysrc *src = NULL;
 	*out = NULL;
 	if (len > PYSRC_MAX_BYTES) {
-		rc = err_set(FERRY_ECORRUPT, "%s: larger than %u MiB, not parsed", path,
+		rc = err_set(FERRY_ECORRUPT, _("%s: larger than %u MiB, not parsed"), path,
 		             PYSRC_MAX_BYTES >> 20);
 		goto out;
 	}
 	size_t bad = first_bad_byte(text, len);
 	if (bad < len) {
-		rc = err_set(FERRY_ECORRUPT, "%s: not UTF-8 text (%s at byte %zu)", path,
+		rc = err_set(FERRY_ECORRUPT, _("%s: not UTF-8 text (%s at byte %zu)"), path,
 		             text[bad] ? "invalid sequence" : "NUL", bad);
 		goto out;
 	}
@@ -248,7 +249,7 @@ static int parse_with(TSParser *parser, pysrc **out, const char *path, const cha
 	src->tree = ts_parser_parse_string(parser, NULL, src->text, (uint32_t)len);
 	if (!src->tree) {
 		ts_parser_reset(parser);
-		rc = err_set(FERRY_ECORRUPT, "%s: tree-sitter could not parse the file", path);
+		rc = err_set(FERRY_ECORRUPT, _("%s: tree-sitter could not parse the file"), path);
 		goto out;
 	}
 	src->tree = reparse_starred(parser, src->text, len, src->tree);
@@ -342,7 +343,7 @@ static const char *query_error_kind(TSQueryError e)
 {
 	switch (e) {
 	case TSQueryErrorSyntax: return "syntax";
-	case TSQueryErrorNodeType: return "node type";
+	case TSQueryErrorNodeType: return _("node type");
 	case TSQueryErrorField: return "field";
 	case TSQueryErrorCapture: return "capture";
 	case TSQueryErrorStructure: return "structure";
@@ -394,7 +395,7 @@ static const char *regex_unsafe(const char *re, size_t len)
 		char c = re[i];
 		if (c == '*' || c == '+' || c == '?' || c == '{') {
 			if (prev != ATOM && ++nested > 3)
-				return "quantifiers nested too deeply";
+				return _("quantifiers nested too deeply");
 			prev = QUANT;
 			if (c != '{')
 				continue;
@@ -411,13 +412,13 @@ static const char *regex_unsafe(const char *re, size_t len)
 			}
 			product *= bound ? bound : 1;
 			if (product > 1000)
-				return "counted repetitions are too large";
+				return _("counted repetitions are too large");
 			continue;
 		}
 		prev = c == ')' ? GROUP_END : ATOM;
 		if (c == '\\') {
 			if (i + 1 < len && re[i + 1] >= '1' && re[i + 1] <= '9')
-				return "back-references are not supported";
+				return _("back-references are not supported");
 			i++;
 		} else if (c == '[') {
 			/* skip the bracket expression; a ']' right after '[' or '[^' is literal */
@@ -452,21 +453,21 @@ static int pred_build(pred *p, const TSQuery *ts, const TSQueryPredicateStep *st
 	} else if (strcmp(name, "any-of?") == 0 || strcmp(name, "not-any-of?") == 0) {
 		p->op = PRED_ANY_OF;
 	} else {
-		return err_set(FERRY_EPLUGIN, "query: unsupported predicate #%s in pattern %u", name,
+		return err_set(FERRY_EPLUGIN, _("query: unsupported predicate #%s in pattern %u"), name,
 		               pattern + 1);
 	}
 	p->negate = strncmp(name, "not-", 4) == 0;
 
 	if (nargs < 2 || arg[0].type != TSQueryPredicateStepTypeCapture)
 		return err_set(FERRY_EPLUGIN,
-		               "query: #%s in pattern %u needs a capture and %s", name, pattern + 1,
-		               p->op == PRED_ANY_OF ? "one or more strings" : "one more argument");
+		               _("query: #%s in pattern %u needs a capture and %s"), name, pattern + 1,
+		               p->op == PRED_ANY_OF ? _("one or more strings") : _("one more argument"));
 	p->cap = arg[0].value_id;
 
 	switch (p->op) {
 	case PRED_EQ:
 		if (nargs != 2)
-			return err_set(FERRY_EPLUGIN, "query: #%s in pattern %u takes two arguments",
+			return err_set(FERRY_EPLUGIN, _("query: #%s in pattern %u takes two arguments"),
 			               name, pattern + 1);
 		if (arg[1].type == TSQueryPredicateStepTypeCapture)
 			p->cap2 = arg[1].value_id;
@@ -476,15 +477,15 @@ static int pred_build(pred *p, const TSQuery *ts, const TSQueryPredicateStep *st
 	case PRED_MATCH: {
 		if (nargs != 2 || arg[1].type != TSQueryPredicateStepTypeString)
 			return err_set(FERRY_EPLUGIN,
-			               "query: #%s in pattern %u takes a capture and a regex string", name,
+			               _("query: #%s in pattern %u takes a capture and a regex string"), name,
 			               pattern + 1);
 		const char *re = ts_query_string_value_for_id(ts, arg[1].value_id, &len);
 		if (memchr(re, '\0', len))
-			return err_set(FERRY_EPLUGIN, "query: regex in pattern %u contains NUL",
+			return err_set(FERRY_EPLUGIN, _("query: regex in pattern %u contains NUL"),
 			               pattern + 1);
 		const char *why = regex_unsafe(re, len);
 		if (why)
-			return err_set(FERRY_EPLUGIN, "query: regex \"%s\" in pattern %u: %s", re,
+			return err_set(FERRY_EPLUGIN, _("query: regex \"%s\" in pattern %u: %s"), re,
 			               pattern + 1, why);
 		p->re = xmalloc(sizeof *p->re);
 		int rc = regcomp(p->re, re, REG_EXTENDED | REG_NOSUB);
@@ -493,7 +494,7 @@ static int pred_build(pred *p, const TSQuery *ts, const TSQueryPredicateStep *st
 			regerror(rc, p->re, msg, sizeof msg);
 			free(p->re);
 			p->re = NULL;
-			return err_set(FERRY_EPLUGIN, "query: bad regex \"%s\" in pattern %u: %s", re,
+			return err_set(FERRY_EPLUGIN, _("query: bad regex \"%s\" in pattern %u: %s"), re,
 			               pattern + 1, msg);
 		}
 		break;
@@ -505,7 +506,7 @@ static int pred_build(pred *p, const TSQuery *ts, const TSQueryPredicateStep *st
 		for (uint32_t i = 0; i < p->nlist; i++) {
 			if (arg[i + 1].type != TSQueryPredicateStepTypeString)
 				return err_set(FERRY_EPLUGIN,
-				               "query: #%s in pattern %u takes strings after the capture",
+				               _("query: #%s in pattern %u takes strings after the capture"),
 				               name, pattern + 1);
 			p->list[i] = ts_query_string_value_for_id(ts, arg[i + 1].value_id, &p->list_len[i]);
 		}
@@ -602,14 +603,14 @@ static bool qs_item(qscan *q, bool *nullable)
 	*nullable = false;
 	if ((unsigned char)c >= 0x80) {
 		/* the runtime's idea of a letter would depend on the locale */
-		q->bad = "non-ASCII character outside a string";
+		q->bad = _("non-ASCII character outside a string");
 		q->bad_off = q->i;
 		return false;
 	} else if (c == ')' || c == ']') {
 		return false;
 	} else if (c == '(' || c == '[') {
 		if (++q->depth > QSCAN_MAX_DEPTH) {
-			q->bad = "patterns nested too deeply";
+			q->bad = _("patterns nested too deeply");
 			q->bad_off = q->i;
 			return false;
 		}
@@ -620,7 +621,7 @@ static bool qs_item(qscan *q, bool *nullable)
 		bool was_alt = q->in_alt;
 		if (next == '#' && c == '(' && was_alt) {
 			/* the runtime asserts or crashes on these */
-			q->bad = "predicate inside an alternation";
+			q->bad = _("predicate inside an alternation");
 			q->bad_off = name;
 			return false;
 		}
@@ -632,7 +633,7 @@ static bool qs_item(qscan *q, bool *nullable)
 				any |= item_null;
 				some_real |= q->last_real;
 				if (++q->nalt > QSCAN_MAX_ALT && !q->bad) {
-					q->bad = "too many alternatives (the limit is 256 branches per query)";
+					q->bad = _("too many alternatives (the limit is 256 branches per query)");
 					q->bad_off = q->i;
 				}
 			}
@@ -650,7 +651,7 @@ static bool qs_item(qscan *q, bool *nullable)
 				q->i++;
 			qs_skip_ident(q);
 			if (next != '#' && q->i > name && (q->s[q->i - 1] == '?' || q->s[q->i - 1] == '!')) {
-				q->bad = "predicate without '#'";
+				q->bad = _("predicate without '#'");
 				q->bad_off = name;
 				return false;
 			}
@@ -683,7 +684,7 @@ static bool qs_item(qscan *q, bool *nullable)
 			qs_skip_ws(q);
 			size_t value = q->i;
 			if (qs_item(q, nullable) && !q->last_real && !q->bad) {
-				q->bad = "field without a pattern";
+				q->bad = _("field without a pattern");
 				q->bad_off = value;
 			}
 			q->last_real = true;
@@ -701,15 +702,15 @@ static bool qs_item(qscan *q, bool *nullable)
 		c = q->s[q->i];
 		if (c == '*' || c == '?' || c == '+') {
 			if (*nullable && quant && !q->bad) {
-				q->bad = c == '*'   ? "'*' after a pattern that can match nothing"
-				         : c == '?' ? "'?' after a pattern that can match nothing"
-				                    : "'+' after a pattern that can match nothing";
+				q->bad = c == '*'   ? _("'*' after a pattern that can match nothing")
+				         : c == '?' ? _("'?' after a pattern that can match nothing")
+				                    : _("'+' after a pattern that can match nothing");
 				q->bad_off = q->i;
 			}
 			if (c != '+')
 				*nullable = true;
 			if (++q->nquant > QSCAN_MAX_QUANT && !q->bad) {
-				q->bad = "too many quantifiers (the limit is 32 of * ? + per query)";
+				q->bad = _("too many quantifiers (the limit is 32 of * ? + per query)");
 				q->bad_off = q->i;
 			}
 			q->i++;
@@ -779,21 +780,21 @@ int pysrc_query_new(pysrc_query **out, const char *source)
 	*out = NULL;
 	size_t slen = strlen(source);
 	if (slen > QSCAN_MAX_LEN) {
-		rc = err_set(FERRY_EPLUGIN, "query: too long (%zu bytes; the limit is %u)", slen, QSCAN_MAX_LEN);
+		rc = err_set(FERRY_EPLUGIN, _("query: too long (%zu bytes; the limit is %u)"), slen, QSCAN_MAX_LEN);
 		goto out;
 	}
 	qscan scan = {.s = source, .n = slen};
 	bool ignored, ignored_real;
 	qs_seq(&scan, '\0', &ignored, &ignored_real);
 	if (scan.bad) {
-		rc = err_set(FERRY_EPLUGIN, "query: %s at offset %zu", scan.bad, scan.bad_off);
+		rc = err_set(FERRY_EPLUGIN, _("query: %s at offset %zu"), scan.bad, scan.bad_off);
 		goto out;
 	}
 	uint32_t eoff = 0;
 	TSQueryError etype = TSQueryErrorNone;
 	q->ts = ts_query_new(tree_sitter_python(), source, (uint32_t)slen, &eoff, &etype);
 	if (!q->ts) {
-		rc = err_set(FERRY_EPLUGIN, "query: %s error at offset %u", query_error_kind(etype),
+		rc = err_set(FERRY_EPLUGIN, _("query: %s error at offset %u"), query_error_kind(etype),
 		             eoff);
 		goto out;
 	}
@@ -825,8 +826,8 @@ int pysrc_query_new(pysrc_query **out, const char *source)
 			continue;
 		if (predicate_only(source, slen, ts_query_start_byte_for_pattern(q->ts, pi))) {
 			rc = err_set(FERRY_EPLUGIN,
-			             "query: predicate outside a pattern at offset %u (group them: "
-			             "((node) @c (#eq? @c \"x\")))",
+			             _("query: predicate outside a pattern at offset %u (group them: "
+			             "((node) @c (#eq? @c \"x\")))"),
 			             ts_query_start_byte_for_pattern(q->ts, pi));
 			goto out;
 		}
@@ -836,7 +837,7 @@ int pysrc_query_new(pysrc_query **out, const char *source)
 			while (st[j].type != TSQueryPredicateStepTypeDone)
 				j++;
 			if (j == i || st[i].type != TSQueryPredicateStepTypeString) {
-				rc = err_set(FERRY_EPLUGIN, "query: malformed predicate in pattern %u",
+				rc = err_set(FERRY_EPLUGIN, _("query: malformed predicate in pattern %u"),
 				             pi + 1);
 				goto out;
 			}

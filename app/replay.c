@@ -1,4 +1,5 @@
 /* replay — see replay.h. */
+#include "intl.h"
 #include "replay.h"
 #include "audit.h"
 #include "err.h"
@@ -159,7 +160,7 @@ static void bad_event(cJSON *problems, long long seq, const char *kind, const ch
 {
 	char id[32];
 	snprintf(id, sizeof id, "%lld", seq);
-	replay_problem(problems, "chain", "audit", id, "data", "audit event %lld: %s event %s", seq, kind, what);
+	replay_problem(problems, "chain", "audit", id, "data", _("audit event %lld: %s event %s"), seq, kind, what);
 }
 
 /* --- one handler per event kind --- */
@@ -178,7 +179,7 @@ static void set_finding(ev_ctx *c, long long id, const char *status, long long f
 {
 	cJSON *f = entry(&c->r->findings, id);
 	if (!f) {
-		bad_event(c->problems, c->seq, c->kind, "names an impossible finding id");
+		bad_event(c->problems, c->seq, c->kind, _("names an impossible finding id"));
 		return;
 	}
 	put_str(f, "status", status);
@@ -218,7 +219,7 @@ static void carry_waivers(ev_ctx *c, const cJSON *carried)
 		}
 		cJSON *w = src ? entry(&c->r->waivers, c->r->waiver_ordinal + 1) : NULL;
 		if (!w) {
-			bad_event(c->problems, c->seq, c->kind, "carries a waiver that was never given");
+			bad_event(c->problems, c->seq, c->kind, _("carries a waiver that was never given"));
 			continue;
 		}
 		c->r->waiver_ordinal++;
@@ -243,7 +244,7 @@ static void on_check(ev_ctx *c)
 	cJSON_ArrayForEach(ch, changes) {
 		const cJSON *id = cJSON_GetArrayItem(ch, 0), *fp = cJSON_GetArrayItem(ch, 1), *st = cJSON_GetArrayItem(ch, 2);
 		if (!cJSON_IsNumber(id) || !cJSON_IsString(fp) || !cJSON_IsString(st)) {
-			bad_event(c->problems, c->seq, c->kind, "has a malformed change");
+			bad_event(c->problems, c->seq, c->kind, _("has a malformed change"));
 			continue;
 		}
 		set_finding(c, (long long)id->valuedouble, st->valuestring, 0);
@@ -268,7 +269,7 @@ static void on_waive(ev_ctx *c)
 	cJSON *ids = finding_ids(c->data), *id;
 	const char *reason = str(c->data, "reason");
 	if (!cJSON_GetArraySize(ids) || !reason)
-		bad_event(c->problems, c->seq, c->kind, "names no finding or no reason");
+		bad_event(c->problems, c->seq, c->kind, _("names no finding or no reason"));
 	cJSON_ArrayForEach(id, ids) {
 		long long fid = (long long)id->valuedouble;
 		set_finding(c, fid, "waived", 0);
@@ -279,7 +280,7 @@ static void on_waive(ev_ctx *c)
 			c->r->waiver_ordinal = wid;
 		cJSON *w = entry(&c->r->waivers, wid);
 		if (!w) {
-			bad_event(c->problems, c->seq, c->kind, "names an impossible waiver id");
+			bad_event(c->problems, c->seq, c->kind, _("names an impossible waiver id"));
 			continue;
 		}
 		put_num(w, "finding_id", fid);
@@ -363,7 +364,7 @@ static void on_ingest(ev_ctx *c)
 {
 	cJSON *a = entry(&c->r->artifacts, num(c->data, "artifact"));
 	if (!a) {
-		bad_event(c->problems, c->seq, c->kind, "names no artifact id");
+		bad_event(c->problems, c->seq, c->kind, _("names no artifact id"));
 		return;
 	}
 	static const char *const fields[] = { "kind", "label", "path", "sha256", "size" };
@@ -398,7 +399,7 @@ void replay_event(replay *r, cJSON *problems, const cJSON *ev, const char *prev_
 			if (!handlers[i].fn)
 				return;
 			if (!cJSON_IsObject(data))
-				bad_event(problems, c.seq, kind, "has no data");
+				bad_event(problems, c.seq, kind, _("has no data"));
 			else
 				handlers[i].fn(&c);
 			return;
@@ -435,7 +436,7 @@ static void compare_entry(cJSON *problems, const char *table, const char *id, co
 		if (!a || strcmp(a, b) != 0) {
 			char *sa = shown(rv), *sb = shown(f);
 			replay_problem(problems, "mismatch", table, id, f->string,
-			               "%s %s: %s is %s in the table but %s in the audit chain", table, id, f->string, sa, sb);
+			               _("%s %s: %s is %s in the table but %s in the audit chain"), table, id, f->string, sa, sb);
 			free(sa);
 			free(sb);
 		}
@@ -446,14 +447,14 @@ static void compare_entry(cJSON *problems, const char *table, const char *id, co
 
 static void unrecorded(cJSON *problems, const char *table, const char *id)
 {
-	replay_problem(problems, "unrecorded", table, id, NULL, "%s %s: the row is not recorded in the audit chain", table,
+	replay_problem(problems, "unrecorded", table, id, NULL, _("%s %s: the row is not recorded in the audit chain"), table,
 	               id);
 }
 
 static void missing(cJSON *problems, const char *table, const char *id)
 {
 	replay_problem(problems, "missing", table, id, NULL,
-	               "%s %s: the audit chain records this row but the table does not have it", table, id);
+	               _("%s %s: the audit chain records this row but the table does not have it"), table, id);
 }
 
 /* Rows keyed by numeric id against an idmap. partial: rows the chain cannot account for are
@@ -525,7 +526,7 @@ static void prepare_checkpoint_rows(cJSON *problems, cJSON *rows, const replay *
 		const char *msg = str(row, "message");
 		if (!msg || !util_starts_with(info.message, msg))
 			replay_problem(problems, "mismatch", "checkpoints", oid, "message",
-			               "checkpoints %s: message is not the one commit %.12s carries", oid, oid);
+			               _("checkpoints %s: message is not the one commit %.12s carries"), oid, oid);
 		history_commit_info_done(&info);
 	}
 	err_clear();

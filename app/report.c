@@ -1432,7 +1432,7 @@ static int report_lang(int *zh, const cJSON *doc, const char *lang)
 		return 0;
 	}
 	if (!lang_valid(lang))
-		return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", lang);
+		return err_set(FERRY_EUSAGE, _("--lang %s: not one of en, zh"), lang);
 	*zh = strcmp(lang, "zh") == 0;
 	return 0;
 }
@@ -1457,7 +1457,7 @@ int report_render(sbuf *b, const cJSON *doc, const char *format, const char *sec
 {
 	int zh = 0, rc;
 	if (section && !report_section_valid(section))
-		return err_set(FERRY_EUSAGE, "--section %s: not one of all, assessment, changes, unsupported", section);
+		return err_set(FERRY_EUSAGE, _("--section %s: not one of all, assessment, changes, unsupported"), section);
 	if ((rc = report_lang(&zh, doc, lang)))
 		return rc;
 	int parts = section_parts(section);
@@ -1472,7 +1472,7 @@ int report_render(sbuf *b, const cJSON *doc, const char *format, const char *sec
 	else if (strcmp(format, "csv") == 0)
 		csv_findings(b, cJSON_GetObjectItem(doc, "findings"));
 	else
-		return err_set(FERRY_EUSAGE, "--format %s: not one of md, html, json, csv", format);
+		return err_set(FERRY_EUSAGE, _("--format %s: not one of md, html, json, csv"), format);
 	return 0;
 }
 
@@ -1517,23 +1517,23 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	int rc;
 	int pdf = o->format && strcmp(o->format, "pdf") == 0;
 	if (!pdf && !report_format_valid(o->format))
-		return err_set(FERRY_EUSAGE, "--format %s: not one of md, html, pdf, json, sarif, csv", o->format ? o->format : "");
+		return err_set(FERRY_EUSAGE, _("--format %s: not one of md, html, pdf, json, sarif, csv"), o->format ? o->format : "");
 	if (pdf && (!o->output || strcmp(o->output, "-") == 0))
-		return err_set(FERRY_EUSAGE, "--format pdf: needs --output FILE (a PDF is not written to standard output)");
+		return err_set(FERRY_EUSAGE, _("--format pdf: needs --output FILE (a PDF is not written to standard output)"));
 	if (!report_section_valid(section))
-		return err_set(FERRY_EUSAGE, "--section %s: not one of all, assessment, changes, unsupported", section);
+		return err_set(FERRY_EUSAGE, _("--section %s: not one of all, assessment, changes, unsupported"), section);
 	if (strcmp(o->format, "sarif") == 0 && strcmp(section, "changes") == 0)
-		return err_set(FERRY_EUSAGE, "--section changes: the change list has no SARIF form (use md, html, json or csv)");
+		return err_set(FERRY_EUSAGE, _("--section changes: the change list has no SARIF form (use md, html, json or csv)"));
 	if (o->lang && !lang_valid(o->lang))
-		return err_set(FERRY_EUSAGE, "--lang %s: not one of en, zh", o->lang);
+		return err_set(FERRY_EUSAGE, _("--lang %s: not one of en, zh"), o->lang);
 	int csv = strcmp(o->format, "csv") == 0;
 	int msft = o->layout && strcmp(o->layout, "msft") == 0;
 	if (o->layout && !msft && strcmp(o->layout, "ferry") != 0)
-		return err_set(FERRY_EUSAGE, "--layout %s: not one of ferry, msft", o->layout);
+		return err_set(FERRY_EUSAGE, _("--layout %s: not one of ferry, msft"), o->layout);
 	if (msft && (!csv || (strcmp(section, "changes") != 0 && strcmp(section, "unsupported") != 0)))
-		return err_set(FERRY_EUSAGE, "--layout msft: only for --format csv with --section changes or unsupported");
+		return err_set(FERRY_EUSAGE, _("--layout msft: only for --format csv with --section changes or unsupported"));
 	if (o->excel && !csv)
-		return err_set(FERRY_EUSAGE, "--excel: only for --format csv");
+		return err_set(FERRY_EUSAGE, _("--excel: only for --format csv"));
 	sbuf_init(&b);
 	/* the language of a text report, set before the build: the store gives the findings'
 	 * messages in the current language (JSON, SARIF and CSV keep the process's) */

@@ -1,4 +1,5 @@
 /* review — see review.h. */
+#include "intl.h"
 #include "review.h"
 #include "json.h"
 #include "audit.h"
@@ -26,9 +27,9 @@ static int require_status(workspace *ws, const long long *ids, size_t n, const c
 			if (json_int(r, "id") == ids[i])
 				row = r;
 		if (!row)
-			rc = err_set(FERRY_ENOTFOUND, "finding %lld: no such finding", ids[i]);
+			rc = err_set(FERRY_ENOTFOUND, _("finding %lld: no such finding"), ids[i]);
 		else if (strcmp(json_str(row, "status"), status) != 0)
-			rc = err_set(FERRY_EREFUSED, "finding %lld: is %s, only %s", ids[i], json_str(row, "status"), what);
+			rc = err_set(FERRY_EREFUSED, _("finding %lld: is %s, only %s"), ids[i], json_str(row, "status"), what);
 	}
 	cJSON_Delete(rows);
 	return rc;
@@ -37,8 +38,8 @@ static int require_status(workspace *ws, const long long *ids, size_t n, const c
 int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason)
 {
 	if (!reason || !*reason)
-		return err_set(FERRY_EUSAGE, "waive: a waiver needs --reason TEXT (auditors read it)");
-	int rc = require_status(ws, ids, n, "open", "open findings can be waived");
+		return err_set(FERRY_EUSAGE, _("waive: a waiver needs --reason TEXT (auditors read it)"));
+	int rc = require_status(ws, ids, n, "open", _("open findings can be waived"));
 	if (rc || (rc = store_begin(ws->db)))
 		return rc;
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -61,8 +62,8 @@ int review_waive(workspace *ws, const long long *ids, size_t n, const char *reas
 int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *reason)
 {
 	if (!reason || !*reason)
-		return err_set(FERRY_EUSAGE, "unwaive: withdrawing a waiver needs --reason TEXT (auditors read it)");
-	int rc = require_status(ws, ids, n, "waived", "waived findings can be unwaived");
+		return err_set(FERRY_EUSAGE, _("unwaive: withdrawing a waiver needs --reason TEXT (auditors read it)"));
+	int rc = require_status(ws, ids, n, "waived", _("waived findings can be unwaived"));
 	if (rc || (rc = store_begin(ws->db)))
 		return rc;
 	cJSON *d = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(d, "ids");
@@ -149,7 +150,7 @@ int review_signoff_gate(workspace *ws, const char *phase)
 	check_result res;
 	int rc = check_run(&res, ws, &o);
 	if (!rc && res.nerrors)
-		rc = err_set(FERRY_EREFUSED, "signoff %s: the acceptance check failed: %s", phase, res.errors[0]);
+		rc = err_set(FERRY_EREFUSED, _("signoff %s: the acceptance check failed: %s"), phase, res.errors[0]);
 	check_result_done(&res);
 	return rc;
 }
@@ -159,7 +160,7 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 	memset(why, 0, sizeof *why);
 	int idx = ws_phase_index(phase);
 	if (idx < 0)
-		return err_set(FERRY_EUSAGE, "signoff %s: not a phase", phase);
+		return err_set(FERRY_EUSAGE, _("signoff %s: not a phase"), phase);
 	cJSON *phases = NULL;
 	int rc = store_phases(&phases, ws->db);
 	if (rc)
@@ -199,15 +200,16 @@ int review_signoff(workspace *ws, const char *phase, const char *note)
 		return rc;
 	switch (why.kind) {
 	case REVIEW_EARLIER_OPEN:
-		return err_set(FERRY_EREFUSED, "signoff %s: the earlier phase %s is not signed off yet", phase, why.other);
+		return err_set(FERRY_EREFUSED, _("signoff %s: the earlier phase %s is not signed off yet"), phase, why.other);
 	case REVIEW_EARLIER_REOPENED:
-		return err_set(FERRY_EREFUSED, "signoff %s: the earlier phase %s was reopened by new error findings; fix or waive them first",
+		return err_set(FERRY_EREFUSED, _("signoff %s: the earlier phase %s was reopened by new error findings; fix or waive them first"),
 		               phase, why.other);
 	case REVIEW_ALREADY_SIGNED:
-		return err_set(FERRY_EREFUSED, "signoff %s: already signed off by %s", phase, why.by);
+		return err_set(FERRY_EREFUSED, _("signoff %s: already signed off by %s"), phase, why.by);
 	case REVIEW_OPEN_ERRORS:
-		return err_set(FERRY_EREFUSED, "signoff %s: %lld open error finding%s must be fixed or waived first: %s", phase,
-		               why.count, why.count == 1 ? "" : "s", why.blockers);
+		return err_set(FERRY_EREFUSED, P_("signoff %s: %lld open error finding must be fixed or waived first: %s",
+		                                       "signoff %s: %lld open error findings must be fixed or waived first: %s",
+		                                       (unsigned long)why.count), phase, why.count, why.blockers);
 	case REVIEW_ALLOWED:
 		break;
 	}

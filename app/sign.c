@@ -1,4 +1,5 @@
 /* sign — see sign.h. */
+#include "intl.h"
 #include "sign.h"
 #include "audit.h"
 #include "err.h"
@@ -57,7 +58,7 @@ static int ed25519_sign(cJSON *d, const char *key_path, EVP_PKEY *pkey, const ch
 	         EVP_PKEY_get_raw_public_key(pkey, pub, &publen) == 1;
 	EVP_MD_CTX_free(ctx);
 	if (!ok)
-		return err_set(FERRY_EIO, "%s: signing with this ed25519 key failed", key_path);
+		return err_set(FERRY_EIO, _("%s: signing with this ed25519 key failed"), key_path);
 	char sighex[129], pubhex[65];
 	hex(sighex, sig, siglen);
 	hex(pubhex, pub, publen);
@@ -191,10 +192,11 @@ static int ssh_sign(cJSON *d, const char *key_path, const char *msg)
 	char *argv[] = { "ssh-keygen", "-q", "-Y", "sign", "-f", (char *)key_path, "-n", SIGN_NAMESPACE, m, NULL };
 	int st = run(&out, argv, NULL), rc = 0;
 	if (st != 0 || util_read_file(&sig, NULL, sp) != 0)
-		rc = err_set(FERRY_EIO, "%s: ssh-keygen -Y sign failed%s%.*s", key_path, out.len ? ": " : "",
-		             (int)strcspn(out.buf ? out.buf : "", "\n"), out.buf ? out.buf : "");
+		rc = out.len ? err_set(FERRY_EIO, _("%s: ssh-keygen -Y sign failed: %.*s"), key_path,
+		                       (int)strcspn(out.buf, "\n"), out.buf)
+		             : err_set(FERRY_EIO, _("%s: ssh-keygen -Y sign failed"), key_path);
 	else if (!ssh_check(&signer, sig, msg))
-		rc = err_set(FERRY_EIO, "%s: ssh-keygen made a signature it cannot check", key_path);
+		rc = err_set(FERRY_EIO, _("%s: ssh-keygen made a signature it cannot check"), key_path);
 	if (!rc) {
 		cJSON_AddStringToObject(d, "method", "ssh");
 		cJSON_AddStringToObject(d, "signer", signer);
@@ -234,7 +236,7 @@ int sign_head_if_configured(store *s, const char *actor)
 		EVP_PKEY *pkey = bio ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
 		BIO_free(bio);
 		if (!pkey || EVP_PKEY_id(pkey) != EVP_PKEY_ED25519)
-			rc = err_set(FERRY_ECORRUPT, "%s: audit.sign_key is neither an ed25519 PEM private key nor an OpenSSH key",
+			rc = err_set(FERRY_ECORRUPT, _("%s: audit.sign_key is neither an ed25519 PEM private key nor an OpenSSH key"),
 			             key_path);
 		else
 			rc = ed25519_sign(d, key_path, pkey, msg);
@@ -284,11 +286,11 @@ int sign_verify_events(cJSON *problems, cJSON **out, const cJSON *events, const 
 		char *signer = NULL, id[32];
 		snprintf(id, sizeof id, "%lld", seq);
 		int good = 0;
-		const char *why = "the signature does not match the head it claims";
+		const char *why = _("the signature does not match the head it claims");
 		if (!head || !method || signed_seq <= 0 || signed_seq >= seq) {
-			why = "the event is malformed";
+			why = _("the event is malformed");
 		} else if (signed_seq >= nhashes || !hashes[signed_seq] || strcmp(hashes[signed_seq], head) != 0) {
-			why = "the head it signs is not the chain's head at that event";
+			why = _("the head it signs is not the chain's head at that event");
 		} else {
 			char *msg = anchor_text(head, signed_seq);
 			if (strcmp(method, "ed25519") == 0)
@@ -296,7 +298,7 @@ int sign_verify_events(cJSON *problems, cJSON **out, const cJSON *events, const 
 			else if (strcmp(method, "ssh") == 0 && sig_text)
 				good = ssh_check(&signer, sig_text, msg);
 			else
-				why = "the signing method is unknown";
+				why = _("the signing method is unknown");
 			free(msg);
 		}
 		if (!good)

@@ -162,7 +162,7 @@ static int user_version(int *out, store *s)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*out = sqlite3_column_int(st, 0);
 	else
-		rc = db_fail(s, "read schema version");
+		rc = db_fail(s, _("read schema version"));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -175,7 +175,7 @@ static int migrate(store *s)
 	int want = store_schema_version();
 	if (have > want)
 		return err_set(FERRY_ECORRUPT,
-		               "%s: schema version %d is newer than this ferry understands (%d); upgrade ferry",
+		               _("%s: schema version %d is newer than this ferry understands (%d); upgrade ferry"),
 		               s->path, have, want);
 	for (int v = have + 1; v <= want; v++) {
 		const struct embedded_file *mig = NULL;
@@ -183,11 +183,11 @@ static int migrate(store *s)
 			if (util_starts_with(f->path, "migrations/") && migration_number(f->path) == v)
 				mig = f;
 		if (!mig)
-			return err_set(FERRY_ECORRUPT, "migrations: number %d is missing", v);
+			return err_set(FERRY_ECORRUPT, _("migrations: number %d is missing"), v);
 		char *sql = xasprintf("BEGIN IMMEDIATE;\n%s\nPRAGMA user_version = %d;\nCOMMIT;", mig->data, v);
 		char *msg = NULL;
 		if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-			rc = err_set(FERRY_EDB, "%s: migration %s: %s", s->path, mig->path, msg ? msg : "failed");
+			rc = err_set(FERRY_EDB, _("%s: migration %s: %s"), s->path, mig->path, msg ? msg : "failed");
 			sqlite3_free(msg);
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 			free(sql);
@@ -202,26 +202,26 @@ static int migrate(store *s)
  * than the size its header states. Only creating a database may start a new one. */
 static int check_record(const char *path)
 {
-	static const char gone[] = "the engagement record is gone";
+	const char *gone = _("the engagement record is gone");
 	struct stat st;
 	unsigned char h[100];
 	if (stat(path, &st) < 0)
-		return err_set(FERRY_ECORRUPT, "%s: %s (%s); restore it from a backup", path, gone, strerror(errno));
+		return err_set(FERRY_ECORRUPT, _("%s: %s (%s); restore it from a backup"), path, gone, strerror(errno));
 	if (st.st_size == 0)
-		return err_set(FERRY_ECORRUPT, "%s: %s (the file is empty); restore it from a backup", path, gone);
+		return err_set(FERRY_ECORRUPT, _("%s: %s (the file is empty); restore it from a backup"), path, gone);
 	FILE *f = fopen(path, "rb");
 	size_t n = f ? fread(h, 1, sizeof h, f) : 0;
 	if (f)
 		fclose(f);
 	if (n < sizeof h || memcmp(h, "SQLite format 3", 16) != 0)
-		return err_set(FERRY_ECORRUPT, "%s: not an engagement record (no SQLite header)", path);
+		return err_set(FERRY_ECORRUPT, _("%s: not an engagement record (no SQLite header)"), path);
 	unsigned long page = (unsigned long)h[16] << 8 | h[17];
 	unsigned long pages = (unsigned long)h[28] << 24 | (unsigned long)h[29] << 16 | (unsigned long)h[30] << 8 | h[31];
 	int size_valid = memcmp(h + 24, h + 92, 4) == 0; /* the header's page count is current */
 	if (page == 1)
 		page = 65536;
 	if (size_valid && pages && (unsigned long long)st.st_size < (unsigned long long)page * pages)
-		return err_set(FERRY_ECORRUPT, "%s: %s (truncated: %lld of %llu bytes); restore it from a backup", path,
+		return err_set(FERRY_ECORRUPT, _("%s: %s (truncated: %lld of %llu bytes); restore it from a backup"), path,
 		               gone, (long long)st.st_size, (unsigned long long)page * pages);
 	return 0;
 }
@@ -236,7 +236,7 @@ int store_open(store **out, const char *path, int create)
 	if (rc)
 		goto fail;
 	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-		rc = err_set(FERRY_EDB, "%s: cannot open database: %s", path,
+		rc = err_set(FERRY_EDB, _("%s: cannot open database: %s"), path,
 		             s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		goto fail;
 	}
@@ -252,7 +252,7 @@ int store_open(store **out, const char *path, int create)
 	}
 	int version = 0;
 	if (!create && !(rc = user_version(&version, s)) && version == 0)
-		rc = err_set(FERRY_ECORRUPT, "%s: not an engagement record (no schema); restore it from a backup", path);
+		rc = err_set(FERRY_ECORRUPT, _("%s: not an engagement record (no schema); restore it from a backup"), path);
 	if (rc || (rc = migrate(s)))
 		goto fail;
 	*out = s;
@@ -291,7 +291,7 @@ int store_open_readonly(store **out, const char *path)
 	int rc = 0;
 	if (sqlite3_open_v2(uri.buf, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
-		rc = err_set(FERRY_EDB, "%s: cannot open database: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		rc = err_set(FERRY_EDB, _("%s: cannot open database: %s"), path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
@@ -300,8 +300,11 @@ int store_open_readonly(store **out, const char *path)
 	if ((rc = user_version(&have, s)))
 		goto fail;
 	if (have != store_schema_version()) {
-		rc = err_set(FERRY_ECORRUPT, "%s: schema version %d, this ferry reads %d; a read-only engagement cannot be %s",
-		             path, have, store_schema_version(), have < store_schema_version() ? "upgraded" : "read by it");
+		rc = have < store_schema_version()
+		             ? err_set(FERRY_ECORRUPT, _("%s: schema version %d, this ferry reads %d; a read-only engagement cannot be upgraded"),
+		                       path, have, store_schema_version())
+		             : err_set(FERRY_ECORRUPT, _("%s: schema version %d, this ferry reads %d; a read-only engagement cannot be read by it"),
+		                       path, have, store_schema_version());
 		goto fail;
 	}
 	sbuf_done(&uri);
@@ -340,7 +343,7 @@ int store_integrity(store *s)
 	cJSON *first = cJSON_GetArrayItem(rows, 0);
 	cJSON *v = first ? first->child : NULL;
 	if (!v || !cJSON_IsString(v) || strcmp(v->valuestring, "ok") != 0)
-		rc = err_set(FERRY_ECORRUPT, "%s: integrity check failed: %s", s->path,
+		rc = err_set(FERRY_ECORRUPT, _("%s: integrity check failed: %s"), s->path,
 		             v && cJSON_IsString(v) ? v->valuestring : "no answer");
 	cJSON_Delete(rows);
 	return rc;
@@ -393,7 +396,7 @@ int store_engagement_get(cJSON **out, store *s)
 		return rc;
 	single_row(out, rows);
 	if (!*out)
-		return err_set(FERRY_ECORRUPT, "%s: no engagement recorded", s->path);
+		return err_set(FERRY_ECORRUPT, _("%s: no engagement recorded"), s->path);
 	return 0;
 }
 
@@ -884,7 +887,7 @@ int store_audit_each(store *s, store_audit_cb cb, void *arg)
 			break;
 	}
 	if (!rc && step != SQLITE_DONE)
-		rc = db_fail(s, "read audit");
+		rc = db_fail(s, _("read audit"));
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* util — see util.h. */
 #define _POSIX_C_SOURCE 200809L
+#include "intl.h"
 #include "util.h"
 #include "err.h"
 
@@ -176,7 +177,7 @@ int util_read_fd(char **out, size_t *len, int fd, const char *name)
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		int e = errno;
 		return err_set(FERRY_EIO, "%s: %s", name,
-		               S_ISDIR(st.st_mode) ? "is a directory" : e ? strerror(e) : "not a regular file");
+		               S_ISDIR(st.st_mode) ? _("is a directory") : e ? strerror(e) : _("not a regular file"));
 	}
 	size_t cap = (size_t)st.st_size + 1, n = 0;
 	char *buf = xmalloc(cap);
@@ -224,7 +225,7 @@ int util_write_atomic(const char *path, const void *data, size_t len, unsigned m
 	char *tmp = xasprintf("%s.ferry-tmp.%ld", path, (long)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0) {
-		int rc = err_set(FERRY_EIO, "%s: cannot create temporary file: %s", path, strerror(errno));
+		int rc = err_set(FERRY_EIO, _("%s: cannot create temporary file: %s"), path, strerror(errno));
 		free(tmp);
 		return rc;
 	}

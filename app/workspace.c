@@ -532,7 +532,7 @@ out:
 int ws_event(workspace *ws, const char *kind, cJSON *data)
 {
 	if (ws->readonly) {
-		fprintf(stderr, "ferry: note: the engagement is read-only; this %s is not recorded in its audit chain\n",
+		fprintf(stderr, _("ferry: note: the engagement is read-only; this %s is not recorded in its audit chain\n"),
 		        kind);
 		cJSON_Delete(data);
 		return 0;
@@ -669,7 +669,7 @@ static void warn_skipped(workspace *ws)
 		if (ws->warn)
 			ws->warn(skipped[ws->warned], ws->warn_payload);
 		else
-			fprintf(stderr, "ferry: warning: %s\n", skipped[ws->warned]);
+			fprintf(stderr, _("ferry: warning: %s\n"), skipped[ws->warned]);
 	}
 }
 

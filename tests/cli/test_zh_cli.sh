@@ -51,6 +51,26 @@ printf 'not a tensor\n' >"$work/notes.txt"
 zh -C "$p" ingest dump "$work/notes.txt"
 mkdir -p "$work/empty"
 zh -C "$work/empty" status
+# refusals from every layer: history, readers of each artifact kind, reports, settings, sign-off
+zh -C "$p" diff 12
+zh -C "$p" diff deadbeefdead
+zh -C "$p" export branch "bad..name" --to "$p"
+zh -C "$p" report --format docx
+zh -C "$p" report --format pdf
+zh -C "$p" config tolerance.loss lots
+zh -C "$p" config no.such.key 1
+zh -C "$p" signoff design
+printf '\223NUMPY\001\000\377\377' >"$work/cut.npy"
+zh -C "$p" compare dump "$work/cut.npy" "$work/cut.npy"
+printf 'PK\003\004 not really a zip' >"$work/bad.pt"
+zh -C "$p" ingest dump "$work/bad.pt"
+printf 'a,b,c\n1,2,3\n' >"$work/kernel_details.csv"
+zh -C "$p" ingest profile "$work/kernel_details.csv"
+printf '\010\007\022\377\377' >"$work/bad.onnx"
+zh -C "$p" ingest onnx "$work/bad.onnx"
+cp -r "$p" "$work/broken"
+: >"$work/broken/.ferry/engagement.db"
+zh -C "$work/broken" status
 if python3 "$top/tests/zh_check.py" lines "$out"/*.out "$out"/*.err >"$work/english"; then
 	ok "$n commands: every line on stdout and stderr is Chinese"
 else
