@@ -117,7 +117,7 @@ $(LOCALE_DIR)/%/LC_MESSAGES/ferry-plugins.mo: $$(wildcard plugins/po/$$*.po plug
 pot: build/po/ferry.pot build/po/ferry-plugins.pot
 build/po/ferry.pot: $(C_I18N_SRC)
 	@mkdir -p $(dir $@)
-	$(Q)xgettext $(XGETTEXT_OPTS) --force-po -L C -k_ -kN_ -kP_:1,2 -o $@ $^
+	$(Q)xgettext $(XGETTEXT_OPTS) --force-po -L C -k_ -kN_ -kP_:1,2 -kNP_:1,2 -kC_:1c,2 -kNC_:1c,2 -o $@ $^
 build/po/ferry-plugins.pot: $(LUA_I18N_SRC) $(wildcard plugins/data/*.json) scripts/po_data.py
 	@mkdir -p $(dir $@)
 	$(Q)xgettext $(XGETTEXT_OPTS) --force-po -L Lua -k_ -kN_ -o - $(LUA_I18N_SRC) | \

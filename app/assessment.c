@@ -3,6 +3,7 @@
 #include "category.h"
 #include "json.h"
 #include "err.h"
+#include "intl.h"
 #include "util.h"
 
 #include <math.h>
@@ -240,18 +241,6 @@ int assessment_compute(cJSON **out, store *s)
 	cJSON_AddNumberToObject(res, "score", score);
 	cJSON_AddStringToObject(res, "class", readiness_class(score, open_errors));
 	cJSON_AddNumberToObject(res, "effort_days", round(days * 10) / 10);
-	sbuf formula;
-	sbuf_init(&formula);
-	sbuf_addf(&formula, "effort = base %.2g", base);
-	const cJSON *c;
-	cJSON_ArrayForEach(c, counts) {
-		double w = cJSON_GetObjectItem(weights, c->string)->valuedouble;
-		if (w > 0)
-			sbuf_addf(&formula, " + %.3g × %d %s", w, (int)c->valuedouble, c->string);
-	}
-	sbuf_addf(&formula, " = %.1f person-days", round(days * 10) / 10);
-	cJSON_AddStringToObject(res, "formula", formula.buf);
-	sbuf_done(&formula);
 	cJSON_AddNumberToObject(res, "base_days", base);
 	cJSON_AddItemToObject(res, "weights", weights);
 	cJSON_AddNumberToObject(res, "mechanical", mechanical);
@@ -269,7 +258,28 @@ int assessment_compute(cJSON **out, store *s)
 	free(risks);
 	add_strategy(res, s, rows, counts, mechanical);
 	cJSON_AddItemToObject(res, "counts", counts);
+	char *formula = assessment_formula(res, 1);
+	cJSON_AddStringToObject(res, "formula", formula);
+	free(formula);
 	cJSON_Delete(rows);
 	*out = res;
 	return 0;
+}
+
+char *assessment_formula(const cJSON *as, int english)
+{
+	static const char *const form = N_("effort = base %.2g%s = %.1f person-days");
+	const cJSON *weights = cJSON_GetObjectItem(as, "weights"), *c;
+	sbuf terms;
+	sbuf_init(&terms);
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(as, "counts")) {
+		const cJSON *w = cJSON_GetObjectItem(weights, c->string);
+		if (cJSON_IsNumber(w) && w->valuedouble > 0)
+			sbuf_addf(&terms, " + %.3g × %d %s", w->valuedouble, (int)c->valuedouble, c->string);
+	}
+	const cJSON *base = cJSON_GetObjectItem(as, "base_days"), *days = cJSON_GetObjectItem(as, "effort_days");
+	char *text = xasprintf(english ? form : _(form), cJSON_IsNumber(base) ? base->valuedouble : 0,
+	                       terms.buf, cJSON_IsNumber(days) ? days->valuedouble : 0);
+	sbuf_done(&terms);
+	return text;
 }

@@ -21,4 +21,9 @@
  * absent) before any assess run. */
 int assessment_compute(cJSON **out, store *s);
 
+/* "effort = base 2 + 3 × 3 custom_kernel … = 16.9 person-days" from an assessment's
+ * base_days, weights, counts and effort_days: in English when english is set (the JSON
+ * edge), else in the reader's language. The caller frees it. */
+char *assessment_formula(const cJSON *as, int english);
+
 #endif

@@ -4,6 +4,8 @@
 #include "config.h"
 #include "json.h"
 #include "assessment.h"
+#include "subject.h"
+#include "text.h"
 #include "audit.h"
 #include "check.h"
 #include "err.h"
@@ -242,6 +244,44 @@ static int cmd_init(const char *dir, int argc, char **argv)
 
 /* --- status --- */
 
+/* The phases as a table whose columns line up in any language (display widths, not bytes). */
+static const struct {
+	const char *head, *key;
+	int width;
+} phase_cols[] = {
+	{ NC_("column", "phase"), "name", 16 },           { NC_("column", "status"), "status", 12 },  { NC_("column", "errors"), "open_errors", 6 },
+	{ NC_("column", "warnings"), "open_warnings", 8 }, { NC_("column", "info"), "open_info", 5 }, { NC_("column", "fixed"), "fixed", 6 },
+	{ NC_("column", "waived"), "waived", 6 },
+};
+enum { PHASE_NCOLS = sizeof phase_cols / sizeof phase_cols[0] };
+
+static void print_phase_row(const char *const text[PHASE_NCOLS])
+{
+	for (int c = 0; c < PHASE_NCOLS; c++) {
+		char *cell = text_cell(text[c], phase_cols[c].width, c >= 2);
+		printf("%s%s", c ? " " : "", cell);
+		free(cell);
+	}
+	putchar('\n');
+}
+
+static void print_phase_table(const cJSON *phases)
+{
+	const char *text[PHASE_NCOLS];
+	for (int c = 0; c < PHASE_NCOLS; c++)
+		text[c] = intl_ctext(phase_cols[c].head);
+	print_phase_row(text);
+	const cJSON *p;
+	cJSON_ArrayForEach(p, phases) {
+		char num[PHASE_NCOLS][24];
+		for (int c = 0; c < PHASE_NCOLS; c++) {
+			snprintf(num[c], sizeof num[c], "%lld", json_int(p, phase_cols[c].key));
+			text[c] = c < 2 ? word(json_str(p, phase_cols[c].key)) : num[c];
+		}
+		print_phase_row(text);
+	}
+}
+
 static int cmd_status(const char *dir, int argc, char **argv)
 {
 	int json = 0;
@@ -277,19 +317,17 @@ static int cmd_status(const char *dir, int argc, char **argv)
 		const cJSON *strat = cJSON_GetObjectItem(as, "strategy");
 		printf(_("readiness   %lld/100, %s; effort %.1f person-days\n"), json_int(as, "score"), word(json_str(as, "class")),
 		       cJSON_GetObjectItem(as, "effort_days")->valuedouble);
-		printf("            %s\n", word(json_str(as, "formula")));
-		printf(_("strategy    %s recommended%s%s\n\n"), json_str(strat, "recommended"),
-		       *json_str(strat, "chosen") ? _(", chosen: ") : "", json_str(strat, "chosen"));
+		char *formula = assessment_formula(as, 0);
+		printf("            %s\n", formula);
+		free(formula);
+		printf(_("strategy    %s recommended%s%s\n\n"), word(json_str(strat, "recommended")),
+		       *json_str(strat, "chosen") ? _(", chosen: ") : "", word(json_str(strat, "chosen")));
 	}
-	fputs(_("phase            status       errors warnings  info  fixed waived\n"), stdout);
+	print_phase_table(cJSON_GetObjectItem(st, "phases"));
 	const cJSON *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases"))
-		printf("%-16s %-12s %6lld %8lld %5lld %6lld %6lld\n", json_str(p, "name"), word(json_str(p, "status")),
-		       json_int(p, "open_errors"), json_int(p, "open_warnings"), json_int(p, "open_info"),
-		       json_int(p, "fixed"), json_int(p, "waived"));
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases"))
 		if (*json_str(p, "flagged"))
-			printf(_("%-16s %s: review the sign-off again\n"), json_str(p, "name"), json_str(p, "flagged"));
+			printf(_("%-16s %s: review the sign-off again\n"), word(json_str(p, "name")), json_str(p, "flagged"));
 out:
 	cJSON_Delete(st);
 	ws_close(ws);
@@ -1006,9 +1044,8 @@ static int cmd_log(const char *dir, int argc, char **argv)
 		const cJSON *fl = cJSON_GetObjectItem(cp, "findings");
 		printf("%4lld  %.12s  %-9s %s  %s\n", json_int(cp, "id"), json_str(cp, "commit"), word(json_str(cp, "kind")),
 		       json_str(cp, "time"), json_str(cp, "actor"));
-		const char *msg = json_str(cp, "message");
-		char *subject = xstrndup(msg, strcspn(msg, "\n")); /* the record's; shown translated when it is ferry's own */
-		printf("      %s", word(subject));
+		char *subject = subject_show(json_str(cp, "message"));
+		printf("      %s", subject);
 		free(subject);
 		if (*json_str(cp, "plugin"))
 			printf("  [%s]", json_str(cp, "plugin"));

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "err.h"
 #include "intl.h"
+#include "subject.h"
 #include "projfs.h"
 #include "pysrc.h"
 #include "util.h"
@@ -508,8 +509,7 @@ static int apply_plugin(fix_plan *p, workspace *ws, size_t k, int *made)
 	for (size_t i = 0; i < p->nfiles; i++)
 		for (size_t e = 0; e < p->files[i].n; e++)
 			nedits += p->files[i].edits[e].plugin == k;
-	message = xasprintf("%s: fix %d finding%s (%zu edit%s in %zu file%s)", pl->id, nf, nf == 1 ? "" : "s",
-	                          nedits, nedits == 1 ? "" : "s", npaths, npaths == 1 ? "" : "s");
+	message = subject_fix(pl->id, nf, nedits, npaths);
 	ws_checkpoint_req req = { "fix", message, pl->phase, pl->id, findings, paths, npaths, 0, NULL };
 	if ((rc = ws_pending_begin(ws, &req, hashes)))
 		goto done;

@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "intl.h"
+#include "subject.h"
 #include "history.h"
 #include "err.h"
 #include "projfs.h"
@@ -42,7 +43,6 @@ struct history {
 	size_t nrules;
 };
 
-#define BASELINE_SUBJECT "Baseline: project as received"
 #define BRANCH_REF "refs/heads/ferry"
 
 /* ---------- libgit2 plumbing ---------- */
@@ -789,7 +789,7 @@ int history_init(history **out, char baseline[41], const char *root, const char 
 	char actor[512];
 	snprintf(actor, sizeof actor, "%s <%s>", gsig->name, gsig->email);
 	history_trailer tr = { "Actor", actor };
-	msg = build_message(BASELINE_SUBJECT, &tr, 1);
+	msg = build_message(subject_baseline, &tr, 1);
 	git_oid oid;
 	if ((rc = commit_index(&oid, &made, h, index, msg, gsig, NULL)) < 0)
 		goto out;

@@ -219,3 +219,15 @@ void intl_localize_finding(cJSON *finding)
 	}
 	cJSON_Delete(i18n);
 }
+
+const char *intl_pgettext(const char *key, const char *msgid)
+{
+	const char *t = gettext(key);
+	return t == key ? msgid : t;
+}
+
+const char *intl_ctext(const char *key)
+{
+	const char *sep = strchr(key, '\004');
+	return intl_pgettext(key, sep ? sep + 1 : key);
+}

@@ -23,6 +23,16 @@ struct cJSON;
 #define _(s) gettext(s)
 #define N_(s) (s)
 #define P_(one, many, n) ngettext(one, many, n)
+/* Marks a singular/plural pair for the catalog in an initializer: { NP_("%zu file", "%zu files") }. */
+#define NP_(one, many) one, many
+/* A message in a context, for a word that reads differently elsewhere ("warnings" as a
+ * column heading and as a verdict): C_("column", "warnings"). NC_ marks one for later. */
+#define C_(ctx, s) intl_pgettext(ctx "\004" s, s)
+#define NC_(ctx, s) (ctx "\004" s)
+/* The translation of KEY ("context\004msgid"), or the msgid part when there is none. */
+const char *intl_pgettext(const char *key, const char *msgid);
+/* The same for a key marked with NC_. */
+const char *intl_ctext(const char *key);
 
 #define INTL_DOMAIN "ferry"
 #define INTL_PLUGIN_DOMAIN "ferry-plugins"

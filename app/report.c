@@ -634,18 +634,6 @@ static const char *strategy_short(const char *s)
 
 /* The effort formula as assessment.c wrote it ("effort = base B + W × N category … = D
  * person-days") with its words in the report's language; the numbers are untouched. */
-static char *formula_text(const char *formula)
-{
-	static const char head[] = "effort = base ", tail[] = " person-days";
-	size_t n = strlen(formula);
-	if (!util_starts_with(formula, head) || !util_ends_with(formula, tail) || n < sizeof head + sizeof tail - 2)
-		return xstrdup(formula);
-	char *mid = xasprintf("%.*s", (int)(n - (sizeof head - 1) - (sizeof tail - 1)), formula + sizeof head - 1);
-	char *t = xasprintf(_("effort = base %s person-days"), mid);
-	free(mid);
-	return t;
-}
-
 static const char *env_label(const char *key)
 {
 	static const char *const labels[][2] = {
@@ -859,7 +847,7 @@ static void m_summary(cJSON *d, const cJSON *doc)
 	                    : xstrdup(_("recommended; not chosen yet"));
 	rdoc_card(cards, _("Strategy"), strategy_short(*chosen ? chosen : json_str(st, "recommended")), sub);
 	free(sub);
-	char *formula = formula_text(json_str(as, "formula"));
+	char *formula = assessment_formula(as, 0);
 	rdoc_code(rdoc_para(sec, "formula"), formula);
 	free(formula);
 	static const char *const head[] = { N_("Category"), N_("#Days per open finding"), N_("#Open findings"), NULL };

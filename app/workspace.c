@@ -1,5 +1,6 @@
 /* workspace — see workspace.h. */
 #include "workspace.h"
+#include "subject.h"
 #include "audit.h"
 #include "replay.h"
 #include "err.h"
@@ -500,7 +501,7 @@ int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
 	if ((rc = history_commit_info_get(&info, ws->hist, target)))
 		goto out;
 	char *subject = xstrndup(info.message, strcspn(info.message, "\n"));
-	char *message = xasprintf("Revert \"%s\"\n\nThis reverts commit %s.", subject, target);
+	char *message = subject_revert(subject, target);
 	history_commit_info_done(&info);
 	free(subject);
 	const cJSON *f = cp ? cJSON_GetObjectItem(cp, "findings") : NULL;
@@ -708,7 +709,7 @@ int ws_sync(workspace *ws, int *made)
 		for (size_t i = 0; i < n; i++)
 			if (!claimed[i])
 				cJSON_AddItemToArray(files, cJSON_CreateString(changed[i]));
-		ws_checkpoint_req req = { "manual", "Manual edit: changes made outside ferry", NULL, NULL, NULL,
+		ws_checkpoint_req req = { "manual", subject_manual, NULL, NULL, NULL,
 			                      NULL, 0, 0, d };
 		char oid[41];
 		long long id = 0;

@@ -1,5 +1,6 @@
 /* model — see model.h. */
 #include "model.h"
+#include "assessment.h"
 #include "json.h"
 #include "audit.h"
 #include "check.h"
@@ -80,7 +81,7 @@ static void load_readiness(tui_readiness *r, const cJSON *a)
 	r->klass = jdup(a, "class");
 	const cJSON *d = cJSON_GetObjectItem(a, "effort_days");
 	r->effort_days = cJSON_IsNumber(d) ? d->valuedouble : 0;
-	r->formula = jdup(a, "formula");
+	r->formula = assessment_formula(a, 0);
 	const cJSON *st = cJSON_GetObjectItem(a, "strategy");
 	r->strategy = jdup(st, "recommended");
 	r->chosen = *json_str(st, "chosen") ? jdup(st, "chosen") : NULL;

@@ -2,6 +2,7 @@
  * a checkpoint's diff, the same text `ferry diff REV` prints. Reverting is asked
  * for by the main loop (x), which confirms and calls ws_revert like the CLI. */
 #include "diffview.h"
+#include "subject.h"
 #include "err.h"
 #include "history.h"
 #include "intl.h"
@@ -134,9 +135,9 @@ static void timeline_draw(void *st, tui *t, ui_win *w)
 		free(kind);
 		ui_put(w, y, 1, attr, row, width - 2);
 		char sub[512];
-		size_t mlen = strcspn(c->message, "\n");
-		snprintf(sub, sizeof sub, "%.*s%s%s%s%s", (int)(mlen > 200 ? 200 : mlen), c->message,
-		         *c->plugin ? "  [" : "", c->plugin, *c->plugin ? "]" : "", "");
+		char *subject = subject_show(c->message);
+		snprintf(sub, sizeof sub, "%.200s%s%s%s", subject, *c->plugin ? "  [" : "", c->plugin, *c->plugin ? "]" : "");
+		free(subject);
 		int x = 8 + ui_put(w, y + 1, 8, sel ? UI_TITLE : UI_DIM, sub, width - 10);
 		if (*c->findings) {
 			char fl[256];

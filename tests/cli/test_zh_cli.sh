@@ -71,6 +71,8 @@ zh -C "$p" ingest onnx "$work/bad.onnx"
 cp -r "$p" "$work/broken"
 : >"$work/broken/.ferry/engagement.db"
 zh -C "$work/broken" status
+zh -C "$p" status
+status_out="$out/$n.out"
 if python3 "$top/tests/zh_check.py" lines "$out"/*.out "$out"/*.err >"$work/english"; then
 	ok "$n commands: every line on stdout and stderr is Chinese"
 else
@@ -78,6 +80,19 @@ else
 	sed 's@^.*/zh/@     | @' "$work/english" | head -20
 fi
 grep -q "已豁免 1 个问题" "$out"/*.out && ok "counts read naturally (已豁免 1 个问题)" || fail "waive output: $(cat "$out/7.out")"
+
+# the status in Chinese: the effort formula and a phase table whose columns line up
+grep -q "^ *工作量 = 基础 .* 人天$" "$status_out" && ok "the effort formula reads in Chinese" ||
+	fail "status formula: $(grep -i effort "$status_out")"
+python3 - "$status_out" <<'PY' && ok "the phase table's columns line up in display width" || fail "phase table misaligned: $(tail -8 "$status_out")"
+import sys, unicodedata
+rows = [l.rstrip("\n") for l in open(sys.argv[1], encoding="utf-8")]
+start = next(i for i, l in enumerate(rows) if l.startswith("阶段"))
+width = lambda s: sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+table = rows[start:start + 8]
+assert len(table) == 8 and table[1].startswith("评估"), table
+assert len({width(l) for l in table}) == 1, [width(l) for l in table]
+PY
 
 # English keeps its plurals
 FERRY_LANG=en "$FERRY" -C "$p" waive 1 2 --reason "both" >"$work/en" 2>&1

@@ -1,6 +1,7 @@
 /*
- * text — UTF-8 measuring and cutting for the workbench: display widths from
- * wcwidth (so CJK text takes two columns and columns stay aligned), fitting a
+ * text — UTF-8 measuring and cutting for the workbench and the command line's tables:
+ * display widths from wcwidth, or the East Asian wide ranges when the locale is not
+ * UTF-8 (so CJK text takes two columns and columns stay aligned), fitting a
  * string into a number of columns, and padding. No curses here; nothing kept.
  *
  * Invalid UTF-8 bytes and control characters count as one column each (they are

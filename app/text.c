@@ -5,6 +5,21 @@
 #include <string.h>
 #include <wchar.h>
 
+/* East Asian wide ranges, for when LC_CTYPE is not UTF-8 and wcwidth knows no CJK
+ * (a Chinese reader in a C locale still gets aligned tables). */
+static int wide_fallback(unsigned c)
+{
+	static const unsigned ranges[][2] = {
+		{ 0x1100, 0x115F }, { 0x2E80, 0x303E }, { 0x3041, 0x33FF }, { 0x3400, 0x4DBF }, { 0x4E00, 0x9FFF },
+		{ 0xA000, 0xA4CF }, { 0xAC00, 0xD7A3 }, { 0xF900, 0xFAFF }, { 0xFE30, 0xFE4F }, { 0xFF00, 0xFF60 },
+		{ 0xFFE0, 0xFFE6 }, { 0x20000, 0x3FFFD },
+	};
+	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+		if (c >= ranges[i][0] && c <= ranges[i][1])
+			return 1;
+	return 0;
+}
+
 size_t text_next(const char *s, size_t n, unsigned *cp, int *width)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -36,7 +51,7 @@ size_t text_next(const char *s, size_t n, unsigned *cp, int *width)
 		*width = 1;
 	} else {
 		int w = wcwidth((wchar_t)c);
-		*width = w < 0 ? 1 : w;
+		*width = w >= 0 ? w : c >= 0x80 && wide_fallback(c) ? 2 : 1;
 	}
 	return len;
 }
