@@ -24,7 +24,7 @@ const struct config_key config_keys[] = {
 	{ "model.params_b", CFG_NUMBER, NULL, N_("model size in billions of parameters (for memory and parallel advice)") },
 	{ "effort.base_days", CFG_NUMBER, NULL, N_("effort formula: fixed days for any engagement") },
 	{ "effort.weight.", CFG_NUMBER, NULL, N_("effort formula: days per finding of a category, e.g. effort.weight.custom_kernel") },
-	{ "language", CFG_WORD, "en zh", N_("report and interface language: en or zh") },
+	{ "language", CFG_WORD, "en zh", N_("the reports' language: en or zh (unset: the reader's, FERRY_LANG or the locale)") },
 	{ "audit.sign_key", CFG_TEXT, NULL, N_("key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file") },
 	{ "csv.bom", CFG_WORD, "true false", N_("start CSV reports with a UTF-8 byte-order mark (as --excel does)") },
 	{ "export.signoff", CFG_WORD, "true false", N_("end each exported patch with a Signed-off-by: trailer of the actor") },

@@ -1527,7 +1527,7 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	 * messages in the current language (JSON, SARIF and CSV keep the process's) */
 	int text = strcmp(o->format, "md") == 0 || strcmp(o->format, "html") == 0 || pdf;
 	char *setting = store_config_get(ws->db, "language");
-	int zh = o->lang ? strcmp(o->lang, "zh") == 0 : intl_is_zh(setting);
+	int zh = o->lang ? strcmp(o->lang, "zh") == 0 : setting && *setting ? intl_is_zh(setting) : intl_zh();
 	free(setting);
 	char was[8];
 	snprintf(was, sizeof was, "%s", intl_lang());

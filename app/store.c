@@ -572,6 +572,18 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 	" automatic,"                                                                                 \
 	" status, fingerprint, edits, last_run, construct, i18n, " FINDING_WAIVER " FROM findings"
 
+/* A row's finding message (and advice) in the reader's language, from the stored "i18n"
+ * text, which it drops; the record keeps English. */
+static void localize_row(cJSON *row)
+{
+	cJSON *i18n = cJSON_GetObjectItem(row, "i18n");
+	if (i18n && cJSON_IsString(i18n)) {
+		cJSON *parsed = cJSON_Parse(i18n->valuestring);
+		cJSON_ReplaceItemInObject(row, "i18n", parsed ? parsed : cJSON_CreateNull());
+	}
+	intl_localize_finding(row);
+}
+
 /* Turns the stored edits text into JSON and fixable into a boolean. */
 static void finding_row_fixup(cJSON *row)
 {
@@ -594,12 +606,7 @@ static void finding_row_fixup(cJSON *row)
 	cJSON *cat = cJSON_GetObjectItem(row, "category");
 	if (cat && cJSON_IsNull(cat))
 		cJSON_ReplaceItemInObject(row, "category", cJSON_CreateString(""));
-	cJSON *i18n = cJSON_GetObjectItem(row, "i18n");
-	if (i18n && cJSON_IsString(i18n)) {
-		cJSON *parsed = cJSON_Parse(i18n->valuestring);
-		cJSON_ReplaceItemInObject(row, "i18n", parsed ? parsed : cJSON_CreateNull());
-	}
-	intl_localize_finding(row); /* shown in the reader's language; stored in English */
+	localize_row(row);
 }
 
 int store_findings(cJSON **out, store *s, const store_finding_filter *fl)
@@ -710,11 +717,16 @@ int store_waiver_withdraw(store *s, long long finding_id, const char *reason, co
 
 int store_waivers(cJSON **out, store *s)
 {
-	return db_rows(out, s,
-	               "SELECT w.id, w.finding_id, w.reason, w.actor, w.created_at, w.carried_from, w.withdrawn_at,"
-	               " w.withdrawn_by, w.withdrawn_reason, f.plugin, f.phase, f.file,"
-	               " f.line, f.message FROM waivers w JOIN findings f ON f.id = w.finding_id ORDER BY w.id",
-	               NULL);
+	int rc = db_rows(out, s,
+	                 "SELECT w.id, w.finding_id, w.reason, w.actor, w.created_at, w.carried_from, w.withdrawn_at,"
+	                 " w.withdrawn_by, w.withdrawn_reason, f.plugin, f.phase, f.file,"
+	                 " f.line, f.message, f.i18n FROM waivers w JOIN findings f ON f.id = w.finding_id ORDER BY w.id",
+	                 NULL);
+	cJSON *row;
+	if (!rc)
+		cJSON_ArrayForEach(row, *out)
+			localize_row(row);
+	return rc;
 }
 
 int store_metric_add(store *s, long long run, const char *plugin, const char *name, double value,

@@ -71,6 +71,7 @@ zh -C "$p" ingest onnx "$work/bad.onnx"
 cp -r "$p" "$work/broken"
 : >"$work/broken/.ferry/engagement.db"
 zh -C "$work/broken" status
+zh -C "$p" report --format md # no --lang, no language setting: the reader's language
 zh -C "$p" status
 status_out="$out/$n.out"
 if python3 "$top/tests/zh_check.py" lines "$out"/*.out "$out"/*.err >"$work/english"; then
