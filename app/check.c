@@ -1,6 +1,7 @@
 /* check — see check.h. */
 #include "intl.h"
 #include "check.h"
+#include "config.h"
 #include "audit.h"
 #include "replay.h"
 #include "err.h"
@@ -135,11 +136,21 @@ int check_host_new(plugin_host **out, workspace *ws)
 		.time_limit_ms = secs > 0 && secs < 1e7 ? (unsigned long long)(secs * 1000) : 0,
 	};
 	int rc = plugin_host_new(out, &o);
+	if (!rc)
+		config_declare_plugins(*out); /* `ferry config` and `:config` know the plugins' settings */
 	free(allow);
 	free(limit);
 	free(installed);
 	free(local);
 	free(path_copy);
+	return rc;
+}
+
+int check_declare_settings(workspace *ws)
+{
+	plugin_host *h = NULL;
+	int rc = check_host_new(&h, ws);
+	plugin_host_free(h);
 	return rc;
 }
 

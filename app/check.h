@@ -55,4 +55,8 @@ void check_result_done(check_result *r);
 struct plugin_host;
 int check_host_new(struct plugin_host **out, workspace *ws);
 
+/* Loads this engagement's plugins so that their declared settings join config's registry
+ * (what `ferry config` and `:config` check keys and values against). */
+int check_declare_settings(workspace *ws);
+
 #endif

@@ -336,57 +336,128 @@ out:
 
 /* --- config --- */
 
+/* One setting as JSON: key, value (null when unset), default, type, allowed words, help
+ * and who declared it (null: ferry). */
+static cJSON *config_entry_json(const struct config_key *k, const char *key, const char *value)
+{
+	static const char *const kinds[] = { "text", "count", "number", "number-or-percent", "word", "ids" };
+	cJSON *e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "key", key);
+	cJSON_AddItemToObject(e, "value", value ? cJSON_CreateString(value) : cJSON_CreateNull());
+	cJSON_AddItemToObject(e, "default", k->def ? cJSON_CreateString(k->def) : cJSON_CreateNull());
+	cJSON_AddStringToObject(e, "type", k->words && strcmp(k->words, "true false") == 0 ? "bool" : kinds[k->kind]);
+	cJSON *allowed = cJSON_AddArrayToObject(e, "allowed");
+	char *words = k->words ? xstrdup(k->words) : NULL;
+	for (char *save = NULL, *w = words ? strtok_r(words, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
+		cJSON_AddItemToArray(allowed, cJSON_CreateString(w));
+	free(words);
+	cJSON_AddStringToObject(e, "help", k->owner ? k->help : _(k->help));
+	cJSON_AddItemToObject(e, "declared_by", k->owner ? cJSON_CreateString(k->owner) : cJSON_CreateNull());
+	return e;
+}
+
+/* Every setting with its value: ferry's, the effort weights set, the plugins'. */
+static cJSON *config_list_json(const cJSON *values)
+{
+	cJSON *list = cJSON_CreateArray();
+	for (const struct config_key *k = config_keys; k->key; k++) {
+		if (!util_ends_with(k->key, ".")) {
+			const cJSON *v = cJSON_GetObjectItem(values, k->key);
+			cJSON_AddItemToArray(list, config_entry_json(k, k->key, cJSON_IsString(v) ? v->valuestring : NULL));
+			continue;
+		}
+		const cJSON *v;
+		cJSON_ArrayForEach(v, values)
+			if (util_starts_with(v->string, k->key) && cJSON_IsString(v))
+				cJSON_AddItemToArray(list, config_entry_json(k, v->string, v->valuestring));
+	}
+	size_t n = 0;
+	const struct config_key *d = config_declared(&n);
+	for (size_t i = 0; i < n; i++) {
+		const cJSON *v = cJSON_GetObjectItem(values, d[i].key);
+		cJSON_AddItemToArray(list, config_entry_json(&d[i], d[i].key, cJSON_IsString(v) ? v->valuestring : NULL));
+	}
+	return list;
+}
+
+static void print_config_list(const cJSON *list)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, list) {
+		const cJSON *v = cJSON_GetObjectItem(e, "value"), *def = cJSON_GetObjectItem(e, "default");
+		const char *shown = cJSON_IsString(v) ? v->valuestring : "-";
+		char *dflt = cJSON_IsString(def) ? xasprintf(_(" (default %s)"), def->valuestring) : xstrdup("");
+		printf("%-24s %-14s # %s%s\n", json_str(e, "key"), shown, json_str(e, "help"), dflt);
+		free(dflt);
+	}
+}
+
 static int cmd_config(const char *dir, int argc, char **argv)
 {
+	int json = 0;
+	int rc = json_option(&json, NULL, "config", argc, argv);
+	if (rc)
+		return rc;
+	argv += optind - 1; /* argv[0] stays the command's name for the usage line */
+	argc -= optind - 1;
+	argv[0] = "config";
 	char *joined = NULL; /* a list setting given as several words */
-	if (argc > 3 && config_key_find(argv[1]) && config_key_find(argv[1])->kind == CFG_IDS) {
+	if (argc > 3) {
 		sbuf j;
 		sbuf_init(&j);
 		for (int i = 2; i < argc; i++)
 			sbuf_addf(&j, "%s%s", i > 2 ? " " : "", argv[i]);
 		joined = sbuf_detach(&j);
 		sbuf_done(&j);
-		char *args[3] = { argv[0], argv[1], joined };
-		int rc = cmd_config(dir, 3, args);
-		free(joined);
-		return rc;
 	}
-	if (argc > 3)
-		return usage_error("config");
-	if (argc >= 2 && config_key_check(argv[1]))
-		return FERRY_EUSAGE;
-	if (argc == 3 && config_value_check(config_key_find(argv[1]), argv[1], argv[2]))
-		return FERRY_EUSAGE;
 	workspace *ws = NULL;
-	int rc = open_synced(&ws, dir);
+	rc = argc == 3 || joined ? open_synced(&ws, dir) : open_reading(&ws, dir);
+	if (!rc)
+		rc = check_declare_settings(ws);
+	const struct config_key *k = argc >= 2 && !rc ? config_key_find(argv[1]) : NULL;
+	const char *value = joined ? joined : argc == 3 ? argv[2] : NULL;
 	if (rc)
-		return rc;
-	if (argc == 3) {
-		rc = config_set(ws, argv[1], argv[2]);
+		goto out;
+	if (argc >= 2 && (rc = config_key_check(argv[1]))) {
+		/* one line naming the known keys */
+	} else if (joined && k->kind != CFG_IDS) {
+		rc = usage_error("config");
+	} else if (value) {
+		char *before = store_config_get(ws->db, argv[1]);
+		if (!(rc = config_set(ws, argv[1], value)) && json) {
+			cJSON *e = config_entry_json(k, argv[1], value);
+			cJSON_AddItemToObject(e, "previous", before ? cJSON_CreateString(before) : cJSON_CreateNull());
+			output_json(stdout, e);
+			cJSON_Delete(e);
+		}
+		free(before);
 	} else if (argc == 2) {
 		char *v = store_config_get(ws->db, argv[1]);
-		if (v)
-			printf("%s\n", v);
-		else
+		if (json) {
+			cJSON *e = config_entry_json(k, argv[1], v);
+			output_json(stdout, e);
+			cJSON_Delete(e);
+		} else if (v || k->def) {
+			printf("%s\n", v ? v : k->def);
+		} else {
 			rc = err_set(FERRY_ENOTFOUND, _("config: %s is not set"), argv[1]);
+		}
 		free(v);
 	} else {
 		cJSON *all = NULL;
 		if (!(rc = store_config_all(&all, ws->db))) {
-			for (const struct config_key *k = config_keys; k->key; k++) {
-				if (util_ends_with(k->key, "."))
-					continue;
-				const cJSON *v = cJSON_GetObjectItem(all, k->key);
-				printf("%-24s %-14s # %s\n", k->key, cJSON_IsString(v) ? v->valuestring : "-", _(k->help));
-			}
-			const cJSON *v;
-			cJSON_ArrayForEach(v, all)
-				if (util_starts_with(v->string, "effort.weight."))
-					printf("%-24s %s\n", v->string, v->valuestring);
+			cJSON *list = config_list_json(all);
+			if (json)
+				output_json(stdout, list);
+			else
+				print_config_list(list);
+			cJSON_Delete(list);
 		}
 		cJSON_Delete(all);
 	}
+out:
 	ws_close(ws);
+	free(joined);
 	return rc;
 }
 
@@ -1377,7 +1448,8 @@ static const cli_option help_opts[] = {
 const cli_command cli_commands[] = {
 	{ "init", cmd_init, "init [DIR] [--client NAME] [--engagement ID] [--target SOC]",
 	  N_("start an engagement: .ferry/ with the record and the baseline checkpoint"), init_opts, "DIR" },
-	{ "config", cmd_config, "config [KEY [VALUE]]", N_("show or change engagement settings"), NULL, "KEY" },
+	{ "config", cmd_config, "config [KEY [VALUE]] [--format text|json]",
+	  N_("show or change engagement settings, ferry's and those the plugins declare"), document_opts, "KEY" },
 	{ "status", cmd_status, "status [--format text|json]", N_("engagement, phases, finding counts, checkpoint head"),
 	  document_opts, NULL },
 	{ "plugins", cmd_plugins, "plugins [--format text|json]", N_("list the checks"), document_opts, NULL },

@@ -3,6 +3,7 @@
 #include "intl.h"
 #include "audit.h"
 #include "category.h"
+#include "plugin_host.h"
 #include "err.h"
 #include "util.h"
 #include "workspace.h"
@@ -13,33 +14,96 @@
 #include <string.h>
 
 const struct config_key config_keys[] = {
-	{ "target.soc", CFG_TEXT, NULL, N_("target NPU SoC, e.g. Ascend910B2, Ascend310P3") },
-	{ "target.cards", CFG_COUNT, NULL, N_("number of NPU cards in the plan") },
-	{ "target.nodes", CFG_COUNT, NULL, N_("number of nodes in the plan") },
-	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, N_("accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%") },
-	{ "tolerance.accuracy", CFG_NUMBER, NULL, N_("accepted absolute accuracy drop, e.g. 0.005") },
+	{ "target.soc", CFG_TEXT, NULL, N_("target NPU SoC, e.g. Ascend910B2, Ascend310P3"), NULL, NULL },
+	{ "target.cards", CFG_COUNT, NULL, N_("number of NPU cards in the plan"), NULL, NULL },
+	{ "target.nodes", CFG_COUNT, NULL, N_("number of nodes in the plan"), NULL, NULL },
+	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, N_("accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%"), NULL, NULL },
+	{ "tolerance.accuracy", CFG_NUMBER, NULL, N_("accepted absolute accuracy drop, e.g. 0.005"), NULL, NULL },
 	/* xgettext:no-c-format */
-	{ "throughput.target_pct", CFG_NUMBER, NULL, N_("throughput target as % of the GPU baseline, e.g. 80") },
-	{ "strategy", CFG_WORD, "auto tool manual", N_("migration strategy: auto (transfer_to_npu), tool (rewrite) or manual") },
-	{ "model.params_b", CFG_NUMBER, NULL, N_("model size in billions of parameters (for memory and parallel advice)") },
-	{ "effort.base_days", CFG_NUMBER, NULL, N_("effort formula: fixed days for any engagement") },
-	{ "effort.weight.", CFG_NUMBER, NULL, N_("effort formula: days per finding of a category, e.g. effort.weight.custom_kernel") },
-	{ "language", CFG_WORD, "en zh", N_("the reports' language: en or zh (unset: the reader's, FERRY_LANG or the locale)") },
-	{ "audit.sign_key", CFG_TEXT, NULL, N_("key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file") },
-	{ "csv.bom", CFG_WORD, "true false", N_("start CSV reports with a UTF-8 byte-order mark (as --excel does)") },
-	{ "export.signoff", CFG_WORD, "true false", N_("end each exported patch with a Signed-off-by: trailer of the actor") },
-	{ "plugins.allow_exec", CFG_IDS, NULL, N_("plugins not bundled with ferry that may run programs (ids; empty for none)") },
-	{ "plugins.time_limit", CFG_NUMBER, NULL, N_("seconds one plugin may run before it is stopped (default 120)") },
-	{ NULL, CFG_TEXT, NULL, NULL },
+	{ "throughput.target_pct", CFG_NUMBER, NULL, N_("throughput target as % of the GPU baseline, e.g. 80"), NULL, NULL },
+	{ "strategy", CFG_WORD, "auto tool manual", N_("migration strategy: auto (transfer_to_npu), tool (rewrite) or manual"), NULL, NULL },
+	{ "model.params_b", CFG_NUMBER, NULL, N_("model size in billions of parameters (for memory and parallel advice)"), NULL, NULL },
+	{ "effort.base_days", CFG_NUMBER, NULL, N_("effort formula: fixed days for any engagement"), NULL, NULL },
+	{ "effort.weight.", CFG_NUMBER, NULL, N_("effort formula: days per finding of a category, e.g. effort.weight.custom_kernel"), NULL, NULL },
+	{ "language", CFG_WORD, "en zh", N_("the reports' language: en or zh (unset: the reader's, FERRY_LANG or the locale)"), NULL, NULL },
+	{ "audit.sign_key", CFG_TEXT, NULL, N_("key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file"), NULL, NULL },
+	{ "csv.bom", CFG_WORD, "true false", N_("start CSV reports with a UTF-8 byte-order mark (as --excel does)"), NULL, NULL },
+	{ "export.signoff", CFG_WORD, "true false", N_("end each exported patch with a Signed-off-by: trailer of the actor"), NULL, NULL },
+	{ "plugins.allow_exec", CFG_IDS, NULL, N_("plugins not bundled with ferry that may run programs (ids; empty for none)"), NULL, NULL },
+	{ "plugins.time_limit", CFG_NUMBER, NULL, N_("seconds one plugin may run before it is stopped (default 120)"), NULL, NULL },
+	{ NULL, CFG_TEXT, NULL, NULL, NULL, NULL },
 };
 
-const struct config_key *config_key_find(const char *key)
+/* The settings the loaded plugins declared (strings owned here), sorted by key. */
+static struct config_key *declared;
+static size_t ndeclared;
+
+const struct config_key *config_builtin_find(const char *key)
 {
 	for (const struct config_key *k = config_keys; k->key; k++)
 		if (strcmp(k->key, key) == 0 || (util_ends_with(k->key, ".") && util_starts_with(key, k->key) &&
 		                                 strlen(key) > strlen(k->key)))
 			return k;
 	return NULL;
+}
+
+const struct config_key *config_key_find(const char *key)
+{
+	const struct config_key *k = config_builtin_find(key);
+	for (size_t i = 0; !k && i < ndeclared; i++)
+		if (strcmp(declared[i].key, key) == 0)
+			k = &declared[i];
+	return k;
+}
+
+const struct config_key *config_declared(size_t *n)
+{
+	*n = ndeclared;
+	return declared;
+}
+
+enum config_kind config_kind_of(const char *type)
+{
+	return strcmp(type, "number") == 0 ? CFG_NUMBER
+	       : strcmp(type, "count") == 0 ? CFG_COUNT
+	       : strcmp(type, "text") == 0  ? CFG_TEXT
+	                                    : CFG_WORD;
+}
+
+void config_forget_plugins(void)
+{
+	for (size_t i = 0; i < ndeclared; i++) {
+		free((char *)declared[i].key);
+		free((char *)declared[i].words);
+		free((char *)declared[i].help);
+		free((char *)declared[i].def);
+		free((char *)declared[i].owner);
+	}
+	free(declared);
+	declared = NULL;
+	ndeclared = 0;
+}
+
+static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct config_key *)a)->key, ((const struct config_key *)b)->key);
+}
+
+void config_declare_plugins(const plugin_host *h)
+{
+	config_forget_plugins();
+	size_t n = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < pi[i].nsettings; j++) {
+			const plugin_setting *s = &pi[i].settings[j];
+			declared = xrealloc(declared, (ndeclared + 1) * sizeof *declared);
+			declared[ndeclared++] = (struct config_key){ xstrdup(s->key), config_kind_of(s->type), dup_or_null(s->words),
+				                                         xstrdup(s->help), dup_or_null(s->def), xstrdup(pi[i].id) };
+		}
+	qsort(declared, ndeclared, sizeof *declared, key_cmp);
 }
 
 /* effort.weight.<category>: the category must be one categories.json declares. */
@@ -113,7 +177,9 @@ int config_key_check(const char *key)
 	sbuf b;
 	sbuf_init(&b);
 	for (const struct config_key *k = config_keys; k->key; k++)
-		sbuf_addf(&b, "%s%s%s", k->key, util_ends_with(k->key, ".") ? "*" : "", k[1].key ? ", " : "");
+		sbuf_addf(&b, "%s%s%s", k->key, util_ends_with(k->key, ".") ? "*" : "", k[1].key || ndeclared ? ", " : "");
+	for (size_t i = 0; i < ndeclared; i++)
+		sbuf_addf(&b, "%s%s", declared[i].key, i + 1 < ndeclared ? ", " : "");
 	err_set(FERRY_EUSAGE, _("config: unknown key %s (known: %s)"), key, b.buf);
 	sbuf_done(&b);
 	return FERRY_EUSAGE;

@@ -4,9 +4,16 @@
  * stores one with its audit event (the CLI's `ferry config KEY VALUE` and the
  * workbench's `:config` both call it). The table is static and borrowed. The checks
  * are fuzzed by tests/fuzz/fuzz_config.c.
+ *
+ * The registry is ferry's own table plus the settings the loaded plugins declare
+ * (config_declare_plugins, called for every plugin host check.c builds): a plugin's
+ * setting is "<plugin id>.<name>", with the type, allowed words, default and help its
+ * declaration gives. The declared entries are owned here until config_forget_plugins.
  */
 #ifndef FERRY_CONFIG_H
 #define FERRY_CONFIG_H
+
+#include <stddef.h>
 
 /* What a setting's value must be: any text, a whole number of at least 1, a number of
  * at least 0 (optionally with a % sign), one word of a list, or plugin ids separated by
@@ -17,14 +24,30 @@ struct config_key {
 	const char *key;   /* a name, or a prefix ending in '.' (effort.weight.) */
 	enum config_kind kind;
 	const char *words; /* CFG_WORD: the allowed words, space-separated */
-	const char *help;
+	const char *help;  /* ferry's: a msgid; a plugin's: as it declared it */
+	const char *def;   /* the value when unset, as text; NULL: none */
+	const char *owner; /* the plugin that declared it; NULL: ferry */
 };
 
-/* The settings, ending with an entry whose key is NULL. */
+/* ferry's own settings, ending with an entry whose key is NULL. */
 extern const struct config_key config_keys[];
 
-/* The entry for key (prefix entries such as effort.weight. match their keys), or NULL. */
+/* The entry for key, ferry's or a declared plugin's (prefix entries such as
+ * effort.weight. match their keys), or NULL. */
 const struct config_key *config_key_find(const char *key);
+/* The same among ferry's own settings only. */
+const struct config_key *config_builtin_find(const char *key);
+/* The declared plugin settings, in key order; *n gets their number. Borrowed. */
+const struct config_key *config_declared(size_t *n);
+
+/* The kind of a plugin setting's type (bool and word: CFG_WORD, number, count, text). */
+enum config_kind config_kind_of(const char *type);
+
+struct plugin_host;
+/* Adds the settings the host's plugins declare to the registry (again: replaced). */
+void config_declare_plugins(const struct plugin_host *h);
+/* Empties the declared part of the registry. */
+void config_forget_plugins(void);
 
 /* Checks value against the setting's kind; 0, or FERRY_EUSAGE with one line naming the
  * key, the value and what it must be. */

@@ -77,6 +77,16 @@ void papi_plugin_done(papi_plugin *p)
 	free(p->info.warning);
 	free(p->info.description);
 	free(p->info.origin);
+	for (size_t i = 0; i < p->info.nsettings; i++) {
+		plugin_setting *s = &p->info.settings[i];
+		free(s->name);
+		free(s->key);
+		free(s->type);
+		free(s->words);
+		free(s->def);
+		free(s->help);
+	}
+	free(p->info.settings);
 	free(p->chunk);
 	for (size_t i = 0; i < p->ntriggers; i++)
 		free(p->triggers[i]);
@@ -2121,20 +2131,52 @@ static int ctx_decode_json(lua_State *L)
 	return 1;
 }
 
+/* The running plugin's declared setting called name, or NULL. */
+static const plugin_setting *own_setting(const papi_sandbox *sb, const char *name)
+{
+	for (size_t i = 0; sb->plugin && i < sb->plugin->info.nsettings; i++)
+		if (strcmp(sb->plugin->info.settings[i].name, name) == 0)
+			return &sb->plugin->info.settings[i];
+	return NULL;
+}
+
+/* A declared setting's text as its type: a boolean, a number or a string. */
+static void push_setting(lua_State *L, const plugin_setting *s, const char *text)
+{
+	if (!text)
+		lua_pushnil(L);
+	else if (strcmp(s->type, "bool") == 0)
+		lua_pushboolean(L, strcmp(text, "true") == 0);
+	else if (strcmp(s->type, "count") == 0)
+		lua_pushinteger(L, (lua_Integer)strtoll(text, NULL, 10));
+	else if (strcmp(s->type, "number") == 0)
+		lua_pushnumber(L, strtod(text, NULL));
+	else
+		lua_pushstring(L, text);
+}
+
+/* ctx.config(name): the plugin's own declared setting (typed, its default when unset),
+ * else an engagement setting by its full key (a string, or nil when unset). */
 static int ctx_config(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
 	const char *key = luaL_checkstring(L, 1);
+	const plugin_setting *own = own_setting(sb, key);
 	if (!run->opts->config_get) {
-		lua_pushnil(L);
+		if (own)
+			push_setting(L, own, own->def);
+		else
+			lua_pushnil(L);
 		return 1;
 	}
 	box *b = box_new(L, free);
 	run_lock(run);
-	b->p = run->opts->config_get(key, run->opts->payload);
+	b->p = run->opts->config_get(own ? own->key : key, run->opts->payload);
 	run_unlock(run);
-	if (!b->p)
+	if (own)
+		push_setting(L, own, b->p ? b->p : own->def);
+	else if (!b->p)
 		lua_pushnil(L);
 	else
 		lua_pushstring(L, b->p);

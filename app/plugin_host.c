@@ -1,6 +1,7 @@
 /* plugin_host — see plugin_host.h. Discovery, declarations and the run loop; the sandbox
  * and the ctx API are in plugin_api.c. */
 #include "plugin_host.h"
+#include "config.h"
 #include "category.h"
 #include "embedded.h"
 #include "err.h"
@@ -15,6 +16,7 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -107,6 +109,127 @@ static void add_decl_trigger(papi_plugin *p, const char *literal, unsigned g)
 	p->groups[p->ntriggers++] = g;
 }
 
+/* A setting's name: lower-case letters, digits and _, starting with a letter. */
+static int valid_setting_name(const char *s)
+{
+	if (!*s || !islower((unsigned char)*s) || strlen(s) > 48)
+		return 0;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
+			return 0;
+	return 1;
+}
+
+static int setting_cmp(const void *a, const void *b)
+{
+	return strcmp(((const plugin_setting *)a)->name, ((const plugin_setting *)b)->name);
+}
+
+/* The default of the setting table at the top of the stack, as the text config stores. */
+static char *setting_default(lua_State *L, const char *name, const char *type, const char *words)
+{
+	lua_pushliteral(L, "default");
+	int t = lua_rawget(L, -2);
+	char *def = NULL;
+	if (t == LUA_TNIL) {
+		lua_pop(L, 1);
+		return NULL;
+	}
+	if (strcmp(type, "bool") == 0 && t == LUA_TBOOLEAN)
+		def = xstrdup(lua_toboolean(L, -1) ? "true" : "false");
+	else if ((strcmp(type, "number") == 0 || strcmp(type, "count") == 0) && lua_isinteger(L, -1))
+		def = xasprintf("%lld", (long long)lua_tointeger(L, -1));
+	else if ((strcmp(type, "number") == 0 || strcmp(type, "count") == 0) && t == LUA_TNUMBER)
+		def = xasprintf("%.17g", lua_tonumber(L, -1));
+	else if ((strcmp(type, "text") == 0 || strcmp(type, "word") == 0) && t == LUA_TSTRING)
+		def = xstrdup(lua_tostring(L, -1));
+	lua_pop(L, 1);
+	if (!def)
+		luaL_error(L, "settings.%s.default: not a %s", name, type);
+	const struct config_key k = { name, config_kind_of(type), words, NULL, NULL, NULL };
+	if (config_value_check(&k, name, def)) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "settings.%s.default: %s", name, err_message());
+		free(def);
+		err_clear();
+		luaL_error(L, "%s", msg);
+	}
+	return def;
+}
+
+/* The words of a word setting's values list at the top of the stack, space-separated. */
+static char *setting_words(lua_State *L, const char *name)
+{
+	lua_pushliteral(L, "values");
+	if (lua_rawget(L, -2) != LUA_TTABLE || lua_rawlen(L, -1) == 0 || lua_rawlen(L, -1) > 32)
+		luaL_error(L, "settings.%s.values: a word setting needs a list of 1 to 32 words", name);
+	sbuf b;
+	sbuf_init(&b);
+	for (lua_Unsigned i = 1; i <= lua_rawlen(L, -1); i++) {
+		const char *w = lua_rawgeti(L, -1, (lua_Integer)i) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+		if (!w || !*w || strpbrk(w, " \t\n")) {
+			sbuf_done(&b);
+			luaL_error(L, "settings.%s.values: entry %d is not a word", name, (int)i);
+		}
+		sbuf_addf(&b, "%s%s", i > 1 ? " " : "", w);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return sbuf_detach(&b);
+}
+
+/* settings = { name = { type = "bool"|"number"|"count"|"text"|"word", values = {…} (word),
+ * default = …, help = "…" } }, copied into p->info.settings (sorted by name). */
+static void decl_settings(lua_State *L, papi_plugin *p)
+{
+	lua_pushliteral(L, "settings");
+	int t = lua_rawget(L, 1);
+	if (t == LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	if (t != LUA_TTABLE)
+		luaL_error(L, "settings: must be a table of name = { type = …, default = …, help = … }");
+	lua_pushnil(L);
+	while (lua_next(L, -2)) {
+		if (lua_type(L, -2) != LUA_TSTRING || !valid_setting_name(lua_tostring(L, -2)))
+			luaL_error(L, "settings: '%s' is not a setting name (a-z, 0-9 and _, starting with a letter)",
+			           lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?");
+		const char *name = lua_tostring(L, -2);
+		if (!lua_istable(L, -1))
+			luaL_error(L, "settings.%s: must be a table { type = …, default = …, help = … }", name);
+		if (p->info.nsettings >= 64)
+			luaL_error(L, "settings: more than 64");
+		lua_pushliteral(L, "type");
+		const char *type = lua_rawget(L, -2) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+		lua_pop(L, 1); /* still referenced by the table */
+		if (strcmp(type, "bool") != 0 && strcmp(type, "number") != 0 && strcmp(type, "count") != 0 &&
+		    strcmp(type, "text") != 0 && strcmp(type, "word") != 0)
+			luaL_error(L, "settings.%s.type: must be bool, number, count, text or word", name);
+		lua_pushliteral(L, "help");
+		const char *help = lua_rawget(L, -2) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+		lua_pop(L, 1);
+		if (!*help)
+			luaL_error(L, "settings.%s.help: missing (ferry config shows it)", name);
+		char *key = xasprintf("%s.%s", p->info.id, name);
+		if (config_builtin_find(key)) {
+			free(key);
+			luaL_error(L, "settings.%s: %s.%s is one of ferry's own settings", name, p->info.id, name);
+		}
+		p->info.settings = xrealloc(p->info.settings, (p->info.nsettings + 1) * sizeof *p->info.settings);
+		plugin_setting *s = &p->info.settings[p->info.nsettings++];
+		*s = (plugin_setting){ xstrdup(name), key, xstrdup(type), NULL, NULL, xstrdup(help) };
+		if (strcmp(type, "bool") == 0)
+			s->words = xstrdup("true false");
+		else if (strcmp(type, "word") == 0)
+			s->words = setting_words(L, name);
+		s->def = setting_default(L, name, type, s->words);
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	qsort(p->info.settings, p->info.nsettings, sizeof *p->info.settings, setting_cmp);
+}
+
 /* Checks the declaration (index 1) and copies it into the papi_plugin (index 2, light
  * userdata). Fields are filled one by one so the caller frees a partial copy on error. */
 static int decl_k(lua_State *L)
@@ -143,6 +266,7 @@ static int decl_k(lua_State *L)
 	if (t != LUA_TNIL && t != LUA_TFUNCTION)
 		return luaL_error(L, "fix: must be a function");
 	p->info.fixable = t == LUA_TFUNCTION;
+	decl_settings(L, p);
 
 	lua_pushliteral(L, "triggers");
 	t = lua_rawget(L, 1);

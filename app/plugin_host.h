@@ -24,6 +24,18 @@
 
 typedef struct plugin_host plugin_host;
 
+/* A setting a plugin declares (settings = { name = {type=…, default=…, help=…} }): stored
+ * and checked by config.c under the key "<plugin id>.<name>", read by the plugin with
+ * ctx.config("name"). */
+typedef struct plugin_setting {
+	char *name;  /* "allowed_graphs" */
+	char *key;   /* "infer-convert.atc.allowed_graphs" */
+	char *type;  /* bool, number, count, text or word */
+	char *words; /* word: the allowed values, space-separated; bool: "true false"; else NULL */
+	char *def;   /* the default as text ("false", "0.5"); NULL when it has none */
+	char *help;
+} plugin_setting;
+
 typedef struct plugin_info {
 	char *id;          /* "assess.device_calls" */
 	char *phase;       /* one of the seven phases */
@@ -38,6 +50,8 @@ typedef struct plugin_info {
 	int needs_exec;    /* declares needs = {"exec"} */
 	int may_exec;      /* may run programs: bundled with ferry, or named in opts->allow_exec */
 	char *warning;     /* a problem that did not stop it loading (an unknown category); may be NULL */
+	plugin_setting *settings; /* its declared settings, in name order */
+	size_t nsettings;
 } plugin_info;
 
 typedef struct plugin_host_opts {

@@ -1290,13 +1290,14 @@ static void do_config(app *a, const char *arg)
 	const char *value = arg + kn;
 	while (*value == ' ')
 		value++;
-	if (config_key_check(key)) {
+	if (check_declare_settings(t->m.ws) || config_key_check(key)) {
 		tui_message(t, UI_ERROR, "%s", err_message());
 		return;
 	}
 	if (!*value) {
 		char *v = store_config_get(t->m.ws->db, key);
-		tui_message(t, UI_NORMAL, "%s = %s   (%s %s)", key, v ? v : _("(not set)"), _("usage:"),
+		const struct config_key *k = config_key_find(key);
+		tui_message(t, UI_NORMAL, "%s = %s   (%s %s)", key, v ? v : k->def ? k->def : _("(not set)"), _("usage:"),
 		            keymap_usage(CMD_CONFIG));
 		free(v);
 		return;

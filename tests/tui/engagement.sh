@@ -107,8 +107,15 @@ sign() {
 	fi
 }
 
+# a consultancy's own check with a setting it declares (FERRY_PLUGIN_PATH)
+mkdir -p "$data/plugins/design"
+cat >"$data/plugins/design/house.lua" <<'LUA'
+return { id = "design.house", phase = "design", title = "House rules", severity = "info",
+	settings = { review_days = { type = "count", default = 5, help = "days the client reviews a design" } },
+	run = function(ctx) end }
+LUA
 launcher "$proj"
-start main en 120 40
+start main en 120 40 FERRY_PLUGIN_PATH="$data/plugins"
 expect main "There is no engagement in" "offers to start an engagement"
 keys main y
 expect main "No checks have run for this phase yet" "the engagement was created"
@@ -140,6 +147,12 @@ expect main "tolerance.loss set to 0.02" ":config sets the loss tolerance"
 palette "config tolerance.accuracy 0.01"
 palette "config throughput.target_pct 80"
 expect main "throughput.target_pct set to 80" ":config sets the throughput target"
+palette "config design.house.review_days"
+expect main "design.house.review_days = 5" ":config shows a plugin's declared default"
+palette "config design.house.review_days soon"
+expect main "must be a whole number" ":config checks a plugin setting against its declaration"
+palette "config design.house.review_days 3"
+expect main "design.house.review_days set to 3" ":config sets a plugin's declared setting"
 sign design 2
 
 # ------------------------------------------------ 3 environment: the probe and its result
