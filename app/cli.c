@@ -26,6 +26,7 @@
 #include "workspace.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -807,10 +808,53 @@ static const char *count_of(char *buf, size_t size, const char *fmt, size_t n)
 	return buf;
 }
 
+/* A fix as one document: what the plan holds (counts, refusals, plugin errors), the
+ * diff of a dry run, and the checkpoints an applied fix made. */
+static int print_fix_json(workspace *ws, fix_plan *plan, int dry, size_t made)
+{
+	size_t nfind = 0, nfiles = 0, nplug = 0, n = 0;
+	fix_plan_counts(plan, &nfind, &nfiles, &nplug);
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddBoolToObject(d, "dry_run", dry);
+	cJSON_AddNumberToObject(d, "findings", (double)nfind);
+	cJSON_AddNumberToObject(d, "files", (double)nfiles);
+	const char *const *refused = fix_plan_refused(plan, &n);
+	cJSON *list = cJSON_AddArrayToObject(d, "refused");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(list, cJSON_CreateString(refused[i]));
+	const char *const *errors = fix_plan_errors(plan, &n);
+	list = cJSON_AddArrayToObject(d, "plugin_errors");
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(list, cJSON_CreateString(errors[i]));
+	int rc = 0;
+	if (dry) {
+		cJSON_AddNumberToObject(d, "checkpoints", (double)nplug);
+		cJSON_AddStringToObject(d, "diff", fix_plan_diff(plan));
+	} else {
+		cJSON *all = NULL, *made_list = cJSON_AddArrayToObject(d, "checkpoints");
+		if (!(rc = store_checkpoints(&all, ws->db))) {
+			/* the newest `made` checkpoints (the list is newest first) are this fix's, one per
+			 * plugin: listed in the order they were made */
+			for (int i = (int)made - 1; i >= 0; i--) {
+				const cJSON *cp = cJSON_GetArrayItem(all, i);
+				if (cp)
+					cJSON_AddItemToArray(made_list, cJSON_Duplicate(cp, 1));
+			}
+		}
+		cJSON_Delete(all);
+	}
+	if (!rc)
+		output_json(stdout, d);
+	cJSON_Delete(d);
+	return rc;
+}
+
 static int cmd_fix(const char *dir, int argc, char **argv)
 {
 	long long ids[MAX_LIST];
 	fix_select sel = { ids, 0, NULL, NULL, NULL, 0 };
+	static const char *const formats[] = { "text", "json", NULL };
+	const char *format = "text";
 	int dry = 0, yes = 0, c, rc;
 	opt_reset();
 	while ((c = cmd_getopt(argc, argv)) != -1) {
@@ -831,6 +875,11 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 		case 'F': sel.file = optarg; break;
 		case 'n': dry = 1; break;
 		case 'y': yes = 1; break;
+		case 'j': format = "json"; break;
+		case 'T':
+			if ((rc = parse_format(&format, optarg, formats)))
+				return rc;
+			break;
 		default: return opt_fail("fix", argv);
 		}
 	}
@@ -843,6 +892,9 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 	}
 	if (optind != argc || (!!sel.nids + !!sel.plugin + sel.all) != 1)
 		return usage_error("fix");
+	int json = strcmp(format, "json") == 0;
+	if (json && !dry && !yes) /* a document cannot hold a question */
+		return err_set(FERRY_EUSAGE, _("fix --format json: add --yes to apply the fixes or --dry-run to see them"));
 	/* nobody can answer the question off a terminal: applying must be asked for */
 	if (!dry && !yes && !isatty(0))
 		return err_set(FERRY_EUSAGE, _("fix: standard input is not a terminal, so ferry cannot ask before changing "
@@ -864,6 +916,14 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 	errors = fix_plan_errors(plan, &nerr);
 	for (size_t i = 0; i + 1 < nerr; i++)
 		fprintf(stderr, _("ferry: %s\n"), errors[i]);
+	if (json) {
+		size_t made = 0;
+		if (!dry && nfind)
+			rc = fix_plan_apply(&made, plan, ws);
+		if (!rc)
+			rc = print_fix_json(ws, plan, dry, made);
+		goto out;
+	}
 	if (dry || !yes)
 		fputs(fix_plan_diff(plan), stdout);
 	if (!nfind) {
@@ -906,31 +966,51 @@ out:
 
 /* --- ingest --- */
 
+/* The recorded artifact id as JSON on stdout (its row: id, kind, label, path, sha256 …). */
+static int print_artifact_json(workspace *ws, long long id)
+{
+	cJSON *all = NULL;
+	int rc = store_artifacts(&all, ws->db, NULL);
+	const cJSON *a, *row = NULL;
+	cJSON_ArrayForEach(a, all)
+		if (json_int(a, "id") == id)
+			row = a;
+	if (!rc && row)
+		output_json(stdout, row);
+	cJSON_Delete(all);
+	return rc;
+}
+
 /* `ingest env-probe --local`: runs the embedded probe here and ingests its output. */
-static int ingest_local_probe(const char *dir, const char *kind, const char *label, int smoke)
+static int ingest_local_probe(const char *dir, const char *kind, const char *label, int smoke, int json)
 {
 	if (!kind || strcmp(kind, "env-probe") != 0)
 		return err_set(FERRY_EUSAGE, _("ingest: --local only applies to env-probe (ferry ingest env-probe --local)"));
-	char *json = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	workspace *ws = NULL;
 	long long id = 0;
-	int rc = probe_run_local(&json, &len, smoke);
+	int rc = probe_run_local(&text, &len, smoke);
 	if (rc)
 		goto out;
 	if ((rc = open_synced(&ws, dir)))
 		goto out;
-	if (!(rc = ingest_bytes(&id, ws, kind, "local-probe.json", json, len, label)))
-		printf(_("probed this machine and ingested the result as artifact %lld (%s)\n"), id, kind);
+	if (!(rc = ingest_bytes(&id, ws, kind, "local-probe.json", text, len, label))) {
+		if (json)
+			rc = print_artifact_json(ws, id);
+		else
+			printf(_("probed this machine and ingested the result as artifact %lld (%s)\n"), id, kind);
+	}
 	ws_close(ws);
 out:
-	free(json);
+	free(text);
 	return rc;
 }
 
 static int cmd_ingest(const char *dir, int argc, char **argv)
 {
-	const char *label = NULL;
+	static const char *const formats[] = { "text", "json", NULL };
+	const char *label = NULL, *format = "text";
 	int c, rc, local = 0, smoke = 0;
 	opt_reset();
 	while ((c = cmd_getopt(argc, argv)) != -1) {
@@ -940,13 +1020,18 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 			smoke = 1;
 		else if (c == 'l')
 			label = optarg;
-		else
+		else if (c == 'j')
+			format = "json";
+		else if (c != 'f')
 			return opt_fail("ingest", argv);
+		else if ((rc = parse_format(&format, optarg, formats)))
+			return rc;
 	}
+	int json = strcmp(format, "json") == 0;
 	if (smoke && !local)
 		return err_set(FERRY_EUSAGE, _("ingest: --smoke runs with --local (on another host: sh probe.sh --smoke > result.json)"));
 	if (local) /* ingest env-probe --local: probe this machine and ingest the result */
-		return ingest_local_probe(dir, argc - optind == 1 ? argv[optind] : NULL, label, smoke);
+		return ingest_local_probe(dir, argc - optind == 1 ? argv[optind] : NULL, label, smoke, json);
 	if (argc - optind != 2)
 		return usage_error("ingest");
 	const char *kind = argv[optind], *path = argv[optind + 1];
@@ -959,8 +1044,12 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
 	long long id = 0;
-	if (!(rc = ingest_file(&id, ws, kind, path, label)))
-		printf(_("ingested %s as artifact %lld (%s)\n"), path, id, kind);
+	if (!(rc = ingest_file(&id, ws, kind, path, label))) {
+		if (json)
+			rc = print_artifact_json(ws, id);
+		else
+			printf(_("ingested %s as artifact %lld (%s)\n"), path, id, kind);
+	}
 	ws_close(ws);
 	return rc;
 }
@@ -1045,9 +1134,46 @@ out:
 
 /* --- export --- */
 
+static int name_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* An export as one document: what was delivered where, the anchor, and the patch files. */
+static void print_export_json(const char *anchor, const char *what, const char *arg, const char *to, const char *base)
+{
+	cJSON *d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "what", what);
+	cJSON_AddStringToObject(d, "anchor", anchor);
+	if (to) {
+		cJSON_AddStringToObject(d, "branch", arg);
+		cJSON_AddStringToObject(d, "repo", to);
+		cJSON_AddItemToObject(d, "base", base ? cJSON_CreateString(base) : cJSON_CreateNull());
+	} else {
+		cJSON_AddStringToObject(d, "dir", arg);
+		char **names = NULL;
+		size_t n = 0;
+		DIR *dh = opendir(arg);
+		for (struct dirent *e; dh && (e = readdir(dh));)
+			if (util_ends_with(e->d_name, ".patch")) {
+				names = xrealloc(names, (n + 1) * sizeof *names);
+				names[n++] = xstrdup(e->d_name);
+			}
+		if (dh)
+			closedir(dh);
+		qsort(names, n, sizeof *names, name_cmp);
+		cJSON *list = cJSON_AddArrayToObject(d, "patches");
+		for (size_t i = 0; i < n; i++) {
+			cJSON_AddItemToArray(list, cJSON_CreateString(names[i]));
+			free(names[i]);
+		}
+		free(names);
+	}
+	output_json(stdout, d);
+	cJSON_Delete(d);
+}
+
 static int cmd_export(const char *dir, int argc, char **argv)
 {
-	const char *to = NULL, *base = NULL;
+	static const char *const formats[] = { "text", "json", NULL };
+	const char *to = NULL, *base = NULL, *format = "text";
 	int rc = 0, c;
 	opt_reset();
 	while ((c = cmd_getopt(argc, argv)) != -1) {
@@ -1055,8 +1181,12 @@ static int cmd_export(const char *dir, int argc, char **argv)
 			to = optarg;
 		else if (c == 'b')
 			base = optarg;
-		else
+		else if (c == 'j')
+			format = "json";
+		else if (c != 'f')
 			return opt_fail("export", argv);
+		else if ((rc = parse_format(&format, optarg, formats)))
+			return rc;
 	}
 	if (argc - optind != 2)
 		return usage_error("export");
@@ -1073,9 +1203,13 @@ static int cmd_export(const char *dir, int argc, char **argv)
 		return rc;
 	char anchor[96] = "";
 	rc = patches ? export_patches(anchor, ws, arg) : export_branch(anchor, ws, arg, to, base);
-	if (!rc)
+	if (!rc && strcmp(format, "json") == 0)
+		print_export_json(anchor, what, arg, to, base);
+	else if (!rc)
 		printf(_("audit anchor %s (ferry verify --head %s checks the record against it)\n"), anchor, anchor);
-	if (!rc && patches)
+	if (!rc && strcmp(format, "json") == 0)
+		; /* the document said it */
+	else if (!rc && patches)
 		printf(_("wrote one patch per checkpoint since the baseline into %s (apply with git am --keep-cr)\n"), arg);
 	else if (!rc)
 		printf(_("created branch %s in %s; its checked-out branch and work tree are untouched\n"), arg, to);
@@ -1398,12 +1532,16 @@ static const cli_option fix_opts[] = {
 	{ "file", 'F', "PATH", N_("only findings in this file") },
 	{ "dry-run", 'n', NULL, N_("show the diff and change nothing") },
 	{ "yes", 'y', NULL, N_("apply without asking (required off a terminal)") },
+	{ "format", 'T', "text|json", N_("output format (json: needs --yes or --dry-run)") },
+	OPT_JSON,
 	OPT_END,
 };
 static const cli_option ingest_opts[] = {
 	{ "label", 'l', "LABEL", N_("a name for the artifact (gpu, npu, run-3 …)") },
 	{ "local", 'L', NULL, N_("env-probe only: probe this machine instead of reading a file") },
 	{ "smoke", 'S', NULL, N_("with --local: also run the NPU smoke test (torch_npu matmul and conv against the CPU)") },
+	OPT_FORMAT("text|json"),
+	OPT_JSON,
 	OPT_END,
 };
 static const cli_option compare_opts[] = {
@@ -1418,6 +1556,8 @@ static const cli_option compare_opts[] = {
 static const cli_option export_opts[] = {
 	{ "to", 't', "REPO", N_("branch: the client's git repository") },
 	{ "base", 'b', "REV", N_("branch: the client's commit the project was received at") },
+	OPT_FORMAT("text|json"),
+	OPT_JSON,
 	OPT_END,
 };
 static const cli_option log_opts[] = {
@@ -1462,10 +1602,10 @@ const cli_command cli_commands[] = {
 	{ "unwaive", cmd_unwaive, "unwaive N... --reason TEXT",
 	  N_("withdraw waivers, with a reason: the findings are open again"), reason_opts, NULL },
 	{ "signoff", cmd_signoff, "signoff PHASE [--note TEXT]", N_("sign a phase off"), signoff_opts, "PHASE" },
-	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes]",
+	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes] [--format text|json]",
 	  N_("apply proposed fixes: one checkpoint per plugin"), fix_opts, NULL },
 	{ "ingest", cmd_ingest,
-	  "ingest KIND PATH [--label L] | ingest env-probe --local [--smoke]   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
+	  "ingest KIND PATH [--label L] [--format text|json] | ingest env-probe --local [--smoke]   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)",
 	  N_("bring a probe, log, dump, profile, model or benchmark into the engagement"), ingest_opts,
 	  "env-probe|loss-log|dump|profile|onnx|bench|atc-log|run-log FILE" },
 	{ "compare", cmd_compare,
@@ -1485,7 +1625,7 @@ const cli_command cli_commands[] = {
 	{ "report", cmd_report,
 	  "report --format md|html|pdf|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh] [--excel] [--layout ferry|msft]",
 	  N_("write a deliverable: the assessment report, the change list or the unsupported list"), report_cmd_opts, NULL },
-	{ "export", cmd_export, "export patches DIR | export branch NAME --to REPO [--base REV]",
+	{ "export", cmd_export, "export patches DIR [--format text|json] | export branch NAME --to REPO [--base REV] [--format text|json]",
 	  N_("deliver the checkpoints: mbox patches, or a branch in the client's repository"), export_opts,
 	  "patches|branch DIR" },
 	{ "help", cmd_help, "help [COMMAND] | help --man", N_("show a command's help, or write the manual page"), help_opts,
