@@ -22,6 +22,7 @@ typedef struct fstate {
 	/* what the window shows, so a cursor move repaints two rows only */
 	int painted;       /* the fields below are valid */
 	int p_cur, p_top, p_width, p_zh;
+	int pos_x; /* where the header's "row n of N" goes; 0: no room for it */
 	unsigned p_gen, p_paint, p_filter_id;
 	unsigned filter_id; /* bumped on every rebuild */
 	int phase;          /* phase the cursor belongs to */
@@ -230,6 +231,19 @@ static void draw_row(ui_win *w, int y, const tui_finding *f, int sel, int width)
 	ui_put(w, y, x, base, f->message, width - x - 1);
 }
 
+/* "row 3 of 40" at the right end of the header line (as less and tig show it), when
+ * the header left room for it. */
+static void draw_position(ui_win *w, const fstate *s)
+{
+	if (!s->pos_x)
+		return;
+	char pos[64];
+	snprintf(pos, sizeof pos, _("row %d of %zu"), s->cur + 1, s->n);
+	char *cell = text_cell(pos, 18, 1);
+	ui_put(w, 0, s->pos_x, UI_DIM, cell, 18);
+	free(cell);
+}
+
 static void findings_draw(void *st, tui *t, ui_win *w)
 {
 	fstate *s = st;
@@ -243,6 +257,7 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 			if (s->p_cur != s->cur && s->p_cur < (int)s->n)
 				draw_row(w, 1 + s->p_cur - top, &t->m.f[s->idx[s->p_cur]], 0, width);
 			draw_row(w, 1 + s->cur - top, &t->m.f[s->idx[s->cur]], 1, width);
+			draw_position(w, s);
 			s->p_cur = s->cur;
 			return;
 		}
@@ -263,7 +278,9 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 	         status_filter_name(t->filter_status), t->filter_sev ? "  " : "",
 	         t->filter_sev ? pane_severity_label(t->filter_sev == 3 ? "error" : t->filter_sev == 2 ? "warning" : "info") : "",
 	         *t->filter ? "  /" : "", t->filter);
-	ui_put(w, 0, x, UI_DIM, info, width - x - 1);
+	x += ui_put(w, 0, x, UI_DIM, info, width - x - 1);
+	s->pos_x = s->n && x + 2 + 18 < width ? width - 19 : 0;
+	draw_position(w, s);
 	s->h = h - 1;
 	if (s->n == 0) {
 		const char *why = ph->runs == 0 && t->m.nf == 0 && !t->running

@@ -23,7 +23,7 @@ const keymap_entry keymap[] = {
 	{ CMD_UP, "up", { 'k', UI_KEY_UP }, "k ↑", VIEW_ANY, 0, N_("move up") },
 	{ CMD_PAGE_DOWN, "page-down", { UI_KEY_PGDN, ' ', K('f') }, "PgDn Space", VIEW_ANY, 0, N_("next page") },
 	{ CMD_PAGE_UP, "page-up", { UI_KEY_PGUP, K('b') }, "PgUp", VIEW_ANY, 0, N_("previous page") },
-	{ CMD_TOP, "top", { UI_KEY_HOME, '0' }, "Home 0", VIEW_ANY, 0, N_("go to the first row") },
+	{ CMD_TOP, "top", { 'g', UI_KEY_HOME, '0' }, "g Home", VIEW_ANY, 0, N_("go to the first row") },
 	{ CMD_BOTTOM, "bottom", { 'G', UI_KEY_END }, "G End", VIEW_ANY, 0, N_("go to the last row") },
 	{ CMD_PHASE_NEXT, "phase-next", { 'l', UI_KEY_RIGHT, ']' }, "l →", VIEW_ANY, 0, N_("next phase") },
 	{ CMD_PHASE_PREV, "phase-prev", { 'h', UI_KEY_LEFT, '[' }, "h ←", VIEW_ANY, 0, N_("previous phase") },
@@ -77,7 +77,7 @@ const keymap_entry keymap[] = {
 	/* panes */
 	{ CMD_FINDINGS, "findings", { 'f', UI_KEY_TAB }, "f Tab", VIEW_ANY, 0, N_("show the findings of the phase") },
 	{ CMD_TIMELINE, "timeline", { 't' }, "t", VIEW_ANY, 0, N_("checkpoint timeline, newest first") },
-	{ CMD_GUIDE, "guide", { 'g' }, "g", VIEW_ANY, 0, N_("the phase's guide: purpose, steps, checklist") },
+	{ CMD_GUIDE, "guide", { 'i' }, "i", VIEW_ANY, 0, N_("the phase's guide: purpose, steps, checklist") },
 	{ CMD_CHART, "chart", { 'c' }, "c", VIEW_ANY, 0, N_("charts: findings by category") },
 	{ CMD_ARTIFACTS, "artifacts", { 'a' }, "a", VIEW_ANY, 0, N_("ingested artifacts and reports") },
 	{ CMD_COPY, "copy", { 'C' }, "C", VIEW_ANY, 0,

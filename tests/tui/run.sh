@@ -100,8 +100,12 @@ expect main "Screen saved to .ferry/screens/e2e-screen.txt" "the palette saves t
 if [ -s "$proj/.ferry/screens/e2e-screen.txt" ] && [ ! -e "$proj/e2e-screen.txt" ]; then ok "the screen dump is not in the project"
 else fail "the screen dump landed in the project or is missing"; fi
 
-keys main g
-expect main "Checklist (ticked from check results)" "g shows the phase guide"
+keys main Escape f g
+expect main "row 1 of" "g goes to the first row; the header says which row of how many"
+keys main G
+if poll 10 lacks main "row 1 of"; then ok "G goes to the last row"; else fail "G did not move to the last row"; fi
+keys main i
+expect main "Checklist (ticked from check results)" "i shows the phase guide"
 keys main '?'
 expect main "ferry workbench keys" "? shows the help overlay"
 keys main Escape f

@@ -51,7 +51,7 @@ s() { echo "<Save:$work/$1.txt>"; }
 # every pane in Chinese: main screen (rail, list, detail, status, hints), zoomed detail,
 # chart, guide, artifacts, the loss comparison, the audit chain and its verify, the
 # timeline, help, the palette and a command's usage, the fix preview and its closing
-keys="$(s main)<Enter>$(s detail)<Esc>c$(s chart)g$(s guide)a$(s artifacts)jj<Enter>$(s show)<Esc>"
+keys="$(s main)<Enter>$(s detail)<Esc>c$(s chart)i$(s guide)a$(s artifacts)jj<Enter>$(s show)<Esc>"
 keys="${keys}E$(s audit)V$(s verify)t$(s timeline)f?$(s help)<Esc>:$(s palette)ingest $(s usage)<Esc>"
 keys="${keys}4/fix:yes<Enter>F$(s fix)n$(s closed)<Esc>Q"
 bench zh "$keys"

@@ -451,7 +451,7 @@ static void test_edit_records_checkpoint_and_revert(void **state)
 static void test_guide_and_chinese(void **state)
 {
 	struct fx *fx = *state;
-	char *s = screen_of(fx->dir, "100x30", "g");
+	char *s = screen_of(fx->dir, "100x30", "i");
 	assert_has(row(s, 1), "Guide to phase 1 · assess");
 	assert_has(s, "[✓] The project has been surveyed by the checks");
 	assert_has(s, "[ ] Assessment signed off");
@@ -470,7 +470,7 @@ static void test_guide_and_chinese(void **state)
 	snprintf(prefix, sizeof prefix, "%.*s", (int)(loc - r), r);
 	assert_int_equal(text_width(prefix), 30);
 	free(s);
-	s = screen_of(fx->dir, "100x30", "g");
+	s = screen_of(fx->dir, "100x30", "i");
 	assert_has(row(s, 1), "阶段指南 1 · assess");
 	free(s);
 	setenv("FERRY_LANG", "en", 1);
@@ -1062,7 +1062,7 @@ static void test_checklist_ticks_past_info(void **state)
 	assert_int_equal(store_run_finish(ws->db, run, 2, 0), 0);
 	assert_int_equal(store_commit(ws->db), 0);
 	ws_close(ws);
-	char *s = screen_of(fx->dir, "100x40", "3g");
+	char *s = screen_of(fx->dir, "100x40", "3i");
 	assert_has(s, "[✓] Versions are compatible");
 	assert_has(s, "[ ] NPUs are visible and healthy");
 	free(s);
