@@ -66,14 +66,33 @@ void diffview_draw(diffview *d, ui_win *w, int y, int x, int h)
 	}
 }
 
+/* The first line after (dir > 0) or before (dir < 0) line `from` that starts a hunk
+ * ("@@") or a file ("diff "), or -1. */
+static int hunk_from(const diffview *d, int from, int dir)
+{
+	for (int i = from + dir; i >= d->npre && i < d->nlines; i += dir) {
+		const char *l = d->text + d->lines[i];
+		if (util_starts_with(l, "@@") || util_starts_with(l, "diff "))
+			return i;
+	}
+	return -1;
+}
+
 int diffview_scroll(diffview *d, int cmd)
 {
 	int max = d->nlines - d->h > 0 ? d->nlines - d->h : 0;
 	int sc = d->scroll;
-	if (cmd == CMD_BOTTOM)
+	if (cmd == CMD_BOTTOM) {
 		sc = max;
-	else if (!pane_move(&sc, max + 1, d->h, cmd))
+	} else if (cmd == CMD_PHASE_NEXT || cmd == CMD_PHASE_PREV) {
+		/* in a diff, ] and [ (l and h) go to the next or previous hunk */
+		int at = hunk_from(d, sc, cmd == CMD_PHASE_NEXT ? 1 : -1);
+		if (at < 0)
+			return 1; /* no further hunk: stay, and do not switch phases underneath */
+		sc = at > max ? max : at;
+	} else if (!pane_move(&sc, max + 1, d->h, cmd)) {
 		return 0;
+	}
 	d->scroll = sc;
 	return 1;
 }

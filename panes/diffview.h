@@ -34,7 +34,8 @@ int diffview_attr(const char *line);
 /* Draws lines from d->scroll into rows [y, y + h) of w from column x; shows "↓ N"
  * at the bottom right when more lines follow. */
 void diffview_draw(diffview *d, ui_win *w, int y, int x, int h);
-/* Applies a movement command (keymap.h) to the scroll; 1 when it was one. */
+/* Applies a movement command (keymap.h) to the scroll; 1 when it was one. The phase
+ * commands (] [ l h) move to the next or previous hunk (or file) instead. */
 int diffview_scroll(diffview *d, int cmd);
 
 #endif

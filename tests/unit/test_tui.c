@@ -8,6 +8,8 @@
 
 #include "check.h"
 #include "compare.h"
+#include "diffview.h"
+#include "keymap.h"
 #include "review.h"
 #include "err.h"
 #include "intl.h"
@@ -1196,6 +1198,29 @@ static void test_ten_thousand_findings(void **state)
 	assert_true(moves - first < 5.0);
 }
 
+/* In a diff, ] and [ jump between hunks and files; past the last one nothing moves. */
+static void test_diff_hunk_jumps(void **state)
+{
+	(void)state;
+	diffview d = { 0 };
+	diffview_set(&d, "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n c\n"
+	                 "@@ -9,2 +9,2 @@\n-d\n+e\n c\n c\n c\n c\n c\n c\n c\n");
+	d.h = 4;
+	assert_int_equal(diffview_scroll(&d, CMD_PHASE_NEXT), 1);
+	assert_int_equal(d.scroll, 3); /* the first @@ */
+	assert_int_equal(diffview_scroll(&d, CMD_PHASE_NEXT), 1);
+	assert_int_equal(d.scroll, 8); /* the second */
+	assert_int_equal(diffview_scroll(&d, CMD_PHASE_NEXT), 1);
+	assert_int_equal(d.scroll, 8); /* no third: stays, and the phase does not change */
+	assert_int_equal(diffview_scroll(&d, CMD_PHASE_PREV), 1);
+	assert_int_equal(d.scroll, 3);
+	assert_int_equal(diffview_scroll(&d, CMD_PHASE_PREV), 1);
+	assert_int_equal(d.scroll, 0); /* the file header */
+	assert_int_equal(diffview_scroll(&d, CMD_BOTTOM), 1);
+	assert_int_equal(d.scroll, d.nlines - 4);
+	diffview_clear(&d);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C.UTF-8");
@@ -1219,6 +1244,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_chart_help_palette_artifacts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_window_and_resize, setup, teardown),
 		cmocka_unit_test(test_empty_chart_and_init_offer),
+		cmocka_unit_test(test_diff_hunk_jumps),
 		cmocka_unit_test_setup_teardown(test_fix_preview_and_apply, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_refused, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_readiness, setup, teardown),
