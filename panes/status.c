@@ -5,6 +5,7 @@
 #include "text.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void *status_open(tui *t)
@@ -18,6 +19,24 @@ static void status_close(void *st)
 	(void)st;
 }
 
+/* " · Name <mail>" in the room left: without the address when it does not fit, then
+ * the name shortened with "…", so the engagement and the counts are never cut for it. */
+static void draw_actor(ui_win *w, int x, int room, const char *actor)
+{
+	if (room < 6 || !*actor)
+		return;
+	size_t name_len = strcspn(actor, "<");
+	while (name_len && actor[name_len - 1] == ' ')
+		name_len--;
+	char full[400], name[400];
+	snprintf(full, sizeof full, " · %s", actor);
+	snprintf(name, sizeof name, " · %.*s", (int)name_len, actor);
+	const char *shown = text_width(full) <= room || !name_len ? full : name;
+	char *cell = text_cell(shown, room, 0);
+	ui_put(w, 0, x, UI_BAR, cell, room);
+	free(cell);
+}
+
 static void status_draw(void *st, tui *t, ui_win *w)
 {
 	(void)st;
@@ -28,20 +47,21 @@ static void status_draw(void *st, tui *t, ui_win *w)
 	snprintf(left, sizeof left, " ferry · %s%s%s · %s %.7s #%lld", m->engagement ? m->engagement : "",
 	         m->client && *m->client ? " / " : "", m->client ? m->client : "", _("head"), m->head, m->head_cp);
 	int x = ui_put(w, 0, 0, UI_BAR, left, width);
-	char rest[800];
-	snprintf(rest, sizeof rest, " · %s %d (E%d W%d I%d) %s %d %s %d · %s", _("open"), m->open, m->errors, m->warnings,
-	         m->info, _("fixed"), m->fixed, _("waived"), m->waived, m->actor ? m->actor : "");
+	char counts[400];
+	snprintf(counts, sizeof counts, " · %s %d (E%d W%d I%d) %s %d %s %d", _("open"), m->open, m->errors, m->warnings,
+	         m->info, _("fixed"), m->fixed, _("waived"), m->waived);
+	int rw = 0;
+	char run[200] = "";
 	if (t->running) {
-		char run[200];
 		snprintf(run, sizeof run, " ⟳ %s ", t->progress);
-		int rw = text_width(run);
+		rw = text_width(run);
 		if (rw > width / 2)
 			rw = width / 2;
-		ui_put(w, 0, x, UI_BAR, rest, width - x - rw);
-		ui_put(w, 0, width - rw, UI_WARN, run, rw);
-	} else {
-		ui_put(w, 0, x, UI_BAR, rest, width - x);
 	}
+	x += ui_put(w, 0, x, UI_BAR, counts, width - x - rw);
+	draw_actor(w, x, width - x - rw, m->actor ? m->actor : "");
+	if (rw)
+		ui_put(w, 0, width - rw, UI_WARN, run, rw);
 }
 
 static int status_handle(void *st, tui *t, int cmd, const char *arg)

@@ -532,6 +532,24 @@ static void test_small_window_and_resize(void **state)
 	free(s);
 }
 
+/* In a narrow window a long actor is shortened (address first), never the engagement or the counts. */
+static void test_long_actor_abbreviated(void **state)
+{
+	struct fx *fx = *state;
+	setenv("FERRY_ACTOR", "Maximilian Alexander Example-Consultant <maximilian.alexander@consultancy.example.com>", 1);
+	char *s = screen_of(fx->dir, "100x30", "");
+	setenv("FERRY_ACTOR", "Ada Tester <ada@example.com>", 1);
+	const char *bar = row(s, 0);
+	assert_has(bar, " ferry · ");
+	assert_has(bar, "(E");
+	assert_has(bar, "· Maximilian");
+	assert_null(strstr(bar, "<maximilian"));
+	free(s);
+	s = screen_of(fx->dir, "160x30", "");
+	assert_has(row(s, 0), "<ada@example.com>"); /* room enough: the whole actor */
+	free(s);
+}
+
 static void test_empty_chart_and_init_offer(void **state)
 {
 	(void)state;
@@ -1243,6 +1261,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_guide_and_chinese, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chart_help_palette_artifacts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_window_and_resize, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_actor_abbreviated, setup, teardown),
 		cmocka_unit_test(test_empty_chart_and_init_offer),
 		cmocka_unit_test(test_diff_hunk_jumps),
 		cmocka_unit_test_setup_teardown(test_fix_preview_and_apply, setup_fixes, teardown),
