@@ -404,7 +404,12 @@ static void test_resolve(void **state)
 	   "$i $i \"$([ $i = 0 ] && echo 'from %s')\"; i=$((i+1)); done; } "
 	   "| git --git-dir='%s' fast-import --quiet",
 	   root, c1, gd);
-	char *pair = cap("git --git-dir='%s' rev-list HEAD | cut -c1-4 | sort | uniq -d | head -1", gd);
+	char *pair = cap("git --git-dir='%s' rev-list refs/heads/ferry | cut -c1-4 | sort | uniq -d | head -1", gd);
+	if (strlen(pair) != 4) { /* say what the branch held, for a failure that is hard to reproduce */
+		char *count = cap("git --git-dir='%s' rev-list --count refs/heads/ferry; git --git-dir='%s' symbolic-ref HEAD", gd, gd);
+		fprintf(stderr, "no shared 4-digit prefix; commits and HEAD: %s\n", count);
+		free(count);
+	}
 	assert_int_equal(strlen(pair), 4);
 	assert_int_equal(history_resolve(out, h, pair), FERRY_EUSAGE);
 	assert_non_null(strstr(err_message(), "ambiguous"));
