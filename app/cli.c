@@ -1158,7 +1158,8 @@ static void print_export_json(const char *anchor, const char *what, const char *
 			}
 		if (dh)
 			closedir(dh);
-		qsort(names, n, sizeof *names, name_cmp);
+		if (n > 1)
+			qsort(names, n, sizeof *names, name_cmp);
 		cJSON *list = cJSON_AddArrayToObject(d, "patches");
 		for (size_t i = 0; i < n; i++) {
 			cJSON_AddItemToArray(list, cJSON_CreateString(names[i]));

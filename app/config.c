@@ -103,7 +103,8 @@ void config_declare_plugins(const plugin_host *h)
 			declared[ndeclared++] = (struct config_key){ xstrdup(s->key), config_kind_of(s->type), dup_or_null(s->words),
 				                                         xstrdup(s->help), dup_or_null(s->def), xstrdup(pi[i].id) };
 		}
-	qsort(declared, ndeclared, sizeof *declared, key_cmp);
+	if (ndeclared > 1)
+		qsort(declared, ndeclared, sizeof *declared, key_cmp);
 }
 
 /* effort.weight.<category>: the category must be one categories.json declares. */

@@ -227,7 +227,8 @@ static void decl_settings(lua_State *L, papi_plugin *p)
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
-	qsort(p->info.settings, p->info.nsettings, sizeof *p->info.settings, setting_cmp);
+	if (p->info.nsettings > 1)
+		qsort(p->info.settings, p->info.nsettings, sizeof *p->info.settings, setting_cmp);
 }
 
 /* Checks the declaration (index 1) and copies it into the papi_plugin (index 2, light
