@@ -99,6 +99,19 @@ static int risk_cmp(const void *a, const void *b)
 	return (int)(cJSON_GetObjectItem(x->f, "id")->valuedouble - cJSON_GetObjectItem(y->f, "id")->valuedouble);
 }
 
+const char *const assessment_reasons[REASON_COUNT] = {
+	[REASON_MANUAL] = N_("Errors without an automatic fix (custom CUDA kernels, unsupported operators or GPU-only "
+	                     "libraries) must be ported by hand first; the mechanical rewrites can then be applied with "
+	                     "ferry fix."),
+	[REASON_CONFLICT] = N_("Constructs that automatic migration (transfer_to_npu) disables or does not handle "
+	                       "(torch.jit.script, channels_last) are present: rewrite the code explicitly with ferry fix, "
+	                       "reviewing each change."),
+	[REASON_AUTO] = N_("Many mechanical CUDA call sites and nothing that conflicts with automatic migration: "
+	                   "`from torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path."),
+	[REASON_FEW] = N_("Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every "
+	                  "change is visible in the history."),
+};
+
 static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *counts, int mechanical)
 {
 	cJSON *st = cJSON_AddObjectToObject(out, "strategy");
@@ -111,8 +124,7 @@ static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *c
 			cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
 	if (cJSON_GetArraySize(drivers)) {
 		rec = "manual";
-		reason = "Errors without an automatic fix (custom CUDA kernels, unsupported operators or GPU-only "
-		         "libraries) must be ported by hand first; the mechanical rewrites can then be applied with ferry fix.";
+		reason = assessment_reasons[REASON_MANUAL];
 	} else {
 		int conflict = 0;
 		const cJSON *c;
@@ -123,20 +135,16 @@ static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *c
 				cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
 		if (conflict) {
 			rec = "tool";
-			reason = "Constructs that automatic migration (transfer_to_npu) disables or does not handle "
-			         "(torch.jit.script, channels_last) are present: rewrite the code explicitly with ferry fix, "
-			         "reviewing each change.";
+			reason = assessment_reasons[REASON_CONFLICT];
 		} else if (mechanical >= 50) {
 			rec = "auto";
-			reason = "Many mechanical CUDA call sites and nothing that conflicts with automatic migration: "
-			         "`from torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path.";
+			reason = assessment_reasons[REASON_AUTO];
 			cJSON_ArrayForEach(f, open)
 				if (mechanical_fix(f) && cJSON_GetArraySize(drivers) < 10)
 					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
 		} else {
 			rec = "tool";
-			reason = "Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every "
-			         "change is visible in the history.";
+			reason = assessment_reasons[REASON_FEW];
 			cJSON_ArrayForEach(f, open)
 				if (mechanical_fix(f) && cJSON_GetArraySize(drivers) < 10)
 					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));

@@ -21,6 +21,11 @@
  * absent) before any assess run. */
 int assessment_compute(cJSON **out, store *s);
 
+/* The strategy reasons assessment_compute puts into strategy.reason (English, marked for
+ * the catalog here; reports and panes show them through it). */
+enum { REASON_MANUAL, REASON_CONFLICT, REASON_AUTO, REASON_FEW, REASON_COUNT };
+extern const char *const assessment_reasons[REASON_COUNT];
+
 /* "effort = base 2 + 3 × 3 custom_kernel … = 16.9 person-days" from an assessment's
  * base_days, weights, counts and effort_days: in English when english is set (the JSON
  * edge), else in the reader's language. The caller frees it. */

@@ -550,14 +550,6 @@ out:
  * happens to equal one of them is never touched. */
 static const char *const words[] = {
 	N_("ready"), N_("ready with conditions"), N_("needs manual porting"), N_("blocked"),
-	N_("Errors without an automatic fix (custom CUDA kernels, unsupported operators or GPU-only libraries) must be "
-	   "ported by hand first; the mechanical rewrites can then be applied with ferry fix."),
-	N_("Constructs that automatic migration (transfer_to_npu) disables or does not handle (torch.jit.script, "
-	   "channels_last) are present: rewrite the code explicitly with ferry fix, reviewing each change."),
-	N_("Many mechanical CUDA call sites and nothing that conflicts with automatic migration: `from "
-	   "torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path."),
-	N_("Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every change is visible "
-	   "in the history."),
 	N_("not started"), N_("in progress"), N_("signed off"), N_("reopened"),
 	N_("open"), N_("fixed"), N_("waived"),
 	N_("error"), N_("warning"), N_("info"),
@@ -570,6 +562,9 @@ static const char *word(const char *en)
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
 		if (strcmp(words[i], en) == 0)
 			return _(words[i]);
+	for (size_t i = 0; i < REASON_COUNT; i++) /* the strategy reasons, marked where they are made */
+		if (strcmp(assessment_reasons[i], en) == 0)
+			return _(assessment_reasons[i]);
 	return en;
 }
 

@@ -12,16 +12,7 @@
 static const char *const app_words[] __attribute__((unused)) = {
 	/* readiness classes (assessment.c) */
 	N_("ready"), N_("ready with conditions"), N_("needs manual porting"), N_("blocked"),
-	/* strategy reasons (assessment.c) */
-	N_("Errors without an automatic fix (custom CUDA kernels, unsupported operators or GPU-only "
-	   "libraries) must be ported by hand first; the mechanical rewrites can then be applied with ferry fix."),
-	N_("Constructs that automatic migration (transfer_to_npu) disables or does not handle "
-	   "(torch.jit.script, channels_last) are present: rewrite the code explicitly with ferry fix, "
-	   "reviewing each change."),
-	N_("Many mechanical CUDA call sites and nothing that conflicts with automatic migration: "
-	   "`from torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path."),
-	N_("Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every "
-	   "change is visible in the history."),
+	/* (the strategy reasons are marked where they are made: assessment_reasons) */
 	/* phase statuses */
 	N_("not started"), N_("in progress"), N_("signed off"), N_("reopened"),
 	/* finding statuses */
