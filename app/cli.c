@@ -98,23 +98,36 @@ static int one_option(const char **value, const char *cmd, int argc, char **argv
 	return 0;
 }
 
+/* Takes option c when it is --json or --format text|json (whose letter is fval): 1 when it
+ * was one of them, with the format in *format, or the usage error's code in *rc. */
+static int format_option(int c, int fval, const char **format, int *rc)
+{
+	static const char *const text_json[] = { "text", "json", NULL };
+	if (c == 'j')
+		*format = "json";
+	else if (c == fval)
+		*rc = parse_format(format, optarg, text_json);
+	else
+		return 0;
+	return 1;
+}
+
 /* Parses --json or --format text|json, the options of the commands that print one
  * document; *json is set for JSON. With events, --events is taken too and sets it. */
 static int json_option(int *json, int *events, const char *cmd, int argc, char **argv)
 {
-	static const char *const formats[] = { "text", "json", NULL };
 	const char *format = "text";
-	int c, rc;
+	int c, rc = 0;
 	opt_reset();
 	while ((c = cmd_getopt(argc, argv)) != -1) {
-		if (c == 'j')
-			format = "json";
-		else if (c == 'e' && events)
+		if (format_option(c, 'f', &format, &rc)) {
+			if (rc)
+				return rc;
+		} else if (c == 'e' && events) {
 			*events = 1;
-		else if (c != 'f')
+		} else {
 			return opt_fail(cmd, argv);
-		else if ((rc = parse_format(&format, optarg, formats)))
-			return rc;
+		}
 	}
 	*json = strcmp(format, "json") == 0;
 	return 0;
@@ -853,11 +866,15 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 {
 	long long ids[MAX_LIST];
 	fix_select sel = { ids, 0, NULL, NULL, NULL, 0 };
-	static const char *const formats[] = { "text", "json", NULL };
 	const char *format = "text";
-	int dry = 0, yes = 0, c, rc;
+	int dry = 0, yes = 0, c, rc = 0;
 	opt_reset();
 	while ((c = cmd_getopt(argc, argv)) != -1) {
+		if (format_option(c, 'T', &format, &rc)) { /* -f is --finding here */
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'f':
 			if (sel.nids >= MAX_LIST)
@@ -875,11 +892,6 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 		case 'F': sel.file = optarg; break;
 		case 'n': dry = 1; break;
 		case 'y': yes = 1; break;
-		case 'j': format = "json"; break;
-		case 'T':
-			if ((rc = parse_format(&format, optarg, formats)))
-				return rc;
-			break;
 		default: return opt_fail("fix", argv);
 		}
 	}
@@ -969,15 +981,11 @@ out:
 /* The recorded artifact id as JSON on stdout (its row: id, kind, label, path, sha256 …). */
 static int print_artifact_json(workspace *ws, long long id)
 {
-	cJSON *all = NULL;
-	int rc = store_artifacts(&all, ws->db, NULL);
-	const cJSON *a, *row = NULL;
-	cJSON_ArrayForEach(a, all)
-		if (json_int(a, "id") == id)
-			row = a;
+	cJSON *row = NULL;
+	int rc = store_artifact_get(&row, ws->db, id);
 	if (!rc && row)
 		output_json(stdout, row);
-	cJSON_Delete(all);
+	cJSON_Delete(row);
 	return rc;
 }
 
@@ -1009,23 +1017,22 @@ out:
 
 static int cmd_ingest(const char *dir, int argc, char **argv)
 {
-	static const char *const formats[] = { "text", "json", NULL };
 	const char *label = NULL, *format = "text";
-	int c, rc, local = 0, smoke = 0;
+	int c, rc = 0, local = 0, smoke = 0;
 	opt_reset();
 	while ((c = cmd_getopt(argc, argv)) != -1) {
-		if (c == 'L')
+		if (format_option(c, 'f', &format, &rc)) {
+			if (rc)
+				return rc;
+		} else if (c == 'L') {
 			local = 1;
-		else if (c == 'S')
+		} else if (c == 'S') {
 			smoke = 1;
-		else if (c == 'l')
+		} else if (c == 'l') {
 			label = optarg;
-		else if (c == 'j')
-			format = "json";
-		else if (c != 'f')
+		} else {
 			return opt_fail("ingest", argv);
-		else if ((rc = parse_format(&format, optarg, formats)))
-			return rc;
+		}
 	}
 	int json = strcmp(format, "json") == 0;
 	if (smoke && !local)
@@ -1173,21 +1180,20 @@ static void print_export_json(const char *anchor, const char *what, const char *
 
 static int cmd_export(const char *dir, int argc, char **argv)
 {
-	static const char *const formats[] = { "text", "json", NULL };
 	const char *to = NULL, *base = NULL, *format = "text";
 	int rc = 0, c;
 	opt_reset();
 	while ((c = cmd_getopt(argc, argv)) != -1) {
-		if (c == 't')
+		if (format_option(c, 'f', &format, &rc)) {
+			if (rc)
+				return rc;
+		} else if (c == 't') {
 			to = optarg;
-		else if (c == 'b')
+		} else if (c == 'b') {
 			base = optarg;
-		else if (c == 'j')
-			format = "json";
-		else if (c != 'f')
+		} else {
 			return opt_fail("export", argv);
-		else if ((rc = parse_format(&format, optarg, formats)))
-			return rc;
+		}
 	}
 	if (argc - optind != 2)
 		return usage_error("export");

@@ -831,12 +831,20 @@ int store_artifact_add(long long *out, store *s, const char *kind, const char *l
 	return rc;
 }
 
+#define ARTIFACT_COLUMNS "SELECT id, kind, label, path, source, sha256, size, ingested_at, actor FROM artifacts"
+
 int store_artifacts(cJSON **out, store *s, const char *kind)
 {
-	return db_rows(out, s,
-	               "SELECT id, kind, label, path, source, sha256, size, ingested_at, actor FROM artifacts"
-	               " WHERE ?1 IS NULL OR kind = ?1 ORDER BY id",
-	               "S", kind);
+	return db_rows(out, s, ARTIFACT_COLUMNS " WHERE ?1 IS NULL OR kind = ?1 ORDER BY id", "S", kind);
+}
+
+int store_artifact_get(cJSON **out, store *s, long long id)
+{
+	cJSON *rows = NULL;
+	int rc = db_rows(&rows, s, ARTIFACT_COLUMNS " WHERE id = ?", "i", id);
+	if (!rc)
+		single_row(out, rows);
+	return rc;
 }
 
 /* --- state rows for the chain replay --- */

@@ -130,6 +130,8 @@ int store_artifact_add(long long *out, store *s, const char *kind, const char *l
                        long long size, const char *actor);
 /* kind NULL = all: [{id, kind, label, path, source, sha256, size, ingested_at, actor}] */
 int store_artifacts(cJSON **out, store *s, const char *kind);
+/* One by id, the same fields; NULL in *out when none. */
+int store_artifact_get(cJSON **out, store *s, long long id);
 
 /* --- the state the audit chain is replayed against (replay.c) --- */
 /* The rowid of the last row this connection inserted (a waiver's id, say). */
