@@ -130,11 +130,24 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 	}
 }
 
+/* Search: "#N" an ingested artifact's id; words its kind, label, path or who brought it. */
+static int artifact_match(int i, const char *text, void *ctx)
+{
+	const astate *s = ctx;
+	const tui_artifact *a = &s->a[i];
+	int id = pane_id_match(text, a->id);
+	if (id >= 0)
+		return id && i < (int)(s->n - s->nreports - s->ncompare);
+	return pane_has(text, a->kind, pane_word(a->kind), a->label, a->path, a->actor, a->time, (char *)NULL);
+}
+
 static int artifacts_handle(void *st, tui *t, int cmd, const char *arg)
 {
 	astate *s = st;
-	(void)arg;
 	load(s, t);
+	if ((cmd == CMD_SEARCH_NEXT || cmd == CMD_SEARCH_PREV) && s->n)
+		return pane_find(&s->cur, (int)s->n, cmd == CMD_SEARCH_NEXT ? 1 : -1, arg, artifact_match, s)
+		           ? PANE_HANDLED | PANE_REDRAW : 0;
 	if (pane_move(&s->cur, (int)s->n, s->h, cmd))
 		return PANE_HANDLED | PANE_REDRAW;
 	if (cmd == CMD_RELOAD)

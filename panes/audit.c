@@ -109,15 +109,28 @@ static void audit_draw(void *st, tui *t, ui_win *w)
 	}
 }
 
+/* Search: "#N" the event of that sequence number; words its kind, actor, time, payload
+ * or hash. */
+static int event_match(int i, const char *text, void *ctx)
+{
+	const tui_event *e = &((const austate *)ctx)->e[i];
+	int id = pane_id_match(text, e->seq);
+	if (id >= 0)
+		return id;
+	return pane_has(text, e->kind, pane_word(e->kind), e->actor, e->time, e->payload, e->hash, (char *)NULL);
+}
+
 static int audit_handle(void *st, tui *t, int cmd, const char *arg)
 {
 	austate *s = st;
-	(void)arg;
 	if (cmd == CMD_RELOAD) {
 		s->loaded = 0;
 		return 0;
 	}
 	load(s, t);
+	if ((cmd == CMD_SEARCH_NEXT || cmd == CMD_SEARCH_PREV) && s->n)
+		return pane_find(&s->cur, (int)s->n, cmd == CMD_SEARCH_NEXT ? 1 : -1, arg, event_match, s)
+		           ? PANE_HANDLED | PANE_REDRAW : 0;
 	if (pane_move(&s->cur, (int)s->n, s->h, cmd))
 		return PANE_HANDLED | PANE_REDRAW;
 	return 0;

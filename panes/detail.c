@@ -1,6 +1,7 @@
 /* detail — the selected finding: what was found, the source around it with the
  * matched range highlighted, the suggestion, and the proposed fix as a coloured
  * diff computed from the finding's edits against the file's current text. */
+#include "diffview.h"
 #include "intl.h"
 #include "pane.h"
 #include "text.h"
@@ -20,14 +21,17 @@ typedef struct dstate {
 	unsigned gen;       /* reload generation of the cache */
 	long long shown;    /* finding id last drawn (scroll resets on change) */
 	int scroll;         /* first virtual row shown */
+	int hscroll;        /* columns of code scrolled off to the left (< and >) */
 	int total;          /* virtual rows at the last draw */
 	int h;
 } dstate;
 
-/* A drawing cursor over virtual rows, of which only [skip, skip+h) are painted. */
+/* A drawing cursor over virtual rows, of which only [skip, skip+h) are painted; code
+ * starts at column code_x, scrolled sideways by hscroll columns. */
 typedef struct out {
 	ui_win *w;
 	int row, skip, h;
+	int code_x, hscroll;
 } out;
 
 static int visible(const out *o)
@@ -58,8 +62,9 @@ static void wrapped(out *o, int x, int attr, const char *s)
 	}
 }
 
-/* Draws bytes [a, b) of a source line at column *x with tabs expanded. */
-static void segment(out *o, int *x, int attr, const char *s, size_t a, size_t b)
+/* Draws bytes [a, b) of a source line at code column *col (0 where the code starts)
+ * with tabs expanded; what is scrolled off to the left is not drawn. */
+static void segment(out *o, int *col, int attr, const char *s, size_t a, size_t b)
 {
 	size_t i = a;
 	while (i < b) {
@@ -67,9 +72,9 @@ static void segment(out *o, int *x, int attr, const char *s, size_t a, size_t b)
 		while (j < b && s[j] != '\t')
 			j++;
 		if (j > i)
-			*x += ui_putn(o->w, o->row - o->skip, *x, attr, s + i, j - i, 0);
-		if (j < b) { /* tab to the next multiple of 4 from the code start */
-			*x += 4 - ((*x - 8) % 4 + 4) % 4;
+			*col += ui_putn_clip(o->w, o->row - o->skip, o->code_x, o->code_x + *col - o->hscroll, attr, s + i, j - i);
+		if (j < b) { /* tab to the next multiple of 4 */
+			*col += 4 - *col % 4;
 			j++;
 		}
 		i = j;
@@ -83,7 +88,8 @@ static void source_line(out *o, int num, int marked, const char *s, size_t len, 
 		char nb[16];
 		snprintf(nb, sizeof nb, "%5d %s", num, marked ? "▶" : " ");
 		ui_put(o->w, o->row - o->skip, 0, marked ? UI_TITLE : UI_DIM, nb, 0);
-		int x = 8;
+		int x = 0;
+		o->code_x = 8;
 		if (ha > len)
 			ha = len;
 		if (hb > len)
@@ -208,8 +214,9 @@ static void draw_fix(out *o, dstate *d, const tui_finding *f)
 				if (visible(o)) {
 					int y = o->row - o->skip, x = 2;
 					ui_put(o->w, y, x, pass ? UI_ADD : UI_DEL, pass ? "+ " : "- ", 0);
-					x += 2;
-					segment(o, &x, pass ? UI_ADD : UI_DEL, s, i, e2);
+					o->code_x = x + 2;
+					int col = 0;
+					segment(o, &col, pass ? UI_ADD : UI_DEL, s, i, e2);
 				}
 				o->row++;
 				if (e2 >= len)
@@ -252,9 +259,9 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 	}
 	if (f->id != d->shown) {
 		d->shown = f->id;
-		d->scroll = 0;
+		d->scroll = d->hscroll = 0;
 	}
-	out o = { w, 0, d->scroll, d->h };
+	out o = { w, 0, d->scroll, d->h, 8, d->hscroll };
 	char head[256];
 	snprintf(head, sizeof head, "#%lld  %s  %s  [%s]", f->id, pane_word(f->severity), f->plugin,
 	         pane_word(f->status));
@@ -297,6 +304,10 @@ static int detail_handle(void *st, tui *t, int cmd, const char *arg)
 		d->scroll = d->scroll + 3 > max ? max : d->scroll + 3;
 	else if (cmd == CMD_DETAIL_UP)
 		d->scroll = d->scroll > 3 ? d->scroll - 3 : 0;
+	else if (cmd == CMD_SCROLL_RIGHT && t->sel)
+		d->hscroll += DIFFVIEW_HSTEP;
+	else if (cmd == CMD_SCROLL_LEFT && t->sel)
+		d->hscroll = d->hscroll > DIFFVIEW_HSTEP ? d->hscroll - DIFFVIEW_HSTEP : 0;
 	else
 		return 0;
 	return PANE_HANDLED | PANE_REDRAW;

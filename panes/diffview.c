@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void diffview_clear(diffview *d)
 {
@@ -14,7 +15,8 @@ void diffview_clear(diffview *d)
 	free(d->lines);
 	d->text = NULL;
 	d->lines = NULL;
-	d->nlines = d->scroll = d->npre = 0;
+	d->nlines = d->scroll = d->npre = d->hscroll = 0;
+	d->match = -1;
 }
 
 void diffview_set(diffview *d, const char *text)
@@ -57,7 +59,10 @@ void diffview_draw(diffview *d, ui_win *w, int y, int x, int h)
 		int i = d->scroll + r;
 		const char *l = d->text + d->lines[i];
 		size_t len = strcspn(l, "\n");
-		ui_putn(w, y + r, x, i < d->npre ? d->pre_attr : diffview_attr(l), l, len, 0);
+		int attr = i == d->match ? UI_MATCH : i < d->npre ? d->pre_attr : d->plain ? UI_NORMAL : diffview_attr(l);
+		if (i == d->match)
+			ui_fill_row(w, y + r, UI_MATCH);
+		ui_putn_clip(w, y + r, x, x - d->hscroll, attr, l, len);
 	}
 	if (d->scroll + d->h < d->nlines) {
 		char more[32];
@@ -82,6 +87,12 @@ int diffview_scroll(diffview *d, int cmd)
 {
 	int max = d->nlines - d->h > 0 ? d->nlines - d->h : 0;
 	int sc = d->scroll;
+	if (cmd == CMD_SCROLL_RIGHT || cmd == CMD_SCROLL_LEFT) {
+		d->hscroll += cmd == CMD_SCROLL_RIGHT ? DIFFVIEW_HSTEP : -DIFFVIEW_HSTEP;
+		if (d->hscroll < 0)
+			d->hscroll = 0;
+		return 1;
+	}
 	if (cmd == CMD_BOTTOM) {
 		sc = max;
 	} else if (cmd == CMD_PHASE_NEXT || cmd == CMD_PHASE_PREV) {
@@ -95,4 +106,40 @@ int diffview_scroll(diffview *d, int cmd)
 	}
 	d->scroll = sc;
 	return 1;
+}
+
+/* 1 when the len bytes at l hold text, ignoring ASCII case. */
+static int line_has(const char *l, size_t len, const char *text)
+{
+	size_t n = strlen(text);
+	for (size_t i = 0; n && i + n <= len; i++)
+		if (strncasecmp(l + i, text, n) == 0)
+			return 1;
+	return 0;
+}
+
+int diffview_find(diffview *d, const char *text, int dir)
+{
+	if (!d->nlines || !*text)
+		return 0;
+	int from = d->match >= 0 ? d->match : d->scroll - (dir > 0 ? 1 : 0);
+	for (int k = 1; k <= d->nlines; k++) {
+		int i = ((from + dir * k) % d->nlines + d->nlines) % d->nlines;
+		const char *l = d->text + d->lines[i];
+		if (!line_has(l, strcspn(l, "\n"), text))
+			continue;
+		d->match = i;
+		/* the match a third of the way down, so what follows it shows */
+		int third = d->h > 3 ? d->h / 3 : 0, max = d->nlines - d->h > 0 ? d->nlines - d->h : 0;
+		d->scroll = i - third < 0 ? 0 : i - third > max ? max : i - third;
+		return 1;
+	}
+	return 0;
+}
+
+int diffview_handle(diffview *d, int cmd, const char *arg)
+{
+	if (cmd == CMD_SEARCH_NEXT || cmd == CMD_SEARCH_PREV)
+		return arg && diffview_find(d, arg, cmd == CMD_SEARCH_NEXT ? 1 : -1) ? PANE_HANDLED | PANE_REDRAW : 0;
+	return diffview_scroll(d, cmd) ? PANE_HANDLED | PANE_REDRAW : 0;
 }

@@ -4,6 +4,9 @@
 #include "text.h"
 #include "util.h"
 
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The English words and sentences app modules put into their results and the panes
@@ -190,4 +193,38 @@ int pane_scroll_cmd(int *scroll, int total, int h, int cmd)
 		return 0;
 	*scroll = sc;
 	return PANE_HANDLED | PANE_REDRAW;
+}
+
+int pane_find(int *cur, int n, int dir, const char *text, int (*match)(int i, const char *text, void *ctx), void *ctx)
+{
+	for (int k = 1; k <= n; k++) {
+		int i = ((*cur + dir * k) % n + n) % n;
+		if (match(i, text, ctx)) {
+			*cur = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int pane_id_match(const char *text, long long id)
+{
+	if (text[0] != '#' || !isdigit((unsigned char)text[1]))
+		return -1;
+	char *end;
+	long long v = strtoll(text + 1, &end, 10);
+	if (*end)
+		return -1;
+	return v == id;
+}
+
+int pane_has(const char *text, ...)
+{
+	va_list ap;
+	va_start(ap, text);
+	int found = 0;
+	for (const char *s; !found && (s = va_arg(ap, const char *));)
+		found = strcasestr(s, text) != NULL;
+	va_end(ap);
+	return found;
 }

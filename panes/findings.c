@@ -71,10 +71,27 @@ static int status_ok(const tui_finding *f, int want)
 	}
 }
 
-/* One filter word: sev:X, status:X, plugin:X, file:X, category:X, fix:yes|no or
- * free text. */
+/* "PATH:LINE" (a path or its end, and a line the finding covers): 1 when f is there,
+ * 0 when not, -1 when w is not of that form. */
+static int location_ok(const tui_finding *f, const char *w)
+{
+	const char *colon = strrchr(w, ':');
+	if (!colon || colon == w || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1))
+		return -1;
+	size_t plen = (size_t)(colon - w), flen = strlen(f->file);
+	if (plen > flen || strncmp(f->file + flen - plen, w, plen) != 0 || (plen < flen && f->file[flen - plen - 1] != '/'))
+		return 0;
+	int line = atoi(colon + 1), last = f->end_line > f->line ? f->end_line : f->line;
+	return line >= f->line && line <= last;
+}
+
+/* One filter or search word: #ID, PATH:LINE, sev:X, status:X, plugin:X, file:X,
+ * category:X, fix:yes|no or free text. */
 static int word_ok(const tui_finding *f, const char *w)
 {
+	int exact = pane_id_match(w, f->id);
+	if (exact >= 0)
+		return exact;
 	const char *v = strchr(w, ':');
 	if (v) {
 		size_t k = (size_t)(v - w);
@@ -91,6 +108,8 @@ static int word_ok(const tui_finding *f, const char *w)
 			return strstr(f->category, v) != NULL;
 		if (k == 3 && strncmp(w, "fix", 3) == 0) /* fix:yes, fix:no */
 			return (f->nedits > 0) == (*v == 'y');
+		if ((exact = location_ok(f, w)) >= 0)
+			return exact;
 	}
 	return strcasestr(f->message, w) || strcasestr(f->file, w) || strcasestr(f->plugin, w) ||
 	       strcasestr(f->category, w);
@@ -106,6 +125,23 @@ static int filter_ok(const tui_finding *f, const tui *t, char **words, size_t nw
 		if (!word_ok(f, words[i]))
 			return 0;
 	return 1;
+}
+
+/* Search: every word of the text holds for the shown row i. */
+static int row_match(int i, const char *text, void *ctx)
+{
+	void **c = ctx;
+	const fstate *s = c[0];
+	const tui *t = c[1];
+	char *copy = xstrdup(text), *save = NULL, *words[32];
+	size_t n = 0;
+	for (char *w = strtok_r(copy, " ", &save); w && n < 32; w = strtok_r(NULL, " ", &save))
+		words[n++] = w;
+	int ok = 1;
+	for (size_t k = 0; ok && k < n; k++)
+		ok = word_ok(&t->m.f[s->idx[i]], words[k]);
+	free(copy);
+	return ok && n;
 }
 
 static void select_row(fstate *s, tui *t)
@@ -320,6 +356,15 @@ static int findings_handle(void *st, tui *t, int cmd, const char *arg)
 		pane_move(&s->cur, (int)s->n, s->h > 0 ? s->h : 10, cmd);
 		select_row(s, t);
 		return PANE_HANDLED | (before != s->cur ? PANE_REDRAW : 0);
+	}
+	case CMD_SEARCH_NEXT:
+	case CMD_SEARCH_PREV: {
+		rebuild(s, t);
+		void *ctx[2] = { s, t };
+		if (!s->n || !pane_find(&s->cur, (int)s->n, cmd == CMD_SEARCH_NEXT ? 1 : -1, arg, row_match, ctx))
+			return 0;
+		select_row(s, t);
+		return PANE_HANDLED | PANE_REDRAW;
 	}
 	case CMD_FILTER:
 		snprintf(t->filter, sizeof t->filter, "%s", arg ? arg : "");

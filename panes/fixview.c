@@ -125,11 +125,10 @@ static void fix_draw(void *st, tui *t, ui_win *w)
 static int fix_handle(void *st, tui *t, int cmd, const char *arg)
 {
 	xstate *s = st;
-	(void)arg;
 	if (t->view != VIEW_FIX || !t->plan)
 		return 0;
-	if (s->built && s->gen == t->plan_gen && diffview_scroll(&s->dv, cmd))
-		return PANE_HANDLED | PANE_REDRAW;
+	if (s->built && s->gen == t->plan_gen)
+		return diffview_handle(&s->dv, cmd, arg);
 	return 0;
 }
 

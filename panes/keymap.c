@@ -36,6 +36,12 @@ const keymap_entry keymap[] = {
 	{ CMD_PHASE_1 + 6, "phase-7", { '7' }, NULL, VIEW_ANY, 0, NULL },
 	{ CMD_OPEN, "open", { UI_KEY_ENTER }, "Enter", VIEW_ANY, 0, N_("open the selected row (finding detail, checkpoint diff)") },
 	{ CMD_BACK, "back", { 'q' }, "q", VIEW_ANY, 0, N_("close the pane and go back; on the main screen, quit") },
+	{ CMD_SCROLL_RIGHT, "scroll-right", { '>' }, ">", VIEW_ANY, 0, N_("scroll long lines sideways to see their ends (detail, diffs, artifacts)") },
+	{ CMD_SCROLL_LEFT, "scroll-left", { '<' }, "<", VIEW_ANY, 0, N_("scroll long lines back towards their start") },
+	{ CMD_SEARCH, "search", { '/' }, "/", VIEW_ANY, 1,
+	  N_("search the list or text shown: words, #id, file:line (in the findings list / filters)") },
+	{ CMD_SEARCH_NEXT, "search-next", { 'n' }, "n", VIEW_ANY, 0, N_("the next match of the search") },
+	{ CMD_SEARCH_PREV, "search-prev", { 'N' }, "N", VIEW_ANY, 0, N_("the previous match of the search") },
 	{ CMD_DETAIL_DOWN, "detail-down", { 'J' }, "J", VIEW_FINDINGS, 0, N_("scroll the detail pane down") },
 	{ CMD_DETAIL_UP, "detail-up", { 'K' }, "K", VIEW_FINDINGS, 0, N_("scroll the detail pane up") },
 	/* work */
@@ -147,6 +153,7 @@ static const struct {
 	{ CMD_PHASE_1, "phase N|NAME" },
 	{ CMD_LANG, "lang en|zh" },
 	{ CMD_FILTER, "filter TEXT" },
+	{ CMD_SEARCH, "search TEXT" },
 	{ CMD_SAVE_SCREEN, "save-screen PATH" },
 };
 

@@ -66,6 +66,11 @@ enum tui_cmd {
 	CMD_PROBE_SCRIPT, /* write the environment probe for the client's host */
 	CMD_AUDIT,       /* the audit events, newest first */
 	CMD_COPY,        /* copy the finding's file:line or the checkpoint's commit */
+	CMD_SEARCH,      /* search the shown list or text (arg: the text) */
+	CMD_SEARCH_NEXT, /* the next match of the search (arg: the text) */
+	CMD_SEARCH_PREV, /* the previous match */
+	CMD_SCROLL_LEFT, /* long lines: scroll the text sideways */
+	CMD_SCROLL_RIGHT,
 	CMD_COUNT
 };
 

@@ -133,11 +133,6 @@ int model_comparisons(tui_artifact **out, size_t *n, model *m);
 /* Where an artifact's bytes are (its copy under .ferry/artifacts/, or the file a large
  * one refers to); caller frees. */
 char *model_artifact_file(model *m, const tui_artifact *a);
-/* An artifact as text to read: a bench as its hardware, metrics and batch-size sweep;
- * any other text artifact as its first 400 lines; a binary one as its size. Caller
- * frees *out. */
-int model_artifact_text(char **out, model *m, const tui_artifact *a);
-
 /* The audit chain newest first; free with model_events_free. */
 int model_events(tui_event **out, size_t *n, model *m);
 void model_events_free(tui_event *e, size_t n);

@@ -65,6 +65,7 @@ struct tui {
 	int filter_sev;            /* 0 all, 3 error, 2 warning, 1 info */
 	int filter_status;         /* 0 active (open+waived), 1 open, 2 waived, 3 fixed, 4 all */
 	int sort;                  /* 0 file, 1 severity, 2 plugin */
+	char search[256];          /* the last search text (/ outside the findings list, n, N) */
 	unsigned reload_gen;       /* bumped on every reload: panes drop caches */
 	unsigned paint_gen;        /* bumped when windows were recreated or overlapped:
 	                              panes must repaint whole, not just changed rows */
@@ -130,6 +131,15 @@ int pane_scroll_cmd(int *scroll, int total, int h, int cmd);
 /* Applies a movement command to a cursor over n rows with page height h; returns
  * 1 when it was a movement command. */
 int pane_move(int *cur, int n, int h, int cmd);
+
+/* Moves *cur to the next (dir > 0) or previous row of n after *cur, wrapping around,
+ * for which match(i, text, ctx) holds; 1 when there is one (the search of the lists). */
+int pane_find(int *cur, int n, int dir, const char *text, int (*match)(int i, const char *text, void *ctx), void *ctx);
+/* 1 when text is "#N" and N is id, 0 when it is "#N" and N is not, -1 when text is
+ * not of that form. */
+int pane_id_match(const char *text, long long id);
+/* 1 when any of the strings (up to a NULL) holds text, ignoring case. */
+int pane_has(const char *text, ...) __attribute__((sentinel));
 
 /* Palette completion (palette.c): the candidates for the word being typed (the last
  * word of line; the command name when line has no space), a NULL-terminated array

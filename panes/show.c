@@ -3,8 +3,10 @@
  * baseline, and B, the NPU run, in two colours; where they coincide in a third),
  * with its verdict and a table of the aligned steps; a dump comparison as its
  * summary, the first diverging layer and the pairs, failing ones worst first.
- * Anything else is text (an artifact's summary) that scrolls. */
+ * Anything else is text (an artifact's summary) that scrolls both ways and can be
+ * searched; the dump's pairs can be searched by tensor name. */
 #include "compare.h"
+#include "diffview.h"
 #include "intl.h"
 #include "pane.h"
 #include "text.h"
@@ -21,6 +23,7 @@ typedef struct sstate {
 	int rows, h;    /* rows of the table or text; rows it can show */
 	size_t *order;  /* dump: pair indices, failing worst first */
 	size_t norder;
+	diffview text;  /* the text shown when it is no comparison */
 } sstate;
 
 static void *show_open(tui *t)
@@ -35,6 +38,7 @@ static void show_close(void *st)
 	if (!s)
 		return;
 	free(s->order);
+	diffview_clear(&s->text);
 	free(s);
 }
 
@@ -274,21 +278,22 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 	}
 }
 
-static void draw_text(sstate *s, ui_win *w, int y, const char *text)
+static void draw_text(sstate *s, tui *t, ui_win *w, int y)
 {
-	int width = ui_win_width(w), h = ui_win_height(w), row = 0;
-	const char *p = text;
-	s->h = h - y;
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		if (row >= s->scroll && y < h)
-			ui_putn(w, y++, 1, UI_NORMAL, p, n, width - 2);
-		row++;
-		p += n;
-		if (*p)
-			p++;
+	if (s->gen != t->show_gen || !s->text.text) {
+		diffview_set(&s->text, t->show_text);
+		s->text.plain = 1;
 	}
-	s->rows = row;
+	diffview_draw(&s->text, w, y, 1, ui_win_height(w) - y);
+}
+
+/* Search in a dump comparison: the tensor's or its layer's name. */
+static int pair_match(int i, const char *text, void *ctx)
+{
+	const sstate *s = ((void **)ctx)[0];
+	const dump_result *r = ((void **)ctx)[1];
+	const dump_pair *p = &r->pairs[s->order[i]];
+	return pane_has(text, p->name, p->layer, (char *)NULL);
 }
 
 static void show_draw(void *st, tui *t, ui_win *w)
@@ -303,14 +308,20 @@ static void show_draw(void *st, tui *t, ui_win *w)
 	else if (t->cmp)
 		draw_dump(s, t, w, y, t->cmp);
 	else if (t->show_text)
-		draw_text(s, w, y, t->show_text);
+		draw_text(s, t, w, y);
 	s->gen = t->show_gen;
 }
 
 static int show_handle(void *st, tui *t, int cmd, const char *arg)
 {
 	sstate *s = st;
-	(void)t, (void)arg;
+	if (!t->cmp && t->show_text && s->text.text)
+		return diffview_handle(&s->text, cmd, arg);
+	if ((cmd == CMD_SEARCH_NEXT || cmd == CMD_SEARCH_PREV) && t->cmp && !t->cmp->loss && s->norder) {
+		void *ctx[2] = { s, &t->cmp->dr };
+		return pane_find(&s->scroll, (int)s->norder, cmd == CMD_SEARCH_NEXT ? 1 : -1, arg, pair_match, ctx)
+		           ? PANE_HANDLED | PANE_REDRAW : 0;
+	}
 	return pane_scroll_cmd(&s->scroll, s->rows, s->h, cmd);
 }
 

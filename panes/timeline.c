@@ -147,17 +147,39 @@ static void timeline_draw(void *st, tui *t, ui_win *w)
 	}
 }
 
+/* Search: "#N" a checkpoint's id; a commit's start; words its subject, kind, actor,
+ * check or findings. */
+static int checkpoint_match(int i, const char *text, void *ctx)
+{
+	const tui_checkpoint *c = &((const tstate *)ctx)->cps[i];
+	int id = pane_id_match(text, c->id);
+	if (id >= 0)
+		return id;
+	if (strlen(text) >= 4 && util_starts_with(c->commit, text))
+		return 1;
+	char *subject = subject_show(c->message);
+	int found = pane_has(text, c->message, subject, c->kind, pane_word(c->kind), c->actor, c->plugin, c->findings,
+	                     (char *)NULL);
+	free(subject);
+	return found;
+}
+
 static int timeline_handle(void *st, tui *t, int cmd, const char *arg)
 {
 	tstate *s = st;
-	(void)arg;
 	load(s, t);
 	if (s->showing) {
 		if (cmd == CMD_BACK || cmd == CMD_CANCEL) {
 			drop_diff(s);
 			return PANE_HANDLED | PANE_REDRAW;
 		}
-		return diffview_scroll(&s->dv, cmd) ? PANE_HANDLED | PANE_REDRAW : 0;
+		return diffview_handle(&s->dv, cmd, arg);
+	}
+	if ((cmd == CMD_SEARCH_NEXT || cmd == CMD_SEARCH_PREV) && s->n) {
+		if (!pane_find(&s->cur, (int)s->n, cmd == CMD_SEARCH_NEXT ? 1 : -1, arg, checkpoint_match, s))
+			return 0;
+		select_cp(s, t);
+		return PANE_HANDLED | PANE_REDRAW;
 	}
 	if (pane_move(&s->cur, (int)s->n, s->h, cmd)) {
 		select_cp(s, t);

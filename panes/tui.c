@@ -5,6 +5,7 @@
  * ws_revert, ws_init) and takes the writer lock only while it works. */
 #include "tui.h"
 #include "artifact.h"
+#include "artview.h"
 #include "audit.h"
 #include "check.h"
 #include "compare.h"
@@ -1584,7 +1585,7 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 		t->running = 0;
 		a->busy_fixed = 0;
 	} else {
-		rc = model_artifact_text(&text, &t->m, art);
+		rc = artview_text(&text, &t->m, art);
 	}
 	if (rc) {
 		tui_message(t, UI_ERROR, "%s", err_message());
@@ -1598,7 +1599,7 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 		snprintf(t->show_title, sizeof t->show_title, _("Comparison of %s: %s (A, GPU) against %s (B, NPU), recorded %s"),
 		         art->loss ? "loss" : "dump", art->a, art->b, art->time);
 	else
-		snprintf(t->show_title, sizeof t->show_title, "#%lld %s · %s", art->id, art->kind, art->label);
+		snprintf(t->show_title, sizeof t->show_title, "#%lld %s · %s", art->id, pane_word(art->kind), art->label);
 	t->view = VIEW_SHOW;
 	a->zoom = 0;
 	return PANE_HANDLED | PANE_LAYOUT;
@@ -1612,7 +1613,10 @@ static int needs_input(app *a, int cmd)
 	char label[256], why[512];
 	switch (cmd) {
 	case CMD_FILTER:
-		prompt_start(a, cmd, 0, _("Filter (words, sev:, status:, plugin:, fix:yes): "), t->filter);
+		prompt_start(a, cmd, 0, _("Filter (words, #id, file:line, sev:, status:, plugin:, fix:yes): "), t->filter);
+		return 1;
+	case CMD_SEARCH:
+		prompt_start(a, cmd, 0, _("Search (words, #id, file:line; empty repeats the last): "), NULL);
 		return 1;
 	case CMD_WAIVE: {
 		const tui_finding *f = t->view == VIEW_FINDINGS ? open_selection(a) : NULL;
@@ -1724,6 +1728,7 @@ static int allowed_in_preview(int cmd)
 	case CMD_UP: case CMD_DOWN: case CMD_PAGE_UP: case CMD_PAGE_DOWN: case CMD_TOP: case CMD_BOTTOM:
 	case CMD_FIX_APPLY: case CMD_FIX_DISCARD: case CMD_BACK: case CMD_CANCEL: case CMD_HELP:
 	case CMD_PALETTE: case CMD_LANG: case CMD_SAVE_SCREEN: case CMD_QUIT:
+	case CMD_SEARCH: case CMD_SCROLL_LEFT: case CMD_SCROLL_RIGHT: case CMD_PHASE_NEXT: case CMD_PHASE_PREV:
 		return 1;
 	default: return 0;
 	}
@@ -1741,6 +1746,18 @@ static void dispatch(app *a, int cmd, const char *arg)
 	}
 	if (!arg && needs_input(a, cmd))
 		return;
+	if (cmd == CMD_SEARCH) { /* a new search goes to its first match; an empty one repeats */
+		if (*arg)
+			snprintf(t->search, sizeof t->search, "%s", arg);
+		cmd = CMD_SEARCH_NEXT;
+	}
+	if (cmd == CMD_SEARCH_NEXT || cmd == CMD_SEARCH_PREV) {
+		if (!*t->search) {
+			tui_message(t, UI_WARN, "%s", _("Nothing to search for yet: / searches."));
+			return;
+		}
+		arg = t->search;
+	}
 	long long before = t->sel_id;
 	/* panes first: the overlay, the main view, the detail, the rail */
 	int order[4], n = 0;
@@ -1858,6 +1875,10 @@ static void dispatch(app *a, int cmd, const char *arg)
 		free(shown);
 		break;
 	}
+	case CMD_SEARCH_NEXT:
+	case CMD_SEARCH_PREV:
+		tui_message(t, UI_WARN, _("No match for “%s” here."), t->search);
+		break;
 	default:
 		if (cmd >= CMD_DETAIL_UP && cmd <= CMD_DETAIL_DOWN)
 			break;

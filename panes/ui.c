@@ -328,6 +328,22 @@ int ui_putn(ui_win *w, int y, int x, int attr, const char *s, unsigned long n, i
 	return used;
 }
 
+int ui_putn_clip(ui_win *w, int y, int left, int x, int attr, const char *s, unsigned long n)
+{
+	size_t i = 0;
+	int c = x;
+	while (i < n && s[i] && c < left) {
+		unsigned cp;
+		int cw;
+		size_t k = text_next(s + i, n - i, &cp, &cw);
+		if (c + cw > left) /* a wide character cut by the edge: its visible half as blank */
+			ui_putn(w, y, left, attr, " ", 1, 0);
+		c += cw;
+		i += k;
+	}
+	return (c - x) + ui_putn(w, y, c, attr, s + i, n - i, 0);
+}
+
 int ui_put(ui_win *w, int y, int x, int attr, const char *s, int maxcols)
 {
 	return ui_putn(w, y, x, attr, s, (unsigned long)strlen(s), maxcols);

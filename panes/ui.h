@@ -88,6 +88,10 @@ void ui_fill_row(ui_win *w, int y, int attr);
 int ui_put(ui_win *w, int y, int x, int attr, const char *s, int maxcols);
 /* Like ui_put for the first n bytes of s. */
 int ui_putn(ui_win *w, int y, int x, int attr, const char *s, unsigned long n, int maxcols);
+/* Like ui_putn with no column limit, for text scrolled sideways: s starts at column x,
+ * which may lie left of column `left` (even negative); what falls left of `left` is not
+ * drawn. Returns the columns s takes from x, drawn or not. */
+int ui_putn_clip(ui_win *w, int y, int left, int x, int attr, const char *s, unsigned long n);
 /* Queues the window for the next ui_flush. */
 void ui_win_show(ui_win *w);
 /* Marks every cell of the window as changed (after overlapping windows moved). */

@@ -344,6 +344,83 @@ static void test_filter_sort_and_status_cycle(void **state)
 	free(s);
 }
 
+/* #ID and PATH:LINE in the filter; n and N step through the matches of a search. */
+static void test_filter_by_id_and_place_search_repeat(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "4/#2<Enter>");
+	assert_has(row(s, 1), "Findings · adapt  1/3");
+	assert_has(row(s, 2), "WARN train.py:5");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4/train.py:6<Enter>");
+	assert_has(row(s, 1), "Findings · adapt  1/3");
+	assert_has(row(s, 2), "ERR  train.py:6");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4/src/train.py:6<Enter>"); /* another file that ends alike is not it */
+	assert_has(row(s, 1), "Findings · adapt  0/3");
+	free(s);
+	/* a search moves the cursor, n goes on (wrapping), N goes back */
+	s = screen_of(fx->dir, "100x30", "4:search torch.cuda<Enter>");
+	assert_has(row(s, 1), "row 3 of 3");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4:search train.py<Enter>n");
+	assert_has(row(s, 1), "row 3 of 3");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4:search train.py<Enter>nN");
+	assert_has(row(s, 1), "row 2 of 3");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4:search no-such-thing<Enter>");
+	assert_has(s, "No match for \u201cno-such-thing\u201d here.");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4n");
+	assert_has(s, "Nothing to search for yet: / searches.");
+	free(s);
+	/* outside the findings list / searches: the timeline's checkpoints */
+	s = screen_of(fx->dir, "100x30", "t/baseline<Enter>");
+	assert_has(s, "Checkpoint timeline");
+	free(s);
+}
+
+/* > and < scroll long lines sideways in the detail; the line numbers stay. */
+static void test_detail_scrolls_sideways(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "80x30", "4j<Enter>>");
+	const char *r = row(s, 7);
+	assert_non_null(strstr(r, "6 ▶"));
+	assert_non_null(strstr(r, "6 ▶ ocess_group(backend='nccl')"));
+	assert_null(strstr(r, "dist.init"));
+	free(s);
+	s = screen_of(fx->dir, "80x30", "4j<Enter>><");
+	assert_non_null(strstr(row(s, 7), "dist.init_process_group"));
+	free(s);
+}
+
+/* A profile opens as its top operators, AI CPU operators and steps; its text scrolls
+ * sideways and can be searched. */
+static void test_profile_view(void **state)
+{
+	struct fx *fx = *state;
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	char *keys = xasprintf(":ingest profile %s/tests/fixtures/profile/trace_view.json --label prof<Enter>"
+	                       "a/prof<Enter><Enter>", cwd);
+	char *s = screen_of(fx->dir, "100x40", keys);
+	assert_has(s, "#1 profile · prof");
+	assert_has(s, "Top operators by device time");
+	assert_has(s, "62.5%");
+	assert_has(s, "Operators on the AI CPU");
+	assert_has(s, "aclnnNonzero_NonZero_NonZero");
+	assert_has(s, "ProfilerStep#2");
+	assert_has(s, "← host-bound");
+	free(s);
+	free(keys);
+	/* at 80 columns the operator names are cut; > shows their ends */
+	s = screen_of(fx->dir, "80x40", "a<Enter>/Top operators<Enter>>>>>");
+	assert_has(s, "(MatMulV2)");
+	free(s);
+}
+
 static void test_waive_with_reason(void **state)
 {
 	struct fx *fx = *state;
@@ -1254,6 +1331,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detail_shows_fix_as_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursor_and_highlights, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_sort_and_status_cycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_filter_by_id_and_place_search_repeat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_detail_scrolls_sideways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_profile_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waive_with_reason, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signoff_refused_then_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_and_diff, setup, teardown),
