@@ -54,17 +54,26 @@ static void help_draw(void *st, tui *t, ui_win *w)
 		for (const keymap_entry *e = keymap; e->name; e++) {
 			if (e->view != views[v] || !e->help)
 				continue;
-			if (row >= s->scroll && row - s->scroll < s->h) {
-				int y = 1 + row - s->scroll;
-				char *keys = text_cell(keymap_label(e), 11, 0);
-				char *name = text_cell(e->name, 16, 0);
-				ui_put(w, y, 2, UI_KEY, keys, 11);
-				ui_put(w, y, 14, UI_DIM, name, 16);
-				ui_put(w, y, 31, UI_NORMAL, keymap_help(e), width - 32);
-				free(keys);
-				free(name);
+			/* the help text wraps under itself; the keys and name stand on its first row */
+			const char *text = keymap_help(e);
+			int cols = width - 32 > 10 ? width - 32 : 10;
+			for (int first = 1; first || *text; first = 0) {
+				size_t len, next = text_wrap(text, cols, &len);
+				if (row >= s->scroll && row - s->scroll < s->h) {
+					int y = 1 + row - s->scroll;
+					if (first) {
+						char *keys = text_cell(keymap_label(e), 11, 0);
+						char *name = text_cell(e->name, 16, 0);
+						ui_put(w, y, 2, UI_KEY, keys, 11);
+						ui_put(w, y, 14, UI_DIM, name, 16);
+						free(keys);
+						free(name);
+					}
+					ui_putn(w, y, 31, UI_NORMAL, text, len, cols);
+				}
+				row++;
+				text = next ? text + next : "";
 			}
-			row++;
 		}
 	}
 	s->total = row;

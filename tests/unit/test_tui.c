@@ -593,6 +593,23 @@ static void test_chart_help_palette_artifacts(void **state)
 	free(s);
 }
 
+/* At 80 columns a long help text wraps under itself instead of being cut. */
+static void test_help_rows_wrap(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "80x90", "?");
+	char *at = strstr(s, "preview the selected finding's fix");
+	if (!at)
+		fail_msg("no fix help on the screen:\n%s", s);
+	/* the rest of the sentence is on the next row, in the help column */
+	const char *nl = strchr(at, '\n');
+	assert_non_null(nl);
+	const char *next = nl + 1;
+	assert_true(strncmp(next, "                               ", 31) == 0);
+	assert_non_null(strstr(next, "checkpoint"));
+	free(s);
+}
+
 static void test_small_window_and_resize(void **state)
 {
 	struct fx *fx = *state;
@@ -1340,6 +1357,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_edit_records_checkpoint_and_revert, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guide_and_chinese, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chart_help_palette_artifacts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help_rows_wrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_window_and_resize, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_actor_abbreviated, setup, teardown),
 		cmocka_unit_test(test_empty_chart_and_init_offer),
