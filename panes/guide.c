@@ -251,6 +251,18 @@ static int item_state(const guide_item *it, const gstate *s, const tui *t)
 	}
 }
 
+size_t guide_unticked(tui *t, const char **out, size_t max)
+{
+	gstate *s = t->st[PANE_GUIDE];
+	const guide_phase *g = &guides[t->m.phase];
+	size_t n = 0;
+	load(s, t);
+	for (int i = 0; i < 10 && g->items[i].text && n < max; i++)
+		if (g->items[i].rule != TICK_SIGNED && item_state(&g->items[i], s, t) == ITEM_OPEN)
+			out[n++] = g->items[i].text;
+	return n;
+}
+
 static void *guide_open(tui *t)
 {
 	(void)t;

@@ -82,6 +82,7 @@ struct tui {
 	char show_title[256];      /* what VIEW_SHOW shows, in words */
 	char *show_text;           /* VIEW_SHOW's text when it shows no comparison (owned by tui.c) */
 	unsigned show_gen;         /* bumped whenever what VIEW_SHOW shows changes */
+	int show_back;             /* the view q returns to from VIEW_SHOW */
 	char *verify;              /* the last verify's result, one line per problem (owned by tui.c) */
 	int verify_ok;             /* that verify found nothing wrong */
 	const pane_ops *ops[PANE_COUNT];
@@ -140,6 +141,10 @@ int pane_find(int *cur, int n, int dir, const char *text, int (*match)(int i, co
 int pane_id_match(const char *text, long long id);
 /* 1 when any of the strings (up to a NULL) holds text, ignoring case. */
 int pane_has(const char *text, ...) __attribute__((sentinel));
+
+/* The selected phase's checklist items that are not ticked (the sign-off item left
+ * out), as English texts to translate with _(), at most max (guide.c). */
+size_t guide_unticked(tui *t, const char **out, size_t max);
 
 /* Palette completion (palette.c): the candidates for the word being typed (the last
  * word of line; the command name when line has no space), a NULL-terminated array

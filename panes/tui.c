@@ -55,7 +55,7 @@ typedef struct prompt {
 	int active;
 	int cmd;          /* command run with the typed text on Enter */
 	int confirm;      /* a y/n question: cmd runs with "yes" on y */
-	char label[256];
+	char label[512];
 	char buf[512];
 	size_t len, pos;  /* bytes; pos is the cursor */
 } prompt;
@@ -73,6 +73,7 @@ typedef struct app {
 	int stream;        /* the running checks stream findings into an empty list */
 	int found;         /* findings of the selected phase reported by the running checks */
 	char report_format[16]; /* the report format chosen, while its path is asked for */
+	int reviewing;     /* the show view lists what a sign-off being confirmed accepts */
 	double last_draw;  /* during runs: time of the last repaint */
 	long long db_version; /* the store's data_version at the last reload */
 	unsigned long long tree_stamp; /* model_tree_stamp when last looked */
@@ -552,6 +553,8 @@ static int engagement_complete(const tui *t)
 	return 1;
 }
 
+static void set_view(app *a, int view);
+
 /* As `ferry signoff PHASE --note NOTE`. */
 static void do_signoff(app *a, const char *note)
 {
@@ -570,6 +573,9 @@ static void do_signoff(app *a, const char *note)
 	if (!rc)
 		rc = review_signoff(t->m.ws, phase, note && *note ? note : NULL);
 	ws_unlock(t->m.ws);
+	if (a->reviewing && t->view == VIEW_SHOW) /* the list it accepted gives way to where the user was */
+		set_view(a, t->show_back);
+	a->reviewing = 0;
 	char err[512];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
@@ -1352,6 +1358,7 @@ static void do_compare(app *a, const char *arg)
 		drop_shown(t);
 		t->cmp = g.out;
 		snprintf(t->show_title, sizeof t->show_title, _("Comparison of %s: %s (A, GPU) against %s (B, NPU)"), v[0], v[1], v[2]);
+		t->show_back = VIEW_ARTIFACTS;
 		t->view = VIEW_SHOW;
 		a->zoom = 0;
 		a->dirty = D_ALL;
@@ -1600,9 +1607,68 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 		         art->loss ? "loss" : "dump", art->a, art->b, art->time);
 	else
 		snprintf(t->show_title, sizeof t->show_title, "#%lld %s · %s", art->id, pane_word(art->kind), art->label);
+	t->show_back = VIEW_ARTIFACTS;
 	t->view = VIEW_SHOW;
 	a->zoom = 0;
 	return PANE_HANDLED | PANE_LAYOUT;
+}
+
+/* fmt (one %d) with n, in one of a few rotating static buffers (for two in a sentence). */
+static const char *counted(const char *fmt, int n)
+{
+	static char buf[2][96];
+	static int k;
+	k = !k;
+	snprintf(buf[k], sizeof buf[k], fmt, n);
+	return buf[k];
+}
+
+/* Before a sign-off is confirmed: when checklist items are not ticked or warnings are
+ * open, they are listed in the show view above the question. Returns how many
+ * checklist items are not ticked. */
+static size_t signoff_review(app *a)
+{
+	tui *t = &a->t;
+	const char *items[10];
+	size_t n = guide_unticked(t, items, 10);
+	int warnings = t->m.phases[t->m.phase].warnings;
+	if (!n && !warnings)
+		return 0;
+	sbuf b;
+	sbuf_init(&b);
+	if (n) {
+		sbuf_addf(&b, P_("Checklist item not ticked (%zu):\n", "Checklist items not ticked (%zu):\n", n), n);
+		for (size_t i = 0; i < n; i++)
+			sbuf_addf(&b, "  [ ] %s\n", _(items[i]));
+		sbuf_adds(&b, "\n");
+	}
+	if (warnings) {
+		sbuf_addf(&b, P_("Open warning (%d):\n", "Open warnings (%d):\n", (unsigned long)warnings), warnings);
+		for (size_t i = 0; i < t->m.nf; i++) {
+			const tui_finding *f = &t->m.f[i];
+			if (strcmp(f->status, "open") != 0 || f->sev_rank != 2)
+				continue;
+			sbuf_addf(&b, "  #%lld  %s", f->id, f->plugin);
+			if (*f->file)
+				sbuf_addf(&b, "  %s:%d", f->file, f->line);
+			sbuf_addf(&b, "\n      %s\n", f->message);
+		}
+		sbuf_adds(&b, "\n");
+	}
+	sbuf_adds(&b, _("Signing off records that you accept these as they are. Esc cancels; q goes back."));
+	sbuf_adds(&b, "\n");
+	drop_shown(t);
+	t->show_text = sbuf_detach(&b);
+	sbuf_done(&b);
+	snprintf(t->show_title, sizeof t->show_title, _("Before signing off %s"), ws_phases[t->m.phase]);
+	if (t->view != VIEW_SHOW)
+		t->show_back = t->view;
+	a->reviewing = 1;
+	t->view = VIEW_SHOW;
+	a->zoom = 0;
+	a->dirty = D_ALL;
+	a->touch = 1;
+	return n;
 }
 
 /* Commands that need text first: ask for it on the prompt line. Returns 1 when
@@ -1610,7 +1676,7 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 static int needs_input(app *a, int cmd)
 {
 	tui *t = &a->t;
-	char label[256], why[512];
+	char label[512], why[512];
 	switch (cmd) {
 	case CMD_FILTER:
 		prompt_start(a, cmd, 0, _("Filter (words, #id, file:line, sev:, status:, plugin:, fix:yes): "), t->filter);
@@ -1648,12 +1714,22 @@ static int needs_input(app *a, int cmd)
 			a->dirty |= D_MSG;
 			return 1;
 		}
-		if (t->m.phases[t->m.phase].warnings > 0)
-			snprintf(label, sizeof label, P_("Sign off %s as %s with %d open warning? Note (optional, Enter signs): ",
-			                 "Sign off %s as %s with %d open warnings? Note (optional, Enter signs): ",
-			                 (unsigned long)t->m.phases[t->m.phase].warnings),
-			         ws_phases[t->m.phase], t->m.ws->actor, t->m.phases[t->m.phase].warnings);
-		else
+		size_t unticked = signoff_review(a);
+		int warnings = t->m.phases[t->m.phase].warnings;
+		if (warnings > 0 || unticked > 0) {
+			const char *w = counted(P_("%d open warning", "%d open warnings", (unsigned long)warnings), warnings);
+			const char *u = counted(P_("%d unticked checklist item", "%d unticked checklist items", (unsigned long)unticked),
+			                        (int)unticked);
+			char what[200];
+			if (warnings && unticked)
+				/* TRANSLATORS: "1 open warning and 2 unticked checklist items" */
+				snprintf(what, sizeof what, _("%s and %s"), w, u);
+			else
+				snprintf(what, sizeof what, "%s", warnings ? w : u);
+			/* TRANSLATORS: "Sign off adapt as Ann with 2 open warnings (listed above)?" */
+			snprintf(label, sizeof label, _("Sign off %s as %s with %s (listed above)? Note (optional, Enter signs): "),
+			         ws_phases[t->m.phase], t->m.ws->actor, what);
+		} else
 			snprintf(label, sizeof label, _("Sign off %s as %s. Note (optional, Enter signs): "), ws_phases[t->m.phase],
 			         t->m.ws->actor);
 		prompt_start(a, cmd, 0, label, NULL);
@@ -1819,7 +1895,7 @@ static void dispatch(app *a, int cmd, const char *arg)
 			a->dirty = D_ALL;
 			a->touch = 1;
 		} else if (t->view == VIEW_SHOW) {
-			set_view(a, VIEW_ARTIFACTS);
+			set_view(a, t->show_back);
 		} else if (t->view != VIEW_FINDINGS) {
 			set_view(a, VIEW_FINDINGS);
 		} else if (cmd == CMD_BACK) {

@@ -457,12 +457,30 @@ static void test_signoff_refused_then_allowed(void **state)
 	assert_has(row(s, 28), "Cannot sign off adapt: the earlier phase assess is not signed off yet.");
 	free(s);
 	/* the question says what is still open */
-	s = screen_of(fx->dir, "100x30", "1S");
-	assert_has(row(s, 28), "Sign off assess as Ada Tester <ada@example.com> with 1 open warning?");
+	s = screen_of(fx->dir, "160x30", "1S");
+	assert_has(row(s, 28), "Sign off assess as Ada Tester <ada@example.com> with 1 open warning (listed above)?");
+	/* and lists it above */
+	assert_has(row(s, 1), "Before signing off assess");
+	assert_has(s, "Open warning (1):");
+	assert_has(s, "#4  assess.cuda_apis  train.py:7");
+	assert_has(s, "CUDA API in use.");
 	free(s);
+	/* signing goes back to where the user was */
 	s = screen_of(fx->dir, "100x30", "1Sall reviewed<Enter>");
 	assert_has(row(s, 28), "Phase assess signed off by Ada Tester <ada@example.com>.");
 	assert_has(row(s, 2), "✔ 1 assess");
+	assert_has(row(s, 1), "Findings · assess");
+	free(s);
+	/* design has run no checks and set nothing: its checklist items are listed */
+	s = screen_of(fx->dir, "160x30", "2S");
+	assert_has(row(s, 28), "Sign off design as Ada Tester <ada@example.com> with 6 unticked checklist items (listed above)?");
+	assert_has(s, "Checklist items not ticked (6):");
+	assert_has(s, "[ ] A migration strategy is chosen (ferry config strategy)");
+	assert_has(s, "[ ] No open errors");
+	free(s);
+	/* Esc leaves the list in view; q goes back to the findings */
+	s = screen_of(fx->dir, "160x30", "2S<Esc>q");
+	assert_has(row(s, 1), "Findings · design");
 	free(s);
 	/* a new error in the signed-off assess phase reopens it on the rail */
 	workspace *ws = NULL;
