@@ -27,6 +27,8 @@ struct config_key {
 	const char *help;  /* ferry's: a msgid; a plugin's: as it declared it */
 	const char *def;   /* the value when unset, as text; NULL: none */
 	const char *owner; /* the plugin that declared it; NULL: ferry */
+	const char *group; /* what it belongs to: a phase ("design", "assess"; a plugin's: its
+	                      phase) or "report", "plugins" */
 };
 
 /* ferry's own settings, ending with an entry whose key is NULL. */
@@ -52,6 +54,10 @@ void config_forget_plugins(void);
 /* Checks value against the setting's kind; 0, or FERRY_EUSAGE with one line naming the
  * key, the value and what it must be. */
 int config_value_check(const struct config_key *k, const char *key, const char *value);
+
+/* What a value of k must be, in the interface language: the allowed words of a word
+ * setting ("auto tool manual"), else a phrase ("a whole number of at least 1"). Borrowed. */
+const char *config_accepts(const struct config_key *k);
 
 /* 0 when key is a known setting; else FERRY_EUSAGE with one line listing the known keys. */
 int config_key_check(const char *key);

@@ -71,6 +71,7 @@ enum tui_cmd {
 	CMD_SEARCH_PREV, /* the previous match */
 	CMD_SCROLL_LEFT, /* long lines: scroll the text sideways */
 	CMD_SCROLL_RIGHT,
+	CMD_SETTINGS,    /* the settings form */
 	CMD_COUNT
 };
 
@@ -85,6 +86,7 @@ enum tui_view {
 	VIEW_FIX, /* the fix preview: a plan's diff waiting for y/n */
 	VIEW_AUDIT, /* the audit chain */
 	VIEW_SHOW,  /* one artifact or comparison opened from the artifacts pane */
+	VIEW_SETTINGS, /* the settings form */
 	VIEW_COUNT
 };
 

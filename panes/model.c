@@ -4,6 +4,8 @@
 #include "json.h"
 #include "audit.h"
 #include "check.h"
+#include "config.h"
+#include "store.h"
 #include "err.h"
 #include "intl.h"
 #include "status.h"
@@ -591,3 +593,94 @@ char *model_artifact_file(model *m, const tui_artifact *a)
 	return p;
 }
 
+
+static void add_setting(tui_setting **out, size_t *n, const struct config_key *k, const char *key, const cJSON *values)
+{
+	const cJSON *v = cJSON_GetObjectItem(values, key);
+	*out = xrealloc(*out, (*n + 1) * sizeof **out);
+	tui_setting *t = &(*out)[(*n)++];
+	t->key = xstrdup(key);
+	t->value = cJSON_IsString(v) ? xstrdup(v->valuestring) : NULL;
+	t->def = k->def ? xstrdup(k->def) : NULL;
+	t->accepts = xstrdup(config_accepts(k));
+	if (k->kind == CFG_WORD) { /* "auto tool manual" as "auto | tool | manual" */
+		sbuf b;
+		sbuf_init(&b);
+		for (const char *w = t->accepts; *w;) {
+			size_t len = strcspn(w, " ");
+			sbuf_addf(&b, "%s%.*s", b.len ? " | " : "", (int)len, w);
+			w += len + strspn(w + len, " ");
+		}
+		free(t->accepts);
+		t->accepts = sbuf_detach(&b);
+		sbuf_done(&b);
+	}
+	/* ferry's help is a msgid; a check's is shown as it declared it */
+	t->help = xstrdup(k->help ? (k->owner ? k->help : _(k->help)) : "");
+	t->owner = k->owner ? xstrdup(k->owner) : NULL;
+	t->group = xstrdup(k->group ? k->group : "");
+}
+
+/* The groups in the order the form shows them; a check's phase comes after them. */
+static int group_rank(const char *g)
+{
+	static const char *const order[] = { "design", "assess", "report", "plugins" };
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+		if (strcmp(g, order[i]) == 0)
+			return (int)i;
+	return 10;
+}
+
+static int setting_cmp(const void *a, const void *b)
+{
+	const tui_setting *x = a, *y = b;
+	int d = group_rank(x->group) - group_rank(y->group);
+	return d ? d : strcmp(x->group, y->group);
+}
+
+int model_settings(tui_setting **out, size_t *n, model *m)
+{
+	*out = NULL;
+	*n = 0;
+	cJSON *values = NULL;
+	int rc = check_declare_settings(m->ws);
+	if (rc || (rc = store_config_all(&values, m->ws->db)))
+		return rc;
+	for (const struct config_key *k = config_keys; k->key; k++) {
+		if (!util_ends_with(k->key, ".")) {
+			add_setting(out, n, k, k->key, values);
+			continue;
+		}
+		const cJSON *v; /* a prefix: the keys set under it */
+		cJSON_ArrayForEach(v, values)
+			if (util_starts_with(v->string, k->key))
+				add_setting(out, n, k, v->string, values);
+	}
+	size_t nd = 0;
+	const struct config_key *d = config_declared(&nd);
+	for (size_t i = 0; i < nd; i++)
+		add_setting(out, n, &d[i], d[i].key, values);
+	cJSON_Delete(values);
+	/* stable within a group: insertion sort keeps the table's order */
+	for (size_t i = 1; i < *n; i++)
+		for (size_t j = i; j > 0 && setting_cmp(&(*out)[j - 1], &(*out)[j]) > 0; j--) {
+			tui_setting tmp = (*out)[j];
+			(*out)[j] = (*out)[j - 1];
+			(*out)[j - 1] = tmp;
+		}
+	return 0;
+}
+
+void model_settings_free(tui_setting *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].key);
+		free(s[i].value);
+		free(s[i].def);
+		free(s[i].accepts);
+		free(s[i].help);
+		free(s[i].owner);
+		free(s[i].group);
+	}
+	free(s);
+}

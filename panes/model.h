@@ -133,6 +133,22 @@ int model_comparisons(tui_artifact **out, size_t *n, model *m);
 /* Where an artifact's bytes are (its copy under .ferry/artifacts/, or the file a large
  * one refers to); caller frees. */
 char *model_artifact_file(model *m, const tui_artifact *a);
+/* One engagement setting as the settings form shows it. */
+typedef struct tui_setting {
+	char *key;
+	char *value;         /* as set, or NULL when unset */
+	char *def;           /* the value when unset, or NULL */
+	char *accepts;       /* what a value must be, in words ("auto tool manual") */
+	char *help;          /* what it is for, in the interface language */
+	char *owner;         /* the check that declared it, or NULL for ferry's own */
+	char *group;         /* "design", "assess", "report", "plugins", or a check's phase */
+} tui_setting;
+
+/* Every setting ferry and the installed checks know (prefix keys such as effort.weight.
+ * as the values set under them), design settings first; free with model_settings_free. */
+int model_settings(tui_setting **out, size_t *n, model *m);
+void model_settings_free(tui_setting *s, size_t n);
+
 /* The audit chain newest first; free with model_events_free. */
 int model_events(tui_event **out, size_t *n, model *m);
 void model_events_free(tui_event *e, size_t n);

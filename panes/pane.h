@@ -49,6 +49,7 @@ enum pane_id {
 	PANE_FIX,
 	PANE_AUDIT,
 	PANE_SHOW,
+	PANE_SETTINGS,
 	PANE_COUNT
 };
 
@@ -91,7 +92,10 @@ struct tui {
 
 extern const pane_ops pane_rail_ops, pane_findings_ops, pane_detail_ops, pane_timeline_ops,
 	pane_guide_ops, pane_chart_ops, pane_artifacts_ops, pane_help_ops, pane_palette_ops,
-	pane_status_ops, pane_fix_ops, pane_audit_ops, pane_show_ops;
+	pane_status_ops, pane_fix_ops, pane_audit_ops, pane_show_ops, pane_settings_ops;
+
+/* The setting under the settings form's cursor, or NULL (settings.c). */
+const tui_setting *settings_selected(tui *t);
 
 /* Shows an artifact in VIEW_SHOW (tui.c): a comparison recomputed without recording
  * it, a loss log's curve, a bench's sweep, a profile's top operators, or the start of

@@ -74,6 +74,7 @@ typedef struct app {
 	int found;         /* findings of the selected phase reported by the running checks */
 	char report_format[16]; /* the report format chosen, while its path is asked for */
 	int reviewing;     /* the show view lists what a sign-off being confirmed accepts */
+	char setting[128]; /* the setting the settings form is changing */
 	double last_draw;  /* during runs: time of the last repaint */
 	long long db_version; /* the store's data_version at the last reload */
 	unsigned long long tree_stamp; /* model_tree_stamp when last looked */
@@ -160,6 +161,7 @@ static const struct hint {
 	{ VIEW_FINDINGS, CMD_FIX_FINDING, N_("fix") },  { VIEW_TIMELINE, CMD_OPEN, N_("diff") },
 	{ VIEW_TIMELINE, CMD_REVERT, N_("revert") },   { VIEW_FIX, CMD_FIX_APPLY, N_("apply") },
 	{ VIEW_FIX, CMD_FIX_DISCARD, N_("discard") },  { VIEW_FIX, CMD_DOWN, N_("scroll") },
+	{ VIEW_SETTINGS, CMD_OPEN, N_("change") },
 	{ VIEW_ANY, CMD_TIMELINE, N_("timeline") },    { VIEW_ANY, CMD_GUIDE, N_("guide") },
 	{ VIEW_ANY, CMD_CHART, N_("chart") },          { VIEW_ANY, CMD_ARTIFACTS, N_("artifacts") },
 	{ VIEW_ANY, CMD_PALETTE, N_("commands") },     { VIEW_ANY, CMD_HELP, N_("help") },
@@ -874,6 +876,7 @@ static int view_pane(int view)
 	case VIEW_FIX: return PANE_FIX;
 	case VIEW_AUDIT: return PANE_AUDIT;
 	case VIEW_SHOW: return PANE_SHOW;
+	case VIEW_SETTINGS: return PANE_SETTINGS;
 	default: return PANE_FINDINGS;
 	}
 }
@@ -1068,7 +1071,7 @@ static void fix_apply(app *a)
 /* --- reports (as `ferry report`) --- */
 
 /* The second question of p: the path, after the format; not a keymap command. */
-enum { CMD_REPORT_PATH = CMD_COUNT + 1 };
+enum { CMD_REPORT_PATH = CMD_COUNT + 1, CMD_SETTING_VALUE };
 
 static void prompt_start(app *a, int cmd, int confirm, const char *label, const char *initial);
 
@@ -1684,6 +1687,16 @@ static int needs_input(app *a, int cmd)
 	case CMD_SEARCH:
 		prompt_start(a, cmd, 0, _("Search (words, #id, file:line; empty repeats the last): "), NULL);
 		return 1;
+	case CMD_OPEN: {
+		const tui_setting *s = t->view == VIEW_SETTINGS && !t->help ? settings_selected(t) : NULL;
+		if (!s)
+			return 0;
+		snprintf(a->setting, sizeof a->setting, "%s", s->key);
+		/* TRANSLATORS: "strategy (auto tool manual): " */
+		snprintf(label, sizeof label, _("%s (%s): "), s->key, s->accepts);
+		prompt_start(a, CMD_SETTING_VALUE, 0, label, s->value ? s->value : s->def);
+		return 1;
+	}
 	case CMD_WAIVE: {
 		const tui_finding *f = t->view == VIEW_FINDINGS ? open_selection(a) : NULL;
 		if (t->view != VIEW_FINDINGS)
@@ -1868,6 +1881,13 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_UNWAIVE: do_unwaive(a, arg); break;
 	case CMD_PROBE_SCRIPT: do_probe_script(a, arg); break;
 	case CMD_AUDIT: set_view(a, VIEW_AUDIT); break;
+	case CMD_SETTINGS: set_view(a, VIEW_SETTINGS); break;
+	case CMD_SETTING_VALUE: {
+		char line[700];
+		snprintf(line, sizeof line, "%s %s", a->setting, arg ? arg : "");
+		do_config(a, line);
+		break;
+	}
 	case CMD_COPY: do_copy(a); break;
 	case CMD_REPORT_PATH: write_report(a, a->report_format, arg ? arg : ""); break;
 	case CMD_FIX_FINDING: fix_preview(a, FIX_FINDING, arg); break;
@@ -2110,7 +2130,7 @@ int tui_main(const char *dir)
 		[PANE_ARTIFACTS] = &pane_artifacts_ops, [PANE_HELP] = &pane_help_ops,
 		[PANE_PALETTE] = &pane_palette_ops,   [PANE_STATUS] = &pane_status_ops,
 		[PANE_FIX] = &pane_fix_ops,           [PANE_AUDIT] = &pane_audit_ops,
-		[PANE_SHOW] = &pane_show_ops,
+		[PANE_SHOW] = &pane_show_ops,         [PANE_SETTINGS] = &pane_settings_ops,
 	};
 	for (int i = 0; i < PANE_COUNT; i++) {
 		t->ops[i] = ops[i];

@@ -50,13 +50,13 @@ s() { echo "<Save:$work/$1.txt>"; }
 
 # every pane in Chinese: main screen (rail, list, detail, status, hints), zoomed detail,
 # chart, guide, artifacts, the loss comparison, the audit chain and its verify, the
-# timeline, help, the palette and a command's usage, the fix preview and its closing
+# timeline, the settings form, help, the palette and a command's usage, the fix preview and its closing
 keys="$(s main)<Enter>$(s detail)<Esc>c$(s chart)i$(s guide)a$(s artifacts)jj<Enter>$(s show)<Esc>"
-keys="${keys}E$(s audit)V$(s verify)t$(s timeline)f?$(s help)<Esc>:$(s palette)ingest $(s usage)<Esc>"
+keys="${keys}E$(s audit)V$(s verify)t$(s timeline)o$(s settings)f?$(s help)<Esc>:$(s palette)ingest $(s usage)<Esc>"
 keys="${keys}4/fix:yes<Enter>F$(s fix)n$(s closed)<Esc>Q"
 bench zh "$keys"
 screens=""
-for n in main detail chart guide artifacts show audit verify timeline help palette usage fix closed; do
+for n in main detail chart guide artifacts show audit verify timeline settings help palette usage fix closed; do
 	if [ -s "$work/$n.txt" ]; then screens="$screens $work/$n.txt"; else fail "no $n screen was saved"; fi
 done
 grep -q "修复预览 ·" "$work/fix.txt" && ok "the fix preview was reached" || fail "the fix preview did not open"

@@ -421,6 +421,40 @@ static void test_profile_view(void **state)
 	free(s);
 }
 
+/* The settings form: the design settings first with what each accepts; Enter changes
+ * one through the same check and audit as `ferry config`; a bad value is refused. */
+static void test_settings_form(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "120x40", "o");
+	assert_has(row(s, 1), "Settings");
+	assert_has(row(s, 2), "Design: targets, acceptance criteria, strategy, model size");
+	assert_has(s, "auto | tool | manual");
+	assert_has(s, "a whole number of at least 1");
+	free(s);
+	s = screen_of(fx->dir, "120x40", "o/strategy<Enter><Enter>");
+	assert_has(row(s, 38), "strategy (auto | tool | manual):");
+	free(s);
+	s = screen_of(fx->dir, "120x40", "o/strategy<Enter><Enter>tool<Enter>");
+	assert_has(row(s, 38), "strategy set to tool (recorded in the audit chain).");
+	free(s);
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	char *v = store_config_get(ws->db, "strategy");
+	assert_non_null(v);
+	assert_string_equal(v, "tool");
+	free(v);
+	ws_close(ws);
+	/* the form shows the value now, and refuses a word it does not accept */
+	s = screen_of(fx->dir, "120x40", "o/strategy<Enter><Enter><BS><BS><BS><BS>fast<Enter>");
+	assert_has(row(s, 38), "config strategy fast: must be one of: auto tool manual");
+	assert_has(s, " tool ");
+	free(s);
+	s = screen_of(fx->dir, "120x40", "o/target.cards<Enter><Enter>0<Enter>");
+	assert_has(row(s, 38), "config target.cards 0: must be a whole number of at least 1");
+	free(s);
+}
+
 static void test_waive_with_reason(void **state)
 {
 	struct fx *fx = *state;
@@ -475,7 +509,7 @@ static void test_signoff_refused_then_allowed(void **state)
 	s = screen_of(fx->dir, "160x30", "2S");
 	assert_has(row(s, 28), "Sign off design as Ada Tester <ada@example.com> with 6 unticked checklist items (listed above)?");
 	assert_has(s, "Checklist items not ticked (6):");
-	assert_has(s, "[ ] A migration strategy is chosen (ferry config strategy)");
+	assert_has(s, "[ ] A migration strategy is chosen (o, or ferry config strategy)");
 	assert_has(s, "[ ] No open errors");
 	free(s);
 	/* Esc leaves the list in view; q goes back to the findings */
@@ -1369,6 +1403,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filter_by_id_and_place_search_repeat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detail_scrolls_sideways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_view, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waive_with_reason, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signoff_refused_then_allowed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline_and_diff, setup, teardown),
