@@ -10,6 +10,7 @@
 #include "pysrc.h"
 #include "util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,9 @@ struct fix_plan {
 	cJSON *bad_plugins;   /* their ids (object keys) */
 	sbuf diff;
 	size_t nfindings;
+	fix_hunk *hunks;      /* the diff's hunks in order, each with the findings it shows */
+	size_t nhunks;
+	size_t nwithdrawn;    /* findings the user left out (fix_plan_withdraw) */
 };
 
 static void refuse(fix_plan *p, const cJSON *f, const char *fmt, const char *detail)
@@ -343,6 +347,138 @@ static int involved_plugins(cJSON **out, size_t *candidates, workspace *ws, cons
 	return 0;
 }
 
+/* The 1-based line of byte offset off in text. */
+static int line_of(const char *text, size_t off)
+{
+	int line = 1;
+	for (size_t i = 0; i < off; i++)
+		line += text[i] == '\n';
+	return line;
+}
+
+static void hunks_free(fix_plan *p)
+{
+	for (size_t i = 0; i < p->nhunks; i++) {
+		free(p->hunks[i].file);
+		free(p->hunks[i].ids);
+	}
+	free(p->hunks);
+	p->hunks = NULL;
+	p->nhunks = 0;
+}
+
+/* Records the hunks of one file's diff d, each with the planned findings whose edits lie
+ * in the lines it replaces (an insertion: at its edge). */
+static void add_hunks(fix_plan *p, const ffile *file, const char *d)
+{
+	for (const char *l = d; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		int a = 0, b = 1;
+		/* "@@ -a,b +c,d @@"; "@@ -a +c @@" is one line */
+		if (strncmp(l, "@@ -", 4) != 0 || sscanf(l + 4, "%d,%d", &a, &b) < 1)
+			continue;
+		p->hunks = xrealloc(p->hunks, (p->nhunks + 1) * sizeof *p->hunks);
+		fix_hunk *h = &p->hunks[p->nhunks++];
+		*h = (fix_hunk){ xstrdup(file->path), a, b, NULL, 0 };
+		const cJSON *f;
+		cJSON_ArrayForEach(f, p->rows) {
+			if (strcmp(json_str(f, "file"), file->path) != 0 || !fix_plan_has(p, json_int(f, "id")))
+				continue;
+			const cJSON *e;
+			int in = 0;
+			cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "edits")) {
+				long long s0 = json_int(e, "start_byte"), s1 = json_int(e, "end_byte");
+				if (s0 < 0 || s1 < s0 || (size_t)s1 > file->len)
+					continue;
+				int l0 = line_of(file->orig, (size_t)s0), l1 = line_of(file->orig, (size_t)s1);
+				in |= b == 0 ? l0 >= a && l0 <= a + 1 : l0 <= a + b - 1 && l1 >= a;
+			}
+			if (in) {
+				h->ids = xrealloc(h->ids, (h->nids + 1) * sizeof *h->ids);
+				h->ids[h->nids++] = json_int(f, "id");
+			}
+		}
+	}
+}
+
+/* The plan's unified diff and its hunks, from the accepted edits. */
+static int build_diff(fix_plan *p)
+{
+	sbuf_done(&p->diff);
+	sbuf_init(&p->diff);
+	hunks_free(p);
+	for (size_t i = 0; i < p->nfiles; i++) {
+		ffile *file = &p->files[i];
+		if (!file->n)
+			continue;
+		size_t len = 0;
+		char *text = render(file, (size_t)-1, &len), *d = NULL;
+		/* a file that does not exist yet is a new file, not an edit of an empty one */
+		int rc = history_diff_buffers(&d, file->path, file->stamp.exists ? file->orig : NULL, file->len, text, len);
+		free(text);
+		if (rc)
+			return rc;
+		sbuf_adds(&p->diff, d);
+		add_hunks(p, file, d);
+		free(d);
+	}
+	return 0;
+}
+
+int fix_plan_has(const fix_plan *p, long long id)
+{
+	for (size_t i = 0; i < p->nplugins; i++) {
+		const cJSON *v;
+		cJSON_ArrayForEach(v, p->plugins[i].findings)
+			if ((long long)v->valuedouble == id)
+				return 1;
+	}
+	return 0;
+}
+
+const fix_hunk *fix_plan_hunks(const fix_plan *p, size_t *n)
+{
+	*n = p->nhunks;
+	return p->hunks;
+}
+
+int fix_plan_withdraw(fix_plan *p, workspace *ws, const long long *ids, size_t n)
+{
+	/* the findings that stay, planned again from the files as read, in the same order */
+	const cJSON **keep = xcalloc(p->nfindings ? p->nfindings : 1, sizeof *keep);
+	size_t nkeep = 0, before = p->nfindings;
+	const cJSON *f;
+	cJSON_ArrayForEach(f, p->rows) {
+		long long id = json_int(f, "id");
+		int out = 0;
+		for (size_t i = 0; i < n; i++)
+			out |= ids[i] == id;
+		if (fix_plan_has(p, id) && !out && nkeep < before)
+			keep[nkeep++] = f;
+	}
+	for (size_t i = 0; i < p->nfiles; i++) {
+		p->files[i].n = 0;
+		free(p->files[i].accepted);
+		p->files[i].accepted = NULL;
+		p->files[i].nacc = 0;
+	}
+	for (size_t i = 0; i < p->nplugins; i++) {
+		cJSON_Delete(p->plugins[i].findings);
+		p->plugins[i].findings = cJSON_CreateArray();
+	}
+	p->nfindings = 0;
+	for (size_t i = 0; i < nkeep; i++)
+		plan_finding(p, ws, keep[i], 0);
+	verify_parses(p, ws);
+	free(keep);
+	p->nwithdrawn += before - nkeep;
+	return build_diff(p);
+}
+
+size_t fix_plan_withdrawn(const fix_plan *p)
+{
+	return p->nwithdrawn;
+}
+
 int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 {
 	*out = NULL;
@@ -396,20 +532,8 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		rc = err_set(FERRY_EUSAGE, _("fix: the selected findings are no longer open (the check no longer sees them)"));
 		goto fail;
 	}
-	for (size_t i = 0; i < p->nfiles; i++) {
-		ffile *file = &p->files[i];
-		if (!file->n)
-			continue;
-		size_t len = 0;
-		char *text = render(file, (size_t)-1, &len), *d = NULL;
-		/* a file that does not exist yet is a new file, not an edit of an empty one */
-		rc = history_diff_buffers(&d, file->path, file->stamp.exists ? file->orig : NULL, file->len, text, len);
-		free(text);
-		if (rc)
-			goto fail;
-		sbuf_adds(&p->diff, d);
-		free(d);
-	}
+	if ((rc = build_diff(p)))
+		goto fail;
 	*out = p;
 	return 0;
 fail:
@@ -441,6 +565,7 @@ void fix_plan_free(fix_plan *p)
 		free(p->errors[i]);
 	free(p->errors);
 	cJSON_Delete(p->bad_plugins);
+	hunks_free(p);
 	sbuf_done(&p->diff);
 	cJSON_Delete(p->rows);
 	free(p);

@@ -13,6 +13,10 @@
  * content): a file saved meanwhile is never overwritten. Applying makes one checkpoint per plugin, in phase and id order, and
  * marks its findings fixed by that checkpoint.
  *
+ * The diff is also given as hunks, each naming the findings whose edits it shows, so a
+ * person can leave some out (fix_plan_withdraw) before applying the rest: what is left
+ * out stays an open finding.
+ *
  * A plan owns all its memory (fix_plan_free).
  */
 #ifndef FERRY_FIX_H
@@ -49,6 +53,27 @@ const char *const *fix_plan_refused(const fix_plan *p, size_t *n);
  * never writes (projfs.h: .git/, .ferry/, through a link, a FIFO, a hard-linked file …);
  * none of their edits is in the plan. Borrowed. */
 const char *const *fix_plan_errors(const fix_plan *p, size_t *n);
+
+/* One hunk of the plan's diff: the file, the lines it replaces in the file as it is
+ * (start, count: as "@@ -start,count"), and the findings whose edits it shows. */
+typedef struct fix_hunk {
+	char *file;
+	int line, count;
+	long long *ids;
+	size_t nids;
+} fix_hunk;
+
+/* The diff's hunks in the order the diff shows them. Borrowed, valid until the plan
+ * changes. */
+const fix_hunk *fix_plan_hunks(const fix_plan *p, size_t *n);
+/* 1 when finding id is planned to be fixed. */
+int fix_plan_has(const fix_plan *p, long long id);
+/* Leaves the findings ids out of the plan: the rest is planned again from the files as
+ * read (each file still checked to parse), and the diff and hunks are rebuilt. The
+ * findings left out stay open. Returns 0 or an err.h code. */
+int fix_plan_withdraw(fix_plan *p, workspace *ws, const long long *ids, size_t n);
+/* How many findings were left out by fix_plan_withdraw. */
+size_t fix_plan_withdrawn(const fix_plan *p);
 
 /* Writes the files (atomically) and makes one checkpoint per plugin. *ncheckpoints
  * receives how many were made. */

@@ -13,10 +13,12 @@ void diffview_clear(diffview *d)
 {
 	free(d->text);
 	free(d->lines);
+	free(d->dim);
 	d->text = NULL;
 	d->lines = NULL;
+	d->dim = NULL;
 	d->nlines = d->scroll = d->npre = d->hscroll = 0;
-	d->match = -1;
+	d->match = d->mark = -1;
 }
 
 void diffview_set(diffview *d, const char *text)
@@ -34,6 +36,16 @@ void diffview_set(diffview *d, const char *text)
 		const char *nl = strchr(d->text + i, '\n');
 		i = nl ? (size_t)(nl - d->text) + 1 : len;
 	}
+}
+
+void diffview_dim(diffview *d, int from, int to, int dim)
+{
+	if (!d->nlines)
+		return;
+	if (!d->dim)
+		d->dim = xcalloc((size_t)d->nlines, 1);
+	for (int i = from < 0 ? 0 : from; i < to && i < d->nlines; i++)
+		d->dim[i] = (unsigned char)dim;
 }
 
 int diffview_attr(const char *l)
@@ -59,9 +71,12 @@ void diffview_draw(diffview *d, ui_win *w, int y, int x, int h)
 		int i = d->scroll + r;
 		const char *l = d->text + d->lines[i];
 		size_t len = strcspn(l, "\n");
-		int attr = i == d->match ? UI_MATCH : i < d->npre ? d->pre_attr : d->plain ? UI_NORMAL : diffview_attr(l);
+		int attr = i == d->match ? UI_MATCH : d->dim && d->dim[i] ? UI_DIM
+		         : i < d->npre ? d->pre_attr : d->plain ? UI_NORMAL : diffview_attr(l);
 		if (i == d->match)
-			ui_fill_row(w, y + r, UI_MATCH);
+			ui_fill_row(w, y + r, attr);
+		if (i == d->mark && x > 0) /* the cursor stands in the margin, the line keeps its colour */
+			ui_put(w, y + r, x - 1, UI_SELECT, "▶", 1);
 		ui_putn_clip(w, y + r, x, x - d->hscroll, attr, l, len);
 	}
 	if (d->scroll + d->h < d->nlines) {

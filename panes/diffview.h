@@ -28,6 +28,8 @@ typedef struct diffview {
 	int hscroll;     /* display columns scrolled off to the left */
 	int plain;       /* not a diff: every line is drawn as normal text */
 	int match;       /* the line the last search found, or -1 (drawn highlighted) */
+	unsigned char *dim; /* per line: 1 draws it dimmed (a hunk left out); owned, NULL until set */
+	int mark;        /* a line marked ▶ in the margin left of x (the hunk a key acts on), or -1 */
 } diffview;
 
 #define DIFFVIEW_HSTEP 16 /* columns one < or > scrolls */
@@ -36,6 +38,8 @@ typedef struct diffview {
  * the top left, the preamble and the search match are cleared. */
 void diffview_set(diffview *d, const char *text);
 void diffview_clear(diffview *d);
+/* Dims lines [from, to) (dim 1) or undims them (0). */
+void diffview_dim(diffview *d, int from, int to, int dim);
 /* The ui attribute of one diff line by its prefix. */
 int diffview_attr(const char *line);
 /* Draws lines from d->scroll into rows [y, y + h) of w from column x; shows "↓ N"

@@ -66,6 +66,8 @@ const keymap_entry keymap[] = {
 	{ CMD_FIX_PHASE, "fix-phase", { 0 }, NULL, VIEW_FINDINGS, 0,
 	  N_("preview every fix of the selected phase; a checkpoint per check") },
 	{ CMD_FIX_APPLY, "fix-apply", { 'y', 'Y' }, "y", VIEW_FIX, 0, N_("apply the previewed fixes: checkpoints are made") },
+	{ CMD_FIX_TOGGLE, "fix-toggle-hunk", { ' ' }, "Space", VIEW_FIX, 0,
+	  N_("leave the current hunk out of the fix (it stays an open finding), or take it back; ] [ move between hunks") },
 	{ CMD_FIX_DISCARD, "fix-discard", { 'n', 'N' }, "n Esc", VIEW_FIX, 0, N_("close the preview; nothing is changed") },
 	{ CMD_REPORT, "report", { 'p' }, "p", VIEW_ANY, 1,
 	  N_("generate a report (report FORMAT [PATH]; formats md html json sarif csv)") },

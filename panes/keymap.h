@@ -72,6 +72,7 @@ enum tui_cmd {
 	CMD_SCROLL_LEFT, /* long lines: scroll the text sideways */
 	CMD_SCROLL_RIGHT,
 	CMD_SETTINGS,    /* the settings form */
+	CMD_FIX_TOGGLE,  /* the fix preview: leave the current hunk out, or take it back */
 	CMD_COUNT
 };
 

@@ -94,6 +94,9 @@ extern const pane_ops pane_rail_ops, pane_findings_ops, pane_detail_ops, pane_ti
 	pane_guide_ops, pane_chart_ops, pane_artifacts_ops, pane_help_ops, pane_palette_ops,
 	pane_status_ops, pane_fix_ops, pane_audit_ops, pane_show_ops, pane_settings_ops;
 
+/* The findings the person left out of the fix being previewed (fixview.c), *n of
+ * them; borrowed, NULL when none. */
+const long long *fixview_left_out(tui *t, size_t *n);
 /* The setting under the settings form's cursor, or NULL (settings.c). */
 const tui_setting *settings_selected(tui *t);
 

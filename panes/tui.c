@@ -160,7 +160,8 @@ static const struct hint {
 	{ VIEW_FINDINGS, CMD_FILTER, N_("filter") },   { VIEW_FINDINGS, CMD_OPEN, N_("zoom") },
 	{ VIEW_FINDINGS, CMD_FIX_FINDING, N_("fix") },  { VIEW_TIMELINE, CMD_OPEN, N_("diff") },
 	{ VIEW_TIMELINE, CMD_REVERT, N_("revert") },   { VIEW_FIX, CMD_FIX_APPLY, N_("apply") },
-	{ VIEW_FIX, CMD_FIX_DISCARD, N_("discard") },  { VIEW_FIX, CMD_DOWN, N_("scroll") },
+	{ VIEW_FIX, CMD_FIX_DISCARD, N_("discard") },  { VIEW_FIX, CMD_FIX_TOGGLE, N_("hunk in/out") },
+	{ VIEW_FIX, CMD_PHASE_NEXT, N_("next hunk") },
 	{ VIEW_SETTINGS, CMD_OPEN, N_("change") },
 	{ VIEW_ANY, CMD_TIMELINE, N_("timeline") },    { VIEW_ANY, CMD_GUIDE, N_("guide") },
 	{ VIEW_ANY, CMD_CHART, N_("chart") },          { VIEW_ANY, CMD_ARTIFACTS, N_("artifacts") },
@@ -1022,11 +1023,18 @@ static void fix_apply(app *a)
 	tui *t = &a->t;
 	if (!t->plan)
 		return;
-	size_t nfind = 0, nfiles = 0, nplug = 0, made = 0;
+	size_t nfind = 0, nfiles = 0, nplug = 0, made = 0, nout = 0;
+	/* the hunks the person left out: their findings leave the plan and stay open */
+	const long long *out = fixview_left_out(t, &nout);
+	if (nout && fix_plan_withdraw(t->plan, t->m.ws, out, nout) != 0) {
+		tui_message(t, UI_ERROR, "%s", err_message());
+		return;
+	}
 	fix_plan_counts(t->plan, &nfind, &nfiles, &nplug);
 	if (!nfind) {
 		set_view(a, VIEW_FINDINGS);
-		tui_message(t, UI_WARN, "%s", _("Nothing was applied: every selected fix was refused."));
+		tui_message(t, UI_WARN, "%s", nout ? _("Nothing was applied: every hunk was left out.")
+		                                   : _("Nothing was applied: every selected fix was refused."));
 		return;
 	}
 	int synced = 0;
@@ -1818,6 +1826,7 @@ static int allowed_in_preview(int cmd)
 	case CMD_FIX_APPLY: case CMD_FIX_DISCARD: case CMD_BACK: case CMD_CANCEL: case CMD_HELP:
 	case CMD_PALETTE: case CMD_LANG: case CMD_SAVE_SCREEN: case CMD_QUIT:
 	case CMD_SEARCH: case CMD_SCROLL_LEFT: case CMD_SCROLL_RIGHT: case CMD_PHASE_NEXT: case CMD_PHASE_PREV:
+	case CMD_FIX_TOGGLE:
 		return 1;
 	default: return 0;
 	}

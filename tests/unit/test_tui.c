@@ -751,13 +751,14 @@ static void test_fix_preview_and_apply(void **state)
 	char *s = screen_of(fx->dir, "100x30", "4F");
 	static const char *const preview[] = {
 		" Fix preview · finding #5 (adapt.test_backend)",
-		" Apply 1 fix to 1 file as 1 checkpoint?  y applies, n discards.",
+		" Apply 1 fix to 1 file as 1 checkpoint?  y applies, n discards, Space leaves",
+		" a hunk out.",
 		"",
 		" diff --git a/dist.py b/dist.py",
 		" index d368f49..4b2fe65 100644",
 		" --- a/dist.py",
 		" +++ b/dist.py",
-		" @@ -2,5 +2,5 @@ import torch",
+		"▶@@ -2,5 +2,5 @@ import torch",
 		"  import torch.distributed as dist",
 		"",
 		"  def setup():",
@@ -766,13 +767,14 @@ static void test_fix_preview_and_apply(void **state)
 		"      torch.cuda.synchronize()",
 	};
 	assert_main_rows(s, 1, preview, sizeof preview / sizeof preview[0]);
-	assert_string_equal(row(s, 29), "y apply  n discard  j scroll  ? help");
+	assert_string_equal(row(s, 29), "y apply  n discard  Space hunk in/out  l next hunk  ? help");
 	free(s);
 	/* coloured: the question, + green, - red, @@ dim */
 	assert_int_equal(attr_at(fx->dir, 2, 23), 'W');
-	assert_int_equal(attr_at(fx->dir, 8, 23), 'H');
-	assert_int_equal(attr_at(fx->dir, 12, 23), '-');
-	assert_int_equal(attr_at(fx->dir, 13, 23), '+');
+	assert_int_equal(attr_at(fx->dir, 9, 23), 'H');
+	assert_int_equal(attr_at(fx->dir, 9, 22), 'S'); /* the current hunk's mark */
+	assert_int_equal(attr_at(fx->dir, 13, 23), '-');
+	assert_int_equal(attr_at(fx->dir, 14, 23), '+');
 	unsetenv("FERRY_SAVE_ATTRS");
 	/* nothing was written by the preview; n discards, other keys are held back */
 	char *text = tu_read(fx->dir, "dist.py");
@@ -807,6 +809,49 @@ static void test_fix_preview_and_apply(void **state)
 	free(s);
 }
 
+/* Per hunk, as in a staging view: Space leaves the hunk at the top out (dimmed), the
+ * question counts what is left; y applies the rest as one checkpoint per check and the
+ * finding left out stays open with its file untouched. */
+static void test_fix_hunks_left_out(void **state)
+{
+	struct fx *fx = *state;
+	setenv("FERRY_SAVE_ATTRS", "1", 1);
+	char *s = screen_of(fx->dir, "120x40", "4:fix-phase<Enter>");
+	assert_has(row(s, 2), "Apply 2 fixes to 2 files as 2 checkpoints?");
+	free(s);
+	/* Space: the first hunk (dist.py) is left out and dimmed; the question counts the rest */
+	s = screen_of(fx->dir, "120x40", "4:fix-phase<Enter> ");
+	assert_has(row(s, 2), "Apply 1 fix, leaving 1 finding open (dimmed)?");
+	int r = 0;
+	while (r < 40 && !strstr(row(s, r), "-    dist.init_process_group(backend='nccl')"))
+		r++;
+	assert_true(r < 40);
+	free(s);
+	assert_int_equal(attr_at(fx->dir, r, 30), 'd'); /* dimmed, not red */
+	unsetenv("FERRY_SAVE_ATTRS");
+	/* ] to the next hunk, Space: everything left out; Space again takes it back */
+	s = screen_of(fx->dir, "120x40", "4:fix-phase<Enter> ] ");
+	assert_has(row(s, 2), "Every hunk is left out: nothing would be applied.");
+	free(s);
+	s = screen_of(fx->dir, "120x40", "4:fix-phase<Enter> ]  ");
+	assert_has(row(s, 2), "Apply 1 fix, leaving 1 finding open (dimmed)?");
+	free(s);
+	/* y: the rest is applied; the finding left out stays open, its file untouched */
+	s = screen_of(fx->dir, "120x40", "4:fix-phase<Enter> y");
+	assert_has(row(s, 38), "Fixed 1 finding in 1 checkpoint");
+	free(s);
+	char *text = tu_read(fx->dir, "dist.py");
+	assert_string_equal(text, DIST_PY);
+	free(text);
+	text = tu_read(fx->dir, "train.py");
+	assert_non_null(strstr(text, "backend='hccl'"));
+	free(text);
+	s = screen_of(fx->dir, "120x40", "4/#5<Enter>");
+	assert_has(row(s, 1), "1/");
+	assert_has(s, "[open]");
+	free(s);
+}
+
 static void test_fix_refused(void **state)
 {
 	struct fx *fx = *state;
@@ -838,7 +883,7 @@ static void test_fix_refused(void **state)
 	s = screen_of(fx->dir, "100x30", "4A");
 	assert_has(row(s, 1), "Fix preview · every fix in dist.py (adapt)");
 	assert_has(row(s, 2), "Apply 1 fix to 1 file as 1 checkpoint?");
-	assert_has(row(s, 4), "Refused (1), nothing is written for these:");
+	assert_has(s, "Refused (1), nothing is written for these:");
 	assert_has(s, "dist.init_process_group(backend='hccl')");
 	free(s);
 	/* every fix of the selected finding's check; the palette takes ids */
@@ -853,7 +898,7 @@ static void test_fix_refused(void **state)
 	setenv("FERRY_LANG", "zh", 1);
 	s = screen_of(fx->dir, "100x30", "4F");
 	assert_has(row(s, 1), "修复预览 · 问题 #5（adapt.test_backend）");
-	assert_has(row(s, 2), "将 1 处修复应用到 1 个文件，生成 1 个检查点？  y 应用，n 放弃。");
+	assert_has(row(s, 2), "将 1 处修复应用到 1 个文件，生成 1 个检查点？  y 应用，n");
 	free(s);
 	setenv("FERRY_LANG", "en", 1);
 }
@@ -1416,6 +1461,7 @@ int main(void)
 		cmocka_unit_test(test_empty_chart_and_init_offer),
 		cmocka_unit_test(test_diff_hunk_jumps),
 		cmocka_unit_test_setup_teardown(test_fix_preview_and_apply, setup_fixes, teardown),
+		cmocka_unit_test_setup_teardown(test_fix_hunks_left_out, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_refused, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_readiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
