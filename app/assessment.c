@@ -50,24 +50,25 @@ static double category_weight(store *s, const char *category)
 
 /* 1 when ferry rewrites the finding's code: a fix here, or a later phase's check that
  * rewrites it automatically (the assess survey marks what adapt fixes). */
-static int mechanical_fix(const cJSON *f)
+static int mechanical_fix(const finding *f)
 {
-	return cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) || cJSON_IsTrue(cJSON_GetObjectItem(f, "automatic"));
+	return f->fixable || f->automatic;
 }
 
-static int severity_rank(const char *s)
+/* The category a finding counts under: "other" when it has none. */
+static const char *category_of(const finding *f)
 {
-	return strcmp(s, "error") == 0 ? 3 : strcmp(s, "warning") == 0 ? 2 : 1;
+	return f->category && *f->category ? f->category : "other";
 }
 
 /* Score: 100 minus penalties: 10 per open error and 3 per warning without an automatic
  * fix, capped at 25 and 12 per category so one noisy rule cannot sink it; 0.25 per
  * fixable warning, 5 at most in all. */
-static double penalty(const char *severity, int fixable)
+static double penalty(finding_severity severity, int fixable)
 {
-	if (strcmp(severity, "error") == 0)
+	if (severity == SEVERITY_ERROR)
 		return 10;
-	if (strcmp(severity, "warning") == 0)
+	if (severity == SEVERITY_WARNING)
 		return fixable ? 0.25 : 3;
 	return 0;
 }
@@ -84,19 +85,29 @@ static const char *readiness_class(double score, int open_errors)
 }
 
 struct risk {
-	const cJSON *f;
+	const finding *f;
 	double weight;
 };
 
 static int risk_cmp(const void *a, const void *b)
 {
 	const struct risk *x = a, *y = b;
-	int sx = severity_rank(json_str(x->f, "severity")), sy = severity_rank(json_str(y->f, "severity"));
-	if (sx != sy)
-		return sy - sx;
+	if (x->f->severity != y->f->severity)
+		return (int)y->f->severity - (int)x->f->severity;
 	if (x->weight != y->weight)
 		return x->weight < y->weight ? 1 : -1;
-	return (int)(cJSON_GetObjectItem(x->f, "id")->valuedouble - cJSON_GetObjectItem(y->f, "id")->valuedouble);
+	return x->f->id < y->f->id ? -1 : x->f->id > y->f->id;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void add_id(cJSON *ids, const finding *f)
+{
+	cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)f->id));
 }
 
 const char *const assessment_reasons[REASON_COUNT] = {
@@ -112,16 +123,16 @@ const char *const assessment_reasons[REASON_COUNT] = {
 	                  "change is visible in the history."),
 };
 
-static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *counts, int mechanical)
+static void add_strategy(cJSON *out, store *s, const finding *open, size_t nopen, const cJSON *counts,
+                         int mechanical)
 {
 	cJSON *st = cJSON_AddObjectToObject(out, "strategy");
 	cJSON *drivers = cJSON_CreateArray();
 	const char *rec = "tool", *reason;
-	const cJSON *f;
 	/* errors that no rewrite fixes (custom kernels, unsupported operators, GPU-only libraries) */
-	cJSON_ArrayForEach(f, open)
-		if (strcmp(json_str(f, "severity"), "error") == 0 && !mechanical_fix(f))
-			cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
+	for (size_t i = 0; i < nopen; i++)
+		if (open[i].severity == SEVERITY_ERROR && !mechanical_fix(&open[i]))
+			add_id(drivers, &open[i]);
 	if (cJSON_GetArraySize(drivers)) {
 		rec = "manual";
 		reason = assessment_reasons[REASON_MANUAL];
@@ -130,24 +141,24 @@ static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *c
 		const cJSON *c;
 		cJSON_ArrayForEach(c, counts)
 			conflict |= auto_conflict(c->string);
-		cJSON_ArrayForEach(f, open)
-			if (auto_conflict(json_str(f, "category")))
-				cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
+		for (size_t i = 0; i < nopen; i++)
+			if (auto_conflict(open[i].category))
+				add_id(drivers, &open[i]);
 		if (conflict) {
 			rec = "tool";
 			reason = assessment_reasons[REASON_CONFLICT];
 		} else if (mechanical >= 50) {
 			rec = "auto";
 			reason = assessment_reasons[REASON_AUTO];
-			cJSON_ArrayForEach(f, open)
-				if (mechanical_fix(f) && cJSON_GetArraySize(drivers) < 10)
-					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
+			for (size_t i = 0; i < nopen; i++)
+				if (mechanical_fix(&open[i]) && cJSON_GetArraySize(drivers) < 10)
+					add_id(drivers, &open[i]);
 		} else {
 			rec = "tool";
 			reason = assessment_reasons[REASON_FEW];
-			cJSON_ArrayForEach(f, open)
-				if (mechanical_fix(f) && cJSON_GetArraySize(drivers) < 10)
-					cJSON_AddItemToArray(drivers, cJSON_CreateNumber(cJSON_GetObjectItem(f, "id")->valuedouble));
+			for (size_t i = 0; i < nopen; i++)
+				if (mechanical_fix(&open[i]) && cJSON_GetArraySize(drivers) < 10)
+					add_id(drivers, &open[i]);
 		}
 	}
 	cJSON_AddStringToObject(st, "recommended", rec);
@@ -164,7 +175,7 @@ static void add_strategy(cJSON *out, store *s, const cJSON *open, const cJSON *c
 int assessment_compute(cJSON **out, store *s)
 {
 	*out = NULL;
-	cJSON *phases = NULL, *rows = NULL;
+	cJSON *phases = NULL;
 	int rc = store_phases(&phases, s);
 	if (rc)
 		return rc;
@@ -179,37 +190,37 @@ int assessment_compute(cJSON **out, store *s)
 	}
 	store_finding_filter fl = { "assess", "open", NULL, NULL, 0, 1 };
 	cJSON *settled = NULL;
-	if ((rc = store_findings(&rows, s, &fl)) || (rc = store_assess_settled(&settled, s))) {
-		cJSON_Delete(rows);
+	finding *all = NULL;
+	size_t nall = 0;
+	if ((rc = store_finding_list(&all, &nall, s, &fl)) || (rc = store_assess_settled(&settled, s))) {
+		finding_list_free(all, nall);
 		cJSON_Delete(res);
 		return rc;
 	}
 	/* the engagement as it is now: what a later phase fixed or waived no longer counts */
-	cJSON *gone = cJSON_CreateObject(); /* id → true */
+	size_t ngone = (size_t)cJSON_GetArraySize(settled), k = 0;
+	long long *gone = xcalloc(ngone ? ngone : 1, sizeof *gone);
 	const cJSON *done;
-	char key[32];
-	cJSON_ArrayForEach(done, settled) {
-		snprintf(key, sizeof key, "%lld", json_int(done, "id"));
-		cJSON_AddTrueToObject(gone, key);
-	}
-	for (int i = cJSON_GetArraySize(rows) - 1; i >= 0 && cJSON_GetArraySize(settled); i--) {
-		snprintf(key, sizeof key, "%lld", json_int(cJSON_GetArrayItem(rows, i), "id"));
-		if (cJSON_GetObjectItemCaseSensitive(gone, key))
-			cJSON_DeleteItemFromArray(rows, i);
-	}
-	cJSON_Delete(gone);
-	cJSON_AddNumberToObject(res, "settled_later", cJSON_GetArraySize(settled));
+	cJSON_ArrayForEach(done, settled)
+		gone[k++] = json_int(done, "id");
+	qsort(gone, ngone, sizeof *gone, id_cmp);
+	finding *rows = xcalloc(nall ? nall : 1, sizeof *rows); /* borrowed from all */
+	size_t n = 0;
+	for (size_t i = 0; i < nall; i++)
+		if (!ngone || !bsearch(&all[i].id, gone, ngone, sizeof *gone, id_cmp))
+			rows[n++] = all[i];
+	free(gone);
+	cJSON_AddNumberToObject(res, "settled_later", (double)ngone);
 	cJSON_Delete(settled);
 	cJSON *counts = cJSON_CreateObject(), *weights = cJSON_CreateObject();
 	double base = config_number(s, "effort.base_days", DEFAULT_BASE_DAYS), days = base, score = 100;
-	int mechanical = 0, open_errors = 0, n = cJSON_GetArraySize(rows), nrisks = 0;
+	int mechanical = 0, open_errors = 0, nrisks = 0;
 	cJSON *caps = cJSON_CreateObject(); /* category → penalty so far */
 	double fix_penalty = 0;
-	struct risk *risks = xcalloc((size_t)(n ? n : 1), sizeof *risks);
-	const cJSON *f;
-	cJSON_ArrayForEach(f, rows) {
-		const char *sev = json_str(f, "severity");
-		const char *cat = *json_str(f, "category") ? json_str(f, "category") : "other";
+	struct risk *risks = xcalloc(n ? n : 1, sizeof *risks);
+	for (size_t i = 0; i < n; i++) {
+		const finding *f = &rows[i];
+		const char *cat = category_of(f);
 		int fixable = mechanical_fix(f);
 		const char *bucket = fixable ? "mechanical" : cat;
 		const cJSON *known = cJSON_GetObjectItem(weights, bucket); /* one settings lookup per category */
@@ -223,15 +234,15 @@ int assessment_compute(cJSON **out, store *s)
 			cJSON_AddNumberToObject(counts, bucket, 1);
 		days += w;
 		mechanical += fixable;
-		open_errors += strcmp(sev, "error") == 0;
-		double p = penalty(sev, fixable);
+		open_errors += f->severity == SEVERITY_ERROR;
+		double p = penalty(f->severity, fixable);
 		if (fixable) {
 			double take = fix_penalty + p > 5 ? fmax(0, 5 - fix_penalty) : p;
 			fix_penalty += take;
 			score -= take;
 		} else if (p > 0) {
 			cJSON *cap = cJSON_GetObjectItem(caps, cat);
-			double used = cap ? cap->valuedouble : 0, limit = strcmp(sev, "error") == 0 ? 25 : 12;
+			double used = cap ? cap->valuedouble : 0, limit = f->severity == SEVERITY_ERROR ? 25 : 12;
 			double take = used + p > limit ? fmax(0, limit - used) : p;
 			if (cap)
 				cJSON_SetNumberValue(cap, used + take);
@@ -239,7 +250,7 @@ int assessment_compute(cJSON **out, store *s)
 				cJSON_AddNumberToObject(caps, cat, take);
 			score -= take;
 		}
-		if (!fixable && strcmp(sev, "info") != 0)
+		if (!fixable && f->severity != SEVERITY_INFO)
 			risks[nrisks++] = (struct risk){ f, w };
 	}
 	cJSON_Delete(caps);
@@ -256,20 +267,26 @@ int assessment_compute(cJSON **out, store *s)
 	qsort(risks, (size_t)nrisks, sizeof *risks, risk_cmp);
 	cJSON *top = cJSON_AddArrayToObject(res, "top_risks");
 	for (int i = 0; i < nrisks && i < 5; i++) {
+		const finding *f = risks[i].f;
 		cJSON *r = cJSON_CreateObject();
-		static const char *const keys[] = { "id", "plugin", "category", "severity", "file", "line", "message", NULL };
-		for (size_t k = 0; keys[k]; k++)
-			cJSON_AddItemToObject(r, keys[k], cJSON_Duplicate(cJSON_GetObjectItem(risks[i].f, keys[k]), 1));
+		cJSON_AddNumberToObject(r, "id", (double)f->id);
+		cJSON_AddStringToObject(r, "plugin", f->plugin ? f->plugin : "");
+		cJSON_AddStringToObject(r, "category", f->category ? f->category : "");
+		cJSON_AddStringToObject(r, "severity", severity_name(f->severity));
+		cJSON_AddStringToObject(r, "file", f->file ? f->file : "");
+		cJSON_AddNumberToObject(r, "line", f->line);
+		cJSON_AddStringToObject(r, "message", f->message ? f->message : "");
 		cJSON_AddNumberToObject(r, "weight", risks[i].weight);
 		cJSON_AddItemToArray(top, r);
 	}
 	free(risks);
-	add_strategy(res, s, rows, counts, mechanical);
+	add_strategy(res, s, rows, n, counts, mechanical);
 	cJSON_AddItemToObject(res, "counts", counts);
 	char *formula = assessment_formula(res, 1);
 	cJSON_AddStringToObject(res, "formula", formula);
 	free(formula);
-	cJSON_Delete(rows);
+	free(rows);
+	finding_list_free(all, nall);
 	*out = res;
 	return 0;
 }

@@ -160,22 +160,19 @@ static void on_finding(const finding *f, void *payload)
 	if (st->failed)
 		return;
 	finding copy = *f; /* shallow: the store only writes back id and status */
-	copy.status = NULL;
 	if (store_finding_upsert(st->ws->db, st->run, &copy)) {
 		st->failed = 1;
 		return;
 	}
 	long long from = 0;
-	if (copy.status && strcmp(copy.status, "open") == 0) {
+	if (copy.status == STATUS_OPEN) {
 		/* the same construct was waived in an earlier phase: the decision stands */
 		if (store_waiver_carry(&from, st->ws->db, copy.id)) {
 			st->failed = 1;
-			free(copy.status);
 			return;
 		}
 		if (from) {
-			free(copy.status);
-			copy.status = xstrdup("waived");
+			copy.status = STATUS_WAIVED;
 			cJSON *c = cJSON_CreateObject();
 			cJSON_AddNumberToObject(c, "finding", (double)copy.id);
 			cJSON_AddNumberToObject(c, "from", (double)from);
@@ -185,7 +182,6 @@ static void on_finding(const finding *f, void *payload)
 	st->nfindings++;
 	if (st->opts->on_finding)
 		st->opts->on_finding(&copy, st->opts->payload);
-	free(copy.status);
 }
 
 static void on_plugin_error(const char *plugin, const char *message, void *payload)

@@ -1,7 +1,9 @@
 /*
  * finding — one result of a check, as plugins report it and the store keeps it.
  *
- * A finding owns all its strings and its edits; finding_free releases them.
+ * A finding owns all its strings, its edits and its waiver; finding_free releases them,
+ * finding_list_free an array of them. Severity and status are enums here and words (by
+ * the tables in finding.c) only where they leave: the record, JSON and plugins.
  * The fingerprint is the stable identity across runs: plugin + file + a hash of the
  * matched code and its surrounding lines (not the line number), so re-runs update
  * rather than duplicate and waivers survive edits elsewhere in the file.
@@ -17,11 +19,32 @@ typedef struct finding_edit {
 	char *text;           /* replacement bytes, NUL-terminated */
 } finding_edit;
 
+/* How bad a finding is; a larger value is worse. 0 is no severity (a word that is not one). */
+typedef enum finding_severity { SEVERITY_INFO = 1, SEVERITY_WARNING, SEVERITY_ERROR } finding_severity;
+
+/* Where a finding stands: open until a checkpoint fixes it or someone waives it. */
+typedef enum finding_status { STATUS_OPEN, STATUS_FIXED, STATUS_WAIVED } finding_status;
+
+/* The names of severities and statuses as the record, JSON and plugins spell them
+ * ("error", "waived"): one table each, in finding.c. */
+const char *severity_name(finding_severity s);
+/* The severity called name, or 0 when name is none. */
+int severity_parse(const char *name);
+const char *status_name(finding_status s);
+/* The status called name, or -1 when name is none. */
+int status_parse(const char *name);
+
+/* The waiver in force on a waived finding. */
+typedef struct finding_waiver {
+	char *reason, *actor, *at;
+	long long carried_from; /* the earlier phase's finding it was carried from; 0 when given */
+} finding_waiver;
+
 typedef struct finding {
 	long long id;         /* store id; 0 until stored */
 	char *plugin;         /* "assess.device_calls" */
 	char *phase;          /* "assess" */
-	char *severity;       /* "error", "warning" or "info" */
+	finding_severity severity;
 	char *category;       /* grouping for reports and charts; may be NULL */
 	char *file;           /* relative to the project root; NULL for project-wide findings */
 	int line, col, end_line, end_col; /* 1-based; 0 when not applicable */
@@ -32,8 +55,11 @@ typedef struct finding {
 	char *fingerprint;    /* stable identity (hex) */
 	char *construct;      /* the code it is about, whatever the plugin: hash of file, matched
 	                       * text and the lines around it (hex); NULL without a code range */
-	char *status;         /* "open", "fixed" or "waived" */
+	finding_status status;
 	int automatic;        /* a later phase's check fixes it automatically */
+	int fixable;          /* it proposes edits (set by the store even when edits are not read) */
+	long long last_run;   /* the check run that last saw it (the store's); 0 when unknown */
+	finding_waiver *waiver; /* the waiver in force when read from the store; NULL otherwise */
 	finding_edit *edits;  /* proposed fix, sorted by start_byte; may be NULL */
 	size_t nedits;
 } finding;
@@ -41,6 +67,14 @@ typedef struct finding {
 void finding_free(finding *f);
 /* Frees the strings inside f but not f itself (for arrays of findings). */
 void finding_clear(finding *f);
+/* Frees an array of n findings and the array. */
+void finding_list_free(finding *f, size_t n);
+
+struct cJSON;
+/* f as a DESIGN §7 finding object (+ category, fingerprint, edits, last_run, waiver);
+ * brief: only id, plugin, phase, severity, category, file, line, message, fixable,
+ * automatic, status and waiver. The caller owns the object. */
+struct cJSON *finding_json(const finding *f, int brief);
 
 /* The fingerprint for a match: hash of plugin, file, the matched text and the
  * text of the lines around it with white space folded. Returns malloc'd hex. */

@@ -191,15 +191,36 @@ char *intl_render(const char *domain, const char *msgid, const cJSON *args)
 	return format_in(domain, 1, intl_text(domain, msgid), args);
 }
 
-/* field's text from its stored id and arguments, replacing field in finding. */
-static void localize_field(cJSON *finding, const char *field, const cJSON *i18n, const char *domain)
+/* field's text ("message" or "suggestion") rendered from its stored id and arguments in
+ * i18n; NULL when i18n holds no id for it. Caller frees. */
+static char *localized(const cJSON *i18n, const char *field, const char *domain)
 {
 	const cJSON *entry = cJSON_GetObjectItemCaseSensitive(i18n, field);
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(entry, "id");
-	if (!cJSON_IsString(id) || !cJSON_GetObjectItemCaseSensitive(finding, field))
+	if (!cJSON_IsString(id))
+		return NULL;
+	return intl_render(domain, id->valuestring, cJSON_GetObjectItemCaseSensitive(entry, "args"));
+}
+
+/* The domain of a finding's message ids, bound to its catalog folder when it names one. */
+static const char *i18n_domain(const cJSON *i18n)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(i18n, "domain");
+	const cJSON *dir = cJSON_GetObjectItemCaseSensitive(i18n, "dir");
+	const char *domain = cJSON_IsString(d) ? d->valuestring : INTL_PLUGIN_DOMAIN;
+	if (cJSON_IsString(dir))
+		intl_bind(domain, dir->valuestring);
+	return domain;
+}
+
+/* field's text from its stored id and arguments, replacing field in finding. */
+static void localize_field(cJSON *finding, const char *field, const cJSON *i18n, const char *domain)
+{
+	if (!cJSON_GetObjectItemCaseSensitive(finding, field))
 		return;
-	char *text = intl_render(domain, id->valuestring, cJSON_GetObjectItemCaseSensitive(entry, "args"));
-	cJSON_ReplaceItemInObjectCaseSensitive(finding, field, cJSON_CreateString(text));
+	char *text = localized(i18n, field, domain);
+	if (text)
+		cJSON_ReplaceItemInObjectCaseSensitive(finding, field, cJSON_CreateString(text));
 	free(text);
 }
 
@@ -209,13 +230,29 @@ void intl_localize_finding(cJSON *finding)
 	if (!i18n)
 		return;
 	if (lang_zh && cJSON_IsObject(i18n)) {
-		const cJSON *d = cJSON_GetObjectItemCaseSensitive(i18n, "domain");
-		const cJSON *dir = cJSON_GetObjectItemCaseSensitive(i18n, "dir");
-		const char *domain = cJSON_IsString(d) ? d->valuestring : INTL_PLUGIN_DOMAIN;
-		if (cJSON_IsString(dir))
-			intl_bind(domain, dir->valuestring);
+		const char *domain = i18n_domain(i18n);
 		localize_field(finding, "message", i18n, domain);
 		localize_field(finding, "suggestion", i18n, domain);
+	}
+	cJSON_Delete(i18n);
+}
+
+void intl_localize_texts(char **message, char **suggestion, const char *i18n_text)
+{
+	if (!lang_zh || !i18n_text)
+		return;
+	cJSON *i18n = cJSON_Parse(i18n_text);
+	if (cJSON_IsObject(i18n)) {
+		const char *domain = i18n_domain(i18n);
+		char *text;
+		if (message && (text = localized(i18n, "message", domain))) {
+			free(*message);
+			*message = text;
+		}
+		if (suggestion && *suggestion && (text = localized(i18n, "suggestion", domain))) {
+			free(*suggestion);
+			*suggestion = text;
+		}
 	}
 	cJSON_Delete(i18n);
 }

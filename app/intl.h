@@ -64,5 +64,10 @@ char *intl_render(const char *domain, const char *msgid, const struct cJSON *arg
  * language: message and suggestion are replaced by their translations when the finding
  * carries its message ids and the language is not English; "i18n" is removed. */
 void intl_localize_finding(struct cJSON *finding);
+/* The same for a typed finding's texts: *message and *suggestion (each malloc'd; either
+ * pointer may be NULL, and a NULL *suggestion stays NULL) are replaced by their
+ * translations from i18n_text (the stored JSON, may be NULL) when the language is not
+ * English. */
+void intl_localize_texts(char **message, char **suggestion, const char *i18n_text);
 
 #endif

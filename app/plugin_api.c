@@ -2513,7 +2513,7 @@ static int ctx_report(lua_State *L)
 	memset(&f, 0, sizeof f);
 	f.plugin = xstrdup(p->info.id);
 	f.phase = xstrdup(p->info.phase);
-	f.severity = xstrdup(severity ? severity : p->info.severity);
+	f.severity = (finding_severity)severity_parse(severity ? severity : p->info.severity);
 	f.category = category ? safetext_clean(category, strlen(category)) : p->info.category ? xstrdup(p->info.category) : NULL;
 	f.file = file ? xstrdup(file) : NULL;
 	f.line = line;
@@ -2524,7 +2524,7 @@ static int ctx_report(lua_State *L)
 	f.suggestion = suggestion ? safetext_clean(suggestion, strlen(suggestion)) : NULL;
 	f.i18n = ib->p;
 	ib->p = NULL;
-	f.status = xstrdup("open");
+	f.status = STATUS_OPEN;
 	f.automatic = automatic;
 	char *fp;
 	if (have_range && text) {

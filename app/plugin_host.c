@@ -603,7 +603,7 @@ static void problem_finding(const plugin_run_cb *cb, const char *plugin, const c
 	memset(&f, 0, sizeof f);
 	f.plugin = (char *)plugin;
 	f.phase = (char *)phase;
-	f.severity = "warning";
+	f.severity = SEVERITY_WARNING;
 	f.category = "source";
 	f.file = (char *)file;
 	f.line = line;
@@ -612,7 +612,7 @@ static void problem_finding(const plugin_run_cb *cb, const char *plugin, const c
 	f.end_col = col;
 	f.message = (char *)message;
 	f.suggestion = (char *)suggestion;
-	f.status = "open";
+	f.status = STATUS_OPEN;
 	f.fingerprint = finding_fingerprint(plugin, file, NULL, 0, 0, 0, kind);
 	cb->finding(&f, cb->payload);
 	free(f.fingerprint);

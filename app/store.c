@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -65,6 +66,16 @@ static int prepare(sqlite3_stmt **st, store *s, const char *sql)
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
 		return db_fail(s, "prepare");
 	return 0;
+}
+
+/* Binds parameters to a prepared statement, as bind_args. */
+static int bind_all(store *s, sqlite3_stmt *st, const char *types, ...)
+{
+	va_list ap;
+	va_start(ap, types);
+	int rc = bind_args(s, st, types, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* Runs one statement that returns no rows. */
@@ -441,14 +452,15 @@ int store_config_all(cJSON **out, store *s)
 int store_phases(cJSON **out, store *s)
 {
 	return db_rows(out, s,
-	               "SELECT p.name, p.ord, p.signed_off_at, p.signed_off_by, p.note,"
-	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'open' AND f.severity = 'error') AS open_errors,"
-	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'open' AND f.severity = 'warning') AS open_warnings,"
-	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'open' AND f.severity = 'info') AS open_info,"
-	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'fixed') AS fixed,"
-	               " (SELECT count(*) FROM findings f WHERE f.phase = p.name AND f.status = 'waived') AS waived,"
+	               "WITH c AS (SELECT phase,"
+	               " sum(status = 'open' AND severity = 'error') AS e, sum(status = 'open' AND severity = 'warning') AS w,"
+	               " sum(status = 'open' AND severity = 'info') AS i, sum(status = 'fixed') AS x,"
+	               " sum(status = 'waived') AS v FROM findings GROUP BY phase)"
+	               " SELECT p.name, p.ord, p.signed_off_at, p.signed_off_by, p.note, coalesce(c.e, 0) AS open_errors,"
+	               " coalesce(c.w, 0) AS open_warnings, coalesce(c.i, 0) AS open_info, coalesce(c.x, 0) AS fixed,"
+	               " coalesce(c.v, 0) AS waived,"
 	               " (SELECT count(*) FROM runs r, json_each(r.scope, '$.phases') j WHERE j.value = p.name) AS runs"
-	               " FROM phases p ORDER BY p.ord",
+	               " FROM phases p LEFT JOIN c ON c.phase = p.name ORDER BY p.ord",
 	               NULL);
 }
 
@@ -521,7 +533,7 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	                 " last_run = excluded.last_run,"
 	                 " status = CASE WHEN findings.status = 'fixed' THEN 'open' ELSE findings.status END,"
 	                 " fixed_by = CASE WHEN findings.status = 'fixed' THEN NULL ELSE findings.fixed_by END",
-	                 "ssssSsiiiissSiiiSS", f->fingerprint, f->plugin, f->phase, f->severity, f->category, file,
+	                 "ssssSsiiiissSiiiSS", f->fingerprint, f->plugin, f->phase, severity_name(f->severity), f->category, file,
 	                 (long long)f->line, (long long)f->col, (long long)f->end_line, (long long)f->end_col,
 	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run, (long long)f->automatic,
 	                 f->construct, f->i18n);
@@ -536,8 +548,8 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	single_row(&row, rows);
 	if (row) {
 		f->id = (long long)cJSON_GetObjectItem(row, "id")->valuedouble;
-		free(f->status);
-		f->status = xstrdup(cJSON_GetObjectItem(row, "status")->valuestring);
+		int status = status_parse(cJSON_GetObjectItem(row, "status")->valuestring);
+		f->status = status < 0 ? STATUS_OPEN : (finding_status)status;
 	}
 	cJSON_Delete(row);
 	return 0;
@@ -556,61 +568,133 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 }
 
 /* The waiver in force on a waived finding: {reason, actor, at, carried_from} or NULL. */
-#define FINDING_WAIVER                                                                             \
-	"CASE WHEN status = 'waived' THEN (SELECT json_object('reason', w.reason, 'actor', w.actor,"   \
-	" 'at', w.created_at, 'carried_from', w.carried_from) FROM waivers w"                         \
-	" WHERE w.finding_id = findings.id AND w.withdrawn_at IS NULL ORDER BY w.id DESC LIMIT 1) END AS waiver"
+/* The finding columns in the order read_finding takes them, then the waiver in force. */
+#define FINDING_SELECT                                                                             \
+	"SELECT f.id, f.plugin, f.phase, f.severity, f.category, f.file, f.line, f.col, f.end_line,"  \
+	" f.end_col, f.message, f.suggestion, f.edits IS NOT NULL, f.automatic, f.status,"            \
+	" f.fingerprint, CASE WHEN ?5 THEN NULL ELSE f.edits END, f.last_run, f.construct, f.i18n,"   \
+	" w.reason, w.actor, w.created_at, w.carried_from FROM findings f"                           \
+	" LEFT JOIN waivers w ON f.status = 'waived' AND w.id = (SELECT max(x.id) FROM waivers x"   \
+	" WHERE x.finding_id = f.id AND x.withdrawn_at IS NULL)"
 
-#define FINDING_BRIEF_COLUMNS                                                                      \
-	"SELECT id, plugin, phase, severity, category, file, line, message,"                          \
-	" CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable, automatic,"    \
-	" status, i18n, " FINDING_WAIVER " FROM findings"
-
-#define FINDING_COLUMNS                                                                            \
-	"SELECT id, plugin, phase, severity, category, file, line, col, end_line, end_col, message,"  \
-	" suggestion, CASE WHEN edits IS NULL THEN json('false') ELSE json('true') END AS fixable,"   \
-	" automatic,"                                                                                 \
-	" status, fingerprint, edits, last_run, construct, i18n, " FINDING_WAIVER " FROM findings"
-
-/* A row's finding message (and advice) in the reader's language, from the stored "i18n"
- * text, which it drops; the record keeps English. */
-static void localize_row(cJSON *row)
+static char *column_dup(sqlite3_stmt *st, int i)
 {
-	cJSON *i18n = cJSON_GetObjectItem(row, "i18n");
-	if (i18n && cJSON_IsString(i18n)) {
-		cJSON *parsed = cJSON_Parse(i18n->valuestring);
-		cJSON_ReplaceItemInObject(row, "i18n", parsed ? parsed : cJSON_CreateNull());
-	}
-	intl_localize_finding(row);
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? xstrdup((const char *)t) : NULL;
 }
 
-/* Turns the stored edits text into JSON and fixable into a boolean. */
-static void finding_row_fixup(cJSON *row)
+/* The proposed edits from their stored JSON text. */
+static void read_edits(finding *f, const char *text)
 {
-	cJSON *fx = cJSON_GetObjectItem(row, "fixable");
-	int fixable = fx && ((cJSON_IsString(fx) && strcmp(fx->valuestring, "true") == 0) ||
-	                     (cJSON_IsNumber(fx) && fx->valuedouble != 0));
-	cJSON_ReplaceItemInObject(row, "fixable", cJSON_CreateBool(fixable));
-	cJSON *au = cJSON_GetObjectItem(row, "automatic");
-	cJSON_ReplaceItemInObject(row, "automatic", cJSON_CreateBool(cJSON_IsNumber(au) && au->valuedouble != 0));
-	cJSON *ed = cJSON_GetObjectItem(row, "edits");
-	if (ed && cJSON_IsString(ed)) {
-		cJSON *parsed = cJSON_Parse(ed->valuestring);
-		cJSON_ReplaceItemInObject(row, "edits", parsed ? parsed : cJSON_CreateNull());
+	cJSON *arr = text ? cJSON_Parse(text) : NULL;
+	int n = cJSON_IsArray(arr) ? cJSON_GetArraySize(arr) : 0;
+	if (n > 0) {
+		f->edits = xcalloc((size_t)n, sizeof *f->edits);
+		const cJSON *e;
+		cJSON_ArrayForEach(e, arr) {
+			finding_edit *d = &f->edits[f->nedits++];
+			d->start_byte = (unsigned)json_int(e, "start_byte");
+			d->end_byte = (unsigned)json_int(e, "end_byte");
+			d->text = xstrdup(json_str(e, "text"));
+		}
 	}
-	cJSON *wv = cJSON_GetObjectItem(row, "waiver");
-	if (wv && cJSON_IsString(wv)) {
-		cJSON *parsed = cJSON_Parse(wv->valuestring);
-		cJSON_ReplaceItemInObject(row, "waiver", parsed ? parsed : cJSON_CreateNull());
-	}
-	cJSON *cat = cJSON_GetObjectItem(row, "category");
-	if (cat && cJSON_IsNull(cat))
-		cJSON_ReplaceItemInObject(row, "category", cJSON_CreateString(""));
-	localize_row(row);
+	cJSON_Delete(arr);
 }
 
-int store_findings(cJSON **out, store *s, const store_finding_filter *fl)
+/* One FINDING_SELECT row, with message and advice in the reader's language. */
+static void read_finding(finding *f, sqlite3_stmt *st)
 {
+	memset(f, 0, sizeof *f);
+	f->id = sqlite3_column_int64(st, 0);
+	f->plugin = column_dup(st, 1);
+	f->phase = column_dup(st, 2);
+	f->severity = (finding_severity)severity_parse((const char *)sqlite3_column_text(st, 3));
+	f->category = column_dup(st, 4);
+	f->file = column_dup(st, 5);
+	f->line = sqlite3_column_int(st, 6);
+	f->col = sqlite3_column_int(st, 7);
+	f->end_line = sqlite3_column_int(st, 8);
+	f->end_col = sqlite3_column_int(st, 9);
+	f->message = column_dup(st, 10);
+	f->suggestion = column_dup(st, 11);
+	f->fixable = sqlite3_column_int(st, 12) != 0;
+	f->automatic = sqlite3_column_int(st, 13) != 0;
+	int status = status_parse((const char *)sqlite3_column_text(st, 14));
+	f->status = status < 0 ? STATUS_OPEN : (finding_status)status;
+	f->fingerprint = column_dup(st, 15);
+	read_edits(f, (const char *)sqlite3_column_text(st, 16));
+	f->last_run = sqlite3_column_int64(st, 17);
+	f->construct = column_dup(st, 18);
+	f->i18n = column_dup(st, 19);
+	if (sqlite3_column_type(st, 20) != SQLITE_NULL) {
+		f->waiver = xcalloc(1, sizeof *f->waiver);
+		f->waiver->reason = column_dup(st, 20);
+		f->waiver->actor = column_dup(st, 21);
+		f->waiver->at = column_dup(st, 22);
+		f->waiver->carried_from = sqlite3_column_int64(st, 23);
+	}
+	intl_localize_texts(&f->message, &f->suggestion, f->i18n);
+}
+
+/* Sorting in C rather than with ORDER BY keeps sqlite's sorter from copying every row's
+ * texts: the order is the phases' (as the record numbers them), then file, line, column
+ * and id. */
+typedef struct phase_order {
+	struct {
+		char name[32];
+		long long ord;
+	} v[16];
+	size_t n;
+} phase_order;
+
+static long long ord_of(const phase_order *po, const char *phase)
+{
+	for (size_t i = 0; phase && i < po->n; i++)
+		if (strcmp(po->v[i].name, phase) == 0)
+			return po->v[i].ord;
+	return LLONG_MAX;
+}
+
+static int finding_order(const void *x, const void *y, void *payload)
+{
+	const finding *a = x, *b = y;
+	long long pa = ord_of(payload, a->phase), pb = ord_of(payload, b->phase);
+	if (pa != pb)
+		return pa < pb ? -1 : 1;
+	int c = strcmp(a->file ? a->file : "", b->file ? b->file : "");
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->col != b->col)
+		return a->col < b->col ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int sort_findings(store *s, finding *list, size_t n)
+{
+	if (n < 2)
+		return 0;
+	cJSON *rows = NULL;
+	int rc = db_rows(&rows, s, "SELECT name, ord FROM phases ORDER BY ord", NULL);
+	if (rc)
+		return rc;
+	phase_order po = { .n = 0 };
+	const cJSON *r;
+	cJSON_ArrayForEach(r, rows)
+		if (po.n < sizeof po.v / sizeof po.v[0]) {
+			snprintf(po.v[po.n].name, sizeof po.v[po.n].name, "%s", json_str(r, "name"));
+			po.v[po.n++].ord = json_int(r, "ord");
+		}
+	cJSON_Delete(rows);
+	qsort_r(list, n, sizeof *list, finding_order, &po);
+	return 0;
+}
+
+int store_finding_list(finding **out, size_t *n, store *s, const store_finding_filter *fl)
+{
+	*out = NULL;
+	*n = 0;
 	char *ids = NULL;
 	if (fl && fl->nids) {
 		sbuf b;
@@ -622,20 +706,63 @@ int store_findings(cJSON **out, store *s, const store_finding_filter *fl)
 		ids = sbuf_detach(&b);
 		sbuf_done(&b);
 	}
-#define FINDING_WHERE                                                                              \
-	" WHERE (?1 IS NULL OR phase = ?1) AND (?2 IS NULL OR status = ?2) AND (?3 IS NULL OR plugin = ?3)" \
-	" AND (?4 IS NULL OR id IN (SELECT value FROM json_each(?4)))"                                 \
-	" ORDER BY (SELECT ord FROM phases WHERE name = phase), file, line, col, id"
-	int rc = db_rows(out, s, fl && fl->brief ? FINDING_BRIEF_COLUMNS FINDING_WHERE : FINDING_COLUMNS FINDING_WHERE,
-	                 "SSSS", fl ? fl->phase : NULL, fl ? fl->status : NULL, fl ? fl->plugin : NULL, ids);
-#undef FINDING_WHERE
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(&st, s,
+	                 FINDING_SELECT
+	                 " WHERE (?1 IS NULL OR f.phase = ?1) AND (?2 IS NULL OR f.status = ?2)"
+	                 " AND (?3 IS NULL OR f.plugin = ?3) AND (?4 IS NULL OR f.id IN (SELECT value FROM json_each(?4)))");
+	if (!rc)
+		rc = bind_all(s, st, "SSSSi", fl ? fl->phase : NULL, fl ? fl->status : NULL, fl ? fl->plugin : NULL, ids,
+		              (long long)(fl && fl->brief));
 	free(ids);
+	finding *list = NULL;
+	size_t count = 0, cap = 0;
+	int step = SQLITE_DONE;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (count == cap) {
+			cap = cap ? cap * 2 : 64;
+			list = xrealloc(list, cap * sizeof *list);
+		}
+		read_finding(&list[count++], st);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(s, "read");
+	sqlite3_finalize(st);
+	if (!rc)
+		rc = sort_findings(s, list, count);
+	if (rc) {
+		finding_list_free(list, count);
+		return rc;
+	}
+	*out = list;
+	*n = count;
+	return 0;
+}
+
+int store_findings(cJSON **out, store *s, const store_finding_filter *fl)
+{
+	finding *list = NULL;
+	size_t n = 0;
+	int rc = store_finding_list(&list, &n, s, fl);
 	if (rc)
 		return rc;
-	cJSON *row;
-	cJSON_ArrayForEach(row, *out)
-		finding_row_fixup(row);
+	*out = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(*out, finding_json(&list[i], fl && fl->brief));
+	finding_list_free(list, n);
 	return 0;
+}
+
+/* A row's finding message (and advice) in the reader's language, from the stored "i18n"
+ * text, which it drops; the record keeps English. */
+static void localize_row(cJSON *row)
+{
+	cJSON *i18n = cJSON_GetObjectItem(row, "i18n");
+	if (i18n && cJSON_IsString(i18n)) {
+		cJSON *parsed = cJSON_Parse(i18n->valuestring);
+		cJSON_ReplaceItemInObject(row, "i18n", parsed ? parsed : cJSON_CreateNull());
+	}
+	intl_localize_finding(row);
 }
 
 int store_finding_set_status(store *s, long long id, const char *status, long long fixed_by)
@@ -696,9 +823,11 @@ int store_waiver_carry(long long *from, store *s, long long finding_id)
 int store_assess_settled(cJSON **out, store *s)
 {
 	return db_rows(out, s,
-	               "SELECT f.id FROM findings f WHERE f.phase = 'assess' AND f.status = 'open'"
-	               " AND f.construct IS NOT NULL AND EXISTS (SELECT 1 FROM findings g WHERE g.file = f.file"
-	               " AND g.construct = f.construct AND g.phase <> 'assess' AND g.status IN ('fixed', 'waived'))",
+	               /* from the later phases' settled findings (few) to the assess ones (many) */
+	               "SELECT DISTINCT f.id FROM findings g CROSS JOIN findings f ON f.file = g.file"
+	               " AND f.construct = g.construct WHERE g.phase IN (SELECT name FROM phases WHERE name <> 'assess')"
+	               " AND g.status IN ('fixed', 'waived') AND g.construct IS NOT NULL"
+	               " AND f.phase = 'assess' AND f.status = 'open' ORDER BY f.id",
 	               NULL);
 }
 

@@ -78,7 +78,13 @@ typedef struct store_finding_filter {
 	int brief;        /* only id, plugin, phase, severity, category, file, line, message,
 	                   * fixable, automatic and status: for summaries over many findings */
 } store_finding_filter;
-/* Array of finding objects in DESIGN §7 form (+ category, fingerprint, edits, last_run: the check run that last saw it). */
+/* The findings the filter selects, in phase order and then by file, line and column, with
+ * message and advice in the reader's language and the waiver in force; a brief filter
+ * leaves the edits out (fixable still says whether there are some). The caller frees the
+ * array with finding_list_free. */
+int store_finding_list(finding **out, size_t *n, store *s, const store_finding_filter *filter);
+/* The same as an array of finding objects in DESIGN §7 form (+ category, fingerprint,
+ * edits, last_run: the check run that last saw it), by finding_json: for the edges. */
 int store_findings(cJSON **out, store *s, const store_finding_filter *filter);
 int store_finding_set_status(store *s, long long id, const char *status, long long fixed_by);
 /* Reopens the findings that checkpoint cp fixed (its revert undoes the fix). */

@@ -144,14 +144,17 @@ static int artifact_match(int i, const char *text, void *ctx)
 static int artifacts_handle(void *st, tui *t, int cmd, const char *arg)
 {
 	astate *s = st;
+	/* read again when next shown, not now */
+	if (cmd == CMD_RELOAD) {
+		s->loaded = 0;
+		return 0;
+	}
 	load(s, t);
 	if ((cmd == CMD_SEARCH_NEXT || cmd == CMD_SEARCH_PREV) && s->n)
 		return pane_find(&s->cur, (int)s->n, cmd == CMD_SEARCH_NEXT ? 1 : -1, arg, artifact_match, s)
 		           ? PANE_HANDLED | PANE_REDRAW : 0;
 	if (pane_move(&s->cur, (int)s->n, s->h, cmd))
 		return PANE_HANDLED | PANE_REDRAW;
-	if (cmd == CMD_RELOAD)
-		s->loaded = 0;
 	if (cmd == CMD_OPEN && s->n)
 		return tui_open_artifact(t, &s->a[s->cur]);
 	return 0;

@@ -54,7 +54,7 @@ static void load(cstate *s, tui *t)
 	s->err[0] = '\0';
 	s->loaded = 1;
 	s->gen = t->reload_gen;
-	tui_finding *f = NULL;
+	finding *f = NULL;
 	size_t nf = 0, cap = 0;
 	if (model_all_findings(&f, &nf, &t->m) != 0) {
 		snprintf(s->err, sizeof s->err, "%s", _("cannot read the findings"));
@@ -74,9 +74,9 @@ static void load(cstate *s, tui *t)
 				s->bars = xrealloc(s->bars, (cap = cap ? cap * 2 : 16) * sizeof *s->bars);
 			s->bars[s->n++] = (bar){ ph, xstrdup(cat), 0, 0, 0 };
 		}
-		if (strcmp(f[i].status, "open") == 0)
+		if (f[i].status == STATUS_OPEN)
 			s->bars[j].open++;
-		else if (strcmp(f[i].status, "waived") == 0)
+		else if (f[i].status == STATUS_WAIVED)
 			s->bars[j].waived++;
 		else
 			s->bars[j].fixed++;
@@ -205,7 +205,7 @@ static void draw_readiness(vrow *v, const tui *t)
 			const tui_risk *k = &r->risks[i];
 			if (vvis(v)) {
 				int y = vy(v), x = 13;
-				x += ui_put(v->w, y, x, pane_severity_attr(k->severity), pane_severity_label(k->severity), 0) + 1;
+				x += ui_put(v->w, y, x, pane_severity_attr(severity_parse(k->severity)), pane_severity_label(severity_parse(k->severity)), 0) + 1;
 				char loc[600];
 				if (k->line > 0)
 					snprintf(loc, sizeof loc, "%s:%d  ", k->file, k->line);

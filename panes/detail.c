@@ -136,7 +136,7 @@ static size_t line_end(const char *text, size_t len, size_t i)
 	return i;
 }
 
-static void draw_source(out *o, dstate *d, const tui_finding *f)
+static void draw_source(out *o, dstate *d, const finding *f)
 {
 	if (!d->text) {
 		line(o, 2, UI_DIM, _("(the file cannot be read)"));
@@ -162,7 +162,7 @@ static void draw_source(out *o, dstate *d, const tui_finding *f)
 
 /* The fix as a diff: for each group of edits touching the same lines, the old lines
  * (red, "-") and the lines with the edits applied (green, "+"). */
-static void draw_fix(out *o, dstate *d, const tui_finding *f)
+static void draw_fix(out *o, dstate *d, const finding *f)
 {
 	if (!f->nedits) {
 		line(o, 2, UI_DIM, _("(no automatic fix: this one needs a person)"));
@@ -174,19 +174,19 @@ static void draw_fix(out *o, dstate *d, const tui_finding *f)
 	}
 	size_t k = 0;
 	while (k < f->nedits) {
-		const tui_edit *e = &f->edits[k];
-		if (e->start > d->len || e->end > d->len || e->end < e->start) {
+		const finding_edit *e = &f->edits[k];
+		if (e->start_byte > d->len || e->end_byte > d->len || e->end_byte < e->start_byte) {
 			line(o, 2, UI_ERROR, _("(the fix no longer matches the file; run the checks again)"));
 			return;
 		}
-		size_t a = e->start;
+		size_t a = e->start_byte;
 		while (a > 0 && d->text[a - 1] != '\n')
 			a--;
-		size_t b = line_end(d->text, d->len, e->end);
+		size_t b = line_end(d->text, d->len, e->end_byte);
 		size_t k2 = k + 1;
-		while (k2 < f->nedits && f->edits[k2].start <= b && f->edits[k2].end <= d->len &&
-		       f->edits[k2].start >= f->edits[k2 - 1].end) {
-			b = line_end(d->text, d->len, f->edits[k2].end);
+		while (k2 < f->nedits && f->edits[k2].start_byte <= b && f->edits[k2].end_byte <= d->len &&
+		       f->edits[k2].start_byte >= f->edits[k2 - 1].end_byte) {
+			b = line_end(d->text, d->len, f->edits[k2].end_byte);
 			k2++;
 		}
 		int lineno = 1;
@@ -199,9 +199,9 @@ static void draw_fix(out *o, dstate *d, const tui_finding *f)
 		sbuf_init(&nb);
 		size_t pos = a;
 		for (size_t j = k; j < k2; j++) {
-			sbuf_add(&nb, d->text + pos, f->edits[j].start - pos);
+			sbuf_add(&nb, d->text + pos, f->edits[j].start_byte - pos);
 			sbuf_adds(&nb, f->edits[j].text);
-			pos = f->edits[j].end;
+			pos = f->edits[j].end_byte;
 		}
 		sbuf_add(&nb, d->text + pos, b - pos);
 		for (int pass = 0; pass < 2; pass++) {
@@ -248,7 +248,7 @@ static void detail_close(void *st)
 static void detail_draw(void *st, tui *t, ui_win *w)
 {
 	dstate *d = st;
-	const tui_finding *f = t->sel;
+	const finding *f = t->sel;
 	ui_erase(w);
 	d->h = ui_win_height(w);
 	if (!f) {
@@ -263,8 +263,8 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 	}
 	out o = { w, 0, d->scroll, d->h, 8, d->hscroll };
 	char head[256];
-	snprintf(head, sizeof head, "#%lld  %s  %s  [%s]", f->id, pane_word(f->severity), f->plugin,
-	         pane_word(f->status));
+	snprintf(head, sizeof head, "#%lld  %s  %s  [%s]", f->id, pane_word(severity_name(f->severity)), f->plugin,
+	         pane_word(status_name(f->status)));
 	line(&o, 1, pane_severity_attr(f->severity), head);
 	wrapped(&o, 1, UI_TITLE, f->message);
 	if (*f->file) {
@@ -274,16 +274,21 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 		line(&o, 1, UI_HUNK, loc);
 		draw_source(&o, d, f);
 	}
-	if (*f->suggestion) {
+	if (f->suggestion && *f->suggestion) {
 		line(&o, 1, UI_TITLE, _("Suggestion"));
 		wrapped(&o, 2, UI_NORMAL, f->suggestion);
 	}
 	if (f->waiver) {
+		const finding_waiver *fw = f->waiver;
+		char *by = fw->carried_from > 0
+		               ? xasprintf("%s, %s: %s (#%lld)", fw->actor, fw->at, fw->reason, fw->carried_from)
+		               : xasprintf("%s, %s: %s", fw->actor, fw->at, fw->reason);
 		line(&o, 1, UI_TITLE, _("Waived by"));
-		wrapped(&o, 2, UI_NORMAL, f->waiver);
+		wrapped(&o, 2, UI_NORMAL, by);
+		free(by);
 	}
 	line(&o, 1, UI_TITLE, _("Proposed fix"));
-	if (*f->file)
+	if (f->file && *f->file)
 		draw_fix(&o, d, f);
 	else
 		line(&o, 2, UI_DIM, _("(no automatic fix: this one needs a person)"));

@@ -49,22 +49,22 @@ const char *pane_status_word(const char *status)
 	return _("not started");
 }
 
-int pane_severity_attr(const char *severity)
+int pane_severity_attr(int severity)
 {
-	switch (model_severity_rank(severity)) {
-	case 3: return UI_ERROR;
-	case 2: return UI_WARN;
-	case 1: return UI_INFO;
+	switch (severity) {
+	case SEVERITY_ERROR: return UI_ERROR;
+	case SEVERITY_WARNING: return UI_WARN;
+	case SEVERITY_INFO: return UI_INFO;
 	default: return UI_NORMAL;
 	}
 }
 
-const char *pane_severity_label(const char *severity)
+const char *pane_severity_label(int severity)
 {
-	switch (model_severity_rank(severity)) {
-	case 3: return _("ERR ");
-	case 2: return _("WARN");
-	case 1: return _("INFO");
+	switch (severity) {
+	case SEVERITY_ERROR: return _("ERR ");
+	case SEVERITY_WARNING: return _("WARN");
+	case SEVERITY_INFO: return _("INFO");
 	default: return "    ";
 	}
 }

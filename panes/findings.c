@@ -30,7 +30,7 @@ typedef struct fstate {
 
 static const model *sort_model; /* qsort has no context argument in C11 */
 
-static int cmp_loc(const tui_finding *a, const tui_finding *b)
+static int cmp_loc(const finding *a, const finding *b)
 {
 	int c = strcmp(a->file, b->file);
 	if (c)
@@ -47,33 +47,33 @@ static int cmp_file(const void *x, const void *y)
 
 static int cmp_sev(const void *x, const void *y)
 {
-	const tui_finding *a = &sort_model->f[*(const size_t *)x], *b = &sort_model->f[*(const size_t *)y];
-	if (a->sev_rank != b->sev_rank)
-		return a->sev_rank > b->sev_rank ? -1 : 1;
+	const finding *a = &sort_model->f[*(const size_t *)x], *b = &sort_model->f[*(const size_t *)y];
+	if (a->severity != b->severity)
+		return a->severity > b->severity ? -1 : 1;
 	return cmp_loc(a, b);
 }
 
 static int cmp_plugin(const void *x, const void *y)
 {
-	const tui_finding *a = &sort_model->f[*(const size_t *)x], *b = &sort_model->f[*(const size_t *)y];
+	const finding *a = &sort_model->f[*(const size_t *)x], *b = &sort_model->f[*(const size_t *)y];
 	int c = strcmp(a->plugin, b->plugin);
 	return c ? c : cmp_loc(a, b);
 }
 
-static int status_ok(const tui_finding *f, int want)
+static int status_ok(const finding *f, int want)
 {
 	switch (want) {
-	case 0: return strcmp(f->status, "fixed") != 0;
-	case 1: return strcmp(f->status, "open") == 0;
-	case 2: return strcmp(f->status, "waived") == 0;
-	case 3: return strcmp(f->status, "fixed") == 0;
+	case 0: return f->status != STATUS_FIXED;
+	case 1: return f->status == STATUS_OPEN;
+	case 2: return f->status == STATUS_WAIVED;
+	case 3: return f->status == STATUS_FIXED;
 	default: return 1;
 	}
 }
 
 /* "PATH:LINE" (a path or its end, and a line the finding covers): 1 when f is there,
  * 0 when not, -1 when w is not of that form. */
-static int location_ok(const tui_finding *f, const char *w)
+static int location_ok(const finding *f, const char *w)
 {
 	const char *colon = strrchr(w, ':');
 	if (!colon || colon == w || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1))
@@ -87,7 +87,7 @@ static int location_ok(const tui_finding *f, const char *w)
 
 /* One filter or search word: #ID, PATH:LINE, sev:X, status:X, plugin:X, file:X,
  * category:X, fix:yes|no or free text. */
-static int word_ok(const tui_finding *f, const char *w)
+static int word_ok(const finding *f, const char *w)
 {
 	int exact = pane_id_match(w, f->id);
 	if (exact >= 0)
@@ -97,9 +97,9 @@ static int word_ok(const tui_finding *f, const char *w)
 		size_t k = (size_t)(v - w);
 		v++;
 		if ((k == 3 && strncmp(w, "sev", 3) == 0) || (k == 8 && strncmp(w, "severity", 8) == 0))
-			return util_starts_with(f->severity, v);
+			return util_starts_with(severity_name(f->severity), v);
 		if (k == 6 && strncmp(w, "status", 6) == 0)
-			return util_starts_with(f->status, v);
+			return util_starts_with(status_name(f->status), v);
 		if (k == 6 && strncmp(w, "plugin", 6) == 0)
 			return strstr(f->plugin, v) != NULL;
 		if (k == 4 && strncmp(w, "file", 4) == 0)
@@ -115,9 +115,9 @@ static int word_ok(const tui_finding *f, const char *w)
 	       strcasestr(f->category, w);
 }
 
-static int filter_ok(const tui_finding *f, const tui *t, char **words, size_t nwords)
+static int filter_ok(const finding *f, const tui *t, char **words, size_t nwords)
 {
-	if (t->filter_sev && f->sev_rank != t->filter_sev)
+	if (t->filter_sev && (int)f->severity != t->filter_sev)
 		return 0;
 	if (!status_ok(f, t->filter_status))
 		return 0;
@@ -221,18 +221,18 @@ static const char *status_filter_name(int st)
 	return _(names[st >= 0 && st < 5 ? st : 0]);
 }
 
-static const char *status_mark(const char *status)
+static const char *status_mark(finding_status status)
 {
-	if (strcmp(status, "waived") == 0)
-		return "w";
-	if (strcmp(status, "fixed") == 0)
-		return "✓";
-	return "•";
+	switch (status) {
+	case STATUS_WAIVED: return "w";
+	case STATUS_FIXED: return "✓";
+	default: return "•";
+	}
 }
 
-static void draw_row(ui_win *w, int y, const tui_finding *f, int sel, int width)
+static void draw_row(ui_win *w, int y, const finding *f, int sel, int width)
 {
-	int base = sel ? UI_SELECT : strcmp(f->status, "open") != 0 ? UI_DIM : UI_NORMAL;
+	int base = sel ? UI_SELECT : f->status != STATUS_OPEN ? UI_DIM : UI_NORMAL;
 	ui_fill_row(w, y, base);
 	int x = 1;
 	x += ui_put(w, y, x, base, status_mark(f->status), 1) + 1;
@@ -312,7 +312,7 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 	char info[512];
 	snprintf(info, sizeof info, "%s:%s  %s:%s%s%s%s%s", _("sort"), sort_name(t->sort), _("show"),
 	         status_filter_name(t->filter_status), t->filter_sev ? "  " : "",
-	         t->filter_sev ? pane_severity_label(t->filter_sev == 3 ? "error" : t->filter_sev == 2 ? "warning" : "info") : "",
+	         t->filter_sev ? pane_severity_label(t->filter_sev) : "",
 	         *t->filter ? "  /" : "", t->filter);
 	x += ui_put(w, 0, x, UI_DIM, info, width - x - 1);
 	s->pos_x = s->n && x + 2 + 18 < width ? width - 19 : 0;

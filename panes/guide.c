@@ -218,9 +218,9 @@ static int item_state(const guide_item *it, const gstate *s, const tui *t)
 		if (p->runs == 0)
 			return ITEM_OPEN;
 		for (size_t i = 0; i < t->m.nf; i++) {
-			const tui_finding *f = &t->m.f[i];
+			const finding *f = &t->m.f[i];
 			/* an info finding ("a supported combination") is not an open problem */
-			if (strcmp(f->status, "open") == 0 && f->sev_rank >= 2 && in_list(it->match, f->plugin))
+			if (f->status == STATUS_OPEN && f->severity >= SEVERITY_WARNING && in_list(it->match, f->plugin))
 				return ITEM_OPEN;
 		}
 		return ITEM_DONE;

@@ -28,13 +28,6 @@ static char *jdup(const cJSON *o, const char *key)
 	return xstrdup(json_str(o, key));
 }
 
-int model_severity_rank(const char *s)
-{
-	if (!s)
-		return 0;
-	return strcmp(s, "error") == 0 ? 3 : strcmp(s, "warning") == 0 ? 2 : strcmp(s, "info") == 0 ? 1 : 0;
-}
-
 void model_init(model *m, struct workspace *ws)
 {
 	memset(m, 0, sizeof *m);
@@ -101,33 +94,15 @@ static void load_readiness(tui_readiness *r, const cJSON *a)
 	}
 }
 
-static void finding_done(tui_finding *f)
+void model_findings_free(finding *f, size_t n)
 {
-	free(f->plugin);
-	free(f->phase);
-	free(f->severity);
-	free(f->category);
-	free(f->file);
-	free(f->message);
-	free(f->suggestion);
-	free(f->status);
-	free(f->waiver);
-	for (size_t i = 0; i < f->nedits; i++)
-		free(f->edits[i].text);
-	free(f->edits);
-}
-
-void model_findings_free(tui_finding *f, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		finding_done(&f[i]);
-	free(f);
+	finding_list_free(f, n);
 }
 
 void model_clear_findings(model *m)
 {
 	for (size_t i = 0; i < m->nf; i++)
-		finding_done(&m->f[i]);
+		finding_clear(&m->f[i]);
 	m->nf = 0;
 	m->gen++;
 }
@@ -191,64 +166,15 @@ int model_load_status(model *m)
 	return 0;
 }
 
-static void from_json(tui_finding *f, const cJSON *row)
+static int load_rows(finding **out, size_t *n, model *m, const char *phase)
 {
-	memset(f, 0, sizeof *f);
-	f->id = json_int(row, "id");
-	f->plugin = jdup(row, "plugin");
-	f->phase = jdup(row, "phase");
-	f->severity = jdup(row, "severity");
-	f->category = jdup(row, "category");
-	f->file = jdup(row, "file");
-	f->message = jdup(row, "message");
-	f->suggestion = jdup(row, "suggestion");
-	f->status = jdup(row, "status");
-	const cJSON *wv = cJSON_GetObjectItem(row, "waiver");
-	if (cJSON_IsObject(wv))
-		f->waiver = json_int(wv, "carried_from") > 0
-		                ? xasprintf("%s, %s: %s (#%lld)", json_str(wv, "actor"), json_str(wv, "at"),
-		                            json_str(wv, "reason"), json_int(wv, "carried_from"))
-		                : xasprintf("%s, %s: %s", json_str(wv, "actor"), json_str(wv, "at"), json_str(wv, "reason"));
-	f->line = (int)json_int(row, "line");
-	f->col = (int)json_int(row, "col");
-	f->end_line = (int)json_int(row, "end_line");
-	f->end_col = (int)json_int(row, "end_col");
-	f->sev_rank = model_severity_rank(f->severity);
-	const cJSON *ed = cJSON_GetObjectItem(row, "edits");
-	int n = cJSON_IsArray(ed) ? cJSON_GetArraySize(ed) : 0;
-	if (n > 0) {
-		f->edits = xcalloc((size_t)n, sizeof *f->edits);
-		const cJSON *e;
-		cJSON_ArrayForEach(e, ed) {
-			tui_edit *d = &f->edits[f->nedits++];
-			d->start = (unsigned)json_int(e, "start_byte");
-			d->end = (unsigned)json_int(e, "end_byte");
-			d->text = jdup(e, "text");
-		}
-	}
-}
-
-static int load_rows(tui_finding **out, size_t *n, model *m, const char *phase)
-{
-	cJSON *rows = NULL;
 	store_finding_filter fl = { phase, NULL, NULL, NULL, 0, 0 };
-	int rc = store_findings(&rows, m->ws->db, &fl);
-	if (rc)
-		return rc;
-	size_t count = (size_t)cJSON_GetArraySize(rows), i = 0;
-	tui_finding *f = xcalloc(count ? count : 1, sizeof *f);
-	const cJSON *row;
-	cJSON_ArrayForEach(row, rows)
-		from_json(&f[i++], row);
-	cJSON_Delete(rows);
-	*out = f;
-	*n = count;
-	return 0;
+	return store_finding_list(out, n, m->ws->db, &fl);
 }
 
 int model_load_findings(model *m)
 {
-	tui_finding *f = NULL;
+	finding *f = NULL;
 	size_t n = 0;
 	int rc = load_rows(&f, &n, m, ws_phases[m->phase]);
 	if (rc)
@@ -257,18 +183,18 @@ int model_load_findings(model *m)
 	free(m->f);
 	m->f = f;
 	m->nf = n;
-	m->capf = n ? n : 1;
+	m->capf = f ? n : 0; /* the store returns no array for no findings */
 	return 0;
 }
 
-int model_all_findings(tui_finding **out, size_t *n, model *m)
+int model_all_findings(finding **out, size_t *n, model *m)
 {
 	return load_rows(out, n, m, NULL);
 }
 
-static char *dup_or_empty(const char *s)
+static char *dup_or_null(const char *s)
 {
-	return xstrdup(s ? s : "");
+	return s ? xstrdup(s) : NULL;
 }
 
 void model_add_finding(model *m, const finding *src)
@@ -277,38 +203,25 @@ void model_add_finding(model *m, const finding *src)
 		m->capf = m->capf ? m->capf * 2 : 64;
 		m->f = xrealloc(m->f, m->capf * sizeof *m->f);
 	}
-	tui_finding *f = &m->f[m->nf++];
-	memset(f, 0, sizeof *f);
-	f->id = src->id;
-	f->plugin = dup_or_empty(src->plugin);
-	f->phase = dup_or_empty(src->phase);
-	f->severity = dup_or_empty(src->severity);
-	f->category = dup_or_empty(src->category);
-	f->file = dup_or_empty(src->file);
+	finding *f = &m->f[m->nf++];
+	*f = *src;
+	f->plugin = dup_or_null(src->plugin);
+	f->phase = dup_or_null(src->phase);
+	f->category = dup_or_null(src->category);
+	f->file = xstrdup(src->file ? src->file : "");
+	f->message = xstrdup(src->message ? src->message : "");
+	f->suggestion = xstrdup(src->suggestion ? src->suggestion : "");
+	f->i18n = dup_or_null(src->i18n);
+	f->fingerprint = dup_or_null(src->fingerprint);
+	f->construct = dup_or_null(src->construct);
+	f->waiver = NULL;
 	/* in the reader's language, as the store shows a recorded finding */
-	cJSON *shown = cJSON_CreateObject();
-	cJSON_AddStringToObject(shown, "message", src->message ? src->message : "");
-	cJSON_AddStringToObject(shown, "suggestion", src->suggestion ? src->suggestion : "");
-	if (src->i18n)
-		cJSON_AddItemToObject(shown, "i18n", cJSON_Parse(src->i18n));
-	intl_localize_finding(shown);
-	f->message = jdup(shown, "message");
-	f->suggestion = jdup(shown, "suggestion");
-	cJSON_Delete(shown);
-	f->status = dup_or_empty(src->status ? src->status : "open");
-	f->line = src->line;
-	f->col = src->col;
-	f->end_line = src->end_line;
-	f->end_col = src->end_col;
-	f->sev_rank = model_severity_rank(f->severity);
-	if (src->nedits) {
-		f->edits = xcalloc(src->nedits, sizeof *f->edits);
-		for (size_t i = 0; i < src->nedits; i++) {
-			f->edits[i].start = src->edits[i].start_byte;
-			f->edits[i].end = src->edits[i].end_byte;
-			f->edits[i].text = dup_or_empty(src->edits[i].text);
-		}
-		f->nedits = src->nedits;
+	intl_localize_texts(&f->message, &f->suggestion, f->i18n);
+	f->fixable = src->nedits > 0;
+	f->edits = src->nedits ? xcalloc(src->nedits, sizeof *f->edits) : NULL;
+	for (size_t i = 0; i < src->nedits; i++) {
+		f->edits[i] = src->edits[i];
+		f->edits[i].text = xstrdup(src->edits[i].text ? src->edits[i].text : "");
 	}
 	m->gen++;
 }

@@ -18,21 +18,6 @@
 
 struct workspace;
 
-typedef struct tui_edit {
-	unsigned start, end; /* byte range replaced in the file's current text */
-	char *text;          /* replacement */
-} tui_edit;
-
-typedef struct tui_finding {
-	long long id;
-	char *plugin, *phase, *severity, *category, *file, *message, *suggestion, *status;
-	char *waiver;        /* "by ACTOR at TIME: REASON" of the waiver in force; NULL unless waived */
-	int line, col, end_line, end_col;
-	int sev_rank;        /* 3 error, 2 warning, 1 info */
-	tui_edit *edits;     /* proposed fix; NULL when none */
-	size_t nedits;
-} tui_finding;
-
 typedef struct tui_phase {
 	const char *name;    /* static phase name */
 	char status[16];     /* not started, in progress, blocked, signed off */
@@ -93,7 +78,7 @@ typedef struct model {
 	char **config;         /* engagement settings set ("key"), NULL-terminated */
 	tui_phase phases[7];
 	int phase;             /* selected phase index */
-	tui_finding *f;        /* findings of the selected phase */
+	finding *f;        /* findings of the selected phase */
 	size_t nf, capf;
 	unsigned gen;          /* bumped when f changes */
 } model;
@@ -110,8 +95,8 @@ void model_clear_findings(model *m);
 void model_add_finding(model *m, const finding *f);
 /* Fills *out with every finding of the engagement (for charts); free with
  * model_findings_free. */
-int model_all_findings(tui_finding **out, size_t *n, model *m);
-void model_findings_free(tui_finding *f, size_t n);
+int model_all_findings(finding **out, size_t *n, model *m);
+void model_findings_free(finding *f, size_t n);
 
 /* Checkpoints newest first; free with model_checkpoints_free. */
 int model_checkpoints(tui_checkpoint **out, size_t *n, model *m);
@@ -165,7 +150,5 @@ long long model_db_version(model *m);
 int model_plugin_ids(char ***out, model *m);
 void model_strings_free(char **v);
 
-/* 3 error, 2 warning, 1 info, 0 other. */
-int model_severity_rank(const char *severity);
 
 #endif

@@ -185,9 +185,9 @@ char **palette_candidates(tui *t, const char *line, size_t *word)
 		if (i == 0)
 			cand_paths(&c);
 	} else if (strcmp(cmd, "unwaive") == 0 || strcmp(cmd, "fix") == 0) {
-		const char *want = cmd[0] == 'u' ? "waived" : "open";
+		finding_status want = cmd[0] == 'u' ? STATUS_WAIVED : STATUS_OPEN;
 		for (size_t k = 0; i == 0 && k < t->m.nf; k++)
-			if (strcmp(t->m.f[k].status, want) == 0) {
+			if (t->m.f[k].status == want) {
 				char id[24];
 				snprintf(id, sizeof id, "%lld", t->m.f[k].id);
 				cand_add(&c, id);

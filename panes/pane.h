@@ -58,7 +58,7 @@ struct tui {
 	model m;                   /* what is shown */
 	int view;                  /* enum tui_view of the main area */
 	int help;                  /* help overlay shown */
-	const tui_finding *sel;    /* selected finding (into m.f) or NULL; set by findings.c */
+	const finding *sel;    /* selected finding (into m.f) or NULL; set by findings.c */
 	long long sel_id;          /* its id, kept across reloads */
 	long long sel_cp;          /* selected checkpoint id or 0; set by timeline.c */
 	char sel_cp_commit[41];    /* its commit */
@@ -116,9 +116,9 @@ const char *pane_word(const char *english);
 /* Translated phase status word. */
 const char *pane_status_word(const char *status);
 /* Ui attribute for a severity. */
-int pane_severity_attr(const char *severity);
+int pane_severity_attr(int severity);
 /* Short severity label ("ERR", "WARN", "INFO" or translations), padded to 4 columns. */
-const char *pane_severity_label(const char *severity);
+const char *pane_severity_label(int severity);
 /* Draws a title row (bold, underlined by a rule) at row y; returns the next row. */
 int pane_title(ui_win *w, int y, const char *title);
 /* Wraps text into the window from row y at column x, at most maxrows rows (skipping

@@ -474,15 +474,15 @@ static void run_checks(app *a, int all)
 
 /* --- actions that change the engagement --- */
 
-static const tui_finding *open_selection(app *a)
+static const finding *open_selection(app *a)
 {
-	const tui_finding *f = a->t.sel;
+	const finding *f = a->t.sel;
 	if (!f) {
 		tui_message(&a->t, UI_WARN, "%s", _("No finding selected."));
 		return NULL;
 	}
-	if (strcmp(f->status, "open") != 0) {
-		tui_message(&a->t, UI_WARN, _("Finding #%lld is %s; only open findings can be waived."), f->id, pane_word(f->status));
+	if (f->status != STATUS_OPEN) {
+		tui_message(&a->t, UI_WARN, _("Finding #%lld is %s; only open findings can be waived."), f->id, pane_word(status_name(f->status)));
 		return NULL;
 	}
 	return f;
@@ -492,7 +492,7 @@ static const tui_finding *open_selection(app *a)
 static void do_waive(app *a, const char *reason)
 {
 	tui *t = &a->t;
-	const tui_finding *f = open_selection(a);
+	const finding *f = open_selection(a);
 	if (!f)
 		return;
 	if (!reason || !*reason) {
@@ -597,7 +597,7 @@ static void do_signoff(app *a, const char *note)
 static void do_edit(app *a)
 {
 	tui *t = &a->t;
-	const tui_finding *f = t->sel;
+	const finding *f = t->sel;
 	if (!f || !*f->file) {
 		tui_message(t, UI_WARN, "%s", _("This finding has no file to open."));
 		return;
@@ -911,7 +911,7 @@ enum fix_scope { FIX_FINDING, FIX_PLUGIN, FIX_FILE, FIX_PHASE };
 static void fix_preview(app *a, int scope, const char *arg)
 {
 	tui *t = &a->t;
-	const tui_finding *f = t->sel;
+	const finding *f = t->sel;
 	const char *phase = ws_phases[t->m.phase];
 	long long ids[32];
 	char plugin[128] = "", file[512] = "";
@@ -942,8 +942,8 @@ static void fix_preview(app *a, int scope, const char *arg)
 			tui_message(t, UI_WARN, "%s", _("No finding selected."));
 			return;
 		}
-		if (strcmp(f->status, "open") != 0) {
-			tui_message(t, UI_WARN, _("Finding #%lld is %s; only open findings can be fixed."), f->id, pane_word(f->status));
+		if (f->status != STATUS_OPEN) {
+			tui_message(t, UI_WARN, _("Finding #%lld is %s; only open findings can be fixed."), f->id, pane_word(status_name(f->status)));
 			return;
 		}
 		if (scope == FIX_FINDING && !f->nedits) {
@@ -1506,7 +1506,7 @@ static void do_unwaive(app *a, const char *arg)
 				arg++;
 		}
 	}
-	if (!g.id && t->sel && strcmp(t->sel->status, "waived") == 0)
+	if (!g.id && t->sel && t->sel->status == STATUS_WAIVED)
 		g.id = t->sel->id;
 	if (!g.id) {
 		usage(a, CMD_UNWAIVE);
@@ -1656,8 +1656,8 @@ static size_t signoff_review(app *a)
 	if (warnings) {
 		sbuf_addf(&b, P_("Open warning (%d):\n", "Open warnings (%d):\n", (unsigned long)warnings), warnings);
 		for (size_t i = 0; i < t->m.nf; i++) {
-			const tui_finding *f = &t->m.f[i];
-			if (strcmp(f->status, "open") != 0 || f->sev_rank != 2)
+			const finding *f = &t->m.f[i];
+			if (f->status != STATUS_OPEN || f->severity != SEVERITY_WARNING)
 				continue;
 			sbuf_addf(&b, "  #%lld  %s", f->id, f->plugin);
 			if (*f->file)
@@ -1706,7 +1706,7 @@ static int needs_input(app *a, int cmd)
 		return 1;
 	}
 	case CMD_WAIVE: {
-		const tui_finding *f = t->view == VIEW_FINDINGS ? open_selection(a) : NULL;
+		const finding *f = t->view == VIEW_FINDINGS ? open_selection(a) : NULL;
 		if (t->view != VIEW_FINDINGS)
 			tui_message(t, UI_WARN, "%s", _("Waive from the findings list (f)."));
 		if (!f) {
@@ -2104,6 +2104,17 @@ static void loop(app *a)
 	}
 }
 
+/* The first line a user sees, naming the keys as they are bound now (the user may have
+ * moved them). */
+static void welcome(tui *t)
+{
+	char help[32], guide[32];
+	snprintf(help, sizeof help, "%s", keymap_label(keymap_by_cmd(CMD_HELP)));
+	snprintf(guide, sizeof guide, "%s", keymap_label(keymap_by_cmd(CMD_GUIDE)));
+	/* TRANSLATORS: the first %s is the help key, the second the guide key */
+	tui_message(t, UI_DIM, _("Welcome. %s lists the keys, %s opens the guide for this phase."), help, guide);
+}
+
 int tui_main(const char *dir)
 {
 	ensure_utf8_ctype();
@@ -2166,7 +2177,7 @@ int tui_main(const char *dir)
 	else if (!t->msg[0] && engagement_complete(t))
 		tui_message(t, UI_OK, "%s", _("The engagement is complete: every phase is signed off. p writes the final report."));
 	else if (!t->msg[0])
-		tui_message(t, UI_DIM, "%s", _("Welcome. ? lists the keys, g opens the guide for this phase."));
+		welcome(t);
 	loop(a);
 	rc = ui_signalled() ? err_set(FERRY_ECANCEL, "%s", _("workbench: stopped by a signal; the terminal was restored")) : 0;
 	drop_plan(t);

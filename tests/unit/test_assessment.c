@@ -44,7 +44,7 @@ static long long add_full(struct fixture *fx, const char *fp, const char *catego
 	finding_edit e = { 0, 1, "x" };
 	f.plugin = "assess.t";
 	f.phase = "assess";
-	f.severity = (char *)severity;
+	f.severity = (finding_severity)severity_parse(severity);
 	f.category = (char *)category;
 	f.file = "a.py";
 	f.line = 1;
@@ -53,7 +53,6 @@ static long long add_full(struct fixture *fx, const char *fp, const char *catego
 	f.edits = fixable ? &e : NULL;
 	f.nedits = fixable ? 1 : 0;
 	assert_int_equal(store_finding_upsert(fx->s, fx->run, &f), 0);
-	free(f.status);
 	return f.id;
 }
 

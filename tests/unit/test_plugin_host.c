@@ -54,7 +54,7 @@ static void on_finding(const finding *f, void *payload)
 	x->phase = xstrdup(f->phase);
 	x->file = dup_or_null(f->file);
 	x->message = xstrdup(f->message);
-	x->severity = xstrdup(f->severity);
+	x->severity = xstrdup(severity_name(f->severity));
 	x->category = dup_or_null(f->category);
 	x->fingerprint = xstrdup(f->fingerprint);
 	x->suggestion = dup_or_null(f->suggestion);
@@ -70,7 +70,7 @@ static void on_finding(const finding *f, void *payload)
 	}
 	if (f->nedits > 1)
 		x->s1 = f->edits[1].start_byte;
-	assert_string_equal(f->status, "open");
+	assert_int_equal(f->status, STATUS_OPEN);
 }
 
 static void on_error(const char *id, const char *msg, void *payload)

@@ -43,14 +43,13 @@ static long long add_finding(struct fixture *fx, const char *fp)
 	finding f = { 0 };
 	f.plugin = "assess.p";
 	f.phase = "assess";
-	f.severity = "warning";
+	f.severity = SEVERITY_WARNING;
 	f.file = "a.py";
 	f.message = "m";
 	f.fingerprint = (char *)fp;
 	long long run = 0;
 	assert_int_equal(store_run_begin(&run, fx->s, "t", "{}"), 0);
 	assert_int_equal(store_finding_upsert(fx->s, run, &f), 0);
-	free(f.status);
 	return f.id;
 }
 

@@ -31,7 +31,7 @@ static long long add_finding(struct fixture *fx, const char *fp, const char *sev
 	finding_edit e = { 0, 1, "x" };
 	f.plugin = "assess.t";
 	f.phase = "assess";
-	f.severity = (char *)severity;
+	f.severity = (finding_severity)severity_parse(severity);
 	f.category = (char *)category;
 	f.file = (char *)file;
 	f.line = line;
@@ -44,7 +44,6 @@ static long long add_finding(struct fixture *fx, const char *fp, const char *sev
 	f.edits = fixable ? &e : NULL;
 	f.nedits = fixable ? 1 : 0;
 	assert_int_equal(store_finding_upsert(fx->ws->db, fx->run, &f), 0);
-	free(f.status);
 	return f.id;
 }
 
