@@ -7,6 +7,8 @@
 --   train.all_call_args(ctx, path)     a function call node -> {pos=, kw=, splat=} of its arguments
 --   train.dtype(text, map)              "float16", "bfloat16", "float32" … for torch.half,
 --                                       torch.float16, "float16" …; nil when not a literal dtype
+--   train.half_cast(text, map)          "float16" or "bfloat16" when the expression ends in a
+--                                       cast to it (x.half(), x.to(torch.float16), x.type(...)); nil otherwise
 --   train.project_calls(ctx, names, words)  calls anywhere in the project whose resolved name
 --                                       is in names, found only in files containing one of words
 --
@@ -38,6 +40,24 @@ function train.dtype(text, map)
 	if map then d = py.expand(map, d) end
 	local last = d:match("^torch%.([%w_]+)$")
 	return last and DTYPES[last] or nil
+end
+
+local HALF_CAST = { "%.half%(%s*%)$", "%.bfloat16%(%s*%)$" }
+
+-- The 16-bit dtype an expression is explicitly cast to at its end (x.half(),
+-- x.to(torch.float16), x.to(dtype=torch.bfloat16), x.type(torch.bfloat16)), or nil.
+function train.half_cast(text, map)
+	if text:match(HALF_CAST[1]) then return "float16" end
+	if text:match(HALF_CAST[2]) then return "bfloat16" end
+	local arg = text:match("%.to%(([^()]-)%)$") or text:match("%.type%(([^()]-)%)$")
+	if arg then
+		for part in (arg .. ","):gmatch("([^,]*),") do
+			local v = part:match("^%s*dtype%s*=%s*(.-)%s*$") or part:match("^%s*(.-)%s*$")
+			local d = train.dtype(v, map)
+			if d == "float16" or d == "bfloat16" then return d end
+		end
+	end
+	return nil
 end
 
 -- The arguments of every call of a file, from one query: returns a function mapping a call

@@ -8,25 +8,6 @@
 local py = require("py")
 local train = require("train")
 
-local HALF_CAST = { "%.half%(%s*%)$", "%.bfloat16%(%s*%)$" }
-
--- The 16-bit dtype an expression is explicitly cast to (x.half(), x.to(torch.float16),
--- x.type(torch.bfloat16)), or nil.
-local function cast_of(node, map)
-	local t = node.text
-	if t:match(HALF_CAST[1]) then return "float16" end
-	if t:match(HALF_CAST[2]) then return "bfloat16" end
-	local arg = t:match("%.to%(([^()]-)%)$") or t:match("%.type%(([^()]-)%)$")
-	if arg then
-		for part in (arg .. ","):gmatch("([^,]*),") do
-			local v = part:match("^%s*dtype%s*=%s*(.-)%s*$") or part:match("^%s*(.-)%s*$")
-			local d = train.dtype(v, map)
-			if d == "float16" or d == "bfloat16" then return d end
-		end
-	end
-	return nil
-end
-
 local HINT = {
 	softmax = N_("softmax needs FP32's range for its exponentials"),
 	norm = N_("normalisation sums squares that lose precision in 16 bits"),
@@ -92,7 +73,7 @@ return {
 							{ call = m.m.text, dtype = a.kw.dtype.text, dt = dt, hint = _(HINT[op.kind]) })
 						fix = _("Drop the dtype argument (or pass dtype=torch.float32) and cast the result back only if the next operator needs 16 bits.")
 					elseif input then
-						local c = cast_of(input, map)
+						local c = train.half_cast(input.text, map)
 						if c then
 							regions = regions or train.autocast(ctx, path, map)
 							if not train.inside(m.call, regions) then
