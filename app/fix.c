@@ -1,6 +1,5 @@
 /* fix — see fix.h. */
 #include "fix.h"
-#include "json.h"
 #include "audit.h"
 #include "check.h"
 #include "err.h"
@@ -16,7 +15,7 @@
 
 typedef struct fedit {
 	unsigned start, end;  /* range in the original text */
-	const char *text;     /* replacement (borrowed from the plan's findings JSON) */
+	const char *text;     /* replacement (borrowed from the plan's findings) */
 	size_t plugin;        /* index into plan->plugins */
 } fedit;
 
@@ -28,7 +27,7 @@ typedef struct ffile {
 	fedit *edits;         /* accepted edits, sorted by start */
 	size_t n, cap;
 	int parsed_ok;        /* the original parses without error (Python only) */
-	const cJSON **accepted; /* findings whose edits were accepted without a parse check */
+	const finding **accepted; /* findings whose edits were accepted without a parse check */
 	size_t nacc;
 } ffile;
 
@@ -39,7 +38,8 @@ typedef struct fplugin {
 } fplugin;
 
 struct fix_plan {
-	cJSON *rows;          /* the findings considered (owns the edit texts) */
+	finding *rows;        /* the findings considered (owns the edit texts) */
+	size_t nrows;
 	ffile *files;
 	size_t nfiles;
 	fplugin *plugins;
@@ -56,12 +56,12 @@ struct fix_plan {
 	size_t nwithdrawn;    /* findings the user left out (fix_plan_withdraw) */
 };
 
-static void refuse(fix_plan *p, const cJSON *f, const char *fmt, const char *detail)
+static void refuse(fix_plan *p, const finding *f, const char *fmt, const char *detail)
 {
 	char *why = xasprintf(fmt, detail);
 	p->refused = xrealloc(p->refused, sizeof(char *) * (p->nrefused + 1));
-	p->refused[p->nrefused++] = xasprintf(_("finding %lld (%s:%lld): %s"), json_int(f, "id"), json_str(f, "file"),
-	                                      json_int(f, "line"), why);
+	p->refused[p->nrefused++] = xasprintf(_("finding %lld (%s:%lld): %s"), f->id, f->file ? f->file : "",
+	                                      (long long)f->line, why);
 	free(why);
 }
 
@@ -176,22 +176,20 @@ static void accept_edits(ffile *f, const fedit *e, size_t n)
  * are out of range, overlap other edits, or (with check_parse) would break the parse.
  * Without check_parse the finding is remembered so verify_parses can check the file
  * once for all its findings. */
-static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f, int check_parse)
+static void plan_finding(fix_plan *p, workspace *ws, const finding *f, int check_parse)
 {
-	const cJSON *edits = cJSON_GetObjectItem(f, "edits");
-	ffile *file = file_get(p, ws, json_str(f, "file"));
+	ffile *file = file_get(p, ws, f->file ? f->file : "");
 	if (!file) {
 		refuse(p, f, _("cannot read the file: %s"), err_message());
 		err_clear();
 		return;
 	}
-	size_t n = (size_t)cJSON_GetArraySize(edits), nnew = 0;
-	fedit *mine = xcalloc(n ? n : 1, sizeof(fedit));
-	size_t pidx = plugin_get(p, json_str(f, "plugin"), json_str(f, "phase"));
-	const cJSON *e;
-	cJSON_ArrayForEach(e, edits) {
-		long long s = json_int(e, "start_byte"), en = json_int(e, "end_byte");
-		const char *text = json_str(e, "text");
+	size_t nnew = 0;
+	fedit *mine = xcalloc(f->nedits ? f->nedits : 1, sizeof(fedit));
+	size_t pidx = plugin_get(p, f->plugin, f->phase);
+	for (size_t k = 0; k < f->nedits; k++) {
+		long long s = f->edits[k].start_byte, en = f->edits[k].end_byte;
+		const char *text = f->edits[k].text;
 		if (s < 0 || en < s || (size_t)en > file->len) {
 			refuse(p, f, "%s", _("its edit lies outside the file (the file changed; run the check again)"));
 			goto out;
@@ -226,7 +224,7 @@ static void plan_finding(fix_plan *p, workspace *ws, const cJSON *f, int check_p
 		}
 	}
 	accept_edits(file, mine, nnew);
-	cJSON_AddItemToArray(p->plugins[pidx].findings, cJSON_CreateNumber((double)json_int(f, "id")));
+	cJSON_AddItemToArray(p->plugins[pidx].findings, cJSON_CreateNumber((double)f->id));
 	p->nfindings++;
 	if (!check_parse) {
 		file->accepted = xrealloc(file->accepted, sizeof *file->accepted * (file->nacc + 1));
@@ -237,12 +235,12 @@ out:
 }
 
 /* Withdraws finding f from its plugin's list (its edits are dropped by the caller). */
-static void unplan_finding(fix_plan *p, const cJSON *f)
+static void unplan_finding(fix_plan *p, const finding *f)
 {
 	for (size_t i = 0; i < p->nplugins; i++) {
 		cJSON *ids = p->plugins[i].findings;
 		for (int k = 0; k < cJSON_GetArraySize(ids); k++)
-			if ((long long)cJSON_GetArrayItem(ids, k)->valuedouble == json_int(f, "id")) {
+			if ((long long)cJSON_GetArrayItem(ids, k)->valuedouble == f->id) {
 				cJSON_DeleteItemFromArray(ids, k);
 				p->nfindings--;
 				return;
@@ -263,7 +261,7 @@ static void verify_parses(fix_plan *p, workspace *ws)
 		char *text = render(file, (size_t)-1, &len);
 		int ok = parses(file->path, text, len);
 		free(text);
-		const cJSON **again = file->accepted;
+		const finding **again = file->accepted;
 		size_t nagain = file->nacc;
 		file->accepted = NULL;
 		file->nacc = 0;
@@ -279,20 +277,20 @@ static void verify_parses(fix_plan *p, workspace *ws)
 	}
 }
 
-static int selected(const fix_select *sel, const cJSON *f)
+static int selected(const fix_select *sel, const finding *f)
 {
-	if (sel->phase && strcmp(sel->phase, json_str(f, "phase")) != 0)
+	if (sel->phase && strcmp(sel->phase, f->phase ? f->phase : "") != 0)
 		return 0;
-	if (sel->file && strcmp(sel->file, json_str(f, "file")) != 0)
+	if (sel->file && strcmp(sel->file, f->file ? f->file : "") != 0)
 		return 0;
 	if (sel->nids) {
 		for (size_t i = 0; i < sel->nids; i++)
-			if (sel->ids[i] == json_int(f, "id"))
+			if (sel->ids[i] == f->id)
 				return 1;
 		return 0;
 	}
 	if (sel->plugin)
-		return strcmp(sel->plugin, json_str(f, "plugin")) == 0;
+		return strcmp(sel->plugin, f->plugin ? f->plugin : "") == 0;
 	return sel->all;
 }
 
@@ -300,13 +298,12 @@ static int selected(const fix_select *sel, const cJSON *f)
  * names a path that breaks the rules is an error, and none of its edits is planned. */
 static void refuse_bad_paths(fix_plan *p, workspace *ws, const fix_select *sel)
 {
-	const cJSON *f;
-	cJSON_ArrayForEach(f, p->rows) {
-		const char *plugin = json_str(f, "plugin");
-		if (!selected(sel, f) || !cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ||
-		    cJSON_GetObjectItem(p->bad_plugins, plugin))
+	for (size_t i = 0; i < p->nrows; i++) {
+		const finding *f = &p->rows[i];
+		const char *plugin = f->plugin ? f->plugin : "";
+		if (!selected(sel, f) || !f->fixable || cJSON_GetObjectItem(p->bad_plugins, plugin))
 			continue;
-		if (!file_get(p, ws, json_str(f, "file")) && err_code() == FERRY_EREFUSED) {
+		if (!file_get(p, ws, f->file ? f->file : "") && err_code() == FERRY_EREFUSED) {
 			p->errors = xrealloc(p->errors, sizeof(char *) * (p->nerrors + 1));
 			p->errors[p->nerrors++] =
 			    xasprintf(_("plugin %s: its fix is refused and nothing of it is written: %s"), plugin, err_message());
@@ -321,29 +318,30 @@ static void refuse_bad_paths(fix_plan *p, workspace *ws, const fix_select *sel)
  * the host's own ferry.source warnings) need no fresh run: they are only refused. */
 static int involved_plugins(cJSON **out, size_t *candidates, workspace *ws, const fix_select *sel)
 {
-	cJSON *rows = NULL;
-	store_finding_filter fl = { sel->phase, "open", NULL, sel->ids, sel->nids, 0 };
-	int rc = store_findings(&rows, ws->db, &fl);
+	finding *rows = NULL;
+	size_t nrows = 0;
+	store_finding_filter fl = { sel->phase, "open", NULL, sel->ids, sel->nids, 1 };
+	int rc = store_finding_list(&rows, &nrows, ws->db, &fl);
 	if (rc)
 		return rc;
 	*out = cJSON_CreateArray();
 	*candidates = 0;
-	const cJSON *f;
-	cJSON_ArrayForEach(f, rows) {
+	for (size_t i = 0; i < nrows; i++) {
+		const finding *f = &rows[i];
 		if (!selected(sel, f))
 			continue;
 		(*candidates)++;
-		if (!cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
+		if (!f->fixable)
 			continue;
 		int seen = 0;
 		const cJSON *x;
-		cJSON_ArrayForEach(x, *out) seen |= strcmp(x->valuestring, json_str(f, "plugin")) == 0;
+		cJSON_ArrayForEach(x, *out) seen |= strcmp(x->valuestring, f->plugin) == 0;
 		if (!seen)
-			cJSON_AddItemToArray(*out, cJSON_CreateString(json_str(f, "plugin")));
+			cJSON_AddItemToArray(*out, cJSON_CreateString(f->plugin));
 	}
 	if (sel->plugin && !cJSON_GetArraySize(*out))
 		cJSON_AddItemToArray(*out, cJSON_CreateString(sel->plugin));
-	cJSON_Delete(rows);
+	finding_list_free(rows, nrows);
 	return 0;
 }
 
@@ -379,14 +377,13 @@ static void add_hunks(fix_plan *p, const ffile *file, const char *d)
 		p->hunks = xrealloc(p->hunks, (p->nhunks + 1) * sizeof *p->hunks);
 		fix_hunk *h = &p->hunks[p->nhunks++];
 		*h = (fix_hunk){ xstrdup(file->path), a, b, NULL, 0 };
-		const cJSON *f;
-		cJSON_ArrayForEach(f, p->rows) {
-			if (strcmp(json_str(f, "file"), file->path) != 0 || !fix_plan_has(p, json_int(f, "id")))
+		for (size_t r = 0; r < p->nrows; r++) {
+			const finding *f = &p->rows[r];
+			if (strcmp(f->file ? f->file : "", file->path) != 0 || !fix_plan_has(p, f->id))
 				continue;
-			const cJSON *e;
 			int in = 0;
-			cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "edits")) {
-				long long s0 = json_int(e, "start_byte"), s1 = json_int(e, "end_byte");
+			for (size_t k = 0; k < f->nedits; k++) {
+				long long s0 = f->edits[k].start_byte, s1 = f->edits[k].end_byte;
 				if (s0 < 0 || s1 < s0 || (size_t)s1 > file->len)
 					continue;
 				int l0 = line_of(file->orig, (size_t)s0), l1 = line_of(file->orig, (size_t)s1);
@@ -394,7 +391,7 @@ static void add_hunks(fix_plan *p, const ffile *file, const char *d)
 			}
 			if (in) {
 				h->ids = xrealloc(h->ids, (h->nids + 1) * sizeof *h->ids);
-				h->ids[h->nids++] = json_int(f, "id");
+				h->ids[h->nids++] = f->id;
 			}
 		}
 	}
@@ -444,11 +441,11 @@ const fix_hunk *fix_plan_hunks(const fix_plan *p, size_t *n)
 int fix_plan_withdraw(fix_plan *p, workspace *ws, const long long *ids, size_t n)
 {
 	/* the findings that stay, planned again from the files as read, in the same order */
-	const cJSON **keep = xcalloc(p->nfindings ? p->nfindings : 1, sizeof *keep);
+	const finding **keep = xcalloc(p->nfindings ? p->nfindings : 1, sizeof *keep);
 	size_t nkeep = 0, before = p->nfindings;
-	const cJSON *f;
-	cJSON_ArrayForEach(f, p->rows) {
-		long long id = json_int(f, "id");
+	for (size_t r = 0; r < p->nrows; r++) {
+		const finding *f = &p->rows[r];
+		long long id = f->id;
 		int out = 0;
 		for (size_t i = 0; i < n; i++)
 			out |= ids[i] == id;
@@ -510,21 +507,21 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 	sbuf_init(&p->diff);
 	p->bad_plugins = cJSON_CreateObject();
 	store_finding_filter fl = { sel->phase, "open", NULL, NULL, 0, 0 };
-	if ((rc = store_findings(&p->rows, ws->db, &fl)))
+	if ((rc = store_finding_list(&p->rows, &p->nrows, ws->db, &fl)))
 		goto fail;
 	refuse_bad_paths(p, ws, sel);
-	const cJSON *f;
 	size_t candidates = 0;
-	cJSON_ArrayForEach(f, p->rows) {
+	for (size_t r = 0; r < p->nrows; r++) {
+		const finding *f = &p->rows[r];
 		if (!selected(sel, f))
 			continue;
 		candidates++;
-		if (!cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable"))) {
+		if (!f->fixable) {
 			if (sel->nids)
 				refuse(p, f, "%s", _("no automatic fix exists for it; change the code by hand or waive it"));
 			continue;
 		}
-		if (!cJSON_GetObjectItem(p->bad_plugins, json_str(f, "plugin")))
+		if (!cJSON_GetObjectItem(p->bad_plugins, f->plugin))
 			plan_finding(p, ws, f, 0);
 	}
 	verify_parses(p, ws);
@@ -567,7 +564,7 @@ void fix_plan_free(fix_plan *p)
 	cJSON_Delete(p->bad_plugins);
 	hunks_free(p);
 	sbuf_done(&p->diff);
-	cJSON_Delete(p->rows);
+	finding_list_free(p->rows, p->nrows);
 	free(p);
 }
 

@@ -14,24 +14,25 @@
 
 /* FERRY_ENOTFOUND for an id that does not exist, FERRY_EREFUSED ("only WHAT") for a
  * finding whose status is not status. */
-static int require_status(workspace *ws, const long long *ids, size_t n, const char *status, const char *what)
+static int require_status(workspace *ws, const long long *ids, size_t n, finding_status status, const char *what)
 {
-	cJSON *rows = NULL;
+	finding *rows = NULL;
+	size_t nrows = 0;
 	store_finding_filter fl = { NULL, NULL, NULL, ids, n, 1 };
-	int rc = store_findings(&rows, ws->db, &fl);
+	int rc = store_finding_list(&rows, &nrows, ws->db, &fl);
 	if (rc)
 		return rc;
 	for (size_t i = 0; !rc && i < n; i++) {
-		const cJSON *row = NULL, *r;
-		cJSON_ArrayForEach(r, rows)
-			if (json_int(r, "id") == ids[i])
-				row = r;
+		const finding *row = NULL;
+		for (size_t k = 0; k < nrows; k++)
+			if (rows[k].id == ids[i])
+				row = &rows[k];
 		if (!row)
 			rc = err_set(FERRY_ENOTFOUND, _("finding %lld: no such finding"), ids[i]);
-		else if (strcmp(json_str(row, "status"), status) != 0)
-			rc = err_set(FERRY_EREFUSED, _("finding %lld: is %s, only %s"), ids[i], json_str(row, "status"), what);
+		else if (row->status != status)
+			rc = err_set(FERRY_EREFUSED, _("finding %lld: is %s, only %s"), ids[i], status_name(row->status), what);
 	}
-	cJSON_Delete(rows);
+	finding_list_free(rows, nrows);
 	return rc;
 }
 
@@ -39,7 +40,7 @@ int review_waive(workspace *ws, const long long *ids, size_t n, const char *reas
 {
 	if (!reason || !*reason)
 		return err_set(FERRY_EUSAGE, _("waive: a waiver needs --reason TEXT (auditors read it)"));
-	int rc = require_status(ws, ids, n, "open", _("open findings can be waived"));
+	int rc = require_status(ws, ids, n, STATUS_OPEN, _("open findings can be waived"));
 	if (rc || (rc = store_begin(ws->db)))
 		return rc;
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -63,7 +64,7 @@ int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *re
 {
 	if (!reason || !*reason)
 		return err_set(FERRY_EUSAGE, _("unwaive: withdrawing a waiver needs --reason TEXT (auditors read it)"));
-	int rc = require_status(ws, ids, n, "waived", _("waived findings can be unwaived"));
+	int rc = require_status(ws, ids, n, STATUS_WAIVED, _("waived findings can be unwaived"));
 	if (rc || (rc = store_begin(ws->db)))
 		return rc;
 	cJSON *d = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(d, "ids");
@@ -113,29 +114,30 @@ int review_comparisons(cJSON **out, store *s)
 /* The open error findings of phase as "#ID PLUGIN: MESSAGE; …" (at most three). */
 static int blockers(char *buf, size_t n, workspace *ws, const char *phase)
 {
-	cJSON *rows = NULL;
+	finding *rows = NULL;
+	size_t nrows = 0;
 	store_finding_filter fl = { phase, "open", NULL, NULL, 0, 1 };
-	int rc = store_findings(&rows, ws->db, &fl);
+	int rc = store_finding_list(&rows, &nrows, ws->db, &fl);
 	if (rc)
 		return rc;
 	size_t used = 0;
 	int shown = 0;
 	buf[0] = 0;
-	const cJSON *f;
-	cJSON_ArrayForEach(f, rows) {
-		if (strcmp(json_str(f, "severity"), "error") != 0)
+	for (size_t i = 0; i < nrows; i++) {
+		const finding *f = &rows[i];
+		if (f->severity != SEVERITY_ERROR)
 			continue;
 		if (shown++ == 3) {
 			snprintf(buf + used, n - used, "; …");
 			break;
 		}
-		int w = snprintf(buf + used, n - used, "%s#%lld %s: %s", used ? "; " : "", json_int(f, "id"),
-		                 json_str(f, "plugin"), json_str(f, "message"));
+		int w = snprintf(buf + used, n - used, "%s#%lld %s: %s", used ? "; " : "", f->id, f->plugin,
+		                 f->message ? f->message : "");
 		if (w < 0 || (size_t)w >= n - used)
 			break;
 		used += (size_t)w;
 	}
-	cJSON_Delete(rows);
+	finding_list_free(rows, nrows);
 	return 0;
 }
 
