@@ -1,5 +1,6 @@
 /* check — see check.h. */
 #include "intl.h"
+#include "phase.h"
 #include "check.h"
 #include "config.h"
 #include "audit.h"
@@ -238,18 +239,22 @@ static cJSON *scope_phases(plugin_host *h, const check_opts *o)
 {
 	if (o->nphases)
 		return string_array(o->phases, o->nphases);
-	if (!o->nplugins)
-		return string_array(ws_phases, 7);
+	if (!o->nplugins) {
+		cJSON *all = cJSON_CreateArray();
+		for (size_t p = 0; p < phase_count(); p++)
+			cJSON_AddItemToArray(all, cJSON_CreateString(phase_name(p)));
+		return all;
+	}
 	size_t n = 0;
 	const plugin_info *pi = plugin_host_plugins(h, &n);
 	cJSON *a = cJSON_CreateArray();
-	for (int p = 0; p < 7; p++)
+	for (size_t p = 0; p < phase_count(); p++)
 		for (size_t i = 0; i < n; i++) {
 			int wanted = 0;
 			for (size_t k = 0; k < o->nplugins; k++)
 				wanted |= strcmp(o->plugins[k], pi[i].id) == 0;
-			if (wanted && strcmp(pi[i].phase, ws_phases[p]) == 0) {
-				cJSON_AddItemToArray(a, cJSON_CreateString(ws_phases[p]));
+			if (wanted && strcmp(pi[i].phase, phase_name(p)) == 0) {
+				cJSON_AddItemToArray(a, cJSON_CreateString(phase_name(p)));
 				break;
 			}
 		}

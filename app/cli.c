@@ -1,5 +1,6 @@
 /* cli — see cli.h. One function per command; options parsed with getopt_long. */
 #include "cli.h"
+#include "phase.h"
 #include "compare.h"
 #include "config.h"
 #include "json.h"
@@ -611,7 +612,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	while ((c = cmd_getopt(argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
-			if (ws_phase_index(optarg) < 0)
+			if (phase_index(optarg) < 0)
 				return err_set(FERRY_EUSAGE, _("--phase %s: not a phase (assess, design, environment, adapt, tune, infer-convert, infer-optimize)"), optarg);
 			if (nphases < MAX_LIST)
 				phases[nphases++] = optarg;
@@ -706,7 +707,7 @@ static int cmd_findings(const char *dir, int argc, char **argv)
 	while ((c = cmd_getopt(argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
-			if (ws_phase_index(optarg) < 0)
+			if (phase_index(optarg) < 0)
 				return err_set(FERRY_EUSAGE, _("--phase %s: not a phase"), optarg);
 			phase = optarg;
 			break;
@@ -790,7 +791,7 @@ static int cmd_signoff(const char *dir, int argc, char **argv)
 	if (argc - optind != 1)
 		return usage_error("signoff");
 	const char *phase = argv[optind];
-	if (ws_phase_index(phase) < 0)
+	if (phase_index(phase) < 0)
 		return err_set(FERRY_EUSAGE, _("signoff %s: not a phase"), phase);
 	workspace *ws = NULL;
 	if ((rc = open_synced(&ws, dir)))
@@ -885,7 +886,7 @@ static int cmd_fix(const char *dir, int argc, char **argv)
 		case 'P': sel.plugin = optarg; break;
 		case 'a': sel.all = 1; break;
 		case 'p':
-			if (ws_phase_index(optarg) < 0)
+			if (phase_index(optarg) < 0)
 				return err_set(FERRY_EUSAGE, _("--phase %s: not a phase"), optarg);
 			sel.phase = optarg;
 			break;

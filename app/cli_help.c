@@ -3,6 +3,7 @@
  * by name: each line comes from the table, so the help, the manual and the completion
  * cannot drift from what the parser accepts. */
 #include "cli.h"
+#include "phase.h"
 #include "config.h"
 #include "err.h"
 #include "intl.h"
@@ -91,8 +92,7 @@ int cli_write_man(void *fp)
 	fputs(".SH SYNOPSIS\n.B ferry\n[\\fB\\-C\\fR \\fIDIR\\fR] \\fICOMMAND\\fR [\\fIARGS\\fR]\n.br\n"
 	      ".B ferry\n[\\fIDIR\\fR]\n", f);
 	fputs(_(".SH DESCRIPTION\nAn engagement walks seven phases: "), f);
-	for (size_t i = 0; i < sizeof ws_phases / sizeof ws_phases[0]; i++)
-		fprintf(f, "%s%s", i ? ", " : "", ws_phases[i]);
+	fputs(phase_list(), f);
 	fputs(_(". Every check is a Lua plugin, every change to the client's code a checkpoint in a shadow "
 	      "history, and the record an append\\-only, hash\\-chained audit log in\n.IR .ferry/ .\n"
 	      "Without a command, ferry opens the workbench on\n.I DIR\n(default: the current directory).\n"
@@ -136,8 +136,8 @@ static void completion_words(FILE *f, const char *spec)
 	if (!spec)
 		return;
 	if (strcmp(spec, "PHASE") == 0) {
-		for (size_t i = 0; i < sizeof ws_phases / sizeof ws_phases[0]; i++)
-			fprintf(f, "%s%s", i ? " " : "", ws_phases[i]);
+		for (size_t i = 0; i < phase_count(); i++)
+			fprintf(f, "%s%s", i ? " " : "", phase_name(i));
 	} else if (strcmp(spec, "KEY") == 0) {
 		for (const struct config_key *k = config_keys; k->key; k++)
 			fprintf(f, "%s%s", k == config_keys ? "" : " ", k->key);

@@ -1,5 +1,6 @@
 /* plugin_api — see plugin_api.h. The sandbox and the ctx table plugins see. */
 #include "plugin_api.h"
+#include "phase.h"
 #include "embedded.h"
 #include "err.h"
 #include "intl.h"
@@ -31,10 +32,6 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const papi_phases[PAPI_NPHASES] = {
-	"assess", "design", "environment", "adapt", "tune", "infer-convert", "infer-optimize",
-};
-
 /* Registry keys: their addresses are unique to this file. */
 static const char key_sandbox = 0; /* lightuserdata: the papi_sandbox */
 static const char key_find = 0;    /* the original string.find, for ctx.files */
@@ -54,14 +51,6 @@ static const char key_data = 0;    /* ctx.data's cache: name -> table */
 #define MAX_EDITS 10000     /* per finding */
 #define MAX_ARGV 256
 #define EXEC_OUT_CAP (8u * 1024 * 1024) /* bytes kept of a program's stdout and stderr each */
-
-int papi_phase_index(const char *phase)
-{
-	for (int i = 0; phase && i < PAPI_NPHASES; i++)
-		if (strcmp(papi_phases[i], phase) == 0)
-			return i;
-	return -1;
-}
 
 void papi_plugin_done(papi_plugin *p)
 {

@@ -24,12 +24,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-#define PAPI_NPHASES 7
-/* The seven phases, in order. */
-extern const char *const papi_phases[PAPI_NPHASES];
-/* Index of phase in papi_phases, or -1. */
-int papi_phase_index(const char *phase);
-
 #define PAPI_DEFAULT_BUDGET 200000000ULL       /* Lua VM instructions per plugin run */
 #define PAPI_BUDGET_PER_BYTE 20ULL            /* more instructions per byte of source a plugin is offered */
 #define PAPI_DEFAULT_MEM_CAP (64u * 1024 * 1024) /* bytes per plugin state */

@@ -1,6 +1,7 @@
 /* plugin_host — see plugin_host.h. Discovery, declarations and the run loop; the sandbox
  * and the ctx API are in plugin_api.c. */
 #include "plugin_host.h"
+#include "phase.h"
 #include "config.h"
 #include "category.h"
 #include "embedded.h"
@@ -244,8 +245,8 @@ static int decl_k(lua_State *L)
 		                     "not starting with ferry.)", id);
 	p->info.id = xstrdup(id);
 	const char *phase = decl_str(L, "phase", 1);
-	if (papi_phase_index(phase) < 0)
-		return luaL_error(L, "phase: '%s' is not one of the seven phases", phase);
+	if (phase_index(phase) < 0)
+		return luaL_error(L, "phase: '%s' is not a phase (%s)", phase, phase_list());
 	p->info.phase = xstrdup(phase);
 	p->info.title = xstrdup(decl_str(L, "title", 1));
 	const char *sev = decl_str(L, "severity", 1);
@@ -337,7 +338,7 @@ static int decl_k(lua_State *L)
 static int by_phase_then_id(const void *a, const void *b)
 {
 	const papi_plugin *x = a, *y = b;
-	int px = papi_phase_index(x->info.phase), py = papi_phase_index(y->info.phase);
+	int px = phase_index(x->info.phase), py = phase_index(y->info.phase);
 	if (px != py)
 		return px < py ? -1 : 1;
 	return strcmp(x->info.id, y->info.id);
@@ -483,8 +484,8 @@ static void load_dir(plugin_host *h, const char *dir, int bundled)
 static void load_bundled(plugin_host *h)
 {
 	if (h->source_dir) {
-		for (int i = 0; i < PAPI_NPHASES; i++) {
-			char *dir = util_path_join(h->source_dir, papi_phases[i]);
+		for (int i = 0; i < (int)phase_count(); i++) {
+			char *dir = util_path_join(h->source_dir, phase_name(i));
 			load_dir(h, dir, 1);
 			free(dir);
 		}
@@ -498,7 +499,7 @@ static void load_bundled(plugin_host *h)
 		if (!slash || strchr(slash + 1, '/'))
 			continue;
 		char *phase = xstrndup(rest, (size_t)(slash - rest));
-		int known = papi_phase_index(phase) >= 0;
+		int known = phase_index(phase) >= 0;
 		free(phase);
 		if (!known)
 			continue;
@@ -539,8 +540,8 @@ int plugin_host_new(plugin_host **out, const plugin_host_opts *opts)
 	load_bundled(h);
 	for (size_t i = 0; i < opts->ndirs; i++) {
 		load_dir(h, h->dirs[i], 0);
-		for (int k = 0; k < PAPI_NPHASES; k++) {
-			char *dir = util_path_join(h->dirs[i], papi_phases[k]);
+		for (int k = 0; k < (int)phase_count(); k++) {
+			char *dir = util_path_join(h->dirs[i], phase_name(k));
 			load_dir(h, dir, 0);
 			free(dir);
 		}
@@ -933,7 +934,7 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	papi_run run;
 	memset(&run, 0, sizeof run);
 	for (size_t i = 0; i < nphases; i++)
-		if (papi_phase_index(phases[i]) < 0)
+		if (phase_index(phases[i]) < 0)
 			return err_set(FERRY_EUSAGE, _("phase %s: unknown phase"), phases[i]);
 	for (size_t i = 0; i < nids; i++) {
 		size_t j = 0;

@@ -1,5 +1,6 @@
 /* review — see review.h. */
 #include "intl.h"
+#include "phase.h"
 #include "review.h"
 #include "json.h"
 #include "audit.h"
@@ -160,7 +161,7 @@ int review_signoff_gate(workspace *ws, const char *phase)
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 {
 	memset(why, 0, sizeof *why);
-	int idx = ws_phase_index(phase);
+	int idx = phase_index(phase);
 	if (idx < 0)
 		return err_set(FERRY_EUSAGE, _("signoff %s: not a phase"), phase);
 	cJSON *phases = NULL;
@@ -174,7 +175,7 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 		else if (json_int(e, "open_errors") > 0)
 			why->kind = REVIEW_EARLIER_REOPENED;
 		if (why->kind)
-			snprintf(why->other, sizeof why->other, "%s", ws_phases[i]);
+			snprintf(why->other, sizeof why->other, "%s", phase_name(i));
 	}
 	const cJSON *p = cJSON_GetArrayItem(phases, idx);
 	if (!why->kind && cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {

@@ -4,6 +4,7 @@
 #include "err.h"
 #include "json.h"
 #include "intl.h"
+#include "phase.h"
 #include "util.h"
 
 #include <sqlite3.h>
@@ -209,6 +210,30 @@ static int migrate(store *s)
 	return 0;
 }
 
+/* The record's phases table holds every phase of plugins/data/phases.json (phase.h), in
+ * its order: a new record gets them all, an older one the phases added since. One read
+ * when nothing is missing. */
+static int sync_phases(store *s)
+{
+	cJSON *names = cJSON_CreateArray();
+	for (size_t i = 0; i < phase_count(); i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(phase_name(i)));
+	char *list = cJSON_PrintUnformatted(names);
+	cJSON_Delete(names);
+	cJSON *rows = NULL;
+	int rc = db_rows(&rows, s, "SELECT count(*) AS n FROM phases WHERE name IN (SELECT value FROM json_each(?))", "s",
+	                 list);
+	int complete = !rc && json_int(cJSON_GetArrayItem(rows, 0), "n") == (long long)phase_count();
+	cJSON_Delete(rows);
+	if (!rc && !complete)
+		rc = db_exec(s,
+		             "INSERT INTO phases (name, ord) SELECT j.value, (SELECT coalesce(max(ord), 0) FROM phases) + j.key + 1"
+		             " FROM json_each(?) j WHERE j.value NOT IN (SELECT name FROM phases) ORDER BY j.key",
+		             "s", list);
+	free(list);
+	return rc;
+}
+
 /* An existing record must be a whole SQLite file: not missing, not empty, not shorter
  * than the size its header states. Only creating a database may start a new one. */
 static int check_record(const char *path)
@@ -264,7 +289,7 @@ int store_open(store **out, const char *path, int create)
 	int version = 0;
 	if (!create && !(rc = user_version(&version, s)) && version == 0)
 		rc = err_set(FERRY_ECORRUPT, _("%s: not an engagement record (no schema); restore it from a backup"), path);
-	if (rc || (rc = migrate(s)))
+	if (rc || (rc = migrate(s)) || (rc = sync_phases(s)))
 		goto fail;
 	*out = s;
 	return 0;

@@ -1,5 +1,6 @@
 /* workspace — see workspace.h. */
 #include "workspace.h"
+#include "phase.h"
 #include "subject.h"
 #include "audit.h"
 #include "replay.h"
@@ -22,17 +23,6 @@
 #include <unistd.h>
 
 #define LOCK_WAIT_MS 10000
-
-const char *const ws_phases[7] = { "assess", "design", "environment", "adapt",
-	                               "tune", "infer-convert", "infer-optimize" };
-
-int ws_phase_index(const char *name)
-{
-	for (int i = 0; i < 7; i++)
-		if (name && strcmp(ws_phases[i], name) == 0)
-			return i;
-	return -1;
-}
 
 /* --- actor --- */
 

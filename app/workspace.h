@@ -33,10 +33,6 @@ typedef struct workspace {
 	void *warn_payload;
 } workspace;
 
-extern const char *const ws_phases[7]; /* the seven phases in order */
-/* Index of a phase name (0..6) or -1. */
-int ws_phase_index(const char *name);
-
 typedef struct ws_init_opts {
 	const char *client;      /* may be NULL */
 	const char *engagement;  /* id; NULL = derived from the project name and date */

@@ -22,9 +22,7 @@ CREATE TABLE phases (
     signed_off_by TEXT,
     note          TEXT
 );
-INSERT INTO phases (name, ord) VALUES
-    ('assess', 1), ('design', 2), ('environment', 3), ('adapt', 4),
-    ('tune', 5), ('infer-convert', 6), ('infer-optimize', 7);
+-- The rows come from plugins/data/phases.json: the store fills them when it opens a record.
 
 CREATE TABLE runs (
     id          INTEGER PRIMARY KEY,

@@ -4,6 +4,7 @@
  * its class, the effort in person-days with its formula, the recommended strategy
  * and the top risks (app/assessment.h, copied into the model). */
 #include "intl.h"
+#include "phase.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -62,7 +63,7 @@ static void load(cstate *s, tui *t)
 	}
 	for (size_t i = 0; i < nf; i++) {
 		int ph = 0;
-		for (int k = 0; k < 7; k++)
+		for (int k = 0; k < (int)phase_count(); k++)
 			if (strcmp(t->m.phases[k].name, f[i].phase) == 0)
 				ph = k;
 		const char *cat = *f[i].category ? f[i].category : f[i].plugin;

@@ -25,6 +25,7 @@ typedef struct guide_item {
 } guide_item;
 
 typedef struct guide_phase {
+	const char *phase;    /* the phase it guides (plugins/data/phases.json) */
 	const char *purpose;  /* English, N_(); translated where drawn */
 	const char *steps[5];
 	guide_item items[10];
@@ -32,8 +33,8 @@ typedef struct guide_phase {
 
 /* Plugin ids are the bundled checks (`ferry plugins --json`); an item whose checks
  * are not installed is shown as not applicable rather than ticked. */
-static const guide_phase guides[7] = {
-	{ /* assess */
+static const guide_phase guides[] = {
+	{ "assess",
 	  N_("Find out what the project uses and how hard the move to Ascend will be, before anyone promises a date."),
 	  { N_("Run the assess checks (r) on the code exactly as the client sent it."),
 	    N_("Read the errors first: custom CUDA kernels and unsupported libraries decide the effort."),
@@ -46,7 +47,7 @@ static const guide_phase guides[7] = {
 	    { TICK_NONE_OF, "assess.gpu_baseline", N_("GPU baseline recorded (loss log and benchmark ingested)") },
 	    { TICK_CLEAN, NULL, N_("Every error finding fixed or waived with a reason") },
 	    { TICK_SIGNED, NULL, N_("Assessment signed off") } } },
-	{ /* design */
+	{ "design",
 	  N_("Choose how to migrate and write down what \"done\" means, so everyone agrees on the target."),
 	  { N_("Pick a strategy in the settings form (o): auto (transfer_to_npu at run time), tool (a rewrite of the code) or manual."),
 	    /* xgettext:no-c-format */ N_("Set acceptance criteria in the same form: loss tolerance, accuracy drop, and a throughput target as % of the GPU baseline."),
@@ -59,7 +60,7 @@ static const guide_phase guides[7] = {
 	    { TICK_CONFIG, "target.soc target.cards", N_("The NPU model and card count are planned") },
 	    { TICK_CLEAN, NULL, N_("No open errors") },
 	    { TICK_SIGNED, NULL, N_("Design signed off") } } },
-	{ /* environment */
+	{ "environment",
 	  N_("Make sure the target machine can run the code: matching versions, visible NPUs, CANN set up."),
 	  { N_("Check Python, PyTorch, torch_npu, CANN and driver versions against the compatibility table."),
 	    N_("On the NPU host, run the probe script (ferry probe-script) and ingest its JSON."),
@@ -73,7 +74,7 @@ static const guide_phase guides[7] = {
 	    { TICK_NONE_OF, "environment.hccl environment.memory", N_("HCCL settings and device memory fit the plan") },
 	    { TICK_CLEAN, NULL, N_("No open errors") },
 	    { TICK_SIGNED, NULL, N_("Environment signed off") } } },
-	{ /* adapt */
+	{ "adapt",
 	  N_("Change the code so it runs on the NPU. Every accepted edit becomes a checkpoint you can revert."),
 	  { N_("Run the adapt checks (r): device calls, torch.cuda APIs, nccl, amp, environment variables."),
 	    N_("Apply the mechanical fixes: F previews one, P all of a check, A all in a file; y applies."),
@@ -90,7 +91,7 @@ static const guide_phase guides[7] = {
 	    { TICK_NONE_OF, "adapt.unsupported", N_("Custom kernels and unsupported operators handled or waived") },
 	    { TICK_CLEAN, NULL, N_("Every error fixed or waived") },
 	    { TICK_SIGNED, NULL, N_("Adaptation signed off") } } },
-	{ /* tune */
+	{ "tune",
 	  N_("Reach the accuracy and speed targets agreed in the design phase."),
 	  { N_("Ingest the GPU and NPU loss logs and compare the curves (ferry compare loss)."),
 	    N_("If they diverge, dump both runs with scripts/msprobe_config.json (the tune fixes write it) and compare the dumps to find the first diverging layer."),
@@ -102,7 +103,7 @@ static const guide_phase guides[7] = {
 	    { TICK_ARTIFACT, "profile", N_("An NPU profile is ingested") },
 	    { TICK_CLEAN, NULL, N_("No open errors") },
 	    { TICK_SIGNED, NULL, N_("Tuning signed off") } } },
-	{ /* infer-convert */
+	{ "infer-convert",
 	  N_("Turn the trained model into an offline model the Ascend runtime can load."),
 	  { N_("Check the export script: ONNX opset and dynamic axes."),
 	    N_("Ingest the ONNX model and compare its operators with what the converter supports."),
@@ -112,7 +113,7 @@ static const guide_phase guides[7] = {
 	    { TICK_ARTIFACT, "onnx", N_("The exported ONNX model is ingested") },
 	    { TICK_CLEAN, NULL, N_("No open errors") },
 	    { TICK_SIGNED, NULL, N_("Conversion signed off") } } },
-	{ /* infer-optimize */
+	{ "infer-optimize",
 	  N_("Make inference fast and correct on the NPU."),
 	  { N_("Ingest inference benchmarks: latency, throughput and a batch-size sweep."),
 	    N_("Try tuning (AOE) and quantization (AMCT, W8A8) where the targets need it."),
@@ -123,6 +124,18 @@ static const guide_phase guides[7] = {
 	    { TICK_CLEAN, NULL, N_("No open errors") },
 	    { TICK_SIGNED, NULL, N_("Inference signed off") } } },
 };
+
+/* The guide of the phase called name; a phase that phases.json adds without a guide here
+ * gets one that says so, with sign-off as its only item. */
+static const guide_phase *guide_of(const char *name)
+{
+	static const guide_phase none = { NULL, N_("This phase has no written guide; its checks and sign-off work as in any phase."),
+		                              { NULL }, { { TICK_SIGNED, NULL, N_("Phase signed off") } } };
+	for (size_t i = 0; name && i < sizeof guides / sizeof guides[0]; i++)
+		if (strcmp(guides[i].phase, name) == 0)
+			return &guides[i];
+	return &none;
+}
 
 typedef struct gstate {
 	int scroll, total, h;
@@ -254,7 +267,7 @@ static int item_state(const guide_item *it, const gstate *s, const tui *t)
 size_t guide_unticked(tui *t, const char **out, size_t max)
 {
 	gstate *s = t->st[PANE_GUIDE];
-	const guide_phase *g = &guides[t->m.phase];
+	const guide_phase *g = guide_of(phase_name((size_t)t->m.phase));
 	size_t n = 0;
 	load(s, t);
 	for (int i = 0; i < 10 && g->items[i].text && n < max; i++)
@@ -282,7 +295,7 @@ static void guide_close(void *st)
 static void guide_draw(void *st, tui *t, ui_win *w)
 {
 	gstate *s = st;
-	const guide_phase *g = &guides[t->m.phase];
+	const guide_phase *g = guide_of(phase_name((size_t)t->m.phase));
 	load(s, t);
 	ui_erase(w);
 	s->h = ui_win_height(w) - 1;

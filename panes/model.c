@@ -1,5 +1,6 @@
 /* model — see model.h. */
 #include "model.h"
+#include "phase.h"
 #include "assessment.h"
 #include "json.h"
 #include "audit.h"
@@ -32,8 +33,8 @@ void model_init(model *m, struct workspace *ws)
 {
 	memset(m, 0, sizeof *m);
 	m->ws = ws;
-	for (int i = 0; i < 7; i++) {
-		m->phases[i].name = ws_phases[i];
+	for (int i = 0; i < (int)phase_count(); i++) {
+		m->phases[i].name = phase_name(i);
 		strcpy(m->phases[i].status, "not started");
 	}
 }
@@ -45,7 +46,7 @@ static void status_free(model *m)
 	free(m->target);
 	free(m->actor);
 	m->engagement = m->client = m->target = m->actor = NULL;
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < (int)phase_count(); i++) {
 		free(m->phases[i].signed_by);
 		m->phases[i].signed_by = NULL;
 	}
@@ -143,7 +144,7 @@ int model_load_status(model *m)
 	const cJSON *p;
 	int i = 0;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases")) {
-		if (i >= 7)
+		if (i >= (int)phase_count())
 			break;
 		tui_phase *ph = &m->phases[i++];
 		snprintf(ph->status, sizeof ph->status, "%s", json_str(p, "status"));
@@ -176,7 +177,7 @@ int model_load_findings(model *m)
 {
 	finding *f = NULL;
 	size_t n = 0;
-	int rc = load_rows(&f, &n, m, ws_phases[m->phase]);
+	int rc = load_rows(&f, &n, m, phase_name(m->phase));
 	if (rc)
 		return rc;
 	model_clear_findings(m);

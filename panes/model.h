@@ -13,6 +13,7 @@
 #define FERRY_MODEL_H
 
 #include "finding.h"
+#include "phase.h"
 
 #include <stddef.h>
 
@@ -76,7 +77,7 @@ typedef struct model {
 	int open, errors, warnings, info, fixed, waived, ncheckpoints;
 	tui_readiness ready;   /* from the status document's assessment */
 	char **config;         /* engagement settings set ("key"), NULL-terminated */
-	tui_phase phases[7];
+	tui_phase phases[PHASE_MAX]; /* phase_count() of them, in order */
 	int phase;             /* selected phase index */
 	finding *f;        /* findings of the selected phase */
 	size_t nf, capf;

@@ -5,6 +5,7 @@
  * palette_candidates, which Tab completes from. The typed line itself is edited by
  * the main loop's prompt. */
 #include "artifact.h"
+#include "phase.h"
 #include "config.h"
 #include "intl.h"
 #include "pane.h"
@@ -193,8 +194,8 @@ char **palette_candidates(tui *t, const char *line, size_t *word)
 				cand_add(&c, id);
 			}
 	} else if (strcmp(cmd, "phase") == 0 && i == 0) {
-		for (int k = 0; k < 7; k++)
-			cand_add(&c, ws_phases[k]);
+		for (int k = 0; k < (int)phase_count(); k++)
+			cand_add(&c, phase_name(k));
 	} else if (strcmp(cmd, "lang") == 0 && i == 0) {
 		cand_words(&c, langs);
 	} else if (strcmp(cmd, "fix-plugin") == 0 && i == 0) {

@@ -2,6 +2,7 @@
  * at its foot a one-line readiness summary of the assess phase (score and effort).
  * Selecting a phase changes the model's selected phase and asks for a reload. */
 #include "intl.h"
+#include "phase.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -51,8 +52,9 @@ static void rail_draw(void *st, tui *t, ui_win *w)
 	int width = ui_win_width(w), h = ui_win_height(w);
 	ui_erase(w);
 	int y = pane_title(w, 0, _("Phases"));
-	int per = h >= 1 + 7 * 3 ? 3 : 2; /* rows per phase */
-	for (int i = 0; i < 7 && y < h; i++) {
+	int nph = (int)phase_count();
+	int per = h >= 1 + nph * 3 ? 3 : 2; /* rows per phase */
+	for (int i = 0; i < nph && y < h; i++) {
 		const tui_phase *p = &t->m.phases[i];
 		int sel = i == t->m.phase;
 		int attr = sel ? UI_SELECT : UI_NORMAL;
@@ -98,13 +100,13 @@ static int rail_handle(void *st, tui *t, int cmd, const char *arg)
 			char *end = NULL;
 			long n = strtol(arg, &end, 10);
 			phase = -1;
-			if (end && !*end && n >= 1 && n <= 7)
+			if (end && !*end && n >= 1 && n <= (long)phase_count())
 				phase = (int)n - 1;
-			for (int i = 0; i < 7 && phase < 0; i++)
+			for (int i = 0; i < (int)phase_count() && phase < 0; i++)
 				if (util_starts_with(t->m.phases[i].name, arg))
 					phase = i;
 			if (phase < 0) {
-				tui_message(t, UI_ERROR, _("%s: not a phase (1-7 or a name such as adapt)"), arg);
+				tui_message(t, UI_ERROR, _("%s: not a phase (1-%zu or a name such as adapt)"), arg, phase_count());
 				return PANE_HANDLED;
 			}
 		}

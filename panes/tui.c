@@ -4,6 +4,7 @@
  * (check_run, review_waive, review_signoff, ws_sync, fix_plan_new/fix_plan_apply,
  * ws_revert, ws_init) and takes the writer lock only while it works. */
 #include "tui.h"
+#include "phase.h"
 #include "artifact.h"
 #include "artview.h"
 #include "audit.h"
@@ -392,7 +393,7 @@ static void poll_cancel(app *a)
 static void on_finding(const finding *f, void *payload)
 {
 	app *a = payload;
-	if (f->phase && strcmp(f->phase, ws_phases[a->t.m.phase]) == 0) {
+	if (f->phase && strcmp(f->phase, phase_name(a->t.m.phase)) == 0) {
 		a->found++;
 		if (a->stream)
 			model_add_finding(&a->t.m, f);
@@ -428,7 +429,7 @@ static void run_checks(app *a, int all)
 		tui_message(t, UI_ERROR, "%s", err_message());
 		return;
 	}
-	const char *phases[1] = { ws_phases[t->m.phase] };
+	const char *phases[1] = { phase_name(t->m.phase) };
 	t->running = 1;
 	a->cancel = 0;
 	snprintf(t->progress, sizeof t->progress, "%s", _("starting the checks…"));
@@ -517,7 +518,7 @@ static void do_waive(app *a, const char *reason)
 static const char *signoff_refusal(app *a, char *buf, size_t n)
 {
 	const model *m = &a->t.m;
-	const char *phase = ws_phases[m->phase];
+	const char *phase = phase_name(m->phase);
 	review_refusal why;
 	if (review_signoff_check(&why, m->ws, phase) != 0) {
 		snprintf(buf, n, "%s", err_message());
@@ -550,7 +551,7 @@ static void prompt_start(app *a, int cmd, int confirm, const char *label, const 
 /* 1 when every phase is signed off (none reopened). */
 static int engagement_complete(const tui *t)
 {
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < (int)phase_count(); i++)
 		if (strcmp(t->m.phases[i].status, "signed off") != 0)
 			return 0;
 	return 1;
@@ -563,7 +564,7 @@ static void do_signoff(app *a, const char *note)
 {
 	tui *t = &a->t;
 	char why[512];
-	const char *phase = ws_phases[t->m.phase];
+	const char *phase = phase_name(t->m.phase);
 	int rc = lock_synced(a, NULL);
 	if (!rc)
 		rc = model_load_status(&t->m);
@@ -912,7 +913,7 @@ static void fix_preview(app *a, int scope, const char *arg)
 {
 	tui *t = &a->t;
 	const finding *f = t->sel;
-	const char *phase = ws_phases[t->m.phase];
+	const char *phase = phase_name(t->m.phase);
 	long long ids[32];
 	char plugin[128] = "", file[512] = "";
 	fix_select sel = { ids, 0, NULL, NULL, phase, 0 };
@@ -1671,7 +1672,7 @@ static size_t signoff_review(app *a)
 	drop_shown(t);
 	t->show_text = sbuf_detach(&b);
 	sbuf_done(&b);
-	snprintf(t->show_title, sizeof t->show_title, _("Before signing off %s"), ws_phases[t->m.phase]);
+	snprintf(t->show_title, sizeof t->show_title, _("Before signing off %s"), phase_name(t->m.phase));
 	if (t->view != VIEW_SHOW)
 		t->show_back = t->view;
 	a->reviewing = 1;
@@ -1721,7 +1722,7 @@ static int needs_input(app *a, int cmd)
 		/* the acceptance criteria are judged on the latest evidence before asking */
 		int rc = lock_synced(a, NULL);
 		if (!rc) {
-			rc = review_signoff_gate(t->m.ws, ws_phases[t->m.phase]);
+			rc = review_signoff_gate(t->m.ws, phase_name(t->m.phase));
 			ws_unlock(t->m.ws);
 		}
 		snprintf(why, sizeof why, "%s", rc ? err_message() : "");
@@ -1749,9 +1750,9 @@ static int needs_input(app *a, int cmd)
 				snprintf(what, sizeof what, "%s", warnings ? w : u);
 			/* TRANSLATORS: "Sign off adapt as Ann with 2 open warnings (listed above)?" */
 			snprintf(label, sizeof label, _("Sign off %s as %s with %s (listed above)? Note (optional, Enter signs): "),
-			         ws_phases[t->m.phase], t->m.ws->actor, what);
+			         phase_name(t->m.phase), t->m.ws->actor, what);
 		} else
-			snprintf(label, sizeof label, _("Sign off %s as %s. Note (optional, Enter signs): "), ws_phases[t->m.phase],
+			snprintf(label, sizeof label, _("Sign off %s as %s. Note (optional, Enter signs): "), phase_name(t->m.phase),
 			         t->m.ws->actor);
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;

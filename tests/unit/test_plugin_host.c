@@ -526,7 +526,7 @@ static void test_declaration_errors(void **state)
 		{"noid.lua", "return { phase = 'assess', title = 't', severity = 'info', run = function() end }",
 		 "id: missing"},
 		{"phase.lua", "return { id = 'a.b', phase = 'deploy', title = 't', severity = 'info', run = function() end }",
-		 "phase: 'deploy' is not one of the seven phases"},
+		 "phase: 'deploy' is not a phase (assess, design, environment, adapt, tune, infer-convert, infer-optimize)"},
 		{"sev.lua", "return { id = 'a.c', phase = 'assess', title = 't', severity = 'fatal', run = function() end }",
 		 "severity: must be error, warning or info"},
 		{"run.lua", "return { id = 'a.d', phase = 'assess', title = 't', severity = 'info', run = 3 }",
