@@ -1,0 +1,420 @@
+/* dump_engine — see dump_engine.h. */
+#include "dump_engine.h"
+#include "err.h"
+#include "intl.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_CHUNK ((size_t)128 << 10)
+#define REL_EPS 1e-12
+/* msprobe's real-data rule (CompareConst: COS_THRESHOLD, MAX_ABS_ERR_THRESHOLD,
+ * COS_MAX_THRESHOLD, MAX_ABS_ERR_MAX_THRESHOLD) and its statistics-mode MAGNITUDE. */
+#define COS_THRESHOLD 0.99
+#define MAX_ABS_ERR_THRESHOLD 0.001
+#define COS_MAX_THRESHOLD 0.9
+#define MAX_ABS_ERR_MAX_THRESHOLD 1.0
+#define STAT_MAGNITUDE 0.5
+
+/* Sums over one chunk; combined in job order so results do not depend on threads. */
+typedef struct partial {
+	double dot, na, nb, sq, max_abs, max_rel;
+	unsigned long long lt1, lt5, finite, nfa, nfb, mismatch;
+} partial;
+
+typedef struct job {
+	size_t pair;                   /* index into engine.io, or the file index for a hash job */
+	unsigned long long from, to;   /* element range */
+	int hash;                      /* 1: hash a whole file */
+} job;
+
+typedef struct engine {
+	const dump_tensor_io *io;
+	dump_hash_file *files;
+	job *jobs;
+	size_t njobs;
+	partial *parts;    /* one per job */
+	size_t chunk;
+	atomic_size_t next;
+	atomic_int stop;
+	pthread_mutex_t mu;
+	int code;          /* the first failure */
+	char msg[512];
+} engine;
+
+static int read_range(unsigned char *buf, const char *path, unsigned long long off, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+	size_t got = 0;
+	int rc = 0;
+	while (got < len) {
+		ssize_t r = pread(fd, buf + got, len - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			rc = err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
+			break;
+		}
+		if (r == 0) {
+			rc = err_set(FERRY_ECORRUPT, _("%s: truncated .npy: the data ends at byte %llu (changed while read?)"),
+			             path, off + got);
+			break;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	return rc;
+}
+
+/* 1 when x and y are the same kind of non-finite value. */
+static int same_nonfinite(double x, double y)
+{
+	if (isnan(x) || isnan(y))
+		return isnan(x) && isnan(y);
+	return x == y; /* both infinite here: same sign */
+}
+
+static void accumulate(partial *p, const double *da, const double *db, size_t n)
+{
+	double dot = 0, na = 0, nb = 0, sq = 0, max_abs = p->max_abs, max_rel = p->max_rel;
+	unsigned long long lt1 = 0, lt5 = 0, finite = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = da[i], y = db[i];
+		if (!isfinite(x) || !isfinite(y)) {
+			p->nfa += !isfinite(x);
+			p->nfb += !isfinite(y);
+			p->mismatch += !same_nonfinite(x, y);
+			continue;
+		}
+		/* relative error |d| / den without a division per element */
+		double d = y - x, ad = fabs(d), den = fabs(x) + REL_EPS;
+		dot += x * y;
+		na += x * x;
+		nb += y * y;
+		sq += d * d;
+		max_abs = ad > max_abs ? ad : max_abs;
+		if (ad > max_rel * den)
+			max_rel = ad / den;
+		lt1 += ad < 0.001 * den;
+		lt5 += ad < 0.005 * den;
+		finite++;
+	}
+	p->dot += dot;
+	p->na += na;
+	p->nb += nb;
+	p->sq += sq;
+	p->max_abs = max_abs;
+	p->max_rel = max_rel;
+	p->lt1 += lt1;
+	p->lt5 += lt5;
+	p->finite += finite;
+}
+
+typedef struct worker_buf {
+	unsigned char *ra, *rb;
+	double *da, *db;
+} worker_buf;
+
+static int run_job(engine *e, const job *j, worker_buf *w)
+{
+	if (j->hash)
+		return util_sha256_file(e->files[j->pair].sha, e->files[j->pair].path);
+	const dump_tensor_io *t = &e->io[j->pair];
+	partial *p = &e->parts[j - e->jobs];
+	unsigned long long n = j->to - j->from;
+	int rc = t->fa ? ptfile_read(w->ra, t->fa, t->ta, j->from, (size_t)n)
+	               : read_range(w->ra, t->path_a, t->a.data_offset + j->from * (unsigned long long)t->a.itemsize,
+	                            (size_t)n * (size_t)t->a.itemsize);
+	if (!rc)
+		rc = t->fb ? ptfile_read(w->rb, t->fb, t->tb, j->from, (size_t)n)
+		           : read_range(w->rb, t->path_b, t->b.data_offset + j->from * (unsigned long long)t->b.itemsize,
+		                        (size_t)n * (size_t)t->b.itemsize);
+	if (rc)
+		return rc;
+	npy_decode(w->da, &t->a, w->ra, (size_t)n);
+	npy_decode(w->db, &t->b, w->rb, (size_t)n);
+	accumulate(p, w->da, w->db, (size_t)n);
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	engine *e = arg;
+	worker_buf w = { xmalloc(e->chunk * 8), xmalloc(e->chunk * 8), xmalloc(e->chunk * sizeof(double)),
+		             xmalloc(e->chunk * sizeof(double)) };
+	while (!atomic_load(&e->stop)) {
+		size_t j = atomic_fetch_add(&e->next, 1);
+		if (j >= e->njobs)
+			break;
+		int rc = run_job(e, &e->jobs[j], &w);
+		if (rc) {
+			pthread_mutex_lock(&e->mu);
+			if (!e->code) {
+				e->code = rc;
+				snprintf(e->msg, sizeof e->msg, "%s", err_message());
+			}
+			pthread_mutex_unlock(&e->mu);
+			atomic_store(&e->stop, 1);
+		}
+	}
+	free(w.ra);
+	free(w.rb);
+	free(w.da);
+	free(w.db);
+	return NULL;
+}
+
+static int online_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* Runs the jobs on `threads` workers (the calling thread is one of them). */
+static int engine_run(engine *e, int threads)
+{
+	if ((size_t)threads > e->njobs)
+		threads = e->njobs ? (int)e->njobs : 1;
+	pthread_t *tid = xcalloc((size_t)threads, sizeof *tid);
+	int started = 0;
+	for (int i = 1; i < threads; i++) {
+		if (pthread_create(&tid[i], NULL, worker, e) != 0)
+			break;
+		started++;
+	}
+	worker(e);
+	for (int i = 1; i <= started; i++)
+		pthread_join(tid[i], NULL);
+	free(tid);
+	if (e->code)
+		return err_set(e->code, "%s", e->msg);
+	return 0;
+}
+
+static void finish_metrics(dump_metrics *m, const partial *parts, size_t nparts, unsigned long long count)
+{
+	partial s = { 0 };
+	for (size_t i = 0; i < nparts; i++) {
+		const partial *p = &parts[i];
+		s.dot += p->dot;
+		s.na += p->na;
+		s.nb += p->nb;
+		s.sq += p->sq;
+		s.max_abs = p->max_abs > s.max_abs ? p->max_abs : s.max_abs;
+		s.max_rel = p->max_rel > s.max_rel ? p->max_rel : s.max_rel;
+		s.lt1 += p->lt1;
+		s.lt5 += p->lt5;
+		s.finite += p->finite;
+		s.nfa += p->nfa;
+		s.nfb += p->nfb;
+		s.mismatch += p->mismatch;
+	}
+	m->count = count;
+	m->nonfinite_a = s.nfa;
+	m->nonfinite_b = s.nfb;
+	m->nonfinite_mismatch = s.mismatch;
+	m->max_abs = s.max_abs;
+	m->max_rel = s.max_rel;
+	m->euc_dist = sqrt(s.sq);
+	if (s.na == 0 && s.nb == 0)
+		m->cosine = s.finite || !count ? 1.0 : NAN;
+	else if (s.na == 0 || s.nb == 0)
+		m->cosine = NAN;
+	else {
+		double c = s.dot / (sqrt(s.na) * sqrt(s.nb));
+		m->cosine = c > 1 ? 1 : c < -1 ? -1 : c;
+	}
+	m->ratio_1e3 = s.finite ? (double)s.lt1 / (double)s.finite : count ? NAN : 1.0;
+	m->ratio_5e3 = s.finite ? (double)s.lt5 / (double)s.finite : count ? NAN : 1.0;
+}
+
+int dump_engine_run(dump_metrics *out, const dump_tensor_io *io, size_t n, dump_hash_file *files, size_t nfiles,
+                    size_t chunk, int threads)
+{
+	engine e;
+	memset(&e, 0, sizeof e);
+	if (!chunk)
+		chunk = DEFAULT_CHUNK;
+	/* the jobs: hash every file whose hash is not known already, then every chunk of
+	 * every tensor pair */
+	size_t njobs = 0;
+	for (size_t f = 0; f < nfiles; f++)
+		njobs += !files[f].sha[0];
+	for (size_t r = 0; r < n; r++)
+		njobs += (size_t)((io[r].a.count + chunk - 1) / chunk);
+	e.io = io;
+	e.files = files;
+	e.chunk = chunk;
+	e.jobs = xcalloc(njobs ? njobs : 1, sizeof *e.jobs);
+	e.parts = xcalloc(njobs ? njobs : 1, sizeof *e.parts);
+	size_t *first_job = xmalloc((n ? n : 1) * sizeof *first_job);
+	for (size_t f = 0; f < nfiles; f++)
+		if (!files[f].sha[0])
+			e.jobs[e.njobs++] = (job){ f, 0, 0, 1 };
+	for (size_t r = 0; r < n; r++) {
+		first_job[r] = e.njobs;
+		for (unsigned long long from = 0; from < io[r].a.count; from += chunk) {
+			unsigned long long to = from + chunk < io[r].a.count ? from + chunk : io[r].a.count;
+			e.jobs[e.njobs++] = (job){ r, from, to, 0 };
+		}
+	}
+	pthread_mutex_init(&e.mu, NULL);
+	int rc = engine_run(&e, threads > 0 ? threads : online_cores());
+	pthread_mutex_destroy(&e.mu);
+	for (size_t r = 0; !rc && r < n; r++) {
+		size_t end = r + 1 < n ? first_job[r + 1] : e.njobs;
+		finish_metrics(&out[r], e.parts + first_job[r], end - first_job[r], io[r].a.count);
+	}
+	free(first_job);
+	free(e.jobs);
+	free(e.parts);
+	return rc;
+}
+
+void dump_judge_real(dump_pair *p)
+{
+	const dump_metrics *m = &p->m;
+	p->pass = 1;
+	if (m->nonfinite_mismatch) {
+		p->pass = 0;
+		p->note = N_("NaN/inf where the other side is finite");
+	} else if (isnan(m->cosine)) {
+		p->pass = 0;
+		p->note = N_("cosine undefined (one side is all zero or non-finite)");
+	} else if (m->cosine < COS_MAX_THRESHOLD || m->max_abs > MAX_ABS_ERR_MAX_THRESHOLD ||
+	           (m->cosine < COS_THRESHOLD && m->max_abs > MAX_ABS_ERR_THRESHOLD)) {
+		p->pass = 0;
+		p->note = N_("outside msprobe's accuracy rule");
+	}
+}
+
+/* A statistic of a record: 1 and *v (NaN and ±inf included, as Python's json writes
+ * them), or 0 when it is absent or null (not computable at dump time). */
+static int stat_value(double *v, const cJSON *rec, const char *key)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(rec, key);
+	*v = NAN;
+	if (cJSON_IsNumber(j)) {
+		*v = j->valuedouble;
+		return 1;
+	}
+	if (!cJSON_IsString(j))
+		return 0;
+	if (strcmp(j->valuestring, "NaN") == 0)
+		return 1;
+	if (strcmp(j->valuestring, "Infinity") == 0 || strcmp(j->valuestring, "-Infinity") == 0) {
+		*v = j->valuestring[0] == '-' ? -INFINITY : INFINITY;
+		return 1;
+	}
+	return 0;
+}
+
+void dump_judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb)
+{
+	p->pass = 1;
+	int any = 0;
+	for (int k = 0; k < 4; k++) {
+		double a, b;
+		int ha = stat_value(&a, ra, dump_stat_names[k]), hb = stat_value(&b, rb, dump_stat_names[k]);
+		p->stat_a[k] = a;
+		p->stat_b[k] = b;
+		p->stat_rel[k] = NAN;
+		if (!ha || !hb || (isnan(a) && isnan(b)))
+			continue; /* not recorded on one side, or NaN on both */
+		if (!isfinite(a) || !isfinite(b)) {
+			if (!(isinf(a) && a == b)) {
+				p->pass = 0;
+				p->note = N_("NaN/inf statistic where the other side is finite");
+			}
+			continue;
+		}
+		any = 1;
+		/* against the larger magnitude, as msprobe does: a mean near zero on both sides
+		 * (BatchNorm outputs) is not a 1000 % error */
+		p->stat_rel[k] = fabs(b - a) / (fmax(fabs(a), fabs(b)) + REL_EPS);
+		if (p->stat_rel[k] > STAT_MAGNITUDE)
+			p->warn = 1;
+	}
+	if (p->warn && p->pass)
+		/* xgettext:no-c-format */
+		p->note = N_("a statistic differs by more than 50% of the larger value (msprobe's Warning: double-check)");
+	if (!any && p->pass)
+		p->note = N_("no statistics recorded");
+}
+
+size_t dump_known_hashes(dump_hash_file *files, size_t n, const char *root)
+{
+	size_t rlen = strlen(root);
+	while (rlen > 1 && root[rlen - 1] == '/')
+		rlen--;
+	char *mpath = xasprintf("%.*s.sha256", (int)rlen, root);
+	char *text = NULL;
+	size_t len = 0, found = 0;
+	struct stat st;
+	if (stat(mpath, &st) != 0 || !S_ISREG(st.st_mode) || util_read_file(&text, &len, mpath) != 0) {
+		err_clear();
+		free(mpath);
+		return 0;
+	}
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strlen(line) < 67 || line[64] != ' ' || line[65] != ' ')
+			continue;
+		const char *rel = line + 66;
+		for (size_t i = 0; i < n; i++) {
+			const char *path = files[i].path;
+			if (!files[i].sha[0] && strncmp(path, root, rlen) == 0 && path[rlen] == '/' &&
+			    strcmp(path + rlen + 1, rel) == 0) {
+				memcpy(files[i].sha, line, 64);
+				files[i].sha[64] = '\0';
+				found++;
+			}
+		}
+	}
+	free(text);
+	free(mpath);
+	return found;
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a + 66, *(char *const *)b + 66);
+}
+
+void dump_manifest_hash(char out[65], const dump_hash_file *files, const size_t *idx, size_t n, const char *root)
+{
+	size_t rlen = strlen(root);
+	while (rlen > 1 && root[rlen - 1] == '/')
+		rlen--;
+	char **lines = xcalloc(n ? n : 1, sizeof *lines);
+	for (size_t i = 0; i < n; i++) {
+		const char *path = files[idx[i]].path;
+		if (strncmp(path, root, rlen) == 0 && path[rlen] == '/')
+			path += rlen + 1;
+		lines[i] = xasprintf("%s  %s\n", files[idx[i]].sha, path);
+	}
+	qsort(lines, n, sizeof *lines, line_cmp);
+	sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		sbuf_adds(&b, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	util_sha256_hex(out, b.buf ? b.buf : "", b.len);
+	sbuf_done(&b);
+}
