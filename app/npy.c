@@ -312,9 +312,15 @@ static uint64_t ld64(const unsigned char *p, int be)
 	return hi << 32 | lo;
 }
 
+/* Four floats and four doubles (GCC and Clang vector extensions): the widening
+ * conversion then takes one or two instructions per four elements. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef double v4d __attribute__((vector_size(32)));
+
 void npy_decode(double *out, const npy_info *h, const unsigned char *raw, size_t n)
 {
 	int be = h->big_endian;
+	const int native_le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
 	switch (h->kind << 8 | h->itemsize) {
 	case 'f' << 8 | 2:
 		pthread_once(&half_once, half_init);
@@ -330,6 +336,21 @@ void npy_decode(double *out, const npy_info *h, const unsigned char *raw, size_t
 		}
 		break;
 	case 'f' << 8 | 4:
+		if (!be && native_le) { /* the common case: four at a time, no byte shuffling */
+			size_t i = 0;
+			for (; i + 4 <= n; i += 4) {
+				v4f f;
+				memcpy(&f, raw + 4 * i, sizeof f);
+				v4d d = __builtin_convertvector(f, v4d);
+				memcpy(out + i, &d, sizeof d);
+			}
+			for (; i < n; i++) {
+				float f;
+				memcpy(&f, raw + 4 * i, 4);
+				out[i] = f;
+			}
+			break;
+		}
 		for (size_t i = 0; i < n; i++) {
 			uint32_t u = ld32(raw + 4 * i, be);
 			float f;
