@@ -78,14 +78,17 @@ static int order_matters(const npy_info *h)
 }
 
 /* One side of a pair read from its tensor data: the element layout into h, its archive
- * and tensor when it is a .pt (*pf, *pt), and its file added once to the files hashed. */
-static int side_open(npy_info *h, const ptfile **pf, const pt_tensor **pt, dump_input *in, const dump_tensor_ref *t,
-                     dump_hash_file *files, size_t *nfiles, size_t *side, size_t *nside)
+ * and tensor when it is a .pt (*pf, *pt), and its file added once to the files hashed
+ * (*file: its index there for a .npy, else (size_t)-1). */
+static int side_open(npy_info *h, const ptfile **pf, const pt_tensor **pt, size_t *file, dump_input *in,
+                     const dump_tensor_ref *t, dump_hash_file *files, size_t *nfiles, size_t *side, size_t *nside)
 {
+	*file = (size_t)-1;
 	if (t->npy) {
 		int rc = npy_read_info(h, t->npy);
 		if (rc)
 			return rc;
+		*file = *nfiles;
 		files[*nfiles].path = t->npy;
 		side[(*nside)++] = (*nfiles)++;
 		return 0;
@@ -185,8 +188,8 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			goto out;
 		if ((ta->npy || ta->ptf) && (tb->npy || tb->ptf)) {
 			dump_tensor_io *t = &io[nreal];
-			if ((rc = side_open(&t->a, &t->fa, &t->ta, &ia, ta, files, &nfiles, side_a, &na_files)) ||
-			    (rc = side_open(&t->b, &t->fb, &t->tb, &ib, tb, files, &nfiles, side_b, &nb_files)))
+			if ((rc = side_open(&t->a, &t->fa, &t->ta, &t->file_a, &ia, ta, files, &nfiles, side_a, &na_files)) ||
+			    (rc = side_open(&t->b, &t->fb, &t->tb, &t->file_b, &ib, tb, files, &nfiles, side_b, &nb_files)))
 				goto out;
 			t->path_a = t->fa ? t->fa->path : ta->npy;
 			t->path_b = t->fb ? t->fb->path : tb->npy;

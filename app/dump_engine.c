@@ -38,6 +38,14 @@ typedef struct job {
 	int hash;                      /* 1: hash a whole file */
 } job;
 
+/* The SHA-256 of a .npy fed from the chunks read to compare it: chunk k is added once
+ * chunks 0..k-1 are, whichever worker read them (the header goes in with chunk 0). */
+typedef struct hash_stream {
+	util_sha256 *h;
+	size_t file;              /* index into engine.files */
+	unsigned long long done;  /* chunks added so far (under engine.mu) */
+} hash_stream;
+
 typedef struct engine {
 	const dump_tensor_io *io;
 	dump_hash_file *files;
@@ -45,9 +53,11 @@ typedef struct engine {
 	size_t njobs;
 	partial *parts;    /* one per job */
 	size_t chunk;
+	hash_stream *streams;       /* one per side of each pair: [2 r] for A, [2 r + 1] for B */
 	atomic_size_t next;
 	atomic_int stop;
 	pthread_mutex_t mu;
+	pthread_cond_t hashed;      /* a stream took a chunk, or a worker failed */
 	int code;          /* the first failure */
 	char msg[512];
 } engine;
@@ -246,6 +256,49 @@ typedef struct worker_buf {
 	unsigned char *ra, *rb; /* one chunk of each side, as stored */
 } worker_buf;
 
+/* Adds chunk k (len bytes at buf; for chunk 0, the header first) of the sides of pair r
+ * that are hashed from their chunks, each in its turn. Returns without adding when
+ * another worker failed: the run is over. */
+static int hash_chunks(engine *e, size_t r, unsigned long long k, const unsigned char *buf[2], const size_t len[2])
+{
+	int pending[2];
+	for (int s = 0; s < 2; s++)
+		pending[s] = e->streams[2 * r + s].h != NULL;
+	while (pending[0] || pending[1]) {
+		int s = -1;
+		pthread_mutex_lock(&e->mu);
+		while (!atomic_load(&e->stop)) {
+			for (int c = 0; c < 2 && s < 0; c++)
+				if (pending[c] && e->streams[2 * r + c].done == k)
+					s = c;
+			if (s >= 0)
+				break;
+			pthread_cond_wait(&e->hashed, &e->mu);
+		}
+		pthread_mutex_unlock(&e->mu);
+		if (s < 0)
+			return 0;
+		hash_stream *st = &e->streams[2 * r + s];
+		if (k == 0) {
+			const npy_info *h = s ? &e->io[r].b : &e->io[r].a;
+			unsigned char *head = xmalloc((size_t)h->data_offset);
+			int rc = read_range(head, e->files[st->file].path, 0, (size_t)h->data_offset);
+			if (!rc)
+				util_sha256_update(st->h, head, (size_t)h->data_offset);
+			free(head);
+			if (rc)
+				return rc;
+		}
+		util_sha256_update(st->h, buf[s], len[s]);
+		pthread_mutex_lock(&e->mu);
+		st->done++;
+		pthread_cond_broadcast(&e->hashed);
+		pthread_mutex_unlock(&e->mu);
+		pending[s] = 0;
+	}
+	return 0;
+}
+
 static int run_job(engine *e, const job *j, worker_buf *w)
 {
 	if (j->hash)
@@ -263,7 +316,9 @@ static int run_job(engine *e, const job *j, worker_buf *w)
 	if (rc)
 		return rc;
 	compare_chunk(p, t, w->ra, w->rb, (size_t)n);
-	return 0;
+	const unsigned char *buf[2] = { w->ra, w->rb };
+	const size_t len[2] = { (size_t)n * (size_t)t->a.itemsize, (size_t)n * (size_t)t->b.itemsize };
+	return hash_chunks(e, j->pair, j->from / e->chunk, buf, len);
 }
 
 static void *worker(void *arg)
@@ -281,8 +336,9 @@ static void *worker(void *arg)
 				e->code = rc;
 				snprintf(e->msg, sizeof e->msg, "%s", err_message());
 			}
-			pthread_mutex_unlock(&e->mu);
 			atomic_store(&e->stop, 1);
+			pthread_cond_broadcast(&e->hashed); /* wake the workers waiting for a turn */
+			pthread_mutex_unlock(&e->mu);
 		}
 	}
 	free(w.ra);
@@ -361,11 +417,22 @@ int dump_engine_run(dump_metrics *out, const dump_tensor_io *io, size_t n, dump_
 	memset(&e, 0, sizeof e);
 	if (!chunk)
 		chunk = DEFAULT_CHUNK;
-	/* the jobs: hash every file whose hash is not known already, then every chunk of
+	/* a .npy still to hash whose data is compared is hashed from the chunks read for that;
+	 * the jobs: hash every other file whose hash is not known already, then every chunk of
 	 * every tensor pair */
+	e.streams = xcalloc(2 * n + 1, sizeof *e.streams);
+	char *streamed = xcalloc(nfiles + 1, 1);
+	for (size_t r = 0; r < n; r++)
+		for (int s = 0; s < 2; s++) {
+			size_t f = s ? io[r].file_b : io[r].file_a;
+			if (f < nfiles && !files[f].sha[0] && !streamed[f] && io[r].a.count > 0) {
+				streamed[f] = 1;
+				e.streams[2 * r + s] = (hash_stream){ util_sha256_new(), f, 0 };
+			}
+		}
 	size_t njobs = 0;
 	for (size_t f = 0; f < nfiles; f++)
-		njobs += !files[f].sha[0];
+		njobs += !files[f].sha[0] && !streamed[f];
 	for (size_t r = 0; r < n; r++)
 		njobs += (size_t)((io[r].a.count + chunk - 1) / chunk);
 	e.io = io;
@@ -375,7 +442,7 @@ int dump_engine_run(dump_metrics *out, const dump_tensor_io *io, size_t n, dump_
 	e.parts = xcalloc(njobs ? njobs : 1, sizeof *e.parts);
 	size_t *first_job = xmalloc((n ? n : 1) * sizeof *first_job);
 	for (size_t f = 0; f < nfiles; f++)
-		if (!files[f].sha[0])
+		if (!files[f].sha[0] && !streamed[f])
 			e.jobs[e.njobs++] = (job){ f, 0, 0, 1 };
 	for (size_t r = 0; r < n; r++) {
 		first_job[r] = e.njobs;
@@ -385,8 +452,18 @@ int dump_engine_run(dump_metrics *out, const dump_tensor_io *io, size_t n, dump_
 		}
 	}
 	pthread_mutex_init(&e.mu, NULL);
+	pthread_cond_init(&e.hashed, NULL);
 	int rc = engine_run(&e, threads > 0 ? threads : online_cores());
+	pthread_cond_destroy(&e.hashed);
 	pthread_mutex_destroy(&e.mu);
+	for (size_t s = 0; s < 2 * n; s++) {
+		if (!rc && e.streams[s].h)
+			util_sha256_final(files[e.streams[s].file].sha, e.streams[s].h);
+		else
+			util_sha256_free(e.streams[s].h);
+	}
+	free(e.streams);
+	free(streamed);
 	for (size_t r = 0; !rc && r < n; r++) {
 		size_t end = r + 1 < n ? first_job[r + 1] : e.njobs;
 		finish_metrics(&out[r], e.parts + first_job[r], end - first_job[r], io[r].a.count);

@@ -27,6 +27,8 @@ typedef struct dump_tensor_io {
 	npy_info a, b;               /* the element layout of each side (a .pt tensor in .npy terms) */
 	const ptfile *fa, *fb;       /* the .pt archive of a side, or NULL for .npy (borrowed) */
 	const pt_tensor *ta, *tb;    /* its tensor in that archive */
+	size_t file_a, file_b;       /* a side's .npy in the file list, or (size_t)-1: a .npy still
+	                              * to hash is hashed from the chunks read to compare it */
 } dump_tensor_io;
 
 /* A file whose SHA-256 the audit record needs. */
@@ -38,7 +40,8 @@ typedef struct dump_hash_file {
 /* Compares the n tensor pairs of io (same element count on both sides) into out[0..n-1]
  * and hashes every file of files[0..nfiles-1] whose sha is still "", on `threads`
  * workers (the calling thread is one of them) with chunks of `chunk` elements (0: the
- * default). Fails with the first error of a worker: FERRY_EIO for an unreadable file,
+ * default). A .npy named by io[].file_a/file_b is read once: its hash is fed, in file
+ * order, from the chunks read for the comparison. Fails with the first error of a worker: FERRY_EIO for an unreadable file,
  * FERRY_ECORRUPT for a file that ends early (changed while read). */
 int dump_engine_run(dump_metrics *out, const dump_tensor_io *io, size_t n, dump_hash_file *files, size_t nfiles,
                     size_t chunk, int threads);
