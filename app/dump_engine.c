@@ -133,99 +133,139 @@ static void accumulate(partial *p, const double *da, const double *db, size_t n)
 	p->finite += finite;
 }
 
-/* Four running sums side by side, as two pairs of doubles: the compiler maps each pair
- * onto one SSE2 register (GCC and Clang vector extensions), which plain loops over a
- * running scalar sum never get without reassociating it (-ffast-math). The lanes are
- * added up in a fixed order at the end of a chunk, so results stay independent of the
- * threads. */
-typedef double v2d __attribute__((vector_size(16)));
-typedef long long v2l __attribute__((vector_size(16)));
-
+/* Four running sums side by side, which plain loops over a running scalar sum never get
+ * without reassociating it (-ffast-math): lane l sums the elements i with i % 4 == l. The
+ * lanes are added up in a fixed order at the end of a chunk, so results stay independent
+ * of the threads and of the instruction set. */
 typedef struct lanes {
-	v2d dot[2], na[2], nb[2], sq[2], max_abs[2], max_rel[2];
-	v2l lt1[2], lt5[2]; /* minus the counts: a true comparison is -1 */
+	double dot[4], na[4], nb[4], sq[4], max_abs[4], max_rel[4];
+	long long lt1[4], lt5[4]; /* minus the counts: a true comparison is -1 */
 	unsigned long long finite;
 } lanes;
 
 /* Elements per decoded block: two blocks of doubles stay in the L1 cache. */
 #define BLOCK 1024
 
-/* 1 when x[0..n) and y[0..n) (n a multiple of 4) are all finite: a sum of x·0 stays
- * zero unless some x is a NaN or an infinity (NaN·0 and inf·0 are NaN). */
-static int block_finite(const double *x, const double *y, size_t n)
-{
-	v2d t[2] = { { 0, 0 }, { 0, 0 } };
-	for (size_t i = 0; i < n; i += 4)
-		for (int h = 0; h < 2; h++) {
-			v2d a, c;
-			memcpy(&a, x + i + 2 * h, sizeof a);
-			memcpy(&c, y + i + 2 * h, sizeof c);
-			t[h] += a * 0.0 + c * 0.0;
-		}
-	v2d z = t[0] + t[1];
-	return z[0] == 0 && z[1] == 0;
-}
-
-/* One pair of lanes h over elements x[i], x[i+1] and y[i], y[i+1]: the comparisons of
- * accumulate, without branches except the rare division for a new relative maximum. */
-#define LANE_STEP(h, i)                                                                        \
-	do {                                                                                       \
-		v2d a, c;                                                                              \
-		memcpy(&a, x + (i), sizeof a);                                                         \
-		memcpy(&c, y + (i), sizeof c);                                                         \
-		v2d d = c - a;                                                                         \
-		v2d ad = (v2d)((v2l)d & abs_mask);                                                     \
-		v2d den = (v2d)((v2l)a & abs_mask) + REL_EPS;                                          \
-		dot[h] += a * c;                                                                       \
-		na[h] += a * a;                                                                        \
-		nb[h] += c * c;                                                                        \
-		sq[h] += d * d;                                                                        \
-		v2l up = ad > max_abs[h];                                                              \
-		max_abs[h] = (v2d)(((v2l)ad & up) | ((v2l)max_abs[h] & ~up));                          \
-		up = ad > max_rel[h] * den;                                                            \
-		if (up[0] | up[1])                                                                     \
-			max_rel[h] = (v2d)(((v2l)(ad / den) & up) | ((v2l)max_rel[h] & ~up));              \
-		lt1[h] += ad < 0.001 * den;                                                            \
-		lt5[h] += ad < 0.005 * den;                                                            \
-	} while (0)
-
-/* The sums of n finite elements (n a multiple of 4), lane by lane. */
-static void accumulate_lanes(lanes *s, const double *x, const double *y, size_t n)
-{
-	const v2l abs_mask = { INT64_MAX, INT64_MAX };
-	v2d dot[2] = { s->dot[0], s->dot[1] }, na[2] = { s->na[0], s->na[1] }, nb[2] = { s->nb[0], s->nb[1] };
-	v2d sq[2] = { s->sq[0], s->sq[1] }, max_abs[2] = { s->max_abs[0], s->max_abs[1] };
-	v2d max_rel[2] = { s->max_rel[0], s->max_rel[1] };
-	v2l lt1[2] = { s->lt1[0], s->lt1[1] }, lt5[2] = { s->lt5[0], s->lt5[1] };
-	for (size_t i = 0; i < n; i += 4) {
-		LANE_STEP(0, i);
-		LANE_STEP(1, i + 2);
+/* LANES_BLOCK defines a function NAME(s, x, y, n) that adds n elements of x and y (n a
+ * multiple of 4) into the lanes and returns 1, or returns 0 without adding anything when
+ * one of them is a NaN or an infinity (the caller then takes the scalar loop, which
+ * counts them). The arithmetic is that of accumulate, without branches except the rare
+ * division for a new relative maximum. It is written once for NV vectors of 4 / NV
+ * doubles (GCC and Clang vector extensions VD, with VL their comparison results):
+ * two SSE2 registers or one AVX one per four lanes. */
+#define LANES_BLOCK(NAME, ATTR, VD, VL, NV)                                                                            \
+	ATTR static int NAME(lanes *s, const double *x, const double *y, size_t n)                                     \
+	{                                                                                                              \
+		enum { W = 4 / (NV) };                                                                                 \
+		VD t[NV], dot[NV], na[NV], nb[NV], sq[NV], max_abs[NV], max_rel[NV];                                   \
+		VL lt1[NV], lt5[NV];                                                                                   \
+		const VL abs_mask = (VL){ 0 } + INT64_MAX;                                                             \
+		/* finite unless a sum of x·0 is not zero (NaN·0 and inf·0 are NaN) */                                 \
+		_Pragma("GCC unroll 4") for (int h = 0; h < (NV); h++) t[h] = (VD){ 0 };                               \
+		for (size_t i = 0; i < n; i += 4)                                                                      \
+			_Pragma("GCC unroll 4") for (int h = 0; h < (NV); h++)                                         \
+			{                                                                                              \
+				VD a, c;                                                                               \
+				memcpy(&a, x + i + h * W, sizeof a);                                                   \
+				memcpy(&c, y + i + h * W, sizeof c);                                                   \
+				t[h] += a * 0.0 + c * 0.0;                                                             \
+			}                                                                                              \
+		double z = 0;                                                                                          \
+		for (int h = 0; h < (NV); h++)                                                                         \
+			for (int l = 0; l < W; l++)                                                                    \
+				z += t[h][l];                                                                          \
+		if (z != 0)                                                                                            \
+			return 0;                                                                                      \
+		_Pragma("GCC unroll 4") for (int h = 0; h < (NV); h++)                                                 \
+		{                                                                                                      \
+			memcpy(&dot[h], s->dot + h * W, sizeof dot[h]);                                                \
+			memcpy(&na[h], s->na + h * W, sizeof na[h]);                                                   \
+			memcpy(&nb[h], s->nb + h * W, sizeof nb[h]);                                                   \
+			memcpy(&sq[h], s->sq + h * W, sizeof sq[h]);                                                   \
+			memcpy(&max_abs[h], s->max_abs + h * W, sizeof max_abs[h]);                                    \
+			memcpy(&max_rel[h], s->max_rel + h * W, sizeof max_rel[h]);                                    \
+			memcpy(&lt1[h], s->lt1 + h * W, sizeof lt1[h]);                                                \
+			memcpy(&lt5[h], s->lt5 + h * W, sizeof lt5[h]);                                                \
+		}                                                                                                      \
+		for (size_t i = 0; i < n; i += 4) {                                                                    \
+			VD ad[NV], den[NV];                                                                            \
+			VL up[NV];                                                                                     \
+			long long any = 0;                                                                             \
+			_Pragma("GCC unroll 4") for (int h = 0; h < (NV); h++)                                         \
+			{                                                                                              \
+				VD a, c;                                                                               \
+				memcpy(&a, x + i + h * W, sizeof a);                                                   \
+				memcpy(&c, y + i + h * W, sizeof c);                                                   \
+				VD d = c - a;                                                                          \
+				ad[h] = (VD)((VL)d & abs_mask);                                                        \
+				den[h] = (VD)((VL)a & abs_mask) + REL_EPS;                                             \
+				dot[h] += a * c;                                                                       \
+				na[h] += a * a;                                                                        \
+				nb[h] += c * c;                                                                        \
+				sq[h] += d * d;                                                                        \
+				VL big = ad[h] > max_abs[h];                                                           \
+				max_abs[h] = (VD)(((VL)ad[h] & big) | ((VL)max_abs[h] & ~big));                        \
+				up[h] = ad[h] > max_rel[h] * den[h];                                                   \
+				_Pragma("GCC unroll 4") for (int l = 0; l < W; l++) any |= up[h][l];                   \
+				lt1[h] += ad[h] < 0.001 * den[h];                                                      \
+				lt5[h] += ad[h] < 0.005 * den[h];                                                      \
+			}                                                                                              \
+			if (any) /* rare once the maximum is found: divide only then */                                \
+				_Pragma("GCC unroll 4") for (int h = 0; h < (NV); h++)                                 \
+					max_rel[h] = (VD)(((VL)(ad[h] / den[h]) & up[h]) | ((VL)max_rel[h] & ~up[h])); \
+		}                                                                                                      \
+		_Pragma("GCC unroll 4") for (int h = 0; h < (NV); h++)                                                 \
+		{                                                                                                      \
+			memcpy(s->dot + h * W, &dot[h], sizeof dot[h]);                                                \
+			memcpy(s->na + h * W, &na[h], sizeof na[h]);                                                   \
+			memcpy(s->nb + h * W, &nb[h], sizeof nb[h]);                                                   \
+			memcpy(s->sq + h * W, &sq[h], sizeof sq[h]);                                                   \
+			memcpy(s->max_abs + h * W, &max_abs[h], sizeof max_abs[h]);                                    \
+			memcpy(s->max_rel + h * W, &max_rel[h], sizeof max_rel[h]);                                    \
+			memcpy(s->lt1 + h * W, &lt1[h], sizeof lt1[h]);                                                \
+			memcpy(s->lt5 + h * W, &lt5[h], sizeof lt5[h]);                                                \
+		}                                                                                                      \
+		s->finite += n;                                                                                        \
+		return 1;                                                                                              \
 	}
-	memcpy(s->dot, dot, sizeof dot);
-	memcpy(s->na, na, sizeof na);
-	memcpy(s->nb, nb, sizeof nb);
-	memcpy(s->sq, sq, sizeof sq);
-	memcpy(s->max_abs, max_abs, sizeof max_abs);
-	memcpy(s->max_rel, max_rel, sizeof max_rel);
-	memcpy(s->lt1, lt1, sizeof lt1);
-	memcpy(s->lt5, lt5, sizeof lt5);
-	s->finite += n;
+
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2l __attribute__((vector_size(16)));
+LANES_BLOCK(lanes_block, , v2d, v2l, 2)
+
+/* On x86-64, an AVX2 copy too, chosen at run time where the processor has AVX2 (not under
+ * the sanitizers, whose builds test the portable copy). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) && !defined(FERRY_NO_AVX2)
+#define LANES_AVX2 1
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4l __attribute__((vector_size(32)));
+LANES_BLOCK(lanes_block_avx2, __attribute__((target("avx2"))), v4d, v4l, 1)
+#endif
+
+typedef int (*lanes_block_fn)(lanes *s, const double *x, const double *y, size_t n);
+
+static lanes_block_fn pick_lanes_block(void)
+{
+#ifdef LANES_AVX2
+	if (__builtin_cpu_supports("avx2"))
+		return lanes_block_avx2;
+#endif
+	return lanes_block;
 }
 
 /* Adds the lanes into p, in a fixed order. */
 static void lanes_done(partial *p, const lanes *s)
 {
-	p->dot += (s->dot[0][0] + s->dot[0][1]) + (s->dot[1][0] + s->dot[1][1]);
-	p->na += (s->na[0][0] + s->na[0][1]) + (s->na[1][0] + s->na[1][1]);
-	p->nb += (s->nb[0][0] + s->nb[0][1]) + (s->nb[1][0] + s->nb[1][1]);
-	p->sq += (s->sq[0][0] + s->sq[0][1]) + (s->sq[1][0] + s->sq[1][1]);
-	for (int h = 0; h < 2; h++)
-		for (int l = 0; l < 2; l++) {
-			p->max_abs = s->max_abs[h][l] > p->max_abs ? s->max_abs[h][l] : p->max_abs;
-			p->max_rel = s->max_rel[h][l] > p->max_rel ? s->max_rel[h][l] : p->max_rel;
-			p->lt1 += (unsigned long long)-s->lt1[h][l];
-			p->lt5 += (unsigned long long)-s->lt5[h][l];
-		}
+	p->dot += (s->dot[0] + s->dot[1]) + (s->dot[2] + s->dot[3]);
+	p->na += (s->na[0] + s->na[1]) + (s->na[2] + s->na[3]);
+	p->nb += (s->nb[0] + s->nb[1]) + (s->nb[2] + s->nb[3]);
+	p->sq += (s->sq[0] + s->sq[1]) + (s->sq[2] + s->sq[3]);
+	for (int l = 0; l < 4; l++) {
+		p->max_abs = s->max_abs[l] > p->max_abs ? s->max_abs[l] : p->max_abs;
+		p->max_rel = s->max_rel[l] > p->max_rel ? s->max_rel[l] : p->max_rel;
+		p->lt1 += (unsigned long long)-s->lt1[l];
+		p->lt5 += (unsigned long long)-s->lt5[l];
+	}
 	p->finite += s->finite;
 }
 
@@ -238,14 +278,13 @@ static void compare_chunk(partial *p, const dump_tensor_io *t, const unsigned ch
 	double da[BLOCK], db[BLOCK];
 	lanes s;
 	memset(&s, 0, sizeof s);
+	lanes_block_fn block = pick_lanes_block();
 	for (size_t i = 0; i < n; i += BLOCK) {
 		size_t m = n - i < BLOCK ? n - i : BLOCK;
 		npy_decode(da, &t->a, ra + i * (size_t)t->a.itemsize, m);
 		npy_decode(db, &t->b, rb + i * (size_t)t->b.itemsize, m);
 		size_t v = m & ~(size_t)3;
-		if (block_finite(da, db, v))
-			accumulate_lanes(&s, da, db, v);
-		else
+		if (!block(&s, da, db, v))
 			v = 0;
 		accumulate(p, da + v, db + v, m - v);
 	}
