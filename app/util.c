@@ -312,13 +312,47 @@ void util_sha256_hex(char out[65], const void *data, size_t len)
 	hex_digest(out, md);
 }
 
+struct util_sha256 {
+	EVP_MD_CTX *ctx;
+};
+
+util_sha256 *util_sha256_new(void)
+{
+	util_sha256 *h = xmalloc(sizeof *h);
+	h->ctx = EVP_MD_CTX_new();
+	if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
+		abort(); /* as xmalloc: only allocation fails here */
+	return h;
+}
+
+void util_sha256_update(util_sha256 *h, const void *data, size_t len)
+{
+	EVP_DigestUpdate(h->ctx, data, len);
+}
+
+void util_sha256_final(char out[65], util_sha256 *h)
+{
+	unsigned char md[32];
+	unsigned int mdlen = 0;
+	EVP_DigestFinal_ex(h->ctx, md, &mdlen);
+	util_sha256_free(h);
+	hex_digest(out, md);
+}
+
+void util_sha256_free(util_sha256 *h)
+{
+	if (!h)
+		return;
+	EVP_MD_CTX_free(h->ctx);
+	free(h);
+}
+
 int util_sha256_file(char out[65], const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	util_sha256 *h = util_sha256_new();
 	char buf[1 << 16];
 	ssize_t r;
 	while ((r = read(fd, buf, sizeof buf)) != 0) {
@@ -326,18 +360,14 @@ int util_sha256_file(char out[65], const char *path)
 			if (errno == EINTR)
 				continue;
 			int rc = err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
-			EVP_MD_CTX_free(ctx);
+			util_sha256_free(h);
 			close(fd);
 			return rc;
 		}
-		EVP_DigestUpdate(ctx, buf, (size_t)r);
+		util_sha256_update(h, buf, (size_t)r);
 	}
-	unsigned char md[32];
-	unsigned int mdlen = 0;
-	EVP_DigestFinal_ex(ctx, md, &mdlen);
-	EVP_MD_CTX_free(ctx);
 	close(fd);
-	hex_digest(out, md);
+	util_sha256_final(out, h);
 	return 0;
 }
 

@@ -67,6 +67,16 @@ void util_sha256_hex(char out[65], const void *data, size_t len);
 /* SHA-256 of a whole file, streamed. */
 int util_sha256_file(char out[65], const char *path);
 
+/* A SHA-256 fed piece by piece: util_sha256_new (never NULL: allocation failure aborts
+ * as xmalloc does), util_sha256_update any number of times, util_sha256_final writes the
+ * lower-case hex digest and frees the context; util_sha256_free(NULL) is harmless and
+ * drops an unfinished one. */
+typedef struct util_sha256 util_sha256;
+util_sha256 *util_sha256_new(void);
+void util_sha256_update(util_sha256 *h, const void *data, size_t len);
+void util_sha256_final(char out[65], util_sha256 *h);
+void util_sha256_free(util_sha256 *h);
+
 /* "a" + "/" + "b" without doubling the slash. Caller frees. */
 char *util_path_join(const char *a, const char *b);
 

@@ -2,8 +2,9 @@
  * reading the same bytes as a file (through a memfd) on two threads with a tiny chunk,
  * so headers, size checks, chunk boundaries and the dump.json reader (bytes that are not
  * a .npy are read as a dump.json) all see arbitrary input.
- * fuzz-modules: compare_dump ptfile util err */
+ * fuzz-modules: compare_dump npy dump_input dump_engine dump_render ptfile util err */
 #include "compare_dump.h"
+#include "npy.h"
 #include "err.h"
 #include "memfile.h"
 

@@ -1,0 +1,25 @@
+/*
+ * dump_render — a dump comparison's result for people and programs: the text summary
+ * (first diverging layer, worst pairs first), one CSV row per pair, and the JSON
+ * document `ferry compare dump --format json` prints and the audit stores.
+ *
+ * Reads the result only; never changes it. Text and CSV are appended to a caller-owned
+ * sbuf; the cJSON returned belongs to the caller (cJSON_Delete).
+ */
+#ifndef FERRY_DUMP_RENDER_H
+#define FERRY_DUMP_RENDER_H
+
+#include "dump_result.h"
+#include "util.h"
+
+#include <cjson/cJSON.h>
+
+/* The summary, the first diverging layer and the worst pairs. */
+void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b);
+/* One row per compared pair, with a header line. */
+void dump_render_csv(sbuf *out, const dump_result *r);
+/* {"kind":"dump","a","b","summary","first_diverging","verdict","pairs":[…]}; ina/inb may be
+ * NULL (their members are copied, with "form" and "sha256" set from r). */
+cJSON *dump_result_json(const dump_result *r, const cJSON *ina, const cJSON *inb);
+
+#endif

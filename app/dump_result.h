@@ -1,0 +1,70 @@
+/*
+ * dump_result — what a dump comparison produces: the metrics of one tensor pair, the
+ * pairs with their verdicts, and the summary. Types only, shared by the engine that
+ * fills the metrics (dump_engine.h), the renderers (dump_render.h) and the orchestration
+ * that builds a result (compare_dump.h).
+ *
+ * Ownership: a dump_result owns every string and array in it; dump_result_done
+ * (compare_dump.h) frees them. dump_pair.note is static text, never freed.
+ */
+#ifndef FERRY_DUMP_RESULT_H
+#define FERRY_DUMP_RESULT_H
+
+#include <stddef.h>
+
+/* The statistics of a dump.json record, in the order of dump_pair.stat_a/stat_b/stat_rel:
+ * "Max", "Min", "Mean", "Norm". */
+extern const char *const dump_stat_names[4];
+
+/* msprobe's real-data metrics for one tensor pair (DESIGN §2 row 5). */
+typedef struct dump_metrics {
+	double cosine;      /* A·B / (‖A‖‖B‖); 1 for two all-zero tensors; NaN when undefined */
+	double euc_dist;    /* ‖B − A‖₂ */
+	double max_abs;     /* max |B − A| */
+	double max_rel;     /* max |B − A| / (|A| + 1e-12) */
+	double ratio_1e3;   /* share of elements with relative error < 0.001 (NaN when none finite) */
+	double ratio_5e3;   /* share of elements with relative error < 0.005 */
+	unsigned long long count;              /* elements compared */
+	unsigned long long nonfinite_a, nonfinite_b; /* NaN/inf elements (left out of the metrics) */
+	unsigned long long nonfinite_mismatch; /* positions where A and B are not the same NaN/±inf */
+} dump_metrics;
+
+enum dump_mode {
+	DUMP_REAL = 0,     /* tensors read from .npy or .pt */
+	DUMP_STATS = 1,    /* compared by the statistics in dump.json */
+	DUMP_UNMATCHED = 2 /* shapes differ: not compared */
+};
+
+/* One compared tensor pair. */
+typedef struct dump_pair {
+	char *name;          /* tensor name, e.g. Functional.conv2d.0.forward.output.0 */
+	char *layer;         /* its API or module call, e.g. Functional.conv2d.0.forward */
+	size_t order;        /* execution order of the layer in A */
+	int mode;            /* enum dump_mode */
+	char dtype_a[32], dtype_b[32];
+	char shape_a[64], shape_b[64];
+	dump_metrics m;      /* DUMP_REAL */
+	double stat_a[4], stat_b[4]; /* DUMP_STATS: Max, Min, Mean, Norm (NaN when absent) */
+	double stat_rel[4];  /* |B − A| / max(|A|, |B|) per statistic, msprobe's statistics-mode
+	                      * measure (NaN when absent) */
+	int pass;
+	int warn;            /* DUMP_STATS: a statistic differs by more than msprobe's MAGNITUDE
+	                      * (0.5): its "Warning", a pair to double-check, not a failure */
+	const char *note;    /* static text: why it failed or was not read, or NULL */
+} dump_pair;
+
+typedef struct dump_result {
+	dump_pair *pairs;      /* in execution order of A */
+	size_t n;
+	size_t only_a, only_b; /* tensors without a partner */
+	size_t nreal, nstats, nunmatched, nfailed;
+	size_t nwarn;          /* passing statistics pairs with msprobe's Warning */
+	long long first_fail;  /* index of the first failing pair in execution order, or -1 */
+	char *form_a, *form_b; /* "npy", "pt", "dump.json" or "npy folder" (.npy and .pt files) */
+	char *stats_reason;    /* why tensors were not read (NULL when all were), static-like copy */
+	char sha_a[65], sha_b[65]; /* a file's SHA-256, or for a dump the SHA-256 of its manifest
+	                            * (sha256sum lines of dump.json and every tensor file read) */
+	int pass;              /* pairs were compared and none failed */
+} dump_result;
+
+#endif
