@@ -4,7 +4,7 @@
 
 PKG_CONFIG ?= pkg-config
 CC ?= cc
-PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto libzip
+PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto libzip zlib
 GRAMMAR_VERSION := 0.23.6
 
 BUILD ?= build

@@ -700,7 +700,10 @@ static void test_damaged(void **state)
 	assert_int_equal(history_open(&h2, root, gd), 0);
 	assert_int_equal(history_check(h2), 0);
 
-	/* a missing blob is found by the check */
+	/* a missing blob is found by the check (a checkpoint's: the baseline is one pack) */
+	char edit[41];
+	tu_write(root, "README.md", "edited\n");
+	commit_all(h2, edit, "Edit");
 	char *blob = cap("git --git-dir='%s' rev-parse HEAD:README.md", gd);
 	sh("rm -f '%s/objects/%.2s/%s'", gd, blob, blob + 2);
 	assert_int_equal(history_check(h2), FERRY_ECORRUPT);
