@@ -193,6 +193,7 @@ fuzz:
 
 bench: ferry
 	$(Q)sh tests/bench/run.sh
+	$(Q)sh tests/bench/init_bench.sh
 	$(Q)sh tests/bench/real.sh
 	$(Q)sh tests/bench/profile_bench.sh
 
