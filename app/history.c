@@ -17,6 +17,8 @@
 #include "util.h"
 
 #include <git2.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 /* libgit2's *_INIT macros name only the leading fields of each options struct */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -848,6 +850,61 @@ static int add_baseline_entry(history *h, git_index *index, const char *rel, blo
 	return 0;
 }
 
+typedef struct tree_pack {
+	git_packbuilder *pb;
+	int failed;
+} tree_pack;
+
+static int add_subtree(const char *root, const git_tree_entry *entry, void *payload)
+{
+	tree_pack *t = payload;
+	(void)root;
+	if (git_tree_entry_type(entry) == GIT_OBJECT_TREE && git_packbuilder_insert(t->pb, git_tree_entry_id(entry), NULL) < 0) {
+		t->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the index's trees as one more pack: written loose, each directory's tree
+ * would be one more file (and often one more folder) created. A second handle on the
+ * repository, whose object database writes to a mempack first, builds them in memory;
+ * a packbuilder given only the trees (the blobs are packed already) writes them out. */
+static int pack_trees(history *h, git_index *index)
+{
+	git_repository *mem_repo = NULL;
+	git_odb *mem_odb = NULL, *odb = NULL;
+	git_odb_backend *mempack = NULL;
+	git_tree *tree = NULL;
+	tree_pack t = { NULL, 0 };
+	git_oid id;
+	int rc = 0;
+	if (git_repository_open_bare(&mem_repo, h->git_dir) < 0 || git_repository_odb(&mem_odb, mem_repo) < 0 ||
+	    git_mempack_new(&mempack) < 0) {
+		rc = hfail(h, _("writing trees"));
+		goto out;
+	}
+	/* above every other backend, so it takes the writes; the database owns it now */
+	if (git_odb_add_backend(mem_odb, mempack, 1000) < 0) {
+		mempack->free(mempack);
+		rc = hfail(h, _("writing trees"));
+		goto out;
+	}
+	if (git_index_write_tree_to(&id, index, mem_repo) < 0 || git_tree_lookup(&tree, mem_repo, &id) < 0 ||
+	    git_packbuilder_new(&t.pb, mem_repo) < 0 || git_packbuilder_insert(t.pb, &id, NULL) < 0 ||
+	    git_tree_walk(tree, GIT_TREEWALK_PRE, add_subtree, &t) < 0 ||
+	    git_packbuilder_write(t.pb, NULL, 0, NULL, NULL) < 0 || git_repository_odb(&odb, h->repo) < 0 ||
+	    git_odb_refresh(odb) < 0)
+		rc = hfail(h, _("writing trees"));
+out:
+	git_packbuilder_free(t.pb);
+	git_tree_free(tree);
+	git_odb_free(odb);
+	git_odb_free(mem_odb);
+	git_repository_free(mem_repo);
+	return rc;
+}
+
 /* Stages every file of the project into the empty index. */
 static int stage_baseline(history *h, git_index *index)
 {
@@ -873,6 +930,8 @@ static int stage_baseline(history *h, git_index *index)
 	}
 	for (size_t i = 0; i < rel.n && rc == 0; i++)
 		rc = add_baseline_entry(h, index, rel.v[i], &files[i]);
+	if (rc == 0)
+		rc = pack_trees(h, index);
 out:
 	for (size_t i = 0; files && i < rel.n; i++)
 		free((char *)files[i].path);
