@@ -881,13 +881,13 @@ static int pack_trees(history *h, git_index *index)
 	int rc = 0;
 	if (git_repository_open_bare(&mem_repo, h->git_dir) < 0 || git_repository_odb(&mem_odb, mem_repo) < 0 ||
 	    git_mempack_new(&mempack) < 0) {
-		rc = hfail(h, _("writing trees"));
+		rc = hfail(h, _("writing tree"));
 		goto out;
 	}
 	/* above every other backend, so it takes the writes; the database owns it now */
 	if (git_odb_add_backend(mem_odb, mempack, 1000) < 0) {
 		mempack->free(mempack);
-		rc = hfail(h, _("writing trees"));
+		rc = hfail(h, _("writing tree"));
 		goto out;
 	}
 	if (git_index_write_tree_to(&id, index, mem_repo) < 0 || git_tree_lookup(&tree, mem_repo, &id) < 0 ||
@@ -895,7 +895,7 @@ static int pack_trees(history *h, git_index *index)
 	    git_tree_walk(tree, GIT_TREEWALK_PRE, add_subtree, &t) < 0 ||
 	    git_packbuilder_write(t.pb, NULL, 0, NULL, NULL) < 0 || git_repository_odb(&odb, h->repo) < 0 ||
 	    git_odb_refresh(odb) < 0)
-		rc = hfail(h, _("writing trees"));
+		rc = hfail(h, _("writing tree"));
 out:
 	git_packbuilder_free(t.pb);
 	git_tree_free(tree);
