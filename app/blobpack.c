@@ -81,7 +81,8 @@ static int read_once(const blobpack_file *f, struct stat *st, char **data, size_
 		return ENOENT; /* no longer something the scan records */
 	if (st->st_size > BLOBPACK_MAX_INLINE)
 		return 0;
-	int fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO put in the file's place since the lstat must not hang the read */
+	int fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ELOOP ? -1 : errno;
 	size_t cap = (size_t)st->st_size + 1, got = 0;
@@ -191,6 +192,11 @@ static void *worker(void *arg)
 {
 	packer *p = arg;
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	if (!md) {
+		pthread_mutex_lock(&p->lock);
+		p->werr = ENOMEM; /* the others stop too: no file may be left without its id */
+		pthread_mutex_unlock(&p->lock);
+	}
 	for (;;) {
 		size_t i = atomic_fetch_add(&p->next, 1);
 		if (i >= p->n || !md)
