@@ -4,7 +4,7 @@
 
 PKG_CONFIG ?= pkg-config
 CC ?= cc
-PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto libzip
+PKGS := ncursesw libgit2 sqlite3 lua5.4 libcjson tree-sitter libcrypto libzip zlib
 GRAMMAR_VERSION := 0.23.6
 
 BUILD ?= build
@@ -193,6 +193,7 @@ fuzz:
 
 bench: ferry
 	$(Q)sh tests/bench/run.sh
+	$(Q)sh tests/bench/init_bench.sh
 	$(Q)sh tests/bench/real.sh
 	$(Q)sh tests/bench/profile_bench.sh
 

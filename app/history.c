@@ -11,11 +11,14 @@
 #include "intl.h"
 #include "subject.h"
 #include "history.h"
+#include "blobpack.h"
 #include "err.h"
 #include "projfs.h"
 #include "util.h"
 
 #include <git2.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 /* libgit2's *_INIT macros name only the leading fields of each options struct */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -328,6 +331,16 @@ static void skip_path(history *h, const char *rel, int dir, const char *reason)
 	h->skipped[h->nskipped++] = xasprintf("%s%s: %s", rel, dir ? "/" : "", reason);
 }
 
+/* Hides rel, a file (or a directory when dir) that cannot be read for reason e. */
+static void skip_unreadable(history *h, const char *rel, int dir, int e)
+{
+	char *why = xasprintf(dir ? _("unreadable directory (%s); left out of the record")
+	                          : _("unreadable (%s); left out of the record"),
+	                      strerror(e));
+	skip_path(h, rel, dir, why);
+	free(why);
+}
+
 /* 1 when relpath is an odd path or lies below an odd directory. */
 static int under_odd(const history *h, const char *relpath)
 {
@@ -370,16 +383,12 @@ static size_t skip_odd_paths(history *h, const char *rel_dir, int depth)
 				skip_path(h, rel, 1, _("directories nested deeper than 100 levels; left out of the record"));
 				found++;
 			} else if (dir && access(path, R_OK | X_OK) != 0) {
-				char *why = xasprintf(_("unreadable directory (%s); left out of the record"), strerror(errno));
-				skip_path(h, rel, 1, why);
-				free(why);
+				skip_unreadable(h, rel, 1, errno);
 				found++;
 			} else if (dir) {
 				found += skip_odd_paths(h, probe, depth + 1);
 			} else if (access(path, R_OK) != 0) {
-				char *why = xasprintf(_("unreadable (%s); left out of the record"), strerror(errno));
-				skip_path(h, rel, 0, why);
-				free(why);
+				skip_unreadable(h, rel, 0, errno);
 				found++;
 			}
 			free(probe);
@@ -410,6 +419,7 @@ size_t history_skipped(const char *const **out, const history *h)
 typedef struct stage_ctx {
 	history *h;
 	strv nested;
+	strv *collect; /* when set, the files are listed here instead of staged */
 } stage_ctx;
 
 /* add_all's per-path hook: a nested repository is set aside, an odd path left out
@@ -436,6 +446,10 @@ static int note_nested(const char *path, const char *matched, void *payload)
 		return 1;
 	if (len && path[len - 1] == '/') {
 		strv_push(&c->nested, xstrdup(path));
+		return 1;
+	}
+	if (c->collect) {
+		strv_push(c->collect, xstrdup(path));
 		return 1;
 	}
 	return 0;
@@ -521,9 +535,7 @@ static int stage_each(history *h, git_index *index, const git_strarray *spec)
 				if (git_index_get_bypath(index, rel, 0) && git_index_remove_bypath(index, rel) < 0)
 					rc = git_fail(FERRY_EGIT, rel, _("staging a deletion"));
 			} else if (e) {
-				char *why = xasprintf(_("unreadable (%s); left out of the record"), strerror(e));
-				skip_path(h, rel, 0, why);
-				free(why);
+				skip_unreadable(h, rel, 0, e);
 			} else {
 				rc = git_fail(FERRY_EGIT, rel, "staging");
 			}
@@ -535,11 +547,14 @@ static int stage_each(history *h, git_index *index, const git_strarray *spec)
 }
 
 /* `git add -A` over pathspec (NULL: everything), nested repositories included, then
- * the exact paths of spec that a scan could not reach. */
-static int stage_all(history *h, git_index *index, const git_strarray *given)
+ * the exact paths of spec that a scan could not reach. With collect, nothing is staged:
+ * the new files that would be are appended to it (a scan of an empty index). */
+static int stage_all(history *h, git_index *index, const git_strarray *given, strv *collect)
 {
 	const git_strarray *spec = given;
-	stage_ctx c = { h, { NULL, 0, 0 } };
+	stage_ctx c = { h, { NULL, 0, 0 }, collect };
+	file_cb take = collect ? collect_file : stage_file;
+	void *sink = collect ? (void *)collect : (void *)index;
 	strv narrowed = { NULL, 0, 0 };
 	git_strarray nspec = { NULL, 0 };
 	int rc = 0;
@@ -575,9 +590,15 @@ static int stage_all(history *h, git_index *index, const git_strarray *given)
 			break;
 		free_strv(c.nested.v, c.nested.n);
 		memset(&c.nested, 0, sizeof c.nested);
+		if (collect) {
+			free_strv(collect->v, collect->n);
+			memset(collect, 0, sizeof *collect);
+		}
 		if (attempt + 1 >= STAGE_SCANS) {
-			/* files keep vanishing under the scans: stage the changes one by one */
-			rc = stage_each(h, index, spec);
+			/* files keep vanishing under the scans: take the changes one by one */
+			rc = collect ? history_changed_files(&collect->v, &collect->n, h) : stage_each(h, index, spec);
+			if (collect)
+				collect->cap = collect->n;
 			goto out;
 		}
 		if (!retry_after_odd_paths(h, attempt)) {
@@ -586,7 +607,7 @@ static int stage_all(history *h, git_index *index, const git_strarray *given)
 		}
 	}
 	for (size_t i = 0; i < c.nested.n && rc == 0; i++)
-		rc = walk_nested(h, c.nested.v[i], stage_file, index);
+		rc = walk_nested(h, c.nested.v[i], take, sink);
 	for (size_t i = 0; spec && i < spec->count && rc == 0; i++) {
 		char *path = util_path_join(h->root, spec->strings[i]);
 		struct stat st;
@@ -594,8 +615,20 @@ static int stage_all(history *h, git_index *index, const git_strarray *given)
 		if (!under_odd(h, spec->strings[i]) && lstat(path, &st) == 0 &&
 		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && !git_index_get_bypath(index, spec->strings[i], 0) &&
 		    git_ignore_path_is_ignored(&ignored, h->repo, spec->strings[i]) == 0 && !ignored)
-			rc = stage_file(h, spec->strings[i], index);
+			rc = take(h, spec->strings[i], sink);
 		free(path);
+	}
+	if (collect && collect->n) {
+		/* a path of spec may have been listed by the scan as well */
+		size_t kept = 1;
+		qsort(collect->v, collect->n, sizeof *collect->v, cmp_str);
+		for (size_t i = 1; i < collect->n; i++) {
+			if (strcmp(collect->v[i], collect->v[kept - 1]) == 0)
+				free(collect->v[i]);
+			else
+				collect->v[kept++] = collect->v[i];
+		}
+		collect->n = kept;
 	}
 out:
 	free_strv(c.nested.v, c.nested.n);
@@ -747,6 +780,168 @@ out:
 	return rc;
 }
 
+/* ---------- the baseline ----------
+ * init records every project file at once. The paths come from the same scan as any
+ * other staging (stage_all: add_all's, nested repositories and odd paths handled
+ * alike), but libgit2 would then store one loose object per file, and creating those
+ * files was most of init's time. blobpack reads, hashes and compresses the files on
+ * worker threads into one pack instead, and each index entry gets the stat data
+ * libgit2's own staging records (git_index_entry__init_from_stat), so the next scan
+ * compares stat data and reads nothing. */
+
+/* Stores a file too large for blobpack's memory bound through libgit2's streaming
+ * blob writer, again while it changes under the read. */
+static int store_big(git_oid *id, history *h, const char *rel, blobpack_file *f)
+{
+	for (int i = 0; i < ODD_RETRIES; i++) {
+		struct stat after;
+		if (git_blob_create_from_disk(id, h->repo, f->path) < 0) {
+			if (lstat(f->path, &after) != 0) {
+				f->err = errno;
+				return 0;
+			}
+			return git_fail(FERRY_EGIT, rel, "staging");
+		}
+		if (lstat(f->path, &after) != 0) {
+			f->err = errno;
+			return 0;
+		}
+		if (blobpack_same_stat(&after, &f->st))
+			break;
+		f->st = after; /* changed while read: read again with the stat taken before */
+	}
+	return 0;
+}
+
+/* Adds f, found at rel by the scan, to the index as libgit2's staging would. */
+static int add_baseline_entry(history *h, git_index *index, const char *rel, blobpack_file *f)
+{
+	git_index_entry e;
+	memset(&e, 0, sizeof e);
+	if (f->big) {
+		int rc = store_big(&e.id, h, rel, f);
+		if (rc < 0)
+			return rc;
+	} else if (!f->err) {
+		git_oid_fromraw(&e.id, f->id);
+	}
+	if (f->err == ENOENT || f->err == ENOTDIR)
+		return 0; /* gone since the scan, as if the scan had not seen it */
+	if (f->err) {
+		skip_unreadable(h, rel, 0, f->err);
+		return 0;
+	}
+	const struct stat *st = &f->st;
+	e.path = rel;
+	e.mode = S_ISLNK(st->st_mode)      ? GIT_FILEMODE_LINK
+	         : (st->st_mode & S_IXUSR) ? GIT_FILEMODE_BLOB_EXECUTABLE
+	                                   : GIT_FILEMODE_BLOB;
+	e.ctime.seconds = (int32_t)st->st_ctim.tv_sec;
+	e.ctime.nanoseconds = (uint32_t)st->st_ctim.tv_nsec;
+	e.mtime.seconds = (int32_t)st->st_mtim.tv_sec;
+	e.mtime.nanoseconds = (uint32_t)st->st_mtim.tv_nsec;
+	e.dev = (uint32_t)st->st_rdev; /* sic: libgit2 records st_rdev, and compares like with like */
+	e.ino = (uint32_t)st->st_ino;
+	e.uid = (uint32_t)st->st_uid;
+	e.gid = (uint32_t)st->st_gid;
+	e.file_size = (uint32_t)st->st_size;
+	if (git_index_add(index, &e) < 0)
+		return hfail(h, "staging files");
+	return 0;
+}
+
+typedef struct tree_pack {
+	git_packbuilder *pb;
+	int failed;
+} tree_pack;
+
+static int add_subtree(const char *root, const git_tree_entry *entry, void *payload)
+{
+	tree_pack *t = payload;
+	(void)root;
+	if (git_tree_entry_type(entry) == GIT_OBJECT_TREE && git_packbuilder_insert(t->pb, git_tree_entry_id(entry), NULL) < 0) {
+		t->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes the index's trees as one more pack: written loose, each directory's tree
+ * would be one more file (and often one more folder) created. A second handle on the
+ * repository, whose object database writes to a mempack first, builds them in memory;
+ * a packbuilder given only the trees (the blobs are packed already) writes them out. */
+static int pack_trees(history *h, git_index *index)
+{
+	git_repository *mem_repo = NULL;
+	git_odb *mem_odb = NULL, *odb = NULL;
+	git_odb_backend *mempack = NULL;
+	git_tree *tree = NULL;
+	tree_pack t = { NULL, 0 };
+	git_oid id;
+	int rc = 0;
+	if (git_repository_open_bare(&mem_repo, h->git_dir) < 0 || git_repository_odb(&mem_odb, mem_repo) < 0 ||
+	    git_mempack_new(&mempack) < 0) {
+		rc = hfail(h, _("writing tree"));
+		goto out;
+	}
+	/* above every other backend, so it takes the writes; the database owns it now */
+	if (git_odb_add_backend(mem_odb, mempack, 1000) < 0) {
+		mempack->free(mempack);
+		rc = hfail(h, _("writing tree"));
+		goto out;
+	}
+	if (git_index_write_tree_to(&id, index, mem_repo) < 0 || git_tree_lookup(&tree, mem_repo, &id) < 0 ||
+	    git_packbuilder_new(&t.pb, mem_repo) < 0 || git_packbuilder_insert(t.pb, &id, NULL) < 0 ||
+	    git_tree_walk(tree, GIT_TREEWALK_PRE, add_subtree, &t) < 0 ||
+	    git_packbuilder_write(t.pb, NULL, 0, NULL, NULL) < 0 || git_repository_odb(&odb, h->repo) < 0 ||
+	    git_odb_refresh(odb) < 0)
+		rc = hfail(h, _("writing tree"));
+out:
+	git_packbuilder_free(t.pb);
+	git_tree_free(tree);
+	git_odb_free(odb);
+	git_odb_free(mem_odb);
+	git_repository_free(mem_repo);
+	return rc;
+}
+
+/* Stages every file of the project into the empty index. */
+static int stage_baseline(history *h, git_index *index)
+{
+	strv rel = { NULL, 0, 0 };
+	blobpack_file *files = NULL;
+	git_odb *odb = NULL;
+	char *pack_dir = NULL;
+	int rc = 0;
+	/* without trusted file modes or symlinks, libgit2's own rules decide the modes */
+	if (git_index_caps(index) & (GIT_INDEX_CAPABILITY_NO_FILEMODE | GIT_INDEX_CAPABILITY_NO_SYMLINKS))
+		return stage_all(h, index, NULL, NULL);
+	if ((rc = stage_all(h, index, NULL, &rel)) < 0)
+		goto out;
+	files = xcalloc(rel.n ? rel.n : 1, sizeof *files);
+	for (size_t i = 0; i < rel.n; i++)
+		files[i].path = util_path_join(h->root, rel.v[i]);
+	pack_dir = util_path_join(git_repository_path(h->repo), "objects/pack");
+	if ((rc = blobpack_write(files, rel.n, pack_dir, 0)) < 0)
+		goto out;
+	if (git_repository_odb(&odb, h->repo) < 0 || git_odb_refresh(odb) < 0) {
+		rc = hfail(h, _("reading the baseline's objects"));
+		goto out;
+	}
+	for (size_t i = 0; i < rel.n && rc == 0; i++)
+		rc = add_baseline_entry(h, index, rel.v[i], &files[i]);
+	if (rc == 0)
+		rc = pack_trees(h, index);
+out:
+	for (size_t i = 0; files && i < rel.n; i++)
+		free((char *)files[i].path);
+	free(files);
+	free(pack_dir);
+	git_odb_free(odb);
+	free_strv(rel.v, rel.n);
+	return rc;
+}
+
 int history_init(history **out, char baseline[41], const char *root, const char *git_dir,
                  const history_sig *sig)
 {
@@ -784,7 +979,7 @@ int history_init(history **out, char baseline[41], const char *root, const char 
 		rc = hfail(h, "index");
 		goto out;
 	}
-	if ((rc = stage_all(h, index, NULL)) < 0)
+	if ((rc = stage_baseline(h, index)) < 0)
 		goto out;
 	char actor[512];
 	snprintf(actor, sizeof actor, "%s <%s>", gsig->name, gsig->email);
@@ -940,7 +1135,7 @@ int history_commit(char out[41], int *made, history *h, const char *const *paths
 		rc = hfail(h, "index");
 		goto out;
 	}
-	if ((rc = stage_all(h, index, specp)) < 0)
+	if ((rc = stage_all(h, index, specp, NULL)) < 0)
 		goto out;
 	msg = build_message(message, trailers, ntrailers);
 	if ((rc = commit_index(&oid, made, h, index, msg, gsig, parent)) < 0)

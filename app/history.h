@@ -35,7 +35,8 @@ typedef struct history_commit_info {
 
 /* Creates the bare repository at git_dir with root as its work tree (the project's
  * .gitignore honoured; .git/ and .ferry/ always excluded) and commits the project as
- * received: the baseline. Writes its oid into baseline. */
+ * received: the baseline, its blobs and trees written as packs (files read and hashed
+ * on worker threads; see blobpack.h). Writes its oid into baseline. */
 int history_init(history **out, char baseline[41], const char *root, const char *git_dir,
                  const history_sig *sig);
 /* Called by the scans of history_init with the number of paths looked at so far, on the

@@ -18,7 +18,7 @@ esac
 packages=(
   build-essential pkgconf git ca-certificates
   libncurses-dev libgit2-dev libsqlite3-dev liblua5.4-dev libcjson-dev
-  libtree-sitter-dev libssl-dev libzip-dev gettext
+  libtree-sitter-dev libssl-dev libzip-dev zlib1g-dev gettext
 )
 if ((with_tests)); then
   packages+=(

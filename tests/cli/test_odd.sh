@@ -90,6 +90,30 @@ rm -rf "$big"
 [ "$(arts)" -eq $((n0 + 1)) ] && ok "only the valid model was recorded" || fail "artifacts: $(arts), wanted $((n0 + 1))"
 
 if [ "$can_deny" -eq 1 ]; then
+	# ---- odd files at init: left out of the baseline, named by the next command ------
+	p="$work/odd-init"
+	make_project "$p"
+	mkdir -p "$p/locked" "$p/vendor/lib"
+	echo 'secret = 1' >"$p/secret.py"
+	echo 'x = 1' >"$p/locked/a.py"
+	echo 'v = 1' >"$p/vendor/lib/v.py"
+	echo 'w = 1' >"$p/vendor/lib/hidden.py"
+	git -C "$p/vendor/lib" init -q
+	own "$p"
+	chmod 000 "$p/secret.py" "$p/locked" "$p/vendor/lib/hidden.py"
+	expect_exit 0 "init with an unreadable file, directory and nested-repository file" -- as_user "$FERRY" init "$p"
+	git --git-dir="$p/.ferry/history.git" ls-tree -r --name-only HEAD >"$work/tree"
+	printf '.gitignore\nmodels/net.py\ntrain.py\nvendor/lib/v.py\n' | cmp -s - "$work/tree" &&
+		ok "the baseline holds every readable file and nothing else" ||
+		{ fail "baseline after an odd init"; sed 's/^/     | /' "$work/tree"; }
+	git --git-dir="$p/.ferry/history.git" fsck --strict >"$work/fsck" 2>&1 && ok "git fsck clean after init" || fail "git fsck after init"
+	expect_exit 0 "status after an odd init" -- as_user "$FERRY" -C "$p" status
+	expect_grep "warning: secret.py: unreadable" "$work/err" "the unreadable file is named"
+	expect_grep "warning: locked/: unreadable directory" "$work/err" "the unreadable directory is named"
+	expect_grep "warning: vendor/lib/hidden.py: unreadable" "$work/err" "the nested repository's unreadable file is named"
+	chmod 755 "$p/locked"
+	chmod 644 "$p/secret.py" "$p/vendor/lib/hidden.py"
+
 	# ---- odd files during the start-of-command sync --------------------------------
 	p="$work/odd"
 	make_project "$p"

@@ -700,7 +700,10 @@ static void test_damaged(void **state)
 	assert_int_equal(history_open(&h2, root, gd), 0);
 	assert_int_equal(history_check(h2), 0);
 
-	/* a missing blob is found by the check */
+	/* a missing blob is found by the check (a checkpoint's: the baseline is one pack) */
+	char edit[41];
+	tu_write(root, "README.md", "edited\n");
+	commit_all(h2, edit, "Edit");
 	char *blob = cap("git --git-dir='%s' rev-parse HEAD:README.md", gd);
 	sh("rm -f '%s/objects/%.2s/%s'", gd, blob, blob + 2);
 	assert_int_equal(history_check(h2), FERRY_ECORRUPT);
@@ -793,6 +796,64 @@ static void test_nested_repo(void **state)
 	done(h, root, gd);
 }
 
+/* The baseline's exact content on a project with every kind of path init meets: the
+ * list (mode and name) is what staging with libgit2's add_all recorded before init
+ * wrote its own pack, and git must read the result back as the work tree's bytes. */
+static void test_init_baseline_paths(void **state)
+{
+	(void)state;
+	char *root = tu_mkdtemp(), *gd = gitdir_of(root), base[41];
+	history *h = NULL;
+	char **changed = NULL;
+	size_t n = 0;
+	static const char *const files[][2] = {
+		{ "train.py", "import torch\r\nmodel.cuda()\r\n" }, { "lib/util.py", "def f():\n    return 1\n" },
+		{ ".gitignore", "*.log\n!keep.log\nbuild/\n" }, { ".gitattributes", "*.py text eol=crlf\n" },
+		{ "debug.log", "ignored\n" }, { "keep.log", "kept\n" }, { "build/x.o", "ignored\n" },
+		{ "a b/c d.py", "spaces\n" }, { "caf\xe9.py", "latin-1 name\n" }, { "empty.txt", "" },
+		{ "dup1.txt", "same\n" }, { "dup2.txt", "same\n" }, { "run.sh", "#!/bin/sh\necho hi\n" },
+		{ "vendor/lib/setup.py", "s = 1\n" }, { "vendor/lib/src/mod.py", "m = 1\n" },
+		{ "vendor/lib/.gitignore", "*.tmp\n" }, { "vendor/lib/scratch.tmp", "ignored\n" },
+	};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+		tu_write(root, files[i][0], files[i][1]);
+	sh("cd '%s' && chmod 755 run.sh && ln -s train.py link.py && ln -s nowhere dangling && ln -s lib dirlink && "
+	   "ln -s setup.py vendor/lib/ln && mkdir -p empty/inner && mkfifo pipe && truncate -s 40M big.bin && "
+	   "printf 'tail' >>big.bin && git -c init.defaultBranch=main init -q && "
+	   "cd vendor/lib && git -c init.defaultBranch=main init -q && git add -A && git commit -q -m v",
+	   root);
+	assert_int_equal(history_init(&h, base, root, gd, &SIG), 0);
+	char *tree = cap("git -c core.quotePath=false --git-dir='%s' ls-tree -r --format='%%(path) %%(objectmode)' HEAD | "
+	                 "LC_ALL=C sort",
+	                 gd);
+	assert_string_equal(tree, ".gitattributes 100644\n.gitignore 100644\na b/c d.py 100644\nbig.bin 100644\n"
+	                          "caf\xe9.py 100644\ndangling 120000\ndirlink 120000\ndup1.txt 100644\n"
+	                          "dup2.txt 100644\nempty.txt 100644\nkeep.log 100644\nlib/util.py 100644\n"
+	                          "link.py 120000\nrun.sh 100755\ntrain.py 100644\nvendor/lib/.gitignore 100644\n"
+	                          "vendor/lib/ln 120000\nvendor/lib/setup.py 100644\nvendor/lib/src/mod.py 100644");
+	free(tree);
+	/* every blob is the work tree's exact bytes (a symlink: its target), and git
+	 * finds the repository whole */
+	sh("cd '%s' && git --git-dir='%s' ls-tree -r -z HEAD | tr '\\0' '\\n' | while IFS=\"$(printf '\\t')\" read -r meta path; do "
+	   "id=${meta##* }; mode=${meta%%%% *}; "
+	   "if [ \"$mode\" = 120000 ]; then want=$(printf '%%s' \"$(readlink \"$path\")\" | git hash-object --stdin); "
+	   "else want=$(git hash-object --no-filters \"$path\"); fi; "
+	   "[ \"$id\" = \"$want\" ] || { echo \"$path: $id, want $want\"; exit 1; }; done",
+	   root, gd);
+	sh("git --git-dir='%s' fsck --strict --no-dangling 2>&1", gd);
+	/* the index holds the files' stat data: nothing differs right after init */
+	assert_int_equal(history_changed_files(&changed, &n, h), 0);
+	assert_int_equal(n, 0);
+	free_list(changed, n);
+	history_free(h);
+	h = NULL;
+	assert_int_equal(history_open(&h, root, gd), 0);
+	assert_int_equal(history_changed_files(&changed, &n, h), 0);
+	assert_int_equal(n, 0);
+	free_list(changed, n);
+	done(h, root, gd);
+}
+
 /* A home whose git settings would rewrite line endings and hide every .py and .txt
  * file: the history must ignore them (only the project's own rules apply). */
 static char *hostile_home(void)
@@ -833,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_identity_and_own_dir),
 		cmocka_unit_test(test_nested_repo),
+		cmocka_unit_test(test_init_baseline_paths),
 	};
 	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 	tu_rmdir(home);
