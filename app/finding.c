@@ -1,5 +1,6 @@
 /* finding — see finding.h. */
 #include "finding.h"
+#include "phase.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -48,7 +49,6 @@ void finding_clear(finding *f)
 	if (!f)
 		return;
 	free(f->plugin);
-	free(f->phase);
 	free(f->category);
 	free(f->file);
 	free(f->message);
@@ -123,7 +123,7 @@ cJSON *finding_json(const finding *f, int brief)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)f->id);
 	add_text_or_null(o, "plugin", f->plugin);
-	add_text_or_null(o, "phase", f->phase);
+	add_text_or_null(o, "phase", phase_name((size_t)f->phase));
 	cJSON_AddStringToObject(o, "severity", severity_name(f->severity));
 	cJSON_AddStringToObject(o, "category", f->category ? f->category : "");
 	add_text_or_null(o, "file", f->file);

@@ -43,7 +43,8 @@ typedef struct finding_waiver {
 typedef struct finding {
 	long long id;         /* store id; 0 until stored */
 	char *plugin;         /* "assess.device_calls" */
-	char *phase;          /* "assess" */
+	int phase;            /* index into the phase table (phase.h: phase_name); -1 for a phase
+	                       * the record names that the table no longer has */
 	finding_severity severity;
 	char *category;       /* grouping for reports and charts; may be NULL */
 	char *file;           /* relative to the project root; NULL for project-wide findings */

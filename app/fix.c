@@ -1,5 +1,6 @@
 /* fix — see fix.h. */
 #include "fix.h"
+#include "phase.h"
 #include "audit.h"
 #include "check.h"
 #include "err.h"
@@ -186,7 +187,7 @@ static void plan_finding(fix_plan *p, workspace *ws, const finding *f, int check
 	}
 	size_t nnew = 0;
 	fedit *mine = xcalloc(f->nedits ? f->nedits : 1, sizeof(fedit));
-	size_t pidx = plugin_get(p, f->plugin, f->phase);
+	size_t pidx = plugin_get(p, f->plugin, phase_name((size_t)f->phase));
 	for (size_t k = 0; k < f->nedits; k++) {
 		long long s = f->edits[k].start_byte, en = f->edits[k].end_byte;
 		const char *text = f->edits[k].text;
@@ -279,7 +280,7 @@ static void verify_parses(fix_plan *p, workspace *ws)
 
 static int selected(const fix_select *sel, const finding *f)
 {
-	if (sel->phase && strcmp(sel->phase, f->phase ? f->phase : "") != 0)
+	if (sel->phase && phase_index(sel->phase) != f->phase)
 		return 0;
 	if (sel->file && strcmp(sel->file, f->file ? f->file : "") != 0)
 		return 0;

@@ -2501,7 +2501,7 @@ static int ctx_report(lua_State *L)
 	finding f;
 	memset(&f, 0, sizeof f);
 	f.plugin = xstrdup(p->info.id);
-	f.phase = xstrdup(p->info.phase);
+	f.phase = phase_index(p->info.phase);
 	f.severity = (finding_severity)severity_parse(severity ? severity : p->info.severity);
 	f.category = category ? safetext_clean(category, strlen(category)) : p->info.category ? xstrdup(p->info.category) : NULL;
 	f.file = file ? xstrdup(file) : NULL;

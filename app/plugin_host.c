@@ -603,7 +603,7 @@ static void problem_finding(const plugin_run_cb *cb, const char *plugin, const c
 	finding f;
 	memset(&f, 0, sizeof f);
 	f.plugin = (char *)plugin;
-	f.phase = (char *)phase;
+	f.phase = phase_index(phase);
 	f.severity = SEVERITY_WARNING;
 	f.category = "source";
 	f.file = (char *)file;

@@ -558,7 +558,7 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	                 " last_run = excluded.last_run,"
 	                 " status = CASE WHEN findings.status = 'fixed' THEN 'open' ELSE findings.status END,"
 	                 " fixed_by = CASE WHEN findings.status = 'fixed' THEN NULL ELSE findings.fixed_by END",
-	                 "ssssSsiiiissSiiiSS", f->fingerprint, f->plugin, f->phase, severity_name(f->severity), f->category, file,
+	                 "ssssSsiiiissSiiiSS", f->fingerprint, f->plugin, phase_name((size_t)f->phase), severity_name(f->severity), f->category, file,
 	                 (long long)f->line, (long long)f->col, (long long)f->end_line, (long long)f->end_col,
 	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run, (long long)f->automatic,
 	                 f->construct, f->i18n);
@@ -632,9 +632,11 @@ static void read_finding(finding *f, sqlite3_stmt *st)
 	memset(f, 0, sizeof *f);
 	f->id = sqlite3_column_int64(st, 0);
 	f->plugin = column_dup(st, 1);
-	f->phase = column_dup(st, 2);
+	f->phase = phase_index((const char *)sqlite3_column_text(st, 2));
 	f->severity = (finding_severity)severity_parse((const char *)sqlite3_column_text(st, 3));
 	f->category = column_dup(st, 4);
+	if (!f->category)
+		f->category = xstrdup(""); /* no category: "" as in JSON */
 	f->file = column_dup(st, 5);
 	f->line = sqlite3_column_int(st, 6);
 	f->col = sqlite3_column_int(st, 7);
@@ -662,28 +664,12 @@ static void read_finding(finding *f, sqlite3_stmt *st)
 }
 
 /* Sorting in C rather than with ORDER BY keeps sqlite's sorter from copying every row's
- * texts: the order is the phases' (as the record numbers them), then file, line, column
- * and id. */
-typedef struct phase_order {
-	struct {
-		char name[32];
-		long long ord;
-	} v[16];
-	size_t n;
-} phase_order;
-
-static long long ord_of(const phase_order *po, const char *phase)
-{
-	for (size_t i = 0; phase && i < po->n; i++)
-		if (strcmp(po->v[i].name, phase) == 0)
-			return po->v[i].ord;
-	return LLONG_MAX;
-}
-
-static int finding_order(const void *x, const void *y, void *payload)
+ * texts: the order is the phases' (phase.h; a phase the table no longer has goes last),
+ * then file, line, column and id. */
+static int finding_order(const void *x, const void *y)
 {
 	const finding *a = x, *b = y;
-	long long pa = ord_of(payload, a->phase), pb = ord_of(payload, b->phase);
+	unsigned pa = (unsigned)a->phase, pb = (unsigned)b->phase; /* -1 sorts last */
 	if (pa != pb)
 		return pa < pb ? -1 : 1;
 	int c = strcmp(a->file ? a->file : "", b->file ? b->file : "");
@@ -694,26 +680,6 @@ static int finding_order(const void *x, const void *y, void *payload)
 	if (a->col != b->col)
 		return a->col < b->col ? -1 : 1;
 	return a->id < b->id ? -1 : a->id > b->id;
-}
-
-static int sort_findings(store *s, finding *list, size_t n)
-{
-	if (n < 2)
-		return 0;
-	cJSON *rows = NULL;
-	int rc = db_rows(&rows, s, "SELECT name, ord FROM phases ORDER BY ord", NULL);
-	if (rc)
-		return rc;
-	phase_order po = { .n = 0 };
-	const cJSON *r;
-	cJSON_ArrayForEach(r, rows)
-		if (po.n < sizeof po.v / sizeof po.v[0]) {
-			snprintf(po.v[po.n].name, sizeof po.v[po.n].name, "%s", json_str(r, "name"));
-			po.v[po.n++].ord = json_int(r, "ord");
-		}
-	cJSON_Delete(rows);
-	qsort_r(list, n, sizeof *list, finding_order, &po);
-	return 0;
 }
 
 int store_finding_list(finding **out, size_t *n, store *s, const store_finding_filter *fl)
@@ -754,7 +720,7 @@ int store_finding_list(finding **out, size_t *n, store *s, const store_finding_f
 		rc = db_fail(s, "read");
 	sqlite3_finalize(st);
 	if (!rc)
-		rc = sort_findings(s, list, count);
+		qsort(list, count, sizeof *list, finding_order);
 	if (rc) {
 		finding_list_free(list, count);
 		return rc;

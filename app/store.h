@@ -78,7 +78,8 @@ typedef struct store_finding_filter {
 	int brief;        /* only id, plugin, phase, severity, category, file, line, message,
 	                   * fixable, automatic and status: for summaries over many findings */
 } store_finding_filter;
-/* The findings the filter selects, in phase order and then by file, line and column, with
+/* The findings the filter selects, in phase order and then by file, line and column (its
+ * category and file are "" when it has none, never NULL), with
  * message and advice in the reader's language and the waiver in force; a brief filter
  * leaves the edits out (fixable still says whether there are some). The caller frees the
  * array with finding_list_free. */

@@ -62,11 +62,8 @@ static void load(cstate *s, tui *t)
 		return;
 	}
 	for (size_t i = 0; i < nf; i++) {
-		int ph = 0;
-		for (int k = 0; k < (int)phase_count(); k++)
-			if (strcmp(t->m.phases[k].name, f[i].phase) == 0)
-				ph = k;
-		const char *cat = *f[i].category ? f[i].category : f[i].plugin;
+		int ph = f[i].phase >= 0 ? f[i].phase : 0;
+		const char *cat = f[i].category && *f[i].category ? f[i].category : f[i].plugin;
 		size_t j = 0;
 		while (j < s->n && !(s->bars[j].phase == ph && strcmp(s->bars[j].category, cat) == 0))
 			j++;

@@ -206,9 +206,8 @@ void model_add_finding(model *m, const finding *src)
 	}
 	finding *f = &m->f[m->nf++];
 	*f = *src;
-	f->plugin = dup_or_null(src->plugin);
-	f->phase = dup_or_null(src->phase);
-	f->category = dup_or_null(src->category);
+	f->plugin = xstrdup(src->plugin ? src->plugin : "");
+	f->category = xstrdup(src->category ? src->category : "");
 	f->file = xstrdup(src->file ? src->file : "");
 	f->message = xstrdup(src->message ? src->message : "");
 	f->suggestion = xstrdup(src->suggestion ? src->suggestion : "");

@@ -393,7 +393,7 @@ static void poll_cancel(app *a)
 static void on_finding(const finding *f, void *payload)
 {
 	app *a = payload;
-	if (f->phase && strcmp(f->phase, phase_name(a->t.m.phase)) == 0) {
+	if (f->phase == a->t.m.phase) {
 		a->found++;
 		if (a->stream)
 			model_add_finding(&a->t.m, f);

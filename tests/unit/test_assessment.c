@@ -1,5 +1,6 @@
 /* Unit tests for the readiness verdict: score, class, effort formula with configured
  * weights, top risks and the strategy with its drivers. */
+#include "phase.h"
 #include "testutil.h"
 
 #include "assessment.h"
@@ -43,7 +44,7 @@ static long long add_full(struct fixture *fx, const char *fp, const char *catego
 	f.automatic = automatic;
 	finding_edit e = { 0, 1, "x" };
 	f.plugin = "assess.t";
-	f.phase = "assess";
+	f.phase = phase_index("assess");
 	f.severity = (finding_severity)severity_parse(severity);
 	f.category = (char *)category;
 	f.file = "a.py";

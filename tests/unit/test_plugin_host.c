@@ -1,6 +1,7 @@
 /* Unit tests for the plugin host: discovery, declarations, the ctx API, the sandbox's
  * escape attempts, the triggers prefilter, fingerprints, source problems, and the worked
  * example of plugins/README.md. Plugins are written into temporary folders. */
+#include "phase.h"
 #include "testutil.h"
 
 #include "err.h"
@@ -51,7 +52,7 @@ static void on_finding(const finding *f, void *payload)
 		return;
 	got_finding *x = &g->v[g->n++];
 	x->plugin = xstrdup(f->plugin);
-	x->phase = xstrdup(f->phase);
+	x->phase = xstrdup(phase_name((size_t)f->phase));
 	x->file = dup_or_null(f->file);
 	x->message = xstrdup(f->message);
 	x->severity = xstrdup(severity_name(f->severity));

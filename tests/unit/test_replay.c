@@ -1,6 +1,7 @@
 /* Unit tests for the replay of the audit chain against the state tables: events written
  * by this version, events from before the payloads were extended, an unwaive event, a
  * kind the replay does not know. */
+#include "phase.h"
 #include "testutil.h"
 
 #include "audit.h"
@@ -42,7 +43,7 @@ static long long add_finding(struct fixture *fx, const char *fp)
 {
 	finding f = { 0 };
 	f.plugin = "assess.p";
-	f.phase = "assess";
+	f.phase = phase_index("assess");
 	f.severity = SEVERITY_WARNING;
 	f.file = "a.py";
 	f.message = "m";

@@ -2,6 +2,7 @@
  * effect, reverts excluded), the unsupported list, RFC 4180 CSV, and the report in each
  * format from one engagement fixture, including HTML escaping, and the Markdown and HTML
  * in Simplified Chinese (the engagement's language or an explicit one). */
+#include "phase.h"
 #include "testutil.h"
 
 #include "audit.h"
@@ -30,7 +31,7 @@ static long long add_finding(struct fixture *fx, const char *fp, const char *sev
 	finding f = { 0 };
 	finding_edit e = { 0, 1, "x" };
 	f.plugin = "assess.t";
-	f.phase = "assess";
+	f.phase = phase_index("assess");
 	f.severity = (finding_severity)severity_parse(severity);
 	f.category = (char *)category;
 	f.file = (char *)file;

@@ -1,4 +1,5 @@
 /* Unit tests for store: migrations, schema guard, findings identity, checkpoints. */
+#include "phase.h"
 #include "testutil.h"
 
 #include "err.h"
@@ -82,7 +83,7 @@ static finding make_finding(const char *fp, int line)
 {
 	finding f = { 0 };
 	f.plugin = "assess.device_calls";
-	f.phase = "assess";
+	f.phase = phase_index("assess");
 	f.severity = SEVERITY_WARNING;
 	f.file = "train.py";
 	f.line = line;

@@ -43,7 +43,7 @@ static void add(store *s, long long run, struct fx *fx, int k, const char *phase
 {
 	finding f = { 0 };
 	f.plugin = (char *)plugin;
-	f.phase = (char *)phase;
+	f.phase = phase_index(phase);
 	f.severity = (finding_severity)severity_parse(sev);
 	f.category = (char *)category;
 	f.file = "train.py";
@@ -1387,7 +1387,7 @@ static void test_ten_thousand_findings(void **state)
 		snprintf(fp, sizeof fp, "bulk%d", i);
 		finding f = { 0 };
 		f.plugin = "tune.host_sync";
-		f.phase = "tune";
+		f.phase = phase_index("tune");
 		f.severity = i % 7 ? SEVERITY_WARNING : SEVERITY_ERROR;
 		f.category = "performance";
 		f.file = "train.py";
