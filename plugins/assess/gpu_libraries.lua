@@ -66,9 +66,12 @@ return {
 		.. "The project's own packages are never taken for a library: a project that is one of the "
 		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project."),
 	-- a Python file is parsed for this check only when it names one of the libraries
+	-- (or its own triggers when the name is a common word: `import cuda`, not every torch.cuda)
 	triggers = function(data)
 		local out = {}
-		for _i, e in ipairs(data("gpu_libraries").entries) do out[#out + 1] = e.name end
+		for _i, e in ipairs(data("gpu_libraries").entries) do
+			for _j, t in ipairs(e.triggers or { e.name }) do out[#out + 1] = t end
+		end
 		return out
 	end,
 	run = function(ctx)
@@ -79,6 +82,16 @@ return {
 		end
 		-- the message about an import of library e as `top`, by what the library is
 		-- (its status; gpu_libraries.json describes them)
+		-- the entry for an imported dotted name: the longest listed prefix (cuda.bindings
+		-- before cuda), so `from cuda.bindings import runtime` is cuda.bindings
+		local function entry_for(full)
+			local n = full
+			while n do
+				if by_import[n] then return by_import[n], n end
+				n = n:match("^(.*)%.[^%.]+$")
+			end
+			return nil
+		end
 		local function imported(e, top)
 			local a = { lib = top }
 			if e.status == "supported" then return _("`{lib}` is imported: a library with NPU support.", a) end
@@ -127,9 +140,10 @@ return {
 			local seen = {}
 			for _i, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
-				local e = top and by_import[top]
+				local e, lib
+				if top then e, lib = entry_for(py.dotted(imp.full or imp.module) or imp.module) end
 				local mine = e and own:has(top, path)
-				if mine and not e.owner and own.names[top] then
+				if mine and not e.owner and not e.generic and own.names[top] then
 					local r, best = rank(path, top), stacks[top]
 					if not best or r < best.rank then stacks[top] = { rank = r, path = path, node = imp.node } end
 				end
@@ -137,7 +151,7 @@ return {
 					seen[imp.node.start_byte] = true
 					ctx.report{
 						file = path, node = imp.node, severity = e.severity,
-						message = imported(e, top),
+						message = imported(e, lib),
 						suggestion = advice(e),
 						key = "import",
 						data = { library = e.name },
@@ -147,7 +161,7 @@ return {
 		end
 		for _i, e in ipairs(ctx.data("gpu_libraries").entries) do
 			local at = stacks[e.name]
-			if not e.owner and own.names[e.name] then
+			if not e.owner and not e.generic and own.names[e.name] then
 				ctx.report{
 					file = at and at.path, node = at and at.node,
 					severity = "info", key = "own:" .. e.name, data = { library = e.name },

@@ -1,0 +1,149 @@
+-- assess.nvidia_only: constructs that only mean something on NVIDIA GPUs although the
+-- word `cuda` need not be where they are written (profiler activities, nvFuser switches,
+-- torch.compile backends, barrier device ids, CUDA tensor type names, autocast GPU dtype
+-- calls, hard-coded NVIDIA peak FLOPS), driven by nvidia_only.json.
+
+local py = require("py")
+local refs = require("refs")
+
+-- The literal strings a file must hold for an entry to match anywhere in it.
+local function entry_triggers(e)
+	local last = e.name:match("([^%.]+)$")
+	if e.kind == "name" then
+		local before = e.name:match("([^%.]+)%.[^%.]+$")
+		-- a short last part (CUDA) is common: require the part before it too
+		if #last < 8 and before then return { { before, last } } end
+		return { last }
+	elseif e.kind == "argument" then
+		return e.values
+	elseif e.kind == "keyword" then
+		local out = {}
+		for _i, v in ipairs(e.values or { e.call:match("([^%.]+)$") }) do out[#out + 1] = { e.keyword, v } end
+		return out
+	elseif e.kind == "string" then
+		return { { "torch.cuda.", "Tensor" } }
+	elseif e.kind == "number" then
+		local out = {}
+		for _i, v in ipairs(e.values) do
+			-- 312e12 is written 312e12, 312.0e12, 3.12e14 ...: its leading digits are in all of them
+			out[#out + 1] = (string.format("%.0f", v):gsub("0+$", ""))
+		end
+		return out
+	end
+	return { e.name }
+end
+
+local function member(list, v)
+	for _i, x in ipairs(list or {}) do if x == v then return true end end
+	return false
+end
+
+local CALL_FIRST = [[(call function: (_) @func arguments: (argument_list . (string) @first))]]
+local CALL_KEYWORD = [[(call function: (_) @func
+  arguments: (argument_list (keyword_argument name: (identifier) @k value: (_) @v) @kw))]]
+local NUMBERS = [[[(float) (integer)] @n]]
+
+return {
+	id = "assess.nvidia_only",
+	phase = "assess",
+	title = _("Constructs that only work on NVIDIA GPUs (profiler activities, fusers, compile backends, tensor type names ...)"),
+	severity = "warning",
+	category = "device",
+	description = _("Finds what only has a meaning on NVIDIA hardware even where `cuda` is not written: "
+		.. "ProfilerActivity.CUDA, TorchScript's nvFuser switches, torch.compile with the TensorRT or "
+		.. "cudagraphs backend, barrier(device_ids=...), 'torch.cuda.FloatTensor' type names, "
+		.. "torch.get_autocast_gpu_dtype() and hard-coded NVIDIA peak FLOPS in utilisation "
+		.. "formulas, using nvidia_only.json, and names the NPU counterpart where there is one."),
+	triggers = function(data)
+		local out = {}
+		for _i, e in ipairs(data("nvidia_only").entries) do
+			for _j, t in ipairs(entry_triggers(e)) do out[#out + 1] = t end
+		end
+		return out
+	end,
+	run = function(ctx)
+		local names, args, keywords, strings, numbers = {}, {}, {}, {}, {}
+		for _i, e in ipairs(ctx.data("nvidia_only").entries) do
+			if e.kind == "name" then names[e.name] = e
+			elseif e.kind == "argument" then args[#args + 1] = e
+			elseif e.kind == "keyword" then keywords[#keywords + 1] = e
+			elseif e.kind == "string" then strings[#strings + 1] = e
+			elseif e.kind == "number" then numbers[#numbers + 1] = e
+			end
+		end
+		local function report(path, node, text, e, npu, key)
+			local suggestion
+			if e.kind == "number" then
+				suggestion = _("Use the peak of the Ascend chip the job runs on, from its datasheet, and keep it in the configuration rather than in the code.")
+			elseif npu then
+				suggestion = _("On the NPU write `{npu}` instead.", { npu = npu })
+			else
+				suggestion = _("Remove it, or rewrite this part for the NPU: there is no NPU counterpart.")
+			end
+			ctx.report{
+				file = path, node = node, severity = e.severity, category = e.category, key = key,
+				message = _("`{text}` only has a meaning on NVIDIA GPUs: {notes}.", { text = text, notes = _(e.notes) }),
+				suggestion = suggestion,
+				data = { construct = e.name },
+			}
+		end
+		for _i, path in ipairs(ctx.python_files()) do
+			local map = refs.aliases(ctx, path)
+			if next(names) then
+				for _j, r in ipairs(refs.dotted(ctx, path, map)) do
+					local e = refs.lookup(names, r.resolved)
+					if e then report(path, r.node, r.text, e, e.npu) end
+				end
+			end
+			local function callee(func)
+				local d = py.dotted(func.text)
+				return d and py.expand(map, d)
+			end
+			if #args > 0 then
+				for _j, m in ipairs(ctx.query(path, CALL_FIRST) or {}) do
+					local value = py.string_value(m.first.text)
+					local name = callee(m.func)
+					for _k, e in ipairs(args) do
+						if name == e.name and member(e.values, value) then
+							report(path, m.first, py.dotted(m.func.text) .. "(" .. m.first.text .. ")", e, e.npu)
+						end
+					end
+				end
+			end
+			if #keywords > 0 then
+				for _j, m in ipairs(ctx.query(path, CALL_KEYWORD) or {}) do
+					local name = callee(m.func)
+					for _k, e in ipairs(keywords) do
+						if name == e.call and m.k.text == e.keyword then
+							local value = m.v.type == "string" and py.string_value(m.v.text)
+							if not e.values or member(e.values, value) then
+								report(path, m.kw, m.kw.text, e, e.npu)
+							end
+						end
+					end
+				end
+			end
+			if #strings > 0 then
+				local people = refs.message_strings(ctx, path)
+				for _k, e in ipairs(strings) do
+					for _j, s in ipairs(py.strings(ctx, path, e.pattern) or {}) do
+						if not people[s.node.start_byte] and s.prefix:find("f", 1, true) == nil then
+							local npu = "'" .. s.value:gsub("^torch%.cuda%.", "torch.npu.") .. "'"
+							report(path, s.node, s.node.text, e, npu)
+						end
+					end
+				end
+			end
+			if #numbers > 0 then
+				for _j, m in ipairs(ctx.query(path, NUMBERS) or {}) do
+					local v = tonumber((m.n.text:gsub("_", "")))
+					for _k, e in ipairs(numbers) do
+						for _l, want in ipairs(e.values) do
+							if v and math.abs(v - want) <= want * 1e-9 then report(path, m.n, m.n.text, e) end
+						end
+					end
+				end
+			end
+		end
+	end,
+}

@@ -1,0 +1,2 @@
+import cuda
+from cuda.ops import fused_bias_gelu
