@@ -136,8 +136,45 @@ return {
 			if path:sub(1, #name + 1) == name .. "/" then return 2 end
 			return path:find("/", 1, true) and 1 or 0
 		end
+		-- imports inside `try:` whose handler catches a failed import (ImportError,
+		-- ModuleNotFoundError, Exception or a bare except): the code has a fallback
+		local function guards(path)
+			local out = {}
+			for _i, m in ipairs(ctx.query(path, "(try_statement body: (block) @body (except_clause) @exc)") or {}) do
+				local head = m.exc.text:match("^except%s*(.-)%s*:") or ""
+				local caught = head == "" and "" or head:match("ModuleNotFoundError") or head:match("ImportError")
+					or head:match("^%(?%s*Exception[%s,)]") and "Exception" or head:match("^Exception$") and "Exception"
+				if caught then
+					out[#out + 1] = { body = m.body, caught = caught == "" and "except" or "except " .. caught }
+				end
+			end
+			return out
+		end
+		local function guard_of(list, node)
+			for _i, g in ipairs(list) do
+				if g.body.start_byte <= node.start_byte and node.end_byte <= g.body.end_byte then return g end
+			end
+			return nil
+		end
+		-- the lines where a name bound by an import is called (f(...) or f.x(...)), outside
+		-- the try block that imports it
+		local function call_lines(path, name, skip)
+			local lines, seen = {}, {}
+			local q = "(call function: [(identifier) @f (attribute object: (identifier) @f)])"
+			for _i, m in ipairs(ctx.query(path, q) or {}) do
+				local inside = m.f.start_byte >= skip.start_byte and m.f.end_byte <= skip.end_byte
+				if m.f.text == name and not inside and not seen[m.f.line] then
+					seen[m.f.line] = true
+					lines[#lines + 1] = m.f.line
+				end
+			end
+			table.sort(lines)
+			return lines
+		end
+		local LOWER = { error = "warning", warning = "info", info = "info" }
 		for _i, path in ipairs(ctx.python_files()) do
 			local seen = {}
+			local guarded
 			for _i, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
 				local e, lib
@@ -149,12 +186,30 @@ return {
 				end
 				if e and not e.owner and not seen[imp.node.start_byte] and not mine then
 					seen[imp.node.start_byte] = true
+					guarded = guarded or guards(path)
+					local g = not works(e) and guard_of(guarded, imp.node)
+					local message, suggestion, sev = imported(e, lib), advice(e), e.severity
+					if g then
+						local lines = imp.bound and call_lines(path, imp.bound, g.body) or {}
+						local shown = {}
+						for k = 1, math.min(#lines, 8) do shown[k] = tostring(lines[k]) end
+						local a = { lib = lib, caught = g.caught, name = imp.bound or lib,
+							lines = table.concat(shown, ", ") .. (#lines > 8 and ", …" or "") }
+						message = #lines == 0
+							and _("`{lib}` is imported inside `try … {caught}`: where it is missing, as on an NPU machine, the code falls back to its other path.", a)
+							or #lines == 1
+							and _("`{lib}` is imported inside `try … {caught}`: where it is missing, as on an NPU machine, the code falls back to its other path. `{name}` is called on line {lines}.", a)
+							or _("`{lib}` is imported inside `try … {caught}`: where it is missing, as on an NPU machine, the code falls back to its other path. `{name}` is called on lines {lines}.", a)
+						suggestion = _("{advice} Check that the fallback is what should run on the NPU, and that it is fast enough there.",
+							{ advice = suggestion })
+						sev = LOWER[sev] or sev
+					end
 					ctx.report{
-						file = path, node = imp.node, severity = e.severity,
-						message = imported(e, lib),
-						suggestion = advice(e),
+						file = path, node = imp.node, severity = sev,
+						message = message,
+						suggestion = suggestion,
 						key = "import",
-						data = { library = e.name },
+						data = { library = e.name, guarded = g and true or nil },
 					}
 				end
 			end

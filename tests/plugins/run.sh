@@ -73,8 +73,11 @@ for fixture in tests/plugins/*/; do
 	[ -d "$fixture/project" ] && [ -f "$fixture/expected.json" ] || continue
 	work="$tmp/$name"
 	cp -R "$fixture/project" "$work"
+	# a golden whose entries carry severity and key phrases is held to them too
 	if check "$work" "$tmp/$name.json" --phase assess &&
-		python3 tests/plugins/compare.py "$fixture/expected.json" "$tmp/$name.json" --phase assess; then
+		python3 tests/plugins/compare.py "$fixture/expected.json" "$tmp/$name.json" --phase assess &&
+		{ ! grep -q '"severity"' "$fixture/expected.json" ||
+			python3 tests/plugins/contains.py "$fixture/expected.json" "$tmp/$name.json"; }; then
 		ok "golden: $name"
 	else
 		bad "golden: $name"
