@@ -1,0 +1,121 @@
+-- assess.device_index: bare integer device indices, which PyTorch reads as CUDA devices.
+--
+-- `x.to(0)`, `torch.zeros(2, device=1)` and `torch.device(local_rank)` select CUDA device N
+-- (plugins/data/device_index.json, with sources). The index is found as a literal, a name
+-- the file binds to an integer (`GPU = 0`, `local_rank = int(os.environ["LOCAL_RANK"])`),
+-- an argparse option declared with type=int, or a name that holds a device index wherever
+-- it appears (`rank`, `local_rank`, `args.gpu`).
+
+local py = require("py")
+local train = require("train")
+
+-- Names the file binds to integers: NAME = 3, NAME = int(...), and argparse options with
+-- type=int (by their dest: --local-rank -> local_rank).
+local function int_names(ctx, path)
+	local names, options = {}, {}
+	local q = "(assignment left: (identifier) @n right: [(integer) @v (call function: (identifier) @f)])"
+	for _i, m in ipairs(ctx.query(path, q) or {}) do
+		if m.v or (m.f and m.f.text == "int") then names[m.n.text] = true end
+	end
+	for _i, c in ipairs(py.method_calls(ctx, path, "add_argument") or {}) do
+		local a = c.args.text
+		if a:match("type%s*=%s*int[%s,)]") then
+			local dest = a:match("dest%s*=%s*['\"]([%w_]+)['\"]")
+				or a:match("^%(%s*['\"]%-%-([%w_%-]+)['\"]") or a:match(",%s*['\"]%-%-([%w_%-]+)['\"]")
+			if dest then options[(dest:gsub("%-", "_"))] = true end
+		end
+	end
+	return names, options
+end
+
+-- Names that hold a process's device index wherever they appear (the DDP tutorial's
+-- `model.to(rank)`, `args.local_rank`, `args.gpu`), even when the file does not bind them.
+local INDEX_NAMES = {
+	rank = true, local_rank = true, gpu = true, gpu_id = true, gpu_idx = true, device_id = true,
+	device_idx = true, cuda_id = true, dev_id = true, gpu_index = true,
+}
+
+-- The integer device an argument expression names, as written, or nil.
+local function integer_device(node, names, options)
+	local t = node.text
+	if node.type == "integer" then return t end
+	if node.type == "identifier" and (names[t] or INDEX_NAMES[t]) then return t end
+	if node.type == "attribute" then
+		local last = t:match("%.([%w_]+)$")
+		if last and (options[last] or INDEX_NAMES[last]) then return t end
+	end
+	return nil
+end
+
+-- Keyword arguments that name a device.
+local DEVICE_KW = { device = true }
+
+return {
+	id = "assess.device_index",
+	phase = "assess",
+	title = _("Bare integer device index (.to(0), device=1, torch.device(rank))"),
+	severity = "warning",
+	category = "device",
+	description = _("PyTorch reads an integer where a device is expected as a CUDA device index: `x.to(0)`, "
+		.. "`torch.zeros(2, device=rank)` and `torch.device(local_rank)` all ask for a GPU. Reports such "
+		.. "indices written as literals, as names the file binds to integers, as argparse options "
+		.. "declared with type=int, or as the usual names of a device index (rank, local_rank, gpu). "
+		.. "On Ascend the device is named: `npu:N`."),
+	triggers = { ".to(", "device=", "device(" },
+	run = function(ctx)
+		local facts = {}
+		for _i, e in ipairs(ctx.data("device_index").entries) do facts[e.name] = e end
+		for _i, path in ipairs(ctx.python_files()) do
+			local map = py.aliases(ctx, path) or {}
+			local torch_used = false
+			for _i, full in pairs(map) do torch_used = torch_used or full == "torch" or full:match("^torch%.") ~= nil end
+			if torch_used then
+				local names, options = int_names(ctx, path)
+				-- form: "to" (x.to(N)), "kw" (device=N) or "device" (torch.device(N))
+				local function report(node, index, form, source)
+					local named = index:match("^%d+$") and ('"npu:' .. index .. '"') or ('f"npu:{' .. index .. '}"')
+					local a = { index = index, named = named }
+					local advice = {
+						to = _("Name the device: `.to({named})` or `torch.device(\"npu\", {index})`. (transfer_to_npu rewrites an integer given to `.to()`, but explicit migration does not.)", a),
+						kw = _("Name the device: `device={named}` or `device=torch.device(\"npu\", {index})`. (transfer_to_npu rewrites an integer device= of the functions it wraps, but explicit migration does not.)", a),
+						device = _("Name the device: `torch.device(\"npu\", {index})`; transfer_to_npu does not rewrite an integer given to torch.device.", a),
+					}
+					ctx.report{
+						file = path, node = node,
+						message = _("`{call}` passes `{index}` as the device: PyTorch reads a bare integer there as a CUDA device index, so on the NPU machine this asks for a GPU.",
+							{ call = node.text:gsub("%s+", " "), index = index }),
+						suggestion = advice[form],
+						data = { source = source },
+					}
+				end
+				local args_of = train.all_call_args(ctx, path)
+				-- x.to(N), x.to_empty(N); torch.device(N); device=N in any call
+				local q = "(call function: (_) @f arguments: (argument_list) @args) @call"
+				for _i, m in ipairs(ctx.query(path, q) or {}) do
+					local callee = py.dotted(m.f.text)
+					callee = callee and py.expand(map, callee)
+					local method = m.f.type == "attribute" and m.f.text:match("%.([%w_]+)$")
+					local a = args_of(m.call)
+					local first = a.pos[1]
+					local literal = m.f.type == "attribute" and m.f.text:match("^[%a]*['\"]") -- "x".to(...)
+					if literal then
+						first, a = nil, { kw = {} }
+					end
+					if (method == "to" or method == "to_empty") and first then
+						local index = integer_device(first, names, options)
+						if index then report(m.call, index, "to", facts.transfer_to_npu_to.source) end
+					elseif callee == "torch.device" and first then
+						local index = integer_device(first, names, options)
+						if index then report(m.call, index, "device", facts.integer_is_cuda.source) end
+					end
+					for k, v in pairs(a.kw) do
+						local index = DEVICE_KW[k] and integer_device(v, names, options)
+						if index then
+							report(m.call, index, "kw", facts.transfer_to_npu_to.source)
+						end
+					end
+				end
+			end
+		end
+	end,
+}
