@@ -10,6 +10,10 @@
 -- With a target SoC (`target.soc`), the standard operators are checked against the vendor's
 -- published ONNX operator list for its family (plugins/data/onnx_ops_soc.json: the Atlas
 -- inference series); for a SoC without a published list they are listed, not judged.
+-- For that family, each operator whose page lists opsets (plugins/data/onnx_op_opsets.json)
+-- that leave out the model's ai.onnx opset is a warning (the pages may lag ATC), with the
+-- opset every recorded operator of the model lists; the operators with none recorded are
+-- listed once, as info.
 
 local words = require("words")
 local atc_cmd = require("atc")
@@ -31,6 +35,44 @@ local function soc_family(ctx, soc)
 		end
 	end
 	return nil
+end
+
+-- The opsets each operator's page lists (onnx_op_opsets.json) when the table covers the
+-- family: lower-case name -> { name, opsets (list), set, source }, and the table; else nil.
+local function op_opsets(ctx, fam)
+	local t = ctx.data("onnx_op_opsets")
+	if not fam or t.family ~= fam.name then return nil end
+	local by = {}
+	for _i, e in ipairs(t.entries) do
+		local set = {}
+		for _i, v in ipairs(e.opsets) do set[v] = true end
+		by[e.name:lower()] = { name = e.name, opsets = e.opsets, set = set, source = e.source }
+	end
+	return by, t
+end
+
+-- "v10/v11/v12/v14": a page's opsets as the page writes them.
+local function opsets_text(list)
+	local t = {}
+	for i, v in ipairs(list) do t[i] = "v" .. v end
+	return table.concat(t, "/")
+end
+
+-- The opset to re-export at: the highest one every recorded operator of the model lists,
+-- preferring 11-17 (the range current exporters and ATC releases share); nil if none.
+local function common_opset(recs)
+	local best, best_pref
+	for v = 1, 30 do
+		local all = #recs > 0
+		for _i, r in ipairs(recs) do
+			if not r.set[v] then all = false break end
+		end
+		if all then
+			best = v
+			if v >= 11 and v <= 17 then best_pref = v end
+		end
+	end
+	return best_pref or best
 end
 
 -- "1.5 GB", "640 KB": a size in bytes for a message.
@@ -120,6 +162,47 @@ return {
 							{ soc = soc, what = what }),
 						suggestion = _("Convert once with atc and read its log (`ferry ingest atc-log`): unsupported operators show up there as E19010/EZ3003 errors."),
 					}
+				end
+				local by, opt = op_opsets(ctx, fam)
+				if by and v then
+					local recs, excluded, unrecorded = {}, {}, {}
+					for _i, o in ipairs(m.ops) do
+						if (o.domain == "" or o.domain == "ai.onnx") and set[o.op_type:lower()] then
+							local r = by[o.op_type:lower()]
+							if r then
+								recs[#recs + 1] = r
+								if not r.set[v] then excluded[#excluded + 1] = { op = o, rec = r } end
+							else
+								unrecorded[#unrecorded + 1] = string.format("%s (%d)", o.op_type, o.count)
+							end
+						end
+					end
+					local n = common_opset(recs)
+					local fix
+					if n then
+						fix = _("Re-export with torch.onnx.export(..., opset_version={n}), the highest opset that the page of every operator of this model with recorded opsets lists; or convert once with atc at opset {v} and read its log (`ferry ingest atc-log`), since the pages may lag what ATC accepts.", { n = n, v = v })
+					else
+						local lists = {}
+						for _i, r in ipairs(recs) do lists[#lists + 1] = string.format("%s %s", r.name, opsets_text(r.opsets)) end
+						fix = _("No opset is on the page of every operator of this model, so no single re-export satisfies them all: {lists}. Convert once with atc and read its log (`ferry ingest atc-log`), or replace one of the operators that disagree.", { lists = table.concat(lists, "; ") })
+					end
+					for _i, x in ipairs(excluded) do
+						ctx.report{
+							key = "op-opset:" .. a.id .. ":" .. x.rec.name, severity = "warning",
+							message = _("{what} uses {op} ({count}) at ai.onnx opset {v}, but the vendor's operator page lists opsets {opsets} for it ({release}).",
+								{ what = what, op = x.rec.name, count = x.op.count, v = v, opsets = opsets_text(x.rec.opsets), release = opt.release }),
+							suggestion = fix,
+							data = { source = x.rec.source },
+						}
+					end
+					if #unrecorded > 0 then
+						ctx.report{
+							key = "op-opset-unrecorded:" .. a.id, severity = "info",
+							message = _("{what}: opset support not recorded for {ops}: ferry holds the opsets of their vendor operator pages only for some operators, so opset {v} is not checked for these.",
+								{ what = what, ops = table.concat(unrecorded, ", "), v = v }),
+							suggestion = _("Read the \"支持的ONNX版本\" line of each operator's page in the vendor's ONNX operator list, or convert once with atc and read its log (`ferry ingest atc-log`)."),
+						}
+					end
 				end
 				for _i, f in ipairs(m.external) do
 					if f.problem then
