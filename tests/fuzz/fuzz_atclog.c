@@ -1,7 +1,7 @@
 /* libFuzzer target: ATC converter logs as infer-convert.atc_log reads them (patterns of plugins/data/atc.json).
  * Inputs that ingest's validator accepts go to the checks as an ingested atc-log artifact
  * (see plugin_door.h); a check failing on one aborts.
- * fuzz-modules: plugin_host category plugin_api safetext pysrc project finding textscan artifact onnx profile embedded embedded_data util err */
+ * fuzz-modules: app embedded_data */
 #include "plugin_door.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

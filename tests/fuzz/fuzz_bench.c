@@ -2,7 +2,7 @@
  * Inputs that ingest's validator accepts go to the checks as an ingested bench artifact
  * (see plugin_door.h); a check failing on one aborts.
  * fuzz-dict: json
- * fuzz-modules: plugin_host category plugin_api safetext pysrc project finding textscan artifact onnx profile embedded embedded_data util err */
+ * fuzz-modules: app embedded_data */
 #include "plugin_door.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

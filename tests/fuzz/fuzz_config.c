@@ -2,7 +2,7 @@
  * check must accept it or refuse it with one line, and a value it accepts is handed to
  * every check that reads settings (ctx.config), with a benchmark ingested, which must not
  * fail on it.
- * fuzz-modules: config category plugin_host plugin_api safetext pysrc project finding textscan artifact onnx profile embedded embedded_data util err */
+ * fuzz-modules: app embedded_data */
 #include "config.h"
 #include "plugin_door.h"
 

@@ -3,7 +3,7 @@
  * result; the decoder must return a value or nil and a reason, never raise, crash or
  * leak, and a decoded document must be walkable inside the plugin's limits.
  * fuzz-dict: json
- * fuzz-modules: plugin_host category plugin_api safetext pysrc project finding textscan artifact onnx profile embedded embedded_data util err */
+ * fuzz-modules: app embedded_data */
 #include "plugin_door.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

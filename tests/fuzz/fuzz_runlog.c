@@ -1,7 +1,7 @@
 /* libFuzzer target: NPU run logs as tune.run_log reads them (ctx.scan_artifact and plugins/data/run_errors.json).
  * Inputs that ingest's validator accepts go to the checks as an ingested run-log artifact
  * (see plugin_door.h); a check failing on one aborts.
- * fuzz-modules: plugin_host category plugin_api pysrc project finding textscan safetext artifact onnx profile embedded embedded_data util err */
+ * fuzz-modules: app embedded_data */
 #include "plugin_door.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -23,7 +23,7 @@ command -v "$CLANG" >/dev/null || { echo "fuzz: $CLANG not found" >&2; exit 2; }
 [ -f "$grammar/parser.c" ] || make grammar
 mkdir -p "$out/obj"
 
-pkgs="tree-sitter libcrypto libcjson lua5.4 libzip"
+pkgs="tree-sitter libcrypto libcjson lua5.4 libzip libgit2 sqlite3 zlib"
 cflags="-g -O1 -std=c11 -D_GNU_SOURCE -Iapp -Wall -Wextra $($PKG_CONFIG --cflags $pkgs)"
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 libs="$($PKG_CONFIG --libs $pkgs) -lpthread -lm"
@@ -31,7 +31,7 @@ libs="$($PKG_CONFIG --libs $pkgs) -lpthread -lm"
 # lsan.supp (a leak inside the runtime's own query parser) needs them.
 static=$($PKG_CONFIG --variable=libdir tree-sitter)/libtree-sitter.a
 if [ -f "$static" ]; then
-	libs="$static $($PKG_CONFIG --libs libcrypto libcjson lua5.4 libzip) -lpthread -lm"
+	libs="$static $($PKG_CONFIG --libs libcrypto libcjson lua5.4 libzip libgit2 sqlite3 zlib) -lpthread -lm"
 fi
 
 # Compiles $1 into $2 with the remaining flags when the object is missing or older.
@@ -53,12 +53,24 @@ grammar_objs="$out/obj/parser.o $out/obj/scanner.o"
 
 modules_for() {
 	line=$(sed -n 's/.*fuzz-modules:[[:space:]]*\([a-z_ ]*\).*/\1/p' "tests/fuzz/$1.c" | head -n 1)
+	# "app": every module but main (the plugin host reaches the settings, the record and
+	# the history through config_set, so its targets link the whole program)
+	case " $line " in
+	*" app "*)
+		echo "$line" | sed 's/\bapp\b//'
+		for f in app/*.c; do
+			m=$(basename "$f" .c)
+			case " $line main " in *" $m "*) ;; *) echo "$m" ;; esac
+		done
+		return
+		;;
+	esac
 	if [ -n "$line" ]; then
 		echo "$line"
 		return
 	fi
 	case $1 in
-	fuzz_pysrc | fuzz_query) echo "pysrc util err" ;;
+	fuzz_pysrc | fuzz_query) echo "pysrc pyenc util err intl" ;;
 	fuzz_artifact) echo "artifact onnx profile util err" ;;
 	*) echo "util err" ;;
 	esac
