@@ -28,6 +28,7 @@ typedef struct ffile {
 	fedit *edits;         /* accepted edits, sorted by start */
 	size_t n, cap;
 	int parsed_ok;        /* the original parses without error (Python only) */
+	int utf8;             /* the original is UTF-8 (a file in a declared encoding is not edited) */
 	const finding **accepted; /* findings whose edits were accepted without a parse check */
 	size_t nacc;
 } ffile;
@@ -100,6 +101,7 @@ static ffile *file_get(fix_plan *p, workspace *ws, const char *path)
 	f->orig = text;
 	f->len = len;
 	f->stamp = stamp;
+	f->utf8 = util_utf8_valid(text, len);
 	f->parsed_ok = is_python(path) ? parses(path, text, len) : 1;
 	return f;
 }
@@ -183,6 +185,11 @@ static void plan_finding(fix_plan *p, workspace *ws, const finding *f, int check
 	if (!file) {
 		refuse(p, f, _("cannot read the file: %s"), err_message());
 		err_clear();
+		return;
+	}
+	if (!file->utf8) {
+		/* its edits were planned on the UTF-8 text the checks read (pyenc.h), not its bytes */
+		refuse(p, f, "%s", _("the file is not UTF-8 (it declares another encoding), so ferry does not edit it; change it by hand"));
 		return;
 	}
 	size_t nnew = 0;

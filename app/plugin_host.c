@@ -1,6 +1,7 @@
 /* plugin_host — see plugin_host.h. Discovery, declarations and the run loop; the sandbox
  * and the ctx API are in plugin_api.c. */
 #include "plugin_host.h"
+#include "pyenc.h"
 #include "phase.h"
 #include "config.h"
 #include "category.h"
@@ -665,10 +666,19 @@ static char *read_source(char **text, size_t *len, const char *root, const char 
 		problem = xasprintf("%s: unreadable (%s)", rel, err_message());
 		goto out;
 	}
+	char *decoded = NULL, enc[32];
+	size_t dlen = 0;
+	int d = 0;
 	if (memchr(*text, '\0', *len))
 		problem = xasprintf("%s: binary file (contains NUL bytes)", rel);
-	else if (!util_utf8_valid(*text, *len))
-		problem = xasprintf("%s: not UTF-8", rel);
+	else if ((d = pyenc_decode(&decoded, &dlen, enc, rel, *text, *len)) < 0)
+		problem = xstrdup(err_message()); /* names the file and the declared encoding */
+	else if (d == 1) { /* declared (PEP 263): prefiltered as Python reads it */
+		free(*text);
+		*text = decoded;
+		*len = dlen;
+	} else if (!util_utf8_valid(*text, *len))
+		problem = xasprintf("%s: not UTF-8 and declares no encoding", rel);
 	if (problem) {
 		free(*text);
 		*text = NULL;

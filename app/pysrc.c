@@ -1,6 +1,7 @@
 /* pysrc — see pysrc.h. */
 #include "intl.h"
 #include "pysrc.h"
+#include "pyenc.h"
 #include "err.h"
 #include "util.h"
 
@@ -1125,6 +1126,19 @@ static void parse_file_with(TSParser *parser, pysrc **out, char **err, const cha
 	if (util_read_file(&text, &len, full) != 0) {
 		*err = reason_for(rel, full);
 		goto out;
+	}
+	/* a file that declares its encoding (PEP 263) is read as Python reads it */
+	char *decoded = NULL, enc[32];
+	size_t dlen = 0;
+	int d = pyenc_decode(&decoded, &dlen, enc, rel, text, len);
+	if (d < 0) {
+		*err = xstrdup(err_message());
+		goto out;
+	}
+	if (d == 1) {
+		free(text);
+		text = decoded;
+		len = dlen;
 	}
 	if (parse_with(parser, out, rel, text, len, text) != 0)
 		*err = reason_for(rel, rel);

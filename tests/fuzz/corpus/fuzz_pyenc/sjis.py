@@ -1,0 +1,3 @@
+#!/usr/bin/env python
+# vim: set fileencoding=shift_jis :
+s = "‚ "
