@@ -1,0 +1,1 @@
+from .utils import select_device, amp_context
