@@ -719,7 +719,7 @@ int store_finding_list(finding **out, size_t *n, store *s, const store_finding_f
 	if (!rc && step != SQLITE_DONE)
 		rc = db_fail(s, "read");
 	sqlite3_finalize(st);
-	if (!rc)
+	if (!rc && count > 1) /* no list at all when nothing matched */
 		qsort(list, count, sizeof *list, finding_order);
 	if (rc) {
 		finding_list_free(list, count);
