@@ -182,7 +182,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(APP_OBJ) tests/unit/testutil.h
 	$(Q)$(CC) $(CFLAGS) $(FERRY_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(APP_OBJ) $(LIBS) $(shell $(PKG_CONFIG) --libs cmocka)
 
 test: $(FERRY_BIN) $(UNIT_BIN) sarif-tools locale docs
-	$(Q)FERRY_BUILD=$(BUILD) FERRY=$(abspath $(FERRY_BIN)) sh tests/run-all.sh
+	$(Q)FERRY_BUILD=$(BUILD) FERRY=$(abspath $(FERRY_BIN)) FERRY_SANITIZED=$(if $(SAN),1,) sh tests/run-all.sh
 
 test-asan:
 	$(Q)$(MAKE) BUILD=build-asan FERRY_BIN=build-asan/ferry \

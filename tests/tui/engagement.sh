@@ -129,7 +129,8 @@ import json, sys
 print(next(f["id"] for f in json.load(sys.stdin)["findings"] if f["severity"] == "warning" and f["id"] != int(sys.argv[1])))' "${sel:-0}")
 cli waive "$wid" --reason "waived from another terminal" >/dev/null
 expect main "waived 1" "a waiver made with the CLI shows in the workbench without C-l"
-if [ -n "$sel" ] && shows main "#$sel  "; then ok "the cursor stayed on finding #$sel"; else fail "the cursor moved off finding #$sel"; fi
+# the status line and the detail pane are painted in turn: wait for the detail's header
+if [ -n "$sel" ] && wait_for main "#$sel  "; then ok "the cursor stayed on finding #$sel"; else fail "the cursor moved off finding #$sel"; fi
 printf '\n# touched outside ferry\n' >>"$proj/utils.py"
 expect main "(manual edit)" "an edit made outside ferry is recorded and shown without a key"
 keys main t
