@@ -141,7 +141,10 @@ return {
 		local function guards(path)
 			local out = {}
 			for _i, m in ipairs(ctx.query(path, "(try_statement body: (block) @body (except_clause) @exc)") or {}) do
-				local head = m.exc.text:match("^except%s*(.-)%s*:") or ""
+				-- the handler's first line only: the clause's text holds its whole body
+				local first = m.exc.text:sub(1, (m.exc.text:find("\n", 1, true) or 201) - 1):sub(1, 200)
+				local head = first:match("^except%s*([^:]*)") or ""
+				head = head:gsub("%s+$", "")
 				local caught = head == "" and "" or head:match("ModuleNotFoundError") or head:match("ImportError")
 					or head:match("^%(?%s*Exception[%s,)]") and "Exception" or head:match("^Exception$") and "Exception"
 				if caught then

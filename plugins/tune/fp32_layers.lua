@@ -56,7 +56,8 @@ return {
 		.. "cast to 16 bits in a training script with nothing casting those layers back, and a hand-written "
 		.. "RMSNorm that does not upcast its input. On the NPU these are first suspects when the loss drifts "
 		.. "from the GPU's."),
-	triggers = { "Embedding", "Norm", "norm", ".half(", "bfloat16", "float16", "head", "rsqrt" },
+	-- every finding needs a 16-bit dtype or cast, or an rsqrt (a hand-written RMSNorm)
+	triggers = { "float16", "bfloat16", ".half(", "torch.half", "rsqrt" },
 	run = function(ctx)
 		local layers, heads, head_source = layer_table(ctx)
 		local seen = {}
