@@ -121,6 +121,14 @@ void papi_run_done(papi_run *run)
 		cJSON_Delete(run->data[i].json);
 	}
 	free(run->data);
+	for (size_t i = 0; i < run->nqueries; i++)
+		free(run->queries[i].users);
+	free(run->queries);
+	pysrc_combo_free(run->combo);
+	free(run->combo_part);
+	for (size_t i = 0; i < run->nold_combos; i++)
+		pysrc_combo_free(run->old_combos[i]);
+	free(run->old_combos);
 	for (size_t i = 0; i < run->fp_cap; i++)
 		free(run->fp_keys[i]);
 	free(run->fp_keys);
@@ -183,6 +191,7 @@ void papi_sched_init(papi_sched *s, papi_lane *lanes, size_t n, unsigned slots)
 	atomic_init(&s->cancel, 0);
 	for (size_t i = 0; i < n; i++) {
 		lanes[i].pos = lanes[i].pinned = -1;
+		lanes[i].files = 0;
 		lanes[i].waiting = lanes[i].granted = lanes[i].finished = 0;
 		pthread_cond_init(&lanes[i].cv, NULL);
 	}
@@ -276,6 +285,7 @@ static void pin(papi_run *run, papi_lane *l, long idx)
 	unpin(run, l);
 	run->py[idx].users++;
 	l->pinned = idx;
+	l->files++;
 }
 
 void papi_lane_enter(papi_run *run, papi_lane *l)
@@ -1551,6 +1561,117 @@ static void note_skipped(papi_sandbox *sb, const char *path, const char *why)
 	sb->skipped[sb->nskipped++] = xasprintf("%s\t%s", path, why);
 }
 
+/* Notes that sb's plugin runs q on the Python file f (or another file: NULL) and returns
+ * q's place among the run's queries. Lock held. */
+static size_t note_query(papi_run *run, papi_sandbox *sb, const papi_file *f, const pysrc_query *q)
+{
+	papi_shared_query *sq = NULL;
+	for (size_t i = 0; i < run->nqueries && !sq; i++)
+		if (pysrc_query_same(run->queries[i].q, q))
+			sq = &run->queries[i];
+	if (!sq) {
+		size_t n = run->nqueries;
+		run->queries = xrealloc(run->queries, (n + 1) * sizeof *run->queries);
+		run->queries[n] = (papi_shared_query){.q = q};
+		run->nqueries = n + 1;
+		sq = &run->queries[n];
+	}
+	size_t u = 0;
+	while (u < sq->nusers && sq->users[u].p != sb->plugin)
+		u++;
+	if (u == sq->nusers) {
+		sq->users = xrealloc(sq->users, (sq->nusers + 1) * sizeof *sq->users);
+		sq->users[sq->nusers++] = (papi_query_user){.p = sb->plugin, .lane = sb->lane, .last = -1};
+	}
+	long idx = f ? (long)(f - run->py) : -1;
+	if (idx >= 0 && sq->users[u].last != idx) {
+		sq->users[u].last = idx;
+		sq->users[u].files++;
+		if (++sq->files >= PAPI_UNION_FILES && !sq->in_union) {
+			sq->in_union = 1;
+			run->nrecurring++;
+		}
+	}
+	return (size_t)(sq - run->queries);
+}
+
+/* 1 when user is likely to run its query on a file with these trigger hits: the file is
+ * offered to it and it ran the query on most files it queried so far. */
+static int likely_user(const papi_query_user *user, const papi_file *f)
+{
+	if (!f || !f->hits)
+		return 1;
+	if (!papi_offered(user->p, f->hits))
+		return 0;
+	return !user->lane || user->files * 4 >= user->lane->files * 3;
+}
+
+/* The union of the run's queries, made again when new ones came. Lock held. */
+static pysrc_combo *current_union(papi_run *run)
+{
+	run->misses++;
+	if (run->ncombo == run->nrecurring || run->nrecurring < 2 ||
+	    (run->combo && run->misses < PAPI_UNION_AFTER))
+		return run->combo;
+	const pysrc_query **qs = xcalloc(run->nrecurring, sizeof *qs);
+	size_t *part = xcalloc(run->nrecurring, sizeof *part), n = 0;
+	for (size_t i = 0; i < run->nqueries; i++)
+		if (run->queries[i].in_union) {
+			part[n] = i;
+			qs[n++] = run->queries[i].q;
+		}
+	pysrc_combo *c = NULL;
+	if (pysrc_combo_new(&c, qs, n) != 0)
+		err_clear(); /* never expected (each part compiled alone): the queries walk alone */
+	free(qs);
+	if (run->combo) {
+		run->old_combos = xrealloc(run->old_combos, (run->nold_combos + 1) * sizeof *run->old_combos);
+		run->old_combos[run->nold_combos++] = run->combo;
+	}
+	free(run->combo_part);
+	run->combo = c;
+	run->combo_part = c ? part : NULL;
+	run->ncombo = c ? n : 0;
+	if (!c)
+		free(part);
+	run->misses = 0;
+	return c;
+}
+
+/* Before q runs over src for plugin sb: when the tree does not hold q's matches yet, one
+ * walk of the union remembers those of the run's queries that plugins offered this file
+ * are likely to run on it too, so that they replay them instead of walking the tree again. */
+static void walk_shared(papi_sandbox *sb, const pysrc *src, const char *path, const pysrc_query *q)
+{
+	papi_run *run = sb->run;
+	papi_file *f = py_file(run, path);
+	run_lock(run);
+	size_t at = note_query(run, sb, f, q);
+	if (pysrc_query_cached(src, q)) {
+		run_unlock(run);
+		return;
+	}
+	pysrc_combo *c = current_union(run);
+	size_t n = run->ncombo;
+	unsigned char *want = NULL;
+	int mine = 0; /* q is a part of the union: else it walks alone */
+	for (size_t i = 0; c && i < n && !mine; i++)
+		mine = run->combo_part[i] == at;
+	if (mine) {
+		want = xcalloc(n, 1);
+		for (size_t i = 0; i < n; i++) {
+			const papi_shared_query *sq = &run->queries[run->combo_part[i]];
+			want[i] = run->combo_part[i] == at;
+			for (size_t u = 0; u < sq->nusers && !want[i]; u++)
+				want[i] = likely_user(&sq->users[u], f);
+		}
+	}
+	run_unlock(run);
+	if (want)
+		pysrc_combo_run(src, c, want);
+	free(want);
+}
+
 static int ctx_query(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -1571,6 +1692,7 @@ static int ctx_query(lua_State *L)
 	/* the matches may take half of what the plugin has left; a file with more is skipped
 	 * by this check (reported when it finishes) rather than ending it */
 	l->limit = sb->mem_used < sb->mem_cap ? (sb->mem_cap - sb->mem_used) / 2 : 0;
+	walk_shared(sb, src, path, q);
 	pysrc_query_run(src, q, collect_match, l);
 	if (l->overflow) {
 		char *why = xasprintf("too many matches to analyse within the plugin's %zu MiB", sb->mem_cap >> 20);

@@ -80,6 +80,7 @@ typedef struct papi_file {
 typedef struct papi_lane {
 	long pos;                 /* highest index in papi_run.py the plugin queried, -1 before */
 	long pinned;              /* index of the file whose tree it holds, -1 none */
+	size_t files;             /* Python files it queried so far */
 	size_t order;             /* the plugin's place in the run: breaks ties of pos */
 	int waiting, granted;     /* waiting for a CPU slot; one was handed to it */
 	int finished;
@@ -104,6 +105,29 @@ typedef struct papi_data {
 	void *json;               /* its decoded cJSON tree */
 } papi_data;
 
+/* The union of the run's queries is made again when new queries appeared and trees were
+ * asked for this many queries they did not hold since it was made: tree-sitter's analysis
+ * of a query grows faster than its patterns, and new queries come in bursts. */
+#define PAPI_UNION_AFTER 32
+/* A query joins the union once it ran on this many files: one-off queries stay out. */
+#define PAPI_UNION_FILES 3
+
+/* A query text some plugins of the run ran, and which (borrowed from the host). */
+typedef struct papi_query_user {
+	const papi_plugin *p;
+	const struct papi_lane *lane; /* its lane, or NULL */
+	long last;                /* the Python file it last ran the query on, -1 none */
+	size_t files;             /* on how many of them */
+} papi_query_user;
+
+typedef struct papi_shared_query {
+	const pysrc_query *q;     /* the first plugin's compiled form */
+	size_t files;             /* files it was run on (by each plugin, summed) */
+	int in_union;             /* recurring: the next union includes it */
+	papi_query_user *users;
+	size_t nusers;
+} papi_shared_query;
+
 /* State shared by the plugins of one plugin_host_run. */
 typedef struct papi_run {
 	const plugin_host_opts *opts;
@@ -120,6 +144,16 @@ typedef struct papi_run {
 	size_t reparsed;          /* trees parsed again after their release (a plugin came back) */
 	papi_data *data;          /* fact tables decoded so far */
 	size_t ndata;
+	struct papi_shared_query *queries; /* distinct query texts the plugins ran so far */
+	size_t nqueries;
+	pysrc_combo *combo;       /* the union of some of the queries, or NULL ... */
+	size_t *combo_part;       /* ... the query that is each of its parts */
+	size_t ncombo;
+	size_t nrecurring;        /* queries run on PAPI_UNION_FILES files or more */
+	size_t misses;            /* trees asked for a query they did not hold, since the union
+	                           * was made */
+	pysrc_combo **old_combos; /* unions it replaced, kept until the run ends */
+	size_t nold_combos;
 	char **fp_keys;           /* fingerprints seen in this run (open addressing) */
 	unsigned *fp_counts;
 	size_t fp_cap, fp_used;

@@ -774,19 +774,21 @@ static int predicate_only(const char *source, size_t slen, uint32_t off)
 	return 0;
 }
 
-int pysrc_query_new(pysrc_query **out, const char *source)
+/* Compiles source (slen bytes); queries longer than QSCAN_MAX_LEN are refused unless
+ * combined (a union of queries that were each accepted alone). */
+static int query_build(pysrc_query **out, const char *source, size_t slen, bool combined)
 {
 	int rc = 0;
 	pysrc_query *q = xcalloc(1, sizeof *q);
 	*out = NULL;
-	size_t slen = strlen(source);
-	if (slen > QSCAN_MAX_LEN) {
+	if (slen > QSCAN_MAX_LEN && !combined) {
 		rc = err_set(FERRY_EPLUGIN, _("query: too long (%zu bytes; the limit is %u)"), slen, QSCAN_MAX_LEN);
 		goto out;
 	}
 	qscan scan = {.s = source, .n = slen};
 	bool ignored, ignored_real;
-	qs_seq(&scan, '\0', &ignored, &ignored_real);
+	if (!combined) /* each part of a union was scanned alone */
+		qs_seq(&scan, '\0', &ignored, &ignored_real);
 	if (scan.bad) {
 		rc = err_set(FERRY_EPLUGIN, _("query: %s at offset %zu"), scan.bad, scan.bad_off);
 		goto out;
@@ -857,6 +859,11 @@ out:
 	return rc;
 }
 
+int pysrc_query_new(pysrc_query **out, const char *source)
+{
+	return query_build(out, source, strlen(source), false);
+}
+
 /* State of one pysrc_query_run: scratch space reused across matches. */
 typedef struct run_state {
 	const pysrc *src;
@@ -914,11 +921,21 @@ static bool pred_holds(run_state *rs, const pred *p, const TSQueryMatch *m)
 	return true;
 }
 
+/* Every predicate of the match's pattern holds. */
+static bool match_holds(run_state *rs, const TSQueryMatch *m)
+{
+	const pred *ps = rs->q->preds[m->pattern_index];
+	for (uint32_t i = 0; i < rs->q->npreds[m->pattern_index]; i++)
+		if (!pred_holds(rs, &ps[i], m))
+			return false;
+	return true;
+}
+
 /* 0 when some positive #eq?/#any-of? of every pattern names strings absent from the text,
  * so that no match is possible and the tree need not be walked. */
-static bool query_may_match(const pysrc *src, const pysrc_query *q)
+static bool patterns_may_match(const pysrc *src, const pysrc_query *q, uint32_t from, uint32_t to)
 {
-	for (uint32_t pi = 0; pi < q->npatterns; pi++) {
+	for (uint32_t pi = from; pi < to; pi++) {
 		bool possible = true;
 		for (uint32_t k = 0; k < q->npreds[pi] && possible; k++) {
 			const pred *p = &q->preds[pi][k];
@@ -937,6 +954,11 @@ static bool query_may_match(const pysrc *src, const pysrc_query *q)
 			return true;
 	}
 	return false;
+}
+
+static bool query_may_match(const pysrc *src, const pysrc_query *q)
+{
+	return patterns_may_match(src, q, 0, q->npatterns);
 }
 
 static const cached_run *cache_find(pysrc *src, const pysrc_query *q)
@@ -1029,11 +1051,7 @@ int pysrc_query_run(const pysrc *csrc, const pysrc_query *q, pysrc_match_cb cb, 
 	ts_query_cursor_exec(cur, q->ts, ts_tree_root_node(src->tree));
 	TSQueryMatch m;
 	while (ts_query_cursor_next_match(cur, &m)) {
-		const pred *ps = q->preds[m.pattern_index];
-		bool ok = true;
-		for (uint32_t i = 0; i < q->npreds[m.pattern_index] && ok; i++)
-			ok = pred_holds(&rs, &ps[i], &m);
-		if (!ok)
+		if (!match_holds(&rs, &m))
 			continue;
 		if (m.capture_count > rs.caps_cap) {
 			rs.caps_cap = m.capture_count * 2u;
@@ -1102,6 +1120,193 @@ out:
 /* ---- parsing files, one or many in parallel ----------------------------------------------- */
 
 /* "rel: reason" from the thread's error record, whose message names full. */
+/* ---- several queries in one walk -------------------------------------------------------- */
+
+/* One query of a union: where its patterns are in the combined query and how the combined
+ * capture ids map back to its own. */
+typedef struct combo_part {
+	char *source;       /* the part's text, the key of its cache entry */
+	size_t source_len;
+	uint64_t hash;
+	uint32_t first, end; /* its patterns in the combined query */
+	uint32_t *cap;      /* combined capture id -> the part's capture id */
+} combo_part;
+
+struct pysrc_combo {
+	pysrc_query *all;   /* the parts' texts joined, compiled once */
+	combo_part *parts;
+	size_t nparts;
+	uint32_t *owner;    /* per combined pattern: index of its part */
+};
+
+void pysrc_combo_free(pysrc_combo *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nparts; i++) {
+		free(c->parts[i].source);
+		free(c->parts[i].cap);
+	}
+	free(c->parts);
+	free(c->owner);
+	pysrc_query_free(c->all);
+	free(c);
+}
+
+int pysrc_combo_new(pysrc_combo **out, const pysrc_query *const *qs, size_t n)
+{
+	*out = NULL;
+	if (n == 0)
+		return err_set(FERRY_EPLUGIN, _("query: %zu queries do not combine"), n);
+	sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		sbuf_add(&b, qs[i]->source, qs[i]->source_len);
+		sbuf_add(&b, "\n", 1); /* ends a trailing comment */
+	}
+	pysrc_combo *c = xcalloc(1, sizeof *c);
+	int rc = query_build(&c->all, b.buf, b.len, true);
+	sbuf_done(&b);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	c->nparts = n;
+	c->parts = xcalloc(n, sizeof *c->parts);
+	c->owner = xcalloc(c->all->npatterns, sizeof *c->owner);
+	uint32_t pi = 0;
+	for (size_t i = 0; i < n; i++) {
+		combo_part *part = &c->parts[i];
+		part->source = xstrndup(qs[i]->source, qs[i]->source_len);
+		part->source_len = qs[i]->source_len;
+		part->hash = qs[i]->hash;
+		part->first = pi;
+		part->end = pi + qs[i]->npatterns;
+		part->cap = xcalloc(c->all->ncaps ? c->all->ncaps : 1, sizeof *part->cap);
+		for (uint32_t k = 0; k < c->all->ncaps; k++) {
+			part->cap[k] = UINT32_MAX;
+			for (uint32_t j = 0; j < qs[i]->ncaps; j++)
+				if (strcmp(c->all->cap_names[k], qs[i]->cap_names[j]) == 0)
+					part->cap[k] = j;
+		}
+		for (; pi < part->end && pi < c->all->npatterns; pi++)
+			c->owner[pi] = (uint32_t)i;
+	}
+	if (pi != c->all->npatterns) { /* the parts did not stay apart: never expected */
+		pysrc_combo_free(c);
+		return err_set(FERRY_EPLUGIN, _("query: %zu queries do not combine"), n);
+	}
+	*out = c;
+	return 0;
+}
+
+int pysrc_query_same(const pysrc_query *a, const pysrc_query *b)
+{
+	return a->hash == b->hash && a->source_len == b->source_len &&
+	       memcmp(a->source, b->source, a->source_len) == 0;
+}
+
+int pysrc_query_cached(const pysrc *src, const pysrc_query *q)
+{
+	return cache_find((pysrc *)src, q) != NULL;
+}
+
+/* The matches of one part during a combined walk, remembered as its own run would be. */
+typedef struct part_rec {
+	cached_run *rec;    /* NULL: not wanted here, or over the budget */
+	size_t ncaps, caps_cap, ends_cap;
+} part_rec;
+
+static void part_rec_drop(part_rec *r)
+{
+	if (!r->rec)
+		return;
+	free(r->rec->caps);
+	free(r->rec->ends);
+	free(r->rec);
+	r->rec = NULL;
+}
+
+void pysrc_combo_run(const pysrc *csrc, const pysrc_combo *c, const unsigned char *want)
+{
+	pysrc *src = (pysrc *)csrc;
+	const pysrc_query *q = c->all;
+	size_t budget = PYSRC_CACHE_BYTES(src->len);
+	part_rec *recs = xcalloc(c->nparts, sizeof *recs);
+	size_t wanted = 0;
+	for (size_t i = 0; i < c->nparts; i++) {
+		const combo_part *part = &c->parts[i];
+		/* parts already remembered, or that cannot match this text, are left out (a run
+		 * alone skips the latter without a walk) */
+		bool known = false;
+		pthread_mutex_lock(&src->lock);
+		for (const cached_run *r = src->runs; r && !known; r = r->next)
+			known = r->hash == part->hash && r->source_len == part->source_len &&
+			        memcmp(r->source, part->source, part->source_len) == 0;
+		pthread_mutex_unlock(&src->lock);
+		if (!want[i] || known || !patterns_may_match(src, q, part->first, part->end))
+			continue;
+		recs[i].rec = xcalloc(1, sizeof *recs[i].rec);
+		wanted++;
+	}
+	if (wanted < 2) { /* one query is walked as well by its own run */
+		for (size_t i = 0; i < c->nparts; i++)
+			part_rec_drop(&recs[i]);
+		free(recs);
+		return;
+	}
+	run_state rs = {.src = src, .q = q};
+	sbuf_init(&rs.scratch);
+	TSQueryCursor *cur = ts_query_cursor_new();
+	ts_query_cursor_exec(cur, q->ts, ts_tree_root_node(src->tree));
+	TSQueryMatch m;
+	while (wanted && ts_query_cursor_next_match(cur, &m)) {
+		part_rec *pr = &recs[c->owner[m.pattern_index]];
+		if (!pr->rec)
+			continue;
+		const combo_part *part = &c->parts[c->owner[m.pattern_index]];
+		if (!match_holds(&rs, &m))
+			continue;
+		cached_run *rec = pr->rec;
+		if ((pr->ncaps + m.capture_count) * sizeof *rec->caps + (rec->nmatches + 1) * sizeof *rec->ends >
+		    budget) {
+			part_rec_drop(pr); /* too many matches to remember, as in a run alone */
+			wanted--;
+			continue;
+		}
+		if (pr->ncaps + m.capture_count > pr->caps_cap) {
+			pr->caps_cap = (pr->ncaps + m.capture_count) * 2;
+			rec->caps = xrealloc(rec->caps, pr->caps_cap * sizeof *rec->caps);
+		}
+		if (rec->nmatches == pr->ends_cap) {
+			pr->ends_cap = pr->ends_cap ? pr->ends_cap * 2 : 16;
+			rec->ends = xrealloc(rec->ends, pr->ends_cap * sizeof *rec->ends);
+		}
+		for (uint16_t i = 0; i < m.capture_count; i++) {
+			TSNode n = m.captures[i].node;
+			TSPoint a = ts_node_start_point(n), e = ts_node_end_point(n);
+			rec->caps[pr->ncaps++] = (ccap){ts_node_type(n), part->cap[m.captures[i].index],
+			                                ts_node_start_byte(n), ts_node_end_byte(n),
+			                                a.row + 1, a.column + 1, e.row + 1, e.column + 1};
+		}
+		rec->ends[rec->nmatches++] = (uint32_t)pr->ncaps;
+	}
+	ts_query_cursor_delete(cur);
+	sbuf_done(&rs.scratch);
+	for (size_t i = 0; i < c->nparts; i++) {
+		cached_run *rec = recs[i].rec;
+		if (!rec)
+			continue;
+		const combo_part *part = &c->parts[i];
+		rec->source = xstrndup(part->source, part->source_len);
+		rec->source_len = part->source_len;
+		rec->hash = part->hash;
+		cache_add(src, rec, recs[i].ncaps * sizeof *rec->caps + rec->nmatches * sizeof *rec->ends +
+		                        part->source_len + sizeof *rec);
+	}
+	free(recs);
+}
+
 static char *reason_for(const char *rel, const char *full)
 {
 	const char *msg = err_message();

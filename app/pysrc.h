@@ -65,6 +65,20 @@ typedef int (*pysrc_match_cb)(const pysrc_capture *caps, size_t ncaps, void *pay
 /* Runs q over src; returns 0, or the callback's non-zero value. */
 int pysrc_query_run(const pysrc *src, const pysrc_query *q, pysrc_match_cb cb, void *payload);
 
+/* A union of queries walked together: one walk of a tree remembers the matches of each
+ * part, as its own pysrc_query_run would have found them, in the tree's cache; runs of
+ * those queries then replay them. Parts already remembered, that cannot match the text, or
+ * whose matches exceed the cache are left to their own runs. */
+typedef struct pysrc_combo pysrc_combo;
+int pysrc_combo_new(pysrc_combo **out, const pysrc_query *const *qs, size_t n);
+void pysrc_combo_free(pysrc_combo *c);
+/* 1 when a and b were compiled from the same text. */
+int pysrc_query_same(const pysrc_query *a, const pysrc_query *b);
+/* Walks src once for the parts of c with want[i] set (c's parts in order). */
+void pysrc_combo_run(const pysrc *src, const pysrc_combo *c, const unsigned char *want);
+/* 1 when src remembers the matches of q's text (a run replays them). */
+int pysrc_query_cached(const pysrc *src, const pysrc_query *q);
+
 /* Reads and parses the file rel under root (root NULL or "" = rel as given) with the calling
  * thread's parser. *out receives the pysrc, or NULL with *err a malloc'd "rel: reason". */
 void pysrc_parse_file(pysrc **out, char **err, const char *root, const char *rel);

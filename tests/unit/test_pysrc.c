@@ -412,6 +412,74 @@ static void test_cache_and_prefilter(void **state)
 	assert_string_equal(f.r[0].name, "b");
 }
 
+/* A union walked once remembers for each part the matches its own run finds: same
+ * captures under the part's names, same order, predicates applied per part. */
+static void test_union(void **state)
+{
+	(void)state;
+	const char *text = "import torch as t\nx = t.cuda.synchronize()\nif x == 'cuda':\n"
+	                   "    y.cuda(1)\nfor i in r:\n    z.item()\n";
+	const char *parts[] = {
+		"(call function: (attribute object: (_) @obj attribute: (identifier) @m) (#eq? @m \"cuda\")) @call",
+		"(attribute) @attr ; a trailing comment",
+		"(comparison_operator (string) @s) @cmp\n(for_statement body: (block) @loop)",
+		"((identifier) @obj (#match? @obj \"^[xz]$\"))",
+		"((identifier) @m (#eq? @m \"absent_name\"))",
+	};
+	enum { N = sizeof parts / sizeof *parts };
+	pysrc_query *q[N];
+	for (size_t i = 0; i < N; i++)
+		assert_int_equal(pysrc_query_new(&q[i], parts[i]), 0);
+	recs alone[N];
+	for (size_t i = 0; i < N; i++) {
+		pysrc *src = NULL;
+		assert_int_equal(pysrc_parse(&src, "u.py", text, strlen(text)), 0);
+		memset(&alone[i], 0, sizeof alone[i]);
+		assert_int_equal(pysrc_query_run(src, q[i], record, &alone[i]), 0);
+		pysrc_free(src);
+	}
+	pysrc_combo *c = NULL;
+	assert_int_equal(pysrc_combo_new(&c, (const pysrc_query *const *)q, N), 0);
+	unsigned char want[N] = {1, 1, 1, 1, 1};
+	pysrc *src = NULL;
+	assert_int_equal(pysrc_parse(&src, "u.py", text, strlen(text)), 0);
+	pysrc_combo_run(src, c, want);
+	for (size_t i = 0; i < N; i++) {
+		/* every part that can match is remembered; the last cannot, and walks alone */
+		assert_int_equal(pysrc_query_cached(src, q[i]), i < N - 1);
+		recs r = {0};
+		assert_int_equal(pysrc_query_run(src, q[i], record, &r), 0);
+		assert_int_equal(r.matches, alone[i].matches);
+		assert_int_equal(r.n, alone[i].n);
+		for (size_t k = 0; k < r.n; k++) {
+			assert_string_equal(r.r[k].name, alone[i].r[k].name);
+			assert_string_equal(r.r[k].type, alone[i].r[k].type);
+			assert_string_equal(r.r[k].text, alone[i].r[k].text);
+			assert_int_equal(r.r[k].start_byte, alone[i].r[k].start_byte);
+			assert_int_equal(r.r[k].end_line, alone[i].r[k].end_line);
+			assert_int_equal(r.r[k].end_col, alone[i].r[k].end_col);
+		}
+	}
+	assert_true(alone[0].matches == 1 && alone[2].matches == 2 && alone[3].matches == 3);
+	pysrc_free(src);
+
+	/* parts not wanted are left alone; a single wanted part is not worth a walk */
+	assert_int_equal(pysrc_parse(&src, "u.py", text, strlen(text)), 0);
+	unsigned char some[N] = {0, 1, 0, 1, 0};
+	pysrc_combo_run(src, c, some);
+	assert_false(pysrc_query_cached(src, q[0]));
+	assert_true(pysrc_query_cached(src, q[1]) && pysrc_query_cached(src, q[3]));
+	unsigned char one[N] = {1, 0, 0, 0, 0};
+	pysrc_combo_run(src, c, one);
+	assert_false(pysrc_query_cached(src, q[0]));
+	pysrc_free(src);
+	pysrc_combo_free(c);
+	for (size_t i = 0; i < N; i++) {
+		assert_true(pysrc_query_same(q[i], q[i]));
+		pysrc_query_free(q[i]);
+	}
+}
+
 /* Queries whose compilation would take minutes are refused before the runtime sees them;
  * the limits leave room for any real check. */
 static void test_costly_queries(void **state)
@@ -647,6 +715,7 @@ int main(void)
 		cmocka_unit_test(test_empty_and_bom),
 		cmocka_unit_test(test_stop_and_quantified),
 		cmocka_unit_test(test_cache_and_prefilter),
+		cmocka_unit_test(test_union),
 		cmocka_unit_test(test_bad_queries),
 		cmocka_unit_test(test_costly_queries),
 		cmocka_unit_test(test_parse_many),
