@@ -57,9 +57,9 @@ return {
 					for _i, k in ipairs(knobs) do
 						if text:find(k.name:match("[%w_]+$"), 1, true) then said[k.name] = true end
 					end
-					local line = 0
-					for l in (text .. "\n"):gmatch("([^\n]*)\n") do
-						line = line + 1
+					-- the host splits the lines (a pattern over a whole large file trips the
+					-- sandbox's backtracking guard)
+					for line, l in ipairs(ctx.lines(path) or {}) do
 						for _i, k in ipairs(knobs) do
 							local v = k.discouraged and l:match(k.name .. "[\"'%]]*%s*[=:,]%s*[\"']?(%d+)")
 							for _i, bad in ipairs(v and k.discouraged or {}) do
