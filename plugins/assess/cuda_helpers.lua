@@ -26,7 +26,7 @@ return {
 		for _i, c in ipairs(ix.calls) do
 			if c.path ~= c.target.path then
 				local t = c.target
-				local a = { call = (c.node.text:gsub("%s+", " ")), helper = t.name, file = t.path,
+				local a = { call = c.node.text, helper = t.name, file = t.path,
 					line = t.why.line, text = t.why.text }
 				ctx.report{
 					file = c.path, node = c.node,

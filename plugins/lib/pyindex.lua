@@ -12,6 +12,9 @@
 --   ix.calls         list of call sites of dependent functions:
 --                    {path=, node=(the call), target=(a dependent function), caller=(key or nil)}
 --
+-- A function whose body mentions the NPU is accelerator-aware: it is neither dependent nor
+-- made dependent by what it calls.
+--
 -- Calls are resolved through imports (`from pkg.utils import f`, `import pkg.utils as u;
 -- u.f()`, relative imports) and through re-exports (`from .utils import f` in a package's
 -- __init__.py); a name the project does not define is not followed. Methods, nested
@@ -27,10 +30,26 @@ local DEFS = [[
 (module (function_definition name: (identifier) @n) @def)
 (module (decorated_definition definition: (function_definition name: (identifier) @n) @def))
 ]]
+local CMP_STRINGS = [[
+(comparison_operator (string) @s)
+(comparison_operator (tuple (string) @s))
+(comparison_operator (list (string) @s))
+(comparison_operator (set (string) @s))
+]]
+local SITES = [[
+((string (string_content) @c) @s (#match? @c "^cuda(:[0-9]*)?$"))
+((attribute object: (attribute object: (identifier) @t attribute: (identifier) @u) attribute: (identifier)) @a (#eq? @t "torch") (#eq? @u "cuda"))
+]]
 local CALLS = [[
 (call function: (identifier) @f) @c
 (call function: (attribute object: (identifier) @o attribute: (identifier) @f)) @c
 ]]
+
+-- A node's text on one line, cut to a length a message can quote.
+local function short(text)
+	local t = text:gsub("%s+", " ")
+	return #t > 80 and t:sub(1, 77) .. "..." or t
+end
 
 -- "pkg/utils.py" -> "pkg.utils"; "pkg/__init__.py" -> "pkg".
 local function module_of(path)
@@ -68,34 +87,65 @@ function pyindex.build(ctx, seeds)
 				f.imports[imp.bound] = absolute(imp.module, f.module, is_package)
 			end
 		end
+		-- only positions and short texts are kept: an index of a large project must fit in
+		-- the plugin's memory
 		for _i, m in ipairs(ctx.query(path, DEFS) or {}) do
-			local fn = { key = f.module .. ":" .. m.n.text, name = m.n.text, path = path, node = m.n, def = m.def }
+			local fn = { key = f.module .. ":" .. m.n.text, name = m.n.text, path = path, node = m.n,
+				s = m.def.start_byte, e = m.def.end_byte }
 			f.funcs[fn.name] = fn
 			funcs[fn.key] = fn
 		end
 		local function owner(node)
 			for _i, fn in pairs(f.funcs) do
-				if fn.def.start_byte <= node.start_byte and node.end_byte <= fn.def.end_byte then return fn end
+				if fn.s <= node.start_byte and node.end_byte <= fn.e then return fn end
 			end
 			return nil
 		end
-		-- direct dependence: the first CUDA site in the function's body
+		-- direct dependence: the first CUDA site in the function's body — a .cuda() call, a
+		-- torch.cuda name, or a 'cuda' device string that is not compared with (x.type ==
+		-- "cuda", in ("cuda", "mps") branch on the device the code was given). Narrow
+		-- queries: the index runs on every file that mentions CUDA.
 		local sites = {}
 		for _i, s in ipairs(cuda.cuda_calls(ctx, path)) do sites[#sites + 1] = s.node end
-		for _i, s in ipairs(py.strings(ctx, path) or {}) do
-			if cuda.device_string((refs.string_inner(s.node))) then sites[#sites + 1] = s.node end
-		end
-		for _i, d in ipairs(refs.dotted(ctx, path, refs.aliases(ctx, path))) do
-			if d.resolved:match("^torch%.cuda%.") then sites[#sites + 1] = d.node end
+		local compared = {}
+		for _i, m in ipairs(ctx.query(path, CMP_STRINGS) or {}) do compared[m.s.start_byte] = true end
+		for _i, m in ipairs(ctx.query(path, SITES) or {}) do
+			local n = m.s or m.a
+			if m.a or (not compared[n.start_byte] and cuda.device_string((refs.string_inner(n)))) then
+				sites[#sites + 1] = n
+			end
 		end
 		table.sort(sites, function(a, b) return a.start_byte < b.start_byte end)
+		-- a function that already handles the NPU (an 'npu' branch beside the 'cuda' one,
+		-- torch.npu, is_torch_npu_available) is accelerator-aware, not CUDA-dependent, and
+		-- stops the dependence of its callers
+		for _i, fn in pairs(f.funcs) do
+			fn.aware = ctx.node_text(path, fn.s, fn.e):find("npu", 1, true) ~= nil
+		end
 		for _i, node in ipairs(sites) do
 			local fn = owner(node)
-			if fn and not fn.why then fn.why = { line = node.line, text = (node.text:gsub("%s+", " ")) } end
+			if fn and not fn.why and not fn.aware then fn.why = { line = node.line, text = short(node.text) } end
+		end
+		-- only calls that can name a project function: of a function of this file, or
+		-- through an import of a project module
+		local function project_module(full)
+			return full and modules[full] ~= nil
 		end
 		for _i, m in ipairs(ctx.query(path, CALLS) or {}) do
-			local fn = owner(m.c)
-			f.calls[#f.calls + 1] = { node = m.c, name = m.f.text, object = m.o and m.o.text, caller = fn }
+			local name, object = m.f.text, m.o and m.o.text
+			local keep
+			if object then
+				keep = project_module(f.imports[object])
+			else
+				local full = f.imports[name]
+				keep = f.funcs[name] or (full and project_module(full:match("^(.*)%.[^.]+$")))
+			end
+			if keep then
+				local c = m.c
+				f.calls[#f.calls + 1] = { name = name, object = object, caller = owner(c),
+					node = { text = short(c.text), type = c.type, start_byte = c.start_byte, end_byte = c.end_byte,
+						line = c.line, col = c.col, end_line = c.end_line, end_col = c.end_col } }
+			end
 		end
 		return f
 	end
@@ -143,8 +193,8 @@ function pyindex.build(ctx, seeds)
 				for _i, call in ipairs(f.calls) do
 					if call.target == nil then call.target = target_of(f, call) or false end
 					local t = call.target
-					if t and t.why and call.caller and not call.caller.why and call.caller ~= t then
-						call.caller.why = { line = call.node.line, text = (call.node.text:gsub("%s+", " ")) }
+					if t and t.why and call.caller and not call.caller.why and not call.caller.aware and call.caller ~= t then
+						call.caller.why = { line = call.node.line, text = call.node.text }
 						call.caller.via = t
 						progress = true
 					end
