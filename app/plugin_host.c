@@ -666,19 +666,23 @@ static char *read_source(char **text, size_t *len, const char *root, const char 
 		problem = xasprintf("%s: unreadable (%s)", rel, err_message());
 		goto out;
 	}
-	char *decoded = NULL, enc[32];
-	size_t dlen = 0;
-	int d = 0;
-	if (memchr(*text, '\0', *len))
+	if (memchr(*text, '\0', *len)) {
 		problem = xasprintf("%s: binary file (contains NUL bytes)", rel);
-	else if ((d = pyenc_decode(&decoded, &dlen, enc, rel, *text, *len)) < 0)
-		problem = xstrdup(err_message()); /* names the file and the declared encoding */
-	else if (d == 1) { /* declared (PEP 263): prefiltered as Python reads it */
-		free(*text);
-		*text = decoded;
-		*len = dlen;
-	} else if (!util_utf8_valid(*text, *len))
-		problem = xasprintf("%s: not UTF-8 and declares no encoding", rel);
+	} else if (!util_utf8_valid(*text, *len)) {
+		/* prefiltered as Python reads it when it declares its encoding (PEP 263) */
+		char *decoded = NULL, enc[32];
+		size_t dlen = 0;
+		int d = pyenc_decode(&decoded, &dlen, enc, rel, *text, *len);
+		if (d < 0) {
+			problem = xstrdup(err_message()); /* names the file and the declared encoding */
+		} else if (d == 0) {
+			problem = xasprintf("%s: not UTF-8 and declares no encoding", rel);
+		} else {
+			free(*text);
+			*text = decoded;
+			*len = dlen;
+		}
+	}
 	if (problem) {
 		free(*text);
 		*text = NULL;

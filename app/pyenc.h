@@ -2,7 +2,9 @@
  * pyenc — Python source in the encoding it declares (PEP 263). A file that is not UTF-8
  * but names its encoding in a coding comment on its first or second line
  * (`# -*- coding: latin-1 -*-`) is read through iconv into UTF-8, so the checks see it as
- * Python does. Lines stay where they were; byte columns are those of the UTF-8 text.
+ * Python does: pysrc's parser decodes any text that is not UTF-8 this way, and the plugin
+ * host's prefilter does the same. Lines stay where they were; byte columns are those of
+ * the UTF-8 text.
  *
  * Nothing here writes files: ferry does not edit such a file automatically (fix.c refuses
  * it), since an edit planned on the UTF-8 text does not apply to the file's own bytes.

@@ -236,6 +236,28 @@ static int parse_with(TSParser *parser, pysrc **out, const char *path, const cha
 		goto out;
 	}
 	size_t bad = first_bad_byte(text, len);
+	if (bad < len && text[bad]) {
+		/* not UTF-8: a file that declares its encoding (PEP 263) is read as Python reads it */
+		char *decoded = NULL, enc[32];
+		size_t dlen = 0;
+		int d = pyenc_decode(&decoded, &dlen, enc, path, text, len);
+		if (d < 0) {
+			rc = d;
+			goto out;
+		}
+		if (d == 1) {
+			free(owned);
+			owned = decoded;
+			text = decoded;
+			len = dlen;
+			if (len > PYSRC_MAX_BYTES) {
+				rc = err_set(FERRY_ECORRUPT, _("%s: larger than %u MiB, not parsed"), path,
+				             PYSRC_MAX_BYTES >> 20);
+				goto out;
+			}
+			bad = first_bad_byte(text, len);
+		}
+	}
 	if (bad < len) {
 		rc = err_set(FERRY_ECORRUPT, _("%s: not UTF-8 text (%s at byte %zu)"), path,
 		             text[bad] ? "invalid sequence" : "NUL", bad);
@@ -1119,7 +1141,6 @@ out:
 
 /* ---- parsing files, one or many in parallel ----------------------------------------------- */
 
-/* "rel: reason" from the thread's error record, whose message names full. */
 /* ---- several queries in one walk -------------------------------------------------------- */
 
 /* One query of a union: where its patterns are in the combined query and how the combined
@@ -1307,6 +1328,7 @@ void pysrc_combo_run(const pysrc *csrc, const pysrc_combo *c, const unsigned cha
 	free(recs);
 }
 
+/* "rel: reason" from the thread's error record, whose message names full. */
 static char *reason_for(const char *rel, const char *full)
 {
 	const char *msg = err_message();
@@ -1331,19 +1353,6 @@ static void parse_file_with(TSParser *parser, pysrc **out, char **err, const cha
 	if (util_read_file(&text, &len, full) != 0) {
 		*err = reason_for(rel, full);
 		goto out;
-	}
-	/* a file that declares its encoding (PEP 263) is read as Python reads it */
-	char *decoded = NULL, enc[32];
-	size_t dlen = 0;
-	int d = pyenc_decode(&decoded, &dlen, enc, rel, text, len);
-	if (d < 0) {
-		*err = xstrdup(err_message());
-		goto out;
-	}
-	if (d == 1) {
-		free(text);
-		text = decoded;
-		len = dlen;
 	}
 	if (parse_with(parser, out, rel, text, len, text) != 0)
 		*err = reason_for(rel, rel);
