@@ -563,7 +563,11 @@ end
 -- The project's Megatron facts when it is a Megatron-LM or MindSpeed project (a
 -- megatron/ package, a pretrain_gpt.py-style entry script, or code importing megatron
 -- or mindspeed): {keep = {name -> entry}, adaptor = entry, mindspeed = imported}; else nil.
-function cuda.megatron(ctx)
+-- Worked out once per run: the detectors ask for every file, and the answer reads the
+-- whole project (asking per file made a check quadratic in the project's size).
+local megatron_of = setmetatable({}, { __mode = "k" })
+
+local function find_megatron(ctx)
 	local facts = ctx.data("megatron")
 	local found, mindspeed = false, false
 	for _i, m in ipairs(facts.markers) do
@@ -583,6 +587,15 @@ function cuda.megatron(ctx)
 	local keep = {}
 	for _i, k in ipairs(facts.keep) do keep[k.name] = k end
 	return { keep = keep, adaptor = facts.adaptor[1], mindspeed = mindspeed }
+end
+
+function cuda.megatron(ctx)
+	local mg = megatron_of[ctx]
+	if mg == nil then
+		mg = find_megatron(ctx) or false
+		megatron_of[ctx] = mg
+	end
+	return mg or nil
 end
 
 -- Turns a rewrite site into a "stays as it is" note for a Megatron project; what is
