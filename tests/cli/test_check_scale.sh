@@ -1,0 +1,37 @@
+#!/bin/sh
+# A project's size must not decide whether a check finishes: the checks' instruction
+# budget grows with the source they are offered, so a check whose work per file is
+# bounded finishes on any number of files. A check that redid project-wide work for every
+# file (as the Megatron detection did for the backend and environment rewrites) ran out of
+# its budget on a large project, exited 3 and lost its findings.
+. "$(dirname "$0")/lib.sh"
+
+p="$work/proj"
+make_project "$p"
+# 400 files of about 10 KB, each with a backend and a device to rewrite
+pad=$(awk 'BEGIN { for (i = 0; i < 150; i++) printf "value_%d = [i * 2 for i in range(%d)]  # padding\n", i, i }')
+i=0
+while [ "$i" -lt 400 ]; do
+	{
+		printf 'import torch\nimport torch.distributed as dist\n\n'
+		printf 'def setup_%d(rank):\n    dist.init_process_group("nccl", rank=rank)\n    return torch.zeros(%d).cuda()\n\n' "$i" "$i"
+		printf '%s\n' "$pad"
+	} >"$p/m$i.py"
+	i=$((i + 1))
+done
+
+expect_exit 0 "init of 400 files" -- "$FERRY" init "$p"
+"$FERRY" -C "$p" check --phase adapt --format json >"$work/out" 2>"$work/err"
+rc=$?
+if [ "$rc" -le 1 ] && ! grep -q "budget" "$work/err"; then
+	ok "adapt on 400 files finishes within the checks' budgets"
+else
+	fail "adapt on 400 files: exit $rc"
+	sed 's/^/     | /' "$work/err" | head -3
+fi
+n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len({f["file"] for f in d["findings"] if f["plugin"] == "adapt.torch_npu_import" and f["file"].startswith("m")}))' "$work/out" 2>/dev/null || echo 0)
+if [ "$n" = 400 ]; then ok "every file is told to import torch_npu"; else fail "torch_npu_import reported $n of 400 files"; fi
+n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len({f["file"] for f in d["findings"] if f["plugin"] == "adapt.distributed_backend" and f["file"].startswith("m")}))' "$work/out" 2>/dev/null || echo 0)
+if [ "$n" = 400 ]; then ok "every file's nccl backend is found"; else fail "distributed_backend reported $n of 400 files"; fi
+
+finish
