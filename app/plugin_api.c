@@ -85,10 +85,12 @@ void papi_plugin_done(papi_plugin *p)
 	pysrc_query_free(p->query);
 	for (size_t i = 0; i < p->nqc; i++) {
 		free(p->qc_src[i]);
-		pysrc_query_free(p->qc[i]);
+		if (p->qc_owned[i])
+			pysrc_query_free(p->qc[i]);
 	}
 	free(p->qc_src);
 	free(p->qc);
+	free(p->qc_owned);
 	memset(p, 0, sizeof *p);
 }
 
@@ -1529,6 +1531,42 @@ static pysrc *parsed(lua_State *L, papi_sandbox *sb, const char *path)
 	return src;
 }
 
+/* Queries given to ctx.query, compiled once for the whole process: the checks share
+ * helpers (the Python library's queries), so twenty plugins asked for the same texts and
+ * each compiled its own copy, which cost more than parsing some files. The table owns
+ * the compiled queries; they live until the process ends (a query is immutable, and
+ * every plugin's cache below may point at it). Bounded: past the limit a query is
+ * compiled for the asking plugin alone. */
+#define SHARED_QUERIES_MAX 1024
+static struct {
+	pthread_mutex_t mu;
+	char *src[SHARED_QUERIES_MAX];
+	pysrc_query *q[SHARED_QUERIES_MAX];
+	size_t n;
+} shared_queries = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* The compiled query for source: from the shared table (*owned 0), else compiled for the
+ * caller (*owned 1). NULL with the error set when it does not compile. */
+static pysrc_query *shared_query(const char *source, int *owned)
+{
+	pysrc_query *q = NULL;
+	*owned = 0;
+	pthread_mutex_lock(&shared_queries.mu);
+	for (size_t i = 0; i < shared_queries.n && !q; i++)
+		if (strcmp(shared_queries.src[i], source) == 0)
+			q = shared_queries.q[i];
+	if (!q && pysrc_query_new(&q, source) == 0) {
+		if (shared_queries.n < SHARED_QUERIES_MAX) {
+			shared_queries.src[shared_queries.n] = xstrdup(source);
+			shared_queries.q[shared_queries.n++] = q;
+		} else {
+			*owned = 1;
+		}
+	}
+	pthread_mutex_unlock(&shared_queries.mu);
+	return q;
+}
+
 static const pysrc_query *plugin_query(lua_State *L, papi_plugin *p, const char *source)
 {
 	if (!source) {
@@ -1539,13 +1577,16 @@ static const pysrc_query *plugin_query(lua_State *L, papi_plugin *p, const char 
 	for (size_t i = 0; i < p->nqc; i++)
 		if (strcmp(p->qc_src[i], source) == 0)
 			return p->qc[i];
-	pysrc_query *q = NULL;
-	if (pysrc_query_new(&q, source) != 0)
+	int owned;
+	pysrc_query *q = shared_query(source, &owned);
+	if (!q)
 		luaL_error(L, "query: %s", err_message());
 	p->qc_src = xrealloc(p->qc_src, (p->nqc + 1) * sizeof *p->qc_src);
 	p->qc = xrealloc(p->qc, (p->nqc + 1) * sizeof *p->qc);
+	p->qc_owned = xrealloc(p->qc_owned, (p->nqc + 1) * sizeof *p->qc_owned);
 	p->qc_src[p->nqc] = xstrdup(source);
 	p->qc[p->nqc] = q;
+	p->qc_owned[p->nqc] = (unsigned char)owned;
 	p->nqc++;
 	return q;
 }

@@ -42,8 +42,10 @@ typedef struct papi_plugin {
 	pysrc_query *query;       /* the declared query, compiled at load; may be NULL */
 	int needs_exec;           /* declared needs = {"exec"} */
 	int bundled;              /* came with ferry (embedded or the source tree's plugins/) */
-	char **qc_src;            /* explicit queries ctx.query compiled so far ... */
-	pysrc_query **qc;         /* ... and their compiled forms */
+	char **qc_src;            /* explicit queries ctx.query was given so far ... */
+	pysrc_query **qc;         /* ... their compiled forms (most from the process's shared
+	                             table, which owns them) ... */
+	unsigned char *qc_owned;  /* ... and 1 where the plugin owns the compiled form */
 	size_t nqc;
 } papi_plugin;
 
