@@ -75,7 +75,9 @@ function pyindex.build(ctx, seeds)
 
 	local files = {}   -- path -> {funcs = {name -> fn}, imports = {bound -> full}, calls = {...}}
 	local funcs = {}   -- key -> fn
-	local function index(path)
+	-- a file's definitions: its imports and top-level functions (what resolving a call
+	-- into it needs)
+	local function defs(path)
 		if files[path] then return files[path] end
 		local f = { funcs = {}, imports = {}, calls = {}, module = module_of(path) }
 		files[path] = f
@@ -95,6 +97,20 @@ function pyindex.build(ctx, seeds)
 			f.funcs[fn.name] = fn
 			funcs[fn.key] = fn
 		end
+		-- a function that already handles the NPU (an 'npu' branch beside the 'cuda' one,
+		-- torch.npu, is_torch_npu_available) is accelerator-aware, not CUDA-dependent, and
+		-- stops the dependence of its callers
+		for _i, fn in pairs(f.funcs) do
+			fn.aware = ctx.node_text(path, fn.s, fn.e):find("npu", 1, true) ~= nil
+		end
+		return f
+	end
+	-- the whole index of a file: its definitions, the CUDA sites in its functions, and its
+	-- calls that can name a project function
+	local function index(path)
+		local f = defs(path)
+		if f.full then return f end
+		f.full = true
 		local function owner(node)
 			for _i, fn in pairs(f.funcs) do
 				if fn.s <= node.start_byte and node.end_byte <= fn.e then return fn end
@@ -116,12 +132,6 @@ function pyindex.build(ctx, seeds)
 			end
 		end
 		table.sort(sites, function(a, b) return a.start_byte < b.start_byte end)
-		-- a function that already handles the NPU (an 'npu' branch beside the 'cuda' one,
-		-- torch.npu, is_torch_npu_available) is accelerator-aware, not CUDA-dependent, and
-		-- stops the dependence of its callers
-		for _i, fn in pairs(f.funcs) do
-			fn.aware = ctx.node_text(path, fn.s, fn.e):find("npu", 1, true) ~= nil
-		end
 		for _i, node in ipairs(sites) do
 			local fn = owner(node)
 			if fn and not fn.why and not fn.aware then fn.why = { line = node.line, text = short(node.text) } end
@@ -155,7 +165,7 @@ function pyindex.build(ctx, seeds)
 		if depth > 8 then return nil end
 		local path = modules[module]
 		if not path then return nil end
-		local f = index(path)
+		local f = defs(path)
 		if f.funcs[name] then return f.funcs[name] end
 		local full = f.imports[name]
 		if full then
@@ -181,10 +191,22 @@ function pyindex.build(ctx, seeds)
 
 	for _i, path in ipairs(seeds) do index(path) end
 	-- a function that calls a dependent one depends on it, to a fixed point; a file not yet
-	-- indexed is indexed when it mentions the name of a function that became dependent
+	-- indexed is indexed when it can call a function that became dependent: it names the
+	-- function and a module it can be imported from (the module that defines it, or one
+	-- that re-exports it, by its last component: `from pkg.utils import f`, `utils.f()`,
+	-- `from .utils import f`), or it sits in the same top folder and imports relatively.
+	-- Names alone woke most of a large project: scripts' own `main`, `run` and `parse_args`
+	-- became dependent, and nearly every file says "main".
 	local searched, unread = {}, {}
 	for _i, path in ipairs(all) do unread[path] = true end
-	for path in pairs(files) do unread[path] = nil end
+	local function drop_indexed()
+		for path, f in pairs(files) do
+			if f.full then unread[path] = nil end
+		end
+	end
+	drop_indexed()
+	local function last(module) return module:match("([^.]+)$") or module end
+	local function top(path) return path:match("^([^/]+)/") end
 	while true do
 		local progress = true
 		while progress do
@@ -201,19 +223,38 @@ function pyindex.build(ctx, seeds)
 				end
 			end
 		end
-		local names = {}
+		-- what to look for: (name, module word, top folder) not searched before, from the
+		-- dependent functions' own modules and the indexed modules that import them
+		local wanted = {}
+		local function want(fn, module, path)
+			local k = fn.key .. " " .. module
+			if not searched[k] then
+				searched[k] = true
+				wanted[#wanted + 1] = { name = fn.name, word = last(module), top = top(path) }
+			end
+		end
+		local dependent = {}
 		for _i, fn in pairs(funcs) do
-			if fn.why and not searched[fn.key] then
-				searched[fn.key] = true
-				names[#names + 1] = fn.name
+			if fn.why then
+				dependent[fn.name] = true
+				want(fn, module_of(fn.path), fn.path)
+			end
+		end
+		for path, f in pairs(files) do
+			for bound, full in pairs(f.imports) do
+				local mod, name = full:match("^(.*)%.([^.]+)$")
+				local fn = mod and dependent[bound] and resolve(mod, name, 0)
+				if fn and fn.why and bound == fn.name then want(fn, f.module, path) end
 			end
 		end
 		local grew = false
-		for _i, path in ipairs(all) do
-			if unread[path] and #names > 0 then
+		for _i, path in ipairs(#wanted > 0 and all or {}) do
+			if unread[path] then
 				local text = ctx.read(path)
-				for _j, n in ipairs(text and names or {}) do
-					if text:find(n, 1, true) then
+				local relative = text and text:find("from .", 1, true)
+				for _j, w in ipairs(text and wanted or {}) do
+					if text:find(w.name, 1, true) and (text:find(w.word, 1, true)
+						or (relative and w.top and top(path) == w.top)) then
 						index(path)
 						unread[path] = nil
 						grew = true
@@ -222,7 +263,7 @@ function pyindex.build(ctx, seeds)
 				end
 			end
 		end
-		for path in pairs(files) do unread[path] = nil end
+		drop_indexed()
 		if not grew then break end
 	end
 

@@ -1,0 +1,5 @@
+from .. import select_device
+
+
+def run_here():
+    return select_device()
