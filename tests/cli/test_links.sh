@@ -24,7 +24,7 @@ def init():
 EOF
 printf 'from .real_accel import init\n' >"$p/accelerator/__init__.py"
 printf 'import torch\n\n\ndef run(model):\n    return model.cuda()\n' >"$p/deepspeed/__init__.py"
-ln -s ../accelerator "$p/deepspeed/accelerator"
+ln -s ../accelerator/ "$p/deepspeed/accelerator" # as DeepSpeed has it, trailing slash included
 printf '#!/usr/bin/env python\nimport torch\n\nx = torch.ones(2).cuda()\nprint(x)\n' >"$p/bin/train.py"
 chmod 755 "$p/bin/train.py"
 # a folder outside the project, linked in: never scanned, never written
@@ -73,7 +73,7 @@ dry_mode=$(sed -n '/^diff --git a\/bin\/train.py /,/^---/s/^index [0-9a-f]*\.\.[
 expect_exit 0 "fix --all --phase adapt --yes" -- "$FERRY" -C "$p" fix --all --phase adapt --yes
 grep -q "backend='hccl'" "$p/accelerator/real_accel.py" && grep -q 'zeros(4).npu()' "$p/accelerator/real_accel.py" &&
 	ok "the fix rewrote the real file" || fail "the fix did not rewrite accelerator/real_accel.py"
-[ "$(readlink "$p/deepspeed/accelerator")" = ../accelerator ] && ok "the directory link is still the same link" ||
+[ "$(readlink "$p/deepspeed/accelerator")" = ../accelerator/ ] && ok "the directory link is still the same link" ||
 	fail "the directory link was changed"
 [ -x "$p/bin/train.py" ] && ok "the script is still executable" || fail "the fix dropped the script's executable bit"
 expect_exit 0 "status after the fix" -- "$FERRY" -C "$p" status
