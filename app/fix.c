@@ -405,6 +405,15 @@ static void add_hunks(fix_plan *p, const ffile *file, const char *d)
 	}
 }
 
+/* The permission bits the file at path will have once written: its own (a write keeps
+ * them), or those a fix creates it with (a generated shell script is executable). */
+static unsigned file_mode(const char *path, const projfs_stamp *st)
+{
+	if (st->exists)
+		return st->mode;
+	return util_ends_with(path, ".sh") ? 0755 : 0644;
+}
+
 /* The plan's unified diff and its hunks, from the accepted edits. */
 static int build_diff(fix_plan *p)
 {
@@ -417,8 +426,11 @@ static int build_diff(fix_plan *p)
 			continue;
 		size_t len = 0;
 		char *text = render(file, (size_t)-1, &len), *d = NULL;
-		/* a file that does not exist yet is a new file, not an edit of an empty one */
-		int rc = history_diff_buffers(&d, file->path, file->stamp.exists ? file->orig : NULL, file->len, text, len);
+		/* a file that does not exist yet is a new file, not an edit of an empty one; the
+		 * mode is the one its checkpoint will record (executable: owner's x bit, as git) */
+		int exec = (file_mode(file->path, &file->stamp) & 0100) != 0;
+		int rc = history_diff_buffers(&d, file->path, file->stamp.exists ? file->orig : NULL, file->len, text, len,
+		                              exec);
 		free(text);
 		if (rc)
 			return rc;
@@ -648,7 +660,7 @@ static int apply_plugin(fix_plan *p, workspace *ws, size_t k, int *made)
 	while (!rc && written < npaths) {
 		size_t i = written;
 		rc = projfs_write(&files[i]->stamp, ws->root, paths[i], texts[i], lens[i],
-		                  util_ends_with(paths[i], ".sh") ? 0755 : 0644, -1, &files[i]->stamp);
+		                  file_mode(paths[i], &files[i]->stamp), -1, &files[i]->stamp);
 		written += !rc;
 	}
 	if (rc == FERRY_EREFUSED && written == 0)

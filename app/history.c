@@ -1352,12 +1352,53 @@ out:
 	return rc;
 }
 
-int history_diff_buffers(char **out, const char *path, const char *old, size_t oldlen, const char *new_text,
-                         size_t newlen)
+/* A repository that exists only in memory: its one object database is a mempack, so
+ * the blobs and trees written to it never reach a disk. */
+static int mem_repo(git_repository **out)
 {
-	git_patch *patch = NULL;
+	git_odb *odb = NULL;
+	git_odb_backend *mempack = NULL;
+	int rc = -1;
+	*out = NULL;
+	if (git_odb_new(&odb) < 0 || git_mempack_new(&mempack) < 0)
+		goto out;
+	if (git_odb_add_backend(odb, mempack, 1) < 0) {
+		mempack->free(mempack);
+		goto out;
+	}
+	rc = git_repository_wrap_odb(out, odb); /* the odb owns the backend, the repository the odb */
+out:
+	git_odb_free(odb);
+	return rc;
+}
+
+/* The tree holding path alone, with data as a blob of the given mode, written to repo. */
+static int tree_of_one(git_tree **out, git_repository *repo, const char *path, const char *data, size_t len,
+                       git_filemode_t mode)
+{
+	git_index *index = NULL;
+	git_index_entry e;
+	git_oid id;
+	int rc = -1;
+	memset(&e, 0, sizeof e);
+	e.path = path;
+	e.mode = mode;
+	if (git_blob_create_from_buffer(&e.id, repo, data, len) == 0 && git_index_new(&index) == 0 &&
+	    git_index_add(index, &e) == 0 && git_index_write_tree_to(&id, index, repo) == 0)
+		rc = git_tree_lookup(out, repo, &id);
+	git_index_free(index);
+	return rc;
+}
+
+int history_diff_buffers(char **out, const char *path, const char *old, size_t oldlen, const char *new_text,
+                         size_t newlen, int exec)
+{
+	git_repository *repo = NULL;
+	git_tree *ta = NULL, *tb = NULL;
+	git_diff *diff = NULL;
 	git_buf buf = GIT_BUF_INIT;
 	git_diff_options opts = GIT_DIFF_OPTIONS_INIT;
+	git_filemode_t mode = exec ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
 	int rc = 0;
 	*out = NULL;
 	git_ready();
@@ -1365,15 +1406,21 @@ int history_diff_buffers(char **out, const char *path, const char *old, size_t o
 		*out = xstrdup("");
 		goto out;
 	}
-	if (git_patch_from_buffers(&patch, old, oldlen, path, new_text, newlen, path, &opts) < 0 ||
-	    git_patch_to_buf(&buf, patch) < 0) {
+	/* two one-file trees, diffed as the checkpoints' own diffs are: the header carries
+	 * the file's mode exactly as the commit will record it */
+	if (mem_repo(&repo) < 0 || (old && tree_of_one(&ta, repo, path, old, oldlen, mode) < 0) ||
+	    tree_of_one(&tb, repo, path, new_text, newlen, mode) < 0 ||
+	    git_diff_tree_to_tree(&diff, repo, ta, tb, &opts) < 0 || git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH) < 0) {
 		rc = git_fail(FERRY_EGIT, path, _("computing diff"));
 		goto out;
 	}
 	*out = xstrndup(buf.size ? buf.ptr : "", buf.size);
 out:
 	git_buf_dispose(&buf);
-	git_patch_free(patch);
+	git_diff_free(diff);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	git_repository_free(repo);
 	return rc;
 }
 

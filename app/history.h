@@ -81,9 +81,12 @@ char *history_trailer_value(const char *message, const char *key);
 /* Unified diff from a to b (b NULL: a's first parent to a). Caller frees *out. */
 int history_diff(char **out, history *h, const char *a, const char *b);
 /* Unified diff of two versions of one file (a/path, b/path headers); old NULL: the file
- * does not exist yet (a new file, from /dev/null). Caller frees. */
+ * does not exist yet (a new file, from /dev/null). exec: the file is (or will be made)
+ * executable, so the header gives its mode as 100755, else 100644 — what a checkpoint
+ * of the change records and `ferry diff` and `ferry export` show. Computed in memory:
+ * nothing is written to any repository. Caller frees. */
 int history_diff_buffers(char **out, const char *path, const char *old, size_t oldlen, const char *new_text,
-                         size_t newlen);
+                         size_t newlen, int exec);
 /* Paths touched between a's parent and a. */
 int history_commit_paths(char ***out, size_t *n, history *h, const char *oid);
 

@@ -66,58 +66,52 @@ static int ignored(walk *w, const char *rel, int is_dir)
 
 static void walk_dir(walk *w, const char *abs, const char *rel);
 
-/* One directory entry: abs is its path on disk, rel its project path (caller frees both). */
+/* One directory entry: abs is its path on disk, rel its project path (caller frees both).
+ * A symlink is never followed: one that stays inside the root names a file or folder the
+ * walk reaches by its real path anyway (listing it again would scan the same file twice
+ * under two names, and ferry writes only by real paths), so it is left out silently; one
+ * that leaves the root, loops or dangles is a problem. */
 static void walk_entry(walk *w, const char *abs, const char *rel)
 {
 	struct stat st;
-	char *target = NULL;
 	if (lstat(abs, &st) != 0) {
 		if (errno != ENOENT) /* a file deleted while the walk ran is simply not there */
 			add_problem(w, rel, strerror(errno));
 		return;
 	}
-	const char *real = abs;
 	if (S_ISLNK(st.st_mode)) {
-		target = realpath(abs, NULL);
-		if (!target) {
+		char *target = realpath(abs, NULL);
+		if (!target)
 			add_problem(w, rel, errno == ELOOP ? "symlink loop"
 			                    : errno == ENOENT ? "broken symlink" : strerror(errno));
-			return;
-		}
-		if (!inside(w->root_real, target)) {
+		else if (!inside(w->root_real, target))
 			add_problem(w, rel, "symlink leaving the project");
-			goto out;
-		}
-		if (stat(target, &st) != 0) {
-			add_problem(w, rel, strerror(errno));
-			goto out;
-		}
-		real = target;
+		free(target);
+		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		if (ignored(w, rel, 1))
-			goto out;
+			return;
+		/* without links, only a bind mount can bring a folder back inside itself */
 		for (size_t i = 0; i < w->depth; i++) {
 			if (w->devs[i] == st.st_dev && w->inos[i] == st.st_ino) {
-				add_problem(w, rel, "symlink loop");
-				goto out;
+				add_problem(w, rel, "directory loop");
+				return;
 			}
 		}
 		if (w->depth >= MAX_DEPTH) {
 			add_problem(w, rel, "directories nested too deeply");
-			goto out;
+			return;
 		}
 		w->devs[w->depth] = st.st_dev;
 		w->inos[w->depth] = st.st_ino;
 		w->depth++;
-		walk_dir(w, real, rel);
+		walk_dir(w, abs, rel);
 		w->depth--;
 	} else if (S_ISREG(st.st_mode)) {
 		if (!ignored(w, rel, 0))
 			add_path(w, xstrdup(rel));
 	}
-out:
-	free(target);
 }
 
 static int by_name(const void *a, const void *b)

@@ -1,10 +1,12 @@
 /*
  * project — the inventory of a project's files and the resolution of project paths.
  *
- * Owns nothing between calls. project_files walks the project root (it never leaves it:
- * symlinks that point outside the root or back into one of their own ancestors are not
- * followed and are recorded as problems) and fills a project_list whose arrays and strings
- * belong to the list until project_list_done. project_resolve turns a relative project path
+ * Owns nothing between calls. project_files walks the project root and lists each file
+ * once, by its real path: it follows no symlink. A link that stays inside the root is
+ * another name for a file or folder the walk reaches by its own path (DeepSpeed's
+ * deepspeed/accelerator -> ../accelerator/), so it is not listed; a link that leaves the
+ * root, loops or dangles is recorded as a problem. It fills a project_list whose arrays
+ * and strings belong to the list until project_list_done. project_resolve turns a relative project path
  * into an absolute one that is guaranteed to lie inside the root; the result belongs to the
  * caller (free()).
  *
@@ -26,10 +28,12 @@ typedef struct project_list {
  * ("build/"); an ignored directory is not descended into. Non-zero means ignored. */
 typedef int (*project_ignore_fn)(const char *relpath, void *payload);
 
-/* Lists the regular files under root (relative paths), skipping .git/, .ferry/, and what
- * is_ignored (may be NULL) rejects. Symlinks are followed only while they stay inside the
- * root and do not loop; a symlink loop, a symlink leaving the project, a broken symlink or
- * an unreadable directory becomes a problem line ("path: reason") and the walk goes on.
+/* Lists the regular files under root by their real relative paths, skipping .git/,
+ * .ferry/, and what is_ignored (may be NULL) rejects. No symlink is followed or listed: one
+ * pointing inside the root is skipped silently (its target is listed under its own path
+ * unless that is skipped too); a symlink loop, a symlink leaving the project, a broken
+ * symlink, a directory loop (a bind mount) or an unreadable directory becomes a problem
+ * line ("path: reason") and the walk goes on.
  * Sockets, FIFOs and devices are skipped silently.
  * Fails with FERRY_EIO only when root itself cannot be opened; out is then empty.
  * The caller releases out with project_list_done. */

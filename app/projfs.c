@@ -128,6 +128,7 @@ static void stamp_of(projfs_stamp *out, const struct stat *st, const void *data,
 	out->size = (long long)st->st_size;
 	out->mtime_ns = (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 	out->ino = (unsigned long long)st->st_ino;
+	out->mode = (unsigned)st->st_mode & 07777;
 	util_sha256_hex(out->sha256, data, len);
 }
 

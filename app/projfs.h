@@ -28,6 +28,7 @@ typedef struct projfs_stamp {
 	long long size;
 	long long mtime_ns;
 	unsigned long long ino;
+	unsigned mode;           /* permission bits (st_mode & 07777): a diff shows 100755 by them */
 	char sha256[65];         /* of the content */
 } projfs_stamp;
 

@@ -455,20 +455,29 @@ static void test_diff(void **state)
 
 	/* two versions of one file, no repository involved */
 	static const char before[] = "a\r\nb\r\nc\r\n", after[] = "a\r\nB\r\nc\r\n";
-	assert_int_equal(history_diff_buffers(&d, "src/x.py", before, sizeof before - 1, after, sizeof after - 1), 0);
-	assert_non_null(strstr(d, "--- a/src/x.py\n+++ b/src/x.py\n"));
+	assert_int_equal(history_diff_buffers(&d, "src/x.py", before, sizeof before - 1, after, sizeof after - 1, 0), 0);
+	assert_true(util_starts_with(d, "diff --git a/src/x.py b/src/x.py\n"));
+	assert_non_null(strstr(d, " 100644\n--- a/src/x.py\n+++ b/src/x.py\n"));
 	assert_non_null(strstr(d, "-b\r\n+B\r\n"));
 	free(d);
-	assert_int_equal(history_diff_buffers(&d, "x.py", before, sizeof before - 1, before, sizeof before - 1), 0);
+	/* an executable file's mode, as its checkpoint records it */
+	assert_int_equal(history_diff_buffers(&d, "bin/run.py", before, sizeof before - 1, after, sizeof after - 1, 1), 0);
+	assert_non_null(strstr(d, " 100755\n--- a/bin/run.py\n+++ b/bin/run.py\n"));
+	assert_null(strstr(d, "100644"));
+	free(d);
+	assert_int_equal(history_diff_buffers(&d, "x.py", before, sizeof before - 1, before, sizeof before - 1, 0), 0);
 	assert_string_equal(d, "");
 	free(d);
-	assert_int_equal(history_diff_buffers(&d, "new.py", "", 0, "n\n", 2), 0);
+	assert_int_equal(history_diff_buffers(&d, "new.py", "", 0, "n\n", 2, 0), 0);
 	assert_non_null(strstr(d, "+n\n"));
 	free(d);
 	/* a file that does not exist yet is shown as a new file, not an edit of an empty one */
-	assert_int_equal(history_diff_buffers(&d, "gen/setup_env.sh", NULL, 0, "n\n", 2), 0);
-	assert_non_null(strstr(d, "new file mode 100644"));
+	assert_int_equal(history_diff_buffers(&d, "gen/setup_env.sh", NULL, 0, "n\n", 2, 1), 0);
+	assert_non_null(strstr(d, "new file mode 100755"));
 	assert_non_null(strstr(d, "--- /dev/null\n+++ b/gen/setup_env.sh\n"));
+	free(d);
+	assert_int_equal(history_diff_buffers(&d, "gen/plan.md", NULL, 0, "n\n", 2, 0), 0);
+	assert_non_null(strstr(d, "new file mode 100644"));
 	free(d);
 	done(h, root, gd);
 }

@@ -810,7 +810,6 @@ static void test_source_problems(void **state)
 		"big.py: file too large",
 		"broken.py: syntax error at line 1",
 		"loop.py: symlink loop",
-		"sub/up: symlink loop",
 	};
 	for (size_t i = 0; i < sizeof expect / sizeof expect[0]; i++) {
 		const got_finding *f = find_msg(&g, expect[i]);
@@ -823,7 +822,10 @@ static void test_source_problems(void **state)
 		assert_non_null(f->file);
 		assert_true(util_starts_with(expect[i], f->file));
 	}
-	assert_int_equal(count_plugin(&g, "ferry.source"), 6);
+	/* sub/up leads back to the root: another name for files listed by their own path,
+	 * not a problem */
+	assert_null(find_msg(&g, "sub/up"));
+	assert_int_equal(count_plugin(&g, "ferry.source"), 5);
 	assert_int_equal(find_msg(&g, "syntax error")->line, 1);
 	/* CRLF and tabs are fine; the broken file is still analysed */
 	const got_finding *f = find_msg(&g, "cuda at 3");

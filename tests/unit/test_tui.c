@@ -1293,7 +1293,8 @@ static void test_fix_preview_new_file(void **state)
 	         "  end,\n"
 	         "}\n");
 	char *s = screen_of(fx->dir, "100x30", "4:fix-plugin adapt.test_newfile<Enter>");
-	assert_has(s, "new file mode 100644");
+	/* a shell script a fix creates is made executable, and its checkpoint says so */
+	assert_has(s, "new file mode 100755");
 	assert_has(s, "--- /dev/null");
 	assert_has(s, "+++ b/gen/npu_env.sh");
 	free(s);
