@@ -1,5 +1,6 @@
 /* plugin_api — see plugin_api.h. The sandbox and the ctx table plugins see. */
 #include "plugin_api.h"
+#include "lprof.h"
 #include "phase.h"
 #include "embedded.h"
 #include "err.h"
@@ -486,9 +487,12 @@ static int account(papi_sandbox *sb, unsigned long long cost)
  * also re-raise a kill as soon as they return. */
 static void count_hook(lua_State *L, lua_Debug *ar)
 {
-	(void)ar;
 	papi_sandbox *sb = sandbox_of(L);
-	if (account(sb, HOOK_STEP) || sb->closing ||
+	if (sb->prof && !sb->killed)
+		lprof_sample(sb->prof, L);
+	if (ar->event != LUA_HOOKCOUNT)
+		return; /* a call or return, seen only while profiling */
+	if (account(sb, sb->prof ? LPROF_STEP : HOOK_STEP) || sb->closing ||
 	    (sb->run && sb->run->sched && atomic_load(&sb->run->sched->cancel))) {
 		lua_sethook(L, count_hook, LUA_MASKCOUNT, KILL_STEP);
 		luaL_error(L, "%s", kill_reason(sb));
@@ -2941,7 +2945,10 @@ lua_State *papi_open(papi_sandbox *sb)
 		lua_close(L);
 		return NULL;
 	}
-	lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
+	if (sb->prof) /* calls and returns too, so a host call's time lands on its caller's line */
+		lua_sethook(L, count_hook, LUA_MASKCOUNT | LUA_MASKCALL | LUA_MASKRET, LPROF_STEP);
+	else
+		lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_STEP);
 	return L;
 }
 

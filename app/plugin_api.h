@@ -191,6 +191,8 @@ typedef struct papi_sandbox {
 	papi_lane *lane;          /* the plugin's lane when the run has a scheduler, else NULL */
 	struct papi_metric *metrics; /* metrics recorded so far, handed over by the host */
 	size_t nmetric;
+	struct lprof *prof;       /* where the CPU time goes, when profiling (owned by the
+	                           * caller that set it; papi_open samples into it) */
 } papi_sandbox;
 
 /* A metric recorded by ctx.metric (strings cleaned, owned by the sandbox). */

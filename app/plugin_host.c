@@ -8,6 +8,7 @@
 #include "embedded.h"
 #include "err.h"
 #include "plugin_api.h"
+#include "lprof.h"
 #include "project.h"
 #include "pysrc.h"
 #include "safetext.h"
@@ -851,6 +852,7 @@ typedef struct lane_job {
 	papi_sandbox sb;
 	char *err;            /* why the plugin failed, or NULL */
 	double cpu;           /* CPU seconds of its thread */
+	char *profile;        /* where that time went (FERRY_PROFILE), or NULL */
 	pthread_t tid;
 	int threaded;         /* tid is a thread to join */
 	int reported;         /* its progress was reported */
@@ -879,12 +881,19 @@ static void run_one(lane_job *j)
 	sb->budget = plugin_budget(j->h, j->run, j->p);
 	sb->mem_cap = j->h->opts.mem_cap;
 	sb->time_limit_ms = j->h->opts.time_limit_ms;
+	const char *profiling = getenv("FERRY_PROFILE");
+	if (profiling && *profiling && strcmp(profiling, "0") != 0)
+		sb->prof = lprof_new();
 	lua_State *L = papi_open(sb);
 	if (!L)
 		j->err = xstrdup("cannot create a Lua state");
 	else if (papi_load(L, j->p->chunk, j->p->len, j->p->info.origin, &j->err) == 0)
 		papi_call_run(L, &j->err);
+	if (sb->prof && L)
+		j->profile = lprof_report(sb->prof, j->p->info.id, 15);
 	papi_close(L);
+	lprof_free(sb->prof);
+	sb->prof = NULL;
 	if (j->lane)
 		papi_lane_leave(j->run, j->lane);
 	j->cpu = thread_cpu_seconds() - c0;
@@ -1064,11 +1073,14 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 		deliver(&jobs[k], cb);
 		if (debug)
 			fprintf(stderr, "ferry: %-34s %8.3f s CPU\n", jobs[k].p->info.id, jobs[k].cpu);
+		if (jobs[k].profile)
+			fputs(jobs[k].profile, stderr);
 	}
 	h->parsed = run.parsed;
 out:
 	for (size_t k = 0; jobs && k < nsel; k++) {
 		free(jobs[k].err);
+		free(jobs[k].profile);
 		papi_sandbox_done(&jobs[k].sb);
 	}
 	free(jobs);

@@ -21,6 +21,11 @@ end
 -- "torch . cuda\n  .synchronize" -> "torch.cuda.synchronize"; nil when text is not a
 -- plain dotted name (a call, a subscript or a literal somewhere in the chain).
 function py.dotted(text)
+  -- the usual case first: nothing but names and dots (torch.cuda.synchronize, self.x)
+  if not text:find("[^%w_.]") then
+    local ok = text:find("^[%a_]") and not text:find("%.[%d.]") and text:byte(-1) ~= 46
+    return ok and text or nil
+  end
   local s = text:gsub("#[^\n]*", ""):gsub("\\\r?\n", ""):gsub("%s+", "")
   if s == "" then return nil end
   for part in (s .. "."):gmatch("([^.]*)%.") do
@@ -56,13 +61,10 @@ function py.attributes(ctx, path, prefix)
   local best = {}
   for _i, m in ipairs(ms) do
     local n = m.attr
-    local d = py.dotted(n.text)
-    if d then
-      local b = best[n.start_byte]
-      if not b or n.end_byte > b.node.end_byte then
-        best[n.start_byte] = { node = n, text = d }
-      end
-    end
+    local b = best[n.start_byte]
+    -- a chain inside a longer one that starts at the same byte is not wanted
+    local d = (not b or n.end_byte > b.node.end_byte) and py.dotted(n.text)
+    if d then best[n.start_byte] = { node = n, text = d } end
   end
   local out = {}
   for _i, a in pairs(best) do

@@ -34,4 +34,13 @@ if [ "$n" = 400 ]; then ok "every file is told to import torch_npu"; else fail "
 n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len({f["file"] for f in d["findings"] if f["plugin"] == "adapt.distributed_backend" and f["file"].startswith("m")}))' "$work/out" 2>/dev/null || echo 0)
 if [ "$n" = 400 ]; then ok "every file's nccl backend is found"; else fail "distributed_backend reported $n of 400 files"; fi
 
+# FERRY_PROFILE: where a check's time went, by line of Lua, without changing its findings
+"$FERRY" -C "$p" check --plugin adapt.torch_npu_import --format json >"$work/plain" 2>/dev/null
+FERRY_PROFILE=1 "$FERRY" -C "$p" check --plugin adapt.torch_npu_import --format json >"$work/prof" 2>"$work/err"
+expect_grep "profile of adapt.torch_npu_import" "$work/err" "FERRY_PROFILE names the check"
+expect_grep "^ *[0-9.]*%  *[0-9.]* s  .*/cuda.lua:[0-9]*$" "$work/err" "FERRY_PROFILE lists lines of the Lua library with their share"
+if [ "$(grep -v '"run":' "$work/plain")" = "$(grep -v '"run":' "$work/prof")" ]; then ok "profiling leaves the findings as they were"; else fail "profiling changed the findings"; fi
+"$FERRY" -C "$p" check --plugin adapt.torch_npu_import >/dev/null 2>"$work/err"
+if grep -q "profile of" "$work/err"; then fail "a profile without FERRY_PROFILE"; else ok "no profile unless asked"; fi
+
 finish
