@@ -20,16 +20,33 @@ end
 -- Dotted names used in code: outermost attribute chains (torch.cuda.synchronize) and
 -- plain callees and decorators (autocast(...), @script), each {text=, node=, resolved=,
 -- plain=}, in source order. Comments and strings never appear.
+local dotted_memo = setmetatable({}, { __mode = "k" })
+local CALLEES = "(call function: (identifier) @f) (decorator (identifier) @f)"
 function refs.dotted(ctx, path, map)
-	local out = {}
-	for _i, a in ipairs(py.attributes(ctx, path) or {}) do
-		out[#out + 1] = { text = a.text, node = a.node }
+	-- the last file's answer is kept: a check's detectors ask for the same file in turn
+	local memo = dotted_memo[ctx]
+	if memo and memo.path == path and memo.map == map then return memo.out end
+	local attrs = py.attributes(ctx, path) or {}
+	local calls = ctx.query(path, CALLEES) or {}
+	for k = 2, #calls do
+		if calls[k].f.start_byte < calls[k - 1].f.start_byte then
+			table.sort(calls, function(a, b) return a.f.start_byte < b.f.start_byte end)
+			break
+		end
 	end
-	for _i, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
-		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
+	-- both lists are in source order: merged, not sorted again
+	local out, i, j = {}, 1, 1
+	while i <= #attrs or j <= #calls do
+		local a, c = attrs[i], calls[j]
+		if c and (not a or c.f.start_byte < a.node.start_byte) then
+			out[#out + 1] = { text = c.f.text, node = c.f, plain = true, resolved = py.expand(map, c.f.text) }
+			j = j + 1
+		else
+			out[#out + 1] = { text = a.text, node = a.node, resolved = py.expand(map, a.text) }
+			i = i + 1
+		end
 	end
-	for _i, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
-	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
+	dotted_memo[ctx] = { path = path, map = map, out = out }
 	return out
 end
 
