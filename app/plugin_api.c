@@ -434,6 +434,8 @@ static void *capped_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 		sb->mem_exceeded = 0;
 	sb->refused = 0;
 	sb->mem_used = sb->mem_used - old + nsize;
+	if (sb->mem_used > sb->mem_peak)
+		sb->mem_peak = sb->mem_used;
 	return p;
 }
 

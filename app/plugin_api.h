@@ -180,6 +180,7 @@ typedef struct papi_sandbox {
 	int killed;               /* PAPI_KILL_*: sticky once set */
 	int closing;              /* the state is being closed: any Lua code is cut short */
 	size_t mem_used, mem_cap; /* bytes held by the state and its cap */
+	size_t mem_peak;          /* the most mem_used has been */
 	size_t refused;           /* size of the request just refused, or 0 */
 	int mem_exceeded;         /* an allocation was refused (and not retried successfully) */
 	size_t handed;            /* bytes of findings and metrics handed over so far */
