@@ -17,8 +17,11 @@
 --
 -- Calls are resolved through imports (`from pkg.utils import f`, `import pkg.utils as u;
 -- u.f()`, relative imports) and through re-exports (`from .utils import f` in a package's
--- __init__.py); a name the project does not define is not followed. Methods, nested
--- functions and calls through variables are not followed.
+-- __init__.py); a name the project does not define is not followed. Methods of top-level
+-- classes are indexed as "Class.method": a call through `self` inside the class follows
+-- the method, and constructing the class (`Runner(cfg)`, here or through an import)
+-- follows its __init__. Nested functions and calls through other variables
+-- (`r = Runner(); r.step()`) are not followed.
 
 local py = require("py")
 local refs = require("refs")
@@ -27,8 +30,15 @@ local cuda = require("cuda")
 local pyindex = {}
 
 local DEFS = [[
-(module (function_definition name: (identifier) @n) @def)
-(module (decorated_definition definition: (function_definition name: (identifier) @n) @def))
+(module (function_definition name: (identifier) @n parameters: (parameters) @ps) @def)
+(module (decorated_definition definition: (function_definition name: (identifier) @n parameters: (parameters) @ps) @def))
+]]
+-- methods of top-level classes (decorated or not, in classes decorated or not)
+local METHODS = [[
+(module (class_definition name: (identifier) @cls body: (block (function_definition name: (identifier) @n parameters: (parameters) @ps) @def)))
+(module (class_definition name: (identifier) @cls body: (block (decorated_definition definition: (function_definition name: (identifier) @n parameters: (parameters) @ps) @def))))
+(module (decorated_definition definition: (class_definition name: (identifier) @cls body: (block (function_definition name: (identifier) @n parameters: (parameters) @ps) @def))))
+(module (decorated_definition definition: (class_definition name: (identifier) @cls body: (block (decorated_definition definition: (function_definition name: (identifier) @n parameters: (parameters) @ps) @def)))))
 ]]
 local CMP_STRINGS = [[
 (comparison_operator (string) @s)
@@ -39,6 +49,21 @@ local CMP_STRINGS = [[
 local SITES = [[
 ((string (string_content) @c) @s (#match? @c "^cuda(:[0-9]*)?$"))
 ((attribute object: (attribute object: (identifier) @t attribute: (identifier) @u) attribute: (identifier)) @a (#eq? @t "torch") (#eq? @u "cuda"))
+]]
+-- a function's parameters in order, with the name of those that have one
+local PARAMS = [[
+(parameters (identifier) @n @p)
+(parameters (default_parameter name: (identifier) @n) @p)
+(parameters (typed_parameter . (identifier) @n) @p)
+(parameters (typed_default_parameter name: (identifier) @n) @p)
+(parameters (list_splat_pattern) @p)
+(parameters (dictionary_splat_pattern) @p)
+(parameters (keyword_separator) @p)
+(parameters (positional_separator) @p)
+]]
+-- a call's arguments, one match each
+local ARGS = [[
+(call arguments: (argument_list (_) @a)) @c
 ]]
 local CALLS = [[
 (call function: (identifier) @f) @c
@@ -93,9 +118,22 @@ function pyindex.build(ctx, seeds)
 		-- the plugin's memory
 		for _i, m in ipairs(ctx.query(path, DEFS) or {}) do
 			local fn = { key = f.module .. ":" .. m.n.text, name = m.n.text, path = path, node = m.n,
-				s = m.def.start_byte, e = m.def.end_byte }
+				s = m.def.start_byte, e = m.def.end_byte, ps = m.ps.start_byte, pe = m.ps.end_byte }
 			f.funcs[fn.name] = fn
 			funcs[fn.key] = fn
+		end
+		-- a method is indexed as "Class.method"; constructing the class runs its __init__,
+		-- so f.classes maps a class name to that method (false when it has none)
+		f.classes = {}
+		for _i, m in ipairs(ctx.query(path, METHODS) or {}) do
+			local cls = m.cls.text
+			local name = cls .. "." .. m.n.text
+			local fn = { key = f.module .. ":" .. name, name = name, cls = cls, path = path, node = m.n,
+				s = m.def.start_byte, e = m.def.end_byte, ps = m.ps.start_byte, pe = m.ps.end_byte }
+			f.funcs[name] = fn
+			funcs[fn.key] = fn
+			if m.n.text == "__init__" then f.classes[cls] = fn
+			elseif f.classes[cls] == nil then f.classes[cls] = false end
 		end
 		-- a function that already handles the NPU (an 'npu' branch beside the 'cuda' one,
 		-- torch.npu, is_torch_npu_available) is accelerator-aware, not CUDA-dependent, and
@@ -132,27 +170,70 @@ function pyindex.build(ctx, seeds)
 			end
 		end
 		table.sort(sites, function(a, b) return a.start_byte < b.start_byte end)
+		-- a site in a parameter's default value (`device='cuda'`) makes the function depend
+		-- on CUDA only for the calls that leave that parameter out; a site in the body, for
+		-- every call
+		local params
+		local function param_at(fn, at)
+			params = params or ctx.query(path, PARAMS) or {}
+			local pos, kw_only = 0, false
+			for _i, m in ipairs(params) do
+				local p = m.p
+				if p.start_byte >= fn.ps and p.end_byte <= fn.pe then
+					if p.type == "list_splat_pattern" or p.type == "keyword_separator" then kw_only = true end
+					if m.n then pos = pos + 1 end
+					if p.start_byte <= at and at < p.end_byte then
+						-- `self` is never passed by the caller of a method or a constructor
+						local shift = fn.cls and 1 or 0
+						return m.n and m.n.text, (not kw_only and m.n) and pos - shift or nil, p.text
+					end
+				end
+			end
+			return nil
+		end
 		for _i, node in ipairs(sites) do
 			local fn = owner(node)
-			if fn and not fn.why and not fn.aware then fn.why = { line = node.line, text = short(node.text) } end
+			if fn and not fn.why and not fn.aware then
+				local why = { line = node.line, text = short(node.text) }
+				if node.start_byte >= fn.ps and node.end_byte <= fn.pe then
+					local text
+					why.param, why.pos, text = param_at(fn, node.start_byte)
+					-- quoted as the parameter (`device="cuda"`): the default is what depends
+					if why.param then
+						why.text = short(text)
+						fn.cond = fn.cond or why
+					else
+						fn.why = why
+					end
+				else
+					fn.why = why
+				end
+			end
 		end
-		-- only calls that can name a project function: of a function of this file, or
-		-- through an import of a project module
+		for _i, fn in pairs(f.funcs) do
+			if not fn.why and fn.cond then fn.why, fn.cond = fn.cond, nil end
+		end
+		-- only calls that can name a project function: of a function or class of this file,
+		-- a method through `self` in its own class, or through an import of a project module
 		local function project_module(full)
 			return full and modules[full] ~= nil
 		end
 		for _i, m in ipairs(ctx.query(path, CALLS) or {}) do
 			local name, object = m.f.text, m.o and m.o.text
+			local c = m.c
+			local caller = owner(c)
 			local keep
-			if object then
+			if object == "self" then
+				keep = caller and caller.cls and f.funcs[caller.cls .. "." .. name]
+				if keep then name, object = caller.cls .. "." .. name, nil end
+			elseif object then
 				keep = project_module(f.imports[object])
 			else
 				local full = f.imports[name]
-				keep = f.funcs[name] or (full and project_module(full:match("^(.*)%.[^.]+$")))
+				keep = f.funcs[name] or f.classes[name] or (full and project_module(full:match("^(.*)%.[^.]+$")))
 			end
 			if keep then
-				local c = m.c
-				f.calls[#f.calls + 1] = { name = name, object = object, caller = owner(c),
+				f.calls[#f.calls + 1] = { name = name, object = object, caller = caller,
 					node = { text = short(c.text), type = c.type, start_byte = c.start_byte, end_byte = c.end_byte,
 						line = c.line, col = c.col, end_line = c.end_line, end_col = c.end_col } }
 			end
@@ -167,6 +248,7 @@ function pyindex.build(ctx, seeds)
 		if not path then return nil end
 		local f = defs(path)
 		if f.funcs[name] then return f.funcs[name] end
+		if f.classes[name] ~= nil then return f.classes[name] or nil end
 		local full = f.imports[name]
 		if full then
 			local mod, last = full:match("^(.*)%.([^.]+)$")
@@ -175,12 +257,44 @@ function pyindex.build(ctx, seeds)
 		return nil
 	end
 	-- the project function a call in file f names, or nil
+	-- whether a call passes the parameter whose default makes its target depend on CUDA
+	-- (by keyword, by position, or maybe through *args/**kwargs): then it does not depend
+	local function passes(path, f, call, why)
+		if not f.args then
+			f.args = {}
+			for _i, m in ipairs(ctx.query(path, ARGS) or {}) do
+				local k = m.c.start_byte .. ":" .. m.c.end_byte
+				local a = f.args[k] or { kw = {}, npos = 0 }
+				f.args[k] = a
+				local t = m.a.type
+				if t == "keyword_argument" then
+					a.kw[m.a.text:match("^[%a_][%w_]*") or ""] = true
+				elseif t == "list_splat" or t == "dictionary_splat" then
+					a.splat = true
+				elseif t ~= "comment" then
+					a.npos = a.npos + 1
+				end
+			end
+		end
+		local a = f.args[call.node.start_byte .. ":" .. call.node.end_byte]
+		if not a then return false end
+		return a.splat or a.kw[why.param] or (why.pos ~= nil and a.npos >= why.pos)
+	end
+	-- the dependent function a call makes its caller depend on, or nil
+	local function depends_on(path, f, call)
+		local t = call.target
+		if not (t and t.why) then return nil end
+		if t.why.param and passes(path, f, call, t.why) then return nil end
+		return t
+	end
+
 	local function target_of(f, call)
 		if call.object then
 			local mod = f.imports[call.object]
 			return mod and resolve(mod, call.name, 0)
 		end
 		if f.funcs[call.name] then return f.funcs[call.name] end
+		if f.classes[call.name] ~= nil then return f.classes[call.name] or nil end
 		local full = f.imports[call.name]
 		if full then
 			local mod, last = full:match("^(.*)%.([^.]+)$")
@@ -208,14 +322,20 @@ function pyindex.build(ctx, seeds)
 	local function last(module) return module:match("([^.]+)$") or module end
 	local function top(path) return path:match("^([^/]+)/") end
 	while true do
+		-- the files in path order, so that the call a function is said to depend through is
+		-- the same in every run
+		local order = {}
+		for path in pairs(files) do order[#order + 1] = path end
+		table.sort(order)
 		local progress = true
 		while progress do
 			progress = false
-			for _path, f in pairs(files) do
+			for _k, path in ipairs(order) do
+				local f = files[path]
 				for _i, call in ipairs(f.calls) do
 					if call.target == nil then call.target = target_of(f, call) or false end
-					local t = call.target
-					if t and t.why and call.caller and not call.caller.why and not call.caller.aware and call.caller ~= t then
+					local t = depends_on(path, f, call)
+					if t and call.caller and not call.caller.why and not call.caller.aware and call.caller ~= t then
 						call.caller.why = { line = call.node.line, text = call.node.text }
 						call.caller.via = t
 						progress = true
@@ -225,18 +345,24 @@ function pyindex.build(ctx, seeds)
 		end
 		-- what to look for: (name, module word, top folder) not searched before, from the
 		-- dependent functions' own modules and the indexed modules that import them
+		-- (a method is called from another file only by constructing its class, when it
+		-- is __init__; other methods are reached through `self` in their own file)
+		local function callable_as(fn)
+			if not fn.cls then return fn.name end
+			return fn.name == fn.cls .. ".__init__" and fn.cls or nil
+		end
 		local wanted = {}
 		local function want(fn, module, path)
 			local k = fn.key .. " " .. module
-			if not searched[k] then
+			if callable_as(fn) and not searched[k] then
 				searched[k] = true
-				wanted[#wanted + 1] = { name = fn.name, word = last(module), top = top(path) }
+				wanted[#wanted + 1] = { name = callable_as(fn), word = last(module), top = top(path) }
 			end
 		end
 		local dependent = {}
 		for _i, fn in pairs(funcs) do
 			if fn.why then
-				dependent[fn.name] = true
+				if callable_as(fn) then dependent[callable_as(fn)] = true end
 				want(fn, module_of(fn.path), fn.path)
 			end
 		end
@@ -244,7 +370,7 @@ function pyindex.build(ctx, seeds)
 			for bound, full in pairs(f.imports) do
 				local mod, name = full:match("^(.*)%.([^.]+)$")
 				local fn = mod and dependent[bound] and resolve(mod, name, 0)
-				if fn and fn.why and bound == fn.name then want(fn, f.module, path) end
+				if fn and fn.why and bound == callable_as(fn) then want(fn, f.module, path) end
 			end
 		end
 		local grew = false
@@ -274,7 +400,7 @@ function pyindex.build(ctx, seeds)
 	table.sort(ix.dependent, function(a, b) return a.key < b.key end)
 	for path, f in pairs(files) do
 		for _i, call in ipairs(f.calls) do
-			if call.target and call.target.why and call.target ~= call.caller then
+			if depends_on(path, f, call) and call.target ~= call.caller then
 				ix.calls[#ix.calls + 1] = { path = path, node = call.node, target = call.target,
 					caller = call.caller and call.caller.key }
 			end
