@@ -78,6 +78,7 @@ end
 local CALL_FIRST = [[(call function: (_) @func arguments: (argument_list . (string) @first))]]
 local CALL_KEYWORD = [[(call function: (_) @func
   arguments: (argument_list (keyword_argument name: (identifier) @k value: (_) @v) @kw))]]
+local CALL_ARGS = [[(call function: (_) @func arguments: (argument_list) @args)]]
 local NUMBERS = [[[(float) (integer)] @n]]
 
 return {
@@ -127,8 +128,21 @@ return {
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)
 			if next(names) then
+				-- the arguments of each call by its callee's position: a switch called with one
+				-- of its entry's inert arguments (nvFuser turned off) leaves nothing to port
+				local call_args
 				for _j, r in ipairs(refs.dotted(ctx, path, map)) do
 					local e = refs.lookup(names, r.resolved)
+					if e and e.inert_args then
+						if not call_args then
+							call_args = {}
+							for _k, m in ipairs(ctx.query(path, CALL_ARGS) or {}) do
+								call_args[m.func.start_byte] = m.args.text:gsub("%s+", "")
+							end
+						end
+						local given = call_args[r.node.start_byte]
+						if given and member(e.inert_args, given) then e = nil end
+					end
 					if e then report(path, r.node, r.text, e, e.npu) end
 				end
 			end
@@ -151,7 +165,10 @@ return {
 				for _j, m in ipairs(ctx.query(path, CALL_KEYWORD) or {}) do
 					local name = callee(m.func)
 					for _k, e in ipairs(keywords) do
-						if name == e.call and m.k.text == e.keyword then
+						-- `device_ids=device_ids` forwards a parameter of a wrapper (DeepSpeed's
+						-- own barrier): the value comes from its callers, it names no GPU here
+						local forwarded = m.v.type == "identifier" and m.v.text == m.k.text
+						if name == e.call and m.k.text == e.keyword and not forwarded then
 							local value = m.v.type == "string" and py.string_value(m.v.text)
 							if not e.values or member(e.values, value) then
 								report(path, m.kw, m.kw.text, e, e.npu)
