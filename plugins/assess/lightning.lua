@@ -18,6 +18,13 @@ local OLD_DISTRIBUTED = { ddp = true, dp = true, ddp2 = true, ddp_spawn = true, 
 local KEYWORDS = [[(call function: (_) @func
   arguments: (argument_list (keyword_argument name: (identifier) @k value: (_) @v) @kw))]]
 
+-- Whether a path is a test: a file under tests/ or test/, test_*.py, *_test.py, conftest.py.
+local function is_test(path)
+	local base = path:match("[^/]*$")
+	return path:match("^tests?/") or path:find("/tests?/") or base:match("^test_") or base:match("_test%.py$")
+		or base == "conftest.py"
+end
+
 -- Whether a resolved dotted callee is Lightning's Trainer or Fabric.
 local function constructor(name)
 	local top = name and name:match("^([%a_][%w_]*)%.")
@@ -43,15 +50,18 @@ return {
 			if e.name == "pytorch_lightning" then lib_entry = e end
 		end
 		local own = project.own_modules(ctx)
-		local files, anchor, lib = 0, nil, nil
+		-- a project whose only Lightning is in its tests (DeepSpeed's integration test) does
+		-- not train with Lightning: its Trainers are reported, the project is not
+		local files, anchor, lib, trains = 0, nil, nil, false
 		for _i, path in ipairs(ctx.python_files()) do
 			local uses = false
 			for _j, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
 				if top and TOPS[top] and not own:has(top, path) then
 					uses = true
-					-- the import nearest the project's root names the project-wide finding
-					local depth = select(2, path:gsub("/", ""))
+					-- the import nearest the project's root, outside its tests, names the
+					-- project-wide finding
+					local depth = select(2, path:gsub("/", "")) + (is_test(path) and 1000 or 0)
 					if not anchor or depth < anchor.depth then
 						anchor = { path = path, node = imp.node, depth = depth }
 						lib = top
@@ -60,6 +70,7 @@ return {
 			end
 			if uses then
 				files = files + 1
+				trains = trains or not is_test(path)
 				local map = py.aliases(ctx, path) or {}
 				local kws = {}
 				for _j, m in ipairs(ctx.query(path, KEYWORDS) or {}) do
@@ -111,7 +122,7 @@ return {
 				end
 			end
 		end
-		if anchor then
+		if anchor and trains then
 			ctx.report{
 				file = anchor.path, node = anchor.node, key = "project",
 				message = _("The project trains with Lightning (`{lib}` is imported in {n} files): the device, the process group and mixed precision are the settings of its Trainer or Fabric.",
