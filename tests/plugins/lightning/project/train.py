@@ -22,7 +22,8 @@ class LitClassifier(pl.LightningModule):
 
 
 def main():
-    data = DataLoader(TensorDataset(torch.randn(64, 32), torch.randint(0, 2, (64,))), batch_size=8)
+    data = DataLoader(TensorDataset(torch.randn(64, 32), torch.randint(0, 2, (64,))), batch_size=8,
+                      num_workers=4, pin_memory=True)
     trainer = pl.Trainer(accelerator="gpu", devices=4, strategy="ddp", precision=16, max_epochs=10)
     trainer.fit(LitClassifier(), data)
     # a CPU run for a smoke test is not tied to the GPU
