@@ -30,8 +30,11 @@ end
 
 -- Names that hold a process's device index wherever they appear (the DDP tutorial's
 -- `model.to(rank)`, `args.local_rank`, `args.gpu`), even when the file does not bind them.
+-- `device_id` is not one of them: PyTorch's own init_process_group(device_id=...) takes a
+-- torch.device, and code that follows it (Megatron's device_id = torch.device(f"cuda:{r}"))
+-- passes a device object under that name; it counts where the file binds it to an integer.
 local INDEX_NAMES = {
-	rank = true, local_rank = true, gpu = true, gpu_id = true, gpu_idx = true, device_id = true,
+	rank = true, local_rank = true, gpu = true, gpu_id = true, gpu_idx = true,
 	device_idx = true, cuda_id = true, dev_id = true, gpu_index = true,
 }
 
@@ -67,9 +70,14 @@ return {
 		for _i, e in ipairs(ctx.data("device_index").entries) do facts[e.name] = e end
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = py.aliases(ctx, path) or {}
-			local torch_used = false
-			for _i, full in pairs(map) do torch_used = torch_used or full == "torch" or full:match("^torch%.") ~= nil end
-			if torch_used then
+			local torch_used, npu_code = false, false
+			for _i, full in pairs(map) do
+				torch_used = torch_used or full == "torch" or full:match("^torch%.") ~= nil
+				npu_code = npu_code or full == "torch_npu" or full:match("^torch_npu%.") ~= nil
+			end
+			-- a file that imports torch_npu is written for the NPU (DeepSpeed's HCCL backend):
+			-- its integer devices index NPUs, it is not GPU code to port
+			if torch_used and not npu_code then
 				local names, options = int_names(ctx, path)
 				-- form: "to" (x.to(N)), "kw" (device=N) or "device" (torch.device(N))
 				local function report(node, index, form, source)

@@ -147,7 +147,16 @@ return {
 				head = head:gsub("%s+$", "")
 				local caught = head == "" and "" or head:match("ModuleNotFoundError") or head:match("ImportError")
 					or head:match("^%(?%s*Exception[%s,)]") and "Exception" or head:match("^Exception$") and "Exception"
-				if caught then
+				-- a handler that raises (`except ImportError: raise RuntimeError(...)`) is no
+				-- fallback: the code needs the library all the same
+				local colon = first:find(":", 1, true)
+				local rest = colon and first:sub(colon + 1):gsub("^%s+", ""):gsub("^#.*", "") or ""
+				if rest == "" then
+					local after = m.exc.text:sub(#first + 2, #first + 201)
+					rest = after:match("^%s*([^\n]*)") or ""
+				end
+				local raises = rest == "raise" or rest:match("^raise[%s(]") ~= nil
+				if caught and not raises then
 					out[#out + 1] = { body = m.body, caught = caught == "" and "except" or "except " .. caught }
 				end
 			end
@@ -160,13 +169,20 @@ return {
 			return nil
 		end
 		-- the lines where a name bound by an import is called (f(...) or f.x(...)), outside
-		-- the try block that imports it
+		-- the try block that imports it; an import inside a function binds the name there only
 		local function call_lines(path, name, skip)
 			local lines, seen = {}, {}
+			local scope
+			for _i, d in ipairs(ctx.query(path, "(function_definition) @d") or {}) do
+				local n = d.d
+				if n.start_byte <= skip.start_byte and skip.end_byte <= n.end_byte
+					and (not scope or n.start_byte >= scope.start_byte) then scope = n end
+			end
 			local q = "(call function: [(identifier) @f (attribute object: (identifier) @f)])"
 			for _i, m in ipairs(ctx.query(path, q) or {}) do
 				local inside = m.f.start_byte >= skip.start_byte and m.f.end_byte <= skip.end_byte
-				if m.f.text == name and not inside and not seen[m.f.line] then
+				local out_of_scope = scope and (m.f.start_byte < scope.start_byte or m.f.end_byte > scope.end_byte)
+				if m.f.text == name and not inside and not out_of_scope and not seen[m.f.line] then
 					seen[m.f.line] = true
 					lines[#lines + 1] = m.f.line
 				end
@@ -175,8 +191,20 @@ return {
 			return lines
 		end
 		local LOWER = { error = "warning", warning = "info", info = "info" }
+		-- a CUDA backend module beside an NPU one (DeepSpeed's accelerator/cuda_accelerator.py
+		-- next to npu_accelerator.py): the project already abstracts the device and picks the
+		-- NPU module on Ascend, so what the CUDA module imports is not used there
+		local npu_dirs = {}
+		for _i, p in ipairs(ctx.files("%.py$")) do
+			local dir, base = p:match("^(.-)/?([^/]*)$")
+			if base:lower():find("npu", 1, true) then npu_dirs[dir] = true end
+		end
+		local function beside_npu(path)
+			local dir, base = path:match("^(.-)/?([^/]*)$")
+			return npu_dirs[dir] and base:lower():find("cuda", 1, true) ~= nil
+		end
 		for _i, path in ipairs(ctx.python_files()) do
-			local seen = {}
+			local seen, cuda_backend = {}, beside_npu(path)
 			local guarded
 			for _i, imp in ipairs(py.imports(ctx, path) or {}) do
 				local top = imp.module:match("^[%a_][%w_]*")
@@ -187,7 +215,7 @@ return {
 					local r, best = rank(path, top), stacks[top]
 					if not best or r < best.rank then stacks[top] = { rank = r, path = path, node = imp.node } end
 				end
-				if e and not e.owner and not seen[imp.node.start_byte] and not mine then
+				if e and not e.owner and not seen[imp.node.start_byte] and not mine and not cuda_backend then
 					seen[imp.node.start_byte] = true
 					guarded = guarded or guards(path)
 					local g = not works(e) and guard_of(guarded, imp.node)

@@ -25,8 +25,14 @@ local function entry_triggers(e)
 	elseif e.kind == "number" then
 		local out = {}
 		for _i, v in ipairs(e.values) do
-			-- 312e12 is written 312e12, 312.0e12, 3.12e14 ...: its leading digits are in all of them
-			out[#out + 1] = (string.format("%.0f", v):gsub("0+$", ""))
+			-- 989.5e12 is written 989.5e12, 9.895e14, 0.9895e15 ...: its significant digits, with
+			-- the decimal point anywhere in them or nowhere, next to an exponent from e10 to e19;
+			-- or all its digits (989500000000000)
+			local whole = string.format("%.0f", v)
+			local digits = whole:gsub("0+$", "")
+			out[#out + 1] = whole
+			out[#out + 1] = { digits, "e1" }
+			for k = 1, #digits - 1 do out[#out + 1] = { digits:sub(1, k) .. "." .. digits:sub(k + 1), "e1" } end
 		end
 		return out
 	end
@@ -38,9 +44,41 @@ local function member(list, v)
 	return false
 end
 
+-- A hard-coded peak is only worth a finding where the code uses it as one: a bare 125e12
+-- is as likely a byte count or a mass. These are the places whose name says what the number
+-- is: an assignment or augmented assignment, a keyword argument, a parameter's default, a
+-- dictionary key, and (for a division) the dividend; a number returned by a function counts
+-- with the function's name.
+local PEAK_WORDS = { "flop", "peak", "promised", "mfu" }
+local NAMED_VALUE = [=[[
+  (assignment left: (_) @name right: (_) @value)
+  (augmented_assignment left: (_) @name right: (_) @value)
+  (keyword_argument name: (_) @name value: (_) @value)
+  (default_parameter name: (_) @name value: (_) @value)
+  (typed_default_parameter name: (_) @name value: (_) @value)
+  (pair key: (_) @name value: (_) @value)
+  (binary_operator left: (_) @name operator: "/" right: (_) @value)
+]]=]
+local FUNCTIONS = [[(function_definition name: (identifier) @name body: (block) @value)]]
+local RETURNS = [[(return_statement) @value]]
+
+-- Whether a name (an identifier, attribute, string key ...) says it holds a peak: one of the
+-- words, or one of the entry's GPU names (`"h100": 989e12`, `A100_BF16 = 312e12`).
+local function peak_name(text, models)
+	local t = text:lower()
+	for _i, w in ipairs(PEAK_WORDS) do if t:find(w, 1, true) then return true end end
+	for _i, m in ipairs(models or {}) do if t:find(m, 1, true) then return true end end
+	return false
+end
+
+local function inside(node, outer)
+	return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
+end
+
 local CALL_FIRST = [[(call function: (_) @func arguments: (argument_list . (string) @first))]]
 local CALL_KEYWORD = [[(call function: (_) @func
   arguments: (argument_list (keyword_argument name: (identifier) @k value: (_) @v) @kw))]]
+local CALL_ARGS = [[(call function: (_) @func arguments: (argument_list) @args)]]
 local NUMBERS = [[[(float) (integer)] @n]]
 
 return {
@@ -90,8 +128,21 @@ return {
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)
 			if next(names) then
+				-- the arguments of each call by its callee's position: a switch called with one
+				-- of its entry's inert arguments (nvFuser turned off) leaves nothing to port
+				local call_args
 				for _j, r in ipairs(refs.dotted(ctx, path, map)) do
 					local e = refs.lookup(names, r.resolved)
+					if e and e.inert_args then
+						if not call_args then
+							call_args = {}
+							for _k, m in ipairs(ctx.query(path, CALL_ARGS) or {}) do
+								call_args[m.func.start_byte] = m.args.text:gsub("%s+", "")
+							end
+						end
+						local given = call_args[r.node.start_byte]
+						if given and member(e.inert_args, given) then e = nil end
+					end
 					if e then report(path, r.node, r.text, e, e.npu) end
 				end
 			end
@@ -114,7 +165,10 @@ return {
 				for _j, m in ipairs(ctx.query(path, CALL_KEYWORD) or {}) do
 					local name = callee(m.func)
 					for _k, e in ipairs(keywords) do
-						if name == e.call and m.k.text == e.keyword then
+						-- `device_ids=device_ids` forwards a parameter of a wrapper (DeepSpeed's
+						-- own barrier): the value comes from its callers, it names no GPU here
+						local forwarded = m.v.type == "identifier" and m.v.text == m.k.text
+						if name == e.call and m.k.text == e.keyword and not forwarded then
 							local value = m.v.type == "string" and py.string_value(m.v.text)
 							if not e.values or member(e.values, value) then
 								report(path, m.kw, m.kw.text, e, e.npu)
@@ -135,11 +189,32 @@ return {
 				end
 			end
 			if #numbers > 0 then
+				local named, funcs, returns
+				-- whether the code around the literal uses it as entry e's peak
+				local function used_as_peak(node, e)
+					named = named or ctx.query(path, NAMED_VALUE) or {}
+					for _k, m in ipairs(named) do
+						if inside(node, m.value) and peak_name(m.name.text, e.models) then return true end
+					end
+					funcs = funcs or ctx.query(path, FUNCTIONS) or {}
+					returns = returns or ctx.query(path, RETURNS) or {}
+					for _k, r in ipairs(returns) do
+						if inside(node, r.value) then
+							for _l, f in ipairs(funcs) do
+								if inside(r.value, f.value) and peak_name(f.name.text, e.models) then return true end
+							end
+						end
+					end
+					return false
+				end
 				for _j, m in ipairs(ctx.query(path, NUMBERS) or {}) do
 					local v = tonumber((m.n.text:gsub("_", "")))
 					for _k, e in ipairs(numbers) do
 						for _l, want in ipairs(e.values) do
-							if v and math.abs(v - want) <= want * 1e-9 then report(path, m.n, m.n.text, e) end
+							if v and math.abs(v - want) <= want * 1e-9 then
+								if used_as_peak(m.n, e) then report(path, m.n, m.n.text, e) end
+								break
+							end
 						end
 					end
 				end

@@ -74,23 +74,28 @@ def key(message):
     m = re.search(r"`([^`]*)`", message)
     return (m.group(1) if m else message[:40]).replace("\t", " ").replace("\n", " ")[:60]
 
+# a label's key may add "|TEXT": the finding's message must also hold TEXT (two findings
+# at one place with the same quoted name, such as a guarded and a plain import)
 labels = collections.defaultdict(list)
 for line in open(labels_path, encoding="utf-8"):
     if line.startswith("#") or not line.strip():
         continue
     repo, plugin, path, lineno, k, verdict = line.rstrip("\n").split("\t")[:6]
-    labels[repo].append(((plugin, path, int(lineno), k), verdict))
+    k, _, text = k.partition("|")
+    labels[repo].append(((plugin, path, int(lineno), k), text, verdict))
 
 tot = collections.Counter()
 print("%-22s %8s %9s %6s %10s %10s" % ("repository", "findings", "labelled", "real", "precision", "real lost"))
 for name in names:
     found = json.load(open("%s/%s.json" % (tmp, name), encoding="utf-8"))["findings"]
-    have = collections.Counter((f["plugin"], f.get("file") or "", int(f.get("line") or 0), key(f["message"]))
-                               for f in found)
+    have = collections.defaultdict(list)
+    for f in found:
+        have[(f["plugin"], f.get("file") or "", int(f.get("line") or 0), key(f["message"]))].append(f["message"])
     c = collections.Counter()
-    for k, verdict in labels[name]:
-        if have[k] > 0:
-            have[k] -= 1
+    for k, text, verdict in labels[name]:
+        hit = next((i for i, m in enumerate(have[k]) if text in m), None)
+        if hit is not None:
+            del have[k][hit]
             c["kept"] += 1
             c["kept_real"] += verdict == "real"
         elif verdict == "real":

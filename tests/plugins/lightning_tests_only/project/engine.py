@@ -1,0 +1,5 @@
+import torch
+
+
+def step(model, batch):
+    return model(batch).sum()
