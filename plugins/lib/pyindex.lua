@@ -373,20 +373,35 @@ function pyindex.build(ctx, seeds)
 				if fn and fn.why and bound == callable_as(fn) then want(fn, f.module, path) end
 			end
 		end
-		local grew = false
-		for _i, path in ipairs(#wanted > 0 and all or {}) do
-			if unread[path] then
-				local text = ctx.read(path)
-				local relative = text and text:find("from .", 1, true)
-				for _j, w in ipairs(text and wanted or {}) do
-					if text:find(w.name, 1, true) and (text:find(w.word, 1, true)
-						or (relative and w.top and top(path) == w.top)) then
-						index(path)
-						unread[path] = nil
-						grew = true
-						break
+		-- one pass over each unread file's identifiers per round (a search per wanted name
+		-- read every file once per name: Megatron-LM's hundreds of names ran the check out
+		-- of its budget)
+		local by_name = {}
+		for _i, w in ipairs(wanted) do
+			by_name[w.name] = by_name[w.name] or {}
+			table.insert(by_name[w.name], w)
+		end
+		local function can_call(path, text)
+			local relative = text:find("from .", 1, true)
+			local tried = {}
+			for id in text:gmatch("[%a_][%w_]*") do
+				local ws = not tried[id] and by_name[id]
+				if ws then
+					tried[id] = true
+					for _j, w in ipairs(ws) do
+						if text:find(w.word, 1, true) or (relative and w.top and top(path) == w.top) then return true end
 					end
 				end
+			end
+			return false
+		end
+		local grew = false
+		for _i, path in ipairs(#wanted > 0 and all or {}) do
+			local text = unread[path] and ctx.read(path)
+			if text and can_call(path, text) then
+				index(path)
+				unread[path] = nil
+				grew = true
 			end
 		end
 		drop_indexed()
