@@ -98,6 +98,8 @@ for name in names:
             del have[k][hit]
             c["kept"] += 1
             c["kept_real"] += verdict == "real"
+            if verdict != "real":
+                print("  judged false, still reported: %s %s %s:%d %s" % (name, k[0], k[1], k[2], k[3]))
         elif verdict == "real":
             c["lost"] += 1
             print("  lost real finding: %s %s %s:%d %s" % (name, k[0], k[1], k[2], k[3]))
