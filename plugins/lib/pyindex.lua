@@ -15,6 +15,11 @@
 -- A function whose body mentions the NPU is accelerator-aware: it is neither dependent nor
 -- made dependent by what it calls.
 --
+-- A CUDA name in the condition of a branch that only raises (`if not
+-- torch.cuda.is_available(): raise ValueError(...)`) guards a CUDA-only mode and is not a
+-- dependence; a 'cuda' parameter default is a dependence only of the calls that leave the
+-- parameter out.
+--
 -- Calls are resolved through imports (`from pkg.utils import f`, `import pkg.utils as u;
 -- u.f()`, relative imports) and through re-exports (`from .utils import f` in a package's
 -- __init__.py); a name the project does not define is not followed. Methods of top-level
@@ -49,6 +54,12 @@ local CMP_STRINGS = [[
 local SITES = [[
 ((string (string_content) @c) @s (#match? @c "^cuda(:[0-9]*)?$"))
 ((attribute object: (attribute object: (identifier) @t attribute: (identifier) @u) attribute: (identifier)) @a (#eq? @t "torch") (#eq? @u "cuda"))
+]]
+-- conditions of branches that only refuse: `if not torch.cuda.is_available(): raise ...`
+-- guards a CUDA-only mode, the code around it does not need CUDA
+local GUARDS = [[
+(if_statement condition: (_) @cond consequence: (block . (raise_statement) .))
+(elif_clause condition: (_) @cond consequence: (block . (raise_statement) .))
 ]]
 -- a function's parameters in order, with the name of those that have one
 local PARAMS = [[
@@ -169,6 +180,18 @@ function pyindex.build(ctx, seeds)
 				sites[#sites + 1] = n
 			end
 		end
+		local guards = #sites > 0 and ctx.query(path, GUARDS) or {}
+		local function guarding(node)
+			for _i, g in ipairs(guards) do
+				if g.cond.start_byte <= node.start_byte and node.end_byte <= g.cond.end_byte then return true end
+			end
+			return false
+		end
+		local kept = {}
+		for _i, node in ipairs(sites) do
+			if not guarding(node) then kept[#kept + 1] = node end
+		end
+		sites = kept
 		table.sort(sites, function(a, b) return a.start_byte < b.start_byte end)
 		-- a site in a parameter's default value (`device='cuda'`) makes the function depend
 		-- on CUDA only for the calls that leave that parameter out; a site in the body, for

@@ -32,3 +32,13 @@ class Prefetcher:
     def __init__(self, loader, device="cuda"):
         self.loader = loader
         self.device = device
+
+
+def build_linear(mode):
+    """Refuses a CUDA-only mode where CUDA is missing; the default path needs nothing."""
+    if mode == "fp6":
+        if not torch.cuda.is_available():
+            raise ValueError("fp6 needs CUDA")
+        elif torch.cuda.get_device_properties(0).major != 8:
+            raise ValueError("fp6 needs an Ampere GPU")
+    return torch.nn.Linear(2, 2)
