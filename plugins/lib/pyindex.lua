@@ -17,7 +17,8 @@
 --
 -- A CUDA name in the condition of a branch that only raises (`if not
 -- torch.cuda.is_available(): raise ValueError(...)`) guards a CUDA-only mode and is not a
--- dependence; a 'cuda' parameter default is a dependence only of the calls that leave the
+-- dependence, nor is a 'cuda' among other names in a list, tuple or set (a table of
+-- supported devices); a 'cuda' parameter default is a dependence only of the calls that leave the
 -- parameter out.
 --
 -- Calls are resolved through imports (`from pkg.utils import f`, `import pkg.utils as u;
@@ -60,6 +61,13 @@ local SITES = [[
 local GUARDS = [[
 (if_statement condition: (_) @cond consequence: (block . (raise_statement) .))
 (elif_clause condition: (_) @cond consequence: (block . (raise_statement) .))
+]]
+-- collections of several names (["cuda", "xpu", "hpu"], choices=("cuda", "cpu")): a
+-- table of what is supported or allowed, not a device the code picks
+local NAME_LISTS = [[
+(list (string) (string)) @cond
+(tuple (string) (string)) @cond
+(set (string) (string)) @cond
 ]]
 -- a function's parameters in order, with the name of those that have one
 local PARAMS = [[
@@ -181,6 +189,7 @@ function pyindex.build(ctx, seeds)
 			end
 		end
 		local guards = #sites > 0 and ctx.query(path, GUARDS) or {}
+		for _i, m in ipairs(#sites > 0 and ctx.query(path, NAME_LISTS) or {}) do guards[#guards + 1] = m end
 		local function guarding(node)
 			for _i, g in ipairs(guards) do
 				if g.cond.start_byte <= node.start_byte and node.end_byte <= g.cond.end_byte then return true end

@@ -42,3 +42,10 @@ def build_linear(mode):
         elif torch.cuda.get_device_properties(0).major != 8:
             raise ValueError("fp6 needs an Ampere GPU")
     return torch.nn.Linear(2, 2)
+
+
+def capturable_devices():
+    """A table of device names that can capture graphs: nothing is placed."""
+    names = ["cuda", "xpu", "hpu"]
+    names.append(torch._C._get_privateuse1_backend_name())
+    return names
