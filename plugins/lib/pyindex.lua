@@ -32,6 +32,7 @@
 local py = require("py")
 local refs = require("refs")
 local cuda = require("cuda")
+local train = require("train")
 
 local pyindex = {}
 
@@ -79,10 +80,6 @@ local PARAMS = [[
 (parameters (dictionary_splat_pattern) @p)
 (parameters (keyword_separator) @p)
 (parameters (positional_separator) @p)
-]]
--- a call's arguments, one match each
-local ARGS = [[
-(call arguments: (argument_list (_) @a)) @c
 ]]
 local CALLS = [[
 (call function: (identifier) @f) @c
@@ -292,25 +289,9 @@ function pyindex.build(ctx, seeds)
 	-- whether a call passes the parameter whose default makes its target depend on CUDA
 	-- (by keyword, by position, or maybe through *args/**kwargs): then it does not depend
 	local function passes(path, f, call, why)
-		if not f.args then
-			f.args = {}
-			for _i, m in ipairs(ctx.query(path, ARGS) or {}) do
-				local k = m.c.start_byte .. ":" .. m.c.end_byte
-				local a = f.args[k] or { kw = {}, npos = 0 }
-				f.args[k] = a
-				local t = m.a.type
-				if t == "keyword_argument" then
-					a.kw[m.a.text:match("^[%a_][%w_]*") or ""] = true
-				elseif t == "list_splat" or t == "dictionary_splat" then
-					a.splat = true
-				elseif t ~= "comment" then
-					a.npos = a.npos + 1
-				end
-			end
-		end
-		local a = f.args[call.node.start_byte .. ":" .. call.node.end_byte]
-		if not a then return false end
-		return a.splat or a.kw[why.param] or (why.pos ~= nil and a.npos >= why.pos)
+		f.args = f.args or train.all_call_args(ctx, path)
+		local a = f.args(call.node)
+		return a.splat or a.kw[why.param] ~= nil or (why.pos ~= nil and #a.pos >= why.pos)
 	end
 	-- the dependent function a call makes its caller depend on, or nil
 	local function depends_on(path, f, call)
