@@ -14,6 +14,9 @@
 #include <lauxlib.h>
 #include <limits.h>
 #include <lualib.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <ctype.h>
 #include <pthread.h>
@@ -244,15 +247,26 @@ static void wait_slot(papi_sched *s, papi_lane *l)
 	l->granted = 0;
 }
 
+static void release_tree(papi_run *run, papi_file *f)
+{
+	pysrc_free(f->src);
+	f->src = NULL;
+	f->state = PAPI_RELEASED;
+	/* every lane's thread has its own malloc arena, and a freed tree stays in the arena
+	 * of the thread that parsed it: give the pages back now and then, or the process
+	 * keeps the high-water mark of every arena */
+#ifdef __GLIBC__
+	if (++run->released % 64 == 0)
+		malloc_trim(0);
+#endif
+}
+
 /* The tree of a file nobody holds and every unfinished lane has passed goes. Lock held. */
 static void maybe_release(papi_run *run, long idx)
 {
 	papi_file *f = &run->py[idx];
-	if (idx < run->sched->low && f->users == 0 && f->state == PAPI_PARSED) {
-		pysrc_free(f->src);
-		f->src = NULL;
-		f->state = PAPI_RELEASED;
-	}
+	if (idx < run->sched->low && f->users == 0 && f->state == PAPI_PARSED)
+		release_tree(run, f);
 }
 
 /* Recomputes how far every unfinished lane has come and releases the trees below. */

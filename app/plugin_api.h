@@ -144,6 +144,7 @@ typedef struct papi_run {
 	size_t ntriggers;
 	size_t parsed;            /* files parsed in this run */
 	size_t reparsed;          /* trees parsed again after their release (a plugin came back) */
+	size_t released;          /* trees released so far */
 	papi_data *data;          /* fact tables decoded so far */
 	size_t ndata;
 	struct papi_shared_query *queries; /* distinct query texts the plugins ran so far */
