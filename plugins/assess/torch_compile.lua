@@ -2,30 +2,56 @@
 
 local refs = require("refs")
 
+-- Start bytes of the callees of calls that pass backend="eager" or "aot_eager".
+local EAGER = [[
+(call function: (_) @f arguments: (argument_list (keyword_argument name: (identifier) @k value: (string) @v))
+ (#eq? @k "backend") (#match? @v "^[rRuU]?[\"'](aot_)?eager[\"']$"))
+]]
+local function eager_compiles(ctx, path)
+	local out = {}
+	for _i, m in ipairs(ctx.query(path, EAGER) or {}) do out[m.f.start_byte] = true end
+	return out
+end
+
 return {
 	id = "assess.torch_compile",
 	phase = "assess",
 	title = _("torch.compile / torch.compiler"),
 	severity = "warning",
 	category = "compile",
-	description = _("Finds torch.compile (call or decorator) and torch.compiler.*. On GPUs Inductor "
-		.. "generates Triton kernels; under transfer_to_npu Triton is reported unavailable, "
-		.. "torch.compiler.* is on the vendor's unsupported list, and NPU compilation goes through "
-		.. "torch_npu's own Inductor backend. Migrate in eager mode first."),
+	description = _("Finds torch.compile (call or decorator) and the torch.compiler functions the vendor "
+		.. "lists as unsupported on NPU (compile, reset, allow_in_graph, assume_constant_result, "
+		.. "list_backends, disable). On GPUs Inductor generates Triton kernels; under transfer_to_npu "
+		.. "Triton is reported unavailable, and NPU compilation goes through torch_npu's own Inductor "
+		.. "backend. Migrate in eager mode first. torch.compile with backend=\"eager\" or "
+		.. "\"aot_eager\" runs the model eagerly and is left alone, as are questions such as "
+		.. "torch.compiler.is_compiling()."),
 	-- naming torch.compile or torch.compiler, however imported, spells out both words
 	triggers = { { "torch", "compile" } },
 	run = function(ctx)
+		-- the torch.compiler members the vendor lists as unsupported (unsupported_ops.json
+		-- leaves them to this check); the others (is_compiling ...) only ask a question
+		local listed = {}
+		for _i, e in ipairs(ctx.data("unsupported_ops").entries) do
+			if e.owner == "assess.torch_compile" then listed[e.name] = true end
+		end
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)
+			local eager = nil
 			for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 				local name = r.resolved
 				if name == "torch.compile" then
-					ctx.report{
-						file = path, node = r.node,
-						message = _("`{api}` compiles the model with Inductor, which generates Triton kernels for GPUs.", { api = r.text }),
-						suggestion = _("Run the model eagerly first (remove or disable torch.compile), then revisit compilation in the tune phase with torch_npu's Inductor backend."),
-					}
-				elseif name:match("^torch%.compiler%.[%w_]+$") then
+					-- backend="eager"/"aot_eager" trace the model and run it eagerly: no
+					-- Inductor, no Triton, nothing to migrate
+					eager = eager or eager_compiles(ctx, path)
+					if not eager[r.node.start_byte] then
+						ctx.report{
+							file = path, node = r.node,
+							message = _("`{api}` compiles the model with Inductor, which generates Triton kernels for GPUs.", { api = r.text }),
+							suggestion = _("Run the model eagerly first (remove or disable torch.compile), then revisit compilation in the tune phase with torch_npu's Inductor backend."),
+						}
+					end
+				elseif listed[name] then
 					ctx.report{
 						file = path, node = r.node,
 						message = _("`{api}` is part of torch.compiler, which the vendor lists as unsupported on NPU.", { api = r.text }),
