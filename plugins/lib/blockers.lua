@@ -112,11 +112,19 @@ function blockers.op_tables(ctx)
 	return { names = names, methods = methods }
 end
 
+-- The classes a type test names: isinstance(x, nn.RNN), issubclass(c, (nn.GRU, nn.LSTM)).
+-- Naming a class there runs none of it.
+local TYPE_TESTS = [[
+(call function: (identifier) @f arguments: (argument_list . (_) . (_) @t)
+ (#any-of? @f "isinstance" "issubclass"))
+]]
+
 local METHOD_QUERY = [[
 (call function: (attribute object: (_) @obj attribute: (identifier) @m) arguments: (argument_list)) @call
 ]]
 
--- Uses of APIs unsupported or limited on NPU (by name through aliases, and tensor methods).
+-- Uses of APIs unsupported or limited on NPU (by name through aliases, and tensor methods);
+-- a class named only in a type test (isinstance, issubclass) is not used.
 function blockers.unsupported_ops(ctx, path, tables, map)
 	local out = {}
 	local function site(node, text, e)
@@ -139,9 +147,17 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		}
 	end
 	local seen = {}
+	local tested
+	local function type_test(node)
+		tested = tested or ctx.query(path, TYPE_TESTS) or {}
+		for _i, m in ipairs(tested) do
+			if m.t.start_byte <= node.start_byte and node.end_byte <= m.t.end_byte then return true end
+		end
+		return false
+	end
 	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local e = tables.names[r.resolved]
-		if e then
+		if e and not type_test(r.node) then
 			seen[r.node.start_byte] = true
 			site(r.node, r.text, e)
 		end
