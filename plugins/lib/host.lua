@@ -12,8 +12,10 @@
 --   * it comes from numpy: `np.where(...)`, `arr` when every assignment to `arr` in the
 --     file is a numpy call or a `.numpy()` / `.tolist()` / `.cpu()` result (and `arr` is
 --     no loop variable or parameter, nor updated from itself as in `v = v.item()`);
---   * it is a tensor built without a device (`torch.tensor(list)`, `torch.zeros(n)`) and
---     every assignment to the name is such a construction;
+--   * it is a tensor built without a device or with device='cpu' (`torch.tensor(list)`,
+--     `torch.zeros(n)`) and every assignment to the name is such a construction; the same
+--     for an attribute of `self` (`self._blocks = torch.arange(n, device='cpu')`) when
+--     every assignment to that attribute in the file is;
 --   * the site is dataset code, which runs in DataLoader worker processes on the CPU: the
 --     body of a class deriving from a Dataset or Sampler, a `__getitem__`, a collate
 --     function.
@@ -36,6 +38,7 @@ local DEVICE_CALLS = { cuda = true, npu = true, to = true, to_empty = true, pin_
 
 local QUERY = [[
 (assignment left: (identifier) @lhs right: (_) @rhs)
+(assignment left: (attribute object: (identifier) @obj attribute: (identifier)) @lhs right: (_) @rhs (#eq? @obj "self"))
 (class_definition name: (identifier) @cname superclasses: (argument_list) @bases body: (block) @cbody)
 (function_definition name: (identifier) @fname body: (block) @fbody)
 (for_statement left: (_) @bound)
@@ -72,10 +75,13 @@ local function origin(text, map, names)
 	if f then
 		local full = py.expand(map, f)
 		if full:match("^numpy%.") or full == "numpy" then return "a numpy value" end
-		if CPU_BUILDERS[full] and s == f .. "()" and not text:match("[%(,]%s*device%s*=") then
+		if CPU_BUILDERS[full] and s == f .. "()" and (not text:match("[%(,]%s*device%s*=")
+			or text:match("[%(,]%s*device%s*=%s*[\"']cpu[\"']%s*[,%)]")) then
 			return "a tensor built on the CPU"
 		end
 	end
+	local attr = s:match("^(self%.[%a_][%w_]*)")
+	if attr and names[attr] and s:match("^self%.[%a_][%w_]*[%.%[]?") then return names[attr] end
 	if root and names[root] and s:match("^[%a_][%w_]*[%.%[]?") then return names[root] end
 	return nil
 end
