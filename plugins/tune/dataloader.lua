@@ -36,19 +36,21 @@ return {
 					local pin = a.kw.pin_memory or a.pos[POS_PIN]
 					local problems = {}
 					if not workers and not a.splat then
-						problems[#problems + 1] = "num_workers is not set (default 0: batches are loaded in the training process)"
+						problems[#problems + 1] = _("num_workers is not set (default 0: batches are loaded in the training process)")
 					elseif workers and workers.text == "0" then
-						problems[#problems + 1] = "num_workers=0 loads batches in the training process"
+						problems[#problems + 1] = _("num_workers=0 loads batches in the training process")
 					end
 					if not pin and not a.splat then
-						problems[#problems + 1] = "pin_memory is not set (default False)"
+						problems[#problems + 1] = _("pin_memory is not set (default False)")
 					elseif pin and pin.text == "False" then
-						problems[#problems + 1] = "pin_memory=False"
+						problems[#problems + 1] = _("pin_memory=False")
 					end
 					if #problems > 0 then
 						ctx.report{
 							file = path, node = c.call,
-							message = "DataLoader: " .. table.concat(problems, "; ") .. ", so the NPU may wait for data.",
+							message = #problems == 2
+								and _("DataLoader: {first}; {second}, so the NPU may wait for data.", { first = problems[1], second = problems[2] })
+								or _("DataLoader: {first}, so the NPU may wait for data.", { first = problems[1] }),
 							suggestion = _("Pass `pin_memory=True` and `num_workers=N` (N > 0, e.g. the CPU cores per card, commonly 4–8) so batches are prepared while the NPU computes."),
 						}
 					end
