@@ -333,7 +333,7 @@ function cuda.cuda_apis(ctx, path, index, map)
 				local edits
 				if literal and plain then
 					edits = { refs.edit(r.node.start_byte + #lit_head + 1, 4, "npu") }
-				elseif literal and e.status == "supported" and r.node.text == r.text
+				elseif literal and (e.status == "supported" or e.rename) and r.node.text == r.text
 					and target:gsub("^torch_npu%.npu%.", "torch.npu."):sub(1, 10) == "torch.npu." then
 					-- the whole name changes (enable_cuda_sanitizer -> enable_npu_sanitizer);
 					-- the head keeps the file's spelling of torch (th.npu...)
