@@ -164,7 +164,7 @@ function cuda.device_strings(ctx, path, map)
 	local out = {}
 	local certain, skip = device_uses(ctx, path, map)
 	local tables = scene(ctx, path).tables
-	for _i, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		if tables[s.node.start_byte] then
 			out[#out + 1] = tables[s.node.start_byte]
@@ -662,7 +662,7 @@ function cuda.backend(ctx, path, map)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
 	local keys = name_strings(ctx, path)
-	for _i, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		if backend_string(inner) and not keys[s.node.start_byte] then
 			local edits = {}
@@ -815,7 +815,7 @@ end
 function cuda.env_python(ctx, path, entry)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
-	for _i, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		local e = is_gpu_var(inner) and entry(inner)
 		if e then out[#out + 1] = env_site(path, inner, e, at, not messages[s.node.start_byte], { node = s.node }) end
@@ -855,11 +855,26 @@ local TOP_IMPORTS = [[
 (module (future_import_statement) @future)
 (module (if_statement condition: (comparison_operator (identifier) @n (string) @s) (#eq? @n "__name__")) @main)
 ]]
+-- Imports of torch_npu anywhere: in try/except, under an if, in a function.
+local NPU_IMPORTS = [[
+((import_statement) @imp (#match? @imp "torch_npu"))
+((import_from_statement) @from (#match? @from "torch_npu"))
+]]
 
--- The file's top-level imports: {torch_npu=, transfer=, anchor=, before=, main=}:
--- torch_npu / transfer_to_npu already imported; the statement after which
--- `import torch_npu` goes (a plain `import torch` that comes before every other torch
--- import), or else the torch import before which it goes; main: an entry script.
+-- Whether an import statement's text imports torch_npu, and transfer_to_npu.
+local function imports_npu(st)
+	local t = st.text:gsub("#[^\n]*", ""):gsub("\\\r?\n", " "):gsub("%s+", " ")
+	if t:match("^import .*%f[%w_]torch_npu%f[^%w_]") or t:match("^from torch_npu[%s%.]") then
+		return true, t:match("transfer_to_npu") ~= nil
+	end
+	return false, false
+end
+
+-- The file's imports: {torch_npu=, transfer=, anchor=, before=, main=}: torch_npu /
+-- transfer_to_npu already imported, anywhere in the file (also inside try/except, an if
+-- or a function: a second import would only duplicate it); the top-level statement after
+-- which `import torch_npu` goes (a plain `import torch` that comes before every other
+-- torch import), or else the torch import before which it goes; main: an entry script.
 function cuda.import_plan(ctx, path)
 	local ms = ctx.query(path, TOP_IMPORTS)
 	if not ms then return nil end
@@ -874,10 +889,6 @@ function cuda.import_plan(ctx, path)
 		else
 			local st = m.imp or m.from or m.future
 			local t = st.text:gsub("#[^\n]*", ""):gsub("\\\r?\n", " "):gsub("%s+", " ")
-			if t:match("^import .*%f[%w_]torch_npu%f[^%w_]") or t:match("^from torch_npu[%s%.]") then
-				plan.torch_npu = true
-				if t:match("transfer_to_npu") then plan.transfer = true end
-			end
 			local torchy = (m.imp and (t:match("^import torch%f[^%w_]") or t:match(",%s*torch%f[^%w_]")))
 				or (m.from and t:match("^from torch[%s%.]"))
 			if torchy and not plan.anchor and not plan.before then
@@ -886,26 +897,66 @@ function cuda.import_plan(ctx, path)
 			end
 		end
 	end
+	local text = ctx.read(path) or ""
+	if text:find("torch_npu", 1, true) then
+		for _i, m in ipairs(ctx.query(path, NPU_IMPORTS) or {}) do
+			local npu, transfer = imports_npu(m.imp or m.from)
+			plan.torch_npu = plan.torch_npu or npu
+			plan.transfer = plan.transfer or transfer
+		end
+	end
 	return plan
 end
 
+-- The guarded import a package's __init__.py gets: the package still imports where
+-- torch_npu is not installed.
+local GUARDED = { "try:", "    import torch_npu", "except ImportError:", "    pass" }
+
+local TOP_STATEMENTS = "(module (_) @st)"
+
 -- The site inserting `import torch_npu` (and, with transfer, the transfer_to_npu import)
--- into one file, or nil when nothing is to be inserted. Keeps the file's line endings.
-function cuda.insert_import(ctx, path, plan, transfer)
+-- into one file, or nil when nothing is to be inserted. With guarded, the guarded import
+-- instead, after `import torch` or else before the file's first statement (after its
+-- docstring and __future__ imports). Keeps the file's line endings.
+function cuda.insert_import(ctx, path, plan, transfer, guarded)
 	local text = ctx.read(path)
 	if not text or not plan then return nil end
 	local lines = {}
-	if not plan.torch_npu then lines[#lines + 1] = "import torch_npu" end
-	if transfer and not plan.transfer then lines[#lines + 1] = "from torch_npu.contrib import transfer_to_npu" end
-	if #lines == 0 or not (plan.anchor or plan.before) then return nil end
-	local st = plan.anchor or plan.before
-	local at, eol, prefix
-	if plan.anchor then
+	if guarded then
+		if not plan.torch_npu then lines = GUARDED end
+	else
+		if not plan.torch_npu then lines[#lines + 1] = "import torch_npu" end
+		if transfer and not plan.transfer then lines[#lines + 1] = "from torch_npu.contrib import transfer_to_npu" end
+	end
+	if #lines == 0 then return nil end
+	local st = plan.anchor or (not guarded and plan.before) or nil
+	local at, eol, prefix, suffix = nil, nil, "", ""
+	if guarded and not st then
+		local sts = ctx.query(path, TOP_STATEMENTS) or {}
+		table.sort(sts, function(a, b) return a.st.start_byte < b.st.start_byte end)
+		for i, m in ipairs(sts) do
+			local n = m.st
+			local doc = i == 1 and n.type == "expression_statement" and n.text:match("^[rRuUbBfF]*[\"']")
+			if n.type ~= "comment" and n.type ~= "future_import_statement" and not doc then
+				st = n
+				break
+			end
+		end
+		local first = text:find("\n", 1, true)
+		eol = (first and text:sub(first - 1, first - 1) == "\r") and "\r\n" or "\n"
+		if st then
+			at, suffix = st.start_byte, eol
+		else
+			at = #text
+			prefix = (#text > 0 and text:sub(-1) ~= "\n") and eol or ""
+		end
+	elseif not st then
+		return nil
+	elseif plan.anchor then
 		local nl = text:find("\n", st.end_byte + 1, true)
 		if nl then
 			at = nl
 			eol = text:sub(nl - 1, nl - 1) == "\r" and "\r\n" or "\n"
-			prefix = ""
 		else
 			at = #text
 			local first = text:find("\n", 1, true)
@@ -916,17 +967,87 @@ function cuda.insert_import(ctx, path, plan, transfer)
 		at = st.start_byte
 		local nl = text:find("\n", st.start_byte + 1, true)
 		eol = (nl and text:sub(nl - 1, nl - 1) == "\r") and "\r\n" or "\n"
-		prefix = ""
 	end
-	local ins = prefix .. table.concat(lines, eol) .. eol
-	if plan.anchor and not text:find("\n", st.end_byte + 1, true) then ins = prefix .. table.concat(lines, eol) end
-	return {
-		file = path, line = st.line, col = st.col, end_line = st.line, end_col = st.col + #(st.text:match("^[^\n]*")),
+	local ins = prefix .. table.concat(lines, eol) .. eol .. suffix
+	if plan.anchor and st == plan.anchor and not text:find("\n", st.end_byte + 1, true) then
+		ins = prefix .. table.concat(lines, eol)
+	end
+	local site = {
+		file = path, line = 1, col = 1, end_line = 1, end_col = 1,
 		key = transfer and "transfer_to_npu" or "torch_npu",
 		edits = { { start_byte = at, end_byte = at, text = ins } },
 	}
+	if st then
+		site.line, site.col, site.end_line, site.end_col = st.line, st.col, st.line, st.col + #(st.text:match("^[^\n]*"))
+	end
+	return site
 end
 
+-- Folders named like this hold the project's own tests, examples and tools, not the
+-- package it ships.
+local NOT_SHIPPED = { tests = true, test = true, testing = true, examples = true, example = true, docs = true,
+	doc = true, benchmarks = true, benchmark = true, scripts = true, tools = true }
+
+local function dirname(p) return p:match("^(.*)/[^/]*$") or "" end
+
+-- Whether a packaging file declares something to install (a setup.py always does).
+local function packaging(ctx, path)
+	local base = path:match("[^/]*$")
+	if base == "setup.py" then return true end
+	local text = ctx.read(path) or ""
+	if base == "pyproject.toml" then
+		return text:find("%[project%]") or text:find("%[tool%.poetry%]") or text:find("%[build%-system%]")
+	end
+	return base == "setup.cfg" and (text:find("%[metadata%]") or text:find("%[options%]"))
+end
+
+-- The packages the project ships for others to import (a library): the outermost
+-- packages (folders with __init__.py) beside a setup.py, setup.cfg or pyproject.toml that
+-- declares an install, or in its src/ folder (then only those), except folders of tests,
+-- examples, docs and tools. {list = {{dir=, init=}...}, of = function(path) -> package}.
+-- Worked out once per run.
+local library_of = setmetatable({}, { __mode = "k" })
+function cuda.library(ctx)
+	local lib = library_of[ctx]
+	if lib then return lib end
+	local roots = {}
+	for _i, pattern in ipairs({ "setup%.py$", "setup%.cfg$", "pyproject%.toml$" }) do
+		for _j, p in ipairs(ctx.files(pattern)) do
+			local base = p:match("[^/]*$")
+			if (base == "setup.py" or base == "setup.cfg" or base == "pyproject.toml") and packaging(ctx, p) then
+				roots[dirname(p)] = true
+			end
+		end
+	end
+	local inits, list = {}, {}
+	for _i, p in ipairs(ctx.files("__init__%.py$")) do
+		if p:match("[^/]*$") == "__init__.py" then inits[dirname(p)] = p end
+	end
+	for root in pairs(roots) do
+		local found = {}
+		for _i, parent in ipairs({ root == "" and "src" or root .. "/src", root }) do
+			for dir, init in pairs(inits) do
+				local name = dir:match("[^/]*$")
+				if dirname(dir) == parent and dir ~= parent and not NOT_SHIPPED[name]
+					and name:match("^[%a_][%w_]*$") then
+					found[#found + 1] = { dir = dir, init = init }
+				end
+			end
+			if #found > 0 then break end
+		end
+		for _i, f in ipairs(found) do list[#list + 1] = f end
+	end
+	table.sort(list, function(a, b) return a.dir < b.dir end)
+	lib = { list = list }
+	function lib.of(path)
+		for _i, pkg in ipairs(list) do
+			if path:sub(1, #pkg.dir + 1) == pkg.dir .. "/" then return pkg end
+		end
+		return nil
+	end
+	library_of[ctx] = lib
+	return lib
+end
 
 ---------------------------------------------------------------------------------------
 -- Code that must stay as it is
@@ -937,9 +1058,10 @@ end
 -- nothing) and settle(ctx, path, sites) applies them to a detector's sites:
 --  * A table keyed by device type ({"cuda": torch.cuda.empty_cache, "cpu": None}): its
 --    CUDA entry stays, and device_strings reports the table with an edit adding an "npu"
---    entry beside it (the value in its NPU form) or, when ferry knows no NPU form of the
---    value, for a person. The sites inside the CUDA entry are dropped; a table that
---    already has "npu" stays as it is.
+--    entry beside it (the value in its NPU form; in a module of a library, one that reads
+--    torch.npu only when torch has it, so the table still builds without torch_npu) or,
+--    when ferry knows no NPU form of the value, for a person. The sites inside the CUDA
+--    entry are dropped; a table that already has "npu" stays as it is.
 --  * Code that already chooses the NPU: an if/elif whose conditions name the NPU, a
 --    conditional expression, `and`/`or` or list naming it ('npu' if ... else 'cuda',
 --    ["cuda", "npu"]), and, in a function (or at module level) with such a condition,
@@ -972,7 +1094,9 @@ local CUDA_PAIRS = [[
 (pair key: (string) @key (#match? @key "^[rRuU]?(\"|')cuda(\"|')$") value: (_) @value) @pair
 ]]
 -- If/elif/else chains (each clause with its condition), conditional expressions,
--- and/or expressions and lists, functions and guarded imports of torch_npu.
+-- and/or expressions and lists, guarded imports of torch_npu, and the functions that
+-- can hold a choice (those naming the NPU or testing for CUDA: the innermost function
+-- around such a test is always one of them).
 local NPU_CHOICES = [[
 (if_statement condition: (_) @c (#match? @c "(^|[^A-Za-z])[nN][pP][uU]|[cC][uU][dD][aA]")) @if
 (if_statement alternative: (elif_clause condition: (_) @c) @clause (#match? @if "(^|[^A-Za-z])[nN][pP][uU]|[cC][uU][dD][aA]")) @if
@@ -982,7 +1106,7 @@ local NPU_CHOICES = [[
 (list (string) @s (#match? @s "npu")) @seq
 (tuple (string) @s (#match? @s "npu")) @seq
 (set (string) @s (#match? @s "npu")) @seq
-(function_definition) @fn
+((function_definition) @fn (#match? @fn "(^|[^A-Za-z])[nN][pP][uU]|cuda[ \t]*\\.[ \t]*(is_available|device_count|is_initialized)|is_cuda_available"))
 (try_statement body: (block (import_statement) @guard (#match? @guard "torch_npu")))
 (try_statement body: (block (import_from_statement) @guard (#match? @guard "torch_npu")))
 ]]
@@ -990,7 +1114,8 @@ local NPU_CHOICES = [[
 local OTHER_CHOICES = [[
 (if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]")) @if
 ((conditional_expression) @expr (#match? @expr "[cC][uU][dD][aA]"))
-(call function: (_) @f (#match? @f "(^|\\.)(skip|skipIf|skipUnless|skipif|skipTest|SkipTest)$") arguments: (argument_list) @args)
+(call function: (attribute attribute: (identifier) @f (#any-of? @f "skip" "skipIf" "skipUnless" "skipif" "skipTest" "SkipTest")) arguments: (argument_list) @args)
+(call function: (identifier) @f (#any-of? @f "skip" "skipIf" "skipUnless" "skipif" "skipTest" "SkipTest") arguments: (argument_list) @args)
 ]]
 local ACCEL_CLASSES = [[
 (class_definition name: (identifier) @name (#match? @name "[Aa]ccelerator")) @class
@@ -1050,19 +1175,21 @@ local function npu_form(r, index, map)
 end
 
 -- The NPU form of a table value (the text of value with torch.cuda names, device
--- strings and backend names rewritten), or nil when something in it stays CUDA.
+-- strings and backend names rewritten), or nil when something in it stays CUDA; and the
+-- file's name for torch when the NPU form refers to torch.npu.
 local function npu_value(ctx, path, map, index, value)
 	local s, e = value.start_byte, value.end_byte
-	local edits = {}
+	local edits, head = {}, nil
 	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local b = r.node.start_byte
 		if b >= s and b < e and (r.resolved == "torch.cuda" or r.resolved:sub(1, 11) == "torch.cuda.") then
 			local ed = npu_form(r, index, map)
 			if not ed then return nil end
 			for _j, x in ipairs(ed) do edits[#edits + 1] = x end
+			head = head or r.text:match("^[%a_][%w_]*")
 		end
 	end
-	for _i, st in ipairs(py.strings(ctx, path) or {}) do
+	for _i, st in ipairs(refs.strings(ctx, path)) do
 		local b = st.node.start_byte
 		if b >= s and b < e then
 			local inner, at = refs.string_inner(st.node)
@@ -1086,8 +1213,13 @@ local function npu_value(ctx, path, map, index, value)
 	local out = table.concat(parts)
 	local low = out:lower()
 	if low:find("cuda", 1, true) or low:find("nccl", 1, true) then return nil end
-	return out
+	return out, head
 end
+
+-- Values that need no parentheses before ` if ... else None`.
+local PRIMARY = { attribute = true, identifier = true, call = true, subscript = true, dictionary = true,
+	list = true, tuple = true, set = true, string = true, integer = true, float = true, ["true"] = true,
+	["false"] = true, none = true, parenthesized_expression = true }
 
 -- The edits adding `entry` beside the pair: on a line of its own when the pair starts
 -- its line (after the pair's comma and anything else on that line), else after it.
@@ -1142,7 +1274,14 @@ local function device_tables(ctx, path, text, sc)
 			map = map or refs.aliases(ctx, path)
 			index = index or cuda.api_index(ctx)
 			local q = m.key.text:match("^[rRuU]?(['\"])") or '"'
-			local value = npu_value(ctx, path, map, index, m.value)
+			local value, head = npu_value(ctx, path, map, index, m.value)
+			if value and head and cuda.library(ctx).of(path) then
+				-- a module of a library is imported where torch_npu is not installed too:
+				-- the entry must not fail to build there, so torch.npu is only read when
+				-- torch has it
+				if not PRIMARY[m.value.type] then value = "(" .. value .. ")" end
+				value = value .. " if hasattr(" .. head .. ", \"npu\") else None"
+			end
 			local sep = text:sub(m.key.end_byte + 1, m.value.start_byte)
 			local site = {
 				file = path, node = m.key,
@@ -1295,7 +1434,7 @@ local function other_choices(ctx, path, text, sc)
 		return
 	end
 	local choices = ctx.data("cuda_api_map").other_choices or {}
-	local any = text:find("[sS]kip") ~= nil
+	local any = text:find("%f[%w_][sS]kip%a*%s*%(") ~= nil -- skip(, skipIf(, SkipTest( ...
 	for _i, c in ipairs(choices) do
 		if not any and text:find(c.marker, 1, true) then any = true end
 	end

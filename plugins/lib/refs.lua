@@ -17,20 +17,46 @@ function refs.aliases(ctx, path)
 	return py.aliases(ctx, path) or {}
 end
 
+-- The file's dotted names and string literals are asked for by several detectors in a
+-- row (a check that needs to know whether a file has anything to rewrite runs them all):
+-- they are kept for the file last asked about. Callers must not change what they get.
+local last_path, last = nil, {}
+local function kept(path, what, make)
+	if last_path ~= path then last_path, last = path, {} end
+	local v = last[what]
+	if v == nil then
+		v = make()
+		last[what] = v
+	end
+	return v
+end
+
 -- Dotted names used in code: outermost attribute chains (torch.cuda.synchronize) and
 -- plain callees and decorators (autocast(...), @script), each {text=, node=, resolved=,
 -- plain=}, in source order. Comments and strings never appear.
 function refs.dotted(ctx, path, map)
+	local found = kept(path, "dotted", function()
+		local out = {}
+		for _i, a in ipairs(py.attributes(ctx, path) or {}) do
+			out[#out + 1] = { text = a.text, node = a.node }
+		end
+		for _i, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
+			out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
+		end
+		table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
+		return out
+	end)
 	local out = {}
-	for _i, a in ipairs(py.attributes(ctx, path) or {}) do
-		out[#out + 1] = { text = a.text, node = a.node }
+	for i, r in ipairs(found) do
+		out[i] = { text = r.text, node = r.node, plain = r.plain, resolved = py.expand(map, r.text) }
 	end
-	for _i, m in ipairs(ctx.query(path, "(call function: (identifier) @f) (decorator (identifier) @f)") or {}) do
-		out[#out + 1] = { text = m.f.text, node = m.f, plain = true }
-	end
-	for _i, r in ipairs(out) do r.resolved = py.expand(map, r.text) end
-	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
 	return out
+end
+
+-- String literals of the file, as py.strings(ctx, path) gives them (kept for the file
+-- last asked about; an empty list when the file cannot be parsed).
+function refs.strings(ctx, path)
+	return kept(path, "strings", function() return py.strings(ctx, path) or {} end)
 end
 
 -- A string literal's content and the byte offset where the content starts:
@@ -75,15 +101,17 @@ local MESSAGE_QUERY = [[
 (keyword_argument name: (identifier) @k value: (string) @s)
 ]]
 function refs.message_strings(ctx, path)
-	local out = {}
-	for _i, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
-		if m.k then
-			if MESSAGE_KEYWORDS[m.k.text] then out[m.s.start_byte] = true end
-		elseif MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
-			out[m.s.start_byte] = true
+	return kept(path, "messages", function()
+		local out = {}
+		for _i, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
+			if m.k then
+				if MESSAGE_KEYWORDS[m.k.text] then out[m.s.start_byte] = true end
+			elseif MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
+				out[m.s.start_byte] = true
+			end
 		end
-	end
-	return out
+		return out
+	end)
 end
 
 -- The lines of a shell script: list of {line=, pos=, text=, code=} where pos is the
