@@ -934,12 +934,16 @@ function cuda.insert_import(ctx, path, plan, transfer, guarded)
 	if guarded and not st then
 		local sts = ctx.query(path, TOP_STATEMENTS) or {}
 		table.sort(sts, function(a, b) return a.st.start_byte < b.st.start_byte end)
-		for i, m in ipairs(sts) do
+		local first_code = true
+		for _i, m in ipairs(sts) do
 			local n = m.st
-			local doc = i == 1 and n.type == "expression_statement" and n.text:match("^[rRuUbBfF]*[\"']")
-			if n.type ~= "comment" and n.type ~= "future_import_statement" and not doc then
-				st = n
-				break
+			if n.type ~= "comment" then
+				local doc = first_code and n.type == "expression_statement" and n.text:match("^[rRuUbBfF]*[\"']")
+				first_code = false
+				if n.type ~= "future_import_statement" and not doc then
+					st = n
+					break
+				end
 			end
 		end
 		local first = text:find("\n", 1, true)
