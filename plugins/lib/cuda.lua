@@ -163,7 +163,7 @@ end
 function cuda.device_strings(ctx, path, map)
 	local out = {}
 	local certain, skip = device_uses(ctx, path, map)
-	local tables = scene(ctx, path).tables
+	local tables = scene(ctx, path, "tables").tables
 	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		if tables[s.node.start_byte] then
@@ -1058,8 +1058,9 @@ end
 --
 -- A rewrite to the NPU is right where the code picks torch's device for the one
 -- accelerator it was written for. In these places it would break working code, so
--- scene(ctx, path) finds them once per file (plain text checks first: most files cost
--- nothing) and settle(ctx, path, sites) applies them to a detector's sites:
+-- scene(ctx, path, parts...) finds them once per file, each part when first needed
+-- (plain text checks first: most files cost nothing), and settle(ctx, path, sites)
+-- applies them to a detector's sites:
 --  * A table keyed by device type ({"cuda": torch.cuda.empty_cache, "cpu": None}): its
 --    CUDA entry stays, and device_strings reports the table with an edit adding an "npu"
 --    entry beside it (the value in its NPU form; in a module of a library, one that reads
@@ -1080,8 +1081,6 @@ end
 --    setup.py. Sites there keep no edit and say why, for a person.
 
 local NPU_WORD = "%f[%a][nN][pP][uU]" -- "npu", "torch_npu", "NPU_Accelerator"; not "input"
-local NPU_RE = "(^|[^A-Za-z])[nN][pP][uU]"
-local CUDA_RE = "[cC][uU][dD][aA]"
 
 -- Device types a table may be keyed by ("default" is the usual fallback key).
 local DEVICE_KEYS = { cpu = true, cuda = true, npu = true, mps = true, xpu = true, hpu = true, mlu = true,
@@ -1438,7 +1437,7 @@ local function other_choices(ctx, path, text, sc)
 		return
 	end
 	local choices = ctx.data("cuda_api_map").other_choices or {}
-	local any = text:find("%f[%w_][sS]kip%a*%s*%(") ~= nil -- skip(, skipIf(, SkipTest( ...
+	local any = text:find("kip", 1, true) and text:find("%f[%w_][sS]kip%a*%s*%(") ~= nil -- skip(, skipIf(, SkipTest( ...
 	for _i, c in ipairs(choices) do
 		if not any and text:find(c.marker, 1, true) then any = true end
 	end
@@ -1456,18 +1455,60 @@ end
 
 -- The file's places that must stay as they are: {keep=, owned=, other=, tables=, none=}
 -- (ranges {s=, e=} of byte offsets), worked out once for the file the detectors are on.
+-- Whether text has any of the words, plain (fast) searches first.
+local function has_any(text, words)
+	for _i, w in ipairs(words) do
+		if text:find(w, 1, true) then return true end
+	end
+	return false
+end
+
+-- Whether text names the NPU as a word of its own ("npu", "torch_npu", "NPU_Accelerator",
+-- not "input"): plain searches, and a look at the byte before each hit.
+local function names_npu(text)
+	for _i, w in ipairs({ "npu", "NPU", "Npu" }) do
+		local i = text:find(w, 1, true)
+		while i do
+			if i == 1 or not text:sub(i - 1, i - 1):match("%a") then return true end
+			i = text:find(w, i + 3, true)
+		end
+	end
+	return false
+end
+
+-- The parts of a file's scene, each worked out when first needed: "tables" (device
+-- tables), "choices" (code that already chooses the NPU, other accelerators), "other"
+-- (CUDA tests choosing something else). A detector that finds nothing in a file needs
+-- none of them, and one whose sites carry no edit needs no "other".
+local PARTS = {
+	tables = function(ctx, path, text, sc)
+		if has_any(text, { "cuda\"", "cuda'" }) and text:find("[\"']cuda[\"']%s*:") then
+			device_tables(ctx, path, text, sc)
+		end
+	end,
+	choices = function(ctx, path, text, sc)
+		if names_npu(text) then npu_choices(ctx, path, sc) end
+		if text:find("ccelerator", 1, true) then accelerators(ctx, path, text, sc) end
+	end,
+	other = function(ctx, path, text, sc)
+		if has_any(text, { "cuda", "CUDA", "Cuda" }) then other_choices(ctx, path, text, sc) end
+	end,
+}
+
+local function need(ctx, path, sc, name)
+	if sc.done[name] then return end
+	sc.done[name] = true
+	sc.text = sc.text or ctx.read(path) or ""
+	PARTS[name](ctx, path, sc.text, sc)
+end
+
 local last_path, last_scene
-scene = function(ctx, path)
-	if last_path == path and last_scene then return last_scene end
-	local sc = { keep = {}, owned = {}, other = {}, tables = {} }
-	local text = ctx.read(path) or ""
-	if text:find("[\"']cuda[\"']%s*:") then device_tables(ctx, path, text, sc) end
-	if text:find(NPU_WORD) then npu_choices(ctx, path, sc) end
-	if text:find("[Aa]ccelerator") then accelerators(ctx, path, text, sc) end
-	if text:lower():find("cuda", 1, true) then other_choices(ctx, path, text, sc) end
-	sc.none = #sc.keep == 0 and #sc.owned == 0 and #sc.other == 0 and next(sc.tables) == nil
-	last_path, last_scene = path, sc
-	return sc
+scene = function(ctx, path, ...)
+	if last_path ~= path or not last_scene then
+		last_path, last_scene = path, { keep = {}, owned = {}, other = {}, tables = {}, done = {} }
+	end
+	for _i, name in ipairs({ ... }) do need(ctx, path, last_scene, name) end
+	return last_scene
 end
 
 -- A site that chooses something other than torch's device keeps no edit and says why.
@@ -1490,8 +1531,15 @@ local function disarm(site, why)
 end
 
 settle = function(ctx, path, sites)
-	local sc = scene(ctx, path)
-	if sc.none then return sites end
+	if #sites == 0 then return sites end
+	local sc = scene(ctx, path, "tables", "choices")
+	for _i, s in ipairs(sites) do
+		if s.edits and #s.edits > 0 then
+			scene(ctx, path, "other")
+			break
+		end
+	end
+	if #sc.keep == 0 and #sc.owned == 0 and #sc.other == 0 then return sites end
 	local out = {}
 	for _i, s in ipairs(sites) do
 		local b = s.node and s.node.start_byte
@@ -1509,8 +1557,8 @@ end
 -- Whether code at byte b of the file stays as it is (kept, or chooses something other
 -- than torch's device): an import binding a name used there is not rewritten either.
 function cuda.stays(ctx, path, b)
-	local sc = scene(ctx, path)
-	return not sc.none and (covering(sc.keep, b) or covering(sc.owned, b) or covering(sc.other, b)) ~= nil
+	local sc = scene(ctx, path, "tables", "choices", "other")
+	return (covering(sc.keep, b) or covering(sc.owned, b) or covering(sc.other, b)) ~= nil
 end
 
 return cuda
