@@ -38,8 +38,9 @@ local function last_name(text)
 end
 
 -- Where a rewrite would break working code (see "Code that must stay as it is" at the end
--- of this file): scene(ctx, path) describes the file once, settle(ctx, path, sites) drops or
--- disarms the sites that fall in those places. Every detector returns settled sites.
+-- of this file): scene(ctx, path, parts...) describes the file, settle(ctx, path, sites)
+-- drops or disarms the sites that fall in those places. Every detector returns settled
+-- sites.
 local scene, settle
 
 ---------------------------------------------------------------------------------------
@@ -1067,14 +1068,14 @@ end
 --    torch.npu only when torch has it, so the table still builds without torch_npu) or,
 --    when ferry knows no NPU form of the value, for a person. The sites inside the CUDA
 --    entry are dropped; a table that already has "npu" stays as it is.
---  * Code that already chooses the NPU: an if/elif whose conditions name the NPU, a
---    conditional expression, `and`/`or` or list naming it ('npu' if ... else 'cuda',
---    ["cuda", "npu"]), and, in a function (or at module level) with such a condition,
---    every if and conditional expression that tests CUDA: the CUDA branch beside the NPU
---    one. Another accelerator's code: a class or file for the CPU, HPU, MPS, XPU ...
---    accelerator (DeepSpeed's cpu_accelerator.py), and the CUDA one when the project has
---    an NPU one. Sites there are dropped: rewriting them would only add a second, dead
---    NPU branch and lose CUDA.
+--  * Code that already chooses the NPU (see npu_choices): the clauses of an if/elif/else
+--    beside one whose condition names the NPU, 'npu' if ... else 'cuda', an and/or or a
+--    list naming both, and in a function that tests for the NPU the ifs testing whether
+--    CUDA is there. Another accelerator's code: a class or file for the CPU, HPU, MPS,
+--    XPU ... accelerator (DeepSpeed's cpu_accelerator.py), and the CUDA one when the
+--    project has an NPU one. Sites there are dropped: rewriting them would only add a
+--    second, dead NPU branch and lose CUDA. Each rule needs the NPU side and the CUDA side
+--    together, so migrated code, re-checked, does not hide what is left for a person.
 --  * A CUDA test that chooses something other than torch's device: ONNX Runtime's
 --    execution provider, the PaddlePaddle package or device, a CUDA extension build (the
 --    markers of cuda_api_map.json "other_choices"), a test skip condition, anything in
