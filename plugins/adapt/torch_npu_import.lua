@@ -3,17 +3,52 @@
 local refs = require("refs")
 local cuda = require("cuda")
 
--- 1 when the file has something the NPU rewrites touch (so it needs torch_npu loaded).
-local function needs_npu(ctx, path, index, fused)
-	local map = refs.aliases(ctx, path)
-	local lists = {
-		cuda.cuda_calls(ctx, path), cuda.cuda_apis(ctx, path, index, map),
-		cuda.amp(ctx, path, fused, map), cuda.device_branches(ctx, path),
-		cuda.device_strings(ctx, path, map), cuda.backend(ctx, path, map),
+-- What the rewrites start from, found with one small query: the name cuda (x.cuda(),
+-- torch.cuda, imports of it), .is_cuda, strings that begin with cuda ('cuda:0', dict keys,
+-- autocast('cuda')), and NCCL. Comments and docstrings that only mention CUDA match none.
+local STARTS = [[
+((identifier) @id (#any-of? @id "cuda" "is_cuda" "is_nccl_available"))
+((string) @s (#match? @s "^[rRbBuUfF]*[\"']+cuda"))
+((string) @nccl (#match? @nccl "nccl"))
+]]
+
+-- Whether the file has something the NPU rewrites touch (so it needs torch_npu loaded).
+-- The detectors run one at a time, each only when the file holds what it starts from,
+-- the cheapest first, and the first site with an edit answers: most files need one or
+-- two of them, not six, and a file that only mentions CUDA in its docstrings none.
+local function needs_npu(ctx, path, text, index, fused)
+	local name, is_cuda, str, nccl = false, false, false, false
+	for _i, m in ipairs(ctx.query(path, STARTS) or {}) do
+		if m.id then
+			if m.id.text == "cuda" then name = true
+			elseif m.id.text == "is_cuda" then is_cuda = true
+			else nccl = true end
+		elseif m.s then
+			str = true
+		else
+			nccl = true
+		end
+	end
+	local map
+	local function aliases()
+		map = map or refs.aliases(ctx, path)
+		return map
+	end
+	local checks = {
+		{ name and text:find("cuda%s*%(") ~= nil, function() return cuda.cuda_calls(ctx, path) end },
+		{ name, function() return cuda.cuda_apis(ctx, path, index, aliases()) end },
+		{ str or is_cuda, function() return cuda.device_branches(ctx, path) end },
+		{ (name and text:find("cuda%s*%.%s*amp") ~= nil)
+			or (str and (text:find("autocast", 1, true) or text:find("GradScaler", 1, true)) ~= nil),
+			function() return cuda.amp(ctx, path, fused, aliases()) end },
+		{ nccl, function() return cuda.backend(ctx, path, aliases()) end },
+		{ str, function() return cuda.device_strings(ctx, path, aliases()) end },
 	}
-	for _i, l in ipairs(lists) do
-		for _i, s in ipairs(l) do
-			if s.edits and #s.edits > 0 then return true end
+	for _i, c in ipairs(checks) do
+		if c[1] then
+			for _j, s in ipairs(c[2]()) do
+				if s.edits and #s.edits > 0 and s.only ~= "survey" then return true end
+			end
 		end
 	end
 	return false
@@ -28,38 +63,74 @@ return {
 	description = _("Inserts `import torch_npu` once, right after `import torch` (or before the "
 		.. "first torch import when another one comes first), in every file the NPU rewrites "
 		.. "touch: torch.npu, .npu() and the 'npu' device exist only once torch_npu is loaded. "
-		.. "The line ending of the file is kept. With `ferry config strategy auto` it inserts "
+		.. "A file that already imports torch_npu anywhere (inside try/except, an if or a "
+		.. "function too) gets no second import. In a library, a package others import (a "
+		.. "setup.py, setup.cfg or pyproject.toml that installs it, the package beside it or in "
+		.. "src/), the package's modules get no import of their own: its __init__.py gets one "
+		.. "guarded import, `try: import torch_npu` / `except ImportError: pass`, which every "
+		.. "module of the package runs first and which keeps the package importable where "
+		.. "torch_npu is not installed; nothing when that __init__.py already imports torch_npu. "
+		.. "Entry scripts, tests and examples outside the package get the plain import. The line "
+		.. "ending of the file is kept. With `ferry config strategy auto` it inserts "
 		.. "`from torch_npu.contrib import transfer_to_npu` into the entry scripts instead, which "
 		.. "maps CUDA calls to the NPU at run time."),
 	run = function(ctx)
 		local auto = cuda.auto(ctx)
 		local index = cuda.api_index(ctx)
 		local fused = cuda.apex_fused(ctx)
+		local lib = not auto and cuda.library(ctx) or nil
+		local packages = {} -- package dir -> {pkg=, need=first module that needs torch_npu}
 		for _i, path in ipairs(ctx.files("%.py$")) do
 			-- cheap prefilter before parsing: only files that can need the import
 			local text = ctx.read(path) or ""
-			local relevant
-			if auto then
-				relevant = text:find("__main__", 1, true)
-			else
-				relevant = text:find("cuda", 1, true) or text:find("nccl", 1, true)
-			end
-			local plan = relevant and cuda.import_plan(ctx, path)
 			local site
-			if plan and auto and plan.main then
-				site = cuda.insert_import(ctx, path, plan, true)
-				if site then
-					site.message = _("`{file}` is an entry script without `from torch_npu.contrib import transfer_to_npu`.", { file = path })
-					site.suggestion = _("Import torch_npu and transfer_to_npu right after `import torch`: CUDA calls, device strings and the NCCL backend are then mapped to the NPU at run time.")
+			if auto then
+				local plan = text:find("__main__", 1, true) and cuda.import_plan(ctx, path)
+				if plan and plan.main then
+					site = cuda.insert_import(ctx, path, plan, true)
+					if site then
+						site.message = _("`{file}` is an entry script without `from torch_npu.contrib import transfer_to_npu`.", { file = path })
+						site.suggestion = _("Import torch_npu and transfer_to_npu right after `import torch`: CUDA calls, device strings and the NCCL backend are then mapped to the NPU at run time.")
+					end
 				end
-			elseif plan and not auto and not plan.torch_npu and needs_npu(ctx, path, index, fused) then
-				site = cuda.insert_import(ctx, path, plan, false)
-				if site then
-					site.message = _("`{file}` uses the NPU after migration but does not import torch_npu.", { file = path })
-					site.suggestion = _("Add `import torch_npu` right after `import torch`; it registers torch.npu, .npu() and the 'npu' device.")
+			elseif text:find("cuda", 1, true) or text:find("nccl", 1, true) then
+				local pkg = lib.of(path)
+				if pkg then
+					-- one module of the package that needs torch_npu is enough
+					local p = packages[pkg.dir]
+					if not p then
+						local plan = cuda.import_plan(ctx, pkg.init)
+						p = { pkg = pkg, done = not plan or plan.torch_npu }
+						packages[pkg.dir] = p
+					end
+					if not p.done and needs_npu(ctx, path, text, index, fused) then
+						p.need, p.done = path, true
+					end
+				else
+					local plan = cuda.import_plan(ctx, path)
+					if plan and not plan.torch_npu and needs_npu(ctx, path, text, index, fused) then
+						site = cuda.insert_import(ctx, path, plan, false)
+						if site then
+							site.message = _("`{file}` uses the NPU after migration but does not import torch_npu.", { file = path })
+							site.suggestion = _("Add `import torch_npu` right after `import torch`; it registers torch.npu, .npu() and the 'npu' device.")
+						end
+					end
 				end
 			end
 			if site then refs.report(ctx, site, "fix") end
+		end
+		for _i, pkg in ipairs(lib and lib.list or {}) do
+			local p = packages[pkg.dir]
+			if p and p.need then
+				local site = cuda.insert_import(ctx, pkg.init, cuda.import_plan(ctx, pkg.init), false, true)
+				if site then
+					site.message = _("The package `{package}` is imported by other code and its modules use the NPU after migration (`{module}` first), but it does not import torch_npu.",
+						{ package = pkg.dir, module = p.need })
+					site.suggestion = _("Import torch_npu once in `{file}`, guarded (`try: import torch_npu` / `except ImportError: pass`): every module of the package runs it first, and the package still imports where torch_npu is not installed.",
+						{ file = pkg.init })
+					refs.report(ctx, site, "fix")
+				end
+			end
 		end
 	end,
 }

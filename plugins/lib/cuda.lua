@@ -37,6 +37,12 @@ local function last_name(text)
 	return text:match("([%a_][%w_]*)%s*$") or ""
 end
 
+-- Where a rewrite would break working code (see "Code that must stay as it is" at the end
+-- of this file): scene(ctx, path, parts...) describes the file, settle(ctx, path, sites)
+-- drops or disarms the sites that fall in those places. Every detector returns settled
+-- sites.
+local scene, settle
+
 ---------------------------------------------------------------------------------------
 -- .cuda(...) calls
 
@@ -58,7 +64,7 @@ function cuda.cuda_calls(ctx, path)
 		end
 	end
 	table.sort(out, by_start)
-	return out
+	return settle(ctx, path, out)
 end
 
 ---------------------------------------------------------------------------------------
@@ -158,9 +164,12 @@ end
 function cuda.device_strings(ctx, path, map)
 	local out = {}
 	local certain, skip = device_uses(ctx, path, map)
-	for _i, s in ipairs(py.strings(ctx, path) or {}) do
+	local tables = scene(ctx, path, "tables").tables
+	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
-		if not skip[s.node.start_byte] and cuda.device_string(inner) then
+		if tables[s.node.start_byte] then
+			out[#out + 1] = tables[s.node.start_byte]
+		elseif not skip[s.node.start_byte] and cuda.device_string(inner) then
 			local site = {
 				file = path, node = s.node,
 				message = _("The device string {text} names an NVIDIA GPU.", { text = s.node.text }),
@@ -176,7 +185,7 @@ function cuda.device_strings(ctx, path, map)
 			out[#out + 1] = site
 		end
 	end
-	return out
+	return settle(ctx, path, out)
 end
 
 ---------------------------------------------------------------------------------------
@@ -248,7 +257,7 @@ function cuda.device_branches(ctx, path)
 		end
 	end
 	table.sort(out, by_start)
-	return out
+	return settle(ctx, path, out)
 end
 
 ---------------------------------------------------------------------------------------
@@ -316,6 +325,7 @@ function cuda.cuda_apis(ctx, path, index, map)
 			local lit_head = r.text:match("^([%a_][%w_]*)%.cuda%.")
 			local literal = lit_head and (py.expand(map, lit_head) == "torch" or (lit_head == "torch" and not map.torch))
 				and r.node.text:sub(1, #lit_head + 6) == lit_head .. ".cuda."
+			if not literal and cuda.stays(ctx, path, r.node.start_byte) then blocked[head] = true end
 			if e and e.owner and e.owner ~= "assess.cuda_apis" then
 				-- reported by the owning rule
 			elseif e and e.status == "unsupported" then
@@ -333,7 +343,7 @@ function cuda.cuda_apis(ctx, path, index, map)
 				local edits
 				if literal and plain then
 					edits = { refs.edit(r.node.start_byte + #lit_head + 1, 4, "npu") }
-				elseif literal and e.status == "supported" and r.node.text == r.text
+				elseif literal and (e.status == "supported" or e.rename) and r.node.text == r.text
 					and target:gsub("^torch_npu%.npu%.", "torch.npu."):sub(1, 10) == "torch.npu." then
 					-- the whole name changes (enable_cuda_sanitizer -> enable_npu_sanitizer);
 					-- the head keeps the file's spelling of torch (th.npu...)
@@ -431,7 +441,7 @@ function cuda.cuda_apis(ctx, path, index, map)
 		out[#out + 1] = site
 	end
 	table.sort(out, by_start)
-	return out
+	return settle(ctx, path, out)
 end
 
 ---------------------------------------------------------------------------------------
@@ -554,7 +564,7 @@ function cuda.amp(ctx, path, fused, map)
 		end
 	end
 	table.sort(out, by_start)
-	return out
+	return settle(ctx, path, out)
 end
 
 ---------------------------------------------------------------------------------------
@@ -653,7 +663,7 @@ function cuda.backend(ctx, path, map)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
 	local keys = name_strings(ctx, path)
-	for _i, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		if backend_string(inner) and not keys[s.node.start_byte] then
 			local edits = {}
@@ -708,7 +718,7 @@ function cuda.backend(ctx, path, map)
 		end
 	end
 	table.sort(out, by_start)
-	return out
+	return settle(ctx, path, out)
 end
 
 -- Launch scripts: --backend nccl, --dist-backend=nccl (comments skipped).
@@ -806,12 +816,12 @@ end
 function cuda.env_python(ctx, path, entry)
 	local out = {}
 	local messages = refs.message_strings(ctx, path)
-	for _i, s in ipairs(py.strings(ctx, path) or {}) do
+	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		local e = is_gpu_var(inner) and entry(inner)
 		if e then out[#out + 1] = env_site(path, inner, e, at, not messages[s.node.start_byte], { node = s.node }) end
 	end
-	return env_keep(ctx, out)
+	return settle(ctx, path, env_keep(ctx, out))
 end
 
 -- The same names in shell scripts. Renamed only where the shell uses them as variables:
@@ -834,7 +844,7 @@ function cuda.env_shell(ctx, path, entry)
 			end
 		end
 	end
-	return env_keep(ctx, out)
+	return settle(ctx, path, env_keep(ctx, out))
 end
 
 ---------------------------------------------------------------------------------------
@@ -846,11 +856,26 @@ local TOP_IMPORTS = [[
 (module (future_import_statement) @future)
 (module (if_statement condition: (comparison_operator (identifier) @n (string) @s) (#eq? @n "__name__")) @main)
 ]]
+-- Imports of torch_npu anywhere: in try/except, under an if, in a function.
+local NPU_IMPORTS = [[
+((import_statement) @imp (#match? @imp "torch_npu"))
+((import_from_statement) @from (#match? @from "torch_npu"))
+]]
 
--- The file's top-level imports: {torch_npu=, transfer=, anchor=, before=, main=}:
--- torch_npu / transfer_to_npu already imported; the statement after which
--- `import torch_npu` goes (a plain `import torch` that comes before every other torch
--- import), or else the torch import before which it goes; main: an entry script.
+-- Whether an import statement's text imports torch_npu, and transfer_to_npu.
+local function imports_npu(st)
+	local t = st.text:gsub("#[^\n]*", ""):gsub("\\\r?\n", " "):gsub("%s+", " ")
+	if t:match("^import .*%f[%w_]torch_npu%f[^%w_]") or t:match("^from torch_npu[%s%.]") then
+		return true, t:match("transfer_to_npu") ~= nil
+	end
+	return false, false
+end
+
+-- The file's imports: {torch_npu=, transfer=, anchor=, before=, main=}: torch_npu /
+-- transfer_to_npu already imported, anywhere in the file (also inside try/except, an if
+-- or a function: a second import would only duplicate it); the top-level statement after
+-- which `import torch_npu` goes (a plain `import torch` that comes before every other
+-- torch import), or else the torch import before which it goes; main: an entry script.
 function cuda.import_plan(ctx, path)
 	local ms = ctx.query(path, TOP_IMPORTS)
 	if not ms then return nil end
@@ -865,10 +890,6 @@ function cuda.import_plan(ctx, path)
 		else
 			local st = m.imp or m.from or m.future
 			local t = st.text:gsub("#[^\n]*", ""):gsub("\\\r?\n", " "):gsub("%s+", " ")
-			if t:match("^import .*%f[%w_]torch_npu%f[^%w_]") or t:match("^from torch_npu[%s%.]") then
-				plan.torch_npu = true
-				if t:match("transfer_to_npu") then plan.transfer = true end
-			end
 			local torchy = (m.imp and (t:match("^import torch%f[^%w_]") or t:match(",%s*torch%f[^%w_]")))
 				or (m.from and t:match("^from torch[%s%.]"))
 			if torchy and not plan.anchor and not plan.before then
@@ -877,26 +898,70 @@ function cuda.import_plan(ctx, path)
 			end
 		end
 	end
+	local text = ctx.read(path) or ""
+	if text:find("torch_npu", 1, true) then
+		for _i, m in ipairs(ctx.query(path, NPU_IMPORTS) or {}) do
+			local npu, transfer = imports_npu(m.imp or m.from)
+			plan.torch_npu = plan.torch_npu or npu
+			plan.transfer = plan.transfer or transfer
+		end
+	end
 	return plan
 end
 
+-- The guarded import a package's __init__.py gets: the package still imports where
+-- torch_npu is not installed.
+local GUARDED = { "try:", "    import torch_npu", "except ImportError:", "    pass" }
+
+local TOP_STATEMENTS = "(module (_) @st)"
+
 -- The site inserting `import torch_npu` (and, with transfer, the transfer_to_npu import)
--- into one file, or nil when nothing is to be inserted. Keeps the file's line endings.
-function cuda.insert_import(ctx, path, plan, transfer)
+-- into one file, or nil when nothing is to be inserted. With guarded, the guarded import
+-- instead, after `import torch` or else before the file's first statement (after its
+-- docstring and __future__ imports). Keeps the file's line endings.
+function cuda.insert_import(ctx, path, plan, transfer, guarded)
 	local text = ctx.read(path)
 	if not text or not plan then return nil end
 	local lines = {}
-	if not plan.torch_npu then lines[#lines + 1] = "import torch_npu" end
-	if transfer and not plan.transfer then lines[#lines + 1] = "from torch_npu.contrib import transfer_to_npu" end
-	if #lines == 0 or not (plan.anchor or plan.before) then return nil end
-	local st = plan.anchor or plan.before
-	local at, eol, prefix
-	if plan.anchor then
+	if guarded then
+		if not plan.torch_npu then lines = GUARDED end
+	else
+		if not plan.torch_npu then lines[#lines + 1] = "import torch_npu" end
+		if transfer and not plan.transfer then lines[#lines + 1] = "from torch_npu.contrib import transfer_to_npu" end
+	end
+	if #lines == 0 then return nil end
+	local st = plan.anchor or (not guarded and plan.before) or nil
+	local at, eol, prefix, suffix = nil, nil, "", ""
+	if guarded and not st then
+		local sts = ctx.query(path, TOP_STATEMENTS) or {}
+		table.sort(sts, function(a, b) return a.st.start_byte < b.st.start_byte end)
+		local first_code = true
+		for _i, m in ipairs(sts) do
+			local n = m.st
+			if n.type ~= "comment" then
+				local doc = first_code and n.type == "expression_statement" and n.text:match("^[rRuUbBfF]*[\"']")
+				first_code = false
+				if n.type ~= "future_import_statement" and not doc then
+					st = n
+					break
+				end
+			end
+		end
+		local first = text:find("\n", 1, true)
+		eol = (first and text:sub(first - 1, first - 1) == "\r") and "\r\n" or "\n"
+		if st then
+			at, suffix = st.start_byte, eol
+		else
+			at = #text
+			prefix = (#text > 0 and text:sub(-1) ~= "\n") and eol or ""
+		end
+	elseif not st then
+		return nil
+	elseif plan.anchor then
 		local nl = text:find("\n", st.end_byte + 1, true)
 		if nl then
 			at = nl
 			eol = text:sub(nl - 1, nl - 1) == "\r" and "\r\n" or "\n"
-			prefix = ""
 		else
 			at = #text
 			local first = text:find("\n", 1, true)
@@ -907,15 +972,594 @@ function cuda.insert_import(ctx, path, plan, transfer)
 		at = st.start_byte
 		local nl = text:find("\n", st.start_byte + 1, true)
 		eol = (nl and text:sub(nl - 1, nl - 1) == "\r") and "\r\n" or "\n"
-		prefix = ""
 	end
-	local ins = prefix .. table.concat(lines, eol) .. eol
-	if plan.anchor and not text:find("\n", st.end_byte + 1, true) then ins = prefix .. table.concat(lines, eol) end
-	return {
-		file = path, line = st.line, col = st.col, end_line = st.line, end_col = st.col + #(st.text:match("^[^\n]*")),
+	local ins = prefix .. table.concat(lines, eol) .. eol .. suffix
+	if plan.anchor and st == plan.anchor and not text:find("\n", st.end_byte + 1, true) then
+		ins = prefix .. table.concat(lines, eol)
+	end
+	local site = {
+		file = path, line = 1, col = 1, end_line = 1, end_col = 1,
 		key = transfer and "transfer_to_npu" or "torch_npu",
 		edits = { { start_byte = at, end_byte = at, text = ins } },
 	}
+	if st then
+		site.line, site.col, site.end_line, site.end_col = st.line, st.col, st.line, st.col + #(st.text:match("^[^\n]*"))
+	end
+	return site
+end
+
+-- Folders named like this hold the project's own tests, examples and tools, not the
+-- package it ships.
+local NOT_SHIPPED = { tests = true, test = true, testing = true, examples = true, example = true, docs = true,
+	doc = true, benchmarks = true, benchmark = true, scripts = true, tools = true }
+
+local function dirname(p) return p:match("^(.*)/[^/]*$") or "" end
+
+-- Whether a packaging file declares something to install (a setup.py always does).
+local function packaging(ctx, path)
+	local base = path:match("[^/]*$")
+	if base == "setup.py" then return true end
+	local text = ctx.read(path) or ""
+	if base == "pyproject.toml" then
+		return text:find("%[project%]") or text:find("%[tool%.poetry%]") or text:find("%[build%-system%]")
+	end
+	return base == "setup.cfg" and (text:find("%[metadata%]") or text:find("%[options%]"))
+end
+
+-- The packages the project ships for others to import (a library): the outermost
+-- packages (folders with __init__.py) beside a setup.py, setup.cfg or pyproject.toml that
+-- declares an install, or in its src/ folder (then only those), except folders of tests,
+-- examples, docs and tools. {list = {{dir=, init=}...}, of = function(path) -> package}.
+-- Worked out once per run.
+local library_of = setmetatable({}, { __mode = "k" })
+function cuda.library(ctx)
+	local lib = library_of[ctx]
+	if lib then return lib end
+	local roots = {}
+	for _i, pattern in ipairs({ "setup%.py$", "setup%.cfg$", "pyproject%.toml$" }) do
+		for _j, p in ipairs(ctx.files(pattern)) do
+			local base = p:match("[^/]*$")
+			if (base == "setup.py" or base == "setup.cfg" or base == "pyproject.toml") and packaging(ctx, p) then
+				roots[dirname(p)] = true
+			end
+		end
+	end
+	local inits, list = {}, {}
+	for _i, p in ipairs(ctx.files("__init__%.py$")) do
+		if p:match("[^/]*$") == "__init__.py" then inits[dirname(p)] = p end
+	end
+	for root in pairs(roots) do
+		local found = {}
+		for _i, parent in ipairs({ root == "" and "src" or root .. "/src", root }) do
+			for dir, init in pairs(inits) do
+				local name = dir:match("[^/]*$")
+				if dirname(dir) == parent and dir ~= parent and not NOT_SHIPPED[name]
+					and name:match("^[%a_][%w_]*$") then
+					found[#found + 1] = { dir = dir, init = init }
+				end
+			end
+			if #found > 0 then break end
+		end
+		for _i, f in ipairs(found) do list[#list + 1] = f end
+	end
+	table.sort(list, function(a, b) return a.dir < b.dir end)
+	lib = { list = list }
+	function lib.of(path)
+		for _i, pkg in ipairs(list) do
+			if path:sub(1, #pkg.dir + 1) == pkg.dir .. "/" then return pkg end
+		end
+		return nil
+	end
+	library_of[ctx] = lib
+	return lib
+end
+
+---------------------------------------------------------------------------------------
+-- Code that must stay as it is
+--
+-- A rewrite to the NPU is right where the code picks torch's device for the one
+-- accelerator it was written for. In these places it would break working code, so
+-- scene(ctx, path, parts...) finds them once per file, each part when first needed
+-- (plain text checks first: most files cost nothing), and settle(ctx, path, sites)
+-- applies them to a detector's sites:
+--  * A table keyed by device type ({"cuda": torch.cuda.empty_cache, "cpu": None}): its
+--    CUDA entry stays, and device_strings reports the table with an edit adding an "npu"
+--    entry beside it (the value in its NPU form; in a module of a library, one that reads
+--    torch.npu only when torch has it, so the table still builds without torch_npu) or,
+--    when ferry knows no NPU form of the value, for a person. The sites inside the CUDA
+--    entry are dropped; a table that already has "npu" stays as it is.
+--  * Code that already chooses the NPU (see npu_choices): the clauses of an if/elif/else
+--    beside one whose condition names the NPU, 'npu' if ... else 'cuda', an and/or or a
+--    list naming both, and in a function that tests for the NPU the ifs testing whether
+--    CUDA is there. Another accelerator's code: a class or file for the CPU, HPU, MPS,
+--    XPU ... accelerator (DeepSpeed's cpu_accelerator.py), and the CUDA one when the
+--    project has an NPU one. Sites there are dropped: rewriting them would only add a
+--    second, dead NPU branch and lose CUDA. Each rule needs the NPU side and the CUDA side
+--    together, so migrated code, re-checked, does not hide what is left for a person.
+--  * A CUDA test that chooses something other than torch's device: ONNX Runtime's
+--    execution provider, the PaddlePaddle package or device, a CUDA extension build (the
+--    markers of cuda_api_map.json "other_choices"), a test skip condition, anything in
+--    setup.py. Sites there keep no edit and say why, for a person.
+
+local NPU_WORD = "%f[%a][nN][pP][uU]" -- "npu", "torch_npu", "NPU_Accelerator"; not "input"
+
+-- Device types a table may be keyed by ("default" is the usual fallback key).
+local DEVICE_KEYS = { cpu = true, cuda = true, npu = true, mps = true, xpu = true, hpu = true, mlu = true,
+	neuron = true, xla = true, tpu = true, meta = true, ipu = true, musa = true, sdaa = true, default = true }
+-- Accelerators a class or file can be written for (CPU_Accelerator, hpu_accelerator.py).
+local ACCELERATORS = { cpu = true, cuda = true, gpu = true, npu = true, mps = true, xpu = true, hpu = true,
+	mlu = true, sdaa = true, tpu = true, xla = true, ipu = true, musa = true, neuron = true }
+local SKIP_WORDS = { "skip", "skipIf", "skipUnless", "skipif", "skipTest", "SkipTest" }
+
+local TABLE_KEYS = [[
+(dictionary "{" @open (pair key: (_) @key))
+]]
+local CUDA_PAIRS = [[
+(pair key: (string) @key (#match? @key "^[rRuU]?(\"|')cuda(\"|')$") value: (_) @value) @pair
+]]
+-- If/elif/else chains (each clause with its condition), conditional expressions,
+-- and/or expressions and lists, guarded imports of torch_npu, and the functions that
+-- can hold a choice (those naming the NPU or testing for CUDA: the innermost function
+-- around such a test is always one of them).
+local NPU_CHOICES = [[
+(if_statement condition: (_) @c (#match? @c "(^|[^A-Za-z])[nN][pP][uU]|[cC][uU][dD][aA]")) @if
+(if_statement alternative: (elif_clause condition: (_) @c) @clause (#match? @if "(^|[^A-Za-z])[nN][pP][uU]|[cC][uU][dD][aA]")) @if
+(if_statement alternative: (else_clause) @clause (#match? @if "(^|[^A-Za-z])[nN][pP][uU]")) @if
+((conditional_expression) @expr (#match? @expr "[cC][uU][dD][aA]"))
+((boolean_operator) @bool (#match? @bool "(^|[^A-Za-z])[nN][pP][uU]"))
+(list (string) @s (#match? @s "npu")) @seq
+(tuple (string) @s (#match? @s "npu")) @seq
+(set (string) @s (#match? @s "npu")) @seq
+((function_definition) @fn (#match? @fn "(^|[^A-Za-z])[nN][pP][uU]|cuda[ \t]*\\.[ \t]*(is_available|device_count|is_initialized)|is_cuda_available"))
+(try_statement body: (block (import_statement) @guard (#match? @guard "torch_npu")))
+(try_statement body: (block (import_from_statement) @guard (#match? @guard "torch_npu")))
+]]
+-- Conditions that test CUDA, and the arguments of test skips.
+local OTHER_CHOICES = [[
+(if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]")) @if
+((conditional_expression) @expr (#match? @expr "[cC][uU][dD][aA]"))
+(call function: (attribute attribute: (identifier) @f (#any-of? @f "skip" "skipIf" "skipUnless" "skipif" "skipTest" "SkipTest")) arguments: (argument_list) @args)
+(call function: (identifier) @f (#any-of? @f "skip" "skipIf" "skipUnless" "skipif" "skipTest" "SkipTest") arguments: (argument_list) @args)
+]]
+local ACCEL_CLASSES = [[
+(class_definition name: (identifier) @name (#match? @name "[Aa]ccelerator")) @class
+]]
+
+local function covering(ranges, b)
+	for _i, r in ipairs(ranges) do
+		if b >= r.s and b < r.e then return r end
+	end
+	return nil
+end
+
+local function range(node, extra)
+	local r = extra or {}
+	r.s, r.e = node.start_byte, node.end_byte
+	return r
+end
+
+-- The accelerator a class or module name is for ("CPU_Accelerator", "hpu_accelerator"
+-- -> "cpu", "hpu"), or nil.
+local function accelerator_of(name)
+	local dev = name:lower():gsub("_", ""):match("^(%a+)accelerator$")
+	return dev and ACCELERATORS[dev] and dev or nil
+end
+
+-- Whether the project has an NPU accelerator module (npu_accelerator.py), once per run.
+local npu_accel_of = setmetatable({}, { __mode = "k" })
+local function project_npu_accelerator(ctx)
+	local v = npu_accel_of[ctx]
+	if v == nil then
+		v = #ctx.files("npu_accelerator%.py$") > 0
+		npu_accel_of[ctx] = v
+	end
+	return v
+end
+
+-- The edits writing one torch.cuda reference (from refs.dotted) in its NPU form when the
+-- code spells torch out (torch.cuda, torch.cuda.X, th.cuda.X with th bound to torch) and
+-- the table maps it to a torch.npu name; nil otherwise.
+local function npu_form(r, index, map)
+	local head = r.text:match("^([%a_][%w_]*)%.cuda")
+	if not head or not (py.expand(map, head) == "torch" or (head == "torch" and not map.torch)) then return nil end
+	if r.resolved == "torch.cuda" then
+		if r.node.text ~= head .. ".cuda" then return nil end
+		return { refs.edit(r.node.start_byte + #head + 1, 4, "npu") }
+	end
+	if r.node.text:sub(1, #head + 6) ~= head .. ".cuda." then return nil end
+	local e = refs.lookup(index, r.resolved)
+	if not e or e.status == "unsupported" then return nil end
+	local target, plain = npu_target(e, r.resolved)
+	if plain then return { refs.edit(r.node.start_byte + #head + 1, 4, "npu") } end
+	local t = target and target:gsub("^torch_npu%.npu%.", "torch.npu.")
+	if t and (e.status == "supported" or e.rename) and r.node.text == r.text and t:sub(1, 10) == "torch.npu." then
+		return { refs.edit(r.node.start_byte + #head, #r.text - #head, t:sub(6)) }
+	end
+	return nil
+end
+
+-- The NPU form of a table value (the text of value with torch.cuda names, device
+-- strings and backend names rewritten), or nil when something in it stays CUDA; and the
+-- file's name for torch when the NPU form refers to torch.npu.
+local function npu_value(ctx, path, map, index, value)
+	local s, e = value.start_byte, value.end_byte
+	local edits, head = {}, nil
+	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
+		local b = r.node.start_byte
+		if b >= s and b < e and (r.resolved == "torch.cuda" or r.resolved:sub(1, 11) == "torch.cuda.") then
+			local ed = npu_form(r, index, map)
+			if not ed then return nil end
+			for _j, x in ipairs(ed) do edits[#edits + 1] = x end
+			head = head or r.text:match("^[%a_][%w_]*")
+		end
+	end
+	for _i, st in ipairs(refs.strings(ctx, path)) do
+		local b = st.node.start_byte
+		if b >= s and b < e then
+			local inner, at = refs.string_inner(st.node)
+			if cuda.device_string(inner) then
+				edits[#edits + 1] = refs.edit(at, 4, "npu")
+			elseif backend_string(inner) then
+				for a in inner:gmatch("()nccl") do edits[#edits + 1] = refs.edit(at + a - 1, 4, "hccl") end
+				for a in inner:gmatch("()cuda") do edits[#edits + 1] = refs.edit(at + a - 1, 4, "npu") end
+			end
+		end
+	end
+	table.sort(edits, function(x, y) return x.start_byte < y.start_byte end)
+	local parts, pos = {}, s
+	local text = value.text
+	for _i, ed in ipairs(edits) do
+		parts[#parts + 1] = text:sub(pos - s + 1, ed.start_byte - s)
+		parts[#parts + 1] = ed.text
+		pos = ed.end_byte
+	end
+	parts[#parts + 1] = text:sub(pos - s + 1)
+	local out = table.concat(parts)
+	local low = out:lower()
+	if low:find("cuda", 1, true) or low:find("nccl", 1, true) then return nil end
+	return out, head
+end
+
+-- Values that need no parentheses before ` if ... else None`.
+local PRIMARY = { attribute = true, identifier = true, call = true, subscript = true, dictionary = true,
+	list = true, tuple = true, set = true, string = true, integer = true, float = true, ["true"] = true,
+	["false"] = true, none = true, parenthesized_expression = true }
+
+-- The edits adding `entry` beside the pair: on a line of its own when the pair starts
+-- its line (after the pair's comma and anything else on that line), else after it.
+local function entry_edits(text, pair, entry)
+	local line_start = pair.start_byte
+	while line_start > 0 and text:sub(line_start, line_start) ~= "\n" do line_start = line_start - 1 end
+	local indent = text:sub(line_start + 1, pair.start_byte)
+	local own_line = indent:match("^[ \t]*$") ~= nil
+	local i = pair.end_byte + 1
+	while text:sub(i, i):match("^[ \t]$") do i = i + 1 end
+	local comma = text:sub(i, i) == "," and i or nil
+	if not own_line then
+		if comma then return { refs.edit(comma, 0, " " .. entry .. ",") } end
+		return { refs.edit(pair.end_byte, 0, ", " .. entry) }
+	end
+	local nl = text:find("\n", pair.end_byte + 1, true) or (#text + 1)
+	local eol_at = nl - 1
+	if text:sub(nl - 1, nl - 1) == "\r" then eol_at = nl - 2 end
+	local eol = text:sub(eol_at + 1, nl)
+	if eol == "" then eol = "\n" end
+	if comma then return { refs.edit(eol_at, 0, eol .. indent .. entry .. ",") } end
+	if eol_at == pair.end_byte then return { refs.edit(eol_at, 0, "," .. eol .. indent .. entry) } end
+	return { refs.edit(pair.end_byte, 0, ","), refs.edit(eol_at, 0, eol .. indent .. entry) }
+end
+
+-- Tables keyed by device type with a "cuda" key: adds to sc.keep (tables that have "npu"),
+-- sc.owned (the CUDA value of the others) and sc.tables (key start -> the site adding
+-- the "npu" entry).
+local function device_tables(ctx, path, text, sc)
+	local pairs_ = ctx.query(path, CUDA_PAIRS) or {}
+	if #pairs_ == 0 then return end
+	local dict_of, keys = {}, {}
+	for _i, m in ipairs(ctx.query(path, TABLE_KEYS) or {}) do
+		local o = m.open.start_byte
+		dict_of[m.key.start_byte] = o
+		keys[o] = keys[o] or {}
+		table.insert(keys[o], m.key)
+	end
+	local map, index
+	for _i, m in ipairs(pairs_) do
+		local ks = keys[dict_of[m.key.start_byte] or -1] or {}
+		local device, has_npu = #ks >= 2, false
+		for _j, k in ipairs(ks) do
+			local inner = k.type == "string" and refs.string_inner(k) or nil
+			if not inner or not DEVICE_KEYS[inner] then device = false end
+			if inner == "npu" then has_npu = true end
+		end
+		if device and has_npu then
+			sc.keep[#sc.keep + 1] = range(m.pair)
+		elseif device then
+			sc.owned[#sc.owned + 1] = range(m.value)
+			map = map or refs.aliases(ctx, path)
+			index = index or cuda.api_index(ctx)
+			local q = m.key.text:match("^[rRuU]?(['\"])") or '"'
+			local value, head = npu_value(ctx, path, map, index, m.value)
+			if value and head and cuda.library(ctx).of(path) then
+				-- a module of a library is imported where torch_npu is not installed too:
+				-- the entry must not fail to build there, so torch.npu is only read when
+				-- torch has it
+				if not PRIMARY[m.value.type] then value = "(" .. value .. ")" end
+				value = value .. " if hasattr(" .. head .. ", \"npu\") else None"
+			end
+			local sep = text:sub(m.key.end_byte + 1, m.value.start_byte)
+			local site = {
+				file = path, node = m.key,
+				message = _("This table is keyed by device type and maps {key}, but has no 'npu' entry: looked up with an NPU device it fails or falls back.",
+					{ key = m.key.text }),
+			}
+			if value then
+				local entry = q .. "npu" .. q .. sep .. value
+				site.suggestion = _("Add `{entry}` beside the CUDA entry, which stays so that the table keeps working on GPUs; check that the value holds on the NPU.",
+					{ entry = entry })
+				site.edits = entry_edits(text, m.pair, entry)
+			else
+				local v = m.value.text:match("^[^\n]*")
+				site.suggestion = _("Add an 'npu' entry beside the CUDA entry, with the NPU form of `{value}`; keep the CUDA entry for GPUs.",
+					{ value = v })
+				site.fix_message = _("This table is keyed by device type and maps {key} to `{value}`, for which ferry knows no NPU form.",
+					{ key = m.key.text, value = v })
+			end
+			sc.tables[m.key.start_byte] = site
+		end
+	end
+end
+
+-- The innermost function around byte b (its start byte), or 0 at module level.
+local function scope_at(fns, b)
+	local best, size = 0, math.huge
+	for _i, f in ipairs(fns) do
+		if b >= f.s and b < f.e and f.e - f.s < size then best, size = f.s, f.e - f.s end
+	end
+	return best
+end
+
+-- Code that already chooses the NPU (see above): adds to sc.keep.
+-- Whether a condition tests whether CUDA is there (torch.cuda.is_available(),
+-- torch.cuda.device_count() ...): what a branch for CUDA beside one for the NPU tests.
+-- Ferry rewrites such tests everywhere else, so one left in migrated code is one of these.
+local function cuda_probe(text)
+	return text:find("cuda%s*%.%s*is_available") or text:find("cuda%s*%.%s*device_count")
+		or text:find("cuda%s*%.%s*is_initialized") or text:find("is_cuda_available")
+end
+
+-- Code that already chooses the NPU: adds to sc.keep.
+--  * an if/elif/else chain with a clause whose condition names the NPU: its other clauses
+--    (the CUDA or CPU alternatives) stay; the NPU clause itself is open to the rewrites;
+--  * a conditional expression naming both the NPU and CUDA, an and/or naming the NPU
+--    and testing for CUDA, a list naming both device types;
+--  * in a function (or at module level) that tests for the NPU (a condition naming it,
+--    or a guarded import of torch_npu), every if and conditional expression that tests
+--    for CUDA.
+local function npu_choices(ctx, path, sc)
+	local chains, exprs, fns, guards = {}, {}, {}, {}
+	for _i, m in ipairs(ctx.query(path, NPU_CHOICES) or {}) do
+		local node = m["if"]
+		if node then
+			local ch = chains[node.start_byte] or range(node, { alts = {} })
+			chains[node.start_byte] = ch
+			if m.clause then
+				ch.alts[#ch.alts + 1] = range(m.clause, {
+					npu = m.c and m.c.text:find(NPU_WORD) ~= nil, probe = m.c and cuda_probe(m.c.text) })
+			else
+				ch.npu = m.c.text:find(NPU_WORD) ~= nil
+				ch.probe = cuda_probe(m.c.text)
+			end
+		elseif m.expr then
+			exprs[#exprs + 1] = range(m.expr, { npu = m.expr.text:find(NPU_WORD) ~= nil, probe = cuda_probe(m.expr.text) })
+		elseif m.bool then
+			if cuda_probe(m.bool.text) then sc.keep[#sc.keep + 1] = range(m.bool) end
+		elseif m.seq then
+			local inner = refs.string_inner(m.s)
+			if (inner == "npu" or inner:match("^npu:")) and m.seq.text:find("[\"']cuda") then
+				sc.keep[#sc.keep + 1] = range(m.seq)
+			end
+		elseif m.fn then
+			fns[#fns + 1] = range(m.fn)
+		elseif m.guard then
+			guards[#guards + 1] = m.guard.start_byte
+		end
+	end
+	local chooses = {} -- scopes that test for the NPU
+	for _i, g in ipairs(guards) do chooses[scope_at(fns, g)] = true end
+	for _b, ch in pairs(chains) do
+		table.sort(ch.alts, function(x, y) return x.s < y.s end)
+		local npu = ch.npu
+		for _i, a in ipairs(ch.alts) do npu = npu or a.npu end
+		if npu then
+			chooses[scope_at(fns, ch.s)] = true
+			if not ch.npu then sc.keep[#sc.keep + 1] = { s = ch.s, e = ch.alts[1] and ch.alts[1].s or ch.e } end
+			for _i, a in ipairs(ch.alts) do
+				if not a.npu then sc.keep[#sc.keep + 1] = a end
+			end
+		end
+	end
+	for _b, ch in pairs(chains) do
+		local probe = ch.probe
+		for _i, a in ipairs(ch.alts) do probe = probe or a.probe end
+		if probe and chooses[scope_at(fns, ch.s)] then sc.keep[#sc.keep + 1] = ch end
+	end
+	for _i, x in ipairs(exprs) do
+		if x.npu or (x.probe and chooses[scope_at(fns, x.s)]) then
+			sc.keep[#sc.keep + 1] = x
+		end
+	end
+end
+
+-- Classes and files for another accelerator: adds to sc.keep.
+local function accelerators(ctx, path, text, sc)
+	local base = path:match("([^/]*)%.py$") or ""
+	local own = accelerator_of(base)
+	if own and (own ~= "cuda" and own ~= "gpu" or project_npu_accelerator(ctx)) then
+		sc.keep[#sc.keep + 1] = { s = 0, e = #text + 1 }
+		return
+	end
+	if not text:find("class%s+[%w_]*[Aa]ccelerator") then return end
+	local classes, npu_here = {}, false
+	for _i, m in ipairs(ctx.query(path, ACCEL_CLASSES) or {}) do
+		local dev = accelerator_of(m.name.text)
+		if dev then
+			classes[#classes + 1] = range(m.class, { dev = dev })
+			if dev == "npu" then npu_here = true end
+		end
+	end
+	for _i, c in ipairs(classes) do
+		if (c.dev ~= "cuda" and c.dev ~= "gpu") or npu_here or project_npu_accelerator(ctx) then
+			sc.keep[#sc.keep + 1] = c
+		end
+	end
+end
+
+-- A word of text as code would write it (not part of a longer name).
+local function has_word(text, word)
+	return text:find("%f[%w_]" .. word:gsub("%p", "%%%0") .. "%f[^%w_]") ~= nil
+end
+
+-- What a region of code chooses when it is not torch's device: {kind = "skip"} or
+-- {kind = "marker", entry = other_choices entry}, or nil.
+local function other_choice(text, choices)
+	for _i, w in ipairs(SKIP_WORDS) do
+		if has_word(text, w) then return { kind = "skip" } end
+	end
+	for _i, c in ipairs(choices) do
+		if has_word(text, c.marker) then return { kind = "marker", entry = c } end
+	end
+	return nil
+end
+
+-- CUDA tests that choose something other than torch's device: adds to sc.other.
+local function other_choices(ctx, path, text, sc)
+	if path:match("[^/]*$") == "setup.py" then
+		sc.other[#sc.other + 1] = { s = 0, e = #text + 1, kind = "build" }
+		return
+	end
+	local choices = ctx.data("cuda_api_map").other_choices or {}
+	local any = text:find("kip", 1, true) and text:find("%f[%w_][sS]kip%a*%s*%(") ~= nil -- skip(, skipIf(, SkipTest( ...
+	for _i, c in ipairs(choices) do
+		if not any and text:find(c.marker, 1, true) then any = true end
+	end
+	if not any then return end
+	for _i, m in ipairs(ctx.query(path, OTHER_CHOICES) or {}) do
+		if m.args then
+			sc.other[#sc.other + 1] = range(m.args, { kind = "skip" })
+		else
+			local node = m["if"] or m.expr
+			local what = other_choice(node.text, choices)
+			if what then sc.other[#sc.other + 1] = range(node, what) end
+		end
+	end
+end
+
+-- The file's places that must stay as they are: {keep=, owned=, other=, tables=, none=}
+-- (ranges {s=, e=} of byte offsets), worked out once for the file the detectors are on.
+-- Whether text has any of the words, plain (fast) searches first.
+local function has_any(text, words)
+	for _i, w in ipairs(words) do
+		if text:find(w, 1, true) then return true end
+	end
+	return false
+end
+
+-- Whether text names the NPU as a word of its own ("npu", "torch_npu", "NPU_Accelerator",
+-- not "input"): plain searches, and a look at the byte before each hit.
+local function names_npu(text)
+	for _i, w in ipairs({ "npu", "NPU", "Npu" }) do
+		local i = text:find(w, 1, true)
+		while i do
+			if i == 1 or not text:sub(i - 1, i - 1):match("%a") then return true end
+			i = text:find(w, i + 3, true)
+		end
+	end
+	return false
+end
+
+-- The parts of a file's scene, each worked out when first needed: "tables" (device
+-- tables), "choices" (code that already chooses the NPU, other accelerators), "other"
+-- (CUDA tests choosing something else). A detector that finds nothing in a file needs
+-- none of them, and one whose sites carry no edit needs no "other".
+local PARTS = {
+	tables = function(ctx, path, text, sc)
+		if has_any(text, { "cuda\"", "cuda'" }) and text:find("[\"']cuda[\"']%s*:") then
+			device_tables(ctx, path, text, sc)
+		end
+	end,
+	choices = function(ctx, path, text, sc)
+		if names_npu(text) then npu_choices(ctx, path, sc) end
+		if text:find("ccelerator", 1, true) then accelerators(ctx, path, text, sc) end
+	end,
+	other = function(ctx, path, text, sc)
+		if has_any(text, { "cuda", "CUDA", "Cuda" }) then other_choices(ctx, path, text, sc) end
+	end,
+}
+
+local function need(ctx, path, sc, name)
+	if sc.done[name] then return end
+	sc.done[name] = true
+	sc.text = sc.text or ctx.read(path) or ""
+	PARTS[name](ctx, path, sc.text, sc)
+end
+
+local last_path, last_scene
+scene = function(ctx, path, ...)
+	if last_path ~= path or not last_scene then
+		last_path, last_scene = path, { keep = {}, owned = {}, other = {}, tables = {}, done = {} }
+	end
+	for _i, name in ipairs({ ... }) do need(ctx, path, last_scene, name) end
+	return last_scene
+end
+
+-- A site that chooses something other than torch's device keeps no edit and says why.
+local function disarm(site, why)
+	local code = site.node.text:match("^[^\n]*")
+	site.edits, site.fix_message, site.fix_suggestion = nil, nil, nil
+	if why.kind == "skip" then
+		site.message = _("`{code}` decides whether a test runs: ferry cannot tell whether the test needs a CUDA-only kernel or just an accelerator, so it does not rewrite it.",
+			{ code = code })
+		site.suggestion = _("If the test should run on the NPU too, test the NPU here (`torch.npu.is_available()`, after `import torch_npu`); if it needs a CUDA kernel, leave it, and the test is skipped on the NPU.")
+	elseif why.kind == "build" then
+		site.message = _("`{code}` is in setup.py, which decides what to build, not where torch runs; ferry does not rewrite it.",
+			{ code = code })
+		site.suggestion = _("Decide by hand how the package builds on the NPU host: CUDA sources cannot be built there, and what they compute needs an NPU implementation.")
+	else
+		site.message = _("`{code}` here chooses {what} (`{marker}`), not the device torch runs on; ferry leaves the choice to a person.",
+			{ code = code, what = _(why.entry.what), marker = why.entry.marker })
+		site.suggestion = _("On the NPU host: {advice}.", { advice = _(why.entry.fix) })
+	end
+end
+
+settle = function(ctx, path, sites)
+	if #sites == 0 then return sites end
+	local sc = scene(ctx, path, "tables", "choices")
+	for _i, s in ipairs(sites) do
+		if s.edits and #s.edits > 0 then
+			scene(ctx, path, "other")
+			break
+		end
+	end
+	if #sc.keep == 0 and #sc.owned == 0 and #sc.other == 0 then return sites end
+	local out = {}
+	for _i, s in ipairs(sites) do
+		local b = s.node and s.node.start_byte
+		local why = b and covering(sc.other, b)
+		if why then
+			if s.edits and #s.edits > 0 then disarm(s, why) end
+			out[#out + 1] = s
+		elseif not (b and (covering(sc.keep, b) or covering(sc.owned, b))) then
+			out[#out + 1] = s
+		end
+	end
+	return out
+end
+
+-- Whether code at byte b of the file stays as it is (kept, or chooses something other
+-- than torch's device): an import binding a name used there is not rewritten either.
+function cuda.stays(ctx, path, b)
+	local sc = scene(ctx, path, "tables", "choices", "other")
+	return (covering(sc.keep, b) or covering(sc.owned, b) or covering(sc.other, b)) ~= nil
 end
 
 return cuda

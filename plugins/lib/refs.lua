@@ -17,37 +17,63 @@ function refs.aliases(ctx, path)
 	return py.aliases(ctx, path) or {}
 end
 
+-- The file's dotted names and string literals are asked for by several detectors in a
+-- row (a check that needs to know whether a file has anything to rewrite runs them all):
+-- they are kept for the file last asked about. Callers must not change what they get.
+local last_path, last = nil, {}
+local function kept(path, what, make)
+	if last_path ~= path then last_path, last = path, {} end
+	local v = last[what]
+	if v == nil then
+		v = make()
+		last[what] = v
+	end
+	return v
+end
+
 -- Dotted names used in code: outermost attribute chains (torch.cuda.synchronize) and
 -- plain callees and decorators (autocast(...), @script), each {text=, node=, resolved=,
 -- plain=}, in source order. Comments and strings never appear.
-local dotted_memo = setmetatable({}, { __mode = "k" })
 local CALLEES = "(call function: (identifier) @f) (decorator (identifier) @f)"
 function refs.dotted(ctx, path, map)
-	-- the last file's answer is kept: a check's detectors ask for the same file in turn
-	local memo = dotted_memo[ctx]
-	if memo and memo.path == path and memo.map == map then return memo.out end
-	local attrs = py.attributes(ctx, path) or {}
-	local calls = ctx.query(path, CALLEES) or {}
-	for k = 2, #calls do
-		if calls[k].f.start_byte < calls[k - 1].f.start_byte then
-			table.sort(calls, function(a, b) return a.f.start_byte < b.f.start_byte end)
-			break
+	local found = kept(path, "dotted", function()
+		local attrs = py.attributes(ctx, path) or {}
+		local calls = ctx.query(path, CALLEES) or {}
+		for k = 2, #calls do
+			if calls[k].f.start_byte < calls[k - 1].f.start_byte then
+				table.sort(calls, function(x, y) return x.f.start_byte < y.f.start_byte end)
+				break
+			end
+		end
+		-- both lists are in source order: merged, not sorted again
+		local out, i, j = {}, 1, 1
+		while i <= #attrs or j <= #calls do
+			local at, c = attrs[i], calls[j]
+			if c and (not at or c.f.start_byte < at.node.start_byte) then
+				out[#out + 1] = { text = c.f.text, node = c.f, plain = true }
+				j = j + 1
+			else
+				out[#out + 1] = { text = at.text, node = at.node }
+				i = i + 1
+			end
+		end
+		return out
+	end)
+	-- resolved through the caller's aliases: kept too while the same map is given
+	local r = kept(path, "dotted_resolved", function() return {} end)
+	if r.map ~= map or not r.out then
+		r.map, r.out = map, {}
+		for i, d in ipairs(found) do
+			r.out[i] = { text = d.text, node = d.node, plain = d.plain, resolved = py.expand(map, d.text) }
 		end
 	end
-	-- both lists are in source order: merged, not sorted again
-	local out, i, j = {}, 1, 1
-	while i <= #attrs or j <= #calls do
-		local a, c = attrs[i], calls[j]
-		if c and (not a or c.f.start_byte < a.node.start_byte) then
-			out[#out + 1] = { text = c.f.text, node = c.f, plain = true, resolved = py.expand(map, c.f.text) }
-			j = j + 1
-		else
-			out[#out + 1] = { text = a.text, node = a.node, resolved = py.expand(map, a.text) }
-			i = i + 1
-		end
-	end
-	dotted_memo[ctx] = { path = path, map = map, out = out }
-	return out
+	return r.out
+end
+
+-- String literals of the file, as py.strings(ctx, path) gives them (kept for the file
+-- last asked about; an empty list when the file cannot be parsed).
+function refs.strings(ctx, path)
+	return kept(path, "strings", function() return py.strings(ctx, path) or {} end)
 end
 
 -- A string literal's content and the byte offset where the content starts:
@@ -92,15 +118,17 @@ local MESSAGE_QUERY = [[
 (keyword_argument name: (identifier) @k value: (string) @s)
 ]]
 function refs.message_strings(ctx, path)
-	local out = {}
-	for _i, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
-		if m.k then
-			if MESSAGE_KEYWORDS[m.k.text] then out[m.s.start_byte] = true end
-		elseif MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
-			out[m.s.start_byte] = true
+	return kept(path, "messages", function()
+		local out = {}
+		for _i, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
+			if m.k then
+				if MESSAGE_KEYWORDS[m.k.text] then out[m.s.start_byte] = true end
+			elseif MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
+				out[m.s.start_byte] = true
+			end
 		end
-	end
-	return out
+		return out
+	end)
 end
 
 -- The lines of a shell script: list of {line=, pos=, text=, code=} where pos is the

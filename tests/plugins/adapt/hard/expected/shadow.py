@@ -6,5 +6,5 @@ def pick(args):
     cuda = args.cuda
     cuda.count = 1
     th.npu._sanitizer.enable_npu_sanitizer()
-    graph = th.cuda.CUDAGraph()
+    graph = th.npu.NPUGraph()
     return th.npu.is_available() and cuda, graph

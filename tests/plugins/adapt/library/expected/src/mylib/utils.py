@@ -1,0 +1,5 @@
+import torch
+
+
+def move(t, device="cuda"):
+    return t.to(device)

@@ -1,0 +1,6 @@
+import torch
+
+try:
+    import torch_npu  # noqa: F401
+except ImportError:
+    pass

@@ -1,0 +1,13 @@
+import numpy as np
+import onnxruntime as ort
+import torch
+
+providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if torch.cuda.is_available() else ["CPUExecutionProvider"]
+session = ort.InferenceSession("model.onnx", providers=providers)
+
+
+def compare(model, x):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    ref = model.to(device)(torch.from_numpy(x).to(device))
+    out = session.run(None, {"input": x})[0]
+    return np.abs(ref.detach().cpu().numpy() - out).max()

@@ -1,0 +1,8 @@
+import torch
+
+try:
+    import torch_npu
+except ImportError:
+    torch_npu = None
+
+x = torch.zeros(2).npu()
