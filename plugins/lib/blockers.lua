@@ -6,6 +6,7 @@
 -- Detectors return lists of sites (finding tables for ctx.report, never with edits), in
 -- source order; refs.report / refs.report_all deliver them.
 
+local host = require("host")
 local py = require("py")
 local refs = require("refs")
 
@@ -119,12 +120,29 @@ local TYPE_TESTS = [[
  (#any-of? @f "isinstance" "issubclass"))
 ]]
 
+-- float64 is limited on the NPU, not on the host: a float64 tensor the code builds on the
+-- CPU (`torch.zeros(n, dtype=torch.float64)`, dataset code, numpy values) never reaches it
+local FLOAT64 = { ["torch.float64"] = true, ["torch.double"] = true, ["torch.Tensor.double"] = true }
+local CALLS_WITH_ARGS = [[
+(call arguments: (argument_list) @args) @call
+]]
+-- The innermost call whose arguments hold node, from the file's calls (in source order).
+local function enclosing_call(calls, node)
+	local best
+	for _i, m in ipairs(calls) do
+		if m.args.start_byte <= node.start_byte and node.end_byte <= m.args.end_byte then best = m.call end
+		if m.call.start_byte > node.start_byte then break end
+	end
+	return best
+end
+
 local METHOD_QUERY = [[
 (call function: (attribute object: (_) @obj attribute: (identifier) @m) arguments: (argument_list)) @call
 ]]
 
 -- Uses of APIs unsupported or limited on NPU (by name through aliases, and tensor methods);
--- a class named only in a type test (isinstance, issubclass) is not used.
+-- a class named only in a type test (isinstance, issubclass) is not used, and float64 on
+-- a value the code keeps on the host (host.lua) is not limited.
 function blockers.unsupported_ops(ctx, path, tables, map)
 	local out = {}
 	local function site(node, text, e)
@@ -155,8 +173,18 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		end
 		return false
 	end
+	local h, calls
+	-- float64 whose tensor stays on the host: the site, or the call it is an argument of
+	local function on_host(node, value)
+		h = h or host.file(ctx, path, map)
+		if h:why(value or node, node) then return true end
+		calls = calls or ctx.query(path, CALLS_WITH_ARGS) or {}
+		local call = enclosing_call(calls, node)
+		return call ~= nil and h:why(call) ~= nil
+	end
 	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local e = tables.names[r.resolved]
+		if e and FLOAT64[e.name] and on_host(r.node) then e = nil end
 		if e and not type_test(r.node) then
 			seen[r.node.start_byte] = true
 			site(r.node, r.text, e)
@@ -164,6 +192,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	end
 	for _i, m in ipairs(ctx.query(path, METHOD_QUERY) or {}) do
 		local e = tables.methods[m.m.text]
+		if e and FLOAT64[e.name] and on_host(m.call, m.obj) then e = nil end
 		if e and not seen[m.call.start_byte] and py.expand(map, m.obj.text) ~= "torch" then
 			site(m.call, "." .. m.m.text .. "()", e)
 		end

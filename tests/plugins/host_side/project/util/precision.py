@@ -1,0 +1,27 @@
+"""Fixture: float64 kept on the host (not affected) beside float64 sent to the device."""
+import torch
+from torch.utils.data import Dataset
+
+
+class Points(Dataset):
+    def __init__(self, rows):
+        self.rows = rows
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __getitem__(self, i):
+        return torch.tensor(self.rows[i]).double()
+
+
+def running_sum(n):
+    acc = torch.zeros(n, dtype=torch.float64)
+    return acc
+
+
+def on_device(n):
+    return torch.zeros(n, dtype=torch.float64, device="cuda")
+
+
+def step(model, x):
+    return model(x.cuda().double())
