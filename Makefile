@@ -197,10 +197,12 @@ bench: ferry
 	$(Q)sh tests/bench/real.sh
 	$(Q)sh tests/bench/profile_bench.sh
 
-# Precision and recall of the assess phase on pinned public repositories (REALCODE_DIR
-# holds them; tests/realcode/run.sh --layout clones the missing ones). Not in `test`.
+# Precision and recall of the assess phase on pinned public repositories, then the adapt
+# phase's fixes on them, every changed file compiled (REALCODE_DIR holds them;
+# tests/realcode/run.sh --layout clones the missing ones). Not in `test`.
 realcode: ferry
 	$(Q)FERRY=$(abspath $(FERRY_BIN)) sh tests/realcode/run.sh
+	$(Q)FERRY=$(abspath $(FERRY_BIN)) sh tests/realcode/adapt.sh
 
 # Regenerates the committed fixtures with their real producers (Debian's python3-torch,
 # CPU, and python3-onnx): `apt-get install python3-torch python3-tqdm python3-onnx`.
