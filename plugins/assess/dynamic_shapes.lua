@@ -26,7 +26,7 @@ return {
 		.. "mask (looked for in files that use one of those operators, or import torch and mention a mask). On an NPU each new shape can trigger operator compilation, so they are slow in "
 		.. "a training loop; run with torch_npu.npu.set_compile_mode(jit_compile=False) and "
 		.. "consider fixed-size alternatives. Host values (numpy arrays, tensors built "
-		.. "without a device) and dataset code run by DataLoader workers are not reported."),
+		.. "without a device) and dataset code run by DataLoader workers are reported as host-side, not affected (info)."),
 	-- Boolean-mask indexing has no literal of its own: it is looked for in files that use
 	-- a dynamic-shape operator or are torch code mentioning a mask, so the survey need not
 	-- parse every file.
@@ -39,8 +39,17 @@ return {
 			-- kind: "call", "where", "index" or "store"; code: its text; value: the tensor the
 			-- operator works on (host values have no device shape)
 			local function report(node, kind, code, value)
-				if seen[node.start_byte] or h:why(value or node, node) then return end
+				if seen[node.start_byte] then return end
 				seen[node.start_byte] = true
+				local why = h:why(value or node, node)
+				if why then
+					ctx.report{
+						file = path, node = node, severity = "info", category = "host_side",
+						message = _("`{code}` is host-side ({why}): not affected on the NPU.", { code = code, why = why }),
+						suggestion = _("Nothing to change for the NPU: the value never leaves the host."),
+					}
+					return
+				end
 				local a = { code = code }
 				local message, suggestion
 				if kind == "store" then

@@ -20,18 +20,20 @@ return {
 		.. "operators are dispatched through a task queue, a sync every step can leave the device "
 		.. "idle. Not an error: a note for the tune phase. Values the code shows to be on the host "
 		.. "already (numpy arrays, tensors built without a device, the rest of a chain after "
-		.. ".cpu(), dataset and collate code run by DataLoader workers) are not reported."),
+		.. ".cpu(), dataset and collate code run by DataLoader workers) are reported as host-side, not affected (info)."),
 	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize" },
 	run = function(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
-			local loops, syncs = {}, {}
+			local loops, syncs, hosts = {}, {}, {}
 			local map = refs.aliases(ctx, path)
 			local h = host.file(ctx, path, map)
 			for _i, m in ipairs(ctx.query(path, QUERY) or {}) do
 				if m.loop then
 					loops[#loops + 1] = m.loop
-				elseif m.sync and m.args.text:match("^%(%s*%)$") and not h:why(m.obj, m.sync) then
-					syncs[#syncs + 1] = { node = m.sync, what = "." .. m.m.text .. "()" }
+				elseif m.sync and m.args.text:match("^%(%s*%)$") then
+					local why = h:why(m.obj, m.sync)
+					local list = why and hosts or syncs
+					list[#list + 1] = { node = m.sync, what = "." .. m.m.text .. "()", why = why }
 				end
 			end
 			for _i, r in ipairs(refs.dotted(ctx, path, map)) do
@@ -39,12 +41,23 @@ return {
 					syncs[#syncs + 1] = { node = r.node, what = r.text .. "()" }
 				end
 			end
-			for _i, s in ipairs(syncs) do
-				local inside = false
+			local function in_loop(s)
 				for _i, l in ipairs(loops) do
-					if s.node.start_byte >= l.start_byte and s.node.end_byte <= l.end_byte then inside = true break end
+					if s.node.start_byte >= l.start_byte and s.node.end_byte <= l.end_byte then return true end
 				end
-				if inside then
+				return false
+			end
+			for _i, s in ipairs(hosts) do
+				if in_loop(s) then
+					ctx.report{
+						file = path, node = s.node, severity = "info", category = "host_side",
+						message = _("`{code}` inside a loop is host-side ({why}): not affected on the NPU.", { code = s.what, why = s.why }),
+						suggestion = _("Nothing to change for the NPU: the value never leaves the host."),
+					}
+				end
+			end
+			for _i, s in ipairs(syncs) do
+				if in_loop(s) then
 					ctx.report{
 						file = path, node = s.node,
 						message = _("`{call}` inside a loop makes the host wait for the device on every iteration.", { call = s.what }),

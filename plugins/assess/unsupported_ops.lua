@@ -13,7 +13,7 @@ return {
 		.. "unsupported_ops.json, the vendor's list of APIs that do not work on NPU for a given "
 		.. "PyTorch version, plus dtype limits such as float64. Each hit needs a replacement "
 		.. "before the model can run on the NPU. float64 on values the code keeps on the host "
-		.. "(built on the CPU, numpy, dataset code) is not reported: it never reaches the NPU. "
+		.. "(built on the CPU, numpy, dataset code) is reported as host-side, not affected (info): it never reaches the NPU. "
 		.. "A class named only in isinstance or issubclass is not a use."),
 	-- a file is parsed for this check only when it names one of the listed APIs
 	triggers = blockers.op_triggers,

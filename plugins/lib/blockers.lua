@@ -177,14 +177,26 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	-- float64 whose tensor stays on the host: the site, or the call it is an argument of
 	local function on_host(node, value)
 		h = h or host.file(ctx, path, map)
-		if h:why(value or node, node) then return true end
+		local why = h:why(value or node, node)
+		if why then return why end
 		calls = calls or ctx.query(path, CALLS_WITH_ARGS) or {}
 		local call = enclosing_call(calls, node)
-		return call ~= nil and h:why(call) ~= nil
+		return call and h:why(call)
+	end
+	local function not_affected(node, text, why)
+		out[#out + 1] = {
+			file = path, node = node, severity = "info", category = "host_side", only = "survey",
+			message = _("`{code}` is host-side ({why}): not affected on the NPU.", { code = text, why = why }),
+			suggestion = _("Nothing to change for the NPU: the value never leaves the host."),
+		}
 	end
 	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local e = tables.names[r.resolved]
-		if e and FLOAT64[e.name] and on_host(r.node) then e = nil end
+		local why = e and FLOAT64[e.name] and on_host(r.node)
+		if why then
+			not_affected(r.node, r.text, why)
+			e = nil
+		end
 		if e and not type_test(r.node) then
 			seen[r.node.start_byte] = true
 			site(r.node, r.text, e)
@@ -192,7 +204,11 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	end
 	for _i, m in ipairs(ctx.query(path, METHOD_QUERY) or {}) do
 		local e = tables.methods[m.m.text]
-		if e and FLOAT64[e.name] and on_host(m.call, m.obj) then e = nil end
+		local why = e and FLOAT64[e.name] and on_host(m.call, m.obj)
+		if why then
+			not_affected(m.call, "." .. m.m.text .. "()", why)
+			e = nil
+		end
 		if e and not seen[m.call.start_byte] and py.expand(map, m.obj.text) ~= "torch" then
 			site(m.call, "." .. m.m.text .. "()", e)
 		end

@@ -19,7 +19,8 @@
 --   * the site is dataset code, which runs in DataLoader worker processes on the CPU: the
 --     body of a class deriving from a Dataset or Sampler, a `__getitem__`, a collate
 --     function.
--- Anything else is treated as possibly on the device.
+-- Anything else is treated as possibly on the device. The reasons are translated texts, for
+-- findings that say a site is host-side and not affected (category host_side).
 
 local py = require("py")
 
@@ -63,21 +64,21 @@ local function origin(text, map, names)
 	local moved
 	for m in s:gmatch("%.([%a_][%w_]*)%(%)") do
 		if HOST_CALLS[m] then
-			moved = "already moved to the host by ." .. m .. "()"
+			moved = _("a value already moved to the host by `.{call}()`", { call = m })
 		elseif DEVICE_CALLS[m] then
 			moved = false
 		end
 	end
 	if moved ~= nil then return moved or nil end
 	local root = s:match("^([%a_][%w_]*)")
-	if root and (map[root] or root) == "numpy" then return "a numpy value" end
+	if root and (map[root] or root) == "numpy" then return _("a numpy value") end
 	local f = head_call(text)
 	if f then
 		local full = py.expand(map, f)
-		if full:match("^numpy%.") or full == "numpy" then return "a numpy value" end
+		if full:match("^numpy%.") or full == "numpy" then return _("a numpy value") end
 		if CPU_BUILDERS[full] and s == f .. "()" and (not text:match("[%(,]%s*device%s*=")
 			or text:match("[%(,]%s*device%s*=%s*[\"']cpu[\"']%s*[,%)]")) then
-			return "a tensor built on the CPU"
+			return _("a tensor built on the CPU")
 		end
 	end
 	local attr = s:match("^(self%.[%a_][%w_]*)")
@@ -109,12 +110,12 @@ function host.file(ctx, path, map)
 			assigns[m.lhs.text] = a
 		elseif m.cname then
 			if dataset_class(m.bases.text, m.cbody.text) then
-				ranges[#ranges + 1] = { m.cbody.start_byte, m.cbody.end_byte, "dataset code, run by DataLoader workers on the CPU" }
+				ranges[#ranges + 1] = { m.cbody.start_byte, m.cbody.end_byte, _("dataset code, run by DataLoader workers on the CPU") }
 			end
 		elseif m.fname then
 			local n = m.fname.text
 			if n == "__getitem__" or n:lower():match("collate") then
-				ranges[#ranges + 1] = { m.fbody.start_byte, m.fbody.end_byte, "dataset code, run by DataLoader workers on the CPU" }
+				ranges[#ranges + 1] = { m.fbody.start_byte, m.fbody.end_byte, _("dataset code, run by DataLoader workers on the CPU") }
 			end
 		end
 	end
