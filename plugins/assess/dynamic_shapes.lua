@@ -43,11 +43,7 @@ return {
 				seen[node.start_byte] = true
 				local why = h:why(value or node, node)
 				if why then
-					ctx.report{
-						file = path, node = node, severity = "info", category = "host_side",
-						message = _("`{code}` is host-side ({why}): not affected on the NPU.", { code = code, why = why }),
-						suggestion = _("Nothing to change for the NPU: the value never leaves the host."),
-					}
+					ctx.report(host.not_affected(path, node, code, why))
 					return
 				end
 				local a = { code = code }

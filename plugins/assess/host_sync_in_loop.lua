@@ -48,13 +48,7 @@ return {
 				return false
 			end
 			for _i, s in ipairs(hosts) do
-				if in_loop(s) then
-					ctx.report{
-						file = path, node = s.node, severity = "info", category = "host_side",
-						message = _("`{code}` inside a loop is host-side ({why}): not affected on the NPU.", { code = s.what, why = s.why }),
-						suggestion = _("Nothing to change for the NPU: the value never leaves the host."),
-					}
-				end
+				if in_loop(s) then ctx.report(host.not_affected(path, s.node, s.what, s.why, true)) end
 			end
 			for _i, s in ipairs(syncs) do
 				if in_loop(s) then

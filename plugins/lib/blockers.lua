@@ -184,11 +184,9 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		return call and h:why(call)
 	end
 	local function not_affected(node, text, why)
-		out[#out + 1] = {
-			file = path, node = node, severity = "info", category = "host_side", only = "survey",
-			message = _("`{code}` is host-side ({why}): not affected on the NPU.", { code = text, why = why }),
-			suggestion = _("Nothing to change for the NPU: the value never leaves the host."),
-		}
+		local site = host.not_affected(path, node, text, why)
+		site.only = "survey" -- a note for the survey; adapt has nothing to do here
+		out[#out + 1] = site
 	end
 	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local e = tables.names[r.resolved]

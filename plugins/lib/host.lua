@@ -82,8 +82,8 @@ local function origin(text, map, names)
 		end
 	end
 	local attr = s:match("^(self%.[%a_][%w_]*)")
-	if attr and names[attr] and s:match("^self%.[%a_][%w_]*[%.%[]?") then return names[attr] end
-	if root and names[root] and s:match("^[%a_][%w_]*[%.%[]?") then return names[root] end
+	if attr and names[attr] then return names[attr] end
+	if root and names[root] then return names[root] end
 	return nil
 end
 
@@ -143,6 +143,19 @@ function host.file(ctx, path, map)
 		return origin(node.text, map, names)
 	end
 	return h
+end
+
+-- The finding that says a site is on the host and why (h:why's reason): an info of
+-- category host_side, which weighs nothing in the estimate. code is the construct as
+-- quoted; in_loop says it sits in a loop body.
+function host.not_affected(path, node, code, why, in_loop)
+	local a = { code = code, why = why }
+	return {
+		file = path, node = node, severity = "info", category = "host_side",
+		message = in_loop and _("`{code}` inside a loop is host-side ({why}): not affected on the NPU.", a)
+			or _("`{code}` is host-side ({why}): not affected on the NPU.", a),
+		suggestion = _("Nothing to change for the NPU: the value never leaves the host."),
+	}
 end
 
 return host
