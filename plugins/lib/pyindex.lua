@@ -270,22 +270,30 @@ function pyindex.build(ctx, seeds)
 		return f
 	end
 
-	-- the function a module-qualified name stands for, following re-exports
-	local function resolve(module, name, depth)
-		if depth > 8 then return nil end
-		local path = modules[module]
-		if not path then return nil end
-		local f = defs(path)
+	-- the function (or the class's __init__) a name of file f stands for, following its
+	-- imports and re-exports; depth counts the modules followed so far
+	local resolve
+	local function lookup(f, name, depth)
 		if f.funcs[name] then return f.funcs[name] end
 		if f.classes[name] ~= nil then return f.classes[name] or nil end
 		local full = f.imports[name]
-		if full then
-			local mod, last = full:match("^(.*)%.([^.]+)$")
-			if mod then return resolve(mod, last, depth + 1) end
-		end
-		return nil
+		if not full then return nil end
+		local mod, last = full:match("^(.*)%.([^.]+)$")
+		return mod and resolve(mod, last, depth) or nil
+	end
+	-- the function a module-qualified name stands for
+	resolve = function(module, name, depth)
+		local path = depth <= 8 and modules[module]
+		return path and lookup(defs(path), name, depth + 1) or nil
 	end
 	-- the project function a call in file f names, or nil
+	local function target_of(f, call)
+		if call.object then
+			local mod = f.imports[call.object]
+			return mod and resolve(mod, call.name, 0)
+		end
+		return lookup(f, call.name, 0)
+	end
 	-- whether a call passes the parameter whose default makes its target depend on CUDA
 	-- (by keyword, by position, or maybe through *args/**kwargs): then it does not depend
 	local function passes(path, f, call, why)
@@ -299,21 +307,6 @@ function pyindex.build(ctx, seeds)
 		if not (t and t.why) then return nil end
 		if t.why.param and passes(path, f, call, t.why) then return nil end
 		return t
-	end
-
-	local function target_of(f, call)
-		if call.object then
-			local mod = f.imports[call.object]
-			return mod and resolve(mod, call.name, 0)
-		end
-		if f.funcs[call.name] then return f.funcs[call.name] end
-		if f.classes[call.name] ~= nil then return f.classes[call.name] or nil end
-		local full = f.imports[call.name]
-		if full then
-			local mod, last = full:match("^(.*)%.([^.]+)$")
-			if mod then return resolve(mod, last, 0) end
-		end
-		return nil
 	end
 
 	for _i, path in ipairs(seeds) do index(path) end
@@ -333,6 +326,13 @@ function pyindex.build(ctx, seeds)
 	end
 	drop_indexed()
 	local function last(module) return module:match("([^.]+)$") or module end
+	-- the name another file calls fn by: a method is called from another file only by
+	-- constructing its class, when it is __init__ (other methods are reached through
+	-- `self` in their own file)
+	local function callable_as(fn)
+		if not fn.cls then return fn.name end
+		return fn.name == fn.cls .. ".__init__" and fn.cls or nil
+	end
 	local function top(path) return path:match("^([^/]+)/") end
 	while true do
 		-- the files in path order, so that the call a function is said to depend through is
@@ -358,12 +358,6 @@ function pyindex.build(ctx, seeds)
 		end
 		-- what to look for: (name, module word, top folder) not searched before, from the
 		-- dependent functions' own modules and the indexed modules that import them
-		-- (a method is called from another file only by constructing its class, when it
-		-- is __init__; other methods are reached through `self` in their own file)
-		local function callable_as(fn)
-			if not fn.cls then return fn.name end
-			return fn.name == fn.cls .. ".__init__" and fn.cls or nil
-		end
 		local wanted = {}
 		local function want(fn, module, path)
 			local k = fn.key .. " " .. module
