@@ -126,6 +126,20 @@ local FLOAT64 = { ["torch.float64"] = true, ["torch.double"] = true, ["torch.Ten
 local CALLS_WITH_ARGS = [[
 (call arguments: (argument_list) @args) @call
 ]]
+local ASSIGNS = [[
+(assignment left: (identifier) @lhs right: (_) @rhs)
+]]
+local MOVES = { cuda = true, npu = true, to = true, to_empty = true }
+-- The longest call chain starting where expr starts: `torch.zeros(n).to(dev)` for
+-- `torch.zeros(n)` (the file's calls in source order; an outer call comes first).
+local function chain_of(calls, expr)
+	local best = expr
+	for _i, m in ipairs(calls) do
+		if m.call.start_byte > expr.start_byte then break end
+		if m.call.start_byte == expr.start_byte and m.call.end_byte > best.end_byte then best = m.call end
+	end
+	return best
+end
 -- The innermost call whose arguments hold node, from the file's calls (in source order).
 local function enclosing_call(calls, node)
 	local best
@@ -175,13 +189,33 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	end
 	local h, calls
 	-- float64 whose tensor stays on the host: the site, or the call it is an argument of
-	local function on_host(node, value)
+	-- float64 whose tensor stays on the host: the value the dtype is given to (or the
+	-- .double() call) is host-side, the chain it starts moves it nowhere, and no name it is
+	-- bound to is moved later (`acc = torch.zeros(n, dtype=torch.float64)` then
+	-- `acc.cuda()` puts the float64 on the device)
+	local assigns
+	local function moved_later(chain)
+		assigns = assigns or ctx.query(path, ASSIGNS) or {}
+		for _i, m in ipairs(assigns) do
+			if m.rhs.start_byte == chain.start_byte and m.rhs.end_byte == chain.end_byte then
+				local text = ctx.read(path) or ""
+				local pat = "%f[%w_]" .. m.lhs.text .. "%s*%.%s*([%a_]+)%s*%("
+				for method in text:gmatch(pat) do
+					if MOVES[method] then return true end
+				end
+			end
+		end
+		return false
+	end
+	local function on_host(node, is_call)
 		h = h or host.file(ctx, path, map)
-		local why = h:why(value or node, node)
-		if why then return why end
 		calls = calls or ctx.query(path, CALLS_WITH_ARGS) or {}
-		local call = enclosing_call(calls, node)
-		return call and h:why(call)
+		local expr = is_call and node or enclosing_call(calls, node)
+		if not expr then return h:why(node) end
+		local chain = chain_of(calls, expr)
+		local why = h:why(chain, node)
+		if why and moved_later(chain) then return nil end
+		return why
 	end
 	local function not_affected(node, text, why)
 		local site = host.not_affected(path, node, text, why)
@@ -202,7 +236,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	end
 	for _i, m in ipairs(ctx.query(path, METHOD_QUERY) or {}) do
 		local e = tables.methods[m.m.text]
-		local why = e and FLOAT64[e.name] and on_host(m.call, m.obj)
+		local why = e and FLOAT64[e.name] and on_host(m.call, true)
 		if why then
 			not_affected(m.call, "." .. m.m.text .. "()", why)
 			e = nil

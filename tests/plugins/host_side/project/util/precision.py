@@ -25,3 +25,17 @@ def on_device(n):
 
 def step(model, x):
     return model(x.cuda().double())
+
+
+def moved_in_chain(n, dev):
+    return torch.zeros(n, dtype=torch.float64).to(dev)
+
+
+def moved_later(n):
+    table = torch.ones(n, dtype=torch.float64)
+    return table.cuda()
+
+
+def doubled_then_moved(rows):
+    base = torch.tensor(rows)
+    return base.double().cuda()
