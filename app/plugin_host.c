@@ -1055,9 +1055,14 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 		if (jobs[k].threaded)
 			pthread_join(jobs[k].tid, NULL);
 	run.sched = NULL;
-	if (debug)
+	if (debug) {
+		pysrc_walk_counts w;
+		pysrc_walk_stats(&w);
 		fprintf(stderr, "ferry: %-34s %8.3f s (%zu plugins on %u cores; %zu trees parsed again)\n", "plugins",
 		        now_seconds() - t0, nsel, run_slots(h), run.reparsed);
+		fprintf(stderr, "ferry: %-34s %zu together, %zu alone; %zu runs replayed, %zu too large to remember\n",
+		        "query walks", w.together, w.alone, w.replayed, w.dropped);
+	}
 	if (!cancelled && cb && cb->cancelled && cb->cancelled(cb->payload))
 		cancelled = 1;
 	if (cancelled) {

@@ -50,8 +50,25 @@ struct pysrc {
 	size_t cache_bytes;    /* memory held by runs */
 };
 
-/* Remembered matches per file stay below four times the file's size (plus a little). */
-#define PYSRC_CACHE_BYTES(len) (4 * (len) + 65536)
+/* Remembered matches per file stay below sixteen times the file's size (plus a little).
+ * Every query of a full assessment together captures about 8 bytes of remembered matches
+ * per byte of real code (diffusers: 9 million captures of 40 bytes for 45 MB of Python);
+ * the budget is twice that, so that every query a run asks of a file is answered by one
+ * walk of its tree. At four times the size, a third of the runs were not remembered and
+ * the union was walked again for every check that asked: a quarter more CPU in all. The
+ * tree itself takes about as much as the matches, and both go when the file is done. */
+#define PYSRC_CACHE_BYTES(len) (16 * (len) + 65536)
+
+/* Counts for pysrc_walk_stats, over the whole process. */
+static atomic_size_t stat_alone, stat_union, stat_replayed, stat_dropped;
+
+void pysrc_walk_stats(pysrc_walk_counts *out)
+{
+	out->alone = atomic_load(&stat_alone);
+	out->together = atomic_load(&stat_union);
+	out->replayed = atomic_load(&stat_replayed);
+	out->dropped = atomic_load(&stat_dropped);
+}
 
 enum pred_op { PRED_EQ, PRED_MATCH, PRED_ANY_OF };
 
@@ -1030,10 +1047,12 @@ static int cache_replay(const pysrc *src, const pysrc_query *q, const cached_run
 static void cache_add(pysrc *src, cached_run *r, size_t bytes)
 {
 	pthread_mutex_lock(&src->lock);
-	bool keep = src->cache_bytes + bytes <= PYSRC_CACHE_BYTES(src->len);
+	bool fits = src->cache_bytes + bytes <= PYSRC_CACHE_BYTES(src->len), keep = fits;
 	for (const cached_run *o = src->runs; o && keep; o = o->next)
 		keep = !(o->hash == r->hash && o->source_len == r->source_len &&
 		         memcmp(o->source, r->source, r->source_len) == 0);
+	if (!fits)
+		atomic_fetch_add(&stat_dropped, 1);
 	if (keep) {
 		r->next = src->runs;
 		src->runs = r;
@@ -1061,6 +1080,7 @@ int pysrc_query_run(const pysrc *csrc, const pysrc_query *q, pysrc_match_cb cb, 
 
 	const cached_run *hit = cache_find(src, q);
 	if (hit) {
+		atomic_fetch_add(&stat_replayed, 1);
 		rc = cache_replay(src, q, hit, &rs, cb, payload);
 		goto out;
 	}
@@ -1069,6 +1089,7 @@ int pysrc_query_run(const pysrc *csrc, const pysrc_query *q, pysrc_match_cb cb, 
 
 	rec = xcalloc(1, sizeof *rec);
 	size_t budget = PYSRC_CACHE_BYTES(src->len);
+	atomic_fetch_add(&stat_alone, 1);
 	cur = ts_query_cursor_new();
 	ts_query_cursor_exec(cur, q->ts, ts_tree_root_node(src->tree));
 	TSQueryMatch m;
@@ -1085,6 +1106,7 @@ int pysrc_query_run(const pysrc *csrc, const pysrc_query *q, pysrc_match_cb cb, 
 			free(rec->ends);
 			free(rec);
 			rec = NULL; /* too many matches to remember */
+			atomic_fetch_add(&stat_dropped, 1);
 		}
 		if (rec && ncaps + m.capture_count > caps_cap) {
 			caps_cap = (ncaps + m.capture_count) * 2;
@@ -1277,6 +1299,7 @@ void pysrc_combo_run(const pysrc *csrc, const pysrc_combo *c, const unsigned cha
 		return;
 	}
 	run_state rs = {.src = src, .q = q};
+	atomic_fetch_add(&stat_union, 1);
 	sbuf_init(&rs.scratch);
 	TSQueryCursor *cur = ts_query_cursor_new();
 	ts_query_cursor_exec(cur, q->ts, ts_tree_root_node(src->tree));
@@ -1292,6 +1315,7 @@ void pysrc_combo_run(const pysrc *csrc, const pysrc_combo *c, const unsigned cha
 		if ((pr->ncaps + m.capture_count) * sizeof *rec->caps + (rec->nmatches + 1) * sizeof *rec->ends >
 		    budget) {
 			part_rec_drop(pr); /* too many matches to remember, as in a run alone */
+			atomic_fetch_add(&stat_dropped, 1);
 			wanted--;
 			continue;
 		}

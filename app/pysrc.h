@@ -79,6 +79,14 @@ void pysrc_combo_run(const pysrc *src, const pysrc_combo *c, const unsigned char
 /* 1 when src remembers the matches of q's text (a run replays them). */
 int pysrc_query_cached(const pysrc *src, const pysrc_query *q);
 
+/* How the process's queries met the trees so far: walks of one query alone, walks of a
+ * union, runs answered from remembered matches, and runs whose matches were too many to
+ * remember (the next run of the same query walks the tree again). */
+typedef struct pysrc_walk_counts {
+	size_t alone, together, replayed, dropped;
+} pysrc_walk_counts;
+void pysrc_walk_stats(pysrc_walk_counts *out);
+
 /* Reads and parses the file rel under root (root NULL or "" = rel as given) with the calling
  * thread's parser. *out receives the pysrc, or NULL with *err a malloc'd "rel: reason". */
 void pysrc_parse_file(pysrc **out, char **err, const char *root, const char *rel);

@@ -43,4 +43,30 @@ if [ "$(grep -v '"run":' "$work/plain")" = "$(grep -v '"run":' "$work/prof")" ];
 "$FERRY" -C "$p" check --plugin adapt.torch_npu_import >/dev/null 2>"$work/err"
 if grep -q "profile of" "$work/err"; then fail "a profile without FERRY_PROFILE"; else ok "no profile unless asked"; fi
 
+# Model code as it is written (a call or two on most lines, chains like x.to(d).float()):
+# every query the assessment asks of a file is remembered, so that one walk of its tree
+# answers them all. With too small a budget a third of the matches were dropped and the
+# tree walked again for each check that asked.
+d="$work/model"
+make_project "$d"
+i=0
+while [ "$i" -lt 6 ]; do
+	awk -v k="$i" 'BEGIN {
+		print "import torch\nimport torch.nn.functional as F\n\n\nclass Block(torch.nn.Module):"
+		for (j = 0; j < 60; j++) {
+			printf "    def step_%d(self, x, mask, device):\n", j
+			printf "        \"\"\"One step of the block (%d).\"\"\"\n", j
+			printf "        h = self.norm(x.to(device, dtype=torch.float16))\n"
+			printf "        h = F.gelu(self.proj(h)).float()\n"
+			printf "        if mask is not None:\n            h = h[mask].sum(dim=-1, keepdim=True)\n"
+			printf "        scale = self.scale * %d  # keep the scale\n", j
+			printf "        return h * scale + x.cuda()\n\n"
+		}
+	}' >"$d/block$i.py"
+	i=$((i + 1))
+done
+expect_exit 0 "init of model files" -- "$FERRY" init "$d"
+FERRY_DEBUG=1 "$FERRY" -C "$d" check --phase assess >/dev/null 2>"$work/err"
+expect_grep "query walks .* 0 too large to remember" "$work/err" "model code: every query's matches are remembered (one walk answers them all)"
+
 finish
