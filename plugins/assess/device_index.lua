@@ -7,7 +7,6 @@
 -- it appears (`rank`, `local_rank`, `args.gpu`).
 
 local py = require("py")
-local train = require("train")
 
 -- Names the file binds to integers: NAME = 3, NAME = int(...), and argparse options with
 -- type=int (by their dest: --local-rank -> local_rank).
@@ -50,8 +49,15 @@ local function integer_device(node, names, options)
 	return nil
 end
 
--- Keyword arguments that name a device.
-local DEVICE_KW = { device = true }
+-- The arguments that may be an integer device: the first positional argument of x.to() and
+-- x.to_empty() and of a call named like torch.device, and the value of device= in any call.
+local CANDIDATE = "[(integer) (identifier) (attribute)]"
+local TO_QUERY = "((call function: (attribute object: (_) @obj attribute: (identifier) @m) "
+	.. "arguments: (argument_list . " .. CANDIDATE .. " @first)) @call (#any-of? @m \"to\" \"to_empty\"))"
+local DEVICE_QUERY = "((call function: [(identifier) (attribute)] @f "
+	.. "arguments: (argument_list . " .. CANDIDATE .. " @first)) @call (#match? @f \"device$\"))"
+local KW_QUERY = "((call function: (_) @f arguments: (argument_list (keyword_argument name: (identifier) @k "
+	.. "value: " .. CANDIDATE .. " @v))) @call (#eq? @k \"device\"))"
 
 return {
 	id = "assess.device_index",
@@ -78,7 +84,6 @@ return {
 			-- a file that imports torch_npu is written for the NPU (DeepSpeed's HCCL backend):
 			-- its integer devices index NPUs, it is not GPU code to port
 			if torch_used and not npu_code then
-				local names, options = int_names(ctx, path)
 				-- form: "to" (x.to(N)), "kw" (device=N) or "device" (torch.device(N))
 				local function report(node, index, form, source)
 					local named = index:match("^%d+$") and ('"npu:' .. index .. '"') or ('f"npu:{' .. index .. '}"')
@@ -96,31 +101,49 @@ return {
 						data = { source = source },
 					}
 				end
-				local args_of = train.all_call_args(ctx, path)
-				-- x.to(N), x.to_empty(N); torch.device(N); device=N in any call
-				local q = "(call function: (_) @f arguments: (argument_list) @args) @call"
-				for _i, m in ipairs(ctx.query(path, q) or {}) do
+				-- the candidates only, each from a query whose predicates run in C: an integer,
+				-- a name or an attribute given as x.to(N) / x.to_empty(N), torch.device(N) or
+				-- device=N (most calls of a file are none of these)
+				local found = {}
+				for _i, m in ipairs(ctx.query(path, TO_QUERY) or {}) do
+					if not m.obj.text:match("^[%a]*['\"]") then -- "x".to(...) is a string's method
+						found[#found + 1] = { call = m.call, arg = m.first, form = "to", order = 1 }
+					end
+				end
+				local device_calls = ctx.query(path, DEVICE_QUERY) or {}
+				-- torch.device imported under another name (from torch import device as dev)
+				local renamed = {}
+				for bound, full in pairs(map) do
+					if full == "torch.device" and not bound:match("device$") then renamed[#renamed + 1] = '"' .. bound .. '"' end
+				end
+				if #renamed > 0 then
+					table.sort(renamed)
+					local q = DEVICE_QUERY:gsub("%(#match%? @f [^)]*%)", "(#any-of? @f " .. table.concat(renamed, " ") .. ")")
+					for _i, m in ipairs(ctx.query(path, q) or {}) do device_calls[#device_calls + 1] = m end
+				end
+				for _i, m in ipairs(device_calls) do
 					local callee = py.dotted(m.f.text)
-					callee = callee and py.expand(map, callee)
-					local method = m.f.type == "attribute" and m.f.text:match("%.([%w_]+)$")
-					local a = args_of(m.call)
-					local first = a.pos[1]
-					local literal = m.f.type == "attribute" and m.f.text:match("^[%a]*['\"]") -- "x".to(...)
-					if literal then
-						first, a = nil, { kw = {} }
+					if callee and py.expand(map, callee) == "torch.device" then
+						found[#found + 1] = { call = m.call, arg = m.first, form = "device", order = 1 }
 					end
-					if (method == "to" or method == "to_empty") and first then
-						local index = integer_device(first, names, options)
-						if index then report(m.call, index, "to", facts.transfer_to_npu_to.source) end
-					elseif callee == "torch.device" and first then
-						local index = integer_device(first, names, options)
-						if index then report(m.call, index, "device", facts.integer_is_cuda.source) end
+				end
+				for _i, m in ipairs(ctx.query(path, KW_QUERY) or {}) do
+					if not (m.f.type == "attribute" and m.f.text:match("^[%a]*['\"]")) then
+						found[#found + 1] = { call = m.call, arg = m.v, form = "kw", order = 2 }
 					end
-					for k, v in pairs(a.kw) do
-						local index = DEVICE_KW[k] and integer_device(v, names, options)
-						if index then
-							report(m.call, index, "kw", facts.transfer_to_npu_to.source)
-						end
+				end
+				table.sort(found, function(a, b)
+					if a.call.start_byte ~= b.call.start_byte then return a.call.start_byte < b.call.start_byte end
+					if a.call.end_byte ~= b.call.end_byte then return a.call.end_byte > b.call.end_byte end
+					return a.order < b.order
+				end)
+				local names, options
+				for _i, c in ipairs(found) do
+					if not names then names, options = int_names(ctx, path) end
+					local index = integer_device(c.arg, names, options)
+					if index then
+						local source = c.form == "device" and facts.integer_is_cuda.source or facts.transfer_to_npu_to.source
+						report(c.call, index, c.form, source)
 					end
 				end
 			end

@@ -96,9 +96,9 @@ local function dataset_class(bases, body_text)
 	return body_text:match("def%s+__getitem__%s*%(") ~= nil
 end
 
--- The host facts of one file: h:why(node) gives the reason a node is host-side, or nil.
-function host.file(ctx, path, map)
-	map = map or py.aliases(ctx, path) or {}
+-- What the file says about its values: the dataset ranges and the names known to hold host
+-- values (name or self.attr -> reason).
+local function facts(ctx, path, map)
 	local assigns, ranges, bound = {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, QUERY) or {}) do
 		if m.bound then
@@ -133,9 +133,19 @@ function host.file(ctx, path, map)
 			names[name] = why
 		end
 	end
+	return ranges, names
+end
+
+-- The host facts of one file: h:why(node) gives the reason a node is host-side, or nil.
+-- They are read from the file when first asked for: most files offered to a check have no
+-- site to ask about, and reading every assignment of a file is the costly part.
+function host.file(ctx, path, map)
+	map = map or py.aliases(ctx, path) or {}
+	local ranges, names
 	local h = {}
 	-- node: the value (the object of a method call, the indexed value) or the site
 	function h:why(node, site)
+		if not ranges then ranges, names = facts(ctx, path, map) end
 		site = site or node
 		for _i, r in ipairs(ranges) do
 			if site.start_byte >= r[1] and site.end_byte <= r[2] then return r[3] end
