@@ -88,7 +88,7 @@ end
 function export.calls(ctx, path)
 	local map = py.aliases(ctx, path) or {}
 	local out, args_of, assigns = {}, nil, nil
-	for _i, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+	for _i, c in ipairs(py.calls(ctx, path, EXPORTS, map) or {}) do
 		if EXPORTS[c.name] then
 			args_of = args_of or train.all_call_args(ctx, path)
 			local a = args_of(c.call)

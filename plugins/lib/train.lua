@@ -154,7 +154,7 @@ function train.project_calls(ctx, names, words)
 		end
 		if hit then
 			local map = py.aliases(ctx, path) or {}
-			for _i, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+			for _i, c in ipairs(py.calls(ctx, path, names, map) or {}) do
 				if names[c.name] then out[#out + 1] = { path = path, call = c.call, name = c.name, args = c.args } end
 			end
 		end

@@ -51,15 +51,24 @@ return {
 				if not seen[path] then
 					seen[path] = true
 					local text = ctx.read(path) or ""
+					-- the lines are read only where a setting can be: a discouraged knob's name,
+					-- or an allocator variable beside expandable_segments
+					local has_setting = false
 					for _i, n in ipairs(NAMES) do
-						if text:find(n, 1, true) then mentioned = true end
+						if text:find(n, 1, true) then
+							mentioned = true
+							has_setting = has_setting or text:find("expandable_segments", 1, true) ~= nil
+						end
 					end
 					for _i, k in ipairs(knobs) do
 						if text:find(k.name:match("[%w_]+$"), 1, true) then said[k.name] = true end
+						-- (a name with pattern characters is matched as a pattern below: always read)
+						has_setting = has_setting or (k.discouraged
+							and (k.name:find("[%^%$%(%)%%%.%[%]%*%+%-%?]") or text:find(k.name, 1, true)) ~= nil)
 					end
 					-- the host splits the lines (a pattern over a whole large file trips the
 					-- sandbox's backtracking guard)
-					for line, l in ipairs(ctx.lines(path) or {}) do
+					for line, l in ipairs(has_setting and ctx.lines(path) or {}) do
 						for _i, k in ipairs(knobs) do
 							local v = k.discouraged and l:match(k.name .. "[\"'%]]*%s*[=:,]%s*[\"']?(%d+)")
 							for _i, bad in ipairs(v and k.discouraged or {}) do

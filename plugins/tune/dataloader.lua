@@ -28,7 +28,7 @@ return {
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = py.aliases(ctx, path) or {}
 			local args_of
-			for _i, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+			for _i, c in ipairs(py.calls(ctx, path, LOADERS, map) or {}) do
 				if LOADERS[c.name] then
 					args_of = args_of or train.all_call_args(ctx, path)
 					local a = args_of(c.call)

@@ -60,6 +60,8 @@ return {
 	triggers = { "float16", "bfloat16", ".half(", "torch.half", "rsqrt" },
 	run = function(ctx)
 		local layers, heads, head_source = layer_table(ctx)
+		local built = { ["torch.nn.Linear"] = true } -- the calls that build a layer of the table
+		for name in pairs(layers) do built[name] = true end
 		local seen = {}
 		local function report(path, node, kind, message, suggestion, source)
 			local key = path .. ":" .. node.start_byte
@@ -73,7 +75,7 @@ return {
 			local args_of
 			-- attributes that hold such a layer: self.X = nn.Embedding(...) (kind, source)
 			local attrs = {}
-			for _i, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+			for _i, c in ipairs(py.calls(ctx, path, built, map) or {}) do
 				local layer = layers[c.name]
 				local is_linear = c.name == "torch.nn.Linear"
 				if layer or is_linear then

@@ -34,7 +34,7 @@ return {
 		local table_ = optimizers(ctx.data)
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = py.aliases(ctx, path) or {}
-			for _i, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
+			for _i, c in ipairs(py.calls(ctx, path, table_, map) or {}) do
 				local e = table_[c.name]
 				if e then
 					local short = e.replacement:match("([%w_]+)$")
