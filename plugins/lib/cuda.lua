@@ -163,13 +163,15 @@ end
 -- a --device option, or the value assigned to a variable that is used as one}.
 function cuda.device_strings(ctx, path, map)
 	local out = {}
-	local certain, skip = device_uses(ctx, path, map)
+	local certain, skip -- how the file uses its strings: read when a device string is found
 	local tables = scene(ctx, path, "tables").tables
 	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
+		local candidate = not tables[s.node.start_byte] and cuda.device_string(inner)
+		if candidate and not certain then certain, skip = device_uses(ctx, path, map) end
 		if tables[s.node.start_byte] then
 			out[#out + 1] = tables[s.node.start_byte]
-		elseif not skip[s.node.start_byte] and cuda.device_string(inner) then
+		elseif candidate and not skip[s.node.start_byte] then
 			local site = {
 				file = path, node = s.node,
 				message = _("The device string {text} names an NVIDIA GPU.", { text = s.node.text }),
