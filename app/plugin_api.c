@@ -1400,6 +1400,97 @@ static int ctx_loc(lua_State *L)
 	return 1;
 }
 
+/* ctx.find_names(path, names): the distinct identifiers of the file's text that are keys
+ * of the table names, in the order they first appear. An identifier is what Lua's
+ * "[%a_][%w_]*" finds scanning the text (ASCII letters, digits and '_', not starting with
+ * a digit); comments and strings are not told apart. In C because a project-wide search
+ * looks for hundreds of names in every file, and a token at a time in Lua was the search's
+ * whole cost. The keys go into a hash set (Lua-owned memory, so an error midway leaks
+ * nothing) once per call. */
+typedef struct name_set {
+	const char **key;
+	size_t *len;
+	unsigned char *seen;
+	size_t mask;
+} name_set;
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static long name_find(const name_set *set, const char *s, size_t n)
+{
+	for (size_t i = name_hash(s, n) & set->mask;; i = (i + 1) & set->mask) {
+		if (!set->key[i])
+			return -1;
+		if (set->len[i] == n && memcmp(set->key[i], s, n) == 0)
+			return (long)i;
+	}
+}
+
+static int is_name_start(unsigned char c) { return c == '_' || (c < 128 && isalpha(c)); }
+static int is_name_char(unsigned char c) { return c == '_' || (c < 128 && isalnum(c)); }
+
+static int ctx_find_names(lua_State *L)
+{
+	luaL_checktype(L, 2, LUA_TTABLE);
+	size_t n = 0;
+	lua_pushnil(L);
+	while (lua_next(L, 2)) {
+		if (lua_type(L, -2) == LUA_TSTRING)
+			n++;
+		lua_pop(L, 1);
+	}
+	size_t len;
+	const char *text = ctx_file_text(L, &len);
+	if (!text)
+		return 2;
+	size_t cap = 16;
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	size_t bytes = cap * (sizeof(const char *) + sizeof(size_t) + 1);
+	char *block = lua_newuserdatauv(L, bytes, 0);
+	memset(block, 0, bytes);
+	name_set set = {(const char **)(void *)block, (size_t *)(void *)(block + cap * sizeof(const char *)),
+	                (unsigned char *)block + cap * (sizeof(const char *) + sizeof(size_t)), cap - 1};
+	/* the keys stay alive in the table at index 2 for the whole call */
+	lua_pushnil(L);
+	while (lua_next(L, 2)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING)
+			continue;
+		size_t kl;
+		const char *k = lua_tolstring(L, -1, &kl);
+		size_t i = name_hash(k, kl) & set.mask;
+		while (set.key[i])
+			i = (i + 1) & set.mask;
+		set.key[i] = k;
+		set.len[i] = kl;
+	}
+	lua_newtable(L);
+	lua_Integer found = 0;
+	for (size_t at = 0; at < len;) {
+		if (!is_name_start((unsigned char)text[at])) {
+			at++;
+			continue;
+		}
+		size_t start = at++;
+		while (at < len && is_name_char((unsigned char)text[at]))
+			at++;
+		long slot = n ? name_find(&set, text + start, at - start) : -1;
+		if (slot >= 0 && !set.seen[slot]) {
+			set.seen[slot] = 1;
+			lua_pushlstring(L, text + start, at - start);
+			lua_rawseti(L, -2, ++found);
+		}
+	}
+	return 1;
+}
+
 static int ctx_node_text(lua_State *L)
 {
 	lua_Integer s = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
@@ -3201,6 +3292,7 @@ static int run_k(lua_State *L)
 		{"node_text", ctx_node_text},
 		{"data", papi_data_fn},
 		{"loc", ctx_loc},
+		{"find_names", ctx_find_names},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
 		{"scan_artifact", ctx_scan_artifact},

@@ -380,9 +380,9 @@ function pyindex.build(ctx, seeds)
 				if fn and fn.why and bound == callable_as(fn) then want(fn, f.module, path) end
 			end
 		end
-		-- one pass over each unread file's identifiers per round (a search per wanted name
-		-- read every file once per name: Megatron-LM's hundreds of names ran the check out
-		-- of its budget)
+		-- one pass over each unread file's identifiers per round, in C (a search per wanted
+		-- name read every file once per name: Megatron-LM's hundreds of names ran the check
+		-- out of its budget)
 		local by_name = {}
 		for _i, w in ipairs(wanted) do
 			by_name[w.name] = by_name[w.name] or {}
@@ -390,14 +390,9 @@ function pyindex.build(ctx, seeds)
 		end
 		local function can_call(path, text)
 			local relative = text:find("from .", 1, true)
-			local tried = {}
-			for id in text:gmatch("[%a_][%w_]*") do
-				local ws = not tried[id] and by_name[id]
-				if ws then
-					tried[id] = true
-					for _j, w in ipairs(ws) do
-						if text:find(w.word, 1, true) or (relative and w.top and top(path) == w.top) then return true end
-					end
+			for _i, id in ipairs(ctx.find_names(path, by_name) or {}) do
+				for _j, w in ipairs(by_name[id]) do
+					if text:find(w.word, 1, true) or (relative and w.top and top(path) == w.top) then return true end
 				end
 			end
 			return false

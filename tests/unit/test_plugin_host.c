@@ -880,10 +880,15 @@ static void test_ctx_files_read_lines(void **state)
 	            "    out[#out + 1] = tostring(select(2, ctx.query('nul.py', '(identifier) @i'))):sub(1, 7)\n"
 	            "    out[#out + 1] = #ctx.python_files()\n"
 	            "    out[#out + 1] = ctx.loc('src.py', '#') .. ',' .. ctx.loc('src.py') .. ',' .. tostring(ctx.loc('nope'))\n"
+	            "    local names = { y = 1, note = 1, x = 1, header = 1, ader = 1, absent = 1, [2] = 'x' }\n"
+	            "    out[#out + 1] = table.concat(ctx.find_names('src.py', names), ',') .. ':'\n"
+	            "      .. #ctx.find_names('src.py', {}) .. ':' .. tostring(select(2, ctx.find_names('nope', names)))\n"
+	            "    out[#out + 1] = table.concat(ctx.find_names('ids.py', { x1y = 1, abc = 1, y = 1, _z = 1, z = 1 }), ',')\n"
 	            "    ctx.report{ message = table.concat(out, '\\n') }\n"
 	            "  end }\n");
 	tu_write(fx->root, "art/loss.txt", "step 1 loss 2.0\n");
 	tu_write(fx->root, "src.py", "# header\r\n\r\nx = 1  # note\n   \t\n\t# indented comment\ny = 2");
+	tu_write(fx->root, "ids.py", "3abc x1y\xc3\xa9y _z+z abc");
 	tu_write(fx->root, "nul.py", "x");
 	char *nul = util_path_join(fx->root, "nul.py");
 	fp = fopen(nul, "ab");
@@ -899,8 +904,8 @@ static void test_ctx_files_read_lines(void **state)
 	const got_finding *f = find_msg(&g, "a.py,");
 	assert_non_null(f);
 	assert_string_equal(f->message,
-	                    "a.py,art/loss.txt,data.bin,nul.py,src.py,sub/r.txt\n"
-	                    "a.py,nul.py,src.py\n"
+	                    "a.py,art/loss.txt,data.bin,ids.py,nul.py,src.py,sub/r.txt\n"
+	                    "a.py,ids.py,nul.py,src.py\n"
 	                    "import os|print(1)\n"
 	                    "one|two\n"
 	                    "nil:data.bin: binary file\n"
@@ -916,8 +921,10 @@ static void test_ctx_files_read_lines(void **state)
 	                    "artifact 99: no such artifact\n"
 	                    "data.bin:\n"
 	                    "nul.py:\n"
-	                    "2\n"
-	                    "2,4,nil");
+	                    "3\n"
+	                    "2,4,nil\n"
+	                    "header,x,note,y:0:nope: no such file\n"
+	                    "abc,x1y,y,_z,z");
 	got_done(&g);
 }
 
