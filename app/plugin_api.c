@@ -21,7 +21,6 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -3281,6 +3280,40 @@ static int ctx_profile(lua_State *L)
 	return 1;
 }
 
+/* ctx.attributes(path): the outermost dotted attribute chains of a Python file, each
+ * {node = <node>, text = "torch.cuda.synchronize"} in source order (pysrc_chains: worked out
+ * once per tree in C and shared by every check, where each check used to take every
+ * attribute node into Lua and normalise its text); nil and a reason when the file cannot
+ * be parsed. */
+static int ctx_attributes(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	const char *path = luaL_checkstring(L, 1);
+	if (!sb->plugin)
+		return luaL_error(L, "attributes: only available while the plugin runs");
+	pysrc *src = parsed(L, sb, path);
+	if (!src) {
+		lua_pushnil(L);
+		lua_insert(L, -2);
+		return 2;
+	}
+	size_t n, len;
+	const pysrc_chain *c = pysrc_chains(src, &n);
+	const char *text = pysrc_text(src, &len);
+	lua_createtable(L, (int)(n < INT_MAX ? n : INT_MAX), 0);
+	for (size_t i = 0; i < n; i++) {
+		pysrc_capture cap = {"attr", "attribute", text + c[i].start_byte, c[i].start_byte, c[i].end_byte,
+		                     c[i].line, c[i].col, c[i].end_line, c[i].end_col};
+		lua_createtable(L, 0, 2);
+		push_node(L, &cap);
+		lua_setfield(L, -2, "node");
+		lua_pushstring(L, c[i].dotted);
+		lua_setfield(L, -2, "text");
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	return 1;
+}
+
 static int run_k(lua_State *L)
 {
 	static const luaL_Reg api[] = {
@@ -3293,6 +3326,7 @@ static int run_k(lua_State *L)
 		{"data", papi_data_fn},
 		{"loc", ctx_loc},
 		{"find_names", ctx_find_names},
+		{"attributes", ctx_attributes},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
 		{"scan_artifact", ctx_scan_artifact},

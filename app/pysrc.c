@@ -5,6 +5,7 @@
 #include "err.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <regex.h>
@@ -48,6 +49,10 @@ struct pysrc {
 	pthread_mutex_t lock;  /* guards runs and cache_bytes */
 	cached_run *runs;      /* newest first; owned */
 	size_t cache_bytes;    /* memory held by runs */
+	bool chains_done;      /* pysrc_chains worked out (guarded by lock) */
+	pysrc_chain *chains;   /* its result; owned */
+	char *chain_text;      /* their dotted names, one buffer; owned */
+	size_t nchains;
 };
 
 /* Remembered matches per file stay below sixteen times the file's size (plus a little).
@@ -320,6 +325,8 @@ void pysrc_free(pysrc *src)
 		free(r);
 	}
 	pthread_mutex_destroy(&src->lock);
+	free(src->chains);
+	free(src->chain_text);
 	free(src->text);
 	free(src->path);
 	free(src);
@@ -1159,6 +1166,114 @@ out:
 	free(rs.caps);
 	sbuf_done(&rs.scratch);
 	return rc;
+}
+
+/* ---- dotted attribute chains -------------------------------------------------------- */
+
+static bool ascii_alpha_(unsigned char c) { return c == '_' || (c < 128 && isalpha(c)); }
+static bool ascii_alnum_(unsigned char c) { return c == '_' || (c < 128 && isalnum(c)); }
+
+/* The dotted name text[0..len) spells, appended to out with its NUL; false (out as it was)
+ * when it is none: comments ("#" to the end of the line) and backslash-newlines are
+ * dropped, then white space, and what is left must be identifiers joined by dots. */
+static bool dotted_of(const char *text, size_t len, sbuf *out)
+{
+	size_t mark = out->len;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == '#') {
+			while (i + 1 < len && text[i + 1] != '\n')
+				i++;
+		} else if (c == '\\' && i + 1 < len && text[i + 1] == '\n') {
+			i++;
+		} else if (c == '\\' && i + 2 < len && text[i + 1] == '\r' && text[i + 2] == '\n') {
+			i += 2;
+		} else if (!(c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r')) {
+			sbuf_addc(out, (char)c);
+		}
+	}
+	const char *s = out->buf + mark;
+	size_t n = out->len - mark;
+	bool ok = n > 0;
+	for (size_t i = 0; ok && i <= n; i++) {
+		/* at the start of each part: an identifier up to the next dot or the end */
+		if (!ascii_alpha_((unsigned char)s[i])) {
+			ok = false;
+			break;
+		}
+		while (i < n && ascii_alnum_((unsigned char)s[i]))
+			i++;
+		if (i < n && s[i] != '.')
+			ok = false;
+	}
+	if (!ok) {
+		out->len = mark;
+		out->buf[mark] = '\0';
+		return false;
+	}
+	sbuf_addc(out, '\0');
+	return true;
+}
+
+const pysrc_chain *pysrc_chains(const pysrc *csrc, size_t *n)
+{
+	pysrc *src = (pysrc *)csrc;
+	pthread_mutex_lock(&src->lock);
+	bool done = src->chains_done;
+	pthread_mutex_unlock(&src->lock);
+	if (done) { /* immutable once done */
+		*n = src->nchains;
+		return src->chains;
+	}
+	TSSymbol attr = ts_language_symbol_for_name(tree_sitter_python(), "attribute", 9, true);
+	pysrc_chain *v = NULL;
+	size_t nv = 0, cap = 0;
+	sbuf names;
+	sbuf_init(&names);
+	size_t *offs = NULL; /* where each chain's name starts in names (the buffer moves) */
+	TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(src->tree));
+	uint32_t taken = UINT32_MAX; /* start byte of the last chain kept: preorder never goes back */
+	for (;;) {
+		TSNode node = ts_tree_cursor_current_node(&cur);
+		if (ts_node_symbol(node) == attr) {
+			uint32_t a = ts_node_start_byte(node), b = ts_node_end_byte(node);
+			size_t at = names.len;
+			if (a != taken && dotted_of(src->text + a, b - a, &names)) {
+				taken = a;
+				if (nv == cap) {
+					cap = cap ? cap * 2 : 64;
+					v = xrealloc(v, cap * sizeof *v);
+					offs = xrealloc(offs, cap * sizeof *offs);
+				}
+				TSPoint p = ts_node_start_point(node), q = ts_node_end_point(node);
+				v[nv] = (pysrc_chain){a, b, p.row + 1, p.column + 1, q.row + 1, q.column + 1, NULL};
+				offs[nv++] = at;
+			}
+		}
+		if (ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		if (!cursor_skip(&cur))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	char *text = sbuf_detach(&names);
+	for (size_t i = 0; i < nv; i++)
+		v[i].dotted = text + offs[i];
+	free(offs);
+	pthread_mutex_lock(&src->lock);
+	if (src->chains_done) { /* another thread was first */
+		free(v);
+		free(text);
+	} else {
+		src->chains = v;
+		src->chain_text = text;
+		src->nchains = nv;
+		src->chains_done = true;
+	}
+	*n = src->nchains;
+	const pysrc_chain *c = src->chains;
+	pthread_mutex_unlock(&src->lock);
+	return c;
 }
 
 /* ---- parsing files, one or many in parallel ----------------------------------------------- */

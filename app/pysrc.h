@@ -79,6 +79,17 @@ void pysrc_combo_run(const pysrc *src, const pysrc_combo *c, const unsigned char
 /* 1 when src remembers the matches of q's text (a run replays them). */
 int pysrc_query_cached(const pysrc *src, const pysrc_query *q);
 
+/* The outermost dotted attribute chains of the file (torch.cuda.synchronize, self.x.y), as
+ * `(attribute) @a` finds them and a check keeps them: for each start byte, the outermost
+ * attribute whose text is a dotted name once comments, line continuations and white space
+ * are dropped (every part an ASCII identifier); `a.b(c).d` gives `a.b`. In source order.
+ * Worked out once per tree, on the first call from any thread, and kept with it. */
+typedef struct pysrc_chain {
+	uint32_t start_byte, end_byte, line, col, end_line, end_col;
+	const char *dotted; /* NUL-terminated, owned by the pysrc */
+} pysrc_chain;
+const pysrc_chain *pysrc_chains(const pysrc *src, size_t *n);
+
 /* How the process's queries met the trees so far: walks of one query alone, walks of a
  * union, runs answered from remembered matches, and runs whose matches were too many to
  * remember (the next run of the same query walks the tree again). */

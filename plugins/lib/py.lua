@@ -53,26 +53,18 @@ function py.replace(node, text)
   return { start_byte = node.start_byte, end_byte = node.end_byte, text = text }
 end
 
--- Outermost dotted attribute chains: {node=, text="torch.cuda.synchronize"}.
+-- Outermost dotted attribute chains: {node=, text="torch.cuda.synchronize"}, in source
+-- order (for each start byte the outermost attribute that is a dotted name: `a.b(c).d`
+-- gives `a.b`; worked out once per file by the host, ctx.attributes).
 -- With prefix, only chains equal to it or starting with prefix .. ".".
 function py.attributes(ctx, path, prefix)
-  local ms, why = ctx.query(path, "(attribute) @attr")
-  if not ms then return nil, why end
-  local best = {}
-  for _i, m in ipairs(ms) do
-    local n = m.attr
-    local b = best[n.start_byte]
-    -- a chain inside a longer one that starts at the same byte is not wanted
-    local d = (not b or n.end_byte > b.node.end_byte) and py.dotted(n.text)
-    if d then best[n.start_byte] = { node = n, text = d } end
+  local all, why = ctx.attributes(path)
+  if not all then return nil, why end
+  if not prefix then return all end
+  local out, dot = {}, prefix .. "."
+  for _i, a in ipairs(all) do
+    if a.text == prefix or a.text:sub(1, #dot) == dot then out[#out + 1] = a end
   end
-  local out = {}
-  for _i, a in pairs(best) do
-    if not prefix or a.text == prefix or a.text:sub(1, #prefix + 1) == prefix .. "." then
-      out[#out + 1] = a
-    end
-  end
-  table.sort(out, by_start)
   return out
 end
 

@@ -610,6 +610,46 @@ static void test_bad_queries(void **state)
 	pysrc_free(NULL);
 }
 
+/* The outermost dotted chains, as a check keeps them from `(attribute) @a`: per start byte
+ * the outermost attribute that is a dotted name once comments, continuations and white
+ * space are gone; calls, subscripts, literals and non-ASCII names break a chain. */
+static void test_chains(void **state)
+{
+	(void)state;
+	const char *text = "import torch\n"
+	                   "torch.cuda.synchronize()\n"
+	                   "x = a.b(c).d + self.w[0].t\n"
+	                   "y = (torch  # the module\n"
+	                   "     .cuda\n"
+	                   "     .is_available)()\n"
+	                   "z = torch.\\\n    npu\n"
+	                   "s = 'x'.join(q) + f.\u00e9t\u00e9 + m.n.o\n";
+	pysrc *src = NULL;
+	assert_int_equal(pysrc_parse(&src, "t.py", text, strlen(text)), 0);
+	size_t n = 0;
+	const pysrc_chain *c = pysrc_chains(src, &n);
+	const char *want[] = {"torch.cuda.synchronize", "a.b", "self.w", "torch.cuda.is_available",
+	                      "torch.npu", "m.n.o"};
+	assert_int_equal(n, sizeof want / sizeof *want);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(c[i].dotted, want[i]);
+	assert_int_equal(c[0].line, 2);
+	assert_int_equal(c[0].col, 1);
+	assert_int_equal(c[3].line, 4);
+	assert_int_equal(c[3].end_line, 6);
+	assert_int_equal(c[3].col, 6);
+	/* worked out once: the same array again */
+	size_t n2 = 0;
+	assert_ptr_equal(pysrc_chains(src, &n2), c);
+	assert_int_equal(n2, n);
+	pysrc_free(src);
+	/* a file without attributes */
+	assert_int_equal(pysrc_parse(&src, "e.py", "x = 1\n", 6), 0);
+	pysrc_chains(src, &n);
+	assert_int_equal(n, 0);
+	pysrc_free(src);
+}
+
 static void test_parse_many(void **state)
 {
 	(void)state;
@@ -718,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_union),
 		cmocka_unit_test(test_bad_queries),
 		cmocka_unit_test(test_costly_queries),
+		cmocka_unit_test(test_chains),
 		cmocka_unit_test(test_parse_many),
 		cmocka_unit_test(test_parse_many_huge),
 	};
