@@ -1,11 +1,13 @@
 /*
  * fuzz_pysrc — arbitrary bytes as a Python file: pysrc_parse, a few fixed queries with
- * each kind of predicate, and pysrc_first_error. Checks that every capture lies inside
- * the source and that refused input leaves no result behind.
+ * each kind of predicate, the dotted chains (pysrc_chains) and pysrc_first_error. Checks
+ * that every capture and chain lies inside the source, that chains come in source order
+ * and are dotted names, and that refused input leaves no result behind.
  */
 #include "err.h"
 #include "pysrc.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -61,6 +63,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	for (size_t i = 0; i < NQ; i++)
 		pysrc_query_run(src, compiled[i], on_match, &c);
+	size_t n = 0;
+	const pysrc_chain *ch = pysrc_chains(src, &n);
+	for (size_t i = 0; i < n; i++) {
+		const pysrc_chain *k = &ch[i];
+		if (k->start_byte >= k->end_byte || k->end_byte > c.len || k->line < 1 || k->col < 1 ||
+		    k->end_line < k->line || (i && k->start_byte <= ch[i - 1].start_byte))
+			abort();
+		/* identifiers joined by dots: no empty part, none starting with a digit */
+		const char *d = k->dotted;
+		for (int start = 1; *d; d++) {
+			unsigned char x = (unsigned char)*d;
+			if (x == '.') {
+				if (start)
+					abort();
+				start = 1;
+			} else if (!(x == '_' || (x < 128 && (start ? isalpha(x) : isalnum(x))))) {
+				abort();
+			} else {
+				start = 0;
+			}
+		}
+		if (d == k->dotted || d[-1] == '.')
+			abort();
+	}
 	uint32_t line = 0, col = 0;
 	if (pysrc_first_error(src, &line, &col) && (line < 1 || col < 1))
 		abort();
