@@ -54,10 +54,19 @@ end
 local CANDIDATE = "[(integer) (identifier) (attribute)]"
 local TO_QUERY = "((call function: (attribute object: (_) @obj attribute: (identifier) @m) "
 	.. "arguments: (argument_list . " .. CANDIDATE .. " @first)) @call (#any-of? @m \"to\" \"to_empty\"))"
-local DEVICE_QUERY = "((call function: [(identifier) (attribute)] @f "
-	.. "arguments: (argument_list . " .. CANDIDATE .. " @first)) @call (#match? @f \"device$\"))"
+-- calls whose callee passes pred (a predicate on @f), with an argument that may be a device
+local function device_query(pred)
+	return "((call function: [(identifier) (attribute)] @f "
+		.. "arguments: (argument_list . " .. CANDIDATE .. " @first)) @call " .. pred .. ")"
+end
+local DEVICE_QUERY = device_query("(#match? @f \"device$\")")
 local KW_QUERY = "((call function: (_) @f arguments: (argument_list (keyword_argument name: (identifier) @k "
 	.. "value: " .. CANDIDATE .. " @v))) @call (#eq? @k \"device\"))"
+
+-- "x".to(...), "{device}".format(device=0): a method of a string literal, not a device
+local function of_string(text)
+	return text:match("^[%a]*['\"]") ~= nil
+end
 
 return {
 	id = "assess.device_index",
@@ -106,7 +115,7 @@ return {
 				-- device=N (most calls of a file are none of these)
 				local found = {}
 				for _i, m in ipairs(ctx.query(path, TO_QUERY) or {}) do
-					if not m.obj.text:match("^[%a]*['\"]") then -- "x".to(...) is a string's method
+					if not of_string(m.obj.text) then
 						found[#found + 1] = { call = m.call, arg = m.first, form = "to", order = 1 }
 					end
 				end
@@ -114,12 +123,12 @@ return {
 				-- torch.device imported under another name (from torch import device as dev)
 				local renamed = {}
 				for bound, full in pairs(map) do
-					if full == "torch.device" and not bound:match("device$") then renamed[#renamed + 1] = '"' .. bound .. '"' end
+					if full == "torch.device" and not bound:match("device$") then renamed[bound] = true end
 				end
-				if #renamed > 0 then
-					table.sort(renamed)
-					local q = DEVICE_QUERY:gsub("%(#match%? @f [^)]*%)", "(#any-of? @f " .. table.concat(renamed, " ") .. ")")
-					for _i, m in ipairs(ctx.query(path, q) or {}) do device_calls[#device_calls + 1] = m end
+				if next(renamed) then
+					for _i, m in ipairs(ctx.query(path, device_query(py.any_of("f", renamed))) or {}) do
+						device_calls[#device_calls + 1] = m
+					end
 				end
 				for _i, m in ipairs(device_calls) do
 					local callee = py.dotted(m.f.text)
@@ -128,7 +137,7 @@ return {
 					end
 				end
 				for _i, m in ipairs(ctx.query(path, KW_QUERY) or {}) do
-					if not (m.f.type == "attribute" and m.f.text:match("^[%a]*['\"]")) then
+					if not (m.f.type == "attribute" and of_string(m.f.text)) then
 						found[#found + 1] = { call = m.call, arg = m.v, form = "kw", order = 2 }
 					end
 				end

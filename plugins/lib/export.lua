@@ -89,44 +89,42 @@ function export.calls(ctx, path)
 	local map = py.aliases(ctx, path) or {}
 	local out, args_of, assigns = {}, nil, nil
 	for _i, c in ipairs(py.calls(ctx, path, EXPORTS, map) or {}) do
-		if EXPORTS[c.name] then
-			args_of = args_of or train.all_call_args(ctx, path)
-			local a = args_of(c.call)
-			local e = { call = c.call, func = c.func, args = a, path = path }
-			local f = a.kw.f or a.pos[3]
-			e.file = f and f.type == "string" and py.string_value(f.text) or nil
-			e.opset_node = a.kw.opset_version
-			e.opset = e.opset_node and tonumber(e.opset_node.text) or nil
-			e.input_names = names_of(a.kw.input_names)
-			e.dynamic_node = a.kw.dynamic_axes
-			local input = a.kw.args or a.pos[2]
-			if input and input.type == "tuple" then
-				local t = input
-				input = nil
-				for _i, m in ipairs(ctx.query(path, "(tuple . (_) @first) @t") or {}) do
-					if m.t.start_byte == t.start_byte then input = m.first break end
-				end
+		args_of = args_of or train.all_call_args(ctx, path)
+		local a = args_of(c.call)
+		local e = { call = c.call, func = c.func, args = a, path = path }
+		local f = a.kw.f or a.pos[3]
+		e.file = f and f.type == "string" and py.string_value(f.text) or nil
+		e.opset_node = a.kw.opset_version
+		e.opset = e.opset_node and tonumber(e.opset_node.text) or nil
+		e.input_names = names_of(a.kw.input_names)
+		e.dynamic_node = a.kw.dynamic_axes
+		local input = a.kw.args or a.pos[2]
+		if input and input.type == "tuple" then
+			local t = input
+			input = nil
+			for _i, m in ipairs(ctx.query(path, "(tuple . (_) @first) @t") or {}) do
+				if m.t.start_byte == t.start_byte then input = m.first break end
 			end
-			if input and input.type == "identifier" then
-				if not assigns then
-					assigns = {}
-					for _i, m in ipairs(ctx.query(path, "(assignment left: (identifier) @l right: (_) @r)") or {}) do
-						assigns[#assigns + 1] = m
-					end
-				end
-				local best
-				for _i, m in ipairs(assigns) do
-					if m.l.text == input.text and m.l.start_byte < c.call.start_byte
-						and (not best or m.l.start_byte > best.l.start_byte) then best = m end
-				end
-				input = best and best.r or nil
-			end
-			if input then e.shape = shape_of(ctx, path, input, args_of, map) end
-			e.dynamic = dynamic_of(e.dynamic_node, e.input_names and e.input_names[1])
-			e.training = a.kw.training and a.kw.training.text or nil
-			e.folding = a.kw.do_constant_folding and a.kw.do_constant_folding.text or nil
-			out[#out + 1] = e
 		end
+		if input and input.type == "identifier" then
+			if not assigns then
+				assigns = {}
+				for _i, m in ipairs(ctx.query(path, "(assignment left: (identifier) @l right: (_) @r)") or {}) do
+					assigns[#assigns + 1] = m
+				end
+			end
+			local best
+			for _i, m in ipairs(assigns) do
+				if m.l.text == input.text and m.l.start_byte < c.call.start_byte
+					and (not best or m.l.start_byte > best.l.start_byte) then best = m end
+			end
+			input = best and best.r or nil
+		end
+		if input then e.shape = shape_of(ctx, path, input, args_of, map) end
+		e.dynamic = dynamic_of(e.dynamic_node, e.input_names and e.input_names[1])
+		e.training = a.kw.training and a.kw.training.text or nil
+		e.folding = a.kw.do_constant_folding and a.kw.do_constant_folding.text or nil
+		out[#out + 1] = e
 	end
 	return out
 end

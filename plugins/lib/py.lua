@@ -79,6 +79,15 @@ function py.method_calls(ctx, path, name)
   return ms
 end
 
+-- The predicate `(#any-of? @capture "a" "b" ...)` for the keys of a set, in sorted order
+-- (the same set gives the same query text, compiled once).
+function py.any_of(capture, set)
+  local words = {}
+  for w in pairs(set) do words[#words + 1] = '"' .. w .. '"' end
+  table.sort(words)
+  return "(#any-of? @" .. capture .. " " .. table.concat(words, " ") .. ")"
+end
+
 -- Calls whose callee is the dotted name (after alias expansion when aliases, from
 -- py.aliases, is given): {call=, func=, args=, name=}. py.calls(ctx, p, "torch.cuda.set_device")
 -- dotted may also be a set of names ({["torch.nn.Linear"] = true, ...}); nil gives every call.
@@ -87,47 +96,40 @@ end
 -- import binds to a wanted name (`from torch.nn import Linear as L`), and run in C.
 local ALL_CALLS = "(call function: (_) @func arguments: (_) @args) @call"
 
-local function any_of(capture, set)
-	local words = {}
-	for w in pairs(set) do words[#words + 1] = '"' .. w .. '"' end
-	table.sort(words)
-	return "(#any-of? @" .. capture .. " " .. table.concat(words, " ") .. ")"
-end
-
 local function calls_query(names, aliases)
-	local lasts, bare = {}, {}
-	for n in pairs(names) do
-		local last = n:match("([%a_][%w_]*)$")
-		if not last then return ALL_CALLS end -- not a dotted name: nothing to narrow by
-		lasts[last], bare[last] = true, true
-	end
-	for bound, full in pairs(aliases or {}) do
-		if names[full] and is_ident(bound) then bare[bound] = true end
-	end
-	if next(lasts) == nil then return nil end
-	return "((call function: (attribute attribute: (identifier) @_last) @func arguments: (_) @args) @call "
-		.. any_of("_last", lasts) .. ")\n((call function: (identifier) @func arguments: (_) @args) @call "
-		.. any_of("func", bare) .. ")"
+  local lasts, bare = {}, {}
+  for n in pairs(names) do
+    local last = n:match("([%a_][%w_]*)$")
+    if not last then return ALL_CALLS end -- not a dotted name: nothing to narrow by
+    lasts[last], bare[last] = true, true
+  end
+  for bound, full in pairs(aliases or {}) do
+    if names[full] and is_ident(bound) then bare[bound] = true end
+  end
+  if next(lasts) == nil then return nil end
+  return "((call function: (attribute attribute: (identifier) @_last) @func arguments: (_) @args) @call "
+    .. py.any_of("_last", lasts) .. ")\n((call function: (identifier) @func arguments: (_) @args) @call "
+    .. py.any_of("func", bare) .. ")"
 end
 
 function py.calls(ctx, path, dotted, aliases)
-	local names = type(dotted) == "string" and { [dotted] = true } or dotted
-	local q = names and calls_query(names, aliases) or ALL_CALLS
-	if not q then return {} end
-	local ms, why = ctx.query(path, q)
-	if not ms then return nil, why end
-	local out = {}
-	for _i, m in ipairs(ms) do
-		local d = py.dotted(m.func.text)
-		if d and aliases then d = py.expand(aliases, d) end
-		if d and (not names or names[d]) then
-			m.name = d
-			m._last = nil
-			out[#out + 1] = m
-		end
-	end
-	table.sort(out, by_start)
-	return out
+  local names = type(dotted) == "string" and { [dotted] = true } or dotted
+  local q = names and calls_query(names, aliases) or ALL_CALLS
+  if not q then return {} end
+  local ms, why = ctx.query(path, q)
+  if not ms then return nil, why end
+  local out = {}
+  for _i, m in ipairs(ms) do
+    local d = py.dotted(m.func.text)
+    if d and aliases then d = py.expand(aliases, d) end
+    if d and (not names or names[d]) then
+      m.name = d
+      m._last = nil
+      out[#out + 1] = m
+    end
+  end
+  table.sort(out, by_start)
+  return out
 end
 
 -- Keyword arguments NAME=value: {arg=, name=, value=, string=} where string is the

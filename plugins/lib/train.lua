@@ -155,7 +155,7 @@ function train.project_calls(ctx, names, words)
 		if hit then
 			local map = py.aliases(ctx, path) or {}
 			for _i, c in ipairs(py.calls(ctx, path, names, map) or {}) do
-				if names[c.name] then out[#out + 1] = { path = path, call = c.call, name = c.name, args = c.args } end
+				out[#out + 1] = { path = path, call = c.call, name = c.name, args = c.args }
 			end
 		end
 	end

@@ -29,31 +29,29 @@ return {
 			local map = py.aliases(ctx, path) or {}
 			local args_of
 			for _i, c in ipairs(py.calls(ctx, path, LOADERS, map) or {}) do
-				if LOADERS[c.name] then
-					args_of = args_of or train.all_call_args(ctx, path)
-					local a = args_of(c.call)
-					local workers = a.kw.num_workers or a.pos[POS_WORKERS]
-					local pin = a.kw.pin_memory or a.pos[POS_PIN]
-					local problems = {}
-					if not workers and not a.splat then
-						problems[#problems + 1] = _("num_workers is not set (default 0: batches are loaded in the training process)")
-					elseif workers and workers.text == "0" then
-						problems[#problems + 1] = _("num_workers=0 loads batches in the training process")
-					end
-					if not pin and not a.splat then
-						problems[#problems + 1] = _("pin_memory is not set (default False)")
-					elseif pin and pin.text == "False" then
-						problems[#problems + 1] = _("pin_memory=False")
-					end
-					if #problems > 0 then
-						ctx.report{
-							file = path, node = c.call,
-							message = #problems == 2
-								and _("DataLoader: {first}; {second}, so the NPU may wait for data.", { first = problems[1], second = problems[2] })
-								or _("DataLoader: {first}, so the NPU may wait for data.", { first = problems[1] }),
-							suggestion = _("Pass `pin_memory=True` and `num_workers=N` (N > 0, e.g. the CPU cores per card, commonly 4–8) so batches are prepared while the NPU computes."),
-						}
-					end
+				args_of = args_of or train.all_call_args(ctx, path)
+				local a = args_of(c.call)
+				local workers = a.kw.num_workers or a.pos[POS_WORKERS]
+				local pin = a.kw.pin_memory or a.pos[POS_PIN]
+				local problems = {}
+				if not workers and not a.splat then
+					problems[#problems + 1] = _("num_workers is not set (default 0: batches are loaded in the training process)")
+				elseif workers and workers.text == "0" then
+					problems[#problems + 1] = _("num_workers=0 loads batches in the training process")
+				end
+				if not pin and not a.splat then
+					problems[#problems + 1] = _("pin_memory is not set (default False)")
+				elseif pin and pin.text == "False" then
+					problems[#problems + 1] = _("pin_memory=False")
+				end
+				if #problems > 0 then
+					ctx.report{
+						file = path, node = c.call,
+						message = #problems == 2
+							and _("DataLoader: {first}; {second}, so the NPU may wait for data.", { first = problems[1], second = problems[2] })
+							or _("DataLoader: {first}, so the NPU may wait for data.", { first = problems[1] }),
+						suggestion = _("Pass `pin_memory=True` and `num_workers=N` (N > 0, e.g. the CPU cores per card, commonly 4–8) so batches are prepared while the NPU computes."),
+					}
 				end
 			end
 		end

@@ -33,10 +33,7 @@ return {
 	run = function(ctx)
 		local ops = {}
 		for _i, e in ipairs(ctx.data("fp32_ops").entries) do ops[e.name] = e end
-		local names = {}
-		for n in pairs(ops) do names[#names + 1] = '"' .. n .. '"' end
-		table.sort(names)
-		local set = "(#any-of? @m " .. table.concat(names, " ") .. ")"
+		local set = py.any_of("m", ops)
 		local q = "((call function: (attribute object: (_) @obj attribute: (identifier) @m) arguments: (argument_list) @args) @call "
 			.. set .. ")\n((call function: (identifier) @m arguments: (argument_list) @args) @call " .. set .. ")"
 		for _i, path in ipairs(ctx.python_files()) do
