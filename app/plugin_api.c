@@ -1413,26 +1413,15 @@ typedef struct name_set {
 	size_t mask;
 } name_set;
 
-static uint32_t name_hash(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 static long name_find(const name_set *set, const char *s, size_t n)
 {
-	for (size_t i = name_hash(s, n) & set->mask;; i = (i + 1) & set->mask) {
+	for (size_t i = util_fnv1a(s, n) & set->mask;; i = (i + 1) & set->mask) {
 		if (!set->key[i])
 			return -1;
 		if (set->len[i] == n && memcmp(set->key[i], s, n) == 0)
 			return (long)i;
 	}
 }
-
-static int is_name_start(unsigned char c) { return c == '_' || (c < 128 && isalpha(c)); }
-static int is_name_char(unsigned char c) { return c == '_' || (c < 128 && isalnum(c)); }
 
 static int ctx_find_names(lua_State *L)
 {
@@ -1464,7 +1453,7 @@ static int ctx_find_names(lua_State *L)
 			continue;
 		size_t kl;
 		const char *k = lua_tolstring(L, -1, &kl);
-		size_t i = name_hash(k, kl) & set.mask;
+		size_t i = util_fnv1a(k, kl) & set.mask;
 		while (set.key[i])
 			i = (i + 1) & set.mask;
 		set.key[i] = k;
@@ -1473,12 +1462,12 @@ static int ctx_find_names(lua_State *L)
 	lua_newtable(L);
 	lua_Integer found = 0;
 	for (size_t at = 0; at < len;) {
-		if (!is_name_start((unsigned char)text[at])) {
+		if (!util_ident_start((unsigned char)text[at])) {
 			at++;
 			continue;
 		}
 		size_t start = at++;
-		while (at < len && is_name_char((unsigned char)text[at]))
+		while (at < len && util_ident_char((unsigned char)text[at]))
 			at++;
 		long slot = n ? name_find(&set, text + start, at - start) : -1;
 		if (slot >= 0 && !set.seen[slot]) {

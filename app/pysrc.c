@@ -5,7 +5,6 @@
 #include "err.h"
 #include "util.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <regex.h>
@@ -65,12 +64,12 @@ struct pysrc {
 #define PYSRC_CACHE_BYTES(len) (16 * (len) + 65536)
 
 /* Counts for pysrc_walk_stats, over the whole process. */
-static atomic_size_t stat_alone, stat_union, stat_replayed, stat_dropped;
+static atomic_size_t stat_alone, stat_together, stat_replayed, stat_dropped;
 
 void pysrc_walk_stats(pysrc_walk_counts *out)
 {
 	out->alone = atomic_load(&stat_alone);
-	out->together = atomic_load(&stat_union);
+	out->together = atomic_load(&stat_together);
 	out->replayed = atomic_load(&stat_replayed);
 	out->dropped = atomic_load(&stat_dropped);
 }
@@ -850,9 +849,7 @@ static int query_build(pysrc_query **out, const char *source, size_t slen, bool 
 
 	q->source = xstrndup(source, slen);
 	q->source_len = slen;
-	q->hash = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < slen; i++)
-		q->hash = (q->hash ^ (unsigned char)source[i]) * 1099511628211ull;
+	q->hash = util_fnv1a(source, slen);
 
 	q->ncaps = ts_query_capture_count(q->ts);
 	q->cap_names = xcalloc(q->ncaps, sizeof *q->cap_names);
@@ -1170,9 +1167,6 @@ out:
 
 /* ---- dotted attribute chains -------------------------------------------------------- */
 
-static bool ascii_alpha_(unsigned char c) { return c == '_' || (c < 128 && isalpha(c)); }
-static bool ascii_alnum_(unsigned char c) { return c == '_' || (c < 128 && isalnum(c)); }
-
 /* The dotted name text[0..len) spells, appended to out with its NUL; false (out as it was)
  * when it is none: comments ("#" to the end of the line) and backslash-newlines are
  * dropped, then white space, and what is left must be identifiers joined by dots. */
@@ -1197,11 +1191,11 @@ static bool dotted_of(const char *text, size_t len, sbuf *out)
 	bool ok = n > 0;
 	for (size_t i = 0; ok && i <= n; i++) {
 		/* at the start of each part: an identifier up to the next dot or the end */
-		if (!ascii_alpha_((unsigned char)s[i])) {
+		if (!util_ident_start((unsigned char)s[i])) {
 			ok = false;
 			break;
 		}
-		while (i < n && ascii_alnum_((unsigned char)s[i]))
+		while (i < n && util_ident_char((unsigned char)s[i]))
 			i++;
 		if (i < n && s[i] != '.')
 			ok = false;
@@ -1414,7 +1408,7 @@ void pysrc_combo_run(const pysrc *csrc, const pysrc_combo *c, const unsigned cha
 		return;
 	}
 	run_state rs = {.src = src, .q = q};
-	atomic_fetch_add(&stat_union, 1);
+	atomic_fetch_add(&stat_together, 1);
 	sbuf_init(&rs.scratch);
 	TSQueryCursor *cur = ts_query_cursor_new();
 	ts_query_cursor_exec(cur, q->ts, ts_tree_root_node(src->tree));

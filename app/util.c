@@ -430,3 +430,21 @@ int util_utf8_valid(const char *s, size_t len)
 	}
 	return 1;
 }
+
+unsigned long long util_fnv1a(const char *s, size_t n)
+{
+	unsigned long long h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+int util_ident_start(int c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+int util_ident_char(int c)
+{
+	return util_ident_start(c) || (c >= '0' && c <= '9');
+}

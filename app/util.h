@@ -1,6 +1,6 @@
 /*
  * util — small helpers shared by every module: a growable string buffer, whole-file
- * reads, atomic file writes, SHA-256, and path joining.
+ * reads, atomic file writes, SHA-256, path joining, a table hash and identifier bytes.
  *
  * Ownership: sbuf owns its bytes until sbuf_detach hands them to the caller (free()).
  * util_read_file's *out belongs to the caller (free()). Nothing here keeps state.
@@ -89,5 +89,13 @@ void util_now_iso(char out[32]);
 
 /* 1 when the buffer is valid UTF-8. */
 int util_utf8_valid(const char *s, size_t len);
+
+/* The 64-bit FNV-1a hash of n bytes: a hash for tables, not for the record. */
+unsigned long long util_fnv1a(const char *s, size_t n);
+
+/* ASCII identifier bytes, as Lua's "[%a_][%w_]*" reads them in the C locale: '_' or a
+ * letter starts one, '_', a letter or a digit goes on with it. */
+int util_ident_start(int c);
+int util_ident_char(int c);
 
 #endif
