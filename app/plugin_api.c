@@ -141,10 +141,30 @@ void papi_run_done(papi_run *run)
 	memset(run, 0, sizeof *run);
 }
 
+/* A project file's text as a plugin last read it, and what identified it on disk. */
+struct papi_text {
+	char *path;
+	char *text;
+	size_t len;
+	off_t size;
+	struct timespec mtime;
+};
+
+static void last_read_drop(papi_sandbox *sb)
+{
+	if (!sb->last_read)
+		return;
+	free(sb->last_read->path);
+	free(sb->last_read->text);
+	free(sb->last_read);
+	sb->last_read = NULL;
+}
+
 void papi_sandbox_done(papi_sandbox *sb)
 {
 	if (!sb)
 		return;
+	last_read_drop(sb);
 	for (size_t i = 0; i < sb->nfound; i++)
 		finding_clear(&sb->found[i]);
 	free(sb->found);
@@ -839,12 +859,19 @@ typedef struct box {
 	void (*release)(void *); /* how to free it */
 } box;
 
-static int box_gc(lua_State *L)
+/* Releases b's resource now, before the collector would: the collector does not see C
+ * memory, so a box left to it holds its resource for as long as the Lua heap is quiet.
+ * The box stays on the stack, empty. */
+static void box_drop(box *b)
 {
-	box *b = luaL_checkudata(L, 1, BOX_META);
 	if (b->p && b->release)
 		b->release(b->p);
 	b->p = NULL;
+}
+
+static int box_gc(lua_State *L)
+{
+	box_drop(luaL_checkudata(L, 1, BOX_META));
 	return 0;
 }
 
@@ -1204,9 +1231,10 @@ static papi_file *py_file(papi_run *run, const char *path)
 	return bsearch(path, run->py, run->npy, sizeof *run->py, by_path);
 }
 
-/* Reads a project file for a plugin. Returns its text (borrowed from the parsed tree, or
- * from a box pushed on the stack) or NULL with *reason set (a string pushed on the stack
- * in that case too). Exactly one value is pushed either way. */
+/* Reads a project file for a plugin. Returns its text, borrowed from the parsed tree or
+ * from the plugin's last read (sb->last_read: valid until its next file_text call), or
+ * NULL with the reason pushed on the stack. Exactly one value is pushed either way (nil
+ * with a text). */
 static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, size_t *len)
 {
 	papi_run *run = run_of(L, sb);
@@ -1239,15 +1267,34 @@ static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, s
 		lua_pushfstring(L, "%s: file too large (%d MiB)", path, (int)(st.st_size >> 20));
 		return NULL;
 	}
-	box *b = box_new(L, free);
-	int rc = util_read_file((char **)&b->p, len, abs);
+	struct papi_text *t = sb->last_read;
+	if (t && strcmp(t->path, path) == 0 && t->size == st.st_size && t->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    t->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+		free(abs);
+		lua_pushnil(L);
+		*len = t->len;
+		return t->text;
+	}
+	char *read = NULL;
+	int rc = util_read_file(&read, len, abs);
 	free(abs);
 	if (rc != 0) {
-		lua_pop(L, 1);
 		lua_pushfstring(L, "%s: unreadable", path);
 		return NULL;
 	}
-	return b->p;
+	last_read_drop(sb);
+	t = sb->last_read = xcalloc(1, sizeof *t);
+	t->path = xstrdup(path);
+	t->text = read;
+	t->len = *len;
+	t->size = st.st_size;
+	t->mtime = st.st_mtim;
+	run_lock(run);
+	run->reads++;
+	run->read_bytes += *len;
+	run_unlock(run);
+	lua_pushnil(L);
+	return read;
 }
 
 /* ctx.read / ctx.lines / node_text refuse binary files. */
@@ -1837,6 +1884,7 @@ static int ctx_query(lua_State *L)
 	if (l->overflow) {
 		char *why = xasprintf("too many matches to analyse within the plugin's %zu MiB", sb->mem_cap >> 20);
 		note_skipped(sb, path, why);
+		box_drop(b);
 		lua_pushnil(L);
 		lua_pushfstring(L, "%s: %s", path, why);
 		free(why);
@@ -1858,6 +1906,7 @@ static int ctx_query(lua_State *L)
 		}
 		lua_rawseti(L, -2, (lua_Integer)m + 1);
 	}
+	box_drop(b);
 	return 1;
 }
 
@@ -2062,6 +2111,7 @@ static int ctx_read_artifact(lua_State *L)
 		return 2;
 	}
 	lua_pushlstring(L, b->p, len);
+	box_drop(b);
 	return 1;
 }
 
@@ -2975,6 +3025,8 @@ static int ctx_exec(lua_State *L)
 	lua_setfield(L, -2, "stderr");
 	lua_pushboolean(L, res.timed_out);
 	lua_setfield(L, -2, "timed_out");
+	box_drop(bo);
+	box_drop(be);
 	return 1;
 }
 
@@ -3055,6 +3107,7 @@ void papi_close(lua_State *L)
 		return;
 	papi_sandbox *sb = sandbox_of(L);
 	sb->closing = 1;
+	last_read_drop(sb);
 	lua_sethook(L, count_hook, LUA_MASKCOUNT, KILL_STEP);
 	lua_close(L);
 }

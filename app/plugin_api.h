@@ -144,6 +144,8 @@ typedef struct papi_run {
 	size_t ntriggers;
 	size_t parsed;            /* files parsed in this run */
 	size_t reparsed;          /* trees parsed again after their release (a plugin came back) */
+	size_t reads;             /* project files read whole without a tree (FERRY_DEBUG) ... */
+	unsigned long long read_bytes; /* ... and their bytes; both under the run's lock */
 	size_t released;          /* trees released so far */
 	papi_data *data;          /* fact tables decoded so far */
 	size_t ndata;
@@ -195,6 +197,10 @@ typedef struct papi_sandbox {
 	size_t nmetric;
 	struct lprof *prof;       /* where the CPU time goes, when profiling (owned by the
 	                           * caller that set it; papi_open samples into it) */
+	struct papi_text *last_read; /* the project file this plugin last read without a tree
+	                              * (one at a time: a check that reports a thousand findings
+	                              * in a file reads it once, and holds one file, not a
+	                              * thousand copies waiting for the garbage collector) */
 } papi_sandbox;
 
 /* A metric recorded by ctx.metric (strings cleaned, owned by the sandbox). */

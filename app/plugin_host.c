@@ -1062,6 +1062,8 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 		        now_seconds() - t0, nsel, run_slots(h), run.reparsed);
 		fprintf(stderr, "ferry: %-34s %zu together, %zu alone; %zu runs replayed, %zu too large to remember\n",
 		        "query walks", w.together, w.alone, w.replayed, w.dropped);
+		fprintf(stderr, "ferry: %-34s %zu (%.1f MiB)\n", "files read without a tree", run.reads,
+		        (double)run.read_bytes / (1024.0 * 1024.0));
 	}
 	if (!cancelled && cb && cb->cancelled && cb->cancelled(cb->payload))
 		cancelled = 1;

@@ -69,4 +69,30 @@ expect_exit 0 "init of model files" -- "$FERRY" init "$d"
 FERRY_DEBUG=1 "$FERRY" -C "$d" check --phase assess >/dev/null 2>"$work/err"
 expect_grep "query walks .* 0 too large to remember" "$work/err" "model code: every query's matches are remembered (one walk answers them all)"
 
+# A check that reports a finding on every line of a file it never parsed reads the file
+# once: each report read the whole file again and kept the copy until Lua's garbage
+# collector ran, which did not see that memory (2,000 findings in Megatron-LM held 220 MB).
+r="$work/reads"
+make_project "$r"
+awk 'BEGIN { for (i = 1; i <= 2000; i++) printf "x_%d = torch.zeros(%d).cuda()  # %0100d\n", i, i, i }' >"$r/big.py"
+printf 'import torch\n' >"$r/small.py"
+expect_exit 0 "init of a file of 2,000 lines" -- "$FERRY" init "$r"
+mkdir -p "$r/.ferry/plugins/assess"
+cat >"$r/.ferry/plugins/assess/every_line.lua" <<'LUA'
+return {
+	id = "assess.every_line", phase = "assess", title = "a finding on every line",
+	severity = "info", category = "device",
+	run = function(ctx)
+		for i = 1, 2000 do
+			ctx.report{ file = "big.py", line = i, message = "line " .. i }
+			if i == 1000 then ctx.report{ file = "small.py", line = 1, message = "elsewhere" } end
+		end
+	end,
+}
+LUA
+FERRY_DEBUG=1 "$FERRY" -C "$r" check --plugin assess.every_line --format json >"$work/out" 2>"$work/err"
+expect_grep "files read without a tree  *3 " "$work/err" "2,001 findings in two files read them three times (big.py, small.py, big.py again)"
+n=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=[x for x in d["findings"] if x["file"]=="big.py"]; print(sum(1 for x in f if x["message"]=="line %d" % x["line"]))' "$work/out" 2>/dev/null || echo 0)
+if [ "$n" = 2000 ]; then ok "each finding is on its own line"; else fail "$n of 2000 findings on their line"; fi
+
 finish
