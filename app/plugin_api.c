@@ -1289,6 +1289,7 @@ static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, s
 	t->len = *len;
 	t->size = st.st_size;
 	t->mtime = st.st_mtim;
+	sb->reads++;
 	run_lock(run);
 	run->reads++;
 	run->read_bytes += *len;

@@ -197,6 +197,7 @@ typedef struct papi_sandbox {
 	size_t nmetric;
 	struct lprof *prof;       /* where the CPU time goes, when profiling (owned by the
 	                           * caller that set it; papi_open samples into it) */
+	size_t reads;             /* project files it read whole without a tree (FERRY_DEBUG) */
 	struct papi_text *last_read; /* the project file this plugin last read without a tree
 	                              * (one at a time: a check that reports a thousand findings
 	                              * in a file reads it once, and holds one file, not a

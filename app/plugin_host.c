@@ -1079,8 +1079,8 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	for (size_t k = 0; k < nsel; k++) {
 		deliver(&jobs[k], cb);
 		if (debug)
-			fprintf(stderr, "ferry: %-34s %8.3f s CPU, %6.1f MiB of Lua at most\n", jobs[k].p->info.id,
-			        jobs[k].cpu, (double)jobs[k].sb.mem_peak / (1 << 20));
+			fprintf(stderr, "ferry: %-34s %8.3f s CPU, %6.1f MiB of Lua at most, %zu files read without a tree\n",
+			        jobs[k].p->info.id, jobs[k].cpu, (double)jobs[k].sb.mem_peak / (1 << 20), jobs[k].sb.reads);
 		if (jobs[k].profile)
 			fputs(jobs[k].profile, stderr);
 	}
