@@ -388,9 +388,13 @@ function pyindex.build(ctx, seeds)
 			by_name[w.name] = by_name[w.name] or {}
 			table.insert(by_name[w.name], w)
 		end
-		local function can_call(path, text)
+		-- the file's text is taken into Lua only when it names a wanted function (few do)
+		local function can_call(path)
+			local ids = ctx.find_names(path, by_name)
+			local text = ids and #ids > 0 and ctx.read(path)
+			if not text then return false end
 			local relative = text:find("from .", 1, true)
-			for _i, id in ipairs(ctx.find_names(path, by_name) or {}) do
+			for _i, id in ipairs(ids) do
 				for _j, w in ipairs(by_name[id]) do
 					if text:find(w.word, 1, true) or (relative and w.top and top(path) == w.top) then return true end
 				end
@@ -399,8 +403,7 @@ function pyindex.build(ctx, seeds)
 		end
 		local grew = false
 		for _i, path in ipairs(#wanted > 0 and all or {}) do
-			local text = unread[path] and ctx.read(path)
-			if text and can_call(path, text) then
+			if unread[path] and can_call(path) then
 				index(path)
 				unread[path] = nil
 				grew = true
