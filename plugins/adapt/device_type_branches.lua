@@ -12,7 +12,8 @@ return {
 	description = _("Rewrites comparisons of a device with 'cuda' (device.type == 'cuda', 'cuda' in "
 		.. "str(device)) to compare with 'npu', and t.is_cuda to t.is_npu. Automatic migration "
 		.. "does not change these, so they are rewritten with either strategy. A comparison whose "
-		.. "other side is not clearly a device is listed for a human."),
+		.. "other side is not clearly a device, or that turns a CUDA feature on (fused_available and "
+		.. "device_type == 'cuda'), is listed for a human."),
 	triggers = { "cuda" },
 	run = function(ctx)
 		for _i, path in ipairs(ctx.python_files()) do

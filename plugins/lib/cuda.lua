@@ -206,6 +206,28 @@ local function cuda_string(inner)
 	return inner == "cuda" or inner:match("^cuda:%d+$") ~= nil
 end
 
+-- A comparison with 'cuda' inside a boolean expression or as the condition of a conditional
+-- expression: with a feature named beside it, the comparison gates that feature rather than
+-- choosing a device (nanoGPT's `use_fused = fused_available and device_type == 'cuda'`).
+local GATES = [[
+(boolean_operator (comparison_operator (string)) @c) @gate
+(boolean_operator (parenthesized_expression (comparison_operator (string)) @c)) @gate
+(conditional_expression (_) . (comparison_operator (string)) @c . (_)) @gate
+]]
+-- CUDA features whose support on the NPU differs from one torch_npu version to another
+local FEATURE_WORDS = { "fused", "flash", "triton", "apex", "xformers", "tf32", "cudnn", "cuda_graph",
+	"cudagraph", "compile", "capability" }
+
+-- The feature word named in gate outside the comparison c, or nil.
+local function gated_feature(gate, c)
+	local rest = (gate.text:sub(1, c.start_byte - gate.start_byte) .. " "
+		.. gate.text:sub(c.end_byte - gate.start_byte + 1)):lower()
+	for _i, w in ipairs(FEATURE_WORDS) do
+		if rest:find(w, 1, true) then return w end
+	end
+	return nil
+end
+
 -- device.type == 'cuda', 'cuda' in str(device), t.is_cuda. Comparisons are rewritten when
 -- the other side is clearly a device (a .type attribute or a name with "device" in it);
 -- .is_cuda becomes .is_npu unless the file assigns an is_cuda attribute of its own. An
@@ -214,6 +236,16 @@ end
 function cuda.device_branches(ctx, path)
 	local out, own_attr, own_obj = {}, false, {}
 	local ms = ctx.query(path, BRANCHES) or {}
+	local gates -- comparison start -> feature word, read at the first 'cuda' comparison
+	local function gate_of(c)
+		if not gates then
+			gates = {}
+			for _i, g in ipairs(ctx.query(path, GATES) or {}) do
+				gates[g.c.start_byte] = gates[g.c.start_byte] or gated_feature(g.gate, g.c)
+			end
+		end
+		return gates[c.start_byte]
+	end
 	for _i, m in ipairs(ms) do
 		if m.set then
 			own_attr = true
@@ -235,7 +267,11 @@ function cuda.device_branches(ctx, path)
 					message = _("`{code}` is false on an NPU, so this CUDA-only branch will be skipped.", { code = c.text }),
 					suggestion = _("Compare with 'npu' instead, or test for both device types if the code must still run on GPUs."),
 				}
-				if devicey then
+				local feature = devicey and gate_of(c)
+				if feature then
+					site.fix_message = _("`{code}` turns on a CUDA feature ({feature}) only on CUDA: whether the NPU has it depends on the torch_npu version, so this comparison is left to a human.",
+						{ code = c.text, feature = feature })
+				elseif devicey then
 					site.edits = { refs.edit(at, 4, "npu") }
 				else
 					site.fix_message = _("`{code}` compares with 'cuda', but ferry cannot tell that the other side is a device.",
