@@ -165,10 +165,18 @@ function pyindex.build(ctx, seeds)
 		local f = defs(path)
 		if f.full then return f end
 		f.full = true
+		-- the indexed functions do not nest (top-level functions, methods of top-level
+		-- classes), so the one holding a node is the last that starts at or before it
+		local by_start = {}
+		for _i, fn in pairs(f.funcs) do by_start[#by_start + 1] = fn end
+		table.sort(by_start, function(a, b) return a.s < b.s end)
 		local function owner(node)
-			for _i, fn in pairs(f.funcs) do
-				if fn.s <= node.start_byte and node.end_byte <= fn.e then return fn end
+			local lo, hi, at = 1, #by_start, nil
+			while lo <= hi do
+				local mid = (lo + hi) // 2
+				if by_start[mid].s <= node.start_byte then at, lo = by_start[mid], mid + 1 else hi = mid - 1 end
 			end
+			if at and node.end_byte <= at.e then return at end
 			return nil
 		end
 		-- direct dependence: the first CUDA site in the function's body — a .cuda() call, a
