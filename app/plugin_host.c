@@ -852,6 +852,7 @@ typedef struct lane_job {
 	papi_sandbox sb;
 	char *err;            /* why the plugin failed, or NULL */
 	double cpu;           /* CPU seconds of its thread */
+	double done_at;       /* monotonic seconds when it finished (FERRY_DEBUG) */
 	char *profile;        /* where that time went (FERRY_PROFILE), or NULL */
 	pthread_t tid;
 	int threaded;         /* tid is a thread to join */
@@ -897,6 +898,7 @@ static void run_one(lane_job *j)
 	if (j->lane)
 		papi_lane_leave(j->run, j->lane);
 	j->cpu = thread_cpu_seconds() - c0;
+	j->done_at = now_seconds();
 }
 
 static void *lane_main(void *arg)
@@ -992,6 +994,7 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	/* Every selected plugin on its own thread, sharing one slot per core; they meet each
 	 * file at about the same time, so its tree is parsed once and released soon after. */
 	t0 = now_seconds();
+	double plugins_t0 = t0;
 	jobs = xcalloc(nsel ? nsel : 1, sizeof *jobs);
 	lanes = xcalloc(nsel ? nsel : 1, sizeof *lanes);
 	for (size_t i = 0, k = 0; i < h->n; i++)
@@ -1079,8 +1082,10 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	for (size_t k = 0; k < nsel; k++) {
 		deliver(&jobs[k], cb);
 		if (debug)
-			fprintf(stderr, "ferry: %-34s %8.3f s CPU, %6.1f MiB of Lua at most, %zu files read without a tree\n",
-			        jobs[k].p->info.id, jobs[k].cpu, (double)jobs[k].sb.mem_peak / (1 << 20), jobs[k].sb.reads);
+			fprintf(stderr,
+			        "ferry: %-34s %8.3f s CPU, done at %6.2f s, %6.1f MiB of Lua at most, %zu files read without a tree\n",
+			        jobs[k].p->info.id, jobs[k].cpu, jobs[k].done_at - plugins_t0, (double)jobs[k].sb.mem_peak / (1 << 20),
+			        jobs[k].sb.reads);
 		if (jobs[k].profile)
 			fputs(jobs[k].profile, stderr);
 	}
