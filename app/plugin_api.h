@@ -8,7 +8,9 @@
  *
  * Ownership: a papi_sandbox is the caller's (usually on its stack) and must outlive the
  * lua_State made for it. Findings a plugin reports accumulate in sandbox->found (malloc'd,
- * freed by the caller with papi_sandbox_done). A papi_run and its contents belong to the
+ * freed by the caller with papi_sandbox_done). The one file text a plugin keeps
+ * (sandbox->last_read) is freed by papi_close or papi_sandbox_done; other C memory a ctx
+ * call makes is freed before the call returns, not left to Lua's collector. A papi_run and its contents belong to the
  * host's run and are released by papi_run_done.
  */
 #ifndef FERRY_PLUGIN_API_H
