@@ -2230,6 +2230,8 @@ static int ctx_scan_artifact(lua_State *L)
 		scan_line(L, line, len, lineno, needles, nlen, nn, count, max, &nhits);
 	else
 		lineno--;
+	box_drop(fb); /* the file is closed now, not when Lua collects the box */
+	box_drop(bb);
 	if (failed) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "artifact %s: read error after %I bytes", id, (lua_Integer)bytes);
@@ -2389,6 +2391,7 @@ static int ctx_onnx(lua_State *L)
 	set_int(L, "subgraphs", m->subgraphs);
 	set_int(L, "max_depth", m->max_depth);
 	set_int(L, "functions", m->functions);
+	box_drop(b);
 	return 1;
 }
 
@@ -2430,6 +2433,7 @@ static int ctx_decode_json(lua_State *L)
 		return 2;
 	}
 	push_json(L, b->p);
+	box_drop(b);
 	return 1;
 }
 
@@ -3320,6 +3324,8 @@ static int ctx_profile(lua_State *L)
 		lua_setfield(L, -2, "worst");
 		lua_setfield(L, -2, "steps");
 	}
+	box_drop(ob);
+	box_drop(b);
 	return 1;
 }
 
