@@ -90,6 +90,9 @@ local DEVICE_CTX = [[
 (call function: (_) @kf arguments: (argument_list (keyword_argument name: (identifier) @k value: (_) @v)))
 (call function: (attribute attribute: (identifier) @aa (#eq? @aa "add_argument"))
   arguments: (argument_list . (string) @opt (keyword_argument name: (identifier) @dk (#eq? @dk "default") value: (_) @v)))
+(call function: (attribute attribute: (identifier) @aa (#eq? @aa "add_argument"))
+  arguments: (argument_list . (string) @opt (keyword_argument name: (identifier) @dk (#eq? @dk "choices")
+    value: [(list (string) @v) (tuple (string) @v) (set (string) @v)])))
 (assignment left: (_) @lhs right: (_) @v)
 (comparison_operator (string) @cs)
 ]]
@@ -159,8 +162,10 @@ local function device_uses(ctx, path, map)
 end
 
 -- Device strings: {node=string, edits only where the string is used as a device: the
--- argument of torch.device(), .to(), set_device(), device=, map_location=, the default of
--- a --device option, or the value assigned to a variable that is used as one}.
+-- argument of torch.device(), .to(), set_device(), device=, map_location=, the default and
+-- the choices of a --device option (a default of 'npu' outside choices=["cuda", "cpu"]
+-- makes `--device npu` an invalid choice), or the value assigned to a variable that is
+-- used as one}.
 function cuda.device_strings(ctx, path, map)
 	local out = {}
 	local certain, skip -- how the file uses its strings: read when a device string is found

@@ -11,6 +11,7 @@ def add_args(parser):
     parser.add_argument("--nccl-ub", action="store_true", dest='nccl_ub')
     parser.add_argument("--distributed-backend", default="hccl", choices=["hccl", "gloo"])
     parser.add_argument("--moe-flex-dispatcher-backend", default="ncclep")
+    parser.add_argument("--device", default="npu", choices=["npu", "cpu"])
     return parser
 
 

@@ -10,6 +10,7 @@ def add_args(parser):
     parser.add_argument("--nccl-ub", action="store_true", dest='nccl_ub')
     parser.add_argument("--distributed-backend", default="nccl", choices=["nccl", "gloo"])
     parser.add_argument("--moe-flex-dispatcher-backend", default="ncclep")
+    parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     return parser
 
 
