@@ -961,6 +961,9 @@ static int l_gettext(lua_State *L)
 	lua_pushstring(L, jb->p);
 	lua_rawset(L, -3);
 	lua_pushstring(L, tb->p);
+	box_drop(bx); /* every message goes through here: free its parts now */
+	box_drop(tb);
+	box_drop(jb);
 	return 1;
 }
 
@@ -1201,6 +1204,7 @@ static int l_require(lua_State *L)
 	lua_pushstring(L, chunkname);
 	free(chunkname);
 	load_in_env(L, b->p, len, lua_tostring(L, -1), 1);
+	box_drop(b); /* the module ran: its source text is not needed */
 	if (lua_isnil(L, -1)) {
 		lua_pop(L, 1);
 		lua_pushboolean(L, 1);

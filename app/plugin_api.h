@@ -9,9 +9,11 @@
  * Ownership: a papi_sandbox is the caller's (usually on its stack) and must outlive the
  * lua_State made for it. Findings a plugin reports accumulate in sandbox->found (malloc'd,
  * freed by the caller with papi_sandbox_done). The one file text a plugin keeps
- * (sandbox->last_read) is freed by papi_close or papi_sandbox_done; other C memory a ctx
- * call makes is freed before the call returns, not left to Lua's collector. A papi_run and its contents belong to the
- * host's run and are released by papi_run_done.
+ * (sandbox->last_read) is freed by papi_close or papi_sandbox_done. The C memory and files
+ * a host call uses for its work (query matches, artifact texts and models, messages,
+ * module sources, program output) are released before it returns, not left to Lua's
+ * collector, which does not count them; only on an error does the collector free them. A
+ * papi_run and its contents belong to the host's run and are released by papi_run_done.
  */
 #ifndef FERRY_PLUGIN_API_H
 #define FERRY_PLUGIN_API_H
