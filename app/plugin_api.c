@@ -129,11 +129,11 @@ void papi_run_done(papi_run *run)
 	for (size_t i = 0; i < run->nqueries; i++)
 		free(run->queries[i].users);
 	free(run->queries);
-	pysrc_combo_free(run->combo);
-	free(run->combo_part);
-	for (size_t i = 0; i < run->nold_combos; i++)
-		pysrc_combo_free(run->old_combos[i]);
-	free(run->old_combos);
+	for (size_t i = 0; i < run->nunions; i++) {
+		pysrc_combo_free(run->unions[i].combo);
+		free(run->unions[i].part);
+	}
+	free(run->unions);
 	for (size_t i = 0; i < run->fp_cap; i++)
 		free(run->fp_keys[i]);
 	free(run->fp_keys);
@@ -1764,7 +1764,7 @@ static size_t note_query(papi_run *run, papi_sandbox *sb, const papi_file *f, co
 	if (!sq) {
 		size_t n = run->nqueries;
 		run->queries = xrealloc(run->queries, (n + 1) * sizeof *run->queries);
-		run->queries[n] = (papi_shared_query){.q = q};
+		run->queries[n] = (papi_shared_query){.q = q, .in_union = -1};
 		run->nqueries = n + 1;
 		sq = &run->queries[n];
 	}
@@ -1779,8 +1779,8 @@ static size_t note_query(papi_run *run, papi_sandbox *sb, const papi_file *f, co
 	if (idx >= 0 && sq->users[u].last != idx) {
 		sq->users[u].last = idx;
 		sq->users[u].files++;
-		if (++sq->files >= PAPI_UNION_FILES && !sq->in_union) {
-			sq->in_union = 1;
+		if (++sq->files >= PAPI_UNION_FILES && !sq->recurring) {
+			sq->recurring = 1;
 			run->nrecurring++;
 		}
 	}
@@ -1798,41 +1798,48 @@ static int likely_user(const papi_query_user *user, const papi_file *f)
 	return !user->lane || user->files * 4 >= user->lane->files * 3;
 }
 
-/* The union of the run's queries, made again when new ones came. Lock held. */
-static pysrc_combo *current_union(papi_run *run)
+/* Makes a union of the recurring queries no union holds yet, when it is time (see
+ * PAPI_UNION_AFTER). Called and returns with the lock held; compiles with it released, so
+ * that the other plugins go on meanwhile (their queries walk alone until it is ready). */
+static void unite_new_queries(papi_run *run)
 {
-	run->misses++;
-	if (run->ncombo == run->nrecurring || run->nrecurring < 2 ||
-	    (run->combo && run->misses < PAPI_UNION_AFTER))
-		return run->combo;
-	const pysrc_query **qs = xcalloc(run->nrecurring, sizeof *qs);
-	size_t *part = xcalloc(run->nrecurring, sizeof *part), n = 0;
-	for (size_t i = 0; i < run->nqueries; i++)
-		if (run->queries[i].in_union) {
+	size_t fresh = run->nrecurring - run->nunited;
+	if (run->uniting || fresh < 2 || run->wanted_bytes < PAPI_UNION_MIN_BYTES ||
+	    (run->nunions > 0 && run->misses < PAPI_UNION_AFTER))
+		return;
+	const pysrc_query **qs = xcalloc(fresh, sizeof *qs);
+	size_t *part = xcalloc(fresh, sizeof *part), n = 0;
+	for (size_t i = 0; i < run->nqueries && n < fresh; i++)
+		if (run->queries[i].recurring && run->queries[i].in_union < 0) {
 			part[n] = i;
 			qs[n++] = run->queries[i].q;
 		}
+	run->uniting = 1;
+	run_unlock(run);
 	pysrc_combo *c = NULL;
 	if (pysrc_combo_new(&c, qs, n) != 0)
 		err_clear(); /* never expected (each part compiled alone): the queries walk alone */
 	free(qs);
-	if (run->combo) {
-		run->old_combos = xrealloc(run->old_combos, (run->nold_combos + 1) * sizeof *run->old_combos);
-		run->old_combos[run->nold_combos++] = run->combo;
-	}
-	free(run->combo_part);
-	run->combo = c;
-	run->combo_part = c ? part : NULL;
-	run->ncombo = c ? n : 0;
-	if (!c)
-		free(part);
+	run_lock(run);
+	run->uniting = 0;
 	run->misses = 0;
-	return c;
+	if (!c) {
+		free(part);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		run->queries[part[i]].in_union = (long)run->nunions;
+		run->queries[part[i]].union_part = i;
+	}
+	run->nunited += n;
+	run->unions = xrealloc(run->unions, (run->nunions + 1) * sizeof *run->unions);
+	run->unions[run->nunions++] = (papi_union){.combo = c, .part = part, .nparts = n};
 }
 
-/* Before q runs over src for plugin sb: when the tree does not hold q's matches yet, one
- * walk of the union remembers those of the run's queries that plugins offered this file
- * are likely to run on it too, so that they replay them instead of walking the tree again. */
+/* Before q runs over src for plugin sb: when the tree does not hold q's matches yet and a
+ * union holds q, one walk of that union remembers those of its queries that plugins offered
+ * this file are likely to run on it too, so that they replay them instead of walking the
+ * tree again. */
 static void walk_shared(papi_sandbox *sb, const pysrc *src, const char *path, const pysrc_query *q)
 {
 	papi_run *run = sb->run;
@@ -1843,21 +1850,21 @@ static void walk_shared(papi_sandbox *sb, const pysrc *src, const char *path, co
 		run_unlock(run);
 		return;
 	}
-	pysrc_combo *c = current_union(run);
-	size_t n = run->ncombo;
+	run->misses++;
+	unite_new_queries(run);
+	const papi_union *u = NULL;
 	unsigned char *want = NULL;
-	int mine = 0; /* q is a part of the union: else it walks alone */
-	for (size_t i = 0; c && i < n && !mine; i++)
-		mine = run->combo_part[i] == at;
-	if (mine) {
-		want = xcalloc(n, 1);
-		for (size_t i = 0; i < n; i++) {
-			const papi_shared_query *sq = &run->queries[run->combo_part[i]];
-			want[i] = run->combo_part[i] == at;
-			for (size_t u = 0; u < sq->nusers && !want[i]; u++)
-				want[i] = likely_user(&sq->users[u], f);
+	if (run->queries[at].in_union >= 0) {
+		u = &run->unions[run->queries[at].in_union];
+		want = xcalloc(u->nparts, 1);
+		for (size_t i = 0; i < u->nparts; i++) {
+			const papi_shared_query *sq = &run->queries[u->part[i]];
+			want[i] = u->part[i] == at;
+			for (size_t k = 0; k < sq->nusers && !want[i]; k++)
+				want[i] = likely_user(&sq->users[k], f);
 		}
 	}
+	pysrc_combo *c = u ? u->combo : NULL; /* u itself moves when a union is added */
 	run_unlock(run);
 	if (want)
 		pysrc_combo_run(src, c, want);

@@ -111,12 +111,19 @@ typedef struct papi_data {
 	void *json;               /* its decoded cJSON tree */
 } papi_data;
 
-/* The union of the run's queries is made again when new queries appeared and trees were
- * asked for this many queries they did not hold since it was made: tree-sitter's analysis
- * of a query grows faster than its patterns, and new queries come in bursts. */
+/* Recurring queries are walked together in unions. A union is made of the recurring queries
+ * no union holds yet, once there are two of them and trees were asked for this many queries
+ * they did not hold since the last union was made: new queries come in bursts. Each union
+ * is compiled once: tree-sitter's analysis costs several milliseconds per query whatever
+ * its size, and a union remade whole for every burst cost more CPU than the walks it saved. */
 #define PAPI_UNION_AFTER 32
-/* A query joins the union once it ran on this many files: one-off queries stay out. */
+/* A query joins a union once it ran on this many files: one-off queries stay out. */
 #define PAPI_UNION_FILES 3
+/* No unions when the Python files offered to the run's plugins are smaller than this in
+ * all: compiling a union costs about what compiling its parts did (a few milliseconds
+ * each), more than walking a small project's trees once per query (nanoGPT, 50 KB: the
+ * unions were a third of the CPU time of its assessment). */
+#define PAPI_UNION_MIN_BYTES (256u * 1024)
 
 /* A query text some plugins of the run ran, and which (borrowed from the host). */
 typedef struct papi_query_user {
@@ -129,10 +136,19 @@ typedef struct papi_query_user {
 typedef struct papi_shared_query {
 	const pysrc_query *q;     /* the first plugin's compiled form */
 	size_t files;             /* files it was run on (by each plugin, summed) */
-	int in_union;             /* recurring: the next union includes it */
+	int recurring;            /* ran on PAPI_UNION_FILES files or more */
+	long in_union;            /* the union that holds it (index into the run's), or -1 */
+	size_t union_part;        /* its place among that union's parts */
 	papi_query_user *users;
 	size_t nusers;
 } papi_shared_query;
+
+/* Recurring queries walked together: the compiled union and the query that is each part. */
+typedef struct papi_union {
+	pysrc_combo *combo;
+	size_t *part;             /* index into the run's queries, per part */
+	size_t nparts;
+} papi_union;
 
 /* State shared by the plugins of one plugin_host_run. */
 typedef struct papi_run {
@@ -141,6 +157,7 @@ typedef struct papi_run {
 	project_list files;       /* the project inventory */
 	papi_file *py;            /* .py files, sorted by path */
 	size_t npy;
+	size_t wanted_bytes;      /* the size of the Python files offered to some plugin */
 	papi_file **extra;        /* other files parsed on demand by ctx.query */
 	size_t nextra;
 	papi_sched *sched;        /* NULL when a single thread runs the plugins */
@@ -155,14 +172,14 @@ typedef struct papi_run {
 	size_t ndata;
 	struct papi_shared_query *queries; /* distinct query texts the plugins ran so far */
 	size_t nqueries;
-	pysrc_combo *combo;       /* the union of some of the queries, or NULL ... */
-	size_t *combo_part;       /* ... the query that is each of its parts */
-	size_t ncombo;
+	struct papi_union *unions; /* the unions of recurring queries made so far; each lives
+	                           * until the run ends (a thread may be walking it) */
+	size_t nunions;
 	size_t nrecurring;        /* queries run on PAPI_UNION_FILES files or more */
-	size_t misses;            /* trees asked for a query they did not hold, since the union
-	                           * was made */
-	pysrc_combo **old_combos; /* unions it replaced, kept until the run ends */
-	size_t nold_combos;
+	size_t nunited;           /* ... of which a union holds this many */
+	size_t misses;            /* trees asked for a query they did not hold, since the last
+	                           * union was made */
+	int uniting;              /* a thread is compiling a union, outside the lock */
 	char **fp_keys;           /* fingerprints seen in this run (open addressing) */
 	unsigned *fp_counts;
 	size_t fp_cap, fp_used;

@@ -753,6 +753,8 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel)
 				any = sel[q] && h->plugins[q].ntriggers && papi_offered(&h->plugins[q], f->hits);
 		free(text);
 		f->wanted = any;
+		if (any)
+			run->wanted_bytes += len;
 	}
 	textscan_free(scan);
 }
@@ -1065,6 +1067,8 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 		        now_seconds() - t0, nsel, run_slots(h), run.reparsed);
 		fprintf(stderr, "ferry: %-34s %zu together, %zu alone; %zu runs replayed, %zu too large to remember\n",
 		        "query walks", w.together, w.alone, w.replayed, w.dropped);
+		fprintf(stderr, "ferry: %-34s %8.3f s CPU (%zu queries and unions)\n", "queries compiled",
+		        w.compile_seconds, w.compiled);
 		fprintf(stderr, "ferry: %-34s %zu (%.1f MiB)\n", "files read without a tree", run.reads,
 		        (double)run.read_bytes / (1024.0 * 1024.0));
 	}

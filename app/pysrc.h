@@ -92,9 +92,12 @@ const pysrc_chain *pysrc_chains(const pysrc *src, size_t *n);
 
 /* How the process's queries met the trees so far: walks of one query alone, walks of a
  * union, runs answered from remembered matches, and runs whose matches were too many to
- * remember (the next run of the same query walks the tree again). */
+ * remember (the next run of the same query walks the tree again); and the queries and
+ * unions compiled, with the CPU time tree-sitter took to compile them. */
 typedef struct pysrc_walk_counts {
 	size_t alone, together, replayed, dropped;
+	size_t compiled;
+	double compile_seconds;
 } pysrc_walk_counts;
 void pysrc_walk_stats(pysrc_walk_counts *out);
 
