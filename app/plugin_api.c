@@ -148,6 +148,7 @@ struct papi_text {
 	size_t len;
 	off_t size;
 	struct timespec mtime;
+	int binary;               /* holds a NUL byte (looked for once, when read) */
 };
 
 static void last_read_drop(papi_sandbox *sb)
@@ -1307,9 +1308,15 @@ static papi_file *py_file(papi_run *run, const char *path)
 /* Reads a project file for a plugin. Returns its text, borrowed from the parsed tree or
  * from the plugin's last read (sb->last_read: valid until its next file_text call), or
  * NULL with the reason pushed on the stack. Exactly one value is pushed either way (nil
- * with a text). */
-static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, size_t *len)
+ * with a text). *binary (when not NULL) says whether the text holds a NUL byte: known
+ * without a scan (a tree's text never does; a read is scanned once), since checks call
+ * this once per node and scanning the whole file each time made those calls quadratic. */
+static const char *file_text_of(lua_State *L, papi_sandbox *sb, const char *path, size_t *len, int *binary)
 {
+	int ignored;
+	if (!binary)
+		binary = &ignored;
+	*binary = 0;
 	papi_run *run = run_of(L, sb);
 	papi_file *f = py_file(run, path);
 	const char *text = NULL;
@@ -1346,6 +1353,7 @@ static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, s
 		free(abs);
 		lua_pushnil(L);
 		*len = t->len;
+		*binary = t->binary;
 		return t->text;
 	}
 	char *read = NULL;
@@ -1362,6 +1370,7 @@ static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, s
 	t->len = *len;
 	t->size = st.st_size;
 	t->mtime = st.st_mtim;
+	t->binary = *binary = memchr(read, '\0', *len) != NULL;
 	sb->reads++;
 	run_lock(run);
 	run->reads++;
@@ -1371,11 +1380,17 @@ static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, s
 	return read;
 }
 
+static const char *file_text(lua_State *L, papi_sandbox *sb, const char *path, size_t *len)
+{
+	return file_text_of(L, sb, path, len, NULL);
+}
+
 /* ctx.read / ctx.lines / node_text refuse binary files. */
 static const char *text_for_plugin(lua_State *L, papi_sandbox *sb, const char *path, size_t *len)
 {
-	const char *text = file_text(L, sb, path, len);
-	if (text && memchr(text, '\0', *len)) {
+	int binary;
+	const char *text = file_text_of(L, sb, path, len, &binary);
+	if (text && binary) {
 		lua_pop(L, 1);
 		lua_pushfstring(L, "%s: binary file", path);
 		return NULL;
@@ -1610,6 +1625,30 @@ static int ctx_node_text(lua_State *L)
 	if (s < 0 || e < s || (size_t)e > len)
 		return luaL_error(L, "node_text: range %d..%d outside %s", (int)s, (int)e, lua_tostring(L, 1));
 	lua_pushlstring(L, text + s, (size_t)(e - s));
+	return 1;
+}
+
+/* ctx.find(path, literal[, start_byte, end_byte]): the byte offset of the first occurrence
+ * of literal in the file, or in that range of it; nil when there is none. Searched in C:
+ * copying each function's text into Lua to look for one word cost the CUDA-dependence index
+ * more than the queries it ran. */
+static int ctx_find(lua_State *L)
+{
+	size_t nlit;
+	const char *lit = luaL_checklstring(L, 2, &nlit);
+	lua_Integer s = luaL_optinteger(L, 3, 0);
+	size_t len;
+	const char *text = ctx_file_text(L, &len);
+	if (!text)
+		return 2;
+	lua_Integer e = luaL_optinteger(L, 4, (lua_Integer)len);
+	if (s < 0 || e < s || (size_t)e > len)
+		return luaL_error(L, "find: range %d..%d outside %s", (int)s, (int)e, lua_tostring(L, 1));
+	const char *at = nlit ? memmem(text + s, (size_t)(e - s), lit, nlit) : text + s;
+	if (at)
+		lua_pushinteger(L, (lua_Integer)(at - text));
+	else
+		lua_pushnil(L);
 	return 1;
 }
 
@@ -3452,6 +3491,7 @@ static int run_k(lua_State *L)
 		{"lines", ctx_lines},
 		{"query", ctx_query},
 		{"node_text", ctx_node_text},
+		{"find", ctx_find},
 		{"data", papi_data_fn},
 		{"loc", ctx_loc},
 		{"find_names", ctx_find_names},

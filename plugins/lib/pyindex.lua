@@ -154,8 +154,9 @@ function pyindex.build(ctx, seeds)
 		-- a function that already handles the NPU (an 'npu' branch beside the 'cuda' one,
 		-- torch.npu, is_torch_npu_available) is accelerator-aware, not CUDA-dependent, and
 		-- stops the dependence of its callers
+		local npu = ctx.find(path, "npu") ~= nil
 		for _i, fn in pairs(f.funcs) do
-			fn.aware = ctx.node_text(path, fn.s, fn.e):find("npu", 1, true) ~= nil
+			fn.aware = npu and ctx.find(path, "npu", fn.s, fn.e) ~= nil
 		end
 		return f
 	end
