@@ -81,11 +81,10 @@ return {
 		local lib = not auto and cuda.library(ctx) or nil
 		local packages = {} -- package dir -> {pkg=, need=first module that needs torch_npu}
 		for _i, path in ipairs(ctx.files("%.py$")) do
-			-- cheap prefilter before parsing: only files that can need the import
-			local text = ctx.read(path) or ""
+			-- cheap prefilter before parsing, in C: only files that can need the import
 			local site
 			if auto then
-				local plan = text:find("__main__", 1, true) and cuda.import_plan(ctx, path)
+				local plan = ctx.find(path, "__main__") and cuda.import_plan(ctx, path)
 				if plan and plan.main then
 					site = cuda.insert_import(ctx, path, plan, true)
 					if site then
@@ -93,7 +92,8 @@ return {
 						site.suggestion = _("Import torch_npu and transfer_to_npu right after `import torch`: CUDA calls, device strings and the NCCL backend are then mapped to the NPU at run time.")
 					end
 				end
-			elseif text:find("cuda", 1, true) or text:find("nccl", 1, true) then
+			elseif ctx.find(path, "cuda") or ctx.find(path, "nccl") then
+				local text = ctx.read(path) or ""
 				local pkg = lib.of(path)
 				if pkg then
 					-- one module of the package that needs torch_npu is enough

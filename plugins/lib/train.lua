@@ -145,12 +145,9 @@ end
 function train.project_calls(ctx, names, words)
 	local out = {}
 	for _i, path in ipairs(ctx.files("%.py$")) do
-		local text = ctx.read(path)
 		local hit = false
-		if text then
-			for _i, w in ipairs(words) do
-				if text:find(w, 1, true) then hit = true break end
-			end
+		for _i, w in ipairs(words) do
+			if ctx.find(path, w) then hit = true break end
 		end
 		if hit then
 			local map = py.aliases(ctx, path) or {}

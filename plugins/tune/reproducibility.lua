@@ -91,14 +91,16 @@ return {
 			}
 		end
 		local dist, amp, hccl_det = false, false, false
+		-- searched in C: the project's files are not copied into Lua
+		local function has(path, word) return ctx.find(path, word) ~= nil end
 		for _i, path in ipairs(ctx.files("%.py$")) do
-			local text = ctx.read(path) or ""
-			dist = dist or text:find("init_process_group", 1, true) ~= nil or text:find("DistributedDataParallel", 1, true) ~= nil
-			amp = amp or text:find("autocast", 1, true) ~= nil or text:find("GradScaler", 1, true) ~= nil or text:find(".half()", 1, true) ~= nil
-			hccl_det = hccl_det or text:find("HCCL_DETERMINISTIC", 1, true) ~= nil
+			dist = dist or has(path, "init_process_group") or has(path, "DistributedDataParallel")
+			amp = amp or has(path, "autocast") or has(path, "GradScaler") or has(path, ".half()")
+			hccl_det = hccl_det or has(path, "HCCL_DETERMINISTIC")
+			if dist and amp and hccl_det then break end
 		end
 		for _i, path in ipairs(ctx.files("%.sh$")) do
-			hccl_det = hccl_det or (ctx.read(path) or ""):find("HCCL_DETERMINISTIC", 1, true) ~= nil
+			hccl_det = hccl_det or has(path, "HCCL_DETERMINISTIC")
 		end
 		if dist and not hccl_det then
 			ctx.report{
