@@ -68,11 +68,21 @@ function py.attributes(ctx, path, prefix)
   return out
 end
 
--- Calls of a method by name, x.NAME(...): {call=, object=, method=, args=}.
+-- Calls of a method by name, x.NAME(...): {call=, object=, method=, args=}. name may also
+-- be a set of names ({half = true, float = true}): one walk of the tree finds the calls of
+-- all of them (method.text says which), where a call per name walked it once per name.
 function py.method_calls(ctx, path, name)
-  assert(is_ident(name), "py.method_calls: name must be an identifier")
+  local pred
+  if type(name) == "table" then
+    for n in pairs(name) do assert(is_ident(n), "py.method_calls: names must be identifiers") end
+    if next(name) == nil then return {} end
+    pred = py.any_of("method", name)
+  else
+    assert(is_ident(name), "py.method_calls: name must be an identifier")
+    pred = '(#eq? @method "' .. name .. '")'
+  end
   local q = '((call function: (attribute object: (_) @object attribute: (identifier) @method)'
-    .. ' arguments: (argument_list) @args) @call (#eq? @method "' .. name .. '"))'
+    .. ' arguments: (argument_list) @args) @call ' .. pred .. ')'
   local ms, why = ctx.query(path, q)
   if not ms then return nil, why end
   table.sort(ms, by_start)

@@ -128,12 +128,17 @@ return {
 			end
 			-- whole models cast to 16 bits in a training script
 			if #train.steps(ctx, path) > 0 then
+				-- the method calls below, found in one walk of the tree
+				local by_method = { parameters = {}, modules = {}, float = {}, half = {}, bfloat16 = {}, to = {} }
+				for _i, c in ipairs(py.method_calls(ctx, path, by_method) or {}) do
+					table.insert(by_method[c.method.text], c)
+				end
 				local owners = {}
-				for _i, c in ipairs(py.method_calls(ctx, path, "parameters") or {}) do owners[c.object.text] = true end
+				for _i, c in ipairs(by_method.parameters) do owners[c.object.text] = true end
 				-- layers cast back: self.embed.float(), or m.float() in a loop over model.modules()
 				local restored = false
-				local loops = #(py.method_calls(ctx, path, "modules") or {}) > 0
-				for _i, c in ipairs(py.method_calls(ctx, path, "float") or {}) do
+				local loops = #by_method.modules > 0
+				for _i, c in ipairs(by_method.float) do
 					local obj = c.object.text
 					local last = obj:match("([%w_]+)%s*$") or ""
 					if c.args.text:match("^%(%s*%)$") and not owners[obj] and (attrs[last] or heads[last]
@@ -145,7 +150,7 @@ return {
 				-- model.half(), and model = Net().half() where model's parameters are trained
 				local casts = {}
 				for _i, method in ipairs({ "half", "bfloat16", "to" }) do
-					for _i, c in ipairs(py.method_calls(ctx, path, method) or {}) do
+					for _i, c in ipairs(by_method[method]) do
 						if owners[c.object.text] then casts[#casts + 1] = { call = c.call, method = method } end
 					end
 				end

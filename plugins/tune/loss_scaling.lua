@@ -67,13 +67,15 @@ return {
 					end
 				end
 				-- models cast to half whose parameters go to an optimizer
-				local owners = {}
-				for _i, c in ipairs(py.method_calls(ctx, path, "parameters") or {}) do owners[c.object.text] = true end
+				local owners, half_calls = {}, {}
+				for _i, c in ipairs(py.method_calls(ctx, path, { parameters = true, half = true }) or {}) do
+					if c.method.text == "parameters" then owners[c.object.text] = true else half_calls[#half_calls + 1] = c end
+				end
 				local halves = {}
 				for _i, m in ipairs(ctx.query(path, "(assignment left: (identifier) @lhs right: (call function: (attribute attribute: (identifier) @h)) @rhs (#eq? @h \"half\"))") or {}) do
 					if owners[m.lhs.text] then halves[m.rhs.start_byte] = m.rhs end
 				end
-				for _i, c in ipairs(py.method_calls(ctx, path, "half") or {}) do
+				for _i, c in ipairs(half_calls) do
 					if owners[c.object.text] and c.args.text:match("^%(%s*%)$") then halves[c.call.start_byte] = c.call end
 				end
 				for _i, n in pairs(halves) do
