@@ -1935,10 +1935,8 @@ static void unite_new_queries(papi_run *run)
 		free(part);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		run->queries[part[i]].in_union = (long)run->nunions;
-		run->queries[part[i]].union_part = i;
-	}
 	run->nunited += n;
 	run->unions = xrealloc(run->unions, (run->nunions + 1) * sizeof *run->unions);
 	run->unions[run->nunions++] = (papi_union){.combo = c, .part = part, .nparts = n};

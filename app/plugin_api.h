@@ -138,7 +138,6 @@ typedef struct papi_shared_query {
 	size_t files;             /* files it was run on (by each plugin, summed) */
 	int recurring;            /* ran on PAPI_UNION_FILES files or more */
 	long in_union;            /* the union that holds it (index into the run's), or -1 */
-	size_t union_part;        /* its place among that union's parts */
 	papi_query_user *users;
 	size_t nusers;
 } papi_shared_query;
