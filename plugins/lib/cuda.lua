@@ -161,6 +161,39 @@ local function device_uses(ctx, path, map)
 	return certain, skip
 end
 
+-- Device type names, as keys of tables and items of lists of devices.
+local DEVICE_KEYS = { cpu = true, cuda = true, npu = true, mps = true, xpu = true, hpu = true, mlu = true,
+	neuron = true, xla = true, tpu = true, meta = true, ipu = true, musa = true, sdaa = true, default = true }
+
+-- Lists, tuples and sets of two or more device type names that name 'cuda' and not 'npu'
+-- (["cuda", "xpu", "hpu"]): a table of the devices some feature supports, not a device the
+-- code picks. Start byte of each such 'cuda' string -> the collection node. The choices=
+-- of an option are left to the option's rule (they move with its default).
+local DEVICE_LISTS = [[
+([(list (string) @s) (tuple (string) @s) (set (string) @s)] @coll (#match? @s "^[rRuU]?(\"|')cuda(\"|')$"))
+]]
+local function device_lists(ctx, path, text)
+	local out = {}
+	for _i, m in ipairs(ctx.query(path, DEVICE_LISTS) or {}) do
+		local inner = m.coll.text:sub(2, -2)
+		local n, all, npu = 0, true, false
+		for item in (inner .. ","):gmatch("([^,]*),") do
+			local name = item:match("^%s*[rRuU]?[\"']([%w_]+)[\"']%s*$")
+			if name and DEVICE_KEYS[name] then
+				n = n + 1
+				npu = npu or name == "npu"
+			elseif item:match("%S") then
+				all = false
+			end
+		end
+		local before = text:sub(math.max(1, m.coll.start_byte - 40), m.coll.start_byte)
+		if all and n >= 2 and not npu and not before:match("choices%s*=%s*$") then
+			out[m.s.start_byte] = m.coll
+		end
+	end
+	return out
+end
+
 -- Device strings: {node=string, edits only where the string is used as a device: the
 -- argument of torch.device(), .to(), set_device(), device=, map_location=, the default and
 -- the choices of a --device option (a default of 'npu' outside choices=["cuda", "cpu"]
@@ -170,12 +203,29 @@ function cuda.device_strings(ctx, path, map)
 	local out = {}
 	local certain, skip -- how the file uses its strings: read when a device string is found
 	local tables = scene(ctx, path, "tables").tables
+	local lists
 	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		local candidate = not tables[s.node.start_byte] and cuda.device_string(inner)
-		if candidate and not certain then certain, skip = device_uses(ctx, path, map) end
+		if candidate and not certain then
+			certain, skip = device_uses(ctx, path, map)
+			lists = inner == "cuda" and device_lists(ctx, path, ctx.read(path) or "") or {}
+		end
+		local list = candidate and lists[s.node.start_byte]
 		if tables[s.node.start_byte] then
 			out[#out + 1] = tables[s.node.start_byte]
+		elseif list and not skip[s.node.start_byte] then
+			-- adding 'npu' switches on for the NPU whatever the list allows (CUDA graphs,
+			-- capturable optimizers): a person decides, nothing is edited
+			local items = list.text:gsub("%s+", " ")
+			out[#out + 1] = {
+				file = path, node = s.node,
+				message = _("{list} lists device types and names {text} but not 'npu': code that checks a device against it treats the NPU as unsupported.",
+					{ list = items, text = s.node.text }),
+				suggestion = _("Find out what the list allows (such lists often gate a feature like CUDA graphs or a capturable optimizer); if the NPU supports it, add 'npu' beside {text}, which stays for GPUs.",
+					{ text = s.node.text }),
+				fix_message = _("ferry does not add 'npu' to a list of supported device types: whether the NPU supports what it allows is for a person to check."),
+			}
 		elseif candidate and not skip[s.node.start_byte] then
 			local site = {
 				file = path, node = s.node,
@@ -1127,8 +1177,6 @@ end
 local NPU_WORD = "%f[%a][nN][pP][uU]" -- "npu", "torch_npu", "NPU_Accelerator"; not "input"
 
 -- Device types a table may be keyed by ("default" is the usual fallback key).
-local DEVICE_KEYS = { cpu = true, cuda = true, npu = true, mps = true, xpu = true, hpu = true, mlu = true,
-	neuron = true, xla = true, tpu = true, meta = true, ipu = true, musa = true, sdaa = true, default = true }
 -- Accelerators a class or file can be written for (CPU_Accelerator, hpu_accelerator.py).
 local ACCELERATORS = { cpu = true, cuda = true, gpu = true, npu = true, mps = true, xpu = true, hpu = true,
 	mlu = true, sdaa = true, tpu = true, xla = true, ipu = true, musa = true, neuron = true }

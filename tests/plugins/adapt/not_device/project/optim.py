@@ -11,3 +11,9 @@ def configure_optimizers(model, learning_rate, betas, device_type):
     if device_type == 'cuda':
         torch.cuda.synchronize()
     return torch.optim.AdamW(model.parameters(), lr=learning_rate, betas=betas, **extra_args), use_fused, pin
+
+
+# a table of the devices a feature supports: adding npu is for a person to decide
+def capturable(device):
+    supported = ["cuda", "xpu", "hpu"]
+    return torch.zeros(1).to("cuda"), device.type in supported
