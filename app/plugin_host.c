@@ -863,9 +863,7 @@ typedef struct lane_job {
 
 static double thread_cpu_seconds(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)util_thread_cpu_ns() / 1e9;
 }
 
 /* Runs one plugin against the prepared run, keeping its findings or its error. */

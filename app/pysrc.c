@@ -77,13 +77,6 @@ void pysrc_walk_stats(pysrc_walk_counts *out)
 	out->compile_seconds = (double)atomic_load(&stat_compile_ns) / 1e9;
 }
 
-/* CPU time of the calling thread, in nanoseconds. */
-static size_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (size_t)ts.tv_sec * 1000000000u + (size_t)ts.tv_nsec;
-}
 
 enum pred_op { PRED_EQ, PRED_MATCH, PRED_ANY_OF };
 
@@ -851,9 +844,9 @@ static int query_build(pysrc_query **out, const char *source, size_t slen, bool 
 	}
 	uint32_t eoff = 0;
 	TSQueryError etype = TSQueryErrorNone;
-	size_t t0 = thread_cpu_ns();
+	unsigned long long t0 = util_thread_cpu_ns();
 	q->ts = ts_query_new(tree_sitter_python(), source, (uint32_t)slen, &eoff, &etype);
-	atomic_fetch_add(&stat_compile_ns, thread_cpu_ns() - t0);
+	atomic_fetch_add(&stat_compile_ns, (size_t)(util_thread_cpu_ns() - t0));
 	atomic_fetch_add(&stat_compiled, 1);
 	if (!q->ts) {
 		rc = err_set(FERRY_EPLUGIN, _("query: %s error at offset %u"), query_error_kind(etype),

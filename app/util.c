@@ -398,6 +398,13 @@ void util_now_iso(char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+unsigned long long util_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
 int util_utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;

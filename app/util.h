@@ -87,6 +87,9 @@ int util_ends_with(const char *s, const char *suffix);
 /* Current time as ISO-8601 UTC ("2026-11-21T23:52:27Z") into out. */
 void util_now_iso(char out[32]);
 
+/* CPU time the calling thread has used, in nanoseconds. */
+unsigned long long util_thread_cpu_ns(void);
+
 /* 1 when the buffer is valid UTF-8. */
 int util_utf8_valid(const char *s, size_t len);
 
