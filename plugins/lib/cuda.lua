@@ -161,7 +161,8 @@ local function device_uses(ctx, path, map)
 	return certain, skip
 end
 
--- Device type names, as keys of tables and items of lists of devices.
+-- Device type names, as keys of tables and items of lists of devices ("default" is the
+-- usual fallback key of a table).
 local DEVICE_KEYS = { cpu = true, cuda = true, npu = true, mps = true, xpu = true, hpu = true, mlu = true,
 	neuron = true, xla = true, tpu = true, meta = true, ipu = true, musa = true, sdaa = true, default = true }
 
@@ -172,7 +173,7 @@ local DEVICE_KEYS = { cpu = true, cuda = true, npu = true, mps = true, xpu = tru
 local DEVICE_LISTS = [[
 ([(list (string) @s) (tuple (string) @s) (set (string) @s)] @coll (#match? @s "^[rRuU]?(\"|')cuda(\"|')$"))
 ]]
-local function device_lists(ctx, path, text)
+local function device_lists(ctx, path)
 	local out = {}
 	for _i, m in ipairs(ctx.query(path, DEVICE_LISTS) or {}) do
 		local inner = m.coll.text:sub(2, -2)
@@ -186,7 +187,7 @@ local function device_lists(ctx, path, text)
 				all = false
 			end
 		end
-		local before = text:sub(math.max(1, m.coll.start_byte - 40), m.coll.start_byte)
+		local before = ctx.node_text(path, math.max(0, m.coll.start_byte - 41), m.coll.start_byte)
 		if all and n >= 2 and not npu and not before:match("choices%s*=%s*$") then
 			out[m.s.start_byte] = m.coll
 		end
@@ -207,11 +208,11 @@ function cuda.device_strings(ctx, path, map)
 	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		local candidate = not tables[s.node.start_byte] and cuda.device_string(inner)
-		if candidate and not certain then
-			certain, skip = device_uses(ctx, path, map)
-			lists = inner == "cuda" and device_lists(ctx, path, ctx.read(path) or "") or {}
-		end
-		local list = candidate and lists[s.node.start_byte]
+		if candidate and not certain then certain, skip = device_uses(ctx, path, map) end
+		-- the lists, found once per file at its first plain "cuda" (whatever device
+		-- string came before it)
+		if candidate and inner == "cuda" and not lists then lists = device_lists(ctx, path) end
+		local list = candidate and lists and lists[s.node.start_byte]
 		if tables[s.node.start_byte] then
 			out[#out + 1] = tables[s.node.start_byte]
 		elseif list and not skip[s.node.start_byte] then
@@ -1176,7 +1177,6 @@ end
 
 local NPU_WORD = "%f[%a][nN][pP][uU]" -- "npu", "torch_npu", "NPU_Accelerator"; not "input"
 
--- Device types a table may be keyed by ("default" is the usual fallback key).
 -- Accelerators a class or file can be written for (CPU_Accelerator, hpu_accelerator.py).
 local ACCELERATORS = { cpu = true, cuda = true, gpu = true, npu = true, mps = true, xpu = true, hpu = true,
 	mlu = true, sdaa = true, tpu = true, xla = true, ipu = true, musa = true, neuron = true }
