@@ -1,6 +1,7 @@
 /* Unit tests for pysrc: parsing, queries with predicates, errors, parallel parsing. */
 #include "testutil.h"
 
+#include <locale.h>
 #include <time.h>
 
 #include "err.h"
@@ -480,6 +481,26 @@ static void test_union(void **state)
 	}
 }
 
+/* #match? works on bytes whatever the locale: in a UTF-8 locale "." is still one byte, so
+ * the two Chinese characters before "npu" are six of them. */
+static void test_match_bytes_in_utf8_locale(void **state)
+{
+	(void)state;
+	char *was = xstrdup(setlocale(LC_ALL, NULL));
+	if (!setlocale(LC_ALL, "C.UTF-8")) {
+		free(was);
+		skip();
+	}
+	recs rs = {0};
+	const char *text = "d = '\xe8\xae\xbe\xe5\xa4\x87npu'\n";
+	run_q(&rs, text, "((string_content) @s (#match? @s \"^.{6}npu$\"))");
+	assert_int_equal(rs.matches, 1);
+	run_q(&rs, text, "((string_content) @s (#match? @s \"^.{2}npu$\"))");
+	assert_int_equal(rs.matches, 0);
+	setlocale(LC_ALL, was);
+	free(was);
+}
+
 /* Queries whose compilation would take minutes are refused before the runtime sees them;
  * the limits leave room for any real check. */
 static void test_costly_queries(void **state)
@@ -756,6 +777,7 @@ int main(void)
 		cmocka_unit_test(test_stop_and_quantified),
 		cmocka_unit_test(test_cache_and_prefilter),
 		cmocka_unit_test(test_union),
+		cmocka_unit_test(test_match_bytes_in_utf8_locale),
 		cmocka_unit_test(test_bad_queries),
 		cmocka_unit_test(test_costly_queries),
 		cmocka_unit_test(test_chains),
