@@ -134,6 +134,7 @@ void papi_run_done(papi_run *run)
 		free(run->unions[i].part);
 	}
 	free(run->unions);
+	free(run->wanted_after);
 	for (size_t i = 0; i < run->fp_cap; i++)
 		free(run->fp_keys[i]);
 	free(run->fp_keys);
@@ -1895,30 +1896,37 @@ static size_t note_query(papi_run *run, papi_sandbox *sb, const papi_file *f, co
 	return (size_t)(sq - run->queries);
 }
 
-/* 1 when user is likely to run its query on a file with these trigger hits: the file is
- * offered to it and it ran the query on most files it queried so far. */
+/* How likely user is to run its query on a file with these trigger hits: likely when the
+ * file is offered to it and it ran the query on most files it queried so far, a spare
+ * chance when the file is offered to it, none when not (a PYSRC_WANT_ level). */
 static int likely_user(const papi_query_user *user, const papi_file *f)
 {
 	if (!f || !f->hits)
-		return 1;
+		return PYSRC_WANT_LIKELY;
 	if (!papi_offered(user->p, f->hits))
-		return 0;
-	return !user->lane || user->files * 4 >= user->lane->files * 3;
+		return PYSRC_WANT_NONE;
+	return !user->lane || user->files * 4 >= user->lane->files * 3 ? PYSRC_WANT_LIKELY
+	                                                               : PYSRC_WANT_SPARE;
 }
 
-/* Makes a union of the recurring queries no union holds yet, when it is time (see
- * PAPI_UNION_AFTER). Called and returns with the lock held; compiles with it released, so
- * that the other plugins go on meanwhile (their queries walk alone until it is ready). */
-static void unite_new_queries(papi_run *run)
+/* Makes a union of the recurring queries when it is time (see PAPI_UNION_AFTER): of all of
+ * them while much Python is still to come after file index at, else of those no union holds
+ * yet (PAPI_UNION_WHOLE_BYTES). Called and returns with the lock held; compiles with it
+ * released, so that the other plugins go on meanwhile (their queries walk alone or in the
+ * older unions until it is ready). */
+static void unite_new_queries(papi_run *run, long at)
 {
 	size_t fresh = run->nrecurring - run->nunited;
 	if (run->uniting || fresh < 2 || run->wanted_bytes < PAPI_UNION_MIN_BYTES ||
 	    (run->nunions > 0 && run->misses < PAPI_UNION_AFTER))
 		return;
-	const pysrc_query **qs = xcalloc(fresh, sizeof *qs);
-	size_t *part = xcalloc(fresh, sizeof *part), n = 0;
-	for (size_t i = 0; i < run->nqueries && n < fresh; i++)
-		if (run->queries[i].recurring && run->queries[i].in_union < 0) {
+	size_t ahead = at >= 0 && run->wanted_after ? run->wanted_after[at] : run->wanted_bytes;
+	int whole = ahead / PAPI_UNION_WHOLE_BYTES >= run->nrecurring * (run->nwhole + 1);
+	size_t all = whole ? run->nrecurring : fresh;
+	const pysrc_query **qs = xcalloc(all, sizeof *qs);
+	size_t *part = xcalloc(all, sizeof *part), n = 0;
+	for (size_t i = 0; i < run->nqueries && n < all; i++)
+		if (run->queries[i].recurring && (whole || run->queries[i].in_union < 0)) {
 			part[n] = i;
 			qs[n++] = run->queries[i].q;
 		}
@@ -1937,7 +1945,8 @@ static void unite_new_queries(papi_run *run)
 	}
 	for (size_t i = 0; i < n; i++)
 		run->queries[part[i]].in_union = (long)run->nunions;
-	run->nunited += n;
+	run->nunited = whole ? n : run->nunited + n;
+	run->nwhole += whole;
 	run->unions = xrealloc(run->unions, (run->nunions + 1) * sizeof *run->unions);
 	run->unions[run->nunions++] = (papi_union){.combo = c, .part = part, .nparts = n};
 }
@@ -1957,7 +1966,7 @@ static void walk_shared(papi_sandbox *sb, const pysrc *src, const char *path, co
 		return;
 	}
 	run->misses++;
-	unite_new_queries(run);
+	unite_new_queries(run, f ? (long)(f - run->py) : -1);
 	const papi_union *u = NULL;
 	unsigned char *want = NULL;
 	if (run->queries[at].in_union >= 0) {
@@ -1965,9 +1974,12 @@ static void walk_shared(papi_sandbox *sb, const pysrc *src, const char *path, co
 		want = xcalloc(u->nparts, 1);
 		for (size_t i = 0; i < u->nparts; i++) {
 			const papi_shared_query *sq = &run->queries[u->part[i]];
-			want[i] = u->part[i] == at;
-			for (size_t k = 0; k < sq->nusers && !want[i]; k++)
-				want[i] = likely_user(&sq->users[k], f);
+			want[i] = u->part[i] == at ? PYSRC_WANT_LIKELY : PYSRC_WANT_NONE;
+			for (size_t k = 0; k < sq->nusers && want[i] != PYSRC_WANT_LIKELY; k++) {
+				int w = likely_user(&sq->users[k], f);
+				if (w > want[i])
+					want[i] = (unsigned char)w;
+			}
 		}
 	}
 	pysrc_combo *c = u ? u->combo : NULL; /* u itself moves when a union is added */

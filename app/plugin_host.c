@@ -757,6 +757,9 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel)
 			run->wanted_bytes += len;
 	}
 	textscan_free(scan);
+	run->wanted_after = xcalloc(run->npy + 1, sizeof *run->wanted_after);
+	for (size_t i = run->npy; i-- > 0;)
+		run->wanted_after[i] = run->wanted_after[i + 1] + (run->py[i].wanted ? run->py[i].size : 0);
 }
 
 typedef struct syntax_pass {

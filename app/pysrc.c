@@ -63,6 +63,9 @@ struct pysrc {
  * the union was walked again for every check that asked: a quarter more CPU in all. The
  * tree itself takes about as much as the matches, and both go when the file is done. */
 #define PYSRC_CACHE_BYTES(len) (16 * (len) + 65536)
+/* A query remembered on the chance that it is asked for (PYSRC_WANT_SPARE) may take an
+ * eighth of that: a handful of try statements, not every call of the file. */
+#define PYSRC_CACHE_SPARE_BYTES(len) (2 * (len) + 8192)
 
 /* Counts for pysrc_walk_stats, over the whole process. */
 static atomic_size_t stat_alone, stat_together, stat_replayed, stat_dropped;
@@ -1401,6 +1404,7 @@ int pysrc_query_cached(const pysrc *src, const pysrc_query *q)
 /* The matches of one part during a combined walk, remembered as its own run would be. */
 typedef struct part_rec {
 	cached_run *rec;    /* NULL: not wanted here, or over the budget */
+	size_t budget;      /* the most its matches may take */
 	size_t ncaps, caps_cap, ends_cap;
 } part_rec;
 
@@ -1420,7 +1424,7 @@ void pysrc_combo_run(const pysrc *csrc, const pysrc_combo *c, const unsigned cha
 	const pysrc_query *q = c->all;
 	size_t budget = PYSRC_CACHE_BYTES(src->len);
 	part_rec *recs = xcalloc(c->nparts, sizeof *recs);
-	size_t wanted = 0;
+	size_t wanted = 0, likely = 0;
 	for (size_t i = 0; i < c->nparts; i++) {
 		const combo_part *part = &c->parts[i];
 		/* parts already remembered, or that cannot match this text, are left out (a run
@@ -1434,9 +1438,11 @@ void pysrc_combo_run(const pysrc *csrc, const pysrc_combo *c, const unsigned cha
 		if (!want[i] || known || !patterns_may_match(src, q, part->first, part->end))
 			continue;
 		recs[i].rec = xcalloc(1, sizeof *recs[i].rec);
+		recs[i].budget = want[i] == PYSRC_WANT_LIKELY ? budget : PYSRC_CACHE_SPARE_BYTES(src->len);
+		likely += want[i] == PYSRC_WANT_LIKELY;
 		wanted++;
 	}
-	if (wanted < 2) { /* one query is walked as well by its own run */
+	if (likely < 2) { /* one query is walked as well by its own run */
 		for (size_t i = 0; i < c->nparts; i++)
 			part_rec_drop(&recs[i]);
 		free(recs);
@@ -1456,9 +1462,10 @@ void pysrc_combo_run(const pysrc *csrc, const pysrc_combo *c, const unsigned cha
 			continue;
 		cached_run *rec = pr->rec;
 		if ((pr->ncaps + m.capture_count) * sizeof *rec->caps + (rec->nmatches + 1) * sizeof *rec->ends >
-		    budget) {
+		    pr->budget) {
+			if (want[c->owner[m.pattern_index]] == PYSRC_WANT_LIKELY)
+				atomic_fetch_add(&stat_dropped, 1); /* a spare part's drop is no loss */
 			part_rec_drop(pr); /* too many matches to remember, as in a run alone */
-			atomic_fetch_add(&stat_dropped, 1);
 			wanted--;
 			continue;
 		}
@@ -1480,9 +1487,11 @@ void pysrc_combo_run(const pysrc *csrc, const pysrc_combo *c, const unsigned cha
 		rec->ends[rec->nmatches++] = (uint32_t)pr->ncaps;
 	}
 	ts_query_cursor_delete(cur);
-	for (size_t i = 0; i < c->nparts; i++) {
+	/* the likely parts first: a spare one must not take the cache's room from them */
+	for (size_t k = 0; k < 2 * c->nparts; k++) {
+		size_t i = k % c->nparts;
 		cached_run *rec = recs[i].rec;
-		if (!rec)
+		if (!rec || (k < c->nparts) != (want[i] == PYSRC_WANT_LIKELY))
 			continue;
 		const combo_part *part = &c->parts[i];
 		rec->source = xstrndup(part->source, part->source_len);

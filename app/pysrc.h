@@ -74,7 +74,12 @@ int pysrc_combo_new(pysrc_combo **out, const pysrc_query *const *qs, size_t n);
 void pysrc_combo_free(pysrc_combo *c);
 /* 1 when a and b were compiled from the same text. */
 int pysrc_query_same(const pysrc_query *a, const pysrc_query *b);
-/* Walks src once for the parts of c with want[i] set (c's parts in order). */
+/* How much a union's walk is for a part: none, on the chance that a plugin offered the file
+ * asks for it later (remembered only when its matches are few), or for a query that plugins
+ * are likely to ask for on this file. */
+enum { PYSRC_WANT_NONE, PYSRC_WANT_SPARE, PYSRC_WANT_LIKELY };
+/* Walks src once for the parts of c with want[i] set (c's parts in order), when at least two
+ * are PYSRC_WANT_LIKELY (one query walks as well alone). */
 void pysrc_combo_run(const pysrc *src, const pysrc_combo *c, const unsigned char *want);
 /* 1 when src remembers the matches of q's text (a run replays them). */
 int pysrc_query_cached(const pysrc *src, const pysrc_query *q);

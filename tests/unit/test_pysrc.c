@@ -441,7 +441,8 @@ static void test_union(void **state)
 	}
 	pysrc_combo *c = NULL;
 	assert_int_equal(pysrc_combo_new(&c, (const pysrc_query *const *)q, N), 0);
-	unsigned char want[N] = {1, 1, 1, 1, 1};
+	enum { L = PYSRC_WANT_LIKELY, S = PYSRC_WANT_SPARE, O = PYSRC_WANT_NONE };
+	unsigned char want[N] = {L, L, L, L, L};
 	pysrc *src = NULL;
 	assert_int_equal(pysrc_parse(&src, "u.py", text, strlen(text)), 0);
 	pysrc_combo_run(src, c, want);
@@ -464,21 +465,66 @@ static void test_union(void **state)
 	assert_true(alone[0].matches == 1 && alone[2].matches == 2 && alone[3].matches == 3);
 	pysrc_free(src);
 
-	/* parts not wanted are left alone; a single wanted part is not worth a walk */
+	/* parts not wanted are left alone; a single likely part is not worth a walk, however
+	 * many spare ones come with it */
 	assert_int_equal(pysrc_parse(&src, "u.py", text, strlen(text)), 0);
-	unsigned char some[N] = {0, 1, 0, 1, 0};
+	unsigned char some[N] = {O, L, O, L, O};
 	pysrc_combo_run(src, c, some);
 	assert_false(pysrc_query_cached(src, q[0]));
 	assert_true(pysrc_query_cached(src, q[1]) && pysrc_query_cached(src, q[3]));
-	unsigned char one[N] = {1, 0, 0, 0, 0};
+	unsigned char one[N] = {L, S, S, S, S};
 	pysrc_combo_run(src, c, one);
-	assert_false(pysrc_query_cached(src, q[0]));
+	assert_false(pysrc_query_cached(src, q[0]) || pysrc_query_cached(src, q[2]));
+	pysrc_free(src);
+
+	/* a spare part rides along with two likely ones and is remembered while its matches
+	 * are few */
+	assert_int_equal(pysrc_parse(&src, "u.py", text, strlen(text)), 0);
+	unsigned char spare[N] = {L, O, S, L, O};
+	pysrc_combo_run(src, c, spare);
+	assert_true(pysrc_query_cached(src, q[0]) && pysrc_query_cached(src, q[2]) &&
+	            pysrc_query_cached(src, q[3]));
+	assert_false(pysrc_query_cached(src, q[1]));
 	pysrc_free(src);
 	pysrc_combo_free(c);
 	for (size_t i = 0; i < N; i++) {
 		assert_true(pysrc_query_same(q[i], q[i]));
 		pysrc_query_free(q[i]);
 	}
+}
+
+/* A part remembered on the chance it is asked for takes a small share of the cache: one
+ * that captures every identifier of the file is dropped (and would walk alone if asked),
+ * while the same query, likely to be asked, is remembered. */
+static void test_union_spare_budget(void **state)
+{
+	(void)state;
+	sbuf b;
+	sbuf_init(&b);
+	for (int i = 0; i < 2000; i++)
+		sbuf_adds(&b, "a = b\n");
+	pysrc_query *q[3];
+	assert_int_equal(pysrc_query_new(&q[0], "(identifier) @id"), 0);
+	assert_int_equal(pysrc_query_new(&q[1], "(module) @m"), 0);
+	assert_int_equal(pysrc_query_new(&q[2], "(comment) @c"), 0);
+	pysrc_combo *c = NULL;
+	assert_int_equal(pysrc_combo_new(&c, (const pysrc_query *const *)q, 3), 0);
+	pysrc *src = NULL;
+	assert_int_equal(pysrc_parse(&src, "many.py", b.buf, b.len), 0);
+	unsigned char spare_ids[3] = {PYSRC_WANT_SPARE, PYSRC_WANT_LIKELY, PYSRC_WANT_LIKELY};
+	pysrc_combo_run(src, c, spare_ids);
+	assert_false(pysrc_query_cached(src, q[0]));
+	assert_true(pysrc_query_cached(src, q[1]) && pysrc_query_cached(src, q[2]));
+	pysrc_free(src);
+	assert_int_equal(pysrc_parse(&src, "many.py", b.buf, b.len), 0);
+	unsigned char likely_ids[3] = {PYSRC_WANT_LIKELY, PYSRC_WANT_LIKELY, PYSRC_WANT_SPARE};
+	pysrc_combo_run(src, c, likely_ids);
+	assert_true(pysrc_query_cached(src, q[0]) && pysrc_query_cached(src, q[1]));
+	pysrc_free(src);
+	pysrc_combo_free(c);
+	for (size_t i = 0; i < 3; i++)
+		pysrc_query_free(q[i]);
+	sbuf_done(&b);
 }
 
 /* #match? works on bytes whatever the locale: in a UTF-8 locale "." is still one byte, so
@@ -777,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_stop_and_quantified),
 		cmocka_unit_test(test_cache_and_prefilter),
 		cmocka_unit_test(test_union),
+		cmocka_unit_test(test_union_spare_budget),
 		cmocka_unit_test(test_match_bytes_in_utf8_locale),
 		cmocka_unit_test(test_bad_queries),
 		cmocka_unit_test(test_costly_queries),
