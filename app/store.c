@@ -19,9 +19,23 @@
 
 #define BUSY_TIMEOUT_MS 10000
 
+/* Statements of db_exec and db_rows stay prepared, by their SQL text: recording a
+ * finding runs the same dozen statements, and preparing them again for each finding was
+ * half of handing Megatron-LM's 7,883 findings to the store. */
+#define STMT_CACHE 48
+
+typedef struct cached_stmt {
+	char *sql;            /* its text (a copy: some callers build theirs) */
+	unsigned long long hash; /* of the text */
+	sqlite3_stmt *st;
+	int busy;             /* taken by a caller now (a nested use prepares its own) */
+} cached_stmt;
+
 struct store {
 	sqlite3 *db;   /* the connection */
 	char *path;    /* for messages */
+	cached_stmt stmts[STMT_CACHE];
+	size_t nstmts;
 };
 
 static int db_fail(store *s, const char *what)
@@ -69,6 +83,40 @@ static int prepare(sqlite3_stmt **st, store *s, const char *sql)
 	return 0;
 }
 
+/* A prepared statement for sql, from the cache when it holds one that is free; give it
+ * back with stmt_give. */
+static int stmt_take(sqlite3_stmt **st, store *s, const char *sql)
+{
+	size_t len = strlen(sql);
+	unsigned long long hash = util_fnv1a(sql, len);
+	for (size_t i = 0; i < s->nstmts; i++) {
+		cached_stmt *c = &s->stmts[i];
+		if (!c->busy && c->hash == hash && strcmp(c->sql, sql) == 0) {
+			c->busy = 1;
+			*st = c->st;
+			return 0;
+		}
+	}
+	int rc = prepare(st, s, sql);
+	if (rc == 0 && s->nstmts < STMT_CACHE)
+		s->stmts[s->nstmts++] = (cached_stmt){xstrndup(sql, len), hash, *st, 1};
+	return rc;
+}
+
+/* Gives back a statement of stmt_take: reset for its next use, or finalised when the
+ * cache did not keep it. */
+static void stmt_give(store *s, sqlite3_stmt *st)
+{
+	for (size_t i = 0; i < s->nstmts; i++)
+		if (s->stmts[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			s->stmts[i].busy = 0;
+			return;
+		}
+	sqlite3_finalize(st);
+}
+
 /* Binds parameters to a prepared statement, as bind_args. */
 static int bind_all(store *s, sqlite3_stmt *st, const char *types, ...)
 {
@@ -83,7 +131,7 @@ static int bind_all(store *s, sqlite3_stmt *st, const char *types, ...)
 static int db_exec(store *s, const char *sql, const char *types, ...)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = prepare(&st, s, sql);
+	int rc = stmt_take(&st, s, sql);
 	if (rc)
 		return rc;
 	va_list ap;
@@ -95,7 +143,7 @@ static int db_exec(store *s, const char *sql, const char *types, ...)
 		if (step != SQLITE_DONE && step != SQLITE_ROW)
 			rc = db_fail(s, "write");
 	}
-	sqlite3_finalize(st);
+	stmt_give(s, st);
 	return rc;
 }
 
@@ -104,7 +152,7 @@ static int db_rows(cJSON **out, store *s, const char *sql, const char *types, ..
 {
 	*out = NULL;
 	sqlite3_stmt *st = NULL;
-	int rc = prepare(&st, s, sql);
+	int rc = stmt_take(&st, s, sql);
 	if (rc)
 		return rc;
 	va_list ap;
@@ -144,7 +192,7 @@ static int db_rows(cJSON **out, store *s, const char *sql, const char *types, ..
 	}
 	*out = arr;
 out:
-	sqlite3_finalize(st);
+	stmt_give(s, st);
 	return rc;
 }
 
@@ -356,6 +404,10 @@ void store_close(store *s)
 {
 	if (!s)
 		return;
+	for (size_t i = 0; i < s->nstmts; i++) {
+		sqlite3_finalize(s->stmts[i].st);
+		free(s->stmts[i].sql);
+	}
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);
