@@ -316,6 +316,20 @@ static void unpin(papi_run *run, papi_lane *l)
 	maybe_release(run, idx);
 }
 
+/* Lets go of a tree parsed ahead for l that l has not used. Lock held. */
+static void drop_ahead(papi_run *run, papi_lane *l, long idx)
+{
+	papi_file *f = &run->py[idx];
+	if (f->ahead_for != l)
+		return;
+	f->ahead_for = NULL;
+	f->users--;
+	l->ahead_held--;
+	maybe_release(run, idx);
+	if (l->ahead_next < l->nahead) /* room for the next: wake the host's thread */
+		pthread_cond_broadcast(&run->sched->done_cv);
+}
+
 static void pin(papi_run *run, papi_lane *l, long idx)
 {
 	if (l->pinned == idx)
@@ -324,6 +338,23 @@ static void pin(papi_run *run, papi_lane *l, long idx)
 	run->py[idx].users++;
 	l->pinned = idx;
 	l->files++;
+	drop_ahead(run, l, idx); /* its own hold replaces the one made for it */
+	/* a file of its list not parsed ahead in time: the ones before it are behind it now */
+	for (size_t i = l->ahead_next; i < l->nahead && i < l->ahead_next + PAPI_AHEAD_SCAN; i++)
+		if (l->ahead[i] == idx) {
+			l->ahead_next = i + 1;
+			break;
+		}
+}
+
+/* Forgets the files l said it would query next, letting go of their trees. Lock held. */
+static void forget_ahead(papi_run *run, papi_lane *l)
+{
+	for (size_t i = 0; i < l->ahead_next; i++)
+		drop_ahead(run, l, l->ahead[i]);
+	free(l->ahead);
+	l->ahead = NULL;
+	l->nahead = l->ahead_next = 0;
 }
 
 void papi_lane_enter(papi_run *run, papi_lane *l)
@@ -338,6 +369,7 @@ void papi_lane_leave(papi_run *run, papi_lane *l)
 	papi_sched *s = run->sched;
 	pthread_mutex_lock(&s->mu);
 	unpin(run, l);
+	forget_ahead(run, l);
 	l->finished = 1;
 	update_low(run);
 	s->slots++;
@@ -368,6 +400,8 @@ static void lane_advance(papi_sandbox *sb, long idx)
 	sb->deadline_ms += now_ms() - t0;
 }
 
+static void parse_now(papi_run *run, papi_file *f);
+
 /* Reads and parses py file f when it has no tree; waits while another lane parses it,
  * giving its CPU slot to another lane meanwhile (the wait does not count against the
  * plugin's time limit). Lock held (released during the parse). */
@@ -388,6 +422,13 @@ static void ensure_parsed(papi_sandbox *sb, papi_file *f)
 	}
 	if (f->state != PAPI_UNPARSED && f->state != PAPI_RELEASED)
 		return;
+	parse_now(run, f);
+}
+
+/* Parses f (unparsed or released) and records the result; others asking for it meanwhile
+ * wait. Lock held (released during the parse). */
+static void parse_now(papi_run *run, papi_file *f)
+{
 	int first = f->state == PAPI_UNPARSED;
 	f->state = PAPI_PARSING;
 	run_unlock(run);
@@ -416,6 +457,47 @@ static void ensure_parsed(papi_sandbox *sb, papi_file *f)
 	f->state = src ? PAPI_PARSED : PAPI_FAILED;
 	if (run->sched)
 		pthread_cond_broadcast(&run->sched->parsed_cv);
+}
+
+int papi_parse_ahead(papi_run *run)
+{
+	papi_sched *s = run->sched;
+	if (!s || s->slots == 0 || atomic_load(&s->cancel))
+		return 0;
+	for (size_t i = 0; i < s->nlanes; i++) {
+		papi_lane *l = &s->lanes[i];
+		while (!l->finished && l->ahead_next < l->nahead && l->ahead_held < PAPI_AHEAD_TREES) {
+			long idx = l->ahead[l->ahead_next++];
+			papi_file *f = &run->py[idx];
+			if (l->pinned == idx)
+				continue; /* it holds the tree already */
+			if (f->state == PAPI_PARSED && !f->ahead_for) {
+				f->users++; /* parsed by another check: kept until this one comes */
+				f->ahead_for = l;
+				l->ahead_held++;
+				continue;
+			}
+			if (f->state != PAPI_UNPARSED && f->state != PAPI_RELEASED)
+				continue;
+			size_t list = l->ahead_lists;
+			s->slots--; /* the slot is free: no lane waits for one */
+			parse_now(run, f);
+			s->slots++;
+			grant(s);
+			/* held for the lane unless, meanwhile, it finished, gave another list, or
+			 * came to this file itself */
+			if (f->state == PAPI_PARSED && !l->finished && l->ahead_lists == list && l->pinned != idx) {
+				f->users++;
+				f->ahead_for = l;
+				l->ahead_held++;
+			} else if (f->state == PAPI_PARSED) {
+				maybe_release(run, idx);
+			}
+			run->parsed_ahead++;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 int papi_bundled_read(char **out, size_t *len, const plugin_host_opts *opts, const char *rel)
@@ -3463,6 +3545,38 @@ static int ctx_profile(lua_State *L)
  * once per tree in C and shared by every check, where each check used to take every
  * attribute node into Lua and normalise its text); nil and a reason when the file cannot
  * be parsed. */
+/* ctx.prefetch(paths): the Python files the plugin will query next, in order; the host
+ * parses them ahead while a core is free (see PAPI_AHEAD_TREES). Replaces the last list. */
+static int ctx_prefetch(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	luaL_checktype(L, 1, LUA_TTABLE);
+	if (!sb->plugin)
+		return luaL_error(L, "prefetch: only available while the plugin runs");
+	papi_run *run = sb->run;
+	if (!run || !run->sched || !sb->lane)
+		return 0; /* one thread: nothing runs beside the plugin */
+	lua_Integer n = luaL_len(L, 1);
+	long *ahead = xcalloc(n > 0 ? (size_t)n : 1, sizeof *ahead);
+	size_t k = 0;
+	for (lua_Integer i = 1; i <= n; i++) {
+		lua_rawgeti(L, 1, i);
+		const char *path = lua_tostring(L, -1);
+		papi_file *f = path ? py_file(run, path) : NULL;
+		lua_pop(L, 1);
+		if (f)
+			ahead[k++] = f - run->py;
+	}
+	run_lock(run);
+	forget_ahead(run, sb->lane);
+	sb->lane->ahead_lists++;
+	sb->lane->ahead = ahead;
+	sb->lane->nahead = k;
+	pthread_cond_broadcast(&run->sched->done_cv); /* the host's thread does the work */
+	run_unlock(run);
+	return 0;
+}
+
 static int ctx_attributes(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -3506,6 +3620,7 @@ static int run_k(lua_State *L)
 		{"loc", ctx_loc},
 		{"find_names", ctx_find_names},
 		{"attributes", ctx_attributes},
+		{"prefetch", ctx_prefetch},
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
 		{"scan_artifact", ctx_scan_artifact},

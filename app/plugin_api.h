@@ -78,6 +78,7 @@ typedef struct papi_file {
 	int syntax_error;         /* the first parse found an ERROR or MISSING node ... */
 	uint32_t err_line, err_col; /* ... here (1-based) */
 	size_t size;              /* bytes, for the instruction budget */
+	const struct papi_lane *ahead_for; /* the lane a tree parsed ahead is held for, or NULL */
 } papi_file;
 
 /* One plugin of a run on its own thread. The plugins advance through the Python files
@@ -91,7 +92,20 @@ typedef struct papi_lane {
 	int waiting, granted;     /* waiting for a CPU slot; one was handed to it */
 	int finished;
 	pthread_cond_t cv;        /* signalled when a slot is handed to this lane */
+	long *ahead;              /* files (indices in papi_run.py) the plugin will query next, */
+	size_t nahead, ahead_next; /* in order (ctx.prefetch), and the next to parse ahead */
+	size_t ahead_held;        /* trees parsed ahead for it that it has not used yet */
+	size_t ahead_lists;       /* lists it gave so far */
 } papi_lane;
+
+/* While a CPU slot is free, the host's own thread parses ahead the files a plugin said it
+ * will query next (ctx.prefetch), holding at most this many trees per plugin until it
+ * uses them. A check that follows calls into files no other check reached (the CUDA
+ * helpers' index) otherwise parses them one by one, alone, at the end of the run. */
+#define PAPI_AHEAD_TREES 4
+/* A plugin that reaches a file of its list before it was parsed ahead skips the host past
+ * it (looked for this far along the list): the files before it are behind the plugin. */
+#define PAPI_AHEAD_SCAN 64
 
 /* The shared part of a run whose plugins run on threads. Guards everything in papi_run
  * the plugins share (files' trees, fact tables, fingerprints, extra files). */
@@ -171,6 +185,7 @@ typedef struct papi_run {
 	size_t ntriggers;
 	size_t parsed;            /* files parsed in this run */
 	size_t reparsed;          /* trees parsed again after their release (a plugin came back) */
+	size_t parsed_ahead;      /* trees parsed by the host's thread for ctx.prefetch */
 	size_t reads;             /* project files read whole without a tree (FERRY_DEBUG) ... */
 	unsigned long long read_bytes; /* ... and their bytes; both under the run's lock */
 	size_t released;          /* trees released so far */
@@ -246,6 +261,12 @@ void papi_sched_done(papi_sched *s);
 void papi_lane_enter(papi_run *run, papi_lane *l);
 /* ... and gives it back when the plugin is done, releasing the trees nobody needs now. */
 void papi_lane_leave(papi_run *run, papi_lane *l);
+
+/* One step of parsing ahead (ctx.prefetch), for the host's thread while it waits for the
+ * plugins: when a CPU slot is free, parses the next file a lane said it will query. Lock
+ * held (released during the parse). Returns 1 when it parsed one, 0 when there was
+ * nothing to do now. */
+int papi_parse_ahead(papi_run *run);
 
 /* Frees the findings collected in sb. */
 void papi_sandbox_done(papi_sandbox *sb);

@@ -1047,6 +1047,8 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 			if (cancelled)
 				atomic_store(&sched.cancel, 1);
 		}
+		if (!cancelled && papi_parse_ahead(&run))
+			continue; /* while a core is free, the files a plugin will query next */
 		struct timespec until;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += 100 * 1000000L;
@@ -1064,8 +1066,8 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	if (debug) {
 		pysrc_walk_counts w;
 		pysrc_walk_stats(&w);
-		fprintf(stderr, "ferry: %-34s %8.3f s (%zu plugins on %u cores; %zu trees parsed again)\n", "plugins",
-		        now_seconds() - t0, nsel, run_slots(h), run.reparsed);
+		fprintf(stderr, "ferry: %-34s %8.3f s (%zu plugins on %u cores; %zu trees parsed again, %zu ahead)\n",
+		        "plugins", now_seconds() - t0, nsel, run_slots(h), run.reparsed, run.parsed_ahead);
 		fprintf(stderr, "ferry: %-34s %zu together, %zu alone; %zu runs replayed, %zu too large to remember\n",
 		        "query walks", w.together, w.alone, w.replayed, w.dropped);
 		fprintf(stderr, "ferry: %-34s %8.3f s CPU (%zu queries and unions)\n", "queries compiled",

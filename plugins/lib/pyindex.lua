@@ -349,6 +349,28 @@ function pyindex.build(ctx, seeds)
 		local order = {}
 		for path in pairs(files) do order[#order + 1] = path end
 		table.sort(order)
+		-- the modules the calls' targets are looked up in, parsed ahead on a free core when
+		-- not indexed yet (found through imports, they are often files the other checks
+		-- left long ago)
+		local modules_ahead, seen = {}, {}
+		for _k, path in ipairs(order) do
+			local f = files[path]
+			for _i, call in ipairs(f.calls) do
+				if call.target == nil then
+					local full = call.object and f.imports[call.object]
+					if not call.object and not f.funcs[call.name] and f.classes[call.name] == nil then
+						full = f.imports[call.name]
+						full = full and full:match("^(.*)%.[^.]+$")
+					end
+					local m = full and modules[full]
+					if m and not files[m] and not seen[m] then
+						seen[m] = true
+						modules_ahead[#modules_ahead + 1] = m
+					end
+				end
+			end
+		end
+		ctx.prefetch(modules_ahead)
 		local progress = true
 		while progress do
 			progress = false
@@ -410,16 +432,19 @@ function pyindex.build(ctx, seeds)
 			end
 			return false
 		end
-		local grew = false
+		-- the files to index are known before the first is parsed: the host parses them
+		-- ahead on a free core (the other checks are often done by now)
+		local callers = {}
 		for _i, path in ipairs(#wanted > 0 and all or {}) do
-			if unread[path] and can_call(path) then
-				index(path)
-				unread[path] = nil
-				grew = true
-			end
+			if unread[path] and can_call(path) then callers[#callers + 1] = path end
+		end
+		ctx.prefetch(callers)
+		for _i, path in ipairs(callers) do
+			index(path)
+			unread[path] = nil
 		end
 		drop_indexed()
-		if not grew then break end
+		if #callers == 0 then break end
 	end
 
 	local ix = { dependent = {}, calls = {} }

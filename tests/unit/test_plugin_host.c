@@ -345,6 +345,66 @@ static void test_lanes_share_and_release_trees(void **state)
 	got_done(&g);
 }
 
+/* ctx.prefetch: the host parses ahead the files a plugin will query next, while a core is
+ * free. The findings are those of a run without it, whatever the list holds: files in
+ * another order than queried, files never queried, paths that are no Python file of the
+ * project, a list replaced halfway. */
+static void test_prefetch(void **state)
+{
+	struct fixture *fx = *state;
+	for (int i = 0; i < 60; i++) {
+		char name[32], text[96];
+		snprintf(name, sizeof name, "m%02d.py", i);
+		snprintf(text, sizeof text, "import torch\nx%d = t.cuda()\n", i);
+		tu_write(fx->root, name, text);
+	}
+	/* a.back walks every file, then comes back to them from the last, once the other
+	 * plugin is done with them (their trees released), having said so */
+	plugin_file(fx, "a.lua",
+	            "return { id = 't.back', phase = 'assess', title = 'a', severity = 'info', triggers = {'cuda'},\n"
+	            "  run = function(ctx)\n"
+	            "    local files = ctx.python_files()\n"
+	            "    for _, p in ipairs(files) do ctx.query(p, '(call) @c') end\n"
+	            "    local back = {}\n"
+	            "    for i = #files, 1, -1 do back[#back + 1] = files[i] end\n"
+	            "    ctx.prefetch({ 'nope.py', 'README', files[1] })\n"
+	            "    ctx.prefetch(back)\n"
+	            "    for k, p in ipairs(back) do\n"
+	            "      if k == 30 then ctx.prefetch({ back[40], back[31], back[60] }) end\n"
+	            "      if k % 7 ~= 0 then\n"
+	            "        for _, m in ipairs(ctx.query(p, '(call) @c')) do\n"
+	            "          ctx.report{ file = p, node = m.c, message = m.c.text }\n"
+	            "        end\n"
+	            "      end\n"
+	            "    end\n"
+	            "    local ok, why = pcall(ctx.prefetch, 'm00.py')\n"
+	            "    ctx.report{ message = tostring(ok) .. ' ' .. tostring(why):match('table expected') }\n"
+	            "  end }\n");
+	plugin_file(fx, "b.lua",
+	            "return { id = 't.fwd', phase = 'assess', title = 'b', severity = 'info', triggers = {'cuda'},\n"
+	            "  run = function(ctx)\n"
+	            "    for _, p in ipairs(ctx.python_files()) do\n"
+	            "      for _, m in ipairs(ctx.query(p, '(call) @c')) do\n"
+	            "        ctx.report{ file = p, node = m.c, message = m.c.text }\n"
+	            "      end\n"
+	            "    end\n"
+	            "  end }\n");
+	got g = {0};
+	run_all(fx, &g);
+	assert_int_equal(g.rc, 0);
+	if (g.nerr)
+		fail_msg("%s", g.err[0]);
+	assert_int_equal(g.parsed, 60);
+	/* every seventh file of the way back is left out: 60 - 8 */
+	assert_int_equal(count_plugin(&g, "t.back"), 52 + 1);
+	assert_int_equal(count_plugin(&g, "t.fwd"), 60);
+	assert_non_null(find_msg(&g, "false table expected"));
+	assert_string_equal(g.v[0].file, "m59.py");
+	assert_string_equal(g.v[0].message, "t.cuda()");
+	assert_string_equal(g.v[51].file, "m00.py");
+	got_done(&g);
+}
+
 /* ---- escape attempts: each one a plugin error, the other plugin's findings arrive ---- */
 
 static const char *const GOOD =
@@ -1208,6 +1268,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_declaration_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_id_later_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prefetch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lanes_share_and_release_trees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_triggers_prefilter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trigger_groups, setup, teardown),
