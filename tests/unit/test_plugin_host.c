@@ -293,16 +293,22 @@ static void test_good_plugin_positions(void **state)
 
 /* ---- plugins on threads: findings in the plugins' order, released trees parsed again --- */
 
+/* Python files m00.py ... holding text (its %d: the file's number). */
+static void write_numbered(struct fixture *fx, int n, const char *text)
+{
+	for (int i = 0; i < n; i++) {
+		char name[32], body[128];
+		snprintf(name, sizeof name, "m%02d.py", i);
+		snprintf(body, sizeof body, text, i);
+		tu_write(fx->root, name, body);
+	}
+}
+
 static void test_lanes_share_and_release_trees(void **state)
 {
 	struct fixture *fx = *state;
 	/* more files than a lane runs ahead of another, so trees are released mid-run */
-	for (int i = 0; i < 80; i++) {
-		char name[32], text[96];
-		snprintf(name, sizeof name, "m%02d.py", i);
-		snprintf(text, sizeof text, "import torch\nx%d = t.cuda()\ny = 'cuda'\n", i);
-		tu_write(fx->root, name, text);
-	}
+	write_numbered(fx, 80, "import torch\nx%d = t.cuda()\ny = 'cuda'\n");
 	/* a.twice walks every file, then comes back to every file once the others are past them */
 	plugin_file(fx, "a.lua",
 	            "return { id = 't.a', phase = 'assess', title = 'a', severity = 'info', triggers = {'cuda'},\n"
@@ -352,12 +358,7 @@ static void test_lanes_share_and_release_trees(void **state)
 static void test_prefetch(void **state)
 {
 	struct fixture *fx = *state;
-	for (int i = 0; i < 60; i++) {
-		char name[32], text[96];
-		snprintf(name, sizeof name, "m%02d.py", i);
-		snprintf(text, sizeof text, "import torch\nx%d = t.cuda()\n", i);
-		tu_write(fx->root, name, text);
-	}
+	write_numbered(fx, 60, "import torch\nx%d = t.cuda()\n");
 	/* a.back walks every file, then comes back to them from the last, once the other
 	 * plugin is done with them (their trees released), having said so */
 	plugin_file(fx, "a.lua",
