@@ -321,6 +321,14 @@ static void unpin(papi_run *run, papi_lane *l)
 	maybe_release(run, idx);
 }
 
+/* Keeps f's tree for l until l comes to it (drop_ahead). Lock held. */
+static void hold_ahead(papi_lane *l, papi_file *f)
+{
+	f->users++;
+	f->ahead_for = l;
+	l->ahead_held++;
+}
+
 /* Lets go of a tree parsed ahead for l that l has not used. Lock held. */
 static void drop_ahead(papi_run *run, papi_lane *l, long idx)
 {
@@ -477,9 +485,7 @@ int papi_parse_ahead(papi_run *run)
 			if (l->pinned == idx)
 				continue; /* it holds the tree already */
 			if (f->state == PAPI_PARSED && !f->ahead_for) {
-				f->users++; /* parsed by another check: kept until this one comes */
-				f->ahead_for = l;
-				l->ahead_held++;
+				hold_ahead(l, f); /* parsed by another check: kept until this one comes */
 				continue;
 			}
 			if (f->state != PAPI_UNPARSED && f->state != PAPI_RELEASED)
@@ -491,13 +497,10 @@ int papi_parse_ahead(papi_run *run)
 			grant(s);
 			/* held for the lane unless, meanwhile, it finished, gave another list, or
 			 * came to this file itself */
-			if (f->state == PAPI_PARSED && !l->finished && l->ahead_lists == list && l->pinned != idx) {
-				f->users++;
-				f->ahead_for = l;
-				l->ahead_held++;
-			} else if (f->state == PAPI_PARSED) {
+			if (f->state == PAPI_PARSED && !l->finished && l->ahead_lists == list && l->pinned != idx)
+				hold_ahead(l, f);
+			else if (f->state == PAPI_PARSED)
 				maybe_release(run, idx);
-			}
 			run->parsed_ahead++;
 			return 1;
 		}
@@ -2004,10 +2007,10 @@ static int likely_user(const papi_query_user *user, const papi_file *f)
 static void unite_new_queries(papi_run *run, long at)
 {
 	size_t fresh = run->nrecurring - run->nunited;
-	if (run->uniting || fresh < 2 || run->wanted_bytes < PAPI_UNION_MIN_BYTES ||
+	if (run->uniting || fresh < 2 || run->wanted_after[0] < PAPI_UNION_MIN_BYTES ||
 	    (run->nunions > 0 && run->misses < PAPI_UNION_AFTER))
 		return;
-	size_t ahead = at >= 0 && run->wanted_after ? run->wanted_after[at] : run->wanted_bytes;
+	size_t ahead = run->wanted_after[at >= 0 ? at : 0];
 	int whole = ahead / PAPI_UNION_WHOLE_BYTES >= run->nrecurring * (run->nwhole + 1);
 	size_t all = whole ? run->nrecurring : fresh;
 	const pysrc_query **qs = xcalloc(all, sizeof *qs);
@@ -3545,11 +3548,6 @@ static int ctx_profile(lua_State *L)
 	return 1;
 }
 
-/* ctx.attributes(path): the outermost dotted attribute chains of a Python file, each
- * {node = <node>, text = "torch.cuda.synchronize"} in source order (pysrc_chains: worked out
- * once per tree in C and shared by every check, where each check used to take every
- * attribute node into Lua and normalise its text); nil and a reason when the file cannot
- * be parsed. */
 /* ctx.prefetch(paths): the Python files the plugin will query next, in order; the host
  * parses them ahead while a core is free (see PAPI_AHEAD_TREES). Replaces the last list. */
 static int ctx_prefetch(lua_State *L)
@@ -3582,6 +3580,11 @@ static int ctx_prefetch(lua_State *L)
 	return 0;
 }
 
+/* ctx.attributes(path): the outermost dotted attribute chains of a Python file, each
+ * {node = <node>, text = "torch.cuda.synchronize"} in source order (pysrc_chains: worked out
+ * once per tree in C and shared by every check, where each check used to take every
+ * attribute node into Lua and normalise its text); nil and a reason when the file cannot
+ * be parsed. */
 static int ctx_attributes(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);

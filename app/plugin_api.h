@@ -176,8 +176,8 @@ typedef struct papi_run {
 	project_list files;       /* the project inventory */
 	papi_file *py;            /* .py files, sorted by path */
 	size_t npy;
-	size_t wanted_bytes;      /* the size of the Python files offered to some plugin ... */
-	size_t *wanted_after;     /* ... and of those from each index of py on (npy + 1) */
+	size_t *wanted_after;     /* the size of the Python files offered to some plugin from
+	                           * each index of py on (npy + 1; [0]: all of them) */
 	papi_file **extra;        /* other files parsed on demand by ctx.query */
 	size_t nextra;
 	papi_sched *sched;        /* NULL when a single thread runs the plugins */

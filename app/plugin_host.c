@@ -753,8 +753,6 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel)
 				any = sel[q] && h->plugins[q].ntriggers && papi_offered(&h->plugins[q], f->hits);
 		free(text);
 		f->wanted = any;
-		if (any)
-			run->wanted_bytes += len;
 	}
 	textscan_free(scan);
 	run->wanted_after = xcalloc(run->npy + 1, sizeof *run->wanted_after);

@@ -81,7 +81,6 @@ void pysrc_walk_stats(pysrc_walk_counts *out)
 	out->compile_seconds = (double)atomic_load(&stat_compile_ns) / 1e9;
 }
 
-
 enum pred_op { PRED_EQ, PRED_MATCH, PRED_ANY_OF };
 
 typedef struct pred {
