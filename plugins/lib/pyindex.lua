@@ -282,18 +282,28 @@ function pyindex.build(ctx, seeds)
 	-- the function (or the class's __init__) a name of file f stands for, following its
 	-- imports and re-exports; depth counts the modules followed so far
 	local resolve
+	-- the module and name an imported name of f stands for (`from a.b import c`: "a.b", "c")
+	local function imported(f, name)
+		local full = f.imports[name]
+		if not full then return nil end
+		return full:match("^(.*)%.([^.]+)$")
+	end
 	local function lookup(f, name, depth)
 		if f.funcs[name] then return f.funcs[name] end
 		if f.classes[name] ~= nil then return f.classes[name] or nil end
-		local full = f.imports[name]
-		if not full then return nil end
-		local mod, last = full:match("^(.*)%.([^.]+)$")
+		local mod, last = imported(f, name)
 		return mod and resolve(mod, last, depth) or nil
 	end
 	-- the function a module-qualified name stands for
 	resolve = function(module, name, depth)
 		local path = depth <= 8 and modules[module]
 		return path and lookup(defs(path), name, depth + 1) or nil
+	end
+	-- the module target_of looks a call's target up in first, or nil (f's own, or none)
+	local function target_module(f, call)
+		if call.object then return f.imports[call.object] end
+		if f.funcs[call.name] or f.classes[call.name] ~= nil then return nil end
+		return (imported(f, call.name))
 	end
 	-- the project function a call in file f names, or nil
 	local function target_of(f, call)
@@ -357,11 +367,7 @@ function pyindex.build(ctx, seeds)
 			local f = files[path]
 			for _i, call in ipairs(f.calls) do
 				if call.target == nil then
-					local full = call.object and f.imports[call.object]
-					if not call.object and not f.funcs[call.name] and f.classes[call.name] == nil then
-						full = f.imports[call.name]
-						full = full and full:match("^(.*)%.[^.]+$")
-					end
+					local full = target_module(f, call)
 					local m = full and modules[full]
 					if m and not files[m] and not seen[m] then
 						seen[m] = true
