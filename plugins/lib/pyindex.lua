@@ -328,7 +328,34 @@ function pyindex.build(ctx, seeds)
 		return t
 	end
 
-	for _i, path in ipairs(seeds) do index(path) end
+	-- The seeds are indexed in the files' order, with the other checks. The modules their
+	-- calls name are read for their definitions on the way, once the walk is at or past
+	-- them (a query ahead of the walk would pull this check away from the others): a tree
+	-- the others still hold is shared, and what is read again is read while they run,
+	-- not alone at the end.
+	local at = {}
+	for i, path in ipairs(all) do at[path] = i end
+	local named, nnamed = {}, 0 -- path -> true: modules named by indexed calls, not read yet
+	for _i, path in ipairs(seeds) do
+		local here = at[path] or 0
+		if nnamed > 0 then
+			local due = {}
+			for m in pairs(named) do
+				if at[m] <= here then due[#due + 1] = m end
+			end
+			table.sort(due, function(a, b) return at[a] < at[b] end)
+			for _j, m in ipairs(due) do
+				named[m], nnamed = nil, nnamed - 1
+				defs(m)
+			end
+		end
+		local f = index(path)
+		for _j, call in ipairs(f.calls) do
+			local full = target_module(f, call)
+			local m = full and modules[full]
+			if m and not files[m] and not named[m] then named[m], nnamed = true, nnamed + 1 end
+		end
+	end
 	-- a function that calls a dependent one depends on it, to a fixed point; a file not yet
 	-- indexed is indexed when it can call a function that became dependent: it names the
 	-- function and a module it can be imported from (the module that defines it, or one
