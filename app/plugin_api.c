@@ -2755,8 +2755,13 @@ static int ctx_log(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	const char *msg = luaL_tolstring(L, 1, NULL);
-	if (getenv("FERRY_DEBUG"))
-		fprintf(stderr, "ferry: %s: %s\n", sb->plugin ? sb->plugin->info.id : sb->origin, msg);
+	if (getenv("FERRY_DEBUG")) {
+		const char *who = sb->plugin ? sb->plugin->info.id : sb->origin;
+		if (sb->run) /* when, as in the "done at" times of the plugins' summary */
+			fprintf(stderr, "ferry: %s at %.2f s: %s\n", who, (double)(now_ms() - sb->run->started_ms) / 1000.0, msg);
+		else
+			fprintf(stderr, "ferry: %s: %s\n", who, msg);
+	}
 	return 0;
 }
 

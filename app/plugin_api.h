@@ -173,6 +173,7 @@ typedef struct papi_union {
 typedef struct papi_run {
 	const plugin_host_opts *opts;
 	const plugin_run_cb *cb;
+	long long started_ms;     /* CLOCK_MONOTONIC when the plugins began (ctx.log's times) */
 	project_list files;       /* the project inventory */
 	papi_file *py;            /* .py files, sorted by path */
 	size_t npy;

@@ -996,6 +996,7 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 	 * file at about the same time, so its tree is parsed once and released soon after. */
 	t0 = now_seconds();
 	double plugins_t0 = t0;
+	run.started_ms = (long long)(t0 * 1000.0);
 	jobs = xcalloc(nsel ? nsel : 1, sizeof *jobs);
 	lanes = xcalloc(nsel ? nsel : 1, sizeof *lanes);
 	for (size_t i = 0, k = 0; i < h->n; i++)
