@@ -42,6 +42,7 @@ static const char key_ctx = 0;     /* the ctx table of the running plugin */
 static const char key_fix = 0;     /* the plugin's fix function, or nil */
 static const char key_loaded = 0;  /* require's cache: name -> module (false while loading) */
 static const char key_data = 0;    /* ctx.data's cache: name -> table */
+static const char key_node = 0;    /* the field names of a node, in node_fields' order */
 
 #define BOX_META "ferry.box"
 #define HOOK_STEP 10000     /* instructions between budget checks */
@@ -601,8 +602,12 @@ static int account(papi_sandbox *sb, unsigned long long cost)
 		sb->killed = PAPI_KILL_MEMORY;
 	else if (sb->used > sb->budget)
 		sb->killed = PAPI_KILL_BUDGET;
-	else if (sb->deadline_ms && now_ms() > sb->deadline_ms)
-		sb->killed = PAPI_KILL_TIME;
+	else if (sb->deadline_ms && sb->used >= sb->clock_at) {
+		/* the clock once per HOOK_STEP counted: every hook, not every small library call */
+		sb->clock_at = sb->used + HOOK_STEP;
+		if (now_ms() > sb->deadline_ms)
+			sb->killed = PAPI_KILL_TIME;
+	}
 	return sb->killed;
 }
 
@@ -651,13 +656,15 @@ int papi_traceback(lua_State *L)
 
 enum lib_cost {
 	LC_LEN1,     /* the length of the first argument */
-	LC_PATTERN,  /* find/match/gsub: the subject's length, and the pattern's worst case */
+	LC_PATTERN,  /* match/gsub: the subject's length, and the pattern's worst case */
+	LC_FIND,     /* the same, unless the search is plain */
 	LC_GMATCH,   /* the same, never anchored */
 	LC_REP,      /* the length of the result */
 	LC_MOVE,     /* table.move: the number of slots */
 	LC_TLEN,     /* the table's length (insert, remove shift it) */
 	LC_SORT,     /* n log n of the table's length */
-	LC_RANGE,    /* concat, unpack: the range i..j (default 1..#t) */
+	LC_RANGE,    /* unpack: the range i..j (default 1..#t) */
+	LC_CONCAT,   /* concat: the same, its range from the third argument */
 };
 
 typedef struct cset {
@@ -843,7 +850,7 @@ static unsigned long long span(lua_Integer from, lua_Integer to)
 }
 
 /* The work of a library call about to run with the arguments on the stack. */
-static unsigned long long lib_cost(lua_State *L, int kind, const char *name)
+static unsigned long long lib_cost(lua_State *L, int kind)
 {
 	size_t len = 0;
 	switch (kind) {
@@ -852,19 +859,20 @@ static unsigned long long lib_cost(lua_State *L, int kind, const char *name)
 			lua_tolstring(L, 1, &len);
 		return len / BYTES_PER_INSTR + 1;
 	case LC_PATTERN:
+	case LC_FIND:
 	case LC_GMATCH: {
 		size_t lp = 0;
 		if (lua_type(L, 1) != LUA_TSTRING && lua_type(L, 1) != LUA_TNUMBER)
 			return 1;
 		lua_tolstring(L, 1, &len);
 		const char *pat = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &lp) : NULL;
-		int plain = strcmp(name, "find") == 0 && lua_toboolean(L, 4);
-		int run = pat && !plain ? pattern_run(pat, lp, kind == LC_PATTERN) : 0;
+		int plain = kind == LC_FIND && lua_toboolean(L, 4);
+		int run = pat && !plain ? pattern_run(pat, lp, kind != LC_GMATCH) : 0;
 		if (run >= 2 && pow((double)len, run) > PATTERN_LIMIT) {
 			char msg[256];
 			snprintf(msg, sizeof msg, "string.%s: the pattern '%.40s' could backtrack for hours on a "
 			         "%zu-byte text (%d overlapping repetitions in a row); match line by line or "
-			         "make the repeated classes disjoint", name, pat, len, run);
+			         "make the repeated classes disjoint", lua_tostring(L, lua_upvalueindex(3)), pat, len, run);
 			luaL_error(L, "%s", msg);
 		}
 		return len / BYTES_PER_INSTR + 1;
@@ -889,9 +897,10 @@ static unsigned long long lib_cost(lua_State *L, int kind, const char *name)
 		double n = lua_type(L, 1) == LUA_TTABLE ? (double)lua_rawlen(L, 1) : 0;
 		return (unsigned long long)(n * log2(n + 2)) + 1;
 	}
-	case LC_RANGE: {
+	case LC_RANGE:
+	case LC_CONCAT: {
 		lua_Integer n = lua_type(L, 1) == LUA_TTABLE ? (lua_Integer)lua_rawlen(L, 1) : 0;
-		int i = strcmp(name, "concat") == 0 ? 3 : 2;
+		int i = kind == LC_CONCAT ? 3 : 2;
 		return span(opt_arg(L, i, 1), opt_arg(L, i + 1, n)) + 1;
 	}
 	}
@@ -903,8 +912,7 @@ static int l_charged(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	int kind = (int)lua_tointeger(L, lua_upvalueindex(2));
-	const char *name = lua_tostring(L, lua_upvalueindex(3));
-	if (account(sb, lib_cost(L, kind, name)))
+	if (account(sb, lib_cost(L, kind)))
 		return luaL_error(L, "%s", kill_reason(sb));
 	int n = lua_gettop(L);
 	lua_pushvalue(L, lua_upvalueindex(1));
@@ -921,7 +929,7 @@ static void charge_libraries(lua_State *L)
 		const char *lib, *fn;
 		int kind;
 	} v[] = {
-		{LUA_STRLIBNAME, "find", LC_PATTERN},   {LUA_STRLIBNAME, "match", LC_PATTERN},
+		{LUA_STRLIBNAME, "find", LC_FIND},      {LUA_STRLIBNAME, "match", LC_PATTERN},
 		{LUA_STRLIBNAME, "gsub", LC_PATTERN},   {LUA_STRLIBNAME, "gmatch", LC_GMATCH},
 		{LUA_STRLIBNAME, "rep", LC_REP},        {LUA_STRLIBNAME, "sub", LC_LEN1},
 		{LUA_STRLIBNAME, "upper", LC_LEN1},     {LUA_STRLIBNAME, "lower", LC_LEN1},
@@ -930,7 +938,7 @@ static void charge_libraries(lua_State *L)
 		{LUA_UTF8LIBNAME, "len", LC_LEN1},      {LUA_UTF8LIBNAME, "codepoint", LC_LEN1},
 		{LUA_UTF8LIBNAME, "offset", LC_LEN1},   {LUA_TABLIBNAME, "move", LC_MOVE},
 		{LUA_TABLIBNAME, "insert", LC_TLEN},    {LUA_TABLIBNAME, "remove", LC_TLEN},
-		{LUA_TABLIBNAME, "sort", LC_SORT},      {LUA_TABLIBNAME, "concat", LC_RANGE},
+		{LUA_TABLIBNAME, "sort", LC_SORT},      {LUA_TABLIBNAME, "concat", LC_CONCAT},
 		{LUA_TABLIBNAME, "unpack", LC_RANGE},
 	};
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
@@ -1789,25 +1797,50 @@ static int collect_match(const pysrc_capture *caps, size_t ncaps, void *payload)
 	return 0;
 }
 
-static void push_node(lua_State *L, const pysrc_capture *c)
+/* A node's fields. A query can hand millions of nodes to a plugin: their names are made
+ * Lua strings once per state (push_node_fields) rather than looked up for every field of
+ * every node. */
+enum { NF_TEXT = 1, NF_TYPE, NF_START_BYTE, NF_END_BYTE, NF_LINE, NF_COL, NF_END_LINE, NF_END_COL, NF_COUNT = NF_END_COL };
+static const char *const node_fields[NF_COUNT] = {"text", "type", "start_byte", "end_byte",
+                                                   "line", "col", "end_line", "end_col"};
+
+static void make_node_fields(lua_State *L)
 {
-	lua_createtable(L, 0, 8);
+	lua_createtable(L, NF_COUNT, 0);
+	for (int i = 0; i < NF_COUNT; i++) {
+		lua_pushstring(L, node_fields[i]);
+		lua_rawseti(L, -2, i + 1);
+	}
+	lua_rawsetp(L, LUA_REGISTRYINDEX, &key_node);
+}
+
+/* Pushes the table of field names; its stack index is what push_node takes. */
+static int push_node_fields(lua_State *L)
+{
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_node);
+	return lua_gettop(L);
+}
+
+static void set_node_field(lua_State *L, int fields, int f)
+{
+	lua_rawgeti(L, fields, f);
+	lua_insert(L, -2);
+	lua_rawset(L, -3);
+}
+
+/* Pushes c as a node {text=, type=, start_byte=, ...}; fields: see push_node_fields. */
+static void push_node(lua_State *L, const pysrc_capture *c, int fields)
+{
+	lua_createtable(L, 0, NF_COUNT);
 	lua_pushlstring(L, c->text, c->end_byte - c->start_byte);
-	lua_setfield(L, -2, "text");
+	set_node_field(L, fields, NF_TEXT);
 	lua_pushstring(L, c->type);
-	lua_setfield(L, -2, "type");
-	lua_pushinteger(L, c->start_byte);
-	lua_setfield(L, -2, "start_byte");
-	lua_pushinteger(L, c->end_byte);
-	lua_setfield(L, -2, "end_byte");
-	lua_pushinteger(L, c->line);
-	lua_setfield(L, -2, "line");
-	lua_pushinteger(L, c->col);
-	lua_setfield(L, -2, "col");
-	lua_pushinteger(L, c->end_line);
-	lua_setfield(L, -2, "end_line");
-	lua_pushinteger(L, c->end_col);
-	lua_setfield(L, -2, "end_col");
+	set_node_field(L, fields, NF_TYPE);
+	lua_Integer v[] = {c->start_byte, c->end_byte, c->line, c->col, c->end_line, c->end_col};
+	for (int f = NF_START_BYTE; f <= NF_END_COL; f++) {
+		lua_pushinteger(L, v[f - NF_START_BYTE]);
+		set_node_field(L, fields, f);
+	}
 }
 
 /* The parsed tree of path, parsing it now when no earlier step did. NULL with a reason
@@ -2110,10 +2143,14 @@ static int ctx_query(lua_State *L)
 		free(why);
 		return 2;
 	}
+	int fields = push_node_fields(L);
 	lua_createtable(L, (int)(l->matches < 1000000 ? l->matches : 1000000), 0);
 	size_t i = 0;
 	for (size_t m = 0; m < l->matches; m++) {
-		lua_newtable(L);
+		size_t ncap = 0; /* sized once: growing a table rehashes it */
+		while (i + ncap < l->n && l->v[i + ncap].match == m)
+			ncap++;
+		lua_createtable(L, 0, (int)(ncap < 64 ? ncap : 64));
 		for (; i < l->n && l->v[i].match == m; i++) {
 			const pysrc_capture *c = &l->v[i].cap;
 			if (lua_getfield(L, -1, c->name) != LUA_TNIL) {
@@ -2121,7 +2158,7 @@ static int ctx_query(lua_State *L)
 				continue; /* a repeated capture keeps its first node */
 			}
 			lua_pop(L, 1);
-			push_node(L, c);
+			push_node(L, c, fields);
 			lua_setfield(L, -2, c->name);
 		}
 		lua_rawseti(L, -2, (lua_Integer)m + 1);
@@ -3300,6 +3337,7 @@ static int open_k(lua_State *L)
 	lua_rawsetp(L, LUA_REGISTRYINDEX, &key_loaded);
 	lua_newtable(L);
 	lua_rawsetp(L, LUA_REGISTRYINDEX, &key_data);
+	make_node_fields(L);
 	return 0;
 }
 
@@ -3312,6 +3350,7 @@ lua_State *papi_open(papi_sandbox *sb)
 	if (!sb->time_limit_ms)
 		sb->time_limit_ms = PAPI_DEFAULT_TIME_LIMIT_MS;
 	sb->deadline_ms = now_ms() + (long long)sb->time_limit_ms;
+	sb->clock_at = sb->used;
 	lua_State *L = lua_newstate(capped_alloc, sb);
 	if (!L)
 		return NULL;
@@ -3605,12 +3644,13 @@ static int ctx_attributes(lua_State *L)
 	size_t n, len;
 	const pysrc_chain *c = pysrc_chains(src, &n);
 	const char *text = pysrc_text(src, &len);
+	int fields = push_node_fields(L);
 	lua_createtable(L, (int)(n < INT_MAX ? n : INT_MAX), 0);
 	for (size_t i = 0; i < n; i++) {
 		pysrc_capture cap = {"attr", "attribute", text + c[i].start_byte, c[i].start_byte, c[i].end_byte,
 		                     c[i].line, c[i].col, c[i].end_line, c[i].end_col};
 		lua_createtable(L, 0, 2);
-		push_node(L, &cap);
+		push_node(L, &cap, fields);
 		lua_setfield(L, -2, "node");
 		lua_pushstring(L, c[i].dotted);
 		lua_setfield(L, -2, "text");

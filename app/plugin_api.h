@@ -224,6 +224,7 @@ typedef struct papi_sandbox {
 	                                  * calls are charged by the size of their work) */
 	unsigned long long time_limit_ms; /* wall-clock limit of the run; 0 = default */
 	long long deadline_ms;    /* monotonic time the run must end by (set by papi_open) */
+	unsigned long long clock_at; /* the count of used at which the clock is read next */
 	int killed;               /* PAPI_KILL_*: sticky once set */
 	int closing;              /* the state is being closed: any Lua code is cut short */
 	size_t mem_used, mem_cap; /* bytes held by the state and its cap */
