@@ -7,8 +7,11 @@
 --   train.all_call_args(ctx, path)     a function call node -> {pos=, kw=, splat=} of its arguments
 --   train.dtype(text, map)              "float16", "bfloat16", "float32" … for torch.half,
 --                                       torch.float16, "float16" …; nil when not a literal dtype
---   train.half_cast(text, map)          "float16" or "bfloat16" when the expression ends in a
---                                       cast to it (x.half(), x.to(torch.float16), x.type(...)); nil otherwise
+--   train.cast_to(text, map)            the floating dtype the expression ends by casting to
+--                                       (x.half(), x.float(), x.to(torch.float16), x.type(...)); nil otherwise
+--   train.half_cast(text, map)          the same when it is "float16" or "bfloat16"; nil otherwise
+--   train.cast_back(ctx, path, map)     the calls cast straight back to 32 or 64 bits
+--                                       (`m.half().float()`): a set of "start_byte:end_byte"
 --   train.project_calls(ctx, names, words)  calls anywhere in the project whose resolved name
 --                                       is in names, found only in files containing one of words
 --
@@ -42,22 +45,46 @@ function train.dtype(text, map)
 	return last and DTYPES[last] or nil
 end
 
-local HALF_CAST = { "%.half%(%s*%)$", "%.bfloat16%(%s*%)$" }
+-- methods that cast to a dtype by their name alone
+local CAST_METHOD = { half = "float16", bfloat16 = "bfloat16", float = "float32", double = "float64" }
 
--- The 16-bit dtype an expression is explicitly cast to at its end (x.half(),
--- x.to(torch.float16), x.to(dtype=torch.bfloat16), x.type(torch.bfloat16)), or nil.
-function train.half_cast(text, map)
-	if text:match(HALF_CAST[1]) then return "float16" end
-	if text:match(HALF_CAST[2]) then return "bfloat16" end
+-- The floating dtype an expression is explicitly cast to at its end (x.half(), x.float(),
+-- x.to(torch.float16), x.to(dtype=torch.bfloat16), x.type(torch.float32)), or nil.
+function train.cast_to(text, map)
+	local method = text:match("%.([%a_][%w_]*)%(%s*%)$")
+	if method and CAST_METHOD[method] then return CAST_METHOD[method] end
 	local arg = text:match("%.to%(([^()]-)%)$") or text:match("%.type%(([^()]-)%)$")
 	if arg then
 		for part in (arg .. ","):gmatch("([^,]*),") do
 			local v = part:match("^%s*dtype%s*=%s*(.-)%s*$") or part:match("^%s*(.-)%s*$")
 			local d = train.dtype(v, map)
-			if d == "float16" or d == "bfloat16" then return d end
+			if d then return d end
 		end
 	end
 	return nil
+end
+
+-- The 16-bit dtype an expression is explicitly cast to at its end, or nil.
+function train.half_cast(text, map)
+	local d = train.cast_to(text, map)
+	return (d == "float16" or d == "bfloat16") and d or nil
+end
+
+-- Casts undone at once: the calls whose value is cast straight back to 32 or 64 bits
+-- (`model.half().float()`, which YOLOv5 uses to round its anchors, or
+-- `x.to(torch.float16).to(torch.float32)`), as a set of "start_byte:end_byte". Nothing
+-- runs in 16 bits between the two casts.
+local CAST_BACK = [[
+((call function: (attribute object: (call) @inner attribute: (identifier) @m) arguments: (argument_list)) @outer
+ (#any-of? @m "float" "double" "to" "type"))
+]]
+function train.cast_back(ctx, path, map)
+	local out = {}
+	for _i, m in ipairs(ctx.query(path, CAST_BACK) or {}) do
+		local d = train.cast_to(m.outer.text, map)
+		if d == "float32" or d == "float64" then out[m.inner.start_byte .. ":" .. m.inner.end_byte] = true end
+	end
+	return out
 end
 
 -- The arguments of every call of a file, from one query: returns a function mapping a call

@@ -112,13 +112,19 @@ return {
 					end
 				end
 			end
+			-- a cast undone in the same expression (`.half().float()`) is no cast
+			local undone
+			local function kept(call)
+				undone = undone or train.cast_back(ctx, path, map)
+				return not undone[call.start_byte .. ":" .. call.end_byte]
+			end
 			-- casts of such an attribute after it was built: self.embed.half()
 			local q = "(call function: (attribute object: (attribute attribute: (identifier) @a) @obj "
 				.. "attribute: (identifier) @m) arguments: (argument_list) @args) @call"
 			for _i, m in ipairs(ctx.query(path, q) or {}) do
 				local at = attrs[m.a.text] or (heads[m.a.text] and { kind = "head", source = head_source })
 				local dt = at and CAST_METHODS[m.m.text] and train.half_cast(m.call.text, map)
-				if dt then
+				if dt and kept(m.call) then
 					report(path, m.call, at.kind,
 						_("`{call}` casts {what} to {dt}: {why}.", { call = m.call.text:gsub("%s+", " "),
 							what = _(KIND_WORD[at.kind]), dt = dt, why = _(WHY[at.kind]) }),
@@ -161,7 +167,7 @@ return {
 				end
 				for _i, c in ipairs(casts) do
 					local dt = CAST_METHODS[c.method] and train.half_cast(c.call.text, map)
-					if dt and not restored then
+					if dt and not restored and kept(c.call) then
 						report(path, c.call, "model",
 							_("`{call}` casts the whole model to {dt}, so its embeddings, output layer and normalisation layers run in {dt} too.",
 								{ call = c.call.text:gsub("%s+", " "), dt = dt }),
