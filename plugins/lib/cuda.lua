@@ -1174,6 +1174,13 @@ end
 --    execution provider, the PaddlePaddle package or device, a CUDA extension build (the
 --    markers of cuda_api_map.json "other_choices"), a test skip condition, anything in
 --    setup.py. Sites there keep no edit and say why, for a person.
+--  * A function that chooses among accelerators, CUDA being one of several its conditions
+--    test (`if torch.cuda.is_available(): ... if is_xpu_available(): ...`, `kind == "hpu"`,
+--    MULTI_MLU): a library's dispatch. Rewriting its CUDA branch would take CUDA out of
+--    the choice and leave no NPU branch of its own; its sites keep no edit, and say that
+--    an NPU branch belongs beside the CUDA one. MPS and the CPU do not count: a script
+--    choosing between CUDA and a Mac is migrated as usual. A function that tests for the
+--    NPU too has its branch already, and the rules above apply.
 
 local NPU_WORD = "%f[%a][nN][pP][uU]" -- "npu", "torch_npu", "NPU_Accelerator"; not "input"
 
@@ -1212,6 +1219,19 @@ local OTHER_CHOICES = [[
 (call function: (attribute attribute: (identifier) @f (#any-of? @f "skip" "skipIf" "skipUnless" "skipif" "skipTest" "SkipTest")) arguments: (argument_list) @args)
 (call function: (identifier) @f (#any-of? @f "skip" "skipIf" "skipUnless" "skipif" "skipTest" "SkipTest") arguments: (argument_list) @args)
 ]]
+-- The conditions a function can choose an accelerator by, and the functions.
+local DISPATCH = [[
+(if_statement condition: (_) @c)
+(elif_clause condition: (_) @c)
+(conditional_expression) @c
+(function_definition) @fn
+]]
+-- Accelerators other than CUDA that a dispatch chooses among (the words of a condition:
+-- is_xpu_available, torch.mlu, "hpu", DistributedType.MULTI_XLA); not MPS nor the CPU.
+local DISPATCH_OTHERS = { xpu = true, mlu = true, hpu = true, xla = true, tpu = true, musa = true,
+	sdaa = true, neuron = true, ipu = true }
+local DISPATCH_WORDS = { "xpu", "XPU", "mlu", "MLU", "hpu", "HPU", "xla", "XLA", "tpu", "TPU", "musa", "MUSA",
+	"sdaa", "SDAA", "neuron", "ipu", "IPU" }
 local ACCEL_CLASSES = [[
 (class_definition name: (identifier) @name (#match? @name "[Aa]ccelerator")) @class
 ]]
@@ -1545,6 +1565,41 @@ local function other_choices(ctx, path, text, sc)
 	end
 end
 
+-- Functions that choose among accelerators (see above): adds to sc.other.
+local function dispatchers(ctx, path, sc)
+	local fns, conds = {}, {}
+	for _i, m in ipairs(ctx.query(path, DISPATCH) or {}) do
+		if m.fn then fns[#fns + 1] = range(m.fn) else conds[#conds + 1] = m.c end
+	end
+	local named = {} -- function start -> {accelerator word -> true}
+	for _i, c in ipairs(conds) do
+		local scope = scope_at(fns, c.start_byte)
+		local set = named[scope] or {}
+		named[scope] = set
+		for word in c.text:gmatch("[%a%d]+") do
+			local w = word:lower()
+			if w == "cuda" or w == "gpu" then set.cuda = true
+			elseif w == "npu" then set.npu = true
+			elseif DISPATCH_OTHERS[w] then set[w] = true end
+		end
+	end
+	for _i, f in ipairs(fns) do
+		local set = named[f.s]
+		-- one that tests for the NPU already has its branch (see npu_choices)
+		if set and set.cuda and not set.npu then
+			local others = {}
+			for w in pairs(set) do
+				if w ~= "cuda" then others[#others + 1] = w end
+			end
+			if #others > 0 then
+				table.sort(others)
+				table.insert(others, 1, "cuda")
+				sc.other[#sc.other + 1] = { s = f.s, e = f.e, kind = "dispatch", names = table.concat(others, ", ") }
+			end
+		end
+	end
+end
+
 -- The file's places that must stay as they are: {keep=, owned=, other=, tables=, none=}
 -- (ranges {s=, e=} of byte offsets), worked out once for the file the detectors are on.
 -- Whether text has any of the words, plain (fast) searches first.
@@ -1584,6 +1639,7 @@ local PARTS = {
 	end,
 	other = function(ctx, path, text, sc)
 		if has_any(text, { "cuda", "CUDA", "Cuda" }) then other_choices(ctx, path, text, sc) end
+		if has_any(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
 	end,
 }
 
@@ -1611,6 +1667,10 @@ local function disarm(site, why)
 		site.message = _("`{code}` decides whether a test runs: ferry cannot tell whether the test needs a CUDA-only kernel or just an accelerator, so it does not rewrite it.",
 			{ code = code })
 		site.suggestion = _("If the test should run on the NPU too, test the NPU here (`torch.npu.is_available()`, after `import torch_npu`); if it needs a CUDA kernel, leave it, and the test is skipped on the NPU.")
+	elseif why.kind == "dispatch" then
+		site.message = _("`{code}` is in a function that chooses among accelerators ({names}): rewriting its CUDA branch for the NPU would take CUDA out of the choice, so ferry does not rewrite it.",
+			{ code = code, names = why.names })
+		site.suggestion = _("Add an NPU branch beside the CUDA one (tested with `torch.npu.is_available()` after `import torch_npu`, using `torch.npu` and the 'npu' device), and keep the CUDA branch for GPUs.")
 	elseif why.kind == "build" then
 		site.message = _("`{code}` is in setup.py, which decides what to build, not where torch runs; ferry does not rewrite it.",
 			{ code = code })
