@@ -10,7 +10,7 @@
 #   ferry init + ferry check --phase assess   (the first screen of an engagement)
 #   ferry check                               (all seven phases, after that)
 #   tests/bench/ast_scan.py, 1 process        (the scanner a person would write)
-#   grep -rn cuda                             (reads everything, understands nothing)
+#   grep -rn cuda, best of 3                  (reads everything, understands nothing)
 # with wall seconds, peak memory (/usr/bin/time -f %M when present) and the ratios.
 #   BENCH_REAL_DIR=/data/repos sh tests/bench/real.sh
 set -eu
@@ -106,8 +106,14 @@ for line in $repos; do
 	measure "$name-ast" "$python" tests/bench/ast_scan.py "$tree"
 	ast_s=$secs
 	ast_peak=$peak
-	measure "$name-grep" grep -rn cuda "$tree"
-	grep_s=$secs
+	# grep reads the project's files only (not .git, nor the store ferry just wrote, whose
+	# findings say "cuda" thousands of times); it takes a tenth of a second, so one
+	# scheduling hiccup doubles it: the best of three runs
+	grep_s=""
+	for _run in 1 2 3; do
+		measure "$name-grep" grep -rn --exclude-dir=.git --exclude-dir=.ferry cuda "$tree"
+		grep_s=$(awk -v a="$secs" -v b="$grep_s" 'BEGIN { if (b == "" || a < b) print a; else print b }')
+	done
 	rows="$rows$name|$files|$lines|$init_s|$first|$full_s|$ast_s|$grep_s|$(ratio "$ast_s" "$first")|$(ratio "$first" "$grep_s")|$(ratio "$full_s" "$first")|$(mb "$assess_peak")|$(mb "$full_peak")|$(mb "$ast_peak")
 "
 done
