@@ -1610,6 +1610,15 @@ local function has_any(text, words)
 	return false
 end
 
+-- Whether text has any of the words at the start of a word or after an underscore
+-- ("is_tpu_available", "torch.xpu"; not the "tpu" of "output").
+local function has_word_start(text, words)
+	for _i, w in ipairs(words) do
+		if text:find("%f[%w]" .. w) then return true end
+	end
+	return false
+end
+
 -- Whether text names the NPU as a word of its own ("npu", "torch_npu", "NPU_Accelerator",
 -- not "input"): plain searches, and a look at the byte before each hit.
 local function names_npu(text)
@@ -1639,7 +1648,7 @@ local PARTS = {
 	end,
 	other = function(ctx, path, text, sc)
 		if has_any(text, { "cuda", "CUDA", "Cuda" }) then other_choices(ctx, path, text, sc) end
-		if has_any(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
+		if has_word_start(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
 	end,
 }
 
