@@ -9,9 +9,13 @@
 -- What the code itself says, read from the syntax tree of one file:
 --   * the object is already on the host in the same expression: `t.cpu().numpy()`,
 --     `x.detach().cpu().item()` (the earlier call is the one that waits);
---   * it comes from numpy: `np.where(...)`, `arr` when every assignment to `arr` in the
---     file is a numpy call or a `.numpy()` / `.tolist()` / `.cpu()` result (and `arr` is
---     no loop variable or parameter, nor updated from itself as in `v = v.item()`);
+--   * it comes from numpy: `np.where(...)`, a call of a library that returns numpy arrays
+--     (OpenCV, pycocotools' masks, SciPy, scikit-image, scikit-learn), `arr` when every
+--     assignment to `arr` in the file is such a call or a `.numpy()` / `.tolist()` /
+--     `.cpu()` result (and `arr` is no loop variable or parameter, nor updated from itself
+--     as in `v = v.item()`);
+--   * it is a name inside the body of `if isinstance(name, np.ndarray):` (or a tuple of
+--     numpy types);
 --   * it is a tensor built without a device or with device='cpu' (`torch.tensor(list)`,
 --     `torch.zeros(n)`) and every assignment to the name is such a construction; the same
 --     for an attribute of `self` (`self._blocks = torch.arange(n, device='cpu')`) when
@@ -35,6 +39,8 @@ local CPU_BUILDERS = {
 	["torch.Tensor"] = true, ["torch.LongTensor"] = true, ["torch.FloatTensor"] = true,
 }
 local HOST_CALLS = { cpu = true, numpy = true, tolist = true, item = true }
+-- libraries whose functions return numpy arrays (or Python numbers), never device tensors
+local NUMPY_LIBRARIES = { "cv2.", "pycocotools.mask.", "scipy.", "skimage.", "sklearn." }
 local DEVICE_CALLS = { cuda = true, npu = true, to = true, to_empty = true, pin_memory = true }
 
 local QUERY = [[
@@ -44,6 +50,8 @@ local QUERY = [[
 (function_definition name: (identifier) @fname body: (block) @fbody)
 (for_statement left: (_) @bound)
 (parameters (_) @bound)
+(if_statement condition: (call function: (identifier) @isf arguments: (argument_list . (identifier) @iname . (_) @itype .))
+ consequence: (block) @ibody (#eq? @isf "isinstance"))
 ]]
 
 -- The expression with every argument list emptied: "f(a.cpu()).x" -> "f().x".
@@ -76,6 +84,9 @@ local function origin(text, map, names)
 	if f then
 		local full = py.expand(map, f)
 		if full:match("^numpy%.") or full == "numpy" then return _("a numpy value") end
+		for _i, lib in ipairs(NUMPY_LIBRARIES) do
+			if full:sub(1, #lib) == lib then return _("a numpy value") end
+		end
 		if CPU_BUILDERS[full] and s == f .. "()" and (not text:match("[%(,]%s*device%s*=")
 			or text:match("[%(,]%s*device%s*=%s*[\"']cpu[\"']%s*[,%)]")) then
 			return _("a tensor built on the CPU")
@@ -96,12 +107,27 @@ local function dataset_class(bases, body_text)
 	return body_text:match("def%s+__getitem__%s*%(") ~= nil
 end
 
--- What the file says about its values: the dataset ranges and the names known to hold host
--- values (name or self.attr -> reason).
+-- Whether an isinstance() type argument names only numpy types (np.ndarray, (np.ndarray,
+-- np.generic)).
+local function numpy_types(text, map)
+	local any = false
+	for name in text:gmatch("[%a_][%w_%.]*") do
+		if not py.expand(map, name):match("^numpy%.") then return false end
+		any = true
+	end
+	return any
+end
+
+-- What the file says about its values: the dataset ranges, the names known to hold host
+-- values (name or self.attr -> reason) and the isinstance guards ({s, e, name}).
 local function facts(ctx, path, map)
-	local assigns, ranges, bound = {}, {}, {}
+	local assigns, ranges, bound, guards = {}, {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, QUERY) or {}) do
-		if m.bound then
+		if m.isf then
+			if numpy_types(m.itype.text, map) then
+				guards[#guards + 1] = { m.ibody.start_byte, m.ibody.end_byte, m.iname.text }
+			end
+		elseif m.bound then
 			-- loop variables and parameters hold whatever they are given
 			for name in m.bound.text:gmatch("[%a_][%w_]*") do bound[name] = true end
 		elseif m.lhs then
@@ -133,7 +159,7 @@ local function facts(ctx, path, map)
 			names[name] = why
 		end
 	end
-	return ranges, names
+	return ranges, names, guards
 end
 
 -- The host facts of one file: h:why(node) gives the reason a node is host-side, or nil.
@@ -141,14 +167,18 @@ end
 -- site to ask about, and reading every assignment of a file is the costly part.
 function host.file(ctx, path, map)
 	map = map or py.aliases(ctx, path) or {}
-	local ranges, names
+	local ranges, names, guards
 	local h = {}
 	-- node: the value (the object of a method call, the indexed value) or the site
 	function h:why(node, site)
-		if not ranges then ranges, names = facts(ctx, path, map) end
+		if not ranges then ranges, names, guards = facts(ctx, path, map) end
 		site = site or node
 		for _i, r in ipairs(ranges) do
 			if site.start_byte >= r[1] and site.end_byte <= r[2] then return r[3] end
+		end
+		local root = node.text:match("^[%a_][%w_]*")
+		for _i, g in ipairs(guards) do
+			if root == g[3] and site.start_byte >= g[1] and site.end_byte <= g[2] then return _("a numpy value") end
 		end
 		return origin(node.text, map, names)
 	end
