@@ -1565,6 +1565,16 @@ local function other_choices(ctx, path, text, sc)
 	end
 end
 
+-- "" for a bracketed collection of two or more strings and nothing else, for gsub; nil
+-- (kept as it is) otherwise.
+local function names_only(group)
+	local inner = group:sub(2, -2)
+	local n = 0
+	local rest = inner:gsub("[rRuUbB]?([\"'])[^\"']*%1", function() n = n + 1 return "" end)
+	if n >= 2 and rest:match("^[%s,]*$") then return "" end
+	return nil
+end
+
 -- Functions that choose among accelerators (see above): adds to sc.other.
 local function dispatchers(ctx, path, sc)
 	local fns, conds = {}, {}
@@ -1576,7 +1586,10 @@ local function dispatchers(ctx, path, sc)
 		local scope = scope_at(fns, c.start_byte)
 		local set = named[scope] or {}
 		named[scope] = set
-		for word in c.text:gmatch("[%a%d]+") do
+		-- a collection of names (`kind not in ("cpu", "gpu", "npu", "xpu")`) lists what is
+		-- supported; the tests that choose are the names compared one by one
+		local text = c.text:gsub("%b()", names_only):gsub("%b[]", names_only):gsub("%b{}", names_only)
+		for word in text:gmatch("[%a%d]+") do
 			local w = word:lower()
 			if w == "cuda" or w == "gpu" then set.cuda = true
 			elseif w == "npu" then set.npu = true

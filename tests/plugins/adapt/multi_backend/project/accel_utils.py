@@ -30,3 +30,14 @@ def pick_device():
 
 def free_memory():
     torch.cuda.empty_cache()
+
+
+def set_device(kind, index):
+    # the names in the list are what is supported; the comparisons below are the choice
+    if kind not in ("cpu", "gpu", "npu", "xpu", "hpu"):
+        raise ValueError(f"unknown device kind {kind}")
+    if kind == "hpu":
+        return torch.device("hpu", index)
+    if kind == "gpu":
+        kind = "cuda"
+    return torch.device(kind, index)
