@@ -1,5 +1,6 @@
 /* plugin_api — see plugin_api.h. The sandbox and the ctx table plugins see. */
 #include "plugin_api.h"
+#include "luacopy.h"
 #include "lprof.h"
 #include "phase.h"
 #include "embedded.h"
@@ -98,10 +99,44 @@ void papi_plugin_done(papi_plugin *p)
 	memset(p, 0, sizeof *p);
 }
 
+/* An analysis of one file for ctx.shared: being worked out by a plugin (busy), or its
+ * value and the translations of its texts as luacopy bytes. */
+typedef struct papi_shared {
+	struct papi_shared *next;
+	char *name;
+	int busy;
+	char *value, *texts;
+	size_t nvalue, ntexts;
+} papi_shared;
+
+static void shared_free(papi_shared *v)
+{
+	free(v->name);
+	free(v->value);
+	free(v->texts);
+	free(v);
+}
+
+/* Frees f's shared analyses; with ready_only, those being worked out stay. */
+static void shared_drop(papi_file *f, int ready_only)
+{
+	papi_shared **at = &f->shared;
+	while (*at) {
+		papi_shared *v = *at;
+		if (ready_only && v->busy) {
+			at = &v->next;
+			continue;
+		}
+		*at = v->next;
+		shared_free(v);
+	}
+}
+
 static void file_done(papi_file *f)
 {
 	if (!f)
 		return;
+	shared_drop(f, 0);
 	free(f->path);
 	pysrc_free(f->src);
 	free(f->problem);
@@ -278,6 +313,7 @@ static void release_tree(papi_run *run, papi_file *f)
 {
 	pysrc_free(f->src);
 	f->src = NULL;
+	shared_drop(f, 1); /* every plugin has moved past the file: no one asks again soon */
 	f->state = PAPI_RELEASED;
 	/* every lane's thread has its own malloc arena, and a freed tree stays in the arena
 	 * of the thread that parsed it: give the pages back now and then, or the process
@@ -999,6 +1035,18 @@ static void free_release(void *p)
 	free(p);
 }
 
+/* Pushes the state's table of remembered texts (key_i18n), made when missing. */
+static void push_remembered_texts(lua_State *L)
+{
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_i18n);
+	if (!lua_istable(L, -1)) {
+		lua_pop(L, 1);
+		lua_newtable(L);
+		lua_pushvalue(L, -1);
+		lua_rawsetp(L, LUA_REGISTRYINDEX, &key_i18n);
+	}
+}
+
 /* _(msgid [, args]): msgid with each {name} filled from args, in English, the text
  * findings are stored in. The id and the arguments are remembered under the result, so
  * report() can store them with the finding and every reader sees it in their language. */
@@ -1050,13 +1098,7 @@ static int l_gettext(lua_State *L)
 	tb->p = intl_format(msgid, cJSON_GetObjectItemCaseSensitive(entry, "args"));
 	box *jb = box_new(L, free_release); /* index 5 */
 	jb->p = cJSON_PrintUnformatted(entry);
-	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_i18n);
-	if (!lua_istable(L, -1)) {
-		lua_pop(L, 1);
-		lua_newtable(L);
-		lua_pushvalue(L, -1);
-		lua_rawsetp(L, LUA_REGISTRYINDEX, &key_i18n);
-	}
+	push_remembered_texts(L);
 	lua_pushstring(L, tb->p);
 	lua_pushstring(L, jb->p);
 	lua_rawset(L, -3);
@@ -3629,6 +3671,203 @@ static int ctx_prefetch(lua_State *L)
  * once per tree in C and shared by every check, where each check used to take every
  * attribute node into Lua and normalise its text); nil and a reason when the file cannot
  * be parsed. */
+/* ---- shared analyses ---------------------------------------------------------------- */
+
+static papi_shared *shared_find(papi_file *f, const char *name)
+{
+	for (papi_shared *v = f->shared; v; v = v->next)
+		if (strcmp(v->name, name) == 0)
+			return v;
+	return NULL;
+}
+
+/* Removes the analysis being worked out (it failed) and wakes those waiting for it. */
+static void shared_abandon(papi_run *run, papi_file *f, const char *name)
+{
+	run_lock(run);
+	for (papi_shared **at = &f->shared; *at; at = &(*at)->next)
+		if ((*at)->busy && strcmp((*at)->name, name) == 0) {
+			papi_shared *v = *at;
+			*at = v->next;
+			shared_free(v);
+			break;
+		}
+	if (run->sched)
+		pthread_cond_broadcast(&run->sched->parsed_cv);
+	run_unlock(run);
+}
+
+typedef struct text_list {
+	const char **s;
+	size_t *n;
+	size_t len, cap;
+} text_list;
+
+static void note_text(const char *text, size_t len, void *payload)
+{
+	text_list *t = payload;
+	if (t->len == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->s = xrealloc(t->s, t->cap * sizeof *t->s);
+		t->n = xrealloc(t->n, t->cap * sizeof *t->n);
+	}
+	t->s[t->len] = text;
+	t->n[t->len++] = len;
+}
+
+/* Pushes a table text -> the id and arguments _() remembered for it, for the texts of t
+ * that came from _(): a copy of the value reads in every language too. */
+static void push_translations(lua_State *L, const text_list *t)
+{
+	lua_newtable(L);
+	lua_rawgetp(L, LUA_REGISTRYINDEX, &key_i18n);
+	if (lua_istable(L, -1))
+		for (size_t i = 0; i < t->len; i++) {
+			lua_pushlstring(L, t->s[i], t->n[i]);
+			lua_rawget(L, -2);
+			if (lua_type(L, -1) == LUA_TSTRING) {
+				lua_pushlstring(L, t->s[i], t->n[i]);
+				lua_insert(L, -2);
+				lua_rawset(L, -4);
+			} else {
+				lua_pop(L, 1);
+			}
+		}
+	lua_pop(L, 1);
+}
+
+/* Adds the table of translations at the top of the stack (popped) to the state's own. */
+static void merge_translations(lua_State *L)
+{
+	push_remembered_texts(L);
+	lua_pushnil(L);
+	while (lua_next(L, -3)) {
+		lua_pushvalue(L, -2);
+		lua_insert(L, -2);
+		lua_rawset(L, -4);
+	}
+	lua_pop(L, 2);
+}
+
+/* Works the analysis out with fn (at index 3) and, unless it fails, stores it for the
+ * other plugins. Leaves the value at the top. */
+static int shared_work_out(lua_State *L, papi_sandbox *sb, papi_run *run, papi_file *f, const char *name)
+{
+	sb->sharing++;
+	int rc = lua_pcall(L, 0, 1, 0);
+	sb->sharing--;
+	if (rc != LUA_OK) {
+		shared_abandon(run, f, name);
+		return lua_error(L);
+	}
+	text_list texts = {0};
+	char *value = NULL, *tr = NULL, *why = NULL;
+	size_t nvalue = 0, ntr = 0;
+	if (luacopy_dump(L, -1, &value, &nvalue, &why, note_text, &texts)) {
+		free(texts.s);
+		free(texts.n);
+		shared_abandon(run, f, name);
+		lua_pushfstring(L, "shared %s: the value holds %s; only nil, booleans, numbers, strings and tables of them can be shared",
+		                name, why);
+		free(why);
+		return lua_error(L);
+	}
+	push_translations(L, &texts);
+	free(texts.s);
+	free(texts.n);
+	if (luacopy_dump(L, -1, &tr, &ntr, &why, NULL, NULL)) { /* strings only: cannot fail */
+		free(why);
+		tr = NULL;
+		ntr = 0;
+	}
+	lua_pop(L, 1);
+	run_lock(run);
+	papi_shared *v = shared_find(f, name); /* ours: one being worked out stays */
+	if (v && v->busy) {
+		v->value = value;
+		v->nvalue = nvalue;
+		v->texts = tr;
+		v->ntexts = ntr;
+		v->busy = 0;
+		value = tr = NULL;
+	}
+	if (run->sched)
+		pthread_cond_broadcast(&run->sched->parsed_cv);
+	run_unlock(run);
+	free(value);
+	free(tr);
+	return 1;
+}
+
+/* ctx.shared(name, path, fn): fn() worked out once per run for the analysis name of the
+ * Python file path and copied to the other plugins asking for the same (see
+ * plugins/README.md). */
+static int ctx_shared(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	const char *name = luaL_checkstring(L, 1);
+	const char *path = luaL_checkstring(L, 2);
+	luaL_checktype(L, 3, LUA_TFUNCTION);
+	lua_settop(L, 3);
+	papi_run *run = run_of(L, sb);
+	papi_file *f = py_file(run, path);
+	if (!f) { /* not a Python file of the project: nothing to share it with */
+		lua_call(L, 0, 1);
+		return 1;
+	}
+	run_lock(run);
+	if (sb->lane)
+		lane_advance(sb, f - run->py); /* the plugin is at this file, as a query would say */
+	papi_shared *v = shared_find(f, name);
+	if (v && v->busy && run->sched && !sb->sharing) {
+		/* another plugin is working it out: wait, giving the slot away (a plugin working
+		 * out an analysis itself never waits, so two cannot wait for each other) */
+		long long t0 = now_ms();
+		if (sb->lane) {
+			run->sched->slots++;
+			grant(run->sched);
+		}
+		while ((v = shared_find(f, name)) && v->busy)
+			pthread_cond_wait(&run->sched->parsed_cv, &run->sched->mu);
+		if (sb->lane)
+			wait_slot(run->sched, sb->lane);
+		sb->deadline_ms += now_ms() - t0;
+	}
+	if (v && !v->busy) {
+		char *value = xmalloc(v->nvalue ? v->nvalue : 1), *tr = v->texts ? xmalloc(v->ntexts ? v->ntexts : 1) : NULL;
+		size_t nvalue = v->nvalue, ntr = v->ntexts;
+		memcpy(value, v->value, nvalue);
+		if (tr)
+			memcpy(tr, v->texts, ntr);
+		run_unlock(run);
+		if (account(sb, (nvalue + ntr) / BYTES_PER_INSTR + 1)) {
+			free(value);
+			free(tr);
+			return luaL_error(L, "%s", kill_reason(sb));
+		}
+		if (tr && luacopy_load(L, tr, ntr) == 0)
+			merge_translations(L);
+		int bad = luacopy_load(L, value, nvalue);
+		free(value);
+		free(tr);
+		if (bad)
+			return luaL_error(L, "shared %s: the stored value of %s is damaged", name, path);
+		return 1;
+	}
+	if (v) { /* being worked out while this plugin works out another: do it here too */
+		run_unlock(run);
+		lua_call(L, 0, 1);
+		return 1;
+	}
+	v = xcalloc(1, sizeof *v);
+	v->name = xstrdup(name);
+	v->busy = 1;
+	v->next = f->shared;
+	f->shared = v;
+	run_unlock(run);
+	return shared_work_out(L, sb, run, f, name);
+}
+
 static int ctx_attributes(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -3686,6 +3925,7 @@ static int run_k(lua_State *L)
 		{"metric", ctx_metric},
 		{"exec", ctx_exec},
 		{"log", ctx_log},
+		{"shared", ctx_shared},
 		{NULL, NULL},
 	};
 	luaL_checktype(L, 1, LUA_TTABLE);

@@ -79,6 +79,8 @@ typedef struct papi_file {
 	uint32_t err_line, err_col; /* ... here (1-based) */
 	size_t size;              /* bytes, for the instruction budget */
 	const struct papi_lane *ahead_for; /* the lane a tree parsed ahead is held for, or NULL */
+	struct papi_shared *shared; /* analyses of the file worked out for ctx.shared (owned;
+	                           * the ready ones go with the tree) */
 } papi_file;
 
 /* One plugin of a run on its own thread. The plugins advance through the Python files
@@ -226,6 +228,7 @@ typedef struct papi_sandbox {
 	long long deadline_ms;    /* monotonic time the run must end by (set by papi_open) */
 	unsigned long long clock_at; /* the count of used at which the clock is read next */
 	int killed;               /* PAPI_KILL_*: sticky once set */
+	int sharing;              /* ctx.shared analyses this plugin is working out now */
 	int closing;              /* the state is being closed: any Lua code is cut short */
 	size_t mem_used, mem_cap; /* bytes held by the state and its cap */
 	size_t mem_peak;          /* the most mem_used has been */

@@ -284,4 +284,12 @@ function blockers.triggers(data)
 	return out
 end
 
+-- The unsupported operators of a file, looked up by the assess survey and the adapt
+-- phase's list alike: worked out once per file and run (ctx.shared; the tables are the
+-- project's, the aliases the file's).
+local unsupported_ops = blockers.unsupported_ops
+function blockers.unsupported_ops(ctx, path, tables, map)
+	return ctx.shared("blockers.unsupported_ops", path, function() return unsupported_ops(ctx, path, tables, map) end)
+end
+
 return blockers

@@ -1735,4 +1735,17 @@ function cuda.stays(ctx, path, b)
 	return (covering(sc.keep, b) or covering(sc.owned, b) or covering(sc.other, b)) ~= nil
 end
 
+-- The detectors the assess survey, the adapt checks and the import planner all run on the
+-- same files, worked out once per file and run by whichever check comes first and copied to
+-- the others (ctx.shared). Their other arguments are the project's (the API index, apex's
+-- fused names, the environment table) or the file's aliases: the same for every caller.
+for _i, name in ipairs({ "cuda_calls", "device_strings", "device_branches", "cuda_apis", "amp", "backend",
+	"env_python" }) do
+	local detect = cuda[name]
+	cuda[name] = function(ctx, path, ...)
+		local args = table.pack(...)
+		return ctx.shared("cuda." .. name, path, function() return detect(ctx, path, table.unpack(args, 1, args.n)) end)
+	end
+end
+
 return cuda

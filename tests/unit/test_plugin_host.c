@@ -12,6 +12,7 @@
 
 typedef struct got_finding {
 	char *plugin, *phase, *file, *message, *severity, *category, *fingerprint, *suggestion;
+	char *i18n; /* the message's id and arguments (JSON), or NULL */
 	int line, col, end_line, end_col;
 	size_t nedits;
 	unsigned s0, e0, s1;   /* first two edits' ranges (start of the second) */
@@ -59,6 +60,7 @@ static void on_finding(const finding *f, void *payload)
 	x->category = dup_or_null(f->category);
 	x->fingerprint = xstrdup(f->fingerprint);
 	x->suggestion = dup_or_null(f->suggestion);
+	x->i18n = dup_or_null(f->i18n);
 	x->line = f->line;
 	x->col = f->col;
 	x->end_line = f->end_line;
@@ -112,6 +114,7 @@ static void got_done(got *g)
 		free(x->category);
 		free(x->fingerprint);
 		free(x->suggestion);
+		free(x->i18n);
 		free(x->t0);
 	}
 	for (size_t i = 0; i < g->nerr; i++) {
@@ -403,6 +406,79 @@ static void test_prefetch(void **state)
 	assert_string_equal(g.v[0].file, "m59.py");
 	assert_string_equal(g.v[0].message, "t.cuda()");
 	assert_string_equal(g.v[51].file, "m00.py");
+	got_done(&g);
+}
+
+/* ctx.shared: two plugins asking for the same analysis of the same files get equal
+ * copies, worked out once per file between them; tables reached twice stay one table,
+ * texts from _() keep their id; a failed or refused analysis is the asker's error and
+ * is worked out again when asked again. */
+static void test_shared(void **state)
+{
+	struct fixture *fx = *state;
+	write_numbered(fx, 40, "import torch\nx%d = t.cuda()\n");
+	tu_write(fx->root, "README", "not python\n");
+	static const char *const asker =
+		"return { id = 't.%s', phase = 'assess', title = 's', severity = 'info', triggers = {'cuda'},\n"
+		"  run = function(ctx)\n"
+		"    local runs = 0\n"
+		"    for _i, p in ipairs(ctx.python_files()) do\n"
+		"      local v = ctx.shared('t.calls', p, function()\n"
+		"        runs = runs + 1\n"
+		"        local calls = {}\n"
+		"        for _j, m in ipairs(ctx.query(p, '(call) @c')) do calls[#calls + 1] = m.c end\n"
+		"        local same = { n = #calls }\n"
+		"        return { calls = calls, a = same, b = same, msg = _('Found {n} calls.', { n = #calls }), pi = 0.5, yes = true }\n"
+		"      end)\n"
+		"      ctx.report{ file = p, node = v.calls[1], message = v.msg, key = 'i18n' }\n"
+		"      ctx.report{ file = p, node = v.calls[1], message = v.msg .. ' ' .. v.calls[1].text .. ' '\n"
+		"                  .. tostring(v.a == v.b) .. ' ' .. v.pi .. ' ' .. tostring(v.yes) }\n"
+		"    end\n"
+		"    ctx.report{ message = 'runs ' .. runs }\n"
+		"%s"
+		"  end }\n";
+	char *a = xasprintf(asker, "sa", "");
+	char *b = xasprintf(asker, "sb",
+	                    "    local ok, why = pcall(ctx.shared, 't.err', 'm01.py', function() error('boom') end)\n"
+	                    "    local again = ctx.shared('t.err', 'm01.py', function() return 'second' end)\n"
+	                    "    ctx.report{ message = 'err ' .. tostring(ok) .. ' ' .. tostring(why):match('boom') .. ' ' .. again }\n"
+	                    "    local ok2, why2 = pcall(ctx.shared, 't.fn', 'm02.py', function() return { f = print } end)\n"
+	                    "    ctx.report{ message = 'fn ' .. tostring(ok2) .. ' ' .. tostring(why2):match('holds a function') }\n"
+	                    "    ctx.report{ message = 'other ' .. ctx.shared('t.x', 'README', function() return 'direct' end) }\n");
+	plugin_file(fx, "a.lua", a);
+	plugin_file(fx, "b.lua", b);
+	free(a);
+	free(b);
+	got g = {0};
+	run_all(fx, &g);
+	assert_int_equal(g.rc, 0);
+	if (g.nerr)
+		fail_msg("%s", g.err[0]);
+	assert_int_equal(count_plugin(&g, "t.sa"), 81);
+	assert_int_equal(count_plugin(&g, "t.sb"), 84);
+	size_t translatable = 0;
+	for (size_t i = 0; i < g.n; i++) {
+		if (!g.v[i].file || strcmp(g.v[i].file, "m07.py") != 0)
+			continue;
+		if (strcmp(g.v[i].message, "Found 1 calls.") == 0) {
+			/* the copy's text still knows its id: it reads in every language */
+			assert_non_null(g.v[i].i18n);
+			assert_non_null(strstr(g.v[i].i18n, "Found {n} calls."));
+			translatable++;
+		} else {
+			assert_string_equal(g.v[i].message, "Found 1 calls. t.cuda() true 0.5 true");
+		}
+	}
+	assert_int_equal(translatable, 2);
+	/* each file's analysis ran in one of the two plugins */
+	int runs_a = -1, runs_b = -1;
+	for (size_t i = 0; i < g.n; i++)
+		if (g.v[i].message && strncmp(g.v[i].message, "runs ", 5) == 0)
+			*(strcmp(g.v[i].plugin, "t.sa") == 0 ? &runs_a : &runs_b) = atoi(g.v[i].message + 5);
+	assert_int_equal(runs_a + runs_b, 40);
+	assert_non_null(find_msg(&g, "err false boom second"));
+	assert_non_null(find_msg(&g, "fn false holds a function"));
+	assert_non_null(find_msg(&g, "other direct"));
 	got_done(&g);
 }
 
@@ -1270,6 +1346,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_same_id_later_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefetch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lanes_share_and_release_trees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_triggers_prefilter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trigger_groups, setup, teardown),
