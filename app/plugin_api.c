@@ -3749,53 +3749,80 @@ static void merge_translations(lua_State *L)
 	lua_pop(L, 2);
 }
 
-/* Works the analysis out with fn (at index 3) and, unless it fails, stores it for the
- * other plugins. Leaves the value at the top. */
+/* What working out a shared analysis leaves for its caller to store and to free, also
+ * when it fails halfway: C memory, so that no Lua error between fn and the store can
+ * leak it or leave the analysis marked as being worked out. */
+typedef struct shared_out {
+	char *value, *texts;
+	size_t nvalue, ntexts;
+	text_list seen; /* the value's strings, for their translations */
+} shared_out;
+
+static void shared_out_free(shared_out *o)
+{
+	free(o->value);
+	free(o->texts);
+	free(o->seen.s);
+	free(o->seen.n);
+}
+
+/* Protected: calls fn (argument 1) and dumps its value and the translations of its texts
+ * into the shared_out (argument 2). Returns the value. */
+static int shared_compute(lua_State *L)
+{
+	shared_out *o = lua_touserdata(L, 2);
+	lua_pushvalue(L, 1);
+	lua_call(L, 0, 1); /* index 3 */
+	char *why = NULL;
+	if (luacopy_dump(L, 3, &o->value, &o->nvalue, &why, note_text, &o->seen)) {
+		lua_pushfstring(L, "the value holds %s; only nil, booleans, numbers, strings and tables of them can be shared",
+		                why);
+		free(why);
+		return lua_error(L);
+	}
+	push_translations(L, &o->seen);
+	if (luacopy_dump(L, -1, &o->texts, &o->ntexts, &why, NULL, NULL)) { /* strings only */
+		free(why);
+		o->texts = NULL;
+		o->ntexts = 0;
+	}
+	lua_settop(L, 3);
+	return 1;
+}
+
+/* Works the analysis out with fn (at index 3), which this plugin has marked as being
+ * worked out, and stores it for the other plugins; a failure unmarks it and is raised.
+ * Leaves the value at the top. */
 static int shared_work_out(lua_State *L, papi_sandbox *sb, papi_run *run, papi_file *f, const char *name)
 {
+	shared_out o = {0};
+	lua_pushcfunction(L, shared_compute);
+	lua_pushvalue(L, 3);
+	lua_pushlightuserdata(L, &o);
 	sb->sharing++;
-	int rc = lua_pcall(L, 0, 1, 0);
+	int rc = lua_pcall(L, 2, 1, 0);
 	sb->sharing--;
 	if (rc != LUA_OK) {
+		shared_out_free(&o);
 		shared_abandon(run, f, name);
+		if (lua_type(L, -1) == LUA_TSTRING && !sb->killed)
+			return luaL_error(L, "shared %s: %s", name, lua_tostring(L, -1));
 		return lua_error(L);
 	}
-	text_list texts = {0};
-	char *value = NULL, *tr = NULL, *why = NULL;
-	size_t nvalue = 0, ntr = 0;
-	if (luacopy_dump(L, -1, &value, &nvalue, &why, note_text, &texts)) {
-		free(texts.s);
-		free(texts.n);
-		shared_abandon(run, f, name);
-		lua_pushfstring(L, "shared %s: the value holds %s; only nil, booleans, numbers, strings and tables of them can be shared",
-		                name, why);
-		free(why);
-		return lua_error(L);
-	}
-	push_translations(L, &texts);
-	free(texts.s);
-	free(texts.n);
-	if (luacopy_dump(L, -1, &tr, &ntr, &why, NULL, NULL)) { /* strings only: cannot fail */
-		free(why);
-		tr = NULL;
-		ntr = 0;
-	}
-	lua_pop(L, 1);
 	run_lock(run);
 	papi_shared *v = shared_find(f, name); /* ours: one being worked out stays */
 	if (v && v->busy) {
-		v->value = value;
-		v->nvalue = nvalue;
-		v->texts = tr;
-		v->ntexts = ntr;
+		v->value = o.value;
+		v->nvalue = o.nvalue;
+		v->texts = o.texts;
+		v->ntexts = o.ntexts;
 		v->busy = 0;
-		value = tr = NULL;
+		o.value = o.texts = NULL;
 	}
 	if (run->sched)
 		pthread_cond_broadcast(&run->sched->parsed_cv);
 	run_unlock(run);
-	free(value);
-	free(tr);
+	shared_out_free(&o);
 	return 1;
 }
 
@@ -3815,6 +3842,10 @@ static int ctx_shared(lua_State *L)
 		lua_call(L, 0, 1);
 		return 1;
 	}
+	/* a copy's bytes, owned by boxes made before the lock is taken (making one can
+	 * raise, and a raise must not leave the lock held) */
+	box *bv = box_new(L, free_release); /* index 4 */
+	box *bt = box_new(L, free_release); /* index 5 */
 	run_lock(run);
 	if (sb->lane)
 		lane_advance(sb, f - run->py); /* the plugin is at this file, as a query would say */
@@ -3834,32 +3865,31 @@ static int ctx_shared(lua_State *L)
 		sb->deadline_ms += now_ms() - t0;
 	}
 	if (v && !v->busy) {
-		char *value = xmalloc(v->nvalue ? v->nvalue : 1), *tr = v->texts ? xmalloc(v->ntexts ? v->ntexts : 1) : NULL;
-		size_t nvalue = v->nvalue, ntr = v->ntexts;
-		memcpy(value, v->value, nvalue);
-		if (tr)
-			memcpy(tr, v->texts, ntr);
-		run_unlock(run);
-		if (account(sb, (nvalue + ntr) / BYTES_PER_INSTR + 1)) {
-			free(value);
-			free(tr);
-			return luaL_error(L, "%s", kill_reason(sb));
+		size_t nvalue = v->nvalue, ntexts = v->ntexts;
+		bv->p = xmalloc(nvalue ? nvalue : 1);
+		memcpy(bv->p, v->value, nvalue);
+		if (v->texts) {
+			bt->p = xmalloc(ntexts ? ntexts : 1);
+			memcpy(bt->p, v->texts, ntexts);
 		}
-		if (tr && luacopy_load(L, tr, ntr) == 0)
+		run_unlock(run);
+		if (account(sb, (nvalue + ntexts) / BYTES_PER_INSTR + 1))
+			return luaL_error(L, "%s", kill_reason(sb));
+		if (bt->p && luacopy_load(L, bt->p, ntexts) == 0)
 			merge_translations(L);
-		int bad = luacopy_load(L, value, nvalue);
-		free(value);
-		free(tr);
-		if (bad)
+		if (luacopy_load(L, bv->p, nvalue))
 			return luaL_error(L, "shared %s: the stored value of %s is damaged", name, path);
+		box_drop(bv);
+		box_drop(bt);
 		return 1;
 	}
 	if (v) { /* being worked out while this plugin works out another: do it here too */
 		run_unlock(run);
+		lua_pushvalue(L, 3);
 		lua_call(L, 0, 1);
 		return 1;
 	}
-	v = xcalloc(1, sizeof *v);
+	v = xcalloc(1, sizeof *v); /* nobody has it: this plugin works it out */
 	v->name = xstrdup(name);
 	v->busy = 1;
 	v->next = f->shared;

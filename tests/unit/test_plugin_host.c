@@ -412,7 +412,7 @@ static void test_prefetch(void **state)
 /* ctx.shared: two plugins asking for the same analysis of the same files get equal
  * copies, worked out once per file between them; tables reached twice stay one table,
  * texts from _() keep their id; a failed or refused analysis is the asker's error and
- * is worked out again when asked again. */
+ * is worked out again when asked again, also by a plugin that was waiting for it. */
 static void test_shared(void **state)
 {
 	struct fixture *fx = *state;
@@ -421,8 +421,14 @@ static void test_shared(void **state)
 	static const char *const asker =
 		"return { id = 't.%s', phase = 'assess', title = 's', severity = 'info', triggers = {'cuda'},\n"
 		"  run = function(ctx)\n"
-		"    local runs = 0\n"
+		"    local runs, fails = 0, %s\n"
 		"    for _i, p in ipairs(ctx.python_files()) do\n"
+		"      -- one plugin's analysis fails: the other works it out, never waits for ever\n"
+		"      local ok, got = pcall(ctx.shared, 't.flaky', p, function()\n"
+		"        if fails then error('fails here') end\n"
+		"        return 'fine'\n"
+		"      end)\n"
+		"      if not fails and got ~= 'fine' then error('t.flaky gave ' .. tostring(got)) end\n"
 		"      local v = ctx.shared('t.calls', p, function()\n"
 		"        runs = runs + 1\n"
 		"        local calls = {}\n"
@@ -437,8 +443,8 @@ static void test_shared(void **state)
 		"    ctx.report{ message = 'runs ' .. runs }\n"
 		"%s"
 		"  end }\n";
-	char *a = xasprintf(asker, "sa", "");
-	char *b = xasprintf(asker, "sb",
+	char *a = xasprintf(asker, "sa", "true", "");
+	char *b = xasprintf(asker, "sb", "false",
 	                    "    local ok, why = pcall(ctx.shared, 't.err', 'm01.py', function() error('boom') end)\n"
 	                    "    local again = ctx.shared('t.err', 'm01.py', function() return 'second' end)\n"
 	                    "    ctx.report{ message = 'err ' .. tostring(ok) .. ' ' .. tostring(why):match('boom') .. ' ' .. again }\n"
