@@ -452,6 +452,26 @@ static void lane_advance(papi_sandbox *sb, long idx)
 
 static void parse_now(papi_run *run, papi_file *f);
 
+/* Before a plugin waits on parsed_cv for another plugin's work: gives its CPU slot to
+ * another lane. Returns the time the wait began, for wait_done. Lock held. */
+static long long wait_begin(papi_sandbox *sb)
+{
+	if (sb->lane) {
+		sb->run->sched->slots++;
+		grant(sb->run->sched);
+	}
+	return now_ms();
+}
+
+/* After such a wait: takes a slot again, and the wait does not count against the
+ * plugin's time limit. Lock held. */
+static void wait_done(papi_sandbox *sb, long long t0)
+{
+	if (sb->lane)
+		wait_slot(sb->run->sched, sb->lane);
+	sb->deadline_ms += now_ms() - t0;
+}
+
 /* Reads and parses py file f when it has no tree; waits while another lane parses it,
  * giving its CPU slot to another lane meanwhile (the wait does not count against the
  * plugin's time limit). Lock held (released during the parse). */
@@ -459,16 +479,10 @@ static void ensure_parsed(papi_sandbox *sb, papi_file *f)
 {
 	papi_run *run = sb->run;
 	if (f->state == PAPI_PARSING) {
-		long long t0 = now_ms();
-		if (sb->lane) {
-			run->sched->slots++;
-			grant(run->sched);
-		}
+		long long t0 = wait_begin(sb);
 		while (f->state == PAPI_PARSING)
 			pthread_cond_wait(&run->sched->parsed_cv, &run->sched->mu);
-		if (sb->lane)
-			wait_slot(run->sched, sb->lane);
-		sb->deadline_ms += now_ms() - t0;
+		wait_done(sb, t0);
 	}
 	if (f->state != PAPI_UNPARSED && f->state != PAPI_RELEASED)
 		return;
@@ -3666,11 +3680,6 @@ static int ctx_prefetch(lua_State *L)
 	return 0;
 }
 
-/* ctx.attributes(path): the outermost dotted attribute chains of a Python file, each
- * {node = <node>, text = "torch.cuda.synchronize"} in source order (pysrc_chains: worked out
- * once per tree in C and shared by every check, where each check used to take every
- * attribute node into Lua and normalise its text); nil and a reason when the file cannot
- * be parsed. */
 /* ---- shared analyses ---------------------------------------------------------------- */
 
 static papi_shared *shared_find(papi_file *f, const char *name)
@@ -3781,11 +3790,8 @@ static int shared_compute(lua_State *L)
 		return lua_error(L);
 	}
 	push_translations(L, &o->seen);
-	if (luacopy_dump(L, -1, &o->texts, &o->ntexts, &why, NULL, NULL)) { /* strings only */
-		free(why);
-		o->texts = NULL;
-		o->ntexts = 0;
-	}
+	if (luacopy_dump(L, -1, &o->texts, &o->ntexts, &why, NULL, NULL)) /* strings only */
+		free(why); /* none stored: the copy reads in English */
 	lua_settop(L, 3);
 	return 1;
 }
@@ -3853,16 +3859,10 @@ static int ctx_shared(lua_State *L)
 	if (v && v->busy && run->sched && !sb->sharing) {
 		/* another plugin is working it out: wait, giving the slot away (a plugin working
 		 * out an analysis itself never waits, so two cannot wait for each other) */
-		long long t0 = now_ms();
-		if (sb->lane) {
-			run->sched->slots++;
-			grant(run->sched);
-		}
+		long long t0 = wait_begin(sb);
 		while ((v = shared_find(f, name)) && v->busy)
 			pthread_cond_wait(&run->sched->parsed_cv, &run->sched->mu);
-		if (sb->lane)
-			wait_slot(run->sched, sb->lane);
-		sb->deadline_ms += now_ms() - t0;
+		wait_done(sb, t0);
 	}
 	if (v && !v->busy) {
 		size_t nvalue = v->nvalue, ntexts = v->ntexts;
@@ -3898,6 +3898,11 @@ static int ctx_shared(lua_State *L)
 	return shared_work_out(L, sb, run, f, name);
 }
 
+/* ctx.attributes(path): the outermost dotted attribute chains of a Python file, each
+ * {node = <node>, text = "torch.cuda.synchronize"} in source order (pysrc_chains: worked out
+ * once per tree in C and shared by every check, where each check used to take every
+ * attribute node into Lua and normalise its text); nil and a reason when the file cannot
+ * be parsed. */
 static int ctx_attributes(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);

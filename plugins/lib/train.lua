@@ -10,8 +10,8 @@
 --   train.cast_to(text, map)            the floating dtype the expression ends by casting to
 --                                       (x.half(), x.float(), x.to(torch.float16), x.type(...)); nil otherwise
 --   train.half_cast(text, map)          the same when it is "float16" or "bfloat16"; nil otherwise
---   train.cast_back(ctx, path, map)     the calls cast straight back to 32 or 64 bits
---                                       (`m.half().float()`): a set of "start_byte:end_byte"
+--   train.cast_back(ctx, path, map)     a function telling whether a call is cast straight
+--                                       back to 32 or 64 bits (`m.half().float()`)
 --   train.project_calls(ctx, names, words)  calls anywhere in the project whose resolved name
 --                                       is in names, found only in files containing one of words
 --
@@ -70,10 +70,9 @@ function train.half_cast(text, map)
 	return (d == "float16" or d == "bfloat16") and d or nil
 end
 
--- Casts undone at once: the calls whose value is cast straight back to 32 or 64 bits
--- (`model.half().float()`, which YOLOv5 uses to round its anchors, or
--- `x.to(torch.float16).to(torch.float32)`), as a set of "start_byte:end_byte". Nothing
--- runs in 16 bits between the two casts.
+-- Casts undone at once: a function telling whether a call's value is cast straight back
+-- to 32 or 64 bits (`model.half().float()`, which YOLOv5 uses to round its anchors, or
+-- `x.to(torch.float16).to(torch.float32)`). Nothing runs in 16 bits between the two casts.
 local CAST_BACK = [[
 ((call function: (attribute object: (call) @inner attribute: (identifier) @m) arguments: (argument_list)) @outer
  (#any-of? @m "float" "double" "to" "type"))
@@ -84,7 +83,7 @@ function train.cast_back(ctx, path, map)
 		local d = train.cast_to(m.outer.text, map)
 		if d == "float32" or d == "float64" then out[m.inner.start_byte .. ":" .. m.inner.end_byte] = true end
 	end
-	return out
+	return function(call) return out[call.start_byte .. ":" .. call.end_byte] == true end
 end
 
 -- The arguments of every call of a file, from one query: returns a function mapping a call

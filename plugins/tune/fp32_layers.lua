@@ -116,7 +116,7 @@ return {
 			local undone
 			local function kept(call)
 				undone = undone or train.cast_back(ctx, path, map)
-				return not undone[call.start_byte .. ":" .. call.end_byte]
+				return not undone(call)
 			end
 			-- casts of such an attribute after it was built: self.embed.half()
 			local q = "(call function: (attribute object: (attribute attribute: (identifier) @a) @obj "

@@ -79,9 +79,9 @@ return {
 					if owners[c.object.text] and c.args.text:match("^%(%s*%)$") then halves[c.call.start_byte] = c.call end
 				end
 				-- `model.half().float()` trains in float32
-				local undone = next(halves) and train.cast_back(ctx, path, map) or {}
+				local undone = next(halves) and train.cast_back(ctx, path, map)
 				for _i, n in pairs(halves) do
-					if not undone[n.start_byte .. ":" .. n.end_byte] then
+					if not undone(n) then
 						sites[#sites + 1] = { file = path, node = n,
 							message = _("The model is cast to float16 with `.half()` and trained, but the project never scales the loss, so small gradients underflow to zero."),
 							suggestion = _("Keep the model in FP32 and train under `torch.npu.amp.autocast()` with `torch.npu.amp.GradScaler()` (GradScaler cannot unscale float16 parameters' gradients), or use bfloat16 (`.bfloat16()`), which needs no scaling.")}
