@@ -899,6 +899,26 @@ static unsigned long long span(lua_Integer from, lua_Integer to)
 	return to < from ? 0 : (unsigned long long)to - (unsigned long long)from + 1;
 }
 
+/* The first bytes of a pattern for an error line: control bytes as \n, \t or \xHH, so
+ * the message stays one line. */
+static const char *pattern_shown(const char *pat, size_t lp, char *out, size_t size)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < lp && o + 5 < size; i++) {
+		unsigned char c = (unsigned char)pat[i];
+		if (c == '\n' || c == '\t') {
+			out[o++] = '\\';
+			out[o++] = c == '\n' ? 'n' : 't';
+		} else if (c < 0x20 || c == 0x7f) {
+			o += (size_t)snprintf(out + o, size - o, "\\x%02x", c);
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
 /* The work of a library call about to run with the arguments on the stack. */
 static unsigned long long lib_cost(lua_State *L, int kind)
 {
@@ -919,10 +939,11 @@ static unsigned long long lib_cost(lua_State *L, int kind)
 		int plain = kind == LC_FIND && lua_toboolean(L, 4);
 		int run = pat && !plain ? pattern_run(pat, lp, kind != LC_GMATCH) : 0;
 		if (run >= 2 && pow((double)len, run) > PATTERN_LIMIT) {
-			char msg[256];
-			snprintf(msg, sizeof msg, "string.%s: the pattern '%.40s' could backtrack for hours on a "
+			char msg[256], shown[48];
+			snprintf(msg, sizeof msg, "string.%s: the pattern '%s' could backtrack for hours on a "
 			         "%zu-byte text (%d overlapping repetitions in a row); match line by line or "
-			         "make the repeated classes disjoint", lua_tostring(L, lua_upvalueindex(3)), pat, len, run);
+			         "make the repeated classes disjoint", lua_tostring(L, lua_upvalueindex(3)),
+			         pattern_shown(pat, lp, shown, sizeof shown), len, run);
 			luaL_error(L, "%s", msg);
 		}
 		return len / BYTES_PER_INSTR + 1;

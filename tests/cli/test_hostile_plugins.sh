@@ -40,6 +40,14 @@ for f in find match gsub gmatch; do
 	plant "pattern_$f"
 	contained "assess.hostile_pattern_$f" "string.$f: the pattern .* could backtrack" "a pathological pattern in string.$f is refused"
 done
+plant pattern_lines
+contained assess.hostile_pattern_lines "string.gmatch: the pattern .* could backtrack" "a pattern scanning a whole text per start is refused"
+if grep -qF "the pattern '([^\n]*)\n' could" "$work/err" && [ "$(grep -c . "$work/err")" -le 2 ]; then
+	ok "a refused pattern's newline is escaped, on one line"
+else
+	fail "a refused pattern with a newline breaks the error line"
+	sed 's/^/     | /' "$work/err" | head -5
+fi
 plant slow_pattern
 expect_exit 0 "a plugin time limit can be set" -- "$FERRY" -C "$p" config plugins.time_limit 3
 contained assess.hostile_slow_pattern "time limit exceeded (3 s)" "a plugin busy in library calls is stopped by the wall clock"
