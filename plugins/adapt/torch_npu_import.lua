@@ -60,9 +60,11 @@ return {
 	title = _("import torch_npu (or transfer_to_npu in entry scripts)"),
 	severity = "warning",
 	category = "device",
-	description = _("Inserts `import torch_npu` once, right after `import torch` (or before the "
-		.. "first torch import when another one comes first), in every file the NPU rewrites "
-		.. "touch: torch.npu, .npu() and the 'npu' device exist only once torch_npu is loaded. "
+	description = _("Inserts `import torch_npu` once, right after `import torch` (before the "
+		.. "first torch import when another one comes first; at the top, after the docstring, in "
+		.. "a file that imports no torch itself, such as a script handing the device to a "
+		.. "package), in every file the NPU rewrites touch: torch.npu, .npu() and the 'npu' "
+		.. "device exist only once torch_npu is loaded. "
 		.. "A file that already imports torch_npu anywhere (inside try/except, an if or a "
 		.. "function too) gets no second import. In a library, a package others import (a "
 		.. "setup.py, setup.cfg or pyproject.toml that installs it, the package beside it or in "

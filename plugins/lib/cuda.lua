@@ -77,6 +77,13 @@ function cuda.device_string(inner)
 		or inner == "cuda:%s" or inner:match("^cuda:{[^{}]*}$") ~= nil
 end
 
+-- Whether an expression asks whether something is CUDA (`x.is_cuda`, `dev.type == "cuda"`,
+-- `torch.cuda.is_available()`), not merely names it (`x.cuda()`, `device="cuda"`).
+local function is_cuda_test(text)
+	return text:find("is_cuda", 1, true) ~= nil or text:find("cuda%s*%.%s*is_available") ~= nil
+		or text:find("[=!]=%s*[\"']cuda") ~= nil or text:find("[\"']cuda[\"']%s*[=!]=") ~= nil
+end
+
 local AMP_FUNCS = { autocast = true, GradScaler = true }
 local DEVICE_FUNCS = {
 	["torch.device"] = true, ["torch.cuda.device"] = true, ["torch.npu.device"] = true,
@@ -94,6 +101,8 @@ local DEVICE_CTX = [[
   arguments: (argument_list . (string) @opt (keyword_argument name: (identifier) @dk (#eq? @dk "choices")
     value: [(list (string) @v) (tuple (string) @v) (set (string) @v)])))
 (assignment left: (_) @lhs right: (_) @v)
+(default_parameter name: (identifier) @lhs value: (_) @v)
+(typed_default_parameter name: (identifier) @lhs value: (_) @v)
 (comparison_operator (string) @cs)
 ]]
 -- Expressions that build a device from a string: 'cuda:%d' % i, 'cuda:{}'.format(i),
@@ -113,12 +122,15 @@ end
 -- other rules own (comparisons, the device argument of autocast/GradScaler).
 local function device_uses(ctx, path, map)
 	local heads = {}
+	local certain, skip, used, assigns = {}, {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, HEADS) or {}) do
 		local k = m.e.start_byte .. ":" .. m.e.end_byte
 		heads[k] = heads[k] or {}
 		table.insert(heads[k], m.s)
+		-- 'cuda' if torch.cuda.is_available() else 'cpu' picks a device wherever it goes: the
+		-- string moves with the test, which the API rewrite changes anyway
+		if m.e.type == "conditional_expression" and is_cuda_test(m.e.text) then certain[m.s.start_byte] = true end
 	end
-	local certain, skip, used, assigns = {}, {}, {}, {}
 	local function mark(v)
 		if v.type == "string" then
 			certain[v.start_byte] = true
@@ -1026,7 +1038,10 @@ function cuda.insert_import(ctx, path, plan, transfer, guarded)
 	if #lines == 0 then return nil end
 	local st = plan.anchor or (not guarded and plan.before) or nil
 	local at, eol, prefix, suffix = nil, nil, "", ""
-	if guarded and not st then
+	-- without an import of torch to go after (a package's __init__.py, a script that hands
+	-- the device to a package that imports torch), before the first statement after the
+	-- module's docstring and __future__ imports
+	if not st then
 		local sts = ctx.query(path, TOP_STATEMENTS) or {}
 		table.sort(sts, function(a, b) return a.st.start_byte < b.st.start_byte end)
 		local first_code = true
@@ -1049,8 +1064,6 @@ function cuda.insert_import(ctx, path, plan, transfer, guarded)
 			at = #text
 			prefix = (#text > 0 and text:sub(-1) ~= "\n") and eol or ""
 		end
-	elseif not st then
-		return nil
 	elseif plan.anchor then
 		local nl = text:find("\n", st.end_byte + 1, true)
 		if nl then
@@ -1174,6 +1187,13 @@ end
 --    execution provider, the PaddlePaddle package or device, a CUDA extension build (the
 --    markers of cuda_api_map.json "other_choices"), a test skip condition, anything in
 --    setup.py. Sites there keep no edit and say why, for a person.
+--  * A CUDA test whose branch runs code that exists for NVIDIA GPUs only: a name imported
+--    from a library gpu_libraries.json marks `cuda_only` (Triton, flash-attn, apex ...),
+--    from a module of the project that imports one, or a function of the file that does
+--    (`if x.is_cuda: return dtw_cuda(x)`), or a condition naming such a library
+--    (`x.is_cuda and HAS_TRITON`). It is a fast path: on the NPU the code after or beside
+--    it runs, and rewriting the test would send the NPU into a kernel it cannot run. Its
+--    sites keep no edit and say which kernel the branch reaches.
 --  * A function that chooses among accelerators, CUDA being one of several its conditions
 --    test (`if torch.cuda.is_available(): ... if is_xpu_available(): ...`, `kind == "hpu"`,
 --    MULTI_MLU): a library's dispatch. Rewriting its CUDA branch would take CUDA out of
@@ -1565,6 +1585,158 @@ local function other_choices(ctx, path, text, sc)
 	end
 end
 
+-- CUDA-only code (see above). The import names of the libraries whose code runs on
+-- NVIDIA GPUs only, once per run.
+local cuda_only_libs
+local function cuda_only(ctx)
+	if not cuda_only_libs then
+		cuda_only_libs = {}
+		for _i, e in ipairs(ctx.data("gpu_libraries").entries or {}) do
+			if e.cuda_only then cuda_only_libs[e.name] = e end
+		end
+	end
+	return cuda_only_libs
+end
+
+-- The CUDA-only library a dotted module name belongs to ("flash_attn.bert_padding" ->
+-- its entry), or nil.
+local function cuda_only_lib(ctx, module)
+	local libs = cuda_only(ctx)
+	local name = module
+	while name do
+		if libs[name] then return libs[name] end
+		name = name:match("^(.*)%.[^.]*$")
+	end
+	return nil
+end
+
+-- The CUDA-only library a project module imports, by its text (cached per path), or false.
+local module_libs = {}
+local function imports_cuda_only(ctx, path)
+	if module_libs[path] ~= nil then return module_libs[path] end
+	local found = false
+	for _i, line in ipairs(ctx.lines(path) or {}) do
+		local m = line:match("^%s*import%s+([%w_.]+)") or line:match("^%s*from%s+([%w_.]+)%s+import")
+		found = m and cuda_only_lib(ctx, m) or false
+		if found then break end
+	end
+	module_libs[path] = found
+	return found
+end
+
+-- The project file a module names from the file at path ("." and ".ops.k" relative to
+-- it, "pkg.ops" from the project root or src/), or nil.
+local function module_file(ctx, path, module)
+	local dots, rest = module:match("^(%.*)(.*)$")
+	-- an absolute name from the project root, src/, or the file's own folder (a script's,
+	-- or one a sys.path line adds)
+	local bases = { "", "src", path:match("^(.*)/[^/]*$") }
+	if #dots > 0 then
+		local base = path:match("^(.*)/[^/]*$") or ""
+		for _i = 2, #dots do base = base:match("^(.*)/[^/]*$") or "" end
+		bases = { base }
+	end
+	local rel = rest:gsub("%.", "/")
+	for _i, base in ipairs(bases) do
+		local stem = base == "" and rel or (rel == "" and base or base .. "/" .. rel)
+		if stem ~= "" then
+			for _j, cand in ipairs({ stem .. ".py", stem .. "/__init__.py" }) do
+				if ctx.read(cand) then return cand end
+			end
+		end
+	end
+	return nil
+end
+
+-- The CUDA-only library an import reaches (itself, or through a project module), or nil.
+local function import_reaches(ctx, path, imp)
+	local lib = cuda_only_lib(ctx, imp.full or imp.module) or cuda_only_lib(ctx, imp.module)
+	-- a common word (`import cuda`) is the project's own module when the project has one
+	if lib and not (lib.generic and module_file(ctx, path, imp.module)) then return lib end
+	if imp.module:match("^torch") then return nil end
+	for _i, module in ipairs({ imp.full or imp.module, imp.module }) do
+		local file = module_file(ctx, path, module)
+		if file and file ~= path then
+			local found = imports_cuda_only(ctx, file)
+			if found then return found end
+		end
+	end
+	return nil
+end
+
+local CUDA_TESTS = [[
+(if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]") consequence: (block) @body) @if
+(function_definition name: (identifier) @name body: (block) @fbody)
+(return_statement [(comparison_operator) (boolean_operator) (attribute) (call)] @test (#match? @test "[cC][uU][dD][aA]")) @ret
+]]
+
+-- Whether text has the identifier as a whole word.
+local function has_ident(text, name)
+	return text:find("%f[%w_]" .. name:gsub("%p", "%%%0") .. "%f[^%w_]") ~= nil
+end
+
+-- Branches of CUDA tests that reach CUDA-only code (see above): adds to sc.other.
+local function kernel_paths(ctx, path, sc)
+	local ifs, fns, rets = {}, {}, {}
+	for _i, m in ipairs(ctx.query(path, CUDA_TESTS) or {}) do
+		if m["if"] then ifs[#ifs + 1] = m elseif m.ret then rets[#rets + 1] = m else fns[#fns + 1] = m end
+	end
+	if #ifs == 0 and #rets == 0 then return end
+	local libs = cuda_only(ctx)
+	-- the names the file binds to CUDA-only code: imports first, then its functions whose
+	-- bodies import or call them
+	local reach = {} -- name -> {lib=, via=}
+	local inner = {} -- imports by position, for imports inside a branch
+	for _i, imp in ipairs(py.imports(ctx, path) or {}) do
+		local lib = import_reaches(ctx, path, imp)
+		if lib then
+			inner[#inner + 1] = { b = imp.node.start_byte, lib = lib, via = imp.bound or imp.module }
+			if imp.bound then reach[imp.bound] = { lib = lib, via = imp.bound } end
+		end
+	end
+	local function reached(text, s, e)
+		for _i, imp in ipairs(inner) do
+			if imp.b >= s and imp.b < e then return imp end
+		end
+		for word in text:gmatch("[%a_][%w_]*") do
+			if reach[word] then return reach[word] end
+		end
+		return nil
+	end
+	for _i, f in ipairs(fns) do
+		local name = f.name.text
+		if not reach[name] then
+			local r = reached(f.fbody.text, f.fbody.start_byte, f.fbody.end_byte)
+			if r then reach[name] = { lib = r.lib, via = name } end
+		end
+	end
+	for _i, m in ipairs(ifs) do
+		local r = reached(m.body.text, m.body.start_byte, m.body.end_byte)
+		if not r then
+			local cond = m.c.text:lower()
+			for name, lib in pairs(libs) do
+				if not lib.generic and has_ident(cond, name) or cond:find("has_" .. name, 1, true) or cond:find(name .. "_available", 1, true) then
+					r = { lib = lib, via = m.c.text:match("^[^\n]*") }
+					break
+				end
+			end
+		end
+		if r then
+			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "kernel",
+				lib = r.lib, via = r.via }
+		end
+	end
+	-- in a module that imports CUDA-only code, a function returning a CUDA test tells
+	-- whether that code applies (`return x.device.type == "cuda" and ...`)
+	if #inner > 0 then
+		for _i, m in ipairs(rets) do
+			if is_cuda_test(m.test.text) then
+					sc.other[#sc.other + 1] = range(m.ret, { kind = "kernel", lib = inner[1].lib, via = inner[1].via })
+			end
+		end
+	end
+end
+
 -- "" for a bracketed collection of two or more strings and nothing else, for gsub; nil
 -- (kept as it is) otherwise.
 local function names_only(group)
@@ -1660,7 +1832,10 @@ local PARTS = {
 		if text:find("ccelerator", 1, true) then accelerators(ctx, path, text, sc) end
 	end,
 	other = function(ctx, path, text, sc)
-		if has_any(text, { "cuda", "CUDA", "Cuda" }) then other_choices(ctx, path, text, sc) end
+		if has_any(text, { "cuda", "CUDA", "Cuda" }) then
+			other_choices(ctx, path, text, sc)
+			kernel_paths(ctx, path, sc)
+		end
 		if has_word_start(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
 	end,
 }
@@ -1693,6 +1868,15 @@ local function disarm(site, why)
 		site.message = _("`{code}` is in a function that chooses among accelerators ({names}): rewriting its CUDA branch for the NPU would take CUDA out of the choice, so ferry does not rewrite it.",
 			{ code = code, names = why.names })
 		site.suggestion = _("Add an NPU branch beside the CUDA one (tested with `torch.npu.is_available()` after `import torch_npu`, using `torch.npu` and the 'npu' device), and keep the CUDA branch for GPUs.")
+	elseif why.kind == "kernel" then
+		site.message = _("`{code}` chooses code that runs on NVIDIA GPUs only ({library}, through `{via}`): on the NPU the other path runs, and rewriting the test would send the NPU into code it cannot run, so ferry does not rewrite it.",
+			{ code = code, library = why.lib.name, via = why.via })
+		if why.lib.replacement then
+			site.suggestion = _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it with {replacement}.",
+				{ replacement = _(why.lib.replacement) })
+		else
+			site.suggestion = _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it written with torch operators (torch_npu fused operators where they exist).")
+		end
 	elseif why.kind == "build" then
 		site.message = _("`{code}` is in setup.py, which decides what to build, not where torch runs; ferry does not rewrite it.",
 			{ code = code })

@@ -1,5 +1,5 @@
 import torch
 
 
-def move(t, device="cuda"):
+def move(t, device="npu"):
     return t.to(device)

@@ -1,0 +1,25 @@
+import sys
+from pathlib import Path
+
+import torch
+import torch_npu
+
+sys.path.append(str(Path(__file__).parent))
+
+import kernels
+
+
+def scale_checker(x, factor) -> bool:
+    # tells the executor whether the Triton kernel applies
+    return x.device.type == "cuda" and factor > 0
+
+
+def scale(x, factor):
+    if scale_checker(x, factor):
+        return kernels.scale(x, factor)
+    return x * factor
+
+
+def workspace(n):
+    # an ordinary tensor on the device: migrated
+    return torch.empty(n, device="npu")
