@@ -1194,6 +1194,11 @@ end
 --    (`x.is_cuda and HAS_TRITON`). It is a fast path: on the NPU the code after or beside
 --    it runs, and rewriting the test would send the NPU into a kernel it cannot run. Its
 --    sites keep no edit and say which kernel the branch reaches.
+--  * A call to a torch.cuda API whose NPU form returns what the caller cannot take as it is
+--    (cuda_api_map.json `manual`: get_device_capability() is None there), and every site
+--    of the outermost test or comparison around it: rewriting only part of
+--    `torch.cuda.is_available() and torch.cuda.get_device_capability() >= (8, 0)` fails
+--    on the NPU host, where the original fell back. Its sites keep no edit.
 --  * A function that chooses among accelerators, CUDA being one of several its conditions
 --    test (`if torch.cuda.is_available(): ... if is_xpu_available(): ...`, `kind == "hpu"`,
 --    MULTI_MLU): a library's dispatch. Rewriting its CUDA branch would take CUDA out of
@@ -1610,20 +1615,6 @@ local function cuda_only_lib(ctx, module)
 	return nil
 end
 
--- The CUDA-only library a project module imports, by its text (cached per path), or false.
-local module_libs = {}
-local function imports_cuda_only(ctx, path)
-	if module_libs[path] ~= nil then return module_libs[path] end
-	local found = false
-	for _i, line in ipairs(ctx.lines(path) or {}) do
-		local m = line:match("^%s*import%s+([%w_.]+)") or line:match("^%s*from%s+([%w_.]+)%s+import")
-		found = m and cuda_only_lib(ctx, m) or false
-		if found then break end
-	end
-	module_libs[path] = found
-	return found
-end
-
 -- The project file a module names from the file at path ("." and ".ops.k" relative to
 -- it, "pkg.ops" from the project root or src/), or nil.
 local function module_file(ctx, path, module)
@@ -1648,16 +1639,97 @@ local function module_file(ctx, path, module)
 	return nil
 end
 
--- The CUDA-only library an import reaches (itself, or through a project module), or nil.
+-- The CUDA-only library a module name is, from the file at path: a common word (`import
+-- cuda`) is the project's own module when the project has one. nil otherwise.
+local function library_named(ctx, path, module)
+	local lib = cuda_only_lib(ctx, module)
+	if lib and not (lib.generic and module_file(ctx, path, module)) then return lib end
+	return nil
+end
+
+-- The modules a file cannot be imported without, from its lines: the imports at its top
+-- level, outside a try or in a try whose except raises (a module of Triton kernels that
+-- stops with "triton is not installed"), and any import whose name the module's top level
+-- uses (`@triton.jit` under `if HAVE_TRITON: import triton`). Other imports in a function,
+-- an if, or a try that falls back are optional.
+local function required_imports(ctx, path)
+	local out, pending, in_try, in_except, raises = {}, {}, false, false, false
+	local nested = {} -- name bound by an import below the top level -> module
+	local function close_try()
+		if raises then
+			for _i, m in ipairs(pending) do out[#out + 1] = m end
+		end
+		pending, in_try, in_except, raises = {}, false, false, false
+	end
+	local function imported(line)
+		local dots, name = line:match("^%s*from%s+(%.+)%s+import%s+([%w_]+)")
+		if dots then return dots .. name end
+		return line:match("^%s*import%s+([%w_.]+)") or line:match("^%s*from%s+([%w_.]+)%s+import")
+	end
+	for _i, line in ipairs(ctx.lines(path) or {}) do
+		if line:match("^[^%s#]") then
+			if line:match("^try%s*:") then
+				close_try()
+				in_try = true
+			elseif line:match("^except") then
+				in_except = in_try
+			else
+				close_try()
+				local m = imported(line)
+				out[#out + 1] = m
+				if not m then
+					for word in line:gmatch("([%a_][%w_]*)%s*%.") do
+						if nested[word] then out[#out + 1] = nested[word] end
+					end
+				end
+			end
+		else
+			local m = imported(line)
+			if m then
+				local bound = line:match("%sas%s+([%a_][%w_]*)%s*$") or m:match("^([%a_][%w_]*)")
+				if bound then nested[bound] = m end
+			end
+			if in_try and not in_except then
+				pending[#pending + 1] = m
+			elseif in_except and line:match("^%s+raise%f[^%w_]") then
+				raises = true
+			end
+		end
+	end
+	close_try()
+	return out
+end
+
+-- The CUDA-only library a project module cannot be imported without, directly or through
+-- the project's modules it requires (depth more levels), or false; cached per run.
+local module_libs = {}
+local function requires_cuda_only(ctx, path, depth)
+	local key = path .. "#" .. depth
+	if module_libs[key] ~= nil then return module_libs[key] end
+	module_libs[key] = false -- an import cycle ends here
+	local found = false
+	for _i, m in ipairs(required_imports(ctx, path)) do
+		found = library_named(ctx, path, m)
+		if not found and depth > 0 and not m:match("^torch") then
+			local file = module_file(ctx, path, m)
+			if file and file ~= path then found = requires_cuda_only(ctx, file, depth - 1) end
+		end
+		if found then break end
+	end
+	module_libs[key] = found or false
+	return module_libs[key]
+end
+
+-- The CUDA-only library an import reaches: itself, or a module of the project that cannot
+-- be imported without one; nil otherwise.
 local function import_reaches(ctx, path, imp)
-	local lib = cuda_only_lib(ctx, imp.full or imp.module) or cuda_only_lib(ctx, imp.module)
-	-- a common word (`import cuda`) is the project's own module when the project has one
-	if lib and not (lib.generic and module_file(ctx, path, imp.module)) then return lib end
+	local lib = library_named(ctx, path, imp.full or imp.module) or library_named(ctx, path, imp.module)
+	if lib then return lib end
 	if imp.module:match("^torch") then return nil end
 	for _i, module in ipairs({ imp.full or imp.module, imp.module }) do
 		local file = module_file(ctx, path, module)
 		if file and file ~= path then
-			local found = imports_cuda_only(ctx, file)
+			local found = requires_cuda_only(ctx, file, 2)
 			if found then return found end
 		end
 	end
@@ -1667,7 +1739,7 @@ end
 local CUDA_TESTS = [[
 (if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]") consequence: (block) @body) @if
 (function_definition name: (identifier) @name body: (block) @fbody)
-(return_statement [(comparison_operator) (boolean_operator) (attribute) (call)] @test (#match? @test "[cC][uU][dD][aA]")) @ret
+(return_statement [(comparison_operator) (boolean_operator) (attribute) (call) (parenthesized_expression)] @test (#match? @test "[cC][uU][dD][aA]")) @ret
 ]]
 
 -- Whether text has the identifier as a whole word.
@@ -1711,11 +1783,15 @@ local function kernel_paths(ctx, path, sc)
 		end
 	end
 	for _i, m in ipairs(ifs) do
-		local r = reached(m.body.text, m.body.start_byte, m.body.end_byte)
-		if not r then
+		-- a test of the device (`x.is_cuda`, `args.cuda`), not a name that holds the word
+		-- (`step == self.cuda_graph_warmup_steps`)
+		local r = (is_cuda_test(m.c.text) or has_ident(m.c.text, "cuda"))
+			and reached(m.body.text, m.body.start_byte, m.body.end_byte)
+		if r == nil then
 			local cond = m.c.text:lower()
 			for name, lib in pairs(libs) do
-				if not lib.generic and has_ident(cond, name) or cond:find("has_" .. name, 1, true) or cond:find(name .. "_available", 1, true) then
+				if not lib.generic and (has_ident(cond, name) or cond:find("has_" .. name, 1, true)
+					or cond:find(name .. "_available", 1, true)) then
 					r = { lib = lib, via = m.c.text:match("^[^\n]*") }
 					break
 				end
@@ -1734,6 +1810,53 @@ local function kernel_paths(ctx, path, sc)
 					sc.other[#sc.other + 1] = range(m.ret, { kind = "kernel", lib = inner[1].lib, via = inner[1].via })
 			end
 		end
+	end
+end
+
+-- torch.cuda APIs whose calls a person rewrites (see above), by their last name, once per
+-- run.
+local manual_apis
+local function manual(ctx)
+	if not manual_apis then
+		manual_apis = {}
+		for _i, e in ipairs(ctx.data("cuda_api_map").entries or {}) do
+			if e.manual then manual_apis[e.name:match("[^.]*$")] = e end
+		end
+	end
+	return manual_apis
+end
+
+local MANUAL_CALLS = [[
+(call function: [(identifier) (attribute)] @f) @call
+(boolean_operator) @test
+(comparison_operator) @test
+(conditional_expression) @test
+(not_operator) @test
+]]
+
+-- Calls of the manual APIs and the tests around them (see above): adds to sc.other.
+local function manual_calls(ctx, path, text, sc)
+	local apis, any = manual(ctx), false
+	for name in pairs(apis) do
+		if text:find(name, 1, true) then any = true end
+	end
+	if not any then return end
+	local calls, tests = {}, {}
+	for _i, m in ipairs(ctx.query(path, MANUAL_CALLS) or {}) do
+		if m.test then
+			tests[#tests + 1] = m.test
+		else
+			local d = py.dotted(m.f.text)
+			local e = d and apis[d:match("[^.]*$")]
+			if e and py.expand(py.aliases(ctx, path) or {}, d) == e.name then calls[#calls + 1] = { node = m.call, entry = e } end
+		end
+	end
+	for _i, c in ipairs(calls) do
+		local outer = c.node
+		for _j, t in ipairs(tests) do
+			if t.start_byte <= outer.start_byte and t.end_byte >= outer.end_byte then outer = t end
+		end
+		sc.other[#sc.other + 1] = range(outer, { kind = "manual", entry = c.entry })
 	end
 end
 
@@ -1835,6 +1958,7 @@ local PARTS = {
 		if has_any(text, { "cuda", "CUDA", "Cuda" }) then
 			other_choices(ctx, path, text, sc)
 			kernel_paths(ctx, path, sc)
+			manual_calls(ctx, path, text, sc)
 		end
 		if has_word_start(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
 	end,
@@ -1877,6 +2001,15 @@ local function disarm(site, why)
 		else
 			site.suggestion = _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it written with torch operators (torch_npu fused operators where they exist).")
 		end
+	elseif why.kind == "manual" then
+		local a = { code = code, api = why.entry.name, notes = _(why.entry.notes) }
+		if code:find(why.entry.name:match("[^.]*$"), 1, true) then
+			site.message = _("`{code}` needs a person on the NPU: {notes}; ferry rewrites neither the call nor what is tested with it, since a rewrite would fail there.", a)
+		else
+			site.message = _("`{code}` goes with a call of `{api}`, whose NPU form needs a person: {notes}; rewriting only part of it would fail on the NPU, so ferry does not rewrite it.", a)
+		end
+		site.suggestion = _("Decide what this code should do on the NPU (a capability test usually gates a feature: bf16, flash attention, TF32) and rewrite the expression as a whole, with `{npu}` where it still needs the call.",
+			{ npu = (why.entry.npu:gsub("^torch_npu%.npu%.", "torch.npu.")) })
 	elseif why.kind == "build" then
 		site.message = _("`{code}` is in setup.py, which decides what to build, not where torch runs; ferry does not rewrite it.",
 			{ code = code })

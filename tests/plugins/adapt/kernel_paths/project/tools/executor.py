@@ -13,6 +13,14 @@ def scale_checker(x, factor) -> bool:
     return x.device.type == "cuda" and factor > 0
 
 
+def scale_many_checker(xs, factor) -> bool:
+    return (
+        factor > 0
+        and all(x.is_contiguous() for x in xs)
+        and xs[0].device.type == "cuda"
+    )
+
+
 def scale(x, factor):
     if scale_checker(x, factor):
         return kernels.scale(x, factor)

@@ -1,0 +1,16 @@
+import torch
+import torch_npu
+
+# On the NPU, get_device_capability() returns None: a comparison with it fails, so the
+# test and the call must change together, by a person
+SUPPORTS_FLASH = torch.cuda.is_available() and torch.cuda.get_device_capability() >= (8, 0)
+
+
+def use_bf16():
+    major, _minor = torch.cuda.get_device_capability()
+    return major >= 8
+
+
+def sync():
+    # an ordinary call: migrated
+    torch.npu.synchronize()
