@@ -1184,7 +1184,8 @@ end
 --    second, dead NPU branch and lose CUDA. Each rule needs the NPU side and the CUDA side
 --    together, so migrated code, re-checked, does not hide what is left for a person.
 --  * A CUDA test that chooses something other than torch's device: ONNX Runtime's
---    execution provider, the PaddlePaddle package or device, a CUDA extension build (the
+--    execution provider, the PaddlePaddle package or device, ROCm builds of torch
+--    (`torch.version.hip ... and torch.cuda.is_available()`), a CUDA extension build (the
 --    markers of cuda_api_map.json "other_choices"), a test skip condition, anything in
 --    setup.py. Sites there keep no edit and say why, for a person.
 --  * A CUDA test whose branch runs code that exists for NVIDIA GPUs only: a name imported
@@ -1241,6 +1242,7 @@ local NPU_CHOICES = [[
 local OTHER_CHOICES = [[
 (if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]")) @if
 ((conditional_expression) @expr (#match? @expr "[cC][uU][dD][aA]"))
+((boolean_operator) @expr (#match? @expr "[cC][uU][dD][aA]"))
 (call function: (attribute attribute: (identifier) @f (#any-of? @f "skip" "skipIf" "skipUnless" "skipif" "skipTest" "SkipTest")) arguments: (argument_list) @args)
 (call function: (identifier) @f (#any-of? @f "skip" "skipIf" "skipUnless" "skipif" "skipTest" "SkipTest") arguments: (argument_list) @args)
 ]]

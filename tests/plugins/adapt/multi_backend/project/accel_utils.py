@@ -41,3 +41,8 @@ def set_device(kind, index):
     if kind == "gpu":
         kind = "cuda"
     return torch.device(kind, index)
+
+
+def is_rocm_available():
+    # asks whether torch is AMD's ROCm build: false on the NPU host whatever it tests
+    return torch.version.hip is not None and torch.cuda.is_available()
