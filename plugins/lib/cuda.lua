@@ -274,13 +274,18 @@ local function cuda_string(inner)
 	return inner == "cuda" or inner:match("^cuda:%d+$") ~= nil
 end
 
--- A comparison with 'cuda' inside a boolean expression or as the condition of a conditional
--- expression: with a feature named beside it, the comparison gates that feature rather than
--- choosing a device (nanoGPT's `use_fused = fused_available and device_type == 'cuda'`).
+-- A comparison with 'cuda' inside a boolean expression, as the condition of a conditional
+-- expression, or as the value of a keyword argument, dict entry or assignment: with a
+-- feature named beside it, the comparison gates that feature rather than choosing a device
+-- (nanoGPT's `use_fused = fused_available and device_type == 'cuda'`, litgpt's
+-- `{"fused": fabric.device.type == "cuda"}`).
 local GATES = [[
 (boolean_operator (comparison_operator (string)) @c) @gate
 (boolean_operator (parenthesized_expression (comparison_operator (string)) @c)) @gate
 (conditional_expression (_) . (comparison_operator (string)) @c . (_)) @gate
+(keyword_argument value: (comparison_operator (string)) @c) @gate
+(pair value: (comparison_operator (string)) @c) @gate
+(assignment right: (comparison_operator (string)) @c) @gate
 ]]
 -- CUDA features whose support on the NPU differs from one torch_npu version to another
 local FEATURE_WORDS = { "fused", "flash", "triton", "apex", "xformers", "tf32", "cudnn", "cuda_graph",
