@@ -1201,7 +1201,8 @@ end
 --    it runs, and rewriting the test would send the NPU into a kernel it cannot run. Its
 --    sites keep no edit and say which kernel the branch reaches.
 --  * A call to a torch.cuda API whose NPU form returns what the caller cannot take as it is
---    (cuda_api_map.json `manual`: get_device_capability() is None there), and every site
+--    (cuda_api_map.json `manual`: get_device_capability() is None there; or a field the
+--    NPU form does not fill, get_device_properties(d).multi_processor_count), and every site
 --    of the outermost test or comparison around it: rewriting only part of
 --    `torch.cuda.is_available() and torch.cuda.get_device_capability() >= (8, 0)` fails
 --    on the NPU host, where the original fell back. Its sites keep no edit.
@@ -1827,7 +1828,7 @@ local function manual(ctx)
 	if not manual_apis then
 		manual_apis = {}
 		for _i, e in ipairs(ctx.data("cuda_api_map").entries or {}) do
-			if e.manual then manual_apis[e.name:match("[^.]*$")] = e end
+			if e.manual or e.fields then manual_apis[e.name:match("[^.]*$")] = e end
 		end
 	end
 	return manual_apis
@@ -1835,6 +1836,7 @@ end
 
 local MANUAL_CALLS = [[
 (call function: [(identifier) (attribute)] @f) @call
+(attribute object: (call function: [(identifier) (attribute)] @f) @call attribute: (identifier) @field)
 (boolean_operator) @test
 (comparison_operator) @test
 (conditional_expression) @test
@@ -1855,7 +1857,17 @@ local function manual_calls(ctx, path, text, sc)
 		else
 			local d = py.dotted(m.f.text)
 			local e = d and apis[d:match("[^.]*$")]
-			if e and py.expand(py.aliases(ctx, path) or {}, d) == e.name then calls[#calls + 1] = { node = m.call, entry = e } end
+			-- an API with fields needs a person only where its result is read for another one
+			local unfilled = false
+			if e and e.fields and m.field then
+				unfilled = true
+				for _j, f in ipairs(e.fields) do
+					if f == m.field.text then unfilled = false end
+				end
+			end
+			if e and (e.manual or unfilled) and py.expand(py.aliases(ctx, path) or {}, d) == e.name then
+				calls[#calls + 1] = { node = m.call, entry = e }
+			end
 		end
 	end
 	for _i, c in ipairs(calls) do

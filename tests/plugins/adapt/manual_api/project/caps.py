@@ -13,3 +13,13 @@ def use_bf16():
 def sync():
     # an ordinary call: migrated
     torch.cuda.synchronize()
+
+
+def sm_count(x):
+    # multi_processor_count is not filled on the NPU
+    return torch.cuda.get_device_properties(x.device).multi_processor_count
+
+
+def total_memory():
+    # total_memory is: migrated
+    return torch.cuda.get_device_properties(0).total_memory
