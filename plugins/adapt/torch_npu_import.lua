@@ -61,9 +61,10 @@ return {
 	severity = "warning",
 	category = "device",
 	description = _("Inserts `import torch_npu` once, right after `import torch` (before the "
-		.. "first torch import when another one comes first; at the top, after the docstring, in "
-		.. "a file that imports no torch itself, such as a script handing the device to a "
-		.. "package), in every file the NPU rewrites touch: torch.npu, .npu() and the 'npu' "
+		.. "first torch import when another one comes first; right after an `import torch` under "
+		.. "an if or a try, at its indentation, when torch is optional there; at the top, after "
+		.. "the docstring, in a file that imports no torch itself, such as a script handing the "
+		.. "device to a package), in every file the NPU rewrites touch: torch.npu, .npu() and the 'npu' "
 		.. "device exist only once torch_npu is loaded. "
 		.. "A file that already imports torch_npu anywhere (inside try/except, an if or a "
 		.. "function too) gets no second import. In a library, a package others import (a "

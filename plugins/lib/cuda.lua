@@ -967,6 +967,10 @@ local TOP_IMPORTS = [[
 (module (future_import_statement) @future)
 (module (if_statement condition: (comparison_operator (identifier) @n (string) @s) (#eq? @n "__name__")) @main)
 ]]
+-- `import torch` below the top level: under an if or a try, in a function.
+local NESTED_TORCH = [[
+((import_statement) @imp (#match? @imp "^import[ \t]+torch([ \t]+as[ \t]+[A-Za-z_][A-Za-z_0-9]*)?[ \t]*$"))
+]]
 -- Imports of torch_npu anywhere: in try/except, under an if, in a function.
 local NPU_IMPORTS = [[
 ((import_statement) @imp (#match? @imp "torch_npu"))
@@ -1043,6 +1047,22 @@ function cuda.insert_import(ctx, path, plan, transfer, guarded)
 	if #lines == 0 then return nil end
 	local st = plan.anchor or (not guarded and plan.before) or nil
 	local at, eol, prefix, suffix = nil, nil, "", ""
+	local indent = ""
+	if not st and not guarded then
+		-- torch imported only where it is optional (`if is_torch_available(): import torch`,
+		-- a try, a function): torch_npu goes right after it, at its indentation, so the
+		-- file still runs where torch is missing
+		local first
+		for _i, m in ipairs(ctx.query(path, NESTED_TORCH) or {}) do
+			if not first or m.imp.start_byte < first.start_byte then first = m.imp end
+		end
+		-- (not one that shares its line with the if: `if ok: import torch`)
+		local lead = first and text:sub(first.start_byte - first.col + 2, first.start_byte):match("^[ \t]*$")
+		if lead then
+			st, indent = first, lead
+			plan = setmetatable({ anchor = first }, { __index = plan })
+		end
+	end
 	-- without an import of torch to go after (a package's __init__.py, a script that hands
 	-- the device to a package that imports torch), before the first statement after the
 	-- module's docstring and __future__ imports
@@ -1085,9 +1105,10 @@ function cuda.insert_import(ctx, path, plan, transfer, guarded)
 		local nl = text:find("\n", st.start_byte + 1, true)
 		eol = (nl and text:sub(nl - 1, nl - 1) == "\r") and "\r\n" or "\n"
 	end
-	local ins = prefix .. table.concat(lines, eol) .. eol .. suffix
+	local body = indent .. table.concat(lines, eol .. indent)
+	local ins = prefix .. body .. eol .. suffix
 	if plan.anchor and st == plan.anchor and not text:find("\n", st.end_byte + 1, true) then
-		ins = prefix .. table.concat(lines, eol)
+		ins = prefix .. body
 	end
 	local site = {
 		file = path, line = 1, col = 1, end_line = 1, end_col = 1,
@@ -1625,7 +1646,12 @@ end
 
 -- The project file a module names from the file at path ("." and ".ops.k" relative to
 -- it, "pkg.ops" from the project root or src/), or nil.
+local py_files -- path -> true for every Python file of the project, once per run
 local function module_file(ctx, path, module)
+	if not py_files then
+		py_files = {}
+		for _i, p in ipairs(ctx.files("%.py$")) do py_files[p] = true end
+	end
 	local dots, rest = module:match("^(%.*)(.*)$")
 	-- an absolute name from the project root, src/, or the file's own folder (a script's,
 	-- or one a sys.path line adds)
@@ -1640,7 +1666,7 @@ local function module_file(ctx, path, module)
 		local stem = base == "" and rel or (rel == "" and base or base .. "/" .. rel)
 		if stem ~= "" then
 			for _j, cand in ipairs({ stem .. ".py", stem .. "/__init__.py" }) do
-				if ctx.read(cand) then return cand end
+				if py_files[cand] then return cand end
 			end
 		end
 	end
@@ -1759,43 +1785,60 @@ end
 local function kernel_paths(ctx, path, sc)
 	local ifs, fns, rets = {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, CUDA_TESTS) or {}) do
-		if m["if"] then ifs[#ifs + 1] = m elseif m.ret then rets[#rets + 1] = m else fns[#fns + 1] = m end
+		if m["if"] then
+			-- a test of the device (`x.is_cuda`, `args.cuda`), not a name that holds the
+			-- word (`step == self.cuda_graph_warmup_steps`)
+			if is_cuda_test(m.c.text) or has_ident(m.c.text, "cuda") then ifs[#ifs + 1] = m end
+		elseif m.ret then
+			if is_cuda_test(m.test.text) then rets[#rets + 1] = m end
+		else
+			fns[m.name.text] = fns[m.name.text] or m
+		end
 	end
 	if #ifs == 0 and #rets == 0 then return end
 	local libs = cuda_only(ctx)
-	-- the names the file binds to CUDA-only code: imports first, then its functions whose
-	-- bodies import or call them
-	local reach = {} -- name -> {lib=, via=}
-	local inner = {} -- imports by position, for imports inside a branch
-	for _i, imp in ipairs(py.imports(ctx, path) or {}) do
-		local lib = import_reaches(ctx, path, imp)
-		if lib then
-			inner[#inner + 1] = { b = imp.node.start_byte, lib = lib, via = imp.bound or imp.module }
-			if imp.bound then reach[imp.bound] = { lib = lib, via = imp.bound } end
-		end
+	-- imports are resolved only when a branch names what they bind (most never are)
+	local imps, bound = py.imports(ctx, path) or {}, {}
+	for _i, imp in ipairs(imps) do
+		if imp.bound then bound[imp.bound] = imp end
 	end
-	local function reached(text, s, e)
-		for _i, imp in ipairs(inner) do
-			if imp.b >= s and imp.b < e then return imp end
+	local reaches = {} -- import -> {lib=, via=} or false
+	local function reach_of(imp)
+		if reaches[imp] == nil then
+			local lib = import_reaches(ctx, path, imp)
+			reaches[imp] = lib and { lib = lib, via = imp.bound or imp.module } or false
 		end
+		return reaches[imp]
+	end
+	-- CUDA-only code the text between s and e imports or names; with hop, also through a
+	-- function of the file it calls
+	local fn_reach = {}
+	local function reached(text, s, e, hop)
+		for _i, imp in ipairs(imps) do
+			local b = imp.node.start_byte
+			if b >= s and b < e and reach_of(imp) then return reach_of(imp) end
+		end
+		local seen = {}
 		for word in text:gmatch("[%a_][%w_]*") do
-			if reach[word] then return reach[word] end
+			if not seen[word] then
+				seen[word] = true
+				local r = bound[word] and reach_of(bound[word])
+				if r then return r end
+				local f = hop and fns[word]
+				if f then
+					if fn_reach[word] == nil then
+						local via = reached(f.fbody.text, f.fbody.start_byte, f.fbody.end_byte, false)
+						fn_reach[word] = via and { lib = via.lib, via = word } or false
+					end
+					if fn_reach[word] then return fn_reach[word] end
+				end
+			end
 		end
 		return nil
 	end
-	for _i, f in ipairs(fns) do
-		local name = f.name.text
-		if not reach[name] then
-			local r = reached(f.fbody.text, f.fbody.start_byte, f.fbody.end_byte)
-			if r then reach[name] = { lib = r.lib, via = name } end
-		end
-	end
 	for _i, m in ipairs(ifs) do
-		-- a test of the device (`x.is_cuda`, `args.cuda`), not a name that holds the word
-		-- (`step == self.cuda_graph_warmup_steps`)
-		local r = (is_cuda_test(m.c.text) or has_ident(m.c.text, "cuda"))
-			and reached(m.body.text, m.body.start_byte, m.body.end_byte)
-		if r == nil then
+		local r = reached(m.body.text, m.body.start_byte, m.body.end_byte, true)
+		if not r then
 			local cond = m.c.text:lower()
 			for name, lib in pairs(libs) do
 				if not lib.generic and (has_ident(cond, name) or cond:find("has_" .. name, 1, true)
@@ -1812,11 +1855,14 @@ local function kernel_paths(ctx, path, sc)
 	end
 	-- in a module that imports CUDA-only code, a function returning a CUDA test tells
 	-- whether that code applies (`return x.device.type == "cuda" and ...`)
-	if #inner > 0 then
-		for _i, m in ipairs(rets) do
-			if is_cuda_test(m.test.text) then
-					sc.other[#sc.other + 1] = range(m.ret, { kind = "kernel", lib = inner[1].lib, via = inner[1].via })
-			end
+	if #rets > 0 then
+		local first
+		for _i, imp in ipairs(imps) do
+			first = reach_of(imp)
+			if first then break end
+		end
+		for _i, m in ipairs(first and rets or {}) do
+			sc.other[#sc.other + 1] = range(m.ret, { kind = "kernel", lib = first.lib, via = first.via })
 		end
 	end
 end
