@@ -287,9 +287,10 @@ local GATES = [[
 (pair value: (comparison_operator (string)) @c) @gate
 (assignment right: (comparison_operator (string)) @c) @gate
 ]]
--- CUDA features whose support on the NPU differs from one torch_npu version to another
+-- CUDA features whose support on the NPU differs from one torch_npu version to another,
+-- and the vendor itself (`is_nvidia = device_platform == "cuda"` asks for NVIDIA hardware)
 local FEATURE_WORDS = { "fused", "flash", "triton", "apex", "xformers", "tf32", "cudnn", "cuda_graph",
-	"cudagraph", "compile", "capability" }
+	"cudagraph", "compile", "capability", "nvidia" }
 
 -- The feature word named in gate outside the comparison c, or nil.
 local function gated_feature(gate, c)

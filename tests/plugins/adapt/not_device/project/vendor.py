@@ -1,0 +1,6 @@
+import torch
+
+device_platform = "cuda" if torch.cuda.is_available() else "cpu"
+# a question about the vendor, not a choice of device: false on the NPU, as it should be
+is_nvidia = device_platform == "cuda"
+is_tf32_supported = is_nvidia and torch.cuda.get_device_capability(0)[0] >= 8
