@@ -85,6 +85,41 @@ local function is_cuda_test(text)
 end
 
 local AMP_FUNCS = { autocast = true, GradScaler = true }
+-- Names the file assigns an AMP function to, alone or as a branch of a choice
+-- (Stable Diffusion's `precision_scope = autocast if opt.precision == "autocast" else
+-- nullcontext`): a call of them takes the device type like autocast itself.
+local AMP_ALIASES = [[
+(assignment left: (identifier) @name right: [(identifier) (attribute) (conditional_expression)] @v
+  (#match? @v "(autocast|GradScaler)"))
+]]
+local amp_alias_of = { path = nil, names = nil }
+local function amp_aliases(ctx, path)
+	if amp_alias_of.path ~= path then
+		local names = {}
+		for _i, m in ipairs(ctx.query(path, AMP_ALIASES) or {}) do
+			local v = m.v.text
+			local heads = { v }
+			if m.v.type == "conditional_expression" then
+				heads = { v:match("^([%w_.]+)%s+if%s"), v:match("%selse%s+([%w_.]+)%s*$") }
+			end
+			for _i, h in pairs(heads) do
+				if AMP_FUNCS[last_name(h)] then names[m.name.text] = true end
+			end
+		end
+		amp_alias_of.path, amp_alias_of.names = path, names
+	end
+	return amp_alias_of.names
+end
+
+-- Whether a call's function is an AMP function (autocast, GradScaler, or a name the file
+-- assigns one to).
+local function amp_func(ctx, path, f)
+	local fname = last_name(f.text)
+	if AMP_FUNCS[fname] then return fname end
+	if f.type == "identifier" and amp_aliases(ctx, path)[fname] then return fname end
+	return nil
+end
+
 local DEVICE_FUNCS = {
 	["torch.device"] = true, ["torch.cuda.device"] = true, ["torch.npu.device"] = true,
 	["torch.cuda.set_device"] = true, ["torch.npu.set_device"] = true,
@@ -146,7 +181,7 @@ local function device_uses(ctx, path, map)
 			local d = py.dotted(m.f.text)
 			local name = d and py.expand(map, d)
 			local fname = last_name(m.f.text)
-			if AMP_FUNCS[fname] then
+			if amp_func(ctx, path, m.f) then
 				if m.v.type == "string" then skip[m.v.start_byte] = true end
 			elseif (name and DEVICE_FUNCS[name]) or (m.f.type == "attribute" and DEVICE_METHODS[fname]) then
 				mark(m.v)
@@ -662,8 +697,8 @@ function cuda.amp(ctx, path, fused, map)
 		end
 	end
 	for _i, m in ipairs(ctx.query(path, AMP_CALLS) or {}) do
-		local fname = last_name(m.f.text)
-		if AMP_FUNCS[fname] and (not m.k or m.k.text == "device_type" or m.k.text == "device") then
+		local fname = amp_func(ctx, path, m.f)
+		if fname and (not m.k or m.k.text == "device_type" or m.k.text == "device") then
 			local inner, at = refs.string_inner(m.s)
 			if inner == "cuda" then
 				out[#out + 1] = {
