@@ -38,17 +38,19 @@ return {
 					local ckpt = a.pos[1] and a.pos[1].type == "string" and py.string_value(a.pos[1].text) or nil
 					local dt_node = a.kw.torch_dtype or a.kw.dtype
 					local dt = dt_node and (train.dtype(dt_node.text, map) or (py.string_value(dt_node.text) == "auto" and "auto")) or nil
-					local dtype_note
+					local dtype
 					if not dt_node then
-						dt, dtype_note = "float32", " (no torch_dtype: transformers loads float32, twice the memory of bf16)"
-					elseif not dt then
-						dt = dt_node.text
+						dtype = _("float32 (no torch_dtype: transformers loads float32, twice the memory of bf16)")
+					elseif dt == "auto" then
+						dtype = _("the checkpoint's own dtype (torch_dtype=\"auto\")")
+					else
+						dtype = dt or dt_node.text
 					end
-					local model = ckpt and ("`" .. ckpt .. "`") or "the checkpoint"
+					local model = ckpt and ("`" .. ckpt .. "`") or _("from a checkpoint named at run time")
 					local q = ckpt and ckpt:match("^[^/]*/?(.+)$") or "<model>"
 					ctx.report{
 						file = path, node = c.call,
-						message = string.format("%s loads the language model %s in %s%s.", last, model, dt, dtype_note or ""),
+						message = _("`{class}` loads the language model {model} in {dtype}.", { class = last, model = model, dtype = dtype }),
 						suggestion = _("Serve it on Ascend with MindIE or vllm-ascend (check that its model family is on their supported list) rather than exporting to ONNX for ATC; load it in bfloat16 (torch_dtype=torch.bfloat16), and for W8A8 quantization run `msmodelslim quant --model_type {q} --model_path <weights> --save_path <out> --device npu --quant_type w8a8`.", { q = q }),
 					}
 				end

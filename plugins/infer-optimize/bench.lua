@@ -25,12 +25,13 @@ return {
 		for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 			local doc = plan.read_bench(ctx, a)
 			if doc then
-				local what = string.format("benchmark '%s' (artifact %s%s)", a.label or doc.label or "?", tostring(a.id),
-					type(doc.hardware) == "string" and (", " .. doc.hardware) or "")
+				local what = type(doc.hardware) == "string"
+					and _("benchmark '{label}' (artifact {id}, {hardware})", { label = a.label or doc.label or "?", id = tostring(a.id), hardware = doc.hardware })
+					or _("benchmark '{label}' (artifact {id})", { label = a.label or doc.label or "?", id = tostring(a.id) })
 				if #doc.bad_fields > 0 then
 					ctx.report{
 						key = "shape:" .. a.id, severity = "warning",
-						message = string.format("%s has %s; the benchmark checks ignore them.", what, shape.listing(doc.bad_fields)),
+						message = _("{what} has {problems}; the benchmark checks ignore them.", { what = what, problems = shape.listing(doc.bad_fields) }),
 						suggestion = _("Write the document as ferry-bench/1 describes it (README, \"GPU baseline\"): text for label, hardware and precision, finite numbers for metrics and sweep entries; then ingest it again."),
 					}
 				end

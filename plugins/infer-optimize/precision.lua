@@ -13,11 +13,11 @@ local inf = require("inference")
 local function overflow_mode(soc)
 	if not soc then return nil end
 	if soc:match("^Ascend910B") or soc:match("^Ascend910_93") then
-		return "Inf/NaN mode (the Atlas A2/A3 default): an overflow shows up as inf or NaN in the outputs"
+		return _("Inf/NaN mode (the Atlas A2/A3 default): an overflow shows up as inf or NaN in the outputs")
 	end
 	if soc:match("^Ascend310") or soc:match("^Ascend910A?$") or soc:match("^Ascend910[A-Z]?$") then
-		return "saturation mode (the only mode of this SoC): an overflowing float16 value is clamped to ±65504 instead of "
-			.. "becoming inf, so overflow shows up as wrong values rather than NaN"
+		return _("saturation mode (the only mode of this SoC): an overflowing float16 value is clamped to ±65504 instead of "
+			.. "becoming inf, so overflow shows up as wrong values rather than NaN")
 	end
 	return nil
 end

@@ -40,9 +40,6 @@ local function project_scales(ctx)
 	return false
 end
 
-local SUGGEST = "Scale the loss: `scaler = torch.npu.amp.GradScaler()`, then `scaler.scale(loss).backward()`, "
-	.. "`scaler.step(optimizer)`, `scaler.update()` — or train in bfloat16 (`dtype=torch.bfloat16`), which needs no scaling."
-
 return {
 	id = "tune.loss_scaling",
 	phase = "tune",
@@ -62,8 +59,8 @@ return {
 				for _i, r in ipairs(train.autocast(ctx, path, map)) do
 					if r.dtype == "float16" then
 						sites[#sites + 1] = { file = path, node = r.call,
-							message = "`" .. r.call.text:gsub("%s+", " ") .. "` trains in float16 (the autocast default on the "
-								.. "device) but the project never scales the loss, so small gradients underflow to zero." }
+							message = _("`{call}` trains in float16 (the autocast default on the device) but the project never scales the loss, so small gradients underflow to zero.",
+								{ call = (r.call.text:gsub("%s+", " ")) }) }
 					end
 				end
 				-- models cast to half whose parameters go to an optimizer
@@ -91,7 +88,8 @@ return {
 		end
 		if #sites == 0 or project_scales(ctx) then return end
 		for _i, s in ipairs(sites) do
-			s.suggestion = s.suggestion or SUGGEST
+			s.suggestion = s.suggestion or _("Scale the loss: `scaler = torch.npu.amp.GradScaler()`, then `scaler.scale(loss).backward()`, "
+				.. "`scaler.step(optimizer)`, `scaler.update()` — or train in bfloat16 (`dtype=torch.bfloat16`), which needs no scaling.")
 			ctx.report(s)
 		end
 	end,

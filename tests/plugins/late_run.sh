@@ -44,6 +44,8 @@ for dir in "$here"/*/; do
 	done
 done
 
+zh_check "in Chinese, every finding of the late-phase cases reads in Chinese" "$tmp"/case-*
+
 if python3 tests/plugins/check_data.py plugins/data >"$tmp/data.log" 2>&1; then
 	ok "fact tables: every entry has a source"
 else
