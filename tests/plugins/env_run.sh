@@ -279,6 +279,8 @@ rows = sqlite3.connect(sys.argv[1]).execute("SELECT kind FROM artifacts").fetcha
 assert rows == [("env-probe",)], rows
 PY
 
+zh_check "in Chinese, every finding of the environment cases reads in Chinese" "$tmp"/case-*
+
 # ---- 9. fact tables ------------------------------------------------------------------
 check "data: every Ascend variable and install path names its source" python3 - <<'PY'
 import json
