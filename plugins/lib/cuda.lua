@@ -1553,7 +1553,9 @@ local function npu_choices(ctx, path, sc)
 		elseif m.expr then
 			exprs[#exprs + 1] = range(m.expr, { npu = m.expr.text:find(NPU_WORD) ~= nil, probe = cuda_probe(m.expr.text) })
 		elseif m.bool then
-			if cuda_probe(m.bool.text) then sc.keep[#sc.keep + 1] = range(m.bool) end
+			-- an and/or naming the NPU that also tests for CUDA (FastChat's `(device == "cuda"
+			-- and ...) or device in ("mps", "xpu", "npu")`) already runs on both
+			if cuda_probe(m.bool.text) or is_cuda_test(m.bool.text) then sc.keep[#sc.keep + 1] = range(m.bool) end
 		elseif m.seq then
 			local inner = refs.string_inner(m.s)
 			if (inner == "npu" or inner:match("^npu:")) and m.seq.text:find("[\"']cuda") then

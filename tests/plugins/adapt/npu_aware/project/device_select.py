@@ -26,3 +26,14 @@ def empty_cache():
 
 def to_accelerator(model):
     return model.cuda()
+
+
+def place(model, device, num_gpus, cpu_offloading):
+    # one condition for CUDA and a tuple naming the NPU: the code already runs on both
+    if (device == "cuda" and num_gpus == 1 and not cpu_offloading) or device in (
+        "mps",
+        "xpu",
+        "npu",
+    ):
+        model.to(device)
+    return model
