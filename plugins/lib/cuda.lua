@@ -1814,11 +1814,6 @@ local CUDA_TESTS = [[
 (return_statement [(comparison_operator) (boolean_operator) (attribute) (call) (parenthesized_expression)] @test (#match? @test "[cC][uU][dD][aA]")) @ret
 ]]
 
--- Whether text has the identifier as a whole word.
-local function has_ident(text, name)
-	return text:find("%f[%w_]" .. name:gsub("%p", "%%%0") .. "%f[^%w_]") ~= nil
-end
-
 -- Branches of CUDA tests that reach CUDA-only code (see above): adds to sc.other.
 local function kernel_paths(ctx, path, sc)
 	local ifs, fns, rets = {}, {}, {}
@@ -1826,7 +1821,7 @@ local function kernel_paths(ctx, path, sc)
 		if m["if"] then
 			-- a test of the device (`x.is_cuda`, `args.cuda`), not a name that holds the
 			-- word (`step == self.cuda_graph_warmup_steps`)
-			if is_cuda_test(m.c.text) or has_ident(m.c.text, "cuda") then ifs[#ifs + 1] = m end
+			if is_cuda_test(m.c.text) or has_word(m.c.text, "cuda") then ifs[#ifs + 1] = m end
 		elseif m.ret then
 			if is_cuda_test(m.test.text) then rets[#rets + 1] = m end
 		else
@@ -1879,7 +1874,7 @@ local function kernel_paths(ctx, path, sc)
 		if not r then
 			local cond = m.c.text:lower()
 			for name, lib in pairs(libs) do
-				if not lib.generic and (has_ident(cond, name) or cond:find("has_" .. name, 1, true)
+				if not lib.generic and (has_word(cond, name) or cond:find("has_" .. name, 1, true)
 					or cond:find(name .. "_available", 1, true)) then
 					r = { lib = lib, via = m.c.text:match("^[^\n]*") }
 					break
