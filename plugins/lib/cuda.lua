@@ -1254,9 +1254,12 @@ end
 --    from a library gpu_libraries.json marks `cuda_only` (Triton, flash-attn, apex ...),
 --    from a module of the project that imports one, or a function of the file that does
 --    (`if x.is_cuda: return dtw_cuda(x)`), or a condition naming such a library
---    (`x.is_cuda and HAS_TRITON`). It is a fast path: on the NPU the code after or beside
---    it runs, and rewriting the test would send the NPU into a kernel it cannot run. Its
---    sites keep no edit and say which kernel the branch reaches.
+--    (`x.is_cuda and HAS_TRITON`). The project's own CUDA extensions count as such
+--    libraries (`from detectron2 import _C`, built by a setup.py CUDAExtension). CUDA's
+--    branch is the else of `if not x.is_cuda:`, and the rest of the function after a
+--    guard `if not x.is_cuda: raise ...`. It is a fast path: on the NPU the code after or
+--    beside it runs, and rewriting the test would send the NPU into a kernel it cannot
+--    run. Its sites keep no edit and say which kernel the branch reaches.
 --  * A call to a torch.cuda API whose NPU form returns what the caller cannot take as it is
 --    (cuda_api_map.json `manual`: get_device_capability() is None there; or a field the
 --    NPU form does not fill, get_device_properties(d).multi_processor_count), and every site
@@ -1670,8 +1673,45 @@ local function cuda_only(ctx)
 	return cuda_only_libs
 end
 
+-- The project's own CUDA extensions, by their module name ("detectron2._C") and, for a
+-- relative import, by its last part ("._C"): the first string of a call that builds one
+-- in a setup.py that names CUDAExtension (`extension("pkg._C", sources, ...)`, with
+-- extension = CUDAExtension), or the name= of cpp_extension.load / load_inline. Once per
+-- run.
+local extensions
+local function project_extensions(ctx)
+	if extensions then return extensions end
+	extensions = {}
+	local function add(full)
+		local e = { name = full }
+		extensions[full], extensions["." .. full:match("[^.]*$")] = e, e
+	end
+	for _i, path in ipairs(ctx.files("%.py$")) do
+		local setup = path:match("[^/]*$") == "setup.py" and ctx.find(path, "CUDAExtension")
+		if setup or ctx.find(path, "cpp_extension") then
+			local lines = ctx.lines(path) or {}
+			for j, line in ipairs(lines) do
+				-- the call's first argument, on its line or alone on the next one
+				local at = setup and line:find("(", 1, true)
+				while at do
+					local after = line:sub(at + 1)
+					if after:match("^%s*$") then after = lines[j + 1] or "" end
+					local full, rest = after:match("^%s*[\"']([%a_][%w_.]*)[\"']%s*,(.*)$")
+					if full and rest:match("^%s*$") then rest = lines[j + 2] or "" end
+					if full and (rest:find("sources", 1, true) or rest:find(".cu", 1, true)) then add(full) end
+					at = line:find("(", at + 1, true)
+				end
+				local named = line:match("Extension%s*%(%s*name%s*=%s*[\"']([%a_][%w_.]*)[\"']")
+					or line:match("load[_%a]*%s*%(%s*name%s*=%s*[\"']([%a_][%w_.]*)[\"']")
+				if named then add(named) end
+			end
+		end
+	end
+	return extensions
+end
+
 -- The CUDA-only library a dotted module name belongs to ("flash_attn.bert_padding" ->
--- its entry), or nil.
+-- its entry), or the project's CUDA extension it names; nil otherwise.
 local function cuda_only_lib(ctx, module)
 	local libs = cuda_only(ctx)
 	local name = module
@@ -1679,7 +1719,8 @@ local function cuda_only_lib(ctx, module)
 		if libs[name] then return libs[name] end
 		name = name:match("^(.*)%.[^.]*$")
 	end
-	return nil
+	local exts = project_extensions(ctx)
+	return exts[module] or (module:sub(1, 1) == "." and exts["." .. module:match("[^.]*$")]) or nil
 end
 
 -- The project file a module names from the file at path ("." and ".ops.k" relative to
@@ -1810,22 +1851,46 @@ end
 
 local CUDA_TESTS = [[
 (if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]") consequence: (block) @body) @if
+(if_statement condition: (not_operator) @nc (#match? @nc "[cC][uU][dD][aA]") alternative: (else_clause body: (block) @else)) @nif
+(if_statement condition: (not_operator) @gc (#match? @gc "[cC][uU][dD][aA]") consequence: (block [(raise_statement) (return_statement)] .) !alternative) @guard
 (function_definition name: (identifier) @name body: (block) @fbody)
 (return_statement [(comparison_operator) (boolean_operator) (attribute) (call) (parenthesized_expression)] @test (#match? @test "[cC][uU][dD][aA]")) @ret
 ]]
 
 -- Branches of CUDA tests that reach CUDA-only code (see above): adds to sc.other.
 local function kernel_paths(ctx, path, sc)
-	local ifs, fns, rets = {}, {}, {}
+	local ifs, fns, rets, guards, bodies = {}, {}, {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, CUDA_TESTS) or {}) do
 		if m["if"] then
 			-- a test of the device (`x.is_cuda`, `args.cuda`), not a name that holds the
 			-- word (`step == self.cuda_graph_warmup_steps`)
 			if is_cuda_test(m.c.text) or has_word(m.c.text, "cuda") then ifs[#ifs + 1] = m end
+		elseif m.nif then
+			-- `if not x.is_cuda: <fallback> else: <kernel>`: the else branch is CUDA's
+			if is_cuda_test(m.nc.text) then
+				ifs[#ifs + 1] = { ["if"] = m.nif, c = m.nc, body = m["else"] }
+			end
+		elseif m.guard then
+			-- `if not x.is_cuda: raise ...` and the kernel after it
+			if is_cuda_test(m.gc.text) then guards[#guards + 1] = m end
 		elseif m.ret then
 			if is_cuda_test(m.test.text) then rets[#rets + 1] = m end
 		else
 			fns[m.name.text] = fns[m.name.text] or m
+			bodies[#bodies + 1] = m.fbody
+		end
+	end
+	-- a guard's CUDA path is the rest of the function it is in
+	for _i, g in ipairs(guards) do
+		local around
+		for _j, b in ipairs(bodies) do
+			if b.start_byte <= g.guard.start_byte and b.end_byte >= g.guard.end_byte
+				and (not around or b.start_byte >= around.start_byte) then around = b end
+		end
+		if around then
+			local from, to = g.guard.end_byte, around.end_byte
+			ifs[#ifs + 1] = { ["if"] = g.guard, c = g.gc, body = { start_byte = from, end_byte = to,
+				text = ctx.node_text(path, from, to) } }
 		end
 	end
 	if #ifs == 0 and #rets == 0 then return end
