@@ -377,7 +377,11 @@ function cuda.device_branches(ctx, path)
 					suggestion = _("Compare with 'npu' instead, or test for both device types if the code must still run on GPUs."),
 				}
 				local feature = devicey and gate_of(c)
-				if feature then
+				if feature == "nvidia" then
+					site.fix_message = _("`{code}` answers whether the hardware is NVIDIA's, not which device to use; on the NPU it must stay false, so this comparison is left to a human.",
+						{ code = c.text })
+					site.fix_suggestion = _("Keep it as it is; if what it gates has an NPU counterpart, add a test for the NPU beside it.")
+				elseif feature then
 					site.fix_message = _("`{code}` turns on a CUDA feature ({feature}) only on CUDA: whether the NPU has it depends on the torch_npu version, so this comparison is left to a human.",
 						{ code = c.text, feature = feature })
 				elseif devicey then
