@@ -25,9 +25,10 @@ return {
 		for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 			local doc = plan.read_bench(ctx, a)
 			if doc then
-				local what = type(doc.hardware) == "string"
-					and _("benchmark '{label}' (artifact {id}, {hardware})", { label = a.label or doc.label or "?", id = tostring(a.id), hardware = doc.hardware })
-					or _("benchmark '{label}' (artifact {id})", { label = a.label or doc.label or "?", id = tostring(a.id) })
+				local hardware = type(doc.hardware) == "string" and doc.hardware or nil
+				local named = { label = a.label or doc.label or "?", id = tostring(a.id), hardware = hardware }
+				local what = hardware and _("benchmark '{label}' (artifact {id}, {hardware})", named)
+					or _("benchmark '{label}' (artifact {id})", named)
 				if #doc.bad_fields > 0 then
 					ctx.report{
 						key = "shape:" .. a.id, severity = "warning",

@@ -1085,7 +1085,8 @@ function cuda.insert_import(ctx, path, plan, transfer, guarded)
 		if transfer and not plan.transfer then lines[#lines + 1] = "from torch_npu.contrib import transfer_to_npu" end
 	end
 	if #lines == 0 then return nil end
-	local st = plan.anchor or (not guarded and plan.before) or nil
+	local anchor = plan.anchor
+	local st = anchor or (not guarded and plan.before) or nil
 	local at, eol, prefix, suffix = nil, nil, "", ""
 	local indent = ""
 	if not st and not guarded then
@@ -1098,10 +1099,7 @@ function cuda.insert_import(ctx, path, plan, transfer, guarded)
 		end
 		-- (not one that shares its line with the if: `if ok: import torch`)
 		local lead = first and text:sub(first.start_byte - first.col + 2, first.start_byte):match("^[ \t]*$")
-		if lead then
-			st, indent = first, lead
-			plan = setmetatable({ anchor = first }, { __index = plan })
-		end
+		if lead then st, anchor, indent = first, first, lead end
 	end
 	-- without an import of torch to go after (a package's __init__.py, a script that hands
 	-- the device to a package that imports torch), before the first statement after the
@@ -1129,7 +1127,7 @@ function cuda.insert_import(ctx, path, plan, transfer, guarded)
 			at = #text
 			prefix = (#text > 0 and text:sub(-1) ~= "\n") and eol or ""
 		end
-	elseif plan.anchor then
+	elseif anchor then
 		local nl = text:find("\n", st.end_byte + 1, true)
 		if nl then
 			at = nl
@@ -1147,7 +1145,7 @@ function cuda.insert_import(ctx, path, plan, transfer, guarded)
 	end
 	local body = indent .. table.concat(lines, eol .. indent)
 	local ins = prefix .. body .. eol .. suffix
-	if plan.anchor and st == plan.anchor and not text:find("\n", st.end_byte + 1, true) then
+	if anchor and st == anchor and not text:find("\n", st.end_byte + 1, true) then
 		ins = prefix .. body
 	end
 	local site = {
@@ -1664,17 +1662,21 @@ local function other_choices(ctx, path, text, sc)
 	end
 end
 
--- CUDA-only code (see above). The import names of the libraries whose code runs on
--- NVIDIA GPUs only, once per run.
-local cuda_only_libs
+-- CUDA-only code (see above). The libraries whose code runs on NVIDIA GPUs only, by
+-- import name and, for a stable choice when a text names several, in the table's order;
+-- once per run.
+local cuda_only_libs, cuda_only_order
 local function cuda_only(ctx)
 	if not cuda_only_libs then
-		cuda_only_libs = {}
+		cuda_only_libs, cuda_only_order = {}, {}
 		for _i, e in ipairs(ctx.data("gpu_libraries").entries or {}) do
-			if e.cuda_only then cuda_only_libs[e.name] = e end
+			if e.cuda_only then
+				cuda_only_libs[e.name] = e
+				cuda_only_order[#cuda_only_order + 1] = e
+			end
 		end
 	end
-	return cuda_only_libs
+	return cuda_only_libs, cuda_only_order
 end
 
 -- The project's own CUDA extensions, by their module name ("detectron2._C") and, for a
@@ -1898,7 +1900,7 @@ local function kernel_paths(ctx, path, sc)
 		end
 	end
 	if #ifs == 0 and #rets == 0 then return end
-	local libs = cuda_only(ctx)
+	local _libs, ordered = cuda_only(ctx)
 	-- imports are resolved only when a branch names what they bind (most never are)
 	local imps, bound = py.imports(ctx, path) or {}, {}
 	for _i, imp in ipairs(imps) do
@@ -1942,7 +1944,8 @@ local function kernel_paths(ctx, path, sc)
 		local r = reached(m.body.text, m.body.start_byte, m.body.end_byte, true)
 		if not r then
 			local cond = m.c.text:lower()
-			for name, lib in pairs(libs) do
+			for _j, lib in ipairs(ordered) do
+				local name = lib.name
 				if not lib.generic and (has_word(cond, name) or cond:find("has_" .. name, 1, true)
 					or cond:find(name .. "_available", 1, true)) then
 					r = { lib = lib, via = m.c.text:match("^[^\n]*") }
@@ -1998,7 +2001,7 @@ local function manual_calls(ctx, path, text, sc)
 		if text:find(name, 1, true) then any = true end
 	end
 	if not any then return end
-	local calls, tests = {}, {}
+	local calls, tests, map = {}, {}, nil
 	for _i, m in ipairs(ctx.query(path, MANUAL_CALLS) or {}) do
 		if m.test then
 			tests[#tests + 1] = m.test
@@ -2013,8 +2016,9 @@ local function manual_calls(ctx, path, text, sc)
 					if f == m.field.text then unfilled = false end
 				end
 			end
-			if e and (e.manual or unfilled) and py.expand(py.aliases(ctx, path) or {}, d) == e.name then
-				calls[#calls + 1] = { node = m.call, entry = e }
+			if e and (e.manual or unfilled) then
+				map = map or py.aliases(ctx, path) or {}
+				if py.expand(map, d) == e.name then calls[#calls + 1] = { node = m.call, entry = e } end
 			end
 		end
 	end
