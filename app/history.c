@@ -260,13 +260,6 @@ out:
 	return rc;
 }
 
-static int stage_file(history *h, const char *rel, void *payload)
-{
-	if (git_index_add_bypath(payload, rel) < 0)
-		return git_fail(FERRY_EGIT, rel, "staging");
-	(void)h;
-	return 0;
-}
 
 typedef struct strv {
 	char **v;
@@ -494,13 +487,45 @@ static int keep_skipped(const char *path, const char *matched, void *payload)
 
 #define STAGE_SCANS 3 /* whole-tree staging attempts before staging file by file */
 
-/* Stages rel, reading it again when it changed while being read; 1 when staged. */
-static int add_settled(git_index *index, const char *rel)
+/* Stages rel as it is now, reading it again while it changes or vanishes under the
+ * read. A file gone for good is staged as deleted and one that cannot be read is left
+ * out as an odd path; so is one that never holds still for a whole read (deleted and
+ * recreated between every look and every read), which keeps its recorded content until
+ * a later sync. Only failures that are not the file system's fail. */
+static int stage_path(history *h, git_index *index, const char *rel)
 {
-	for (int i = 0; i < ODD_RETRIES; i++)
+	char *abs = util_path_join(h->root, rel);
+	int rc = 0, cls = 0, e = 0;
+	for (int i = 0; i < ODD_RETRIES; i++) {
+		struct stat st;
 		if (git_index_add_bypath(index, rel) == 0)
-			return 1;
-	return 0;
+			goto out;
+		cls = git_error_last() ? git_error_last()->klass : 0;
+		e = lstat(abs, &st) != 0 ? errno : access(abs, R_OK) != 0 ? errno : 0;
+		if (e == ENOENT || e == ENOTDIR) {
+			if (git_index_get_bypath(index, rel, 0) && git_index_remove_bypath(index, rel) < 0)
+				rc = git_fail(FERRY_EGIT, rel, _("staging a deletion"));
+			goto out;
+		}
+		if (e) {
+			skip_unreadable(h, rel, 0, e);
+			goto out;
+		}
+		if (cls != GIT_ERROR_OS && cls != GIT_ERROR_FILESYSTEM) {
+			rc = git_fail(FERRY_EGIT, rel, "staging");
+			goto out;
+		}
+	}
+	skip_path(h, rel, 0, _("changing or vanishing under every read; left as last recorded"));
+out:
+	free(abs);
+	return rc;
+}
+
+/* walk_nested's and the exact paths' sink: stages rel into the index (payload). */
+static int stage_file(history *h, const char *rel, void *payload)
+{
+	return stage_path(h, payload, rel);
 }
 
 /* Stages the changed paths (spec's, or every changed path) one at a time: a file gone
@@ -529,16 +554,8 @@ static int stage_each(history *h, git_index *index, const git_strarray *spec)
 				rc = git_fail(FERRY_EGIT, rel, _("staging a deletion"));
 		} else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
 		           git_ignore_path_is_ignored(&ignored, h->repo, rel) == 0 &&
-		           (!ignored || git_index_get_bypath(index, rel, 0)) && !add_settled(index, rel)) {
-			int e = lstat(abs, &st) != 0 ? errno : access(abs, R_OK) != 0 ? errno : 0;
-			if (e == ENOENT || e == ENOTDIR) {
-				if (git_index_get_bypath(index, rel, 0) && git_index_remove_bypath(index, rel) < 0)
-					rc = git_fail(FERRY_EGIT, rel, _("staging a deletion"));
-			} else if (e) {
-				skip_unreadable(h, rel, 0, e);
-			} else {
-				rc = git_fail(FERRY_EGIT, rel, "staging");
-			}
+		           (!ignored || git_index_get_bypath(index, rel, 0))) {
+			rc = stage_path(h, index, rel);
 		}
 		free(abs);
 	}

@@ -219,4 +219,41 @@ if [ "$can_deny" -eq 1 ]; then
 	chmod -R u+w "$a"
 fi
 
+# ---- a file that vanishes between every look and every read ------------------------
+# The churn above hits this race only now and then; the shim (tests/tools/vanish_shim.c)
+# makes every open of one file fail as if it had just been deleted while stat still finds
+# it. The sync must leave that file as last recorded, say so, and record the rest.
+v="$work/vanish"
+make_project "$v"
+"$FERRY" init "$v" >/dev/null
+shim="$work/vanish.so"
+if ${CC:-cc} -shared -fPIC -o "$shim" "$top/tests/tools/vanish_shim.c" -ldl 2>"$work/cc.err"; then
+	echo 'f = 1' >"$v/flicker.py"
+	echo 'b = 2' >"$v/steady.py"
+	echo '# edited' >>"$v/train.py"
+	# vanishing_status NAME DESC: status while NAME vanishes under every read
+	vanishing_status() {
+		expect_exit 0 "status while $2 vanishes under every read" -- \
+			env LD_PRELOAD="$shim" FERRY_TEST_VANISH="$1" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+			"$FERRY" -C "$v" status
+		expect_grep "warning: $1: " "$work/err" "the warning names $1"
+	}
+	vanishing_status flicker.py "a new file"
+	git --git-dir="$v/.ferry/history.git" ls-tree -r --name-only HEAD >"$work/tree"
+	expect_grep "^steady.py$" "$work/tree" "the steady new file is recorded beside it"
+	grep -q "^flicker.py$" "$work/tree" && fail "the vanishing file was recorded" || ok "the vanishing file is not recorded half-read"
+	echo '# again' >>"$v/train.py"
+	vanishing_status train.py "a tracked, edited file"
+	git --git-dir="$v/.ferry/history.git" ls-tree -r --name-only HEAD >"$work/tree"
+	expect_grep "^train.py$" "$work/tree" "the tracked file stays in the record"
+	expect_exit 0 "status once the file reads again" -- "$FERRY" -C "$v" status
+	git --git-dir="$v/.ferry/history.git" ls-tree -r --name-only HEAD >"$work/tree"
+	expect_grep "^flicker.py$" "$work/tree" "the next sync records the file"
+	git --git-dir="$v/.ferry/history.git" show HEAD:train.py | grep -q "# again" &&
+		ok "the next sync records the tracked file's edit" || fail "the tracked file's edit is not recorded"
+	expect_exit 0 "verify after the vanishing files" -- "$FERRY" -C "$v" verify
+else
+	echo "note: no C compiler for the shim: vanishing-file cases skipped"
+fi
+
 finish
