@@ -189,6 +189,84 @@ static int find_step(long long *step, const char *line, size_t len)
 	return 0;
 }
 
+/* Progress counters that training frameworks print instead of a step number: the epoch
+ * and the batch within it, or the iteration, each batch or iteration with its total. */
+typedef struct counter_format {
+	const char *marker; /* the word the counters follow, with its punctuation */
+	int per_epoch;      /* "[E][I/T]" (epoch, then batch of T) rather than "[I/T]" */
+	int first_epoch;    /* the number this format gives the first epoch */
+} counter_format;
+
+static const counter_format counter_formats[] = {
+	{ "Epoch(train)", 1, 1 }, /* mmengine: "Epoch(train)  [2][ 50/100]", batches from 1 */
+	{ "Iter(train)", 0, 0 },  /* mmengine, iteration-based: "Iter(train) [  50/80000]" */
+	{ "Epoch", 1, 1 },        /* mmcv 1.x: "Epoch [2][50/100]" */
+	{ "Iter", 0, 0 },         /* mmcv 1.x, iteration-based: "Iter [50/80000]" */
+	{ "Epoch:", 1, 0 },       /* torchvision references, detr: "Epoch: [0]  [ 50/1563]" */
+	{ "Train:", 1, 0 },       /* timm: "Train: 0 [  50/1251 ( 4%)]", batches from 0 */
+};
+
+/* Reads up to nine digits at line[*p]: 1 and *v when there is at least one. */
+static int read_count(long long *v, const char *line, size_t len, size_t *p)
+{
+	size_t d = 0;
+	*v = 0;
+	while (*p < len && isdigit((unsigned char)line[*p]) && d < 9) {
+		*v = *v * 10 + (line[(*p)++] - '0');
+		d++;
+	}
+	return d > 0 && (*p >= len || !isdigit((unsigned char)line[*p]));
+}
+
+static void skip_blanks(const char *line, size_t len, size_t *p)
+{
+	while (*p < len && (line[*p] == ' ' || line[*p] == '\t'))
+		(*p)++;
+}
+
+/* The counters of format f right after its marker, from line[p]: 1 and *step. */
+static int read_counters(long long *step, const counter_format *f, const char *line, size_t len, size_t p)
+{
+	long long epoch = 0, i = 0, total = 0;
+	skip_blanks(line, len, &p);
+	if (f->per_epoch) {
+		int bracket = p < len && line[p] == '[';
+		p += bracket;
+		if (!read_count(&epoch, line, len, &p) || epoch < f->first_epoch)
+			return 0;
+		if (bracket && (p >= len || line[p++] != ']'))
+			return 0;
+		skip_blanks(line, len, &p);
+	}
+	if (p >= len || line[p++] != '[')
+		return 0;
+	skip_blanks(line, len, &p);
+	if (!read_count(&i, line, len, &p) || p >= len || line[p++] != '/' || !read_count(&total, line, len, &p))
+		return 0;
+	if (p >= len || (line[p] != ']' && line[p] != ' '))
+		return 0;
+	*step = f->per_epoch ? (epoch - f->first_epoch) * total + i : i;
+	return 1;
+}
+
+/* Finds a framework's progress counters on the line: 1 and *step. */
+static int find_counter_step(long long *step, const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (line[i] != 'E' && line[i] != 'I' && line[i] != 'T')
+			continue;
+		if (i > 0 && is_ident(line[i - 1]))
+			continue;
+		for (size_t k = 0; k < sizeof counter_formats / sizeof *counter_formats; k++) {
+			const counter_format *f = &counter_formats[k];
+			size_t ml = strlen(f->marker);
+			if (len - i >= ml && memcmp(line + i, f->marker, ml) == 0 && read_counters(step, f, line, len, i + ml))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 typedef struct raw_point {
 	long long step;
 	double loss;
@@ -237,6 +315,11 @@ static int summary_or_eval_line(const char *line, size_t len)
 		                              "sanity checking", NULL };
 	for (size_t k = 0; starts[k]; k++)
 		if (len - i >= strlen(starts[k]) && strncasecmp(line + i, starts[k], strlen(starts[k])) == 0)
+			return 1;
+	/* mmengine's validation and test loops, after its timestamp and logger name */
+	static const char *const loops[] = { "Epoch(val)", "Epoch(test)", "Iter(val)", "Iter(test)", NULL };
+	for (size_t k = 0; loops[k]; k++)
+		if (memmem(line, len, loops[k], strlen(loops[k])))
 			return 1;
 	static const char *const keys[] = { "train_runtime", "eval_runtime", "test_runtime", NULL };
 	for (size_t k = 0; keys[k]; k++) {
@@ -341,10 +424,16 @@ static void csv_split(csv_row *out, const char *s, size_t len)
 			while (i < len && s[i] != ',')
 				i++;
 		} else {
+			/* unquoted: without the blanks that pad columns (YOLOv5 pads to 20) */
+			while (i < len && (s[i] == ' ' || s[i] == '\t'))
+				i++;
 			size_t st = i;
 			while (i < len && s[i] != ',')
 				i++;
-			sbuf_add(&f, s + st, i - st);
+			size_t e = i;
+			while (e > st && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+				e--;
+			sbuf_add(&f, s + st, e - st);
 		}
 		if (out->n == cap) {
 			cap = cap ? cap * 2 : 8;
@@ -456,7 +545,7 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 		e++;
 	csv_row h;
 	csv_split(&h, data, e);
-	long long lcol = -1, scol = -1;
+	long long lcol = -1, scol = -1, ecol = -1;
 	sbuf names;
 	sbuf_init(&names);
 	int rc = 0;
@@ -465,6 +554,8 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 		int agg;
 		if (scol < 0 && step_column(h.f[i]))
 			scol = (long long)i;
+		if (ecol < 0 && strcasecmp(column_base(h.f[i]), "epoch") == 0)
+			ecol = (long long)i;
 		if (strcmp(h.f[i], "Value") == 0)
 			value_col = i;
 		if (column) {
@@ -497,6 +588,9 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 		rc = err_set(FERRY_EUSAGE, _("%s: several loss columns (%s); choose one with --column NAME"), name, names.buf);
 		goto out;
 	}
+	int by_epoch = scol < 0 && ecol >= 0;
+	if (by_epoch)
+		scol = ecol; /* a file of one row per epoch (YOLOv5's results.csv, timm's summary.csv) */
 	out->column = xstrdup(h.f[lcol]);
 	size_t start = e;
 	while (start < len) {
@@ -522,7 +616,7 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 			goto out;
 		}
 		int has_step = scol >= 0 && (size_t)scol < r.n && csv_number(&s, r.f[scol]) && isfinite(s) &&
-		               s >= 0 && s < 9e15;
+		               s >= 0 && s < 9e15 && (!by_epoch || s == floor(s)); /* not HF's epoch 0.25 */
 		raw_add(raw, v, has_step, has_step ? (long long)s : 0);
 		if (!isfinite(v))
 			out->nonfinite++;
@@ -560,7 +654,7 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 		double v;
 		if (!find_loss(&v, line, n, column))
 			continue;
-		int has_step = find_step(&step, line, n) || bar_line;
+		int has_step = find_step(&step, line, n) || find_counter_step(&step, line, n) || bar_line;
 		raw_add(raw, v, has_step, step);
 		if (!isfinite(v))
 			out->nonfinite++;

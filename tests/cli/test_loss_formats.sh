@@ -10,7 +10,8 @@ p="$work/proj"
 make_project "$p"
 "$FERRY" init "$p" >/dev/null
 
-for f in plain.log hf.log megatron.log lightning_bar.log metrics.csv tensorboard.csv wandb.csv detr.log; do
+for f in plain.log hf.log megatron.log lightning_bar.log metrics.csv tensorboard.csv wandb.csv detr.log \
+	mmengine.log mmengine_iter.log timm.log; do
 	expect_exit 0 "$f: the float64 rerun agrees with the baseline" -- \
 		"$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_$f" --format json
 	python3 - "$work/out" "$f" <<'PY' && ok "$f: every training step and nothing else" || fail "$f: points"
@@ -20,22 +21,53 @@ d, f = json.load(open(sys.argv[1])), sys.argv[2]
 want = 12 if f == "hf.log" else 60
 assert d["a"]["points"] == want and d["b"]["points"] == want, (d["a"]["points"], want)
 assert d["aligned_steps"] == want and d["verdict"] == "pass", d["verdict"]
-if f in ("hf.log", "detr.log"):
+if f in ("hf.log", "detr.log", "timm.log"):
     assert d["a"]["not_training"] >= 1, d["a"]
+# the steps are the framework's own, not line numbers: mmengine counts from 1, the
+# torchvision references and timm from 0 (epoch times batches per epoch plus batch)
+final = {"mmengine.log": 60, "mmengine_iter.log": 60, "detr.log": 59, "timm.log": 59}
+if f in final:
+    assert not d["a"]["ordinal_steps"] and d["a"]["final_step"] == final[f], d["a"]
 PY
 done
 
 # the blow-up: the loss is finite to the 41st step, inf at the 42nd, NaN after; the
 # run that stopped early has 25 steps (Lightning's metrics.csv counts steps from 0)
-for f in plain.log lightning_bar.log metrics.csv; do
+for f in plain.log lightning_bar.log metrics.csv mmengine.log timm.log; do
 	first=1
-	[ "$f" = metrics.csv ] && first=0
+	case $f in metrics.csv | timm.log) first=0 ;; esac
 	expect_exit 1 "$f: the blow-up fails" -- "$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_blowup_$f"
 	one_line "$work/err" "$f: blow-up is one line"
 	expect_grep "at step $((41 + first)) and stays there" "$work/err" "$f: names the step the loss blew up"
 	expect_exit 1 "$f: the early stop fails" -- "$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_short_$f"
 	expect_grep "B stops at step $((24 + first))" "$work/err" "$f: names where B stopped"
 done
+
+# a run that logs every 4th iteration against one that logs every iteration: the
+# points pair up by mmengine's own counters, not by their order in the logs
+expect_exit 0 "mmengine: a run logging every 4th iteration pairs up with the baseline" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_mmengine.log" "$fx/npu_mmengine_every4.log" --format json
+python3 - "$work/out" <<'PY' && ok "mmengine: 15 steps aligned, 4 to 60" || fail "mmengine: interval alignment"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["aligned_steps"] == 15 and d["b"]["final_step"] == 60 and d["verdict"] == "pass", (d["aligned_steps"], d["b"], d["verdict"])
+PY
+
+# YOLOv5's results.csv pads every name to 20 characters; its validation losses are not
+# training losses, and --column takes the name as the user reads it
+expect_exit 2 "YOLOv5: three training loss columns ask for --column" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_yolov5_results.csv" "$fx/npu_yolov5_results.csv"
+one_line "$work/err" "YOLOv5: one line"
+expect_grep "several loss columns (train/box_loss, train/obj_loss, train/cls_loss); choose" "$work/err" \
+	"YOLOv5: names the three training losses, without padding or validation losses"
+expect_exit 0 "YOLOv5: --column train/box_loss compares the epochs" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_yolov5_results.csv" "$fx/npu_yolov5_results.csv" --column train/box_loss \
+	--format json
+python3 - "$work/out" <<'PY' && ok "YOLOv5: three epochs, 0 to 2, from its epoch column" || fail "YOLOv5: epochs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["a"]["points"] == 3 and not d["a"]["ordinal_steps"] and d["a"]["final_step"] == 2, d["a"]
+PY
 
 # a W&B export names its column after the run; --column takes the bare name
 expect_exit 0 "--column picks a W&B column by its bare name" -- \
