@@ -19,7 +19,8 @@ function blockers.cuda_sources(ctx)
 		local lines = ctx.lines(path) or {}
 		out[#out + 1] = {
 			file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1,
-			message = _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines }),
+			message = #lines == 1 and _("`{file}` is CUDA source code (one line): a custom GPU kernel.", { file = path })
+				or _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines }),
 			suggestion = _("Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator."),
 			key = "cuda-source",
 		}

@@ -1681,9 +1681,11 @@ end
 
 -- The project's own CUDA extensions, by their module name ("detectron2._C") and, for a
 -- relative import, by its last part ("._C"): the first string of a call that builds one
--- in a setup.py that names CUDAExtension (`extension("pkg._C", sources, ...)`, with
--- extension = CUDAExtension), or the name= of cpp_extension.load / load_inline. Once per
--- run.
+-- in a setup.py, or the name= of cpp_extension.load / load_inline. In a setup.py that
+-- names CUDAExtension, any call given sources (`extension("pkg._C", sources, ...)`, with
+-- extension = CUDAExtension); in one that builds only CppExtension or Extension, a call
+-- whose sources, within its next lines, name a .cu file (fairseq builds its CUDA binding
+-- as a CppExtension). Once per run.
 local extensions
 local function project_extensions(ctx)
 	if extensions then return extensions end
@@ -1692,19 +1694,37 @@ local function project_extensions(ctx)
 		local e = { name = full }
 		extensions[full], extensions["." .. full:match("[^.]*$")] = e, e
 	end
+	-- the text of the call's arguments after its first, up to six lines on
+	local function cu_sources(lines, j, rest)
+		local depth, text = 1, {}
+		for k = j, math.min(#lines, j + 6) do
+			local line = k == j and rest or lines[k]
+			text[#text + 1] = line
+			for ch in line:gmatch("[()]") do depth = depth + (ch == "(" and 1 or -1) end
+			if depth <= 0 then break end
+		end
+		local all = table.concat(text, "\n")
+		return all:find("%.cu[\"']") ~= nil
+	end
 	for _i, path in ipairs(ctx.files("%.py$")) do
-		local setup = path:match("[^/]*$") == "setup.py" and ctx.find(path, "CUDAExtension")
+		local is_setup = path:match("[^/]*$") == "setup.py"
+		local cuda_ext = is_setup and ctx.find(path, "CUDAExtension")
+		local setup = cuda_ext or (is_setup and ctx.find(path, "Extension"))
 		if setup or ctx.find(path, "cpp_extension") then
 			local lines = ctx.lines(path) or {}
 			for j, line in ipairs(lines) do
 				-- the call's first argument, on its line or alone on the next one
 				local at = setup and line:find("(", 1, true)
 				while at do
-					local after = line:sub(at + 1)
-					if after:match("^%s*$") then after = lines[j + 1] or "" end
+					local after, first = line:sub(at + 1), j
+					if after:match("^%s*$") then after, first = lines[j + 1] or "", j + 1 end
 					local full, rest = after:match("^%s*[\"']([%a_][%w_.]*)[\"']%s*,(.*)$")
-					if full and rest:match("^%s*$") then rest = lines[j + 2] or "" end
-					if full and (rest:find("sources", 1, true) or rest:find(".cu", 1, true)) then add(full) end
+					if full and cuda_ext then
+						if rest:match("^%s*$") then rest = lines[first + 1] or "" end
+						if rest:find("sources", 1, true) or rest:find(".cu", 1, true) then add(full) end
+					elseif full and cu_sources(lines, first, rest) then
+						add(full)
+					end
 					at = line:find("(", at + 1, true)
 				end
 				local named = line:match("Extension%s*%(%s*name%s*=%s*[\"']([%a_][%w_.]*)[\"']")
@@ -1860,6 +1880,7 @@ local CUDA_TESTS = [[
 (if_statement condition: (not_operator) @nc (#match? @nc "[cC][uU][dD][aA]") alternative: (else_clause body: (block) @else)) @nif
 (if_statement condition: (not_operator) @gc (#match? @gc "[cC][uU][dD][aA]") consequence: (block [(raise_statement) (return_statement)] .) !alternative) @guard
 (function_definition name: (identifier) @name body: (block) @fbody)
+(class_definition name: (identifier) @cname) @class
 (return_statement [(comparison_operator) (boolean_operator) (attribute) (call) (parenthesized_expression)] @test (#match? @test "[cC][uU][dD][aA]")) @ret
 ]]
 
@@ -1881,6 +1902,10 @@ local function kernel_paths(ctx, path, sc)
 			if is_cuda_test(m.gc.text) then guards[#guards + 1] = m end
 		elseif m.ret then
 			if is_cuda_test(m.test.text) then rets[#rets + 1] = m end
+		elseif m.class then
+			-- a class of the file, its bases included (`class FusedLayerNorm(_FusedLayerNorm)`
+			-- over apex's), reaches what its definition names
+			fns[m.cname.text] = fns[m.cname.text] or { fbody = m.class }
 		else
 			fns[m.name.text] = fns[m.name.text] or m
 			bodies[#bodies + 1] = m.fbody
