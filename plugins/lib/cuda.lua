@@ -2011,6 +2011,8 @@ local function manual(ctx)
 end
 
 local MANUAL_CALLS = [[
+(assignment left: (identifier) @var right: (call function: [(identifier) (attribute)] @f) @call) @assign
+(function_definition body: (block) @fnbody)
 (call function: [(identifier) (attribute)] @f) @call
 (attribute object: (call function: [(identifier) (attribute)] @f) @call attribute: (identifier) @field)
 (boolean_operator) @test
@@ -2026,24 +2028,45 @@ local function manual_calls(ctx, path, text, sc)
 		if text:find(name, 1, true) then any = true end
 	end
 	if not any then return end
-	local calls, tests, map = {}, {}, nil
+	local calls, tests, assigned, bodies, map = {}, {}, {}, {}, nil
+	local function filled(e, field)
+		for _j, f in ipairs(e.fields) do
+			if f == field then return true end
+		end
+		return false
+	end
+	local function is_api(e, d)
+		map = map or py.aliases(ctx, path) or {}
+		return py.expand(map, d) == e.name
+	end
 	for _i, m in ipairs(ctx.query(path, MANUAL_CALLS) or {}) do
 		if m.test then
 			tests[#tests + 1] = m.test
+		elseif m.fnbody then
+			bodies[#bodies + 1] = m.fnbody
 		else
 			local d = py.dotted(m.f.text)
 			local e = d and apis[d:match("[^.]*$")]
+			if m.assign then
+				if e and e.fields then assigned[#assigned + 1] = { m = m, entry = e, d = d } end
 			-- an API with fields needs a person only where its result is read for another one
-			local unfilled = false
-			if e and e.fields and m.field then
-				unfilled = true
-				for _j, f in ipairs(e.fields) do
-					if f == m.field.text then unfilled = false end
-				end
+			elseif e and (e.manual or (e.fields and m.field and not filled(e, m.field.text))) and is_api(e, d) then
+				calls[#calls + 1] = { node = m.call, entry = e }
 			end
-			if e and (e.manual or unfilled) then
-				map = map or py.aliases(ctx, path) or {}
-				if py.expand(map, d) == e.name then calls[#calls + 1] = { node = m.call, entry = e } end
+		end
+	end
+	-- `prop = torch.cuda.get_device_properties(d)` and, further on in the same function
+	-- (or module), `prop.major`: the result is read for a field the NPU form lacks
+	for _i, a in ipairs(assigned) do
+		local from, to = a.m.assign.end_byte, #text
+		for _j, b in ipairs(bodies) do
+			if b.start_byte <= from and b.end_byte >= from and b.end_byte - 1 < to then to = b.end_byte - 1 end
+		end
+		local var = a.m.var.text
+		for field in text:sub(from + 1, to + 1):gmatch("%f[%w_]" .. var .. "%.([%a_][%w_]*)") do
+			if not filled(a.entry, field) and is_api(a.entry, a.d) then
+				calls[#calls + 1] = { node = a.m.call, entry = a.entry }
+				break
 			end
 		end
 	end
