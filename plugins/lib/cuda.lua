@@ -123,6 +123,7 @@ end
 local DEVICE_FUNCS = {
 	["torch.device"] = true, ["torch.cuda.device"] = true, ["torch.npu.device"] = true,
 	["torch.cuda.set_device"] = true, ["torch.npu.set_device"] = true,
+	["torch.set_default_device"] = true,
 }
 local DEVICE_METHODS = { to = true, to_empty = true }
 local DEVICE_KEYWORDS = { device = true, map_location = true }
@@ -243,7 +244,7 @@ local function device_lists(ctx, path)
 end
 
 -- Device strings: {node=string, edits only where the string is used as a device: the
--- argument of torch.device(), .to(), set_device(), device=, map_location=, the default and
+-- argument of torch.device(), .to(), set_device(), set_default_device(), device=, map_location=, the default and
 -- the choices of a --device option (a default of 'npu' outside choices=["cuda", "cpu"]
 -- makes `--device npu` an invalid choice), or the value assigned to a variable that is
 -- used as one}.
