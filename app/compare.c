@@ -56,10 +56,19 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	}
 	if (lr->exceeded)
 		cJSON_AddNumberToObject(ev, "first_exceed_step", (double)lr->first_exceed_step);
-	if (lr->nonfinite_b)
+	/* what the verdict rests on, for the checks that read the record (tune.acceptance) */
+	if (lr->nonfinite_b) {
 		cJSON_AddNumberToObject(ev, "first_nonfinite_step", (double)lr->first_nonfinite_step);
-	if (lr->truncated)
+		cJSON_AddNumberToObject(ev, "nonfinite_steps", (double)lr->nonfinite_b);
+	}
+	if (lr->blowup)
+		cJSON_AddNumberToObject(ev, "blowup_step", (double)lr->blowup_step);
+	if (lr->truncated) {
 		cJSON_AddBoolToObject(ev, "truncated", 1);
+		cJSON_AddNumberToObject(ev, "final_step_a", (double)lr->final_step_a);
+		cJSON_AddNumberToObject(ev, "final_step_b", (double)lr->final_step_b);
+		cJSON_AddNumberToObject(ev, "coverage", lr->coverage);
+	}
 	char why[160];
 	cJSON_AddStringToObject(ev, "reason", loss_fail_reason(why, sizeof why, lr));
 	return 0;

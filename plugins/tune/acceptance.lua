@@ -27,8 +27,21 @@ return {
 		local c = ctx.comparisons()
 		local loss, dump = c.loss, c.dump
 		if loss and loss.verdict == "fail" then
+			-- the reasons in the order the verdict weighs them (app/compare_loss.c)
 			local why
-			if (loss.aligned_steps or 0) == 0 then
+			if loss.blowup_step then
+				why = _("B's loss turns NaN/inf at step {step} and stays there (blow-up)", { step = loss.blowup_step })
+			elseif loss.first_nonfinite_step then
+				why = loss.nonfinite_steps
+					and _("B's loss is NaN/inf at {n} of the steps, first at step {step}",
+						{ n = loss.nonfinite_steps, step = loss.first_nonfinite_step })
+					or _("B's loss is NaN/inf, first at step {step}", { step = loss.first_nonfinite_step })
+			elseif loss.truncated then
+				why = loss.final_step_b
+					and _("B stops at step {b}, A runs to step {a} ({pct} of A's steps covered)",
+						{ b = loss.final_step_b, a = loss.final_step_a or 0, pct = string.format("%.0f%%", (loss.coverage or 0) * 100) })
+					or _("B stops long before A")
+			elseif (loss.aligned_steps or 0) == 0 then
 				why = _("the two logs share no step")
 			elseif loss.first_exceed_step then
 				why = _("mean relative error {err} over {n} aligned steps exceeds the tolerance {tol} (first over it at step {step})",

@@ -58,6 +58,29 @@ import json, sys
 fs = json.load(open(sys.argv[1]))["findings"]
 assert any(f["plugin"] == "tune.acceptance" and f["severity"] == "error" and "loss" in f["message"] for f in fs), fs
 PY
+# a comparison that fails for a blow-up or an early stop says so: its mean error over the
+# steps both runs hold can be within the tolerance
+python3 - "$data" <<'PY'
+import math, sys
+d = sys.argv[1]
+def curve(s): return 3 * math.exp(-s / 40) + 1
+with open(d + "/npu_blowup.log", "w") as f:
+    for s in range(1, 101): f.write("step %d loss=%s\n" % (s, repr(curve(s)) if s < 61 else "nan"))
+with open(d + "/npu_short.log", "w") as f:
+    for s in range(1, 31): f.write("step %d loss=%r\n" % (s, curve(s)))
+PY
+for run in blowup short; do
+	"$FERRY" -C "$p" compare loss gpu "$data/npu_$run.log" >/dev/null 2>&1
+	"$FERRY" -C "$p" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+	python3 - "$work/tf.json" "$run" <<'PY' && ok "acceptance names why the $run comparison fails" || fail "acceptance reason for $run"
+import json, sys
+fs, run = json.load(open(sys.argv[1]))["findings"], sys.argv[2]
+want = {"blowup": "B's loss turns NaN/inf at step 61 and stays there (blow-up)",
+        "short": "B stops at step 30, A runs to step 100 (29% of A's steps covered)"}[run]
+msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance"]
+assert any(want in m for m in msgs) and not any("exceeds the tolerance" in m for m in msgs), msgs
+PY
+done
 # a passing comparison closes it; the sign-off then goes through
 "$FERRY" -C "$p" ingest loss-log "$data/npu_ok.log" --label npu2 >/dev/null 2>&1
 "$FERRY" -C "$p" compare loss gpu npu2 >/dev/null 2>&1
