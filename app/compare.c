@@ -2,8 +2,10 @@
 #include "compare.h"
 #include "err.h"
 #include "intl.h"
+#include "json.h"
 #include "store.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,4 +169,34 @@ int compare_failure(const compare_outcome *o, const compare_req *req)
 		return err_set(FERRY_EFAIL, _("compare dump %s %s: the two dumps share no tensor name"), req->a, req->b);
 	return err_set(FERRY_EFAIL, _("compare dump %s %s: %zu of %zu tensor pairs fail; first diverging layer %s"), req->a,
 	               req->b, o->dr.nfailed, o->dr.n, o->dr.pairs[o->dr.first_fail].layer);
+}
+
+const char *compare_loss_event_reason(char *buf, size_t size, const cJSON *ev)
+{
+	if (strcmp(json_str(ev, "verdict"), "fail") != 0)
+		return NULL;
+	/* the grounds as loss_compare found them, for the reason its verdict gives */
+	loss_result r;
+	memset(&r, 0, sizeof r);
+	r.n = (size_t)json_int(ev, "aligned_steps");
+	r.finite = r.n;
+	r.tolerance = json_num(ev, "tolerance");
+	r.mean_rel = json_num(ev, "mean_rel_err");
+	r.blowup = cJSON_IsNumber(cJSON_GetObjectItem(ev, "blowup_step"));
+	r.blowup_step = json_int(ev, "blowup_step");
+	r.first_nonfinite_step = json_int(ev, "first_nonfinite_step");
+	r.nonfinite_b = cJSON_IsNumber(cJSON_GetObjectItem(ev, "first_nonfinite_step"))
+	                    ? (size_t)(json_int(ev, "nonfinite_steps") > 0 ? json_int(ev, "nonfinite_steps") : 1)
+	                    : 0;
+	r.truncated = cJSON_IsTrue(cJSON_GetObjectItem(ev, "truncated"));
+	r.final_step_a = json_int(ev, "final_step_a");
+	r.final_step_b = json_int(ev, "final_step_b");
+	r.coverage = json_num(ev, "coverage");
+	if (!r.blowup && !r.nonfinite_b && r.finite && !r.truncated)
+		return NULL;
+	if (r.truncated && !cJSON_IsNumber(cJSON_GetObjectItem(ev, "final_step_b"))) {
+		snprintf(buf, size, "%s", _("B stops long before A"));
+		return buf;
+	}
+	return loss_fail_reason_shown(buf, size, &r);
 }

@@ -50,4 +50,10 @@ void compare_outcome_done(compare_outcome *o);
  * ("compare loss A B: …"); 0 for a passing one. */
 int compare_failure(const compare_outcome *o, const compare_req *req);
 
+/* Why the recorded loss comparison ev (a "compare" event's data) failed, in the
+ * reader's language, written into buf; NULL when it passed or failed on its mean
+ * error alone (the numbers say that themselves). Events recorded before the verdict's
+ * grounds were kept give the closest reason their fields allow. */
+const char *compare_loss_event_reason(char *buf, size_t size, const cJSON *ev);
+
 #endif

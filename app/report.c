@@ -1101,7 +1101,12 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		for (char *c = up; *c; c++)
 			*c = (char)toupper((unsigned char)*c);
 	cells[1] = xstrdup(up);
-	if (strcmp(kind, "loss") == 0)
+	char why[160];
+	const char *reason = strcmp(kind, "loss") == 0 ? compare_loss_event_reason(why, sizeof why, v) : NULL;
+	if (reason)
+		cells[2] = xasprintf(_("%s; mean relative error %.3g %% over %lld steps, tolerance %.3g %%"), reason,
+		                     json_num(v, "mean_rel_err") * 100, json_int(v, "aligned_steps"), json_num(v, "tolerance") * 100);
+	else if (strcmp(kind, "loss") == 0)
 		cells[2] = xasprintf(_("mean relative error %.3g %% over %lld steps, tolerance %.3g %%"),
 		                     json_num(v, "mean_rel_err") * 100, json_int(v, "aligned_steps"), json_num(v, "tolerance") * 100);
 	else if (strcmp(kind, "dump") == 0 && *json_str(v, "first_diverging_layer"))

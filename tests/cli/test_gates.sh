@@ -80,6 +80,9 @@ want = {"blowup": "B's loss turns NaN/inf at step 61 and stays there (blow-up)",
 msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance"]
 assert any(want in m for m in msgs) and not any("exceeds the tolerance" in m for m in msgs), msgs
 PY
+	"$FERRY" -C "$p" report --format md --output "$work/tune-$run.md" >/dev/null 2>&1
+	case $run in blowup) want="B's loss turns NaN/inf at step 61" ;; short) want="B stops at step 30" ;; esac
+	expect_grep "$want" "$work/tune-$run.md" "the report's loss verdict gives the $run reason"
 done
 # a passing comparison closes it; the sign-off then goes through
 "$FERRY" -C "$p" ingest loss-log "$data/npu_ok.log" --label npu2 >/dev/null 2>&1
