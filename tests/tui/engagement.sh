@@ -123,6 +123,8 @@ run_checks assess
 
 # ------------------------------------------------ changes made underneath the workbench
 keys main j j
+# the keys queue while the workbench is busy: read the selection once both moved it
+wait_for main "row 3 of" 30 || fail "j j did not reach the third finding"
 sel=$(tm capture-pane -p -t main | sed -n 's/.*#\([0-9][0-9]*\)  \(error\|warning\|info\)  .*/\1/p' | head -1)
 wid=$(cli findings --phase assess --status open --format json | python3 -c '
 import json, sys
