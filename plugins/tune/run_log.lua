@@ -39,6 +39,12 @@ local function module_of(codes, code)
 	end
 end
 
+-- A traceback's echo of the source line that raised (`    raise AssertionError("...")`),
+-- which holds the message too, one line above the exception itself.
+local function echoed_raise(text)
+	return text:match("^%s+raise[%s(]") ~= nil
+end
+
 return {
 	id = "tune.run_log",
 	phase = "tune",
@@ -77,11 +83,15 @@ return {
 						for _i, r in ipairs(rules) do
 							local ok, cap = matches(r, h.text)
 							if ok then
-								local f = found[r.id]
+								local f, source = found[r.id], echoed_raise(h.text)
 								if f then
 									f.more = f.more + 1
+									-- quote the exception itself rather than the code raising it
+									if f.source and not source then
+										f.line, f.text, f.cap, f.source = h.line, h.text, cap, false
+									end
 								else
-									found[r.id] = { rule = r, line = h.line, text = h.text, cap = cap, more = 0 }
+									found[r.id] = { rule = r, line = h.line, text = h.text, cap = cap, more = 0, source = source }
 									order[#order + 1] = r.id
 								end
 								break

@@ -13,7 +13,7 @@ expect_exit 0 "ingest the clean run" -- "$FERRY" -C "$p" ingest run-log "$fx/cle
 expect_exit 0 "check on the clean run" -- "$FERRY" -C "$p" check --plugin tune.run_log --format json
 if grep -q "run-log 'clean'" "$work/out"; then fail "the clean run gives a finding"; else ok "the clean run gives no finding"; fi
 
-for l in npu_op hccl import nan; do
+for l in npu_op hccl import nan leftovers; do
 	expect_exit 0 "ingest $l" -- "$FERRY" -C "$p" ingest run-log "$fx/$l.log" --label "$l"
 done
 expect_exit 2 "an unknown kind is a usage error" -- "$FERRY" -C "$p" ingest run-logs "$fx/clean.log"
@@ -42,6 +42,10 @@ nan|13|loss became NaN
 nan|19|overflows on the NPU
 nan|20|CANN error E39999 from an AI CPU operator
 nan|21|AI CPU failed
+leftovers|20|still calls CUDA.*Torch not compiled with CUDA enabled
+leftovers|43|checkpoint saved on the GPU is loaded without map_location
+leftovers|52|NCCL backend
+leftovers|58|float64 tensor
 LIST
 expect_grep "expandable_segments:True" "$work/diag.txt" "the out-of-memory fix gives the allocator setting"
 expect_grep "ASCEND_LAUNCH_BLOCKING=1" "$work/diag.txt" "asynchronous errors get the ASCEND_LAUNCH_BLOCKING advice"
