@@ -140,6 +140,8 @@ local DEVICE_CTX = [[
 (default_parameter name: (identifier) @lhs value: (_) @v)
 (typed_default_parameter name: (identifier) @lhs value: (_) @v)
 (comparison_operator (string) @cs)
+(call function: (identifier) @ga (#eq? @ga "getattr")
+  arguments: (argument_list . (_) . (string) @gattr . (_) @v .))
 ]]
 -- Expressions that build a device from a string: 'cuda:%d' % i, 'cuda:{}'.format(i),
 -- 'cuda:' + str(i), 'cuda' if ok else 'cpu'.
@@ -196,6 +198,9 @@ local function device_uses(ctx, path, map)
 			end
 		elseif m.opt then
 			if refs.string_inner(m.opt):lower():find("device", 1, true) then mark(m.v) end
+		elseif m.ga then
+			-- getattr(model, "device", "cuda"): the default of a device attribute
+			if device_name(refs.string_inner(m.gattr)) then mark(m.v) end
 		elseif m.lhs then
 			assigns[#assigns + 1] = m
 		end

@@ -20,3 +20,13 @@ def backend_label(flavour="cuda"):
 
 # a device choice, whatever the name it is kept under
 RUN_ON = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def model_device(model):
+    # the default of a getattr for a device attribute is a device
+    return getattr(model, "device", "cuda")
+
+
+def kernel_flavour(cfg):
+    # not a device attribute: left for a person
+    return getattr(cfg, "flavour", "cuda")
