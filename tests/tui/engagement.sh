@@ -123,8 +123,9 @@ run_checks assess
 
 # ------------------------------------------------ changes made underneath the workbench
 keys main j j
-# the keys queue while the workbench is busy: read the selection once both moved it
-wait_for main "row 3 of" 30 || fail "j j did not reach the third finding"
+# the keys queue while the workbench is busy (and a list still filling may take them
+# first): read the selection once the screen has settled
+poll 30 settled main || fail "the workbench did not settle after j j"
 sel=$(tm capture-pane -p -t main | sed -n 's/.*#\([0-9][0-9]*\)  \(error\|warning\|info\)  .*/\1/p' | head -1)
 wid=$(cli findings --phase assess --status open --format json | python3 -c '
 import json, sys

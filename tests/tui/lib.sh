@@ -33,6 +33,13 @@ shows() { tm capture-pane -p -t "$1" 2>/dev/null | grep -F -q -- "$2"; }
 lacks() { tm has-session -t "$1" 2>/dev/null && ! shows "$1" "$2"; }
 alt_is() { [ "$(tm display-message -p -t "$1" '#{alternate_on}' 2>/dev/null)" = "$2" ]; }
 
+# settled SESSION: 0 when the pane shows the same screen twice, half a second apart.
+settled() {
+	before=$(tm capture-pane -p -t "$1" 2>/dev/null)
+	sleep 0.5
+	[ "$before" = "$(tm capture-pane -p -t "$1" 2>/dev/null)" ]
+}
+
 # wait_for SESSION TEXT [SECONDS]: 0 when TEXT appears on the pane in time.
 wait_for() { poll "${3:-10}" shows "$1" "$2"; }
 
