@@ -1,5 +1,6 @@
 /* compare — see compare.h. */
 #include "compare.h"
+#include "dump_render.h"
 #include "err.h"
 #include "intl.h"
 #include "json.h"
@@ -94,6 +95,11 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	cJSON_AddNumberToObject(ev, "failed", (double)dr->nfailed);
 	if (dr->first_fail >= 0)
 		cJSON_AddStringToObject(ev, "first_diverging_layer", dr->pairs[dr->first_fail].layer);
+	if (dr->incomplete) {
+		cJSON_AddBoolToObject(ev, "incomplete", 1);
+		cJSON_AddNumberToObject(ev, "tensors_a", (double)(dr->n + dr->only_a));
+		cJSON_AddNumberToObject(ev, "coverage", dr->coverage);
+	}
 	return 0;
 }
 
@@ -162,11 +168,14 @@ int compare_failure(const compare_outcome *o, const compare_req *req)
 {
 	if (o->pass)
 		return 0;
-	char why[160];
+	char why[240];
 	if (o->loss)
 		return err_set(FERRY_EFAIL, _("compare loss %s %s: %s"), req->a, req->b, loss_fail_reason_shown(why, sizeof why, &o->lr));
 	if (!o->dr.n)
 		return err_set(FERRY_EFAIL, _("compare dump %s %s: the two dumps share no tensor name"), req->a, req->b);
+	if (o->dr.first_fail < 0)
+		return err_set(FERRY_EFAIL, _("compare dump %s %s: %s"), req->a, req->b,
+		               dump_incomplete_reason(why, sizeof why, &o->dr));
 	return err_set(FERRY_EFAIL, _("compare dump %s %s: %zu of %zu tensor pairs fail; first diverging layer %s"), req->a,
 	               req->b, o->dr.nfailed, o->dr.n, o->dr.pairs[o->dr.first_fail].layer);
 }

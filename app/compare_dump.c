@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *const dump_stat_names[4] = { "Max", "Min", "Mean", "Norm" };
 
@@ -105,6 +106,44 @@ static int side_open(npy_info *h, const ptfile **pf, const pt_tensor **pt, size_
 	return 0;
 }
 
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Lists for hashing the tensor files of in that no pair reads (paired[i] 0): .npy files,
+ * opened .pt files not listed yet, and the .pt files dump.json records name that are
+ * there (once each: records may share one). */
+static void add_unpaired(dump_input *in, const char *paired, dump_hash_file *files, size_t *nfiles, size_t *side,
+                         size_t *nside)
+{
+	const char **paths = xmalloc((in->n ? in->n : 1) * sizeof *paths);
+	size_t n = 0;
+	for (size_t i = 0; i < in->n; i++) {
+		const dump_tensor_ref *t = &in->t[i];
+		if (paired[i])
+			continue;
+		if (t->npy) {
+			paths[n++] = t->npy;
+		} else if (t->ptf) {
+			size_t k = t->ptf - 1;
+			if (!in->pt_hashed[k]) {
+				in->pt_hashed[k] = 1;
+				paths[n++] = in->pts[k]->path;
+			}
+		} else if (t->pt && access(t->pt, R_OK) == 0) {
+			paths[n++] = t->pt;
+		}
+	}
+	qsort(paths, n, sizeof *paths, cmp_str);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || strcmp(paths[i], paths[i - 1]) != 0) {
+			files[*nfiles].path = paths[i];
+			side[(*nside)++] = (*nfiles)++;
+		}
+	free(paths);
+}
+
 int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts *opts)
 {
 	memset(out, 0, sizeof *out);
@@ -117,6 +156,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	size_t *pair_a = NULL, *pair_b = NULL;
 	size_t *real_of = NULL, *side_a = NULL, *side_b = NULL;
 	size_t nreal = 0, nfiles = 0, na_files = 0, nb_files = 0;
+	char *used = NULL, *paired = NULL; /* B's tensors and A's that have a partner */
 	int rc = dump_input_load(&ia, a);
 	if (rc) {
 		memset(&ib, 0, sizeof ib);
@@ -137,7 +177,8 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	for (size_t i = 0; i < ib.n; i++)
 		sorted[i] = (name_idx){ ib.t[i].name, i };
 	qsort(sorted, ib.n, sizeof *sorted, cmp_name_idx);
-	char *used = xcalloc(ib.n ? ib.n : 1, 1);
+	used = xcalloc(ib.n ? ib.n : 1, 1);
+	paired = xcalloc(ia.n ? ia.n : 1, 1);
 	out->pairs = xcalloc(ia.n ? ia.n : 1, sizeof *out->pairs);
 	pair_a = xmalloc((ia.n ? ia.n : 1) * sizeof *pair_a);
 	pair_b = xmalloc((ia.n ? ia.n : 1) * sizeof *pair_b);
@@ -154,7 +195,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			}
 			k = hit->idx;
 		}
-		used[k] = 1;
+		used[k] = paired[i] = 1;
 		pair_a[out->n] = i;
 		pair_b[out->n] = k;
 		dump_pair *p = &out->pairs[out->n++];
@@ -164,14 +205,14 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	}
 	for (size_t k = 0; k < ib.n; k++)
 		out->only_b += !used[k];
-	free(used);
 
 	/* headers of every tensor to read; statistics for the rest */
 	io = xcalloc(out->n ? out->n : 1, sizeof *io);
 	real_of = xmalloc((out->n ? out->n : 1) * sizeof *real_of);
-	files = xcalloc(2 * out->n + 2, sizeof *files);
-	side_a = xmalloc((2 * out->n + 2) * sizeof *side_a);
-	side_b = xmalloc((2 * out->n + 2) * sizeof *side_b);
+	size_t cap = 2 * out->n + 2 + ia.n + ib.n; /* dump.json, both sides' pairs, the unpaired */
+	files = xcalloc(cap, sizeof *files);
+	side_a = xmalloc(cap * sizeof *side_a);
+	side_b = xmalloc(cap * sizeof *side_b);
 	if (ia.json_path) {
 		files[nfiles].path = ia.json_path;
 		side_a[na_files++] = nfiles++;
@@ -237,6 +278,10 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 		}
 	}
 
+	/* the tensor files no pair reads are part of what was dumped: their hashes go into
+	 * the manifests too, so two dumps that differ only there are told apart */
+	add_unpaired(&ia, paired, files, &nfiles, side_a, &na_files);
+	add_unpaired(&ib, used, files, &nfiles, side_b, &nb_files);
 	/* hashes recorded when a dump was ingested spare reading its files twice */
 	dump_known_hashes(files, nfiles, a);
 	dump_known_hashes(files, nfiles, b);
@@ -280,8 +325,13 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 		snprintf(out->sha_b, sizeof out->sha_b, "%s", files[side_b[0]].sha);
 	else
 		dump_manifest_hash(out->sha_b, files, side_b, nb_files, b);
-	out->pass = out->n > 0 && out->nfailed == 0;
+	size_t in_a = out->n + out->only_a;
+	out->coverage = in_a ? (double)out->n / (double)in_a : 1.0;
+	out->incomplete = out->n > 0 && out->coverage < DUMP_MIN_COVERAGE;
+	out->pass = out->n > 0 && out->nfailed == 0 && !out->incomplete;
 out:
+	free(used);
+	free(paired);
 	free(sorted);
 	free(pair_a);
 	free(pair_b);

@@ -61,6 +61,15 @@ static void fmt_num(char *out, size_t size, const char *fmt, double v)
 
 #define SHOW_WORST 10
 
+const char *dump_incomplete_reason(char *buf, size_t size, const dump_result *r)
+{
+	snprintf(buf, size,
+	         _("B holds %zu of A's %zu tensors (%.0f%%): its run stopped early or dumped another scope, so the "
+	           "missing ones were never compared"),
+	         r->n, r->n + r->only_a, r->coverage * 100.0);
+	return buf;
+}
+
 void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b)
 {
 	sbuf_adds(out, _("dump comparison (A: baseline, B: compared run)\n"));
@@ -140,6 +149,10 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 	if (r->nwarn)
 		sbuf_addf(out, P_("%zu pair to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", "%zu pairs to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", r->nwarn),
 		          r->nwarn);
+	if (r->incomplete) {
+		char why[240];
+		sbuf_addf(out, "%s\n", dump_incomplete_reason(why, sizeof why, r));
+	}
 	sbuf_addf(out, _("verdict: %s (%zu of %zu pairs fail; rules: cosine ≥ 0.99 or max abs err ≤ 0.001, cosine ≥ 0.9, "
 	               "max abs err ≤ 1; statistics more than 50%% apart are warnings)\n"),
 	          r->pass ? "PASS" : "FAIL", r->nfailed, r->n);
@@ -258,6 +271,8 @@ cJSON *dump_result_json(const dump_result *r, const cJSON *ina, const cJSON *inb
 	cJSON_AddNumberToObject(s, "warnings", (double)r->nwarn);
 	cJSON_AddNumberToObject(s, "only_a", (double)r->only_a);
 	cJSON_AddNumberToObject(s, "only_b", (double)r->only_b);
+	cJSON_AddNumberToObject(s, "coverage", r->coverage);
+	cJSON_AddBoolToObject(s, "incomplete", r->incomplete);
 	cJSON_AddBoolToObject(s, "tensors_read", r->nstats == 0);
 	if (r->stats_reason)
 		cJSON_AddStringToObject(s, "tensors_not_read_because", r->stats_reason);

@@ -63,8 +63,16 @@ typedef struct dump_result {
 	char *form_a, *form_b; /* "npy", "pt", "dump.json" or "npy folder" (.npy and .pt files) */
 	char *stats_reason;    /* why tensors were not read (NULL when all were), static-like copy */
 	char sha_a[65], sha_b[65]; /* a file's SHA-256, or for a dump the SHA-256 of its manifest
-	                            * (sha256sum lines of dump.json and every tensor file read) */
-	int pass;              /* pairs were compared and none failed */
+	                            * (sha256sum lines of dump.json and every tensor file it holds,
+	                            * compared or not) */
+	double coverage;       /* the share of A's tensors that B holds too (1 when A has none) */
+	int incomplete;        /* coverage < DUMP_MIN_COVERAGE: B misses much of what A dumped */
+	int pass;              /* pairs were compared, none failed and B is not incomplete */
 } dump_result;
+
+/* B must hold at least this share of A's tensors, or its run stopped early or dumped
+ * another scope: the pairs it does hold cannot vouch for the rest (as LOSS_MIN_COVERAGE
+ * for loss curves). */
+#define DUMP_MIN_COVERAGE 0.9
 
 #endif

@@ -6,6 +6,7 @@
  * Anything else is text (an artifact's summary) that scrolls both ways and can be
  * searched; the dump's pairs can be searched by tensor name. */
 #include "compare.h"
+#include "dump_render.h"
 #include "diffview.h"
 #include "intl.h"
 #include "pane.h"
@@ -248,6 +249,8 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 		snprintf(line, sizeof line, _("first diverging layer: %s"), r->pairs[r->first_fail].layer);
 		ui_put(w, y++, 7, UI_ERROR, line, width - 8);
 	}
+	if (r->incomplete)
+		ui_put(w, y++, 7, UI_ERROR, dump_incomplete_reason(line, sizeof line, r), width - 8);
 	if (r->only_a || r->only_b) {
 		snprintf(line, sizeof line, P_("%zu tensor only in A, %zu only in B", "%zu tensors only in A, %zu only in B", r->only_a), r->only_a, r->only_b);
 		ui_put(w, y++, 7, UI_DIM, line, width - 8);

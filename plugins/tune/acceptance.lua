@@ -61,6 +61,8 @@ return {
 			local why = (dump.pairs or 0) == 0 and _("the two dumps share no tensor name")
 				or dump.first_diverging_layer and _("{failed} of {pairs} tensor pairs are outside the thresholds; first diverging layer {layer}",
 					{ failed = dump.failed or 0, pairs = dump.pairs, layer = dump.first_diverging_layer })
+				or dump.incomplete and _("B holds {pairs} of A's {total} tensors ({pct}): the missing ones were never compared",
+					{ pairs = dump.pairs, total = dump.tensors_a or 0, pct = string.format("%.0f%%", (dump.coverage or 0) * 100) })
 				or _("{failed} of {pairs} tensor pairs are outside the thresholds", { failed = dump.failed or 0, pairs = dump.pairs })
 			ctx.report{
 				key = "dump:" .. tostring((dump.a or {}).sha256) .. ":" .. tostring((dump.b or {}).sha256),

@@ -121,4 +121,63 @@ for c in "evil:global os.system is not allowed" "noglobal:global builtins.eval i
 done
 [ ! -e "$work/pwned" ] && ok "the os.system pickle was never executed" || fail "the os.system pickle ran"
 
+# ---- an NPU dump that stops early: the pairs it holds agree, the rest is missing ----
+# (the run crashed after its fourth API call): a PASS would vouch for layers never compared
+cut="$work/npu_cut"
+cp -R "$fx/gpu_dump" "$cut"
+python3 - "$cut/step0/rank0" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+doc = json.load(open(d + "/dump.json"))
+keep = list(doc["data"])[:4]
+doc["data"] = {k: doc["data"][k] for k in keep}
+json.dump(doc, open(d + "/dump.json", "w"), indent=1)
+for f in os.listdir(d + "/dump_tensor_data"):
+    if not any(f.startswith(k + ".") for k in keep):
+        os.remove(d + "/dump_tensor_data/" + f)
+EOF
+expect_exit 1 "a dump holding 4 of the baseline's 10 API calls fails" -- \
+	"$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$cut"
+one_line "$work/err" "the incomplete dump: one line"
+expect_grep "B holds 8 of A's 20 tensors" "$work/err" "the line says how much of A the dump covers"
+expect_grep "verdict: FAIL" "$work/out" "the verdict is FAIL"
+expect_exit 1 "JSON says why" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$cut" --format json
+python3 - "$work/out" <<'EOF' && ok "JSON: every pair passes, B is incomplete, the verdict fails" || fail "JSON incomplete dump"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["summary"]
+assert s["failed"] == 0 and s["only_a"] == 12 and s["incomplete"] is True and r["verdict"] == "fail", (s, r["verdict"])
+EOF
+
+# ---- a dump's recorded hash covers all of its tensor files, compared or not ----------
+mkdir -p "$work/four" "$work/two"
+python3 - "$work" <<'EOF'
+import struct, sys
+def save(path, values):
+    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
+    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode("latin1"))
+        f.write(struct.pack("<%df" % len(values), *values))
+for i in range(4):
+    v = [(i + 1) * 0.01 * k for k in range(32)]
+    save("%s/four/layer%d.npy" % (sys.argv[1], i), v)
+    if i < 2:
+        save("%s/two/layer%d.npy" % (sys.argv[1], i), v)
+EOF
+expect_exit 1 "two .npy of four compared" -- "$FERRY" -C "$p" compare dump "$work/four" "$work/two" --format json
+python3 - "$work/out" <<'EOF' && ok "a folder of four files and one of two of them have different hashes" || fail "folder hashes"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["a"]["sha256"] != r["b"]["sha256"], (r["a"], r["b"])
+EOF
+cp "$work/out" "$work/four.json"
+printf 'x' >>"$work/four/layer3.npy"
+"$FERRY" -C "$p" compare dump "$work/four" "$work/two" --format json >"$work/out" 2>/dev/null
+python3 - "$work/four.json" "$work/out" <<'EOF' && ok "changing a file only A holds changes A's hash" || fail "an uncompared file's change"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a["a"]["sha256"] != b["a"]["sha256"] and a["b"]["sha256"] == b["b"]["sha256"], (a["a"], b["a"])
+EOF
+
 finish

@@ -102,6 +102,21 @@ PY
 "$FERRY" -C "$p" compare dump "$data/gpu.npy" "$data/npu.npy" >/dev/null 2>&1
 expect_exit 1 "signoff tune refused while the latest dump comparison fails" -- "$FERRY" -C "$p" signoff tune
 expect_grep "dump comparison" "$work/err" "tune refusal names the failing dump comparison"
+# a dump holding a fraction of the baseline's tensors blocks too, saying so
+mkdir -p "$data/full" "$data/part"
+for n in 0 1 2 3; do cp "$data/gpu.npy" "$data/full/layer$n.npy"; done
+cp "$data/gpu.npy" "$data/part/layer0.npy"
+"$FERRY" -C "$p" compare dump "$data/full" "$data/part" >/dev/null 2>&1
+expect_exit 1 "signoff tune refused while the latest dump comparison covers a quarter of A" -- "$FERRY" -C "$p" signoff tune
+"$FERRY" -C "$p" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+python3 - "$work/tf.json" <<'PY' && ok "acceptance says B holds 1 of A's 4 tensors" || fail "acceptance reason for an incomplete dump"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance"]
+assert any("B holds 1 of A's 4 tensors (25%)" in m for m in msgs), msgs
+PY
+"$FERRY" -C "$p" report --format md --output "$work/tune-dump.md" >/dev/null 2>&1
+expect_grep "B holds 1 of A's 4 tensors (25%)" "$work/tune-dump.md" "the report's dump verdict says how much of A B holds"
 "$FERRY" -C "$p" compare dump "$data/gpu.npy" "$data/gpu.npy" >/dev/null 2>&1
 expect_exit 0 "signoff tune once the latest comparisons pass" -- "$FERRY" -C "$p" signoff tune
 

@@ -1024,6 +1024,24 @@ static void test_dump_json_tensors(void **state)
 	assert_int_equal(r.only_b, 1);
 	assert_string_equal(r.pairs[0].layer, "x");
 	assert_string_equal(r.form_a, "npy folder");
+	/* the pair agrees, but B holds half of A's tensors: the rest was never compared */
+	assert_false(r.pass);
+	assert_true(r.incomplete);
+	assert_true(fabs(r.coverage - 0.5) < 1e-12);
+	assert_int_equal(r.first_fail, -1);
+	dump_result_done(&r);
+	/* nine of ten is enough (DUMP_MIN_COVERAGE) */
+	for (int i = 0; i < 10; i++) {
+		char *ra = xasprintf("ga/t%d.npy", i), *rb = xasprintf("gb/t%d.npy", i);
+		write_f32(dir, ra, v, 2, "(2,)");
+		if (i < 9)
+			write_f32(dir, rb, v, 2, "(2,)");
+		free(ra);
+		free(rb);
+	}
+	r = compare_ok(dir, "ga", "gb", 2, 0);
+	assert_int_equal(r.n, 9);
+	assert_false(r.incomplete);
 	assert_true(r.pass);
 	dump_result_done(&r);
 	/* a folder against a single file is refused */
