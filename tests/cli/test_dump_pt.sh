@@ -151,14 +151,10 @@ EOF
 
 # ---- a dump's recorded hash covers all of its tensor files, compared or not ----------
 mkdir -p "$work/four" "$work/two"
-python3 - "$work" <<'EOF'
-import struct, sys
-def save(path, values):
-    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
-    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode("latin1"))
-        f.write(struct.pack("<%df" % len(values), *values))
+python3 - "$work" "$top/tests/tools" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+from npyfile import save
 for i in range(4):
     v = [(i + 1) * 0.01 * k for k in range(32)]
     save("%s/four/layer%d.npy" % (sys.argv[1], i), v)

@@ -88,14 +88,10 @@ done
 "$FERRY" -C "$p" ingest loss-log "$data/npu_ok.log" --label npu2 >/dev/null 2>&1
 "$FERRY" -C "$p" compare loss gpu npu2 >/dev/null 2>&1
 # a failing dump comparison blocks as well
-python3 - "$data" <<'PY'
-import struct, sys
-def save(path, values):
-    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
-    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode("latin1"))
-        f.write(struct.pack("<%df" % len(values), *values))
+python3 - "$data" "$top/tests/tools" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from npyfile import save
 save(sys.argv[1] + "/gpu.npy", [i * 0.01 for i in range(64)])
 save(sys.argv[1] + "/npu.npy", [-i * 0.01 for i in range(64)])
 PY

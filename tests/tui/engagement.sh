@@ -27,14 +27,10 @@ mkdir -p "$data"
 late="$top/tests/plugins/late"
 cp "$top/tests/plugins/environment/healthy_910b/probe.json" "$data/host.json"
 # two tensors for the dump comparison: the same values, and one that diverges
-python3 - "$data" <<'PY'
-import struct, sys
-def save(path, values):
-    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d,), }" % len(values)
-    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode("latin1"))
-        f.write(struct.pack("<%df" % len(values), *values))
+python3 - "$data" "$top/tests/tools" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from npyfile import save
 save(sys.argv[1] + "/gpu.npy", [i * 0.01 for i in range(64)])
 save(sys.argv[1] + "/npu.npy", [i * 0.01 for i in range(64)])
 save(sys.argv[1] + "/npu_bad.npy", [-i * 0.01 for i in range(64)])
