@@ -21,11 +21,21 @@ return {
 	category = "precision",
 	description = _("The design phase fixed what \"done\" means; this check holds the tune phase to it. "
 		.. "The latest `ferry compare loss` must be within tolerance.loss and the latest `ferry compare dump` "
-		.. "must have no failing tensor pair. A failing comparison blocks the sign-off until a later "
+		.. "must have no failing tensor pair; a tolerance.loss set with no loss comparison on record is not met either. "
+		.. "A failing comparison blocks the sign-off until a later "
 		.. "comparison passes or the finding is waived with a reason."),
 	run = function(ctx)
 		local c = ctx.comparisons()
 		local loss, dump = c.loss, c.dump
+		-- a tolerance the design set but no comparison checked: nothing vouches for it yet
+		local set = ctx.config("tolerance.loss")
+		if not loss and set and set ~= "" then
+			ctx.report{
+				key = "loss:none",
+				message = _("tolerance.loss is set to {tol}, but no loss comparison is on record to check it.", { tol = set }),
+				suggestion = _("Ingest the GPU and the NPU training logs (`ferry ingest loss-log FILE --label gpu|npu`) and run `ferry compare loss gpu npu`; if the engagement trains nothing, waive this with the reason."),
+			}
+		end
 		if loss and loss.verdict == "fail" then
 			-- the reasons in the order the verdict weighs them (app/compare_loss.c)
 			local why

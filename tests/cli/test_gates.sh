@@ -142,6 +142,28 @@ expect_grep "accuracy" "$work/err" "infer-optimize refusal names what blocks"
 "$FERRY" -C "$q" ingest bench "$data/npu_ok.json" --label npu >/dev/null 2>&1
 expect_exit 0 "signoff infer-optimize once the newest NPU benchmark meets both" -- "$FERRY" -C "$q" signoff infer-optimize
 
+# a criterion set with nothing measured against it blocks too
+u="$work/unmeasured"
+make_project "$u"
+"$FERRY" init "$u" >/dev/null
+"$FERRY" -C "$u" config tolerance.loss 0.02 >/dev/null
+"$FERRY" -C "$u" config tolerance.accuracy 0.005 >/dev/null
+"$FERRY" -C "$u" config throughput.target_pct 80 >/dev/null
+"$FERRY" -C "$u" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$u" check >/dev/null 2>&1
+sign_through "$u" assess design environment adapt
+expect_exit 1 "signoff tune refused: tolerance.loss is set and no loss comparison is on record" -- "$FERRY" -C "$u" signoff tune
+expect_grep "no loss comparison is on record" "$work/err" "the refusal says no comparison checked tolerance.loss"
+ids=$(open_errors "$u" tune)
+"$FERRY" -C "$u" waive $ids --reason "the client trains elsewhere" >/dev/null 2>&1
+sign_through "$u" tune infer-convert
+expect_exit 1 "signoff infer-optimize refused: criteria set and no NPU benchmark" -- "$FERRY" -C "$u" signoff infer-optimize
+expect_grep "no NPU benchmark is on record" "$work/err" "the refusal says no NPU benchmark was measured"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Atlas 800T A2","precision":"bf16","metrics":{"throughput":1900}}\n' >"$data/npu_noacc.json"
+"$FERRY" -C "$u" ingest bench "$data/npu_noacc.json" --label npu >/dev/null 2>&1
+expect_exit 1 "signoff infer-optimize refused: the NPU benchmark has no accuracy" -- "$FERRY" -C "$u" signoff infer-optimize
+expect_grep "tolerance.accuracy is set, but the NPU benchmark" "$work/err" "the refusal names the missing accuracy"
+
 # ---------------------------------------------------------------- reopened phases
 r="$work/reopen"
 make_project "$r"
