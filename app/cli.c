@@ -1556,7 +1556,7 @@ static const cli_option compare_opts[] = {
 	OPT_FORMAT("text|json|csv"),
 	{ "threads", 't', "N", N_("dump: worker threads (default: one per core)") },
 	OPT_OUTPUT,
-	{ "column", 'c', "NAME", N_("loss: the column or key holding the loss") },
+	{ "column", 'c', "NAME", N_("loss: the column or key holding the loss, or A+B for the sum of several") },
 	{ "dtype-a", 'A', "bf16", N_("dump: read side A's 16-bit integer arrays as bfloat16") },
 	{ "dtype-b", 'B', "bf16", N_("dump: read side B's 16-bit integer arrays as bfloat16") },
 	OPT_END,

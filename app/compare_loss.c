@@ -537,6 +537,45 @@ static int csv_header(const char *data, size_t len)
 	return named && !numeric;
 }
 
+/* The names of a --column choice: "loss", or "a+b+c" for the sum of several (YOLO logs its
+ * training loss as box, objectness and class parts). */
+typedef struct column_parts {
+	char **v;
+	size_t n;
+} column_parts;
+
+static void split_column(column_parts *out, const char *column)
+{
+	memset(out, 0, sizeof *out);
+	if (!column)
+		return;
+	size_t cap = 1;
+	for (const char *p = column; *p; p++)
+		cap += *p == '+';
+	out->v = xcalloc(cap, sizeof *out->v);
+	for (const char *p = column;;) {
+		const char *e = strchr(p, '+');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		while (n && (*p == ' '))
+			p++, n--;
+		while (n && p[n - 1] == ' ')
+			n--;
+		if (n)
+			out->v[out->n++] = xstrndup(p, n);
+		if (!e)
+			break;
+		p = e + 1;
+	}
+}
+
+static void column_parts_done(column_parts *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i]);
+	free(c->v);
+	memset(c, 0, sizeof *c);
+}
+
 static int csv_parse(raw_list *raw, loss_series *out, const char *name, const char *data, size_t len,
                      const char *column)
 {
@@ -550,6 +589,9 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 	sbuf_init(&names);
 	int rc = 0;
 	size_t nloss = 0, value_col = (size_t)-1;
+	column_parts parts;
+	split_column(&parts, column);
+	size_t *cols = xcalloc(parts.n ? parts.n : 1, sizeof *cols);
 	for (size_t i = 0; i < h.n; i++) {
 		int agg;
 		if (scol < 0 && step_column(h.f[i]))
@@ -559,8 +601,9 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 		if (strcmp(h.f[i], "Value") == 0)
 			value_col = i;
 		if (column) {
-			if (strcmp(h.f[i], column) == 0 || strcmp(column_base(h.f[i]), column) == 0)
-				lcol = (long long)i;
+			for (size_t k = 0; k < parts.n; k++)
+				if (!cols[k] && (strcmp(h.f[i], parts.v[k]) == 0 || strcmp(column_base(h.f[i]), parts.v[k]) == 0))
+					cols[k] = i + 1;
 			continue;
 		}
 		if (!loss_column(h.f[i], &agg))
@@ -580,18 +623,31 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 	}
 	if (!column && !nloss && value_col != (size_t)-1)
 		lcol = (long long)value_col; /* TensorBoard: Wall time,Step,Value */
-	if (column && lcol < 0) {
-		rc = err_set(FERRY_EUSAGE, _("%s: no column \"%s\" in the CSV header"), name, column);
+	for (size_t k = 0; k < parts.n; k++)
+		if (!cols[k]) {
+			rc = err_set(FERRY_EUSAGE, _("%s: no column \"%s\" in the CSV header"), name, parts.v[k]);
+			goto out;
+		}
+	if (nloss > 1) {
+		rc = err_set(FERRY_EUSAGE, _("%s: several loss columns (%s); choose one with --column NAME, or their sum with --column A+B"),
+		             name, names.buf);
 		goto out;
 	}
-	if (nloss > 1) {
-		rc = err_set(FERRY_EUSAGE, _("%s: several loss columns (%s); choose one with --column NAME"), name, names.buf);
-		goto out;
+	size_t ncols = parts.n;
+	if (!column) {
+		if (lcol < 0)
+			lcol = 0; /* no loss column at all: csv_header saw none, so this is not reached */
+		ncols = 1;
+		cols[0] = (size_t)lcol + 1;
 	}
 	int by_epoch = scol < 0 && ecol >= 0;
 	if (by_epoch)
 		scol = ecol; /* a file of one row per epoch (YOLOv5's results.csv, timm's summary.csv) */
-	out->column = xstrdup(h.f[lcol]);
+	sbuf label;
+	sbuf_init(&label);
+	for (size_t k = 0; k < ncols; k++)
+		sbuf_addf(&label, "%s%s", k ? " + " : "", h.f[cols[k] - 1]);
+	out->column = sbuf_detach(&label);
 	size_t start = e;
 	while (start < len) {
 		while (start < len && (data[start] == '\n' || data[start] == '\r'))
@@ -604,16 +660,24 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 		csv_row r;
 		csv_split(&r, data + start, end - start);
 		start = end;
-		double v, s = 0;
-		if ((size_t)lcol >= r.n || !*r.f[lcol]) {
-			csv_row_done(&r); /* another metric's row (Lightning writes one row per log call) */
-			continue;
+		double v = 0, s = 0;
+		int blank = 0;
+		for (size_t k = 0; k < ncols && !blank; k++) {
+			size_t c = cols[k] - 1;
+			double one;
+			if (c >= r.n || !*r.f[c]) {
+				blank = 1; /* another metric's row (Lightning writes one row per log call) */
+			} else if (!csv_number(&one, r.f[c])) {
+				rc = err_set(FERRY_ECORRUPT, _("%s: column \"%s\": \"%.40s\" is not a number"), name, h.f[c], r.f[c]);
+				csv_row_done(&r);
+				goto out;
+			} else {
+				v += one;
+			}
 		}
-		if (!csv_number(&v, r.f[lcol])) {
-			rc = err_set(FERRY_ECORRUPT, _("%s: column \"%s\": \"%.40s\" is not a number"), name, h.f[lcol],
-			             r.f[lcol]);
+		if (blank) {
 			csv_row_done(&r);
-			goto out;
+			continue;
 		}
 		int has_step = scol >= 0 && (size_t)scol < r.n && csv_number(&s, r.f[scol]) && isfinite(s) &&
 		               s >= 0 && s < 9e15 && (!by_epoch || s == floor(s)); /* not HF's epoch 0.25 */
@@ -625,7 +689,28 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 out:
 	csv_row_done(&h);
 	sbuf_done(&names);
+	free(cols);
+	column_parts_done(&parts);
 	return rc;
+}
+
+/* find_loss for a --column naming several keys ("loss_cls+loss_bbox"): their sum, when the
+ * line holds every one of them. */
+static int find_loss_sum(double *v, const char *line, size_t len, const char *column)
+{
+	if (!column || !strchr(column, '+'))
+		return find_loss(v, line, len, column);
+	column_parts parts;
+	split_column(&parts, column);
+	int all = parts.n > 0;
+	*v = 0;
+	for (size_t k = 0; k < parts.n && all; k++) {
+		double one;
+		all = find_loss(&one, line, len, parts.v[k]);
+		*v += all ? one : 0;
+	}
+	column_parts_done(&parts);
+	return all;
 }
 
 /* Text logs: every line (split at \n and at \r, which progress bars use to redraw
@@ -644,7 +729,7 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 			continue;
 		if (summary_or_eval_line(line, n)) {
 			double v;
-			out->not_training += find_loss(&v, line, n, column);
+			out->not_training += find_loss_sum(&v, line, n, column);
 			continue;
 		}
 		long long count = 0, total = 0, step = 0;
@@ -652,7 +737,7 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 		if (bar_line)
 			step = bar_step(&bar, count, total);
 		double v;
-		if (!find_loss(&v, line, n, column))
+		if (!find_loss_sum(&v, line, n, column))
 			continue;
 		int has_step = find_step(&step, line, n) || find_counter_step(&step, line, n) || bar_line;
 		raw_add(raw, v, has_step, step);
@@ -674,6 +759,14 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 	}
 	raw_list raw = { NULL, 0, 0, 0 };
 	int rc = 0;
+	if (column) {
+		column_parts parts;
+		split_column(&parts, column);
+		size_t n = parts.n;
+		column_parts_done(&parts);
+		if (!n)
+			return err_set(FERRY_EUSAGE, _("--column \"%s\" names no column"), column);
+	}
 	if (csv_header(data, len)) {
 		if ((rc = csv_parse(&raw, out, name, data, len, column)))
 			goto out;

@@ -69,6 +69,33 @@ d = json.load(open(sys.argv[1]))
 assert d["a"]["points"] == 3 and not d["a"]["ordinal_steps"] and d["a"]["final_step"] == 2, d["a"]
 PY
 
+# the sum of YOLOv5's three training losses, and of two keys of a text log
+expect_exit 0 "YOLOv5: --column A+B+C compares the summed training loss" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_yolov5_results.csv" "$fx/npu_yolov5_results.csv" \
+	--column "train/box_loss+train/obj_loss+train/cls_loss" --format json
+python3 - "$work/out" <<'PY' && ok "YOLOv5: the sum of the three columns, named as such" || fail "YOLOv5: summed columns"
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["a"]
+assert a["column"] == "train/box_loss + train/obj_loss + train/cls_loss" and a["points"] == 3, a
+assert abs(a["final_loss"] - 0.112128) < 1e-6, a
+PY
+expect_exit 0 "mmengine: --column loss+loss_reg sums two keys of each line" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_mmengine.log" "$fx/npu_mmengine.log" --column "loss+loss_reg" --format json
+python3 - "$work/out" "$fx/gpu_mmengine.log" <<'PY' && ok "mmengine: each point is loss + loss_reg" || fail "mmengine: summed keys"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+last = [l for l in open(sys.argv[2]) if "Epoch(train)" in l][-1]
+want = sum(float(x) for x in re.findall(r"loss(?:_reg)?: ([0-9.]+)", last))
+assert d["a"]["points"] == 60 and abs(d["a"]["final_loss"] - want) < 1e-9, (d["a"], want)
+PY
+expect_exit 2 "a sum naming a missing column is refused" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_yolov5_results.csv" "$fx/npu_yolov5_results.csv" --column "train/box_loss+train/seg_loss"
+expect_grep 'no column "train/seg_loss"' "$work/err" "the refusal names the missing column"
+expect_exit 2 "--column naming nothing is refused, not compared as zeros" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_yolov5_results.csv" "$fx/npu_yolov5_results.csv" --column "+"
+one_line "$work/err" "--column naming nothing: one line"
+
 # a W&B export names its column after the run; --column takes the bare name
 expect_exit 0 "--column picks a W&B column by its bare name" -- \
 	"$FERRY" -C "$p" compare loss "$fx/gpu_wandb.csv" "$fx/npu_wandb.csv" --column train/loss
