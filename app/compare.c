@@ -120,6 +120,13 @@ static int run(compare_outcome *out, workspace *ws, const compare_req *req, int 
 			goto out;
 	ev = cJSON_CreateObject();
 	cJSON_AddStringToObject(ev, "what", req->loss ? "loss" : "dump");
+	/* the options, so that showing the comparison again computes the same one */
+	if (req->column)
+		cJSON_AddStringToObject(ev, "column", req->column);
+	if (req->dtype_a)
+		cJSON_AddStringToObject(ev, "dtype_a", req->dtype_a);
+	if (req->dtype_b)
+		cJSON_AddStringToObject(ev, "dtype_b", req->dtype_b);
 	rc = req->loss ? run_loss(out, ev, ws, in, req) : run_dump(out, ev, ws, in, req, record);
 	if (rc || !record)
 		goto out;
@@ -208,4 +215,17 @@ const char *compare_loss_event_reason(char *buf, size_t size, const cJSON *ev)
 		return buf;
 	}
 	return loss_fail_reason_shown(buf, size, &r);
+}
+
+static const char *option_of(const cJSON *ev, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(ev, key);
+	return cJSON_IsString(v) && *v->valuestring ? v->valuestring : NULL;
+}
+
+void compare_req_options(compare_req *req, const cJSON *ev)
+{
+	req->column = option_of(ev, "column");
+	req->dtype_a = option_of(ev, "dtype_a");
+	req->dtype_b = option_of(ev, "dtype_b");
 }

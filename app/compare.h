@@ -50,6 +50,10 @@ void compare_outcome_done(compare_outcome *o);
  * ("compare loss A B: …"); 0 for a passing one. */
 int compare_failure(const compare_outcome *o, const compare_req *req);
 
+/* Sets req's options (--column, --dtype-a, --dtype-b) to those the recorded comparison
+ * ev (a "compare" event's data) was made with; the strings are borrowed from ev. */
+void compare_req_options(compare_req *req, const cJSON *ev);
+
 /* Why the recorded loss comparison ev (a "compare" event's data) failed, in the
  * reader's language, written into buf; NULL when it passed or failed on its mean
  * error alone (the numbers say that themselves). Events recorded before the verdict's

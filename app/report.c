@@ -274,6 +274,7 @@ static cJSON *comparison_series(workspace *ws, const cJSON *c, int loss)
 {
 	char *a = compared_input(cJSON_GetObjectItem(c, "a")), *b = compared_input(cJSON_GetObjectItem(c, "b"));
 	compare_req req = { loss, a, b, NULL, 0, NULL, NULL };
+	compare_req_options(&req, c);
 	compare_outcome o;
 	cJSON *out = NULL;
 	if (compare_compute(&o, ws, &req)) {
@@ -1129,6 +1130,11 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		                     *json_str(config, "tolerance.accuracy") ? json_str(config, "tolerance.accuracy") : "-",
 		                     json_num(v, "throughput_pct"),
 		                     *json_str(config, "throughput.target_pct") ? json_str(config, "throughput.target_pct") : "-");
+	if (*json_str(v, "column")) {
+		char *with = xasprintf(_("%s; from column %s"), cells[2], json_str(v, "column"));
+		free(cells[2]);
+		cells[2] = with;
+	}
 	sbuf in;
 	sbuf_init(&in);
 	for (int i = 0; i < 2; i++) {

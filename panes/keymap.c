@@ -144,7 +144,7 @@ static const struct {
 } usages[] = {
 	{ CMD_INGEST, "ingest KIND PATH [--label L]" },
 	{ CMD_CONFIG, "config KEY VALUE" },
-	{ CMD_COMPARE, "compare loss|dump A B" },
+	{ CMD_COMPARE, "compare loss A B [--column NAME] | compare dump A B [--dtype-a bf16] [--dtype-b bf16]" },
 	{ CMD_EXPORT, "export patches DIR | export branch NAME --to REPO [--base REV]" },
 	{ CMD_REPORT, "report FORMAT [PATH]" },
 	{ CMD_UNWAIVE, "unwaive N REASON" },

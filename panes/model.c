@@ -308,6 +308,9 @@ void model_artifacts_free(tui_artifact *a, size_t n)
 		free(a[i].actor);
 		free(a[i].a);
 		free(a[i].b);
+		free(a[i].column);
+		free(a[i].dtype_a);
+		free(a[i].dtype_b);
 	}
 	free(a);
 }
@@ -363,6 +366,9 @@ static void compare_row(tui_artifact *r, const cJSON *d, model *m)
 	r->path = xasprintf("%s ↔ %s", json_str(ia, "arg"), json_str(ib, "arg"));
 	r->a = jdup(ia, "path");
 	r->b = jdup(ib, "path");
+	r->column = jdup(d, "column");
+	r->dtype_a = jdup(d, "dtype_a");
+	r->dtype_b = jdup(d, "dtype_b");
 }
 
 /* The audit events of one kind, newest first, as artifact rows filled by row. */

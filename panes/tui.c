@@ -1350,19 +1350,42 @@ static int compare_locked(app *a, void *arg)
 	return compare_record(g->out, a->t.m.ws, &g->req);
 }
 
-/* compare loss|dump A B, as `ferry compare`: recorded, then shown as curves and a table. */
+/* compare loss A B [--column NAME] | compare dump A B [--dtype-a bf16] [--dtype-b bf16], as
+ * `ferry compare`: recorded, then shown as curves and a table. */
 static void do_compare(app *a, const char *arg)
 {
 	tui *t = &a->t;
-	char *copy = xstrdup(arg ? arg : ""), *v[4], err[512];
-	size_t n = palette_split(v, 4, copy);
-	if (n != 3 || (strcmp(v[0], "loss") != 0 && strcmp(v[0], "dump") != 0)) {
+	char *copy = xstrdup(arg ? arg : ""), *v[10], err[512];
+	size_t n = palette_split(v, 10, copy);
+	int loss = n >= 3 && strcmp(v[0], "loss") == 0, ok = n >= 3 && (loss || strcmp(v[0], "dump") == 0) && n % 2 == 1;
+	compare_req req = { loss, NULL, NULL, NULL, 0, NULL, NULL };
+	for (size_t i = 3; ok && i + 1 < n; i += 2) {
+		if (loss && strcmp(v[i], "--column") == 0)
+			req.column = v[i + 1];
+		else if (!loss && strcmp(v[i], "--dtype-a") == 0)
+			req.dtype_a = v[i + 1];
+		else if (!loss && strcmp(v[i], "--dtype-b") == 0)
+			req.dtype_b = v[i + 1];
+		else
+			ok = 0;
+	}
+	if (!ok) {
 		usage(a, CMD_COMPARE);
 		free(copy);
 		return;
 	}
+	for (int side = 0; side < 2; side++) {
+		const char *d = side ? req.dtype_b : req.dtype_a;
+		if (d && !dump_dtype_is_bf16(d)) {
+			tui_message(t, UI_ERROR, _("--dtype-%c %s: the override names bfloat16 (bf16)"), side ? 'b' : 'a', d);
+			free(copy);
+			return;
+		}
+	}
 	char *pa = pane_expand_path(v[1]), *pb = pane_expand_path(v[2]);
-	struct compare_args g = { { strcmp(v[0], "loss") == 0, pa, pb, NULL, 0, NULL, NULL }, xcalloc(1, sizeof(compare_outcome)) };
+	req.a = pa;
+	req.b = pb;
+	struct compare_args g = { req, xcalloc(1, sizeof(compare_outcome)) };
 	if (under_lock(a, _("comparing…"), compare_locked, &g, err, sizeof err)) {
 		tui_message(t, UI_ERROR, "%s", err);
 		free(g.out);
@@ -1595,6 +1618,9 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 	int rc;
 	if (strcmp(art->kind, "compare") == 0) {
 		compare_req req = { art->loss, art->a, art->b, NULL, 0, NULL, NULL };
+		req.column = art->column && *art->column ? art->column : NULL;
+		req.dtype_a = art->dtype_a && *art->dtype_a ? art->dtype_a : NULL;
+		req.dtype_b = art->dtype_b && *art->dtype_b ? art->dtype_b : NULL;
 		o = xcalloc(1, sizeof *o);
 		t->running = 1;
 		a->busy_fixed = 1;

@@ -1038,6 +1038,44 @@ static char *loss_logs(void)
 	return dir;
 }
 
+/* :compare takes the CLI's options: --column for a CSV with several loss columns, and the
+ * comparison opened again from the artifacts pane is computed with the same column. */
+static void test_palette_compare_options(void **state)
+{
+	struct fx *fx = *state;
+	char *dir = tu_mkdtemp();
+	char a[4096] = "step,train_loss,aux_loss\n", b[4096] = "step,train_loss,aux_loss\n";
+	for (int st = 1; st <= 50; st++) {
+		double v = 3.0 / (1 + st * 0.05) + 1;
+		snprintf(a + strlen(a), sizeof a - strlen(a), "%d,%.6f,%.6f\n", st, v, v / 10);
+		snprintf(b + strlen(b), sizeof b - strlen(b), "%d,%.6f,%.6f\n", st, v, v * 3); /* aux differs */
+	}
+	tu_write(dir, "a.csv", a);
+	tu_write(dir, "b.csv", b);
+	char *keys = xasprintf(":compare loss %s/a.csv %s/b.csv<Enter>", dir, dir);
+	char *s = screen_of(fx->dir, "100x30", keys);
+	assert_has(row(s, 28), "several loss columns");
+	free(s);
+	free(keys);
+	keys = xasprintf(":compare loss %s/a.csv %s/b.csv --column train_loss<Enter>", dir, dir);
+	s = screen_of(fx->dir, "100x30", keys);
+	assert_has(s, "PASS  mean relative error");
+	free(s);
+	free(keys);
+	/* opened again from the artifacts pane: the same column, so the same verdict */
+	s = screen_of(fx->dir, "100x30", "a<Enter>");
+	assert_has(row(s, 1), "Comparison of loss");
+	assert_has(s, "PASS  mean relative error");
+	free(s);
+	keys = xasprintf(":compare loss %s/a.csv %s/b.csv --dtype-a bf16<Enter>", dir, dir);
+	s = screen_of(fx->dir, "100x30", keys);
+	assert_has(s, "usage: compare loss A B [--column NAME]");
+	free(s);
+	free(keys);
+	tu_rmdir(dir);
+	free(dir);
+}
+
 /* The engagement commands of the palette: usage when incomplete, completion of kinds,
  * keys and labels, and ingest, config, compare, verify, unwaive, export and probe-script
  * through the CLI's own functions. */
@@ -1477,6 +1515,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_readiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_engagement_commands, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_palette_compare_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signoff_runs_the_gate_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
