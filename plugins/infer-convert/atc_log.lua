@@ -7,6 +7,9 @@
 -- the same way. A log with none of these but "ATC run failed" or an "[ERROR]" line gets the
 -- generic advice, quoting the first "[ERROR]" line (or the failure line).
 --
+-- A log with neither "ATC run success" nor any failure did not finish (ATC was killed or the
+-- log is cut short): an error, since no model came out of it.
+--
 -- A failed log whose model (the file named by `--model` in the log) a later atc-log (higher
 -- artifact id) converted successfully ("ATC run success") is history: it becomes one info
 -- finding naming the later log instead of errors. The wording of ATC's messages is unverified
@@ -42,6 +45,7 @@ local function scan(text, rules)
 		local line = text:sub(pos, nl - 1):gsub("\r$", "")
 		pos = nl + 1
 		n = n + 1
+		s.last = { line = n, text = line }
 		s.model = s.model or model_of(line)
 		if line:find("ATC run success", 1, true) then s.ok = true end
 		if line:find("ATC run failed", 1, true) and not s.failed then s.failed, s.failed_line = n, line end
@@ -92,7 +96,10 @@ return {
 		end
 		for _i, s in ipairs(logs) do
 			local a = s.a
-			local bad = s.failed or s.first_error or #s.hits > 0
+			-- a log that neither ends in success nor says why it failed: ATC was killed (out
+			-- of memory, a time limit) or the log was cut short; no model came out of it
+			local unfinished = not s.ok and not s.failed and not s.first_error and #s.hits == 0
+			local bad = s.failed or s.first_error or #s.hits > 0 or unfinished
 			local later
 			if bad and s.model then
 				for _i, o in ipairs(logs) do
@@ -102,12 +109,19 @@ return {
 				end
 			end
 			if later then
-				local first = s.hits[1] or s.first_error or { line = s.failed, text = s.failed_line }
+				local first = s.hits[1] or s.first_error or (s.failed and { line = s.failed, text = s.failed_line }) or s.last
 				ctx.report{
 					key = a.id .. ":superseded", severity = "info",
 					message = _("{what}: the conversion of {model} failed (line {line}: \"{text}\"), but {later} converted {model} successfully later; this log is history.",
 						{ what = s.what, model = s.model, line = first.line, text = quote(first.text), later = later.what }),
 					suggestion = _("Nothing to do for this log; keep it as a record of the fix."),
+				}
+			elseif unfinished then
+				ctx.report{
+					key = a.id .. ":unfinished", severity = "error",
+					message = _("{what}: the conversion did not finish: the log ends at line {line} (\"{text}\") without \"ATC run success\" or \"ATC run failed\".",
+						{ what = s.what, line = s.last and s.last.line or 0, text = quote(s.last and s.last.text or "") }),
+					suggestion = _("ATC was stopped (out of host memory, a time limit, a closed terminal) or the log was cut short: run it again with its whole output saved (`atc ... 2>&1 | tee atc.log`), watching host memory for a large model, and ingest that log."),
 				}
 			elseif bad then
 				for _i, h in ipairs(s.hits) do
