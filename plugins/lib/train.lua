@@ -14,6 +14,9 @@
 --                                       back to 32 or 64 bits (`m.half().float()`)
 --   train.project_calls(ctx, names, words)  calls anywhere in the project whose resolved name
 --                                       is in names, found only in files containing one of words
+--   train.setting_named(ctx, names, flag)  the first identifier of names in the project's code,
+--                                       configs or launch scripts, and its file; also the text flag
+--                                       (a command-line option) in the files that are not Python
 --
 -- Everything works on the syntax tree (comments and strings never match); helpers taking
 -- (ctx, path) return empty lists when the file cannot be parsed.
@@ -183,6 +186,24 @@ function train.project_calls(ctx, names, words)
 		end
 	end
 	return out
+end
+
+-- Files where a project sets up its training: code, configs and launch scripts.
+local SETTING_FILES = { "%.py$", "%.ya?ml$", "%.json$", "%.sh$", "%.toml$", "%.cfg$", "%.ini$" }
+
+-- The first identifier of the set names (keys) anywhere in those files, in code, comments
+-- and strings alike (a config key counts), and its path; with flag, a file other than
+-- Python holding that text counts too (Megatron's `--clip-grad` is two identifiers). nil
+-- when none does.
+function train.setting_named(ctx, names, flag)
+	for _i, pattern in ipairs(SETTING_FILES) do
+		for _j, path in ipairs(ctx.files(pattern)) do
+			local found = ctx.find_names(path, names)
+			if found and found[1] then return found[1], path end
+			if flag and not path:match("%.py$") and ctx.find(path, flag) then return flag, path end
+		end
+	end
+	return nil
 end
 
 return train

@@ -23,20 +23,6 @@ for _i, n in ipairs({ "autocast", "GradScaler", "amp", "half", "float16", "bfloa
 	SIXTEEN_BIT[n] = true
 end
 
--- files where a project sets its precision: code, configs and launch scripts
-local SETTING_FILES = { "%.py$", "%.ya?ml$", "%.json$", "%.sh$", "%.toml$", "%.cfg$", "%.ini$" }
-
--- The first identifier of the project that chooses a 16-bit mode, and its file; nil.
-local function sixteen_bit_choice(ctx)
-	for _i, pattern in ipairs(SETTING_FILES) do
-		for _j, path in ipairs(ctx.files(pattern)) do
-			local names = ctx.find_names(path, SIXTEEN_BIT)
-			if names and names[1] then return names[1], path end
-		end
-	end
-	return nil
-end
-
 return {
 	id = "tune.mixed_precision",
 	phase = "tune",
@@ -55,7 +41,7 @@ return {
 			local s = train.steps(ctx, path)[1]
 			if s then steps[#steps + 1] = { file = path, node = s.call } end
 		end
-		if #steps == 0 or sixteen_bit_choice(ctx) then return end
+		if #steps == 0 or train.setting_named(ctx, SIXTEEN_BIT) then return end
 		for _i, s in ipairs(steps) do
 			ctx.report{
 				file = s.file, node = s.node,
