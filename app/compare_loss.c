@@ -4,6 +4,8 @@
 #include "intl.h"
 #include "json.h"
 
+#include <cjson/cJSON.h>
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -132,7 +134,8 @@ static int loss_key(const char *line, size_t i, size_t n)
 static int step_key(const char *t, size_t n)
 {
 	return token_is(t, n, "step") || token_is(t, n, "global_step") || token_is(t, n, "iteration") ||
-	       token_is(t, n, "iter") || token_is(t, n, "train_step");
+	       token_is(t, n, "iter") || token_is(t, n, "train_step") ||
+	       token_is(t, n, "current_steps"); /* LLaMA-Factory's trainer_log.jsonl */
 }
 
 /* Finds the first training loss on the line: 1 and *v (which may be NaN or infinite).
@@ -746,6 +749,110 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 	}
 }
 
+/* --- HF Trainer's trainer_state.json --- */
+
+/* 1 when data is a JSON object with a "log_history" (transformers' TrainerState). */
+static int trainer_state_file(const char *data, size_t len)
+{
+	size_t i = 0;
+	while (i < len && isspace((unsigned char)data[i]))
+		i++;
+	if (i == len || data[i] != '{')
+		return 0;
+	static const char key[] = "\"log_history\"";
+	for (const char *p = data; (p = memchr(p, '"', (size_t)(data + len - p))) != NULL; p++)
+		if ((size_t)(data + len - p) >= sizeof key - 1 && memcmp(p, key, sizeof key - 1) == 0)
+			return 1;
+	return 0;
+}
+
+/* The text with Python's bare NaN, Infinity and -Infinity (json.dumps writes them; JSON
+ * has no words for them) turned into strings csv_number reads, outside strings only. */
+static char *quote_python_floats(const char *data, size_t len)
+{
+	sbuf b;
+	sbuf_init(&b);
+	int in_str = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = data[i];
+		if (in_str) {
+			sbuf_addc(&b, c);
+			if (c == '\\' && i + 1 < len)
+				sbuf_addc(&b, data[++i]);
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		static const char *const words[] = { "-Infinity", "Infinity", "NaN" };
+		size_t w = 0;
+		for (; w < 3; w++) {
+			size_t wl = strlen(words[w]);
+			if (len - i >= wl && memcmp(data + i, words[w], wl) == 0 && (i == 0 || !is_ident(data[i - 1])) &&
+			    (i + wl == len || !is_ident(data[i + wl])))
+				break;
+		}
+		if (w < 3) {
+			sbuf_addf(&b, "\"%s\"", words[w]);
+			i += strlen(words[w]) - 1;
+			continue;
+		}
+		in_str = c == '"';
+		sbuf_addc(&b, c);
+	}
+	return b.buf ? sbuf_detach(&b) : xstrdup("");
+}
+
+/* A number of a log entry: a JSON number, or a string holding one (NaN quoted above). */
+static int entry_number(double *v, const cJSON *item)
+{
+	if (cJSON_IsNumber(item)) {
+		*v = item->valuedouble;
+		return 1;
+	}
+	return cJSON_IsString(item) && csv_number(v, item->valuestring);
+}
+
+/* The training losses of log_history: an entry with "loss" (or the --column keys, summed)
+ * is one point at its "step"; evaluation entries and the closing summary (eval_loss,
+ * train_loss) are counted as not training. */
+static int trainer_state_parse(raw_list *raw, loss_series *out, const char *name, const char *data, size_t len,
+                               const char *column)
+{
+	char *text = quote_python_floats(data, len);
+	cJSON *doc = cJSON_Parse(text);
+	free(text);
+	const cJSON *hist = cJSON_GetObjectItem(doc, "log_history");
+	if (!cJSON_IsArray(hist)) {
+		cJSON_Delete(doc);
+		return err_set(FERRY_ECORRUPT, _("%s: not a trainer_state.json: no log_history list"), name);
+	}
+	column_parts parts;
+	split_column(&parts, column ? column : "loss");
+	const cJSON *e;
+	cJSON_ArrayForEach(e, hist)
+	{
+		double v = 0, step = 0;
+		int all = 1;
+		for (size_t k = 0; k < parts.n && all; k++) {
+			double one;
+			all = entry_number(&one, cJSON_GetObjectItem(e, parts.v[k]));
+			v += all ? one : 0;
+		}
+		if (!all) {
+			out->not_training += cJSON_GetObjectItem(e, "eval_loss") || cJSON_GetObjectItem(e, "train_loss");
+			continue;
+		}
+		int has_step = entry_number(&step, cJSON_GetObjectItem(e, "step")) && isfinite(step) && step >= 0 &&
+		               step < 9e15;
+		raw_add(raw, v, has_step, has_step ? (long long)step : 0);
+		if (!isfinite(v))
+			out->nonfinite++;
+	}
+	column_parts_done(&parts);
+	cJSON_Delete(doc);
+	return 0;
+}
+
 int loss_parse(loss_series *out, const char *name, const char *data, size_t len, const char *column)
 {
 	memset(out, 0, sizeof *out);
@@ -767,7 +874,10 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 		if (!n)
 			return err_set(FERRY_EUSAGE, _("--column \"%s\" names no column"), column);
 	}
-	if (csv_header(data, len)) {
+	if (trainer_state_file(data, len)) {
+		if ((rc = trainer_state_parse(&raw, out, name, data, len, column)))
+			goto out;
+	} else if (csv_header(data, len)) {
 		if ((rc = csv_parse(&raw, out, name, data, len, column)))
 			goto out;
 	} else {

@@ -11,21 +11,22 @@ make_project "$p"
 "$FERRY" init "$p" >/dev/null
 
 for f in plain.log hf.log megatron.log lightning_bar.log metrics.csv tensorboard.csv wandb.csv detr.log \
-	mmengine.log mmengine_iter.log timm.log; do
+	mmengine.log mmengine_iter.log timm.log trainer_state.json trainer_log.jsonl; do
 	expect_exit 0 "$f: the float64 rerun agrees with the baseline" -- \
 		"$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_$f" --format json
 	python3 - "$work/out" "$f" <<'PY' && ok "$f: every training step and nothing else" || fail "$f: points"
 import json, sys
 d, f = json.load(open(sys.argv[1])), sys.argv[2]
 # HF logs every 5th step; the others every step; eval and summary lines never count
-want = 12 if f == "hf.log" else 60
+want = 12 if f in ("hf.log", "trainer_state.json", "trainer_log.jsonl") else 60
 assert d["a"]["points"] == want and d["b"]["points"] == want, (d["a"]["points"], want)
 assert d["aligned_steps"] == want and d["verdict"] == "pass", d["verdict"]
-if f in ("hf.log", "detr.log", "timm.log"):
+if f in ("hf.log", "detr.log", "timm.log", "trainer_state.json"):
     assert d["a"]["not_training"] >= 1, d["a"]
 # the steps are the framework's own, not line numbers: mmengine counts from 1, the
 # torchvision references and timm from 0 (epoch times batches per epoch plus batch)
-final = {"mmengine.log": 60, "mmengine_iter.log": 60, "detr.log": 59, "timm.log": 59}
+final = {"mmengine.log": 60, "mmengine_iter.log": 60, "detr.log": 59, "timm.log": 59, "trainer_state.json": 60,
+         "trainer_log.jsonl": 60}
 if f in final:
     assert not d["a"]["ordinal_steps"] and d["a"]["final_step"] == final[f], d["a"]
 PY
@@ -42,6 +43,22 @@ for f in plain.log lightning_bar.log metrics.csv mmengine.log timm.log; do
 	expect_exit 1 "$f: the early stop fails" -- "$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_short_$f"
 	expect_grep "B stops at step $((24 + first))" "$work/err" "$f: names where B stopped"
 done
+
+# HF Trainer's trainer_state.json and LLaMA-Factory's trainer_log.jsonl log every 5th step:
+# the blow-up shows at the first logged step after it, the early stop at its last
+for f in trainer_state.json trainer_log.jsonl; do
+	expect_exit 1 "$f: the blow-up fails" -- "$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_blowup_$f"
+	expect_grep "at step 45 and stays there" "$work/err" "$f: names the first logged step of the blow-up"
+	expect_exit 1 "$f: the early stop fails" -- "$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_short_$f"
+	expect_grep "B stops at step 25" "$work/err" "$f: names where B stopped"
+done
+expect_exit 0 "trainer_state.json: a run logging every 10th step pairs up by step" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_trainer_state.json" "$fx/npu_trainer_state_every10.json" --format json
+python3 - "$work/out" <<'PY' && ok "trainer_state.json: 6 steps aligned, 10 to 60" || fail "trainer_state.json: interval alignment"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["aligned_steps"] == 6 and d["b"]["final_step"] == 60 and d["verdict"] == "pass", (d["aligned_steps"], d["b"])
+PY
 
 # a run that logs every 4th iteration against one that logs every iteration: the
 # points pair up by mmengine's own counters, not by their order in the logs
