@@ -111,18 +111,19 @@ static int cmp_str(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* Lists for hashing the tensor files of in that no pair reads (paired[i] 0): .npy files,
- * opened .pt files not listed yet, and the .pt files dump.json records name that are
- * there (once each: records may share one). */
-static void add_unpaired(dump_input *in, const char *paired, dump_hash_file *files, size_t *nfiles, size_t *side,
-                         size_t *nside)
+/* Lists for hashing every tensor file of in that is not listed yet (a file no pair reads,
+ * or one whose partner has only statistics): .npy files, opened .pt files, and the .pt
+ * files dump.json records name that are there; each once (records may share a file). */
+static void add_unlisted(dump_input *in, dump_hash_file *files, size_t *nfiles, size_t *side, size_t *nside)
 {
+	const char **listed = xmalloc((*nside ? *nside : 1) * sizeof *listed);
+	for (size_t i = 0; i < *nside; i++)
+		listed[i] = files[side[i]].path;
+	qsort(listed, *nside, sizeof *listed, cmp_str);
 	const char **paths = xmalloc((in->n ? in->n : 1) * sizeof *paths);
-	size_t n = 0;
+	size_t n = 0, nlisted = *nside;
 	for (size_t i = 0; i < in->n; i++) {
 		const dump_tensor_ref *t = &in->t[i];
-		if (paired[i])
-			continue;
 		if (t->npy) {
 			paths[n++] = t->npy;
 		} else if (t->ptf) {
@@ -137,11 +138,13 @@ static void add_unpaired(dump_input *in, const char *paired, dump_hash_file *fil
 	}
 	qsort(paths, n, sizeof *paths, cmp_str);
 	for (size_t i = 0; i < n; i++)
-		if (i == 0 || strcmp(paths[i], paths[i - 1]) != 0) {
+		if ((i == 0 || strcmp(paths[i], paths[i - 1]) != 0) &&
+		    !bsearch(&paths[i], listed, nlisted, sizeof *listed, cmp_str)) {
 			files[*nfiles].path = paths[i];
 			side[(*nside)++] = (*nfiles)++;
 		}
 	free(paths);
+	free(listed);
 }
 
 int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts *opts)
@@ -156,7 +159,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	size_t *pair_a = NULL, *pair_b = NULL;
 	size_t *real_of = NULL, *side_a = NULL, *side_b = NULL;
 	size_t nreal = 0, nfiles = 0, na_files = 0, nb_files = 0;
-	char *used = NULL, *paired = NULL; /* B's tensors and A's that have a partner */
+	char *used = NULL; /* B's tensors that have a partner */
 	int rc = dump_input_load(&ia, a);
 	if (rc) {
 		memset(&ib, 0, sizeof ib);
@@ -178,7 +181,6 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 		sorted[i] = (name_idx){ ib.t[i].name, i };
 	qsort(sorted, ib.n, sizeof *sorted, cmp_name_idx);
 	used = xcalloc(ib.n ? ib.n : 1, 1);
-	paired = xcalloc(ia.n ? ia.n : 1, 1);
 	out->pairs = xcalloc(ia.n ? ia.n : 1, sizeof *out->pairs);
 	pair_a = xmalloc((ia.n ? ia.n : 1) * sizeof *pair_a);
 	pair_b = xmalloc((ia.n ? ia.n : 1) * sizeof *pair_b);
@@ -195,7 +197,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			}
 			k = hit->idx;
 		}
-		used[k] = paired[i] = 1;
+		used[k] = 1;
 		pair_a[out->n] = i;
 		pair_b[out->n] = k;
 		dump_pair *p = &out->pairs[out->n++];
@@ -209,7 +211,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	/* headers of every tensor to read; statistics for the rest */
 	io = xcalloc(out->n ? out->n : 1, sizeof *io);
 	real_of = xmalloc((out->n ? out->n : 1) * sizeof *real_of);
-	size_t cap = 2 * out->n + 2 + ia.n + ib.n; /* dump.json, both sides' pairs, the unpaired */
+	size_t cap = 2 * out->n + 2 + ia.n + ib.n; /* dump.json, both sides' pairs, every other file */
 	files = xcalloc(cap, sizeof *files);
 	side_a = xmalloc(cap * sizeof *side_a);
 	side_b = xmalloc(cap * sizeof *side_b);
@@ -280,8 +282,8 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 
 	/* the tensor files no pair reads are part of what was dumped: their hashes go into
 	 * the manifests too, so two dumps that differ only there are told apart */
-	add_unpaired(&ia, paired, files, &nfiles, side_a, &na_files);
-	add_unpaired(&ib, used, files, &nfiles, side_b, &nb_files);
+	add_unlisted(&ia, files, &nfiles, side_a, &na_files);
+	add_unlisted(&ib, files, &nfiles, side_b, &nb_files);
 	/* hashes recorded when a dump was ingested spare reading its files twice */
 	dump_known_hashes(files, nfiles, a);
 	dump_known_hashes(files, nfiles, b);
@@ -331,7 +333,6 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	out->pass = out->n > 0 && out->nfailed == 0 && !out->incomplete;
 out:
 	free(used);
-	free(paired);
 	free(sorted);
 	free(pair_a);
 	free(pair_b);

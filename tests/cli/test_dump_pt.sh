@@ -176,4 +176,21 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert a["a"]["sha256"] != b["a"]["sha256"] and a["b"]["sha256"] == b["b"]["sha256"], (a["a"], b["a"])
 EOF
 
+# ... and the file of a tensor whose partner has only statistics
+sa="$work/stats_a"
+sb="$work/stats_b"
+cp -R "$fx/gpu_dump" "$sa"
+cp -R "$fx/gpu_dump" "$sb"
+one=Functional.batch_norm.0.forward.input.0.pt # its values differ between the two fixture dumps
+rm "$sb/step0/rank0/dump_tensor_data/$one"
+"$FERRY" -C "$p" compare dump "$sa" "$sb" --format json >"$work/s1.json" 2>/dev/null
+cp "$fx/npu_dump/step0/rank0/dump_tensor_data/$one" "$sa/step0/rank0/dump_tensor_data/$one" # other values, same shape
+"$FERRY" -C "$p" compare dump "$sa" "$sb" --format json >"$work/s2.json" 2>/dev/null
+python3 - "$work/s1.json" "$work/s2.json" <<'EOF' && ok "a tensor file compared by statistics only is in A's hash too" || fail "a statistics-only pair's file"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a["summary"]["statistics"] == 1, a["summary"]
+assert a["a"]["sha256"] != b["a"]["sha256"], (a["a"], b["a"])
+EOF
+
 finish
