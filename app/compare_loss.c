@@ -195,7 +195,7 @@ static int find_step(long long *step, const char *line, size_t len)
 /* Progress counters that training frameworks print instead of a step number: the epoch
  * and the batch within it, or the iteration, each batch or iteration with its total. */
 typedef struct counter_format {
-	const char *marker; /* the word the counters follow, with its punctuation */
+	const char *marker; /* the capitalised word the counters follow, with its punctuation */
 	int per_epoch;      /* "[E][I/T]" (epoch, then batch of T) rather than "[I/T]" */
 	int first_epoch;    /* the number this format gives the first epoch */
 } counter_format;
@@ -256,14 +256,13 @@ static int read_counters(long long *step, const counter_format *f, const char *l
 static int find_counter_step(long long *step, const char *line, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
-		if (line[i] != 'E' && line[i] != 'I' && line[i] != 'T')
-			continue;
-		if (i > 0 && is_ident(line[i - 1]))
-			continue;
+		if (!isupper((unsigned char)line[i]) || (i > 0 && is_ident(line[i - 1])))
+			continue; /* every marker is a capitalised word */
 		for (size_t k = 0; k < sizeof counter_formats / sizeof *counter_formats; k++) {
 			const counter_format *f = &counter_formats[k];
 			size_t ml = strlen(f->marker);
-			if (len - i >= ml && memcmp(line + i, f->marker, ml) == 0 && read_counters(step, f, line, len, i + ml))
+			if (line[i] == f->marker[0] && len - i >= ml && memcmp(line + i, f->marker, ml) == 0 &&
+			    read_counters(step, f, line, len, i + ml))
 				return 1;
 		}
 	}
