@@ -558,8 +558,10 @@ static void split_column(column_parts *out, const char *column)
 	for (const char *p = column;;) {
 		const char *e = strchr(p, '+');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
-		while (n && (*p == ' '))
-			p++, n--;
+		while (n && *p == ' ') {
+			p++;
+			n--;
+		}
 		while (n && p[n - 1] == ' ')
 			n--;
 		if (n)
@@ -696,29 +698,28 @@ out:
 	return rc;
 }
 
-/* find_loss for a --column naming several keys ("loss_cls+loss_bbox"): their sum, when the
- * line holds every one of them. */
-static int find_loss_sum(double *v, const char *line, size_t len, const char *column)
+/* find_loss for the keys of a --column (parts; none: the training-loss keys): their sum,
+ * when the line holds every one of them. */
+static int find_loss_sum(double *v, const char *line, size_t len, const column_parts *parts)
 {
-	if (!column || !strchr(column, '+'))
-		return find_loss(v, line, len, column);
-	column_parts parts;
-	split_column(&parts, column);
-	int all = parts.n > 0;
+	if (parts->n <= 1)
+		return find_loss(v, line, len, parts->n ? parts->v[0] : NULL);
 	*v = 0;
-	for (size_t k = 0; k < parts.n && all; k++) {
+	for (size_t k = 0; k < parts->n; k++) {
 		double one;
-		all = find_loss(&one, line, len, parts.v[k]);
-		*v += all ? one : 0;
+		if (!find_loss(&one, line, len, parts->v[k]))
+			return 0;
+		*v += one;
 	}
-	column_parts_done(&parts);
-	return all;
+	return 1;
 }
 
 /* Text logs: every line (split at \n and at \r, which progress bars use to redraw
  * themselves) that holds a training loss is one point. */
 static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t len, const char *column)
 {
+	column_parts parts;
+	split_column(&parts, column);
 	bar_state bar = { 0, 0, 0, 0 };
 	size_t start = 0;
 	for (size_t i = 0; i <= len; i++) {
@@ -731,7 +732,7 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 			continue;
 		if (summary_or_eval_line(line, n)) {
 			double v;
-			out->not_training += find_loss_sum(&v, line, n, column);
+			out->not_training += find_loss_sum(&v, line, n, &parts);
 			continue;
 		}
 		long long count = 0, total = 0, step = 0;
@@ -739,13 +740,14 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 		if (bar_line)
 			step = bar_step(&bar, count, total);
 		double v;
-		if (!find_loss_sum(&v, line, n, column))
+		if (!find_loss_sum(&v, line, n, &parts))
 			continue;
 		int has_step = find_step(&step, line, n) || find_counter_step(&step, line, n) || bar_line;
 		raw_add(raw, v, has_step, step);
 		if (!isfinite(v))
 			out->nonfinite++;
 	}
+	column_parts_done(&parts);
 }
 
 /* --- HF Trainer's trainer_state.json --- */
