@@ -1131,7 +1131,10 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	} else {
 		dump_render_text(&b, &o.dr, arg_a, arg_b);
 	}
-	if (!(rc = output_emit(&b, output)))
+	if (!(rc = output_emit(&b, output)) && compare_same_input(&o))
+		fprintf(stderr, _("ferry: warning: A and B are the same data (sha256 %.12s): a run compared with itself says nothing about the NPU\n"),
+		        json_str(o.in_a, "sha256"));
+	if (!rc)
 		rc = compare_failure(&o, &req);
 out:
 	compare_outcome_done(&o);

@@ -103,6 +103,12 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	return 0;
 }
 
+int compare_same_input(const compare_outcome *o)
+{
+	const char *a = json_str(o->in_a, "sha256"), *b = json_str(o->in_b, "sha256");
+	return *a && strcmp(a, b) == 0;
+}
+
 static int run(compare_outcome *out, workspace *ws, const compare_req *req, int record)
 {
 	memset(out, 0, sizeof *out);
@@ -132,6 +138,8 @@ static int run(compare_outcome *out, workspace *ws, const compare_req *req, int 
 		goto out;
 	cJSON_AddItemToObject(ev, "a", cJSON_Duplicate(out->in_a, 1));
 	cJSON_AddItemToObject(ev, "b", cJSON_Duplicate(out->in_b, 1));
+	if (compare_same_input(out))
+		cJSON_AddBoolToObject(ev, "same_input", 1);
 	cJSON_AddStringToObject(ev, "verdict", out->pass ? "pass" : "fail");
 	rc = ws_event(ws, "compare", ev);
 	ev = NULL;

@@ -50,6 +50,10 @@ void compare_outcome_done(compare_outcome *o);
  * ("compare loss A B: …"); 0 for a passing one. */
 int compare_failure(const compare_outcome *o, const compare_req *req);
 
+/* 1 when A and B are the same data (equal SHA-256): whatever the verdict, such a
+ * comparison says nothing about the NPU run, and the callers say so. */
+int compare_same_input(const compare_outcome *o);
+
 /* Sets req's options (--column, --dtype-a, --dtype-b) to those the recorded comparison
  * ev (a "compare" event's data) was made with; the strings are borrowed from ev. */
 void compare_req_options(compare_req *req, const cJSON *ev);

@@ -1398,7 +1398,10 @@ static void do_compare(app *a, const char *arg)
 		a->zoom = 0;
 		a->dirty = D_ALL;
 		a->touch = 1;
-		if (g.out->pass)
+		if (compare_same_input(g.out))
+			tui_message(t, UI_WARN, _("compare %s %s %s: A and B are the same data: a run compared with itself says nothing about the NPU."),
+			            v[0], v[1], v[2]);
+		else if (g.out->pass)
 			tui_message(t, UI_OK, _("compare %s %s %s: pass (recorded in the audit chain)."), v[0], v[1], v[2]);
 		else {
 			compare_failure(g.out, &g.req);

@@ -67,6 +67,18 @@ return {
 				suggestion = _("Find where the runs part with `ferry compare dump` on layer dumps of the first steps (msprobe), fix it and compare again; a passing comparison closes this finding. If the difference is accepted by the client, waive it with the reason."),
 			}
 		end
+		-- a comparison of the same data on both sides passes and proves nothing
+		for _i, c in ipairs({ { kind = "loss", rec = loss }, { kind = "dump", rec = dump } }) do
+			if c.rec and c.rec.same_input then
+				ctx.report{
+					key = c.kind .. ":same:" .. tostring((c.rec.a or {}).sha256),
+					severity = "warning",
+					message = _("The latest {kind} comparison (audit event {event}) has the same data on both sides (sha256 {sha}): it says nothing about the NPU run.",
+						{ kind = c.kind, event = c.rec.event or 0, sha = tostring((c.rec.a or {}).sha256 or "?"):sub(1, 12) }),
+					suggestion = _("Compare the NPU run's output with the GPU run's: check which file each label was ingested from (the workbench's artifacts pane, a) and run the comparison again."),
+				}
+			end
+		end
 		if dump and dump.verdict == "fail" then
 			local why = (dump.pairs or 0) == 0 and _("the two dumps share no tensor name")
 				or dump.first_diverging_layer and _("{failed} of {pairs} tensor pairs are outside the thresholds; first diverging layer {layer}",

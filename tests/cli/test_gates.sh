@@ -113,7 +113,16 @@ assert any("B holds 1 of A's 4 tensors (25%)" in m for m in msgs), msgs
 PY
 "$FERRY" -C "$p" report --format md --output "$work/tune-dump.md" >/dev/null 2>&1
 expect_grep "B holds 1 of A's 4 tensors (25%)" "$work/tune-dump.md" "the report's dump verdict says how much of A B holds"
-"$FERRY" -C "$p" compare dump "$data/gpu.npy" "$data/gpu.npy" >/dev/null 2>&1
+# the same file on both sides passes, and every reader is told it proves nothing
+expect_exit 0 "a dump compared with itself passes" -- "$FERRY" -C "$p" compare dump "$data/gpu.npy" "$data/gpu.npy"
+expect_grep "warning: A and B are the same data" "$work/err" "the comparison of a file with itself warns"
+"$FERRY" -C "$p" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+python3 - "$work/tf.json" <<'PY' && ok "tune.acceptance warns that the latest dump comparison had the same data twice" || fail "same-input warning"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+assert any(f["plugin"] == "tune.acceptance" and f["severity"] == "warning" and "same data on both sides" in f["message"]
+           for f in fs), [f["message"] for f in fs if f["plugin"] == "tune.acceptance"]
+PY
 expect_exit 0 "signoff tune once the latest comparisons pass" -- "$FERRY" -C "$p" signoff tune
 
 # ---------------------------------------------------------------- acceptance: infer-optimize
