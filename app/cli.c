@@ -1088,12 +1088,7 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 'c': column = optarg; break;
 		case 'A':
-		case 'B':
-			if (!dump_dtype_is_bf16(optarg))
-				return err_set(FERRY_EUSAGE, _("--dtype-%c %s: the override names bfloat16 (bf16)"), c == 'A' ? 'a' : 'b',
-				               optarg);
-			dtype[c == 'B'] = optarg;
-			break;
+		case 'B': dtype[c == 'B'] = optarg; break;
 		default: return opt_fail("compare", argv);
 		}
 	}
@@ -1105,12 +1100,10 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		return usage_error("compare");
 	if (loss && (threads || strcmp(format, "csv") == 0))
 		return err_set(FERRY_EUSAGE, _("compare loss: --threads and --format csv apply to compare dump only"));
-	if (!loss && column)
-		return err_set(FERRY_EUSAGE, _("compare dump: --column applies to compare loss only"));
-	if (loss && (dtype[0] || dtype[1]))
-		return err_set(FERRY_EUSAGE, _("compare loss: --dtype-a/--dtype-b apply to compare dump only"));
 	workspace *ws = NULL;
 	compare_req req = { loss, arg_a, arg_b, column, threads, dtype[0], dtype[1] };
+	if ((rc = compare_req_check(&req)))
+		return rc;
 	compare_outcome o;
 	memset(&o, 0, sizeof o);
 	sbuf b;

@@ -103,6 +103,20 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	return 0;
 }
 
+int compare_req_check(const compare_req *req)
+{
+	const char *dtype[2] = { req->dtype_a, req->dtype_b };
+	for (int side = 0; side < 2; side++)
+		if (dtype[side] && !dump_dtype_is_bf16(dtype[side]))
+			return err_set(FERRY_EUSAGE, _("--dtype-%c %s: the override names bfloat16 (bf16)"), side ? 'b' : 'a',
+			               dtype[side]);
+	if (!req->loss && req->column)
+		return err_set(FERRY_EUSAGE, _("compare dump: --column applies to compare loss only"));
+	if (req->loss && (req->dtype_a || req->dtype_b))
+		return err_set(FERRY_EUSAGE, _("compare loss: --dtype-a/--dtype-b apply to compare dump only"));
+	return 0;
+}
+
 int compare_same_input(const compare_outcome *o)
 {
 	const char *a = json_str(o->in_a, "sha256"), *b = json_str(o->in_b, "sha256");
@@ -195,10 +209,9 @@ int compare_failure(const compare_outcome *o, const compare_req *req)
 	               req->b, o->dr.nfailed, o->dr.n, o->dr.pairs[o->dr.first_fail].layer);
 }
 
-const char *compare_loss_event_reason(char *buf, size_t size, const cJSON *ev)
+/* The loss comparison's reason (see compare_event_reason). */
+static const char *loss_event_reason(char *buf, size_t size, const cJSON *ev)
 {
-	if (strcmp(json_str(ev, "verdict"), "fail") != 0)
-		return NULL;
 	/* the grounds as loss_compare found them, for the reason its verdict gives */
 	loss_result r;
 	memset(&r, 0, sizeof r);
@@ -223,6 +236,27 @@ const char *compare_loss_event_reason(char *buf, size_t size, const cJSON *ev)
 		return buf;
 	}
 	return loss_fail_reason_shown(buf, size, &r);
+}
+
+/* The dump comparison's reason: how much of A an incomplete B holds (see
+ * compare_event_reason). */
+static const char *dump_event_reason(char *buf, size_t size, const cJSON *ev)
+{
+	if (!cJSON_IsTrue(cJSON_GetObjectItem(ev, "incomplete")))
+		return NULL;
+	dump_result r;
+	memset(&r, 0, sizeof r);
+	r.n = (size_t)json_int(ev, "pairs");
+	r.only_a = (size_t)json_int(ev, "tensors_a") - r.n;
+	r.coverage = json_num(ev, "coverage");
+	return dump_incomplete_reason(buf, size, &r);
+}
+
+const char *compare_event_reason(char *buf, size_t size, const cJSON *ev)
+{
+	if (strcmp(json_str(ev, "verdict"), "fail") != 0)
+		return NULL;
+	return strcmp(json_str(ev, "what"), "loss") == 0 ? loss_event_reason(buf, size, ev) : dump_event_reason(buf, size, ev);
 }
 
 static const char *option_of(const cJSON *ev, const char *key)

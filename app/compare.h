@@ -36,6 +36,10 @@ typedef struct compare_outcome {
 	cJSON *in_a, *in_b;      /* {"arg","path","artifact","sha256"} of each input */
 } compare_outcome;
 
+/* FERRY_EUSAGE with one line when req's options do not fit: a --dtype override that names
+ * no bfloat16, --column on dumps, --dtype on loss curves; else 0. */
+int compare_req_check(const compare_req *req);
+
 /* Runs and records the comparison. A failing verdict is an outcome (pass 0, return 0);
  * errors are bad settings (FERRY_EUSAGE), unknown inputs (FERRY_ENOTFOUND), corrupt or
  * truncated inputs (FERRY_ECORRUPT), I/O and store failures. On error *out is left
@@ -58,10 +62,12 @@ int compare_same_input(const compare_outcome *o);
  * ev (a "compare" event's data) was made with; the strings are borrowed from ev. */
 void compare_req_options(compare_req *req, const cJSON *ev);
 
-/* Why the recorded loss comparison ev (a "compare" event's data) failed, in the
- * reader's language, written into buf; NULL when it passed or failed on its mean
- * error alone (the numbers say that themselves). Events recorded before the verdict's
- * grounds were kept give the closest reason their fields allow. */
-const char *compare_loss_event_reason(char *buf, size_t size, const cJSON *ev);
+/* Why the recorded comparison ev (a "compare" event's data) failed, in the reader's
+ * language, written into buf; NULL when it passed or when its numbers say it themselves
+ * (a loss mean error over the tolerance, failing tensor pairs). The grounds are taken from
+ * the event and the engine's own wording used (loss_fail_reason_shown,
+ * dump_incomplete_reason); loss events recorded before those grounds were kept give the
+ * closest reason their fields allow. */
+const char *compare_event_reason(char *buf, size_t size, const cJSON *ev);
 
 #endif

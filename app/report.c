@@ -1103,12 +1103,8 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 			*c = (char)toupper((unsigned char)*c);
 	cells[1] = xstrdup(up);
 	char why[240];
-	const char *reason = strcmp(kind, "loss") == 0 ? compare_loss_event_reason(why, sizeof why, v) : NULL;
-	if (strcmp(kind, "dump") == 0 && cJSON_IsTrue(cJSON_GetObjectItem(v, "incomplete"))) {
-		snprintf(why, sizeof why, _("B holds %lld of A's %lld tensors (%.0f%%)"), json_int(v, "pairs"),
-		         json_int(v, "tensors_a"), json_num(v, "coverage") * 100.0);
-		reason = why;
-	}
+	const char *reason =
+	    strcmp(kind, "loss") == 0 || strcmp(kind, "dump") == 0 ? compare_event_reason(why, sizeof why, v) : NULL;
 	if (strcmp(kind, "loss") == 0 && reason)
 		cells[2] = xasprintf(_("%s; mean relative error %.3g %% over %lld steps, tolerance %.3g %%"), reason,
 		                     json_num(v, "mean_rel_err") * 100, json_int(v, "aligned_steps"), json_num(v, "tolerance") * 100);

@@ -29,6 +29,12 @@ static char *jdup(const cJSON *o, const char *key)
 	return xstrdup(json_str(o, key));
 }
 
+/* A copy of the string o holds under key, or NULL when there is none. */
+static char *jdup_opt(const cJSON *o, const char *key)
+{
+	return *json_str(o, key) ? jdup(o, key) : NULL;
+}
+
 void model_init(model *m, struct workspace *ws)
 {
 	memset(m, 0, sizeof *m);
@@ -366,9 +372,9 @@ static void compare_row(tui_artifact *r, const cJSON *d, model *m)
 	r->path = xasprintf("%s ↔ %s", json_str(ia, "arg"), json_str(ib, "arg"));
 	r->a = jdup(ia, "path");
 	r->b = jdup(ib, "path");
-	r->column = jdup(d, "column");
-	r->dtype_a = jdup(d, "dtype_a");
-	r->dtype_b = jdup(d, "dtype_b");
+	r->column = jdup_opt(d, "column");
+	r->dtype_a = jdup_opt(d, "dtype_a");
+	r->dtype_b = jdup_opt(d, "dtype_b");
 }
 
 /* The audit events of one kind, newest first, as artifact rows filled by row. */

@@ -38,7 +38,7 @@ typedef struct tui_artifact {
 	long long size;
 	char *a, *b;         /* kind "compare": the compared inputs as recorded (paths); else NULL */
 	int loss;            /* kind "compare": 1 loss curves, 0 dumps */
-	char *column, *dtype_a, *dtype_b; /* kind "compare": its options, "" when not given */
+	char *column, *dtype_a, *dtype_b; /* kind "compare": its options, NULL when not given */
 } tui_artifact;
 
 /* One audit event, copied. */

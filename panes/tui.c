@@ -1374,13 +1374,10 @@ static void do_compare(app *a, const char *arg)
 		free(copy);
 		return;
 	}
-	for (int side = 0; side < 2; side++) {
-		const char *d = side ? req.dtype_b : req.dtype_a;
-		if (d && !dump_dtype_is_bf16(d)) {
-			tui_message(t, UI_ERROR, _("--dtype-%c %s: the override names bfloat16 (bf16)"), side ? 'b' : 'a', d);
-			free(copy);
-			return;
-		}
+	if (compare_req_check(&req)) {
+		tui_message(t, UI_ERROR, "%s", err_message());
+		free(copy);
+		return;
 	}
 	char *pa = pane_expand_path(v[1]), *pb = pane_expand_path(v[2]);
 	req.a = pa;
@@ -1398,14 +1395,14 @@ static void do_compare(app *a, const char *arg)
 		a->zoom = 0;
 		a->dirty = D_ALL;
 		a->touch = 1;
-		if (compare_same_input(g.out))
-			tui_message(t, UI_WARN, _("compare %s %s %s: A and B are the same data: a run compared with itself says nothing about the NPU."),
-			            v[0], v[1], v[2]);
-		else if (g.out->pass)
-			tui_message(t, UI_OK, _("compare %s %s %s: pass (recorded in the audit chain)."), v[0], v[1], v[2]);
-		else {
+		if (!g.out->pass) {
 			compare_failure(g.out, &g.req);
 			tui_message(t, UI_ERROR, "%s", err_message());
+		} else if (compare_same_input(g.out)) {
+			tui_message(t, UI_WARN, _("compare %s %s %s: A and B are the same data: a run compared with itself says nothing about the NPU."),
+			            v[0], v[1], v[2]);
+		} else {
+			tui_message(t, UI_OK, _("compare %s %s %s: pass (recorded in the audit chain)."), v[0], v[1], v[2]);
 		}
 	}
 	free(pa);
@@ -1620,10 +1617,7 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 	char *text = NULL;
 	int rc;
 	if (strcmp(art->kind, "compare") == 0) {
-		compare_req req = { art->loss, art->a, art->b, NULL, 0, NULL, NULL };
-		req.column = art->column && *art->column ? art->column : NULL;
-		req.dtype_a = art->dtype_a && *art->dtype_a ? art->dtype_a : NULL;
-		req.dtype_b = art->dtype_b && *art->dtype_b ? art->dtype_b : NULL;
+		compare_req req = { art->loss, art->a, art->b, art->column, 0, art->dtype_a, art->dtype_b };
 		o = xcalloc(1, sizeof *o);
 		t->running = 1;
 		a->busy_fixed = 1;
