@@ -581,7 +581,7 @@ static void column_parts_done(column_parts *c)
 }
 
 static int csv_parse(raw_list *raw, loss_series *out, const char *name, const char *data, size_t len,
-                     const char *column)
+                     const column_parts *parts)
 {
 	size_t e = 0;
 	while (e < len && data[e] != '\n' && data[e] != '\r')
@@ -593,9 +593,7 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 	sbuf_init(&names);
 	int rc = 0;
 	size_t nloss = 0, value_col = (size_t)-1;
-	column_parts parts;
-	split_column(&parts, column);
-	size_t *cols = xcalloc(parts.n ? parts.n : 1, sizeof *cols);
+	size_t *cols = xcalloc(parts->n ? parts->n : 1, sizeof *cols);
 	for (size_t i = 0; i < h.n; i++) {
 		int agg;
 		if (scol < 0 && step_column(h.f[i]))
@@ -604,9 +602,9 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 			ecol = (long long)i;
 		if (strcmp(h.f[i], "Value") == 0)
 			value_col = i;
-		if (column) {
-			for (size_t k = 0; k < parts.n; k++)
-				if (!cols[k] && (strcmp(h.f[i], parts.v[k]) == 0 || strcmp(column_base(h.f[i]), parts.v[k]) == 0))
+		if (parts->n) {
+			for (size_t k = 0; k < parts->n; k++)
+				if (!cols[k] && (strcmp(h.f[i], parts->v[k]) == 0 || strcmp(column_base(h.f[i]), parts->v[k]) == 0))
 					cols[k] = i + 1;
 			continue;
 		}
@@ -625,11 +623,11 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 		if (nloss++ == 0)
 			lcol = (long long)i;
 	}
-	if (!column && !nloss && value_col != (size_t)-1)
+	if (!parts->n && !nloss && value_col != (size_t)-1)
 		lcol = (long long)value_col; /* TensorBoard: Wall time,Step,Value */
-	for (size_t k = 0; k < parts.n; k++)
+	for (size_t k = 0; k < parts->n; k++)
 		if (!cols[k]) {
-			rc = err_set(FERRY_EUSAGE, _("%s: no column \"%s\" in the CSV header"), name, parts.v[k]);
+			rc = err_set(FERRY_EUSAGE, _("%s: no column \"%s\" in the CSV header"), name, parts->v[k]);
 			goto out;
 		}
 	if (nloss > 1) {
@@ -637,8 +635,8 @@ static int csv_parse(raw_list *raw, loss_series *out, const char *name, const ch
 		             name, names.buf);
 		goto out;
 	}
-	size_t ncols = parts.n;
-	if (!column) {
+	size_t ncols = parts->n;
+	if (!parts->n) {
 		if (lcol < 0)
 			lcol = 0; /* no loss column at all: csv_header saw none, so this is not reached */
 		ncols = 1;
@@ -694,7 +692,6 @@ out:
 	csv_row_done(&h);
 	sbuf_done(&names);
 	free(cols);
-	column_parts_done(&parts);
 	return rc;
 }
 
@@ -716,10 +713,8 @@ static int find_loss_sum(double *v, const char *line, size_t len, const column_p
 
 /* Text logs: every line (split at \n and at \r, which progress bars use to redraw
  * themselves) that holds a training loss is one point. */
-static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t len, const char *column)
+static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t len, const column_parts *parts)
 {
-	column_parts parts;
-	split_column(&parts, column);
 	bar_state bar = { 0, 0, 0, 0 };
 	size_t start = 0;
 	for (size_t i = 0; i <= len; i++) {
@@ -732,7 +727,7 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 			continue;
 		if (summary_or_eval_line(line, n)) {
 			double v;
-			out->not_training += find_loss_sum(&v, line, n, &parts);
+			out->not_training += find_loss_sum(&v, line, n, parts);
 			continue;
 		}
 		long long count = 0, total = 0, step = 0;
@@ -740,14 +735,13 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 		if (bar_line)
 			step = bar_step(&bar, count, total);
 		double v;
-		if (!find_loss_sum(&v, line, n, &parts))
+		if (!find_loss_sum(&v, line, n, parts))
 			continue;
 		int has_step = find_step(&step, line, n) || find_counter_step(&step, line, n) || bar_line;
 		raw_add(raw, v, has_step, step);
 		if (!isfinite(v))
 			out->nonfinite++;
 	}
-	column_parts_done(&parts);
 }
 
 /* --- HF Trainer's trainer_state.json --- */
@@ -761,10 +755,7 @@ static int trainer_state_file(const char *data, size_t len)
 	if (i == len || data[i] != '{')
 		return 0;
 	static const char key[] = "\"log_history\"";
-	for (const char *p = data; (p = memchr(p, '"', (size_t)(data + len - p))) != NULL; p++)
-		if ((size_t)(data + len - p) >= sizeof key - 1 && memcmp(p, key, sizeof key - 1) == 0)
-			return 1;
-	return 0;
+	return memmem(data, len, key, sizeof key - 1) != NULL;
 }
 
 /* The text with Python's bare NaN, Infinity and -Infinity (json.dumps writes them; JSON
@@ -817,7 +808,7 @@ static int entry_number(double *v, const cJSON *item)
  * is one point at its "step"; evaluation entries and the closing summary (eval_loss,
  * train_loss) are counted as not training. */
 static int trainer_state_parse(raw_list *raw, loss_series *out, const char *name, const char *data, size_t len,
-                               const char *column)
+                               const column_parts *parts)
 {
 	char *text = quote_python_floats(data, len);
 	cJSON *doc = cJSON_Parse(text);
@@ -827,16 +818,16 @@ static int trainer_state_parse(raw_list *raw, loss_series *out, const char *name
 		cJSON_Delete(doc);
 		return err_set(FERRY_ECORRUPT, _("%s: not a trainer_state.json: no log_history list"), name);
 	}
-	column_parts parts;
-	split_column(&parts, column ? column : "loss");
+	static char *const default_key[] = { "loss" };
+	const column_parts keys = parts->n ? *parts : (column_parts){ (char **)default_key, 1 };
 	const cJSON *e;
 	cJSON_ArrayForEach(e, hist)
 	{
 		double v = 0, step = 0;
 		int all = 1;
-		for (size_t k = 0; k < parts.n && all; k++) {
+		for (size_t k = 0; k < keys.n && all; k++) {
 			double one;
-			all = entry_number(&one, cJSON_GetObjectItem(e, parts.v[k]));
+			all = entry_number(&one, cJSON_GetObjectItem(e, keys.v[k]));
 			v += all ? one : 0;
 		}
 		if (!all) {
@@ -849,7 +840,6 @@ static int trainer_state_parse(raw_list *raw, loss_series *out, const char *name
 		if (!isfinite(v))
 			out->nonfinite++;
 	}
-	column_parts_done(&parts);
 	cJSON_Delete(doc);
 	return 0;
 }
@@ -865,24 +855,22 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 		data += 3; /* a spreadsheet's byte-order mark */
 		len -= 3;
 	}
+	column_parts parts; /* the --column keys, split once; none: the training-loss keys */
+	split_column(&parts, column);
+	if (column && !parts.n) {
+		column_parts_done(&parts);
+		return err_set(FERRY_EUSAGE, _("--column \"%s\" names no column"), column);
+	}
 	raw_list raw = { NULL, 0, 0, 0 };
 	int rc = 0;
-	if (column) {
-		column_parts parts;
-		split_column(&parts, column);
-		size_t n = parts.n;
-		column_parts_done(&parts);
-		if (!n)
-			return err_set(FERRY_EUSAGE, _("--column \"%s\" names no column"), column);
-	}
 	if (trainer_state_file(data, len)) {
-		if ((rc = trainer_state_parse(&raw, out, name, data, len, column)))
+		if ((rc = trainer_state_parse(&raw, out, name, data, len, &parts)))
 			goto out;
 	} else if (csv_header(data, len)) {
-		if ((rc = csv_parse(&raw, out, name, data, len, column)))
+		if ((rc = csv_parse(&raw, out, name, data, len, &parts)))
 			goto out;
 	} else {
-		text_parse(&raw, out, data, len, column);
+		text_parse(&raw, out, data, len, &parts);
 	}
 	if (!raw.n) {
 		rc = out->column ? err_set(FERRY_ECORRUPT, _("%s: column \"%s\" holds no values"), name, out->column)
@@ -916,6 +904,7 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 		out->n++;
 	}
 out:
+	column_parts_done(&parts);
 	free(raw.v);
 	if (rc)
 		loss_series_done(out);

@@ -260,7 +260,6 @@ out:
 	return rc;
 }
 
-
 typedef struct strv {
 	char **v;
 	size_t n, cap;
