@@ -2,9 +2,14 @@
 --
 -- torch_npu.optim exports NpuFused* versions of the common optimizers; Ascend's migration
 -- tool and the profiling advisor both recommend them (plugins/data/affinity_apis.json,
--- kind "optimizer"; apex's fused optimizers are the adapt phase's business).
+-- kind "optimizer"; apex's fused optimizers are the adapt phase's business). A project that
+-- has such an optimizer (or already an NpuFused* one) is also told where it clips gradients
+-- with torch.nn.utils.clip_grad_norm_: the fused optimizers clip in one operator too
+-- (optimizer.clip_grad_norm_fused_), which needs no list of parameter tensors.
 
 local py = require("py")
+
+local CLIP = "torch.nn.utils.clip_grad_norm_"
 
 local function optimizers(data)
 	local out = {}
@@ -23,20 +28,38 @@ return {
 	description = _("torch_npu.optim.NpuFusedAdamW, NpuFusedAdam, NpuFusedSGD … update all parameters in a "
 		.. "few fused operators instead of several small operators per parameter tensor, which makes "
 		.. "the optimizer step much faster on the NPU (at the cost of extra device memory). Reports the "
-		.. "torch.optim constructors that have such a counterpart."),
+		.. "torch.optim constructors that have such a counterpart, and in a project with one (or with an "
+		.. "NpuFused optimizer already) the clip_grad_norm_ calls that the fused optimizer's "
+		.. "clip_grad_norm_fused_ does in one operator."),
 	triggers = function(data)
 		local t = {}
 		for name in pairs(optimizers(data)) do t[#t + 1] = name:match("([%w_]+)$") .. "(" end
+		t[#t + 1] = "clip_grad_norm_("
+		t[#t + 1] = "NpuFused"
 		table.sort(t)
 		return t
 	end,
 	run = function(ctx)
 		local table_ = optimizers(ctx.data)
+		-- the constructors to report, the fused ones already used, and the clipping calls
+		local wanted, fused = { [CLIP] = true }, {}
+		for name in pairs(table_) do wanted[name] = true end
+		for _i, e in ipairs(ctx.data("affinity_apis").entries) do
+			if e.kind == "optimizer" and e.replacement:match("^torch_npu%.optim%.") then
+				wanted[e.replacement], fused[e.replacement] = true, true
+			end
+		end
+		local fusable, clips = false, {}
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = py.aliases(ctx, path) or {}
-			for _i, c in ipairs(py.calls(ctx, path, table_, map) or {}) do
+			for _i, c in ipairs(py.calls(ctx, path, wanted, map) or {}) do
 				local e = table_[c.name]
-				if e then
+				if fused[c.name] then
+					fusable = true
+				elseif c.name == CLIP then
+					clips[#clips + 1] = { path = path, call = c.call, text = c.func.text }
+				elseif e then
+					fusable = true
 					local short = e.replacement:match("([%w_]+)$")
 
 					ctx.report{
@@ -49,6 +72,21 @@ return {
 					}
 				end
 			end
+		end
+		if not fusable then return end
+		local clip
+		for _i, e in ipairs(ctx.data("affinity_apis").entries) do
+			if e.original == CLIP then clip = e end
+		end
+		for _i, c in ipairs(clips) do
+			ctx.report{
+				file = c.path, node = c.call,
+				message = _("`{text}` clips the gradients with small operators over every parameter tensor; with a torch_npu NpuFused optimizer, `{fused}` clips them in one operator.",
+					{ text = c.text, fused = clip.replacement }),
+				suggestion = _("After switching to the NpuFused optimizer, call `optimizer.clip_grad_norm_fused_(max_norm)` in place of `{text}(model.parameters(), max_norm)`: the fused optimizer knows its parameters. Keep the same max_norm and compare the loss again.",
+					{ text = c.text }),
+				data = { replacement = clip.replacement, source = clip.source },
+			}
 		end
 	end,
 }
