@@ -496,6 +496,30 @@ size_t fix_plan_withdrawn(const fix_plan *p)
 	return p->nwithdrawn;
 }
 
+/* The phases of the plugins ids ("adapt.device_calls" is of adapt), each once, in phase
+ * order; 0 when one of them names no phase (a run by plugin is then the only choice). */
+static size_t phases_of(const char *out[PHASE_MAX], const char *const *ids, size_t n)
+{
+	int seen[PHASE_MAX] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		const char *dot = strchr(ids[i], '.');
+		char name[64];
+		if (!dot || (size_t)(dot - ids[i]) >= sizeof name)
+			return 0;
+		memcpy(name, ids[i], (size_t)(dot - ids[i]));
+		name[dot - ids[i]] = '\0';
+		int ph = phase_index(name);
+		if (ph < 0 || ph >= PHASE_MAX)
+			return 0;
+		seen[ph] = 1;
+	}
+	size_t k = 0;
+	for (int ph = 0; ph < PHASE_MAX && (size_t)ph < phase_count(); ph++)
+		if (seen[ph])
+			out[k++] = phase_name((size_t)ph);
+	return k;
+}
+
 int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 {
 	*out = NULL;
@@ -505,7 +529,7 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 	if (rc)
 		return rc;
 	size_t np = (size_t)cJSON_GetArraySize(plugins);
-	if (!np && !ncand) {
+	if (!np && !ncand && !sel->all) {
 		cJSON_Delete(plugins);
 		return err_set(FERRY_EUSAGE, _("fix: the selection names no open finding"));
 	}
@@ -513,10 +537,19 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		const char **ids = xcalloc(np, sizeof(char *));
 		for (size_t i = 0; i < np; i++)
 			ids[i] = cJSON_GetArrayItem(plugins, (int)i)->valuestring;
-		/* a fresh run: offsets must match the files as they are now */
-		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL, NULL };
+		/* a fresh run: offsets must match the files as they are now. A bulk fix runs every
+		 * check of the phases it touches, so that one that fails is seen */
+		const char *phases[PHASE_MAX];
+		size_t nphases = sel->nids ? 0 : phases_of(phases, ids, np);
+		check_opts co = { phases, nphases, nphases ? NULL : ids, nphases ? 0 : np, NULL, NULL, NULL, NULL, NULL };
 		check_result res;
 		rc = check_run(&res, ws, &co);
+		if (!rc && res.nerrors && !sel->nids)
+			rc = err_set(FERRY_EPLUGIN,
+			             _("fix: a check of the phase failed, so its edits are missing and the others' alone could "
+			               "leave half-migrated code; nothing was changed (%s). Fix what it reports, or choose "
+			               "findings one by one with --finding"),
+			             res.errors[0]);
 		check_result_done(&res);
 		free(ids);
 	}

@@ -827,6 +827,22 @@ static int pat_class(const char **pp, const char *e, cset *set)
 	return 1;
 }
 
+static int cs_full(const cset *s)
+{
+	for (int i = 0; i < 8; i++)
+		if (s->w[i] != 0xffffffffu)
+			return 0;
+	return 1;
+}
+
+/* Whether nothing but closing captures and a final '$' (or nothing) follows p. */
+static int ends_after(const char *p, const char *e)
+{
+	while (p < e && *p == ')')
+		p++;
+	return p == e || (*p == '$' && p + 1 == e);
+}
+
 /* The longest run of repetitions (x*, x+, x-, x?) whose characters overlap, followed by
  * something that can fail: the matcher may try every way to share a subject of n bytes
  * among them, about n^run steps. An unanchored search adds a leading "any prefix". */
@@ -860,6 +876,8 @@ static int pattern_run(const char *p, size_t lp, int may_anchor)
 			if (!pat_class(&p, e, &set))
 				break;
 			if (p < e && (*p == '*' || *p == '+' || *p == '-' || *p == '?')) {
+				if (*p == '*' && cs_full(&set) && ends_after(p + 1, e))
+					break; /* a greedy .* that reaches the end: it matches at once, nothing is retried */
 				p++;
 				if (first && !anchored) {
 					run = 1;

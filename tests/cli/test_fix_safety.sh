@@ -1,0 +1,85 @@
+#!/bin/sh
+# What keeps `ferry fix` from leaving a client's code half-migrated or failing a clean run.
+#
+# A file holding a long string literal (a test fixture's article, an embedded vocabulary:
+# LoRA's vendored transformers tests hold a 43 KB one) is ordinary code. The sandbox's guard
+# against patterns that backtrack for hours once took `^(prefix*)(.*)$` for one and stopped
+# the device checks for the whole project, so `fix` rewrote `torch.cuda.is_available()` but
+# left the "cuda" beside it: half-migrated code on every file.
+. "$(dirname "$0")/lib.sh"
+
+p="$work/proj"
+make_project "$p"
+python3 - "$p/test_big.py" <<'PY'
+import sys
+words = " ".join("word%d" % (i % 97) for i in range(9000))
+with open(sys.argv[1], "w") as f:
+    f.write('import torch\n\nARTICLE = """%s"""\nSHORT = r"%s"\ntorch_device = "cuda"\n' % (words, words))
+PY
+cat >"$p/train.py" <<'PY'
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+model = torch.nn.Linear(2, 2).to(device)
+PY
+"$FERRY" init "$p" >/dev/null
+[ "$(wc -c <"$p/test_big.py")" -gt 40000 ] || fail "the literal is not long enough to test anything"
+
+expect_exit 0 "a check over a 40 KB string literal has no plugin error" -- "$FERRY" -C "$p" check --format json
+if grep -q "could backtrack" "$work/err"; then
+	fail "the pattern guard refused a linear pattern on a long literal"
+	grep -h "could backtrack" "$work/err" | head -2 | sed 's/^/     | /'
+else
+	ok "no pattern is refused on a long literal"
+fi
+expect_exit 0 "the adapt fixes apply" -- "$FERRY" -C "$p" fix --all --phase adapt --yes
+if grep -q '"npu" if torch.npu.is_available() else "cpu"' "$p/train.py"; then
+	ok "the device string and its test are migrated together"
+else
+	fail "half-migrated device choice: $(grep -n 'is_available' "$p/train.py")"
+fi
+if grep -q '^import torch_npu' "$p/train.py"; then ok "torch_npu is imported where torch.npu is used"; else
+	fail "torch.npu without import torch_npu"
+fi
+if grep -q 'torch_device = "npu"' "$p/test_big.py"; then ok "the file with the long literal is migrated too"; else
+	fail "the file with the long literal was left: $(grep -n torch_device "$p/test_big.py")"
+fi
+
+# A check of the phase that fails leaves its edits out; the others' alone can leave code
+# half-migrated, so a bulk fix refuses and changes nothing. Findings chosen one by one still
+# apply.
+q="$work/failing"
+make_project "$q"
+cat >"$q/train.py" <<'PY'
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+torch.cuda.synchronize()
+PY
+"$FERRY" init "$q" >/dev/null
+mkdir -p "$q/.ferry/plugins"
+cat >"$q/.ferry/plugins/broken.lua" <<'PY'
+return {
+	id = "adapt.house_rule", phase = "adapt", title = "a house rule that fails on this project",
+	severity = "warning",
+	run = function(ctx) error("cannot read the house configuration") end,
+}
+PY
+"$FERRY" -C "$q" check >/dev/null 2>&1
+before=$(tree_hash "$q")
+expect_exit 3 "a bulk fix refuses while a check of the phase fails" -- "$FERRY" -C "$q" fix --all --phase adapt --yes
+expect_grep "adapt.house_rule" "$work/err" "the refusal names the failing check"
+one_line "$work/err" "the refusal is one line"
+[ "$(tree_hash "$q")" = "$before" ] && ok "nothing was changed" || fail "the refused fix changed the project"
+id=$("$FERRY" -C "$q" findings --plugin adapt.cuda_apis --format json | python3 -c 'import json,sys; print([f["id"] for f in json.load(sys.stdin)["findings"] if "synchronize" in f["message"]][0])')
+expect_exit 0 "a finding chosen by number still applies" -- "$FERRY" -C "$q" fix --finding "$id" --yes
+grep -q 'torch.npu.synchronize' "$q/train.py" && ok "the chosen edit is made" || fail "the chosen edit is missing"
+
+# A project with nothing left to fix: `fix --all` in a script is a success, not a usage error.
+c="$work/clean"
+mkdir -p "$c"
+printf 'def add(a, b):\n    return a + b\n' >"$c/util.py"
+"$FERRY" init "$c" >/dev/null
+expect_exit 0 "fix --all with nothing to fix succeeds" -- "$FERRY" -C "$c" fix --all --phase adapt --yes
+expect_grep "nothing to apply" "$work/out" "and says there is nothing to apply"
+finish
