@@ -52,7 +52,7 @@ return {
 		local plan = _("{cards} card(s) with {gb} GB free each", { cards = cards, gb = string.format("%.0f", per_card) })
 		local f = { key = "memory", data = { per_card_gb = per_card, cards = cards } }
 		local v = {
-			params = string.format("%.1f", params_b), infer = string.format("%.0f", infer),
+			params = string.format(params_b >= 1 and "%.1f" or "%.2g", params_b), infer = string.format("%.0f", infer),
 			train = string.format("%.0f", train), total = string.format("%.0f", total),
 			free = string.format("%.0f", per_card), plan = plan, rule = rule,
 		}
