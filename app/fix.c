@@ -520,6 +520,39 @@ static size_t phases_of(const char *out[PHASE_MAX], const char *const *ids, size
 	return k;
 }
 
+static int refusal(const char *error)
+{
+	return err_set(FERRY_EPLUGIN,
+	               _("fix: a check of the phase failed, so its edits are missing and the others' alone could "
+	                 "leave half-migrated code; nothing was changed (%s). Fix what it reports and check again, "
+	                 "or choose findings one by one with --finding"),
+	               error);
+}
+
+/* Refuses when the latest check run had a plugin of one of the phases fail. */
+static int refuse_failed_checks(workspace *ws, const char *const *phases, size_t nphases)
+{
+	cJSON *rows = NULL;
+	int rc = store_plugin_errors_latest(&rows, ws->db);
+	const cJSON *row;
+	cJSON_ArrayForEach(row, rows) {
+		const cJSON *plugin = cJSON_GetObjectItem(row, "plugin"), *msg = cJSON_GetObjectItem(row, "message");
+		if (rc || !cJSON_IsString(plugin) || !cJSON_IsString(msg))
+			continue;
+		const char *one[1] = { plugin->valuestring }, *ph[PHASE_MAX];
+		if (phases_of(ph, one, 1) != 1)
+			continue;
+		for (size_t i = 0; i < nphases && !rc; i++)
+			if (strcmp(ph[0], phases[i]) == 0) {
+				char *line = xasprintf("%s: %s", plugin->valuestring, msg->valuestring);
+				rc = refusal(line);
+				free(line);
+			}
+	}
+	cJSON_Delete(rows);
+	return rc;
+}
+
 int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 {
 	*out = NULL;
@@ -537,25 +570,26 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		const char **ids = xcalloc(np, sizeof(char *));
 		for (size_t i = 0; i < np; i++)
 			ids[i] = cJSON_GetArrayItem(plugins, (int)i)->valuestring;
-		/* a fresh run: offsets must match the files as they are now. A bulk fix runs every
-		 * check of the phases it touches, so that one that fails is seen */
+		/* a bulk fix over a phase whose last check failed somewhere: that check's edits are
+		 * missing, and the others' alone can leave code half-migrated */
 		const char *phases[PHASE_MAX];
 		size_t nphases = sel->nids ? 0 : phases_of(phases, ids, np);
-		check_opts co = { phases, nphases, nphases ? NULL : ids, nphases ? 0 : np, NULL, NULL, NULL, NULL, NULL };
-		check_result res;
-		rc = check_run(&res, ws, &co);
+		if (nphases)
+			rc = refuse_failed_checks(ws, phases, nphases);
+		/* a fresh run: offsets must match the files as they are now */
+		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL, NULL };
+		check_result res = { 0 };
+		if (!rc)
+			rc = check_run(&res, ws, &co);
 		if (!rc && res.nerrors && !sel->nids)
-			rc = err_set(FERRY_EPLUGIN,
-			             _("fix: a check of the phase failed, so its edits are missing and the others' alone could "
-			               "leave half-migrated code; nothing was changed (%s). Fix what it reports, or choose "
-			               "findings one by one with --finding"),
-			             res.errors[0]);
+			rc = refusal(res.errors[0]);
 		check_result_done(&res);
 		free(ids);
 	}
-	cJSON_Delete(plugins);
-	if (rc)
+	if (rc) {
+		cJSON_Delete(plugins);
 		return rc;
+	}
 	fix_plan *p = xcalloc(1, sizeof *p);
 	sbuf_init(&p->diff);
 	p->bad_plugins = cJSON_CreateObject();
@@ -584,9 +618,11 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 	}
 	if ((rc = build_diff(p)))
 		goto fail;
+	cJSON_Delete(plugins);
 	*out = p;
 	return 0;
 fail:
+	cJSON_Delete(plugins);
 	fix_plan_free(p);
 	return rc;
 }
