@@ -333,7 +333,9 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 		rc = err_set(FERRY_ECANCEL, _("check: cancelled; nothing was recorded"));
 	if (!rc) {
 		plugins = clean_plugins(h, o, st.errored);
-		rc = store_findings_close_unseen(&out->nclosed, ws->db, st.run, plugins);
+		rc = store_findings_reanchor(NULL, ws->db, st.run, plugins);
+		if (!rc)
+			rc = store_findings_close_unseen(&out->nclosed, ws->db, st.run, plugins);
 	}
 	if (!rc)
 		rc = store_run_finish(ws->db, st.run, st.nfindings, out->nerrors);

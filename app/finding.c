@@ -56,6 +56,7 @@ void finding_clear(finding *f)
 	free(f->i18n);
 	free(f->fingerprint);
 	free(f->construct);
+	free(f->anchor);
 	if (f->waiver) {
 		free(f->waiver->reason);
 		free(f->waiver->actor);
@@ -195,6 +196,20 @@ char *finding_fingerprint(const char *plugin, const char *file, const char *text
 		sbuf_addc(&b, '\n');
 		add_folded(&b, text, from, to);
 	}
+	char hex[65];
+	util_sha256_hex(hex, b.buf, b.len);
+	sbuf_done(&b);
+	return xstrndup(hex, 24);
+}
+
+char *finding_anchor(const char *plugin, const char *file, const char *text, size_t len, size_t start,
+                     size_t end, const char *key)
+{
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_addf(&b, "anchor\n%s\n%s\n%s\n", plugin, file ? file : "", key ? key : "");
+	if (text && start <= end && end <= len)
+		add_folded(&b, text, start, end);
 	char hex[65];
 	util_sha256_hex(hex, b.buf, b.len);
 	sbuf_done(&b);

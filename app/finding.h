@@ -56,6 +56,9 @@ typedef struct finding {
 	char *fingerprint;    /* stable identity (hex) */
 	char *construct;      /* the code it is about, whatever the plugin: hash of file, matched
 	                       * text and the lines around it (hex); NULL without a code range */
+	char *anchor;         /* the fingerprint without the lines around the match (hex): what
+	                       * pairs a finding whose surroundings changed with its old self;
+	                       * NULL without a code range */
 	finding_status status;
 	int automatic;        /* a later phase's check fixes it automatically */
 	int fixable;          /* it proposes edits (set by the store even when edits are not read) */
@@ -85,5 +88,10 @@ char *finding_fingerprint(const char *plugin, const char *file, const char *text
 /* The construct key of a match: finding_fingerprint without the plugin and key, so the
  * assess survey and the adapt rewrite of the same code share it. Returns malloc'd hex. */
 char *finding_construct(const char *file, const char *text, size_t len, size_t start, size_t end);
+
+/* The anchor of a match: hash of plugin, file, key and the matched text with white space
+ * folded, without the lines around it. Returns malloc'd hex. */
+char *finding_anchor(const char *plugin, const char *file, const char *text, size_t len, size_t start,
+                     size_t end, const char *key);
 
 #endif

@@ -3192,6 +3192,7 @@ static int ctx_report(lua_State *L)
 	if (have_range && text) {
 		fp = finding_fingerprint(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);
 		f.construct = finding_construct(file, text, text_len, (size_t)start, (size_t)end);
+		f.anchor = finding_anchor(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);
 	}
 	else
 		fp = finding_fingerprint(p->info.id, file, NULL, 0, 0, 0, key ? key : message);

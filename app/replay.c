@@ -571,8 +571,12 @@ cJSON *replay_finding_changes(const cJSON *before, const cJSON *after)
 		long long id = num(a, "id");
 		while (b && num(b, "id") < id)
 			b = b->next;
+		/* a finding paired with its old self after its surroundings changed keeps its id
+		 * and status under a new fingerprint: that is a change too */
 		int same = b && num(b, "id") == id && str(b, "status") && str(a, "status") &&
-		           strcmp(str(b, "status"), str(a, "status")) == 0 && num(b, "fixed_by") == num(a, "fixed_by");
+		           strcmp(str(b, "status"), str(a, "status")) == 0 && num(b, "fixed_by") == num(a, "fixed_by") &&
+		           str(b, "fingerprint") && str(a, "fingerprint") &&
+		           strcmp(str(b, "fingerprint"), str(a, "fingerprint")) == 0;
 		if (same)
 			continue;
 		cJSON *ch = cJSON_CreateArray();

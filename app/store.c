@@ -600,20 +600,20 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	int rc = db_exec(s,
 	                 "INSERT INTO findings (fingerprint, plugin, phase, severity, category, file, line, col,"
 	                 " end_line, end_col, message, suggestion, edits, status, first_run, last_run, automatic,"
-	                 " construct, i18n)"
-	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?)"
+	                 " construct, i18n, anchor)"
+	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)"
 	                 " ON CONFLICT (plugin, file, fingerprint) DO UPDATE SET"
 	                 " severity = excluded.severity, category = excluded.category, line = excluded.line,"
 	                 " col = excluded.col, end_line = excluded.end_line, end_col = excluded.end_col,"
 	                 " message = excluded.message, suggestion = excluded.suggestion, edits = excluded.edits,"
 	                 " automatic = excluded.automatic, construct = excluded.construct, i18n = excluded.i18n,"
-	                 " last_run = excluded.last_run,"
+	                 " anchor = excluded.anchor, last_run = excluded.last_run,"
 	                 " status = CASE WHEN findings.status = 'fixed' THEN 'open' ELSE findings.status END,"
 	                 " fixed_by = CASE WHEN findings.status = 'fixed' THEN NULL ELSE findings.fixed_by END",
-	                 "ssssSsiiiissSiiiSS", f->fingerprint, f->plugin, phase_name((size_t)f->phase), severity_name(f->severity), f->category, file,
+	                 "ssssSsiiiissSiiiSSS", f->fingerprint, f->plugin, phase_name((size_t)f->phase), severity_name(f->severity), f->category, file,
 	                 (long long)f->line, (long long)f->col, (long long)f->end_line, (long long)f->end_col,
 	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run, (long long)f->automatic,
-	                 f->construct, f->i18n);
+	                 f->construct, f->i18n, f->anchor);
 	free(edits);
 	if (rc)
 		return rc;
@@ -630,6 +630,63 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	}
 	cJSON_Delete(row);
 	return 0;
+}
+
+/* Moves the new row onto the old one: the old id, status and waiver stay, everything the
+ * run saw (fingerprint, position, texts, edits) comes from the new row, which goes. */
+static int merge_finding(store *s, long long old_id, long long new_id)
+{
+	int rc = db_exec(s, "UPDATE findings SET fingerprint = '~' || fingerprint WHERE id = ?", "i", new_id);
+	if (!rc)
+		rc = db_exec(s,
+		             "UPDATE findings SET (fingerprint, severity, category, line, col, end_line, end_col, message,"
+		             " suggestion, edits, automatic, construct, i18n, anchor, last_run) ="
+		             " (SELECT substr(fingerprint, 2), severity, category, line, col, end_line, end_col, message,"
+		             " suggestion, edits, automatic, construct, i18n, anchor, last_run FROM findings WHERE id = ?1)"
+		             " WHERE id = ?2",
+		             "ii", new_id, old_id);
+	if (!rc)
+		rc = db_exec(s, "DELETE FROM findings WHERE id = ?", "i", new_id);
+	return rc;
+}
+
+int store_findings_reanchor(int *n, store *s, long long run, const char *plugins_json)
+{
+	cJSON *rows = NULL;
+	/* every pair of a row first seen in this run and a row of the same anchor it did not
+	 * see, nearest first; each row is taken once */
+	int rc = db_rows(&rows, s,
+	                 "SELECT n.id AS new_id, o.id AS old_id FROM findings n"
+	                 " JOIN findings o ON o.plugin = n.plugin AND o.file = n.file AND o.anchor = n.anchor"
+	                 " WHERE n.first_run = ?1 AND n.status = 'open' AND n.anchor IS NOT NULL AND o.id <> n.id"
+	                 " AND o.status IN ('open', 'waived') AND (o.last_run IS NULL OR o.last_run <> ?1)"
+	                 " AND o.plugin IN (SELECT value FROM json_each(?2))"
+	                 " ORDER BY abs(n.line - o.line), n.id, o.id",
+	                 "is", run, plugins_json);
+	if (rc)
+		return rc;
+	cJSON *taken = cJSON_CreateObject();
+	const cJSON *row;
+	int merged = 0;
+	cJSON_ArrayForEach(row, rows) {
+		long long nid = (long long)cJSON_GetObjectItem(row, "new_id")->valuedouble;
+		long long oid = (long long)cJSON_GetObjectItem(row, "old_id")->valuedouble;
+		char kn[32], ko[32];
+		snprintf(kn, sizeof kn, "%lld", nid);
+		snprintf(ko, sizeof ko, "%lld", oid);
+		if (cJSON_GetObjectItem(taken, kn) || cJSON_GetObjectItem(taken, ko))
+			continue;
+		cJSON_AddTrueToObject(taken, kn);
+		cJSON_AddTrueToObject(taken, ko);
+		if ((rc = merge_finding(s, oid, nid)))
+			break;
+		merged++;
+	}
+	cJSON_Delete(taken);
+	cJSON_Delete(rows);
+	if (!rc && n)
+		*n = merged;
+	return rc;
 }
 
 int store_findings_close_unseen(int *n, store *s, long long run, const char *plugins_json)

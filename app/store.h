@@ -64,6 +64,11 @@ int store_plugin_error(store *s, long long run, const char *plugin, const char *
 /* Inserts or updates a finding by (plugin, file, fingerprint); a fixed finding seen
  * again reopens; a waived one stays waived. Writes its id into f->id and its status. */
 int store_finding_upsert(store *s, long long run, finding *f);
+/* Pairs each finding first seen in run with a finding of the same plugin, file and anchor
+ * that the run did not see (open or waived, of plugins_json, a JSON array of ids), nearest
+ * line first, and keeps the old one with what the run saw: a finding whose surrounding
+ * lines changed keeps its id, status and waiver. n: how many were paired (may be NULL). */
+int store_findings_reanchor(int *n, store *s, long long run, const char *plugins_json);
 /* Marks open or waived findings of the given plugins that this run did not see as
  * fixed (the code they pointed at is gone).
  * plugins is a JSON array text of plugin ids. Returns the count in *n. */
