@@ -562,9 +562,14 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 	if (rc)
 		return rc;
 	size_t np = (size_t)cJSON_GetArraySize(plugins);
-	if (!np && !ncand && !sel->all) {
+	long long runs = 0;
+	if (!np && !ncand && sel->all && !(rc = store_run_count(&runs, ws->db)) && !runs)
+		rc = err_set(FERRY_EUSAGE, _("fix: no check has run yet, so nothing is known to fix; run `ferry check` first"));
+	else if (!rc && !np && !ncand && !sel->all)
+		rc = err_set(FERRY_EUSAGE, _("fix: the selection names no open finding"));
+	if (rc) {
 		cJSON_Delete(plugins);
-		return err_set(FERRY_EUSAGE, _("fix: the selection names no open finding"));
+		return rc;
 	}
 	if (np) {
 		const char **ids = xcalloc(np, sizeof(char *));

@@ -974,6 +974,18 @@ int store_metrics_latest(cJSON **out, store *s)
 	               NULL);
 }
 
+int store_run_count(long long *n, store *s)
+{
+	cJSON *rows = NULL, *row = NULL;
+	int rc = db_rows(&rows, s, "SELECT count(*) AS n FROM runs", NULL);
+	if (rc)
+		return rc;
+	single_row(&row, rows);
+	*n = row ? (long long)cJSON_GetObjectItem(row, "n")->valuedouble : 0;
+	cJSON_Delete(row);
+	return 0;
+}
+
 int store_plugin_errors_latest(cJSON **out, store *s)
 {
 	return db_rows(out, s,

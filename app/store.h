@@ -117,6 +117,8 @@ int store_metric_add(store *s, long long run, const char *plugin, const char *na
 int store_metrics_latest(cJSON **out, store *s);
 /* [{run, plugin, message}] of the latest run */
 int store_plugin_errors_latest(cJSON **out, store *s);
+/* How many check runs the record holds. */
+int store_run_count(long long *n, store *s);
 
 /* --- checkpoints --- */
 typedef struct store_checkpoint {

@@ -80,6 +80,9 @@ c="$work/clean"
 mkdir -p "$c"
 printf 'def add(a, b):\n    return a + b\n' >"$c/util.py"
 "$FERRY" init "$c" >/dev/null
+expect_exit 2 "fix --all before any check is a usage error" -- "$FERRY" -C "$c" fix --all --phase adapt --yes
+expect_grep "run \`ferry check\` first" "$work/err" "it says to run a check first"
+"$FERRY" -C "$c" check >/dev/null 2>&1
 expect_exit 0 "fix --all with nothing to fix succeeds" -- "$FERRY" -C "$c" fix --all --phase adapt --yes
 expect_grep "nothing to apply" "$work/out" "and says there is nothing to apply"
 finish
