@@ -209,6 +209,10 @@ local function device_uses(ctx, path, map)
 		if (a.lhs.type == "identifier" or a.lhs.type == "attribute")
 			and (used[a.lhs.text] or device_name(last_name(a.lhs.text))) then
 			mark(a.v)
+		elseif a.lhs.type == "subscript" then
+			-- kwargs["device_type"] = "cuda": a device stored under a device key
+			local key = a.lhs.text:match("%[%s*[rRuU]?[\"']([%w_]+)[\"']%s*%]$")
+			if key and device_name(key) then mark(a.v) end
 		end
 	end
 	return certain, skip
@@ -1172,10 +1176,20 @@ local NOT_SHIPPED = { tests = true, test = true, testing = true, examples = true
 
 local function dirname(p) return p:match("^(.*)/[^/]*$") or "" end
 
--- Whether a packaging file declares something to install (a setup.py always does).
+-- Whether a setup.py is a build script (it uses setuptools, distutils or scikit-build),
+-- not a module of the package that happens to have the name (dinov2's eval/setup.py
+-- builds models, and calls a setup() of its own).
+local function build_script(ctx, path)
+	if path:match("[^/]*$") ~= "setup.py" then return false end
+	local text = ctx.read(path) or ""
+	return text:find("setuptools", 1, true) ~= nil or text:find("distutils", 1, true) ~= nil
+		or text:find("skbuild", 1, true) ~= nil
+end
+
+-- Whether a packaging file declares something to install (a setup.py build script always does).
 local function packaging(ctx, path)
 	local base = path:match("[^/]*$")
-	if base == "setup.py" then return true end
+	if base == "setup.py" then return build_script(ctx, path) end
 	local text = ctx.read(path) or ""
 	if base == "pyproject.toml" then
 		return text:find("%[project%]") or text:find("%[tool%.poetry%]") or text:find("%[build%-system%]")
@@ -1647,7 +1661,7 @@ end
 
 -- CUDA tests that choose something other than torch's device: adds to sc.other.
 local function other_choices(ctx, path, text, sc)
-	if path:match("[^/]*$") == "setup.py" then
+	if build_script(ctx, path) then
 		sc.other[#sc.other + 1] = { s = 0, e = #text + 1, kind = "build" }
 		return
 	end
@@ -1664,6 +1678,20 @@ local function other_choices(ctx, path, text, sc)
 			local node = m["if"] or m.expr
 			local what = other_choice(node.text, choices)
 			if what then sc.other[#sc.other + 1] = range(node, what) end
+		end
+	end
+end
+
+-- Functions whose name says they answer a question about CUDA (is_cuda_available,
+-- has_cuda, use_cuda, cuda_is_available): their callers take a CUDA path on a yes, so a
+-- test inside rewritten for the NPU would send the NPU host there. Adds to sc.other.
+local CUDA_NAMED = "((function_definition name: (identifier) @n) @fn (#match? @n \"[cC][uU][dD][aA]\"))"
+local function cuda_predicates(ctx, path, sc)
+	for _i, m in ipairs(ctx.query(path, CUDA_NAMED) or {}) do
+		local n = m.n.text:lower():gsub("^_+", "")
+		if n:match("^is_.*cuda") or n:match("^has_.*cuda") or n:match("^can_.*cuda") or n:match("^use_cuda")
+			or n:match("cuda_?is_?available") or n:match("cuda_?available") then
+			sc.other[#sc.other + 1] = range(m.fn, { kind = "cuda_named", name = m.n.text })
 		end
 	end
 end
@@ -2182,6 +2210,7 @@ local PARTS = {
 	other = function(ctx, path, text, sc)
 		if has_any(text, { "cuda", "CUDA", "Cuda" }) then
 			other_choices(ctx, path, text, sc)
+			cuda_predicates(ctx, path, sc)
 			kernel_paths(ctx, path, sc)
 			manual_calls(ctx, path, text, sc)
 		end
@@ -2235,6 +2264,10 @@ local function disarm(site, why)
 		end
 		site.suggestion = _("Decide what this code should do on the NPU (a capability test usually gates a feature: bf16, flash attention, TF32) and rewrite the expression as a whole, with `{npu}` where it still needs the call.",
 			{ npu = (why.entry.npu:gsub("^torch_npu%.npu%.", "torch.npu.")) })
+	elseif why.kind == "cuda_named" then
+		site.message = _("`{code}` is in `{name}`, a function whose name says it answers for CUDA: rewritten, it would answer for the NPU and its callers would take their CUDA path there, so ferry does not rewrite it.",
+			{ code = code, name = why.name })
+		site.suggestion = _("Keep it for CUDA. Where its callers choose a device, add an NPU branch beside the CUDA one (`torch.npu.is_available()` after `import torch_npu`), or an `is_npu_available()` of the same shape.")
 	elseif why.kind == "build" then
 		site.message = _("`{code}` is in setup.py, which decides what to build, not where torch runs; ferry does not rewrite it.",
 			{ code = code })

@@ -1,0 +1,4 @@
+try:
+    import torch_npu
+except ImportError:
+    pass
