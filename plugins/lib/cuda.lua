@@ -473,6 +473,38 @@ end
 -- torch.cuda import X`): the import is rewritten instead, when every use of that name
 -- has a plain torch.npu equivalent; the uses stay as they are. Names without an
 -- equivalent stay for a human.
+-- In a package others import, the import of torch_npu is guarded (the package still imports
+-- where torch_npu is not installed), so torch.npu may not exist where it runs: its CUDA
+-- availability test becomes one that answers no there, as CUDA's did on a machine without
+-- a GPU, instead of raising AttributeError (whisper.load_model on a CPU host).
+local function guarded_package(ctx, path)
+	if cuda.auto(ctx) then return false end
+	local lib = cuda.library(ctx)
+	return lib ~= nil and lib.of(path) ~= nil
+end
+
+-- Up to n bytes of the file before (n < 0) or after byte b, "" past its ends.
+local function beside(ctx, path, b, n)
+	local from, to = n < 0 and math.max(0, b + n) or b, n < 0 and b or b + n
+	for cut = to, from, -1 do -- the file may end sooner
+		local ok, text = pcall(ctx.node_text, path, from, cut)
+		if ok then return text end
+	end
+	return ""
+end
+
+-- The edit of `torch.cuda.is_available()` (node: its callee) in such a package, or nil.
+-- The whole condition of an if, elif or while needs no parentheses.
+local function guarded_probe(ctx, path, node, head)
+	if beside(ctx, path, node.end_byte, 2) ~= "()" or not guarded_package(ctx, path) then return nil end
+	local probe = "hasattr(" .. head .. ', "npu") and ' .. head .. ".npu.is_available()"
+	local before = beside(ctx, path, node.start_byte, -16)
+	local keyword = ("\n" .. before):match("\n[ \t]*([a-z]+)[ \t]+$")
+	local whole = (keyword == "if" or keyword == "elif" or keyword == "while")
+		and beside(ctx, path, node.end_byte + 2, 4):match("^[ \t]*:")
+	return refs.edit(node.start_byte, node.end_byte + 2 - node.start_byte, whole and probe or "(" .. probe .. ")")
+end
+
 function cuda.cuda_apis(ctx, path, index, map)
 	local out = {}
 	local blocked = {} -- bound name -> true when one of its uses has no plain equivalent
@@ -502,7 +534,11 @@ function cuda.cuda_apis(ctx, path, index, map)
 			elseif e then
 				local target, plain = npu_target(e, name)
 				local edits
-				if literal and plain then
+				local probe = literal and plain and name == "torch.cuda.is_available" and r.node.text == r.text
+					and guarded_probe(ctx, path, r.node, lit_head)
+				if probe then
+					edits = { probe }
+				elseif literal and plain then
 					edits = { refs.edit(r.node.start_byte + #lit_head + 1, 4, "npu") }
 				elseif literal and (e.status == "supported" or e.rename) and r.node.text == r.text
 					and target:gsub("^torch_npu%.npu%.", "torch.npu."):sub(1, 10) == "torch.npu." then

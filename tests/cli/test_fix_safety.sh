@@ -75,6 +75,36 @@ id=$("$FERRY" -C "$q" findings --plugin adapt.cuda_apis --format json | python3 
 expect_exit 0 "a finding chosen by number still applies" -- "$FERRY" -C "$q" fix --finding "$id" --yes
 grep -q 'torch.npu.synchronize' "$q/train.py" && ok "the chosen edit is made" || fail "the chosen edit is missing"
 
+# A package others import gets a guarded `import torch_npu`, so it still imports where
+# torch_npu is not installed; its CUDA availability test must then answer no there, as it
+# did on a machine without a GPU, not raise AttributeError (whisper.load_model did).
+py=/usr/bin/python3
+"$py" -c "import torch" 2>/dev/null || py=python3
+l="$work/lib"
+mkdir -p "$l/mypkg"
+printf 'from setuptools import setup\n\nsetup(name="mypkg", packages=["mypkg"])\n' >"$l/setup.py"
+printf 'from .core import load\n' >"$l/mypkg/__init__.py"
+cat >"$l/mypkg/core.py" <<'PY'
+import torch
+
+
+def load(device=None):
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    return torch.zeros(1, device=device)
+PY
+"$FERRY" init "$l" >/dev/null
+"$FERRY" -C "$l" check --phase adapt >/dev/null 2>&1
+expect_exit 0 "the library is migrated" -- "$FERRY" -C "$l" fix --all --phase adapt --yes
+expect_grep "try:" "$l/mypkg/__init__.py" "its package imports torch_npu guarded"
+if out=$(cd "$l" && "$py" -c "import mypkg; print(mypkg.load().device)" 2>&1) && [ "$out" = "cpu" ]; then
+	ok "without torch_npu the migrated library still runs, on the CPU"
+else
+	fail "the migrated library fails without torch_npu: $(printf '%s' "$out" | tail -1)"
+fi
+
 # A project with nothing left to fix: `fix --all` in a script is a success, not a usage error.
 c="$work/clean"
 mkdir -p "$c"

@@ -12,6 +12,6 @@ class Net(torch.nn.Module):
 
 def build():
     net = Net()
-    if torch.npu.is_available():
+    if hasattr(torch, "npu") and torch.npu.is_available():
         net = net.npu()
     return net

@@ -8,4 +8,4 @@ def is_cuda_available():
 
 
 def default_device():
-    return "npu" if torch.npu.is_available() else "cpu"
+    return "npu" if (hasattr(torch, "npu") and torch.npu.is_available()) else "cpu"
