@@ -220,6 +220,7 @@ void model_add_finding(model *m, const finding *src)
 	f->i18n = dup_or_null(src->i18n);
 	f->fingerprint = dup_or_null(src->fingerprint);
 	f->construct = dup_or_null(src->construct);
+	f->anchor = dup_or_null(src->anchor);
 	f->waiver = NULL;
 	/* in the reader's language, as the store shows a recorded finding */
 	intl_localize_texts(&f->message, &f->suggestion, f->i18n);
