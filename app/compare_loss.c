@@ -1173,7 +1173,7 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 				sbuf_addf(out, "  %10lld %14.6g %14.6g %12s %9s%s\n", row->step, row->a, row->b, "-", "-",
 				          isfinite(row->b) ? "" : "  NaN/inf");
 			else
-				sbuf_addf(out, "  %10lld %14.6g %14.6g %12.3e %8.3f%%%s\n", row->step, row->a, row->b,
+				sbuf_addf(out, "  %10lld %14.6g %14.6g %12.3e %8.4g%%%s\n", row->step, row->a, row->b,
 				          row->abs_err, row->rel_err * 100.0, row->rel_err > r->tolerance ? "  over" : "");
 		}
 		double lo = INFINITY, hi = -INFINITY;
@@ -1195,7 +1195,7 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 		sbuf_addf(out, _("\n    loss %.6g … %.6g on one scale, steps %lld–%lld\n\n"), lo, hi, r->rows[0].step,
 		          r->rows[r->n - 1].step);
 		if (r->finite)
-			sbuf_addf(out, _("mean relative error %.3f%%, max %.3f%% at step %lld; tolerance %.3f%% (mean)\n"),
+			sbuf_addf(out, _("mean relative error %.4g%%, max %.4g%% at step %lld; tolerance %.4g%% (mean)\n"),
 			          r->mean_rel * 100.0, r->max_rel * 100.0, r->max_rel_step, r->tolerance * 100.0);
 		if (r->exceeded)
 			sbuf_addf(out, _("first step above the tolerance: %lld\n"), r->first_exceed_step);

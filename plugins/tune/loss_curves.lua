@@ -30,7 +30,20 @@ return {
 			if s and (not newest[s] or tonumber(a.id) > tonumber(newest[s].id)) then newest[s] = a end
 		end
 		local g, n = newest.gpu, newest.npu
-		if g and n then
+		local loss = ctx.comparisons().loss
+		local compared = g and n and loss and loss.a and loss.b
+			and tonumber(loss.a.artifact) == tonumber(g.id) and tonumber(loss.b.artifact) == tonumber(n.id)
+		if compared then
+			return -- the newest pair is compared: tune.acceptance gives its verdict
+		elseif g and n and loss then
+			ctx.report{
+				key = "compare",
+				message = _("Loss logs newer than the latest comparison (audit event {event}) are on record (GPU: artifact {g}, NPU: artifact {n}).",
+					{ event = tostring(loss.event), g = tostring(g.id), n = tostring(n.id) }),
+				suggestion = _("Run `ferry compare loss {g} {n}` to align the curves by step and check them against tolerance.loss.",
+					{ g = ref(g), n = ref(n) }),
+			}
+		elseif g and n then
 			ctx.report{
 				key = "compare",
 				message = _("Loss logs of both runs are on record (GPU: artifact {g}, NPU: artifact {n}).", { g = tostring(g.id), n = tostring(n.id) }),
