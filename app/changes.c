@@ -1,5 +1,6 @@
 /* changes — see changes.h. */
 #include "changes.h"
+#include "phase.h"
 #include "json.h"
 #include "err.h"
 
@@ -387,7 +388,7 @@ int changes_unsupported(cJSON **out, store *s)
 		const char *sev = json_str(f, "severity");
 		/* a fix of this finding's own, or a later phase's check that rewrites it */
 		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) || cJSON_IsTrue(cJSON_GetObjectItem(f, "automatic")) ||
-		    !*json_str(f, "file") ||
+		    !*json_str(f, "file") || !phase_ports_code(json_str(f, "phase")) ||
 		    (strcmp(sev, "error") != 0 && strcmp(sev, "warning") != 0))
 			continue;
 		char *key = xasprintf("%s:%lld:%lld:%s", json_str(f, "file"), json_int(f, "line"), json_int(f, "col"),

@@ -8,6 +8,7 @@
 #include <string.h>
 
 static char *names[PHASE_MAX];
+static int ports[PHASE_MAX]; /* its open findings are code a person ports */
 static size_t nnames;
 static char *joined; /* names joined by ", " */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -19,8 +20,10 @@ static void load(void)
 	const cJSON *e;
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "entries")) {
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(e, "name");
-		if (cJSON_IsString(name) && *name->valuestring && nnames < PHASE_MAX)
+		if (cJSON_IsString(name) && *name->valuestring && nnames < PHASE_MAX) {
+			ports[nnames] = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "ports_code"));
 			names[nnames++] = xstrdup(name->valuestring);
+		}
 	}
 	cJSON_Delete(doc);
 	sbuf b;
@@ -48,6 +51,12 @@ int phase_index(const char *name)
 		if (strcmp(names[i], name) == 0)
 			return (int)i;
 	return -1;
+}
+
+int phase_ports_code(const char *name)
+{
+	int i = phase_index(name);
+	return i >= 0 && ports[i];
 }
 
 const char *phase_list(void)

@@ -22,6 +22,9 @@ size_t phase_count(void);
 const char *phase_name(size_t i);
 /* The index of the phase called name, or -1 when name is not a phase. */
 int phase_index(const char *name);
+/* Whether the phase's open findings are code a person ports (`ports_code` in the table):
+ * they alone make the unsupported list. */
+int phase_ports_code(const char *name);
 /* The phases' names in order, joined by ", " ("assess, design, …"), for messages. */
 const char *phase_list(void);
 

@@ -32,6 +32,21 @@ assert any(r["file"].endswith(".cu") or "CUDAExtension" in r["message"] or "exte
            for r in rows), [r["message"][:50] for r in rows]
 PY
 
+# --- after a full check: settings, evidence and tuning advice are not constructs to port ---
+"$FERRY" -C "$p" check >/dev/null 2>&1
+expect_exit 0 "report --section unsupported after a full check" -- \
+	"$FERRY" -C "$p" report --format json --section unsupported --output "$work/unsup-all.json"
+"$FERRY" -C "$p" findings --format json --status open >"$work/open.json"
+if python3 - "$work/unsup-all.json" "$work/open.json" <<'PY'; then ok "the unsupported list holds only assess and adapt findings"; else fail "the unsupported list holds tuning or environment advice"; fi
+import json, sys
+rows = json.load(open(sys.argv[1]))["unsupported"]
+fs = json.load(open(sys.argv[2]))["findings"]
+assert any(f["phase"] == "tune" and f["severity"] in ("error", "warning") and f["file"] for f in fs), \
+    "the example has no open tune warning on a file: the test proves nothing"
+bad = [(r["phase"], r["plugin"], r["message"][:50]) for r in rows if r["phase"] not in ("assess", "adapt")]
+assert not bad, bad[:5]
+PY
+
 # --- change list rows ---------------------------------------------------------------------
 expect_exit 0 "report --section changes" -- \
 	"$FERRY" -C "$p" report --format json --section changes --output "$work/changes.json"
