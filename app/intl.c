@@ -96,6 +96,13 @@ void intl_set_lang(const char *lang)
 	apply_language();
 }
 
+const char *intl_zh_catalog(void)
+{
+	static char path[4096 + 64];
+	snprintf(path, sizeof path, "%s/zh_CN/LC_MESSAGES/%s.mo", localedir, INTL_DOMAIN);
+	return access(path, R_OK) == 0 ? NULL : path;
+}
+
 const char *intl_lang(void)
 {
 	return lang_zh ? "zh" : "en";

@@ -43,6 +43,9 @@ void intl_init(void);
 void intl_set_lang(const char *lang);
 /* "en" or "zh". */
 const char *intl_lang(void);
+/* NULL when the Chinese catalog is where gettext looks for it; else the path it is missing
+ * from (a binary copied away from its build tree and not installed). */
+const char *intl_zh_catalog(void);
 int intl_zh(void);
 /* 1 when a language setting asks for Simplified Chinese ("zh", "zh-CN", "zh_CN.UTF-8"…). */
 int intl_is_zh(const char *lang);

@@ -1538,6 +1538,13 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	char *setting = store_config_get(ws->db, "language");
 	int zh = o->lang ? strcmp(o->lang, "zh") == 0 : setting && *setting ? intl_is_zh(setting) : intl_zh();
 	free(setting);
+	/* a Chinese deliverable that would come out in English is refused, not written */
+	if (text && zh && intl_zh_catalog()) {
+		rc = err_set(FERRY_ENOTFOUND, _("report: the Chinese catalog %s is missing, so the report would be in English; "
+		                                "install ferry (`make install`) or set FERRY_LOCALEDIR to its locale folder"),
+		             intl_zh_catalog());
+		goto out;
+	}
 	char was[8];
 	snprintf(was, sizeof was, "%s", intl_lang());
 	if (text)

@@ -111,4 +111,16 @@ if [ -f "$man" ]; then
 else
 	fail "build/man/zh_CN/ferry.1 is not built"
 fi
+# A copy of the binary away from its build tree, not installed, finds no Chinese catalog:
+# a Chinese report would come out in English, so it is refused, and nothing is written.
+mkdir -p "$work/bin"
+cp "$FERRY" "$work/bin/ferry"
+expect_exit 3 "a Chinese report without the catalog is refused" -- \
+	env -u FERRY_LOCALEDIR "$work/bin/ferry" -C "$p" report --format md --lang zh --output "$work/lonely.md"
+expect_grep "Chinese catalog" "$work/err" "the refusal names the missing catalog"
+one_line "$work/err" "the refusal is one line"
+[ -e "$work/lonely.md" ] && fail "an English report was written as the Chinese one" || ok "no report was written"
+expect_exit 0 "with FERRY_LOCALEDIR it is written in Chinese" -- \
+	env FERRY_LOCALEDIR="$top/build/locale" "$work/bin/ferry" -C "$p" report --format md --lang zh --output "$work/found.md"
+grep -q "迁移评估报告" "$work/found.md" && ok "the report is in Chinese" || fail "the report is not in Chinese"
 finish
