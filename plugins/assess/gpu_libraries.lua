@@ -92,8 +92,24 @@ return {
 			end
 			return nil
 		end
+		-- where the project imports a library's Ascend adaptor (MindSpeed's for Megatron-LM),
+		-- found by a plain search of its Python files, once per adaptor; false when nowhere
+		local adapted_at = {}
+		local function adapted(e)
+			if not e.adaptor then return false end
+			if adapted_at[e.adaptor] == nil then
+				adapted_at[e.adaptor] = false
+				for _i, p in ipairs(ctx.files("%.py$")) do
+					if ctx.find(p, "import " .. e.adaptor) then adapted_at[e.adaptor] = p break end
+				end
+			end
+			return adapted_at[e.adaptor]
+		end
 		local function imported(e, top)
-			local a = { lib = top }
+			local a = { lib = top, adaptor = e.adaptor, file = adapted(e) }
+			if a.file then
+				return _("`{lib}` is imported, and its Ascend adaptor `{adaptor}` is imported in `{file}`: it runs on Ascend through it.", a)
+			end
 			if e.status == "supported" then return _("`{lib}` is imported: a library with NPU support.", a) end
 			if e.status == "native" then return _("`{lib}` is imported: a library that supports Ascend NPUs itself.", a) end
 			if e.status == "check" then
@@ -103,7 +119,10 @@ return {
 		end
 		-- the same for a dependency that names a library without NPU support of its own
 		local function depends(e, req)
-			local a = { req = req }
+			local a = { req = req, adaptor = e.adaptor, file = adapted(e) }
+			if a.file then
+				return _("The dependency `{req}` runs on Ascend through its adaptor `{adaptor}`, imported in `{file}`.", a)
+			end
 			if e.status == "check" then
 				return _("The dependency `{req}` is a library that runs on Ascend only through an adapted build or adaptor.", a)
 			end
@@ -113,7 +132,13 @@ return {
 		local function advice(e)
 			local a = { min = e.min_version, notes = e.notes and _(e.notes),
 				replacement = e.replacement and _(e.replacement) }
-			if works(e) then
+			if adapted(e) then
+				return e.notes and _("No change needed; {notes}.", a) or _("No change needed.")
+			elseif e.adaptor and e.replacement then
+				-- an adaptor patches the library: it stays, and runs through the adaptor
+				return e.notes and _("Keep it, and run it through {replacement}; {notes}.", a)
+					or _("Keep it, and run it through {replacement}.", a)
+			elseif works(e) then
 				if e.min_version then
 					return e.notes and _("No change needed if the version is at least {min}; {notes}.", a)
 						or _("No change needed if the version is at least {min}.", a)
@@ -219,7 +244,7 @@ return {
 					seen[imp.node.start_byte] = true
 					guarded = guarded or guards(path)
 					local g = not works(e) and guard_of(guarded, imp.node)
-					local message, suggestion, sev = imported(e, lib), advice(e), e.severity
+					local message, suggestion, sev = imported(e, lib), advice(e), adapted(e) and "info" or e.severity
 					if g then
 						local lines = imp.bound and call_lines(path, imp.bound, g.body) or {}
 						local shown = {}
@@ -275,6 +300,7 @@ return {
 				end
 			else
 				msg = depends(e, shown)
+				if adapted(e) then sev = "info" end
 			end
 			ctx.report{
 				file = path, line = req.line, col = req.col, end_line = req.line, end_col = req.col + #req.text,
