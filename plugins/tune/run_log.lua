@@ -54,7 +54,8 @@ return {
 	description = _("Reads the run logs ingested with `ferry ingest run-log FILE` (stdout/stderr, tracebacks, "
 		.. "CANN plog lines) and explains the failures it recognises — CANN error codes, aclnn operator "
 		.. "failures, CPU fallbacks, AI CPU exceptions, HCCL timeouts and link errors, NPU out of memory, "
-		.. "torch_npu import and version mismatches, NaN losses and overflows — quoting the line and its "
+		.. "torch_npu import and version mismatches, CANN libraries not found, operators without an NPU "
+		.. "kernel, NaN losses and overflows — quoting the line and its "
 		.. "number, with the cause and the fix from a cited table."),
 	run = function(ctx)
 		local data = ctx.data("run_errors")

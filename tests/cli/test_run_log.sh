@@ -13,7 +13,7 @@ expect_exit 0 "ingest the clean run" -- "$FERRY" -C "$p" ingest run-log "$fx/cle
 expect_exit 0 "check on the clean run" -- "$FERRY" -C "$p" check --plugin tune.run_log --format json
 if grep -q "run-log 'clean'" "$work/out"; then fail "the clean run gives a finding"; else ok "the clean run gives no finding"; fi
 
-for l in npu_op hccl import nan leftovers; do
+for l in npu_op hccl import nan leftovers setup; do
 	expect_exit 0 "ingest $l" -- "$FERRY" -C "$p" ingest run-log "$fx/$l.log" --label "$l"
 done
 expect_exit 2 "an unknown kind is a usage error" -- "$FERRY" -C "$p" ingest run-logs "$fx/clean.log"
@@ -46,6 +46,8 @@ leftovers|20|still calls CUDA.*Torch not compiled with CUDA enabled
 leftovers|43|checkpoint saved on the GPU is loaded without map_location
 leftovers|52|NCCL backend
 leftovers|58|float64 tensor
+setup|8|dynamic loader did not find.*libascend_hal.so
+setup|16|no NPU kernel in this torch_npu.*aten::nonzero
 LIST
 expect_grep "expandable_segments:True" "$work/diag.txt" "the out-of-memory fix gives the allocator setting"
 expect_grep "ASCEND_LAUNCH_BLOCKING=1" "$work/diag.txt" "asynchronous errors get the ASCEND_LAUNCH_BLOCKING advice"
