@@ -6,6 +6,8 @@
 -- tune phase cannot be signed off while it stands; `ferry signoff tune` runs this check
 -- first. Keys carry both inputs' hashes: a waiver covers those two runs, not later ones.
 
+local plan = require("plan")
+
 local function pct(x) return string.format("%.3g %%", (x or 0) * 100) end
 
 local function inputs(c)
@@ -23,7 +25,8 @@ return {
 		.. "The latest `ferry compare loss` must be within tolerance.loss and the latest `ferry compare dump` "
 		.. "must have no failing tensor pair; a tolerance.loss set with no loss comparison on record is not met either. "
 		.. "A failing comparison blocks the sign-off until a later "
-		.. "comparison passes or the finding is waived with a reason."),
+		.. "comparison passes or the finding is waived with a reason. In a project that trains, the newest NPU "
+		.. "benchmark must also meet tolerance.accuracy and throughput.target_pct against the GPU baseline."),
 	run = function(ctx)
 		local c = ctx.comparisons()
 		local loss, dump = c.loss, c.dump
@@ -92,6 +95,14 @@ return {
 					{ event = dump.event or 0, inputs = inputs(dump), why = why }),
 				suggestion = _("Start from the first diverging layer: keep it in float32, check its inputs and the operator's NPU implementation, dump again and compare; a passing comparison closes this finding."),
 			}
+		end
+		-- a project that trains is accepted on its trained model's accuracy and its training
+		-- throughput here, where they are tuned, as the migration plan says
+		if plan.training_site(ctx) then
+			plan.bench_acceptance(ctx, {
+				accuracy = _("Find where the runs part: compare the loss curves (`ferry compare loss`) and layer dumps of the first steps (`ferry compare dump`), keep norms, softmax and the loss in float32 (tune.fp32_layers), train again and ingest the new benchmark."),
+				throughput = _("Tune the training step before sign-off: profile it (scripts/npu_profile.py, then `ferry ingest profile`), use the fused optimizer and operators (tune.fused_optimizer, tune.fused_apis), remove host syncs in the loop and fix the DataLoader settings (tune.dataloader); measure again and ingest the new benchmark."),
+			})
 		end
 	end,
 }

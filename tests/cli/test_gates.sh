@@ -151,6 +151,42 @@ expect_grep "accuracy" "$work/err" "infer-optimize refusal names what blocks"
 "$FERRY" -C "$q" ingest bench "$data/npu_ok.json" --label npu >/dev/null 2>&1
 expect_exit 0 "signoff infer-optimize once the newest NPU benchmark meets both" -- "$FERRY" -C "$q" signoff infer-optimize
 
+# a project that trains is accepted on its trained model in the tune phase, with training
+# advice: the migration plan says the tune phase measures the criteria
+t="$work/trains"
+make_project "$t"
+cat >"$t/train.py" <<'PY'
+import torch
+
+model = torch.nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+PY
+"$FERRY" init "$t" >/dev/null
+"$FERRY" -C "$t" config tolerance.accuracy 0.005 >/dev/null
+"$FERRY" -C "$t" config throughput.target_pct 80 >/dev/null
+"$FERRY" -C "$t" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$t" ingest bench "$data/npu.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$t" check >/dev/null 2>&1
+sign_through "$t" assess design environment adapt
+"$FERRY" -C "$t" findings --plugin tune.acceptance --status open --format json >"$work/ta.json"
+python3 - "$work/ta.json" <<'PY' && ok "tune.acceptance holds a training project to the accuracy and throughput targets" || fail "tune.acceptance ignores the bench criteria of a training project"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["severity"] == "error"]
+acc = [f for f in fs if "accuracy 0.7" in f["message"]]
+tp = [f for f in fs if "below the throughput target" in f["message"]]
+assert acc and tp, [f["message"][:80] for f in fs]
+assert "ferry compare loss" in acc[0]["suggestion"] and "ATC" not in acc[0]["suggestion"], acc[0]["suggestion"]
+assert "fused optimizer" in tp[0]["suggestion"] and "W8A8" not in tp[0]["suggestion"], tp[0]["suggestion"]
+PY
+expect_exit 1 "signoff tune refused below the accuracy target" -- "$FERRY" -C "$t" signoff tune
+"$FERRY" -C "$t" ingest bench "$data/npu_ok.json" --label npu >/dev/null 2>&1
+expect_exit 0 "signoff tune once the newest NPU benchmark meets both" -- "$FERRY" -C "$t" signoff tune
+
 # a criterion set with nothing measured against it blocks too
 u="$work/unmeasured"
 make_project "$u"
