@@ -52,6 +52,23 @@ make_project() {
 	printf 'weights' >"$d/checkpoints/epoch1.pt"
 }
 
+# make_training_project DIR: make_project whose train.py trains: a loss, backward and an
+# optimizer step in a loop, on the CPU (what the tune checks take for a training project).
+make_training_project() {
+	make_project "$1"
+	cat >"$1/train.py" <<'PY'
+import torch
+
+model = torch.nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(10):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+PY
+}
+
 # tree_hash DIR: a hash of every file's path and bytes below DIR (excluding .ferry)
 tree_hash() {
 	(cd "$1" && find . -path ./.ferry -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-64)

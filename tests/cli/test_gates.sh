@@ -154,18 +154,7 @@ expect_exit 0 "signoff infer-optimize once the newest NPU benchmark meets both" 
 # a project that trains is accepted on its trained model in the tune phase, with training
 # advice: the migration plan says the tune phase measures the criteria
 t="$work/trains"
-make_project "$t"
-cat >"$t/train.py" <<'PY'
-import torch
-
-model = torch.nn.Linear(4, 2)
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(10):
-    loss = model(torch.randn(8, 4)).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-PY
+make_training_project "$t"
 "$FERRY" init "$t" >/dev/null
 "$FERRY" -C "$t" config tolerance.accuracy 0.005 >/dev/null
 "$FERRY" -C "$t" config throughput.target_pct 80 >/dev/null

@@ -6,18 +6,7 @@
 
 fx="$top/tests/fixtures/loss"
 p="$work/proj"
-make_project "$p"
-cat >"$p/train.py" <<'EOF'
-import torch
-
-model = torch.nn.Linear(4, 2)
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for step in range(10):
-    loss = model(torch.randn(8, 4)).pow(2).mean()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-EOF
+make_training_project "$p"
 "$FERRY" init "$p" >/dev/null
 
 stability() { "$FERRY" -C "$p" check --phase tune --format json >"$work/tune.json" 2>/dev/null
