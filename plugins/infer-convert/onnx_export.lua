@@ -46,9 +46,12 @@ return {
 							suggestion = _("Pass opset_version={lo} (ATC accepts {lo}-{hi} on CANN 8.0; CANN 5.0/6.0 only 11).", { lo = lo, hi = hi }),
 						}
 					elseif e.opset and (e.opset < lo or e.opset > hi) then
+						local v = { v = e.opset, lo = lo, hi = hi, arg = e.opset_node.text }
 						ctx.report{
-							file = path, node = e.opset_node, key = "opset",
-							message = _("opset_version={v} is outside {lo}-{hi}, the opsets ATC reads on every CANN release from 8.0 on.", { v = e.opset, lo = lo, hi = hi }),
+							file = path, node = e.opset_source or e.opset_node, key = "opset",
+							message = e.opset_source
+								and _("opset_version={arg} is {v} here, outside {lo}-{hi}, the opsets ATC reads on every CANN release from 8.0 on.", v)
+								or _("opset_version={v} is outside {lo}-{hi}, the opsets ATC reads on every CANN release from 8.0 on.", v),
 							suggestion = _("Export with opset_version between {lo} and {hi} (CANN 7.0 and 9.1 accept up to 18; check your CANN's ATC page before going higher).", { lo = lo, hi = hi }),
 						}
 					end

@@ -3,7 +3,8 @@
 --   local export = require("export")
 --   for _i, e in ipairs(export.calls(ctx, path)) do ... end
 --     e.call, e.args ({pos=, kw=}), e.file (the output path when a literal), e.opset
---     (number, or nil when absent; e.opset_node when present), e.input_names (list of
+--     (number, or nil when absent; e.opset_node when present; through an argparse default or
+--     a module constant, e.opset_source is the node that sets it), e.input_names (list of
 --     literal names or nil), e.shape (list of ints of the first input when the dummy input
 --     is a literal torch.randn/rand/zeros/ones/empty/randint call, directly or through one
 --     assignment), e.dynamic (set of dynamic dimension indexes of the first input, or nil)
@@ -84,6 +85,38 @@ local function dynamic_of(node, name)
 	return nil
 end
 
+-- The integer an opset_version argument that is no literal stands for, and the node that
+-- sets it: the default of an argparse option (`args.opset` from
+-- `add_argument("--opset", type=int, default=17)`, or dest="opset") or a module-level
+-- constant (`OPSET = 17`). nil when it cannot be told from the file.
+local ADD_ARGUMENT = '((call function: (attribute attribute: (identifier) @m) arguments: (argument_list) @a) @c (#eq? @m "add_argument"))'
+local MODULE_CONSTANT = "(module (expression_statement (assignment left: (identifier) @l right: (integer) @v)))"
+local function opset_source(ctx, path, node, args_of)
+	if node.type == "attribute" then
+		local name = node.text:match("^[%a_][%w_]*%s*%.%s*([%a_][%w_]*)$")
+		if not name then return nil end
+		for _i, m in ipairs(ctx.query(path, ADD_ARGUMENT) or {}) do
+			local a = args_of(m.c)
+			local dest = a.kw.dest and py.string_value(a.kw.dest.text)
+			if not dest then
+				for _i, opt in ipairs(a.pos) do
+					local v = opt.type == "string" and py.string_value(opt.text)
+					if v and v:sub(1, 2) == "--" then dest = v:sub(3):gsub("%-", "_") break end
+				end
+			end
+			local d = a.kw.default
+			if dest == name and d and d.type == "integer" then return tonumber(d.text), d end
+		end
+	elseif node.type == "identifier" then
+		local found
+		for _i, m in ipairs(ctx.query(path, MODULE_CONSTANT) or {}) do
+			if m.l.text == node.text then found = m.v end
+		end
+		if found then return tonumber(found.text), found end
+	end
+	return nil
+end
+
 -- Every torch.onnx.export call of a file (see the header for the fields).
 function export.calls(ctx, path)
 	local map = py.aliases(ctx, path) or {}
@@ -96,6 +129,9 @@ function export.calls(ctx, path)
 		e.file = f and f.type == "string" and py.string_value(f.text) or nil
 		e.opset_node = a.kw.opset_version
 		e.opset = e.opset_node and tonumber(e.opset_node.text) or nil
+		if e.opset_node and not e.opset then
+			e.opset, e.opset_source = opset_source(ctx, path, e.opset_node, args_of)
+		end
 		e.input_names = names_of(a.kw.input_names)
 		e.dynamic_node = a.kw.dynamic_axes
 		local input = a.kw.args or a.pos[2]
