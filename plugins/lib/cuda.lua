@@ -1364,6 +1364,7 @@ local NPU_CHOICES = [[
 ]]
 -- Conditions that test CUDA, and the arguments of test skips.
 local OTHER_CHOICES = [[
+((string (interpolation expression: (conditional_expression) @expr)) @fstr (#match? @expr "[cC][uU][dD][aA]"))
 (if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]")) @if
 ((conditional_expression) @expr (#match? @expr "[cC][uU][dD][aA]"))
 ((boolean_operator) @expr (#match? @expr "[cC][uU][dD][aA]"))
@@ -1707,13 +1708,29 @@ local function other_choices(ctx, path, text, sc)
 		if not any and text:find(c.marker, 1, true) then any = true end
 	end
 	if not any then return end
+	local read = {} -- name -> what, for the names such a choice reads
 	for _i, m in ipairs(ctx.query(path, OTHER_CHOICES) or {}) do
 		if m.args then
 			sc.other[#sc.other + 1] = range(m.args, { kind = "skip" })
 		else
+			-- a choice inside an f-string chooses what the whole string names
+			-- (f"tensorflow{'' if torch.cuda.is_available() else '-cpu'}")
 			local node = m["if"] or m.expr
-			local what = other_choice(node.text, choices)
-			if what then sc.other[#sc.other + 1] = range(node, what) end
+			local what = other_choice((m.fstr or node).text, choices)
+			if what then
+				sc.other[#sc.other + 1] = range(node, what)
+				if what.kind == "marker" then
+					for name in node.text:gmatch("[%a_][%w_]*") do read[name] = read[name] or what end
+				end
+			end
+		end
+	end
+	-- a CUDA test stored in a name that such a choice reads (yolov5: `cuda =
+	-- torch.cuda.is_available() and ...`, then `"onnxruntime-gpu" if cuda else ...`)
+	if next(read) then
+		for _i, m in ipairs(ctx.query(path, "(assignment left: (identifier) @l right: (_) @r)") or {}) do
+			local what = read[m.l.text]
+			if what and is_cuda_test(m.r.text) then sc.other[#sc.other + 1] = range(m.r, what) end
 		end
 	end
 end
