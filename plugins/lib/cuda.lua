@@ -1972,6 +1972,33 @@ local CUDA_TESTS = [[
 ]]
 
 -- Branches of CUDA tests that reach CUDA-only code (see above): adds to sc.other.
+-- Blocks that import a library for NVIDIA GPUs only themselves (yolov5's TensorRT branch:
+-- `elif engine:` then `import tensorrt as trt`): the block is that library's code, and the
+-- devices it names are CUDA's. Adds each innermost such block to sc.other.
+local BLOCKS = [[
+(if_statement consequence: (block) @b)
+(elif_clause consequence: (block) @b)
+(else_clause body: (block) @b)
+(function_definition body: (block) @b)
+]]
+local LOCAL_IMPORTS = "(block [(import_statement) (import_from_statement)] @imp)"
+local function nvidia_blocks(ctx, path, sc)
+	local blocks
+	for _i, m in ipairs(ctx.query(path, LOCAL_IMPORTS) or {}) do
+		local module = m.imp.text:match("^import%s+([%w_%.]+)") or m.imp.text:match("^from%s+([%w_%.]+)")
+		local lib = module and cuda_only_lib(ctx, module)
+		if lib then
+			blocks = blocks or ctx.query(path, BLOCKS) or {}
+			local inner
+			for _j, b in ipairs(blocks) do
+				if b.b.start_byte <= m.imp.start_byte and b.b.end_byte >= m.imp.end_byte
+					and (not inner or b.b.start_byte >= inner.start_byte) then inner = b.b end
+			end
+			if inner then sc.other[#sc.other + 1] = range(inner, { kind = "nvidia_block", lib = lib, via = module }) end
+		end
+	end
+end
+
 local function kernel_paths(ctx, path, sc)
 	local ifs, fns, rets, guards, bodies = {}, {}, {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, CUDA_TESTS) or {}) do
@@ -2265,6 +2292,7 @@ local PARTS = {
 			other_choices(ctx, path, text, sc)
 			cuda_predicates(ctx, path, sc)
 			kernel_paths(ctx, path, sc)
+			if text:find("\n[ \t]+import ") or text:find("\n[ \t]+from ") then nvidia_blocks(ctx, path, sc) end
 			manual_calls(ctx, path, text, sc)
 		end
 		if has_word_start(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
@@ -2317,6 +2345,10 @@ local function disarm(site, why)
 		end
 		site.suggestion = _("Decide what this code should do on the NPU (a capability test usually gates a feature: bf16, flash attention, TF32) and rewrite the expression as a whole, with `{npu}` where it still needs the call.",
 			{ npu = (why.entry.npu:gsub("^torch_npu%.npu%.", "torch.npu.")) })
+	elseif why.kind == "nvidia_block" then
+		site.message = _("`{code}` is in a block that imports {library} (`{via}`), code for NVIDIA GPUs only: its devices are CUDA's, so ferry does not rewrite it.",
+			{ code = code, library = why.lib.name, via = why.via })
+		site.suggestion = _("Keep it for the GPU path; on the NPU host choose another backend before this block (torch itself, or the NPU's own runtime).")
 	elseif why.kind == "cuda_named" then
 		site.message = _("`{code}` is in `{name}`, a function whose name says it answers for CUDA: rewritten, it would answer for the NPU and its callers would take their CUDA path there, so ferry does not rewrite it.",
 			{ code = code, name = why.name })

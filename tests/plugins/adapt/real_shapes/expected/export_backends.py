@@ -20,3 +20,4 @@ def tf_export():
 
 def pick_device():
     return torch.device("npu:0" if torch.npu.is_available() else "cpu")
+

@@ -19,3 +19,4 @@ def tf_export():
 
 def pick_device():
     return torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+
