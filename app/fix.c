@@ -529,11 +529,12 @@ static int refusal(const char *error)
 	               error);
 }
 
-/* Refuses when the latest check run had a plugin of one of the phases fail. */
+/* Refuses when a check of one of the phases failed in its latest run (one that included it:
+ * a later run of other checks only does not clear it). */
 static int refuse_failed_checks(workspace *ws, const char *const *phases, size_t nphases)
 {
 	cJSON *rows = NULL;
-	int rc = store_plugin_errors_latest(&rows, ws->db);
+	int rc = store_plugin_errors_standing(&rows, ws->db);
 	const cJSON *row;
 	cJSON_ArrayForEach(row, rows) {
 		const cJSON *plugin = cJSON_GetObjectItem(row, "plugin"), *msg = cJSON_GetObjectItem(row, "message");

@@ -986,11 +986,20 @@ int store_run_count(long long *n, store *s)
 	return 0;
 }
 
-int store_plugin_errors_latest(cJSON **out, store *s)
+int store_plugin_errors_standing(cJSON **out, store *s)
 {
+	/* a run included a plugin when its scope lists the plugin's phase (the id's prefix) and
+	 * either names no plugins or names this one; a load error ("load") names no phase */
 	return db_rows(out, s,
-	               "SELECT run_id AS run, plugin, message FROM plugin_errors"
-	               " WHERE run_id = (SELECT max(id) FROM runs) ORDER BY id",
+	               "SELECT e.run_id AS run, e.plugin, e.message FROM plugin_errors e"
+	               " WHERE e.id = (SELECT max(x.id) FROM plugin_errors x WHERE x.plugin = e.plugin)"
+	               " AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id > e.run_id"
+	               "  AND EXISTS (SELECT 1 FROM json_each(r.scope, '$.phases') ph"
+	               "   WHERE ph.value = substr(e.plugin, 1, instr(e.plugin, '.') - 1))"
+	               "  AND (coalesce(json_array_length(r.scope, '$.plugins'), 0) = 0"
+	               "   OR EXISTS (SELECT 1 FROM json_each(r.scope, '$.plugins') pl WHERE pl.value = e.plugin))"
+	               "  AND NOT EXISTS (SELECT 1 FROM plugin_errors y WHERE y.run_id = r.id AND y.plugin = e.plugin))"
+	               " ORDER BY e.id",
 	               NULL);
 }
 

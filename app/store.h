@@ -115,8 +115,9 @@ int store_metric_add(store *s, long long run, const char *plugin, const char *na
                      double value, const char *unit);
 /* Latest value of each (plugin, name): [{plugin, name, value, unit}] */
 int store_metrics_latest(cJSON **out, store *s);
-/* [{run, plugin, message}] of the latest run */
-int store_plugin_errors_latest(cJSON **out, store *s);
+/* Each plugin's latest error that no later run including that plugin has cleared (a run
+ * of other checks only, such as `fix --finding`'s, does not): {run, plugin, message}. */
+int store_plugin_errors_standing(cJSON **out, store *s);
 /* How many check runs the record holds. */
 int store_run_count(long long *n, store *s);
 

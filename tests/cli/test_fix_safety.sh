@@ -74,6 +74,14 @@ one_line "$work/err" "the refusal is one line"
 id=$("$FERRY" -C "$q" findings --plugin adapt.cuda_apis --format json | python3 -c 'import json,sys; print([f["id"] for f in json.load(sys.stdin)["findings"] if "synchronize" in f["message"]][0])')
 expect_exit 0 "a finding chosen by number still applies" -- "$FERRY" -C "$q" fix --finding "$id" --yes
 grep -q 'torch.npu.synchronize' "$q/train.py" && ok "the chosen edit is made" || fail "the chosen edit is missing"
+# that fix re-ran only its own check: the house rule's failure still stands
+before=$(tree_hash "$q")
+expect_exit 3 "a later bulk fix still refuses: no run since has seen the failing check succeed" -- \
+	"$FERRY" -C "$q" fix --all --phase adapt --yes
+[ "$(tree_hash "$q")" = "$before" ] && ok "and changes nothing" || fail "the refused fix changed the project"
+rm "$q/.ferry/plugins/broken.lua"
+"$FERRY" -C "$q" check --phase adapt >/dev/null 2>&1
+expect_exit 0 "once a check of the phase runs clean, the bulk fix applies" -- "$FERRY" -C "$q" fix --all --phase adapt --yes
 
 # A package others import gets a guarded `import torch_npu`, so it still imports where
 # torch_npu is not installed; its CUDA availability test must then answer no there, as it
