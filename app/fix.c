@@ -496,28 +496,30 @@ size_t fix_plan_withdrawn(const fix_plan *p)
 	return p->nwithdrawn;
 }
 
-/* The phases of the plugins ids ("adapt.device_calls" is of adapt), each once, in phase
- * order; 0 when one of them names no phase (a run by plugin is then the only choice). */
-static size_t phases_of(const char *out[PHASE_MAX], const char *const *ids, size_t n)
+/* The index of the phase a plugin id names ("adapt.device_calls" is of adapt), or -1. */
+static int id_phase(const char *id)
 {
-	int seen[PHASE_MAX] = { 0 };
+	const char *dot = strchr(id, '.');
+	char name[64];
+	if (!dot || (size_t)(dot - id) >= sizeof name)
+		return -1;
+	memcpy(name, id, (size_t)(dot - id));
+	name[dot - id] = '\0';
+	int ph = phase_index(name);
+	return ph < PHASE_MAX ? ph : -1;
+}
+
+/* Marks in touched[] the phases of the plugin ids; 0 when one of them names no phase (a
+ * run by plugin is then the only choice). */
+static int phases_of(int touched[PHASE_MAX], const char *const *ids, size_t n)
+{
 	for (size_t i = 0; i < n; i++) {
-		const char *dot = strchr(ids[i], '.');
-		char name[64];
-		if (!dot || (size_t)(dot - ids[i]) >= sizeof name)
+		int ph = id_phase(ids[i]);
+		if (ph < 0)
 			return 0;
-		memcpy(name, ids[i], (size_t)(dot - ids[i]));
-		name[dot - ids[i]] = '\0';
-		int ph = phase_index(name);
-		if (ph < 0 || ph >= PHASE_MAX)
-			return 0;
-		seen[ph] = 1;
+		touched[ph] = 1;
 	}
-	size_t k = 0;
-	for (int ph = 0; ph < PHASE_MAX && (size_t)ph < phase_count(); ph++)
-		if (seen[ph])
-			out[k++] = phase_name((size_t)ph);
-	return k;
+	return n > 0;
 }
 
 static int refusal(const char *error)
@@ -529,9 +531,9 @@ static int refusal(const char *error)
 	               error);
 }
 
-/* Refuses when a check of one of the phases failed in its latest run (one that included it:
+/* Refuses when a check of a touched phase failed in its latest run (one that included it:
  * a later run of other checks only does not clear it). */
-static int refuse_failed_checks(workspace *ws, const char *const *phases, size_t nphases)
+static int refuse_failed_checks(workspace *ws, const int touched[PHASE_MAX])
 {
 	cJSON *rows = NULL;
 	int rc = store_plugin_errors_standing(&rows, ws->db);
@@ -540,15 +542,12 @@ static int refuse_failed_checks(workspace *ws, const char *const *phases, size_t
 		const cJSON *plugin = cJSON_GetObjectItem(row, "plugin"), *msg = cJSON_GetObjectItem(row, "message");
 		if (rc || !cJSON_IsString(plugin) || !cJSON_IsString(msg))
 			continue;
-		const char *one[1] = { plugin->valuestring }, *ph[PHASE_MAX];
-		if (phases_of(ph, one, 1) != 1)
-			continue;
-		for (size_t i = 0; i < nphases && !rc; i++)
-			if (strcmp(ph[0], phases[i]) == 0) {
-				char *line = xasprintf("%s: %s", plugin->valuestring, msg->valuestring);
-				rc = refusal(line);
-				free(line);
-			}
+		int ph = id_phase(plugin->valuestring);
+		if (ph >= 0 && touched[ph]) {
+			char *line = xasprintf("%s: %s", plugin->valuestring, msg->valuestring);
+			rc = refusal(line);
+			free(line);
+		}
 	}
 	cJSON_Delete(rows);
 	return rc;
@@ -578,10 +577,9 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 			ids[i] = cJSON_GetArrayItem(plugins, (int)i)->valuestring;
 		/* a bulk fix over a phase whose last check failed somewhere: that check's edits are
 		 * missing, and the others' alone can leave code half-migrated */
-		const char *phases[PHASE_MAX];
-		size_t nphases = sel->nids ? 0 : phases_of(phases, ids, np);
-		if (nphases)
-			rc = refuse_failed_checks(ws, phases, nphases);
+		int touched[PHASE_MAX] = { 0 };
+		if (!sel->nids && phases_of(touched, ids, np))
+			rc = refuse_failed_checks(ws, touched);
 		/* a fresh run: offsets must match the files as they are now */
 		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL, NULL };
 		check_result res = { 0 };

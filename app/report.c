@@ -1539,10 +1539,11 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 	int zh = o->lang ? strcmp(o->lang, "zh") == 0 : setting && *setting ? intl_is_zh(setting) : intl_zh();
 	free(setting);
 	/* a Chinese deliverable that would come out in English is refused, not written */
-	if (text && zh && intl_zh_catalog()) {
+	const char *missing = text && zh ? intl_zh_catalog() : NULL;
+	if (missing) {
 		rc = err_set(FERRY_ENOTFOUND, _("report: the Chinese catalog %s is missing, so the report would be in English; "
 		                                "install ferry (`make install`) or set FERRY_LOCALEDIR to its locale folder"),
-		             intl_zh_catalog());
+		             missing);
 		goto out;
 	}
 	char was[8];

@@ -467,12 +467,6 @@ local function cuda_imports(ctx, path)
 	return out
 end
 
--- Uses of torch.cuda.X. Written out (torch.cuda.X, or th.cuda.X with torch imported as
--- th): rewritten in place when the table has an NPU equivalent. Written through an
--- import (tc.X with `import torch.cuda as tc`, `from torch import cuda`, `from
--- torch.cuda import X`): the import is rewritten instead, when every use of that name
--- has a plain torch.npu equivalent; the uses stay as they are. Names without an
--- equivalent stay for a human.
 -- In a package others import, the import of torch_npu is guarded (the package still imports
 -- where torch_npu is not installed), so torch.npu may not exist where it runs: its CUDA
 -- availability test becomes one that answers no there, as CUDA's did on a machine without
@@ -505,6 +499,13 @@ local function guarded_probe(ctx, path, node, head)
 	return refs.edit(node.start_byte, node.end_byte + 2 - node.start_byte, whole and probe or "(" .. probe .. ")")
 end
 
+-- Uses of torch.cuda.X. Written out (torch.cuda.X, or th.cuda.X with torch imported as
+-- th): rewritten in place when the table has an NPU equivalent. Written through an
+-- import (tc.X with `import torch.cuda as tc`, `from torch import cuda`, `from
+-- torch.cuda import X`): the import is rewritten instead, when every use of that name
+-- has a plain torch.npu equivalent; the uses stay as they are. Names without an
+-- equivalent stay for a human. In a package others import, torch.cuda.is_available()
+-- becomes the guarded probe above.
 function cuda.cuda_apis(ctx, path, index, map)
 	local out = {}
 	local blocked = {} -- bound name -> true when one of its uses has no plain equivalent
@@ -1971,7 +1972,6 @@ local CUDA_TESTS = [[
 (return_statement [(comparison_operator) (boolean_operator) (attribute) (call) (parenthesized_expression)] @test (#match? @test "[cC][uU][dD][aA]")) @ret
 ]]
 
--- Branches of CUDA tests that reach CUDA-only code (see above): adds to sc.other.
 -- Blocks that import a library for NVIDIA GPUs only themselves (yolov5's TensorRT branch:
 -- `elif engine:` then `import tensorrt as trt`): the block is that library's code, and the
 -- devices it names are CUDA's. Adds each innermost such block to sc.other.
@@ -1999,6 +1999,7 @@ local function nvidia_blocks(ctx, path, sc)
 	end
 end
 
+-- Branches of CUDA tests that reach CUDA-only code (see above): adds to sc.other.
 local function kernel_paths(ctx, path, sc)
 	local ifs, fns, rets, guards, bodies = {}, {}, {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, CUDA_TESTS) or {}) do

@@ -42,12 +42,13 @@ return {
 	run = function(ctx)
 		local table_ = optimizers(ctx.data)
 		-- the constructors to report, the fused ones already used, and the clipping calls
-		local wanted, fused = { [CLIP] = true }, {}
+		local wanted, fused, clip = { [CLIP] = true }, {}, nil
 		for name in pairs(table_) do wanted[name] = true end
 		for _i, e in ipairs(ctx.data("affinity_apis").entries) do
 			if e.kind == "optimizer" and e.replacement:match("^torch_npu%.optim%.") then
 				wanted[e.replacement], fused[e.replacement] = true, true
 			end
+			if e.original == CLIP then clip = e end
 		end
 		local fusable, clips = false, {}
 		for _i, path in ipairs(ctx.python_files()) do
@@ -74,10 +75,6 @@ return {
 			end
 		end
 		if not fusable then return end
-		local clip
-		for _i, e in ipairs(ctx.data("affinity_apis").entries) do
-			if e.original == CLIP then clip = e end
-		end
 		for _i, c in ipairs(clips) do
 			ctx.report{
 				file = c.path, node = c.call,
