@@ -15,12 +15,12 @@
 -- finding naming the later log instead of errors. The wording of ATC's messages is unverified
 -- in ferry's reference, so the findings quote the log line itself.
 
+local words = require("words")
+
 local MAX_QUOTE = 160
 
 local function quote(line)
-	local q = line:gsub("^%s+", "")
-	if #q > MAX_QUOTE then q = q:sub(1, MAX_QUOTE) .. "…" end
-	return q
+	return words.clip((line:gsub("^%s+", "")), MAX_QUOTE)
 end
 
 -- the error codes on a line, in order (E + a digit or capital letter + 4 digits, whole word)

@@ -1,7 +1,8 @@
--- words: lists inside translatable messages.
+-- words: lists inside translatable messages, and text quoted in them.
 --   local words = require("words")
 --   words.join(list)          "a, b, c"  (each item shown in the reader's language)
 --   words.join(list, ";")     "a; b; c"
+--   words.clip(text, max)     text cut to at most max bytes at a character boundary, "…" after
 --
 -- Items may be _() results (a fact table's prose, a clause with its own values): the list
 -- is folded into nested _("{head}, {tail}") messages, so the record keeps every item's id
@@ -34,6 +35,15 @@ function words.join(list, sep)
 		end
 	end
 	return out or ""
+end
+
+-- Text quoted in a message (a log line, a piece of code): at most max bytes of it, cut
+-- where a UTF-8 character begins, with mark ("…" unless given) when anything was cut.
+function words.clip(text, max, mark)
+	if #text <= max then return text end
+	local n = max
+	while n > 0 and (text:byte(n + 1) or 0) & 0xC0 == 0x80 do n = n - 1 end
+	return text:sub(1, n) .. (mark or "…")
 end
 
 return words

@@ -15,6 +15,7 @@
 
 local py = require("py")
 local project = require("project")
+local words = require("words")
 
 local FUNCS = "(function_definition name: (identifier) @n parameters: (parameters) @p body: (block) @b) @def"
 local CLASSES = "(class_definition name: (identifier) @n body: (block) @b) @cls"
@@ -112,10 +113,7 @@ end
 -- Code quoted in a message: on one line, at most 60 bytes.
 local function snippet(text)
 	local one = text:gsub("%s+", " ")
-	if #one <= 60 then return one end
-	local cut = 57
-	while cut > 0 and (one:byte(cut + 1) or 0) & 0xC0 == 0x80 do cut = cut - 1 end -- a whole character
-	return one:sub(1, cut) .. "..."
+	return #one <= 60 and one or words.clip(one, 57, "...")
 end
 
 local Check = {}

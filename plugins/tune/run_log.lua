@@ -9,17 +9,13 @@
 -- keeps at most MAX_HITS lines per needle, so a rule first met after as many lines of
 -- another rule with the same needle can be missed; such cut scans are said in the finding.
 
+local words = require("words")
+
 local MAX_QUOTE = 200
 local MAX_HITS = 200
 
 local function quote(text)
-	text = text:gsub("^%s+", ""):gsub("%s+$", "")
-	if #text > MAX_QUOTE then
-		local n = MAX_QUOTE
-		while n > 0 and (text:byte(n + 1) or 0) >= 0x80 and (text:byte(n + 1) or 0) < 0xC0 do n = n - 1 end
-		text = text:sub(1, n) .. "…"
-	end
-	return text
+	return words.clip(text:gsub("^%s+", ""):gsub("%s+$", ""), MAX_QUOTE)
 end
 
 local function matches(rule, line)
