@@ -93,14 +93,26 @@ return {
 			return nil
 		end
 		-- where the project imports a library's Ascend adaptor (MindSpeed's for Megatron-LM),
-		-- found by a plain search of its Python files, once per adaptor; false when nowhere
+		-- found by a plain search of its Python files, once per adaptor; false when nowhere.
+		-- The import must be code: nothing but indentation before it on its line (a
+		-- commented-out `# import mindspeed.megatron_adaptor` adapts nothing)
 		local adapted_at = {}
+		local function imports_at(p, needle)
+			local from = 0
+			while true do
+				local at = ctx.find(p, needle, from)
+				if not at then return false end
+				local before = ctx.node_text(p, math.max(0, at - 200), at)
+				if (before:match("[^\n]*$")):match("^%s*$") then return true end
+				from = at + #needle
+			end
+		end
 		local function adapted(e)
 			if not e.adaptor then return false end
 			if adapted_at[e.adaptor] == nil then
 				adapted_at[e.adaptor] = false
 				for _i, p in ipairs(ctx.files("%.py$")) do
-					if ctx.find(p, "import " .. e.adaptor) then adapted_at[e.adaptor] = p break end
+					if imports_at(p, "import " .. e.adaptor) then adapted_at[e.adaptor] = p break end
 				end
 			end
 			return adapted_at[e.adaptor]

@@ -31,7 +31,11 @@ case "$before" in *"Keep it, and run it through MindSpeed"*) ok "keep it, throug
 	*) fail "no advice to keep it through MindSpeed: $before" ;; esac
 case "$before" in *warning*) ok "without the adaptor it is a warning" ;; *) fail "not a warning: $before" ;; esac
 
-sed -i 's/^import torch$/import torch\nimport mindspeed.megatron_adaptor/' "$p/pretrain_gpt.py"
+# a commented-out adaptor import adapts nothing
+sed -i 's/^import torch$/import torch\n# import mindspeed.megatron_adaptor/' "$p/pretrain_gpt.py"
+case "$(megatron)" in *warning*"Keep it, and run it through MindSpeed"*) ok "a commented-out adaptor import does not count" ;;
+	*) fail "a commented-out adaptor import counted: $(megatron)" ;; esac
+sed -i 's/^# import mindspeed.megatron_adaptor$/import mindspeed.megatron_adaptor/' "$p/pretrain_gpt.py"
 after=$(megatron)
 if printf '%s\n' "$after" | grep -v '^info' | grep -q .; then
 	fail "with the adaptor imported, still: $(printf '%s\n' "$after" | grep -v '^info' | head -1)"
