@@ -499,6 +499,56 @@ local function guarded_probe(ctx, path, node, head)
 	return refs.edit(node.start_byte, node.end_byte + 2 - node.start_byte, whole and probe or "(" .. probe .. ")")
 end
 
+-- The other NPU forms such a package gets fall back to the CUDA code where torch.npu does
+-- not exist, so the package still imports and its CPU paths still run there:
+--   an import statement: `try:` its NPU form, `except ImportError:` the original, when the
+--     statement has its lines to itself (nil otherwise);
+--   torch.cuda written out (head.cuda): `getattr(head, "npu", head.cuda)`;
+--   a renamed API: `(NPU if hasattr(head, "npu") else CUDA)`.
+-- A decorator is left to a person (nil): it runs on import, and Python before 3.9 takes
+-- only a dotted name there.
+local function in_decorator(ctx, path, node)
+	return ("\n" .. beside(ctx, path, node.start_byte, -200)):match("\n[ \t]*@[ \t]*$") ~= nil
+end
+
+local function import_fallback(ctx, path, stmt, edits)
+	local indent = ("\n" .. beside(ctx, path, stmt.start_byte, -200)):match("\n([ \t]*)$")
+	local after = beside(ctx, path, stmt.end_byte, 200)
+	if not indent or not (after == "" or after:match("^[ \t]*\r?\n") or after:match("^[ \t]*#")) then return nil end
+	local text = stmt.text
+	table.sort(edits, function(x, y) return x.start_byte > y.start_byte end)
+	for _i, e in ipairs(edits) do
+		if e.start_byte < stmt.start_byte or e.end_byte > stmt.end_byte then return nil end
+		local a, b = e.start_byte - stmt.start_byte, e.end_byte - stmt.start_byte
+		text = text:sub(1, a) .. e.text .. text:sub(b + 1)
+	end
+	local body = indent .. "    "
+	return { refs.edit(stmt.start_byte, #stmt.text, "try:\n" .. body .. text .. "\n" .. indent
+		.. "except ImportError:\n" .. body .. stmt.text) }
+end
+
+local function npu_or_cuda(ctx, path, node, head)
+	if in_decorator(ctx, path, node) then return nil end
+	return { refs.edit(node.start_byte, #head + 5, "getattr(" .. head .. ', "npu", ' .. head .. ".cuda)") }
+end
+
+local function renamed_or_cuda(ctx, path, node, head, npu_text)
+	if in_decorator(ctx, path, node) then return nil end
+	return { refs.edit(node.start_byte, #node.text, "(" .. npu_text .. " if hasattr(" .. head .. ', "npu") else '
+		.. node.text .. ")") }
+end
+
+-- Why a site of such a package has no edit.
+local function fallback_note(ctx, path, node)
+	if in_decorator(ctx, path, node) then
+		return _("`{code}` decorates a definition of a package others import: it runs on import, also where torch_npu is not installed, and Python before 3.9 takes only a name there.",
+			{ code = node.text })
+	end
+	return _("`{code}` is in a package others import, and its statement shares its line, so ferry cannot give it a fallback for where torch_npu is not installed.",
+		{ code = node.text:match("^[^\n]*") })
+end
+local FALLBACK_SUGGESTION = _("Bind the NPU form with a fallback once (`try: from torch_npu.npu.amp import custom_fwd` / `except ImportError: from torch.cuda.amp import custom_fwd`, or `amp = getattr(torch, \"npu\", torch.cuda).amp`) and use that name.")
+
 -- Uses of torch.cuda.X. Written out (torch.cuda.X, or th.cuda.X with torch imported as
 -- th): rewritten in place when the table has an NPU equivalent. Written through an
 -- import (tc.X with `import torch.cuda as tc`, `from torch import cuda`, `from
@@ -537,16 +587,25 @@ function cuda.cuda_apis(ctx, path, index, map)
 				local edits
 				local probe = literal and plain and name == "torch.cuda.is_available" and r.node.text == r.text
 					and guarded_probe(ctx, path, r.node, lit_head)
+				local lib = literal and guarded_package(ctx, path)
+				local no_fallback
 				if probe then
 					edits = { probe }
 				elseif literal and plain then
-					edits = { refs.edit(r.node.start_byte + #lit_head + 1, 4, "npu") }
+					edits = lib and npu_or_cuda(ctx, path, r.node, lit_head)
+						or not lib and { refs.edit(r.node.start_byte + #lit_head + 1, 4, "npu") } or nil
+					no_fallback = not edits
 				elseif literal and (e.status == "supported" or e.rename) and r.node.text == r.text
 					and target:gsub("^torch_npu%.npu%.", "torch.npu."):sub(1, 10) == "torch.npu." then
 					-- the whole name changes (enable_cuda_sanitizer -> enable_npu_sanitizer);
 					-- the head keeps the file's spelling of torch (th.npu...)
-					local t = target:gsub("^torch_npu%.npu%.", "torch.npu.")
-					edits = { refs.edit(r.node.start_byte + #lit_head, #r.text - #lit_head, t:sub(6)) }
+					local t = lit_head .. target:gsub("^torch_npu%.npu%.", "torch.npu."):sub(6)
+					if lib then
+						edits = renamed_or_cuda(ctx, path, r.node, lit_head, t)
+						no_fallback = not edits
+					else
+						edits = { refs.edit(r.node.start_byte, #r.text, t) }
+					end
 				end
 				if not literal and not plain then blocked[head] = true end
 				local h = { use = (target:gsub("^torch_npu%.npu%.", "torch.npu.")), head = head,
@@ -576,7 +635,9 @@ function cuda.cuda_apis(ctx, path, index, map)
 					edits = edits,
 					data = { api = name, suffix = name:sub(12) },
 					only = (not literal and plain) and "survey" or nil,
-					fix_message = (not literal and not plain) and _("`{text}` ({api}) has no plain torch.npu counterpart, so its import cannot simply be renamed.", a) or nil,
+					fix_message = (not literal and not plain) and _("`{text}` ({api}) has no plain torch.npu counterpart, so its import cannot simply be renamed.", a)
+						or no_fallback and fallback_note(ctx, path, r.node) or nil,
+					fix_suggestion = no_fallback and FALLBACK_SUGGESTION or nil,
 				}
 			else
 				if not literal then blocked[head] = true end
@@ -630,7 +691,13 @@ function cuda.cuda_apis(ctx, path, index, map)
 			suggestion = _("Import the same names from torch.npu (after `import torch_npu`); the code that uses them stays as it is."),
 			only = "fix",
 		}
-		if ok and #edits > 0 then
+		if ok and #edits > 0 and guarded_package(ctx, path) then
+			site.edits = import_fallback(ctx, path, s.stmt, edits)
+			if not site.edits then
+				site.fix_message = fallback_note(ctx, path, s.stmt)
+				site.fix_suggestion = FALLBACK_SUGGESTION
+			end
+		elseif ok and #edits > 0 then
 			site.edits = edits
 		else
 			site.fix_message = _("`{code}` imports torch.cuda, and some of what it binds has no plain torch.npu counterpart.", { code = text })
@@ -674,30 +741,41 @@ function cuda.amp(ctx, path, fused, map)
 	for _i, m in ipairs(ctx.query(path, AMP_IMPORT_MODULES) or {}) do
 		mods[m.stmt.start_byte] = mods[m.stmt.start_byte] or m
 	end
+	local lib = guarded_package(ctx, path)
 	local function module_edit(stmt)
 		local m = mods[stmt.start_byte]
 		if m and m.mod.text:sub(1, 14) == "torch.cuda.amp" and not m.mod.text:sub(15, 15):match("[%w_]") then
-			return { refs.edit(m.mod.start_byte, 10, "torch_npu.npu") }
+			local edits = { refs.edit(m.mod.start_byte, 10, "torch_npu.npu") }
+			if lib then return import_fallback(ctx, path, stmt, edits) end
+			return edits
 		end
+	end
+	-- a site of the package others import that gets no fallback says why
+	local function settle_lib(site, node)
+		if lib and not site.edits and not site.human then
+			site.fix_message = fallback_note(ctx, path, node)
+			site.fix_suggestion = FALLBACK_SUGGESTION
+		end
+		return site
 	end
 	for _i, imp in ipairs(py.imports(ctx, path) or {}) do
 		local full = imp.full or imp.module
 		local node = imp.node
 		if imp.name and (imp.module == "torch.cuda.amp" or imp.module:match("^torch%.cuda%.amp%.")) then
-			out[#out + 1] = {
+			out[#out + 1] = settle_lib({
 				file = path, node = node,
 				message = _("`{name}` is imported from torch.cuda.amp, the CUDA mixed-precision module.", { name = full }),
 				suggestion = _("Import it from `torch.npu.amp` instead (after `import torch_npu`), or use `torch.autocast('npu')` and `torch.npu.amp.GradScaler()`."),
 				key = full,
 				edits = module_edit(node),
-			}
+			}, node)
 		elseif imp.alias and (imp.module == "torch.cuda.amp" or imp.module:match("^torch%.cuda%.amp%.")) then
-			out[#out + 1] = {
+			out[#out + 1] = settle_lib({
 				file = path, node = node, only = "fix", key = full,
 				message = _("`{name}` is imported as `{alias}`: CUDA mixed precision.", { name = full, alias = imp.alias }),
 				suggestion = _("Import it from `torch_npu.npu.amp` instead; the code that uses `{alias}` stays as it is.", { alias = imp.alias }),
 				edits = module_edit(node),
-			}
+			}, node)
 		elseif imp.module == "amp_C" or imp.module:match("^amp_C%.") then
 			out[#out + 1] = {
 				file = path, node = node, severity = "error", human = true,
@@ -718,12 +796,12 @@ function cuda.amp(ctx, path, fused, map)
 		local name = r.resolved
 		local sub = name:match("^torch%.cuda%.amp%.(.+)$")
 		if sub and r.node.text:sub(1, 11) == "torch.cuda." then
-			out[#out + 1] = {
+			out[#out + 1] = settle_lib({
 				file = path, node = r.node,
 				message = _("`{api}` is CUDA mixed precision.", { api = r.text }),
 				suggestion = _("Use `torch.npu.amp.{name}` (after `import torch_npu`); it takes the same arguments.", { name = sub }),
-				edits = { refs.edit(r.node.start_byte + 6, 4, "npu") },
-			}
+				edits = lib and npu_or_cuda(ctx, path, r.node, "torch") or not lib and { refs.edit(r.node.start_byte + 6, 4, "npu") } or nil,
+			}, r.node)
 		elseif sub and not r.plain then
 			out[#out + 1] = {
 				file = path, node = r.node, only = "survey",
@@ -752,12 +830,20 @@ function cuda.amp(ctx, path, fused, map)
 		if fname and (not m.k or m.k.text == "device_type" or m.k.text == "device") then
 			local inner, at = refs.string_inner(m.s)
 			if inner == "cuda" then
-				out[#out + 1] = {
+				-- in a package others import, 'npu' only where torch.npu exists: autocast
+				-- refuses a device type it does not know
+				local edits = { refs.edit(at, 4, "npu") }
+				if lib then
+					local q = m.s.text:sub(at - m.s.start_byte, at - m.s.start_byte)
+					edits = map.torch == "torch" and m.s.text == q .. "cuda" .. q
+						and { py.replace(m.s, q .. "npu" .. q .. ' if hasattr(torch, "npu") else ' .. m.s.text) } or nil
+				end
+				out[#out + 1] = settle_lib({
 					file = path, node = m.call,
 					message = _("`{name}` is created for the 'cuda' device.", { name = fname }),
 					suggestion = _("Pass 'npu' as the device type."),
-					edits = { refs.edit(at, 4, "npu") },
-				}
+					edits = edits,
+				}, m.s)
 			end
 		end
 	end
@@ -1362,6 +1448,8 @@ local NPU_CHOICES = [[
 ((function_definition) @fn (#match? @fn "(^|[^A-Za-z])[nN][pP][uU]|cuda[ \t]*\\.[ \t]*(is_available|device_count|is_initialized)|is_cuda_available"))
 (try_statement body: (block (import_statement) @guard (#match? @guard "torch_npu")))
 (try_statement body: (block (import_from_statement) @guard (#match? @guard "torch_npu")))
+(try_statement body: (block [(import_statement) (import_from_statement)] @npu_import
+  (#match? @npu_import "torch_npu|torch\\.npu|import npu")) (except_clause) @fallback)
 ]]
 -- Conditions that test CUDA, and the arguments of test skips.
 local OTHER_CHOICES = [[
@@ -1629,6 +1717,9 @@ local function npu_choices(ctx, path, sc)
 		elseif m.guard then
 			guards[#guards + 1] = m.guard.start_byte
 		end
+		-- the CUDA import a package others import falls back to where torch_npu is not
+		-- installed (`try: from torch_npu.npu.amp import X` / `except ImportError: ...`)
+		if m.fallback then sc.keep[#sc.keep + 1] = range(m.fallback) end
 	end
 	local chooses = {} -- scopes that test for the NPU
 	for _i, g in ipairs(guards) do chooses[scope_at(fns, g)] = true end

@@ -85,7 +85,10 @@ expect_exit 0 "once a check of the phase runs clean, the bulk fix applies" -- "$
 
 # A package others import gets a guarded `import torch_npu`, so it still imports where
 # torch_npu is not installed; its CUDA availability test must then answer no there, as it
-# did on a machine without a GPU, not raise AttributeError (whisper.load_model did).
+# did on a machine without a GPU, not raise AttributeError (whisper.load_model did). Its
+# other NPU forms fall back to CUDA's there: an import from torch_npu (dinov2's
+# `from torch.cuda.amp import custom_fwd` became one the package failed on), torch.npu
+# calls and autocast('npu').
 py=/usr/bin/python3
 "$py" -c "import torch" 2>/dev/null || py=python3
 l="$work/lib"
@@ -94,6 +97,12 @@ printf 'from setuptools import setup\n\nsetup(name="mypkg", packages=["mypkg"])\
 printf 'from .core import load\n' >"$l/mypkg/__init__.py"
 cat >"$l/mypkg/core.py" <<'PY'
 import torch
+from torch.cuda.amp import custom_fwd
+
+
+@custom_fwd(cast_inputs=torch.float32)
+def double(x):
+    return x * 2
 
 
 def load(device=None):
@@ -101,12 +110,15 @@ def load(device=None):
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if torch.cuda.is_available():
         torch.cuda.synchronize()
-    return torch.zeros(1, device=device)
+    torch.cuda.manual_seed_all(0)
+    with torch.autocast("cuda", enabled=False):
+        return double(torch.zeros(1, device=device))
 PY
 "$FERRY" init "$l" >/dev/null
 "$FERRY" -C "$l" check --phase adapt >/dev/null 2>&1
 expect_exit 0 "the library is migrated" -- "$FERRY" -C "$l" fix --all --phase adapt --yes
 expect_grep "try:" "$l/mypkg/__init__.py" "its package imports torch_npu guarded"
+expect_grep "from torch_npu.npu.amp import custom_fwd" "$l/mypkg/core.py" "its CUDA amp import is migrated"
 if out=$(cd "$l" && "$py" -c "import mypkg; print(mypkg.load().device)" 2>&1) && [ "$out" = "cpu" ]; then
 	ok "without torch_npu the migrated library still runs, on the CPU"
 else

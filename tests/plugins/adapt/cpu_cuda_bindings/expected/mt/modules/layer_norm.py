@@ -12,7 +12,7 @@ try:
             if not x.is_npu:
                 return super().forward(x)
             else:
-                with torch.npu.device(x.device):
+                with getattr(torch, "npu", torch.cuda).device(x.device):
                     return super().forward(x)
 
 except ImportError:

@@ -3,4 +3,4 @@ import torch
 
 def save(t, path):
     torch.save(t.cpu(), path)
-    torch.npu.synchronize()
+    getattr(torch, "npu", torch.cuda).synchronize()

@@ -4,8 +4,8 @@ import torch
 
 
 def timed(fn, *args):
-    torch.npu.synchronize()
+    getattr(torch, "npu", torch.cuda).synchronize()
     start = time.perf_counter()
     out = fn(*args)
-    torch.npu.synchronize()
+    getattr(torch, "npu", torch.cuda).synchronize()
     return out, time.perf_counter() - start
