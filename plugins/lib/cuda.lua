@@ -2172,8 +2172,14 @@ local function kernel_paths(ctx, path, sc)
 		return nil
 	end
 	for _i, m in ipairs(ifs) do
-		local r = reached(m.body.text, m.body.start_byte, m.body.end_byte, true)
-		if not r then
+		-- torch's private CUDA bindings (`torch._C._cuda_isInBadFork()`) do not exist on
+		-- the NPU: a branch calling one is CUDA's own (accelerate's fork check)
+		local private = m.body.text:match("torch%._C%._cuda_[%w_]*")
+		if private then
+			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "private", via = private }
+		end
+		local r = not private and reached(m.body.text, m.body.start_byte, m.body.end_byte, true)
+		if not r and not private then
 			local cond = m.c.text:lower()
 			for _j, lib in ipairs(ordered) do
 				local name = lib.name
@@ -2428,6 +2434,10 @@ local function disarm(site, why)
 		else
 			site.suggestion = _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it written with torch operators (torch_npu fused operators where they exist).")
 		end
+	elseif why.kind == "private" then
+		site.message = _("`{code}` chooses a branch that calls `{via}`, one of torch's private CUDA bindings, which do not exist on the NPU: rewriting the test would send the NPU into that call, so ferry does not rewrite it.",
+			{ code = code, via = why.via })
+		site.suggestion = _("Keep the CUDA test, so the branch runs on GPUs only. If the NPU needs the same check, add a branch beside it with torch_npu's public API.")
 	elseif why.kind == "manual" then
 		local a = { code = code, api = why.entry.name, notes = _(why.entry.notes) }
 		if code:find(why.entry.name:match("[^.]*$"), 1, true) then
