@@ -861,6 +861,23 @@ end
 -- whole project (asking per file made a check quadratic in the project's size).
 local megatron_of = setmetatable({}, { __mode = "k" })
 
+-- Whether text imports the module name (or a module inside it) at the top level of a
+-- file: an import indented under an `if is_megatron_lm_available():`, a `try:` or a
+-- function is an optional integration (accelerate's), not a project built on it.
+local function imports_at_top(text, name)
+	for _i, lead in ipairs({ "\nimport ", "\nfrom " }) do
+		local at = 1
+		while true do
+			local s, e = ("\n" .. text):find(lead .. name, at, true)
+			if not s then break end
+			local after = ("\n" .. text):sub(e + 1, e + 1)
+			if not after:match("[%w_]") then return true end
+			at = e + 1
+		end
+	end
+	return false
+end
+
 local function find_megatron(ctx)
 	local facts = ctx.data("megatron")
 	local found, mindspeed = false, false
@@ -868,10 +885,12 @@ local function find_megatron(ctx)
 		if m.kind == "folder" and #ctx.files("^" .. m.name:gsub("%p", "%%%0") .. ".*%.py$") > 0 then found = true end
 		if m.kind == "entry" and #ctx.files("^" .. m.name:gsub("%p", "%%%0") .. "$") > 0 then found = true end
 	end
-	for _i, path in ipairs(ctx.python_files()) do
+	-- every Python file of the project, not the ones the asking check is offered: the
+	-- answer must not depend on which check asks
+	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path) or ""
 		for _i, m in ipairs(facts.markers) do
-			if m.kind == "import" and (text:find("import " .. m.name, 1, true) or text:find("from " .. m.name, 1, true)) then
+			if m.kind == "import" and text:find(m.name, 1, true) and imports_at_top(text, m.name) then
 				found = true
 				if m.name == "mindspeed" then mindspeed = true end
 			end

@@ -47,4 +47,43 @@ case "$after" in *"runs on Ascend through"*"pretrain_gpt.py"*) ok "and name wher
 "$FERRY" -C "$p" report --format json --section unsupported --output "$work/unsup.json" >/dev/null 2>&1
 python3 -c 'import json,sys; rows=json.load(open(sys.argv[1]))["unsupported"]; sys.exit(any("megatron" in r["message"].lower() for r in rows))' "$work/unsup.json" &&
 	ok "Megatron is not on the unsupported list" || fail "Megatron is still on the unsupported list"
+
+# A project that supports Megatron as an option (accelerate: its imports indented under
+# `if is_megatron_lm_available():` or in a function) is not a Megatron project: its own
+# NCCL backend is migrated, not kept "as Megatron checks it".
+o="$work/optional"
+mkdir -p "$o/lib"
+cat >"$o/lib/megatron_lm.py" <<'PY'
+from .imports import is_megatron_lm_available
+
+if is_megatron_lm_available():
+    from megatron.core import mpu
+
+
+def add_logging_args(parser):
+    from megatron.training.arguments import _add_logging_args
+    return _add_logging_args(parser)
+PY
+printf 'def is_megatron_lm_available():\n    return False\n' >"$o/lib/imports.py"
+printf 'import torch\n\n\ndef setup():\n    torch.distributed.init_process_group(backend="nccl")\n\n\ndef megatron_args():\n    from megatron.training import get_args\n    return get_args()\n' >"$o/lib/state.py"
+"$FERRY" init "$o" >/dev/null
+"$FERRY" -C "$o" check >/dev/null 2>&1
+"$FERRY" -C "$o" findings >"$work/optional.txt" 2>&1
+if grep -q "Megatron project" "$work/optional.txt"; then
+	fail "an optional Megatron integration made a Megatron project: $(grep -m1 'Megatron project' "$work/optional.txt")"
+else
+	ok "an optional Megatron integration does not make a Megatron project"
+fi
+"$FERRY" -C "$o" fix --all --phase adapt --yes >/dev/null 2>&1
+expect_grep 'backend="hccl"' "$o/lib/state.py" "and its own NCCL backend is migrated"
+
+# Whether a project is built on Megatron does not depend on which check asks: the import
+# is in a file without the backend, which the backend check is not offered.
+t="$work/top"
+mkdir -p "$t"
+printf 'from megatron.core import mpu\n' >"$t/model.py"
+printf 'import torch\n\ntorch.distributed.init_process_group(backend="nccl")\n' >"$t/launch.py"
+"$FERRY" init "$t" >/dev/null
+"$FERRY" -C "$t" check --phase assess >"$work/top.txt" 2>&1
+expect_grep "stays as it is on Ascend in this Megatron project" "$work/top.txt" "a top-level Megatron import in another file makes a Megatron project"
 finish
