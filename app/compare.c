@@ -46,6 +46,7 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	}
 	if (rc)
 		return rc;
+	loss_pair_by_position(&o->sa, &o->sb);
 	loss_compare(&o->lr, &o->sa, &o->sb, o->tolerance);
 	o->pass = o->lr.pass;
 	o->in_a = compare_input_json(&in[0], sha[0]);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 /* --- parsing --- */
@@ -163,9 +164,40 @@ static int find_loss(double *v, const char *line, size_t len, const char *column
 	return 0;
 }
 
-/* Finds the first step number on the line: 1 and *step. */
-static int find_step(long long *step, const char *line, size_t len)
+/* Reads the integer after a key at line[p] (past the separators such keys use): 1 and *v;
+ * *p ends past the digits. With whole, a decimal ("epoch": 0.25) is not one. */
+static int key_integer(long long *v, const char *line, size_t len, size_t *p, int whole)
 {
+	while (*p < len && strchr(" \t:=\"'[#(", line[*p]))
+		(*p)++;
+	size_t d = 0;
+	*v = 0;
+	while (*p < len && isdigit((unsigned char)line[*p]) && d < 18) {
+		*v = *v * 10 + (line[(*p)++] - '0');
+		d++;
+	}
+	return d && (*p >= len || (!is_ident(line[*p]) && !(whole && line[*p] == '.')));
+}
+
+/* Finds the epoch number on the line ("Epoch [2/5]", "epoch 2", "'epoch': 2"): 1 and *epoch. */
+static int find_epoch(long long *epoch, const char *line, size_t len)
+{
+	for (size_t i = 0; i + 5 <= len; i++) {
+		if ((i > 0 && is_ident(line[i - 1])) || strncasecmp(line + i, "epoch", 5) != 0 ||
+		    (i + 5 < len && is_ident(line[i + 5])))
+			continue;
+		size_t p = i + 5;
+		if (key_integer(epoch, line, len, &p, 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* Finds the first step number on the line: 1 and *step, and in *total the count after a
+ * slash ("Step [10/40]": 40), or 0. */
+static int find_step(long long *step, long long *total, const char *line, size_t len)
+{
+	*total = 0;
 	for (size_t i = 0; i < len; i++) {
 		if (!is_ident(line[i]) || (i > 0 && is_ident(line[i - 1])))
 			continue;
@@ -174,16 +206,15 @@ static int find_step(long long *step, const char *line, size_t len)
 			j++;
 		if (step_key(line + i, j - i)) {
 			size_t p = j;
-			while (p < len && strchr(" \t:=\"'[#(", line[p]))
-				p++;
 			long long v = 0;
-			size_t d = 0;
-			while (p < len && isdigit((unsigned char)line[p]) && d < 18) {
-				v = v * 10 + (line[p++] - '0');
-				d++;
-			}
-			if (d && (p >= len || !is_ident(line[p]))) {
+			if (key_integer(&v, line, len, &p, 0)) {
 				*step = v;
+				if (p < len && line[p] == '/') {
+					p++;
+					long long t;
+					if (key_integer(&t, line, len, &p, 1))
+						*total = t;
+				}
 				return 1;
 			}
 		}
@@ -274,6 +305,9 @@ typedef struct raw_point {
 	double loss;
 	size_t ord;  /* order in the log */
 	int has_step;
+	int has_epoch;     /* the line names its epoch beside a step key */
+	long long epoch;
+	long long total;   /* the step's count per epoch ("Step [10/40]"), or 0 */
 } raw_point;
 
 typedef struct raw_list {
@@ -292,6 +326,8 @@ static void raw_add(raw_list *l, double loss, int has_step, long long step)
 	r->ord = l->n;
 	r->has_step = has_step;
 	r->step = has_step ? step : 0;
+	r->has_epoch = 0;
+	r->epoch = r->total = 0;
 	l->with_step += has_step != 0;
 	l->n++;
 }
@@ -737,8 +773,15 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 		double v;
 		if (!find_loss_sum(&v, line, n, parts))
 			continue;
-		int has_step = find_step(&step, line, n) || find_counter_step(&step, line, n) || bar_line;
+		long long per_epoch = 0, epoch = 0;
+		int keyed = find_step(&step, &per_epoch, line, n);
+		int has_step = keyed || find_counter_step(&step, line, n) || bar_line;
 		raw_add(raw, v, has_step, step);
+		if (keyed && find_epoch(&epoch, line, n)) {
+			raw->v[raw->n - 1].has_epoch = 1;
+			raw->v[raw->n - 1].epoch = epoch;
+			raw->v[raw->n - 1].total = per_epoch;
+		}
 		if (!isfinite(v))
 			out->nonfinite++;
 	}
@@ -844,6 +887,67 @@ static int trainer_state_parse(raw_list *raw, loss_series *out, const char *name
 	return 0;
 }
 
+typedef struct epoch_span {
+	long long epoch;
+	long long span; /* the steps the epoch holds: its total, else its largest step */
+	long long base; /* the global step its step 0 is */
+} epoch_span;
+
+static int cmp_epoch(const void *x, const void *y)
+{
+	const epoch_span *a = x, *b = y;
+	return a->epoch < b->epoch ? -1 : a->epoch > b->epoch;
+}
+
+/* Logs whose step counter restarts every epoch ("Epoch [2/5], Step [10/40], Loss: …",
+ * the PyTorch tutorials' format): when an epoch's steps go back, each step becomes the
+ * epochs before it plus the step, so every epoch keeps its points instead of the last
+ * epoch's overwriting the others as repeats. Logs whose steps run on across epochs are
+ * left as they are. Returns 1 when the steps were made global. */
+static int globalize_epoch_steps(raw_list *raw)
+{
+	const raw_point *prev = NULL;
+	int restarts = 0;
+	for (size_t k = 0; k < raw->n; k++) {
+		const raw_point *r = &raw->v[k];
+		if (!r->has_step || !r->has_epoch)
+			continue;
+		if (prev && r->epoch > prev->epoch && r->step <= prev->step)
+			restarts = 1;
+		prev = r;
+	}
+	if (!restarts)
+		return 0;
+	epoch_span *e = xmalloc(raw->n * sizeof *e);
+	size_t ne = 0;
+	for (size_t k = 0; k < raw->n; k++) {
+		const raw_point *r = &raw->v[k];
+		if (!r->has_step || !r->has_epoch)
+			continue;
+		size_t i = 0;
+		while (i < ne && e[i].epoch != r->epoch)
+			i++;
+		if (i == ne)
+			e[ne++] = (epoch_span){ r->epoch, 0, 0 };
+		long long most = r->total > r->step ? r->total : r->step;
+		if (most > e[i].span)
+			e[i].span = most;
+	}
+	qsort(e, ne, sizeof *e, cmp_epoch);
+	for (size_t i = 1; i < ne; i++)
+		e[i].base = e[i - 1].base + e[i - 1].span;
+	for (size_t k = 0; k < raw->n; k++) {
+		raw_point *r = &raw->v[k];
+		if (!r->has_step || !r->has_epoch)
+			continue;
+		epoch_span key = { r->epoch, 0, 0 };
+		const epoch_span *at = bsearch(&key, e, ne, sizeof *e, cmp_epoch);
+		r->step += at->base;
+	}
+	free(e);
+	return 1;
+}
+
 int loss_parse(loss_series *out, const char *name, const char *data, size_t len, const char *column)
 {
 	memset(out, 0, sizeof *out);
@@ -879,6 +983,7 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 		                           _("%s: no loss values found (expected lines such as \"step 10 loss 2.31\")"), name);
 		goto out;
 	}
+	out->per_epoch = globalize_epoch_steps(&raw);
 	/* Most lines without a step: every point's step is its ordinal among the loss lines,
 	 * NaN and inf included, so a bad value keeps its slot. */
 	out->ordinal = raw.with_step * 2 < raw.n;
@@ -894,14 +999,24 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 	}
 	qsort(raw.v, m, sizeof *raw.v, cmp_raw);
 	out->pts = xmalloc((m ? m : 1) * sizeof *out->pts);
-	for (size_t k = 0; k < m; k++) {
-		if (k + 1 < m && raw.v[k + 1].step == raw.v[k].step) {
-			out->duplicates++;
-			continue; /* the later line for the same step wins */
-		}
+	/* A step logged more than once (several ranks, a resumed run): the later line wins,
+	 * unless one of them is NaN or inf: a rank whose loss blew up fails the step, whichever
+	 * rank happened to print last. */
+	for (size_t k = 0; k < m;) {
+		size_t end = k + 1;
+		while (end < m && raw.v[end].step == raw.v[k].step)
+			end++;
+		double v = raw.v[end - 1].loss;
+		for (size_t j = k; j < end && isfinite(v); j++)
+			if (!isfinite(raw.v[j].loss)) {
+				v = raw.v[j].loss;
+				out->repeated_nonfinite++;
+			}
+		out->duplicates += end - k - 1;
 		out->pts[out->n].step = raw.v[k].step;
-		out->pts[out->n].loss = raw.v[k].loss;
+		out->pts[out->n].loss = v;
 		out->n++;
+		k = end;
 	}
 out:
 	column_parts_done(&parts);
@@ -921,6 +1036,17 @@ void loss_series_done(loss_series *s)
 }
 
 /* --- comparison --- */
+
+int loss_pair_by_position(loss_series *a, loss_series *b)
+{
+	if (a->ordinal == b->ordinal)
+		return 0;
+	loss_series *stepped = a->ordinal ? b : a;
+	for (size_t k = 0; k < stepped->n; k++)
+		stepped->pts[k].step = (long long)k + 1;
+	stepped->by_position = 1;
+	return 1;
+}
 
 /* The point of s at step (binary search), or NULL. */
 static const loss_point *point_at(const loss_series *s, long long step)
@@ -1089,13 +1215,22 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
 		sbuf_addf(out, _(" from column \"%s\""), s->column);
 	if (s->n)
 		sbuf_addf(out, _(", steps %lld–%lld%s, final loss %.6g at step %lld"), s->pts[0].step, s->pts[s->n - 1].step,
-		          s->ordinal ? _(" (line ordinals: the log gives no steps)") : "", final, final_step);
+		          s->ordinal      ? _(" (line ordinals: the log gives no steps)")
+		          : s->by_position ? _(" (positions: the other log gives no steps, so the points pair in order)")
+		                           : "",
+		          final, final_step);
+	if (s->per_epoch)
+		sbuf_adds(out, _("; steps counted from the first epoch (the log restarts them every epoch)"));
 	if (s->nonfinite)
 		sbuf_addf(out, P_("; %zu NaN/inf value", "; %zu NaN/inf values", s->nonfinite), s->nonfinite);
 	if (s->no_step)
 		sbuf_addf(out, P_("; %zu loss line without a step dropped", "; %zu loss lines without a step dropped", s->no_step), s->no_step);
 	if (s->duplicates)
 		sbuf_addf(out, P_("; %zu repeated step (last value kept)", "; %zu repeated steps (last value kept)", s->duplicates), s->duplicates);
+	if (s->repeated_nonfinite)
+		sbuf_addf(out, P_("; %zu repeated step kept as NaN/inf (one of its values was)",
+		                  "; %zu repeated steps kept as NaN/inf (one of their values was)", s->repeated_nonfinite),
+		          s->repeated_nonfinite);
 	if (s->not_training)
 		sbuf_addf(out, P_("; %zu evaluation or summary loss left out", "; %zu evaluation or summary losses left out", s->not_training), s->not_training);
 	sbuf_adds(out, "\n");
@@ -1234,6 +1369,9 @@ static void add_series(cJSON *o, const loss_series *s, double final, long long f
 		cJSON_AddStringToObject(o, "column", s->column);
 	cJSON_AddNumberToObject(o, "no_step_dropped", (double)s->no_step);
 	cJSON_AddNumberToObject(o, "repeated_steps", (double)s->duplicates);
+	cJSON_AddNumberToObject(o, "repeated_steps_nonfinite", (double)s->repeated_nonfinite);
+	cJSON_AddBoolToObject(o, "per_epoch_steps", s->per_epoch);
+	cJSON_AddBoolToObject(o, "paired_by_position", s->by_position);
 	if (s->n) {
 		add_finite(o, "final_loss", final);
 		cJSON_AddNumberToObject(o, "final_step", (double)final_step);

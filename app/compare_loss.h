@@ -42,6 +42,11 @@ typedef struct loss_series {
 	size_t nonfinite;         /* loss values that were NaN or infinite (kept as points) */
 	size_t no_step;           /* loss lines without a step, dropped (when most lines had one) */
 	size_t duplicates;        /* steps logged more than once (the last value kept) */
+	size_t repeated_nonfinite; /* of those, steps kept as NaN/inf because one value was */
+	int per_epoch;            /* 1 when the log restarted its steps every epoch and they
+	                           * were made global (epochs before plus the step) */
+	int by_position;          /* 1 when the steps were replaced by positions, to pair with a
+	                           * log that gives none (loss_pair_by_position) */
 	size_t not_training;      /* evaluation, test and summary losses left out */
 	int ordinal;              /* 1 when steps are loss-line ordinals (the log gives none) */
 	char *column;             /* the CSV column read, or NULL for a text log */
@@ -68,6 +73,12 @@ typedef struct loss_series {
  * value. NaN and infinite losses are points: the comparison judges them. */
 int loss_parse(loss_series *out, const char *name, const char *data, size_t len, const char *column);
 void loss_series_done(loss_series *s);
+
+/* When one log gives steps and the other does not (a trainer_state.json against the
+ * console's dict lines), pairing a step with a line number is meaningless: the series
+ * with steps is numbered by position instead (its k-th point is step k), so the k-th
+ * points pair. Returns 1 when it did that. */
+int loss_pair_by_position(loss_series *a, loss_series *b);
 
 typedef struct loss_row {
 	long long step;

@@ -130,4 +130,42 @@ expect_grep "two.csv: several loss columns (train_loss, aux_loss); choose one wi
 	"several columns: names them"
 expect_exit 2 "--column is for loss logs" -- "$FERRY" -C "$p" compare dump a b --column x
 
+# Several ranks in one log (torchrun --tee 3): rank 1's loss blows up at step 42 while
+# rank 0, printing after it at every step, does not. The step fails whichever rank
+# printed last.
+expect_exit 0 "ranks.log: two healthy ranks agree" -- "$FERRY" -C "$p" compare loss "$fx/gpu_ranks.log" "$fx/npu_ranks.log"
+expect_exit 1 "ranks.log: one rank's blow-up fails the run" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_ranks.log" "$fx/npu_blowup_ranks.log"
+expect_grep "at step 42 and stays there" "$work/err" "ranks.log: names the step rank 1 blew up"
+
+# The PyTorch tutorials' "Epoch [e/E], Step [s/S]" restarts its step every epoch: every
+# epoch keeps its points, and NaN losses in the second epoch fail the run (they were
+# overwritten by the last epoch's steps as "repeats").
+expect_exit 0 "tutorial.log: the float64 rerun agrees" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_tutorial.log" "$fx/npu_tutorial.log" --format json
+python3 - "$work/out" <<'PY' && ok "tutorial.log: 12 points, steps 5 to 60, no repeats" || fail "tutorial.log: epochs merged"
+import json, sys
+d = json.load(open(sys.argv[1]))
+a = d["a"]
+assert a["points"] == 12 and a["final_step"] == 60 and a["repeated_steps"] == 0 and a["per_epoch_steps"], a
+assert d["aligned_steps"] == 12 and d["verdict"] == "pass", d
+PY
+expect_exit 1 "tutorial.log: NaN losses in the second epoch fail" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_tutorial.log" "$fx/npu_spike_tutorial.log"
+expect_grep "NaN/inf at 2 steps, first at step 25" "$work/err" "tutorial.log: names the first NaN step, counted from the first epoch"
+
+# A log with steps against one without (HF Trainer's trainer_state.json against its
+# console dict lines, both every 5th step): the points pair in order, not step 5 with
+# the 5th line.
+expect_exit 0 "trainer_state.json against the console log: the runs agree" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_trainer_state.json" "$fx/npu_hf.log" --format json
+python3 - "$work/out" <<'PY' && ok "12 points paired by position" || fail "steps paired with line numbers"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["aligned_steps"] == 12 and d["a"]["paired_by_position"] and d["b"]["ordinal_steps"], d
+PY
+expect_exit 0 "the text output says how the points pair" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_trainer_state.json" "$fx/npu_hf.log"
+expect_grep "the other log gives no steps, so the points pair in order" "$work/out" "the pairing is said"
+
 finish
