@@ -1131,6 +1131,23 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		free(cells[2]);
 		cells[2] = with;
 	}
+	/* what the record says since: a tighter tolerance agreed after a pass, a newer
+	 * comparison of other data that leaves this failure standing (review_comparisons) */
+	const char *agreed = json_str(config, "tolerance.loss");
+	char *end = NULL;
+	double now = *agreed ? strtod(agreed, &end) : 0;
+	if (strcmp(kind, "loss") == 0 && end && !*end && strcmp(json_str(v, "verdict"), "fail") != 0 &&
+	    json_num(v, "mean_rel_err") > now) {
+		char *with = xasprintf(_("%s; over tolerance.loss %.3g %%, agreed since: not met"), cells[2], now * 100);
+		free(cells[2]);
+		cells[2] = with;
+	}
+	if (cJSON_GetObjectItem(v, "newer_event")) {
+		char *with = xasprintf(_("%s; a newer comparison (audit event %lld) compared other data, so this one stands"),
+		                       cells[2], json_int(v, "newer_event"));
+		free(cells[2]);
+		cells[2] = with;
+	}
 	sbuf in;
 	sbuf_init(&in);
 	for (int i = 0; i < 2; i++) {

@@ -85,6 +85,63 @@ int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *re
 	return rc;
 }
 
+/* Whether comparison c is of the same baseline as the passing comparison p: the same
+ * A data (its SHA-256), or the same labels on both sides (the runs made again and
+ * ingested under their labels). */
+static int same_baseline(const cJSON *c, const cJSON *p)
+{
+	const cJSON *ca = cJSON_GetObjectItem(c, "a"), *pa = cJSON_GetObjectItem(p, "a");
+	const char *cs = json_str(ca, "sha256"), *ps = json_str(pa, "sha256");
+	if (*cs && strcmp(cs, ps) == 0)
+		return 1;
+	const cJSON *cb = cJSON_GetObjectItem(c, "b"), *pb = cJSON_GetObjectItem(p, "b");
+	const char *cla = json_str(ca, "label"), *clb = json_str(cb, "label");
+	return *cla && *clb && strcmp(cla, json_str(pa, "label")) == 0 && strcmp(clb, json_str(pb, "label")) == 0;
+}
+
+/* The comparison of kind `what` that decides, from events newest first: the newest
+ * failing one that no later passing comparison of the same baseline answers, else the
+ * newest. A newer comparison of other data (inference outputs after a failing training
+ * dump) does not clear a failure it never looked at. */
+static cJSON *deciding_comparison(const cJSON *events, const char *what)
+{
+	const cJSON *e, *newest = NULL, *standing = NULL;
+	const cJSON **passed = NULL;
+	size_t npassed = 0;
+	cJSON_ArrayForEach(e, events) {
+		const cJSON *d = cJSON_GetObjectItem(e, "data");
+		if (strcmp(json_str(e, "kind"), "compare") != 0 || strcmp(json_str(d, "what"), what) != 0)
+			continue;
+		if (!newest)
+			newest = e;
+		if (strcmp(json_str(d, "verdict"), "fail") != 0) {
+			if (!cJSON_IsTrue(cJSON_GetObjectItem(d, "same_input"))) { /* itself against itself answers nothing */
+				passed = xrealloc(passed, (npassed + 1) * sizeof *passed);
+				passed[npassed++] = d;
+			}
+			continue;
+		}
+		size_t k = 0;
+		while (k < npassed && !same_baseline(d, passed[k]))
+			k++;
+		if (k == npassed) {
+			standing = e;
+			break;
+		}
+	}
+	free(passed);
+	const cJSON *pick = standing ? standing : newest;
+	if (!pick)
+		return NULL;
+	cJSON *c = cJSON_Duplicate(cJSON_GetObjectItem(pick, "data"), 1);
+	cJSON_AddNumberToObject(c, "event", json_num(pick, "seq"));
+	cJSON_AddStringToObject(c, "time", json_str(pick, "time"));
+	cJSON_AddStringToObject(c, "actor", json_str(pick, "actor"));
+	if (pick != newest) /* a later comparison of other data passed; this one still stands */
+		cJSON_AddNumberToObject(c, "newer_event", json_num(newest, "seq"));
+	return c;
+}
+
 int review_comparisons(cJSON **out, store *s)
 {
 	cJSON *events = NULL;
@@ -95,17 +152,11 @@ int review_comparisons(cJSON **out, store *s)
 		return rc;
 	}
 	cJSON *res = cJSON_CreateObject();
-	const cJSON *e;
-	cJSON_ArrayForEach(e, events) { /* newest first */
-		const cJSON *d = cJSON_GetObjectItem(e, "data");
-		const char *what = json_str(d, "what");
-		if (strcmp(json_str(e, "kind"), "compare") != 0 || !*what || cJSON_GetObjectItem(res, what))
-			continue;
-		cJSON *c = cJSON_Duplicate(d, 1);
-		cJSON_AddNumberToObject(c, "event", json_num(e, "seq"));
-		cJSON_AddStringToObject(c, "time", json_str(e, "time"));
-		cJSON_AddStringToObject(c, "actor", json_str(e, "actor"));
-		cJSON_AddItemToObject(res, what, c);
+	static const char *const kinds[] = { "loss", "dump" };
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		cJSON *c = deciding_comparison(events, kinds[k]);
+		if (c)
+			cJSON_AddItemToObject(res, kinds[k], c);
 	}
 	cJSON_Delete(events);
 	*out = res;

@@ -39,9 +39,12 @@ typedef struct review_refusal {
 	char blockers[768]; /* REVIEW_OPEN_ERRORS: "#ID PLUGIN: MESSAGE; …", the first three */
 } review_refusal;
 
-/* The latest recorded comparison of each kind (`ferry compare loss|dump` audit events):
- * {"loss": {what, verdict, tolerance, …, a{artifact, label, sha256}, b{…}, event, time,
- * actor}, "dump": {…}}, a kind absent when none was recorded. Caller frees. */
+/* The deciding recorded comparison of each kind (`ferry compare loss|dump` audit events):
+ * the newest, unless an older one failed and no later comparison of the same baseline (A's
+ * SHA-256, or the same labels on both sides) passed: then that failure, with
+ * "newer_event" naming the newest. {"loss": {what, verdict, tolerance, …, a{artifact,
+ * label, sha256}, b{…}, event, time, actor[, newer_event]}, "dump": {…}}, a kind absent
+ * when none was recorded. Caller frees. */
 int review_comparisons(cJSON **out, store *s);
 
 /* Runs the acceptance check of tune and infer-optimize (`<phase>.acceptance`) afresh, so

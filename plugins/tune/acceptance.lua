@@ -1,10 +1,13 @@
 -- tune.acceptance: the loss and dump comparisons against the design phase's tolerances.
 --
--- Reads the latest comparison of each kind recorded by `ferry compare loss|dump` (the
+-- Reads the deciding comparison of each kind recorded by `ferry compare loss|dump` (the
 -- audit chain keeps every one, with both inputs' hashes and the verdict against
--- tolerance.loss or the dump thresholds). A failing latest comparison is an error, so the
--- tune phase cannot be signed off while it stands; `ferry signoff tune` runs this check
--- first. Keys carry both inputs' hashes: a waiver covers those two runs, not later ones.
+-- tolerance.loss or the dump thresholds): the latest, unless an older one failed and no
+-- later comparison of the same baseline passed (review_comparisons). A failing one is an
+-- error, so the tune phase cannot be signed off while it stands, and so is a pass whose
+-- mean error exceeds a tolerance.loss tightened since; `ferry signoff tune` runs this
+-- check first. Keys carry both inputs' hashes: a waiver covers those two runs, not later
+-- ones.
 
 local plan = require("plan")
 
@@ -63,11 +66,23 @@ return {
 				why = _("mean relative error {err} over {n} aligned steps exceeds the tolerance {tol}",
 					{ err = pct(loss.mean_rel_err), n = loss.aligned_steps, tol = pct(loss.tolerance) })
 			end
+			local a = { event = loss.event or 0, inputs = inputs(loss), why = why, newer = loss.newer_event }
 			ctx.report{
 				key = "loss:" .. tostring((loss.a or {}).sha256) .. ":" .. tostring((loss.b or {}).sha256),
-				message = _("The latest loss comparison (audit event {event}, {inputs}) fails: {why}.",
-					{ event = loss.event or 0, inputs = inputs(loss), why = why }),
+				message = loss.newer_event
+					and _("A loss comparison (audit event {event}, {inputs}) fails: {why}; the newer one (audit event {newer}) compared other data, so this failure stands.", a)
+					or _("The latest loss comparison (audit event {event}, {inputs}) fails: {why}.", a),
 				suggestion = _("Find where the runs part with `ferry compare dump` on layer dumps of the first steps (msprobe), fix it and compare again; a passing comparison closes this finding. If the difference is accepted by the client, waive it with the reason."),
+			}
+		end
+		-- a comparison that passed against an older, looser tolerance than the one agreed now
+		local now = tonumber(set or "")
+		if loss and loss.verdict ~= "fail" and now and loss.mean_rel_err and loss.mean_rel_err > now then
+			ctx.report{
+				key = "loss:stale:" .. tostring((loss.a or {}).sha256) .. ":" .. tostring((loss.b or {}).sha256) .. ":" .. set,
+				message = _("The latest loss comparison (audit event {event}, {inputs}) passed against tolerance {old}, but tolerance.loss is now {tol}, and its mean relative error {err} exceeds that.",
+					{ event = loss.event or 0, inputs = inputs(loss), old = pct(loss.tolerance or 0), tol = pct(now), err = pct(loss.mean_rel_err) }),
+				suggestion = _("Run `ferry compare loss` again, so the runs are judged against the agreed tolerance; if the client accepts the difference, change tolerance.loss back with the reason, or waive this."),
 			}
 		end
 		-- a comparison of the same data on both sides passes and proves nothing
@@ -89,10 +104,12 @@ return {
 				or dump.incomplete and _("B holds {pairs} of A's {total} tensors ({pct}): the missing ones were never compared",
 					{ pairs = dump.pairs, total = dump.tensors_a or 0, pct = string.format("%.0f%%", (dump.coverage or 0) * 100) })
 				or _("{failed} of {pairs} tensor pairs are outside the thresholds", { failed = dump.failed or 0, pairs = dump.pairs })
+			local a = { event = dump.event or 0, inputs = inputs(dump), why = why, newer = dump.newer_event }
 			ctx.report{
 				key = "dump:" .. tostring((dump.a or {}).sha256) .. ":" .. tostring((dump.b or {}).sha256),
-				message = _("The latest dump comparison (audit event {event}, {inputs}) fails: {why}.",
-					{ event = dump.event or 0, inputs = inputs(dump), why = why }),
+				message = dump.newer_event
+					and _("A dump comparison (audit event {event}, {inputs}) fails: {why}; the newer one (audit event {newer}) compared other data, so this failure stands.", a)
+					or _("The latest dump comparison (audit event {event}, {inputs}) fails: {why}.", a),
 				suggestion = _("Start from the first diverging layer: keep it in float32, check its inputs and the operator's NPU implementation, dump again and compare; a passing comparison closes this finding."),
 			}
 		end

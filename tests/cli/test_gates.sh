@@ -87,6 +87,18 @@ done
 # a passing comparison closes it; the sign-off then goes through
 "$FERRY" -C "$p" ingest loss-log "$data/npu_ok.log" --label npu2 >/dev/null 2>&1
 "$FERRY" -C "$p" compare loss gpu npu2 >/dev/null 2>&1
+# a pass judged against a tolerance looser than the one agreed since is not accepted
+"$FERRY" -C "$p" config tolerance.loss 0.0005 >/dev/null
+"$FERRY" -C "$p" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+python3 - "$work/tf.json" <<'PY' && ok "a pass against an older, looser tolerance is an error" || fail "stale tolerance accepted"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance" and f["severity"] == "error" and f["status"] == "open"]
+assert any("passed against tolerance 1 %, but tolerance.loss is now 0.05 %" in m for m in msgs), msgs
+PY
+"$FERRY" -C "$p" report --format md --output "$work/tune-stale.md" >/dev/null 2>&1
+expect_grep "over tolerance.loss 0.05 %, agreed since: not met" "$work/tune-stale.md" "the report says the agreed tolerance is not met"
+"$FERRY" -C "$p" config tolerance.loss 0.01 >/dev/null
 # a failing dump comparison blocks as well
 python3 - "$data" "$top/tests/tools" <<'PY'
 import sys
@@ -113,6 +125,30 @@ assert any("B holds 1 of A's 4 tensors (25%)" in m for m in msgs), msgs
 PY
 "$FERRY" -C "$p" report --format md --output "$work/tune-dump.md" >/dev/null 2>&1
 expect_grep "B holds 1 of A's 4 tensors (25%)" "$work/tune-dump.md" "the report's dump verdict says how much of A B holds"
+# a newer comparison of other data (inference outputs) passes: it never looked at the
+# failing dumps, so their failure stands, in the check, the sign-off and the report
+python3 - "$data" "$top/tests/tools" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from npyfile import save
+save(sys.argv[1] + "/out_gpu.npy", [i * 0.5 for i in range(16)])
+save(sys.argv[1] + "/out_om.npy", [i * 0.5 + 1e-6 for i in range(16)])
+save(sys.argv[1] + "/npu_ok.npy", [i * 0.01 + 1e-7 for i in range(64)])
+PY
+mkdir -p "$data/full_ok"
+for n in 0 1 2 3; do cp "$data/npu_ok.npy" "$data/full_ok/layer$n.npy"; done
+expect_exit 0 "inference outputs compared after the failing dump pass" -- \
+	"$FERRY" -C "$p" compare dump "$data/out_gpu.npy" "$data/out_om.npy"
+expect_exit 1 "signoff tune still refused: the failing dump comparison was not made again" -- "$FERRY" -C "$p" signoff tune
+expect_grep "so this failure stands" "$work/err" "the refusal says the failure stands"
+"$FERRY" -C "$p" report --format md --output "$work/tune-standing.md" >/dev/null 2>&1
+expect_grep "compared other data, so this one stands" "$work/tune-standing.md" "the report's dump verdict is the standing failure"
+# a comparison of the same baseline with itself answers nothing either
+"$FERRY" -C "$p" compare dump "$data/full" "$data/full" >/dev/null 2>&1
+expect_exit 1 "a baseline compared with itself does not clear its failure" -- "$FERRY" -C "$p" signoff tune
+# the same baseline against the NPU's new dumps clears each failure
+"$FERRY" -C "$p" compare dump "$data/full" "$data/full_ok" >/dev/null 2>&1
+"$FERRY" -C "$p" compare dump "$data/gpu.npy" "$data/npu_ok.npy" >/dev/null 2>&1
 # the same file on both sides passes, and every reader is told it proves nothing
 expect_exit 0 "a dump compared with itself passes" -- "$FERRY" -C "$p" compare dump "$data/gpu.npy" "$data/gpu.npy"
 expect_grep "warning: A and B are the same data" "$work/err" "the comparison of a file with itself warns"
