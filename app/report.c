@@ -185,38 +185,47 @@ static cJSON *bench_metrics(workspace *ws, const cJSON *art, int *npu)
 	return m;
 }
 
-/* The newest NPU benchmark against the GPU baseline and the acceptance criteria. */
+/* The NPU's benchmarks against the GPU baseline and the acceptance criteria: each metric
+ * from the newest NPU benchmark that measured it (plan.bench_acceptance does the same), so
+ * an ais_bench throughput and an accuracy document ingested beside it are judged together. */
 static cJSON *bench_verdict(workspace *ws, const cJSON *arts, const cJSON *config)
 {
-	const cJSON *gpu = newest_artifact(arts, "bench", "gpu"), *a, *npu = NULL;
-	cJSON *gm = NULL, *nm = NULL;
+	const cJSON *gpu = newest_artifact(arts, "bench", "gpu"), *a;
+	static const char *const metric[2] = { "accuracy", "throughput" };
+	const cJSON *from[2] = { NULL, NULL }; /* the newest NPU benchmark measuring each */
+	cJSON *gm = NULL, *nm[2] = { NULL, NULL };
 	int is_npu = 0;
 	if (gpu)
 		gm = bench_metrics(ws, gpu, &is_npu);
 	cJSON_ArrayForEach(a, arts) {
-		if (strcmp(json_str(a, "kind"), "bench") != 0 || a == gpu || (npu && json_int(a, "id") < json_int(npu, "id")))
+		if (strcmp(json_str(a, "kind"), "bench") != 0 || a == gpu)
 			continue;
 		cJSON *m = bench_metrics(ws, a, &is_npu);
-		if (m && is_npu) {
-			cJSON_Delete(nm);
-			nm = m;
-			npu = a;
-		} else {
-			cJSON_Delete(m);
-		}
+		for (int k = 0; k < 2 && m && is_npu; k++)
+			if (cJSON_IsNumber(cJSON_GetObjectItem(m, metric[k])) &&
+			    (!from[k] || json_int(a, "id") > json_int(from[k], "id"))) {
+				cJSON_Delete(nm[k]);
+				nm[k] = cJSON_Duplicate(m, 1);
+				from[k] = a;
+			}
+		cJSON_Delete(m);
 	}
-	if (!gm || !nm) {
+	if (!gm || (!from[0] && !from[1])) {
 		cJSON_Delete(gm);
-		cJSON_Delete(nm);
+		cJSON_Delete(nm[0]);
+		cJSON_Delete(nm[1]);
 		return NULL;
 	}
 	cJSON *v = cJSON_CreateObject();
 	cJSON_AddItemToObject(v, "a", artifact_ref(gpu));
-	cJSON_AddItemToObject(v, "b", artifact_ref(npu));
+	const cJSON *b = from[0] ? from[0] : from[1];
+	cJSON_AddItemToObject(v, "b", artifact_ref(b));
+	if (from[0] && from[1] && from[0] != from[1])
+		cJSON_AddItemToObject(v, "b_throughput", artifact_ref(from[1]));
 	int fail = 0, judged = 0;
 	const char *tol = json_str(config, "tolerance.accuracy"), *pct = json_str(config, "throughput.target_pct");
-	if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && cJSON_IsNumber(cJSON_GetObjectItem(nm, "accuracy"))) {
-		double drop = json_num(gm, "accuracy") - json_num(nm, "accuracy");
+	if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && nm[0]) {
+		double drop = json_num(gm, "accuracy") - json_num(nm[0], "accuracy");
 		cJSON_AddNumberToObject(v, "accuracy_drop", drop);
 		if (*tol) {
 			cJSON_AddNumberToObject(v, "tolerance_accuracy", atof(tol));
@@ -224,8 +233,8 @@ static cJSON *bench_verdict(workspace *ws, const cJSON *arts, const cJSON *confi
 			judged = 1;
 		}
 	}
-	if (json_num(gm, "throughput") > 0 && cJSON_IsNumber(cJSON_GetObjectItem(nm, "throughput"))) {
-		double got = json_num(nm, "throughput") / json_num(gm, "throughput") * 100;
+	if (json_num(gm, "throughput") > 0 && nm[1]) {
+		double got = json_num(nm[1], "throughput") / json_num(gm, "throughput") * 100;
 		cJSON_AddNumberToObject(v, "throughput_pct", got);
 		if (*pct) {
 			cJSON_AddNumberToObject(v, "throughput_target_pct", atof(pct));
@@ -233,9 +242,13 @@ static cJSON *bench_verdict(workspace *ws, const cJSON *arts, const cJSON *confi
 			judged = 1;
 		}
 	}
+	/* a criterion set with no NPU measurement of its metric is not met */
+	fail |= (*tol && !nm[0]) || (*pct && !nm[1]);
+	judged |= fail;
 	cJSON_AddStringToObject(v, "verdict", fail ? "fail" : judged ? "pass" : "no criteria set");
 	cJSON_Delete(gm);
-	cJSON_Delete(nm);
+	cJSON_Delete(nm[0]);
+	cJSON_Delete(nm[1]);
 	return v;
 }
 
@@ -1150,8 +1163,9 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	}
 	sbuf in;
 	sbuf_init(&in);
-	for (int i = 0; i < 2; i++) {
-		const cJSON *side = cJSON_GetObjectItem(v, i ? "b" : "a");
+	static const char *const sides[] = { "a", "b", "b_throughput" };
+	for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
+		const cJSON *side = cJSON_GetObjectItem(v, sides[i]);
 		if (!cJSON_IsObject(side))
 			continue;
 		const char *label = *json_str(side, "label") ? json_str(side, "label") : json_str(side, "arg");

@@ -8,7 +8,8 @@
 --   plan.parallel(ctx)          parallel-strategy advice from model size, cards and SoC (see below)
 --   plan.read_bench(ctx, a)     a bench artifact decoded, wrong-typed values dropped (nil: not an object)
 --   plan.baseline(ctx)          the GPU baseline: decoded bench document, its artifact, missing fields
---   plan.npu_bench(ctx)         the newest NPU benchmark with metrics: {doc=, artifact=} or nil
+--   plan.npu_bench(ctx, metric) the newest NPU benchmark with metrics (with metric, the newest
+--                               that measured it): {doc=, artifact=} or nil
 --   plan.strategy(ctx)          the chosen strategy and its description (nil when not chosen)
 
 local ep = require("envprobe")
@@ -390,11 +391,12 @@ local function looks_npu(s)
 	return s:find("npu", 1, true) or s:find("ascend", 1, true) or s:find("atlas", 1, true)
 end
 
-function plan.npu_bench(ctx)
+function plan.npu_bench(ctx, metric)
 	local best
 	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
 		local doc = plan.read_bench(ctx, a)
 		if doc and type(doc.metrics) == "table"
+			and (not metric or type(doc.metrics[metric]) == "number")
 			and (looks_npu(a.label) or looks_npu(doc.label) or looks_npu(doc.hardware))
 			and (not best or tonumber(a.id) > tonumber(best.artifact.id)) then
 			best = { doc = doc, artifact = a }
@@ -419,12 +421,14 @@ function plan.strategy(ctx)
 	return s, STRATEGIES[s] or ("`" .. s .. "` (not one of auto, tool, manual)")
 end
 
--- The newest NPU benchmark held to the acceptance criteria against the GPU baseline:
--- the accuracy may drop at most tolerance.accuracy below the baseline's and the throughput
--- must reach throughput.target_pct of it; a criterion set with nothing to measure it is not
--- met either. Reports through ctx (errors of the calling check); advice = {accuracy=,
--- throughput=}, the calling phase's advice for each shortfall (one _() text each). Keys
--- carry the NPU benchmark's hash: a waiver covers that measurement, not a later one.
+-- The NPU's benchmarks held to the acceptance criteria against the GPU baseline: the
+-- accuracy may drop at most tolerance.accuracy below the baseline's and the throughput
+-- must reach throughput.target_pct of it, each metric from the newest NPU benchmark that
+-- measured it (ais_bench gives the throughput, an accuracy run's ferry-bench/1 document the
+-- accuracy); a criterion set with nothing to measure it is not met either. Reports through
+-- ctx (errors of the calling check); advice = {accuracy=, throughput=}, the calling phase's
+-- advice for each shortfall (one _() text each). Keys carry the measuring benchmark's hash:
+-- a waiver covers that measurement, not a later one.
 local function fmt(x) return string.format("%g", math.floor(x * 10000 + 0.5) / 10000) end
 
 function plan.bench_acceptance(ctx, advice)
@@ -447,43 +451,50 @@ function plan.bench_acceptance(ctx, advice)
 		}
 	end
 	if not base or not npu then return end
-	local g, n = base.metrics, npu.doc.metrics
-	local what = _("The NPU benchmark (artifact {id}, sha256 {sha})", { id = tostring(npu.artifact.id),
-		sha = tostring(npu.artifact.sha256 or "?"):sub(1, 12) })
+	local g = base.metrics
+	local function named(b)
+		return _("The NPU benchmark (artifact {id}, sha256 {sha})", { id = tostring(b.artifact.id),
+			sha = tostring(b.artifact.sha256 or "?"):sub(1, 12) })
+	end
 	-- each criterion needs its metric on both sides
+	local by = {}
 	for _i, c in ipairs({ { key = "tolerance.accuracy", on = tol, metric = "accuracy" },
 		{ key = "throughput.target_pct", on = pct, metric = "throughput" } }) do
-		local side = type(n[c.metric]) ~= "number" and _("the NPU benchmark (artifact {id}, sha256 {sha})",
-				{ id = tostring(npu.artifact.id), sha = tostring(npu.artifact.sha256 or "?"):sub(1, 12) })
-			or type(g[c.metric]) ~= "number" and _("the GPU baseline (artifact {id})", { id = tostring(base.artifact.id) })
-		if c.on and side then
+		local from = plan.npu_bench(ctx, c.metric)
+		if from and from.artifact.id == base.artifact.id then from = nil end
+		by[c.metric] = from
+		local side = from and type(g[c.metric]) ~= "number" and _("the GPU baseline (artifact {id})", { id = tostring(base.artifact.id) })
+		if c.on and (side or not from) then
 			ctx.report{
 				key = "no-" .. c.metric .. ":" .. tostring(npu.artifact.sha256),
-				message = _("{criterion} is set, but {side} has no {metric} to check it with.", { criterion = c.key, side = side, metric = c.metric }),
+				message = side and _("{criterion} is set, but {side} has no {metric} to check it with.", { criterion = c.key, side = side, metric = c.metric })
+					or _("{criterion} is set, but no NPU benchmark on record measured {metric} (the newest is artifact {id}, sha256 {sha}).",
+						{ criterion = c.key, metric = c.metric, id = tostring(npu.artifact.id), sha = tostring(npu.artifact.sha256 or "?"):sub(1, 12) }),
 				suggestion = _("Measure it and ingest the benchmark again with metrics.{metric} filled in.", { metric = c.metric }),
 			}
 		end
 	end
-	if type(g.accuracy) == "number" and type(n.accuracy) == "number" then
-		local drop = g.accuracy - n.accuracy
+	local acc, tp = by.accuracy, by.throughput
+	if acc and type(g.accuracy) == "number" then
+		local drop = g.accuracy - acc.doc.metrics.accuracy
 		ctx.metric("accuracy_drop", drop)
 		if tol and drop > tol + 1e-12 then
 			ctx.report{
-				key = "accuracy:" .. tostring(npu.artifact.sha256),
+				key = "accuracy:" .. tostring(acc.artifact.sha256),
 				message = _("{what} has accuracy {acc}, {drop} below the GPU baseline's {base}; the accepted drop (tolerance.accuracy) is {tol}.",
-					{ what = what, acc = fmt(n.accuracy), drop = fmt(drop), base = fmt(g.accuracy), tol = fmt(tol) }),
+					{ what = named(acc), acc = fmt(acc.doc.metrics.accuracy), drop = fmt(drop), base = fmt(g.accuracy), tol = fmt(tol) }),
 				suggestion = advice.accuracy,
 			}
 		end
 	end
-	if type(g.throughput) == "number" and g.throughput > 0 and type(n.throughput) == "number" then
-		local got = n.throughput / g.throughput * 100
+	if tp and type(g.throughput) == "number" and g.throughput > 0 then
+		local got = tp.doc.metrics.throughput / g.throughput * 100
 		ctx.metric("throughput_pct", got, "%")
 		if pct and got < pct then
 			ctx.report{
-				key = "throughput:" .. tostring(npu.artifact.sha256),
+				key = "throughput:" .. tostring(tp.artifact.sha256),
 				message = _("{what} reaches {tp}, {pct} % of the GPU baseline's {base}, below the throughput target of {target} %.",
-					{ what = what, tp = fmt(n.throughput), pct = string.format("%.0f", got), base = fmt(g.throughput), target = string.format("%g", pct) }),
+					{ what = named(tp), tp = fmt(tp.doc.metrics.throughput), pct = string.format("%.0f", got), base = fmt(g.throughput), target = string.format("%g", pct) }),
 				suggestion = advice.throughput,
 			}
 		end
