@@ -211,6 +211,7 @@ PYTHON_TORCH ?= /usr/bin/python3
 fixtures:
 	$(Q)$(PYTHON_TORCH) tests/fixtures/loss/make_loss_logs.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/dump/make_pt_dumps.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/dump/make_pt_params.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/onnx/make_onnx.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/runlog/make_run_logs.py
 

@@ -1,5 +1,6 @@
 /* artifact — see artifact.h. */
 #include "artifact.h"
+#include "ptfile.h"
 #include "profile.h"
 #include "err.h"
 #include "intl.h"
@@ -234,6 +235,8 @@ static int validate_dump(const char *name, const char *data, size_t len)
 			return err_set(FERRY_ECORRUPT, _("%s: .npy header without descr/shape"), name);
 		return 0;
 	}
+	if (ptfile_is_legacy((const unsigned char *)data, len))
+		return ptfile_refuse_legacy(name);
 	if (has_nul(data, len))
 		return err_set(FERRY_ECORRUPT, _("%s: neither a .npy array, a .pt file nor a dump.json"), name);
 	cJSON *doc = cJSON_ParseWithLength(data, len);
@@ -402,6 +405,8 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 		if (!json && strcmp(kind, "dump") == 0)
 			rc = (n >= 6 && memcmp(head, "\x93NUMPY", 6) == 0) || (n >= 4 && memcmp(head, "PK\x03\x04", 4) == 0)
 			         ? validate_dump(name, head, n)
+			     : ptfile_is_legacy((const unsigned char *)head, n)
+			         ? ptfile_refuse_legacy(name)
 			         : err_set(FERRY_ECORRUPT, _("%s: neither a .npy array, a .pt file nor a dump.json"), name);
 		else if (!json)
 			rc = validate_text_source(name, src, 0, 1);

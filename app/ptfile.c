@@ -26,7 +26,7 @@
 enum vtype { V_MARK, V_NONE, V_BOOL, V_INT, V_FLOAT, V_STR, V_TUPLE, V_LIST, V_DICT, V_GLOBAL, V_STORAGE, V_TENSOR };
 
 /* The only callables a pickle may name. */
-enum gname { G_REBUILD, G_ODICT, G_STORAGE };
+enum gname { G_REBUILD, G_PARAM, G_ODICT, G_STORAGE };
 
 typedef struct val {
 	int type;              /* enum vtype */
@@ -234,6 +234,14 @@ static int do_global(vm *m, const char *mod, const char *name)
 		g->i = G_REBUILD;
 		return push(m, g);
 	}
+	/* an nn.Parameter (a model's weight saved on its own, named_parameters()) wraps the
+	 * tensor: _rebuild_parameter(tensor, requires_grad, hooks), torch 2.x's
+	 * _rebuild_parameter_with_state(…, state) */
+	if (strcmp(mod, "torch._utils") == 0 &&
+	    (strcmp(name, "_rebuild_parameter") == 0 || strcmp(name, "_rebuild_parameter_with_state") == 0)) {
+		g->i = G_PARAM;
+		return push(m, g);
+	}
 	if (strcmp(mod, "collections") == 0 && strcmp(name, "OrderedDict") == 0) {
 		g->i = G_ODICT;
 		return push(m, g);
@@ -247,7 +255,7 @@ static int do_global(vm *m, const char *mod, const char *name)
 			}
 	char what[160];
 	snprintf(what, sizeof what, "%.70s.%.70s", mod, name);
-	return refuse(m, _("global %s is not allowed (only torch tensors, their storages and OrderedDict)"), what);
+	return refuse(m, _("global %s is not allowed (only torch tensors, parameters, their storages and OrderedDict)"), what);
 }
 
 /* GLOBAL: "module\nname\n". */
@@ -376,6 +384,13 @@ static int op_reduce(vm *m)
 	}
 	if (fn->i == G_REBUILD)
 		return rebuild_tensor(m, args);
+	if (fn->i == G_PARAM) {
+		if (args->n < 3 || args->n > 4 || args->items[0]->type != V_TENSOR || args->items[1]->type != V_BOOL ||
+		    args->items[2]->type != V_DICT || (args->n == 4 && args->items[3]->type != V_DICT &&
+		                                       args->items[3]->type != V_NONE))
+			return refuse(m, "%s", _("_rebuild_parameter with arguments torch.save does not write"));
+		return push(m, args->items[0]); /* the parameter is its tensor */
+	}
 	return refuse(m, "%s", _("a storage type called as a function"));
 }
 
@@ -737,16 +752,39 @@ int ptfile_parse(ptfile **out, const char *name, const unsigned char *pkl, size_
 
 /* ------------------------------------------------------------------ the archive */
 
+int ptfile_is_legacy(const unsigned char *head, size_t n)
+{
+	/* pickle protocol 2, then the LONG1 magic number torch's legacy writer puts first */
+	static const unsigned char magic[] = { 0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c,
+		                                   0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19 };
+	return n >= sizeof magic && memcmp(head, magic, sizeof magic) == 0;
+}
+
+int ptfile_refuse_legacy(const char *name)
+{
+	return err_set(FERRY_ECORRUPT,
+	               _("%s: a torch.save file in the legacy format (_use_new_zipfile_serialization=False, or PyTorch "
+	                 "before 1.6), which ferry does not read; save it again with torch.save's default format"),
+	               name);
+}
+
 static int zip_fail(const char *path, zip_error_t *ze)
 {
 	int code = zip_error_code_zip(ze);
 	if (code == ZIP_ER_OPEN || code == ZIP_ER_READ || code == ZIP_ER_SEEK)
 		return err_set(FERRY_EIO, "%s: %s", path, zip_error_strerror(ze));
-	if (code == ZIP_ER_NOZIP)
-		return err_set(FERRY_ECORRUPT,
-		               _("%s: not a torch.save zip archive (PyTorch before 1.6 wrote another format; re-save it with "
-		               "a newer torch)"),
-		               path);
+	if (code == ZIP_ER_NOZIP) {
+		unsigned char head[16];
+		size_t n = 0;
+		FILE *fp = fopen(path, "rb");
+		if (fp) {
+			n = fread(head, 1, sizeof head, fp);
+			fclose(fp);
+		}
+		if (ptfile_is_legacy(head, n))
+			return ptfile_refuse_legacy(path);
+		return err_set(FERRY_ECORRUPT, _("%s: not a torch.save zip archive"), path);
+	}
 	return err_set(FERRY_ECORRUPT, _("%s: corrupt or truncated zip archive (%s)"), path, zip_error_strerror(ze));
 }
 

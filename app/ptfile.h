@@ -63,6 +63,13 @@ typedef struct ptfile {
  * a storage that is too small for its view, no tensor at all. *out belongs to the caller. */
 int ptfile_open(ptfile **out, const char *path);
 
+/* 1 when head (n bytes, the file's first) starts a torch.save file in the legacy format
+ * (a bare pickle stream: `_use_new_zipfile_serialization=False`, or torch before 1.6). */
+int ptfile_is_legacy(const unsigned char *head, size_t n);
+
+/* The refusal of such a file, naming it: FERRY_ECORRUPT. */
+int ptfile_refuse_legacy(const char *name);
+
 /* Runs the pickle pkl (len bytes) of the file `name` against storages keys[i] of
  * sizes[i] bytes (nkeys of them): the machine behind ptfile_open, without the archive
  * (for tests and fuzzing). Same refusals. *out belongs to the caller; its zip_index is NULL. */

@@ -193,4 +193,21 @@ assert a["summary"]["statistics"] == 1, a["summary"]
 assert a["a"]["sha256"] != b["a"]["sha256"], (a["a"], b["a"])
 EOF
 
+# nn.Parameter objects (a model's named_parameters(), a weight saved on its own) are
+# tensors torch.save writes through _rebuild_parameter; a legacy-format file is refused
+# by what it is
+expect_exit 0 "named_parameters() files compare tensor by tensor" -- \
+	"$FERRY" -C "$p" compare dump "$fx/gpu_params.pt" "$fx/npu_params.pt" --format json
+python3 - "$work/out" <<'EOF' && ok "every parameter is a pair, and they agree" || fail "parameter pairs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["summary"]["pairs"] == 4 and d["verdict"] == "pass", d["summary"]
+EOF
+expect_exit 0 "a weight saved on its own is ingested" -- "$FERRY" -C "$p" ingest dump "$fx/weight_param.pt" --label w
+expect_exit 3 "a legacy-format torch.save is refused" -- "$FERRY" -C "$p" ingest dump "$fx/legacy.pt"
+one_line "$work/err" "legacy: one line"
+expect_grep "legacy.pt: a torch.save file in the legacy format" "$work/err" "legacy: says what the file is"
+expect_exit 3 "compare refuses it the same way" -- "$FERRY" -C "$p" compare dump "$fx/legacy.pt" "$fx/weight_param.pt"
+expect_grep "_use_new_zipfile_serialization=False" "$work/err" "legacy: names how it was written"
+
 finish
