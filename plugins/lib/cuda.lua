@@ -930,18 +930,43 @@ end
 
 -- A backend string: 'nccl', or a device:backend list such as 'cpu:gloo,cuda:nccl'. Every
 -- item must be a backend name, so names that merely contain "nccl" ('nccl_ub',
--- 'ncclep', 'gtp_remat_nccl_ub') are not backends.
+-- 'ncclep', 'gtp_remat_nccl_ub') are not backends. torch reads the name in any case
+-- (detectron2 passes "NCCL"), so the spellings are compared in lower case.
 local BACKENDS = { nccl = true, gloo = true, mpi = true, ucc = true, hccl = true }
 local BACKEND_DEVICES = { cpu = true, cuda = true, npu = true, meta = true }
 local function backend_string(inner)
 	local has = false
-	for item in (inner .. ","):gmatch("([^,]*),") do
+	for item in (inner:lower() .. ","):gmatch("([^,]*),") do
 		local dev, name = item:match("^%s*([%a_]+):([%a_]+)%s*$")
 		if not dev then name = item:match("^%s*([%a_]+)%s*$") end
 		if not name or not BACKENDS[name] or (dev and not BACKEND_DEVICES[dev]) then return false end
 		has = has or name == "nccl"
 	end
 	return has
+end
+
+-- The edits turning every nccl of a backend string (inner, starting at byte at) into hccl,
+-- and cuda into npu, each in the spelling's own case ("NCCL" -> "HCCL").
+local function backend_edits(inner, at)
+	local edits, lower = {}, inner:lower()
+	local function swap(word, to)
+		local i = 1
+		while true do
+			local a, b = lower:find(word, i, true)
+			if not a then break end
+			local orig, out = inner:sub(a, b), {}
+			for k = 1, #to do
+				local c = to:sub(k, k)
+				out[k] = orig:sub(k, k):match("%u") and c:upper() or c
+			end
+			edits[#edits + 1] = refs.edit(at + a - 1, #word, table.concat(out))
+			i = b + 1
+		end
+	end
+	swap("nccl", "hccl")
+	if lower ~= "nccl" then swap("cuda", "npu") end
+	table.sort(edits, function(x, y) return x.start_byte < y.start_byte end)
+	return edits
 end
 
 -- Start bytes of strings that name something rather than hold a value: subscript keys
@@ -969,22 +994,7 @@ function cuda.backend(ctx, path, map)
 	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		if backend_string(inner) and not keys[s.node.start_byte] then
-			local edits = {}
-			local i = 1
-			while true do
-				local a, b = inner:find("nccl", i, true)
-				if not a then break end
-				edits[#edits + 1] = refs.edit(at + a - 1, 4, "hccl")
-				i = b + 1
-			end
-			i = 1
-			while inner ~= "nccl" do
-				local a, b = inner:find("cuda", i, true)
-				if not a then break end
-				edits[#edits + 1] = refs.edit(at + a - 1, 4, "npu")
-				i = b + 1
-			end
-			table.sort(edits, function(x, y) return x.start_byte < y.start_byte end)
+			local edits = backend_edits(inner, at)
 			out[#out + 1] = {
 				file = path, node = s.node,
 				message = _("The distributed backend {text} is NVIDIA's NCCL.", { text = s.node.text }),
