@@ -350,6 +350,16 @@ local function gated_feature(gate, c)
 	return nil
 end
 
+-- In a package others import, the import of torch_npu is guarded (the package still imports
+-- where torch_npu is not installed), so torch.npu may not exist where it runs: its CUDA
+-- availability test becomes one that answers no there, as CUDA's did on a machine without
+-- a GPU, instead of raising AttributeError (whisper.load_model on a CPU host).
+local function guarded_package(ctx, path)
+	if cuda.auto(ctx) then return false end
+	local lib = cuda.library(ctx)
+	return lib ~= nil and lib.of(path) ~= nil
+end
+
 -- device.type == 'cuda', 'cuda' in str(device), t.is_cuda. Comparisons are rewritten when
 -- the other side is clearly a device (a .type attribute or a name with "device" in it);
 -- .is_cuda becomes .is_npu unless the file assigns an is_cuda attribute of its own. An
@@ -411,7 +421,10 @@ function cuda.device_branches(ctx, path)
 				message = _("`{code}` is False for tensors on an NPU.", { code = m.attr.text }),
 				suggestion = _("Use `.is_npu` (available after `import torch_npu`) or check `tensor.device.type`."),
 			}
-			if not own_attr then
+			if not own_attr and guarded_package(ctx, path) then
+				-- Tensor.is_npu exists only once torch_npu is imported
+				site.edits = { py.replace(m.attr, "getattr(" .. m.obj.text .. ', "is_npu", False)') }
+			elseif not own_attr then
 				site.edits = { py.replace(m.a, "is_npu") }
 			else
 				site.fix_message = _("`{code}` may be the code's own attribute: the file assigns an `is_cuda` attribute.",
@@ -468,16 +481,6 @@ local function cuda_imports(ctx, path)
 		end
 	end
 	return out
-end
-
--- In a package others import, the import of torch_npu is guarded (the package still imports
--- where torch_npu is not installed), so torch.npu may not exist where it runs: its CUDA
--- availability test becomes one that answers no there, as CUDA's did on a machine without
--- a GPU, instead of raising AttributeError (whisper.load_model on a CPU host).
-local function guarded_package(ctx, path)
-	if cuda.auto(ctx) then return false end
-	local lib = cuda.library(ctx)
-	return lib ~= nil and lib.of(path) ~= nil
 end
 
 -- Up to n bytes of the file before (n < 0) or after byte b, "" past its ends.
@@ -2263,7 +2266,16 @@ local MANUAL_CALLS = [[
 (comparison_operator) @test
 (conditional_expression) @test
 (not_operator) @test
+(if_statement condition: (_) @gcond (#match? @gcond "[cC][uU][dD][aA]")
+  consequence: (block [(raise_statement) (return_statement)] .) !alternative) @guard
 ]]
+
+-- A guard's condition that lets only CUDA through (`not torch.cuda.is_available() or not
+-- use_flash`, `not x.is_cuda`): the code after it in the function is CUDA's path.
+local function cuda_only_past(cond)
+	return cond:match("not%s+[%w_%.]*cuda[%w_%.]*%.is_available%s*%(%s*%)") ~= nil
+		or cond:match("not%s+[%w_%.]+%.is_cuda%f[^%w_]") ~= nil
+end
 
 -- Calls of the manual APIs and the tests around them (see above): adds to sc.other.
 local function manual_calls(ctx, path, text, sc)
@@ -2283,8 +2295,11 @@ local function manual_calls(ctx, path, text, sc)
 		map = map or py.aliases(ctx, path) or {}
 		return py.expand(map, d) == e.name
 	end
+	local guards = {}
 	for _i, m in ipairs(ctx.query(path, MANUAL_CALLS) or {}) do
-		if m.test then
+		if m.guard then
+			if cuda_only_past(m.gcond.text) then guards[#guards + 1] = m.guard end
+		elseif m.test then
 			tests[#tests + 1] = m.test
 		elseif m.fnbody then
 			bodies[#bodies + 1] = m.fnbody
@@ -2320,6 +2335,21 @@ local function manual_calls(ctx, path, text, sc)
 			if t.start_byte <= outer.start_byte and t.end_byte >= outer.end_byte then outer = t end
 		end
 		sc.other[#sc.other + 1] = range(outer, { kind = "manual", entry = c.entry })
+		-- a guard earlier in the same function that only lets CUDA reach the call (vit-pytorch's
+		-- `if not torch.cuda.is_available() or not use_flash: return`): rewritten alone, it
+		-- would send the NPU into the call it used to return before
+		for _j, g in ipairs(guards) do
+			if g.end_byte <= c.node.start_byte then
+				local body
+				for _k, b in ipairs(bodies) do
+					if b.start_byte <= g.start_byte and b.end_byte >= g.end_byte
+						and (not body or b.start_byte >= body.start_byte) then body = b end
+				end
+				if body and body.end_byte >= c.node.end_byte then
+					sc.other[#sc.other + 1] = range(g, { kind = "manual", entry = c.entry })
+				end
+			end
+		end
 	end
 end
 

@@ -16,6 +16,6 @@ def expected_alignment(p_choose, eps=1e-6):
 
 def base_value(x):
     # the CPU library of the project, on every device
-    if x.is_npu:
+    if getattr(x, "is_npu", False):
         x = x.cpu()
     return libbase.base(x)

@@ -9,7 +9,7 @@ try:
     class FusedLayerNorm(_FusedLayerNorm):
         @torch.jit.unused
         def forward(self, x):
-            if not x.is_npu:
+            if not getattr(x, "is_npu", False):
                 return super().forward(x)
             else:
                 with getattr(torch, "npu", torch.cuda).device(x.device):
