@@ -555,6 +555,10 @@ local function fallback_note(ctx, path, node)
 end
 local FALLBACK_SUGGESTION = _("Bind the NPU form with a fallback once (`try: from torch_npu.npu.amp import custom_fwd` / `except ImportError: from torch.cuda.amp import custom_fwd`, or `amp = getattr(torch, \"npu\", torch.cuda).amp`) and use that name.")
 
+local FORK_RNG = [[
+(call function: [(identifier) (attribute)] @f (#match? @f "fork_rng$") arguments: (argument_list) @args) @call
+]]
+
 -- Uses of torch.cuda.X. Written out (torch.cuda.X, or th.cuda.X with torch imported as
 -- th): rewritten in place when the table has an NPU equivalent. Written through an
 -- import (tc.X with `import torch.cuda as tc`, `from torch import cuda`, `from
@@ -653,6 +657,27 @@ function cuda.cuda_apis(ctx, path, index, map)
 						or _("`{api}` is a CUDA API that the mapping table does not list.", a),
 					suggestion = _("Check torch_npu's torch.cuda support list for an NPU form of this API before migrating; if there is none, remove or replace the call."),
 					data = { api = name },
+				}
+			end
+		end
+	end
+	-- torch.random.fork_rng(devices=...) forks CUDA's generators unless told the device type
+	if (ctx.read(path) or ""):find("fork_rng", 1, true) then
+		for _i, m in ipairs(ctx.query(path, FORK_RNG) or {}) do
+			local d = py.dotted(m.f.text)
+			local name = d and py.expand(map, d)
+			if (name == "torch.random.fork_rng" or name == "torch.fork_rng") and not m.args.text:find("device_type", 1, true)
+				and m.args.text:match("^%(%s*[^%s%)]") then
+				local value = guarded_package(ctx, path) and 'device_type="npu" if hasattr(torch, "npu") else "cuda"'
+					or 'device_type="npu"'
+				local before = m.args.text:sub(1, -2):match("^(.-)%s*$")
+				local sep = before:sub(-1) == "," and " " or ", "
+				out[#out + 1] = {
+					file = path, node = m.call, key = "fork_rng",
+					message = _("`{code}` forks the random generators of the devices it is given as CUDA devices (its device_type defaults to 'cuda').",
+						{ code = m.call.text:match("^[^\n]*") }),
+					suggestion = _("Pass device_type=\"npu\" (torch 2.1 or later), so the NPU's generators are forked."),
+					edits = { refs.edit(m.args.start_byte + #before, #m.args.text - #before - 1, sep .. value) },
 				}
 			end
 		end
