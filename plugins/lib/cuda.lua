@@ -867,7 +867,7 @@ function cuda.amp(ctx, path, fused, map)
 				if lib then
 					local q = m.s.text:sub(at - m.s.start_byte, at - m.s.start_byte)
 					edits = map.torch == "torch" and m.s.text == q .. "cuda" .. q
-						and { py.replace(m.s, q .. "npu" .. q .. ' if hasattr(torch, "npu") else ' .. m.s.text) } or nil
+						and { py.replace(m.s, q .. "npu" .. q .. " if hasattr(torch, " .. q .. "npu" .. q .. ") else " .. m.s.text) } or nil
 				end
 				out[#out + 1] = settle_lib({
 					file = path, node = m.call,
