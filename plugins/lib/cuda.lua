@@ -1508,6 +1508,7 @@ local NPU_CHOICES = [[
 ((function_definition) @fn (#match? @fn "(^|[^A-Za-z])[nN][pP][uU]|cuda[ \t]*\\.[ \t]*(is_available|device_count|is_initialized)|is_cuda_available"))
 (try_statement body: (block (import_statement) @guard (#match? @guard "torch_npu")))
 (try_statement body: (block (import_from_statement) @guard (#match? @guard "torch_npu")))
+(assignment left: (identifier) right: (_) @pv (#match? @pv "cuda")) @passign
 (try_statement body: (block [(import_statement) (import_from_statement)] @npu_import
   (#match? @npu_import "torch_npu|torch\\.npu|import npu")) (except_clause) @fallback)
 ]]
@@ -1748,7 +1749,7 @@ end
 --    or a guarded import of torch_npu), every if and conditional expression that tests
 --    for CUDA.
 local function npu_choices(ctx, path, sc)
-	local chains, exprs, fns, guards = {}, {}, {}, {}
+	local chains, exprs, fns, guards, stored = {}, {}, {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, NPU_CHOICES) or {}) do
 		local node = m["if"]
 		if node then
@@ -1776,6 +1777,8 @@ local function npu_choices(ctx, path, sc)
 			fns[#fns + 1] = range(m.fn)
 		elseif m.guard then
 			guards[#guards + 1] = m.guard.start_byte
+		elseif m.passign then
+			if cuda_probe(m.pv.text) then stored[#stored + 1] = range(m.passign) end
 		end
 		-- the CUDA import a package others import falls back to where torch_npu is not
 		-- installed (`try: from torch_npu.npu.amp import X` / `except ImportError: ...`)
@@ -1804,6 +1807,12 @@ local function npu_choices(ctx, path, sc)
 		if x.npu or (x.probe and chooses[scope_at(fns, x.s)]) then
 			sc.keep[#sc.keep + 1] = x
 		end
+	end
+	-- a CUDA test stored under a name in such a function (accelerate's env command:
+	-- `pt_cuda_available = torch.cuda.is_available()`, then `elif pt_npu_available:`) is
+	-- its CUDA branch's test, like an if testing CUDA there
+	for _i, x in ipairs(stored) do
+		if chooses[scope_at(fns, x.s)] then sc.keep[#sc.keep + 1] = x end
 	end
 end
 
