@@ -350,6 +350,20 @@ local function gated_feature(gate, c)
 	return nil
 end
 
+-- The quote a string ferry writes at byte b must use: inside an f-string's replacement
+-- field, Python before 3.12 ends the f-string at its own quote, so the other one
+-- (litgpt's f"Memory used: {torch.cuda.max_memory_allocated() / 1e9:.02f} GB").
+local FSTRING_FIELDS = "(string (interpolation) @field) @fstring"
+local function quote_at(ctx, path, b)
+	local q = '"'
+	for _i, m in ipairs(ctx.query(path, FSTRING_FIELDS) or {}) do
+		if m.field.start_byte <= b and m.field.end_byte > b then
+			q = m.fstring.text:match("^[%a]*(['\"])") == '"' and "'" or '"'
+		end
+	end
+	return q
+end
+
 -- In a package others import, the import of torch_npu is guarded (the package still imports
 -- where torch_npu is not installed), so torch.npu may not exist where it runs: its CUDA
 -- availability test becomes one that answers no there, as CUDA's did on a machine without
@@ -423,7 +437,8 @@ function cuda.device_branches(ctx, path)
 			}
 			if not own_attr and guarded_package(ctx, path) then
 				-- Tensor.is_npu exists only once torch_npu is imported
-				site.edits = { py.replace(m.attr, "getattr(" .. m.obj.text .. ', "is_npu", False)') }
+				local q = quote_at(ctx, path, m.attr.start_byte)
+				site.edits = { py.replace(m.attr, "getattr(" .. m.obj.text .. ", " .. q .. "is_npu" .. q .. ", False)") }
 			elseif not own_attr then
 				site.edits = { py.replace(m.a, "is_npu") }
 			else
@@ -497,7 +512,8 @@ end
 -- The whole condition of an if, elif or while needs no parentheses.
 local function guarded_probe(ctx, path, node, head)
 	if beside(ctx, path, node.end_byte, 2) ~= "()" or not guarded_package(ctx, path) then return nil end
-	local probe = "hasattr(" .. head .. ', "npu") and ' .. head .. ".npu.is_available()"
+	local q = quote_at(ctx, path, node.start_byte)
+	local probe = "hasattr(" .. head .. ", " .. q .. "npu" .. q .. ") and " .. head .. ".npu.is_available()"
 	local before = beside(ctx, path, node.start_byte, -16)
 	local keyword = ("\n" .. before):match("\n[ \t]*([a-z]+)[ \t]+$")
 	local whole = (keyword == "if" or keyword == "elif" or keyword == "while")
@@ -535,12 +551,14 @@ end
 
 local function npu_or_cuda(ctx, path, node, head)
 	if in_decorator(ctx, path, node) then return nil end
-	return { refs.edit(node.start_byte, #head + 5, "getattr(" .. head .. ', "npu", ' .. head .. ".cuda)") }
+	local q = quote_at(ctx, path, node.start_byte)
+	return { refs.edit(node.start_byte, #head + 5, "getattr(" .. head .. ", " .. q .. "npu" .. q .. ", " .. head .. ".cuda)") }
 end
 
 local function renamed_or_cuda(ctx, path, node, head, npu_text)
 	if in_decorator(ctx, path, node) then return nil end
-	return { refs.edit(node.start_byte, #node.text, "(" .. npu_text .. " if hasattr(" .. head .. ', "npu") else '
+	local q = quote_at(ctx, path, node.start_byte)
+	return { refs.edit(node.start_byte, #node.text, "(" .. npu_text .. " if hasattr(" .. head .. ", " .. q .. "npu" .. q .. ") else "
 		.. node.text .. ")") }
 end
 
@@ -668,8 +686,10 @@ function cuda.cuda_apis(ctx, path, index, map)
 			local name = d and py.expand(map, d)
 			if (name == "torch.random.fork_rng" or name == "torch.fork_rng") and not m.args.text:find("device_type", 1, true)
 				and m.args.text:match("^%(%s*[^%s%)]") then
-				local value = guarded_package(ctx, path) and 'device_type="npu" if hasattr(torch, "npu") else "cuda"'
-					or 'device_type="npu"'
+				local q = quote_at(ctx, path, m.call.start_byte)
+				local value = guarded_package(ctx, path)
+					and ("device_type=" .. q .. "npu" .. q .. " if hasattr(torch, " .. q .. "npu" .. q .. ") else " .. q .. "cuda" .. q)
+					or ("device_type=" .. q .. "npu" .. q)
 				local before = m.args.text:sub(1, -2):match("^(.-)%s*$")
 				local sep = before:sub(-1) == "," and " " or ", "
 				out[#out + 1] = {

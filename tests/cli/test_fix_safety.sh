@@ -88,7 +88,8 @@ expect_exit 0 "once a check of the phase runs clean, the bulk fix applies" -- "$
 # did on a machine without a GPU, not raise AttributeError (whisper.load_model did). Its
 # other NPU forms fall back to CUDA's there: an import from torch_npu (dinov2's
 # `from torch.cuda.amp import custom_fwd` became one the package failed on), torch.npu
-# calls and autocast('npu').
+# calls and autocast('npu'); a fallback inside an f-string's field takes the other quote
+# (litgpt's f"Memory used: {...}" broke on every Python before 3.12).
 py=/usr/bin/python3
 "$py" -c "import torch" 2>/dev/null || py=python3
 l="$work/lib"
@@ -111,6 +112,7 @@ def load(device=None):
     if torch.cuda.is_available():
         torch.cuda.synchronize()
     torch.cuda.manual_seed_all(0)
+    used = f"{torch.cuda.max_memory_allocated() / 1e9:.02f} GB, {torch.cuda.is_available()}"
     with torch.autocast("cuda", enabled=False):
         return double(torch.zeros(1, device=device))
 PY
