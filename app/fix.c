@@ -69,7 +69,8 @@ static void refuse(fix_plan *p, const finding *f, const char *fmt, const char *d
 
 static int is_python(const char *path) { return util_ends_with(path, ".py"); }
 
-/* 1 when text parses without a syntax error. */
+/* 1 when text parses without a syntax error, for every Python 3 (an f-string whose field
+ * holds its own quote parses only on 3.12 and later). */
 static int parses(const char *path, const char *text, size_t len)
 {
 	pysrc *src = NULL;
@@ -78,7 +79,7 @@ static int parses(const char *path, const char *text, size_t len)
 		return 0;
 	}
 	uint32_t line, col;
-	int bad = pysrc_first_error(src, &line, &col);
+	int bad = pysrc_first_error(src, &line, &col) || pysrc_fstring_quote_clash(src, &line, &col);
 	pysrc_free(src);
 	return !bad;
 }

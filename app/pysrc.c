@@ -352,27 +352,23 @@ static bool node_is_error(TSNode n)
 	return ts_node_is_missing(n) || ts_node_symbol(n) == (TSSymbol)-1;
 }
 
-int pysrc_first_error(const pysrc *src, uint32_t *line, uint32_t *col)
+/* Pre-order walk of src's tree, descending only into nodes `descend` accepts: 1 and the
+ * 1-based line/col of the first node `hit` accepts, else 0. */
+static int first_node(const pysrc *src, bool (*hit)(const pysrc *, TSNode), bool (*descend)(TSNode), uint32_t *line,
+                      uint32_t *col)
 {
-	TSNode root = ts_tree_root_node(src->tree);
-	if (!ts_node_has_error(root))
-		return 0;
-	/* Pre-order walk that descends only into subtrees containing an error, so the first
-	 * ERROR or MISSING node met is the earliest in the file. */
-	TSTreeCursor cur = ts_tree_cursor_new(root);
+	TSTreeCursor cur = ts_tree_cursor_new(ts_tree_root_node(src->tree));
 	int found = 0;
 	for (;;) {
 		TSNode n = ts_tree_cursor_current_node(&cur);
-		if (node_is_error(n)) {
+		if (hit(src, n)) {
 			TSPoint p = ts_node_start_point(n);
-			if (line)
-				*line = p.row + 1;
-			if (col)
-				*col = p.column + 1;
+			*line = p.row + 1;
+			*col = p.column + 1;
 			found = 1;
 			break;
 		}
-		if (ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cur))
+		if (descend(n) && ts_tree_cursor_goto_first_child(&cur))
 			continue;
 		while (!ts_tree_cursor_goto_next_sibling(&cur))
 			if (!ts_tree_cursor_goto_parent(&cur))
@@ -380,14 +376,67 @@ int pysrc_first_error(const pysrc *src, uint32_t *line, uint32_t *col)
 	}
 out:
 	ts_tree_cursor_delete(&cur);
-	if (!found) {
-		/* has_error with no ERROR/MISSING descendant should not happen; report the root. */
-		if (line)
-			*line = 1;
-		if (col)
-			*col = 1;
-	}
+	return found;
+}
+
+static bool error_here(const pysrc *src, TSNode n)
+{
+	(void)src;
+	return node_is_error(n);
+}
+
+int pysrc_first_error(const pysrc *src, uint32_t *line, uint32_t *col)
+{
+	uint32_t l = 1, c = 1;
+	if (!ts_node_has_error(ts_tree_root_node(src->tree)))
+		return 0;
+	/* only subtrees containing an error are entered, so the first ERROR or MISSING node
+	 * met is the earliest in the file; has_error with none of them should not happen, and
+	 * reports the root */
+	first_node(src, error_here, ts_node_has_error, &l, &c);
+	if (line)
+		*line = l;
+	if (col)
+		*col = c;
 	return 1;
+}
+
+/* 1 when the f-string node n (a "string" with replacement fields) is delimited by a single
+ * quote character that also appears inside one of its fields. */
+static int fstring_clash(const pysrc *src, TSNode n)
+{
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	const char *t = src->text + a;
+	size_t k = 0;
+	int f = 0;
+	while (a + k < b && strchr("rRbBuUfF", t[k]))
+		f |= t[k++] == 'f' || t[k - 1] == 'F';
+	if (!f || a + k >= b || (t[k] != '"' && t[k] != '\'') || (a + k + 2 < b && t[k + 1] == t[k] && t[k + 2] == t[k]))
+		return 0; /* not an f-string, or triple-quoted */
+	char q = t[k];
+	for (uint32_t i = 0; i < ts_node_named_child_count(n); i++) {
+		TSNode c = ts_node_named_child(n, i);
+		if (strcmp(ts_node_type(c), "interpolation") != 0)
+			continue;
+		uint32_t s = ts_node_start_byte(c), e = ts_node_end_byte(c);
+		if (memchr(src->text + s, q, e - s))
+			return 1;
+	}
+	return 0;
+}
+
+static bool fstring_clash_here(const pysrc *src, TSNode n)
+{
+	return strcmp(ts_node_type(n), "string") == 0 && fstring_clash(src, n);
+}
+
+static bool not_string(TSNode n) { return strcmp(ts_node_type(n), "string") != 0; }
+
+int pysrc_fstring_quote_clash(const pysrc *src, uint32_t *line, uint32_t *col)
+{
+	if (!memchr(src->text, '{', src->len))
+		return 0;
+	return first_node(src, fstring_clash_here, not_string, line, col);
 }
 
 /* ---- queries ---------------------------------------------------------------------------- */

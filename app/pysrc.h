@@ -50,6 +50,11 @@ const char *pysrc_text(const pysrc *src, size_t *len);
 /* 1 and the 1-based line/col of the first ERROR or MISSING node, else 0. */
 int pysrc_first_error(const pysrc *src, uint32_t *line, uint32_t *col);
 
+/* 1 and the 1-based line/col of the first f-string whose replacement field holds the
+ * f-string's own (single) quote character, else 0. Python 3.12 accepts that and so does
+ * the grammar; every earlier Python ends the string there. */
+int pysrc_fstring_quote_clash(const pysrc *src, uint32_t *line, uint32_t *col);
+
 /* Compiles a query; fails with FERRY_EPLUGIN naming the offset and kind of the error,
  * or an unsupported predicate. Also refused, because the tree-sitter runtime loops or
  * crashes on them or regcomp/regexec could blow up: '*' or '?' applied to a pattern that

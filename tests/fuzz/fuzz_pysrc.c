@@ -1,6 +1,7 @@
 /*
  * fuzz_pysrc — arbitrary bytes as a Python file: pysrc_parse, a few fixed queries with
- * each kind of predicate, the dotted chains (pysrc_chains) and pysrc_first_error. Checks
+ * each kind of predicate, the dotted chains (pysrc_chains), pysrc_first_error and
+ * pysrc_fstring_quote_clash. Checks
  * that every capture and chain lies inside the source, that chains come in source order
  * and are dotted names, and that refused input leaves no result behind.
  */
@@ -89,6 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	uint32_t line = 0, col = 0;
 	if (pysrc_first_error(src, &line, &col) && (line < 1 || col < 1))
+		abort();
+	if (pysrc_fstring_quote_clash(src, &line, &col) && (line < 1 || col < 1))
 		abort();
 	pysrc_free(src);
 	return 0;

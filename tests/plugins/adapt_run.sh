@@ -329,6 +329,40 @@ else
 	bad "a fix that would break the parse is refused and nothing is written"
 fi
 
+# A fix writing an f-string's own quote into its replacement field parses with the grammar
+# (and on Python 3.12) but ends the string on every earlier Python: refused too.
+work="$tmp/fquote"
+if init_copy tests/plugins/adapt/hard/project "$work"; then
+	printf 'import torch\n\n\ndef used():\n    return f"{torch.cuda.max_memory_allocated()} bytes"\n' >"$work/fmem.py"
+	mkdir -p "$work/.ferry/plugins/adapt"
+	cat >"$work/.ferry/plugins/adapt/fquote.lua" <<'LUA'
+-- torch.cuda -> getattr(torch, "npu", torch.cuda) inside f"...", with the same quote
+return {
+	id = "adapt.fquote",
+	phase = "adapt",
+	title = "quotes inside an f-string field",
+	severity = "warning",
+	run = function(ctx)
+		local text = ctx.read("fmem.py")
+		local a = text:find("torch.cuda.max", 1, true)
+		ctx.report{ file = "fmem.py", line = 5, message = "quotes", suggestion = "none",
+			edits = { { start_byte = a - 1, end_byte = a - 1 + 10, text = 'getattr(torch, "npu", torch.cuda)' } } }
+	end,
+}
+LUA
+	cp "$work/fmem.py" "$tmp/fmem.before"
+	"$ferry" -C "$work" check --plugin adapt.fquote >/dev/null 2>&1
+	"$ferry" -C "$work" fix --plugin adapt.fquote --yes >"$tmp/fquote.out" 2>&1
+	if grep -qi "parse" "$tmp/fquote.out" && cmp -s "$work/fmem.py" "$tmp/fmem.before"; then
+		ok "a fix putting an f-string's own quote in its field is refused"
+	else
+		cat "$tmp/fquote.out"
+		bad "a fix putting an f-string's own quote in its field is refused"
+	fi
+else
+	bad "a fix putting an f-string's own quote in its field is refused"
+fi
+
 # In one file, a good fix and a breaking one: the good one is applied, the other refused.
 work="$tmp/mixed"
 if init_copy tests/plugins/adapt/hard/project "$work"; then

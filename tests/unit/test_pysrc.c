@@ -254,6 +254,35 @@ static void test_syntax_error(void **state)
 	pysrc_free(src);
 }
 
+/* An f-string whose replacement field holds its own quote parses (Python 3.12 takes it)
+ * but ends the string on every earlier Python; the other quote, a triple-quoted f-string
+ * or a plain string with braces do not clash. */
+static void test_fstring_quote_clash(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		int clash;
+		uint32_t line;
+	} cases[] = {
+		{ "x = 1\ns = f\"{getattr(t, \"npu\", 0)} GB\"\n", 1, 2 },
+		{ "s = f'{d[\"k\"]}'\n", 0, 0 },
+		{ "s = f\"{d['k']}\"\n", 0, 0 },
+		{ "s = f\"\"\"{d[\"k\"]}\"\"\"\n", 0, 0 },
+		{ "s = \"{\\\"k\\\"}\"\n", 0, 0 },
+		{ "s = rf'{x[\'a\']}'\n", 1, 1 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		pysrc *src = NULL;
+		uint32_t line = 0, col = 0;
+		assert_int_equal(pysrc_parse(&src, "f.py", cases[i].text, strlen(cases[i].text)), 0);
+		assert_int_equal(pysrc_fstring_quote_clash(src, &line, &col), cases[i].clash);
+		if (cases[i].clash)
+			assert_int_equal(line, cases[i].line);
+		pysrc_free(src);
+	}
+}
+
 /* Python 3.8+ unpacks in a bare return list; tree-sitter-python 0.23 fails on a starred
  * parenthesised operand followed by an operator. The shape is Megatron-LM's
  * transformer/cuda_graphs.py backward. */
@@ -828,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_bad_queries),
 		cmocka_unit_test(test_costly_queries),
 		cmocka_unit_test(test_chains),
+		cmocka_unit_test(test_fstring_quote_clash),
 		cmocka_unit_test(test_parse_many),
 		cmocka_unit_test(test_parse_many_huge),
 	};
