@@ -10,10 +10,15 @@
 -- A log with neither "ATC run success" nor any failure did not finish (ATC was killed or the
 -- log is cut short): an error, since no model came out of it.
 --
--- A failed log whose model (the file named by `--model` in the log) a later atc-log (higher
--- artifact id) converted successfully ("ATC run success") is history: it becomes one info
--- finding naming the later log instead of errors. The wording of ATC's messages is unverified
--- in ferry's reference, so the findings quote the log line itself.
+-- A failed log whose model (the path named by `--model` in the log, for the same
+-- `--soc_version` when both logs name one) a later atc-log (higher artifact id) converted
+-- successfully ("ATC run success") is history: it becomes one info finding naming the later
+-- log instead of errors. Two exports both called model.onnx in different folders are two
+-- models. A log that says "ATC run success" is not a failure, whatever its INFO lines say;
+-- the patterns other than error codes are read on error lines only ("[ERROR]", an error
+-- code), so `--log=info`'s "InferShape for node Conv_0 success" is not a shape failure. The
+-- wording of ATC's messages is unverified in ferry's reference, so the findings quote the
+-- log line itself.
 
 local words = require("words")
 
@@ -30,10 +35,21 @@ local function codes(line)
 	return out
 end
 
--- the model file a log names with --model=X or --model X (base name), or nil
-local function model_of(line)
-	local m = line:match("%-%-model[=%s]+\"?([^%s\"]+)")
-	return m and (m:match("([^/\\]+)$") or m)
+-- the value of a command-line option the log echoes (--model=X, --model X), or nil
+local function option_of(line, name)
+	return line:match("%-%-" .. name .. "[=%s]+\"?([^%s\"]+)")
+end
+
+-- Whether two --model paths name the same file: equal once "./" steps are dropped, or one
+-- the tail of the other at a folder boundary (resnet.onnx run inside models/, and
+-- ./models/resnet.onnx); /data/detector/model.onnx and /data/classifier/model.onnx differ.
+local function same_model(a, b)
+	local function norm(p) return ("/" .. p):gsub("/%./", "/"):gsub("/%./", "/"):sub(2) end
+	a, b = norm(a), norm(b)
+	if a == b then return true end
+	local long, short = a, b
+	if #short > #long then long, short = short, long end
+	return long:sub(-#short - 1) == "/" .. short
 end
 
 -- one pass over a log: {model=, ok=, failed=, failed_line=, first_error=, hits={...}}
@@ -46,18 +62,21 @@ local function scan(text, rules)
 		pos = nl + 1
 		n = n + 1
 		s.last = { line = n, text = line }
-		s.model = s.model or model_of(line)
+		s.model = s.model or option_of(line, "model")
+		s.soc = s.soc or option_of(line, "soc_version")
 		if line:find("ATC run success", 1, true) then s.ok = true end
 		if line:find("ATC run failed", 1, true) and not s.failed then s.failed, s.failed_line = n, line end
 		if not s.first_error and line:find("[ERROR]", 1, true) then s.first_error = { line = n, text = line } end
-		for _i, c in ipairs(codes(line)) do
+		local cs = codes(line)
+		for _i, c in ipairs(cs) do
 			if not s.seen[c] then
 				s.seen[c] = true
 				s.hits[#s.hits + 1] = { code = c, line = n, text = line }
 			end
 		end
+		local error_line = #cs > 0 or line:find("[ERROR]", 1, true) ~= nil
 		for _i, r in ipairs(rules) do
-			if not r.fallback and not r.pattern:match("^E[%u%d]%d%d%d%d$") and not s.seen[r.id] and line:find(r.pattern) then
+			if error_line and not r.fallback and not r.pattern:match("^E[%u%d]%d%d%d%d$") and not s.seen[r.id] and line:find(r.pattern) then
 				s.seen[r.id] = true
 				s.hits[#s.hits + 1] = { rule = r, line = n, text = line }
 			end
@@ -99,11 +118,12 @@ return {
 			-- a log that neither ends in success nor says why it failed: ATC was killed (out
 			-- of memory, a time limit) or the log was cut short; no model came out of it
 			local unfinished = not s.ok and not s.failed and not s.first_error and #s.hits == 0
-			local bad = s.failed or s.first_error or #s.hits > 0 or unfinished
+			local bad = (s.failed or s.first_error or #s.hits > 0 or unfinished) and not (s.ok and not s.failed)
 			local later
 			if bad and s.model then
 				for _i, o in ipairs(logs) do
-					if o.ok and not o.failed and o.model == s.model and (tonumber(o.a.id) or 0) > (tonumber(a.id) or 0) then
+					if o.ok and not o.failed and same_model(o.model, s.model) and (not s.soc or not o.soc or o.soc == s.soc)
+						and (tonumber(o.a.id) or 0) > (tonumber(a.id) or 0) then
 						later = o
 					end
 				end
