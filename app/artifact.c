@@ -1,5 +1,6 @@
 /* artifact — see artifact.h. */
 #include "artifact.h"
+#include "compare_loss.h"
 #include "ptfile.h"
 #include "profile.h"
 #include "err.h"
@@ -169,20 +170,22 @@ static int line_has_loss(const char *s, size_t n)
 	return 0;
 }
 
+/* A loss log is read by the reader `ferry compare loss` uses, so ingest takes what the
+ * comparison reads and refuses what it refuses (a CSV export, a trainer_state.json cut
+ * short). Several loss columns are fine here: the comparison's --column chooses. */
 static int validate_loss_log(const char *name, const char *data, size_t len)
 {
 	int rc = artifact_validate_text(name, data, len);
 	if (rc)
 		return rc;
-	size_t start = 0, points = 0;
-	for (size_t i = 0; i <= len; i++)
-		if (i == len || data[i] == '\n') {
-			points += line_has_loss(data + start, i - start);
-			start = i + 1;
-		}
-	if (!points)
-		return err_set(FERRY_ECORRUPT, _("%s: no loss values found (expected lines such as \"step 10 loss 2.31\")"), name);
-	return 0;
+	loss_series s;
+	rc = loss_parse(&s, name, data, len, NULL);
+	loss_series_done(&s);
+	if (rc == FERRY_EUSAGE) { /* several loss columns: a --column question, not bad input */
+		err_clear();
+		rc = 0;
+	}
+	return rc;
 }
 
 /* An ONNX ModelProto, read by the one ONNX reader (onnx.h): every message of the model
@@ -305,6 +308,7 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 
 #define HEAD_BYTES ((size_t)1 << 20) /* what the kind of a large dump or profile is told by */
 #define LINE_MAX_SCAN 4096           /* a loss line is looked for in a line's first bytes */
+#define LOSS_PARSE_MAX ((unsigned long long)256 << 20) /* larger loss logs are scanned line by line */
 
 static int is_json_kind(const char *kind)
 {
@@ -389,6 +393,18 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 		return artifact_validate(kind, name, "", 0); /* the unknown-kind error */
 	if (strcmp(kind, "onnx") == 0)
 		return validate_onnx_source(name, src);
+	if (strcmp(kind, "loss-log") == 0 && src->size <= LOSS_PARSE_MAX) {
+		/* whole, through the comparison's reader */
+		char *text = NULL;
+		size_t n = 0;
+		int rc = read_head(&text, &n, name, src, (size_t)src->size);
+		if (!rc && n < src->size)
+			rc = err_set(FERRY_ECORRUPT, _("%s: shorter than its size (%zu of %llu bytes)"), name, n, src->size);
+		if (!rc)
+			rc = validate_loss_log(name, text, n);
+		free(text);
+		return rc;
+	}
 	if (strcmp(kind, "loss-log") == 0 || strcmp(kind, "atc-log") == 0 || strcmp(kind, "run-log") == 0)
 		return validate_text_source(name, src, strcmp(kind, "loss-log") == 0, 0);
 	char *head = NULL;

@@ -172,4 +172,14 @@ expect_exit 0 "the text output says how the points pair" -- \
 	"$FERRY" -C "$p" compare loss "$fx/gpu_trainer_state.json" "$fx/npu_hf.log"
 expect_grep "the other log gives no steps, so the points pair in order" "$work/out" "the pairing is said"
 
+# ingest reads a loss log with the comparison's reader: what compare reads is taken, what
+# it refuses is refused at the door (one line, exit 3, nothing stored)
+for f in metrics.csv tensorboard.csv wandb.csv yolov5_results.csv trainer_state.json tutorial.log; do
+	expect_exit 0 "ingest loss-log takes $f" -- "$FERRY" -C "$p" ingest loss-log "$fx/gpu_$f"
+done
+head -c 300 "$fx/gpu_trainer_state.json" >"$work/half_state.json"
+expect_exit 3 "ingest loss-log refuses a trainer_state.json cut short" -- "$FERRY" -C "$p" ingest loss-log "$work/half_state.json"
+one_line "$work/err" "cut trainer_state.json: one line"
+expect_grep "half_state.json" "$work/err" "cut trainer_state.json: names the file"
+
 finish
