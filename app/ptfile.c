@@ -783,7 +783,7 @@ static int zip_fail(const char *path, zip_error_t *ze)
 		}
 		if (ptfile_is_legacy(head, n))
 			return ptfile_refuse_legacy(path);
-		return err_set(FERRY_ECORRUPT, _("%s: not a torch.save zip archive"), path);
+		return err_set(FERRY_ECORRUPT, _("%s: not a torch.save zip archive, or one cut short (no zip directory at its end)"), path);
 	}
 	return err_set(FERRY_ECORRUPT, _("%s: corrupt or truncated zip archive (%s)"), path, zip_error_strerror(ze));
 }

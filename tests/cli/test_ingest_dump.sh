@@ -71,4 +71,36 @@ expect_exit 3 "a folder without any dump file is refused" -- "$FERRY" -C "$p" in
 [ "$(sqlite3 "$p/.ferry/engagement.db" "SELECT count(*) FROM artifacts")" -eq 5 ] &&
 	ok "only the five good artifacts are recorded" || fail "artifact rows after refusals"
 expect_exit 0 "the audit chain verifies" -- "$FERRY" -C "$p" verify
+
+# A dump is read at ingest as compare reads it: a truncated .npy, a .pt cut in half inside
+# an msprobe folder, a dump.json cut in half are refused with one line, and nothing is stored
+cut() { head -c $(($(stat -c %s "$1") / 2)) "$1" >"$1.cut" && mv "$1.cut" "$1"; }
+t="$work/cuts"
+mkdir -p "$t"
+cp "$fx/gpu_state.pt" "$t/whole.pt"
+python3 - "$t/a.npy" "$top/tests/tools" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+from npyfile import save
+save(sys.argv[1], [i * 0.5 for i in range(4096)])
+EOF
+cut "$t/a.npy"
+cp -R "$fx/npu_dump" "$t/pt_cut"
+cut "$(ls "$t"/pt_cut/step0/rank0/dump_tensor_data/*.pt | head -1)"
+cp -R "$fx/npu_dump" "$t/json_cut"
+cut "$t/json_cut/step0/rank0/dump.json"
+q="$work/cutproj"
+make_project "$q"
+"$FERRY" init "$q" >/dev/null
+before=$(find "$q/.ferry/artifacts" 2>/dev/null | wc -l)
+for d in a.npy pt_cut json_cut; do
+	expect_exit 3 "ingest dump refuses $d" -- "$FERRY" -C "$q" ingest dump "$t/$d"
+	one_line "$work/err" "$d: one line"
+	case $d in a.npy) expect_grep "truncated .npy: the header promises" "$work/err" "a.npy: says it is truncated" ;; esac
+done
+after=$(find "$q/.ferry/artifacts" 2>/dev/null | wc -l)
+[ "$before" = "$after" ] && ok "nothing was stored" || fail "artifacts stored: $before -> $after"
+expect_exit 0 "the whole dump is still taken" -- "$FERRY" -C "$q" ingest dump "$fx/npu_dump"
+expect_exit 0 "verify: the record is intact" -- "$FERRY" -C "$q" verify
+
 finish
