@@ -68,7 +68,7 @@ local function dynamic_of(node, name)
 	if not node or node.type ~= "dictionary" or not name then return nil end
 	local body = node.text
 	for _i, q in ipairs({ '"', "'" }) do
-		local s, e = body:find(q .. name .. q .. "%s*:%s*", 1, false)
+		local s, e = body:find(q .. name:gsub("%p", "%%%0") .. q .. "%s*:%s*", 1, false)
 		if s then
 			local rest = body:sub(e + 1)
 			local inner = rest:match("^(%b{})") or rest:match("^(%b[])")
@@ -132,7 +132,24 @@ function export.calls(ctx, path)
 		if e.opset_node and not e.opset then
 			e.opset, e.opset_source = opset_source(ctx, path, e.opset_node, args_of)
 		end
-		e.input_names = names_of(a.kw.input_names)
+		-- a name passed for an argument stands for the value last assigned to it before the
+		-- call (`dynamic_axes = {...}` then `dynamic_axes=dynamic_axes`)
+		local function resolved(node)
+			if not node or node.type ~= "identifier" then return node end
+			if not assigns then
+				assigns = {}
+				for _i, m in ipairs(ctx.query(path, "(assignment left: (identifier) @l right: (_) @r)") or {}) do
+					assigns[#assigns + 1] = m
+				end
+			end
+			local best
+			for _i, m in ipairs(assigns) do
+				if m.l.text == node.text and m.l.start_byte < c.call.start_byte
+					and (not best or m.l.start_byte > best.l.start_byte) then best = m end
+			end
+			return best and best.r or nil
+		end
+		e.input_names = names_of(resolved(a.kw.input_names))
 		e.dynamic_node = a.kw.dynamic_axes
 		local input = a.kw.args or a.pos[2]
 		if input and input.type == "tuple" then
@@ -142,22 +159,14 @@ function export.calls(ctx, path)
 				if m.t.start_byte == t.start_byte then input = m.first break end
 			end
 		end
-		if input and input.type == "identifier" then
-			if not assigns then
-				assigns = {}
-				for _i, m in ipairs(ctx.query(path, "(assignment left: (identifier) @l right: (_) @r)") or {}) do
-					assigns[#assigns + 1] = m
-				end
-			end
-			local best
-			for _i, m in ipairs(assigns) do
-				if m.l.text == input.text and m.l.start_byte < c.call.start_byte
-					and (not best or m.l.start_byte > best.l.start_byte) then best = m end
-			end
-			input = best and best.r or nil
-		end
+		input = resolved(input)
 		if input then e.shape = shape_of(ctx, path, input, args_of, map) end
-		e.dynamic = dynamic_of(e.dynamic_node, e.input_names and e.input_names[1])
+		local axes = resolved(e.dynamic_node)
+		e.dynamic = dynamic_of(axes, e.input_names and e.input_names[1])
+		-- dynamic axes ferry cannot read (built by a function, a comprehension): the static
+		-- shape below would serve one size only
+		e.dynamic_unknown = e.dynamic_node ~= nil and e.dynamic_node.text ~= "None" and not e.dynamic
+			and not (axes and axes.type == "dictionary")
 		e.training = a.kw.training and a.kw.training.text or nil
 		e.folding = a.kw.do_constant_folding and a.kw.do_constant_folding.text or nil
 		out[#out + 1] = e
@@ -184,6 +193,10 @@ function export.atc(ctx, e, soc)
 		notes[#notes + 1] = _("fill in --input_shape with the model's input name and shape (pass input_names= to the export to fix the name)")
 	elseif #e.input_names > 1 then
 		notes[#notes + 1] = _("add the shapes of the other inputs ({inputs}) to --input_shape, separated by ';'", { inputs = table.concat(e.input_names, ", ", 2) })
+	end
+	if e.dynamic_unknown then
+		notes[#notes + 1] = _("the export declares dynamic axes ({axes}) that ferry cannot read: mark those dimensions -1 in --input_shape and add --dynamic_batch_size or --dynamic_dims, or the .om serves this one shape only",
+			{ axes = e.dynamic_node.text:match("^[^\n]*") })
 	end
 	for _i, n in ipairs(more) do notes[#notes + 1] = n end
 	return cmd, notes
