@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* tolerance.loss as a fraction ("0.02" or "2%"), or the default when unset. */
 static int loss_tolerance(double *out, workspace *ws)
@@ -39,6 +40,11 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	for (int i = 0; i < 2 && !rc; i++) {
 		char *text = NULL;
 		size_t len = 0;
+		struct stat st; /* a FIFO or a device would block the read or never end */
+		if (stat(in[i].path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			rc = err_set(FERRY_EIO, _("%s: not a regular file"), in[i].path);
+			break;
+		}
 		if (!(rc = util_read_file(&text, &len, in[i].path)) &&
 		    !(rc = loss_parse(i ? &o->sb : &o->sa, in[i].path, text, len, req->column)))
 			util_sha256_hex(sha[i], text, len);

@@ -196,4 +196,10 @@ expect_grep '"verdict":"pass"' "$work/ev" "event carries the verdict"
 expect_grep '"sha256":"[0-9a-f]\{64\}"' "$work/ev" "event carries the inputs' hashes"
 expect_exit 0 "chain intact after comparisons" -- "$FERRY" -C "$p" verify
 
+# a FIFO (or a device) given as a loss log is refused, not read until killed
+mkfifo "$work/fifo"
+printf 'step 1 loss 2.0\n' >"$work/one.log"
+expect_exit 3 "a FIFO as a loss log is refused" -- timeout 20 "$FERRY" -C "$p" compare loss "$work/one.log" "$work/fifo"
+expect_grep "fifo: not a regular file" "$work/err" "the FIFO refusal names the file"
+
 finish
