@@ -857,6 +857,12 @@ int onnx_read(onnx_model **out, const char *name, const artifact_source *src)
 	ops_finish(&r);
 	if (!rc && (!mc.has_ir || !mc.has_graph))
 		rc = err_set(FERRY_ECORRUPT, _("%s: not an ONNX model (no %s)"), name, mc.has_ir ? "graph" : "ir_version");
+	/* every model since IR version 3 names its operator sets (onnx.checker refuses one that
+	 * does not); a model cut short just before its trailing opset_import looks whole else */
+	if (!rc && r.m->ir_version >= 3 && !r.m->nopsets)
+		rc = err_set(FERRY_ECORRUPT, _("%s: no opset_import, which every ONNX model since IR version 3 has: cut short, "
+		                               "or not written by an exporter"),
+		             name);
 	for (size_t i = 0; i < r.ninit_names; i++)
 		free(r.init_names[i]);
 	free(r.init_names);

@@ -74,7 +74,7 @@ def varint(n):
         if not n: return bytes(out)
 raw = b'\x4a' + varint($len)
 init = b'\x2a' + varint(len(raw) + $len) + raw
-sys.stdout.buffer.write(b'\x08\x07\x3a' + varint(len(init) + $len) + init)" >"$big/model.onnx"
+sys.stdout.buffer.write(b'\x08\x07\x42\x02\x10\x0d\x3a' + varint(len(init) + $len) + init)" >"$big/model.onnx"
 hdr=$(stat -c %s "$big/model.onnx")
 truncate -s $((hdr + len)) "$big/model.onnx"
 expect_exit 0 "a valid 300 MB ONNX model accepted" -- "$FERRY" -C "$g" ingest onnx "$big/model.onnx"

@@ -72,7 +72,7 @@ static void test_dump_and_onnx(void **state)
 	static const char cut[] = "\x93NUMPY\x01\x00\x7f\x00{'descr'";
 	assert_refused("dump", cut, sizeof cut - 1, "truncated");
 	assert_int_equal(valid("dump", "{\"task\":\"statistics\",\"data\":{}}"), 0);
-	static const char onnx[] = "\x08\x07\x12\x07pytorch\x1a\x03" "2.1\x3a\x02\x0a\x00";
+	static const char onnx[] = "\x08\x07\x12\x07pytorch\x1a\x03" "2.1\x42\x02\x10\x0d\x3a\x02\x0a\x00";
 	assert_int_equal(artifact_validate("onnx", "m.onnx", onnx, sizeof onnx - 1), 0);
 	assert_refused("onnx", onnx, sizeof onnx - 3, "truncated");
 	assert_refused("onnx", "hello, I am not a model", 23, "not an ONNX model");
@@ -118,11 +118,11 @@ static unsigned long long varint_len(unsigned long long v)
 static void test_any_size(void **state)
 {
 	(void)state;
-	/* a 10 GiB model: ir_version 7, a graph whose one initializer holds 10 GiB of
+	/* a 10 GiB model: ir_version 7, opset 13, a graph whose one initializer holds 10 GiB of
 	 * raw_data; walked, not read */
 	unsigned long long raw = 10ULL << 30;
-	char head[64] = { 0x08, 0x07 };
-	size_t h = 2;
+	char head[64] = { 0x08, 0x07, 0x42, 0x02, 0x10, 0x0d }; /* ir_version, opset_import { version: 13 } */
+	size_t h = 6;
 	unsigned long long lens[3], tags[3] = { 0x3a, 0x2a, 0x4a }; /* graph, initializer, raw_data */
 	lens[2] = raw;
 	lens[1] = 1 + varint_len(lens[2]) + lens[2];

@@ -398,6 +398,9 @@ static void test_five_gib(void **state)
 	varint(&g, t.n + raw);
 	put(&g, t.p, t.n);
 	field_int(&b, 1, 8);
+	pb o = { 0 }; /* opset_import { version: 13 } */
+	field_int(&o, 2, 13);
+	field_msg(&b, 8, &o);
 	varint(&b, 7 << 3 | 2);
 	varint(&b, g.n + raw);
 	put(&b, g.p, g.n);
