@@ -1044,7 +1044,7 @@ static void m_rows(cJSON *sec, const cJSON *rows, int unsupported)
 {
 	if (!cJSON_GetArraySize(rows)) {
 		rdoc_para_text(sec, NULL,
-		               unsupported ? _("Nothing: every open finding in the code has an automatic fix.")
+		               unsupported ? _("Nothing in the source code: every open finding there has an automatic fix. Operators of an ingested ONNX model that the target does not support are with the infer-convert findings, not in this list.")
 		                           : _("No change made by ferry is in effect."));
 		return;
 	}
