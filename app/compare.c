@@ -1,5 +1,6 @@
 /* compare — see compare.h. */
 #include "compare.h"
+#include "dump_input.h"
 #include "dump_render.h"
 #include "err.h"
 #include "intl.h"
@@ -91,6 +92,10 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	if (record)
 		ws_unlock(ws); /* a large comparison must not hold other writers off */
 	int rc = dump_compare(&o->dr, in[0].path, in[1].path, &opts);
+	/* a failing pair may be a damaged .pt rather than a divergence: before a FAIL is
+	 * recorded, both inputs are checked to the byte (a passing comparison reads them once) */
+	for (int i = 0; !rc && !o->dr.pass && i < 2; i++)
+		rc = dump_input_verify(in[i].path);
 	int lrc = record ? ws_lock(ws) : 0;
 	if (rc || (rc = lrc))
 		return rc;

@@ -479,3 +479,24 @@ void dump_input_record_meta(char *dtype, size_t dsize, char *shape, size_t ssize
 	if (n < ssize)
 		snprintf(shape + n, ssize - n, i == 1 ? ",)" : ")");
 }
+
+int dump_input_verify(const char *path)
+{
+	dump_input in;
+	memset(&in, 0, sizeof in);
+	int rc = dump_input_load(&in, path);
+	for (size_t i = 0; !rc && i < in.n; i++) {
+		dump_tensor_ref *t = &in.t[i];
+		if (t->npy) {
+			npy_info info;
+			rc = npy_read_info(&info, t->npy);
+		} else if (t->pt) {
+			rc = dump_input_resolve_pt(&in, t);
+		}
+	}
+	/* every .pt opened, whole inputs and those the dump.json names: intact to the byte */
+	for (size_t i = 0; !rc && i < in.npts; i++)
+		rc = ptfile_check_crc(in.pts[i]->path);
+	dump_input_done(&in);
+	return rc;
+}

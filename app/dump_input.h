@@ -60,6 +60,12 @@ typedef struct dump_input {
  * or a folder with nothing to compare. */
 int dump_input_load(dump_input *out, const char *path);
 
+/* Reads path as a comparison does and checks every byte of it: the dump.json parses,
+ * every .npy holds exactly the data its header promises, every .pt's pickle reads as
+ * tensors and each archive entry matches its CRC-32 (reads the .pt files whole). Fails
+ * with FERRY_ECORRUPT (or FERRY_EIO) naming the file, as dump_input_load does. */
+int dump_input_verify(const char *path);
+
 /* Frees what in owns and zeroes it. */
 void dump_input_done(dump_input *in);
 

@@ -272,27 +272,6 @@ static int dump_view(const char *view, const char *objects, const dump_walk *w)
 	return rc;
 }
 
-/* A dump as `ferry compare dump` reads it: its dump.json parses, every .npy holds exactly
- * the data its header promises, every .pt reads as tensors. Refused here, a truncated
- * tensor is never stored to fail a comparison later. */
-static int validate_dump_input(const char *path)
-{
-	dump_input in;
-	memset(&in, 0, sizeof in);
-	int rc = dump_input_load(&in, path);
-	for (size_t i = 0; !rc && i < in.n; i++) {
-		dump_tensor_ref *t = &in.t[i];
-		if (t->npy) {
-			npy_info info;
-			rc = npy_read_info(&info, t->npy);
-		} else if (t->pt) {
-			rc = dump_input_resolve_pt(&in, t);
-		}
-	}
-	dump_input_done(&in);
-	return rc;
-}
-
 /* A dump folder (msprobe's step/rank tree with dump.json and dump_tensor_data/, or a folder
  * of .npy files) as one artifact: each file stored once by its hash under
  * artifacts/objects/, the folder view under artifacts/dump/, and the hash of its manifest
@@ -304,7 +283,7 @@ static int ingest_dump_dir(long long *id, workspace *ws, const char *path, const
 	if (!rc && !w.tensors && !w.dump_json)
 		rc = err_set(FERRY_ECORRUPT, _("%s: no dump.json, .npy or .pt file in this folder"), path);
 	if (!rc)
-		rc = validate_dump_input(path);
+		rc = dump_input_verify(path);
 	char *objects = xasprintf("%s/artifacts/objects", ws->dir);
 	if (!rc)
 		rc = util_mkdirs(objects, 0755);
@@ -370,7 +349,7 @@ int ingest_file(long long *id, workspace *ws, const char *kind, const char *path
 				rc = npy_read_info(&info, path);
 			}
 		} else {
-			rc = validate_dump_input(path);
+			rc = dump_input_verify(path);
 		}
 		if (rc)
 			return rc;

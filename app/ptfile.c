@@ -941,6 +941,34 @@ out:
 	return rc;
 }
 
+int ptfile_check_crc(const char *path)
+{
+	int rc = 0;
+	zip_t *z = open_archive(path, 0, &rc);
+	if (!z)
+		return rc;
+	unsigned char *buf = xmalloc(READ_WINDOW);
+	zip_int64_t n = zip_get_num_entries(z, 0);
+	for (zip_int64_t i = 0; !rc && i < n; i++) {
+		zip_file_t *zf = zip_fopen_index(z, (zip_uint64_t)i, 0);
+		if (!zf) {
+			rc = err_set(FERRY_ECORRUPT, _("%s: cannot read archive entry %s (%s)"), path,
+			             zip_get_name(z, (zip_uint64_t)i, 0), zip_strerror(z));
+			break;
+		}
+		zip_int64_t r;
+		while ((r = zip_fread(zf, buf, READ_WINDOW)) > 0)
+			;
+		if (r < 0) /* at its end libzip compares the entry's CRC-32 with the directory's */
+			rc = err_set(FERRY_ECORRUPT, _("%s: damaged archive entry %s (%s)"), path,
+			             zip_get_name(z, (zip_uint64_t)i, 0), zip_file_strerror(zf));
+		zip_fclose(zf);
+	}
+	free(buf);
+	zip_discard(z);
+	return rc;
+}
+
 /* Reads len bytes at byte pos of an open storage entry. */
 static int read_at(unsigned char *out, zip_file_t *zf, unsigned long long pos, size_t len, const char *path)
 {

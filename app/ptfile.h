@@ -63,6 +63,11 @@ typedef struct ptfile {
  * a storage that is too small for its view, no tensor at all. *out belongs to the caller. */
 int ptfile_open(ptfile **out, const char *path);
 
+/* Reads every entry of the torch.save archive at path to its end, which makes libzip
+ * compare each with its CRC-32: FERRY_ECORRUPT naming the damaged entry (a flipped byte
+ * in a tensor would otherwise read as a real difference). Reads the whole file. */
+int ptfile_check_crc(const char *path);
+
 /* 1 when head (n bytes, the file's first) starts a torch.save file in the legacy format
  * (a bare pickle stream: `_use_new_zipfile_serialization=False`, or torch before 1.6). */
 int ptfile_is_legacy(const unsigned char *head, size_t n);

@@ -168,7 +168,12 @@ r = json.load(open(sys.argv[1]))
 assert r["a"]["sha256"] != r["b"]["sha256"], (r["a"], r["b"])
 EOF
 cp "$work/out" "$work/four.json"
-printf 'x' >>"$work/four/layer3.npy"
+python3 - "$work/four/layer3.npy" "$top/tests/tools" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+from npyfile import save
+save(sys.argv[1], [0.5 * k for k in range(32)])  # other values, a whole file still
+EOF
 "$FERRY" -C "$p" compare dump "$work/four" "$work/two" --format json >"$work/out" 2>/dev/null
 python3 - "$work/four.json" "$work/out" <<'EOF' && ok "changing a file only A holds changes A's hash" || fail "an uncompared file's change"
 import json, sys
@@ -209,5 +214,25 @@ one_line "$work/err" "legacy: one line"
 expect_grep "legacy.pt: a torch.save file in the legacy format" "$work/err" "legacy: says what the file is"
 expect_exit 3 "compare refuses it the same way" -- "$FERRY" -C "$p" compare dump "$fx/legacy.pt" "$fx/weight_param.pt"
 expect_grep "_use_new_zipfile_serialization=False" "$work/err" "legacy: names how it was written"
+
+# A byte flipped inside a stored tensor fails its zip entry's CRC-32: refused at ingest, and
+# a comparison that would fail on it says the file is damaged instead of blaming the NPU
+python3 - "$fx/weight_param.pt" "$work/crcbad.pt" <<'EOF'
+import sys, zipfile
+data = bytearray(open(sys.argv[1], "rb").read())
+with zipfile.ZipFile(sys.argv[1]) as z:
+    info = next(i for i in z.infolist() if "/data/" in i.filename)
+# the entry's data follows its local header (30 bytes, then the name and extra field
+# lengths it gives)
+h = data[info.header_offset + 26:info.header_offset + 30]
+off = info.header_offset + 30 + int.from_bytes(h[:2], "little") + int.from_bytes(h[2:], "little")
+data[off + 3] ^= 0x40  # an exponent bit of the first float: a large change
+open(sys.argv[2], "wb").write(bytes(data))
+EOF
+expect_exit 3 "a .pt whose entry fails its CRC is refused at ingest" -- "$FERRY" -C "$p" ingest dump "$work/crcbad.pt"
+expect_grep "damaged archive entry" "$work/err" "ingest names the damaged entry"
+expect_exit 3 "and compare refuses it rather than report a divergence" -- \
+	"$FERRY" -C "$p" compare dump "$fx/weight_param.pt" "$work/crcbad.pt"
+expect_grep "crcbad.pt: damaged archive entry" "$work/err" "compare names the damaged file"
 
 finish
