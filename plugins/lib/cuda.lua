@@ -2145,6 +2145,7 @@ end
 
 local CUDA_TESTS = [[
 (if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]") consequence: (block) @body) @if
+(elif_clause condition: (_) @c (#match? @c "[cC][uU][dD][aA]") consequence: (block) @body) @if
 (if_statement condition: (not_operator) @nc (#match? @nc "[cC][uU][dD][aA]") alternative: (else_clause body: (block) @else)) @nif
 (if_statement condition: (not_operator) @gc (#match? @gc "[cC][uU][dD][aA]") consequence: (block [(raise_statement) (return_statement)] .) !alternative) @guard
 (function_definition name: (identifier) @name body: (block) @fbody)
@@ -2261,9 +2262,12 @@ local function kernel_paths(ctx, path, sc)
 		return nil
 	end
 	for _i, m in ipairs(ifs) do
-		-- torch's private CUDA bindings (`torch._C._cuda_isInBadFork()`) do not exist on
-		-- the NPU: a branch calling one is CUDA's own (accelerate's fork check)
-		local private = m.body.text:match("torch%._C%._cuda_[%w_]*")
+		-- torch's private CUDA bindings (`torch._C._cuda_isInBadFork()`) and Caffe2's GPU
+		-- operators and device (`torch.ops._caffe2.CopyGPUToCPU`, `caffe2_pb2.CUDA`) do not
+		-- exist on the NPU: a branch calling one is CUDA's own (accelerate's fork check,
+		-- detectron2's Caffe2 export)
+		local private = m.body.text:match("torch%._C%._cuda_[%w_]*") or m.body.text:match("torch%.ops%._caffe2%.[%w_]+")
+			or m.body.text:match("caffe2_pb2%.CUDA")
 		if private then
 			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "private", via = private }
 		end
@@ -2551,8 +2555,11 @@ local function disarm(site, why)
 			site.suggestion = _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it written with torch operators (torch_npu fused operators where they exist).")
 		end
 	elseif why.kind == "private" then
-		site.message = _("`{code}` chooses a branch that calls `{via}`, one of torch's private CUDA bindings, which do not exist on the NPU: rewriting the test would send the NPU into that call, so ferry does not rewrite it.",
-			{ code = code, via = why.via })
+		site.message = why.via:find("caffe2", 1, true)
+			and _("`{code}` chooses a branch that uses `{via}`, Caffe2's GPU device or operators, which do not exist on the NPU: rewriting the test would send the NPU into that code, so ferry does not rewrite it.",
+				{ code = code, via = why.via })
+			or _("`{code}` chooses a branch that calls `{via}`, one of torch's private CUDA bindings, which do not exist on the NPU: rewriting the test would send the NPU into that call, so ferry does not rewrite it.",
+				{ code = code, via = why.via })
 		site.suggestion = _("Keep the CUDA test, so the branch runs on GPUs only. If the NPU needs the same check, add a branch beside it with torch_npu's public API.")
 	elseif why.kind == "manual" then
 		local a = { code = code, api = why.entry.name, notes = _(why.entry.notes) }
