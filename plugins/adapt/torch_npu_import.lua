@@ -12,6 +12,9 @@ local STARTS = [[
 ((string) @nccl (#match? @nccl "nccl"))
 ]]
 
+-- What makes a file code rather than data: imports, functions, classes.
+local CODE = "[(import_statement) (import_from_statement) (future_import_statement) (function_definition) (class_definition)] @code"
+
 -- Whether the file has something the NPU rewrites touch (so it needs torch_npu loaded).
 -- The detectors run one at a time, each only when the file holds what it starts from,
 -- the cheapest first, and the first site with an edit answers: most files need one or
@@ -64,7 +67,9 @@ return {
 		.. "first torch import when another one comes first; right after an `import torch` under "
 		.. "an if or a try, at its indentation, when torch is optional there; at the top, after "
 		.. "the docstring, in a file that imports no torch itself, such as a script handing the "
-		.. "device to a package), in every file the NPU rewrites touch: torch.npu, .npu() and the 'npu' "
+		.. "device to a package), in every file the NPU rewrites touch (not in a file that "
+		.. "has no import, function, class or script block, such as a config holding "
+		.. "device=\"cuda\": what reads it imports torch_npu): torch.npu, .npu() and the 'npu' "
 		.. "device exist only once torch_npu is loaded. "
 		.. "A file that already imports torch_npu anywhere (inside try/except, an if or a "
 		.. "function too) gets no second import. In a library, a package others import (a "
@@ -111,7 +116,12 @@ return {
 					end
 				else
 					local plan = cuda.import_plan(ctx, path)
-					if plan and not plan.torch_npu and needs_npu(ctx, path, text, index, fused) then
+					-- a file with no import, function, class or script block is data (a
+					-- LazyConfig-style config holding device="cuda"): whatever reads it imports
+					-- torch, and torch_npu with it; an import here would only break loading the
+					-- config where torch_npu is not installed
+					local data_only = plan and not plan.main and #(ctx.query(path, CODE) or {}) == 0
+					if plan and not plan.torch_npu and not data_only and needs_npu(ctx, path, text, index, fused) then
 						site = cuda.insert_import(ctx, path, plan, false)
 						if site then
 							site.message = _("`{file}` uses the NPU after migration but does not import torch_npu.", { file = path })
