@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <strings.h>
 #include <sys/stat.h>
 
 /* --- parsing --- */

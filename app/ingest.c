@@ -3,10 +3,8 @@
 #include "artifact.h"
 #include "audit.h"
 #include "dump_input.h"
-#include "npy.h"
 #include "err.h"
 #include "intl.h"
-#include "ptfile.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -95,14 +93,15 @@ int ingest_bytes(long long *id, workspace *ws, const char *kind, const char *nam
 }
 
 /* 1 when path starts like a zip archive (torch.save's format). */
-static int is_zip(const char *path)
+/* Whether the file at path begins with the n bytes of magic. */
+static int starts_with(const char *path, const char *magic, size_t n)
 {
-	unsigned char head[4] = { 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r = fd < 0 ? -1 : read(fd, head, sizeof head);
+	unsigned char head[16] = { 0 };
+	int fd = n <= sizeof head ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t r = fd < 0 ? -1 : read(fd, head, n);
 	if (fd >= 0)
 		close(fd);
-	return r == 4 && memcmp(head, "PK\x03\x04", 4) == 0;
+	return r == (ssize_t)n && memcmp(head, magic, n) == 0;
 }
 
 /* ---- a dump folder: one artifact, its files stored once by content ----------------- */
@@ -333,24 +332,10 @@ int ingest_file(long long *id, workspace *ws, const char *kind, const char *path
 		return ingest_dump_dir(id, ws, path, label);
 	if (!S_ISREG(st.st_mode))
 		return err_set(FERRY_EIO, _("%s: not a regular file"), path);
-	if (strcmp(kind, "dump") == 0) {
-		/* the kind is told by the first bytes (artifact_validate), then read as compare reads it */
-		int rc = 0;
-		if (!is_zip(path)) {
-			char head[16];
-			size_t n = 0;
-			FILE *fp = fopen(path, "rb");
-			if (fp) {
-				n = fread(head, 1, sizeof head, fp);
-				fclose(fp);
-			}
-			if (n >= 6 && memcmp(head, "\x93NUMPY", 6) == 0) {
-				npy_info info;
-				rc = npy_read_info(&info, path);
-			}
-		} else {
-			rc = dump_input_verify(path);
-		}
+	/* a tensor file (a .pt archive, a .npy array) is read as compare reads it; the others
+	 * are told and checked by their first bytes (artifact_validate) */
+	if (strcmp(kind, "dump") == 0 && (starts_with(path, "PK\x03\x04", 4) || starts_with(path, "\x93NUMPY", 6))) {
+		int rc = dump_input_verify(path);
 		if (rc)
 			return rc;
 	}

@@ -680,7 +680,7 @@ function cuda.cuda_apis(ctx, path, index, map)
 		end
 	end
 	-- torch.random.fork_rng(devices=...) forks CUDA's generators unless told the device type
-	if (ctx.read(path) or ""):find("fork_rng", 1, true) then
+	if ctx.find(path, "fork_rng") then
 		for _i, m in ipairs(ctx.query(path, FORK_RNG) or {}) do
 			local d = py.dotted(m.f.text)
 			local name = d and py.expand(map, d)
@@ -916,13 +916,13 @@ local megatron_of = setmetatable({}, { __mode = "k" })
 -- file: an import indented under an `if is_megatron_lm_available():`, a `try:` or a
 -- function is an optional integration (accelerate's), not a project built on it.
 local function imports_at_top(text, name)
+	local t = "\n" .. text
 	for _i, lead in ipairs({ "\nimport ", "\nfrom " }) do
 		local at = 1
 		while true do
-			local s, e = ("\n" .. text):find(lead .. name, at, true)
+			local s, e = t:find(lead .. name, at, true)
 			if not s then break end
-			local after = ("\n" .. text):sub(e + 1, e + 1)
-			if not after:match("[%w_]") then return true end
+			if not t:sub(e + 1, e + 1):match("[%w_]") then return true end
 			at = e + 1
 		end
 	end
@@ -938,10 +938,10 @@ local function find_megatron(ctx)
 	end
 	-- every Python file of the project, not the ones the asking check is offered: the
 	-- answer must not depend on which check asks
+	-- (searched in C; only a file naming a marker is read into Lua)
 	for _i, path in ipairs(ctx.files("%.py$")) do
-		local text = ctx.read(path) or ""
 		for _i, m in ipairs(facts.markers) do
-			if m.kind == "import" and text:find(m.name, 1, true) and imports_at_top(text, m.name) then
+			if m.kind == "import" and ctx.find(path, m.name) and imports_at_top(ctx.read(path) or "", m.name) then
 				found = true
 				if m.name == "mindspeed" then mindspeed = true end
 			end
