@@ -12,6 +12,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+int compare_parse_loss_tolerance(double *out, const char *text)
+{
+	char *end = NULL;
+	double tol = strtod(text, &end);
+	if (end != text && *end == '%' && !end[1]) {
+		tol /= 100.0;
+		end++;
+	}
+	if (end == text || *end || !(tol >= 0) || tol > 1e6)
+		return err_set(FERRY_EUSAGE, _("config tolerance.loss %s: not a relative error (e.g. 0.02 or 2%%)"), text);
+	*out = tol;
+	return 0;
+}
+
 /* tolerance.loss as a fraction ("0.02" or "2%"), or the default when unset. */
 static int loss_tolerance(double *out, workspace *ws)
 {
@@ -19,17 +33,7 @@ static int loss_tolerance(double *out, workspace *ws)
 	char *text = store_config_get(ws->db, "tolerance.loss");
 	if (!text)
 		return 0;
-	char *end = NULL;
-	double tol = strtod(text, &end);
-	if (end != text && *end == '%' && !end[1]) {
-		tol /= 100.0;
-		end++;
-	}
-	int rc = 0;
-	if (end == text || *end || !(tol >= 0) || tol > 1e6)
-		rc = err_set(FERRY_EUSAGE, _("config tolerance.loss %s: not a relative error (e.g. 0.02 or 2%%)"), text);
-	else
-		*out = tol;
+	int rc = compare_parse_loss_tolerance(out, text);
 	free(text);
 	return rc;
 }

@@ -40,6 +40,10 @@ typedef struct compare_outcome {
  * no bfloat16, --column on dumps, --dtype on loss curves; else 0. */
 int compare_req_check(const compare_req *req);
 
+/* tolerance.loss's text as a fraction: "0.02" or "2%". FERRY_EUSAGE naming the text when
+ * it is neither (or negative, or absurdly large). */
+int compare_parse_loss_tolerance(double *out, const char *text);
+
 /* Runs and records the comparison. A failing verdict is an outcome (pass 0, return 0);
  * errors are bad settings (FERRY_EUSAGE), unknown inputs (FERRY_ENOTFOUND), corrupt or
  * truncated inputs (FERRY_ECORRUPT), I/O and store failures. On error *out is left

@@ -1147,9 +1147,11 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	/* what the record says since: a tighter tolerance agreed after a pass, a newer
 	 * comparison of other data that leaves this failure standing (review_comparisons) */
 	const char *agreed = json_str(config, "tolerance.loss");
-	char *end = NULL;
-	double now = *agreed ? strtod(agreed, &end) : 0;
-	if (strcmp(kind, "loss") == 0 && end && !*end && strcmp(json_str(v, "verdict"), "fail") != 0 &&
+	double now = 0;
+	int set = *agreed && compare_parse_loss_tolerance(&now, agreed) == 0;
+	if (!set)
+		err_clear();
+	if (strcmp(kind, "loss") == 0 && set && strcmp(json_str(v, "verdict"), "fail") != 0 &&
 	    json_num(v, "mean_rel_err") > now) {
 		char *with = xasprintf(_("%s; over tolerance.loss %.3g %%, agreed since: not met"), cells[2], now * 100);
 		free(cells[2]);

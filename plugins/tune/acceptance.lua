@@ -13,6 +13,13 @@ local plan = require("plan")
 
 local function pct(x) return string.format("%.3g %%", (x or 0) * 100) end
 
+-- tolerance.loss as `ferry compare loss` reads it: 0.005 or 0.5%; nil for other text
+local function fraction(text)
+	local percent = text:match("^(.-)%%$")
+	local n = tonumber(percent or text)
+	return n and (percent and n / 100 or n)
+end
+
 local function inputs(c)
 	local function one(s) return string.format("%s (sha256 %s)", s.label or s.arg or "?", (s.sha256 or "?"):sub(1, 12)) end
 	return _("{a} against {b}", { a = one(c.a or {}), b = one(c.b or {}) })
@@ -76,7 +83,7 @@ return {
 			}
 		end
 		-- a comparison that passed against an older, looser tolerance than the one agreed now
-		local now = tonumber(set or "")
+		local now = set and fraction(set)
 		if loss and loss.verdict ~= "fail" and now and loss.mean_rel_err and loss.mean_rel_err > now then
 			ctx.report{
 				key = "loss:stale:" .. tostring((loss.a or {}).sha256) .. ":" .. tostring((loss.b or {}).sha256) .. ":" .. set,
