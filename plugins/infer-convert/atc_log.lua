@@ -11,7 +11,7 @@
 -- log is cut short): an error, since no model came out of it.
 --
 -- A failed log whose model (the path named by `--model` in the log, for the same
--- `--soc_version` when both logs name one) a later atc-log (higher artifact id) converted
+-- `--soc_version` and `--output` when both logs name them) a later atc-log (higher artifact id) converted
 -- successfully ("ATC run success") is history: it becomes one info finding naming the later
 -- log instead of errors. Two exports both called model.onnx in different folders are two
 -- models. A log that says "ATC run success" is not a failure, whatever its INFO lines say;
@@ -64,6 +64,7 @@ local function scan(text, rules)
 		s.last = { line = n, text = line }
 		s.model = s.model or option_of(line, "model")
 		s.soc = s.soc or option_of(line, "soc_version")
+		s.output = s.output or option_of(line, "output")
 		if line:find("ATC run success", 1, true) then s.ok = true end
 		if line:find("ATC run failed", 1, true) and not s.failed then s.failed, s.failed_line = n, line end
 		if not s.first_error and line:find("[ERROR]", 1, true) then s.first_error = { line = n, text = line } end
@@ -123,6 +124,7 @@ return {
 			if bad and s.model then
 				for _i, o in ipairs(logs) do
 					if o.ok and not o.failed and same_model(o.model, s.model) and (not s.soc or not o.soc or o.soc == s.soc)
+						and (not s.output or not o.output or same_model(o.output, s.output))
 						and (tonumber(o.a.id) or 0) > (tonumber(a.id) or 0) then
 						later = o
 					end
