@@ -76,6 +76,9 @@ static void test_dump_and_onnx(void **state)
 	assert_int_equal(artifact_validate("onnx", "m.onnx", onnx, sizeof onnx - 1), 0);
 	assert_refused("onnx", onnx, sizeof onnx - 3, "truncated");
 	assert_refused("onnx", "hello, I am not a model", 23, "not an ONNX model");
+	/* the same model without its opset_import: what a model cut before that field reads as */
+	static const char no_opset[] = "\x08\x07\x12\x07pytorch\x1a\x03" "2.1\x3a\x02\x0a\x00";
+	assert_refused("onnx", no_opset, sizeof no_opset - 1, "no opset_import");
 }
 
 static void test_profile(void **state)
