@@ -9,6 +9,7 @@
 #include "onnx.h"
 #include "profile.h"
 #include "safetext.h"
+#include "gbtext.h"
 #include "util.h"
 
 #include <cJSON.h>
@@ -2438,6 +2439,7 @@ static char *artifact_file(lua_State *L, papi_run *run, int idx, const char **so
 	return path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
 }
 
+/* ctx.read_artifact(id): the artifact's text, its lines written in GB18030 as UTF-8. */
 static int ctx_read_artifact(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -2462,6 +2464,12 @@ static int ctx_read_artifact(lua_State *L)
 		lua_pushfstring(L, "artifact %s: unreadable", id);
 		return 2;
 	}
+	size_t ulen, converted;
+	char *utf8 = gbtext_lines(b->p, len, &ulen, &converted); /* a log from a Chinese-locale host */
+	if (utf8) {
+		free(b->p);
+		b->p = utf8, len = ulen;
+	}
 	lua_pushlstring(L, b->p, len);
 	box_drop(b);
 	return 1;
@@ -2475,6 +2483,7 @@ static int ctx_read_artifact(lua_State *L)
 #define SCAN_QUOTE 240     /* bytes of a hit's line handed to the plugin */
 
 static void file_release(void *p) { fclose(p); }
+static void gbtext_release(void *p) { gbtext_free(p); }
 
 /* Length of the first n bytes of s cut back to a whole UTF-8 character. */
 static size_t utf8_cut(const char *s, size_t n)
@@ -2484,13 +2493,32 @@ static size_t utf8_cut(const char *s, size_t n)
 	return n;
 }
 
-/* One finished line: each needle it holds is a hit {line=, needle=, text=} appended
- * to the table at the top of the stack, up to max hits per needle. */
-static void scan_line(lua_State *L, const char *line, size_t len, long long lineno, const char *const *needles,
-                      const size_t *nlen, size_t nn, size_t *count, size_t max, lua_Integer *nhits)
+/* What a scan keeps between lines: the needles and their counts, the hits so far, and
+ * the decoder and room for lines written in GB18030. */
+typedef struct {
+	const char *const *needles;
+	const size_t *nlen;
+	size_t nn, max;
+	size_t *count;
+	lua_Integer nhits;
+	gbtext *gb;
+	char *room; /* GBTEXT_ROOM(SCAN_LINE) bytes */
+} line_scan;
+
+/* One finished line (cut: it was longer than len): each needle it holds is a hit
+ * {line=, needle=, text=, cut=, encoding=} appended to the table at the top of the stack,
+ * up to max hits per needle. A line in GB18030 is matched and quoted as UTF-8. */
+static void scan_line(lua_State *L, line_scan *sc, const char *line, size_t len, int cut, long long lineno)
 {
-	if (len && line[len - 1] == '\r')
+	if (!cut && len && line[len - 1] == '\r')
 		len--;
+	size_t utf8 = gbtext_line(sc->gb, sc->room, line, len, cut);
+	if (utf8)
+		line = sc->room, len = utf8;
+	const char *const *needles = sc->needles;
+	const size_t *nlen = sc->nlen;
+	size_t nn = sc->nn, max = sc->max, *count = sc->count;
+	lua_Integer *nhits = &sc->nhits;
 	for (size_t i = 0; i < nn; i++) {
 		if (!nlen[i] || !memmem(line, len, needles[i], nlen[i]) || ++count[i] > max)
 			continue;
@@ -2502,8 +2530,12 @@ static void scan_line(lua_State *L, const char *line, size_t len, long long line
 		lua_setfield(L, -2, "needle");
 		lua_pushlstring(L, line, q);
 		lua_setfield(L, -2, "text");
-		lua_pushboolean(L, q < len);
+		lua_pushboolean(L, q < len || cut);
 		lua_setfield(L, -2, "cut");
+		if (utf8) {
+			lua_pushliteral(L, "GB18030");
+			lua_setfield(L, -2, "encoding");
+		}
 		lua_rawseti(L, -2, ++*nhits);
 	}
 }
@@ -2542,47 +2574,51 @@ static int ctx_scan_artifact(lua_State *L)
 	box *fb = box_new(L, file_release);
 	fb->p = f;
 	box *bb = box_new(L, free);
-	char *buf = xmalloc(65536 + SCAN_LINE);
+	char *buf = xmalloc(65536 + SCAN_LINE + GBTEXT_ROOM(SCAN_LINE));
 	bb->p = buf;
 	char *line = buf + 65536;
+	box *gb = box_new(L, gbtext_release);
+	gb->p = gbtext_new();
+	line_scan sc = { .needles = needles, .nlen = nlen, .nn = nn, .max = max, .count = count, .gb = gb->p,
+	                 .room = line + SCAN_LINE };
 	lua_newtable(L); /* the hits */
 	size_t len = 0, n;
+	int over = 0; /* the line being gathered is longer than SCAN_LINE */
 	long long lineno = 1, bytes = 0;
-	lua_Integer nhits = 0;
 	while ((n = fread(buf, 1, 65536, f)) > 0) {
 		bytes += (long long)n;
 		for (const char *p = buf, *end = buf + n; p < end;) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			const char *stop = nl ? nl : end;
 			size_t take = (size_t)(stop - p);
-			if (!len && nl) { /* a whole line inside the buffer: match it in place */
-				scan_line(L, p, take < SCAN_LINE ? take : SCAN_LINE, lineno, needles, nlen, nn, count, max,
-				          &nhits);
+			if (!len && !over && nl) { /* a whole line inside the buffer: match it in place */
+				scan_line(L, &sc, p, take < SCAN_LINE ? take : SCAN_LINE, take > SCAN_LINE, lineno);
 				lineno++;
 				p = nl + 1;
 				continue;
 			}
-			if (len < SCAN_LINE) {
-				size_t room = SCAN_LINE - len;
-				memcpy(line + len, p, take < room ? take : room);
-				len += take < room ? take : room;
-			}
+			size_t room = SCAN_LINE - len;
+			memcpy(line + len, p, take < room ? take : room);
+			len += take < room ? take : room;
+			over |= take > room;
 			p = stop;
 			if (nl) {
-				scan_line(L, line, len, lineno, needles, nlen, nn, count, max, &nhits);
+				scan_line(L, &sc, line, len, over, lineno);
 				lineno++;
 				len = 0;
+				over = 0;
 				p++;
 			}
 		}
 	}
 	int failed = ferror(f);
 	if (len)
-		scan_line(L, line, len, lineno, needles, nlen, nn, count, max, &nhits);
+		scan_line(L, &sc, line, len, over, lineno);
 	else
 		lineno--;
 	box_drop(fb); /* the file is closed now, not when Lua collects the box */
 	box_drop(bb);
+	box_drop(gb);
 	if (failed) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "artifact %s: read error after %I bytes", id, (lua_Integer)bytes);

@@ -52,6 +52,23 @@ LIST
 expect_grep "expandable_segments:True" "$work/diag.txt" "the out-of-memory fix gives the allocator setting"
 expect_grep "ASCEND_LAUNCH_BLOCKING=1" "$work/diag.txt" "asynchronous errors get the ASCEND_LAUNCH_BLOCKING advice"
 
+# a log from a host set to zh_CN.GBK: Python wrote it in GBK, one line in UTF-8; the
+# findings quote its lines in readable UTF-8, with their line numbers
+g=$work/g
+make_project "$g"
+"$FERRY" init "$g" >/dev/null 2>&1
+expect_exit 0 "ingest the GBK log" -- "$FERRY" -C "$g" ingest run-log "$fx/gbk.log" --label gbk
+expect_exit 0 "check the GBK log" -- "$FERRY" -C "$g" check --plugin tune.run_log
+expect_grep "run-log 'gbk' (artifact [0-9]*) line 11: .*loss became NaN.*第 9 步  loss: nan  学习率: 0.5" "$work/out" \
+	"the NaN loss line is quoted in Chinese, as written"
+expect_grep "line 22: .*libascend_hal.so.*依赖库/libascend_hal.so: cannot open shared object file" "$work/out" \
+	"the missing library's line is quoted with its Chinese path"
+if grep -q "$(printf '\357\277\275')" "$work/out"; then fail "a GBK line is shown with U+FFFD"; else ok "no GBK byte is shown as U+FFFD"; fi
+expect_exit 0 "findings as JSON" -- "$FERRY" -C "$g" findings --format json
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["findings"]; assert any("第 9 步" in f["message"] for f in d)' "$work/out"; then
+	ok "the stored finding holds the decoded text"
+else fail "the stored finding does not hold the decoded text"; fi
+
 # the evidence scripts: one checkpoint writing both files, byte for byte
 expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
 expect_grep "scripts/msprobe_config.json" "$work/out" "the msprobe configuration is proposed"
