@@ -1,6 +1,7 @@
 /* compare_loss — see compare_loss.h. */
 #include "compare_loss.h"
 #include "err.h"
+#include "gbtext.h"
 #include "intl.h"
 #include "json.h"
 
@@ -34,6 +35,68 @@ static int token_ends(const char *s, size_t n, const char *suffix)
 {
 	size_t k = strlen(suffix);
 	return n >= k && strncasecmp(s + n - k, suffix, k) == 0;
+}
+
+/* Chinese labels, as training scripts written for Chinese-speaking teams print them
+ * ("第 9 步  损失: 0.52", "轮次: 1/3, 步数: 20/100, 训练损失: 0.52"), in UTF-8 (a log
+ * written in GBK is converted line by line first, gbtext.h). */
+#define ZH_LOSS "损失"
+/* Words before 损失 that make it another loss than the training loss. */
+static const char *const zh_not_training[] = { "验证", "测试", "评估", "校验", "评测", NULL };
+/* Keys a step number follows ("步数: 20"), longest first where one starts another. */
+static const char *const zh_step_keys[] = { "迭代次数", "迭代", "步数", "步骤", "批次", NULL };
+/* Units a step number precedes, after 第 ("第 20 步", "第 20 次迭代"). */
+static const char *const zh_step_units[] = { "次迭代", "步", "批", "个批次", "个step", "个iter", NULL };
+static const char *const zh_epoch_keys[] = { "轮次", "轮数", NULL };
+static const char *const zh_epoch_units[] = { "轮", "个epoch", "个Epoch", NULL };
+
+static void skip_blanks(const char *line, size_t len, size_t *p)
+{
+	while (*p < len && (line[*p] == ' ' || line[*p] == '\t'))
+		(*p)++;
+}
+
+/* 1 when s[0..len) holds word at i. */
+static int word_at(const char *s, size_t len, size_t i, const char *word)
+{
+	size_t k = strlen(word);
+	return i <= len && len - i >= k && memcmp(s + i, word, k) == 0;
+}
+
+/* The index in words of the one at s[i], or -1. */
+static int words_at(const char *s, size_t len, size_t i, const char *const *words)
+{
+	for (int k = 0; words[k]; k++)
+		if (word_at(s, len, i, words[k]))
+			return k;
+	return -1;
+}
+
+/* Skips blanks and the separators a label and its number have between them: ASCII
+ * ':', '=' and quotes, the full-width colon, 为 ("损失为 0.52"). */
+static void skip_label_seps(const char *s, size_t len, size_t *p)
+{
+	for (;;) {
+		if (*p < len && strchr(" \t:=\"'", s[*p]) && s[*p])
+			(*p)++;
+		else if (word_at(s, len, *p, "：") || word_at(s, len, *p, "为"))
+			*p += 3;
+		else
+			return;
+	}
+}
+
+/* 1 when the Chinese text right before s[i] (back to an ASCII character) names a loss
+ * other than the training loss: 验证损失, 测试集损失. */
+static int zh_other_loss(const char *s, size_t i)
+{
+	size_t k = i;
+	while (k > 0 && (unsigned char)s[k - 1] >= 0x80)
+		k--;
+	for (size_t j = k; j < i; j++)
+		if (words_at(s, i, j, zh_not_training) >= 0)
+			return 1;
+	return 0;
 }
 
 /* Parses a decimal or scientific number, or nan/inf/infinity, at s (up to end).
@@ -144,6 +207,19 @@ static int find_loss(double *v, const char *line, size_t len, const char *column
 {
 	const char *end = line + len;
 	for (size_t i = 0; i < len; i++) {
+		if (!column && word_at(line, len, i, ZH_LOSS)) {
+			size_t p = i + strlen(ZH_LOSS);
+			const char *ps;
+			size_t pn;
+			prev_token(&ps, &pn, line, i);
+			int other = zh_other_loss(line, i) || (pn && (token_starts(ps, pn, "val") || token_starts(ps, pn, "eval") ||
+			                                              token_starts(ps, pn, "test")));
+			skip_label_seps(line, len, &p);
+			if (!other && parse_number(v, line + p, end))
+				return 1;
+			i = p > i ? p - 1 : i;
+			continue;
+		}
 		if (!is_ident(line[i]) || (i > 0 && is_ident(line[i - 1])))
 			continue;
 		size_t j = i;
@@ -178,7 +254,39 @@ static int key_integer(long long *v, const char *line, size_t len, size_t *p, in
 	return d && (*p >= len || (!is_ident(line[*p]) && !(whole && line[*p] == '.')));
 }
 
-/* Finds the epoch number on the line ("Epoch [2/5]", "epoch 2", "'epoch': 2"): 1 and *epoch. */
+/* A counter with Chinese labels: a key then the number ("步数: 20/100", "轮次 2") or
+ * 第, the number and a unit ("第 20 步", "第 2/5 轮"). 1 with *v and in *total the
+ * count after a slash, or 0. */
+static int find_zh_counter(long long *v, long long *total, const char *line, size_t len, const char *const *keys,
+                           const char *const *units)
+{
+	for (size_t i = 0; i < len; i++) {
+		if ((unsigned char)line[i] < 0x80)
+			continue;
+		int key = words_at(line, len, i, keys);
+		if (key < 0 && !word_at(line, len, i, "第"))
+			continue;
+		size_t p = i + (key >= 0 ? strlen(keys[key]) : strlen("第"));
+		skip_label_seps(line, len, &p);
+		long long t = 0;
+		if (!key_integer(v, line, len, &p, 1))
+			continue;
+		if (p < len && line[p] == '/') {
+			p++;
+			if (!key_integer(&t, line, len, &p, 1))
+				continue;
+		}
+		skip_blanks(line, len, &p);
+		if (key >= 0 || words_at(line, len, p, units) >= 0) {
+			*total = t;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Finds the epoch number on the line ("Epoch [2/5]", "epoch 2", "'epoch': 2", "第 2 轮",
+ * "轮次: 2/5"): 1 and *epoch. */
 static int find_epoch(long long *epoch, const char *line, size_t len)
 {
 	for (size_t i = 0; i + 5 <= len; i++) {
@@ -189,11 +297,12 @@ static int find_epoch(long long *epoch, const char *line, size_t len)
 		if (key_integer(epoch, line, len, &p, 1))
 			return 1;
 	}
-	return 0;
+	long long total;
+	return find_zh_counter(epoch, &total, line, len, zh_epoch_keys, zh_epoch_units);
 }
 
-/* Finds the first step number on the line: 1 and *step, and in *total the count after a
- * slash ("Step [10/40]": 40), or 0. */
+/* Finds the first step number on the line ("step 10", "Step [10/40]", "第 10 步",
+ * "步数: 10/40"): 1 and *step, and in *total the count after a slash (40), or 0. */
 static int find_step(long long *step, long long *total, const char *line, size_t len)
 {
 	*total = 0;
@@ -219,7 +328,7 @@ static int find_step(long long *step, long long *total, const char *line, size_t
 		}
 		i = j - 1;
 	}
-	return 0;
+	return find_zh_counter(step, total, line, len, zh_step_keys, zh_step_units);
 }
 
 /* Progress counters that training frameworks print instead of a step number: the epoch
@@ -249,12 +358,6 @@ static int read_count(long long *v, const char *line, size_t len, size_t *p)
 		d++;
 	}
 	return d > 0 && (*p >= len || !isdigit((unsigned char)line[*p]));
-}
-
-static void skip_blanks(const char *line, size_t len, size_t *p)
-{
-	while (*p < len && (line[*p] == ' ' || line[*p] == '\t'))
-		(*p)++;
 }
 
 /* The counters of format f right after its marker, from line[p]: 1 and *step. */
@@ -353,6 +456,10 @@ static int summary_or_eval_line(const char *line, size_t len)
 	for (size_t k = 0; starts[k]; k++)
 		if (len - i >= strlen(starts[k]) && strncasecmp(line + i, starts[k], strlen(starts[k])) == 0)
 			return 1;
+	/* "验证: …", "[测试] …", "【评估】…" */
+	size_t z = i + (i < len && line[i] == '[') + 3 * word_at(line, len, i, "【");
+	if (words_at(line, len, z, zh_not_training) >= 0)
+		return 1;
 	/* mmengine's validation and test loops, after its timestamp and logger name */
 	static const char *const loops[] = { "Epoch(val)", "Epoch(test)", "Iter(val)", "Iter(test)", NULL };
 	for (size_t k = 0; loops[k]; k++)
@@ -751,6 +858,9 @@ static int find_loss_sum(double *v, const char *line, size_t len, const column_p
 static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t len, const column_parts *parts)
 {
 	bar_state bar = { 0, 0, 0, 0 };
+	gbtext *gb = gbtext_new();
+	char *room = NULL; /* a line written in GB18030, as UTF-8 */
+	size_t roomcap = 0;
 	size_t start = 0;
 	for (size_t i = 0; i <= len; i++) {
 		if (i < len && data[i] != '\n' && data[i] != '\r')
@@ -760,6 +870,13 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 		start = i + 1;
 		if (!n)
 			continue;
+		if (GBTEXT_ROOM(n) > roomcap) {
+			roomcap = GBTEXT_ROOM(n);
+			room = xrealloc(room, roomcap);
+		}
+		size_t utf8 = gbtext_line(gb, room, line, n, 0);
+		if (utf8)
+			line = room, n = utf8;
 		if (summary_or_eval_line(line, n)) {
 			double v;
 			out->not_training += find_loss_sum(&v, line, n, parts);
@@ -784,6 +901,8 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 		if (!isfinite(v))
 			out->nonfinite++;
 	}
+	free(room);
+	gbtext_free(gb);
 }
 
 /* --- HF Trainer's trainer_state.json --- */

@@ -11,7 +11,7 @@ make_project "$p"
 "$FERRY" init "$p" >/dev/null
 
 for f in plain.log hf.log megatron.log lightning_bar.log metrics.csv tensorboard.csv wandb.csv detr.log \
-	mmengine.log mmengine_iter.log timm.log trainer_state.json trainer_log.jsonl; do
+	mmengine.log mmengine_iter.log timm.log trainer_state.json trainer_log.jsonl zh.log zh_gbk.log; do
 	expect_exit 0 "$f: the float64 rerun agrees with the baseline" -- \
 		"$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_$f" --format json
 	python3 - "$work/out" "$f" <<'PY' && ok "$f: every training step and nothing else" || fail "$f: points"
@@ -21,12 +21,12 @@ d, f = json.load(open(sys.argv[1])), sys.argv[2]
 want = 12 if f in ("hf.log", "trainer_state.json", "trainer_log.jsonl") else 60
 assert d["a"]["points"] == want and d["b"]["points"] == want, (d["a"]["points"], want)
 assert d["aligned_steps"] == want and d["verdict"] == "pass", d["verdict"]
-if f in ("hf.log", "detr.log", "timm.log", "trainer_state.json"):
+if f in ("hf.log", "detr.log", "timm.log", "trainer_state.json", "zh_gbk.log"):
     assert d["a"]["not_training"] >= 1, d["a"]
 # the steps are the framework's own, not line numbers: mmengine counts from 1, the
 # torchvision references and timm from 0 (epoch times batches per epoch plus batch)
 final = {"mmengine.log": 60, "mmengine_iter.log": 60, "detr.log": 59, "timm.log": 59, "trainer_state.json": 60,
-         "trainer_log.jsonl": 60}
+         "trainer_log.jsonl": 60, "zh.log": 60, "zh_gbk.log": 60}
 if f in final:
     assert not d["a"]["ordinal_steps"] and d["a"]["final_step"] == final[f], d["a"]
 PY
@@ -34,7 +34,7 @@ done
 
 # the blow-up: the loss is finite to the 41st step, inf at the 42nd, NaN after; the
 # run that stopped early has 25 steps (Lightning's metrics.csv counts steps from 0)
-for f in plain.log lightning_bar.log metrics.csv mmengine.log timm.log; do
+for f in plain.log lightning_bar.log metrics.csv mmengine.log timm.log zh.log zh_gbk.log; do
 	first=1
 	case $f in metrics.csv | timm.log) first=0 ;; esac
 	expect_exit 1 "$f: the blow-up fails" -- "$FERRY" -C "$p" compare loss "$fx/gpu_$f" "$fx/npu_blowup_$f"

@@ -2,7 +2,7 @@
  * parse or be refused with one error line, never crash, read out of bounds or leak; a
  * parsed series is compared with itself and rendered both ways. An input whose first line
  * is "#column=SPEC" is parsed with --column SPEC (one name, or "a+b" for a sum).
- * fuzz-modules: compare_loss json util err */
+ * fuzz-modules: compare_loss gbtext json util err */
 #include "compare_loss.h"
 #include "err.h"
 

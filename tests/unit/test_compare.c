@@ -60,6 +60,44 @@ static void test_loss_shapes(void **state)
 	loss_series_done(&s);
 }
 
+/* Chinese labels: the loss, its step and epoch, the other losses left out; GBK lines too */
+static void test_loss_chinese_labels(void **state)
+{
+	(void)state;
+	loss_series s = parse_ok("第 1 步 损失: 2.5\n第 2 步  损失为 2.25\n第 3 步 损失：2.0 验证损失：9.0\n");
+	assert_int_equal(s.n, 3);
+	assert_false(s.ordinal);
+	assert_int_equal(s.pts[2].step, 3);
+	assert_true(fabs(s.pts[1].loss - 2.25) < 1e-12);
+	assert_true(fabs(s.pts[2].loss - 2.0) < 1e-12);
+	loss_series_done(&s);
+
+	/* epoch and batch (第 2 轮 第 3 批) restart per epoch: steps run on across epochs;
+	 * a validation loss first on the line is passed over for the training loss */
+	s = parse_ok("第 1 轮 第 1 批 验证损失=8 训练损失=1.5\n第 1 轮 第 2 批 训练损失=1.4\n"
+	             "第 2 轮 第 1 批 训练损失=1.3\n第 2 轮 第 2 批 训练损失=1.2\n");
+	assert_int_equal(s.n, 4);
+	assert_int_equal(s.pts[3].step, 4);
+	assert_true(fabs(s.pts[0].loss - 1.5) < 1e-12);
+	loss_series_done(&s);
+
+	/* key then number, with totals; lines of validation, testing and val/eval keys are not training */
+	s = parse_ok("迭代 10/200 | 损失 0.5\n[验证] 迭代 10 损失 0.9\n【测试】 损失：0.8\n步数: 20/200, val 损失: 0.7, 损失: 0.4\n");
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.pts[0].step, 10);
+	assert_int_equal(s.pts[1].step, 20);
+	assert_true(fabs(s.pts[1].loss - 0.4) < 1e-12);
+	assert_int_equal(s.not_training, 2);
+	loss_series_done(&s);
+
+	/* the same in GBK, as a host set to zh_CN.GBK writes it: 第 1 步 损失：0.5 */
+	s = parse_ok("\xb5\xda 1 \xb2\xbd \xcb\xf0\xca\xa7\xa3\xba" "0.5\n\xb5\xda 2 \xb2\xbd \xcb\xf0\xca\xa7\xa3\xbanan\n");
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.pts[1].step, 2);
+	assert_true(isnan(s.pts[1].loss));
+	loss_series_done(&s);
+}
+
 static void test_loss_ordinals_nan_duplicates(void **state)
 {
 	(void)state;
@@ -1060,7 +1098,7 @@ int main(void)
 		cmocka_unit_test(test_loss_shapes),         cmocka_unit_test(test_loss_ordinals_nan_duplicates),
 		cmocka_unit_test(test_loss_refused),        cmocka_unit_test(test_loss_compare),
 		cmocka_unit_test(test_loss_blowup_and_truncation), cmocka_unit_test(test_loss_bars_and_eval),
-		cmocka_unit_test(test_loss_csv),            cmocka_unit_test(test_npy_folder_order_and_worst),
+		cmocka_unit_test(test_loss_csv), cmocka_unit_test(test_loss_chinese_labels),            cmocka_unit_test(test_npy_folder_order_and_worst),
 		cmocka_unit_test(test_resolve),             cmocka_unit_test(test_npy_header),
 		cmocka_unit_test(test_npy_decode),          cmocka_unit_test(test_cosine_cases),
 		cmocka_unit_test(test_chunks_threads_dtypes), cmocka_unit_test(test_nan_and_order),
