@@ -1,5 +1,6 @@
 /* artifact — see artifact.h. */
 #include "artifact.h"
+#include "bench.h"
 #include "compare_loss.h"
 #include "ptfile.h"
 #include "profile.h"
@@ -93,21 +94,6 @@ out:
 	return rc;
 }
 
-/* 1 when the text holds the Performance Summary ais_bench / msit benchmark prints: a line
- * "NPU_compute_time (ms): min = …, mean = …" or "throughput 1000*batchsize…: N" (source:
- * Ascend/tools ais-bench_workload/tool/ais_bench/ais_bench/infer/summary.py). */
-static int has_ais_summary(const char *data, size_t len)
-{
-	static const char *const marks[] = { "NPU_compute_time (ms):", "hroughput 1000*batchsize" };
-	for (size_t m = 0; m < 2; m++) {
-		size_t k = strlen(marks[m]);
-		for (size_t i = 0; i + k <= len; i++)
-			if (memcmp(data + i, marks[m], k) == 0)
-				return 1;
-	}
-	return 0;
-}
-
 /* A benchmark: a ferry-bench/1 document, an ais_bench / msit benchmark summary JSON
  * (--output: {"NPU_compute_time": {"mean": …}, "throughput": …}), or the Performance
  * Summary it prints. */
@@ -117,7 +103,10 @@ static int validate_bench(const char *name, const char *data, size_t len)
 	while (i < len && isspace((unsigned char)data[i]))
 		i++;
 	if (i < len && data[i] != '{' && !has_nul(data, len)) {
-		if (!has_ais_summary(data, len))
+		cJSON *summary = bench_decode(data, len); /* the Performance Summary ais_bench prints */
+		int found = summary != NULL;
+		cJSON_Delete(summary);
+		if (!found)
 			return err_set(FERRY_ECORRUPT,
 			               _("%s: not a benchmark (neither ferry-bench/1 JSON, an ais_bench summary.json nor "
 			               "ais_bench's printed \"Performance Summary\")"),

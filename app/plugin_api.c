@@ -9,6 +9,7 @@
 #include "onnx.h"
 #include "profile.h"
 #include "safetext.h"
+#include "bench.h"
 #include "gbtext.h"
 #include "util.h"
 
@@ -2475,6 +2476,83 @@ static int ctx_read_artifact(lua_State *L)
 	return 1;
 }
 
+/* ---- benchmarks: ctx.bench and ctx.bench_choice (the reading and choosing is bench.c) */
+
+/* The decoded document of the bench artifact row a (a new cJSON), or NULL. */
+static cJSON *bench_of_row(papi_sandbox *sb, papi_run *run, const cJSON *a)
+{
+	const char *path = artifact_field(a, "path");
+	if (!path)
+		return NULL;
+	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
+	cJSON *doc = NULL;
+	if (stat(abs, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= sb->mem_cap &&
+	    util_read_file(&text, &len, abs) == 0)
+		doc = bench_decode(text, len);
+	else
+		err_clear();
+	free(text);
+	free(abs);
+	return doc;
+}
+
+/* ctx.bench(id): the bench artifact as a ferry-bench/1 document (ais_bench output read as
+ * one), or nil, reason. */
+static int ctx_bench(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *id = luaL_tolstring(L, 1, NULL);
+	const cJSON *row = artifact_row(artifacts(L, run, NULL), id);
+	box *b = box_new(L, cjson_release);
+	b->p = row ? bench_of_row(sb, run, row) : NULL;
+	if (!b->p) {
+		lua_pushnil(L);
+		lua_pushfstring(L, "artifact %s: no benchmark", id);
+		return 2;
+	}
+	push_json(L, b->p);
+	return 1;
+}
+
+/* ctx.bench_choice(): {baseline=, npu=, accuracy=, throughput=}, artifact ids of the
+ * benchmarks bench_choose picks (a key is absent when none fits). */
+static int ctx_bench_choice(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const cJSON *list = artifacts(L, run, "bench"), *a;
+	size_t n = (size_t)cJSON_GetArraySize(list), i = 0;
+	box *docs = box_new(L, cjson_release);
+	docs->p = cJSON_CreateArray(); /* owns the decoded documents */
+	bench_entry *e = xcalloc(n ? n : 1, sizeof *e);
+	cJSON_ArrayForEach(a, list) {
+		cJSON *doc = bench_of_row(sb, run, a);
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(a, "id");
+		e[i].id = cJSON_IsString(id) ? atoll(id->valuestring) : cJSON_IsNumber(id) ? (long long)id->valuedouble : 0;
+		e[i].label = artifact_field(a, "label");
+		e[i].doc = doc;
+		if (doc)
+			cJSON_AddItemToArray(docs->p, doc);
+		i++;
+	}
+	bench_choice c;
+	bench_choose(&c, e, i);
+	lua_createtable(L, 0, 4);
+	const int pick[4] = { c.baseline, c.npu, c.accuracy, c.throughput };
+	static const char *const key[4] = { "baseline", "npu", "accuracy", "throughput" };
+	for (int k = 0; k < 4; k++)
+		if (pick[k] >= 0) {
+			lua_pushinteger(L, (lua_Integer)e[pick[k]].id);
+			lua_setfield(L, -2, key[k]);
+		}
+	free(e);
+	return 1;
+}
+
 /* ---- ctx.scan_artifact: a text artifact of any size, line by line, in C ----------- */
 
 #define SCAN_NEEDLES 128   /* needles per call */
@@ -4027,6 +4105,8 @@ static int run_k(lua_State *L)
 		{"artifacts", ctx_artifacts},
 		{"read_artifact", ctx_read_artifact},
 		{"scan_artifact", ctx_scan_artifact},
+		{"bench", ctx_bench},
+		{"bench_choice", ctx_bench_choice},
 		{"onnx", ctx_onnx},
 		{"decode_json", ctx_decode_json},
 		{"comparisons", ctx_comparisons},

@@ -4,6 +4,7 @@
 #include "assessment.h"
 #include "review.h"
 #include "audit.h"
+#include "bench.h"
 #include "changes.h"
 #include "check.h"
 #include "err.h"
@@ -52,19 +53,14 @@ static int artifact_text(char **out, workspace *ws, const cJSON *art)
 	return rc;
 }
 
-/* The newest artifact of a kind (preferring one whose label contains prefer), or NULL. */
-static const cJSON *newest_artifact(const cJSON *arts, const char *kind, const char *prefer)
+/* The newest artifact of a kind, or NULL. */
+static const cJSON *newest_artifact(const cJSON *arts, const char *kind)
 {
-	const cJSON *a, *best = NULL, *preferred = NULL;
-	cJSON_ArrayForEach(a, arts) {
-		if (strcmp(json_str(a, "kind"), kind) != 0)
-			continue;
-		if (!best || json_int(a, "id") > json_int(best, "id"))
+	const cJSON *a, *best = NULL;
+	cJSON_ArrayForEach(a, arts)
+		if (strcmp(json_str(a, "kind"), kind) == 0 && (!best || json_int(a, "id") > json_int(best, "id")))
 			best = a;
-		if (prefer && strcasestr(json_str(a, "label"), prefer) && (!preferred || json_int(a, "id") > json_int(preferred, "id")))
-			preferred = a;
-	}
-	return preferred ? preferred : best;
+	return best;
 }
 
 static void copy_item(cJSON *dst, const char *name, const cJSON *src)
@@ -85,7 +81,7 @@ static const cJSON *path_get(const cJSON *o, const char *a, const char *b, const
 /* A summary of the newest environment probe, or JSON null when none was ingested. */
 static cJSON *environment_summary(workspace *ws, const cJSON *arts)
 {
-	const cJSON *art = newest_artifact(arts, "env-probe", NULL);
+	const cJSON *art = newest_artifact(arts, "env-probe");
 	if (!art)
 		return cJSON_CreateNull();
 	cJSON *env = cJSON_CreateObject();
@@ -126,28 +122,61 @@ static cJSON *environment_summary(workspace *ws, const cJSON *arts)
 	return env;
 }
 
-/* The GPU baseline: the newest bench artifact (labelled "gpu…" preferred), decoded. */
-static cJSON *gpu_baseline(workspace *ws, const cJSON *arts)
+/* The benchmarks on record, decoded (bench.h), and bench.h's choice among them. */
+typedef struct bench_set {
+	bench_entry *e;
+	const cJSON **row; /* each entry's artifact row */
+	size_t n;
+	bench_choice c;
+} bench_set;
+
+static void bench_set_read(bench_set *b, workspace *ws, const cJSON *arts)
 {
-	const cJSON *art = newest_artifact(arts, "bench", "gpu");
-	if (!art)
-		return cJSON_CreateNull();
-	cJSON *b = cJSON_CreateObject();
-	cJSON_AddNumberToObject(b, "artifact", json_num(art, "id"));
-	char *text = NULL;
-	cJSON *p = NULL;
-	if (artifact_text(&text, ws, art) || !(p = cJSON_Parse(text))) {
-		cJSON_AddStringToObject(b, "error", "the benchmark artifact cannot be read or parsed");
+	size_t cap = (size_t)cJSON_GetArraySize(arts) + 1;
+	b->e = xcalloc(cap, sizeof *b->e);
+	b->row = xcalloc(cap, sizeof *b->row);
+	b->n = 0;
+	const cJSON *a;
+	cJSON_ArrayForEach(a, arts) {
+		if (strcmp(json_str(a, "kind"), "bench") != 0)
+			continue;
+		char *text = NULL;
+		cJSON *doc = NULL;
+		if (artifact_text(&text, ws, a) == 0)
+			doc = bench_decode(text, strlen(text));
 		err_clear();
 		free(text);
+		b->e[b->n] = (bench_entry){ json_int(a, "id"), json_str(a, "label"), doc };
+		b->row[b->n++] = a;
+	}
+	bench_choose(&b->c, b->e, b->n);
+}
+
+static void bench_set_done(bench_set *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		cJSON_Delete((cJSON *)b->e[i].doc);
+	free(b->e);
+	free(b->row);
+}
+
+/* The GPU baseline bench.h chooses, decoded, or JSON null. */
+static cJSON *gpu_baseline(const bench_set *bs)
+{
+	if (bs->c.baseline < 0)
+		return cJSON_CreateNull();
+	const bench_entry *e = &bs->e[bs->c.baseline];
+	cJSON *b = cJSON_CreateObject();
+	cJSON_AddNumberToObject(b, "artifact", (double)e->id);
+	if (!e->doc) {
+		cJSON_AddStringToObject(b, "error", "the benchmark artifact cannot be read or parsed");
 		return b;
 	}
-	free(text);
-	cJSON_AddStringToObject(b, "label", *json_str(p, "label") ? json_str(p, "label") : json_str(art, "label"));
+	const cJSON *p = e->doc;
+	cJSON_AddStringToObject(b, "label", *json_str(p, "label") ? json_str(p, "label") : e->label);
 	cJSON_AddStringToObject(b, "hardware", json_str(p, "hardware"));
 	cJSON_AddStringToObject(b, "precision", json_str(p, "precision"));
 	copy_item(b, "metrics", cJSON_GetObjectItem(p, "metrics"));
-	cJSON_Delete(p);
 	return b;
 }
 
@@ -161,71 +190,28 @@ static cJSON *artifact_ref(const cJSON *art)
 	return o;
 }
 
-/* A bench artifact's metrics object (decoded), or NULL. */
-static cJSON *bench_metrics(workspace *ws, const cJSON *art, int *npu)
+/* The NPU's benchmarks against the GPU baseline and the acceptance criteria, as the
+ * acceptance checks judge them (plan.bench_acceptance on the same bench.h choice): each
+ * metric from the newest NPU benchmark that measured it, so an ais_bench throughput and
+ * an accuracy document ingested beside it are judged together. */
+static cJSON *bench_verdict(const bench_set *bs, const cJSON *config)
 {
-	char *text = NULL;
-	cJSON *p = NULL;
-	if (artifact_text(&text, ws, art) || !(p = cJSON_Parse(text))) {
-		err_clear();
-		free(text);
+	const bench_choice *c = &bs->c;
+	if (c->baseline < 0 || (c->accuracy < 0 && c->throughput < 0))
 		return NULL;
-	}
-	free(text);
-	const char *side[] = { json_str(art, "label"), json_str(p, "label"), json_str(p, "hardware") };
-	*npu = 0;
-	for (size_t i = 0; i < 3; i++)
-		*npu |= strcasestr(side[i], "npu") || strcasestr(side[i], "ascend") || strcasestr(side[i], "atlas");
-	cJSON *m = cJSON_DetachItemFromObject(p, "metrics");
-	cJSON_Delete(p);
-	if (!cJSON_IsObject(m)) {
-		cJSON_Delete(m);
-		return NULL;
-	}
-	return m;
-}
-
-/* The NPU's benchmarks against the GPU baseline and the acceptance criteria: each metric
- * from the newest NPU benchmark that measured it (plan.bench_acceptance does the same), so
- * an ais_bench throughput and an accuracy document ingested beside it are judged together. */
-static cJSON *bench_verdict(workspace *ws, const cJSON *arts, const cJSON *config)
-{
-	const cJSON *gpu = newest_artifact(arts, "bench", "gpu"), *a;
-	static const char *const metric[2] = { "accuracy", "throughput" };
-	const cJSON *from[2] = { NULL, NULL }; /* the newest NPU benchmark measuring each */
-	cJSON *gm = NULL, *nm[2] = { NULL, NULL };
-	int is_npu = 0;
-	if (gpu)
-		gm = bench_metrics(ws, gpu, &is_npu);
-	cJSON_ArrayForEach(a, arts) {
-		if (strcmp(json_str(a, "kind"), "bench") != 0 || a == gpu)
-			continue;
-		cJSON *m = bench_metrics(ws, a, &is_npu);
-		for (int k = 0; k < 2 && m && is_npu; k++)
-			if (cJSON_IsNumber(cJSON_GetObjectItem(m, metric[k])) &&
-			    (!from[k] || json_int(a, "id") > json_int(from[k], "id"))) {
-				cJSON_Delete(nm[k]);
-				nm[k] = cJSON_Duplicate(m, 1);
-				from[k] = a;
-			}
-		cJSON_Delete(m);
-	}
-	if (!gm || (!from[0] && !from[1])) {
-		cJSON_Delete(gm);
-		cJSON_Delete(nm[0]);
-		cJSON_Delete(nm[1]);
-		return NULL;
-	}
+	const cJSON *gm = cJSON_GetObjectItem(bs->e[c->baseline].doc, "metrics");
+	const cJSON *am = c->accuracy >= 0 ? cJSON_GetObjectItem(bs->e[c->accuracy].doc, "metrics") : NULL;
+	const cJSON *tm = c->throughput >= 0 ? cJSON_GetObjectItem(bs->e[c->throughput].doc, "metrics") : NULL;
 	cJSON *v = cJSON_CreateObject();
-	cJSON_AddItemToObject(v, "a", artifact_ref(gpu));
-	const cJSON *b = from[0] ? from[0] : from[1];
-	cJSON_AddItemToObject(v, "b", artifact_ref(b));
-	if (from[0] && from[1] && from[0] != from[1])
-		cJSON_AddItemToObject(v, "b_throughput", artifact_ref(from[1]));
+	cJSON_AddItemToObject(v, "a", artifact_ref(bs->row[c->baseline]));
+	int b = c->accuracy >= 0 ? c->accuracy : c->throughput;
+	cJSON_AddItemToObject(v, "b", artifact_ref(bs->row[b]));
+	if (c->accuracy >= 0 && c->throughput >= 0 && c->accuracy != c->throughput)
+		cJSON_AddItemToObject(v, "b_throughput", artifact_ref(bs->row[c->throughput]));
 	int fail = 0, judged = 0;
 	const char *tol = json_str(config, "tolerance.accuracy"), *pct = json_str(config, "throughput.target_pct");
-	if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && nm[0]) {
-		double drop = json_num(gm, "accuracy") - json_num(nm[0], "accuracy");
+	if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && am) {
+		double drop = json_num(gm, "accuracy") - json_num(am, "accuracy");
 		cJSON_AddNumberToObject(v, "accuracy_drop", drop);
 		if (*tol) {
 			cJSON_AddNumberToObject(v, "tolerance_accuracy", atof(tol));
@@ -233,8 +219,8 @@ static cJSON *bench_verdict(workspace *ws, const cJSON *arts, const cJSON *confi
 			judged = 1;
 		}
 	}
-	if (json_num(gm, "throughput") > 0 && nm[1]) {
-		double got = json_num(nm[1], "throughput") / json_num(gm, "throughput") * 100;
+	if (json_num(gm, "throughput") > 0 && tm) {
+		double got = json_num(tm, "throughput") / json_num(gm, "throughput") * 100;
 		cJSON_AddNumberToObject(v, "throughput_pct", got);
 		if (*pct) {
 			cJSON_AddNumberToObject(v, "throughput_target_pct", atof(pct));
@@ -242,20 +228,18 @@ static cJSON *bench_verdict(workspace *ws, const cJSON *arts, const cJSON *confi
 			judged = 1;
 		}
 	}
-	/* a criterion set with no NPU measurement of its metric is not met */
-	fail |= (*tol && !nm[0]) || (*pct && !nm[1]);
+	/* a criterion set with no measurement of its metric on both sides is not met */
+	fail |= (*tol && (!am || !cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")))) ||
+	        (*pct && (!tm || !(json_num(gm, "throughput") > 0)));
 	judged |= fail;
 	cJSON_AddStringToObject(v, "verdict", fail ? "fail" : judged ? "pass" : "no criteria set");
-	cJSON_Delete(gm);
-	cJSON_Delete(nm[0]);
-	cJSON_Delete(nm[1]);
 	return v;
 }
 
 /* The newest profile and what tune.profile says about it now. */
 static cJSON *profile_verdict(const cJSON *arts, const cJSON *findings)
 {
-	const cJSON *art = newest_artifact(arts, "profile", NULL), *f;
+	const cJSON *art = newest_artifact(arts, "profile"), *f;
 	if (!art)
 		return NULL;
 	cJSON *v = cJSON_CreateObject(), *ids = cJSON_CreateArray();
@@ -348,7 +332,7 @@ done:
 /* The operators of the newest profile taking the most time (at most ten). */
 static cJSON *profile_series(workspace *ws, const cJSON *arts)
 {
-	const cJSON *art = newest_artifact(arts, "profile", NULL);
+	const cJSON *art = newest_artifact(arts, "profile");
 	if (!art)
 		return NULL;
 	const char *path = json_str(art, "path");
@@ -386,7 +370,8 @@ static cJSON *chart_series(workspace *ws, const cJSON *comparisons, const cJSON 
 }
 
 /* The latest loss, dump, profile and benchmark verdicts, each with its inputs' hashes. */
-static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *arts, const cJSON *config, const cJSON *findings)
+static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *arts, const bench_set *bs,
+                    const cJSON *config, const cJSON *findings)
 {
 	cJSON *c = NULL;
 	int rc = review_comparisons(&c, ws->db);
@@ -397,7 +382,7 @@ static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *art
 	cJSON_ArrayForEach(kind, c) /* the local paths of the inputs stay out of a client document */
 		for (int i = 0; i < 2; i++)
 			cJSON_DeleteItemFromObject(cJSON_GetObjectItem(kind, i ? "b" : "a"), "path");
-	cJSON *p = profile_verdict(arts, findings), *b = bench_verdict(ws, arts, config);
+	cJSON *p = profile_verdict(arts, findings), *b = bench_verdict(bs, config);
 	if (p)
 		cJSON_AddItemToObject(c, "profile", p);
 	if (b)
@@ -502,9 +487,13 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 	if ((rc = store_artifacts(&arts, ws->db, NULL)))
 		goto out;
 	cJSON_AddItemToObject(doc, "environment", environment_summary(ws, arts));
-	cJSON_AddItemToObject(doc, "gpu_baseline", gpu_baseline(ws, arts));
+	bench_set bs;
+	bench_set_read(&bs, ws, arts);
+	cJSON_AddItemToObject(doc, "gpu_baseline", gpu_baseline(&bs));
 	cJSON *charts = NULL;
-	if ((rc = verdicts(&tmp, &charts, ws, arts, cJSON_GetObjectItem(doc, "config"), findings)))
+	rc = verdicts(&tmp, &charts, ws, arts, &bs, cJSON_GetObjectItem(doc, "config"), findings);
+	bench_set_done(&bs);
+	if (rc)
 		goto out;
 	cJSON_AddItemToObject(doc, "verdicts", tmp);
 	cJSON_AddItemToObject(doc, "charts", charts); /* the figures' series: not part of the JSON report */

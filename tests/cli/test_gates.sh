@@ -248,6 +248,71 @@ row = [l for l in open(sys.argv[1]) if l.startswith("| Benchmark")][0]
 assert "| PASS |" in row and "npu-acc" in row and row.count("artifact") == 3, row
 PY
 
+# the report reads ais_bench output as the check does: a newer ais_bench throughput below
+# the target fails the report's verdict too, naming it; with only ais_bench on the NPU side
+# the verdict is still there
+v="$work/ais"
+make_project "$v"
+"$FERRY" init "$v" >/dev/null
+"$FERRY" -C "$v" config tolerance.accuracy 0.005 >/dev/null
+"$FERRY" -C "$v" config throughput.target_pct 80 >/dev/null
+printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"8x A100","precision":"fp16","metrics":{"accuracy":0.761,"throughput":1500}}\n' >"$data/gpu1500.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"1x Atlas 300I Pro","precision":"fp16","metrics":{"accuracy":0.760,"throughput":1450}}\n' >"$data/npu1450.json"
+"$FERRY" -C "$v" ingest bench "$data/gpu1500.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$v" ingest bench "$data/npu1450.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$v" ingest bench "$top/tests/fixtures/profile/ais_bench_summary.json" --label ais-run2 >/dev/null 2>&1
+"$FERRY" -C "$v" check --phase infer-optimize >/dev/null 2>&1
+"$FERRY" -C "$v" findings --plugin infer-optimize.acceptance --format json >"$work/ais-f.json"
+"$FERRY" -C "$v" report --format md --output "$work/ais.md" >/dev/null 2>&1
+python3 - "$work/ais-f.json" "$work/ais.md" <<'PY' && ok "report and check agree: the newer ais_bench throughput (68 %) fails" || fail "report ignores ais_bench"
+import json, sys
+msgs = [f["message"] for f in json.load(open(sys.argv[1]))["findings"] if f["status"] == "open"]
+assert any("68 %" in m for m in msgs), msgs
+row = [l for l in open(sys.argv[2]) if l.startswith("| Benchmark")][0]
+assert "| FAIL |" in row and "68 %" in row and "ais-run2 (artifact 3" in row, row
+PY
+w="$work/ais-only"
+make_project "$w"
+"$FERRY" init "$w" >/dev/null
+"$FERRY" -C "$w" config throughput.target_pct 50 >/dev/null
+"$FERRY" -C "$w" ingest bench "$data/gpu1500.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$w" ingest bench "$top/tests/fixtures/profile/ais_bench_summary.json" --label npu-ais >/dev/null 2>&1
+"$FERRY" -C "$w" report --format md --output "$work/ais-only.md" >/dev/null 2>&1
+python3 - "$work/ais-only.md" <<'PY' && ok "with only ais_bench on the NPU side the report still judges it (68 % >= 50 %)" || fail "report drops the ais_bench verdict"
+import sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("| Benchmark")]
+assert rows and "| PASS |" in rows[0] and "68 %" in rows[0], rows
+PY
+
+# the GPU baseline is the benchmark naming a GPU in its hardware, whatever its label; an
+# NPU benchmark is never called the GPU baseline
+x="$work/a100"
+make_project "$x"
+"$FERRY" init "$x" >/dev/null
+"$FERRY" -C "$x" config tolerance.accuracy 0.005 >/dev/null
+"$FERRY" -C "$x" config throughput.target_pct 80 >/dev/null
+printf '{"schema":"ferry-bench/1","label":"a100-run","hardware":"8x NVIDIA A100","precision":"fp16","metrics":{"accuracy":0.761,"throughput":1500}}\n' >"$data/a100.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"1x Atlas 300I Pro","precision":"fp16","metrics":{"accuracy":0.70,"throughput":600}}\n' >"$data/npu600.json"
+"$FERRY" -C "$x" ingest bench "$data/a100.json" --label a100-baseline >/dev/null 2>&1
+"$FERRY" -C "$x" ingest bench "$data/npu600.json" --label npu-310p >/dev/null 2>&1
+"$FERRY" -C "$x" report --format json --output "$work/a100.json" >/dev/null 2>&1
+python3 - "$work/a100.json" <<'PY' && ok "the report's GPU baseline is the A100 run and the NPU's verdict fails" || fail "report baseline choice"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["gpu_baseline"]["artifact"] == 1, d["gpu_baseline"]
+b = d["verdicts"]["bench"]
+assert b["verdict"] == "fail" and b["a"]["artifact"] == 1 and b["b"]["artifact"] == 2, b
+PY
+y="$work/npu-only"
+make_project "$y"
+"$FERRY" init "$y" >/dev/null
+"$FERRY" -C "$y" ingest bench "$data/npu600.json" --label npu-310p >/dev/null 2>&1
+"$FERRY" -C "$y" report --format json --output "$work/npu-only.json" >/dev/null 2>&1
+python3 - "$work/npu-only.json" <<'PY' && ok "an NPU benchmark alone is no GPU baseline" || fail "NPU benchmark taken for the GPU baseline"
+import json, sys
+assert json.load(open(sys.argv[1]))["gpu_baseline"] is None
+PY
+
 # ---------------------------------------------------------------- reopened phases
 r="$work/reopen"
 make_project "$r"
