@@ -100,6 +100,13 @@ assert any("passed against tolerance 1 %, but tolerance.loss is now 0.05 %" in m
 PY
 	"$FERRY" -C "$p" report --format md --output "$work/tune-stale.md" >/dev/null 2>&1
 	expect_grep "over tolerance.loss 0.05 %, agreed since: not met" "$work/tune-stale.md" "tolerance.loss $tol: the report says the agreed tolerance is not met"
+	expect_grep "^| Loss curve | FAIL |" "$work/tune-stale.md" "tolerance.loss $tol: the report's loss verdict is FAIL, not the PASS recorded then"
+	"$FERRY" -C "$p" report --format json --output "$work/tune-stale.json" >/dev/null 2>&1
+	python3 - "$work/tune-stale.json" <<'PY' && ok "tolerance.loss $tol: the JSON verdict fails, keeping the verdict recorded then" || fail "tolerance.loss $tol: JSON verdict"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]["loss"]
+assert v["verdict"] == "fail" and v["recorded_verdict"] == "pass" and abs(v["tolerance_now"] - 0.0005) < 1e-12, v
+PY
 done
 "$FERRY" -C "$p" config tolerance.loss 0.01 >/dev/null
 # a failing dump comparison blocks as well
@@ -162,6 +169,9 @@ fs = json.load(open(sys.argv[1]))["findings"]
 assert any(f["plugin"] == "tune.acceptance" and f["severity"] == "warning" and "same data on both sides" in f["message"]
            for f in fs), [f["message"] for f in fs if f["plugin"] == "tune.acceptance"]
 PY
+"$FERRY" -C "$p" report --format md --output "$work/same.md" >/dev/null 2>&1
+expect_grep "^| Tensor dump | PASS |.*A and B are the same data: this says nothing about the NPU" "$work/same.md" \
+	"the report's dump verdict says the data was compared with itself"
 expect_exit 0 "signoff tune once the latest comparisons pass" -- "$FERRY" -C "$p" signoff tune
 
 # ---------------------------------------------------------------- acceptance: infer-optimize
