@@ -59,6 +59,7 @@ typedef struct prompt {
 	char label[512];
 	char buf[512];
 	size_t len, pos;  /* bytes; pos is the cursor */
+	long long about;  /* the finding the typed text is about (0: none): the text is all reason */
 } prompt;
 
 typedef struct app {
@@ -547,6 +548,7 @@ static const char *signoff_refusal(app *a, char *buf, size_t n)
 }
 
 static void prompt_start(app *a, int cmd, int confirm, const char *label, const char *initial);
+static void unwaive_finding(app *a, long long id, const char *reason);
 
 /* 1 when every phase is signed off (none reopened). */
 static int engagement_complete(const tui *t)
@@ -814,11 +816,14 @@ static void prompt_key(app *a, int key)
 		char line[512];
 		snprintf(line, sizeof line, "%s", p->buf);
 		int cmd = p->cmd;
+		long long about = p->about;
 		p->active = 0;
 		a->dirty = D_ALL;
 		a->touch = 1;
 		if (cmd == CMD_PALETTE)
 			run_palette(a, line);
+		else if (cmd == CMD_UNWAIVE && about)
+			unwaive_finding(a, about, line);
 		else
 			dispatch(a, cmd, line);
 		return;
@@ -1513,14 +1518,33 @@ static int unwaive_locked(app *a, void *arg)
 	return review_unwaive(a->t.m.ws, &g->id, 1, g->reason);
 }
 
-/* unwaive [N] REASON, as `ferry unwaive N --reason REASON`; without N the selected finding. */
+/* As `ferry unwaive ID --reason REASON`: the whole of reason is the reason. */
+static void unwaive_finding(app *a, long long id, const char *reason)
+{
+	tui *t = &a->t;
+	char err[512];
+	while (*reason == ' ')
+		reason++;
+	if (!*reason) {
+		tui_message(t, UI_ERROR, _("unwaive: a reason is required; the waiver of #%lld stands"), id);
+		return;
+	}
+	struct unwaive_args g = { id, reason };
+	if (under_lock(a, _("withdrawing the waiver…"), unwaive_locked, &g, err, sizeof err))
+		tui_message(t, UI_ERROR, "%s", err);
+	else
+		tui_message(t, UI_OK, _("Withdrew the waiver of #%lld; it is open again."), id);
+}
+
+/* unwaive [N] REASON, as `ferry unwaive N --reason REASON`; without N the selected finding,
+ * whose reason is then asked for on its own (a reason may start with a number). */
 static void do_unwaive(app *a, const char *arg)
 {
 	tui *t = &a->t;
 	while (arg && *arg == ' ')
 		arg++;
 	struct unwaive_args g = { 0, NULL };
-	char *end = NULL, err[512];
+	char *end = NULL;
 	if (arg && *arg) {
 		long long id = strtoll(arg[0] == '#' ? arg + 1 : arg, &end, 10);
 		if (end && (*end == ' ' || !*end) && id > 0) {
@@ -1537,17 +1561,13 @@ static void do_unwaive(app *a, const char *arg)
 		return;
 	}
 	if (!arg || !*arg) {
-		char label[160], initial[32];
+		char label[160];
 		snprintf(label, sizeof label, _("Reason for withdrawing the waiver of #%lld: "), g.id);
-		snprintf(initial, sizeof initial, "%lld ", g.id);
-		prompt_start(a, CMD_UNWAIVE, 0, label, initial);
+		prompt_start(a, CMD_UNWAIVE, 0, label, NULL);
+		a->p.about = g.id;
 		return;
 	}
-	g.reason = arg;
-	if (under_lock(a, _("withdrawing the waiver…"), unwaive_locked, &g, err, sizeof err))
-		tui_message(t, UI_ERROR, "%s", err);
-	else
-		tui_message(t, UI_OK, _("Withdrew the waiver of #%lld; it is open again."), g.id);
+	unwaive_finding(a, g.id, arg);
 }
 
 /* probe-script PATH, as `ferry probe-script > PATH`: under .ferry/probe/ unless absolute. */

@@ -130,6 +130,34 @@ cli waive "$wid" --reason "waived from another terminal" >/dev/null
 expect main "waived 1" "a waiver made with the CLI shows in the workbench without C-l"
 # the status line and the detail pane are painted in turn: wait for the detail's header
 if [ -n "$sel" ] && wait_for main "#$sel  "; then ok "the cursor stayed on finding #$sel"; else fail "the cursor moved off finding #$sel"; fi
+# U asks for the reason alone: a reason that starts with another waived finding's number
+# withdraws the selected finding's waiver, not that one's, and is kept whole
+wid2=$(cli findings --phase assess --status open --format json | python3 -c '
+import json, sys
+print(next(f["id"] for f in json.load(sys.stdin)["findings"] if f["id"] != int(sys.argv[1])))' "$wid")
+cli waive "$wid2" --reason "waived to test the reason prompt" >/dev/null
+keys main / "#$wid" Enter U
+expect main "Reason for withdrawing the waiver of #$wid:" "U asks for the selected finding's reason"
+# whatever the field holds is cleared first, as a person tidying it would
+keys main C-u "$wid2 号评审意见未通过" Enter
+status_of() {
+	cli findings --format json | python3 -c '
+import json, sys
+print(next(f["status"] for f in json.load(sys.stdin)["findings"] if f["id"] == int(sys.argv[1])))' "$1"
+}
+is_open() { [ "$(status_of "$1")" = "open" ]; }
+if poll 20 is_open "$wid" && [ "$(status_of "$wid2")" = "waived" ]; then
+	ok "U withdrew the selected finding's waiver, not the one its reason starts with"
+else
+	fail "U withdrew the wrong waiver (#$wid $(status_of "$wid"), #$wid2 $(status_of "$wid2"))"
+fi
+if cli log --json | python3 -c '
+import json, sys
+e = [e for e in json.load(sys.stdin)["events"] if e["kind"] == "unwaive"][0]
+assert e["data"]["reason"] == sys.argv[1] + " 号评审意见未通过", e["data"]' "$wid2"; then
+	ok "the reason is recorded whole"
+else fail "the reason lost its leading number"; fi
+cli unwaive "$wid2" --reason "restored" >/dev/null
 printf '\n# touched outside ferry\n' >>"$proj/utils.py"
 expect main "(manual edit)" "an edit made outside ferry is recorded and shown without a key"
 keys main t
