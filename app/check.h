@@ -29,6 +29,9 @@ typedef struct check_opts {
 	void *payload;
 	/* Python files parsed of those offered to the checks, while they run (may be NULL) */
 	void (*on_files)(size_t parsed, size_t offered, void *payload);
+	/* EVIDENCE_* bits (plugin_host.h): only the plugins declaring one of them run (0: no
+	 * such filter); when none declares any, nothing runs and out->run is 0 */
+	unsigned evidence;
 } check_opts;
 
 typedef struct check_result {

@@ -371,6 +371,32 @@ static cJSON *config_entry_json(const struct config_key *k, const char *key, con
 	return e;
 }
 
+/* After evidence changed (an ingest, a comparison, a setting): the checks that judge it
+ * run again (review_rejudge), so status, the workbench and the reports agree with it at
+ * once. Unless quiet, one line on stdout gives the run and its findings; a check that
+ * failed is a warning on stderr. */
+static int rejudge(workspace *ws, unsigned evidence, int quiet)
+{
+	check_result res;
+	int rc = review_rejudge(&res, ws, evidence);
+	if (rc) {
+		check_result_done(&res);
+		return err_prefix(_("the evidence is recorded, but the checks that judge it did not run"));
+	}
+	for (int i = 0; i < res.nerrors; i++) {
+		char *line = safetext_terminal(res.errors[i]);
+		fprintf(stderr, _("ferry: warning: %s\n"), line);
+		free(line);
+	}
+	if (res.run && !quiet)
+		printf(ngettext("judged by the checks that read it: run %lld, %d finding (ferry findings)\n",
+		                "judged by the checks that read it: run %lld, %d findings (ferry findings)\n",
+		                (unsigned long)res.nfindings),
+		       res.run, res.nfindings);
+	check_result_done(&res);
+	return 0;
+}
+
 /* Every setting with its value: ferry's, the effort weights set, the plugins'. */
 static cJSON *config_list_json(const cJSON *values)
 {
@@ -445,6 +471,8 @@ static int cmd_config(const char *dir, int argc, char **argv)
 			output_json(stdout, e);
 			cJSON_Delete(e);
 		}
+		if (!rc)
+			rc = rejudge(ws, EVIDENCE_SETTINGS, 1);
 		free(before);
 	} else if (argc == 2) {
 		char *v = store_config_get(ws->db, argv[1]);
@@ -644,7 +672,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	rc = open_synced(&ws, dir);
 	if (rc)
 		return rc;
-	check_opts co = { phases, nphases, plugins, nplugins, NULL, on_check_progress, NULL, &pl, on_check_files };
+	check_opts co = { phases, nphases, plugins, nplugins, NULL, on_check_progress, NULL, &pl, on_check_files, 0 };
 	if (!(rc = check_host_new(&h, ws)))
 		rc = check_run_with(&res, ws, h, &co);
 	progress_clear(&pl);
@@ -990,6 +1018,7 @@ static int print_artifact_json(workspace *ws, long long id)
 	return rc;
 }
 
+
 /* `ingest env-probe --local`: runs the embedded probe here and ingests its output. */
 static int ingest_local_probe(const char *dir, const char *kind, const char *label, int smoke, int json)
 {
@@ -1009,6 +1038,8 @@ static int ingest_local_probe(const char *dir, const char *kind, const char *lab
 			rc = print_artifact_json(ws, id);
 		else
 			printf(_("probed this machine and ingested the result as artifact %lld (%s)\n"), id, kind);
+		if (!rc)
+			rc = rejudge(ws, plugin_evidence_bit(kind), json);
 	}
 	ws_close(ws);
 out:
@@ -1057,6 +1088,8 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 			rc = print_artifact_json(ws, id);
 		else
 			printf(_("ingested %s as artifact %lld (%s)\n"), path, id, kind);
+		if (!rc)
+			rc = rejudge(ws, plugin_evidence_bit(kind), json);
 	}
 	ws_close(ws);
 	return rc;
@@ -1127,6 +1160,8 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	if (!(rc = output_emit(&b, output)) && compare_same_input(&o))
 		fprintf(stderr, _("ferry: warning: A and B are the same data (sha256 %.12s): a run compared with itself says nothing about the NPU\n"),
 		        json_str(o.in_a, "sha256"));
+	if (!rc)
+		rc = rejudge(ws, EVIDENCE_COMPARISONS, strcmp(format, "text") != 0 || output != NULL);
 	if (!rc)
 		rc = compare_failure(&o, &req);
 out:

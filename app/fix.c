@@ -582,7 +582,7 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		if (!sel->nids && phases_of(touched, ids, np))
 			rc = refuse_failed_checks(ws, touched);
 		/* a fresh run: offsets must match the files as they are now */
-		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL, NULL };
+		check_opts co = { NULL, 0, ids, np, NULL, NULL, NULL, NULL, NULL, 0 };
 		check_result res = { 0 };
 		if (!rc)
 			rc = check_run(&res, ws, &co);

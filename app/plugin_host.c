@@ -1,6 +1,7 @@
 /* plugin_host — see plugin_host.h. Discovery, declarations and the run loop; the sandbox
  * and the ctx API are in plugin_api.c. */
 #include "plugin_host.h"
+#include "artifact.h"
 #include "pyenc.h"
 #include "phase.h"
 #include "config.h"
@@ -326,6 +327,23 @@ static int decl_k(lua_State *L)
 		}
 		if (p->needs_exec && strcmp(p->info.phase, "environment") != 0)
 			return luaL_error(L, "needs: only environment plugins may run programs");
+	}
+	lua_pop(L, 1);
+
+	lua_pushliteral(L, "evidence");
+	t = lua_rawget(L, 1);
+	if (t != LUA_TNIL) {
+		if (t != LUA_TTABLE)
+			return luaL_error(L, "evidence: must be a list of strings");
+		lua_Unsigned n = lua_rawlen(L, -1);
+		for (lua_Unsigned i = 1; i <= n; i++) {
+			unsigned bit = lua_rawgeti(L, -1, (lua_Integer)i) == LUA_TSTRING ? plugin_evidence_bit(lua_tostring(L, -1)) : 0;
+			if (!bit)
+				return luaL_error(L, "evidence: entry %d is none of the artifact kinds, \"comparisons\" or \"settings\"",
+				                  (int)i);
+			p->info.evidence |= bit;
+			lua_pop(L, 1);
+		}
 	}
 	lua_pop(L, 1);
 
@@ -1109,4 +1127,12 @@ out:
 	papi_run_done(&run);
 	free(sel);
 	return rc;
+}
+
+unsigned plugin_evidence_bit(const char *word)
+{
+	for (unsigned i = 0; artifact_kinds[i]; i++)
+		if (strcmp(artifact_kinds[i], word) == 0)
+			return 1u << i;
+	return strcmp(word, "comparisons") == 0 ? EVIDENCE_COMPARISONS : strcmp(word, "settings") == 0 ? EVIDENCE_SETTINGS : 0;
 }

@@ -52,7 +52,17 @@ typedef struct plugin_info {
 	char *warning;     /* a problem that did not stop it loading (an unknown category); may be NULL */
 	plugin_setting *settings; /* its declared settings, in name order */
 	size_t nsettings;
+	unsigned evidence; /* what it judges besides the code (declared `evidence`): EVIDENCE_* bits */
 } plugin_info;
+
+/* What a check may declare it judges besides the code, so that it runs again when that
+ * changes: an ingested artifact of a kind (bit i for artifact_kinds[i]: "profile",
+ * "bench" …), the comparisons on record ("comparisons"), the engagement's settings
+ * ("settings"). */
+#define EVIDENCE_COMPARISONS (1u << 16)
+#define EVIDENCE_SETTINGS (1u << 17)
+/* The bit of an evidence word, or 0 for a word that is none. */
+unsigned plugin_evidence_bit(const char *word);
 
 typedef struct plugin_host_opts {
 	const char *root;             /* project root; plugins read only inside it */

@@ -200,13 +200,19 @@ int review_signoff_gate(workspace *ws, const char *phase)
 	char id[64];
 	snprintf(id, sizeof id, "%s.acceptance", phase);
 	const char *ids[] = { id };
-	check_opts o = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL };
+	check_opts o = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL, 0 };
 	check_result res;
 	int rc = check_run(&res, ws, &o);
 	if (!rc && res.nerrors)
 		rc = err_set(FERRY_EREFUSED, _("signoff %s: the acceptance check failed: %s"), phase, res.errors[0]);
 	check_result_done(&res);
 	return rc;
+}
+
+int review_rejudge(check_result *out, workspace *ws, unsigned evidence)
+{
+	check_opts o = { NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, evidence };
+	return check_run(out, ws, &o);
 }
 
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)

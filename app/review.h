@@ -52,6 +52,15 @@ int review_comparisons(cJSON **out, store *s);
  * for other phases. The caller holds the writer lock. FERRY_EREFUSED when the check
  * itself failed to run. */
 int review_signoff_gate(workspace *ws, const char *phase);
+
+/* Runs again the checks that declare they judge evidence (EVIDENCE_* bits, plugin_host.h),
+ * after the evidence changed: an ingest of that artifact kind, a comparison, a setting.
+ * The findings, the phases' states and every report then agree with the evidence as it
+ * is now, not as it was at the last `ferry check`. out->run is 0 when no check judges
+ * that evidence (nothing ran); the caller shows out->errors and frees out
+ * (check_result_done). The evidence stays recorded whatever happens here. */
+struct check_result;
+int review_rejudge(struct check_result *out, workspace *ws, unsigned evidence);
 /* Whether phase may be signed off now; fills *why. FERRY_EUSAGE for an unknown phase. */
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase);
 /* Signs phase off as the workspace's actor, with an optional note. The tune and

@@ -21,6 +21,7 @@
 #include "report.h"
 #include "intl.h"
 #include "pane.h"
+#include "plugin_host.h"
 #include "review.h"
 #include "text.h"
 #include "version.h"
@@ -445,7 +446,7 @@ static void run_checks(app *a, int all)
 	}
 	a->dirty = D_ALL;
 	repaint_during_run(a, 1);
-	check_opts co = { all ? NULL : phases, all ? 0 : 1, NULL, 0, on_finding, on_progress, is_cancelled, a, NULL };
+	check_opts co = { all ? NULL : phases, all ? 0 : 1, NULL, 0, on_finding, on_progress, is_cancelled, a, NULL, 0 };
 	check_result res = { 0 };
 	rc = check_run(&res, t->m.ws, &co);
 	ws_unlock(t->m.ws);
@@ -670,7 +671,7 @@ static void do_revert(app *a)
 		rc = ws_revert(&id, oid, t->m.ws, rev);
 	if (!rc && *plugin) {
 		const char *ids[] = { plugin };
-		check_opts co = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL };
+		check_opts co = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL, 0 };
 		check_result res;
 		rc = check_run(&res, t->m.ws, &co);
 		check_result_done(&res);
@@ -1253,10 +1254,21 @@ struct ingest_args {
 	long long id;
 };
 
+/* The checks that judge evidence run again once it changed, as the CLI does (their
+ * failures are kept as plugin errors, shown with the findings). */
+static int rejudge_locked(app *a, unsigned evidence)
+{
+	check_result res;
+	int rc = review_rejudge(&res, a->t.m.ws, evidence);
+	check_result_done(&res);
+	return rc;
+}
+
 static int ingest_locked(app *a, void *arg)
 {
 	struct ingest_args *g = arg;
-	return ingest_file(&g->id, a->t.m.ws, g->kind, g->path, g->label);
+	int rc = ingest_file(&g->id, a->t.m.ws, g->kind, g->path, g->label);
+	return rc ? rc : rejudge_locked(a, plugin_evidence_bit(g->kind));
 }
 
 /* ingest KIND PATH [--label L], as `ferry ingest`. */
@@ -1295,7 +1307,8 @@ struct config_args {
 static int config_locked(app *a, void *arg)
 {
 	struct config_args *g = arg;
-	return config_set(a->t.m.ws, g->key, g->value);
+	int rc = config_set(a->t.m.ws, g->key, g->value);
+	return rc ? rc : rejudge_locked(a, EVIDENCE_SETTINGS);
 }
 
 /* config KEY VALUE (as `ferry config KEY VALUE`); config KEY shows the value. */
@@ -1352,7 +1365,8 @@ struct compare_args {
 static int compare_locked(app *a, void *arg)
 {
 	struct compare_args *g = arg;
-	return compare_record(g->out, a->t.m.ws, &g->req);
+	int rc = compare_record(g->out, a->t.m.ws, &g->req);
+	return rc ? rc : rejudge_locked(a, EVIDENCE_COMPARISONS);
 }
 
 /* compare loss A B [--column NAME] | compare dump A B [--dtype-a bf16] [--dtype-b bf16], as

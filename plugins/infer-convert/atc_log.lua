@@ -89,6 +89,7 @@ end
 return {
 	id = "infer-convert.atc_log",
 	phase = "infer-convert",
+	evidence = { "atc-log" },
 	title = _("ATC conversion log diagnosis"),
 	severity = "error",
 	category = "convert",

@@ -94,6 +94,7 @@ end
 return {
 	id = "infer-convert.onnx_model",
 	phase = "infer-convert",
+	evidence = { "onnx" },
 	title = _("ONNX model inventory: opset, operators, inputs"),
 	severity = "info",
 	category = "convert",

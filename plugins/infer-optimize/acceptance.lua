@@ -12,6 +12,7 @@ local plan = require("plan")
 return {
 	id = "infer-optimize.acceptance",
 	phase = "infer-optimize",
+	evidence = { "bench", "settings" },
 	title = _("Acceptance: NPU accuracy and throughput against the GPU baseline"),
 	severity = "error",
 	category = "performance",

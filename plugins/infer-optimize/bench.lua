@@ -15,6 +15,7 @@ local function fmt(x) return string.format("%g", math.floor(x * 100 + 0.5) / 100
 return {
 	id = "infer-optimize.bench",
 	phase = "infer-optimize",
+	evidence = { "bench" },
 	title = _("Inference benchmarks: batch-size sweep"),
 	severity = "info",
 	category = "performance",

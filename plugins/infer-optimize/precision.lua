@@ -25,6 +25,7 @@ end
 return {
 	id = "infer-optimize.precision",
 	phase = "infer-optimize",
+	evidence = { "dump" },
 	title = _("Overflow and output precision of the offline model"),
 	severity = "info",
 	category = "precision",

@@ -28,6 +28,7 @@ end
 return {
 	id = "tune.acceptance",
 	phase = "tune",
+	evidence = { "comparisons", "bench", "settings" },
 	title = _("Acceptance: the latest loss and dump comparisons are within tolerance"),
 	severity = "error",
 	category = "precision",

@@ -16,6 +16,7 @@ end
 return {
 	id = "tune.loss_curves",
 	phase = "tune",
+	evidence = { "loss-log", "comparisons" },
 	title = _("GPU and NPU loss curves ready for comparison"),
 	severity = "info",
 	category = "precision",
@@ -36,8 +37,11 @@ return {
 		if compared then
 			return -- the newest pair is compared: tune.acceptance gives its verdict
 		elseif g and n and loss then
+			-- the verdict on record is about older runs than those now on record: the
+			-- sign-off and the report would vouch for data nobody compared
 			ctx.report{
 				key = "compare",
+				severity = "warning",
 				message = _("Loss logs newer than the latest comparison (audit event {event}) are on record (GPU: artifact {g}, NPU: artifact {n}).",
 					{ event = tostring(loss.event), g = tostring(g.id), n = tostring(n.id) }),
 				suggestion = _("Run `ferry compare loss {g} {n}` to align the curves by step and check them against tolerance.loss.",

@@ -198,6 +198,7 @@ end
 return {
 	id = "tune.profile",
 	phase = "tune",
+	evidence = { "profile" },
 	title = _("Profile analysis: top operators, AI CPU operators, communication, idle time, host-bound steps, slow ranks"),
 	severity = "info",
 	category = "performance",

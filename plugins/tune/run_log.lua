@@ -44,6 +44,7 @@ end
 return {
 	id = "tune.run_log",
 	phase = "tune",
+	evidence = { "run-log" },
 	title = _("Failed NPU run diagnosis"),
 	severity = "error",
 	category = "runtime",

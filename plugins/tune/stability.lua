@@ -25,6 +25,7 @@ local function pct(x) return string.format("%.3g %%", (x or 0) * 100) end
 return {
 	id = "tune.stability",
 	phase = "tune",
+	evidence = { "comparisons" },
 	title = _("A diverging NPU run without gradient clipping"),
 	severity = "warning",
 	category = "precision",

@@ -45,10 +45,11 @@ sign_through "$p" assess design environment adapt
 "$FERRY" -C "$p" config tolerance.loss 0.01 >/dev/null
 "$FERRY" -C "$p" ingest loss-log "$data/gpu.log" --label gpu >/dev/null 2>&1
 "$FERRY" -C "$p" ingest loss-log "$data/npu_bad.log" --label npu >/dev/null 2>&1
-"$FERRY" -C "$p" compare loss gpu npu >/dev/null 2>&1
 ids=$(open_errors "$p" tune)
 [ -z "$ids" ] || "$FERRY" -C "$p" waive $ids --reason "pre-existing" >/dev/null 2>&1
-# the failing comparison was recorded after the last check: sign-off must still see it
+# the failing comparison is judged at once: an open error of tune.acceptance, before any
+# `ferry check`, and the sign-off is refused
+"$FERRY" -C "$p" compare loss gpu npu >/dev/null 2>&1
 expect_exit 1 "signoff tune refused while the latest loss comparison fails" -- "$FERRY" -C "$p" signoff tune
 one_line "$work/err" "tune refusal: one line"
 expect_grep "loss comparison" "$work/err" "tune refusal names the failing loss comparison"
@@ -322,6 +323,33 @@ python3 - "$work/npu-only.json" <<'PY' && ok "an NPU benchmark alone is no GPU b
 import json, sys
 assert json.load(open(sys.argv[1]))["gpu_baseline"] is None
 PY
+
+# ------------------------------------------------- evidence is judged when it arrives
+# a failing comparison after the sign-off reopens tune in status and the report at once,
+# without a `ferry check`; an ingested profile is analysed before any report shows it
+z="$work/rejudge"
+make_project "$z"
+"$FERRY" init "$z" >/dev/null
+"$FERRY" -C "$z" check >/dev/null 2>&1
+sign_through "$z" assess design environment adapt
+lf="$top/tests/fixtures/loss"
+"$FERRY" -C "$z" ingest loss-log "$lf/gpu_plain.log" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$z" ingest loss-log "$lf/npu_plain.log" --label npu >/dev/null 2>&1
+"$FERRY" -C "$z" compare loss gpu npu >/dev/null 2>&1
+sign_through "$z" tune
+"$FERRY" -C "$z" ingest loss-log "$lf/npu_blowup_plain.log" --label npu-run2 >/dev/null 2>&1
+expect_exit 1 "the newer NPU run's comparison fails" -- "$FERRY" -C "$z" compare loss gpu npu-run2
+expect_grep "judged by the checks that read it: run [0-9]*, " "$work/out" "compare says the checks judging it ran"
+"$FERRY" -C "$z" status --json >"$work/rj.json"
+python3 - "$work/rj.json" <<'PY' && ok "status: tune reopened by the failing comparison, no check run needed" || fail "status stale after a failing comparison"
+import json, sys
+ph = {p["name"]: p for p in json.load(open(sys.argv[1]))["phases"]}
+assert ph["tune"]["status"] == "reopened" and ph["tune"]["open_errors"] >= 1, ph["tune"]
+PY
+"$FERRY" -C "$z" ingest profile "$top/tests/fixtures/profile/kernel_details.csv" --label npu-prof >/dev/null 2>&1
+"$FERRY" -C "$z" report --format md --output "$work/rj.md" >/dev/null 2>&1
+expect_grep "^| Profile | WARNINGS | 5 open tune.profile findings" "$work/rj.md" "the report's profile verdict comes from an analysis of it"
+expect_grep "^| 5 | tune | reopened" "$work/rj.md" "the report's phases table shows tune reopened"
 
 # ---------------------------------------------------------------- reopened phases
 r="$work/reopen"

@@ -127,7 +127,7 @@ static int setup_with(void **state, int with_fixes)
 		tu_write(fx->dir, ".ferry/plugins/adapt/test_backend.lua", PLUGIN_BACKEND);
 		tu_write(fx->dir, ".ferry/plugins/adapt/test_badfix.lua", PLUGIN_BADFIX);
 		const char *ids[] = { "adapt.test_backend", "adapt.test_badfix" };
-		check_opts co = { NULL, 0, ids, 2, NULL, NULL, NULL, NULL, NULL };
+		check_opts co = { NULL, 0, ids, 2, NULL, NULL, NULL, NULL, NULL, 0 };
 		check_result res;
 		int rc = check_run(&res, ws, &co);
 		if (rc || res.nerrors)
