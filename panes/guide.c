@@ -13,6 +13,7 @@ enum tick_rule {
 	TICK_RUN,      /* the phase's checks have run */
 	TICK_CLEAN,    /* run, and no open error findings */
 	TICK_NONE_OF,  /* run, and no open warning or error of the plugins named in match */
+	TICK_NO_FINDING, /* run, and no open finding at all (info too) of the plugins named in match */
 	TICK_SIGNED,   /* the phase is signed off */
 	TICK_CONFIG,   /* every engagement setting named in match is set */
 	TICK_ARTIFACT, /* an artifact of the kind in match is ingested ("kind:N": N of them) */
@@ -20,7 +21,7 @@ enum tick_rule {
 
 typedef struct guide_item {
 	int rule;
-	const char *match; /* TICK_NONE_OF: plugin ids; TICK_CONFIG: keys; TICK_ARTIFACT: a kind */
+	const char *match; /* TICK_NONE_OF, TICK_NO_FINDING: plugin ids; TICK_CONFIG: keys; TICK_ARTIFACT: a kind */
 	const char *text;  /* English, N_(); translated where drawn */
 } guide_item;
 
@@ -44,7 +45,7 @@ static const guide_phase guides[] = {
 	    { TICK_NONE_OF, "assess.cuda_extensions", N_("No unresolved custom CUDA extensions") },
 	    { TICK_NONE_OF, "assess.gpu_libraries", N_("Third-party GPU libraries reviewed") },
 	    { TICK_NONE_OF, "assess.unsupported_ops assess.data_parallel", N_("No unsupported operators or APIs left unexplained") },
-	    { TICK_NONE_OF, "assess.gpu_baseline", N_("GPU baseline recorded (loss log and benchmark ingested)") },
+	    { TICK_NO_FINDING, "assess.gpu_baseline", N_("GPU baseline recorded (the GPU run's loss log ingested)") },
 	    { TICK_CLEAN, NULL, N_("Every error finding fixed or waived with a reason") },
 	    { TICK_SIGNED, NULL, N_("Assessment signed off") } } },
 	{ "design",
@@ -217,7 +218,8 @@ static int item_state(const guide_item *it, const gstate *s, const tui *t)
 		return p->runs > 0 ? ITEM_DONE : ITEM_OPEN;
 	case TICK_CLEAN: return p->runs > 0 && p->errors == 0 ? ITEM_DONE : ITEM_OPEN;
 	case TICK_SIGNED: return p->signed_by ? ITEM_DONE : ITEM_OPEN;
-	case TICK_NONE_OF: {
+	case TICK_NONE_OF:
+	case TICK_NO_FINDING: {
 		if (s->plugins) {
 			int any = 0;
 			char ids[256];
@@ -232,8 +234,10 @@ static int item_state(const guide_item *it, const gstate *s, const tui *t)
 			return ITEM_OPEN;
 		for (size_t i = 0; i < t->m.nf; i++) {
 			const finding *f = &t->m.f[i];
-			/* an info finding ("a supported combination") is not an open problem */
-			if (f->status == STATUS_OPEN && f->severity >= SEVERITY_WARNING && in_list(it->match, f->plugin))
+			/* an info finding ("a supported combination") is not an open problem, unless
+			 * the item asks that nothing at all be left ("no GPU loss log yet" is info) */
+			if (f->status == STATUS_OPEN && (f->severity >= SEVERITY_WARNING || it->rule == TICK_NO_FINDING) &&
+			    in_list(it->match, f->plugin))
 				return ITEM_OPEN;
 		}
 		return ITEM_DONE;

@@ -1150,19 +1150,24 @@ static void test_palette_engagement_commands(void **state)
 	/* verify shows its result in the audit pane, newest event first: this fixture stored
 	 * its findings behind the chain's back, and verify names each of them */
 	s = screen_of(fx->dir, "100x30", ":verify<Enter>");
-	assert_has(row(s, 1), "Audit chain, newest first (8 events)");
+	/* each ingest, setting and comparison is followed by the run of the checks judging it */
+	assert_has(row(s, 1), "Audit chain, newest first (14 events)");
 	assert_has(row(s, 2), "verify:  findings 1: the row is not recorded in the audit chain");
 	assert_has(row(s, 28), "verify: 4 problems; the first: findings 1");
-	assert_has(row(s, 7), "    8  ");
-	assert_has(row(s, 7), "  compare     Ada Tester");
-	assert_has(row(s, 8), "{\"a\":{\"arg\":\"gpu\"");
+	assert_has(row(s, 7), "   14  ");
+	assert_has(row(s, 7), "  check       Ada Tester");
+	assert_has(row(s, 10), "\"plugins\":[\"tune.acceptance\",\"tune.loss_curves\"");
+	assert_has(row(s, 12), "   13  ");
+	assert_has(row(s, 12), "  compare     Ada Tester");
+	assert_has(row(s, 13), "{\"a\":{\"arg\":\"gpu\"");
 	free(s);
 	/* unwaive: waive #1, then withdraw it by number with a reason */
 	s = screen_of(fx->dir, "100x30", "4jwnot now<Enter>");
 	assert_has(row(s, 28), "Waived finding #1.");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":unwaive 1<Enter>");
-	assert_string_equal(row(s, 28), "Reason for withdrawing the waiver of #1: 1");
+	/* the reason is asked for on its own: the field starts empty */
+	assert_string_equal(row(s, 28), "Reason for withdrawing the waiver of #1:");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":unwaive 1 the client wants it fixed<Enter>");
 	assert_has(row(s, 28), "Withdrew the waiver of #1; it is open again.");
@@ -1314,6 +1319,18 @@ static void test_checklist_ticks_past_info(void **state)
 	char *s = screen_of(fx->dir, "100x40", "3i");
 	assert_has(s, "[✓] Versions are compatible");
 	assert_has(s, "[ ] NPUs are visible and healthy");
+	free(s);
+	/* but "no GPU loss log yet" is info too, and leaves the GPU baseline unticked */
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	assert_int_equal(store_begin(ws->db), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\"]}"), 0);
+	add(ws->db, run, fx, 6, "assess", "assess.gpu_baseline", "info", "baseline", 1, 1, 2,
+	    "No loss log from the GPU run has been ingested.", "fpa1", NULL, 0);
+	assert_int_equal(store_run_finish(ws->db, run, 1, 0), 0);
+	assert_int_equal(store_commit(ws->db), 0);
+	ws_close(ws);
+	s = screen_of(fx->dir, "100x40", "1i");
+	assert_has(s, "[ ] GPU baseline recorded (the GPU run's loss log ingested)");
 	free(s);
 }
 
