@@ -1,5 +1,7 @@
 /* artview — see artview.h. */
 #include "artview.h"
+#include "bench.h"
+#include "gbtext.h"
 #include "json.h"
 #include "err.h"
 #include "intl.h"
@@ -77,7 +79,9 @@ static int file_text(char **out, model *m, const tui_artifact *a)
 	data[len] = '\0';
 	sbuf b;
 	sbuf_init(&b);
-	cJSON *doc = strcmp(a->kind, "bench") == 0 ? cJSON_ParseWithLength(data, len) : NULL;
+	/* a benchmark as the checks read it (ais_bench output included), a log from a
+	 * Chinese-locale host with its GBK lines as UTF-8 */
+	cJSON *doc = strcmp(a->kind, "bench") == 0 ? bench_decode(data, len) : NULL;
 	if (doc) {
 		bench_text(&b, doc);
 	} else if (memchr(data, '\0', len)) {
@@ -85,6 +89,12 @@ static int file_text(char **out, model *m, const tui_artifact *a)
 		                 "%s: %zu bytes of binary data (compare it with :compare dump)\n", len),
 		          a->kind, len);
 	} else {
+		size_t ulen, converted;
+		char *utf8 = gbtext_lines(data, len, &ulen, &converted);
+		if (utf8) {
+			free(data);
+			data = utf8, len = ulen;
+		}
 		size_t lines = 0, i = 0;
 		for (; i < len && lines < 400; i++)
 			lines += data[i] == '\n';

@@ -421,6 +421,30 @@ static void test_profile_view(void **state)
 	free(s);
 }
 
+/* An artifact opens as the checks read it: ais_bench output as a benchmark with its
+ * throughput, a run log written in GBK with its Chinese text readable. */
+static void test_artifact_view_reads_like_the_checks(void **state)
+{
+	struct fx *fx = *state;
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	char *keys = xasprintf(":ingest bench %s/tests/fixtures/profile/ais_bench_summary.json --label ais<Enter>"
+	                       "a/ais<Enter><Enter>", cwd);
+	char *s = screen_of(fx->dir, "100x40", keys);
+	assert_has(s, "#1 bench · ais");
+	assert_has(s, "Ascend NPU (ais_bench / msit benchmark)");
+	assert_has(s, "1018.33");
+	free(s);
+	free(keys);
+	keys = xasprintf(":ingest run-log %s/tests/fixtures/runlog/gbk.log --label gbk<Enter>a/gbk<Enter><Enter>", cwd);
+	s = screen_of(fx->dir, "100x40", keys);
+	assert_has(s, "#2 run-log · gbk");
+	assert_has(s, "第 9 步  loss: nan  学习率: 0.5");
+	assert_has(s, "依赖库/libascend_hal.so: cannot open shared object file");
+	free(s);
+	free(keys);
+}
+
 /* The settings form: the design settings first with what each accepts; Enter changes
  * one through the same check and audit as `ferry config`; a bad value is refused. */
 static void test_settings_form(void **state)
@@ -1537,6 +1561,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_artifact_view_reads_like_the_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_preview_new_file, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_refreshes_reopened_findings, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_user_key_bindings, setup, teardown),
