@@ -194,7 +194,7 @@ static cJSON *finding_ids(const cJSON *data)
 	const cJSON *one = cJSON_GetObjectItem(data, "finding");
 	if (cJSON_IsNumber(one))
 		cJSON_AddItemToArray(ids, cJSON_CreateNumber(one->valuedouble));
-	static const char *const keys[] = { "findings", "finding_ids", "ids" };
+	static const char *const keys[] = { "findings", "finding_ids", "ids", "carried" /* unwaive: carried waivers */ };
 	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
 		const cJSON *a = cJSON_GetObjectItem(data, keys[k]), *v;
 		cJSON_ArrayForEach(v, a)

@@ -61,6 +61,26 @@ int review_waive(workspace *ws, const long long *ids, size_t n, const char *reas
 	return rc;
 }
 
+/* Withdraws, with the same reason, the waivers carried from finding id's (and those
+ * carried from them): a waiver has no basis once the one it came from is withdrawn. Each
+ * finding whose waiver goes is appended to done. */
+static int withdraw_carried(cJSON *done, workspace *ws, long long id, const char *reason)
+{
+	cJSON *rows = NULL, *r;
+	int rc = store_waivers_carried_from(&rows, ws->db, id);
+	cJSON_ArrayForEach(r, rows) {
+		long long fid = json_int(r, "finding_id");
+		rc = store_waiver_withdraw(ws->db, fid, reason, ws->actor);
+		cJSON_AddItemToArray(done, cJSON_CreateNumber((double)fid));
+		if (!rc)
+			rc = withdraw_carried(done, ws, fid, reason);
+		if (rc)
+			break;
+	}
+	cJSON_Delete(rows);
+	return rc;
+}
+
 int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *reason)
 {
 	if (!reason || !*reason)
@@ -69,11 +89,18 @@ int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *re
 	if (rc || (rc = store_begin(ws->db)))
 		return rc;
 	cJSON *d = cJSON_CreateObject(), *list = cJSON_AddArrayToObject(d, "ids");
+	cJSON *carried = cJSON_CreateArray();
 	for (size_t i = 0; !rc && i < n; i++) {
 		rc = store_waiver_withdraw(ws->db, ids[i], reason, ws->actor);
 		cJSON_AddItemToArray(list, cJSON_CreateNumber((double)ids[i]));
+		if (!rc)
+			rc = withdraw_carried(carried, ws, ids[i], reason);
 	}
 	cJSON_AddStringToObject(d, "reason", reason);
+	if (cJSON_GetArraySize(carried))
+		cJSON_AddItemToObject(d, "carried", carried);
+	else
+		cJSON_Delete(carried);
 	if (!rc)
 		rc = audit_append(NULL, ws->db, "unwaive", ws->actor, d);
 	else

@@ -19,7 +19,9 @@ int review_waive(workspace *ws, const long long *ids, size_t n, const char *reas
 
 /* Withdraws the waivers of the waived findings ids[0..n) with reason: each finding is open
  * again, the waiver row keeps who withdrew it, when and why, and one "unwaive" event
- * {ids, reason} joins the audit chain. Refused (nothing recorded) for an empty reason
+ * {ids, reason} joins the audit chain. The waivers carried from theirs (an assess waiver
+ * carried to the adapt finding of the same construct) are withdrawn with them, with the
+ * same reason, and named in the event as "carried". Refused (nothing recorded) for an empty reason
  * (FERRY_EUSAGE), an unknown id (FERRY_ENOTFOUND) or a finding not waived (FERRY_EREFUSED). */
 int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *reason);
 

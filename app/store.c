@@ -944,6 +944,14 @@ int store_waiver_withdraw(store *s, long long finding_id, const char *reason, co
 	return rc;
 }
 
+int store_waivers_carried_from(cJSON **out, store *s, long long finding_id)
+{
+	return db_rows(out, s,
+	               "SELECT w.finding_id FROM waivers w JOIN findings f ON f.id = w.finding_id"
+	               " WHERE w.carried_from = ? AND w.withdrawn_at IS NULL AND f.status = 'waived' ORDER BY w.finding_id",
+	               "i", finding_id);
+}
+
 int store_waivers(cJSON **out, store *s)
 {
 	int rc = db_rows(out, s,

@@ -107,6 +107,9 @@ int store_assess_settled(cJSON **out, store *s);
 /* Withdraws the waiver in force on finding_id (who, when, why kept on the row) and opens
  * the finding again. */
 int store_waiver_withdraw(store *s, long long finding_id, const char *reason, const char *actor);
+/* The findings whose waiver in force was carried from finding_id's (an assess waiver
+ * carried to the adapt finding of the same construct): [{finding_id}] */
+int store_waivers_carried_from(cJSON **out, store *s, long long finding_id);
 /* Every waiver ever given, withdrawn ones included: [{id, finding_id, reason, actor,
  * created_at, carried_from, withdrawn_at, withdrawn_by, withdrawn_reason, plugin, phase,
  * file, line, message}] */

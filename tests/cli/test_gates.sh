@@ -422,13 +422,23 @@ import json, sys
 f = next(f for f in json.load(open(sys.argv[1]))["findings"] if f["id"] == int(sys.argv[2]))
 assert f["status"] == "open" and f.get("waiver") is None, f
 PY
+# the waiver carried from it has no basis any more: withdrawn with it, and it stays open
+# at the next check
+"$FERRY" -C "$w" check --phase adapt >/dev/null 2>&1
+"$FERRY" -C "$w" findings --phase adapt --format json >"$work/wa.json"
+python3 - "$work/wa.json" <<'PY' && ok "the carried adapt waiver is withdrawn with the assess waiver" || fail "carried waiver outlives its source"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "adapt.distributed_backend"]
+assert fs and all(f["status"] == "open" and f.get("waiver") is None for f in fs), fs
+PY
 "$FERRY" -C "$w" log --json >"$work/log.json"
 python3 - "$work/log.json" "$bid" <<'PY' && ok "unwaive is in the audit chain with actor and reason" || fail "unwaive event"
 import json, sys
 d = json.load(open(sys.argv[1]))
 evs = d["events"] if isinstance(d, dict) else d
 e = next(e for e in evs if e["kind"] == "unwaive")
-assert e["data"] == {"ids": [int(sys.argv[2])], "reason": "the client moves to HCCL after all"}, e
+assert e["data"]["ids"] == [int(sys.argv[2])] and e["data"]["reason"] == "the client moves to HCCL after all", e
+assert len(e["data"]["carried"]) >= 1, e
 assert e["actor"].startswith("Test Runner"), e
 PY
 expect_exit 0 "the chain verifies after an unwaive" -- "$FERRY" -C "$w" verify
