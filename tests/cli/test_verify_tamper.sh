@@ -13,8 +13,10 @@ printf 'import torch\n\nmodel = torch.nn.Linear(4, 2).cuda()\ntorch.cuda.synchro
 "$FERRY" init "$p" >/dev/null
 "$FERRY" -C "$p" check >/dev/null
 "$FERRY" -C "$p" check --phase adapt >/dev/null
+# a finding the loss log ingested below does not settle (assess.gpu_baseline's would be
+# closed by it, as the checks judging the new evidence run at once)
 waive_id=$("$FERRY" -C "$p" findings --phase assess --format json |
-	python3 -c "import json,sys; print([f['id'] for f in json.load(sys.stdin)['findings'] if f['status']=='open'][0])")
+	python3 -c "import json,sys; print([f['id'] for f in json.load(sys.stdin)['findings'] if f['status']=='open' and f['plugin']!='assess.gpu_baseline'][0])")
 expect_exit 0 "waive" -- "$FERRY" -C "$p" waive "$waive_id" --reason "client keeps this on purpose"
 expect_exit 0 "fix the adapt findings" -- "$FERRY" -C "$p" fix --phase adapt --all --yes
 expect_exit 0 "revert the first fix" -- "$FERRY" -C "$p" revert 2
