@@ -323,7 +323,7 @@ static int cmd_status(const char *dir, int argc, char **argv)
 	printf(_("project     %s\n"), ws->root);
 	printf(_("actor       %s\n"), ws->actor);
 	printf(_("head        %.12s  checkpoint %lld (%s)\n"), json_str(head, "commit"), json_int(head, "checkpoint"),
-	       word(json_str(head, "kind")));
+	       ws_checkpoint_kind_word(json_str(head, "kind")));
 	printf(_("findings    %lld open (%lld errors, %lld warnings, %lld info), %lld fixed, %lld waived\n\n"),
 	       json_int(counts, "open"), json_int(counts, "errors"), json_int(counts, "warnings"),
 	       json_int(counts, "info"), json_int(counts, "fixed"), json_int(counts, "waived"));
@@ -340,9 +340,12 @@ static int cmd_status(const char *dir, int argc, char **argv)
 	}
 	print_phase_table(cJSON_GetObjectItem(st, "phases"));
 	const cJSON *p;
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases"))
-		if (*json_str(p, "flagged"))
-			printf(_("%-16s %s: review the sign-off again\n"), word(json_str(p, "name")), json_str(p, "flagged"));
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "phases")) {
+		char *flag = review_flag_text(p);
+		if (flag)
+			printf(_("%-16s %s: review the sign-off again\n"), word(json_str(p, "name")), flag);
+		free(flag);
+	}
 out:
 	cJSON_Delete(st);
 	ws_close(ws);
@@ -1286,7 +1289,7 @@ static int cmd_log(const char *dir, int argc, char **argv)
 	const cJSON *cp;
 	cJSON_ArrayForEach(cp, cps) {
 		const cJSON *fl = cJSON_GetObjectItem(cp, "findings");
-		printf("%4lld  %.12s  %-9s %s  %s\n", json_int(cp, "id"), json_str(cp, "commit"), word(json_str(cp, "kind")),
+		printf("%4lld  %.12s  %-9s %s  %s\n", json_int(cp, "id"), json_str(cp, "commit"), ws_checkpoint_kind_word(json_str(cp, "kind")),
 		       json_str(cp, "time"), json_str(cp, "actor"));
 		char *subject = subject_show(json_str(cp, "message"));
 		printf("      %s", subject);

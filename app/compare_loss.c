@@ -1464,7 +1464,7 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 	if (r->truncated)
 		sbuf_addf(out, _("B stops early: last step %lld, A's last step %lld\n"), r->final_step_b, r->final_step_a);
 	char why[160];
-	sbuf_addf(out, _("verdict: %s%s%s\n"), r->pass ? "PASS" : "FAIL", r->pass ? "" : " — ",
+	sbuf_addf(out, _("verdict: %s%s%s\n"), r->pass ? _("PASS") : _("FAIL"), r->pass ? "" : " — ",
 	          r->pass ? "" : loss_fail_reason_shown(why, sizeof why, r));
 }
 

@@ -155,7 +155,7 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 	}
 	sbuf_addf(out, _("verdict: %s (%zu of %zu pairs fail; rules: cosine ≥ 0.99 or max abs err ≤ 0.001, cosine ≥ 0.9, "
 	               "max abs err ≤ 1; statistics more than 50%% apart are warnings)\n"),
-	          r->pass ? "PASS" : "FAIL", r->nfailed, r->n);
+	          r->pass ? _("PASS") : _("FAIL"), r->nfailed, r->n);
 }
 
 static void csv_num(sbuf *out, double v, int valid)

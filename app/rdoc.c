@@ -116,9 +116,7 @@ void rdoc_badge(cJSON *in, const char *kind, const char *value, const char *show
 	for (const char *p = value; *p && k + 1 < sizeof cls; p++)
 		cls[k++] = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
 	cls[k] = '\0';
-	cJSON_AddStringToObject(s, "cls", cls);
-	if (strcmp(value, shown) != 0)
-		cJSON_AddStringToObject(s, "title", value);
+	cJSON_AddStringToObject(s, "cls", cls); /* the value stays in the class, not in visible English */
 }
 
 cJSON *rdoc_list(cJSON *sec, int ordered)
@@ -438,13 +436,7 @@ static void html_inline(sbuf *b, const cJSON *in)
 			h(b, x);
 			sbuf_adds(b, "</strong>");
 		} else if (strcmp(k, "badge") == 0) {
-			sbuf_addf(b, "<span class=\"badge %s\"", json_str(s, "cls"));
-			if (*json_str(s, "title")) {
-				sbuf_adds(b, " title=\"");
-				h(b, json_str(s, "title"));
-				sbuf_adds(b, "\"");
-			}
-			sbuf_adds(b, ">");
+			sbuf_addf(b, "<span class=\"badge %s\">", json_str(s, "cls"));
 			h(b, x);
 			sbuf_adds(b, "</span>");
 		} else if (strcmp(k, "loc") == 0 || strcmp(k, "ref") == 0) {

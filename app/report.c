@@ -961,12 +961,14 @@ static void m_phases(cJSON *d, const cJSON *doc)
 			rdoc_textf(c, _("%s by %s: %s"), json_str(p, "signed_off_at"), json_str(p, "signed_off_by"), note);
 		else
 			rdoc_textf(c, _("%s by %s"), json_str(p, "signed_off_at"), json_str(p, "signed_off_by"));
-		if (*json_str(p, "flagged")) {
-			char *fl = xasprintf(_("(flagged: %s)"), json_str(p, "flagged"));
+		char *flag = review_flag_text(p);
+		if (flag) {
+			char *fl = xasprintf(_("(flagged: %s)"), flag);
 			rdoc_text(c, " ");
 			rdoc_strong(c, fl);
 			free(fl);
 		}
+		free(flag);
 	}
 	fig_findings(sec, doc);
 }

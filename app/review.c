@@ -321,6 +321,7 @@ int review_signoff(workspace *ws, const char *phase, const char *note)
 void review_phase_states(cJSON *phases)
 {
 	char reopened[160] = ""; /* the reopened phases so far, in order */
+	cJSON *reopened_list = cJSON_CreateArray();
 	cJSON *p;
 	cJSON_ArrayForEach(p, phases) {
 		int signed_off = cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"));
@@ -340,9 +341,30 @@ void review_phase_states(cJSON *phases)
 			char *why = xasprintf("signed off before %s reopened", reopened);
 			cJSON_AddStringToObject(p, "flagged", why);
 			free(why);
+			cJSON_AddItemToObject(p, "flagged_by", cJSON_Duplicate(reopened_list, 1));
 		}
-		if (strcmp(status, "reopened") == 0)
+		if (strcmp(status, "reopened") == 0) {
 			snprintf(reopened + strlen(reopened), sizeof reopened - strlen(reopened), "%s%s", *reopened ? ", " : "",
 			         json_str(p, "name"));
+			cJSON_AddItemToArray(reopened_list, cJSON_CreateString(json_str(p, "name")));
+		}
 	}
+	cJSON_Delete(reopened_list);
+}
+
+char *review_flag_text(const cJSON *phase)
+{
+	const cJSON *by = cJSON_GetObjectItem(phase, "flagged_by"), *n;
+	if (!cJSON_GetArraySize(by))
+		return NULL;
+	sbuf names;
+	sbuf_init(&names);
+	cJSON_ArrayForEach(n, by) {
+		if (names.len)
+			sbuf_adds(&names, _(", "));
+		sbuf_adds(&names, cJSON_IsString(n) ? _(n->valuestring) : "?");
+	}
+	char *text = xasprintf(_("signed off before %s reopened"), names.buf);
+	sbuf_done(&names);
+	return text;
 }

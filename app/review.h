@@ -74,7 +74,11 @@ int review_signoff(workspace *ws, const char *phase, const char *note);
 /* Sets each phase's "status" in phases (store_phases rows, in order): "not started",
  * "in progress", "blocked" (open errors), "signed off", or "reopened" (signed off, then
  * new error findings); a signed-off phase after a reopened one gets "flagged" saying
- * which earlier phases reopened after its sign-off. */
+ * which earlier phases reopened after its sign-off (English, for JSON readers) and
+ * "flagged_by", the list of those phases. */
 void review_phase_states(cJSON *phases);
+/* The flag review_phase_states puts on a phase signed off before a later-reopened one
+ * ("flagged_by"), in the interface language: malloc'd, or NULL when it has none. */
+char *review_flag_text(const cJSON *phase);
 
 #endif

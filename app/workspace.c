@@ -740,3 +740,18 @@ int ws_resolve(char oid[41], workspace *ws, const char *rev)
 	}
 	return history_resolve(oid, ws->hist, rev);
 }
+
+const char *ws_checkpoint_kind_word(const char *kind)
+{
+	static const struct {
+		const char *kind, *ctx_word;
+	} kinds[] = {
+		{ "baseline", NC_("checkpoint", "baseline") }, { "fix", NC_("checkpoint", "fix") },
+		{ "manual", NC_("checkpoint", "manual") },     { "revert", NC_("checkpoint", "revert") },
+		{ "generated", NC_("checkpoint", "generated") }, { "recovered", NC_("checkpoint", "recovered") },
+	};
+	for (size_t i = 0; kind && i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(kinds[i].kind, kind) == 0)
+			return intl_ctext(kinds[i].ctx_word);
+	return kind ? kind : "";
+}

@@ -84,6 +84,10 @@ typedef struct ws_checkpoint_req {
  * records the checkpoint row and a "checkpoint" audit event in one transaction.
  * *cp_id is 0 when there was nothing to commit. */
 int ws_checkpoint(long long *cp_id, char oid[41], workspace *ws, const ws_checkpoint_req *req);
+/* A checkpoint kind (baseline, fix, manual, revert, generated, recovered) in the interface
+ * language, translated in its own context: a "manual" checkpoint is a hand edit, not
+ * the manual-porting strategy. Unknown kinds come back as they are. */
+const char *ws_checkpoint_kind_word(const char *kind);
 
 /* Reverts the checkpoint or commit REV with a new commit (files written atomically)
  * and records it as a "revert" checkpoint. The baseline cannot be reverted. */

@@ -130,7 +130,7 @@ static void timeline_draw(void *st, tui *t, ui_win *w)
 		int sel = i == s->cur, attr = sel ? UI_SELECT : UI_NORMAL;
 		ui_fill_row(w, y, attr);
 		char row[512];
-		char *kind = text_cell(pane_word(c->kind), 10, 0);
+		char *kind = text_cell(ws_checkpoint_kind_word(c->kind), 10, 0);
 		snprintf(row, sizeof row, "#%-4lld %.10s  %s %s  %s", c->id, c->commit, kind, c->time, c->actor);
 		free(kind);
 		ui_put(w, y, 1, attr, row, width - 2);
@@ -158,7 +158,7 @@ static int checkpoint_match(int i, const char *text, void *ctx)
 	if (strlen(text) >= 4 && util_starts_with(c->commit, text))
 		return 1;
 	char *subject = subject_show(c->message);
-	int found = pane_has(text, c->message, subject, c->kind, pane_word(c->kind), c->actor, c->plugin, c->findings,
+	int found = pane_has(text, c->message, subject, c->kind, ws_checkpoint_kind_word(c->kind), c->actor, c->plugin, c->findings,
 	                     (char *)NULL);
 	free(subject);
 	return found;

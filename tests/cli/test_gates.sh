@@ -372,6 +372,17 @@ expect_grep "^assess  *reopened" "$work/st.txt" "status text shows reopened"
 expect_grep "design.*assess" "$work/st.txt" "status text flags design's sign-off"
 "$FERRY" -C "$r" report --format md --output "$work/reopen.md" >/dev/null 2>&1
 expect_grep "reopened" "$work/reopen.md" "the report shows the reopened phase"
+# in Chinese, the flag reads in Chinese, phase names included, in status and the reports
+FERRY_LANG=zh "$FERRY" -C "$r" status >"$work/st-zh.txt"
+expect_grep "签署确认之后，评估 又被重新打开" "$work/st-zh.txt" "zh status: the flag is Chinese"
+"$FERRY" -C "$r" report --format html --lang zh --output "$work/reopen-zh.html" >/dev/null 2>&1
+expect_grep "签署确认之后，评估 又被重新打开" "$work/reopen-zh.html" "zh report: the flag is Chinese"
+if grep -q "signed off before\|title=\"signed off\"" "$work/st-zh.txt" "$work/reopen-zh.html"; then
+	fail "zh status or report still shows the flag or a status in English"
+else ok "no English flag or status tooltip in the zh status and report"; fi
+printf '# edited by hand\n' >>"$r/kern.cu"
+FERRY_LANG=zh "$FERRY" -C "$r" log >"$work/log-zh.txt" 2>&1
+expect_grep "人工编辑" "$work/log-zh.txt" "zh log: a hand edit is 人工编辑, not the manual-porting strategy"
 
 # ---------------------------------------------------------------- waiver lifecycle
 w="$work/waive"

@@ -56,7 +56,8 @@ fx=$top/tests/fixtures
 ing() { "$ferry" -C "$w" ingest "$@" >/dev/null 2>>"$work/ingest.log" || echo "ingest $*" >>"$work/ingest.log"; }
 ing loss-log "$fx/loss/gpu_plain.log" --label gpu
 ing loss-log "$fx/loss/npu_blowup_plain.log" --label npu
-"$ferry" -C "$w" compare loss gpu npu >/dev/null 2>&1 # recorded, read by the tune checks
+FERRY_LANG=zh "$ferry" -C "$w" compare loss gpu npu >"$work/compare-zh.txt" 2>&1 # recorded, read by the tune checks
+expect_grep "结论：不通过 — " "$work/compare-zh.txt" "zh compare: the verdict word is Chinese"
 ing dump "$fx/dump/gpu_dump" --label gpu-dump
 ing dump "$fx/dump/npu_dump" --label npu-dump
 "$ferry" -C "$w" compare dump gpu-dump npu-dump >/dev/null 2>&1
