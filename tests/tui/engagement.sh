@@ -215,7 +215,7 @@ keys main 5 f S
 # the example trains and the design set accuracy and throughput criteria: with no NPU
 # benchmark yet, they block the tune sign-off beside the failing dump comparison
 expect main "Cannot sign off tune: 2 open error findings" "a failing dump comparison blocks the tune sign-off" 30
-expect main "tune.acceptance: The latest dump" "the refusal names the blocking finding"
+expect main "tune.acceptance: The " "the refusal names the blocking finding"
 palette "compare dump $data/gpu.npy $data/npu.npy"
 expect main "PASS  " "a passing dump comparison"
 keys main a
@@ -235,6 +235,13 @@ palette "ingest bench $late/infer_onnx/artifacts/bench.gpu.json --label gpu"
 expect main "(bench)." ":ingest the GPU benchmark"
 palette "ingest bench $late/infer_onnx/artifacts/bench.npu.json --label npu"
 expect main "(bench)." ":ingest the NPU benchmark"
+# the example trains too, and its NPU benchmark falls short of the design's targets: the
+# tune acceptance check judges it at once and tune is reopened; its error is waived
+reopened() { [ "$(phase_status "$1")" = "reopened" ]; }
+if poll 30 reopened tune; then ok "the NPU benchmark below the targets reopens tune at once"; else
+	fail "tune was not reopened by the NPU benchmark ($(phase_status tune))"; fi
+keys main 5
+waive_errors tune
 sign infer-optimize 7
 expect main "Engagement complete: every phase is signed off. Final report format" "the last sign-off offers the final report"
 keys main Enter
