@@ -12,6 +12,22 @@ local STARTS = [[
 ((string) @nccl (#match? @nccl "nccl"))
 ]]
 
+-- Code that already uses the NPU (migrated by hand, or a rewrite kept after the import was
+-- reverted): torch.npu and x.npu(), and the 'npu' device given to device=, .to() or
+-- torch.device(). A library's tolerant forms (getattr(torch, "npu", ...), hasattr) are
+-- strings there, not these.
+local NPU_USES = [[
+(attribute attribute: (identifier) @attr (#eq? @attr "npu"))
+(keyword_argument name: (identifier) @kw (#eq? @kw "device")
+  value: (string) @dev (#match? @dev "^[rRbBuUfF]*[\"']npu"))
+(call function: (attribute attribute: (identifier) @fn (#any-of? @fn "device" "to"))
+  arguments: (argument_list . (string) @arg (#match? @arg "^[rRbBuUfF]*[\"']npu")))
+]]
+
+local function uses_npu(ctx, path)
+	return #(ctx.query(path, NPU_USES) or {}) > 0
+end
+
 -- What makes a file code rather than data: imports, functions, classes.
 local CODE = "[(import_statement) (import_from_statement) (future_import_statement) (function_definition) (class_definition)] @code"
 
@@ -88,6 +104,16 @@ return {
 		local fused = cuda.apex_fused(ctx)
 		local lib = not auto and cuda.library(ctx) or nil
 		local packages = {} -- package dir -> {pkg=, need=first module that needs torch_npu}
+		local imported -- whether any Python file of the project names torch_npu
+		local function any_torch_npu()
+			if imported == nil then
+				imported = false
+				for _i, f in ipairs(ctx.files("%.py$")) do
+					if ctx.find(f, "torch_npu") then imported = true break end
+				end
+			end
+			return imported
+		end
 		for _i, path in ipairs(ctx.files("%.py$")) do
 			-- cheap prefilter before parsing, in C: only files that can need the import
 			local site
@@ -127,6 +153,24 @@ return {
 							site.message = _("`{file}` uses the NPU after migration but does not import torch_npu.", { file = path })
 							site.suggestion = _("Add `import torch_npu` right after `import torch`; it registers torch.npu, .npu() and the 'npu' device.")
 						end
+					end
+				end
+			end
+			if not site and not auto and not lib.of(path) and ctx.find(path, "npu") and not any_torch_npu()
+				and not ctx.find(path, 'hasattr(torch, "npu")') and not ctx.find(path, 'getattr(torch, "npu"')
+				and uses_npu(ctx, path) then
+				-- it uses the NPU already (by hand, or rewrites kept after their import was
+				-- reverted) and nothing in the project imports torch_npu: torch.npu and the
+				-- 'npu' device do not exist until something does. Code that tests for
+				-- torch.npu first, or a project that loads torch_npu somewhere (an
+				-- accelerator module), is left alone; so is a data-only file.
+				local plan = cuda.import_plan(ctx, path)
+				local data_only = plan and not plan.main and #(ctx.query(path, CODE) or {}) == 0
+				if plan and not plan.torch_npu and not data_only then
+					site = cuda.insert_import(ctx, path, plan, false)
+					if site then
+						site.message = _("`{file}` uses the NPU (torch.npu, .npu() or the 'npu' device) but does not import torch_npu.", { file = path })
+						site.suggestion = _("Add `import torch_npu` right after `import torch`; it registers torch.npu, .npu() and the 'npu' device.")
 					end
 				end
 			end

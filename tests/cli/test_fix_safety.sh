@@ -127,6 +127,29 @@ else
 	fail "the migrated library fails without torch_npu: $(printf '%s' "$out" | tail -1)"
 fi
 
+# Reverting the checkpoint that imported torch_npu leaves the other rewrites calling
+# torch.npu with nothing loading it: the next check says so, with the fix to import it.
+r="$work/revert-import"
+cp -R "$top/examples/resnet-ddp" "$r"
+rm -rf "$r/.ferry"
+"$FERRY" init "$r" >/dev/null
+"$FERRY" -C "$r" check --phase adapt >/dev/null 2>&1
+"$FERRY" -C "$r" fix --all --phase adapt --yes >/dev/null 2>&1
+cp_import=$("$FERRY" -C "$r" log --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+cps = d["checkpoints"] if isinstance(d, dict) else d
+print(next(c["id"] for c in cps if c.get("plugin") == "adapt.torch_npu_import"))')
+expect_exit 0 "revert the torch_npu import checkpoint" -- "$FERRY" -C "$r" revert "$cp_import"
+if grep -q "torch_npu" "$r/train.py"; then fail "the revert left the import"; else ok "train.py no longer imports torch_npu"; fi
+"$FERRY" -C "$r" check --phase adapt --format json >"$work/ri.json" 2>/dev/null
+python3 - "$work/ri.json" <<'PY' && ok "the check flags train.py using torch.npu without torch_npu, fixable" || fail "no finding for torch.npu without torch_npu"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+hit = [f for f in fs if f["plugin"] == "adapt.torch_npu_import" and f["file"] == "train.py" and f["status"] == "open"]
+assert hit and "does not import torch_npu" in hit[0]["message"] and hit[0]["fixable"], [(f["plugin"], f["file"], f["status"]) for f in fs]
+PY
+
 # A project with nothing left to fix: `fix --all` in a script is a success, not a usage error.
 c="$work/clean"
 mkdir -p "$c"
