@@ -139,6 +139,21 @@ int compare_same_input(const compare_outcome *o)
 	return *a && strcmp(a, b) == 0;
 }
 
+/* An ingested artifact whose file no longer hashes to the SHA-256 recorded at ingest was
+ * replaced or damaged behind the record: nothing is compared or recorded on its bytes. */
+static int check_stored_hashes(const compare_input in[2], const compare_outcome *o)
+{
+	for (int i = 0; i < 2; i++) {
+		const char *now = json_str(i ? o->in_b : o->in_a, "sha256");
+		if (in[i].artifact && in[i].sha256 && *now && strcmp(now, in[i].sha256) != 0)
+			return err_set(FERRY_ECORRUPT,
+			               _("%s: artifact %lld's stored copy no longer matches the SHA-256 recorded when it was "
+			                 "ingested (recorded %.12s, now %.12s); nothing was compared: ingest the file again"),
+			               in[i].arg, in[i].artifact, in[i].sha256, now);
+	}
+	return 0;
+}
+
 static int run(compare_outcome *out, workspace *ws, const compare_req *req, int record)
 {
 	memset(out, 0, sizeof *out);
@@ -164,6 +179,8 @@ static int run(compare_outcome *out, workspace *ws, const compare_req *req, int 
 	if (req->dtype_b)
 		cJSON_AddStringToObject(ev, "dtype_b", req->dtype_b);
 	rc = req->loss ? run_loss(out, ev, ws, in, req) : run_dump(out, ev, ws, in, req, record);
+	if (!rc)
+		rc = check_stored_hashes(in, out);
 	if (rc || !record)
 		goto out;
 	cJSON_AddItemToObject(ev, "a", cJSON_Duplicate(out->in_a, 1));

@@ -189,4 +189,19 @@ expect_exit 3 "an unusable key refuses the sign-off" -- "$FERRY" -C "$s" signoff
 expect_grep "bad.key" "$work/err" "the key file is named"
 [ "$(db_events "$s")" -eq "$before" ] && ok "nothing recorded by the refused sign-off" || fail "refused sign-off recorded events"
 
+# a stored artifact replaced behind the record: compare refuses it instead of recording a
+# verdict on other bytes under the artifact's name
+x="$work/swap"
+cp -r "$p" "$x"
+printf 'step 1 loss 2.30\nstep 2 loss 1.91\n' >"$work/npu.log"
+"$FERRY" -C "$x" ingest loss-log "$work/npu.log" --label npu >/dev/null
+stored=$(sqlite3 "$x/.ferry/engagement.db" "SELECT path FROM artifacts WHERE label = 'npu'")
+chmod u+w "$x/.ferry/artifacts/$stored"
+printf 'step 1 loss 2.31\nstep 2 loss 1.90\n' >"$x/.ferry/artifacts/$stored"
+before=$(db_events "$x")
+expect_exit 3 "compare refuses an artifact whose stored copy was replaced" -- "$FERRY" -C "$x" compare loss gpu npu
+expect_grep "artifact [0-9]*'s stored copy no longer matches the SHA-256 recorded" "$work/err" "the refusal names the artifact and why"
+one_line "$work/err" "the refusal is one line"
+[ "$(db_events "$x")" -eq "$before" ] && ok "nothing recorded on the replaced bytes" || fail "a comparison was recorded on replaced bytes"
+
 finish
