@@ -126,6 +126,31 @@ static int check_category_key(const char *key, const char *category)
 	return rc;
 }
 
+/* Numbers that parse but are almost always a slip of the unit, refused with what was
+ * meant: a loss tolerance above 100 % ("2" for 2 %), a throughput target under 1 % of the
+ * GPU's ("0.8" for 80 %). Bounds on the value as read (a percentage already divided). */
+static const struct {
+	const char *key;
+	double lo, hi;
+	const char *hint;
+} plausible[] = {
+	{ "tolerance.loss", 0, 1, N_("a relative difference of at most 100 %: 0.02 or 2% for two percent") },
+	/* xgettext:no-c-format */
+	{ "throughput.target_pct", 1, 1000, N_("a percentage of the GPU's throughput: 80 for 80 %") },
+};
+
+static int check_plausible(const char *key, const char *value)
+{
+	char *end = NULL;
+	double d = strtod(value, &end);
+	if (end && strcmp(end, "%") == 0)
+		d /= 100.0;
+	for (size_t i = 0; i < sizeof plausible / sizeof plausible[0]; i++)
+		if (strcmp(plausible[i].key, key) == 0 && (d < plausible[i].lo || d > plausible[i].hi))
+			return err_set(FERRY_EUSAGE, _("config %s %s: out of range; it takes %s"), key, value, _(plausible[i].hint));
+	return 0;
+}
+
 int config_value_check(const struct config_key *k, const char *key, const char *value)
 {
 	if (strcmp(k->key, "effort.weight.") == 0) {
@@ -149,11 +174,11 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 		break;
 	case CFG_NUMBER:
 		if (number && !*end)
-			return 0;
+			return check_plausible(key, value);
 		break;
 	case CFG_NUMBER_OR_PCT:
 		if (number && (!*end || strcmp(end, "%") == 0))
-			return 0;
+			return check_plausible(key, value);
 		break;
 	case CFG_IDS:
 		for (const char *p = value; *p; p++)

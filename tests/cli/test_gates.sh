@@ -43,6 +43,13 @@ PY
 "$FERRY" -C "$p" check >/dev/null 2>&1
 sign_through "$p" assess design environment adapt
 "$FERRY" -C "$p" config tolerance.loss 0.01 >/dev/null
+# the slips of the unit are refused with what was meant: 2 for 2 %, 0.8 for 80 %
+expect_exit 2 "tolerance.loss 2 (200 %) is refused" -- "$FERRY" -C "$p" config tolerance.loss 2
+expect_grep "0.02 or 2% for two percent" "$work/err" "the refusal says how to write two percent"
+expect_exit 2 "throughput.target_pct 0.8 is refused" -- "$FERRY" -C "$p" config throughput.target_pct 0.8
+expect_grep "80 for 80 %" "$work/err" "the refusal says how to write 80 %"
+"$FERRY" -C "$p" config tolerance.loss >"$work/tl.txt"
+expect_grep "^0.01$" "$work/tl.txt" "the refused values left the setting as it was"
 "$FERRY" -C "$p" ingest loss-log "$data/gpu.log" --label gpu >/dev/null 2>&1
 "$FERRY" -C "$p" ingest loss-log "$data/npu_bad.log" --label npu >/dev/null 2>&1
 ids=$(open_errors "$p" tune)
