@@ -1441,7 +1441,8 @@ static void json_render(sbuf *b, const cJSON *doc, int parts)
 
 static void csv_findings(sbuf *b, const cJSON *findings)
 {
-	sbuf_adds(b, "id,phase,category,severity,status,plugin,file,line,col,end_line,end_col,message,suggestion,fixable\r\n");
+	sbuf_adds(b, "id,phase,category,severity,status,plugin,file,line,col,end_line,end_col,message,suggestion,fixable,"
+	             "waiver_reason,waiver_actor,waived_at,waiver_carried_from\r\n");
 	const cJSON *f;
 	cJSON_ArrayForEach(f, findings) {
 		sbuf_addf(b, "%lld,", json_int(f, "id"));
@@ -1460,7 +1461,18 @@ static void csv_findings(sbuf *b, const cJSON *findings)
 		sbuf_add_csv(b, json_str(f, "message"));
 		sbuf_addc(b, ',');
 		sbuf_add_csv(b, json_str(f, "suggestion"));
-		sbuf_addf(b, ",%s\r\n", cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ? "true" : "false");
+		sbuf_addf(b, ",%s,", cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")) ? "true" : "false");
+		/* the waiver in force, as every other report shows it with the finding */
+		const cJSON *w = cJSON_GetObjectItem(f, "waiver");
+		sbuf_add_csv(b, json_str(w, "reason"));
+		sbuf_addc(b, ',');
+		sbuf_add_csv(b, json_str(w, "actor"));
+		sbuf_addc(b, ',');
+		sbuf_add_csv(b, json_str(w, "at"));
+		if (json_int(w, "carried_from") > 0)
+			sbuf_addf(b, ",%lld\r\n", json_int(w, "carried_from"));
+		else
+			sbuf_adds(b, ",\r\n");
 	}
 }
 

@@ -419,6 +419,14 @@ rs = json.load(open(sys.argv[1]))["runs"][0]["results"]
 sup = [s for r in rs for s in r.get("suppressions", [])]
 assert any(s["kind"] == "external" and s["justification"] == "the client keeps NCCL on the GPU cluster" for s in sup), sup
 PY
+"$FERRY" -C "$w" report --format csv --output "$work/w.csv" >/dev/null 2>&1
+python3 - "$work/w.csv" "$bid" <<'PY' && ok "the CSV report carries the waiver's reason, actor and time" || fail "CSV drops the waiver"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8-sig")))
+r = next(r for r in rows if r["id"] == sys.argv[2])
+assert r["status"] == "waived" and r["waiver_reason"] == "the client keeps NCCL on the GPU cluster", r
+assert r["waiver_actor"].startswith("Test Runner") and r["waived_at"], r
+PY
 # the adapt finding for the same construct inherits the waiver
 "$FERRY" -C "$w" check --phase adapt >/dev/null 2>&1
 "$FERRY" -C "$w" findings --phase adapt --format json >"$work/wa.json"
