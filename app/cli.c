@@ -1362,7 +1362,7 @@ static int cmd_revert(const char *dir, int argc, char **argv)
 		return rc;
 	long long id = 0;
 	char oid[41];
-	rc = ws_revert(&id, oid, ws, argv[1]);
+	rc = review_revert(&id, oid, ws, argv[1]);
 	if (!rc)
 		printf(_("reverted %s: checkpoint %lld (%.12s)\n"), argv[1], id, oid);
 	ws_close(ws);

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "err.h"
 #include "sign.h"
+#include "store.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -233,6 +234,30 @@ int review_signoff_gate(workspace *ws, const char *phase)
 	if (!rc && res.nerrors)
 		rc = err_set(FERRY_EREFUSED, _("signoff %s: the acceptance check failed: %s"), phase, res.errors[0]);
 	check_result_done(&res);
+	return rc;
+}
+
+int review_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
+{
+	char target[41];
+	cJSON *cp = NULL;
+	int rc = ws_resolve(target, ws, rev);
+	if (!rc)
+		rc = store_checkpoint_by_commit(&cp, ws->db, target);
+	if (rc)
+		return rc;
+	const cJSON *pl = cJSON_GetObjectItem(cp, "plugin");
+	char *plugin = cJSON_IsString(pl) && *pl->valuestring ? xstrdup(pl->valuestring) : NULL;
+	cJSON_Delete(cp);
+	rc = ws_revert(cp_id, oid, ws, rev);
+	if (!rc && plugin) {
+		const char *ids[] = { plugin };
+		check_opts o = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL, 0 };
+		check_result res;
+		rc = check_run(&res, ws, &o);
+		check_result_done(&res);
+	}
+	free(plugin);
 	return rc;
 }
 

@@ -63,6 +63,11 @@ int review_signoff_gate(workspace *ws, const char *phase);
  * (check_result_done). The evidence stays recorded whatever happens here. */
 struct check_result;
 int review_rejudge(struct check_result *out, workspace *ws, unsigned evidence);
+
+/* `ferry revert REV` (ws_revert), then the check whose fix the reverted checkpoint made
+ * (or undid, for a revert of a revert) runs again: its findings open again where the code
+ * now is, or close again when a revert of a revert brings the fix back. */
+int review_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev);
 /* Whether phase may be signed off now; fills *why. FERRY_EUSAGE for an unknown phase. */
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase);
 /* Signs phase off as the workspace's actor, with an optional note. The tune and

@@ -656,26 +656,10 @@ static void do_revert(app *a)
 	char rev[32], oid[41] = "";
 	long long id = 0;
 	snprintf(rev, sizeof rev, "%lld", t->sel_cp);
-	/* the check whose fix is undone: its findings open again where they were found, but
-	 * later checkpoints may have moved that code, so the check runs again to place them */
-	char plugin[128] = "";
-	tui_checkpoint *cps = NULL;
-	size_t ncp = 0;
-	if (model_checkpoints(&cps, &ncp, &t->m) == 0)
-		for (size_t i = 0; i < ncp; i++)
-			if (cps[i].id == t->sel_cp && cps[i].plugin)
-				snprintf(plugin, sizeof plugin, "%s", cps[i].plugin);
-	model_checkpoints_free(cps, ncp);
+	/* the check whose fix is undone runs again to place its findings (review_revert) */
 	int rc = lock_synced(a, NULL);
 	if (!rc)
-		rc = ws_revert(&id, oid, t->m.ws, rev);
-	if (!rc && *plugin) {
-		const char *ids[] = { plugin };
-		check_opts co = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL, 0 };
-		check_result res;
-		rc = check_run(&res, t->m.ws, &co);
-		check_result_done(&res);
-	}
+		rc = review_revert(&id, oid, t->m.ws, rev);
 	ws_unlock(t->m.ws);
 	char err[512];
 	snprintf(err, sizeof err, "%s", err_message());

@@ -150,6 +150,44 @@ hit = [f for f in fs if f["plugin"] == "adapt.torch_npu_import" and f["file"] ==
 assert hit and "does not import torch_npu" in hit[0]["message"] and hit[0]["fixable"], [(f["plugin"], f["file"], f["status"]) for f in fs]
 PY
 
+# Reverting the revert brings the import back, and the findings it settled close again at
+# once, without another `ferry check` (the check of the reverted fix runs again)
+rv=$("$FERRY" -C "$r" log --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+cps = d["checkpoints"] if isinstance(d, dict) else d
+print(max(c["id"] for c in cps if c.get("kind") == "revert"))')
+expect_exit 0 "revert the revert" -- "$FERRY" -C "$r" revert "$rv"
+expect_grep "^import torch_npu" "$r/train.py" "the import is back"
+"$FERRY" -C "$r" findings --plugin adapt.torch_npu_import --status open --format json >"$work/ro.json"
+python3 - "$work/ro.json" <<'PY' && ok "no torch_npu import finding of train.py stays open" || fail "findings stay open after the revert of the revert"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["file"] == "train.py"]
+assert not fs, fs
+PY
+
+# The same with no check in between, for another rule's fix: a revert reopens its
+# findings, the revert of that revert settles them again at once
+q="$work/revert-twice"
+cp -R "$top/examples/resnet-ddp" "$q"
+rm -rf "$q/.ferry"
+"$FERRY" init "$q" >/dev/null
+"$FERRY" -C "$q" check --phase adapt >/dev/null 2>&1
+"$FERRY" -C "$q" fix --all --phase adapt --yes >/dev/null 2>&1
+open_of() { "$FERRY" -C "$q" findings --plugin adapt.cuda_apis --status open --format json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["findings"]))'; }
+before=$(open_of)
+cp_api=$("$FERRY" -C "$q" log --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+cps = d["checkpoints"] if isinstance(d, dict) else d
+print(next(c["id"] for c in cps if c.get("plugin") == "adapt.cuda_apis" and c.get("kind") == "fix"))')
+"$FERRY" -C "$q" revert "$cp_api" >"$work/rv.txt" 2>&1
+reopened=$(open_of)
+[ "$reopened" -gt "$before" ] && ok "the revert reopens the rule's findings ($before -> $reopened open)" || fail "the revert reopened nothing ($before -> $reopened)"
+rv2=$(sed -n 's/.*checkpoint \([0-9]*\) .*/\1/p' "$work/rv.txt")
+expect_exit 0 "revert that revert" -- "$FERRY" -C "$q" revert "$rv2"
+[ "$(open_of)" -eq "$before" ] && ok "the revert of the revert settles them again, no check needed" || fail "after the revert of the revert $(open_of) open, $before before"
+
 # A project with nothing left to fix: `fix --all` in a script is a success, not a usage error.
 c="$work/clean"
 mkdir -p "$c"
