@@ -228,6 +228,142 @@ static int add_hunk(const history_hunk *hk, void *payload)
 	return 0;
 }
 
+/* Where the lines of the files the rows name came from at the newest checkpoint, one
+ * blame per file. */
+struct origins {
+	char **paths;
+	history_origin **runs;
+	size_t *nruns, n;
+};
+
+static int origins_of(const history_origin **runs, size_t *nruns, struct origins *o, history *h, const char *head,
+                      const char *path)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (strcmp(o->paths[i], path) == 0) {
+			*runs = o->runs[i];
+			*nruns = o->nruns[i];
+			return 0;
+		}
+	history_origin *r = NULL;
+	size_t n = 0;
+	int rc = history_blame(&r, &n, h, head, path);
+	if (rc == FERRY_ENOTFOUND) { /* the file is gone: none of its lines came from anywhere */
+		err_clear();
+		rc = 0;
+	}
+	if (rc)
+		return rc;
+	o->paths = xrealloc(o->paths, (o->n + 1) * sizeof *o->paths);
+	o->runs = xrealloc(o->runs, (o->n + 1) * sizeof *o->runs);
+	o->nruns = xrealloc(o->nruns, (o->n + 1) * sizeof *o->nruns);
+	o->paths[o->n] = xstrdup(path);
+	o->runs[o->n] = r;
+	o->nruns[o->n] = n;
+	o->n++;
+	*runs = r;
+	*nruns = n;
+	return 0;
+}
+
+static void origins_done(struct origins *o)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->paths[i]);
+		free(o->runs[i]);
+	}
+	free(o->paths);
+	free(o->runs);
+	free(o->nruns);
+}
+
+/* Whether some line of the row's range, as its checkpoint left the file, is still in the
+ * code at the newest checkpoint, unchanged since (git blame names the row's commit). */
+static int row_in_code(int *in, struct origins *o, history *h, const char *head, const cJSON *row)
+{
+	const history_origin *runs = NULL;
+	size_t n = 0;
+	int rc = origins_of(&runs, &n, o, h, head, json_str(row, "file"));
+	long long lo = json_int(row, "start_line"), hi = json_int(row, "end_line");
+	*in = 0;
+	for (size_t i = 0; !rc && !*in && i < n; i++)
+		*in = strcmp(runs[i].orig, json_str(row, "commit")) == 0 && runs[i].orig_start <= hi &&
+		      runs[i].orig_start + runs[i].lines - 1 >= lo;
+	return rc;
+}
+
+static int note_path(const history_hunk *hk, void *payload)
+{
+	cJSON *paths = payload;
+	if (!cJSON_GetObjectItem(paths, hk->path))
+		cJSON_AddTrueToObject(paths, hk->path);
+	return 0;
+}
+
+/* The first manual checkpoint (a hand edit) after checkpoint id that changed path, or 0.
+ * manual: the manual checkpoints oldest first, each given its changed paths on demand. */
+static int hand_edit_after(long long *by, cJSON *manual, history *h, long long id, const char *path)
+{
+	*by = 0;
+	cJSON *m;
+	cJSON_ArrayForEach(m, manual) {
+		if (json_int(m, "id") <= id)
+			continue;
+		cJSON *paths = cJSON_GetObjectItem(m, "paths");
+		if (!paths) {
+			paths = cJSON_AddObjectToObject(m, "paths");
+			int rc = history_diff_hunks(h, json_str(m, "commit"), note_path, paths);
+			if (rc)
+				return rc;
+		}
+		if (cJSON_GetObjectItem(paths, path)) {
+			*by = json_int(m, "id");
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Moves out of rows the changes a hand edit undid: an INSERT or MODIFY none of whose
+ * lines is in the code any more, in a file a manual checkpoint changed after it. (A change
+ * a later fix rewrote stays: that fix's row shows the code as it is.) */
+static int drop_undone_by_hand(cJSON *rows, cJSON *undone, const cJSON *cps, history *h)
+{
+	const cJSON *newest = cJSON_GetArrayItem(cps, 0), *cp;
+	cJSON *manual = cJSON_CreateArray();
+	for (int i = cJSON_GetArraySize(cps) - 1; i >= 0; i--) {
+		cp = cJSON_GetArrayItem(cps, i);
+		if (strcmp(json_str(cp, "kind"), "manual") == 0) {
+			cJSON *m = cJSON_CreateObject();
+			cJSON_AddNumberToObject(m, "id", (double)json_int(cp, "id"));
+			cJSON_AddStringToObject(m, "commit", json_str(cp, "commit"));
+			cJSON_AddItemToArray(manual, m);
+		}
+	}
+	struct origins o = { NULL, NULL, NULL, 0 };
+	int rc = 0;
+	for (int i = 0; cJSON_GetArraySize(manual) && i < cJSON_GetArraySize(rows) && !rc;) {
+		cJSON *row = cJSON_GetArrayItem(rows, i);
+		const char *op = json_str(row, "operation");
+		int in = 1;
+		long long by = 0;
+		if ((strcmp(op, "INSERT") == 0 || strcmp(op, "MODIFY") == 0) && json_int(row, "start_line") > 0)
+			rc = row_in_code(&in, &o, h, json_str(newest, "commit"), row);
+		if (!rc && !in)
+			rc = hand_edit_after(&by, manual, h, json_int(row, "checkpoint"), json_str(row, "file"));
+		if (!rc && by) {
+			cJSON *r = cJSON_DetachItemFromArray(rows, i);
+			cJSON_AddNumberToObject(r, "undone_by", (double)by);
+			cJSON_AddItemToArray(undone, r);
+			continue;
+		}
+		i++;
+	}
+	origins_done(&o);
+	cJSON_Delete(manual);
+	return rc;
+}
+
 /* A finding whose edits no hunk shows (its change merged with another's) goes on the
  * first row of its file, so every fixed finding is on the list once. */
 static void place_unmatched(cJSON *rows, int first_row, const cJSON *findings)
@@ -272,9 +408,10 @@ static int checkpoint_findings(cJSON **out, store *s, const cJSON *cp)
 	return rc;
 }
 
-int changes_list(cJSON **out, cJSON **reverted, store *s, history *h)
+int changes_list(cJSON **out, cJSON **reverted, cJSON **by_hand, store *s, history *h)
 {
 	cJSON *cps = NULL, *rows = cJSON_CreateArray(), *undone_list = cJSON_CreateArray();
+	cJSON *hand = cJSON_CreateArray();
 	cJSON *undone = cJSON_CreateObject(); /* checkpoint id → id of the revert that undid it */
 	*out = NULL;
 	if (reverted)
@@ -360,17 +497,24 @@ int changes_list(cJSON **out, cJSON **reverted, store *s, history *h)
 			goto out;
 		}
 	}
+	if ((rc = drop_undone_by_hand(rows, hand, cps, h)))
+		goto out;
 	*out = rows;
 	rows = NULL;
 	if (reverted) {
 		*reverted = undone_list;
 		undone_list = NULL;
 	}
+	if (by_hand) {
+		*by_hand = hand;
+		hand = NULL;
+	}
 out:
 	cJSON_Delete(cps);
 	cJSON_Delete(rows);
 	cJSON_Delete(undone);
 	cJSON_Delete(undone_list);
+	cJSON_Delete(hand);
 	return rc;
 }
 

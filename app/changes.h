@@ -22,10 +22,12 @@
 #include <cjson/cJSON.h>
 
 /* The change list: every hunk of every fix, generated or recovered checkpoint that is
- * still in effect (not undone by a revert that is itself in effect), oldest first.
- * When reverted is not NULL it receives the undone checkpoints
- * [{id, commit, plugin, message, reverted_by}]. */
-int changes_list(cJSON **out, cJSON **reverted, store *s, history *h);
+ * still in effect (not undone by a revert that is itself in effect, nor by a hand edit:
+ * none of its lines still in the code, git blame says, in a file a manual checkpoint
+ * changed after it), oldest first. When reverted is not NULL it receives the reverted
+ * checkpoints [{id, commit, plugin, message, reverted_by}]; when by_hand is not NULL, the
+ * rows a hand edit undid, each with undone_by (the manual checkpoint). */
+int changes_list(cJSON **out, cJSON **reverted, cJSON **by_hand, store *s, history *h);
 
 /* The unsupported list: open error and warning findings at a place in a file that
  * carry no automatic fix and that no later phase's check rewrites (automatic), one

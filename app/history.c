@@ -2485,6 +2485,34 @@ out:
 	return rc;
 }
 
+int history_blame(history_origin **out, size_t *n, history *h, const char *oid, const char *path)
+{
+	*out = NULL;
+	*n = 0;
+	git_blame_options opts = GIT_BLAME_OPTIONS_INIT;
+	if (git_oid_fromstr(&opts.newest_commit, oid) < 0)
+		return err_set(FERRY_EGIT, _("%s: not a commit id"), oid);
+	git_blame *b = NULL;
+	if (git_blame_file(&b, h->repo, path, &opts) < 0) {
+		const git_error *e = git_error_last();
+		if (e && e->klass == GIT_ERROR_TREE)
+			return err_set(FERRY_ENOTFOUND, _("%s: not in commit %.12s"), path, oid);
+		return hfail(h, _("blame"));
+	}
+	size_t count = git_blame_get_hunk_count(b);
+	history_origin *o = xcalloc(count ? count : 1, sizeof *o);
+	for (size_t i = 0; i < count; i++) {
+		const git_blame_hunk *hk = git_blame_get_hunk_byindex(b, (uint32_t)i);
+		oid_hex(o[i].orig, &hk->final_commit_id);
+		o[i].orig_start = (int)hk->orig_start_line_number;
+		o[i].lines = (int)hk->lines_in_hunk;
+	}
+	git_blame_free(b);
+	*out = o;
+	*n = count;
+	return 0;
+}
+
 int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *payload)
 {
 	return history_diff_hunks_from(h, NULL, oid, cb, payload);

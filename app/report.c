@@ -495,10 +495,12 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 	cJSON_AddItemToObject(doc, "waivers", tmp);
 	tmp = NULL;
 
-	if ((rc = changes_list(&tmp, &reverted, ws->db, ws->hist)))
+	cJSON *by_hand = NULL;
+	if ((rc = changes_list(&tmp, &reverted, &by_hand, ws->db, ws->hist)))
 		goto out;
 	cJSON_AddItemToObject(doc, "changes", tmp);
 	cJSON_AddItemToObject(doc, "reverted_checkpoints", reverted);
+	cJSON_AddItemToObject(doc, "undone_by_hand", by_hand);
 	tmp = reverted = NULL;
 	if ((rc = changes_unsupported(&tmp, ws->db)))
 		goto out;
@@ -1097,6 +1099,14 @@ static void m_changes(cJSON *d, const cJSON *doc)
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "reverted_checkpoints"))
 		rdoc_textf(rdoc_para(sec, "muted"), _("Checkpoint %lld (%s) was reverted by checkpoint %lld and is not listed."),
 		           json_int(r, "id"), json_str(r, "plugin"), json_int(r, "reverted_by"));
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "undone_by_hand")) {
+		char *loc = location(json_str(r, "file"), json_int(r, "start_line"), json_int(r, "end_line"));
+		rdoc_textf(rdoc_para(sec, "muted"),
+		           _("The change of checkpoint %lld (%s) at %s was undone by a hand edit (checkpoint %lld) and is not "
+		             "listed."),
+		           json_int(r, "checkpoint"), json_str(r, "plugin"), loc, json_int(r, "undone_by"));
+		free(loc);
+	}
 }
 
 static void m_unsupported(cJSON *d, const cJSON *doc)
@@ -1429,6 +1439,7 @@ static void json_render(sbuf *b, const cJSON *doc, int parts)
 	if (parts & PART_CHANGES) {
 		copy_item(out, "changes", cJSON_GetObjectItem(doc, "changes"));
 		copy_item(out, "reverted_checkpoints", cJSON_GetObjectItem(doc, "reverted_checkpoints"));
+		copy_item(out, "undone_by_hand", cJSON_GetObjectItem(doc, "undone_by_hand"));
 	}
 	if (parts & PART_UNSUPPORTED)
 		copy_item(out, "unsupported", cJSON_GetObjectItem(doc, "unsupported"));

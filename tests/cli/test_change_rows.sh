@@ -87,4 +87,22 @@ with open(sys.argv[4], newline="", encoding="utf-8-sig") as fh:
 assert [c["findings"] for c in crow] == [" ".join(str(i) for i in r["findings"]) for r in rows]
 PY
 
+# --- a hand edit that undoes fixes ----------------------------------------------------
+# the client puts NCCL and the CUDA synchronize back by hand: those rows leave the change
+# list (the code no longer holds them) and the report says which hand edit undid them
+sed -i 's/torch.npu.synchronize()/torch.cuda.synchronize()/; s/"hccl"/"nccl"/g' "$p/train.py"
+"$FERRY" -C "$p" report --format json --section changes --output "$work/hand.json" >/dev/null 2>&1
+"$FERRY" -C "$p" report --format md --section changes --output "$work/hand.md" >/dev/null 2>&1
+python3 - "$work/hand.json" <<'PY' && ok "rows a hand edit undid leave the change list, named with the edit" || fail "undone rows still listed as in effect"
+import json, sys
+d = json.load(open(sys.argv[1]))
+gone = {(r["start_line"], r["plugin"]) for r in d["undone_by_hand"]}
+assert (34, "adapt.distributed_backend") in gone and (109, "adapt.cuda_apis") in gone, d["undone_by_hand"]
+assert all(r["undone_by"] > 0 for r in d["undone_by_hand"])
+listed = {(r["file"], r["start_line"]) for r in d["changes"]}
+assert ("train.py", 34) not in listed and ("train.py", 109) not in listed, sorted(listed)
+assert ("train.py", 55) in listed, sorted(listed)  # a fix the edit left alone stays
+PY
+expect_grep "was undone by a hand edit (checkpoint [0-9]*) and is not listed" "$work/hand.md" "the report says so"
+
 finish
