@@ -396,7 +396,12 @@ static void add_hunks(fix_plan *p, const ffile *file, const char *d)
 				if (s0 < 0 || s1 < s0 || (size_t)s1 > file->len)
 					continue;
 				int l0 = line_of(file->orig, (size_t)s0), l1 = line_of(file->orig, (size_t)s1);
-				in |= b == 0 ? l0 >= a && l0 <= a + 1 : l0 <= a + b - 1 && l1 >= a;
+				/* an insertion goes before line l0: up to one past the hunk's old lines (an
+				 * append at the end of the file is after its last line) */
+				if (s0 == s1 || b == 0)
+					in |= l0 >= a && l0 <= a + (b ? b : 1);
+				else
+					in |= l0 <= a + b - 1 && l1 >= a;
 			}
 			if (in) {
 				h->ids = xrealloc(h->ids, (h->nids + 1) * sizeof *h->ids);

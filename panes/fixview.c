@@ -151,6 +151,10 @@ static void toggle_hunk(xstate *s, tui *t)
 	if (cur < 0 || (size_t)cur >= nh)
 		return;
 	const fix_hunk *hk = &h[cur];
+	if (!hk->nids) {
+		tui_message(t, UI_WARN, "%s", _("This hunk belongs to no finding of its own and cannot be left out alone."));
+		return;
+	}
 	if (hunk_out(s, hk)) {
 		size_t k = 0;
 		for (size_t i = 0; i < s->nout; i++) {

@@ -876,6 +876,35 @@ static void test_fix_hunks_left_out(void **state)
 	free(s);
 }
 
+/* A fix that appends at the end of a file is a hunk of its own finding: Space leaves it out. */
+static void test_fix_append_left_out(void **state)
+{
+	struct fx *fx = *state;
+	tu_write(fx->dir, "lib.py", "\"\"\"A library.\"\"\"\n");
+	tu_write(fx->dir, ".ferry/plugins/adapt/test_append.lua",
+	         "return {\n"
+	         "  id = 'adapt.test_append', phase = 'adapt', title = 'test append', severity = 'warning',\n"
+	         "  category = 'device',\n"
+	         "  run = function(ctx)\n"
+	         "    local text = ctx.read('lib.py')\n"
+	         "    ctx.report{ file = 'lib.py', line = 1, message = 'No import.', suggestion = 'Import it.',\n"
+	         "      edits = { { start_byte = #text, end_byte = #text, text = 'import torch_npu\\n' } } }\n"
+	         "  end,\n"
+	         "}\n");
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	const char *ids[] = { "adapt.test_append" };
+	check_opts co = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL, 0 };
+	check_result res;
+	assert_int_equal(check_run(&res, ws, &co), 0);
+	assert_int_equal(res.nfindings, 1);
+	check_result_done(&res);
+	ws_close(ws);
+	char *s = screen_of(fx->dir, "120x40", ":fix-plugin adapt.test_append<Enter> ");
+	assert_has(row(s, 2), "Every hunk is left out: nothing would be applied.");
+	free(s);
+}
+
 static void test_fix_refused(void **state)
 {
 	struct fx *fx = *state;
@@ -1561,6 +1590,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fix_append_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_artifact_view_reads_like_the_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_preview_new_file, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_revert_refreshes_reopened_findings, setup_fixes, teardown),
