@@ -1997,7 +1997,12 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_EDIT: do_edit(a); break;
 	case CMD_REVERT: do_revert(a); break;
 	case CMD_LANG:
+		if (arg && *arg && strcmp(arg, "en") != 0 && strcmp(arg, "zh") != 0) {
+			tui_message(t, UI_ERROR, _("lang %s: not one of en, zh"), arg);
+			break;
+		}
 		intl_set_lang(arg && *arg ? arg : intl_zh() ? "en" : "zh");
+		reload(a); /* the findings' texts are translated as they load */
 		a->dirty = D_ALL;
 		a->touch = 1;
 		tui_message(t, UI_NORMAL, "%s", _("Interface language: English"));

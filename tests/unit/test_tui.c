@@ -632,6 +632,21 @@ static void test_guide_and_chinese(void **state)
 	s = screen_of(fx->dir, "100x30", ":lang zh<Enter>");
 	assert_has(row(s, 28), "界面语言：简体中文");
 	free(s);
+	/* a bundled check's finding follows the switch at once, and an unknown language is refused */
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	const char *ids[] = { "adapt.distributed_backend" };
+	check_opts co = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL, 0 };
+	check_result res;
+	assert_int_equal(check_run(&res, ws, &co), 0);
+	check_result_done(&res);
+	ws_close(ws);
+	s = screen_of(fx->dir, "160x30", "4:lang zh<Enter>");
+	assert_has(s, "分布式后端 'nccl' 是 NVIDIA 的 NCCL");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":lang klingon<Enter>");
+	assert_has(row(s, 28), "lang klingon: not one of en, zh");
+	free(s);
 }
 
 static void test_chart_help_palette_artifacts(void **state)
