@@ -2,15 +2,18 @@
  * matched range highlighted, the suggestion, and the proposed fix as a coloured
  * diff computed from the finding's edits against the file's current text. */
 #include "diffview.h"
+#include "err.h"
 #include "intl.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
 #include "workspace.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CONTEXT_LINES 3
 
@@ -18,6 +21,7 @@ typedef struct dstate {
 	char *path;         /* cached file (relative) */
 	char *text;         /* its contents, or NULL when unreadable */
 	size_t len;
+	int absent;         /* the file does not exist (a fix may create it) */
 	unsigned gen;       /* reload generation of the cache */
 	long long shown;    /* finding id last drawn (scroll resets on change) */
 	int scroll;         /* first virtual row shown */
@@ -114,8 +118,12 @@ static void load_file(dstate *d, tui *t, const char *rel)
 	d->len = 0;
 	d->gen = t->reload_gen;
 	char *abs = util_path_join(t->m.ws->root, rel);
-	if (util_read_file(&d->text, &d->len, abs) != 0)
+	struct stat st;
+	d->absent = lstat(abs, &st) != 0 && errno == ENOENT;
+	if (util_read_file(&d->text, &d->len, abs) != 0) {
+		err_clear();
 		d->text = NULL;
+	}
 	free(abs);
 }
 
@@ -139,7 +147,7 @@ static size_t line_end(const char *text, size_t len, size_t i)
 static void draw_source(out *o, dstate *d, const finding *f)
 {
 	if (!d->text) {
-		line(o, 2, UI_DIM, _("(the file cannot be read)"));
+		line(o, 2, UI_DIM, d->absent ? _("(the file does not exist yet)") : _("(the file cannot be read)"));
 		return;
 	}
 	int first = f->line - CONTEXT_LINES < 1 ? 1 : f->line - CONTEXT_LINES;
@@ -168,30 +176,34 @@ static void draw_fix(out *o, dstate *d, const finding *f)
 		line(o, 2, UI_DIM, _("(no automatic fix: this one needs a person)"));
 		return;
 	}
-	if (!d->text) {
+	if (!d->text && !d->absent) {
 		line(o, 2, UI_DIM, _("(the file cannot be read)"));
 		return;
 	}
+	if (!d->text) /* a fix that creates the file: its edits apply to nothing */
+		line(o, 2, UI_DIM, _("(a new file)"));
+	const char *text = d->text ? d->text : "";
+	size_t tlen = d->text ? d->len : 0;
 	size_t k = 0;
 	while (k < f->nedits) {
 		const finding_edit *e = &f->edits[k];
-		if (e->start_byte > d->len || e->end_byte > d->len || e->end_byte < e->start_byte) {
+		if (e->start_byte > tlen || e->end_byte > tlen || e->end_byte < e->start_byte) {
 			line(o, 2, UI_ERROR, _("(the fix no longer matches the file; run the checks again)"));
 			return;
 		}
 		size_t a = e->start_byte;
-		while (a > 0 && d->text[a - 1] != '\n')
+		while (a > 0 && text[a - 1] != '\n')
 			a--;
-		size_t b = line_end(d->text, d->len, e->end_byte);
+		size_t b = line_end(text, tlen, e->end_byte);
 		size_t k2 = k + 1;
-		while (k2 < f->nedits && f->edits[k2].start_byte <= b && f->edits[k2].end_byte <= d->len &&
+		while (k2 < f->nedits && f->edits[k2].start_byte <= b && f->edits[k2].end_byte <= tlen &&
 		       f->edits[k2].start_byte >= f->edits[k2 - 1].end_byte) {
-			b = line_end(d->text, d->len, f->edits[k2].end_byte);
+			b = line_end(text, tlen, f->edits[k2].end_byte);
 			k2++;
 		}
 		int lineno = 1;
 		for (size_t i = 0; i < a; i++)
-			lineno += d->text[i] == '\n';
+			lineno += text[i] == '\n';
 		char hunk[64];
 		snprintf(hunk, sizeof hunk, "@@ %s:%d @@", f->file, lineno);
 		line(o, 2, UI_HUNK, hunk);
@@ -199,13 +211,13 @@ static void draw_fix(out *o, dstate *d, const finding *f)
 		sbuf_init(&nb);
 		size_t pos = a;
 		for (size_t j = k; j < k2; j++) {
-			sbuf_add(&nb, d->text + pos, f->edits[j].start_byte - pos);
+			sbuf_add(&nb, text + pos, f->edits[j].start_byte - pos);
 			sbuf_adds(&nb, f->edits[j].text);
 			pos = f->edits[j].end_byte;
 		}
-		sbuf_add(&nb, d->text + pos, b - pos);
-		for (int pass = 0; pass < 2; pass++) {
-			const char *s = pass ? nb.buf : d->text + a;
+		sbuf_add(&nb, text + pos, b - pos);
+		for (int pass = d->text ? 0 : 1; pass < 2; pass++) { /* a new file has no old lines */
+			const char *s = pass ? nb.buf : text + a;
 			size_t len = pass ? nb.len : b - a;
 			for (size_t i = 0;;) {
 				size_t e2 = i;
@@ -269,7 +281,10 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 	wrapped(&o, 1, UI_TITLE, f->message);
 	if (*f->file) {
 		char loc[512];
-		snprintf(loc, sizeof loc, "%s:%d:%d", f->file, f->line, f->col);
+		if (f->line > 0)
+			snprintf(loc, sizeof loc, "%s:%d:%d", f->file, f->line, f->col);
+		else
+			snprintf(loc, sizeof loc, "%s", f->file);
 		load_file(d, t, f->file);
 		line(&o, 1, UI_HUNK, loc);
 		draw_source(&o, d, f);

@@ -239,8 +239,10 @@ static void draw_row(ui_win *w, int y, const finding *f, int sel, int width)
 	x += ui_put(w, y, x, sel ? UI_SELECT : pane_severity_attr(f->severity), pane_severity_label(f->severity), 4) + 1;
 	int locw = width >= 110 ? 34 : width >= 90 ? 28 : 22;
 	char loc[512];
-	if (*f->file)
+	if (*f->file && f->line > 0)
 		snprintf(loc, sizeof loc, "%s:%d", f->file, f->line);
+	else if (*f->file)
+		snprintf(loc, sizeof loc, "%s", f->file);
 	else
 		snprintf(loc, sizeof loc, "%s", _("(project)"));
 	/* keep the end of a long path: the file name and line matter most */

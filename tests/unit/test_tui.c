@@ -1421,6 +1421,15 @@ static void test_fix_preview_new_file(void **state)
 	assert_has(s, "--- /dev/null");
 	assert_has(s, "+++ b/gen/npu_env.sh");
 	free(s);
+	/* its finding names the file without a line 0, and shows the file it would create */
+	s = screen_of(fx->dir, "120x40", "4:fix-plugin adapt.test_newfile<Enter>n/plugin:adapt.test_newfile<Enter>");
+	assert_has(s, "gen/npu_env.sh ");
+	assert_null(strstr(s, "gen/npu_env.sh:0"));
+	assert_has(s, "(the file does not exist yet)");
+	assert_has(s, "(a new file)");
+	assert_has(s, "+ export A=1");
+	assert_null(strstr(s, "(the file cannot be read)"));
+	free(s);
 }
 
 /* After a revert the reopened finding is shown as it now is: when a later checkpoint
