@@ -204,7 +204,13 @@ static void draw_loss(sstate *s, ui_win *w, int y, const compare_outcome *o)
 	s->rows = (int)r->n;
 	for (int i = s->scroll; i < (int)r->n && y < h; i++, y++) {
 		const loss_row *lr = &r->rows[i];
-		snprintf(line, sizeof line, "%10lld  %14.6g  %14.6g  %9.4g%%", lr->step, lr->a, lr->b, lr->rel_err * 100);
+		/* as the CLI's table: no error figure where a side is NaN/inf, and the marks */
+		if (isnan(lr->rel_err))
+			snprintf(line, sizeof line, "%10lld  %14.6g  %14.6g  %10s  %s", lr->step, lr->a, lr->b, "-",
+			         isfinite(lr->b) ? "" : _("NaN/inf"));
+		else
+			snprintf(line, sizeof line, "%10lld  %14.6g  %14.6g  %9.4g%%  %s", lr->step, lr->a, lr->b, lr->rel_err * 100,
+			         lr->rel_err > r->tolerance ? _("over") : "");
 		ui_put(w, y, 1, lr->rel_err > r->tolerance || !isfinite(lr->b) ? UI_ERROR : UI_NORMAL, line, width - 2);
 	}
 }

@@ -1108,6 +1108,26 @@ static char *loss_logs(void)
 
 /* :compare takes the CLI's options: --column for a CSV with several loss columns, and the
  * comparison opened again from the artifacts pane is computed with the same column. */
+/* A blow-up in the workbench's table reads as the CLI's: '-' for the error, NaN/inf
+ * marked, the step over the tolerance marked; never a raw "nan%". */
+static void test_loss_table_marks_nan(void **state)
+{
+	struct fx *fx = *state;
+	char *dir = tu_mkdtemp();
+	tu_write(dir, "a.log", "step 1 loss 2.0\nstep 2 loss 1.5\nstep 3 loss 1.2\nstep 4 loss 1.0\n");
+	tu_write(dir, "b.log", "step 1 loss 2.0\nstep 2 loss 3.0\nstep 3 loss nan\nstep 4 loss nan\n");
+	char *keys = xasprintf(":compare loss %s/a.log %s/b.log<Enter>", dir, dir);
+	char *s = screen_of(fx->dir, "100x40", keys);
+	assert_has(s, "FAIL  ");
+	assert_has(s, "NaN/inf");
+	assert_has(s, "100%  over");
+	assert_null(strstr(s, "nan%"));
+	free(s);
+	free(keys);
+	tu_rmdir(dir);
+	free(dir);
+}
+
 static void test_palette_compare_options(void **state)
 {
 	struct fx *fx = *state;
@@ -1614,6 +1634,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_loss_table_marks_nan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_append_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_artifact_view_reads_like_the_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_preview_new_file, setup_fixes, teardown),
