@@ -117,10 +117,28 @@ size_t palette_split(char **argv, size_t max, char *line)
 	return n;
 }
 
+/* Where the argument being typed starts: after the last blank outside quotes, or after
+ * the quote that opens it ("…/客户 日志/ is one argument). *open is 1 in an open quote. */
+static size_t word_start(const char *line, int *open)
+{
+	size_t start = 0, quote = 0;
+	*open = 0;
+	for (size_t i = 0; line[i]; i++) {
+		if (line[i] == '"') {
+			*open = !*open;
+			quote = i;
+		} else if (line[i] == ' ' && !*open) {
+			start = i + 1;
+		}
+	}
+	return *open ? quote + 1 : start;
+}
+
 char **palette_candidates(tui *t, const char *line, size_t *word)
 {
-	const char *last = strrchr(line, ' ');
-	*word = last ? (size_t)(last - line + 1) : 0;
+	int open = 0;
+	*word = word_start(line, &open);
+	const char *last = *word ? line + *word - 1 : NULL; /* the blank or quote before the word */
 	cands c = { NULL, 0, 0, line + *word };
 	if (!last) {
 		for (const keymap_entry *e = keymap; e->name; e++)
@@ -128,7 +146,7 @@ char **palette_candidates(tui *t, const char *line, size_t *word)
 				cand_add(&c, e->name);
 		goto out;
 	}
-	char *copy = xasprintf("%.*s", (int)*word, line), *argv[16];
+	char *copy = xasprintf("%.*s", (int)(*word - (size_t)open), line), *argv[16];
 	size_t argc = palette_split(argv, 16, copy), i = argc - 1; /* i: the argument being typed */
 	const char *cmd = argv[0], *prev = argc > 1 ? argv[argc - 1] : "";
 	static const char *const sub_compare[] = { "loss", "dump", NULL }, *const sub_export[] = { "patches", "branch", NULL },

@@ -749,9 +749,16 @@ static void palette_complete(app *a)
 			k++;
 		common = k;
 	}
+	while (common > 0 && ((unsigned char)c[0][common] & 0xC0) == 0x80)
+		common--; /* never half a character: names differing inside one share less */
 	char line[sizeof p->buf];
 	int unique = !c[1] && c[0][common ? common - 1 : 0] != '/';
-	snprintf(line, sizeof line, "%.*s%.*s%s", (int)at, p->buf, (int)common, c[0], unique ? " " : "");
+	/* a name with a blank is quoted (the palette splits on blanks outside quotes); the
+	 * quote closes once the name is complete */
+	int quoted = at > 0 && p->buf[at - 1] == '"';
+	int quote = !quoted && memchr(c[0], ' ', common) != NULL;
+	snprintf(line, sizeof line, "%.*s%s%.*s%s%s", (int)at, p->buf, quote ? "\"" : "", (int)common, c[0],
+	         unique && (quoted || quote) ? "\"" : "", unique ? " " : "");
 	snprintf(p->buf, sizeof p->buf, "%s", line);
 	p->len = p->pos = strlen(p->buf);
 	model_strings_free(c);

@@ -1108,6 +1108,39 @@ static char *loss_logs(void)
 
 /* :compare takes the CLI's options: --column for a CSV with several loss columns, and the
  * comparison opened again from the artifacts pane is computed with the same column. */
+/* Tab completes Chinese file names whole, never half a character, and quotes a name
+ * with a blank so that the palette reads it as one argument. */
+static void test_palette_completes_chinese_and_blanks(void **state)
+{
+	struct fx *fx = *state;
+	char *dir = tu_mkdtemp();
+	tu_write(dir, "数据.log", "step 1 loss 1\n");
+	tu_write(dir, "文件.log", "step 1 loss 1\n");
+	tu_write(dir, "客户 日志/a.log", "step 1 loss 1\n");
+	char *keys = xasprintf(":ingest loss-log %s/<Tab>", dir);
+	char *s = screen_of(fx->dir, "120x30", keys);
+	char *want = xasprintf(":ingest loss-log %s/", dir);
+	assert_has(row(s, 28), want);
+	assert_true(util_utf8_valid(s, strlen(s)));
+	free(want);
+	free(s);
+	free(keys);
+	keys = xasprintf(":ingest loss-log %s/客<Tab>a<Tab>", dir);
+	s = screen_of(fx->dir, "160x30", keys);
+	want = xasprintf(":ingest loss-log \"%s/客户 日志/a.log\"", dir);
+	assert_has(row(s, 28), want);
+	free(want);
+	free(s);
+	free(keys);
+	keys = xasprintf(":ingest loss-log %s/客<Tab>a<Tab><Enter>", dir);
+	s = screen_of(fx->dir, "160x30", keys);
+	assert_has(row(s, 28), "(loss-log)");
+	free(s);
+	free(keys);
+	tu_rmdir(dir);
+	free(dir);
+}
+
 /* A blow-up in the workbench's table reads as the CLI's: '-' for the error, NaN/inf
  * marked, the step over the tolerance marked; never a raw "nan%". */
 static void test_loss_table_marks_nan(void **state)
@@ -1635,6 +1668,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loss_table_marks_nan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_palette_completes_chinese_and_blanks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_append_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_artifact_view_reads_like_the_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_preview_new_file, setup_fixes, teardown),
