@@ -124,15 +124,36 @@ size_t text_wrap(const char *s, int cols, size_t *len)
 		*len = nl;
 		return s[nl] ? nl + 1 : nl;
 	}
-	size_t cut = fit;
-	while (cut > 0 && s[cut - 1] != ' ')
-		cut--;
-	if (cut == 0) { /* no space: break inside the word (always true for CJK) */
-		if (fit == 0)
-			fit = text_next(s, strlen(s), &(unsigned){ 0 }, &(int){ 0 });
-		*len = fit;
-		return fit;
+	/* the last place a line may end within fit: after a blank (which is dropped), or
+	 * beside a wide (CJK) character, which may be broken before or after as Chinese
+	 * text is; whichever comes later */
+	size_t space = 0, cjk = 0, n = strlen(s);
+	int prev_wide = 0;
+	for (size_t i = 0; i < fit;) {
+		unsigned cp;
+		int w;
+		size_t k = text_next(s + i, n - i, &cp, &w);
+		if ((w == 2 || prev_wide) && i > 0)
+			cjk = i; /* before this character */
+		prev_wide = w == 2;
+		i += k;
+		if (cp == ' ')
+			space = i;
+		else if (prev_wide && i <= fit)
+			cjk = i; /* after a wide character */
 	}
-	*len = cut - 1;
-	return cut;
+	if (fit < n && cjk == fit && s[fit] == ' ')
+		space = fit + 1; /* the line ends right before a blank: drop it */
+	if (space && space >= cjk) {
+		*len = space - 1;
+		return space;
+	}
+	if (cjk) {
+		*len = cjk;
+		return cjk;
+	}
+	if (fit == 0) /* not even one character fits: take it anyway */
+		fit = text_next(s, n, &(unsigned){ 0 }, &(int){ 0 });
+	*len = fit;
+	return fit;
 }
