@@ -26,6 +26,8 @@ KEEP = {
     "docker", "ubuntu", "debian", "x86_64", "aarch64", "arm", "driver", "firmware",
     "toolkit", "kernels", "nnal", "opp", "om", "soc", "smi", "npu-smi", "profiler",
     "kernel_details", "trace_view", "op_summary", "and", "or",
+    # the artifact kinds, as `ferry ingest` takes them
+    "env-probe", "loss-log", "atc-log", "run-log",
 }
 
 CODE = re.compile(r"`[^`]*`|'[^']*'|\"[^\"]*\"|“[^”]*”|‘[^’]*’|「[^」]*」")
