@@ -1731,6 +1731,39 @@ static size_t signoff_review(app *a)
 	return n;
 }
 
+/* A sign-off refused for open errors: every one of them listed, as the review screen
+ * lists warnings (the message line has room for the first only). */
+static void signoff_blockers(app *a)
+{
+	tui *t = &a->t;
+	int errors = t->m.phases[t->m.phase].errors;
+	if (errors <= 0)
+		return;
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_addf(&b, P_("Open error (%d):\n", "Open errors (%d):\n", (unsigned long)errors), errors);
+	for (size_t i = 0; i < t->m.nf; i++) {
+		const finding *f = &t->m.f[i];
+		if (f->status != STATUS_OPEN || f->severity != SEVERITY_ERROR || f->phase != t->m.phase)
+			continue;
+		sbuf_addf(&b, "  #%lld  %s", f->id, f->plugin);
+		if (*f->file)
+			sbuf_addf(&b, f->line > 0 ? "  %s:%d" : "  %s", f->file, f->line);
+		sbuf_addf(&b, "\n      %s\n", f->message);
+	}
+	sbuf_addf(&b, "\n%s\n", _("Fix or waive (w) each of them, then sign off again. q goes back."));
+	drop_shown(t);
+	t->show_text = sbuf_detach(&b);
+	sbuf_done(&b);
+	snprintf(t->show_title, sizeof t->show_title, _("Cannot sign off %s yet"), phase_name(t->m.phase));
+	if (t->view != VIEW_SHOW)
+		t->show_back = t->view;
+	t->view = VIEW_SHOW;
+	a->zoom = 0;
+	a->dirty = D_ALL;
+	a->touch = 1;
+}
+
 /* Commands that need text first: ask for it on the prompt line. Returns 1 when
  * a prompt (or a refusal) took the command. */
 static int needs_input(app *a, int cmd)
@@ -1780,6 +1813,7 @@ static int needs_input(app *a, int cmd)
 			return 1;
 		}
 		if (signoff_refusal(a, why, sizeof why)) {
+			signoff_blockers(a);
 			tui_message(t, UI_ERROR, "%s", why);
 			a->dirty |= D_MSG;
 			return 1;

@@ -513,6 +513,10 @@ static void test_signoff_refused_then_allowed(void **state)
 	struct fx *fx = *state;
 	char *s = screen_of(fx->dir, "100x30", "4S");
 	assert_has(row(s, 28), "Cannot sign off adapt: the earlier phase assess is not signed off yet.");
+	/* the phase's own open errors are listed in full, not cut off the message line */
+	assert_has(row(s, 1), "Cannot sign off adapt yet");
+	assert_has(s, "Open error (1):");
+	assert_has(s, "#1  adapt.distributed_backend  train.py:6");
 	free(s);
 	/* the question says what is still open */
 	s = screen_of(fx->dir, "160x30", "1S");
