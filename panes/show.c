@@ -215,6 +215,34 @@ static void draw_loss(sstate *s, ui_win *w, int y, const compare_outcome *o)
 	}
 }
 
+/* s in at most cols columns: whole when it fits, else its start and its end around "…"
+ * ("Functional.linear.0.forward.output.0" -> "Functional.li…ward.output.0"). Caller frees. */
+static char *cut_middle(const char *s, int cols)
+{
+	int total = text_width(s);
+	if (total <= cols || cols < 3)
+		return xstrdup(s);
+	int head = (cols - 1) / 2, tail = cols - 1 - head, used = 0;
+	size_t h = text_fit(s, head, &used), n = strlen(s), t = h;
+	int acc = used;
+	while (t < n && total - acc > tail) { /* skip to where the last `tail` columns begin */
+		unsigned cp;
+		int w;
+		size_t k = text_next(s + t, n - t, &cp, &w);
+		acc += w;
+		t += k;
+	}
+	return xasprintf("%.*s…%s", (int)h, s, s + t);
+}
+
+/* A pair's verdict as the table shows it. */
+static const char *pair_verdict(const dump_pair *p)
+{
+	if (!p->pass)
+		return p->note ? _(p->note) : _("FAIL");
+	return p->mode != DUMP_REAL && p->warn ? _("pass (warning)") : _("pass");
+}
+
 static int worst_first(const void *x, const void *y, const dump_result *r)
 {
 	const dump_pair *a = &r->pairs[*(const size_t *)x], *b = &r->pairs[*(const size_t *)y];
@@ -264,25 +292,45 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 	if (r->stats_reason)
 		ui_put(w, y++, 7, UI_DIM, r->stats_reason, width - 8);
 	y++;
-	int namew = width - 60 > 20 ? width - 60 : 20;
-	const char *const cols[] = { _("tensor"), _("cosine"), _("max abs"), _("max rel"), _("<0.1%") };
-	const int widths[] = { -namew, 9, 11, 11, 8 };
-	heading(line, sizeof line, " ", 5, cols, widths);
-	size_t used = strlen(line);
-	snprintf(line + used, sizeof line - used, "  %s", _("verdict"));
+	/* columns as wide as their heading (Chinese ones are wider than the figures), the
+	 * verdict as wide as its longest text, the names as wide as the longest name in the
+	 * room that leaves */
+	const char *const cols[] = { _("tensor"), _("cosine"), _("max abs"), _("max rel"), _("<0.1%"), _("verdict") };
+	int widths[6] = { 0, 9, 11, 11, 8, 0 };
+	for (int k = 1; k < 6; k++)
+		if (text_width(cols[k]) > widths[k])
+			widths[k] = text_width(cols[k]);
+	int longest = text_width(cols[0]);
+	for (size_t i = 0; i < r->n; i++) {
+		const dump_pair *p = &r->pairs[i];
+		int nw = text_width(p->name), vw = text_width(pair_verdict(p));
+		longest = nw > longest ? nw : longest;
+		widths[5] = vw > widths[5] ? vw : widths[5];
+	}
+	int room = width - 2 - 5 - (widths[1] + widths[2] + widths[3] + widths[4] + widths[5]);
+	int namew = longest < room ? longest : room < 12 ? 12 : room;
+	widths[0] = -namew;
+	widths[5] = -widths[5];
+	heading(line, sizeof line, " ", 6, cols, widths);
 	ui_put(w, y++, 1, UI_TITLE, line, width - 2);
 	s->h = h - y;
 	s->rows = (int)r->n;
 	for (int i = s->scroll; i < (int)r->n && y < h; i++, y++) {
 		const dump_pair *p = &r->pairs[s->order[i]];
-		char *nm = text_cell(p->name, namew, 0);
-		if (p->mode == DUMP_REAL)
-			snprintf(line, sizeof line, "%s %9.6f %11.4g %11.4g %7.1f%%  %s", nm, p->m.cosine, p->m.max_abs, p->m.max_rel,
-			         p->m.ratio_1e3 * 100, p->pass ? _("pass") : p->note ? _(p->note) : _("FAIL"));
-		else
-			snprintf(line, sizeof line, "%s %9s %11s %11s %8s  %s", nm, "-", "-", "-", "-",
-			         p->pass ? (p->warn ? _("pass (warning)") : _("pass")) : p->note ? _(p->note) : _("FAIL"));
-		free(nm);
+		char num[4][32];
+		if (p->mode == DUMP_REAL) {
+			snprintf(num[0], sizeof num[0], "%.6f", p->m.cosine);
+			snprintf(num[1], sizeof num[1], "%.4g", p->m.max_abs);
+			snprintf(num[2], sizeof num[2], "%.4g", p->m.max_rel);
+			snprintf(num[3], sizeof num[3], "%.1f%%", p->m.ratio_1e3 * 100);
+		} else {
+			for (int k = 0; k < 4; k++)
+				snprintf(num[k], sizeof num[k], "-");
+		}
+		char *name = cut_middle(p->name, namew); /* both ends tell tensors apart */
+		const char *cells[6] = { name, num[0], num[1], num[2], num[3], pair_verdict(p) };
+		heading(line, sizeof line, " ", 6, cells, widths);
+		free(name);
 		ui_put(w, y, 1, p->pass ? (p->warn ? UI_WARN : UI_NORMAL) : UI_ERROR, line, width - 2);
 	}
 }

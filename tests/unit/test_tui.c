@@ -1145,6 +1145,28 @@ static void test_palette_completes_chinese_and_blanks(void **state)
 	free(dir);
 }
 
+/* The dump table: headings as wide as their words (Chinese ones too), and the failing
+ * pair's reason whole, the name column no wider than the longest name. */
+static void test_dump_table_widths(void **state)
+{
+	struct fx *fx = *state;
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	char *keys = xasprintf(":compare dump %s/tests/fixtures/dump/gpu_dump %s/tests/fixtures/dump/npu_dump<Enter>", cwd, cwd);
+	char *s = screen_of(fx->dir, "120x40", keys);
+	assert_has(s, "outside msprobe's accuracy rule");
+	assert_has(s, "…output.0"); /* a long name keeps its end */
+	free(s);
+	setenv("FERRY_LANG", "zh", 1);
+	s = screen_of(fx->dir, "120x40", keys);
+	assert_has(s, "余弦相似度");
+	assert_has(s, "超出 msprobe 的精度规则");
+	assert_null(strstr(s, "余弦相似…"));
+	free(s);
+	setenv("FERRY_LANG", "en", 1);
+	free(keys);
+}
+
 /* A blow-up in the workbench's table reads as the CLI's: '-' for the error, NaN/inf
  * marked, the step over the tolerance marked; never a raw "nan%". */
 static void test_loss_table_marks_nan(void **state)
@@ -1672,6 +1694,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loss_table_marks_nan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dump_table_widths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_completes_chinese_and_blanks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_append_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_artifact_view_reads_like_the_checks, setup, teardown),
