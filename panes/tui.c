@@ -61,6 +61,7 @@ typedef struct prompt {
 	char buf[512];
 	size_t len, pos;  /* bytes; pos is the cursor */
 	long long about;  /* the finding the typed text is about (0: none): the text is all reason */
+	int offered;      /* buf holds an offered default, untouched: typing replaces it */
 } prompt;
 
 typedef struct app {
@@ -682,6 +683,7 @@ static void prompt_start(app *a, int cmd, int confirm, const char *label, const 
 	snprintf(p->label, sizeof p->label, "%s", label);
 	snprintf(p->buf, sizeof p->buf, "%s", initial ? initial : "");
 	p->len = p->pos = strlen(p->buf);
+	p->offered = p->len > 0 && cmd != CMD_PALETTE;
 	a->dirty |= D_MSG | D_OVERLAY;
 }
 
@@ -802,6 +804,14 @@ static void prompt_key(app *a, int key)
 		else
 			tui_message(&a->t, UI_NORMAL, "%s", _("Nothing done."));
 		return;
+	}
+	/* an offered default (the current filter, a format, a path) is replaced by what is
+	 * typed, unless the person first moves into it or edits it */
+	int offered = p->offered;
+	p->offered = 0;
+	if (offered && key >= 0x20 && key < UI_KEY_BASE && key != 0x7F) {
+		p->buf[0] = '\0';
+		p->len = p->pos = 0;
 	}
 	switch (key) {
 	case UI_KEY_ENTER: {

@@ -1167,6 +1167,19 @@ static void test_dump_table_widths(void **state)
 	free(keys);
 }
 
+/* A prompt's offered default is replaced by what is typed, and kept when the person
+ * moves into it first. */
+static void test_prompt_default_replaced(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "100x30", "phtml<Enter>");
+	assert_has(row(s, 28), "Write the html report to");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "p<End><BS><BS>csv<Enter>");
+	assert_has(row(s, 28), "Write the csv report to");
+	free(s);
+}
+
 /* A blow-up in the workbench's table reads as the CLI's: '-' for the error, NaN/inf
  * marked, the step over the tolerance marked; never a raw "nan%". */
 static void test_loss_table_marks_nan(void **state)
@@ -1694,6 +1707,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loss_table_marks_nan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prompt_default_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_table_widths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_completes_chinese_and_blanks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_append_left_out, setup, teardown),
