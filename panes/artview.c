@@ -85,9 +85,17 @@ static int file_text(char **out, model *m, const tui_artifact *a)
 	if (doc) {
 		bench_text(&b, doc);
 	} else if (memchr(data, '\0', len)) {
-		sbuf_addf(&b, P_("%s: %zu byte of binary data (compare it with :compare dump)\n",
-		                 "%s: %zu bytes of binary data (compare it with :compare dump)\n", len),
-		          a->kind, len);
+		/* its size as recorded (only the first MiB was read); a model's reading is with
+		 * the infer-convert findings, a dump's with :compare dump */
+		size_t size = a->size > 0 ? (size_t)a->size : len;
+		if (strcmp(a->kind, "dump") == 0)
+			sbuf_addf(&b, P_("%s: %zu byte of binary data (compare it with :compare dump)\n",
+			                 "%s: %zu bytes of binary data (compare it with :compare dump)\n", size),
+			          a->kind, size);
+		else
+			sbuf_addf(&b, P_("%s: %zu byte of binary data (the infer-convert checks read it: their findings are in phase 6)\n",
+			                 "%s: %zu bytes of binary data (the infer-convert checks read it: their findings are in phase 6)\n", size),
+			          a->kind, size);
 	} else {
 		size_t ulen, converted;
 		char *utf8 = gbtext_lines(data, len, &ulen, &converted);

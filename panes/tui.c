@@ -1676,7 +1676,10 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 		snprintf(t->show_title, sizeof t->show_title, _("Comparison of %s: %s (A, GPU) against %s (B, NPU), recorded %s"),
 		         art->loss ? "loss" : "dump", art->a, art->b, art->time);
 	else
-		snprintf(t->show_title, sizeof t->show_title, "#%lld %s · %s", art->id, pane_word(art->kind), art->label);
+		if (art->label && *art->label)
+			snprintf(t->show_title, sizeof t->show_title, "#%lld %s · %s", art->id, pane_word(art->kind), art->label);
+		else
+			snprintf(t->show_title, sizeof t->show_title, "#%lld %s", art->id, pane_word(art->kind));
 	t->show_back = VIEW_ARTIFACTS;
 	t->view = VIEW_SHOW;
 	a->zoom = 0;

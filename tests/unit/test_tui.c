@@ -443,6 +443,16 @@ static void test_artifact_view_reads_like_the_checks(void **state)
 	assert_has(s, "依赖库/libascend_hal.so: cannot open shared object file");
 	free(s);
 	free(keys);
+	/* a model is not offered to :compare dump, and an artifact without a label has no
+	 * dangling separator in its title */
+	keys = xasprintf(":ingest onnx %s/tests/fixtures/onnx/%s<Enter>a/onnx<Enter><Enter>", cwd, "cnn_op13.onnx");
+	s = screen_of(fx->dir, "100x40", keys);
+	assert_has(s, "the infer-convert checks read it");
+	assert_null(strstr(s, "compare dump"));
+	assert_has(row(s, 1), "#3 onnx");
+	assert_null(strstr(row(s, 1), "#3 onnx ·"));
+	free(s);
+	free(keys);
 }
 
 /* The settings form: the design settings first with what each accepts; Enter changes
