@@ -304,7 +304,7 @@ static void findings_draw(void *st, tui *t, ui_win *w)
 	s->painted = 0;
 	char head[512];
 	const tui_phase *ph = &t->m.phases[t->m.phase];
-	snprintf(head, sizeof head, "%s · %s  %zu/%zu", _("Findings"), ph->name, s->n, t->m.nf);
+	snprintf(head, sizeof head, "%s · %s  %zu/%zu", _("Findings"), pane_word(ph->name), s->n, t->m.nf);
 	int x = ui_put(w, 0, 1, UI_TITLE, head, 0) + 3;
 	if (t->running && *t->progress) { /* the list stays as it was while checks run */
 		char run[200];

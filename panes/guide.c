@@ -304,7 +304,7 @@ static void guide_draw(void *st, tui *t, ui_win *w)
 	ui_erase(w);
 	s->h = ui_win_height(w) - 1;
 	char head[128];
-	snprintf(head, sizeof head, "%s %d · %s", _("Guide to phase"), t->m.phase + 1, t->m.phases[t->m.phase].name);
+	snprintf(head, sizeof head, "%s %d · %s", _("Guide to phase"), t->m.phase + 1, pane_word(t->m.phases[t->m.phase].name));
 	pane_title(w, 0, head);
 	/* virtual rows, painted from s->scroll */
 	int row = 0, y0 = 1;

@@ -1733,7 +1733,7 @@ static size_t signoff_review(app *a)
 	drop_shown(t);
 	t->show_text = sbuf_detach(&b);
 	sbuf_done(&b);
-	snprintf(t->show_title, sizeof t->show_title, _("Before signing off %s"), phase_name(t->m.phase));
+	snprintf(t->show_title, sizeof t->show_title, _("Before signing off %s"), pane_word(phase_name(t->m.phase)));
 	if (t->view != VIEW_SHOW)
 		t->show_back = t->view;
 	a->reviewing = 1;
@@ -1768,7 +1768,7 @@ static void signoff_blockers(app *a)
 	drop_shown(t);
 	t->show_text = sbuf_detach(&b);
 	sbuf_done(&b);
-	snprintf(t->show_title, sizeof t->show_title, _("Cannot sign off %s yet"), phase_name(t->m.phase));
+	snprintf(t->show_title, sizeof t->show_title, _("Cannot sign off %s yet"), pane_word(phase_name(t->m.phase)));
 	if (t->view != VIEW_SHOW)
 		t->show_back = t->view;
 	t->view = VIEW_SHOW;

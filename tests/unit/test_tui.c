@@ -628,7 +628,7 @@ static void test_guide_and_chinese(void **state)
 	setenv("FERRY_LANG", "zh", 1);
 	s = screen_of(fx->dir, "100x30", "4");
 	assert_has(row(s, 1), "阶段");
-	assert_has(row(s, 1), "问题 · adapt  3/3");
+	assert_has(row(s, 1), "问题 · 适配  3/3"); /* the phase by the name the rail gives it */
 	assert_has(s, "错误 train.py:6");
 	/* wide characters keep the columns aligned: the location column starts at the
 	 * same display column in both languages */
@@ -640,7 +640,7 @@ static void test_guide_and_chinese(void **state)
 	assert_int_equal(text_width(prefix), 30);
 	free(s);
 	s = screen_of(fx->dir, "100x30", "i");
-	assert_has(row(s, 1), "阶段指南 1 · assess");
+	assert_has(row(s, 1), "阶段指南 1 · 评估");
 	free(s);
 	setenv("FERRY_LANG", "en", 1);
 	s = screen_of(fx->dir, "100x30", ":lang zh<Enter>");
