@@ -98,7 +98,7 @@ static void draw_diff(tstate *s, ui_win *w)
 {
 	const tui_checkpoint *c = &s->cps[s->cur];
 	char head[256];
-	snprintf(head, sizeof head, "%s #%lld %.12s  %s", _("Diff of checkpoint"), c->id, c->commit, c->kind);
+	snprintf(head, sizeof head, "%s #%lld %.12s  %s", _("Diff of checkpoint"), c->id, c->commit, ws_checkpoint_kind_word(c->kind));
 	pane_title(w, 0, head);
 	if (s->dv.nlines == 0)
 		ui_put(w, 2, 2, UI_DIM, _("(no changes in this checkpoint)"), 0);
