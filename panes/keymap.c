@@ -142,7 +142,7 @@ static const struct {
 	int cmd;
 	const char *usage;
 } usages[] = {
-	{ CMD_INGEST, "ingest KIND PATH [--label L]" },
+	{ CMD_INGEST, "ingest KIND PATH [--label L] | ingest env-probe --local [--smoke]" },
 	{ CMD_CONFIG, "config KEY VALUE" },
 	{ CMD_COMPARE, "compare loss A B [--column NAME] | compare dump A B [--dtype-a bf16] [--dtype-b bf16]" },
 	{ CMD_EXPORT, "export patches DIR | export branch NAME --to REPO [--base REV]" },

@@ -1273,30 +1273,72 @@ static int ingest_locked(app *a, void *arg)
 }
 
 /* ingest KIND PATH [--label L], as `ferry ingest`. */
+/* ingest env-probe --local [--smoke]: the probe runs here (before the lock: it takes
+ * seconds), then its result is ingested like any probe. */
+struct local_probe_args {
+	char *json;
+	size_t len;
+	const char *label;
+	long long id;
+};
+
+static int ingest_local_locked(app *a, void *arg)
+{
+	struct local_probe_args *g = arg;
+	int rc = ingest_bytes(&g->id, a->t.m.ws, "env-probe", "local-probe.json", g->json, g->len, g->label);
+	return rc ? rc : rejudge_locked(a, plugin_evidence_bit("env-probe"));
+}
+
+/* ingest KIND PATH [--label L] | ingest env-probe --local [--smoke] [--label L], as
+ * `ferry ingest`: options anywhere after the kind. */
 static void do_ingest(app *a, const char *arg)
 {
 	char *copy = xstrdup(arg ? arg : ""), *v[8], err[512];
 	size_t n = palette_split(v, 8, copy);
-	struct ingest_args g = { NULL, NULL, NULL, 0 };
-	if (n == 4 && strcmp(v[2], "--label") == 0)
-		g.label = v[3];
-	if (n != 2 && !g.label) {
+	const char *pos[2] = { NULL, NULL }, *label = NULL;
+	int local = 0, smoke = 0, npos = 0, bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v[i], "--label") == 0 && i + 1 < n)
+			label = v[++i];
+		else if (strcmp(v[i], "--local") == 0)
+			local = 1;
+		else if (strcmp(v[i], "--smoke") == 0)
+			smoke = 1;
+		else if (npos < 2 && v[i][0] != '-')
+			pos[npos++] = v[i];
+		else
+			bad = 1;
+	}
+	if (bad || !npos || (local ? npos != 1 || strcmp(pos[0], "env-probe") != 0 : npos != 2 || smoke)) {
 		usage(a, CMD_INGEST);
 		free(copy);
 		return;
 	}
-	g.kind = v[0];
+	if (local) {
+		struct local_probe_args g = { NULL, 0, label, 0 };
+		tui_message(&a->t, UI_NORMAL, "%s", _("probing this machine…"));
+		if (probe_run_local(&g.json, &g.len, smoke) != 0)
+			tui_message(&a->t, UI_ERROR, "%s", err_message());
+		else if (under_lock(a, _("ingesting…"), ingest_local_locked, &g, err, sizeof err))
+			tui_message(&a->t, UI_ERROR, "%s", err);
+		else
+			tui_message(&a->t, UI_OK, _("Probed this machine and ingested the result as artifact #%lld (env-probe)."), g.id);
+		free(g.json);
+		free(copy);
+		return;
+	}
+	struct ingest_args g = { pos[0], label, NULL, 0 };
 	int known = 0;
 	for (size_t i = 0; artifact_kinds[i]; i++)
 		known |= strcmp(artifact_kinds[i], g.kind) == 0;
-	g.path = pane_expand_path(v[1]);
+	g.path = pane_expand_path(pos[1]);
 	if (!known) {
 		artifact_validate(g.kind, g.path, "", 0); /* the usage error listing the kinds */
 		tui_message(&a->t, UI_ERROR, "%s", err_message());
 	} else if (under_lock(a, _("ingesting…"), ingest_locked, &g, err, sizeof err))
 		tui_message(&a->t, UI_ERROR, "%s", err);
 	else
-		tui_message(&a->t, UI_OK, _("Ingested %s as artifact #%lld (%s)."), v[1], g.id, g.kind);
+		tui_message(&a->t, UI_OK, _("Ingested %s as artifact #%lld (%s)."), pos[1], g.id, g.kind);
 	free(g.path);
 	free(copy);
 }

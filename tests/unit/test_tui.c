@@ -1177,6 +1177,28 @@ static void test_dump_table_widths(void **state)
 	free(keys);
 }
 
+/* :ingest takes what `ferry ingest` takes: options anywhere after the kind, and a probe
+ * of this machine with --local. */
+static void test_palette_ingest_forms(void **state)
+{
+	struct fx *fx = *state;
+	char *dir = tu_mkdtemp();
+	tu_write(dir, "gpu.log", "step 1 loss 2.0\nstep 2 loss 1.5\n");
+	char *keys = xasprintf(":ingest loss-log --label gpu %s/gpu.log<Enter>", dir);
+	char *s = screen_of(fx->dir, "100x30", keys);
+	assert_has(row(s, 28), "(loss-log).");
+	free(s);
+	free(keys);
+	s = screen_of(fx->dir, "120x30", ":ingest env-probe --local<Enter>");
+	assert_has(row(s, 28), "Probed this machine and ingested the result as artifact #2 (env-probe).");
+	free(s);
+	s = screen_of(fx->dir, "100x30", ":ingest loss-log --local<Enter>");
+	assert_has(row(s, 28), "ingest KIND PATH [--label L] | ingest env-probe --local [--smoke]");
+	free(s);
+	tu_rmdir(dir);
+	free(dir);
+}
+
 /* A prompt's offered default is replaced by what is typed, and kept when the person
  * moves into it first. */
 static void test_prompt_default_replaced(void **state)
@@ -1718,6 +1740,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loss_table_marks_nan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prompt_default_replaced, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_palette_ingest_forms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_table_widths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_completes_chinese_and_blanks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_append_left_out, setup, teardown),
