@@ -21,7 +21,7 @@ local function entry_triggers(e)
 		for _i, v in ipairs(e.values or { e.call:match("([^%.]+)$") }) do out[#out + 1] = { e.keyword, v } end
 		return out
 	elseif e.kind == "string" then
-		return { { "torch.cuda.", "Tensor" } }
+		return e.triggers
 	elseif e.kind == "number" then
 		local out = {}
 		for _i, v in ipairs(e.values) do
@@ -181,8 +181,10 @@ return {
 				local people = refs.message_strings(ctx, path)
 				for _k, e in ipairs(strings) do
 					for _j, s in ipairs(py.strings(ctx, path, e.pattern) or {}) do
-						if not people[s.node.start_byte] and s.prefix:find("f", 1, true) == nil then
-							local npu = "'" .. s.value:gsub("^torch%.cuda%.", "torch.npu.") .. "'"
+						-- a name rewritten to its NPU form is not looked for in an f-string,
+						-- whose fields may make it another name; a command is a command there too
+						if not people[s.node.start_byte] and (not e.rewrite or s.prefix:find("f", 1, true) == nil) then
+							local npu = e.rewrite and ("'" .. s.value:gsub(e.rewrite[1], e.rewrite[2]) .. "'") or e.npu
 							report(path, s.node, s.node.text, e, npu)
 						end
 					end
