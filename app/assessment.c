@@ -300,7 +300,8 @@ char *assessment_formula(const cJSON *as, int english)
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(as, "counts")) {
 		const cJSON *w = cJSON_GetObjectItem(weights, c->string);
 		if (cJSON_IsNumber(w) && w->valuedouble > 0)
-			sbuf_addf(&terms, " + %.3g × %d %s", w->valuedouble, (int)c->valuedouble, c->string);
+			sbuf_addf(&terms, " + %.3g × %d %s", w->valuedouble, (int)c->valuedouble,
+			          english ? c->string : category_title(c->string));
 	}
 	const cJSON *base = cJSON_GetObjectItem(as, "base_days"), *days = cJSON_GetObjectItem(as, "effort_days");
 	char *text = xasprintf(english ? form : _(form), cJSON_IsNumber(base) ? base->valuedouble : 0,

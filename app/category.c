@@ -1,6 +1,7 @@
 /* category — see category.h. */
 #include "category.h"
 #include "embedded.h"
+#include "intl.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -25,7 +26,10 @@ static void load(void)
 		const cJSON *w = cJSON_GetObjectItemCaseSensitive(c, "weight_days");
 		if (!cJSON_IsString(name) || !cJSON_IsNumber(w))
 			continue;
-		table[ntable++] = (category_info){ xstrdup(name->valuestring), w->valuedouble,
+		const cJSON *title = cJSON_GetObjectItemCaseSensitive(c, "title");
+		table[ntable++] = (category_info){ xstrdup(name->valuestring),
+			                               xstrdup(cJSON_IsString(title) ? title->valuestring : name->valuestring),
+			                               w->valuedouble,
 			                               cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "auto_conflict")) };
 	}
 	cJSON_Delete(doc);
@@ -46,4 +50,10 @@ const category_info *category_find(const char *name)
 		if (strcmp(all[i].name, name) == 0)
 			return &all[i];
 	return NULL;
+}
+
+const char *category_title(const char *name)
+{
+	const category_info *c = category_find(name);
+	return c ? intl_text(NULL, c->title) : name ? name : "";
 }

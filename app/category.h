@@ -11,6 +11,7 @@
 
 typedef struct category_info {
 	const char *name;     /* "custom_kernel" */
+	const char *title;    /* "custom kernels": how a reader is shown it (English; category_title translates) */
 	double weight_days;   /* person-days per open finding, by default */
 	int auto_conflict;    /* 1: conflicts with automatic migration (transfer_to_npu) */
 } category_info;
@@ -20,5 +21,9 @@ const category_info *category_find(const char *name);
 
 /* Every category, in the table's order; *n is set to their number. */
 const category_info *category_all(size_t *n);
+
+/* The title of category name in the interface language (the plugins' catalog, where the
+ * fact tables' prose is), or name itself when the table does not list it. */
+const char *category_title(const char *name);
 
 #endif

@@ -5,6 +5,7 @@
 #include "review.h"
 #include "audit.h"
 #include "bench.h"
+#include "category.h"
 #include "changes.h"
 #include "check.h"
 #include "err.h"
@@ -747,7 +748,7 @@ static void fig_effort(cJSON *sec, const cJSON *as)
 	labels[i] = _("base");
 	vals[i++] = json_num(as, "base_days");
 	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
-		labels[i] = w->string;
+		labels[i] = category_title(w->string);
 		vals[i++] = w->valuedouble * (double)json_int(cJSON_GetObjectItem(as, "counts"), w->string);
 	}
 	svg_bar_series s = { _("person-days"), "#1d5bb8", vals };
@@ -1003,7 +1004,7 @@ static void m_findings(cJSON *d, const cJSON *doc)
 			cur_phase = phase;
 		}
 		char *id = xasprintf("findings-%s-%s", phase, cat);
-		cJSON *cs = rdoc_section(phase_sec, id, cat), *list = rdoc_list(cs, 0);
+		cJSON *cs = rdoc_section(phase_sec, id, category_title(cat)), *list = rdoc_list(cs, 0);
 		free(id);
 		cJSON_ArrayForEach(g, findings) {
 			const char *gc = *json_str(g, "category") ? json_str(g, "category") : "other";

@@ -3,6 +3,7 @@
  * On the assess phase the readiness verdict comes first: the score as a bar with
  * its class, the effort in person-days with its formula, the recommended strategy
  * and the top risks (app/assessment.h, copied into the model). */
+#include "category.h"
 #include "intl.h"
 #include "phase.h"
 #include "pane.h"
@@ -274,7 +275,7 @@ static void chart_draw(void *st, tui *t, ui_win *w)
 		}
 		if (vvis(&v)) {
 			int y = vy(&v);
-			char *label = text_cell(b->category, labelw, 0);
+			char *label = text_cell(category_title(b->category), labelw, 0);
 			ui_put(w, y, 2, UI_NORMAL, label, labelw);
 			free(label);
 			char *bl = blocks(b->open, max, barw);
