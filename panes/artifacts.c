@@ -113,8 +113,9 @@ static void artifacts_draw(void *st, tui *t, ui_win *w)
 		const tui_artifact *a = &s->a[i];
 		int attr = sel ? UI_SELECT : UI_NORMAL;
 		ui_fill_row(w, y, attr);
-		char size[32], row[512];
-		human_size(size, sizeof size, a->size);
+		char size[32] = "-", row[512];
+		if (strcmp(a->kind, "compare") != 0) /* a comparison is a record, not a file */
+			human_size(size, sizeof size, a->size);
 		char *kind = text_cell(pane_word(a->kind), 10, 0);
 		char *label = text_cell(a->label, 24, 0);
 		char id[24] = "";

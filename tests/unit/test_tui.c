@@ -1330,6 +1330,7 @@ static void test_palette_engagement_commands(void **state)
 	s = screen_of(fx->dir, "100x30", "a");
 	assert_has(row(s, 1), "Artifacts (2), comparisons (2) and reports (0)");
 	assert_has(s, "compare    loss · pass");
+	assert_null(strstr(s, " 0 B ")); /* a comparison is a record: no file size */
 	free(s);
 	s = screen_of(fx->dir, "100x30", "aj<Enter>");
 	assert_has(row(s, 1), "#2 loss-log · npu");
