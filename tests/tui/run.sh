@@ -125,7 +125,7 @@ if poll 10 alt_is main 0; then ok "the terminal left the alternate screen"; else
 
 # Chinese from the environment, and SIGTERM restoring the terminal
 start zh zh 100 30
-expect zh "问题 · assess" "FERRY_LANG=zh starts in Chinese"
+expect zh "问题 · 评估" "FERRY_LANG=zh starts in Chinese"
 if poll 5 test -s "$work/zh.pid"; then
 	kill -TERM "$(cat "$work/zh.pid")"
 	expect zh "FERRY-EXIT=" "SIGTERM ends the workbench"
