@@ -474,8 +474,11 @@ static int cmd_config(const char *dir, int argc, char **argv)
 			output_json(stdout, e);
 			cJSON_Delete(e);
 		}
-		if (!rc)
-			rc = rejudge(ws, EVIDENCE_SETTINGS, 1);
+		/* the checks read the settings of the phases (targets, tolerances, a plugin's own),
+		 * not those of reports or of the plugin host; an unchanged value changes nothing */
+		int judged = config_key_judged(k) && !(before && strcmp(before, value) == 0);
+		if (!rc && judged)
+			rc = rejudge(ws, EVIDENCE_SETTINGS, 1); /* a setting stays a quiet command */
 		free(before);
 	} else if (argc == 2) {
 		char *v = store_config_get(ws->db, argv[1]);

@@ -236,3 +236,12 @@ int config_set(workspace *ws, const char *key, const char *value)
 		store_rollback(ws->db);
 	return rc;
 }
+
+int config_key_judged(const struct config_key *k)
+{
+	static const char *const unread[] = { "report", "plugins", "assess" };
+	for (size_t i = 0; k && i < sizeof unread / sizeof unread[0]; i++)
+		if (k->group && strcmp(k->group, unread[i]) == 0)
+			return 0;
+	return k != NULL;
+}

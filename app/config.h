@@ -66,5 +66,9 @@ struct workspace;
 /* Checks key and value, then stores the setting and its "config" audit event in one
  * transaction. The caller holds the writer lock. Returns 0 or an err.h code. */
 int config_set(struct workspace *ws, const char *key, const char *value);
+/* 1 when checks judge by setting k (a phase's targets and tolerances, a plugin's own
+ * settings); 0 for the settings of reports, of the plugin host and of the assessment's
+ * effort formula, which no finding reads. */
+int config_key_judged(const struct config_key *k);
 
 #endif

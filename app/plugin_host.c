@@ -344,6 +344,12 @@ static int decl_k(lua_State *L)
 			p->info.evidence |= bit;
 			lua_pop(L, 1);
 		}
+		/* the survey is one run of every assess check (the assessment reads it whole), and
+		 * a check that runs programs on this machine runs only when someone asks */
+		if (p->info.evidence && strcmp(p->info.phase, "assess") == 0)
+			return luaL_error(L, "evidence: an assess check runs only with the whole survey");
+		if (p->info.evidence && p->needs_exec)
+			return luaL_error(L, "evidence: a check that runs programs (needs exec) runs only when asked");
 	}
 	lua_pop(L, 1);
 

@@ -1156,12 +1156,20 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		cells[2] = xasprintf(_("%lld of %lld tensor pairs fail"), json_int(v, "failed"), json_int(v, "pairs"));
 	else if (strcmp(kind, "profile") == 0)
 		cells[2] = xasprintf(_("%d open tune.profile findings"), cJSON_GetArraySize(cJSON_GetObjectItem(v, "findings")));
-	else
-		cells[2] = xasprintf(_("accuracy drop %.4g (accepted %s), throughput %.0f %% of the GPU (target %s)"),
-		                     json_num(v, "accuracy_drop"),
-		                     *json_str(config, "tolerance.accuracy") ? json_str(config, "tolerance.accuracy") : "-",
-		                     json_num(v, "throughput_pct"),
-		                     *json_str(config, "throughput.target_pct") ? json_str(config, "throughput.target_pct") : "-");
+	else {
+		/* a figure nobody measured is said to be missing, not shown as 0 */
+		const char *tol = *json_str(config, "tolerance.accuracy") ? json_str(config, "tolerance.accuracy") : "-";
+		const char *pct = *json_str(config, "throughput.target_pct") ? json_str(config, "throughput.target_pct") : "-";
+		char *acc = cJSON_IsNumber(cJSON_GetObjectItem(v, "accuracy_drop"))
+		                ? xasprintf(_("accuracy drop %.4g (accepted %s)"), json_num(v, "accuracy_drop"), tol)
+		                : xasprintf(_("accuracy not measured on both sides (accepted drop %s)"), tol);
+		char *tp = cJSON_IsNumber(cJSON_GetObjectItem(v, "throughput_pct"))
+		               ? xasprintf(_("throughput %.0f %% of the GPU (target %s)"), json_num(v, "throughput_pct"), pct)
+		               : xasprintf(_("throughput not measured on both sides (target %s)"), pct);
+		cells[2] = xasprintf(_("%s, %s"), acc, tp);
+		free(acc);
+		free(tp);
+	}
 	if (*json_str(v, "column")) {
 		char *with = xasprintf(_("%s; from column %s"), cells[2], json_str(v, "column"));
 		free(cells[2]);

@@ -1350,8 +1350,11 @@ struct config_args {
 static int config_locked(app *a, void *arg)
 {
 	struct config_args *g = arg;
+	char *before = store_config_get(a->t.m.ws->db, g->key);
 	int rc = config_set(a->t.m.ws, g->key, g->value);
-	return rc ? rc : rejudge_locked(a, EVIDENCE_SETTINGS);
+	int judged = config_key_judged(config_key_find(g->key)) && !(before && strcmp(before, g->value) == 0);
+	free(before);
+	return rc || !judged ? rc : rejudge_locked(a, EVIDENCE_SETTINGS);
 }
 
 /* config KEY VALUE (as `ferry config KEY VALUE`); config KEY shows the value. */

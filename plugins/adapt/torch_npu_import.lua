@@ -104,12 +104,19 @@ return {
 		local fused = cuda.apex_fused(ctx)
 		local lib = not auto and cuda.library(ctx) or nil
 		local packages = {} -- package dir -> {pkg=, need=first module that needs torch_npu}
-		local imported -- whether any Python file of the project names torch_npu
+		-- whether the project loads torch_npu the NPU-aware way somewhere: an import inside a
+		-- function, a try or an if (an accelerator module choosing the device). A script
+		-- that imports it at its top (a generated profiling helper) loads it for itself only.
+		local imported
 		local function any_torch_npu()
 			if imported == nil then
 				imported = false
 				for _i, f in ipairs(ctx.files("%.py$")) do
-					if ctx.find(f, "torch_npu") then imported = true break end
+					local text = ctx.find(f, "torch_npu") and ctx.read(f) or nil
+					if text and (text:find("\n[ \t]+import torch_npu") or text:find("\n[ \t]+from torch_npu")) then
+						imported = true
+						break
+					end
 				end
 			end
 			return imported

@@ -4,7 +4,6 @@
 return {
 	id = "assess.gpu_baseline",
 	phase = "assess",
-	evidence = { "loss-log" },
 	title = _("GPU loss log recorded (the curve the NPU run is compared with)"),
 	severity = "info",
 	category = "baseline",

@@ -5,6 +5,7 @@ local plan = require("plan")
 return {
 	id = "design.acceptance",
 	phase = "design",
+	evidence = { "settings" },
 	title = _("Acceptance criteria recorded (loss and accuracy tolerance, throughput target)"),
 	severity = "warning",
 	category = "acceptance",

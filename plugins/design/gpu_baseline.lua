@@ -9,7 +9,7 @@ local FORM = '{"schema": "ferry-bench/1", "label": "gpu", "hardware": "8x A100 8
 return {
 	id = "design.gpu_baseline",
 	phase = "design",
-	evidence = { "bench" },
+	evidence = { "bench", "settings" },
 	title = _("GPU baseline recorded (accuracy, throughput, hardware, precision)"),
 	severity = "warning",
 	category = "baseline",

@@ -5,6 +5,7 @@ local plan = require("plan")
 return {
 	id = "design.parallel",
 	phase = "design",
+	evidence = { "settings", "env-probe" },
 	title = _("Parallel strategy for the model size and the planned cards"),
 	severity = "info",
 	category = "resources",

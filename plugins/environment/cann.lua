@@ -44,6 +44,7 @@ end
 return {
 	id = "environment.cann",
 	phase = "environment",
+	evidence = { "env-probe" },
 	title = _("CANN toolkit installed and set_env.sh sourced"),
 	severity = "error",
 	category = "environment",

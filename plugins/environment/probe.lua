@@ -42,6 +42,7 @@ end
 return {
 	id = "environment.probe",
 	phase = "environment",
+	evidence = { "env-probe" },
 	title = _("Environment probe of the target host"),
 	severity = "info",
 	category = "environment",

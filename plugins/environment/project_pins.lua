@@ -23,6 +23,7 @@ end
 return {
 	id = "environment.project_pins",
 	phase = "environment",
+	evidence = { "env-probe" },
 	title = _("Project's torch and torch_npu requirements against the host"),
 	severity = "warning",
 	category = "versions",

@@ -21,6 +21,7 @@ end
 return {
 	id = "environment.smoke",
 	phase = "environment",
+	evidence = { "env-probe" },
 	title = _("NPU smoke test of the probed host"),
 	severity = "error",
 	category = "environment",

@@ -87,6 +87,7 @@ end
 return {
 	id = "environment.versions",
 	phase = "environment",
+	evidence = { "env-probe" },
 	title = _("Python, torch, torch_npu and CANN versions against the compatibility matrix"),
 	severity = "error",
 	category = "versions",

@@ -11,6 +11,7 @@ local words = require("words")
 return {
 	id = "infer-convert.atc_command",
 	phase = "infer-convert",
+	evidence = { "settings", "onnx" },
 	title = _("ATC command lines for the exported ONNX models"),
 	severity = "info",
 	category = "convert",

@@ -39,11 +39,19 @@ return {
 		elseif g and n and loss then
 			-- the verdict on record is about older runs than those now on record: the
 			-- sign-off and the report would vouch for data nobody compared
+			-- name only the logs the comparison did not read
+			local newer = {}
+			if not (loss.a and tonumber(loss.a.artifact) == tonumber(g.id)) then
+				newer[#newer + 1] = _("GPU: artifact {id}", { id = tostring(g.id) })
+			end
+			if not (loss.b and tonumber(loss.b.artifact) == tonumber(n.id)) then
+				newer[#newer + 1] = _("NPU: artifact {id}", { id = tostring(n.id) })
+			end
 			ctx.report{
 				key = "compare",
 				severity = "warning",
-				message = _("Loss logs newer than the latest comparison (audit event {event}) are on record (GPU: artifact {g}, NPU: artifact {n}).",
-					{ event = tostring(loss.event), g = tostring(g.id), n = tostring(n.id) }),
+				message = _("Loss logs newer than the latest comparison (audit event {event}) are on record ({which}); its verdict is about older runs.",
+					{ event = tostring(loss.event), which = table.concat(newer, ", ") }),
 				suggestion = _("Run `ferry compare loss {g} {n}` to align the curves by step and check them against tolerance.loss.",
 					{ g = ref(g), n = ref(n) }),
 			}

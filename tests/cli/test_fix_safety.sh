@@ -132,6 +132,10 @@ fi
 r="$work/revert-import"
 cp -R "$top/examples/resnet-ddp" "$r"
 rm -rf "$r/.ferry"
+# a helper script that loads torch_npu for itself (as the generated profiling helper does)
+# does not load it for train.py
+mkdir -p "$r/scripts"
+printf 'import torch\nimport torch_npu\n\nprint(torch.npu.device_count())\n' >"$r/scripts/npu_count.py"
 "$FERRY" init "$r" >/dev/null
 "$FERRY" -C "$r" check --phase adapt >/dev/null 2>&1
 "$FERRY" -C "$r" fix --all --phase adapt --yes >/dev/null 2>&1

@@ -300,6 +300,7 @@ python3 - "$work/ais-only.md" <<'PY' && ok "with only ais_bench on the NPU side 
 import sys
 rows = [l for l in open(sys.argv[1]) if l.startswith("| Benchmark")]
 assert rows and "| PASS |" in rows[0] and "68 %" in rows[0], rows
+assert "accuracy not measured on both sides" in rows[0] and "accuracy drop 0" not in rows[0], rows
 PY
 
 # the GPU baseline is the benchmark naming a GPU in its hardware, whatever its label; an
@@ -357,6 +358,29 @@ PY
 "$FERRY" -C "$z" report --format md --output "$work/rj.md" >/dev/null 2>&1
 expect_grep "^| Profile | WARNINGS | 5 open tune.profile findings" "$work/rj.md" "the report's profile verdict comes from an analysis of it"
 expect_grep "^| 5 | tune | reopened" "$work/rj.md" "the report's phases table shows tune reopened"
+
+# an ingest before any check runs no assess check: the survey is one run of the phase,
+# and a readiness computed from a part of it would be wrong
+n="$work/no-survey"
+make_project "$n"
+"$FERRY" init "$n" >/dev/null
+"$FERRY" -C "$n" ingest loss-log "$top/tests/fixtures/loss/gpu_plain.log" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$n" status --json >"$work/ns.json"
+python3 - "$work/ns.json" <<'PY' && ok "an ingest before the survey leaves the assessment not run" || fail "an ingest made a partial survey the assessment"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["assessment"].get("ran") is False, d["assessment"]
+assert next(p for p in d["phases"] if p["name"] == "assess")["runs"] == 0
+PY
+# a setting no check reads, or a value set again, runs no check
+check_runs() { "$FERRY" -C "$1" log --json | python3 -c 'import json,sys; print(sum(e["kind"] == "check" for e in json.load(sys.stdin)["events"]))'; }
+before=$(check_runs "$n")
+"$FERRY" -C "$n" config language zh >/dev/null
+"$FERRY" -C "$n" config tolerance.loss 0.02 >/dev/null
+"$FERRY" -C "$n" config tolerance.loss 0.02 >"$work/cfg2.txt"
+after=$(check_runs "$n")
+[ "$after" -eq $((before + 1)) ] && ok "only a changed setting the checks read runs them ($before -> $after)" || fail "check runs after config: $before -> $after"
+if grep -q "judged by the checks" "$work/cfg2.txt"; then fail "an unchanged value ran the checks"; else ok "an unchanged value says nothing"; fi
 
 # ---------------------------------------------------------------- reopened phases
 r="$work/reopen"
