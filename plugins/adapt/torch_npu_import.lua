@@ -31,6 +31,27 @@ end
 -- What makes a file code rather than data: imports, functions, classes.
 local CODE = "[(import_statement) (import_from_statement) (future_import_statement) (function_definition) (class_definition)] @code"
 
+-- The import plan of a file that may take `import torch_npu`, or nil: one that imports
+-- it already, or a file with no import, function, class or script block, which is data
+-- (a LazyConfig-style config holding device="cuda": whatever reads it imports torch, and
+-- torch_npu with it; an import here would only break loading the config where torch_npu
+-- is not installed).
+local function importable(ctx, path)
+	local plan = cuda.import_plan(ctx, path)
+	if not plan or plan.torch_npu or (not plan.main and #(ctx.query(path, CODE) or {}) == 0) then return nil end
+	return plan
+end
+
+-- The fix inserting a plain `import torch_npu` into path, saying message.
+local function plain_import(ctx, path, plan, message)
+	local site = cuda.insert_import(ctx, path, plan, false)
+	if site then
+		site.message = message
+		site.suggestion = _("Add `import torch_npu` right after `import torch`; it registers torch.npu, .npu() and the 'npu' device.")
+	end
+	return site
+end
+
 -- Whether the file has something the NPU rewrites touch (so it needs torch_npu loaded).
 -- The detectors run one at a time, each only when the file holds what it starts from,
 -- the cheapest first, and the first site with an edit answers: most files need one or
@@ -148,18 +169,10 @@ return {
 						p.need, p.done = path, true
 					end
 				else
-					local plan = cuda.import_plan(ctx, path)
-					-- a file with no import, function, class or script block is data (a
-					-- LazyConfig-style config holding device="cuda"): whatever reads it imports
-					-- torch, and torch_npu with it; an import here would only break loading the
-					-- config where torch_npu is not installed
-					local data_only = plan and not plan.main and #(ctx.query(path, CODE) or {}) == 0
-					if plan and not plan.torch_npu and not data_only and needs_npu(ctx, path, text, index, fused) then
-						site = cuda.insert_import(ctx, path, plan, false)
-						if site then
-							site.message = _("`{file}` uses the NPU after migration but does not import torch_npu.", { file = path })
-							site.suggestion = _("Add `import torch_npu` right after `import torch`; it registers torch.npu, .npu() and the 'npu' device.")
-						end
+					local plan = importable(ctx, path)
+					if plan and needs_npu(ctx, path, text, index, fused) then
+						site = plain_import(ctx, path, plan,
+							_("`{file}` uses the NPU after migration but does not import torch_npu.", { file = path }))
 					end
 				end
 			end
@@ -167,18 +180,14 @@ return {
 				and not ctx.find(path, 'hasattr(torch, "npu")') and not ctx.find(path, 'getattr(torch, "npu"')
 				and uses_npu(ctx, path) then
 				-- it uses the NPU already (by hand, or rewrites kept after their import was
-				-- reverted) and nothing in the project imports torch_npu: torch.npu and the
+				-- reverted) and nothing loads torch_npu the NPU-aware way: torch.npu and the
 				-- 'npu' device do not exist until something does. Code that tests for
-				-- torch.npu first, or a project that loads torch_npu somewhere (an
-				-- accelerator module), is left alone; so is a data-only file.
-				local plan = cuda.import_plan(ctx, path)
-				local data_only = plan and not plan.main and #(ctx.query(path, CODE) or {}) == 0
-				if plan and not plan.torch_npu and not data_only then
-					site = cuda.insert_import(ctx, path, plan, false)
-					if site then
-						site.message = _("`{file}` uses the NPU (torch.npu, .npu() or the 'npu' device) but does not import torch_npu.", { file = path })
-						site.suggestion = _("Add `import torch_npu` right after `import torch`; it registers torch.npu, .npu() and the 'npu' device.")
-					end
+				-- torch.npu first, or a project with an accelerator module loading
+				-- torch_npu, is left alone; so is a data-only file.
+				local plan = importable(ctx, path)
+				if plan then
+					site = plain_import(ctx, path, plan,
+						_("`{file}` uses the NPU (torch.npu, .npu() or the 'npu' device) but does not import torch_npu.", { file = path }))
 				end
 			end
 			if site then refs.report(ctx, site, "fix") end
