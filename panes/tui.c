@@ -1741,6 +1741,37 @@ static const char *counted(const char *fmt, int n)
 	return buf[k];
 }
 
+/* The open findings of the selected phase with severity sev, one entry each: id, check,
+ * place, message. */
+static void list_open(sbuf *b, const tui *t, finding_severity sev)
+{
+	for (size_t i = 0; i < t->m.nf; i++) {
+		const finding *f = &t->m.f[i];
+		if (f->status != STATUS_OPEN || f->severity != sev || f->phase != t->m.phase)
+			continue;
+		sbuf_addf(b, "  #%lld  %s", f->id, f->plugin);
+		if (*f->file)
+			sbuf_addf(b, f->line > 0 ? "  %s:%d" : "  %s", f->file, f->line);
+		sbuf_addf(b, "\n      %s\n", f->message);
+	}
+}
+
+/* Shows the text in b (consumed) as a screen titled title; q goes back to the view before. */
+static void show_screen(app *a, sbuf *b, const char *title)
+{
+	tui *t = &a->t;
+	drop_shown(t);
+	t->show_text = sbuf_detach(b);
+	sbuf_done(b);
+	snprintf(t->show_title, sizeof t->show_title, "%s", title);
+	if (t->view != VIEW_SHOW)
+		t->show_back = t->view;
+	t->view = VIEW_SHOW;
+	a->zoom = 0;
+	a->dirty = D_ALL;
+	a->touch = 1;
+}
+
 /* Before a sign-off is confirmed: when checklist items are not ticked or warnings are
  * open, they are listed in the show view above the question. Returns how many
  * checklist items are not ticked. */
@@ -1762,30 +1793,15 @@ static size_t signoff_review(app *a)
 	}
 	if (warnings) {
 		sbuf_addf(&b, P_("Open warning (%d):\n", "Open warnings (%d):\n", (unsigned long)warnings), warnings);
-		for (size_t i = 0; i < t->m.nf; i++) {
-			const finding *f = &t->m.f[i];
-			if (f->status != STATUS_OPEN || f->severity != SEVERITY_WARNING)
-				continue;
-			sbuf_addf(&b, "  #%lld  %s", f->id, f->plugin);
-			if (*f->file)
-				sbuf_addf(&b, "  %s:%d", f->file, f->line);
-			sbuf_addf(&b, "\n      %s\n", f->message);
-		}
+		list_open(&b, t, SEVERITY_WARNING);
 		sbuf_adds(&b, "\n");
 	}
 	sbuf_adds(&b, _("Signing off records that you accept these as they are. Esc cancels; q goes back."));
 	sbuf_adds(&b, "\n");
-	drop_shown(t);
-	t->show_text = sbuf_detach(&b);
-	sbuf_done(&b);
-	snprintf(t->show_title, sizeof t->show_title, _("Before signing off %s"), pane_word(phase_name(t->m.phase)));
-	if (t->view != VIEW_SHOW)
-		t->show_back = t->view;
+	char title[160];
+	snprintf(title, sizeof title, _("Before signing off %s"), pane_word(phase_name(t->m.phase)));
+	show_screen(a, &b, title);
 	a->reviewing = 1;
-	t->view = VIEW_SHOW;
-	a->zoom = 0;
-	a->dirty = D_ALL;
-	a->touch = 1;
 	return n;
 }
 
@@ -1800,26 +1816,11 @@ static void signoff_blockers(app *a)
 	sbuf b;
 	sbuf_init(&b);
 	sbuf_addf(&b, P_("Open error (%d):\n", "Open errors (%d):\n", (unsigned long)errors), errors);
-	for (size_t i = 0; i < t->m.nf; i++) {
-		const finding *f = &t->m.f[i];
-		if (f->status != STATUS_OPEN || f->severity != SEVERITY_ERROR || f->phase != t->m.phase)
-			continue;
-		sbuf_addf(&b, "  #%lld  %s", f->id, f->plugin);
-		if (*f->file)
-			sbuf_addf(&b, f->line > 0 ? "  %s:%d" : "  %s", f->file, f->line);
-		sbuf_addf(&b, "\n      %s\n", f->message);
-	}
+	list_open(&b, t, SEVERITY_ERROR);
 	sbuf_addf(&b, "\n%s\n", _("Fix or waive (w) each of them, then sign off again. q goes back."));
-	drop_shown(t);
-	t->show_text = sbuf_detach(&b);
-	sbuf_done(&b);
-	snprintf(t->show_title, sizeof t->show_title, _("Cannot sign off %s yet"), pane_word(phase_name(t->m.phase)));
-	if (t->view != VIEW_SHOW)
-		t->show_back = t->view;
-	t->view = VIEW_SHOW;
-	a->zoom = 0;
-	a->dirty = D_ALL;
-	a->touch = 1;
+	char title[160];
+	snprintf(title, sizeof title, _("Cannot sign off %s yet"), pane_word(phase_name(t->m.phase)));
+	show_screen(a, &b, title);
 }
 
 /* Commands that need text first: ask for it on the prompt line. Returns 1 when
