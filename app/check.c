@@ -114,6 +114,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 			dirs[ndirs++] = tok;
 	}
 	char *local = util_path_join(ws->dir, "plugins");
+	char *cache = util_path_join(ws->dir, "cache");
 	if (is_dir(local))
 		dirs[ndirs++] = local;
 	const char *src = getenv("FERRY_PLUGIN_SOURCE");
@@ -133,6 +134,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 		.comparisons_json = host_comparisons_json,
 		.is_ignored = host_is_ignored,
 		.payload = ws,
+		.cache_dir = cache,
 		.allow_exec = allow,
 		.time_limit_ms = secs > 0 && secs < 1e7 ? (unsigned long long)(secs * 1000) : 0,
 	};
@@ -143,6 +145,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 	free(limit);
 	free(installed);
 	free(local);
+	free(cache);
 	free(path_copy);
 	return rc;
 }

@@ -267,7 +267,11 @@ static int load_value(loader *l, int depth)
 			}
 			if (load_value(l, depth + 1))
 				break;
-			if (lua_isnil(L, -1) || load_value(l, depth + 1)) {
+			/* nil and NaN are no keys (lua_rawset would raise an error), nor are tables
+			 * (luacopy_dump never writes one) */
+			int t = lua_type(L, -1);
+			if (t == LUA_TNIL || t == LUA_TTABLE || (t == LUA_TNUMBER && lua_tonumber(L, -1) != lua_tonumber(L, -1)) ||
+			    load_value(l, depth + 1)) {
 				lua_pop(L, 1);
 				break;
 			}

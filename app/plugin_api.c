@@ -1,5 +1,6 @@
 /* plugin_api — see plugin_api.h. The sandbox and the ctx table plugins see. */
 #include "plugin_api.h"
+#include "acache.h"
 #include "luacopy.h"
 #include "lprof.h"
 #include "phase.h"
@@ -2423,15 +2424,18 @@ static const char *artifact_field(const cJSON *row, const char *name)
 
 /* The absolute path of the artifact whose id is at stack index idx, malloc'd; NULL with
  * nil and a reason pushed when there is no such artifact. With source, *source is the
- * original file an ingested copy came from (NULL if unrecorded; borrowed from the
- * artifacts list, whose box stays on the stack). */
-static char *artifact_file(lua_State *L, papi_run *run, int idx, const char **source)
+ * original file an ingested copy came from (NULL if unrecorded), with sha256 the hash
+ * recorded at ingest (NULL if none); both borrowed from the artifacts list, whose box
+ * stays on the stack. */
+static char *artifact_file(lua_State *L, papi_run *run, int idx, const char **source, const char **sha256)
 {
 	const char *id = luaL_tolstring(L, idx, NULL);
 	const cJSON *row = artifact_row(artifacts(L, run, NULL), id);
 	const char *path = artifact_field(row, "path");
 	if (source)
 		*source = artifact_field(row, "source");
+	if (sha256)
+		*sha256 = artifact_field(row, "sha256");
 	if (!path) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "artifact %s: no such artifact", id);
@@ -2440,13 +2444,66 @@ static char *artifact_file(lua_State *L, papi_run *run, int idx, const char **so
 	return path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
 }
 
+/* ---- readings of artifacts kept in the engagement's cache (acache.h) ---------------- */
+
+/* Pushes the values kept from reading the artifact copy abs (recorded hash sha256) with
+ * reader and args, and returns how many; 0, nothing pushed, when none are kept, with *key
+ * ready for reading_keep (key->path empty: this reading cannot be kept). */
+static int reading_cached(lua_State *L, papi_run *run, const char *reader, const void *args, size_t alen,
+                          const char *sha256, const char *abs, acache_key *key)
+{
+	key->path[0] = '\0';
+	if (acache_key_make(key, run->opts->cache_dir, sha256, reader, args, alen, abs)) {
+		key->path[0] = '\0';
+		return 0;
+	}
+	size_t len = 0;
+	char *bytes = acache_load(key, &len);
+	int top = lua_gettop(L), n = 0;
+	if (bytes && luacopy_load(L, bytes, len) == 0 && lua_istable(L, -1)) {
+		n = (int)lua_rawlen(L, -1);
+		luaL_checkstack(L, n, "reading_cached");
+		for (int i = 1; i <= n; i++)
+			lua_rawgeti(L, top + 1, i);
+		lua_remove(L, top + 1);
+	} else {
+		lua_settop(L, top);
+	}
+	free(bytes);
+	run_lock(run);
+	run->readings[n > 0]++;
+	run_unlock(run);
+	return n;
+}
+
+/* Keeps the top n values of the stack as the reading key names (best effort: a reading
+ * that cannot be kept is read again next time). */
+static void reading_keep(lua_State *L, int n, const acache_key *key)
+{
+	if (!key->path[0])
+		return;
+	int top = lua_gettop(L);
+	lua_createtable(L, n, 0);
+	for (int i = 1; i <= n; i++) {
+		lua_pushvalue(L, top - n + i);
+		lua_rawseti(L, -2, i);
+	}
+	char *bytes = NULL, *why = NULL;
+	size_t len = 0;
+	if (luacopy_dump(L, -1, &bytes, &len, &why, NULL, NULL) == 0)
+		acache_store(key, bytes, len);
+	free(bytes);
+	free(why);
+	lua_settop(L, top);
+}
+
 /* ctx.read_artifact(id): the artifact's text, its lines written in GB18030 as UTF-8. */
 static int ctx_read_artifact(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
 	const char *id = luaL_tolstring(L, 1, NULL);
-	char *abs = artifact_file(L, run, 1, NULL);
+	char *abs = artifact_file(L, run, 1, NULL, NULL);
 	if (!abs)
 		return 2;
 	struct stat st;
@@ -2638,9 +2695,27 @@ static int ctx_scan_artifact(lua_State *L)
 		lua_pop(L, 1); /* the string stays alive in the needles table */
 	}
 	const char *id = luaL_tolstring(L, 1, NULL);
-	char *abs = artifact_file(L, run, 1, NULL);
+	const char *sha = NULL;
+	char *abs = artifact_file(L, run, 1, NULL, &sha);
 	if (!abs)
 		return 2;
+	/* the same needles and max on the same copy give the same lines: kept */
+	luaL_Buffer args;
+	luaL_buffinit(L, &args);
+	luaL_addlstring(&args, (const char *)&max, sizeof max);
+	for (size_t i = 0; i < nn; i++) {
+		luaL_addlstring(&args, (const char *)&nlen[i], sizeof nlen[i]);
+		luaL_addlstring(&args, needles[i], nlen[i]);
+	}
+	luaL_pushresult(&args);
+	size_t alen;
+	const char *abytes = lua_tolstring(L, -1, &alen);
+	acache_key key;
+	int kept = reading_cached(L, run, "scan", abytes, alen, sha, abs, &key);
+	if (kept) {
+		free(abs);
+		return kept;
+	}
 	struct stat st;
 	FILE *f = stat(abs, &st) == 0 && S_ISREG(st.st_mode) ? fopen(abs, "rb") : NULL;
 	free(abs);
@@ -2713,6 +2788,7 @@ static int ctx_scan_artifact(lua_State *L)
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
 	lua_setfield(L, -2, "counts");
+	reading_keep(L, 2, &key);
 	return 2;
 }
 
@@ -2777,7 +2853,7 @@ static int ctx_onnx(lua_State *L)
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
 	const char *source = NULL;
-	char *abs = artifact_file(L, run, 1, &source);
+	char *abs = artifact_file(L, run, 1, &source, NULL);
 	if (!abs)
 		return 2;
 	box *b = box_new(L, onnx_release);
@@ -3707,9 +3783,17 @@ static int ctx_profile(lua_State *L)
 	}
 	if (top < 1 || top > 1000)
 		return luaL_error(L, "profile: top must be 1 to 1000");
-	char *abs = artifact_file(L, run, 1, NULL);
+	const char *sha = NULL;
+	char *abs = artifact_file(L, run, 1, NULL, &sha);
 	if (!abs)
 		return 2;
+	double args[2] = { (double)top, share };
+	acache_key key;
+	int kept = reading_cached(L, run, "profile", args, sizeof args, sha, abs, &key);
+	if (kept) {
+		free(abs);
+		return kept;
+	}
 	box *b = box_new(L, profile_release);
 	int rc = profile_read_file((profile **)&b->p, abs);
 	free(abs);
@@ -3799,6 +3883,7 @@ static int ctx_profile(lua_State *L)
 	}
 	box_drop(ob);
 	box_drop(b);
+	reading_keep(L, 1, &key);
 	return 1;
 }
 

@@ -191,6 +191,7 @@ typedef struct papi_run {
 	size_t parsed_ahead;      /* trees parsed by the host's thread for ctx.prefetch */
 	size_t reads;             /* project files read whole without a tree (FERRY_DEBUG) ... */
 	unsigned long long read_bytes; /* ... and their bytes; both under the run's lock */
+	size_t readings[2];       /* artifact readings done [0] and taken from the cache [1] */
 	size_t released;          /* trees released so far */
 	papi_data *data;          /* fact tables decoded so far */
 	size_t ndata;

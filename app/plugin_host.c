@@ -36,6 +36,7 @@ struct plugin_host {
 	char *root;
 	char *source_dir;
 	char *allow_exec;
+	char *cache_dir;
 	char **dirs;
 	papi_plugin *plugins;   /* loaded plugins, sorted by phase then id */
 	size_t n, cap;
@@ -558,6 +559,10 @@ int plugin_host_new(plugin_host **out, const plugin_host_opts *opts)
 		h->allow_exec = xstrdup(opts->allow_exec);
 		h->opts.allow_exec = h->allow_exec;
 	}
+	if (opts->cache_dir) {
+		h->cache_dir = xstrdup(opts->cache_dir);
+		h->opts.cache_dir = h->cache_dir;
+	}
 	if (!h->opts.instr_budget)
 		h->opts.instr_budget = PAPI_DEFAULT_BUDGET;
 	if (!h->opts.mem_cap)
@@ -598,6 +603,7 @@ void plugin_host_free(plugin_host *h)
 	free(h->root);
 	free(h->source_dir);
 	free(h->allow_exec);
+	free(h->cache_dir);
 	free(h);
 }
 
@@ -1097,6 +1103,8 @@ int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
 		        w.compile_seconds, w.compiled);
 		fprintf(stderr, "ferry: %-34s %zu (%.1f MiB)\n", "files read without a tree", run.reads,
 		        (double)run.read_bytes / (1024.0 * 1024.0));
+		fprintf(stderr, "ferry: %-34s %zu read, %zu kept from an earlier run\n", "artifact readings",
+		        run.readings[0], run.readings[1]);
 	}
 	if (!cancelled && cb && cb->cancelled && cb->cancelled(cb->payload))
 		cancelled = 1;

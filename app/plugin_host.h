@@ -78,6 +78,8 @@ typedef struct plugin_host_opts {
 	 * {"loss": {...}, "dump": {...}} (a kind absent when none); malloc'd or NULL */
 	char *(*comparisons_json)(void *payload);
 	void *payload;
+	/* where readings of ingested artifacts are kept between runs (acache.h); NULL = not kept */
+	const char *cache_dir;
 	unsigned threads;             /* parse threads; 0 = all cores */
 	unsigned long long instr_budget; /* per plugin, Lua VM instructions; 0 = default */
 	size_t mem_cap;               /* per plugin, bytes; 0 = default */

@@ -1,0 +1,38 @@
+/* acache: what a reader made of an ingested artifact (a profile's aggregates, a log's
+ * matching lines), kept on disk in the engagement's cache folder so that judging the
+ * evidence again, after every ingest, does not read a 2 GB profile or a 300 MB log again.
+ *
+ * An entry is named by the artifact's SHA-256, the reader, the reader's arguments and the
+ * ferry executable that wrote it (its inode, size and modification time: a new build never
+ * trusts an old build's reading). It holds the stored copy's size and modification time
+ * when it was read, and is used only while the copy still has them. Entries are written
+ * to a temporary file and renamed, so a reader sees a whole entry or none. The cache is
+ * derived data: deleting the folder loses nothing, and a failure to write it is no error.
+ *
+ * acache_key is plain data on the caller's stack; acache_load's bytes are the caller's. */
+#ifndef FERRY_ACACHE_H
+#define FERRY_ACACHE_H
+
+#include <stddef.h>
+
+typedef struct acache_key {
+	char path[4096];     /* the entry's file */
+	long long size;      /* the artifact copy's size ... */
+	long long mtime_ns;  /* ... and modification time when the key was made */
+} acache_key;
+
+/* The key of reading `file` (the artifact copy, whose recorded hash is sha256) with
+ * `reader` ("profile") and its arguments (any bytes) into dir. Returns 0, or -1 when no
+ * entry can be kept (no dir, no hash, the copy cannot be stat'ed, the executable unknown). */
+int acache_key_make(acache_key *k, const char *dir, const char *sha256, const char *reader, const void *args,
+                    size_t argslen, const char *file);
+
+/* The bytes kept for k (malloc'd, *len set), or NULL when there is no entry that matches
+ * the copy's size and modification time. */
+char *acache_load(const acache_key *k, size_t *len);
+
+/* Keeps bytes for k, creating dir when needed; returns 0, or -1 when it could not (the
+ * caller carries on without the cache). */
+int acache_store(const acache_key *k, const char *bytes, size_t len);
+
+#endif

@@ -1,0 +1,88 @@
+#!/bin/sh
+# Judging the evidence again does not read it again: after every ingest, comparison or
+# setting the checks that judge that kind of evidence run again (review_rejudge), and a
+# run log or profile already read is taken from .ferry/cache instead of being scanned
+# again. Asserted through FERRY_DEBUG's count of readings, and that the cache never
+# changes what is found: the same findings as reading the files, a copy that changed
+# since is read again, a damaged or unwritable cache is read around.
+. "$(dirname "$0")/lib.sh"
+rl=$top/tests/fixtures/runlog
+pf=$top/tests/fixtures/profile
+p=$work/p
+make_project "$p"
+"$FERRY" init "$p" >/dev/null 2>&1 || fail "init"
+
+# readings PLUGIN: "READ KEPT" of one debug run of the check
+readings() {
+	FERRY_DEBUG=1 "$FERRY" -C "$p" check --plugin "$1" --format json >"$work/$1.json" 2>"$work/dbg" || true
+	sed -n 's/^ferry: artifact readings *\([0-9]*\) read, \([0-9]*\) kept.*/\1 \2/p' "$work/dbg"
+}
+# findings PLUGIN: the check's findings, ids and times left out
+findings() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in sorted(d["findings"], key=lambda f: (f["file"], f["line"], f["message"])):
+    print(f["plugin"], f["severity"], f["message"], f["suggestion"])
+' "$work/$1.json"
+}
+
+expect_exit 0 "ingest a failing run log" -- "$FERRY" -C "$p" ingest run-log "$rl/npu_op.log" --label npu
+[ "$(readings tune.run_log)" = "0 1" ] && ok "the ingest's re-judging read the log; the next check takes it from the cache" ||
+	fail "run_log readings after ingest: $(readings tune.run_log) (want 0 read, 1 kept)"
+findings tune.run_log >"$work/cached.txt"
+rm -rf "$p/.ferry/cache"
+[ "$(readings tune.run_log)" = "1 0" ] && ok "without the cache the log is read again" || fail "readings without a cache: $(readings tune.run_log)"
+findings tune.run_log >"$work/read.txt"
+[ -s "$work/read.txt" ] && cmp -s "$work/cached.txt" "$work/read.txt" && ok "the cached reading gives the same findings" ||
+	fail "cached and fresh findings differ: $(diff "$work/cached.txt" "$work/read.txt" | head -3)"
+
+expect_exit 0 "ingest a second run log" -- "$FERRY" -C "$p" ingest run-log "$rl/hccl.log" --label hccl
+[ "$(readings tune.run_log)" = "0 2" ] && ok "a second ingest reads only the new log" || fail "readings after a second ingest: $(readings tune.run_log)"
+
+# the stored copy changed behind the record (same size, newer time): read again, and the
+# findings follow the file, not the old reading
+copy=$(ls "$p"/.ferry/artifacts/run-log/*npu_op* 2>/dev/null | head -n 1)
+if [ -f "$copy" ]; then
+	chmod u+w "$copy"
+	sed 's/aten::isin/aten::xxxx/' "$copy" >"$work/changed" && cat "$work/changed" >"$copy"
+	touch -d '+1 minute' "$copy"
+	r=$(readings tune.run_log)
+	[ "$r" = "1 1" ] && ok "a copy that changed since is read again" || fail "readings after the copy changed: $r"
+	if grep -q "aten::xxxx" "$work/tune.run_log.json" && ! grep -q "aten::isin" "$work/tune.run_log.json"; then
+		ok "the findings follow the copy as it is now"
+	else
+		fail "the findings still quote the old reading"
+	fi
+else
+	fail "no stored copy of the run log found under .ferry/artifacts"
+fi
+
+# a damaged entry is read around, never trusted
+for f in "$p"/.ferry/cache/*; do printf 'ferry-acache 1 0 0 3 x\nabc' >"$f"; done
+r=$(readings tune.run_log)
+[ "$r" = "2 0" ] && ok "damaged cache entries are read around" || fail "readings with damaged entries: $r"
+[ -s "$work/tune.run_log.json" ] && grep -q "HCCL" "$work/tune.run_log.json" && ok "and the findings are whole" || fail "findings lost with a damaged cache"
+
+# an unwritable cache folder: the check still runs and finds the same
+rm -rf "$p/.ferry/cache" && mkdir "$p/.ferry/cache" && chmod a-w "$p/.ferry/cache"
+if [ "$(id -u)" != 0 ]; then
+	r=$(readings tune.run_log)
+	[ "$r" = "2 0" ] && ok "an unwritable cache folder only costs the reading" || fail "readings with an unwritable cache: $r"
+fi
+expect_exit 0 "check with an unwritable cache" -- "$FERRY" -C "$p" check --plugin tune.run_log
+chmod u+w "$p/.ferry/cache"
+
+# a profile: read once, then kept, with the same findings
+expect_exit 0 "ingest a profile" -- "$FERRY" -C "$p" ingest profile "$pf/kernel_details.csv" --label npu
+[ "$(readings tune.profile)" = "0 1" ] && ok "the profile's reading is kept after its ingest" || fail "profile readings: $(readings tune.profile)"
+findings tune.profile >"$work/pcached.txt"
+rm -rf "$p/.ferry/cache"
+readings tune.profile >/dev/null
+findings tune.profile >"$work/pread.txt"
+[ -s "$work/pread.txt" ] && cmp -s "$work/pcached.txt" "$work/pread.txt" && ok "the kept profile gives the same findings" ||
+	fail "profile findings differ with the cache"
+
+# the cache is no part of the engagement's record
+expect_exit 0 "verify with a cache present" -- "$FERRY" -C "$p" verify
+finish
