@@ -8,6 +8,7 @@
 --   plan.parallel(ctx)          parallel-strategy advice from model size, cards and SoC (see below)
 --   plan.read_bench(ctx, a)     a bench artifact decoded, wrong-typed values dropped (nil: not an object)
 --   plan.baseline(ctx)          the GPU baseline: decoded bench document, its artifact, missing fields
+--                               (the host's choice, ctx.bench_choice, which the report makes too)
 --   plan.npu_bench(ctx, metric) the newest NPU benchmark with metrics (with metric, the newest
 --                               that measured it): {doc=, artifact=} or nil
 --   plan.strategy(ctx)          the chosen strategy and its description (nil when not chosen)
@@ -300,11 +301,6 @@ end
 
 -- ---- GPU baseline --------------------------------------------------------------------
 
-local function looks_gpu(s)
-	s = (s or ""):lower()
-	return s:find("gpu", 1, true) or s:find("nvidia", 1, true) or s:find("cuda", 1, true)
-end
-
 -- A `ferry-bench/1` document (the notation of plugins/lib/shape.lua).
 local T, N = shape.TEXT, shape.NUMBER
 local BENCH = {
@@ -313,63 +309,43 @@ local BENCH = {
 	sweep = { { batch = N, latency_ms = N, throughput = N } },
 }
 
--- A number in ais_bench's output ("2.456", "1e-3"), or nil.
-local function finite(s)
-	local v = tonumber(s)
-	if v and v == v and v ~= math.huge and v ~= -math.huge then return v end
-	return nil
-end
-
--- ais_bench / msit benchmark output as a ferry-bench/1 document: its summary JSON (keys
--- NPU_compute_time{min,max,mean,median,…}, H2D_latency, D2H_latency, throughput) or the
--- Performance Summary it prints ("NPU_compute_time (ms): … mean = X …", "throughput
--- 1000*batchsize.mean(B)/NPU_compute_time.mean(X): T"). Source: Ascend/tools
--- ais-bench_workload/tool/ais_bench/ais_bench/infer/summary.py; reference
--- tune-and-inference-formats §5.5. ais_bench measures .om inference on an Ascend NPU.
-local function from_ais_bench(doc, text)
-	local m = {}
-	if type(doc) == "table" then
-		if type(doc.NPU_compute_time) ~= "table" or doc.schema ~= nil then return nil end
-		m.latency_ms = finite(doc.NPU_compute_time.mean)
-		m.throughput = finite(doc.throughput)
-	else
-		for line in text:gmatch("[^\r\n]+") do
-			local mean = line:match("NPU_compute_time %(ms%):.-mean = ([%w%.%+%-]+)")
-			if mean then m.latency_ms = finite(mean) end
-			local b, t = line:match("[Tt]hroughput 1000%*batchsize[^(]*%(([%w%.%+%-]+)%)/NPU_compute_time%.mean%([^)]*%): ([%w%.%+%-]+)")
-			if t then m.batch, m.throughput = finite(b), finite(t) end
-		end
-		if not m.latency_ms and not m.throughput then return nil end
-	end
-	return { schema = "ferry-bench/1", label = "ais_bench", hardware = "Ascend NPU (ais_bench / msit benchmark)",
-		metrics = m }
-end
-
--- The benchmark artifact a, decoded, with values of the wrong type dropped (named in
--- doc.bad_fields); ais_bench / msit benchmark output is read as a ferry-bench/1 document
--- with metrics throughput, latency_ms (mean NPU compute time) and batch; nil when it is
--- neither.
+-- The benchmark artifact a as the host reads it (ctx.bench, app/bench.c: a ferry-bench/1
+-- document, or ais_bench / msit benchmark output read as one with metrics throughput,
+-- latency_ms and batch), with values of the wrong type dropped (named in doc.bad_fields);
+-- nil when it is neither. The report reads benchmarks the same way.
 function plan.read_bench(ctx, a)
-	local text = ctx.read_artifact(a.id) or ""
-	local doc = ctx.decode_json(text)
-	doc = from_ais_bench(doc, text) or doc
+	local doc = ctx.bench(a.id)
 	if type(doc) ~= "table" then return nil end
 	doc.bad_fields = shape.conform(doc, BENCH)
 	return doc
 end
 
--- Returns {doc=, artifact=, missing={field names}} for the baseline benchmark (the newest
--- bench artifact that names a GPU in its label or hardware, else the newest), or nil.
-function plan.baseline(ctx)
-	local best, best_gpu
-	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
-		local doc = plan.read_bench(ctx, a) or {}
-		local r = { doc = doc, artifact = a }
-		local gpu = looks_gpu(a.label) or looks_gpu(doc.label) or looks_gpu(doc.hardware)
-		if gpu and (not best_gpu or tonumber(a.id) > tonumber(best_gpu.artifact.id)) then best_gpu = r end
-		if not best or tonumber(a.id) > tonumber(best.artifact.id) then best = r end
+-- The host's choice among the benchmarks on record (ctx.bench_choice, the report's too),
+-- asked once per run: {baseline=, npu=, accuracy=, throughput=} artifact ids.
+local choices = setmetatable({}, { __mode = "k" })
+local function choice(ctx)
+	local c = choices[ctx]
+	if not c then
+		c = ctx.bench_choice()
+		choices[ctx] = c
 	end
-	local r = best_gpu or best
+	return c
+end
+
+-- The bench artifact whose id is id, with its document, or nil.
+local function bench_by_id(ctx, id)
+	if not id then return nil end
+	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
+		if tonumber(a.id) == tonumber(id) then return { doc = plan.read_bench(ctx, a) or {}, artifact = a } end
+	end
+	return nil
+end
+
+-- Returns {doc=, artifact=, missing={field names}, metrics=} for the GPU baseline (the
+-- newest benchmark naming a GPU in its label, document label or hardware, else the newest
+-- naming no NPU either), or nil.
+function plan.baseline(ctx)
+	local r = bench_by_id(ctx, choice(ctx).baseline)
 	if not r then return nil end
 	local d, missing = r.doc, {}
 	if d.schema ~= "ferry-bench/1" then missing[#missing + 1] = "schema" end
@@ -385,24 +361,10 @@ function plan.baseline(ctx)
 	return r
 end
 
--- A benchmark is the NPU run's when its label, document label or hardware names an NPU.
-local function looks_npu(s)
-	s = (s or ""):lower()
-	return s:find("npu", 1, true) or s:find("ascend", 1, true) or s:find("atlas", 1, true)
-end
-
+-- The newest NPU benchmark with metrics ({doc=, artifact=}), or with metric ("accuracy",
+-- "throughput") the newest that measured it; nil when there is none.
 function plan.npu_bench(ctx, metric)
-	local best
-	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
-		local doc = plan.read_bench(ctx, a)
-		if doc and type(doc.metrics) == "table"
-			and (not metric or type(doc.metrics[metric]) == "number")
-			and (looks_npu(a.label) or looks_npu(doc.label) or looks_npu(doc.hardware))
-			and (not best or tonumber(a.id) > tonumber(best.artifact.id)) then
-			best = { doc = doc, artifact = a }
-		end
-	end
-	return best
+	return bench_by_id(ctx, choice(ctx)[metric or "npu"])
 end
 
 -- ---- strategy -------------------------------------------------------------------------

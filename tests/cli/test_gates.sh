@@ -331,6 +331,33 @@ python3 - "$work/npu-only.json" <<'PY' && ok "an NPU benchmark alone is no GPU b
 import json, sys
 assert json.load(open(sys.argv[1]))["gpu_baseline"] is None
 PY
+# the checks choose as the report does (one reading and choice, app/bench.c): the design
+# phase does not record the NPU run as the GPU baseline either
+"$FERRY" -C "$y" check --plugin design.gpu_baseline --format json >"$work/npu-only-check.json" 2>/dev/null
+python3 - "$work/npu-only-check.json" <<'PY' && ok "design.gpu_baseline: an NPU benchmark alone is no GPU baseline" || fail "design.gpu_baseline records the NPU run as the GPU baseline"
+import json, sys
+msgs = [f["message"] for f in json.load(open(sys.argv[1]))["findings"]]
+assert any("No GPU baseline is recorded" in m for m in msgs), msgs
+PY
+# a baseline whose label and hardware name no GPU maker ("a100", "8x A100") is still the
+# baseline for the acceptance check when it names no NPU, as for the report
+z="$work/plain-baseline"
+make_project "$z"
+"$FERRY" init "$z" >/dev/null
+"$FERRY" -C "$z" config throughput.target_pct 80 >/dev/null
+printf '{"schema":"ferry-bench/1","label":"a100","hardware":"8x A100","precision":"fp16","metrics":{"accuracy":0.761,"throughput":1500}}\n' >"$data/plain.json"
+"$FERRY" -C "$z" ingest bench "$data/plain.json" --label baseline >/dev/null 2>&1
+"$FERRY" -C "$z" ingest bench "$data/npu600.json" --label npu-310p >/dev/null 2>&1
+"$FERRY" -C "$z" check --phase infer-optimize >/dev/null 2>&1
+"$FERRY" -C "$z" findings --plugin infer-optimize.acceptance --format json >"$work/plain-f.json"
+"$FERRY" -C "$z" report --format json --output "$work/plain-r.json" >/dev/null 2>&1
+python3 - "$work/plain-f.json" "$work/plain-r.json" <<'PY' && ok "check and report take the same baseline and both fail 40 %" || fail "the check and the report choose different baselines"
+import json, sys
+msgs = [f["message"] for f in json.load(open(sys.argv[1]))["findings"] if f["status"] == "open"]
+assert any("40 %" in m for m in msgs) and not any("no GPU baseline" in m for m in msgs), msgs
+r = json.load(open(sys.argv[2]))
+assert r["gpu_baseline"]["artifact"] == 1 and r["verdicts"]["bench"]["verdict"] == "fail", r["verdicts"]
+PY
 
 # ------------------------------------------------- evidence is judged when it arrives
 # a failing comparison after the sign-off reopens tune in status and the report at once,
