@@ -1,5 +1,6 @@
 /* report — see report.h. */
 #include "report.h"
+#include "acache.h"
 #include "json.h"
 #include "assessment.h"
 #include "review.h"
@@ -330,7 +331,9 @@ done:
 	return out;
 }
 
-/* The operators of the newest profile taking the most time (at most ten). */
+/* The operators of the newest profile taking the most time (at most ten), kept in the
+ * engagement's cache (acache.h): a report is written again and again, and reading a 2 GB
+ * profile takes most of a minute. */
 static cJSON *profile_series(workspace *ws, const cJSON *arts)
 {
 	const cJSON *art = newest_artifact(arts, "profile");
@@ -338,8 +341,21 @@ static cJSON *profile_series(workspace *ws, const cJSON *arts)
 		return NULL;
 	const char *path = json_str(art, "path");
 	char *abs = util_starts_with(path, "ref:") ? xstrdup(path + 4) : xasprintf("%s/artifacts/%s", ws->dir, path);
+	char *cache = util_path_join(ws->dir, "cache");
+	acache_key key;
+	int keep = acache_key_make(&key, cache, json_str(art, "sha256"), "report-ops", "", 0, abs) == 0;
+	free(cache);
+	size_t len = 0;
+	char *kept = keep ? acache_load(&key, &len) : NULL;
+	cJSON *out = kept ? cJSON_ParseWithLength(kept, len) : NULL;
+	free(kept);
+	if (cJSON_IsObject(out)) {
+		free(abs);
+		return out;
+	}
+	cJSON_Delete(out);
+	out = NULL;
 	profile *p = NULL;
-	cJSON *out = NULL;
 	if (profile_read_file(&p, abs)) {
 		err_clear();
 	} else if (p->nops) {
@@ -351,6 +367,10 @@ static cJSON *profile_series(workspace *ws, const cJSON *arts)
 			cJSON_AddNumberToObject(o, "total_ms", p->ops[i].total_us / 1000.0);
 			cJSON_AddItemToArray(ops, o);
 		}
+		char *text = keep ? cJSON_PrintUnformatted(out) : NULL;
+		if (text)
+			acache_store(&key, text, strlen(text));
+		free(text);
 	}
 	profile_free(p);
 	free(abs);

@@ -83,6 +83,30 @@ findings tune.profile >"$work/pread.txt"
 [ -s "$work/pread.txt" ] && cmp -s "$work/pcached.txt" "$work/pread.txt" && ok "the kept profile gives the same findings" ||
 	fail "profile findings differ with the cache"
 
+# the report's chart of the profile's top operators is kept too: an entry naming an
+# operator the profile does not have shows it is used; a damaged one is read around
+expect_exit 0 "report with a profile" -- "$FERRY" -C "$p" report --format html --output "$work/r1.html"
+entry=$(ls "$p"/.ferry/cache/*.report-ops.* 2>/dev/null | head -n 1)
+if [ -f "$entry" ] && grep -q "fig-profile" "$work/r1.html"; then
+	ok "the report keeps the profile's top operators"
+	pcopy=$(ls "$p"/.ferry/artifacts/profile/* | head -n 1)
+	body='{"ops":[{"name":"KEPT_OP","total_ms":1}]}'
+	sum=$(printf '%s' "$body" | sha256sum | cut -d' ' -f1)
+	printf 'ferry-acache 1 %s %s %s %s\n%s' "$(stat -c %s "$pcopy")" "$(stat -c %.9Y "$pcopy" | tr -d .)" \
+		"${#body}" "$sum" "$body" >"$entry"
+	expect_exit 0 "report again" -- "$FERRY" -C "$p" report --format html --output "$work/r2.html"
+	grep -q "KEPT_OP" "$work/r2.html" && ok "a second report takes the kept reading" || fail "the second report read the profile again"
+	printf 'ferry-acache 1 0 0 1 x\n{' >"$entry"
+	expect_exit 0 "report with a damaged entry" -- "$FERRY" -C "$p" report --format html --output "$work/r3.html"
+	if grep -q "fig-profile" "$work/r3.html" && ! grep -q "KEPT_OP" "$work/r3.html"; then
+		ok "a damaged entry is read around"
+	else
+		fail "the report lost its profile chart with a damaged entry"
+	fi
+else
+	fail "no kept reading of the report's profile chart"
+fi
+
 # the cache is no part of the engagement's record
 expect_exit 0 "verify with a cache present" -- "$FERRY" -C "$p" verify
 finish
