@@ -27,6 +27,11 @@ for f in sorted(d["findings"], key=lambda f: (f["file"], f["line"], f["message"]
 ' "$work/$1.json"
 }
 
+# shows FILE WANT GONE DESC: FILE holds WANT and not GONE
+shows() {
+	if grep -q "$2" "$1" && ! grep -q "$3" "$1"; then ok "$4"; else fail "$4: $(grep -c "$2" "$1") '$2', $(grep -c "$3" "$1") '$3'"; fi
+}
+
 expect_exit 0 "ingest a failing run log" -- "$FERRY" -C "$p" ingest run-log "$rl/npu_op.log" --label npu
 [ "$(readings tune.run_log)" = "0 1" ] && ok "the ingest's re-judging read the log; the next check takes it from the cache" ||
 	fail "run_log readings after ingest: $(readings tune.run_log) (want 0 read, 1 kept)"
@@ -49,11 +54,7 @@ if [ -f "$copy" ]; then
 	touch -d '+1 minute' "$copy"
 	r=$(readings tune.run_log)
 	[ "$r" = "1 1" ] && ok "a copy that changed since is read again" || fail "readings after the copy changed: $r"
-	if grep -q "aten::xxxx" "$work/tune.run_log.json" && ! grep -q "aten::isin" "$work/tune.run_log.json"; then
-		ok "the findings follow the copy as it is now"
-	else
-		fail "the findings still quote the old reading"
-	fi
+	shows "$work/tune.run_log.json" "aten::xxxx" "aten::isin" "the findings follow the copy as it is now"
 else
 	fail "no stored copy of the run log found under .ferry/artifacts"
 fi
@@ -98,11 +99,7 @@ if [ -f "$entry" ] && grep -q "fig-profile" "$work/r1.html"; then
 	grep -q "KEPT_OP" "$work/r2.html" && ok "a second report takes the kept reading" || fail "the second report read the profile again"
 	printf 'ferry-acache 1 0 0 1 x\n{' >"$entry"
 	expect_exit 0 "report with a damaged entry" -- "$FERRY" -C "$p" report --format html --output "$work/r3.html"
-	if grep -q "fig-profile" "$work/r3.html" && ! grep -q "KEPT_OP" "$work/r3.html"; then
-		ok "a damaged entry is read around"
-	else
-		fail "the report lost its profile chart with a damaged entry"
-	fi
+	shows "$work/r3.html" "fig-profile" "KEPT_OP" "a damaged entry is read around"
 else
 	fail "no kept reading of the report's profile chart"
 fi
