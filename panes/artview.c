@@ -1,5 +1,6 @@
 /* artview — see artview.h. */
 #include "artview.h"
+#include "acache.h"
 #include "bench.h"
 #include "gbtext.h"
 #include "json.h"
@@ -257,7 +258,22 @@ int artview_text(char **out, model *m, const tui_artifact *a)
 	*out = NULL;
 	if (strcmp(a->kind, "profile") != 0)
 		return file_text(out, m, a);
-	char *path = model_artifact_file(m, a);
+	/* the view of a 2 GB profile takes most of a minute to read: kept in the engagement's
+	 * cache (acache.h) by the profile's hash and the language it is written in */
+	char *path = model_artifact_file(m, a), *cache = model_cache_dir(m);
+	const char *lang = intl_lang();
+	acache_key key;
+	int keep = a->sha256 && acache_key_make(&key, cache, a->sha256, "view", lang, strlen(lang), path) == 0;
+	free(cache);
+	size_t len = 0;
+	char *kept = keep ? acache_load(&key, &len) : NULL;
+	if (kept && memchr(kept, '\0', len) == NULL && util_utf8_valid(kept, len)) {
+		free(path);
+		*out = xrealloc(kept, len + 1);
+		(*out)[len] = '\0';
+		return 0;
+	}
+	free(kept);
 	profile *p = NULL;
 	int rc = profile_read_file(&p, path);
 	free(path);
@@ -269,5 +285,7 @@ int artview_text(char **out, model *m, const tui_artifact *a)
 	profile_free(p);
 	*out = sbuf_detach(&b);
 	sbuf_done(&b);
+	if (keep)
+		acache_store(&key, *out, strlen(*out));
 	return 0;
 }

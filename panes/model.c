@@ -297,6 +297,7 @@ int model_artifacts(tui_artifact **out, size_t *n, model *m)
 		d->path = jdup(row, "path");
 		d->time = jdup(row, "ingested_at");
 		d->actor = jdup(row, "actor");
+		d->sha256 = jdup(row, "sha256");
 		d->size = json_int(row, "size");
 	}
 	cJSON_Delete(rows);
@@ -313,6 +314,7 @@ void model_artifacts_free(tui_artifact *a, size_t n)
 		free(a[i].path);
 		free(a[i].time);
 		free(a[i].actor);
+		free(a[i].sha256);
 		free(a[i].a);
 		free(a[i].b);
 		free(a[i].column);
@@ -517,6 +519,11 @@ char *model_artifact_file(model *m, const tui_artifact *a)
 	char *dir = util_path_join(m->ws->dir, "artifacts"), *p = util_path_join(dir, a->path);
 	free(dir);
 	return p;
+}
+
+char *model_cache_dir(const model *m)
+{
+	return util_path_join(m->ws->dir, "cache");
 }
 
 

@@ -35,6 +35,7 @@ typedef struct tui_checkpoint {
 typedef struct tui_artifact {
 	long long id;
 	char *kind, *label, *path, *time, *actor;
+	char *sha256;        /* the hash recorded at ingest; NULL for a comparison */
 	long long size;
 	char *a, *b;         /* kind "compare": the compared inputs as recorded (paths); else NULL */
 	int loss;            /* kind "compare": 1 loss curves, 0 dumps */
@@ -120,6 +121,8 @@ int model_comparisons(tui_artifact **out, size_t *n, model *m);
 /* Where an artifact's bytes are (its copy under .ferry/artifacts/, or the file a large
  * one refers to); caller frees. */
 char *model_artifact_file(model *m, const tui_artifact *a);
+/* The engagement's cache folder (.ferry/cache, acache.h), malloc'd. */
+char *model_cache_dir(const model *m);
 /* One engagement setting as the settings form shows it. */
 typedef struct tui_setting {
 	char *key;
