@@ -38,7 +38,9 @@ return {
 			return -- the newest pair is compared: tune.acceptance gives its verdict
 		elseif g and n and loss then
 			-- the verdict on record is about older runs than those now on record: the
-			-- sign-off and the report would vouch for data nobody compared
+			-- sign-off and the report would vouch for data nobody compared (a newer NPU
+			-- run that blew up, behind an older pass), so this holds the sign-off until
+			-- the newest logs are compared or a person waives it with the reason
 			-- name only the logs the comparison did not read
 			local newer = {}
 			if not (loss.a and tonumber(loss.a.artifact) == tonumber(g.id)) then
@@ -49,10 +51,10 @@ return {
 			end
 			ctx.report{
 				key = "compare",
-				severity = "warning",
+				severity = "error",
 				message = _("Loss logs newer than the latest comparison (audit event {event}) are on record ({which}); its verdict is about older runs.",
 					{ event = tostring(loss.event), which = table.concat(newer, ", ") }),
-				suggestion = _("Run `ferry compare loss {g} {n}` to align the curves by step and check them against tolerance.loss.",
+				suggestion = _("Run `ferry compare loss {g} {n}` to compare the newest runs; if a newer log is not the run to judge (an experiment), waive this with the reason.",
 					{ g = ref(g), n = ref(n) }),
 			}
 		elseif g and n then

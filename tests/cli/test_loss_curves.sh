@@ -1,7 +1,8 @@
 #!/bin/sh
 # tune.loss_curves says what is still to do about the loss curves, and only that: once the
 # newest GPU and NPU logs are compared, tune.acceptance gives the verdict and the advice to
-# compare goes; a newer log brings it back. The comparison's figures stay readable when the
+# compare goes; a newer log brings it back, as an error: the verdict on record is about
+# older runs, so the tune phase cannot be signed off on it. The comparison's figures stay readable when the
 # NPU loss explodes (a relative error of 7e26 % was printed digit by digit).
 . "$(dirname "$0")/lib.sh"
 
@@ -20,6 +21,18 @@ case "$(curves)" in *"Loss logs of both runs are on record"*) ok "both logs on r
 "$FERRY" -C "$p" ingest loss-log "$fx/npu_blowup_plain.log" --label npu >/dev/null
 case "$(curves)" in *"newer than the latest comparison"*) ok "a newer NPU log brings the advice back" ;;
 	*) fail "a newer log was not noticed: '$(curves)'" ;; esac
+# and it holds the sign-off: the verdict on record (a pass) is about runs older than the
+# NPU log now on record, which blew up; nobody may sign the tune phase off on it unjudged
+"$FERRY" -C "$p" status --json >"$work/status.json" 2>/dev/null
+"$FERRY" -C "$p" check --plugin tune.loss_curves --format json >"$work/curves.json" 2>/dev/null
+python3 - "$work/curves.json" "$work/status.json" <<'PY' && ok "an uncompared newer log is an error that holds the tune sign-off" || fail "a newer, uncompared log does not hold the sign-off"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["status"] == "open" and "newer than" in f["message"]]
+assert fs and all(f["severity"] == "error" for f in fs), fs
+st = json.load(open(sys.argv[2]))
+tune = [p for p in st["phases"] if p.get("phase", p.get("name")) == "tune"][0]
+assert tune["open_errors"] >= 1, tune
+PY
 
 expect_exit 1 "the blown-up run fails" -- "$FERRY" -C "$p" compare loss gpu npu
 if grep -Eq '[0-9]{10,}\.[0-9]+%' "$work/out"; then
