@@ -2,12 +2,16 @@
  * matching lines), kept on disk in the engagement's cache folder so that judging the
  * evidence again, after every ingest, does not read a 2 GB profile or a 300 MB log again.
  *
- * An entry is named by the artifact's SHA-256, the reader, the reader's arguments and the
- * ferry executable that wrote it (its inode, size and modification time: a new build never
- * trusts an old build's reading). It holds the stored copy's size and modification time
- * when it was read, and is used only while the copy still has them. Entries are written
- * to a temporary file and renamed, so a reader sees a whole entry or none. The cache is
- * derived data: deleting the folder loses nothing, and a failure to write it is no error.
+ * An entry is named by the artifact's SHA-256, the reader, the ferry executable that wrote
+ * it (its inode, size and modification time: a new build never trusts an old build's
+ * reading, and storing an entry removes that reader's entries of other builds for the same
+ * artifact, so the folder does not grow with every build) and the reader's arguments
+ * (which include the language when the reading holds translated text). It holds the
+ * stored copy's size, inode, modification and change times when it was read, and is used
+ * only while the copy still has them (a copy rewritten in place, even with its old time
+ * put back, has a new change time). Entries are written to a temporary file and renamed,
+ * so a reader sees a whole entry or none. The cache is derived data: deleting the folder
+ * loses nothing, and failing to read or write it is no error (no error record is left).
  *
  * acache_key is plain data on the caller's stack; acache_load's bytes are the caller's. */
 #ifndef FERRY_ACACHE_H
@@ -17,13 +21,17 @@
 
 typedef struct acache_key {
 	char path[4096];     /* the entry's file */
-	long long size;      /* the artifact copy's size ... */
-	long long mtime_ns;  /* ... and modification time when the key was made */
+	char stem[4096];     /* its name up to the executable: "DIR/SHA256.READER." */
+	long long size;      /* the artifact copy's size, inode, and modification and change */
+	long long ino;       /* times (nanoseconds) when the key was made */
+	long long mtime_ns, ctime_ns;
 } acache_key;
 
 /* The key of reading `file` (the artifact copy, whose recorded hash is sha256) with
- * `reader` ("profile") and its arguments (any bytes) into dir. Returns 0, or -1 when no
- * entry can be kept (no dir, no hash, the copy cannot be stat'ed, the executable unknown). */
+ * `reader` ("profile": letters, digits and '-') and its arguments (any bytes) into dir.
+ * Returns 0, or -1 when no entry can be kept (no dir, or dir is no folder of its own but
+ * a link; a hash that is not 64 hex digits; the copy cannot be stat'ed; the executable
+ * unknown). */
 int acache_key_make(acache_key *k, const char *dir, const char *sha256, const char *reader, const void *args,
                     size_t argslen, const char *file);
 

@@ -1,5 +1,6 @@
 /* bench — see bench.h. */
 #include "bench.h"
+#include "gbtext.h"
 #include "util.h"
 
 #include <math.h>
@@ -78,6 +79,14 @@ static cJSON *ais_summary(const char *text, size_t len)
 
 cJSON *bench_decode(const char *text, size_t len)
 {
+	/* a document written on a host set to GB18030 (zh_CN.GBK): its lines as UTF-8 */
+	size_t ulen = 0, converted = 0;
+	char *utf8 = util_utf8_valid(text, len) ? NULL : gbtext_lines(text, len, &ulen, &converted);
+	if (utf8) {
+		cJSON *doc = bench_decode(utf8, ulen);
+		free(utf8);
+		return doc;
+	}
 	cJSON *doc = cJSON_ParseWithLength(text, len);
 	if (!doc)
 		return ais_summary(text, len);
@@ -121,30 +130,41 @@ static int newer(const bench_entry *e, int i, int best)
 	return best < 0 || e[i].id > e[best].id;
 }
 
+/* 1 when the entry names an NPU and has metrics: an NPU benchmark. */
+static int npu_measured(const bench_entry *e)
+{
+	return cJSON_IsObject(cJSON_GetObjectItem(e->doc, "metrics")) && entry_names(e, npu_words);
+}
+
+int bench_measuring(const bench_entry *e, size_t n, int baseline, const char *metric)
+{
+	int best = -1;
+	for (size_t k = 0; k < n; k++) {
+		int i = (int)k;
+		const cJSON *m = cJSON_GetObjectItem(e[i].doc, "metrics");
+		if (i != baseline && npu_measured(&e[i]) && (!metric || cJSON_IsNumber(cJSON_GetObjectItem(m, metric))) &&
+		    newer(e, i, best))
+			best = i;
+	}
+	return best;
+}
+
 void bench_choose(bench_choice *c, const bench_entry *e, size_t n)
 {
 	int other = -1, gpu = -1; /* the newest naming a GPU, and naming neither */
-	c->npu = c->accuracy = c->throughput = -1;
 	for (size_t k = 0; k < n; k++) {
 		int i = (int)k;
+		if (entry_names(&e[i], npu_words))
+			continue; /* an NPU run, whatever else it names, is never the baseline */
 		if (entry_names(&e[i], gpu_words)) {
 			if (newer(e, i, gpu))
 				gpu = i;
-		} else if (!entry_names(&e[i], npu_words) && newer(e, i, other)) {
+		} else if (newer(e, i, other)) {
 			other = i;
 		}
 	}
 	c->baseline = gpu >= 0 ? gpu : other;
-	for (size_t k = 0; k < n; k++) {
-		int i = (int)k;
-		const cJSON *m = cJSON_GetObjectItem(e[i].doc, "metrics");
-		if (i == c->baseline || !cJSON_IsObject(m) || !entry_names(&e[i], npu_words))
-			continue;
-		if (newer(e, i, c->npu))
-			c->npu = i;
-		if (cJSON_IsNumber(cJSON_GetObjectItem(m, "accuracy")) && newer(e, i, c->accuracy))
-			c->accuracy = i;
-		if (cJSON_IsNumber(cJSON_GetObjectItem(m, "throughput")) && newer(e, i, c->throughput))
-			c->throughput = i;
-	}
+	c->npu = bench_measuring(e, n, c->baseline, NULL);
+	c->accuracy = bench_measuring(e, n, c->baseline, "accuracy");
+	c->throughput = bench_measuring(e, n, c->baseline, "throughput");
 }

@@ -4,11 +4,13 @@
  *
  * A benchmark is a ferry-bench/1 document as written, or ais_bench / msit benchmark
  * output — its summary JSON or its printed Performance Summary — read as a ferry-bench/1
- * document of its throughput, mean NPU compute time (latency_ms) and batch. The GPU
- * baseline is the newest benchmark whose artifact label, document label or hardware names
- * a GPU (gpu, nvidia, cuda), else the newest that names no NPU either (a baseline labelled
- * "a100-run"); the NPU's are those naming an NPU (npu, ascend, atlas: ais_bench's always
- * do); each acceptance metric comes from the newest NPU benchmark that measured it.
+ * document of its throughput, mean NPU compute time (latency_ms) and batch; a document
+ * written in GB18030 is read as UTF-8. The NPU's benchmarks are those whose artifact
+ * label, document label or hardware names an NPU (npu, ascend, atlas: ais_bench's always
+ * do); the GPU baseline is the newest of the others naming a GPU (gpu, nvidia, cuda), else
+ * the newest naming neither (a baseline labelled "a100-run"), so an NPU run is never
+ * measured against another; each acceptance metric comes from the newest NPU benchmark
+ * that measured it.
  */
 #ifndef FERRY_BENCH_H
 #define FERRY_BENCH_H
@@ -36,5 +38,9 @@ typedef struct bench_choice {
 } bench_choice;
 
 void bench_choose(bench_choice *c, const bench_entry *e, size_t n);
+
+/* The newest NPU benchmark with metrics (metric NULL) or measuring metric, other than
+ * the entry baseline (-1: none), as an index into the entries; -1 when there is none. */
+int bench_measuring(const bench_entry *e, size_t n, int baseline, const char *metric);
 
 #endif

@@ -2458,18 +2458,20 @@ static int reading_cached(lua_State *L, papi_run *run, const char *reader, const
 		return 0;
 	}
 	size_t len = 0;
-	char *bytes = acache_load(key, &len);
 	int top = lua_gettop(L), n = 0;
-	if (bytes && luacopy_load(L, bytes, len) == 0 && lua_istable(L, -1)) {
+	box *b = box_new(L, free); /* the bytes: freed also when loading them raises an error */
+	b->p = acache_load(key, &len);
+	if (b->p && luacopy_load(L, b->p, len) == 0 && lua_istable(L, -1)) {
 		n = (int)lua_rawlen(L, -1);
 		luaL_checkstack(L, n, "reading_cached");
 		for (int i = 1; i <= n; i++)
-			lua_rawgeti(L, top + 1, i);
-		lua_remove(L, top + 1);
+			lua_rawgeti(L, top + 2, i);
+		lua_remove(L, top + 2); /* the table */
 	} else {
-		lua_settop(L, top);
+		lua_settop(L, top + 1);
 	}
-	free(bytes);
+	box_drop(b);
+	lua_remove(L, top + 1); /* the box */
 	run_lock(run);
 	run->readings[n > 0]++;
 	run_unlock(run);
@@ -2575,12 +2577,14 @@ static int ctx_bench(lua_State *L)
 	return 1;
 }
 
-/* ctx.bench_choice(): {baseline=, npu=, accuracy=, throughput=}, artifact ids of the
- * benchmarks bench_choose picks (a key is absent when none fits). */
+/* ctx.bench_choice([metric]): {baseline=, npu=, accuracy=, throughput=}, artifact ids of
+ * the benchmarks bench_choose picks, and with metric measured=, the newest NPU benchmark
+ * measuring it (a key is absent when none fits). */
 static int ctx_bench_choice(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
+	const char *metric = luaL_optstring(L, 1, NULL);
 	const cJSON *list = artifacts(L, run, "bench"), *a;
 	size_t n = (size_t)cJSON_GetArraySize(list), i = 0;
 	box *docs = box_new(L, cjson_release);
@@ -2598,10 +2602,11 @@ static int ctx_bench_choice(lua_State *L)
 	}
 	bench_choice c;
 	bench_choose(&c, e, i);
-	lua_createtable(L, 0, 4);
-	const int pick[4] = { c.baseline, c.npu, c.accuracy, c.throughput };
-	static const char *const key[4] = { "baseline", "npu", "accuracy", "throughput" };
-	for (int k = 0; k < 4; k++)
+	lua_createtable(L, 0, 5);
+	const int pick[5] = { c.baseline, c.npu, c.accuracy, c.throughput,
+		              metric ? bench_measuring(e, i, c.baseline, metric) : -1 };
+	static const char *const key[5] = { "baseline", "npu", "accuracy", "throughput", "measured" };
+	for (int k = 0; k < 5; k++)
 		if (pick[k] >= 0) {
 			lua_pushinteger(L, (lua_Integer)e[pick[k]].id);
 			lua_setfield(L, -2, key[k]);
@@ -2699,6 +2704,8 @@ static int ctx_scan_artifact(lua_State *L)
 	char *abs = artifact_file(L, run, 1, NULL, &sha);
 	if (!abs)
 		return 2;
+	box *ab = box_new(L, free); /* freed also when a Lua error cuts the call short */
+	ab->p = abs;
 	/* the same needles and max on the same copy give the same lines: kept */
 	luaL_Buffer args;
 	luaL_buffinit(L, &args);
@@ -2712,13 +2719,11 @@ static int ctx_scan_artifact(lua_State *L)
 	const char *abytes = lua_tolstring(L, -1, &alen);
 	acache_key key;
 	int kept = reading_cached(L, run, "scan", abytes, alen, sha, abs, &key);
-	if (kept) {
-		free(abs);
+	if (kept)
 		return kept;
-	}
 	struct stat st;
 	FILE *f = stat(abs, &st) == 0 && S_ISREG(st.st_mode) ? fopen(abs, "rb") : NULL;
-	free(abs);
+	box_drop(ab);
 	if (!f) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "artifact %s: unreadable", id);
@@ -3787,22 +3792,32 @@ static int ctx_profile(lua_State *L)
 	char *abs = artifact_file(L, run, 1, NULL, &sha);
 	if (!abs)
 		return 2;
-	double args[2] = { (double)top, share };
+	box *ab = box_new(L, free); /* freed also when a Lua error cuts the call short */
+	ab->p = abs;
+	/* the arguments and the language: where reading stopped is said in words */
+	luaL_Buffer args;
+	luaL_buffinit(L, &args);
+	luaL_addlstring(&args, (const char *)&top, sizeof top);
+	luaL_addlstring(&args, (const char *)&share, sizeof share);
+	luaL_addstring(&args, intl_lang());
+	luaL_pushresult(&args);
+	size_t alen;
+	const char *abytes = lua_tolstring(L, -1, &alen);
 	acache_key key;
-	int kept = reading_cached(L, run, "profile", args, sizeof args, sha, abs, &key);
-	if (kept) {
-		free(abs);
+	int kept = reading_cached(L, run, "profile", abytes, alen, sha, abs, &key);
+	if (kept)
 		return kept;
-	}
 	box *b = box_new(L, profile_release);
 	int rc = profile_read_file((profile **)&b->p, abs);
-	free(abs);
+	box_drop(ab);
 	if (rc) {
 		lua_pushnil(L);
 		lua_pushstring(L, err_message());
 		return 2;
 	}
 	const profile *p = b->p;
+	if (p->read_failed)
+		key.path[0] = '\0'; /* the disk failed, not the file: read it again next time */
 	box *ob = box_new(L, free); /* the steps ordered by their wait share */
 	ob->p = xmalloc((p->nsteps ? p->nsteps : 1) * sizeof(const profile_step *));
 	lua_createtable(L, 0, 24);

@@ -611,9 +611,10 @@ static int read_csv(agg *a, reader *r, const char *name)
 		} else
 			csv_put(&c, (char)ch);
 	}
-	if (r->error)
+	if (r->error) {
 		set_stopped(a->p, rd_tell(r), _("read error"));
-	else if (quoted)
+		a->p->read_failed = 1;
+	} else if (quoted)
 		set_stopped(a->p, rd_tell(r), _("the file ends inside a quoted field (truncated)"));
 	if (!quoted && (c.len || c.nfields)) {
 		csv_end_field(&c);
@@ -1144,9 +1145,10 @@ static int trace_walk(agg *a, reader *r, const char *name, void (*fn)(agg *, eve
 	}
 	goto out;
 syntax:
-	if (r->error)
+	if (r->error) {
 		set_stopped(a->p, rd_tell(r), _("read error"));
-	else if (!in_events && !a->p->rows)
+		a->p->read_failed = 1;
+	} else if (!in_events && !a->p->rows)
 		rc = err_set(FERRY_ECORRUPT, _("%s: not a trace: %s at byte %llu"), name, j.why ? j.why : "malformed JSON",
 		             j.at);
 	else

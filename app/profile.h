@@ -88,6 +88,7 @@ typedef struct profile {
 	unsigned long long bad_rows;/* rows or events that could not be used */
 	unsigned long long bytes;   /* bytes read */
 	char *stopped;              /* where and why reading stopped early ("byte N: reason"), or NULL */
+	int read_failed;            /* it stopped on an error reading the file, not on its content */
 } profile;
 
 /* Reads the profile in src (name is used in messages) into *out (caller frees with

@@ -367,7 +367,7 @@ static cJSON *profile_series(workspace *ws, const cJSON *arts)
 			cJSON_AddNumberToObject(o, "total_ms", p->ops[i].total_us / 1000.0);
 			cJSON_AddItemToArray(ops, o);
 		}
-		char *text = keep ? cJSON_PrintUnformatted(out) : NULL;
+		char *text = keep && !p->read_failed ? cJSON_PrintUnformatted(out) : NULL;
 		if (text)
 			acache_store(&key, text, strlen(text));
 		free(text);

@@ -282,6 +282,7 @@ int artview_text(char **out, model *m, const tui_artifact *a)
 	sbuf b;
 	sbuf_init(&b);
 	artview_profile(&b, p, 15);
+	keep &= !p->read_failed; /* the disk failed, not the file: read it again next time */
 	profile_free(p);
 	*out = sbuf_detach(&b);
 	sbuf_done(&b);

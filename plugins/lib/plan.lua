@@ -361,10 +361,13 @@ function plan.baseline(ctx)
 	return r
 end
 
--- The newest NPU benchmark with metrics ({doc=, artifact=}), or with metric ("accuracy",
--- "throughput") the newest that measured it; nil when there is none.
+-- The newest NPU benchmark with metrics ({doc=, artifact=}), or with metric (a key of
+-- its metrics: "accuracy", "latency_ms" ...) the newest that measured it; never the GPU
+-- baseline; nil when there is none.
 function plan.npu_bench(ctx, metric)
-	return bench_by_id(ctx, choice(ctx)[metric or "npu"])
+	if not metric then return bench_by_id(ctx, choice(ctx).npu) end
+	if metric == "accuracy" or metric == "throughput" then return bench_by_id(ctx, choice(ctx)[metric]) end
+	return bench_by_id(ctx, ctx.bench_choice(metric).measured)
 end
 
 -- ---- strategy -------------------------------------------------------------------------

@@ -50,17 +50,18 @@ expect_exit 0 "ingest a second run log" -- "$FERRY" -C "$p" ingest run-log "$rl/
 copy=$(ls "$p"/.ferry/artifacts/run-log/*npu_op* 2>/dev/null | head -n 1)
 if [ -f "$copy" ]; then
 	chmod u+w "$copy"
+	touch -r "$copy" "$work/changed.ref"
 	sed 's/aten::isin/aten::xxxx/' "$copy" >"$work/changed" && cat "$work/changed" >"$copy"
-	touch -d '+1 minute' "$copy"
+	touch -r "$work/changed.ref" "$copy" # its size and modification time put back
 	r=$(readings tune.run_log)
-	[ "$r" = "1 1" ] && ok "a copy that changed since is read again" || fail "readings after the copy changed: $r"
+	[ "$r" = "1 1" ] && ok "a copy rewritten in place, its time put back, is read again" || fail "readings after the copy changed: $r"
 	shows "$work/tune.run_log.json" "aten::xxxx" "aten::isin" "the findings follow the copy as it is now"
 else
 	fail "no stored copy of the run log found under .ferry/artifacts"
 fi
 
 # a damaged entry is read around, never trusted
-for f in "$p"/.ferry/cache/*; do printf 'ferry-acache 1 0 0 3 x\nabc' >"$f"; done
+for f in "$p"/.ferry/cache/*; do printf 'ferry-acache 2 0 0 0 0 3 x\nabc' >"$f"; done
 r=$(readings tune.run_log)
 [ "$r" = "2 0" ] && ok "damaged cache entries are read around" || fail "readings with damaged entries: $r"
 [ -s "$work/tune.run_log.json" ] && grep -q "HCCL" "$work/tune.run_log.json" && ok "and the findings are whole" || fail "findings lost with a damaged cache"
@@ -93,16 +94,42 @@ if [ -f "$entry" ] && grep -q "fig-profile" "$work/r1.html"; then
 	pcopy=$(ls "$p"/.ferry/artifacts/profile/* | head -n 1)
 	body='{"ops":[{"name":"KEPT_OP","total_ms":1}]}'
 	sum=$(printf '%s' "$body" | sha256sum | cut -d' ' -f1)
-	printf 'ferry-acache 1 %s %s %s %s\n%s' "$(stat -c %s "$pcopy")" "$(stat -c %.9Y "$pcopy" | tr -d .)" \
-		"${#body}" "$sum" "$body" >"$entry"
+	printf 'ferry-acache 2 %s %s %s %s %s %s\n%s' "$(stat -c %s "$pcopy")" "$(stat -c %i "$pcopy")" \
+		"$(stat -c %.9Y "$pcopy" | tr -d .)" "$(stat -c %.9Z "$pcopy" | tr -d .)" "${#body}" "$sum" "$body" >"$entry"
 	expect_exit 0 "report again" -- "$FERRY" -C "$p" report --format html --output "$work/r2.html"
 	grep -q "KEPT_OP" "$work/r2.html" && ok "a second report takes the kept reading" || fail "the second report read the profile again"
-	printf 'ferry-acache 1 0 0 1 x\n{' >"$entry"
+	printf 'ferry-acache 2 0 0 0 0 1 x\n{' >"$entry"
 	expect_exit 0 "report with a damaged entry" -- "$FERRY" -C "$p" report --format html --output "$work/r3.html"
 	shows "$work/r3.html" "fig-profile" "KEPT_OP" "a damaged entry is read around"
 else
 	fail "no kept reading of the report's profile chart"
 fi
+
+# a reading kept by another build of ferry is never used again: storing this build's
+# removes it, so the folder does not grow with every upgrade
+e=$(ls "$p"/.ferry/cache/*.profile.* | head -n 1)
+other=$(echo "$e" | sed 's/\.profile\.[0-9a-f]*\./.profile.0000000000000000./')
+mv "$e" "$other"
+readings tune.profile >/dev/null
+[ ! -e "$other" ] && [ -n "$(ls "$p"/.ferry/cache/*.profile.* 2>/dev/null)" ] && ok "an older build's entry is replaced, not kept beside" ||
+	fail "an older build's entry stays: $(ls "$p/.ferry/cache")"
+
+# what the reader says in words is kept per language: a profile cut short, read first in
+# Chinese, says where it stopped in English to an English reader
+head -c 3000 "$pf/kernel_details.csv" >"$work/cut.csv"
+expect_exit 0 "ingest a profile cut short" -- "$FERRY" -C "$p" ingest profile "$work/cut.csv" --label cut
+rm -rf "$p/.ferry/cache"
+FERRY_LANG=zh_CN "$FERRY" -C "$p" check --plugin tune.profile >/dev/null 2>&1
+FERRY_LANG=C "$FERRY" -C "$p" check --plugin tune.profile --format json >"$work/cut.json" 2>/dev/null
+shows "$work/cut.json" "the last row is incomplete" "最后一行" "a kept reading speaks the reader's language"
+FERRY_LANG=zh_CN "$FERRY" -C "$p" check --plugin tune.profile --format json >"$work/cut-zh.json" 2>/dev/null
+shows "$work/cut-zh.json" "最后一行" "the last row is incomplete" "and the other reader's in theirs"
+
+# a link where the cache folder belongs is not followed
+rm -rf "$p/.ferry/cache" "$work/elsewhere" && mkdir "$work/elsewhere" && ln -s "$work/elsewhere" "$p/.ferry/cache"
+expect_exit 0 "check with a link for the cache" -- "$FERRY" -C "$p" check --plugin tune.run_log
+[ -z "$(ls "$work/elsewhere")" ] && ok "nothing is written through a link" || fail "the cache wrote through a link: $(ls "$work/elsewhere" | head -1)"
+rm -f "$p/.ferry/cache"
 
 # the cache is no part of the engagement's record
 expect_exit 0 "verify with a cache present" -- "$FERRY" -C "$p" verify

@@ -269,11 +269,15 @@ PY
 # the report reads ais_bench output as the check does: a newer ais_bench throughput below
 # the target fails the report's verdict too, naming it; with only ais_bench on the NPU side
 # the verdict is still there
+# gated DIR: an engagement in DIR with both acceptance criteria set (0.005, 80 %)
+gated() {
+	make_project "$1"
+	"$FERRY" init "$1" >/dev/null
+	"$FERRY" -C "$1" config tolerance.accuracy 0.005 >/dev/null
+	"$FERRY" -C "$1" config throughput.target_pct 80 >/dev/null
+}
 v="$work/ais"
-make_project "$v"
-"$FERRY" init "$v" >/dev/null
-"$FERRY" -C "$v" config tolerance.accuracy 0.005 >/dev/null
-"$FERRY" -C "$v" config throughput.target_pct 80 >/dev/null
+gated "$v"
 printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"8x A100","precision":"fp16","metrics":{"accuracy":0.761,"throughput":1500}}\n' >"$data/gpu1500.json"
 printf '{"schema":"ferry-bench/1","label":"npu","hardware":"1x Atlas 300I Pro","precision":"fp16","metrics":{"accuracy":0.760,"throughput":1450}}\n' >"$data/npu1450.json"
 "$FERRY" -C "$v" ingest bench "$data/gpu1500.json" --label gpu >/dev/null 2>&1
@@ -306,10 +310,7 @@ PY
 # the GPU baseline is the benchmark naming a GPU in its hardware, whatever its label; an
 # NPU benchmark is never called the GPU baseline
 x="$work/a100"
-make_project "$x"
-"$FERRY" init "$x" >/dev/null
-"$FERRY" -C "$x" config tolerance.accuracy 0.005 >/dev/null
-"$FERRY" -C "$x" config throughput.target_pct 80 >/dev/null
+gated "$x"
 printf '{"schema":"ferry-bench/1","label":"a100-run","hardware":"8x NVIDIA A100","precision":"fp16","metrics":{"accuracy":0.761,"throughput":1500}}\n' >"$data/a100.json"
 printf '{"schema":"ferry-bench/1","label":"npu","hardware":"1x Atlas 300I Pro","precision":"fp16","metrics":{"accuracy":0.70,"throughput":600}}\n' >"$data/npu600.json"
 "$FERRY" -C "$x" ingest bench "$data/a100.json" --label a100-baseline >/dev/null 2>&1
@@ -357,6 +358,23 @@ msgs = [f["message"] for f in json.load(open(sys.argv[1]))["findings"] if f["sta
 assert any("40 %" in m for m in msgs) and not any("no GPU baseline" in m for m in msgs), msgs
 r = json.load(open(sys.argv[2]))
 assert r["gpu_baseline"]["artifact"] == 1 and r["verdicts"]["bench"]["verdict"] == "fail", r["verdicts"]
+PY
+# a newer benchmark naming the NPU and CUDA ("npu vs cuda" on Ascend) is the NPU's, not a
+# baseline against which an older NPU run would pass
+q="$work/npu-vs-cuda"
+gated "$q"
+printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"NVIDIA A100","precision":"fp16","metrics":{"accuracy":0.9,"throughput":100}}\n' >"$data/g100.json"
+printf '{"schema":"ferry-bench/1","label":"npu-old","hardware":"Ascend 910B","precision":"fp16","metrics":{"accuracy":0.8,"throughput":50}}\n' >"$data/n50.json"
+printf '{"schema":"ferry-bench/1","label":"npu vs cuda","hardware":"Ascend 910B","precision":"fp16","metrics":{"accuracy":0.8,"throughput":50}}\n' >"$data/nx.json"
+"$FERRY" -C "$q" ingest bench "$data/g100.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$q" ingest bench "$data/n50.json" --label npu-old >/dev/null 2>&1
+"$FERRY" -C "$q" ingest bench "$data/nx.json" --label x >/dev/null 2>&1
+"$FERRY" -C "$q" check --phase infer-optimize >/dev/null 2>&1
+"$FERRY" -C "$q" findings --plugin infer-optimize.acceptance --format json >"$work/nx-f.json"
+python3 - "$work/nx-f.json" <<'PY' && ok "an NPU benchmark that names CUDA is no baseline: the 50 % throughput fails" || fail "an NPU run taken for the GPU baseline"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["status"] == "open"]
+assert any(f["severity"] == "error" and "50 %" in f["message"] for f in fs), [f["message"] for f in fs]
 PY
 
 # ------------------------------------------------- evidence is judged when it arrives

@@ -67,12 +67,12 @@ static void check_entry(const uint8_t *data, size_t size)
 		return;
 	}
 	close(fd);
-	acache_key k = { .size = 0, .mtime_ns = 0 };
+	acache_key k = { .size = 0, .ino = 0, .mtime_ns = 0, .ctime_ns = 0 };
 	snprintf(k.path, sizeof k.path, "%s", path);
 	size_t len = 0;
 	char *bytes = acache_load(&k, &len);
 	if (bytes) {
-		/* only a header naming size 0, time 0 and the hash of what follows gets here */
+		/* only a header naming size, inode and times 0 and the hash of what follows gets here */
 		char sha[65];
 		util_sha256_hex(sha, bytes, len);
 		if (len > size || memcmp(data + size - len, bytes, len) != 0 || !memmem(data, size - len, sha, 64))

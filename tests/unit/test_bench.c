@@ -52,10 +52,36 @@ static void test_choice(void **state)
 	bench_choose(&c, f, 2);
 	assert_int_equal(c.baseline, 1);
 	assert_int_equal(c.accuracy, 0);
+	/* a benchmark naming an NPU is never the baseline, even when it names CUDA too: the
+	 * NPU would be measured against another NPU run */
+	cJSON *both = cJSON_Parse("{\"label\":\"npu vs cuda\",\"hardware\":\"Ascend 910B\",\"metrics\":{\"accuracy\":0.8}}");
+	bench_entry g[] = { { 7, "gpu", gpu }, { 8, "npu-old", npu }, { 9, "x", both } };
+	bench_choose(&c, g, 3);
+	assert_int_equal(c.baseline, 0);
+	assert_int_equal(c.npu, 2);
+	assert_int_equal(c.accuracy, 2);
+	/* any metric: the newest NPU benchmark measuring it, never the baseline */
+	assert_int_equal(bench_measuring(e, 4, c.baseline < 0 ? -1 : 0, "latency_ms"), 2);
+	assert_int_equal(bench_measuring(e, 4, 0, "accuracy"), 1);
+	assert_int_equal(bench_measuring(e, 4, 0, "power_w"), -1);
+	cJSON_Delete(both);
 	cJSON_Delete(gpu);
 	cJSON_Delete(npu);
 	cJSON_Delete(tp);
 	cJSON_Delete(plain);
+}
+
+/* A document written on a host set to GB18030 (zh_CN.GBK) reads as UTF-8. */
+static void test_gb18030_document(void **state)
+{
+	(void)state;
+	/* "英伟达 A100" in GB18030 */
+	const char gbk[] = "{\"schema\":\"ferry-bench/1\",\"label\":\"gpu\",\"hardware\":\"\xd3\xa2\xce\xb0\xb4\xef A100\","
+	                   "\"metrics\":{\"accuracy\":0.76}}\n";
+	cJSON *d = bench_decode(gbk, sizeof gbk - 1);
+	assert_non_null(d);
+	assert_string_equal(cJSON_GetObjectItem(d, "hardware")->valuestring, "英伟达 A100");
+	cJSON_Delete(d);
 }
 
 int main(void)
@@ -63,6 +89,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ais_summary_text),
 		cmocka_unit_test(test_choice),
+		cmocka_unit_test(test_gb18030_document),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

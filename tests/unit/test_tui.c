@@ -412,11 +412,12 @@ static void rewrite_kept(const char *dir, const char *what, const char *text)
 		char *path = util_path_join(cache, e->d_name), *old = NULL;
 		size_t len = 0;
 		assert_int_equal(util_read_file(&old, &len, path), 0);
-		long long size, mtime;
-		assert_int_equal(sscanf(old, "ferry-acache 1 %lld %lld", &size, &mtime), 2);
+		long long size, ino, mtime, ctime;
+		assert_int_equal(sscanf(old, "ferry-acache 2 %lld %lld %lld %lld", &size, &ino, &mtime, &ctime), 4);
 		char sha[65];
 		util_sha256_hex(sha, text, strlen(text));
-		char *entry = xasprintf("ferry-acache 1 %lld %lld %zu %s\n%s", size, mtime, strlen(text), sha, text);
+		char *entry = xasprintf("ferry-acache 2 %lld %lld %lld %lld %zu %s\n%s", size, ino, mtime, ctime, strlen(text),
+		                        sha, text);
 		assert_int_equal(util_write_atomic(path, entry, strlen(entry), 0644), 0);
 		free(entry);
 		free(old);
