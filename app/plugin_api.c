@@ -2446,12 +2446,22 @@ static char *artifact_file(lua_State *L, papi_run *run, int idx, const char **so
 
 /* ---- readings of artifacts kept in the engagement's cache (acache.h) ---------------- */
 
-/* Pushes the values kept from reading the artifact copy abs (recorded hash sha256) with
- * reader and args, and returns how many; 0, nothing pushed, when none are kept, with *key
- * ready for reading_keep (key->path empty: this reading cannot be kept). */
-static int reading_cached(lua_State *L, papi_run *run, const char *reader, const void *args, size_t alen,
-                          const char *sha256, const char *abs, acache_key *key)
+/* Starts a reading of the artifact whose id is argument 1 by reader, with its arguments
+ * (any bytes) the string at the top of the stack. Returns -1 with nil and a reason pushed
+ * when there is no such artifact; n > 0 with the n values kept from an earlier reading
+ * pushed; or 0 when the file must be read: *ab is a box on the stack holding its absolute
+ * path (freed also when a Lua error cuts the call short) and *key is ready for
+ * reading_keep (key->path empty: this reading cannot be kept). */
+static int reading_open(lua_State *L, papi_run *run, const char *reader, acache_key *key, box **ab)
 {
+	size_t alen;
+	const char *args = lua_tolstring(L, -1, &alen);
+	const char *sha256 = NULL;
+	char *abs = artifact_file(L, run, 1, NULL, &sha256);
+	if (!abs)
+		return -1;
+	*ab = box_new(L, free);
+	(*ab)->p = abs;
 	key->path[0] = '\0';
 	if (acache_key_make(key, run->opts->cache_dir, sha256, reader, args, alen, abs)) {
 		key->path[0] = '\0';
@@ -2463,7 +2473,7 @@ static int reading_cached(lua_State *L, papi_run *run, const char *reader, const
 	b->p = acache_load(key, &len);
 	if (b->p && luacopy_load(L, b->p, len) == 0 && lua_istable(L, -1)) {
 		n = (int)lua_rawlen(L, -1);
-		luaL_checkstack(L, n, "reading_cached");
+		luaL_checkstack(L, n, "reading_open");
 		for (int i = 1; i <= n; i++)
 			lua_rawgeti(L, top + 2, i);
 		lua_remove(L, top + 2); /* the table */
@@ -2700,12 +2710,6 @@ static int ctx_scan_artifact(lua_State *L)
 		lua_pop(L, 1); /* the string stays alive in the needles table */
 	}
 	const char *id = luaL_tolstring(L, 1, NULL);
-	const char *sha = NULL;
-	char *abs = artifact_file(L, run, 1, NULL, &sha);
-	if (!abs)
-		return 2;
-	box *ab = box_new(L, free); /* freed also when a Lua error cuts the call short */
-	ab->p = abs;
 	/* the same needles and max on the same copy give the same lines: kept */
 	luaL_Buffer args;
 	luaL_buffinit(L, &args);
@@ -2715,13 +2719,13 @@ static int ctx_scan_artifact(lua_State *L)
 		luaL_addlstring(&args, needles[i], nlen[i]);
 	}
 	luaL_pushresult(&args);
-	size_t alen;
-	const char *abytes = lua_tolstring(L, -1, &alen);
 	acache_key key;
-	int kept = reading_cached(L, run, "scan", abytes, alen, sha, abs, &key);
+	box *ab;
+	int kept = reading_open(L, run, "scan", &key, &ab);
 	if (kept)
-		return kept;
+		return kept < 0 ? 2 : kept;
 	struct stat st;
+	const char *abs = ab->p;
 	FILE *f = stat(abs, &st) == 0 && S_ISREG(st.st_mode) ? fopen(abs, "rb") : NULL;
 	box_drop(ab);
 	if (!f) {
@@ -3788,12 +3792,6 @@ static int ctx_profile(lua_State *L)
 	}
 	if (top < 1 || top > 1000)
 		return luaL_error(L, "profile: top must be 1 to 1000");
-	const char *sha = NULL;
-	char *abs = artifact_file(L, run, 1, NULL, &sha);
-	if (!abs)
-		return 2;
-	box *ab = box_new(L, free); /* freed also when a Lua error cuts the call short */
-	ab->p = abs;
 	/* the arguments and the language: where reading stopped is said in words */
 	luaL_Buffer args;
 	luaL_buffinit(L, &args);
@@ -3801,14 +3799,13 @@ static int ctx_profile(lua_State *L)
 	luaL_addlstring(&args, (const char *)&share, sizeof share);
 	luaL_addstring(&args, intl_lang());
 	luaL_pushresult(&args);
-	size_t alen;
-	const char *abytes = lua_tolstring(L, -1, &alen);
 	acache_key key;
-	int kept = reading_cached(L, run, "profile", abytes, alen, sha, abs, &key);
+	box *ab;
+	int kept = reading_open(L, run, "profile", &key, &ab);
 	if (kept)
-		return kept;
+		return kept < 0 ? 2 : kept;
 	box *b = box_new(L, profile_release);
-	int rc = profile_read_file((profile **)&b->p, abs);
+	int rc = profile_read_file((profile **)&b->p, ab->p);
 	box_drop(ab);
 	if (rc) {
 		lua_pushnil(L);
