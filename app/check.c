@@ -114,7 +114,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 			dirs[ndirs++] = tok;
 	}
 	char *local = util_path_join(ws->dir, "plugins");
-	char *cache = util_path_join(ws->dir, "cache");
+	char *cache = ws_cache_dir(ws);
 	if (is_dir(local))
 		dirs[ndirs++] = local;
 	const char *src = getenv("FERRY_PLUGIN_SOURCE");

@@ -341,7 +341,7 @@ static cJSON *profile_series(workspace *ws, const cJSON *arts)
 		return NULL;
 	const char *path = json_str(art, "path");
 	char *abs = util_starts_with(path, "ref:") ? xstrdup(path + 4) : xasprintf("%s/artifacts/%s", ws->dir, path);
-	char *cache = util_path_join(ws->dir, "cache");
+	char *cache = ws_cache_dir(ws);
 	acache_key key;
 	int keep = acache_key_make(&key, cache, json_str(art, "sha256"), "report-ops", "", 0, abs) == 0;
 	free(cache);

@@ -741,6 +741,11 @@ int ws_resolve(char oid[41], workspace *ws, const char *rev)
 	return history_resolve(oid, ws->hist, rev);
 }
 
+char *ws_cache_dir(const workspace *ws)
+{
+	return util_path_join(ws->dir, "cache");
+}
+
 const char *ws_checkpoint_kind_word(const char *kind)
 {
 	static const struct {

@@ -89,6 +89,9 @@ int ws_checkpoint(long long *cp_id, char oid[41], workspace *ws, const ws_checkp
  * the manual-porting strategy. Unknown kinds come back as they are. */
 const char *ws_checkpoint_kind_word(const char *kind);
 
+/* The engagement's cache folder, .ferry/cache (readings of artifacts, acache.h), malloc'd. */
+char *ws_cache_dir(const workspace *ws);
+
 /* Reverts the checkpoint or commit REV with a new commit (files written atomically)
  * and records it as a "revert" checkpoint. The baseline cannot be reverted. */
 int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev);

@@ -523,7 +523,7 @@ char *model_artifact_file(model *m, const tui_artifact *a)
 
 char *model_cache_dir(const model *m)
 {
-	return util_path_join(m->ws->dir, "cache");
+	return ws_cache_dir(m->ws);
 }
 
 

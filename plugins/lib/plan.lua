@@ -321,15 +321,15 @@ function plan.read_bench(ctx, a)
 end
 
 -- The host's choice among the benchmarks on record (ctx.bench_choice, the report's too),
--- asked once per run: {baseline=, npu=, accuracy=, throughput=} artifact ids.
+-- asked once per run and metric: {baseline=, npu=, measured=} artifact ids (measured: the
+-- newest NPU benchmark measuring metric, when one is given).
 local choices = setmetatable({}, { __mode = "k" })
-local function choice(ctx)
-	local c = choices[ctx]
-	if not c then
-		c = ctx.bench_choice()
-		choices[ctx] = c
-	end
-	return c
+local function choice(ctx, metric)
+	local per = choices[ctx] or {}
+	choices[ctx] = per
+	local key = metric or ""
+	if not per[key] then per[key] = ctx.bench_choice(metric) end
+	return per[key]
 end
 
 -- The bench artifact whose id is id, with its document, or nil.
@@ -341,9 +341,9 @@ local function bench_by_id(ctx, id)
 	return nil
 end
 
--- Returns {doc=, artifact=, missing={field names}, metrics=} for the GPU baseline (the
--- newest benchmark naming a GPU in its label, document label or hardware, else the newest
--- naming no NPU either), or nil.
+-- Returns {doc=, artifact=, missing={field names}, metrics=} for the GPU baseline (of the
+-- benchmarks naming no NPU in their label, document label or hardware, the newest naming a
+-- GPU, else the newest), or nil.
 function plan.baseline(ctx)
 	local r = bench_by_id(ctx, choice(ctx).baseline)
 	if not r then return nil end
@@ -365,9 +365,9 @@ end
 -- its metrics: "accuracy", "latency_ms" ...) the newest that measured it; never the GPU
 -- baseline; nil when there is none.
 function plan.npu_bench(ctx, metric)
-	if not metric then return bench_by_id(ctx, choice(ctx).npu) end
-	if metric == "accuracy" or metric == "throughput" then return bench_by_id(ctx, choice(ctx)[metric]) end
-	return bench_by_id(ctx, ctx.bench_choice(metric).measured)
+	local c = choice(ctx, metric)
+	if metric then return bench_by_id(ctx, c.measured) end
+	return bench_by_id(ctx, c.npu)
 end
 
 -- ---- strategy -------------------------------------------------------------------------
