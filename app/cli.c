@@ -369,7 +369,7 @@ static cJSON *config_entry_json(const struct config_key *k, const char *key, con
 	for (char *save = NULL, *w = words ? strtok_r(words, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
 		cJSON_AddItemToArray(allowed, cJSON_CreateString(w));
 	free(words);
-	cJSON_AddStringToObject(e, "help", k->owner ? k->help : _(k->help));
+	cJSON_AddStringToObject(e, "help", config_help(k));
 	cJSON_AddItemToObject(e, "declared_by", k->owner ? cJSON_CreateString(k->owner) : cJSON_CreateNull());
 	return e;
 }

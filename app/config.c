@@ -14,24 +14,24 @@
 #include <string.h>
 
 const struct config_key config_keys[] = {
-	{ "target.soc", CFG_TEXT, NULL, N_("target NPU SoC, e.g. Ascend910B2, Ascend310P3"), NULL, NULL, "design" },
-	{ "target.cards", CFG_COUNT, NULL, N_("number of NPU cards in the plan"), NULL, NULL, "design" },
-	{ "target.nodes", CFG_COUNT, NULL, N_("number of nodes in the plan"), NULL, NULL, "design" },
-	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, N_("accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%"), NULL, NULL, "design" },
-	{ "tolerance.accuracy", CFG_NUMBER, NULL, N_("accepted absolute accuracy drop, e.g. 0.005"), NULL, NULL, "design" },
+	{ "target.soc", CFG_TEXT, NULL, N_("target NPU SoC, e.g. Ascend910B2, Ascend310P3"), NULL, NULL, "design", NULL },
+	{ "target.cards", CFG_COUNT, NULL, N_("number of NPU cards in the plan"), NULL, NULL, "design", NULL },
+	{ "target.nodes", CFG_COUNT, NULL, N_("number of nodes in the plan"), NULL, NULL, "design", NULL },
+	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, N_("accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%"), NULL, NULL, "design", NULL },
+	{ "tolerance.accuracy", CFG_NUMBER, NULL, N_("accepted absolute accuracy drop, e.g. 0.005"), NULL, NULL, "design", NULL },
 	/* xgettext:no-c-format */
-	{ "throughput.target_pct", CFG_NUMBER, NULL, N_("throughput target as % of the GPU baseline, e.g. 80"), NULL, NULL, "design" },
-	{ "strategy", CFG_WORD, "auto tool manual", N_("migration strategy: auto (transfer_to_npu), tool (rewrite) or manual"), NULL, NULL, "design" },
-	{ "model.params_b", CFG_NUMBER, NULL, N_("model size in billions of parameters (for memory and parallel advice)"), NULL, NULL, "design" },
-	{ "effort.base_days", CFG_NUMBER, NULL, N_("effort formula: fixed days for any engagement"), NULL, NULL, "assess" },
-	{ "effort.weight.", CFG_NUMBER, NULL, N_("effort formula: days per finding of a category, e.g. effort.weight.custom_kernel"), NULL, NULL, "assess" },
-	{ "language", CFG_WORD, "en zh", N_("the reports' language: en or zh (unset: the reader's, FERRY_LANG or the locale)"), NULL, NULL, "report" },
-	{ "audit.sign_key", CFG_TEXT, NULL, N_("key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file"), NULL, NULL, "report" },
-	{ "csv.bom", CFG_WORD, "true false", N_("start CSV reports with a UTF-8 byte-order mark (as --excel does)"), NULL, NULL, "report" },
-	{ "export.signoff", CFG_WORD, "true false", N_("end each exported patch with a Signed-off-by: trailer of the actor"), NULL, NULL, "report" },
-	{ "plugins.allow_exec", CFG_IDS, NULL, N_("plugins not bundled with ferry that may run programs (ids; empty for none)"), NULL, NULL, "plugins" },
-	{ "plugins.time_limit", CFG_NUMBER, NULL, N_("seconds one plugin may run before it is stopped (default 120)"), NULL, NULL, "plugins" },
-	{ NULL, CFG_TEXT, NULL, NULL, NULL, NULL, NULL },
+	{ "throughput.target_pct", CFG_NUMBER, NULL, N_("throughput target as % of the GPU baseline, e.g. 80"), NULL, NULL, "design", NULL },
+	{ "strategy", CFG_WORD, "auto tool manual", N_("migration strategy: auto (transfer_to_npu), tool (rewrite) or manual"), NULL, NULL, "design", NULL },
+	{ "model.params_b", CFG_NUMBER, NULL, N_("model size in billions of parameters (for memory and parallel advice)"), NULL, NULL, "design", NULL },
+	{ "effort.base_days", CFG_NUMBER, NULL, N_("effort formula: fixed days for any engagement"), NULL, NULL, "assess", NULL },
+	{ "effort.weight.", CFG_NUMBER, NULL, N_("effort formula: days per finding of a category, e.g. effort.weight.custom_kernel"), NULL, NULL, "assess", NULL },
+	{ "language", CFG_WORD, "en zh", N_("the reports' language: en or zh (unset: the reader's, FERRY_LANG or the locale)"), NULL, NULL, "report", NULL },
+	{ "audit.sign_key", CFG_TEXT, NULL, N_("key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file"), NULL, NULL, "report", NULL },
+	{ "csv.bom", CFG_WORD, "true false", N_("start CSV reports with a UTF-8 byte-order mark (as --excel does)"), NULL, NULL, "report", NULL },
+	{ "export.signoff", CFG_WORD, "true false", N_("end each exported patch with a Signed-off-by: trailer of the actor"), NULL, NULL, "report", NULL },
+	{ "plugins.allow_exec", CFG_IDS, NULL, N_("plugins not bundled with ferry that may run programs (ids; empty for none)"), NULL, NULL, "plugins", NULL },
+	{ "plugins.time_limit", CFG_NUMBER, NULL, N_("seconds one plugin may run before it is stopped (default 120)"), NULL, NULL, "plugins", NULL },
+	{ NULL, CFG_TEXT, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
 /* The settings the loaded plugins declared (strings owned here), sorted by key. */
@@ -79,6 +79,7 @@ void config_forget_plugins(void)
 		free((char *)declared[i].def);
 		free((char *)declared[i].owner);
 		free((char *)declared[i].group);
+		free((char *)declared[i].domain);
 	}
 	free(declared);
 	declared = NULL;
@@ -86,6 +87,13 @@ void config_forget_plugins(void)
 }
 
 static char *dup_or_null(const char *s) { return s ? xstrdup(s) : NULL; }
+
+const char *config_help(const struct config_key *k)
+{
+	if (!k->help)
+		return "";
+	return k->owner ? intl_text(k->domain, k->help) : _(k->help);
+}
 
 static int key_cmp(const void *a, const void *b)
 {
@@ -103,7 +111,8 @@ void config_declare_plugins(const plugin_host *h)
 			declared = xrealloc(declared, (ndeclared + 1) * sizeof *declared);
 			declared[ndeclared++] = (struct config_key){ xstrdup(s->key), config_kind_of(s->type), dup_or_null(s->words),
 				                                         xstrdup(s->help), dup_or_null(s->def), xstrdup(pi[i].id),
-				                                         xstrndup(pi[i].id, strcspn(pi[i].id, ".")) };
+				                                         xstrndup(pi[i].id, strcspn(pi[i].id, ".")),
+				                                         dup_or_null(pi[i].textdomain) };
 		}
 	if (ndeclared > 1)
 		qsort(declared, ndeclared, sizeof *declared, key_cmp);

@@ -29,7 +29,12 @@ struct config_key {
 	const char *owner; /* the plugin that declared it; NULL: ferry */
 	const char *group; /* what it belongs to: a phase ("design", "assess"; a plugin's: its
 	                      phase) or "report", "plugins" */
+	const char *domain; /* a plugin's own gettext domain; NULL: ferry's, or the bundled plugins' */
 };
+
+/* The setting's help in the reader's language (ferry's from its catalog, a plugin's from
+ * the plugin's). */
+const char *config_help(const struct config_key *k);
 
 /* ferry's own settings, ending with an entry whose key is NULL. */
 extern const struct config_key config_keys[];

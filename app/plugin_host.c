@@ -151,7 +151,7 @@ static char *setting_default(lua_State *L, const char *name, const char *type, c
 	lua_pop(L, 1);
 	if (!def)
 		luaL_error(L, "settings.%s.default: not a %s", name, type);
-	const struct config_key k = { name, config_kind_of(type), words, NULL, NULL, NULL, NULL };
+	const struct config_key k = { name, config_kind_of(type), words, NULL, NULL, NULL, NULL, NULL };
 	if (config_value_check(&k, name, def)) {
 		char msg[512];
 		snprintf(msg, sizeof msg, "settings.%s.default: %s", name, err_message());

@@ -548,8 +548,7 @@ static void add_setting(tui_setting **out, size_t *n, const struct config_key *k
 		t->accepts = sbuf_detach(&b);
 		sbuf_done(&b);
 	}
-	/* ferry's help is a msgid; a check's is shown as it declared it */
-	t->help = xstrdup(k->help ? (k->owner ? k->help : _(k->help)) : "");
+	t->help = xstrdup(config_help(k));
 	t->owner = k->owner ? xstrdup(k->owner) : NULL;
 	t->group = xstrdup(k->group ? k->group : "");
 }

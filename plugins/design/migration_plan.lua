@@ -1,8 +1,25 @@
 -- design.migration_plan: docs/MIGRATION_PLAN.md, the plan document of the design phase.
 
+local ep = require("envprobe")
+local inf = require("inference")
 local plan = require("plan")
 
 local PATH = "docs/MIGRATION_PLAN.md"
+local LISTED = 8 -- code sites listed per kind in the plan; the rest are counted
+
+-- How code loads its training data, found by substring (cheap on large projects): the
+-- plan lists the sites so the team can name the data set, its size and where it lives.
+local DATA_LOADERS = {
+	{ find = "load_dataset(", what = "Hugging Face datasets `load_dataset`" },
+	{ find = "torchvision.datasets", what = "torchvision data sets" },
+	{ find = "from torchvision import datasets", what = "torchvision data sets" },
+	{ find = "ImageFolder(", what = "`ImageFolder` over a folder of images" },
+	{ find = "WebDataset(", what = "WebDataset shards" },
+	{ find = "np.memmap(", what = "memory-mapped token file (`np.memmap`)" },
+	{ find = "(Dataset):", what = "data set class of the project" },
+	{ find = "(torch.utils.data.Dataset):", what = "data set class of the project" },
+	{ find = "(IterableDataset):", what = "streaming data set class of the project" },
+}
 
 local CHECKLIST = {
 	{ "assess", "survey the project and judge feasibility", {
@@ -40,6 +57,246 @@ local CHECKLIST = {
 		"tune (AOE) and quantize (AMCT, W8A8) where the accuracy budget allows; compare outputs",
 	} },
 }
+
+-- Code sites holding any of the plain strings of `kinds` ({find=, what=}): list of
+-- {path=, line=, text=, what=} in file order, and the number found in all.
+local function code_sites(ctx, kinds)
+	local out, n = {}, 0
+	for _i, path in ipairs(ctx.files("%.py$")) do
+		local text = ctx.read(path)
+		local hit
+		for _j, k in ipairs(kinds) do
+			if text and text:find(k.find, 1, true) then hit = true break end
+		end
+		if hit then
+			for i, l in ipairs(ctx.lines(path) or {}) do
+				for _j, k in ipairs(kinds) do
+					if l:find(k.find, 1, true) and not l:match("^%s*#") then
+						n = n + 1
+						if #out < LISTED then
+							out[#out + 1] = { path = path, line = i, text = (l:gsub("^%s+", ""):sub(1, 100)), what = k.what }
+						end
+						break
+					end
+				end
+			end
+		end
+	end
+	return out, n
+end
+
+local function add_sites(add, sites, n)
+	for _i, c in ipairs(sites) do
+		add(string.format("  - `%s:%d` (%s): `%s`", c.path, c.line, c.what, c.text:gsub("`", "'")))
+	end
+	if n > #sites then add(string.format("  - and %d more", n - #sites)) end
+end
+
+-- The newest torch_npu release for a PyTorch version: the version matrix lists the newest
+-- pairing first; a maintained one is preferred.
+local function matrix_row(ctx, torch)
+	local first
+	for _i, r in ipairs(ctx.data("version_matrix").entries) do
+		if r.torch == torch then
+			if r.status == "active" then return r end
+			first = first or r
+		end
+	end
+	return first
+end
+
+local function row_text(r)
+	local py = type(r.python) == "table" and #r.python > 0
+		and (", Python " .. r.python[1] .. (#r.python > 1 and ("–" .. r.python[#r.python]) or "")) or ""
+	return string.format("torch %s (CPU wheel) + torch_npu %s (branch `%s`), CANN %s%s; %s", r.torch, r.torch_npu,
+		r.branch or "?", r.cann, py, r.status == "active" and "maintained" or "end of life")
+end
+
+-- The maintained PyTorch versions, newest first; with a requirement, those satisfying it.
+local function maintained_torches(ctx, pin)
+	local seen, list = {}, {}
+	for _i, r in ipairs(ctx.data("version_matrix").entries) do
+		if r.status == "active" and not seen[r.torch] and (not pin or ep.satisfies(r.torch, pin.op, pin.version)) then
+			seen[r.torch] = true
+			list[#list + 1] = r.torch
+		end
+	end
+	table.sort(list, function(a, b) return ep.vcmp(a, b) > 0 end)
+	return table.concat(list, ", ")
+end
+
+-- The project's torch requirements, the shallowest file first (the project's own
+-- requirements before an example's), then by path and line.
+local function torch_pins(ctx)
+	local pins = ep.pins(ctx, "torch")
+	local function depth(p) return select(2, p.file:gsub("/", "")) end
+	table.sort(pins, function(a, b)
+		if depth(a) ~= depth(b) then return depth(a) < depth(b) end
+		if a.file ~= b.file then return a.file < b.file end
+		return a.line < b.line
+	end)
+	return pins
+end
+
+-- Training design (framework, source code, data, convergence, evaluation) and the target
+-- software versions: the factors 003 §3.2.1 asks a training migration design to settle.
+local function training_design(ctx, add)
+	add("## Training design")
+	add("")
+	local pins = torch_pins(ctx)
+	local exact = pins[1] and (pins[1].op == "==" or pins[1].op == "===") and pins[1]
+	if exact then
+		add(string.format("- Framework: PyTorch %s (`%s`, %s line %d).", ep.torch_base(exact.version), exact.text,
+			exact.file, exact.line))
+	elseif pins[1] then
+		add(string.format("- Framework: PyTorch, `%s` (%s line %d): a range, not one version; pin the version the GPU "
+			.. "baseline ran with.", pins[1].text, pins[1].file, pins[1].line))
+	else
+		add("- Framework: PyTorch, no version pinned in requirements*.txt, setup.py, setup.cfg or pyproject.toml; "
+			.. "record the version the GPU baseline ran with.")
+	end
+	local others = {}
+	for _i, p in ipairs(pins) do
+		if p ~= pins[1] then others[#others + 1] = string.format("`%s` in %s", p.text, p.file) end
+	end
+	if #others > 0 then
+		add("  Other torch requirements: " .. table.concat(others, ", ", 1, math.min(#others, LISTED))
+			.. (#others > LISTED and string.format(" and %d more", #others - LISTED) or "") .. ".")
+	end
+	local files, loc, entries, nentries = 0, 0, {}, 0
+	for _i, path in ipairs(ctx.files("%.py$")) do
+		files = files + 1
+		loc = loc + (ctx.loc(path, "#") or 0)
+		local text = ctx.read(path)
+		if text and text:find("__main__", 1, true) then
+			nentries = nentries + 1
+			if #entries < LISTED then entries[#entries + 1] = "`" .. path .. "`" end
+		end
+	end
+	add(string.format("- Source code: %d Python files, %d lines of code%s%s.", files, loc,
+		#entries > 0 and ("; entry scripts: " .. table.concat(entries, ", ")) or "",
+		nentries > #entries and string.format(" and %d more", nentries - #entries) or ""))
+	local dataset = ctx.config("dataset")
+	add("- Data set: " .. (dataset and dataset ~= "" and dataset
+		or "**to be described**: name, size, format and where the NPU host reads it from "
+		.. "(`ferry config design.migration_plan.dataset \"ImageNet-1k, 150 GB JPEG, /data/imagenet\"`)."))
+	local sites, n = code_sites(ctx, DATA_LOADERS)
+	if n > 0 then
+		add("  Where the code loads data:")
+		add_sites(add, sites, n)
+	end
+	add("- Convergence: the loss tolerance and accuracy tolerance above, against the GPU baseline's loss log "
+		.. "and benchmark.")
+	local eval = ctx.config("evaluation")
+	add("- Evaluation scheme: " .. (eval and eval ~= "" and eval
+		or "**to be agreed**: the metric, the evaluation data and who runs it "
+		.. "(`ferry config design.migration_plan.evaluation \"top-1 on the 50,000 validation images, same script on both\"`)."))
+	add("")
+	add("## Target software versions")
+	add("")
+	add("From the torch_npu release matrix (`version_matrix.json`, sources in its entries).")
+	add("")
+	local row = exact and matrix_row(ctx, ep.torch_base(exact.version))
+	if row then
+		add("- " .. row_text(row) .. ".")
+		if row.status ~= "active" then
+			add("- That pairing is no longer maintained; maintained PyTorch versions: " .. maintained_torches(ctx) .. ".")
+		end
+	elseif exact then
+		add(string.format("- No torch_npu release exists for PyTorch %s: the migration moves to a maintained version "
+			.. "first (%s), and the GPU baseline is measured again on it.", ep.torch_base(exact.version), maintained_torches(ctx)))
+	elseif pins[1] then
+		local fit = maintained_torches(ctx, pins[1])
+		add(string.format("- To be chosen with the PyTorch version; maintained versions that satisfy `%s`: %s.", pins[1].text,
+			fit ~= "" and fit or "none (maintained: " .. maintained_torches(ctx) .. ")"))
+	else
+		add("- To be chosen with the PyTorch version; maintained versions: " .. maintained_torches(ctx) .. ".")
+	end
+	local probe = ep.latest(ctx)
+	if probe then
+		local pk = probe.python.packages
+		add(string.format("- On the NPU host (%s): CANN %s, torch %s, torch_npu %s.", ep.host_label(probe),
+			probe.cann.toolkit.version or "not found", pk.torch or "not installed", pk.torch_npu or "not installed"))
+	else
+		add("- The NPU host is not probed yet (environment phase).")
+	end
+	add("")
+end
+
+-- Inference design (framework, model, hardware, versions, targets, evaluation), when
+-- something points to inference or the team said so: 003 §3.2.1.
+local function inference_design(ctx, add)
+	add("## Inference design")
+	add("")
+	local want = ctx.config("inference")
+	local s = inf.signals(ctx)
+	if want == "no" then
+		add("Out of scope (`design.migration_plan.inference` = no).")
+		add("")
+		return
+	end
+	if want == "auto" and #s.reasons == 0 then
+		add("Not planned: nothing points to inference (no ONNX export in the code, no ONNX model or ATC log "
+			.. "ingested, no inference SoC). `ferry config design.migration_plan.inference yes` plans it.")
+		add("")
+		return
+	end
+	if #s.reasons > 0 then
+		local r = {}
+		for _i, x in ipairs(s.reasons) do r[#r + 1] = tostring(x) end
+		add("Planned because " .. table.concat(r, "; ") .. ".")
+	else
+		add("Planned (`design.migration_plan.inference` = yes).")
+	end
+	add("")
+	local offline = "converted by ATC to an offline model (`.om`) for the target SoC, run through AscendCL "
+		.. "(`ais_bench` to measure)"
+	local serving = "a language model served by MindIE or vLLM-Ascend (see `infer-convert.llm_serving`), weights in "
+		.. "bf16 or fp16"
+	if s.llm and s.onnx then
+		add("- Framework: " .. serving .. "; the models exported to ONNX " .. offline .. ".")
+	else
+		add("- Framework: " .. (s.llm and serving or ("the model exported to ONNX, " .. offline)) .. ".")
+	end
+	local models = ctx.artifacts("onnx") or {}
+	if #models > 0 then
+		add("- Models:")
+		for _i, a in ipairs(models) do
+			add(string.format("  - artifact %s: `%s`%s", tostring(a.id), a.path or "?", a.label and a.label ~= ""
+				and (" (" .. a.label .. ")") or ""))
+		end
+	else
+		add("- Models: none ingested yet (`ferry ingest onnx MODEL.onnx`).")
+	end
+	local sites, n = code_sites(ctx, { { find = "onnx.export(", what = "ONNX export" } })
+	if n > 0 then
+		add("  Exported by:")
+		add_sites(add, sites, n)
+	end
+	local soc = ctx.config("target.soc")
+	local io = plan.inference_only(ctx, soc)
+	if not soc then
+		add("- Hardware: **to be decided** (`ferry config target.soc NAME`).")
+	elseif io then
+		add(string.format("- Hardware: `%s`, an inference part.", soc))
+	else
+		add(string.format("- Hardware: `%s`, the training SoC (an Atlas 300I/V card costs less for serving "
+			.. "where the model fits).", soc))
+	end
+	add("- Software versions: the CANN of the training design above; ATC and AOE come with its toolkit.")
+	local got = {}
+	for _i, c in ipairs(plan.criteria(ctx)) do
+		if c.key ~= "tolerance.loss" then
+			got[#got + 1] = c.text and tostring(c.text) or ("**" .. tostring(c.label) .. " to be agreed** (`" .. c.key .. "`)")
+		end
+	end
+	add("- Precision and performance targets: " .. table.concat(got, "; ") .. ", measured with ingested "
+		.. "benchmarks (`ferry ingest bench`, a batch-size sweep).")
+	local eval = ctx.config("evaluation")
+	add("- Evaluation scheme: the model's outputs on the same inputs compared with the GPU's (`ferry compare dump`)"
+		.. (eval and eval ~= "" and ("; " .. eval) or "") .. ".")
+	add("")
+end
 
 local function build(ctx)
 	local o = {}
@@ -114,6 +371,8 @@ local function build(ctx)
 		for _i, l in ipairs(p.lines) do add("- " .. l) end
 	end
 	add("")
+	training_design(ctx, add)
+	inference_design(ctx, add)
 	add("## Phases and checklist")
 	for i, ph in ipairs(CHECKLIST) do
 		add("")
@@ -130,9 +389,19 @@ return {
 	title = _("Migration plan document (docs/MIGRATION_PLAN.md)"),
 	severity = "warning",
 	category = "plan",
+	settings = {
+		dataset = { type = "text",
+			help = _("the training data set for the plan: name, size, format and where the NPU host reads it") },
+		evaluation = { type = "text",
+			help = _("the evaluation scheme for the plan: metric, evaluation data and who runs it") },
+		inference = { type = "word", values = { "auto", "yes", "no" }, default = "auto",
+			help = _("plan the inference migration: auto (when the code or the evidence points to it), yes or no") },
+	},
 	description = _("Offers docs/MIGRATION_PLAN.md: the chosen strategy, the acceptance criteria, the "
-		.. "GPU baseline, the resource plan, the parallel-strategy advice and every phase's "
-		.. "checklist, written from the engagement settings. Apply it with `ferry fix --plugin "
+		.. "GPU baseline, the resource plan, the parallel-strategy advice, the training design (framework, "
+		.. "source code, data set and where the code loads it, evaluation scheme), the target software "
+		.. "versions from the torch_npu release matrix, the inference design when the code or the evidence "
+		.. "points to inference, and every phase's checklist, written from the engagement settings and the code. Apply it with `ferry fix --plugin "
 		.. "design.migration_plan --yes` (one checkpoint). An existing plan is never overwritten; "
 		.. "when the settings have changed since, an info finding says so."),
 	run = function(ctx)

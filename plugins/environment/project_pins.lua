@@ -2,24 +2,6 @@
 
 local ep = require("envprobe")
 
--- Does version v satisfy "op want"?
-local function satisfies(v, op, want)
-	local c = ep.vcmp(v, want)
-	if op == "==" or op == "===" then
-		return c == 0 or (not want:find("%+") and ep.vcmp(ep.torch_base(v), want) == 0)
-	elseif op == "!=" then return c ~= 0
-	elseif op == ">=" then return c >= 0
-	elseif op == "<=" then return c <= 0
-	elseif op == ">" then return c > 0
-	elseif op == "<" then return c < 0
-	elseif op == "~=" then
-		-- compatible release: >= want and same prefix without the last component
-		local prefix = want:match("^(.*)%.[^%.]+$") or want
-		return c >= 0 and ep.vcmp(v:sub(1, #prefix), prefix) == 0
-	end
-	return true
-end
-
 return {
 	id = "environment.project_pins",
 	phase = "environment",
@@ -66,7 +48,7 @@ return {
 						end
 						ctx.report(f)
 					end
-				elseif not satisfies(have, s.op, s.version) then
+				elseif not ep.satisfies(have, s.op, s.version) then
 					f.message = _("The project requires `{pin}` but {host} has {name} {version}.",
 						{ pin = s.text, host = ep.host_label(p), name = name, version = have })
 					if name == "torch" then

@@ -3,6 +3,7 @@
 --   local probe, art = ep.latest(ctx)      newest ingested env-probe, decoded (nil, reason when none);
 --                                          values of the wrong type dropped, named in probe.bad_fields
 --   ep.vcmp(a, b)                          -1/0/1 for version strings ("2.1.0.post12", "8.0.RC3")
+--   ep.satisfies(v, op, want)              whether version v meets the requirement "op want" (==, >=, ~= ...)
 --   ep.torch_base("2.1.0+cpu")             "2.1.0"
 --   ep.pins(ctx, name)                     requirement specs for a package in the project
 --   ep.chip_memory_mb(chip)                device memory of one chip (HBM, else DDR)
@@ -130,6 +131,24 @@ end
 function ep.torch_base(v)
 	if not v then return nil end
 	return (tostring(v):gsub("%+.*$", ""))
+end
+
+-- Does version v satisfy "op want"?
+function ep.satisfies(v, op, want)
+	local c = ep.vcmp(v, want)
+	if op == "==" or op == "===" then
+		return c == 0 or (not want:find("%+") and ep.vcmp(ep.torch_base(v), want) == 0)
+	elseif op == "!=" then return c ~= 0
+	elseif op == ">=" then return c >= 0
+	elseif op == "<=" then return c <= 0
+	elseif op == ">" then return c > 0
+	elseif op == "<" then return c < 0
+	elseif op == "~=" then
+		-- compatible release: >= want and same prefix without the last component
+		local prefix = want:match("^(.*)%.[^%.]+$") or want
+		return c >= 0 and ep.vcmp(v:sub(1, #prefix), prefix) == 0
+	end
+	return true
 end
 
 -- "8.1.RC1" and "CANN 8.1.RC1" compare equal; case-insensitive.

@@ -75,6 +75,18 @@ assert keys.count("assess.house.max_lines") == 1 and "assess.house.strict" in ke
 PY
 "$FERRY" -C "$p" verify >/dev/null 2>&1 && ok "the chain verifies" || fail "verify failed"
 
+# a bundled check's settings: their help in the reader's language, from the plugins' catalog
+FERRY_LANG=zh "$FERRY" -C "$p" config >"$work/zh" 2>&1
+expect_grep "^design.migration_plan.dataset .*# 迁移方案中的训练数据集" "$work/zh" "a bundled check's setting is explained in Chinese"
+FERRY_LANG=zh "$FERRY" -C "$p" config --format json >"$work/zh.json" 2>&1
+python3 - "$work/zh.json" <<'PY' && ok "and so in the JSON listing" || fail "zh json: $(head -c 300 "$work/zh.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = doc if isinstance(doc, list) else doc.get("settings", doc)
+got = [r for r in rows if r["key"] == "design.migration_plan.inference"]
+assert got and "是否规划推理迁移" in got[0]["help"] and got[0]["declared_by"] == "design.migration_plan", got
+PY
+
 # bad declarations: one clear load problem each, the other plugins still run
 bad() { # NAME DECL -> the plugins' listing
 	cat >"$dir/bad.lua" <<LUA

@@ -72,6 +72,20 @@ for s in ["# Migration plan", "## Strategy", "Chosen: **tool**", "## Acceptance 
     assert s in t, s
 assert sys.argv[2] not in t  # nothing of the machine it was written on
 PY
+check "plan: training design and target versions from the pins, the settings and the code" python3 - "$plan" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+for s in ["## Training design", "- Framework: PyTorch 2.1.0 (`torch==2.1.0`, requirements.txt line 1).",
+          "- Source code: 2 Python files", "- Data set: wikitext-103, 500 MB of text, read from /data/wikitext",
+          "`data.py:5` (Hugging Face datasets `load_dataset`)",
+          "- Evaluation scheme: perplexity on the wikitext-103 test split, same script on both sides",
+          "## Target software versions",
+          "torch 2.1.0 (CPU wheel) + torch_npu 2.1.0.post17 (branch `v2.1.0-7.2.0`), CANN 8.3.RC1, Python 3.8–3.11; maintained",
+          "The NPU host is not probed yet",
+          "## Inference design", "Not planned: nothing points to inference"]:
+    assert s in t, s
+assert "**to be" not in t.split("## Training design")[1].split("## Inference design")[0], "settings given, nothing left open"
+PY
 "$ferry" -C "$work" check --phase design --format json >"$tmp/after.json" 2>/dev/null
 check "plan: the finding is fixed and not reported again" python3 - "$tmp/after.json" <<'PY'
 import json, sys
@@ -89,6 +103,49 @@ PY
 "$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
 check "plan: ferry fix leaves the edited plan alone" [ "$sum" = "$(sha256sum "$plan")" ]
 check "plan: the audit chain verifies" sh -c "'$ferry' -C '$work' verify >/dev/null"
+
+# ---- 3b. the inference design, and a project without a usable pin ---------------------------
+work="$tmp/case-infer_on_310p"
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: an inference SoC and an ONNX export plan the inference migration" python3 - "$work/docs/MIGRATION_PLAN.md" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+inf = t.split("## Inference design")[1].split("## Phases and checklist")[0]
+for s in ["Planned because the target SoC Ascend310P3 is an inference part; the code exports to ONNX.",
+          "converted by ATC to an offline model (`.om`)", "Models: none ingested yet",
+          "`export.py:4` (ONNX export)", "- Hardware: `Ascend310P3`, an inference part.",
+          "**accuracy tolerance to be agreed** (`tolerance.accuracy`)"]:
+    assert s in inf, s
+for s in ["- Framework: PyTorch, no version pinned", "- Data set: **to be described**",
+          "- Evaluation scheme: **to be agreed**", "- To be chosen with the PyTorch version; maintained versions: 2.12.0, 2.11.0"]:
+    assert s in t, s
+PY
+work="$tmp/case-old_torch"
+engagement "$here/unset" "$work" >/dev/null
+printf 'torch==1.13.1\n' >"$work/requirements.txt"
+mkdir -p "$work/examples/serve" && printf 'torch>=2.9\n' >"$work/examples/serve/requirements.txt"
+"$ferry" -C "$work" config design.migration_plan.inference no >/dev/null
+"$ferry" -C "$work" check --phase design >/dev/null 2>&1
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: a PyTorch without torch_npu is moved first; inference set out of scope" python3 - "$work/docs/MIGRATION_PLAN.md" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+for s in ["- Framework: PyTorch 1.13.1", "No torch_npu release exists for PyTorch 1.13.1: the migration moves to a maintained version first (2.12.0",
+          "Out of scope (`design.migration_plan.inference` = no).",
+          "Other torch requirements: `torch>=2.9` in examples/serve/requirements.txt."]:
+    assert s in t, s
+PY
+rm "$work/requirements.txt" "$work/docs/MIGRATION_PLAN.md"
+"$ferry" -C "$work" check --phase design >/dev/null 2>&1
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: a range names the maintained versions that satisfy it, newest first" python3 - "$work/docs/MIGRATION_PLAN.md" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+for s in ["- Framework: PyTorch, `torch>=2.9` (examples/serve/requirements.txt line 1): a range, not one version",
+          "maintained versions that satisfy `torch>=2.9`: 2.12.0, 2.11.0, 2.10.0, 2.9.0."]:
+    assert s in t, s
+PY
+check "plan: the inference setting takes only auto, yes or no" sh -c "! '$ferry' -C '$work' config design.migration_plan.inference maybe 2>'$tmp/bad.log' && grep -q 'auto' '$tmp/bad.log'"
 
 # ---- 4. in Chinese ---------------------------------------------------------------------------
 zh_check "in Chinese, every finding of the design cases reads in Chinese" "$tmp"/case-*
