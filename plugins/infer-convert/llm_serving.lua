@@ -4,10 +4,48 @@
 -- AutoModelForSeq2SeqLM) loaded with from_pretrained: on Ascend it is served by MindIE or
 -- vllm-ascend and quantized with msModelSlim (reference tune-and-inference-formats §5.3-5.4),
 -- so the report names the checkpoint and its dtype (transformers loads float32 unless
--- torch_dtype says otherwise).
+-- torch_dtype says otherwise), whether MindIE LLM ships its model family ready to serve,
+-- and what MindIE LLM offers and needs (plugins/data/mindie.json, from seeds 003 §3.6.2
+-- and §3.3.3): float16/bfloat16 only, tensor parallelism only, its quantization choices,
+-- and how its service is configured and started.
 
 local py = require("py")
 local train = require("train")
+local words = require("words")
+
+local GRANULARITY = {
+	["per channel"] = N_("per channel"),
+	["per token"] = N_("per token"),
+	["per group"] = N_("per group"),
+}
+
+-- The MindIE LLM preset family a checkpoint or class name belongs to (nil: none).
+local function family(mindie, ...)
+	for _i, name in ipairs({ ... }) do
+		local l = name:lower()
+		for _j, m in ipairs(mindie.models) do
+			for _k, sub in ipairs(m.match) do
+				if l:find(sub, 1, true) then return m.name end
+			end
+		end
+	end
+	return nil
+end
+
+-- "W8A8 (per channel, per token), W8A16 (...)" in the reader's language.
+local function quant_choices(mindie)
+	local list = {}
+	for _i, q in ipairs(mindie.quantization) do
+		local g = {}
+		for _j, x in ipairs(q.granularity) do g[#g + 1] = GRANULARITY[x] and _(GRANULARITY[x]) or x end
+		list[#list + 1] = _("{name} ({granularity})", { name = q.name, granularity = words.join(g) })
+	end
+	return words.join(list)
+end
+
+local function service(mindie, name)
+	for _i, e in ipairs(mindie.service) do if e.name == name then return e.text end end
+end
 
 local function is_lm(name)
 	return name == "AutoModelForCausalLM" or name == "AutoModelForSeq2SeqLM"
@@ -25,6 +63,18 @@ return {
 		.. "to quantize them to W8A8 with msModelSlim."),
 	triggers = { "from_pretrained" },
 	run = function(ctx)
+		local mindie = ctx.data("mindie")
+		local families = {}
+		for _i, m in ipairs(mindie.models) do families[#families + 1] = m.name end
+		local quant = quant_choices(mindie)
+		local function serve(q) return _("Serve it with MindIE LLM or vllm-ascend rather than exporting to ONNX for ATC. MindIE LLM runs "
+			.. "float16 or bfloat16 only (torch_dtype in the model's config.json) and parallelises by tensor parallelism "
+			.. "only (no data, pipeline or expert parallelism: an instance's worldSize is its TP degree); its quantization "
+			.. "choices are {quant}. For W8A8 run `msmodelslim quant --model_type {q} --model_path <weights> --save_path "
+			.. "<out> --device npu --quant_type w8a8`. To serve, set modelName, modelWeightPath, worldSize and npuDeviceIds "
+			.. "in `{config}`, start `{start}` and wait for \"{ready}\" in output.log.",
+			{ quant = quant, q = q, config = service(mindie, "config"), start = service(mindie, "start"),
+			  ready = service(mindie, "ready") }) end
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = py.aliases(ctx, path) or {}
 			local args_of
@@ -48,10 +98,22 @@ return {
 					end
 					local model = ckpt and ("`" .. ckpt .. "`") or _("from a checkpoint named at run time")
 					local q = ckpt and ckpt:match("^[^/]*/?(.+)$") or "<model>"
+					local fam = family(mindie, ckpt or "", last:match("^Auto") and "" or last)
+					local message
+					if fam then
+						message = _("`{class}` loads the language model {model} in {dtype}; MindIE LLM ships its family ({family}) ready to serve.",
+							{ class = last, model = model, dtype = dtype, family = fam })
+					elseif ckpt or not last:match("^Auto") then
+						message = _("`{class}` loads the language model {model} in {dtype}; its family is not among the models MindIE LLM ships ready to serve ({families}).",
+							{ class = last, model = model, dtype = dtype, families = table.concat(families, ", ") })
+					else
+						message = _("`{class}` loads the language model {model} in {dtype}.", { class = last, model = model, dtype = dtype })
+					end
 					ctx.report{
 						file = path, node = c.call,
-						message = _("`{class}` loads the language model {model} in {dtype}.", { class = last, model = model, dtype = dtype }),
-						suggestion = _("Serve it on Ascend with MindIE or vllm-ascend (check that its model family is on their supported list) rather than exporting to ONNX for ATC; load it in bfloat16 (torch_dtype=torch.bfloat16), and for W8A8 quantization run `msmodelslim quant --model_type {q} --model_path <weights> --save_path <out> --device npu --quant_type w8a8`.", { q = q }),
+						message = message,
+						suggestion = fam and serve(q)
+							or _("Port it to MindIE LLM as a model of your own, or serve it with vllm-ascend. {serve}", { serve = serve(q) }),
 					}
 				end
 			end
