@@ -238,7 +238,9 @@ static cJSON *bench_verdict(const bench_set *bs, const cJSON *config)
 	return v;
 }
 
-/* The newest profile and what tune.profile says about it now. */
+/* What tune.profile says now about the profiles on record: its findings cover every one
+ * (one profile per rank, and older runs until their findings are fixed or waived), so
+ * the verdict lists them all ("profiles", oldest first) besides the newest ("b"). */
 static cJSON *profile_verdict(const cJSON *arts, const cJSON *findings)
 {
 	const cJSON *art = newest_artifact(arts, "profile"), *f;
@@ -246,6 +248,10 @@ static cJSON *profile_verdict(const cJSON *arts, const cJSON *findings)
 		return NULL;
 	cJSON *v = cJSON_CreateObject(), *ids = cJSON_CreateArray();
 	cJSON_AddItemToObject(v, "b", artifact_ref(art));
+	cJSON *all = cJSON_AddArrayToObject(v, "profiles");
+	cJSON_ArrayForEach(f, arts)
+		if (strcmp(json_str(f, "kind"), "profile") == 0)
+			cJSON_AddItemToArray(all, artifact_ref(f));
 	int errors = 0, warnings = 0;
 	cJSON_ArrayForEach(f, findings) {
 		if (strcmp(json_str(f, "plugin"), "tune.profile") != 0 || strcmp(json_str(f, "status"), "open") != 0)
@@ -1174,6 +1180,10 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		                     json_int(v, "pairs"), json_str(v, "first_diverging_layer"));
 	else if (strcmp(kind, "dump") == 0)
 		cells[2] = xasprintf(_("%lld of %lld tensor pairs fail"), json_int(v, "failed"), json_int(v, "pairs"));
+	else if (strcmp(kind, "profile") == 0 && cJSON_GetArraySize(cJSON_GetObjectItem(v, "profiles")) > 1)
+		cells[2] = xasprintf(_("%d open tune.profile findings over %d profiles"),
+		                     cJSON_GetArraySize(cJSON_GetObjectItem(v, "findings")),
+		                     cJSON_GetArraySize(cJSON_GetObjectItem(v, "profiles")));
 	else if (strcmp(kind, "profile") == 0)
 		cells[2] = xasprintf(_("%d open tune.profile findings"), cJSON_GetArraySize(cJSON_GetObjectItem(v, "findings")));
 	else {
@@ -1217,9 +1227,12 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	}
 	sbuf in;
 	sbuf_init(&in);
+	/* a profile verdict's inputs are all the profiles; a comparison's its two sides */
+	const cJSON *profiles = cJSON_GetObjectItem(v, "profiles");
 	static const char *const sides[] = { "a", "b", "b_throughput" };
-	for (size_t i = 0; i < sizeof sides / sizeof *sides; i++) {
-		const cJSON *side = cJSON_GetObjectItem(v, sides[i]);
+	size_t nin = cJSON_IsArray(profiles) ? (size_t)cJSON_GetArraySize(profiles) : sizeof sides / sizeof *sides;
+	for (size_t i = 0; i < nin; i++) {
+		const cJSON *side = cJSON_IsArray(profiles) ? cJSON_GetArrayItem(profiles, (int)i) : cJSON_GetObjectItem(v, sides[i]);
 		if (!cJSON_IsObject(side))
 			continue;
 		const char *label = *json_str(side, "label") ? json_str(side, "label") : json_str(side, "arg");

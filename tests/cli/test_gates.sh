@@ -403,6 +403,19 @@ PY
 "$FERRY" -C "$z" report --format md --output "$work/rj.md" >/dev/null 2>&1
 expect_grep "^| Profile | WARNINGS | 5 open tune.profile findings" "$work/rj.md" "the report's profile verdict comes from an analysis of it"
 expect_grep "^| 5 | tune | reopened" "$work/rj.md" "the report's phases table shows tune reopened"
+# the verdict counts the findings about every profile on record, so the row names them
+# all, not only the newest
+"$FERRY" -C "$z" ingest profile "$top/tests/fixtures/profile/trace_view.json" --label npu-trace >/dev/null 2>&1
+"$FERRY" -C "$z" report --format md --output "$work/rj2.md" >/dev/null 2>&1
+expect_grep "^| Profile | [A-Z]* | [0-9]* open tune.profile findings over 2 profiles | npu-prof (artifact [0-9]*, sha256 [0-9a-f]*) / npu-trace (artifact" \
+	"$work/rj2.md" "with two profiles the report's row names both and what its count covers"
+"$FERRY" -C "$z" report --format json --output "$work/rj2.json" >/dev/null 2>&1
+python3 - "$work/rj2.json" <<'PY' && ok "the JSON report lists the profiles the verdict covers" || fail "profiles: $(head -c 300 "$work/rj2.json")"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]["profile"]
+assert [p["label"] for p in v["profiles"]] == ["npu-prof", "npu-trace"], v
+assert v["b"]["label"] == "npu-trace", v
+PY
 
 # an ingest before any check runs no assess check: the survey is one run of the phase,
 # and a readiness computed from a part of it would be wrong
