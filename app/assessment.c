@@ -48,6 +48,56 @@ static double category_weight(store *s, const char *category)
 	return d;
 }
 
+/* The quote by service line (003 §2): each line's estimate is the weight of the open
+ * findings whose category it takes (the base days go to the first line, the survey);
+ * quote.days.<line> replaces a line's estimate with the days agreed, and quote.rate
+ * prices them. {services[{name, estimate_days, agreed_days?, days, amount?}], days,
+ * rate?, currency?, amount?}; every figure rounded to a tenth. */
+static cJSON *quote_compute(store *s, const cJSON *weights, const cJSON *counts, double base)
+{
+	size_t n = 0;
+	const service_info *all = service_all(&n);
+	double *est = xcalloc(n ? n : 1, sizeof *est);
+	if (n)
+		est[0] = base;
+	const cJSON *w;
+	cJSON_ArrayForEach(w, weights) {
+		const char *line = category_service(w->string);
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(all[i].name, line) == 0)
+				est[i] += w->valuedouble * json_num(counts, w->string);
+	}
+	char *rate_text = store_config_get(s, "quote.rate"), *currency = store_config_get(s, "quote.currency");
+	double rate = config_number(s, "quote.rate", -1), total = 0;
+	cJSON *q = cJSON_CreateObject(), *lines = cJSON_AddArrayToObject(q, "services");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *l = cJSON_CreateObject();
+		cJSON_AddStringToObject(l, "name", all[i].name);
+		cJSON_AddNumberToObject(l, "estimate_days", round(est[i] * 10) / 10);
+		char *key = xasprintf("quote.days.%s", all[i].name);
+		double agreed = config_number(s, key, -1), days = agreed >= 0 ? agreed : round(est[i] * 10) / 10;
+		free(key);
+		if (agreed >= 0)
+			cJSON_AddNumberToObject(l, "agreed_days", agreed);
+		cJSON_AddNumberToObject(l, "days", days);
+		if (rate_text && rate >= 0)
+			cJSON_AddNumberToObject(l, "amount", round(days * rate * 100) / 100);
+		total += days;
+		cJSON_AddItemToArray(lines, l);
+	}
+	cJSON_AddNumberToObject(q, "days", round(total * 10) / 10);
+	if (rate_text && rate >= 0) {
+		cJSON_AddNumberToObject(q, "rate", rate);
+		cJSON_AddNumberToObject(q, "amount", round(total * rate * 100) / 100);
+	}
+	if (currency)
+		cJSON_AddStringToObject(q, "currency", currency);
+	free(rate_text);
+	free(currency);
+	free(est);
+	return q;
+}
+
 /* 1 when ferry rewrites the finding's code: a fix here, or a later phase's check that
  * rewrites it automatically (the assess survey marks what adapt fixes). */
 static int mechanical_fix(const finding *f)
@@ -281,6 +331,7 @@ int assessment_compute(cJSON **out, store *s)
 	}
 	free(risks);
 	add_strategy(res, s, rows, n, counts, mechanical);
+	cJSON_AddItemToObject(res, "quote", quote_compute(s, weights, counts, base));
 	cJSON_AddItemToObject(res, "counts", counts);
 	char *formula = assessment_formula(res, 1);
 	cJSON_AddStringToObject(res, "formula", formula);

@@ -17,7 +17,8 @@
 
 /* {ran, settled_later, score, class, effort_days, formula, base_days, weights{}, counts{}, mechanical,
  *  top_risks[{id, plugin, category, severity, file, line, message, weight}],
- *  strategy{recommended, chosen, reason, drivers[ids]}}. "ran" is false (and the rest
+ *  strategy{recommended, chosen, reason, drivers[ids]},
+ *  quote{services[{name, estimate_days, agreed_days?, days, amount?}], days, rate?, currency?, amount?}}. "ran" is false (and the rest
  * absent) before any assess run. */
 int assessment_compute(cJSON **out, store *s);
 

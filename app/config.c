@@ -25,6 +25,9 @@ const struct config_key config_keys[] = {
 	{ "model.params_b", CFG_NUMBER, NULL, N_("model size in billions of parameters (for memory and parallel advice)"), NULL, NULL, "design", NULL },
 	{ "effort.base_days", CFG_NUMBER, NULL, N_("effort formula: fixed days for any engagement"), NULL, NULL, "assess", NULL },
 	{ "effort.weight.", CFG_NUMBER, NULL, N_("effort formula: days per finding of a category, e.g. effort.weight.custom_kernel"), NULL, NULL, "assess", NULL },
+	{ "quote.rate", CFG_NUMBER, NULL, N_("the quote: price of one person-day, e.g. 3000"), NULL, NULL, "assess", NULL },
+	{ "quote.currency", CFG_TEXT, NULL, N_("the quote: currency of quote.rate, e.g. CNY"), NULL, NULL, "assess", NULL },
+	{ "quote.days.", CFG_NUMBER, NULL, N_("the quote: person-days agreed for a service line instead of the estimate, e.g. quote.days.environment"), NULL, NULL, "assess", NULL },
 	{ "language", CFG_WORD, "en zh", N_("the reports' language: en or zh (unset: the reader's, FERRY_LANG or the locale)"), NULL, NULL, "report", NULL },
 	{ "audit.sign_key", CFG_TEXT, NULL, N_("key that signs the audit head at each sign-off and report: ed25519 PEM or OpenSSH private key file"), NULL, NULL, "report", NULL },
 	{ "csv.bom", CFG_WORD, "true false", N_("start CSV reports with a UTF-8 byte-order mark (as --excel does)"), NULL, NULL, "report", NULL },
@@ -118,21 +121,51 @@ void config_declare_plugins(const plugin_host *h)
 		qsort(declared, ndeclared, sizeof *declared, key_cmp);
 }
 
-/* effort.weight.<category>: the category must be one categories.json declares. */
-static int check_category_key(const char *key, const char *category)
+static const char *category_name_at(size_t i)
 {
-	if (category_find(category))
-		return 0;
 	size_t n = 0;
 	const category_info *all = category_all(&n);
-	sbuf b;
-	sbuf_init(&b);
-	for (size_t i = 0; i < n; i++)
-		sbuf_addf(&b, "%s%s", i ? ", " : "", all[i].name);
-	int rc = err_set(FERRY_EUSAGE, _("config %s: '%s' is not a finding category (one of: %s)"), key, category,
-	                 b.buf ? b.buf : "");
-	sbuf_done(&b);
-	return rc;
+	return i < n ? all[i].name : NULL;
+}
+
+static const char *service_name_at(size_t i)
+{
+	size_t n = 0;
+	const service_info *all = service_all(&n);
+	return i < n ? all[i].name : NULL;
+}
+
+/* Settings named by a prefix and a name from a table: the name must be one the table
+ * lists (effort.weight.<category>, quote.days.<service line>). */
+static const struct {
+	const char *prefix;
+	const char *(*name_at)(size_t i); /* the table's i-th name; NULL past the end */
+	const char *refusal;              /* key, name, the names */
+} named_keys[] = {
+	{ "effort.weight.", category_name_at, N_("config %s: '%s' is not a finding category (one of: %s)") },
+	{ "quote.days.", service_name_at, N_("config %s: '%s' is not a service line of the quote (one of: %s)") },
+};
+
+static int check_named_key(const char *prefix, const char *key)
+{
+	for (size_t k = 0; k < sizeof named_keys / sizeof named_keys[0]; k++) {
+		if (strcmp(named_keys[k].prefix, prefix) != 0)
+			continue;
+		const char *name = key + strlen(prefix), *x;
+		sbuf b;
+		sbuf_init(&b);
+		for (size_t i = 0; (x = named_keys[k].name_at(i)); i++) {
+			if (strcmp(x, name) == 0) {
+				sbuf_done(&b);
+				return 0;
+			}
+			sbuf_addf(&b, "%s%s", i ? ", " : "", x);
+		}
+		int rc = err_set(FERRY_EUSAGE, _(named_keys[k].refusal), key, name, b.buf ? b.buf : "");
+		sbuf_done(&b);
+		return rc;
+	}
+	return 0;
 }
 
 /* Numbers that parse but are almost always a slip of the unit, refused with what was
@@ -162,8 +195,8 @@ static int check_plausible(const char *key, const char *value)
 
 int config_value_check(const struct config_key *k, const char *key, const char *value)
 {
-	if (strcmp(k->key, "effort.weight.") == 0) {
-		int rc = check_category_key(key, key + strlen(k->key));
+	if (util_ends_with(k->key, ".")) {
+		int rc = check_named_key(k->key, key);
 		if (rc)
 			return rc;
 	}

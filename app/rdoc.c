@@ -196,21 +196,40 @@ static int is(const cJSON *n, const char *t) { return strcmp(type(n), t) == 0; }
 
 /* ---------- Markdown ---------- */
 
-/* '<' and '&' as entities so nothing becomes HTML; in a cell also '|' escaped and line
- * breaks as spaces. */
+/* The length of the code span `...` that opens at s[i] (single backticks, not escaped,
+ * closed before the end of the text), or 0. Markdown shows what is inside one as
+ * written, so '<' and '&' there stay as they are (an entity would show as "&lt;"); every
+ * '<' outside one is escaped, so no HTML tag can open before it. */
+static size_t md_code_span(const char *s, size_t i)
+{
+	if (s[i] != '`' || s[i + 1] == '`' || (i > 0 && (s[i - 1] == '`' || s[i - 1] == '\\')))
+		return 0;
+	const char *end = strchr(s + i + 1, '`');
+	return end && end[1] != '`' ? (size_t)(end - (s + i)) + 1 : 0;
+}
+
+/* '<' and '&' as entities so nothing becomes HTML, except inside a code span; in a cell
+ * also '|' escaped and line breaks as spaces. */
 static void md_esc(sbuf *b, const char *s, int cell)
 {
-	for (; *s; s++) {
-		if (*s == '<')
+	size_t code_end = 0; /* one past the closing backtick of the code span we are in */
+	for (size_t i = 0; s[i]; i++) {
+		if (i >= code_end) {
+			size_t n = md_code_span(s, i);
+			code_end = n ? i + n : 0;
+		}
+		int in_code = i < code_end;
+		char c = s[i];
+		if (c == '<' && !in_code)
 			sbuf_adds(b, "&lt;");
-		else if (*s == '&')
+		else if (c == '&' && !in_code)
 			sbuf_adds(b, "&amp;");
-		else if (cell && *s == '|')
+		else if (cell && c == '|')
 			sbuf_adds(b, "\\|");
-		else if (cell && (*s == '\n' || *s == '\r'))
+		else if (cell && (c == '\n' || c == '\r'))
 			sbuf_addc(b, ' ');
 		else
-			sbuf_addc(b, *s);
+			sbuf_addc(b, c);
 	}
 }
 
@@ -225,9 +244,9 @@ static void md_inline(sbuf *b, const cJSON *in, int cell)
 			sbuf_addc(b, ' ');
 		first = 0;
 		if (strcmp(k, "code") == 0) {
-			sbuf_addc(b, '`');
-			md_esc(b, x, cell);
-			sbuf_addc(b, '`');
+			char *span = xasprintf("`%s`", x);
+			md_esc(b, span, cell);
+			free(span);
 		} else if (strcmp(k, "b") == 0 || (strcmp(k, "badge") == 0 && !cell)) {
 			sbuf_adds(b, "**");
 			md_esc(b, x, cell);

@@ -872,6 +872,50 @@ static void fig_profile(cJSON *sec, const cJSON *c)
 
 /* ----- sections ----- */
 
+/* The quote by service line (003 §2): each line's person-days, where they come from, and
+ * their price once quote.rate is set. */
+static void m_quote(cJSON *parent, const cJSON *q)
+{
+	const cJSON *lines = cJSON_GetObjectItem(q, "services"), *l;
+	if (!cJSON_GetArraySize(lines))
+		return;
+	cJSON *sec = rdoc_section(parent, "quote", _("Quote by service line"));
+	int priced = cJSON_IsNumber(cJSON_GetObjectItem(q, "rate"));
+	const char *cur = json_str(q, "currency");
+	char *amount_head = *cur ? xasprintf(_("#Amount (%s)"), cur) : xstrdup(_("#Amount"));
+	const char *hd[] = { _("Service line"), _("#Person-days"), _("Basis"), priced ? amount_head : NULL, NULL };
+	cJSON *t = rdoc_table(sec, hd);
+	cJSON_ArrayForEach(l, lines) {
+		cJSON *r = rdoc_row(t);
+		rdoc_cell_text(r, service_title(json_str(l, "name")));
+		rdoc_textf(rdoc_cell(r), "%.1f", json_num(l, "days"));
+		if (cJSON_IsNumber(cJSON_GetObjectItem(l, "agreed_days")))
+			rdoc_textf(rdoc_cell(r), _("agreed (estimate %.1f)"), json_num(l, "estimate_days"));
+		else
+			rdoc_cell_text(r, _("estimate"));
+		if (priced)
+			rdoc_textf(rdoc_cell(r), "%.2f", json_num(l, "amount"));
+	}
+	cJSON *r = rdoc_row(t);
+	rdoc_cell_text(r, _("Total"));
+	rdoc_textf(rdoc_cell(r), "%.1f", json_num(q, "days"));
+	rdoc_cell_text(r, "");
+	if (priced)
+		rdoc_textf(rdoc_cell(r), "%.2f", json_num(q, "amount"));
+	free(amount_head);
+	if (priced)
+		rdoc_textf(rdoc_para(sec, "muted"),
+		           _("At %.2f %s per person-day (`ferry config quote.rate`). A line's days are the estimate from the "
+		             "open assess findings of its categories until `ferry config quote.days.<line> DAYS` records the "
+		             "days agreed."),
+		           json_num(q, "rate"), *cur ? cur : "");
+	else
+		rdoc_para_text(sec, "muted",
+		               _("Price it with `ferry config quote.rate PRICE` (per person-day) and `ferry config quote.currency "
+		                 "CNY`. A line's days are the estimate from the open assess findings of its categories until "
+		                 "`ferry config quote.days.<line> DAYS` records the days agreed."));
+}
+
 static void m_summary(cJSON *d, const cJSON *doc)
 {
 	const cJSON *as = cJSON_GetObjectItem(doc, "assessment");
@@ -913,6 +957,7 @@ static void m_summary(cJSON *d, const cJSON *doc)
 	             "`ferry config effort.base_days DAYS`."),
 	           json_num(as, "base_days"));
 	fig_effort(sec, as);
+	m_quote(sec, cJSON_GetObjectItem(as, "quote"));
 
 	cJSON *risks = rdoc_section(sec, "risks", _("Top risks"));
 	const cJSON *r;

@@ -159,6 +159,39 @@ static void vlabel(vrow *v, const char *label)
 	free(cell);
 }
 
+/* The quote by service line: each line with days, its days (agreed or estimated) and,
+ * once quote.rate is set, its amount; then the total in person-days. */
+static void draw_quote(vrow *v, const tui_readiness *r, int width)
+{
+	if (!r->nquote)
+		return;
+	vlabel(v, _("Quote"));
+	int titlew = width - 13 - 18 - (r->priced ? 16 : 0);
+	titlew = titlew > 36 ? 36 : titlew < 12 ? 12 : titlew;
+	int days_x = 13 + titlew + 1, amount_x = days_x + 18;
+	char b[160];
+	for (int i = 0; i <= r->nquote; i++) {
+		int total = i == r->nquote;
+		const struct tui_quote_line *q = total ? NULL : &r->quote[i];
+		if (vvis(v)) {
+			int y = vy(v), attr = total ? UI_TITLE : UI_NORMAL;
+			ui_put(v->w, y, 13, attr, total ? _("Total") : service_title(q->name), titlew);
+			if (total)
+				snprintf(b, sizeof b, _("%5.1f person-days"), r->quote_days);
+			else
+				snprintf(b, sizeof b, q->agreed ? _("%5.1f agreed") : "%5.1f", q->days);
+			ui_put(v->w, y, days_x, attr, b, amount_x - days_x - 1);
+			if (r->priced && amount_x < width - 1) {
+				snprintf(b, sizeof b, "%10.2f %s", total ? r->quote_amount : q->amount, r->currency ? r->currency : "");
+				ui_put(v->w, y, amount_x, total ? UI_TITLE : UI_DIM, b, width - amount_x - 1);
+			}
+		}
+		v->row++;
+	}
+	if (!r->priced)
+		vwrap(v, 13, UI_DIM, _("Estimates from the open assess findings: price them with quote.rate in the settings (o), agree a line's days with :config quote.days.<line> DAYS."));
+}
+
 static void draw_readiness(vrow *v, const tui *t)
 {
 	const tui_readiness *r = &t->m.ready;
@@ -189,6 +222,7 @@ static void draw_readiness(vrow *v, const tui *t)
 		ui_put(v->w, vy(v), 13, UI_NORMAL, b, 0);
 	v->row++;
 	vwrap(v, 13, UI_DIM, r->formula);
+	draw_quote(v, r, width);
 	vlabel(v, _("Strategy"));
 	char st[400];
 	if (r->chosen && strcmp(r->chosen, r->strategy) != 0)

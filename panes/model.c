@@ -2,6 +2,7 @@
 #include "model.h"
 #include "phase.h"
 #include "assessment.h"
+#include "category.h"
 #include "json.h"
 #include "audit.h"
 #include "check.h"
@@ -62,6 +63,7 @@ static void status_free(model *m)
 	free(r->strategy);
 	free(r->chosen);
 	free(r->reason);
+	free(r->currency);
 	for (int i = 0; i < r->nrisks; i++) {
 		free(r->risks[i].severity);
 		free(r->risks[i].file);
@@ -88,7 +90,18 @@ static void load_readiness(tui_readiness *r, const cJSON *a)
 	r->strategy = jdup(st, "recommended");
 	r->chosen = *json_str(st, "chosen") ? jdup(st, "chosen") : NULL;
 	r->reason = jdup(st, "reason");
-	const cJSON *x;
+	const cJSON *x, *q = cJSON_GetObjectItem(a, "quote");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(q, "services")) {
+		const service_info *svc = service_find(json_str(x, "name"));
+		if (!svc || !(json_num(x, "days") > 0) || r->nquote >= (int)(sizeof r->quote / sizeof r->quote[0]))
+			continue;
+		r->quote[r->nquote++] = (struct tui_quote_line){ svc->name, json_num(x, "days"), json_num(x, "amount"),
+			                                             cJSON_IsNumber(cJSON_GetObjectItem(x, "agreed_days")) };
+	}
+	r->quote_days = json_num(q, "days");
+	r->quote_amount = json_num(q, "amount");
+	r->priced = cJSON_IsNumber(cJSON_GetObjectItem(q, "rate"));
+	r->currency = *json_str(q, "currency") ? jdup(q, "currency") : NULL;
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(a, "top_risks")) {
 		if (r->nrisks >= 5)
 			break;

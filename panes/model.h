@@ -68,6 +68,15 @@ typedef struct tui_readiness {
 	char *reason;        /* why the recommendation */
 	tui_risk risks[5];   /* the top risks */
 	int nrisks;
+	struct tui_quote_line {
+		const char *name; /* a service line (category.h, borrowed) */
+		double days, amount;
+		int agreed;       /* days agreed with quote.days.<line>, not estimated */
+	} quote[16];          /* the quote's lines with days, in the table's order */
+	int nquote;
+	double quote_days, quote_amount;
+	int priced;           /* quote.rate is set: the amounts mean something */
+	char *currency;       /* quote.currency, or NULL */
 } tui_readiness;
 
 typedef struct model {

@@ -708,10 +708,10 @@ static void test_chart_help_palette_artifacts(void **state)
 	struct fx *fx = *state;
 	char *s = screen_of(fx->dir, "100x30", "c");
 	assert_has(row(s, 1), "Readiness of the project (assess)");
-	assert_has(row(s, 11), "Open findings by category, per phase");
-	assert_has(row(s, 12), "1 assess");
-	assert_has(row(s, 13), "cuda_api");
-	assert_has(row(s, 13), "█");
+	assert_has(row(s, 16), "Open findings by category, per phase");
+	assert_has(row(s, 17), "1 assess");
+	assert_has(row(s, 18), "cuda_api");
+	assert_has(row(s, 18), "█");
 	assert_has(s, "4 adapt");
 	free(s);
 	/* other phases: the categories only */
@@ -1034,6 +1034,11 @@ static void test_readiness(void **state)
 		"  Score      ███████████████████████████████░  97/100  ready",
 		"  Effort     2.0 person-days",
 		"             effort = base 2 = 2.0 person-days",
+		"  Quote      migration survey and assessment        2.0",
+		"             Total                                  2.0 person-days",
+		"             Estimates from the open assess findings: price them with",
+		"             quote.rate in the settings (o), agree a line's days with",
+		"             :config quote.days.<line> DAYS.",
 		"  Strategy   explicit rewrite with ferry fix (recommended)",
 		"             Few CUDA-specific sites and no blockers: rewrite them",
 		"             explicitly with ferry fix, so every change is visible in the",
@@ -1054,14 +1059,34 @@ static void test_readiness(void **state)
 	assert_int_equal(store_config_set(ws->db, "strategy", "manual"), 0);
 	ws_close(ws);
 	s = screen_of(fx->dir, "100x30", "c");
-	assert_has(row(s, 5), "explicit rewrite with ferry fix (recommended); chosen: manual");
-	assert_has(row(s, 6), "porting first");
+	assert_has(row(s, 10), "explicit rewrite with ferry fix (recommended); chosen: manual");
+	assert_has(row(s, 11), "porting first");
+	free(s);
+	/* priced, with a line's days agreed: amounts and the agreed mark, no hint */
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	assert_int_equal(store_config_set(ws->db, "quote.rate", "3000"), 0);
+	assert_int_equal(store_config_set(ws->db, "quote.currency", "CNY"), 0);
+	assert_int_equal(store_config_set(ws->db, "quote.days.environment", "4.5"), 0);
+	ws_close(ws);
+	s = screen_of(fx->dir, "100x30", "c");
+	static const char *const priced[] = {
+		"  Quote      migration survey and assessment   2.0                6000.00 CNY",
+		"             environment deployment            4.5 agreed        13500.00 CNY",
+		"             Total                             6.5 person-days   19500.00 CNY",
+		"  Strategy   explicit rewrite with ferry fix (recommended); chosen: manual",
+	};
+	assert_main_rows(s, 5, priced, sizeof priced / sizeof priced[0]);
 	free(s);
 	setenv("FERRY_LANG", "zh", 1);
 	s = screen_of(fx->dir, "100x30", "c");
 	assert_has(row(s, 1), "项目就绪度（评估）");
 	assert_has(row(s, 2), "97/100  就绪");
 	assert_has(row(s, 3), "2.0 人天");
+	assert_has(row(s, 5), "报价");
+	assert_has(row(s, 5), "模型迁移调研评估");
+	assert_has(row(s, 6), "环境部署搭建");
+	assert_has(row(s, 6), "商定");
+	assert_has(row(s, 7), "合计");
 	assert_has(row(s, 27), "97/100 · 2.0 人天");
 	free(s);
 	setenv("FERRY_LANG", "en", 1);
