@@ -1,5 +1,6 @@
 /* check — see check.h. */
 #include "intl.h"
+#include "assessment.h"
 #include "phase.h"
 #include "check.h"
 #include "config.h"
@@ -63,6 +64,19 @@ static char *host_comparisons_json(void *payload)
 		return NULL;
 	char *text = cJSON_PrintUnformatted(c);
 	cJSON_Delete(c);
+	return text;
+}
+
+static char *host_assessment_json(void *payload)
+{
+	workspace *ws = payload;
+	cJSON *a = NULL;
+	if (assessment_compute(&a, ws->db)) {
+		err_clear();
+		return NULL;
+	}
+	char *text = cJSON_PrintUnformatted(a);
+	cJSON_Delete(a);
 	return text;
 }
 
@@ -132,6 +146,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 		.config_get = host_config_get,
 		.artifacts_json = host_artifacts_json,
 		.comparisons_json = host_comparisons_json,
+		.assessment_json = host_assessment_json,
 		.is_ignored = host_is_ignored,
 		.payload = ws,
 		.cache_dir = cache,

@@ -2376,13 +2376,18 @@ static int ctx_artifacts(lua_State *L)
 	return 1;
 }
 
-static int ctx_comparisons(lua_State *L)
+/* A JSON object the host writes from the record (the comparisons, the assessment), as a
+ * Lua table; an empty table when the host has none. */
+enum host_object { HOST_COMPARISONS, HOST_ASSESSMENT };
+
+static int push_host_object(lua_State *L, enum host_object which)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
 	box *b = box_new(L, cjson_release);
+	char *(*get)(void *) = which == HOST_ASSESSMENT ? run->opts->assessment_json : run->opts->comparisons_json;
 	run_lock(run);
-	char *text = run->opts->comparisons_json ? run->opts->comparisons_json(run->opts->payload) : NULL;
+	char *text = get ? get(run->opts->payload) : NULL;
 	run_unlock(run);
 	if (text)
 		b->p = cJSON_Parse(text);
@@ -2393,6 +2398,9 @@ static int ctx_comparisons(lua_State *L)
 		push_json(L, b->p);
 	return 1;
 }
+
+static int ctx_comparisons(lua_State *L) { return push_host_object(L, HOST_COMPARISONS); }
+static int ctx_assessment(lua_State *L) { return push_host_object(L, HOST_ASSESSMENT); }
 
 /* The row of the artifact whose id is id (a decimal string) in list, or NULL. */
 static const cJSON *artifact_row(const cJSON *list, const char *id)
@@ -4207,6 +4215,7 @@ static int run_k(lua_State *L)
 		{"onnx", ctx_onnx},
 		{"decode_json", ctx_decode_json},
 		{"comparisons", ctx_comparisons},
+		{"assessment", ctx_assessment},
 		{"profile", ctx_profile},
 		{"config", ctx_config},
 		{"report", ctx_report},

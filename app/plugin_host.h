@@ -77,6 +77,9 @@ typedef struct plugin_host_opts {
 	/* the latest recorded comparison of each kind as a JSON object text
 	 * {"loss": {...}, "dump": {...}} (a kind absent when none); malloc'd or NULL */
 	char *(*comparisons_json)(void *payload);
+	/* the assess phase's readiness verdict as assessment.h computes it now, as a JSON
+	 * object text; malloc'd or NULL */
+	char *(*assessment_json)(void *payload);
 	void *payload;
 	/* where readings of ingested artifacts are kept between runs (acache.h); NULL = not kept */
 	const char *cache_dir;

@@ -298,6 +298,41 @@ local function inference_design(ctx, add)
 	add("")
 end
 
+-- Effort by service line (the assessment's quote: the estimate from the open assess
+-- findings, or the days agreed) and the calendar time it takes the planned team.
+local function effort_and_schedule(ctx, add)
+	add("## Effort and schedule")
+	add("")
+	local a = ctx.assessment()
+	if not a.ran then
+		add("The assessment has not run yet (`ferry check --phase assess`); it estimates the effort by service line.")
+		add("")
+		return
+	end
+	local titles = {}
+	for _i, s in ipairs(ctx.data("categories").services) do titles[s.name] = s.title end
+	add("| service line | person-days | basis |")
+	add("|---|---|---|")
+	for _i, l in ipairs(a.quote.services) do
+		if l.days > 0 or l.agreed_days then
+			add(string.format("| %s | %.1f | %s |", titles[l.name] or l.name, l.days,
+				l.agreed_days and string.format("agreed (estimate %.1f)", l.estimate_days) or "estimate"))
+		end
+	end
+	add(string.format("| total | %.1f | |", a.quote.days))
+	add("")
+	local team = ctx.config("team")
+	if team then
+		add(string.format("With %d %s full time: about %.1f weeks of five working days.", team,
+			team == 1 and "person" or "people", a.quote.days / team / 5))
+	else
+		add("Calendar time: record the team size with `ferry config design.migration_plan.team N`.")
+	end
+	add("The estimate weighs the open assess findings (`ferry report --section assessment` shows the formula); "
+		.. "`ferry config quote.days.<line> DAYS` records the days agreed for a line.")
+	add("")
+end
+
 local function build(ctx)
 	local o = {}
 	local function add(s) o[#o + 1] = s end
@@ -373,6 +408,7 @@ local function build(ctx)
 	add("")
 	training_design(ctx, add)
 	inference_design(ctx, add)
+	effort_and_schedule(ctx, add)
 	add("## Phases and checklist")
 	for i, ph in ipairs(CHECKLIST) do
 		add("")
@@ -394,6 +430,8 @@ return {
 			help = _("the training data set for the plan: name, size, format and where the NPU host reads it") },
 		evaluation = { type = "text",
 			help = _("the evaluation scheme for the plan: metric, evaluation data and who runs it") },
+		team = { type = "count",
+			help = _("people working on the migration full time, for the plan's calendar estimate") },
 		inference = { type = "word", values = { "auto", "yes", "no" }, default = "auto",
 			help = _("plan the inference migration: auto (when the code or the evidence points to it), yes or no") },
 	},
@@ -401,7 +439,8 @@ return {
 		.. "GPU baseline, the resource plan, the parallel-strategy advice, the training design (framework, "
 		.. "source code, data set and where the code loads it, evaluation scheme), the target software "
 		.. "versions from the torch_npu release matrix, the inference design when the code or the evidence "
-		.. "points to inference, and every phase's checklist, written from the engagement settings and the code. Apply it with `ferry fix --plugin "
+		.. "points to inference, the effort by service line with the calendar time for the team, and every "
+		.. "phase's checklist, written from the engagement settings, the assessment and the code. Apply it with `ferry fix --plugin "
 		.. "design.migration_plan --yes` (one checkpoint). An existing plan is never overwritten; "
 		.. "when the settings have changed since, an info finding says so."),
 	run = function(ctx)

@@ -82,7 +82,8 @@ for s in ["## Training design", "- Framework: PyTorch 2.1.0 (`torch==2.1.0`, req
           "## Target software versions",
           "torch 2.1.0 (CPU wheel) + torch_npu 2.1.0.post17 (branch `v2.1.0-7.2.0`), CANN 8.3.RC1, Python 3.8–3.11; maintained",
           "The NPU host is not probed yet",
-          "## Inference design", "Not planned: nothing points to inference"]:
+          "## Inference design", "Not planned: nothing points to inference",
+          "## Effort and schedule", "The assessment has not run yet (`ferry check --phase assess`)"]:
     assert s in t, s
 assert "**to be" not in t.split("## Training design")[1].split("## Inference design")[0], "settings given, nothing left open"
 PY
@@ -136,6 +137,9 @@ for s in ["- Framework: PyTorch 1.13.1", "No torch_npu release exists for PyTorc
     assert s in t, s
 PY
 rm "$work/requirements.txt" "$work/docs/MIGRATION_PLAN.md"
+"$ferry" -C "$work" check --phase assess >/dev/null 2>&1
+"$ferry" -C "$work" config design.migration_plan.team 3 >/dev/null
+"$ferry" -C "$work" config quote.days.adaptation 12 >/dev/null
 "$ferry" -C "$work" check --phase design >/dev/null 2>&1
 "$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
 check "plan: a range names the maintained versions that satisfy it, newest first" python3 - "$work/docs/MIGRATION_PLAN.md" <<'PY'
@@ -144,6 +148,17 @@ t = open(sys.argv[1], encoding="utf-8").read()
 for s in ["- Framework: PyTorch, `torch>=2.9` (examples/serve/requirements.txt line 1): a range, not one version",
           "maintained versions that satisfy `torch>=2.9`: 2.12.0, 2.11.0, 2.10.0, 2.9.0."]:
     assert s in t, s
+PY
+"$ferry" -C "$work" report --format json --output "$tmp/as.json" >/dev/null 2>&1
+check "plan: the effort by service line is the assessment's quote, with the team's calendar time" python3 - "$work/docs/MIGRATION_PLAN.md" "$tmp/as.json" <<'PY'
+import json, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+q = json.load(open(sys.argv[2]))["assessment"]["quote"]
+sec = t.split("## Effort and schedule")[1].split("## Phases and checklist")[0]
+assert "| migration survey and assessment | %.1f | estimate |" % q["services"][0]["days"] in sec, sec
+assert "| training code adaptation | 12.0 | agreed (estimate " in sec, sec
+assert "| total | %.1f | |" % q["days"] in sec, sec
+assert "With 3 people full time: about %.1f weeks of five working days." % (q["days"] / 3 / 5) in sec, sec
 PY
 check "plan: the inference setting takes only auto, yes or no" sh -c "! '$ferry' -C '$work' config design.migration_plan.inference maybe 2>'$tmp/bad.log' && grep -q 'auto' '$tmp/bad.log'"
 
