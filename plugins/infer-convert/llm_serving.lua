@@ -32,6 +32,20 @@ local function family(mindie, ...)
 	return nil
 end
 
+-- A vision-language model by its class or checkpoint name (Qwen2_5_VLForConditionalGeneration,
+-- LlavaForConditionalGeneration, Salesforce/blip2-...): MindIE LLM's preset list names
+-- language models, so its family's name there says nothing about it.
+local function vision_language(...)
+	for _i, name in ipairs({ ... }) do
+		local l = name:lower()
+		if name:find("VL") or l:find("vision", 1, true) or l:find("llava", 1, true) or l:find("blip", 1, true)
+			or l:find("%-vl") or l:find("_vl") then
+			return true
+		end
+	end
+	return false
+end
+
 -- "W8A8 (per channel, per token), W8A16 (...)" in the reader's language.
 local function quant_choices(mindie)
 	local list = {}
@@ -98,9 +112,13 @@ return {
 					end
 					local model = ckpt and ("`" .. ckpt .. "`") or _("from a checkpoint named at run time")
 					local q = ckpt and ckpt:match("^[^/]*/?(.+)$") or "<model>"
-					local fam = family(mindie, ckpt or "", last:match("^Auto") and "" or last)
+					local vl = vision_language(ckpt or "", last)
+					local fam = not vl and family(mindie, ckpt or "", last:match("^Auto") and "" or last)
 					local message
-					if fam then
+					if vl then
+						message = _("`{class}` loads the vision-language model {model} in {dtype}; the models MindIE LLM ships ready to serve are language models ({families}).",
+							{ class = last, model = model, dtype = dtype, families = table.concat(families, ", ") })
+					elseif fam then
 						message = _("`{class}` loads the language model {model} in {dtype}; MindIE LLM ships its family ({family}) ready to serve.",
 							{ class = last, model = model, dtype = dtype, family = fam })
 					elseif ckpt or not last:match("^Auto") then
