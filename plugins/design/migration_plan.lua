@@ -168,11 +168,20 @@ local function training_design(ctx, add)
 		files = files + 1
 		loc = loc + (ctx.loc(path, "#") or 0)
 		local text = ctx.read(path)
-		if text and text:find("__main__", 1, true) then
+		-- a script under a hidden folder (.github/scripts) runs the repository's CI, not training
+		if text and text:find("__main__", 1, true) and not ("/" .. path):find("/%.") then
 			nentries = nentries + 1
-			if #entries < LISTED then entries[#entries + 1] = "`" .. path .. "`" end
+			entries[#entries + 1] = path
 		end
 	end
+	-- the project's own scripts first: the shallowest paths, then by name
+	local function depth(p) return select(2, p:gsub("/", "")) end
+	table.sort(entries, function(a, b)
+		if depth(a) ~= depth(b) then return depth(a) < depth(b) end
+		return a < b
+	end)
+	for i = #entries, LISTED + 1, -1 do entries[i] = nil end
+	for i, e in ipairs(entries) do entries[i] = "`" .. e .. "`" end
 	add(string.format("- Source code: %d Python files, %d lines of code%s%s.", files, loc,
 		#entries > 0 and ("; entry scripts: " .. table.concat(entries, ", ")) or "",
 		nentries > #entries and string.format(" and %d more", nentries - #entries) or ""))
