@@ -624,6 +624,12 @@ static int stage_all(history *h, git_index *index, const git_strarray *given, st
 	}
 	for (size_t i = 0; i < c.nested.n && rc == 0; i++)
 		rc = walk_nested(h, c.nested.v[i], take, sink);
+	/* libgit2 parses even a literal pathspec as a pattern: a leading '#' makes it a
+	 * comment, '!' a negation, a newline ends it, trailing spaces are trimmed. So the
+	 * exact paths asked for are staged again one by one, and a fix of "#train.py" is the
+	 * fix's checkpoint, not a later "manual edit" a revert of the fix leaves behind. */
+	if (given && !collect && rc == 0)
+		rc = stage_each(h, index, spec);
 	for (size_t i = 0; spec && i < spec->count && rc == 0; i++) {
 		char *path = util_path_join(h->root, spec->strings[i]);
 		struct stat st;

@@ -202,4 +202,39 @@ expect_grep "run \`ferry check\` first" "$work/err" "it says to run a check firs
 "$FERRY" -C "$c" check >/dev/null 2>&1
 expect_exit 0 "fix --all with nothing to fix succeeds" -- "$FERRY" -C "$c" fix --all --phase adapt --yes
 expect_grep "nothing to apply" "$work/out" "and says there is nothing to apply"
+# File names a git pathspec would read otherwise: a leading '#' (a comment), '!' (a
+# negation), a newline (the end of a pattern), a trailing space (trimmed). The fix's
+# checkpoint must hold their edits, not leave them for a "manual edit", and a revert
+# must undo them.
+o="$work/odd-names"
+mkdir -p "$o"
+for n in '#hash.py' '!bang.py' "$(printf 'new\nline.py')" 'trail .py' ok.py; do
+	printf 'import torch\nx = torch.randn(3).cuda()\n' >"$o/$n"
+done
+"$FERRY" init "$o" >/dev/null
+"$FERRY" -C "$o" check --phase adapt >/dev/null 2>&1
+"$FERRY" -C "$o" fix --all --phase adapt --yes >/dev/null 2>&1
+"$FERRY" -C "$o" status >/dev/null 2>&1
+"$FERRY" -C "$o" log --format json >"$work/odd-log.json"
+python3 - "$work/odd-log.json" <<'PY2' && ok "odd file names: the fixes are the fix checkpoints' own, no manual edit follows" || fail "odd names: $(head -c 600 "$work/odd-log.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+cps = d["checkpoints"] if isinstance(d, dict) else d
+kinds = [c.get("kind") for c in cps]
+assert "manual" not in kinds and not any("Manual edit" in (c.get("message") or "") for c in cps), cps
+PY2
+for n in '#hash.py' '!bang.py' "$(printf 'new\nline.py')" 'trail .py'; do
+	grep -q "npu" "$o/$n" || fail "odd names: '$n' was not fixed"
+done
+fixes=$("$FERRY" -C "$o" log --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+cps = d["checkpoints"] if isinstance(d, dict) else d
+print(" ".join(str(c["id"]) for c in sorted(cps, key=lambda c: -c["id"]) if c.get("kind") == "fix"))')
+for id in $fixes; do "$FERRY" -C "$o" revert "$id" >/dev/null 2>&1 || fail "odd names: revert $id failed"; done
+undone=0
+for n in '#hash.py' '!bang.py' "$(printf 'new\nline.py')" 'trail .py' ok.py; do
+	[ "$(cat "$o/$n")" = "$(printf 'import torch\nx = torch.randn(3).cuda()')" ] && undone=$((undone + 1))
+done
+[ "$undone" -eq 5 ] && ok "odd file names: reverting the fixes restores every file" || fail "odd names: $undone of 5 files restored"
 finish
