@@ -127,10 +127,12 @@ static void walk_records(dump_input *in, const cJSON *node, const char *prefix, 
 				char *sub = util_path_join(in->dir, "dump_tensor_data");
 				char *p = util_path_join(sub, dn->valuestring);
 				free(sub);
-				if (is_file(p))
+				if (is_file(p)) {
 					t->npy = p;
-				else
+				} else {
 					free(p);
+					t->missing = 1;
+				}
 			} else if (util_ends_with(dn->valuestring, ".pt")) {
 				char *sub = util_path_join(in->dir, "dump_tensor_data");
 				char *p = util_path_join(sub, dn->valuestring);
@@ -140,8 +142,11 @@ static void walk_records(dump_input *in, const cJSON *node, const char *prefix, 
 				} else {
 					free(p);
 					in->pt_missing++;
+					t->missing = 1;
 				}
 			}
+			if (t->missing && !in->missing++)
+				in->first_missing = dn->valuestring;
 		}
 		return;
 	}
@@ -185,6 +190,8 @@ static int load_dump_json(dump_input *in)
 		             end ? (size_t)(end - clean) : 0);
 		goto out;
 	}
+	const cJSON *task = cJSON_GetObjectItemCaseSensitive(in->doc, "task");
+	in->stats_task = cJSON_IsString(task) && strcmp(task->valuestring, "statistics") == 0;
 	const cJSON *data = cJSON_GetObjectItemCaseSensitive(in->doc, "data");
 	if (!cJSON_IsObject(data)) {
 		rc = err_set(FERRY_ECORRUPT, _("%s: not an msprobe dump.json (no \"data\" object)"), in->json_path);
@@ -485,6 +492,15 @@ int dump_input_verify(const char *path)
 	dump_input in;
 	memset(&in, 0, sizeof in);
 	int rc = dump_input_load(&in, path);
+	/* a tensor dump that lost files is damaged evidence, not a statistics dump */
+	if (!rc && in.missing && !in.stats_task)
+		rc = err_set(FERRY_ECORRUPT,
+		             P_("%s: %zu tensor file that its dump.json names is missing (%s); copy the whole dump "
+		                "folder with dump_tensor_data/",
+		                "%s: %zu tensor files that its dump.json names are missing (the first: %s); copy the whole "
+		                "dump folder with dump_tensor_data/",
+		                in.missing),
+		             in.json_path, in.missing, in.first_missing);
 	for (size_t i = 0; !rc && i < in.n; i++) {
 		dump_tensor_ref *t = &in.t[i];
 		if (t->npy) {

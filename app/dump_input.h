@@ -35,6 +35,7 @@ typedef struct dump_tensor_ref {
 	char *pt;          /* a .pt file a dump.json record names, not opened yet, else NULL */
 	size_t ptf;        /* 1 + index into the input's opened .pt files; 0: none */
 	size_t ptt;        /* the tensor's index in that file */
+	int missing;       /* its dump.json record names a .npy or .pt file that is not there */
 } dump_tensor_ref;
 
 /* What an input is. */
@@ -49,6 +50,9 @@ typedef struct dump_input {
 	dump_tensor_ref *t; /* the tensors, in execution order */
 	size_t n, cap;      /* tensors held, allocated */
 	size_t pt_missing;  /* .pt files the dump.json names that are not there */
+	size_t missing;     /* tensor files (.npy or .pt) the dump.json names that are not there */
+	const char *first_missing; /* the first of them, as dump.json names it (in doc), or NULL */
+	int stats_task;     /* dump.json says "task": "statistics": its records need no files */
 	ptfile **pts;       /* the .pt files opened (owned) */
 	char *pt_hashed;    /* per opened .pt file: already in the list of files hashed */
 	size_t npts, ptcap; /* .pt files opened, allocated */
@@ -61,6 +65,7 @@ typedef struct dump_input {
 int dump_input_load(dump_input *out, const char *path);
 
 /* Reads path as a comparison does and checks every byte of it: the dump.json parses,
+ * every tensor file a tensor dump's records name is there,
  * every .npy holds exactly the data its header promises, every .pt's pickle reads as
  * tensors and each archive entry matches its CRC-32 (reads the .pt files whole). Fails
  * with FERRY_ECORRUPT (or FERRY_EIO) naming the file, as dump_input_load does. */

@@ -188,6 +188,8 @@ cp -R "$fx/gpu_dump" "$sa"
 cp -R "$fx/gpu_dump" "$sb"
 one=Functional.batch_norm.0.forward.input.0.pt # its values differ between the two fixture dumps
 rm "$sb/step0/rank0/dump_tensor_data/$one"
+# B is a statistics dump: its records need no files (a tensor dump missing one is refused below)
+sed -i 's/"task": *"tensor"/"task": "statistics"/' "$sb/step0/rank0/dump.json"
 "$FERRY" -C "$p" compare dump "$sa" "$sb" --format json >"$work/s1.json" 2>/dev/null
 cp "$fx/npu_dump/step0/rank0/dump_tensor_data/$one" "$sa/step0/rank0/dump_tensor_data/$one" # other values, same shape
 "$FERRY" -C "$p" compare dump "$sa" "$sb" --format json >"$work/s2.json" 2>/dev/null
@@ -197,6 +199,21 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert a["summary"]["statistics"] == 1, a["summary"]
 assert a["a"]["sha256"] != b["a"]["sha256"], (a["a"], b["a"])
 EOF
+
+# A tensor dump whose dump.json names a file that is not there is damaged evidence:
+# compared by its statistics, the pair could only warn, so deleting the diverging
+# layer's file turned a FAIL into a PASS. Compare and ingest refuse it.
+nb="$work/npu_missing"
+cp -R "$fx/npu_dump" "$nb"
+expect_exit 1 "the NPU dump against the GPU's fails" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$nb"
+first=$(sed -n 's/^first diverging layer: \([^ ]*\).*/\1/p' "$work/out" | head -1)
+rm "$nb"/step0/rank0/dump_tensor_data/"$first".*.pt
+expect_exit 3 "with the diverging layer's tensor files deleted the comparison is refused" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$nb"
+one_line "$work/err" "in one line"
+expect_grep "dump.json: 2 tensor files that its dump.json names are missing (the first: $first" "$work/err" "naming the dump.json, the count and the first file"
+expect_exit 3 "ingest refuses a tensor dump with files missing" -- "$FERRY" -C "$p" ingest dump "$nb" --label npu-damaged
+one_line "$work/err" "in one line"
+expect_grep "tensor file.* dump.json names .*missing" "$work/err" "naming what is missing"
 
 # nn.Parameter objects (a model's named_parameters(), a weight saved on its own) are
 # tensors torch.save writes through _rebuild_parameter; a legacy-format file is refused

@@ -898,11 +898,12 @@ static void test_corrupt_npy(void **state)
 	free(dir);
 }
 
-/* A dump.json with two entries; stats of the second output differ by `drift`. */
-static void write_dump_json(const char *dir, const char *rel, double drift, const char *ext)
+/* A dump.json of msprobe's task (tensor or statistics) with two entries; stats of the
+ * second output differ by `drift`. */
+static void write_dump_json_task(const char *dir, const char *rel, double drift, const char *ext, const char *task)
 {
 	char *json = xasprintf(
-	    "{\"task\": \"tensor\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, \"data\": {\n"
+	    "{\"task\": \"%s\", \"level\": \"L1\", \"framework\": \"pytorch\", \"dump_data_dir\": null, \"data\": {\n"
 	    " \"Functional.linear.0.forward\": {\"input_args\": [{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\","
 	    " \"shape\": [2], \"Max\": 2.0, \"Min\": 1.0, \"Mean\": 1.5, \"Norm\": 2.236, \"requires_grad\": false,"
 	    " \"data_name\": \"Functional.linear.0.forward.input.0.%s\"}, {\"type\": \"int\", \"value\": 3}],"
@@ -913,17 +914,41 @@ static void write_dump_json(const char *dir, const char *rel, double drift, cons
 	    " \"data_name\": \"Functional.relu.0.forward.input.0.%s\"}], \"output\": [{\"type\": \"torch.Tensor\","
 	    " \"dtype\": \"torch.float32\", \"shape\": [2], \"Max\": %g, \"Min\": NaN, \"Mean\": 1.5, \"Norm\": null,"
 	    " \"data_name\": \"Functional.relu.0.forward.output.0.%s\"}]}}}\n",
-	    ext, ext, ext, 2.0 * (1 + drift), ext);
+	    task, ext, ext, ext, 2.0 * (1 + drift), ext);
 	tu_write(dir, rel, json);
 	free(json);
+}
+
+static void write_dump_json(const char *dir, const char *rel, double drift, const char *ext)
+{
+	write_dump_json_task(dir, rel, drift, ext, "tensor");
+}
+
+/* A tensor dump whose files are gone is no statistics dump: its pairs are not compared
+ * and fail (their statistics could only warn, so a deleted diverging tensor would pass). */
+static void test_dump_json_tensor_files_missing(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	write_dump_json(dir, "gpu/dump.json", 0, "pt");
+	write_dump_json(dir, "npu/dump.json", 1.5, "pt");
+	dump_result r = compare_ok(dir, "gpu", "npu", 1, 0);
+	assert_int_equal(r.n, 4);
+	assert_int_equal(r.nstats, 0);
+	assert_false(r.pass);
+	assert_int_equal(r.nfailed, 4);
+	assert_non_null(strstr(r.pairs[0].note, "missing"));
+	dump_result_done(&r);
+	tu_rmdir(dir);
+	free(dir);
 }
 
 static void test_dump_json_stats(void **state)
 {
 	(void)state;
 	char *dir = tu_mkdtemp();
-	write_dump_json(dir, "gpu/step0/rank/dump.json", 0, "pt");
-	write_dump_json(dir, "npu/step0/rank/dump.json", 0.1, "pt");
+	write_dump_json_task(dir, "gpu/step0/rank/dump.json", 0, "pt", "statistics");
+	write_dump_json_task(dir, "npu/step0/rank/dump.json", 0.1, "pt", "statistics");
 	dump_result r = compare_ok(dir, "gpu", "npu", 2, 0);
 	assert_int_equal(r.n, 4);
 	assert_int_equal(r.nstats, 4);
@@ -942,7 +967,7 @@ static void test_dump_json_stats(void **state)
 	dump_result_done(&r);
 	/* a drift beyond msprobe's 50 % magnitude (Max 2 against 5: 60 % of the larger): its
 	 * Warning, a pair to double-check, not a failure */
-	write_dump_json(dir, "bad/dump.json", 1.5, "pt");
+	write_dump_json_task(dir, "bad/dump.json", 1.5, "pt", "statistics");
 	r = compare_ok(dir, "gpu/step0/rank/dump.json", "bad", 1, 0);
 	assert_true(r.pass);
 	assert_int_equal(r.nfailed, 0);
@@ -976,9 +1001,9 @@ static void test_dump_json_stats(void **state)
 	dump_result_done(&r);
 	/* a statistic recorded on one side only (null: not computable) is not a difference */
 	tu_write(dir, "n1/dump.json", "{\"data\": {\"Torch.add.0.forward\": {\"output\": [{\"type\": \"torch.Tensor\","
-	                              " \"shape\": [], \"Max\": 1.0, \"Norm\": null, \"data_name\": \"x.pt\"}]}}}");
+	                              " \"shape\": [], \"Max\": 1.0, \"Norm\": null}]}}}");
 	tu_write(dir, "n2/dump.json", "{\"data\": {\"Torch.add.0.forward\": {\"output\": [{\"type\": \"torch.Tensor\","
-	                              " \"shape\": [], \"Max\": 1.0, \"Norm\": 5.0, \"data_name\": \"x.pt\"}]}}}");
+	                              " \"shape\": [], \"Max\": 1.0, \"Norm\": 5.0}]}}}");
 	r = compare_ok(dir, "n1", "n2", 1, 0);
 	assert_int_equal(r.n, 1);
 	assert_true(r.pass);
@@ -1103,6 +1128,7 @@ int main(void)
 		cmocka_unit_test(test_npy_decode),          cmocka_unit_test(test_cosine_cases),
 		cmocka_unit_test(test_chunks_threads_dtypes), cmocka_unit_test(test_nan_and_order),
 		cmocka_unit_test(test_corrupt_npy),         cmocka_unit_test(test_dump_json_stats),
+		cmocka_unit_test(test_dump_json_tensor_files_missing),
 		cmocka_unit_test(test_dump_json_tensors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
