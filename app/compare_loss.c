@@ -714,6 +714,20 @@ static void split_column(column_parts *out, const char *column)
 	}
 }
 
+/* A --column part names a loss: "loss" (or Chinese 损失) in its name as the user reads it,
+ * or TensorBoard's Value column. A step, epoch, learning-rate or memory column would be
+ * compared as a curve and pass, standing for the loss comparison it replaced. */
+static int names_a_loss(const char *part)
+{
+	const char *b = column_base(part);
+	if (strcmp(b, "Value") == 0 || strstr(b, "\xe6\x8d\x9f\xe5\xa4\xb1")) /* 损失 */
+		return 1;
+	for (const char *p = b; *p; p++)
+		if (strncasecmp(p, "loss", 4) == 0)
+			return 1;
+	return 0;
+}
+
 static void column_parts_done(column_parts *c)
 {
 	for (size_t i = 0; i < c->n; i++)
@@ -1083,6 +1097,16 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 		column_parts_done(&parts);
 		return err_set(FERRY_EUSAGE, _("--column \"%s\" names no column"), column);
 	}
+	for (size_t k = 0; k < parts.n; k++)
+		if (!names_a_loss(parts.v[k])) {
+			int rc = err_set(FERRY_EUSAGE,
+			                 _("--column \"%s\": not a loss column (its name must say loss, as train_loss or lm "
+			                   "loss do; TensorBoard's Value); a step, epoch or learning-rate curve says nothing "
+			                   "about the loss"),
+			                 parts.v[k]);
+			column_parts_done(&parts);
+			return rc;
+		}
 	raw_list raw = { NULL, 0, 0, 0 };
 	int rc = 0;
 	if (trainer_state_file(data, len)) {

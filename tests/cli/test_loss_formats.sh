@@ -122,6 +122,18 @@ expect_grep 'no column "train/seg_loss"' "$work/err" "the refusal names the miss
 expect_exit 2 "--column naming nothing is refused, not compared as zeros" -- \
 	"$FERRY" -C "$p" compare loss "$fx/gpu_yolov5_results.csv" "$fx/npu_yolov5_results.csv" --column "+"
 one_line "$work/err" "--column naming nothing: one line"
+# a column that is not a loss (a counter, the learning rate, memory) would be compared as
+# a curve and pass, standing for the loss comparison it replaces: refused
+for c in epoch step lr memory "train_loss_step+epoch"; do
+	expect_exit 2 "--column $c is refused: not a loss" -- \
+		"$FERRY" -C "$p" compare loss "$fx/gpu_metrics.csv" "$fx/npu_blowup_metrics.csv" --column "$c"
+done
+expect_grep "not a loss column" "$work/err" "the refusal says why"
+one_line "$work/err" "not a loss column: one line"
+expect_exit 2 "--column lr is refused on a text log too" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_mmengine.log" "$fx/npu_blowup_mmengine.log" --column lr
+expect_exit 1 "the blow-up still fails on its loss column" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_metrics.csv" "$fx/npu_blowup_metrics.csv" --column train_loss_step
 
 # a W&B export names its column after the run; --column takes the bare name
 expect_exit 0 "--column picks a W&B column by its bare name" -- \
