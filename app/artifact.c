@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -129,6 +130,11 @@ static int validate_bench(const char *name, const char *data, size_t len)
 	for (const cJSON *v = m ? m->child : NULL; !rc && v; v = v->next)
 		if (!cJSON_IsNumber(v))
 			rc = err_set(FERRY_ECORRUPT, _("%s: metric \"%s\" is not a number"), name, v->string);
+		else if (!isfinite(v->valuedouble)) /* 1e400 parses as infinity */
+			rc = err_set(FERRY_ECORRUPT, _("%s: metric \"%s\" is not a finite number"), name, v->string);
+		else if (strcmp(v->string, "throughput") == 0 && !(v->valuedouble > 0))
+			rc = err_set(FERRY_ECORRUPT, _("%s: throughput %g is no measurement (a run measures more than 0)"),
+			             name, v->valuedouble);
 	cJSON_Delete(doc);
 	return rc;
 }

@@ -142,7 +142,8 @@ int bench_measuring(const bench_entry *e, size_t n, int baseline, const char *me
 	for (size_t k = 0; k < n; k++) {
 		int i = (int)k;
 		const cJSON *m = cJSON_GetObjectItem(e[i].doc, "metrics");
-		if (i != baseline && npu_measured(&e[i]) && (!metric || cJSON_IsNumber(cJSON_GetObjectItem(m, metric))) &&
+		const cJSON *v = metric ? cJSON_GetObjectItem(m, metric) : NULL;
+		if (i != baseline && npu_measured(&e[i]) && (!metric || (cJSON_IsNumber(v) && isfinite(v->valuedouble))) &&
 		    newer(e, i, best))
 			best = i;
 	}

@@ -428,7 +428,9 @@ function plan.bench_acceptance(ctx, advice)
 		local from = plan.npu_bench(ctx, c.metric)
 		if from and from.artifact.id == base.artifact.id then from = nil end
 		by[c.metric] = from
-		local side = from and type(g[c.metric]) ~= "number" and _("the GPU baseline (artifact {id})", { id = tostring(base.artifact.id) })
+		-- a baseline throughput of 0 (or less) measures nothing to set the NPU's against
+		local usable = type(g[c.metric]) == "number" and (c.metric ~= "throughput" or g[c.metric] > 0)
+		local side = from and not usable and _("the GPU baseline (artifact {id})", { id = tostring(base.artifact.id) })
 		if c.on and (side or not from) then
 			ctx.report{
 				key = "no-" .. c.metric .. ":" .. tostring(npu.artifact.sha256),

@@ -377,6 +377,24 @@ fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["status"] == "ope
 assert any(f["severity"] == "error" and "50 %" in f["message"] for f in fs), [f["message"] for f in fs]
 PY
 
+# ------------------------------------------------- benchmarks that measure nothing
+# a GPU baseline throughput of 0 made the throughput criterion skip silently (the sign-off
+# went through while the report said FAIL); 1e400 parses as infinity and crashed the
+# acceptance check. Both are refused at ingest, one line each, nothing stored.
+bz="$work/bench-zero"
+make_project "$bz"
+"$FERRY" init "$bz" >/dev/null
+printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"8x A100","precision":"bf16","metrics":{"accuracy":0.761,"throughput":0}}' >"$work/gpu0.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Ascend910B2","precision":"bf16","metrics":{"accuracy":1e400,"throughput":2400}}' >"$work/npuinf.json"
+expect_exit 3 "a benchmark with throughput 0 is refused" -- "$FERRY" -C "$bz" ingest bench "$work/gpu0.json" --label gpu
+one_line "$work/err" "in one line"
+expect_grep "gpu0.json: throughput 0 is no measurement" "$work/err" "naming the file and why"
+expect_exit 3 "a benchmark with an infinite accuracy is refused" -- "$FERRY" -C "$bz" ingest bench "$work/npuinf.json" --label npu
+expect_grep "npuinf.json: metric \"accuracy\" is not a finite number" "$work/err" "naming the metric"
+"$FERRY" -C "$bz" log --events --format json >"$work/bz.json"
+python3 -c 'import json,sys; ev=json.load(open(sys.argv[1]))["events"]; assert not [e for e in ev if e["kind"]=="ingest"], ev' "$work/bz.json" &&
+	ok "nothing was stored" || fail "a refused benchmark was recorded"
+
 # ------------------------------------------------- evidence is judged when it arrives
 # a failing comparison after the sign-off reopens tune in status and the report at once,
 # without a `ferry check`; an ingested profile is analysed before any report shows it
