@@ -202,7 +202,9 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 	}
 	char *end = NULL;
 	double d = strtod(value, &end);
-	int number = *value && end != value && d >= 0;
+	/* strtod skips leading blanks: " 0.01" would be stored as typed and read as a number
+	 * by some readers and not others */
+	int number = *value && !isspace((unsigned char)*value) && end != value && d >= 0;
 	if (k->kind != CFG_TEXT && k->kind != CFG_WORD && k->kind != CFG_IDS && end != value && !isfinite(d))
 		return err_set(FERRY_EUSAGE, _("config %s %s: must be a finite number"), key, value);
 	switch (k->kind) {

@@ -36,6 +36,9 @@ for v in 1e999 inf nan -inf infinity 1e999%; do
 done
 expect_exit 2 "config model.params_b 1e400 refused" -- "$FERRY" -C "$c" config model.params_b 1e400
 expect_grep "finite" "$work/err" "the refusal says the number must be finite"
+expect_exit 2 "config tolerance.loss ' 0.01' refused (a leading blank)" -- "$FERRY" -C "$c" config tolerance.loss " 0.01"
+expect_exit 2 "config tolerance.loss '0.01 ' refused (a trailing blank)" -- "$FERRY" -C "$c" config tolerance.loss "0.01 "
+expect_exit 2 "config target.cards ' 8' refused" -- "$FERRY" -C "$c" config target.cards " 8"
 expect_exit 0 "config tolerance.loss 0.02 accepted" -- "$FERRY" -C "$c" config tolerance.loss 0.02
 
 # ---- ingest validates content at any size ---------------------------------------
