@@ -2,8 +2,10 @@
 #include "export.h"
 #include "audit.h"
 #include "err.h"
+#include "intl.h"
 #include "util.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,9 +25,72 @@ static int record(workspace *ws, const char *anchor, const char *what, const cha
 	return ws_event(ws, "export", d);
 }
 
+/* The absolute path dir names, through its nearest existing folder (the rest need not
+ * exist yet); NULL when none of it resolves. */
+static char *resolved_dest(const char *dir)
+{
+	char *probe = xstrdup(dir), *tail = xstrdup("");
+	char real[PATH_MAX];
+	for (;;) {
+		if (realpath(*probe ? probe : ".", real)) {
+			char *out = *tail ? util_path_join(real, tail) : xstrdup(real);
+			free(probe);
+			free(tail);
+			return out;
+		}
+		char *slash = strrchr(probe, '/');
+		char *name = slash ? slash + 1 : probe;
+		char *t = *tail ? xasprintf("%s/%s", name, tail) : xstrdup(name);
+		free(tail);
+		tail = t;
+		if (!slash) {
+			probe[0] = '\0';
+		} else {
+			*slash = '\0';
+			if (slash == probe) { /* "/x": the root */
+				free(probe);
+				probe = xstrdup("/");
+			}
+		}
+		if (!*probe && !*tail) {
+			free(probe);
+			free(tail);
+			return NULL;
+		}
+	}
+}
+
+/* 1 when path is root or below it. */
+static int is_under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/' || (n && root[n - 1] == '/'));
+}
+
+/* Patches written into the project would be taken for a change of it (a "manual edit"
+ * checkpoint that ships in the next export), and into a git folder they would write into
+ * the client's repository: both are refused before anything is written. */
+static int check_patch_dest(workspace *ws, const char *dir)
+{
+	char *dest = resolved_dest(dir);
+	int rc = 0;
+	if (dest && is_under(dest, ws->root))
+		rc = err_set(FERRY_EUSAGE, _("export patches %s: inside the project (%s); write them outside it, where they "
+		                             "are not taken for a change of the project"),
+		             dir, ws->root);
+	else if (dest && (strstr(dest, "/.git/") || util_ends_with(dest, "/.git")))
+		rc = err_set(FERRY_EUSAGE, _("export patches %s: inside a git repository's own folder; write them elsewhere"),
+		             dir);
+	free(dest);
+	return rc;
+}
+
 int export_patches(char anchor[96], workspace *ws, const char *dir)
 {
 	anchor[0] = '\0';
+	int guard = check_patch_dest(ws, dir);
+	if (guard)
+		return guard;
 	char *signoff = store_config_get(ws->db, "export.signoff");
 	int signed_off = signoff && strcmp(signoff, "true") == 0;
 	free(signoff);

@@ -17,6 +17,18 @@ printf '\n# 注释: device\n' >>"$p/train.py"
 "$FERRY" -C "$p" check --phase adapt >/dev/null 2>&1
 "$FERRY" -C "$p" fix --all --phase adapt --yes >/dev/null 2>&1
 
+# patches are never written into the client's repository folder or the project: there they
+# would change the client's .git, or be taken for a change of the project
+git_before=$(find "$p/.git" -newer "$p/train.py" | wc -l)
+for d in "$p/.git" "$p/.git/patches" "$p/patches" "$p/.ferry/out" "$p"; do
+	expect_exit 2 "export patches into $(basename "$d") is refused" -- "$FERRY" -C "$p" export patches "$d"
+	one_line "$work/err" "in one line"
+done
+expect_grep "inside the project" "$work/err" "the refusal says why"
+[ ! -e "$p/patches" ] && [ ! -e "$p/.ferry/out" ] && [ ! -e "$p/.git/patches" ] && [ ! -e "$p/.git/AUDIT-ANCHOR" ] &&
+	ok "nothing was written there" || fail "a refused export wrote files"
+[ "$(find "$p/.git" -newer "$p/train.py" | wc -l)" -eq "$git_before" ] && ok "the client's .git is untouched" ||
+	fail "the client's .git changed"
 expect_exit 0 "export patches" -- "$FERRY" -C "$p" export patches "$work/plain"
 grep -q '^From: =?UTF-8?B?[A-Za-z0-9+/=]*?= <zw@example.cn>$' "$work/plain"/0001-*.patch \
 	&& ok "From: is RFC 2047 encoded" || { fail "From: not encoded"; grep '^From:' "$work/plain"/0001-*.patch; }
