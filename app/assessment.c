@@ -75,14 +75,14 @@ static cJSON *quote_compute(store *s, const cJSON *weights, const cJSON *counts,
 		cJSON_AddStringToObject(l, "name", all[i].name);
 		cJSON_AddNumberToObject(l, "estimate_days", round(est[i] * 10) / 10);
 		char *key = xasprintf("quote.days.%s", all[i].name);
-		double agreed = config_number(s, key, -1), days = agreed >= 0 ? agreed : round(est[i] * 10) / 10;
+		double agreed = config_number(s, key, -1), days = agreed >= 0 ? agreed : est[i];
 		free(key);
 		if (agreed >= 0)
 			cJSON_AddNumberToObject(l, "agreed_days", agreed);
-		cJSON_AddNumberToObject(l, "days", days);
+		cJSON_AddNumberToObject(l, "days", round(days * 10) / 10);
 		if (rate_text && rate >= 0)
 			cJSON_AddNumberToObject(l, "amount", round(days * rate * 100) / 100);
-		total += days;
+		total += days; /* rounded once, below: with nothing agreed it is the effort estimate */
 		cJSON_AddItemToArray(lines, l);
 	}
 	cJSON_AddNumberToObject(q, "days", round(total * 10) / 10);

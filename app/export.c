@@ -33,10 +33,27 @@ static char *resolved_dest(const char *dir)
 	char real[PATH_MAX];
 	for (;;) {
 		if (realpath(*probe ? probe : ".", real)) {
-			char *out = *tail ? util_path_join(real, tail) : xstrdup(real);
+			/* the part not there yet: "." and ".." taken as the kernel will once the
+			 * folders are made ("new/../../project" leads into the project) */
+			sbuf out;
+			sbuf_init(&out);
+			sbuf_adds(&out, real);
+			for (char *save = NULL, *c = strtok_r(tail, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+				if (strcmp(c, ".") == 0)
+					continue;
+				if (strcmp(c, "..") == 0) {
+					char *slash = strrchr(out.buf, '/');
+					out.len = slash && slash != out.buf ? (size_t)(slash - out.buf) : 1;
+					out.buf[out.len] = '\0';
+					continue;
+				}
+				if (out.len > 1)
+					sbuf_addc(&out, '/');
+				sbuf_adds(&out, c);
+			}
 			free(probe);
 			free(tail);
-			return out;
+			return sbuf_detach(&out);
 		}
 		char *slash = strrchr(probe, '/');
 		char *name = slash ? slash + 1 : probe;

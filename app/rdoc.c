@@ -196,40 +196,22 @@ static int is(const cJSON *n, const char *t) { return strcmp(type(n), t) == 0; }
 
 /* ---------- Markdown ---------- */
 
-/* The length of the code span `...` that opens at s[i] (single backticks, not escaped,
- * closed before the end of the text), or 0. Markdown shows what is inside one as
- * written, so '<' and '&' there stay as they are (an entity would show as "&lt;"); every
- * '<' outside one is escaped, so no HTML tag can open before it. */
-static size_t md_code_span(const char *s, size_t i)
-{
-	if (s[i] != '`' || s[i + 1] == '`' || (i > 0 && (s[i - 1] == '`' || s[i - 1] == '\\')))
-		return 0;
-	const char *end = strchr(s + i + 1, '`');
-	return end && end[1] != '`' ? (size_t)(end - (s + i)) + 1 : 0;
-}
-
-/* '<' and '&' as entities so nothing becomes HTML, except inside a code span; in a cell
- * also '|' escaped and line breaks as spaces. */
+/* '<' and '&' as entities so nothing becomes HTML, inside code spans too (a renderer's
+ * idea of where a span ends cannot be trusted to match ours, so a '<' is never written
+ * raw); in a cell also '|' escaped and line breaks as spaces. */
 static void md_esc(sbuf *b, const char *s, int cell)
 {
-	size_t code_end = 0; /* one past the closing backtick of the code span we are in */
-	for (size_t i = 0; s[i]; i++) {
-		if (i >= code_end) {
-			size_t n = md_code_span(s, i);
-			code_end = n ? i + n : 0;
-		}
-		int in_code = i < code_end;
-		char c = s[i];
-		if (c == '<' && !in_code)
+	for (; *s; s++) {
+		if (*s == '<')
 			sbuf_adds(b, "&lt;");
-		else if (c == '&' && !in_code)
+		else if (*s == '&')
 			sbuf_adds(b, "&amp;");
-		else if (cell && c == '|')
+		else if (cell && *s == '|')
 			sbuf_adds(b, "\\|");
-		else if (cell && (c == '\n' || c == '\r'))
+		else if (cell && (*s == '\n' || *s == '\r'))
 			sbuf_addc(b, ' ');
 		else
-			sbuf_addc(b, c);
+			sbuf_addc(b, *s);
 	}
 }
 
@@ -244,16 +226,16 @@ static void md_inline(sbuf *b, const cJSON *in, int cell)
 			sbuf_addc(b, ' ');
 		first = 0;
 		if (strcmp(k, "code") == 0) {
-			char *span = xasprintf("`%s`", x);
-			md_esc(b, span, cell);
-			free(span);
+			sbuf_addc(b, '`');
+			md_esc(b, x, cell);
+			sbuf_addc(b, '`');
 		} else if (strcmp(k, "b") == 0 || (strcmp(k, "badge") == 0 && !cell)) {
 			sbuf_adds(b, "**");
 			md_esc(b, x, cell);
 			sbuf_adds(b, "**");
 		} else if (strcmp(k, "loc") == 0 && !cell) {
 			sbuf_addc(b, '`');
-			sbuf_adds(b, x);
+			md_esc(b, x, 0); /* a client's file name */
 			sbuf_addc(b, '`');
 		} else if (strcmp(k, "ref") == 0) {
 			char *r = xasprintf(_("*(%s)*"), x);

@@ -906,14 +906,14 @@ static void m_quote(cJSON *parent, const cJSON *q)
 	if (priced)
 		rdoc_textf(rdoc_para(sec, "muted"),
 		           _("At %.2f %s per person-day (`ferry config quote.rate`). A line's days are the estimate from the "
-		             "open assess findings of its categories until `ferry config quote.days.<line> DAYS` records the "
+		             "open assess findings of its categories until `ferry config quote.days.LINE DAYS` records the "
 		             "days agreed."),
 		           json_num(q, "rate"), *cur ? cur : "");
 	else
 		rdoc_para_text(sec, "muted",
 		               _("Price it with `ferry config quote.rate PRICE` (per person-day) and `ferry config quote.currency "
 		                 "CNY`. A line's days are the estimate from the open assess findings of its categories until "
-		                 "`ferry config quote.days.<line> DAYS` records the days agreed."));
+		                 "`ferry config quote.days.LINE DAYS` records the days agreed."));
 }
 
 static void m_summary(cJSON *d, const cJSON *doc)

@@ -111,7 +111,7 @@ return {
 						dtype = dt or dt_node.text
 					end
 					local model = ckpt and ("`" .. ckpt .. "`") or _("from a checkpoint named at run time")
-					local q = ckpt and ckpt:match("^[^/]*/?(.+)$") or "<model>"
+					local q = ckpt and ckpt:match("([^/]+)$") or "<model>"
 					local vl = vision_language(ckpt or "", last)
 					local fam = not vl and family(mindie, ckpt or "", last:match("^Auto") and "" or last)
 					local message

@@ -20,12 +20,15 @@ printf '\n# 注释: device\n' >>"$p/train.py"
 # patches are never written into the client's repository folder or the project: there they
 # would change the client's .git, or be taken for a change of the project
 git_before=$(find "$p/.git" -newer "$p/train.py" | wc -l)
-for d in "$p/.git" "$p/.git/patches" "$p/patches" "$p/.ferry/out" "$p"; do
+mkdir -p "$work/elsewhere"
+for d in "$p/.git" "$p/.git/patches" "$p/patches" "$p/.ferry/out" "$p" "$work/elsewhere/new/../../client/patches" \
+	"$work/elsewhere/n1/n2/../../../client/.git/x"; do
 	expect_exit 2 "export patches into $(basename "$d") is refused" -- "$FERRY" -C "$p" export patches "$d"
 	one_line "$work/err" "in one line"
 done
 expect_grep "inside the project" "$work/err" "the refusal says why"
 [ ! -e "$p/patches" ] && [ ! -e "$p/.ferry/out" ] && [ ! -e "$p/.git/patches" ] && [ ! -e "$p/.git/AUDIT-ANCHOR" ] &&
+	[ ! -e "$p/.git/x" ] && [ ! -e "$work/elsewhere/new" ] &&
 	ok "nothing was written there" || fail "a refused export wrote files"
 [ "$(find "$p/.git" -newer "$p/train.py" | wc -l)" -eq "$git_before" ] && ok "the client's .git is untouched" ||
 	fail "the client's .git changed"
