@@ -38,10 +38,12 @@ static char *resolved_dest(const char *dir)
 			sbuf out;
 			sbuf_init(&out);
 			sbuf_adds(&out, real);
+			int up = 0;
 			for (char *save = NULL, *c = strtok_r(tail, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 				if (strcmp(c, ".") == 0)
 					continue;
 				if (strcmp(c, "..") == 0) {
+					up = 1;
 					char *slash = strrchr(out.buf, '/');
 					out.len = slash && slash != out.buf ? (size_t)(slash - out.buf) : 1;
 					out.buf[out.len] = '\0';
@@ -53,7 +55,14 @@ static char *resolved_dest(const char *dir)
 			}
 			free(probe);
 			free(tail);
-			return sbuf_detach(&out);
+			char *path = sbuf_detach(&out);
+			if (!up)
+				return path;
+			/* after a "..", a folder that exists may follow, a link among them: resolve
+			 * the path again from the top ("new/../link-to-project" leads into it) */
+			char *again = resolved_dest(path);
+			free(path);
+			return again;
 		}
 		char *slash = strrchr(probe, '/');
 		char *name = slash ? slash + 1 : probe;

@@ -21,8 +21,9 @@ printf '\n# 注释: device\n' >>"$p/train.py"
 # would change the client's .git, or be taken for a change of the project
 git_before=$(find "$p/.git" -newer "$p/train.py" | wc -l)
 mkdir -p "$work/elsewhere"
+ln -s "$p" "$work/elsewhere/link"
 for d in "$p/.git" "$p/.git/patches" "$p/patches" "$p/.ferry/out" "$p" "$work/elsewhere/new/../../client/patches" \
-	"$work/elsewhere/n1/n2/../../../client/.git/x"; do
+	"$work/elsewhere/n1/n2/../../../client/.git/x" "$work/elsewhere/n3/../link/patches"; do
 	expect_exit 2 "export patches into $(basename "$d") is refused" -- "$FERRY" -C "$p" export patches "$d"
 	one_line "$work/err" "in one line"
 done
