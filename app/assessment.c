@@ -67,8 +67,8 @@ static cJSON *quote_compute(store *s, const cJSON *weights, const cJSON *counts,
 			if (strcmp(all[i].name, line) == 0)
 				est[i] += w->valuedouble * json_num(counts, w->string);
 	}
-	char *rate_text = store_config_get(s, "quote.rate"), *currency = store_config_get(s, "quote.currency");
-	double rate = config_number(s, "quote.rate", -1), total = 0;
+	char *currency = store_config_get(s, "quote.currency");
+	double rate = config_number(s, "quote.rate", -1), total = 0; /* -1: no price set */
 	cJSON *q = cJSON_CreateObject(), *lines = cJSON_AddArrayToObject(q, "services");
 	for (size_t i = 0; i < n; i++) {
 		cJSON *l = cJSON_CreateObject();
@@ -80,19 +80,18 @@ static cJSON *quote_compute(store *s, const cJSON *weights, const cJSON *counts,
 		if (agreed >= 0)
 			cJSON_AddNumberToObject(l, "agreed_days", agreed);
 		cJSON_AddNumberToObject(l, "days", round(days * 10) / 10);
-		if (rate_text && rate >= 0)
+		if (rate >= 0)
 			cJSON_AddNumberToObject(l, "amount", round(days * rate * 100) / 100);
 		total += days; /* rounded once, below: with nothing agreed it is the effort estimate */
 		cJSON_AddItemToArray(lines, l);
 	}
 	cJSON_AddNumberToObject(q, "days", round(total * 10) / 10);
-	if (rate_text && rate >= 0) {
+	if (rate >= 0) {
 		cJSON_AddNumberToObject(q, "rate", rate);
 		cJSON_AddNumberToObject(q, "amount", round(total * rate * 100) / 100);
 	}
 	if (currency)
 		cJSON_AddStringToObject(q, "currency", currency);
-	free(rate_text);
 	free(currency);
 	free(est);
 	return q;

@@ -630,7 +630,8 @@ static int stage_all(history *h, git_index *index, const git_strarray *given, st
 	 * fix's checkpoint, not a later "manual edit" a revert of the fix leaves behind. */
 	if (given && !collect && rc == 0)
 		rc = stage_each(h, index, spec);
-	for (size_t i = 0; spec && i < spec->count && rc == 0; i++) {
+	/* otherwise the exact paths the scan could not reach: new files it skipped */
+	for (size_t i = 0; spec && (collect || !given) && i < spec->count && rc == 0; i++) {
 		char *path = util_path_join(h->root, spec->strings[i]);
 		struct stat st;
 		int ignored = 0;
