@@ -124,8 +124,10 @@ static int validate_bench(const char *name, const char *data, size_t len)
 	int rc = validate_json_schema(name, data, len, "ferry-bench/", &doc);
 	if (rc)
 		return rc;
-	const cJSON *m = cJSON_GetObjectItem(doc, "metrics");
-	if (!cJSON_IsObject(m) || !m->child)
+	const cJSON *m = cJSON_GetObjectItem(doc, "metrics"), *w = cJSON_GetObjectItem(doc, "workload");
+	if (w && !(cJSON_IsString(w) && bench_workload_parse(w->valuestring) >= 0))
+		rc = err_set(FERRY_ECORRUPT, _("%s: \"workload\" is \"training\" or \"inference\""), name);
+	else if (!cJSON_IsObject(m) || !m->child)
 		rc = err_set(FERRY_ECORRUPT, _("%s: benchmark without \"metrics\" (accuracy, throughput …)"), name);
 	for (const cJSON *v = m ? m->child : NULL; !rc && v; v = v->next)
 		if (!cJSON_IsNumber(v))

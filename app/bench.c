@@ -29,6 +29,7 @@ static cJSON *ais_document(double latency_ms, double throughput, double batch)
 	cJSON_AddStringToObject(d, "schema", "ferry-bench/1");
 	cJSON_AddStringToObject(d, "label", "ais_bench");
 	cJSON_AddStringToObject(d, "hardware", "Ascend NPU (ais_bench / msit benchmark)");
+	cJSON_AddStringToObject(d, "workload", "inference"); /* it runs an offline model */
 	cJSON *m = cJSON_AddObjectToObject(d, "metrics");
 	add_finite(m, "latency_ms", latency_ms);
 	add_finite(m, "throughput", throughput);
@@ -103,11 +104,22 @@ cJSON *bench_decode(const char *text, size_t len)
 	return doc;
 }
 
+static int is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/* 1 when s holds one of words as a word of its own: no letter right before it, and none
+ * after it but a plural 's' ("8 NPUs", "gpu0", "Ascend910B", "npu_run"; not "input"). */
 static int names_any(const char *s, const char *const *words)
 {
-	for (size_t i = 0; s && words[i]; i++)
-		if (strcasestr(s, words[i]))
-			return 1;
+	for (size_t i = 0; s && words[i]; i++) {
+		size_t n = strlen(words[i]);
+		for (const char *p = strcasestr(s, words[i]); p; p = strcasestr(p + 1, words[i])) {
+			const char *after = p + n;
+			if (*after == 's' || *after == 'S')
+				after++;
+			if ((p == s || !is_letter(p[-1])) && !is_letter(*after))
+				return 1;
+		}
+	}
 	return 0;
 }
 
@@ -122,8 +134,36 @@ static int entry_names(const bench_entry *e, const char *const *words)
 	return names_any(e->label, words) || names_any(label, words) || names_any(hardware, words);
 }
 
-static const char *const gpu_words[] = { "gpu", "nvidia", "cuda", NULL };
-static const char *const npu_words[] = { "npu", "ascend", "atlas", NULL };
+static const char *const gpu_words[] = { "gpu", "nvidia", "cuda", "英伟达", NULL };
+static const char *const npu_words[] = { "npu", "ascend", "atlas", "昇腾", NULL };
+
+static const char *const workload_names[] = { NULL, "training", "inference" };
+
+const char *bench_workload_name(bench_workload w) { return workload_names[w]; }
+
+int bench_workload_parse(const char *name)
+{
+	for (int w = BENCH_TRAINING; w <= BENCH_INFERENCE; w++)
+		if (name && strcmp(name, workload_names[w]) == 0)
+			return w;
+	return -1;
+}
+
+bench_workload bench_workload_of(const cJSON *doc)
+{
+	const cJSON *w = cJSON_GetObjectItem(doc, "workload");
+	int stated = cJSON_IsString(w) ? bench_workload_parse(w->valuestring) : -1;
+	if (stated >= 0)
+		return (bench_workload)stated;
+	return cJSON_IsArray(cJSON_GetObjectItem(doc, "sweep")) ? BENCH_INFERENCE : BENCH_ANY;
+}
+
+/* 1 when the entry counts for workload w. */
+static int of_workload(const bench_entry *e, bench_workload w)
+{
+	bench_workload own = bench_workload_of(e->doc);
+	return w == BENCH_ANY || own == BENCH_ANY || own == w;
+}
 
 static int newer(const bench_entry *e, int i, int best)
 {
@@ -136,25 +176,27 @@ static int npu_measured(const bench_entry *e)
 	return cJSON_IsObject(cJSON_GetObjectItem(e->doc, "metrics")) && entry_names(e, npu_words);
 }
 
-int bench_measuring(const bench_entry *e, size_t n, int baseline, const char *metric)
+int bench_measuring(const bench_entry *e, size_t n, int baseline, const char *metric, bench_workload w)
 {
 	int best = -1;
 	for (size_t k = 0; k < n; k++) {
 		int i = (int)k;
 		const cJSON *m = cJSON_GetObjectItem(e[i].doc, "metrics");
 		const cJSON *v = metric ? cJSON_GetObjectItem(m, metric) : NULL;
-		if (i != baseline && npu_measured(&e[i]) && (!metric || (cJSON_IsNumber(v) && isfinite(v->valuedouble))) &&
+		if (i != baseline && npu_measured(&e[i]) && of_workload(&e[i], w) && (!metric || (cJSON_IsNumber(v) && isfinite(v->valuedouble))) &&
 		    newer(e, i, best))
 			best = i;
 	}
 	return best;
 }
 
-void bench_choose(bench_choice *c, const bench_entry *e, size_t n)
+void bench_choose(bench_choice *c, const bench_entry *e, size_t n, bench_workload w)
 {
 	int other = -1, gpu = -1; /* the newest naming a GPU, and naming neither */
 	for (size_t k = 0; k < n; k++) {
 		int i = (int)k;
+		if (!of_workload(&e[i], w))
+			continue;
 		if (entry_names(&e[i], npu_words))
 			continue; /* an NPU run, whatever else it names, is never the baseline */
 		if (entry_names(&e[i], gpu_words)) {
@@ -165,7 +207,7 @@ void bench_choose(bench_choice *c, const bench_entry *e, size_t n)
 		}
 	}
 	c->baseline = gpu >= 0 ? gpu : other;
-	c->npu = bench_measuring(e, n, c->baseline, NULL);
-	c->accuracy = bench_measuring(e, n, c->baseline, "accuracy");
-	c->throughput = bench_measuring(e, n, c->baseline, "throughput");
+	c->npu = bench_measuring(e, n, c->baseline, NULL, w);
+	c->accuracy = bench_measuring(e, n, c->baseline, "accuracy", w);
+	c->throughput = bench_measuring(e, n, c->baseline, "throughput", w);
 }

@@ -10,7 +10,14 @@
  * do); the GPU baseline is the newest of the others naming a GPU (gpu, nvidia, cuda), else
  * the newest naming neither (a baseline labelled "a100-run"), so an NPU run is never
  * measured against another; each acceptance metric comes from the newest NPU benchmark
- * that measured it.
+ * that measured it. The words are matched whole (a label "gpu-input512" names no NPU,
+ * "ascending" no Ascend), so a name that merely contains one does not move a run to the
+ * other side.
+ *
+ * A benchmark measures training or inference: its "workload" says so, ais_bench output
+ * and a document with a batch "sweep" are inference, and one that states nothing counts
+ * for both. A choice for one workload leaves out the benchmarks of the other, so an
+ * inference throughput never answers a training criterion.
  */
 #ifndef FERRY_BENCH_H
 #define FERRY_BENCH_H
@@ -37,10 +44,21 @@ typedef struct bench_choice {
 	int baseline, npu, accuracy, throughput;
 } bench_choice;
 
-void bench_choose(bench_choice *c, const bench_entry *e, size_t n);
+typedef enum bench_workload { BENCH_ANY, BENCH_TRAINING, BENCH_INFERENCE } bench_workload;
 
-/* The newest NPU benchmark with metrics (metric NULL) or measuring metric, other than
- * the entry baseline (-1: none), as an index into the entries; -1 when there is none. */
-int bench_measuring(const bench_entry *e, size_t n, int baseline, const char *metric);
+/* The workload a decoded benchmark states or implies (BENCH_ANY: it does not say). */
+bench_workload bench_workload_of(const cJSON *doc);
+
+/* "training", "inference" or NULL (BENCH_ANY), and back (-1: not a workload name). */
+const char *bench_workload_name(bench_workload w);
+int bench_workload_parse(const char *name);
+
+/* Chooses among the benchmarks of workload w (BENCH_ANY: all of them). */
+void bench_choose(bench_choice *c, const bench_entry *e, size_t n, bench_workload w);
+
+/* The newest NPU benchmark of workload w with metrics (metric NULL) or measuring metric,
+ * other than the entry baseline (-1: none), as an index into the entries; -1 when there
+ * is none. */
+int bench_measuring(const bench_entry *e, size_t n, int baseline, const char *metric, bench_workload w);
 
 #endif

@@ -2595,14 +2595,19 @@ static int ctx_bench(lua_State *L)
 	return 1;
 }
 
-/* ctx.bench_choice([metric]): {baseline=, npu=, accuracy=, throughput=}, artifact ids of
- * the benchmarks bench_choose picks, and with metric measured=, the newest NPU benchmark
- * measuring it (a key is absent when none fits). */
+/* ctx.bench_choice([metric [, workload]]): {baseline=, npu=, accuracy=, throughput=},
+ * artifact ids of the benchmarks bench_choose picks among those of workload ("training",
+ * "inference"; nil: all), and with metric measured=, the newest NPU benchmark measuring it
+ * (a key is absent when none fits). */
 static int ctx_bench_choice(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
 	papi_run *run = run_of(L, sb);
 	const char *metric = luaL_optstring(L, 1, NULL);
+	const char *wname = luaL_optstring(L, 2, NULL);
+	int w = wname ? bench_workload_parse(wname) : BENCH_ANY;
+	if (w < 0)
+		return luaL_argerror(L, 2, "\"training\" or \"inference\"");
 	const cJSON *list = artifacts(L, run, "bench"), *a;
 	size_t n = (size_t)cJSON_GetArraySize(list), i = 0;
 	box *docs = box_new(L, cjson_release);
@@ -2619,10 +2624,10 @@ static int ctx_bench_choice(lua_State *L)
 		i++;
 	}
 	bench_choice c;
-	bench_choose(&c, e, i);
+	bench_choose(&c, e, i, (bench_workload)w);
 	lua_createtable(L, 0, 5);
 	const int pick[5] = { c.baseline, c.npu, c.accuracy, c.throughput,
-		              metric ? bench_measuring(e, i, c.baseline, metric) : -1 };
+		              metric ? bench_measuring(e, i, c.baseline, metric, (bench_workload)w) : -1 };
 	static const char *const key[5] = { "baseline", "npu", "accuracy", "throughput", "measured" };
 	for (int k = 0; k < 5; k++)
 		if (pick[k] >= 0) {

@@ -124,12 +124,14 @@ static cJSON *environment_summary(workspace *ws, const cJSON *arts)
 	return env;
 }
 
-/* The benchmarks on record, decoded (bench.h), and bench.h's choice among them. */
+/* The benchmarks on record, decoded (bench.h), and bench.h's choice among them for each
+ * workload (c[BENCH_ANY]: among all). */
 typedef struct bench_set {
 	bench_entry *e;
 	const cJSON **row; /* each entry's artifact row */
 	size_t n;
-	bench_choice c;
+	int stated;        /* 1 when a benchmark states or implies its workload */
+	bench_choice c[3];
 } bench_set;
 
 static void bench_set_read(bench_set *b, workspace *ws, const cJSON *arts)
@@ -138,6 +140,7 @@ static void bench_set_read(bench_set *b, workspace *ws, const cJSON *arts)
 	b->e = xcalloc(cap, sizeof *b->e);
 	b->row = xcalloc(cap, sizeof *b->row);
 	b->n = 0;
+	b->stated = 0;
 	const cJSON *a;
 	cJSON_ArrayForEach(a, arts) {
 		if (strcmp(json_str(a, "kind"), "bench") != 0)
@@ -150,8 +153,10 @@ static void bench_set_read(bench_set *b, workspace *ws, const cJSON *arts)
 		free(text);
 		b->e[b->n] = (bench_entry){ json_int(a, "id"), json_str(a, "label"), doc };
 		b->row[b->n++] = a;
+		b->stated |= bench_workload_of(doc) != BENCH_ANY;
 	}
-	bench_choose(&b->c, b->e, b->n);
+	for (int w = BENCH_ANY; w <= BENCH_INFERENCE; w++)
+		bench_choose(&b->c[w], b->e, b->n, (bench_workload)w);
 }
 
 static void bench_set_done(bench_set *b)
@@ -165,9 +170,9 @@ static void bench_set_done(bench_set *b)
 /* The GPU baseline bench.h chooses, decoded, or JSON null. */
 static cJSON *gpu_baseline(const bench_set *bs)
 {
-	if (bs->c.baseline < 0)
+	if (bs->c[BENCH_ANY].baseline < 0)
 		return cJSON_CreateNull();
-	const bench_entry *e = &bs->e[bs->c.baseline];
+	const bench_entry *e = &bs->e[bs->c[BENCH_ANY].baseline];
 	cJSON *b = cJSON_CreateObject();
 	cJSON_AddNumberToObject(b, "artifact", (double)e->id);
 	if (!e->doc) {
@@ -192,19 +197,21 @@ static cJSON *artifact_ref(const cJSON *art)
 	return o;
 }
 
-/* The NPU's benchmarks against the GPU baseline and the acceptance criteria, as the
- * acceptance checks judge them (plan.bench_acceptance on the same bench.h choice): each
- * metric from the newest NPU benchmark that measured it, so an ais_bench throughput and
- * an accuracy document ingested beside it are judged together. */
-static cJSON *bench_verdict(const bench_set *bs, const cJSON *config)
+/* The NPU's benchmarks of workload w against the GPU baseline and the acceptance
+ * criteria, as the acceptance checks judge them (plan.bench_acceptance on the same bench.h
+ * choice): each metric from the newest NPU benchmark that measured it, so an ais_bench
+ * throughput and an accuracy document ingested beside it are judged together. */
+static cJSON *bench_verdict(const bench_set *bs, const cJSON *config, bench_workload w)
 {
-	const bench_choice *c = &bs->c;
+	const bench_choice *c = &bs->c[w];
 	if (c->baseline < 0 || (c->accuracy < 0 && c->throughput < 0))
 		return NULL;
 	const cJSON *gm = cJSON_GetObjectItem(bs->e[c->baseline].doc, "metrics");
 	const cJSON *am = c->accuracy >= 0 ? cJSON_GetObjectItem(bs->e[c->accuracy].doc, "metrics") : NULL;
 	const cJSON *tm = c->throughput >= 0 ? cJSON_GetObjectItem(bs->e[c->throughput].doc, "metrics") : NULL;
 	cJSON *v = cJSON_CreateObject();
+	if (bench_workload_name(w))
+		cJSON_AddStringToObject(v, "workload", bench_workload_name(w));
 	cJSON_AddItemToObject(v, "a", artifact_ref(bs->row[c->baseline]));
 	int b = c->accuracy >= 0 ? c->accuracy : c->throughput;
 	cJSON_AddItemToObject(v, "b", artifact_ref(bs->row[b]));
@@ -430,11 +437,17 @@ static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *art
 		for (int i = 0; i < 2; i++)
 			cJSON_DeleteItemFromObject(cJSON_GetObjectItem(kind, i ? "b" : "a"), "path");
 	judge_loss_now(cJSON_GetObjectItem(c, "loss"), config);
-	cJSON *p = profile_verdict(arts, findings), *b = bench_verdict(bs, config);
+	/* once a benchmark says which workload it measured, training (tune.acceptance) and
+	 * inference (infer-optimize.acceptance) are judged apart, as their checks do */
+	cJSON *p = profile_verdict(arts, findings);
+	cJSON *b = bench_verdict(bs, config, bs->stated ? BENCH_TRAINING : BENCH_ANY);
+	cJSON *bi = bs->stated ? bench_verdict(bs, config, BENCH_INFERENCE) : NULL;
 	if (p)
 		cJSON_AddItemToObject(c, "profile", p);
 	if (b)
 		cJSON_AddItemToObject(c, "bench", b);
+	if (bi)
+		cJSON_AddItemToObject(c, "bench_inference", bi);
 	*out = c;
 	return 0;
 }
@@ -1196,11 +1209,13 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	const cJSON *config = cJSON_GetObjectItem(doc, "config");
 	if (!cJSON_IsObject(v))
 		return 0;
-	static const char *const names[][2] = { { "loss", N_("Loss curve") }, { "dump", N_("Tensor dump") },
-		                                    { "profile", N_("Profile") },  { "bench", N_("Benchmark") } };
-	const char *name = kind;
+	static const char *const names[][2] = { { "loss", N_("Loss curve") },       { "dump", N_("Tensor dump") },
+		                                    { "profile", N_("Profile") },        { "bench", N_("Benchmark") },
+		                                    { "training", N_("Benchmark, training") },
+		                                    { "inference", N_("Benchmark, inference") } };
+	const char *name = kind, *workload = json_str(v, "workload");
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(names[i][0], kind) == 0)
+		if (strcmp(names[i][0], *workload ? workload : kind) == 0)
 			name = _(names[i][1]);
 	cells[0] = xstrdup(name);
 	char up[64];
@@ -1293,7 +1308,7 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	return 1;
 }
 
-static const char *const verdict_kinds[] = { "loss", "dump", "profile", "bench", NULL };
+static const char *const verdict_kinds[] = { "loss", "dump", "profile", "bench", "bench_inference", NULL };
 
 static void m_environment(cJSON *d, const cJSON *doc)
 {

@@ -21,6 +21,7 @@ return {
 		.. "of it. Either shortfall blocks the sign-off until a newer benchmark meets it or it is waived with a reason."),
 	run = function(ctx)
 		plan.bench_acceptance(ctx, {
+			workload = "inference",
 			accuracy = _("Compare the outputs layer by layer (`ferry compare dump`), keep the diverging operators in float32 (ATC --precision_mode=allow_mix_precision or --keep_dtype), measure again and ingest the new benchmark."),
 			throughput = _("Tune before sign-off: AOE subgraph then operator tuning on the model, a larger batch (see the sweep), and W8A8 quantization where accuracy allows (infer-optimize.tuning_guidance); ingest the new benchmark."),
 		})

@@ -7,10 +7,12 @@
 --   plan.training_site(ctx)     the first loss.backward() call of the project: {path=, line=} or nil
 --   plan.parallel(ctx)          parallel-strategy advice from model size, cards and SoC (see below)
 --   plan.read_bench(ctx, a)     a bench artifact decoded, wrong-typed values dropped (nil: not an object)
---   plan.baseline(ctx)          the GPU baseline: decoded bench document, its artifact, missing fields
---                               (the host's choice, ctx.bench_choice, which the report makes too)
---   plan.npu_bench(ctx, metric) the newest NPU benchmark with metrics (with metric, the newest
---                               that measured it): {doc=, artifact=} or nil
+--   plan.baseline(ctx, workload) the GPU baseline: decoded bench document, its artifact, missing
+--                               fields (the host's choice, ctx.bench_choice, which the report makes too)
+--   plan.npu_bench(ctx, metric, workload) the newest NPU benchmark with metrics (with metric, the
+--                               newest that measured it): {doc=, artifact=} or nil
+--                               workload: "training" or "inference" leaves out the other's
+--                               benchmarks; nil chooses among all
 --   plan.strategy(ctx)          the chosen strategy and its description (nil when not chosen)
 
 local ep = require("envprobe")
@@ -321,14 +323,14 @@ function plan.read_bench(ctx, a)
 end
 
 -- The host's choice among the benchmarks on record (ctx.bench_choice, the report's too),
--- asked once per run and metric: {baseline=, npu=, measured=} artifact ids (measured: the
--- newest NPU benchmark measuring metric, when one is given).
+-- asked once per run, metric and workload: {baseline=, npu=, measured=} artifact ids
+-- (measured: the newest NPU benchmark measuring metric, when one is given).
 local choices = setmetatable({}, { __mode = "k" })
-local function choice(ctx, metric)
+local function choice(ctx, metric, workload)
 	local per = choices[ctx] or {}
 	choices[ctx] = per
-	local key = metric or ""
-	if not per[key] then per[key] = ctx.bench_choice(metric) end
+	local key = (metric or "") .. "/" .. (workload or "")
+	if not per[key] then per[key] = ctx.bench_choice(metric, workload) end
 	return per[key]
 end
 
@@ -344,8 +346,8 @@ end
 -- Returns {doc=, artifact=, missing={field names}, metrics=} for the GPU baseline (of the
 -- benchmarks naming no NPU in their label, document label or hardware, the newest naming a
 -- GPU, else the newest), or nil.
-function plan.baseline(ctx)
-	local r = bench_by_id(ctx, choice(ctx).baseline)
+function plan.baseline(ctx, workload)
+	local r = bench_by_id(ctx, choice(ctx, nil, workload).baseline)
 	if not r then return nil end
 	local d, missing = r.doc, {}
 	if d.schema ~= "ferry-bench/1" then missing[#missing + 1] = "schema" end
@@ -364,8 +366,8 @@ end
 -- The newest NPU benchmark with metrics ({doc=, artifact=}), or with metric (a key of
 -- its metrics: "accuracy", "latency_ms" ...) the newest that measured it; never the GPU
 -- baseline; nil when there is none.
-function plan.npu_bench(ctx, metric)
-	local c = choice(ctx, metric)
+function plan.npu_bench(ctx, metric, workload)
+	local c = choice(ctx, metric, workload)
 	if metric then return bench_by_id(ctx, c.measured) end
 	return bench_by_id(ctx, c.npu)
 end
@@ -391,15 +393,18 @@ end
 -- must reach throughput.target_pct of it, each metric from the newest NPU benchmark that
 -- measured it (ais_bench gives the throughput, an accuracy run's ferry-bench/1 document the
 -- accuracy); a criterion set with nothing to measure it is not met either. Reports through
--- ctx (errors of the calling check); advice = {accuracy=, throughput=}, the calling phase's
--- advice for each shortfall (one _() text each). Keys carry the measuring benchmark's hash:
+-- ctx (errors of the calling check); advice = {workload=, accuracy=, throughput=}: the
+-- workload the calling phase accepts ("training" or "inference": a benchmark of the other is
+-- left out, so an ais_bench throughput never answers the training criterion) and its advice
+-- for each shortfall (one _() text each). Keys carry the measuring benchmark's hash:
 -- a waiver covers that measurement, not a later one.
 local function fmt(x) return string.format("%g", math.floor(x * 10000 + 0.5) / 10000) end
 
 function plan.bench_acceptance(ctx, advice)
 	local tol = tonumber(ctx.config("tolerance.accuracy") or "")
 	local pct = tonumber(ctx.config("throughput.target_pct") or "")
-	local base, npu = plan.baseline(ctx), plan.npu_bench(ctx)
+	local w = advice.workload
+	local base, npu = plan.baseline(ctx, w), plan.npu_bench(ctx, nil, w)
 	if npu and base and base.artifact.id == npu.artifact.id then base = nil end
 	-- a criterion that is set but has nothing to be checked against is not met: the
 	-- sign-off would otherwise vouch for a measurement nobody made
@@ -425,7 +430,7 @@ function plan.bench_acceptance(ctx, advice)
 	local by = {}
 	for _i, c in ipairs({ { key = "tolerance.accuracy", on = tol, metric = "accuracy" },
 		{ key = "throughput.target_pct", on = pct, metric = "throughput" } }) do
-		local from = plan.npu_bench(ctx, c.metric)
+		local from = plan.npu_bench(ctx, c.metric, w)
 		if from and from.artifact.id == base.artifact.id then from = nil end
 		by[c.metric] = from
 		-- a baseline throughput of 0 (or less) measures nothing to set the NPU's against

@@ -125,6 +125,7 @@ return {
 		-- throughput here, where they are tuned, as the migration plan says
 		if plan.training_site(ctx) then
 			plan.bench_acceptance(ctx, {
+				workload = "training",
 				accuracy = _("Find where the runs part: compare the loss curves (`ferry compare loss`) and layer dumps of the first steps (`ferry compare dump`), keep norms, softmax and the loss in float32 (tune.fp32_layers), train again and ingest the new benchmark."),
 				throughput = _("Tune the training step before sign-off: profile it (scripts/npu_profile.py, then `ferry ingest profile`), use the fused optimizer and operators (tune.fused_optimizer, tune.fused_apis), remove host syncs in the loop and fix the DataLoader settings (tune.dataloader); measure again and ingest the new benchmark."),
 			})

@@ -290,7 +290,8 @@ python3 - "$work/ais-f.json" "$work/ais.md" <<'PY' && ok "report and check agree
 import json, sys
 msgs = [f["message"] for f in json.load(open(sys.argv[1]))["findings"] if f["status"] == "open"]
 assert any("68 %" in m for m in msgs), msgs
-row = [l for l in open(sys.argv[2]) if l.startswith("| Benchmark")][0]
+# ais_bench measures inference: its verdict is the inference row's
+row = [l for l in open(sys.argv[2]) if l.startswith("| Benchmark, inference")][0]
 assert "| FAIL |" in row and "68 %" in row and "ais-run2 (artifact 3" in row, row
 PY
 w="$work/ais-only"
@@ -302,10 +303,72 @@ make_project "$w"
 "$FERRY" -C "$w" report --format md --output "$work/ais-only.md" >/dev/null 2>&1
 python3 - "$work/ais-only.md" <<'PY' && ok "with only ais_bench on the NPU side the report still judges it (68 % >= 50 %)" || fail "report drops the ais_bench verdict"
 import sys
-rows = [l for l in open(sys.argv[1]) if l.startswith("| Benchmark")]
+rows = [l for l in open(sys.argv[1]) if l.startswith("| Benchmark, inference")]
 assert rows and "| PASS |" in rows[0] and "68 %" in rows[0], rows
 assert "accuracy not measured on both sides" in rows[0] and "accuracy drop 0" not in rows[0], rows
 PY
+
+# a name that merely contains an accelerator's word names none: a second GPU run labelled
+# "gpu-input512" ("input" holds "npu") is no NPU measurement and does not clear the
+# failures by comparing the GPU with itself; "8x 昇腾910B" does name an NPU
+s="$work/words"
+gated "$s"
+"$FERRY" -C "$s" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$s" ingest bench "$data/npu.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$s" ingest bench "$data/gpu.json" --label gpu-input512 >/dev/null 2>&1
+sed 's/"label":"gpu"/"label":"ascending-lr"/' "$data/gpu.json" >"$data/gpu-asc.json"
+"$FERRY" -C "$s" ingest bench "$data/gpu-asc.json" --label run3 >/dev/null 2>&1
+"$FERRY" -C "$s" check --phase infer-optimize >/dev/null 2>&1
+"$FERRY" -C "$s" findings --plugin infer-optimize.acceptance --status open --format json >"$work/words.json"
+"$FERRY" -C "$s" report --format json --output "$work/words-r.json" >/dev/null 2>&1
+python3 - "$work/words.json" "$work/words-r.json" <<'PY' && ok "labels holding 'input' or 'ascending' name no NPU: the failures stand" || fail "a GPU run taken for the NPU's by a word inside its label"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["severity"] == "error"]
+assert len(fs) == 2, [f["message"] for f in fs]
+b = json.load(open(sys.argv[2]))["verdicts"]["bench"]
+assert b["verdict"] == "fail" and b["b"]["artifact"] == 2, b
+PY
+printf '{"schema":"ferry-bench/1","label":"run4","hardware":"8x 昇腾910B","precision":"bf16","metrics":{"accuracy":0.759,"throughput":1900}}\n' >"$data/npu-zh.json"
+"$FERRY" -C "$s" ingest bench "$data/npu-zh.json" --label 第二轮 >/dev/null 2>&1
+"$FERRY" -C "$s" report --format json --output "$work/words-zh.json" >/dev/null 2>&1
+python3 - "$work/words-zh.json" <<'PY' && ok "hardware '8x 昇腾910B' names an NPU" || fail "Chinese NPU name not recognised"
+import json, sys
+b = json.load(open(sys.argv[1]))["verdicts"]["bench"]
+assert b["verdict"] == "pass" and b["b"]["artifact"] == 5, b
+PY
+
+# training and inference are accepted apart: an ais_bench throughput (inference, of an
+# offline model) does not answer tune.acceptance's training throughput, and a benchmark
+# says which it measured with "workload"; the report judges each with its own row
+r="$work/workload"
+make_training_project "$r"
+"$FERRY" init "$r" >/dev/null
+"$FERRY" -C "$r" config throughput.target_pct 80 >/dev/null
+"$FERRY" -C "$r" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$r" ingest bench "$data/npu.json" --label npu >/dev/null 2>&1
+sed 's/"throughput": 1018.3299389002037/"throughput": 3000.5/' "$top/tests/fixtures/profile/ais_bench_summary.json" >"$data/ais-fast.json"
+grep -q '"throughput": 3000.5' "$data/ais-fast.json" || fail "fixture: ais_bench throughput not rewritten"
+"$FERRY" -C "$r" ingest bench "$data/ais-fast.json" --label npu-om >/dev/null 2>&1
+"$FERRY" -C "$r" check --plugin tune.acceptance --plugin infer-optimize.acceptance >/dev/null 2>&1
+"$FERRY" -C "$r" findings --status open --format json >"$work/wl.json"
+"$FERRY" -C "$r" report --format json --output "$work/wl-r.json" >/dev/null 2>&1
+"$FERRY" -C "$r" report --format md --output "$work/wl-r.md" >/dev/null 2>&1
+python3 - "$work/wl.json" "$work/wl-r.json" "$work/wl-r.md" <<'PY' && ok "an inference throughput leaves the training shortfall open; the report has a row for each" || fail "inference benchmark answered the training criterion"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["severity"] == "error"]
+tune = [f for f in fs if f["plugin"] == "tune.acceptance" and "throughput" in f["message"]]
+inf = [f for f in fs if f["plugin"] == "infer-optimize.acceptance"]
+assert tune and "50 %" in tune[0]["message"], [f["message"] for f in fs]
+assert not inf, [f["message"] for f in inf]
+v = json.load(open(sys.argv[2]))["verdicts"]
+assert v["bench"]["workload"] == "training" and v["bench"]["verdict"] == "fail", v["bench"]
+assert v["bench_inference"]["verdict"] == "pass" and v["bench_inference"]["b_throughput"]["artifact"] == 3, v["bench_inference"]
+md = open(sys.argv[3]).read()
+assert "| Benchmark, training | FAIL |" in md and "| Benchmark, inference | PASS |" in md, md
+PY
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"Atlas 800T A2","precision":"bf16","workload":"serving","metrics":{"throughput":1}}\n' >"$data/badwl.json"
+expect_exit 3 "a workload other than training or inference is refused" -- "$FERRY" -C "$r" ingest bench "$data/badwl.json"
+expect_grep '"workload" is "training" or "inference"' "$work/err" "the refusal names the field"
 
 # the GPU baseline is the benchmark naming a GPU in its hardware, whatever its label; an
 # NPU benchmark is never called the GPU baseline
