@@ -21,6 +21,24 @@ static int auto_conflict(const char *category)
 	return c && c->auto_conflict;
 }
 
+/* Whether finding f adds its category's weight to the effort: an info finding asks for no
+ * change (a library supported as it is, a version note) and adds nothing, and findings of
+ * one bucket naming the same unit of work (a library at each import and in the
+ * requirements) add it once. units records the units counted so far. */
+static int effort_counts(cJSON *units, const finding *f, const char *bucket)
+{
+	if (f->severity == SEVERITY_INFO)
+		return 0;
+	if (!f->unit)
+		return 1;
+	char *key = xasprintf("%s %s", bucket, f->unit);
+	int first = !cJSON_GetObjectItemCaseSensitive(units, key);
+	if (first)
+		cJSON_AddTrueToObject(units, key);
+	free(key);
+	return first;
+}
+
 static double config_number(store *s, const char *key, double def)
 {
 	char *v = store_config_get(s, key);
@@ -265,6 +283,7 @@ int assessment_compute(cJSON **out, store *s)
 	double base = config_number(s, "effort.base_days", DEFAULT_BASE_DAYS), days = base, score = 100;
 	int mechanical = 0, open_errors = 0, nrisks = 0;
 	cJSON *caps = cJSON_CreateObject(); /* category → penalty so far */
+	cJSON *units = cJSON_CreateObject(); /* "bucket unit" → true: units counted so far */
 	double fix_penalty = 0;
 	struct risk *risks = xcalloc(n ? n : 1, sizeof *risks);
 	for (size_t i = 0; i < n; i++) {
@@ -274,14 +293,16 @@ int assessment_compute(cJSON **out, store *s)
 		const char *bucket = fixable ? "mechanical" : cat;
 		const cJSON *known = cJSON_GetObjectItem(weights, bucket); /* one settings lookup per category */
 		double w = known ? known->valuedouble : category_weight(s, bucket);
-		if (!known)
-			cJSON_AddNumberToObject(weights, bucket, w);
-		cJSON *c = cJSON_GetObjectItem(counts, bucket);
-		if (c)
-			cJSON_SetNumberValue(c, c->valuedouble + 1);
-		else
-			cJSON_AddNumberToObject(counts, bucket, 1);
-		days += w;
+		if (effort_counts(units, f, bucket)) {
+			if (!known)
+				cJSON_AddNumberToObject(weights, bucket, w);
+			cJSON *c = cJSON_GetObjectItem(counts, bucket);
+			if (c)
+				cJSON_SetNumberValue(c, c->valuedouble + 1);
+			else
+				cJSON_AddNumberToObject(counts, bucket, 1);
+			days += w;
+		}
 		mechanical += fixable;
 		open_errors += f->severity == SEVERITY_ERROR;
 		double p = penalty(f->severity, fixable);
@@ -303,6 +324,7 @@ int assessment_compute(cJSON **out, store *s)
 			risks[nrisks++] = (struct risk){ f, w };
 	}
 	cJSON_Delete(caps);
+	cJSON_Delete(units);
 	if (score < 0)
 		score = 0;
 	score = round(score);

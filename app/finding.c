@@ -56,6 +56,7 @@ void finding_clear(finding *f)
 	free(f->i18n);
 	free(f->fingerprint);
 	free(f->construct);
+	free(f->unit);
 	free(f->anchor);
 	if (f->waiver) {
 		free(f->waiver->reason);

@@ -59,6 +59,8 @@ typedef struct finding {
 	char *anchor;         /* the fingerprint without the lines around the match (hex): what
 	                       * pairs a finding whose surroundings changed with its old self;
 	                       * NULL without a code range */
+	char *unit;           /* the piece of work it is part of (see ctx.report's `unit`): the
+	                       * effort counts findings of one category and unit once; NULL: its own */
 	finding_status status;
 	int automatic;        /* a later phase's check fixes it automatically */
 	int fixable;          /* it proposes edits (set by the store even when edits are not read) */

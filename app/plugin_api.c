@@ -3277,6 +3277,7 @@ static int ctx_report(lua_State *L)
 	const char *severity = opt_str(L, 1, "severity");
 	const char *category = opt_str(L, 1, "category");
 	const char *key = opt_str(L, 1, "key");
+	const char *unit = opt_str(L, 1, "unit");
 	lua_getfield(L, 1, "automatic");
 	int automatic = lua_toboolean(L, -1);
 	lua_pop(L, 1);
@@ -3286,6 +3287,7 @@ static int ctx_report(lua_State *L)
 	check_len(L, "suggestion", suggestion, MAX_MESSAGE);
 	check_len(L, "category", category, MAX_NAME);
 	check_len(L, "key", key, MAX_MESSAGE);
+	check_len(L, "unit", unit, MAX_MESSAGE);
 	check_len(L, "file", file, 4096);
 	if (file && (file[0] == '/' || !*file))
 		return luaL_error(L, "report: file '%s' is not a project path", file);
@@ -3400,6 +3402,7 @@ static int ctx_report(lua_State *L)
 	ib->p = NULL;
 	f.status = STATUS_OPEN;
 	f.automatic = automatic;
+	f.unit = unit && *unit ? xstrdup(unit) : NULL;
 	char *fp;
 	if (have_range && text) {
 		fp = finding_fingerprint(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);

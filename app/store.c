@@ -600,20 +600,20 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	int rc = db_exec(s,
 	                 "INSERT INTO findings (fingerprint, plugin, phase, severity, category, file, line, col,"
 	                 " end_line, end_col, message, suggestion, edits, status, first_run, last_run, automatic,"
-	                 " construct, i18n, anchor)"
-	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?)"
+	                 " construct, i18n, anchor, unit)"
+	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?)"
 	                 " ON CONFLICT (plugin, file, fingerprint) DO UPDATE SET"
 	                 " severity = excluded.severity, category = excluded.category, line = excluded.line,"
 	                 " col = excluded.col, end_line = excluded.end_line, end_col = excluded.end_col,"
 	                 " message = excluded.message, suggestion = excluded.suggestion, edits = excluded.edits,"
 	                 " automatic = excluded.automatic, construct = excluded.construct, i18n = excluded.i18n,"
-	                 " anchor = excluded.anchor, last_run = excluded.last_run,"
+	                 " anchor = excluded.anchor, unit = excluded.unit, last_run = excluded.last_run,"
 	                 " status = CASE WHEN findings.status = 'fixed' THEN 'open' ELSE findings.status END,"
 	                 " fixed_by = CASE WHEN findings.status = 'fixed' THEN NULL ELSE findings.fixed_by END",
-	                 "ssssSsiiiissSiiiSSS", f->fingerprint, f->plugin, phase_name((size_t)f->phase), severity_name(f->severity), f->category, file,
+	                 "ssssSsiiiissSiiiSSSS", f->fingerprint, f->plugin, phase_name((size_t)f->phase), severity_name(f->severity), f->category, file,
 	                 (long long)f->line, (long long)f->col, (long long)f->end_line, (long long)f->end_col,
 	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run, (long long)f->automatic,
-	                 f->construct, f->i18n, f->anchor);
+	                 f->construct, f->i18n, f->anchor, f->unit);
 	free(edits);
 	if (rc)
 		return rc;
@@ -640,9 +640,9 @@ static int merge_finding(store *s, long long old_id, long long new_id)
 	if (!rc)
 		rc = db_exec(s,
 		             "UPDATE findings SET (fingerprint, severity, category, line, col, end_line, end_col, message,"
-		             " suggestion, edits, automatic, construct, i18n, anchor, last_run) ="
+		             " suggestion, edits, automatic, construct, i18n, anchor, unit, last_run) ="
 		             " (SELECT substr(fingerprint, 2), severity, category, line, col, end_line, end_col, message,"
-		             " suggestion, edits, automatic, construct, i18n, anchor, last_run FROM findings WHERE id = ?1)"
+		             " suggestion, edits, automatic, construct, i18n, anchor, unit, last_run FROM findings WHERE id = ?1)"
 		             " WHERE id = ?2",
 		             "ii", new_id, old_id);
 	if (!rc)
@@ -707,7 +707,7 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 	"SELECT f.id, f.plugin, f.phase, f.severity, f.category, f.file, f.line, f.col, f.end_line,"  \
 	" f.end_col, f.message, f.suggestion, f.edits IS NOT NULL, f.automatic, f.status,"            \
 	" f.fingerprint, CASE WHEN ?5 THEN NULL ELSE f.edits END, f.last_run, f.construct, f.i18n,"   \
-	" w.reason, w.actor, w.created_at, w.carried_from FROM findings f"                           \
+	" w.reason, w.actor, w.created_at, w.carried_from, f.unit FROM findings f"                           \
 	" LEFT JOIN waivers w ON f.status = 'waived' AND w.id = (SELECT max(x.id) FROM waivers x"   \
 	" WHERE x.finding_id = f.id AND x.withdrawn_at IS NULL)"
 
@@ -769,6 +769,7 @@ static void read_finding(finding *f, sqlite3_stmt *st)
 		f->waiver->at = column_dup(st, 22);
 		f->waiver->carried_from = sqlite3_column_int64(st, 23);
 	}
+	f->unit = column_dup(st, 24);
 	intl_localize_texts(&f->message, &f->suggestion, f->i18n);
 }
 

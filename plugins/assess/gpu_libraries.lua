@@ -276,7 +276,7 @@ return {
 						file = path, node = imp.node, severity = sev,
 						message = message,
 						suggestion = suggestion,
-						key = "import",
+						key = "import", unit = e.name,
 						data = { library = e.name, guarded = g and true or nil },
 					}
 				end
@@ -287,7 +287,7 @@ return {
 			if not e.owner and not e.generic and own.names[e.name] then
 				ctx.report{
 					file = at and at.path, node = at and at.node,
-					severity = "info", key = "own:" .. e.name, data = { library = e.name },
+					severity = "info", key = "own:" .. e.name, unit = e.name, data = { library = e.name },
 					message = _("The project holds `{lib}` itself: its imports of `{lib}` are its own code, not a dependency, and are not reported one by one.",
 						{ lib = e.name }),
 					suggestion = _("Port it as a whole, not line by line. {advice}", { advice = advice(e) }),
@@ -316,7 +316,7 @@ return {
 			end
 			ctx.report{
 				file = path, line = req.line, col = req.col, end_line = req.line, end_col = req.col + #req.text,
-				severity = sev, message = msg, suggestion = advice(e), key = name,
+				severity = sev, message = msg, suggestion = advice(e), key = name, unit = e.name,
 				data = { library = e.name },
 			}
 		end

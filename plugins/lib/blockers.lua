@@ -22,7 +22,7 @@ function blockers.cuda_sources(ctx)
 			message = #lines == 1 and _("`{file}` is CUDA source code (one line): a custom GPU kernel.", { file = path })
 				or _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines }),
 			suggestion = _("Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator."),
-			key = "cuda-source",
+			key = "cuda-source", unit = "cuda:" .. path:match("[^/]*$"),
 		}
 	end
 	return out
@@ -54,14 +54,26 @@ local function dotted_sites(ctx, path, map, describe)
 	return out
 end
 
--- The Python that compiles or loads CUDA sources (CUDAExtension, cpp_extension.load).
+-- The Python that compiles or loads CUDA sources (CUDAExtension, cpp_extension.load). A
+-- call that names its CUDA source file in a string ("csrc/k.cu") is part of that kernel's
+-- work (the same unit as the file's finding); one that does not is a unit of its own.
 function blockers.extension_builders(ctx, path, map)
-	return dotted_sites(ctx, path, map, function(name, text)
+	local sites = dotted_sites(ctx, path, map, function(name, text)
 		local what = BUILDERS[name]
 		if not what then return nil end
 		return what(text),
 			_("The CUDA sources it compiles will not build for an NPU: replace those kernels first, then remove this build step or port it to the rewritten operators.")
 	end)
+	if #sites == 0 then return sites end
+	local args = {}
+	for _i, m in ipairs(ctx.query(path, "(call function: (_) @f arguments: (argument_list) @a)") or {}) do
+		args[m.f.start_byte] = m.a.text
+	end
+	for _i, s in ipairs(sites) do
+		local cu = (args[s.node.start_byte] or ""):match("[\"']([^\"'\n]-%.cu)[\"']")
+		if cu then s.unit = "cuda:" .. cu:match("[^/]*$") end
+	end
+	return sites
 end
 
 local CHANNELS_LAST = { ["torch.channels_last"] = true, ["torch.channels_last_3d"] = true }

@@ -67,4 +67,40 @@ expect_grep "^### 按服务项报价" "$work/zh.md" "in Chinese: the section"
 expect_grep "^| 环境部署搭建 | 5.0 | 商定（估算 [0-9.]*） | 15000.00 |$" "$work/zh.md" "in Chinese: the lines by 003's names"
 "$FERRY" -C "$p" report --format html --output "$work/r2.html" >/dev/null 2>&1
 expect_grep "third-party library adaptation" "$work/r2.html" "the HTML report has the table too"
+# the effort counts work to do: a library supported as it is (an info finding) adds no
+# days, and one library is one unit of work however many files import it and whether its
+# requirement is listed too; a CUDA kernel and the setup.py line that builds it by name
+# are one kernel
+u="$work/units"
+mkdir -p "$u/pkg" "$u/csrc"
+printf 'import transformers\nimport accelerate\nimport peft\n' >"$u/serve.py"
+printf 'transformers==4.44.0\naccelerate==0.33.0\npeft==0.12.0\n' >"$u/requirements.txt"
+"$FERRY" init "$u" >/dev/null
+"$FERRY" -C "$u" check --phase assess >/dev/null 2>&1
+"$FERRY" -C "$u" status --format json >"$work/u1.json" 2>/dev/null
+python3 - "$work/u1.json" <<'PY' && ok "supported libraries alone: the effort is the base, no library days" || fail "supported libraries priced as work: $(head -c 600 "$work/u1.json")"
+import json, sys
+a = json.load(open(sys.argv[1]))["assessment"]
+assert a["effort_days"] == a["base_days"], (a["effort_days"], a["formula"])
+assert "libraries" not in a["counts"], a["counts"]
+PY
+printf 'import xformers\nimport xformers.ops\n' >"$u/pkg/a.py"
+printf 'import xformers\n' >"$u/pkg/b.py"
+printf 'xformers\n' >>"$u/requirements.txt"
+printf '__global__ void k(float *x) { x[0] = 1; }\n' >"$u/csrc/k.cu"
+printf 'from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension\nsetup(name="x", ext_modules=[CUDAExtension("k", ["csrc/k.cu"])])\n' >"$u/setup.py"
+"$FERRY" -C "$u" check --phase assess >/dev/null 2>&1
+"$FERRY" -C "$u" status --format json >"$work/u2.json" 2>/dev/null
+"$FERRY" -C "$u" findings --format json >"$work/u2f.json" 2>/dev/null
+python3 - "$work/u2.json" "$work/u2f.json" <<'PY' && ok "xformers in two files and the requirements is one library; a kernel and its build line one kernel" || fail "units counted more than once: $(head -c 800 "$work/u2.json")"
+import json, sys
+a = json.load(open(sys.argv[1]))["assessment"]
+fs = json.load(open(sys.argv[2]))["findings"]
+xf = [f for f in fs if f["plugin"] == "assess.gpu_libraries" and "xformers" in f["message"] and f["severity"] != "info"]
+assert len(xf) == 4, [f["message"] for f in xf]  # each site is still reported
+kern = [f for f in fs if f["plugin"] == "assess.cuda_extensions"]
+assert len(kern) == 2, [f["message"] for f in kern]
+assert a["counts"]["libraries"] == 1 and a["counts"]["custom_kernel"] == 1, a["counts"]
+PY
+
 finish
