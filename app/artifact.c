@@ -260,7 +260,17 @@ static int trace_verdict(const char *name, int rc, profile *p)
 	return rc;
 }
 
-/* A profile: a Chrome trace (JSON array or {"traceEvents":[…]}) or a CSV with a header. */
+/* 1 when s[0..n) holds anything but white space: a row after a CSV header. */
+static int has_text_after(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isspace((unsigned char)s[i]))
+			return 1;
+	return 0;
+}
+
+/* A profile: a Chrome trace (JSON array or {"traceEvents":[…]}) or a CSV with a header
+ * and at least one row (a header alone measured nothing: judged, it would pass). */
 static int validate_profile(const char *name, const char *data, size_t len)
 {
 	if (!len || has_nul(data, len))
@@ -278,6 +288,8 @@ static int validate_profile(const char *name, const char *data, size_t len)
 	const char *nl = memchr(data, '\n', len);
 	if (!nl || !memchr(data, ',', (size_t)(nl - data)))
 		return err_set(FERRY_ECORRUPT, _("%s: not a CSV table (no header line with columns)"), name);
+	if (!has_text_after(nl + 1, len - (size_t)(nl + 1 - data)))
+		return err_set(FERRY_ECORRUPT, _("%s: a CSV table without data rows (only its header)"), name);
 	return 0;
 }
 
@@ -335,7 +347,8 @@ static int read_head(char **out, size_t *len, const char *name, const artifact_s
 }
 
 /* Scans a text artifact whole: not empty, no NUL byte; with need_loss, at least one
- * line carries a loss value; with need_header, its first line has columns. */
+ * line carries a loss value; with need_header, its first line has columns and some line
+ * after it holds data. */
 static int validate_text_source(const char *name, const artifact_source *src, int need_loss, int need_header)
 {
 	if (!src->size)
@@ -343,7 +356,7 @@ static int validate_text_source(const char *name, const artifact_source *src, in
 	char *buf = xmalloc(HEAD_BYTES);
 	char line[LINE_MAX_SCAN];
 	size_t line_len = 0;
-	int found_loss = !need_loss, first_line = 1, rc = 0;
+	int found_loss = !need_loss, first_line = 1, found_row = !need_header, rc = 0;
 	for (unsigned long long off = 0; !rc && off < src->size;) {
 		size_t want = src->size - off < HEAD_BYTES ? (size_t)(src->size - off) : HEAD_BYTES;
 		long long got = src->read_at(src->ctx, off, buf, want);
@@ -359,7 +372,9 @@ static int validate_text_source(const char *name, const artifact_source *src, in
 			             name, off + (unsigned long long)(nul - buf));
 			break;
 		}
-		for (size_t i = 0; (!found_loss || first_line) && i < (size_t)got; i++) {
+		for (size_t i = 0; (!found_loss || first_line || !found_row) && i < (size_t)got; i++) {
+			if (!first_line && !found_row && !isspace((unsigned char)buf[i]))
+				found_row = 1;
 			if (buf[i] != '\n') {
 				if (line_len < sizeof line)
 					line[line_len++] = buf[i];
@@ -375,6 +390,8 @@ static int validate_text_source(const char *name, const artifact_source *src, in
 	}
 	if (!rc && first_line && need_header)
 		rc = err_set(FERRY_ECORRUPT, _("%s: not a CSV table (no header line with columns)"), name);
+	if (!rc && !found_row)
+		rc = err_set(FERRY_ECORRUPT, _("%s: a CSV table without data rows (only its header)"), name);
 	if (!rc && !found_loss && !line_has_loss(line, line_len))
 		rc = err_set(FERRY_ECORRUPT, _("%s: no loss values found (expected lines such as \"step 10 loss 2.31\")"), name);
 	free(buf);

@@ -72,6 +72,10 @@ printf '[oops' >"$work/broken.json"
 expect_exit 3 "a trace broken before its first event is refused" -- "$FERRY" -C "$p" ingest profile "$work/broken.json"
 one_line "$work/err" "the refusal is one line"
 expect_grep "broken.json" "$work/err" "the refusal names the file"
+# a kernel_details.csv holding only its header measured nothing: judged, it would pass
+printf 'Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num,OP State\n' >"$work/kernel_details.csv"
+expect_exit 3 "a profile table with no rows is refused" -- "$FERRY" -C "$p" ingest profile "$work/kernel_details.csv"
+expect_grep "kernel_details.csv: a CSV table without data rows" "$work/err" "the refusal names the file and the reason"
 
 # ---- a trace cut short: aggregates of what was read, and where reading stopped ------
 head -c 2500 "$fx/trace_view.json" >"$work/cut.json"

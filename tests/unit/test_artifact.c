@@ -170,6 +170,13 @@ static void test_any_size(void **state)
 	virt nocsv = { "plain words\n", 12, 'x' };
 	cs.ctx = &nocsv;
 	assert_int_equal(artifact_validate_source("profile", "op.csv", &cs), FERRY_ECORRUPT);
+	/* a header and then only blank lines measured nothing: refused, however large */
+	virt header_only = { "Op Type,Count\n", 14, '\n' };
+	cs.ctx = &header_only;
+	assert_int_equal(artifact_validate_source("profile", "op.csv", &cs), FERRY_ECORRUPT);
+	assert_non_null(strstr(err_message(), "without data rows"));
+	const char *small = "Name,Duration(us)\n\n";
+	assert_int_equal(artifact_validate("profile", "k.csv", small, strlen(small)), FERRY_ECORRUPT);
 }
 
 int main(void)
