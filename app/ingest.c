@@ -86,9 +86,27 @@ static int ingest_copy(long long *id, workspace *ws, const char *kind, const cha
 	return rc;
 }
 
+/* A label names an artifact wherever an artifact id is accepted too (compare's A and B,
+ * "#3" or "3"), so one that reads as an id would name another artifact there. */
+static int check_label(const char *label)
+{
+	if (!label)
+		return 0;
+	const char *digits = label[0] == '#' ? label + 1 : label;
+	if (!*label || (*digits && strspn(digits, "0123456789") == strlen(digits)))
+		return err_set(FERRY_EUSAGE,
+		               _("--label %s: a label may not be empty or read as an artifact id (a number, or # and a "
+		                 "number); e.g. npu-%s"),
+		               label, digits);
+	return 0;
+}
+
 int ingest_bytes(long long *id, workspace *ws, const char *kind, const char *name, const char *data, size_t len,
                  const char *label)
 {
+	int rc = check_label(label);
+	if (rc)
+		return rc;
 	return ingest_copy(id, ws, kind, name, name, data, len, label);
 }
 
@@ -326,6 +344,9 @@ static int ingest_dump_dir(long long *id, workspace *ws, const char *path, const
 int ingest_file(long long *id, workspace *ws, const char *kind, const char *path, const char *label)
 {
 	struct stat st;
+	int bad_label = check_label(label);
+	if (bad_label)
+		return bad_label;
 	if (stat(path, &st) < 0)
 		return err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode) && strcmp(kind, "dump") == 0)

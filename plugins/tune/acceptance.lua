@@ -93,12 +93,13 @@ return {
 				suggestion = _("Run `ferry compare loss` again, so the runs are judged against the agreed tolerance; if the client accepts the difference, change tolerance.loss back with the reason, or waive this."),
 			}
 		end
-		-- a comparison of the same data on both sides passes and proves nothing
+		-- a comparison of the same data on both sides passes and proves nothing: with
+		-- tolerance.loss agreed, a loss comparison of a log with itself leaves it unchecked
 		for _i, c in ipairs({ { kind = "loss", rec = loss }, { kind = "dump", rec = dump } }) do
 			if c.rec and c.rec.same_input then
 				ctx.report{
 					key = c.kind .. ":same:" .. tostring((c.rec.a or {}).sha256),
-					severity = "warning",
+					severity = (c.kind == "loss" and set and set ~= "") and "error" or "warning",
 					message = _("The latest {kind} comparison (audit event {event}) has the same data on both sides (sha256 {sha}): it says nothing about the NPU run.",
 						{ kind = c.kind, event = c.rec.event or 0, sha = tostring((c.rec.a or {}).sha256 or "?"):sub(1, 12) }),
 					suggestion = _("Compare the NPU run's output with the GPU run's: check which file each label was ingested from (the workbench's artifacts pane, a) and run the comparison again."),

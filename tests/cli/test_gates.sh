@@ -182,6 +182,22 @@ expect_grep "^| Tensor dump | PASS |.*A and B are the same data: this says nothi
 	"the report's dump verdict says the data was compared with itself"
 expect_exit 0 "signoff tune once the latest comparisons pass" -- "$FERRY" -C "$p" signoff tune
 
+# a loss log compared with itself checks no tolerance: with tolerance.loss agreed the
+# sign-off waits for a comparison of the NPU's log; a label that reads as an artifact id
+# (which is how "compare loss gpu 1" came to compare the GPU log with itself) is refused
+o="$work/selfloss"
+make_project "$o"
+"$FERRY" init "$o" >/dev/null
+"$FERRY" -C "$o" config tolerance.loss 0.02 >/dev/null
+"$FERRY" -C "$o" ingest loss-log "$data/gpu.log" --label gpu >/dev/null 2>&1
+expect_exit 2 "a label that reads as an artifact id is refused" -- "$FERRY" -C "$o" ingest loss-log "$data/npu_ok.log" --label 1
+expect_grep "label 1: a label may not be empty or read as an artifact id" "$work/err" "the refusal says why"
+"$FERRY" -C "$o" compare loss gpu gpu >/dev/null 2>&1
+"$FERRY" -C "$o" check >/dev/null 2>&1
+sign_through "$o" assess design environment adapt
+expect_exit 1 "signoff tune refused: the only loss comparison compared the GPU log with itself" -- "$FERRY" -C "$o" signoff tune
+expect_grep "same data on both sides" "$work/err" "the refusal says the comparison had the same data twice"
+
 # ---------------------------------------------------------------- acceptance: infer-optimize
 q="$work/infer"
 make_project "$q"
