@@ -253,6 +253,29 @@ static cJSON *string_array(const char *const *v, size_t n)
 
 /* The phases a run covers: those asked for, else the phases of the plugins asked for
  * (a run of one plugin does not start every phase), else all. */
+/* The checks loaded from outside ferry (FERRY_PLUGIN_PATH, .ferry/plugins/), each with its
+ * file, hash and whether it replaced a bundled check: [{id, origin, sha256, replaces}], or
+ * NULL when every check is ferry's own. The check event records what judged. */
+static cJSON *local_plugins(plugin_host *h)
+{
+	size_t n = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	cJSON *a = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!pi[i].sha256)
+			continue;
+		if (!a)
+			a = cJSON_CreateArray();
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", pi[i].id);
+		cJSON_AddStringToObject(o, "origin", pi[i].origin);
+		cJSON_AddStringToObject(o, "sha256", pi[i].sha256);
+		cJSON_AddBoolToObject(o, "replaces", pi[i].replaces);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *scope_phases(plugin_host *h, const check_opts *o)
 {
 	if (o->nphases)
@@ -357,6 +380,9 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 	cJSON *scope = cJSON_CreateObject();
 	cJSON_AddItemToObject(scope, "phases", scope_phases(h, o));
 	cJSON_AddItemToObject(scope, "plugins", string_array(o->plugins, o->nplugins));
+	cJSON *local = local_plugins(h);
+	if (local)
+		cJSON_AddItemToObject(scope, "local_plugins", local);
 	char *scope_text = cJSON_PrintUnformatted(scope);
 	if ((rc = store_begin(ws->db))) {
 		cJSON_Delete(scope);

@@ -559,6 +559,9 @@ static int cmd_plugins(const char *dir, int argc, char **argv)
 			cJSON_AddBoolToObject(o, "may_exec", pi[i].may_exec);
 			if (pi[i].warning)
 				cJSON_AddStringToObject(o, "warning", pi[i].warning);
+			if (pi[i].sha256)
+				cJSON_AddStringToObject(o, "sha256", pi[i].sha256);
+			cJSON_AddBoolToObject(o, "replaces_bundled", pi[i].replaces);
 			cJSON_AddItemToArray(a, o);
 		}
 		cJSON *doc = cJSON_CreateObject();

@@ -72,6 +72,7 @@ void papi_plugin_done(papi_plugin *p)
 	free(p->info.severity);
 	free(p->info.category);
 	free(p->info.warning);
+	free(p->info.sha256);
 	free(p->info.description);
 	free(p->info.origin);
 	for (size_t i = 0; i < p->info.nsettings; i++) {

@@ -434,6 +434,21 @@ static void load_plugin(plugin_host *h, const char *origin, char *text, size_t l
 	size_t i = 0;
 	while (i < h->n && strcmp(h->plugins[i].info.id, p.info.id) != 0)
 		i++;
+	if (!bundled) {
+		char sha[65];
+		util_sha256_hex(sha, p.chunk, p.len);
+		p.info.sha256 = xstrdup(sha);
+	}
+	if (i < h->n && !bundled && (h->plugins[i].bundled || h->plugins[i].info.replaces)) {
+		/* a consultancy may replace a bundled check; what ran must show, above all for the
+		 * acceptance checks a sign-off runs */
+		p.info.replaces = 1;
+		char *w = xasprintf("plugin %s (%s, sha256 %.12s) replaces the check of that id bundled with ferry%s%s",
+		                    p.info.id, origin, p.info.sha256, p.info.warning ? "; " : "",
+		                    p.info.warning ? p.info.warning : "");
+		free(p.info.warning);
+		p.info.warning = w;
+	}
 	if (i < h->n) {
 		papi_plugin_done(&h->plugins[i]);
 	} else {

@@ -50,6 +50,9 @@ typedef struct plugin_info {
 	int needs_exec;    /* declares needs = {"exec"} */
 	int may_exec;      /* may run programs: bundled with ferry, or named in opts->allow_exec */
 	char *warning;     /* a problem that did not stop it loading (an unknown category); may be NULL */
+	char *sha256;      /* the file's SHA-256 when not bundled with ferry (the audit records what
+	                    * ran); NULL when bundled */
+	int replaces;      /* not bundled, and loaded in place of the bundled check of its id */
 	plugin_setting *settings; /* its declared settings, in name order */
 	size_t nsettings;
 	unsigned evidence; /* what it judges besides the code (declared `evidence`): EVIDENCE_* bits */

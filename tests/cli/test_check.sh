@@ -138,6 +138,29 @@ kinds = [e["kind"] for e in json.load(open(sys.argv[1]))["events"]]
 for k in ("check", "waive", "signoff"):
     assert k in kinds, (k, kinds)
 PY
+# a consultancy's plugin may replace a bundled check, but never unseen: every check run
+# warns, `ferry plugins` says so, and the check event records each plugin from outside
+# ferry with its file's hash (above all the acceptance checks a sign-off runs)
+mkdir -p "$p/.ferry/plugins/tune"
+printf 'return { id = "tune.acceptance", phase = "tune", title = "acceptance", severity = "error", run = function(ctx) end }\n' \
+	>"$p/.ferry/plugins/tune/acceptance.lua"
+expect_exit 0 "a check with a replaced bundled check runs" -- "$FERRY" -C "$p" check --plugin tune.acceptance
+expect_grep "tune.acceptance .*replaces the check of that id bundled with ferry" "$work/err" "the check run warns that a bundled check was replaced"
+"$FERRY" -C "$p" plugins --format json >"$work/pl.json" 2>/dev/null
+"$FERRY" -C "$p" log --events --format json >"$work/ev.json" 2>/dev/null
+python3 - "$work/pl.json" "$work/ev.json" "$p/.ferry/plugins/tune/acceptance.lua" <<'PY' && ok "plugins and the audit event name the replacement and its hash" || fail "replaced check not recorded"
+import hashlib, json, sys
+sha = hashlib.sha256(open(sys.argv[3], "rb").read()).hexdigest()
+pl = [x for x in json.load(open(sys.argv[1]))["plugins"] if x["id"] == "tune.acceptance"][0]
+assert pl["replaces_bundled"] and pl["sha256"] == sha, pl
+ev = json.load(open(sys.argv[2]))
+ev = ev["events"] if isinstance(ev, dict) else ev
+checks = sorted((e for e in ev if e["kind"] == "check"), key=lambda e: e["seq"])
+local = checks[-1]["data"]["local_plugins"]
+assert any(x["id"] == "tune.acceptance" and x["replaces"] and x["sha256"] == sha for x in local), local
+PY
+rm -r "$p/.ferry/plugins/tune"
+
 expect_exit 0 "verify after all of it" -- "$FERRY" -C "$p" verify
 
 finish
