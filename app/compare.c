@@ -84,7 +84,17 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 		cJSON_AddNumberToObject(ev, "final_step_b", (double)lr->final_step_b);
 		cJSON_AddNumberToObject(ev, "coverage", lr->coverage);
 	}
-	char why[160];
+	if (lr->incomplete) {
+		cJSON_AddBoolToObject(ev, "incomplete", 1);
+		cJSON_AddNumberToObject(ev, "a_points", (double)lr->a_points);
+		cJSON_AddNumberToObject(ev, "aligned_coverage", lr->aligned_coverage);
+	}
+	if (lr->end_exceeded) {
+		cJSON_AddNumberToObject(ev, "end_mean_rel_err", lr->end_mean_rel);
+		cJSON_AddNumberToObject(ev, "end_steps", (double)lr->end_n);
+		cJSON_AddNumberToObject(ev, "end_from_step", (double)lr->end_from_step);
+	}
+	char why[256];
 	cJSON_AddStringToObject(ev, "reason", loss_fail_reason(why, sizeof why, lr));
 	return 0;
 }
@@ -266,7 +276,16 @@ static const char *loss_event_reason(char *buf, size_t size, const cJSON *ev)
 	r.final_step_a = json_int(ev, "final_step_a");
 	r.final_step_b = json_int(ev, "final_step_b");
 	r.coverage = json_num(ev, "coverage");
-	if (!r.blowup && !r.nonfinite_b && r.finite && !r.truncated)
+	r.incomplete = cJSON_IsTrue(cJSON_GetObjectItem(ev, "incomplete"));
+	r.a_points = (size_t)json_int(ev, "a_points");
+	r.aligned_coverage = json_num(ev, "aligned_coverage");
+	r.end_exceeded = cJSON_IsNumber(cJSON_GetObjectItem(ev, "end_mean_rel_err"));
+	r.end_mean_rel = json_num(ev, "end_mean_rel_err");
+	r.end_n = (size_t)json_int(ev, "end_steps");
+	r.end_from_step = json_int(ev, "end_from_step");
+	/* the mean's own failure is said by the caller */
+	if (!r.blowup && !r.nonfinite_b && r.finite && !r.truncated &&
+	    (r.mean_rel > r.tolerance || (!r.incomplete && !r.end_exceeded)))
 		return NULL;
 	if (r.truncated && !cJSON_IsNumber(cJSON_GetObjectItem(ev, "final_step_b"))) {
 		snprintf(buf, size, "%s", _("B stops long before A"));

@@ -1241,6 +1241,65 @@ static void judge_b(loss_result *out, const loss_series *a, const loss_series *b
 	}
 }
 
+static int cmp_ll(const void *x, const void *y)
+{
+	long long a = *(const long long *)x, b = *(const long long *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* How much of A's run the aligned steps stand for. Each aligned step vouches for A's
+ * points within the aligned steps' usual interval of it (the median gap between them), so
+ * a run logged every 4th step over the whole run covers A's every step, while one shared
+ * step, or a run resumed halfway, covers a sliver. */
+static void judge_coverage(loss_result *out, const loss_series *a)
+{
+	out->a_points = a->n;
+	if (!out->n || !a->n)
+		return;
+	long long reach = 0;
+	if (out->n > 1) {
+		long long *gaps = xmalloc((out->n - 1) * sizeof *gaps);
+		for (size_t i = 1; i < out->n; i++)
+			gaps[i - 1] = out->rows[i].step - out->rows[i - 1].step;
+		qsort(gaps, out->n - 1, sizeof *gaps, cmp_ll);
+		reach = gaps[(out->n - 1) / 2];
+		free(gaps);
+	}
+	size_t j = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		long long s = a->pts[i].step;
+		while (j < out->n && out->rows[j].step < s)
+			j++;
+		int near = (j < out->n && out->rows[j].step - s <= reach) || (j > 0 && s - out->rows[j - 1].step <= reach);
+		out->a_covered += (size_t)near;
+	}
+	out->aligned_coverage = (double)out->a_covered / (double)a->n;
+	out->incomplete = out->aligned_coverage < LOSS_MIN_COVERAGE;
+}
+
+/* The end of training on its own: the mean relative error over the last LOSS_END_SHARE
+ * of the finite aligned steps. */
+static void judge_end(loss_result *out)
+{
+	size_t want = (size_t)ceil((double)out->finite * LOSS_END_SHARE);
+	size_t floor_n = out->finite < LOSS_END_MIN_STEPS ? out->finite : LOSS_END_MIN_STEPS;
+	if (want < floor_n)
+		want = floor_n;
+	double sum = 0;
+	for (size_t i = out->n; i > 0 && out->end_n < want; i--) {
+		const loss_row *r = &out->rows[i - 1];
+		if (isnan(r->rel_err))
+			continue;
+		sum += r->rel_err;
+		out->end_n++;
+		out->end_from_step = r->step;
+	}
+	if (out->end_n) {
+		out->end_mean_rel = sum / (double)out->end_n;
+		out->end_exceeded = out->end_mean_rel > out->tolerance;
+	}
+}
+
 void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, double tolerance)
 {
 	memset(out, 0, sizeof *out);
@@ -1295,7 +1354,10 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 		out->final_step_b = b->pts[b->n - 1].step;
 	}
 	judge_b(out, a, b);
-	out->pass = out->finite > 0 && out->mean_rel <= tolerance && !out->nonfinite_b && !out->truncated;
+	judge_coverage(out, a);
+	judge_end(out);
+	out->pass = out->finite > 0 && out->mean_rel <= tolerance && !out->end_exceeded && !out->nonfinite_b &&
+	            !out->truncated && !out->incomplete;
 }
 
 /* fmt in the reader's language when shown, else as written (the record's English). */
@@ -1323,9 +1385,19 @@ static const char *fail_reason(char *buf, size_t size, const loss_result *r, int
 		         r->final_step_b, r->final_step_a, r->coverage * 100.0);
 	else if (!r->finite)
 		snprintf(buf, size, "%s", as_shown(shown, N_("the two logs share no step with finite losses")));
-	else
+	else if (r->mean_rel > r->tolerance)
 		snprintf(buf, size, as_shown(shown, N_("mean relative error %.3f%% exceeds the tolerance %.3f%%")),
 		         r->mean_rel * 100.0, r->tolerance * 100.0);
+	else if (r->end_exceeded)
+		snprintf(buf, size,
+		         as_shown(shown, N_("mean relative error %.3f%% over the last %zu aligned steps (from step %lld) "
+		                            "exceeds the tolerance %.3f%%: the runs part at the end of training")),
+		         r->end_mean_rel * 100.0, r->end_n, r->end_from_step, r->tolerance * 100.0);
+	else
+		snprintf(buf, size,
+		         as_shown(shown, N_("aligned %zu of A's %zu steps, %.1f%% of A's run: the rest was never "
+		                            "compared (at least %.0f%% needed)")),
+		         r->n, r->a_points, r->aligned_coverage * 100.0, LOSS_MIN_COVERAGE * 100.0);
 	return buf;
 }
 
@@ -1424,6 +1496,9 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 	sbuf_addf(out, P_("  aligned %zu step", "  aligned %zu steps", r->n), r->n);
 	if (r->only_a || r->only_b)
 		sbuf_addf(out, _(" (%zu only in A, %zu only in B)"), r->only_a, r->only_b);
+	if (r->n)
+		sbuf_addf(out, P_(", covering %.1f%% of A's %zu step", ", covering %.1f%% of A's %zu steps", r->a_points),
+		          r->aligned_coverage * 100.0, r->a_points);
 	sbuf_adds(out, "\n\n");
 	if (r->n) {
 		/* a sample of rows: evenly spaced, plus the worst step and the first one over */
@@ -1474,6 +1549,11 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 		if (r->finite)
 			sbuf_addf(out, _("mean relative error %.4g%%, max %.4g%% at step %lld; tolerance %.4g%% (mean)\n"),
 			          r->mean_rel * 100.0, r->max_rel * 100.0, r->max_rel_step, r->tolerance * 100.0);
+		if (r->end_n)
+			sbuf_addf(out, P_("end of training: mean relative error %.4g%% over the last %zu aligned step (from step %lld)\n",
+			                  "end of training: mean relative error %.4g%% over the last %zu aligned steps (from step %lld)\n",
+			                  r->end_n),
+			          r->end_mean_rel * 100.0, r->end_n, r->end_from_step);
 		if (r->exceeded)
 			sbuf_addf(out, _("first step above the tolerance: %lld\n"), r->first_exceed_step);
 		else
@@ -1487,7 +1567,10 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 		          r->blowup ? _("; it stays NaN/inf to the end of the log") : "");
 	if (r->truncated)
 		sbuf_addf(out, _("B stops early: last step %lld, A's last step %lld\n"), r->final_step_b, r->final_step_a);
-	char why[160];
+	if (r->incomplete && !r->truncated)
+		sbuf_addf(out, _("incomplete: aligned %zu of A's %zu steps, %.1f%% of A's run (at least %.0f%% needed)\n"), r->n,
+		          r->a_points, r->aligned_coverage * 100.0, LOSS_MIN_COVERAGE * 100.0);
+	char why[256];
 	sbuf_addf(out, _("verdict: %s%s%s\n"), r->pass ? _("PASS") : _("FAIL"), r->pass ? "" : " — ",
 	          r->pass ? "" : loss_fail_reason_shown(why, sizeof why, r));
 }
@@ -1563,8 +1646,18 @@ cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_s
 		cJSON_AddNullToObject(doc, "blowup_step");
 	cJSON_AddNumberToObject(doc, "coverage", r->coverage);
 	cJSON_AddBoolToObject(doc, "truncated", r->truncated);
+	cJSON_AddNumberToObject(doc, "aligned_coverage", r->aligned_coverage);
+	cJSON_AddBoolToObject(doc, "incomplete", r->incomplete);
+	cJSON_AddNumberToObject(doc, "end_steps", (double)r->end_n);
+	if (r->end_n) {
+		cJSON_AddNumberToObject(doc, "end_from_step", (double)r->end_from_step);
+		cJSON_AddNumberToObject(doc, "end_mean_rel_err", r->end_mean_rel);
+	} else {
+		cJSON_AddNullToObject(doc, "end_from_step");
+		cJSON_AddNullToObject(doc, "end_mean_rel_err");
+	}
 	cJSON_AddStringToObject(doc, "verdict", r->pass ? "pass" : "fail");
-	char why[160];
+	char why[256];
 	cJSON_AddStringToObject(doc, "reason", loss_fail_reason(why, sizeof why, r));
 	cJSON *steps = cJSON_AddArrayToObject(doc, "steps");
 	for (size_t i = 0; i < r->n; i++) {

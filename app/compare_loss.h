@@ -28,8 +28,18 @@
  * criterion FlagPerf applies to every step's loss against the NVIDIA run. */
 #define COMPARE_LOSS_DEFAULT_TOLERANCE 0.02
 
-/* B must reach at least this share of A's step range, or the run stopped early. */
+/* B must reach at least this share of A's step range, or the run stopped early; and the
+ * aligned steps must cover at least this share of A's training points, or the comparison
+ * is incomplete (as DUMP_MIN_COVERAGE for A's tensors). */
 #define LOSS_MIN_COVERAGE 0.9
+
+/* The end of training is judged on its own: the mean relative error over the last tenth
+ * of the aligned steps with finite losses (at least LOSS_END_MIN_STEPS of them, or all
+ * when fewer) must be within the tolerance too, so a run that parts at the end fails
+ * although the mean over the whole run hides it. Averaged, so step-to-step noise of
+ * agreeing runs does not fail them. */
+#define LOSS_END_SHARE 0.1
+#define LOSS_END_MIN_STEPS 5
 
 typedef struct loss_point {
 	long long step; /* the step the log names, or the loss line's ordinal (1-based) */
@@ -105,8 +115,20 @@ typedef struct loss_result {
 	long long blowup_step;     /* where that final run of NaN/inf begins */
 	double coverage;           /* the share of A's step range B reaches (1 when B goes as far) */
 	int truncated;             /* B stops before A and coverage < LOSS_MIN_COVERAGE */
-	int pass;                  /* finite aligned steps exist, mean_rel <= tolerance, no NaN/inf
-	                            * of B's own and B not truncated */
+	size_t a_points;           /* A's training points */
+	size_t a_covered;          /* of those, the points within the aligned steps' logging
+	                            * interval of an aligned step (all of them when B logs every
+	                            * 4th step over the whole run, 1 when one step is shared) */
+	double aligned_coverage;   /* a_covered / a_points (0 when A has none) */
+	int incomplete;            /* aligned_coverage < LOSS_MIN_COVERAGE: the aligned steps
+	                            * cannot vouch for A's run */
+	size_t end_n;              /* finite aligned steps in the end window (LOSS_END_SHARE) */
+	long long end_from_step;   /* the window's first step (valid when end_n) */
+	double end_mean_rel;       /* mean relative error over the window */
+	int end_exceeded;          /* end_mean_rel > tolerance */
+	int pass;                  /* finite aligned steps exist, mean_rel and end_mean_rel <=
+	                            * tolerance, no NaN/inf of B's own, B neither truncated nor
+	                            * incomplete */
 } loss_result;
 
 /* Aligns a and b by step and computes the errors and the verdict. Cannot fail: two

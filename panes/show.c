@@ -177,7 +177,7 @@ static void draw_loss(sstate *s, ui_win *w, int y, const compare_outcome *o)
 {
 	const loss_result *r = &o->lr;
 	int width = ui_win_width(w), h = ui_win_height(w);
-	char line[512], why[160];
+	char line[512], why[256];
 	if (r->n)
 		snprintf(line, sizeof line,
 		         P_("%s  mean relative error %.3g%% (tolerance %.3g%%), max %.3g%% at step %lld; %zu aligned step",

@@ -67,6 +67,12 @@ return {
 					or _("B stops long before A")
 			elseif (loss.aligned_steps or 0) == 0 then
 				why = _("the two logs share no step")
+			elseif (loss.mean_rel_err or 0) <= (loss.tolerance or 0) and loss.end_mean_rel_err then
+				why = _("mean relative error {err} over the last {n} aligned steps (from step {step}) exceeds the tolerance {tol}: the runs part at the end of training",
+					{ err = pct(loss.end_mean_rel_err), n = loss.end_steps or 0, step = loss.end_from_step or 0, tol = pct(loss.tolerance) })
+			elseif (loss.mean_rel_err or 0) <= (loss.tolerance or 0) and loss.incomplete then
+				why = _("aligned {n} of A's {total} steps ({pct} of A's run): the rest was never compared",
+					{ n = loss.aligned_steps, total = loss.a_points or 0, pct = string.format("%.1f%%", (loss.aligned_coverage or 0) * 100) })
 			elseif loss.first_exceed_step then
 				why = _("mean relative error {err} over {n} aligned steps exceeds the tolerance {tol} (first over it at step {step})",
 					{ err = pct(loss.mean_rel_err), n = loss.aligned_steps, tol = pct(loss.tolerance), step = loss.first_exceed_step })

@@ -60,6 +60,61 @@ expect_exit 1 "a truncated run fails" -- "$FERRY" -C "$p" compare loss "$d/gpu.l
 expect_grep "B stops at step 30, A runs to step 100" "$work/err" "truncation names the steps"
 expect_exit 0 "a shorter baseline compares on the common steps" -- "$FERRY" -C "$p" compare loss "$d/npu_short.log" "$d/gpu.log"
 
+# one aligned step cannot vouch for A's run: B logged steps 1000-2000 of a run A logged
+# 1-1000, and its step 1000 happens to agree (the rest is 5x the loss)
+python3 - "$d" <<'EOF'
+import math, sys
+d = sys.argv[1]
+def curve(s): return 3 * math.exp(-s / 300) + 0.1
+with open(d + "/gpu_1k.log", "w") as f:
+    for s in range(1, 1001):
+        f.write("step %d loss %.6f\n" % (s, curve(s)))
+with open(d + "/npu_later.log", "w") as f:
+    for s in range(1000, 2001):
+        f.write("step %d loss %.6f\n" % (s, curve(s) if s == 1000 else curve(s) * 5))
+with open(d + "/npu_end3x.log", "w") as f:
+    for s in range(1, 1001):
+        f.write("step %d loss %.6f\n" % (s, curve(s) * (3 if s > 997 else 1)))
+with open(d + "/npu_noisy.log", "w") as f:
+    for s in range(1, 1001):
+        f.write("step %d loss %.6f\n" % (s, curve(s) * (1 + 0.004 * math.sin(s * 1.7))))
+EOF
+expect_exit 1 "one aligned step of A's 1000 does not pass" -- "$FERRY" -C "$p" compare loss "$d/gpu_1k.log" "$d/npu_later.log"
+one_line "$work/err" "too few aligned steps: one line"
+expect_grep "aligned 1 of A's 1000 steps" "$work/err" "the failure counts the aligned steps against A's"
+expect_grep "verdict: FAIL" "$work/out" "too few aligned steps: text verdict"
+expect_exit 1 "too few aligned steps: JSON" -- "$FERRY" -C "$p" compare loss "$d/gpu_1k.log" "$d/npu_later.log" --format json
+python3 - "$work/out" <<'EOF' && ok "loss JSON says the comparison is incomplete" || fail "loss JSON incomplete"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "fail" and d["incomplete"] is True and d["aligned_steps"] == 1, d["verdict"]
+assert d["aligned_coverage"] < 0.01 and d["truncated"] is False and d["coverage"] == 1, d["aligned_coverage"]
+EOF
+# the record says why: tune.acceptance and the report name the aligned steps, not a mean
+q="$work/sparse"
+(make_project "$q")
+"$FERRY" init "$q" >/dev/null
+"$FERRY" -C "$q" compare loss "$d/gpu_1k.log" "$d/npu_later.log" >/dev/null 2>&1
+"$FERRY" -C "$q" check --plugin tune.acceptance --format json >"$work/acc.json" 2>/dev/null
+expect_grep "aligned 1 of A's 1000 steps" "$work/acc.json" "tune.acceptance names the aligned steps"
+expect_exit 0 "a report after the incomplete loss comparison" -- "$FERRY" -C "$q" report --format md --output "$work/sparse.md"
+expect_grep "aligned 1 of A's 1000 steps" "$work/sparse.md" "the report says why the loss verdict fails"
+# the last 3 of 1000 steps at 3x the loss: the mean over the run stays under 1 %, the end
+# of training does not
+"$FERRY" -C "$p" config tolerance.loss 0.01
+expect_exit 1 "a diverging end of training fails although the mean passes" -- \
+	"$FERRY" -C "$p" compare loss "$d/gpu_1k.log" "$d/npu_end3x.log" --format json
+python3 - "$work/out" <<'EOF' && ok "loss JSON: the end window's error and where it starts" || fail "loss JSON end window"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "fail" and d["mean_rel_err"] < 0.01, d["mean_rel_err"]
+assert d["end_steps"] == 100 and d["end_from_step"] == 901 and d["end_mean_rel_err"] > 0.05, d
+EOF
+expect_grep "last 100 aligned steps" "$work/err" "the failure names the end of training"
+expect_exit 0 "noise that agrees on average still passes, to the end" -- \
+	"$FERRY" -C "$p" compare loss "$d/gpu_1k.log" "$d/npu_noisy.log"
+"$FERRY" -C "$p" config tolerance.loss 0.02
+
 # artifacts by id and label; the configured tolerance
 "$FERRY" -C "$p" ingest loss-log "$d/gpu.log" --label gpu >"$work/ing" 2>&1
 gid=$(sed -n 's/.* artifact \([0-9]*\) .*/\1/p' "$work/ing")

@@ -171,7 +171,12 @@ static void test_loss_compare(void **state)
 	assert_int_equal(r.max_rel_step, 3);
 	assert_true(r.exceeded);
 	assert_int_equal(r.first_exceed_step, 3);
-	assert_true(r.pass); /* the mean is within 2 % */
+	/* the mean is within 2 %, but A's step 9 has no partner (B logged step 10): 4 of A's 5
+	 * points, steps 1-4 of A's 1-9, cannot vouch for the run */
+	assert_true(r.mean_rel <= 0.02);
+	assert_int_equal(r.a_covered, 4);
+	assert_true(r.incomplete);
+	assert_false(r.pass);
 	assert_int_equal(r.final_step_a, 9);
 	assert_true(fabs(r.final_b - 0.9) < 1e-12);
 
@@ -179,13 +184,14 @@ static void test_loss_compare(void **state)
 	sbuf_init(&t);
 	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log");
 	assert_non_null(strstr(t.buf, "gpu.log"));
-	assert_non_null(strstr(t.buf, "verdict: PASS"));
+	assert_non_null(strstr(t.buf, "verdict: FAIL — aligned 4 of A's 5 steps"));
 	assert_non_null(strstr(t.buf, "first step above the tolerance: 3"));
 	assert_non_null(strstr(t.buf, "▁") ? strstr(t.buf, "▁") : strstr(t.buf, "█"));
 	sbuf_done(&t);
 
 	cJSON *j = loss_result_json(&r, &a, &b, NULL, NULL);
-	assert_string_equal(cJSON_GetObjectItem(j, "verdict")->valuestring, "pass");
+	assert_string_equal(cJSON_GetObjectItem(j, "verdict")->valuestring, "fail");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "incomplete")));
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "steps")), 4);
 	assert_int_equal((int)cJSON_GetObjectItem(j, "first_exceed_step")->valuedouble, 3);
 	cJSON_Delete(j);
@@ -209,6 +215,86 @@ static void test_loss_compare(void **state)
 	loss_series_done(&a);
 	loss_series_done(&b);
 	loss_series_done(&c);
+}
+
+/* A series of n steps, step s's loss curve(s) * factor(s). */
+static loss_series series_of(long long from, long long to, long long every, double (*factor)(long long))
+{
+	sbuf t;
+	sbuf_init(&t);
+	for (long long s = from; s <= to; s += every)
+		sbuf_addf(&t, "step %lld loss %.9g\n", s, (3.0 * exp(-(double)s / 300.0) + 0.1) * (factor ? factor(s) : 1.0));
+	loss_series r = parse_ok(t.buf);
+	sbuf_done(&t);
+	return r;
+}
+
+static double five_after_1000(long long s) { return s == 1000 ? 1.0 : 5.0; }
+static double thrice_at_end(long long s) { return s > 997 ? 3.0 : 1.0; }
+static double wobble(long long s) { return 1.0 + 0.004 * sin((double)s * 1.7); }
+
+/* The verdict rests on enough of A's run, and on its end as well as its mean. */
+static void test_loss_coverage_and_end(void **state)
+{
+	(void)state;
+	loss_series a = series_of(1, 1000, 1, NULL);
+	/* B logged steps 1000-2000: the one step it shares with A agrees */
+	loss_series b = series_of(1000, 2000, 1, five_after_1000);
+	loss_result r;
+	loss_compare(&r, &a, &b, 0.02);
+	assert_int_equal(r.n, 1);
+	assert_true(r.mean_rel == 0.0);
+	assert_false(r.truncated); /* B goes past A's end … */
+	assert_true(r.incomplete); /* … but compares one step of A's 1000 */
+	assert_false(r.pass);
+	char why[200];
+	assert_non_null(strstr(loss_fail_reason(why, sizeof why, &r), "aligned 1 of A's 1000 steps"));
+	cJSON *j = loss_result_json(&r, &a, &b, NULL, NULL);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "incomplete")));
+	assert_true(cJSON_GetObjectItem(j, "aligned_coverage")->valuedouble < 0.01);
+	assert_string_equal(cJSON_GetObjectItem(j, "verdict")->valuestring, "fail");
+	cJSON_Delete(j);
+	loss_result_done(&r);
+	loss_series_done(&b);
+
+	/* B logging every 4th step over the whole run covers it */
+	b = series_of(4, 1000, 4, NULL);
+	loss_compare(&r, &a, &b, 0.02);
+	assert_int_equal(r.n, 250);
+	assert_false(r.incomplete);
+	assert_true(r.pass);
+	loss_result_done(&r);
+	loss_series_done(&b);
+
+	/* B resumed at step 501: A's first half was never compared */
+	b = series_of(501, 1000, 1, NULL);
+	loss_compare(&r, &a, &b, 0.02);
+	assert_true(r.incomplete);
+	assert_false(r.pass);
+	loss_result_done(&r);
+	loss_series_done(&b);
+
+	/* the last 3 of 1000 steps at 3x: the mean is 0.6 %, the last 100 steps' 6 % */
+	b = series_of(1, 1000, 1, thrice_at_end);
+	loss_compare(&r, &a, &b, 0.01);
+	assert_true(r.mean_rel < 0.01);
+	assert_int_equal(r.end_n, 100);
+	assert_int_equal(r.end_from_step, 901);
+	assert_true(fabs(r.end_mean_rel - 0.06) < 1e-6);
+	assert_true(r.end_exceeded);
+	assert_false(r.pass);
+	assert_non_null(strstr(loss_fail_reason(why, sizeof why, &r), "last 100 aligned steps"));
+	loss_result_done(&r);
+	loss_series_done(&b);
+
+	/* agreeing noise passes to the end */
+	b = series_of(1, 1000, 1, wobble);
+	loss_compare(&r, &a, &b, 0.01);
+	assert_false(r.end_exceeded);
+	assert_true(r.pass);
+	loss_result_done(&r);
+	loss_series_done(&b);
+	loss_series_done(&a);
 }
 
 /* A run that blows up or stops early fails, whatever its mean error says. */
@@ -1122,6 +1208,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loss_shapes),         cmocka_unit_test(test_loss_ordinals_nan_duplicates),
 		cmocka_unit_test(test_loss_refused),        cmocka_unit_test(test_loss_compare),
+		cmocka_unit_test(test_loss_coverage_and_end),
 		cmocka_unit_test(test_loss_blowup_and_truncation), cmocka_unit_test(test_loss_bars_and_eval),
 		cmocka_unit_test(test_loss_csv), cmocka_unit_test(test_loss_chinese_labels),            cmocka_unit_test(test_npy_folder_order_and_worst),
 		cmocka_unit_test(test_resolve),             cmocka_unit_test(test_npy_header),
