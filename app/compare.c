@@ -125,6 +125,10 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 		cJSON_AddBoolToObject(ev, "incomplete", 1);
 		cJSON_AddNumberToObject(ev, "tensors_a", (double)(dr->n + dr->only_a));
 		cJSON_AddNumberToObject(ev, "coverage", dr->coverage);
+		if (dr->unchecked) {
+			cJSON_AddNumberToObject(ev, "unchecked", (double)dr->unchecked);
+			cJSON_AddStringToObject(ev, "first_unchecked", dr->first_unchecked);
+		}
 	}
 	return 0;
 }
@@ -305,7 +309,12 @@ static const char *dump_event_reason(char *buf, size_t size, const cJSON *ev)
 	r.n = (size_t)json_int(ev, "pairs");
 	r.only_a = (size_t)json_int(ev, "tensors_a") - r.n;
 	r.coverage = json_num(ev, "coverage");
-	return dump_incomplete_reason(buf, size, &r);
+	r.unchecked = (size_t)json_int(ev, "unchecked");
+	char *first = xstrdup(json_str(ev, "first_unchecked"));
+	r.first_unchecked = first;
+	dump_incomplete_reason(buf, size, &r);
+	free(first);
+	return buf;
 }
 
 const char *compare_event_reason(char *buf, size_t size, const cJSON *ev)

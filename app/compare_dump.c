@@ -147,6 +147,109 @@ static void add_unlisted(dump_input *in, dump_hash_file *files, size_t *nfiles, 
 	free(listed);
 }
 
+/* ------------------------------------------------------------ unchecked tensors */
+
+/* A tensor's value as its dump.json record states it: dtype, shape and the four
+ * statistics, or NULL without them (the caller frees). Two records with the same text
+ * hold the same tensor, as where one call's output is the next call's input. */
+static char *value_key(const cJSON *rec)
+{
+	if (!rec)
+		return NULL;
+	double v[4];
+	for (int k = 0; k < 4; k++) {
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(rec, dump_stat_names[k]);
+		if (!cJSON_IsNumber(x))
+			return NULL;
+		v[k] = x->valuedouble;
+	}
+	char dtype[32], shape[64];
+	dump_input_record_meta(dtype, sizeof dtype, shape, sizeof shape, rec);
+	return xasprintf("%s|%s|%.17g|%.17g|%.17g|%.17g", dtype, shape, v[0], v[1], v[2], v[3]);
+}
+
+typedef struct keyed {
+	const char *key;
+	size_t idx;
+} keyed;
+
+static int cmp_keyed(const void *x, const void *y)
+{
+	return strcmp(((const keyed *)x)->key, ((const keyed *)y)->key);
+}
+
+static int is_output(const dump_tensor_ref *t)
+{
+	size_t n = strlen(t->layer);
+	return strncmp(t->name, t->layer, n) == 0 && strncmp(t->name + n, ".output", 7) == 0;
+}
+
+/* Counts A's tensors B lacks that no compared tensor vouches for (out->unchecked, and the
+ * first of them). B may lack tensors in the middle, as where an NPU fuses several
+ * operators into one: a divergence there shows in the compared calls computed from them.
+ * So, walking A's calls backwards, a call is checked when one of its outputs was compared
+ * or has the value of a compared tensor or of a checked call's input; then its inputs are
+ * checked too. A tensor without statistics to trace is checked when a compared pair
+ * comes after it. paired[i] says A's tensor i has a partner. */
+static void find_unchecked(dump_result *out, const dump_input *ia, const char *paired)
+{
+	size_t n = ia->n, last = 0, any = 0;
+	char **key = xcalloc(n ? n : 1, sizeof *key);
+	keyed *sorted = xmalloc((n ? n : 1) * sizeof *sorted);
+	size_t *cls = xmalloc((n ? n : 1) * sizeof *cls), nk = 0;
+	for (size_t i = 0; i < n; i++) {
+		key[i] = value_key(ia->t[i].rec);
+		if (key[i])
+			sorted[nk++] = (keyed){ key[i], i };
+		if (paired[i]) {
+			last = i;
+			any = 1;
+		}
+	}
+	qsort(sorted, nk, sizeof *sorted, cmp_keyed);
+	size_t nclass = 0;
+	for (size_t k = 0; k < nk; k++) {
+		if (k && strcmp(sorted[k].key, sorted[k - 1].key) != 0)
+			nclass++;
+		cls[sorted[k].idx] = nclass;
+	}
+	char *seen = xcalloc(nclass + 1, 1); /* a value a compared or checked tensor holds */
+	for (size_t i = 0; i < n; i++)
+		if (paired[i] && key[i])
+			seen[cls[i]] = 1;
+	long long first = -1;
+	for (size_t hi = n; hi > 0;) {
+		size_t lo = hi - 1;
+		while (lo > 0 && ia->t[lo - 1].order == ia->t[hi - 1].order)
+			lo--;
+		int missing = 0, ok = 0;
+		for (size_t i = lo; i < hi; i++) {
+			missing |= !paired[i];
+			if (is_output(&ia->t[i]) &&
+			    (paired[i] || (key[i] ? seen[cls[i]] : any && i < last)))
+				ok = 1;
+		}
+		for (size_t i = lo; missing && i < hi; i++) {
+			if (ok && key[i])
+				seen[cls[i]] = 1;
+			if (paired[i] || ok || (key[i] ? seen[cls[i]] : any && i < last))
+				continue;
+			out->unchecked++;
+			if (first < 0 || (long long)i < first)
+				first = (long long)i;
+		}
+		hi = lo;
+	}
+	if (first >= 0)
+		out->first_unchecked = xstrdup(ia->t[first].name);
+	for (size_t i = 0; i < n; i++)
+		free(key[i]);
+	free(key);
+	free(sorted);
+	free(cls);
+	free(seen);
+}
+
 int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts *opts)
 {
 	memset(out, 0, sizeof *out);
@@ -334,7 +437,12 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 		dump_manifest_hash(out->sha_b, files, side_b, nb_files, b);
 	size_t in_a = out->n + out->only_a;
 	out->coverage = in_a ? (double)out->n / (double)in_a : 1.0;
-	out->incomplete = out->n > 0 && out->coverage < DUMP_MIN_COVERAGE;
+	char *paired = xcalloc(ia.n ? ia.n : 1, 1);
+	for (size_t i = 0; i < out->n; i++)
+		paired[pair_a[i]] = 1;
+	find_unchecked(out, &ia, paired);
+	free(paired);
+	out->incomplete = out->n > 0 && (out->coverage < DUMP_MIN_COVERAGE || out->unchecked);
 	out->pass = out->n > 0 && out->nfailed == 0 && !out->incomplete;
 out:
 	free(used);
@@ -366,6 +474,7 @@ void dump_result_done(dump_result *r)
 	free(r->form_a);
 	free(r->form_b);
 	free(r->stats_reason);
+	free(r->first_unchecked);
 	memset(r, 0, sizeof *r);
 	r->first_fail = -1;
 }

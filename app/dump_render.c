@@ -63,6 +63,13 @@ static void fmt_num(char *out, size_t size, const char *fmt, double v)
 
 const char *dump_incomplete_reason(char *buf, size_t size, const dump_result *r)
 {
+	if (r->coverage >= DUMP_MIN_COVERAGE && r->unchecked) {
+		snprintf(buf, size,
+		         _("B lacks %zu of A's tensors that no compared pair comes after or is computed from, first %s: a "
+		           "divergence there would not show"),
+		         r->unchecked, r->first_unchecked ? r->first_unchecked : "?");
+		return buf;
+	}
 	snprintf(buf, size,
 	         _("B holds %zu of A's %zu tensors (%.0f%%): its run stopped early or dumped another scope, so the "
 	           "missing ones were never compared"),
@@ -273,6 +280,11 @@ cJSON *dump_result_json(const dump_result *r, const cJSON *ina, const cJSON *inb
 	cJSON_AddNumberToObject(s, "only_b", (double)r->only_b);
 	cJSON_AddNumberToObject(s, "coverage", r->coverage);
 	cJSON_AddBoolToObject(s, "incomplete", r->incomplete);
+	cJSON_AddNumberToObject(s, "unchecked", (double)r->unchecked);
+	if (r->first_unchecked)
+		cJSON_AddStringToObject(s, "first_unchecked", r->first_unchecked);
+	else
+		cJSON_AddNullToObject(s, "first_unchecked");
 	cJSON_AddBoolToObject(s, "tensors_read", r->nstats == 0);
 	if (r->stats_reason)
 		cJSON_AddStringToObject(s, "tensors_not_read_because", r->stats_reason);

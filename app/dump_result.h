@@ -66,7 +66,13 @@ typedef struct dump_result {
 	                            * (sha256sum lines of dump.json and every tensor file it holds,
 	                            * compared or not) */
 	double coverage;       /* the share of A's tensors that B holds too (1 when A has none) */
-	int incomplete;        /* coverage < DUMP_MIN_COVERAGE: B misses much of what A dumped */
+	size_t unchecked;      /* A's tensors B lacks that nothing compared vouches for: no
+	                        * compared tensor has their value or is computed from them
+	                        * (dump.json statistics trace the values), or, without
+	                        * statistics, they come after the last compared pair */
+	char *first_unchecked; /* the first of them in A's execution order, or NULL */
+	int incomplete;        /* coverage < DUMP_MIN_COVERAGE, or unchecked tensors: B misses
+	                        * what A dumped, and what it holds cannot vouch for it */
 	int pass;              /* pairs were compared, none failed and B is not incomplete */
 } dump_result;
 

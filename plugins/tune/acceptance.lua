@@ -116,6 +116,9 @@ return {
 			local why = (dump.pairs or 0) == 0 and _("the two dumps share no tensor name")
 				or dump.first_diverging_layer and _("{failed} of {pairs} tensor pairs are outside the thresholds; first diverging layer {layer}",
 					{ failed = dump.failed or 0, pairs = dump.pairs, layer = dump.first_diverging_layer })
+				or dump.incomplete and dump.first_unchecked and (dump.coverage or 0) >= 0.9
+					and _("B lacks {n} of A's tensors that no compared pair comes after or is computed from, first {name}: a divergence there would not show",
+						{ n = dump.unchecked or 0, name = dump.first_unchecked })
 				or dump.incomplete and _("B holds {pairs} of A's {total} tensors ({pct}): the missing ones were never compared",
 					{ pairs = dump.pairs, total = dump.tensors_a or 0, pct = string.format("%.0f%%", (dump.coverage or 0) * 100) })
 				or _("{failed} of {pairs} tensor pairs are outside the thresholds", { failed = dump.failed or 0, pairs = dump.pairs })

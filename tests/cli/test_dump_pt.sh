@@ -149,6 +149,55 @@ s = r["summary"]
 assert s["failed"] == 0 and s["only_a"] == 12 and s["incomplete"] is True and r["verdict"] == "fail", (s, r["verdict"])
 EOF
 
+# ---- an NPU dump that lacks a layer no compared pair depends on ----------------------
+# B lacks the diverging linear layer (its record and files). 18 of A's 20 tensors is
+# enough share, but nothing B holds is computed from the linear layer's output (the
+# calls after it read the convolutions' output), so its divergence was never seen:
+# incomplete, not PASS. The same for the last call of the run (nothing comes after it).
+drop() { # drop FROM DIR KEY: a copy of FROM without KEY's record and tensor files
+	cp -R "$1" "$2"
+	python3 - "$2/step0/rank0" "$3" <<'EOF'
+import json, os, sys
+d, key = sys.argv[1], sys.argv[2]
+doc = json.load(open(d + "/dump.json"))
+del doc["data"][key]
+json.dump(doc, open(d + "/dump.json", "w"), indent=1)
+for f in os.listdir(d + "/dump_tensor_data"):
+    if f.startswith(key + "."):
+        os.remove(d + "/dump_tensor_data/" + f)
+EOF
+}
+drop "$fx/npu_dump" "$work/npu_nolinear" Functional.linear.0.forward
+expect_exit 1 "B lacking the diverging layer does not pass" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$work/npu_nolinear"
+one_line "$work/err" "the unchecked layer: one line"
+expect_grep "2 of A's tensors .*first Functional.linear.0.forward.input.0" "$work/err" "the line names the first unchecked tensor and how many"
+expect_exit 1 "JSON says B is incomplete" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$work/npu_nolinear" --format json
+python3 - "$work/out" <<'EOF' && ok "JSON: 18 pairs pass, 2 tensors unchecked, incomplete" || fail "JSON unchecked layer"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["summary"]
+assert s["failed"] == 0 and s["only_a"] == 2 and s["coverage"] >= 0.9 and s["incomplete"] is True, s
+assert s["unchecked"] == 2 and s["first_unchecked"] == "Functional.linear.0.forward.input.0", s
+assert r["verdict"] == "fail", r["verdict"]
+EOF
+# the record says why: tune.acceptance and the report name the unchecked tensor
+q="$work/unchecked"
+(make_project "$q")
+"$FERRY" -C "$q" init >/dev/null 2>&1
+"$FERRY" -C "$q" compare dump "$fx/gpu_dump" "$work/npu_nolinear" >/dev/null 2>&1
+"$FERRY" -C "$q" check --plugin tune.acceptance --format json >"$work/acc.json" 2>/dev/null
+expect_grep "first Functional.linear.0.forward.input.0" "$work/acc.json" "tune.acceptance names the first unchecked tensor"
+expect_exit 0 "a report after the incomplete dump comparison" -- "$FERRY" -C "$q" report --format md --output "$work/unchecked.md"
+expect_grep "first Functional.linear.0.forward.input.0" "$work/unchecked.md" "the report says why the dump verdict fails"
+drop "$fx/gpu_dump" "$work/gpu_nogt" Tensor.gt.0.forward
+expect_exit 1 "B lacking A's last call does not pass" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$work/gpu_nogt"
+# (its input, the run's input, was compared as the first convolution's: only the output is unchecked)
+expect_grep "lacks 1 of A's tensors .*first Tensor.gt.0.forward.output.0" "$work/err" "the line names the output after the last compared pair"
+# a middle call B lacks whose output a compared call reads is vouched for by that call
+drop "$fx/gpu_dump" "$work/gpu_noconv" Functional.conv2d.1.forward
+expect_exit 0 "B lacking a middle call whose output is compared later passes" -- \
+	"$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$work/gpu_noconv"
+
 # ---- a dump's recorded hash covers all of its tensor files, compared or not ----------
 mkdir -p "$work/four" "$work/two"
 python3 - "$work" "$top/tests/tools" <<'EOF'
