@@ -168,16 +168,6 @@ static char *value_key(const cJSON *rec)
 	return xasprintf("%s|%s|%.17g|%.17g|%.17g|%.17g", dtype, shape, v[0], v[1], v[2], v[3]);
 }
 
-typedef struct keyed {
-	const char *key;
-	size_t idx;
-} keyed;
-
-static int cmp_keyed(const void *x, const void *y)
-{
-	return strcmp(((const keyed *)x)->key, ((const keyed *)y)->key);
-}
-
 static int is_output(const dump_tensor_ref *t)
 {
 	size_t n = strlen(t->layer);
@@ -195,21 +185,21 @@ static void find_unchecked(dump_result *out, const dump_input *ia, const char *p
 {
 	size_t n = ia->n, last = 0, any = 0;
 	char **key = xcalloc(n ? n : 1, sizeof *key);
-	keyed *sorted = xmalloc((n ? n : 1) * sizeof *sorted);
+	name_idx *sorted = xmalloc((n ? n : 1) * sizeof *sorted); /* by value key */
 	size_t *cls = xmalloc((n ? n : 1) * sizeof *cls), nk = 0;
 	for (size_t i = 0; i < n; i++) {
 		key[i] = value_key(ia->t[i].rec);
 		if (key[i])
-			sorted[nk++] = (keyed){ key[i], i };
+			sorted[nk++] = (name_idx){ key[i], i };
 		if (paired[i]) {
 			last = i;
 			any = 1;
 		}
 	}
-	qsort(sorted, nk, sizeof *sorted, cmp_keyed);
+	qsort(sorted, nk, sizeof *sorted, cmp_name_idx);
 	size_t nclass = 0;
 	for (size_t k = 0; k < nk; k++) {
-		if (k && strcmp(sorted[k].key, sorted[k - 1].key) != 0)
+		if (k && strcmp(sorted[k].name, sorted[k - 1].name) != 0)
 			nclass++;
 		cls[sorted[k].idx] = nclass;
 	}
