@@ -23,6 +23,7 @@
 #include "pane.h"
 #include "plugin_host.h"
 #include "review.h"
+#include "seal.h"
 #include "text.h"
 #include "version.h"
 #include "util.h"
@@ -1527,6 +1528,8 @@ static void do_verify(app *a)
 	tui *t = &a->t;
 	audit_report rep;
 	int rc = audit_check_record(&rep, t->m.ws->db, t->m.ws->hist, NULL);
+	if (!rc && (rc = seal_verify_all(rep.problems, t->m.ws))) /* the artifacts' stored bytes too */
+		audit_report_done(&rep);
 	free(t->verify);
 	t->verify = NULL;
 	if (rc) {
@@ -1546,8 +1549,8 @@ static void do_verify(app *a)
 			          cJSON_IsTrue(cJSON_GetObjectItem(sg, "valid")) ? _("good") : _("BAD"),
 			          cJSON_IsString(cJSON_GetObjectItem(sg, "signer")) ? json_str(sg, "signer") : _("(unknown)"));
 		if (!np)
-			sbuf_addf(&b, P_("ok: %lld audit event intact, head %.16s:%lld; every checkpoint present and anchored; the record agrees with the chain",
-			             "ok: %lld audit events intact, head %.16s:%lld; every checkpoint present and anchored; the record agrees with the chain",
+			sbuf_addf(&b, P_("ok: %lld audit event intact, head %.16s:%lld; every checkpoint present and anchored; the record agrees with the chain and the artifacts with their hashes",
+			             "ok: %lld audit events intact, head %.16s:%lld; every checkpoint present and anchored; the record agrees with the chain and the artifacts with their hashes",
 			             (unsigned long)rep.events),
 			          rep.events, rep.head, rep.events);
 		t->verify = sbuf_detach(&b);
