@@ -8,6 +8,7 @@
 #include "err.h"
 #include "intl.h"
 #include "onnx.h"
+#include "seal.h"
 #include "profile.h"
 #include "safetext.h"
 #include "bench.h"
@@ -207,6 +208,8 @@ void papi_sandbox_done(papi_sandbox *sb)
 	if (!sb)
 		return;
 	last_read_drop(sb);
+	free(sb->unsealed);
+	sb->unsealed = NULL;
 	for (size_t i = 0; i < sb->nfound; i++)
 		finding_clear(&sb->found[i]);
 	free(sb->found);
@@ -1222,7 +1225,7 @@ static int l_collectgarbage(lua_State *L)
 	return 1;
 }
 
-/* After a kill, the error goes on up instead of being caught. */
+/* After a kill or a read of altered evidence, the error goes on up instead of being caught. */
 static void check_killed(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -1230,6 +1233,8 @@ static void check_killed(lua_State *L)
 		sb->killed = PAPI_KILL_MEMORY;
 	if (sb->killed || sb->closing)
 		luaL_error(L, "%s", kill_reason(sb));
+	if (sb->unsealed)
+		luaL_error(L, "%s", sb->unsealed);
 }
 
 static int l_pcall(lua_State *L)
@@ -2431,6 +2436,33 @@ static const char *artifact_field(const cJSON *row, const char *name)
 	return cJSON_IsString(j) ? j->valuestring : NULL;
 }
 
+/* The absolute path of the file of the artifact row (path: its "path" field), malloc'd,
+ * once it is known to still have the bytes recorded at ingest (a hash computed earlier for
+ * the unchanged copy is trusted, from the engagement's cache); otherwise raises the Lua
+ * error of seal.h's one line. The line is kept on the sandbox: a pcall in the plugin
+ * cannot swallow it (check_killed raises it again) and the plugin's run fails with it, so
+ * an altered artifact never yields a verdict. */
+static char *sealed_file(lua_State *L, papi_run *run, const cJSON *row, const char *path)
+{
+	box *ab = box_new(L, free); /* freed also when the seal raises */
+	ab->p = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+	const char *sha256 = artifact_field(row, "sha256"), *kind = artifact_field(row, "kind");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(row, "id");
+	seal_artifact a = { cJSON_IsString(id) ? atoll(id->valuestring) : cJSON_IsNumber(id) ? (long long)id->valuedouble : 0,
+		            kind ? kind : "", artifact_field(row, "label"), ab->p, sha256 ? sha256 : "", path[0] == '/' };
+	if (seal_check(&a, run->opts->cache_dir) != 0) {
+		papi_sandbox *sb = sandbox_of(L);
+		if (!sb->unsealed)
+			sb->unsealed = xstrdup(err_message());
+		err_clear();
+		luaL_error(L, "%s", sb->unsealed);
+	}
+	char *abs = ab->p;
+	ab->p = NULL;
+	lua_pop(L, 1);
+	return abs;
+}
+
 /* The absolute path of the artifact whose id is at stack index idx, malloc'd; NULL with
  * nil and a reason pushed when there is no such artifact. With source, *source is the
  * original file an ingested copy came from (NULL if unrecorded), with sha256 the hash
@@ -2450,7 +2482,7 @@ static char *artifact_file(lua_State *L, papi_run *run, int idx, const char **so
 		lua_pushfstring(L, "artifact %s: no such artifact", id);
 		return NULL;
 	}
-	return path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+	return sealed_file(L, run, row, path);
 }
 
 /* ---- readings of artifacts kept in the engagement's cache (acache.h) ---------------- */
@@ -2557,12 +2589,12 @@ static int ctx_read_artifact(lua_State *L)
 /* ---- benchmarks: ctx.bench and ctx.bench_choice (the reading and choosing is bench.c) */
 
 /* The decoded document of the bench artifact row a (a new cJSON), or NULL. */
-static cJSON *bench_of_row(papi_sandbox *sb, papi_run *run, const cJSON *a)
+static cJSON *bench_of_row(lua_State *L, papi_sandbox *sb, papi_run *run, const cJSON *a)
 {
 	const char *path = artifact_field(a, "path");
 	if (!path)
 		return NULL;
-	char *abs = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
+	char *abs = sealed_file(L, run, a, path);
 	struct stat st;
 	char *text = NULL;
 	size_t len = 0;
@@ -2586,7 +2618,7 @@ static int ctx_bench(lua_State *L)
 	const char *id = luaL_tolstring(L, 1, NULL);
 	const cJSON *row = artifact_row(artifacts(L, run, NULL), id);
 	box *b = box_new(L, cjson_release);
-	b->p = row ? bench_of_row(sb, run, row) : NULL;
+	b->p = row ? bench_of_row(L, sb, run, row) : NULL;
 	if (!b->p) {
 		lua_pushnil(L);
 		lua_pushfstring(L, "artifact %s: no benchmark", id);
@@ -2613,9 +2645,10 @@ static int ctx_bench_choice(lua_State *L)
 	size_t n = (size_t)cJSON_GetArraySize(list), i = 0;
 	box *docs = box_new(L, cjson_release);
 	docs->p = cJSON_CreateArray(); /* owns the decoded documents */
-	bench_entry *e = xcalloc(n ? n : 1, sizeof *e);
+	box *eb = box_new(L, free); /* freed also when an altered benchmark raises */
+	bench_entry *e = eb->p = xcalloc(n ? n : 1, sizeof *e);
 	cJSON_ArrayForEach(a, list) {
-		cJSON *doc = bench_of_row(sb, run, a);
+		cJSON *doc = bench_of_row(L, sb, run, a);
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(a, "id");
 		e[i].id = cJSON_IsString(id) ? atoll(id->valuestring) : cJSON_IsNumber(id) ? (long long)id->valuedouble : 0;
 		e[i].label = artifact_field(a, "label");
@@ -2635,7 +2668,7 @@ static int ctx_bench_choice(lua_State *L)
 			lua_pushinteger(L, (lua_Integer)e[pick[k]].id);
 			lua_setfield(L, -2, key[k]);
 		}
-	free(e);
+	box_drop(eb);
 	return 1;
 }
 
@@ -3699,6 +3732,8 @@ static char *error_reason(lua_State *L, papi_sandbox *sb, int status)
 	const char *msg = lua_tostring(L, -1);
 	if (getenv("FERRY_DEBUG") && msg)
 		fprintf(stderr, "ferry: %s: %s\n", sb->origin, msg);
+	if (sb->unsealed)
+		return xstrdup(sb->unsealed);
 	if (sb->killed == PAPI_KILL_BUDGET)
 		return xasprintf("instruction budget exceeded (%llu instructions)", sb->budget);
 	if (sb->killed == PAPI_KILL_MEMORY || sb->mem_exceeded || status == LUA_ERRMEM)
@@ -4259,7 +4294,7 @@ int papi_call_run(lua_State *L, char **err)
 	lua_pushcfunction(L, run_k);
 	lua_pushvalue(L, decl);
 	int st = lua_pcall(L, 1, 0, decl + 1);
-	int ok = st == LUA_OK && !sb->killed && !sb->mem_exceeded;
+	int ok = st == LUA_OK && !sb->killed && !sb->mem_exceeded && !sb->unsealed;
 	if (!ok)
 		*err = error_reason(L, sb, st);
 	lua_settop(L, decl - 1);

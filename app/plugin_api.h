@@ -229,6 +229,8 @@ typedef struct papi_sandbox {
 	long long deadline_ms;    /* monotonic time the run must end by (set by papi_open) */
 	unsigned long long clock_at; /* the count of used at which the clock is read next */
 	int killed;               /* PAPI_KILL_*: sticky once set */
+	char *unsealed;           /* seal.h's line for an altered artifact the plugin tried to
+	                           * read, or NULL: sticky once set, the plugin's error */
 	int sharing;              /* ctx.shared analyses this plugin is working out now */
 	int closing;              /* the state is being closed: any Lua code is cut short */
 	size_t mem_used, mem_cap; /* bytes held by the state and its cap */
