@@ -14,6 +14,7 @@
 #include "profile.h"
 #include "compare.h"
 #include "rdoc.h"
+#include "seal.h"
 #include "svgchart.h"
 #include "output.h"
 #include "pdfprint.h"
@@ -185,6 +186,23 @@ static cJSON *gpu_baseline(const bench_set *bs)
 	cJSON_AddStringToObject(b, "precision", json_str(p, "precision"));
 	copy_item(b, "metrics", cJSON_GetObjectItem(p, "metrics"));
 	return b;
+}
+
+/* The report presents figures read from the newest environment probe, every benchmark
+ * and the newest profile: each must still have the bytes recorded at ingest (seal.h; a
+ * hash of the unchanged copy kept in the cache is trusted). An altered one refuses the
+ * whole report with seal's line, rather than present its figures or leave them out. */
+static int inputs_sealed(workspace *ws, const cJSON *arts)
+{
+	const cJSON *env = newest_artifact(arts, "env-probe"), *prof = newest_artifact(arts, "profile"), *a;
+	char *artdir = util_path_join(ws->dir, "artifacts"), *cache = ws_cache_dir(ws);
+	int rc = 0;
+	cJSON_ArrayForEach(a, arts)
+		if (!rc && (a == env || a == prof || strcmp(json_str(a, "kind"), "bench") == 0))
+			rc = seal_check_row(a, artdir, cache);
+	free(artdir);
+	free(cache);
+	return rc ? err_prefix(_("report not written")) : 0;
 }
 
 /* {artifact, label, sha256} of an artifact row. */
@@ -547,7 +565,7 @@ int report_build(cJSON **out, workspace *ws, const char *version)
 	cJSON_AddItemToObject(doc, "unsupported", tmp);
 	tmp = NULL;
 
-	if ((rc = store_artifacts(&arts, ws->db, NULL)))
+	if ((rc = store_artifacts(&arts, ws->db, NULL)) || (rc = inputs_sealed(ws, arts)))
 		goto out;
 	cJSON_AddItemToObject(doc, "environment", environment_summary(ws, arts));
 	bench_set bs;

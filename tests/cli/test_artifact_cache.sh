@@ -4,7 +4,7 @@
 # run log or profile already read is taken from .ferry/cache instead of being scanned
 # again. Asserted through FERRY_DEBUG's count of readings, and that the cache never
 # changes what is found: the same findings as reading the files, a copy that changed
-# since is read again, a damaged or unwritable cache is read around.
+# since is refused (seal.h), a damaged or unwritable cache is read around.
 . "$(dirname "$0")/lib.sh"
 rl=$top/tests/fixtures/runlog
 pf=$top/tests/fixtures/profile
@@ -45,8 +45,9 @@ findings tune.run_log >"$work/read.txt"
 expect_exit 0 "ingest a second run log" -- "$FERRY" -C "$p" ingest run-log "$rl/hccl.log" --label hccl
 [ "$(readings tune.run_log)" = "0 2" ] && ok "a second ingest reads only the new log" || fail "readings after a second ingest: $(readings tune.run_log)"
 
-# the stored copy changed behind the record (same size, newer time): read again, and the
-# findings follow the file, not the old reading
+# the stored copy changed behind the record (same size, its time put back): no longer the
+# evidence ingested, so it is neither judged nor served from the old reading; the check
+# names it. Put back, it is read again.
 copy=$(ls "$p"/.ferry/artifacts/run-log/*npu_op* 2>/dev/null | head -n 1)
 if [ -f "$copy" ]; then
 	chmod u+w "$copy"
@@ -54,8 +55,13 @@ if [ -f "$copy" ]; then
 	sed 's/aten::isin/aten::xxxx/' "$copy" >"$work/changed" && cat "$work/changed" >"$copy"
 	touch -r "$work/changed.ref" "$copy" # its size and modification time put back
 	r=$(readings tune.run_log)
-	[ "$r" = "1 1" ] && ok "a copy rewritten in place, its time put back, is read again" || fail "readings after the copy changed: $r"
-	shows "$work/tune.run_log.json" "aten::xxxx" "aten::isin" "the findings follow the copy as it is now"
+	[ "$r" = "0 0" ] && ok "a copy rewritten in place, its time put back, is neither read nor taken from the cache" ||
+		fail "readings after the copy changed: $r"
+	expect_grep "run-log, npu).*no longer matches the SHA-256 recorded at ingest" "$work/dbg" "the check names the altered copy"
+	cat "$rl/npu_op.log" >"$copy"
+	r=$(readings tune.run_log)
+	[ "$r" = "1 1" ] && ok "the copy put back is read again" || fail "readings after the copy was put back: $r"
+	shows "$work/tune.run_log.json" "aten::isin" "aten::xxxx" "the findings follow the evidence ingested"
 else
 	fail "no stored copy of the run log found under .ferry/artifacts"
 fi
