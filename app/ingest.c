@@ -210,7 +210,8 @@ static int entry_cmp(const void *a, const void *b)
 }
 
 /* Copies src into objects/<sha256> reading it once (hashing while copying); an object
- * already there is kept and the copy dropped. Writes the hash. */
+ * already there is replaced by the copy (one altered since is so repaired). Writes the
+ * hash. */
 static int store_object(char sha[65], const char *objects, const char *src)
 {
 	int in = open(src, O_RDONLY | O_CLOEXEC);
@@ -251,10 +252,7 @@ static int store_object(char sha[65], const char *objects, const char *src)
 		close(out);
 	if (!rc) {
 		char *dest = xasprintf("%s/%s", objects, sha);
-		struct stat st;
-		if (stat(dest, &st) == 0)
-			unlink(tmp); /* the same bytes are stored already */
-		else if (rename(tmp, dest) < 0)
+		if (rename(tmp, dest) < 0)
 			rc = err_set(FERRY_EIO, "%s: %s", dest, strerror(errno));
 		free(dest);
 	}
@@ -286,6 +284,35 @@ static int dump_view(const char *view, const char *objects, const dump_walk *w)
 		free(dest);
 		free(obj);
 	}
+	return rc;
+}
+
+/* The view built afresh beside view and put in its place: ingesting the same dump again
+ * repairs a view altered since (a file changed or added; seal.h). */
+static int dump_view_fresh(const char *view, const char *objects, const dump_walk *w)
+{
+	char *fresh = xasprintf("%s.incoming-XXXXXX", view), *old = xasprintf("%s.old-XXXXXX", view);
+	char *parent = xstrndup(view, (size_t)(strrchr(view, '/') - view));
+	int rc = util_mkdirs(parent, 0755);
+	free(parent);
+	if (!rc && (!mkdtemp(fresh) || chmod(fresh, 0755) < 0))
+		rc = err_set(FERRY_EIO, "%s: %s", fresh, strerror(errno));
+	if (!rc)
+		rc = dump_view(fresh, objects, w);
+	struct stat st;
+	int made_old = !rc && lstat(view, &st) == 0 && mkdtemp(old); /* the view there now goes to old */
+	if (made_old && rename(view, old) < 0)
+		rc = err_set(FERRY_EIO, "%s: %s", view, strerror(errno));
+	if (!rc && rename(fresh, view) < 0) {
+		rc = err_set(FERRY_EIO, "%s: %s", view, strerror(errno));
+		made_old = made_old && rename(old, view) < 0 ? 0 : made_old; /* put back, else keep it */
+	}
+	if (made_old)
+		util_remove_tree(old);
+	if (rc)
+		util_remove_tree(fresh);
+	free(fresh);
+	free(old);
 	return rc;
 }
 
@@ -323,7 +350,7 @@ static int ingest_dump_dir(long long *id, workspace *ws, const char *path, const
 	char *rel = xasprintf("dump/%.12s-%s", sha, base_name(source));
 	char *view = xasprintf("%s/artifacts/%s", ws->dir, rel);
 	if (!rc)
-		rc = dump_view(view, objects, &w);
+		rc = dump_view_fresh(view, objects, &w);
 	if (!rc) {
 		char *mpath = xasprintf("%s.sha256", view);
 		rc = util_write_atomic(mpath, manifest.buf ? manifest.buf : "", manifest.len, 0644);
