@@ -1676,7 +1676,8 @@ const cli_command cli_commands[] = {
 	  N_("a checkpoint's changes, or REV..REV2 (REV: checkpoint id, commit prefix, baseline)"), NULL, NULL },
 	{ "revert", cmd_revert, "revert REV", N_("undo a checkpoint with a new checkpoint"), NULL, NULL },
 	{ "verify", cmd_verify, "verify [--head HASH[:N]] [--format text|json]",
-	  N_("recompute the audit chain, replay it against the record, check every checkpoint commit, anchor and signature"),
+	  N_("recompute the audit chain, replay it against the record, check every checkpoint commit, anchor and signature, "
+	     "and hash every artifact again"),
 	  verify_opts, NULL },
 	{ "report", cmd_report,
 	  "report --format md|html|pdf|json|sarif|csv [--output FILE] [--section all|assessment|changes|unsupported] [--lang en|zh] [--excel] [--layout ferry|msft]",
