@@ -140,7 +140,7 @@ static char *artifacts_json(const char *kind, void *payload)
 	if (kind && strcmp(kind, "loss-log") != 0)
 		return xstrdup("[]");
 	return xstrdup("[{\"id\":7,\"kind\":\"loss-log\",\"label\":\"gpu\",\"path\":\"art/loss.txt\","
-	               "\"sha256\":\"abc\"}]");
+	               "\"sha256\":\"e223e470903bbf3848bd0bca6b4e3f1e722547cf76a489aac49ebaaa2238093e\"}]");
 }
 
 static int setup(void **state)
