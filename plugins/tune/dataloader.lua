@@ -4,6 +4,10 @@
 -- DataLoader with pin_memory=False should set pin_memory=True, and num_workers=0 should
 -- be more than 0. Both defaults are the slow ones, so an argument left out counts too.
 -- Values that are not literals (args.workers) are the user's choice and not reported.
+-- A loader with worker processes that leaves persistent_workers at its default (False)
+-- starts them again at every epoch: seed 001's optimised DataLoader (§3.1) and its
+-- performance checklist keep them (persistent_workers=True). PyTorch refuses that option
+-- with num_workers=0, so a worker count that is a variable gets `N > 0` as the value.
 
 local py = require("py")
 local train = require("train")
@@ -43,6 +47,20 @@ return {
 					problems[#problems + 1] = _("pin_memory is not set (default False)")
 				elseif pin and pin.text == "False" then
 					problems[#problems + 1] = _("pin_memory=False")
+				end
+				local persistent = a.kw.persistent_workers
+				if workers and workers.text ~= "0" and not a.splat
+					and (not persistent or persistent.text == "False") then
+					local literal = workers.text:match("^%d+$")
+					ctx.report{
+						file = path, node = c.call, key = "persistent_workers",
+						message = persistent
+							and _("DataLoader: persistent_workers=False with num_workers={n}, so its worker processes are started again at every epoch.", { n = workers.text })
+							or _("DataLoader: persistent_workers is not set with num_workers={n}, so its worker processes are started again at every epoch.", { n = workers.text }),
+						suggestion = literal
+							and _("Pass `persistent_workers=True`: the workers and their copy of the dataset stay up between epochs, which saves their start-up at each epoch on the NPU host.")
+							or _("Pass `persistent_workers={n} > 0` (PyTorch refuses persistent_workers=True with no workers): the workers and their copy of the dataset stay up between epochs.", { n = workers.text }),
+					}
 				end
 				if #problems > 0 then
 					ctx.report{

@@ -14,7 +14,7 @@ os.environ.setdefault("PYTORCH_NPU_ALLOC_CONF", "expandable_segments:True")
 
 def main(ds, model):
     seed_all(1234)
-    loader = DataLoader(ds, batch_size=8, num_workers=4, pin_memory=True)
+    loader = DataLoader(ds, batch_size=8, num_workers=4, pin_memory=True, persistent_workers=True)
     opt = NpuFusedAdamW(model.parameters(), lr=1e-4)
     scaler = torch.npu.amp.GradScaler()
     for x, y in loader:

@@ -18,5 +18,5 @@ def torch_loaders(ds):
     from torch.utils.data import DataLoader as Loader
     import torch.utils.data as tud
     a = Loader(ds, batch_size=4)  # torch's DataLoader under another name
-    b = tud.DataLoader(ds, batch_size=4, num_workers=2, pin_memory=True)  # nothing to say
+    b = tud.DataLoader(ds, batch_size=4, num_workers=2, pin_memory=True, persistent_workers=True)  # nothing to say
     return a, b
