@@ -42,8 +42,8 @@ static int altered(const seal_artifact *a, const char *file, const char *recorde
 {
 	char *who = named(a);
 	int rc = err_set(FERRY_ECORRUPT,
-	                 _("%s: %s no longer matches the SHA-256 recorded at ingest (recorded %.12s, now %.12s); %s"),
-	                 who, file, recorded, now, remedy(a));
+	                 _("%s no longer matches the SHA-256 recorded at ingest (recorded %.12s, now %.12s): %s; %s"),
+	                 who, recorded, now, file, remedy(a));
 	free(who);
 	return rc;
 }
