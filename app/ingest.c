@@ -5,6 +5,7 @@
 #include "dump_input.h"
 #include "err.h"
 #include "intl.h"
+#include "seal.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -80,6 +81,11 @@ static int ingest_copy(long long *id, workspace *ws, const char *kind, const cha
 		rc = util_write_atomic(abs, data, len, 0644);
 	if (!rc)
 		rc = record(id, ws, kind, label, rel, source, sha, (long long)len);
+	if (!rc) {
+		char *cache = ws_cache_dir(ws); /* the copy is ours, just written: its hash is known */
+		seal_keep(cache, abs, sha, NULL);
+		free(cache);
+	}
 	free(rel);
 	free(dir);
 	free(abs);
@@ -407,8 +413,16 @@ int ingest_file(long long *id, workspace *ws, const char *kind, const char *path
 	int rc = artifact_validate_source(kind, path, &src);
 	close(fd);
 	char sha[65];
+	struct stat before;
+	if (!rc && stat(path, &before) != 0)
+		rc = err_set(FERRY_EIO, "%s: %s", path, strerror(errno));
 	if (!rc)
 		rc = util_sha256_file(sha, path);
+	if (!rc) {
+		char *cache = ws_cache_dir(ws); /* the first check need not hash it again */
+		seal_keep(cache, path, sha, &before);
+		free(cache);
+	}
 	if (!rc) {
 		char real[4096];
 		const char *source = realpath(path, real) ? real : path;

@@ -16,6 +16,7 @@
 #include "workspace.h"
 
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
 
 typedef struct seal_artifact {
 	long long id;        /* the artifacts row */
@@ -42,6 +43,12 @@ int seal_check(const seal_artifact *a, const char *cache_dir);
 /* seal_check of a store_artifacts row (id, kind, label, path, sha256; borrowed), its
  * stored path under artdir. */
 int seal_check_row(const cJSON *row, const char *artdir, const char *cache_dir);
+
+/* Keeps in cache_dir that the regular file at path hashes to sha256, which the caller has
+ * just computed from its bytes, so the first check after an ingest does not hash a large
+ * file again. With before (the file's stat taken before it was read), only when the file
+ * still has that size, inode and those times. Best effort: nothing is kept on any doubt. */
+void seal_keep(const char *cache_dir, const char *path, const char *sha256, const struct stat *before);
 
 /* A full check of every artifact of the engagement (`ferry verify`): one problem
  * (replay_problem, table "artifacts", kind "altered" or "unreadable") appended to problems
