@@ -172,6 +172,36 @@ local function analyse(ctx, a, s, rules, cross)
 			suggestion = _("Per step, the time not covered by device operators is host work: data loading, Python overhead, synchronisation. Give the DataLoader workers and pin_memory, export TASK_QUEUE_ENABLE=2 and remove host syncs."),
 		}
 	end
+	-- steps far slower than the median step: work outside the steady loop. 003 §3.5.1 names
+	-- Python's garbage collector as a cause of such jitter in large training; checkpoints,
+	-- logging every N steps and a loader that falls behind are others. The first step is
+	-- left out (it compiles and warms the caches).
+	if st and st.count >= rules.jitter_min_steps and (st.median_us or 0) > 0 then
+		local slow, wait, dur = {}, 0, 0
+		for _i, x in ipairs(st.slowest or {}) do
+			if x.index > 1 and x.dur_us >= rules.jitter_ratio * st.median_us then
+				slow[#slow + 1] = x
+				wait, dur = wait + x.free_us, dur + x.dur_us
+			end
+		end
+		if #slow > 0 then
+			local w = {}
+			for i = 1, math.min(3, #slow) do
+				w[#w + 1] = _("{step} {dur} us", { step = slow[i].id, dur = string.format("%.0f", slow[i].dur_us) })
+			end
+			local host = dur > 0 and wait / dur >= rules.free_share
+			ctx.report{
+				key = "jitter:" .. a.id, severity = "warning",
+				message = _("{what}: {n} of {count} steps take at least {ratio} times the median step ({median} us); slowest: {worst}.",
+					{ what = what, n = #slow, count = math.tointeger(st.count) or 0, ratio = string.format("%g", rules.jitter_ratio),
+					  median = string.format("%.0f", st.median_us), worst = words.join(w, ";") }),
+				suggestion = host
+					and _("In those steps the device waits for the host ({share} of their time): look for Python's garbage collector (003 §3.5.1: call gc.disable() at start-up and gc.collect() at chosen steps, or raise its thresholds with gc.set_threshold(700, 10, 5)), checkpoints or logging every N steps, and a DataLoader that falls behind.",
+						{ share = pct(wait / dur) })
+					or _("The device is busy in those steps: look for operators compiled again for a new input shape (pad to fixed shapes, torch_npu.npu.set_compile_mode(jit_compile=False)), and for work done every N steps (evaluation, checkpoints). If the host is the cause after all, 003 §3.5.1 suggests gc.disable() or gc.set_threshold(700, 10, 5)."),
+			}
+		end
+	end
 	-- ranks: device time per device, or mean step time (step_trace_time.csv)
 	local ranks = {}
 	for _i, r in ipairs(s.ranks) do

@@ -77,6 +77,30 @@ printf 'Step Id,Device_id,Name,Type,Accelerator Core,Start Time(us),Duration(us)
 expect_exit 3 "a profile table with no rows is refused" -- "$FERRY" -C "$p" ingest profile "$work/kernel_details.csv"
 expect_grep "kernel_details.csv: a CSV table without data rows" "$work/err" "the refusal names the file and the reason"
 
+# steps far slower than the median are reported with what they point to: here the device
+# waits for the host in the slow step (Python's GC, a loader falling behind); the first
+# step, which compiles, is left out
+python3 - "$work/jitter.json" <<'PY'
+import json, sys
+ev, ts = [], 0
+for i, d in enumerate([900, 400, 410, 395, 405, 1300, 400, 398]):
+    ev.append({"name": "ProfilerStep#%d" % (i + 1), "ph": "X", "cat": "cpu_op", "pid": 100, "tid": 1, "ts": ts, "dur": d})
+    ev.append({"name": "MatMulV2", "ph": "X", "cat": "kernel", "pid": 200, "tid": 1, "ts": ts + 5,
+               "dur": 350 if i == 5 else d * 0.95, "args": {"Task Type": "AI_CORE"}})
+    ts += d
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+expect_exit 0 "a profile with one slow step is ingested" -- "$FERRY" -C "$p" ingest profile "$work/jitter.json" --label jitter
+"$FERRY" -C "$p" findings --plugin tune.profile --format json >"$work/jit.json"
+python3 - "$work/jit.json" <<'PY' && ok "the slow step is named against the median, with the GC advice" || fail "step jitter not reported"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if "median step" in f["message"] and "'jitter'" in f["message"]]
+assert len(fs) == 1, [f["message"] for f in json.load(open(sys.argv[1]))["findings"]]
+m, s = fs[0]["message"], fs[0]["suggestion"]
+assert "1 of 8 steps" in m and "ProfilerStep#6 1300 us" in m and "ProfilerStep#1" not in m, m
+assert "gc.set_threshold(700, 10, 5)" in s and "waits for the host" in s, s
+PY
+
 # ---- a trace cut short: aggregates of what was read, and where reading stopped ------
 head -c 2500 "$fx/trace_view.json" >"$work/cut.json"
 p3="$work/proj3"
