@@ -3818,6 +3818,23 @@ static void push_ops(lua_State *L, const profile_op *v, size_t nv, size_t n, int
 	}
 }
 
+/* The first top steps of order (p's steps, sorted) as a list of {id=, dur_us=, busy_us=,
+ * free_us=, index=}, index the step's position in the profile from 1. */
+static void push_steps(lua_State *L, const profile *p, const profile_step *const *order, size_t top)
+{
+	lua_createtable(L, 0, 0);
+	for (size_t i = 0; i < p->nsteps && i < top; i++) {
+		lua_createtable(L, 0, 5);
+		lua_pushstring(L, order[i]->id);
+		lua_setfield(L, -2, "id");
+		set_num(L, "dur_us", order[i]->dur_us);
+		set_num(L, "busy_us", order[i]->busy_us);
+		set_num(L, "free_us", order[i]->free_us);
+		set_num(L, "index", (double)(order[i] - p->steps) + 1);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+}
+
 static int by_duration(const void *x, const void *y)
 {
 	double a = (*(const profile_step *const *)x)->dur_us, b = (*(const profile_step *const *)y)->dur_us;
@@ -3938,32 +3955,14 @@ static int ctx_profile(lua_State *L)
 		set_num(L, "dur_us", dur);
 		set_num(L, "free_us", fr);
 		set_num(L, "over", (double)over);
-		lua_createtable(L, 0, 0);
-		for (size_t i = 0; i < p->nsteps && i < (size_t)top; i++) {
-			lua_createtable(L, 0, 4);
-			lua_pushstring(L, order[i]->id);
-			lua_setfield(L, -2, "id");
-			set_num(L, "dur_us", order[i]->dur_us);
-			set_num(L, "busy_us", order[i]->busy_us);
-			set_num(L, "free_us", order[i]->free_us);
-			lua_rawseti(L, -2, (lua_Integer)i + 1);
-		}
+		push_steps(L, p, order, (size_t)top);
 		lua_setfield(L, -2, "worst");
 		/* the slowest steps against the median: a step far above it is work outside the
 		 * steady loop (a collection of Python's garbage, a checkpoint, a stalled loader) */
 		qsort(order, p->nsteps, sizeof *order, by_duration);
 		set_num(L, "median_us", p->nsteps % 2 ? order[p->nsteps / 2]->dur_us
 		                                      : (order[p->nsteps / 2 - 1]->dur_us + order[p->nsteps / 2]->dur_us) / 2);
-		lua_createtable(L, 0, 0);
-		for (size_t i = 0; i < p->nsteps && i < (size_t)top; i++) {
-			lua_createtable(L, 0, 4);
-			lua_pushstring(L, order[i]->id);
-			lua_setfield(L, -2, "id");
-			set_num(L, "dur_us", order[i]->dur_us);
-			set_num(L, "free_us", order[i]->free_us);
-			set_num(L, "index", (double)(order[i] - p->steps) + 1);
-			lua_rawseti(L, -2, (lua_Integer)i + 1);
-		}
+		push_steps(L, p, order, (size_t)top);
 		lua_setfield(L, -2, "slowest");
 		lua_setfield(L, -2, "steps");
 	}
