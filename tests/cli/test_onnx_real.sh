@@ -112,7 +112,17 @@ if max_rss "$FERRY" -C "$p" check --phase infer-convert --format json; then ok "
 cp "$work/out" "$work/findings.json"
 check "the 320 MB model's inventory and command" big info "2 nodes, 2 operator types (Conv 1, Relu 1)" "1 initializer, 305.2 MB" \
 	'--model=big.onnx' '--input_shape="x:-1,3,224,224" --dynamic_batch_size='
-rm -f "$big/big.onnx"
+# a model kept by reference is evidence outside .ferry/: once it is gone, the check that
+# reads it stops naming it (its findings stay as they were) until the file is back
+mv "$big/big.onnx" "$big/big.moved"
+expect_exit 3 "a model kept by reference that vanished stops the check that reads it" -- \
+	"$FERRY" -C "$p" check --phase infer-convert
+expect_grep "artifact [0-9]* (onnx, big).*big.onnx" "$work/err" "the check names the vanished model"
+rm -f "$big/big.moved"
+p2="$work/proj-ext"
+make_project "$p2"
+"$FERRY" init "$p2" >/dev/null
+p=$p2
 python3 "$top/tests/tools/big_onnx.py" "$big/ext.onnx" 320000000 --external
 expect_exit 0 "a model with 320 MB of external data is ingested" -- "$FERRY" -C "$p" ingest onnx "$big/ext.onnx" --label ext
 max_rss "$FERRY" -C "$p" check --phase infer-convert --format json
