@@ -40,6 +40,8 @@ typedef struct finding_waiver {
 	long long carried_from; /* the earlier phase's finding it was carried from; 0 when given */
 } finding_waiver;
 
+/* Every string below is owned by the finding (finding_clear frees it); a copy duplicates
+ * each one (panes/model.c, model_add_finding), so a new string field goes there too. */
 typedef struct finding {
 	long long id;         /* store id; 0 until stored */
 	char *plugin;         /* "assess.device_calls" */

@@ -234,6 +234,7 @@ void model_add_finding(model *m, const finding *src)
 	f->fingerprint = dup_or_null(src->fingerprint);
 	f->construct = dup_or_null(src->construct);
 	f->anchor = dup_or_null(src->anchor);
+	f->unit = dup_or_null(src->unit);
 	f->waiver = NULL;
 	/* in the reader's language, as the store shows a recorded finding */
 	intl_localize_texts(&f->message, &f->suggestion, f->i18n);
