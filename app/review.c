@@ -5,6 +5,7 @@
 #include "json.h"
 #include "audit.h"
 #include "check.h"
+#include "plugin_host.h"
 #include "err.h"
 #include "sign.h"
 #include "store.h"
@@ -223,17 +224,27 @@ static int blockers(char *buf, size_t n, workspace *ws, const char *phase)
 
 int review_signoff_gate(workspace *ws, const char *phase)
 {
-	if (strcmp(phase, "tune") != 0 && strcmp(phase, "infer-optimize") != 0)
-		return 0;
-	char id[64];
-	snprintf(id, sizeof id, "%s.acceptance", phase);
-	const char *ids[] = { id };
-	check_opts o = { NULL, 0, ids, 1, NULL, NULL, NULL, NULL, NULL, 0 };
-	check_result res;
-	int rc = check_run(&res, ws, &o);
-	if (!rc && res.nerrors)
-		rc = err_set(FERRY_EREFUSED, _("signoff %s: the acceptance check failed: %s"), phase, res.errors[0]);
-	check_result_done(&res);
+	plugin_host *h = NULL;
+	int rc = check_host_new(&h, ws);
+	if (rc)
+		return rc;
+	size_t n = 0, k = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	const char **ids = xcalloc(n + 1, sizeof *ids);
+	for (size_t i = 0; i < n; i++)
+		if (pi[i].evidence && strcmp(pi[i].phase, phase) == 0)
+			ids[k++] = pi[i].id;
+	if (k) {
+		check_opts o = { NULL, 0, ids, k, NULL, NULL, NULL, NULL, NULL, 0 };
+		check_result res;
+		rc = check_run_with(&res, ws, h, &o);
+		if (!rc && res.nerrors)
+			rc = err_set(FERRY_EREFUSED, _("signoff %s: a check of the phase could not judge its evidence: %s"), phase,
+			             res.errors[0]);
+		check_result_done(&res);
+	}
+	free(ids);
+	plugin_host_free(h);
 	return rc;
 }
 
@@ -305,8 +316,10 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 int review_signoff(workspace *ws, const char *phase, const char *note)
 {
 	review_refusal why;
-	int rc = review_signoff_gate(ws, phase);
-	if (!rc)
+	/* what the record already settles is refused before the gate runs any check */
+	int rc = review_signoff_check(&why, ws, phase);
+	if (!rc && why.kind != REVIEW_EARLIER_OPEN && why.kind != REVIEW_EARLIER_REOPENED &&
+	    why.kind != REVIEW_ALREADY_SIGNED && !(rc = review_signoff_gate(ws, phase)))
 		rc = review_signoff_check(&why, ws, phase);
 	if (rc)
 		return rc;

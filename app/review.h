@@ -49,10 +49,11 @@ typedef struct review_refusal {
  * when none was recorded. Caller frees. */
 int review_comparisons(cJSON **out, store *s);
 
-/* Runs the acceptance check of tune and infer-optimize (`<phase>.acceptance`) afresh, so
- * the comparisons and benchmarks recorded since the last check run are judged; nothing
- * for other phases. The caller holds the writer lock. FERRY_EREFUSED when the check
- * itself failed to run. */
+/* Runs afresh the checks of the phase that judge evidence (those declaring `evidence`:
+ * the environment checks of the probe, the acceptance checks of the comparisons and
+ * benchmarks, the checks of settings), so a probe, comparison, benchmark or setting
+ * recorded since the last check run is judged before the phase is signed. The caller
+ * holds the writer lock. FERRY_EREFUSED when one of them failed to run. */
 int review_signoff_gate(workspace *ws, const char *phase);
 
 /* Runs again the checks that declare they judge evidence (EVIDENCE_* bits, plugin_host.h),

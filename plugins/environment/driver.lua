@@ -9,6 +9,7 @@ local ep = require("envprobe")
 return {
 	id = "environment.driver",
 	phase = "environment",
+	evidence = { "env-probe" },
 	title = _("NPU driver version"),
 	severity = "warning",
 	category = "environment",

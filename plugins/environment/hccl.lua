@@ -26,7 +26,7 @@ end
 return {
 	id = "environment.hccl",
 	phase = "environment",
-	evidence = { "env-probe" },
+	evidence = { "env-probe", "settings" },
 	title = _("HCCL settings for multi-card and multi-node plans"),
 	severity = "warning",
 	category = "distributed",

@@ -17,6 +17,7 @@ local GIB = 1024 * 1024 * 1024
 return {
 	id = "environment.memory",
 	phase = "environment",
+	evidence = { "env-probe", "settings" },
 	title = _("Device memory for the model size"),
 	severity = "warning",
 	category = "memory",

@@ -20,6 +20,7 @@ end
 return {
 	id = "environment.npu",
 	phase = "environment",
+	evidence = { "env-probe", "settings" },
 	title = _("NPU visibility, health and capacity"),
 	severity = "error",
 	category = "devices",

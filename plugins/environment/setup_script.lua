@@ -110,6 +110,7 @@ end
 return {
 	id = "environment.setup_script",
 	phase = "environment",
+	evidence = { "env-probe", "settings" },
 	title = _("Generated environment setup script (scripts/npu_env.sh)"),
 	severity = "info",
 	category = "environment",

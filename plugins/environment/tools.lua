@@ -12,6 +12,7 @@ local inf = require("inference")
 return {
 	id = "environment.tools",
 	phase = "environment",
+	evidence = { "env-probe", "settings" },
 	title = _("CANN tools for the later phases (atc, msprof, aoe)"),
 	severity = "warning",
 	category = "environment",

@@ -198,6 +198,38 @@ sign_through "$o" assess design environment adapt
 expect_exit 1 "signoff tune refused: the only loss comparison compared the GPU log with itself" -- "$FERRY" -C "$o" signoff tune
 expect_grep "same data on both sides" "$work/err" "the refusal says the comparison had the same data twice"
 
+# the environment is signed on the newest probe: one ingested after the last check run, a
+# chip in alarm, is judged at once and again by the sign-off, which refuses
+n="$work/envgate"
+make_project "$n"
+"$FERRY" init "$n" >/dev/null
+"$FERRY" -C "$n" config target.soc Ascend910B2 >/dev/null
+hp="$top/tests/plugins/environment/healthy_910b/probe.json"
+"$FERRY" -C "$n" ingest env-probe "$hp" >/dev/null 2>&1
+"$FERRY" -C "$n" check >/dev/null 2>&1
+sign_through "$n" assess design
+python3 - "$hp" "$work/alarm.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["collected_at"] = "2026-11-21T09:30:00Z"
+d["npu"]["chips"][-1]["health"] = "Alarm"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$FERRY" -C "$n" ingest env-probe "$work/alarm.json" >/dev/null 2>&1
+"$FERRY" -C "$n" findings --phase environment --status open --format json >"$work/alarm-f.json"
+python3 - "$work/alarm-f.json" <<'PY' && ok "the ingest judges the new probe: the chip in alarm is an error at once" || fail "a newer probe's alarm not judged on ingest"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "environment.npu" and f["severity"] == "error"]
+assert fs and any("Alarm" in f["message"] for f in fs), fs
+PY
+expect_exit 1 "signoff environment refused on the newest probe" -- "$FERRY" -C "$n" signoff environment
+# a setting changed since the last run is judged before the sign-off too
+ids=$(open_errors "$n" environment)
+"$FERRY" -C "$n" waive $ids --reason "the client replaces the card before the run" >/dev/null 2>&1
+"$FERRY" -C "$n" config target.cards 8 >/dev/null 2>&1
+expect_exit 1 "signoff environment refused: 8 cards planned, the host has fewer" -- "$FERRY" -C "$n" signoff environment
+expect_grep "environment" "$work/err" "the refusal names the phase's open errors"
+
 # ---------------------------------------------------------------- acceptance: infer-optimize
 q="$work/infer"
 make_project "$q"

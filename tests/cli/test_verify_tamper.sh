@@ -184,10 +184,15 @@ expect_exit 1 "a forged signature (chain recomputed around it)" -- "$FERRY" -C "
 expect_grep "^audit event $sseq: signature: the signature does not match" "$work/out" "bad signature named"
 printf 'not a key\n' >"$work/bad.key"
 "$FERRY" -C "$s" config audit.sign_key "$work/bad.key" >/dev/null
-before=$(db_events "$s")
+signoffs() { sqlite3 "$1/.ferry/engagement.db" "SELECT count(*) FROM audit WHERE json_extract(payload, '$.kind') = 'signoff'"; }
+before=$(signoffs "$s")
 expect_exit 3 "an unusable key refuses the sign-off" -- "$FERRY" -C "$s" signoff design
 expect_grep "bad.key" "$work/err" "the key file is named"
-[ "$(db_events "$s")" -eq "$before" ] && ok "nothing recorded by the refused sign-off" || fail "refused sign-off recorded events"
+# the gate's check run before it is recorded (a check ran); the sign-off is not
+[ "$(signoffs "$s")" -eq "$before" ] && ok "no sign-off recorded by the refused sign-off" || fail "refused sign-off recorded a sign-off"
+"$FERRY" -C "$s" status --format json >"$work/st.json" 2>/dev/null
+python3 -c "import json,sys; p=[x for x in json.load(open(sys.argv[1]))['phases'] if x['name']=='design'][0]; assert not p.get('signed_off_at'), p" "$work/st.json" \
+	&& ok "design is not signed off" || fail "design signed off despite the refusal"
 
 # a stored artifact replaced behind the record: compare refuses it instead of recording a
 # verdict on other bytes under the artifact's name
