@@ -795,7 +795,7 @@ static int waive_or_unwaive(const char *dir, int argc, char **argv, int unwaive)
 	int rc = one_option(&reason, cmd, argc, argv);
 	if (rc)
 		return rc;
-	if (!reason || !*reason)
+	if (!review_reason_given(reason))
 		return err_set(FERRY_EUSAGE, _("%s: %s needs --reason TEXT (auditors read it)"), cmd,
 		               unwaive ? _("withdrawing a waiver") : _("a waiver"));
 	if (optind == argc)

@@ -39,9 +39,24 @@ static int require_status(workspace *ws, const long long *ids, size_t n, finding
 	return rc;
 }
 
+int review_reason_given(const char *reason)
+{
+	for (const unsigned char *p = (const unsigned char *)reason; p && *p;) {
+		if (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+			p++;
+		else if (p[0] == 0xC2 && p[1] == 0xA0) /* U+00A0 */
+			p += 2;
+		else if (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80) /* U+3000 */
+			p += 3;
+		else
+			return 1;
+	}
+	return 0;
+}
+
 int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason)
 {
-	if (!reason || !*reason)
+	if (!review_reason_given(reason))
 		return err_set(FERRY_EUSAGE, _("waive: a waiver needs --reason TEXT (auditors read it)"));
 	int rc = require_status(ws, ids, n, STATUS_OPEN, _("open findings can be waived"));
 	if (rc || (rc = store_begin(ws->db)))
@@ -85,7 +100,7 @@ static int withdraw_carried(cJSON *done, workspace *ws, long long id, const char
 
 int review_unwaive(workspace *ws, const long long *ids, size_t n, const char *reason)
 {
-	if (!reason || !*reason)
+	if (!review_reason_given(reason))
 		return err_set(FERRY_EUSAGE, _("unwaive: withdrawing a waiver needs --reason TEXT (auditors read it)"));
 	int rc = require_status(ws, ids, n, STATUS_WAIVED, _("waived findings can be unwaived"));
 	if (rc || (rc = store_begin(ws->db)))

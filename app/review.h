@@ -15,6 +15,10 @@
 /* Waives the open findings ids[0..n) with reason. Refused (nothing recorded) when
  * the reason is empty (FERRY_EUSAGE), an id does not exist (FERRY_ENOTFOUND) or a
  * finding is not open (FERRY_EREFUSED). */
+/* 1 when reason says something: more than white space (ASCII, no-break or the
+ * ideographic space a Chinese input method types). */
+int review_reason_given(const char *reason);
+
 int review_waive(workspace *ws, const long long *ids, size_t n, const char *reason);
 
 /* Withdraws the waivers of the waived findings ids[0..n) with reason: each finding is open

@@ -500,7 +500,7 @@ static void do_waive(app *a, const char *reason)
 	const finding *f = open_selection(a);
 	if (!f)
 		return;
-	if (!reason || !*reason) {
+	if (!review_reason_given(reason)) {
 		tui_message(t, UI_ERROR, "%s", _("A waiver needs a reason (auditors read it)."));
 		return;
 	}
@@ -1586,9 +1586,7 @@ static void unwaive_finding(app *a, long long id, const char *reason)
 {
 	tui *t = &a->t;
 	char err[512];
-	while (*reason == ' ')
-		reason++;
-	if (!*reason) {
+	if (!review_reason_given(reason)) {
 		tui_message(t, UI_ERROR, _("unwaive: a reason is required; the waiver of #%lld stands"), id);
 		return;
 	}

@@ -54,6 +54,9 @@ expect_grep "^0.01$" "$work/tl.txt" "the refused values left the setting as it w
 "$FERRY" -C "$p" ingest loss-log "$data/npu_bad.log" --label npu >/dev/null 2>&1
 ids=$(open_errors "$p" tune)
 [ -z "$ids" ] || "$FERRY" -C "$p" waive $ids --reason "pre-existing" >/dev/null 2>&1
+# a reason of blanks says nothing an auditor can read: refused like none
+expect_exit 2 "a waiver whose reason is only blanks is refused" -- "$FERRY" -C "$p" waive 1 --reason "   "
+expect_exit 2 "a reason of one ideographic space is refused too" -- "$FERRY" -C "$p" waive 1 --reason "　"
 # the failing comparison is judged at once: an open error of tune.acceptance, before any
 # `ferry check`, and the sign-off is refused
 "$FERRY" -C "$p" compare loss gpu npu >/dev/null 2>&1

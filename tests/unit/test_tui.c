@@ -558,7 +558,14 @@ static void test_settings_form(void **state)
 static void test_waive_with_reason(void **state)
 {
 	struct fx *fx = *state;
-	char *s = screen_of(fx->dir, "100x30", "4jwvendor kernel kept<Enter>");
+	/* a reason of blanks (an ideographic space too) says nothing: refused */
+	char *s = screen_of(fx->dir, "100x30", "4jw   <Enter>");
+	assert_has(row(s, 28), "A waiver needs a reason (auditors read it).");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4jw\xe3\x80\x80<Enter>");
+	assert_has(row(s, 28), "A waiver needs a reason (auditors read it).");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "4jwvendor kernel kept<Enter>");
 	char msg[64];
 	snprintf(msg, sizeof msg, "Waived finding #%lld.", fx->ids[0]);
 	assert_has(row(s, 28), msg);
