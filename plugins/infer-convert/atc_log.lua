@@ -40,16 +40,19 @@ local function option_of(line, name)
 	return line:match("%-%-" .. name .. "[=%s]+\"?([^%s\"]+)")
 end
 
--- Whether two --model paths name the same file: equal once "./" steps are dropped, or one
--- the tail of the other at a folder boundary (resnet.onnx run inside models/, and
--- ./models/resnet.onnx); /data/detector/model.onnx and /data/classifier/model.onnx differ.
+-- Whether two --model (or --output) paths surely name the same file: equal once "./"
+-- steps are dropped, or one the tail of the other at a folder boundary when the shorter
+-- still names a folder (models/resnet.onnx and /home/u/proj/models/resnet.onnx). A bare
+-- file name could be any folder's: model.onnx run inside /data/detector is not
+-- /data/classifier/model.onnx, and a success there must not turn the failure into history.
 local function same_model(a, b)
+	if not a or not b then return false end
 	local function norm(p) return ("/" .. p):gsub("/%./", "/"):gsub("/%./", "/"):sub(2) end
 	a, b = norm(a), norm(b)
 	if a == b then return true end
 	local long, short = a, b
 	if #short > #long then long, short = short, long end
-	return long:sub(-#short - 1) == "/" .. short
+	return short:find("/", 1, true) ~= nil and long:sub(-#short - 1) == "/" .. short
 end
 
 -- one pass over a log: {model=, ok=, failed=, failed_line=, first_error=, hits={...}}
