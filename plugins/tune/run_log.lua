@@ -101,9 +101,12 @@ return {
 				for _i, c in ipairs(info.counts or {}) do
 					if c > MAX_HITS then cut = true end
 				end
+				-- a specific error explains the traceback, which then need not be quoted too; a
+				-- warning (an operator falling back to the CPU) does not: the run still failed
 				local specific = false
 				for _i, id in ipairs(order) do
-					if not found[id].rule.generic then specific = true end
+					local r = found[id].rule
+					if not r.generic and (r.severity or "error") == "error" then specific = true end
 				end
 				for _i, id in ipairs(order) do
 					local f, r = found[id], found[id].rule

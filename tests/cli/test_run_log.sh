@@ -69,6 +69,28 @@ if python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["findings"]; asse
 	ok "the stored finding holds the decoded text"
 else fail "the stored finding does not hold the decoded text"; fi
 
+# a warning the log also holds (an operator falling back to the CPU) does not explain
+# the crash: the traceback's own error is quoted as the run's failure
+w=$work/warnfirst
+make_project "$w"
+"$FERRY" init "$w" >/dev/null 2>&1
+cat >"$work/warnfirst.log" <<'LOG'
+[W compiler_depend.ts:51] Warning: CAUTION: The operator 'aten::_unique2' is not currently supported on the NPU backend and will fall back to run on the CPU. This may have performance implications. (function npu_cpu_fallback)
+Traceback (most recent call last):
+  File "train.py", line 40, in <module>
+    x = x.view(8, -1)
+RuntimeError: shape '[8, -1]' is invalid for input of size 10
+LOG
+expect_exit 0 "ingest a crash after a fallback warning" -- "$FERRY" -C "$w" ingest run-log "$work/warnfirst.log" --label wf
+"$FERRY" -C "$w" findings --plugin tune.run_log --format json >"$work/wf.json"
+python3 - "$work/wf.json" <<'PY' && ok "the crash is an error besides the fallback warning" || fail "a fallback warning hid the crash"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+errs = [f for f in fs if f["severity"] == "error"]
+assert any("Python exception" in f["message"] and "line 2" in f["message"] for f in errs), [(f["severity"], f["message"][:90]) for f in fs]
+assert any(f["severity"] == "warning" and "aten::_unique2" in f["message"] for f in fs), fs
+PY
+
 # the evidence scripts: one checkpoint writing both files, byte for byte
 expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
 expect_grep "scripts/msprobe_config.json" "$work/out" "the msprobe configuration is proposed"
