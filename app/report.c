@@ -442,6 +442,23 @@ static void judge_loss_now(cJSON *v, const cJSON *config)
 }
 
 /* The latest loss, dump, profile and benchmark verdicts, each with its inputs' hashes. */
+/* A compared input given as a path outside the project (absolute, or climbing out with
+ * "..") is named in a client document by its file name only: the rest is the consultant's
+ * machine (/home/me/clients/another-client/...). As tune.acceptance shows it. */
+static void client_arg(cJSON *side)
+{
+	const char *arg = json_str(side, "arg");
+	if (!*arg || !(arg[0] == '/' || arg[0] == '~' || strstr(arg, "../") || util_ends_with(arg, "..")))
+		return;
+	char *name = xstrdup(arg);
+	size_t n = strlen(name);
+	while (n > 1 && name[n - 1] == '/')
+		name[--n] = '\0';
+	const char *slash = strrchr(name, '/');
+	cJSON_ReplaceItemInObject(side, "arg", cJSON_CreateString(slash ? slash + 1 : name));
+	free(name);
+}
+
 static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *arts, const bench_set *bs,
                     const cJSON *config, const cJSON *findings)
 {
@@ -452,8 +469,11 @@ static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *art
 	*charts = chart_series(ws, c, arts);
 	cJSON *kind;
 	cJSON_ArrayForEach(kind, c) /* the local paths of the inputs stay out of a client document */
-		for (int i = 0; i < 2; i++)
-			cJSON_DeleteItemFromObject(cJSON_GetObjectItem(kind, i ? "b" : "a"), "path");
+		for (int i = 0; i < 2; i++) {
+			cJSON *side = cJSON_GetObjectItem(kind, i ? "b" : "a");
+			cJSON_DeleteItemFromObject(side, "path");
+			client_arg(side);
+		}
 	judge_loss_now(cJSON_GetObjectItem(c, "loss"), config);
 	/* once a benchmark says which workload it measured, training (tune.acceptance) and
 	 * inference (infer-optimize.acceptance) are judged apart, as their checks do */

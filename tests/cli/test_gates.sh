@@ -233,6 +233,24 @@ ids=$(open_errors "$n" environment)
 expect_exit 1 "signoff environment refused: 8 cards planned, the host has fewer" -- "$FERRY" -C "$n" signoff environment
 expect_grep "environment" "$work/err" "the refusal names the phase's open errors"
 
+# inputs compared by a path outside the project are named by their file name in every
+# client document: the rest of the path is the consultant's machine
+k="$work/leak"
+make_project "$k"
+"$FERRY" init "$k" >/dev/null
+mkdir -p "$work/clients/other-client"
+cp "$top/tests/fixtures/loss/gpu_plain.log" "$top/tests/fixtures/loss/npu_blowup_plain.log" "$work/clients/other-client/"
+"$FERRY" -C "$k" compare loss "$work/clients/other-client/gpu_plain.log" "$work/clients/other-client/npu_blowup_plain.log" >/dev/null 2>&1
+"$FERRY" -C "$k" compare dump "$top/tests/fixtures/dump/gpu_dump" "$top/tests/fixtures/dump/npu_dump" >/dev/null 2>&1
+"$FERRY" -C "$k" check --phase tune >/dev/null 2>&1
+leaks=0
+for fmt in md html json csv; do
+	"$FERRY" -C "$k" report --format $fmt --output "$work/leak.$fmt" >/dev/null 2>&1
+	if grep -q "other-client\|$top" "$work/leak.$fmt"; then leaks=$((leaks + 1)); grep -o ".\{40\}other-client.\{20\}\|.\{30\}$top.\{20\}" "$work/leak.$fmt" | head -2; fi
+done
+[ "$leaks" = 0 ] && ok "no report names the local folders of inputs compared by path" || fail "$leaks report formats name local folders"
+expect_grep "gpu_plain.log" "$work/leak.md" "the report names the input by its file name"
+
 # ---------------------------------------------------------------- acceptance: infer-optimize
 q="$work/infer"
 make_project "$q"
