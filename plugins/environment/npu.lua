@@ -17,6 +17,10 @@ local function first_line(s)
 	return ""
 end
 
+-- AI Core load at the probe's moment above which a chip counts as used by another job
+-- (ferry's own threshold: an idle chip reads 0 %)
+local BUSY_AICORE_PCT = 10
+
 return {
 	id = "environment.npu",
 	phase = "environment",
@@ -25,8 +29,10 @@ return {
 	severity = "error",
 	category = "devices",
 	description = _("Reads the probe's `npu-smi info` table and /dev/davinci* device nodes: no NPU "
-		.. "visible, a chip whose health is not OK, a chip already busy with another job's memory, "
-		.. "fewer chips than the plan's target.cards, and an ASCEND_RT_VISIBLE_DEVICES value the "
+		.. "visible, a host whose chips are not the engagement's target.soc, a chip whose health is "
+		.. "not OK, a chip already busy with another job (its memory, or its AI Core computing), "
+		.. "fewer chips than the plan's target.cards, fewer visible to a job than that when "
+		.. "ASCEND_RT_VISIBLE_DEVICES is set, and an ASCEND_RT_VISIBLE_DEVICES value the "
 		.. "runtime would misread (it takes ascending logical IDs separated by commas, without "
 		.. "spaces, and stops at the first invalid character)."),
 	run = function(ctx)
@@ -85,12 +91,16 @@ return {
 				healthy[#healthy + 1] = i - 1
 				local used = c.hbm_total_mb and c.hbm_total_mb > 0 and c.hbm_used_mb or c.memory_used_mb
 				local total = ep.chip_memory_mb(c)
-				if used and total and used > total / 2 then
+				local computing = type(c.aicore_pct) == "number" and c.aicore_pct >= BUSY_AICORE_PCT
+				if (used and total and used > total / 2) or computing then
 					ctx.report{
 						key = "busy:" .. tostring(c.id) .. ":" .. tostring(c.chip),
 						severity = "warning",
-						message = _("{chip} already has {used} of {total} MB of device memory in use on {host}.",
-							{ chip = label, used = string.format("%d", used), total = string.format("%d", total), host = host }),
+						message = (used and total and used > total / 2)
+							and _("{chip} already has {used} of {total} MB of device memory in use on {host}.",
+								{ chip = label, used = string.format("%d", used), total = string.format("%d", total), host = host })
+							or _("{chip} is computing on {host} (AI Core {pct} % busy when probed): another job runs on it.",
+								{ chip = label, pct = string.format("%d", c.aicore_pct), host = host }),
 						suggestion = _("Another job is probably running on it (see the process table of `npu-smi info`); "
 							.. "wait for it or choose other chips with ASCEND_RT_VISIBLE_DEVICES."),
 					}
@@ -98,8 +108,53 @@ return {
 			end
 		end
 
+		-- the chip the engagement plans for: ATC's --soc_version is npu-smi's Name with
+		-- "Ascend" before it (ascend-toolchain.md §5), and the memory and parallel plan are
+		-- that chip's; a host of another chip makes all of it wrong
+		local soc = ctx.config("target.soc")
+		if soc and soc ~= "" and #chips > 0 then
+			local function norm(x) return tostring(x or ""):lower():gsub("^ascend", "") end
+			local other = {}
+			for _i, c in ipairs(chips) do
+				if c.name and norm(c.name) ~= norm(soc) and not other[c.name] then
+					other[c.name] = true
+					other[#other + 1] = tostring(c.name)
+				end
+			end
+			if #other > 0 then
+				ctx.report{
+					key = "soc:" .. table.concat(other, ","),
+					message = _("{host} has {chips} NPUs, but the engagement targets {soc} (target.soc): its memory and parallel plan and the atc --soc_version are for another chip.",
+						{ host = host, chips = table.concat(other, ", "), soc = soc }),
+					suggestion = _("Probe the host the engagement will run on, or set target.soc to this host's chip (`ferry config target.soc Ascend{chip}`) and review the design phase again.",
+						{ chip = other[1] }),
+				}
+			end
+		end
+
 		local cards = ep.config_number(ctx, "target.cards")
 		local nodes = ep.config_number(ctx, "target.nodes") or 1
+		-- ASCEND_RT_VISIBLE_DEVICES set on the host limits the job to the chips it lists
+		local vis = p.env.ASCEND_RT_VISIBLE_DEVICES
+		local visible
+		if type(vis) == "string" and vis:match("^%d+[%d,]*$") then
+			visible = {}
+			for id in vis:gmatch("%d+") do visible[tonumber(id)] = true end
+		end
+		if cards and #chips > 0 and visible then
+			local usable = 0
+			for _i, k in ipairs(healthy) do if visible[k] then usable = usable + 1 end end
+			local per_node = math.ceil(cards / math.max(nodes, 1))
+			if per_node <= #healthy and per_node > usable then
+				ctx.report{
+					key = "capacity-visible",
+					message = _("The plan needs {per_node} card(s) per node, but ASCEND_RT_VISIBLE_DEVICES=\"{value}\" on {host} lets a job see {usable} healthy chip(s).",
+						{ per_node = string.format("%d", per_node), value = vis, host = host, usable = usable }),
+					suggestion = _("List the chips the job should use in ASCEND_RT_VISIBLE_DEVICES (scripts/npu_env.sh keeps a value already set in the shell), e.g. {ids}.",
+						{ ids = table.concat(healthy, ",") }),
+				}
+			end
+		end
 		if cards and #chips > 0 then
 			local per_node = math.ceil(cards / math.max(nodes, 1))
 			if per_node > #healthy then
@@ -114,7 +169,6 @@ return {
 			end
 		end
 
-		local vis = p.env.ASCEND_RT_VISIBLE_DEVICES
 		if type(vis) == "string" and vis ~= "" then
 			local problem
 			if not vis:match("^[%d,]+$") or vis:match(",,") or vis:match("^,") or vis:match(",$") then
