@@ -78,3 +78,20 @@ finish() {
 	echo "$(basename "$0"): $fails failure(s)"
 	[ "$fails" -eq 0 ]
 }
+
+# open_errors DIR PHASE: ids of the open error findings of PHASE, space-separated
+open_errors() {
+	"$FERRY" -C "$1" findings --phase "$2" --status open --format json | python3 -c '
+import json, sys
+print(" ".join(str(f["id"]) for f in json.load(sys.stdin)["findings"] if f["severity"] == "error"))'
+}
+# sign_through DIR PHASE...: waives the open errors of each phase and signs it off
+sign_through() {
+	sd=$1
+	shift
+	for ph in "$@"; do
+		ids=$(open_errors "$sd" "$ph")
+		[ -z "$ids" ] || "$FERRY" -C "$sd" waive $ids --reason "accepted for the test" >/dev/null
+		"$FERRY" -C "$sd" signoff "$ph" >/dev/null 2>&1 || echo "     | signoff $ph failed"
+	done
+}

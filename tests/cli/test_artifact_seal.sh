@@ -20,6 +20,9 @@ E
 "$FERRY" -C "$p" config throughput.target_pct 80 >/dev/null
 expect_exit 0 "ingest the GPU benchmark" -- "$FERRY" -C "$p" ingest bench "$work/gpu.json" --label gpu
 expect_exit 0 "ingest the NPU benchmark" -- "$FERRY" -C "$p" ingest bench "$work/npu.json" --label npu
+# the phases before tune signed, so that the tune sign-off reaches its gate
+"$FERRY" -C "$p" check >/dev/null 2>&1
+sign_through "$p" assess design environment adapt
 # ingest keeps each copy's hash for its unchanged copy: the checks do not hash it again
 npu_sha=$(sha256sum "$work/npu.json" | cut -c1-64)
 ls "$p/.ferry/cache" | grep -q "^$npu_sha\.sha256\." && ok "ingest keeps the copy's hash" || fail "no kept hash for the NPU benchmark"
