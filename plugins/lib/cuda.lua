@@ -144,11 +144,14 @@ local DEVICE_CTX = [[
   arguments: (argument_list . (_) . (string) @gattr . (_) @v .))
 ]]
 -- Expressions that build a device from a string: 'cuda:%d' % i, 'cuda:{}'.format(i),
--- 'cuda:' + str(i), 'cuda' if ok else 'cpu', and the lists a CUDA test chooses
+-- 'cuda:' + str(i), 'cuda' if ok else 'cpu', either built inside a choice (detectron2's
+-- `"cuda:{}".format(gpuid) if num_gpus > 0 else "cpu"`), and the lists a CUDA test chooses
 -- (detectron2's `["cpu"] + (["cuda"] if torch.cuda.is_available() else [])`).
 local HEADS = [[
 (binary_operator left: (string) @s) @e
 (call function: (attribute object: (string) @s attribute: (identifier) @fm (#eq? @fm "format"))) @e
+(conditional_expression (call function: (attribute object: (string) @s attribute: (identifier) @fm (#eq? @fm "format")))) @e
+(conditional_expression (binary_operator left: (string) @s)) @e
 (conditional_expression (string) @s) @e
 (conditional_expression [(list (string) @s) (tuple (string) @s)]) @e
 (conditional_expression (binary_operator [(list (string) @s) (tuple (string) @s)])) @e
