@@ -50,17 +50,50 @@ local CUDA_CALL = [[
 (call function: (attribute object: (_) @obj attribute: (identifier) @m (#eq? @m "cuda")) arguments: (argument_list) @args) @call
 ]]
 
+-- The first method named cuda the project defines ("path:line"), or nil: a class of the
+-- client's own with a cuda() method (a diffusers community pipeline; a Module overriding
+-- it). A call x.cuda() may be that method, which `.npu()` (torch_npu's, for tensors and
+-- Modules only) does not replace: ferry then leaves such calls to a person. Once per run.
+local own_cuda_of = setmetatable({}, { __mode = "k" })
+local function own_cuda_method(ctx)
+	local known = own_cuda_of[ctx]
+	if known == nil then
+		known = false
+		for _i, p in ipairs(ctx.files("%.py$")) do
+			if ctx.find(p, "def cuda(") then
+				for _j, m in ipairs(ctx.query(p, "(class_definition body: (block (function_definition name: (identifier) @n (#eq? @n \"cuda\"))))") or {}) do
+					known = p .. ":" .. m.n.line
+					break
+				end
+				if known then break end
+			end
+		end
+		own_cuda_of[ctx] = known
+	end
+	return known or nil
+end
+
 -- x.cuda(...) -> x.npu(...), arguments kept (positional device, non_blocking=, device=).
 function cuda.cuda_calls(ctx, path)
 	local out = {}
+	local own
 	for _i, m in ipairs(ctx.query(path, CUDA_CALL) or {}) do
 		if m.obj.text ~= "torch" then
-			out[#out + 1] = {
+			own = own or own_cuda_method(ctx)
+			local site = {
 				file = path, node = m.call,
 				message = _("`{obj}.cuda()` moves this object to an NVIDIA GPU.", { obj = m.obj.text }),
 				suggestion = _("Call `.npu()` instead (after `import torch_npu`), or better `.to(device)` with one device variable set to 'npu'."),
 				edits = { py.replace(m.m, "npu") },
 			}
+			-- a tensor torch builds (torch.zeros(2).cuda()) is no object of the project's
+			if own and not m.obj.text:match("^torch%.[%w_.]+%b()$") then
+				site.edits = nil
+				site.fix_message = _("`{obj}.cuda()` may call the project's own cuda() method ({where}), which `.npu()` does not replace: torch_npu adds `.npu()` to tensors and Modules only.",
+					{ obj = m.obj.text, where = own })
+				site.fix_suggestion = _("Port that cuda() method to the NPU (or give it a device argument) and call it here; where the object is a tensor or a Module, write `.npu()`.")
+			end
+			out[#out + 1] = site
 		end
 	end
 	table.sort(out, by_start)
