@@ -417,6 +417,7 @@ end
 -- class defines is_cuda, hold the code's own flag, not Tensor.is_cuda: not reported.
 function cuda.device_branches(ctx, path)
 	local out, own_attr, own_obj = {}, false, {}
+	local auto = cuda.auto(ctx)
 	local ms = ctx.query(path, BRANCHES) or {}
 	local gates -- comparison start -> feature word, read at the first 'cuda' comparison
 	local function gate_of(c)
@@ -444,6 +445,12 @@ function cuda.device_branches(ctx, path)
 				local c = m.cmp
 				local rest = c.text:sub(1, m.s.start_byte - c.start_byte) .. " " .. c.text:sub(m.s.end_byte - c.start_byte + 1)
 				local devicey = rest:lower():find("device", 1, true) or rest:find("%.%s*type%f[^%w_]")
+				-- under automatic migration device strings stay 'cuda' (transfer_to_npu maps
+				-- them where they are used): a test of a string (nanoGPT's `'cuda' in device`
+				-- with device = 'cuda') must stay, or it turns false and, there, autocast off;
+				-- only a device object's type or text (x.device.type, str(device)) reads 'npu'
+				local object_side = rest:find("%.%s*type%f[^%w_]") or rest:find("str%s*%(") or rest:find("%.device%f[^%w_]")
+				if auto and not object_side then goto next_match end
 				local site = {
 					file = path, node = c,
 					message = _("`{code}` is false on an NPU, so this CUDA-only branch will be skipped.", { code = c.text }),
@@ -465,6 +472,7 @@ function cuda.device_branches(ctx, path)
 				end
 				out[#out + 1] = site
 			end
+			::next_match::
 		elseif m.attr and not own_obj[m.obj.text] then
 			local site = {
 				file = path, node = m.attr,
