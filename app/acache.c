@@ -79,6 +79,12 @@ int acache_key_make(acache_key *k, const char *dir, const char *sha256, const ch
 	return 0;
 }
 
+int acache_key_matches(const acache_key *k, const struct stat *st)
+{
+	return k->size == (long long)st->st_size && k->ino == (long long)st->st_ino && k->mtime_ns == ns(st->st_mtim) &&
+	       k->ctime_ns == ns(st->st_ctim);
+}
+
 char *acache_load(const acache_key *k, size_t *len)
 {
 	char *text = NULL;

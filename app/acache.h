@@ -18,6 +18,7 @@
 #define FERRY_ACACHE_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 typedef struct acache_key {
 	char path[4096];     /* the entry's file */
@@ -34,6 +35,10 @@ typedef struct acache_key {
  * unknown). */
 int acache_key_make(acache_key *k, const char *dir, const char *sha256, const char *reader, const void *args,
                     size_t argslen, const char *file);
+
+/* 1 when st (a stat of the same file) still has the size, inode, modification and change
+ * times k was made with. */
+int acache_key_matches(const acache_key *k, const struct stat *st);
 
 /* The bytes kept for k (malloc'd, *len set), or NULL when there is no entry that matches
  * the copy's size and modification time. */

@@ -2436,6 +2436,13 @@ static const char *artifact_field(const cJSON *row, const char *name)
 	return cJSON_IsString(j) ? j->valuestring : NULL;
 }
 
+/* The id of an artifact row (a string or a number in the list the host hands over), or 0. */
+static long long row_id(const cJSON *row)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(row, "id");
+	return cJSON_IsString(id) ? atoll(id->valuestring) : cJSON_IsNumber(id) ? (long long)id->valuedouble : 0;
+}
+
 /* The absolute path of the file of the artifact row (path: its "path" field), malloc'd,
  * once it is known to still have the bytes recorded at ingest (a hash computed earlier for
  * the unchanged copy is trusted, from the engagement's cache); otherwise raises the Lua
@@ -2447,9 +2454,7 @@ static char *sealed_file(lua_State *L, papi_run *run, const cJSON *row, const ch
 	box *ab = box_new(L, free); /* freed also when the seal raises */
 	ab->p = path[0] == '/' ? xstrdup(path) : util_path_join(run->opts->root, path);
 	const char *sha256 = artifact_field(row, "sha256"), *kind = artifact_field(row, "kind");
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(row, "id");
-	seal_artifact a = { cJSON_IsString(id) ? atoll(id->valuestring) : cJSON_IsNumber(id) ? (long long)id->valuedouble : 0,
-		            kind ? kind : "", artifact_field(row, "label"), ab->p, sha256 ? sha256 : "", path[0] == '/' };
+	seal_artifact a = { row_id(row), kind ? kind : "", artifact_field(row, "label"), ab->p, sha256 ? sha256 : "", path[0] == '/' };
 	if (seal_check(&a, run->opts->cache_dir) != 0) {
 		papi_sandbox *sb = sandbox_of(L);
 		if (!sb->unsealed)
@@ -2649,8 +2654,7 @@ static int ctx_bench_choice(lua_State *L)
 	bench_entry *e = eb->p = xcalloc(n ? n : 1, sizeof *e);
 	cJSON_ArrayForEach(a, list) {
 		cJSON *doc = bench_of_row(L, sb, run, a);
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(a, "id");
-		e[i].id = cJSON_IsString(id) ? atoll(id->valuestring) : cJSON_IsNumber(id) ? (long long)id->valuedouble : 0;
+		e[i].id = row_id(a);
 		e[i].label = artifact_field(a, "label");
 		e[i].doc = doc;
 		if (doc)

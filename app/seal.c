@@ -102,15 +102,12 @@ static int hash_file(char now[65], const char *path, const char *recorded, const
 	return 0;
 }
 
-static long long stat_ns(struct timespec t) { return (long long)t.tv_sec * 1000000000LL + t.tv_nsec; }
-
 void seal_keep(const char *cache_dir, const char *path, const char *sha256, const struct stat *before)
 {
 	acache_key key;
 	if (!cache_dir || acache_key_make(&key, cache_dir, sha256, "sha256", "", 0, path) != 0)
 		return;
-	if (before && (key.size != (long long)before->st_size || key.ino != (long long)before->st_ino ||
-	               key.mtime_ns != stat_ns(before->st_mtim) || key.ctime_ns != stat_ns(before->st_ctim)))
+	if (before && !acache_key_matches(&key, before))
 		return; /* changed while it was read: the next check hashes it */
 	acache_store(&key, sha256, 64);
 }
