@@ -12,11 +12,12 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", "run-log", NULL };
+const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", "run-log", "first-step", NULL };
 
 static int has_nul(const char *data, size_t len) { return memchr(data, '\0', len) != NULL; }
 
@@ -98,6 +99,27 @@ out:
 /* A benchmark: a ferry-bench/1 document, an ais_bench / msit benchmark summary JSON
  * (--output: {"NPU_compute_time": {"mean": …}, "throughput": …}), or the Performance
  * Summary it prints. */
+/* scripts/first_step.py's result: its steps in order, each named and passed or not. */
+static int validate_first_step(const char *name, const char *data, size_t len)
+{
+	cJSON *doc = NULL;
+	int rc = validate_json_schema(name, data, len, "ferry-first-step/", &doc);
+	if (rc)
+		return rc;
+	const cJSON *steps = cJSON_GetObjectItem(doc, "steps"), *step;
+	if (!cJSON_IsBool(cJSON_GetObjectItem(doc, "ok")) || !cJSON_IsString(cJSON_GetObjectItem(doc, "device")) ||
+	    !cJSON_IsArray(steps) || !steps->child)
+		rc = err_set(FERRY_ECORRUPT, _("%s: first-step result without its \"ok\", \"device\" or \"steps\" (truncated?)"),
+		             name);
+	for (step = rc ? NULL : steps->child; step; step = step->next)
+		if (!cJSON_IsString(cJSON_GetObjectItem(step, "name")) || !cJSON_IsBool(cJSON_GetObjectItem(step, "ok"))) {
+			rc = err_set(FERRY_ECORRUPT, _("%s: a first-step step without its \"name\" or \"ok\""), name);
+			break;
+		}
+	cJSON_Delete(doc);
+	return rc;
+}
+
 static int validate_bench(const char *name, const char *data, size_t len)
 {
 	size_t i = 0;
@@ -300,7 +322,7 @@ static const struct kind_validator {
 	{ "env-probe", validate_env_probe }, { "loss-log", validate_loss_log }, { "dump", validate_dump },
 	{ "profile", validate_profile },     { "onnx", validate_onnx },         { "bench", validate_bench },
 	{ "atc-log", artifact_validate_text },    { "run-log", artifact_validate_text },
-	{ NULL, NULL },
+	{ "first-step", validate_first_step },    { NULL, NULL },
 };
 
 int artifact_validate(const char *kind, const char *name, const char *data, size_t len)
@@ -308,8 +330,10 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 	for (const struct kind_validator *v = validators; v->kind; v++)
 		if (strcmp(v->kind, kind) == 0)
 			return v->validate(name, data, len);
-	return err_set(FERRY_EUSAGE, _("ingest %s: unknown kind (env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log)"),
-	               kind);
+	char known[256] = "";
+	for (size_t i = 0; artifact_kinds[i]; i++)
+		snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", artifact_kinds[i]);
+	return err_set(FERRY_EUSAGE, _("ingest %s: unknown kind (%s)"), kind, known);
 }
 
 
@@ -321,7 +345,7 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 
 static int is_json_kind(const char *kind)
 {
-	return strcmp(kind, "env-probe") == 0 || strcmp(kind, "bench") == 0;
+	return strcmp(kind, "env-probe") == 0 || strcmp(kind, "bench") == 0 || strcmp(kind, "first-step") == 0;
 }
 
 /* Reads [0, n) of src into a malloc'd buffer (*out, caller frees). */

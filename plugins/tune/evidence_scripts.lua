@@ -7,11 +7,16 @@
 -- profiler (torch_npu.profiler.profile, schedule, tensorboard_trace_handler,
 -- ProfilerActivity.CPU/NPU — ascend-toolchain.md §1.2) whose output folder holds the
 -- kernel_details.csv `ferry ingest profile` reads (tune-and-inference-formats.md §3.1).
+-- scripts/first_step.py: seed 000 §4.2's "minimal viable migration" — the client's own
+-- model built on the CPU, one forward pass on the CPU and on npu:0 compared (largest
+-- absolute difference under 1e-3), then one training step on the NPU; it writes the
+-- first_step.json that `ferry ingest first-step` takes and tune.first_step judges.
 -- Each missing file is one finding whose fix creates it; `ferry fix --plugin
 -- tune.evidence_scripts` writes them as one checkpoint.
 
 local CONFIG = "scripts/msprobe_config.json"
 local PROFILE = "scripts/npu_profile.py"
+local FIRST_STEP = "scripts/first_step.py"
 
 local CONFIG_TEXT = [[
 {
@@ -59,6 +64,215 @@ def npu_profiler(out_dir=OUT_DIR):
     )
 ]]
 
+local FIRST_STEP_TEXT = [==[
+# scripts/first_step.py: the first step of the migrated model on one NPU, against the CPU.
+#
+#     python scripts/first_step.py --model PACKAGE.MODULE:FACTORY --input 2,3,224,224
+#
+# FACTORY is a class or function of the project that returns the model (a torch.nn.Module)
+# when called with the JSON keyword arguments of --kwargs (none by default). --input gives
+# the shape of one random float32 batch; --input-file a tensor saved with torch.save (or a
+# tuple or list of tensors, passed as positional arguments). The model is built once on the
+# CPU with a fixed seed; the same weights then run one forward pass on the CPU and one on
+# --device (npu:0 by default), the outputs are compared (the largest absolute difference
+# must stay under 1e-3), and one training step (backward and an SGD update) runs on the
+# device. Each step (import torch, import torch_npu, build, reference forward, device
+# forward, compare, training step) is recorded, a failure with its exception, in
+# first_step.json (--out); give that file to `ferry ingest first-step first_step.json`.
+# The exit status is 0 when every step passed, 1 otherwise.
+import argparse
+import copy
+import importlib
+import json
+import math
+import sys
+import time
+import traceback
+
+THRESHOLD = 1e-3
+
+result = {"schema": "ferry-first-step/1", "threshold": THRESHOLD, "steps": [], "ok": False}
+
+
+def record(name, ok, started, **fields):
+    step = {"name": name, "ok": ok, "seconds": round(time.time() - started, 3)}
+    step.update(fields)
+    result["steps"].append(step)
+    return ok
+
+
+def failed(name, started, exc):
+    last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    traceback.print_exc()
+    return record(name, False, started, error=last)
+
+
+def tensors_of(value):
+    """The floating-point tensors of a model's output, in a stable order."""
+    import torch
+    if isinstance(value, torch.Tensor):
+        return [value] if value.is_floating_point() else []
+    if isinstance(value, dict):
+        return [t for k in sorted(value, key=str) for t in tensors_of(value[k])]
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in tensors_of(v)]
+    if hasattr(value, "to_tuple"):
+        return tensors_of(value.to_tuple())
+    return []
+
+
+def to_device(value, device):
+    if hasattr(value, "to"):
+        return value.to(device)
+    return type(value)(to_device(v, device) for v in value)
+
+
+def compare(cpu_out, dev_out):
+    a, b = tensors_of(cpu_out), tensors_of(dev_out)
+    if not a or len(a) != len(b):
+        raise ValueError("the outputs differ in structure: %d floating tensors on the CPU, %d on the device" % (len(a), len(b)))
+    worst_abs, worst_rel, nonfinite, shapes = 0.0, 0.0, 0, []
+    for x, y in zip(a, b):
+        x, y = x.detach().double(), y.detach().cpu().double()
+        if x.shape != y.shape:
+            raise ValueError("output shapes differ: %s on the CPU, %s on the device" % (tuple(x.shape), tuple(y.shape)))
+        shapes.append(list(x.shape))
+        bad = ~(x.isfinite() & y.isfinite())
+        nonfinite += int(bad.sum())
+        diff = (x - y).abs()[~bad]
+        if diff.numel():
+            worst_abs = max(worst_abs, float(diff.max()))
+            scale = float(x[~bad].abs().max())
+            if scale > 0:
+                worst_rel = max(worst_rel, float(diff.max()) / scale)
+    return {"max_abs_diff": worst_abs, "max_rel_diff": worst_rel, "nonfinite": nonfinite, "output_shapes": shapes}
+
+
+def run(args):
+    t = time.time()
+    try:
+        import torch
+        result["torch"] = torch.__version__
+    except Exception as exc:
+        return failed("import torch", t, exc)
+    record("import torch", True, t)
+    if args.device.startswith("npu"):
+        t = time.time()
+        try:
+            import torch_npu
+            result["torch_npu"] = getattr(torch_npu, "__version__", "?")
+            if not torch.npu.is_available():
+                raise RuntimeError("torch.npu.is_available() is False: torch_npu sees no NPU")
+        except Exception as exc:
+            return failed("import torch_npu", t, exc)
+        record("import torch_npu", True, t)
+
+    t = time.time()
+    try:
+        sys.path.insert(0, ".")
+        module, _, name = args.model.partition(":")
+        factory = importlib.import_module(module)
+        for part in (name or "model").split("."):
+            factory = getattr(factory, part)
+        torch.manual_seed(0)
+        model = factory(**json.loads(args.kwargs)).eval()
+        params = sum(p.numel() for p in model.parameters())
+    except Exception as exc:
+        return failed("build", t, exc)
+    record("build", True, t, parameters=params)
+
+    t = time.time()
+    try:
+        if args.input_file:
+            inputs = torch.load(args.input_file, map_location="cpu")
+        else:
+            torch.manual_seed(1)
+            inputs = torch.randn(*[int(d) for d in args.input.split(",")])
+        inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
+        with torch.no_grad():
+            cpu_out = model(*inputs)
+    except Exception as exc:
+        return failed("reference forward", t, exc)
+    record("reference forward", True, t)
+
+    t = time.time()
+    try:
+        device_model = copy.deepcopy(model).to(args.device)
+        device_inputs = tuple(to_device(x, args.device) for x in inputs)
+        with torch.no_grad():
+            dev_out = device_model(*device_inputs)
+        if args.device.startswith("npu"):
+            torch.npu.synchronize()
+    except Exception as exc:
+        return failed("device forward", t, exc)
+    record("device forward", True, t)
+
+    t = time.time()
+    try:
+        figures = compare(cpu_out, dev_out)
+    except Exception as exc:
+        return failed("compare", t, exc)
+    close = figures["nonfinite"] == 0 and figures["max_abs_diff"] < THRESHOLD
+    if not record("compare", close, t, **figures):
+        print("first step: the outputs differ by %.3e (limit %.0e), %d non-finite" % (figures["max_abs_diff"], THRESHOLD, figures["nonfinite"]), file=sys.stderr)
+
+    t = time.time()
+    try:
+        device_model.train()
+        outs = tensors_of(device_model(*device_inputs))
+        loss = sum(o.float().mean() for o in outs)
+        loss.backward()
+        grads = [p.grad for p in device_model.parameters() if p.grad is not None]
+        if not grads:
+            raise RuntimeError("no parameter received a gradient")
+        bad = sum(int((~g.isfinite()).sum()) for g in grads)
+        torch.optim.SGD(device_model.parameters(), lr=1e-3).step()
+        if args.device.startswith("npu"):
+            torch.npu.synchronize()
+        value = float(loss.detach().cpu())
+    except Exception as exc:
+        return failed("training step", t, exc)
+    record("training step", bad == 0 and math.isfinite(value), t,
+           loss=value if math.isfinite(value) else None, nonfinite_grads=bad)
+    return all(s["ok"] for s in result["steps"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description="One forward pass and one training step of the model on the NPU, against the CPU.")
+    ap.add_argument("--model", required=True, help="PACKAGE.MODULE:FACTORY, a class or function returning the model")
+    ap.add_argument("--kwargs", default="{}", help="JSON keyword arguments for FACTORY")
+    group = ap.add_mutually_exclusive_group(required=True)
+    group.add_argument("--input", help="shape of one random float32 batch, e.g. 2,3,224,224")
+    group.add_argument("--input-file", help="a tensor (or a tuple of tensors) saved with torch.save")
+    ap.add_argument("--device", default="npu:0")
+    ap.add_argument("--out", default="first_step.json")
+    args = ap.parse_args()
+    result.update(model=args.model, device=args.device, started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+    result["ok"] = bool(run(args))
+    with open(args.out, "w") as f:
+        json.dump(result, f, indent=1, allow_nan=False)
+        f.write("\n")
+    print("first step: %s, written to %s" % ("passed" if result["ok"] else "FAILED", args.out), file=sys.stderr)
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+]==]
+
+-- Each script: where it goes, its text, and the finding that proposes it ({path}).
+local SCRIPTS = {
+	{ path = FIRST_STEP, text = FIRST_STEP_TEXT,
+	  message = N_("The project has no first-step test: {path} would build the model on the CPU, run one forward pass on the CPU and on npu:0 and compare them (largest difference under 1e-3), then run one training step on the NPU."),
+	  suggestion = N_("Run `ferry fix --plugin tune.evidence_scripts --yes` to write it; on the NPU host run `python {path} --model MODULE:FACTORY --input SHAPE` before any full training, then `ferry ingest first-step first_step.json`.") },
+	{ path = CONFIG, text = CONFIG_TEXT,
+	  message = N_("The project has no msprobe dump configuration: {path} would dump the tensors of every API (task tensor, level L1) in training step 1 to ./msprobe_dump."),
+	  suggestion = N_("Run `ferry fix --plugin tune.evidence_scripts --yes` to write it; run the GPU and the NPU training with the same file (msprobe's PrecisionDebugger(config_path=\"{path}\")), then `ferry compare dump` the two step folders. Narrow `scope`/`list` once the first diverging layer is known.") },
+	{ path = PROFILE, text = PROFILE_TEXT,
+	  message = N_("The project has no NPU profiling helper: {path} would record steps 11 to 13 with torch_npu's profiler (CPU and NPU activity, shapes, memory)."),
+	  suggestion = N_("Run `ferry fix --plugin tune.evidence_scripts --yes` to write it; wrap the training loop with it once precision is signed off, then `ferry ingest profile` the kernel_details.csv it writes.") },
+}
+
 return {
 	id = "tune.evidence_scripts",
 	phase = "tune",
@@ -67,24 +281,19 @@ return {
 	category = "evidence",
 	description = _("The tune phase judges dumps and profiles of real runs. The fixes write "
 		.. "scripts/msprobe_config.json (an msprobe configuration dumping every API's tensors, level L1, in step 1, to "
-		.. "./msprobe_dump) and scripts/npu_profile.py (torch_npu's profiler over a few steps after the "
-		.. "first ten); each is one checkpoint."),
+		.. "./msprobe_dump), scripts/npu_profile.py (torch_npu's profiler over a few steps after the "
+		.. "first ten) and scripts/first_step.py (the model's first forward pass and training step on one NPU, against "
+		.. "the CPU); each is one checkpoint."),
 	run = function(ctx)
-		if not ctx.read(CONFIG) then
-			ctx.report{
-				file = CONFIG, key = CONFIG,
-				message = _("The project has no msprobe dump configuration: {config} would dump the tensors of every API (task tensor, level L1) in training step 1 to ./msprobe_dump.", { config = CONFIG }),
-				suggestion = _("Run `ferry fix --plugin tune.evidence_scripts --yes` to write it; run the GPU and the NPU training with the same file (msprobe's PrecisionDebugger(config_path=\"{config}\")), then `ferry compare dump` the two step folders. Narrow `scope`/`list` once the first diverging layer is known.", { config = CONFIG }),
-				edits = { { start_byte = 0, end_byte = 0, text = CONFIG_TEXT } },
-			}
-		end
-		if not ctx.read(PROFILE) then
-			ctx.report{
-				file = PROFILE, key = PROFILE,
-				message = _("The project has no NPU profiling helper: {profile} would record steps 11 to 13 with torch_npu's profiler (CPU and NPU activity, shapes, memory).", { profile = PROFILE }),
-				suggestion = _("Run `ferry fix --plugin tune.evidence_scripts --yes` to write it; wrap the training loop with it once precision is signed off, then `ferry ingest profile` the kernel_details.csv it writes."),
-				edits = { { start_byte = 0, end_byte = 0, text = PROFILE_TEXT } },
-			}
+		for _i, sc in ipairs(SCRIPTS) do
+			if not ctx.read(sc.path) then
+				ctx.report{
+					file = sc.path, key = sc.path,
+					message = _(sc.message, { path = sc.path }),
+					suggestion = _(sc.suggestion, { path = sc.path }),
+					edits = { { start_byte = 0, end_byte = 0, text = sc.text } },
+				}
+			end
 		end
 	end,
 }

@@ -79,6 +79,16 @@ finish() {
 	[ "$fails" -eq 0 ]
 }
 
+# need_torch: $py becomes a Python with torch (FERRY_TORCH_PYTHON, else the distribution's
+# python3-torch); without one the test is skipped, saying why.
+need_torch() {
+	py=${FERRY_TORCH_PYTHON:-/usr/bin/python3}
+	if ! "$py" -c 'import torch' 2>/dev/null; then
+		echo "skip $(basename "$0"): no torch in $py (python3-torch)"
+		exit 0
+	fi
+}
+
 # open_errors DIR PHASE: ids of the open error findings of PHASE, space-separated
 open_errors() {
 	"$FERRY" -C "$1" findings --phase "$2" --status open --format json | python3 -c '

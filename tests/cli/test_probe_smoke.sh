@@ -5,12 +5,7 @@
 # import failure, no visible card, or NPU results that disagree with the CPU are errors
 # naming the step; a torch_npu whose metadata says another version is a warning.
 . "$(dirname "$0")/lib.sh"
-top=$(cd "$(dirname "$0")/../.." && pwd)
-py=${FERRY_TORCH_PYTHON:-/usr/bin/python3}
-if ! "$py" -c 'import torch' 2>/dev/null; then
-	echo "skip $(basename "$0"): no torch in $py (python3-torch)"
-	exit 0
-fi
+need_torch
 export FERRY_PYTHON="$py" PYTHONPATH="$top/tests/fixtures/fake_npu"
 
 smoke() { # NAME ENV...: a fresh engagement probed with --smoke under ENV, checked

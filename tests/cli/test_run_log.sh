@@ -91,7 +91,7 @@ assert any("Python exception" in f["message"] and "line 2" in f["message"] for f
 assert any(f["severity"] == "warning" and "aten::_unique2" in f["message"] for f in fs), fs
 PY
 
-# the evidence scripts: one checkpoint writing both files, byte for byte
+# the evidence scripts: one checkpoint writing the three files, byte for byte
 expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
 expect_grep "scripts/msprobe_config.json" "$work/out" "the msprobe configuration is proposed"
 expect_grep "scripts/npu_profile.py" "$work/out" "the profiler helper is proposed"
@@ -100,11 +100,12 @@ expect_grep "1 checkpoint" "$work/out" "one checkpoint"
 expect_exit 0 "diff HEAD" -- "$FERRY" -C "$p" diff HEAD
 expect_grep "+++ b/scripts/msprobe_config.json" "$work/out" "the checkpoint holds the msprobe configuration"
 expect_grep "+++ b/scripts/npu_profile.py" "$work/out" "the checkpoint holds the profiler helper"
+expect_grep "+++ b/scripts/first_step.py" "$work/out" "the checkpoint holds the first-step test"
 if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["task"]=="tensor" and d["level"]=="L1" and d["step"]==[1] and d["dump_path"] and "scope" in d["tensor"]' "$p/scripts/msprobe_config.json"; then
 	ok "the msprobe configuration is valid JSON with task, level, step, dump_path and scope"
 else fail "the msprobe configuration"; fi
 grep '^+' "$work/out" | grep -v '^+++' | sed 's/^+//' >"$work/added"
-cat "$p/scripts/msprobe_config.json" "$p/scripts/npu_profile.py" >"$work/files"
+cat "$p/scripts/first_step.py" "$p/scripts/msprobe_config.json" "$p/scripts/npu_profile.py" >"$work/files"
 if cmp -s "$work/added" "$work/files"; then ok "the files are exactly what the checkpoint added"; else fail "the files differ from the checkpoint"; fi
 if python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' "$p/scripts/npu_profile.py"; then ok "the profiler helper is valid Python"; else fail "the profiler helper does not parse"; fi
 expect_grep "torch_npu.profiler.tensorboard_trace_handler" "$p/scripts/npu_profile.py" "the helper uses torch_npu's profiler"

@@ -1,0 +1,111 @@
+#!/bin/sh
+# The first step of the client's model on the NPU (seed 000 §4.2): tune.evidence_scripts
+# writes scripts/first_step.py, which runs here with the distribution's torch and the
+# stand-in torch_npu whose "NPU" is the CPU (tests/fixtures/fake_npu); its results are
+# ingested with `ferry ingest first-step` and judged by tune.first_step. A pass is an info
+# finding; outputs that disagree, a card torch_npu cannot see, a model that fails on the
+# CPU, a result claiming a pass its own figures contradict and a result cut short are
+# errors naming the step; a run on the CPU is a warning; the tune sign-off refuses a
+# failed first step; a malformed result is refused at ingest with one line.
+. "$(dirname "$0")/lib.sh"
+need_torch
+p=$work/p
+make_training_project "$p"
+cat >"$p/models/tiny.py" <<'PY'
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, width=8):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(width, 16), nn.BatchNorm1d(16), nn.GELU(), nn.Linear(16, 4))
+
+    def forward(self, x):
+        return self.body(x)
+PY
+"$FERRY" init "$p" >/dev/null 2>&1 || fail "init"
+
+expect_exit 0 "the first-step script is proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
+expect_grep "scripts/first_step.py would build the model" "$work/out" "the finding names the script"
+expect_exit 0 "fix writes it" -- "$FERRY" -C "$p" fix --plugin tune.evidence_scripts --yes
+[ -f "$p/scripts/first_step.py" ] && ok "scripts/first_step.py written" || fail "scripts/first_step.py written"
+
+# run [ENV...] -- ARGS: the project's own script, from the project's root
+run() {
+	envs=""
+	while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+	shift
+	(cd "$p" && env PYTHONPATH="$top/tests/fixtures/fake_npu" $envs "$py" scripts/first_step.py "$@") >"$work/run.out" 2>&1
+}
+# judge FILE LABEL: ingest FILE and check; the findings of tune.first_step in $work/f.json
+judge() {
+	"$FERRY" -C "$p" ingest first-step "$1" --label "$2" >/dev/null 2>"$work/err" || fail "ingest $2: $(cat "$work/err")"
+	"$FERRY" -C "$p" check --plugin tune.first_step >/dev/null 2>&1
+	"$FERRY" -C "$p" findings --plugin tune.first_step --status open --format json >"$work/f.json"
+}
+has() { # SEVERITY TEXT: an open first-step finding of that severity holding TEXT
+	python3 - "$work/f.json" "$1" "$2" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+sys.exit(0 if any(x["severity"] == sys.argv[2] and sys.argv[3] in x["message"] + " " + (x.get("suggestion") or "") for x in f) else 1)
+PY
+}
+check_has() { if has "$1" "$2"; then ok "$3"; else fail "$3"; sed 's/^/     | /' "$work/f.json" | head -20; fi; }
+
+run FAKE_NPU_SCALE=1.05 -- --model models.tiny:Net --input 4,8 --out "$work/scaled.json"
+[ $? -ne 0 ] && ok "the script exits 1 when the outputs disagree" || fail "the script exits 1 when the outputs disagree"
+judge "$work/scaled.json" scaled
+check_has error 'failed at "compare"' "outputs that disagree fail the comparison"
+check_has error "msprobe" "the advice leads to a dump comparison"
+sign_through "$p" assess design environment adapt
+others=$("$FERRY" -C "$p" findings --phase tune --status open --format json | python3 -c '
+import json, sys
+print(" ".join(str(f["id"]) for f in json.load(sys.stdin)["findings"] if f["severity"] == "error" and f["plugin"] != "tune.first_step"))')
+[ -z "$others" ] || "$FERRY" -C "$p" waive $others --reason "not what this test is about" >/dev/null
+expect_exit 1 "the tune sign-off refuses a failed first step" -- "$FERRY" -C "$p" signoff tune
+expect_grep "tune.first_step" "$work/err" "the refusal names the check"
+
+run -- --model models.tiny:Net --input 4,8 --out "$work/pass.json" && ok "the script exits 0 on a pass" || fail "the script exits 0 on a pass: $(tail -3 "$work/run.out")"
+judge "$work/pass.json" pass
+check_has info "passed on npu:0" "a pass on the NPU is an info finding"
+if has error 'failed at'; then fail "the newest result replaces the failed one"; else ok "the newest result replaces the failed one"; fi
+
+run FAKE_NPU_CARDS=0 -- --model models.tiny:Net --input 4,8 --out "$work/nocard.json"
+judge "$work/nocard.json" nocard
+check_has error 'failed at "import torch_npu"' "no visible card fails the torch_npu step"
+check_has error "is_available() is False" "the recorded exception is quoted"
+
+run -- --model models.tiny:Net --input 4,3 --out "$work/shape.json"
+judge "$work/shape.json" shape
+check_has error 'failed at "reference forward"' "an input that does not fit the model fails on the CPU"
+check_has error "--input" "the advice names the input options"
+
+run -- --model models.tiny:Net --input 4,8 --device cpu --out "$work/cpu.json"
+judge "$work/cpu.json" cpu
+check_has warning "ran on cpu, not on an NPU" "a run on the CPU is only a warning"
+
+# a result whose own figures contradict its "ok", and one cut after the comparison
+python3 - "$work/pass.json" "$work/claimed.json" "$work/cut.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for s in doc["steps"]:
+    if s["name"] == "compare":
+        s["max_abs_diff"] = 0.25
+json.dump(doc, open(sys.argv[2], "w"))
+doc = json.load(open(sys.argv[1]))
+doc["steps"] = [s for s in doc["steps"] if s["name"] != "training step"]
+json.dump(doc, open(sys.argv[3], "w"))
+PY
+judge "$work/claimed.json" claimed
+check_has error "differ by 2.50e-01" "ferry judges the figures, not the script's ok"
+judge "$work/cut.json" cut
+check_has error 'no "training step" step' "a result without its training step fails"
+
+printf '{"schema": "ferry-first-step/1", "ok": true}\n' >"$work/bad.json"
+expect_exit 3 "a result without its steps is refused" -- "$FERRY" -C "$p" ingest first-step "$work/bad.json"
+one_line "$work/err" "the refusal is one line"
+expect_grep "bad.json: first-step result without" "$work/err" "the refusal names the file and the reason"
+printf '{"schema": "ferry-bench/1"}\n' >"$work/other.json"
+expect_exit 3 "another document is refused" -- "$FERRY" -C "$p" ingest first-step "$work/other.json"
+finish
