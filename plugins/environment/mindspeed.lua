@@ -80,10 +80,20 @@ return {
 		local probe = ep.latest(ctx)
 		local data = ctx.data("mindspeed_versions")
 		local core, where = megatron_core(ctx, probe)
-		local paired, known = {}, {}
+		local paired, by_core, cores = {}, {}, {}
 		for _i, r in ipairs(data.entries) do
 			if core and core_of(core) == core_of(r.megatron_core) then paired[#paired + 1] = r end
-			known[#known + 1] = string.format("%s ↔ %s", r.megatron_core, r.branch)
+			if not by_core[r.megatron_core] then
+				by_core[r.megatron_core] = {}
+				cores[#cores + 1] = r.megatron_core
+			end
+			table.insert(by_core[r.megatron_core], r.branch)
+		end
+		-- "core 0.12.0: master; core 0.9.0: core_r0.9.0; …", newest Megatron first
+		table.sort(cores, function(a, b) return ep.vcmp(a, b) > 0 end)
+		local known = {}
+		for _i, c in ipairs(cores) do
+			known[#known + 1] = string.format("core %s: %s", c, table.concat(by_core[c], ", "))
 		end
 		if not core then
 			ctx.report{

@@ -68,7 +68,7 @@ q=$work/head
 megatron_project "$q" 0 20 0
 findings "$q"
 check_has warning "No MindSpeed release is made for Megatron core 0.20.0 (megatron/core/package_info.py)" "today's Megatron has no MindSpeed"
-check_has warning "0.8.0 ↔ 2.0.0_core_r0.8.0" "the pairs MindSpeed has are listed"
+check_has warning "core 0.9.0: core_r0.9.0; core 0.8.0: 2.0.0_core_r0.8.0, core_r0.8.0; core 0.7.0:" "the pairs MindSpeed has are listed, newest Megatron first"
 
 r=$work/pip
 mkdir -p "$r"
