@@ -48,14 +48,6 @@ local function core_of(v)
 	return string.format("%d.%d.%d", tonumber(a), tonumber(b), tonumber(c) or 0)
 end
 
--- Did the probe ask for a package? A package it asked for and did not find is JSON null,
--- which decodes to an absent field, so the probe's own text tells.
-local function probe_asked(ctx, name)
-	local _p, row = ep.latest(ctx)
-	local text = row and ctx.read_artifact(row.id)
-	return text ~= nil and text:find('"' .. name .. '"%s*:') ~= nil
-end
-
 local function branches(rows)
 	local out = {}
 	for _i, r in ipairs(rows) do out[#out + 1] = r.branch end
@@ -122,7 +114,7 @@ return {
 		end
 		if not probe then return end
 		local host, pk = ep.host_label(probe), probe.python.packages
-		if not pk.mindspeed and probe_asked(ctx, "mindspeed") then
+		if not pk.mindspeed and ep.asked(ctx, "mindspeed") then
 			ctx.report{
 				key = "missing",
 				severity = "error",

@@ -84,6 +84,15 @@ function ep.latest(ctx)
 	return doc, newest
 end
 
+-- Whether the newest probe asked for a Python package. One it asked for and did not find
+-- is JSON null, which decodes to an absent field, like one an older probe never asked
+-- for; the probe's own text tells the two apart.
+function ep.asked(ctx, name)
+	local _p, row = ep.latest(ctx)
+	local text = row and ctx.read_artifact(row.id)
+	return text ~= nil and text:find('"' .. name .. '"%s*:') ~= nil
+end
+
 -- A one-line description of the probed host, for messages.
 function ep.host_label(probe)
 	local h = probe.host or {}

@@ -79,6 +79,23 @@ finish() {
 	[ "$fails" -eq 0 ]
 }
 
+# has SEVERITY TEXT: $work/f.json (a `findings --format json` output) holds a finding of
+# that severity whose message or suggestion contains TEXT
+has() {
+	python3 - "$work/f.json" "$1" "$2" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))["findings"]
+sys.exit(0 if any(x["severity"] == sys.argv[2] and sys.argv[3] in x["message"] + " " + (x.get("suggestion") or "") for x in f) else 1)
+PY
+}
+# check_has SEVERITY TEXT DESCRIPTION: has, as a test result (the findings shown on failure)
+check_has() {
+	if has "$1" "$2"; then ok "$3"; else
+		fail "$3"
+		sed 's/^/     | /' "$work/f.json" | head -20
+	fi
+}
+
 # need_torch: $py becomes a Python with torch (FERRY_TORCH_PYTHON, else the distribution's
 # python3-torch); without one the test is skipped, saying why.
 need_torch() {

@@ -32,14 +32,6 @@ json.dump(d, open(sys.argv[2], "w"), sort_keys=True)
 PY
 }
 findings() { "$FERRY" -C "$1" check --plugin environment.mindspeed >/dev/null 2>&1; "$FERRY" -C "$1" findings --plugin environment.mindspeed --format json >"$work/f.json"; }
-has() { # SEVERITY TEXT
-	python3 - "$work/f.json" "$1" "$2" <<'PY'
-import json, sys
-f = json.load(open(sys.argv[1]))["findings"]
-sys.exit(0 if any(x["severity"] == sys.argv[2] and sys.argv[3] in x["message"] + " " + (x.get("suggestion") or "") for x in f) else 1)
-PY
-}
-check_has() { if has "$1" "$2"; then ok "$3"; else fail "$3"; sed 's/^/     | /' "$work/f.json" | head -20; fi; }
 
 p=$work/r080
 megatron_project "$p" 0 8 0
