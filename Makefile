@@ -214,6 +214,7 @@ fixtures:
 	$(Q)$(PYTHON_TORCH) tests/fixtures/dump/make_pt_params.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/onnx/make_onnx.py
 	$(Q)$(PYTHON_TORCH) tests/fixtures/runlog/make_run_logs.py
+	$(Q)$(PYTHON_TORCH) tests/fixtures/profile/make_profiles.py
 
 compile_commands.json:
 	$(Q)$(MAKE) clean && bear -- $(MAKE)

@@ -101,6 +101,20 @@ assert "1 of 8 steps" in m and "ProfilerStep#6 1300 us" in m and "ProfilerStep#1
 assert "gc.set_threshold(700, 10, 5)" in s and "waits for the host" in s, s
 PY
 
+# the same on a real trace: torch's profiler over eight CPU training steps, the sixth held
+# up on the host (tests/fixtures/profile/make_profiles.py); a trace without device
+# operators cannot say whether host or device held it up, and must not claim either
+expect_exit 0 "torch's real trace with a slow step is ingested" -- "$FERRY" -C "$p" ingest profile "$fx/torch_jitter_trace.json" --label realjit
+"$FERRY" -C "$p" findings --plugin tune.profile --format json >"$work/jit.json"
+python3 - "$work/jit.json" <<'PY' && ok "the real slow step is named, and the CPU-only trace claims no cause" || fail "jitter on torch's real trace"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if "median step" in f["message"] and "'realjit'" in f["message"]]
+assert len(fs) == 1, [f["message"] for f in json.load(open(sys.argv[1]))["findings"]]
+m, s = fs[0]["message"], fs[0]["suggestion"]
+assert "1 of 8 steps" in m and "slowest: ProfilerStep#6 " in m, m
+assert "cannot tell whether the host or the device" in s and "device is busy" not in s, s
+PY
+
 # ---- a trace cut short: aggregates of what was read, and where reading stopped ------
 head -c 2500 "$fx/trace_view.json" >"$work/cut.json"
 p3="$work/proj3"
