@@ -342,6 +342,79 @@ local function effort_and_schedule(ctx, add)
 	add("")
 end
 
+-- Bytes a full training checkpoint keeps per parameter: the model states of
+-- mixed-precision Adam (environment.memory's rule, the ZeRO paper's 16 bytes).
+local CHECKPOINT_BYTES = 16
+local TB = 1e12
+
+local function money(x, currency)
+	local whole = string.format("%.0f", x):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+	return currency and (whole .. " " .. currency) or whole
+end
+
+-- The resources the plan needs (NPU servers, storage for checkpoints and the data set) and,
+-- with the unit prices recorded, their monthly cost and the cost over the schedule
+-- (003 §2: the resource and cost plan of a migration engagement).
+local function resources_and_cost(ctx, add)
+	add("## Resources and cost")
+	add("")
+	local soc = ctx.config("target.soc")
+	local entry = plan.soc(ctx, soc)
+	add("- NPU: " .. (soc and ("`" .. soc .. "`" .. (entry and string.format(" (%s, %d GB per card%s)", entry.product,
+		entry.memory_gb, entry.verified and "" or ", unverified figure") or "")) or "**to be decided** (`ferry config target.soc NAME`)"))
+	add("- Cards: " .. (ctx.config("target.cards") or "**to be decided** (`ferry config target.cards N`)"))
+	add("- Nodes: " .. (ctx.config("target.nodes") or "1 (`ferry config target.nodes N` for more)"))
+	add("- Model size: " .. (ctx.config("model.params_b") and (ctx.config("model.params_b") .. " billion parameters")
+		or "**unknown** (`ferry config model.params_b N`)"))
+	add("")
+	local cards, nodes = ep.config_number(ctx, "target.cards"), ep.config_number(ctx, "target.nodes") or 1
+	local params_b = ep.config_number(ctx, "model.params_b")
+	local kept, data_tb = ctx.config("checkpoints"), ctx.config("dataset_tb")
+	local server_price, tb_price = ctx.config("server_month"), ctx.config("storage_tb_month")
+	local currency = ctx.config("quote.currency")
+	local rows, total, priced_all = {}, 0, true
+	local function row(what, qty, basis, price)
+		local cost = price and qty and price * qty
+		if cost then total = total + cost else priced_all = false end
+		rows[#rows + 1] = string.format("| %s | %s | %s | %s |", what, qty and string.format("%g", qty) or "**to be decided**",
+			basis, cost and money(cost, currency) or "unit price not recorded")
+	end
+	local per_node = cards and math.ceil(cards / math.max(nodes, 1))
+	row(string.format("NPU servers%s", entry and (" (" .. entry.product .. ")") or ""), cards and nodes or nil,
+		cards and string.format("%d card(s), %d per server", cards, per_node) or "`target.cards` not recorded",
+		server_price)
+	local ckpt_tb = params_b and params_b * 1e9 * CHECKPOINT_BYTES / TB
+	local ckpt_basis = ckpt_tb and string.format("%.2f TB per full checkpoint (%g billion parameters x %d bytes: weights "
+		.. "and Adam states) x %s kept", ckpt_tb, params_b, CHECKPOINT_BYTES, kept and tostring(kept) or "N (`checkpoints`)")
+		or "`model.params_b` not recorded"
+	row("storage for checkpoints (TB)", ckpt_tb and kept and tonumber(string.format("%.2f", ckpt_tb * kept)) or nil,
+		ckpt_basis, tb_price)
+	row("storage for the data set (TB)", data_tb, data_tb and "`dataset_tb`" or "size not recorded (`dataset_tb`)", tb_price)
+	add("| resource | quantity | basis | per month |")
+	add("|---|---|---|---|")
+	for _i, r in ipairs(rows) do add(r) end
+	if total > 0 then
+		add(string.format("| total | | | %s%s |", money(total, currency), priced_all and "" or " (priced rows only)"))
+	end
+	add("")
+	local a, team = ctx.assessment(), ctx.config("team")
+	if total > 0 and a.ran and team and team > 0 then
+		-- the resources are rented by the month (003 §2 prices them monthly)
+		local weeks = a.quote.days / team / 5
+		local months = math.max(1, math.ceil(weeks / (52 / 12)))
+		add(string.format("Over the schedule (%.1f weeks with the planned team, so %d month(s) of rent): about %s.", weeks, months,
+			money(total * months, currency)))
+		add("")
+	end
+	add("Unit prices come from the provider's price list or bill: `ferry config design.migration_plan.server_month PRICE` "
+		.. "(one NPU server a month), `design.migration_plan.storage_tb_month PRICE` (one TB of storage a month), "
+		.. "`design.migration_plan.dataset_tb N` and `design.migration_plan.checkpoints N`; the currency is `quote.currency`. "
+		.. "For scale, the 003 guide's example of a migration engagement (2025) lists one bare-metal server with 8 x Ascend 910 "
+		.. "at 45,000 CNY a month, ten 500 GB SSD volumes at 3,500 CNY and a 5 TB object-storage package at 456 CNY, "
+		.. "besides network and security services; the bill decides.")
+	add("")
+end
+
 local function build(ctx)
 	local o = {}
 	local function add(s) o[#o + 1] = s end
@@ -389,17 +462,7 @@ local function build(ctx)
 		add("**Not recorded yet**: ingest a `ferry-bench/1` document with `ferry ingest bench FILE --label gpu`.")
 	end
 	add("")
-	add("## Resource plan")
-	add("")
-	local soc = ctx.config("target.soc")
-	local entry = plan.soc(ctx, soc)
-	add("- NPU: " .. (soc and ("`" .. soc .. "`" .. (entry and string.format(" (%s, %d GB per card%s)", entry.product,
-		entry.memory_gb, entry.verified and "" or ", unverified figure") or "")) or "**to be decided** (`ferry config target.soc NAME`)"))
-	add("- Cards: " .. (ctx.config("target.cards") or "**to be decided** (`ferry config target.cards N`)"))
-	add("- Nodes: " .. (ctx.config("target.nodes") or "1 (`ferry config target.nodes N` for more)"))
-	add("- Model size: " .. (ctx.config("model.params_b") and (ctx.config("model.params_b") .. " billion parameters")
-		or "**unknown** (`ferry config model.params_b N`)"))
-	add("")
+	resources_and_cost(ctx, add)
 	add("## Parallel strategy")
 	add("")
 	local p = plan.parallel(ctx)
@@ -441,11 +504,20 @@ return {
 			help = _("the evaluation scheme for the plan: metric, evaluation data and who runs it") },
 		team = { type = "count",
 			help = _("people working on the migration full time, for the plan's calendar estimate") },
+		server_month = { type = "number",
+			help = _("the plan's cost: price of one NPU server (all its cards) a month, in quote.currency") },
+		storage_tb_month = { type = "number",
+			help = _("the plan's cost: price of one TB of storage a month, in quote.currency") },
+		dataset_tb = { type = "number",
+			help = _("the plan's resources: size of the training data set in TB") },
+		checkpoints = { type = "count",
+			help = _("the plan's resources: full training checkpoints kept at a time") },
 		inference = { type = "word", values = { "auto", "yes", "no" }, default = "auto",
 			help = _("plan the inference migration: auto (when the code or the evidence points to it), yes or no") },
 	},
 	description = _("Offers docs/MIGRATION_PLAN.md: the chosen strategy, the acceptance criteria, the "
-		.. "GPU baseline, the resource plan, the parallel-strategy advice, the training design (framework, "
+		.. "GPU baseline, the resources and their cost (NPU servers, storage for checkpoints and the data set, priced from "
+		.. "the unit prices recorded), the parallel-strategy advice, the training design (framework, "
 		.. "source code, data set and where the code loads it, evaluation scheme), the target software "
 		.. "versions from the torch_npu release matrix, the inference design when the code or the evidence "
 		.. "points to inference, the effort by service line with the calendar time for the team, and every "

@@ -65,7 +65,9 @@ t = open(sys.argv[1], encoding="utf-8").read()
 for s in ["# Migration plan", "## Strategy", "Chosen: **tool**", "## Acceptance criteria",
           "(`tolerance.loss` = 0.01): the NPU loss stays within 1 % of the GPU loss",
           "(`throughput.target_pct` = 80)", "## GPU baseline", "accuracy 0.761, throughput 2450",
-          "2450 x 80 % = 1960", "## Resource plan", "`Ascend910B2` (Atlas A2 training, 64 GB per card)",
+          "2450 x 80 % = 1960", "## Resources and cost",
+          "| NPU servers (Atlas A2 training) | 1 | 8 card(s), 8 per server | unit price not recorded |",
+          "| storage for the data set (TB) | **to be decided** | size not recorded (`dataset_tb`) |", "`Ascend910B2` (Atlas A2 training, 64 GB per card)",
           "- Cards: 8", "- Model size: 7 billion parameters", "## Parallel strategy",
           "Recommended: **TP=2 x PP=1 x DP=4", "ZeRO-1", "## Phases and checklist",
           "### 1. assess", "### 2. design", "### 7. infer-optimize", "- [ ] "]:
@@ -104,6 +106,27 @@ PY
 "$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
 check "plan: ferry fix leaves the edited plan alone" [ "$sum" = "$(sha256sum "$plan")" ]
 check "plan: the audit chain verifies" sh -c "'$ferry' -C '$work' verify >/dev/null"
+
+# the resources priced: one server of 8 cards, 3 checkpoints of 7B parameters, a 2 TB data
+# set, the unit prices recorded; over the schedule once the assessment and the team are known
+rm "$plan"
+for kv in "quote.currency CNY" "design.migration_plan.server_month 45000" "design.migration_plan.storage_tb_month 90" \
+	"design.migration_plan.dataset_tb 2" "design.migration_plan.checkpoints 3" "design.migration_plan.team 2"; do
+	"$ferry" -C "$work" config $kv >/dev/null 2>&1 || echo "     | config $kv failed"
+done
+"$ferry" -C "$work" check --phase assess >/dev/null 2>&1
+"$ferry" -C "$work" check --phase design >/dev/null 2>&1
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: servers and storage priced per month and over the schedule" python3 - "$plan" <<'PY'
+import re, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+sec = t.split("## Resources and cost")[1].split("## Parallel strategy")[0]
+for s in ["| NPU servers (Atlas A2 training) | 1 | 8 card(s), 8 per server | 45,000 CNY |",
+          "| storage for checkpoints (TB) | 0.34 | 0.11 TB per full checkpoint (7 billion parameters x 16 bytes",
+          "x 3 kept | 31 CNY |", "| storage for the data set (TB) | 2 | `dataset_tb` | 180 CNY |",
+          "| total | | | 45,211 CNY |", "weeks with the planned team, so 1 month(s) of rent): about 45,211 CNY.", "45,000 CNY a month"]:
+    assert s in sec, (s, sec)
+PY
 
 # ---- 3b. the inference design, and a project without a usable pin ---------------------------
 work="$tmp/case-infer_on_310p"
