@@ -1,0 +1,91 @@
+#!/bin/sh
+# tune.attention_fp32 on the hand-written attentions of nanoGPT (model.py,
+# CausalSelfAttention.forward without flash) and timm (vision_transformer.py, Attention
+# without fused_attn), both passing the softmax through dropout before `@ v`, and on a
+# direct torch.matmul(F.softmax(...), v): reported when the project trains under float16
+# autocast; not under bfloat16, not where the function turns autocast off, not for a
+# product whose left side is not a softmax's output.
+. "$(dirname "$0")/lib.sh"
+p=$work/p
+mkdir -p "$p/models"
+cat >"$p/models/gpt.py" <<'PY'
+import math
+import torch
+import torch.nn.functional as F
+
+
+class CausalSelfAttention(torch.nn.Module):
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:,:,:T,:T] == 0, float('-inf'))
+        att = F.softmax(att, dim=-1)
+        att = self.attn_dropout(att)
+        y = att @ v # (B, nh, T, T) x (B, nh, T, hs) -> (B, nh, T, hs)
+        return y
+PY
+cat >"$p/models/vit.py" <<'PY'
+import torch
+
+
+class Attention(torch.nn.Module):
+    def forward(self, x):
+        q, k, v = self.qkv(x).unbind(0)
+        q = q * self.scale
+        attn = q @ k.transpose(-2, -1)
+        attn = attn.softmax(dim=-1)
+        attn = self.attn_drop(attn)
+        x = attn @ v
+        return x
+
+
+def direct(s, v):
+    return torch.matmul(torch.nn.functional.softmax(s, dim=-1), v)
+
+
+def upcast(s, v):
+    with torch.autocast(device_type="npu", enabled=False):
+        p = s.float().softmax(dim=-1)
+        return p @ v.float()
+
+
+def linear_attention(q, k, v):
+    kv = k.transpose(-2, -1) @ v
+    return q @ kv
+PY
+write_train() {
+	cat >"$p/train.py" <<PY
+import torch
+from models.gpt import CausalSelfAttention
+
+model = CausalSelfAttention()
+opt = torch.optim.AdamW(model.parameters())
+scaler = torch.cuda.amp.GradScaler()
+for x, y in []:
+    with torch.autocast(device_type="cuda", dtype=torch.$1):
+        loss = model(x).float().pow(2).mean()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+PY
+}
+write_train float16
+"$FERRY" init "$p" >/dev/null 2>&1 || fail "init"
+"$FERRY" -C "$p" check --plugin tune.attention_fp32 >/dev/null 2>&1
+"$FERRY" -C "$p" findings --plugin tune.attention_fp32 --status open --format json >"$work/f.json"
+check_has warning "\`att @ v\` multiplies the attention's softmax output with V in float16" "nanoGPT's att @ v, through dropout, is reported"
+check_has warning "float16 autocast (train.py:8)" "the finding names the float16 region"
+check_has warning "\`attn @ v\` multiplies" "timm's attn @ v is reported"
+check_has warning "\`torch.matmul(torch.nn.functional.softmax(s, dim=-1), v)\`" "a softmax passed straight to torch.matmul is reported"
+check_has warning "y = att.float() @ v.float()" "the fix turns autocast off and upcasts both sides"
+n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$work/f.json")
+[ "$n" -eq 3 ] && ok "autocast turned off, and a product of no softmax, are not reported" || fail "3 findings expected, got $n"
+lines=$(python3 -c 'import json,sys; print(" ".join(sorted("%s:%d" % (f["file"], f["line"]) for f in json.load(open(sys.argv[1]))["findings"])))' "$work/f.json")
+[ "$lines" = "models/gpt.py:14 models/vit.py:11 models/vit.py:16" ] && ok "at the products' lines" || fail "lines: $lines"
+
+write_train bfloat16
+"$FERRY" -C "$p" check --plugin tune.attention_fp32 >/dev/null 2>&1
+"$FERRY" -C "$p" findings --plugin tune.attention_fp32 --status open --format json >"$work/f.json"
+n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["findings"]))' "$work/f.json")
+[ "$n" -eq 0 ] && ok "bfloat16 training is not reported" || fail "bfloat16 training gives $n findings"
+finish
