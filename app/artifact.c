@@ -17,22 +17,32 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", "run-log", "first-step", NULL };
+const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", "run-log", "first-step", "overflow", NULL };
 
 static int has_nul(const char *data, size_t len) { return memchr(data, '\0', len) != NULL; }
+
+/* data parsed as one JSON document (*out, caller frees), or the reason it is none. */
+static int parse_json(const char *name, const char *data, size_t len, cJSON **out)
+{
+	if (has_nul(data, len))
+		return err_set(FERRY_ECORRUPT, _("%s: binary data where a JSON document was expected"), name);
+	const char *end = NULL;
+	*out = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+	if (!*out) {
+		size_t off = end ? (size_t)(end - data) : 0;
+		return err_set(FERRY_ECORRUPT, _("%s: not valid JSON (broken or truncated near byte %zu)"), name, off);
+	}
+	return 0;
+}
 
 /* A JSON document whose "schema" starts with prefix. */
 static int validate_json_schema(const char *name, const char *data, size_t len, const char *prefix,
                                 cJSON **out)
 {
-	if (has_nul(data, len))
-		return err_set(FERRY_ECORRUPT, _("%s: binary data where a JSON document was expected"), name);
-	const char *end = NULL;
-	cJSON *doc = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-	if (!doc) {
-		size_t off = end ? (size_t)(end - data) : 0;
-		return err_set(FERRY_ECORRUPT, _("%s: not valid JSON (broken or truncated near byte %zu)"), name, off);
-	}
+	cJSON *doc = NULL;
+	int rc = parse_json(name, data, len, &doc);
+	if (rc)
+		return rc;
 	const cJSON *schema = cJSON_GetObjectItem(doc, "schema");
 	if (!cJSON_IsObject(doc) || !cJSON_IsString(schema) || !util_starts_with(schema->valuestring, prefix)) {
 		cJSON_Delete(doc);
@@ -118,6 +128,27 @@ static int validate_first_step(const char *name, const char *data, size_t len)
 		}
 	cJSON_Delete(doc);
 	return rc;
+}
+
+/* msaccucmp's JSON of an offline model's overflow data (OpDebug): at least one unit's
+ * section with the AI Core status register it records. */
+static int validate_overflow(const char *name, const char *data, size_t len)
+{
+	cJSON *doc = NULL;
+	int rc = parse_json(name, data, len, &doc);
+	if (rc)
+		return rc;
+	static const char *const units[] = { "AI Core", "DHA Atomic Add", "L2 Atomic Add", NULL };
+	int found = 0;
+	for (size_t i = 0; units[i]; i++)
+		found |= cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, units[i]), "status"));
+	cJSON_Delete(doc);
+	if (!found)
+		return err_set(FERRY_ECORRUPT,
+		               _("%s: not overflow data converted by msaccucmp (no \"AI Core\", \"DHA Atomic Add\" or "
+		                 "\"L2 Atomic Add\" section with a numeric \"status\")"),
+		               name);
+	return 0;
 }
 
 static int validate_bench(const char *name, const char *data, size_t len)
@@ -322,7 +353,8 @@ static const struct kind_validator {
 	{ "env-probe", validate_env_probe }, { "loss-log", validate_loss_log }, { "dump", validate_dump },
 	{ "profile", validate_profile },     { "onnx", validate_onnx },         { "bench", validate_bench },
 	{ "atc-log", artifact_validate_text },    { "run-log", artifact_validate_text },
-	{ "first-step", validate_first_step },    { NULL, NULL },
+	{ "first-step", validate_first_step },    { "overflow", validate_overflow },
+	{ NULL, NULL },
 };
 
 int artifact_validate(const char *kind, const char *name, const char *data, size_t len)
@@ -345,7 +377,8 @@ int artifact_validate(const char *kind, const char *name, const char *data, size
 
 static int is_json_kind(const char *kind)
 {
-	return strcmp(kind, "env-probe") == 0 || strcmp(kind, "bench") == 0 || strcmp(kind, "first-step") == 0;
+	return strcmp(kind, "env-probe") == 0 || strcmp(kind, "bench") == 0 || strcmp(kind, "first-step") == 0 ||
+	       strcmp(kind, "overflow") == 0;
 }
 
 /* Reads [0, n) of src into a malloc'd buffer (*out, caller frees). */

@@ -72,7 +72,7 @@ const keymap_entry keymap[] = {
 	{ CMD_REPORT, "report", { 'p' }, "p", VIEW_ANY, 1,
 	  N_("generate a report (report FORMAT [PATH]; formats md html json sarif csv)") },
 	{ CMD_INGEST, "ingest", { 0 }, NULL, VIEW_ANY, 1,
-	  N_("bring an artifact into the engagement (kinds: env-probe loss-log dump profile onnx bench atc-log run-log first-step)") },
+	  N_("bring an artifact into the engagement (kinds: env-probe loss-log dump profile onnx bench atc-log run-log first-step overflow)") },
 	{ CMD_CONFIG, "config", { 0 }, NULL, VIEW_ANY, 1, N_("show or change a setting (tolerances, targets, strategy…)") },
 	{ CMD_COMPARE, "compare", { 0 }, NULL, VIEW_ANY, 1,
 	  N_("compare the GPU baseline A with the NPU run B: loss curves or tensor dumps") },

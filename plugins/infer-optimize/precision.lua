@@ -5,8 +5,8 @@
 -- --keep_dtype/--modify_mixlist), ascend-toolchain §5.4 (INF_NAN_MODE_ENABLE: Atlas A2/A3
 -- default to Inf/NaN mode; Atlas training and inference series only saturate), and
 -- tune-and-inference-formats §1.5 (msprobe's pass criteria: cosine >= 0.99, max absolute
--- error <= 0.001). The AI Core status registers are not documented in ferry's reference,
--- so overflow is diagnosed from the configuration and the outputs, not from registers.
+-- error <= 0.001). The overflow data the runtime writes with dump_debug on (acl.json, seed
+-- 003 §3.7.2) is decoded by infer-optimize.overflow from its AI Core status registers.
 
 local inf = require("inference")
 
@@ -41,7 +41,8 @@ return {
 				key = "overflow",
 				message = mode and _("ATC converts in float16 by default (--precision_mode=force_fp16); on {soc} overflow uses {mode}.", { soc = s.soc, mode = mode })
 					or _("ATC converts in float16 by default (--precision_mode=force_fp16)."),
-				suggestion = _("If outputs contain inf/NaN or drift from PyTorch's, convert again with --precision_mode=allow_mix_precision (or must_keep_origin_dtype to keep float32), or keep only the overflowing operators in float32 with --keep_dtype; in PyTorch, msprobe's overflow_check task finds the operator that overflows."),
+				suggestion = _("If outputs contain inf/NaN or drift from PyTorch's, find the overflowing operators: give acl.init a configuration with {config}, run the model, convert each OpDebug file with `msaccucmp.py convert -d FILE -out DIR` and `ferry ingest overflow` the JSON (infer-optimize.overflow decodes it). Then convert again with --precision_mode=allow_mix_precision (or must_keep_origin_dtype to keep float32), or keep only those operators in float32 with --keep_dtype; in PyTorch, msprobe's overflow_check task finds the operator that overflows.",
+					{ config = (ctx.data("aicore_status").acl_json.text:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")) }),
 			}
 		end
 		local dumps = #(ctx.artifacts("dump") or {})

@@ -1377,7 +1377,7 @@ static void test_palette_engagement_commands(void **state)
 	/* incomplete: the palette comes back with the usage and the kinds */
 	char *s = screen_of(fx->dir, "100x30", ":ingest<Enter>");
 	assert_has(s, "usage: ingest KIND PATH [--label L]");
-	assert_has(s, "atc-log  bench  dump  env-probe  first-step  loss-log  onnx  profile");
+	assert_has(s, "atc-log  bench  dump  env-probe  first-step  loss-log  onnx  overflow  profile");
 	assert_string_equal(row(s, 28), ":ingest");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":ing<Tab>lo<Tab>");
