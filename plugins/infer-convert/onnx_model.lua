@@ -138,7 +138,7 @@ return {
 						key = "custom:" .. a.id, severity = "warning",
 						message = _("{what} contains operators outside the standard ai.onnx domain, which ATC has no parser for: {ops}.",
 							{ what = what, ops = table.concat(custom, ", ") }),
-						suggestion = _("Export without these operators (they usually come from an optimiser such as onnxruntime's transformer fusions, or from custom autograd functions): export the plain PyTorch model, or replace the operators before export."),
+						suggestion = _("Export without these operators (they usually come from an optimiser such as onnxruntime's transformer fusions, or from custom autograd functions): export the plain PyTorch model, or replace the operators before export. An operator that must stay is developed and deployed as a custom operator before conversion: ATC matches a model's operators in the custom operator library first, then in the built-in one (003 §3.6)."),
 					}
 				end
 				local fam, set = soc_family(ctx, soc)
@@ -153,7 +153,7 @@ return {
 						key = "soc-ops:" .. a.id, severity = "warning",
 						message = _("{what} uses operators that are not on the vendor's ONNX operator list for {soc} ({product}, CANN {cann}): {ops}.",
 							{ what = what, soc = soc, product = fam.product, cann = fam.cann, ops = table.concat(off, ", ") }),
-						suggestion = _("Check each against the operator list of your CANN version; if it is missing there too, replace it in the PyTorch model (Loop: unroll or move the loop out of the exported graph), simplify the model (onnxsim folds many of them away), or re-export at another opset."),
+						suggestion = _("Check each against the operator list of your CANN version; if it is missing there too, replace it in the PyTorch model (Loop: unroll or move the loop out of the exported graph), simplify the model (onnxsim folds many of them away), re-export at another opset, or develop and deploy it as a custom operator before conversion (ATC looks in the custom operator library first, 003 §3.6)."),
 						data = { source = fam.source },
 					}
 				elseif soc and not fam and #m.ops > 0 then
