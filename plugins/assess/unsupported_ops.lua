@@ -10,8 +10,10 @@ return {
 	severity = "error",
 	category = "operators",
 	description = _("Looks up every torch API the code uses (through aliases such as nn and F) in "
-		.. "unsupported_ops.json, the vendor's list of APIs that do not work on NPU for a given "
-		.. "PyTorch version, plus dtype limits such as float64. Each hit needs a replacement "
+		.. "unsupported_ops.json, the vendor's lists of APIs that do not work on NPU, one per "
+		.. "PyTorch version (2.1.0, 2.6.0, 2.7.1, 2.8.0), plus dtype limits such as float64. The "
+		.. "project's torch pin chooses the list: its own version's, else the nearest at or below "
+		.. "it; with no pin the newest, and each finding says which list judged it and why. Each hit needs a replacement "
 		.. "before the model can run on the NPU. float64 on values the code keeps on the host "
 		.. "(built on the CPU, numpy, dataset code) is reported as host-side, not affected (info): it never reaches the NPU. "
 		.. "A class named only in isinstance or issubclass is not a use."),

@@ -125,25 +125,12 @@ local function maintained_torches(ctx, pin)
 	return table.concat(list, ", ")
 end
 
--- The project's torch requirements, the shallowest file first (the project's own
--- requirements before an example's), then by path and line.
-local function torch_pins(ctx)
-	local pins = ep.pins(ctx, "torch")
-	local function depth(p) return select(2, p.file:gsub("/", "")) end
-	table.sort(pins, function(a, b)
-		if depth(a) ~= depth(b) then return depth(a) < depth(b) end
-		if a.file ~= b.file then return a.file < b.file end
-		return a.line < b.line
-	end)
-	return pins
-end
-
 -- Training design (framework, source code, data, convergence, evaluation) and the target
 -- software versions: the factors 003 §3.2.1 asks a training migration design to settle.
 local function training_design(ctx, add)
 	add("## Training design")
 	add("")
-	local pins = torch_pins(ctx)
+	local pins = ep.torch_pins(ctx)
 	local exact = pins[1] and (pins[1].op == "==" or pins[1].op == "===") and pins[1]
 	if exact then
 		add(string.format("- Framework: PyTorch %s (`%s`, %s line %d).", ep.torch_base(exact.version), exact.text,

@@ -6,6 +6,7 @@
 -- Detectors return lists of sites (finding tables for ctx.report, never with edits), in
 -- source order; refs.report / refs.report_all deliver them.
 
+local ep = require("envprobe")
 local host = require("host")
 local py = require("py")
 local refs = require("refs")
@@ -113,17 +114,58 @@ function blockers.data_parallel(ctx, path, map)
 	end)
 end
 
--- unsupported_ops.json split for lookups: entries by dotted name and tensor methods by
--- method name (entries owned by another rule are left out).
+-- The vendor list that judges the project: the one for its pinned PyTorch version, else
+-- the nearest at or below it (the oldest for a version before the first list, the newest
+-- for a version after the last, and for a project whose version is unknown). Returns
+-- { version = the list's PyTorch version, why = a sentence saying why }.
+function blockers.op_list(ctx)
+	local lists = {}
+	for _i, l in ipairs(ctx.data("unsupported_ops").lists) do lists[#lists + 1] = l.version end
+	table.sort(lists, function(a, b) return ep.vcmp(a, b) < 0 end)
+	local newest, pins = lists[#lists], ep.torch_pins(ctx)
+	local pin
+	for _i, p in ipairs(pins) do
+		if p.op == "==" or p.op == "===" then pin = p break end
+	end
+	if not pin then
+		if pins[1] then
+			return { version = newest, why = _("The project's PyTorch version is unknown (`{spec}` in {file} is a range), so the newest vendor list judged it; pin torch to be judged by the list for its version.",
+				{ spec = pins[1].text, file = pins[1].file }) }
+		end
+		return { version = newest, why = _("The project's PyTorch version is unknown (no torch pin in its requirements, setup or environment files), so the newest vendor list judged it; pin torch to be judged by the list for its version.") }
+	end
+	local torch = ep.torch_base(pin.version)
+	local a = { torch = torch, file = pin.file, line = pin.line, lists = table.concat(lists, ", ") }
+	local chosen
+	for _i, v in ipairs(lists) do
+		if ep.vcmp(v, torch) <= 0 then chosen = v end
+	end
+	if not chosen then
+		a.list = lists[1]
+		return { version = lists[1], torch = torch, why = _("The project pins torch {torch} ({file} line {line}); the vendor's lists start at PyTorch {list}, so the oldest list judged it.", a) }
+	end
+	a.list = chosen
+	if ep.vcmp(chosen, torch) == 0 then
+		return { version = chosen, torch = torch, why = _("The project pins torch {torch} ({file} line {line}).", a) }
+	end
+	return { version = chosen, torch = torch, why = _("The project pins torch {torch} ({file} line {line}); the vendor has lists for PyTorch {lists}, and {list} is the nearest at or below it.", a) }
+end
+
+-- unsupported_ops.json split for lookups: the entries of the list that judges the project
+-- (blockers.op_list, as list) and those of no list (dtype limits), by dotted name, and
+-- tensor methods by method name (entries owned by another rule are left out).
 function blockers.op_tables(ctx)
+	local list = blockers.op_list(ctx)
 	local names, methods = {}, {}
 	for _i, e in ipairs(ctx.data("unsupported_ops").entries) do
-		if not e.owner then
+		local listed = #e.versions == 0
+		for _j, v in ipairs(e.versions) do listed = listed or v == list.version end
+		if listed and not e.owner then
 			if e.kind == "method" and not e.generic then methods[e.method] = e end
 			names[e.name] = e
 		end
 	end
-	return { names = names, methods = methods }
+	return { names = names, methods = methods, list = list }
 end
 
 -- The classes a type test names: isinstance(x, nn.RNN), issubclass(c, (nn.GRU, nn.LSTM)).
@@ -176,10 +218,9 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		local unsupported = e.status == "unsupported"
 		local a = { api = "`" .. text .. "`" .. (text ~= e.name and (" (" .. e.name .. ")") or "") }
 		local message
-		if e.versions and #e.versions > 0 then
-			a.versions = table.concat(e.versions, ", ")
-			message = unsupported and _("{api} is not supported on NPU (vendor list for PyTorch {versions}).", a)
-				or _("{api} is limited on NPU (vendor list for PyTorch {versions}).", a)
+		if #e.versions > 0 then
+			a.list, a.why = tables.list.version, tables.list.why
+			message = _("{api} is not supported on NPU (vendor list for PyTorch {list}). {why}", a)
 		else
 			message = unsupported and _("{api} is not supported on NPU.", a) or _("{api} is limited on NPU.", a)
 		end
@@ -188,7 +229,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 			message = message,
 			suggestion = e.notes and _("Note: {notes}.", { notes = _(e.notes) })
 				or _("Replace it with supported operators (or run this part on the CPU) and verify the results against the GPU run."),
-			data = { api = e.name },
+			data = { api = e.name, list = #e.versions > 0 and tables.list.version or nil },
 		}
 	end
 	local seen = {}

@@ -6,6 +6,7 @@
 --   ep.satisfies(v, op, want)              whether version v meets the requirement "op want" (==, >=, ~= ...)
 --   ep.torch_base("2.1.0+cpu")             "2.1.0"
 --   ep.pins(ctx, name)                     requirement specs for a package in the project
+--   ep.torch_pins(ctx)                     the project's torch specs, its own (shallowest) files first
 --   ep.chip_memory_mb(chip)                device memory of one chip (HBM, else DDR)
 --   ep.set_env_path(probe, ctx)            where set_env.sh is on that host (detected or standard)
 --   ep.package(ctx, name)                  the cann_packages.json entry of a package or tool
@@ -192,6 +193,19 @@ function ep.pins(ctx, name)
 		end
 	end
 	return out
+end
+
+-- The project's torch requirements, the shallowest file first (the project's own
+-- requirements before an example's), then by path and line.
+function ep.torch_pins(ctx)
+	local pins = ep.pins(ctx, "torch")
+	local function depth(p) return select(2, p.file:gsub("/", "")) end
+	table.sort(pins, function(a, b)
+		if depth(a) ~= depth(b) then return depth(a) < depth(b) end
+		if a.file ~= b.file then return a.file < b.file end
+		return a.line < b.line
+	end)
+	return pins
 end
 
 -- ---- devices and paths -----------------------------------------------------------
