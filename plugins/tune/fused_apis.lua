@@ -8,6 +8,8 @@
 --   a rotate_half / rotate_every_two helper for RoPE              -> npu_rotary_mul
 --   silu(A) * B (SwiGLU) and gelu(A) * B (GEGLU)                  -> npu_swiglu, npu_geglu
 --   GELU, SiLU modules, torch.roll, q @ k.transpose(-2, -1)        -> fast_gelu, contrib
+--   a GELU written out with its tanh approximation (0.044715)     -> fast_gelu
+--   transpose/permute chained with view/reshape/flatten           -> npu_confusion_transpose
 --   the torch_npu.contrib classes (DropPath, Mish, Focus ...)      -> their NPU versions
 -- Code that already calls the fused operator (an NPU branch beside the original) is left
 -- alone. Nothing is rewritten: each replacement changes the computation's rounding, so it is
@@ -30,6 +32,26 @@ local MATMUL = [[
 ((call function: (_) @f arguments: (argument_list . (_) . (_) @r .)) @m
   (#match? @f "matmul$") (#match? @r "(transpose|\\.mT)"))
 ]]
+
+-- a method call on the result of another: x.flatten(2).transpose(1, 2)
+local CHAINED = [[
+(call function: (attribute object: (_) @obj attribute: (identifier) @m)
+ (#any-of? @m "transpose" "permute" "reshape" "view" "flatten")) @c
+]]
+-- The two halves of a layout change npu_confusion_transpose does in one operator.
+local LAYOUT = { transpose = "move", permute = "move", reshape = "shape", view = "shape", flatten = "shape" }
+
+-- Whether a call of method m on obj changes the layout the other way from obj's own last
+-- call (a .contiguous() between them allowed): x.view(B, T, h, d).transpose(1, 2).
+local function confused(obj, m)
+	local inner = obj:gsub("%.%s*contiguous%s*%(%s*%)%s*$", ""):match("%.%s*([%w_]+)%s*%b()%s*$")
+	return inner ~= nil and LAYOUT[inner] ~= nil and LAYOUT[inner] ~= LAYOUT[m]
+end
+
+-- A GELU written out with the tanh approximation's constant: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
+local function tanh_gelu_body(text)
+	return text:find("tanh", 1, true) ~= nil and text:find("0.044715", 1, true) ~= nil
+end
 
 local GATE_FUNCS = {
 	["torch.nn.functional.silu"] = "SwiGLU", ["torch.silu"] = "SwiGLU",
@@ -93,15 +115,22 @@ end
 -- or stack((-x2, x1)), the two parts plain names.
 local ROTATED = "%s*%(%s*[%(%[]%s*%-%s*[%w_]+%s*,%s*[%w_]+%s*[%)%]]"
 
+-- A helper taking the tensor and its cos and sin tables (apply_rope(x, cos, sin)) that
+-- rotates the halves itself applies the whole embedding: the second value is true.
 local function rotation_mode(params, body)
-	local n = 0
+	local n, trig = 0, {}
 	for p in params:gmatch("[^,()]+") do
 		local name = p:match("^%s*%**([%w_]+)")
-		if name and name ~= "self" then n = n + 1 end
+		if name and name ~= "self" then
+			n = n + 1
+			if name:find("cos", 1, true) then trig.cos = true end
+			if name:find("sin", 1, true) then trig.sin = true end
+		end
 	end
-	if n ~= 1 then return nil end
-	if body:match("cat" .. ROTATED) then return "half" end
-	if body:match("stack" .. ROTATED) then return "interleave" end
+	local applies = n == 3 and trig.cos and trig.sin
+	if n ~= 1 and not applies then return nil end
+	if body:match("cat" .. ROTATED) then return "half", applies end
+	if body:match("stack" .. ROTATED) then return "interleave", applies end
 	return nil
 end
 
@@ -174,14 +203,33 @@ end
 function Check:rotary(path, file)
 	local e = self.e["rotate_half RoPE"]
 	for _i, m in ipairs(file.funcs) do
-		local mode = rotation_mode(m.p.text, m.b.text)
+		local mode, applies = rotation_mode(m.p.text, m.b.text)
 		if mode and not self:already(path, file, m.def.start_byte, e) then
 			local args = { name = m.n.text, fused = e.replacement }
 			self:report(path, m.n, e,
-				mode == "half"
+				applies and _("`{name}` applies rotary position embeddings (RoPE): it rotates the halves of the last dimension and multiplies by cos and sin, which one `{fused}` call does on the NPU.", args)
+				or mode == "half"
 					and _("`{name}` rotates the two halves of the last dimension for rotary position embeddings (RoPE); `x * cos + {name}(x) * sin` is one `{fused}` call on the NPU.", args)
 					or _("`{name}` rotates interleaved pairs for rotary position embeddings (RoPE); `x * cos + {name}(x) * sin` is one `{fused}` call with rotary_mode='interleave' on the NPU.", args),
-				_("Where the embedding is applied, call `{fused}(x, cos, sin)` on the NPU (CANN 7.0.RC1 or later; check the shapes it accepts for cos and sin in its documentation), then compare the loss against the GPU baseline.", args))
+				_("Where the embedding is applied, call `{fused}(x, cos, sin)` on the NPU (CANN 7.0.RC1 or later; x 3-D or 4-D in float16, bfloat16 or float32; check the shapes it accepts for cos and sin in its documentation), then compare the loss against the GPU baseline.", args))
+		end
+	end
+end
+
+local function fast_gelu_advice()
+	return _("fast_gelu does not give GELU's exact values: try it only after the NPU run matches the GPU baseline, on the layers the profile shows to be slow, and compare the loss again.")
+end
+
+function Check:tanh_gelu(path, file)
+	local e = self.e["torch.nn.functional.gelu"]
+	for _i, m in ipairs(file.funcs) do
+		if tanh_gelu_body(m.b.text) and not self:already(path, file, m.def.start_byte, e) then
+			local owner = enclosing(file.classes, "cls", m.def.start_byte)
+			local node = (owner and NORM_METHODS[m.n.text]) and owner.n or m.n
+			local args = { name = node.text, fused = e.replacement }
+			self:report(path, node, e,
+				_("`{name}` computes GELU by hand with its tanh approximation (0.044715 · x³); on the NPU `{fused}` computes an approximate GELU in one operator.", args),
+				fast_gelu_advice())
 		end
 	end
 end
@@ -230,6 +278,9 @@ function Check:per_file(path, file, map)
 			add("torch.matmul", m.m)
 		end
 	end
+	for _i, m in ipairs(self.ctx.query(path, CHAINED) or {}) do
+		if confused(m.obj.text, m.m.text) then add("permute/transpose + reshape", m.c) end
+	end
 	for _i, api in ipairs(order) do
 		local s, e = sites[api], self.e[api]
 		if not self:already(path, file, nil, e) then
@@ -240,6 +291,10 @@ function Check:per_file(path, file, map)
 				message = s.n == 1
 					and _("This file computes GELU once (`{text}`); `{fused}` is a faster approximation of it on the NPU.", args)
 					or _("This file computes GELU ({n} sites, the first `{text}`); `{fused}` is a faster approximation of it on the NPU.", args)
+			elseif api == "permute/transpose + reshape" then
+				message = s.n == 1
+					and _("This file changes a tensor's shape and the order of its dimensions in one chain once (`{text}`); `{fused}` does both in one NPU operator.", args)
+					or _("This file changes a tensor's shape and the order of its dimensions in one chain ({n} sites, the first `{text}`); `{fused}` does both in one NPU operator.", args)
 			elseif api == "torch.matmul" then
 				message = s.n == 1
 					and _("This file multiplies by a transposed operand once (`{text}`); `{fused}` does the transpose and the product in one NPU operator.", args)
@@ -250,8 +305,11 @@ function Check:per_file(path, file, map)
 					or _("This file uses `{api}` ({n} sites, the first `{text}`); torch_npu has an NPU-optimised version, `{fused}`.", args)
 			end
 			self:report(path, s.first, e, message,
-				api == "torch.nn.functional.gelu"
-					and _("fast_gelu does not give GELU's exact values: try it only after the NPU run matches the GPU baseline, on the layers the profile shows to be slow, and compare the loss again.")
+				api == "permute/transpose + reshape"
+					and _("Where the profile shows these transposes to be slow, once the NPU run matches the GPU baseline, call `{fused}(x, perm, shape, transpose_first)` on the NPU (CANN 6.3.RC2 or later: transpose_first=True when the permutation comes first), and compare the loss again.",
+						{ fused = e.replacement })
+				or api == "torch.nn.functional.gelu"
+					and fast_gelu_advice()
 					or _("Try `{fused}` where the profile shows this code to be slow, once the NPU run matches the GPU baseline, and compare the loss again.",
 						{ fused = e.replacement }))
 		end
@@ -294,14 +352,15 @@ return {
 	category = "performance",
 	description = _("torch_npu has fused operators for shapes that are common in model code: a hand-written "
 		.. "RMSNorm (npu_rms_norm), a rotate_half helper for rotary embeddings (npu_rotary_mul), SwiGLU "
-		.. "and GEGLU gates (npu_swiglu, npu_geglu), GELU (fast_gelu), a product with a transposed "
-		.. "operand (matmul_transpose), and NPU versions of modules such as DropPath, Mish and Focus. "
+		.. "and GEGLU gates (npu_swiglu, npu_geglu), GELU (fast_gelu, also a GELU written out with its "
+		.. "tanh approximation), a transpose or permute chained with a view, reshape or flatten "
+		.. "(npu_confusion_transpose), a product with a transposed operand (matmul_transpose), and NPU versions of modules such as DropPath, Mish and Focus. "
 		.. "Reports where the project's code has them and does not use the fused operator yet. Each "
 		.. "replacement rounds differently: make it after the NPU run matches the GPU baseline, and "
 		.. "compare the loss again."),
 	triggers = function(data)
 		local t = { "rsqrt", "cat((-", "cat([-", "stack((-", "stack([-", "rotate_half", "rotate_every_two",
-			"silu(", "gelu(", "GELU(", "SiLU(", "roll(", "transpose(-", ".mT" }
+			"silu(", "gelu(", "GELU(", "SiLU(", "roll(", "transpose(-", ".mT", "0.044715", "transpose(", "permute(" }
 		for name in pairs(contrib_names(data)) do t[#t + 1] = name end
 		table.sort(t)
 		return t
@@ -319,6 +378,7 @@ return {
 				end
 				check:rms_norm(path, file, map)
 				check:rotary(path, file)
+				check:tanh_gelu(path, file)
 				check:gated(path, file, map)
 				check:per_file(path, file, map)
 				check:contrib_apis(path, file, own)
