@@ -117,10 +117,12 @@ end
 -- The vendor list that judges the project: the one for its pinned PyTorch version, else
 -- the nearest at or below it (the oldest for a version before the first list, the newest
 -- for a version after the last, and for a project whose version is unknown). Returns
--- { version = the list's PyTorch version, why = a sentence saying why }.
+-- { version = the list's PyTorch version, why = a sentence saying why }, or nil when the
+-- table names no lists.
 function blockers.op_list(ctx)
 	local lists = {}
-	for _i, l in ipairs(ctx.data("unsupported_ops").lists) do lists[#lists + 1] = l.version end
+	for _i, l in ipairs(ctx.data("unsupported_ops").lists or {}) do lists[#lists + 1] = l.version end
+	if #lists == 0 then return nil end -- a table without per-version lists: every entry counts
 	table.sort(lists, function(a, b) return ep.vcmp(a, b) < 0 end)
 	local newest, pins = lists[#lists], ep.torch_pins(ctx)
 	local pin
@@ -158,8 +160,8 @@ function blockers.op_tables(ctx)
 	local list = blockers.op_list(ctx)
 	local names, methods = {}, {}
 	for _i, e in ipairs(ctx.data("unsupported_ops").entries) do
-		local listed = #e.versions == 0
-		for _j, v in ipairs(e.versions) do listed = listed or v == list.version end
+		local listed = #(e.versions or {}) == 0
+		for _j, v in ipairs(e.versions or {}) do listed = listed or not list or v == list.version end
 		if listed and not e.owner then
 			if e.kind == "method" and not e.generic then methods[e.method] = e end
 			names[e.name] = e
@@ -218,7 +220,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		local unsupported = e.status == "unsupported"
 		local a = { api = "`" .. text .. "`" .. (text ~= e.name and (" (" .. e.name .. ")") or "") }
 		local message
-		if #e.versions > 0 then
+		if tables.list and #(e.versions or {}) > 0 then
 			a.list, a.why = tables.list.version, tables.list.why
 			message = _("{api} is not supported on NPU (vendor list for PyTorch {list}). {why}", a)
 		else
@@ -229,7 +231,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 			message = message,
 			suggestion = e.notes and _("Note: {notes}.", { notes = _(e.notes) })
 				or _("Replace it with supported operators (or run this part on the CPU) and verify the results against the GPU run."),
-			data = { api = e.name, list = #e.versions > 0 and tables.list.version or nil },
+			data = { api = e.name, list = a.list },
 		}
 	end
 	local seen = {}
