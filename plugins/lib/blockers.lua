@@ -114,7 +114,8 @@ function blockers.data_parallel(ctx, path, map)
 	end)
 end
 
--- The vendor list that judges the project: the one for its pinned PyTorch version, else
+-- The vendor list that judges the project: the one for the PyTorch version its own
+-- (shallowest) requirement files pin, else
 -- the nearest at or below it (the oldest for a version before the first list, the newest
 -- for a version after the last, and for a project whose version is unknown). Returns
 -- { version = the list's PyTorch version, why = a sentence saying why }, or nil when the
@@ -125,8 +126,11 @@ function blockers.op_list(ctx)
 	if #lists == 0 then return nil end -- a table without per-version lists: every entry counts
 	table.sort(lists, function(a, b) return ep.vcmp(a, b) < 0 end)
 	local newest, pins = lists[#lists], ep.torch_pins(ctx)
+	-- the project's own files decide (the shallowest ones holding a torch pin): an example's
+	-- requirements deeper down pin the example, not the project
 	local pin
 	for _i, p in ipairs(pins) do
+		if ep.pin_depth(p) > ep.pin_depth(pins[1]) then break end
 		if p.op == "==" or p.op == "===" then pin = p break end
 	end
 	if not pin then

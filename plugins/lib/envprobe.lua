@@ -7,6 +7,7 @@
 --   ep.torch_base("2.1.0+cpu")             "2.1.0"
 --   ep.pins(ctx, name)                     requirement specs for a package in the project
 --   ep.torch_pins(ctx)                     the project's torch specs, its own (shallowest) files first
+--   ep.pin_depth(spec)                     how many folders deep the spec's file is
 --   ep.chip_memory_mb(chip)                device memory of one chip (HBM, else DDR)
 --   ep.set_env_path(probe, ctx)            where set_env.sh is on that host (detected or standard)
 --   ep.package(ctx, name)                  the cann_packages.json entry of a package or tool
@@ -197,9 +198,11 @@ end
 
 -- The project's torch requirements, the shallowest file first (the project's own
 -- requirements before an example's), then by path and line.
+function ep.pin_depth(p) return select(2, p.file:gsub("/", "")) end
+
 function ep.torch_pins(ctx)
 	local pins = ep.pins(ctx, "torch")
-	local function depth(p) return select(2, p.file:gsub("/", "")) end
+	local depth = ep.pin_depth
 	table.sort(pins, function(a, b)
 		if depth(a) ~= depth(b) then return depth(a) < depth(b) end
 		if a.file ~= b.file then return a.file < b.file end

@@ -5,7 +5,8 @@
 # torch.nn.Transformer in the 2.8 list only.
 . "$(dirname "$0")/lib.sh"
 
-# survey PIN: a project pinned to torch==PIN ("none": no pin, "range": torch>=2.1),
+# survey PIN: a project pinned to torch==PIN ("none": no pin, "range": torch>=2.1,
+# "example": torch>=2.6 in setup.py and torch==2.1.0 in an example's requirements),
 # surveyed; its assess.unsupported_ops findings in $work/PIN.json
 survey() {
 	d="$work/p$1"
@@ -28,6 +29,11 @@ PY
 	case $1 in
 	none) ;;
 	range) echo "torch>=2.1" >"$d/requirements.txt" ;;
+	example)
+		printf 'from setuptools import setup\n\nsetup(name="p", install_requires=["torch>=2.6"])\n' >"$d/setup.py"
+		mkdir -p "$d/examples/server"
+		echo "torch==2.1.0" >"$d/examples/server/requirements.txt"
+		;;
 	*) printf 'numpy\ntorch==%s\n' "$1" >"$d/requirements.txt" ;;
 	esac
 	"$FERRY" init "$d" >/dev/null 2>&1
@@ -68,6 +74,8 @@ expect none "no torch pin: the version is unknown and the newest list (2.8) judg
 	"13:2.8.0:version is unknown (no torch pin"
 expect range "torch>=2.1: a range is an unknown version, judged by the newest list" \
 	"13:2.8.0:version is unknown (\`torch>=2.1\` in requirements.txt is a range)"
+expect example "an example's torch==2.1.0 does not pin the project: setup.py's range makes it unknown" \
+	"13:2.8.0:version is unknown (\`torch>=2.6\` in setup.py is a range)"
 expect 1.13.1 "torch==1.13.1: the lists start at 2.1, and the oldest judged it" \
 	"8:2.1.0:the vendor's lists start at PyTorch 2.1.0"
 expect 2.9.0 "torch==2.9.0: after the newest list, the 2.8 list judged it" \
