@@ -8,9 +8,11 @@
 -- ProfilerActivity.CPU/NPU — ascend-toolchain.md §1.2) whose output folder holds the
 -- kernel_details.csv `ferry ingest profile` reads (tune-and-inference-formats.md §3.1).
 -- scripts/first_step.py: seed 000 §4.2's "minimal viable migration" — the client's own
--- model built on the CPU, one forward pass on the CPU and on npu:0 compared (largest
--- absolute difference under 1e-3), then one training step on the NPU; it writes the
--- first_step.json that `ferry ingest first-step` takes and tune.first_step judges.
+-- model built on the CPU (with its trained weights when given), one forward pass on the
+-- CPU and on npu:0 compared (largest absolute difference under 1e-3, the same relative to
+-- the output's scale, and msprobe's cosine of at least 0.99), then one training step on
+-- both, loss and gradients compared; it writes the first_step.json that `ferry ingest
+-- first-step` takes and tune.first_step judges.
 -- Each missing file is one finding whose fix creates it; `ferry fix --plugin
 -- tune.evidence_scripts` writes them as one checkpoint.
 
@@ -70,18 +72,24 @@ local FIRST_STEP_TEXT = [==[
 #     python scripts/first_step.py --model PACKAGE.MODULE:FACTORY --input 2,3,224,224
 #
 # FACTORY is a class or function of the project that returns the model (a torch.nn.Module)
-# when called with the JSON keyword arguments of --kwargs (none by default). --input gives
-# the shape of one random float32 batch; --input-file a tensor saved with torch.save (or a
-# tuple or list of tensors, passed as positional arguments). The model is built once on the
-# CPU with a fixed seed; the same weights then run one forward pass on the CPU and one on
-# --device (npu:0 by default), the outputs are compared (the largest absolute difference
-# must stay under 1e-3), and one training step (backward and an SGD update) runs on the
-# device. Each step (import torch, import torch_npu, build, reference forward, device
-# forward, compare, training step) is recorded, a failure with its exception, in
-# first_step.json (--out); give that file to `ferry ingest first-step first_step.json`.
-# The exit status is 0 when every step passed, 1 otherwise.
+# when called with the JSON keyword arguments of --kwargs (none by default); --checkpoint
+# loads trained weights into it (a state_dict, or a dict holding one under "state_dict" or
+# "model"), so that the outputs compared are the real ones. --input gives the shape of one
+# random float32 batch; --input-file a batch saved with torch.save: a tensor, a tuple or
+# list (positional arguments) or a dict (keyword arguments, as a tokenizer's output). Use
+# a configuration small enough for one card. The model is built once on the CPU with a
+# fixed seed; the same weights then run one forward pass on the CPU and one on --device
+# (npu:0 by default), the outputs are compared (largest absolute difference under 1e-3,
+# the same relative to the output's scale, cosine similarity at least 0.99), and one
+# training step (backward of the mean square of the outputs) runs on both, its loss and
+# gradients compared the same way. Each step (import torch, import torch_npu, build, load
+# checkpoint, reference forward, device forward, compare, training step) is recorded, a
+# failure with its exception, in first_step.json (--out); give that file to
+# `ferry ingest first-step first_step.json`. The exit status is 0 when every step
+# passed, 1 otherwise.
 import argparse
 import copy
+import dataclasses
 import importlib
 import json
 import math
@@ -89,9 +97,10 @@ import sys
 import time
 import traceback
 
-THRESHOLD = 1e-3
+ABS_LIMIT = 1e-3    # seed 000 §4.2: max |CPU - NPU| < 1e-3
+COSINE_LIMIT = 0.99  # msprobe's pass criterion for a tensor
 
-result = {"schema": "ferry-first-step/1", "threshold": THRESHOLD, "steps": [], "ok": False}
+result = {"schema": "ferry-first-step/2", "abs_limit": ABS_LIMIT, "cosine_limit": COSINE_LIMIT, "steps": [], "ok": False}
 
 
 def record(name, ok, started, **fields):
@@ -118,34 +127,70 @@ def tensors_of(value):
         return [t for v in value for t in tensors_of(v)]
     if hasattr(value, "to_tuple"):
         return tensors_of(value.to_tuple())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [t for f in dataclasses.fields(value) for t in tensors_of(getattr(value, f.name))]
     return []
 
 
 def to_device(value, device):
-    if hasattr(value, "to"):
+    """The batch on the device; what is not a tensor (None, numbers, strings) as it is."""
+    import torch
+    if isinstance(value, torch.Tensor):
         return value.to(device)
-    return type(value)(to_device(v, device) for v in value)
+    if isinstance(value, dict):
+        return {k: to_device(v, device) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_device(v, device) for v in value)
+    return value
 
 
-def compare(cpu_out, dev_out):
-    a, b = tensors_of(cpu_out), tensors_of(dev_out)
+def call(model, batch):
+    return model(**batch) if isinstance(batch, dict) else model(*batch)
+
+
+def figures(a, b):
+    """Largest absolute difference, the same over the reference's scale, cosine similarity
+    and non-finite values of two lists of tensors (a: the CPU's)."""
+    import torch
     if not a or len(a) != len(b):
         raise ValueError("the outputs differ in structure: %d floating tensors on the CPU, %d on the device" % (len(a), len(b)))
-    worst_abs, worst_rel, nonfinite, shapes = 0.0, 0.0, 0, []
+    worst, scale, nonfinite, dot, na, nb, shapes = 0.0, 0.0, 0, 0.0, 0.0, 0.0, []
     for x, y in zip(a, b):
-        x, y = x.detach().double(), y.detach().cpu().double()
+        x, y = x.detach().cpu().double().flatten(), y.detach().cpu().double().flatten()
         if x.shape != y.shape:
-            raise ValueError("output shapes differ: %s on the CPU, %s on the device" % (tuple(x.shape), tuple(y.shape)))
-        shapes.append(list(x.shape))
+            raise ValueError("shapes differ: %s on the CPU, %s on the device" % (tuple(x.shape), tuple(y.shape)))
+        shapes.append(x.numel())
         bad = ~(x.isfinite() & y.isfinite())
         nonfinite += int(bad.sum())
-        diff = (x - y).abs()[~bad]
-        if diff.numel():
-            worst_abs = max(worst_abs, float(diff.max()))
-            scale = float(x[~bad].abs().max())
-            if scale > 0:
-                worst_rel = max(worst_rel, float(diff.max()) / scale)
-    return {"max_abs_diff": worst_abs, "max_rel_diff": worst_rel, "nonfinite": nonfinite, "output_shapes": shapes}
+        x, y = x[~bad], y[~bad]
+        if x.numel():
+            worst = max(worst, float((x - y).abs().max()))
+            scale = max(scale, float(x.abs().max()))
+            dot, na, nb = dot + float(x @ y), na + float(x @ x), nb + float(y @ y)
+    cosine = dot / math.sqrt(na * nb) if na > 0 and nb > 0 else (1.0 if na == nb else 0.0)
+    return {"max_abs_diff": worst, "max_rel_diff": worst / scale if scale > 0 else None, "cosine": cosine,
+            "nonfinite": nonfinite, "reference_scale": scale, "elements": sum(shapes)}
+
+
+def close(f):
+    return (f["nonfinite"] == 0 and f["reference_scale"] > 0 and f["max_abs_diff"] < ABS_LIMIT
+            and f["max_rel_diff"] < ABS_LIMIT and f["cosine"] >= COSINE_LIMIT)
+
+
+def training_step(model, batch):
+    """One step: backward of the mean square of the outputs; the loss and the gradients."""
+    import torch
+    model.train()
+    outs = tensors_of(call(model, batch))
+    if not outs:
+        raise RuntimeError("the model's output holds no floating-point tensor to train on")
+    loss = sum(o.float().pow(2).mean() for o in outs)
+    loss.backward()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    if not grads:
+        raise RuntimeError("no parameter received a gradient")
+    torch.optim.SGD(model.parameters(), lr=1e-3).step()
+    return loss.detach().reshape(1), grads
 
 
 def run(args):
@@ -156,7 +201,8 @@ def run(args):
     except Exception as exc:
         return failed("import torch", t, exc)
     record("import torch", True, t)
-    if args.device.startswith("npu"):
+    on_npu = args.device.startswith("npu")
+    if on_npu:
         t = time.time()
         try:
             import torch_npu
@@ -175,22 +221,37 @@ def run(args):
         for part in (name or "model").split("."):
             factory = getattr(factory, part)
         torch.manual_seed(0)
-        model = factory(**json.loads(args.kwargs)).eval()
+        model = factory(**json.loads(args.kwargs))
         params = sum(p.numel() for p in model.parameters())
     except Exception as exc:
         return failed("build", t, exc)
     record("build", True, t, parameters=params)
 
+    if args.checkpoint:
+        t = time.time()
+        try:
+            state = torch.load(args.checkpoint, map_location="cpu")
+            for key in ("state_dict", "model"):
+                if isinstance(state, dict) and isinstance(state.get(key), dict):
+                    state = state[key]
+            model.load_state_dict(state)
+        except Exception as exc:
+            return failed("load checkpoint", t, exc)
+        record("load checkpoint", True, t)
+    result["checkpoint"] = bool(args.checkpoint)
+    model.eval()
+
     t = time.time()
     try:
         if args.input_file:
-            inputs = torch.load(args.input_file, map_location="cpu")
+            batch = torch.load(args.input_file, map_location="cpu")
         else:
             torch.manual_seed(1)
-            inputs = torch.randn(*[int(d) for d in args.input.split(",")])
-        inputs = tuple(inputs) if isinstance(inputs, (list, tuple)) else (inputs,)
+            batch = torch.randn(*[int(d) for d in args.input.split(",")])
+        if not isinstance(batch, (dict, list, tuple)):
+            batch = (batch,)
         with torch.no_grad():
-            cpu_out = model(*inputs)
+            cpu_out = call(model, batch)
     except Exception as exc:
         return failed("reference forward", t, exc)
     record("reference forward", True, t)
@@ -198,10 +259,10 @@ def run(args):
     t = time.time()
     try:
         device_model = copy.deepcopy(model).to(args.device)
-        device_inputs = tuple(to_device(x, args.device) for x in inputs)
+        device_batch = to_device(batch, args.device)
         with torch.no_grad():
-            dev_out = device_model(*device_inputs)
-        if args.device.startswith("npu"):
+            dev_out = call(device_model, device_batch)
+        if on_npu:
             torch.npu.synchronize()
     except Exception as exc:
         return failed("device forward", t, exc)
@@ -209,31 +270,27 @@ def run(args):
 
     t = time.time()
     try:
-        figures = compare(cpu_out, dev_out)
+        f = figures(tensors_of(cpu_out), tensors_of(dev_out))
     except Exception as exc:
         return failed("compare", t, exc)
-    close = figures["nonfinite"] == 0 and figures["max_abs_diff"] < THRESHOLD
-    if not record("compare", close, t, **figures):
-        print("first step: the outputs differ by %.3e (limit %.0e), %d non-finite" % (figures["max_abs_diff"], THRESHOLD, figures["nonfinite"]), file=sys.stderr)
+    if not record("compare", close(f), t, **f):
+        print("first step: the outputs differ by %.3e (cosine %.6f), %d non-finite" % (f["max_abs_diff"], f["cosine"], f["nonfinite"]), file=sys.stderr)
 
     t = time.time()
     try:
-        device_model.train()
-        outs = tensors_of(device_model(*device_inputs))
-        loss = sum(o.float().mean() for o in outs)
-        loss.backward()
-        grads = [p.grad for p in device_model.parameters() if p.grad is not None]
-        if not grads:
-            raise RuntimeError("no parameter received a gradient")
-        bad = sum(int((~g.isfinite()).sum()) for g in grads)
-        torch.optim.SGD(device_model.parameters(), lr=1e-3).step()
-        if args.device.startswith("npu"):
+        cpu_loss, cpu_grads = training_step(model, batch)
+        loss, grads = training_step(device_model, device_batch)
+        if on_npu:
             torch.npu.synchronize()
-        value = float(loss.detach().cpu())
+        lf = figures([cpu_loss], [loss])
+        gf = figures(cpu_grads, grads)
     except Exception as exc:
         return failed("training step", t, exc)
-    record("training step", bad == 0 and math.isfinite(value), t,
-           loss=value if math.isfinite(value) else None, nonfinite_grads=bad)
+    value = float(loss.cpu())
+    record("training step", close(lf) and gf["nonfinite"] == 0 and gf["cosine"] >= COSINE_LIMIT, t,
+           loss=value if math.isfinite(value) else None,
+           loss_cpu=float(cpu_loss) if math.isfinite(float(cpu_loss)) else None, loss_abs_diff=lf["max_abs_diff"],
+           grad_cosine=gf["cosine"], nonfinite_grads=gf["nonfinite"])
     return all(s["ok"] for s in result["steps"])
 
 
@@ -241,9 +298,10 @@ def main():
     ap = argparse.ArgumentParser(description="One forward pass and one training step of the model on the NPU, against the CPU.")
     ap.add_argument("--model", required=True, help="PACKAGE.MODULE:FACTORY, a class or function returning the model")
     ap.add_argument("--kwargs", default="{}", help="JSON keyword arguments for FACTORY")
+    ap.add_argument("--checkpoint", help="trained weights to load (a state_dict saved with torch.save)")
     group = ap.add_mutually_exclusive_group(required=True)
     group.add_argument("--input", help="shape of one random float32 batch, e.g. 2,3,224,224")
-    group.add_argument("--input-file", help="a tensor (or a tuple of tensors) saved with torch.save")
+    group.add_argument("--input-file", help="a batch saved with torch.save: tensor, tuple/list, or dict of keyword arguments")
     ap.add_argument("--device", default="npu:0")
     ap.add_argument("--out", default="first_step.json")
     args = ap.parse_args()

@@ -23,7 +23,49 @@ class Net(nn.Module):
 
     def forward(self, x):
         return self.body(x)
+
+
+class Classifier(nn.Module):
+    """Probabilities over 1,000 classes: each value is small."""
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Flatten(), nn.Linear(48, 256), nn.ReLU(), nn.Linear(256, 1000))
+
+    def forward(self, x):
+        return self.net(x).softmax(-1)
+
+
+class ZeroOut(nn.Module):
+    """A zero-initialised output layer, as DiT and ControlNet start: untrained, it outputs 0."""
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(16, 64), nn.GELU())
+        self.out = nn.Linear(64, 16)
+        nn.init.zeros_(self.out.weight)
+        nn.init.zeros_(self.out.bias)
+
+    def forward(self, x):
+        return self.out(self.body(x))
+
+
+@dataclass
+class Output:
+    logits: torch.Tensor
+    loss: Optional[torch.Tensor] = None
+
+
+class TokenModel(nn.Module):
+    """Keyword inputs as a tokenizer gives them; a dataclass output; None for labels."""
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 32)
+        self.lin = nn.Linear(32, 100)
+
+    def forward(self, input_ids, attention_mask=None, labels=None):
+        h = self.emb(input_ids) * attention_mask[..., None]
+        return Output(logits=self.lin(h))
 PY
+sed -i '1i from dataclasses import dataclass\nfrom typing import Optional' "$p/models/tiny.py"
 "$FERRY" init "$p" >/dev/null 2>&1 || fail "init"
 
 expect_exit 0 "the first-step script is proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
@@ -75,7 +117,45 @@ check_has error "--input" "the advice names the input options"
 
 run -- --model models.tiny:Net --input 4,8 --device cpu --out "$work/cpu.json"
 judge "$work/cpu.json" cpu
-check_has warning "ran on cpu, not on an NPU" "a run on the CPU is only a warning"
+check_has error 'failed at "reference forward"' "a later run on the CPU does not replace the NPU's verdict"
+run -- --model models.tiny:Net --input 4,8 --kwargs '{"width": 8}' --device cpu --out "$work/cpu2.json"
+python3 - "$work/cpu2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["model"] = "models.tiny:Net(width=8)"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+judge "$work/cpu2.json" cpu2
+check_has warning "ran on cpu, not on an NPU" "a model run only on the CPU is a warning"
+check_has error 'failed at "reference forward"' "another model's result leaves this one's verdict"
+
+# small outputs that are 5 % off: under 1e-3 in absolute terms, far over it relative to
+# their scale
+run FAKE_NPU_SCALE=1.05 -- --model models.tiny:Classifier --input 8,3,4,4 --out "$work/cls.json"
+judge "$work/cls.json" cls
+check_has error "of their largest value" "probabilities 5 % off fail relative to their scale"
+run -- --model models.tiny:ZeroOut --input 4,16 --out "$work/zero.json"
+judge "$work/zero.json" zero
+check_has error "the CPU's output is all zeros, so nothing was compared" "an output of zeros compares nothing"
+check_has error "--checkpoint" "the advice loads trained weights"
+"$py" - "$p" <<'PY'
+import sys, torch
+sys.path.insert(0, sys.argv[1])
+from models.tiny import ZeroOut
+torch.manual_seed(3)
+m = ZeroOut()
+torch.nn.init.normal_(m.out.weight)
+torch.save(m.state_dict(), sys.argv[1] + "/trained.pt")
+torch.save({"input_ids": torch.randint(0, 100, (2, 7)), "attention_mask": torch.ones(2, 7), "labels": None},
+           sys.argv[1] + "/batch.pt")
+PY
+run -- --model models.tiny:ZeroOut --input 4,16 --checkpoint trained.pt --out "$work/trained.json"
+judge "$work/trained.json" trained
+check_has info "ZeroOut with its trained weights passed" "trained weights loaded with --checkpoint are compared"
+run -- --model models.tiny:TokenModel --input-file batch.pt --out "$work/tokens.json"
+judge "$work/tokens.json" tokens
+check_has info "TokenModel with the factory's random weights passed" "a dict batch with None is passed as keywords; a dataclass output is compared"
+check_has info "--checkpoint and the trained weights" "a pass on random weights asks for the trained ones"
 
 # a result whose own figures contradict its "ok", and one cut after the comparison
 python3 - "$work/pass.json" "$work/claimed.json" "$work/cut.json" <<'PY'
@@ -88,13 +168,20 @@ json.dump(doc, open(sys.argv[2], "w"))
 doc = json.load(open(sys.argv[1]))
 doc["steps"] = [s for s in doc["steps"] if s["name"] != "training step"]
 json.dump(doc, open(sys.argv[3], "w"))
+doc = json.load(open(sys.argv[1]))
+for s in doc["steps"]:
+    if s["name"] == "training step":
+        s["loss"], s["nonfinite_grads"] = None, 12
+json.dump(doc, open(sys.argv[3].replace("cut", "nan"), "w"))
 PY
 judge "$work/claimed.json" claimed
 check_has error "differ by 2.50e-01" "ferry judges the figures, not the script's ok"
 judge "$work/cut.json" cut
 check_has error 'no "training step" step' "a result without its training step fails"
+judge "$work/nan.json" nan
+check_has error "loss is not a finite number" "a training step claiming ok with a lost loss fails"
 
-printf '{"schema": "ferry-first-step/1", "ok": true}\n' >"$work/bad.json"
+printf '{"schema": "ferry-first-step/2", "ok": true}\n' >"$work/bad.json"
 expect_exit 3 "a result without its steps is refused" -- "$FERRY" -C "$p" ingest first-step "$work/bad.json"
 one_line "$work/err" "the refusal is one line"
 expect_grep "bad.json: first-step result without" "$work/err" "the refusal names the file and the reason"
