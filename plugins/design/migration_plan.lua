@@ -330,13 +330,32 @@ local function effort_and_schedule(ctx, add)
 end
 
 -- Bytes a full training checkpoint keeps per parameter: the model states of
--- mixed-precision Adam (environment.memory's rule, the ZeRO paper's 16 bytes).
-local CHECKPOINT_BYTES = 16
+-- mixed-precision Adam without the gradients (environment.memory's 16 bytes, the ZeRO
+-- paper's, less the 2 of the 16-bit gradients): 16-bit weights 2, FP32 master weights 4,
+-- Adam's two moments 8.
+local CHECKPOINT_BYTES = 14
 local TB = 1e12
 
 local function money(x, currency)
-	local whole = string.format("%.0f", x):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
-	return currency and (whole .. " " .. currency) or whole
+	local s
+	if x > 0 and x < 1 then
+		s = "< 1"
+	else
+		s = string.format("%.0f", x):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+	end
+	return currency and (s .. " " .. currency) or s
+end
+
+-- A unit price setting: a number from 0 up to a trillion, else nil and the reason shown in
+-- the plan in place of a cost.
+local PRICE_MAX = 1e12
+local function price(ctx, name)
+	local v = ctx.config(name)
+	if v == nil then return nil end
+	if v ~= v or v < 0 or v > PRICE_MAX then
+		return nil, string.format("`design.migration_plan.%s` = %s is not a price (0 to %g)", name, tostring(v), PRICE_MAX)
+	end
+	return v
 end
 
 -- The resources the plan needs (NPU servers, storage for checkpoints and the data set) and,
@@ -357,26 +376,33 @@ local function resources_and_cost(ctx, add)
 	local cards, nodes = ep.config_number(ctx, "target.cards"), ep.config_number(ctx, "target.nodes") or 1
 	local params_b = ep.config_number(ctx, "model.params_b")
 	local kept, data_tb = ctx.config("checkpoints"), ctx.config("dataset_tb")
-	local server_price, tb_price = ctx.config("server_month"), ctx.config("storage_tb_month")
+	local server_price, server_bad = price(ctx, "server_month")
+	local tb_price, tb_bad = price(ctx, "storage_tb_month")
 	local currency = ctx.config("quote.currency")
 	local rows, total, priced_all = {}, 0, true
-	local function row(what, qty, basis, price)
-		local cost = price and qty and price * qty
+	local function row(what, qty, basis, unit, bad)
+		local cost = unit and qty and unit * qty
 		if cost then total = total + cost else priced_all = false end
 		rows[#rows + 1] = string.format("| %s | %s | %s | %s |", what, qty and string.format("%g", qty) or "**to be decided**",
-			basis, cost and money(cost, currency) or "unit price not recorded")
+			basis, cost and money(cost, currency) or bad or "unit price not recorded")
 	end
-	local per_node = cards and math.ceil(cards / math.max(nodes, 1))
-	row(string.format("NPU servers%s", entry and (" (" .. entry.product .. ")") or ""), cards and nodes or nil,
-		cards and string.format("%d card(s), %d per server", cards, per_node) or "`target.cards` not recorded",
-		server_price)
+	-- a server holds at most MAX_PER_NODE cards: more cards than the nodes hold need more servers
+	local servers = cards and math.max(nodes, math.ceil(cards / plan.MAX_PER_NODE))
+	local basis = "`target.cards` not recorded"
+	if cards then
+		basis = string.format("%d card(s), %d per server", cards, math.ceil(cards / servers))
+		if servers > nodes then
+			basis = basis .. string.format(" (`target.nodes` %d cannot hold them at %d per server)", nodes, plan.MAX_PER_NODE)
+		end
+	end
+	row(string.format("NPU servers%s", entry and (" (" .. entry.product .. ")") or ""), servers, basis, server_price, server_bad)
 	local ckpt_tb = params_b and params_b * 1e9 * CHECKPOINT_BYTES / TB
-	local ckpt_basis = ckpt_tb and string.format("%.2f TB per full checkpoint (%g billion parameters x %d bytes: weights "
-		.. "and Adam states) x %s kept", ckpt_tb, params_b, CHECKPOINT_BYTES, kept and tostring(kept) or "N (`checkpoints`)")
+	local ckpt_basis = ckpt_tb and string.format("%.3g TB per full checkpoint (%g billion parameters x %d bytes: 16-bit and "
+		.. "FP32 weights, Adam's moments) x %s kept", ckpt_tb, params_b, CHECKPOINT_BYTES, kept and tostring(kept) or "N (`checkpoints`)")
 		or "`model.params_b` not recorded"
-	row("storage for checkpoints (TB)", ckpt_tb and kept and tonumber(string.format("%.2f", ckpt_tb * kept)) or nil,
-		ckpt_basis, tb_price)
-	row("storage for the data set (TB)", data_tb, data_tb and "`dataset_tb`" or "size not recorded (`dataset_tb`)", tb_price)
+	row("storage for checkpoints (TB)", ckpt_tb and kept and tonumber(string.format("%.3g", ckpt_tb * kept)) or nil,
+		ckpt_basis, tb_price, tb_bad)
+	row("storage for the data set (TB)", data_tb, data_tb and "`dataset_tb`" or "size not recorded (`dataset_tb`)", tb_price, tb_bad)
 	add("| resource | quantity | basis | per month |")
 	add("|---|---|---|---|")
 	for _i, r in ipairs(rows) do add(r) end

@@ -123,6 +123,7 @@ local ZERO1_KEEP = 4       -- bytes per parameter ZeRO-1 keeps on every rank (we
 local HEADROOM = 1.2       -- 20 % on top of the model states for activations, workspace, HCCL buffers
 local GIB = 1024 * 1024 * 1024
 local MAX_PER_NODE = 8     -- NPUs in one training server: tensor parallelism stays inside it
+plan.MAX_PER_NODE = MAX_PER_NODE
 local INFER_BYTES = 2     -- bf16/fp16 inference: the weights alone
 local TIGHT = 0.85         -- above this share of a card's memory, recommend ZeRO-1 and recomputation
 

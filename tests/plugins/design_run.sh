@@ -122,11 +122,28 @@ import re, sys
 t = open(sys.argv[1], encoding="utf-8").read()
 sec = t.split("## Resources and cost")[1].split("## Parallel strategy")[0]
 for s in ["| NPU servers (Atlas A2 training) | 1 | 8 card(s), 8 per server | 45,000 CNY |",
-          "| storage for checkpoints (TB) | 0.34 | 0.11 TB per full checkpoint (7 billion parameters x 16 bytes",
-          "x 3 kept | 31 CNY |", "| storage for the data set (TB) | 2 | `dataset_tb` | 180 CNY |",
-          "| total | | | 45,211 CNY |", "weeks with the planned team, so 1 month(s) of rent): about 45,211 CNY.", "45,000 CNY a month"]:
+          "| storage for checkpoints (TB) | 0.294 | 0.098 TB per full checkpoint (7 billion parameters x 14 bytes",
+          "x 3 kept | 26 CNY |", "| storage for the data set (TB) | 2 | `dataset_tb` | 180 CNY |",
+          "| total | | | 45,206 CNY |", "weeks with the planned team, so 1 month(s) of rent): about 45,206 CNY.", "45,000 CNY a month"]:
     assert s in sec, (s, sec)
 PY
+
+# more cards than the nodes hold need more servers; a price that is no price is said
+rm "$plan"
+"$ferry" -C "$work" config target.cards 16 >/dev/null 2>&1
+"$ferry" -C "$work" config design.migration_plan.storage_tb_month 1e308 >/dev/null 2>&1
+"$ferry" -C "$work" check --phase design >/dev/null 2>&1
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: 16 cards are two servers of 8, and an absurd price is refused in the table" python3 - "$plan" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+sec = t.split("## Resources and cost")[1].split("## Parallel strategy")[0]
+for s in ["| NPU servers (Atlas A2 training) | 2 | 16 card(s), 8 per server (`target.nodes` 1 cannot hold them at 8 per server) | 90,000 CNY |",
+          "`design.migration_plan.storage_tb_month` = 1e+308 is not a price", "| total | | | 90,000 CNY (priced rows only) |"]:
+    assert s in sec, (s, sec)
+assert "inf" not in sec, sec
+PY
+"$ferry" -C "$work" config target.cards 8 >/dev/null 2>&1
 
 # ---- 3b. the inference design, and a project without a usable pin ---------------------------
 work="$tmp/case-infer_on_310p"
