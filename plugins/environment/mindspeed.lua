@@ -32,8 +32,9 @@ local function megatron_core(ctx, probe)
 	end
 	local v = best and package_info_version(ctx.read(best) or "")
 	if v then return v, best end
+	-- an exact or a compatible-release pin names the minor version; a range does not
 	for _i, s in ipairs(ep.pins(ctx, "megatron-core")) do
-		if s.op == "==" then return s.version, string.format("%s:%d", s.file, s.line) end
+		if s.op == "==" or s.op == "~=" then return s.version, string.format("%s:%d", s.file, s.line) end
 	end
 	local pk = probe and probe.python.packages or {}
 	if pk.megatron_core then
@@ -41,11 +42,12 @@ local function megatron_core(ctx, probe)
 	end
 end
 
--- Major.minor.patch of a version, so "0.8.0rc1" pairs with "0.8.0".
+-- Major.minor of a version: a MindSpeed branch follows a Megatron core release branch,
+-- whose patch releases it takes too (core_r0.12.0's tip reports 0.12.4).
 local function core_of(v)
-	local a, b, c = tostring(v):match("^(%d+)%.(%d+)%.?(%d*)")
+	local a, b = tostring(v):match("^(%d+)%.(%d+)")
 	if not a then return nil end
-	return string.format("%d.%d.%d", tonumber(a), tonumber(b), tonumber(c) or 0)
+	return string.format("%d.%d", tonumber(a), tonumber(b))
 end
 
 local function branches(rows)
@@ -104,10 +106,18 @@ return {
 			local best = paired[1]
 			local commands = {}
 			for _i, c in ipairs(data.install.commands) do commands[#commands + 1] = (c:gsub("{branch}", best.branch)) end
+			local notes = {}
+			if best.maintenance_ends then
+				notes[#notes + 1] = _("MindSpeed's maintenance table gives {branch} no more maintenance from {date}", { branch = best.branch, date = best.maintenance_ends })
+			end
+			if best.why then notes[#notes + 1] = _(best.why) end
 			ctx.report{
 				key = "core-paired:" .. core, severity = "info",
-				message = _("Megatron core {core} ({where}) is paired with MindSpeed {branches}; install {branch}.",
-					{ core = core, where = where, branches = branches(paired), branch = best.branch }),
+				message = #notes > 0
+					and _("Megatron core {core} ({where}) is paired with MindSpeed {branches}; install {branch} ({notes}).",
+						{ core = core, where = where, branches = branches(paired), branch = best.branch, notes = table.concat(notes, "; ") })
+					or _("Megatron core {core} ({where}) is paired with MindSpeed {branches}; install {branch}.",
+						{ core = core, where = where, branches = branches(paired), branch = best.branch }),
 				suggestion = _("Install it on every node (an older MindSpeed uninstalled first), then add `{adaptor}` if adapt has not: {commands}",
 					{ adaptor = mg.adaptor.name, commands = table.concat(commands, " && ") }),
 			}
@@ -135,8 +145,8 @@ return {
 			local r = with_torch
 			ctx.report{
 				key = "torch:" .. r.branch,
-				message = _("MindSpeed {branch} is made for PyTorch {want}, but {host} has torch {have}.", { branch = r.branch, want = r.torch, host = host, have = pk.torch }),
-				suggestion = _("Install torch {want} with its torch_npu on the host, or choose the MindSpeed and Megatron pair made for torch {have}.", { want = r.torch, have = pk.torch }),
+				message = _("MindSpeed's version table gives PyTorch {want} for Megatron core {core} ({branch}), but {host} has torch {have}.", { core = core_of(core), branch = r.branch, want = r.torch, host = host, have = pk.torch }),
+				suggestion = _("Install torch {want} with its torch_npu on the host for this pair; the table pairs no other PyTorch with these MindSpeed branches.", { want = r.torch }),
 			}
 		end
 		local minor = probe.python.version and tostring(probe.python.version):match("^(%d+%.%d+)")

@@ -181,7 +181,8 @@ function ep.pins(ctx, name)
 		if base:match("^requirements.*%.txt$") or base:match("^requirements.*%.in$") or base == "pyproject.toml"
 			or base == "setup.py" or base == "setup.cfg" or base == "environment.yml" then
 			for i, l in ipairs(ctx.lines(path) or {}) do
-				local code = l:gsub("%s#.*$", "")
+				-- extras (`megatron-core[mlm]==0.12.1`) are not part of the version spec
+				local code = l:gsub("%s#.*$", ""):gsub("(" .. pat .. ")%[[^%]]*%]", "%1")
 				if not code:match("^%s*#") then
 					for s, spec, op, v in code:gmatch("()(" .. pat .. "%s*([=<>~!]=?=?)%s*(%d[%w%.%+]*))") do
 						local before = s > 1 and code:sub(s - 1, s - 1) or ""

@@ -53,7 +53,8 @@ findings "$p"
 if "$FERRY" -C "$p" findings --plugin environment.mindspeed --status open --format json | grep -q "is not installed"; then
 	fail "an installed MindSpeed clears the error"
 else ok "an installed MindSpeed clears the error"; fi
-check_has warning "MindSpeed core_r0.8.0 is made for PyTorch 2.1.0, but a2-node-01" "a torch the pair was not made for is a warning"
+check_has warning "MindSpeed's version table gives PyTorch 2.1.0 for Megatron core 0.8 (core_r0.8.0), but a2-node-01" "a torch the pair was not made for is a warning"
+check_has info "no more maintenance from 2025-09-30" "the release's end of maintenance is said"
 check_has warning "made for Python 3.8, 3.9, 3.10, but a2-node-01" "a Python the pair was not made for is a warning"
 
 q=$work/head
@@ -62,9 +63,16 @@ findings "$q"
 check_has warning "No MindSpeed release is made for Megatron core 0.20.0 (megatron/core/package_info.py)" "today's Megatron has no MindSpeed"
 check_has warning "core 0.9.0: core_r0.9.0; core 0.8.0: 2.0.0_core_r0.8.0, core_r0.8.0; core 0.7.0:" "the pairs MindSpeed has are listed, newest Megatron first"
 
+# the commit MindSpeed's README pins for core_r0.12.0 reports 0.12.1: the 0.12 pair
+t=$work/r012
+megatron_project "$t" 0 12 1
+findings "$t"
+check_has info "Megatron core 0.12.1 (megatron/core/package_info.py) is paired with MindSpeed master" "a patch release of core 0.12 pairs with MindSpeed's 0.12 branch"
+check_has info "--transformer-impl local" "the 0.12 pair's launch requirement is said"
+
 r=$work/pip
 mkdir -p "$r"
-printf 'megatron-core==0.10.0\ntorch==2.1.0\n' >"$r/requirements.txt"
+printf 'megatron-core[mlm]~=0.10.0\ntorch==2.1.0\n' >"$r/requirements.txt"
 printf 'import torch\nfrom megatron.core import parallel_state\n' >"$r/train.py"
 "$FERRY" init "$r" >/dev/null 2>&1
 findings "$r"
