@@ -41,6 +41,7 @@ with_apex unasked unasked
 with_apex none -
 check_has error "imports apex (\`from apex import amp\`), but a2-node-01" "no apex on the host is an error"
 check_has error "gitee.com/ascend/apex.git" "the advice gives Ascend's apex build"
+check_has error "bash scripts/build.sh --python=3.10" "the build names the host's Python"
 if python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; sys.exit(0 if f[0]["file"] == "train_amp.py" and f[0]["line"] == 2 else 1)' "$work/f.json"; then
 	ok "the finding points at the import"; else fail "the finding points at the import"; fi
 
@@ -52,6 +53,32 @@ with_apex ascend 0.1+ascend
 check_has info "Ascend's adapted APEX 0.1+ascend" "Ascend's apex is named"
 check_has info "combine_grad=True" "its combine_grad is advised"
 [ "$(count)" -eq 1 ] && ok "no error is left" || fail "no error is left"
+
+# timm's fast_norm.py guards its apex import and falls back; a layer Ascend's APEX does
+# not ship fails only where unguarded
+g=$work/g
+make_project "$g"
+mkdir -p "$g/layers"
+cat >"$g/layers/fast_norm.py" <<'PY'
+import torch
+
+try:
+    from apex.normalization.fused_layer_norm import fused_layer_norm_affine
+    has_apex = True
+except ImportError:
+    has_apex = False
+PY
+"$FERRY" init "$g" >/dev/null 2>&1
+with_apex gnone - "$g"
+check_has info "inside try/except" "a guarded import without apex falls back: info"
+[ "$(python3 -c 'import json,sys; print(sum(f["severity"] == "error" for f in json.load(open(sys.argv[1]))["findings"]))' "$work/f.json")" -eq 0 ] &&
+	ok "a guarded import is no error" || fail "a guarded import is no error"
+with_apex gnvidia 0.1 "$g"
+check_has error "even where the import is guarded" "NVIDIA's apex is an error even behind try/except"
+printf 'from apex.normalization import FusedLayerNorm\n' >"$g/layers/norm.py"
+with_apex gascend 0.1+ascend "$g"
+check_has error "imports apex.normalization.FusedLayerNorm (\`from apex.normalization import FusedLayerNorm\`), which Ascend's APEX" "a module Ascend's APEX does not ship fails unguarded"
+check_has info "does not ship it, so the import falls back" "the guarded one falls back"
 
 q=$work/q
 make_project "$q"
