@@ -2694,17 +2694,82 @@ static size_t utf8_cut(const char *s, size_t n)
 	return n;
 }
 
-/* What a scan keeps between lines: the needles and their counts, the hits so far, and
- * the decoder and room for lines written in GB18030. */
+#define SCAN_WAIT 64        /* hits waiting for the line that follows them */
+#define SCAN_PREFIX 64      /* bytes of a hit's line before its needle that a follower repeats */
+
+/* A hit of a needle asked to be followed, waiting for its follower: the first later line
+ * that starts with the text before the needle in the hit's line (none, or a log's prefix
+ * such as "[rank0]: ") and then a character other than a blank (a Python traceback's
+ * exception line after its indented frames). */
+typedef struct {
+	lua_Integer hit; /* index in the hits table */
+	size_t plen;
+	char prefix[SCAN_PREFIX];
+} scan_wait;
+
+/* What a scan keeps between lines: the needles and their counts, the hits so far, the
+ * hits waiting for their follower, and the decoder and room for lines written in GB18030. */
 typedef struct {
 	const char *const *needles;
 	const size_t *nlen;
+	const int *follow; /* per needle: its hits get follow={line=, text=} */
 	size_t nn, max;
 	size_t *count;
 	lua_Integer nhits;
+	scan_wait wait[SCAN_WAIT];
+	size_t nwait;
 	gbtext *gb;
 	char *room; /* GBTEXT_ROOM(SCAN_LINE) bytes */
 } line_scan;
+
+/* The line quoted into the table at the top of the stack: text= (at most SCAN_QUOTE
+ * bytes, cut at a character boundary) and cut=. */
+static void scan_quote(lua_State *L, const char *line, size_t len, int cut)
+{
+	size_t q = len > SCAN_QUOTE ? utf8_cut(line, SCAN_QUOTE) : len;
+	lua_pushlstring(L, line, q);
+	lua_setfield(L, -2, "text");
+	lua_pushboolean(L, q < len || cut);
+	lua_setfield(L, -2, "cut");
+}
+
+/* The line is the follower of every waiting hit whose prefix it starts with, followed by
+ * a character other than a blank: each gets follow={line=, text=, cut=} (the hits table is
+ * at the top of the stack) and stops waiting. */
+static void scan_follow(lua_State *L, line_scan *sc, const char *line, size_t len, int cut, long long lineno)
+{
+	size_t kept = 0;
+	for (size_t w = 0; w < sc->nwait; w++) {
+		scan_wait *sw = &sc->wait[w];
+		if (len <= sw->plen || memcmp(line, sw->prefix, sw->plen) != 0 || line[sw->plen] == ' ' ||
+		    line[sw->plen] == '\t') {
+			sc->wait[kept++] = *sw;
+			continue;
+		}
+		lua_rawgeti(L, -1, sw->hit);
+		lua_createtable(L, 0, 3);
+		lua_pushinteger(L, (lua_Integer)lineno);
+		lua_setfield(L, -2, "line");
+		scan_quote(L, line, len, cut);
+		lua_setfield(L, -2, "follow");
+		lua_pop(L, 1);
+	}
+	sc->nwait = kept;
+}
+
+/* Hit number hit, found at offset at of its line, waits for its follower; the oldest
+ * waiting hit gives way when SCAN_WAIT wait. */
+static void scan_await(line_scan *sc, lua_Integer hit, const char *line, size_t at)
+{
+	if (at >= SCAN_PREFIX)
+		return; /* no follower could be recognised */
+	if (sc->nwait == SCAN_WAIT)
+		memmove(sc->wait, sc->wait + 1, --sc->nwait * sizeof *sc->wait);
+	scan_wait *sw = &sc->wait[sc->nwait++];
+	sw->hit = hit;
+	sw->plen = at;
+	memcpy(sw->prefix, line, at);
+}
 
 /* One finished line (cut: it was longer than len): each needle it holds is a hit
  * {line=, needle=, text=, cut=, encoding=} appended to the table at the top of the stack,
@@ -2716,33 +2781,35 @@ static void scan_line(lua_State *L, line_scan *sc, const char *line, size_t len,
 	size_t utf8 = gbtext_line(sc->gb, sc->room, line, len, cut);
 	if (utf8)
 		line = sc->room, len = utf8;
+	if (sc->nwait)
+		scan_follow(L, sc, line, len, cut, lineno);
 	const char *const *needles = sc->needles;
 	const size_t *nlen = sc->nlen;
 	size_t nn = sc->nn, max = sc->max, *count = sc->count;
 	lua_Integer *nhits = &sc->nhits;
 	for (size_t i = 0; i < nn; i++) {
-		if (!nlen[i] || !memmem(line, len, needles[i], nlen[i]) || ++count[i] > max)
+		const char *at;
+		if (!nlen[i] || !(at = memmem(line, len, needles[i], nlen[i])) || ++count[i] > max)
 			continue;
-		size_t q = len > SCAN_QUOTE ? utf8_cut(line, SCAN_QUOTE) : len;
 		lua_createtable(L, 0, 4);
 		lua_pushinteger(L, (lua_Integer)lineno);
 		lua_setfield(L, -2, "line");
 		lua_pushinteger(L, (lua_Integer)i + 1);
 		lua_setfield(L, -2, "needle");
-		lua_pushlstring(L, line, q);
-		lua_setfield(L, -2, "text");
-		lua_pushboolean(L, q < len || cut);
-		lua_setfield(L, -2, "cut");
+		scan_quote(L, line, len, cut);
 		if (utf8) {
 			lua_pushliteral(L, "GB18030");
 			lua_setfield(L, -2, "encoding");
 		}
 		lua_rawseti(L, -2, ++*nhits);
+		if (sc->follow[i])
+			scan_await(sc, *nhits, line, (size_t)(at - line));
 	}
 }
 
-/* ctx.scan_artifact(id, needles [, max]): the lines of a text artifact holding any of
- * the plain strings in needles, streamed from its file whatever its size. */
+/* ctx.scan_artifact(id, needles [, max [, opts]]): the lines of a text artifact holding
+ * any of the plain strings in needles, streamed from its file whatever its size; the hits
+ * of the needles listed in opts.follow also carry the line that follows them. */
 static int ctx_scan_artifact(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -2755,10 +2822,25 @@ static int ctx_scan_artifact(lua_State *L)
 		return luaL_error(L, "ctx.scan_artifact: at most %d needles", SCAN_NEEDLES);
 	const char *needles[SCAN_NEEDLES];
 	size_t nlen[SCAN_NEEDLES], count[SCAN_NEEDLES] = { 0 };
+	int follow[SCAN_NEEDLES] = { 0 };
 	for (size_t i = 0; i < nn; i++) {
 		lua_rawgeti(L, 2, (lua_Integer)i + 1);
 		needles[i] = luaL_checklstring(L, -1, &nlen[i]);
 		lua_pop(L, 1); /* the string stays alive in the needles table */
+	}
+	if (!lua_isnoneornil(L, 4)) {
+		luaL_checktype(L, 4, LUA_TTABLE);
+		lua_getfield(L, 4, "follow");
+		for (lua_Integer k = 1; lua_istable(L, -1) && k <= (lua_Integer)lua_rawlen(L, -1); k++) {
+			lua_rawgeti(L, -1, k);
+			size_t fl;
+			const char *fs = luaL_checklstring(L, -1, &fl);
+			for (size_t i = 0; i < nn; i++)
+				if (nlen[i] == fl && memcmp(needles[i], fs, fl) == 0)
+					follow[i] = 1;
+			lua_pop(L, 1);
+		}
+		lua_pop(L, 1);
 	}
 	const char *id = luaL_tolstring(L, 1, NULL);
 	/* the same needles and max on the same copy give the same lines: kept */
@@ -2768,6 +2850,7 @@ static int ctx_scan_artifact(lua_State *L)
 	for (size_t i = 0; i < nn; i++) {
 		luaL_addlstring(&args, (const char *)&nlen[i], sizeof nlen[i]);
 		luaL_addlstring(&args, needles[i], nlen[i]);
+		luaL_addchar(&args, follow[i] ? 'f' : '-');
 	}
 	luaL_pushresult(&args);
 	acache_key key;
@@ -2792,7 +2875,7 @@ static int ctx_scan_artifact(lua_State *L)
 	char *line = buf + 65536;
 	box *gb = box_new(L, gbtext_release);
 	gb->p = gbtext_new();
-	line_scan sc = { .needles = needles, .nlen = nlen, .nn = nn, .max = max, .count = count, .gb = gb->p,
+	line_scan sc = { .needles = needles, .nlen = nlen, .follow = follow, .nn = nn, .max = max, .count = count, .gb = gb->p,
 	                 .room = line + SCAN_LINE };
 	lua_newtable(L); /* the hits */
 	size_t len = 0, n;

@@ -5,7 +5,9 @@
 -- first rule whose needle and pattern it matches. Every rule found is one finding naming
 -- the artifact, the line number of its first occurrence, the line itself (at most
 -- MAX_QUOTE bytes) and how many more lines it explains. A Python traceback no rule
--- explains gets the generic finding; a log of a run that went well gives none. The scan
+-- explains gets the generic finding, which quotes the exception that ended the run (the
+-- line after the last traceback's frames: of chained exceptions the last one, of a message
+-- of several lines its first) with its line number; a log of a run that went well gives none. The scan
 -- keeps at most MAX_HITS lines per needle, so a rule first met after as many lines of
 -- another rule with the same needle can be missed; such cut scans are said in the finding.
 
@@ -57,18 +59,20 @@ return {
 	run = function(ctx)
 		local data = ctx.data("run_errors")
 		local rules, needles, index = data.rules, {}, {}
+		local follows = {}
 		for _i, r in ipairs(rules) do
 			for _i, n in ipairs(r.needles) do
 				if not index[n] then
 					needles[#needles + 1] = n
 					index[n] = #needles
 				end
+				if r.generic then follows[#follows + 1] = n end
 			end
 		end
 		for _i, a in ipairs(ctx.artifacts("run-log") or {}) do
 			local what = (a.label and a.label ~= "") and _("run-log '{label}' (artifact {id})", { label = a.label, id = tostring(a.id) })
 				or _("run-log artifact {id}", { id = tostring(a.id) })
-			local hits, info = ctx.scan_artifact(a.id, needles, MAX_HITS)
+			local hits, info = ctx.scan_artifact(a.id, needles, MAX_HITS, { follow = follows })
 			if not hits then
 				ctx.report{ key = a.id .. ":unreadable", message = _("{what} could not be read: {why}.", { what = what, why = tostring(info) }),
 					suggestion = _("Ingest the log again (`ferry ingest run-log FILE`).") }
@@ -82,7 +86,17 @@ return {
 							local ok, cap = matches(r, h.text)
 							if ok then
 								local f, source = found[r.id], echoed_raise(h.text)
-								if f then
+								if r.generic then
+									-- the exception that ended the run: the one closing the last traceback
+									-- (of a chain, the last one), not the header
+									local e = h.follow or h
+									if f then
+										f.more, f.line, f.text = f.more + 1, e.line, e.text
+									else
+										found[r.id] = { rule = r, line = e.line, text = e.text, more = 0 }
+										order[#order + 1] = r.id
+									end
+								elseif f then
 									f.more = f.more + 1
 									-- quote the exception itself rather than the code raising it
 									if f.source and not source then

@@ -87,9 +87,29 @@ python3 - "$work/wf.json" <<'PY' && ok "the crash is an error besides the fallba
 import json, sys
 fs = json.load(open(sys.argv[1]))["findings"]
 errs = [f for f in fs if f["severity"] == "error"]
-assert any("Python exception" in f["message"] and "line 2" in f["message"] for f in errs), [(f["severity"], f["message"][:90]) for f in fs]
+assert any("Python exception" in f["message"] and "line 5" in f["message"] and "RuntimeError: shape" in f["message"] for f in errs), [(f["severity"], f["message"][:90]) for f in fs]
 assert any(f["severity"] == "warning" and "aten::_unique2" in f["message"] for f in fs), fs
 PY
+
+# a run ended by chained exceptions (a real torch run, chained.log): the finding quotes the
+# last exception, the one that ended the run, with its line number, not the traceback's
+# header nor the exceptions it was raised while handling; of its message of three lines,
+# the line naming the exception
+c=$work/chained
+make_project "$c"
+"$FERRY" init "$c" >/dev/null 2>&1
+expect_exit 0 "ingest the chained run" -- "$FERRY" -C "$c" ingest run-log "$fx/chained.log" --label chained
+"$FERRY" -C "$c" findings --plugin tune.run_log --format json >"$work/chained.json"
+last=$(grep -n '^RuntimeError: emergency checkpoint' "$fx/chained.log" | cut -d: -f1)
+python3 - "$work/chained.json" "$last" <<'PY' && ok "the exception that ended the run is quoted with its line ($last)" || fail "chained exceptions: the wrong line is quoted"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["severity"] == "error"]
+assert len(fs) == 1, [f["message"] for f in fs]
+m = fs[0]["message"]
+assert "line %s:" % sys.argv[2] in m and '"RuntimeError: emergency checkpoint of step 4 failed:"' in m, m
+PY
+FERRY_LANG=zh_CN "$FERRY" -C "$c" findings --plugin tune.run_log >"$work/chained.zh"
+expect_grep "第 $last 行" "$work/chained.zh" "the Chinese finding gives the same line"
 
 # the evidence scripts: one checkpoint writing the three files, byte for byte
 expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
