@@ -746,13 +746,19 @@ static const char *env_label(const char *key)
 	return key;
 }
 
+/* " (carried from #N)" for a waiver carried over from finding N's, else "". */
+static char *waiver_carried(const cJSON *w)
+{
+	return json_int(w, "carried_from") > 0 ? xasprintf(_(" (carried from #%lld)"), json_int(w, "carried_from"))
+	                                        : xstrdup("");
+}
+
 /* "Waived by ACTOR at TIME: REASON (carried from #N)" for a finding's waiver in force, or NULL. */
 static char *waiver_text(const cJSON *w)
 {
 	if (!cJSON_IsObject(w))
 		return NULL;
-	char *carried = json_int(w, "carried_from") > 0 ? xasprintf(_(" (carried from #%lld)"), json_int(w, "carried_from"))
-	                                                 : xstrdup("");
+	char *carried = waiver_carried(w);
 	char *t = xasprintf(_("Waived by %s at %s: %s%s"), json_str(w, "actor"), json_str(w, "at"), json_str(w, "reason"), carried);
 	free(carried);
 	return t;
@@ -1166,7 +1172,9 @@ static void m_findings(cJSON *d, const cJSON *doc)
 	cJSON_ArrayForEach(w, waivers) {
 		cJSON *r = rdoc_row(t);
 		char *loc = location(json_str(w, "file"), json_int(w, "line"), 0), *when = waiver_when(w);
-		rdoc_textf(rdoc_cell(r), "#%lld", json_int(w, "finding_id"));
+		char *carried = waiver_carried(w);
+		rdoc_textf(rdoc_cell(r), "#%lld%s", json_int(w, "finding_id"), carried);
+		free(carried);
 		rdoc_loc(rdoc_cell(r), loc);
 		rdoc_cell_text(r, json_str(w, "message"));
 		rdoc_cell_text(r, json_str(w, "reason"));

@@ -653,6 +653,24 @@ assert fs[0]["waiver"]["reason"] == "the client keeps NCCL on the GPU cluster", 
 others = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "adapt.device_calls"]
 assert others and all(f["status"] == "open" for f in others), others
 PY
+# every report's waiver table says the adapt waiver was carried from the assess one, in
+# Chinese too (its row: the finding, then the waiver it came from)
+aid=$(python3 -c 'import json,sys; print(next(f["id"] for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "adapt.distributed_backend"))' "$work/wa.json")
+for fmt in md html; do
+	"$FERRY" -C "$w" report --format $fmt --output "$work/w.$fmt" >/dev/null 2>&1
+	FERRY_LANG=zh_CN "$FERRY" -C "$w" report --format $fmt --lang zh --output "$work/w.zh.$fmt" >/dev/null 2>&1
+done
+python3 - "$work" "$aid" "$bid" <<'PY' && ok "the md and html waiver tables say which waiver was carried from which, in zh_CN too" || fail "a waiver table hides the carried waiver"
+import html, re, sys
+work, aid, bid = sys.argv[1:]
+for name, said, title in (("w", "#%s (carried from #%s)" % (aid, bid), "Waivers"), ("w.zh", "#%s（沿用自 #%s）" % (aid, bid), "豁免")):
+    md = open("%s/%s.md" % (work, name), encoding="utf-8").read()
+    table = re.search(r"\n## [0-9. ]*%s\n(.*?)\n## " % title, md, re.S).group(1)
+    rows = [l for l in table.split("\n") if l.startswith("| #%s" % aid)]
+    assert rows and said in rows[0], (name, rows, table[:600])
+    page = html.unescape(re.sub(r"<[^>]+>", "", open("%s/%s.html" % (work, name), encoding="utf-8").read()))
+    assert said in page, (name, "html")
+PY
 # withdrawal
 expect_exit 2 "unwaive needs a reason" -- "$FERRY" -C "$w" unwaive "$bid"
 expect_exit 1 "unwaive of an open finding is refused" -- "$FERRY" -C "$w" unwaive 1 --reason x
