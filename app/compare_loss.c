@@ -1757,5 +1757,27 @@ cJSON *compare_input_json(const compare_input *in, const char *sha256)
 		cJSON_AddStringToObject(o, "sha256", h);
 	else
 		cJSON_AddNullToObject(o, "sha256");
+	compare_input_shown(o);
 	return o;
+}
+
+void compare_input_shown(cJSON *side)
+{
+	if (!cJSON_IsObject(side) || cJSON_IsString(cJSON_GetObjectItem(side, "shown")))
+		return;
+	const char *label = json_str(side, "label"), *arg = json_str(side, "arg");
+	if (*label) {
+		cJSON_AddStringToObject(side, "shown", label);
+		return;
+	}
+	char *name = xstrdup(arg);
+	size_t n = strlen(name);
+	if (name[0] == '/' || name[0] == '~' || strstr(name, "../") || util_ends_with(name, "..")) {
+		while (n > 1 && name[n - 1] == '/')
+			name[--n] = '\0';
+		const char *slash = strrchr(name, '/');
+		cJSON_AddStringToObject(side, "shown", slash ? slash + 1 : name);
+	} else
+		cJSON_AddStringToObject(side, "shown", name);
+	free(name);
 }

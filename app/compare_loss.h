@@ -168,8 +168,14 @@ typedef struct compare_input {
 int compare_resolve(compare_input *out, const cJSON *artifacts, const char *artifacts_dir, const char *arg,
                     const char *kind);
 void compare_input_done(compare_input *in);
-/* {"arg","path","artifact"(id or null),"sha256"} describing an input; sha256 overrides
- * in->sha256 when not NULL. Caller owns the object. */
+/* {"arg","path","artifact"(id or null),"label","sha256","shown"} describing an input;
+ * sha256 overrides in->sha256 when not NULL. Caller owns the object. */
 cJSON *compare_input_json(const compare_input *in, const char *sha256);
+/* The name a client document gives a compared input (side: an input as
+ * compare_input_json describes it), kept in side's "shown" when it has none yet (a
+ * comparison recorded before the name was): its label; else the path as given when it
+ * stays inside the project; else the file's name alone, since the rest of such a path is
+ * the consultant's machine (/home/me/clients/another-client/...). */
+void compare_input_shown(cJSON *side);
 
 #endif

@@ -442,23 +442,6 @@ static void judge_loss_now(cJSON *v, const cJSON *config)
 }
 
 /* The latest loss, dump, profile and benchmark verdicts, each with its inputs' hashes. */
-/* A compared input given as a path outside the project (absolute, or climbing out with
- * "..") is named in a client document by its file name only: the rest is the consultant's
- * machine (/home/me/clients/another-client/...). As tune.acceptance shows it. */
-static void client_arg(cJSON *side)
-{
-	const char *arg = json_str(side, "arg");
-	if (!*arg || !(arg[0] == '/' || arg[0] == '~' || strstr(arg, "../") || util_ends_with(arg, "..")))
-		return;
-	char *name = xstrdup(arg);
-	size_t n = strlen(name);
-	while (n > 1 && name[n - 1] == '/')
-		name[--n] = '\0';
-	const char *slash = strrchr(name, '/');
-	cJSON_ReplaceItemInObject(side, "arg", cJSON_CreateString(slash ? slash + 1 : name));
-	free(name);
-}
-
 static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *arts, const bench_set *bs,
                     const cJSON *config, const cJSON *findings)
 {
@@ -468,11 +451,11 @@ static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *art
 		return rc;
 	*charts = chart_series(ws, c, arts);
 	cJSON *kind;
-	cJSON_ArrayForEach(kind, c) /* the local paths of the inputs stay out of a client document */
-		for (int i = 0; i < 2; i++) {
+	cJSON_ArrayForEach(kind, c) /* the local paths of the inputs stay out of a client document: */
+		for (int i = 0; i < 2; i++) { /* each is named by the name recorded with it */
 			cJSON *side = cJSON_GetObjectItem(kind, i ? "b" : "a");
 			cJSON_DeleteItemFromObject(side, "path");
-			client_arg(side);
+			cJSON_DeleteItemFromObject(side, "arg");
 		}
 	judge_loss_now(cJSON_GetObjectItem(c, "loss"), config);
 	/* once a benchmark says which workload it measured, training (tune.acceptance) and
@@ -1341,7 +1324,9 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		const cJSON *side = cJSON_IsArray(profiles) ? cJSON_GetArrayItem(profiles, (int)i) : cJSON_GetObjectItem(v, sides[i]);
 		if (!cJSON_IsObject(side))
 			continue;
-		const char *label = *json_str(side, "label") ? json_str(side, "label") : json_str(side, "arg");
+		const char *label = *json_str(side, "shown")   ? json_str(side, "shown") /* a comparison's input */
+		                    : *json_str(side, "label") ? json_str(side, "label")
+		                                               : json_str(side, "arg");
 		if (in.len)
 			sbuf_adds(&in, " / ");
 		if (json_int(side, "artifact") > 0)

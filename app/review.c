@@ -5,6 +5,7 @@
 #include "json.h"
 #include "audit.h"
 #include "check.h"
+#include "compare_loss.h"
 #include "plugin_host.h"
 #include "err.h"
 #include "sign.h"
@@ -178,6 +179,8 @@ static cJSON *deciding_comparison(const cJSON *events, const char *what)
 	if (!pick)
 		return NULL;
 	cJSON *c = cJSON_Duplicate(cJSON_GetObjectItem(pick, "data"), 1);
+	compare_input_shown(cJSON_GetObjectItem(c, "a")); /* recorded before the name was */
+	compare_input_shown(cJSON_GetObjectItem(c, "b"));
 	cJSON_AddNumberToObject(c, "event", json_num(pick, "seq"));
 	cJSON_AddStringToObject(c, "time", json_str(pick, "time"));
 	cJSON_AddStringToObject(c, "actor", json_str(pick, "actor"));

@@ -20,20 +20,8 @@ local function fraction(text)
 	return n and (percent and n / 100 or n)
 end
 
--- A compared input as a client document may show it: its label, or the path as given when
--- it is inside the project, else only the file's name (a path outside the project is the
--- consultant's machine: /home/me/clients/other-client/...).
-local function shown(s)
-	if s.label and s.label ~= "" then return s.label end
-	local arg = s.arg or "?"
-	if arg:sub(1, 1) == "/" or arg:sub(1, 1) == "~" or ("/" .. arg .. "/"):find("/../", 1, true) then
-		return arg:gsub("/+$", ""):match("[^/]*$")
-	end
-	return arg
-end
-
 local function inputs(c)
-	local function one(s) return string.format("%s (sha256 %s)", shown(s), (s.sha256 or "?"):sub(1, 12)) end
+	local function one(s) return string.format("%s (sha256 %s)", s.shown or "?", (s.sha256 or "?"):sub(1, 12)) end
 	return _("{a} against {b}", { a = one(c.a or {}), b = one(c.b or {}) })
 end
 

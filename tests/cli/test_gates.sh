@@ -233,6 +233,22 @@ for fmt in md html json csv; do
 done
 [ "$leaks" = 0 ] && ok "no report names the local folders of inputs compared by path" || fail "$leaks report formats name local folders"
 expect_grep "gpu_plain.log" "$work/leak.md" "the report names the input by its file name"
+# the name is recorded once, with the comparison, and the report and tune.acceptance show it
+"$FERRY" -C "$k" log --json >"$work/leak-log.json"
+"$FERRY" -C "$k" findings --plugin tune.acceptance --format json >"$work/leak-f.json"
+python3 - "$work/leak-log.json" "$work/leak.json" "$work/leak-f.json" "$work/leak.md" <<'PY' && ok "the name recorded with the comparison is the one the report and the finding show" || fail "the shown name is not the recorded one"
+import json, sys
+d = json.load(open(sys.argv[1]))
+evs = d["events"] if isinstance(d, dict) else d
+e = next(e for e in evs if e["kind"] == "compare" and e["data"]["what"] == "loss")["data"]
+assert (e["a"]["shown"], e["b"]["shown"]) == ("gpu_plain.log", "npu_blowup_plain.log"), e
+v = json.load(open(sys.argv[2]))
+loss = v["verdicts"]["loss"] if "verdicts" in v else v["comparisons"]["loss"]
+assert loss["a"]["shown"] == e["a"]["shown"] and "arg" not in loss["a"], loss["a"]
+msg = " ".join(f["message"] for f in json.load(open(sys.argv[3]))["findings"])
+assert "gpu_plain.log (sha256 " in msg and "npu_blowup_plain.log (sha256 " in msg, msg
+assert "gpu_plain.log (sha256 " in open(sys.argv[4]).read()
+PY
 
 # ---------------------------------------------------------------- acceptance: infer-optimize
 q="$work/infer"
