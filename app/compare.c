@@ -7,6 +7,7 @@
 #include "json.h"
 #include "store.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,10 +100,41 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	return 0;
 }
 
+/* The dump thresholds the engagement agreed (tolerance.dump_atol, tolerance.dump_rtol;
+ * the one left unset is 0), or msprobe's rule when neither is set. */
+static int dump_threshold_agreed(dump_threshold *th, workspace *ws)
+{
+	static const char *const keys[2] = { "tolerance.dump_atol", "tolerance.dump_rtol" };
+	double v[2] = { 0, 0 };
+	memset(th, 0, sizeof *th);
+	for (int i = 0; i < 2; i++) {
+		char *text = store_config_get(ws->db, keys[i]), *end = NULL;
+		if (!text)
+			continue;
+		v[i] = strtod(text, &end);
+		int bad = end == text || *end || !(v[i] >= 0) || !isfinite(v[i]);
+		if (bad)
+			err_set(FERRY_EUSAGE, _("config %s %s: not a threshold (a number of at least 0, e.g. 1e-5)"), keys[i], text);
+		free(text);
+		if (bad)
+			return FERRY_EUSAGE;
+		th->agreed = 1;
+	}
+	th->atol = v[0];
+	th->rtol = v[1];
+	return 0;
+}
+
 static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_input *in, const compare_req *req,
                     int record)
 {
-	dump_opts opts = { req->threads, 0, req->dtype_a, req->dtype_b };
+	dump_opts opts = { req->threads, 0, req->dtype_a, req->dtype_b, req->th };
+	if (!req->th_given) {
+		int trc = dump_threshold_agreed(&opts.th, ws);
+		if (trc)
+			return trc;
+	}
+	dump_threshold_json(ev, &opts.th); /* a verdict is audited against what it used */
 	if (record)
 		ws_unlock(ws); /* a large comparison must not hold other writers off */
 	int rc = dump_compare(&o->dr, in[0].path, in[1].path, &opts);
@@ -330,9 +362,22 @@ static const char *option_of(const cJSON *ev, const char *key)
 	return cJSON_IsString(v) && *v->valuestring ? v->valuestring : NULL;
 }
 
+void compare_event_threshold(dump_threshold *th, const cJSON *ev)
+{
+	const cJSON *t = cJSON_GetObjectItem(ev, "threshold");
+	memset(th, 0, sizeof *th);
+	if (strcmp(json_str(t, "rule"), "allclose") != 0)
+		return;
+	th->agreed = 1;
+	th->atol = json_num(t, "atol");
+	th->rtol = json_num(t, "rtol");
+}
+
 void compare_req_options(compare_req *req, const cJSON *ev)
 {
 	req->column = option_of(ev, "column");
 	req->dtype_a = option_of(ev, "dtype_a");
 	req->dtype_b = option_of(ev, "dtype_b");
+	req->th_given = 1;
+	compare_event_threshold(&req->th, ev);
 }

@@ -24,6 +24,9 @@ typedef struct compare_req {
 	const char *column;      /* loss: the CSV column or key, or NULL */
 	int threads;             /* dump: worker threads, 0 for every core */
 	const char *dtype_a, *dtype_b; /* dump: "bf16" overrides, or NULL */
+	int th_given;            /* dump: 1: judge by th (a recorded comparison's); 0: by the
+	                          * engagement's tolerance.dump_atol / tolerance.dump_rtol */
+	dump_threshold th;
 } compare_req;
 
 typedef struct compare_outcome {
@@ -64,6 +67,9 @@ int compare_same_input(const compare_outcome *o);
 
 /* Sets req's options (--column, --dtype-a, --dtype-b) to those the recorded comparison
  * ev (a "compare" event's data) was made with; the strings are borrowed from ev. */
+/* The thresholds a recorded dump comparison ev was judged by (msprobe's rule when it
+ * names none: it was recorded before they were settings). */
+void compare_event_threshold(dump_threshold *th, const cJSON *ev);
 void compare_req_options(compare_req *req, const cJSON *ev);
 
 /* Why the recorded comparison ev (a "compare" event's data) failed, in the reader's

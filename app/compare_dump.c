@@ -244,6 +244,8 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 {
 	memset(out, 0, sizeof *out);
 	out->first_fail = -1;
+	if (opts)
+		out->th = opts->th;
 	dump_input ia, ib;
 	dump_tensor_io *io = NULL;
 	dump_hash_file *files = NULL;
@@ -386,14 +388,15 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	dump_known_hashes(files, nfiles, a);
 	dump_known_hashes(files, nfiles, b);
 	metrics = xcalloc(nreal ? nreal : 1, sizeof *metrics);
-	rc = dump_engine_run(metrics, io, nreal, files, nfiles, opts ? opts->chunk_elems : 0, opts ? opts->threads : 0);
+	rc = dump_engine_run(metrics, io, nreal, files, nfiles, opts ? opts->chunk_elems : 0, opts ? opts->threads : 0,
+	                     opts ? &opts->th : NULL);
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < out->n; i++) {
 		dump_pair *p = &out->pairs[i];
 		if (p->mode == DUMP_REAL) {
 			p->m = metrics[real_of[i]];
-			dump_judge_real(p);
+			dump_judge_real(p, opts ? &opts->th : NULL);
 			out->nreal++;
 		} else if (p->mode == DUMP_STATS) {
 			dump_judge_stats(p, ia.t[pair_a[i]].rec, ib.t[pair_b[i]].rec);

@@ -37,6 +37,7 @@ typedef struct dump_opts {
 	size_t chunk_elems; /* elements per chunk; 0 = the engine's default */
 	const char *dtype_a, *dtype_b; /* "bf16": that side's 2-byte integer or |V2 tensors hold
 	                                * bfloat16 bits; NULL: as the header (or dump.json) says */
+	dump_threshold th;  /* what a pair of tensors is judged by (agreed 0: msprobe's rule) */
 } dump_opts;
 
 /* 1 for the names the dtype overrides accept for bfloat16 ("bf16", "bfloat16"). */

@@ -18,6 +18,8 @@ const struct config_key config_keys[] = {
 	{ "target.cards", CFG_COUNT, NULL, N_("number of NPU cards in the plan"), NULL, NULL, "design", NULL },
 	{ "target.nodes", CFG_COUNT, NULL, N_("number of nodes in the plan"), NULL, NULL, "design", NULL },
 	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, N_("accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%"), NULL, NULL, "design", NULL },
+	{ "tolerance.dump_atol", CFG_NUMBER, NULL, N_("dump comparison: absolute threshold agreed with the client; each element within dump_atol + dump_rtol × |GPU value| (unset with dump_rtol: msprobe's rule), e.g. 1e-5"), NULL, NULL, "design", NULL },
+	{ "tolerance.dump_rtol", CFG_NUMBER, NULL, N_("dump comparison: relative threshold agreed with the client, as torch.allclose's rtol, e.g. 1e-3"), NULL, NULL, "design", NULL },
 	{ "tolerance.accuracy", CFG_NUMBER, NULL, N_("accepted absolute accuracy drop, e.g. 0.005"), NULL, NULL, "design", NULL },
 	/* xgettext:no-c-format */
 	{ "throughput.target_pct", CFG_NUMBER, NULL, N_("throughput target as % of the GPU baseline, e.g. 80"), NULL, NULL, "design", NULL },
@@ -177,6 +179,8 @@ static const struct {
 	const char *hint;
 } plausible[] = {
 	{ "tolerance.loss", 0, 1, N_("a relative difference of at most 100 %: 0.02 or 2% for two percent") },
+	{ "tolerance.dump_atol", 0, 1000, N_("an absolute difference of at least 0, e.g. 1e-5") },
+	{ "tolerance.dump_rtol", 0, 1, N_("a relative difference of at most 1, e.g. 1e-3") },
 	/* xgettext:no-c-format */
 	{ "throughput.target_pct", 1, 1000, N_("a percentage of the GPU's throughput: 80 for 80 %") },
 };

@@ -29,7 +29,7 @@
 /* Sums over one chunk; combined in job order so results do not depend on threads. */
 typedef struct partial {
 	double dot, na, nb, sq, max_abs, max_rel;
-	unsigned long long lt1, lt5, finite, nfa, nfb, mismatch;
+	unsigned long long lt1, lt5, finite, nfa, nfb, mismatch, over;
 } partial;
 
 typedef struct job {
@@ -54,6 +54,7 @@ typedef struct engine {
 	partial *parts;    /* one per job */
 	size_t chunk;
 	hash_stream *streams;       /* one per side of each pair: [2 r] for A, [2 r + 1] for B */
+	double atol, rtol; /* the agreed thresholds (atol +inf: none) */
 	atomic_size_t next;
 	atomic_int stop;
 	pthread_mutex_t mu;
@@ -97,10 +98,10 @@ static int same_nonfinite(double x, double y)
 }
 
 /* The scalar sums of n elements, non-finite values included (counted, left out). */
-static void accumulate(partial *p, const double *da, const double *db, size_t n)
+static void accumulate(partial *p, const double *da, const double *db, size_t n, double atol, double rtol)
 {
 	double dot = 0, na = 0, nb = 0, sq = 0, max_abs = p->max_abs, max_rel = p->max_rel;
-	unsigned long long lt1 = 0, lt5 = 0, finite = 0;
+	unsigned long long lt1 = 0, lt5 = 0, finite = 0, over = 0;
 	for (size_t i = 0; i < n; i++) {
 		double x = da[i], y = db[i];
 		if (!isfinite(x) || !isfinite(y)) {
@@ -120,6 +121,7 @@ static void accumulate(partial *p, const double *da, const double *db, size_t n)
 			max_rel = ad / den;
 		lt1 += ad < 0.001 * den;
 		lt5 += ad < 0.005 * den;
+		over += ad > atol + rtol * den;
 		finite++;
 	}
 	p->dot += dot;
@@ -130,6 +132,7 @@ static void accumulate(partial *p, const double *da, const double *db, size_t n)
 	p->max_rel = max_rel;
 	p->lt1 += lt1;
 	p->lt5 += lt5;
+	p->over += over;
 	p->finite += finite;
 }
 
@@ -139,8 +142,9 @@ static void accumulate(partial *p, const double *da, const double *db, size_t n)
  * of the threads and of the instruction set. */
 typedef struct lanes {
 	double dot[4], na[4], nb[4], sq[4], max_abs[4], max_rel[4];
-	long long lt1[4], lt5[4]; /* minus the counts: a true comparison is -1 */
+	long long lt1[4], lt5[4], over[4]; /* minus the counts: a true comparison is -1 */
 	unsigned long long finite;
+	double atol, rtol; /* the agreed thresholds (atol +inf: none) */
 } lanes;
 
 /* Elements per decoded block: two blocks of doubles stay in the L1 cache. */
@@ -158,7 +162,8 @@ typedef struct lanes {
 	{                                                                                                              \
 		enum { W = 4 / (NV) };                                                                                 \
 		VD t[NV], dot[NV], na[NV], nb[NV], sq[NV], max_abs[NV], max_rel[NV];                                   \
-		VL lt1[NV], lt5[NV];                                                                                   \
+		VL lt1[NV], lt5[NV], over[NV];                                                                         \
+		const VD atol = (VD){ 0 } + s->atol, rtol = (VD){ 0 } + s->rtol;                                       \
 		const VL abs_mask = (VL){ 0 } + INT64_MAX;                                                             \
 		/* finite unless a sum of x·0 is not zero (NaN·0 and inf·0 are NaN) */                                 \
 		_Pragma("GCC unroll 4") for (int h = 0; h < (NV); h++) t[h] = (VD){ 0 };                               \
@@ -186,6 +191,7 @@ typedef struct lanes {
 			memcpy(&max_rel[h], s->max_rel + h * W, sizeof max_rel[h]);                                    \
 			memcpy(&lt1[h], s->lt1 + h * W, sizeof lt1[h]);                                                \
 			memcpy(&lt5[h], s->lt5 + h * W, sizeof lt5[h]);                                                \
+			memcpy(&over[h], s->over + h * W, sizeof over[h]);                                             \
 		}                                                                                                      \
 		for (size_t i = 0; i < n; i += 4) {                                                                    \
 			VD ad[NV], den[NV];                                                                            \
@@ -209,6 +215,7 @@ typedef struct lanes {
 				_Pragma("GCC unroll 4") for (int l = 0; l < W; l++) any |= up[h][l];                   \
 				lt1[h] += ad[h] < 0.001 * den[h];                                                      \
 				lt5[h] += ad[h] < 0.005 * den[h];                                                      \
+				over[h] += ad[h] > atol + rtol * den[h];                                               \
 			}                                                                                              \
 			if (any) /* rare once the maximum is found: divide only then */                                \
 				_Pragma("GCC unroll 4") for (int h = 0; h < (NV); h++)                                 \
@@ -224,6 +231,7 @@ typedef struct lanes {
 			memcpy(s->max_rel + h * W, &max_rel[h], sizeof max_rel[h]);                                    \
 			memcpy(s->lt1 + h * W, &lt1[h], sizeof lt1[h]);                                                \
 			memcpy(s->lt5 + h * W, &lt5[h], sizeof lt5[h]);                                                \
+			memcpy(s->over + h * W, &over[h], sizeof over[h]);                                             \
 		}                                                                                                      \
 		s->finite += n;                                                                                        \
 		return 1;                                                                                              \
@@ -265,6 +273,7 @@ static void lanes_done(partial *p, const lanes *s)
 		p->max_rel = s->max_rel[l] > p->max_rel ? s->max_rel[l] : p->max_rel;
 		p->lt1 += (unsigned long long)-s->lt1[l];
 		p->lt5 += (unsigned long long)-s->lt5[l];
+		p->over += (unsigned long long)-s->over[l];
 	}
 	p->finite += s->finite;
 }
@@ -273,11 +282,12 @@ static void lanes_done(partial *p, const lanes *s)
  * go through the lanes, blocks holding a NaN or an infinity (and the last few elements)
  * through the scalar loop that counts them. */
 static void compare_chunk(partial *p, const dump_tensor_io *t, const unsigned char *ra, const unsigned char *rb,
-                          size_t n)
+                          size_t n, double atol, double rtol)
 {
 	double da[BLOCK], db[BLOCK];
 	lanes s;
 	memset(&s, 0, sizeof s);
+	s.atol = atol, s.rtol = rtol;
 	lanes_block_fn block = pick_lanes_block();
 	for (size_t i = 0; i < n; i += BLOCK) {
 		size_t m = n - i < BLOCK ? n - i : BLOCK;
@@ -286,7 +296,7 @@ static void compare_chunk(partial *p, const dump_tensor_io *t, const unsigned ch
 		size_t v = m & ~(size_t)3;
 		if (!block(&s, da, db, v))
 			v = 0;
-		accumulate(p, da + v, db + v, m - v);
+		accumulate(p, da + v, db + v, m - v, atol, rtol);
 	}
 	lanes_done(p, &s);
 }
@@ -354,7 +364,7 @@ static int run_job(engine *e, const job *j, worker_buf *w)
 		                        (size_t)n * (size_t)t->b.itemsize);
 	if (rc)
 		return rc;
-	compare_chunk(p, t, w->ra, w->rb, (size_t)n);
+	compare_chunk(p, t, w->ra, w->rb, (size_t)n, e->atol, e->rtol);
 	const unsigned char *buf[2] = { w->ra, w->rb };
 	const size_t len[2] = { (size_t)n * (size_t)t->a.itemsize, (size_t)n * (size_t)t->b.itemsize };
 	return hash_chunks(e, j->pair, j->from / e->chunk, buf, len);
@@ -429,11 +439,13 @@ static void finish_metrics(dump_metrics *m, const partial *parts, size_t nparts,
 		s.nfa += p->nfa;
 		s.nfb += p->nfb;
 		s.mismatch += p->mismatch;
+		s.over += p->over;
 	}
 	m->count = count;
 	m->nonfinite_a = s.nfa;
 	m->nonfinite_b = s.nfb;
 	m->nonfinite_mismatch = s.mismatch;
+	m->over_tol = s.over;
 	m->max_abs = s.max_abs;
 	m->max_rel = s.max_rel;
 	m->euc_dist = sqrt(s.sq);
@@ -450,10 +462,12 @@ static void finish_metrics(dump_metrics *m, const partial *parts, size_t nparts,
 }
 
 int dump_engine_run(dump_metrics *out, const dump_tensor_io *io, size_t n, dump_hash_file *files, size_t nfiles,
-                    size_t chunk, int threads)
+                    size_t chunk, int threads, const dump_threshold *th)
 {
 	engine e;
 	memset(&e, 0, sizeof e);
+	e.atol = th && th->agreed ? th->atol : INFINITY;
+	e.rtol = th && th->agreed ? th->rtol : 0;
 	if (!chunk)
 		chunk = DEFAULT_CHUNK;
 	/* a .npy still to hash whose data is compared is hashed from the chunks read for that;
@@ -513,13 +527,18 @@ int dump_engine_run(dump_metrics *out, const dump_tensor_io *io, size_t n, dump_
 	return rc;
 }
 
-void dump_judge_real(dump_pair *p)
+void dump_judge_real(dump_pair *p, const dump_threshold *th)
 {
 	const dump_metrics *m = &p->m;
 	p->pass = 1;
 	if (m->nonfinite_mismatch) {
 		p->pass = 0;
 		p->note = N_("NaN/inf where the other side is finite");
+	} else if (th && th->agreed) {
+		if (m->over_tol) {
+			p->pass = 0;
+			p->note = N_("outside the thresholds agreed for the engagement (atol, rtol)");
+		}
 	} else if (isnan(m->cosine)) {
 		p->pass = 0;
 		p->note = N_("cosine undefined (one side is all zero or non-finite)");

@@ -44,7 +44,7 @@ typedef struct dump_hash_file {
  * order, from the chunks read for the comparison. Fails with the first error of a worker: FERRY_EIO for an unreadable file,
  * FERRY_ECORRUPT for a file that ends early (changed while read). */
 int dump_engine_run(dump_metrics *out, const dump_tensor_io *io, size_t n, dump_hash_file *files, size_t nfiles,
-                    size_t chunk, int threads);
+                    size_t chunk, int threads, const dump_threshold *th);
 
 /* Fills in the hashes recorded when a dump folder was ingested (the sha256sum-style
  * manifest ROOT.sha256 beside its stored copy, see ingest.c) for the files below root,
@@ -56,9 +56,10 @@ size_t dump_known_hashes(dump_hash_file *files, size_t n, const char *root);
  * root and sorted by it, so the same dump has the same hash wherever it lies. */
 void dump_manifest_hash(char out[65], const dump_hash_file *files, const size_t *idx, size_t n, const char *root);
 
-/* msprobe's "Accuracy Reached or Not" for real data, plus NaN/inf agreement: sets
- * p->pass and p->note from p->m. */
-void dump_judge_real(dump_pair *p);
+/* msprobe's "Accuracy Reached or Not" for real data, or with th->agreed the agreed
+ * thresholds (th NULL: msprobe's), plus NaN/inf agreement: sets p->pass and p->note from
+ * p->m. */
+void dump_judge_real(dump_pair *p, const dump_threshold *th);
 
 /* msprobe's statistics mode: fills p->stat_a/stat_b/stat_rel from the dump.json records
  * ra and rb and sets p->pass, p->warn and p->note. */

@@ -101,6 +101,9 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 			sbuf_addf(out, _(": cosine %s, max abs err %s"), c, a);
 		}
 		sbuf_addf(out, "%s%s\n\n", p->note ? " — " : "", p->note ? _(p->note) : "");
+	} else if (r->n && r->th.agreed) {
+		sbuf_addf(out, _("no diverging layer: every pair is within the thresholds agreed for the engagement (atol %g, rtol %g)\n\n"),
+		          r->th.atol, r->th.rtol);
 	} else if (r->n) {
 		sbuf_adds(out, _("no diverging layer: every pair is within msprobe's accuracy rules\n\n"));
 	}
@@ -160,7 +163,12 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 		char why[240];
 		sbuf_addf(out, "%s\n", dump_incomplete_reason(why, sizeof why, r));
 	}
-	sbuf_addf(out, _("verdict: %s (%zu of %zu pairs fail; rules: cosine ≥ 0.99 or max abs err ≤ 0.001, cosine ≥ 0.9, "
+	if (r->th.agreed)
+		sbuf_addf(out, _("verdict: %s (%zu of %zu pairs fail; thresholds agreed for the engagement: every element within "
+		                 "atol %g + rtol %g × |A|; statistics more than 50%% apart are warnings)\n"),
+		          r->pass ? _("PASS") : _("FAIL"), r->nfailed, r->n, r->th.atol, r->th.rtol);
+	else
+		sbuf_addf(out, _("verdict: %s (%zu of %zu pairs fail; rules: cosine ≥ 0.99 or max abs err ≤ 0.001, cosine ≥ 0.9, "
 	               "max abs err ≤ 1; statistics more than 50%% apart are warnings)\n"),
 	          r->pass ? _("PASS") : _("FAIL"), r->nfailed, r->n);
 }
@@ -255,6 +263,25 @@ static cJSON *pair_json(const dump_pair *p)
 	return o;
 }
 
+const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th)
+{
+	if (th->agreed)
+		snprintf(buf, size, _("judged by the thresholds agreed for the engagement: atol %g, rtol %g"), th->atol, th->rtol);
+	else
+		snprintf(buf, size, "%s", _("judged by msprobe's rule (cosine and max abs error)"));
+	return buf;
+}
+
+void dump_threshold_json(cJSON *parent, const dump_threshold *th)
+{
+	cJSON *t = cJSON_AddObjectToObject(parent, "threshold");
+	cJSON_AddStringToObject(t, "rule", th->agreed ? "allclose" : "msprobe");
+	if (th->agreed) {
+		cJSON_AddNumberToObject(t, "atol", th->atol);
+		cJSON_AddNumberToObject(t, "rtol", th->rtol);
+	}
+}
+
 cJSON *dump_result_json(const dump_result *r, const cJSON *ina, const cJSON *inb)
 {
 	cJSON *doc = cJSON_CreateObject();
@@ -269,6 +296,7 @@ cJSON *dump_result_json(const dump_result *r, const cJSON *ina, const cJSON *inb
 	cJSON_AddStringToObject(jb, "sha256", r->sha_b);
 	cJSON_AddItemToObject(doc, "a", ja);
 	cJSON_AddItemToObject(doc, "b", jb);
+	dump_threshold_json(doc, &r->th);
 	cJSON *s = cJSON_AddObjectToObject(doc, "summary");
 	cJSON_AddNumberToObject(s, "pairs", (double)r->n);
 	cJSON_AddNumberToObject(s, "tensor", (double)r->nreal);

@@ -22,6 +22,12 @@ const char *dump_incomplete_reason(char *buf, size_t size, const dump_result *r)
 void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b);
 /* One row per compared pair, with a header line. */
 void dump_render_csv(sbuf *out, const dump_result *r);
+/* parent's "threshold": {"rule": "msprobe"} or {"rule": "allclose", "atol", "rtol"}, what
+ * the tensor pairs were judged by. */
+void dump_threshold_json(cJSON *parent, const dump_threshold *th);
+/* "judged by msprobe's rule (...)" or "judged by the thresholds agreed ...: atol A, rtol R"
+ * in the reader's language, into buf; returns buf. */
+const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th);
 /* {"kind":"dump","a","b","summary","first_diverging","verdict","pairs":[…]}; ina/inb may be
  * NULL (their members are copied, with "form" and "sha256" set from r). */
 cJSON *dump_result_json(const dump_result *r, const cJSON *ina, const cJSON *inb);

@@ -27,7 +27,17 @@ typedef struct dump_metrics {
 	unsigned long long count;              /* elements compared */
 	unsigned long long nonfinite_a, nonfinite_b; /* NaN/inf elements (left out of the metrics) */
 	unsigned long long nonfinite_mismatch; /* positions where A and B are not the same NaN/±inf */
+	unsigned long long over_tol;           /* finite elements with |B − A| > atol + rtol·|A| (the
+	                                        * thresholds agreed for the engagement; 0 without) */
 } dump_metrics;
+
+/* The thresholds a tensor pair is judged by: msprobe's rule (cosine and max-abs), or the
+ * ones a client agreed for the engagement (tolerance.dump_atol, tolerance.dump_rtol):
+ * every element within atol + rtol·|A|, as torch.allclose(B, A, rtol, atol) reads it. */
+typedef struct dump_threshold {
+	int agreed;       /* 0: msprobe's rule */
+	double atol, rtol;
+} dump_threshold;
 
 enum dump_mode {
 	DUMP_REAL = 0,     /* tensors read from .npy or .pt */
@@ -74,6 +84,7 @@ typedef struct dump_result {
 	int incomplete;        /* coverage < DUMP_MIN_COVERAGE, or unchecked tensors: B misses
 	                        * what A dumped, and what it holds cannot vouch for it */
 	int pass;              /* pairs were compared, none failed and B is not incomplete */
+	dump_threshold th;     /* what the tensor pairs were judged by */
 } dump_result;
 
 /* B must hold at least this share of A's tensors, or its run stopped early or dumped

@@ -303,7 +303,7 @@ static char *compared_input(const cJSON *side)
 static cJSON *comparison_series(workspace *ws, const cJSON *c, int loss)
 {
 	char *a = compared_input(cJSON_GetObjectItem(c, "a")), *b = compared_input(cJSON_GetObjectItem(c, "b"));
-	compare_req req = { loss, a, b, NULL, 0, NULL, NULL };
+	compare_req req = { loss, a, b, NULL, 0, NULL, NULL, 0, { 0, 0, 0 } };
 	compare_req_options(&req, c);
 	compare_outcome o;
 	cJSON *out = NULL;
@@ -1288,6 +1288,15 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		cells[2] = xasprintf(_("%s, %s"), acc, tp);
 		free(acc);
 		free(tp);
+	}
+	if (strcmp(kind, "dump") == 0) { /* what the verdict was judged by, to audit it against */
+		dump_threshold th;
+		compare_event_threshold(&th, v);
+		char rule[200];
+		/* TRANSLATORS: a dump verdict; then what it was judged by */
+		char *with = xasprintf(_("%s; %s"), cells[2], dump_threshold_text(rule, sizeof rule, &th));
+		free(cells[2]);
+		cells[2] = with;
 	}
 	if (*json_str(v, "column")) {
 		char *with = xasprintf(_("%s; from column %s"), cells[2], json_str(v, "column"));

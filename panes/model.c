@@ -6,6 +6,7 @@
 #include "json.h"
 #include "audit.h"
 #include "check.h"
+#include "compare.h"
 #include "config.h"
 #include "store.h"
 #include "err.h"
@@ -391,6 +392,7 @@ static void compare_row(tui_artifact *r, const cJSON *d, model *m)
 	r->b = jdup(ib, "path");
 	r->column = jdup_opt(d, "column");
 	r->dtype_a = jdup_opt(d, "dtype_a");
+	compare_event_threshold(&r->th, d);
 	r->dtype_b = jdup_opt(d, "dtype_b");
 }
 

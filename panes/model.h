@@ -12,6 +12,7 @@
 #ifndef FERRY_MODEL_H
 #define FERRY_MODEL_H
 
+#include "dump_result.h"
 #include "finding.h"
 #include "phase.h"
 
@@ -40,6 +41,7 @@ typedef struct tui_artifact {
 	char *a, *b;         /* kind "compare": the compared inputs as recorded (paths); else NULL */
 	int loss;            /* kind "compare": 1 loss curves, 0 dumps */
 	char *column, *dtype_a, *dtype_b; /* kind "compare": its options, NULL when not given */
+	dump_threshold th;   /* kind "compare" of dumps: the thresholds its verdict was judged by */
 } tui_artifact;
 
 /* One audit event, copied. */

@@ -301,4 +301,52 @@ expect_exit 3 "and compare refuses it rather than report a divergence" -- \
 	"$FERRY" -C "$p" compare dump "$fx/weight_param.pt" "$work/crcbad.pt"
 expect_grep "crcbad.pt: damaged archive entry" "$work/err" "compare names the damaged file"
 
+
+# the thresholds a client agreed for the engagement (the seeds: allclose atol=1e-5
+# rtol=1e-3, rtol=1e-5 atol=1e-8, per layer 1e-4) are settings; each comparison records
+# what it was judged by. The parameters of two runs of real torch differ by rounding
+# (|B-A| up to 1.05e-6 of |A|): msprobe's rule and the seeds' thresholds pass them, a
+# tighter threshold fails them
+t="$work/thresholds"
+make_project "$t"
+"$FERRY" -C "$t" init >/dev/null 2>&1
+expect_exit 0 "msprobe's rule passes the two runs' parameters" -- "$FERRY" -C "$t" compare dump "$fx/gpu_params.pt" "$fx/npu_params.pt"
+expect_grep "rules: cosine" "$work/out" "the verdict names msprobe's rule"
+expect_exit 0 "tolerance.dump_atol is a setting" -- "$FERRY" -C "$t" config tolerance.dump_atol 1e-5
+expect_exit 0 "tolerance.dump_rtol is a setting" -- "$FERRY" -C "$t" config tolerance.dump_rtol 1e-3
+expect_exit 2 "a negative threshold is refused" -- "$FERRY" -C "$t" config tolerance.dump_rtol -1
+expect_exit 0 "allclose atol=1e-5 rtol=1e-3 passes them" -- "$FERRY" -C "$t" compare dump "$fx/gpu_params.pt" "$fx/npu_params.pt"
+expect_grep "atol 1e-05 + rtol 0.001" "$work/out" "the verdict names the agreed thresholds"
+"$FERRY" -C "$t" config tolerance.dump_atol 1e-8 >/dev/null 2>&1
+"$FERRY" -C "$t" config tolerance.dump_rtol 1e-7 >/dev/null 2>&1
+expect_exit 1 "a tighter threshold (atol=1e-8 rtol=1e-7) fails them" -- "$FERRY" -C "$t" compare dump "$fx/gpu_params.pt" "$fx/npu_params.pt" --format json
+python3 - "$work/out" <<'PY' && ok "every parameter fails the tighter threshold, the JSON says which threshold" || fail "tighter threshold"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "fail" and r["threshold"] == {"rule": "allclose", "atol": 1e-8, "rtol": 1e-7}, r.get("threshold")
+assert all(p["result"] == "fail" and "agreed" in p["note"] for p in r["pairs"]), [(p["name"], p["result"]) for p in r["pairs"]]
+PY
+"$FERRY" -C "$t" log --json >"$work/th-log.json"
+python3 - "$work/th-log.json" <<'PY' && ok "each comparison records the thresholds its verdict used" || fail "thresholds not in the record"
+import json, sys
+d = json.load(open(sys.argv[1]))
+evs = [e["data"] for e in (d["events"] if isinstance(d, dict) else d) if e["kind"] == "compare"]
+got = [(e["verdict"], e["threshold"]) for e in evs]
+assert got == [("pass", {"rule": "msprobe"}), ("pass", {"rule": "allclose", "atol": 1e-5, "rtol": 1e-3}),
+               ("fail", {"rule": "allclose", "atol": 1e-8, "rtol": 1e-7})] or \
+       got[::-1] == [("pass", {"rule": "msprobe"}), ("pass", {"rule": "allclose", "atol": 1e-5, "rtol": 1e-3}),
+               ("fail", {"rule": "allclose", "atol": 1e-8, "rtol": 1e-7})], got
+PY
+expect_exit 1 "signoff tune refused by the comparison failing the agreed thresholds" -- "$FERRY" -C "$t" signoff tune
+"$FERRY" -C "$t" report --format md --output "$work/th.md" >/dev/null 2>&1
+expect_grep "2 of 2 tensor pairs fail\|4 of 4 tensor pairs fail" "$work/th.md" "the report gives the failing verdict"
+expect_grep "thresholds agreed for the engagement: atol 1e-08, rtol 1e-07" "$work/th.md" "the report says which thresholds it was judged by"
+FERRY_LANG=zh_CN "$FERRY" -C "$t" report --format md --lang zh --output "$work/th.zh.md" >/dev/null 2>&1
+if grep -q "thresholds agreed" "$work/th.zh.md"; then fail "the zh report says the thresholds in English"; else ok "the zh report says the thresholds in Chinese"; fi
+# changing the setting later does not change what a recorded comparison was judged by
+"$FERRY" -C "$t" config tolerance.dump_rtol 1e-3 >/dev/null 2>&1
+"$FERRY" -C "$t" config tolerance.dump_atol 1e-5 >/dev/null 2>&1
+"$FERRY" -C "$t" report --format md --output "$work/th2.md" >/dev/null 2>&1
+expect_grep "atol 1e-08, rtol 1e-07" "$work/th2.md" "a recorded verdict keeps the thresholds it was judged by"
+
 finish

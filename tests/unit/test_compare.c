@@ -700,7 +700,7 @@ static void test_npy_decode(void **state)
 static dump_result compare_ok(const char *dir, const char *a, const char *b, int threads, size_t chunk)
 {
 	char *pa = util_path_join(dir, a), *pb = util_path_join(dir, b);
-	dump_opts o = { threads, chunk, NULL, NULL };
+	dump_opts o = { threads, chunk, NULL, NULL, { 0, 0, 0 } };
 	dump_result r;
 	int rc = dump_compare(&r, pa, pb, &o);
 	if (rc)
@@ -834,7 +834,7 @@ static void test_chunks_threads_dtypes(void **state)
 	assert_int_equal(r.pairs[0].mode, DUMP_UNMATCHED);
 	dump_result_done(&r);
 	char *pr = util_path_join(dir, "ref.npy"), *pbf = util_path_join(dir, "bf.npy"), *pv = util_path_join(dir, "bfv.npy");
-	dump_opts ob = { 1, 0, NULL, "bf16" };
+	dump_opts ob = { 1, 0, NULL, "bf16", { 0, 0, 0 } };
 	assert_int_equal(dump_compare(&r, pr, pbf, &ob), 0);
 	assert_true(r.pass);
 	assert_true(r.pairs[0].m.max_abs == 0 && r.pairs[0].m.cosine > 0.999999);
@@ -843,7 +843,7 @@ static void test_chunks_threads_dtypes(void **state)
 	assert_int_equal(dump_compare(&r, pr, pv, &ob), 0);
 	assert_true(r.pass);
 	dump_result_done(&r);
-	dump_opts none = { 1, 0, NULL, NULL };
+	dump_opts none = { 1, 0, NULL, NULL, { 0, 0, 0 } };
 	assert_int_equal(dump_compare(&r, pr, pv, &none), 0);
 	assert_false(r.pass);
 	assert_non_null(strstr(r.pairs[0].note, "--dtype-b bf16"));
@@ -889,7 +889,7 @@ static void test_nan_and_order(void **state)
 	assert_true(r.pass);
 	dump_result_done(&r);
 	char *p1 = util_path_join(dir, "f1.npy"), *p2 = util_path_join(dir, "c1.npy");
-	dump_opts o = { 1, 0, NULL, NULL };
+	dump_opts o = { 1, 0, NULL, NULL, { 0, 0, 0 } };
 	assert_int_equal(dump_compare(&r, p1, p2, &o), FERRY_ECORRUPT);
 	assert_non_null(strstr(err_message(), "c1.npy"));
 	assert_non_null(strstr(err_message(), "Fortran"));
@@ -958,7 +958,7 @@ static void test_corrupt_npy(void **state)
 	write_f32(dir, "short.npy", a, 7, "(8,)");
 	char *good = util_path_join(dir, "a.npy"), *bad = util_path_join(dir, "short.npy");
 	dump_result r;
-	dump_opts o = { 2, 3, NULL, NULL };
+	dump_opts o = { 2, 3, NULL, NULL, { 0, 0, 0 } };
 	assert_int_equal(dump_compare(&r, good, bad, &o), FERRY_ECORRUPT);
 	assert_non_null(strstr(err_message(), "short.npy"));
 	assert_non_null(strstr(err_message(), "truncated"));
@@ -1099,7 +1099,7 @@ static void test_dump_json_stats(void **state)
 	write_dump_json(dir, "multi/step0/rank0/dump.json", 0, "pt");
 	write_dump_json(dir, "multi/step0/rank1/dump.json", 0, "pt");
 	char *pa = util_path_join(dir, "gpu"), *pm = util_path_join(dir, "multi");
-	dump_opts o = { 1, 0, NULL, NULL };
+	dump_opts o = { 1, 0, NULL, NULL, { 0, 0, 0 } };
 	assert_int_equal(dump_compare(&r, pa, pm, &o), FERRY_EUSAGE);
 	assert_non_null(strstr(err_message(), "2 dump.json"));
 	tu_write(dir, "broken/dump.json", "{\"data\": {\"x\": [");
@@ -1213,7 +1213,7 @@ static void test_dump_json_tensors(void **state)
 	dump_result_done(&r);
 	/* a folder against a single file is refused */
 	char *pa = util_path_join(dir, "fa"), *pb = util_path_join(dir, "fb/only_b.npy");
-	dump_opts o = { 1, 0, NULL, NULL };
+	dump_opts o = { 1, 0, NULL, NULL, { 0, 0, 0 } };
 	assert_int_equal(dump_compare(&r, pa, pb, &o), FERRY_EUSAGE);
 	free(pa);
 	free(pb);

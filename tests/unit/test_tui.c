@@ -1523,7 +1523,7 @@ static void test_signoff_runs_the_gate_first(void **state)
 	for (size_t i = 0; i < 4; i++)
 		assert_int_equal(review_signoff(ws, early[i], NULL), 0);
 	char *pa = util_path_join(data, "a.npy"), *pb = util_path_join(data, "b.npy");
-	compare_req req = { 0, pa, pb, NULL, 1, NULL, NULL };
+	compare_req req = { 0, pa, pb, NULL, 1, NULL, NULL, 0, { 0, 0, 0 } };
 	compare_outcome o;
 	assert_int_equal(compare_record(&o, ws, &req), 0);
 	assert_int_equal(o.pass, 0);
@@ -1535,6 +1535,30 @@ static void test_signoff_runs_the_gate_first(void **state)
 	free(s);
 	free(pa);
 	free(pb);
+	tu_rmdir(data);
+	free(data);
+}
+
+/* A dump comparison is judged by the thresholds agreed for the engagement when they are
+ * set, and shown with them; opened again after the setting changed, it is judged by the
+ * thresholds it was recorded with. B is A plus 0.01: within msprobe's rule (cosine above
+ * 0.99), outside an agreed atol of 0.001. */
+static void test_compare_view_shows_recorded_thresholds(void **state)
+{
+	struct fx *fx = *state;
+	char *data = tu_mkdtemp();
+	write_npy(data, "a.npy", 16, 1.0f, 0.1f);
+	write_npy(data, "b.npy", 16, 1.01f, 0.1f);
+	char *keys = xasprintf(":config tolerance.dump_atol 0.001<Enter>:compare dump %s/a.npy %s/b.npy<Enter>", data, data);
+	char *s = screen_of(fx->dir, "120x30", keys);
+	assert_has(row(s, 28), "1 of 1 tensor pairs fail");
+	free(s);
+	free(keys);
+	s = screen_of(fx->dir, "120x30", ":config tolerance.dump_atol 0.5<Enter>a<Enter>");
+	assert_has(row(s, 1), "Comparison of dump");
+	assert_has(row(s, 2), "FAIL  1 tensor pair compared, 1 fail");
+	assert_has(row(s, 3), "judged by the thresholds agreed for the engagement: atol 0.001, rtol 0");
+	free(s);
 	tu_rmdir(data);
 	free(data);
 }
@@ -1835,6 +1859,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_palette_engagement_commands, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_compare_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signoff_runs_the_gate_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compare_view_shows_recorded_thresholds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engagement_complete_offers_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rerun_keeps_the_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checklist_ticks_past_info, setup, teardown),
