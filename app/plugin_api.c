@@ -1508,6 +1508,8 @@ static papi_file *py_file(papi_run *run, const char *path)
 	return bsearch(path, run->py, run->npy, sizeof *run->py, by_path);
 }
 
+static void seal_stored(lua_State *L, papi_run *run, const char *abs);
+
 /* Reads a project file for a plugin. Returns its text, borrowed from the parsed tree or
  * from the plugin's last read (sb->last_read: valid until its next file_text call), or
  * NULL with the reason pushed on the stack. Exactly one value is pushed either way (nil
@@ -1538,6 +1540,13 @@ static const char *file_text_of(lua_State *L, papi_sandbox *sb, const char *path
 	if (project_resolve(&abs, run->opts->root, path) != 0) {
 		lua_pushstring(L, err_message());
 		return NULL;
+	}
+	if (strstr(abs, "/.ferry/artifacts/")) { /* a file of an ingested artifact: sealed as ctx.read_artifact reads it */
+		box *ab = box_new(L, free); /* freed also when the seal raises */
+		ab->p = abs;
+		seal_stored(L, run, abs);
+		ab->p = NULL;
+		lua_pop(L, 1);
 	}
 	struct stat st;
 	if (stat(abs, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -2466,6 +2475,29 @@ static char *sealed_file(lua_State *L, papi_run *run, const cJSON *row, const ch
 	ab->p = NULL;
 	lua_pop(L, 1);
 	return abs;
+}
+
+/* A file at abs (resolved) that is, or lies inside, the stored copy of an ingested
+ * artifact (a dump's view folder, a stored log or .pt) is read by a plugin only while that
+ * artifact still has the bytes recorded at ingest: otherwise raises sealed_file's error. */
+static void seal_stored(lua_State *L, papi_run *run, const char *abs)
+{
+	int top = lua_gettop(L);
+	const cJSON *list = artifacts(L, run, NULL), *row;
+	cJSON_ArrayForEach(row, list) {
+		const char *path = artifact_field(row, "path");
+		char *stored = NULL;
+		if (!path || path[0] == '/' || project_resolve(&stored, run->opts->root, path) != 0) {
+			err_clear();
+			continue;
+		}
+		size_t n = strlen(stored);
+		int inside = strncmp(abs, stored, n) == 0 && (abs[n] == '\0' || abs[n] == '/');
+		free(stored);
+		if (inside)
+			free(sealed_file(L, run, row, path));
+	}
+	lua_settop(L, top);
 }
 
 /* The absolute path of the artifact whose id is at stack index idx, malloc'd; NULL with

@@ -123,4 +123,33 @@ expect_exit 0 "verify passes after the dump is repaired" -- "$FERRY" -C "$p" ver
 [ -z "$(ls -d "$p"/.ferry/artifacts/dump/*.incoming-* "$p"/.ferry/artifacts/dump/*.old-* 2>/dev/null)" ] &&
 	ok "no temporary view left behind" || fail "temporary views left: $(ls "$p/.ferry/artifacts/dump")"
 
+
+# a plugin reading a file of an ingested dump folder by its path (ctx.read) reads it only
+# while the dump is intact: altered, the check errors with the dump's line, as
+# ctx.read_artifact does
+mkdir -p "$work/plug2/tune"
+cat >"$work/plug2/tune/dumpjson.lua" <<'L'
+return {
+	id = "tune.dumpjson", phase = "tune", evidence = { "dump" }, title = "dump.json", severity = "info",
+	category = "precision", description = "reads the dump.json of each ingested dump folder",
+	run = function(ctx)
+		for _i, a in ipairs(ctx.artifacts("dump") or {}) do
+			local text = ctx.read(a.path .. "/step0/rank0/dump.json")
+			if text then ctx.report{ key = a.label, file = "(project)", message = a.label .. " read: " .. #text .. " bytes" } end
+		end
+	end,
+}
+L
+FERRY_PLUGIN_PATH="$work/plug2" "$FERRY" -C "$p" check --plugin tune.dumpjson >"$work/out" 2>"$work/err"
+grep -q "gpudump2 read: [0-9]* bytes" "$work/out" && ok "an intact dump folder's file is read" || fail "the intact dump was not read: $(cat "$work/err")"
+view=$(ls -d "$p"/.ferry/artifacts/dump/*-gpu_dump)
+dj=$(cd "$view" && find . -name dump.json | head -n 1 | cut -c3-)
+cp "$view/$dj" "$work/dump.json.orig"
+printf '{}\n' >"$view/$dj.tmp" && mv "$view/$dj.tmp" "$view/$dj"
+FERRY_PLUGIN_PATH="$work/plug2" "$FERRY" -C "$p" check --plugin tune.dumpjson >"$work/out" 2>"$work/err"
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "tune.dumpjson.*(dump, gpudump2*) no longer matches the SHA-256 recorded at ingest" "$work/err" &&
+	! grep -q "read: 3 bytes" "$work/out" && ok "a file of an altered dump folder is not read by ctx.read" ||
+	fail "ctx.read read the altered dump folder: exit $rc, $(cat "$work/out" "$work/err")"
+
 finish
