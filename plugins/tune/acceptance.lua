@@ -20,6 +20,20 @@ local function fraction(text)
 	return n and (percent and n / 100 or n)
 end
 
+-- The dump thresholds agreed now, as a comparison records them (compare.c): allclose with
+-- tolerance.dump_atol and tolerance.dump_rtol (the one unset 0), or msprobe's rule.
+local function thresholds(ctx)
+	local atol = tonumber(ctx.config("tolerance.dump_atol") or "")
+	local rtol = tonumber(ctx.config("tolerance.dump_rtol") or "")
+	if not atol and not rtol then return { rule = "msprobe" } end
+	return { rule = "allclose", atol = atol or 0, rtol = rtol or 0 }
+end
+
+local function rule_text(t)
+	if t.rule ~= "allclose" then return _("msprobe's rule") end
+	return _("atol {atol}, rtol {rtol}", { atol = string.format("%g", t.atol or 0), rtol = string.format("%g", t.rtol or 0) })
+end
+
 local function inputs(c)
 	local function one(s) return string.format("%s (sha256 %s)", s.shown or "?", (s.sha256 or "?"):sub(1, 12)) end
 	return _("{a} against {b}", { a = one(c.a or {}), b = one(c.b or {}) })
@@ -98,6 +112,20 @@ return {
 					{ event = loss.event or 0, inputs = inputs(loss), old = pct(loss.tolerance or 0), tol = pct(now), err = pct(loss.mean_rel_err) }),
 				suggestion = _("Run `ferry compare loss` again, so the runs are judged against the agreed tolerance; if the client accepts the difference, change tolerance.loss back with the reason, or waive this."),
 			}
+		end
+		-- a dump comparison that passed by other thresholds than the ones agreed now (agreed
+		-- since, or changed): its verdict says nothing about the agreed ones
+		if dump and dump.verdict ~= "fail" then
+			local was, agreed = dump.threshold or { rule = "msprobe" }, thresholds(ctx)
+			if was.rule ~= agreed.rule or (agreed.rule == "allclose" and (was.atol ~= agreed.atol or was.rtol ~= agreed.rtol)) then
+				ctx.report{
+					key = "dump:stale:" .. tostring((dump.a or {}).sha256) .. ":" .. tostring((dump.b or {}).sha256) .. ":"
+						.. rule_text(agreed),
+					message = _("The latest dump comparison (audit event {event}, {inputs}) passed by {old}, but the thresholds agreed for the engagement are now {now}: it was not judged by them.",
+						{ event = dump.event or 0, inputs = inputs(dump), old = rule_text(was), now = rule_text(agreed) }),
+					suggestion = _("Run `ferry compare dump` again, so the dumps are judged by the agreed thresholds (tolerance.dump_atol, tolerance.dump_rtol); if the client accepts the earlier ones, set them back with the reason, or waive this."),
+				}
+			end
 		end
 		-- a comparison of the same data on both sides passes and proves nothing: with
 		-- tolerance.loss agreed, a loss comparison of a log with itself leaves it unchecked

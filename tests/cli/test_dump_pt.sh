@@ -318,6 +318,11 @@ expect_exit 2 "a negative threshold is refused" -- "$FERRY" -C "$t" config toler
 expect_exit 0 "allclose atol=1e-5 rtol=1e-3 passes them" -- "$FERRY" -C "$t" compare dump "$fx/gpu_params.pt" "$fx/npu_params.pt"
 expect_grep "atol 1e-05 + rtol 0.001" "$work/out" "the verdict names the agreed thresholds"
 "$FERRY" -C "$t" config tolerance.dump_atol 1e-8 >/dev/null 2>&1
+# a pass by the thresholds agreed before is no pass by the ones agreed now
+"$FERRY" -C "$t" findings --plugin tune.acceptance --status open >"$work/th-stale.txt" 2>&1
+expect_grep "passed by atol 1e-05, rtol 0.001, but the thresholds agreed for the engagement are now atol 1e-08, rtol 0.001" \
+	"$work/th-stale.txt" "a pass by thresholds changed since is an error of tune.acceptance"
+expect_exit 1 "signoff tune refused while the pass predates the agreed thresholds" -- "$FERRY" -C "$t" signoff tune
 "$FERRY" -C "$t" config tolerance.dump_rtol 1e-7 >/dev/null 2>&1
 expect_exit 1 "a tighter threshold (atol=1e-8 rtol=1e-7) fails them" -- "$FERRY" -C "$t" compare dump "$fx/gpu_params.pt" "$fx/npu_params.pt" --format json
 python3 - "$work/out" <<'PY' && ok "every parameter fails the tighter threshold, the JSON says which threshold" || fail "tighter threshold"
