@@ -135,7 +135,11 @@ return {
 						end
 						local v = { what = what, line = f.line, cause = cause, text = quote(f.text), n = f.more }
 						local message
-						if f.more == 0 then
+						if r.generic and f.more > 0 then
+							-- the exception closing the last of several tracebacks (a chain, or ranks)
+							v.n = f.more + 1
+							message = _("{what} line {line}: {cause} — \"{text}\" (the exception closing the last of the log's {n} tracebacks).", v)
+						elseif f.more == 0 then
 							message = _("{what} line {line}: {cause} — \"{text}\".", v)
 						elseif f.more == 1 then
 							message = _("{what} line {line}: {cause} — \"{text}\" (and 1 more line like it).", v)

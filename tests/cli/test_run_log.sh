@@ -107,9 +107,22 @@ fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["severity"] == "e
 assert len(fs) == 1, [f["message"] for f in fs]
 m = fs[0]["message"]
 assert "line %s:" % sys.argv[2] in m and '"RuntimeError: emergency checkpoint of step 4 failed:"' in m, m
+assert "the last of the log's 3 tracebacks" in m, m
 PY
 FERRY_LANG=zh_CN "$FERRY" -C "$c" findings --plugin tune.run_log >"$work/chained.zh"
 expect_grep "第 $last 行" "$work/chained.zh" "the Chinese finding gives the same line"
+
+# a launcher that prefixes each rank's lines ("[rank1]: "): the exception is the first line
+# after the frames that has the header's prefix and no indent
+r=$work/ranks
+make_project "$r"
+"$FERRY" init "$r" >/dev/null 2>&1
+sed -n '/^Traceback/,$p' "$fx/chained.log" | sed 's/^/[rank1]: /' >"$work/ranks.log"
+expect_exit 0 "ingest a rank-prefixed run" -- "$FERRY" -C "$r" ingest run-log "$work/ranks.log" --label ranks
+last=$(grep -n '^\[rank1\]: RuntimeError: emergency checkpoint' "$work/ranks.log" | cut -d: -f1)
+"$FERRY" -C "$r" findings --plugin tune.run_log >"$work/ranks.txt"
+expect_grep "line $last: .*\"\[rank1\]: RuntimeError: emergency checkpoint of step 4 failed:\"" "$work/ranks.txt" \
+	"behind a rank prefix, the exception that ended the run is quoted ($last)"
 
 # the evidence scripts: one checkpoint writing the three files, byte for byte
 expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
