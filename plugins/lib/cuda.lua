@@ -100,6 +100,20 @@ function cuda.cuda_calls(ctx, path)
 	return settle(ctx, path, out)
 end
 
+-- In a package others import, the import of torch_npu is guarded (the package still imports
+-- where torch_npu is not installed), so torch.npu may not exist where it runs: its CUDA
+-- availability test becomes one that answers no there, as CUDA's did on a machine without
+-- a GPU, instead of raising AttributeError (whisper.load_model on a CPU host).
+local function guarded_package(ctx, path)
+	if cuda.auto(ctx) then return false end
+	local lib = cuda.library(ctx)
+	return lib ~= nil and lib.of(path) ~= nil
+end
+
+local function cuda_string(inner)
+	return inner == "cuda" or inner:match("^cuda:%d+$") ~= nil
+end
+
 ---------------------------------------------------------------------------------------
 -- device strings
 
@@ -199,7 +213,7 @@ end
 -- other rules own (comparisons, the device argument of autocast/GradScaler).
 local function device_uses(ctx, path, map)
 	local heads = {}
-	local certain, skip, used, assigns = {}, {}, {}, {}
+	local certain, skip, used, assigns, built = {}, {}, {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, HEADS) or {}) do
 		local k = m.e.start_byte .. ":" .. m.e.end_byte
 		heads[k] = heads[k] or {}
@@ -227,6 +241,9 @@ local function device_uses(ctx, path, map)
 				if m.v.type == "string" then skip[m.v.start_byte] = true end
 			elseif (name and DEVICE_FUNCS[name]) or (m.f.type == "attribute" and DEVICE_METHODS[fname]) then
 				mark(m.v)
+				if name == "torch.device" and m.v.type == "string" then
+					built[m.v.start_byte] = m.f.text:match("^(.-)%s*%.%s*device$")
+				end
 			end
 		elseif m.kf then
 			local fname = last_name(m.kf.text)
@@ -254,7 +271,17 @@ local function device_uses(ctx, path, map)
 			if key and device_name(key) then mark(a.v) end
 		end
 	end
-	return certain, skip
+	return certain, skip, built
+end
+
+-- Whether the code at byte b runs when the module is imported: outside every function
+-- and lambda body (a default argument's value is built when its def runs).
+local BODIES = "[(function_definition body: (block) @body) (lambda body: (_) @body)]"
+local function on_import(ctx, path, b)
+	for _i, m in ipairs(ctx.query(path, BODIES) or {}) do
+		if b >= m.body.start_byte and b < m.body.end_byte then return false end
+	end
+	return true
 end
 
 -- Device type names, as keys of tables and items of lists of devices ("default" is the
@@ -298,13 +325,13 @@ end
 -- used as one}.
 function cuda.device_strings(ctx, path, map)
 	local out = {}
-	local certain, skip -- how the file uses its strings: read when a device string is found
+	local certain, skip, built -- how the file uses its strings: read when a device string is found
 	local tables = scene(ctx, path, "tables").tables
 	local lists
 	for _i, s in ipairs(refs.strings(ctx, path)) do
 		local inner, at = refs.string_inner(s.node)
 		local candidate = not tables[s.node.start_byte] and cuda.device_string(inner)
-		if candidate and not certain then certain, skip = device_uses(ctx, path, map) end
+		if candidate and not certain then certain, skip, built = device_uses(ctx, path, map) end
 		-- the lists, found once per file at its first plain "cuda" (whatever device
 		-- string came before it)
 		if candidate and inner == "cuda" and not lists then lists = device_lists(ctx, path) end
@@ -329,7 +356,14 @@ function cuda.device_strings(ctx, path, map)
 				message = _("The device string {text} names an NVIDIA GPU.", { text = s.node.text }),
 				suggestion = _("Write 'npu' instead of 'cuda' (e.g. 'npu:0'); torch_npu registers the 'npu' device type."),
 			}
-			if certain[s.node.start_byte] then
+			local head = certain[s.node.start_byte] and built[s.node.start_byte]
+			if head and cuda_string(inner) and guarded_package(ctx, path) and on_import(ctx, path, s.node.start_byte) then
+				-- torch.device('npu') raises where torch_npu is not imported: in a package
+				-- others import, one built on import (a default argument) falls back to CUDA
+				local q = s.node.text:match("^[%a]*(['\"])")
+				site.edits = { refs.edit(s.node.start_byte, #s.node.text, q .. "npu" .. inner:sub(5) .. q
+					.. " if hasattr(" .. head .. ", " .. q .. "npu" .. q .. ") else " .. s.node.text) }
+			elseif certain[s.node.start_byte] then
 				site.edits = { refs.edit(at, 4, "npu") }
 			else
 				site.fix_message = _("The string {text} looks like a CUDA device, but ferry cannot tell that the code uses it as one.",
@@ -353,10 +387,6 @@ local BRANCHES = [[
 (class_definition body: (block (function_definition name: (identifier) @cls (#eq? @cls "is_cuda"))))
 (class_definition body: (block (decorated_definition definition: (function_definition name: (identifier) @cls (#eq? @cls "is_cuda")))))
 ]]
-
-local function cuda_string(inner)
-	return inner == "cuda" or inner:match("^cuda:%d+$") ~= nil
-end
 
 -- A comparison with 'cuda' inside a boolean expression, as the condition of a conditional
 -- expression, or as the value of a keyword argument, dict entry or assignment: with a
@@ -398,16 +428,6 @@ local function quote_at(ctx, path, b)
 		end
 	end
 	return q
-end
-
--- In a package others import, the import of torch_npu is guarded (the package still imports
--- where torch_npu is not installed), so torch.npu may not exist where it runs: its CUDA
--- availability test becomes one that answers no there, as CUDA's did on a machine without
--- a GPU, instead of raising AttributeError (whisper.load_model on a CPU host).
-local function guarded_package(ctx, path)
-	if cuda.auto(ctx) then return false end
-	local lib = cuda.library(ctx)
-	return lib ~= nil and lib.of(path) ~= nil
 end
 
 -- device.type == 'cuda', 'cuda' in str(device), t.is_cuda. Comparisons are rewritten when
@@ -1572,7 +1592,7 @@ local NPU_CHOICES = [[
 ((function_definition) @fn (#match? @fn "(^|[^A-Za-z])[nN][pP][uU]|cuda[ \t]*\\.[ \t]*(is_available|device_count|is_initialized)|is_cuda_available"))
 (try_statement body: (block (import_statement) @guard (#match? @guard "torch_npu")))
 (try_statement body: (block (import_from_statement) @guard (#match? @guard "torch_npu")))
-(assignment left: (identifier) right: (_) @pv (#match? @pv "cuda")) @passign
+(assignment left: [(identifier) (attribute)] right: (_) @pv (#match? @pv "cuda|(^|[^A-Za-z])[nN][pP][uU]")) @passign
 (try_statement body: (block [(import_statement) (import_from_statement)] @npu_import
   (#match? @npu_import "torch_npu|torch\\.npu|import npu")) (except_clause) @fallback)
 ]]
@@ -1804,6 +1824,13 @@ local function cuda_probe(text)
 		or text:find("cuda%s*%.%s*is_initialized") or text:find("is_cuda_available")
 end
 
+-- Whether an expression asks whether something is the NPU (`torch.npu.is_available()`,
+-- `device.type == 'npu'`, `x.is_npu`).
+local function npu_test(text)
+	return text:find("is_npu", 1, true) ~= nil or text:find("npu%s*%.%s*is_available") ~= nil
+		or text:find("[=!]=%s*[\"']npu") ~= nil or text:find("[\"']npu[\"']%s*[=!]=") ~= nil
+end
+
 -- Code that already chooses the NPU: adds to sc.keep.
 --  * an if/elif/else chain with a clause whose condition names the NPU: its other clauses
 --    (the CUDA or CPU alternatives) stay; the NPU clause itself is open to the rewrites;
@@ -1811,9 +1838,11 @@ end
 --    and testing for CUDA, a list naming both device types;
 --  * in a function (or at module level) that tests for the NPU (a condition naming it,
 --    or a guarded import of torch_npu), every if and conditional expression that tests
---    for CUDA.
+--    for CUDA, and every CUDA test it stores under a name;
+--  * a CUDA test stored under a name beside an NPU test stored under the same name with
+--    npu for cuda (`self.is_cuda = ...`, `self.is_npu = ...`).
 local function npu_choices(ctx, path, sc)
-	local chains, exprs, fns, guards, stored = {}, {}, {}, {}, {}
+	local chains, exprs, fns, guards, stored, paired, npu_names = {}, {}, {}, {}, {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, NPU_CHOICES) or {}) do
 		local node = m["if"]
 		if node then
@@ -1842,7 +1871,14 @@ local function npu_choices(ctx, path, sc)
 		elseif m.guard then
 			guards[#guards + 1] = m.guard.start_byte
 		elseif m.passign then
+			local name = m.passign.text:match("^[%w_.]+")
 			if cuda_probe(m.pv.text) then stored[#stored + 1] = range(m.passign) end
+			if name and name:find("cuda") and (cuda_probe(m.pv.text) or is_cuda_test(m.pv.text)) then
+				paired[#paired + 1] = range(m.passign, { name = name })
+			elseif name and name:find("npu") and npu_test(m.pv.text) then
+				npu_names[name] = npu_names[name] or {}
+				table.insert(npu_names[name], m.passign.start_byte)
+			end
 		end
 		-- the CUDA import a package others import falls back to where torch_npu is not
 		-- installed (`try: from torch_npu.npu.amp import X` / `except ImportError: ...`)
@@ -1877,6 +1913,19 @@ local function npu_choices(ctx, path, sc)
 	-- its CUDA branch's test, like an if testing CUDA there
 	for _i, x in ipairs(stored) do
 		if chooses[scope_at(fns, x.s)] then sc.keep[#sc.keep + 1] = x end
+	end
+	-- a CUDA test stored beside an NPU test of the same name in the same scope (timm's
+	-- prefetcher: `self.is_cuda = device.type == 'cuda' and ...`, `self.is_npu = ...`,
+	-- then `if self.is_cuda: ... elif self.is_npu:`) is CUDA's own: rewritten, both names
+	-- would hold the NPU test and the CUDA branch would run on the NPU
+	for _i, x in ipairs(paired) do
+		local scope = scope_at(fns, x.s)
+		for _j, b in ipairs(npu_names[(x.name:gsub("cuda", "npu"))] or {}) do
+			if scope_at(fns, b) == scope then
+				sc.keep[#sc.keep + 1] = x
+				break
+			end
+		end
 	end
 end
 

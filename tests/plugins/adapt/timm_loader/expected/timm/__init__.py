@@ -1,0 +1,6 @@
+try:
+    import torch_npu
+except ImportError:
+    pass
+
+from .data import PrefetchLoader
