@@ -1537,8 +1537,11 @@ end
 --  * A CUDA test that chooses something other than torch's device: ONNX Runtime's
 --    execution provider, the PaddlePaddle package or device, ROCm builds of torch
 --    (`torch.version.hip ... and torch.cuda.is_available()`), a CUDA extension build (the
---    markers of cuda_api_map.json "other_choices"), a test skip condition, anything in
---    setup.py. Sites there keep no edit and say why, for a person.
+--    markers of cuda_api_map.json "other_choices"), anything in setup.py. Sites there
+--    keep no edit and say why, for a person.
+--  * A test skip condition testing CUDA moves with the test it guards (skip_regions): both
+--    are migrated, or, where the test keeps code on CUDA (a CUDA-only kernel it reaches,
+--    or a site kept for any reason here), both stay and say why.
 --  * A CUDA test whose branch runs code that exists for NVIDIA GPUs only: a name imported
 --    from a library gpu_libraries.json marks `cuda_only` (Triton, flash-attn, apex ...),
 --    from a module of the project that imports one, or a function of the file that does
@@ -2004,6 +2007,10 @@ local function other_choices(ctx, path, text, sc)
 	for _i, m in ipairs(ctx.query(path, OTHER_CHOICES) or {}) do
 		if m.args then
 			sc.other[#sc.other + 1] = range(m.args, { kind = "skip" })
+			if has_word(m.args.text:lower(), "cuda") then
+				sc.other[#sc.other].code = (m.f.text .. m.args.text):match("^[^\n]*")
+				sc.skips[#sc.skips + 1] = sc.other[#sc.other]
+			end
 		else
 			-- a choice inside an f-string chooses what the whole string names
 			-- (f"tensorflow{'' if torch.cuda.is_available() else '-cpu'}")
@@ -2011,6 +2018,10 @@ local function other_choices(ctx, path, text, sc)
 			local what = other_choice((m.fstr or node).text, choices)
 			if what then
 				sc.other[#sc.other + 1] = range(node, what)
+				if what.kind == "skip" and m["if"] then
+					sc.other[#sc.other].code = m["if"].text:match("^[^\n]*")
+					sc.skips[#sc.skips + 1] = sc.other[#sc.other]
+				end
 				if what.kind == "marker" then
 					for name in node.text:gmatch("[%a_][%w_]*") do read[name] = read[name] or what end
 				end
@@ -2331,6 +2342,10 @@ local function kernel_paths(ctx, path, sc)
 				text = ctx.node_text(path, from, to) } }
 		end
 	end
+	-- a test a CUDA skip guard lets run only where CUDA is: the guard's branch
+	for _i, g in ipairs(sc.skips) do
+		ifs[#ifs + 1] = { ["if"] = g.region, c = g.region, body = g.region, skip = g }
+	end
 	if #ifs == 0 and #rets == 0 then return end
 	local _libs, ordered = cuda_only(ctx)
 	-- imports are resolved only when a branch names what they bind (most never are)
@@ -2379,7 +2394,9 @@ local function kernel_paths(ctx, path, sc)
 		-- detectron2's Caffe2 export)
 		local private = m.body.text:match("torch%._C%._cuda_[%w_]*") or m.body.text:match("torch%.ops%._caffe2%.[%w_]+")
 			or m.body.text:match("caffe2_pb2%.CUDA")
-		if private then
+		if private and m.skip then
+			m.skip.reached = { kind = "private", via = private }
+		elseif private then
 			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "private", via = private }
 		end
 		local r = not private and reached(m.body.text, m.body.start_byte, m.body.end_byte, true)
@@ -2394,7 +2411,9 @@ local function kernel_paths(ctx, path, sc)
 				end
 			end
 		end
-		if r then
+		if r and m.skip then
+			m.skip.reached = { kind = "kernel", lib = r.lib, via = r.via }
+		elseif r then
 			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "kernel",
 				lib = r.lib, via = r.via }
 		end
@@ -2598,6 +2617,72 @@ local function names_npu(text)
 	return false
 end
 
+-- Test skip guards that test CUDA (`@pytest.mark.skipif(not torch.cuda.is_available(),
+-- ...)`, `if not torch.cuda.is_available(): self.skipTest(...)`) and the tests they guard:
+-- the guard and the test move together. Each guard's region is the definition it
+-- decorates, else the function it is in, else the module (`pytestmark = ...`).
+local DEFINITIONS = "[(decorated_definition definition: (_) @def) @dd (function_definition) @fn]"
+local function skip_regions(ctx, path, text, sc)
+	if #sc.skips == 0 then return end
+	local decorated, fns = {}, {}
+	for _i, m in ipairs(ctx.query(path, DEFINITIONS) or {}) do
+		if m.dd then decorated[#decorated + 1] = { dd = m.dd, def = m.def } else fns[#fns + 1] = m.fn end
+	end
+	local function smallest(list, inside)
+		local best
+		for _i, x in ipairs(list) do
+			if inside(x) and (not best or (x.dd or x).start_byte >= (best.dd or best).start_byte) then best = x end
+		end
+		return best
+	end
+	for _i, g in ipairs(sc.skips) do
+		local d = smallest(decorated, function(x) return g.s >= x.dd.start_byte and g.e <= x.def.start_byte end)
+		local f = not d and smallest(fns, function(x) return g.s >= x.start_byte and g.e <= x.end_byte end)
+		local node = d and d.dd or f
+		g.region = node and { start_byte = node.start_byte, end_byte = node.end_byte, text = node.text }
+			or { start_byte = 0, end_byte = #text, text = text }
+	end
+end
+
+-- What keeps a test's code on CUDA, for the guard that skips it: a name, or nil.
+local function kept_by(r)
+	if r.kind == "kernel" or r.kind == "nvidia_block" then return r.lib.name end
+	if r.kind == "manual" then return r.entry.name end
+	if r.kind == "dispatch" then return r.names end
+	if r.kind == "marker" then return r.entry.marker end
+	return r.via or r.name or r.kind
+end
+
+-- A guard whose test keeps code on CUDA (a CUDA-only kernel, a call needing a person)
+-- stays, and the whole test stays with it; any other guard is rewritten with the test it
+-- guards (its skip range is dropped), so a migrated test runs on the NPU.
+local function settle_skips(sc)
+	local drop = {}
+	for _i, g in ipairs(sc.skips) do
+		local s, e = g.region.start_byte, g.region.end_byte
+		local why = g.reached and kept_by(g.reached)
+		for _j, r in ipairs(why and {} or sc.other) do
+			if r.kind ~= "skip" and r.kind ~= "skip_kept" and r.kind ~= "skipped" and r.s < e and r.e > s then
+				why = kept_by(r)
+				break
+			end
+		end
+		if why then
+			g.kind, g.why = "skip_kept", why
+			sc.other[#sc.other + 1] = { s = s, e = e, kind = "skipped", guard = g }
+		else
+			drop[g] = true
+		end
+	end
+	if next(drop) then
+		local other = {}
+		for _i, r in ipairs(sc.other) do
+			if not drop[r] then other[#other + 1] = r end
+		end
+		sc.other = other
+	end
+end
+
 -- The parts of a file's scene, each worked out when first needed: "tables" (device
 -- tables), "choices" (code that already chooses the NPU, other accelerators), "other"
 -- (CUDA tests choosing something else). A detector that finds nothing in a file needs
@@ -2615,12 +2700,14 @@ local PARTS = {
 	other = function(ctx, path, text, sc)
 		if has_any(text, { "cuda", "CUDA", "Cuda" }) then
 			other_choices(ctx, path, text, sc)
+			skip_regions(ctx, path, text, sc)
 			cuda_predicates(ctx, path, sc)
 			kernel_paths(ctx, path, sc)
 			if text:find("\n[ \t]+import ") or text:find("\n[ \t]+from ") then nvidia_blocks(ctx, path, sc) end
 			manual_calls(ctx, path, text, sc)
 		end
 		if has_word_start(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
+		settle_skips(sc)
 	end,
 }
 
@@ -2634,11 +2721,13 @@ end
 local last_path, last_scene
 scene = function(ctx, path, ...)
 	if last_path ~= path or not last_scene then
-		last_path, last_scene = path, { keep = {}, owned = {}, other = {}, tables = {}, done = {} }
+		last_path, last_scene = path, { keep = {}, owned = {}, other = {}, tables = {}, done = {}, skips = {} }
 	end
 	for _i, name in ipairs({ ... }) do need(ctx, path, last_scene, name) end
 	return last_scene
 end
+
+local MOVE_TOGETHER = _("Move the test and its guard together: give the test an NPU form of what stays on CUDA and test the NPU in the guard (`torch.npu.is_available()`), or keep both for GPUs.")
 
 -- A site that chooses something other than torch's device keeps no edit and says why.
 local function disarm(site, why)
@@ -2648,6 +2737,14 @@ local function disarm(site, why)
 		site.message = _("`{code}` decides whether a test runs: ferry cannot tell whether the test needs a CUDA-only kernel or just an accelerator, so it does not rewrite it.",
 			{ code = code })
 		site.suggestion = _("If the test should run on the NPU too, test the NPU here (`torch.npu.is_available()`, after `import torch_npu`); if it needs a CUDA kernel, leave it, and the test is skipped on the NPU.")
+	elseif why.kind == "skip_kept" then
+		site.message = _("`{code}` skips a test that keeps code for CUDA ({why}): ferry leaves the guard and the test as they are, so on the NPU the test is skipped rather than run half-migrated.",
+			{ code = code, why = why.why })
+		site.suggestion = MOVE_TOGETHER
+	elseif why.kind == "skipped" then
+		site.message = _("`{code}` is in a test that runs only where CUDA is (`{guard}`), and the guard stays for a person ({why}): ferry leaves the test as it is, since a migrated test under a CUDA guard is never run on the NPU.",
+			{ code = code, guard = why.guard.code, why = why.guard.why })
+		site.suggestion = MOVE_TOGETHER
 	elseif why.kind == "dispatch" then
 		site.message = _("`{code}` is in a function that chooses among accelerators ({names}): rewriting its CUDA branch for the NPU would take CUDA out of the choice, so ferry does not rewrite it.",
 			{ code = code, names = why.names })
