@@ -2038,6 +2038,39 @@ local function other_choices(ctx, path, text, sc)
 	end
 end
 
+-- Lightning's accelerator chosen by a CUDA test (litgpt's `if torch.cuda.is_available():
+-- accelerator = "cuda"`, a Trainer's `accelerator="gpu" if torch.cuda.is_available() else
+-- "cpu"`) in a file that imports Lightning: Lightning has no NPU accelerator of its own
+-- (gpu_libraries.json), so a rewritten test would pick its CUDA accelerator on the NPU
+-- host. Adds to sc.other: the if that assigns the accelerator, the value given to it
+-- (a choice by a CUDA test, or "cuda" itself).
+local LIGHTNING_CHOICES = [[
+(if_statement condition: (_) @c) @if
+(keyword_argument name: (identifier) @k (#eq? @k "accelerator") value: (_) @v)
+(assignment left: (_) @l (#match? @l "accelerator$") right: (_) @v)
+]]
+local function lightning_choices(ctx, path, text, sc)
+	if not (text:find("lightning", 1, true) and text:find("accelerator", 1, true)) then return end
+	local imports = false
+	for _i, imp in ipairs(py.imports(ctx, path) or {}) do
+		local top = imp.module:match("^[%a_][%w_]*")
+		if top == "lightning" or top == "pytorch_lightning" or top == "lightning_fabric" then imports = true end
+	end
+	if not imports then return end
+	local entry
+	for _i, e in ipairs(ctx.data("gpu_libraries").entries) do
+		if e.name == "pytorch_lightning" then entry = e end
+	end
+	local function tests_cuda(t) return cuda_probe(t) or is_cuda_test(t) end
+	for _i, m in ipairs(ctx.query(path, LIGHTNING_CHOICES) or {}) do
+		local node = m["if"] or m.v
+		if (m["if"] and tests_cuda(m.c.text) and m["if"].text:find("accelerator%s*=[^=]"))
+			or (m.v and (tests_cuda(m.v.text) or m.v.text:find("^[rRuU]?[\"']cuda[\"']$"))) then
+			sc.other[#sc.other + 1] = range(node, { kind = "lightning", entry = entry })
+		end
+	end
+end
+
 -- Functions whose name says they answer a question about CUDA (is_cuda_available,
 -- has_cuda, use_cuda, cuda_is_available): their callers take a CUDA path on a yes, so a
 -- test inside rewritten for the NPU would send the NPU host there. Adds to sc.other.
@@ -2701,6 +2734,7 @@ local PARTS = {
 		if has_any(text, { "cuda", "CUDA", "Cuda" }) then
 			other_choices(ctx, path, text, sc)
 			skip_regions(ctx, path, text, sc)
+			lightning_choices(ctx, path, text, sc)
 			cuda_predicates(ctx, path, sc)
 			kernel_paths(ctx, path, sc)
 			if text:find("\n[ \t]+import ") or text:find("\n[ \t]+from ") then nvidia_blocks(ctx, path, sc) end
@@ -2745,6 +2779,11 @@ local function disarm(site, why)
 		site.message = _("`{code}` is in a test that runs only where CUDA is (`{guard}`), and the guard stays for a person ({why}): ferry leaves the test as it is, since a migrated test under a CUDA guard is never run on the NPU.",
 			{ code = code, guard = why.guard.code, why = why.guard.why })
 		site.suggestion = MOVE_TOGETHER
+	elseif why.kind == "lightning" then
+		site.message = _("`{code}` chooses Lightning's accelerator, and Lightning has no NPU accelerator of its own: neither \"npu\" there nor a CUDA test rewritten to still pick \"cuda\" would run on the NPU host, so ferry leaves the test and the accelerator to a person.",
+			{ code = code })
+		site.suggestion = why.entry and why.entry.notes and _("Port it as a whole, not line by line: {notes}.", { notes = _(why.entry.notes) })
+			or nil
 	elseif why.kind == "dispatch" then
 		site.message = _("`{code}` is in a function that chooses among accelerators ({names}): rewriting its CUDA branch for the NPU would take CUDA out of the choice, so ferry does not rewrite it.",
 			{ code = code, names = why.names })
@@ -2797,7 +2836,7 @@ settle = function(ctx, path, sites)
 	if #sites == 0 then return sites end
 	local sc = scene(ctx, path, "tables", "choices")
 	for _i, s in ipairs(sites) do
-		if s.edits and #s.edits > 0 then
+		if (s.edits and #s.edits > 0) or s.fix_message then -- a guess may be a choice of Lightning's
 			scene(ctx, path, "other")
 			break
 		end
@@ -2808,7 +2847,7 @@ settle = function(ctx, path, sites)
 		local b = s.node and s.node.start_byte
 		local why = b and covering(sc.other, b)
 		if why then
-			if s.edits and #s.edits > 0 then disarm(s, why) end
+			if (s.edits and #s.edits > 0) or why.kind == "lightning" then disarm(s, why) end
 			out[#out + 1] = s
 		elseif not (b and (covering(sc.keep, b) or covering(sc.owned, b))) then
 			out[#out + 1] = s
