@@ -10,7 +10,7 @@ return {
 	severity = "warning",
 	category = "device",
 	description = _("Rewrites comparisons of a device with 'cuda' (device.type == 'cuda', 'cuda' in "
-		.. "str(device)) to compare with 'npu', and t.is_cuda to t.is_npu. Automatic migration "
+		.. "str(device), device.startswith('cuda:')) to compare with 'npu', and t.is_cuda to t.is_npu. Automatic migration "
 		.. "does not change these, so they are rewritten with either strategy. A comparison whose "
 		.. "other side is not clearly a device, or that turns a CUDA feature on (fused_available and "
 		.. "device_type == 'cuda'), is listed for a human."),

@@ -187,6 +187,7 @@ local DEVICE_CTX = [[
 (default_parameter name: (identifier) @lhs value: (_) @v)
 (typed_default_parameter name: (identifier) @lhs value: (_) @v)
 (comparison_operator (string) @cs)
+(call function: (attribute attribute: (identifier) @sw (#eq? @sw "startswith")) arguments: (argument_list . (string) @cs .))
 (call function: (identifier) @ga (#eq? @ga "getattr")
   arguments: (argument_list . (_) . (string) @gattr . (_) @v .))
 ]]
@@ -381,6 +382,8 @@ end
 
 local BRANCHES = [[
 (comparison_operator (string) @s) @cmp
+(call function: (attribute object: (_) @sobj attribute: (identifier) @sw (#eq? @sw "startswith"))
+  arguments: (argument_list . (string) @s .)) @cmp
 (attribute object: (_) @obj attribute: (identifier) @a (#eq? @a "is_cuda")) @attr
 (assignment left: (attribute object: (_) @setobj attribute: (identifier) @set (#eq? @set "is_cuda")))
 (class_definition body: (block (expression_statement (assignment left: (identifier) @cls (#eq? @cls "is_cuda")))))
@@ -461,10 +464,16 @@ function cuda.device_branches(ctx, path)
 	for _i, m in ipairs(ms) do
 		if m.cmp then
 			local inner, at = refs.string_inner(m.s)
-			if cuda_string(inner) then
+			-- x.startswith('cuda:') tests the device's text like a comparison does
+			if cuda_string(inner) or (m.sobj and inner == "cuda:") then
 				local c = m.cmp
-				local rest = c.text:sub(1, m.s.start_byte - c.start_byte) .. " " .. c.text:sub(m.s.end_byte - c.start_byte + 1)
+				local rest = m.sobj and m.sobj.text
+					or c.text:sub(1, m.s.start_byte - c.start_byte) .. " " .. c.text:sub(m.s.end_byte - c.start_byte + 1)
+				-- the other side: a device's type or text, or a name for a device (`dev`)
+				local side = rest:match("^%s*[%a_][%w_.]*%s*$") or rest:match("^%s*[!=]=%s*([%a_][%w_.]*)%s*$")
+					or rest:match("^%s*not%s+in%s+([%a_][%w_.]*)%s*$") or rest:match("^%s*in%s+([%a_][%w_.]*)%s*$")
 				local devicey = rest:lower():find("device", 1, true) or rest:find("%.%s*type%f[^%w_]")
+					or (side and device_name(last_name(side:match("^%s*(.-)%s*$"))))
 				-- under automatic migration device strings stay 'cuda' (transfer_to_npu maps
 				-- them where they are used): a test of a string (nanoGPT's `'cuda' in device`
 				-- with device = 'cuda') must stay, or it turns false and, there, autocast off;
@@ -1843,7 +1852,8 @@ end
 --    or a guarded import of torch_npu), every if and conditional expression that tests
 --    for CUDA, and every CUDA test it stores under a name;
 --  * a CUDA test stored under a name beside an NPU test stored under the same name with
---    npu for cuda (`self.is_cuda = ...`, `self.is_npu = ...`).
+--    npu for cuda (`self.is_cuda = ...`, `self.is_npu = ...`), and an if testing CUDA
+--    beside an if in the same scope whose condition is the same with npu for cuda.
 local function npu_choices(ctx, path, sc)
 	local chains, exprs, fns, guards, stored, paired, npu_names = {}, {}, {}, {}, {}, {}, {}
 	for _i, m in ipairs(ctx.query(path, NPU_CHOICES) or {}) do
@@ -1857,6 +1867,7 @@ local function npu_choices(ctx, path, sc)
 			else
 				ch.npu = m.c.text:find(NPU_WORD) ~= nil
 				ch.probe = cuda_probe(m.c.text)
+				ch.cond = m.c.text
 			end
 		elseif m.expr then
 			exprs[#exprs + 1] = range(m.expr, { npu = m.expr.text:find(NPU_WORD) ~= nil, probe = cuda_probe(m.expr.text) })
@@ -1916,6 +1927,19 @@ local function npu_choices(ctx, path, sc)
 	-- its CUDA branch's test, like an if testing CUDA there
 	for _i, x in ipairs(stored) do
 		if chooses[scope_at(fns, x.s)] then sc.keep[#sc.keep + 1] = x end
+	end
+	-- an if testing CUDA beside an if testing the NPU the same way in the same scope
+	-- (timm's `if device_type == 'cuda': assert torch.cuda.is_available()` then `if
+	-- device_type == 'npu': ...`) is CUDA's branch of that choice, like an elif would be
+	local conds = {}
+	for _b, ch in pairs(chains) do
+		if ch.cond and ch.npu then conds[scope_at(fns, ch.s) .. ":" .. ch.cond] = true end
+	end
+	for _b, ch in pairs(chains) do
+		if ch.cond and not ch.npu and ch.cond:find("cuda", 1, true)
+			and conds[scope_at(fns, ch.s) .. ":" .. ch.cond:gsub("cuda", "npu")] then
+			sc.keep[#sc.keep + 1] = ch
+		end
 	end
 	-- a CUDA test stored beside an NPU test of the same name in the same scope (timm's
 	-- prefetcher: `self.is_cuda = device.type == 'cuda' and ...`, `self.is_npu = ...`,
