@@ -2,6 +2,7 @@
 
 local refs = require("refs")
 local cuda = require("cuda")
+local project = require("project")
 
 -- What the rewrites start from, found with one small query: the name cuda (x.cuda(),
 -- torch.cuda, imports of it), .is_cuda, strings that begin with cuda ('cuda:0', dict keys,
@@ -118,13 +119,16 @@ return {
 		.. "Entry scripts, tests and examples outside the package get the plain import. The line "
 		.. "ending of the file is kept. With `ferry config strategy auto` it inserts "
 		.. "`from torch_npu.contrib import transfer_to_npu` into the entry scripts instead, which "
-		.. "maps CUDA calls to the NPU at run time."),
+		.. "maps CUDA calls to the NPU at run time: the scripts that import torch and that the "
+		.. "project says it runs (`python train.py`, `torchrun ... train.py`, `python -m pkg.train` "
+		.. "in its READMEs, docs and shell scripts, its console scripts) or that have a __main__ block."),
 	run = function(ctx)
 		local auto = cuda.auto(ctx)
 		local index = cuda.api_index(ctx)
 		local fused = cuda.apex_fused(ctx)
 		local lib = not auto and cuda.library(ctx) or nil
 		local packages = {} -- package dir -> {pkg=, need=first module that needs torch_npu}
+		local entries -- the scripts the project says it runs, read at the first file under auto
 		-- whether the project loads torch_npu the NPU-aware way somewhere: an import inside a
 		-- function, a try or an if (an accelerator module choosing the device). A script
 		-- that imports it at its top (a generated profiling helper) loads it for itself only.
@@ -146,8 +150,13 @@ return {
 			-- cheap prefilter before parsing, in C: only files that can need the import
 			local site
 			if auto then
-				local plan = ctx.find(path, "__main__") and cuda.import_plan(ctx, path)
-				if plan and plan.main then
+				-- an entry script: one the project says it runs (nanoGPT's `torchrun train.py`,
+				-- with no __main__ block) or one with a __main__ block; either way one that
+				-- imports torch (a data-preparation script does not need transfer_to_npu)
+				entries = entries or project.entry_scripts(ctx)
+				local plan = (entries[path] or ctx.find(path, "__main__")) and ctx.find(path, "torch")
+					and cuda.import_plan(ctx, path)
+				if plan and (plan.main or entries[path]) then
 					site = cuda.insert_import(ctx, path, plan, true)
 					if site then
 						site.message = _("`{file}` is an entry script without `from torch_npu.contrib import transfer_to_npu`.", { file = path })

@@ -96,4 +96,81 @@ function project.own_modules(ctx)
 	return own
 end
 
+-- The Python files the project says it runs (a set of paths):
+--   * those named on a launch line of its READMEs, docs and shell scripts: `python
+--     train.py`, `python3 -u tools/train.py`, `torchrun --nproc_per_node=8 train.py`,
+--     `deepspeed train.py`, `accelerate launch train.py`, `python -m pkg.train` (after
+--     `python -m torch.distributed.run|launch` the script that follows), a path taken from
+--     the project's root or, failing that, from the folder of the file naming it;
+--   * the modules of the console scripts setup.py, setup.cfg or pyproject.toml install
+--     (`train = "pkg.cli:main"`, "train=pkg.cli:main").
+local DOCS = { "%.md$", "%.rst$", "%.txt$", "%.sh$", "%.bash$", "%.zsh$", "/?Makefile$", "/?Dockerfile$", "%.ya?ml$" }
+local LAUNCHER = { torchrun = true, deepspeed = true, ["torch.distributed.run"] = true,
+	["torch.distributed.launch"] = true }
+
+local function module_file(all, mod, from)
+	local rel = mod:gsub("%.", "/")
+	for _i, c in ipairs({ rel .. ".py", rel .. "/__main__.py", "src/" .. rel .. ".py", "src/" .. rel .. "/__main__.py" }) do
+		local p = from ~= "" and all[from .. "/" .. c] and (from .. "/" .. c) or (all[c] and c)
+		if p then return p end
+	end
+	return nil
+end
+
+-- The script or module a launch line runs, or nil.
+local function launched(words)
+	local runs = false
+	local i = 1
+	while i <= #words do
+		local w = words[i]
+		local base = w:match("[^/]*$")
+		if base:match("^python[%d.]*$") or LAUNCHER[base] or (base == "accelerate" and words[i + 1] == "launch") then
+			runs = true
+		elseif runs and w == "-m" and words[i + 1] then
+			if not LAUNCHER[words[i + 1]] then return nil, words[i + 1] end
+			i = i + 1
+		elseif runs and w:match("%.py$") and not w:find("^%-") then
+			return (w:gsub("^%./", "")), nil
+		end
+		i = i + 1
+	end
+	return nil
+end
+
+function project.entry_scripts(ctx)
+	local all, out = {}, {}
+	for _i, p in ipairs(ctx.files("%.py$")) do all[p] = true end
+	for _i, f in ipairs(ctx.files()) do
+		local doc = false
+		for _j, pat in ipairs(DOCS) do doc = doc or f:find(pat) ~= nil end
+		local text = doc and ctx.read(f)
+		if text and (text:find("python", 1, true) or text:find("torchrun", 1, true) or text:find("deepspeed", 1, true)
+			or text:find("accelerate", 1, true)) then
+			local dir = dirname(f)
+			for line in text:gmatch("[^\n]+") do
+				local words = {}
+				for w in line:gmatch("[^%s`'\"$;&|()]+") do words[#words + 1] = w end
+				local script, mod = launched(words)
+				if script then
+					local p = all[script] and script or (dir ~= "" and all[dir .. "/" .. script] and dir .. "/" .. script)
+					if p then out[p] = true end
+				elseif mod then
+					local p = module_file(all, mod, "")
+					if p then out[p] = true end
+				end
+			end
+		end
+		local base = f:match("[^/]*$")
+		if base == "setup.py" or base == "setup.cfg" or base == "pyproject.toml" then
+			for line in (ctx.read(f) or ""):gmatch("[^\n]+") do
+				for mod in line:gmatch("=[%s\"']*([%a_][%w_.]*):[%a_]") do
+					local p = module_file(all, mod, dirname(f))
+					if p then out[p] = true end
+				end
+			end
+		end
+	end
+	return out
+end
+
 return project

@@ -284,6 +284,17 @@ else
 	bad "resnet-ddp: one checkpoint per plugin with its findings, shown by diff baseline"
 fi
 
+# Under strategy auto the example (its setup.py and launch script read for the entry
+# scripts) checks without a plugin error, and its training script gets transfer_to_npu.
+work="$tmp/resnet-auto"
+printf 'strategy auto\n' >"$tmp/auto.config"
+if init_copy examples/resnet-ddp "$work" "$tmp/auto.config" && adapt_fix "$work" &&
+	grep -q "^from torch_npu.contrib import transfer_to_npu" "$work/train.py"; then
+	ok "resnet-ddp under strategy auto: checked and fixed, train.py gets transfer_to_npu"
+else
+	bad "resnet-ddp under strategy auto: checked and fixed, train.py gets transfer_to_npu"
+fi
+
 # 4a. --dry-run changes nothing and prints the diff.
 work="$tmp/dry"
 if init_copy tests/plugins/adapt/hard/project "$work" &&

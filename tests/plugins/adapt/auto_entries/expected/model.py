@@ -1,0 +1,6 @@
+class GPTConfig:
+    pass
+
+
+class GPT:
+    pass
