@@ -31,6 +31,10 @@ typedef struct ffile {
 	int utf8;             /* the original is UTF-8 (a file in a declared encoding is not edited) */
 	const finding **accepted; /* findings whose edits were accepted without a parse check */
 	size_t nacc;
+	const finding **planned;  /* every finding whose edits are in the plan */
+	size_t nplanned;
+	const finding **refusedf; /* findings with edits in this file that were refused */
+	size_t nrefusedf;
 } ffile;
 
 typedef struct fplugin {
@@ -65,6 +69,12 @@ static void refuse(fix_plan *p, const finding *f, const char *fmt, const char *d
 	p->refused[p->nrefused++] = xasprintf(_("finding %lld (%s:%lld): %s"), f->id, f->file ? f->file : "",
 	                                      (long long)f->line, why);
 	free(why);
+}
+
+static void push_finding(const finding ***list, size_t *n, const finding *f)
+{
+	*list = xrealloc(*list, sizeof **list * (*n + 1));
+	(*list)[(*n)++] = f;
 }
 
 static int is_python(const char *path) { return util_ends_with(path, ".py"); }
@@ -212,10 +222,12 @@ static void plan_finding(fix_plan *p, workspace *ws, const finding *f, int check
 			}
 			if ((unsigned)s < o->end && o->start < (unsigned)en) {
 				refuse(p, f, "%s", _("its edit overlaps another fix; apply that one first, then check again"));
+				push_finding(&file->refusedf, &file->nrefusedf, f);
 				goto out;
 			}
 			if (s == en && o->start == o->end && o->start == (unsigned)s) {
 				refuse(p, f, "%s", _("two insertions at the same place; apply one, then check again"));
+				push_finding(&file->refusedf, &file->nrefusedf, f);
 				goto out;
 			}
 		}
@@ -229,10 +241,12 @@ static void plan_finding(fix_plan *p, workspace *ws, const finding *f, int check
 		free(text);
 		if (!ok) {
 			refuse(p, f, "%s", _("the edited file would no longer parse as Python, so this fix is refused"));
+			push_finding(&file->refusedf, &file->nrefusedf, f);
 			goto out;
 		}
 	}
 	accept_edits(file, mine, nnew);
+	push_finding(&file->planned, &file->nplanned, f);
 	cJSON_AddItemToArray(p->plugins[pidx].findings, cJSON_CreateNumber((double)f->id));
 	p->nfindings++;
 	if (!check_parse) {
@@ -257,6 +271,18 @@ static void unplan_finding(fix_plan *p, const finding *f)
 	}
 }
 
+/* Plans the findings fs of file i again from nothing, each checked on its own (the
+ * file's other edits are dropped). */
+static void replan_checked(fix_plan *p, workspace *ws, size_t i, const finding **fs, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		unplan_finding(p, fs[k]);
+	p->files[i].n = 0;
+	p->files[i].nplanned = 0;
+	for (size_t k = 0; k < n; k++)
+		plan_finding(p, ws, fs[k], 1);
+}
+
 /* Parses each edited Python file once with all its accepted edits. A file that would no
  * longer parse is planned again finding by finding, each checked on its own, so only the
  * edits that break it are refused. */
@@ -275,15 +301,134 @@ static void verify_parses(fix_plan *p, workspace *ws)
 		file->accepted = NULL;
 		file->nacc = 0;
 		if (!ok) {
-			for (size_t k = 0; k < nagain; k++)
-				unplan_finding(p, again[k]);
-			file->n = 0;
-			for (size_t k = 0; k < nagain; k++)
-				plan_finding(p, ws, again[k], 1);
+			replan_checked(p, ws, i, again, nagain);
 			file = &p->files[i]; /* plan_finding may grow p->files */
 		}
 		free(again);
 	}
+}
+
+/* The statements a fix may not split: the simple statements, and the parts of a compound
+ * one that are code (a condition, a for's iterable, a with's items, a def's parameters,
+ * a decorator). */
+static const char STATEMENTS[] =
+    "[(expression_statement) (return_statement) (assert_statement) (delete_statement)"
+    " (raise_statement) (import_statement) (import_from_statement) (global_statement)"
+    " (nonlocal_statement) (decorator) (with_clause)] @s\n"
+    "(if_statement condition: (_) @s)\n(elif_clause condition: (_) @s)\n"
+    "(while_statement condition: (_) @s)\n(for_statement right: (_) @s)\n"
+    "(function_definition parameters: (_) @s)\n";
+
+typedef struct span {
+	unsigned start, end;
+} span;
+
+typedef struct spans {
+	span *v;
+	size_t n;
+} spans;
+
+static int collect_span(const pysrc_capture *caps, size_t ncaps, void *payload)
+{
+	spans *all = payload;
+	for (size_t i = 0; i < ncaps; i++) {
+		all->v = xrealloc(all->v, sizeof *all->v * (all->n + 1));
+		all->v[all->n++] = (span){ caps[i].start_byte, caps[i].end_byte };
+	}
+	return 0;
+}
+
+/* The innermost statement holding the range [s, e), or 0. */
+static int statement_of(const spans *all, unsigned s, unsigned e, span *out)
+{
+	int found = 0;
+	for (size_t i = 0; i < all->n; i++) {
+		const span *x = &all->v[i];
+		if (x->start <= s && e <= x->end && (!found || x->end - x->start < out->end - out->start)) {
+			*out = *x;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* Whether one of f's edits lies in a statement of the set. */
+static int touches(const finding *f, const spans *all, const spans *set)
+{
+	for (size_t k = 0; k < f->nedits; k++) {
+		span st;
+		long long s = f->edits[k].start_byte, e = f->edits[k].end_byte;
+		if (s < 0 || e < s || !statement_of(all, (unsigned)s, (unsigned)e, &st))
+			continue;
+		for (size_t i = 0; i < set->n; i++)
+			if (set->v[i].start == st.start && set->v[i].end == st.end)
+				return 1;
+	}
+	return 0;
+}
+
+static void add_statements(const finding *f, const spans *all, spans *set)
+{
+	for (size_t k = 0; k < f->nedits; k++) {
+		span st;
+		long long s = f->edits[k].start_byte, e = f->edits[k].end_byte;
+		if (s >= 0 && e >= s && statement_of(all, (unsigned)s, (unsigned)e, &st)) {
+			set->v = xrealloc(set->v, sizeof *set->v * (set->n + 1));
+			set->v[set->n++] = st;
+		}
+	}
+}
+
+/* A statement is migrated whole or not at all: where a fix was refused, the other fixes
+ * with an edit in the same statement are withdrawn and refused too (a line with one call
+ * migrated and its sibling left on CUDA runs neither way). The file's remaining fixes are
+ * planned again, each checked, until nothing more is refused. */
+static void keep_statements_whole(fix_plan *p, workspace *ws)
+{
+	pysrc_query *q = NULL;
+	for (size_t i = 0; i < p->nfiles; i++) {
+		if (!p->files[i].nrefusedf || !p->files[i].nplanned || !is_python(p->files[i].path) ||
+		    !p->files[i].parsed_ok)
+			continue;
+		pysrc *src = NULL;
+		if ((!q && pysrc_query_new(&q, STATEMENTS) != 0) ||
+		    pysrc_parse(&src, p->files[i].path, p->files[i].orig, p->files[i].len) != 0) {
+			err_clear();
+			pysrc_free(src);
+			continue;
+		}
+		spans all = { 0 }, set = { 0 };
+		pysrc_query_run(src, q, collect_span, &all);
+		pysrc_free(src);
+		size_t seen = 0;
+		for (;;) {
+			ffile *file = &p->files[i];
+			for (; seen < file->nrefusedf; seen++)
+				add_statements(file->refusedf[seen], &all, &set);
+			const finding **keep = xcalloc(file->nplanned ? file->nplanned : 1, sizeof *keep);
+			size_t nkeep = 0, nplanned = file->nplanned;
+			int withdrew = 0;
+			for (size_t k = 0; k < nplanned; k++) {
+				const finding *g = file->planned[k];
+				if (touches(g, &all, &set)) {
+					unplan_finding(p, g);
+					refuse(p, g, "%s", _("another fix in the same statement was refused, and a statement is migrated whole or not at all"));
+					add_statements(g, &all, &set);
+					withdrew = 1;
+				} else {
+					keep[nkeep++] = g;
+				}
+			}
+			if (withdrew)
+				replan_checked(p, ws, i, keep, nkeep);
+			free(keep);
+			if (!withdrew && seen == p->files[i].nrefusedf)
+				break;
+		}
+		free(all.v);
+		free(set.v);
+	}
+	pysrc_query_free(q);
 }
 
 static int selected(const fix_select *sel, const finding *f)
@@ -483,6 +628,7 @@ int fix_plan_withdraw(fix_plan *p, workspace *ws, const long long *ids, size_t n
 		free(p->files[i].accepted);
 		p->files[i].accepted = NULL;
 		p->files[i].nacc = 0;
+		p->files[i].nplanned = 0;
 	}
 	for (size_t i = 0; i < p->nplugins; i++) {
 		cJSON_Delete(p->plugins[i].findings);
@@ -492,6 +638,7 @@ int fix_plan_withdraw(fix_plan *p, workspace *ws, const long long *ids, size_t n
 	for (size_t i = 0; i < nkeep; i++)
 		plan_finding(p, ws, keep[i], 0);
 	verify_parses(p, ws);
+	keep_statements_whole(p, ws);
 	free(keep);
 	p->nwithdrawn += before - nkeep;
 	return build_diff(p);
@@ -622,6 +769,7 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 			plan_finding(p, ws, f, 0);
 	}
 	verify_parses(p, ws);
+	keep_statements_whole(p, ws);
 	if (!candidates && sel->nids) {
 		rc = err_set(FERRY_EUSAGE, _("fix: the selected findings are no longer open (the check no longer sees them)"));
 		goto fail;
@@ -646,6 +794,8 @@ void fix_plan_free(fix_plan *p)
 		free(p->files[i].orig);
 		free(p->files[i].edits);
 		free(p->files[i].accepted);
+		free(p->files[i].planned);
+		free(p->files[i].refusedf);
 	}
 	free(p->files);
 	for (size_t i = 0; i < p->nplugins; i++) {

@@ -407,6 +407,46 @@ else
 	bad "in one file the good fix is applied and only the breaking one refused"
 fi
 
+# In one statement, a good fix and a breaking one: the statement is migrated whole or
+# not at all, so neither is applied (not `.npu()` beside a call left on CUDA); a fix in
+# another statement of the file still is.
+work="$tmp/statement"
+if init_copy tests/plugins/adapt/hard/project "$work"; then
+	printf 'import torch\n\n\ndef pair(x, y):\n    return x.cuda(), y.cuda()\n' >"$work/pair.py"
+	mkdir -p "$work/.ferry/plugins/adapt"
+	cat >"$work/.ferry/plugins/adapt/statement.lua" <<'LUA'
+-- pair.py: the first .cuda() of the return rewritten, the second broken; a comment elsewhere.
+return {
+	id = "adapt.statement",
+	phase = "adapt",
+	title = "two fixes in one statement, one breaking",
+	severity = "warning",
+	run = function(ctx)
+		local text = ctx.read("pair.py")
+		local a = text:find("x.cuda()", 1, true)
+		local b = text:find("y.cuda()", 1, true)
+		ctx.report{ file = "pair.py", line = 5, message = "good", suggestion = "none", key = "good",
+			edits = { { start_byte = a + 1, end_byte = a + 5, text = "npu" } } }
+		ctx.report{ file = "pair.py", line = 5, message = "breaks", suggestion = "none", key = "bad",
+			edits = { { start_byte = b + 1, end_byte = b + 5, text = "npu(" } } }
+		ctx.report{ file = "pair.py", line = 1, message = "other", suggestion = "none", key = "other",
+			edits = { { start_byte = 0, end_byte = 0, text = "# checked by ferry\n" } } }
+	end,
+}
+LUA
+	"$ferry" -C "$work" check --plugin adapt.statement >/dev/null 2>&1
+	"$ferry" -C "$work" fix --plugin adapt.statement --yes >"$tmp/statement.out" 2>&1
+	if grep -q "    return x.cuda(), y.cuda()" "$work/pair.py" && head -n 1 "$work/pair.py" | grep -q "^# checked by ferry" &&
+		[ "$(grep -c "refused" "$tmp/statement.out")" -ge 2 ] && grep -q "fixed 1 finding" "$tmp/statement.out"; then
+		ok "a statement is migrated whole or not at all: a refused fix takes its sibling with it"
+	else
+		cat "$tmp/statement.out" "$work/pair.py"
+		bad "a statement is migrated whole or not at all: a refused fix takes its sibling with it"
+	fi
+else
+	bad "a statement is migrated whole or not at all: a refused fix takes its sibling with it"
+fi
+
 # In Chinese, every finding of the golden cases and the example reads in Chinese.
 zh_check "in Chinese, every finding of the adapt cases reads in Chinese" "$tmp"/golden-* "$tmp/resnet"
 
