@@ -196,14 +196,14 @@ local function analyse(ctx, a, s, rules, cross)
 				-- held the step up
 				suggestion = _("This trace has no device operators, so it cannot tell whether the host or the device held those steps up: profile the NPU run (scripts/npu_profile.py) to see. On the host, look for Python's garbage collector (003 §3.5.1: gc.disable() at start-up and gc.collect() at chosen steps, or gc.set_threshold(700, 10, 5)), checkpoints or logging every N steps, and a DataLoader that falls behind.")
 			elseif host then
-				suggestion = _("In those steps the device waits for the host ({share} of their time): look for Python's garbage collector (003 §3.5.1: call gc.disable() at start-up and gc.collect() at chosen steps, or raise its thresholds with gc.set_threshold(700, 10, 5)), checkpoints or logging every N steps, and a DataLoader that falls behind.",
+				suggestion = _("In those steps the device waits for the host ({share} of their time): look for Python's garbage collector (003 §3.5.1: call gc.disable() at start-up and gc.collect() at chosen steps, or set its thresholds with gc.set_threshold(700, 10, 5) as the guide does), checkpoints or logging every N steps, and a DataLoader that falls behind.",
 					{ share = pct(wait / dur) })
 			else
 				suggestion = _("The device is busy in those steps: look for operators compiled again for a new input shape (pad to fixed shapes, torch_npu.npu.set_compile_mode(jit_compile=False)), and for work done every N steps (evaluation, checkpoints). If the host is the cause after all, 003 §3.5.1 suggests gc.disable() or gc.set_threshold(700, 10, 5).")
 			end
 			ctx.report{
 				key = "jitter:" .. a.id, severity = "warning",
-				message = _("{what}: {n} of {count} steps take at least {ratio} times the median step ({median} us); slowest: {worst}.",
+				message = _("{what}: steps taking at least {ratio} times the median step ({median} us): {n} of {count}; slowest: {worst}.",
 					{ what = what, n = #slow, count = math.tointeger(st.count) or 0, ratio = string.format("%g", rules.jitter_ratio),
 					  median = string.format("%.0f", st.median_us), worst = words.join(w, ";") }),
 				suggestion = suggestion,

@@ -97,7 +97,7 @@ import json, sys
 fs = [f for f in json.load(open(sys.argv[1]))["findings"] if "median step" in f["message"] and "'jitter'" in f["message"]]
 assert len(fs) == 1, [f["message"] for f in json.load(open(sys.argv[1]))["findings"]]
 m, s = fs[0]["message"], fs[0]["suggestion"]
-assert "1 of 8 steps" in m and "ProfilerStep#6 1300 us" in m and "ProfilerStep#1" not in m, m
+assert ": 1 of 8;" in m and "ProfilerStep#6 1300 us" in m and "ProfilerStep#1" not in m, m
 assert "gc.set_threshold(700, 10, 5)" in s and "waits for the host" in s, s
 PY
 
@@ -111,7 +111,7 @@ import json, sys
 fs = [f for f in json.load(open(sys.argv[1]))["findings"] if "median step" in f["message"] and "'realjit'" in f["message"]]
 assert len(fs) == 1, [f["message"] for f in json.load(open(sys.argv[1]))["findings"]]
 m, s = fs[0]["message"], fs[0]["suggestion"]
-assert "1 of 8 steps" in m and "slowest: ProfilerStep#6 " in m, m
+assert ": 1 of 8;" in m and "slowest: ProfilerStep#6 " in m, m
 assert "cannot tell whether the host or the device" in s and "device is busy" not in s, s
 PY
 
