@@ -151,6 +151,8 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	o->in_b = compare_input_json(&in[1], dr->sha_b);
 	cJSON_AddNumberToObject(ev, "pairs", (double)dr->n);
 	cJSON_AddNumberToObject(ev, "failed", (double)dr->nfailed);
+	if (dr->nstats) /* pairs the agreed thresholds did not judge */
+		cJSON_AddNumberToObject(ev, "by_statistics", (double)dr->nstats);
 	if (dr->first_fail >= 0)
 		cJSON_AddStringToObject(ev, "first_diverging_layer", dr->pairs[dr->first_fail].layer);
 	if (dr->incomplete) {

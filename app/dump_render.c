@@ -263,9 +263,17 @@ static cJSON *pair_json(const dump_pair *p)
 	return o;
 }
 
-const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th)
+const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th, size_t nstats)
 {
-	if (th->agreed)
+	if (th->agreed && nstats)
+		snprintf(buf, size,
+		         P_("judged by the thresholds agreed for the engagement: atol %g, rtol %g (%zu pair compared by dump.json "
+		            "statistics keeps msprobe's statistics rule)",
+		            "judged by the thresholds agreed for the engagement: atol %g, rtol %g (%zu pairs compared by dump.json "
+		            "statistics keep msprobe's statistics rule)",
+		            nstats),
+		         th->atol, th->rtol, nstats);
+	else if (th->agreed)
 		snprintf(buf, size, _("judged by the thresholds agreed for the engagement: atol %g, rtol %g"), th->atol, th->rtol);
 	else
 		snprintf(buf, size, "%s", _("judged by msprobe's rule (cosine and max abs error)"));

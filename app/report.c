@@ -1292,9 +1292,9 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	if (strcmp(kind, "dump") == 0) { /* what the verdict was judged by, to audit it against */
 		dump_threshold th;
 		compare_event_threshold(&th, v);
-		char rule[200];
+		char rule[300];
 		/* TRANSLATORS: a dump verdict; then what it was judged by */
-		char *with = xasprintf(_("%s; %s"), cells[2], dump_threshold_text(rule, sizeof rule, &th));
+		char *with = xasprintf(_("%s; %s"), cells[2], dump_threshold_text(rule, sizeof rule, &th, (size_t)json_num(v, "by_statistics")));
 		free(cells[2]);
 		cells[2] = with;
 	}

@@ -248,6 +248,16 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert a["summary"]["statistics"] == 1, a["summary"]
 assert a["a"]["sha256"] != b["a"]["sha256"], (a["a"], b["a"])
 EOF
+# thresholds agreed for the engagement do not judge a pair compared by statistics: the
+# record, the report and the workbench say which pairs keep msprobe's statistics rule
+sp=$work/stats_p
+make_project "$sp"
+"$FERRY" init "$sp" >/dev/null 2>&1
+"$FERRY" -C "$sp" config tolerance.dump_atol 1e-5 >/dev/null && "$FERRY" -C "$sp" config tolerance.dump_rtol 1e-3 >/dev/null
+"$FERRY" -C "$sp" compare dump "$sa" "$sb" >/dev/null 2>&1
+"$FERRY" -C "$sp" report --format md --output "$work/stats.md" >/dev/null 2>&1
+expect_grep "atol 1e-05, rtol 0.001 (1 pair compared by dump.json statistics keeps msprobe's statistics rule)" "$work/stats.md" \
+	"the report says the statistics pair was not judged by the agreed thresholds"
 
 # A tensor dump whose dump.json names a file that is not there is damaged evidence:
 # compared by its statistics, the pair could only warn, so deleting the diverging
