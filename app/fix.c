@@ -33,7 +33,7 @@ typedef struct ffile {
 	size_t nacc;
 	const finding **planned;  /* every finding whose edits are in the plan */
 	size_t nplanned;
-	const finding **refusedf; /* findings with edits in this file that were refused */
+	const finding **refusedf; /* findings refused because their edit broke the parse */
 	size_t nrefusedf;
 } ffile;
 
@@ -221,13 +221,12 @@ static void plan_finding(fix_plan *p, workspace *ws, const finding *f, int check
 				break;
 			}
 			if ((unsigned)s < o->end && o->start < (unsigned)en) {
+				/* not a statement left half done: the fix it overlaps edits the same code */
 				refuse(p, f, "%s", _("its edit overlaps another fix; apply that one first, then check again"));
-				push_finding(&file->refusedf, &file->nrefusedf, f);
 				goto out;
 			}
 			if (s == en && o->start == o->end && o->start == (unsigned)s) {
 				refuse(p, f, "%s", _("two insertions at the same place; apply one, then check again"));
-				push_finding(&file->refusedf, &file->nrefusedf, f);
 				goto out;
 			}
 		}
@@ -277,6 +276,17 @@ static void replan_checked(fix_plan *p, workspace *ws, size_t i, const finding *
 {
 	for (size_t k = 0; k < n; k++)
 		unplan_finding(p, fs[k]);
+	/* their refusals of an earlier plan are decided again */
+	ffile *file = &p->files[i];
+	size_t kept = 0;
+	for (size_t r = 0; r < file->nrefusedf; r++) {
+		int again = 0;
+		for (size_t k = 0; k < n; k++)
+			again |= file->refusedf[r] == fs[k];
+		if (!again)
+			file->refusedf[kept++] = file->refusedf[r];
+	}
+	file->nrefusedf = kept;
 	p->files[i].n = 0;
 	p->files[i].nplanned = 0;
 	for (size_t k = 0; k < n; k++)
@@ -379,10 +389,12 @@ static void add_statements(const finding *f, const spans *all, spans *set)
 	}
 }
 
-/* A statement is migrated whole or not at all: where a fix was refused, the other fixes
- * with an edit in the same statement are withdrawn and refused too (a line with one call
- * migrated and its sibling left on CUDA runs neither way). The file's remaining fixes are
- * planned again, each checked, until nothing more is refused. */
+/* A statement is migrated whole or not at all: where a fix was refused because its edit
+ * broke the parse, the other fixes with an edit in the same statement are withdrawn and
+ * refused too (a line with one call migrated and its sibling left on CUDA runs neither
+ * way). A fix refused for overlapping another leaves nothing half done: the other edits
+ * the same code. The file's remaining fixes are planned again, each checked, until
+ * nothing more is refused. */
 static void keep_statements_whole(fix_plan *p, workspace *ws)
 {
 	pysrc_query *q = NULL;
@@ -629,6 +641,7 @@ int fix_plan_withdraw(fix_plan *p, workspace *ws, const long long *ids, size_t n
 		p->files[i].accepted = NULL;
 		p->files[i].nacc = 0;
 		p->files[i].nplanned = 0;
+		p->files[i].nrefusedf = 0; /* planned again from the files as read */
 	}
 	for (size_t i = 0; i < p->nplugins; i++) {
 		cJSON_Delete(p->plugins[i].findings);
