@@ -43,9 +43,9 @@ local function produces(text)
 end
 
 -- The float16 or bfloat16 training of the project: dtype, where (path:line), or nil. A
--- float16 autocast region of a training file, else a launch setting: Lightning's
--- precision "16-mixed"/"bf16-mixed", Megatron's --fp16/--bf16, DeepSpeed's "fp16"/"bf16"
--- blocks.
+-- float16 autocast region of a training file, or an autocast partial with float16 in its
+-- file, else a launch setting: Lightning's precision "16-mixed"/"bf16-mixed", Megatron's
+-- --fp16/--bf16, DeepSpeed's "fp16"/"bf16" blocks. The project's tests do not count.
 local SETTINGS = {
 	{ pat = "precision%s*=%s*[\"']?16", dtype = "float16" },
 	{ pat = "precision%s*=%s*[\"']bf16", dtype = "bfloat16" },
@@ -54,11 +54,32 @@ local SETTINGS = {
 	{ pat = "\"fp16\"%s*:%s*{%s*\"enabled\"%s*:%s*true", dtype = "float16" },
 	{ pat = "\"bf16\"%s*:%s*{%s*\"enabled\"%s*:%s*true", dtype = "bfloat16" },
 }
+-- A test of the project: its autocast regions are not how the project trains.
+local function is_test(path)
+	return path:match("^tests?/") or path:match("/tests?/") or path:match("[^/]*$"):match("^test_") or path:match("_test%.py$")
+end
+
+-- An autocast made into a function (timm's `partial(torch.autocast, ..., dtype=amp_dtype)`)
+-- in a file that chooses float16 for it: path:line, or nil.
+local function float16_partial(ctx, path)
+	if not (ctx.find(path, "partial(torch.autocast") or ctx.find(path, "partial(autocast")) or not ctx.find(path, "torch.float16") then
+		return nil
+	end
+	for n, l in ipairs(ctx.lines(path) or {}) do
+		if l:find("partial%(%s*[%w_.]*autocast") then return string.format("%s:%d", path, n) end
+	end
+end
+
 local function half_training(ctx)
 	local bf16
 	-- every Python file of the project: the training loop rarely mentions softmax
+	local other_partial
 	for _i, path in ipairs(ctx.files("%.py$")) do
-		if ctx.find(path, "autocast") and #train.steps(ctx, path) > 0 then
+		local partial = not is_test(path) and float16_partial(ctx, path)
+		-- a training script's partial decides; one of an inference script only if none does
+		if partial and (path:match("[^/]*$"):find("train") or #train.steps(ctx, path) > 0) then return "float16", partial end
+		other_partial = other_partial or partial
+		if not is_test(path) and ctx.find(path, "autocast") and #train.steps(ctx, path) > 0 then
 			local map = py.aliases(ctx, path) or {}
 			for _i, r in ipairs(train.autocast(ctx, path, map)) do
 				local where = string.format("%s:%d", path, r.call.line)
@@ -69,7 +90,7 @@ local function half_training(ctx)
 	end
 	for _i, pattern in ipairs({ "%.py$", "%.sh$", "%.ya?ml$", "%.json$" }) do
 		for _i, path in ipairs(ctx.files(pattern)) do
-			if ctx.find(path, "16") then
+			if not is_test(path) and ctx.find(path, "16") then
 				for n, l in ipairs(ctx.lines(path) or {}) do
 					for _i, st in ipairs(SETTINGS) do
 						if l:find(st.pat) then
@@ -82,6 +103,7 @@ local function half_training(ctx)
 			end
 		end
 	end
+	if other_partial then return "float16", other_partial end
 	if bf16 then return "bfloat16", bf16 end
 end
 

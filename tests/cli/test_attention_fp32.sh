@@ -130,6 +130,21 @@ n=$(python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["findings"]; pri
 [ "$n" = "7 0" ] && ok "under bfloat16 the same products are information" || fail "bfloat16 training gives (info, other) $n"
 check_has info "in bfloat16: the project trains in bfloat16 (train.py:8)" "the bfloat16 finding names the region"
 
+# timm's train.py makes autocast a partial with float16 as its default dtype; a test's
+# bfloat16 region is not how the project trains
+mkdir -p "$p/tests"
+printf 'import torch\n\ndef test_resample():\n    with torch.autocast(device_type="cuda", dtype=torch.bfloat16):\n        w = torch.randn(2, 2)\n    w.sum().backward()\n' >"$p/tests/test_layers.py"
+cat >"$p/train.py" <<'PY'
+import torch
+from functools import partial
+
+amp_dtype = torch.float16
+amp_autocast = partial(torch.autocast, device_type="cuda", dtype=amp_dtype)
+PY
+"$FERRY" -C "$p" check --plugin tune.attention_fp32 >/dev/null 2>&1
+"$FERRY" -C "$p" findings --plugin tune.attention_fp32 --status open --format json >"$work/f.json"
+check_has warning "float16 autocast (train.py:5)" "timm's autocast partial with float16 is float16 training; its tests are not"
+
 # no autocast in the code: Lightning's precision says it
 rm "$p/train.py"
 printf 'import lightning as L\ntrainer = L.Trainer(accelerator="auto", precision="16-mixed")\n' >"$p/fit.py"
