@@ -39,6 +39,29 @@ static int loss_tolerance(double *out, workspace *ws)
 	return rc;
 }
 
+/* The client name of an input given by path: relative to the project when the file really
+ * lies in it, else its file name alone (a client document must not carry the
+ * consultant's folders, however the path was typed). A label or an artifact keeps the
+ * name compare_input_json gave it. */
+static void shown_in_project(cJSON *side, const compare_input *in, const workspace *ws)
+{
+	if (in->artifact || (in->label && *in->label) || !in->path)
+		return;
+	char *real = realpath(in->path, NULL);
+	if (!real)
+		return;
+	size_t n = strlen(ws->root);
+	const char *shown;
+	if (strncmp(real, ws->root, n) == 0 && real[n] == '/' && real[n + 1])
+		shown = real + n + 1;
+	else {
+		const char *slash = strrchr(real, '/');
+		shown = slash && slash[1] ? slash + 1 : real;
+	}
+	cJSON_ReplaceItemInObject(side, "shown", cJSON_CreateString(shown));
+	free(real);
+}
+
 static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_input *in, const compare_req *req)
 {
 	int rc = loss_tolerance(&o->tolerance, ws);
@@ -63,6 +86,8 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	o->pass = o->lr.pass;
 	o->in_a = compare_input_json(&in[0], sha[0]);
 	o->in_b = compare_input_json(&in[1], sha[1]);
+	shown_in_project(o->in_a, &in[0], ws);
+	shown_in_project(o->in_b, &in[1], ws);
 	const loss_result *lr = &o->lr;
 	cJSON_AddNumberToObject(ev, "tolerance", o->tolerance);
 	cJSON_AddNumberToObject(ev, "aligned_steps", (double)lr->n);
@@ -149,6 +174,8 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	o->pass = dr->pass;
 	o->in_a = compare_input_json(&in[0], dr->sha_a);
 	o->in_b = compare_input_json(&in[1], dr->sha_b);
+	shown_in_project(o->in_a, &in[0], ws);
+	shown_in_project(o->in_b, &in[1], ws);
 	cJSON_AddNumberToObject(ev, "pairs", (double)dr->n);
 	cJSON_AddNumberToObject(ev, "failed", (double)dr->nfailed);
 	if (dr->nstats) /* pairs the agreed thresholds did not judge */

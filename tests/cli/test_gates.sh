@@ -249,6 +249,14 @@ msg = " ".join(f["message"] for f in json.load(open(sys.argv[3]))["findings"])
 assert "gpu_plain.log (sha256 " in msg and "npu_blowup_plain.log (sha256 " in msg, msg
 assert "gpu_plain.log (sha256 " in open(sys.argv[4]).read()
 PY
+# a relative path is relative to where the consultant stands, not to the project: from
+# outside it, the folders must not reach the report either; "dir/." is named by the folder
+(cd "$work" && "$FERRY" -C "$k" compare loss clients/other-client/gpu_plain.log clients/other-client/npu_blowup_plain.log >/dev/null 2>&1)
+(cd "$work/clients/other-client" && "$FERRY" -C "$k" compare dump "$top/tests/fixtures/dump/gpu_dump/." "$top/tests/fixtures/dump/npu_dump/." >/dev/null 2>&1)
+"$FERRY" -C "$k" report --format md --output "$work/leak2.md" >/dev/null 2>&1
+if grep -q "other-client" "$work/leak2.md"; then fail "a relative path from outside the project reaches the report"; grep -o ".\{30\}other-client.\{30\}" "$work/leak2.md" | head -2
+else ok "a relative path from outside the project is named by its file name"; fi
+expect_grep "gpu_dump (sha256" "$work/leak2.md" "a folder given as dir/. is named by the folder"
 
 # ---------------------------------------------------------------- acceptance: infer-optimize
 q="$work/infer"
