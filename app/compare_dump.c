@@ -399,7 +399,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			dump_judge_real(p, opts ? &opts->th : NULL);
 			out->nreal++;
 		} else if (p->mode == DUMP_STATS) {
-			dump_judge_stats(p, ia.t[pair_a[i]].rec, ib.t[pair_b[i]].rec);
+			dump_judge_stats(p, ia.t[pair_a[i]].rec, ib.t[pair_b[i]].rec, opts ? &opts->th : NULL);
 			out->nstats++;
 		} else {
 			p->pass = 0;

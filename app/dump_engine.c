@@ -570,7 +570,30 @@ static int stat_value(double *v, const cJSON *rec, const char *key)
 	return 0;
 }
 
-void dump_judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb)
+/* Under thresholds agreed for the engagement, statistics cannot show that every element
+ * is within them. They can show that one is not: some element differs by at least
+ * |Max(B) - Max(A)| (and |Min(B) - Min(A)|), and no element's tolerance exceeds
+ * atol + rtol x max(|Max(A)|, |Min(A)|). Such a pair fails; any other is not judged, and
+ * does not pass either. */
+static void judge_stats_agreed(dump_pair *p, const dump_threshold *th)
+{
+	double amax = p->stat_a[0], amin = p->stat_a[1], bmax = p->stat_b[0], bmin = p->stat_b[1];
+	if (p->note && !p->pass)
+		return; /* already failed on a NaN/inf statistic */
+	p->pass = 0;
+	p->warn = 0;
+	if (isfinite(amax) && isfinite(amin) && isfinite(bmax) && isfinite(bmin)) {
+		double tol = th->atol + th->rtol * fmax(fabs(amax), fabs(amin));
+		if (fabs(bmax - amax) > tol || fabs(bmin - amin) > tol) {
+			p->note = N_("its Max or Min alone differs by more than the agreed thresholds allow any element");
+			return;
+		}
+	}
+	p->note = N_("only dump.json statistics: the thresholds agreed for the engagement judge elements, so it cannot pass "
+	             "them (dump the tensors, task \"tensor\")");
+}
+
+void dump_judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb, const dump_threshold *th)
 {
 	p->pass = 1;
 	int any = 0;
@@ -601,6 +624,8 @@ void dump_judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb)
 		p->note = N_("a statistic differs by more than 50% of the larger value (msprobe's Warning: double-check)");
 	if (!any && p->pass)
 		p->note = N_("no statistics recorded");
+	if (th && th->agreed)
+		judge_stats_agreed(p, th);
 }
 
 size_t dump_known_hashes(dump_hash_file *files, size_t n, const char *root)

@@ -62,7 +62,9 @@ void dump_manifest_hash(char out[65], const dump_hash_file *files, const size_t 
 void dump_judge_real(dump_pair *p, const dump_threshold *th);
 
 /* msprobe's statistics mode: fills p->stat_a/stat_b/stat_rel from the dump.json records
- * ra and rb and sets p->pass, p->warn and p->note. */
-void dump_judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb);
+ * ra and rb and sets p->pass, p->warn and p->note. Under thresholds agreed for the
+ * engagement (th->agreed) a statistics pair never passes: it fails when its Max or Min
+ * proves an element outside them, and is otherwise not judged. */
+void dump_judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb, const dump_threshold *th);
 
 #endif

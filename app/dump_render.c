@@ -267,10 +267,10 @@ const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th
 {
 	if (th->agreed && nstats)
 		snprintf(buf, size,
-		         P_("judged by the thresholds agreed for the engagement: atol %g, rtol %g (%zu pair compared by dump.json "
-		            "statistics keeps msprobe's statistics rule)",
-		            "judged by the thresholds agreed for the engagement: atol %g, rtol %g (%zu pairs compared by dump.json "
-		            "statistics keep msprobe's statistics rule)",
+		         P_("judged by the thresholds agreed for the engagement: atol %g, rtol %g (%zu pair with only dump.json "
+		            "statistics cannot pass them)",
+		            "judged by the thresholds agreed for the engagement: atol %g, rtol %g (%zu pairs with only dump.json "
+		            "statistics cannot pass them)",
 		            nstats),
 		         th->atol, th->rtol, nstats);
 	else if (th->agreed)

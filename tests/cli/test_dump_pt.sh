@@ -248,16 +248,35 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert a["summary"]["statistics"] == 1, a["summary"]
 assert a["a"]["sha256"] != b["a"]["sha256"], (a["a"], b["a"])
 EOF
-# thresholds agreed for the engagement do not judge a pair compared by statistics: the
-# record, the report and the workbench say which pairs keep msprobe's statistics rule
+# thresholds agreed for the engagement judge elements: a pair with only dump.json
+# statistics cannot pass them. Equal statistics leave it unjudged (not a pass); a Max that
+# moved more than any element may proves a failure. The report says which pairs.
 sp=$work/stats_p
 make_project "$sp"
 "$FERRY" init "$sp" >/dev/null 2>&1
 "$FERRY" -C "$sp" config tolerance.dump_atol 1e-5 >/dev/null && "$FERRY" -C "$sp" config tolerance.dump_rtol 1e-3 >/dev/null
-"$FERRY" -C "$sp" compare dump "$sa" "$sb" >/dev/null 2>&1
+expect_exit 1 "a statistics pair under agreed thresholds does not pass" -- "$FERRY" -C "$sp" compare dump "$sa" "$sb"
+expect_grep "only dump.json statistics: the thresholds agreed for the engagement judge elements" "$work/out" "the pair is said to be unjudged"
 "$FERRY" -C "$sp" report --format md --output "$work/stats.md" >/dev/null 2>&1
-expect_grep "atol 1e-05, rtol 0.001 (1 pair compared by dump.json statistics keeps msprobe's statistics rule)" "$work/stats.md" \
-	"the report says the statistics pair was not judged by the agreed thresholds"
+expect_grep "atol 1e-05, rtol 0.001 (1 pair with only dump.json statistics cannot pass them)" "$work/stats.md" \
+	"the report says the statistics pair cannot pass the agreed thresholds"
+python3 - "$sb/step0/rank0/dump.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+def scale(node):
+    if isinstance(node, dict):
+        if "Max" in node and isinstance(node["Max"], (int, float)):
+            node["Max"] = node["Max"] * 1.3 + 0.5
+        for v in node.values():
+            scale(v)
+    elif isinstance(node, list):
+        for v in node:
+            scale(v)
+scale(d)
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect_exit 1 "statistics whose Max moved beyond the thresholds fail" -- "$FERRY" -C "$sp" compare dump "$sa" "$sb"
+expect_grep "its Max or Min alone differs by more than the agreed thresholds allow any element" "$work/out" "the failure says the statistics prove it"
 
 # A tensor dump whose dump.json names a file that is not there is damaged evidence:
 # compared by its statistics, the pair could only warn, so deleting the diverging
