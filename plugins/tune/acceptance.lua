@@ -114,16 +114,20 @@ return {
 			}
 		end
 		-- a dump comparison that passed by other thresholds than the ones agreed now (agreed
-		-- since, or changed): its verdict says nothing about the agreed ones
+		-- since, or made stricter): its verdict says nothing about the agreed ones. A pass
+		-- by stricter thresholds is a pass by looser ones too (every element within
+		-- atol + rtol|A| stays within more).
 		if dump and dump.verdict ~= "fail" then
 			local was, agreed = dump.threshold or { rule = "msprobe" }, thresholds(ctx)
-			if was.rule ~= agreed.rule or (agreed.rule == "allclose" and (was.atol ~= agreed.atol or was.rtol ~= agreed.rtol)) then
+			local stricter = agreed.rule == "allclose" and was.rule == "allclose"
+				and ((agreed.atol or 0) < (was.atol or 0) or (agreed.rtol or 0) < (was.rtol or 0))
+			if was.rule ~= agreed.rule or stricter then
 				ctx.report{
 					key = "dump:stale:" .. tostring((dump.a or {}).sha256) .. ":" .. tostring((dump.b or {}).sha256) .. ":"
 						.. rule_text(agreed),
 					message = _("The latest dump comparison (audit event {event}, {inputs}) passed by {old}, but the thresholds agreed for the engagement are now {now}: it was not judged by them.",
 						{ event = dump.event or 0, inputs = inputs(dump), old = rule_text(was), now = rule_text(agreed) }),
-					suggestion = _("Run `ferry compare dump` again, so the dumps are judged by the agreed thresholds (tolerance.dump_atol, tolerance.dump_rtol); if the client accepts the earlier ones, set them back with the reason, or waive this."),
+					suggestion = _("Run `ferry compare dump` again, so the dumps are judged by the agreed thresholds (tolerance.dump_atol, tolerance.dump_rtol); if the client accepts the earlier ones, set them back with `ferry config`, or waive this with the client's reason."),
 				}
 			end
 		end
