@@ -9,6 +9,7 @@
 #include "workspace.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +180,7 @@ static const struct {
 	const char *hint;
 } plausible[] = {
 	{ "tolerance.loss", 0, 1, N_("a relative difference of at most 100 %: 0.02 or 2% for two percent") },
-	{ "tolerance.dump_atol", 0, 1000, N_("an absolute difference of at least 0, e.g. 1e-5") },
+	{ "tolerance.dump_atol", 0, 1, N_("an absolute difference from 0 to 1, e.g. 1e-5") },
 	{ "tolerance.dump_rtol", 0, 1, N_("a relative difference of at most 1, e.g. 1e-3") },
 	/* xgettext:no-c-format */
 	{ "throughput.target_pct", 1, 1000, N_("a percentage of the GPU's throughput: 80 for 80 %") },
@@ -205,10 +206,15 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 			return rc;
 	}
 	char *end = NULL;
+	errno = 0;
 	double d = strtod(value, &end);
 	/* strtod skips leading blanks: " 0.01" would be stored as typed and read as a number
-	 * by some readers and not others */
-	int number = *value && !isspace((unsigned char)*value) && end != value && d >= 0;
+	 * by some readers and not others; it also reads hexadecimal (0x10 is 16) and lets
+	 * 1e-400 underflow to 0: a setting is a decimal number as a person writes it */
+	int decimal = strspn(value, "0123456789.eE+-") == (size_t)(end - value);
+	if (end != value && decimal && errno == ERANGE && d == 0)
+		return err_set(FERRY_EUSAGE, _("config %s %s: too small to tell from 0"), key, value);
+	int number = *value && !isspace((unsigned char)*value) && end != value && decimal && d >= 0;
 	if (k->kind != CFG_TEXT && k->kind != CFG_WORD && k->kind != CFG_IDS && end != value && !isfinite(d))
 		return err_set(FERRY_EUSAGE, _("config %s %s: must be a finite number"), key, value);
 	switch (k->kind) {

@@ -344,6 +344,9 @@ expect_grep "rules: cosine" "$work/out" "the verdict names msprobe's rule"
 expect_exit 0 "tolerance.dump_atol is a setting" -- "$FERRY" -C "$t" config tolerance.dump_atol 1e-5
 expect_exit 0 "tolerance.dump_rtol is a setting" -- "$FERRY" -C "$t" config tolerance.dump_rtol 1e-3
 expect_exit 2 "a negative threshold is refused" -- "$FERRY" -C "$t" config tolerance.dump_rtol -1
+expect_exit 2 "a hexadecimal threshold is refused (0x10 would read as 16)" -- "$FERRY" -C "$t" config tolerance.dump_atol 0x10
+expect_exit 2 "a threshold that underflows to 0 is refused" -- "$FERRY" -C "$t" config tolerance.dump_atol 1e-400
+expect_exit 2 "an absolute threshold above 1 is refused" -- "$FERRY" -C "$t" config tolerance.dump_atol 2
 expect_exit 0 "allclose atol=1e-5 rtol=1e-3 passes them" -- "$FERRY" -C "$t" compare dump "$fx/gpu_params.pt" "$fx/npu_params.pt"
 expect_grep "atol 1e-05 + rtol 0.001" "$work/out" "the verdict names the agreed thresholds"
 # a pass by stricter thresholds is a pass by looser ones: loosening them leaves it standing
