@@ -31,6 +31,10 @@ local function matches(rule, line)
 	return a ~= nil, cap
 end
 
+-- Python's words before a traceback of an exception that did not end the run (docs:
+-- sys.unraisablehook's "Exception ignored in", atexit's "Error in atexit._run_exitfuncs").
+local NOT_THE_END = { "Exception ignored in", "Error in atexit._run_exitfuncs:" }
+
 local function module_of(codes, code)
 	for _i, c in ipairs(codes) do
 		if code:sub(1, #c.prefix) == c.prefix then return c end
@@ -69,6 +73,14 @@ return {
 				if r.generic then follows[#follows + 1] = n end
 			end
 		end
+		-- lines after which Python prints a traceback that did not end the run: an exception
+		-- raised in __del__ or a weakref callback, one of an atexit handler
+		for _i, m in ipairs(NOT_THE_END) do
+			if not index[m] then
+				needles[#needles + 1] = m
+				index[m] = #needles
+			end
+		end
 		for _i, a in ipairs(ctx.artifacts("run-log") or {}) do
 			local what = (a.label and a.label ~= "") and _("run-log '{label}' (artifact {id})", { label = a.label, id = tostring(a.id) })
 				or _("run-log artifact {id}", { id = tostring(a.id) })
@@ -78,9 +90,12 @@ return {
 					suggestion = _("Ingest the log again (`ferry ingest run-log FILE`).") }
 			else
 				table.sort(hits, function(x, y) return x.line < y.line or (x.line == y.line and x.needle < y.needle) end)
-				local found, order, seen = {}, {}, {}
+				local found, order, seen, ignored = {}, {}, {}, {}
 				for _i, h in ipairs(hits) do
-					if not seen[h.line] then
+					for _i, m in ipairs(NOT_THE_END) do
+						if h.text:find(m, 1, true) then ignored[h.line + 1] = true end
+					end
+					if not seen[h.line] and not ignored[h.line] then
 						seen[h.line] = true
 						for _i, r in ipairs(rules) do
 							local ok, cap = matches(r, h.text)

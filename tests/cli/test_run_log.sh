@@ -124,6 +124,23 @@ last=$(grep -n '^\[rank1\]: RuntimeError: emergency checkpoint' "$work/ranks.log
 expect_grep "line $last: .*\"\[rank1\]: RuntimeError: emergency checkpoint of step 4 failed:\"" "$work/ranks.txt" \
 	"behind a rank prefix, the exception that ended the run is quoted ($last)"
 
+# Python's own output, made here: an exception raised in __del__ at shutdown prints a
+# traceback after the one that ended the run ("Exception ignored in"), which must not be
+# quoted as the end; a KeyboardInterrupt is an interrupted run, not an unknown failure
+x=$work/ends
+make_project "$x"
+"$FERRY" init "$x" >/dev/null 2>&1
+printf 'class Holder:\n    def __del__(self):\n        raise OSError("cleanup failed in __del__")\nh = Holder()\nraise RuntimeError("the step failed")\n' >"$work/ign.py"
+python3 "$work/ign.py" >"$work/ign.log" 2>&1
+printf 'raise KeyboardInterrupt\n' >"$work/ki.py"
+python3 "$work/ki.py" >"$work/ki.log" 2>&1
+"$FERRY" -C "$x" ingest run-log "$work/ign.log" --label ign >/dev/null 2>&1 || fail "ingest ign.log"
+"$FERRY" -C "$x" ingest run-log "$work/ki.log" --label ki >/dev/null 2>&1 || fail "ingest ki.log"
+"$FERRY" -C "$x" findings --plugin tune.run_log >"$work/ends.txt"
+expect_grep "run-log 'ign' (artifact [0-9]*) line 4: .*\"RuntimeError: the step failed\"" "$work/ends.txt" "a traceback printed after 'Exception ignored in' is not the end of the run"
+if grep -q "OSError: cleanup failed" "$work/ends.txt"; then fail "the ignored exception is quoted"; else ok "the ignored exception is not quoted"; fi
+expect_grep "run-log 'ki' (artifact [0-9]*) line 4: the run was interrupted before it finished" "$work/ends.txt" "KeyboardInterrupt is an interrupted run"
+
 # the evidence scripts: one checkpoint writing the three files, byte for byte
 expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
 expect_grep "scripts/msprobe_config.json" "$work/out" "the msprobe configuration is proposed"
