@@ -128,10 +128,30 @@ function blockers.op_list(ctx)
 	local newest, pins = lists[#lists], ep.torch_pins(ctx)
 	-- the project's own files decide (the shallowest ones holding a torch pin): an example's
 	-- requirements deeper down pin the example, not the project
-	local pin
+	local pin, shown
 	for _i, p in ipairs(pins) do
 		if ep.pin_depth(p) > ep.pin_depth(pins[1]) then break end
 		if p.op == "==" or p.op == "===" then pin = p break end
+	end
+	-- a compatible release of three parts (~=2.6.0) or a range within one minor version
+	-- (>=2.1,<2.2 on one line) fixes the minor version the lists go by
+	for _i, p in ipairs(pin and {} or pins) do
+		if ep.pin_depth(p) > ep.pin_depth(pins[1]) then break end
+		local major, minor = p.version:match("^(%d+)%.(%d+)")
+		if p.op == "~=" and p.version:match("^%d+%.%d+%.%d+") then
+			pin, shown = p, major .. "." .. minor .. ".*"
+			break
+		end
+		if major and (p.op == ">=" or p.op == ">") then
+			-- the upper bound follows the lower one in the same requirement: ",<2.2"
+			local line = (ctx.lines(p.file) or {})[p.line] or ""
+			local at = line:find(p.text, 1, true)
+			local um, un, up = line:sub((at or 1) + #p.text):match("^%s*,%s*<%s*(%d+)%.(%d+)%.?(%d*)")
+			if um == major and tonumber(un) == tonumber(minor) + 1 and (up == "" or tonumber(up) == 0) then
+				pin, shown = p, major .. "." .. minor .. ".*"
+				break
+			end
+		end
 	end
 	if not pin then
 		if pins[1] then
@@ -141,7 +161,7 @@ function blockers.op_list(ctx)
 		return { version = newest, why = _("The project's PyTorch version is unknown (no torch pin in its requirements, setup or environment files), so the newest vendor list judged it; pin torch to be judged by the list for its version.") }
 	end
 	local torch = ep.torch_base(pin.version)
-	local a = { torch = torch, file = pin.file, line = pin.line, lists = table.concat(lists, ", ") }
+	local a = { torch = shown or torch, file = pin.file, line = pin.line, lists = table.concat(lists, ", ") }
 	local chosen
 	for _i, v in ipairs(lists) do
 		if ep.vcmp(v, torch) <= 0 then chosen = v end

@@ -29,6 +29,8 @@ PY
 	case $1 in
 	none) ;;
 	range) echo "torch>=2.1" >"$d/requirements.txt" ;;
+	compatible) echo "torch~=2.6.0" >"$d/requirements.txt" ;;
+	minor) echo "torch>=2.1,<2.2" >"$d/requirements.txt" ;;
 	example)
 		printf 'from setuptools import setup\n\nsetup(name="p", install_requires=["torch>=2.6"])\n' >"$d/setup.py"
 		mkdir -p "$d/examples/server"
@@ -74,6 +76,10 @@ expect none "no torch pin: the version is unknown and the newest list (2.8) judg
 	"13:2.8.0:version is unknown (no torch pin"
 expect range "torch>=2.1: a range is an unknown version, judged by the newest list" \
 	"13:2.8.0:version is unknown (\`torch>=2.1\` in requirements.txt is a range)"
+expect compatible "torch~=2.6.0: a compatible release fixes the minor version, judged by the 2.6 list" \
+	"8:2.6.0:The project pins torch 2.6.* (requirements.txt line 1)."
+expect minor "torch>=2.1,<2.2: a range within one minor version is judged by the 2.1 list" \
+	"8:2.1.0:The project pins torch 2.1.* (requirements.txt line 1)."
 expect example "an example's torch==2.1.0 does not pin the project: setup.py's range makes it unknown" \
 	"13:2.8.0:version is unknown (\`torch>=2.6\` in setup.py is a range)"
 expect 1.13.1 "torch==1.13.1: the lists start at 2.1, and the oldest judged it" \
