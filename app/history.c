@@ -1188,14 +1188,18 @@ static int is_hex(const char *s)
 	return 1;
 }
 
-/* Several objects share the prefix: the one commit among them reachable from HEAD. */
-static int resolve_among_commits(git_oid *out, history *h, const char *prefix)
+/* Counts the commits reachable from HEAD whose id starts with prefix; *out is the
+ * last one seen. The walk, not the object database, decides: a pack another writer
+ * added after this history was opened is invisible to libgit2's prefix lookup until
+ * a refresh, which would make a shared prefix look unique. */
+static int commits_with_prefix(git_oid *out, size_t *found, history *h, const char *prefix)
 {
 	git_revwalk *walk = NULL;
 	git_oid oid;
 	char hex[41];
-	size_t len = strlen(prefix), found = 0;
+	size_t len = strlen(prefix);
 	int rc = 0, grc;
+	*found = 0;
 	if (git_revwalk_new(&walk, h->repo) < 0 || git_revwalk_push_head(walk) < 0) {
 		rc = hfail(h, _("walking history"));
 		goto out;
@@ -1203,19 +1207,20 @@ static int resolve_among_commits(git_oid *out, history *h, const char *prefix)
 	while ((grc = git_revwalk_next(&oid, walk)) == 0) {
 		oid_hex(hex, &oid);
 		if (strncasecmp(hex, prefix, len) == 0) {
-			found++;
+			(*found)++;
 			git_oid_cpy(out, &oid);
 		}
 	}
-	if (grc != GIT_ITEROVER) {
+	if (grc != GIT_ITEROVER)
 		rc = hfail(h, _("walking history"));
-		goto out;
-	}
-	if (found != 1)
-		rc = err_set(FERRY_EUSAGE, _("%s: ambiguous: several objects start with it"), prefix);
 out:
 	git_revwalk_free(walk);
 	return rc;
+}
+
+static int ambiguous(const char *prefix)
+{
+	return err_set(FERRY_EUSAGE, _("%s: ambiguous: several objects start with it"), prefix);
 }
 
 int history_resolve(char out[41], history *h, const char *rev)
@@ -1232,22 +1237,36 @@ int history_resolve(char out[41], history *h, const char *rev)
 		               ? err_set(FERRY_ENOTFOUND, _("%s: no such checkpoint or commit (a commit prefix needs 4 hex digits or more)"), rev)
 		               : err_set(FERRY_ENOTFOUND, _("%s: no such checkpoint or commit"), rev);
 	git_oid oid;
-	git_object *obj = NULL;
 	int rc = 0;
+	if (len < 40) {
+		/* a checkpoint first: the commits of the history, however they are stored */
+		size_t found = 0;
+		if ((rc = commits_with_prefix(&oid, &found, h, rev)) < 0)
+			return rc;
+		if (found > 1)
+			return ambiguous(rev);
+		if (found == 1) {
+			oid_hex(out, &oid);
+			return 0;
+		}
+	}
+	/* then any commit of the repository (an exported branch's) */
+	git_object *obj = NULL;
+	git_odb *odb = NULL;
 	if (git_oid_fromstrn(&oid, rev, len) < 0)
 		return err_set(FERRY_ENOTFOUND, _("%s: no such checkpoint or commit"), rev);
+	if (git_repository_odb(&odb, h->repo) == 0)
+		git_odb_refresh(odb);
+	git_odb_free(odb);
 	int grc = git_object_lookup_prefix(&obj, h->repo, &oid, len, GIT_OBJECT_ANY);
-	if (grc == GIT_EAMBIGUOUS) {
-		rc = resolve_among_commits(&oid, h, rev);
-		if (rc == 0)
-			oid_hex(out, &oid);
-	} else if (grc == GIT_ENOTFOUND || (grc == 0 && git_object_type(obj) != GIT_OBJECT_COMMIT)) {
+	if (grc == GIT_EAMBIGUOUS)
+		rc = ambiguous(rev);
+	else if (grc == GIT_ENOTFOUND || (grc == 0 && git_object_type(obj) != GIT_OBJECT_COMMIT))
 		rc = err_set(FERRY_ENOTFOUND, _("%s: no such checkpoint or commit"), rev);
-	} else if (grc < 0) {
+	else if (grc < 0)
 		rc = git_fail(FERRY_EGIT, rev, _("looking up commit"));
-	} else {
+	else
 		oid_hex(out, git_object_id(obj));
-	}
 	git_object_free(obj);
 	return rc;
 }

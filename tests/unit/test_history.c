@@ -5,6 +5,7 @@
 #include "err.h"
 #include "history.h"
 
+#include <git2.h>
 #include <stdarg.h>
 
 static const history_sig SIG = { "Test Actor", "actor@example.com" };
@@ -423,6 +424,57 @@ static void test_resolve(void **state)
 	assert_true(util_starts_with(out, unique));
 	free(unique);
 	assert_int_equal(history_check(h), 0);
+	done(h, root, gd);
+}
+
+/* Another writer (a second ferry, a repack) adds a pack after this history was opened,
+ * holding a commit that shares a 4-digit prefix with a loose one: the prefix is
+ * ambiguous, not the loose commit. */
+static void test_resolve_pack_added_later(void **state)
+{
+	(void)state;
+	char *root, *gd, base[41], c1[41], out[41];
+	history *h = fresh(&root, &gd, base);
+	tu_write(root, "train.py", "import torch\nmodel.npu()\n");
+	commit_all(h, c1, "Edit");
+	char *tree = cap("git --git-dir='%s' rev-parse %s^{tree}", gd, c1);
+	char body[512], hex[41];
+	int len = 0;
+	git_oid id;
+	for (unsigned n = 0;; n++) {
+		len = snprintf(body, sizeof body,
+		               "tree %s\nparent %s\nauthor t <t@t> %u +0000\ncommitter t <t@t> %u +0000\n\ncollide\n",
+		               tree, c1, n, n);
+		assert_int_equal(git_odb_hash(&id, body, (size_t)len, GIT_OBJECT_COMMIT), 0);
+		git_oid_tostr(hex, sizeof hex, &id);
+		if (strncmp(hex, c1, 4) == 0 && strcmp(hex, c1) != 0)
+			break;
+	}
+	write_bytes(root, "collide.txt", body, (size_t)len);
+	sh("cd '%s' && git --git-dir='%s' hash-object -t commit -w collide.txt >/dev/null && rm collide.txt && "
+	   "echo %s | git --git-dir='%s' pack-objects -q '%s/objects/pack/pack' >/dev/null && "
+	   "git --git-dir='%s' prune-packed && git --git-dir='%s' update-ref HEAD %s",
+	   root, gd, hex, gd, gd, gd, gd, hex);
+	char prefix[5];
+	memcpy(prefix, c1, 4);
+	prefix[4] = '\0';
+	assert_int_equal(history_resolve(out, h, prefix), FERRY_EUSAGE);
+	assert_non_null(strstr(err_message(), "ambiguous"));
+	/* one more digit tells them apart, in the new pack or loose */
+	char longer[41];
+	for (size_t k = 5; k <= 40; k++) {
+		if (strncmp(hex, c1, k) == 0)
+			continue;
+		memcpy(longer, hex, k);
+		longer[k] = '\0';
+		assert_int_equal(history_resolve(out, h, longer), 0);
+		assert_string_equal(out, hex);
+		memcpy(longer, c1, k);
+		assert_int_equal(history_resolve(out, h, longer), 0);
+		assert_string_equal(out, c1);
+		break;
+	}
+	free(tree);
 	done(h, root, gd);
 }
 
@@ -896,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_gitignore),
 		cmocka_unit_test(test_changed_and_commit),
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_resolve_pack_added_later),
 		cmocka_unit_test(test_diff),
 		cmocka_unit_test(test_revert),
 		cmocka_unit_test(test_export_patches),
