@@ -39,29 +39,6 @@ static int loss_tolerance(double *out, workspace *ws)
 	return rc;
 }
 
-/* The client name of an input given by path: relative to the project when the file really
- * lies in it, else its file name alone (a client document must not carry the
- * consultant's folders, however the path was typed). A label or an artifact keeps the
- * name compare_input_json gave it. */
-static void shown_in_project(cJSON *side, const compare_input *in, const workspace *ws)
-{
-	if (in->artifact || (in->label && *in->label) || !in->path)
-		return;
-	char *real = realpath(in->path, NULL);
-	if (!real)
-		return;
-	size_t n = strlen(ws->root);
-	const char *shown;
-	if (strncmp(real, ws->root, n) == 0 && real[n] == '/' && real[n + 1])
-		shown = real + n + 1;
-	else {
-		const char *slash = strrchr(real, '/');
-		shown = slash && slash[1] ? slash + 1 : real;
-	}
-	cJSON_ReplaceItemInObject(side, "shown", cJSON_CreateString(shown));
-	free(real);
-}
-
 static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_input *in, const compare_req *req)
 {
 	int rc = loss_tolerance(&o->tolerance, ws);
@@ -84,10 +61,8 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	loss_pair_by_position(&o->sa, &o->sb);
 	loss_compare(&o->lr, &o->sa, &o->sb, o->tolerance);
 	o->pass = o->lr.pass;
-	o->in_a = compare_input_json(&in[0], sha[0]);
-	o->in_b = compare_input_json(&in[1], sha[1]);
-	shown_in_project(o->in_a, &in[0], ws);
-	shown_in_project(o->in_b, &in[1], ws);
+	o->in_a = compare_input_json(&in[0], sha[0], ws->root);
+	o->in_b = compare_input_json(&in[1], sha[1], ws->root);
 	const loss_result *lr = &o->lr;
 	cJSON_AddNumberToObject(ev, "tolerance", o->tolerance);
 	cJSON_AddNumberToObject(ev, "aligned_steps", (double)lr->n);
@@ -172,16 +147,18 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 		return rc;
 	const dump_result *dr = &o->dr;
 	o->pass = dr->pass;
-	o->in_a = compare_input_json(&in[0], dr->sha_a);
-	o->in_b = compare_input_json(&in[1], dr->sha_b);
-	shown_in_project(o->in_a, &in[0], ws);
-	shown_in_project(o->in_b, &in[1], ws);
+	o->in_a = compare_input_json(&in[0], dr->sha_a, ws->root);
+	o->in_b = compare_input_json(&in[1], dr->sha_b, ws->root);
 	cJSON_AddNumberToObject(ev, "pairs", (double)dr->n);
 	cJSON_AddNumberToObject(ev, "failed", (double)dr->nfailed);
 	if (dr->nstats) /* pairs the agreed thresholds did not judge */
 		cJSON_AddNumberToObject(ev, "by_statistics", (double)dr->nstats);
 	if (dr->first_fail >= 0)
 		cJSON_AddStringToObject(ev, "first_diverging_layer", dr->pairs[dr->first_fail].layer);
+	if (dr->only_a || dr->only_b) { /* tensors one side lacks, for the report to say */
+		cJSON_AddNumberToObject(ev, "only_a", (double)dr->only_a);
+		cJSON_AddNumberToObject(ev, "only_b", (double)dr->only_b);
+	}
 	if (dr->incomplete) {
 		cJSON_AddBoolToObject(ev, "incomplete", 1);
 		cJSON_AddNumberToObject(ev, "tensors_a", (double)(dr->n + dr->only_a));
@@ -260,6 +237,8 @@ static int run(compare_outcome *out, workspace *ws, const compare_req *req, int 
 	rc = req->loss ? run_loss(out, ev, ws, in, req) : run_dump(out, ev, ws, in, req, record);
 	if (!rc)
 		rc = check_stored_hashes(in, out);
+	if (!rc)
+		compare_inputs_tell_apart(out->in_a, out->in_b, ws->root);
 	if (rc || !record)
 		goto out;
 	cJSON_AddItemToObject(ev, "a", cJSON_Duplicate(out->in_a, 1));

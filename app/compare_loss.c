@@ -1741,7 +1741,7 @@ void compare_input_done(compare_input *in)
 	memset(in, 0, sizeof *in);
 }
 
-cJSON *compare_input_json(const compare_input *in, const char *sha256)
+cJSON *compare_input_json(const compare_input *in, const char *sha256, const char *root)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "arg", in->arg ? in->arg : "");
@@ -1757,27 +1757,95 @@ cJSON *compare_input_json(const compare_input *in, const char *sha256)
 		cJSON_AddStringToObject(o, "sha256", h);
 	else
 		cJSON_AddNullToObject(o, "sha256");
-	compare_input_shown(o);
+	compare_input_shown(o, root);
 	return o;
 }
 
-void compare_input_shown(cJSON *side)
+/* The last component of path, trailing slashes aside. Caller frees. */
+static char *last_component(const char *path)
+{
+	char *name = xstrdup(path);
+	size_t n = strlen(name);
+	while (n > 1 && name[n - 1] == '/')
+		name[--n] = '\0';
+	const char *slash = strrchr(name, '/');
+	char *last = xstrdup(slash && slash[1] ? slash + 1 : name);
+	free(name);
+	return last;
+}
+
+/* A path input's name, decided from where the file really is: relative to root when it
+ * lies inside it, else its last component. NULL when the path no longer resolves. */
+static char *name_from_resolved_path(const char *path, const char *root)
+{
+	char *real = *path ? realpath(path, NULL) : NULL;
+	if (!real)
+		return NULL;
+	size_t n = strlen(root);
+	char *name = strncmp(real, root, n) == 0 && real[n] == '/' && real[n + 1] ? xstrdup(real + n + 1)
+	                                                                          : last_component(real);
+	free(real);
+	return name;
+}
+
+/* A path input's name from the path as typed, for a record whose file cannot be resolved
+ * any more: kept when it stays below the folder it was typed in, else its last component. */
+static char *name_from_typed_path(const char *arg)
+{
+	if (arg[0] == '/' || arg[0] == '~' || strstr(arg, "../") || util_ends_with(arg, ".."))
+		return last_component(arg);
+	return xstrdup(arg);
+}
+
+/* The last k components of path (all of it when it has fewer). */
+static const char *last_components(const char *path, size_t k)
+{
+	const char *p = path + strlen(path);
+	while (p > path) {
+		p--;
+		if (*p == '/' && --k == 0)
+			return p + 1;
+	}
+	return *path == '/' ? path + 1 : path;
+}
+
+void compare_inputs_tell_apart(cJSON *a, cJSON *b, const char *root)
+{
+	if (!cJSON_IsObject(a) || !cJSON_IsObject(b) || *json_str(a, "label") || *json_str(b, "label") ||
+	    strcmp(json_str(a, "shown"), json_str(b, "shown")) != 0)
+		return;
+	char *ra = *json_str(a, "path") ? realpath(json_str(a, "path"), NULL) : NULL;
+	char *rb = *json_str(b, "path") ? realpath(json_str(b, "path"), NULL) : NULL;
+	if (ra && rb && strcmp(ra, rb) != 0) {
+		/* inside the project, from it; outside, the fewest folders that differ */
+		size_t n = root ? strlen(root) : 0;
+		const char *pa = n && strncmp(ra, root, n) == 0 && ra[n] == '/' ? ra + n + 1 : ra;
+		const char *pb = n && strncmp(rb, root, n) == 0 && rb[n] == '/' ? rb + n + 1 : rb;
+		for (size_t k = 2;; k++) {
+			const char *sa = last_components(pa, k), *sb = last_components(pb, k);
+			if (strcmp(sa, sb) != 0 || (sa == pa + (*pa == '/') && sb == pb + (*pb == '/'))) {
+				cJSON_ReplaceItemInObject(a, "shown", cJSON_CreateString(sa));
+				cJSON_ReplaceItemInObject(b, "shown", cJSON_CreateString(sb));
+				break;
+			}
+		}
+	}
+	free(ra);
+	free(rb);
+}
+
+void compare_input_shown(cJSON *side, const char *root)
 {
 	if (!cJSON_IsObject(side) || cJSON_IsString(cJSON_GetObjectItem(side, "shown")))
 		return;
 	const char *label = json_str(side, "label"), *arg = json_str(side, "arg");
-	if (*label) {
-		cJSON_AddStringToObject(side, "shown", label);
-		return;
-	}
-	char *name = xstrdup(arg);
-	size_t n = strlen(name);
-	if (name[0] == '/' || name[0] == '~' || strstr(name, "../") || util_ends_with(name, "..")) {
-		while (n > 1 && name[n - 1] == '/')
-			name[--n] = '\0';
-		const char *slash = strrchr(name, '/');
-		cJSON_AddStringToObject(side, "shown", slash ? slash + 1 : name);
-	} else
-		cJSON_AddStringToObject(side, "shown", name);
+	char *name = NULL;
+	if (*label)
+		name = xstrdup(label);
+	else if (root && !cJSON_IsNumber(cJSON_GetObjectItem(side, "artifact")))
+		name = name_from_resolved_path(json_str(side, "path"), root);
+	if (!name)
+		name = name_from_typed_path(arg);
+	cJSON_AddStringToObject(side, "shown", name);
 	free(name);
 }

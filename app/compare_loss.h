@@ -169,13 +169,19 @@ int compare_resolve(compare_input *out, const cJSON *artifacts, const char *arti
                     const char *kind);
 void compare_input_done(compare_input *in);
 /* {"arg","path","artifact"(id or null),"label","sha256","shown"} describing an input;
- * sha256 overrides in->sha256 when not NULL. Caller owns the object. */
-cJSON *compare_input_json(const compare_input *in, const char *sha256);
+ * sha256 overrides in->sha256 when not NULL; root is the project's real path (NULL when
+ * unknown), for the input's name. Caller owns the object. */
+cJSON *compare_input_json(const compare_input *in, const char *sha256, const char *root);
 /* The name a client document gives a compared input (side: an input as
- * compare_input_json describes it), kept in side's "shown" when it has none yet (a
- * comparison recorded before the name was): its label; else the path as given when it
- * stays inside the project; else the file's name alone, since the rest of such a path is
- * the consultant's machine (/home/me/clients/another-client/...). */
-void compare_input_shown(cJSON *side);
+ * compare_input_json describes it), kept in side's "shown" when it has none yet: its
+ * label; else, for a path, where the file really lies relative to root (the project's
+ * real path) when it is inside it; else the file's name alone, since the rest of such a
+ * path is the consultant's machine (/home/me/clients/another-client/...). Without root, or
+ * when the file is gone (a comparison recorded before names were), the path as typed
+ * decides: kept when it stays below where it was typed, else the file's name. */
+void compare_input_shown(cJSON *side, const char *root);
+/* Two sides of one comparison shown by the same name (gpu/loss.log and npu/loss.log are
+ * both "loss.log") are named by their paths' last components, as few as tell them apart. */
+void compare_inputs_tell_apart(cJSON *a, cJSON *b, const char *root);
 
 #endif

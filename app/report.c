@@ -1289,6 +1289,11 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		free(acc);
 		free(tp);
 	}
+	if (strcmp(kind, "dump") == 0 && (json_int(v, "only_a") || json_int(v, "only_b"))) {
+		char *with = xasprintf(_("%s; %lld only in A, %lld only in B"), cells[2], json_int(v, "only_a"), json_int(v, "only_b"));
+		free(cells[2]);
+		cells[2] = with;
+	}
 	if (strcmp(kind, "dump") == 0) { /* what the verdict was judged by, to audit it against */
 		dump_threshold th;
 		compare_event_threshold(&th, v);

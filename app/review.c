@@ -179,8 +179,8 @@ static cJSON *deciding_comparison(const cJSON *events, const char *what)
 	if (!pick)
 		return NULL;
 	cJSON *c = cJSON_Duplicate(cJSON_GetObjectItem(pick, "data"), 1);
-	compare_input_shown(cJSON_GetObjectItem(c, "a")); /* recorded before the name was */
-	compare_input_shown(cJSON_GetObjectItem(c, "b"));
+	compare_input_shown(cJSON_GetObjectItem(c, "a"), NULL); /* recorded before the name was */
+	compare_input_shown(cJSON_GetObjectItem(c, "b"), NULL);
 	cJSON_AddNumberToObject(c, "event", json_num(pick, "seq"));
 	cJSON_AddStringToObject(c, "time", json_str(pick, "time"));
 	cJSON_AddStringToObject(c, "actor", json_str(pick, "actor"));

@@ -197,6 +197,13 @@ expect_grep "lacks 1 of A's tensors .*first Tensor.gt.0.forward.output.0" "$work
 drop "$fx/gpu_dump" "$work/gpu_noconv" Functional.conv2d.1.forward
 expect_exit 0 "B lacking a middle call whose output is compared later passes" -- \
 	"$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$work/gpu_noconv"
+# the record keeps what was left out: a passing row says how many tensors one side lacks
+r="$work/onlyb"
+(make_project "$r")
+"$FERRY" -C "$r" init >/dev/null 2>&1
+"$FERRY" -C "$r" compare dump "$work/gpu_noconv" "$fx/gpu_dump" >/dev/null 2>&1
+"$FERRY" -C "$r" report --format md --output "$work/only.md" >/dev/null 2>&1
+expect_grep "PASS.*0 only in A, 2 only in B" "$work/only.md" "the report's dump row says how many tensors only B holds"
 
 # ---- a dump's recorded hash covers all of its tensor files, compared or not ----------
 mkdir -p "$work/four" "$work/two"

@@ -257,6 +257,14 @@ PY
 if grep -q "other-client" "$work/leak2.md"; then fail "a relative path from outside the project reaches the report"; grep -o ".\{30\}other-client.\{30\}" "$work/leak2.md" | head -2
 else ok "a relative path from outside the project is named by its file name"; fi
 expect_grep "gpu_dump (sha256" "$work/leak2.md" "a folder given as dir/. is named by the folder"
+# two inputs of the same file name are told apart by the folders that differ, and no more
+mkdir -p "$work/runs/gpu" "$work/runs/npu"
+cp "$top/tests/fixtures/loss/gpu_plain.log" "$work/runs/gpu/loss.log"
+cp "$top/tests/fixtures/loss/npu_blowup_plain.log" "$work/runs/npu/loss.log"
+"$FERRY" -C "$k" compare loss "$work/runs/gpu/loss.log" "$work/runs/npu/loss.log" >/dev/null 2>&1
+"$FERRY" -C "$k" report --format md --output "$work/leak3.md" >/dev/null 2>&1
+expect_grep "| gpu/loss.log (sha256 [0-9a-f]*) / npu/loss.log (sha256" "$work/leak3.md" "inputs of one file name are named by the folder that differs"
+if grep -q "runs/" "$work/leak3.md"; then fail "the common folder reaches the report"; else ok "the folders they share do not reach the report"; fi
 
 # ---------------------------------------------------------------- acceptance: infer-optimize
 q="$work/infer"

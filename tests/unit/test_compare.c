@@ -500,7 +500,7 @@ static void test_resolve(void **state)
 	compare_input_done(&in);
 	assert_int_equal(compare_resolve(&in, rows, "/p/.ferry/artifacts", "gpu", "dump"), 0);
 	assert_int_equal(in.artifact, 2);
-	cJSON *j = compare_input_json(&in, "ff");
+	cJSON *j = compare_input_json(&in, "ff", NULL);
 	assert_string_equal(cJSON_GetObjectItem(j, "sha256")->valuestring, "ff");
 	cJSON_Delete(j);
 	compare_input_done(&in);
