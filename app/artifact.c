@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const artifact_kinds[] = { "env-probe", "loss-log", "dump", "profile", "onnx", "bench", "atc-log", "run-log", "first-step", "overflow", NULL };
+const char *const artifact_kinds[] = { ARTIFACT_KINDS(ARTIFACT_KIND_NAME, ARTIFACT_KIND_COMMA), NULL };
 
 static int has_nul(const char *data, size_t len) { return memchr(data, '\0', len) != NULL; }
 
@@ -346,40 +346,46 @@ static int validate_profile(const char *name, const char *data, size_t len)
 	return 0;
 }
 
-static const struct kind_validator {
+/* text logs need no more than artifact_validate_text */
+#define validate_atc_log artifact_validate_text
+#define validate_run_log artifact_validate_text
+
+typedef enum { FORM_JSON, FORM_TEXT, FORM_LOSS, FORM_SNIFFED, FORM_ONNX } kind_form;
+
+static const struct kind_def {
 	const char *kind;
+	kind_form form;
 	int (*validate)(const char *name, const char *data, size_t len);
-} validators[] = {
-	{ "env-probe", validate_env_probe }, { "loss-log", validate_loss_log }, { "dump", validate_dump },
-	{ "profile", validate_profile },     { "onnx", validate_onnx },         { "bench", validate_bench },
-	{ "atc-log", artifact_validate_text },    { "run-log", artifact_validate_text },
-	{ "first-step", validate_first_step },    { "overflow", validate_overflow },
-	{ NULL, NULL },
+} kinds[] = {
+#define KIND_ROW(name, id, form) { name, FORM_##form, validate_##id }
+	ARTIFACT_KINDS(KIND_ROW, ARTIFACT_KIND_COMMA),
+#undef KIND_ROW
+	{ NULL, FORM_TEXT, NULL },
 };
+
+static const struct kind_def *kind_find(const char *kind)
+{
+	for (const struct kind_def *k = kinds; k->kind; k++)
+		if (strcmp(k->kind, kind) == 0)
+			return k;
+	return NULL;
+}
+
+int artifact_kind_known(const char *kind) { return kind_find(kind) != NULL; }
 
 int artifact_validate(const char *kind, const char *name, const char *data, size_t len)
 {
-	for (const struct kind_validator *v = validators; v->kind; v++)
-		if (strcmp(v->kind, kind) == 0)
-			return v->validate(name, data, len);
-	char known[256] = "";
-	for (size_t i = 0; artifact_kinds[i]; i++)
-		snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", artifact_kinds[i]);
-	return err_set(FERRY_EUSAGE, _("ingest %s: unknown kind (%s)"), kind, known);
+	const struct kind_def *k = kind_find(kind);
+	if (k)
+		return k->validate(name, data, len);
+	return err_set(FERRY_EUSAGE, _("ingest %s: unknown kind (%s)"), kind, ARTIFACT_KIND_LIST(", "));
 }
-
 
 /* ---- artifacts of any size ---------------------------------------------------------- */
 
 #define HEAD_BYTES ((size_t)1 << 20) /* what the kind of a large dump or profile is told by */
 #define LINE_MAX_SCAN 4096           /* a loss line is looked for in a line's first bytes */
 #define LOSS_PARSE_MAX ((unsigned long long)256 << 20) /* larger loss logs are scanned line by line */
-
-static int is_json_kind(const char *kind)
-{
-	return strcmp(kind, "env-probe") == 0 || strcmp(kind, "bench") == 0 || strcmp(kind, "first-step") == 0 ||
-	       strcmp(kind, "overflow") == 0;
-}
 
 /* Reads [0, n) of src into a malloc'd buffer (*out, caller frees). */
 static int read_head(char **out, size_t *len, const char *name, const artifact_source *src, size_t n)
@@ -457,14 +463,12 @@ static int validate_text_source(const char *name, const artifact_source *src, in
 
 int artifact_validate_source(const char *kind, const char *name, const artifact_source *src)
 {
-	int known = 0;
-	for (const struct kind_validator *v = validators; v->kind; v++)
-		known |= strcmp(v->kind, kind) == 0;
-	if (!known)
+	const struct kind_def *k = kind_find(kind);
+	if (!k)
 		return artifact_validate(kind, name, "", 0); /* the unknown-kind error */
-	if (strcmp(kind, "onnx") == 0)
+	if (k->form == FORM_ONNX)
 		return validate_onnx_source(name, src);
-	if (strcmp(kind, "loss-log") == 0 && src->size <= LOSS_PARSE_MAX) {
+	if (k->form == FORM_LOSS && src->size <= LOSS_PARSE_MAX) {
 		/* whole, through the comparison's reader */
 		char *text = NULL;
 		size_t n = 0;
@@ -476,12 +480,12 @@ int artifact_validate_source(const char *kind, const char *name, const artifact_
 		free(text);
 		return rc;
 	}
-	if (strcmp(kind, "loss-log") == 0 || strcmp(kind, "atc-log") == 0 || strcmp(kind, "run-log") == 0)
-		return validate_text_source(name, src, strcmp(kind, "loss-log") == 0, 0);
+	if (k->form == FORM_LOSS || k->form == FORM_TEXT)
+		return validate_text_source(name, src, k->form == FORM_LOSS, 0);
 	char *head = NULL;
 	size_t n = 0;
 	int rc = 0;
-	if (!is_json_kind(kind)) {
+	if (k->form == FORM_SNIFFED) {
 		/* a dump or a profile: its first bytes tell a .npy array or a CSV from JSON */
 		if ((rc = read_head(&head, &n, name, src, HEAD_BYTES)))
 			return rc;

@@ -10,8 +10,26 @@
 
 #include <stddef.h>
 
-/* The kinds `ferry ingest` accepts, NULL-terminated. */
+/* The kinds `ferry ingest` accepts, declared once: X(name, id, form), separated by SEP.
+ * form is how a file of the kind is read: JSON (one document, parsed whole), TEXT (lines),
+ * LOSS (lines holding loss values), SNIFFED (told by its first bytes: JSON, .npy, .pt or
+ * CSV) or ONNX (protobuf, weights skipped); id names its validator. The kind list of
+ * artifact_kinds, the ingest usage and completion, and the validators derive from it. */
+#define ARTIFACT_KINDS(X, SEP)                                                                            \
+	X("env-probe", env_probe, JSON) SEP X("loss-log", loss_log, LOSS) SEP X("dump", dump, SNIFFED) SEP       \
+	X("profile", profile, SNIFFED) SEP X("onnx", onnx, ONNX) SEP X("bench", bench, JSON) SEP                 \
+	X("atc-log", atc_log, TEXT) SEP X("run-log", run_log, TEXT) SEP X("first-step", first_step, JSON) SEP    \
+	X("overflow", overflow, JSON)
+#define ARTIFACT_KIND_NAME(name, id, form) name
+#define ARTIFACT_KIND_COMMA ,
+/* The kinds as one string literal, sep between them: ARTIFACT_KIND_LIST("|") */
+#define ARTIFACT_KIND_LIST(sep) ARTIFACT_KINDS(ARTIFACT_KIND_NAME, sep)
+
+/* The kinds `ferry ingest` accepts, in ARTIFACT_KINDS' order, NULL-terminated. */
 extern const char *const artifact_kinds[];
+
+/* Whether kind is one of them. */
+int artifact_kind_known(const char *kind);
 
 /* Checks that data (len bytes) is a well-formed artifact of kind; on failure sets the
  * error (FERRY_ECORRUPT; FERRY_EUSAGE for an unknown kind) naming `name`. */

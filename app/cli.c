@@ -1084,10 +1084,7 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 	if (argc - optind != 2)
 		return usage_error("ingest");
 	const char *kind = argv[optind], *path = argv[optind + 1];
-	int known = 0;
-	for (size_t i = 0; artifact_kinds[i]; i++)
-		known |= strcmp(artifact_kinds[i], kind) == 0;
-	if (!known)
+	if (!artifact_kind_known(kind))
 		return artifact_validate(kind, path, "", 0); /* sets the usage error listing the kinds */
 	workspace *ws = NULL;
 	if ((rc = open_synced(&ws, dir)))
@@ -1661,9 +1658,9 @@ const cli_command cli_commands[] = {
 	{ "fix", cmd_fix, "fix (--finding N... | --plugin ID | --all) [--phase P] [--file PATH] [--dry-run] [--yes] [--format text|json]",
 	  N_("apply proposed fixes: one checkpoint per plugin"), fix_opts, NULL },
 	{ "ingest", cmd_ingest,
-	  "ingest KIND PATH [--label L] [--format text|json] | ingest env-probe --local [--smoke]   (KIND: env-probe, loss-log, dump, profile, onnx, bench, atc-log, run-log, first-step, overflow)",
+	  "ingest KIND PATH [--label L] [--format text|json] | ingest env-probe --local [--smoke]   (KIND: " ARTIFACT_KIND_LIST(", ") ")",
 	  N_("bring a probe, log, dump, profile, model or benchmark into the engagement"), ingest_opts,
-	  "env-probe|loss-log|dump|profile|onnx|bench|atc-log|run-log|first-step|overflow FILE" },
+	  ARTIFACT_KIND_LIST("|") " FILE" },
 	{ "compare", cmd_compare,
 	  "compare loss A B [--column NAME] [--format text|json] [--output FILE] | compare dump A B [--dtype-a bf16] [--dtype-b bf16] [--format text|json|csv] [--threads N] [--output FILE]",
 	  N_("compare a loss curve or a tensor dump against the baseline (A: GPU, B: NPU; artifact id, label or path)"),
