@@ -87,6 +87,12 @@ local FIRST_STEP_TEXT = [==[
 # failure with its exception, in first_step.json (--out); give that file to
 # `ferry ingest first-step first_step.json`. The exit status is 0 when every step
 # passed, 1 otherwise.
+#
+# On the NPU the comparison is in true float32: torch_npu computes float32 convolutions
+# in HF32, a float32 of fewer mantissa bits, by default (torch.npu.conv.allow_hf32, True
+# since torch_npu 5.0.rc2; torch.npu.matmul.allow_hf32 is False by default), which alone
+# can exceed 1e-3. The script turns every such switch off after importing torch_npu and
+# records in first_step.json ("hf32") what each was and what it is for the comparison.
 import argparse
 import copy
 import dataclasses
@@ -99,8 +105,9 @@ import traceback
 
 ABS_LIMIT = 1e-3    # seed 000 §4.2: max |CPU - NPU| < 1e-3
 COSINE_LIMIT = 0.99  # msprobe's pass criterion for a tensor
+HF32_SWITCHES = @HF32_SWITCHES@  # torch.npu.<switch>.allow_hf32, each turned off for the comparison
 
-result = {"schema": "ferry-first-step/2", "abs_limit": ABS_LIMIT, "cosine_limit": COSINE_LIMIT, "steps": [], "ok": False}
+result = {"schema": "ferry-first-step/3", "abs_limit": ABS_LIMIT, "cosine_limit": COSINE_LIMIT, "steps": [], "ok": False}
 
 
 def record(name, ok, started, **fields):
@@ -114,6 +121,32 @@ def failed(name, started, exc):
     last = traceback.format_exception_only(type(exc), exc)[-1].strip()
     traceback.print_exc()
     return record(name, False, started, error=last)
+
+
+def true_fp32(torch):
+    """Turns torch_npu's HF32 switches off, so that float32 operators on the NPU compute in
+    float32 as on the CPU. Per switch: whether torch_npu has it, its value before and the
+    value the comparison runs with (None: unreadable, as before torch_npu 5.0.rc3)."""
+    def read(switch):
+        try:
+            return bool(switch.allow_hf32)
+        except Exception:
+            return None
+    record = {}
+    for name in HF32_SWITCHES:
+        switch = getattr(torch.npu, name, None)
+        if switch is None:
+            record[name] = {"found": False}
+            continue
+        entry = {"found": True, "before": read(switch)}
+        try:
+            switch.allow_hf32 = False
+        except Exception as exc:
+            entry["error"] = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        now = read(switch)
+        entry["during"] = now if now is not None or "error" in entry else False
+        record[name] = entry
+    return record
 
 
 def tensors_of(value):
@@ -211,6 +244,7 @@ def run(args):
                 raise RuntimeError("torch.npu.is_available() is False: torch_npu sees no NPU")
         except Exception as exc:
             return failed("import torch_npu", t, exc)
+        result["hf32"] = true_fp32(torch)
         record("import torch_npu", True, t)
 
     t = time.time()
@@ -343,13 +377,17 @@ return {
 		.. "first ten) and scripts/first_step.py (the model's first forward pass and training step on one NPU, against "
 		.. "the CPU); each is one checkpoint."),
 	run = function(ctx)
+		-- the HF32 switches first_step.py turns off, from the fact table: ("conv", "matmul")
+		local switches = {}
+		for _i, e in ipairs(ctx.data("hf32").entries) do switches[#switches + 1] = string.format("%q", e.kind) end
+		local values = { ["@HF32_SWITCHES@"] = "(" .. table.concat(switches, ", ") .. (#switches == 1 and ",)" or ")") }
 		for _i, sc in ipairs(SCRIPTS) do
 			if not ctx.read(sc.path) then
 				ctx.report{
 					file = sc.path, key = sc.path,
 					message = _(sc.message, { path = sc.path }),
 					suggestion = _(sc.suggestion, { path = sc.path }),
-					edits = { { start_byte = 0, end_byte = 0, text = sc.text } },
+					edits = { { start_byte = 0, end_byte = 0, text = (sc.text:gsub("@[%u%d_]+@", values)) } },
 				}
 			end
 		end

@@ -8,7 +8,10 @@
 -- one training step on both, loss and gradients compared. Per model, the newest result on
 -- an NPU is judged; a CPU run or another model's result never replaces it. The verdict is
 -- ferry's own, from the recorded figures, not the script's "ok": a step missing, failed or
--- without its figures is a failure, as is an output of zeros (nothing was compared).
+-- without its figures is a failure, as is an output of zeros (nothing was compared). The
+-- script turns torch_npu's HF32 switches off and records it ("hf32"); a difference with
+-- HF32 on, or in a result that does not record it, may be HF32's rounding, and the verdict
+-- says so (plugins/data/hf32.json).
 
 local LIMIT = 1e-3 -- seed 000 §4.2: max |CPU − NPU| < 1e-3; here also relative to the output's scale
 local COSINE = 0.99 -- msprobe's pass criterion for a tensor (tune-and-inference-formats §1.5)
@@ -45,15 +48,16 @@ local function compare_failure(c)
 	end
 	local diff, rel, cos = tonumber(c.max_abs_diff), tonumber(c.max_abs_diff) / tonumber(c.reference_scale), tonumber(c.cosine)
 	if diff >= LIMIT then
-		return _("the outputs differ by {diff}, the limit is {limit}", { diff = num(diff), limit = num(LIMIT) }), "compare"
+		return _("the outputs differ by {diff}, the limit is {limit}", { diff = num(diff), limit = num(LIMIT) }), "compare", true
 	elseif rel >= LIMIT then
-		return _("the outputs differ by {diff}, {rel} of their largest value {scale} (limit {limit})", { diff = num(diff), rel = num(rel), scale = num(c.reference_scale), limit = num(LIMIT) }), "compare"
+		return _("the outputs differ by {diff}, {rel} of their largest value {scale} (limit {limit})", { diff = num(diff), rel = num(rel), scale = num(c.reference_scale), limit = num(LIMIT) }), "compare", true
 	elseif cos < COSINE then
-		return _("the outputs' cosine similarity is {cos}, under {limit}", { cos = string.format("%.6f", cos), limit = tostring(COSINE) }), "compare"
+		return _("the outputs' cosine similarity is {cos}, under {limit}", { cos = string.format("%.6f", cos), limit = tostring(COSINE) }), "compare", true
 	end
 end
 
--- Why the training step fails by its figures, or nil.
+-- Why the training step fails by its figures, or nil; true when the CPU's and the device's
+-- figures differ (rather than being lost or not finite).
 local function training_failure(t)
 	local loss, ref, d = tonumber(t.loss), tonumber(t.loss_cpu), tonumber(t.loss_abs_diff)
 	if not finite(loss) then return _("the training step's loss is not a finite number") end
@@ -64,14 +68,15 @@ local function training_failure(t)
 		return _("the result lacks the training step's CPU figures (written by an older scripts/first_step.py or edited): run the current script")
 	end
 	if d >= LIMIT * math.max(1, math.abs(ref)) then
-		return _("the loss is {loss} on the device and {ref} on the CPU", { loss = num(loss), ref = num(ref) })
+		return _("the loss is {loss} on the device and {ref} on the CPU", { loss = num(loss), ref = num(ref) }), true
 	end
 	if tonumber(t.grad_cosine) < COSINE then
-		return _("the gradients' cosine similarity with the CPU's is {cos}, under {limit}", { cos = string.format("%.6f", tonumber(t.grad_cosine)), limit = tostring(COSINE) })
+		return _("the gradients' cosine similarity with the CPU's is {cos}, under {limit}", { cos = string.format("%.6f", tonumber(t.grad_cosine)), limit = tostring(COSINE) }), true
 	end
 end
 
--- The first step that did not pass, the reason in ferry's words and the advice's key, or nil.
+-- The first step that did not pass, the reason in ferry's words, the advice's key and
+-- whether the CPU's and the NPU's figures differ (what HF32 could explain), or nil.
 local function first_failure(doc)
 	local seen = {}
 	for _i, s in ipairs(doc.steps) do
@@ -79,15 +84,16 @@ local function first_failure(doc)
 		if s.ok ~= true and s.error then
 			return s.name, _("{step} failed: {error}", { step = s.name, error = s.error }), s.name
 		end
-		local why, key
+		local why, key, differ
 		if s.name == "compare" then
-			why, key = compare_failure(s)
+			why, key, differ = compare_failure(s)
 		elseif s.name == "training step" then
-			why, key = training_failure(s), s.name
+			why, differ = training_failure(s)
+			key = s.name
 		elseif s.ok ~= true then
 			why, key = _("{step} did not pass", { step = s.name }), s.name
 		end
-		if why then return s.name, why, key end
+		if why then return s.name, why, key, differ end
 	end
 	local on_npu = tostring(doc.device):match("^npu") ~= nil
 	for _i, name in ipairs(STEPS) do
@@ -96,6 +102,35 @@ local function first_failure(doc)
 			return name, _("the result has no \"{step}\" step (the script stopped early or the file was cut)", { step = name }), name
 		end
 	end
+end
+
+-- Why a difference between the CPU and the NPU may be HF32's rounding rather than a
+-- migration defect (plugins/data/hf32.json): a note for the verdict and one for the
+-- advice, or nil when the comparison ran in true float32. A result without "hf32" was
+-- written by a script that did not turn HF32 off; a switch the script could not turn off
+-- (or whose value it could not read back after an error) was on for the comparison.
+local function hf32_notes(ctx, doc)
+	local entries = ctx.data("hf32").entries
+	if type(doc.hf32) ~= "table" then
+		local defaults = {}
+		for _i, e in ipairs(entries) do
+			if e.default == true then
+				defaults[#defaults + 1] = _("{switch}, on by default since torch_npu {version}", { switch = e.name, version = e.default_since })
+			end
+		end
+		return _("The result does not record HF32: it was written by a scripts/first_step.py that does not turn HF32 off, and torch_npu computes float32 operators in HF32 where a switch allows it ({defaults}), which alone can exceed the limit.",
+				{ defaults = table.concat(defaults, "; ") }),
+			_("Replace scripts/first_step.py with the current one (delete it, then `ferry fix --plugin tune.evidence_scripts --yes`) and run it again: it turns HF32 off for the comparison and records that it did, so a difference that remains is not HF32's.")
+	end
+	local on = {}
+	for _i, e in ipairs(entries) do
+		local sw = doc.hf32[e.kind]
+		if type(sw) == "table" and sw.found == true and sw.during ~= false then on[#on + 1] = e.name end
+	end
+	if #on == 0 then return nil end
+	local switches = table.concat(on, ", ")
+	return _("HF32 was on for the comparison ({switches}), so the difference may be HF32's rounding rather than a migration defect.", { switches = switches }),
+		_("Run it again with HF32 off: set {switches} = False after importing torch_npu (the script tries to, and its record says the switch stayed on) and compare in true float32 before looking for a defect.", { switches = switches })
 end
 
 -- The results to judge: per model, the newest run on an NPU, else the newest run at all.
@@ -134,7 +169,9 @@ return {
 	description = _("Reads the newest result of scripts/first_step.py (`ferry ingest first-step`): the client's model "
 		.. "built on the CPU, one forward pass on the CPU and on the NPU compared (largest absolute difference "
 		.. "under 1e-3), then one training step on the NPU. A failed or missing step is an error naming it, "
-		.. "with what to do; a run on another device than the NPU is a warning."),
+		.. "with what to do; a run on another device than the NPU is a warning. A difference found with HF32 on "
+		.. "(torch_npu's reduced-precision float32), or by a script that does not turn it off, is said to be "
+		.. "possibly HF32's, with how to compare in true float32."),
 	run = function(ctx)
 		for _i, j in ipairs(results_to_judge(ctx)) do
 			local a, doc, model = j.result.artifact, j.result.doc, j.model
@@ -146,15 +183,19 @@ return {
 					suggestion = _("Ingest the result again (`ferry ingest first-step first_step.json`).") }
 			else
 				local device = tostring(doc.device or "?")
-				local step, reason, advice_key = first_failure(doc)
+				local step, reason, advice_key, differ = first_failure(doc)
 				if step then
 					local advice = STEP_ADVICE[advice_key]
-					ctx.report{
-						key = "failed:" .. model,
-						message = _("The first step of {model} on {device} failed at \"{step}\" ({what}): {reason}.",
-							{ model = model, device = device, step = step, what = what, reason = reason }),
-						suggestion = advice and _(advice) or _("Rerun scripts/first_step.py and read the error it records."),
-					}
+					local message = _("The first step of {model} on {device} failed at \"{step}\" ({what}): {reason}.",
+						{ model = model, device = device, step = step, what = what, reason = reason })
+					local suggestion = advice and _(advice) or _("Rerun scripts/first_step.py and read the error it records.")
+					local why, rerun
+					if differ and device:match("^npu") then why, rerun = hf32_notes(ctx, doc) end
+					if why then
+						message = _("{verdict} {hf32}", { verdict = message, hf32 = why })
+						suggestion = _("{hf32} {advice}", { hf32 = rerun, advice = suggestion })
+					end
+					ctx.report{ key = "failed:" .. model, message = message, suggestion = suggestion }
 				elseif not device:match("^npu") then
 					ctx.report{
 						key = "not-npu:" .. model, severity = "warning",

@@ -6,7 +6,11 @@
 # finding; outputs that disagree, a card torch_npu cannot see, a model that fails on the
 # CPU, a result claiming a pass its own figures contradict and a result cut short are
 # errors naming the step; a run on the CPU is a warning; the tune sign-off refuses a
-# failed first step; a malformed result is refused at ingest with one line.
+# failed first step; a malformed result is refused at ingest with one line. The script
+# compares in true float32: the stand-in NPU changes convolutions while
+# torch.npu.conv.allow_hf32 is on, as HF32 does, and the script turns it off and records
+# that; a difference with HF32 on, or from a script that predates the switch, is said to
+# be possibly HF32's.
 . "$(dirname "$0")/lib.sh"
 need_torch
 p=$work/p
@@ -52,6 +56,16 @@ class ZeroOut(nn.Module):
 class Output:
     logits: torch.Tensor
     loss: Optional[torch.Tensor] = None
+
+
+class ConvNet(nn.Module):
+    """A small CNN: the float32 convolutions torch_npu computes in HF32 by default."""
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 4, 3), nn.Flatten())
+
+    def forward(self, x):
+        return self.body(x)
 
 
 class TokenModel(nn.Module):
@@ -156,6 +170,63 @@ run -- --model models.tiny:TokenModel --input-file batch.pt --out "$work/tokens.
 judge "$work/tokens.json" tokens
 check_has info "TokenModel with the factory's random weights passed" "a dict batch with None is passed as keywords; a dataclass output is compared"
 check_has info "--checkpoint and the trained weights" "a pass on random weights asks for the trained ones"
+
+# HF32: the stand-in NPU changes a convolution's output while torch.npu.conv.allow_hf32 is
+# on (True after import, as in torch_npu); the script turns it off, so a CNN compares in
+# true float32 and passes, and its record says what it set
+PYTHONPATH="$top/tests/fixtures/fake_npu" FAKE_NPU_HF32_SCALE=1.05 "$py" - "$p" <<'PY' >"$work/hf32.out" 2>&1
+import copy, sys, torch, torch_npu
+sys.path.insert(0, sys.argv[1])
+from models.tiny import ConvNet
+m, x = ConvNet(), torch.randn(2, 3, 6, 6)
+d = copy.deepcopy(m).to("npu:0")
+on = float((m(x) - d(x)).abs().max())
+torch.npu.conv.allow_hf32 = False
+print("on %g off %g" % (on, float((m(x) - d(x)).abs().max())))
+PY
+grep -q "off 0$" "$work/hf32.out" && ! grep -q "on 0 " "$work/hf32.out" && ok "the stand-in NPU's convolutions differ only with HF32 on" \
+	|| fail "the stand-in NPU's convolutions differ only with HF32 on: $(cat "$work/hf32.out")"
+run FAKE_NPU_HF32_SCALE=1.05 -- --model models.tiny:ConvNet --input 2,3,8,8 --out "$work/conv.json" \
+	&& ok "a CNN passes with HF32 turned off for the comparison" || fail "a CNN passes with HF32 turned off: $(tail -3 "$work/run.out")"
+python3 - "$work/conv.json" <<'PY' && ok "first_step.json records each HF32 switch before and during the comparison" || fail "first_step.json records the HF32 switches"
+import json, sys
+h = json.load(open(sys.argv[1]))["hf32"]
+assert h["conv"] == {"found": True, "before": True, "during": False}, h
+assert h["matmul"] == {"found": True, "before": False, "during": False}, h
+PY
+judge "$work/conv.json" conv
+check_has info "ConvNet with the factory's random weights passed" "the CNN's pass is judged"
+# the same CNN with HF32 left on, as a script before the switch ran it: the comparison
+# fails, and the verdict says why it may not be a migration defect
+sed 's/^HF32_SWITCHES = .*/HF32_SWITCHES = ()/' "$p/scripts/first_step.py" >"$p/scripts/old_first_step.py"
+(cd "$p" && env PYTHONPATH="$top/tests/fixtures/fake_npu" FAKE_NPU_HF32_SCALE=1.05 "$py" scripts/old_first_step.py \
+	--model models.tiny:ConvNet --input 2,3,8,8 --out "$work/conv_on.json") >"$work/run.out" 2>&1 \
+	&& fail "with HF32 on the CNN's outputs disagree" || ok "with HF32 on the CNN's outputs disagree"
+python3 - "$work/conv_on.json" "$work/conv_old.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["hf32"] == {}, doc["hf32"]
+# as a torch_npu would record it that refused the switch: conv's value unknown, so on
+doc["hf32"] = {"conv": {"found": True, "before": None, "error": "RuntimeError: refused", "during": None},
+               "matmul": {"found": True, "before": False, "during": False}}
+json.dump(doc, open(sys.argv[1], "w"))
+del doc["hf32"]
+doc["schema"] = "ferry-first-step/2"
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+judge "$work/conv_on.json" conv_on
+check_has error 'failed at "compare"' "a difference with HF32 on fails the comparison"
+check_has error "HF32 was on for the comparison (torch.npu.conv.allow_hf32)" "the verdict names the switch left on"
+check_has error "set torch.npu.conv.allow_hf32 = False" "the advice turns it off"
+judge "$work/conv_old.json" conv_old
+check_has error "does not record HF32" "a result of a script before the switch says so"
+check_has error "torch.npu.conv.allow_hf32, on by default since torch_npu 5.0.rc2" "it cites the default"
+check_has error "ferry fix --plugin tune.evidence_scripts" "the advice writes the current script"
+if python3 -c 'import json,sys; sys.exit(not any("HF32" in f["message"] and "Classifier" in f["message"] for f in json.load(open(sys.argv[1]))["findings"]))' "$work/f.json"; then
+	fail "a run that turned HF32 off is not blamed on it"
+else
+	ok "a run that turned HF32 off is not blamed on it"
+fi
 
 # a result whose own figures contradict its "ok", and one cut after the comparison
 python3 - "$work/pass.json" "$work/claimed.json" "$work/cut.json" <<'PY'
