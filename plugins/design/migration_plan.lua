@@ -29,7 +29,7 @@ local CHECKLIST = {
 	} },
 	{ "design", "choose how to migrate and what done means", {
 		"choose the strategy: `ferry config strategy auto|tool|manual`",
-		"record the acceptance criteria: `tolerance.loss`, `tolerance.accuracy`, `throughput.target_pct`",
+		"record the acceptance criteria: `tolerance.loss`, `tolerance.accuracy`, `throughput.target_pct`, and the dump thresholds `tolerance.dump_atol`, `tolerance.dump_rtol` unless msprobe's rule is accepted",
 		"record the resource plan: `target.soc`, `target.cards`, `target.nodes`, `model.params_b`",
 		"review this plan with the client, then `ferry signoff design`",
 	} },
@@ -457,6 +457,17 @@ local function build(ctx)
 			add(string.format("- %s: **to be agreed** (`ferry config %s %s`).", c.label:sub(1, 1):upper() .. c.label:sub(2),
 				c.key, c.example))
 		end
+	end
+	local d = plan.dump_thresholds(ctx)
+	if d.problem then
+		add("- Dump thresholds: **malformed**, " .. tostring(d.problem) .. " (`ferry config " .. d.key .. " 1e-5`).")
+	elseif d.rule == "allclose" then
+		add(string.format("- Dump thresholds (`tolerance.dump_atol` = %s, `tolerance.dump_rtol` = %s): `ferry compare dump` "
+			.. "passes a tensor pair with %s.", ctx.config("tolerance.dump_atol") or "0", ctx.config("tolerance.dump_rtol") or "0",
+			tostring(d.text)))
+	else
+		add("- Dump thresholds: none agreed, so `ferry compare dump` judges layer dumps by " .. tostring(d.text)
+			.. " (to agree thresholds instead: `ferry config tolerance.dump_atol 1e-5`, `ferry config tolerance.dump_rtol 1e-3`).")
 	end
 	add("")
 	add("## GPU baseline")

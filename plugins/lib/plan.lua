@@ -2,6 +2,9 @@
 --   local plan = require("plan")
 --   plan.criteria(ctx)          the acceptance criteria: list of {key=, label=, what=, value=, number=, text=,
 --                               problem=, example=} (label, what, text and problem are _() results)
+--   plan.dump_thresholds(ctx)   the thresholds `ferry compare dump` judges by: {rule="allclose", atol=, rtol=,
+--                               text=} from tolerance.dump_atol/dump_rtol (the one unset 0), {rule="msprobe",
+--                               text=} when neither is set, or {problem=, key=} for a malformed one
 --   plan.soc(ctx, name)         the soc_memory.json entry for a SoC name (nil when unknown)
 --   plan.inference_only(ctx, name)  the soc_memory.json inference_only entry a SoC name falls under, or nil
 --   plan.training_site(ctx)     the first loss.backward() call of the project: {path=, line=} or nil
@@ -65,6 +68,36 @@ function plan.criteria(ctx)
 		out[#out + 1] = r
 	end
 	return out
+end
+
+-- ---- dump thresholds ---------------------------------------------------------------
+
+-- The rule of `ferry compare dump` (app/compare.c, dump_threshold_agreed): allclose by the
+-- agreed thresholds, or msprobe's real-data rule when neither is set (its CompareConst:
+-- COS_THRESHOLD 0.99, MAX_ABS_ERR_THRESHOLD 0.001, COS_MAX_THRESHOLD 0.9,
+-- MAX_ABS_ERR_MAX_THRESHOLD 1; tune-and-inference-formats §1.5).
+plan.DUMP_KEYS = { "tolerance.dump_atol", "tolerance.dump_rtol" }
+
+function plan.dump_thresholds(ctx)
+	local v = {}
+	for i, key in ipairs(plan.DUMP_KEYS) do
+		local raw = ctx.config(key)
+		if raw and raw ~= "" then
+			local n = tonumber(raw)
+			if not n or not (n >= 0) or n == math.huge then -- as compare.c refuses it
+				return { key = key, problem = _("`{key}` is {value}, which is not {expected}",
+					{ key = key, value = string.format("%q", raw), expected = _("a threshold of at least 0, e.g. 1e-5") }) }
+			end
+			v[i] = n
+		end
+	end
+	if not v[1] and not v[2] then
+		return { rule = "msprobe", text = _("msprobe's rule: a tensor pair fails when its cosine similarity is under 0.99 and its largest absolute error over 0.001, when the cosine similarity is under 0.9, when the largest absolute error is over 1, or when a value is NaN or infinite") }
+	end
+	local t = { rule = "allclose", atol = v[1] or 0, rtol = v[2] or 0 }
+	t.text = _("each element of the NPU's tensor within {atol} + {rtol} × |the GPU's element|, as torch.allclose",
+		{ atol = g(t.atol), rtol = g(t.rtol) })
+	return t
 end
 
 -- ---- SoC memory ------------------------------------------------------------------

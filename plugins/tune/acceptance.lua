@@ -20,15 +20,6 @@ local function fraction(text)
 	return n and (percent and n / 100 or n)
 end
 
--- The dump thresholds agreed now, as a comparison records them (compare.c): allclose with
--- tolerance.dump_atol and tolerance.dump_rtol (the one unset 0), or msprobe's rule.
-local function thresholds(ctx)
-	local atol = tonumber(ctx.config("tolerance.dump_atol") or "")
-	local rtol = tonumber(ctx.config("tolerance.dump_rtol") or "")
-	if not atol and not rtol then return { rule = "msprobe" } end
-	return { rule = "allclose", atol = atol or 0, rtol = rtol or 0 }
-end
-
 local function rule_text(t)
 	if t.rule ~= "allclose" then return _("msprobe's rule") end
 	return _("atol {atol}, rtol {rtol}", { atol = string.format("%g", t.atol or 0), rtol = string.format("%g", t.rtol or 0) })
@@ -118,10 +109,11 @@ return {
 		-- by stricter thresholds is a pass by looser ones too (every element within
 		-- atol + rtol|A| stays within more).
 		if dump and dump.verdict ~= "fail" then
-			local was, agreed = dump.threshold or { rule = "msprobe" }, thresholds(ctx)
+			-- the dump thresholds agreed now, as a comparison records them (compare.c)
+			local was, agreed = dump.threshold or { rule = "msprobe" }, plan.dump_thresholds(ctx)
 			local stricter = agreed.rule == "allclose" and was.rule == "allclose"
 				and ((agreed.atol or 0) < (was.atol or 0) or (agreed.rtol or 0) < (was.rtol or 0))
-			if was.rule ~= agreed.rule or stricter then
+			if not agreed.problem and (was.rule ~= agreed.rule or stricter) then
 				ctx.report{
 					key = "dump:stale:" .. tostring((dump.a or {}).sha256) .. ":" .. tostring((dump.b or {}).sha256) .. ":"
 						.. rule_text(agreed),

@@ -64,7 +64,9 @@ import sys
 t = open(sys.argv[1], encoding="utf-8").read()
 for s in ["# Migration plan", "## Strategy", "Chosen: **tool**", "## Acceptance criteria",
           "(`tolerance.loss` = 0.01): the NPU loss stays within 1 % of the GPU loss",
-          "(`throughput.target_pct` = 80)", "## GPU baseline", "accuracy 0.761, throughput 2450",
+          "(`throughput.target_pct` = 80)",
+          "- Dump thresholds (`tolerance.dump_atol` = 1e-5, `tolerance.dump_rtol` = 1e-3): `ferry compare dump` passes a tensor pair with each element of the NPU's tensor within 1e-05 + 0.001 × |the GPU's element|, as torch.allclose.",
+          "## GPU baseline", "accuracy 0.761, throughput 2450",
           "2450 x 80 % = 1960", "## Resources and cost",
           "| NPU servers (Atlas A2 training) | 1 | 8 card(s), 8 per server | unit price not recorded |",
           "| storage for the data set (TB) | **to be decided** | size not recorded (`dataset_tb`) |", "`Ascend910B2` (Atlas A2 training, 64 GB per card)",
@@ -148,7 +150,7 @@ PY
 # ---- 3b. the inference design, and a project without a usable pin ---------------------------
 work="$tmp/case-infer_on_310p"
 "$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
-check "plan: an inference SoC and an ONNX export plan the inference migration" python3 - "$work/docs/MIGRATION_PLAN.md" <<'PY'
+check "plan: an inference SoC and an ONNX export plan the inference migration; msprobe's rule for dumps" python3 - "$work/docs/MIGRATION_PLAN.md" <<'PY'
 import sys
 t = open(sys.argv[1], encoding="utf-8").read()
 inf = t.split("## Inference design")[1].split("## Phases and checklist")[0]
@@ -157,6 +159,10 @@ for s in ["Planned because the target SoC Ascend310P3 is an inference part; the 
           "`export.py:4` (ONNX export)", "- Hardware: `Ascend310P3`, an inference part.",
           "**accuracy tolerance to be agreed** (`tolerance.accuracy`)"]:
     assert s in inf, s
+# no dump thresholds agreed: the plan says msprobe's rule judges the dumps, beside the other criteria
+crit = t.split("## Acceptance criteria")[1].split("## GPU baseline")[0]
+assert "- Dump thresholds: none agreed, so `ferry compare dump` judges layer dumps by msprobe's rule: a tensor pair fails when its cosine similarity is under 0.99" in crit, crit
+assert "`ferry config tolerance.dump_atol 1e-5`, `ferry config tolerance.dump_rtol 1e-3`" in crit, crit
 for s in ["- Framework: PyTorch, no version pinned", "- Data set: **to be described**",
           "- Evaluation scheme: **to be agreed**", "- To be chosen with the PyTorch version; maintained versions: 2.12.0, 2.11.0"]:
     assert s in t, s
