@@ -87,7 +87,7 @@ return {
 		for _i, c in ipairs(ascend.install) do steps[#steps + 1] = c end
 		local build = table.concat(steps, " && ")
 		local is_ascend = have and tostring(have):find(ascend.version_marker, 1, true) ~= nil
-		if not have and not ep.asked(ctx, "apex") then return end
+		if not have and not ep.asked(probe, "apex") then return end
 		local reported = false
 		for _i, u in ipairs(sites) do
 			local f = { file = u.file, line = u.line, key = u.module }

@@ -124,7 +124,7 @@ return {
 		end
 		if not probe then return end
 		local host, pk = ep.host_label(probe), probe.python.packages
-		if not pk.mindspeed and ep.asked(ctx, "mindspeed") then
+		if not pk.mindspeed and ep.asked(probe, "mindspeed") then
 			ctx.report{
 				key = "missing",
 				severity = "error",

@@ -83,16 +83,18 @@ function ep.latest(ctx)
 	if type(doc.npu.devices) ~= "table" then doc.npu.devices = {} end
 	if type(doc.python.packages) ~= "table" then doc.python.packages = {} end
 	if type(doc.cann.toolkit) ~= "table" then doc.cann.toolkit = {} end
+	-- A package the probe asked for and did not find is JSON null, which decodes to an
+	-- absent field, like one an older probe never asked for: the names its packages
+	-- object holds, read from the text, tell the two apart (ep.asked).
+	doc.python.asked = {}
+	local packages = text:match('"packages"%s*:%s*(%b{})')
+	for name in (packages or ""):gmatch('"([^"\\]+)"%s*:') do doc.python.asked[name] = true end
 	return doc, newest
 end
 
--- Whether the newest probe asked for a Python package. One it asked for and did not find
--- is JSON null, which decodes to an absent field, like one an older probe never asked
--- for; the probe's own text tells the two apart.
-function ep.asked(ctx, name)
-	local _p, row = ep.latest(ctx)
-	local text = row and ctx.read_artifact(row.id)
-	return text ~= nil and text:find('"' .. name .. '"%s*:') ~= nil
+-- Whether the probe (from ep.latest) asked for the Python package name.
+function ep.asked(probe, name)
+	return probe.python.asked[name] == true
 end
 
 -- A one-line description of the probed host, for messages.
