@@ -5,32 +5,9 @@
 -- entries of gpu_libraries.json (their notes and sources hold the route's facts).
 
 local py = require("py")
-local project = require("project")
+local lightning = require("lightning")
 
--- the top-level packages of Lightning: 1.x, the unified 2.x package, standalone Fabric
-local TOPS = { pytorch_lightning = true, lightning = true, lightning_fabric = true }
--- the constructor keywords that decide the device, the process group and the precision
-local SETTINGS = { accelerator = 1, gpus = 2, devices = 3, num_nodes = 4, strategy = 5, precision = 6, amp_backend = 7 }
--- accelerators that are not an NVIDIA GPU (nor a choice left to Lightning): not this check's
-local OTHER = { cpu = true, npu = true, tpu = true, mps = true, hpu = true, ipu = true, xla = true }
--- Lightning 1.x spelled the distributed mode as the accelerator (gpus=4, accelerator="ddp")
-local OLD_DISTRIBUTED = { ddp = true, dp = true, ddp2 = true, ddp_spawn = true, horovod = true }
-local KEYWORDS = [[(call function: (_) @func
-  arguments: (argument_list (keyword_argument name: (identifier) @k value: (_) @v) @kw))]]
-
--- Whether a path is a test: a file under tests/ or test/, test_*.py, *_test.py, conftest.py.
-local function is_test(path)
-	local base = path:match("[^/]*$")
-	return path:match("^tests?/") or path:find("/tests?/") or base:match("^test_") or base:match("_test%.py$")
-		or base == "conftest.py"
-end
-
--- Whether a resolved dotted callee is Lightning's Trainer or Fabric.
-local function constructor(name)
-	local top = name and name:match("^([%a_][%w_]*)%.")
-	if not (top and TOPS[top]) then return nil end
-	return name:match("%.(Trainer)$") or name:match("%.(Fabric)$")
-end
+local SETTINGS, OTHER, OLD_DISTRIBUTED = lightning.SETTINGS, lightning.OTHER, lightning.OLD_DISTRIBUTED
 
 return {
 	id = "assess.lightning",
@@ -45,79 +22,62 @@ return {
 		.. "those settings, not a line-by-line port of the training step."),
 	triggers = { "lightning" },
 	run = function(ctx)
-		local lib_entry
-		for _i, e in ipairs(ctx.data("gpu_libraries").entries) do
-			if e.name == "pytorch_lightning" then lib_entry = e end
-		end
-		local own = project.own_modules(ctx)
+		local lib_entry = lightning.entry(ctx)
 		-- a project whose only Lightning is in its tests (DeepSpeed's integration test) does
 		-- not train with Lightning: its Trainers are reported, the project is not
 		local files, anchor, lib, trains = 0, nil, nil, false
 		for _i, path in ipairs(ctx.python_files()) do
-			local uses = false
-			for _j, imp in ipairs(py.imports(ctx, path) or {}) do
-				local top = imp.module:match("^[%a_][%w_]*")
-				if top and TOPS[top] and not own:has(top, path) then
-					uses = true
-					-- the import nearest the project's root, outside its tests, names the
-					-- project-wide finding
-					local depth = select(2, path:gsub("/", "")) + (is_test(path) and 1000 or 0)
-					if not anchor or depth < anchor.depth then
-						anchor = { path = path, node = imp.node, depth = depth }
-						lib = top
-					end
+			local imports = lightning.imports(ctx, path)
+			for _j, imp in ipairs(imports) do
+				-- the import nearest the project's root, outside its tests, names the
+				-- project-wide finding
+				local depth = select(2, path:gsub("/", "")) + (lightning.is_test(path) and 1000 or 0)
+				if not anchor or depth < anchor.depth then
+					anchor = { path = path, node = imp.node, depth = depth }
+					lib = imp.top
 				end
 			end
-			if uses then
+			if #imports > 0 then
 				files = files + 1
-				trains = trains or not is_test(path)
-				local map = py.aliases(ctx, path) or {}
-				local kws = {}
-				for _j, m in ipairs(ctx.query(path, KEYWORDS) or {}) do
-					local at = m.func.start_byte
-					kws[at] = kws[at] or {}
-					table.insert(kws[at], m)
-				end
-				for _j, c in ipairs(py.calls(ctx, path, nil, map) or {}) do
-					local kind = constructor(c.name)
-					if kind then
-						local shown, acc, acc_text, gpus = {}, nil, nil, false
-						for _k, m in ipairs(kws[c.func.start_byte] or {}) do
-							if SETTINGS[m.k.text] then shown[#shown + 1] = m end
-							if m.k.text == "accelerator" then
-								acc_text = m.v.text
-								acc = m.v.type == "string" and py.string_value(m.v.text)
-								acc = acc and acc:lower()
-							elseif m.k.text == "gpus" then
-								gpus = true
-							end
+				trains = trains or not lightning.is_test(path)
+				for _j, t in ipairs(lightning.constructors(ctx, path, lightning.keywords(ctx, path))) do
+					local c, kind = t.call, t.kind
+					local shown, acc, acc_text, gpus = {}, nil, nil, false
+					for _k, m in ipairs(t.kws) do
+						if SETTINGS[m.k.text] then shown[#shown + 1] = m end
+						if m.k.text == "accelerator" then
+							acc_text = m.v.text
+							acc = m.v.type == "string" and py.string_value(m.v.text)
+							acc = acc and acc:lower()
+						elseif m.k.text == "gpus" then
+							gpus = true
 						end
-						table.sort(shown, function(a, b) return SETTINGS[a.k.text] < SETTINGS[b.k.text] end)
-						local parts = {}
-						for k, m in ipairs(shown) do parts[k] = m.kw.text end
-						local a = { call = py.dotted(c.func.text) or c.func.text, settings = table.concat(parts, ", "),
-							value = acc_text }
-						local message, severity
-						if acc and OTHER[acc] then
-							message = nil
-						elseif gpus or acc == "gpu" or acc == "cuda" or (acc and OLD_DISTRIBUTED[acc]) then
-							message = _("`{call}(...)` runs Lightning on NVIDIA GPUs ({settings}), and Lightning has no NPU accelerator of its own.", a)
-						elseif acc_text and not acc then
-							message = _("`{call}(...)` takes its accelerator from `{value}` ({settings}), and no value of it selects the NPU: Lightning has no NPU accelerator of its own.", a)
-						elseif #parts > 0 then
-							message = _("`{call}(...)` leaves the device to Lightning ({settings}), which picks an NVIDIA GPU where there is one and the CPU on an NPU machine: Lightning has no NPU accelerator of its own.", a)
-							severity = "info"
-						else
-							message = _("`{call}(...)` leaves the device to Lightning, which picks an NVIDIA GPU where there is one and the CPU on an NPU machine: Lightning has no NPU accelerator of its own.", a)
-							severity = "info"
-						end
-						if message then
-							ctx.report{
-								file = path, node = c.call, severity = severity, message = message,
-								suggestion = _("Register an NPU accelerator with Lightning (a subclass of its Accelerator whose register_accelerators() registers it as \"npu\"), then write accelerator=\"npu\" and keep devices; for DDP pass strategy=DDPStrategy(process_group_backend=\"hccl\"), for 16-bit mixed precision plugins=[MixedPrecision(\"16-mixed\", \"npu\")]. Port these settings, not the training step line by line."),
-								data = { constructor = kind },
-							}
-						end
+					end
+					table.sort(shown, function(a, b) return SETTINGS[a.k.text] < SETTINGS[b.k.text] end)
+					local parts = {}
+					for k, m in ipairs(shown) do parts[k] = m.kw.text end
+					local a = { call = py.dotted(c.func.text) or c.func.text, settings = table.concat(parts, ", "),
+						value = acc_text }
+					local message, severity
+					if acc and OTHER[acc] then
+						message = nil
+					elseif gpus or acc == "gpu" or acc == "cuda" or (acc and OLD_DISTRIBUTED[acc]) then
+						message = _("`{call}(...)` runs Lightning on NVIDIA GPUs ({settings}), and Lightning has no NPU accelerator of its own.", a)
+					elseif acc_text and not acc then
+						message = _("`{call}(...)` takes its accelerator from `{value}` ({settings}), and no value of it selects the NPU: Lightning has no NPU accelerator of its own.", a)
+					elseif #parts > 0 then
+						message = _("`{call}(...)` leaves the device to Lightning ({settings}), which picks an NVIDIA GPU where there is one and the CPU on an NPU machine: Lightning has no NPU accelerator of its own.", a)
+						severity = "info"
+					else
+						message = _("`{call}(...)` leaves the device to Lightning, which picks an NVIDIA GPU where there is one and the CPU on an NPU machine: Lightning has no NPU accelerator of its own.", a)
+						severity = "info"
+					end
+					if message then
+						ctx.report{
+							file = path, node = c.call, severity = severity, message = message,
+							suggestion = _("Register an NPU accelerator with Lightning (a subclass of its Accelerator whose register_accelerators() registers it as \"npu\"), then write accelerator=\"npu\" and keep devices; for DDP pass strategy=DDPStrategy(process_group_backend=\"hccl\"), for 16-bit mixed precision plugins=[MixedPrecision(\"16-mixed\", \"npu\")]. Port these settings, not the training step line by line."),
+							data = { constructor = kind },
+						}
 					end
 				end
 			end

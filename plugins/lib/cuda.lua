@@ -2066,8 +2066,10 @@ end
 -- accelerator = "cuda"`, a Trainer's `accelerator="gpu" if torch.cuda.is_available() else
 -- "cpu"`) in a file that imports Lightning: Lightning has no NPU accelerator of its own
 -- (gpu_libraries.json), so a rewritten test would pick its CUDA accelerator on the NPU
--- host. Adds to sc.other: the if that assigns the accelerator, the value given to it
--- (a choice by a CUDA test, or "cuda" itself).
+-- host. Adds to sc.other the if that assigns the accelerator and a value chosen by a CUDA
+-- test; "cuda" itself given as the accelerator goes to sc.owned: adapt.lightning reports
+-- it with Lightning's other GPU settings (and rewrites it where the project registers an
+-- NPU accelerator), except inside such an if, which stays whole.
 local LIGHTNING_CHOICES = [[
 (if_statement condition: (_) @c) @if
 (keyword_argument name: (identifier) @k (#eq? @k "accelerator") value: (_) @v)
@@ -2089,8 +2091,10 @@ local function lightning_choices(ctx, path, text, sc)
 	for _i, m in ipairs(ctx.query(path, LIGHTNING_CHOICES) or {}) do
 		local node = m["if"] or m.v
 		if (m["if"] and tests_cuda(m.c.text) and m["if"].text:find("accelerator%s*=[^=]"))
-			or (m.v and (tests_cuda(m.v.text) or m.v.text:find("^[rRuU]?[\"']cuda[\"']$"))) then
+			or (m.v and tests_cuda(m.v.text)) then
 			sc.other[#sc.other + 1] = range(node, { kind = "lightning", entry = entry })
+		elseif m.v and m.v.text:find("^[rRuU]?[\"']cuda[\"']$") then
+			sc.owned[#sc.owned + 1] = range(node)
 		end
 	end
 end
@@ -2885,6 +2889,12 @@ end
 function cuda.stays(ctx, path, b)
 	local sc = scene(ctx, path, "tables", "choices", "other")
 	return (covering(sc.keep, b) or covering(sc.owned, b) or covering(sc.other, b)) ~= nil
+end
+
+-- Whether code at byte b of the file is left to a person as a CUDA test's choice (sc.other:
+-- the if choosing Lightning's accelerator by a CUDA test, a kernel path ...).
+function cuda.left_to_person(ctx, path, b)
+	return covering(scene(ctx, path, "tables", "choices", "other").other, b) ~= nil
 end
 
 -- The detectors the assess survey, the adapt checks and the import planner all run on the
