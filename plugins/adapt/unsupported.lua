@@ -25,10 +25,18 @@ return {
 	category = "unsupported",
 	description = _("Lists, like the vendor migration tool's unsupported list, what no mechanical "
 		.. "rewrite can migrate: CUDA source files and the code that builds them, operators "
-		.. "unsupported or limited on NPU (unsupported_ops.json), DataParallel and channels_last. "
+		.. "unsupported or limited on NPU (unsupported_ops.json), DataParallel, channels_last, and "
+		.. "functions that run a tool for NVIDIA GPUs only (nvidia-smi, nvcc, NVML), which are "
+		.. "removed, skipped on the NPU or rewritten with npu-smi by a person. "
 		.. "With the automatic strategy (transfer_to_npu) channels_last and torch.jit.script are "
 		.. "errors: transfer_to_npu does not support the first and disables the second."),
-	triggers = blockers.triggers,
+	triggers = function(data)
+		local out = blockers.triggers(data)
+		for _i, t in ipairs(data("nvidia_only").tools or {}) do
+			for _j, w in ipairs(t.triggers or {}) do out[#out + 1] = w end
+		end
+		return out
+	end,
 	run = function(ctx)
 		local auto = cuda.auto(ctx)
 		local tables = blockers.op_tables(ctx)
@@ -46,6 +54,7 @@ return {
 			report(ctx, cat(blockers.extension_builders(ctx, path, map), "custom_kernel"), nil)
 			report(ctx, cat(blockers.unsupported_ops(ctx, path, tables, map), "operators"), nil)
 			report(ctx, cat(blockers.data_parallel(ctx, path, map), "distributed"), nil)
+			report(ctx, cuda.nvidia_tool_functions(ctx, path), nil)
 			report(ctx, cat(blockers.channels_last(ctx, path, map), "layout"), auto and "error" or "warning", note)
 			if auto then
 				report(ctx, cat(blockers.jit_script(ctx, path, map), "jit"), "error", note)

@@ -2363,6 +2363,92 @@ local function nvidia_blocks(ctx, path, sc)
 	end
 end
 
+-- Functions that run a tool or library for NVIDIA GPUs only (nvidia_only.json "tools":
+-- litgpt's check_nvlink_connectivity runs `nvidia-smi topo -m`; a use of pynvml, nvcc):
+-- an NVIDIA-only diagnostic or build step, whose CUDA calls rewritten one by one would
+-- leave it running the tool on the NPU host. Adds each such function (the innermost one
+-- holding the use) to sc.other, and its name to sc.tool_fns for kernel_paths, which then
+-- also keeps a CUDA test whose branch calls it (the vendor check before the tool runs).
+local TOOL_PLACES = [[
+(function_definition name: (identifier) @name body: (block)) @fn
+(string) @s
+(identifier) @id
+]]
+local function tool_functions(ctx, path, text)
+	local tools = {}
+	for _i, t in ipairs(ctx.data("nvidia_only").tools or {}) do
+		for _j, w in ipairs(t.triggers or {}) do
+			if text:find(w, 1, true) then
+				tools[#tools + 1] = t
+				break
+			end
+		end
+	end
+	if #tools == 0 then return {} end
+	local modules = {}
+	for _i, t in ipairs(tools) do
+		for _j, m in ipairs(t.modules or {}) do modules[m] = t end
+	end
+	local fns, uses = {}, {}
+	for _i, m in ipairs(ctx.query(path, TOOL_PLACES) or {}) do
+		if m.fn then
+			fns[#fns + 1] = m
+		elseif m.s then
+			local v = py.string_value(m.s.text)
+			for _j, t in ipairs(v and tools or {}) do
+				if t.pattern and v:find(t.pattern) then
+					uses[#uses + 1] = { at = m.s.start_byte, tool = t }
+					break
+				end
+			end
+		elseif modules[m.id.text] then
+			uses[#uses + 1] = { at = m.id.start_byte, tool = modules[m.id.text] }
+		end
+	end
+	local out, seen = {}, {}
+	for _i, u in ipairs(uses) do
+		local inner
+		for _j, f in ipairs(fns) do
+			if f.fn.start_byte <= u.at and f.fn.end_byte > u.at and (not inner or f.fn.start_byte >= inner.fn.start_byte) then
+				inner = f
+			end
+		end
+		if inner and not seen[inner.fn.start_byte] then
+			seen[inner.fn.start_byte] = true
+			out[#out + 1] = { fn = inner.fn, name = inner.name.text, tool = u.tool }
+		end
+	end
+	return out
+end
+
+local function nvidia_tools(ctx, path, text, sc)
+	for _i, f in ipairs(tool_functions(ctx, path, text)) do
+		sc.tool_fns[f.name] = sc.tool_fns[f.name] or f.tool
+		sc.other[#sc.other + 1] = range(f.fn, { kind = "nvidia_tool", tool = f.tool, name = f.name })
+	end
+end
+
+-- What a person does with an NVIDIA-only tool's function, as a suggestion.
+local function tool_advice(tool)
+	local a = { tool = tool.name, notes = _(tool.notes), npu = tool.npu }
+	return tool.npu
+		and _("{tool} is {notes}. Remove the diagnostic, skip it on the NPU (return unless `torch.cuda.is_available()`), or write its NPU form with `{npu}`.", a)
+		or _("{tool} is {notes}. Remove it, or skip it on the NPU (return unless `torch.cuda.is_available()`).", a)
+end
+
+-- The file's functions that run an NVIDIA-only tool, as sites for a person (adapt.unsupported).
+function cuda.nvidia_tool_functions(ctx, path)
+	local text = ctx.read(path) or ""
+	local out = {}
+	for _i, f in ipairs(tool_functions(ctx, path, text)) do
+		out[#out + 1] = { file = path, node = f.fn, category = "device", severity = "warning",
+			message = _("`{name}` uses {tool}, which works with NVIDIA GPUs only: ferry does not migrate it line by line, since with its CUDA calls rewritten it would still use {tool} on the NPU host.",
+				{ name = f.name, tool = f.tool.name }),
+			suggestion = tool_advice(f.tool) }
+	end
+	return out
+end
+
 -- Branches of CUDA tests that reach CUDA-only code (see above): adds to sc.other.
 local function kernel_paths(ctx, path, sc)
 	local ifs, fns, rets, guards, bodies = {}, {}, {}, {}, {}
@@ -2436,6 +2522,8 @@ local function kernel_paths(ctx, path, sc)
 				seen[word] = true
 				local r = bound[word] and reach_of(bound[word])
 				if r then return r end
+				local tool = hop and sc.tool_fns[word]
+				if tool then return { tool = tool, via = word } end
 				local f = hop and fns[word]
 				if f then
 					if fn_reach[word] == nil then
@@ -2472,11 +2560,12 @@ local function kernel_paths(ctx, path, sc)
 				end
 			end
 		end
+		local kind = r and (r.tool and "nvidia_tool" or "kernel")
 		if r and m.skip then
-			m.skip.reached = { kind = "kernel", lib = r.lib, via = r.via }
+			m.skip.reached = { kind = kind, lib = r.lib, tool = r.tool, via = r.via }
 		elseif r then
-			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "kernel",
-				lib = r.lib, via = r.via }
+			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = kind,
+				lib = r.lib, tool = r.tool, via = r.via }
 		end
 	end
 	-- in a module that imports CUDA-only code, a function returning a CUDA test tells
@@ -2708,6 +2797,7 @@ end
 -- What keeps a test's code on CUDA, for the guard that skips it: a name, or nil.
 local function kept_by(r)
 	if r.kind == "kernel" or r.kind == "nvidia_block" then return r.lib.name end
+	if r.kind == "nvidia_tool" then return r.tool.name end
 	if r.kind == "manual" then return r.entry.name end
 	if r.kind == "dispatch" then return r.names end
 	if r.kind == "marker" then return r.entry.marker end
@@ -2764,6 +2854,7 @@ local PARTS = {
 			skip_regions(ctx, path, text, sc)
 			lightning_choices(ctx, path, text, sc)
 			cuda_predicates(ctx, path, sc)
+			nvidia_tools(ctx, path, text, sc)
 			kernel_paths(ctx, path, sc)
 			if text:find("\n[ \t]+import ") or text:find("\n[ \t]+from ") then nvidia_blocks(ctx, path, sc) end
 			manual_calls(ctx, path, text, sc)
@@ -2783,7 +2874,7 @@ end
 local last_path, last_scene
 scene = function(ctx, path, ...)
 	if last_path ~= path or not last_scene then
-		last_path, last_scene = path, { keep = {}, owned = {}, other = {}, tables = {}, done = {}, skips = {} }
+		last_path, last_scene = path, { keep = {}, owned = {}, other = {}, tables = {}, done = {}, skips = {}, tool_fns = {} }
 	end
 	for _i, name in ipairs({ ... }) do need(ctx, path, last_scene, name) end
 	return last_scene
@@ -2841,6 +2932,12 @@ local function disarm(site, why)
 		end
 		site.suggestion = _("Decide what this code should do on the NPU (a capability test usually gates a feature: bf16, flash attention, TF32) and rewrite the expression as a whole, with `{npu}` where it still needs the call.",
 			{ npu = (why.entry.npu:gsub("^torch_npu%.npu%.", "torch.npu.")) })
+	elseif why.kind == "nvidia_tool" then
+		local a = { code = code, tool = why.tool.name, name = why.name or why.via }
+		site.message = why.name
+			and _("`{code}` is in `{name}`, a diagnostic for NVIDIA GPUs that uses {tool}: with its CUDA calls rewritten it would still use {tool} on the NPU host, so ferry leaves the function to a person.", a)
+			or _("`{code}` is part of a CUDA test whose branch calls `{name}`, which uses {tool}: rewritten, the test would send the NPU host into that function, so ferry leaves the test and its branch to a person.", a)
+		site.suggestion = tool_advice(why.tool)
 	elseif why.kind == "nvidia_block" then
 		site.message = _("`{code}` is in a block that imports {library} (`{via}`), code for NVIDIA GPUs only: its devices are CUDA's, so ferry does not rewrite it.",
 			{ code = code, library = why.lib.name, via = why.via })
