@@ -145,11 +145,97 @@ local function snippet(text)
 	return #one <= 60 and one or words.clip(one, 57, "...")
 end
 
+local layout_chains, chain_places
+
+-- The names of a file's functions that run in a model's training step: the modules'
+-- forward methods and the functions and methods they call by name (forward_features,
+-- window_partition, self._attn), over up to three calls. forward_intermediates (feature
+-- extraction), a transform's __call__ and code run once are not among them.
+local function forward_names(file)
+	local hot, defined = {}, {}
+	for _i, m in ipairs(file.funcs) do defined[m.n.text] = true end
+	hot.forward = defined.forward
+	for _round = 1, 3 do
+		local grew = false
+		for _i, m in ipairs(file.funcs) do
+			for called in (hot[m.n.text] and m.b.text or ""):gmatch("([%a_][%w_]*)%s*%(") do
+				if defined[called] and not hot[called] then hot[called], grew = true, true end
+			end
+		end
+		if not grew then break end
+	end
+	return hot
+end
+
+-- The layout chains npu_confusion_transpose fuses (a reshape, view or flatten and a
+-- transpose or permute, one applied to the other's result: y = transpose(reshape(x))
+-- or reshape(transpose(x)), its documented computation) in the file's forward
+-- computation: {node=, where=, line=} each, one per chain (x.reshape(...).permute(...)
+-- .reshape(...) is one). A chain run once (a checkpoint conversion, a position table
+-- built at init, a data transform) costs nothing per step and is not one; nor is a
+-- chain that is the transposed operand of a product (`q @ k.reshape(...).transpose(-2, -1)`),
+-- whose transpose the product takes in (matmul_transpose, reported on its own).
+layout_chains = function(ctx, path, file, operands)
+	local hot = forward_names(file)
+	local out, by_start = {}, {}
+	local function operand(node)
+		for _i, r in ipairs(operands) do
+			if r.start_byte <= node.start_byte and node.end_byte <= r.end_byte then return true end
+		end
+		return false
+	end
+	for _i, m in ipairs(ctx.query(path, CHAINED) or {}) do
+		if confused(m.obj.text, m.m.text) and not operand(m.c) then
+			local d = enclosing(file.funcs, "def", m.c.start_byte)
+			if d and hot[d.n.text] then
+				local prev = by_start[m.c.start_byte]
+				if not prev or prev.node.end_byte < m.c.end_byte then
+					local owner = enclosing(file.classes, "cls", d.def.start_byte)
+					local c = { node = m.c, where = owner and (owner.n.text .. "." .. d.n.text) or d.n.text,
+						line = m.c.line }
+					if prev then
+						for k, v in pairs(c) do prev[k] = v end
+					else
+						by_start[m.c.start_byte] = c
+						out[#out + 1] = c
+					end
+				end
+			end
+		end
+	end
+	table.sort(out, function(a, b) return a.node.start_byte < b.node.start_byte end)
+	return out
+end
+
+-- Where the chains are, for a message: "`Attention.forward` (lines 35, 36)", at most
+-- six functions named.
+chain_places = function(chains)
+	local order, lines = {}, {}
+	for _i, c in ipairs(chains) do
+		if not lines[c.where] then
+			lines[c.where] = {}
+			order[#order + 1] = c.where
+		end
+		table.insert(lines[c.where], tostring(c.line))
+	end
+	local parts = {}
+	for i, w in ipairs(order) do
+		if i > 6 then
+			parts[#parts + 1] = _("{n} more functions", { n = #order - 6 })
+			break
+		end
+		local ls = lines[w]
+		parts[#parts + 1] = #ls == 1 and _("`{name}` (line {lines})", { name = w, lines = ls[1] })
+			or _("`{name}` (lines {lines})", { name = w, lines = table.concat(ls, ", ") })
+	end
+	return words.join(parts)
+end
+
 local Check = {}
 Check.__index = Check
 
 local function new_check(ctx)
-	return setmetatable({ ctx = ctx, e = entry_table(ctx.data), contrib = contrib_names(ctx.data) }, Check)
+	return setmetatable({ ctx = ctx, e = entry_table(ctx.data), contrib = contrib_names(ctx.data), layout = {} }, Check)
 end
 
 function Check:report(path, node, entry, message, suggestion)
@@ -272,15 +358,16 @@ function Check:per_file(path, file, map)
 			add(PER_FILE[c.name] == true and c.name or PER_FILE[c.name], c.call)
 		end
 	end
+	local operands = {}
 	for _i, m in ipairs(self.ctx.query(path, MATMUL) or {}) do
 		local d = m.f and py.dotted(m.f.text)
 		if transposed(m.r.text) and (not m.f or (d and py.expand(map, d) == "torch.matmul")) then
 			add("torch.matmul", m.m)
+			operands[#operands + 1] = m.r
 		end
 	end
-	for _i, m in ipairs(self.ctx.query(path, CHAINED) or {}) do
-		if confused(m.obj.text, m.m.text) then add("permute/transpose + reshape", m.c) end
-	end
+	local chains = layout_chains(self.ctx, path, file, operands)
+	for _i, c in ipairs(chains) do add("permute/transpose + reshape", c.node) end
 	for _i, api in ipairs(order) do
 		local s, e = sites[api], self.e[api]
 		if not self:already(path, file, nil, e) then
@@ -292,9 +379,10 @@ function Check:per_file(path, file, map)
 					and _("This file computes GELU once (`{text}`); `{fused}` is a faster approximation of it on the NPU.", args)
 					or _("This file computes GELU ({n} sites, the first `{text}`); `{fused}` is a faster approximation of it on the NPU.", args)
 			elseif api == "permute/transpose + reshape" then
+				args.places = chain_places(chains)
 				message = s.n == 1
-					and _("This file changes a tensor's shape and the order of its dimensions in one chain once (`{text}`); `{fused}` does both in one NPU operator.", args)
-					or _("This file changes a tensor's shape and the order of its dimensions in one chain ({n} sites, the first `{text}`); `{fused}` does both in one NPU operator.", args)
+					and _("The forward computation of this file changes a tensor's shape and the order of its dimensions in one chain once, in {places} (`{text}`); `{fused}` does both in one NPU operator.", args)
+					or _("The forward computation of this file changes a tensor's shape and the order of its dimensions in one chain at {n} places ({places}; the first `{text}`); `{fused}` does both in one NPU operator.", args)
 			elseif api == "torch.matmul" then
 				message = s.n == 1
 					and _("This file multiplies by a transposed operand once (`{text}`); `{fused}` does the transpose and the product in one NPU operator.", args)
@@ -304,16 +392,52 @@ function Check:per_file(path, file, map)
 					and _("This file uses `{api}` once (`{text}`); torch_npu has an NPU-optimised version, `{fused}`.", args)
 					or _("This file uses `{api}` ({n} sites, the first `{text}`); torch_npu has an NPU-optimised version, `{fused}`.", args)
 			end
-			self:report(path, s.first, e, message,
-				api == "permute/transpose + reshape"
-					and _("Where the profile shows these transposes to be slow, once the NPU run matches the GPU baseline, call `{fused}(x, perm, shape, transpose_first)` on the NPU (CANN 6.3.RC2 or later: transpose_first=True when the permutation comes first), and compare the loss again.",
-						{ fused = e.replacement })
-				or api == "torch.nn.functional.gelu"
+			if api == "permute/transpose + reshape" then
+				-- reported when every file is seen (Check:layout_report)
+				self.layout[#self.layout + 1] = { path = path, node = s.first, entry = e, message = message, n = s.n }
+			else self:report(path, s.first, e, message,
+				api == "torch.nn.functional.gelu"
 					and fast_gelu_advice()
 					or _("Try `{fused}` where the profile shows this code to be slow, once the NPU run matches the GPU baseline, and compare the loss again.",
-						{ fused = e.replacement }))
+						{ fused = e.replacement })) end
 		end
 	end
+end
+
+local function layout_advice(e)
+	return _("Where the profile shows these transposes to be slow, once the NPU run matches the GPU baseline, call `{fused}(x, perm, shape, transpose_first)` on the NPU (CANN 6.3.RC2 or later: transpose_first=True when the permutation comes first), and compare the loss again.",
+		{ fused = e.replacement })
+end
+
+-- How many files' layout chains are reported one by one; past it (a model zoo such as
+-- timm, where every model's attention has them) one finding names the files with the most.
+local LAYOUT_FILES = 10
+
+function Check:layout_report()
+	local list = self.layout
+	if #list <= LAYOUT_FILES then
+		for _i, l in ipairs(list) do self:report(l.path, l.node, l.entry, l.message, layout_advice(l.entry)) end
+		return
+	end
+	local total = 0
+	for _i, l in ipairs(list) do total = total + l.n end
+	local sorted = {}
+	for i, l in ipairs(list) do sorted[i] = l end
+	table.sort(sorted, function(a, b) if a.n ~= b.n then return a.n > b.n end return a.path < b.path end)
+	local top = {}
+	for i = 1, 8 do top[i] = _("{file} ({n})", { file = sorted[i].path, n = sorted[i].n }) end
+	local e = list[1].entry
+	self.ctx.report{
+		key = "layout_chains",
+		message = _("The forward computation of {files} files changes a tensor's shape and the order of its dimensions in one chain ({n} places; the most in {top}); `{fused}` does both in one NPU operator.",
+			{ files = #list, n = total, top = words.join(top), fused = e.replacement }),
+		suggestion = _("{advice} Start with the files of the models the project trains.", { advice = layout_advice(e) }),
+		data = { replacement = e.replacement, source = e.source, files = (function()
+			local t = {}
+			for i, l in ipairs(list) do t[i] = { file = l.path, line = l.node.line, places = l.n } end
+			return t
+		end)() },
+	}
 end
 
 -- The classes and functions torch_npu.contrib has NPU versions of: defined by the project,
@@ -384,5 +508,6 @@ return {
 				check:contrib_apis(path, file, own)
 			end
 		end
+		check:layout_report()
 	end,
 }
