@@ -2740,19 +2740,29 @@ typedef struct {
 } scan_wait;
 
 /* What a scan keeps between lines: the needles and their counts, the hits so far, the
- * hits waiting for their follower, and the decoder and room for lines written in GB18030. */
+ * hits waiting for their follower or for the next line, the last line holding more than
+ * blanks, and the decoder and room for lines written in GB18030. */
 typedef struct {
 	const char *const *needles;
 	const size_t *nlen;
-	const int *follow; /* per needle: its hits get follow={line=, text=} */
+	const char *want; /* per needle: SCAN_FOLLOW and SCAN_NEXT, what its hits get */
 	size_t nn, max;
 	size_t *count;
 	lua_Integer nhits;
 	scan_wait wait[SCAN_WAIT];
 	size_t nwait;
+	lua_Integer next[SCAN_WAIT]; /* hits waiting for the line right after theirs */
+	size_t nnext;
+	long long lastno; /* the last line holding more than blanks (0: none yet) */
+	size_t lastlen;
+	int lastcut;
+	char last[SCAN_QUOTE];
 	gbtext *gb;
 	char *room; /* GBTEXT_ROOM(SCAN_LINE) bytes */
 } line_scan;
+
+#define SCAN_FOLLOW 1 /* hits get follow={line=, text=, cut=}: the exception after a traceback's frames */
+#define SCAN_NEXT 2   /* hits get next={line=, text=, cut=}: the line right after theirs */
 
 /* The line quoted into the table at the top of the stack: text= (at most SCAN_QUOTE
  * bytes, cut at a character boundary) and cut=. */
@@ -2763,6 +2773,19 @@ static void scan_quote(lua_State *L, const char *line, size_t len, int cut)
 	lua_setfield(L, -2, "text");
 	lua_pushboolean(L, q < len || cut);
 	lua_setfield(L, -2, "cut");
+}
+
+/* Hit number hit of the hits table at the top of the stack gets field={line=, text=, cut=}. */
+static void scan_attach(lua_State *L, lua_Integer hit, const char *field, const char *line, size_t len, int cut,
+                        long long lineno)
+{
+	lua_rawgeti(L, -1, hit);
+	lua_createtable(L, 0, 3);
+	lua_pushinteger(L, (lua_Integer)lineno);
+	lua_setfield(L, -2, "line");
+	scan_quote(L, line, len, cut);
+	lua_setfield(L, -2, field);
+	lua_pop(L, 1);
 }
 
 /* The line is the follower of every waiting hit whose prefix it starts with, followed by
@@ -2778,15 +2801,28 @@ static void scan_follow(lua_State *L, line_scan *sc, const char *line, size_t le
 			sc->wait[kept++] = *sw;
 			continue;
 		}
-		lua_rawgeti(L, -1, sw->hit);
-		lua_createtable(L, 0, 3);
-		lua_pushinteger(L, (lua_Integer)lineno);
-		lua_setfield(L, -2, "line");
-		scan_quote(L, line, len, cut);
-		lua_setfield(L, -2, "follow");
-		lua_pop(L, 1);
+		scan_attach(L, sw->hit, "follow", line, len, cut, lineno);
 	}
 	sc->nwait = kept;
+}
+
+/* The line is the next one of the hits waiting for it, and the last one so far if it
+ * holds more than blanks. */
+static void scan_next(lua_State *L, line_scan *sc, const char *line, size_t len, int cut, long long lineno)
+{
+	for (size_t w = 0; w < sc->nnext; w++)
+		scan_attach(L, sc->next[w], "next", line, len, cut, lineno);
+	sc->nnext = 0;
+	size_t i = 0;
+	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\f' || line[i] == '\v'))
+		i++;
+	if (i == len)
+		return;
+	size_t q = len > SCAN_QUOTE ? utf8_cut(line, SCAN_QUOTE) : len;
+	memcpy(sc->last, line, q);
+	sc->lastlen = q;
+	sc->lastcut = q < len || cut;
+	sc->lastno = lineno;
 }
 
 /* Hit number hit, found at offset at of its line, waits for its follower; the oldest
@@ -2815,6 +2851,7 @@ static void scan_line(lua_State *L, line_scan *sc, const char *line, size_t len,
 		line = sc->room, len = utf8;
 	if (sc->nwait)
 		scan_follow(L, sc, line, len, cut, lineno);
+	scan_next(L, sc, line, len, cut, lineno);
 	const char *const *needles = sc->needles;
 	const size_t *nlen = sc->nlen;
 	size_t nn = sc->nn, max = sc->max, *count = sc->count;
@@ -2834,14 +2871,35 @@ static void scan_line(lua_State *L, line_scan *sc, const char *line, size_t len,
 			lua_setfield(L, -2, "encoding");
 		}
 		lua_rawseti(L, -2, ++*nhits);
-		if (sc->follow[i])
+		if (sc->want[i] & SCAN_FOLLOW)
 			scan_await(sc, *nhits, line, (size_t)(at - line));
+		if ((sc->want[i] & SCAN_NEXT) && sc->nnext < SCAN_WAIT)
+			sc->next[sc->nnext++] = *nhits;
 	}
+}
+
+/* The needles of opts (at index 4) listed in its field name get the flag in want. */
+static void scan_wants(lua_State *L, const char *name, char flag, const char *const *needles, const size_t *nlen,
+                       size_t nn, char *want)
+{
+	lua_getfield(L, 4, name);
+	for (lua_Integer k = 1; lua_istable(L, -1) && k <= (lua_Integer)lua_rawlen(L, -1); k++) {
+		lua_rawgeti(L, -1, k);
+		size_t fl;
+		const char *fs = luaL_checklstring(L, -1, &fl);
+		for (size_t i = 0; i < nn; i++)
+			if (nlen[i] == fl && memcmp(needles[i], fs, fl) == 0)
+				want[i] |= flag;
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
 }
 
 /* ctx.scan_artifact(id, needles [, max [, opts]]): the lines of a text artifact holding
  * any of the plain strings in needles, streamed from its file whatever its size; the hits
- * of the needles listed in opts.follow also carry the line that follows them. */
+ * of the needles listed in opts.follow also carry the line that follows them (the
+ * exception after a traceback's frames), those of opts.next the line right after theirs;
+ * the second value names the last line holding more than blanks. */
 static int ctx_scan_artifact(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -2854,7 +2912,7 @@ static int ctx_scan_artifact(lua_State *L)
 		return luaL_error(L, "ctx.scan_artifact: at most %d needles", SCAN_NEEDLES);
 	const char *needles[SCAN_NEEDLES];
 	size_t nlen[SCAN_NEEDLES], count[SCAN_NEEDLES] = { 0 };
-	int follow[SCAN_NEEDLES] = { 0 };
+	char want[SCAN_NEEDLES] = { 0 };
 	for (size_t i = 0; i < nn; i++) {
 		lua_rawgeti(L, 2, (lua_Integer)i + 1);
 		needles[i] = luaL_checklstring(L, -1, &nlen[i]);
@@ -2862,17 +2920,8 @@ static int ctx_scan_artifact(lua_State *L)
 	}
 	if (!lua_isnoneornil(L, 4)) {
 		luaL_checktype(L, 4, LUA_TTABLE);
-		lua_getfield(L, 4, "follow");
-		for (lua_Integer k = 1; lua_istable(L, -1) && k <= (lua_Integer)lua_rawlen(L, -1); k++) {
-			lua_rawgeti(L, -1, k);
-			size_t fl;
-			const char *fs = luaL_checklstring(L, -1, &fl);
-			for (size_t i = 0; i < nn; i++)
-				if (nlen[i] == fl && memcmp(needles[i], fs, fl) == 0)
-					follow[i] = 1;
-			lua_pop(L, 1);
-		}
-		lua_pop(L, 1);
+		scan_wants(L, "follow", SCAN_FOLLOW, needles, nlen, nn, want);
+		scan_wants(L, "next", SCAN_NEXT, needles, nlen, nn, want);
 	}
 	const char *id = luaL_tolstring(L, 1, NULL);
 	/* the same needles and max on the same copy give the same lines: kept */
@@ -2882,7 +2931,7 @@ static int ctx_scan_artifact(lua_State *L)
 	for (size_t i = 0; i < nn; i++) {
 		luaL_addlstring(&args, (const char *)&nlen[i], sizeof nlen[i]);
 		luaL_addlstring(&args, needles[i], nlen[i]);
-		luaL_addchar(&args, follow[i] ? 'f' : '-');
+		luaL_addchar(&args, (char)('0' + want[i]));
 	}
 	luaL_pushresult(&args);
 	acache_key key;
@@ -2907,7 +2956,7 @@ static int ctx_scan_artifact(lua_State *L)
 	char *line = buf + 65536;
 	box *gb = box_new(L, gbtext_release);
 	gb->p = gbtext_new();
-	line_scan sc = { .needles = needles, .nlen = nlen, .follow = follow, .nn = nn, .max = max, .count = count, .gb = gb->p,
+	line_scan sc = { .needles = needles, .nlen = nlen, .want = want, .nn = nn, .max = max, .count = count, .gb = gb->p,
 	                 .room = line + SCAN_LINE };
 	lua_newtable(L); /* the hits */
 	size_t len = 0, n;
@@ -2963,6 +3012,13 @@ static int ctx_scan_artifact(lua_State *L)
 		lua_rawseti(L, -2, (lua_Integer)i + 1);
 	}
 	lua_setfield(L, -2, "counts");
+	if (sc.lastno) {
+		lua_createtable(L, 0, 3);
+		lua_pushinteger(L, (lua_Integer)sc.lastno);
+		lua_setfield(L, -2, "line");
+		scan_quote(L, sc.last, sc.lastlen, sc.lastcut);
+		lua_setfield(L, -2, "last");
+	}
 	reading_keep(L, 2, &key);
 	return 2;
 }
