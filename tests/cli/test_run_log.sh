@@ -141,6 +141,101 @@ expect_grep "run-log 'ign' (artifact [0-9]*) line 4: .*\"RuntimeError: the step 
 if grep -q "OSError: cleanup failed" "$work/ends.txt"; then fail "the ignored exception is quoted"; else ok "the ignored exception is not quoted"; fi
 expect_grep "run-log 'ki' (artifact [0-9]*) line 4: the run was interrupted before it finished" "$work/ends.txt" "KeyboardInterrupt is an interrupted run"
 
+# exception groups, written here by Python 3.11 (/usr/bin/python3): the run ends with the
+# group's sub-exceptions, each matched against the known failures and quoted with its line,
+# never with the group's header; nesting and Python's truncation notes are followed
+py=/usr/bin/python3
+gx=$work/groups
+make_project "$gx"
+"$FERRY" init "$gx" >/dev/null 2>&1
+cat >"$work/grp.py" <<'PY'
+def step(rank):
+    if rank == 0:
+        raise RuntimeError("NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 29.50 GiB total capacity)")
+    if rank == 1:
+        raise ValueError("batch of rank 1 has 7 samples, expected 8")
+    raise RuntimeError("call aclnnEqScalar failed, detail:EZ9999: Inner Error!")
+errors = []
+for rank in range(3):
+    try:
+        step(rank)
+    except Exception as e:
+        errors.append(e)
+print("step 0 done", flush=True)
+raise ExceptionGroup("3 of 3 ranks failed", [errors[0], ExceptionGroup("ranks 1-2", errors[1:])])
+PY
+$py "$work/grp.py" >"$work/grp.log" 2>&1
+cat >"$work/wide.py" <<'PY'
+raise BaseExceptionGroup("loaders stopped", [OSError("shard unreadable: checksum mismatch") for _ in range(17)] + [KeyboardInterrupt()])
+PY
+$py "$work/wide.py" >"$work/wide.log" 2>&1
+cat >"$work/deep.py" <<'PY'
+e = ValueError("leaf 11 levels down")
+for i in range(11):
+    e = ExceptionGroup("level %d" % i, [e])
+raise e
+PY
+$py "$work/deep.py" >"$work/deep.log" 2>&1
+grep -q 'ExceptionGroup: 3 of 3 ranks failed (2 sub-exceptions)' "$work/grp.log" && ok "Python printed an exception group" || fail "no exception group in grp.log"
+for l in grp wide deep; do
+	"$FERRY" -C "$gx" ingest run-log "$work/$l.log" --label "$l" >/dev/null 2>&1 || fail "ingest $l.log"
+done
+"$FERRY" -C "$gx" findings --plugin tune.run_log >"$work/groups.txt"
+oom=$(grep -n '| RuntimeError: NPU out of memory' "$work/grp.log" | cut -d: -f1)
+val=$(grep -n '| ValueError: batch of rank 1' "$work/grp.log" | cut -d: -f1)
+ez=$(grep -n '| RuntimeError: call aclnnEqScalar failed' "$work/grp.log" | cut -d: -f1)
+expect_grep "run-log 'grp' (artifact [0-9]*) line $oom: the NPU ran out of device memory.*\"RuntimeError: NPU out of memory" "$work/groups.txt" \
+	"an NPU OOM inside a group is found on its exception line ($oom)"
+expect_grep "run-log 'grp' (artifact [0-9]*) line $ez: an aclnn operator call failed.*(aclnnEqScalar) — \"RuntimeError: call aclnnEqScalar" "$work/groups.txt" \
+	"an EZ9999 inside a nested group is found on its line ($ez)"
+expect_grep "run-log 'grp' (artifact [0-9]*) line $val: the run ended with a Python exception that none.*\"ValueError: batch of rank 1 has 7 samples, expected 8\" (sub-exception 2.1 of the exception group" "$work/groups.txt" \
+	"the unexplained sub-exception of a nested group is quoted with its line ($val) and its place"
+if grep -q 'ExceptionGroup: \|Exception Group Traceback' "$work/groups.txt"; then fail "a group's header is quoted as the cause"; else ok "no group header is quoted"; fi
+wide=$(grep -n '| OSError: shard unreadable' "$work/wide.log" | head -1 | cut -d: -f1)
+expect_grep "run-log 'wide' (artifact [0-9]*) line $wide: .*\"OSError: shard unreadable: checksum mismatch\" (sub-exception 1 of .*14 more of its sub-exceptions end the same way" "$work/groups.txt" \
+	"the sub-exceptions of a BaseExceptionGroup are quoted once, with how many more end alike"
+expect_grep "run-log 'wide' (artifact [0-9]*) line [0-9]*: Python printed only part of the exception group .*\"and 3 more exceptions\"" "$work/groups.txt" \
+	"the sub-exceptions past max_group_width are said to be left out"
+deep=$(grep -n 'max_group_depth is 10' "$work/deep.log" | cut -d: -f1)
+expect_grep "run-log 'deep' (artifact [0-9]*) line $deep: Python printed only part of the exception group .*max_group_depth is 10" "$work/groups.txt" \
+	"a group nested past max_group_depth is said to be cut"
+grep -B1 "run-log 'deep'" "$work/groups.txt" | grep -q "error" && ok "a group none of whose sub-exceptions was printed is an error" \
+	|| fail "a group none of whose sub-exceptions was printed is no error"
+grep -B1 "and 3 more exceptions" "$work/groups.txt" | grep -q "info" && ok "sub-exceptions left out of a group otherwise printed are info" \
+	|| fail "the left-out sub-exceptions of a printed group are not info"
+FERRY_LANG=zh_CN "$FERRY" -C "$gx" findings --plugin tune.run_log >"$work/groups.zh"
+expect_grep "第 $val 行.*异常组" "$work/groups.zh" "the sub-exception finding is in Chinese"
+
+# sys.exit("message") prints the message alone and exits with status 1: the log's last line,
+# when it reads as an error and nothing else explains the end, is quoted as the reason the
+# run stopped; sys.exit(2) prints nothing, and a last line that is no error is not a finding
+sx=$work/exits
+make_project "$sx"
+"$FERRY" init "$sx" >/dev/null 2>&1
+printf 'import sys\nprint("loading config", flush=True)\nprint("step 1 loss 0.53", flush=True)\nsys.exit("ERROR: data path /data/imagenet/train does not exist")\n' >"$work/exitmsg.py"
+$py "$work/exitmsg.py" >"$work/exitmsg.log" 2>&1
+[ $? -eq 1 ] && ok "sys.exit(message) exits with status 1" || fail "sys.exit(message) status"
+printf 'import sys\nprint("loading config", flush=True)\nprint("step 1 loss 0.53", flush=True)\nsys.exit(2)\n' >"$work/exit2.py"
+$py "$work/exit2.py" >"$work/exit2.log" 2>&1
+printf 'print("epoch 3 loss 0.21", flush=True)\nraise SystemExit("Training finished: 3 epochs")\n' >"$work/exitdone.py"
+$py "$work/exitdone.py" >"$work/exitdone.log" 2>&1
+for l in exitmsg exit2 exitdone; do
+	"$FERRY" -C "$sx" ingest run-log "$work/$l.log" --label "$l" >/dev/null 2>&1 || fail "ingest $l.log"
+done
+"$FERRY" -C "$sx" findings --plugin tune.run_log >"$work/exits.txt"
+expect_grep "run-log 'exitmsg' (artifact [0-9]*) line 3: the log ends with an error message and no traceback.*\"ERROR: data path /data/imagenet/train does not exist\"" "$work/exits.txt" \
+	"the message of sys.exit is quoted as the end of the run, line 3"
+if grep -q "'exit2'" "$work/exits.txt"; then fail "sys.exit(2) after ordinary lines gives a finding"; else ok "sys.exit(2) gives no finding"; fi
+if grep -q "'exitdone'" "$work/exits.txt"; then fail "a last line that is no error gives a finding"; else ok "a last line that reads as no error gives no finding"; fi
+FERRY_LANG=zh_CN "$FERRY" -C "$sx" findings --plugin tune.run_log >"$work/exits.zh"
+expect_grep "第 3 行：日志以一条错误信息结束.*data path /data/imagenet/train does not exist" "$work/exits.zh" "the exit-message finding is in Chinese"
+# an "Exception ignored in" at shutdown after the message: the ignored traceback is no end
+printf 'import sys\nclass Holder:\n    def __del__(self):\n        raise OSError("cannot close the dataset file")\nh = Holder()\nsys.exit("fatal: checkpoint dir is not writable")\n' >"$work/exitdel.py"
+$py "$work/exitdel.py" >"$work/exitdel.log" 2>&1
+"$FERRY" -C "$sx" ingest run-log "$work/exitdel.log" --label exitdel >/dev/null 2>&1 || fail "ingest exitdel.log"
+"$FERRY" -C "$sx" findings --plugin tune.run_log >"$work/exits.txt"
+if grep -q "cannot close the dataset file" "$work/exits.txt"; then fail "the ignored exception at shutdown is quoted as the end"; else ok "the ignored exception at shutdown is not quoted as the end"; fi
+
 # the evidence scripts: one checkpoint writing the three files, byte for byte
 expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
 expect_grep "scripts/msprobe_config.json" "$work/out" "the msprobe configuration is proposed"
