@@ -143,13 +143,34 @@ local function sub_exceptions(hits, g, tb)
 	return out, cut
 end
 
+-- Words that say there was none of what follows: "0 errors", "no failures", "without error".
+local NONE_BEFORE = { "%f[%w]0%s+$", "%f[%w]no%s+$", "%f[%w]zero%s+$", "%f[%w]without%s+$", "%f[%w]not%s+$" }
+
+-- Whether the word at [s, e] of low is said of the run: not part of an identifier
+-- (missing_keys=, error_rate, fail_count) and not counted as none.
+local function asserted(low, s, e)
+	local after = low:sub(e + 1):match("^%w*(.?)")
+	if after == "_" or after == "=" then return false end
+	local before = low:sub(1, s - 1)
+	for _i, p in ipairs(NONE_BEFORE) do
+		if before:find(p) then return false end
+	end
+	return true
+end
+
 -- Whether the line holds one of the rule's words (a word starting with a letter only at
--- the start of a word), in any case.
+-- the start of a word, and said of the run: see asserted), in any case.
 local function says(rule, text)
 	local low = text:lower()
 	for _i, w in ipairs(rule.words or {}) do
 		if w:find("^%a") then
-			if low:find("%f[%w_]" .. w:gsub("%p", "%%%0")) then return true end
+			local pat, at = "%f[%w_]" .. w:gsub("%p", "%%%0"), 1
+			while true do
+				local s, e = low:find(pat, at)
+				if not s then break end
+				if asserted(low, s, e) then return true end
+				at = e + 1
+			end
 		elseif holds(low, w) then
 			return true
 		end

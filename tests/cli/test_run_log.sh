@@ -227,6 +227,26 @@ expect_grep "run-log 'exitmsg' (artifact [0-9]*) line 3: the log ends with an er
 	"the message of sys.exit is quoted as the end of the run, line 3"
 if grep -q "'exit2'" "$work/exits.txt"; then fail "sys.exit(2) after ordinary lines gives a finding"; else ok "sys.exit(2) gives no finding"; fi
 if grep -q "'exitdone'" "$work/exits.txt"; then fail "a last line that is no error gives a finding"; else ok "a last line that reads as no error gives no finding"; fi
+# clean runs whose last line names an error word only to say there is none: load_state_dict's
+# result printed by the real torch, a count of zero errors, an identifier
+if $py -c 'import torch' 2>/dev/null; then
+	printf 'import torch\nm = torch.nn.Linear(2, 2)\nsd = m.state_dict()\ndel sd["bias"]\nprint("epoch 3 loss 0.21", flush=True)\nprint(m.load_state_dict(sd, strict=False))\n' >"$work/keys.py"
+	$py "$work/keys.py" >"$work/keys.log" 2>&1
+	grep -q "missing_keys=\['bias'\]" "$work/keys.log" || fail "torch printed no missing_keys line: $(tail -1 "$work/keys.log")"
+	"$FERRY" -C "$sx" ingest run-log "$work/keys.log" --label keys >/dev/null 2>&1 || fail "ingest keys.log"
+fi
+printf 'print("epoch 3 loss 0.21", flush=True)\nprint("validation done: 0 errors, no failures", flush=True)\n' >"$work/zero.py"
+$py "$work/zero.py" >"$work/zero.log" 2>&1
+printf 'print("epoch 3 loss 0.21", flush=True)\nprint("final error_rate=0.031 fail_count=0", flush=True)\n' >"$work/ident.py"
+$py "$work/ident.py" >"$work/ident.log" 2>&1
+for l in zero ident; do
+	"$FERRY" -C "$sx" ingest run-log "$work/$l.log" --label "$l" >/dev/null 2>&1 || fail "ingest $l.log"
+done
+"$FERRY" -C "$sx" findings --plugin tune.run_log >"$work/exits.txt"
+for l in keys zero ident; do
+	if grep -q "'$l'" "$work/exits.txt"; then fail "a clean last line ($l) is read as an exit message"; grep "'$l'" "$work/exits.txt" | head -2 | sed 's/^/     | /'
+	else ok "a clean last line ($l) is no exit message"; fi
+done
 FERRY_LANG=zh_CN "$FERRY" -C "$sx" findings --plugin tune.run_log >"$work/exits.zh"
 expect_grep "第 3 行：日志以一条错误信息结束.*data path /data/imagenet/train does not exist" "$work/exits.zh" "the exit-message finding is in Chinese"
 # an "Exception ignored in" at shutdown after the message: the ignored traceback is no end
