@@ -253,12 +253,27 @@ local function fused_needle(entry)
 	return name
 end
 
+-- Whether text names needle outside comments (a comment that mentions the fused operator,
+-- "# could use npu_matmul_transpose here", is no use of it).
+local function names_in_code(text, needle)
+	local at = 1
+	while true do
+		local s = text:find(needle, at, true)
+		if not s then return false end
+		local line_start = s
+		while line_start > 1 and text:sub(line_start - 1, line_start - 1) ~= "\n" do line_start = line_start - 1 end
+		if not text:sub(line_start, s - 1):find("#", 1, true) then return true end
+		at = s + #needle
+	end
+end
+
 -- Whether the definition around byte b (the file, without b) already uses the fused operator.
 function Check:already(path, file, b, entry)
 	local needle = fused_needle(entry)
 	local d = b and (enclosing(file.classes, "cls", b) or enclosing(file.funcs, "def", b))
-	if d then return (d.cls or d.def).text:find(needle, 1, true) ~= nil end
-	return self.ctx.find(path, needle) ~= nil
+	if d then return names_in_code((d.cls or d.def).text, needle) end
+	if not self.ctx.find(path, needle) then return false end -- the common case, searched in C
+	return names_in_code(self.ctx.read(path) or "", needle)
 end
 
 -- The methods through which a norm module's own name says what computes it.
