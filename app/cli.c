@@ -116,7 +116,8 @@ static int format_option(int c, int fval, const char **format, int *rc)
 
 /* Parses --json or --format text|json, the options of the commands that print one
  * document; *json is set for JSON. With events, --events is taken too and sets it. */
-static int json_option(int *json, int *events, const char *cmd, int argc, char **argv)
+/* --format/--json, and the command's one flag (flag_char) when flag is not NULL. */
+static int json_option(int *json, int *flag, int flag_char, const char *cmd, int argc, char **argv)
 {
 	const char *format = "text";
 	int c, rc = 0;
@@ -125,8 +126,8 @@ static int json_option(int *json, int *events, const char *cmd, int argc, char *
 		if (format_option(c, 'f', &format, &rc)) {
 			if (rc)
 				return rc;
-		} else if (c == 'e' && events) {
-			*events = 1;
+		} else if (flag && c == flag_char) {
+			*flag = 1;
 		} else {
 			return opt_fail(cmd, argv);
 		}
@@ -301,7 +302,7 @@ static void print_phase_table(const cJSON *phases)
 static int cmd_status(const char *dir, int argc, char **argv)
 {
 	int json = 0;
-	int rc = json_option(&json, NULL, "status", argc, argv);
+	int rc = json_option(&json, NULL, 0, "status", argc, argv);
 	if (rc)
 		return rc;
 	if (optind != argc)
@@ -437,12 +438,39 @@ static void print_config_list(const cJSON *list)
 	}
 }
 
+/* `ferry config --unset KEY`: the setting removed, the checks that read it judged again. */
+static int config_unset_cmd(const char *dir, const char *key, int json)
+{
+	workspace *ws = NULL;
+	char *before = NULL;
+	int rc = open_synced(&ws, dir);
+	if (!rc)
+		rc = check_declare_settings(ws);
+	if (!rc)
+		rc = config_unset(&before, ws, key);
+	if (!rc && json) {
+		cJSON *e = config_entry_json(config_key_find(key), key, NULL);
+		cJSON_AddItemToObject(e, "previous", before ? cJSON_CreateString(before) : cJSON_CreateNull());
+		output_json(stdout, e);
+		cJSON_Delete(e);
+	} else if (!rc && !before) {
+		printf(_("%s was not set; nothing changed\n"), key);
+	}
+	if (!rc && before && config_key_judged(config_key_find(key)))
+		rc = rejudge(ws, EVIDENCE_SETTINGS, 1);
+	free(before);
+	ws_close(ws);
+	return rc;
+}
+
 static int cmd_config(const char *dir, int argc, char **argv)
 {
-	int json = 0;
-	int rc = json_option(&json, NULL, "config", argc, argv);
+	int json = 0, unset = 0;
+	int rc = json_option(&json, &unset, 'u', "config", argc, argv);
 	if (rc)
 		return rc;
+	if (unset)
+		return argc - optind == 1 ? config_unset_cmd(dir, argv[optind], json) : usage_error("config");
 	argv += optind - 1; /* argv[0] stays the command's name for the usage line */
 	argc -= optind - 1;
 	argv[0] = "config";
@@ -529,7 +557,7 @@ static void print_plugin_warnings(const plugin_host *h)
 static int cmd_plugins(const char *dir, int argc, char **argv)
 {
 	int json = 0;
-	int rc = json_option(&json, NULL, "plugins", argc, argv);
+	int rc = json_option(&json, NULL, 0, "plugins", argc, argv);
 	if (rc)
 		return rc;
 	if (optind != argc)
@@ -1268,7 +1296,7 @@ static int cmd_export(const char *dir, int argc, char **argv)
 static int cmd_log(const char *dir, int argc, char **argv)
 {
 	int json = 0, events = 0;
-	int rc = json_option(&json, &events, "log", argc, argv);
+	int rc = json_option(&json, &events, 'e', "log", argc, argv);
 	if (rc)
 		return rc;
 	if (optind != argc)
@@ -1560,6 +1588,12 @@ static const cli_option init_opts[] = {
 	OPT_END,
 };
 static const cli_option document_opts[] = { OPT_FORMAT("text|json"), OPT_JSON, OPT_END };
+static const cli_option config_opts[] = {
+	OPT_FORMAT("text|json"),
+	OPT_JSON,
+	{ "unset", 'u', NULL, N_("remove the setting KEY: its default, or none, applies again (recorded in the audit log)") },
+	OPT_END,
+};
 static const cli_option check_cmd_opts[] = {
 	{ "phase", 'p', "PHASE", N_("run only this phase's checks (repeatable)") },
 	{ "plugin", 'P', "ID", N_("run only this check (repeatable)") },
@@ -1641,8 +1675,8 @@ static const cli_option help_opts[] = {
 const cli_command cli_commands[] = {
 	{ "init", cmd_init, "init [DIR] [--client NAME] [--engagement ID] [--target SOC]",
 	  N_("start an engagement: .ferry/ with the record and the baseline checkpoint"), init_opts, "DIR" },
-	{ "config", cmd_config, "config [KEY [VALUE]] [--format text|json]",
-	  N_("show or change engagement settings, ferry's and those the plugins declare"), document_opts, "KEY" },
+	{ "config", cmd_config, "config [KEY [VALUE]] [--format text|json] | config --unset KEY",
+	  N_("show or change engagement settings, ferry's and those the plugins declare"), config_opts, "KEY" },
 	{ "status", cmd_status, "status [--format text|json]", N_("engagement, phases, finding counts, checkpoint head"),
 	  document_opts, NULL },
 	{ "plugins", cmd_plugins, "plugins [--format text|json]", N_("list the checks"), document_opts, NULL },

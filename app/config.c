@@ -291,6 +291,30 @@ int config_set(workspace *ws, const char *key, const char *value)
 	return rc;
 }
 
+int config_unset(char **previous, workspace *ws, const char *key)
+{
+	*previous = NULL;
+	int rc = config_key_check(key);
+	if (rc || (rc = store_begin(ws->db)))
+		return rc;
+	*previous = store_config_get(ws->db, key);
+	if (*previous && !(rc = store_config_unset(ws->db, key))) {
+		cJSON *d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "key", key);
+		cJSON_AddNullToObject(d, "value");
+		cJSON_AddStringToObject(d, "previous", *previous);
+		rc = audit_append(NULL, ws->db, "config", ws->actor, d);
+	}
+	if (!rc)
+		rc = store_commit(ws->db);
+	if (rc) {
+		store_rollback(ws->db);
+		free(*previous);
+		*previous = NULL;
+	}
+	return rc;
+}
+
 int config_key_judged(const struct config_key *k)
 {
 	static const char *const unread[] = { "report", "plugins", "assess" };

@@ -495,6 +495,11 @@ int store_config_set(store *s, const char *key, const char *value)
 	               "ss", key, value);
 }
 
+int store_config_unset(store *s, const char *key)
+{
+	return db_exec(s, "DELETE FROM config WHERE key = ?", "s", key);
+}
+
 char *store_config_get(store *s, const char *key)
 {
 	cJSON *rows = NULL, *row = NULL;

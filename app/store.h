@@ -46,6 +46,8 @@ int store_engagement_create(store *s, const char *engagement_id, const char *cli
 /* {engagement_id, client, project, target_soc, created_at, created_by} */
 int store_engagement_get(cJSON **out, store *s);
 int store_config_set(store *s, const char *key, const char *value);
+/* Removes key's row; none is no error. */
+int store_config_unset(store *s, const char *key);
 /* malloc'd value or NULL when unset */
 char *store_config_get(store *s, const char *key);
 /* object key → value */

@@ -74,6 +74,8 @@ const keymap_entry keymap[] = {
 	{ CMD_INGEST, "ingest", { 0 }, NULL, VIEW_ANY, 1,
 	  N_("bring an artifact into the engagement (kinds: env-probe loss-log dump profile onnx bench atc-log run-log first-step overflow)") },
 	{ CMD_CONFIG, "config", { 0 }, NULL, VIEW_ANY, 1, N_("show or change a setting (tolerances, targets, strategy…)") },
+	{ CMD_CONFIG_UNSET, "unset", { 'x' }, "x", VIEW_SETTINGS, 1,
+	  N_("unset the selected setting (or: unset KEY): its default, or none, applies again (asks first)") },
 	{ CMD_COMPARE, "compare", { 0 }, NULL, VIEW_ANY, 1,
 	  N_("compare the GPU baseline A with the NPU run B: loss curves or tensor dumps") },
 	{ CMD_EXPORT, "export", { 0 }, NULL, VIEW_ANY, 1, N_("deliver the checkpoints: mbox patches, or a branch of the client's repository") },
@@ -144,6 +146,7 @@ static const struct {
 } usages[] = {
 	{ CMD_INGEST, "ingest KIND PATH [--label L] | ingest env-probe --local [--smoke]" },
 	{ CMD_CONFIG, "config KEY VALUE" },
+	{ CMD_CONFIG_UNSET, "unset KEY" },
 	{ CMD_COMPARE, "compare loss A B [--column NAME] | compare dump A B [--dtype-a bf16] [--dtype-b bf16]" },
 	{ CMD_EXPORT, "export patches DIR | export branch NAME --to REPO [--base REV]" },
 	{ CMD_REPORT, "report FORMAT [PATH]" },

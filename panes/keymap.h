@@ -73,6 +73,7 @@ enum tui_cmd {
 	CMD_SCROLL_RIGHT,
 	CMD_SETTINGS,    /* the settings form */
 	CMD_FIX_TOGGLE,  /* the fix preview: leave the current hunk out, or take it back */
+	CMD_CONFIG_UNSET, /* remove a setting (the settings form's selected one, or KEY) */
 	CMD_COUNT
 };
 

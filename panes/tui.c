@@ -167,7 +167,7 @@ static const struct hint {
 	{ VIEW_TIMELINE, CMD_REVERT, N_("revert") },   { VIEW_FIX, CMD_FIX_APPLY, N_("apply") },
 	{ VIEW_FIX, CMD_FIX_DISCARD, N_("discard") },  { VIEW_FIX, CMD_FIX_TOGGLE, N_("hunk in/out") },
 	{ VIEW_FIX, CMD_PHASE_NEXT, N_("next hunk") },
-	{ VIEW_SETTINGS, CMD_OPEN, N_("change") },
+	{ VIEW_SETTINGS, CMD_OPEN, N_("change") },     { VIEW_SETTINGS, CMD_CONFIG_UNSET, N_("unset") },
 	{ VIEW_ANY, CMD_TIMELINE, N_("timeline") },    { VIEW_ANY, CMD_GUIDE, N_("guide") },
 	{ VIEW_ANY, CMD_CHART, N_("chart") },          { VIEW_ANY, CMD_ARTIFACTS, N_("artifacts") },
 	{ VIEW_ANY, CMD_PALETTE, N_("commands") },     { VIEW_ANY, CMD_HELP, N_("help") },
@@ -1393,6 +1393,40 @@ static void do_config(app *a, const char *arg)
 		tui_message(t, UI_OK, _("%s set to %s (recorded in the audit chain)."), key, value);
 }
 
+static int config_unset_locked(app *a, void *arg)
+{
+	char *before = NULL;
+	int rc = config_unset(&before, a->t.m.ws, arg);
+	int judged = before && config_key_judged(config_key_find(arg));
+	free(before);
+	return rc || !judged ? rc : rejudge_locked(a, EVIDENCE_SETTINGS);
+}
+
+/* unset KEY (as `ferry config --unset KEY`). */
+static void do_config_unset(app *a, const char *key)
+{
+	tui *t = &a->t;
+	char err[512];
+	while (key && *key == ' ')
+		key++;
+	if (!key || !*key) {
+		usage(a, CMD_CONFIG_UNSET);
+		return;
+	}
+	if (check_declare_settings(t->m.ws) || config_key_check(key)) {
+		tui_message(t, UI_ERROR, "%s", err_message());
+		return;
+	}
+	char *was = store_config_get(t->m.ws->db, key);
+	if (!was)
+		tui_message(t, UI_NORMAL, _("%s was not set; nothing changed"), key);
+	else if (under_lock(a, _("saving the setting…"), config_unset_locked, (void *)key, err, sizeof err))
+		tui_message(t, UI_ERROR, "%s", err);
+	else
+		tui_message(t, UI_OK, _("%s unset (was %s; recorded in the audit chain)."), key, was);
+	free(was);
+}
+
 static void drop_shown(tui *t)
 {
 	compare_outcome_done(t->cmp);
@@ -1923,6 +1957,23 @@ static int needs_input(app *a, int cmd)
 		prompt_start(a, CMD_PALETTE, 0, ":", initial);
 		return 1;
 	}
+	case CMD_CONFIG_UNSET: {
+		const tui_setting *s = t->view == VIEW_SETTINGS && !t->help ? settings_selected(t) : NULL;
+		if (!s) {
+			tui_message(t, UI_WARN, "%s", _("Select a setting in the settings form (o), or type :unset KEY."));
+			a->dirty |= D_MSG;
+			return 1;
+		}
+		if (!s->value) {
+			tui_message(t, UI_NORMAL, _("%s was not set; nothing changed"), s->key);
+			a->dirty |= D_MSG;
+			return 1;
+		}
+		snprintf(a->setting, sizeof a->setting, "%s", s->key);
+		snprintf(label, sizeof label, _("Unset %s (now %s)? (y/n) "), s->key, s->value);
+		prompt_start(a, cmd, 1, label, NULL);
+		return 1;
+	}
 	case CMD_REVERT:
 		if (t->view != VIEW_TIMELINE || !t->sel_cp) {
 			tui_message(t, UI_WARN, "%s", _("Select a checkpoint in the timeline (t) to revert it."));
@@ -2027,6 +2078,7 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_REPORT: do_report(a, arg); break;
 	case CMD_INGEST: do_ingest(a, arg); break;
 	case CMD_CONFIG: do_config(a, arg); break;
+	case CMD_CONFIG_UNSET: do_config_unset(a, arg && strcmp(arg, "yes") == 0 ? a->setting : arg); break;
 	case CMD_COMPARE: do_compare(a, arg); break;
 	case CMD_EXPORT: do_export(a, arg); break;
 	case CMD_VERIFY: do_verify(a); break;

@@ -172,6 +172,22 @@ palette "config strategy auto"
 expect main "strategy set to auto" ":config sets the strategy"
 palette "config tolerance.loss 0.02"
 expect main "tolerance.loss set to 0.02" ":config sets the loss tolerance"
+# the settings form unsets the selected setting, after asking; the record says so
+keys main o
+expect main "tolerance.loss" "o opens the settings form"
+keys main / "tolerance.loss" Enter
+keys main x
+expect main "Unset tolerance.loss (now 0.02)? (y/n)" "x asks before unsetting the selected setting"
+keys main y
+expect main "tolerance.loss unset (was 0.02" "y unsets it"
+[ -z "$(cli config tolerance.loss --format json | python3 -c 'import json,sys; v=json.load(sys.stdin)["value"]; print(v or "")')" ] &&
+	ok "the setting is gone from the record" || fail "tolerance.loss is still set after x y"
+cli log --events --format json | grep -q '"previous":[[:space:]]*"0.02"' && ok "the audit log records the unset and the value it had" ||
+	fail "no audit event of the unset"
+keys main q
+palette "unset tolerance.loss"
+expect main "tolerance.loss was not set; nothing changed" ":unset of a setting not set changes nothing"
+palette "config tolerance.loss 0.02"
 palette "config tolerance.accuracy 0.01"
 palette "config throughput.target_pct 80"
 expect main "throughput.target_pct set to 80" ":config sets the throughput target"

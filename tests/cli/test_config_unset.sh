@@ -1,0 +1,68 @@
+#!/bin/sh
+# `ferry config --unset KEY`: a setting returns to unset (its default, or none, applies
+# again), the audit log records it with the value it had, and what the setting decided is
+# judged again: dump thresholds unset mean msprobe's rule again.
+. "$(dirname "$0")/lib.sh"
+p="$work/proj"
+make_project "$p"
+"$FERRY" init "$p" >/dev/null 2>&1 || fail "init"
+fx="$top/tests/fixtures/dump"
+
+"$FERRY" -C "$p" config tolerance.dump_atol 1e-5 >/dev/null
+"$FERRY" -C "$p" config tolerance.dump_rtol 1e-3 >/dev/null
+expect_exit 0 "a comparison under agreed thresholds" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$fx/gpu_dump"
+expect_grep "thresholds agreed for the engagement" "$work/out" "the agreed thresholds judge it"
+
+expect_exit 0 "config --unset of a set key" -- "$FERRY" -C "$p" config --unset tolerance.dump_atol
+expect_exit 3 "the key then reads as not set" -- "$FERRY" -C "$p" config tolerance.dump_atol
+expect_grep "tolerance.dump_atol is not set" "$work/err" "and says so"
+expect_exit 0 "--unset as JSON" -- "$FERRY" -C "$p" config --unset tolerance.dump_rtol --format json
+python3 - "$work/out" <<'PY' && ok "JSON: the key, value null and the value it had" || fail "JSON of --unset"
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert e["key"] == "tolerance.dump_rtol" and e["value"] is None and e["previous"] == "1e-3", e
+PY
+expect_exit 0 "a comparison after both are unset" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$fx/gpu_dump"
+expect_grep "rules: cosine" "$work/out" "msprobe's rule judges it again"
+
+"$FERRY" -C "$p" log --events --format json >"$work/log.json"
+python3 - "$work/log.json" <<'PY' && ok "the audit log records each unset with the value it had" || fail "audit events of --unset"
+import json, sys
+d = json.load(open(sys.argv[1]))
+evs = d["events"] if isinstance(d, dict) else d
+unsets = [e["data"] for e in evs if e["kind"] == "config" and e["data"].get("value") is None]
+got = sorted((u["key"], u["previous"]) for u in unsets)
+assert got == [("tolerance.dump_atol", "1e-5"), ("tolerance.dump_rtol", "1e-3")], got
+PY
+expect_exit 0 "verify after unsets" -- "$FERRY" -C "$p" verify
+
+n=$(grep -c . "$work/log.json")
+expect_exit 0 "--unset of a key not set changes nothing" -- "$FERRY" -C "$p" config --unset tolerance.dump_atol
+expect_grep "tolerance.dump_atol was not set; nothing changed" "$work/out" "and says so"
+"$FERRY" -C "$p" log --events --format json >"$work/log2.json"
+[ "$(grep -c . "$work/log2.json")" = "$n" ] && ok "no audit event for a key that was not set" || fail "an unset of nothing was recorded"
+expect_exit 2 "--unset of an unknown key" -- "$FERRY" -C "$p" config --unset tolerance.nope
+one_line "$work/err" "the unknown key: one line"
+expect_grep "unknown key tolerance.nope" "$work/err" "naming the key"
+expect_exit 2 "--unset without a key" -- "$FERRY" -C "$p" config --unset
+expect_exit 2 "--unset with a value too" -- "$FERRY" -C "$p" config --unset tolerance.loss 0.02
+
+# a setting the checks read: unsetting it judges them again
+"$FERRY" -C "$p" check >/dev/null 2>&1
+"$FERRY" -C "$p" config target.cards 8 >/dev/null
+"$FERRY" -C "$p" config --unset target.cards >/dev/null
+expect_exit 3 "target.cards is unset" -- "$FERRY" -C "$p" config target.cards
+"$FERRY" -C "$p" log --events --format json >"$work/log3.json"
+python3 - "$work/log3.json" <<'PY' && ok "the checks that read target.cards ran again after the unset" || fail "no re-judging after the unset"
+import json, sys
+d = json.load(open(sys.argv[1]))
+evs = sorted(d["events"] if isinstance(d, dict) else d, key=lambda e: e["seq"])
+i = max(k for k, e in enumerate(evs) if e["kind"] == "config" and e["data"].get("key") == "target.cards" and e["data"].get("value") is None)
+assert any(e["kind"] == "check" for e in evs[i + 1:]), [e["kind"] for e in evs[i:]]
+PY
+# the completion and the manual page offer it
+"$FERRY" completion bash >"$work/comp.bash"
+expect_grep "\-\-unset" "$work/comp.bash" "bash completion offers --unset"
+"$FERRY" help --man >"$work/ferry.1"
+expect_grep "unset" "$work/ferry.1" "the manual page documents --unset"
+finish
