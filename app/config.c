@@ -200,11 +200,6 @@ static int check_plausible(const char *key, const char *value)
 
 int config_value_check(const struct config_key *k, const char *key, const char *value)
 {
-	if (util_ends_with(k->key, ".")) {
-		int rc = check_named_key(k->key, key);
-		if (rc)
-			return rc;
-	}
 	char *end = NULL;
 	errno = 0;
 	double d = strtod(value, &end);
@@ -260,8 +255,9 @@ const char *config_accepts(const struct config_key *k)
 
 int config_key_check(const char *key)
 {
-	if (config_key_find(key))
-		return 0;
+	const struct config_key *known = config_key_find(key);
+	if (known) /* a named family's key (effort.weight.<category>) must name one of it */
+		return util_ends_with(known->key, ".") ? check_named_key(known->key, key) : 0;
 	sbuf b;
 	sbuf_init(&b);
 	for (const struct config_key *k = config_keys; k->key; k++)

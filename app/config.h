@@ -56,15 +56,18 @@ void config_declare_plugins(const struct plugin_host *h);
 /* Empties the declared part of the registry. */
 void config_forget_plugins(void);
 
-/* Checks value against the setting's kind; 0, or FERRY_EUSAGE with one line naming the
- * key, the value and what it must be. */
+/* Checks value against the setting's kind (key is known: config_key_check); 0, or
+ * FERRY_EUSAGE with one line naming the key, the value and what it must be. */
 int config_value_check(const struct config_key *k, const char *key, const char *value);
 
 /* What a value of k must be, in the interface language: the allowed words of a word
  * setting ("auto tool manual"), else a phrase ("a whole number of at least 1"). Borrowed. */
 const char *config_accepts(const struct config_key *k);
 
-/* 0 when key is a known setting; else FERRY_EUSAGE with one line listing the known keys. */
+/* 0 when key is a known setting; else FERRY_EUSAGE with one line listing the known keys,
+ * or, for a key of a named family (effort.weight.<category>, quote.days.<line>) whose name
+ * is not one of the family's, the names it takes. Setting, reading and unsetting a key all
+ * ask this first, so an unknown key is refused alike. */
 int config_key_check(const char *key);
 
 struct workspace;

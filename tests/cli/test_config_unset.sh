@@ -44,6 +44,21 @@ expect_grep "tolerance.dump_atol was not set; nothing changed" "$work/out" "and 
 expect_exit 2 "--unset of an unknown key" -- "$FERRY" -C "$p" config --unset tolerance.nope
 one_line "$work/err" "the unknown key: one line"
 expect_grep "unknown key tolerance.nope" "$work/err" "naming the key"
+# a key of a named family whose name is not one of the family's: unknown, as when it is set
+expect_exit 2 "config effort.weight.bogus 1 is refused" -- "$FERRY" -C "$p" config effort.weight.bogus 1
+cp "$work/err" "$work/set_err"
+expect_exit 2 "--unset effort.weight.bogus is refused as setting it is" -- "$FERRY" -C "$p" config --unset effort.weight.bogus
+one_line "$work/err" "the unknown name: one line"
+cmp -s "$work/err" "$work/set_err" && ok "the same error as setting it" ||
+	fail "--unset of an unknown name: $(cat "$work/err") (setting it: $(cat "$work/set_err"))"
+expect_exit 2 "reading effort.weight.bogus: the same error" -- "$FERRY" -C "$p" config effort.weight.bogus
+cmp -s "$work/err" "$work/set_err" && ok "reading it names the categories too" || fail "reading an unknown name: $(cat "$work/err")"
+expect_exit 2 "--unset quote.days.bogus is refused" -- "$FERRY" -C "$p" config --unset quote.days.bogus
+expect_grep "not a service line" "$work/err" "naming what it is not"
+"$FERRY" -C "$p" config effort.weight.custom_kernel 4 >/dev/null
+expect_exit 0 "--unset of a named key that is set" -- "$FERRY" -C "$p" config --unset effort.weight.custom_kernel
+"$FERRY" -C "$p" config effort.weight.custom_kernel --format json | grep -q '"value":[[:space:]]*null' &&
+	ok "effort.weight.custom_kernel is unset" || fail "effort.weight.custom_kernel still set after --unset"
 expect_exit 2 "--unset without a key" -- "$FERRY" -C "$p" config --unset
 expect_exit 2 "--unset with a value too" -- "$FERRY" -C "$p" config --unset tolerance.loss 0.02
 

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = xstrndup((const char *)data, size);
 	char *eq = strchr(text, '=');
 	const struct config_key *k = eq ? (*eq = '\0', config_key_find(text)) : NULL;
-	if (k && config_value_check(k, text, eq + 1) != 0) {
+	if (k && (config_key_check(text) != 0 || config_value_check(k, text, eq + 1) != 0)) {
 		if (err_code() != FERRY_EUSAGE || strchr(err_message(), '\n'))
 			abort();
 		k = NULL;
