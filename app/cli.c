@@ -1591,7 +1591,7 @@ static const cli_option document_opts[] = { OPT_FORMAT("text|json"), OPT_JSON, O
 static const cli_option config_opts[] = {
 	OPT_FORMAT("text|json"),
 	OPT_JSON,
-	{ "unset", 'u', NULL, N_("remove the setting KEY: its default, or none, applies again (recorded in the audit log)") },
+	{ "unset", 'u', NULL, N_("remove the setting KEY: its default, or none, applies again (recorded in the audit log); a KEY not set: nothing changes, exit 0") },
 	OPT_END,
 };
 static const cli_option check_cmd_opts[] = {

@@ -75,9 +75,27 @@ evs = sorted(d["events"] if isinstance(d, dict) else d, key=lambda e: e["seq"])
 i = max(k for k, e in enumerate(evs) if e["kind"] == "config" and e["data"].get("key") == "target.cards" and e["data"].get("value") is None)
 assert any(e["kind"] == "check" for e in evs[i + 1:]), [e["kind"] for e in evs[i:]]
 PY
-# the completion and the manual page offer it
+# a plugin's own setting: unset, its declared default applies again
+"$FERRY" -C "$p" config design.migration_plan.inference yes >/dev/null
+expect_exit 0 "--unset of a plugin's setting" -- "$FERRY" -C "$p" config --unset design.migration_plan.inference --json
+python3 - "$work/out" <<'PY' && ok "JSON: the plugin's key, value null, the value it had, its default" || fail "JSON of a plugin setting's --unset"
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert (e["key"], e["value"], e["previous"], e["default"], e["declared_by"]) == \
+    ("design.migration_plan.inference", None, "yes", "auto", "design.migration_plan"), e
+PY
+expect_exit 0 "reading it after --unset" -- "$FERRY" -C "$p" config design.migration_plan.inference
+[ "$(cat "$work/out")" = auto ] && ok "shows the declared default again" || fail "after --unset it reads $(cat "$work/out")"
+
+# the help, the completion and the manual page offer it, and say what a key not set does
+expect_exit 0 "config --help" -- "$FERRY" config --help
+expect_grep "\-\-unset" "$work/out" "config --help lists --unset"
+expect_grep "not set.*exit 0" "$work/out" "and what an --unset of a key not set does"
 "$FERRY" completion bash >"$work/comp.bash"
 expect_grep "\-\-unset" "$work/comp.bash" "bash completion offers --unset"
+"$FERRY" completion zsh >"$work/comp.zsh"
+expect_grep "\-\-unset" "$work/comp.zsh" "zsh completion offers --unset"
 "$FERRY" help --man >"$work/ferry.1"
-expect_grep "unset" "$work/ferry.1" "the manual page documents --unset"
+expect_grep "B \\\\-\\\\-unset" "$work/ferry.1" "the manual page documents --unset"
+expect_grep "not set.*exit 0" "$work/ferry.1" "and its exit when the key is not set"
 finish
