@@ -94,7 +94,7 @@ const keymap_entry keymap[] = {
 	  N_("copy the finding's file:line or the checkpoint's commit to the clipboard (OSC 52)") },
 	{ CMD_AUDIT, "audit", { 'E' }, "E", VIEW_ANY, 0, N_("the audit events, newest first") },
 	{ CMD_SETTINGS, "settings", { 'o' }, "o", VIEW_ANY, 0,
-	  N_("the settings form: targets, tolerances, strategy, cards, model size and the checks' own; Enter changes one") },
+	  N_("the settings form: targets, tolerances, strategy, cards, model size and the checks' own; Enter changes one, x unsets one") },
 	{ CMD_HELP, "help", { '?', UI_KEY_CTRL('h') }, "?", VIEW_ANY, 0, N_("this help") },
 	{ CMD_PALETTE, "palette", { ':' }, ":", VIEW_ANY, 0, N_("run a command by name") },
 	{ CMD_LANG, "lang", { 'L' }, "L", VIEW_ANY, 1, N_("switch the interface language (en, zh)") },

@@ -158,12 +158,16 @@ char **palette_candidates(tui *t, const char *line, size_t *word)
 			cand_paths(&c);
 		else if (strcmp(prev, "--label") != 0)
 			cand_add(&c, "--label");
+	} else if ((strcmp(cmd, "config") == 0 || strcmp(cmd, "unset") == 0) && i == 0) {
+		for (const struct config_key *k = config_keys; k->key; k++)
+			cand_add(&c, k->key);
+		size_t n = 0;
+		const struct config_key *d = config_declared(&n);
+		for (size_t k = 0; k < n; k++)
+			cand_add(&c, d[k].key);
 	} else if (strcmp(cmd, "config") == 0) {
 		const struct config_key *k = i == 1 ? config_key_find(argv[1]) : NULL;
-		if (i == 0)
-			for (k = config_keys; k->key; k++)
-				cand_add(&c, k->key);
-		else if (k && k->kind == CFG_WORD) {
+		if (k && k->kind == CFG_WORD) {
 			char *words = xstrdup(k->words), *save = NULL;
 			for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save))
 				cand_add(&c, w);

@@ -76,7 +76,7 @@ static void settings_draw(void *p, tui *t, ui_win *w)
 	load(st, t);
 	ui_erase(w);
 	int width = ui_win_width(w), h = ui_win_height(w);
-	pane_title(w, 0, _("Settings · Enter changes the one under the cursor (recorded in the audit chain)"));
+	pane_title(w, 0, _("Settings · Enter changes the one under the cursor, x unsets it (recorded in the audit chain)"));
 	if (*st->err) {
 		pane_wrap(w, 2, 2, UI_ERROR, st->err, 0, 4);
 		return;

@@ -57,7 +57,9 @@ enum dirty {
 typedef struct prompt {
 	int active;
 	int cmd;          /* command run with the typed text on Enter */
-	int confirm;      /* a y/n question: cmd runs with "yes" on y */
+	int confirm;      /* a y/n question: cmd runs with "yes" on y (or with answer) */
+	char answer[256]; /* a question's own argument for cmd on y ("": "yes"), so that what the
+	                     palette types never stands for a confirmation */
 	char label[512];
 	char buf[512];
 	size_t len, pos;  /* bytes; pos is the cursor */
@@ -800,8 +802,11 @@ static void prompt_key(app *a, int key)
 		p->active = 0;
 		a->dirty = D_ALL;
 		a->touch = 1;
-		if (key == 'y' || key == 'Y')
-			dispatch(a, p->cmd, "yes");
+		if (key == 'y' || key == 'Y') {
+			char answer[sizeof p->answer];
+			snprintf(answer, sizeof answer, "%s", *p->answer ? p->answer : "yes");
+			dispatch(a, p->cmd, answer);
+		}
 		else
 			tui_message(&a->t, UI_NORMAL, "%s", _("Nothing done."));
 		return;
@@ -1402,29 +1407,25 @@ static int config_unset_locked(app *a, void *arg)
 	return rc || !judged ? rc : rejudge_locked(a, EVIDENCE_SETTINGS);
 }
 
-/* unset KEY (as `ferry config --unset KEY`). */
-static void do_config_unset(app *a, const char *key)
+/* unset KEY (as `ferry config --unset KEY`): one word, the key. */
+static void do_config_unset(app *a, const char *arg)
 {
 	tui *t = &a->t;
-	char err[512];
-	while (key && *key == ' ')
-		key++;
-	if (!key || !*key) {
+	char err[512], *copy = xstrdup(arg ? arg : ""), *v[2];
+	const char *key = palette_split(v, 2, copy) == 1 ? v[0] : NULL;
+	char *was = NULL;
+	if (!key)
 		usage(a, CMD_CONFIG_UNSET);
-		return;
-	}
-	if (check_declare_settings(t->m.ws) || config_key_check(key)) {
+	else if (check_declare_settings(t->m.ws) || config_key_check(key))
 		tui_message(t, UI_ERROR, "%s", err_message());
-		return;
-	}
-	char *was = store_config_get(t->m.ws->db, key);
-	if (!was)
+	else if (!(was = store_config_get(t->m.ws->db, key)))
 		tui_message(t, UI_NORMAL, _("%s was not set; nothing changed"), key);
 	else if (under_lock(a, _("saving the setting…"), config_unset_locked, (void *)key, err, sizeof err))
 		tui_message(t, UI_ERROR, "%s", err);
 	else
 		tui_message(t, UI_OK, _("%s unset (was %s; recorded in the audit chain)."), key, was);
 	free(was);
+	free(copy);
 }
 
 static void drop_shown(tui *t)
@@ -1969,9 +1970,9 @@ static int needs_input(app *a, int cmd)
 			a->dirty |= D_MSG;
 			return 1;
 		}
-		snprintf(a->setting, sizeof a->setting, "%s", s->key);
 		snprintf(label, sizeof label, _("Unset %s (now %s)? (y/n) "), s->key, s->value);
 		prompt_start(a, cmd, 1, label, NULL);
+		snprintf(a->p.answer, sizeof a->p.answer, "%s", s->key);
 		return 1;
 	}
 	case CMD_REVERT:
@@ -2078,7 +2079,7 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_REPORT: do_report(a, arg); break;
 	case CMD_INGEST: do_ingest(a, arg); break;
 	case CMD_CONFIG: do_config(a, arg); break;
-	case CMD_CONFIG_UNSET: do_config_unset(a, arg && strcmp(arg, "yes") == 0 ? a->setting : arg); break;
+	case CMD_CONFIG_UNSET: do_config_unset(a, arg); break;
 	case CMD_COMPARE: do_compare(a, arg); break;
 	case CMD_EXPORT: do_export(a, arg); break;
 	case CMD_VERIFY: do_verify(a); break;

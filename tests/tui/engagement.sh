@@ -180,12 +180,16 @@ keys main x
 expect main "Unset tolerance.loss (now 0.02)? (y/n)" "x asks before unsetting the selected setting"
 keys main y
 expect main "tolerance.loss unset (was 0.02" "y unsets it"
+poll 10 sh -c "tmux -L '$sock' -f /dev/null capture-pane -p -t main | grep -q 'tolerance.loss  *(not set)'" &&
+	ok "the form shows tolerance.loss as not set" || fail "the settings form still shows a value for tolerance.loss"
 [ -z "$(cli config tolerance.loss --format json | python3 -c 'import json,sys; v=json.load(sys.stdin)["value"]; print(v or "")')" ] &&
 	ok "the setting is gone from the record" || fail "tolerance.loss is still set after x y"
 cli log --events --format json | grep -q '"previous":[[:space:]]*"0.02"' && ok "the audit log records the unset and the value it had" ||
 	fail "no audit event of the unset"
 keys main q
-palette "unset tolerance.loss"
+keys main : "unset tolerance.l" Tab
+expect main ":unset tolerance.loss" "Tab completes a setting's key after :unset"
+keys main Enter
 expect main "tolerance.loss was not set; nothing changed" ":unset of a setting not set changes nothing"
 palette "config tolerance.loss 0.02"
 palette "config tolerance.accuracy 0.01"

@@ -521,6 +521,16 @@ static void test_artifact_view_reads_like_the_checks(void **state)
 	free(dir);
 }
 
+/* The engagement's value of a setting (malloc'd), NULL when it is not set. */
+static char *setting_of(const char *dir, const char *key)
+{
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, dir), 0);
+	char *v = store_config_get(ws->db, key);
+	ws_close(ws);
+	return v;
+}
+
 /* The settings form: the design settings first with what each accepts; Enter changes
  * one through the same check and audit as `ferry config`; a bad value is refused. */
 static void test_settings_form(void **state)
@@ -538,13 +548,10 @@ static void test_settings_form(void **state)
 	s = screen_of(fx->dir, "120x40", "o/strategy<Enter><Enter>tool<Enter>");
 	assert_has(row(s, 38), "strategy set to tool (recorded in the audit chain).");
 	free(s);
-	workspace *ws = NULL;
-	assert_int_equal(ws_open(&ws, fx->dir), 0);
-	char *v = store_config_get(ws->db, "strategy");
+	char *v = setting_of(fx->dir, "strategy");
 	assert_non_null(v);
 	assert_string_equal(v, "tool");
 	free(v);
-	ws_close(ws);
 	/* the form shows the value now, and refuses a word it does not accept */
 	s = screen_of(fx->dir, "120x40", "o/strategy<Enter><Enter><BS><BS><BS><BS>fast<Enter>");
 	assert_has(row(s, 38), "config strategy fast: must be one of: auto tool manual");
@@ -553,6 +560,53 @@ static void test_settings_form(void **state)
 	s = screen_of(fx->dir, "120x40", "o/target.cards<Enter><Enter>0<Enter>");
 	assert_has(row(s, 38), "config target.cards 0: must be a whole number of at least 1");
 	free(s);
+}
+
+/* After keys, the message line of a 120x40 screen says text. */
+static void message_says(const char *dir, const char *keys, const char *text)
+{
+	char *s = screen_of(dir, "120x40", keys);
+	assert_has(row(s, 38), text);
+	free(s);
+}
+
+/* x in the settings form unsets the selected setting after asking, as `ferry config
+ * --unset`; :unset KEY does it from the palette, its keys completed by Tab; a word typed
+ * after :unset is a key, never the form's answer to its question. */
+static void test_settings_unset(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "120x40", "o/strategy<Enter><Enter>tool<Enter>x");
+	assert_has(row(s, 1), "x unsets it");
+	assert_has(row(s, 38), "Unset strategy (now tool)? (y/n)");
+	free(s);
+	message_says(fx->dir, "o/strategy<Enter>xn", "Nothing done.");
+	char *v = setting_of(fx->dir, "strategy");
+	assert_string_equal(v, "tool");
+	free(v);
+	/* the setting the form last changed is not what ":unset yes" names */
+	message_says(fx->dir, "o/strategy<Enter><Enter>tool<Enter>:unset yes<Enter>", "config: unknown key yes");
+	v = setting_of(fx->dir, "strategy");
+	assert_non_null(v);
+	free(v);
+	s = screen_of(fx->dir, "120x40", "o/strategy<Enter>xy");
+	assert_has(row(s, 38), "strategy unset (was tool; recorded in the audit chain).");
+	const char *line = strstr(s, "strategy   "); /* the form's row of the setting */
+	assert_non_null(line);
+	assert_true(strstr(line, "(not set)") && strstr(line, "(not set)") < strchr(line, '\n'));
+	free(s);
+	assert_null(setting_of(fx->dir, "strategy"));
+	message_says(fx->dir, "o/strategy<Enter>x", "strategy was not set; nothing changed");
+	message_says(fx->dir, ":unset tolerance.l<Tab>", ":unset tolerance.loss");
+	message_says(fx->dir, ":config tolerance.loss 0.02<Enter>:unset tolerance.l<Tab><Enter>",
+	             "tolerance.loss unset (was 0.02; recorded in the audit chain).");
+	s = screen_of(fx->dir, "120x40", ":config tolerance.loss 0.02<Enter>:unset tolerance.loss 0.02<Enter>");
+	assert_has(s, "usage: unset KEY");
+	free(s);
+	v = setting_of(fx->dir, "tolerance.loss");
+	assert_string_equal(v, "0.02");
+	free(v);
+	message_says(fx->dir, ":unset effort.weight.bogus<Enter>", "'bogus' is not a finding category");
 }
 
 static void test_waive_with_reason(void **state)
@@ -1868,6 +1922,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_palette_ingest_forms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_table_widths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_completes_chinese_and_blanks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_settings_unset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_append_left_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_artifact_view_reads_like_the_checks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_preview_new_file, setup_fixes, teardown),
