@@ -357,21 +357,26 @@ out:
 /* --- config --- */
 
 /* One setting as JSON: key, value (null when unset), default, type, allowed words, help
- * and who declared it (null: ferry). */
+ * and who declared it (null: ferry). k NULL: a key nothing declares any more (a removed
+ * plugin's), its type null. */
 static cJSON *config_entry_json(const struct config_key *k, const char *key, const char *value)
 {
 	static const char *const kinds[] = { "text", "count", "number", "number-or-percent", "word", "ids" };
+	static const struct config_key undeclared = { NULL, CFG_TEXT, NULL, NULL, NULL, NULL, NULL, NULL };
 	cJSON *e = cJSON_CreateObject();
 	cJSON_AddStringToObject(e, "key", key);
 	cJSON_AddItemToObject(e, "value", value ? cJSON_CreateString(value) : cJSON_CreateNull());
-	cJSON_AddItemToObject(e, "default", k->def ? cJSON_CreateString(k->def) : cJSON_CreateNull());
-	cJSON_AddStringToObject(e, "type", k->words && strcmp(k->words, "true false") == 0 ? "bool" : kinds[k->kind]);
+	cJSON_AddItemToObject(e, "default", k && k->def ? cJSON_CreateString(k->def) : cJSON_CreateNull());
+	const char *type = !k ? NULL : k->words && strcmp(k->words, "true false") == 0 ? "bool" : kinds[k->kind];
+	cJSON_AddItemToObject(e, "type", type ? cJSON_CreateString(type) : cJSON_CreateNull());
+	k = k ? k : &undeclared;
 	cJSON *allowed = cJSON_AddArrayToObject(e, "allowed");
 	char *words = k->words ? xstrdup(k->words) : NULL;
 	for (char *save = NULL, *w = words ? strtok_r(words, " ", &save) : NULL; w; w = strtok_r(NULL, " ", &save))
 		cJSON_AddItemToArray(allowed, cJSON_CreateString(w));
 	free(words);
-	cJSON_AddStringToObject(e, "help", config_help(k));
+	cJSON_AddStringToObject(e, "help", k != &undeclared ? config_help(k)
+	                                                     : _("declared by no loaded plugin any more; ferry config --unset KEY removes it"));
 	cJSON_AddItemToObject(e, "declared_by", k->owner ? cJSON_CreateString(k->owner) : cJSON_CreateNull());
 	return e;
 }
@@ -402,7 +407,8 @@ static int rejudge(workspace *ws, unsigned evidence, int quiet)
 	return 0;
 }
 
-/* Every setting with its value: ferry's, the effort weights set, the plugins'. */
+/* Every setting with its value: ferry's, the effort weights set, the plugins', and those the
+ * engagement holds that nothing declares any more (a removed plugin's). */
 static cJSON *config_list_json(const cJSON *values)
 {
 	cJSON *list = cJSON_CreateArray();
@@ -423,6 +429,10 @@ static cJSON *config_list_json(const cJSON *values)
 		const cJSON *v = cJSON_GetObjectItem(values, d[i].key);
 		cJSON_AddItemToArray(list, config_entry_json(&d[i], d[i].key, cJSON_IsString(v) ? v->valuestring : NULL));
 	}
+	const cJSON *v;
+	cJSON_ArrayForEach(v, values)
+		if (cJSON_IsString(v) && !config_key_find(v->string))
+			cJSON_AddItemToArray(list, config_entry_json(NULL, v->string, v->valuestring));
 	return list;
 }
 
@@ -438,6 +448,16 @@ static void print_config_list(const cJSON *list)
 	}
 }
 
+/* A change of the setting key as JSON on stdout: the setting as config_entry_json gives it
+ * with its new value, and "previous", the value it had (null: none). */
+static void print_config_change(const struct config_key *k, const char *key, const char *value, const char *before)
+{
+	cJSON *e = config_entry_json(k, key, value);
+	cJSON_AddItemToObject(e, "previous", before ? cJSON_CreateString(before) : cJSON_CreateNull());
+	output_json(stdout, e);
+	cJSON_Delete(e);
+}
+
 /* `ferry config --unset KEY`: the setting removed, the checks that read it judged again. */
 static int config_unset_cmd(const char *dir, const char *key, int json)
 {
@@ -448,14 +468,10 @@ static int config_unset_cmd(const char *dir, const char *key, int json)
 		rc = check_declare_settings(ws);
 	if (!rc)
 		rc = config_unset(&before, ws, key);
-	if (!rc && json) {
-		cJSON *e = config_entry_json(config_key_find(key), key, NULL);
-		cJSON_AddItemToObject(e, "previous", before ? cJSON_CreateString(before) : cJSON_CreateNull());
-		output_json(stdout, e);
-		cJSON_Delete(e);
-	} else if (!rc && !before) {
+	if (!rc && json)
+		print_config_change(config_key_find(key), key, NULL, before);
+	else if (!rc && !before)
 		printf(_("%s was not set; nothing changed\n"), key);
-	}
 	if (!rc && before && config_key_judged(config_key_find(key)))
 		rc = rejudge(ws, EVIDENCE_SETTINGS, 1);
 	free(before);
@@ -497,12 +513,8 @@ static int cmd_config(const char *dir, int argc, char **argv)
 		rc = usage_error("config");
 	} else if (value) {
 		char *before = store_config_get(ws->db, argv[1]);
-		if (!(rc = config_set(ws, argv[1], value)) && json) {
-			cJSON *e = config_entry_json(k, argv[1], value);
-			cJSON_AddItemToObject(e, "previous", before ? cJSON_CreateString(before) : cJSON_CreateNull());
-			output_json(stdout, e);
-			cJSON_Delete(e);
-		}
+		if (!(rc = config_set(ws, argv[1], value)) && json)
+			print_config_change(k, argv[1], value, before);
 		/* the checks read the settings of the phases (targets, tolerances, a plugin's own),
 		 * not those of reports or of the plugin host; an unchanged value changes nothing */
 		int judged = config_key_judged(k) && !(before && strcmp(before, value) == 0);

@@ -290,11 +290,14 @@ int config_set(workspace *ws, const char *key, const char *value)
 int config_unset(char **previous, workspace *ws, const char *key)
 {
 	*previous = NULL;
-	int rc = config_key_check(key);
-	if (rc || (rc = store_begin(ws->db)))
+	int rc = store_begin(ws->db);
+	if (rc)
 		return rc;
-	*previous = store_config_get(ws->db, key);
-	if (*previous && !(rc = store_config_unset(ws->db, key))) {
+	/* a key the engagement holds is removed even when nothing declares it any more (the
+	 * setting of a plugin taken out of the engagement); any other must be a known key */
+	if (!(*previous = store_config_get(ws->db, key)))
+		rc = config_key_check(key);
+	else if (!(rc = store_config_unset(ws->db, key))) {
 		cJSON *d = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "key", key);
 		cJSON_AddNullToObject(d, "value");

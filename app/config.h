@@ -74,10 +74,12 @@ struct workspace;
 /* Checks key and value, then stores the setting and its "config" audit event in one
  * transaction. The caller holds the writer lock. Returns 0 or an err.h code. */
 int config_set(struct workspace *ws, const char *key, const char *value);
-/* Checks key, then removes the setting (its default, or nothing, applies again) with a
- * "config" audit event whose value is null, in one transaction; *previous is the value it
- * had (caller frees), NULL when it was not set, in which case nothing is changed or
- * recorded. The caller holds the writer lock. */
+/* Removes the setting (its default, or nothing, applies again) with a "config" audit event
+ * whose value is null and whose "previous" is the value it had, in one transaction;
+ * *previous is that value (caller frees), NULL when it was not set, in which case nothing
+ * is changed or recorded. A key the engagement holds is removed even when no loaded plugin
+ * declares it any more (a removed plugin's setting); one it does not hold must pass
+ * config_key_check. The caller holds the writer lock. */
 int config_unset(char **previous, struct workspace *ws, const char *key);
 /* 1 when checks judge by setting k (a phase's targets and tolerances, a plugin's own
  * settings); 0 for the settings of reports, of the plugin host and of the assessment's

@@ -1398,13 +1398,16 @@ static void do_config(app *a, const char *arg)
 		tui_message(t, UI_OK, _("%s set to %s (recorded in the audit chain)."), key, value);
 }
 
+struct unset_args {
+	const char *key;
+	char *before; /* the value it had; NULL: it was not set */
+};
+
 static int config_unset_locked(app *a, void *arg)
 {
-	char *before = NULL;
-	int rc = config_unset(&before, a->t.m.ws, arg);
-	int judged = before && config_key_judged(config_key_find(arg));
-	free(before);
-	return rc || !judged ? rc : rejudge_locked(a, EVIDENCE_SETTINGS);
+	struct unset_args *u = arg;
+	int rc = config_unset(&u->before, a->t.m.ws, u->key);
+	return rc || !u->before || !config_key_judged(config_key_find(u->key)) ? rc : rejudge_locked(a, EVIDENCE_SETTINGS);
 }
 
 /* unset KEY (as `ferry config --unset KEY`): one word, the key. */
@@ -1412,19 +1415,18 @@ static void do_config_unset(app *a, const char *arg)
 {
 	tui *t = &a->t;
 	char err[512], *copy = xstrdup(arg ? arg : ""), *v[2];
-	const char *key = palette_split(v, 2, copy) == 1 ? v[0] : NULL;
-	char *was = NULL;
-	if (!key)
+	struct unset_args u = { palette_split(v, 2, copy) == 1 ? v[0] : NULL, NULL };
+	if (!u.key)
 		usage(a, CMD_CONFIG_UNSET);
-	else if (check_declare_settings(t->m.ws) || config_key_check(key))
+	else if (check_declare_settings(t->m.ws))
 		tui_message(t, UI_ERROR, "%s", err_message());
-	else if (!(was = store_config_get(t->m.ws->db, key)))
-		tui_message(t, UI_NORMAL, _("%s was not set; nothing changed"), key);
-	else if (under_lock(a, _("saving the setting…"), config_unset_locked, (void *)key, err, sizeof err))
+	else if (under_lock(a, _("saving the setting…"), config_unset_locked, &u, err, sizeof err))
 		tui_message(t, UI_ERROR, "%s", err);
+	else if (!u.before)
+		tui_message(t, UI_NORMAL, _("%s was not set; nothing changed"), u.key);
 	else
-		tui_message(t, UI_OK, _("%s unset (was %s; recorded in the audit chain)."), key, was);
-	free(was);
+		tui_message(t, UI_OK, _("%s unset (was %s; recorded in the audit chain)."), u.key, u.before);
+	free(u.before);
 	free(copy);
 }
 

@@ -87,6 +87,43 @@ PY
 expect_exit 0 "reading it after --unset" -- "$FERRY" -C "$p" config design.migration_plan.inference
 [ "$(cat "$work/out")" = auto ] && ok "shows the declared default again" || fail "after --unset it reads $(cat "$work/out")"
 
+# the setting of a plugin taken out of the engagement: no plugin declares it any more,
+# so it cannot be set, but the engagement still holds it (the report's settings carry it):
+# --unset removes it; a key neither declared nor held stays unknown
+pl="$p/.ferry/plugins/assess"
+mkdir -p "$pl"
+cat >"$pl/house.lua" <<'LUA'
+return {
+	id = "assess.house", phase = "assess", title = "House rules", severity = "info",
+	settings = { owner = { type = "text", help = "who answers for the rules" } },
+	run = function(ctx) end,
+}
+LUA
+"$FERRY" -C "$p" config assess.house.owner "Ada" >/dev/null || fail "setting the plugin's own setting"
+rm "$pl/house.lua"
+expect_exit 2 "the removed plugin's setting cannot be set" -- "$FERRY" -C "$p" config assess.house.owner Bob
+expect_grep "unknown key assess.house.owner" "$work/err" "it is unknown"
+"$FERRY" -C "$p" config >"$work/list"
+expect_grep "^assess.house.owner  *Ada  *# declared by no loaded plugin" "$work/list" "config lists the setting no plugin declares, saying so"
+"$FERRY" -C "$p" config --json >"$work/list.json"
+python3 - "$work/list.json" <<'PY' && ok "and its JSON, type null" || fail "config --json of an undeclared key"
+import json, sys
+e = next(r for r in json.load(open(sys.argv[1])) if r["key"] == "assess.house.owner")
+assert (e["value"], e["type"], e["declared_by"]) == ("Ada", None, None), e
+PY
+expect_exit 0 "--unset of the removed plugin's setting" -- "$FERRY" -C "$p" config --unset assess.house.owner --json
+python3 - "$work/out" <<'PY' && ok "JSON: key, value null, the value it had, no declaration" || fail "JSON of an undeclared key's --unset"
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert (e["key"], e["value"], e["previous"], e["declared_by"], e["type"]) == ("assess.house.owner", None, "Ada", None, None), e
+PY
+"$FERRY" -C "$p" report --format json --output "$work/r.json" >/dev/null 2>&1
+python3 -c 'import json,sys; assert "assess.house.owner" not in json.load(open(sys.argv[1]))["config"]' "$work/r.json" &&
+	ok "the report no longer carries it" || fail "the report still carries the removed plugin's setting"
+expect_exit 2 "a second --unset: it is unknown again" -- "$FERRY" -C "$p" config --unset assess.house.owner
+expect_grep "unknown key assess.house.owner" "$work/err" "with the unknown-key error"
+expect_exit 0 "verify after all the unsets" -- "$FERRY" -C "$p" verify
+
 # the help, the completion and the manual page offer it, and say what a key not set does
 expect_exit 0 "config --help" -- "$FERRY" config --help
 expect_grep "\-\-unset" "$work/out" "config --help lists --unset"
