@@ -119,7 +119,10 @@ return {
 						.. rule_text(agreed),
 					message = _("The latest dump comparison (audit event {event}, {inputs}) passed by {old}, but the thresholds agreed for the engagement are now {now}: it was not judged by them.",
 						{ event = dump.event or 0, inputs = inputs(dump), old = rule_text(was), now = rule_text(agreed) }),
-					suggestion = _("Run `ferry compare dump` again, so the dumps are judged by the agreed thresholds (tolerance.dump_atol, tolerance.dump_rtol); if the client accepts the earlier ones, set them back with `ferry config`, or waive this with the client's reason."),
+					-- going back to msprobe's rule is unsetting both thresholds, not setting them
+					suggestion = was.rule == "msprobe"
+						and _("Run `ferry compare dump` again, so the dumps are judged by the agreed thresholds (tolerance.dump_atol, tolerance.dump_rtol); if the client accepts msprobe's rule, unset both with `ferry config --unset tolerance.dump_atol` and `ferry config --unset tolerance.dump_rtol`, or waive this with the client's reason.")
+						or _("Run `ferry compare dump` again, so the dumps are judged by the agreed thresholds (tolerance.dump_atol, tolerance.dump_rtol); if the client accepts the earlier ones, set them back with `ferry config`, or waive this with the client's reason."),
 				}
 			end
 		end

@@ -8,6 +8,24 @@ make_project "$p"
 "$FERRY" init "$p" >/dev/null 2>&1 || fail "init"
 fx="$top/tests/fixtures/dump"
 
+# a pass by msprobe's rule is no pass by thresholds agreed since: tune.acceptance says so and
+# points to --unset for going back to msprobe's rule; unsetting both judges it again, and the
+# finding is gone. The parameters of two real runs pass both.
+"$FERRY" -C "$p" compare dump "$fx/gpu_params.pt" "$fx/npu_params.pt" --format json >"$work/msprobe.json"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["verdict"] == "pass" and r["threshold"] == {"rule": "msprobe"}, r["threshold"]' \
+	"$work/msprobe.json" && ok "with neither set, msprobe's rule judges the comparison" || fail "not msprobe's rule: $(head -c 300 "$work/msprobe.json")"
+"$FERRY" -C "$p" config tolerance.dump_atol 1e-5 >/dev/null
+"$FERRY" -C "$p" config tolerance.dump_rtol 1e-3 >/dev/null
+"$FERRY" -C "$p" findings --plugin tune.acceptance --status open >"$work/stale.txt" 2>&1
+expect_grep "passed by msprobe's rule, but the thresholds agreed for the engagement are now atol 1e-05, rtol 0.001" "$work/stale.txt" \
+	"the pass by msprobe's rule is stale once thresholds are agreed"
+expect_grep "config --unset tolerance.dump_atol" "$work/stale.txt" "and the advice names --unset to go back to msprobe's rule"
+"$FERRY" -C "$p" config --unset tolerance.dump_atol >/dev/null
+"$FERRY" -C "$p" config --unset tolerance.dump_rtol >/dev/null
+"$FERRY" -C "$p" findings --plugin tune.acceptance --status open >"$work/stale2.txt" 2>&1
+if grep -q "passed by msprobe's rule" "$work/stale2.txt"; then fail "the stale pass is still open after both were unset"; else
+	ok "after both are unset the pass by msprobe's rule stands again"; fi
+
 "$FERRY" -C "$p" config tolerance.dump_atol 1e-5 >/dev/null
 "$FERRY" -C "$p" config tolerance.dump_rtol 1e-3 >/dev/null
 expect_exit 0 "a comparison under agreed thresholds" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$fx/gpu_dump"
@@ -32,7 +50,7 @@ d = json.load(open(sys.argv[1]))
 evs = d["events"] if isinstance(d, dict) else d
 unsets = [e["data"] for e in evs if e["kind"] == "config" and e["data"].get("value") is None]
 got = sorted((u["key"], u["previous"]) for u in unsets)
-assert got == [("tolerance.dump_atol", "1e-5"), ("tolerance.dump_rtol", "1e-3")], got
+assert got == [("tolerance.dump_atol", "1e-5")] * 2 + [("tolerance.dump_rtol", "1e-3")] * 2, got
 PY
 expect_exit 0 "verify after unsets" -- "$FERRY" -C "$p" verify
 
