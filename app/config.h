@@ -66,8 +66,9 @@ const char *config_accepts(const struct config_key *k);
 
 /* 0 when key is a known setting; else FERRY_EUSAGE with one line listing the known keys,
  * or, for a key of a named family (effort.weight.<category>, quote.days.<line>) whose name
- * is not one of the family's, the names it takes. Setting, reading and unsetting a key all
- * ask this first, so an unknown key is refused alike. */
+ * is not one of the family's, the names it takes. Setting and reading a key ask this
+ * first, and so does unsetting one the engagement does not hold: an unknown key is refused
+ * alike. */
 int config_key_check(const char *key);
 
 struct workspace;
