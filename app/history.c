@@ -44,6 +44,12 @@ struct history {
 	char **rules;         /* the in-memory ignore rules hiding them */
 	char **odd;           /* their paths ("dir/" for a directory), one per rule */
 	size_t nrules;
+	char **kept;          /* files the client's git tracks that the ignore rules match, sorted */
+	size_t nkept;
+	char *client_index;   /* the client's index file; NULL until looked for, "" when none */
+	char *client_prefix;  /* the project's folder in the client's work tree ("" or "dir/") */
+	char *own_git_dir;    /* this repository's path in the project when outside .ferry/, or NULL */
+	struct stat kept_at;  /* that file when kept was read */
 };
 
 #define BRANCH_REF "refs/heads/ferry"
@@ -213,6 +219,156 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+typedef struct strv {
+	char **v;
+	size_t n, cap;
+} strv;
+
+static void strv_push(strv *s, char *owned)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n++] = owned;
+}
+
+/* ---------- files the client tracks ----------
+ * Ignore rules only ever hide untracked files: a file the client's own git tracks is
+ * part of the project even when a .gitignore pattern matches it (`git add -f` under an
+ * ignored folder). When the project lies in a git work tree, the client's index names
+ * such files; it is read again whenever it changes. ferry's own paths (.git, .ferry,
+ * this repository) never count, whatever the client tracks. */
+
+/* The git work tree holding root, opened (NULL when none), and root's folder in it
+ * ("" or "sub/dir/") in *prefix; caller frees both. */
+static git_repository *client_repo(const char *root, char **prefix)
+{
+	git_buf found = GIT_BUF_INIT;
+	git_repository *r = NULL;
+	char *real = realpath(root, NULL), *wd = NULL;
+	*prefix = NULL;
+	if (real && git_repository_discover(&found, real, 0, NULL) == 0 &&
+	    git_repository_open(&r, found.ptr) == 0 && git_repository_workdir(r))
+		wd = realpath(git_repository_workdir(r), NULL);
+	size_t n = wd ? strlen(wd) : 0;
+	if (wd && strcmp(real, wd) == 0)
+		*prefix = xstrdup("");
+	else if (wd && strncmp(real, wd, n) == 0 && real[n] == '/' && real[n + 1])
+		*prefix = xasprintf("%s/", real + n + 1);
+	if (!*prefix) {
+		git_repository_free(r);
+		r = NULL;
+	}
+	git_buf_dispose(&found);
+	free(real);
+	free(wd);
+	return r;
+}
+
+/* 1 when rel (a project path) lies in one of ferry's own folders (info/exclude's rules). */
+static int ferry_own_path(const history *h, const char *rel)
+{
+	const char *const own[] = { ".git", ".ferry", h->own_git_dir };
+	for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
+		size_t n = own[i] ? strlen(own[i]) : 0;
+		if (n && strncmp(rel, own[i], n) == 0 && (rel[n] == '\0' || rel[n] == '/'))
+			return 1;
+	}
+	const char *base = strrchr(rel, '/');
+	return strstr(base ? base + 1 : rel, ".ferry-tmp.") != NULL;
+}
+
+/* Finds the client's index and this repository's place in the project, once. */
+static void locate_client_index(history *h)
+{
+	git_repository *r = client_repo(h->root, &h->client_prefix);
+	h->client_index = r ? util_path_join(git_repository_path(r), "index") : xstrdup("");
+	git_repository_free(r);
+	char *rroot = realpath(h->root, NULL), *rgit = realpath(h->git_dir, NULL);
+	size_t rl = rroot ? strlen(rroot) : 0;
+	if (rroot && rgit && strncmp(rgit, rroot, rl) == 0 && rgit[rl] == '/')
+		h->own_git_dir = xstrdup(rgit + rl + 1);
+	free(rroot);
+	free(rgit);
+}
+
+/* Reads the client's index again when it changed since the last read: kept becomes its
+ * files below the project that the ignore rules match. */
+static int refresh_kept(history *h)
+{
+	if (!h->client_index)
+		locate_client_index(h);
+	struct stat st;
+	if (!*h->client_index || stat(h->client_index, &st) != 0) {
+		free_strv(h->kept, h->nkept);
+		h->kept = NULL;
+		h->nkept = 0;
+		return 0;
+	}
+	if (st.st_ino == h->kept_at.st_ino && st.st_size == h->kept_at.st_size &&
+	    st.st_mtim.tv_sec == h->kept_at.st_mtim.tv_sec && st.st_mtim.tv_nsec == h->kept_at.st_mtim.tv_nsec)
+		return 0;
+	git_index *idx = NULL;
+	if (git_index_open(&idx, h->client_index) < 0)
+		return git_fail(FERRY_EGIT, h->client_index, _("reading the client's git index"));
+	strv kept = { NULL, 0, 0 };
+	size_t plen = strlen(h->client_prefix), count = git_index_entrycount(idx);
+	int rc = 0;
+	for (size_t i = 0; i < count && rc == 0; i++) {
+		const git_index_entry *e = git_index_get_byindex(idx, i);
+		const char *rel = e->path + plen;
+		int ig = 0;
+		if (strncmp(e->path, h->client_prefix, plen) != 0 || e->mode == GIT_FILEMODE_COMMIT ||
+		    ferry_own_path(h, rel) || (kept.n && strcmp(kept.v[kept.n - 1], rel) == 0))
+			continue; /* outside the project, a submodule, ferry's own, a conflict's other stage */
+		if (git_ignore_path_is_ignored(&ig, h->repo, rel) < 0)
+			rc = git_fail(FERRY_EGIT, rel, _("checking ignore rules"));
+		else if (ig)
+			strv_push(&kept, xstrdup(rel));
+	}
+	git_index_free(idx);
+	if (rc < 0) {
+		free_strv(kept.v, kept.n);
+		return rc;
+	}
+	free_strv(h->kept, h->nkept);
+	h->kept = kept.v;
+	h->nkept = kept.n;
+	h->kept_at = st;
+	return 0;
+}
+
+/* 1 when rel is a kept file, or a folder ("dir/") holding one. */
+static int is_kept(const history *h, const char *rel)
+{
+	size_t lo = 0, hi = h->nkept, n = strlen(rel);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(h->kept[mid], rel) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == h->nkept || n == 0)
+		return 0;
+	return rel[n - 1] == '/' ? strncmp(h->kept[lo], rel, n) == 0 : strcmp(h->kept[lo], rel) == 0;
+}
+
+/* Whether the ignore rules hide rel from the project: never a file the client tracks. */
+static int path_ignored(int *ignored, history *h, const char *rel)
+{
+	int rc = h->client_index ? 0 : refresh_kept(h);
+	*ignored = 0;
+	if (rc < 0)
+		return rc;
+	if (git_ignore_path_is_ignored(ignored, h->repo, rel) < 0)
+		return git_fail(FERRY_EGIT, rel, _("checking ignore rules"));
+	if (*ignored && is_kept(h, rel))
+		*ignored = 0;
+	return 0;
+}
+
 /* ---------- nested repositories ----------
  * A directory of the project holding its own .git (a vendored checkout) is opaque to
  * libgit2's scans: it shows as one untracked "dir/" entry and cannot be staged as a
@@ -242,12 +398,12 @@ static int walk_nested(history *h, const char *rel_dir, file_cb cb, void *payloa
 		if (lstat(path, &st) == 0) {
 			int dir = S_ISDIR(st.st_mode);
 			char *probe = dir ? xasprintf("%s/", rel) : xstrdup(rel);
-			if (git_ignore_path_is_ignored(&ignored, h->repo, probe) < 0)
-				rc = git_fail(FERRY_EGIT, rel, _("checking ignore rules"));
-			else if (!ignored && dir)
-				rc = walk_nested(h, probe, cb, payload);
-			else if (!ignored && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
-				rc = cb(h, rel, payload);
+			if ((rc = path_ignored(&ignored, h, probe)) == 0 && !ignored) {
+				if (dir)
+					rc = walk_nested(h, probe, cb, payload);
+				else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+					rc = cb(h, rel, payload);
+			}
 			free(probe);
 		}
 		free(path);
@@ -258,20 +414,6 @@ out:
 		closedir(d);
 	free(full);
 	return rc;
-}
-
-typedef struct strv {
-	char **v;
-	size_t n, cap;
-} strv;
-
-static void strv_push(strv *s, char *owned)
-{
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 16;
-		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
-	}
-	s->v[s->n++] = owned;
 }
 
 static int collect_file(history *h, const char *rel, void *payload)
@@ -369,7 +511,7 @@ static size_t skip_odd_paths(history *h, const char *rel_dir, int depth)
 		if (lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) && !under_odd(h, rel)) {
 			int dir = S_ISDIR(st.st_mode), ignored = 0;
 			char *probe = dir ? xasprintf("%s/", rel) : xstrdup(rel);
-			if (git_ignore_path_is_ignored(&ignored, h->repo, probe) < 0 || ignored) {
+			if (path_ignored(&ignored, h, probe) < 0 || ignored) {
 				/* outside the scans already */
 			} else if (dir && depth + 1 >= ODD_MAX_DEPTH) {
 				skip_path(h, rel, 1, _("directories nested deeper than 100 levels; left out of the record"));
@@ -552,13 +694,29 @@ static int stage_each(history *h, git_index *index, const git_strarray *spec)
 			    git_index_remove_bypath(index, rel) < 0)
 				rc = git_fail(FERRY_EGIT, rel, _("staging a deletion"));
 		} else if ((S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
-		           git_ignore_path_is_ignored(&ignored, h->repo, rel) == 0 &&
+		           path_ignored(&ignored, h, rel) == 0 &&
 		           (!ignored || git_index_get_bypath(index, rel, 0))) {
 			rc = stage_path(h, index, rel);
 		}
 		free(abs);
 	}
 	free_strv(paths.v, paths.n);
+	return rc;
+}
+
+/* Hands take every kept file the index lacks (an ignored file a scan passes over). */
+static int take_kept(history *h, git_index *index, file_cb take, void *sink)
+{
+	int rc = refresh_kept(h);
+	for (size_t i = 0; i < h->nkept && rc == 0; i++) {
+		const char *rel = h->kept[i];
+		char *abs = util_path_join(h->root, rel);
+		struct stat st;
+		if (!under_odd(h, rel) && !git_index_get_bypath(index, rel, 0) && lstat(abs, &st) == 0 &&
+		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			rc = take(h, rel, sink);
+		free(abs);
+	}
 	return rc;
 }
 
@@ -624,6 +782,8 @@ static int stage_all(history *h, git_index *index, const git_strarray *given, st
 	}
 	for (size_t i = 0; i < c.nested.n && rc == 0; i++)
 		rc = walk_nested(h, c.nested.v[i], take, sink);
+	if (!given && rc == 0)
+		rc = take_kept(h, index, take, sink);
 	/* libgit2 parses even a literal pathspec as a pattern: a leading '#' makes it a
 	 * comment, '!' a negation, a newline ends it, trailing spaces are trimmed. So the
 	 * exact paths asked for are staged again one by one, and a fix of "#train.py" is the
@@ -637,7 +797,7 @@ static int stage_all(history *h, git_index *index, const git_strarray *given, st
 		int ignored = 0;
 		if (!under_odd(h, spec->strings[i]) && lstat(path, &st) == 0 &&
 		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && !git_index_get_bypath(index, spec->strings[i], 0) &&
-		    git_ignore_path_is_ignored(&ignored, h->repo, spec->strings[i]) == 0 && !ignored)
+		    path_ignored(&ignored, h, spec->strings[i]) == 0 && !ignored)
 			rc = take(h, spec->strings[i], sink);
 		free(path);
 	}
@@ -686,6 +846,10 @@ void history_free(history *h)
 	}
 	free(h->rules);
 	free(h->odd);
+	free_strv(h->kept, h->nkept);
+	free(h->client_index);
+	free(h->client_prefix);
+	free(h->own_git_dir);
 	free(h->root);
 	free(h->git_dir);
 	free(h);
@@ -1097,6 +1261,15 @@ int history_changed_files(char ***out, size_t *n, history *h)
 		else if (path)
 			strv_push(&all, xstrdup(path));
 	}
+	if (rc == 0) {
+		/* files the client tracks that the scan passed over as ignored and new */
+		git_index *index = NULL;
+		if (git_repository_index(&index, h->repo) < 0)
+			rc = hfail(h, "index");
+		else
+			rc = take_kept(h, index, collect_file, &all);
+		git_index_free(index);
+	}
 	v = all.v ? all.v : xcalloc(1, sizeof *v);
 	len = all.n;
 	if (rc < 0) {
@@ -1130,8 +1303,7 @@ int history_is_ignored(int *ignored, history *h, const char *relpath)
 	int odd = h->nrules && under_odd(h, relpath);
 	if (odd)
 		git_ignore_clear_internal_rules(h->repo);
-	if (git_ignore_path_is_ignored(&ig, h->repo, relpath) < 0)
-		rc = git_fail(FERRY_EGIT, relpath, _("checking ignore rules"));
+	rc = path_ignored(&ig, h, relpath);
 	for (size_t i = 0; odd && i < h->nrules; i++)
 		git_ignore_add_rule(h->repo, h->rules[i]);
 	*ignored = ig;
@@ -2153,19 +2325,8 @@ out:
  * the work tree's root or in none), with a trailing slash; caller frees. */
 static char *project_prefix(history *h)
 {
-	git_buf found = GIT_BUF_INIT;
-	git_repository *r = NULL;
-	char *root = realpath(h->root, NULL), *wd = NULL, *prefix = NULL;
-	if (root && git_repository_discover(&found, root, 0, NULL) == 0 &&
-	    git_repository_open(&r, found.ptr) == 0 && git_repository_workdir(r))
-		wd = realpath(git_repository_workdir(r), NULL);
-	size_t n = wd ? strlen(wd) : 0;
-	if (wd && strncmp(root, wd, n) == 0 && root[n] == '/' && root[n + 1])
-		prefix = xasprintf("%s/", root + n + 1);
-	git_repository_free(r);
-	git_buf_dispose(&found);
-	free(root);
-	free(wd);
+	char *prefix = NULL;
+	git_repository_free(client_repo(h->root, &prefix));
 	return prefix ? prefix : xstrdup("");
 }
 
