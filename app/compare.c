@@ -79,6 +79,8 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	}
 	if (lr->blowup)
 		cJSON_AddNumberToObject(ev, "blowup_step", (double)lr->blowup_step);
+	if (lr->blowup_a)
+		cJSON_AddNumberToObject(ev, "blowup_step_a", (double)lr->blowup_step_a);
 	if (lr->truncated) {
 		cJSON_AddBoolToObject(ev, "truncated", 1);
 		cJSON_AddNumberToObject(ev, "final_step_a", (double)lr->final_step_a);
@@ -312,6 +314,8 @@ static const char *loss_event_reason(char *buf, size_t size, const cJSON *ev)
 	r.mean_rel = json_num(ev, "mean_rel_err");
 	r.blowup = cJSON_IsNumber(cJSON_GetObjectItem(ev, "blowup_step"));
 	r.blowup_step = json_int(ev, "blowup_step");
+	r.blowup_a = cJSON_IsNumber(cJSON_GetObjectItem(ev, "blowup_step_a"));
+	r.blowup_step_a = json_int(ev, "blowup_step_a");
 	r.first_nonfinite_step = json_int(ev, "first_nonfinite_step");
 	r.nonfinite_b = cJSON_IsNumber(cJSON_GetObjectItem(ev, "first_nonfinite_step"))
 	                    ? (size_t)(json_int(ev, "nonfinite_steps") > 0 ? json_int(ev, "nonfinite_steps") : 1)
@@ -328,7 +332,7 @@ static const char *loss_event_reason(char *buf, size_t size, const cJSON *ev)
 	r.end_n = (size_t)json_int(ev, "end_steps");
 	r.end_from_step = json_int(ev, "end_from_step");
 	/* the mean's own failure is said by the caller */
-	if (!r.blowup && !r.nonfinite_b && r.finite && !r.truncated &&
+	if (!r.blowup && !r.blowup_a && !r.nonfinite_b && r.finite && !r.truncated &&
 	    (r.mean_rel > r.tolerance || (!r.incomplete && !r.end_exceeded)))
 		return NULL;
 	if (r.truncated && !cJSON_IsNumber(cJSON_GetObjectItem(ev, "final_step_b"))) {

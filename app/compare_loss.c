@@ -1206,7 +1206,8 @@ static const loss_point *point_at(const loss_series *s, long long step)
 	return NULL;
 }
 
-/* A NaN or inf in B is the run's fault unless the baseline has one at the same step. */
+/* A NaN or inf in B is the run's fault unless the baseline has one at the same step
+ * (an overflow step both runs' loss scalers skipped). */
 static int own_nonfinite(const loss_series *a, const loss_point *p)
 {
 	if (isfinite(p->loss))
@@ -1215,8 +1216,22 @@ static int own_nonfinite(const loss_series *a, const loss_point *p)
 	return !q || isfinite(q->loss);
 }
 
-/* B's failures that no mean error shows: NaN/inf values and a blow-up (the loss turns
- * NaN/inf and stays there to the end of the log), and a run that stops early. */
+/* 1 when s ends in NaN/inf values, with the step that final run of them begins at. */
+static int ends_nonfinite(const loss_series *s, long long *from)
+{
+	if (!s->n || isfinite(s->pts[s->n - 1].loss))
+		return 0;
+	size_t k = s->n - 1;
+	while (k > 0 && !isfinite(s->pts[k - 1].loss))
+		k--;
+	*from = s->pts[k].step;
+	return 1;
+}
+
+/* B's failures that no mean error shows: NaN/inf values of its own, a blow-up (the loss
+ * turns NaN/inf and stays there to the end of the log: a failure even when A's does the
+ * same, for a baseline that blew up cannot vouch for anything), a baseline that blows
+ * up, and a run that stops early. */
 static void judge_b(loss_result *out, const loss_series *a, const loss_series *b)
 {
 	for (size_t k = 0; k < b->n; k++)
@@ -1224,13 +1239,8 @@ static void judge_b(loss_result *out, const loss_series *a, const loss_series *b
 			if (!out->nonfinite_b++)
 				out->first_nonfinite_step = b->pts[k].step;
 		}
-	if (b->n && own_nonfinite(a, &b->pts[b->n - 1])) {
-		size_t k = b->n - 1;
-		while (k > 0 && !isfinite(b->pts[k - 1].loss))
-			k--;
-		out->blowup = 1;
-		out->blowup_step = b->pts[k].step;
-	}
+	out->blowup = ends_nonfinite(b, &out->blowup_step);
+	out->blowup_a = ends_nonfinite(a, &out->blowup_step_a);
 	if (a->n && b->n) {
 		long long a0 = a->pts[0].step, a1 = a->pts[a->n - 1].step, b1 = b->pts[b->n - 1].step;
 		double span = (double)(a1 - a0);
@@ -1357,7 +1367,7 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 	judge_coverage(out, a);
 	judge_end(out);
 	out->pass = out->finite > 0 && out->mean_rel <= tolerance && !out->end_exceeded && !out->nonfinite_b &&
-	            !out->truncated && !out->incomplete;
+	            !out->blowup && !out->blowup_a && !out->truncated && !out->incomplete;
 }
 
 /* fmt in the reader's language when shown, else as written (the record's English). */
@@ -1370,9 +1380,19 @@ static const char *fail_reason(char *buf, size_t size, const loss_result *r, int
 {
 	if (r->pass)
 		snprintf(buf, size, "%s", as_shown(shown, N_("within the tolerance")));
+	else if (r->blowup && r->blowup_a)
+		snprintf(buf, size,
+		         as_shown(shown, N_("B's loss turns NaN/inf at step %lld and stays there (blow-up); so does A's, "
+		                            "from step %lld: a baseline that blew up cannot vouch for B")),
+		         r->blowup_step, r->blowup_step_a);
 	else if (r->blowup)
 		snprintf(buf, size, as_shown(shown, N_("B's loss turns NaN/inf at step %lld and stays there (blow-up)")),
 		         r->blowup_step);
+	else if (r->blowup_a)
+		snprintf(buf, size,
+		         as_shown(shown, N_("A's loss turns NaN/inf at step %lld and stays there: a baseline that blew up "
+		                            "cannot vouch for B")),
+		         r->blowup_step_a);
 	else if (r->nonfinite_b)
 		snprintf(buf, size,
 		         shown ? P_("B's loss is NaN/inf at %zu step, first at step %lld",
@@ -1512,7 +1532,8 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 			for (size_t i = 0; i < r->n && np < 15; i++)
 				if (r->rows[i].step == r->max_rel_step || (r->exceeded && r->rows[i].step == r->first_exceed_step) ||
 				    (r->nonfinite_b && r->rows[i].step == r->first_nonfinite_step) ||
-				    (r->blowup && r->rows[i].step == r->blowup_step))
+				    (r->blowup && r->rows[i].step == r->blowup_step) ||
+				    (r->blowup_a && r->rows[i].step == r->blowup_step_a))
 					pick[np++] = i;
 			qsort(pick, np, sizeof *pick, cmp_size);
 		}
@@ -1565,6 +1586,10 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 	if (r->nonfinite_b)
 		sbuf_addf(out, P_("NaN/inf in B: %zu step, first at step %lld%s\n", "NaN/inf in B: %zu steps, first at step %lld%s\n", r->nonfinite_b), r->nonfinite_b, r->first_nonfinite_step,
 		          r->blowup ? _("; it stays NaN/inf to the end of the log") : "");
+	else if (r->blowup)
+		sbuf_addf(out, _("NaN/inf in B from step %lld to the end of the log\n"), r->blowup_step);
+	if (r->blowup_a)
+		sbuf_addf(out, _("NaN/inf in A from step %lld to the end of the log: the baseline blew up\n"), r->blowup_step_a);
 	if (r->truncated)
 		sbuf_addf(out, _("B stops early: last step %lld, A's last step %lld\n"), r->final_step_b, r->final_step_a);
 	if (r->incomplete && !r->truncated)
@@ -1644,6 +1669,10 @@ cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_s
 		cJSON_AddNumberToObject(doc, "blowup_step", (double)r->blowup_step);
 	else
 		cJSON_AddNullToObject(doc, "blowup_step");
+	if (r->blowup_a)
+		cJSON_AddNumberToObject(doc, "blowup_step_a", (double)r->blowup_step_a);
+	else
+		cJSON_AddNullToObject(doc, "blowup_step_a");
 	cJSON_AddNumberToObject(doc, "coverage", r->coverage);
 	cJSON_AddBoolToObject(doc, "truncated", r->truncated);
 	cJSON_AddNumberToObject(doc, "aligned_coverage", r->aligned_coverage);

@@ -111,8 +111,10 @@ typedef struct loss_result {
 	long long final_step_a, final_step_b;
 	size_t nonfinite_b;        /* B's NaN/inf losses where A is finite (or has no value) */
 	long long first_nonfinite_step;
-	int blowup;                /* B ends in NaN/inf values A does not share */
+	int blowup;                /* B's loss ends in NaN/inf, whatever A's does */
 	long long blowup_step;     /* where that final run of NaN/inf begins */
+	int blowup_a;              /* A's loss ends in NaN/inf: the baseline cannot vouch for B */
+	long long blowup_step_a;   /* where A's final run of NaN/inf begins */
 	double coverage;           /* the share of A's step range B reaches (1 when B goes as far) */
 	int truncated;             /* B stops before A and coverage < LOSS_MIN_COVERAGE */
 	size_t a_points;           /* A's training points */
@@ -127,8 +129,8 @@ typedef struct loss_result {
 	double end_mean_rel;       /* mean relative error over the window */
 	int end_exceeded;          /* end_mean_rel > tolerance */
 	int pass;                  /* finite aligned steps exist, mean_rel and end_mean_rel <=
-	                            * tolerance, no NaN/inf of B's own, B neither truncated nor
-	                            * incomplete */
+	                            * tolerance, no NaN/inf of B's own, neither run ends in
+	                            * NaN/inf, B neither truncated nor incomplete */
 } loss_result;
 
 /* Aligns a and b by step and computes the errors and the verdict. Cannot fail: two

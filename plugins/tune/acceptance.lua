@@ -58,8 +58,14 @@ return {
 		if loss and loss.verdict == "fail" then
 			-- the reasons in the order the verdict weighs them (app/compare_loss.c)
 			local why
-			if loss.blowup_step then
+			if loss.blowup_step and loss.blowup_step_a then
+				why = _("B's loss turns NaN/inf at step {step} and stays there (blow-up); so does A's, from step {a}: a baseline that blew up cannot vouch for B",
+					{ step = loss.blowup_step, a = loss.blowup_step_a })
+			elseif loss.blowup_step then
 				why = _("B's loss turns NaN/inf at step {step} and stays there (blow-up)", { step = loss.blowup_step })
+			elseif loss.blowup_step_a then
+				why = _("A's loss turns NaN/inf at step {step} and stays there: a baseline that blew up cannot vouch for B",
+					{ step = loss.blowup_step_a })
 			elseif loss.first_nonfinite_step then
 				why = loss.nonfinite_steps
 					and _("B's loss is NaN/inf at {n} of the steps, first at step {step}",
@@ -91,7 +97,9 @@ return {
 				message = loss.newer_event
 					and _("A loss comparison (audit event {event}, {inputs}) fails: {why}; the newer one (audit event {newer}) compared other data, so this failure stands.", a)
 					or _("The latest loss comparison (audit event {event}, {inputs}) fails: {why}.", a),
-				suggestion = _("Find where the runs part with `ferry compare dump` on layer dumps of the first steps (msprobe), fix it and compare again; a passing comparison closes this finding. If the difference is accepted by the client, waive it with the reason."),
+				suggestion = loss.blowup_step_a
+					and _("Run the GPU baseline again until its loss stays finite (the same seed, data and hyperparameters as the NPU run), ingest its log and compare again; a NaN baseline proves nothing about the NPU run.")
+					or _("Find where the runs part with `ferry compare dump` on layer dumps of the first steps (msprobe), fix it and compare again; a passing comparison closes this finding. If the difference is accepted by the client, waive it with the reason."),
 			}
 		end
 		-- a comparison that passed against an older, looser tolerance than the one agreed now

@@ -769,4 +769,22 @@ h=$(sha256sum "$data/npu_bad.log" | cut -c1-12)
 expect_grep "Verdicts" "$work/r1.html" "html report has the verdicts section"
 expect_grep "$h" "$work/r1.html" "html report names the compared artifact's hash"
 
+# both runs NaN from the same step to the end (the reviewer's false PASS): no B NaN is "its
+# own", yet a run that ends NaN never passes and a NaN baseline vouches for nothing
+fxl="$top/tests/fixtures/loss"
+nanp="$work/nanproj"
+make_training_project "$nanp"
+"$FERRY" init "$nanp" >/dev/null 2>&1
+expect_exit 1 "a loss comparison where both runs end NaN fails" -- "$FERRY" -C "$nanp" compare loss "$fxl/gpu_nan_plain.log" "$fxl/npu_nan_plain.log"
+"$FERRY" -C "$nanp" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+python3 - "$work/tf.json" <<'PY' && ok "acceptance: both runs blew up, the baseline cannot vouch" || fail "acceptance reason for a shared blow-up"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+msgs = [f["message"] + " / " + f["suggestion"] for f in fs if f["plugin"] == "tune.acceptance" and f["severity"] == "error" and f["status"] == "open"]
+assert any("at step 42 and stays there (blow-up); so does A's, from step 42" in m and "GPU baseline again" in m for m in msgs), msgs
+PY
+sign_through "$nanp" assess design environment adapt
+expect_exit 1 "signoff tune refused when both runs end NaN" -- "$FERRY" -C "$nanp" signoff tune
+expect_grep "tune.acceptance" "$work/err" "the refusal names the failing loss comparison's check"
+
 finish

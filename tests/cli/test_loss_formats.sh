@@ -44,6 +44,20 @@ for f in plain.log lightning_bar.log metrics.csv mmengine.log timm.log zh.log zh
 	expect_grep "B stops at step $((24 + first))" "$work/err" "$f: names where B stopped"
 done
 
+# a run that ends NaN/inf never passes, whatever the baseline did: the same NaN from the
+# same step on both sides (a NaN baseline cannot vouch for anything), or only the baseline's
+for f in plain.log metrics.csv; do
+	expect_exit 1 "$f: NaN to the end on both sides fails" -- "$FERRY" -C "$p" compare loss "$fx/gpu_nan_$f" "$fx/npu_nan_$f"
+	one_line "$work/err" "$f: the shared blow-up is one line"
+	expect_grep "so does A's.*cannot vouch" "$work/err" "$f: says the baseline blew up as well"
+	expect_exit 1 "$f: a baseline that blows up cannot vouch for B" -- "$FERRY" -C "$p" compare loss "$fx/gpu_nan_$f" "$fx/npu_$f"
+	expect_grep "A's loss turns NaN/inf at step .* cannot vouch" "$work/err" "$f: names the baseline's blow-up"
+done
+# a NaN both runs share at the same steps (an overflow the loss scaler skipped) that the
+# runs recover from is no fault of B's
+expect_exit 0 "shared overflow steps that both runs recover from pass" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_spike_tutorial.log" "$fx/npu_spike_tutorial.log"
+
 # HF Trainer's trainer_state.json and LLaMA-Factory's trainer_log.jsonl log every 5th step:
 # the blow-up shows at the first logged step after it, the early stop at its last
 for f in trainer_state.json trainer_log.jsonl; do
