@@ -723,7 +723,7 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	if (rc)
 		return rc;
 	check_opts co = { phases, nphases, plugins, nplugins, NULL, on_check_progress, NULL, &pl, on_check_files, 0 };
-	if (!(rc = check_host_new(&h, ws)))
+	if (!(rc = ws_output_outside(ws, "check", output)) && !(rc = check_host_new(&h, ws)))
 		rc = check_run_with(&res, ws, h, &co);
 	progress_clear(&pl);
 	if (rc)
@@ -1188,7 +1188,8 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	sbuf b;
 	sbuf_init(&b);
-	if ((rc = open_synced(&ws, dir)) || (rc = compare_record(&o, ws, &req)))
+	if ((rc = open_synced(&ws, dir)) || (rc = ws_output_outside(ws, "compare", output)) ||
+	    (rc = compare_record(&o, ws, &req)))
 		goto out;
 	if (strcmp(format, "json") == 0) {
 		cJSON *doc = loss ? loss_result_json(&o.lr, &o.sa, &o.sb, o.in_a, o.in_b) : dump_result_json(&o.dr, o.in_a, o.in_b);

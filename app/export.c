@@ -5,7 +5,6 @@
 #include "intl.h"
 #include "util.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,82 +24,14 @@ static int record(workspace *ws, const char *anchor, const char *what, const cha
 	return ws_event(ws, "export", d);
 }
 
-/* The absolute path dir names, through its nearest existing folder (the rest need not
- * exist yet); NULL when none of it resolves. */
-static char *resolved_dest(const char *dir)
-{
-	char *probe = xstrdup(dir), *tail = xstrdup("");
-	char real[PATH_MAX];
-	for (;;) {
-		if (realpath(*probe ? probe : ".", real)) {
-			/* the part not there yet: "." and ".." taken as the kernel will once the
-			 * folders are made ("new/../../project" leads into the project) */
-			sbuf out;
-			sbuf_init(&out);
-			sbuf_adds(&out, real);
-			int up = 0;
-			for (char *save = NULL, *c = strtok_r(tail, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-				if (strcmp(c, ".") == 0)
-					continue;
-				if (strcmp(c, "..") == 0) {
-					up = 1;
-					char *slash = strrchr(out.buf, '/');
-					out.len = slash && slash != out.buf ? (size_t)(slash - out.buf) : 1;
-					out.buf[out.len] = '\0';
-					continue;
-				}
-				if (out.len > 1)
-					sbuf_addc(&out, '/');
-				sbuf_adds(&out, c);
-			}
-			free(probe);
-			free(tail);
-			char *path = sbuf_detach(&out);
-			if (!up)
-				return path;
-			/* after a "..", a folder that exists may follow, a link among them: resolve
-			 * the path again from the top ("new/../link-to-project" leads into it) */
-			char *again = resolved_dest(path);
-			free(path);
-			return again;
-		}
-		char *slash = strrchr(probe, '/');
-		char *name = slash ? slash + 1 : probe;
-		char *t = *tail ? xasprintf("%s/%s", name, tail) : xstrdup(name);
-		free(tail);
-		tail = t;
-		if (!slash) {
-			probe[0] = '\0';
-		} else {
-			*slash = '\0';
-			if (slash == probe) { /* "/x": the root */
-				free(probe);
-				probe = xstrdup("/");
-			}
-		}
-		if (!*probe && !*tail) {
-			free(probe);
-			free(tail);
-			return NULL;
-		}
-	}
-}
-
-/* 1 when path is root or below it. */
-static int is_under(const char *path, const char *root)
-{
-	size_t n = strlen(root);
-	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/' || (n && root[n - 1] == '/'));
-}
-
 /* Patches written into the project would be taken for a change of it (a "manual edit"
  * checkpoint that ships in the next export), and into a git folder they would write into
  * the client's repository: both are refused before anything is written. */
 static int check_patch_dest(workspace *ws, const char *dir)
 {
-	char *dest = resolved_dest(dir);
+	char *dest = util_resolve_dest(dir);
 	int rc = 0;
-	if (dest && is_under(dest, ws->root))
+	if (dest && util_path_under(dest, ws->root))
 		rc = err_set(FERRY_EUSAGE, _("export patches %s: inside the project (%s); write them outside it, where they "
 		                             "are not taken for a change of the project"),
 		             dir, ws->root);

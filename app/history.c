@@ -855,11 +855,28 @@ void history_free(history *h)
 	free(h);
 }
 
+/* Writes path with exactly len bytes of text unless it holds them already. */
+static int write_if_changed(const char *path, const char *text, size_t len)
+{
+	char *old = NULL;
+	size_t oldlen = 0;
+	int same = util_read_file(&old, &oldlen, path) == 0 && oldlen == len && memcmp(old, text, len) == 0;
+	err_clear();
+	free(old);
+	return same ? 0 : util_write_atomic(path, text, len, 0644);
+}
+
+/* The rules that keep ferry's own files and Python's bytecode out of the history
+ * (info/exclude) and turn content filters off (info/attributes). Written at init and
+ * brought up to date by every handle that may write, so an engagement begun by an
+ * older ferry gets the rules added since. */
 static int write_info_files(history *h)
 {
 	/* .git may be a directory or a gitfile; .ferry holds this repository itself */
 	static const char exclude[] = "# written by ferry: never part of the history\n/.git\n/.ferry\n"
-	                               "# temporary files of an atomic write interrupted by a crash\n*.ferry-tmp.*\n";
+	                               "# temporary files of an atomic write interrupted by a crash\n*.ferry-tmp.*\n"
+	                               "# Python's bytecode caches: derived from the sources, rewritten by every run\n"
+	                               "__pycache__/\n*.py[cod]\n";
 	char *rroot = realpath(h->root, NULL), *rgit = realpath(h->git_dir, NULL);
 	/* info/attributes outranks every .gitattributes: store and restore exact bytes */
 	static const char attributes[] = "# written by ferry: no content filters, files kept byte-exact\n"
@@ -876,9 +893,9 @@ static int write_info_files(history *h)
 		sbuf_addf(&b, "/%s\n", rgit + rl + 1);
 	int rc = util_mkdirs(info, 0755);
 	if (rc == 0)
-		rc = util_write_atomic(ex, b.buf, b.len, 0644);
+		rc = write_if_changed(ex, b.buf, b.len);
 	if (rc == 0)
-		rc = util_write_atomic(at, attributes, sizeof attributes - 1, 0644);
+		rc = write_if_changed(at, attributes, sizeof attributes - 1);
 	sbuf_done(&b);
 	free(rroot);
 	free(rgit);
@@ -925,8 +942,8 @@ int history_open(history **out, const char *root, const char *git_dir)
 		rc = hfail(h, _("setting work tree"));
 		goto out;
 	}
-	/* an archived, read-only repository keeps its index: readers use HEAD */
-	if (access(git_dir, W_OK) == 0)
+	/* an archived, read-only repository keeps its index and rules: readers use HEAD */
+	if (access(git_dir, W_OK) == 0 && (rc = write_info_files(h)) == 0)
 		rc = sync_index(h);
 out:
 	if (rc < 0)

@@ -1733,6 +1733,8 @@ int report_write(char sha256[65], workspace *ws, const report_opts *o)
 		return err_set(FERRY_EUSAGE, _("--format %s: not one of md, html, pdf, json, sarif, csv"), o->format ? o->format : "");
 	if (pdf && (!o->output || strcmp(o->output, "-") == 0))
 		return err_set(FERRY_EUSAGE, _("--format pdf: needs --output FILE (a PDF is not written to standard output)"));
+	if ((rc = ws_output_outside(ws, "report", o->output)))
+		return rc;
 	if (!report_section_valid(section))
 		return err_set(FERRY_EUSAGE, _("--section %s: not one of all, assessment, changes, unsupported"), section);
 	if (strcmp(o->format, "sarif") == 0 && strcmp(section, "changes") == 0)

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
+#include <limits.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,4 +455,71 @@ int util_ident_start(int c)
 int util_ident_char(int c)
 {
 	return util_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+/* see util.h */
+char *util_resolve_dest(const char *dir)
+{
+	char *probe = xstrdup(dir), *tail = xstrdup("");
+	char real[PATH_MAX];
+	for (;;) {
+		if (realpath(*probe ? probe : ".", real)) {
+			/* the part not there yet: "." and ".." taken as the kernel will once the
+			 * folders are made ("new/../../project" leads into the project) */
+			sbuf out;
+			sbuf_init(&out);
+			sbuf_adds(&out, real);
+			int up = 0;
+			for (char *save = NULL, *c = strtok_r(tail, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+				if (strcmp(c, ".") == 0)
+					continue;
+				if (strcmp(c, "..") == 0) {
+					up = 1;
+					char *slash = strrchr(out.buf, '/');
+					out.len = slash && slash != out.buf ? (size_t)(slash - out.buf) : 1;
+					out.buf[out.len] = '\0';
+					continue;
+				}
+				if (out.len > 1)
+					sbuf_addc(&out, '/');
+				sbuf_adds(&out, c);
+			}
+			free(probe);
+			free(tail);
+			char *path = sbuf_detach(&out);
+			if (!up)
+				return path;
+			/* after a "..", a folder that exists may follow, a link among them: resolve
+			 * the path again from the top ("new/../link-to-project" leads into it) */
+			char *again = util_resolve_dest(path);
+			free(path);
+			return again;
+		}
+		char *slash = strrchr(probe, '/');
+		char *name = slash ? slash + 1 : probe;
+		char *t = *tail ? xasprintf("%s/%s", name, tail) : xstrdup(name);
+		free(tail);
+		tail = t;
+		if (!slash) {
+			probe[0] = '\0';
+		} else {
+			*slash = '\0';
+			if (slash == probe) { /* "/x": the root */
+				free(probe);
+				probe = xstrdup("/");
+			}
+		}
+		if (!*probe && !*tail) {
+			free(probe);
+			free(tail);
+			return NULL;
+		}
+	}
+}
+
+/* see util.h */
+int util_path_under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/' || (n && root[n - 1] == '/'));
 }

@@ -83,6 +83,12 @@ char *util_path_join(const char *a, const char *b);
 /* 1 when s starts with prefix. */
 int util_starts_with(const char *s, const char *prefix);
 int util_ends_with(const char *s, const char *suffix);
+/* The absolute path dir names, through its nearest existing folder (the rest need not
+ * exist yet; "." and ".." in it taken as the kernel will once the folders are made);
+ * NULL when none of it resolves. Caller frees. */
+char *util_resolve_dest(const char *dir);
+/* 1 when the absolute path is root or below it. */
+int util_path_under(const char *path, const char *root);
 
 /* Current time as ISO-8601 UTC ("2026-11-21T23:52:27Z") into out. */
 void util_now_iso(char out[32]);

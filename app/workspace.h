@@ -99,6 +99,12 @@ int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev);
 /* Appends an audit event in its own transaction (data consumed). */
 int ws_event(workspace *ws, const char *kind, cJSON *data);
 
+/* Refuses (FERRY_EUSAGE, before anything is written) a file ferry is asked to write
+ * (--output) inside the project but outside .ferry/: the next sync would record it as a
+ * hand edit of the client's code, shipped by the next export, and it could overwrite a
+ * client file. what names the command for the message; path NULL or "-" is stdout. */
+int ws_output_outside(workspace *ws, const char *what, const char *path);
+
 /* Writes a pending-edit journal (.ferry/pending.json) before ferry edits project
  * files: the request and, for each of req->paths, the SHA-256 the file will have
  * (sha256[i] NULL: the file will be deleted). After a crash, ws_sync records under the
