@@ -334,18 +334,22 @@ static int find_step(long long *step, long long *total, const char *line, size_t
 /* Progress counters that training frameworks print instead of a step number: the epoch
  * and the batch within it, or the iteration, each batch or iteration with its total. */
 typedef struct counter_format {
-	const char *marker; /* the capitalised word the counters follow, with its punctuation */
+	const char *marker; /* the capitalised word (or "| word") the counters follow */
 	int per_epoch;      /* "[E][I/T]" (epoch, then batch of T) rather than "[I/T]" */
 	int first_epoch;    /* the number this format gives the first epoch */
+	char open;          /* what opens "I/T": '[', or '|' after the epoch's column */
+	const char *unit;   /* the word after T ("batches"), or NULL: T ends at ']' or a blank */
 } counter_format;
 
 static const counter_format counter_formats[] = {
-	{ "Epoch(train)", 1, 1 }, /* mmengine: "Epoch(train)  [2][ 50/100]", batches from 1 */
-	{ "Iter(train)", 0, 0 },  /* mmengine, iteration-based: "Iter(train) [  50/80000]" */
-	{ "Epoch", 1, 1 },        /* mmcv 1.x: "Epoch [2][50/100]" */
-	{ "Iter", 0, 0 },         /* mmcv 1.x, iteration-based: "Iter [50/80000]" */
-	{ "Epoch:", 1, 0 },       /* torchvision references, detr: "Epoch: [0]  [ 50/1563]" */
-	{ "Train:", 1, 0 },       /* timm: "Train: 0 [  50/1251 ( 4%)]", batches from 0 */
+	{ "Epoch(train)", 1, 1, '[', NULL }, /* mmengine: "Epoch(train)  [2][ 50/100]", batches from 1 */
+	{ "Iter(train)", 0, 0, '[', NULL },  /* mmengine, iteration-based: "Iter(train) [  50/80000]" */
+	{ "Epoch", 1, 1, '[', NULL },        /* mmcv 1.x: "Epoch [2][50/100]" */
+	{ "Iter", 0, 0, '[', NULL },         /* mmcv 1.x, iteration-based: "Iter [50/80000]" */
+	{ "Epoch:", 1, 0, '[', NULL },       /* torchvision references, detr: "Epoch: [0]  [ 50/1563]" */
+	{ "Train:", 1, 0, '[', NULL },       /* timm: "Train: 0 [  50/1251 ( 4%)]", batches from 0 */
+	/* pytorch/examples word_language_model: "| epoch   1 |    10/   52 batches | lr 20.00 |" */
+	{ "| epoch", 1, 1, '|', "batches" },
 };
 
 /* Reads up to nine digits at line[*p]: 1 and *v when there is at least one. */
@@ -374,13 +378,22 @@ static int read_counters(long long *step, const counter_format *f, const char *l
 			return 0;
 		skip_blanks(line, len, &p);
 	}
-	if (p >= len || line[p++] != '[')
+	if (p >= len || line[p++] != f->open)
 		return 0;
 	skip_blanks(line, len, &p);
-	if (!read_count(&i, line, len, &p) || p >= len || line[p++] != '/' || !read_count(&total, line, len, &p))
+	if (!read_count(&i, line, len, &p) || p >= len || line[p++] != '/')
 		return 0;
-	if (p >= len || (line[p] != ']' && line[p] != ' '))
+	skip_blanks(line, len, &p);
+	if (!read_count(&total, line, len, &p))
 		return 0;
+	if (f->unit) {
+		size_t ul = strlen(f->unit);
+		skip_blanks(line, len, &p);
+		if (len - p < ul || memcmp(line + p, f->unit, ul) != 0 || (p + ul < len && is_ident(line[p + ul])))
+			return 0;
+	} else if (p >= len || (line[p] != ']' && line[p] != ' ')) {
+		return 0;
+	}
 	*step = f->per_epoch ? (epoch - f->first_epoch) * total + i : i;
 	return 1;
 }
@@ -389,8 +402,8 @@ static int read_counters(long long *step, const counter_format *f, const char *l
 static int find_counter_step(long long *step, const char *line, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
-		if (!isupper((unsigned char)line[i]) || (i > 0 && is_ident(line[i - 1])))
-			continue; /* every marker is a capitalised word */
+		if (!(isupper((unsigned char)line[i]) || line[i] == '|') || (i > 0 && is_ident(line[i - 1])))
+			continue; /* every marker is a capitalised word or begins with '|' */
 		for (size_t k = 0; k < sizeof counter_formats / sizeof *counter_formats; k++) {
 			const counter_format *f = &counter_formats[k];
 			size_t ml = strlen(f->marker);
