@@ -56,14 +56,18 @@ return {
 		local p, why, art = ep.latest(ctx)
 		if p then art = why end
 		if not p and why == "none" then
+			-- an error: signing the environment off would vouch for a host nothing has shown;
+			-- where no probe can be had (the client's host is out of reach), waive it saying so
 			ctx.report{
 				key = "probe",
-				message = _("No environment probe of the target NPU host has been ingested, so the environment checks cannot run."),
+				severity = "error",
+				message = _("No environment probe of the target NPU host has been ingested, so the environment checks cannot run and the environment cannot be signed off on evidence."),
 				suggestion = _("Run `ferry probe-script > probe.sh`, copy probe.sh to the NPU host and run "
 					.. "`sh probe.sh > result.json` there as the user who will train (it only reads, and "
 					.. "finishes in seconds); copy result.json back and run `ferry ingest env-probe result.json`, "
 					.. "then `ferry check --phase environment`. When ferry runs on the NPU host itself, "
-					.. "`ferry ingest env-probe --local` probes and ingests in one step."),
+					.. "`ferry ingest env-probe --local` probes and ingests in one step. If no probe can be had, "
+					.. "waive this finding with the reason before signing the phase off."),
 			}
 			return
 		end

@@ -787,4 +787,17 @@ sign_through "$nanp" assess design environment adapt
 expect_exit 1 "signoff tune refused when both runs end NaN" -- "$FERRY" -C "$nanp" signoff tune
 expect_grep "tune.acceptance" "$work/err" "the refusal names the failing loss comparison's check"
 
+# the environment cannot be signed off with no probe of the host on record: nothing would
+# vouch for it; waived with a reason (the host is out of reach), it can
+envp="$work/noprobe"
+make_project "$envp"
+"$FERRY" init "$envp" >/dev/null 2>&1
+sign_through "$envp" assess design
+"$FERRY" -C "$envp" check --phase environment >/dev/null 2>&1
+expect_exit 1 "signoff environment refused with no probe on record" -- "$FERRY" -C "$envp" signoff environment
+expect_grep "environment.probe: No environment probe" "$work/err" "the refusal names the missing probe"
+sign_through "$envp" environment
+"$FERRY" -C "$envp" status --json | python3 -c "import json,sys; d=json.load(sys.stdin); ph=[p for p in d['phases'] if p['name']=='environment'][0]; sys.exit(0 if ph.get('signed_off_at') else 1)" \
+	&& ok "waived with a reason, the environment is signed off" || fail "the waived environment could not be signed off"
+
 finish

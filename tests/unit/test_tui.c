@@ -1562,6 +1562,25 @@ static void write_npy(const char *dir, const char *name, int n, float start, flo
 	free(path);
 }
 
+/* Signs the first n phases off, each after waiving the open errors its gate names (the
+ * fixture's finding, the environment's missing probe). */
+static void sign_phases_waiving(workspace *ws, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (review_signoff(ws, phase_name(i), NULL) == 0)
+			continue;
+		store_finding_filter want = { .phase = phase_name(i), .status = "open", .brief = 1 };
+		finding *fs = NULL;
+		size_t nf = 0;
+		assert_int_equal(store_finding_list(&fs, &nf, ws->db, &want), 0);
+		for (size_t k = 0; k < nf; k++)
+			if (fs[k].severity == SEVERITY_ERROR)
+				assert_int_equal(review_waive(ws, &fs[k].id, 1, "accepted"), 0);
+		finding_list_free(fs, nf);
+		assert_int_equal(review_signoff(ws, phase_name(i), NULL), 0);
+	}
+}
+
 /* A failing acceptance criterion recorded after the last check run blocks the sign-off
  * before the note is asked for, and the refusal names the blocking finding. */
 static void test_signoff_runs_the_gate_first(void **state)
@@ -1573,9 +1592,7 @@ static void test_signoff_runs_the_gate_first(void **state)
 	workspace *ws = NULL;
 	assert_int_equal(ws_open(&ws, fx->dir), 0);
 	assert_int_equal(review_waive(ws, &fx->ids[0], 1, "accepted"), 0);
-	const char *const early[] = { "assess", "design", "environment", "adapt" };
-	for (size_t i = 0; i < 4; i++)
-		assert_int_equal(review_signoff(ws, early[i], NULL), 0);
+	sign_phases_waiving(ws, 4);
 	char *pa = util_path_join(data, "a.npy"), *pb = util_path_join(data, "b.npy");
 	compare_req req = { 0, pa, pb, NULL, 1, NULL, NULL, 0, { 0, 0, 0 } };
 	compare_outcome o;
@@ -1624,8 +1641,7 @@ static void test_engagement_complete_offers_report(void **state)
 	workspace *ws = NULL;
 	assert_int_equal(ws_open(&ws, fx->dir), 0);
 	assert_int_equal(review_waive(ws, &fx->ids[0], 1, "accepted"), 0);
-	for (int i = 0; i < 6; i++)
-		assert_int_equal(review_signoff(ws, phase_name(i), NULL), 0);
+	sign_phases_waiving(ws, 6);
 	ws_close(ws);
 	/* the offer is the report's own question, with html proposed */
 	char *keys = xasprintf("7S<Enter><Save:%s/.ferry/offer.txt><Enter>", fx->dir);
