@@ -60,8 +60,10 @@ static char *host_comparisons_json(void *payload)
 {
 	workspace *ws = payload;
 	cJSON *c = NULL;
-	if (review_comparisons(&c, ws->db))
+	if (review_comparisons(&c, ws->db) || review_comparisons_code(c, ws)) {
+		cJSON_Delete(c);
 		return NULL;
+	}
 	char *text = cJSON_PrintUnformatted(c);
 	cJSON_Delete(c);
 	return text;

@@ -8,6 +8,7 @@
 #include "compare_loss.h"
 #include "plugin_host.h"
 #include "err.h"
+#include "history.h"
 #include "sign.h"
 #include "store.h"
 #include "util.h"
@@ -208,6 +209,102 @@ int review_comparisons(cJSON **out, store *s)
 	cJSON_Delete(events);
 	*out = res;
 	return 0;
+}
+
+/* The audit event from which B's run is on record: its artifact's first ingest, else the
+ * comparison itself (a file compared without being ingested). */
+static long long evidence_seq(const cJSON *events, const cJSON *cmp)
+{
+	long long seq = (long long)json_num(cmp, "event");
+	const cJSON *art = cJSON_GetObjectItem(cJSON_GetObjectItem(cmp, "b"), "artifact"), *e;
+	if (!cJSON_IsNumber(art))
+		return seq;
+	cJSON_ArrayForEach(e, events) {
+		const cJSON *d = cJSON_GetObjectItem(e, "data"), *id = cJSON_GetObjectItem(d, "artifact");
+		if (strcmp(json_str(e, "kind"), "ingest") == 0 && cJSON_IsNumber(id) && id->valuedouble == art->valuedouble &&
+		    json_num(e, "seq") < seq)
+			seq = (long long)json_num(e, "seq");
+	}
+	return seq;
+}
+
+/* 1 when path is in the project's record at commit. */
+static int held_at(workspace *ws, const char *commit, const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int held = history_read_at(&text, &len, ws->hist, commit, path) == 0;
+	err_clear();
+	free(text);
+	return held;
+}
+
+/* code_changed for one comparison (see review_comparisons_code); events newest first. */
+static int comparison_code_changed(cJSON *cmp, const cJSON *events, workspace *ws)
+{
+	long long since = evidence_seq(events, cmp);
+	const cJSON *e, *then = NULL;
+	size_t n = (size_t)cJSON_GetArraySize(events);
+	const cJSON **after = xcalloc(n ? n : 1, sizeof *after);
+	size_t nafter = 0;
+	cJSON_ArrayForEach(e, events) {
+		if (strcmp(json_str(e, "kind"), "checkpoint") != 0)
+			continue;
+		if (json_num(e, "seq") > since)
+			after[nafter++] = e;
+		else if (!then)
+			then = e; /* the project as it was when B's run came on record */
+	}
+	cJSON *files = cJSON_CreateArray(), *first = NULL;
+	int count = 0, rc = 0;
+	for (size_t i = nafter; then && i > 0 && rc == 0; i--) { /* oldest first */
+		const cJSON *d = cJSON_GetObjectItem(after[i - 1], "data");
+		char **paths = NULL;
+		size_t np = 0;
+		if ((rc = history_commit_paths(&paths, &np, ws->hist, json_str(d, "commit"))))
+			break;
+		int counted = 0;
+		for (size_t k = 0; k < np; k++) {
+			if (!held_at(ws, json_str(cJSON_GetObjectItem(then, "data"), "commit"), paths[k]))
+				continue;
+			counted = 1;
+			count++;
+			if (cJSON_GetArraySize(files) < 5)
+				cJSON_AddItemToArray(files, cJSON_CreateString(paths[k]));
+		}
+		if (counted && !first)
+			first = (cJSON *)after[i - 1];
+		for (size_t k = 0; k < np; k++)
+			free(paths[k]);
+		free(paths);
+	}
+	if (rc == 0 && first) {
+		const cJSON *d = cJSON_GetObjectItem(first, "data");
+		cJSON *cc = cJSON_CreateObject();
+		cJSON_AddNumberToObject(cc, "event", json_num(first, "seq"));
+		cJSON_AddStringToObject(cc, "kind", json_str(d, "kind"));
+		cJSON_AddStringToObject(cc, "message", json_str(d, "message"));
+		cJSON_AddStringToObject(cc, "commit", json_str(d, "commit"));
+		cJSON_AddItemToObject(cc, "files", files);
+		cJSON_AddNumberToObject(cc, "count", count);
+		cJSON_AddItemToObject(cmp, "code_changed", cc);
+		files = NULL;
+	}
+	cJSON_Delete(files);
+	free(after);
+	return rc;
+}
+
+int review_comparisons_code(cJSON *c, workspace *ws)
+{
+	cJSON *events = NULL, *cmp;
+	int rc = audit_events(&events, ws->db);
+	cJSON_ArrayForEach(cmp, c) {
+		if (rc == 0)
+			rc = comparison_code_changed(cmp, events, ws);
+	}
+	cJSON_Delete(events);
+	return rc;
 }
 
 /* The open error findings of phase as "#ID PLUGIN: MESSAGE; …" (at most three). */

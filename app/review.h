@@ -53,6 +53,14 @@ typedef struct review_refusal {
  * when none was recorded. Caller frees. */
 int review_comparisons(cJSON **out, store *s);
 
+/* Adds "code_changed" to each comparison of c (review_comparisons' result) whose
+ * compared run (B) predates a change of the project's code: a checkpoint recorded after B
+ * was ingested (or, for a file compared directly, after the comparison) that modifies or
+ * deletes a file the project held then. New files alone change no run that happened.
+ * {event, kind, message, commit (of the first such checkpoint), files (up to five of the
+ * changed files), count (of all of them)}. */
+int review_comparisons_code(cJSON *c, workspace *ws);
+
 /* Runs afresh the checks of the phase that judge evidence (those declaring `evidence`:
  * the environment checks of the probe, the acceptance checks of the comparisons and
  * benchmarks, the checks of settings), so a probe, comparison, benchmark or setting

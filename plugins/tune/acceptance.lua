@@ -166,6 +166,24 @@ return {
 				suggestion = _("Start from the first diverging layer: keep it in float32, check its inputs and the operator's NPU implementation, dump again and compare; a passing comparison closes this finding."),
 			}
 		end
+		-- a passing comparison judged a run of the code as it was: a later change to a file
+		-- that run executed (ferry's fix, a hand edit, a revert) leaves the code unjudged
+		for _i, kind in ipairs({ "loss", "dump" }) do
+			local c = ({ loss = loss, dump = dump })[kind]
+			local cc = c and c.verdict ~= "fail" and c.code_changed
+			if cc then
+				local a = { event = c.event or 0, inputs = inputs(c), checkpoint = (cc.commit or "?"):sub(1, 12),
+					subject = cc.message or "", files = table.concat(cc.files or {}, ", "),
+					more = (cc.count or 0) > #(cc.files or {}) and _(" and others") or "" }
+				ctx.report{
+					key = "code:" .. kind .. ":" .. tostring((c.b or {}).sha256) .. ":" .. tostring(cc.commit),
+					message = kind == "loss"
+						and _("The latest loss comparison (audit event {event}, {inputs}) passed on a run of older code: checkpoint {checkpoint} (\"{subject}\") changed {files}{more} afterwards, so the code as it is now was never judged.", a)
+						or _("The latest dump comparison (audit event {event}, {inputs}) passed on a run of older code: checkpoint {checkpoint} (\"{subject}\") changed {files}{more} afterwards, so the code as it is now was never judged.", a),
+					suggestion = _("Run the NPU side again with the current code, ingest the new output and compare again; if the change cannot alter the run (a comment, a log message), waive this with the reason."),
+				}
+			end
+		end
 		-- a project that trains is accepted on its trained model's accuracy and its training
 		-- throughput here, where they are tuned, as the migration plan says
 		if plan.training_site(ctx) then

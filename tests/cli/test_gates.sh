@@ -800,4 +800,33 @@ sign_through "$envp" environment
 "$FERRY" -C "$envp" status --json | python3 -c "import json,sys; d=json.load(sys.stdin); ph=[p for p in d['phases'] if p['name']=='environment'][0]; sys.exit(0 if ph.get('signed_off_at') else 1)" \
 	&& ok "waived with a reason, the environment is signed off" || fail "the waived environment could not be signed off"
 
+# a change to the code after the runs a passing comparison judged leaves the code as it is
+# now unjudged: the signed-off tune phase reopens; new files alone (ferry's evidence
+# scripts) change no run that happened
+cp="$work/codechange"
+make_training_project "$cp"
+"$FERRY" init "$cp" >/dev/null 2>&1
+"$FERRY" -C "$cp" ingest loss-log "$fxl/gpu_plain.log" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$cp" ingest loss-log "$fxl/npu_plain.log" --label npu >/dev/null 2>&1
+"$FERRY" -C "$cp" compare loss gpu npu >/dev/null 2>&1
+"$FERRY" -C "$cp" fix --plugin tune.evidence_scripts --yes >/dev/null 2>&1
+ls "$cp/scripts/"*.py >/dev/null 2>&1 && ok "the evidence scripts were written" || fail "no evidence scripts"
+sign_through "$cp" assess design environment adapt
+expect_exit 0 "tune signs off: new scripts alone do not make the comparison stale" -- "$FERRY" -C "$cp" signoff tune
+printf '# tuned by hand\n' >>"$cp/train.py"
+"$FERRY" -C "$cp" check >/dev/null 2>&1
+"$FERRY" -C "$cp" status --json | python3 -c "import json,sys; d=json.load(sys.stdin); ph=[p for p in d['phases'] if p['name']=='tune'][0]; sys.exit(0 if ph['status']=='reopened' else 1)" \
+	&& ok "a hand edit after the compared run reopens the signed-off tune phase" || fail "tune stays signed off after the code changed"
+"$FERRY" -C "$cp" findings --phase tune --status open --format json >"$work/f.json" 2>/dev/null
+check_has error "passed on a run of older code" "acceptance says the comparison judged older code"
+check_has error "changed train.py afterwards" "acceptance names the changed file"
+# the NPU run again with the current code, compared again: the finding closes
+{ cat "$fxl/npu_plain.log"; echo "training done"; } >"$work/npu_again.log"
+"$FERRY" -C "$cp" ingest loss-log "$work/npu_again.log" --label npu >/dev/null 2>&1
+"$FERRY" -C "$cp" compare loss gpu npu >/dev/null 2>&1
+"$FERRY" -C "$cp" check --phase tune >/dev/null 2>&1
+"$FERRY" -C "$cp" findings --phase tune --status open --format json >"$work/f.json" 2>/dev/null
+has error "passed on a run of older code" && fail "the finding stays after a comparison of a new run" \
+	|| ok "a comparison of a run of the current code closes it"
+
 finish
