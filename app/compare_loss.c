@@ -1816,6 +1816,14 @@ static char *last_component(const char *path)
 	return last;
 }
 
+/* The part of the resolved path real below the project root, or NULL when it is not
+ * inside it (or root is NULL). */
+static const char *below_root(const char *real, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+	return n && strncmp(real, root, n) == 0 && real[n] == '/' && real[n + 1] ? real + n + 1 : NULL;
+}
+
 /* A path input's name, decided from where the file really is: relative to root when it
  * lies inside it, else its last component. NULL when the path no longer resolves. */
 static char *name_from_resolved_path(const char *path, const char *root)
@@ -1823,9 +1831,8 @@ static char *name_from_resolved_path(const char *path, const char *root)
 	char *real = *path ? realpath(path, NULL) : NULL;
 	if (!real)
 		return NULL;
-	size_t n = strlen(root);
-	char *name = strncmp(real, root, n) == 0 && real[n] == '/' && real[n + 1] ? xstrdup(real + n + 1)
-	                                                                          : last_component(real);
+	const char *inside = below_root(real, root);
+	char *name = inside ? xstrdup(inside) : last_component(real);
 	free(real);
 	return name;
 }
@@ -1860,9 +1867,9 @@ void compare_inputs_tell_apart(cJSON *a, cJSON *b, const char *root)
 	char *rb = *json_str(b, "path") ? realpath(json_str(b, "path"), NULL) : NULL;
 	if (ra && rb && strcmp(ra, rb) != 0) {
 		/* inside the project, from it; outside, the fewest folders that differ */
-		size_t n = root ? strlen(root) : 0;
-		const char *pa = n && strncmp(ra, root, n) == 0 && ra[n] == '/' ? ra + n + 1 : ra;
-		const char *pb = n && strncmp(rb, root, n) == 0 && rb[n] == '/' ? rb + n + 1 : rb;
+		const char *pa = below_root(ra, root), *pb = below_root(rb, root);
+		pa = pa ? pa : ra;
+		pb = pb ? pb : rb;
 		for (size_t k = 2;; k++) {
 			const char *sa = last_components(pa, k), *sb = last_components(pb, k);
 			if (strcmp(sa, sb) != 0 || (sa == pa + (*pa == '/') && sb == pb + (*pb == '/'))) {
