@@ -253,27 +253,26 @@ local function fused_needle(entry)
 	return name
 end
 
--- Whether text names needle outside comments (a comment that mentions the fused operator,
--- "# could use npu_matmul_transpose here", is no use of it).
-local function names_in_code(text, needle)
-	local at = 1
-	while true do
-		local s = text:find(needle, at, true)
-		if not s then return false end
-		local line_start = s
-		while line_start > 1 and text:sub(line_start - 1, line_start - 1) ~= "\n" do line_start = line_start - 1 end
-		if not text:sub(line_start, s - 1):find("#", 1, true) then return true end
-		at = s + #needle
+-- Whether the code between bytes lo and hi (the whole file when nil) names needle: an
+-- identifier, or for a dotted needle an attribute or import path, so the name in a
+-- comment ("# could use npu_matmul_transpose here") or inside a string is no use of it.
+local function names_in_code(ctx, path, needle, lo, hi)
+	local q = needle:find(".", 1, true)
+		and string.format('([(attribute) (dotted_name)] @n (#eq? @n "%s"))', needle)
+		or string.format('((identifier) @n (#eq? @n "%s"))', needle)
+	for _i, m in ipairs(ctx.query(path, q) or {}) do
+		if not lo or (m.n.start_byte >= lo and m.n.end_byte <= hi) then return true end
 	end
+	return false
 end
 
 -- Whether the definition around byte b (the file, without b) already uses the fused operator.
 function Check:already(path, file, b, entry)
 	local needle = fused_needle(entry)
-	local d = b and (enclosing(file.classes, "cls", b) or enclosing(file.funcs, "def", b))
-	if d then return names_in_code((d.cls or d.def).text, needle) end
 	if not self.ctx.find(path, needle) then return false end -- the common case, searched in C
-	return names_in_code(self.ctx.read(path) or "", needle)
+	local d = b and (enclosing(file.classes, "cls", b) or enclosing(file.funcs, "def", b))
+	local node = d and (d.cls or d.def)
+	return names_in_code(self.ctx, path, needle, node and node.start_byte, node and node.end_byte)
 end
 
 -- The methods through which a norm module's own name says what computes it.
