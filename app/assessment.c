@@ -1,5 +1,6 @@
 /* assessment — see assessment.h. */
 #include "assessment.h"
+#include "config.h"
 #include "category.h"
 #include "json.h"
 #include "err.h"
@@ -11,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_BASE_DAYS 2.0
 
 /* Whether a category's presence conflicts with automatic migration (transfer_to_npu),
  * as plugins/data/categories.json marks it (torch.jit.script, channels_last). */
@@ -280,7 +280,7 @@ int assessment_compute(cJSON **out, store *s)
 	cJSON_AddNumberToObject(res, "settled_later", (double)ngone);
 	cJSON_Delete(settled);
 	cJSON *counts = cJSON_CreateObject(), *weights = cJSON_CreateObject();
-	double base = config_number(s, "effort.base_days", DEFAULT_BASE_DAYS), days = base, score = 100;
+	double base = config_number(s, "effort.base_days", config_builtin_default("effort.base_days")), days = base, score = 100;
 	int mechanical = 0, open_errors = 0, nrisks = 0;
 	cJSON *caps = cJSON_CreateObject(); /* category → penalty so far */
 	cJSON *units = cJSON_CreateObject(); /* "bucket unit" → true: units counted so far */

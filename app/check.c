@@ -139,7 +139,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 		src = installed;
 	char *allow = store_config_get(ws->db, "plugins.allow_exec");
 	char *limit = store_config_get(ws->db, "plugins.time_limit");
-	double secs = limit ? strtod(limit, NULL) : 0;
+	double secs = limit ? strtod(limit, NULL) : config_builtin_default("plugins.time_limit");
 	plugin_host_opts o = {
 		.root = ws->root,
 		.dirs = dirs,

@@ -366,7 +366,9 @@ static cJSON *config_entry_json(const struct config_key *k, const char *key, con
 	cJSON *e = cJSON_CreateObject();
 	cJSON_AddStringToObject(e, "key", key);
 	cJSON_AddItemToObject(e, "value", value ? cJSON_CreateString(value) : cJSON_CreateNull());
-	cJSON_AddItemToObject(e, "default", k && k->def ? cJSON_CreateString(k->def) : cJSON_CreateNull());
+	char *def = config_default(k, key);
+	cJSON_AddItemToObject(e, "default", def ? cJSON_CreateString(def) : cJSON_CreateNull());
+	free(def);
 	const char *type = !k ? NULL : k->words && strcmp(k->words, "true false") == 0 ? "bool" : kinds[k->kind];
 	cJSON_AddItemToObject(e, "type", type ? cJSON_CreateString(type) : cJSON_CreateNull());
 	k = k ? k : &undeclared;
@@ -522,13 +524,14 @@ static int cmd_config(const char *dir, int argc, char **argv)
 			rc = rejudge(ws, EVIDENCE_SETTINGS, 1); /* a setting stays a quiet command */
 		free(before);
 	} else if (argc == 2) {
-		char *v = store_config_get(ws->db, argv[1]);
+		char *v = store_config_get(ws->db, argv[1]), *def = NULL;
 		if (json) {
 			cJSON *e = config_entry_json(k, argv[1], v);
 			output_json(stdout, e);
 			cJSON_Delete(e);
-		} else if (v || k->def) {
-			printf("%s\n", v ? v : k->def);
+		} else if (v || (def = config_default(k, argv[1]))) {
+			printf("%s\n", v ? v : def);
+			free(def);
 		} else {
 			rc = err_set(FERRY_ENOTFOUND, _("config: %s is not set"), argv[1]);
 		}

@@ -26,7 +26,7 @@ const struct config_key config_keys[] = {
 	{ "throughput.target_pct", CFG_NUMBER, NULL, N_("throughput target as % of the GPU baseline, e.g. 80"), NULL, NULL, "design", NULL },
 	{ "strategy", CFG_WORD, "auto tool manual", N_("migration strategy: auto (transfer_to_npu), tool (rewrite) or manual"), NULL, NULL, "design", NULL },
 	{ "model.params_b", CFG_NUMBER, NULL, N_("model size in billions of parameters (for memory and parallel advice)"), NULL, NULL, "design", NULL },
-	{ "effort.base_days", CFG_NUMBER, NULL, N_("effort formula: fixed days for any engagement"), NULL, NULL, "assess", NULL },
+	{ "effort.base_days", CFG_NUMBER, NULL, N_("effort formula: fixed days for any engagement"), "2", NULL, "assess", NULL },
 	{ "effort.weight.", CFG_NUMBER, NULL, N_("effort formula: days per finding of a category, e.g. effort.weight.custom_kernel"), NULL, NULL, "assess", NULL },
 	{ "quote.rate", CFG_NUMBER, NULL, N_("the quote: price of one person-day, e.g. 3000"), NULL, NULL, "assess", NULL },
 	{ "quote.currency", CFG_TEXT, NULL, N_("the quote: currency of quote.rate, e.g. CNY"), NULL, NULL, "assess", NULL },
@@ -36,7 +36,7 @@ const struct config_key config_keys[] = {
 	{ "csv.bom", CFG_WORD, "true false", N_("start CSV reports with a UTF-8 byte-order mark (as --excel does)"), NULL, NULL, "report", NULL },
 	{ "export.signoff", CFG_WORD, "true false", N_("end each exported patch with a Signed-off-by: trailer of the actor"), NULL, NULL, "report", NULL },
 	{ "plugins.allow_exec", CFG_IDS, NULL, N_("plugins not bundled with ferry that may run programs (ids; empty for none)"), NULL, NULL, "plugins", NULL },
-	{ "plugins.time_limit", CFG_NUMBER, NULL, N_("seconds one plugin may run before it is stopped (default 120)"), NULL, NULL, "plugins", NULL },
+	{ "plugins.time_limit", CFG_NUMBER, NULL, N_("seconds one plugin may run before it is stopped"), "120", NULL, "plugins", NULL },
 	{ NULL, CFG_TEXT, NULL, NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -60,6 +60,21 @@ const struct config_key *config_key_find(const char *key)
 		if (strcmp(declared[i].key, key) == 0)
 			k = &declared[i];
 	return k;
+}
+
+char *config_default(const struct config_key *k, const char *key)
+{
+	static const char weight[] = "effort.weight.";
+	if (k && k->def)
+		return xstrdup(k->def);
+	const category_info *c = util_starts_with(key, weight) ? category_find(key + strlen(weight)) : NULL;
+	return c ? xasprintf("%g", c->weight_days) : NULL;
+}
+
+double config_builtin_default(const char *key)
+{
+	const struct config_key *k = config_builtin_find(key);
+	return k && k->def ? strtod(k->def, NULL) : 0;
 }
 
 const struct config_key *config_declared(size_t *n)

@@ -44,6 +44,12 @@ extern const struct config_key config_keys[];
 const struct config_key *config_key_find(const char *key);
 /* The same among ferry's own settings only. */
 const struct config_key *config_builtin_find(const char *key);
+/* The value key (whose entry is k, or NULL) has when unset, as text, or NULL when none:
+ * the entry's default, or for effort.weight.<category> that category's own weight.
+ * Caller frees. */
+char *config_default(const struct config_key *k, const char *key);
+/* ferry's own default of one of its settings as a number (0 when it has none). */
+double config_builtin_default(const char *key);
 /* The declared plugin settings, in key order; *n gets their number. Borrowed. */
 const struct config_key *config_declared(size_t *n);
 

@@ -153,4 +153,21 @@ expect_grep "\-\-unset" "$work/comp.zsh" "zsh completion offers --unset"
 "$FERRY" help --man >"$work/ferry.1"
 expect_grep "B \\\\-\\\\-unset" "$work/ferry.1" "the manual page documents --unset"
 expect_grep "not set.*exit 0" "$work/ferry.1" "and its exit when the key is not set"
+# an unset setting with a default reads as that default, the one ferry applies: the plugin
+# time limit, the effort formula's fixed days, and a category's weight (its own, from the
+# category table); then set and unset again
+expect_exit 0 "plugins.time_limit reads its default" -- "$FERRY" -C "$p" config plugins.time_limit
+[ "$(cat "$work/out")" = 120 ] && ok "the default time limit is 120 s" || fail "time limit read as '$(cat "$work/out")'"
+expect_exit 0 "effort.base_days reads its default" -- "$FERRY" -C "$p" config effort.base_days
+[ "$(cat "$work/out")" = 2 ] && ok "the effort formula's fixed days default to 2" || fail "base days read as '$(cat "$work/out")'"
+"$FERRY" -C "$p" config effort.weight.custom_kernel --json >"$work/w.json"
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); assert e["value"] is None and e["default"] == "3", e' "$work/w.json" \
+	&& ok "a category weight's default is the category's own" || fail "category weight default: $(cat "$work/w.json")"
+"$FERRY" -C "$p" config | grep -q "^plugins.time_limit .*(default 120)" && ok "the list shows the time limit's default" \
+	|| fail "the list does not show the time limit's default"
+"$FERRY" -C "$p" config effort.weight.custom_kernel 5 >/dev/null
+"$FERRY" -C "$p" config --unset effort.weight.custom_kernel >/dev/null
+[ "$("$FERRY" -C "$p" config effort.weight.custom_kernel)" = 3 ] && ok "unset, the category weight is its default again" \
+	|| fail "after unset the weight is not its default"
+
 finish
