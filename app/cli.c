@@ -10,6 +10,7 @@
 #include "audit.h"
 #include "check.h"
 #include "err.h"
+#include "event_text.h"
 #include "intl.h"
 #include "export.h"
 #include "fix.h"
@@ -1358,9 +1359,17 @@ static int cmd_log(const char *dir, int argc, char **argv)
 	if (events) {
 		printf(_("\naudit events (newest first)\n"));
 		const cJSON *ev;
-		cJSON_ArrayForEach(ev, evs)
+		cJSON_ArrayForEach(ev, evs) {
 			printf("%4lld  %-10s %s  %s  %.12s\n", json_int(ev, "seq"), json_str(ev, "kind"), json_str(ev, "time"),
 			       json_str(ev, "actor"), json_str(ev, "hash"));
+			char *what = event_text(json_str(ev, "kind"), cJSON_GetObjectItem(ev, "data"));
+			if (what) {
+				char *shown = safetext_terminal(what);
+				printf("      %s\n", shown);
+				free(shown);
+			}
+			free(what);
+		}
 	}
 out:
 	cJSON_Delete(cps);

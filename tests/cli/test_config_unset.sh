@@ -170,4 +170,12 @@ python3 -c 'import json,sys; e=json.load(open(sys.argv[1])); assert e["value"] i
 [ "$("$FERRY" -C "$p" config effort.weight.custom_kernel)" = 3 ] && ok "unset, the category weight is its default again" \
 	|| fail "after unset the weight is not its default"
 
+# the audit log says what each event recorded, not only its kind
+"$FERRY" -C "$p" log --events >"$work/events.txt"
+expect_grep "effort.weight.custom_kernel = 5" "$work/events.txt" "log --events: a setting's new value"
+expect_grep "effort.weight.custom_kernel unset (was 5)" "$work/events.txt" "log --events: an unset setting with the value it had"
+expect_grep "dump PASS: gpu_params.pt against npu_params.pt" "$work/events.txt" "log --events: a comparison's verdict and inputs"
+expect_grep "run [0-9]*: [0-9]* findings\?, " "$work/events.txt" "log --events: a check run's counts"
+expect_grep "engagement proj-.*, project proj" "$work/events.txt" "log --events: the engagement begun"
+
 finish
