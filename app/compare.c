@@ -66,6 +66,10 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	const loss_result *lr = &o->lr;
 	cJSON_AddNumberToObject(ev, "tolerance", o->tolerance);
 	cJSON_AddNumberToObject(ev, "aligned_steps", (double)lr->n);
+	if (lr->only_a || lr->only_b) { /* steps one log lacks, for the report to say */
+		cJSON_AddNumberToObject(ev, "only_a", (double)lr->only_a);
+		cJSON_AddNumberToObject(ev, "only_b", (double)lr->only_b);
+	}
 	if (lr->n) {
 		cJSON_AddNumberToObject(ev, "mean_rel_err", lr->mean_rel);
 		cJSON_AddNumberToObject(ev, "max_rel_err", lr->max_rel);

@@ -1289,8 +1289,12 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		free(acc);
 		free(tp);
 	}
-	if (strcmp(kind, "dump") == 0 && (json_int(v, "only_a") || json_int(v, "only_b"))) {
-		char *with = xasprintf(_("%s; %lld only in A, %lld only in B"), cells[2], json_int(v, "only_a"), json_int(v, "only_b"));
+	/* what one side holds and the other lacks (tensors, or logged steps) was never compared */
+	if ((strcmp(kind, "dump") == 0 || strcmp(kind, "loss") == 0) && (json_int(v, "only_a") || json_int(v, "only_b"))) {
+		char *with = strcmp(kind, "dump") == 0
+		                 ? xasprintf(_("%s; %lld only in A, %lld only in B"), cells[2], json_int(v, "only_a"), json_int(v, "only_b"))
+		                 : xasprintf(_("%s; %lld steps only in A, %lld only in B"), cells[2], json_int(v, "only_a"),
+		                             json_int(v, "only_b"));
 		free(cells[2]);
 		cells[2] = with;
 	}

@@ -77,6 +77,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["aligned_steps"] == 6 and d["b"]["final_step"] == 60 and d["verdict"] == "pass", (d["aligned_steps"], d["b"])
 PY
+# the report's loss row says how many logged steps only one side holds: never compared
+q="$work/every10"
+make_project "$q"
+"$FERRY" init "$q" >/dev/null
+"$FERRY" -C "$q" compare loss "$fx/gpu_trainer_state.json" "$fx/npu_trainer_state_every10.json" >/dev/null 2>&1
+"$FERRY" -C "$q" report --format md --output "$work/every10.md" >/dev/null 2>&1
+expect_grep "6 steps only in A, 0 only in B" "$work/every10.md" "the report's loss row says which steps only A logged"
 
 # a run that logs every 4th iteration against one that logs every iteration: the
 # points pair up by mmengine's own counters, not by their order in the logs
