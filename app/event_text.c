@@ -2,6 +2,7 @@
 #include "event_text.h"
 #include "intl.h"
 #include "json.h"
+#include "subject.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -31,10 +32,13 @@ static char *init_text(const cJSON *d)
 
 static char *checkpoint_text(const cJSON *d)
 {
+	char *subject = subject_show(json_str(d, "message")), *t;
 	if (!cJSON_IsNumber(cJSON_GetObjectItem(d, "checkpoint"))) /* the baseline */
-		return xasprintf(_("%.12s: %s"), json_str(d, "commit"), json_str(d, "message"));
-	return xasprintf(_("checkpoint %lld (%.12s): %s"), json_int(d, "checkpoint"), json_str(d, "commit"),
-	                 json_str(d, "message"));
+		t = xasprintf(_("%.12s: %s"), json_str(d, "commit"), subject);
+	else
+		t = xasprintf(_("checkpoint %lld (%.12s): %s"), json_int(d, "checkpoint"), json_str(d, "commit"), subject);
+	free(subject);
+	return t;
 }
 
 static char *check_text(const cJSON *d)

@@ -307,7 +307,7 @@ static void test_report_formats(void **state)
 static void test_write_records_event(void **state)
 {
 	struct fixture *fx = *state;
-	char *out = util_path_join(fx->dir, "report.sarif");
+	char *out = util_path_join(fx->dir, ".ferry/report.sarif");
 	report_opts o = { "sarif", "all", out, "9.9", NULL, 0, NULL };
 	char sha[65];
 	assert_int_equal(report_write(sha, fx->ws, &o), 0);
@@ -481,7 +481,7 @@ static void test_engagement_language(void **state)
 	cJSON_Delete(doc);
 
 	/* report_write: the setting by default, report_opts.lang over it; the event names the language */
-	char *out = util_path_join(fx->dir, "report.html");
+	char *out = util_path_join(fx->dir, ".ferry/report.html");
 	const char *langs[] = { NULL, "en" };
 	const char *want[] = { "<html lang=\"zh-CN\">", "<html lang=\"en\">" };
 	const char *event[] = { "zh", "en" };
