@@ -1,5 +1,6 @@
 /* changes — see changes.h. */
 #include "changes.h"
+#include "hold.h"
 #include "phase.h"
 #include "json.h"
 #include "err.h"
@@ -32,32 +33,23 @@ static cJSON *capped(const char *text)
 	return v;
 }
 
-/* One hunk of the change from the version the findings were found in (V) to the
- * checkpoint's parent (P): lets a line of P be read as a line of V. */
+/* One hunk of a change from one version of the project to another. */
 struct shift {
 	char *path;
 	int old_start, old_lines, new_start, new_lines;
 };
 
-struct hunk_ctx {
-	cJSON *rows;            /* where rows go */
-	const cJSON *cp;        /* the checkpoint */
-	const cJSON *findings;  /* its findings */
-	history *h;
-	const char *found_in;   /* V: the commit the findings' lines and edits refer to */
-	struct shift *shifts;   /* V → P hunks, file by file in order (none when V is P) */
-	size_t nshifts;
-	char *text_path;        /* the file of V last read, and its text */
-	char *text;
-	size_t text_len;
-	int err;                /* the first error of a callback */
+/* The hunks of a change, file by file in order. */
+struct shifts {
+	struct shift *v;
+	size_t n;
 };
 
 static int collect_shift(const history_hunk *hk, void *payload)
 {
-	struct hunk_ctx *c = payload;
-	c->shifts = xrealloc(c->shifts, (c->nshifts + 1) * sizeof *c->shifts);
-	struct shift *s = &c->shifts[c->nshifts++];
+	struct shifts *sh = payload;
+	sh->v = xrealloc(sh->v, (sh->n + 1) * sizeof *sh->v);
+	struct shift *s = &sh->v[sh->n++];
 	s->path = xstrdup(hk->path);
 	s->old_start = hk->old_start;
 	s->old_lines = hk->old_lines;
@@ -66,25 +58,63 @@ static int collect_shift(const history_hunk *hk, void *payload)
 	return 0;
 }
 
-/* The lines of V that line l of P stands for: itself moved by the changes above it,
- * or the replaced range when it lies in a change. */
-static void p_to_v(long long *lo, long long *hi, const struct hunk_ctx *c, const char *path, long long l)
+static void shifts_done(struct shifts *sh)
+{
+	for (size_t i = 0; i < sh->n; i++)
+		free(sh->v[i].path);
+	free(sh->v);
+	sh->v = NULL;
+	sh->n = 0;
+}
+
+/* The lines of path on the other side of the change that line l stands for (forward:
+ * from the old version to the new, else back): l moved by the hunks above it, or the
+ * range of the hunk that replaced it — empty (*hi < *lo, just after line *hi) when the
+ * hunk left no lines there. */
+static void map_line(long long *lo, long long *hi, const struct shifts *sh, const char *path, long long l,
+                     int forward)
 {
 	long long delta = 0;
-	for (size_t i = 0; i < c->nshifts; i++) {
-		const struct shift *s = &c->shifts[i];
+	for (size_t i = 0; i < sh->n; i++) {
+		const struct shift *s = &sh->v[i];
 		if (strcmp(s->path, path) != 0)
 			continue;
-		if (s->new_lines > 0 && l >= s->new_start && l < s->new_start + s->new_lines) {
-			*lo = s->old_start;
-			*hi = s->old_lines > 0 ? s->old_start + s->old_lines - 1 : s->old_start + 1;
+		long long from = forward ? s->old_start : s->new_start, from_n = forward ? s->old_lines : s->new_lines;
+		long long to = forward ? s->new_start : s->old_start, to_n = forward ? s->new_lines : s->old_lines;
+		if (from_n > 0 && l >= from && l < from + from_n) {
+			*lo = to_n > 0 ? to : to + 1;
+			*hi = to + to_n - (to_n > 0);
 			return;
 		}
-		long long last_new = s->new_lines > 0 ? s->new_start + s->new_lines - 1 : s->new_start;
-		if (last_new < l)
-			delta += s->new_lines - s->old_lines;
+		if ((from_n > 0 ? from + from_n - 1 : from) < l)
+			delta += to_n - from_n;
 	}
-	*lo = *hi = l - delta;
+	*lo = *hi = l + delta;
+}
+
+struct hunk_ctx {
+	cJSON *rows;            /* where rows go */
+	const cJSON *cp;        /* the checkpoint */
+	const cJSON *findings;  /* its findings */
+	history *h;
+	const char *found_in;   /* V: the commit the findings' lines and edits refer to */
+	struct shifts shifts;   /* the change from V to the checkpoint's parent P (none when V is P) */
+	char *text_path;        /* the file of V last read, and its text */
+	char *text;
+	size_t text_len;
+	int err;                /* the first error of a callback */
+};
+
+/* The lines of V that line l of P stands for: itself moved by the changes above it,
+ * or the replaced range when it lies in a change (an insertion: the line it follows
+ * and the one after). */
+static void p_to_v(long long *lo, long long *hi, const struct hunk_ctx *c, const char *path, long long l)
+{
+	map_line(lo, hi, &c->shifts, path, l, 0);
+	if (*hi < *lo) {
+		*lo = *hi;
+		*hi = *lo + 1;
+	}
 }
 
 /* 1-based line of byte offset off in the text of V (clamped to its end). */
@@ -228,95 +258,133 @@ static int add_hunk(const history_hunk *hk, void *payload)
 	return 0;
 }
 
-/* Where the lines of the files the rows name came from at the newest checkpoint, one
- * blame per file. */
-struct origins {
-	char **paths;
-	history_origin **runs;
-	size_t *nruns, n;
+/* One change a row lists, as its checkpoint made it: the lines lo..hi of path it wrote
+ * at commit, and the whole text it replaced and wrote (a row keeps them capped). */
+struct change {
+	const char *path, *commit;
+	long long lo, hi;
+	char *old_text, *new_text;
 };
 
-static int origins_of(const history_origin **runs, size_t *nruns, struct origins *o, history *h, const char *head,
-                      const char *path)
+static int find_change_texts(const history_hunk *hk, void *payload)
 {
-	for (size_t i = 0; i < o->n; i++)
-		if (strcmp(o->paths[i], path) == 0) {
-			*runs = o->runs[i];
-			*nruns = o->nruns[i];
-			return 0;
-		}
-	history_origin *r = NULL;
-	size_t n = 0;
-	int rc = history_blame(&r, &n, h, head, path);
-	if (rc == FERRY_ENOTFOUND) { /* the file is gone: none of its lines came from anywhere */
-		err_clear();
-		rc = 0;
-	}
-	if (rc)
-		return rc;
-	o->paths = xrealloc(o->paths, (o->n + 1) * sizeof *o->paths);
-	o->runs = xrealloc(o->runs, (o->n + 1) * sizeof *o->runs);
-	o->nruns = xrealloc(o->nruns, (o->n + 1) * sizeof *o->nruns);
-	o->paths[o->n] = xstrdup(path);
-	o->runs[o->n] = r;
-	o->nruns[o->n] = n;
-	o->n++;
-	*runs = r;
-	*nruns = n;
+	struct change *c = payload;
+	if (c->new_text || hk->binary || hk->new_start != c->lo || strcmp(hk->path, c->path) != 0)
+		return 0;
+	c->old_text = xstrdup(hk->old_text);
+	c->new_text = xstrdup(hk->new_text);
 	return 0;
 }
 
-static void origins_done(struct origins *o)
+/* The change a row lists (an INSERT or MODIFY), its texts read from the history (the
+ * row's own hunk, so new_text stays NULL only if the history no longer has it). */
+static int change_of_row(struct change *c, history *h, const cJSON *row)
 {
-	for (size_t i = 0; i < o->n; i++) {
-		free(o->paths[i]);
-		free(o->runs[i]);
-	}
-	free(o->paths);
-	free(o->runs);
-	free(o->nruns);
+	*c = (struct change){ json_str(row, "file"), json_str(row, "commit"), json_int(row, "start_line"),
+		                  json_int(row, "end_line"), NULL, NULL };
+	return history_diff_hunks_from(h, NULL, c->commit, c->path, find_change_texts, c);
 }
 
-/* Whether some line of the row's range, as its checkpoint left the file, is still in the
- * code at the newest checkpoint, unchanged since (git blame names the row's commit). */
-static int row_in_code(int *in, struct origins *o, history *h, const char *head, const cJSON *row)
+static void change_done(struct change *c)
 {
-	const history_origin *runs = NULL;
-	size_t n = 0;
-	int rc = origins_of(&runs, &n, o, h, head, json_str(row, "file"));
-	long long lo = json_int(row, "start_line"), hi = json_int(row, "end_line");
-	*in = 0;
-	for (size_t i = 0; !rc && !*in && i < n; i++)
-		*in = strcmp(runs[i].orig, json_str(row, "commit")) == 0 && runs[i].orig_start <= hi &&
-		      runs[i].orig_start + runs[i].lines - 1 >= lo;
+	free(c->old_text);
+	free(c->new_text);
+}
+
+/* Lines first..last of text (1-based), malloc'd; "" when there are none. */
+static char *text_lines(const char *text, long long first, long long last)
+{
+	const char *p = text, *start = NULL;
+	for (long long line = 1; *p && line <= last; line++) {
+		if (line == first)
+			start = p;
+		const char *nl = strchr(p, '\n');
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	return start ? xstrndup(start, (size_t)(p - start)) : xstrdup("");
+}
+
+/* Whether change c still holds at commit at (hold.h): its texts against the text that
+ * descends from the lines it wrote — those a diff from its commit to at maps them to. */
+static int change_holds_at(int *holds, history *h, const struct change *c, const char *at)
+{
+	struct shifts sh = { NULL, 0 };
+	char *text = NULL, *now = NULL;
+	long long first = 0, last = 0;
+	int any = 0, rc = history_diff_hunks_from(h, c->commit, at, c->path, collect_shift, &sh);
+	for (long long l = c->lo; !rc && l <= c->hi; l++) {
+		long long lo, hi;
+		map_line(&lo, &hi, &sh, c->path, l, 1);
+		if (hi < lo)
+			continue; /* a line deleted since */
+		first = any && first < lo ? first : lo;
+		last = any && last > hi ? last : hi;
+		any = 1;
+	}
+	if (!rc && any && (rc = history_read_at(&text, NULL, h, at, c->path)) == FERRY_ENOTFOUND) {
+		err_clear(); /* the file is gone: nothing of the change is left */
+		rc = 0;
+	}
+	if (!rc) {
+		now = text ? text_lines(text, first, last) : xstrdup("");
+		*holds = hold_still(c->old_text, c->new_text, now);
+	}
+	free(now);
+	free(text);
+	shifts_done(&sh);
 	return rc;
 }
 
-static int note_path(const history_hunk *hk, void *payload)
+/* Whether manual checkpoint m (an object of manual) changed path; the paths it changed
+ * are read once and kept on it. */
+static int manual_changed(int *changed, cJSON *m, history *h, const char *path)
 {
-	cJSON *paths = payload;
-	if (!cJSON_GetObjectItem(paths, hk->path))
-		cJSON_AddTrueToObject(paths, hk->path);
+	cJSON *paths = cJSON_GetObjectItem(m, "paths");
+	if (!paths) {
+		char **v = NULL;
+		size_t n = 0;
+		int rc = history_commit_paths(&v, &n, h, json_str(m, "commit"));
+		if (rc)
+			return rc;
+		paths = cJSON_AddObjectToObject(m, "paths");
+		for (size_t i = 0; i < n; i++) {
+			if (!cJSON_GetObjectItem(paths, v[i]))
+				cJSON_AddTrueToObject(paths, v[i]);
+			free(v[i]);
+		}
+		free(v);
+	}
+	*changed = cJSON_GetObjectItem(paths, path) != NULL;
 	return 0;
 }
 
-/* The first manual checkpoint (a hand edit) after checkpoint id that changed path, or 0.
- * manual: the manual checkpoints oldest first, each given its changed paths on demand. */
-static int hand_edit_after(long long *by, cJSON *manual, history *h, long long id, const char *path)
+/* The hand edit that undid change c, made by checkpoint id: the newest manual
+ * checkpoint after it at whose parent the change held and at which it no longer does;
+ * 0 when no hand edit did (a later fix rewrote it, which that fix's row shows).
+ * manual: the manual checkpoints, newest first. */
+static int undoing_hand_edit(long long *by, cJSON *manual, history *h, const struct change *c, long long id)
 {
-	*by = 0;
 	cJSON *m;
+	*by = 0;
 	cJSON_ArrayForEach(m, manual) {
+		int changed = 0, before = 0, after = 1, rc;
 		if (json_int(m, "id") <= id)
+			break;
+		if ((rc = manual_changed(&changed, m, h, c->path)))
+			return rc;
+		if (!changed)
 			continue;
-		cJSON *paths = cJSON_GetObjectItem(m, "paths");
-		if (!paths) {
-			paths = cJSON_AddObjectToObject(m, "paths");
-			int rc = history_diff_hunks(h, json_str(m, "commit"), note_path, paths);
-			if (rc)
-				return rc;
-		}
-		if (cJSON_GetObjectItem(paths, path)) {
+		history_commit_info info;
+		if ((rc = history_commit_info_get(&info, h, json_str(m, "commit"))))
+			return rc;
+		if (info.nparents)
+			rc = change_holds_at(&before, h, c, info.parents[0]);
+		history_commit_info_done(&info);
+		if (!rc && before)
+			rc = change_holds_at(&after, h, c, json_str(m, "commit"));
+		if (rc)
+			return rc;
+		if (before && !after) {
 			*by = json_int(m, "id");
 			return 0;
 		}
@@ -324,15 +392,52 @@ static int hand_edit_after(long long *by, cJSON *manual, history *h, long long i
 	return 0;
 }
 
-/* Moves out of rows the changes a hand edit undid: an INSERT or MODIFY none of whose
- * lines is in the code any more, in a file a manual checkpoint changed after it. (A change
- * a later fix rewrote stays: that fix's row shows the code as it is.) */
+/* Whether a hand edit after checkpoint id changed path. */
+static int hand_edited_after(int *edited, cJSON *manual, history *h, long long id, const char *path)
+{
+	cJSON *m;
+	int rc = 0;
+	*edited = 0;
+	cJSON_ArrayForEach(m, manual) {
+		if (rc || *edited || json_int(m, "id") <= id)
+			break;
+		rc = manual_changed(edited, m, h, path);
+	}
+	return rc;
+}
+
+/* The hand edit that undid the change a row lists (0: it is in effect, or no hand edit
+ * undid it). A change is undone by a hand edit only when its text is gone from the
+ * newest checkpoint (hold.h) — a line a person built on, or put back after deleting it,
+ * still holds it — and then by the hand edit that took it out. Checked only for
+ * INSERT and MODIFY rows in a file a hand edit changed after them. */
+static int row_undone_by(long long *by, cJSON *manual, history *h, const char *head, const cJSON *row)
+{
+	const char *op = json_str(row, "operation");
+	long long id = json_int(row, "checkpoint");
+	int edited = 0, holds = 1;
+	*by = 0;
+	if ((strcmp(op, "INSERT") != 0 && strcmp(op, "MODIFY") != 0) || json_int(row, "start_line") <= 0)
+		return 0;
+	int rc = hand_edited_after(&edited, manual, h, id, json_str(row, "file"));
+	if (rc || !edited)
+		return rc;
+	struct change c;
+	if (!(rc = change_of_row(&c, h, row)) && c.new_text)
+		rc = change_holds_at(&holds, h, &c, head);
+	if (!rc && !holds)
+		rc = undoing_hand_edit(by, manual, h, &c, id);
+	change_done(&c);
+	return rc;
+}
+
+/* Moves out of rows the changes a hand edit undid (row_undone_by), each given
+ * undone_by: the manual checkpoint that undid it. */
 static int drop_undone_by_hand(cJSON *rows, cJSON *undone, const cJSON *cps, history *h)
 {
 	const cJSON *newest = cJSON_GetArrayItem(cps, 0), *cp;
-	cJSON *manual = cJSON_CreateArray();
-	for (int i = cJSON_GetArraySize(cps) - 1; i >= 0; i--) {
-		cp = cJSON_GetArrayItem(cps, i);
+	cJSON *manual = cJSON_CreateArray(); /* newest first, as cps */
+	cJSON_ArrayForEach(cp, cps) {
 		if (strcmp(json_str(cp, "kind"), "manual") == 0) {
 			cJSON *m = cJSON_CreateObject();
 			cJSON_AddNumberToObject(m, "id", (double)json_int(cp, "id"));
@@ -340,17 +445,10 @@ static int drop_undone_by_hand(cJSON *rows, cJSON *undone, const cJSON *cps, his
 			cJSON_AddItemToArray(manual, m);
 		}
 	}
-	struct origins o = { NULL, NULL, NULL, 0 };
 	int rc = 0;
 	for (int i = 0; cJSON_GetArraySize(manual) && i < cJSON_GetArraySize(rows) && !rc;) {
-		cJSON *row = cJSON_GetArrayItem(rows, i);
-		const char *op = json_str(row, "operation");
-		int in = 1;
 		long long by = 0;
-		if ((strcmp(op, "INSERT") == 0 || strcmp(op, "MODIFY") == 0) && json_int(row, "start_line") > 0)
-			rc = row_in_code(&in, &o, h, json_str(newest, "commit"), row);
-		if (!rc && !in)
-			rc = hand_edit_after(&by, manual, h, json_int(row, "checkpoint"), json_str(row, "file"));
+		rc = row_undone_by(&by, manual, h, json_str(newest, "commit"), cJSON_GetArrayItem(rows, i));
 		if (!rc && by) {
 			cJSON *r = cJSON_DetachItemFromArray(rows, i);
 			cJSON_AddNumberToObject(r, "undone_by", (double)by);
@@ -359,7 +457,6 @@ static int drop_undone_by_hand(cJSON *rows, cJSON *undone, const cJSON *cps, his
 		}
 		i++;
 	}
-	origins_done(&o);
 	cJSON_Delete(manual);
 	return rc;
 }
@@ -473,11 +570,11 @@ int changes_list(cJSON **out, cJSON **reverted, cJSON **by_hand, store *s, histo
 		if (!run || run != batch_run)
 			batch_from = prev;
 		batch_run = run;
-		struct hunk_ctx hc = { rows, cp, fs, h, batch_from, NULL, 0, NULL, NULL, 0, 0 };
+		struct hunk_ctx hc = { rows, cp, fs, h, batch_from, { NULL, 0 }, NULL, NULL, 0, 0 };
 		if (!cJSON_GetObjectItem(undone, key)) {
 			int first_row = cJSON_GetArraySize(rows);
 			if (strcmp(batch_from, prev) != 0)
-				rc = history_diff_hunks_from(h, batch_from, prev, collect_shift, &hc);
+				rc = history_diff_hunks_from(h, batch_from, prev, NULL, collect_shift, &hc.shifts);
 			if (!rc)
 				rc = history_diff_hunks(h, commit, add_hunk, &hc);
 			if (hc.err)
@@ -485,9 +582,7 @@ int changes_list(cJSON **out, cJSON **reverted, cJSON **by_hand, store *s, histo
 			if (!rc)
 				place_unmatched(rows, first_row, fs);
 		}
-		for (size_t k = 0; k < hc.nshifts; k++)
-			free(hc.shifts[k].path);
-		free(hc.shifts);
+		shifts_done(&hc.shifts);
 		free(hc.text_path);
 		free(hc.text);
 		cJSON_Delete(fs);

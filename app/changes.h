@@ -23,10 +23,11 @@
 
 /* The change list: every hunk of every fix, generated or recovered checkpoint that is
  * still in effect (not undone by a revert that is itself in effect, nor by a hand edit:
- * none of its lines still in the code, git blame says, in a file a manual checkpoint
- * changed after it), oldest first. When reverted is not NULL it receives the reverted
- * checkpoints [{id, commit, plugin, message, reverted_by}]; when by_hand is not NULL, the
- * rows a hand edit undid, each with undone_by (the manual checkpoint). */
+ * the text it put in gone from the newest checkpoint, as hold.h judges it, taken out by
+ * a manual checkpoint — a change a later fix rewrote stays), oldest first. When
+ * reverted is not NULL it receives the reverted checkpoints [{id, commit, plugin,
+ * message, reverted_by}]; when by_hand is not NULL, the rows a hand edit undid, each
+ * with undone_by (the manual checkpoint that took its text out). */
 int changes_list(cJSON **out, cJSON **reverted, cJSON **by_hand, store *s, history *h);
 
 /* The unsupported list: open error and warning findings at a place in a file that

@@ -2689,40 +2689,13 @@ out:
 	return rc;
 }
 
-int history_blame(history_origin **out, size_t *n, history *h, const char *oid, const char *path)
-{
-	*out = NULL;
-	*n = 0;
-	git_blame_options opts = GIT_BLAME_OPTIONS_INIT;
-	if (git_oid_fromstr(&opts.newest_commit, oid) < 0)
-		return err_set(FERRY_EGIT, _("%s: not a commit id"), oid);
-	git_blame *b = NULL;
-	if (git_blame_file(&b, h->repo, path, &opts) < 0) {
-		const git_error *e = git_error_last();
-		if (e && e->klass == GIT_ERROR_TREE)
-			return err_set(FERRY_ENOTFOUND, _("%s: not in commit %.12s"), path, oid);
-		return hfail(h, _("blame"));
-	}
-	size_t count = git_blame_get_hunk_count(b);
-	history_origin *o = xcalloc(count ? count : 1, sizeof *o);
-	for (size_t i = 0; i < count; i++) {
-		const git_blame_hunk *hk = git_blame_get_hunk_byindex(b, (uint32_t)i);
-		oid_hex(o[i].orig, &hk->final_commit_id);
-		o[i].orig_start = (int)hk->orig_start_line_number;
-		o[i].lines = (int)hk->lines_in_hunk;
-	}
-	git_blame_free(b);
-	*out = o;
-	*n = count;
-	return 0;
-}
-
 int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *payload)
 {
-	return history_diff_hunks_from(h, NULL, oid, cb, payload);
+	return history_diff_hunks_from(h, NULL, oid, NULL, cb, payload);
 }
 
-int history_diff_hunks_from(history *h, const char *from, const char *oid, history_hunk_cb cb, void *payload)
+int history_diff_hunks_from(history *h, const char *from, const char *oid, const char *path, history_hunk_cb cb,
+                            void *payload)
 {
 	git_commit *c = NULL, *parent = NULL;
 	git_tree *ta = NULL, *tb = NULL;
@@ -2741,6 +2714,12 @@ int history_diff_hunks_from(history *h, const char *from, const char *oid, histo
 	}
 	opts.context_lines = 0;
 	opts.interhunk_lines = 0;
+	char *spec[1] = { (char *)path };
+	if (path) {
+		opts.pathspec.strings = spec;
+		opts.pathspec.count = 1;
+		opts.flags |= GIT_DIFF_DISABLE_PATHSPEC_MATCH; /* the path as it is, not a pattern */
+	}
 	if (git_diff_tree_to_tree(&diff, h->repo, ta, tb, &opts) < 0) {
 		rc = hfail(h, _("computing diff"));
 		goto out;

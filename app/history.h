@@ -106,18 +106,10 @@ typedef int (*history_hunk_cb)(const history_hunk *hunk, void *payload);
 /* Calls cb for every hunk of commit oid (the baseline: against the empty tree), file
  * by file in path order. */
 int history_diff_hunks(history *h, const char *oid, history_hunk_cb cb, void *payload);
-/* The same for the change from commit from (NULL: oid's first parent) to commit oid. */
-int history_diff_hunks_from(history *h, const char *from, const char *oid, history_hunk_cb cb, void *payload);
-
-/* One run of lines of path at a commit that came, unchanged, from commit orig (its lines
- * orig_start .. orig_start + lines - 1 there). */
-typedef struct history_origin {
-	char orig[41];
-	int orig_start, lines;
-} history_origin;
-/* Where each line of path at commit oid came from (git blame): a malloc'd array of *n
- * runs in line order. FERRY_ENOTFOUND when path is absent at oid. */
-int history_blame(history_origin **out, size_t *n, history *h, const char *oid, const char *path);
+/* The same for the change from commit from (NULL: oid's first parent) to commit oid,
+ * of the file path alone (NULL: of every file). */
+int history_diff_hunks_from(history *h, const char *from, const char *oid, const char *path, history_hunk_cb cb,
+                            void *payload);
 
 /* Contents of path at commit oid; FERRY_ENOTFOUND when absent there. */
 int history_read_at(char **out, size_t *len, history *h, const char *oid, const char *path);
