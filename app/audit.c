@@ -276,23 +276,28 @@ static int verify_history_anchors(struct verify_state *vs)
 	return rc;
 }
 
-/* "HASH" or "HASH:N" (HASH: at least 12 hex digits, a prefix of the full hash). */
-static void verify_anchor(struct verify_state *vs, const char *anchor, long long nevents)
+int audit_anchor_parse(size_t *hlen, long long *n, const char *anchor)
 {
 	const char *colon = strchr(anchor, ':');
-	size_t hlen = colon ? (size_t)(colon - anchor) : strlen(anchor);
-	long long n = 0;
+	*hlen = colon ? (size_t)(colon - anchor) : strlen(anchor);
+	*n = 0;
 	if (colon) {
 		char *end = NULL;
-		n = strtoll(colon + 1, &end, 10);
-		if (!colon[1] || *end || n <= 0)
-			n = -1;
+		*n = strtoll(colon + 1, &end, 10);
+		if (!colon[1] || *end || *n <= 0)
+			*n = -1;
 	}
-	if (hlen < 12 || hlen > 64 || strspn(anchor, "0123456789abcdef") < hlen || n < 0) {
-		replay_problem(vs->problems, "anchor", "anchor", "", NULL,
-		               _("anchor %s: not HASH or HASH:N (at least 12 lowercase hex digits)"), anchor);
-		return;
-	}
+	if (*hlen < 12 || *hlen > 64 || strspn(anchor, "0123456789abcdef") < *hlen || *n < 0)
+		return err_set(FERRY_EUSAGE,
+		               _("--head %s: not an anchor HASH or HASH:N (HASH: 12 to 64 lowercase hex digits; N: 1 or more)"),
+		               anchor);
+	return 0;
+}
+
+/* Whether the chain holds anchor (well-formed, audit_anchor_parse: HASH of hlen digits
+ * and N, 0 when absent): event N, or else some event, has a hash HASH begins. */
+static void verify_anchor(struct verify_state *vs, const char *anchor, size_t hlen, long long n, long long nevents)
+{
 	if (n) {
 		char id[32];
 		snprintf(id, sizeof id, "%lld", n);
@@ -321,7 +326,11 @@ int audit_check(audit_report *out, store *s, history *h, const char *anchor)
 		                       .signatures = cJSON_CreateArray() };
 	memset(vs.prev, '0', 64);
 	vs.prev[64] = '\0';
-	int rc = store_audit_each(s, verify_row, &vs);
+	size_t hlen = 0;
+	long long n = 0;
+	int rc = anchor ? audit_anchor_parse(&hlen, &n, anchor) : 0;
+	if (!rc)
+		rc = store_audit_each(s, verify_row, &vs);
 	long long seq = 0;
 	if (!rc)
 		rc = store_audit_last(&seq, out->head, s);
@@ -330,7 +339,7 @@ int audit_check(audit_report *out, store *s, history *h, const char *anchor)
 	if (!rc && h)
 		rc = verify_history_anchors(&vs);
 	if (!rc && anchor)
-		verify_anchor(&vs, anchor, seq);
+		verify_anchor(&vs, anchor, hlen, n, seq);
 	if (!rc)
 		rc = sign_verify_events(vs.problems, &out->signatures, vs.signatures, (const char *const *)vs.hashes,
 		                        vs.nhashes);

@@ -36,8 +36,14 @@ typedef struct audit_report {
  * records, every commit reachable in h is recorded by an event whose preceding head is
  * the one the commit carries; checks anchor ("HASH" or "HASH:N" given out earlier, may be
  * NULL) and every signature event. Returns 0 when the check ran (problems may be
- * non-empty); other codes for runtime errors (nothing to free then). */
+ * non-empty); FERRY_EUSAGE for an anchor that is neither (audit_anchor_parse); other
+ * codes for runtime errors (nothing to free then). */
 int audit_check(audit_report *out, store *s, history *h, const char *anchor);
+
+/* Reads an anchor `ferry verify --head` is given, "HASH" or "HASH:N" (HASH: 12 to 64
+ * lowercase hex digits, N > 0): *hlen the length of HASH, *n the N (0 when absent).
+ * FERRY_EUSAGE naming it when it is neither: bad input, not a broken chain. */
+int audit_anchor_parse(size_t *hlen, long long *n, const char *anchor);
 void audit_report_done(audit_report *r);
 
 /* What `ferry verify` runs: the database's integrity check, the shadow history's own

@@ -1442,6 +1442,10 @@ static int cmd_verify(const char *dir, int argc, char **argv)
 	}
 	if (optind != argc)
 		return usage_error("verify");
+	size_t hlen;
+	long long n;
+	if (anchor && (rc = audit_anchor_parse(&hlen, &n, anchor)))
+		return rc;
 	workspace *ws = NULL;
 	rc = ws_open_flags(&ws, dir, WS_READ);
 	if (rc == FERRY_EGIT || rc == FERRY_ECORRUPT)

@@ -140,7 +140,14 @@ for p in d["problems"]:
 assert any(p["kind"] == "anchor" and p["table"] == "history" for p in d["problems"]), d["problems"]
 PY
 expect_exit 2 "an unknown option is a usage error" -- "$FERRY" -C "$p" verify --bogus
-expect_exit 1 "an anchor that is not a hash" -- "$FERRY" -C "$p" verify --head nothex
+# an anchor that is not HASH or HASH:N is bad input (2), not a broken chain: one line
+for bad in nothex "$(echo "$anchor" | cut -d: -f1):0" "$(echo "$anchor" | cut -c1-8)" zzz; do
+	expect_exit 2 "an anchor that is not HASH or HASH:N ($bad) is bad input" -- "$FERRY" -C "$p" verify --head "$bad"
+	one_line "$work/err" "--head $bad: one line on stderr"
+	[ -s "$work/out" ] && fail "--head $bad: verify printed a report: $(head -1 "$work/out")" ||
+		ok "--head $bad: nothing verified, nothing on stdout"
+done
+expect_grep "^ferry: --head zzz: not an anchor HASH or HASH:N" "$work/err" "the line names the option and the value"
 expect_exit 1 "an anchor beyond the chain" -- "$FERRY" -C "$p" verify --head "$(echo "$anchor" | cut -d: -f1):9999"
 
 # signing: an ed25519 PEM key and an OpenSSH key, both generated now
