@@ -119,8 +119,11 @@ int cli_write_man(void *fp)
 		roff(f, _(k->help));
 		fputc('\n', f);
 	}
-	fputs(_(".SH EXIT STATUS\n0 done; 1 a failure was found (a failing check, comparison or verification); "
-	      "2 a usage error; 3 a runtime error (unreadable input, a failed plugin, a damaged record).\n"
+	fputs(_(".SH EXIT STATUS\n0 done; 1 a failure was found (a failing check, comparison or verification), or "
+	      "the state of the engagement refused the request with nothing changed (a sign-off with open errors, a "
+	      "revert that later changes conflict with); 2 a usage error, or an argument no state makes valid "
+	      "(reverting the baseline, a --head that is not HASH or HASH:N); 3 a runtime error (unreadable input, "
+	      "a failed plugin, a damaged record).\n"
 	      ".SH FILES\n.TP\n.I .ferry/engagement.db\nthe engagement record (SQLite)\n"
 	      ".TP\n.I .ferry/history.git\nthe shadow history of checkpoints\n"
 	      ".TP\n.I .ferry/plugins/\nthe engagement's own checks\n"), f);

@@ -1849,7 +1849,7 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 	if ((rc = lookup_commit(&target, h, oid)) < 0 || (rc = head_commit(&head, h)) < 0)
 		goto out;
 	if (git_commit_parentcount(target) == 0) {
-		rc = err_set(FERRY_EREFUSED, _("%.12s: the baseline cannot be reverted"), oid);
+		rc = err_set(FERRY_EUSAGE, _("%.12s: the baseline cannot be reverted"), oid);
 		goto out;
 	}
 	if (git_revert_commit(&merged, h->repo, target, head, 0, &mopts) < 0) {

@@ -119,9 +119,10 @@ int history_read_at(char **out, size_t *len, history *h, const char *oid, const 
  * commit. Once every check has passed and before the first write, planned (may be NULL)
  * gets the paths it will write and the SHA-256 each will hold (NULL: deleted); a
  * non-zero return stops the revert with nothing written. Refused with
- * FERRY_EREFUSED when a touched file has changed since in a way that conflicts, when a
- * touched file has edits not yet committed, when there is nothing left to undo, and
- * for the baseline. */
+ * FERRY_EREFUSED, nothing written, when a touched file has changed since in a way that
+ * conflicts, when a touched file has edits not yet committed and when there is nothing
+ * left to undo (the history's state: the same request may pass later); FERRY_EUSAGE for
+ * the baseline, which no state lets anyone revert. */
 typedef int (*history_planned_cb)(const char *const *paths, const char *const *sha256, size_t n, void *payload);
 int history_revert(char out[41], history *h, const char *oid, const char *message,
                    const history_trailer *trailers, size_t ntrailers, const history_sig *sig,

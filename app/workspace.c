@@ -483,7 +483,7 @@ int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
 	if ((rc = history_baseline(baseline, ws->hist)))
 		goto out;
 	if (strcmp(baseline, target) == 0) {
-		rc = err_set(FERRY_EREFUSED, _("%s: the baseline is the code as received and cannot be reverted"), rev);
+		rc = err_set(FERRY_EUSAGE, _("%s: the baseline is the code as received and cannot be reverted"), rev);
 		goto out;
 	}
 	long long target_id = cp ? (long long)cJSON_GetObjectItem(cp, "id")->valuedouble : 0;

@@ -93,7 +93,8 @@ const char *ws_checkpoint_kind_word(const char *kind);
 char *ws_cache_dir(const workspace *ws);
 
 /* Reverts the checkpoint or commit REV with a new commit (files written atomically)
- * and records it as a "revert" checkpoint. The baseline cannot be reverted. */
+ * and records it as a "revert" checkpoint. The baseline cannot be reverted (FERRY_EUSAGE:
+ * bad input); a revert the history refuses now is FERRY_EREFUSED (history_revert). */
 int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev);
 
 /* Appends an audit event in its own transaction (data consumed). */

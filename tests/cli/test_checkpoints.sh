@@ -51,7 +51,29 @@ od -c "$p/models/net.py" | grep -q '\\r' && ok "revert restores the deleted CRLF
 [ ! -e "$p/extra.py" ] && ok "revert removes the added file" || fail "revert added file"
 n=$(git --git-dir="$p/.ferry/history.git" rev-list --count HEAD)
 [ "$n" -eq 3 ] && ok "revert is a new commit; history not rewritten" || fail "revert commit count $n"
-expect_exit 1 "the baseline cannot be reverted" -- "$FERRY" -C "$p" revert baseline
+# the baseline can never be reverted: bad input (2), one line that says why
+expect_exit 2 "reverting the baseline is bad input" -- "$FERRY" -C "$p" revert baseline
+one_line "$work/err" "reverting the baseline: one line"
+expect_grep "baseline: the baseline is the code as received and cannot be reverted" "$work/err" \
+	"reverting the baseline: the line says why"
+id=$(sqlite3 "$p/.ferry/engagement.db" "SELECT id FROM checkpoints WHERE kind = 'baseline'")
+expect_exit 2 "reverting the baseline by its id is bad input too" -- "$FERRY" -C "$p" revert "$id"
+
+# a revert that later changes conflict with: the request was valid and the state refuses
+# it (1), with nothing changed and one line naming the file in conflict
+printf 'import torch\nimport torch_npu\n\nmodel = torch.nn.Linear(4, 2).npu()\n' >"$p/train.py"
+"$FERRY" -C "$p" status >/dev/null 2>&1
+fixed=$(sqlite3 "$p/.ferry/engagement.db" "SELECT max(id) FROM checkpoints")
+printf 'import torch\nimport torch_npu\n\nmodel = torch.nn.Linear(4, 2).npu(0)\n' >"$p/train.py"
+"$FERRY" -C "$p" status >/dev/null 2>&1
+before=$(tree_hash "$p")
+ncp=$(sqlite3 "$p/.ferry/engagement.db" "SELECT count(*) FROM checkpoints")
+expect_exit 1 "a revert that a later change conflicts with is refused" -- "$FERRY" -C "$p" revert "$fixed"
+one_line "$work/err" "a conflicting revert: one line"
+expect_grep "later changes conflict with reverting it: .* changed train.py" "$work/err" \
+	"a conflicting revert names the later change and the file"
+[ "$(tree_hash "$p")" = "$before" ] && [ "$(sqlite3 "$p/.ferry/engagement.db" "SELECT count(*) FROM checkpoints")" = "$ncp" ] &&
+	ok "a conflicting revert changes nothing" || fail "a conflicting revert changed the project or the record"
 
 # verify: intact, then tampered
 expect_exit 0 "verify an intact record" -- "$FERRY" -C "$p" verify

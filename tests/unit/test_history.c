@@ -602,8 +602,8 @@ static void test_revert(void **state)
 
 	/* reverting again: nothing left to undo */
 	assert_int_equal(history_revert(head, h, c1, "again", NULL, 0, &SIG, NULL, NULL), FERRY_EREFUSED);
-	/* the baseline cannot be reverted */
-	assert_int_equal(history_revert(head, h, base, "all", NULL, 0, &SIG, NULL, NULL), FERRY_EREFUSED);
+	/* the baseline cannot be reverted: a request that is never valid, not a refusal */
+	assert_int_equal(history_revert(head, h, base, "all", NULL, 0, &SIG, NULL, NULL), FERRY_EUSAGE);
 
 	/* a later change on the same lines conflicts */
 	tu_write(root, "other.py", "o = 3\n");
