@@ -433,6 +433,23 @@ local function quote_at(ctx, path, b)
 	return q
 end
 
+-- Values chosen by a tensor's is_cuda: `A if t.is_cuda else B` (B under `not t.is_cuda`),
+-- and the body of `if t.is_cuda:`. @pick is the side taken on CUDA.
+local SELECTS = [[
+(conditional_expression (_) @pick . (attribute attribute: (identifier) @a (#eq? @a "is_cuda")) @cond . (_))
+(conditional_expression (_) . (not_operator argument: (attribute attribute: (identifier) @a (#eq? @a "is_cuda")) @cond) . (_) @pick)
+(if_statement condition: (attribute attribute: (identifier) @a (#eq? @a "is_cuda")) @cond consequence: (block) @pick)
+]]
+
+-- The name of a CUDA-only value the side taken on CUDA uses (`self.cuda_config`,
+-- `cuda_graph`), or nil: a value the code sets up for CUDA alone, often behind a
+-- torch.cuda test ferry leaves to a person, so on the NPU it may never exist.
+local function cuda_only_value(text)
+	for w in text:gmatch("[%a_][%w_]*") do
+		if w ~= "cuda" and w ~= "is_cuda" and w:lower():find("cuda", 1, true) then return w end
+	end
+end
+
 -- device.type == 'cuda', 'cuda' in str(device), t.is_cuda. Comparisons are rewritten when
 -- the other side is clearly a device (a .type attribute or a name with "device" in it);
 -- .is_cuda becomes .is_npu unless the file assigns an is_cuda attribute of its own. An
@@ -443,6 +460,11 @@ function cuda.device_branches(ctx, path)
 	local auto = cuda.auto(ctx)
 	local ms = ctx.query(path, BRANCHES) or {}
 	local gates -- comparison start -> feature word, read at the first 'cuda' comparison
+	local picks -- the values is_cuda chooses, read at the first is_cuda
+	local function selects()
+		picks = picks or ctx.query(path, SELECTS) or {}
+		return picks
+	end
 	local function gate_of(c)
 		if not gates then
 			gates = {}
@@ -508,7 +530,20 @@ function cuda.device_branches(ctx, path)
 				message = _("`{code}` is False for tensors on an NPU.", { code = m.attr.text }),
 				suggestion = _("Use `.is_npu` (available after `import torch_npu`) or check `tensor.device.type`."),
 			}
-			if not own_attr and guarded_package(ctx, path) then
+			local chosen
+			for _i, sel in ipairs(selects()) do
+				if sel.cond.start_byte <= m.attr.start_byte and sel.cond.end_byte >= m.attr.end_byte then
+					chosen = cuda_only_value(sel.pick.text)
+				end
+			end
+			if chosen then
+				-- vit-pytorch's `self.cuda_config if q.is_cuda else self.cpu_config`: cuda_config
+				-- stays None unless torch.cuda is available, so is_npu would pick None
+				site.fix_message = _("`{code}` chooses `{value}`, which the code sets up for CUDA alone: turned into `.is_npu`, the NPU would take a value that may never be set up there, so this test is left to a person.",
+					{ code = m.attr.text, value = chosen })
+				site.fix_suggestion = _("Set up an NPU counterpart of `{value}` where the code sets up the CUDA one (or keep the CPU path on the NPU), then test for the NPU here.",
+					{ value = chosen })
+			elseif not own_attr and guarded_package(ctx, path) then
 				-- Tensor.is_npu exists only once torch_npu is imported
 				local q = quote_at(ctx, path, m.attr.start_byte)
 				site.edits = { py.replace(m.attr, "getattr(" .. m.obj.text .. ", " .. q .. "is_npu" .. q .. ", False)") }
