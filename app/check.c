@@ -91,6 +91,18 @@ static int host_is_ignored(const char *relpath, void *payload)
 	return ignored;
 }
 
+static char *host_baseline_read(const char *relpath, size_t *len, void *payload)
+{
+	workspace *ws = payload;
+	char base[41], *text = NULL;
+	if (history_baseline(base, ws->hist) || history_read_at(&text, len, ws->hist, base, relpath)) {
+		err_clear();
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 static int is_dir(const char *path)
 {
 	struct stat st;
@@ -150,6 +162,7 @@ int check_host_new(plugin_host **out, workspace *ws)
 		.comparisons_json = host_comparisons_json,
 		.assessment_json = host_assessment_json,
 		.is_ignored = host_is_ignored,
+		.baseline_read = host_baseline_read,
 		.payload = ws,
 		.cache_dir = cache,
 		.allow_exec = allow,

@@ -2414,6 +2414,26 @@ static int push_host_object(lua_State *L, enum host_object which)
 	return 1;
 }
 
+/* ctx.baseline_find(path, literal): whether the file as the engagement received it holds
+ * literal (true or false), or nil when the project did not hold the file then. */
+static int ctx_baseline_find(lua_State *L)
+{
+	papi_sandbox *sb = sandbox_of(L);
+	papi_run *run = run_of(L, sb);
+	const char *path = luaL_checkstring(L, 1);
+	size_t nlit, len = 0;
+	const char *lit = luaL_checklstring(L, 2, &nlit);
+	run_lock(run);
+	char *text = run->opts->baseline_read ? run->opts->baseline_read(path, &len, run->opts->payload) : NULL;
+	run_unlock(run);
+	if (!text)
+		lua_pushnil(L);
+	else
+		lua_pushboolean(L, nlit == 0 || memmem(text, len, lit, nlit) != NULL);
+	free(text);
+	return 1;
+}
+
 static int ctx_comparisons(lua_State *L) { return push_host_object(L, HOST_COMPARISONS); }
 static int ctx_assessment(lua_State *L) { return push_host_object(L, HOST_ASSESSMENT); }
 
@@ -4455,6 +4475,7 @@ static int run_k(lua_State *L)
 		{"onnx", ctx_onnx},
 		{"decode_json", ctx_decode_json},
 		{"comparisons", ctx_comparisons},
+		{"baseline_find", ctx_baseline_find},
 		{"assessment", ctx_assessment},
 		{"profile", ctx_profile},
 		{"config", ctx_config},

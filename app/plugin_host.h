@@ -95,6 +95,10 @@ typedef struct plugin_host_opts {
 	const char *allow_exec;
 	/* non-zero when a project path is ignored (directories offered as "dir/"); may be NULL */
 	int (*is_ignored)(const char *relpath, void *payload);
+	/* a project file as the engagement received it (the baseline), malloc'd with its
+	 * length in *len; NULL when the project did not hold it then. May be NULL. Called
+	 * under the run's lock. */
+	char *(*baseline_read)(const char *relpath, size_t *len, void *payload);
 } plugin_host_opts;
 
 typedef struct plugin_run_cb {

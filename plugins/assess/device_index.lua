@@ -91,7 +91,10 @@ return {
 				npu_code = npu_code or full == "torch_npu" or full:match("^torch_npu%.") ~= nil
 			end
 			-- a file that imports torch_npu is written for the NPU (DeepSpeed's HCCL backend):
-			-- its integer devices index NPUs, it is not GPU code to port
+			-- its integer devices index NPUs, it is not GPU code to port. Only as received:
+			-- the import the migration adds (ferry's fix, or a hand edit) ports nothing of
+			-- the indices, which still ask for a GPU
+			if npu_code and ctx.baseline_find(path, "torch_npu") == false then npu_code = false end
 			if torch_used and not npu_code then
 				-- form: "to" (x.to(N)), "kw" (device=N) or "device" (torch.device(N))
 				local function report(node, index, form, source)
