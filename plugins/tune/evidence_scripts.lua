@@ -11,8 +11,10 @@
 -- model built on the CPU (with its trained weights when given), one forward pass on the
 -- CPU and on npu:0 compared (largest absolute difference under 1e-3, the same relative to
 -- the output's scale, and msprobe's cosine of at least 0.99), then one training step on
--- both, loss and gradients compared; it writes the first_step.json that `ferry ingest
--- first-step` takes and tune.first_step judges.
+-- both with dropout off (each side would draw its own masks), loss and gradients compared,
+-- and the CPU's forward pass and step repeated under another seed to show randomness left
+-- on; it writes the first_step.json (ferry-first-step/4) that `ferry ingest first-step`
+-- takes and tune.first_step judges.
 -- Each missing file is one finding whose fix creates it; `ferry fix --plugin
 -- tune.evidence_scripts` writes them as one checkpoint.
 
@@ -93,12 +95,26 @@ local FIRST_STEP_TEXT = [==[
 # since torch_npu 5.0.rc2; torch.npu.matmul.allow_hf32 is False by default), which alone
 # can exceed 1e-3. The script turns every such switch off after importing torch_npu and
 # records in first_step.json ("hf32") what each was and what it is for the comparison.
+#
+# The comparison is deterministic: in training mode each side would draw its own dropout
+# masks, and a CPU and an NPU never draw the same ones, so the training step runs with
+# dropout off on both sides (every dropout module in eval mode while the rest, BatchNorm
+# with its batch statistics, stays in training mode; torch.nn.functional's dropout
+# functions and the dropout of scaled_dot_product_attention without their masks). Before
+# each side's forward pass and training step the random generators (torch's, Python's,
+# numpy's) are seeded alike, and the CPU repeats both with another seed: randomness left
+# on (stochastic depth, noise, random masking) shows as a CPU that disagrees with itself,
+# and first_step.json ("randomness") records all of it. A run with --device cpu compares
+# the CPU with itself: a smoke test of the script and the model, not evidence of the NPU.
 import argparse
+import contextlib
 import copy
 import dataclasses
 import importlib
+import inspect
 import json
 import math
+import random
 import sys
 import time
 import traceback
@@ -106,8 +122,19 @@ import traceback
 ABS_LIMIT = 1e-3    # seed 000 §4.2: max |CPU - NPU| < 1e-3
 COSINE_LIMIT = 0.99  # msprobe's pass criterion for a tensor
 HF32_SWITCHES = @HF32_SWITCHES@  # torch.npu.<switch>.allow_hf32, each turned off for the comparison
+SEED, REPEAT_SEED = 0, 1  # each side's seed; the CPU's repeat with another
+REPEAT_LIMIT = 1e-6  # a repeat agrees within this share of the output's, loss's and gradients' scale
+DROPOUT_MODULES = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
+# torch.nn.functional's functions that draw a random mask: name, position and keyword of the
+# rate, position and keyword of the training flag (None: it masks whenever the rate is not 0)
+MASKING_FUNCTIONS = (
+    ("dropout", 1, "p", 2, "training"), ("dropout1d", 1, "p", 2, "training"),
+    ("dropout2d", 1, "p", 2, "training"), ("dropout3d", 1, "p", 2, "training"),
+    ("alpha_dropout", 1, "p", 2, "training"), ("feature_alpha_dropout", 1, "p", 2, "training"),
+    ("scaled_dot_product_attention", 4, "dropout_p", None, None),
+)
 
-result = {"schema": "ferry-first-step/3", "abs_limit": ABS_LIMIT, "cosine_limit": COSINE_LIMIT, "steps": [], "ok": False}
+result = {"schema": "ferry-first-step/4", "abs_limit": ABS_LIMIT, "cosine_limit": COSINE_LIMIT, "steps": [], "ok": False}
 
 
 def record(name, ok, started, **fields):
@@ -210,20 +237,93 @@ def close(f):
             and f["max_rel_diff"] < ABS_LIMIT and f["cosine"] >= COSINE_LIMIT)
 
 
-def training_step(model, batch):
-    """One step: backward of the mean square of the outputs; the loss and the gradients."""
+def same(f):
+    """Whether a repeat agrees with the first run: its finite values within REPEAT_LIMIT of their scale."""
+    return f["max_abs_diff"] <= REPEAT_LIMIT * f["reference_scale"]
+
+
+def seed_all(seed):
+    """The same random numbers for each side: torch's generators, Python's, and numpy's when loaded."""
+    import torch
+    torch.manual_seed(seed)
+    random.seed(seed)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(seed)
+
+
+def argument(args, kwargs, at, name, default):
+    return args[at] if at is not None and len(args) > at else kwargs.get(name, default)
+
+
+def unmasked(fn, rate_at, rate, train_at, train, calls):
+    """fn with its dropout rate set to 0; calls[0] counts the calls that would have drawn a mask."""
+    try:
+        params = inspect.signature(fn).parameters
+        default_rate, default_train = params[rate].default, params[train].default if train else True
+    except Exception:
+        default_rate, default_train = 0.0, True
+
+    def without_mask(*args, **kwargs):
+        if argument(args, kwargs, rate_at, rate, default_rate) and (train is None or argument(args, kwargs, train_at, train, default_train)):
+            calls[0] += 1
+        if len(args) > rate_at:
+            args = args[:rate_at] + (0.0,) + args[rate_at + 1:]
+        else:
+            kwargs[rate] = 0.0
+        return fn(*args, **kwargs)
+    return without_mask
+
+
+@contextlib.contextmanager
+def dropout_off(model):
+    """Within: every dropout module of the model in eval mode (the others keep their mode) and
+    torch.nn.functional's masking functions without their masks. Yields [the number of modules,
+    the calls of those functions that would have drawn a mask]."""
+    import torch
+    kinds = tuple(k for k in (getattr(torch.nn, n, None) for n in DROPOUT_MODULES) if k is not None)
+    modules = [m for m in model.modules() if isinstance(m, kinds) and m.training]
+    for m in modules:
+        m.eval()
+    calls, saved = [0], {}
+    for name, rate_at, rate, train_at, train in MASKING_FUNCTIONS:
+        fn = getattr(torch.nn.functional, name, None)
+        if fn is not None:
+            saved[name] = fn
+            setattr(torch.nn.functional, name, unmasked(fn, rate_at, rate, train_at, train, calls))
+    try:
+        yield [len(modules), calls]
+    finally:
+        for name, fn in saved.items():
+            setattr(torch.nn.functional, name, fn)
+        for m in modules:
+            m.train()
+
+
+def forward(model, batch, seed):
+    """The model's output without gradients, the random generators seeded with seed."""
+    import torch
+    seed_all(seed)
+    with torch.no_grad():
+        return call(model, batch)
+
+
+def training_step(model, batch, seed):
+    """One step with dropout off, the random generators seeded with seed: backward of the mean
+    square of the outputs; the loss, the gradients and what dropout_off turned off."""
     import torch
     model.train()
-    outs = tensors_of(call(model, batch))
-    if not outs:
-        raise RuntimeError("the model's output holds no floating-point tensor to train on")
-    loss = sum(o.float().pow(2).mean() for o in outs)
-    loss.backward()
+    seed_all(seed)
+    with dropout_off(model) as off:  # the backward pass too: checkpointed layers run forward again in it
+        outs = tensors_of(call(model, batch))
+        if not outs:
+            raise RuntimeError("the model's output holds no floating-point tensor to train on")
+        loss = sum(o.float().pow(2).mean() for o in outs)
+        loss.backward()
     grads = [p.grad for p in model.parameters() if p.grad is not None]
     if not grads:
         raise RuntimeError("no parameter received a gradient")
     torch.optim.SGD(model.parameters(), lr=1e-3).step()
-    return loss.detach().reshape(1), grads
+    return loss.detach().reshape(1), grads, {"dropout_modules": off[0], "masks_off": off[1][0]}
 
 
 def run(args):
@@ -284,18 +384,21 @@ def run(args):
             batch = torch.randn(*[int(d) for d in args.input.split(",")])
         if not isinstance(batch, (dict, list, tuple)):
             batch = (batch,)
-        with torch.no_grad():
-            cpu_out = call(model, batch)
+        cpu_out = forward(model, batch, SEED)
+        outs = tensors_of(cpu_out)
+        repeat = figures(outs, tensors_of(forward(model, batch, REPEAT_SEED))) if outs else None
     except Exception as exc:
         return failed("reference forward", t, exc)
+    randomness = result["randomness"] = {"seed": SEED, "repeat_seed": REPEAT_SEED,
+                                         "forward_repeat_diff": repeat and repeat["max_abs_diff"],
+                                         "forward_reproducible": repeat and same(repeat)}
     record("reference forward", True, t)
 
     t = time.time()
     try:
         device_model = copy.deepcopy(model).to(args.device)
         device_batch = to_device(batch, args.device)
-        with torch.no_grad():
-            dev_out = call(device_model, device_batch)
+        dev_out = forward(device_model, device_batch, SEED)
         if on_npu:
             torch.npu.synchronize()
     except Exception as exc:
@@ -312,14 +415,19 @@ def run(args):
 
     t = time.time()
     try:
-        cpu_loss, cpu_grads = training_step(model, batch)
-        loss, grads = training_step(device_model, device_batch)
+        repeat_model = copy.deepcopy(model)
+        cpu_loss, cpu_grads, off = training_step(model, batch, SEED)
+        loss, grads, _ = training_step(device_model, device_batch, SEED)
         if on_npu:
             torch.npu.synchronize()
         lf = figures([cpu_loss], [loss])
         gf = figures(cpu_grads, grads)
+        repeat_loss, repeat_grads, _ = training_step(repeat_model, batch, REPEAT_SEED)
+        rl, rg = figures([cpu_loss], [repeat_loss]), figures(cpu_grads, repeat_grads)
     except Exception as exc:
         return failed("training step", t, exc)
+    randomness.update(off, step_repeat_loss_diff=rl["max_abs_diff"], step_repeat_grad_cosine=rg["cosine"],
+                      step_reproducible=same(rl) and same(rg))
     value = float(loss.cpu())
     record("training step", close(lf) and gf["nonfinite"] == 0 and gf["cosine"] >= COSINE_LIMIT, t,
            loss=value if math.isfinite(value) else None,

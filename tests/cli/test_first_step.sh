@@ -5,12 +5,16 @@
 # ingested with `ferry ingest first-step` and judged by tune.first_step. A pass is an info
 # finding; outputs that disagree, a card torch_npu cannot see, a model that fails on the
 # CPU, a result claiming a pass its own figures contradict and a result cut short are
-# errors naming the step; a run on the CPU is a warning; the tune sign-off refuses a
-# failed first step; a malformed result is refused at ingest with one line. The script
+# errors naming the step; a run on the CPU, a smoke test of the script, is a warning
+# whether it passed or not; the tune sign-off refuses a failed first step; a malformed
+# result is refused at ingest with one line. The script
 # compares in true float32: the stand-in NPU changes convolutions while
 # torch.npu.conv.allow_hf32 is on, as HF32 does, and the script turns it off and records
 # that; a difference with HF32 on, or from a script that predates the switch, is said to
-# be possibly HF32's.
+# be possibly HF32's. The training step runs with dropout off on both sides, so a model
+# with dropout compares deterministically, the CPU with itself too; randomness the script
+# does not turn off shows as a CPU that disagrees with itself under another seed, and the
+# verdict blames it rather than the NPU.
 . "$(dirname "$0")/lib.sh"
 need_torch
 p=$work/p
@@ -78,8 +82,47 @@ class TokenModel(nn.Module):
     def forward(self, input_ids, attention_mask=None, labels=None):
         h = self.emb(input_ids) * attention_mask[..., None]
         return Output(logits=self.lin(h))
+
+
+class Dropped(nn.Module):
+    """Dropout as transformers have it: a module, attention's own, and the functional form."""
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(8, 16)
+        self.attn = nn.MultiheadAttention(16, 2, dropout=0.1, batch_first=True)
+        self.drop = nn.Dropout(0.1)
+        self.out = nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = self.inp(x)
+        h = h + self.attn(h, h, h, need_weights=False)[0]
+        return self.out(nn.functional.dropout(self.drop(h), p=0.1, training=self.training))
+
+
+class DropPath(nn.Module):
+    """Stochastic depth as timm writes it: a random mask over the batch in training mode, from
+    torch's generator, with no dropout module or function."""
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 8)
+        self.out = nn.Linear(8, 4)
+
+    def forward(self, x):
+        h = self.body(x)
+        if self.training:
+            h = h * x.new_empty(x.shape[0], 1).bernoulli_(0.5) / 0.5
+        return self.out(x + h)
+
+
+class Noisy(DropPath):
+    """Noise in training mode from the operating system, which no seed repeats."""
+    def forward(self, x):
+        h = self.body(x)
+        if self.training:
+            h = h * (1 + random.SystemRandom().random())
+        return self.out(h)
 PY
-sed -i '1i from dataclasses import dataclass\nfrom typing import Optional' "$p/models/tiny.py"
+sed -i '1i import random\nfrom dataclasses import dataclass\nfrom typing import Optional' "$p/models/tiny.py"
 "$FERRY" init "$p" >/dev/null 2>&1 || fail "init"
 
 expect_exit 0 "the first-step script is proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
@@ -227,6 +270,71 @@ if python3 -c 'import json,sys; sys.exit(not any("HF32" in f["message"] and "Cla
 else
 	ok "a run that turned HF32 off is not blamed on it"
 fi
+
+# dropout: in training mode each side would draw its own random masks, which alone fails
+# the comparison, the CPU's with itself too; the script turns dropout off for the training
+# step (the module, attention's own and the functional form), so the comparison is
+# deterministic, and the result says what it turned off
+run -- --model models.tiny:Dropped --input 2,5,8 --device cpu --out "$work/drop_cpu.json" \
+	&& ok "a model with dropout agrees with itself on the CPU" || fail "a model with dropout agrees with itself on the CPU: $(tail -3 "$work/run.out")"
+judge "$work/drop_cpu.json" drop_cpu
+check_has warning "Dropped ran on cpu, not on an NPU" "a run on the CPU alone is a warning"
+check_has warning "a smoke test of the script" "it is called a smoke test, not NPU evidence"
+if has error "Dropped"; then fail "a run on the CPU alone is no error"; else ok "a run on the CPU alone is no error"; fi
+run -- --model models.tiny:Dropped --input 2,5,8 --out "$work/drop.json" \
+	&& ok "a model with dropout passes on the NPU" || fail "a model with dropout passes on the NPU: $(tail -3 "$work/run.out")"
+python3 - "$work/drop.json" <<'PY' && ok "first_step.json records the dropout turned off" || fail "first_step.json records the dropout turned off"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "ferry-first-step/4", d["schema"]
+r = d["randomness"]
+assert r["dropout_modules"] == 1 and r["masks_off"] == 2, r
+assert r["forward_reproducible"] is True and r["step_reproducible"] is True, r
+PY
+judge "$work/drop.json" drop
+check_has info "Dropped with the factory's random weights passed" "the dropout model's pass is judged"
+check_has info "with dropout off on both sides (1 dropout module(s) in eval mode, 2 call(s)" "the verdict says dropout was off"
+
+# randomness the script does not turn off: stochastic depth from torch's generator agrees
+# with itself under the same seed on the CPU, but not with another seed, so the smoke test
+# warns that the NPU's own random numbers will differ; noise no seed repeats fails the smoke
+# test, and on the NPU the verdict blames the randomness, not the NPU
+run -- --model models.tiny:DropPath --input 4,8 --device cpu --out "$work/droppath.json" \
+	&& ok "stochastic depth agrees with itself under one seed" || fail "stochastic depth agrees with itself under one seed: $(tail -3 "$work/run.out")"
+judge "$work/droppath.json" droppath
+check_has warning "training step on the CPU differs when it runs again with another seed" "the smoke test warns of randomness left on"
+check_has warning "drop_path_rate" "the advice turns it off"
+run -- --model models.tiny:Noisy --input 4,8 --device cpu --out "$work/noisy_cpu.json"
+judge "$work/noisy_cpu.json" noisy_cpu
+check_has warning 'The smoke test of models.tiny:Noisy on cpu failed at "training step"' "a smoke test that fails is a warning"
+if has error "Noisy"; then fail "a failed smoke test is no error"; else ok "a failed smoke test is no error"; fi
+check_has warning "the two runs should agree" "the advice for a device disagreeing with itself"
+run -- --model models.tiny:Noisy --input 4,8 --out "$work/noisy.json"
+judge "$work/noisy.json" noisy
+check_has error 'failed at "training step"' "noise fails the NPU's training step"
+check_has error "may be that randomness rather than the NPU" "the verdict blames the randomness"
+# results of a script that ran the training step with dropout on, on the NPU and on the CPU
+python3 - "$work/drop.json" "$work/drop_old.json" "$work/drop_old_cpu.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["schema"] = "ferry-first-step/3"
+del doc["randomness"]
+doc["model"] = "models.tiny:Dropped(old)"
+for s in doc["steps"]:
+    if s["name"] == "training step":
+        s.update(ok=False, loss=0.0889, loss_cpu=0.0953, loss_abs_diff=0.0064, grad_cosine=0.85)
+json.dump(doc, open(sys.argv[2], "w"))
+doc["model"], doc["device"] = "models.tiny:Dropped(old, cpu)", "cpu"
+doc["steps"] = [s for s in doc["steps"] if s["name"] != "import torch_npu"]
+json.dump(doc, open(sys.argv[3], "w"))
+PY
+judge "$work/drop_old.json" drop_old
+check_has error "does not record whether dropout was off" "an older result's difference may be dropout's"
+check_has error "ferry fix --plugin tune.evidence_scripts" "the advice writes the current script"
+judge "$work/drop_old_cpu.json" drop_old_cpu
+check_has warning 'The smoke test of models.tiny:Dropped(old, cpu) on cpu failed at "training step"' "an older smoke test that failed is a warning"
+check_has warning "does not record whether dropout was off" "its difference may be dropout's"
+if has error "Dropped(old, cpu)"; then fail "an older smoke test that failed is no error"; else ok "an older smoke test that failed is no error"; fi
 
 # a result whose own figures contradict its "ok", and one cut after the comparison
 python3 - "$work/pass.json" "$work/claimed.json" "$work/cut.json" <<'PY'
