@@ -14,6 +14,7 @@
 
 local py = require("py")
 local refs = require("refs")
+local project = require("project")
 
 local cuda = {}
 
@@ -2235,34 +2236,8 @@ local function cuda_only_lib(ctx, module)
 	return exts[module] or (module:sub(1, 1) == "." and exts["." .. module:match("[^.]*$")]) or nil
 end
 
--- The project file a module names from the file at path ("." and ".ops.k" relative to
--- it, "pkg.ops" from the project root or src/), or nil.
-local py_files -- path -> true for every Python file of the project, once per run
-local function module_file(ctx, path, module)
-	if not py_files then
-		py_files = {}
-		for _i, p in ipairs(ctx.files("%.py$")) do py_files[p] = true end
-	end
-	local dots, rest = module:match("^(%.*)(.*)$")
-	-- an absolute name from the project root, src/, or the file's own folder (a script's,
-	-- or one a sys.path line adds)
-	local bases = { "", "src", path:match("^(.*)/[^/]*$") }
-	if #dots > 0 then
-		local base = path:match("^(.*)/[^/]*$") or ""
-		for _i = 2, #dots do base = base:match("^(.*)/[^/]*$") or "" end
-		bases = { base }
-	end
-	local rel = rest:gsub("%.", "/")
-	for _i, base in ipairs(bases) do
-		local stem = base == "" and rel or (rel == "" and base or base .. "/" .. rel)
-		if stem ~= "" then
-			for _j, cand in ipairs({ stem .. ".py", stem .. "/__init__.py" }) do
-				if py_files[cand] then return cand end
-			end
-		end
-	end
-	return nil
-end
+-- The project file a module names from the file at path, or nil.
+local module_file = project.module_file
 
 -- The CUDA-only library a module name is, from the file at path: a common word (`import
 -- cuda`) is the project's own module when the project has one. nil otherwise.

@@ -14,6 +14,9 @@
 --     (third_party, 3rdparty, vendor, vendored, external, submodules);
 --   * a module or package beside the importing file when that file is a script, not a
 --     module of a package (a script's own folder is first on sys.path).
+--
+-- project.module_file(ctx, path, module) gives the project file an import names, and
+-- project.program(ctx, path) the files of the programs that run a file (see there).
 
 local project = {}
 
@@ -21,6 +24,16 @@ local VENDORED = { third_party = true, ["third-party"] = true, ["3rdparty"] = tr
 	vendored = true, external = true, externals = true, submodules = true }
 
 local function dirname(p) return p:match("^(.*)/[^/]*$") or "" end
+
+-- Every Python file of the project as a set (path -> true), once per run.
+local py_set
+local function python_files(ctx)
+	if not py_set then
+		py_set = {}
+		for _i, p in ipairs(ctx.files("%.py$")) do py_set[p] = true end
+	end
+	return py_set
+end
 
 local function vendored(dir)
 	for part in (dir .. "/"):gmatch("([^/]*)/") do
@@ -108,7 +121,8 @@ local DOCS = { "%.md$", "%.rst$", "%.txt$", "%.sh$", "%.bash$", "%.zsh$", "/?Mak
 local LAUNCHER = { torchrun = true, deepspeed = true, ["torch.distributed.run"] = true,
 	["torch.distributed.launch"] = true }
 
-local function module_file(all, mod, from)
+-- The file `python -m mod` runs, from folder `from` or the project root, or nil.
+local function run_file(all, mod, from)
 	local rel = mod:gsub("%.", "/")
 	for _i, c in ipairs({ rel .. ".py", rel .. "/__main__.py", "src/" .. rel .. ".py", "src/" .. rel .. "/__main__.py" }) do
 		local p = from ~= "" and all[from .. "/" .. c] and (from .. "/" .. c) or (all[c] and c)
@@ -137,9 +151,21 @@ local function launched(words)
 	return nil
 end
 
+-- The project's Python file a launch line of the file in folder dir runs, or nil.
+local function launched_file(all, dir, line)
+	local words = {}
+	for w in line:gmatch("[^%s`'\"$;&|()]+") do words[#words + 1] = w end
+	local script, mod = launched(words)
+	if script then
+		return all[script] and script or (dir ~= "" and all[dir .. "/" .. script] and dir .. "/" .. script) or nil
+	elseif mod then
+		return run_file(all, mod, "")
+	end
+	return nil
+end
+
 function project.entry_scripts(ctx)
-	local all, out = {}, {}
-	for _i, p in ipairs(ctx.files("%.py$")) do all[p] = true end
+	local all, out = python_files(ctx), {}
 	for _i, f in ipairs(ctx.files()) do
 		local doc = false
 		for _j, pat in ipairs(DOCS) do doc = doc or f:find(pat) ~= nil end
@@ -148,29 +174,205 @@ function project.entry_scripts(ctx)
 			or text:find("accelerate", 1, true)) then
 			local dir = dirname(f)
 			for line in text:gmatch("[^\n]+") do
-				local words = {}
-				for w in line:gmatch("[^%s`'\"$;&|()]+") do words[#words + 1] = w end
-				local script, mod = launched(words)
-				if script then
-					local p = all[script] and script or (dir ~= "" and all[dir .. "/" .. script] and dir .. "/" .. script)
-					if p then out[p] = true end
-				elseif mod then
-					local p = module_file(all, mod, "")
-					if p then out[p] = true end
-				end
+				local p = launched_file(all, dir, line)
+				if p then out[p] = true end
 			end
 		end
 		local base = f:match("[^/]*$")
 		if base == "setup.py" or base == "setup.cfg" or base == "pyproject.toml" then
 			for line in (ctx.read(f) or ""):gmatch("[^\n]+") do
 				for mod in line:gmatch("=[%s\"']*([%a_][%w_.]*):[%a_]") do
-					local p = module_file(all, mod, dirname(f))
+					local p = run_file(all, mod, dirname(f))
 					if p then out[p] = true end
 				end
 			end
 		end
 	end
 	return out
+end
+
+-- The project's Python file the shell command holding line n of the file at path runs
+-- (a launch line as for entry_scripts, its continuation lines ending in "\\" joined), or
+-- nil.
+function project.launched_at(ctx, path, n)
+	local lines = ctx.lines(path) or {}
+	local first, last = n, n
+	while first > 1 and lines[first - 1]:match("\\%s*$") do first = first - 1 end
+	while last < #lines and (lines[last] or ""):match("\\%s*$") do last = last + 1 end
+	local parts = {}
+	for i = first, last do parts[#parts + 1] = (lines[i] or ""):gsub("\\%s*$", "") end
+	return launched_file(python_files(ctx), dirname(path), table.concat(parts, " "))
+end
+
+-- The project file a module imported by the file at path stands for, or nil. A relative
+-- name ("." and "..ops.k") is looked up from the file's package; an absolute one from the
+-- file's own folder (a script's folder is first on sys.path), the folder above the
+-- outermost package holding the file (its import root), the project root and src/.
+local resolved = {} -- folder .. "\0" .. module -> file or false
+function project.module_file(ctx, path, module)
+	local dir = dirname(path)
+	local key = dir .. "\0" .. module
+	if resolved[key] ~= nil then return resolved[key] or nil end
+	local all = python_files(ctx)
+	local dots, rest = module:match("^(%.*)(.*)$")
+	local bases
+	if #dots > 0 then
+		local base = dir
+		for _i = 2, #dots do base = dirname(base) end
+		bases = { base }
+	else
+		local root = dir
+		while root ~= "" and all[root .. "/__init__.py"] do root = dirname(root) end
+		bases = { dir, root, "", "src" }
+	end
+	local rel = rest:gsub("%.", "/")
+	resolved[key] = false
+	for _i, base in ipairs(bases) do
+		local stem = base == "" and rel or (rel == "" and base or base .. "/" .. rel)
+		if stem ~= "" and (all[stem .. ".py"] or all[stem .. "/__init__.py"]) then
+			resolved[key] = all[stem .. ".py"] and stem .. ".py" or stem .. "/__init__.py"
+			break
+		end
+	end
+	return resolved[key] or nil
+end
+
+-- The import statements of a Python file, read from its lines without a parse (the
+-- import graph of a large project is read in well under a second): a list of {module=,
+-- names=} with the module as written ("pkg.sub", ".rel") and, for `from X import a, b` or
+-- a parenthesised list over several lines, the imported names. A statement inside a
+-- docstring counts too, which makes the graph larger, never smaller.
+local function import_statements(lines)
+	local out, open = {}, nil
+	local function names_of(list, into)
+		for item in list:gsub("#.*", ""):gsub("[()\\]", " "):gmatch("[^,;]+") do
+			into[#into + 1] = item:match("^%s*([%w_.]+)")
+		end
+	end
+	for _i, line in ipairs(lines) do
+		if open then
+			names_of(line, open.names)
+			if line:find(")", 1, true) then open = nil end
+		elseif line:find("import", 1, true) then
+			local mod, rest = line:match("^[ \t]*from[ \t]+([%w_.]+)[ \t]+import([%s(].*)$")
+			if mod then
+				open = { module = mod, names = {} }
+				out[#out + 1] = open
+				names_of(rest, open.names)
+				if not (rest:find("(", 1, true) and not rest:find(")", 1, true)) then open = nil end
+			else
+				local list = line:match("^[ \t]*import[ \t]+(.*)$")
+				if list then
+					local mods = {}
+					names_of(list, mods)
+					for _j, m in ipairs(mods) do out[#out + 1] = { module = m, names = {} } end
+				end
+			end
+		end
+	end
+	return out
+end
+
+-- The project files a Python file imports: the module each import names (for `from pkg
+-- import name`, the submodule pkg/name.py when there is one) and the packages above it,
+-- whose __init__.py runs first. {list=, set=}; cached per run.
+local imported = {}
+local function imported_files(ctx, path)
+	if imported[path] then return imported[path] end
+	local list, set = {}, { [path] = true }
+	local function add(name)
+		local f = project.module_file(ctx, path, name)
+		if f and not set[f] then
+			set[f] = true
+			list[#list + 1] = f
+		end
+	end
+	for _i, imp in ipairs(ctx.find(path, "import") and import_statements(ctx.lines(path) or {}) or {}) do
+		local mod = imp.module
+		local sep = mod:sub(-1) == "." and "" or "."
+		for _j, name in ipairs(imp.names) do add(mod .. sep .. name) end
+		add(mod)
+		local prefix = mod:match("^%.*")
+		for part in mod:sub(#prefix + 1):gmatch("([^.]+)%.") do
+			prefix = prefix .. part
+			add(prefix)
+			prefix = prefix .. "."
+		end
+	end
+	set[path] = nil
+	imported[path] = { list = list, set = set }
+	return imported[path]
+end
+
+-- The project files that import the file at path (a list): among the files naming its
+-- module (or, for a package's __init__.py, importing relatively inside the package), the
+-- ones whose imports resolve to it. Cached per run.
+local importers_of = {}
+local function importers(ctx, path)
+	if importers_of[path] then return importers_of[path] end
+	local out = {}
+	local init = path:match("^(.*)/__init__%.py$")
+	local name = init and init:match("[^/]*$") or path:match("([^/]*)%.py$")
+	for _i, p in ipairs(ctx.files("%.py$")) do
+		if p ~= path and (ctx.find(p, name) or (init and p:sub(1, #init + 1) == init .. "/" and ctx.find(p, "from .")))
+			and imported_files(ctx, p).set[path] then
+			out[#out + 1] = p
+		end
+	end
+	importers_of[path] = out
+	return out
+end
+
+-- Walks the files reached from the list seeds by following step(path) (a list) again and
+-- again, nearest first. Returns the first for which stop(path) is true and the set of the
+-- files reached so far; when none is, nil, the set of every file reached and their list
+-- in the order reached.
+local function walk(seeds, step, stop)
+	local list, set = {}, {}
+	for _i, p in ipairs(seeds) do
+		if not set[p] then
+			set[p] = true
+			list[#list + 1] = p
+		end
+	end
+	local i = 1
+	while list[i] do
+		if stop and stop(list[i]) then return list[i], set end
+		for _j, p in ipairs(step(list[i])) do
+			if not set[p] then
+				set[p] = true
+				list[#list + 1] = p
+			end
+		end
+		i = i + 1
+	end
+	return nil, set, list
+end
+
+-- The nearest of the Python file at path and the project files importing it, directly or
+-- through others (what may run it), for which wanted(file) is true; nil when none is.
+function project.runner(ctx, path, wanted)
+	return (walk({ path }, function(p) return importers(ctx, p) end, wanted))
+end
+
+-- The files of the programs that run the Python file at path (a set): the file, and
+-- every project file it imports, directly or through others; unless the file is a script
+-- (it has a `__main__` block), the project files importing it, directly or through others
+-- (the scripts that run it), and everything they import too: a training loop in a module
+-- (a Trainer class) runs the model the script importing it passes in. Imports are read
+-- without a parse and only of the files reached (and of those naming a file reached, to
+-- find its importers). Cached per run.
+local programs = {}
+function project.program(ctx, path)
+	if not programs[path] then
+		local runners = { path }
+		if not ctx.find(path, "__main__") then
+			runners = select(3, walk({ path }, function(p) return importers(ctx, p) end))
+		end
+		local _found, set = walk(runners, function(p) return imported_files(ctx, p).list end)
+		programs[path] = set
+	end
+	return programs[path]
 end
 
 return project

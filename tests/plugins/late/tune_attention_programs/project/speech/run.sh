@@ -1,0 +1,4 @@
+#!/bin/sh
+cd "$(dirname "$0")"
+python train.py \
+    --fp16
