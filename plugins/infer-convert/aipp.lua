@@ -162,7 +162,10 @@ local function config_text(norm, w, h, order)
 		o[#o + 1] = "    src_image_size_w : " .. w
 		o[#o + 1] = "    src_image_size_h : " .. h
 	else
-		o[#o + 1] = "    # src_image_size_w / src_image_size_h: the model's input width and height (not found in the code)"
+		o[#o + 1] = "    # FILL IN: the model's input width and height were not found in the code; put them in"
+		o[#o + 1] = "    # place of <width> and <height> (atc cannot read this file until you do)"
+		o[#o + 1] = "    src_image_size_w : <width>"
+		o[#o + 1] = "    src_image_size_h : <height>"
 	end
 	o[#o + 1] = "    csc_switch : false"
 	o[#o + 1] = "    rbuv_swap_switch : false"
@@ -189,15 +192,18 @@ return {
 		local w, h, e = image_size(ctx, files, norm)
 		local order = channel_order(ctx, files)
 		local model = e and e.file or "model.onnx"
-		local size = (w and h) and string.format("%dx%d", w, h) or "?"
+		local a = { file = norm.file, line = norm.line, path = PATH, order = order, model = model,
+			size = (w and h) and string.format("%dx%d", w, h) or nil,
+			mean = string.format("%s, %s, %s", num(norm.mean[1]), num(norm.mean[2]), num(norm.mean[3])),
+			std = string.format("%s, %s, %s", num(norm.std[1]), num(norm.std[2]), num(norm.std[3])) }
 		ctx.report{
 			file = PATH, key = PATH,
-			message = _("The image pre-processing at {file}:{line} (mean {mean}, std {std}, {size} {order} images) can run on the NPU as AIPP: {path} would hold its static configuration.",
-				{ file = norm.file, line = norm.line, path = PATH, size = size, order = order,
-				  mean = string.format("%s, %s, %s", num(norm.mean[1]), num(norm.mean[2]), num(norm.mean[3])),
-				  std = string.format("%s, %s, %s", num(norm.std[1]), num(norm.std[2]), num(norm.std[3])) }),
-			suggestion = _("Run `ferry fix --plugin infer-convert.aipp --yes` to write it (one checkpoint), then convert with `atc --model={model} ... --insert_op_conf={path}`: the model then takes uint8 {order} images and the application stops normalising them. When inference accuracy drifts from the GPU, check this DVPP/AIPP chain first (crop, resize, channel order, mean and std), then compare operators with a dump.",
-				{ model = model, path = PATH, order = order }),
+			message = a.size
+				and _("The image pre-processing at {file}:{line} (mean {mean}, std {std}, {size} {order} images) can run on the NPU as AIPP: {path} would hold its static configuration.", a)
+				or _("The image pre-processing at {file}:{line} (mean {mean}, std {std}, {order} images whose size was not found in the code) can run on the NPU as AIPP: {path} would hold its static configuration, with the image width and height (src_image_size_w, src_image_size_h) left for you to fill in.", a),
+			suggestion = a.size
+				and _("Run `ferry fix --plugin infer-convert.aipp --yes` to write it (one checkpoint), then convert with `atc --model={model} ... --insert_op_conf={path}`: the model then takes uint8 {order} images and the application stops normalising them. When inference accuracy drifts from the GPU, check this DVPP/AIPP chain first (crop, resize, channel order, mean and std), then compare operators with a dump.", a)
+				or _("Run `ferry fix --plugin infer-convert.aipp --yes` to write it (one checkpoint), replace <width> and <height> in {path} by the model's input width and height (the lines marked FILL IN), then convert with `atc --model={model} ... --insert_op_conf={path}`: the model then takes uint8 {order} images and the application stops normalising them. When inference accuracy drifts from the GPU, check this DVPP/AIPP chain first (crop, resize, channel order, mean and std), then compare operators with a dump.", a),
 			edits = { { start_byte = 0, end_byte = 0, text = config_text(norm, w, h, order) } },
 		}
 	end,

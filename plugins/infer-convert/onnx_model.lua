@@ -83,12 +83,13 @@ local function size_text(n)
 	return u == 1 and string.format("%d bytes", n) or string.format("%.1f %s", n, units[u])
 end
 
--- "[batch,3,224,224]": the dims as read (symbolic names kept, -1 for unknown).
-local function dims_text(dims)
-	if not dims then return "[?]" end
+-- "images[batch,3,224,224]": an input with its dims as read (symbolic names kept, -1 for
+-- unknown), or, when the model gives no shape, its name with a translated note.
+local function input_text(vi)
+	if not vi.dims then return _("{name} (rank unknown)", { name = vi.name }) end
 	local t = {}
-	for i, d in ipairs(dims) do t[i] = tostring(d) end
-	return "[" .. table.concat(t, ",") .. "]"
+	for i, d in ipairs(vi.dims) do t[i] = tostring(d) end
+	return vi.name .. "[" .. table.concat(t, ",") .. "]"
 end
 
 return {
@@ -220,7 +221,7 @@ return {
 					parts[#parts + 1] = string.format("%s %d", m.ops[i].op_type, m.ops[i].count)
 				end
 				local ins = {}
-				for _i, vi in ipairs(m.inputs) do ins[#ins + 1] = vi.name .. dims_text(vi.dims) end
+				for _i, vi in ipairs(m.inputs) do ins[#ins + 1] = input_text(vi) end
 				ctx.metric("onnx_nodes", m.nodes_total)
 				local file = m.file or ((a.label and a.label ~= "") and (a.label .. ".onnx")) or "model.onnx"
 				local cmd, notes, form = atc_cmd.command(ctx, { model = file, soc = soc, inputs = m.inputs })
@@ -231,9 +232,9 @@ return {
 					extra[#extra + 1] = m.initializers.external == 1 and _("{n} tensor in {files} external data file(s)", args)
 						or _("{n} tensors in {files} external data file(s)", args)
 				end
-				local inv = { what = what, opset = v and tostring(v) or "?", nodes = m.nodes_total, ntypes = #m.ops,
-					types = table.concat(parts, ", ") .. (#m.ops > TOP and ", …" or ""),
-					inputs = #ins > 0 and table.concat(ins, " ") or "-",
+				local inv = { what = what, opset = v and tostring(v) or _("not declared"), nodes = m.nodes_total,
+					ntypes = #m.ops, types = table.concat(parts, ", ") .. (#m.ops > TOP and ", …" or ""),
+					inputs = #ins > 0 and words.join(ins) or _("none"),
 					inits = m.initializers.count == 1 and _("{n} initializer", { n = 1 })
 						or _("{n} initializers", { n = m.initializers.count }),
 					size = size_text(m.initializers.bytes), extra = words.join(extra) }

@@ -50,7 +50,20 @@ PY
 "$FERRY" init "$q" >/dev/null
 "$FERRY" -C "$q" check --plugin infer-convert.aipp >"$work/q.txt" 2>&1
 expect_grep "BGR images" "$work/q.txt" "OpenCV input without a conversion to RGB is BGR"
+# the code does not give the input size (cv2.resize's size is no CenterCrop or Resize): the
+# finding says so and the configuration holds marked placeholders, never a bare "?"
+"$FERRY" -C "$q" findings --plugin infer-convert.aipp --format json >"$work/q.json"
+python3 - "$work/q.json" <<'PY' && ok "an unknown input size is said in words: fill in src_image_size_w/h" || fail "unknown size: $(cat "$work/q.json")"
+import json, re, sys
+f = json.load(open(sys.argv[1]))["findings"][0]
+text = f["message"] + " " + f["suggestion"]
+assert not re.search(r"(^|[\s(\[,])\?($|[\s)\],.])", text), text
+assert "not found in the code" in text and "src_image_size_w" in text and "src_image_size_h" in text, text
+PY
 "$FERRY" -C "$q" fix --plugin infer-convert.aipp --yes >/dev/null 2>&1
+grep -q "^    src_image_size_w : <width>" "$q/scripts/aipp.cfg" && grep -q "^    src_image_size_h : <height>" "$q/scripts/aipp.cfg" &&
+	grep -q "FILL IN" "$q/scripts/aipp.cfg" && ok "the configuration marks the width and height to fill in" ||
+	fail "placeholders: $(cat "$q/scripts/aipp.cfg")"
 python3 - "$q/scripts/aipp.cfg" <<'PY' && ok "a Normalize in pixel units is used as it is (min_chn = mean, var_reci = 1/std)" || fail "pixel units: $(cat "$q/scripts/aipp.cfg")"
 import re, sys
 v = dict(re.findall(r"^\s*(\w+)\s*:\s*(\S+)", open(sys.argv[1]).read(), re.M))

@@ -12,7 +12,7 @@ mkdir -p "$p"
 printf 'import torch\n' >"$p/train.py"
 "$FERRY" init "$p" >/dev/null
 "$FERRY" -C "$p" config target.soc Ascend310P3 >/dev/null
-for m in cnn_op11 cnn_op13 tiny_lm_op13 tiny_lm_op17 control_flow cnn_external; do
+for m in cnn_op11 cnn_op13 tiny_lm_op13 tiny_lm_op17 control_flow cnn_external no_opset; do
 	expect_exit 0 "ingest $m.onnx" -- "$FERRY" -C "$p" ingest onnx "$fx/$m.onnx" --label "$m"
 done
 mkdir -p "$work/moved"
@@ -53,13 +53,23 @@ check "CNN opset 13: dynamic H/W -> --dynamic_image_size" cnn_op13 info "opset 1
 	'--input_format=NCHW --input_shape="image:1,3,-1,-1" --dynamic_image_size="224,224;320,320;448,448"'
 for v in 13 17; do
 	check "transformer opset $v: input_ids [-1,-1] -> --dynamic_dims with ND, never --dynamic_batch_size" tiny_lm_op$v info \
-		"opset $v" "inputs input_ids[batch,sequence] attention_mask[batch,sequence]" "MatMul 4" \
+		"opset $v" "inputs input_ids[batch,sequence], attention_mask[batch,sequence]" "MatMul 4" \
 		"--model=tiny_lm_op$v.onnx" '--input_format=ND --input_shape="input_ids:-1,-1;attention_mask:-1,-1" --dynamic_dims="1,128,1,128;4,256,4,256;8,512,8,512"'
 	if grep -q "tiny_lm_op$v.onnx[^|]*dynamic_batch_size" "$work/findings.json"; then fail "tiny_lm_op$v: --dynamic_batch_size given"; fi
 done
 check "opset 17 is outside the safe range" tiny_lm_op17 warning "opset 17, outside 11-15"
 check "Loop/If: subgraphs counted, nested operators in the inventory, static shape" control_flow info \
 	"7 nodes, 7 operator types" "If 1" "Loop 1" "Sub 1" "3 subgraphs" 'atc --model=control_flow.onnx' '--input_shape="x:2,4".'
+check "no ai.onnx opset and an input of unknown rank: said in words, <dims> to fill in" no_opset info \
+	"opset not declared" "inputs x (rank unknown)" '--input_shape="x:<dims>"' "fill in <dims>"
+python3 - "$work/findings.json" <<'EOF' && ok "no finding shows a bare '?' for an unknown value" || fail "a bare '?' in a finding"
+import json, re, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    text = f.get("message", "") + " " + f.get("suggestion", "")
+    if re.search(r"(^|[\s(\[,])\?($|[\s)\],.;])", text):
+        print("     | " + text[:300])
+        sys.exit(1)
+EOF
 check "external data present: listed" cnn_external info "6 tensors in 1 external data file"
 if finding cnn_external error "external data"; then fail "external data reported missing although it is there"; else ok "present external data is not an error"; fi
 check "external data left behind: an error naming the file" moved error "keeps 6 tensors (1.9 KB) in external data" \
