@@ -83,15 +83,6 @@ local function size_text(n)
 	return u == 1 and string.format("%d bytes", n) or string.format("%.1f %s", n, units[u])
 end
 
--- "images[batch,3,224,224]": an input with its dims as read (symbolic names kept, -1 for
--- unknown), or, when the model gives no shape, its name with a translated note.
-local function input_text(vi)
-	if not vi.dims then return _("{name} (rank unknown)", { name = vi.name }) end
-	local t = {}
-	for i, d in ipairs(vi.dims) do t[i] = tostring(d) end
-	return vi.name .. "[" .. table.concat(t, ",") .. "]"
-end
-
 return {
 	id = "infer-convert.onnx_model",
 	phase = "infer-convert",
@@ -110,8 +101,7 @@ return {
 		local soc = ctx.config("target.soc")
 		if soc and not soc:match("^Ascend[%w_]+$") then soc = nil end
 		for _i, a in ipairs(ctx.artifacts("onnx") or {}) do
-			local what = (a.label and a.label ~= "") and _("ONNX model '{label}' (artifact {id})", { label = a.label, id = tostring(a.id) })
-				or _("ONNX model artifact {id}", { id = tostring(a.id) })
+			local what = atc_cmd.model_name(a)
 			local m, why = ctx.onnx(a.id)
 			if not m then
 				ctx.report{
@@ -221,7 +211,7 @@ return {
 					parts[#parts + 1] = string.format("%s %d", m.ops[i].op_type, m.ops[i].count)
 				end
 				local ins = {}
-				for _i, vi in ipairs(m.inputs) do ins[#ins + 1] = input_text(vi) end
+				for _i, vi in ipairs(m.inputs) do ins[#ins + 1] = atc_cmd.input_text(ctx, vi) end
 				ctx.metric("onnx_nodes", m.nodes_total)
 				local file = m.file or ((a.label and a.label ~= "") and (a.label .. ".onnx")) or "model.onnx"
 				local cmd, notes, form = atc_cmd.command(ctx, { model = file, soc = soc, inputs = m.inputs })

@@ -8,11 +8,16 @@
 --     literal names or nil), e.shape (list of ints of the first input when the dummy input
 --     is a literal torch.randn/rand/zeros/ones/empty/randint call, directly or through one
 --     assignment), e.dynamic (set of dynamic dimension indexes of the first input, or nil)
---   export.atc(ctx, e, soc) -> the atc command line (string) and a list of notes
+--   export.atc(ctx, e, soc, model) -> the atc command line (string), a list of notes and
+--     the model file it converts (nil when neither the code nor the model tells);
+--     model, when given, is the ingested ONNX model the export writes ({artifact=, onnx=},
+--     ctx.artifacts and ctx.onnx): its inputs' names, shapes and types are used, not the
+--     code's
 
 local py = require("py")
 local train = require("train")
 local atc = require("atc")
+local words = require("words")
 
 local export = {}
 
@@ -176,30 +181,36 @@ end
 
 -- The atc command converting an export's output for a SoC, and notes for the reader
 -- (the dynamic-shape form follows plugins/lib/atc.lua).
-function export.atc(ctx, e, soc)
-	local name = e.input_names and e.input_names[1]
+function export.atc(ctx, e, soc, model)
 	local inputs, notes = {}, {}
-	if e.shape and name then
+	if model then
+		inputs = model.onnx.inputs
+		local shown = {}
+		for i, vi in ipairs(inputs) do shown[i] = atc.input_text(ctx, vi, true) end
+		notes[#notes + 1] = _("the inputs are those of the ingested {what}: {inputs}",
+			{ what = atc.model_name(model.artifact), inputs = words.join(shown) })
+	elseif e.shape and e.input_names then
 		local dims = {}
 		for i, n in ipairs(e.shape) do
 			dims[i] = (e.dynamic and e.dynamic[i - 1]) and -1 or n
 		end
-		inputs[1] = { name = name, dims = dims }
+		inputs[1] = { name = e.input_names[1], dims = dims }
 	end
-	local cmd, more = atc.command(ctx, { model = e.file, soc = soc, inputs = inputs,
-		placeholder = #inputs == 0 and "<input name>:<n,c,h,w>" or nil })
-	if not e.file then notes[#notes + 1] = _("replace model.onnx by the file the export writes") end
+	local file = e.file or (model and model.onnx.file)
+	local cmd, more = atc.command(ctx, { model = file, soc = soc, inputs = inputs,
+		placeholder = #inputs == 0 and "<input name>:<dims>" or nil })
+	if not file then notes[#notes + 1] = _("replace model.onnx by the file the export writes") end
 	if #inputs == 0 then
-		notes[#notes + 1] = _("fill in --input_shape with the model's input name and shape (pass input_names= to the export to fix the name)")
-	elseif #e.input_names > 1 then
+		notes[#notes + 1] = _("fill in --input_shape with each input's name and sizes (name:d1,d2,…, inputs separated by ';'; input_names= in the export fixes the names), or ingest the model this export writes (`ferry ingest onnx FILE`) and the command takes them from it")
+	elseif not model and #e.input_names > 1 then
 		notes[#notes + 1] = _("add the shapes of the other inputs ({inputs}) to --input_shape, separated by ';'", { inputs = table.concat(e.input_names, ", ", 2) })
 	end
-	if e.dynamic_unknown then
+	if e.dynamic_unknown and not model then
 		notes[#notes + 1] = _("the export declares dynamic axes ({axes}) that ferry cannot read: mark those dimensions -1 in --input_shape and add --dynamic_batch_size or --dynamic_dims, or the .om serves this one shape only",
 			{ axes = e.dynamic_node.text:match("^[^\n]*") })
 	end
 	for _i, n in ipairs(more) do notes[#notes + 1] = n end
-	return cmd, notes
+	return cmd, notes, file
 end
 
 return export
