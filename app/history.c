@@ -48,7 +48,8 @@ struct history {
 	size_t nkept;
 	char *client_index;   /* the client's index file; NULL until looked for, "" when none */
 	char *client_prefix;  /* the project's folder in the client's work tree ("" or "dir/") */
-	char *own_git_dir;    /* this repository's path in the project when outside .ferry/, or NULL */
+	char *own_git_dir;    /* this repository's path in the project ("" when not in it);
+	                       * NULL until looked for (own_git_dir()) */
 	struct stat kept_at;  /* that file when kept was read */
 };
 
@@ -266,12 +267,26 @@ static git_repository *client_repo(const char *root, char **prefix)
 	return r;
 }
 
-/* 1 when rel (a project path) lies in one of ferry's own folders (info/exclude's rules). */
-static int ferry_own_path(const history *h, const char *rel)
+/* This repository's path in the project when it lies inside it ("" when not), found once
+ * the repository exists: info/exclude keeps it out, and so does the client's index. */
+static const char *own_git_dir(history *h)
 {
-	const char *const own[] = { ".git", ".ferry", h->own_git_dir };
+	if (!h->own_git_dir) {
+		char *rroot = realpath(h->root, NULL), *rgit = realpath(h->git_dir, NULL);
+		size_t rl = rroot ? strlen(rroot) : 0;
+		h->own_git_dir = xstrdup(rroot && rgit && strncmp(rgit, rroot, rl) == 0 && rgit[rl] == '/' ? rgit + rl + 1 : "");
+		free(rroot);
+		free(rgit);
+	}
+	return h->own_git_dir;
+}
+
+/* 1 when rel (a project path) lies in one of ferry's own folders (info/exclude's rules). */
+static int ferry_own_path(history *h, const char *rel)
+{
+	const char *const own[] = { ".git", ".ferry", own_git_dir(h) };
 	for (size_t i = 0; i < sizeof own / sizeof *own; i++) {
-		size_t n = own[i] ? strlen(own[i]) : 0;
+		size_t n = strlen(own[i]);
 		if (n && strncmp(rel, own[i], n) == 0 && (rel[n] == '\0' || rel[n] == '/'))
 			return 1;
 	}
@@ -279,18 +294,12 @@ static int ferry_own_path(const history *h, const char *rel)
 	return strstr(base ? base + 1 : rel, ".ferry-tmp.") != NULL;
 }
 
-/* Finds the client's index and this repository's place in the project, once. */
+/* Finds the client's index, once. */
 static void locate_client_index(history *h)
 {
 	git_repository *r = client_repo(h->root, &h->client_prefix);
 	h->client_index = r ? util_path_join(git_repository_path(r), "index") : xstrdup("");
 	git_repository_free(r);
-	char *rroot = realpath(h->root, NULL), *rgit = realpath(h->git_dir, NULL);
-	size_t rl = rroot ? strlen(rroot) : 0;
-	if (rroot && rgit && strncmp(rgit, rroot, rl) == 0 && rgit[rl] == '/')
-		h->own_git_dir = xstrdup(rgit + rl + 1);
-	free(rroot);
-	free(rgit);
 }
 
 /* Reads the client's index again when it changed since the last read: kept becomes its
@@ -877,7 +886,6 @@ static int write_info_files(history *h)
 	                               "# temporary files of an atomic write interrupted by a crash\n*.ferry-tmp.*\n"
 	                               "# Python's bytecode caches: derived from the sources, rewritten by every run\n"
 	                               "__pycache__/\n*.py[cod]\n";
-	char *rroot = realpath(h->root, NULL), *rgit = realpath(h->git_dir, NULL);
 	/* info/attributes outranks every .gitattributes: store and restore exact bytes */
 	static const char attributes[] = "# written by ferry: no content filters, files kept byte-exact\n"
 	                                 "* -text !eol -ident -filter\n";
@@ -887,18 +895,15 @@ static int write_info_files(history *h)
 	sbuf b;
 	sbuf_init(&b);
 	sbuf_add(&b, exclude, sizeof exclude - 1);
-	/* this repository itself, when it lives in the project outside .ferry/ */
-	size_t rl = rroot ? strlen(rroot) : 0;
-	if (rroot && rgit && strncmp(rgit, rroot, rl) == 0 && rgit[rl] == '/')
-		sbuf_addf(&b, "/%s\n", rgit + rl + 1);
+	/* this repository itself, when it lives in the project */
+	if (*own_git_dir(h))
+		sbuf_addf(&b, "/%s\n", own_git_dir(h));
 	int rc = util_mkdirs(info, 0755);
 	if (rc == 0)
 		rc = write_if_changed(ex, b.buf, b.len);
 	if (rc == 0)
 		rc = write_if_changed(at, attributes, sizeof attributes - 1);
 	sbuf_done(&b);
-	free(rroot);
-	free(rgit);
 	free(info);
 	free(ex);
 	free(at);
