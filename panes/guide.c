@@ -17,6 +17,9 @@ enum tick_rule {
 	TICK_SIGNED,   /* the phase is signed off */
 	TICK_CONFIG,   /* every engagement setting named in match is set */
 	TICK_ARTIFACT, /* an artifact of the kind in match is ingested ("kind:N": N of them) */
+	TICK_PASSED,   /* the checks named in match judged their evidence and passed it: an open
+	                * finding of theirs, none a warning or error (an ingested artifact the
+	                * checks warn about, such as a run on the CPU, is no tick) */
 };
 
 typedef struct guide_item {
@@ -100,7 +103,7 @@ static const guide_phase guides[] = {
 	    N_("If the NPU run fails, ingest its output (ferry ingest run-log) for the cause and the fix."),
 	    N_("Run the tune checks (r) for precision and performance pitfalls.") },
 	  { { TICK_RUN, NULL, N_("Tune checks have run") },
-	    { TICK_ARTIFACT, "first-step", N_("The model's first step on the NPU is ingested") },
+	    { TICK_PASSED, "tune.first_step", N_("The model's first step on the NPU is ingested and passed") },
 	    { TICK_ARTIFACT, "loss-log:2", N_("GPU and NPU loss logs ingested for comparison") },
 	    { TICK_ARTIFACT, "profile", N_("An NPU profile is ingested") },
 	    { TICK_CLEAN, NULL, N_("No open errors") },
@@ -220,7 +223,8 @@ static int item_state(const guide_item *it, const gstate *s, const tui *t)
 	case TICK_CLEAN: return p->runs > 0 && p->errors == 0 ? ITEM_DONE : ITEM_OPEN;
 	case TICK_SIGNED: return p->signed_by ? ITEM_DONE : ITEM_OPEN;
 	case TICK_NONE_OF:
-	case TICK_NO_FINDING: {
+	case TICK_NO_FINDING:
+	case TICK_PASSED: {
 		if (s->plugins) {
 			int any = 0;
 			char ids[256];
@@ -233,15 +237,17 @@ static int item_state(const guide_item *it, const gstate *s, const tui *t)
 		}
 		if (p->runs == 0)
 			return ITEM_OPEN;
+		int judged = 0;
 		for (size_t i = 0; i < t->m.nf; i++) {
 			const finding *f = &t->m.f[i];
+			judged |= f->status == STATUS_OPEN && in_list(it->match, f->plugin);
 			/* an info finding ("a supported combination") is not an open problem, unless
 			 * the item asks that nothing at all be left ("no GPU loss log yet" is info) */
 			if (f->status == STATUS_OPEN && (f->severity >= SEVERITY_WARNING || it->rule == TICK_NO_FINDING) &&
 			    in_list(it->match, f->plugin))
 				return ITEM_OPEN;
 		}
-		return ITEM_DONE;
+		return it->rule != TICK_PASSED || judged ? ITEM_DONE : ITEM_OPEN;
 	}
 	case TICK_CONFIG: {
 		char keys[256];

@@ -161,6 +161,22 @@ run -- --model models.tiny:Net --input 4,8 --out "$work/pass.json" && ok "the sc
 judge "$work/pass.json" pass
 check_has info "passed on npu:0" "a pass on the NPU is an info finding"
 if has error 'failed at'; then fail "the newest result replaces the failed one"; else ok "the newest result replaces the failed one"; fi
+# guide_item TEXT: the tune phase's checklist row of TEXT, as the workbench draws it
+guide_item() {
+	(cd "$p" && FERRY_HEADLESS=140x40 FERRY_KEYS="5i:save-screen guide.txt<Enter>q" "$FERRY" . >/dev/null 2>&1)
+	grep -F "$1" "$p/.ferry/screens/guide.txt"
+}
+case "$(guide_item "first step on the NPU")" in
+*"[✓]"*) ok "the guide ticks the first step once it passed on the NPU" ;;
+*) fail "the guide ticks the first step once it passed on the NPU: $(guide_item "first step on the NPU")" ;;
+esac
+run -- --model models.tiny:Classifier --input 8,3,4,4 --device cpu --out "$work/cls_cpu.json"
+judge "$work/cls_cpu.json" cls_cpu
+check_has warning "ran on cpu, not on an NPU" "a CPU smoke test is a warning"
+case "$(guide_item "first step on the NPU")" in
+*"[ ]"*) ok "a smoke test on the CPU does not tick the guide's first step" ;;
+*) fail "a smoke test on the CPU does not tick the guide's first step: $(guide_item "first step on the NPU")" ;;
+esac
 
 run FAKE_NPU_CARDS=0 -- --model models.tiny:Net --input 4,8 --out "$work/nocard.json"
 judge "$work/nocard.json" nocard
