@@ -1775,10 +1775,21 @@ static int planned_sum(char out[65], history *h, git_tree *tree, const git_diff_
 	return 0;
 }
 
+/* What the user calls commit oid: the hooks' name for it, else its hash's first 12 digits. */
+static void commit_name(char *out, size_t cap, const history_revert_hooks *hooks, const char *oid)
+{
+	out[0] = '\0';
+	if (hooks && hooks->name)
+		hooks->name(out, cap, oid, hooks->payload);
+	if (!out[0])
+		snprintf(out, cap, "%.12s", oid);
+}
+
 /* The refusal of a revert whose result conflicts: names each later commit (newest
  * first) that changed a conflicting file, and the files, so the user knows which
  * checkpoints to revert first. Returns FERRY_EREFUSED (or a git error). */
-static int conflict_refusal(history *h, git_index *merged, git_commit *target, const char *oid)
+static int conflict_refusal(history *h, git_index *merged, git_commit *target, const char *oid,
+                            const history_revert_hooks *hooks)
 {
 	sbuf paths, later;
 	sbuf_init(&paths);
@@ -1813,8 +1824,11 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 			if (strstr(paths.buf, needle)) {
 				if (hit)
 					sbuf_addf(&later, ", %s", touched[i]);
-				else
-					sbuf_addf(&later, "%s%.10s changed %s", nlater ? "; " : "", hex, touched[i]);
+				else {
+					char name[96];
+					commit_name(name, sizeof name, hooks, hex);
+					sbuf_addf(&later, _("%s%s changed %s"), nlater ? "; " : "", name, touched[i]);
+				}
 				hit++;
 			}
 			free(needle);
@@ -1823,9 +1837,11 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 		free(touched);
 		nlater += hit > 0;
 	}
-	rc = nlater ? err_set(FERRY_EREFUSED, _("%.12s: later changes conflict with reverting it: %s; revert those checkpoints first"),
-	                      oid, later.buf)
-	            : err_set(FERRY_EREFUSED, _("%.12s: later changes conflict with reverting it"), oid);
+	char name[96];
+	commit_name(name, sizeof name, hooks, oid);
+	rc = nlater ? err_set(FERRY_EREFUSED, _("%s: later changes conflict with reverting it: %s; revert those checkpoints first"),
+	                      name, later.buf)
+	            : err_set(FERRY_EREFUSED, _("%s: later changes conflict with reverting it"), name);
 out:
 	git_index_conflict_iterator_free(it);
 	git_revwalk_free(walk);
@@ -1836,7 +1852,7 @@ out:
 
 int history_revert(char out[41], history *h, const char *oid, const char *message,
                    const history_trailer *trailers, size_t ntrailers, const history_sig *sig,
-                   history_planned_cb planned, void *payload)
+                   const history_revert_hooks *hooks)
 {
 	git_commit *target = NULL, *head = NULL;
 	git_index *merged = NULL;
@@ -1862,7 +1878,7 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 		goto out;
 	}
 	if (git_index_has_conflicts(merged)) {
-		rc = conflict_refusal(h, merged, target, oid);
+		rc = conflict_refusal(h, merged, target, oid, hooks);
 		goto out;
 	}
 	if (git_index_write_tree_to(&tree_id, merged, h->repo) < 0) {
@@ -1870,7 +1886,9 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 		goto out;
 	}
 	if (git_oid_equal(&tree_id, git_commit_tree_id(head))) {
-		rc = err_set(FERRY_EREFUSED, _("%.12s: nothing to revert: its changes are already undone"), oid);
+		char name[96];
+		commit_name(name, sizeof name, hooks, oid);
+		rc = err_set(FERRY_EREFUSED, _("%s: nothing to revert: its changes are already undone"), name);
 		goto out;
 	}
 	if (git_commit_tree(&head_tree, head) < 0 || git_tree_lookup(&new_tree, h->repo, &tree_id) < 0 ||
@@ -1898,7 +1916,7 @@ int history_revert(char out[41], history *h, const char *oid, const char *messag
 		hashes[npaths] = sums[npaths][0] ? sums[npaths] : NULL;
 		paths[npaths++] = p;
 	}
-	if (planned && (rc = planned(paths, hashes, npaths, payload)) < 0)
+	if (hooks && hooks->planned && (rc = hooks->planned(paths, hashes, npaths, hooks->payload)) < 0)
 		goto out;
 	for (size_t i = 0; i < count; i++) {
 		const git_diff_delta *d = git_diff_get_delta(diff, i);

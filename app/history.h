@@ -116,17 +116,26 @@ int history_read_at(char **out, size_t *len, history *h, const char *oid, const 
 
 /* Undoes commit oid in the work tree (files written atomically, deleted files restored,
  * added files removed, every write through projfs) and commits the result as a new
- * commit. Once every check has passed and before the first write, planned (may be NULL)
- * gets the paths it will write and the SHA-256 each will hold (NULL: deleted); a
- * non-zero return stops the revert with nothing written. Refused with
- * FERRY_EREFUSED, nothing written, when a touched file has changed since in a way that
- * conflicts, when a touched file has edits not yet committed and when there is nothing
- * left to undo (the history's state: the same request may pass later); FERRY_EUSAGE for
- * the baseline, which no state lets anyone revert. */
+ * commit. Refused with FERRY_EREFUSED, nothing written, when a touched file has changed
+ * since in a way that conflicts, when a touched file has edits not yet committed and
+ * when there is nothing left to undo (the history's state: the same request may pass
+ * later); FERRY_EUSAGE for the baseline, which no state lets anyone revert.
+ *
+ * hooks (may be NULL, as may each of its functions): once every check has passed and
+ * before the first write, planned gets the paths the revert will write and the SHA-256
+ * each will hold (NULL: deleted); a non-zero return stops it with nothing written.
+ * name writes into out (cap bytes) what the user calls a commit, "checkpoint #5", for
+ * the refusal's message; left empty, the commit is named by its hash. */
 typedef int (*history_planned_cb)(const char *const *paths, const char *const *sha256, size_t n, void *payload);
+typedef void (*history_name_cb)(char *out, size_t cap, const char *oid, void *payload);
+typedef struct history_revert_hooks {
+	history_planned_cb planned;
+	history_name_cb name;
+	void *payload;
+} history_revert_hooks;
 int history_revert(char out[41], history *h, const char *oid, const char *message,
                    const history_trailer *trailers, size_t ntrailers, const history_sig *sig,
-                   history_planned_cb planned, void *payload);
+                   const history_revert_hooks *hooks);
 
 /* 1 in *ignored when relpath is ignored by the project's ignore rules. */
 int history_is_ignored(int *ignored, history *h, const char *relpath);

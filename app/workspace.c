@@ -472,6 +472,23 @@ static int revert_planned(const char *const *paths, const char *const *sha256, s
 	return ws_pending_begin(rp->ws, &req, sha256);
 }
 
+/* A checkpoint's commit as the user knows it: "checkpoint #5 (manual edit)"; "" for a
+ * commit the record does not hold. */
+static void checkpoint_name(char *out, size_t cap, const char *oid, void *payload)
+{
+	struct revert_plan *rp = payload;
+	cJSON *cp = NULL;
+	out[0] = '\0';
+	if (store_checkpoint_by_commit(&cp, rp->ws->db, oid) == 0 && cp) {
+		const cJSON *id = cJSON_GetObjectItem(cp, "id"), *kind = cJSON_GetObjectItem(cp, "kind");
+		if (cJSON_IsNumber(id) && cJSON_IsString(kind))
+			snprintf(out, cap, _("checkpoint #%lld (%s)"), (long long)id->valuedouble, ws_checkpoint_kind_word(kind->valuestring));
+		else if (cJSON_IsNumber(id))
+			snprintf(out, cap, _("checkpoint #%lld"), (long long)id->valuedouble);
+	}
+	cJSON_Delete(cp);
+}
+
 int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
 {
 	char target[41], head[65];
@@ -504,7 +521,8 @@ int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev)
 		size_t ntr = checkpoint_trailers(tr, ws, &req, head);
 		history_sig sig = ws_sig(ws);
 		struct revert_plan rp = { ws, &req };
-		rc = history_revert(oid, ws->hist, target, message, tr, ntr, &sig, revert_planned, &rp);
+		history_revert_hooks hooks = { revert_planned, checkpoint_name, &rp };
+		rc = history_revert(oid, ws->hist, target, message, tr, ntr, &sig, &hooks);
 		if (rc == FERRY_EREFUSED)
 			ws_pending_clear(ws); /* refused before its first write: nothing to recover */
 	}

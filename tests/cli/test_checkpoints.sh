@@ -51,6 +51,9 @@ od -c "$p/models/net.py" | grep -q '\\r' && ok "revert restores the deleted CRLF
 [ ! -e "$p/extra.py" ] && ok "revert removes the added file" || fail "revert added file"
 n=$(git --git-dir="$p/.ferry/history.git" rev-list --count HEAD)
 [ "$n" -eq 3 ] && ok "revert is a new commit; history not rewritten" || fail "revert commit count $n"
+expect_exit 1 "reverting it again is refused by the state" -- "$FERRY" -C "$p" revert 2
+expect_grep "^ferry: checkpoint #2 (manual): nothing to revert: its changes are already undone$" "$work/err" \
+	"reverting twice names the checkpoint by its number"
 # the baseline can never be reverted: bad input (2), one line that says why
 expect_exit 2 "reverting the baseline is bad input" -- "$FERRY" -C "$p" revert baseline
 one_line "$work/err" "reverting the baseline: one line"
@@ -70,8 +73,9 @@ before=$(tree_hash "$p")
 ncp=$(sqlite3 "$p/.ferry/engagement.db" "SELECT count(*) FROM checkpoints")
 expect_exit 1 "a revert that a later change conflicts with is refused" -- "$FERRY" -C "$p" revert "$fixed"
 one_line "$work/err" "a conflicting revert: one line"
-expect_grep "later changes conflict with reverting it: .* changed train.py" "$work/err" \
-	"a conflicting revert names the later change and the file"
+later=$(sqlite3 "$p/.ferry/engagement.db" "SELECT max(id) FROM checkpoints")
+expect_grep "checkpoint #$fixed (manual): later changes conflict with reverting it: checkpoint #$later (manual) changed train.py" \
+	"$work/err" "a conflicting revert names the later checkpoint by its number, and the file"
 [ "$(tree_hash "$p")" = "$before" ] && [ "$(sqlite3 "$p/.ferry/engagement.db" "SELECT count(*) FROM checkpoints")" = "$ncp" ] &&
 	ok "a conflicting revert changes nothing" || fail "a conflicting revert changed the project or the record"
 
