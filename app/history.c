@@ -51,6 +51,8 @@ struct history {
 	char *own_git_dir;    /* this repository's path in the project ("" when not in it);
 	                       * NULL until looked for (own_git_dir()) */
 	struct stat kept_at;  /* that file when kept was read */
+	char baseline[41];    /* the root of the first-parent chain once found ("" until then):
+	                       * a history's first commit never changes */
 };
 
 #define BRANCH_REF "refs/heads/ferry"
@@ -1229,13 +1231,18 @@ int history_head(char out[41], history *h)
 
 int history_baseline(char out[41], history *h)
 {
-	git_oid *chain = NULL;
-	size_t n = 0;
-	int rc = first_parent_chain(&chain, &n, h);
-	if (rc == 0)
-		oid_hex(out, &chain[0]);
-	free(chain);
-	return rc;
+	if (!h->baseline[0]) {
+		git_oid *chain = NULL;
+		size_t n = 0;
+		int rc = first_parent_chain(&chain, &n, h);
+		if (rc == 0)
+			oid_hex(h->baseline, &chain[0]);
+		free(chain);
+		if (rc)
+			return rc;
+	}
+	memcpy(out, h->baseline, 41);
+	return 0;
 }
 
 int history_changed_files(char ***out, size_t *n, history *h)

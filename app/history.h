@@ -47,7 +47,7 @@ void history_set_progress(void (*fn)(size_t paths, void *payload), void *payload
 int history_open(history **out, const char *root, const char *git_dir);
 void history_free(history *h);
 
-/* The current head and the baseline (first commit) oids. */
+/* The current head and the baseline (first commit) oids; the baseline is found once per handle. */
 int history_head(char out[41], history *h);
 int history_baseline(char out[41], history *h);
 
