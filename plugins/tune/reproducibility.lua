@@ -5,8 +5,12 @@
 -- deterministic. Looked for anywhere in the project (seeding usually lives in a helper):
 -- a torch seed, numpy and random seeds when those generators are used, and
 -- torch.use_deterministic_algorithms(True). Reported once per project, at the first
--- training step (loss.backward()) or the first unseeded call.
+-- training step (loss.backward()) or the first unseeded call. What depends on how a
+-- training runs (mixed precision, several processes) is decided per program: a repository
+-- of independent examples may have one that uses AMP and one that does not, and the advice
+-- goes to the first training step whose own program (project.program) does.
 
+local project = require("project")
 local train = require("train")
 
 local TORCH_SEED = {}
@@ -40,11 +44,12 @@ return {
 		.. "embedding backward and matmul, may otherwise differ between runs)."),
 	triggers = { ".backward(" },
 	run = function(ctx)
-		local step
+		local steps = {}
 		for _i, path in ipairs(ctx.python_files()) do
 			local s = train.steps(ctx, path)[1]
-			if s then step = { file = path, node = s.call } break end
+			if s then steps[#steps + 1] = { file = path, node = s.call } end
 		end
+		local step = steps[1]
 		if not step then return end
 		local names = {}
 		for k in pairs(TORCH_SEED) do names[k] = "torch" end
@@ -90,29 +95,44 @@ return {
 				suggestion = _("For the precision comparison runs, call `torch.use_deterministic_algorithms(True)` at start-up; switch it off again for speed once precision is signed off."),
 			}
 		end
-		local dist, amp, hccl_det = false, false, false
 		-- searched in C: the project's files are not copied into Lua
 		local function has(path, word) return ctx.find(path, word) ~= nil end
-		for _i, path in ipairs(ctx.files("%.py$")) do
-			dist = dist or has(path, "init_process_group") or has(path, "DistributedDataParallel")
-			amp = amp or has(path, "autocast") or has(path, "GradScaler") or has(path, ".half()")
-			hccl_det = hccl_det or has(path, "HCCL_DETERMINISTIC")
-			if dist and amp and hccl_det then break end
+		local function uses_amp(path) return has(path, "autocast") or has(path, "GradScaler") or has(path, ".half()") end
+		local function distributed(path) return has(path, "init_process_group") or has(path, "DistributedDataParallel") end
+		-- the first training step whose program holds a .py file where used(file) is true; a
+		-- file no training program reaches (a module loaded by name from a config) may run
+		-- under any, so then the first step; nil when no file is
+		local function step_of(used)
+			local reached = {}
+			for _i, st in ipairs(steps) do
+				for file in pairs(project.program(ctx, st.file)) do
+					if file:match("%.py$") and used(file) then return st end
+					reached[file] = true
+				end
+			end
+			for _i, path in ipairs(ctx.files("%.py$")) do
+				if not reached[path] and used(path) then return steps[1] end
+			end
+			return nil
 		end
-		for _i, path in ipairs(ctx.files("%.sh$")) do
-			hccl_det = hccl_det or has(path, "HCCL_DETERMINISTIC")
+		local amp_step, dist_step = step_of(uses_amp), step_of(distributed)
+		local hccl_det = false
+		for _i, pattern in ipairs({ "%.py$", "%.sh$" }) do
+			for _i, path in ipairs(ctx.files(pattern)) do
+				hccl_det = hccl_det or has(path, "HCCL_DETERMINISTIC")
+			end
 		end
-		if dist and not hccl_det then
+		if dist_step and not hccl_det then
 			ctx.report{
-				file = step.file, node = step.node, severity = "info", key = "hccl-determinism",
+				file = dist_step.file, node = dist_step.node, severity = "info", key = "hccl-determinism",
 				message = _("The training is distributed but HCCL_DETERMINISTIC is never set, so collective reductions may sum in a different order from run to run."),
 				suggestion = _("For the precision comparison runs, export HCCL_DETERMINISTIC on every node with the value your CANN release's HCCL reference documents for deterministic reduction (together with torch.use_deterministic_algorithms(True)); unset it for speed afterwards."),
 				data = { source = "HCCL_DETERMINISTIC in the HCCL environment variable index (hiascend.com ptmigr_0110, CANN 6.3; hcclenvref_07_0001, CANN 9.0)" },
 			}
 		end
-		if amp then
+		if amp_step then
 			ctx.report{
-				file = step.file, node = step.node, severity = "info", key = "fp32-reference",
+				file = amp_step.file, node = amp_step.node, severity = "info", key = "fp32-reference",
 				message = _("The training uses mixed precision, so a loss or dump difference between the GPU and the NPU run mixes AMP effects with hardware differences."),
 				suggestion = _("First compare an FP32 run on both sides (autocast and GradScaler off, same seed and data): if they agree, the difference comes from mixed precision; then keep norms, softmax, the loss, embeddings and the output layer in float32."),
 				data = { source = "migration guide seed 002, FAQ 1 (unify the compute precision: FP32 on both sides) and seed 003 §3.5.1 (softmax, cross_entropy, norms, embedding and output layers in FP32); see seed-coverage T10, T14-T16" },
