@@ -259,20 +259,28 @@ static int add_hunk(const history_hunk *hk, void *payload)
 }
 
 /* One change a row lists, as its checkpoint made it: the lines lo..hi of path it wrote
- * at commit, and the whole text it replaced and wrote (a row keeps them capped). */
+ * at commit, and the whole text it replaced and wrote (a row keeps them capped). A
+ * change that only deleted lines wrote none: it has deleted set, lo..hi are the lines
+ * it took out of the version before, and after the line of commit's version they
+ * followed (0: the file's start). */
 struct change {
 	const char *path, *commit;
 	long long lo, hi;
+	int deleted;
+	long long after;
 	char *old_text, *new_text;
 };
 
 static int find_change_texts(const history_hunk *hk, void *payload)
 {
 	struct change *c = payload;
-	if (c->new_text || hk->binary || hk->new_start != c->lo || strcmp(hk->path, c->path) != 0)
+	if (c->new_text || hk->binary || strcmp(hk->path, c->path) != 0)
+		return 0;
+	if (c->deleted ? hk->new_lines != 0 || hk->old_start != c->lo : hk->new_start != c->lo)
 		return 0;
 	c->old_text = xstrdup(hk->old_text);
 	c->new_text = xstrdup(hk->new_text);
+	c->after = hk->new_start;
 	return 0;
 }
 
@@ -281,7 +289,7 @@ static int find_change_texts(const history_hunk *hk, void *payload)
 static int change_of_row(struct change *c, history *h, const cJSON *row)
 {
 	*c = (struct change){ json_str(row, "file"), json_str(row, "commit"), json_int(row, "start_line"),
-		                  json_int(row, "end_line"), NULL, NULL };
+		                  json_int(row, "end_line"), strcmp(json_str(row, "operation"), "DELETE") == 0, 0, NULL, NULL };
 	return history_diff_hunks_from(h, NULL, c->commit, c->path, find_change_texts, c);
 }
 
@@ -304,15 +312,42 @@ static char *text_lines(const char *text, long long first, long long last)
 	return start ? xstrndup(start, (size_t)(p - start)) : xstrdup("");
 }
 
+/* The lines of at standing where deletion c took its lines out: those between the
+ * lines of c's commit before and after the gap, as a diff from that commit to at maps
+ * them. 0 in *known when either of those lines is gone since (the place is lost). */
+static void deletion_gap(long long *first, long long *last, int *known, const struct shifts *sh,
+                         const struct change *c)
+{
+	long long lo, hi;
+	*known = 1;
+	*first = 1;
+	if (c->after > 0) {
+		map_line(&lo, &hi, sh, c->path, c->after, 1);
+		*known &= hi >= lo;
+		*first = hi + 1;
+	}
+	map_line(&lo, &hi, sh, c->path, c->after + 1, 1);
+	*known &= hi >= lo;
+	*last = lo - 1;
+}
+
 /* Whether change c still holds at commit at (hold.h): its texts against the text that
- * descends from the lines it wrote — those a diff from its commit to at maps them to. */
+ * descends from the lines it wrote — those a diff from its commit to at maps them to —
+ * or, for a deletion, against what now stands where it took its lines out. */
 static int change_holds_at(int *holds, history *h, const struct change *c, const char *at)
 {
 	struct shifts sh = { NULL, 0 };
 	char *text = NULL, *now = NULL;
 	long long first = 0, last = 0;
 	int any = 0, rc = history_diff_hunks_from(h, c->commit, at, c->path, collect_shift, &sh);
-	for (long long l = c->lo; !rc && l <= c->hi; l++) {
+	if (!rc && c->deleted) {
+		deletion_gap(&first, &last, &any, &sh, c);
+		*holds = 1; /* where it deleted cannot be told: nothing says it was undone */
+		if (!any)
+			goto out;
+		any = last >= first;
+	}
+	for (long long l = c->lo; !rc && !c->deleted && l <= c->hi; l++) {
 		long long lo, hi;
 		map_line(&lo, &hi, &sh, c->path, l, 1);
 		if (hi < lo)
@@ -329,6 +364,7 @@ static int change_holds_at(int *holds, history *h, const struct change *c, const
 		now = text ? text_lines(text, first, last) : xstrdup("");
 		*holds = hold_still(c->old_text, c->new_text, now);
 	}
+out:
 	free(now);
 	free(text);
 	shifts_done(&sh);
@@ -409,15 +445,15 @@ static int hand_edited_after(int *edited, cJSON *manual, history *h, long long i
 /* The hand edit that undid the change a row lists (0: it is in effect, or no hand edit
  * undid it). A change is undone by a hand edit only when its text is gone from the
  * newest checkpoint (hold.h) — a line a person built on, or put back after deleting it,
- * still holds it — and then by the hand edit that took it out. Checked only for
- * INSERT and MODIFY rows in a file a hand edit changed after them. */
+ * still holds it — or, for a deletion, when the lines it took out stand again where they
+ * were, and then by the hand edit that did it. Checked only for rows of lines (not of a
+ * whole or binary file) in a file a hand edit changed after them. */
 static int row_undone_by(long long *by, cJSON *manual, history *h, const char *head, const cJSON *row)
 {
-	const char *op = json_str(row, "operation");
 	long long id = json_int(row, "checkpoint");
 	int edited = 0, holds = 1;
 	*by = 0;
-	if ((strcmp(op, "INSERT") != 0 && strcmp(op, "MODIFY") != 0) || json_int(row, "start_line") <= 0)
+	if (json_int(row, "start_line") <= 0)
 		return 0;
 	int rc = hand_edited_after(&edited, manual, h, id, json_str(row, "file"));
 	if (rc || !edited)

@@ -102,4 +102,67 @@ undone "$work/putback.json" 4 5 && ok "lines back on .cuda() undo the device cha
 undone "$work/putback.json" 2 5 && ok "an import replaced by hand undoes the import insertion" ||
 	fail "the replaced import"
 
+# --- a change that deleted whole lines ----------------------------------------------------
+# an engagement's own check deletes `torch.backends.cudnn.benchmark = True` (a DELETE row at
+# line 3 of the file as it was); typing the line back by hand undoes it, a hand edit
+# elsewhere in the file does not
+drop_project() {
+	make_project "$1"
+	printf 'import torch\n\ntorch.backends.cudnn.benchmark = True\nmodel = torch.nn.Linear(4, 2)\nprint(model)\n' >"$1/train.py"
+	"$FERRY" init "$1" >/dev/null 2>&1 || fail "init $1"
+	mkdir -p "$1/.ferry/plugins"
+	cat >"$1/.ferry/plugins/drop.lua" <<'LUA'
+return {
+	id = "adapt.local_drop_cudnn",
+	phase = "adapt",
+	title = "cuDNN benchmark switch",
+	severity = "warning",
+	category = "device",
+	description = "cuDNN's autotuner switch does nothing on the NPU: the line goes.",
+	triggers = { "cudnn" },
+	query = [[(expression_statement (assignment left: (attribute) @lhs)) @stmt]],
+	run = function(ctx)
+		for _, file in ipairs(ctx.python_files()) do
+			for _, m in ipairs(ctx.query(file)) do
+				if ctx.node_text(file, m.lhs.start_byte, m.lhs.end_byte) == "torch.backends.cudnn.benchmark" then
+					ctx.report{ file = file, node = m.stmt, message = "cuDNN's benchmark switch",
+					            suggestion = "Delete it.",
+					            edits = { { start_byte = m.stmt.start_byte, end_byte = m.stmt.end_byte + 1, text = "" } } }
+				end
+			end
+		end
+	end,
+}
+LUA
+	"$FERRY" -C "$1" check --plugin adapt.local_drop_cudnn >/dev/null 2>&1
+	"$FERRY" -C "$1" fix --plugin adapt.local_drop_cudnn --yes >/dev/null 2>&1 || fail "fix $1"
+	grep -q cudnn "$1/train.py" && fail "the engagement's fix did not delete the line in $1"
+}
+# deleted_row OUT STATE [BY]: the DELETE row of train.py is listed (STATE "listed") or undone by BY
+deleted_row() {
+	python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+row = lambda rs: [r for r in rs if r["file"] == "train.py" and r["operation"] == "DELETE"]
+if sys.argv[2] == "listed":
+    assert row(d["changes"]) and not row(d["undone_by_hand"]), (row(d["changes"]), row(d["undone_by_hand"]))
+else:
+    u = row(d["undone_by_hand"])
+    assert u and not row(d["changes"]), ("not undone", row(d["changes"]))
+    assert u[0]["undone_by"] == int(sys.argv[3]), "undone by %s" % u[0]["undone_by"]
+PY
+}
+p="$work/drop"
+drop_project "$p"
+printf '# trained on nothing\n' >>"$p/train.py"
+changes "$p" "$work/drop.json"
+deleted_row "$work/drop.json" listed && ok "a hand edit elsewhere leaves a deletion in effect" ||
+	fail "a deletion shown as undone by an unrelated hand edit"
+sed -i 's/^model = /torch.backends.cudnn.benchmark = True\nmodel = /' "$p/train.py"
+"$FERRY" -C "$p" status >/dev/null 2>&1
+id=$(sqlite3 "$p/.ferry/engagement.db" "SELECT max(id) FROM checkpoints")
+changes "$p" "$work/drop2.json"
+deleted_row "$work/drop2.json" undone "$id" && ok "a deleted line typed back by hand undoes the deletion, by that edit" ||
+	fail "a deleted line typed back by hand: the deletion is still listed"
+
 finish
