@@ -100,7 +100,9 @@ local FIRST_STEP_TEXT = [==[
 # masks, and a CPU and an NPU never draw the same ones, so the training step runs with
 # dropout off on both sides (every dropout module in eval mode while the rest, BatchNorm
 # with its batch statistics, stays in training mode; torch.nn.functional's dropout
-# functions and the dropout of scaled_dot_product_attention without their masks). Before
+# functions, torch's own (torch.dropout) and the dropout of scaled_dot_product_attention
+# without their masks, wherever a module bound them, `from torch.nn.functional import
+# dropout` included). Before
 # each side's forward pass and training step the random generators (torch's, Python's,
 # numpy's) are seeded alike, and the CPU repeats both with another seed: randomness left
 # on (stochastic depth, noise, random masking) shows as a CPU that disagrees with itself,
@@ -125,13 +127,16 @@ HF32_SWITCHES = @HF32_SWITCHES@  # torch.npu.<switch>.allow_hf32, each turned of
 SEED, REPEAT_SEED = 0, 1  # each side's seed; the CPU's repeat with another
 REPEAT_LIMIT = 1e-6  # a repeat agrees within this share of the output's, loss's and gradients' scale
 DROPOUT_MODULES = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
-# torch.nn.functional's functions that draw a random mask: name, position and keyword of the
+# torch's functions that draw a random mask: module and name, position and keyword of the
 # rate, position and keyword of the training flag (None: it masks whenever the rate is not 0)
+F = "torch.nn.functional"
 MASKING_FUNCTIONS = (
-    ("dropout", 1, "p", 2, "training"), ("dropout1d", 1, "p", 2, "training"),
-    ("dropout2d", 1, "p", 2, "training"), ("dropout3d", 1, "p", 2, "training"),
-    ("alpha_dropout", 1, "p", 2, "training"), ("feature_alpha_dropout", 1, "p", 2, "training"),
-    ("scaled_dot_product_attention", 4, "dropout_p", None, None),
+    (F, "dropout", 1, "p", 2, "training"), (F, "dropout1d", 1, "p", 2, "training"),
+    (F, "dropout2d", 1, "p", 2, "training"), (F, "dropout3d", 1, "p", 2, "training"),
+    (F, "alpha_dropout", 1, "p", 2, "training"), (F, "feature_alpha_dropout", 1, "p", 2, "training"),
+    (F, "scaled_dot_product_attention", 4, "dropout_p", None, None),
+    ("torch", "dropout", 1, "p", 2, "train"), ("torch", "feature_dropout", 1, "p", 2, "train"),
+    ("torch", "alpha_dropout", 1, "p", 2, "train"), ("torch", "feature_alpha_dropout", 1, "p", 2, "train"),
 )
 
 result = {"schema": "ferry-first-step/4", "abs_limit": ABS_LIMIT, "cosine_limit": COSINE_LIMIT, "steps": [], "ok": False}
@@ -274,27 +279,45 @@ def unmasked(fn, rate_at, rate, train_at, train, calls):
     return without_mask
 
 
+def bindings(functions):
+    """Every module attribute bound to one of functions (a dict: id -> function): their own
+    modules' and those of any module that imported them by name. A list of (module, name, fn)."""
+    found = []
+    for module in list(sys.modules.values()):
+        try:
+            items = list(vars(module).items())
+        except TypeError:
+            continue
+        for name, value in items:
+            if id(value) in functions and functions[id(value)] is value:
+                found.append((module, name, value))
+    return found
+
+
 @contextlib.contextmanager
 def dropout_off(model):
     """Within: every dropout module of the model in eval mode (the others keep their mode) and
-    torch.nn.functional's masking functions without their masks. Yields [the number of modules,
-    the calls of those functions that would have drawn a mask]."""
+    torch's masking functions without their masks, under every name a module bound them to.
+    Yields [the number of modules, the calls of those functions that would have drawn a mask]."""
     import torch
     kinds = tuple(k for k in (getattr(torch.nn, n, None) for n in DROPOUT_MODULES) if k is not None)
     modules = [m for m in model.modules() if isinstance(m, kinds) and m.training]
     for m in modules:
         m.eval()
-    calls, saved = [0], {}
-    for name, rate_at, rate, train_at, train in MASKING_FUNCTIONS:
-        fn = getattr(torch.nn.functional, name, None)
-        if fn is not None:
-            saved[name] = fn
-            setattr(torch.nn.functional, name, unmasked(fn, rate_at, rate, train_at, train, calls))
+    calls, functions, replacement = [0], {}, {}
+    for owner, name, rate_at, rate, train_at, train in MASKING_FUNCTIONS:
+        fn = getattr(sys.modules.get(owner), name, None)
+        if fn is not None and id(fn) not in functions:
+            functions[id(fn)] = fn
+            replacement[id(fn)] = unmasked(fn, rate_at, rate, train_at, train, calls)
+    saved = bindings(functions)
+    for module, name, fn in saved:
+        setattr(module, name, replacement[id(fn)])
     try:
         yield [len(modules), calls]
     finally:
-        for name, fn in saved.items():
-            setattr(torch.nn.functional, name, fn)
+        for module, name, fn in saved:
+            setattr(module, name, fn)
         for m in modules:
             m.train()
 

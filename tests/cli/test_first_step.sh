@@ -99,6 +99,21 @@ class Dropped(nn.Module):
         return self.out(nn.functional.dropout(self.drop(h), p=0.1, training=self.training))
 
 
+from torch.nn.functional import dropout as drop_fn
+
+
+class DroppedByName(nn.Module):
+    """Dropout functions bound before the script ran: imported by name, and torch's own."""
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(8, 16)
+        self.out = nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = torch.dropout(self.inp(x), 0.1, self.training)
+        return self.out(drop_fn(h, 0.1, self.training))
+
+
 class DropPath(nn.Module):
     """Stochastic depth as timm writes it: a random mask over the batch in training mode, from
     torch's generator, with no dropout module or function."""
@@ -306,6 +321,13 @@ assert d["schema"] == "ferry-first-step/4", d["schema"]
 r = d["randomness"]
 assert r["dropout_modules"] == 1 and r["masks_off"] == 2, r
 assert r["forward_reproducible"] is True and r["step_reproducible"] is True, r
+PY
+run -- --model models.tiny:DroppedByName --input 4,8 --device cpu --out "$work/byname.json" \
+	&& ok "dropout bound by name agrees with itself on the CPU" || fail "dropout bound by name agrees with itself on the CPU: $(tail -3 "$work/run.out")"
+python3 - "$work/byname.json" <<'PY' && ok "dropout imported by name and torch.dropout are turned off too" || fail "dropout imported by name and torch.dropout are turned off too"
+import json, sys
+r = json.load(open(sys.argv[1]))["randomness"]
+assert r["masks_off"] == 2 and r["step_reproducible"] is True, r
 PY
 judge "$work/drop.json" drop
 check_has info "Dropped with the factory's random weights passed" "the dropout model's pass is judged"
