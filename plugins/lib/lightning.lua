@@ -75,22 +75,34 @@ function lightning.constructors(ctx, path, kws)
 	return out
 end
 
+-- Whether the text of a Python file registers something under the name "npu": the
+-- name as the first argument of a `.register(` call or as its `name=`, written out or
+-- as a name the file assigns "npu" to (`NAME = "npu"`).
+local function registers_npu(text)
+	for arg in text:gmatch("%.register%(%s*([^,%)]*)") do
+		local value = arg:match("^name%s*=%s*(.-)%s*$") or arg:match("^(.-)%s*$")
+		if value:match("^[\"']npu[\"']$") then return true end
+		if value:match("^[%a_][%w_]*$") and (text:match("\n%s*" .. value .. "%s*=%s*[\"']npu[\"']")
+			or text:match("^" .. value .. "%s*=%s*[\"']npu[\"']")) then
+			return true
+		end
+	end
+	return false
+end
+
 -- Whether the project registers an accelerator of its own under the name "npu"
 -- (`accelerator_registry.register("npu", cls, ...)` in an Accelerator's
--- register_accelerators(), or AcceleratorRegistry.register("npu", ...)): then
--- accelerator="npu" selects it. Once per run.
+-- register_accelerators(), AcceleratorRegistry.register(name="npu", ...), the name
+-- through a constant): then accelerator="npu" selects it. Once per run.
 local registered_of = setmetatable({}, { __mode = "k" })
 function lightning.npu_registered(ctx)
 	local v = registered_of[ctx]
 	if v == nil then
 		v = false
 		for _i, path in ipairs(ctx.files("%.py$")) do
-			if ctx.find(path, "register(") and ctx.find(path, "npu") then
-				local text = ctx.read(path) or ""
-				if text:find("%.register%(%s*[\"']npu[\"']") then
-					v = path
-					break
-				end
+			if ctx.find(path, "register(") and ctx.find(path, "npu") and registers_npu(ctx.read(path) or "") then
+				v = path
+				break
 			end
 		end
 		registered_of[ctx] = v
