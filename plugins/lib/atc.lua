@@ -164,6 +164,14 @@ function atc.command(ctx, o)
 	if #unknown > 0 then
 		notes[#notes + 1] = _("the model does not give the shape of {inputs}: fill in <dims>", { inputs = table.concat(unknown, ", ") })
 	end
+	local odd = {}
+	for _i, vi in ipairs(inputs) do
+		if vi.name:find("[:;\"]") then odd[#odd + 1] = vi.name end
+	end
+	if #odd > 0 then
+		notes[#notes + 1] = _("the names {inputs} hold ':', which --input_shape also uses between an input's name and its sizes (torch names an input so when a forward argument is a tuple or no name is given): if atc does not find the input, export again with input_names=[...] naming every input plainly",
+			{ inputs = words.join(odd) })
+	end
 	if not o.soc then
 		notes[#notes + 1] = _("set the target SoC with `ferry config target.soc NAME` (the chip name of `npu-smi info`, prefixed with 'Ascend')")
 	end

@@ -68,6 +68,8 @@ hasnt "--input_format=NCHW" "token ids are no image: no NCHW"
 has "input.1 int64[35,1]" "the finding gives the inputs' types from the model"
 has "'wlm' (artifact 1)" "the finding names the model the shapes come from"
 hasnt "<input name>" "no placeholder is left"
+has "the names onnx::Slice_1, onnx::Slice_2 hold ':'" "names holding --input_shape's separator are pointed out"
+has "input_names=" "the advice names the inputs at export"
 has "--model=rnn_lm_op13.onnx --framework=5 --output=rnn_lm_op13 " "the model's file name stands for the path the code computes"
 
 # ---- a token model with symbolic batch and sequence -----------------------------------
