@@ -161,6 +161,8 @@ static int run_dump(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 		cJSON_AddNumberToObject(ev, "by_statistics", (double)dr->nstats);
 	if (dr->first_fail >= 0)
 		cJSON_AddStringToObject(ev, "first_diverging_layer", dr->pairs[dr->first_fail].layer);
+	if (dr->nempty) /* tensor pairs without a finite element: they compared nothing */
+		cJSON_AddNumberToObject(ev, "empty", (double)dr->nempty);
 	if (dr->only_a || dr->only_b) { /* tensors one side lacks, for the report to say */
 		cJSON_AddNumberToObject(ev, "only_a", (double)dr->only_a);
 		cJSON_AddNumberToObject(ev, "only_b", (double)dr->only_b);
@@ -301,7 +303,7 @@ int compare_failure(const compare_outcome *o, const compare_req *req)
 		return err_set(FERRY_EFAIL, _("compare dump %s %s: the two dumps share no tensor name"), req->a, req->b);
 	if (o->dr.first_fail < 0)
 		return err_set(FERRY_EFAIL, _("compare dump %s %s: %s"), req->a, req->b,
-		               dump_incomplete_reason(why, sizeof why, &o->dr));
+		               dump_unjudged_reason(why, sizeof why, &o->dr));
 	return err_set(FERRY_EFAIL, _("compare dump %s %s: %zu of %zu tensor pairs fail; first diverging layer %s"), req->a,
 	               req->b, o->dr.nfailed, o->dr.n, o->dr.pairs[o->dr.first_fail].layer);
 }
@@ -350,17 +352,19 @@ static const char *loss_event_reason(char *buf, size_t size, const cJSON *ev)
  * compare_event_reason). */
 static const char *dump_event_reason(char *buf, size_t size, const cJSON *ev)
 {
-	if (!cJSON_IsTrue(cJSON_GetObjectItem(ev, "incomplete")))
-		return NULL;
 	dump_result r;
 	memset(&r, 0, sizeof r);
 	r.n = (size_t)json_int(ev, "pairs");
+	r.nempty = (size_t)json_int(ev, "empty");
+	r.incomplete = cJSON_IsTrue(cJSON_GetObjectItem(ev, "incomplete"));
+	if (!r.incomplete && !(r.n && r.n == r.nempty && !json_int(ev, "failed")))
+		return NULL;
 	r.only_a = (size_t)json_int(ev, "tensors_a") - r.n;
 	r.coverage = json_num(ev, "coverage");
 	r.unchecked = (size_t)json_int(ev, "unchecked");
 	char *first = xstrdup(json_str(ev, "first_unchecked"));
 	r.first_unchecked = first;
-	dump_incomplete_reason(buf, size, &r);
+	dump_unjudged_reason(buf, size, &r);
 	free(first);
 	return buf;
 }

@@ -76,7 +76,7 @@ void compare_req_options(compare_req *req, const cJSON *ev);
  * language, written into buf; NULL when it passed or when its numbers say it themselves
  * (a loss mean error over the tolerance, failing tensor pairs). The grounds are taken from
  * the event and the engine's own wording used (loss_fail_reason_shown,
- * dump_incomplete_reason); loss events recorded before those grounds were kept give the
+ * dump_unjudged_reason); loss events recorded before those grounds were kept give the
  * closest reason their fields allow. */
 const char *compare_event_reason(char *buf, size_t size, const cJSON *ev);
 

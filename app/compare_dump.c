@@ -406,7 +406,8 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			out->nunmatched++;
 		}
 	}
-	for (size_t i = 0; i < out->n; i++)
+	for (size_t i = 0; i < out->n; i++) {
+		out->nempty += out->pairs[i].mode == DUMP_REAL && !dump_pair_compares(&out->pairs[i]);
 		if (out->pairs[i].pass && out->pairs[i].warn)
 			out->nwarn++;
 		else if (!out->pairs[i].pass) {
@@ -414,6 +415,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			if (out->first_fail < 0)
 				out->first_fail = (long long)i;
 		}
+	}
 	if (out->nstats) {
 		out->stats_reason = xstrdup(ia.pt_missing || ib.pt_missing
 		                                ? _("the dump's .pt files are not there (a statistics-only dump)")
@@ -436,7 +438,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 	find_unchecked(out, &ia, paired);
 	free(paired);
 	out->incomplete = out->n > 0 && (out->coverage < DUMP_MIN_COVERAGE || out->unchecked);
-	out->pass = out->n > 0 && out->nfailed == 0 && !out->incomplete;
+	out->pass = out->n > out->nempty && out->nfailed == 0 && !out->incomplete;
 out:
 	free(used);
 	free(sorted);

@@ -29,7 +29,7 @@
 /* Sums over one chunk; combined in job order so results do not depend on threads. */
 typedef struct partial {
 	double dot, na, nb, sq, max_abs, max_rel;
-	unsigned long long lt1, lt5, finite, nfa, nfb, mismatch, over;
+	unsigned long long lt1, lt5, finite, nfa, nfb, nana, nanb, mismatch, over;
 } partial;
 
 typedef struct job {
@@ -107,6 +107,8 @@ static void accumulate(partial *p, const double *da, const double *db, size_t n,
 		if (!isfinite(x) || !isfinite(y)) {
 			p->nfa += !isfinite(x);
 			p->nfb += !isfinite(y);
+			p->nana += isnan(x);
+			p->nanb += isnan(y);
 			p->mismatch += !same_nonfinite(x, y);
 			continue;
 		}
@@ -438,12 +440,16 @@ static void finish_metrics(dump_metrics *m, const partial *parts, size_t nparts,
 		s.finite += p->finite;
 		s.nfa += p->nfa;
 		s.nfb += p->nfb;
+		s.nana += p->nana;
+		s.nanb += p->nanb;
 		s.mismatch += p->mismatch;
 		s.over += p->over;
 	}
 	m->count = count;
 	m->nonfinite_a = s.nfa;
 	m->nonfinite_b = s.nfb;
+	m->nan_a = s.nana;
+	m->nan_b = s.nanb;
 	m->nonfinite_mismatch = s.mismatch;
 	m->over_tol = s.over;
 	m->max_abs = s.max_abs;
@@ -531,9 +537,18 @@ void dump_judge_real(dump_pair *p, const dump_threshold *th)
 {
 	const dump_metrics *m = &p->m;
 	p->pass = 1;
+	p->warn = 0;
 	if (m->nonfinite_mismatch) {
 		p->pass = 0;
 		p->note = N_("NaN/inf where the other side is finite");
+	} else if (m->nan_a) {
+		p->pass = 0;
+		p->note = N_("NaN on both sides at the same places: the baseline's NaN cannot vouch for B (msprobe reads the "
+		             "pair as N/A)");
+	} else if (!dump_pair_compares(p)) {
+		p->warn = 1;
+		p->note = m->count ? N_("±inf on both sides everywhere: no finite element to compare (msprobe: None)")
+		                   : N_("no elements on either side: nothing compared (msprobe: None)");
 	} else if (th && th->agreed) {
 		if (m->over_tol) {
 			p->pass = 0;
@@ -547,7 +562,13 @@ void dump_judge_real(dump_pair *p, const dump_threshold *th)
 		p->pass = 0;
 		p->note = N_("outside msprobe's accuracy rule");
 	}
+	if (p->pass && !p->warn && m->nonfinite_a) {
+		p->warn = 1;
+		p->note = N_("±inf on both sides at the same places (as an attention mask holds): the finite elements were "
+		             "judged; msprobe's rule reads such a pair as N/A");
+	}
 }
+
 
 /* A statistic of a record: 1 and *v (NaN and ±inf included, as Python's json writes
  * them), or 0 when it is absent or null (not computable at dump time). */

@@ -57,8 +57,11 @@ size_t dump_known_hashes(dump_hash_file *files, size_t n, const char *root);
 void dump_manifest_hash(char out[65], const dump_hash_file *files, const size_t *idx, size_t n, const char *root);
 
 /* msprobe's "Accuracy Reached or Not" for real data, or with th->agreed the agreed
- * thresholds (th NULL: msprobe's), plus NaN/inf agreement: sets p->pass and p->note from
- * p->m. */
+ * thresholds (th NULL: msprobe's), plus NaN/inf agreement: sets p->pass, p->warn and
+ * p->note from p->m. A NaN fails, on both sides at the same place too (the baseline's
+ * NaN cannot vouch for B); ±inf on both sides at the same places leaves the finite
+ * elements to judge and a warning; a pair with no finite element compares nothing:
+ * a warning, msprobe's "None". */
 void dump_judge_real(dump_pair *p, const dump_threshold *th);
 
 /* msprobe's statistics mode: fills p->stat_a/stat_b/stat_rel from the dump.json records

@@ -61,8 +61,18 @@ static void fmt_num(char *out, size_t size, const char *fmt, double v)
 
 #define SHOW_WORST 10
 
-const char *dump_incomplete_reason(char *buf, size_t size, const dump_result *r)
+const char *dump_unjudged_reason(char *buf, size_t size, const dump_result *r)
 {
+	if (r->n && r->nempty == r->n && !r->incomplete) {
+		snprintf(buf, size,
+		         P_("its %zu tensor pair holds no finite element (empty, or ±inf on both sides): nothing was compared, "
+		            "so nothing vouches for B",
+		            "its %zu tensor pairs hold no finite element (empty, or ±inf on both sides): nothing was compared, "
+		            "so nothing vouches for B",
+		            r->n),
+		         r->n);
+		return buf;
+	}
 	if (r->coverage >= DUMP_MIN_COVERAGE && r->unchecked) {
 		snprintf(buf, size,
 		         _("B lacks %zu of A's tensors that no compared pair comes after or is computed from, first %s: a "
@@ -75,6 +85,34 @@ const char *dump_incomplete_reason(char *buf, size_t size, const dump_result *r)
 	           "missing ones were never compared"),
 	         r->n, r->n + r->only_a, r->coverage * 100.0);
 	return buf;
+}
+
+/* The tensor pairs that passed with something to double-check: ±inf on both sides at the
+ * same places, or nothing to compare; the first SHOW_WORST, in execution order. */
+static void render_tensor_warnings(sbuf *out, const dump_result *r)
+{
+	size_t n = 0, shown = 0;
+	for (size_t i = 0; i < r->n; i++)
+		n += r->pairs[i].mode == DUMP_REAL && r->pairs[i].pass && r->pairs[i].warn;
+	if (!n)
+		return;
+	sbuf_addf(out, P_("%zu tensor pair to double-check:\n", "%zu tensor pairs to double-check:\n", n), n);
+	for (size_t i = 0; i < r->n && shown < SHOW_WORST; i++) {
+		const dump_pair *p = &r->pairs[i];
+		if (p->mode != DUMP_REAL || !p->pass || !p->warn)
+			continue;
+		if (dump_pair_compares(p))
+			sbuf_addf(out, P_("  %s — ±inf on both sides at the same %llu place (as an attention mask holds): the finite "
+			                  "elements were judged; msprobe's rule reads such a pair as N/A\n",
+			                  "  %s — ±inf on both sides at the same %llu places (as an attention mask holds): the finite "
+			                  "elements were judged; msprobe's rule reads such a pair as N/A\n",
+			                  (unsigned long)p->m.nonfinite_a),
+			          p->name, p->m.nonfinite_a);
+		else
+			sbuf_addf(out, "  %s — %s\n", p->name, _(p->note));
+		shown++;
+	}
+	sbuf_adds(out, "\n");
 }
 
 void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b)
@@ -101,6 +139,8 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 			sbuf_addf(out, _(": cosine %s, max abs err %s"), c, a);
 		}
 		sbuf_addf(out, "%s%s\n\n", p->note ? " — " : "", p->note ? _(p->note) : "");
+	} else if (r->n == r->nempty) {
+		/* nothing compared: said with the verdict */
 	} else if (r->n && r->th.agreed) {
 		sbuf_addf(out, _("no diverging layer: every pair is within the thresholds agreed for the engagement (atol %g, rtol %g)\n\n"),
 		          r->th.atol, r->th.rtol);
@@ -121,8 +161,11 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 			fmt_num(rl, sizeof rl, "%.3e", p->m.max_rel);
 			fmt_num(r1, sizeof r1, "%.2f%%", p->m.ratio_1e3 * 100.0);
 			fmt_num(r5, sizeof r5, "%.2f%%", p->m.ratio_5e3 * 100.0);
-			sbuf_addf(out, "  %10s %12s %12s %8s %8s %-6s %s\n", c, a, rl, r1, r5, p->pass ? _("pass") : _("FAIL"),
-			          p->name);
+			if (!dump_pair_compares(p))
+				snprintf(c, sizeof c, "n/a"), snprintf(a, sizeof a, "n/a"), snprintf(rl, sizeof rl, "n/a"),
+					snprintf(r1, sizeof r1, "n/a"), snprintf(r5, sizeof r5, "n/a");
+			sbuf_addf(out, "  %10s %12s %12s %8s %8s %-6s %s\n", c, a, rl, r1, r5,
+			          !p->pass ? _("FAIL") : p->warn ? _("warn") : _("pass"), p->name);
 		}
 		sbuf_adds(out, "\n");
 	}
@@ -156,12 +199,16 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 	}
 	if (!r->n)
 		sbuf_adds(out, _("the two dumps share no tensor name: nothing to compare\n"));
-	if (r->nwarn)
-		sbuf_addf(out, P_("%zu pair to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", "%zu pairs to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", r->nwarn),
-		          r->nwarn);
-	if (r->incomplete) {
+	render_tensor_warnings(out, r);
+	size_t nwarn_stats = 0;
+	for (size_t i = 0; i < r->n; i++)
+		nwarn_stats += r->pairs[i].mode == DUMP_STATS && r->pairs[i].pass && r->pairs[i].warn;
+	if (nwarn_stats)
+		sbuf_addf(out, P_("%zu pair to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", "%zu pairs to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", nwarn_stats),
+		          nwarn_stats);
+	if (r->incomplete || (r->n && r->nempty == r->n)) {
 		char why[240];
-		sbuf_addf(out, "%s\n", dump_incomplete_reason(why, sizeof why, r));
+		sbuf_addf(out, "%s\n", dump_unjudged_reason(why, sizeof why, r));
 	}
 	if (r->th.agreed)
 		sbuf_addf(out, _("verdict: %s (%zu of %zu pairs fail; thresholds agreed for the engagement: every element within "
@@ -187,7 +234,7 @@ void dump_render_csv(sbuf *out, const dump_result *r)
 	               "min_rel_diff,mean_rel_diff,norm_rel_diff,result,note\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const dump_pair *p = &r->pairs[i];
-		int real = p->mode == DUMP_REAL, st = p->mode == DUMP_STATS;
+		int real = p->mode == DUMP_REAL && dump_pair_compares(p), st = p->mode == DUMP_STATS;
 		sbuf_addf(out, "%zu,", p->order);
 		sbuf_add_csv(out, p->layer);
 		sbuf_addc(out, ',');
@@ -206,11 +253,11 @@ void dump_render_csv(sbuf *out, const dump_result *r)
 		csv_num(out, p->m.max_rel, real);
 		csv_num(out, p->m.ratio_1e3, real);
 		csv_num(out, p->m.ratio_5e3, real);
-		csv_num(out, (double)p->m.nonfinite_a, real);
-		csv_num(out, (double)p->m.nonfinite_b, real);
+		csv_num(out, (double)p->m.nonfinite_a, p->mode == DUMP_REAL);
+		csv_num(out, (double)p->m.nonfinite_b, p->mode == DUMP_REAL);
 		for (int k = 0; k < 4; k++)
 			csv_num(out, p->stat_rel[k], st);
-		sbuf_addf(out, ",%s,", p->pass ? "pass" : "fail");
+		sbuf_addf(out, ",%s,", !p->pass ? "fail" : p->warn ? "warning" : "pass");
 		sbuf_add_csv(out, p->note ? p->note : "");
 		sbuf_addc(out, '\n');
 	}
@@ -236,12 +283,13 @@ static cJSON *pair_json(const dump_pair *p)
 	cJSON_AddStringToObject(o, "shape_a", p->shape_a);
 	cJSON_AddStringToObject(o, "shape_b", p->shape_b);
 	if (p->mode == DUMP_REAL) {
-		json_num(o, "cosine", p->m.cosine);
-		json_num(o, "euc_dist", p->m.euc_dist);
-		json_num(o, "max_abs_err", p->m.max_abs);
-		json_num(o, "max_rel_err", p->m.max_rel);
-		json_num(o, "one_thousandth_err_ratio", p->m.ratio_1e3);
-		json_num(o, "five_thousandths_err_ratio", p->m.ratio_5e3);
+		int some = dump_pair_compares(p); /* no finite element: no metric (null) */
+		json_num(o, "cosine", some ? p->m.cosine : NAN);
+		json_num(o, "euc_dist", some ? p->m.euc_dist : NAN);
+		json_num(o, "max_abs_err", some ? p->m.max_abs : NAN);
+		json_num(o, "max_rel_err", some ? p->m.max_rel : NAN);
+		json_num(o, "one_thousandth_err_ratio", some ? p->m.ratio_1e3 : NAN);
+		json_num(o, "five_thousandths_err_ratio", some ? p->m.ratio_5e3 : NAN);
 		cJSON_AddNumberToObject(o, "elements", (double)p->m.count);
 		cJSON_AddNumberToObject(o, "nonfinite_a", (double)p->m.nonfinite_a);
 		cJSON_AddNumberToObject(o, "nonfinite_b", (double)p->m.nonfinite_b);

@@ -14,9 +14,10 @@
 
 #include <cjson/cJSON.h>
 
-/* Why an incomplete result fails, in the reader's language, written into buf: how much
- * of A's dump B holds ("B holds 8 of A's 20 tensors (40%) ..."). */
-const char *dump_incomplete_reason(char *buf, size_t size, const dump_result *r);
+/* Why a result without a failing pair fails, in the reader's language, written into buf:
+ * nothing compared (every pair without a finite element), or, incomplete, how much of
+ * A's dump B holds ("B holds 8 of A's 20 tensors (40%) ..."). */
+const char *dump_unjudged_reason(char *buf, size_t size, const dump_result *r);
 
 /* The summary, the first diverging layer and the worst pairs. */
 void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b);

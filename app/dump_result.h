@@ -1,6 +1,6 @@
 /*
  * dump_result — what a dump comparison produces: the metrics of one tensor pair, the
- * pairs with their verdicts, and the summary. Types only, shared by the engine that
+ * pairs with their verdicts, and the summary. Types (and one predicate on them), shared by the engine that
  * fills the metrics (dump_engine.h), the renderers (dump_render.h) and the orchestration
  * that builds a result (compare_dump.h).
  *
@@ -26,6 +26,7 @@ typedef struct dump_metrics {
 	double ratio_5e3;   /* share of elements with relative error < 0.005 */
 	unsigned long long count;              /* elements compared */
 	unsigned long long nonfinite_a, nonfinite_b; /* NaN/inf elements (left out of the metrics) */
+	unsigned long long nan_a, nan_b;             /* of those, the NaN elements */
 	unsigned long long nonfinite_mismatch; /* positions where A and B are not the same NaN/±inf */
 	unsigned long long over_tol;           /* finite elements with |B − A| > atol + rtol·|A| (the
 	                                        * thresholds agreed for the engagement; 0 without) */
@@ -58,8 +59,10 @@ typedef struct dump_pair {
 	double stat_rel[4];  /* |B − A| / max(|A|, |B|) per statistic, msprobe's statistics-mode
 	                      * measure (NaN when absent) */
 	int pass;
-	int warn;            /* DUMP_STATS: a statistic differs by more than msprobe's MAGNITUDE
-	                      * (0.5): its "Warning", a pair to double-check, not a failure */
+	int warn;            /* a pair to double-check, not a failure: DUMP_STATS, a statistic
+	                      * differs by more than msprobe's MAGNITUDE (0.5), its "Warning";
+	                      * DUMP_REAL, ±inf on both sides at the same places (a mask), or no
+	                      * finite element to compare (msprobe's "None") */
 	const char *note;    /* static text: why it failed or was not read, or NULL */
 } dump_pair;
 
@@ -68,7 +71,8 @@ typedef struct dump_result {
 	size_t n;
 	size_t only_a, only_b; /* tensors without a partner */
 	size_t nreal, nstats, nunmatched, nfailed;
-	size_t nwarn;          /* passing statistics pairs with msprobe's Warning */
+	size_t nwarn;          /* passing pairs to double-check (dump_pair.warn) */
+	size_t nempty;         /* tensor pairs without a finite element: they compare nothing */
 	long long first_fail;  /* index of the first failing pair in execution order, or -1 */
 	char *form_a, *form_b; /* "npy", "pt", "dump.json" or "npy folder" (.npy and .pt files) */
 	char *stats_reason;    /* why tensors were not read (NULL when all were), static-like copy */
@@ -83,9 +87,17 @@ typedef struct dump_result {
 	char *first_unchecked; /* the first of them in A's execution order, or NULL */
 	int incomplete;        /* coverage < DUMP_MIN_COVERAGE, or unchecked tensors: B misses
 	                        * what A dumped, and what it holds cannot vouch for it */
-	int pass;              /* pairs were compared, none failed and B is not incomplete */
+	int pass;              /* pairs were compared, not all of them empty, none failed and B
+	                        * is not incomplete */
 	dump_threshold th;     /* what the tensor pairs were judged by */
 } dump_result;
+
+/* 1 when the pair compared something: statistics, or at least one finite element (the
+ * non-finite places of a pair that passed are the same on both sides). */
+static inline int dump_pair_compares(const dump_pair *p)
+{
+	return p->mode == DUMP_STATS || (p->mode == DUMP_REAL && p->m.count > p->m.nonfinite_a);
+}
 
 /* B must hold at least this share of A's tensors, or its run stopped early or dumped
  * another scope: the pairs it does hold cannot vouch for the rest (as LOSS_MIN_COVERAGE

@@ -240,7 +240,7 @@ static const char *pair_verdict(const dump_pair *p)
 {
 	if (!p->pass)
 		return p->note ? _(p->note) : _("FAIL");
-	return p->mode != DUMP_REAL && p->warn ? _("pass (warning)") : _("pass");
+	return p->warn ? _("pass (warning)") : _("pass");
 }
 
 static int worst_first(const void *x, const void *y, const dump_result *r)
@@ -284,8 +284,8 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 		snprintf(line, sizeof line, _("first diverging layer: %s"), r->pairs[r->first_fail].layer);
 		ui_put(w, y++, 7, UI_ERROR, line, width - 8);
 	}
-	if (r->incomplete)
-		ui_put(w, y++, 7, UI_ERROR, dump_incomplete_reason(line, sizeof line, r), width - 8);
+	if (r->incomplete || (r->n && r->nempty == r->n))
+		ui_put(w, y++, 7, UI_ERROR, dump_unjudged_reason(line, sizeof line, r), width - 8);
 	if (r->only_a || r->only_b) {
 		snprintf(line, sizeof line, P_("%zu tensor only in A, %zu only in B", "%zu tensors only in A, %zu only in B", r->only_a), r->only_a, r->only_b);
 		ui_put(w, y++, 7, UI_DIM, line, width - 8);

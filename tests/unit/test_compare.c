@@ -863,10 +863,22 @@ static void test_nan_and_order(void **state)
 	write_f32(dir, "a.npy", a, 4, "(4,)");
 	write_f32(dir, "b.npy", b, 4, "(4,)");
 	write_f32(dir, "c.npy", c, 4, "(4,)");
+	/* the same NaN on both sides fails: the baseline's NaN cannot vouch for B */
 	dump_result r = compare_ok(dir, "a.npy", "b.npy", 2, 1);
-	assert_true(r.pass);
+	assert_false(r.pass);
 	assert_int_equal(r.pairs[0].m.nonfinite_a, 2);
+	assert_int_equal(r.pairs[0].m.nan_a, 1);
 	assert_int_equal(r.pairs[0].m.nonfinite_mismatch, 0);
+	assert_non_null(strstr(r.pairs[0].note, "NaN on both sides"));
+	dump_result_done(&r);
+	/* the same infinity on both sides (a mask) leaves the finite elements to judge: a warning */
+	float m1[4] = { 1, -INFINITY, -INFINITY, 4 }, m2[4] = { 1, -INFINITY, -INFINITY, 4 };
+	write_f32(dir, "m1.npy", m1, 4, "(4,)");
+	write_f32(dir, "m2.npy", m2, 4, "(4,)");
+	r = compare_ok(dir, "m1.npy", "m2.npy", 2, 1);
+	assert_true(r.pass);
+	assert_true(r.pairs[0].pass && r.pairs[0].warn);
+	assert_int_equal(r.nwarn, 1);
 	dump_result_done(&r);
 	r = compare_ok(dir, "a.npy", "c.npy", 2, 1);
 	assert_false(r.pass);
