@@ -1209,9 +1209,13 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	} else {
 		dump_render_text(&b, &o.dr, arg_a, arg_b);
 	}
-	if (!(rc = output_emit(&b, output)) && compare_same_input(&o))
+	int same = 0;
+	if (!(rc = output_emit(&b, output)) && (same = compare_same_input(&o)) == COMPARE_SAME_BYTES)
 		fprintf(stderr, _("ferry: warning: A and B are the same data (sha256 %.12s): a run compared with itself says nothing about the NPU\n"),
 		        json_str(o.in_a, "sha256"));
+	else if (same == COMPARE_SAME_LOSSES)
+		fprintf(stderr, _("ferry: warning: A and B hold the same losses at every step, though their files differ: one run's "
+		                  "log twice (in two formats?) says nothing about the NPU\n"));
 	if (!rc)
 		rc = rejudge(ws, EVIDENCE_COMPARISONS, strcmp(format, "text") != 0 || output != NULL);
 	if (!rc)

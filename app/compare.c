@@ -196,7 +196,9 @@ int compare_req_check(const compare_req *req)
 int compare_same_input(const compare_outcome *o)
 {
 	const char *a = json_str(o->in_a, "sha256"), *b = json_str(o->in_b, "sha256");
-	return *a && strcmp(a, b) == 0;
+	if (*a && strcmp(a, b) == 0)
+		return COMPARE_SAME_BYTES;
+	return o->loss && loss_series_same(&o->sa, &o->sb) ? COMPARE_SAME_LOSSES : 0;
 }
 
 /* An ingested artifact whose file no longer hashes to the SHA-256 recorded at ingest was

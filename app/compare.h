@@ -61,8 +61,11 @@ void compare_outcome_done(compare_outcome *o);
  * ("compare loss A B: …"); 0 for a passing one. */
 int compare_failure(const compare_outcome *o, const compare_req *req);
 
-/* 1 when A and B are the same data (equal SHA-256): whatever the verdict, such a
- * comparison says nothing about the NPU run, and the callers say so. */
+/* Whether A and B are the same data: COMPARE_SAME_BYTES (equal SHA-256), or for loss
+ * logs COMPARE_SAME_LOSSES (other bytes, the same losses at every step: one run's log in
+ * two formats, loss_series_same); else 0. Whatever the verdict, such a comparison says
+ * nothing about the NPU run, and the callers say so. */
+enum { COMPARE_SAME_BYTES = 1, COMPARE_SAME_LOSSES = 2 };
 int compare_same_input(const compare_outcome *o);
 
 /* Sets req's options (--column, --dtype-a, --dtype-b) to those the recorded comparison

@@ -1181,6 +1181,24 @@ out:
 	return rc;
 }
 
+int loss_series_same(const loss_series *a, const loss_series *b)
+{
+	if (!a->n || a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++) {
+		double x = a->pts[i].loss, y = b->pts[i].loss;
+		if (a->pts[i].step != b->pts[i].step)
+			return 0;
+		if (isnan(x) || isnan(y) || isinf(x) || isinf(y)) {
+			if (!(isnan(x) && isnan(y)) && x != y)
+				return 0;
+		} else if (fabs(x - y) > 1e-7 * fmax(fabs(x), fabs(y))) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
 void loss_series_done(loss_series *s)
 {
 	if (!s)
@@ -1414,8 +1432,11 @@ static const char *fail_reason(char *buf, size_t size, const loss_result *r, int
 		                               : "B's loss is NaN/inf at %zu steps, first at step %lld",
 		         r->nonfinite_b, r->first_nonfinite_step);
 	else if (r->truncated)
-		snprintf(buf, size, as_shown(shown, N_("B stops at step %lld, A runs to step %lld (%.0f%% of A's steps covered)")),
-		         r->final_step_b, r->final_step_a, r->coverage * 100.0);
+		/* cut, not rounded, to a tenth: 89.96 % is not shown as the 90 % needed */
+		snprintf(buf, size,
+		         as_shown(shown, N_("B stops at step %lld, A runs to step %lld (%.1f%% of A's run covered, at least %.0f%% "
+		                            "needed)")),
+		         r->final_step_b, r->final_step_a, floor(r->coverage * 1000.0) / 10.0, LOSS_MIN_COVERAGE * 100.0);
 	else if (!r->finite)
 		snprintf(buf, size, "%s", as_shown(shown, N_("the two logs share no step with finite losses")));
 	else if (r->mean_rel > r->tolerance)

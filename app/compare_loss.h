@@ -83,6 +83,11 @@ typedef struct loss_series {
  * value. NaN and infinite losses are points: the comparison judges them. */
 int loss_parse(loss_series *out, const char *name, const char *data, size_t len, const char *column);
 void loss_series_done(loss_series *s);
+/* 1 when a and b hold the same losses at the same steps: every step of one is a step of
+ * the other and its values agree to within float32's precision (1e-7 relative), NaN with
+ * NaN, an infinity with the same one. Two runs on different devices never do over a
+ * training run: such a pair is one run's log twice, whatever its format. */
+int loss_series_same(const loss_series *a, const loss_series *b);
 
 /* When one log gives steps and the other does not (a trainer_state.json against the
  * console's dict lines), pairing a step with a line number is meaningless: the series

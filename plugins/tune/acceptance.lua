@@ -73,8 +73,10 @@ return {
 					or _("B's loss is NaN/inf, first at step {step}", { step = loss.first_nonfinite_step })
 			elseif loss.truncated then
 				why = loss.final_step_b
-					and _("B stops at step {b}, A runs to step {a} ({pct} of A's steps covered)",
-						{ b = loss.final_step_b, a = loss.final_step_a or 0, pct = string.format("%.0f%%", (loss.coverage or 0) * 100) })
+					-- cut, not rounded, to a tenth: 89.96 % is not shown as the 90 % needed
+					and _("B stops at step {b}, A runs to step {a} ({pct} of A's run covered, at least {need} needed)",
+						{ b = loss.final_step_b, a = loss.final_step_a or 0,
+							pct = string.format("%.1f%%", math.floor((loss.coverage or 0) * 1000) / 10), need = "90%" })
 					or _("B stops long before A")
 			elseif (loss.aligned_steps or 0) == 0 then
 				why = _("the two logs share no step")

@@ -58,6 +58,16 @@ expect_grep "41 NaN/inf values" "$work/out" "NaN losses counted"
 expect_grep "verdict: FAIL" "$work/out" "blow-up verdict"
 expect_exit 1 "a truncated run fails" -- "$FERRY" -C "$p" compare loss "$d/gpu.log" "$d/npu_short.log"
 expect_grep "B stops at step 30, A runs to step 100" "$work/err" "truncation names the steps"
+# just under the 90 % a run must cover: the share shown is never rounded up to it
+python3 - "$d" <<'EOF2'
+import math, sys
+with open(sys.argv[1] + "/npu_almost.log", "w") as f:
+    for s in range(1, 90):
+        f.write("step %d loss=%r\n" % (s, 3 * math.exp(-s / 40) + 1))
+EOF2
+expect_exit 1 "a run that stops just short of 90 % fails" -- "$FERRY" -C "$p" compare loss "$d/gpu.log" "$d/npu_almost.log"
+expect_grep "B stops at step 89, A runs to step 100 (88.8% of A's run covered, at least 90% needed)" "$work/err" \
+	"the share is shown as it is, beside the share needed"
 expect_exit 0 "a shorter baseline compares on the common steps" -- "$FERRY" -C "$p" compare loss "$d/npu_short.log" "$d/gpu.log"
 
 # one aligned step cannot vouch for A's run: B logged steps 1000-2000 of a run A logged
