@@ -579,11 +579,14 @@ int changes_list(cJSON **out, cJSON **reverted, cJSON **by_hand, store *s, histo
 				cJSON_AddNumberToObject(undone, key, (double)json_int(cp, "id"));
 		}
 	}
-	/* oldest first, the order the changes were made. The findings of one fix command
-	 * were found by one check run (their last run) on the code as it was before the
-	 * command's first checkpoint; the lines and edits of a later checkpoint's findings
-	 * are read in that version, not in the checkpoint's parent. */
+	/* oldest first, the order the changes were made. A checkpoint's findings give their
+	 * lines and edits in the version their last check run read: the head that run began
+	 * at, as the run records it. A run recorded without it is inferred: the findings of
+	 * one fix command were found by one check run on the code as it was before the
+	 * command's first checkpoint, so a later checkpoint's findings are read in that
+	 * version, not in the checkpoint's parent. */
 	const char *prev = NULL, *batch_from = NULL;
+	char run_head[41];
 	long long batch_run = 0;
 	for (int i = cJSON_GetArraySize(cps) - 1; i >= 0; i--) {
 		cp = cJSON_GetArrayItem(cps, i);
@@ -606,6 +609,12 @@ int changes_list(cJSON **out, cJSON **reverted, cJSON **by_hand, store *s, histo
 		if (!run || run != batch_run)
 			batch_from = prev;
 		batch_run = run;
+		if (run && !(rc = store_run_head(run_head, s, run)) && run_head[0])
+			batch_from = run_head;
+		if (rc) {
+			cJSON_Delete(fs);
+			goto out;
+		}
 		struct hunk_ctx hc = { rows, cp, fs, h, batch_from, { NULL, 0 }, NULL, NULL, 0, 0 };
 		if (!cJSON_GetObjectItem(undone, key)) {
 			int first_row = cJSON_GetArraySize(rows);

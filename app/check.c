@@ -405,8 +405,11 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 		goto out;
 	}
 	rc = store_state_rows(&before, ws->db, STORE_STATE_FINDINGS);
+	char head[41] = "";
+	if (!rc && history_head(head, ws->hist))
+		err_clear(), head[0] = '\0'; /* no commit yet: the run checks no recorded version */
 	if (!rc)
-		rc = store_run_begin(&st.run, ws->db, ws->actor, scope_text);
+		rc = store_run_begin(&st.run, ws->db, ws->actor, scope_text, head);
 	free(scope_text);
 	for (size_t i = 0; !rc && i < nload; i++)
 		on_plugin_error("load", load_errors[i], &st);

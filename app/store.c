@@ -556,14 +556,25 @@ int store_phase_signoff(store *s, const char *phase, const char *actor, const ch
 
 /* --- runs and findings --- */
 
-int store_run_begin(long long *out, store *s, const char *actor, const char *scope_json)
+int store_run_begin(long long *out, store *s, const char *actor, const char *scope_json, const char *head)
 {
 	char now[32];
 	util_now_iso(now);
-	int rc = db_exec(s, "INSERT INTO runs (started_at, actor, scope) VALUES (?, ?, ?)", "sss", now,
-	                 actor, scope_json);
+	int rc = db_exec(s, "INSERT INTO runs (started_at, actor, scope, head) VALUES (?, ?, ?, NULLIF(?, ''))", "ssss",
+	                 now, actor, scope_json, head ? head : "");
 	if (!rc)
 		*out = sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
+
+int store_run_head(char out[41], store *s, long long run)
+{
+	cJSON *rows = NULL;
+	out[0] = '\0';
+	int rc = db_rows(&rows, s, "SELECT coalesce(head, '') AS head FROM runs WHERE id = ?", "i", run);
+	if (!rc && cJSON_GetArraySize(rows) == 1)
+		snprintf(out, 41, "%s", json_str(cJSON_GetArrayItem(rows, 0), "head"));
+	cJSON_Delete(rows);
 	return rc;
 }
 

@@ -60,7 +60,11 @@ int store_phases(cJSON **out, store *s);
 int store_phase_signoff(store *s, const char *phase, const char *actor, const char *note);
 
 /* --- runs and findings --- */
-int store_run_begin(long long *out, store *s, const char *actor, const char *scope_json);
+/* head: the history's head commit the run checks (NULL when unknown). */
+int store_run_begin(long long *out, store *s, const char *actor, const char *scope_json, const char *head);
+/* The head commit run checked, into out ("" when the run was recorded without it or does
+ * not exist). */
+int store_run_head(char out[41], store *s, long long run);
 int store_run_finish(store *s, long long run, int nfindings, int nerrors);
 int store_plugin_error(store *s, long long run, const char *plugin, const char *message);
 /* Inserts or updates a finding by (plugin, file, fingerprint); a fixed finding seen

@@ -21,7 +21,7 @@ static int setup(void **state)
 	char *path = util_path_join(fx->dir, "e.db");
 	int rc = store_open(&fx->s, path, 1);
 	free(path);
-	if (rc || store_run_begin(&fx->run, fx->s, "t", "{\"phases\":[\"assess\"]}"))
+	if (rc || store_run_begin(&fx->run, fx->s, "t", "{\"phases\":[\"assess\"]}", NULL))
 		return -1;
 	*state = fx;
 	return 0;

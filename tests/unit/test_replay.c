@@ -49,7 +49,7 @@ static long long add_finding(struct fixture *fx, const char *fp)
 	f.message = "m";
 	f.fingerprint = (char *)fp;
 	long long run = 0;
-	assert_int_equal(store_run_begin(&run, fx->s, "t", "{}"), 0);
+	assert_int_equal(store_run_begin(&run, fx->s, "t", "{}", NULL), 0);
 	assert_int_equal(store_finding_upsert(fx->s, run, &f), 0);
 	return f.id;
 }

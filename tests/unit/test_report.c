@@ -60,7 +60,7 @@ static int setup(void **state)
 	ws_init_opts o = { "Acme, \"Labs\"", "eng-1", "Ascend910B2" };
 	if (ws_init(&fx->ws, fx->dir, &o) || ws_lock(fx->ws))
 		return -1;
-	if (store_run_begin(&fx->run, fx->ws->db, "t", "{\"phases\":[\"assess\"]}"))
+	if (store_run_begin(&fx->run, fx->ws->db, "t", "{\"phases\":[\"assess\"]}", NULL))
 		return -1;
 	fx->kernel = add_finding(fx, "k", "error", "custom_kernel", "csrc/k.cu", 1, "`k.cu` is a custom CUDA kernel.",
 	                         "Rewrite it as an Ascend C operator.", 0);

@@ -98,13 +98,13 @@ static void test_finding_upsert_keeps_identity(void **state)
 {
 	struct fixture *fx = *state;
 	long long run1, run2;
-	assert_int_equal(store_run_begin(&run1, fx->s, "tester", "{\"phases\":[\"assess\"]}"), 0);
+	assert_int_equal(store_run_begin(&run1, fx->s, "tester", "{\"phases\":[\"assess\"]}", NULL), 0);
 	finding f = make_finding("abc", 10);
 	assert_int_equal(store_finding_upsert(fx->s, run1, &f), 0);
 	long long id = f.id;
 	assert_true(id > 0);
 	/* the same code moved down two lines: same identity, new line */
-	assert_int_equal(store_run_begin(&run2, fx->s, "tester", "{\"phases\":[\"assess\"]}"), 0);
+	assert_int_equal(store_run_begin(&run2, fx->s, "tester", "{\"phases\":[\"assess\"]}", NULL), 0);
 	finding g = make_finding("abc", 12);
 	assert_int_equal(store_finding_upsert(fx->s, run2, &g), 0);
 	assert_int_equal(g.id, id);
@@ -120,12 +120,12 @@ static void test_unseen_findings_close_and_waivers_survive(void **state)
 {
 	struct fixture *fx = *state;
 	long long run1, run2;
-	store_run_begin(&run1, fx->s, "t", "{}");
+	store_run_begin(&run1, fx->s, "t", "{}", NULL);
 	finding a = make_finding("a", 1), b = make_finding("b", 2);
 	store_finding_upsert(fx->s, run1, &a);
 	store_finding_upsert(fx->s, run1, &b);
 	assert_int_equal(store_waiver_add(fx->s, b.id, "vendor kernel kept on purpose", "auditor"), 0);
-	store_run_begin(&run2, fx->s, "t", "{}");
+	store_run_begin(&run2, fx->s, "t", "{}", NULL);
 	finding b2 = make_finding("b", 5);
 	store_finding_upsert(fx->s, run2, &b2);
 	assert_int_equal(b2.status, STATUS_WAIVED);
@@ -140,7 +140,7 @@ static void test_unseen_findings_close_and_waivers_survive(void **state)
 	cJSON_Delete(rows);
 	/* a fixed finding seen again reopens */
 	long long run3;
-	store_run_begin(&run3, fx->s, "t", "{}");
+	store_run_begin(&run3, fx->s, "t", "{}", NULL);
 	finding a2 = make_finding("a", 1);
 	store_finding_upsert(fx->s, run3, &a2);
 	assert_int_equal(a2.status, STATUS_OPEN);

@@ -110,7 +110,7 @@ static int setup_with(void **state, int with_fixes)
 	assert_int_equal(ws_init(&ws, fx->dir, &o), 0);
 	long long run = 0;
 	assert_int_equal(store_begin(ws->db), 0);
-	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\",\"adapt\"]}"), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\",\"adapt\"]}", NULL), 0);
 	/* the fix replaces 'nccl' (line 6, columns 37..43) */
 	unsigned at = (unsigned)(strstr(TRAIN_PY, "'nccl'") - TRAIN_PY);
 	finding_edit e = { at, at + 6, "'hccl'" };
@@ -687,7 +687,7 @@ static void test_signoff_refused_then_allowed(void **state)
 	assert_int_equal(ws_open(&ws, fx->dir), 0);
 	long long run = 0;
 	assert_int_equal(store_begin(ws->db), 0);
-	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\"]}"), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\"]}", NULL), 0);
 	add(ws->db, run, fx, 4, "assess", "assess.cuda_extensions", "error", "custom_kernel", 3, 1, 10,
 	    "A custom kernel.", "fp5", NULL, 0);
 	assert_int_equal(store_commit(ws->db), 0);
@@ -1694,7 +1694,7 @@ static void test_checklist_ticks_past_info(void **state)
 	assert_int_equal(ws_open(&ws, fx->dir), 0);
 	long long run = 0;
 	assert_int_equal(store_begin(ws->db), 0);
-	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"environment\"]}"), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"environment\"]}", NULL), 0);
 	add(ws->db, run, fx, 4, "environment", "environment.versions", "info", "versions", 1, 1, 2,
 	    "PyTorch 2.1.0 with torch_npu 2.1.0 and CANN 8.0 is a supported combination.", "fpe1", NULL, 0);
 	add(ws->db, run, fx, 5, "environment", "environment.npu", "warning", "npu", 1, 1, 2, "One NPU is unhealthy.",
@@ -1709,7 +1709,7 @@ static void test_checklist_ticks_past_info(void **state)
 	/* but "no GPU loss log yet" is info too, and leaves the GPU baseline unticked */
 	assert_int_equal(ws_open(&ws, fx->dir), 0);
 	assert_int_equal(store_begin(ws->db), 0);
-	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\"]}"), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\"]}", NULL), 0);
 	add(ws->db, run, fx, 6, "assess", "assess.gpu_baseline", "info", "baseline", 1, 1, 2,
 	    "No loss log from the GPU run has been ingested.", "fpa1", NULL, 0);
 	assert_int_equal(store_run_finish(ws->db, run, 1, 0), 0);
@@ -1832,7 +1832,7 @@ static void test_ten_thousand_findings(void **state)
 	assert_int_equal(ws_open(&ws, fx->dir), 0);
 	long long run = 0;
 	assert_int_equal(store_begin(ws->db), 0);
-	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"tune\"]}"), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"tune\"]}", NULL), 0);
 	for (int i = 0; i < 10000; i++) {
 		char fp[32];
 		snprintf(fp, sizeof fp, "bulk%d", i);
