@@ -3,6 +3,8 @@
 #include "json.h"
 #include "err.h"
 #include "safetext.h"
+#include "intl.h"
+#include "text.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -33,16 +35,19 @@ void output_findings_text(sbuf *b, const cJSON *findings)
 	cJSON_ArrayForEach(f, findings) {
 		n++;
 		const char *file = json_str(f, "file");
-		sbuf_addf(b, "#%-5lld %-7s %-30s ", json_int(f, "id"), json_str(f, "severity"), json_str(f, "plugin"));
+		/* the severity in the reader's language, padded by display width (CJK takes two columns) */
+		char *sev = text_cell(_(json_str(f, "severity")), 7, 0);
+		sbuf_addf(b, "#%-5lld %s %-30s ", json_int(f, "id"), sev, json_str(f, "plugin"));
+		free(sev);
 		/* file names come from the client's disk and messages from plugins: a terminal
 		 * shows their control characters escaped */
 		safetext_add_terminal(b, *file ? file : "(project)");
 		if (*file && json_int(f, "line") > 0)
 			sbuf_addf(b, ":%lld:%lld", json_int(f, "line"), json_int(f, "col"));
 		if (strcmp(json_str(f, "status"), "open") != 0)
-			sbuf_addf(b, "  [%s]", json_str(f, "status"));
+			sbuf_addf(b, "  [%s]", _(json_str(f, "status")));
 		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "fixable")))
-			sbuf_adds(b, "  [fixable]");
+			sbuf_addf(b, "  [%s]", _("fixable"));
 		sbuf_adds(b, "\n       ");
 		safetext_add_terminal(b, json_str(f, "message"));
 		sbuf_addc(b, '\n');
@@ -53,17 +58,19 @@ void output_findings_text(sbuf *b, const cJSON *findings)
 		}
 		const cJSON *w = cJSON_GetObjectItem(f, "waiver");
 		if (cJSON_IsObject(w)) {
-			sbuf_adds(b, "       waived by ");
-			safetext_add_terminal(b, json_str(w, "actor"));
-			sbuf_addf(b, " at %s: ", json_str(w, "at"));
+			sbuf_adds(b, "       ");
+			/* TRANSLATORS: "waived by Ann <ann@example.com> at 2026-11-28T10:00:00Z: the reason" */
+			char *by = xasprintf(_("waived by %s at %s: "), json_str(w, "actor"), json_str(w, "at"));
+			safetext_add_terminal(b, by);
+			free(by);
 			safetext_add_terminal(b, json_str(w, "reason"));
 			if (json_int(w, "carried_from") > 0)
-				sbuf_addf(b, " (carried from #%lld)", json_int(w, "carried_from"));
+				sbuf_addf(b, _(" (carried from #%lld)"), json_int(w, "carried_from"));
 			sbuf_addc(b, '\n');
 		}
 	}
 	if (!n)
-		sbuf_adds(b, "no findings\n");
+		sbuf_adds(b, _("no findings\n"));
 }
 
 static const char *const finding_fields[] = { "id", "plugin", "phase", "severity", "category", "file",

@@ -17,6 +17,7 @@
 #include "intl.h"
 #include "util.h"
 
+#include <cjson/cJSON.h>
 #include <lauxlib.h>
 #include <lua.h>
 
@@ -641,9 +642,11 @@ size_t plugin_host_parsed_files(const plugin_host *h)
 
 /* ---- running ------------------------------------------------------------------------- */
 
-/* A problem with a source file, as a warning of plugin (phase) in category source. */
+/* A problem with a source file, as a warning of plugin (phase) in category source.
+ * i18n: the message ids and arguments of message and suggestion (intl.h), or NULL. */
 static void problem_finding(const plugin_run_cb *cb, const char *plugin, const char *phase, const char *file,
-                            int line, int col, const char *message, const char *kind, const char *suggestion)
+                            int line, int col, const char *message, const char *kind, const char *suggestion,
+                            const char *i18n)
 {
 	if (!cb || !cb->finding)
 		return;
@@ -660,17 +663,48 @@ static void problem_finding(const plugin_run_cb *cb, const char *plugin, const c
 	f.end_col = col;
 	f.message = (char *)message;
 	f.suggestion = (char *)suggestion;
+	f.i18n = (char *)i18n;
 	f.status = STATUS_OPEN;
 	f.fingerprint = finding_fingerprint(plugin, file, NULL, 0, 0, 0, kind);
 	cb->finding(&f, cb->payload);
 	free(f.fingerprint);
 }
 
-/* A problem with the project's sources, as a finding of the pseudo-plugin ferry.source. */
-static void source_finding(const plugin_run_cb *cb, const char *file, int line, int col,
-                           const char *message, const char *kind, const char *suggestion)
+/* problem_finding with its message the template msg_id (N_(), {name} placeholders)
+ * filled with args (consumed; may be NULL) and its advice sugg_id: stored in English
+ * with both ids, so the finding is shown in the reader's language as a plugin's is. */
+static void host_finding(const plugin_run_cb *cb, const char *plugin, const char *phase, const char *file, int line,
+                         int col, const char *msg_id, cJSON *args, const char *kind, const char *sugg_id)
 {
-	problem_finding(cb, "ferry.source", "assess", file, line, col, message, kind, suggestion);
+	if (!args)
+		args = cJSON_CreateObject();
+	char *message = intl_format(msg_id, args);
+	cJSON *i18n = cJSON_CreateObject();
+	cJSON_AddStringToObject(i18n, "domain", INTL_DOMAIN);
+	cJSON *m = cJSON_AddObjectToObject(i18n, "message");
+	cJSON_AddStringToObject(m, "id", msg_id);
+	cJSON_AddItemToObject(m, "args", args);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(i18n, "suggestion"), "id", sugg_id);
+	char *i18n_text = cJSON_PrintUnformatted(i18n);
+	problem_finding(cb, plugin, phase, file, line, col, message, kind, sugg_id, i18n_text);
+	free(i18n_text);
+	cJSON_Delete(i18n);
+	free(message);
+}
+
+/* A problem with the project's sources, as a finding of the pseudo-plugin ferry.source. */
+static void source_finding(const plugin_run_cb *cb, const char *file, int line, int col, const char *msg_id,
+                           cJSON *args, const char *kind, const char *sugg_id)
+{
+	host_finding(cb, "ferry.source", "assess", file, line, col, msg_id, args, kind, sugg_id);
+}
+
+/* {"problem": text}: the arguments of a message that is a problem line as it was made. */
+static cJSON *problem_args(const char *text)
+{
+	cJSON *a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "problem", text);
+	return a;
 }
 
 /* Project walk problems ("path: reason") as source findings. */
@@ -683,8 +717,8 @@ static void report_walk_problems(const papi_run *run, const plugin_run_cb *cb)
 			sep = p;
 		char *file = sep ? xstrndup(line, (size_t)(sep - line)) : xstrdup(line);
 		const char *reason = sep ? sep + 2 : "unreadable";
-		source_finding(cb, file, 0, 0, line, reason,
-		               "ferry skipped this path; fix or remove it if it holds code to migrate.");
+		source_finding(cb, file, 0, 0, "{problem}", problem_args(line), reason,
+		               N_("ferry skipped this path; fix or remove it if it holds code to migrate."));
 		free(file);
 	}
 }
@@ -855,17 +889,20 @@ static void report_sources(plugin_host *h, papi_run *run, const plugin_run_cb *c
 	for (size_t i = 0; i < run->npy; i++) {
 		papi_file *f = &run->py[i];
 		if (f->problem) {
-			source_finding(cb, f->path, 0, 0, f->problem, f->problem + strlen(f->path),
-			               "ferry cannot analyse this file; convert it to UTF-8 text or "
-			               "remove it if it is not source code.");
+			source_finding(cb, f->path, 0, 0, "{problem}", problem_args(f->problem), f->problem + strlen(f->path),
+			               N_("ferry cannot analyse this file; convert it to UTF-8 text or "
+			                  "remove it if it is not source code."));
 			continue;
 		}
 		if (f->syntax_error) {
-			char *msg = xasprintf("%s: syntax error at line %u, column %u", f->path, f->err_line, f->err_col);
-			source_finding(cb, f->path, (int)f->err_line, (int)f->err_col, msg, "syntax error",
-			               "Python cannot parse this file; checks may miss code near the "
-			               "error. Fix the syntax, or check that it is Python 3.");
-			free(msg);
+			cJSON *a = cJSON_CreateObject();
+			cJSON_AddStringToObject(a, "file", f->path);
+			cJSON_AddNumberToObject(a, "line", f->err_line);
+			cJSON_AddNumberToObject(a, "column", f->err_col);
+			source_finding(cb, f->path, (int)f->err_line, (int)f->err_col,
+			               N_("{file}: syntax error at line {line}, column {column}"), a, "syntax error",
+			               N_("Python cannot parse this file; checks may miss code near the "
+			                  "error. Fix the syntax, or check that it is Python 3."));
 		}
 	}
 }
@@ -975,11 +1012,13 @@ static void deliver(lane_job *j, const plugin_run_cb *cb)
 		for (size_t i = 0; i < sb->nskipped; i++) {
 			char *tab = strchr(sb->skipped[i], '\t');
 			char *file = xstrndup(sb->skipped[i], (size_t)(tab - sb->skipped[i]));
-			char *msg = xasprintf("%s: skipped by this check (%s)", file, tab + 1);
-			problem_finding(cb, p->info.id, p->info.phase, file, 0, 0, msg, "skipped",
-			                "This check did not look inside the file; review it by hand, or exclude "
-			                "it from the project if it is generated code.");
-			free(msg);
+			cJSON *a = cJSON_CreateObject();
+			cJSON_AddStringToObject(a, "file", file);
+			cJSON_AddStringToObject(a, "reason", tab + 1);
+			host_finding(cb, p->info.id, p->info.phase, file, 0, 0, N_("{file}: skipped by this check ({reason})"), a,
+			             "skipped",
+			             N_("This check did not look inside the file; review it by hand, or exclude it from the "
+			                "project if it is generated code."));
 			free(file);
 		}
 	}

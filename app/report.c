@@ -17,6 +17,7 @@
 #include "seal.h"
 #include "svgchart.h"
 #include "output.h"
+#include "phase.h"
 #include "pdfprint.h"
 #include "plugin_host.h"
 #include "sign.h"
@@ -644,6 +645,13 @@ static const char *const words[] = {
 	N_("pass"), N_("fail"), N_("warnings"), N_("no criteria set"),
 };
 
+/* A phase as the report's reader calls it: its name in the report's language (the
+ * workbench's word for it); an id no phase has stays as it is. */
+static const char *phase_title(const char *name)
+{
+	return phase_index(name) >= 0 ? _(name) : name;
+}
+
 static const char *word(const char *en)
 {
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
@@ -783,9 +791,9 @@ static void fig_findings(cJSON *sec, const cJSON *doc)
 	const char **labels = xcalloc(n, sizeof *labels);
 	double *vals = xcalloc(3 * n, sizeof *vals);
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
-		labels[i] = json_str(p, "name");
+		labels[i] = phase_title(json_str(p, "name"));
 		cJSON_ArrayForEach(f, cJSON_GetObjectItem(doc, "findings")) {
-			if (strcmp(json_str(f, "phase"), labels[i]) != 0 || strcmp(json_str(f, "status"), "open") != 0)
+			if (strcmp(json_str(f, "phase"), json_str(p, "name")) != 0 || strcmp(json_str(f, "status"), "open") != 0)
 				continue;
 			for (size_t k = 0; k < 3; k++)
 				if (strcmp(json_str(f, "severity"), sev_names[k]) == 0)
@@ -988,7 +996,7 @@ static void m_summary(cJSON *d, const cJSON *doc)
 	const cJSON *w;
 	cJSON_ArrayForEach(w, cJSON_GetObjectItem(as, "weights")) {
 		cJSON *r = rdoc_row(t);
-		rdoc_cell_text(r, w->string);
+		rdoc_cell_text(r, category_title(w->string));
 		rdoc_textf(rdoc_cell(r), "%.3g", w->valuedouble);
 		rdoc_textf(rdoc_cell(r), "%lld", json_int(cJSON_GetObjectItem(as, "counts"), w->string));
 	}
@@ -1011,7 +1019,7 @@ static void m_summary(cJSON *d, const cJSON *doc)
 		rdoc_loc(it, loc);
 		rdoc_dash(it);
 		rdoc_text(it, json_str(r, "message"));
-		char *ref = xasprintf(_("#%lld, %s"), json_int(r, "id"), json_str(r, "category"));
+		char *ref = xasprintf(_("#%lld, %s"), json_int(r, "id"), category_title(json_str(r, "category")));
 		rdoc_ref(it, ref);
 		free(ref);
 		free(loc);
@@ -1060,7 +1068,7 @@ static void m_phases(cJSON *d, const cJSON *doc)
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(doc, "phases")) {
 		cJSON *r = rdoc_row(t);
 		rdoc_textf(rdoc_cell(r), "%lld", json_int(p, "ord"));
-		rdoc_cell_text(r, json_str(p, "name"));
+		rdoc_cell_text(r, phase_title(json_str(p, "name")));
 		rdoc_badge(rdoc_cell(r), "ph", json_str(p, "status"), word(json_str(p, "status")));
 		static const char *const counts[] = { "open_errors", "open_warnings", "open_info", "fixed", "waived" };
 		for (size_t k = 0; k < 5; k++)
@@ -1108,7 +1116,7 @@ static void m_findings(cJSON *d, const cJSON *doc)
 		cJSON_AddTrueToObject(done, key);
 		free(key);
 		if (!cur_phase || strcmp(cur_phase, phase) != 0) {
-			char *id = xasprintf("findings-%s", phase), *title = xasprintf(_("Phase %s"), phase);
+			char *id = xasprintf("findings-%s", phase), *title = xasprintf(_("Phase %s"), phase_title(phase));
 			phase_sec = rdoc_section(sec, id, title);
 			free(id);
 			free(title);

@@ -217,12 +217,44 @@ static void draw_hints(app *a)
 		}
 }
 
+/* The prompt's label as the line shows it in cols columns: whole when it leaves room to
+ * type, else its start and its end with "…" between — a question starts with what it is
+ * about ("Sign off design as …") and ends with what it asks ("Note (optional, Enter
+ * signs): "), and what is typed must stay in view, with 24 columns left for the input
+ * (a third of a narrower line). Points into the label or into buf. */
+static const char *prompt_label_shown(const prompt *p, int cols, char *buf, size_t size)
+{
+	int room = cols / 3 < 24 ? cols / 3 : 24;
+	int fit = cols - room - 1; /* columns for the start, "…" and the end */
+	if (text_width(p->label) <= cols - room || fit <= 2)
+		return p->label;
+	/* the end: the label's last sentence, the question itself, when it fits beside a
+	 * start of 8 columns; else half of what there is */
+	const char *tail = NULL;
+	static const char *const stops[] = { ". ", "? ", "。", "？" };
+	for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+		for (const char *q = strstr(p->label, stops[i]); q; q = strstr(q + 1, stops[i])) {
+			const char *after = q + strlen(stops[i]);
+			if (*after && text_width(after) <= fit - 8 && (!tail || after > tail))
+				tail = after;
+		}
+	if (!tail) {
+		tail = p->label;
+		while (*tail && text_width(tail) > fit / 2)
+			tail += text_next(tail, strlen(tail), &(unsigned){ 0 }, &(int){ 0 });
+	}
+	size_t head = text_fit(p->label, fit - text_width(tail), NULL);
+	snprintf(buf, size, "%.*s…%s", (int)head, p->label, tail);
+	return buf;
+}
+
 static void draw_msg(app *a)
 {
 	ui_win *w = a->w_msg;
 	ui_erase(w);
 	if (a->p.active) {
-		int x = ui_put(w, 0, 0, UI_TITLE, a->p.label, 0);
+		char cut[sizeof a->p.label + 4];
+		int x = ui_put(w, 0, 0, UI_TITLE, prompt_label_shown(&a->p, ui_win_width(w), cut, sizeof cut), 0);
 		/* keep the cursor visible: show the tail of long input */
 		const char *s = a->p.buf;
 		int room = ui_win_width(w) - x - 2;
@@ -243,7 +275,8 @@ static int cursor_col(app *a)
 {
 	char before[512];
 	snprintf(before, sizeof before, "%.*s", (int)a->p.pos, a->p.buf);
-	int x = text_width(a->p.label), room = a->cols - x - 2, bw = text_width(before);
+	char cut[sizeof a->p.label + 4];
+	int x = text_width(prompt_label_shown(&a->p, a->cols, cut, sizeof cut)), room = a->cols - x - 2, bw = text_width(before);
 	return x + (bw > room ? room : bw);
 }
 
@@ -524,19 +557,19 @@ static void do_waive(app *a, const char *reason)
 static const char *signoff_refusal(app *a, char *buf, size_t n)
 {
 	const model *m = &a->t.m;
-	const char *phase = phase_name(m->phase);
+	const char *id = phase_name(m->phase), *phase = pane_word(id); /* phases shown by their translated names */
 	review_refusal why;
-	if (review_signoff_check(&why, m->ws, phase) != 0) {
+	if (review_signoff_check(&why, m->ws, id) != 0) {
 		snprintf(buf, n, "%s", err_message());
 		return buf;
 	}
 	switch (why.kind) {
 	case REVIEW_EARLIER_OPEN:
-		snprintf(buf, n, _("Cannot sign off %s: the earlier phase %s is not signed off yet."), phase, why.other);
+		snprintf(buf, n, _("Cannot sign off %s: the earlier phase %s is not signed off yet."), phase, pane_word(why.other));
 		return buf;
 	case REVIEW_EARLIER_REOPENED:
 		snprintf(buf, n, _("Cannot sign off %s: the earlier phase %s was reopened by new error findings."), phase,
-		         why.other);
+		         pane_word(why.other));
 		return buf;
 	case REVIEW_ALREADY_SIGNED:
 		snprintf(buf, n, _("%s is already signed off by %s."), phase, why.by);
@@ -597,7 +630,7 @@ static void do_signoff(app *a, const char *note)
 		             _("Engagement complete: every phase is signed off. Final report format (md, html, json, sarif or csv): "),
 		             "html");
 	else
-		tui_message(t, UI_OK, _("Phase %s signed off by %s."), phase, t->m.ws->actor);
+		tui_message(t, UI_OK, _("Phase %s signed off by %s."), pane_word(phase), t->m.ws->actor);
 }
 
 /* Opens the finding's file in $VISUAL/$EDITOR at its line, then records the edit
@@ -1929,9 +1962,9 @@ static int needs_input(app *a, int cmd)
 				snprintf(what, sizeof what, "%s", warnings ? w : u);
 			/* TRANSLATORS: "Sign off adapt as Ann with 2 open warnings (listed above)?" */
 			snprintf(label, sizeof label, _("Sign off %s as %s with %s (listed above)? Note (optional, Enter signs): "),
-			         phase_name(t->m.phase), t->m.ws->actor, what);
+			         pane_word(phase_name(t->m.phase)), t->m.ws->actor, what);
 		} else
-			snprintf(label, sizeof label, _("Sign off %s as %s. Note (optional, Enter signs): "), phase_name(t->m.phase),
+			snprintf(label, sizeof label, _("Sign off %s as %s. Note (optional, Enter signs): "), pane_word(phase_name(t->m.phase)),
 			         t->m.ws->actor);
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;

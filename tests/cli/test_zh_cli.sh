@@ -10,6 +10,7 @@ fx=$top/tests/fixtures
 
 p="$work/p"
 make_project "$p"
+printf 'import torch\nx = torch.zeros(1).cuda(\n' >"$p/broken.py" # a file Python cannot parse
 out="$work/zh"
 mkdir -p "$out"
 n=0
@@ -21,6 +22,7 @@ zh init "$p" --client 客户
 zh -C "$p" status
 zh -C "$p" plugins
 zh -C "$p" check --phase assess --format json
+zh -C "$p" findings --plugin ferry.source
 zh -C "$p" config
 zh -C "$p" config target.soc Ascend910B2
 zh -C "$p" waive 1 --reason "客户确认不需要"

@@ -70,6 +70,14 @@ for f in "$fx"/onnx/*.onnx; do ing onnx "$f" --label "$(basename "$f" .onnx)"; d
 checked "$w"
 [ ! -s "$work/ingest.log" ] || { echo "     ingest problems:"; sed 's/^/     | /' "$work/ingest.log" | head -5; }
 
+# the glossary (docs/GLOSSARY.md): a finding is 问题, never 发现 ("discover") used as a noun
+if grep -n "^msgstr.*\(个发现\|此发现\|发现项\|条发现\|发现 #\|· 发现\)" "$top/po/zh_CN.po" "$top/plugins/po/zh_CN.po" >"$work/glossary"; then
+	fail "the catalogs call a finding 发现, not 问题:"
+	sed 's/^/     | /' "$work/glossary" | head -5
+else
+	ok "the catalogs call a finding 问题, as the glossary does"
+fi
+
 if python3 "$top/tests/zh_check.py" findings "$work"/findings-*.json >"$work/english" 2>&1; then
 	ok "every finding of $n engagements is in Chinese"
 else

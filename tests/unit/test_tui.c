@@ -673,10 +673,22 @@ static void test_signoff_refused_then_allowed(void **state)
 	/* design has set nothing: S runs the checks of its settings first (the gate), and the
 	 * question lists their warnings with the checklist items */
 	s = screen_of(fx->dir, "160x30", "2S");
-	assert_has(row(s, 28), "Sign off design as Ada Tester <ada@example.com> with 7 open warnings and 4 unticked checklist items (listed above)?");
+	assert_has(row(s, 28), "Sign off design as Ada Tester <ada@example.com> with 7 open warnings and 4 unticked checklist items");
+	assert_has(row(s, 28), "…Note (optional, Enter signs):");
 	assert_has(s, "Checklist items not ticked (4):");
 	assert_has(s, "[ ] A migration strategy is chosen (o, or ferry config strategy)");
 	assert_has(s, "Open warnings (7):");
+	free(s);
+	/* in a window narrower than the question, what is typed stays in view, after the end
+	 * of the question: the start of the question gives way, never the note */
+	s = screen_of(fx->dir, "100x30", "2Sok");
+	assert_has(row(s, 28), "Note (optional, Enter signs): ok");
+	assert_has(row(s, 28), "…");
+	free(s);
+	setenv("FERRY_LANG", "zh", 1);
+	s = screen_of(fx->dir, "80x30", "2Sok");
+	assert_has(row(s, 28), "ok");
+	setenv("FERRY_LANG", "en", 1);
 	free(s);
 	/* Esc leaves the list in view; q goes back to the findings */
 	s = screen_of(fx->dir, "160x30", "2S<Esc>q");
@@ -1651,7 +1663,9 @@ static void test_engagement_complete_offers_report(void **state)
 	free(s);
 	s = tu_read(fx->dir, ".ferry/offer.txt");
 	assert_non_null(s);
-	assert_has(row(s, 28), "Engagement complete: every phase is signed off. Final report format");
+	/* the question and the proposed answer in view, though the line is too short for all */
+	assert_has(row(s, 28), "Engagement complete:");
+	assert_has(row(s, 28), "…Final report format (md, html, json, sarif or csv): html");
 	free(s);
 	/* opening the workbench on a complete engagement says so */
 	s = screen_of(fx->dir, "100x30", "");
