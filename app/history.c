@@ -1846,7 +1846,8 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 	}
 	char name[96];
 	commit_name(name, sizeof name, hooks, oid);
-	rc = nlater ? err_set(FERRY_EREFUSED, _("%s: later changes conflict with reverting it: %s; revert those checkpoints first"),
+	rc = nlater ? err_set(FERRY_EREFUSED, _("%s: later changes conflict with reverting it: %s; revert those checkpoints first, or, where one is a "
+	                        "hand edit (someone's own work, which a revert would undo), undo this change by hand"),
 	                      name, later.buf)
 	            : err_set(FERRY_EREFUSED, _("%s: later changes conflict with reverting it"), name);
 out:

@@ -76,6 +76,8 @@ one_line "$work/err" "a conflicting revert: one line"
 later=$(sqlite3 "$p/.ferry/engagement.db" "SELECT max(id) FROM checkpoints")
 expect_grep "checkpoint #$fixed (manual): later changes conflict with reverting it: checkpoint #$later (manual) changed train.py" \
 	"$work/err" "a conflicting revert names the later checkpoint by its number, and the file"
+expect_grep "where one is a hand edit (someone's own work, which a revert would undo), undo this change by hand" \
+	"$work/err" "the refusal does not send anyone to revert a hand edit blindly"
 [ "$(tree_hash "$p")" = "$before" ] && [ "$(sqlite3 "$p/.ferry/engagement.db" "SELECT count(*) FROM checkpoints")" = "$ncp" ] &&
 	ok "a conflicting revert changes nothing" || fail "a conflicting revert changed the project or the record"
 
