@@ -332,13 +332,28 @@ static char *clean_plugins(plugin_host *h, const check_opts *o, const cJSON *err
 		if (in_phase && in_ids && !cJSON_GetObjectItem(errored, pi[i].id))
 			cJSON_AddItemToArray(a, cJSON_CreateString(pi[i].id));
 	}
-	/* Source problems are closed only by runs broad enough to have read every file
-	 * the survey reads: all plugins of the assess phase (narrower runs parse fewer files). */
-	int broad = o->nplugins == 0 && o->nphases == 0;
-	for (size_t k = 0; k < o->nphases && o->nplugins == 0; k++)
-		broad |= strcmp(o->phases[k], "assess") == 0;
-	if (broad)
-		cJSON_AddItemToArray(a, cJSON_CreateString("ferry.source"));
+	char *text = cJSON_PrintUnformatted(a);
+	cJSON_Delete(a);
+	return text;
+}
+
+/* The phases this run covered whole (every check of them, none failed), as a JSON array
+ * text: the phases whose source problems it closes when it no longer meets them (a run of
+ * some checks of a phase parses fewer files than the phase's checks do). */
+static char *whole_phases(plugin_host *h, const check_opts *o, const cJSON *errored)
+{
+	cJSON *a = cJSON_CreateArray();
+	size_t n = 0;
+	const plugin_info *pi = plugin_host_plugins(h, &n);
+	for (size_t p = 0; p < phase_count() && o->nplugins == 0; p++) {
+		int in_run = o->nphases == 0, failed = 0;
+		for (size_t k = 0; k < o->nphases; k++)
+			in_run |= strcmp(o->phases[k], phase_name(p)) == 0;
+		for (size_t i = 0; i < n; i++)
+			failed |= strcmp(pi[i].phase, phase_name(p)) == 0 && cJSON_GetObjectItem(errored, pi[i].id);
+		if (in_run && !failed)
+			cJSON_AddItemToArray(a, cJSON_CreateString(phase_name(p)));
+	}
 	char *text = cJSON_PrintUnformatted(a);
 	cJSON_Delete(a);
 	return text;
@@ -425,6 +440,10 @@ int check_run_with(check_result *out, workspace *ws, plugin_host *h, const check
 		rc = store_findings_reanchor(NULL, ws->db, st.run, plugins);
 		if (!rc)
 			rc = store_findings_close_unseen(&out->nclosed, ws->db, st.run, plugins);
+		char *whole = rc ? NULL : whole_phases(h, o, st.errored);
+		if (whole)
+			rc = store_findings_close_unseen_in(&out->nclosed, ws->db, st.run, "ferry.source", whole);
+		free(whole);
 	}
 	if (!rc)
 		rc = store_run_finish(ws->db, st.run, st.nfindings, out->nerrors);

@@ -666,6 +666,23 @@ static int current_findings(cJSON **out, workspace *ws, const char *const *phase
 	return 0;
 }
 
+/* A run of some checks also lists the source problems it met (ferry.source, in those checks'
+ * phases): it counted them among the findings it reported. */
+static int add_run_sources(cJSON *found, workspace *ws, long long run)
+{
+	static const char *const source[] = { "ferry.source" };
+	cJSON *rows = NULL, *row;
+	int rc = current_findings(&rows, ws, NULL, 0, source, 1, NULL);
+	while (!rc && (row = cJSON_DetachItemFromArray(rows, 0))) {
+		if (json_int(row, "last_run") == run)
+			cJSON_AddItemToArray(found, row);
+		else
+			cJSON_Delete(row);
+	}
+	cJSON_Delete(rows);
+	return rc;
+}
+
 static void on_check_progress(const char *plugin, size_t done, size_t total, void *payload)
 {
 	progress_line *p = payload;
@@ -732,7 +749,8 @@ static int cmd_check(const char *dir, int argc, char **argv)
 	progress_clear(&pl);
 	if (rc)
 		goto out;
-	if ((rc = current_findings(&found, ws, phases, nphases, plugins, nplugins, NULL)))
+	if ((rc = current_findings(&found, ws, phases, nphases, plugins, nplugins, NULL)) ||
+	    (nplugins && (rc = add_run_sources(found, ws, res.run))))
 		goto out;
 	sbuf b;
 	sbuf_init(&b);

@@ -53,6 +53,12 @@ int phase_index(const char *name)
 	return -1;
 }
 
+unsigned phase_bit(const char *name)
+{
+	int i = phase_index(name);
+	return i >= 0 ? 1u << i : 0;
+}
+
 int phase_ports_code(const char *name)
 {
 	int i = phase_index(name);

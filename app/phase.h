@@ -22,6 +22,8 @@ size_t phase_count(void);
 const char *phase_name(size_t i);
 /* The index of the phase called name, or -1 when name is not a phase. */
 int phase_index(const char *name);
+/* The phase called name as one bit of a set of phases (1 << its index), 0 when it is none. */
+unsigned phase_bit(const char *name);
 /* Whether the phase's open findings are code a person ports (`ports_code` in the table):
  * they alone make the unsupported list. */
 int phase_ports_code(const char *name);

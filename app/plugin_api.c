@@ -1970,6 +1970,8 @@ static pysrc *parsed(lua_State *L, papi_sandbox *sb, const char *path)
 			pin(run, sb->lane, idx);
 			lane_advance(sb, idx);
 		}
+		if (sb->plugin)
+			f->phases |= phase_bit(sb->plugin->info.phase); /* its problems concern this phase too */
 		ensure_parsed(sb, f);
 		pysrc *src = f->src;
 		const char *why = f->problem;

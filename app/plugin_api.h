@@ -74,6 +74,8 @@ typedef struct papi_file {
 	int tried;                /* a parse was attempted */
 	int state;                /* PAPI_UNPARSED ... */
 	int wanted;               /* offered to a plugin of the run: its syntax is checked */
+	unsigned phases;          /* bit per phase (phase_index) whose checks of the run were
+	                           * offered or queried it: the phases its problems are filed in */
 	unsigned users;           /* plugins holding the tree (each holds the file it last used) */
 	int syntax_error;         /* the first parse found an ERROR or MISSING node ... */
 	uint32_t err_line, err_col; /* ... here (1-based) */

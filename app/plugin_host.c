@@ -692,11 +692,24 @@ static void host_finding(const plugin_run_cb *cb, const char *plugin, const char
 	free(message);
 }
 
-/* A problem with the project's sources, as a finding of the pseudo-plugin ferry.source. */
-static void source_finding(const plugin_run_cb *cb, const char *file, int line, int col, const char *msg_id,
-                           cJSON *args, const char *kind, const char *sugg_id)
+/* A problem with the project's sources, as a finding of the pseudo-plugin ferry.source in
+ * each phase of phases (bits of phase_bit): the phases whose checks it kept from the file.
+ * Each phase's finding is its own (the phase is part of its identity; the survey's, in
+ * assess, keeps the identity it had before phases had their own). Its message and advice
+ * as host_finding's (args consumed). */
+static void source_finding(const plugin_run_cb *cb, unsigned phases, const char *file, int line, int col,
+                           const char *msg_id, cJSON *args, const char *kind, const char *sugg_id)
 {
-	host_finding(cb, "ferry.source", "assess", file, line, col, msg_id, args, kind, sugg_id);
+	for (size_t p = 0; p < phase_count(); p++) {
+		if (!(phases & (1u << p)))
+			continue;
+		const char *phase = phase_name(p);
+		char *key = strcmp(phase, "assess") == 0 ? xstrdup(kind) : xasprintf("%s %s", phase, kind);
+		host_finding(cb, "ferry.source", phase, file, line, col, msg_id, args ? cJSON_Duplicate(args, 1) : NULL, key,
+		             sugg_id);
+		free(key);
+	}
+	cJSON_Delete(args);
 }
 
 /* {"problem": text}: the arguments of a message that is a problem line as it was made. */
@@ -707,9 +720,20 @@ static cJSON *problem_args(const char *text)
 	return a;
 }
 
+/* The phases whose checks read Python in this run: those a source file that cannot be
+ * read at all, or a path the walk could not follow, kept from what they read. */
+static unsigned reading_phases(const papi_run *run)
+{
+	unsigned phases = 0;
+	for (size_t i = 0; i < run->npy; i++)
+		phases |= run->py[i].phases;
+	return phases;
+}
+
 /* Project walk problems ("path: reason") as source findings. */
 static void report_walk_problems(const papi_run *run, const plugin_run_cb *cb)
 {
+	unsigned phases = reading_phases(run);
 	for (size_t i = 0; i < run->files.nproblems; i++) {
 		const char *line = run->files.problems[i];
 		const char *sep = NULL;
@@ -717,7 +741,7 @@ static void report_walk_problems(const papi_run *run, const plugin_run_cb *cb)
 			sep = p;
 		char *file = sep ? xstrndup(line, (size_t)(sep - line)) : xstrdup(line);
 		const char *reason = sep ? sep + 2 : "unreadable";
-		source_finding(cb, file, 0, 0, "{problem}", problem_args(line), reason,
+		source_finding(cb, phases, file, 0, 0, "{problem}", problem_args(line), reason,
 		               N_("ferry skipped this path; fix or remove it if it holds code to migrate."));
 		free(file);
 	}
@@ -785,13 +809,10 @@ static void add_trigger(papi_run *run, char *t)
  * the run is offered it. Nothing is parsed yet: the plugins parse what they query. */
 static void prepare_sources(plugin_host *h, papi_run *run, const char *sel)
 {
-	int all_py = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		if (!sel[i])
 			continue;
 		papi_plugin *p = &h->plugins[i];
-		if (!p->ntriggers && p->query)
-			all_py = 1; /* a query but no triggers: it wants every file parsed */
 		for (size_t t = 0; t < p->ntriggers; t++)
 			add_trigger(run, p->triggers[t]);
 	}
@@ -826,12 +847,15 @@ static void prepare_sources(plugin_host *h, papi_run *run, const char *sel)
 			continue;
 		f->size = len;
 		f->hits = xcalloc(run->ntriggers ? run->ntriggers : 1, 1);
-		int any = all_py;
-		if (textscan_run(scan, text, len, f->hits) > 0)
-			for (size_t q = 0; q < h->n && !any; q++)
-				any = sel[q] && h->plugins[q].ntriggers && papi_offered(&h->plugins[q], f->hits);
+		int found = textscan_run(scan, text, len, f->hits) > 0;
+		/* a plugin with a query but no triggers is offered every file */
+		for (size_t q = 0; q < h->n; q++) {
+			const papi_plugin *pl = &h->plugins[q];
+			if (sel[q] && (pl->ntriggers ? found && papi_offered(pl, f->hits) : pl->query != NULL))
+				f->phases |= phase_bit(pl->info.phase);
+		}
 		free(text);
-		f->wanted = any;
+		f->wanted = f->phases != 0;
 	}
 	textscan_free(scan);
 	run->wanted_after = xcalloc(run->npy + 1, sizeof *run->wanted_after);
@@ -886,10 +910,14 @@ static void report_sources(plugin_host *h, papi_run *run, const plugin_run_cb *c
 	free(idx);
 
 	report_walk_problems(run, cb);
+	unsigned reading = reading_phases(run);
 	for (size_t i = 0; i < run->npy; i++) {
 		papi_file *f = &run->py[i];
 		if (f->problem) {
-			source_finding(cb, f->path, 0, 0, "{problem}", problem_args(f->problem), f->problem + strlen(f->path),
+			/* not read (no trigger scan): every check that reads Python missed it; read
+			 * but not parsed: those that were offered or asked for it */
+			source_finding(cb, f->hits ? f->phases : reading, f->path, 0, 0, "{problem}", problem_args(f->problem),
+			               f->problem + strlen(f->path),
 			               N_("ferry cannot analyse this file; convert it to UTF-8 text or "
 			                  "remove it if it is not source code."));
 			continue;
@@ -899,7 +927,7 @@ static void report_sources(plugin_host *h, papi_run *run, const plugin_run_cb *c
 			cJSON_AddStringToObject(a, "file", f->path);
 			cJSON_AddNumberToObject(a, "line", f->err_line);
 			cJSON_AddNumberToObject(a, "column", f->err_col);
-			source_finding(cb, f->path, (int)f->err_line, (int)f->err_col,
+			source_finding(cb, f->phases, f->path, (int)f->err_line, (int)f->err_col,
 			               N_("{file}: syntax error at line {line}, column {column}"), a, "syntax error",
 			               N_("Python cannot parse this file; checks may miss code near the "
 			                  "error. Fix the syntax, or check that it is Python 3."));

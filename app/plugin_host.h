@@ -136,8 +136,10 @@ const char *const *plugin_host_load_errors(const plugin_host *h, size_t *n);
  * FERRY_EIO when the root cannot be listed) or when cb->cancelled said so
  * (FERRY_ECANCEL; nothing is delivered then).
  * Problems with the project's sources (unreadable, binary, non-UTF-8, huge files, syntax
- * errors, symlink loops) arrive first, once per run, as warnings of the pseudo-plugin
- * "ferry.source" (phase "assess", category "source"); then each plugin in turn hands over
+ * errors, symlink loops) arrive first, once per run and phase, as warnings of the
+ * pseudo-plugin "ferry.source" (category "source") in the phases of the checks they kept
+ * from the file (a syntax error: those offered or querying the file; the rest: every phase
+ * whose checks read Python in the run); then each plugin in turn hands over
  * its metrics, then its findings, or its error (a plugin that fails delivers no findings). */
 int plugin_host_run(plugin_host *h, const char *const *phases, size_t nphases,
                     const char *const *ids, size_t nids, const plugin_run_cb *cb);

@@ -717,6 +717,18 @@ int store_findings_close_unseen(int *n, store *s, long long run, const char *plu
 	return rc;
 }
 
+int store_findings_close_unseen_in(int *n, store *s, long long run, const char *plugin, const char *phases_json)
+{
+	int rc = db_exec(s,
+	                 "UPDATE findings SET status = 'fixed', fixed_by = NULL"
+	                 " WHERE status IN ('open', 'waived') AND (last_run IS NULL OR last_run <> ?)"
+	                 " AND plugin = ? AND phase IN (SELECT value FROM json_each(?))",
+	                 "iss", run, plugin, phases_json);
+	if (!rc && n)
+		*n += sqlite3_changes(s->db);
+	return rc;
+}
+
 /* The waiver in force on a waived finding: {reason, actor, at, carried_from} or NULL. */
 /* The finding columns in the order read_finding takes them, then the waiver in force. */
 #define FINDING_SELECT                                                                             \

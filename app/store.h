@@ -79,6 +79,10 @@ int store_findings_reanchor(int *n, store *s, long long run, const char *plugins
  * fixed (the code they pointed at is gone).
  * plugins is a JSON array text of plugin ids. Returns the count in *n. */
 int store_findings_close_unseen(int *n, store *s, long long run, const char *plugins_json);
+/* The same for the findings of one plugin in the given phases only (phases_json, a JSON
+ * array text of names): the host's source problems, which each phase has its own of.
+ * Adds the count to *n. */
+int store_findings_close_unseen_in(int *n, store *s, long long run, const char *plugin, const char *phases_json);
 /* Filter (any may be NULL/0): phase, status, plugin, id list. Ordered by phase, file, line. */
 typedef struct store_finding_filter {
 	const char *phase;

@@ -959,7 +959,7 @@ static void test_source_problems(void **state)
 		if (!f)
 			fail_msg("no source finding '%s'", expect[i]);
 		assert_string_equal(f->plugin, "ferry.source");
-		assert_string_equal(f->phase, "assess");
+		assert_string_equal(f->phase, "adapt"); /* the phase of the check it kept from the file */
 		assert_string_equal(f->severity, "warning");
 		assert_string_equal(f->category, "source");
 		assert_non_null(f->file);
