@@ -204,10 +204,11 @@ static char *sarif_entry(const cJSON *findings, const char *root)
 }
 
 /* Characters (code points) in the first bytes of line number line of text, plus one:
- * the 1-based character column of 1-based byte column col. */
+ * the 1-based character column of 1-based byte column col (line 1 starting after a
+ * byte-order mark, which findings do not count either). */
 static long long char_column(const char *text, size_t len, long long line, long long col)
 {
-	size_t at = 0;
+	size_t at = util_utf8_bom(text, len);
 	for (long long l = 1; l < line && at < len; at++)
 		l += text[at] == '\n';
 	long long chars = 1;

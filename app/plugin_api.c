@@ -3586,6 +3586,13 @@ static int ctx_report(lua_State *L)
 		have_range = l == line;
 	}
 
+	/* positions are bytes of the file; a byte-order mark is not part of line 1's columns */
+	size_t bom = util_utf8_bom(text, text_len);
+	if (bom && line == 1 && col > 0)
+		col = col > (int)bom ? col - (int)bom : 1;
+	if (bom && (end_line ? end_line : line) == 1 && end_col > 0)
+		end_col = end_col > (int)bom ? end_col - (int)bom : 1;
+
 	/* the fix: explicit edits, else the plugin's fix function */
 	edit_rec *edits = NULL;
 	size_t nedits = 0;

@@ -363,8 +363,9 @@ static int first_node(const pysrc *src, bool (*hit)(const pysrc *, TSNode), bool
 		TSNode n = ts_tree_cursor_current_node(&cur);
 		if (hit(src, n)) {
 			TSPoint p = ts_node_start_point(n);
+			uint32_t bom = p.row == 0 ? (uint32_t)util_utf8_bom(src->text, src->len) : 0;
 			*line = p.row + 1;
-			*col = p.column + 1;
+			*col = (p.column > bom ? p.column - bom : 0) + 1; /* the mark is no column */
 			found = 1;
 			break;
 		}

@@ -47,7 +47,8 @@ void pysrc_free(pysrc *src);
 
 const char *pysrc_path(const pysrc *src);
 const char *pysrc_text(const pysrc *src, size_t *len);
-/* 1 and the 1-based line/col of the first ERROR or MISSING node, else 0. */
+/* 1 and the 1-based line/col of the first ERROR or MISSING node, else 0 (a byte-order mark
+ * is not a column of line 1). */
 int pysrc_first_error(const pysrc *src, uint32_t *line, uint32_t *col);
 
 /* 1 and the 1-based line/col of the first f-string whose replacement field holds the

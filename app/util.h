@@ -98,6 +98,9 @@ unsigned long long util_thread_cpu_ns(void);
 
 /* 1 when the buffer is valid UTF-8. */
 int util_utf8_valid(const char *s, size_t len);
+/* The bytes of the UTF-8 byte-order mark the text starts with: 3, or 0 without one. Python
+ * does not count it, so neither does a column of line 1. */
+size_t util_utf8_bom(const char *text, size_t len);
 
 /* The 64-bit FNV-1a hash of n bytes: a hash for tables, not for the record. */
 unsigned long long util_fnv1a(const char *s, size_t n);

@@ -127,10 +127,11 @@ static void load_file(dstate *d, tui *t, const char *rel)
 	free(abs);
 }
 
-/* Start of line n (1-based) in text, or len when past the end. */
+/* Start of line n (1-based) in text, or len when past the end; line 1 starts after a
+ * byte-order mark, as the findings' columns count. */
 static size_t line_start(const char *text, size_t len, int n)
 {
-	size_t i = 0;
+	size_t i = util_utf8_bom(text, len);
 	for (int k = 1; k < n && i < len; i++)
 		if (text[i] == '\n')
 			k++;

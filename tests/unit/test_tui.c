@@ -60,6 +60,22 @@ static void add(store *s, long long run, struct fx *fx, int k, const char *phase
 	fx->ids[k] = f.id;
 }
 
+/* One more finding (the fifth, fingerprint fp5) of a run of its phase, stored after setup. */
+static void add_later(struct fx *fx, const char *phase, const char *plugin, const char *sev, const char *category,
+                      int line, int col, int end_col, const char *msg)
+{
+	workspace *ws = NULL;
+	assert_int_equal(ws_open(&ws, fx->dir), 0);
+	long long run = 0;
+	char *scope = xasprintf("{\"phases\":[\"%s\"]}", phase);
+	assert_int_equal(store_begin(ws->db), 0);
+	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, scope, NULL), 0);
+	add(ws->db, run, fx, 4, phase, plugin, sev, category, line, col, end_col, msg, "fp5", NULL, 0);
+	assert_int_equal(store_commit(ws->db), 0);
+	ws_close(ws);
+	free(scope);
+}
+
 #define DIST_PY                                                                                             \
 	"import torch\n"                                                                                        \
 	"import torch.distributed as dist\n"                                                                    \
@@ -323,6 +339,37 @@ static void test_cursor_and_highlights(void **state)
 	assert_non_null(strstr(row(a, 7), "MMMMMM"));
 	assert_non_null(strstr(row(a, 14), "------"));
 	assert_non_null(strstr(row(a, 15), "++++++"));
+	free(a);
+	unsetenv("FERRY_SAVE_ATTRS");
+}
+
+/* A file that starts with a byte-order mark: the finding's columns on line 1 leave the mark
+ * out (as Python does), and the detail highlights exactly the code they name. */
+static void test_highlight_after_byte_order_mark(void **state)
+{
+	struct fx *fx = *state;
+	tu_write(fx->dir, "train.py", "\xEF\xBB\xBF" TRAIN_PY);
+	add_later(fx, "infer-convert", "infer-convert.test", "warning", "device", 1, 1, 13, "`import torch` on line 1.");
+	setenv("FERRY_SAVE_ATTRS", "1", 1);
+	char *s = screen_of(fx->dir, "100x30", "6<Enter>");
+	int r = 0;
+	while (r < 30 && !strstr(row(s, r), "1 ▶"))
+		r++;
+	const char *line = row(s, r);
+	const char *code = strstr(line, "import torch");
+	if (!code)
+		fail_msg("no line 1 with its code in the detail:\n%s", s);
+	size_t at = 0; /* the screen column of "import": characters before it */
+	for (const char *c = line; c < code; c++)
+		at += ((unsigned char)*c & 0xC0) != 0x80;
+	free(s);
+	char *a = tu_read(fx->dir, ".ferry/screen.txt.attr");
+	const char *attrs = row(a, r);
+	for (size_t i = 0; i < 12; i++)
+		if (attrs[at + i] != 'M')
+			fail_msg("column %zu of `import torch` is not highlighted: [%s]", i, attrs);
+	assert_int_not_equal(attrs[at + 12], 'M');
+	assert_int_not_equal(attrs[at - 1], 'M');
 	free(a);
 	unsetenv("FERRY_SAVE_ATTRS");
 }
@@ -695,15 +742,7 @@ static void test_signoff_refused_then_allowed(void **state)
 	assert_has(row(s, 1), "Findings · design");
 	free(s);
 	/* a new error in the signed-off assess phase reopens it on the rail */
-	workspace *ws = NULL;
-	assert_int_equal(ws_open(&ws, fx->dir), 0);
-	long long run = 0;
-	assert_int_equal(store_begin(ws->db), 0);
-	assert_int_equal(store_run_begin(&run, ws->db, ws->actor, "{\"phases\":[\"assess\"]}", NULL), 0);
-	add(ws->db, run, fx, 4, "assess", "assess.cuda_extensions", "error", "custom_kernel", 3, 1, 10,
-	    "A custom kernel.", "fp5", NULL, 0);
-	assert_int_equal(store_commit(ws->db), 0);
-	ws_close(ws);
+	add_later(fx, "assess", "assess.cuda_extensions", "error", "custom_kernel", 3, 1, 10, "A custom kernel.");
 	s = screen_of(fx->dir, "100x30", "1");
 	assert_has(row(s, 2), "↺ 1 assess");
 	assert_has(row(s, 3), "reopened E1");
@@ -1919,6 +1958,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_findings_screen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detail_shows_fix_as_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursor_and_highlights, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_highlight_after_byte_order_mark, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_sort_and_status_cycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_by_id_and_place_search_repeat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detail_scrolls_sideways, setup, teardown),
