@@ -346,16 +346,17 @@ static int decl_k(lua_State *L)
 			p->info.evidence |= bit;
 			lua_pop(L, 1);
 		}
-		/* the survey is one run of every assess check (the assessment reads it whole), and
-		 * a check that runs programs on this machine runs only when someone asks */
-		if (p->info.evidence && strcmp(p->info.phase, "assess") == 0)
-			return luaL_error(L, "evidence: an assess check runs only with the whole survey");
+		/* a check that runs programs on this machine runs only when someone asks */
 		if (p->info.evidence && p->needs_exec)
 			return luaL_error(L, "evidence: a check that runs programs (needs exec) runs only when asked");
 	}
 	lua_pop(L, 1);
 
 	s = decl_str(L, "query", 0);
+	/* the survey judges the code as it was at one moment, every check at once; a check of
+	 * it that reads only artifacts may judge a new one alone */
+	if (p->info.evidence && strcmp(p->info.phase, "assess") == 0 && (p->ntriggers || s))
+		return luaL_error(L, "evidence: an assess check that reads code runs only with the whole survey");
 	if (s)
 		lua_pushstring(L, s);
 	else

@@ -541,7 +541,11 @@ int store_phases(cJSON **out, store *s)
 	               " SELECT p.name, p.ord, p.signed_off_at, p.signed_off_by, p.note, coalesce(c.e, 0) AS open_errors,"
 	               " coalesce(c.w, 0) AS open_warnings, coalesce(c.i, 0) AS open_info, coalesce(c.x, 0) AS fixed,"
 	               " coalesce(c.v, 0) AS waived,"
-	               " (SELECT count(*) FROM runs r, json_each(r.scope, '$.phases') j WHERE j.value = p.name) AS runs"
+	               /* the survey (assess) is one run of all its checks, which the assessment reads
+	                * as a whole: a run of some of them (--plugin, the re-judging of new evidence)
+	                * is not counted as one; in the other phases every run counts */
+	               " (SELECT count(*) FROM runs r, json_each(r.scope, '$.phases') j WHERE j.value = p.name"
+	               "  AND (p.name <> 'assess' OR coalesce(json_array_length(r.scope, '$.plugins'), 0) = 0)) AS runs"
 	               " FROM phases p LEFT JOIN c ON c.phase = p.name ORDER BY p.ord",
 	               NULL);
 }

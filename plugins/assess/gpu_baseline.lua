@@ -7,6 +7,7 @@ return {
 	title = _("GPU loss log recorded (the curve the NPU run is compared with)"),
 	severity = "info",
 	category = "baseline",
+	evidence = { "loss-log" }, -- it reads no code: it judges a new log alone, at its ingest
 	description = _("Checks that a loss log from the GPU run is on record (`ferry ingest loss-log`): "
 		.. "the tune phase compares the NPU run's loss curve with it. Record it before changing "
 		.. "any code. The throughput and accuracy baseline is checked in the design phase."),
