@@ -271,7 +271,7 @@ if poll 30 reopened tune; then ok "the NPU training benchmark below the targets 
 keys main 5
 waive_errors tune
 sign infer-optimize 7
-expect main "Engagement complete: every phase is signed off. Final report format" "the last sign-off offers the final report"
+expect main "Final report format (md, html, json, sarif or csv): html" "the last sign-off offers the final report, its question and answer in view"
 keys main Enter
 expect main "Write the html report to: .ferry/artifacts/reports/report-" "the offer proposes html under .ferry/artifacts/reports/"
 keys main Enter
