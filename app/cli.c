@@ -897,7 +897,7 @@ static int cmd_signoff(const char *dir, int argc, char **argv)
 	if ((rc = open_synced(&ws, dir)))
 		return rc;
 	if (!(rc = review_signoff(ws, phase, note)))
-		printf(_("phase %s signed off by %s\n"), phase, ws->actor);
+		printf(_("phase %s signed off by %s\n"), phase_title(phase), ws->actor);
 	ws_close(ws);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* event_text — see event_text.h. */
 #include "event_text.h"
+#include "phase.h"
 #include "intl.h"
 #include "json.h"
 #include "subject.h"
@@ -108,8 +109,8 @@ static char *compare_text(const cJSON *d)
 static char *signoff_text(const cJSON *d)
 {
 	const char *note = json_str(d, "note");
-	return *note ? xasprintf(_("%s signed off: %s"), json_str(d, "phase"), note)
-	             : xasprintf(_("%s signed off"), json_str(d, "phase"));
+	return *note ? xasprintf(_("%s signed off: %s"), phase_title(json_str(d, "phase")), note)
+	             : xasprintf(_("%s signed off"), phase_title(json_str(d, "phase")));
 }
 
 static char *signature_text(const cJSON *d)

@@ -1,6 +1,7 @@
 /* phase — see phase.h. */
 #include "phase.h"
 #include "embedded.h"
+#include "intl.h"
 #include "util.h"
 
 #include <cjson/cJSON.h>
@@ -63,6 +64,11 @@ int phase_ports_code(const char *name)
 {
 	int i = phase_index(name);
 	return i >= 0 && ports[i];
+}
+
+const char *phase_title(const char *name)
+{
+	return name && phase_index(name) >= 0 ? _(name) : name ? name : "";
 }
 
 const char *phase_list(void)

@@ -27,6 +27,10 @@ unsigned phase_bit(const char *name);
 /* Whether the phase's open findings are code a person ports (`ports_code` in the table):
  * they alone make the unsupported list. */
 int phase_ports_code(const char *name);
+/* A phase as a reader calls it: its name in the current language (评估 for assess), the
+ * workbench's word for it; an id no phase has stays as it is. For text a person reads;
+ * identifiers (JSON, CSV, SARIF, command lines) keep phase_name. */
+const char *phase_title(const char *name);
 /* The phases' names in order, joined by ", " ("assess, design, …"), for messages. */
 const char *phase_list(void);
 

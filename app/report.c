@@ -645,13 +645,6 @@ static const char *const words[] = {
 	N_("pass"), N_("fail"), N_("warnings"), N_("no criteria set"),
 };
 
-/* A phase as the report's reader calls it: its name in the report's language (the
- * workbench's word for it); an id no phase has stays as it is. */
-static const char *phase_title(const char *name)
-{
-	return phase_index(name) >= 0 ? _(name) : name;
-}
-
 static const char *word(const char *en)
 {
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)

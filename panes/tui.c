@@ -1024,11 +1024,11 @@ static void fix_preview(app *a, int scope, const char *arg)
 	case FIX_FILE:
 		sel.file = file;
 		sel.all = 1;
-		snprintf(what, sizeof what, _("every fix in %s (%s)"), file, phase);
+		snprintf(what, sizeof what, _("every fix in %s (%s)"), file, pane_word(phase));
 		break;
 	default:
 		sel.all = 1;
-		snprintf(what, sizeof what, _("every fix of phase %s"), phase);
+		snprintf(what, sizeof what, _("every fix of phase %s"), pane_word(phase));
 	}
 	int rc = lock_synced(a, NULL);
 	if (rc) {

@@ -28,6 +28,7 @@ zh -C "$p" config target.soc Ascend910B2
 zh -C "$p" waive 1 --reason "客户确认不需要"
 zh -C "$p" unwaive 1 --reason "重新评估"
 zh -C "$p" signoff assess
+signoff_out="$out/$n.out"
 zh -C "$p" fix --all --dry-run
 zh -C "$p" ingest loss-log "$fx/loss/gpu_plain.log" --label gpu
 zh -C "$p" ingest loss-log "$fx/loss/npu_blowup_plain.log" --label npu
@@ -36,6 +37,7 @@ zh -C "$p" ingest dump "$fx/dump/gpu_dump" --label gd
 zh -C "$p" ingest dump "$fx/dump/npu_dump" --label nd
 zh -C "$p" compare dump gd nd
 zh -C "$p" log --events
+events_out="$out/$n.out"
 zh -C "$p" verify
 zh -C "$p" export patches "$work/patches"
 zh help
@@ -96,6 +98,12 @@ table = rows[start:start + 8]
 assert len(table) == 8 and table[1].startswith("评估"), table
 assert len({width(l) for l in table}) == 1, [width(l) for l in table]
 PY
+
+# a phase inside a Chinese sentence is named in Chinese, never by its id
+grep -q "评估阶段已由 .* 签署确认" "$signoff_out" && ok "signoff confirms with the phase's Chinese name" ||
+	fail "signoff: $(cat "$signoff_out")"
+grep -q "评估阶段已签署确认" "$events_out" && ! grep -Eq "(assess|design|environment|adapt|tune|infer-[a-z]+) 已签署确认" "$events_out" &&
+	ok "log --events names the signed-off phase in Chinese" || fail "log --events: $(grep 签署确认 "$events_out" | head -2)"
 
 # English keeps its plurals
 FERRY_LANG=en "$FERRY" -C "$p" waive 1 2 --reason "both" >"$work/en" 2>&1
