@@ -440,10 +440,10 @@ int review_signoff(workspace *ws, const char *phase, const char *note)
 		return rc;
 	switch (why.kind) {
 	case REVIEW_EARLIER_OPEN:
-		return err_set(FERRY_EREFUSED, _("signoff %s: the earlier phase %s is not signed off yet"), phase, _(why.other));
+		return err_set(FERRY_EREFUSED, _("signoff %s: the earlier phase %s is not signed off yet"), phase, phase_title(why.other));
 	case REVIEW_EARLIER_REOPENED:
 		return err_set(FERRY_EREFUSED, _("signoff %s: the earlier phase %s was reopened by new error findings; fix or waive them first"),
-		               phase, _(why.other));
+		               phase, phase_title(why.other));
 	case REVIEW_ALREADY_SIGNED:
 		return err_set(FERRY_EREFUSED, _("signoff %s: already signed off by %s"), phase, why.by);
 	case REVIEW_OPEN_ERRORS:

@@ -301,7 +301,7 @@ static void chart_draw(void *st, tui *t, ui_win *w)
 				v.row++;
 			if (vvis(&v)) {
 				char head[64];
-				snprintf(head, sizeof head, "%d %s", b->phase + 1, pane_word(t->m.phases[b->phase].name));
+				snprintf(head, sizeof head, "%d %s", b->phase + 1, phase_title(t->m.phases[b->phase].name));
 				ui_put(w, vy(&v), 1, UI_TITLE, head, 0);
 			}
 			v.row++;

@@ -29,7 +29,7 @@ static const char *const app_words[] __attribute__((unused)) = {
 	/* audit event kinds (audit.c and its callers) */
 	N_("init"), N_("checkpoint"), N_("check"), N_("waive"), N_("unwaive"), N_("signoff"), N_("ingest"),
 	N_("config"), N_("export"), N_("signature"),
-	/* the phases (workspace.c) */
+	/* the phases (phases.json): their titles, phase_title in phase.c */
 	N_("assess"), N_("design"), N_("environment"), N_("adapt"), N_("tune"), N_("infer-convert"),
 	N_("infer-optimize"),
 };

@@ -3,6 +3,7 @@
  * ticked from the recorded check results of the phase (never by hand here). */
 #include "intl.h"
 #include "pane.h"
+#include "phase.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -311,7 +312,7 @@ static void guide_draw(void *st, tui *t, ui_win *w)
 	ui_erase(w);
 	s->h = ui_win_height(w) - 1;
 	char head[128];
-	snprintf(head, sizeof head, "%s %d · %s", _("Guide to phase"), t->m.phase + 1, pane_word(t->m.phases[t->m.phase].name));
+	snprintf(head, sizeof head, "%s %d · %s", _("Guide to phase"), t->m.phase + 1, phase_title(t->m.phases[t->m.phase].name));
 	pane_title(w, 0, head);
 	/* virtual rows, painted from s->scroll */
 	int row = 0, y0 = 1;

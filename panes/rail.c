@@ -60,7 +60,7 @@ static void rail_draw(void *st, tui *t, ui_win *w)
 		int attr = sel ? UI_SELECT : UI_NORMAL;
 		ui_fill_row(w, y, attr);
 		char head[64];
-		snprintf(head, sizeof head, "%d %s", i + 1, pane_word(p->name));
+		snprintf(head, sizeof head, "%d %s", i + 1, phase_title(p->name));
 		ui_put(w, y, 1, attr, status_glyph(p->status), 2);
 		ui_put(w, y, 3, sel ? UI_SELECT : UI_TITLE, head, width - 4);
 		if (y + 1 < h) {

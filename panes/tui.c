@@ -557,7 +557,7 @@ static void do_waive(app *a, const char *reason)
 static const char *signoff_refusal(app *a, char *buf, size_t n)
 {
 	const model *m = &a->t.m;
-	const char *id = phase_name(m->phase), *phase = pane_word(id); /* phases shown by their translated names */
+	const char *id = phase_name(m->phase), *phase = phase_title(id); /* phases shown by their translated names */
 	review_refusal why;
 	if (review_signoff_check(&why, m->ws, id) != 0) {
 		snprintf(buf, n, "%s", err_message());
@@ -565,11 +565,11 @@ static const char *signoff_refusal(app *a, char *buf, size_t n)
 	}
 	switch (why.kind) {
 	case REVIEW_EARLIER_OPEN:
-		snprintf(buf, n, _("Cannot sign off %s: the earlier phase %s is not signed off yet."), phase, pane_word(why.other));
+		snprintf(buf, n, _("Cannot sign off %s: the earlier phase %s is not signed off yet."), phase, phase_title(why.other));
 		return buf;
 	case REVIEW_EARLIER_REOPENED:
 		snprintf(buf, n, _("Cannot sign off %s: the earlier phase %s was reopened by new error findings."), phase,
-		         pane_word(why.other));
+		         phase_title(why.other));
 		return buf;
 	case REVIEW_ALREADY_SIGNED:
 		snprintf(buf, n, _("%s is already signed off by %s."), phase, why.by);
@@ -630,7 +630,7 @@ static void do_signoff(app *a, const char *note)
 		             _("Engagement complete: every phase is signed off. Final report format (md, html, json, sarif or csv): "),
 		             "html");
 	else
-		tui_message(t, UI_OK, _("Phase %s signed off by %s."), pane_word(phase), t->m.ws->actor);
+		tui_message(t, UI_OK, _("Phase %s signed off by %s."), phase_title(phase), t->m.ws->actor);
 }
 
 /* Opens the finding's file in $VISUAL/$EDITOR at its line, then records the edit
@@ -1024,11 +1024,11 @@ static void fix_preview(app *a, int scope, const char *arg)
 	case FIX_FILE:
 		sel.file = file;
 		sel.all = 1;
-		snprintf(what, sizeof what, _("every fix in %s (%s)"), file, pane_word(phase));
+		snprintf(what, sizeof what, _("every fix in %s (%s)"), file, phase_title(phase));
 		break;
 	default:
 		sel.all = 1;
-		snprintf(what, sizeof what, _("every fix of phase %s"), pane_word(phase));
+		snprintf(what, sizeof what, _("every fix of phase %s"), phase_title(phase));
 	}
 	int rc = lock_synced(a, NULL);
 	if (rc) {
@@ -1870,7 +1870,7 @@ static size_t signoff_review(app *a)
 	sbuf_adds(&b, _("Signing off records that you accept these as they are. Esc cancels; q goes back."));
 	sbuf_adds(&b, "\n");
 	char title[160];
-	snprintf(title, sizeof title, _("Before signing off %s"), pane_word(phase_name(t->m.phase)));
+	snprintf(title, sizeof title, _("Before signing off %s"), phase_title(phase_name(t->m.phase)));
 	show_screen(a, &b, title);
 	a->reviewing = 1;
 	return n;
@@ -1890,7 +1890,7 @@ static void signoff_blockers(app *a)
 	list_open(&b, t, SEVERITY_ERROR);
 	sbuf_addf(&b, "\n%s\n", _("Fix or waive (w) each of them, then sign off again. q goes back."));
 	char title[160];
-	snprintf(title, sizeof title, _("Cannot sign off %s yet"), pane_word(phase_name(t->m.phase)));
+	snprintf(title, sizeof title, _("Cannot sign off %s yet"), phase_title(phase_name(t->m.phase)));
 	show_screen(a, &b, title);
 }
 
@@ -1962,9 +1962,9 @@ static int needs_input(app *a, int cmd)
 				snprintf(what, sizeof what, "%s", warnings ? w : u);
 			/* TRANSLATORS: "Sign off adapt as Ann with 2 open warnings (listed above)?" */
 			snprintf(label, sizeof label, _("Sign off %s as %s with %s (listed above)? Note (optional, Enter signs): "),
-			         pane_word(phase_name(t->m.phase)), t->m.ws->actor, what);
+			         phase_title(phase_name(t->m.phase)), t->m.ws->actor, what);
 		} else
-			snprintf(label, sizeof label, _("Sign off %s as %s. Note (optional, Enter signs): "), pane_word(phase_name(t->m.phase)),
+			snprintf(label, sizeof label, _("Sign off %s as %s. Note (optional, Enter signs): "), phase_title(phase_name(t->m.phase)),
 			         t->m.ws->actor);
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;
