@@ -101,19 +101,20 @@ return {
 		local function distributed(path) return has(path, "init_process_group") or has(path, "DistributedDataParallel") end
 		-- the first training step whose program holds a .py file where used(file) is true; a
 		-- file no training program reaches (a module loaded by name from a config) may run
-		-- under any, so then the first step; nil when no file is
+		-- under any, so then the first step; nil when no file is. Each file is searched once.
 		local function step_of(used)
-			local reached = {}
+			local files = {}
+			for _i, path in ipairs(ctx.files("%.py$")) do
+				if used(path) then files[#files + 1] = path end
+			end
+			if #files == 0 then return nil end
 			for _i, st in ipairs(steps) do
-				for file in pairs(project.program(ctx, st.file)) do
-					if file:match("%.py$") and used(file) then return st end
-					reached[file] = true
+				local program = project.program(ctx, st.file)
+				for _j, f in ipairs(files) do
+					if program[f] then return st end
 				end
 			end
-			for _i, path in ipairs(ctx.files("%.py$")) do
-				if not reached[path] and used(path) then return steps[1] end
-			end
-			return nil
+			return steps[1]
 		end
 		local amp_step, dist_step = step_of(uses_amp), step_of(distributed)
 		local hccl_det = false
