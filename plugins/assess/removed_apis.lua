@@ -5,6 +5,7 @@
 -- (`from torch._six import inf`, `import torch._six`, `from torch import _six`) and each
 -- use through torch (`torch._six.inf`) is reported with what the names it takes are now.
 
+local ep = require("envprobe")
 local py = require("py")
 
 -- The entry of removed_apis.json whose module is full or holds it, or nil.
@@ -39,24 +40,12 @@ end
 -- "2.0.1", "2.12.0": the oldest and newest torch of the torch_npu releases
 -- (version_matrix.json) from version on, or nil when there is none.
 local function npu_torch_range(ctx, version)
-	local function key(v)
-		local t = {}
-		for d in v:gmatch("%d+") do t[#t + 1] = tonumber(d) end
-		return t
-	end
-	local function less(a, b)
-		local x, y = key(a), key(b)
-		for i = 1, math.max(#x, #y) do
-			if (x[i] or 0) ~= (y[i] or 0) then return (x[i] or 0) < (y[i] or 0) end
-		end
-		return false
-	end
 	local low, high
 	for _i, r in ipairs(ctx.data("version_matrix").entries) do
 		local t = r.torch and tostring(r.torch)
-		if t and not less(t, version) then
-			if not low or less(t, low) then low = t end
-			if not high or less(high, t) then high = t end
+		if t and ep.vcmp(t, version) >= 0 then
+			if not low or ep.vcmp(t, low) < 0 then low = t end
+			if not high or ep.vcmp(t, high) > 0 then high = t end
 		end
 	end
 	return low, high
