@@ -569,7 +569,6 @@ void dump_judge_real(dump_pair *p, const dump_threshold *th)
 	}
 }
 
-
 /* A statistic of a record: 1 and *v (NaN and ±inf included, as Python's json writes
  * them), or 0 when it is absent or null (not computable at dump time). */
 static int stat_value(double *v, const cJSON *rec, const char *key)

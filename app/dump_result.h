@@ -1,8 +1,8 @@
 /*
  * dump_result — what a dump comparison produces: the metrics of one tensor pair, the
- * pairs with their verdicts, and the summary. Types (and one predicate on them), shared by the engine that
- * fills the metrics (dump_engine.h), the renderers (dump_render.h) and the orchestration
- * that builds a result (compare_dump.h).
+ * pairs with their verdicts, and the summary. Types (and one predicate on them), shared
+ * by the engine that fills the metrics (dump_engine.h), the renderers (dump_render.h) and
+ * the orchestration that builds a result (compare_dump.h).
  *
  * Ownership: a dump_result owns every string and array in it; dump_result_done
  * (compare_dump.h) frees them. dump_pair.note is static text, never freed.
