@@ -1960,12 +1960,15 @@ static int needs_input(app *a, int cmd)
 				snprintf(what, sizeof what, _("%s and %s"), w, u);
 			else
 				snprintf(what, sizeof what, "%s", warnings ? w : u);
-			/* TRANSLATORS: "Sign off adapt as Ann with 2 open warnings (listed above)?" */
-			snprintf(label, sizeof label, _("Sign off %s as %s with %s (listed above)? Note (optional, Enter signs): "),
-			         phase_title(phase_name(t->m.phase)), t->m.ws->actor, what);
+			/* what is still open comes before who signs: a line too narrow for the whole
+			 * question loses the end of its first sentence (see prompt_label_shown);
+			 * the name without its address, which the sign-off record keeps */
+			/* TRANSLATORS: "Sign off adapt with 2 open warnings (listed above) as Ann?" */
+			snprintf(label, sizeof label, _("Sign off %s with %s (listed above) as %s? Note (optional, Enter signs): "),
+			         phase_title(phase_name(t->m.phase)), what, t->m.ws->actor_name);
 		} else
 			snprintf(label, sizeof label, _("Sign off %s as %s. Note (optional, Enter signs): "), phase_title(phase_name(t->m.phase)),
-			         t->m.ws->actor);
+			         t->m.ws->actor_name);
 		prompt_start(a, cmd, 0, label, NULL);
 		return 1;
 	}

@@ -95,7 +95,8 @@ sign() {
 	run_checks "$1"
 	waive_errors "$1"
 	keys main S
-	expect main "Sign off $1 as" "$1: S asks for the sign-off note"
+	expect main "Sign off $1 " "$1: S asks for the sign-off note"
+	expect main "Note (optional, Enter signs)" "$1: the question ends with the note"
 	keys main "signed in the workbench" Enter
 	if poll 30 signed "$1"; then ok "$1: signed off from the workbench"; else
 		fail "$1: not signed off"
