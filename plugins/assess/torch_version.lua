@@ -1,18 +1,6 @@
 -- assess.torch_version: the pinned PyTorch version against the torch_npu release matrix.
 
-
-local function vkey(v) -- "2.1.0" -> comparable list
-	local t = {}
-	for d in v:gmatch("%d+") do t[#t + 1] = tonumber(d) end
-	return t
-end
-local function vless(a, b)
-	local x, y = vkey(a), vkey(b)
-	for i = 1, math.max(#x, #y) do
-		if (x[i] or 0) ~= (y[i] or 0) then return (x[i] or 0) < (y[i] or 0) end
-	end
-	return false
-end
+local ep = require("envprobe")
 
 -- torch requirement specs in dependency files: {file=, line=, col=, text=, op=, version=}
 local function torch_specs(ctx)
@@ -52,7 +40,7 @@ return {
 		for _i, r in ipairs(rows) do if r.status == "active" then active_torch[r.torch] = true end end
 		local list = {}
 		for v in pairs(active_torch) do list[#list + 1] = v end
-		table.sort(list, vless)
+		table.sort(list, function(a, b) return ep.vcmp(a, b) < 0 end)
 		for _i, s in ipairs(torch_specs(ctx)) do
 			local base = s.version:gsub("%+.*$", "")
 			local f = { file = s.file, line = s.line, col = s.col, end_line = s.line, end_col = s.col + #s.text, key = s.text }
