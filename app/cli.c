@@ -1227,10 +1227,15 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	} else {
 		dump_render_text(&b, &o.dr, arg_a, arg_b);
 	}
-	int same = 0;
-	if (!(rc = output_emit(&b, output)) && (same = compare_same_input(&o)) == COMPARE_SAME_BYTES)
+	int same = 0, decimals = -1;
+	if (!(rc = output_emit(&b, output)) && (same = compare_same_input(&o, &decimals)) == COMPARE_SAME_BYTES)
 		fprintf(stderr, _("ferry: warning: A and B are the same data (sha256 %.12s): a run compared with itself says nothing about the NPU\n"),
 		        json_str(o.in_a, "sha256"));
+	else if (same == COMPARE_SAME_LOSSES && decimals >= 0)
+		fprintf(stderr, _("ferry: warning: A and B hold the same losses at every step, to the %d decimals the less precise "
+		                  "of them prints, though their files differ: one run's log twice (in two formats?) says nothing "
+		                  "about the NPU; if B is the NPU run, log the loss with more decimals\n"),
+		        decimals);
 	else if (same == COMPARE_SAME_LOSSES)
 		fprintf(stderr, _("ferry: warning: A and B hold the same losses at every step, though their files differ: one run's "
 		                  "log twice (in two formats?) says nothing about the NPU\n"));

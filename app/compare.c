@@ -193,12 +193,14 @@ int compare_req_check(const compare_req *req)
 	return 0;
 }
 
-int compare_same_input(const compare_outcome *o)
+int compare_same_input(const compare_outcome *o, int *decimals)
 {
 	const char *a = json_str(o->in_a, "sha256"), *b = json_str(o->in_b, "sha256");
+	if (decimals)
+		*decimals = -1;
 	if (*a && strcmp(a, b) == 0)
 		return COMPARE_SAME_BYTES;
-	return o->loss && loss_series_same(&o->sa, &o->sb) ? COMPARE_SAME_LOSSES : 0;
+	return o->loss && loss_series_same(&o->sa, &o->sb, decimals) ? COMPARE_SAME_LOSSES : 0;
 }
 
 /* An ingested artifact whose file no longer hashes to the SHA-256 recorded at ingest was
@@ -253,7 +255,7 @@ static int run(compare_outcome *out, workspace *ws, const compare_req *req, int 
 		goto out;
 	cJSON_AddItemToObject(ev, "a", cJSON_Duplicate(out->in_a, 1));
 	cJSON_AddItemToObject(ev, "b", cJSON_Duplicate(out->in_b, 1));
-	if (compare_same_input(out))
+	if (compare_same_input(out, NULL))
 		cJSON_AddBoolToObject(ev, "same_input", 1);
 	cJSON_AddStringToObject(ev, "verdict", out->pass ? "pass" : "fail");
 	rc = ws_event(ws, "compare", ev);

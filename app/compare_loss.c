@@ -1181,10 +1181,29 @@ out:
 	return rc;
 }
 
-int loss_series_same(const loss_series *a, const loss_series *b)
+/* The decimals x was printed with: the fewest, 0 to 15, that give back the value read (a
+ * log's "%.4f" makes 1.3051 four; a value printed in full reaches the limit, where a double
+ * holds no more digits). 1.3000 printed at four decimals reads as one: its point then
+ * counts at that precision. */
+static int printed_decimals(double x)
 {
+	double scale = 1;
+	for (int d = 0; d < 15; d++, scale *= 10) {
+		double s = fabs(x) * scale;
+		if (s >= 1e15 || fabs(s - nearbyint(s)) <= 1e-6)
+			return d;
+	}
+	return 15;
+}
+
+int loss_series_same(const loss_series *a, const loss_series *b, int *decimals)
+{
+	if (decimals)
+		*decimals = -1;
 	if (!a->n || a->n != b->n)
 		return 0;
+	size_t rounded = 0, coarse = 0; /* points that agree only as printed; of those, coarsely */
+	int most = 0; /* decimals of the less precise log: the most any of its points shows */
 	for (size_t i = 0; i < a->n; i++) {
 		double x = a->pts[i].loss, y = b->pts[i].loss;
 		if (a->pts[i].step != b->pts[i].step)
@@ -1192,10 +1211,26 @@ int loss_series_same(const loss_series *a, const loss_series *b)
 		if (isnan(x) || isnan(y) || isinf(x) || isinf(y)) {
 			if (!(isnan(x) && isnan(y)) && x != y)
 				return 0;
-		} else if (fabs(x - y) > 1e-7 * fmax(fabs(x), fabs(y))) {
-			return 0;
+			continue;
 		}
+		double big = fmax(fabs(x), fabs(y));
+		if (fabs(x - y) <= 1e-7 * big)
+			continue; /* the same value, to float32's precision */
+		/* the same value as the less precise log prints it: within half its last digit */
+		int d = printed_decimals(x) < printed_decimals(y) ? printed_decimals(x) : printed_decimals(y);
+		double half = 0.5 * pow(10, -d);
+		if (fabs(x - y) > half * (1 + 1e-9))
+			return 0;
+		rounded++;
+		coarse += half > 1e-4 * big;
+		most = d > most ? d : most;
 	}
+	/* agreeing as printed says something only when the logs print enough digits, 1e-4 of
+	 * the loss or finer at nine points of ten, and over a run rather than a few steps */
+	if (rounded && (a->n < LOSS_SAME_MIN_STEPS || coarse * 10 > a->n))
+		return 0;
+	if (decimals && rounded)
+		*decimals = most;
 	return 1;
 }
 

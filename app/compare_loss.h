@@ -84,10 +84,16 @@ typedef struct loss_series {
 int loss_parse(loss_series *out, const char *name, const char *data, size_t len, const char *column);
 void loss_series_done(loss_series *s);
 /* 1 when a and b hold the same losses at the same steps: every step of one is a step of
- * the other and its values agree to within float32's precision (1e-7 relative), NaN with
- * NaN, an infinity with the same one. Two runs on different devices never do over a
- * training run: such a pair is one run's log twice, whatever its format. */
-int loss_series_same(const loss_series *a, const loss_series *b);
+ * the other and its values agree to within float32's precision (1e-7 relative), or to
+ * within half the last digit the less precise log prints ("%.6f" against the full value),
+ * NaN with NaN, an infinity with the same one. Two runs on different devices never do over
+ * a training run: such a pair is one run's log twice, whatever its format. Agreement as
+ * printed counts only over LOSS_SAME_MIN_STEPS steps or more, with nine points of ten
+ * printed to 1e-4 of the loss or finer (logs of "%.2f" cannot tell runs apart). *decimals,
+ * when not NULL, gets the decimals the less precise log prints (the most any of its
+ * points shows), or -1 when the logs agree to float32's precision (or are not the same). */
+#define LOSS_SAME_MIN_STEPS 5
+int loss_series_same(const loss_series *a, const loss_series *b, int *decimals);
 
 /* When one log gives steps and the other does not (a trainer_state.json against the
  * console's dict lines), pairing a step with a line number is meaningless: the series

@@ -1534,7 +1534,7 @@ static void do_compare(app *a, const char *arg)
 		if (!g.out->pass) {
 			compare_failure(g.out, &g.req);
 			tui_message(t, UI_ERROR, "%s", err_message());
-		} else if (compare_same_input(g.out)) {
+		} else if (compare_same_input(g.out, NULL)) {
 			tui_message(t, UI_WARN, _("compare %s %s %s: A and B are the same data: a run compared with itself says nothing about the NPU."),
 			            v[0], v[1], v[2]);
 		} else {

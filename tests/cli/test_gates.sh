@@ -58,6 +58,37 @@ PY
 expect_exit 0 "the GPU log against itself reformatted passes" -- "$FERRY" -C "$p" compare loss gpu "$data/gpu_again.log"
 expect_grep "warning: A and B hold the same losses at every step" "$work/err" "it is called the same data, though the bytes differ"
 expect_exit 1 "signoff tune still refused: the same losses twice do not clear the failure" -- "$FERRY" -C "$p" signoff tune
+# trainers print the loss rounded: the same run at six and at four decimals is the same
+# data too, and does not clear the failure either
+python3 - "$data" <<'PY'
+import re, sys
+d = sys.argv[1]
+with open(d + "/gpu_6.log", "w") as six, open(d + "/gpu_4.log", "w") as four:
+    for line in open(d + "/gpu.log"):
+        s, v = re.match(r"step (\d+) loss=(\S+)", line).groups()
+        six.write("step %s loss %.6f\n" % (s, float(v)))
+        four.write("iter: %s, loss: %.4f\n" % (s, float(v)))
+PY
+for digits in 6 4; do
+	expect_exit 0 "the GPU run printed at $digits decimals against the GPU log" -- "$FERRY" -C "$p" compare loss gpu "$data/gpu_$digits.log"
+	expect_grep "warning: A and B hold the same losses at every step" "$work/err" "at $digits decimals it is called the same data"
+	expect_grep "$digits decimals" "$work/err" "the warning names the precision the logs agree to ($digits decimals)"
+	expect_exit 1 "signoff tune still refused after the GPU run at $digits decimals" -- "$FERRY" -C "$p" signoff tune
+done
+# a run that differs in the fourth decimal at a single step is another run
+python3 - "$data" <<'PY'
+import re, sys
+d = sys.argv[1]
+with open(d + "/npu_close.log", "w") as out:
+    for line in open(d + "/gpu.log"):
+        s, v = re.match(r"step (\d+) loss=(\S+)", line).groups()
+        out.write("step %s loss %.6f\n" % (s, float(v) + (0.0003 if s == "70" else 0.0)))
+PY
+close="$work/close"
+make_project "$close"
+"$FERRY" init "$close" >/dev/null
+"$FERRY" -C "$close" compare loss "$data/gpu.log" "$data/npu_close.log" >/dev/null 2>"$work/close.err"
+if grep -q "same losses" "$work/close.err"; then fail "a run that differs at one step is not called the same data"; else ok "a run that differs at one step is not called the same data"; fi
 "$FERRY" -C "$p" findings --phase tune --status open --format json >"$work/tf.json"
 python3 - "$work/tf.json" <<'PY' && ok "the failing comparison is an error finding of tune.acceptance" || fail "acceptance finding"
 import json, sys
