@@ -1231,6 +1231,9 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	if (!(rc = output_emit(&b, output)) && (same = compare_same_input(&o, &decimals)) == COMPARE_SAME_BYTES)
 		fprintf(stderr, _("ferry: warning: A and B are the same data (sha256 %.12s): a run compared with itself says nothing about the NPU\n"),
 		        json_str(o.in_a, "sha256"));
+	else if (same == COMPARE_SAME_VALUES)
+		fprintf(stderr, _("ferry: warning: A and B hold the same values in every tensor, though their files differ: one "
+		                  "run's dump twice says nothing about the NPU\n"));
 	else if (same == COMPARE_SAME_LOSSES && decimals >= 0)
 		fprintf(stderr, _("ferry: warning: A and B hold the same losses at every step, to the %d decimals the less precise "
 		                  "of them prints, though their files differ: one run's log twice (in two formats?) says nothing "

@@ -200,7 +200,9 @@ int compare_same_input(const compare_outcome *o, int *decimals)
 		*decimals = -1;
 	if (*a && strcmp(a, b) == 0)
 		return COMPARE_SAME_BYTES;
-	return o->loss && loss_series_same(&o->sa, &o->sb, decimals) ? COMPARE_SAME_LOSSES : 0;
+	if (!o->loss)
+		return dump_result_same_values(&o->dr) ? COMPARE_SAME_VALUES : 0;
+	return loss_series_same(&o->sa, &o->sb, decimals) ? COMPARE_SAME_LOSSES : 0;
 }
 
 /* An ingested artifact whose file no longer hashes to the SHA-256 recorded at ingest was
@@ -255,8 +257,11 @@ static int run(compare_outcome *out, workspace *ws, const compare_req *req, int 
 		goto out;
 	cJSON_AddItemToObject(ev, "a", cJSON_Duplicate(out->in_a, 1));
 	cJSON_AddItemToObject(ev, "b", cJSON_Duplicate(out->in_b, 1));
-	if (compare_same_input(out, NULL))
+	int same = compare_same_input(out, NULL);
+	if (same) {
 		cJSON_AddBoolToObject(ev, "same_input", 1);
+		cJSON_AddStringToObject(ev, "same", same == COMPARE_SAME_BYTES ? "bytes" : same == COMPARE_SAME_LOSSES ? "losses" : "values");
+	}
 	cJSON_AddStringToObject(ev, "verdict", out->pass ? "pass" : "fail");
 	rc = ws_event(ws, "compare", ev);
 	ev = NULL;

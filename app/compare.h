@@ -61,12 +61,13 @@ void compare_outcome_done(compare_outcome *o);
  * ("compare loss A B: …"); 0 for a passing one. */
 int compare_failure(const compare_outcome *o, const compare_req *req);
 
-/* Whether A and B are the same data: COMPARE_SAME_BYTES (equal SHA-256), or for loss
- * logs COMPARE_SAME_LOSSES (other bytes, the same losses at every step: one run's log in
- * two formats, loss_series_same, which puts in *decimals, when not NULL, the decimals the
- * logs agree to, or -1 when they agree in full); else 0. Whatever the verdict, such a
- * comparison says nothing about the NPU run, and the callers say so. */
-enum { COMPARE_SAME_BYTES = 1, COMPARE_SAME_LOSSES = 2 };
+/* Whether A and B are the same data: COMPARE_SAME_BYTES (equal SHA-256), for loss logs
+ * COMPARE_SAME_LOSSES (other bytes, the same losses at every step: one run's log in two
+ * formats, loss_series_same, which puts in *decimals, when not NULL, the decimals the
+ * logs agree to, or -1 when they agree in full), for dumps COMPARE_SAME_VALUES (other
+ * bytes, the same values in every tensor, dump_result_same_values); else 0. Whatever the
+ * verdict, such a comparison says nothing about the NPU run, and the callers say so. */
+enum { COMPARE_SAME_BYTES = 1, COMPARE_SAME_LOSSES = 2, COMPARE_SAME_VALUES = 3 };
 int compare_same_input(const compare_outcome *o, int *decimals);
 
 /* Sets req's options (--column, --dtype-a, --dtype-b) to those the recorded comparison

@@ -7,6 +7,7 @@
 #include "util.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,6 +456,24 @@ out:
 	if (rc)
 		dump_result_done(out);
 	return rc;
+}
+
+int dump_result_same_values(const dump_result *r)
+{
+	if (!r->n || r->only_a || r->only_b)
+		return 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const dump_pair *p = &r->pairs[i];
+		if (!dump_pair_compares(p))
+			return 0;
+		if (p->mode == DUMP_REAL && (p->m.max_abs != 0 || p->m.nonfinite_mismatch || p->m.nonfinite_a != p->m.nonfinite_b))
+			return 0;
+		if (p->mode == DUMP_STATS)
+			for (int k = 0; k < 4; k++)
+				if (p->stat_rel[k] != 0 && !(isnan(p->stat_a[k]) && isnan(p->stat_b[k])))
+					return 0;
+	}
+	return 1;
 }
 
 void dump_result_done(dump_result *r)

@@ -55,4 +55,11 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
  * and on NULL. */
 void dump_result_done(dump_result *r);
 
+/* 1 when A and B hold the same values: every tensor of each has a partner, and every pair
+ * compared something and is equal element for element (the same NaN and ±inf at the same
+ * places) or, by statistics, has the same ones. Two runs on different devices never give
+ * that for a whole dump: it is one run's dump twice, whatever the bytes (a re-save, another
+ * byte order, strided views). */
+int dump_result_same_values(const dump_result *r);
+
 #endif

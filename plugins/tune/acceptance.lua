@@ -143,8 +143,12 @@ return {
 				ctx.report{
 					key = c.kind .. ":same:" .. tostring((c.rec.a or {}).sha256),
 					severity = (c.kind == "loss" and set and set ~= "") and "error" or "warning",
-					message = _("The latest {kind} comparison (audit event {event}) has the same data on both sides (sha256 {sha}): it says nothing about the NPU run.",
-						{ kind = c.kind, event = c.rec.event or 0, sha = tostring((c.rec.a or {}).sha256 or "?"):sub(1, 12) }),
+					-- recorded before "same" was: the same bytes
+					message = (c.rec.same or "bytes") == "bytes"
+						and _("The latest {kind} comparison (audit event {event}) has the same data on both sides (sha256 {sha}): it says nothing about the NPU run.",
+							{ kind = c.kind, event = c.rec.event or 0, sha = tostring((c.rec.a or {}).sha256 or "?"):sub(1, 12) })
+						or _("The latest {kind} comparison (audit event {event}) has the same data on both sides, though the files differ (the same {what}): one run's output twice says nothing about the NPU run.",
+							{ kind = c.kind, event = c.rec.event or 0, what = c.rec.same == "losses" and _("losses at every step") or _("values in every tensor") }),
 					suggestion = _("Compare the NPU run's output with the GPU run's: check which file each label was ingested from (the workbench's artifacts pane, a) and run the comparison again."),
 				}
 			end

@@ -89,6 +89,15 @@ make_project "$close"
 "$FERRY" init "$close" >/dev/null
 "$FERRY" -C "$close" compare loss "$data/gpu.log" "$data/npu_close.log" >/dev/null 2>"$work/close.err"
 if grep -q "same losses" "$work/close.err"; then fail "a run that differs at one step is not called the same data"; else ok "a run that differs at one step is not called the same data"; fi
+# the run at four decimals as the latest comparison: tune.acceptance says what was the same
+"$FERRY" -C "$close" compare loss "$data/gpu.log" "$data/gpu_4.log" >/dev/null 2>&1
+"$FERRY" -C "$close" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+python3 - "$work/tf.json" <<'PY' && ok "tune.acceptance: the same losses at every step, though the files differ" || fail "acceptance: same losses"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance"]
+assert any("though the files differ (the same losses at every step)" in m for m in msgs), msgs
+PY
 "$FERRY" -C "$p" findings --phase tune --status open --format json >"$work/tf.json"
 python3 - "$work/tf.json" <<'PY' && ok "the failing comparison is an error finding of tune.acceptance" || fail "acceptance finding"
 import json, sys
@@ -193,6 +202,29 @@ expect_grep "compared other data, so this one stands" "$work/tune-standing.md" "
 # a comparison of the same baseline with itself answers nothing either
 "$FERRY" -C "$p" compare dump "$data/full" "$data/full" >/dev/null 2>&1
 expect_exit 1 "a baseline compared with itself does not clear its failure" -- "$FERRY" -C "$p" signoff tune
+# nor does the baseline in other bytes (every tensor written again big-endian, as another
+# writer or a re-save makes them): the same values in every tensor are the same data
+python3 - "$data" <<'PY'
+import os, struct, sys
+d = sys.argv[1] + "/full_again"
+os.makedirs(d, exist_ok=True)
+for n in range(4):
+    hdr = "{'descr': '>f4', 'fortran_order': False, 'shape': (64,), }"
+    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
+    with open("%s/layer%d.npy" % (d, n), "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode("latin1"))
+        f.write(struct.pack(">64f", *[i * 0.01 for i in range(64)]))
+PY
+expect_exit 0 "the baseline in other bytes passes" -- "$FERRY" -C "$p" compare dump "$data/full" "$data/full_again"
+expect_grep "warning: A and B hold the same values in every tensor" "$work/err" "it is called the same data, though the bytes differ"
+expect_exit 1 "the baseline in other bytes does not clear its failure" -- "$FERRY" -C "$p" signoff tune
+"$FERRY" -C "$p" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+python3 - "$work/tf.json" <<'PY' && ok "the incomplete dump's failure stands after the baseline in other bytes" || fail "the same values cleared a failure"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance" and f["severity"] == "error"]
+assert any("B holds 1 of A's 4 tensors (25%)" in m for m in msgs), msgs
+PY
 # the same baseline against the NPU's new dumps clears each failure
 "$FERRY" -C "$p" compare dump "$data/full" "$data/full_ok" >/dev/null 2>&1
 "$FERRY" -C "$p" compare dump "$data/gpu.npy" "$data/npu_ok.npy" >/dev/null 2>&1
