@@ -59,6 +59,12 @@ zh -C "$work/empty" status
 zh -C "$p" diff 12
 zh -C "$p" diff deadbeefdead
 zh -C "$p" export branch "bad..name" --to "$p"
+# a client repository none of whose commits holds the project as received, at its root
+mkdir -p "$work/client"
+printf 'print(1)\n' >"$work/client/other.py"
+(cd "$work/client" && git init -q && git add -A && git -c user.name=c -c user.email=c@example.org commit -qm other)
+zh -C "$p" export branch x --to "$work/client"
+nobase_err="$out/$n.err"
 zh -C "$p" report --format docx
 zh -C "$p" report --format pdf
 zh -C "$p" config tolerance.loss lots
@@ -98,6 +104,12 @@ table = rows[start:start + 8]
 assert len(table) == 8 and table[1].startswith("评估"), table
 assert len({width(l) for l in table}) == 1, [width(l) for l in table]
 PY
+
+# where the project sits in the client's repository is said in Chinese, not as an English
+# fragment inside the Chinese sentence
+grep -q "仓库根目录" "$nobase_err" && ! grep -q "repository's root" "$nobase_err" &&
+	ok "export branch without a matching commit names the repository's root in Chinese" ||
+	fail "export branch without a base: $(cat "$nobase_err")"
 
 # a phase inside a Chinese sentence is named in Chinese, never by its id
 grep -q "评估阶段已由 .* 签署确认" "$signoff_out" && ok "signoff confirms with the phase's Chinese name" ||
