@@ -133,6 +133,26 @@ if [ -f "$man" ]; then
 else
 	fail "build/man/zh_CN/ferry.1 is not built"
 fi
+# A Chinese locale that is not installed (common on servers): the language still comes
+# from LANG, and the system's error texts (strerror) come out in UTF-8 like the rest, not
+# as a run of '?' from the C locale's ASCII character set.
+missing=""
+for l in zh_CN.UTF-8 zh_XX.UTF-8; do
+	if LC_ALL=$l locale 2>&1 >/dev/null | grep -q .; then missing=$l; break; fi
+done
+if [ -n "$missing" ]; then
+	env -u FERRY_LANG -u LC_ALL -u LC_MESSAGES -u LANGUAGE LANG="$missing" \
+		"$FERRY" -C "$p" ingest loss-log "$work/nonexistent.log" >"$work/out" 2>"$work/err"
+	! grep -q '???' "$work/err" && ok "LANG=$missing (not installed): no '?' for the system's error text" ||
+		fail "LANG=$missing (not installed): $(cat "$work/err")"
+	if [ -f /usr/share/locale/zh_CN/LC_MESSAGES/libc.mo ]; then
+		expect_grep "没有那个文件或目录" "$work/err" "LANG=$missing (not installed): the reason is glibc's Chinese text"
+	fi
+	expect_grep "^ferry：" "$work/err" "LANG=$missing (not installed): ferry's own text is Chinese"
+else
+	echo "skip: every Chinese locale tried is installed"
+fi
+
 # A copy of the binary away from its build tree, not installed, finds no Chinese catalog:
 # a Chinese report would come out in English, so it is refused, and nothing is written.
 mkdir -p "$work/bin"
