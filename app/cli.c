@@ -936,6 +936,18 @@ static int print_fix_json(workspace *ws, fix_plan *plan, int dry, size_t made)
 	cJSON *list = cJSON_AddArrayToObject(d, "refused");
 	for (size_t i = 0; i < n; i++)
 		cJSON_AddItemToArray(list, cJSON_CreateString(refused[i]));
+	/* findings asked for whose code changed: the finding reported at their place now */
+	const fix_superseded *sup = fix_plan_superseded(plan, &n);
+	list = cJSON_AddArrayToObject(d, "superseded");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "finding", (double)sup[i].finding);
+		if (sup[i].by)
+			cJSON_AddNumberToObject(o, "by", (double)sup[i].by);
+		else
+			cJSON_AddNullToObject(o, "by");
+		cJSON_AddItemToArray(list, o);
+	}
 	const char *const *errors = fix_plan_errors(plan, &n);
 	list = cJSON_AddArrayToObject(d, "plugin_errors");
 	for (size_t i = 0; i < n; i++)

@@ -60,6 +60,8 @@ struct fix_plan {
 	fix_hunk *hunks;      /* the diff's hunks in order, each with the findings it shows */
 	size_t nhunks;
 	size_t nwithdrawn;    /* findings the user left out (fix_plan_withdraw) */
+	fix_superseded *superseded; /* findings asked for that the fresh run closed */
+	size_t nsuperseded;
 };
 
 static void refuse(fix_plan *p, const finding *f, const char *fmt, const char *detail)
@@ -719,24 +721,129 @@ static int refuse_failed_checks(workspace *ws, const int touched[PHASE_MAX])
 	return rc;
 }
 
+/* The row of finding id among rows, or NULL. */
+static const finding *row_of(const finding *rows, size_t n, long long id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].id == id)
+			return &rows[i];
+	return NULL;
+}
+
+/* The findings asked for by id, whatever their status, into *out (the caller frees them
+ * with finding_list_free); FERRY_ENOTFOUND, as `waive`, for an id the engagement does not
+ * hold, before anything is run or written. */
+static int requested_rows(finding **out, size_t *n, workspace *ws, const fix_select *sel)
+{
+	store_finding_filter fl = { NULL, NULL, NULL, sel->ids, sel->nids, 1 };
+	int rc = store_finding_list(out, n, ws->db, &fl);
+	for (size_t i = 0; !rc && i < sel->nids; i++)
+		if (!row_of(*out, *n, sel->ids[i]))
+			rc = err_set(FERRY_ENOTFOUND, _("finding %lld: no such finding"), sel->ids[i]);
+	if (rc) {
+		finding_list_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+/* The open finding of the plan that reports, in f's stead, the place f reported: same
+ * plugin and file, overlapping lines, another id; NULL when there is none. */
+static const finding *successor(const fix_plan *p, const finding *f)
+{
+	int l0 = f->line, l1 = f->end_line > f->line ? f->end_line : f->line;
+	for (size_t i = 0; f->file && *f->file && i < p->nrows; i++) {
+		const finding *g = &p->rows[i];
+		int g1 = g->end_line > g->line ? g->end_line : g->line;
+		if (g->id != f->id && g->status == STATUS_OPEN && strcmp(g->plugin, f->plugin) == 0 && g->file &&
+		    strcmp(g->file, f->file) == 0 && g->line <= l1 && g1 >= l0)
+			return g;
+	}
+	return NULL;
+}
+
+/* Accounts for every finding asked for by id that the plan does not fix as an open
+ * finding of the selection, so none is dropped silently: one refusal each, saying why.
+ * before holds the rows as they stood before the fresh run: a finding open then and closed
+ * now was closed by that run (its code changed, so its identity did) and is superseded by
+ * the finding now reported at its place, which is named but not fixed in its stead. */
+static int refuse_unselected(fix_plan *p, workspace *ws, const fix_select *sel, const finding *before,
+                             size_t nbefore)
+{
+	finding *now = NULL;
+	size_t nnow = 0;
+	store_finding_filter fl = { NULL, NULL, NULL, sel->ids, sel->nids, 1 };
+	int rc = store_finding_list(&now, &nnow, ws->db, &fl);
+	for (size_t i = 0; !rc && i < sel->nids; i++) {
+		long long id = sel->ids[i];
+		int again = 0;
+		for (size_t k = 0; k < i; k++)
+			again |= sel->ids[k] == id;
+		const finding *f = row_of(now, nnow, id), *was = row_of(before, nbefore, id), *open = row_of(p->rows, p->nrows, id);
+		if (again || !f || (open && selected(sel, open)))
+			continue;
+		if (f->status == STATUS_OPEN) {
+			refuse(p, f, "%s", _("it is outside the phase or file the fix is limited to"));
+		} else if (was && was->status == STATUS_OPEN) {
+			const finding *g = successor(p, f);
+			p->superseded = xrealloc(p->superseded, (p->nsuperseded + 1) * sizeof *p->superseded);
+			p->superseded[p->nsuperseded++] = (fix_superseded){ id, g ? g->id : 0 };
+			if (g) {
+				char *why = xasprintf(_("no longer stands as it was (the code changed): #%lld reports %s:%d now; fix #%lld"),
+				                      g->id, g->file, g->line, g->id);
+				refuse(p, f, "%s", why);
+				free(why);
+			} else {
+				refuse(p, f, "%s", _("no longer stands as it was (the code changed) and nothing is reported at its place now"));
+			}
+		} else if (f->status == STATUS_WAIVED) {
+			refuse(p, f, "%s", _("is waived, only open findings can be fixed"));
+		} else {
+			/* closed earlier, by a fix or by a run that no longer saw it: what is at its place now */
+			const finding *g = successor(p, f);
+			char *why = g ? xasprintf(_("is fixed, only open findings can be fixed; #%lld reports %s:%d now"), g->id,
+			                          g->file, g->line)
+			              : xstrdup(_("is fixed, only open findings can be fixed"));
+			refuse(p, f, "%s", why);
+			free(why);
+		}
+	}
+	finding_list_free(now, nnow);
+	return rc;
+}
+
+/* When nothing asked for by id can be fixed: one error line made of the refusals. */
+static int refuse_all(const fix_plan *p)
+{
+	if (!p->nrefused)
+		return err_set(FERRY_EUSAGE, _("fix: the selection names no open finding"));
+	sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < p->nrefused; i++)
+		sbuf_addf(&b, "%s%s", i ? "; " : "", p->refused[i]);
+	int rc = err_set(FERRY_EREFUSED, _("fix: %s"), b.buf);
+	sbuf_done(&b);
+	return rc;
+}
+
 int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 {
 	*out = NULL;
 	cJSON *plugins = NULL;
-	size_t ncand = 0;
-	int rc = involved_plugins(&plugins, &ncand, ws, sel);
-	if (rc)
-		return rc;
+	finding *before = NULL;
+	size_t ncand = 0, nbefore = 0;
+	int rc = sel->nids ? requested_rows(&before, &nbefore, ws, sel) : 0;
+	if (rc || (rc = involved_plugins(&plugins, &ncand, ws, sel)))
+		goto early;
 	size_t np = (size_t)cJSON_GetArraySize(plugins);
 	long long runs = 0;
 	if (!np && !ncand && sel->all && !(rc = store_run_count(&runs, ws->db)) && !runs)
 		rc = err_set(FERRY_EUSAGE, _("fix: no check has run yet, so nothing is known to fix; run `ferry check` first"));
-	else if (!rc && !np && !ncand && !sel->all)
+	else if (!rc && !np && !ncand && !sel->all && !sel->nids) /* ids: each is accounted for below */
 		rc = err_set(FERRY_EUSAGE, _("fix: the selection names no open finding"));
-	if (rc) {
-		cJSON_Delete(plugins);
-		return rc;
-	}
+	if (rc)
+		goto early;
 	if (np) {
 		const char **ids = xcalloc(np, sizeof(char *));
 		for (size_t i = 0; i < np; i++)
@@ -756,10 +863,8 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		check_result_done(&res);
 		free(ids);
 	}
-	if (rc) {
-		cJSON_Delete(plugins);
-		return rc;
-	}
+	if (rc)
+		goto early;
 	fix_plan *p = xcalloc(1, sizeof *p);
 	sbuf_init(&p->diff);
 	p->bad_plugins = cJSON_CreateObject();
@@ -783,18 +888,23 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 	}
 	verify_parses(p, ws);
 	keep_statements_whole(p, ws);
+	if (sel->nids && (rc = refuse_unselected(p, ws, sel, before, nbefore)))
+		goto fail;
 	if (!candidates && sel->nids) {
-		rc = err_set(FERRY_EUSAGE, _("fix: the selected findings are no longer open (the check no longer sees them)"));
+		rc = refuse_all(p);
 		goto fail;
 	}
 	if ((rc = build_diff(p)))
 		goto fail;
 	cJSON_Delete(plugins);
+	finding_list_free(before, nbefore);
 	*out = p;
 	return 0;
 fail:
-	cJSON_Delete(plugins);
 	fix_plan_free(p);
+early:
+	cJSON_Delete(plugins);
+	finding_list_free(before, nbefore);
 	return rc;
 }
 
@@ -824,6 +934,7 @@ void fix_plan_free(fix_plan *p)
 		free(p->errors[i]);
 	free(p->errors);
 	cJSON_Delete(p->bad_plugins);
+	free(p->superseded);
 	hunks_free(p);
 	sbuf_done(&p->diff);
 	finding_list_free(p->rows, p->nrows);
@@ -851,6 +962,12 @@ const char *const *fix_plan_refused(const fix_plan *p, size_t *n)
 {
 	*n = p->nrefused;
 	return (const char *const *)p->refused;
+}
+
+const fix_superseded *fix_plan_superseded(const fix_plan *p, size_t *n)
+{
+	*n = p->nsuperseded;
+	return p->superseded;
 }
 
 const char *const *fix_plan_errors(const fix_plan *p, size_t *n)

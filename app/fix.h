@@ -38,7 +38,12 @@ typedef struct fix_select {
 } fix_select;
 
 /* Re-runs the relevant checks and builds the plan. Fails with FERRY_EUSAGE when the
- * selection names no fixable open finding. */
+ * selection names no fixable open finding. Findings asked for by id are each fixed or
+ * refused with a reason (fix_plan_refused): fixed or waived, outside the phase or file, or
+ * closed by the fresh run because their code changed (fix_plan_superseded names the
+ * finding at their place now, which is not fixed in their stead). Fails with
+ * FERRY_ENOTFOUND, before running anything, for an id the engagement does not hold, and
+ * with FERRY_EREFUSED, in one line of those reasons, when no id asked for is open. */
 int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel);
 void fix_plan_free(fix_plan *p);
 
@@ -48,6 +53,15 @@ const char *fix_plan_diff(const fix_plan *p);
 void fix_plan_counts(const fix_plan *p, size_t *findings, size_t *files, size_t *plugins);
 /* Lines explaining refused findings ("finding N (file:line): reason"). Borrowed. */
 const char *const *fix_plan_refused(const fix_plan *p, size_t *n);
+
+/* A finding asked for by id that the plan's fresh run closed: its code changed since it
+ * was reported, so the check reports it again under another id (by), or no longer (0). */
+typedef struct fix_superseded {
+	long long finding; /* the id asked for */
+	long long by;      /* the open finding of the same check at its place now; 0 for none */
+} fix_superseded;
+/* The findings asked for that the fresh run closed, in the order asked. Borrowed. */
+const fix_superseded *fix_plan_superseded(const fix_plan *p, size_t *n);
 
 /* Lines naming plugins whose fix was refused as a whole because it writes where ferry
  * never writes (projfs.h: .git/, .ferry/, through a link, a FIFO, a hard-linked file …);

@@ -187,7 +187,7 @@ static int sync_index(history *h)
 	if (rc < 0)
 		goto out;
 	if (git_repository_index(&index, h->repo) < 0) {
-		rc = hfail(h, "index");
+		rc = hfail(h, _("opening the index"));
 		goto out;
 	}
 	if (git_index_write_tree(&itree, index) == 0 && git_oid_equal(&itree, git_commit_tree_id(head)))
@@ -664,7 +664,7 @@ static int stage_path(history *h, git_index *index, const char *rel)
 			goto out;
 		}
 		if (cls != GIT_ERROR_OS && cls != GIT_ERROR_FILESYSTEM) {
-			rc = git_fail(FERRY_EGIT, rel, "staging");
+			rc = git_fail(FERRY_EGIT, rel, _("staging the file"));
 			goto out;
 		}
 	}
@@ -768,9 +768,9 @@ static int stage_all(history *h, git_index *index, const git_strarray *given, st
 		}
 		const char *what = NULL;
 		if (git_index_add_all(index, spec, flags, note_nested, &c) < 0)
-			what = "staging files";
+			what = _("staging files");
 		else if (git_index_update_all(index, spec, keep_skipped, h) < 0)
-			what = "staging deletions";
+			what = _("staging deletions");
 		if (!what)
 			break;
 		free_strv(c.nested.v, c.nested.n);
@@ -917,7 +917,7 @@ static int configure(history *h)
 	git_config *cfg = NULL;
 	int rc = 0;
 	if (git_repository_config(&cfg, h->repo) < 0) {
-		rc = hfail(h, "config");
+		rc = hfail(h, _("git configuration"));
 		goto out;
 	}
 	/* The user's global ignore and attribute files would silently drop or filter
@@ -926,7 +926,7 @@ static int configure(history *h)
 	    git_config_set_string(cfg, "core.excludesFile", "/dev/null") < 0 ||
 	    git_config_set_string(cfg, "core.attributesFile", "/dev/null") < 0 ||
 	    git_config_set_bool(cfg, "core.logAllRefUpdates", 1) < 0)
-		rc = hfail(h, "config");
+		rc = hfail(h, _("git configuration"));
 out:
 	git_config_free(cfg);
 	return rc;
@@ -1011,7 +1011,7 @@ static int store_big(git_oid *id, history *h, const char *rel, blobpack_file *f)
 				f->err = errno;
 				return 0;
 			}
-			return git_fail(FERRY_EGIT, rel, "staging");
+			return git_fail(FERRY_EGIT, rel, _("staging the file"));
 		}
 		if (lstat(f->path, &after) != 0) {
 			f->err = errno;
@@ -1057,7 +1057,7 @@ static int add_baseline_entry(history *h, git_index *index, const char *rel, blo
 	e.gid = (uint32_t)st->st_gid;
 	e.file_size = (uint32_t)st->st_size;
 	if (git_index_add(index, &e) < 0)
-		return hfail(h, "staging files");
+		return hfail(h, _("staging files"));
 	return 0;
 }
 
@@ -1187,7 +1187,7 @@ int history_init(history **out, char baseline[41], const char *root, const char 
 	if ((rc = make_sig(&gsig, sig, git_dir)) < 0)
 		goto out;
 	if (git_repository_index(&index, h->repo) < 0) {
-		rc = hfail(h, "index");
+		rc = hfail(h, _("opening the index"));
 		goto out;
 	}
 	if ((rc = stage_baseline(h, index)) < 0)
@@ -1294,7 +1294,7 @@ int history_changed_files(char ***out, size_t *n, history *h)
 		/* files the client tracks that the scan passed over as ignored and new */
 		git_index *index = NULL;
 		if (git_repository_index(&index, h->repo) < 0)
-			rc = hfail(h, "index");
+			rc = hfail(h, _("opening the index"));
 		else
 			rc = take_kept(h, index, collect_file, &all);
 		git_index_free(index);
@@ -1356,7 +1356,7 @@ int history_commit(char out[41], int *made, history *h, const char *const *paths
 	if ((rc = head_commit(&parent, h)) < 0 || (rc = make_sig(&gsig, sig, h->git_dir)) < 0)
 		goto out;
 	if (git_repository_index(&index, h->repo) < 0) {
-		rc = hfail(h, "index");
+		rc = hfail(h, _("opening the index"));
 		goto out;
 	}
 	if ((rc = stage_all(h, index, specp, NULL)) < 0)
@@ -1690,7 +1690,8 @@ out:
 	return rc;
 }
 
-/* The blob at path in tree (NULL-safe message naming path). */
+/* The blob at path in tree (NULL-safe message naming path): the tree of commit where, or
+ * with where NULL the tree a revert computed. */
 static int tree_blob(git_blob **out, git_filemode_t *mode, history *h, git_tree *tree, const char *path,
                      const char *where)
 {
@@ -1698,7 +1699,8 @@ static int tree_blob(git_blob **out, git_filemode_t *mode, history *h, git_tree 
 	int rc = 0;
 	int grc = git_tree_entry_bypath(&e, tree, path);
 	if (grc == GIT_ENOTFOUND || (grc == 0 && git_tree_entry_type(e) != GIT_OBJECT_BLOB)) {
-		rc = err_set(FERRY_ENOTFOUND, _("%s: not in commit %.12s"), path, where);
+		rc = where ? err_set(FERRY_ENOTFOUND, _("%s: not in commit %.12s"), path, where)
+		           : err_set(FERRY_ENOTFOUND, _("%s: not in the result of the revert"), path);
 		goto out;
 	}
 	if (grc < 0 || git_blob_lookup(out, h->repo, git_tree_entry_id(e)) < 0) {
@@ -1748,7 +1750,7 @@ static int restore_file(history *h, git_tree *tree, const char *rel)
 {
 	git_blob *blob = NULL;
 	git_filemode_t mode = 0;
-	int rc = tree_blob(&blob, &mode, h, tree, rel, "revert result");
+	int rc = tree_blob(&blob, &mode, h, tree, rel, NULL);
 	if (rc < 0)
 		return rc;
 	const void *data = git_blob_rawsize(blob) ? git_blob_rawcontent(blob) : "";
@@ -1774,7 +1776,7 @@ static int planned_sum(char out[65], history *h, git_tree *tree, const git_diff_
 		return 0;
 	git_blob *blob = NULL;
 	git_filemode_t mode = 0;
-	int rc = tree_blob(&blob, &mode, h, tree, d->new_file.path, "revert result");
+	int rc = tree_blob(&blob, &mode, h, tree, d->new_file.path, NULL);
 	if (rc < 0)
 		return rc;
 	util_sha256_hex(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
@@ -2439,7 +2441,7 @@ int history_export_branch(history *h, const char *name, const char *repo, const 
 	if ((rc = first_parent_chain(&chain, &len, h)) < 0)
 		goto out;
 	if (git_commit_lookup(&base, h->repo, &chain[0]) < 0 || git_commit_tree(&base_tree, base) < 0) {
-		rc = hfail(h, "baseline");
+		rc = hfail(h, _("reading baseline"));
 		goto out;
 	}
 	/* The client's commit the code came from: named, or the newest whose project
@@ -2454,13 +2456,18 @@ int history_export_branch(history *h, const char *name, const char *repo, const 
 	} else {
 		if ((rc = find_base(&tip, &o, base_tree)) < 0)
 			goto out;
-		if (!tip) {
+		if (!tip && *prefix)
 			rc = err_set(FERRY_EREFUSED,
 			             _("%s: no commit reachable from HEAD holds the project as received at %s; "
 			             "name the commit the code came from with --base REV"),
-			             repo, *prefix ? prefix : "the repository's root");
+			             repo, prefix);
+		else if (!tip) /* a whole sentence: a translation places "the root" as its language needs */
+			rc = err_set(FERRY_EREFUSED,
+			             _("%s: no commit reachable from HEAD holds the project as received at the repository's "
+			               "root; name the commit the code came from with --base REV"),
+			             repo);
+		if (!tip)
 			goto out;
-		}
 	}
 	if (git_commit_tree(&cur_tree, tip) < 0 || git_index_read_tree(o.index, cur_tree) < 0) {
 		rc = git_fail(FERRY_EGIT, repo, _("reading the base commit"));

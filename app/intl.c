@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <cJSON.h>
+#include <langinfo.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,27 @@ static void apply_language(void)
 	++_nl_msg_cat_cntr;
 }
 
+void intl_utf8_ctype(void)
+{
+	const char *cs = nl_langinfo(CODESET);
+	if (cs && strcmp(cs, "UTF-8") == 0)
+		return;
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		setlocale(LC_CTYPE, "en_US.UTF-8");
+}
+
+/* The locale ferry runs in: the user's, as main set it, but always with a UTF-8 character
+ * set, and with the C locale's numbers. A locale that is not installed (LANG=zh_CN.UTF-8
+ * on a server without it) leaves the C locale's ASCII, in which glibc turns its translated
+ * strerror() texts into runs of '?' and ncurses draws no wide character; ferry's catalogs
+ * are UTF-8 whatever the locale, so everything it prints is. Numbers are data to ferry
+ * (logs read with strtod, JSON, reports), so a decimal comma never enters them. */
+static void apply_locale(void)
+{
+	intl_utf8_ctype();
+	setlocale(LC_NUMERIC, "C");
+}
+
 void intl_init(void)
 {
 	const char *lang = getenv("FERRY_LANG");
@@ -77,6 +99,7 @@ void intl_init(void)
 			lang = getenv(vars[i]);
 	}
 	lang_zh = intl_is_zh(lang);
+	apply_locale();
 	setlocale(LC_MESSAGES, "");
 	find_localedir();
 	bindtextdomain(INTL_DOMAIN, localedir);

@@ -37,8 +37,13 @@ const char *intl_ctext(const char *key);
 #define INTL_DOMAIN "ferry"
 #define INTL_PLUGIN_DOMAIN "ferry-plugins"
 
-/* Picks the language from the environment and binds the catalogs. Call once, first. */
+/* Picks the language from the environment and binds the catalogs; makes the character set
+ * UTF-8 (C.UTF-8 when the user's locale is not UTF-8 or not installed) and numbers the C
+ * locale's. Call once, first, after setlocale(LC_ALL, ""). */
 void intl_init(void);
+/* Makes LC_CTYPE UTF-8 unless it is already: ferry's text, the workbench's wide
+ * characters and glibc's translated strerror() texts are all UTF-8 then. */
+void intl_utf8_ctype(void);
 /* Switches to "en" or "zh" (anything starting "zh" is Chinese). */
 void intl_set_lang(const char *lang);
 /* "en" or "zh". */

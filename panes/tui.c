@@ -29,9 +29,7 @@
 #include "util.h"
 #include "workspace.h"
 
-#include <langinfo.h>
 #include <limits.h>
-#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2262,15 +2260,6 @@ static int ask_init(const char *dir)
 	}
 }
 
-static void ensure_utf8_ctype(void)
-{
-	const char *cs = nl_langinfo(CODESET);
-	if (cs && strcmp(cs, "UTF-8") == 0)
-		return;
-	if (!setlocale(LC_CTYPE, "C.UTF-8"))
-		setlocale(LC_CTYPE, "en_US.UTF-8");
-}
-
 /* How often, while idle, the workbench looks for changes made underneath it: the
  * database (another ferry process, the CLI) and the project's files (an editor). */
 #define WATCH_MS 400
@@ -2356,7 +2345,7 @@ static void welcome(tui *t)
 
 int tui_main(const char *dir)
 {
-	ensure_utf8_ctype();
+	intl_utf8_ctype(); /* wide characters need it, whoever called */
 	workspace *ws = NULL;
 	app *a = NULL;
 	int rc = ui_open();

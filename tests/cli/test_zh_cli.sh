@@ -59,6 +59,12 @@ zh -C "$work/empty" status
 zh -C "$p" diff 12
 zh -C "$p" diff deadbeefdead
 zh -C "$p" export branch "bad..name" --to "$p"
+# a client repository none of whose commits holds the project as received, at its root
+mkdir -p "$work/client"
+printf 'print(1)\n' >"$work/client/other.py"
+(cd "$work/client" && git init -q && git add -A && git -c user.name=c -c user.email=c@example.org commit -qm other)
+zh -C "$p" export branch x --to "$work/client"
+nobase_err="$out/$n.err"
 zh -C "$p" report --format docx
 zh -C "$p" report --format pdf
 zh -C "$p" config tolerance.loss lots
@@ -99,6 +105,12 @@ assert len(table) == 8 and table[1].startswith("评估"), table
 assert len({width(l) for l in table}) == 1, [width(l) for l in table]
 PY
 
+# where the project sits in the client's repository is said in Chinese, not as an English
+# fragment inside the Chinese sentence
+grep -q "仓库根目录" "$nobase_err" && ! grep -q "repository's root" "$nobase_err" &&
+	ok "export branch without a matching commit names the repository's root in Chinese" ||
+	fail "export branch without a base: $(cat "$nobase_err")"
+
 # a phase inside a Chinese sentence is named in Chinese, never by its id
 grep -q "评估阶段已由 .* 签署确认" "$signoff_out" && ok "signoff confirms with the phase's Chinese name" ||
 	fail "signoff: $(cat "$signoff_out")"
@@ -121,6 +133,26 @@ if [ -f "$man" ]; then
 else
 	fail "build/man/zh_CN/ferry.1 is not built"
 fi
+# A Chinese locale that is not installed (common on servers): the language still comes
+# from LANG, and the system's error texts (strerror) come out in UTF-8 like the rest, not
+# as a run of '?' from the C locale's ASCII character set.
+missing=""
+for l in zh_CN.UTF-8 zh_XX.UTF-8; do
+	if LC_ALL=$l locale 2>&1 >/dev/null | grep -q .; then missing=$l; break; fi
+done
+if [ -n "$missing" ]; then
+	env -u FERRY_LANG -u LC_ALL -u LC_MESSAGES -u LANGUAGE LANG="$missing" \
+		"$FERRY" -C "$p" ingest loss-log "$work/nonexistent.log" >"$work/out" 2>"$work/err"
+	! grep -q '???' "$work/err" && ok "LANG=$missing (not installed): no '?' for the system's error text" ||
+		fail "LANG=$missing (not installed): $(cat "$work/err")"
+	if [ -f /usr/share/locale/zh_CN/LC_MESSAGES/libc.mo ]; then
+		expect_grep "没有那个文件或目录" "$work/err" "LANG=$missing (not installed): the reason is glibc's Chinese text"
+	fi
+	expect_grep "^ferry：" "$work/err" "LANG=$missing (not installed): ferry's own text is Chinese"
+else
+	echo "skip: every Chinese locale tried is installed"
+fi
+
 # A copy of the binary away from its build tree, not installed, finds no Chinese catalog:
 # a Chinese report would come out in English, so it is refused, and nothing is written.
 mkdir -p "$work/bin"

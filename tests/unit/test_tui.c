@@ -1052,6 +1052,25 @@ static void test_fix_preview_and_apply(void **state)
 	free(s);
 }
 
+/* A finding whose code was edited since the workbench loaded it: the preview's fresh run
+ * closes it (its code, so its identity, changed) and reports the place under a new id. The
+ * workbench says so, naming that successor, and fixes nothing in its stead. */
+static void test_fix_code_changed(void **state)
+{
+	struct fx *fx = *state;
+	const char *at = strstr(DIST_PY, "backend='nccl'");
+	assert_non_null(at);
+	char *edited = xasprintf("%.*sbackend ='nccl'%s", (int)(at - DIST_PY), DIST_PY, at + strlen("backend='nccl'"));
+	tu_write(fx->dir, "dist.py", edited);
+	char *s = screen_of(fx->dir, "200x30", "4F");
+	assert_has(row(s, 28), "finding 5 (dist.py:5): no longer stands as it was (the code changed): #7 reports dist.py:5 now; fix #7");
+	free(s);
+	char *now = tu_read(fx->dir, "dist.py");
+	assert_string_equal(now, edited);
+	free(now);
+	free(edited);
+}
+
 /* Per hunk, as in a staging view: Space leaves the hunk at the top out (dimmed), the
  * question counts what is left; y applies the rest as one checkpoint per check and the
  * finding left out stays open with its file untouched. */
@@ -1989,6 +2008,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fix_preview_and_apply, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_hunks_left_out, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_refused, setup_fixes, teardown),
+		cmocka_unit_test_setup_teardown(test_fix_code_changed, setup_fixes, teardown),
 		cmocka_unit_test_setup_teardown(test_readiness, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_engagement_commands, setup, teardown),
