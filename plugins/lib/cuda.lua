@@ -910,6 +910,21 @@ function cuda.amp(ctx, path, fused, map)
 			return edits
 		end
 	end
+	local imports = py.imports(ctx, path) or {}
+	-- `from torch.cuda import amp` alone binds the CUDA AMP module: the NPU's is
+	-- torch_npu.npu.amp (with more names, the torch.cuda import's own rewrite moves them all)
+	local from_cuda = {}
+	for _i, imp in ipairs(imports) do
+		if imp.module == "torch.cuda" then from_cuda[imp.node.start_byte] = (from_cuda[imp.node.start_byte] or 0) + 1 end
+	end
+	local function amp_module_edit(stmt)
+		local m = mods[stmt.start_byte]
+		if m and m.mod.text == "torch.cuda" and from_cuda[stmt.start_byte] == 1 then
+			local edits = { refs.edit(m.mod.start_byte, 10, "torch_npu.npu") }
+			if lib then return import_fallback(ctx, path, stmt, edits) end
+			return edits
+		end
+	end
 	-- a site of the package others import that gets no fallback says why
 	local function settle_lib(site, node)
 		if lib and not site.edits and not site.human then
@@ -918,10 +933,19 @@ function cuda.amp(ctx, path, fused, map)
 		end
 		return site
 	end
-	for _i, imp in ipairs(py.imports(ctx, path) or {}) do
+	for _i, imp in ipairs(imports) do
 		local full = imp.full or imp.module
 		local node = imp.node
-		if imp.name and (imp.module == "torch.cuda.amp" or imp.module:match("^torch%.cuda%.amp%.")) then
+		if imp.module == "torch.cuda" and imp.name == "amp" and from_cuda[node.start_byte] == 1 then
+			out[#out + 1] = settle_lib({
+				file = path, node = node, key = full,
+				message = _("`{code}` binds torch.cuda.amp, the CUDA mixed-precision module: where CUDA is not available its autocast and GradScaler turn themselves off with a warning, so the NPU run would train without mixed precision or loss scaling.",
+					{ code = ctx.node_text(path, node.start_byte, node.end_byte) }),
+				suggestion = _("Import the NPU's module instead (`{code}`); the code that uses `{alias}` stays as it is.",
+					{ code = "from torch_npu.npu import amp" .. (imp.alias and " as " .. imp.alias or ""), alias = imp.alias or "amp" }),
+				edits = amp_module_edit(node),
+			}, node)
+		elseif imp.name and (imp.module == "torch.cuda.amp" or imp.module:match("^torch%.cuda%.amp%.")) then
 			out[#out + 1] = settle_lib({
 				file = path, node = node,
 				message = _("`{name}` is imported from torch.cuda.amp, the CUDA mixed-precision module.", { name = full }),
