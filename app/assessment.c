@@ -66,11 +66,21 @@ static double category_weight(store *s, const char *category)
 	return d;
 }
 
+/* A figure in person-days as documents show it, to a tenth, half up. The same days
+ * summed in another order differ in their last bits (2.8500000000000005 against
+ * 2.8499999999999996), which must not decide between 2.8 and 2.9: what is within a
+ * millionth of a tenth of the half rounds up. */
+static double tenths(double days)
+{
+	return floor(days * 10 + 0.5 + 1e-6) / 10;
+}
+
 /* The quote by service line (003 §2): each line's estimate is the weight of the open
  * findings whose category it takes (the base days go to the first line, the survey);
  * quote.days.<line> replaces a line's estimate with the days agreed, and quote.rate
  * prices them. {services[{name, estimate_days, agreed_days?, days, amount?}], days,
- * rate?, currency?, amount?}; every figure rounded to a tenth. */
+ * rate?, currency?, amount?}; days rounded to a tenth (tenths), each amount the days
+ * shown times the rate, to the cent. */
 static cJSON *quote_compute(store *s, const cJSON *weights, const cJSON *counts, double base)
 {
 	size_t n = 0;
@@ -91,22 +101,22 @@ static cJSON *quote_compute(store *s, const cJSON *weights, const cJSON *counts,
 	for (size_t i = 0; i < n; i++) {
 		cJSON *l = cJSON_CreateObject();
 		cJSON_AddStringToObject(l, "name", all[i].name);
-		cJSON_AddNumberToObject(l, "estimate_days", round(est[i] * 10) / 10);
+		cJSON_AddNumberToObject(l, "estimate_days", tenths(est[i]));
 		char *key = xasprintf("quote.days.%s", all[i].name);
 		double agreed = config_number(s, key, -1), days = agreed >= 0 ? agreed : est[i];
 		free(key);
 		if (agreed >= 0)
 			cJSON_AddNumberToObject(l, "agreed_days", agreed);
-		cJSON_AddNumberToObject(l, "days", round(days * 10) / 10);
+		cJSON_AddNumberToObject(l, "days", tenths(days));
 		if (rate >= 0)
-			cJSON_AddNumberToObject(l, "amount", round(days * rate * 100) / 100);
+			cJSON_AddNumberToObject(l, "amount", round(tenths(days) * rate * 100) / 100); /* the days shown, priced */
 		total += days; /* rounded once, below: with nothing agreed it is the effort estimate */
 		cJSON_AddItemToArray(lines, l);
 	}
-	cJSON_AddNumberToObject(q, "days", round(total * 10) / 10);
+	cJSON_AddNumberToObject(q, "days", tenths(total));
 	if (rate >= 0) {
 		cJSON_AddNumberToObject(q, "rate", rate);
-		cJSON_AddNumberToObject(q, "amount", round(total * rate * 100) / 100);
+		cJSON_AddNumberToObject(q, "amount", round(tenths(total) * rate * 100) / 100);
 	}
 	if (currency)
 		cJSON_AddStringToObject(q, "currency", currency);
@@ -330,7 +340,7 @@ int assessment_compute(cJSON **out, store *s)
 	score = round(score);
 	cJSON_AddNumberToObject(res, "score", score);
 	cJSON_AddStringToObject(res, "class", readiness_class(score, open_errors));
-	cJSON_AddNumberToObject(res, "effort_days", round(days * 10) / 10);
+	cJSON_AddNumberToObject(res, "effort_days", tenths(days));
 	cJSON_AddNumberToObject(res, "base_days", base);
 	cJSON_AddItemToObject(res, "weights", weights);
 	cJSON_AddNumberToObject(res, "mechanical", mechanical);

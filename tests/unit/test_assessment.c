@@ -137,6 +137,27 @@ static void test_configured_weights_change_effort(void **state)
 	cJSON_Delete(a);
 }
 
+/* The executive summary's effort and the quote's total are the same figure: summed per
+ * finding and per service line, 2.85 came out as 2.8500000000000005 and
+ * 2.8499999999999996, which rounded to 2.9 and 2.8 in one client document. */
+static void test_effort_and_quote_total_agree(void **state)
+{
+	struct fixture *fx = *state;
+	static const char *const cats[] = { "device", "environment", "device", "amp", "environment", "device", "environment" };
+	char fp[8];
+	for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++) {
+		snprintf(fp, sizeof fp, "q%zu", i);
+		add(fx, fp, cats[i], "warning", 0);
+	}
+	cJSON *a = NULL;
+	assert_int_equal(assessment_compute(&a, fx->s), 0);
+	const cJSON *q = cJSON_GetObjectItem(a, "quote");
+	assert_non_null(q);
+	assert_true(fabs(num(a, "effort_days") - 2.9) < 1e-9); /* 2 + 6 × 0.1 + 0.25 = 2.85 */
+	assert_true(fabs(num(q, "days") - num(a, "effort_days")) < 1e-9);
+	cJSON_Delete(a);
+}
+
 static void test_jit_conflicts_with_auto(void **state)
 {
 	struct fixture *fx = *state;
@@ -183,6 +204,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mechanical_only_is_ready_and_tool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernels_drive_manual_and_risks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configured_weights_change_effort, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_effort_and_quote_total_agree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jit_conflicts_with_auto, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_automatic_counts_as_mechanical, setup, teardown),
 	};
