@@ -1093,6 +1093,56 @@ static int globalize_epoch_steps(raw_list *raw)
 	return 1;
 }
 
+/* 1 when the loss read from the text line [line, line + n) reaches its end: one more
+ * digit after it would change what is read ("loss 1.3050" may have lost digits, "loss
+ * 1.3 lr 0.1" has not). */
+static int loss_reaches_end(const char *line, size_t n, const column_parts *parts)
+{
+	char *more = xmalloc(n + 1);
+	memcpy(more, line, n);
+	more[n] = '7';
+	raw_list as_is = { NULL, 0, 0, 0 }, longer = { NULL, 0, 0, 0 };
+	loss_series scratch;
+	memset(&scratch, 0, sizeof scratch);
+	text_parse(&as_is, &scratch, line, n, parts);
+	memset(&scratch, 0, sizeof scratch);
+	text_parse(&longer, &scratch, more, n + 1, parts);
+	int reaches = as_is.n != longer.n ||
+	              (as_is.n && memcmp(&as_is.v[as_is.n - 1].loss, &longer.v[longer.n - 1].loss, sizeof(double)) != 0);
+	free(as_is.v);
+	free(longer.v);
+	free(more);
+	return reaches;
+}
+
+/* A log copied or read while cut short ends inside its last line. That line is left out
+ * when it has no line end and looks cut: in a CSV export a row short of the header's
+ * columns, in a text log one whose loss runs to the end, which may have lost digits
+ * (1.3050 of 1.305061). A log of one line is kept whole. Returns the length without that
+ * line, or len. */
+static size_t without_cut_line(const char *data, size_t len, int csv, const column_parts *parts)
+{
+	if (!len || data[len - 1] == '\n' || data[len - 1] == '\r')
+		return len;
+	size_t start = len;
+	while (start > 0 && data[start - 1] != '\n' && data[start - 1] != '\r')
+		start--;
+	if (!start)
+		return len;
+	if (!csv)
+		return loss_reaches_end(data + start, len - start, parts) ? start : len;
+	size_t hl = 0;
+	while (hl < len && data[hl] != '\n' && data[hl] != '\r')
+		hl++;
+	csv_row head, last;
+	csv_split(&head, data, hl);
+	csv_split(&last, data + start, len - start);
+	int cut = last.n < head.n;
+	csv_row_done(&head);
+	csv_row_done(&last);
+	return cut ? start : len;
+}
+
 int loss_parse(loss_series *out, const char *name, const char *data, size_t len, const char *column)
 {
 	memset(out, 0, sizeof *out);
@@ -1126,9 +1176,15 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 		if ((rc = trainer_state_parse(&raw, out, name, data, len, &parts)))
 			goto out;
 	} else if (csv_header(data, len)) {
+		size_t whole = len;
+		len = without_cut_line(data, len, 1, &parts);
+		out->cut_last = len < whole;
 		if ((rc = csv_parse(&raw, out, name, data, len, &parts)))
 			goto out;
 	} else {
+		size_t whole = len;
+		len = without_cut_line(data, len, 0, &parts);
+		out->cut_last = len < whole;
 		text_parse(&raw, out, data, len, &parts);
 	}
 	if (!raw.n) {
@@ -1536,6 +1592,8 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
 		          s->repeated_nonfinite);
 	if (s->not_training)
 		sbuf_addf(out, P_("; %zu evaluation or summary loss left out", "; %zu evaluation or summary losses left out", s->not_training), s->not_training);
+	if (s->cut_last)
+		sbuf_adds(out, _("; its last line has no line end and looks cut short: left out"));
 	sbuf_adds(out, "\n");
 }
 
@@ -1684,6 +1742,8 @@ static void add_series(cJSON *o, const loss_series *s, double final, long long f
 	cJSON_AddBoolToObject(o, "ordinal_steps", s->ordinal);
 	cJSON_AddNumberToObject(o, "nonfinite", (double)s->nonfinite);
 	cJSON_AddNumberToObject(o, "not_training", (double)s->not_training);
+	if (s->cut_last)
+		cJSON_AddBoolToObject(o, "cut_last", 1);
 	if (s->column)
 		cJSON_AddStringToObject(o, "column", s->column);
 	cJSON_AddNumberToObject(o, "no_step_dropped", (double)s->no_step);

@@ -60,6 +60,9 @@ typedef struct loss_series {
 	size_t not_training;      /* evaluation, test and summary losses left out */
 	int ordinal;              /* 1 when steps are loss-line ordinals (the log gives none) */
 	char *column;             /* the CSV column read, or NULL for a text log */
+	int cut_last;             /* 1 when the last line had no line end and looked cut short
+	                           * (a CSV row short of columns, a number at the very end): left
+	                           * out */
 } loss_series;
 
 /* Parses a training log (len bytes, need not be NUL-terminated) into out.

@@ -219,4 +219,28 @@ expect_exit 3 "ingest loss-log refuses a trainer_state.json cut short" -- "$FERR
 one_line "$work/err" "cut trainer_state.json: one line"
 expect_grep "half_state.json" "$work/err" "cut trainer_state.json: names the file"
 
+# a copy cut short ends inside its last line: that line's loss is not read as a value
+# (1.3050 of 1.305061), and the comparison says the line was left out
+head -c -4 "$fx/gpu_plain.log" >"$work/cut_plain.log"
+head -c -60 "$fx/gpu_yolov5_results.csv" >"$work/cut_results.csv"
+for pair in "gpu_plain.log cut_plain.log 59 loss" "gpu_yolov5_results.csv cut_results.csv 2 train/box_loss"; do
+	set -- $pair
+	"$FERRY" -C "$p" compare loss "$fx/$1" "$work/$2" --column "$4" --format json >"$work/cut.json" 2>/dev/null
+	python3 - "$work/cut.json" "$3" <<'PY' && ok "$2: the cut last line is left out" || fail "$2: cut last line read as data"
+import json, sys
+d, want = json.load(open(sys.argv[1])), int(sys.argv[2])
+assert d["b"]["points"] == want, (d["b"]["points"], want)
+assert d["b"].get("cut_last") is True, d["b"]
+PY
+	"$FERRY" -C "$p" compare loss "$fx/$1" "$work/$2" --column "$4" >"$work/cut.txt" 2>/dev/null
+	expect_grep "last line has no line end and looks cut short: left out" "$work/cut.txt" "$2: the text output says so"
+done
+# a complete last line without a line end is read as usual
+printf 'step 1 loss 2.5\nstep 2 loss 2.25 lr 0.1' >"$work/no_eol.log"
+"$FERRY" -C "$p" compare loss "$work/no_eol.log" "$work/no_eol.log" --format json >"$work/eol.json" 2>/dev/null
+python3 - "$work/eol.json" <<'PY' && ok "a last line ending in a word keeps its loss" || fail "a complete last line was dropped"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["b"]["points"] == 2 and not d["b"].get("cut_last"), d["b"]
+PY
 finish
