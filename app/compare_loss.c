@@ -1432,6 +1432,45 @@ static void judge_end(loss_result *out)
 	}
 }
 
+/* The mean relative error of B against A with B's step N paired with A's step N - shift,
+ * over the finite pairs; *pairs gets how many there were. */
+static double shifted_mean_rel(const loss_series *a, const loss_series *b, int shift, size_t *pairs)
+{
+	double sum = 0;
+	*pairs = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		const loss_point *q = point_at(b, a->pts[i].step + shift);
+		double x = a->pts[i].loss, y = q ? q->loss : NAN;
+		if (!isfinite(x) || !isfinite(y))
+			continue;
+		sum += x != 0 ? fabs(y - x) / fabs(x) : fabs(y - x);
+		(*pairs)++;
+	}
+	return *pairs ? sum / (double)*pairs : INFINITY;
+}
+
+/* Two logs of one run, one counting steps from 0 and the other from 1, pair every step
+ * with its neighbour and fail by far. When the errors failed the comparison and the
+ * losses agree one step apart (within the tolerance, ten times better than as aligned,
+ * over nine tenths of the shorter log and at least LOSS_SAME_MIN_STEPS steps), the shift
+ * is kept for the output to say so. The verdict stands: which steps are the same is for
+ * the user to say. */
+static void judge_shift(loss_result *out, const loss_series *a, const loss_series *b)
+{
+	if (out->pass || out->mean_rel <= out->tolerance)
+		return;
+	size_t shorter = a->n < b->n ? a->n : b->n;
+	for (int shift = -1; shift <= 1; shift += 2) {
+		size_t pairs;
+		double m = shifted_mean_rel(a, b, shift, &pairs);
+		if (pairs >= LOSS_SAME_MIN_STEPS && pairs * 10 >= shorter * 9 && m <= out->tolerance && m * 10 <= out->mean_rel) {
+			out->shift = shift;
+			out->shift_mean_rel = m;
+			return;
+		}
+	}
+}
+
 void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, double tolerance)
 {
 	memset(out, 0, sizeof *out);
@@ -1490,6 +1529,7 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 	judge_end(out);
 	out->pass = out->finite > 0 && out->mean_rel <= tolerance && !out->end_exceeded && !out->nonfinite_b &&
 	            !out->blowup && !out->blowup_a && !out->truncated && !out->incomplete;
+	judge_shift(out, a, b);
 }
 
 /* fmt in the reader's language when shown, else as written (the record's English). */
@@ -1722,6 +1762,14 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 	if (r->incomplete && !r->truncated)
 		sbuf_addf(out, _("incomplete: aligned %zu of A's %zu steps, %.1f%% of A's run (at least %.0f%% needed)\n"), r->n,
 		          r->a_points, r->aligned_coverage * 100.0, LOSS_MIN_COVERAGE * 100.0);
+	if (r->shift < 0)
+		sbuf_addf(out, _("B's losses agree with A's one step earlier (B's step N holds A's step N+1; mean relative error "
+		                 "%.4g%%): the logs may count steps from 0 and from 1, and then these are the same steps\n"),
+		          r->shift_mean_rel * 100.0);
+	else if (r->shift > 0)
+		sbuf_addf(out, _("B's losses agree with A's one step later (B's step N holds A's step N-1; mean relative error "
+		                 "%.4g%%): the logs may count steps from 0 and from 1, and then these are the same steps\n"),
+		          r->shift_mean_rel * 100.0);
 	char why[256];
 	sbuf_addf(out, _("verdict: %s%s%s\n"), r->pass ? _("PASS") : _("FAIL"), r->pass ? "" : " — ",
 	          r->pass ? "" : loss_fail_reason_shown(why, sizeof why, r));
@@ -1817,6 +1865,11 @@ cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_s
 	cJSON_AddStringToObject(doc, "verdict", r->pass ? "pass" : "fail");
 	char why[256];
 	cJSON_AddStringToObject(doc, "reason", loss_fail_reason(why, sizeof why, r));
+	if (r->shift) {
+		cJSON *s = cJSON_AddObjectToObject(doc, "agrees_shifted");
+		cJSON_AddNumberToObject(s, "steps", r->shift);
+		cJSON_AddNumberToObject(s, "mean_rel_err", r->shift_mean_rel);
+	}
 	cJSON *steps = cJSON_AddArrayToObject(doc, "steps");
 	for (size_t i = 0; i < r->n; i++) {
 		cJSON *o = cJSON_CreateObject();

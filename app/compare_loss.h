@@ -142,6 +142,10 @@ typedef struct loss_result {
 	long long end_from_step;   /* the window's first step (valid when end_n) */
 	double end_mean_rel;       /* mean relative error over the window */
 	int end_exceeded;          /* end_mean_rel > tolerance */
+	int shift;                 /* when the errors fail the comparison and B's losses agree
+	                            * with A's one step apart (B's step N holds A's step N - shift:
+	                            * the logs count steps from 0 and from 1), -1 or 1; else 0 */
+	double shift_mean_rel;     /* the mean relative error at that shift */
 	int pass;                  /* finite aligned steps exist, mean_rel and end_mean_rel <=
 	                            * tolerance, no NaN/inf of B's own, neither run ends in
 	                            * NaN/inf, B neither truncated nor incomplete */

@@ -243,4 +243,24 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["b"]["points"] == 2 and not d["b"].get("cut_last"), d["b"]
 PY
+# the same run in two formats that count steps from 1 (the console) and from 0 (Lightning's
+# metrics.csv): every step pairs with its neighbour and fails; the output says the losses
+# agree one step apart, so the user looks at the step counting, not at the NPU
+expect_exit 1 "one run counted from 1 and from 0 fails on its steps" -- \
+	"$FERRY" -C "$p" compare loss "$fx/gpu_plain.log" "$fx/gpu_metrics.csv" --format json
+python3 - "$work/out" <<'PY' && ok "the JSON gives the shift at which the losses agree" || fail "no step shift in the JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"] == "fail" and d.get("agrees_shifted") == {"steps": -1, "mean_rel_err": d["agrees_shifted"]["mean_rel_err"]}, d.get("agrees_shifted")
+assert d["agrees_shifted"]["mean_rel_err"] < 1e-5, d["agrees_shifted"]
+PY
+"$FERRY" -C "$p" compare loss "$fx/gpu_plain.log" "$fx/gpu_metrics.csv" >"$work/shift.txt" 2>/dev/null
+expect_grep "B's losses agree with A's one step earlier" "$work/shift.txt" "the text says the losses agree one step apart"
+expect_grep "count steps from 0 and from 1" "$work/shift.txt" "and names the likely cause"
+# two runs that really differ get no such remark
+"$FERRY" -C "$p" compare loss "$fx/gpu_plain.log" "$fx/npu_blowup_plain.log" --format json >"$work/noshift.json" 2>/dev/null
+python3 - "$work/noshift.json" <<'PY' && ok "a real divergence gets no step-shift remark" || fail "a shift remark on a real divergence"
+import json, sys
+assert "agrees_shifted" not in json.load(open(sys.argv[1]))
+PY
 finish
