@@ -1,5 +1,6 @@
 /* bench — see bench.h. */
 #include "bench.h"
+#include "accel.h"
 #include "gbtext.h"
 #include "util.h"
 
@@ -104,38 +105,17 @@ cJSON *bench_decode(const char *text, size_t len)
 	return doc;
 }
 
-static int is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-/* 1 when s holds one of words as a word of its own: no letter right before it, and none
- * after it but a plural 's' ("8 NPUs", "gpu0", "Ascend910B", "npu_run"; not "input"). */
-static int names_any(const char *s, const char *const *words)
-{
-	for (size_t i = 0; s && words[i]; i++) {
-		size_t n = strlen(words[i]);
-		for (const char *p = strcasestr(s, words[i]); p; p = strcasestr(p + 1, words[i])) {
-			const char *after = p + n;
-			if (*after == 's' || *after == 'S')
-				after++;
-			if ((p == s || !is_letter(p[-1])) && !is_letter(*after))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-/* 1 when the entry's artifact label, document label or hardware holds one of words. */
-static int entry_names(const bench_entry *e, const char *const *words)
+/* 1 when the entry's artifact label, document label or hardware names the accelerator
+ * which (ACCEL_GPU or ACCEL_NPU). */
+static int entry_names(const bench_entry *e, int which)
 {
 	const char *label = NULL, *hardware = NULL;
 	if (cJSON_IsString(cJSON_GetObjectItem(e->doc, "label")))
 		label = cJSON_GetObjectItem(e->doc, "label")->valuestring;
 	if (cJSON_IsString(cJSON_GetObjectItem(e->doc, "hardware")))
 		hardware = cJSON_GetObjectItem(e->doc, "hardware")->valuestring;
-	return names_any(e->label, words) || names_any(label, words) || names_any(hardware, words);
+	return ((accel_named(e->label) | accel_named(label) | accel_named(hardware)) & which) != 0;
 }
-
-static const char *const gpu_words[] = { "gpu", "nvidia", "cuda", "英伟达", NULL };
-static const char *const npu_words[] = { "npu", "ascend", "atlas", "昇腾", NULL };
 
 static const char *const workload_names[] = { NULL, "training", "inference" };
 
@@ -173,7 +153,7 @@ static int newer(const bench_entry *e, int i, int best)
 /* 1 when the entry names an NPU and has metrics: an NPU benchmark. */
 static int npu_measured(const bench_entry *e)
 {
-	return cJSON_IsObject(cJSON_GetObjectItem(e->doc, "metrics")) && entry_names(e, npu_words);
+	return cJSON_IsObject(cJSON_GetObjectItem(e->doc, "metrics")) && entry_names(e, ACCEL_NPU);
 }
 
 int bench_measuring(const bench_entry *e, size_t n, int baseline, const char *metric, bench_workload w)
@@ -197,9 +177,9 @@ void bench_choose(bench_choice *c, const bench_entry *e, size_t n, bench_workloa
 		int i = (int)k;
 		if (!of_workload(&e[i], w))
 			continue;
-		if (entry_names(&e[i], npu_words))
+		if (entry_names(&e[i], ACCEL_NPU))
 			continue; /* an NPU run, whatever else it names, is never the baseline */
-		if (entry_names(&e[i], gpu_words)) {
+		if (entry_names(&e[i], ACCEL_GPU)) {
 			if (newer(e, i, gpu))
 				gpu = i;
 		} else if (newer(e, i, other)) {

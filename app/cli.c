@@ -1240,7 +1240,9 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 		dump_render_text(&b, &o.dr, arg_a, arg_b);
 	}
 	int same = 0, decimals = -1;
-	if (!(rc = output_emit(&b, output)) && (same = compare_same_input(&o, &decimals)) == COMPARE_SAME_BYTES)
+	if (!(rc = output_emit(&b, output)))
+		same = compare_same_input(&o, &decimals);
+	if (same == COMPARE_SAME_BYTES)
 		fprintf(stderr, _("ferry: warning: A and B are the same data (sha256 %.12s): a run compared with itself says nothing about the NPU\n"),
 		        json_str(o.in_a, "sha256"));
 	else if (same == COMPARE_SAME_VALUES)
@@ -1254,6 +1256,10 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	else if (same == COMPARE_SAME_LOSSES)
 		fprintf(stderr, _("ferry: warning: A and B hold the same losses at every step, though their files differ: one run's "
 		                  "log twice (in two formats?) says nothing about the NPU\n"));
+	else if (!rc && compare_b_is_gpu(&o))
+		fprintf(stderr, _("ferry: warning: B (%s) is labelled as a GPU run: a GPU run compared with the baseline measures "
+		                  "the GPU's own spread, says nothing about the NPU and clears no failure\n"),
+		        json_str(o.in_b, "shown"));
 	if (!rc)
 		rc = rejudge(ws, EVIDENCE_COMPARISONS, strcmp(format, "text") != 0 || output != NULL);
 	if (!rc)

@@ -1,5 +1,6 @@
 /* compare — see compare.h. */
 #include "compare.h"
+#include "accel.h"
 #include "dump_input.h"
 #include "dump_render.h"
 #include "err.h"
@@ -193,6 +194,11 @@ int compare_req_check(const compare_req *req)
 	return 0;
 }
 
+int compare_b_is_gpu(const compare_outcome *o)
+{
+	return (accel_named(json_str(o->in_b, "label")) | accel_named(json_str(o->in_b, "shown"))) == ACCEL_GPU;
+}
+
 int compare_same_input(const compare_outcome *o, int *decimals)
 {
 	const char *a = json_str(o->in_a, "sha256"), *b = json_str(o->in_b, "sha256");
@@ -257,6 +263,8 @@ static int run(compare_outcome *out, workspace *ws, const compare_req *req, int 
 		goto out;
 	cJSON_AddItemToObject(ev, "a", cJSON_Duplicate(out->in_a, 1));
 	cJSON_AddItemToObject(ev, "b", cJSON_Duplicate(out->in_b, 1));
+	if (compare_b_is_gpu(out))
+		cJSON_AddStringToObject(ev, "b_names", "gpu");
 	int same = compare_same_input(out, NULL);
 	if (same) {
 		cJSON_AddBoolToObject(ev, "same_input", 1);

@@ -68,6 +68,11 @@ int compare_failure(const compare_outcome *o, const compare_req *req);
  * bytes, the same values in every tensor, dump_result_same_values); else 0. Whatever the
  * verdict, such a comparison says nothing about the NPU run, and the callers say so. */
 enum { COMPARE_SAME_BYTES = 1, COMPARE_SAME_LOSSES = 2, COMPARE_SAME_VALUES = 3 };
+
+/* 1 when B's label (or, without one, the name it is shown by) names a GPU and no NPU
+ * (accel_named): a second GPU run, the baseline's noise, not the NPU's. Such a comparison
+ * is recorded with b_names "gpu", answers no failure, and the callers say so. */
+int compare_b_is_gpu(const compare_outcome *o);
 int compare_same_input(const compare_outcome *o, int *decimals);
 
 /* Sets req's options (--column, --dtype-a, --dtype-b) to those the recorded comparison

@@ -161,7 +161,8 @@ static cJSON *deciding_comparison(const cJSON *events, const char *what)
 		if (!newest)
 			newest = e;
 		if (strcmp(json_str(d, "verdict"), "fail") != 0) {
-			if (!cJSON_IsTrue(cJSON_GetObjectItem(d, "same_input"))) { /* itself against itself answers nothing */
+			/* itself against itself, or a GPU run against a GPU run, answers nothing */
+			if (!cJSON_IsTrue(cJSON_GetObjectItem(d, "same_input")) && strcmp(json_str(d, "b_names"), "gpu") != 0) {
 				passed = xrealloc(passed, (npassed + 1) * sizeof *passed);
 				passed[npassed++] = d;
 			}

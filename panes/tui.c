@@ -1535,6 +1535,9 @@ static void do_compare(app *a, const char *arg)
 		} else if (compare_same_input(g.out, NULL)) {
 			tui_message(t, UI_WARN, _("compare %s %s %s: A and B are the same data: a run compared with itself says nothing about the NPU."),
 			            v[0], v[1], v[2]);
+		} else if (compare_b_is_gpu(g.out)) {
+			tui_message(t, UI_WARN, _("compare %s %s %s: B is labelled as a GPU run: it measures the GPU's own spread, not the NPU."),
+			            v[0], v[1], v[2]);
 		} else {
 			tui_message(t, UI_OK, _("compare %s %s %s: pass (recorded in the audit chain)."), v[0], v[1], v[2]);
 		}

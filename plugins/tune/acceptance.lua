@@ -151,6 +151,15 @@ return {
 							{ kind = c.kind, event = c.rec.event or 0, what = c.rec.same == "losses" and _("losses at every step") or _("values in every tensor") }),
 					suggestion = _("Compare the NPU run's output with the GPU run's: check which file each label was ingested from (the workbench's artifacts pane, a) and run the comparison again."),
 				}
+			elseif c.rec and c.rec.b_names == "gpu" then
+				-- a second GPU run: the baseline's own spread, not the NPU's agreement
+				ctx.report{
+					key = c.kind .. ":gpu-b:" .. tostring((c.rec.b or {}).sha256),
+					severity = (c.kind == "loss" and set and set ~= "") and "error" or "warning",
+					message = _("The latest {kind} comparison (audit event {event}) compares the baseline with {b}, which its label names a GPU run: it measures the GPU's own spread and says nothing about the NPU run.",
+						{ kind = c.kind, event = c.rec.event or 0, b = tostring((c.rec.b or {}).shown or (c.rec.b or {}).label or "B") }),
+					suggestion = _("Compare the baseline with the NPU run (`ferry compare {kind} gpu npu`); if B is the NPU run, ingest it again under a label that says so.", { kind = c.kind }),
+				}
 			end
 		end
 		if dump and dump.verdict == "fail" then

@@ -58,6 +58,24 @@ PY
 expect_exit 0 "the GPU log against itself reformatted passes" -- "$FERRY" -C "$p" compare loss gpu "$data/gpu_again.log"
 expect_grep "warning: A and B hold the same losses at every step" "$work/err" "it is called the same data, though the bytes differ"
 expect_exit 1 "signoff tune still refused: the same losses twice do not clear the failure" -- "$FERRY" -C "$p" signoff tune
+# a second GPU run (the noise of the baseline, a reproducibility check) passes against the
+# first, but it is no NPU run: its label says GPU, so it clears nothing and says so
+python3 - "$data" <<'PY'
+import math, sys
+def curve(s): return 3 * math.exp(-s / 40) + 1
+with open(sys.argv[1] + "/gpu_rerun.log", "w") as f:
+    for s in range(1, 101): f.write("step %d loss=%r\n" % (s, curve(s) * (1.0 + 0.0004 * math.sin(s))))
+PY
+expect_exit 0 "a second GPU run against the first passes" -- "$FERRY" -C "$p" compare loss gpu "$data/gpu_rerun.log"
+expect_grep "warning: B (gpu_rerun.log) is labelled as a GPU run" "$work/err" "it warns that B is a GPU run, by its file name too"
+expect_exit 1 "signoff tune still refused: a GPU run against a GPU run clears no NPU failure" -- "$FERRY" -C "$p" signoff tune
+"$FERRY" -C "$p" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+python3 - "$work/tf.json" <<'PY' && ok "the NPU run's failure stands after the GPU rerun" || fail "a GPU rerun cleared the NPU failure"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance" and f["severity"] == "error" and f["status"] == "open"]
+assert any("loss comparison" in m and "npu" in m for m in msgs), msgs
+PY
 # trainers print the loss rounded: the same run at six and at four decimals is the same
 # data too, and does not clear the failure either
 python3 - "$data" <<'PY'
@@ -89,6 +107,17 @@ make_project "$close"
 "$FERRY" init "$close" >/dev/null
 "$FERRY" -C "$close" compare loss "$data/gpu.log" "$data/npu_close.log" >/dev/null 2>"$work/close.err"
 if grep -q "same losses" "$work/close.err"; then fail "a run that differs at one step is not called the same data"; else ok "a run that differs at one step is not called the same data"; fi
+# a GPU rerun as the only comparison: tune.acceptance says it is a GPU run
+"$FERRY" -C "$close" ingest loss-log "$data/gpu.log" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$close" ingest loss-log "$data/gpu_rerun.log" --label gpu-rerun >/dev/null 2>&1
+"$FERRY" -C "$close" compare loss gpu gpu-rerun >/dev/null 2>&1
+"$FERRY" -C "$close" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+python3 - "$work/tf.json" <<'PY' && ok "tune.acceptance: the comparison's B is a GPU run" || fail "acceptance: GPU run as B"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance"]
+assert any("compares the baseline with gpu-rerun, which its label names a GPU run" in m for m in msgs), msgs
+PY
 # the run at four decimals as the latest comparison: tune.acceptance says what was the same
 "$FERRY" -C "$close" compare loss "$data/gpu.log" "$data/gpu_4.log" >/dev/null 2>&1
 "$FERRY" -C "$close" check --phase tune --format json >"$work/tf.json" 2>/dev/null
