@@ -413,15 +413,17 @@ int review_signoff_check(review_refusal *why, workspace *ws, const char *phase)
 		if (why->kind)
 			snprintf(why->other, sizeof why->other, "%s", phase_name(i));
 	}
+	/* open errors first: a phase signed off and reopened by new errors is not "already
+	 * signed off" while they stand (its sign-off holds again once they are fixed or waived) */
 	const cJSON *p = cJSON_GetArrayItem(phases, idx);
-	if (!why->kind && cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {
-		why->kind = REVIEW_ALREADY_SIGNED;
-		snprintf(why->by, sizeof why->by, "%s", json_str(p, "signed_off_by"));
-	}
 	const cJSON *errors = cJSON_GetObjectItem(p, "open_errors");
 	if (!why->kind && cJSON_IsNumber(errors) && errors->valuedouble > 0) {
 		why->kind = REVIEW_OPEN_ERRORS;
 		why->count = (long long)errors->valuedouble;
+	}
+	if (!why->kind && cJSON_IsString(cJSON_GetObjectItem(p, "signed_off_at"))) {
+		why->kind = REVIEW_ALREADY_SIGNED;
+		snprintf(why->by, sizeof why->by, "%s", json_str(p, "signed_off_by"));
 	}
 	cJSON_Delete(phases);
 	if (why->kind == REVIEW_OPEN_ERRORS)

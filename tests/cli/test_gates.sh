@@ -727,6 +727,12 @@ assert "assess" in ph["design"]["flagged"], ph["design"]
 PY
 "$FERRY" -C "$r" status >"$work/st.txt"
 expect_grep "^assess  *reopened" "$work/st.txt" "status text shows reopened"
+# signing the reopened phase again is refused for its open errors, named, never as
+# "already signed off" while an error stands
+expect_exit 1 "signoff of the reopened phase is refused" -- "$FERRY" -C "$r" signoff assess
+expect_grep "open error finding" "$work/err" "the refusal names the open errors"
+expect_grep "kern.cu\|custom_kernel\|cuda_extensions" "$work/err" "and which finding blocks it"
+if grep -q "already signed off" "$work/err"; then fail "the reopened phase is called already signed off"; else ok "the reopened phase is not called already signed off"; fi
 expect_grep "design.*assess" "$work/st.txt" "status text flags design's sign-off"
 "$FERRY" -C "$r" report --format md --output "$work/reopen.md" >/dev/null 2>&1
 expect_grep "reopened" "$work/reopen.md" "the report shows the reopened phase"
