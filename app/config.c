@@ -18,7 +18,7 @@ const struct config_key config_keys[] = {
 	{ "target.soc", CFG_TEXT, NULL, N_("target NPU SoC, e.g. Ascend910B2, Ascend310P3"), NULL, NULL, "design", NULL },
 	{ "target.cards", CFG_COUNT, NULL, N_("number of NPU cards in the plan"), NULL, NULL, "design", NULL },
 	{ "target.nodes", CFG_COUNT, NULL, N_("number of nodes in the plan"), NULL, NULL, "design", NULL },
-	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, N_("accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%"), NULL, NULL, "design", NULL },
+	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, N_("accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%; unset, `ferry compare loss` judges by 0.02"), "0.02", NULL, "design", NULL },
 	{ "tolerance.dump_atol", CFG_NUMBER, NULL, N_("dump comparison: absolute threshold agreed with the client; each element within dump_atol + dump_rtol × |GPU value| (unset with dump_rtol: msprobe's rule), e.g. 1e-5"), NULL, NULL, "design", NULL },
 	{ "tolerance.dump_rtol", CFG_NUMBER, NULL, N_("dump comparison: relative threshold agreed with the client, as torch.allclose's rtol, e.g. 1e-3"), NULL, NULL, "design", NULL },
 	{ "tolerance.accuracy", CFG_NUMBER, NULL, N_("accepted absolute accuracy drop, e.g. 0.005"), NULL, NULL, "design", NULL },

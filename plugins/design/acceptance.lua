@@ -35,7 +35,7 @@ return {
 			else
 				ctx.report{
 					key = c.key,
-					message = _("No {label} is recorded ({what}), so the tune phase has nothing to meet.", c),
+					message = c.unset or _("No {label} is recorded ({what}), so the tune phase has nothing to meet.", c),
 					suggestion = _("Agree it with the client and record it: `ferry config {key} {example}`.", c),
 				}
 			end

@@ -35,7 +35,10 @@ local CRITERIA = {
 	  label = function() return _("loss tolerance") end,
 	  what = function() return _("accepted relative difference of the NPU loss curve from the GPU baseline") end,
 	  show = function(v) return _("the NPU loss stays within {pct} % of the GPU loss", { pct = g(v * 100) }) end,
-	  valid = function(v) return v > 0 and v < 1, _("a fraction between 0 and 1 (0.01 = 1 %)") end },
+	  valid = function(v) return v > 0 and v < 1, _("a fraction between 0 and 1 (0.01 = 1 %)") end,
+	  -- unset, `ferry compare loss` still judges: by COMPARE_LOSS_DEFAULT_TOLERANCE
+	  unset = function() return _("No loss tolerance is recorded ({what}): `ferry compare loss` judges by its default, 2 % mean relative error, which nobody has agreed with the client.",
+		{ what = _("accepted relative difference of the NPU loss curve from the GPU baseline") }) end },
 	{ key = "tolerance.accuracy", example = "0.005",
 	  label = function() return _("accuracy tolerance") end,
 	  what = function() return _("accepted absolute drop of the final accuracy against the GPU baseline") end,
@@ -53,6 +56,7 @@ function plan.criteria(ctx)
 	for _i, c in ipairs(CRITERIA) do
 		local raw = ctx.config(c.key)
 		local r = { key = c.key, label = c.label(), what = c.what(), example = c.example, value = raw }
+		if not raw and c.unset then r.unset = c.unset() end
 		if raw then
 			local n = tonumber(raw)
 			local ok, expect = false, nil

@@ -24,6 +24,21 @@ with open(d + "/npu_ok.log", "w") as f:
     for s in range(1, 101): f.write("step %d loss=%r\n" % (s, curve(s) * 1.001))
 PY
 "$FERRY" -C "$p" check >/dev/null 2>&1
+# unset, the loss tolerance is compare's default, 2 %: the design check and the settings
+# say so rather than that nothing is to be met
+"$FERRY" -C "$p" findings --plugin design.acceptance --format json >"$work/da.json"
+"$FERRY" -C "$p" config --format json >"$work/cfg.json"
+python3 - "$work/da.json" "$work/cfg.json" <<'PY' && ok "unset tolerance.loss: its 2 % default is named" || fail "unset tolerance.loss said to leave nothing to meet"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+msgs = [f["message"] for f in fs if "loss tolerance" in f["message"]]
+assert msgs and all("nothing to meet" not in m for m in msgs), msgs
+assert any("its default, 2 %" in m for m in msgs), msgs
+cfg = json.load(open(sys.argv[2]))
+rows = cfg if isinstance(cfg, list) else cfg.get("settings", [])
+row = [r for r in rows if r["key"] == "tolerance.loss"][0]
+assert row["value"] is None and row["default"] == "0.02", row
+PY
 sign_through "$p" assess design environment adapt
 "$FERRY" -C "$p" config tolerance.loss 0.01 >/dev/null
 # the slips of the unit are refused with what was meant: 2 for 2 %, 0.8 for 80 %
