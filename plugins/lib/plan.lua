@@ -438,6 +438,9 @@ end
 -- a waiver covers that measurement, not a later one.
 local function fmt(x) return string.format("%g", math.floor(x * 10000 + 0.5) / 10000) end
 
+-- the workloads a benchmark document names ("workload"), as the messages say them
+local WORKLOADS = { training = N_("training"), inference = N_("inference") }
+
 function plan.bench_acceptance(ctx, advice)
 	local tol = tonumber(ctx.config("tolerance.accuracy") or "")
 	local pct = tonumber(ctx.config("throughput.target_pct") or "")
@@ -449,10 +452,16 @@ function plan.bench_acceptance(ctx, advice)
 	local set = {}
 	if tol then set[#set + 1] = "tolerance.accuracy" end
 	if pct then set[#set + 1] = "throughput.target_pct" end
+	-- an NPU benchmark of the other workload is on record: said, so that nobody ingests it again
+	local other = not npu and w and plan.npu_bench(ctx, nil, nil) or nil
 	if #set > 0 and (not base or not npu) then
 		ctx.report{
 			key = "unmeasured:" .. (npu and "baseline" or "npu"),
 			message = npu and _("The acceptance criteria ({criteria}) are set, but no GPU baseline benchmark is on record to measure the NPU against.", { criteria = table.concat(set, ", ") })
+				or other and _("The acceptance criteria ({criteria}) are set, but no NPU benchmark of {workload} is on record to check them: the newest NPU benchmark, artifact {id} ({label}), measures {other}, which these criteria do not take.",
+					{ criteria = table.concat(set, ", "), workload = _(WORKLOADS[w] or w), id = tostring(other.artifact.id),
+					  label = tostring(other.artifact.label or other.doc.label or "?"),
+					  other = _(WORKLOADS[other.doc.workload] or tostring(other.doc.workload)) })
 				or _("The acceptance criteria ({criteria}) are set, but no NPU benchmark is on record to check them.", { criteria = table.concat(set, ", ") }),
 			suggestion = npu and _("Ingest the GPU run's benchmark (`ferry ingest bench FILE --label gpu`, ferry-bench/1 with accuracy and throughput); if the criteria do not apply to this engagement, waive this with the reason.")
 				or _("Run the benchmark on the NPU and ingest it (`ferry ingest bench FILE --label npu`, ferry-bench/1 with accuracy and throughput); if the criteria do not apply to this engagement, waive this with the reason."),

@@ -497,6 +497,25 @@ assert any("68 %" in m for m in msgs), msgs
 row = [l for l in open(sys.argv[2]) if l.startswith("| Benchmark, inference")][0]
 assert "| FAIL |" in row and "68 %" in row and "ais-run2 (artifact 3" in row, row
 PY
+# a training project whose benchmarks on record all measure inference: the tune phase's
+# criteria are unmet, and the finding says why, naming the benchmark left out, instead of
+# asking for an NPU benchmark that is on record
+u="$work/inf-only"
+make_training_project "$u"
+"$FERRY" init "$u" >/dev/null
+"$FERRY" -C "$u" config tolerance.accuracy 0.005 >/dev/null
+"$FERRY" -C "$u" config throughput.target_pct 80 >/dev/null
+printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"1x A10","precision":"fp32","workload":"inference","metrics":{"accuracy":0.912,"throughput":2000}}\n' >"$data/gpu-inf.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"1x Atlas 300I Pro","precision":"fp16","workload":"inference","metrics":{"accuracy":0.911,"throughput":1900}}\n' >"$data/npu-inf.json"
+"$FERRY" -C "$u" ingest bench "$data/gpu-inf.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$u" ingest bench "$data/npu-inf.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$u" check --phase tune >/dev/null 2>&1
+"$FERRY" -C "$u" findings --plugin tune.acceptance --status open --format json >"$work/inf-only.json"
+python3 - "$work/inf-only.json" <<'PY' && ok "tune: inference benchmarks only, the finding says they measure inference" || fail "tune asks for an NPU benchmark that is on record"
+import json, sys
+msgs = [f["message"] for f in json.load(open(sys.argv[1]))["findings"]]
+assert any("no NPU benchmark of training is on record" in m and "artifact 2" in m and "measures inference" in m for m in msgs), msgs
+PY
 w="$work/ais-only"
 make_project "$w"
 "$FERRY" init "$w" >/dev/null
