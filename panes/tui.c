@@ -1889,7 +1889,8 @@ static void signoff_blockers(app *a)
 	sbuf_init(&b);
 	sbuf_addf(&b, P_("Open error (%d):\n", "Open errors (%d):\n", (unsigned long)errors), errors);
 	list_open(&b, t, SEVERITY_ERROR);
-	sbuf_addf(&b, "\n%s\n", _("Fix or waive (w) each of them, then sign off again. q goes back."));
+	/* the keys act on the findings list, not on this screen */
+	sbuf_addf(&b, "\n%s\n", _("q goes back to the findings: fix (F) or waive (w) each of them there, then sign off again."));
 	char title[160];
 	snprintf(title, sizeof title, _("Cannot sign off %s yet"), phase_title(phase_name(t->m.phase)));
 	show_screen(a, &b, title);

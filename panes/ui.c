@@ -305,14 +305,16 @@ int ui_putn(ui_win *w, int y, int x, int attr, const char *s, unsigned long n, i
 		if (used + cw > limit)
 			break;
 		int bad = cp < 0x20 || cp == 0x7F || cp == 0xFFFD || (cp >= 0x80 && cp < 0xA0);
+		/* a tab or a line break inside a row (code quoted in a message) is a blank there */
+		int blank = cp == '\t' || cp == '\n' || cp == '\r';
 		if (w->win) {
 			if (bad)
-				sbuf_addc(&b, cp == '\t' ? ' ' : '?');
+				sbuf_addc(&b, blank ? ' ' : '?');
 			else
 				sbuf_add(&b, s + i, k);
 		} else {
 			if (bad)
-				grid_put(w->y + y, w->x + x + used, cp == '\t' ? " " : "?", 1, attr, 1);
+				grid_put(w->y + y, w->x + x + used, blank ? " " : "?", 1, attr, 1);
 			else if (cw > 0) /* combining marks are dropped in the grid */
 				grid_put(w->y + y, w->x + x + used, s + i, k, attr, cw);
 		}

@@ -374,6 +374,18 @@ static void test_highlight_after_byte_order_mark(void **state)
 	unsetenv("FERRY_SAVE_ATTRS");
 }
 
+/* Code quoted in a message may span lines: in the list's one row its line breaks are
+ * blanks, not question marks. */
+static void test_message_line_breaks_are_blanks(void **state)
+{
+	struct fx *fx = *state;
+	add_later(fx, "infer-convert", "infer-convert.test", "warning", "device", 1, 1, 13, "`Net(\n    size=256,\n)` is built.");
+	char *s = screen_of(fx->dir, "160x30", "6");
+	assert_has(s, "`Net(     size=256, )` is built.");
+	assert_true(strstr(s, "Net(?") == NULL);
+	free(s);
+}
+
 static void test_filter_sort_and_status_cycle(void **state)
 {
 	struct fx *fx = *state;
@@ -701,6 +713,8 @@ static void test_signoff_refused_then_allowed(void **state)
 	assert_has(row(s, 1), "Cannot sign off adapt yet");
 	assert_has(s, "Open error (1):");
 	assert_has(s, "#1  adapt.distributed_backend  train.py:6");
+	/* the keys it names are the findings list's, where q goes back to */
+	assert_has(s, "q goes back to the findings: fix (F) or waive (w) each of them there");
 	free(s);
 	/* the question says what is still open */
 	s = screen_of(fx->dir, "160x30", "1S");
@@ -1989,6 +2003,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detail_shows_fix_as_diff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cursor_and_highlights, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_highlight_after_byte_order_mark, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_line_breaks_are_blanks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_sort_and_status_cycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_by_id_and_place_search_repeat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detail_scrolls_sideways, setup, teardown),
