@@ -2,7 +2,7 @@
  * ctx.onnx. Any input must read or fail with one error line; never crash, leak or run
  * past its bytes. The external-data check runs on what was read (against a directory
  * that does not exist, so nothing on disk is touched).
- * fuzz-modules: onnx artifact profile bench compare_loss gbtext json ptfile util err */
+ * fuzz-modules: onnx artifact profile bench accel compare_loss gbtext json ptfile util err */
 #include "err.h"
 #include "onnx.h"
 

@@ -1,7 +1,7 @@
 /* libFuzzer target: app/profile.c's CSV reader (kernel_details, op_statistic,
  * step_trace_time): the input follows a kernel_details.csv header, or is read as it is
  * when it starts with '#' (its own header). See profile_door.h for the checks.
- * fuzz-modules: profile artifact onnx bench compare_loss gbtext json ptfile util err */
+ * fuzz-modules: profile artifact onnx bench accel compare_loss gbtext json ptfile util err */
 #include "profile_door.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -72,7 +72,7 @@ modules_for() {
 	fi
 	case $1 in
 	fuzz_pysrc | fuzz_query) echo "pysrc pyenc util err intl" ;;
-	fuzz_artifact) echo "artifact bench compare_loss gbtext json onnx profile ptfile util err" ;;
+	fuzz_artifact) echo "artifact bench accel compare_loss gbtext json onnx profile ptfile util err" ;;
 	*) echo "util err" ;;
 	esac
 }
