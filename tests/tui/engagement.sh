@@ -181,8 +181,9 @@ keys main x
 expect main "Unset tolerance.loss (now 0.02)? (y/n)" "x asks before unsetting the selected setting"
 keys main y
 expect main "tolerance.loss unset (was 0.02" "y unsets it"
-poll 10 sh -c "tmux -L '$sock' -f /dev/null capture-pane -p -t main | grep -q 'tolerance.loss  *(not set)'" &&
-	ok "the form shows tolerance.loss as not set" || fail "the settings form still shows a value for tolerance.loss"
+# unset, the form shows the default compare loss judges by, marked as the default
+poll 10 sh -c "tmux -L '$sock' -f /dev/null capture-pane -p -t main | grep -q 'tolerance.loss  *0.02 (default)'" &&
+	ok "the form shows tolerance.loss back at its default" || fail "the settings form still shows the value set for tolerance.loss"
 [ -z "$(cli config tolerance.loss --format json | python3 -c 'import json,sys; v=json.load(sys.stdin)["value"]; print(v or "")')" ] &&
 	ok "the setting is gone from the record" || fail "tolerance.loss is still set after x y"
 cli log --events --format json | grep -q '"previous":[[:space:]]*"0.02"' && ok "the audit log records the unset and the value it had" ||
