@@ -1175,17 +1175,16 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 	if (trainer_state_file(data, len)) {
 		if ((rc = trainer_state_parse(&raw, out, name, data, len, &parts)))
 			goto out;
-	} else if (csv_header(data, len)) {
-		size_t whole = len;
-		len = without_cut_line(data, len, 1, &parts);
-		out->cut_last = len < whole;
-		if ((rc = csv_parse(&raw, out, name, data, len, &parts)))
-			goto out;
 	} else {
+		/* a last line the run was killed in the middle of is left out, CSV row or text */
+		int csv = csv_header(data, len);
 		size_t whole = len;
-		len = without_cut_line(data, len, 0, &parts);
+		len = without_cut_line(data, len, csv, &parts);
 		out->cut_last = len < whole;
-		text_parse(&raw, out, data, len, &parts);
+		if (!csv)
+			text_parse(&raw, out, data, len, &parts);
+		else if ((rc = csv_parse(&raw, out, name, data, len, &parts)))
+			goto out;
 	}
 	if (!raw.n) {
 		rc = out->column ? err_set(FERRY_ECORRUPT, _("%s: column \"%s\" holds no values"), name, out->column)
@@ -1273,7 +1272,8 @@ int loss_series_same(const loss_series *a, const loss_series *b, int *decimals)
 		if (fabs(x - y) <= 1e-7 * big)
 			continue; /* the same value, to float32's precision */
 		/* the same value as the less precise log prints it: within half its last digit */
-		int d = printed_decimals(x) < printed_decimals(y) ? printed_decimals(x) : printed_decimals(y);
+		int dx = printed_decimals(x), dy = printed_decimals(y);
+		int d = dx < dy ? dx : dy;
 		double half = 0.5 * pow(10, -d);
 		if (fabs(x - y) > half * (1 + 1e-9))
 			return 0;
@@ -1432,6 +1432,12 @@ static void judge_end(loss_result *out)
 	}
 }
 
+/* How far B's loss is from A's, relative to A's (absolute where A's is 0). */
+static double loss_rel_err(double a, double b)
+{
+	return a != 0 ? fabs(b - a) / fabs(a) : fabs(b - a);
+}
+
 /* The mean relative error of B against A with B's step N paired with A's step N - shift,
  * over the finite pairs; *pairs gets how many there were. */
 static double shifted_mean_rel(const loss_series *a, const loss_series *b, int shift, size_t *pairs)
@@ -1443,7 +1449,7 @@ static double shifted_mean_rel(const loss_series *a, const loss_series *b, int s
 		double x = a->pts[i].loss, y = q ? q->loss : NAN;
 		if (!isfinite(x) || !isfinite(y))
 			continue;
-		sum += x != 0 ? fabs(y - x) / fabs(x) : fabs(y - x);
+		sum += loss_rel_err(x, y);
 		(*pairs)++;
 	}
 	return *pairs ? sum / (double)*pairs : INFINITY;
@@ -1501,7 +1507,7 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 			continue;
 		}
 		r->abs_err = fabs(r->b - r->a);
-		r->rel_err = r->a != 0 ? r->abs_err / fabs(r->a) : r->abs_err;
+		r->rel_err = loss_rel_err(r->a, r->b);
 		sum += r->rel_err;
 		if (!out->finite++ || r->rel_err > out->max_rel) {
 			out->max_rel = r->rel_err;
