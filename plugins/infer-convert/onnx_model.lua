@@ -12,8 +12,10 @@
 -- inference series); for a SoC without a published list they are listed, not judged.
 -- For that family, each operator whose page lists opsets (plugins/data/onnx_op_opsets.json)
 -- that leave out the model's ai.onnx opset is a warning (the pages may lag ATC), with the
--- opset every recorded operator of the model lists; the operators with none recorded are
--- listed once, as info.
+-- opset to re-export at: the highest that every recorded operator of the model lists, an
+-- operator ONNX added after that opset excepted (plugins/data/onnx_op_since.json: the
+-- exporter writes LayerNormalization, added at 17, as smaller operators before it). The
+-- operators with no opsets recorded are listed once, as info.
 
 local words = require("words")
 local atc_cmd = require("atc")
@@ -58,21 +60,44 @@ local function opsets_text(list)
 	return table.concat(t, "/")
 end
 
--- The opset to re-export at: the highest one every recorded operator of the model lists,
--- preferring 11-17 (the range current exporters and ATC releases share); nil if none.
-local function common_opset(recs)
+-- The opset ONNX introduced each standard operator at (onnx_op_since.json): lower-case
+-- name -> opset. An operator absent from it counts as always there.
+local function since_opsets(ctx)
+	local by = {}
+	for _i, e in ipairs(ctx.data("onnx_op_since").entries) do by[e.name:lower()] = e.since end
+	return by
+end
+
+-- 1 when operator record r must be on its page at opset w: it exists at w (an exporter
+-- targeting an older opset cannot emit it and writes smaller operators instead).
+local function needed_at(r, w, since)
+	return (since[r.name:lower()] or 0) <= w
+end
+
+-- The opset to re-export at: the highest one whose every recorded operator of the model
+-- that exists at it lists it, preferring 11-17 (the range current exporters and ATC
+-- releases share); nil if none. Second: the recorded operators ONNX added after it, as
+-- "LayerNormalization (17)".
+local function common_opset(recs, since)
 	local best, best_pref
-	for v = 1, 30 do
+	for w = 1, 30 do
 		local all = #recs > 0
 		for _i, r in ipairs(recs) do
-			if not r.set[v] then all = false break end
+			if needed_at(r, w, since) and not r.set[w] then all = false break end
 		end
 		if all then
-			best = v
-			if v >= 11 and v <= 17 then best_pref = v end
+			best = w
+			if w >= 11 and w <= 17 then best_pref = w end
 		end
 	end
-	return best_pref or best
+	local n = best_pref or best
+	local later = {}
+	for _i, r in ipairs(n and recs or {}) do
+		if not needed_at(r, n, since) then
+			later[#later + 1] = string.format("%s (%d)", r.name, since[r.name:lower()])
+		end
+	end
+	return n, later
 end
 
 -- "1.5 GB", "640 KB": a size in bytes for a message.
@@ -169,19 +194,21 @@ return {
 							end
 						end
 					end
-					local n = common_opset(recs)
-					local fix
-					if n then
-						fix = _("Re-export with torch.onnx.export(..., opset_version={n}), the highest opset that the page of every operator of this model with recorded opsets lists; or convert once with atc at opset {v} and read its log (`ferry ingest atc-log`), since the pages may lag what ATC accepts.", { n = n, v = v })
-					else
-						local lists = {}
-						for _i, r in ipairs(recs) do lists[#lists + 1] = string.format("%s %s", r.name, opsets_text(r.opsets)) end
-						fix = _("No opset is on the page of every operator of this model, so no single re-export satisfies them all: {lists}. Convert once with atc and read its log (`ferry ingest atc-log`), or replace one of the operators that disagree.", { lists = table.concat(lists, "; ") })
-					end
+					local n, later = common_opset(recs, since_opsets(ctx))
+					local atc_once = _("or convert once with atc at opset {v} and read its log (`ferry ingest atc-log`), since the pages may lag what ATC accepts.", { v = v })
 					for _i, x in ipairs(excluded) do
+						local fix
+						if n and #later > 0 then
+							fix = _("Re-export with torch.onnx.export(..., opset_version={n}), the highest opset that the page of every operator of this model lists, leaving out those ONNX added after it: {later}, which an exporter targeting opset {n} writes as smaller operators (or refuses to export); {atc_once}",
+								{ n = n, later = words.join(later), atc_once = atc_once })
+						elseif n then
+							fix = _("Re-export with torch.onnx.export(..., opset_version={n}), the highest opset that the page of every operator of this model with recorded opsets lists; {atc_once}", { n = n, atc_once = atc_once })
+						else
+							fix = _("No single opset is on the page of every operator of this model that exists at it. Convert once with atc and read its log (`ferry ingest atc-log`), or replace {op} in the PyTorch model.", { op = x.rec.name })
+						end
 						ctx.report{
 							key = "op-opset:" .. a.id .. ":" .. x.rec.name, severity = "warning",
-							message = _("{what} uses {op} ({count}) at ai.onnx opset {v}, but the vendor's operator page lists opsets {opsets} for it ({release}).",
+							message = _("{op} ({count}) in {what}: the vendor's operator page lists opsets {opsets} for it, not the model's ai.onnx opset {v} ({release}).",
 								{ what = what, op = x.rec.name, count = x.op.count, v = v, opsets = opsets_text(x.rec.opsets), release = opt.release }),
 							suggestion = fix,
 							data = { source = x.rec.source },
