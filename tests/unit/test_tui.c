@@ -259,7 +259,7 @@ static void test_findings_screen(void **state)
 		"                          5 ▶     model = Net().cuda()",
 	};
 	assert_rows(s, 1, expected, sizeof expected / sizeof expected[0]);
-	assert_has(row(s, 0), " ferry · demo / acme · head ");
+	assert_has(row(s, 0), " ferry · demo / acme · #1 · "); /* the commit gives way at 80 columns */
 	assert_has(row(s, 0), "open 4 (E1 W2 I1) fixed 0 waived 0");
 	assert_has(row(s, 23), "r run  w waive  S sign off  e edit  / filter");
 	/* C copies the finding's place, or in the timeline the checkpoint's commit */
@@ -951,6 +951,37 @@ static void test_long_actor_abbreviated(void **state)
 	s = screen_of(fx->dir, "160x30", "");
 	assert_has(row(s, 0), "<ada@example.com>"); /* room enough: the whole actor */
 	free(s);
+}
+
+/* At 80 columns, with a real engagement name and a client's full name, the bar keeps the
+ * finding counts to the last one and who acts; the commit and the client give way. */
+static void test_status_bar_at_80_columns(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	tu_write(dir, "train.py", TRAIN_PY);
+	workspace *ws = NULL;
+	ws_init_opts o = { "Shenzhen Example Robotics", "e-2026-11-29", NULL };
+	assert_int_equal(ws_init(&ws, dir, &o), 0);
+	ws_close(ws);
+	static const char *const langs[] = { "en", "zh" };
+	for (size_t i = 0; i < 2; i++) {
+		setenv("FERRY_LANG", langs[i], 1);
+		char *s = screen_of(dir, "80x24", "");
+		const char *bar = row(s, 0);
+		assert_has(bar, " ferry · e-2026-11-29");
+		assert_has(bar, i ? "已豁免 0" : "waived 0");
+		assert_has(bar, "· Ada Tester");
+		free(s);
+		s = screen_of(dir, "160x24", ""); /* room enough: everything */
+		assert_has(row(s, 0), "e-2026-11-29 / Shenzhen Example Robotics · ");
+		assert_has(row(s, 0), i ? "当前检查点 " : "head ");
+		assert_has(row(s, 0), "<ada@example.com>");
+		free(s);
+	}
+	setenv("FERRY_LANG", "en", 1);
+	tu_rmdir(dir);
+	free(dir);
 }
 
 static void test_empty_chart_and_init_offer(void **state)
@@ -2018,6 +2049,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_help_rows_wrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_window_and_resize, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_actor_abbreviated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_bar_at_80_columns, setup, teardown),
 		cmocka_unit_test(test_empty_chart_and_init_offer),
 		cmocka_unit_test(test_diff_hunk_jumps),
 		cmocka_unit_test_setup_teardown(test_fix_preview_and_apply, setup_fixes, teardown),
