@@ -1148,8 +1148,10 @@ static int l_gettext(lua_State *L)
 				lua_pop(L, 1);
 				continue;
 			}
-			const char *v = luaL_tolstring(L, -1, NULL); /* as .. would show it */
+			/* as .. would show it; code spanning lines quoted on one line */
+			char *v = safetext_quote_line(luaL_tolstring(L, -1, NULL));
 			cJSON_AddStringToObject(args, lua_tostring(L, -3), v);
+			free(v);
 			lua_pop(L, 2);
 		}
 	}

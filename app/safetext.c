@@ -71,3 +71,65 @@ char *safetext_terminal(const char *s)
 	sbuf_done(&b);
 	return out;
 }
+
+/* Length of the dotted name s starts with (`torch.nn.Linear`), 0 if none. */
+static size_t callee_len(const char *s)
+{
+	size_t n = 0;
+	while (s[n] && (s[n] == '_' || s[n] == '.' || (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+	                (n && s[n] >= '0' && s[n] <= '9')))
+		n++;
+	return n;
+}
+
+/* 1 when the bracket opened at s[open] closes at the last byte of s. */
+static int closes_at_end(const char *s, size_t open)
+{
+	size_t len = strlen(s);
+	int depth = 0;
+	for (size_t i = open; i < len; i++) {
+		if (s[i] == '(' || s[i] == '[' || s[i] == '{')
+			depth++;
+		else if ((s[i] == ')' || s[i] == ']' || s[i] == '}') && --depth == 0)
+			return i == len - 1;
+	}
+	return 0;
+}
+
+char *safetext_quote_line(const char *s)
+{
+	if (!strchr(s, '\n'))
+		return xstrdup(s);
+	sbuf b;
+	sbuf_init(&b);
+	for (const char *p = s; *p; p++) {
+		if (*p != '\n' && *p != '\r') {
+			sbuf_addc(&b, *p);
+			continue;
+		}
+		while (b.len && (b.buf[b.len - 1] == ' ' || b.buf[b.len - 1] == '\t'))
+			b.buf[--b.len] = '\0';
+		while (p[1] == ' ' || p[1] == '\t' || p[1] == '\n' || p[1] == '\r')
+			p++;
+		char prev = b.len ? b.buf[b.len - 1] : '(';
+		if (p[1] && !strchr("([{", prev) && !strchr(")]}.,", p[1]))
+			sbuf_addc(&b, ' ');
+	}
+	char *one = sbuf_detach(&b);
+	sbuf_done(&b);
+	size_t len = strlen(one);
+	if (len <= SAFETEXT_QUOTE_MAX)
+		return one;
+	size_t name = callee_len(one);
+	char *out;
+	if (name && name + 5 <= SAFETEXT_QUOTE_MAX && one[name] == '(' && closes_at_end(one, name)) {
+		out = xasprintf("%.*s(…)", (int)name, one);
+	} else {
+		size_t n = SAFETEXT_QUOTE_MAX;
+		while (n && ((unsigned char)one[n] & 0xC0) == 0x80)
+			n--;
+		out = xasprintf("%.*s…", (int)n, one);
+	}
+	free(one);
+	return out;
+}

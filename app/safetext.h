@@ -26,4 +26,14 @@ void safetext_add_terminal(sbuf *b, const char *s);
 /* s escaped as safetext_add_terminal does, malloc'd. */
 char *safetext_terminal(const char *s);
 
+/* Longest a quote spanning lines is kept inside a one-line message, in bytes. */
+#define SAFETEXT_QUOTE_MAX 60
+
+/* s as a quote inside a one-line message (code or a log excerpt a finding names). Text on
+ * one line is returned as it is. Text spanning lines gets each line break, with the blanks
+ * around it, as one space (none after an opening bracket, or before a closing one, a dot or a comma); longer than
+ * SAFETEXT_QUOTE_MAX bytes after that, a call (`Model(...)`) becomes its callee with
+ * "(…)", and anything else is cut at a character boundary with "…". Returns malloc'd text. */
+char *safetext_quote_line(const char *s);
+
 #endif

@@ -40,8 +40,38 @@ static void test_terminal(void **state)
 	sbuf_done(&b);
 }
 
+static void expect_quote(const char *in, const char *want)
+{
+	char *got = safetext_quote_line(in);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Code a finding quotes spans lines in real projects (a constructor call with one argument
+ * per line before `.cuda()`); inside a one-line message it is joined, and a long call
+ * shows its callee only. */
+static void test_quote_line(void **state)
+{
+	(void)state;
+	expect_quote("model.cuda", "model.cuda"); /* one line: as it is, whatever its length */
+	expect_quote("x" "0123456789012345678901234567890123456789012345678901234567890123456789",
+	             "x" "0123456789012345678901234567890123456789012345678901234567890123456789");
+	expect_quote("Net(\n    depth = 2,\n    heads = 8\n)", "Net(depth = 2, heads = 8)");
+	expect_quote("LookViT(\n        image_size = 256,\n        num_classes = 1000,\n        dim = 512,\n"
+	             "        depth = 2,\n        heads = 8,\n        dropout = 0.1\n    )",
+	             "LookViT(…)");
+	expect_quote("torch.cuda.is_available() and\r\n    args.gpu is not None", "torch.cuda.is_available() and args.gpu is not None");
+	/* long and not one call: cut at a character boundary */
+	expect_quote("msg = ('0123456789' +\n       '01234567890123456789012345678901' '中文')",
+	             "msg = ('0123456789' + '01234567890123456789012345678901' '…"); /* 中 would end past 60 */
+	expect_quote("f(a)\n.g(bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb)",
+	             "f(a).g(" "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb…");
+	expect_quote("trailing\n", "trailing");
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(test_clean), cmocka_unit_test(test_terminal) };
+	const struct CMUnitTest tests[] = { cmocka_unit_test(test_clean), cmocka_unit_test(test_terminal),
+		                            cmocka_unit_test(test_quote_line) };
 	return cmocka_run_group_tests_name("safetext", tests, NULL, NULL);
 }
