@@ -67,6 +67,8 @@ static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_
 	const loss_result *lr = &o->lr;
 	cJSON_AddNumberToObject(ev, "tolerance", o->tolerance);
 	cJSON_AddNumberToObject(ev, "aligned_steps", (double)lr->n);
+	if (lr->n) /* how far the comparison reached, for a later one to answer it (review.c) */
+		cJSON_AddNumberToObject(ev, "last_step", (double)lr->rows[lr->n - 1].step);
 	if (lr->only_a || lr->only_b) { /* steps one log lacks, for the report to say */
 		cJSON_AddNumberToObject(ev, "only_a", (double)lr->only_a);
 		cJSON_AddNumberToObject(ev, "only_b", (double)lr->only_b);

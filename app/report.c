@@ -1332,6 +1332,16 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		                       cells[2], json_int(v, "newer_event"));
 		free(cells[2]);
 		cells[2] = with;
+	} else if (cJSON_GetObjectItem(v, "shorter_event")) {
+		const char *by = json_str(v, "shorter_by");
+		const char *fmt = strcmp(by, "last_step") == 0
+		                      ? _("%s; a newer comparison of the same runs (audit event %lld) reached step %lld only, this one step %lld, so this one stands")
+		                  : strcmp(by, "pairs") == 0
+		                      ? _("%s; a newer comparison of the same runs (audit event %lld) compared %lld tensor pairs only, this one %lld, so this one stands")
+		                      : _("%s; a newer comparison of the same runs (audit event %lld) compared %lld aligned steps only, this one %lld, so this one stands");
+		char *with = xasprintf(fmt, cells[2], json_int(v, "shorter_event"), json_int(v, "shorter_reach"), json_int(v, "reach"));
+		free(cells[2]);
+		cells[2] = with;
 	}
 	sbuf in;
 	sbuf_init(&in);

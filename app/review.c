@@ -145,13 +145,28 @@ static int same_baseline(const cJSON *c, const cJSON *p)
 	return *cla && *clb && strcmp(cla, json_str(pa, "label")) == 0 && strcmp(clb, json_str(pb, "label")) == 0;
 }
 
+/* Whether passing comparison p looked at as much as failing comparison c of the same
+ * baseline: a loss comparison as far as c's last aligned step (as many aligned steps, for
+ * one recorded before the step was), a dump comparison as many tensor pairs. The first 40
+ * steps of two runs that part at step 50 answer nothing. */
+static int covers(const cJSON *p, const cJSON *c)
+{
+	const char *field = strcmp(json_str(c, "what"), "dump") == 0 ? "pairs"
+	                    : cJSON_IsNumber(cJSON_GetObjectItem(c, "last_step")) &&
+	                              cJSON_IsNumber(cJSON_GetObjectItem(p, "last_step"))
+	                        ? "last_step"
+	                        : "aligned_steps";
+	return json_num(p, field) >= json_num(c, field);
+}
+
 /* The comparison of kind `what` that decides, from events newest first: the newest
  * failing one that no later passing comparison of the same baseline answers, else the
  * newest. A newer comparison of other data (inference outputs after a failing training
- * dump) does not clear a failure it never looked at. */
+ * dump) does not clear a failure it never looked at, nor does one of the same runs that
+ * looked at less of them ("shorter_event" names it). */
 static cJSON *deciding_comparison(const cJSON *events, const char *what)
 {
-	const cJSON *e, *newest = NULL, *standing = NULL;
+	const cJSON *e, *newest = NULL, *standing = NULL, *shorter = NULL;
 	const cJSON **passed = NULL;
 	size_t npassed = 0;
 	cJSON_ArrayForEach(e, events) {
@@ -164,14 +179,22 @@ static cJSON *deciding_comparison(const cJSON *events, const char *what)
 			/* itself against itself, or a GPU run against a GPU run, answers nothing */
 			if (!cJSON_IsTrue(cJSON_GetObjectItem(d, "same_input")) && strcmp(json_str(d, "b_names"), "gpu") != 0) {
 				passed = xrealloc(passed, (npassed + 1) * sizeof *passed);
-				passed[npassed++] = d;
+				passed[npassed++] = e;
 			}
 			continue;
 		}
-		size_t k = 0;
-		while (k < npassed && !same_baseline(d, passed[k]))
-			k++;
-		if (k == npassed) {
+		const cJSON *answer = NULL;
+		shorter = NULL;
+		for (size_t k = 0; k < npassed && !answer; k++) {
+			const cJSON *pd = cJSON_GetObjectItem(passed[k], "data");
+			if (!same_baseline(d, pd))
+				continue;
+			if (covers(pd, d))
+				answer = passed[k];
+			else if (!shorter)
+				shorter = passed[k];
+		}
+		if (!answer) {
 			standing = e;
 			break;
 		}
@@ -186,8 +209,16 @@ static cJSON *deciding_comparison(const cJSON *events, const char *what)
 	cJSON_AddNumberToObject(c, "event", json_num(pick, "seq"));
 	cJSON_AddStringToObject(c, "time", json_str(pick, "time"));
 	cJSON_AddStringToObject(c, "actor", json_str(pick, "actor"));
-	if (pick != newest) /* a later comparison of other data passed; this one still stands */
+	if (standing && shorter) { /* a later comparison of the same runs looked at less of them */
+		const cJSON *sd = cJSON_GetObjectItem(shorter, "data");
+		const char *field = strcmp(what, "dump") == 0 ? "pairs" : cJSON_IsNumber(cJSON_GetObjectItem(sd, "last_step")) ? "last_step" : "aligned_steps";
+		cJSON_AddNumberToObject(c, "shorter_event", json_num(shorter, "seq"));
+		cJSON_AddStringToObject(c, "shorter_by", field);
+		cJSON_AddNumberToObject(c, "shorter_reach", json_num(sd, field));
+		cJSON_AddNumberToObject(c, "reach", json_num(cJSON_GetObjectItem(standing, "data"), field));
+	} else if (pick != newest) { /* a later comparison of other data passed; this one still stands */
 		cJSON_AddNumberToObject(c, "newer_event", json_num(newest, "seq"));
+	}
 	return c;
 }
 

@@ -48,9 +48,14 @@ typedef struct review_refusal {
 /* The deciding recorded comparison of each kind (`ferry compare loss|dump` audit events):
  * the newest, unless an older one failed and no later comparison of the same baseline (A's
  * SHA-256, or the same labels on both sides) passed: then that failure, with
- * "newer_event" naming the newest. {"loss": {what, verdict, tolerance, …, a{artifact,
- * label, sha256}, b{…}, event, time, actor[, newer_event]}, "dump": {…}}, a kind absent
- * when none was recorded. Caller frees. */
+ * "newer_event" naming the newest. A later pass of the same baseline that looked at less
+ * (a loss comparison that stopped short of the failure's last aligned step, a dump
+ * comparison of fewer tensor pairs) answers nothing: the failure stands with
+ * "shorter_event" naming that pass, "shorter_by" the measure ("last_step", "aligned_steps"
+ * or "pairs"), "shorter_reach" its value and "reach" the failure's. {"loss": {what,
+ * verdict, tolerance, …, a{artifact, label, sha256}, b{…}, event, time, actor[,
+ * newer_event | shorter_event, shorter_by, shorter_reach, reach]}, "dump": {…}}, a kind
+ * absent when none was recorded. Caller frees. */
 int review_comparisons(cJSON **out, store *s);
 
 /* Adds "code_changed" to each comparison of c (review_comparisons' result) whose

@@ -30,6 +30,22 @@ local function inputs(c)
 	return _("{a} against {b}", { a = one(c.a or {}), b = one(c.b or {}) })
 end
 
+-- Why a failing comparison stands though a newer one passed (review_comparisons): the
+-- newer one compared other data, or the same runs over less of them; nil when neither.
+local function stands_because(c)
+	if c.newer_event then
+		return _("the newer one (audit event {newer}) compared other data", { newer = c.newer_event })
+	end
+	if not c.shorter_event then return nil end
+	local a = { newer = c.shorter_event, short = c.shorter_reach or 0, reach = c.reach or 0 }
+	if c.shorter_by == "last_step" then
+		return _("the newer one (audit event {newer}) compared the same runs but reached step {short} only, this one step {reach}", a)
+	elseif c.shorter_by == "pairs" then
+		return _("the newer one (audit event {newer}) compared the same runs but {short} tensor pairs only, this one {reach}", a)
+	end
+	return _("the newer one (audit event {newer}) compared the same runs but {short} aligned steps only, this one {reach}", a)
+end
+
 return {
 	id = "tune.acceptance",
 	phase = "tune",
@@ -93,11 +109,11 @@ return {
 				why = _("mean relative error {err} over {n} aligned steps exceeds the tolerance {tol}",
 					{ err = pct(loss.mean_rel_err), n = loss.aligned_steps, tol = pct(loss.tolerance) })
 			end
-			local a = { event = loss.event or 0, inputs = inputs(loss), why = why, newer = loss.newer_event }
+			local a = { event = loss.event or 0, inputs = inputs(loss), why = why, because = stands_because(loss) }
 			ctx.report{
 				key = "loss:" .. tostring((loss.a or {}).sha256) .. ":" .. tostring((loss.b or {}).sha256),
-				message = loss.newer_event
-					and _("A loss comparison (audit event {event}, {inputs}) fails: {why}; the newer one (audit event {newer}) compared other data, so this failure stands.", a)
+				message = a.because
+					and _("A loss comparison (audit event {event}, {inputs}) fails: {why}; {because}, so this failure stands.", a)
 					or _("The latest loss comparison (audit event {event}, {inputs}) fails: {why}.", a),
 				suggestion = loss.blowup_step_a
 					and _("Run the GPU baseline again until its loss stays finite (the same seed, data and hyperparameters as the NPU run), ingest its log and compare again; a NaN baseline proves nothing about the NPU run.")
@@ -172,11 +188,11 @@ return {
 				or dump.incomplete and _("B holds {pairs} of A's {total} tensors ({pct}): the missing ones were never compared",
 					{ pairs = dump.pairs, total = dump.tensors_a or 0, pct = string.format("%.0f%%", (dump.coverage or 0) * 100) })
 				or _("{failed} of {pairs} tensor pairs are outside the thresholds", { failed = dump.failed or 0, pairs = dump.pairs })
-			local a = { event = dump.event or 0, inputs = inputs(dump), why = why, newer = dump.newer_event }
+			local a = { event = dump.event or 0, inputs = inputs(dump), why = why, because = stands_because(dump) }
 			ctx.report{
 				key = "dump:" .. tostring((dump.a or {}).sha256) .. ":" .. tostring((dump.b or {}).sha256),
-				message = dump.newer_event
-					and _("A dump comparison (audit event {event}, {inputs}) fails: {why}; the newer one (audit event {newer}) compared other data, so this failure stands.", a)
+				message = a.because
+					and _("A dump comparison (audit event {event}, {inputs}) fails: {why}; {because}, so this failure stands.", a)
 					or _("The latest dump comparison (audit event {event}, {inputs}) fails: {why}.", a),
 				suggestion = _("Start from the first diverging layer: keep it in float32, check its inputs and the operator's NPU implementation, dump again and compare; a passing comparison closes this finding."),
 			}

@@ -204,6 +204,18 @@ q="$work/unchecked"
 expect_grep "first Functional.linear.0.forward.input.0" "$work/acc.json" "tune.acceptance names the first unchecked tensor"
 expect_exit 0 "a report after the incomplete dump comparison" -- "$FERRY" -C "$q" report --format md --output "$work/unchecked.md"
 expect_grep "first Functional.linear.0.forward.input.0" "$work/unchecked.md" "the report says why the dump verdict fails"
+# both dumps again without the diverging layer, under the labels of the failing
+# comparison: fewer tensor pairs, so the failure stands
+"$FERRY" -C "$q" ingest dump "$fx/gpu_dump" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$q" ingest dump "$fx/npu_dump" --label npu >/dev/null 2>&1
+expect_exit 1 "the labelled dumps fail" -- "$FERRY" -C "$q" compare dump gpu npu
+drop "$fx/gpu_dump" "$work/gpu_nolinear" Functional.linear.0.forward
+"$FERRY" -C "$q" ingest dump "$work/gpu_nolinear" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$q" ingest dump "$work/npu_nolinear" --label npu >/dev/null 2>&1
+expect_exit 0 "both without the diverging layer pass" -- "$FERRY" -C "$q" compare dump gpu npu
+"$FERRY" -C "$q" check --plugin tune.acceptance --format json >"$work/acc.json" 2>/dev/null
+expect_grep "compared the same runs but 18 tensor pairs only, this one 20, so this failure stands" "$work/acc.json" \
+	"a pass of fewer tensor pairs of the same labels does not clear the failure"
 drop "$fx/gpu_dump" "$work/gpu_nogt" Tensor.gt.0.forward
 expect_exit 1 "B lacking A's last call does not pass" -- "$FERRY" -C "$p" compare dump "$fx/gpu_dump" "$work/gpu_nogt"
 # (its input, the run's input, was compared as the first convolution's: only the output is unchecked)

@@ -142,6 +142,31 @@ fs = json.load(open(sys.argv[1]))["findings"]
 msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance"]
 assert any("though the files differ (the same losses at every step)" in m for m in msgs), msgs
 PY
+# a failure is not cleared by a shorter comparison of the same runs: the first 40 of 100
+# steps of both runs, ingested again under the same labels, never reach step 50, where B
+# parts from A
+python3 - "$data" <<'PY'
+import math, sys
+def curve(s): return 3 * math.exp(-s / 40) + 1
+with open(sys.argv[1] + "/npu_late.log", "w") as f:
+    for s in range(1, 101): f.write("step %d loss=%r\n" % (s, curve(s) * (1.001 if s < 50 else 1.08)))
+PY
+"$FERRY" -C "$close" ingest loss-log "$data/npu_late.log" --label npu >/dev/null 2>&1
+expect_exit 1 "the whole runs fail from step 50" -- "$FERRY" -C "$close" compare loss gpu npu
+head -n 40 "$data/gpu.log" >"$data/gpu40.log"
+head -n 40 "$data/npu_late.log" >"$data/npu40.log"
+"$FERRY" -C "$close" ingest loss-log "$data/gpu40.log" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$close" ingest loss-log "$data/npu40.log" --label npu >/dev/null 2>&1
+expect_exit 0 "their first 40 steps pass" -- "$FERRY" -C "$close" compare loss gpu npu
+"$FERRY" -C "$close" check --phase tune --format json >"$work/tf.json" 2>/dev/null
+python3 - "$work/tf.json" <<'PY' && ok "the failure of 100 steps stands after a pass over the first 40" || fail "a shorter comparison cleared a failure"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+msgs = [f["message"] for f in fs if f["plugin"] == "tune.acceptance" and f["severity"] == "error"]
+assert any("exceeds the tolerance" in m and "reached step 40 only, this one step 100, so this failure stands" in m for m in msgs), msgs
+PY
+"$FERRY" -C "$close" report --format md --output "$work/shorter.md" >/dev/null 2>&1
+expect_grep "^| Loss curve | FAIL |.*reached step 40 only" "$work/shorter.md" "the report's loss verdict is the failure, and says why it stands"
 "$FERRY" -C "$p" findings --phase tune --status open --format json >"$work/tf.json"
 python3 - "$work/tf.json" <<'PY' && ok "the failing comparison is an error finding of tune.acceptance" || fail "acceptance finding"
 import json, sys
