@@ -1129,28 +1129,41 @@ enum { CMD_REPORT_PATH = CMD_COUNT + 1, CMD_SETTING_VALUE };
 static void prompt_start(app *a, int cmd, int confirm, const char *label, const char *initial);
 
 /* Where a file ferry writes for itself (a screen dump, a report) goes: a relative path
- * under .ferry/FOLDER/ (or under .ferry/ when it names it), an absolute path as given
- * unless it lies in the project outside .ferry/ — there it would become a "manual edit"
- * checkpoint of the client's code and ship in an export. *abs and *shown (the path as
- * the message names it) are malloc'd; the folder is created. */
+ * under .ferry/FOLDER/ (or under .ferry/ when it names it), and it must stay there; an
+ * absolute path as given unless it lies in the project outside .ferry/ — there it would
+ * become a "manual edit" checkpoint of the client's code and ship in an export. Both are
+ * judged where they lead, ".." and links followed. *abs and *shown (the path as the
+ * message names it) are malloc'd; the folder is created. */
 static int own_path(char **abs, char **shown, workspace *ws, const char *path, const char *folder)
 {
 	*abs = *shown = NULL;
-	if (path[0] == '/') {
-		size_t n = strlen(ws->root);
-		if (strncmp(path, ws->root, n) == 0 && (path[n] == '/' || !path[n]) &&
-		    strncmp(path + n, "/.ferry/", 8) != 0)
-			return err_set(FERRY_EREFUSED, _("%s: inside the project; ferry writes its own files under .ferry/"),
-			               path);
-		*abs = xstrdup(path);
-		*shown = xstrdup(path);
-	} else {
-		*shown = util_starts_with(path, ".ferry/") ? xstrdup(path) : xasprintf(".ferry/%s/%s", folder, path);
-		*abs = util_path_join(ws->root, *shown);
+	int relative = path[0] != '/';
+	char *want = relative ? NULL : xstrdup(path);
+	char *named = relative ? (util_starts_with(path, ".ferry/") ? xstrdup(path) : xasprintf(".ferry/%s/%s", folder, path))
+	                       : xstrdup(path);
+	if (relative)
+		want = util_path_join(ws->root, named);
+	char *dest = util_resolve_dest(want);
+	int rc = 0;
+	if (!dest)
+		rc = err_set(FERRY_EREFUSED, _("%s: no folder of it exists"), path);
+	else if (relative && !util_path_under(dest, ws->dir))
+		rc = err_set(FERRY_EREFUSED, _("%s: leads outside .ferry/; name a file under .ferry/%s/, or give an absolute path "
+		                               "outside the project"),
+		             path, folder);
+	else if (util_path_under(dest, ws->root) && !util_path_under(dest, ws->dir))
+		rc = err_set(FERRY_EREFUSED, _("%s: inside the project; ferry writes its own files under .ferry/"), path);
+	free(want);
+	if (rc) {
+		free(dest);
+		free(named);
+		return rc;
 	}
+	*abs = dest;
+	*shown = named;
 	char *slash = strrchr(*abs, '/');
 	*slash = '\0';
-	int rc = util_mkdirs(*abs, 0755);
+	rc = util_mkdirs(*abs, 0755);
 	*slash = '/';
 	return rc;
 }

@@ -1342,6 +1342,25 @@ static void test_save_screen_outside_project(void **state)
 	assert_null(tu_read(fx->dir, "inside.txt"));
 	free(keys);
 	free(inside);
+	/* so is one that climbs out of .ferry/ with "..", relative or absolute, into the
+	 * project or beyond it */
+	char *climb = xasprintf("%s/.ferry/../climbed-abs.txt", fx->dir);
+	const char *const paths[] = { "../../climbed.py", ".ferry/../climbed2.py", "../../../outside-the-project.txt", climb };
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		keys = xasprintf(":save-screen %s<Enter>", paths[i]);
+		s = screen_of(fx->dir, "100x30", keys);
+		if (!strstr(row(s, 28), "inside the project") && !strstr(row(s, 28), "outside .ferry/"))
+			fail_msg("save-screen %s was not refused: [%s]", paths[i], row(s, 28));
+		free(s);
+		free(keys);
+	}
+	free(climb);
+	assert_null(tu_read(fx->dir, "climbed.py"));
+	assert_null(tu_read(fx->dir, "climbed2.py"));
+	assert_null(tu_read(fx->dir, "climbed-abs.txt"));
+	char *parent = xasprintf("%s/..", fx->dir);
+	assert_null(tu_read(parent, "outside-the-project.txt"));
+	free(parent);
 }
 
 static void test_report(void **state)
