@@ -216,6 +216,14 @@ static cJSON *artifact_ref(const cJSON *art)
 	return o;
 }
 
+/* Whether two accuracies are on different scales, a fraction (at most 1) and a percentage
+ * (above 1, at most 100): 0.761 against 70.0 is no drop of -69 points. The acceptance
+ * checks judge by the same rule (plan.accuracy_scales_differ). */
+static int accuracy_scales_differ(double a, double b)
+{
+	return (a <= 1) != (b <= 1) && fmax(a, b) <= 100;
+}
+
 /* The NPU's benchmarks of workload w against the GPU baseline and the acceptance
  * criteria, as the acceptance checks judge them (plan.bench_acceptance on the same bench.h
  * choice): each metric from the newest NPU benchmark that measured it, so an ais_bench
@@ -238,7 +246,11 @@ static cJSON *bench_verdict(const bench_set *bs, const cJSON *config, bench_work
 		cJSON_AddItemToObject(v, "b_throughput", artifact_ref(bs->row[c->throughput]));
 	int fail = 0, judged = 0;
 	const char *tol = json_str(config, "tolerance.accuracy"), *pct = json_str(config, "throughput.target_pct");
-	if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && am) {
+	if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && am &&
+	    accuracy_scales_differ(json_num(gm, "accuracy"), json_num(am, "accuracy"))) {
+		cJSON_AddBoolToObject(v, "accuracy_scales_differ", 1);
+		fail = judged = 1;
+	} else if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && am) {
 		double drop = json_num(gm, "accuracy") - json_num(am, "accuracy");
 		cJSON_AddNumberToObject(v, "accuracy_drop", drop);
 		if (*tol) {
@@ -1280,7 +1292,11 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		/* a figure nobody measured is said to be missing, not shown as 0 */
 		const char *tol = *json_str(config, "tolerance.accuracy") ? json_str(config, "tolerance.accuracy") : "-";
 		const char *pct = *json_str(config, "throughput.target_pct") ? json_str(config, "throughput.target_pct") : "-";
-		char *acc = cJSON_IsNumber(cJSON_GetObjectItem(v, "accuracy_drop"))
+		char *acc = cJSON_IsTrue(cJSON_GetObjectItem(v, "accuracy_scales_differ"))
+		                ? xasprintf(_("accuracy on different scales, a percentage against a fraction: no drop can be judged "
+		                              "(accepted %s)"),
+		                            tol)
+		            : cJSON_IsNumber(cJSON_GetObjectItem(v, "accuracy_drop"))
 		                ? xasprintf(_("accuracy drop %.4g (accepted %s)"), json_num(v, "accuracy_drop"), tol)
 		                : xasprintf(_("accuracy not measured on both sides (accepted drop %s)"), tol);
 		char *tp = cJSON_IsNumber(cJSON_GetObjectItem(v, "throughput_pct"))

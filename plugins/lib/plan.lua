@@ -441,6 +441,13 @@ local function fmt(x) return string.format("%g", math.floor(x * 10000 + 0.5) / 1
 -- the workloads a benchmark document names ("workload"), as the messages say them
 local WORKLOADS = { training = N_("training"), inference = N_("inference") }
 
+-- Whether two accuracies are written on different scales, one a fraction (at most 1) and
+-- the other a percentage (above 1, at most 100): 0.761 against 70.0 is no drop of -69
+-- points. The report judges by the same rule (app/report.c, bench_verdict).
+function plan.accuracy_scales_differ(a, b)
+	return (a <= 1) ~= (b <= 1) and math.max(a, b) <= 100
+end
+
 function plan.bench_acceptance(ctx, advice)
 	local tol = tonumber(ctx.config("tolerance.accuracy") or "")
 	local pct = tonumber(ctx.config("throughput.target_pct") or "")
@@ -494,7 +501,14 @@ function plan.bench_acceptance(ctx, advice)
 		end
 	end
 	local acc, tp = by.accuracy, by.throughput
-	if acc and type(g.accuracy) == "number" then
+	if acc and type(g.accuracy) == "number" and plan.accuracy_scales_differ(g.accuracy, acc.doc.metrics.accuracy) then
+		ctx.report{
+			key = "accuracy-scale:" .. tostring(acc.artifact.sha256),
+			message = _("{what} has accuracy {acc} and the GPU baseline {base}: one is a percentage and the other a fraction, so the drop cannot be judged.",
+				{ what = named(acc), acc = fmt(acc.doc.metrics.accuracy), base = fmt(g.accuracy) }),
+			suggestion = _("Write both benchmarks' metrics.accuracy on one scale (0.761 or 76.1 for 76.1 %, with tolerance.accuracy on the same scale) and ingest the one you changed again."),
+		}
+	elseif acc and type(g.accuracy) == "number" then
 		local drop = g.accuracy - acc.doc.metrics.accuracy
 		ctx.metric("accuracy_drop", drop)
 		if tol and drop > tol + 1e-12 then

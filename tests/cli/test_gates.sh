@@ -411,6 +411,25 @@ expect_grep "| gpu/loss.log (sha256 [0-9a-f]*) / npu/loss.log (sha256" "$work/le
 if grep -q "runs/" "$work/leak3.md"; then fail "the common folder reaches the report"; else ok "the folders they share do not reach the report"; fi
 
 # ---------------------------------------------------------------- acceptance: infer-optimize
+# an accuracy written as a percentage against one written as a fraction (76.1 and 0.761
+# are the same top-1) is no drop of -69 points: the criterion is not judged, and not met
+sc="$work/scale"
+make_project "$sc"
+"$FERRY" init "$sc" >/dev/null
+printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"8x A100","precision":"bf16","metrics":{"accuracy":0.761,"throughput":2000}}\n' >"$data/gpu_frac.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Atlas 800T A2","precision":"bf16","metrics":{"accuracy":70.0,"throughput":2400}}\n' >"$data/npu_pct.json"
+"$FERRY" -C "$sc" config tolerance.accuracy 0.01 >/dev/null
+"$FERRY" -C "$sc" ingest bench "$data/gpu_frac.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$sc" ingest bench "$data/npu_pct.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$sc" check --phase infer-optimize --format json >"$work/sc.json" 2>/dev/null
+python3 - "$work/sc.json" <<'PY' && ok "a percentage against a fraction is an error, not a negative drop" || fail "accuracy scales mixed and judged"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "infer-optimize.acceptance" and f["severity"] == "error"]
+assert any("0.761" in f["message"] and "70" in f["message"] and "percentage" in f["message"] for f in fs), fs
+PY
+"$FERRY" -C "$sc" report --format md --output "$work/sc.md" >/dev/null 2>&1
+expect_grep "^| Benchmark | FAIL |.*different scales" "$work/sc.md" "the report's benchmark verdict is FAIL and says why"
+if grep -q "accuracy drop -" "$work/sc.md"; then fail "the report shows a negative accuracy drop"; else ok "no negative accuracy drop in the report"; fi
 q="$work/infer"
 make_project "$q"
 "$FERRY" init "$q" >/dev/null
