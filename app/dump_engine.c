@@ -452,9 +452,10 @@ static void finish_metrics(dump_metrics *m, const partial *parts, size_t nparts,
 	m->nan_b = s.nanb;
 	m->nonfinite_mismatch = s.mismatch;
 	m->over_tol = s.over;
-	m->max_abs = s.max_abs;
-	m->max_rel = s.max_rel;
-	m->euc_dist = sqrt(s.sq);
+	/* no finite element on both sides (B all NaN): there is no error to measure, not 0 */
+	m->max_abs = s.finite ? s.max_abs : count ? NAN : 0;
+	m->max_rel = s.finite ? s.max_rel : count ? NAN : 0;
+	m->euc_dist = s.finite ? sqrt(s.sq) : count ? NAN : 0;
 	if (s.na == 0 && s.nb == 0)
 		m->cosine = s.finite || !count ? 1.0 : NAN;
 	else if (s.na == 0 || s.nb == 0)
@@ -553,6 +554,14 @@ void dump_judge_real(dump_pair *p, const dump_threshold *th)
 		if (m->over_tol) {
 			p->pass = 0;
 			p->note = N_("outside the thresholds agreed for the engagement (atol, rtol)");
+		}
+	} else if (m->count == 1) {
+		/* one element: its cosine is +-1 whatever the values (msprobe reads it as
+		 * unsupported), so the element's own error judges it */
+		if (m->max_abs > MAX_ABS_ERR_THRESHOLD && m->max_rel > MAX_ABS_ERR_THRESHOLD) {
+			p->pass = 0;
+			p->note = N_("one element (a scalar): its cosine says nothing, and it differs by more than 0.001, "
+			             "absolute and relative");
 		}
 	} else if (isnan(m->cosine)) {
 		p->pass = 0;

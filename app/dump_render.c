@@ -144,6 +144,9 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 	} else if (r->n && r->th.agreed) {
 		sbuf_addf(out, _("no diverging layer: every pair is within the thresholds agreed for the engagement (atol %g, rtol %g)\n\n"),
 		          r->th.atol, r->th.rtol);
+	} else if (r->n && r->nstats >= r->n) {
+		sbuf_adds(out, _("no diverging layer found by dump.json statistics, which cannot show one the way tensor values "
+		                 "do: dump the tensors (msprobe task \"tensor\") to judge them\n\n"));
 	} else if (r->n) {
 		sbuf_adds(out, _("no diverging layer: every pair is within msprobe's accuracy rules\n\n"));
 	}
@@ -311,7 +314,7 @@ static cJSON *pair_json(const dump_pair *p)
 	return o;
 }
 
-const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th, size_t nstats)
+const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th, size_t nstats, size_t npairs)
 {
 	if (th->agreed && nstats)
 		snprintf(buf, size,
@@ -323,6 +326,19 @@ const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th
 		         th->atol, th->rtol, nstats);
 	else if (th->agreed)
 		snprintf(buf, size, _("judged by the thresholds agreed for the engagement: atol %g, rtol %g"), th->atol, th->rtol);
+	else if (nstats && nstats >= npairs)
+		snprintf(buf, size, "%s",
+		         /* xgettext:no-c-format */
+		         _("judged by dump.json statistics alone (msprobe's statistics rule: Max, Min, Mean or Norm more than 50% "
+		           "apart is a Warning); no tensor values were compared, so no cosine or max abs error vouches for them"));
+	else if (nstats)
+		snprintf(buf, size,
+		         P_("judged by msprobe's rule (cosine and max abs error); %zu pair by dump.json statistics alone, where "
+		            "more than 50%% apart is a Warning at most",
+		            "judged by msprobe's rule (cosine and max abs error); %zu pairs by dump.json statistics alone, where "
+		            "more than 50%% apart is a Warning at most",
+		            nstats),
+		         nstats);
 	else
 		snprintf(buf, size, "%s", _("judged by msprobe's rule (cosine and max abs error)"));
 	return buf;

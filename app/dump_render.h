@@ -26,11 +26,11 @@ void dump_render_csv(sbuf *out, const dump_result *r);
 /* parent's "threshold": {"rule": "msprobe"} or {"rule": "allclose", "atol", "rtol"}, what
  * the tensor pairs were judged by. */
 void dump_threshold_json(cJSON *parent, const dump_threshold *th);
-/* "judged by msprobe's rule (...)" or "judged by the thresholds agreed ...: atol A, rtol R"
- * in the reader's language, into buf; returns buf. */
-/* What a dump verdict was judged by, in buf; nstats pairs compared by statistics, which
- * the agreed thresholds do not apply to, are said. */
-const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th, size_t nstats);
+/* What a dump verdict of npairs pairs was judged by, in the reader's language, into buf;
+ * returns buf: msprobe's rule (cosine and max abs error) or the thresholds agreed for the
+ * engagement, and the nstats pairs judged by dump.json statistics alone (msprobe's
+ * statistics rule, a Warning at most; the agreed thresholds cannot pass them). */
+const char *dump_threshold_text(char *buf, size_t size, const dump_threshold *th, size_t nstats, size_t npairs);
 /* {"kind":"dump","a","b","summary","first_diverging","verdict","pairs":[…]}; ina/inb may be
  * NULL (their members are copied, with "form" and "sha256" set from r). */
 cJSON *dump_result_json(const dump_result *r, const cJSON *ina, const cJSON *inb);

@@ -1320,7 +1320,8 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		compare_event_threshold(&th, v);
 		char rule[300];
 		/* TRANSLATORS: a dump verdict; then what it was judged by */
-		char *with = xasprintf(_("%s; %s"), cells[2], dump_threshold_text(rule, sizeof rule, &th, (size_t)json_num(v, "by_statistics")));
+		char *with = xasprintf(_("%s; %s"), cells[2], dump_threshold_text(rule, sizeof rule, &th, (size_t)json_num(v, "by_statistics"),
+		                                                             (size_t)json_num(v, "pairs")));
 		free(cells[2]);
 		cells[2] = with;
 	}

@@ -279,7 +279,7 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 	            "%s  %zu tensor pairs compared, %zu fail (%zu read, %zu by statistics, %zu with another shape)", r->n),
 	         o->pass ? _("PASS") : _("FAIL"), r->n, r->nfailed, r->nreal, r->nstats, r->nunmatched);
 	ui_put(w, y++, 1, o->pass ? UI_OK : UI_ERROR, line, width - 2);
-	ui_put(w, y++, 7, UI_DIM, dump_threshold_text(line, sizeof line, &r->th, r->nstats), width - 8);
+	ui_put(w, y++, 7, UI_DIM, dump_threshold_text(line, sizeof line, &r->th, r->nstats, r->n), width - 8);
 	if (r->first_fail >= 0) {
 		snprintf(line, sizeof line, _("first diverging layer: %s"), r->pairs[r->first_fail].layer);
 		ui_put(w, y++, 7, UI_ERROR, line, width - 8);

@@ -282,6 +282,23 @@ a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert a["summary"]["statistics"] == 1, a["summary"]
 assert a["a"]["sha256"] != b["a"]["sha256"], (a["a"], b["a"])
 EOF
+# two statistics dumps (msprobe's default task): no tensor value is compared, so nothing
+# may say a cosine or a max abs error vouched for them
+for side in a b; do
+	cp -R "$fx/gpu_dump" "$work/stat_only_$side"
+	rm -r "$work/stat_only_$side/step0/rank0/dump_tensor_data"
+	sed -i 's/"task": *"tensor"/"task": "statistics"/' "$work/stat_only_$side/step0/rank0/dump.json"
+done
+so="$work/stat_only_p"
+make_project "$so"
+"$FERRY" init "$so" >/dev/null 2>&1
+expect_exit 0 "two statistics dumps of one run compare" -- "$FERRY" -C "$so" compare dump "$work/stat_only_a" "$work/stat_only_b"
+expect_grep "no diverging layer found by dump.json statistics, which cannot show one" "$work/out" \
+	"the text says statistics alone found no diverging layer, not that every pair is within msprobe's rules"
+"$FERRY" -C "$so" report --format md --output "$work/stat_only.md" >/dev/null 2>&1
+expect_grep "^| Tensor dump | PASS |.*judged by dump.json statistics alone" "$work/stat_only.md" \
+	"the report says the verdict rests on statistics alone"
+if grep -q "cosine and max abs error" "$work/stat_only.md"; then fail "the report claims a cosine judged statistics"; else ok "the report claims no cosine for statistics"; fi
 # thresholds agreed for the engagement judge elements: a pair with only dump.json
 # statistics cannot pass them. Equal statistics leave it unjudged (not a pass); a Max that
 # moved more than any element may proves a failure. The report says which pairs.
@@ -423,5 +440,33 @@ if grep -q "thresholds agreed" "$work/th.zh.md"; then fail "the zh report says t
 "$FERRY" -C "$t" config tolerance.dump_atol 1e-5 >/dev/null 2>&1
 "$FERRY" -C "$t" report --format md --output "$work/th2.md" >/dev/null 2>&1
 expect_grep "atol 1e-08, rtol 1e-07" "$work/th2.md" "a recorded verdict keeps the thresholds it was judged by"
+
+# a tensor of one element (a scalar loss, a mean) has cosine 1 whatever its values: 2.5
+# against 3.45 fails on its own error, 2.5 against 2.500001 passes
+python3 - "$work" "$top/tests/tools" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+from npyfile import save
+save(sys.argv[1] + "/scalar_a.npy", [2.5])
+save(sys.argv[1] + "/scalar_b.npy", [3.45])
+save(sys.argv[1] + "/scalar_c.npy", [2.500001])
+EOF
+expect_exit 1 "a scalar 38 % off fails though its cosine is 1" -- "$FERRY" -C "$p" compare dump "$work/scalar_a.npy" "$work/scalar_b.npy"
+expect_grep "one element (a scalar): its cosine says nothing" "$work/out" "the text says why a scalar is judged by its error"
+expect_exit 0 "a scalar within 0.001 passes" -- "$FERRY" -C "$p" compare dump "$work/scalar_a.npy" "$work/scalar_c.npy"
+
+# B all NaN: no finite element pair, so no error figure is 0 (it was: max abs err 0)
+python3 - "$work" "$top/tests/tools" <<'EOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+from npyfile import save
+save(sys.argv[1] + "/nan_b.npy", [float("nan")])
+EOF
+expect_exit 1 "a scalar turned NaN fails" -- "$FERRY" -C "$p" compare dump "$work/scalar_a.npy" "$work/nan_b.npy" --format json
+python3 - "$work/out" <<'EOF' && ok "an all-NaN B has no error figures, not zeros" || fail "all-NaN error figures"
+import json, sys
+p = json.load(open(sys.argv[1]))["pairs"][0]
+assert p["result"] == "fail" and p["max_abs_err"] is None and p["euc_dist"] is None and p["max_rel_err"] is None, p
+EOF
 
 finish
