@@ -3,8 +3,9 @@
 -- Facts (plugins/data/atc.json, reference tune-and-inference-formats §4): ATC reads
 -- ai.onnx opsets 11-15 on every CANN release from 8.0 on (older 5.0/6.0: 11 only; 7.0
 -- and 9.1: up to 18); dynamic dimensions need --input_shape with -1 plus
--- --dynamic_batch_size / --dynamic_dims at conversion. Exporting without model.eval()
--- keeps dropout and batch-norm in training behaviour.
+-- --dynamic_batch_size / --dynamic_dims at conversion. torch.onnx.export exports in eval
+-- mode by default (training=TrainingMode.EVAL); with TrainingMode.PRESERVE and no
+-- model.eval() before it, dropout and batch-norm may keep their training behaviour.
 
 local py = require("py")
 local export = require("export")
@@ -16,7 +17,7 @@ return {
 	severity = "warning",
 	category = "export",
 	description = _("Checks each torch.onnx.export call: an opset_version ATC accepts (11-15 is safe across "
-		.. "CANN releases), the model switched to eval mode before export, dynamic axes (which ATC turns "
+		.. "CANN releases), the model in eval mode for the export (the default; TrainingMode.PRESERVE needs model.eval() first), dynamic axes (which ATC turns "
 		.. "into fixed shapes or shape profiles) and constant folding."),
 	triggers = { "onnx" },
 	run = function(ctx)
@@ -60,17 +61,20 @@ return {
 						if ev.call.start_byte < at.start_byte and ev.args.text:match("^%(%s*%)$")
 							and scope(ev.call) == scope(at) then before = true end
 					end
-					local eval_mode = e.training and e.training:match("TrainingMode%.EVAL$")
+					-- torch.onnx.export's default, TrainingMode.EVAL, puts the model in eval mode
+					-- for the export itself (PyTorch's torch.onnx.export reference, "training");
+					-- only PRESERVE exports the mode the model happens to be in
+					local preserve = e.training and e.training:match("TrainingMode%.PRESERVE$")
 					if e.training and e.training:match("TrainingMode%.TRAINING$") then
 						ctx.report{
 							file = path, node = e.args.kw.training, key = "training",
 							message = _("The model is exported with training=TrainingMode.TRAINING, so dropout and batch-norm keep their training behaviour in the offline model."),
 							suggestion = _("Export with the default training mode (EVAL) and call model.eval() before the export."),
 						}
-					elseif not before and not eval_mode then
+					elseif preserve and not before then
 						ctx.report{
 							file = path, node = at, key = "eval",
-							message = _("No model.eval() before this export in the same function: dropout and batch-norm may be exported in training mode."),
+							message = _("This export keeps the model's current mode (training=TrainingMode.PRESERVE) and no model.eval() comes before it in the same function: dropout and batch-norm may be exported in training mode."),
 							suggestion = _("Call model.eval() before torch.onnx.export (and export under torch.no_grad())."),
 						}
 					end

@@ -24,3 +24,10 @@ def export_ok(model):
     torch.onnx.export(model, torch.ones(1, 8), "ok.onnx", opset_version=13, input_names=["x"])
     # torch.onnx.export(model, x, "comment.onnx") in a comment is not code
     return "torch.onnx.export(model, x) in a string"
+
+
+def export_as_is(head):
+    # PRESERVE exports the mode the module is in: without eval() a training-mode module
+    # keeps dropout and batch-norm training behaviour
+    torch.onnx.export(head, (torch.zeros((2, 16)),), "as_is.onnx", opset_version=13,
+                      training=torch.onnx.TrainingMode.PRESERVE)
