@@ -2,7 +2,9 @@
 --
 -- The log is scanned by the host (ctx.scan_artifact), line by line and at any size, for
 -- the plain strings of plugins/data/run_errors.json; each line found is explained by the
--- first rule whose needle and pattern it matches. Every rule found is one finding naming
+-- first rule whose needle and pattern it matches; a rule's `signals` explain the lines where
+-- the shell, a launcher or Python's faulthandler reports a death by one of them (a segfault,
+-- an OOM kill: no traceback at all). Every rule found is one finding naming
 -- the artifact, the line number of its first occurrence, the line itself (at most
 -- MAX_QUOTE bytes) and how many more lines it explains. A Python traceback no rule
 -- explains gets the generic finding, which quotes the exception that ended the run (the
@@ -25,9 +27,35 @@ local function quote(text)
 	return words.clip(text:gsub("^%s*|%s", ""):gsub("^%s+", ""):gsub("%s+$", ""), MAX_QUOTE)
 end
 
-local function matches(rule, line)
+-- The plain strings that report a death by the signal s ({name=, number=, text=}, of a
+-- rule's `signals`) on their own: torch.distributed.elastic's agent ("failed (exitcode: -9)")
+-- and its ChildFailedError ("exitcode  : -9 (pid: 1234)", "Signal 9 (SIGKILL) received by
+-- PID 1234"), subprocess's CalledProcessError ("died with <Signals.SIGKILL: 9>").
+local function signal_needles(s)
+	local n, name = string.format("%d", s.number), s.name
+	return { "failed (exitcode: -" .. n .. ")", "exitcode  : -" .. n .. " (pid:",
+		"Signal " .. n .. " (" .. name .. ") received by PID", "died with <Signals." .. name .. ": " .. n .. ">" }
+end
+
+-- Whether the line reports a death by the signal whose description (strsignal's: "Killed",
+-- "Segmentation fault") it holds: the shell's line for its job, the whole line with or without
+-- " (core dumped)" (bash in a terminal, as faulthandler's documentation shows it), or bash's
+-- "FILE: line L: PID TEXT   COMMAND" of a script; or Python's faulthandler ("Fatal Python
+-- error: Segmentation fault"). Never the word in a sentence ("Killed 3 stale workers").
+local function signal_said(line, text)
+	if line:find("Fatal Python error: " .. text, 1, true) then return true end
+	local t = text:gsub("%p", "%%%0")
+	return line:find("^%s*" .. t .. "%s*$") ~= nil or line:find("^%s*" .. t .. " %(core dumped%)%s*$") ~= nil
+		or line:find(": line %d+: +%d+ " .. t) ~= nil
+end
+
+-- needles: the rule's plain strings with those of its signals (see signal_needles)
+local function matches(rule, needles, line)
+	for _i, s in ipairs(rule.signals or {}) do
+		if line:find(s.text, 1, true) and signal_said(line, s.text) then return true, nil end
+	end
 	local held = false
-	for _i, n in ipairs(rule.needles) do
+	for _i, n in ipairs(needles) do
 		if line:find(n, 1, true) then held = true break end
 	end
 	if not held then return false end
@@ -143,6 +171,23 @@ local function sub_exceptions(hits, g, tb)
 	return out, cut
 end
 
+-- Python's faulthandler (docs: faulthandler) prints "Fatal Python error: Segmentation fault",
+-- then each thread's frames under "Current thread 0x… (most recent call first):" (the thread
+-- that crashed; the others' "Thread 0x…"), or "Stack (most recent call first):", innermost
+-- first: `  File "train.py", line 57 in forward`.
+local FATAL = "Fatal Python error: "
+local FRAMES = "(most recent call first):"
+
+-- The innermost frame of the crashing thread printed after the line `after`, or nil.
+local function innermost_frame(hits, after)
+	for _i, h in ipairs(hits) do
+		if h.line > after and holds(h.text, FRAMES) and not h.text:find("^%s*Thread 0x") then
+			local n = h.next and h.next.text
+			return n and n:find('^%s*File "') and n or nil
+		end
+	end
+end
+
 -- Words that say there was none of what follows: "0 errors", "no failures", "without error".
 local NONE_BEFORE = { "%f[%w]0%s+$", "%f[%w]no%s+$", "%f[%w]zero%s+$", "%f[%w]without%s+$", "%f[%w]not%s+$" }
 
@@ -189,7 +234,8 @@ return {
 		.. "CANN plog lines) and explains the failures it recognises — CANN error codes, aclnn operator "
 		.. "failures, CPU fallbacks, AI CPU exceptions, HCCL timeouts and link errors, NPU out of memory, "
 		.. "torch_npu import and version mismatches, CANN libraries not found, operators without an NPU "
-		.. "kernel, NaN losses and overflows — quoting the line and its "
+		.. "kernel, NaN losses and overflows, crashes in native code on a fatal signal (segmentation faults, "
+		.. "aborts) and processes killed with SIGKILL by the OOM killer, with or without a traceback — quoting the line and its "
 		.. "number, with the cause and the fix from a cited table."),
 	run = function(ctx)
 		local data = ctx.data("run_errors")
@@ -201,8 +247,16 @@ return {
 				index[n] = #needles
 			end
 		end
+		local plain = {} -- each rule's plain strings, its signals' with them
 		for _i, r in ipairs(rules) do
-			for _i, n in ipairs(r.needles) do
+			local list = table.move(r.needles, 1, #r.needles, 1, {})
+			for _i, s in ipairs(r.signals or {}) do
+				need(s.text)
+				local more = signal_needles(s)
+				table.move(more, 1, #more, #list + 1, list)
+			end
+			plain[r] = list
+			for _i, n in ipairs(list) do
 				need(n)
 				if r.generic then follows[#follows + 1] = n end
 			end
@@ -213,7 +267,8 @@ return {
 		-- raised in __del__ or a weakref callback, one of an atexit handler
 		for _i, m in ipairs(NOT_THE_END) do need(m) end
 		-- the frame of an exception group's sub-exceptions: what follows each separator
-		for _i, m in ipairs({ SEP, CLOSE }) do
+		-- the first Python frame under faulthandler's header of the crashing thread
+		for _i, m in ipairs({ SEP, CLOSE, FRAMES }) do
 			need(m)
 			nexts[#nexts + 1] = m
 		end
@@ -237,7 +292,7 @@ return {
 					if not seen[h.line] and not ignored[h.line] then
 						seen[h.line] = true
 						for _i, r in ipairs(rules) do
-							local ok, cap = matches(r, h.text)
+							local ok, cap = matches(r, plain[r], h.text)
 							if ok then
 								seen[h.line] = r
 								local f, source = found[r.id], echoed_raise(h.text)
@@ -282,6 +337,10 @@ return {
 							or _("CANN error {code}: {cause}", { code = f.cap, cause = cause })
 					elseif f.cap then
 						cause = _("{cause} ({what})", { cause = cause, what = f.cap })
+					end
+					local frame = holds(f.text, FATAL) and innermost_frame(hits, f.line)
+					if frame then
+						cause = _("{cause}; the innermost Python frame: {frame}", { cause = cause, frame = quote(frame) })
 					end
 					local v = { what = what, line = f.line, cause = cause, text = quote(f.text), n = f.more }
 					if f.more == 0 then

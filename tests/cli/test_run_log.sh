@@ -256,6 +256,77 @@ $py "$work/exitdel.py" >"$work/exitdel.log" 2>&1
 "$FERRY" -C "$sx" findings --plugin tune.run_log >"$work/exits.txt"
 if grep -q "cannot close the dataset file" "$work/exits.txt"; then fail "the ignored exception at shutdown is quoted as the end"; else ok "the ignored exception at shutdown is not quoted as the end"; fi
 
+# runs that died on a signal print no Python traceback (tests/fixtures/runlog, real runs of
+# make_run_logs.py): a segfault with faulthandler's block and bash's "Segmentation fault", a
+# SIGKILL (the OOM killer's) with bash's last line "Killed", and both under torchrun; each is
+# an error quoting its line, and a sign-off of tune is refused while one is open
+k=$work/signals
+make_project "$k"
+"$FERRY" init "$k" >/dev/null 2>&1
+for l in segfault killed torchrun_kill torchrun_segv; do
+	"$FERRY" -C "$k" ingest run-log "$fx/$l.log" --label "$l" >/dev/null 2>&1 || fail "ingest $l.log"
+done
+"$FERRY" -C "$k" findings --plugin tune.run_log >"$work/signals.txt"
+seg=$(grep -n '^Fatal Python error: Segmentation fault' "$fx/segfault.log" | cut -d: -f1)
+kil=$(wc -l <"$fx/killed.log")
+tk=$(grep -n 'failed (exitcode: -9)' "$fx/torchrun_kill.log" | cut -d: -f1)
+ts=$(grep -n '^Fatal Python error: Segmentation fault' "$fx/torchrun_segv.log" | cut -d: -f1)
+expect_grep "run-log 'segfault' (artifact [0-9]*) line $seg: the process crashed in native code.*innermost Python frame: File \".*\", line [0-9]* in string_at — \"Fatal Python error: Segmentation fault\" (and 1 more line like it)" "$work/signals.txt" \
+	"a segfault is found on faulthandler's line ($seg), with the innermost frame and bash's line counted"
+expect_grep "run-log 'killed' (artifact [0-9]*) line $kil: the process was killed with SIGKILL.*OOM killer.*— \"Killed\"\.$" "$work/signals.txt" \
+	"bash's last line Killed ($kil) is an OOM kill"
+if grep -q "Killed 3 stale workers" "$work/signals.txt"; then fail "a sentence saying Killed is quoted"; else ok "a sentence saying Killed is not quoted"; fi
+expect_grep "run-log 'torchrun_kill' (artifact [0-9]*) line $tk: the process was killed with SIGKILL.*failed (exitcode: -9).*(and 2 more lines like it)" "$work/signals.txt" \
+	"torchrun's exitcode -9 and SIGKILL lines are an OOM kill (line $tk)"
+expect_grep "run-log 'torchrun_segv' (artifact [0-9]*) line $ts: the process crashed in native code.*(and 3 more lines like it)" "$work/signals.txt" \
+	"torchrun's exitcode -11 and SIGSEGV lines are a native crash (line $ts)"
+if grep -q "'torchrun_.*ChildFailedError" "$work/signals.txt"; then fail "the agent's ChildFailedError is quoted as the cause"; else ok "the agent's ChildFailedError is not quoted as the cause"; fi
+"$FERRY" -C "$k" findings --plugin tune.run_log --format json >"$work/signals.json"
+python3 - "$work/signals.json" <<'PY' && ok "the four deaths are four errors" || fail "signal findings are not four errors"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+assert len(fs) == 4 and all(f["severity"] == "error" for f in fs), [(f["severity"], f["message"][:80]) for f in fs]
+PY
+FERRY_LANG=zh_CN "$FERRY" -C "$k" findings --plugin tune.run_log >"$work/signals.zh"
+expect_grep "第 $kil 行.*被 SIGKILL 杀死.*OOM killer" "$work/signals.zh" "the OOM-kill finding is in Chinese"
+expect_grep "第 $seg 行.*致命信号崩溃.*最内层的 Python 栈帧" "$work/signals.zh" "the native-crash finding is in Chinese"
+sign_through "$k" assess design environment adapt
+"$FERRY" -C "$k" check --phase tune >/dev/null 2>&1
+expect_exit 1 "sign-off of tune refused while the crashes are open" -- "$FERRY" -C "$k" signoff tune
+expect_grep "tune.run_log: run-log 'killed'" "$work/err" "the sign-off names the OOM kill"
+
+# the other fatal signals as bash reports them for a script's command (made here, without
+# faulthandler: bash's line is all the log says), subprocess's "died with <Signals.SIGKILL: 9>",
+# and logs that only say the words in sentences, which give no finding
+o=$work/sigs
+make_project "$o"
+"$FERRY" init "$o" >/dev/null 2>&1
+for sig in SIGABRT SIGBUS SIGILL SIGFPE; do
+	printf '%s\n' 'echo "[train] epoch 0 step 1 loss: 0.6900"' \
+		"$py -c 'import os, signal; os.kill(os.getpid(), signal.$sig)'" 'echo "exit status $?"' >"$work/$sig.sh"
+	(cd "$work" && bash "$sig.sh" >"$work/$sig.log" 2>&1)
+	grep -q "$sig.sh: line 2: " "$work/$sig.log" || fail "bash did not report $sig: $(cat "$work/$sig.log")"
+	"$FERRY" -C "$o" ingest run-log "$work/$sig.log" --label "$sig" >/dev/null 2>&1 || fail "ingest $sig.log"
+done
+$py -c 'import subprocess, sys; subprocess.run([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], check=True)' >"$work/died.log" 2>&1
+grep -q 'died with <Signals.SIGKILL: 9>' "$work/died.log" || fail "subprocess did not say died with: $(tail -1 "$work/died.log")"
+printf 'print("Killed 3 stale workers of the previous run", flush=True)\nprint("Segmentation fault handler installed; Aborted runs are retried", flush=True)\nprint("Training finished: 3 epochs", flush=True)\nprint("Killed 2 stale workers", flush=True)\n' >"$work/prose.py"
+$py "$work/prose.py" >"$work/prose.log" 2>&1
+for l in died prose; do
+	"$FERRY" -C "$o" ingest run-log "$work/$l.log" --label "$l" >/dev/null 2>&1 || fail "ingest $l.log"
+done
+"$FERRY" -C "$o" findings --plugin tune.run_log >"$work/sigs.txt"
+for sig in SIGABRT SIGBUS SIGILL SIGFPE; do
+	expect_grep "run-log '$sig' (artifact [0-9]*) line 2: the process crashed in native code.*\"$sig.sh: line 2: [0-9]* " "$work/sigs.txt" \
+		"bash's report of $sig in a script is a native crash"
+done
+died=$(grep -n 'died with <Signals.SIGKILL: 9>' "$work/died.log" | cut -d: -f1)
+expect_grep "run-log 'died' (artifact [0-9]*) line $died: the process was killed with SIGKILL" "$work/sigs.txt" \
+	"subprocess's died with <Signals.SIGKILL: 9> is an OOM kill (line $died)"
+if grep -q "run-log 'died'.*Python exception that none" "$work/sigs.txt"; then fail "the CalledProcessError is quoted as unexplained"; else ok "the CalledProcessError is explained by the kill"; fi
+if grep -q "'prose'" "$work/sigs.txt"; then fail "sentences naming Killed, Segmentation fault, Aborted give a finding"; grep "'prose'" "$work/sigs.txt" | sed 's/^/     | /'
+else ok "sentences naming Killed, Segmentation fault, Aborted give no finding"; fi
+
 # the evidence scripts: one checkpoint writing the three files, byte for byte
 expect_exit 0 "the evidence scripts are proposed" -- "$FERRY" -C "$p" check --plugin tune.evidence_scripts
 expect_grep "scripts/msprobe_config.json" "$work/out" "the msprobe configuration is proposed"
