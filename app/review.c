@@ -243,18 +243,25 @@ int review_comparisons(cJSON **out, store *s)
 	return 0;
 }
 
-/* The audit event from which B's run is on record: its artifact's first ingest, else the
- * comparison itself (a file compared without being ingested). */
+/* The audit event from which B's run is on record: the first event that holds its bytes
+ * (an ingest of an artifact of the same SHA-256, under any label, or a comparison that
+ * read them), else the comparison itself. The same file ingested again is the same run. */
 static long long evidence_seq(const cJSON *events, const cJSON *cmp)
 {
 	long long seq = (long long)json_num(cmp, "event");
-	const cJSON *art = cJSON_GetObjectItem(cJSON_GetObjectItem(cmp, "b"), "artifact"), *e;
-	if (!cJSON_IsNumber(art))
+	const char *sha = json_str(cJSON_GetObjectItem(cmp, "b"), "sha256");
+	const cJSON *e;
+	if (!*sha)
 		return seq;
 	cJSON_ArrayForEach(e, events) {
-		const cJSON *d = cJSON_GetObjectItem(e, "data"), *id = cJSON_GetObjectItem(d, "artifact");
-		if (strcmp(json_str(e, "kind"), "ingest") == 0 && cJSON_IsNumber(id) && id->valuedouble == art->valuedouble &&
-		    json_num(e, "seq") < seq)
+		const cJSON *d = cJSON_GetObjectItem(e, "data");
+		const char *kind = json_str(e, "kind");
+		int holds = strcmp(kind, "ingest") == 0 ? strcmp(json_str(d, "sha256"), sha) == 0
+		            : strcmp(kind, "compare") == 0
+		                ? strcmp(json_str(cJSON_GetObjectItem(d, "b"), "sha256"), sha) == 0 ||
+		                      strcmp(json_str(cJSON_GetObjectItem(d, "a"), "sha256"), sha) == 0
+		                : 0;
+		if (holds && json_num(e, "seq") < seq)
 			seq = (long long)json_num(e, "seq");
 	}
 	return seq;
@@ -271,7 +278,32 @@ static int held_at(workspace *ws, const char *commit, const char *path)
 	return held;
 }
 
-/* code_changed for one comparison (see review_comparisons_code); events newest first. */
+/* 1 when path reads the same at commits a and b (absent from both counts as the same). */
+static int same_at(workspace *ws, const char *a, const char *b, const char *path)
+{
+	char *ta = NULL, *tb = NULL;
+	size_t la = 0, lb = 0;
+	int ha = history_read_at(&ta, &la, ws->hist, a, path) == 0;
+	int hb = history_read_at(&tb, &lb, ws->hist, b, path) == 0;
+	err_clear();
+	int same = ha == hb && (!ha || (la == lb && memcmp(ta, tb, la) == 0));
+	free(ta);
+	free(tb);
+	return same;
+}
+
+/* 1 when path is among the n strings of v. */
+static int listed(char **v, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* code_changed for one comparison (see review_comparisons_code); events newest first. A
+ * file counts once, and only when it reads otherwise now than when B's run came on record
+ * (a fix reverted and made again leaves it as it was). */
 static int comparison_code_changed(cJSON *cmp, const cJSON *events, workspace *ws)
 {
 	long long since = evidence_seq(events, cmp);
@@ -287,7 +319,11 @@ static int comparison_code_changed(cJSON *cmp, const cJSON *events, workspace *w
 		else if (!then)
 			then = e; /* the project as it was when B's run came on record */
 	}
+	const char *was = then ? json_str(cJSON_GetObjectItem(then, "data"), "commit") : "";
+	const char *now = nafter ? json_str(cJSON_GetObjectItem(after[0], "data"), "commit") : "";
 	cJSON *files = cJSON_CreateArray(), *first = NULL;
+	char **seen = NULL;
+	size_t nseen = 0;
 	int count = 0, rc = 0;
 	for (size_t i = nafter; then && i > 0 && rc == 0; i--) { /* oldest first */
 		const cJSON *d = cJSON_GetObjectItem(after[i - 1], "data");
@@ -295,21 +331,24 @@ static int comparison_code_changed(cJSON *cmp, const cJSON *events, workspace *w
 		size_t np = 0;
 		if ((rc = history_commit_paths(&paths, &np, ws->hist, json_str(d, "commit"))))
 			break;
-		int counted = 0;
 		for (size_t k = 0; k < np; k++) {
-			if (!held_at(ws, json_str(cJSON_GetObjectItem(then, "data"), "commit"), paths[k]))
+			if (listed(seen, nseen, paths[k]) || !held_at(ws, was, paths[k]) || same_at(ws, was, now, paths[k])) {
+				free(paths[k]);
 				continue;
-			counted = 1;
+			}
+			seen = xrealloc(seen, (nseen + 1) * sizeof *seen);
+			seen[nseen++] = paths[k];
 			count++;
 			if (cJSON_GetArraySize(files) < 5)
 				cJSON_AddItemToArray(files, cJSON_CreateString(paths[k]));
+			if (!first)
+				first = (cJSON *)after[i - 1];
 		}
-		if (counted && !first)
-			first = (cJSON *)after[i - 1];
-		for (size_t k = 0; k < np; k++)
-			free(paths[k]);
 		free(paths);
 	}
+	for (size_t k = 0; k < nseen; k++)
+		free(seen[k]);
+	free(seen);
 	if (rc == 0 && first) {
 		const cJSON *d = cJSON_GetObjectItem(first, "data");
 		cJSON *cc = cJSON_CreateObject();

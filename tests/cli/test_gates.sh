@@ -1008,6 +1008,22 @@ printf '# tuned by hand\n' >>"$cp/train.py"
 "$FERRY" -C "$cp" findings --phase tune --status open --format json >"$work/f.json" 2>/dev/null
 check_has error "passed on a run of older code" "acceptance says the comparison judged older code"
 check_has error "changed train.py afterwards" "acceptance names the changed file"
+# a file edited in two checkpoints after the compared run is named once
+printf '# tuned again\n' >>"$cp/train.py"
+"$FERRY" -C "$cp" check >/dev/null 2>&1
+"$FERRY" -C "$cp" findings --phase tune --status open --format json >"$work/f.json" 2>/dev/null
+python3 - "$work/f.json" <<'PY' && ok "each changed file is named once" || fail "a changed file named twice"
+import json, sys
+msgs = [f["message"] for f in json.load(open(sys.argv[1]))["findings"] if "older code" in f["message"]]
+assert msgs and all(m.count("train.py") == 1 for m in msgs), msgs
+PY
+# the same NPU log ingested again under another name is the same run of the older code
+cp "$fxl/npu_plain.log" "$work/npu_same_bytes.log"
+"$FERRY" -C "$cp" ingest loss-log "$work/npu_same_bytes.log" --label npu-again >/dev/null 2>&1
+"$FERRY" -C "$cp" compare loss gpu npu-again >/dev/null 2>&1
+"$FERRY" -C "$cp" check --phase tune >/dev/null 2>&1
+"$FERRY" -C "$cp" findings --phase tune --status open --format json >"$work/f.json" 2>/dev/null
+check_has error "passed on a run of older code" "the same bytes ingested again are no run of the new code"
 # the NPU run again with the current code, compared again: the finding closes
 { cat "$fxl/npu_plain.log"; echo "training done"; } >"$work/npu_again.log"
 "$FERRY" -C "$cp" ingest loss-log "$work/npu_again.log" --label npu >/dev/null 2>&1
