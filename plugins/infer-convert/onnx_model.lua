@@ -111,7 +111,7 @@ end
 return {
 	id = "infer-convert.onnx_model",
 	phase = "infer-convert",
-	evidence = { "onnx" },
+	evidence = { "onnx", "settings" }, -- target.soc picks the operator list and the atc command
 	title = _("ONNX model inventory: opset, operators, inputs"),
 	severity = "info",
 	category = "convert",

@@ -160,4 +160,19 @@ head -c 2000 "$fx/tiny_lm_op13.onnx" >"$work/cut.onnx"
 expect_exit 3 "a cut model is refused" -- "$FERRY" -C "$p" ingest onnx "$work/cut.onnx"
 one_line "$work/err" "the refusal is one line"
 expect_grep "cut.onnx: damaged ONNX model (length past the end of its message: truncated" "$work/err" "it names the file and the reason"
+# ---- the target SoC changed after ingest: the model's checks judge again at once --------
+ps="$work/proj-soc"
+make_project "$ps"
+"$FERRY" init "$ps" >/dev/null
+"$FERRY" -C "$ps" config target.soc Ascend910B2 >/dev/null
+"$FERRY" -C "$ps" ingest onnx "$fx/tiny_lm_op17.onnx" --label lm >/dev/null 2>&1
+"$FERRY" -C "$ps" config target.soc Ascend310P3 >/dev/null 2>&1
+"$FERRY" -C "$ps" findings --plugin infer-convert.onnx_model --status open --format json >"$work/soc.json"
+python3 - "$work/soc.json" <<'EOF' && ok "after target.soc changed, the inventory and the operator list follow it without a check" || fail "onnx_model stale after target.soc changed"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+text = " ".join(f["message"] + " " + (f.get("suggestion") or "") for f in fs)
+assert "--soc_version=Ascend310P3" in text and "Ascend910B2" not in text, text
+assert any("in ONNX model 'lm'" in f["message"] and "vendor's operator page" in f["message"] for f in fs), text
+EOF
 finish
