@@ -120,7 +120,7 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 	sbuf_adds(out, _("dump comparison (A: baseline, B: compared run)\n"));
 	sbuf_addf(out, _("  A  %s  (%s, sha256 %.16s)\n"), name_a, r->form_a ? r->form_a : "", r->sha_a);
 	sbuf_addf(out, _("  B  %s  (%s, sha256 %.16s)\n"), name_b, r->form_b ? r->form_b : "", r->sha_b);
-	sbuf_addf(out, P_("  %zu tensor pair: %zu compared from tensor data, %zu from dump.json statistics, %zu with different shapes", "  %zu tensor pairs: %zu compared from tensor data, %zu from dump.json statistics, %zu with different shapes", r->n),
+	sbuf_addf(out, P_("  %zu tensor pair: %zu compared from tensor data, %zu from dump.json statistics, %zu not comparable (another shape or dtype)", "  %zu tensor pairs: %zu compared from tensor data, %zu from dump.json statistics, %zu not comparable (another shape or dtype)", r->n),
 	          r->n, r->nreal, r->nstats, r->nunmatched);
 	if (r->only_a || r->only_b)
 		sbuf_addf(out, _("; %zu only in A, %zu only in B"), r->only_a, r->only_b);

@@ -275,8 +275,8 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 	}
 	char line[600];
 	snprintf(line, sizeof line,
-	         P_("%s  %zu tensor pair compared, %zu fail (%zu read, %zu by statistics, %zu with another shape)",
-	            "%s  %zu tensor pairs compared, %zu fail (%zu read, %zu by statistics, %zu with another shape)", r->n),
+	         P_("%s  %zu tensor pair compared, %zu fail (%zu read, %zu by statistics, %zu not comparable: shape or dtype)",
+	            "%s  %zu tensor pairs compared, %zu fail (%zu read, %zu by statistics, %zu not comparable: shape or dtype)", r->n),
 	         o->pass ? _("PASS") : _("FAIL"), r->n, r->nfailed, r->nreal, r->nstats, r->nunmatched);
 	ui_put(w, y++, 1, o->pass ? UI_OK : UI_ERROR, line, width - 2);
 	ui_put(w, y++, 7, UI_DIM, dump_threshold_text(line, sizeof line, &r->th, r->nstats, r->n), width - 8);
