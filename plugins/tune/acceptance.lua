@@ -30,6 +30,12 @@ local function inputs(c)
 	return _("{a} against {b}", { a = one(c.a or {}), b = one(c.b or {}) })
 end
 
+-- how the suggestion names a comparison's baseline (A): as the comparison showed it
+local function base(c)
+	local a = c.a or {}
+	return tostring(a.shown or a.label or "A")
+end
+
 return {
 	id = "tune.acceptance",
 	phase = "tune",
@@ -99,7 +105,15 @@ return {
 				message = loss.newer_event
 					and _("A loss comparison (audit event {event}, {inputs}) fails: {why}; the newer one (audit event {newer}) compared other data, so this failure stands.", a)
 					or _("The latest loss comparison (audit event {event}, {inputs}) fails: {why}.", a),
-				suggestion = loss.blowup_step_a
+				-- a standing failure is closed by a pass of its own baseline, never by one of
+				-- other data (review_comparisons), so the advice says which
+				suggestion = loss.newer_event and loss.blowup_step_a
+					and _("A comparison of other data never looked at these runs, and this baseline ({a}) blew up, so no comparison of it can pass: if the GPU run made again has been compared with the NPU run, waive this naming that comparison; otherwise run the GPU baseline again until its loss stays finite, compare it with the NPU run, then waive this.",
+						{ a = base(loss) })
+					or loss.newer_event
+					and _("A comparison of other data never looked at these runs, so only a passing comparison of the same baseline ({a}) closes this finding: find where the runs part (`ferry compare dump` on layer dumps of the first steps), fix it, run the NPU side again and compare it with {a}. If these runs are not the ones to judge (an experiment, the wrong files), waive this with the reason.",
+						{ a = base(loss) })
+					or loss.blowup_step_a
 					and _("Run the GPU baseline again until its loss stays finite (the same seed, data and hyperparameters as the NPU run), ingest its log and compare again; a NaN baseline proves nothing about the NPU run.")
 					or _("Find where the runs part with `ferry compare dump` on layer dumps of the first steps (msprobe), fix it and compare again; a passing comparison closes this finding. If the difference is accepted by the client, waive it with the reason."),
 			}
@@ -178,7 +192,10 @@ return {
 				message = dump.newer_event
 					and _("A dump comparison (audit event {event}, {inputs}) fails: {why}; the newer one (audit event {newer}) compared other data, so this failure stands.", a)
 					or _("The latest dump comparison (audit event {event}, {inputs}) fails: {why}.", a),
-				suggestion = _("Start from the first diverging layer: keep it in float32, check its inputs and the operator's NPU implementation, dump again and compare; a passing comparison closes this finding."),
+				suggestion = dump.newer_event
+					and _("A comparison of other data never looked at these dumps, so only a passing comparison of the same baseline ({a}) closes this finding: start from the first diverging layer, fix it, dump the NPU side again and compare it with {a}. If these dumps are not the ones to judge (an experiment, the wrong files), waive this with the reason.",
+						{ a = base(dump) })
+					or _("Start from the first diverging layer: keep it in float32, check its inputs and the operator's NPU implementation, dump again and compare; a passing comparison closes this finding."),
 			}
 		end
 		-- a passing comparison judged a run of the code as it was: a later change to a file
