@@ -45,7 +45,8 @@ return {
 	category = "precision",
 	description = _("The design phase fixed what \"done\" means; this check holds the tune phase to it. "
 		.. "The latest `ferry compare loss` must be within tolerance.loss and the latest `ferry compare dump` "
-		.. "must have no failing tensor pair; a tolerance.loss set with no loss comparison on record is not met either. "
+		.. "must have no failing tensor pair; a tolerance.loss set with no loss comparison on record is not met either, "
+		.. "nor is a tune phase with no loss or dump comparison on record at all. "
 		.. "A failing comparison blocks the sign-off until a later "
 		.. "comparison passes or the finding is waived with a reason. In a project that trains, the newest NPU "
 		.. "benchmark must also meet tolerance.accuracy and throughput.target_pct against the GPU baseline."),
@@ -59,6 +60,16 @@ return {
 				key = "loss:none",
 				message = _("tolerance.loss is set to {tol}, but no loss comparison is on record to check it.", { tol = set }),
 				suggestion = _("Ingest the GPU and the NPU training logs (`ferry ingest loss-log FILE --label gpu|npu`) and run `ferry compare loss gpu npu`; if the engagement trains nothing, waive this with the reason."),
+			}
+		end
+		-- no comparison of any kind: nothing shows that the NPU run agrees with the GPU run,
+		-- and the sign-off would vouch for a precision nobody checked (with tolerance.loss
+		-- set, the finding above says what it needs: a loss comparison)
+		if not loss and not dump and not (set and set ~= "") then
+			ctx.report{
+				key = "none",
+				message = _("No loss comparison and no dump comparison is on record: nothing shows that the NPU run agrees with the GPU run."),
+				suggestion = _("Ingest the GPU and the NPU training logs (`ferry ingest loss-log FILE --label gpu|npu`) and run `ferry compare loss gpu npu`, or compare layer dumps of both runs with `ferry compare dump GPU_DUMP NPU_DUMP`; if the engagement trains nothing, waive this with the reason."),
 			}
 		end
 		if loss and loss.verdict == "fail" then
