@@ -654,7 +654,7 @@ static const char *const words[] = {
 	N_("open"), N_("fixed"), N_("waived"),
 	N_("error"), N_("warning"), N_("info"),
 	N_("INSERT"), N_("MODIFY"), N_("DELETE"), N_("UNSUPPORTED"),
-	N_("pass"), N_("fail"), N_("warnings"), N_("no criteria set"),
+	N_("pass"), N_("fail"), N_("warnings"), N_("no criteria set"), N_("not performed"),
 };
 
 static const char *word(const char *en)
@@ -1385,6 +1385,30 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	return 1;
 }
 
+/* The row of a comparison nobody made: the loss curves and the tensor dumps are the tune
+ * phase's evidence that the NPU run agrees with the GPU run, so their absence is said, not
+ * left out of the table (tune.acceptance holds the sign-off while neither is on record).
+ * Returns 0 for the other kinds. Cells are malloc'd. */
+static int not_performed_cells(char *cells[4], const char *kind)
+{
+	int loss = strcmp(kind, "loss") == 0;
+	if (!loss && strcmp(kind, "dump") != 0)
+		return 0;
+	cells[0] = xstrdup(loss ? _("Loss curve") : _("Tensor dump"));
+	char up[64];
+	snprintf(up, sizeof up, "%s", word("not performed"));
+	if (strcmp(up, "not performed") == 0)
+		for (char *c = up; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
+	cells[1] = xstrdup(up);
+	cells[2] = xstrdup(loss ? _("no loss comparison on record: ingest the GPU and the NPU training logs and run "
+	                            "`ferry compare loss gpu npu`")
+	                        : _("no dump comparison on record: dump a layer of both runs (msprobe) and run "
+	                            "`ferry compare dump GPU_DUMP NPU_DUMP`"));
+	cells[3] = xstrdup("-");
+	return 1;
+}
+
 static const char *const verdict_kinds[] = { "loss", "dump", "profile", "bench", "bench_inference", NULL };
 
 static void m_environment(cJSON *d, const cJSON *doc)
@@ -1434,23 +1458,18 @@ static void m_environment(cJSON *d, const cJSON *doc)
 
 	/* the tune and inference evidence: each verdict with its inputs' hashes, then the pictures */
 	cJSON *vs = rdoc_section(sec, "verdicts", _("Verdicts"));
-	cJSON *t = NULL;
+	const char *vhd[] = { _("Check"), _("Verdict"), _("Measured"), _("Inputs"), NULL };
+	cJSON *t = rdoc_table(vs, vhd);
 	for (size_t k = 0; verdict_kinds[k]; k++) {
 		char *cells[4];
-		if (!verdict_cells(cells, doc, verdict_kinds[k]))
+		if (!verdict_cells(cells, doc, verdict_kinds[k]) && !not_performed_cells(cells, verdict_kinds[k]))
 			continue;
-		if (!t) {
-			const char *hd[] = { _("Check"), _("Verdict"), _("Measured"), _("Inputs"), NULL };
-			t = rdoc_table(vs, hd);
-		}
 		cJSON *r = rdoc_row(t);
 		for (int i = 0; i < 4; i++) {
 			rdoc_cell_text(r, cells[i]);
 			free(cells[i]);
 		}
 	}
-	if (!t)
-		rdoc_para_text(vs, NULL, _("No comparison, profile or benchmark has been recorded."));
 	const cJSON *charts = cJSON_GetObjectItem(doc, "charts");
 	if (cJSON_GetObjectItem(charts, "loss"))
 		fig_loss(vs, cJSON_GetObjectItem(charts, "loss"));

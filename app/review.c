@@ -243,6 +243,44 @@ int review_comparisons(cJSON **out, store *s)
 	return 0;
 }
 
+/* {artifact, sha256} of one side of a recorded comparison. */
+static cJSON *compared_side(const cJSON *side)
+{
+	cJSON *o = cJSON_CreateObject();
+	const cJSON *art = cJSON_GetObjectItem(side, "artifact");
+	if (cJSON_IsNumber(art))
+		cJSON_AddNumberToObject(o, "artifact", art->valuedouble);
+	cJSON_AddStringToObject(o, "sha256", json_str(side, "sha256"));
+	return o;
+}
+
+int review_comparisons_compared(cJSON *c, store *s)
+{
+	cJSON *events = NULL, *kind;
+	int rc = audit_events(&events, s);
+	if (rc) {
+		cJSON_Delete(events);
+		return rc;
+	}
+	cJSON_ArrayForEach(kind, c) {
+		cJSON *list = cJSON_AddArrayToObject(kind, "compared");
+		const cJSON *e;
+		cJSON_ArrayForEach(e, events) {
+			const cJSON *d = cJSON_GetObjectItem(e, "data");
+			if (strcmp(json_str(e, "kind"), "compare") != 0 || strcmp(json_str(d, "what"), kind->string) != 0)
+				continue;
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddNumberToObject(o, "event", json_num(e, "seq"));
+			cJSON_AddStringToObject(o, "verdict", json_str(d, "verdict"));
+			cJSON_AddItemToObject(o, "a", compared_side(cJSON_GetObjectItem(d, "a")));
+			cJSON_AddItemToObject(o, "b", compared_side(cJSON_GetObjectItem(d, "b")));
+			cJSON_AddItemToArray(list, o);
+		}
+	}
+	cJSON_Delete(events);
+	return 0;
+}
+
 /* The audit event from which B's run is on record: the first event that holds its bytes
  * (an ingest of an artifact of the same SHA-256, under any label, or a comparison that
  * read them), else the comparison itself. The same file ingested again is the same run. */

@@ -58,6 +58,12 @@ typedef struct review_refusal {
  * absent when none was recorded. Caller frees. */
 int review_comparisons(cJSON **out, store *s);
 
+/* Adds "compared" to each comparison of c (review_comparisons' result): every recorded
+ * comparison of that kind, newest first, passing or failing, as {event, verdict,
+ * a{artifact, sha256}, b{…}} (artifact absent for a file compared directly), so that a
+ * check can tell whether given inputs were ever compared, whichever comparison decides. */
+int review_comparisons_compared(cJSON *c, store *s);
+
 /* Adds "code_changed" to each comparison of c (review_comparisons' result) whose
  * compared run (B) predates a change of the project's code: a checkpoint recorded after B
  * was ingested (or, for a file compared directly, after the comparison) that modifies or

@@ -46,6 +46,12 @@ local function stands_because(c)
 	return _("the newer one (audit event {newer}) compared the same runs but {short} aligned steps only, this one {reach}", a)
 end
 
+-- how the suggestion names a comparison's baseline (A): as the comparison showed it
+local function base(c)
+	local a = c.a or {}
+	return tostring(a.shown or a.label or "A")
+end
+
 return {
 	id = "tune.acceptance",
 	phase = "tune",
@@ -55,7 +61,8 @@ return {
 	category = "precision",
 	description = _("The design phase fixed what \"done\" means; this check holds the tune phase to it. "
 		.. "The latest `ferry compare loss` must be within tolerance.loss and the latest `ferry compare dump` "
-		.. "must have no failing tensor pair; a tolerance.loss set with no loss comparison on record is not met either. "
+		.. "must have no failing tensor pair; a tolerance.loss set with no loss comparison on record is not met either, "
+		.. "nor is a tune phase with no loss or dump comparison on record at all. "
 		.. "A failing comparison blocks the sign-off until a later "
 		.. "comparison passes or the finding is waived with a reason. In a project that trains, the newest NPU "
 		.. "benchmark must also meet tolerance.accuracy and throughput.target_pct against the GPU baseline."),
@@ -69,6 +76,16 @@ return {
 				key = "loss:none",
 				message = _("tolerance.loss is set to {tol}, but no loss comparison is on record to check it.", { tol = set }),
 				suggestion = _("Ingest the GPU and the NPU training logs (`ferry ingest loss-log FILE --label gpu|npu`) and run `ferry compare loss gpu npu`; if the engagement trains nothing, waive this with the reason."),
+			}
+		end
+		-- no comparison of any kind: nothing shows that the NPU run agrees with the GPU run,
+		-- and the sign-off would vouch for a precision nobody checked (with tolerance.loss
+		-- set, the finding above says what it needs: a loss comparison)
+		if not loss and not dump and not (set and set ~= "") then
+			ctx.report{
+				key = "none",
+				message = _("No loss comparison and no dump comparison is on record: nothing shows that the NPU run agrees with the GPU run."),
+				suggestion = _("Ingest the GPU and the NPU training logs (`ferry ingest loss-log FILE --label gpu|npu`) and run `ferry compare loss gpu npu`, or compare layer dumps of both runs with `ferry compare dump GPU_DUMP NPU_DUMP`; if the engagement trains nothing, waive this with the reason."),
 			}
 		end
 		if loss and loss.verdict == "fail" then
@@ -115,7 +132,15 @@ return {
 				message = a.because
 					and _("A loss comparison (audit event {event}, {inputs}) fails: {why}; {because}, so this failure stands.", a)
 					or _("The latest loss comparison (audit event {event}, {inputs}) fails: {why}.", a),
-				suggestion = loss.blowup_step_a
+				-- a standing failure is closed by a pass of its own baseline, never by one of
+				-- other data (review_comparisons), so the advice says which
+				suggestion = loss.newer_event and loss.blowup_step_a
+					and _("A comparison of other data never looked at these runs, and this baseline ({a}) blew up, so no comparison of it can pass: if the GPU run made again has been compared with the NPU run, waive this naming that comparison; otherwise run the GPU baseline again until its loss stays finite, compare it with the NPU run, then waive this.",
+						{ a = base(loss) })
+					or loss.newer_event
+					and _("A comparison of other data never looked at these runs, so only a passing comparison of the same baseline ({a}) closes this finding: find where the runs part (`ferry compare dump` on layer dumps of the first steps), fix it, run the NPU side again and compare it with {a}. If these runs are not the ones to judge (an experiment, the wrong files), waive this with the reason.",
+						{ a = base(loss) })
+					or loss.blowup_step_a
 					and _("Run the GPU baseline again until its loss stays finite (the same seed, data and hyperparameters as the NPU run), ingest its log and compare again; a NaN baseline proves nothing about the NPU run.")
 					or _("Find where the runs part with `ferry compare dump` on layer dumps of the first steps (msprobe), fix it and compare again; a passing comparison closes this finding. If the difference is accepted by the client, waive it with the reason."),
 			}
@@ -194,7 +219,10 @@ return {
 				message = a.because
 					and _("A dump comparison (audit event {event}, {inputs}) fails: {why}; {because}, so this failure stands.", a)
 					or _("The latest dump comparison (audit event {event}, {inputs}) fails: {why}.", a),
-				suggestion = _("Start from the first diverging layer: keep it in float32, check its inputs and the operator's NPU implementation, dump again and compare; a passing comparison closes this finding."),
+				suggestion = dump.newer_event
+					and _("A comparison of other data never looked at these dumps, so only a passing comparison of the same baseline ({a}) closes this finding: start from the first diverging layer, fix it, dump the NPU side again and compare it with {a}. If these dumps are not the ones to judge (an experiment, the wrong files), waive this with the reason.",
+						{ a = base(dump) })
+					or _("Start from the first diverging layer: keep it in float32, check its inputs and the operator's NPU implementation, dump again and compare; a passing comparison closes this finding."),
 			}
 		end
 		-- a passing comparison judged a run of the code as it was: a later change to a file

@@ -1,5 +1,7 @@
 -- tune.loss_curves: are the GPU and the NPU loss logs on record for `ferry compare loss`?
 
+local words = require("words")
+
 local function side(label)
 	local l = (label or ""):lower()
 	if l:find("gpu", 1, true) or l:find("cuda", 1, true) or l:find("nvidia", 1, true) then return "gpu" end
@@ -32,28 +34,45 @@ return {
 		end
 		local g, n = newest.gpu, newest.npu
 		local loss = ctx.comparisons().loss
-		local compared = g and n and loss and loss.a and loss.b
-			and tonumber(loss.a.artifact) == tonumber(g.id) and tonumber(loss.b.artifact) == tonumber(n.id)
+		-- every loss comparison on record, newest first, passing or failing: whether the
+		-- newest logs were compared is not whether the deciding comparison read them (a
+		-- failure of other data that stands is judged by tune.acceptance, not here)
+		local all = loss and loss.compared or {}
+		local function reads(side, a)
+			return side and (tonumber(side.artifact) == tonumber(a.id) or (a.sha256 and side.sha256 == a.sha256))
+		end
+		local compared = false
+		for _i, c in ipairs(all) do
+			if g and n and reads(c.a, g) and reads(c.b, n) then compared = true end
+		end
+		local latest = all[1]
 		if compared then
-			return -- the newest pair is compared: tune.acceptance gives its verdict
-		elseif g and n and loss then
-			-- the verdict on record is about older runs than those now on record: the
-			-- sign-off and the report would vouch for data nobody compared (a newer NPU
-			-- run that blew up, behind an older pass), so this holds the sign-off until
-			-- the newest logs are compared or a person waives it with the reason
-			-- name only the logs the comparison did not read
+			return -- the newest pair is compared: tune.acceptance gives the verdict
+		elseif g and n and latest then
+			-- the comparisons on record are about other runs than the newest now on
+			-- record: the sign-off and the report would vouch for data nobody compared (a
+			-- newer NPU run that blew up, behind an older pass), so this holds the sign-off
+			-- until the newest logs are compared or a person waives it with the reason;
+			-- name the logs no comparison read on their side (both, when each was compared
+			-- but never with the other)
+			local seen_g, seen_n = false, false
+			for _i, c in ipairs(all) do
+				seen_g = seen_g or reads(c.a, g) or false
+				seen_n = seen_n or reads(c.b, n) or false
+			end
+			if seen_g and seen_n then seen_g, seen_n = false, false end
 			local newer = {}
-			if not (loss.a and tonumber(loss.a.artifact) == tonumber(g.id)) then
+			if not seen_g then
 				newer[#newer + 1] = _("GPU: artifact {id}", { id = tostring(g.id) })
 			end
-			if not (loss.b and tonumber(loss.b.artifact) == tonumber(n.id)) then
+			if not seen_n then
 				newer[#newer + 1] = _("NPU: artifact {id}", { id = tostring(n.id) })
 			end
 			ctx.report{
 				key = "compare",
 				severity = "error",
 				message = _("Loss logs newer than the latest comparison (audit event {event}) are on record ({which}); its verdict is about older runs.",
-					{ event = tostring(loss.event), which = table.concat(newer, ", ") }),
+					{ event = tostring(latest.event), which = words.join(newer) }),
 				suggestion = _("Run `ferry compare loss {g} {n}` to compare the newest runs; if a newer log is not the run to judge (an experiment), waive this with the reason.",
 					{ g = ref(g), n = ref(n) }),
 			}

@@ -20,6 +20,11 @@ E
 "$FERRY" -C "$p" config throughput.target_pct 80 >/dev/null
 expect_exit 0 "ingest the GPU benchmark" -- "$FERRY" -C "$p" ingest bench "$work/gpu.json" --label gpu
 expect_exit 0 "ingest the NPU benchmark" -- "$FERRY" -C "$p" ingest bench "$work/npu.json" --label npu
+# the runs' loss curves agree (a tune phase with no comparison at all is never signed off):
+# the acceptance error below is the benchmark's
+"$FERRY" -C "$p" ingest loss-log "$top/tests/fixtures/loss/gpu_plain.log" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$p" ingest loss-log "$top/tests/fixtures/loss/npu_plain.log" --label npu >/dev/null 2>&1
+expect_exit 0 "the loss curves agree" -- "$FERRY" -C "$p" compare loss gpu npu
 # the phases before tune signed, so that the tune sign-off reaches its gate
 "$FERRY" -C "$p" check >/dev/null 2>&1
 sign_through "$p" assess design environment adapt

@@ -464,6 +464,11 @@ make_training_project "$t"
 "$FERRY" -C "$t" config throughput.target_pct 80 >/dev/null
 "$FERRY" -C "$t" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
 "$FERRY" -C "$t" ingest bench "$data/npu.json" --label npu >/dev/null 2>&1
+# its loss curves agree (a tune phase with no comparison at all is never signed off): what
+# is judged here is the benchmark
+"$FERRY" -C "$t" ingest loss-log "$top/tests/fixtures/loss/gpu_plain.log" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$t" ingest loss-log "$top/tests/fixtures/loss/npu_plain.log" --label npu >/dev/null 2>&1
+expect_exit 0 "the training project's loss curves agree" -- "$FERRY" -C "$t" compare loss gpu npu
 "$FERRY" -C "$t" check >/dev/null 2>&1
 sign_through "$t" assess design environment adapt
 "$FERRY" -C "$t" findings --plugin tune.acceptance --status open --format json >"$work/ta.json"
