@@ -1922,21 +1922,30 @@ int compare_resolve(compare_input *out, const cJSON *artifacts, const char *arti
 		compare_input_done(out);
 		return err_set(FERRY_ENOTFOUND, _("artifact %s: no such artifact (ferry status lists the engagement)"), arg);
 	}
-	const cJSON *best = NULL, *any = NULL;
+	/* the newest artifact of the kind with that label; a training run's stdout ingested as
+	 * a run log holds its losses too */
+	const cJSON *best = NULL, *other = NULL;
 	cJSON_ArrayForEach(row, artifacts)
 	{
 		if (strcmp(json_str(row, "label"), arg) != 0)
 			continue;
-		if (!kind || strcmp(json_str(row, "kind"), kind) == 0) {
+		const char *rk = json_str(row, "kind");
+		if (!kind || strcmp(rk, kind) == 0 || (strcmp(kind, "loss-log") == 0 && strcmp(rk, "run-log") == 0)) {
 			if (!best || json_int(row, "id") > json_int(best, "id"))
 				best = row;
-		} else if (!any || json_int(row, "id") > json_int(any, "id")) {
-			any = row;
+		} else if (!other || json_int(row, "id") > json_int(other, "id")) {
+			other = row;
 		}
 	}
-	if (best || any) {
-		input_from_row(out, best ? best : any, artifacts_dir);
+	if (best) {
+		input_from_row(out, best, artifacts_dir);
 		return 0;
+	}
+	if (other && !exists) {
+		int rc = err_set(FERRY_ENOTFOUND, _("%s: no %s artifact has this label (artifact %lld labelled so is a %s)"), arg,
+		                 kind, json_int(other, "id"), json_str(other, "kind"));
+		compare_input_done(out);
+		return rc;
 	}
 	if (exists) {
 		out->path = xstrdup(arg);

@@ -151,6 +151,13 @@ expect_exit 3 "a binary log exits 3" -- "$FERRY" -C "$p" compare loss "$d/binary
 expect_grep "binary.log" "$work/err" "binary log named"
 expect_exit 3 "a missing input exits 3" -- "$FERRY" -C "$p" compare loss "$d/gpu.log" nosuch
 expect_grep "nosuch: no such artifact id, artifact label or file" "$work/err" "missing input named"
+# a label that names only an artifact of another kind (a benchmark labelled gpu) is no
+# dump: said so, rather than the benchmark read as a dump.json
+printf '{"schema":"ferry-bench/1","label":"gpu","metrics":{"accuracy":0.761}}\n' >"$work/gpu_bench.json"
+"$FERRY" -C "$p" ingest bench "$work/gpu_bench.json" --label benchonly >/dev/null 2>&1
+expect_exit 3 "a label of a benchmark is no dump" -- "$FERRY" -C "$p" compare dump benchonly "$d/gpu.log"
+one_line "$work/err" "the other kind: one line"
+expect_grep "benchonly: no dump artifact has this label (artifact [0-9]* labelled so is a bench)" "$work/err" "the line names the label and what it labels"
 expect_exit 2 "unknown comparison is a usage error" -- "$FERRY" -C "$p" compare weights a b
 expect_exit 2 "--format csv is for dumps" -- "$FERRY" -C "$p" compare loss gpu npu --format csv
 expect_exit 2 "--threads must be a number" -- "$FERRY" -C "$p" compare dump a b --threads x
