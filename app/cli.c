@@ -1215,7 +1215,7 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	if (loss && (threads || strcmp(format, "csv") == 0))
 		return err_set(FERRY_EUSAGE, _("compare loss: --threads and --format csv apply to compare dump only"));
 	workspace *ws = NULL;
-	compare_req req = { loss, arg_a, arg_b, column, threads, dtype[0], dtype[1], 0, { 0, 0, 0 } };
+	compare_req req = { loss, arg_a, arg_b, column, threads, dtype[0], dtype[1], 0, { 0, 0, 0 }, 0 };
 	if ((rc = compare_req_check(&req)))
 		return rc;
 	compare_outcome o;

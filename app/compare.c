@@ -42,7 +42,11 @@ static int loss_tolerance(double *out, workspace *ws)
 
 static int run_loss(compare_outcome *o, cJSON *ev, workspace *ws, const compare_input *in, const compare_req *req)
 {
-	int rc = loss_tolerance(&o->tolerance, ws);
+	int rc = 0;
+	if (req->tolerance > 0)
+		o->tolerance = req->tolerance;
+	else
+		rc = loss_tolerance(&o->tolerance, ws);
 	char sha[2][65];
 	for (int i = 0; i < 2 && !rc; i++) {
 		char *text = NULL;

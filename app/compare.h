@@ -27,6 +27,8 @@ typedef struct compare_req {
 	int th_given;            /* dump: 1: judge by th (a recorded comparison's); 0: by the
 	                          * engagement's tolerance.dump_atol / tolerance.dump_rtol */
 	dump_threshold th;
+	double tolerance;        /* loss: > 0: judge by it (a recorded comparison's); 0: by the
+	                          * engagement's tolerance.loss */
 } compare_req;
 
 typedef struct compare_outcome {

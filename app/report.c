@@ -316,7 +316,7 @@ static char *compared_input(const cJSON *side)
 static cJSON *comparison_series(workspace *ws, const cJSON *c, int loss)
 {
 	char *a = compared_input(cJSON_GetObjectItem(c, "a")), *b = compared_input(cJSON_GetObjectItem(c, "b"));
-	compare_req req = { loss, a, b, NULL, 0, NULL, NULL, 0, { 0, 0, 0 } };
+	compare_req req = { loss, a, b, NULL, 0, NULL, NULL, 0, { 0, 0, 0 }, 0 };
 	compare_req_options(&req, c);
 	compare_outcome o;
 	cJSON *out = NULL;

@@ -393,6 +393,7 @@ static void compare_row(tui_artifact *r, const cJSON *d, model *m)
 	r->column = jdup_opt(d, "column");
 	r->dtype_a = jdup_opt(d, "dtype_a");
 	compare_event_threshold(&r->th, d);
+	r->tolerance = json_num(d, "tolerance");
 	r->dtype_b = jdup_opt(d, "dtype_b");
 }
 

@@ -42,6 +42,7 @@ typedef struct tui_artifact {
 	int loss;            /* kind "compare": 1 loss curves, 0 dumps */
 	char *column, *dtype_a, *dtype_b; /* kind "compare": its options, NULL when not given */
 	dump_threshold th;   /* kind "compare" of dumps: the thresholds its verdict was judged by */
+	double tolerance;    /* kind "compare" of losses: the tolerance it was judged by (0: unknown) */
 } tui_artifact;
 
 /* One audit event, copied. */

@@ -1505,7 +1505,7 @@ static void do_compare(app *a, const char *arg)
 	char *copy = xstrdup(arg ? arg : ""), *v[10], err[512];
 	size_t n = palette_split(v, 10, copy);
 	int loss = n >= 3 && strcmp(v[0], "loss") == 0, ok = n >= 3 && (loss || strcmp(v[0], "dump") == 0) && n % 2 == 1;
-	compare_req req = { loss, NULL, NULL, NULL, 0, NULL, NULL, 0, { 0, 0, 0 } };
+	compare_req req = { loss, NULL, NULL, NULL, 0, NULL, NULL, 0, { 0, 0, 0 }, 0 };
 	for (size_t i = 3; ok && i + 1 < n; i += 2) {
 		if (loss && strcmp(v[i], "--column") == 0)
 			req.column = v[i + 1];
@@ -1782,7 +1782,9 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 	char *text = NULL;
 	int rc;
 	if (strcmp(art->kind, "compare") == 0) {
-		compare_req req = { art->loss, art->a, art->b, art->column, 0, art->dtype_a, art->dtype_b, 1, art->th };
+		/* judged again as it was judged when recorded */
+		compare_req req = { art->loss, art->a, art->b, art->column, 0, art->dtype_a, art->dtype_b, 1, art->th,
+			            art->tolerance };
 		o = xcalloc(1, sizeof *o);
 		t->running = 1;
 		a->busy_fixed = 1;

@@ -1681,6 +1681,13 @@ static void test_palette_engagement_commands(void **state)
 	char *probe = tu_read(fx->dir, ".ferry/probe/probe.sh");
 	assert_non_null(probe);
 	free(probe);
+	/* opened again after tolerance.loss was tightened, a comparison shows the verdict it
+	 * was recorded with, judged by the tolerance it was judged by then */
+	s = screen_of(fx->dir, "100x30", ":config tolerance.loss 0.001<Enter>ajj<Enter>");
+	assert_has(row(s, 1), "Comparison of loss");
+	assert_has(s, "PASS  mean relative error");
+	assert_has(s, "(tolerance 2%)");
+	free(s);
 	tu_rmdir(logs);
 	free(logs);
 }
@@ -1739,7 +1746,7 @@ static void test_signoff_runs_the_gate_first(void **state)
 	assert_int_equal(review_waive(ws, &fx->ids[0], 1, "accepted"), 0);
 	sign_phases_waiving(ws, 4);
 	char *pa = util_path_join(data, "a.npy"), *pb = util_path_join(data, "b.npy");
-	compare_req req = { 0, pa, pb, NULL, 1, NULL, NULL, 0, { 0, 0, 0 } };
+	compare_req req = { 0, pa, pb, NULL, 1, NULL, NULL, 0, { 0, 0, 0 }, 0 };
 	compare_outcome o;
 	assert_int_equal(compare_record(&o, ws, &req), 0);
 	assert_int_equal(o.pass, 0);
