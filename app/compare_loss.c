@@ -1223,9 +1223,14 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 				out->repeated_nonfinite++;
 			}
 		out->duplicates += end - k - 1;
-		out->pts[out->n].step = raw.v[k].step;
-		out->pts[out->n].loss = v;
-		out->n++;
+		loss_point *pt = &out->pts[out->n++];
+		pt->step = raw.v[k].step;
+		pt->loss = pt->lo = pt->hi = v;
+		for (size_t j = k; j < end && isfinite(v); j++) {
+			pt->lo = fmin(pt->lo, raw.v[j].loss);
+			pt->hi = fmax(pt->hi, raw.v[j].loss);
+		}
+		out->repeated_differ += pt->hi - pt->lo > 1e-3 * fmax(fabs(pt->lo), fabs(pt->hi));
 		k = end;
 	}
 out:
@@ -1500,6 +1505,10 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 		r->step = a->pts[i].step;
 		r->a = a->pts[i].loss;
 		r->b = b->pts[k].loss;
+		/* B's step logged with several values (ranks): the one farthest from A judges it,
+		 * so the order the ranks printed in does not decide the verdict */
+		if (isfinite(r->a) && isfinite(r->b) && b->pts[k].lo != b->pts[k].hi)
+			r->b = fabs(b->pts[k].hi - r->a) > fabs(b->pts[k].lo - r->a) ? b->pts[k].hi : b->pts[k].lo;
 		i++;
 		k++;
 		if (!isfinite(r->a) || !isfinite(r->b)) {
@@ -1632,6 +1641,14 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
 		sbuf_addf(out, P_("; %zu loss line without a step dropped", "; %zu loss lines without a step dropped", s->no_step), s->no_step);
 	if (s->duplicates)
 		sbuf_addf(out, P_("; %zu repeated step (last value kept)", "; %zu repeated steps (last value kept)", s->duplicates), s->duplicates);
+	if (s->repeated_differ)
+		sbuf_addf(out,
+		          P_("; %zu step logged more than once with different losses (several ranks?): the one farthest from A "
+		             "is compared",
+		             "; %zu steps logged more than once with different losses (several ranks?): the one farthest from A "
+		             "is compared",
+		             s->repeated_differ),
+		          s->repeated_differ);
 	if (s->repeated_nonfinite)
 		sbuf_addf(out, P_("; %zu repeated step kept as NaN/inf (one of its values was)",
 		                  "; %zu repeated steps kept as NaN/inf (one of their values was)", s->repeated_nonfinite),
@@ -1803,6 +1820,7 @@ static void add_series(cJSON *o, const loss_series *s, double final, long long f
 	cJSON_AddNumberToObject(o, "no_step_dropped", (double)s->no_step);
 	cJSON_AddNumberToObject(o, "repeated_steps", (double)s->duplicates);
 	cJSON_AddNumberToObject(o, "repeated_steps_nonfinite", (double)s->repeated_nonfinite);
+	cJSON_AddNumberToObject(o, "repeated_steps_differ", (double)s->repeated_differ);
 	cJSON_AddBoolToObject(o, "per_epoch_steps", s->per_epoch);
 	cJSON_AddBoolToObject(o, "paired_by_position", s->by_position);
 	if (s->n) {

@@ -44,6 +44,8 @@
 typedef struct loss_point {
 	long long step; /* the step the log names, or the loss line's ordinal (1-based) */
 	double loss;    /* may be NaN or infinite: a blown-up run keeps its points */
+	double lo, hi;  /* a step logged more than once (several ranks): its smallest and
+	                 * largest finite loss; lo == hi == loss otherwise */
 } loss_point;
 
 typedef struct loss_series {
@@ -53,6 +55,9 @@ typedef struct loss_series {
 	size_t no_step;           /* loss lines without a step, dropped (when most lines had one) */
 	size_t duplicates;        /* steps logged more than once (the last value kept) */
 	size_t repeated_nonfinite; /* of those, steps kept as NaN/inf because one value was */
+	size_t repeated_differ;   /* of those, steps whose finite values differ by more than 0.1 %
+	                           * (ranks printing their own loss): judged by the value farthest
+	                           * from the baseline */
 	int per_epoch;            /* 1 when the log restarted its steps every epoch and they
 	                           * were made global (epochs before plus the step) */
 	int by_position;          /* 1 when the steps were replaced by positions, to pair with a

@@ -263,4 +263,23 @@ python3 - "$work/noshift.json" <<'PY' && ok "a real divergence gets no step-shif
 import json, sys
 assert "agrees_shifted" not in json.load(open(sys.argv[1]))
 PY
+# several ranks printing their own loss: rank 1 runs 5 times the baseline while rank 0
+# agrees. Whichever rank prints last, the step is judged by the value farthest from A, so
+# the line order does not decide the verdict
+python3 - "$fx/gpu_plain.log" "$work" <<'PY'
+import re, sys
+steps = [re.search(r"step (\d+) loss (\S+)", l).groups() for l in open(sys.argv[1]) if re.search(r"step (\d+) loss", l)]
+for name, order in (("ranks_bad_last.log", (0, 1)), ("ranks_bad_first.log", (1, 0))):
+    with open(sys.argv[2] + "/" + name, "w") as f:
+        for s, v in steps:
+            vals = {0: float(v), 1: float(v) * 5}
+            for r in order:
+                f.write("[default%d]:step %s loss %.6f\n" % (r, s, vals[r]))
+PY
+for order in last first; do
+	expect_exit 1 "a rank at 5 times the baseline fails, printed $order" -- "$FERRY" -C "$p" compare loss "$fx/gpu_plain.log" "$work/ranks_bad_$order.log"
+done
+expect_grep "logged more than once with different losses" "$work/out" "the text says the repeated steps disagree"
+# a run whose ranks print the same reduced loss still passes against itself
+expect_exit 0 "ranks printing the same loss pass" -- "$FERRY" -C "$p" compare loss "$fx/gpu_ranks.log" "$fx/npu_ranks.log"
 finish
