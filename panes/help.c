@@ -42,7 +42,10 @@ static void help_draw(void *st, tui *t, ui_win *w)
 	ui_erase(w);
 	s->h = ui_win_height(w) - 2;
 	char head[128];
-	snprintf(head, sizeof head, "%s   (%s)", _("ferry workbench keys"), _("Esc closes, j/k scroll, : runs a command by name"));
+	const char *hint = _("Esc closes, j/k scroll, : runs a command by name");
+	snprintf(head, sizeof head, "%s   (%s)", _("ferry workbench keys"), hint);
+	if (text_width(head) > width - 2) /* a narrow window: how to close and scroll matters more */
+		snprintf(head, sizeof head, "%s", hint);
 	ui_fill_row(w, 0, UI_BAR);
 	ui_put(w, 0, 1, UI_BAR, head, width - 2);
 	int row = 0;

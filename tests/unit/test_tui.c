@@ -887,6 +887,10 @@ static void test_chart_help_palette_artifacts(void **state)
 	assert_has(s, "ferry workbench keys");
 	assert_has(s, "run-phase        run the checks of the selected phase");
 	free(s);
+	/* at 80 columns the overlay's title keeps the whole hint (how to close it first) */
+	s = screen_of(fx->dir, "80x24", "?");
+	assert_has(s, "Esc closes, j/k scroll, : runs a command by name");
+	free(s);
 	s = screen_of(fx->dir, "100x30", ":tim");
 	assert_has(s, "timeline");
 	assert_has(row(s, 28), ":tim");
