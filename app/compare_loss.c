@@ -1505,10 +1505,16 @@ void loss_compare(loss_result *out, const loss_series *a, const loss_series *b, 
 		r->step = a->pts[i].step;
 		r->a = a->pts[i].loss;
 		r->b = b->pts[k].loss;
-		/* B's step logged with several values (ranks): the one farthest from A judges it,
-		 * so the order the ranks printed in does not decide the verdict */
-		if (isfinite(r->a) && isfinite(r->b) && b->pts[k].lo != b->pts[k].hi)
-			r->b = fabs(b->pts[k].hi - r->a) > fabs(b->pts[k].lo - r->a) ? b->pts[k].hi : b->pts[k].lo;
+		/* a step logged with several values (ranks): the extremes of the two sides are
+		 * paired, and the pair farther apart judges the step, so the order the ranks
+		 * printed in does not decide the verdict (with one value on A's side: B's value
+		 * farthest from it; a log against itself: no difference) */
+		const loss_point *pa = &a->pts[i], *pb = &b->pts[k];
+		if (isfinite(r->a) && isfinite(r->b) && (pa->lo != pa->hi || pb->lo != pb->hi)) {
+			int high = fabs(pb->hi - pa->hi) > fabs(pb->lo - pa->lo);
+			r->a = high ? pa->hi : pa->lo;
+			r->b = high ? pb->hi : pb->lo;
+		}
 		i++;
 		k++;
 		if (!isfinite(r->a) || !isfinite(r->b)) {
