@@ -60,7 +60,7 @@ static char *host_comparisons_json(void *payload)
 {
 	workspace *ws = payload;
 	cJSON *c = NULL;
-	if (review_comparisons(&c, ws->db) || review_comparisons_code(c, ws) || review_comparisons_compared(c, ws->db)) {
+	if (review_comparisons_judged(&c, ws)) {
 		cJSON_Delete(c);
 		return NULL;
 	}

@@ -452,10 +452,13 @@ static void finish_metrics(dump_metrics *m, const partial *parts, size_t nparts,
 	m->nan_b = s.nanb;
 	m->nonfinite_mismatch = s.mismatch;
 	m->over_tol = s.over;
-	/* no finite element on both sides (B all NaN): there is no error to measure, not 0 */
-	m->max_abs = s.finite ? s.max_abs : count ? NAN : 0;
-	m->max_rel = s.finite ? s.max_rel : count ? NAN : 0;
-	m->euc_dist = s.finite ? sqrt(s.sq) : count ? NAN : 0;
+	if (s.finite || !count) {
+		m->max_abs = s.max_abs;
+		m->max_rel = s.max_rel;
+		m->euc_dist = sqrt(s.sq);
+	} else { /* no finite element on both sides (B all NaN): no error to measure, not 0 */
+		m->max_abs = m->max_rel = m->euc_dist = NAN;
+	}
 	if (s.na == 0 && s.nb == 0)
 		m->cosine = s.finite || !count ? 1.0 : NAN;
 	else if (s.na == 0 || s.nb == 0)

@@ -1243,6 +1243,30 @@ static void m_unsupported(cJSON *d, const cJSON *doc)
 	m_rows(sec, cJSON_GetObjectItem(doc, "unsupported"), 1);
 }
 
+/* The verdict table's name of a verdict kind (or of a benchmark's workload), translated. */
+static const char *verdict_title(const char *kind)
+{
+	static const char *const names[][2] = { { "loss", N_("Loss curve") },       { "dump", N_("Tensor dump") },
+		                                    { "profile", N_("Profile") },        { "bench", N_("Benchmark") },
+		                                    { "training", N_("Benchmark, training") },
+		                                    { "inference", N_("Benchmark, inference") } };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(names[i][0], kind) == 0)
+			return _(names[i][1]);
+	return kind;
+}
+
+/* A recorded verdict word as the table shows it: translated, or in capitals where the
+ * reader's language is English ("PASS", "NOT PERFORMED"). Malloc'd. */
+static char *verdict_word(const char *en)
+{
+	char *up = xstrdup(word(en));
+	if (strcmp(up, en) == 0)
+		for (char *c = up; *c; c++)
+			*c = (char)toupper((unsigned char)*c);
+	return up;
+}
+
 /* One verdict as four cells: the check, the verdict, what was measured, and the inputs
  * with their hashes. Returns 0 when kind has no verdict. Cells are malloc'd. */
 static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
@@ -1251,21 +1275,9 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	const cJSON *config = cJSON_GetObjectItem(doc, "config");
 	if (!cJSON_IsObject(v))
 		return 0;
-	static const char *const names[][2] = { { "loss", N_("Loss curve") },       { "dump", N_("Tensor dump") },
-		                                    { "profile", N_("Profile") },        { "bench", N_("Benchmark") },
-		                                    { "training", N_("Benchmark, training") },
-		                                    { "inference", N_("Benchmark, inference") } };
-	const char *name = kind, *workload = json_str(v, "workload");
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(names[i][0], *workload ? workload : kind) == 0)
-			name = _(names[i][1]);
-	cells[0] = xstrdup(name);
-	char up[64];
-	snprintf(up, sizeof up, "%s", word(json_str(v, "verdict")));
-	if (strcmp(up, json_str(v, "verdict")) == 0)
-		for (char *c = up; *c; c++)
-			*c = (char)toupper((unsigned char)*c);
-	cells[1] = xstrdup(up);
+	const char *workload = json_str(v, "workload");
+	cells[0] = xstrdup(verdict_title(*workload ? workload : kind));
+	cells[1] = verdict_word(json_str(v, "verdict"));
 	char why[240];
 	const char *reason =
 	    strcmp(kind, "loss") == 0 || strcmp(kind, "dump") == 0 ? compare_event_reason(why, sizeof why, v) : NULL;
@@ -1394,13 +1406,8 @@ static int not_performed_cells(char *cells[4], const char *kind)
 	int loss = strcmp(kind, "loss") == 0;
 	if (!loss && strcmp(kind, "dump") != 0)
 		return 0;
-	cells[0] = xstrdup(loss ? _("Loss curve") : _("Tensor dump"));
-	char up[64];
-	snprintf(up, sizeof up, "%s", word("not performed"));
-	if (strcmp(up, "not performed") == 0)
-		for (char *c = up; *c; c++)
-			*c = (char)toupper((unsigned char)*c);
-	cells[1] = xstrdup(up);
+	cells[0] = xstrdup(verdict_title(kind));
+	cells[1] = verdict_word("not performed");
 	cells[2] = xstrdup(loss ? _("no loss comparison on record: ingest the GPU and the NPU training logs and run "
 	                            "`ferry compare loss gpu npu`")
 	                        : _("no dump comparison on record: dump a layer of both runs (msprobe) and run "

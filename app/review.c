@@ -145,17 +145,25 @@ static int same_baseline(const cJSON *c, const cJSON *p)
 	return *cla && *clb && strcmp(cla, json_str(pa, "label")) == 0 && strcmp(clb, json_str(pb, "label")) == 0;
 }
 
+/* What tells how much of the runs comparison c (and p, when given) looked at: a dump's
+ * tensor "pairs"; a loss comparison's "last_step" where both record it, else its
+ * "aligned_steps" (comparisons recorded before the last step was). */
+static const char *reach_field(const cJSON *c, const cJSON *p)
+{
+	if (strcmp(json_str(c, "what"), "dump") == 0)
+		return "pairs";
+	return cJSON_IsNumber(cJSON_GetObjectItem(c, "last_step")) &&
+	               (!p || cJSON_IsNumber(cJSON_GetObjectItem(p, "last_step")))
+	           ? "last_step"
+	           : "aligned_steps";
+}
+
 /* Whether passing comparison p looked at as much as failing comparison c of the same
- * baseline: a loss comparison as far as c's last aligned step (as many aligned steps, for
- * one recorded before the step was), a dump comparison as many tensor pairs. The first 40
- * steps of two runs that part at step 50 answer nothing. */
+ * baseline: as far as c's last aligned step, or as many tensor pairs. The first 40 steps
+ * of two runs that part at step 50 answer nothing. */
 static int covers(const cJSON *p, const cJSON *c)
 {
-	const char *field = strcmp(json_str(c, "what"), "dump") == 0 ? "pairs"
-	                    : cJSON_IsNumber(cJSON_GetObjectItem(c, "last_step")) &&
-	                              cJSON_IsNumber(cJSON_GetObjectItem(p, "last_step"))
-	                        ? "last_step"
-	                        : "aligned_steps";
+	const char *field = reach_field(c, p);
 	return json_num(p, field) >= json_num(c, field);
 }
 
@@ -210,27 +218,21 @@ static cJSON *deciding_comparison(const cJSON *events, const char *what)
 	cJSON_AddStringToObject(c, "time", json_str(pick, "time"));
 	cJSON_AddStringToObject(c, "actor", json_str(pick, "actor"));
 	if (standing && shorter) { /* a later comparison of the same runs looked at less of them */
-		const cJSON *sd = cJSON_GetObjectItem(shorter, "data");
-		const char *field = strcmp(what, "dump") == 0 ? "pairs" : cJSON_IsNumber(cJSON_GetObjectItem(sd, "last_step")) ? "last_step" : "aligned_steps";
+		const cJSON *sd = cJSON_GetObjectItem(shorter, "data"), *fd = cJSON_GetObjectItem(standing, "data");
+		const char *field = reach_field(fd, sd); /* the measure covers() judged by */
 		cJSON_AddNumberToObject(c, "shorter_event", json_num(shorter, "seq"));
 		cJSON_AddStringToObject(c, "shorter_by", field);
 		cJSON_AddNumberToObject(c, "shorter_reach", json_num(sd, field));
-		cJSON_AddNumberToObject(c, "reach", json_num(cJSON_GetObjectItem(standing, "data"), field));
+		cJSON_AddNumberToObject(c, "reach", json_num(fd, field));
 	} else if (pick != newest) { /* a later comparison of other data passed; this one still stands */
 		cJSON_AddNumberToObject(c, "newer_event", json_num(newest, "seq"));
 	}
 	return c;
 }
 
-int review_comparisons(cJSON **out, store *s)
+/* {"loss": …, "dump": …}: the deciding comparison of each kind recorded in events. */
+static cJSON *deciding_comparisons(const cJSON *events)
 {
-	cJSON *events = NULL;
-	*out = NULL;
-	int rc = audit_events(&events, s);
-	if (rc) {
-		cJSON_Delete(events);
-		return rc;
-	}
 	cJSON *res = cJSON_CreateObject();
 	static const char *const kinds[] = { "loss", "dump" };
 	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
@@ -238,47 +240,18 @@ int review_comparisons(cJSON **out, store *s)
 		if (c)
 			cJSON_AddItemToObject(res, kinds[k], c);
 	}
-	cJSON_Delete(events);
-	*out = res;
-	return 0;
+	return res;
 }
 
-/* {artifact, sha256} of one side of a recorded comparison. */
-static cJSON *compared_side(const cJSON *side)
+int review_comparisons(cJSON **out, store *s)
 {
-	cJSON *o = cJSON_CreateObject();
-	const cJSON *art = cJSON_GetObjectItem(side, "artifact");
-	if (cJSON_IsNumber(art))
-		cJSON_AddNumberToObject(o, "artifact", art->valuedouble);
-	cJSON_AddStringToObject(o, "sha256", json_str(side, "sha256"));
-	return o;
-}
-
-int review_comparisons_compared(cJSON *c, store *s)
-{
-	cJSON *events = NULL, *kind;
+	cJSON *events = NULL;
+	*out = NULL;
 	int rc = audit_events(&events, s);
-	if (rc) {
-		cJSON_Delete(events);
-		return rc;
-	}
-	cJSON_ArrayForEach(kind, c) {
-		cJSON *list = cJSON_AddArrayToObject(kind, "compared");
-		const cJSON *e;
-		cJSON_ArrayForEach(e, events) {
-			const cJSON *d = cJSON_GetObjectItem(e, "data");
-			if (strcmp(json_str(e, "kind"), "compare") != 0 || strcmp(json_str(d, "what"), kind->string) != 0)
-				continue;
-			cJSON *o = cJSON_CreateObject();
-			cJSON_AddNumberToObject(o, "event", json_num(e, "seq"));
-			cJSON_AddStringToObject(o, "verdict", json_str(d, "verdict"));
-			cJSON_AddItemToObject(o, "a", compared_side(cJSON_GetObjectItem(d, "a")));
-			cJSON_AddItemToObject(o, "b", compared_side(cJSON_GetObjectItem(d, "b")));
-			cJSON_AddItemToArray(list, o);
-		}
-	}
+	if (rc == 0)
+		*out = deciding_comparisons(events);
 	cJSON_Delete(events);
-	return 0;
+	return rc;
 }
 
 /* The audit event from which B's run is on record: the first event that holds its bytes
@@ -305,29 +278,19 @@ static long long evidence_seq(const cJSON *events, const cJSON *cmp)
 	return seq;
 }
 
-/* 1 when path is in the project's record at commit. */
-static int held_at(workspace *ws, const char *commit, const char *path)
-{
-	char *text = NULL;
-	size_t len = 0;
-	int held = history_read_at(&text, &len, ws->hist, commit, path) == 0;
-	err_clear();
-	free(text);
-	return held;
-}
-
-/* 1 when path reads the same at commits a and b (absent from both counts as the same). */
-static int same_at(workspace *ws, const char *a, const char *b, const char *path)
+/* 1 when path was in the project's record at commit was and reads otherwise at commit
+ * now (changed or deleted since). */
+static int changed_since(workspace *ws, const char *was, const char *now, const char *path)
 {
 	char *ta = NULL, *tb = NULL;
 	size_t la = 0, lb = 0;
-	int ha = history_read_at(&ta, &la, ws->hist, a, path) == 0;
-	int hb = history_read_at(&tb, &lb, ws->hist, b, path) == 0;
+	int ha = history_read_at(&ta, &la, ws->hist, was, path) == 0;
+	int hb = ha && history_read_at(&tb, &lb, ws->hist, now, path) == 0;
 	err_clear();
-	int same = ha == hb && (!ha || (la == lb && memcmp(ta, tb, la) == 0));
+	int changed = ha && (!hb || la != lb || memcmp(ta, tb, la) != 0);
 	free(ta);
 	free(tb);
-	return same;
+	return changed;
 }
 
 /* 1 when path is among the n strings of v. */
@@ -370,7 +333,7 @@ static int comparison_code_changed(cJSON *cmp, const cJSON *events, workspace *w
 		if ((rc = history_commit_paths(&paths, &np, ws->hist, json_str(d, "commit"))))
 			break;
 		for (size_t k = 0; k < np; k++) {
-			if (listed(seen, nseen, paths[k]) || !held_at(ws, was, paths[k]) || same_at(ws, was, now, paths[k])) {
+			if (listed(seen, nseen, paths[k]) || !changed_since(ws, was, now, paths[k])) {
 				free(paths[k]);
 				continue;
 			}
@@ -404,15 +367,56 @@ static int comparison_code_changed(cJSON *cmp, const cJSON *events, workspace *w
 	return rc;
 }
 
-int review_comparisons_code(cJSON *c, workspace *ws)
+/* {artifact, sha256} of one side of a recorded comparison. */
+static cJSON *compared_side(const cJSON *side)
+{
+	cJSON *o = cJSON_CreateObject();
+	const cJSON *art = cJSON_GetObjectItem(side, "artifact");
+	if (cJSON_IsNumber(art))
+		cJSON_AddNumberToObject(o, "artifact", art->valuedouble);
+	cJSON_AddStringToObject(o, "sha256", json_str(side, "sha256"));
+	return o;
+}
+
+/* Adds "compared" to each comparison of c: every recorded comparison of its kind. */
+static void add_compared(cJSON *c, const cJSON *events)
+{
+	cJSON *kind;
+	cJSON_ArrayForEach(kind, c) {
+		cJSON *list = cJSON_AddArrayToObject(kind, "compared");
+		const cJSON *e;
+		cJSON_ArrayForEach(e, events) {
+			const cJSON *d = cJSON_GetObjectItem(e, "data");
+			if (strcmp(json_str(e, "kind"), "compare") != 0 || strcmp(json_str(d, "what"), kind->string) != 0)
+				continue;
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddNumberToObject(o, "event", json_num(e, "seq"));
+			cJSON_AddStringToObject(o, "verdict", json_str(d, "verdict"));
+			cJSON_AddItemToObject(o, "a", compared_side(cJSON_GetObjectItem(d, "a")));
+			cJSON_AddItemToObject(o, "b", compared_side(cJSON_GetObjectItem(d, "b")));
+			cJSON_AddItemToArray(list, o);
+		}
+	}
+}
+
+int review_comparisons_judged(cJSON **out, workspace *ws)
 {
 	cJSON *events = NULL, *cmp;
+	*out = NULL;
 	int rc = audit_events(&events, ws->db);
-	cJSON_ArrayForEach(cmp, c) {
-		if (rc == 0)
-			rc = comparison_code_changed(cmp, events, ws);
+	if (rc == 0) {
+		*out = deciding_comparisons(events);
+		cJSON_ArrayForEach(cmp, *out) {
+			if (rc == 0)
+				rc = comparison_code_changed(cmp, events, ws);
+		}
+		add_compared(*out, events);
 	}
 	cJSON_Delete(events);
+	if (rc) {
+		cJSON_Delete(*out);
+		*out = NULL;
+	}
 	return rc;
 }
 

@@ -58,19 +58,20 @@ typedef struct review_refusal {
  * absent when none was recorded. Caller frees. */
 int review_comparisons(cJSON **out, store *s);
 
-/* Adds "compared" to each comparison of c (review_comparisons' result): every recorded
- * comparison of that kind, newest first, passing or failing, as {event, verdict,
- * a{artifact, sha256}, b{…}} (artifact absent for a file compared directly), so that a
- * check can tell whether given inputs were ever compared, whichever comparison decides. */
-int review_comparisons_compared(cJSON *c, store *s);
-
-/* Adds "code_changed" to each comparison of c (review_comparisons' result) whose
- * compared run (B) predates a change of the project's code: a checkpoint recorded after B
- * was ingested (or, for a file compared directly, after the comparison) that modifies or
- * deletes a file the project held then. New files alone change no run that happened.
- * {event, kind, message, commit (of the first such checkpoint), files (up to five of the
- * changed files), count (of all of them)}. */
-int review_comparisons_code(cJSON *c, workspace *ws);
+/* review_comparisons for the checks (ctx.comparisons()), the audit chain read once, with
+ * two additions to each comparison:
+ * - "code_changed" when its compared run (B) predates a change of the project's code: the
+ *   run is dated by the first event that holds B's bytes (an ingest of the same SHA-256
+ *   under any label, or a comparison that read them), and a file counts, once, when the
+ *   project held it then and it reads otherwise at the newest checkpoint recorded since
+ *   (new files alone change no run that happened). {event, kind, message, commit (of the
+ *   first checkpoint that changed such a file), files (up to five), count (of all)};
+ * - "compared": every recorded comparison of that kind, newest first, passing or failing,
+ *   as {event, verdict, a{artifact, sha256}, b{…}} (artifact absent for a file compared
+ *   directly), so that a check can tell whether given inputs were ever compared,
+ *   whichever comparison decides.
+ * Caller frees *out. */
+int review_comparisons_judged(cJSON **out, workspace *ws);
 
 /* Runs afresh the checks of the phase that judge evidence (those declaring `evidence`:
  * the environment checks of the probe, the acceptance checks of the comparisons and

@@ -538,13 +538,18 @@ out:
 	return rc;
 }
 
+int ws_in_client_code(const workspace *ws, const char *dest)
+{
+	return util_path_under(dest, ws->root) && !util_path_under(dest, ws->dir);
+}
+
 int ws_output_outside(workspace *ws, const char *what, const char *path)
 {
 	if (!path || strcmp(path, "-") == 0)
 		return 0;
 	char *dest = util_resolve_dest(path);
 	int rc = 0;
-	if (dest && util_path_under(dest, ws->root) && !util_path_under(dest, ws->dir))
+	if (dest && ws_in_client_code(ws, dest))
 		rc = err_set(FERRY_EUSAGE,
 		             _("%s --output %s: inside the project (%s), where it would be recorded as a change to the "
 		               "client's code; write it outside the project or under .ferry/"),

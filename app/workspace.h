@@ -100,6 +100,10 @@ int ws_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev);
 /* Appends an audit event in its own transaction (data consumed). */
 int ws_event(workspace *ws, const char *kind, cJSON *data);
 
+/* 1 when the resolved absolute path dest lies in the client's code: in the project, outside
+ * .ferry/, where a file ferry wrote would be recorded as a hand edit and exported. */
+int ws_in_client_code(const workspace *ws, const char *dest);
+
 /* Refuses (FERRY_EUSAGE, before anything is written) a file ferry is asked to write
  * (--output) inside the project but outside .ferry/: the next sync would record it as a
  * hand edit of the client's code, shipped by the next export, and it could overwrite a

@@ -19,15 +19,22 @@ static void status_close(void *st)
 	(void)st;
 }
 
+/* The bytes of actor's name, without " <mail>". */
+static size_t actor_name_len(const char *actor)
+{
+	size_t n = strcspn(actor, "<");
+	while (n && actor[n - 1] == ' ')
+		n--;
+	return n;
+}
+
 /* " · Name <mail>" in the room left: without the address when it does not fit, then
  * the name shortened with "…", so the engagement and the counts are never cut for it. */
 static void draw_actor(ui_win *w, int x, int room, const char *actor)
 {
 	if (room < 6 || !*actor)
 		return;
-	size_t name_len = strcspn(actor, "<");
-	while (name_len && actor[name_len - 1] == ' ')
-		name_len--;
+	size_t name_len = actor_name_len(actor);
 	char full[400], name[400];
 	snprintf(full, sizeof full, " · %s", actor);
 	snprintf(name, sizeof name, " · %.*s", (int)name_len, actor);
@@ -43,9 +50,8 @@ static int actor_room(const char *actor)
 {
 	if (!actor || !*actor)
 		return 0;
-	size_t name_len = strcspn(actor, "<");
 	char name[400];
-	snprintf(name, sizeof name, " · %.*s", (int)name_len, actor);
+	snprintf(name, sizeof name, " · %.*s", (int)actor_name_len(actor), actor);
 	int w = text_width(name);
 	return w < 16 ? w : 16;
 }

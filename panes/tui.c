@@ -1138,11 +1138,9 @@ static int own_path(char **abs, char **shown, workspace *ws, const char *path, c
 {
 	*abs = *shown = NULL;
 	int relative = path[0] != '/';
-	char *want = relative ? NULL : xstrdup(path);
-	char *named = relative ? (util_starts_with(path, ".ferry/") ? xstrdup(path) : xasprintf(".ferry/%s/%s", folder, path))
-	                       : xstrdup(path);
-	if (relative)
-		want = util_path_join(ws->root, named);
+	char *named = !relative || util_starts_with(path, ".ferry/") ? xstrdup(path)
+	                                                              : xasprintf(".ferry/%s/%s", folder, path);
+	char *want = relative ? util_path_join(ws->root, named) : xstrdup(path);
 	char *dest = util_resolve_dest(want);
 	int rc = 0;
 	if (!dest)
@@ -1151,7 +1149,7 @@ static int own_path(char **abs, char **shown, workspace *ws, const char *path, c
 		rc = err_set(FERRY_EREFUSED, _("%s: leads outside .ferry/; name a file under .ferry/%s/, or give an absolute path "
 		                               "outside the project"),
 		             path, folder);
-	else if (util_path_under(dest, ws->root) && !util_path_under(dest, ws->dir))
+	else if (ws_in_client_code(ws, dest))
 		rc = err_set(FERRY_EREFUSED, _("%s: inside the project; ferry writes its own files under .ferry/"), path);
 	free(want);
 	if (rc) {

@@ -194,23 +194,23 @@ return {
 							end
 						end
 					end
+					-- one re-export serves the whole model: its advice is made once
 					local n, later = common_opset(recs, since_opsets(ctx))
-					local atc_once = _("or convert once with atc at opset {v} and read its log (`ferry ingest atc-log`), since the pages may lag what ATC accepts.", { v = v })
-					for _i, x in ipairs(excluded) do
-						local fix
-						if n and #later > 0 then
-							fix = _("Re-export with torch.onnx.export(..., opset_version={n}), the highest opset that the page of every operator of this model lists, leaving out those ONNX added after it: {later}, which an exporter targeting opset {n} writes as smaller operators (or refuses to export); {atc_once}",
+					local reexport
+					if n and #excluded > 0 then
+						local atc_once = _("or convert once with atc at opset {v} and read its log (`ferry ingest atc-log`), since the pages may lag what ATC accepts.", { v = v })
+						reexport = #later > 0
+							and _("Re-export with torch.onnx.export(..., opset_version={n}), the highest opset that the page of every operator of this model lists, leaving out those ONNX added after it: {later}, which an exporter targeting opset {n} writes as smaller operators (or refuses to export); {atc_once}",
 								{ n = n, later = words.join(later), atc_once = atc_once })
-						elseif n then
-							fix = _("Re-export with torch.onnx.export(..., opset_version={n}), the highest opset that the page of every operator of this model with recorded opsets lists; {atc_once}", { n = n, atc_once = atc_once })
-						else
-							fix = _("No single opset is on the page of every operator of this model that exists at it. Convert once with atc and read its log (`ferry ingest atc-log`), or replace {op} in the PyTorch model.", { op = x.rec.name })
-						end
+							or _("Re-export with torch.onnx.export(..., opset_version={n}), the highest opset that the page of every operator of this model with recorded opsets lists; {atc_once}", { n = n, atc_once = atc_once })
+					end
+					for _i, x in ipairs(excluded) do
 						ctx.report{
 							key = "op-opset:" .. a.id .. ":" .. x.rec.name, severity = "warning",
 							message = _("{op} ({count}) in {what}: the vendor's operator page lists opsets {opsets} for it, not the model's ai.onnx opset {v} ({release}).",
 								{ what = what, op = x.rec.name, count = x.op.count, v = v, opsets = opsets_text(x.rec.opsets), release = opt.release }),
-							suggestion = fix,
+							suggestion = reexport
+								or _("No single opset is on the page of every operator of this model that exists at it. Convert once with atc and read its log (`ferry ingest atc-log`), or replace {op} in the PyTorch model.", { op = x.rec.name }),
 							data = { source = x.rec.source },
 						}
 					end
