@@ -4,6 +4,7 @@
 #include "audit.h"
 #include "category.h"
 #include "plugin_host.h"
+#include "soc.h"
 #include "err.h"
 #include "util.h"
 #include "workspace.h"
@@ -15,7 +16,7 @@
 #include <string.h>
 
 const struct config_key config_keys[] = {
-	{ "target.soc", CFG_TEXT, NULL, N_("target NPU SoC, e.g. Ascend910B2, Ascend310P3"), NULL, NULL, "design", NULL },
+	{ "target.soc", CFG_SOC, NULL, N_("target NPU SoC, e.g. Ascend910B2, Ascend310P3"), NULL, NULL, "design", NULL },
 	{ "target.cards", CFG_COUNT, NULL, N_("number of NPU cards in the plan"), NULL, NULL, "design", NULL },
 	{ "target.nodes", CFG_COUNT, NULL, N_("number of nodes in the plan"), NULL, NULL, "design", NULL },
 	{ "tolerance.loss", CFG_NUMBER_OR_PCT, NULL, N_("accepted relative loss difference against the GPU baseline, e.g. 0.01 or 1%; unset, `ferry compare loss` judges by 0.02"), "0.02", NULL, "design", NULL },
@@ -225,7 +226,8 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 	if (end != value && decimal && errno == ERANGE && d == 0)
 		return err_set(FERRY_EUSAGE, _("config %s %s: too small to tell from 0"), key, value);
 	int number = *value && !isspace((unsigned char)*value) && end != value && decimal && d >= 0;
-	if (k->kind != CFG_TEXT && k->kind != CFG_WORD && k->kind != CFG_IDS && end != value && !isfinite(d))
+	if (k->kind != CFG_TEXT && k->kind != CFG_WORD && k->kind != CFG_IDS && k->kind != CFG_SOC && end != value &&
+	    !isfinite(d))
 		return err_set(FERRY_EUSAGE, _("config %s %s: must be a finite number"), key, value);
 	switch (k->kind) {
 	case CFG_TEXT:
@@ -244,6 +246,12 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 		if (number && (!*end || strcmp(end, "%") == 0))
 			return check_plausible(key, value);
 		break;
+	case CFG_SOC: {
+		char *what = xasprintf("config %s", key);
+		int rc = soc_name_check(what, value);
+		free(what);
+		return rc;
+	}
 	case CFG_IDS:
 		for (const char *p = value; *p; p++)
 			if (!isalnum((unsigned char)*p) && !strchr("_.- ,", *p))
@@ -264,7 +272,7 @@ const char *config_accepts(const struct config_key *k)
 {
 	static const char *const what[] = { N_("some text"), N_("a whole number of at least 1"), N_("a number of at least 0"),
 		                                 N_("a number of at least 0, or a percentage such as 2%"), NULL,
-		                                 N_("check ids separated by spaces") };
+		                                 N_("check ids separated by spaces"), N_("an Ascend SoC name, e.g. Ascend910B2") };
 	return k->kind == CFG_WORD ? k->words : _(what[k->kind]);
 }
 

@@ -16,9 +16,9 @@
 #include <stddef.h>
 
 /* What a setting's value must be: any text, a whole number of at least 1, a number of
- * at least 0 (optionally with a % sign), one word of a list, or plugin ids separated by
- * spaces (or commas). Numbers are finite. */
-enum config_kind { CFG_TEXT, CFG_COUNT, CFG_NUMBER, CFG_NUMBER_OR_PCT, CFG_WORD, CFG_IDS };
+ * at least 0 (optionally with a % sign), one word of a list, plugin ids separated by
+ * spaces (or commas), or an Ascend SoC name (soc.h). Numbers are finite. */
+enum config_kind { CFG_TEXT, CFG_COUNT, CFG_NUMBER, CFG_NUMBER_OR_PCT, CFG_WORD, CFG_IDS, CFG_SOC };
 
 struct config_key {
 	const char *key;   /* a name, or a prefix ending in '.' (effort.weight.) */

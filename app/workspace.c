@@ -7,6 +7,7 @@
 #include "err.h"
 #include "intl.h"
 #include "projfs.h"
+#include "soc.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -250,8 +251,8 @@ int ws_init(workspace **out, const char *dir, const ws_init_opts *opts)
 {
 	*out = NULL;
 	char *root = NULL;
-	int rc = project_dir(&root, dir);
-	if (rc)
+	int rc = opts && opts->target_soc ? soc_name_check("init --target", opts->target_soc) : 0;
+	if (rc || (rc = project_dir(&root, dir)))
 		return rc;
 	workspace *ws = ws_alloc(root);
 	free(root);
