@@ -26,7 +26,7 @@ return {
 		.. "model.params_b`. Rule of thumb: mixed-precision Adam training keeps 16 bytes per "
 		.. "parameter of model states (ZeRO paper), inference in bf16 2 bytes per parameter, "
 		.. "each with 20 % headroom for activations. Inference hardware (a probed 310P chip, or an "
-		.. "inference-only target.soc) is sized for inference only."),
+		.. "inference-only target.soc when the probe names no chip) is sized for inference only."),
 	run = function(ctx)
 		local p = ep.latest(ctx)
 		if not p then return end
@@ -50,19 +50,24 @@ return {
 		local infer = params_b * 1e9 * INFER_BYTES / GIB * HEADROOM
 		local rule = _("(rule of thumb: {train} bytes per parameter for mixed-precision Adam training, "
 			.. "{infer} for bf16 inference, plus 20 % headroom)", { train = TRAIN_BYTES, infer = INFER_BYTES })
-		local plan = _("{cards} card(s) with {gb} GB free each", { cards = cards, gb = string.format("%.0f", per_card) })
+		local gb = design.gb_figure
+		local plan = _("{cards} card(s) with {gb} GB free each", { cards = cards, gb = gb(per_card) })
 		local f = { key = "memory", data = { per_card_gb = per_card, cards = cards } }
 		local v = {
-			params = string.format(params_b >= 1 and "%.1f" or "%.2g", params_b), infer = string.format("%.0f", infer),
-			train = string.format("%.0f", train), total = string.format("%.0f", total),
-			free = string.format("%.0f", per_card), plan = plan, rule = rule,
+			params = string.format(params_b >= 1 and "%.1f" or "%.2g", params_b), infer = gb(infer),
+			train = gb(train), total = gb(total), free = gb(per_card), plan = plan, rule = rule,
 		}
-		-- an inference card (probed chip or target.soc) is sized for inference only; design.parallel
-		-- reports a training project aimed at it
-		local inf_soc = design.inference_only(ctx, ctx.config("target.soc"))
+		-- an inference card is sized for inference only (design.parallel reports a training
+		-- project aimed at one). The memory is the probed chips', so they decide: target.soc
+		-- only when the probe names no chip (environment.npu reports a host of another chip)
+		local inf_soc, named = nil, false
 		for _i, c in ipairs(p.npu.chips) do
-			inf_soc = inf_soc or (c.name and design.inference_only(ctx, "Ascend" .. c.name:gsub("^Ascend", "")))
+			if c.name and c.name ~= "" then
+				named = true
+				inf_soc = inf_soc or design.inference_only(ctx, "Ascend" .. c.name:gsub("^Ascend", ""))
+			end
 		end
+		if not named then inf_soc = design.inference_only(ctx, ctx.config("target.soc")) end
 		if inf_soc and infer <= total then
 			f.severity = "info"
 			v.product = inf_soc.product

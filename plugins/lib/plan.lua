@@ -164,7 +164,12 @@ plan.MAX_PER_NODE = MAX_PER_NODE
 local INFER_BYTES = 2     -- bf16/fp16 inference: the weights alone
 local TIGHT = 0.85         -- above this share of a card's memory, recommend ZeRO-1 and recomputation
 
-local function gb(x) return string.format(x < 10 and "%.1f GB" or "%.0f GB", x) end
+-- An amount of GB as a person reads it: whole from 10, one decimal from 1, else two
+-- significant digits (a 0.09B model's 0.2 GB is never "0 GB").
+function plan.gb_figure(x)
+	return string.format(x >= 10 and "%.0f" or x >= 1 and "%.1f" or "%.2g", x)
+end
+local function gb(x) return plan.gb_figure(x) .. " GB" end
 
 -- Returns a table:
 --   missing = list of {key=, why=, example=} settings the advice needs (advice absent then),
