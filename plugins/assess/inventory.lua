@@ -1,8 +1,34 @@
 -- assess.inventory: what the project is made of, and where it starts.
 
+local cuda = require("cuda")
+local project = require("project")
+
 local MAIN_QUERY = [[
 (if_statement condition: (comparison_operator (identifier) @n (string) @s) (#eq? @n "__name__")) @main
 ]]
+
+-- Whether the script at path runs torch code: it mentions torch, or a project file it
+-- imports, directly or through others, does (a script that builds the model through the
+-- project's own package never spells torch itself).
+local function torch_program(ctx, path)
+	if ctx.find(path, "torch") then return true end
+	for p in pairs(project.program(ctx, path)) do
+		if ctx.find(p, "torch") then return true end
+	end
+	return false
+end
+
+-- Where the migration starts in an entry script, unless it has already started there.
+local function npu_advice(ctx, path)
+	local plan = cuda.import_plan(ctx, path) or {}
+	if plan.transfer then
+		return _("It already imports transfer_to_npu, which loads torch_npu and maps the CUDA calls: the migration "
+			.. "starts from there.")
+	elseif plan.torch_npu then
+		return _("It already imports torch_npu: what is left is the device code it runs (the adapt phase's checks).")
+	end
+	return _("This is where the migration starts: add `import torch_npu` (or `from torch_npu.contrib import transfer_to_npu`) at the top of this file.")
+end
 
 return {
 	id = "assess.inventory",
@@ -11,11 +37,11 @@ return {
 	severity = "info",
 	category = "inventory",
 	description = _("Counts files and lines of Python, shell and CUDA code and finds the entry scripts "
-		.. "(torch code with an `if __name__ == '__main__':` block; a tool script that never touches "
-		.. "torch is not one). The numbers feed the effort estimate; the entry scripts are where "
-		.. "`import torch_npu` (or transfer_to_npu) goes."),
-	-- entry scripts that matter to the migration are torch code with a main block
-	triggers = { { "__main__", "torch" } },
+		.. "(an `if __name__ == '__main__':` block in torch code, or in a script whose own imports of "
+		.. "the project reach torch code; a tool script that never touches torch is not one). The numbers "
+		.. "feed the effort estimate; the entry scripts are where `import torch_npu` (or transfer_to_npu) "
+		.. "goes, unless they import it already."),
+	triggers = { "__main__" },
 	run = function(ctx)
 		local files = ctx.files()
 		local n_py, loc_py, n_sh, n_cu, loc_cu, n_nb, entries = 0, 0, 0, 0, 0, 0, 0
@@ -34,14 +60,14 @@ return {
 			end
 		end
 		for _i, path in ipairs(ctx.python_files()) do
-			for _i, m in ipairs(ctx.query(path, MAIN_QUERY) or {}) do
+			for _i, m in ipairs(torch_program(ctx, path) and ctx.query(path, MAIN_QUERY) or {}) do
 				if m.s.text:match("^[\"']+__main__[\"']+$") then
 					entries = entries + 1
 					ctx.report{
 						file = path, line = m.main.line, col = m.main.col,
 						end_line = m.main.line, end_col = m.main.col + #(m.main.text:match("^[^\n]*")),
 						message = _("`{file}` is an entry script (it has an `if __name__ == \"__main__\":` block).", { file = path }),
-						suggestion = _("This is where the migration starts: add `import torch_npu` (or `from torch_npu.contrib import transfer_to_npu`) at the top of this file."),
+						suggestion = npu_advice(ctx, path),
 						key = "entry",
 					}
 				end
