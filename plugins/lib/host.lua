@@ -22,10 +22,19 @@
 --     every assignment to that attribute in the file is;
 --   * the site is dataset code, which runs in DataLoader worker processes on the CPU: the
 --     body of a class deriving from a Dataset or Sampler, a `__getitem__`, a collate
---     function.
+--     function;
+--   * it is what a function of the file returns on the host: every `return` gives a host
+--     value, or the name the function converted in place just before (`data.to_numpy()`
+--     then `return data`); an assignment `x = f(x, ...)` of a function of the file that
+--     only ever returns its own parameters keeps x where it was;
+--   * it is computed by a function of the project (not a library, no device in its name)
+--     from host values only: `box_xyxy_to_xywh(arr[i])`.
+-- Parameters and loop variables hold whatever they are given, within their function: a
+-- parameter named like a host value elsewhere in the file is not one.
 -- Anything else is treated as possibly on the device. The reasons are translated texts, for
 -- findings that say a site is host-side and not affected (category host_side).
 
+local project = require("project")
 local py = require("py")
 
 local host = {}
@@ -47,9 +56,8 @@ local QUERY = [[
 (assignment left: (identifier) @lhs right: (_) @rhs)
 (assignment left: (attribute object: (identifier) @obj attribute: (identifier)) @lhs right: (_) @rhs (#eq? @obj "self"))
 (class_definition name: (identifier) @cname superclasses: (argument_list) @bases body: (block) @cbody)
-(function_definition name: (identifier) @fname body: (block) @fbody)
+(function_definition name: (identifier) @fname parameters: (parameters) @fparams body: (block) @fbody) @fdef
 (for_statement left: (_) @bound)
-(parameters (_) @bound)
 (if_statement condition: (call function: (identifier) @isf arguments: (argument_list . (identifier) @iname . (_) @itype .))
  consequence: (block) @ibody (#eq? @isf "isinstance"))
 ]]
@@ -64,9 +72,53 @@ local function head_call(text)
 	return text:match("^([%a_][%w_%.]*)%s*%(")
 end
 
--- Why an expression's value is on the host, given the names known to be host values;
--- nil when it may be on the device.
-local function origin(text, map, names)
+-- The top-level arguments of a call's text ("f(a[1], g(b, c))" -> {"a[1]", "g(b, c)"}).
+local function call_arguments(text)
+	local inner = text:match("^[^(]*(%b())%s*$")
+	if not inner then return nil end
+	local out, depth, start, quote = {}, 0, 2, nil
+	for i = 2, #inner - 1 do
+		local c = inner:sub(i, i)
+		if quote then
+			if c == quote then quote = nil end
+		elseif c == "'" or c == '"' then
+			quote = c
+		elseif c:match("[%(%[{]") then
+			depth = depth + 1
+		elseif c:match("[%)%]}]") then
+			depth = depth - 1
+		elseif c == "," and depth == 0 then
+			out[#out + 1] = inner:sub(start, i - 1)
+			start = i + 1
+		end
+	end
+	local last = inner:sub(start, #inner - 1)
+	if last:match("%S") then out[#out + 1] = last end
+	return out
+end
+
+-- Why an expression's value is on the host, given the names known to be host values and
+-- what the file's own functions return (known: {returns = name -> reason, project = f(callee)
+-- -> true when the callee is the project's}); nil when it may be on the device.
+local origin
+local function project_result(text, map, names, known)
+	local f = head_call(text)
+	if not f or spine(text) ~= f .. "()" or not known.project(f) then return nil end
+	local name = f:match("([%a_][%w_]*)$")
+	if name:lower():match("device") or name:lower():match("cuda") or name:lower():match("npu")
+		or name:lower():match("gpu") or name:match("^to_") then
+		return nil
+	end
+	local why
+	for _i, a in ipairs(call_arguments(text) or {}) do
+		local w = origin(a:gsub("^%s*[%a_][%w_]*%s*=%s*", ""):match("^%s*(.-)%s*$"), map, names, known)
+		if not w then return nil end
+		why = why or w
+	end
+	return why and _("computed by the project's `{f}` from {why}", { f = name, why = why }) or nil
+end
+
+function origin(text, map, names, known)
 	local s = spine(text)
 	-- the last move in the chain decides: x.cpu().numpy() is on the host, x.cpu().cuda() not
 	local moved
@@ -95,7 +147,10 @@ local function origin(text, map, names)
 	local attr = s:match("^(self%.[%a_][%w_]*)")
 	if attr and names[attr] then return names[attr] end
 	if root and names[root] then return names[root] end
-	return nil
+	if f and s == f .. "()" and known.returns[f:match("([%a_][%w_]*)$")] then
+		return known.returns[f:match("([%a_][%w_]*)$")]
+	end
+	return project_result(text, map, names, known)
 end
 
 local DATASET_BASES = { "Dataset", "IterableDataset", "Sampler" }
@@ -118,21 +173,69 @@ local function numpy_types(text, map)
 	return any
 end
 
+-- The innermost function (its definition's bytes) holding byte b, or the whole file.
+local FILE_SCOPE = { 0, math.huge }
+local function scope_of(scopes, b)
+	local best = FILE_SCOPE
+	for _i, r in ipairs(scopes) do
+		if b >= r[1] and b < r[2] and r[1] >= best[1] then best = r end
+	end
+	return best
+end
+
+-- Whether name is a parameter or loop variable of the scope holding byte b.
+local function bound_at(bound, scopes, name, b)
+	local sc = scope_of(scopes, b)
+	for _i, r in ipairs(bound[name] or {}) do
+		if r == sc then return true end
+	end
+	return false
+end
+
+-- What a function's body says it returns: a reason when every return gives a host value
+-- (or the name it converted in place with `.to_numpy()`), and whether every return gives
+-- one of its own parameters back.
+local function returns_of(body, params, map)
+	local host, through, any = true, true, false
+	for line in body:gmatch("[^\n]+") do
+		local expr = line:match("^%s*return%s+(.-)%s*$")
+		if expr then
+			any = true
+			local name = expr:match("^[%a_][%w_]*$")
+			through = through and name ~= nil and params[name] == true
+			local converted = name and body:find("\n%s*" .. name .. "%.to_numpy%(%)%s*\n")
+			host = host and (converted or origin(expr, map, {}, { returns = {}, project = function() return false end })) and true
+		end
+	end
+	return any and host, any and through
+end
+
 -- What the file says about its values: the dataset ranges, the names known to hold host
--- values (name or self.attr -> reason) and the isinstance guards ({s, e, name}).
+-- values (name or self.attr -> reason), the isinstance guards ({s, e, name}) and where
+-- names are bound (bound: name -> the scopes where it is a parameter or loop variable).
 local function facts(ctx, path, map)
-	local assigns, ranges, bound, guards = {}, {}, {}, {}
-	for _i, m in ipairs(ctx.query(path, QUERY) or {}) do
+	local assigns, ranges, bound, guards, scopes, funcs = {}, {}, {}, {}, {}, {}
+	local ms = ctx.query(path, QUERY) or {}
+	for _i, m in ipairs(ms) do
+		if m.fdef then scopes[#scopes + 1] = { m.fdef.start_byte, m.fdef.end_byte } end
+	end
+	local function bind(text, b)
+		local sc = scope_of(scopes, b)
+		for name in text:gmatch("[%a_][%w_]*") do
+			bound[name] = bound[name] or {}
+			table.insert(bound[name], sc)
+		end
+	end
+	for _i, m in ipairs(ms) do
 		if m.isf then
 			if numpy_types(m.itype.text, map) then
 				guards[#guards + 1] = { m.ibody.start_byte, m.ibody.end_byte, m.iname.text }
 			end
 		elseif m.bound then
-			-- loop variables and parameters hold whatever they are given
-			for name in m.bound.text:gmatch("[%a_][%w_]*") do bound[name] = true end
+			bind(m.bound.text, m.bound.start_byte) -- loop variables hold whatever they are given
 		elseif m.lhs then
 			local a = assigns[m.lhs.text] or {}
-			a[#a + 1] = m.rhs.text
+			a[#a + 1] = { text = m.rhs.text, at = m.lhs.start_byte }
 			assigns[m.lhs.text] = a
 		elseif m.cname then
 			if dataset_class(m.bases.text, m.cbody.text) then
@@ -140,10 +243,33 @@ local function facts(ctx, path, map)
 			end
 		elseif m.fname then
 			local n = m.fname.text
+			bind(m.fparams.text, m.fbody.start_byte) -- and so do parameters
+			local params = {}
+			for p in m.fparams.text:gmatch("[%a_][%w_]*") do params[p] = true end
+			funcs[#funcs + 1] = { name = n, body = m.fbody.text, params = params }
 			if n == "__getitem__" or n:lower():match("collate") then
 				ranges[#ranges + 1] = { m.fbody.start_byte, m.fbody.end_byte, _("dataset code, run by DataLoader workers on the CPU") }
 			end
 		end
+	end
+	local own = project.own_modules(ctx)
+	local defined, known, through = {}, { returns = {} }, {}
+	for _i, f in ipairs(funcs) do defined[f.name] = true end
+	function known.project(callee)
+		local full = py.expand(map, callee)
+		if full:sub(1, 1) == "." then return true end
+		if not full:find(".", 1, true) then return defined[full] == true end
+		return own:has(full:match("^[^.]+"), path) and not full:match("^self%.")
+	end
+	for _i, f in ipairs(funcs) do
+		local host_ret, pass = returns_of(f.body, f.params, map)
+		if host_ret then known.returns[f.name] = _("a value `{f}` returns on the host", { f = f.name }) end
+		if pass then through[f.name] = true end
+	end
+	-- `x = f(x, ...)` of a function that only gives its parameters back keeps x where it was
+	local function keeps(name, r)
+		local f = head_call(r)
+		return f and through[f:match("([%a_][%w_]*)$")] and r:find("[%(,]%s*" .. name .. "%s*[,%)]") ~= nil
 	end
 	-- a name is a host value when every assignment to it is; two passes let one host
 	-- name feed another (arr = np.zeros(...); idx = arr > 0)
@@ -152,14 +278,17 @@ local function facts(ctx, path, map)
 		for name, rhss in pairs(assigns) do
 			local why
 			for _i, r in ipairs(rhss) do
-				-- `v = v.item()` says nothing about where v was before
-				why = not bound[name] and r:match("^[%a_][%w_]*") ~= name and origin(r, map, names) or nil
-				if not why then break end
+				if not keeps(name, r.text) then
+					-- `v = v.item()` says nothing about where v was before
+					why = not bound_at(bound, scopes, name, r.at) and r.text:match("^[%a_][%w_]*") ~= name
+						and origin(r.text, map, names, known) or nil
+					if not why then break end
+				end
 			end
 			names[name] = why
 		end
 	end
-	return ranges, names, guards
+	return ranges, names, guards, bound, scopes, known
 end
 
 -- The host facts of one file: h:why(node) gives the reason a node is host-side, or nil.
@@ -167,11 +296,11 @@ end
 -- site to ask about, and reading every assignment of a file is the costly part.
 function host.file(ctx, path, map)
 	map = map or py.aliases(ctx, path) or {}
-	local ranges, names, guards
+	local ranges, names, guards, bound, scopes, known
 	local h = {}
 	-- node: the value (the object of a method call, the indexed value) or the site
 	function h:why(node, site)
-		if not ranges then ranges, names, guards = facts(ctx, path, map) end
+		if not ranges then ranges, names, guards, bound, scopes, known = facts(ctx, path, map) end
 		site = site or node
 		for _i, r in ipairs(ranges) do
 			if site.start_byte >= r[1] and site.end_byte <= r[2] then return r[3] end
@@ -180,7 +309,13 @@ function host.file(ctx, path, map)
 		for _i, g in ipairs(guards) do
 			if root == g[3] and site.start_byte >= g[1] and site.end_byte <= g[2] then return _("a numpy value") end
 		end
-		return origin(node.text, map, names)
+		-- a parameter or loop variable here is whatever it is given, whatever the name
+		-- holds elsewhere in the file
+		local here = names
+		if root and names[root] and bound_at(bound, scopes, root, site.start_byte) then
+			here = setmetatable({ [root] = false }, { __index = names })
+		end
+		return origin(node.text, map, here, known)
 	end
 	return h
 end
