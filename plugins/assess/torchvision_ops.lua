@@ -1,0 +1,97 @@
+-- assess.torchvision_ops: torchvision's compiled operators (nms, roi_align, ...) on NPU
+-- tensors, driven by torchvision_npu.json.
+--
+-- torchvision ships kernels for the CPU and CUDA only. The vendor's Torchvision Adapter
+-- (torchvision_npu) registers NPU kernels for some operators when it is imported; for the
+-- others there is none. A use is judged with the program it belongs to: the adapter
+-- imported by the script or anything it imports covers it.
+
+local project = require("project")
+local refs = require("refs")
+
+local PREFIX = "torchvision.ops."
+
+local function by_name(ctx)
+	local out = {}
+	for _i, e in ipairs(ctx.data("torchvision_npu").entries) do out[e.name] = e end
+	return out
+end
+
+-- The entry a resolved dotted name stands for: a name below torchvision.ops whose last
+-- part the table lists (torchvision.ops.boxes.batched_nms is batched_nms).
+local function entry_of(entries, resolved)
+	if resolved:sub(1, #PREFIX) ~= PREFIX then return nil end
+	return entries[resolved:match("([%a_][%w_]*)$")]
+end
+
+-- The file of the program running path that imports the adapter, or nil.
+local function adapter_in(ctx, path)
+	if ctx.find(path, "torchvision_npu") then return path end
+	for p in pairs(project.program(ctx, path)) do
+		if ctx.find(p, "torchvision_npu") then return p end
+	end
+	return nil
+end
+
+-- "torch 2.6.0: torchvision 0.21.0 with torchvision_npu v0.21.0-7.1.0; ..."
+local function versions(ctx)
+	local parts = {}
+	for _i, v in ipairs(ctx.data("torchvision_npu").adapter.versions) do
+		parts[#parts + 1] = string.format("torch %s: torchvision %s, torchvision_npu %s", v.torch, v.torchvision, v.tag)
+	end
+	return table.concat(parts, "; ")
+end
+
+return {
+	id = "assess.torchvision_ops",
+	phase = "assess",
+	title = _("torchvision operators on NPU tensors (nms, roi_align, deform_conv2d)"),
+	severity = "warning",
+	category = "libraries",
+	description = _("Finds torchvision's compiled operators (torchvision.ops: nms and batched_nms, roi_align, "
+		.. "roi_pool, deform_conv2d and their modules; ps_roi_align, ps_roi_pool) however they are imported. "
+		.. "torchvision has kernels for the CPU and CUDA only: on NPU tensors they need the vendor's Torchvision "
+		.. "Adapter (`import torchvision_npu`, built for the project's torch and torchvision), unless the program "
+		.. "imports it already; ps_roi_align and ps_roi_pool have no NPU kernel even with it (an error). "
+		.. "Source: torchvision_npu.json."),
+	triggers = function(data)
+		local out = {}
+		for _i, e in ipairs(data("torchvision_npu").entries) do out[#out + 1] = { "torchvision", e.name } end
+		return out
+	end,
+	run = function(ctx)
+		local entries = by_name(ctx)
+		for _i, path in ipairs(ctx.python_files()) do
+			local covered = adapter_in(ctx, path)
+			for _i, r in ipairs(refs.dotted(ctx, path, refs.aliases(ctx, path))) do
+				local e = entry_of(entries, r.resolved)
+				if e and not (e.npu and covered) then
+					local a = { api = "`" .. r.text .. "`" .. (r.text ~= r.resolved and (" (" .. r.resolved .. ")") or ""), kernel = e.kernel,
+						notes = e.notes and _(e.notes), versions = versions(ctx) }
+					if e.npu then
+						ctx.report{
+							file = path, node = r.node, key = "adapter:" .. e.kernel,
+							message = _("{api} runs torchvision's `{kernel}` kernel, which torchvision has for the "
+								.. "CPU and CUDA only; on NPU tensors it needs the Torchvision Adapter, which nothing in "
+								.. "this program imports.", a),
+							suggestion = e.notes
+								and _("Install the Torchvision Adapter built for the project's torch and add "
+									.. "`import torchvision_npu` after `import torchvision` in the entry script ({versions}). {notes}.", a)
+								or _("Install the Torchvision Adapter built for the project's torch and add "
+									.. "`import torchvision_npu` after `import torchvision` in the entry script ({versions}).", a),
+						}
+					else
+						ctx.report{
+							file = path, node = r.node, key = "no-npu:" .. e.kernel, severity = "error", category = "operators",
+							message = _("{api} runs torchvision's `{kernel}` kernel, which has no NPU kernel, not "
+								.. "even with the Torchvision Adapter.", a),
+							suggestion = _("Run it on the CPU (move its inputs with `.cpu()` and the result back), or emulate it "
+								.. "with an operator the NPU has: roi_align over every channel, then keep for each output bin "
+								.. "the channel group that bin reads."),
+						}
+					end
+				end
+			end
+		end
+	end,
+}
