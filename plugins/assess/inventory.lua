@@ -7,17 +7,6 @@ local MAIN_QUERY = [[
 (if_statement condition: (comparison_operator (identifier) @n (string) @s) (#eq? @n "__name__")) @main
 ]]
 
--- Whether the script at path runs torch code: it mentions torch, or a project file it
--- imports, directly or through others, does (a script that builds the model through the
--- project's own package never spells torch itself).
-local function torch_program(ctx, path)
-	if ctx.find(path, "torch") then return true end
-	for p in pairs(project.program(ctx, path)) do
-		if ctx.find(p, "torch") then return true end
-	end
-	return false
-end
-
 -- Where the migration starts in an entry script, unless it has already started there.
 local function npu_advice(ctx, path)
 	local plan = cuda.import_plan(ctx, path) or {}
@@ -60,7 +49,9 @@ return {
 			end
 		end
 		for _i, path in ipairs(ctx.python_files()) do
-			for _i, m in ipairs(torch_program(ctx, path) and ctx.query(path, MAIN_QUERY) or {}) do
+			-- a script that builds the model through the project's own package never spells torch
+			local torch_code = project.program_mentions(ctx, path, "torch")
+			for _i, m in ipairs(torch_code and ctx.query(path, MAIN_QUERY) or {}) do
 				if m.s.text:match("^[\"']+__main__[\"']+$") then
 					entries = entries + 1
 					ctx.report{

@@ -24,15 +24,6 @@ local function entry_of(entries, resolved)
 	return entries[resolved:match("([%a_][%w_]*)$")]
 end
 
--- The file of the program running path that imports the adapter, or nil.
-local function adapter_in(ctx, path)
-	if ctx.find(path, "torchvision_npu") then return path end
-	for p in pairs(project.program(ctx, path)) do
-		if ctx.find(p, "torchvision_npu") then return p end
-	end
-	return nil
-end
-
 -- "torch 2.6.0: torchvision 0.21.0 with torchvision_npu v0.21.0-7.1.0; ..."
 local function versions(ctx)
 	local parts = {}
@@ -62,7 +53,7 @@ return {
 	run = function(ctx)
 		local entries = by_name(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
-			local covered = adapter_in(ctx, path)
+			local covered = project.program_mentions(ctx, path, "torchvision_npu")
 			for _i, r in ipairs(refs.dotted(ctx, path, refs.aliases(ctx, path))) do
 				local e = entry_of(entries, r.resolved)
 				if e and not (e.npu and covered) then

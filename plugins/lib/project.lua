@@ -16,7 +16,8 @@
 --     module of a package (a script's own folder is first on sys.path).
 --
 -- project.module_file(ctx, path, module) gives the project file an import names, and
--- project.program(ctx, path) the files of the programs that run a file (see there).
+-- project.program(ctx, path) the files of the programs that run a file (see there), and
+-- project.program_mentions(ctx, path, word) the first of them holding a word.
 
 local project = {}
 
@@ -373,6 +374,16 @@ function project.program(ctx, path)
 		programs[path] = set
 	end
 	return programs[path]
+end
+
+-- The file at path if it holds word (a plain substring), else a file of the programs
+-- running it (project.program) that does, else nil.
+function project.program_mentions(ctx, path, word)
+	if ctx.find(path, word) then return path end
+	for p in pairs(project.program(ctx, path)) do
+		if ctx.find(p, word) then return p end
+	end
+	return nil
 end
 
 return project
