@@ -72,9 +72,10 @@ local function head_call(text)
 	return text:match("^([%a_][%w_%.]*)%s*%(")
 end
 
--- The top-level arguments of a call's text ("f(a[1], g(b, c))" -> {"a[1]", "g(b, c)"}).
+-- The top-level arguments of the call a text starts with ("f(a[1], g(b, c))[0]" -> {"a[1]",
+-- "g(b, c)"}).
 local function call_arguments(text)
-	local inner = text:match("^[^(]*(%b())%s*$")
+	local inner = text:match("^[^(]*(%b())")
 	if not inner then return nil end
 	local out, depth, start, quote = {}, 0, 2, nil
 	for i = 2, #inner - 1 do
@@ -97,21 +98,45 @@ local function call_arguments(text)
 	return out
 end
 
+-- A function whose name says it moves or makes values on a device is not host code.
+local DEVICE_WORDS = { "device", "cuda", "npu", "gpu" }
+
+-- s without its leading and trailing blanks, in one pass however long it is.
+local function trim(s)
+	local first = s:find("[^%s]")
+	if not first then return "" end
+	local last = #s
+	while s:sub(last, last):find("^%s") do last = last - 1 end
+	return s:sub(first, last)
+end
+
+-- An argument's value without its keyword ("  k = a[1] " -> "a[1]").
+local function argument_value(a)
+	local v = trim(a)
+	local after = v:match("^[%a_][%w_]*%s*=()[^=]")
+	return after and trim(v:sub(after)) or v
+end
+
 -- Why an expression's value is on the host, given the names known to be host values and
 -- what the file's own functions return (known: {returns = name -> reason, project = f(callee)
 -- -> true when the callee is the project's}); nil when it may be on the device.
 local origin
 local function project_result(text, map, names, known)
 	local f = head_call(text)
-	if not f or spine(text) ~= f .. "()" or not known.project(f) then return nil end
-	local name = f:match("([%a_][%w_]*)$")
-	if name:lower():match("device") or name:lower():match("cuda") or name:lower():match("npu")
-		or name:lower():match("gpu") or name:match("^to_") then
+	-- the call itself, or an element of its result (f(x)[i])
+	local s = spine(text)
+	if not f or s:sub(1, #f + 2) ~= f .. "()" or s:sub(#f + 3):gsub("%b[]", "") ~= "" or not known.project(f) then
 		return nil
 	end
+	local name = f:match("([%a_][%w_]*)$")
+	local lower = name:lower()
+	for _i, w in ipairs(DEVICE_WORDS) do
+		if lower:find(w, 1, true) then return nil end
+	end
+	if name:match("^to_") then return nil end
 	local why
 	for _i, a in ipairs(call_arguments(text) or {}) do
-		local w = origin(a:gsub("^%s*[%a_][%w_]*%s*=%s*", ""):match("^%s*(.-)%s*$"), map, names, known)
+		local w = origin(argument_value(a), map, names, known)
 		if not w then return nil end
 		why = why or w
 	end
@@ -196,18 +221,23 @@ end
 -- (or the name it converted in place with `.to_numpy()`), and whether every return gives
 -- one of its own parameters back.
 local function returns_of(body, params, map)
-	local host, through, any = true, true, false
+	local exprs, converted = {}, {}
 	for line in body:gmatch("[^\n]+") do
-		local expr = line:match("^%s*return%s+(.-)%s*$")
-		if expr then
-			any = true
-			local name = expr:match("^[%a_][%w_]*$")
-			through = through and name ~= nil and params[name] == true
-			local converted = name and body:find("\n%s*" .. name .. "%.to_numpy%(%)%s*\n")
-			host = host and (converted or origin(expr, map, {}, { returns = {}, project = function() return false end })) and true
-		end
+		local t = trim(line)
+		local expr = t:match("^return%s(.*)$")
+		if expr then exprs[#exprs + 1] = trim(expr) end
+		local inplace = t:match("^([%a_][%w_]*)%.to_numpy%(%)$")
+		if inplace then converted[inplace] = true end
 	end
-	return any and host, any and through
+	if #exprs == 0 then return false, false end
+	local host, through = true, true
+	local none = { returns = {}, project = function() return false end }
+	for _i, expr in ipairs(exprs) do
+		local name = expr:match("^[%a_][%w_]*$")
+		through = through and name ~= nil and params[name] == true
+		host = host and ((name and converted[name]) or origin(expr, map, {}, none)) and true
+	end
+	return host, through
 end
 
 -- What the file says about its values: the dataset ranges, the names known to hold host
