@@ -1512,12 +1512,16 @@ local NOT_SHIPPED = { tests = true, test = true, testing = true, examples = true
 
 local function dirname(p) return p:match("^(.*)/[^/]*$") or "" end
 
--- Whether a setup.py is a build script (it uses setuptools, distutils or scikit-build),
--- not a module of the package that happens to have the name (dinov2's eval/setup.py
--- builds models, and calls a setup() of its own).
+-- Whether a file builds the project: a setup.py that uses setuptools, distutils or
+-- scikit-build (not a module of the package that happens to have the name: dinov2's
+-- eval/setup.py builds models, and calls a setup() of its own), or a script building an
+-- extension with torch.utils.ffi's create_extension (torch before 1.0), whose CUDA test
+-- decides whether CUDA sources are compiled in.
 local function build_script(ctx, path)
-	if path:match("[^/]*$") ~= "setup.py" then return false end
 	local text = ctx.read(path) or ""
+	if path:match("[^/]*$") ~= "setup.py" then
+		return text:find("torch.utils.ffi", 1, true) ~= nil and text:find("create_extension", 1, true) ~= nil
+	end
 	return text:find("setuptools", 1, true) ~= nil or text:find("distutils", 1, true) ~= nil
 		or text:find("skbuild", 1, true) ~= nil
 end
@@ -1618,7 +1622,7 @@ end
 --    (`x.is_cuda and HAS_TRITON`). The project's own CUDA extensions count as such
 --    libraries (`from detectron2 import _C`, built by a setup.py CUDAExtension). CUDA's
 --    branch is the else of `if not x.is_cuda:`, and the rest of the function after a
---    guard `if not x.is_cuda: raise ...`. It is a fast path: on the NPU the code after or
+--    guard `if not x.is_cuda: raise ...` (or `assert x.is_cuda`). It is a fast path: on the NPU the code after or
 --    beside it runs, and rewriting the test would send the NPU into a kernel it cannot
 --    run. Its sites keep no edit and say which kernel the branch reaches.
 --  * A call to a torch.cuda API whose NPU form returns what the caller cannot take as it is
@@ -2243,6 +2247,18 @@ local function project_extensions(ctx)
 				if named then add(named) end
 			end
 		end
+		-- torch.utils.ffi (torch before 1.0): create_extension('_ext.name', ..., with_cuda=...)
+		if ctx.find(path, "create_extension") and ctx.find(path, "with_cuda") then
+			local lines = ctx.lines(path) or {}
+			for j, line in ipairs(lines) do
+				if line:find("create_extension%s*%(") then
+					local after = line:match("create_extension%s*%((.*)$")
+					if after:match("^%s*$") then after = lines[j + 1] or "" end
+					local full = after:match("^%s*[\"']([%a_][%w_.]*)[\"']")
+					if full then add(full) end
+				end
+			end
+		end
 	end
 	return extensions
 end
@@ -2365,6 +2381,7 @@ local CUDA_TESTS = [[
 (elif_clause condition: (_) @c (#match? @c "[cC][uU][dD][aA]") consequence: (block) @body) @if
 (if_statement condition: (not_operator) @nc (#match? @nc "[cC][uU][dD][aA]") alternative: (else_clause body: (block) @else)) @nif
 (if_statement condition: (not_operator) @gc (#match? @gc "[cC][uU][dD][aA]") consequence: (block [(raise_statement) (return_statement)] .) !alternative) @guard
+((assert_statement) @assert (#match? @assert "[cC][uU][dD][aA]"))
 (function_definition name: (identifier) @name body: (block) @fbody)
 (class_definition name: (identifier) @cname) @class
 (return_statement [(comparison_operator) (boolean_operator) (attribute) (call) (parenthesized_expression)] @test (#match? @test "[cC][uU][dD][aA]")) @ret
@@ -2499,6 +2516,11 @@ local function kernel_paths(ctx, path, sc)
 		elseif m.guard then
 			-- `if not x.is_cuda: raise ...` and the kernel after it
 			if is_cuda_test(m.gc.text) then guards[#guards + 1] = m end
+		elseif m.assert then
+			-- `assert x.is_cuda` guards the same way (not `assert not x.is_cuda`)
+			if is_cuda_test(m.assert.text) and not m.assert.text:find("not%s+[%w_.]*is_cuda") then
+				guards[#guards + 1] = { guard = m.assert, gc = m.assert }
+			end
 		elseif m.ret then
 			if is_cuda_test(m.test.text) then rets[#rets + 1] = m end
 		elseif m.class then
@@ -2981,8 +3003,8 @@ local function disarm(site, why)
 			{ code = code, name = why.name })
 		site.suggestion = _("Keep it for CUDA. Where its callers choose a device, add an NPU branch beside the CUDA one (`torch.npu.is_available()` after `import torch_npu`), or an `is_npu_available()` of the same shape.")
 	elseif why.kind == "build" then
-		site.message = _("`{code}` is in setup.py, which decides what to build, not where torch runs; ferry does not rewrite it.",
-			{ code = code })
+		site.message = _("`{code}` is in `{file}`, a build script, which decides what to build, not where torch runs; ferry does not rewrite it.",
+			{ code = code, file = site.file })
 		site.suggestion = _("Decide by hand how the package builds on the NPU host: CUDA sources cannot be built there, and what they compute needs an NPU implementation.")
 	else
 		site.message = _("`{code}` here chooses {what} (`{marker}`), not the device torch runs on; ferry leaves the choice to a person.",

@@ -1,0 +1,1 @@
+__global__ void pool_kernel(const float *in, float *out) { out[0] = in[0]; }

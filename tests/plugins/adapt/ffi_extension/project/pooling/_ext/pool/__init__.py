@@ -1,0 +1,14 @@
+# The bindings ffi.build() generates (stand-in).
+from torch.utils.ffi import _wrap_function
+from ._pool import lib as _lib, ffi as _ffi
+
+__all__ = []
+
+
+def _import_symbols(locals):
+    for symbol in dir(_lib):
+        locals[symbol] = _wrap_function(getattr(_lib, symbol), _ffi)
+        __all__.append(symbol)
+
+
+_import_symbols(locals())
