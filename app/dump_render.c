@@ -207,7 +207,7 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 	for (size_t i = 0; i < r->n; i++)
 		nwarn_stats += r->pairs[i].mode == DUMP_STATS && r->pairs[i].pass && r->pairs[i].warn;
 	if (nwarn_stats)
-		sbuf_addf(out, P_("%zu pair to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", "%zu pairs to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", nwarn_stats),
+		sbuf_addf(out, P_("%zu pair to double-check: a statistic differs by more than 50%% of the greater of its two values (msprobe's Warning; compare the tensors to decide)\n", "%zu pairs to double-check: a statistic differs by more than 50%% of the greater of its two values (msprobe's Warning; compare the tensors to decide)\n", nwarn_stats),
 		          nwarn_stats);
 	if (r->incomplete || (r->n && r->nempty == r->n)) {
 		char why[240];

@@ -56,8 +56,8 @@ typedef struct dump_pair {
 	char shape_a[64], shape_b[64];
 	dump_metrics m;      /* DUMP_REAL */
 	double stat_a[4], stat_b[4]; /* DUMP_STATS: Max, Min, Mean, Norm (NaN when absent) */
-	double stat_rel[4];  /* |B − A| / max(|A|, |B|) per statistic, msprobe's statistics-mode
-	                      * measure (NaN when absent) */
+	double stat_rel[4];  /* |B − A| / (|max(A, B)| + 1e-10) per statistic, the measure
+	                      * msprobe's statistics mode judges (NaN when absent) */
 	int pass;
 	int warn;            /* a pair to double-check, not a failure: DUMP_STATS, a statistic
 	                      * differs by more than msprobe's MAGNITUDE (0.5), its "Warning";

@@ -1054,7 +1054,7 @@ static void test_dump_json_stats(void **state)
 	assert_non_null(strstr(r.stats_reason, ".pt"));
 	assert_string_equal(r.pairs[0].name, "Functional.linear.0.forward.input.0");
 	assert_string_equal(r.pairs[3].layer, "Functional.relu.0.forward");
-	assert_true(fabs(r.pairs[3].stat_rel[0] - 0.2 / 2.2) < 1e-9); /* against the larger value */
+	assert_true(fabs(r.pairs[3].stat_rel[0] - 0.2 / 2.2) < 1e-9); /* against the greater value */
 	assert_true(isnan(r.pairs[3].stat_rel[1]));
 	sbuf t;
 	sbuf_init(&t);
@@ -1121,6 +1121,63 @@ static void test_dump_json_stats(void **state)
 	free(pa);
 	free(pm);
 	free(pb);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+/* Two statistics dumps of one output whose Max, Min, Mean and Norm are given (A the
+ * GPU's, B the NPU's), compared. */
+static dump_result compare_stats(const char *dir, const double a[4], const double b[4])
+{
+	for (int side = 0; side < 2; side++) {
+		const double *v = side ? b : a;
+		char *j = xasprintf("{\"task\": \"statistics\", \"data\": {\"Functional.gelu.0.forward\": {\"output\": "
+		                    "[{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [4], \"Max\": %.17g, "
+		                    "\"Min\": %.17g, \"Mean\": %.17g, \"Norm\": %.17g}]}}}",
+		                    v[0], v[1], v[2], v[3]);
+		tu_write(dir, side ? "sb/dump.json" : "sa/dump.json", j);
+		free(j);
+	}
+	return compare_ok(dir, "sa", "sb", 1, 0);
+}
+
+/* msprobe's statistics rule, as its compare command applies it (CalcStatsDiff.
+ * calc_summary_diff in msprobe/core/compare/acc_compare.py): a statistic warns when
+ * |NPU - bench| / (|max(NPU, bench)| + 1e-10) > 0.5, the greater of the two values by
+ * sign, not by magnitude, and not the bench alone. */
+static void test_dump_stats_msprobe_rule(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	/* Min -1.3 on the GPU, -0.8 on the NPU: 0.5 / |-0.8| = 62.5 %, msprobe's Warning
+	 * (against the larger magnitude, 1.3, it was 38 % and passed unremarked) */
+	dump_result r = compare_stats(dir, (double[]){ 2, -1.3, 0.1, 3 }, (double[]){ 2, -0.8, 0.1, 3 });
+	assert_true(r.pass);
+	assert_true(r.pairs[0].warn);
+	assert_int_equal(r.nwarn, 1);
+	assert_true(fabs(r.pairs[0].stat_rel[1] - 0.5 / (0.8 + 1e-10)) < 1e-12);
+	dump_result_done(&r);
+	/* msprobe's epsilon is 1e-10: Mean 0 against 1e-10 is 1e-10 / 2e-10, exactly 50 %,
+	 * which is not over it */
+	r = compare_stats(dir, (double[]){ 2, -1, 0, 3 }, (double[]){ 2, -1, 1e-10, 3 });
+	assert_true(r.pass);
+	assert_false(r.pairs[0].warn);
+	assert_true(fabs(r.pairs[0].stat_rel[2] - 0.5) < 1e-12);
+	dump_result_done(&r);
+	/* not the bench alone: Max 1 on the GPU and 1.8 on the NPU is 80 % of the bench but
+	 * 0.8 / 1.8 = 44 % of the greater value, no Warning */
+	r = compare_stats(dir, (double[]){ 1, -1, 0.1, 3 }, (double[]){ 1.8, -1, 0.1, 3 });
+	assert_true(r.pass);
+	assert_false(r.pairs[0].warn);
+	dump_result_done(&r);
+	/* over 50 %, not at it: Norm 3 against 6 is half of 6 (less the epsilon), a hair
+	 * more is over */
+	r = compare_stats(dir, (double[]){ 2, -1, 0.1, 3 }, (double[]){ 2, -1, 0.1, 6 });
+	assert_false(r.pairs[0].warn);
+	dump_result_done(&r);
+	r = compare_stats(dir, (double[]){ 2, -1, 0.1, 3 }, (double[]){ 2, -1, 0.1, 6.0000001 });
+	assert_true(r.pairs[0].warn);
+	dump_result_done(&r);
 	tu_rmdir(dir);
 	free(dir);
 }
@@ -1246,6 +1303,7 @@ int main(void)
 		cmocka_unit_test(test_chunks_threads_dtypes), cmocka_unit_test(test_nan_and_order),
 		cmocka_unit_test(test_corrupt_npy),         cmocka_unit_test(test_dump_json_stats),
 		cmocka_unit_test(test_dump_json_tensor_files_missing),
+		cmocka_unit_test(test_dump_stats_msprobe_rule),
 		cmocka_unit_test(test_dump_json_tensors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
