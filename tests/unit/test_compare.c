@@ -1182,6 +1182,72 @@ static void test_dump_stats_msprobe_rule(void **state)
 	free(dir);
 }
 
+/* dump.json's "dtype" against what a tensor's file holds: the file's own dtype is what
+ * its bytes are and is compared; a record that says otherwise is reported on the pair, a
+ * warning in every rendering, never passed over. */
+static void test_dump_json_dtype_contradicts_file(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	static const char rec[] = "{\"task\": \"tensor\", \"data\": {\"Functional.gelu.0.forward\": {\"input_args\": [], "
+	                          "\"output\": [{\"type\": \"torch.Tensor\", \"dtype\": \"%s\", \"shape\": [2], "
+	                          "\"data_name\": \"Functional.gelu.0.forward.output.0.npy\"}]}}}\n";
+	char *ja = xasprintf(rec, "torch.float32"), *jb = xasprintf(rec, "torch.bfloat16");
+	tu_write(dir, "a/dump.json", ja);
+	tu_write(dir, "b/dump.json", jb);
+	free(ja);
+	free(jb);
+	float g[2] = { 1.5f, -2.0f };
+	uint16_t h[2] = { 0x3e00, 0xc000 }; /* 1.5 and -2.0 in float16, not bfloat16 */
+	write_f32(dir, "a/dump_tensor_data/Functional.gelu.0.forward.output.0.npy", g, 2, "(2,)");
+	free(write_npy(dir, "b/dump_tensor_data/Functional.gelu.0.forward.output.0.npy", "<f2", 0, "(2,)", h, 4));
+	dump_result r = compare_ok(dir, "a", "b", 1, 0);
+	assert_int_equal(r.nreal, 1);
+	const dump_pair *p = &r.pairs[0];
+	assert_string_equal(p->dtype_b, "<f2"); /* decoded as the float16 it is */
+	assert_true(p->m.max_abs == 0);
+	assert_string_equal(p->dtype_json_a, "");
+	assert_string_equal(p->dtype_json_b, "torch.bfloat16");
+	assert_int_equal(r.ndtype, 1);
+	assert_true(r.pass);
+	assert_true(p->warn);
+	assert_int_equal(r.nwarn, 1);
+	assert_non_null(strstr(p->note, "dtype"));
+	sbuf t;
+	sbuf_init(&t);
+	dump_render_text(&t, &r, "a", "b");
+	assert_non_null(strstr(t.buf, "Functional.gelu.0.forward.output.0 — B: dump.json says torch.bfloat16, the file holds float16"));
+	assert_null(strstr(t.buf, "±inf"));
+	sbuf_done(&t);
+	sbuf_init(&t);
+	dump_render_csv(&t, &r);
+	assert_non_null(strstr(t.buf, ",warning,"));
+	assert_non_null(strstr(t.buf, ",,torch.bfloat16\n"));
+	sbuf_done(&t);
+	cJSON *j = dump_result_json(&r, NULL, NULL);
+	const cJSON *jp = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "pairs"), 0);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(jp, "dtype_json_a")));
+	assert_string_equal(cJSON_GetObjectItem(jp, "dtype_json_b")->valuestring, "torch.bfloat16");
+	assert_string_equal(cJSON_GetObjectItem(jp, "result")->valuestring, "warning");
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "dtype_conflicts")->valueint, 1);
+	cJSON_Delete(j);
+	dump_result_done(&r);
+	/* the names torch, numpy and MindSpore write for one dtype agree with the file */
+	static const char *const same[] = { "float16", "Float16", "torch.half", "mindspore.float16" };
+	for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+		jb = xasprintf(rec, same[i]);
+		tu_write(dir, "b/dump.json", jb);
+		free(jb);
+		r = compare_ok(dir, "a", "b", 1, 0);
+		assert_string_equal(r.pairs[0].dtype_json_b, "");
+		assert_int_equal(r.ndtype, 0);
+		assert_false(r.pairs[0].warn);
+		dump_result_done(&r);
+	}
+	tu_rmdir(dir);
+	free(dir);
+}
+
 static void test_dump_json_tensors(void **state)
 {
 	(void)state;
@@ -1229,6 +1295,11 @@ static void test_dump_json_tensors(void **state)
 	assert_int_equal(r.nreal, 1);
 	assert_true(r.pass);
 	assert_string_equal(r.pairs[0].dtype_b, "bf16");
+	/* B's <u2 bits are what dump.json's dtype is read for; A's record says bfloat16 too,
+	 * of a file that holds float32: the file's own dtype is compared, and it is said */
+	assert_string_equal(r.pairs[0].dtype_json_b, "");
+	assert_string_equal(r.pairs[0].dtype_json_a, "torch.bfloat16");
+	assert_int_equal(r.ndtype, 1);
 	dump_result_done(&r);
 
 	/* plain folders of .npy files, matched by file name */
@@ -1304,6 +1375,7 @@ int main(void)
 		cmocka_unit_test(test_corrupt_npy),         cmocka_unit_test(test_dump_json_stats),
 		cmocka_unit_test(test_dump_json_tensor_files_missing),
 		cmocka_unit_test(test_dump_stats_msprobe_rule),
+		cmocka_unit_test(test_dump_json_dtype_contradicts_file),
 		cmocka_unit_test(test_dump_json_tensors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
