@@ -7,6 +7,7 @@
 #include "util.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,19 +28,70 @@ static int cmp_name_idx(const void *x, const void *y)
 	return strcmp(((const name_idx *)x)->name, ((const name_idx *)y)->name);
 }
 
+/* The dtype a dump.json record states, as written ("" without a record or one). */
+static const char *record_dtype(const cJSON *rec)
+{
+	const cJSON *d = rec ? cJSON_GetObjectItemCaseSensitive(rec, "dtype") : NULL;
+	return cJSON_IsString(d) ? d->valuestring : "";
+}
+
+/* Whether stated, a dtype as a dump.json record names it (torch's "torch.float32" or
+ * "torch.half", MindSpore's "Float32", numpy's "float32"), is name, as npy_dtype_name
+ * gives it. */
+static int dtype_is(const char *stated, const char *name)
+{
+	static const char *const aliases[][2] = { { "half", "float16" }, { "float", "float32" }, { "double", "float64" },
+		                                      { "short", "int16" },  { "int", "int32" },     { "long", "int64" } };
+	const char *dot = strrchr(stated, '.');
+	char low[32];
+	snprintf(low, sizeof low, "%s", dot ? dot + 1 : stated);
+	for (char *c = low; *c; c++)
+		*c = (char)tolower((unsigned char)*c);
+	for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+		if (strcmp(low, aliases[i][0]) == 0)
+			return strcmp(aliases[i][1], name) == 0;
+	return strcmp(low, name) == 0;
+}
+
 /* A tensor stored as 2-byte integers or opaque values holds bfloat16 bits when the
  * user says so (--dtype-a/--dtype-b bf16) or its dump.json record does (msprobe writes
  * "dtype": "torch.bfloat16"): from then on it decodes as bfloat16. */
 static void apply_bf16(npy_info *h, const char *override, const cJSON *rec)
 {
-	const cJSON *d = rec ? cJSON_GetObjectItemCaseSensitive(rec, "dtype") : NULL;
-	const char *dt = cJSON_IsString(d) ? d->valuestring : "";
-	int said = (override && dump_dtype_is_bf16(override)) || strcmp(dt, "torch.bfloat16") == 0 ||
-	           strcmp(dt, "bfloat16") == 0;
+	int said = (override && dump_dtype_is_bf16(override)) || dtype_is(record_dtype(rec), "bfloat16");
 	if (!said || h->itemsize != 2 || (h->kind != 'u' && h->kind != 'i' && h->kind != 'V'))
 		return;
 	h->kind = 'B';
 	snprintf(h->descr, sizeof h->descr, "bf16");
+}
+
+/* Into out (size bytes) the dtype rec states for a tensor whose file holds another, as
+ * written ("torch.bfloat16" of a float32 file), and into *held the file's dtype by name;
+ * "" and NULL when the record agrees, states none, or the file's values are opaque. The
+ * file's own dtype is what its bytes are, and is what is compared: dump.json's is read
+ * only where the bytes cannot tell (apply_bf16). */
+static void stated_dtype(char *out, size_t size, const char **held, const npy_info *h, const cJSON *rec)
+{
+	const char *stated = record_dtype(rec), *name = npy_dtype_name(h);
+	*out = '\0';
+	*held = NULL;
+	if (*stated && name && !dtype_is(stated, name)) {
+		snprintf(out, size, "%s", stated);
+		*held = name;
+	}
+}
+
+/* A pair with a file whose dtype its dump.json record contradicts: counted, and when it
+ * passes, one to double-check (which dtype did the run compute in?), said on the pair. */
+static void judge_stated_dtype(dump_result *out, dump_pair *p)
+{
+	if (!p->dtype_json_a[0] && !p->dtype_json_b[0])
+		return;
+	out->ndtype++;
+	if (p->pass && !p->warn) {
+		p->warn = 1;
+		p->note = N_("dump.json states another dtype than its file holds: the file's own was compared");
+	}
 }
 
 int dump_dtype_is_bf16(const char *name)
@@ -335,6 +387,8 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			apply_bf16(&t->a, opts ? opts->dtype_a : NULL, ta->rec);
 			apply_bf16(&t->b, opts ? opts->dtype_b : NULL, tb->rec);
 			fill_meta_npy(p, &t->a, &t->b);
+			stated_dtype(p->dtype_json_a, sizeof p->dtype_json_a, &p->dtype_held_a, &t->a, ta->rec);
+			stated_dtype(p->dtype_json_b, sizeof p->dtype_json_b, &p->dtype_held_b, &t->b, tb->rec);
 			if (!same_shape(&t->a, &t->b)) {
 				p->mode = DUMP_UNMATCHED;
 				p->note = N_("shapes differ: not compared");
@@ -406,6 +460,7 @@ int dump_compare(dump_result *out, const char *a, const char *b, const dump_opts
 			p->pass = 0;
 			out->nunmatched++;
 		}
+		judge_stated_dtype(out, p);
 	}
 	for (size_t i = 0; i < out->n; i++) {
 		out->nempty += out->pairs[i].mode == DUMP_REAL && !dump_pair_compares(&out->pairs[i]);

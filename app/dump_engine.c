@@ -19,12 +19,16 @@
 #define DEFAULT_CHUNK ((size_t)128 << 10)
 #define REL_EPS 1e-12
 /* msprobe's real-data rule (CompareConst: COS_THRESHOLD, MAX_ABS_ERR_THRESHOLD,
- * COS_MAX_THRESHOLD, MAX_ABS_ERR_MAX_THRESHOLD) and its statistics-mode MAGNITUDE. */
+ * COS_MAX_THRESHOLD, MAX_ABS_ERR_MAX_THRESHOLD) and its statistics-mode MAGNITUDE and
+ * EPSILON (debug/accuracy_tools/msprobe/core/common/const.py of Ascend/mstt, read in
+ * its GitHub mirror xiaobingling93-pixel/Ascend-mstt at commit
+ * 99c2e0f990a17d328f487062acc9c490f7f6ff26: CompareConst lines 471 and 487). */
 #define COS_THRESHOLD 0.99
 #define MAX_ABS_ERR_THRESHOLD 0.001
 #define COS_MAX_THRESHOLD 0.9
 #define MAX_ABS_ERR_MAX_THRESHOLD 1.0
 #define STAT_MAGNITUDE 0.5
+#define STAT_EPSILON 1e-10
 
 /* Sums over one chunk; combined in job order so results do not depend on threads. */
 typedef struct partial {
@@ -625,6 +629,23 @@ static void judge_stats_agreed(dump_pair *p, const dump_threshold *th)
 	             "them (dump the tensors, task \"tensor\")");
 }
 
+/* msprobe's statistics-mode measure of one statistic, a of the bench (GPU) and b of the
+ * NPU, exactly as its compare command computes it for the "Warning" of a summary
+ * comparison: |b - a| / (|max(a, b)| + EPSILON), the greater of the two by sign (for
+ * two negative values the one nearer zero), neither the larger magnitude nor the bench
+ * alone (CalcStatsDiff.calc_summary_diff, msprobe/core/compare/acc_compare.py at the
+ * commit above, lines 723-725: np.maximum(npu, bench) then .abs(); lines 737-747 make
+ * any of Max, Min, Mean and L2norm over MAGNITUDE the row's Result "Warning", never a
+ * failure). The "...RelativeErr" columns of its table, |b - a| / |a| (N/A where a is 0,
+ * lines 713-721), decide no Result: only the optional -hl colouring reads them
+ * (highlight.py, CheckMaxRelativeDiff). Its visualization's copy of the rule
+ * (get_rela_diff_summary_mode, compare/utils.py lines 421-445) divides by
+ * max(|a|, |b|) instead; `msprobe compare` does not use it. */
+static double stat_magnitude(double a, double b)
+{
+	return fabs(b - a) / (fabs(fmax(a, b)) + STAT_EPSILON);
+}
+
 void dump_judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb, const dump_threshold *th)
 {
 	p->pass = 1;
@@ -645,15 +666,14 @@ void dump_judge_stats(dump_pair *p, const cJSON *ra, const cJSON *rb, const dump
 			continue;
 		}
 		any = 1;
-		/* against the larger magnitude, as msprobe does: a mean near zero on both sides
-		 * (BatchNorm outputs) is not a 1000 % error */
-		p->stat_rel[k] = fabs(b - a) / (fmax(fabs(a), fabs(b)) + REL_EPS);
+		p->stat_rel[k] = stat_magnitude(a, b);
 		if (p->stat_rel[k] > STAT_MAGNITUDE)
 			p->warn = 1;
 	}
 	if (p->warn && p->pass)
 		/* xgettext:no-c-format */
-		p->note = N_("a statistic differs by more than 50% of the larger value (msprobe's Warning: double-check)");
+		p->note = N_("a statistic differs by more than 50% of the greater of its two values (msprobe's Warning: "
+		             "double-check)");
 	if (!any && p->pass)
 		p->note = N_("no statistics recorded");
 	if (th && th->agreed)

@@ -87,19 +87,26 @@ const char *dump_unjudged_reason(char *buf, size_t size, const dump_result *r)
 	return buf;
 }
 
-/* The tensor pairs that passed with something to double-check: ±inf on both sides at the
- * same places, or nothing to compare; the first SHOW_WORST, in execution order. */
+/* A passing tensor pair to double-check for its values: ±inf on both sides at the same
+ * places, or nothing to compare (a dtype dump.json contradicts has lines of its own). */
+static int values_to_check(const dump_pair *p)
+{
+	return p->mode == DUMP_REAL && p->pass && p->warn && (p->m.nonfinite_a || !dump_pair_compares(p));
+}
+
+/* The tensor pairs that passed with their values to double-check; the first SHOW_WORST,
+ * in execution order. */
 static void render_tensor_warnings(sbuf *out, const dump_result *r)
 {
 	size_t n = 0, shown = 0;
 	for (size_t i = 0; i < r->n; i++)
-		n += r->pairs[i].mode == DUMP_REAL && r->pairs[i].pass && r->pairs[i].warn;
+		n += values_to_check(&r->pairs[i]);
 	if (!n)
 		return;
 	sbuf_addf(out, P_("%zu tensor pair to double-check:\n", "%zu tensor pairs to double-check:\n", n), n);
 	for (size_t i = 0; i < r->n && shown < SHOW_WORST; i++) {
 		const dump_pair *p = &r->pairs[i];
-		if (p->mode != DUMP_REAL || !p->pass || !p->warn)
+		if (!values_to_check(p))
 			continue;
 		if (dump_pair_compares(p))
 			sbuf_addf(out, P_("  %s — ±inf on both sides at the same %llu place (as an attention mask holds): the finite "
@@ -110,6 +117,41 @@ static void render_tensor_warnings(sbuf *out, const dump_result *r)
 			          p->name, p->m.nonfinite_a);
 		else
 			sbuf_addf(out, "  %s — %s\n", p->name, _(p->note));
+		shown++;
+	}
+	sbuf_adds(out, "\n");
+}
+
+/* One side's dtype contradiction of a pair, "  NAME — A: dump.json says X, the file holds
+ * Y\n", or nothing when that side's record agrees with its file. */
+static void render_stated_dtype(sbuf *out, const dump_pair *p, int b)
+{
+	const char *stated = b ? p->dtype_json_b : p->dtype_json_a, *held = b ? p->dtype_held_b : p->dtype_held_a;
+	if (*stated)
+		/* TRANSLATORS: a tensor's name, A or B, the dtype dump.json states, the file's */
+		sbuf_addf(out, _("  %s — %s: dump.json says %s, the file holds %s\n"), p->name, b ? "B" : "A", stated, held);
+}
+
+/* The pairs whose dump.json states a dtype its file contradicts; the first SHOW_WORST,
+ * in execution order. */
+static void render_stated_dtypes(sbuf *out, const dump_result *r)
+{
+	if (!r->ndtype)
+		return;
+	sbuf_addf(out,
+	          P_("%zu tensor pair whose dump.json states another dtype than its file holds (the file's own dtype was "
+	             "compared: dump.json's is read only for 2-byte integers holding bfloat16 bits):\n",
+	             "%zu tensor pairs whose dump.json states another dtype than their files hold (the file's own dtype was "
+	             "compared: dump.json's is read only for 2-byte integers holding bfloat16 bits):\n",
+	             r->ndtype),
+	          r->ndtype);
+	size_t shown = 0;
+	for (size_t i = 0; i < r->n && shown < SHOW_WORST; i++) {
+		const dump_pair *p = &r->pairs[i];
+		if (!p->dtype_json_a[0] && !p->dtype_json_b[0])
+			continue;
+		render_stated_dtype(out, p, 0);
+		render_stated_dtype(out, p, 1);
 		shown++;
 	}
 	sbuf_adds(out, "\n");
@@ -203,11 +245,12 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 	if (!r->n)
 		sbuf_adds(out, _("the two dumps share no tensor name: nothing to compare\n"));
 	render_tensor_warnings(out, r);
+	render_stated_dtypes(out, r);
 	size_t nwarn_stats = 0;
 	for (size_t i = 0; i < r->n; i++)
 		nwarn_stats += r->pairs[i].mode == DUMP_STATS && r->pairs[i].pass && r->pairs[i].warn;
 	if (nwarn_stats)
-		sbuf_addf(out, P_("%zu pair to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", "%zu pairs to double-check: a statistic differs by more than 50%% of the larger value (msprobe's Warning; compare the tensors to decide)\n", nwarn_stats),
+		sbuf_addf(out, P_("%zu pair to double-check: a statistic differs by more than 50%% of the greater of its two values (msprobe's Warning; compare the tensors to decide)\n", "%zu pairs to double-check: a statistic differs by more than 50%% of the greater of its two values (msprobe's Warning; compare the tensors to decide)\n", nwarn_stats),
 		          nwarn_stats);
 	if (r->incomplete || (r->n && r->nempty == r->n)) {
 		char why[240];
@@ -234,7 +277,7 @@ void dump_render_csv(sbuf *out, const dump_result *r)
 {
 	sbuf_adds(out, "order,layer,name,mode,dtype_a,dtype_b,shape_a,shape_b,cosine,euc_dist,max_abs_err,max_rel_err,"
 	               "one_thousandth_err_ratio,five_thousandths_err_ratio,nonfinite_a,nonfinite_b,max_rel_diff,"
-	               "min_rel_diff,mean_rel_diff,norm_rel_diff,result,note\n");
+	               "min_rel_diff,mean_rel_diff,norm_rel_diff,result,note,dtype_json_a,dtype_json_b\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const dump_pair *p = &r->pairs[i];
 		int real = p->mode == DUMP_REAL && dump_pair_compares(p), st = p->mode == DUMP_STATS;
@@ -262,6 +305,10 @@ void dump_render_csv(sbuf *out, const dump_result *r)
 			csv_num(out, p->stat_rel[k], st);
 		sbuf_addf(out, ",%s,", !p->pass ? "fail" : p->warn ? "warning" : "pass");
 		sbuf_add_csv(out, p->note ? p->note : "");
+		sbuf_addc(out, ',');
+		sbuf_add_csv(out, p->dtype_json_a);
+		sbuf_addc(out, ',');
+		sbuf_add_csv(out, p->dtype_json_b);
 		sbuf_addc(out, '\n');
 	}
 }
@@ -270,6 +317,15 @@ static void json_num(cJSON *o, const char *key, double v)
 {
 	if (isfinite(v))
 		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* key: text, or null for "" */
+static void json_text_or_null(cJSON *o, const char *key, const char *text)
+{
+	if (*text)
+		cJSON_AddStringToObject(o, key, text);
 	else
 		cJSON_AddNullToObject(o, key);
 }
@@ -283,6 +339,8 @@ static cJSON *pair_json(const dump_pair *p)
 	cJSON_AddStringToObject(o, "mode", mode_names[p->mode]);
 	cJSON_AddStringToObject(o, "dtype_a", p->dtype_a);
 	cJSON_AddStringToObject(o, "dtype_b", p->dtype_b);
+	json_text_or_null(o, "dtype_json_a", p->dtype_json_a);
+	json_text_or_null(o, "dtype_json_b", p->dtype_json_b);
 	cJSON_AddStringToObject(o, "shape_a", p->shape_a);
 	cJSON_AddStringToObject(o, "shape_b", p->shape_b);
 	if (p->mode == DUMP_REAL) {
@@ -376,6 +434,7 @@ cJSON *dump_result_json(const dump_result *r, const cJSON *ina, const cJSON *inb
 	cJSON_AddNumberToObject(s, "unmatched", (double)r->nunmatched);
 	cJSON_AddNumberToObject(s, "failed", (double)r->nfailed);
 	cJSON_AddNumberToObject(s, "warnings", (double)r->nwarn);
+	cJSON_AddNumberToObject(s, "dtype_conflicts", (double)r->ndtype);
 	cJSON_AddNumberToObject(s, "only_a", (double)r->only_a);
 	cJSON_AddNumberToObject(s, "only_b", (double)r->only_b);
 	cJSON_AddNumberToObject(s, "coverage", r->coverage);

@@ -52,17 +52,25 @@ typedef struct dump_pair {
 	char *layer;         /* its API or module call, e.g. Functional.conv2d.0.forward */
 	size_t order;        /* execution order of the layer in A */
 	int mode;            /* enum dump_mode */
-	char dtype_a[32], dtype_b[32];
+	char dtype_a[32], dtype_b[32]; /* what was compared: a file's own dtype ("<f4", "bf16")
+	                                * or, by statistics, what dump.json states */
+	char dtype_json_a[32], dtype_json_b[32]; /* the dtype dump.json states for a tensor whose
+	                                          * file holds another ("torch.bfloat16" of a
+	                                          * float32 file), as written; "" when it agrees
+	                                          * or states none */
+	const char *dtype_held_a, *dtype_held_b; /* with dtype_json_a/b: the file's dtype by
+	                                          * name ("float32"), static text; else NULL */
 	char shape_a[64], shape_b[64];
 	dump_metrics m;      /* DUMP_REAL */
 	double stat_a[4], stat_b[4]; /* DUMP_STATS: Max, Min, Mean, Norm (NaN when absent) */
-	double stat_rel[4];  /* |B − A| / max(|A|, |B|) per statistic, msprobe's statistics-mode
-	                      * measure (NaN when absent) */
+	double stat_rel[4];  /* |B − A| / (|max(A, B)| + 1e-10) per statistic, the measure
+	                      * msprobe's statistics mode judges (NaN when absent) */
 	int pass;
 	int warn;            /* a pair to double-check, not a failure: DUMP_STATS, a statistic
 	                      * differs by more than msprobe's MAGNITUDE (0.5), its "Warning";
-	                      * DUMP_REAL, ±inf on both sides at the same places (a mask), or no
-	                      * finite element to compare (msprobe's "None") */
+	                      * DUMP_REAL, ±inf on both sides at the same places (a mask), no
+	                      * finite element to compare (msprobe's "None"), or a dump.json
+	                      * dtype its file contradicts (dtype_json_a, dtype_json_b) */
 	const char *note;    /* static text: why it failed or was not read, or NULL */
 } dump_pair;
 
@@ -73,6 +81,7 @@ typedef struct dump_result {
 	size_t nreal, nstats, nunmatched, nfailed;
 	size_t nwarn;          /* passing pairs to double-check (dump_pair.warn) */
 	size_t nempty;         /* tensor pairs without a finite element: they compare nothing */
+	size_t ndtype;         /* pairs with a file whose dtype dump.json contradicts */
 	long long first_fail;  /* index of the first failing pair in execution order, or -1 */
 	char *form_a, *form_b; /* "npy", "pt", "dump.json" or "npy folder" (.npy and .pt files) */
 	char *stats_reason;    /* why tensors were not read (NULL when all were), static-like copy */

@@ -280,6 +280,28 @@ void npy_shape_text(char *out, size_t size, const npy_info *h)
 		snprintf(out + n, size - n, h->ndim == 1 ? ",)" : ")");
 }
 
+const char *npy_dtype_name(const npy_info *h)
+{
+	static const char *const floats[] = { [2] = "float16", [4] = "float32", [8] = "float64" };
+	static const char *const ints[] = { [1] = "int8", [2] = "int16", [4] = "int32", [8] = "int64" };
+	static const char *const uints[] = { [1] = "uint8", [2] = "uint16", [4] = "uint32", [8] = "uint64" };
+	int size = h->itemsize >= 1 && h->itemsize <= 8 ? h->itemsize : 0;
+	switch (h->kind) {
+	case 'f':
+		return floats[size];
+	case 'i':
+		return ints[size];
+	case 'u':
+		return uints[size];
+	case 'b':
+		return size == 1 ? "bool" : NULL;
+	case 'B':
+		return size == 2 ? "bfloat16" : NULL;
+	default:
+		return NULL;
+	}
+}
+
 /* ------------------------------------------------------------------ decoding */
 
 static float half_table[65536];

@@ -42,6 +42,11 @@ int npy_read_info(npy_info *out, const char *path);
 /* Decodes n elements of raw (stored as h describes) into doubles. */
 void npy_decode(double *out, const npy_info *h, const unsigned char *raw, size_t n);
 
+/* The elements' dtype by the name torch and numpy give it ("float32", "bfloat16",
+ * "int64", "uint8", "bool"), whatever the byte order; NULL for opaque values ('V').
+ * Static text. */
+const char *npy_dtype_name(const npy_info *h);
+
 /* "(2, 3)" into out (at least 16 bytes; long shapes are cut with "…"). */
 void npy_shape_text(char *out, size_t size, const npy_info *h);
 

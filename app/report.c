@@ -454,7 +454,21 @@ static void judge_loss_now(cJSON *v, const cJSON *config)
 	cJSON_AddNumberToObject(v, "tolerance_now", now);
 }
 
-/* The latest loss, dump, profile and benchmark verdicts, each with its inputs' hashes. */
+/* The tune comparisons nobody made, as verdicts of their own: {"verdict": "not
+ * performed"}, without inputs. The loss curves and the tensor dumps are the tune phase's
+ * evidence that the NPU run agrees with the GPU run (tune.acceptance holds the sign-off
+ * while neither is on record), so every format says that one is missing, none leaves it
+ * out. */
+static void add_not_performed(cJSON *verdicts)
+{
+	static const char *const tune[] = { "loss", "dump" };
+	for (size_t i = 0; i < sizeof tune / sizeof *tune; i++)
+		if (!cJSON_GetObjectItem(verdicts, tune[i]))
+			cJSON_AddStringToObject(cJSON_AddObjectToObject(verdicts, tune[i]), "verdict", "not performed");
+}
+
+/* The latest loss, dump, profile and benchmark verdicts, each with its inputs' hashes,
+ * and the loss and dump comparisons not performed. */
 static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *arts, const bench_set *bs,
                     const cJSON *config, const cJSON *findings)
 {
@@ -471,6 +485,7 @@ static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *art
 			cJSON_DeleteItemFromObject(side, "arg");
 		}
 	judge_loss_now(cJSON_GetObjectItem(c, "loss"), config);
+	add_not_performed(c);
 	/* once a benchmark says which workload it measured, training (tune.acceptance) and
 	 * inference (infer-optimize.acceptance) are judged apart, as their checks do */
 	cJSON *p = profile_verdict(arts, findings);
@@ -1267,6 +1282,20 @@ static char *verdict_word(const char *en)
 	return up;
 }
 
+/* The row of a comparison nobody made (add_not_performed): what to do instead of what
+ * was measured, and no inputs. Cells are malloc'd. */
+static void not_performed_cells(char *cells[4], const char *kind)
+{
+	int loss = strcmp(kind, "loss") == 0;
+	cells[0] = xstrdup(verdict_title(kind));
+	cells[1] = verdict_word("not performed");
+	cells[2] = xstrdup(loss ? _("no loss comparison on record: ingest the GPU and the NPU training logs and run "
+	                            "`ferry compare loss gpu npu`")
+	                        : _("no dump comparison on record: dump a layer of both runs (msprobe) and run "
+	                            "`ferry compare dump GPU_DUMP NPU_DUMP`"));
+	cells[3] = xstrdup("-");
+}
+
 /* One verdict as four cells: the check, the verdict, what was measured, and the inputs
  * with their hashes. Returns 0 when kind has no verdict. Cells are malloc'd. */
 static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
@@ -1275,6 +1304,10 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	const cJSON *config = cJSON_GetObjectItem(doc, "config");
 	if (!cJSON_IsObject(v))
 		return 0;
+	if (strcmp(json_str(v, "verdict"), "not performed") == 0) {
+		not_performed_cells(cells, kind);
+		return 1;
+	}
 	const char *workload = json_str(v, "workload");
 	cells[0] = xstrdup(verdict_title(*workload ? workload : kind));
 	cells[1] = verdict_word(json_str(v, "verdict"));
@@ -1397,25 +1430,6 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	return 1;
 }
 
-/* The row of a comparison nobody made: the loss curves and the tensor dumps are the tune
- * phase's evidence that the NPU run agrees with the GPU run, so their absence is said, not
- * left out of the table (tune.acceptance holds the sign-off while neither is on record).
- * Returns 0 for the other kinds. Cells are malloc'd. */
-static int not_performed_cells(char *cells[4], const char *kind)
-{
-	int loss = strcmp(kind, "loss") == 0;
-	if (!loss && strcmp(kind, "dump") != 0)
-		return 0;
-	cells[0] = xstrdup(verdict_title(kind));
-	cells[1] = verdict_word("not performed");
-	cells[2] = xstrdup(loss ? _("no loss comparison on record: ingest the GPU and the NPU training logs and run "
-	                            "`ferry compare loss gpu npu`")
-	                        : _("no dump comparison on record: dump a layer of both runs (msprobe) and run "
-	                            "`ferry compare dump GPU_DUMP NPU_DUMP`"));
-	cells[3] = xstrdup("-");
-	return 1;
-}
-
 static const char *const verdict_kinds[] = { "loss", "dump", "profile", "bench", "bench_inference", NULL };
 
 static void m_environment(cJSON *d, const cJSON *doc)
@@ -1469,7 +1483,7 @@ static void m_environment(cJSON *d, const cJSON *doc)
 	cJSON *t = rdoc_table(vs, vhd);
 	for (size_t k = 0; verdict_kinds[k]; k++) {
 		char *cells[4];
-		if (!verdict_cells(cells, doc, verdict_kinds[k]) && !not_performed_cells(cells, verdict_kinds[k]))
+		if (!verdict_cells(cells, doc, verdict_kinds[k]))
 			continue;
 		cJSON *r = rdoc_row(t);
 		for (int i = 0; i < 4; i++) {

@@ -243,6 +243,29 @@ static const char *pair_verdict(const dump_pair *p)
 	return p->warn ? _("pass (warning)") : _("pass");
 }
 
+/* The pairs whose dump.json states another dtype than a file holds: how many, then the
+ * first of them with what its side says, a line each from *y on. */
+static void draw_stated_dtype(ui_win *w, int *y, int width, const dump_result *r)
+{
+	for (size_t i = 0; r->ndtype && i < r->n; i++) {
+		const dump_pair *p = &r->pairs[i];
+		if (!p->dtype_json_a[0] && !p->dtype_json_b[0])
+			continue;
+		int b = !p->dtype_json_a[0];
+		char line[600];
+		snprintf(line, sizeof line,
+		         P_("%zu tensor pair whose dump.json states another dtype than its file holds: the file's was compared",
+		            "%zu tensor pairs whose dump.json states another dtype than their files hold: the file's was compared",
+		            r->ndtype),
+		         r->ndtype);
+		ui_put(w, (*y)++, 7, UI_WARN, line, width - 8);
+		snprintf(line, sizeof line, _("first %s: %s's dump.json says %s, its file holds %s"), p->name, b ? "B" : "A",
+		         b ? p->dtype_json_b : p->dtype_json_a, b ? p->dtype_held_b : p->dtype_held_a);
+		ui_put(w, (*y)++, 9, UI_WARN, line, width - 10);
+		return;
+	}
+}
+
 static int worst_first(const void *x, const void *y, const dump_result *r)
 {
 	const dump_pair *a = &r->pairs[*(const size_t *)x], *b = &r->pairs[*(const size_t *)y];
@@ -292,6 +315,7 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 	}
 	if (r->stats_reason)
 		ui_put(w, y++, 7, UI_DIM, r->stats_reason, width - 8);
+	draw_stated_dtype(w, &y, width, r);
 	y++;
 	/* columns as wide as their heading (Chinese ones are wider than the figures), the
 	 * verdict as wide as its longest text, the names as wide as the longest name in the

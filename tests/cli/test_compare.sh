@@ -250,7 +250,7 @@ expect_grep "^0,Functional.linear.0.forward,Functional.linear.0.forward.output.0
 
 "$FERRY" -C "$p" ingest dump "$d/gpu_stats/dump.json" --label gpu-dump >/dev/null 2>&1
 # statistics alone cannot fail a pair: msprobe's rule makes a difference over 50 % of the
-# larger value a warning to double-check (a mean near zero is no evidence of a failure)
+# greater of its two values a warning to double-check (a mean near zero is no evidence of a failure)
 expect_exit 0 "statistics-only dumps by label: warnings, not failures" -- "$FERRY" -C "$p" compare dump gpu-dump "$d/npu_stats"
 expect_grep "pairs to double-check" "$work/out" "statistics differences are named as warnings"
 expect_grep " warn " "$work/out" "the pair is marked warn"

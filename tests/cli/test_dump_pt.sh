@@ -3,7 +3,8 @@
 # torch (tests/fixtures/dump/make_pt_dumps.py): the tensors are read, not the dump.json
 # statistics, so the agreeing BatchNorm layers pass on their values and the perturbed
 # linear layer is the first diverging one; ferry's numbers match torch's; state_dicts
-# compare key by key; hostile .pt files are refused with one line, never executed.
+# compare key by key; a dump.json dtype the .pt contradicts is a warning on its pair;
+# hostile .pt files are refused with one line, never executed.
 . "$(dirname "$0")/lib.sh"
 
 fx="$top/tests/fixtures/dump"
@@ -468,5 +469,27 @@ import json, sys
 p = json.load(open(sys.argv[1]))["pairs"][0]
 assert p["result"] == "fail" and p["max_abs_err"] is None and p["euc_dist"] is None and p["max_rel_err"] is None, p
 EOF
+
+# dump.json's "dtype" against the .pt file it names (dtype_*_dump, made by real torch):
+# the npu's record says torch.bfloat16 for an output its .pt holds in float32. The
+# file's own dtype is what its bytes are and is compared; the contradiction is a warning
+# on that pair in every output, never passed over. Its bfloat16 input, said so, is not one.
+expect_exit 0 "the dumps agree to bfloat16's precision" -- \
+	"$FERRY" -C "$p" compare dump "$fx/dtype_gpu_dump" "$fx/dtype_npu_dump" --format json
+python3 - "$work/out" <<'EOF' && ok "JSON: the output pair warns that dump.json says bfloat16 of a float32 file" || fail "a dtype contradiction passed over"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["summary"]["dtype_conflicts"] == 1 and r["summary"]["warnings"] == 1, r["summary"]
+p = {x["name"]: x for x in r["pairs"]}
+out, inp = p["Functional.linear.0.forward.output.0"], p["Functional.linear.0.forward.input.0"]
+assert out["dtype_b"] == "<f4" and out["dtype_json_b"] == "torch.bfloat16" and out["dtype_json_a"] is None, out
+assert out["result"] == "warning" and "dtype" in out["note"], out
+assert inp["dtype_b"] == "bf16" and inp["dtype_json_b"] is None and inp["result"] == "pass", inp
+EOF
+expect_exit 0 "text output" -- "$FERRY" -C "$p" compare dump "$fx/dtype_gpu_dump" "$fx/dtype_npu_dump"
+expect_grep "Functional.linear.0.forward.output.0 — B: dump.json says torch.bfloat16, the file holds float32" "$work/out" \
+	"the text names the pair, the side and both dtypes"
+expect_exit 0 "CSV output" -- "$FERRY" -C "$p" compare dump "$fx/dtype_gpu_dump" "$fx/dtype_npu_dump" --format csv
+expect_grep "Functional.linear.0.forward.output.0,.*,warning,.*,,torch.bfloat16$" "$work/out" "the CSV row carries dump.json's dtype"
 
 finish

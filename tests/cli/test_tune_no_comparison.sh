@@ -2,7 +2,8 @@
 # The tune phase is where the NPU run is shown to agree with the GPU run: with no loss
 # comparison and no dump comparison on record at all, nothing shows it, so tune.acceptance
 # holds the sign-off with an error that says what to do (in English and Chinese), and the
-# report's Verdicts table says that neither was performed instead of leaving them out.
+# report says that neither was performed (a row of its Verdicts table, a "not performed"
+# verdict in its JSON) instead of leaving them out.
 # One comparison of either kind lifts this rule (the other rules judge it).
 . "$(dirname "$0")/lib.sh"
 
@@ -32,6 +33,19 @@ expect_grep "^| Loss curve | NOT PERFORMED |" "$work/none.md" "the report's Verd
 expect_grep "^| Tensor dump | NOT PERFORMED |" "$work/none.md" "the report's Verdicts table: tensor dump not performed"
 "$FERRY" -C "$p" report --format html --output "$work/none.html" >/dev/null 2>&1
 expect_grep "NOT PERFORMED" "$work/none.html" "the HTML report says so too"
+"$FERRY" -C "$p" report --format json --output "$work/none.json" >/dev/null 2>&1
+python3 - "$work/none.json" "$work/none.md" "$work/none.html" <<'PY' && ok "the JSON report carries both as not performed, as the Markdown and HTML rows say" || fail "the JSON report leaves the missing comparisons out"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]
+md, html = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+titles = {"loss": "Loss curve", "dump": "Tensor dump"}
+missing = sorted(k for k, x in v.items() if x["verdict"] == "not performed")
+assert missing == ["dump", "loss"], v
+for k in missing:
+    assert set(v[k]) == {"verdict"}, v[k]  # no inputs: nothing was compared
+    assert "| %s | NOT PERFORMED |" % titles[k] in md and "<td>%s</td><td>NOT PERFORMED</td>" % titles[k] in html, k
+assert md.count("| NOT PERFORMED |") == html.count("<td>NOT PERFORMED</td>") == len(missing)
+PY
 FERRY_LANG=zh "$FERRY" -C "$p" report --format md --output "$work/none-zh.md" >/dev/null 2>&1
 if grep -q "NOT PERFORMED\|No loss comparison" "$work/none-zh.md"; then fail "the Chinese report's rows are in English"; else ok "the Chinese report's rows are translated"; fi
 "$FERRY" -C "$p" status --json >"$work/st.json"
@@ -59,6 +73,13 @@ expect_exit 0 "signoff tune with a passing dump comparison and no loss compariso
 "$FERRY" -C "$d" report --format md --output "$work/dump.md" >/dev/null 2>&1
 expect_grep "^| Tensor dump | PASS |" "$work/dump.md" "the dump row is the comparison's"
 expect_grep "^| Loss curve | NOT PERFORMED |" "$work/dump.md" "the loss row says it was not performed"
+"$FERRY" -C "$d" report --format json --output "$work/dump.json" >/dev/null 2>&1
+python3 - "$work/dump.json" <<'PY' && ok "the JSON report: the dump's verdict, the loss curve not performed" || fail "JSON report of a dump comparison alone"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]
+assert v["dump"]["verdict"] == "pass" and v["dump"]["b"]["sha256"], v["dump"]
+assert v["loss"] == {"verdict": "not performed"}, v["loss"]
+PY
 
 # a loss comparison alone: the same, the other way round
 l="$work/lossonly"

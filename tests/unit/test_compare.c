@@ -1054,7 +1054,7 @@ static void test_dump_json_stats(void **state)
 	assert_non_null(strstr(r.stats_reason, ".pt"));
 	assert_string_equal(r.pairs[0].name, "Functional.linear.0.forward.input.0");
 	assert_string_equal(r.pairs[3].layer, "Functional.relu.0.forward");
-	assert_true(fabs(r.pairs[3].stat_rel[0] - 0.2 / 2.2) < 1e-9); /* against the larger value */
+	assert_true(fabs(r.pairs[3].stat_rel[0] - 0.2 / 2.2) < 1e-9); /* against the greater value */
 	assert_true(isnan(r.pairs[3].stat_rel[1]));
 	sbuf t;
 	sbuf_init(&t);
@@ -1125,6 +1125,129 @@ static void test_dump_json_stats(void **state)
 	free(dir);
 }
 
+/* Two statistics dumps of one output whose Max, Min, Mean and Norm are given (A the
+ * GPU's, B the NPU's), compared. */
+static dump_result compare_stats(const char *dir, const double a[4], const double b[4])
+{
+	for (int side = 0; side < 2; side++) {
+		const double *v = side ? b : a;
+		char *j = xasprintf("{\"task\": \"statistics\", \"data\": {\"Functional.gelu.0.forward\": {\"output\": "
+		                    "[{\"type\": \"torch.Tensor\", \"dtype\": \"torch.float32\", \"shape\": [4], \"Max\": %.17g, "
+		                    "\"Min\": %.17g, \"Mean\": %.17g, \"Norm\": %.17g}]}}}",
+		                    v[0], v[1], v[2], v[3]);
+		tu_write(dir, side ? "sb/dump.json" : "sa/dump.json", j);
+		free(j);
+	}
+	return compare_ok(dir, "sa", "sb", 1, 0);
+}
+
+/* msprobe's statistics rule, as its compare command applies it (CalcStatsDiff.
+ * calc_summary_diff in msprobe/core/compare/acc_compare.py): a statistic warns when
+ * |NPU - bench| / (|max(NPU, bench)| + 1e-10) > 0.5, the greater of the two values by
+ * sign, not by magnitude, and not the bench alone. */
+static void test_dump_stats_msprobe_rule(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	/* Min -1.3 on the GPU, -0.8 on the NPU: 0.5 / |-0.8| = 62.5 %, msprobe's Warning
+	 * (against the larger magnitude, 1.3, it was 38 % and passed unremarked) */
+	dump_result r = compare_stats(dir, (double[]){ 2, -1.3, 0.1, 3 }, (double[]){ 2, -0.8, 0.1, 3 });
+	assert_true(r.pass);
+	assert_true(r.pairs[0].warn);
+	assert_int_equal(r.nwarn, 1);
+	assert_true(fabs(r.pairs[0].stat_rel[1] - 0.5 / (0.8 + 1e-10)) < 1e-12);
+	dump_result_done(&r);
+	/* msprobe's epsilon is 1e-10: Mean 0 against 1e-10 is 1e-10 / 2e-10, exactly 50 %,
+	 * which is not over it */
+	r = compare_stats(dir, (double[]){ 2, -1, 0, 3 }, (double[]){ 2, -1, 1e-10, 3 });
+	assert_true(r.pass);
+	assert_false(r.pairs[0].warn);
+	assert_true(fabs(r.pairs[0].stat_rel[2] - 0.5) < 1e-12);
+	dump_result_done(&r);
+	/* not the bench alone: Max 1 on the GPU and 1.8 on the NPU is 80 % of the bench but
+	 * 0.8 / 1.8 = 44 % of the greater value, no Warning */
+	r = compare_stats(dir, (double[]){ 1, -1, 0.1, 3 }, (double[]){ 1.8, -1, 0.1, 3 });
+	assert_true(r.pass);
+	assert_false(r.pairs[0].warn);
+	dump_result_done(&r);
+	/* over 50 %, not at it: Norm 3 against 6 is half of 6 (less the epsilon), a hair
+	 * more is over */
+	r = compare_stats(dir, (double[]){ 2, -1, 0.1, 3 }, (double[]){ 2, -1, 0.1, 6 });
+	assert_false(r.pairs[0].warn);
+	dump_result_done(&r);
+	r = compare_stats(dir, (double[]){ 2, -1, 0.1, 3 }, (double[]){ 2, -1, 0.1, 6.0000001 });
+	assert_true(r.pairs[0].warn);
+	dump_result_done(&r);
+	tu_rmdir(dir);
+	free(dir);
+}
+
+/* dump.json's "dtype" against what a tensor's file holds: the file's own dtype is what
+ * its bytes are and is compared; a record that says otherwise is reported on the pair, a
+ * warning in every rendering, never passed over. */
+static void test_dump_json_dtype_contradicts_file(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	static const char rec[] = "{\"task\": \"tensor\", \"data\": {\"Functional.gelu.0.forward\": {\"input_args\": [], "
+	                          "\"output\": [{\"type\": \"torch.Tensor\", \"dtype\": \"%s\", \"shape\": [2], "
+	                          "\"data_name\": \"Functional.gelu.0.forward.output.0.npy\"}]}}}\n";
+	char *ja = xasprintf(rec, "torch.float32"), *jb = xasprintf(rec, "torch.bfloat16");
+	tu_write(dir, "a/dump.json", ja);
+	tu_write(dir, "b/dump.json", jb);
+	free(ja);
+	free(jb);
+	float g[2] = { 1.5f, -2.0f };
+	uint16_t h[2] = { 0x3e00, 0xc000 }; /* 1.5 and -2.0 in float16, not bfloat16 */
+	write_f32(dir, "a/dump_tensor_data/Functional.gelu.0.forward.output.0.npy", g, 2, "(2,)");
+	free(write_npy(dir, "b/dump_tensor_data/Functional.gelu.0.forward.output.0.npy", "<f2", 0, "(2,)", h, 4));
+	dump_result r = compare_ok(dir, "a", "b", 1, 0);
+	assert_int_equal(r.nreal, 1);
+	const dump_pair *p = &r.pairs[0];
+	assert_string_equal(p->dtype_b, "<f2"); /* decoded as the float16 it is */
+	assert_true(p->m.max_abs == 0);
+	assert_string_equal(p->dtype_json_a, "");
+	assert_string_equal(p->dtype_json_b, "torch.bfloat16");
+	assert_int_equal(r.ndtype, 1);
+	assert_true(r.pass);
+	assert_true(p->warn);
+	assert_int_equal(r.nwarn, 1);
+	assert_non_null(strstr(p->note, "dtype"));
+	sbuf t;
+	sbuf_init(&t);
+	dump_render_text(&t, &r, "a", "b");
+	assert_non_null(strstr(t.buf, "Functional.gelu.0.forward.output.0 — B: dump.json says torch.bfloat16, the file holds float16"));
+	assert_null(strstr(t.buf, "±inf"));
+	sbuf_done(&t);
+	sbuf_init(&t);
+	dump_render_csv(&t, &r);
+	assert_non_null(strstr(t.buf, ",warning,"));
+	assert_non_null(strstr(t.buf, ",,torch.bfloat16\n"));
+	sbuf_done(&t);
+	cJSON *j = dump_result_json(&r, NULL, NULL);
+	const cJSON *jp = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "pairs"), 0);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(jp, "dtype_json_a")));
+	assert_string_equal(cJSON_GetObjectItem(jp, "dtype_json_b")->valuestring, "torch.bfloat16");
+	assert_string_equal(cJSON_GetObjectItem(jp, "result")->valuestring, "warning");
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "summary"), "dtype_conflicts")->valueint, 1);
+	cJSON_Delete(j);
+	dump_result_done(&r);
+	/* the names torch, numpy and MindSpore write for one dtype agree with the file */
+	static const char *const same[] = { "float16", "Float16", "torch.half", "mindspore.float16" };
+	for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+		jb = xasprintf(rec, same[i]);
+		tu_write(dir, "b/dump.json", jb);
+		free(jb);
+		r = compare_ok(dir, "a", "b", 1, 0);
+		assert_string_equal(r.pairs[0].dtype_json_b, "");
+		assert_int_equal(r.ndtype, 0);
+		assert_false(r.pairs[0].warn);
+		dump_result_done(&r);
+	}
+	tu_rmdir(dir);
+	free(dir);
+}
+
 static void test_dump_json_tensors(void **state)
 {
 	(void)state;
@@ -1172,6 +1295,11 @@ static void test_dump_json_tensors(void **state)
 	assert_int_equal(r.nreal, 1);
 	assert_true(r.pass);
 	assert_string_equal(r.pairs[0].dtype_b, "bf16");
+	/* B's <u2 bits are what dump.json's dtype is read for; A's record says bfloat16 too,
+	 * of a file that holds float32: the file's own dtype is compared, and it is said */
+	assert_string_equal(r.pairs[0].dtype_json_b, "");
+	assert_string_equal(r.pairs[0].dtype_json_a, "torch.bfloat16");
+	assert_int_equal(r.ndtype, 1);
 	dump_result_done(&r);
 
 	/* plain folders of .npy files, matched by file name */
@@ -1246,6 +1374,8 @@ int main(void)
 		cmocka_unit_test(test_chunks_threads_dtypes), cmocka_unit_test(test_nan_and_order),
 		cmocka_unit_test(test_corrupt_npy),         cmocka_unit_test(test_dump_json_stats),
 		cmocka_unit_test(test_dump_json_tensor_files_missing),
+		cmocka_unit_test(test_dump_stats_msprobe_rule),
+		cmocka_unit_test(test_dump_json_dtype_contradicts_file),
 		cmocka_unit_test(test_dump_json_tensors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -304,6 +304,55 @@ static void test_report_formats(void **state)
 	cJSON_Delete(doc);
 }
 
+/* A tune comparison nobody made is in every format: the JSON report carries it as data
+ * ("verdict": "not performed", no inputs) where the Markdown and HTML show a NOT
+ * PERFORMED row, and the three agree kind by kind, in Chinese too. */
+static void test_not_performed_in_every_format(void **state)
+{
+	struct fixture *fx = *state;
+	cJSON *doc = NULL;
+	assert_int_equal(report_build(&doc, fx->ws, "9.9"), 0);
+	char *json = render(doc, "json", NULL), *md = render(doc, "md", NULL), *html = render(doc, "html", NULL);
+	char *zh = render_in(doc, "md", NULL, "zh");
+	cJSON *parsed = cJSON_Parse(json);
+	const cJSON *vs = cJSON_GetObjectItem(parsed, "verdicts");
+	static const char *const kinds[][3] = { { "loss", "Loss curve", "loss 曲线" }, { "dump", "Tensor dump", "dump 数据" } };
+	for (size_t k = 0; k < 2; k++) {
+		const cJSON *v = cJSON_GetObjectItem(vs, kinds[k][0]);
+		assert_non_null(v);
+		assert_string_equal(str(v, "verdict"), "not performed");
+		assert_null(cJSON_GetObjectItem(v, "a"));
+		assert_null(cJSON_GetObjectItem(v, "b"));
+		char *row = xasprintf("| %s | NOT PERFORMED |", kinds[k][1]);
+		assert_non_null(strstr(md, row));
+		free(row);
+		row = xasprintf("<td>%s</td><td>NOT PERFORMED</td>", kinds[k][1]);
+		assert_non_null(strstr(html, row));
+		free(row);
+		row = xasprintf("| %s | 未执行 |", kinds[k][2]);
+		assert_non_null(strstr(zh, row));
+		free(row);
+	}
+	/* nothing else is said to be not performed: no benchmark or profile is on record,
+	 * and no criterion is set for them */
+	const cJSON *v;
+	size_t n = 0;
+	cJSON_ArrayForEach(v, vs)
+		n += strcmp(str(v, "verdict"), "not performed") == 0;
+	assert_int_equal(n, 2);
+	const char *at = md;
+	size_t rows = 0;
+	while ((at = strstr(at, "| NOT PERFORMED |")))
+		rows++, at++;
+	assert_int_equal(rows, n);
+	cJSON_Delete(parsed);
+	free(json);
+	free(md);
+	free(html);
+	free(zh);
+	cJSON_Delete(doc);
+}
+
 static void test_write_records_event(void **state)
 {
 	struct fixture *fx = *state;
@@ -517,6 +566,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unsupported_list, setup, teardown),
 		cmocka_unit_test(test_csv_quoting),
 		cmocka_unit_test_setup_teardown(test_report_formats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_performed_in_every_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_records_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_in_chinese, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_engagement_language, setup, teardown),

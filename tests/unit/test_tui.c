@@ -1479,6 +1479,23 @@ static void test_dump_table_widths(void **state)
 	free(keys);
 }
 
+/* A pair whose dump.json states another dtype than its .pt holds is shown as one to
+ * double-check, and the view says which and what each side says. */
+static void test_dump_view_dtype_contradiction(void **state)
+{
+	struct fx *fx = *state;
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	char *keys = xasprintf(":compare dump %s/tests/fixtures/dump/dtype_gpu_dump %s/tests/fixtures/dump/dtype_npu_dump<Enter>",
+	                       cwd, cwd);
+	char *s = screen_of(fx->dir, "160x40", keys);
+	assert_has(s, "pass (warning)");
+	assert_has(s, "1 tensor pair whose dump.json states another dtype than its file holds: the file's was compared");
+	assert_has(s, "first Functional.linear.0.forward.output.0: B's dump.json says torch.bfloat16, its file holds float32");
+	free(s);
+	free(keys);
+}
+
 /* :ingest takes what `ferry ingest` takes: options anywhere after the kind, and a probe
  * of this machine with --local. */
 static void test_palette_ingest_forms(void **state)
@@ -2098,6 +2115,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_loss_table_marks_nan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prompt_default_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_ingest_forms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dump_view_dtype_contradiction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_table_widths, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_completes_chinese_and_blanks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_unset, setup, teardown),
