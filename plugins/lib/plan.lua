@@ -31,7 +31,7 @@ local plan = {}
 local function g(v) return string.format("%g", v) end
 
 local CRITERIA = {
-	{ key = "tolerance.loss", example = "0.01",
+	{ key = "tolerance.loss", example = "0.01", percent = true,
 	  label = function() return _("loss tolerance") end,
 	  what = function() return _("accepted relative difference of the NPU loss curve from the GPU baseline") end,
 	  show = function(v) return _("the NPU loss stays within {pct} % of the GPU loss", { pct = g(v * 100) }) end,
@@ -58,7 +58,10 @@ function plan.criteria(ctx)
 		local r = { key = c.key, label = c.label(), what = c.what(), example = c.example, value = raw }
 		if not raw and c.unset then r.unset = c.unset() end
 		if raw then
-			local n = tonumber(raw)
+			-- a setting that takes a percentage (`ferry config tolerance.loss 2%`, as its
+			-- help says) means that fraction
+			local pct = c.percent and raw:match("^([%d.eE+-]+)%%$")
+			local n = pct and tonumber(pct) and tonumber(pct) / 100 or tonumber(raw)
 			local ok, expect = false, nil
 			if n then ok, expect = c.valid(n) else local _ok; _ok, expect = c.valid(0) end
 			if ok then

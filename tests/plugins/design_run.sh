@@ -206,6 +206,19 @@ assert "| training code adaptation | 12.0 | agreed (estimate " in sec, sec
 assert "| total | %.1f | |" % q["days"] in sec, sec
 assert "With 3 people full time: about %.1f weeks of five working days." % (q["days"] / 3 / 5) in sec, sec
 PY
+# a loss tolerance given as a percentage, as `ferry config` takes it, is that fraction: the
+# design check and the plan read it as `ferry compare loss` does, not as malformed
+"$ferry" -C "$work" config tolerance.loss 2% >/dev/null
+rm -f "$work/docs/MIGRATION_PLAN.md"
+"$ferry" -C "$work" check --phase design --format json >"$tmp/pct.json" 2>/dev/null
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: tolerance.loss 2% is a 2 % tolerance for design.acceptance and the plan" python3 - "$tmp/pct.json" "$work/docs/MIGRATION_PLAN.md" <<'PY'
+import json, sys
+got = [f["message"] for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "design.acceptance"]
+assert not any("malformed" in m for m in got), got
+assert any("tolerance.loss = 2%: the NPU loss stays within 2 % of the GPU loss" in m for m in got), got
+assert "the NPU loss stays within 2 % of the GPU loss" in open(sys.argv[2], encoding="utf-8").read()
+PY
 check "plan: the inference setting takes only auto, yes or no" sh -c "! '$ferry' -C '$work' config design.migration_plan.inference maybe 2>'$tmp/bad.log' && grep -q 'auto' '$tmp/bad.log'"
 
 # ---- 4. in Chinese ---------------------------------------------------------------------------
