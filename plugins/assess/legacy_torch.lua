@@ -74,7 +74,7 @@ local function legacy_functions(ctx, path, aliases, e)
 			local fields = { name = m.name.text, since = e.fails_since, error = e.error }
 			ctx.report{
 				file = path, node = m.class, key = "legacy_function:" .. m.name.text, severity = "error",
-				message = _("`{name}` is a legacy autograd Function: it derives torch.autograd.Function but its forward is not a @staticmethod. PyTorch {since} and later, the torch of every torch_npu release among them, refuse to run it: {error}", fields),
+				message = _("`{name}` is a legacy autograd Function: it derives torch.autograd.Function but its forward is not a @staticmethod. PyTorch {since} and later, the torch of every torch_npu release among them, refuse to run it: \"{error}\"", fields),
 				suggestion = _("{fix} Call it as `{name}.apply(...)`.", { fix = _(e.fix), name = m.name.text }),
 				data = { source = e.source },
 			}
@@ -111,7 +111,7 @@ local function data_index(ctx, path, e)
 			local code = clip(ctx, path, m.sub)
 			ctx.report{
 				file = path, node = m.sub, key = "data_index:" .. code, severity = "error",
-				message = _("`{code}` reads a number the torch 0.3 way: its tensor is {what}, which is a 0-dim tensor since PyTorch {since}, and indexing it fails: {error}",
+				message = _("`{code}` reads a number the torch 0.3 way: its tensor is {what}, which is a 0-dim tensor since PyTorch {since}, and indexing it fails: \"{error}\"",
 					{ code = code, what = why, since = e.fails_since, error = e.error }),
 				suggestion = _("{fix} Here: `{now}`.",
 					{ fix = _(e.fix), now = words.clip(m.obj.text:match("^[^\n]*"), 60) .. ".item()" }),
@@ -128,7 +128,7 @@ local function volatile(ctx, path, aliases, e)
 			local code = clip(ctx, path, m.arg)
 			ctx.report{
 				file = path, node = m.arg, key = "volatile:" .. code, severity = "warning",
-				message = _("`{code}`: Variable's volatile flag has had no effect since PyTorch {since} ({error}), so the code meant to run without autograd now records it, holding every intermediate tensor until the result is freed.",
+				message = _("`{code}`: Variable's volatile flag has had no effect since PyTorch {since} (\"{error}\"), so the code meant to run without autograd now records it, holding every intermediate tensor until the result is freed.",
 					{ code = code, since = e.fails_since, error = e.error }),
 				suggestion = _(e.fix),
 				data = { source = e.source },

@@ -232,7 +232,7 @@ return {
 				local err = later.module and ("ModuleNotFoundError: No module named '" .. later.module .. "'") or kind.error
 				ctx.report{
 					file = f.path, node = later.node, key = "python2", unit = f.path,
-					message = _("`{code}` is Python 2 ({what}; {now}): this file is Python 2 code. Python 3, which PyTorch has needed since 1.5 and torch_npu needs, parses it but stops when it runs this line: {error}. Python 2 constructs in the file: {list}.",
+					message = _("`{code}` is Python 2 ({what}; {now}): this file is Python 2 code. Python 3, which PyTorch has needed since 1.5 and torch_npu needs, parses it but stops when it runs this line: \"{error}\". Python 2 constructs in the file: {list}.",
 						{ code = later.code, what = _(kind.name), now = now, error = err, list = words.join(listed) }),
 					suggestion = suggestion,
 				}
