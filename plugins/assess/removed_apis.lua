@@ -1,9 +1,12 @@
--- assess.removed_apis: imports of PyTorch modules a release removed (torch._six in 2.0).
+-- assess.removed_apis: imports of PyTorch modules a release removed (torch.utils.ffi in
+-- 1.0, torch._six in 2.0).
 --
--- Code written for torch 1.x may import a module that no longer exists: on the torch 2.x
+-- Code written for an older torch may import a module that no longer exists: on the torch 2.x
 -- that torch_npu releases pair with, the import fails before anything runs. Each import
 -- (`from torch._six import inf`, `import torch._six`, `from torch import _six`) and each
--- use through torch (`torch._six.inf`) is reported with what the names it takes are now.
+-- use through torch (`torch._six.inf`) is reported with what the names it takes are now,
+-- and what porting the code takes when the table says (a C extension built with
+-- torch.utils.ffi must be rewritten for torch.utils.cpp_extension).
 
 local ep = require("envprobe")
 local py = require("py")
@@ -54,13 +57,17 @@ end
 local function report(ctx, path, node, e, code, names)
 	local low, high = npu_torch_range(ctx, e.removed_in)
 	local fields = { code = code, module = e.module, version = e.removed_in, low = low, high = high }
+	local suggestion = _("Take the names from where they are now ({now}) and drop the import of {module}.",
+		{ now = replacements(e, names), module = e.module })
+	if e.fix then
+		suggestion = _("{fix} What the names are now: {now}.", { fix = _(e.fix), now = replacements(e, names) })
+	end
 	ctx.report{
 		file = path, node = node, key = e.module .. ":" .. code, unit = e.module .. ":" .. path,
 		message = low
 			and _("`{code}`: the module {module} was removed in PyTorch {version}, so this fails with ModuleNotFoundError or AttributeError on torch {version} and later, the torch of every torch_npu release for torch {low} to {high}.", fields)
 			or _("`{code}`: the module {module} was removed in PyTorch {version}, so this fails with ModuleNotFoundError or AttributeError on torch {version} and later.", fields),
-		suggestion = _("Take the names from where they are now ({now}) and drop the import of {module}.",
-			{ now = replacements(e, names), module = e.module }),
+		suggestion = suggestion,
 		data = { source = e.source },
 	}
 end
@@ -68,12 +75,13 @@ end
 return {
 	id = "assess.removed_apis",
 	phase = "assess",
-	title = _("PyTorch modules removed in torch 2.x"),
+	title = _("PyTorch modules a release removed"),
 	severity = "error",
 	category = "versions",
 	description = _("Finds imports and uses of PyTorch modules a release removed (plugins/data/removed_apis.json: "
-		.. "torch._six, removed in PyTorch 2.0), which fail on every later torch, the torch of current torch_npu "
-		.. "releases among them, and says what each name is now."),
+		.. "torch.utils.ffi, removed in PyTorch 1.0, and torch._six, removed in PyTorch 2.0), which fail on every "
+		.. "later torch, the torch of current torch_npu releases among them, and says what each name is now and, "
+		.. "for torch.utils.ffi, that its C extensions must be ported to torch.utils.cpp_extension."),
 	triggers = function(data)
 		local t = {}
 		for _i, e in ipairs(data("removed_apis").entries) do t[#t + 1] = e.module:match("[^.]+$") end
