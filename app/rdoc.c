@@ -196,14 +196,78 @@ static int is(const cJSON *n, const char *t) { return strcmp(type(n), t) == 0; }
 
 /* ---------- Markdown ---------- */
 
-/* '<' and '&' as entities so nothing becomes HTML, inside code spans too (a renderer's
- * idea of where a span ends cannot be trusted to match ours, so a '<' is never written
- * raw); in a cell also '|' escaped and line breaks as spaces. */
+/* One character of a table cell or a code span's content as Markdown must hold it: in a
+ * cell '|' escaped; line breaks as spaces (a code span on one line cannot be cut by a
+ * block that starts on its next line). 1 when it wrote it. */
+static int md_put_special(sbuf *b, char c, int cell)
+{
+	if (cell && c == '|')
+		sbuf_adds(b, "\\|");
+	else if (c == '\n' || c == '\r')
+		sbuf_addc(b, ' ');
+	else
+		return 0;
+	return 1;
+}
+
+/* Before a code span's opening backticks: a space when b ends in one, which would
+ * otherwise join them into a longer run that opens or closes another span. */
+static void md_apart(sbuf *b)
+{
+	if (b->len && b->buf[b->len - 1] == '`')
+		sbuf_addc(b, ' ');
+}
+
+/* The length of the run of backticks at s. */
+static size_t backtick_run(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '`')
+		n++;
+	return n;
+}
+
+/* Text as Markdown: '<' and '&' as entities so nothing becomes HTML, and '\\' escaped
+ * so it escapes nothing; the code spans the text holds (`x < y`) kept as they are, since
+ * a renderer shows their content verbatim (an entity there would show as "&lt;"). Spans
+ * are found as CommonMark finds them: a run of n backticks opens one up to the next run
+ * of exactly n; a run that has none is literal, and escaped, so that it opens nothing with
+ * what follows the text. Line breaks in a span become spaces, so no block can cut it in
+ * two. */
 static void md_esc(sbuf *b, const char *s, int cell)
 {
-	for (; *s; s++) {
+	while (*s) {
+		if (*s == '`') {
+			size_t n = backtick_run(s);
+			const char *close = NULL;
+			for (const char *p = s + n; *p && !close; p++)
+				if (*p == '`') {
+					size_t m = backtick_run(p);
+					if (m == n)
+						close = p;
+					p += m - 1;
+				}
+			if (close) {
+				md_apart(b);
+				sbuf_add(b, s, n);
+				for (const char *p = s + n; p < close; p++)
+					if (!md_put_special(b, *p, cell))
+						sbuf_addc(b, *p);
+				sbuf_add(b, close, n);
+				s = close + n;
+			} else {
+				/* literal, and escaped: a run that opens nothing here must not open a span
+				 * with a backtick of the next part of the line (a file name in code) */
+				for (size_t i = 0; i < n; i++)
+					sbuf_adds(b, "\\`");
+				s += n;
+			}
+			continue;
+		}
 		if (*s == '<')
 			sbuf_adds(b, "&lt;");
+		else if (*s == '\\')
+			sbuf_adds(b, "\\\\"); /* shown as written, and escaping nothing */
 		else if (*s == '&')
 			sbuf_adds(b, "&amp;");
 		else if (cell && *s == '|')
@@ -212,7 +276,36 @@ static void md_esc(sbuf *b, const char *s, int cell)
 			sbuf_addc(b, ' ');
 		else
 			sbuf_addc(b, *s);
+		s++;
 	}
+}
+
+/* code as one Markdown code span, its content verbatim: fenced by one backtick more than
+ * the longest run it holds, with a space inside the fences when it starts or ends with a
+ * backtick (CommonMark strips one space on each side). */
+static void md_code(sbuf *b, const char *code, int cell)
+{
+	size_t longest = 0;
+	for (const char *p = code; *p; p++)
+		if (*p == '`') {
+			size_t n = backtick_run(p);
+			longest = n > longest ? n : longest;
+			p += n - 1;
+		}
+	size_t len = strlen(code);
+	int pad = len && (code[0] == '`' || code[len - 1] == '`');
+	md_apart(b);
+	for (size_t i = 0; i <= longest; i++)
+		sbuf_addc(b, '`');
+	if (pad)
+		sbuf_addc(b, ' ');
+	for (const char *p = code; *p; p++)
+		if (!md_put_special(b, *p, cell))
+			sbuf_addc(b, *p);
+	if (pad)
+		sbuf_addc(b, ' ');
+	for (size_t i = 0; i <= longest; i++)
+		sbuf_addc(b, '`');
 }
 
 /* The spans of an inline container; in a table cell badges and locations are plain. */
@@ -226,17 +319,13 @@ static void md_inline(sbuf *b, const cJSON *in, int cell)
 			sbuf_addc(b, ' ');
 		first = 0;
 		if (strcmp(k, "code") == 0) {
-			sbuf_addc(b, '`');
-			md_esc(b, x, cell);
-			sbuf_addc(b, '`');
+			md_code(b, x, cell);
 		} else if (strcmp(k, "b") == 0 || (strcmp(k, "badge") == 0 && !cell)) {
 			sbuf_adds(b, "**");
 			md_esc(b, x, cell);
 			sbuf_adds(b, "**");
 		} else if (strcmp(k, "loc") == 0 && !cell) {
-			sbuf_addc(b, '`');
-			md_esc(b, x, 0); /* a client's file name */
-			sbuf_addc(b, '`');
+			md_code(b, x, 0); /* a client's file name */
 		} else if (strcmp(k, "ref") == 0) {
 			char *r = xasprintf(_("*(%s)*"), x);
 			md_esc(b, r, cell);

@@ -24,7 +24,7 @@ if ((with_tests)); then
   packages+=(
     libcmocka-dev clang libclang-rt-14-dev
     tmux python3 sqlite3 openssh-client openssl
-    chromium fonts-noto-cjk poppler-utils python3-torch
+    chromium fonts-noto-cjk poppler-utils python3-torch cmark-gfm
   )
 fi
 # node and npm fetch the pinned grammar; use the machine's own when it has them
