@@ -26,7 +26,8 @@ return {
 		.. "mask (looked for in files that use one of those operators, or import torch and mention a mask). On an NPU each new shape can trigger operator compilation, so they are slow in "
 		.. "a training loop; run with torch_npu.npu.set_compile_mode(jit_compile=False) and "
 		.. "consider fixed-size alternatives. Host values (numpy arrays, tensors built "
-		.. "without a device) and dataset code run by DataLoader workers are reported as host-side, not affected (info)."),
+		.. "without a device), numpy code (a function calling numpy in a module that imports numpy and never uses torch) "
+		.. "and dataset code run by DataLoader workers are reported as host-side, not affected (info)."),
 	-- Boolean-mask indexing has no literal of its own: it is looked for in files that use
 	-- a dynamic-shape operator or are torch code mentioning a mask, so the survey need not
 	-- parse every file.

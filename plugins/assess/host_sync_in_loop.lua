@@ -1,13 +1,44 @@
 -- assess.host_sync_in_loop: host-device synchronisation inside loops.
 
 local host = require("host")
+local py = require("py")
 local refs = require("refs")
+local words = require("words")
 
 local QUERY = [[
 (for_statement body: (block) @loop)
 (while_statement body: (block) @loop)
 (call function: (attribute object: (_) @obj attribute: (identifier) @m (#any-of? @m "item" "cpu" "tolist" "numpy")) arguments: (argument_list) @args) @sync
+(subscript value: (attribute object: (_) @dobj attribute: (identifier) @dattr (#eq? @dattr "data")) subscript: (integer)) @dsub
+(assignment left: (subscript) @dstore)
+(augmented_assignment left: (subscript) @dstore)
+(call function: (identifier) @conv arguments: (argument_list . (_) @cval .) (#any-of? @conv "float" "int" "bool")) @ccall
+(assignment left: (identifier) @alhs right: (_) @arhs)
+(if_statement condition: (_) @cond consequence: (block) @ifbody)
+(elif_clause condition: (_) @cond consequence: (block) @ifbody)
+(binary_operator left: (_) @ml operator: "%") @mod
+(call function: (_) @wf (#match? @wf "(^|[.])(save|savez|savez_compressed|savetxt|dump|write|writerow|writerows|create_dataset|tofile)$")) @wcall
+(function_definition name: (identifier) @fn (#match? @fn "[Ss]ave|SAVE|[Ee]xport|EXPORT|[Dd]ump|DUMP|[Ww]rite|WRITE")) @wdef
 ]]
+
+local function inside(n, outer)
+	return n.start_byte >= outer.start_byte and n.end_byte <= outer.end_byte
+end
+
+-- Whether an if's condition holds once every few iterations: a `%` test compared with ==
+-- (`step % n == 0`, `(i + 1) % k == 0`) or negated (`not step % 10`), with no `or` or
+-- `!=` that would let most iterations through.
+local function periodic(cond, mods)
+	local text = cond.text
+	local modulo = false
+	for _i, m in ipairs(mods) do
+		if inside(m.mod, cond) and m.ml.type ~= "string" then modulo = true end
+	end
+	if not modulo or text:find("!=", 1, true) or text:find("%f[%w_]or%f[^%w_]") then return false end
+	local negated = text:find("%f[%w_]not%f[^%w_]") ~= nil
+	local equal = text:find("==", 1, true) ~= nil
+	return equal ~= negated
+end
 
 return {
 	id = "assess.host_sync_in_loop",
@@ -15,43 +46,142 @@ return {
 	title = _("Host-device synchronisation inside loops (.item(), .cpu(), synchronize())"),
 	severity = "info",
 	category = "performance",
-	description = _("Finds .item(), .cpu(), .tolist(), .numpy() and torch.cuda.synchronize() inside "
+	description = _("Finds .item(), .cpu(), .tolist(), .numpy(), torch.cuda.synchronize(), a tensor's "
+		.. "element read with .data[i] and float()/int()/bool() of a tensor (a `.data` chain, a torch "
+		.. "call, an attribute of a module the loop calls, a name the loop assigns from one) inside "
 		.. "for/while loop bodies. Each one makes the host wait for the device; on an NPU, where "
 		.. "operators are dispatched through a task queue, a sync every step can leave the device "
 		.. "idle. Not an error: a note for the tune phase. Values the code shows to be on the host "
 		.. "already (numpy arrays, tensors built without a device, the rest of a chain after "
-		.. ".cpu(), dataset and collate code run by DataLoader workers) are reported as host-side, not affected (info)."),
-	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize" },
+		.. ".cpu(), dataset and collate code run by DataLoader workers) are reported as host-side, not affected (info). "
+		.. "A sync under an if testing a modulo (`step % N == 0`, `not step % 10`) runs once every N "
+		.. "iterations, which is what the advice asks for, and one whose value goes to a writer "
+		.. "(h5py's create_dataset, np.save, json.dump, .write) or sits in a function that saves, exports, "
+		.. "dumps or writes is a transfer the output needs: both are reported as info that weighs "
+		.. "nothing (category host_side), so the reader sees them judged, not as waits to remove."),
+	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize", ".data[", "float(" },
 	run = function(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
-			local loops, syncs, hosts = {}, {}, {}
+			local loops, syncs, hosts, conds, mods, writers, savers, assigns, convs = {}, {}, {}, {}, {}, {}, {}, {}, {}
+			local reads, stores = {}, {}
 			local map = refs.aliases(ctx, path)
 			local h = host.file(ctx, path, map)
+			-- a sync judged by the value it reads: host-side, or a wait
+			local function judge(node, value, what)
+				local why = h:why(value, node)
+				local list = why and hosts or syncs
+				list[#list + 1] = { node = node, what = what, why = why }
+			end
+			local groups = { ccall = convs, alhs = assigns, cond = conds, mod = mods, wcall = writers, wdef = savers }
 			for _i, m in ipairs(ctx.query(path, QUERY) or {}) do
 				if m.loop then
 					loops[#loops + 1] = m.loop
-				elseif m.sync and m.args.text:match("^%(%s*%)$") then
-					local why = h:why(m.obj, m.sync)
-					local list = why and hosts or syncs
-					list[#list + 1] = { node = m.sync, what = "." .. m.m.text .. "()", why = why }
+				elseif m.sync then
+					if m.args.text:match("^%(%s*%)$") then judge(m.sync, m.obj, "." .. m.m.text .. "()") end
+				elseif m.dsub then
+					-- one element read (x.data[0]), not a slice or a store into the tensor
+					if m.dsub.text:match("%.data%[%s*%d+%s*%]$") then reads[#reads + 1] = m end
+				elseif m.dstore then
+					stores[m.dstore.start_byte] = true
+				else
+					-- the other matches are kept by kind, for the judgements below
+					for key, list in pairs(groups) do
+						if m[key] then list[#list + 1] = m end
+					end
 				end
+			end
+			for _i, m in ipairs(reads) do
+				if not stores[m.dsub.start_byte] then judge(m.dsub, m.dobj, words.clip(m.dsub.text, 60)) end
 			end
 			for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 				if r.resolved == "torch.cuda.synchronize" then
 					syncs[#syncs + 1] = { node = r.node, what = r.text .. "()" }
 				end
 			end
-			local function in_loop(s)
+			-- the innermost loop holding a node
+			local function loop_of(n)
+				local best
 				for _i, l in ipairs(loops) do
-					if s.node.start_byte >= l.start_byte and s.node.end_byte <= l.end_byte then return true end
+					if inside(n, l) and (not best or l.start_byte > best.start_byte) then best = l end
+				end
+				return best
+			end
+			-- Whether name is called in the loop (`net(im, boxes)`): a module run there,
+			-- whose attributes hold what its forward stored.
+			local function called_in(name, l)
+				local at = l.start_byte
+				while true do
+					local b = ctx.find(path, name .. "(", at, l.end_byte)
+					if not b then return false end
+					if b == 0 or not ctx.node_text(path, b - 1, b):find("[%w_.]") then return true end
+					at = b + 1
+				end
+			end
+			-- What says an expression in loop l holds a tensor: a `.data` chain, a torch call,
+			-- an attribute of a module called in the loop (`net.tp`), or a name the loop
+			-- assigns from one of those (`loss = net.loss + net.rpn.loss`).
+			local function tensor(text, l, depth)
+				if text:find("%.data%f[^%w_]") then return true end
+				for dotted in text:gmatch("[%a_][%w_]*%.[%a_][%w_%.]*") do
+					if py.expand(map, dotted):sub(1, 6) == "torch." then return true end
+					if called_in(dotted:match("^[%a_][%w_]*"), l) then return true end
+				end
+				local name = text:match("^[%a_][%w_]*$")
+				if not name or depth > 2 then return false end
+				for _i, a in ipairs(assigns) do
+					if a.alhs.text == name and inside(a.alhs, l) and tensor(a.arhs.text, l, depth + 1) then return true end
 				end
 				return false
 			end
+			-- float(x.data[0]) is one read, reported once at the read inside
+			local function holds_read(n)
+				for _i, list in ipairs({ syncs, hosts }) do
+					for _j, s in ipairs(list) do
+						if inside(s.node, n) then return true end
+					end
+				end
+				return false
+			end
+			for _i, m in ipairs(convs) do
+				local l = not holds_read(m.ccall) and loop_of(m.ccall)
+				-- float() of a host value is no sync: the call that moved it is the one reported
+				if l and m.cval.type ~= "keyword_argument" and tensor(m.cval.text, l, 0) and not h:why(m.cval, m.ccall) then
+					syncs[#syncs + 1] = { node = m.ccall, what = words.clip(m.ccall.text, 60) }
+				end
+			end
 			for _i, s in ipairs(hosts) do
-				if in_loop(s) then ctx.report(host.not_affected(path, s.node, s.what, s.why, true)) end
+				if loop_of(s.node) then ctx.report(host.not_affected(path, s.node, s.what, s.why, true)) end
 			end
 			for _i, s in ipairs(syncs) do
-				if in_loop(s) then
+				local l = loop_of(s.node)
+				local every, writer, saver
+				if l then
+					for _i, c in ipairs(conds) do
+						if inside(c.ifbody, l) and inside(s.node, c.ifbody) and periodic(c.cond, mods) then every = c.cond end
+					end
+					for _i, w in ipairs(writers) do
+						if inside(s.node, w.wcall) then writer = w.wf.text end
+					end
+					for _i, d in ipairs(savers) do
+						if inside(s.node, d.wdef) then saver = d.fn.text end
+					end
+				end
+				if not l then
+					-- not in a loop: nothing to say
+				elseif writer or saver then
+					ctx.report{
+						file = path, node = s.node, category = "host_side",
+						message = writer and _("`{call}` inside a loop moves each value to the host for `{writer}` to write it: a transfer the output needs, not a wait to remove.", { call = s.what, writer = words.clip(writer, 40) })
+							or _("`{call}` inside a loop of `{func}`, which writes values out, moves each to the host to write it: a transfer the output needs, not a wait to remove.", { call = s.what, func = saver }),
+						suggestion = _("Nothing to change for the NPU: values written to a file have to be on the host."),
+					}
+				elseif every then
+					ctx.report{
+						file = path, node = s.node, category = "host_side",
+						message = _("`{call}` runs only when `{cond}` holds, once every few iterations: a periodic read, not a wait on every iteration.", { call = s.what, cond = words.clip(every.text, 60) }),
+						suggestion = _("Nothing to change: reading values every N steps is the cheap way to watch them."),
+					}
+				else
 					ctx.report{
 						file = path, node = s.node,
 						message = _("`{call}` inside a loop makes the host wait for the device on every iteration.", { call = s.what }),

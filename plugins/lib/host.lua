@@ -29,6 +29,12 @@
 --     only ever returns its own parameters keeps x where it was;
 --   * it is computed by a function of the project (not a library, no device in its name)
 --     from host values only: `box_xyxy_to_xywh(arr[i])`.
+--   * it is in numpy code: a function that calls numpy (or a library above), or the module's
+--     own top level, in a module that imports numpy and never names torch, a CUDA or CPU
+--     device or a tensor-only method (`.cpu()`, `.detach()`, `.unsqueeze()` ...), nor
+--     imports a project module that names torch (the target layers of py-faster-rcnn,
+--     pycocotools). A function of such a module that never calls numpy holds whatever its
+--     callers hand it, tensors included.
 -- Parameters and loop variables hold whatever they are given, within their function: a
 -- parameter named like a host value elsewhere in the file is not one.
 -- Anything else is treated as possibly on the device. The reasons are translated texts, for
@@ -176,6 +182,39 @@ function origin(text, map, names, known)
 		return known.returns[f:match("([%a_][%w_]*)$")]
 	end
 	return project_result(text, map, names, known)
+end
+
+-- Names that only torch code holds: a module naming one may be handed device tensors.
+local TORCH_WORDS = { torch = true, cuda = true, cpu = true, npu = true, detach = true,
+	unsqueeze = true, contiguous = true, backward = true, Tensor = true }
+
+-- The names a file binds to numpy or a library returning numpy arrays, and whether numpy
+-- itself is among them.
+local function numpy_names(map)
+	local out, numpy = {}, false
+	for alias, full in pairs(map) do
+		if full == "numpy" or full:sub(1, 6) == "numpy." then
+			numpy = true
+			out[#out + 1] = alias
+		else
+			for _i, lib in ipairs(NUMPY_LIBRARIES) do
+				if (full .. "."):sub(1, #lib) == lib then out[#out + 1] = alias end
+			end
+		end
+	end
+	return out, numpy
+end
+
+-- Whether the file at path is a module of numpy code (see the head of this file).
+local function numpy_module(ctx, path, map)
+	if not select(2, numpy_names(map)) then return false end
+	return ctx.shared("host.numpy_module", path, function()
+		if #(ctx.find_names(path, TORCH_WORDS) or { true }) > 0 then return false end
+		for _i, f in ipairs(project.imported_modules(ctx, path)) do
+			if #(ctx.find_names(f, { torch = true }) or { true }) > 0 then return false end
+		end
+		return true
+	end)
 end
 
 local DATASET_BASES = { "Dataset", "IterableDataset", "Sampler" }
@@ -326,7 +365,7 @@ end
 -- site to ask about, and reading every assignment of a file is the costly part.
 function host.file(ctx, path, map)
 	map = map or py.aliases(ctx, path) or {}
-	local ranges, names, guards, bound, scopes, known
+	local ranges, names, guards, bound, scopes, known, numpy_code
 	local h = {}
 	-- node: the value (the object of a method call, the indexed value) or the site
 	function h:why(node, site)
@@ -345,7 +384,20 @@ function host.file(ctx, path, map)
 		if root and names[root] and bound_at(bound, scopes, root, site.start_byte) then
 			here = setmetatable({ [root] = false }, { __index = names })
 		end
-		return origin(node.text, map, here, known)
+		local why = origin(node.text, map, here, known)
+		if why then return why end
+		if numpy_code == nil then numpy_code = numpy_module(ctx, path, map) end
+		if not numpy_code then return nil end
+		-- the function holding the site must call numpy itself (or be the module's top level)
+		local sc = scope_of(scopes, site.start_byte)
+		if sc ~= FILE_SCOPE then
+			local body, calls = ctx.node_text(path, sc[1], sc[2]), false
+			for _i, alias in ipairs(numpy_names(map)) do
+				calls = calls or body:find("%f[%w_]" .. alias:gsub("%.", "%%.") .. "%.") ~= nil
+			end
+			if not calls then return nil end
+		end
+		return _("numpy code: its function works with numpy and its module never uses torch")
 	end
 	return h
 end

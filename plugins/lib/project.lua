@@ -15,7 +15,8 @@
 --   * a module or package beside the importing file when that file is a script, not a
 --     module of a package (a script's own folder is first on sys.path).
 --
--- project.module_file(ctx, path, module) gives the project file an import names, and
+-- project.module_file(ctx, path, module) gives the project file an import names,
+-- project.imported_modules(ctx, path) the project files a file's imports name, and
 -- project.program(ctx, path) the files of the programs that run a file (see there), and
 -- project.program_mentions(ctx, path, word) the first of them holding a word.
 
@@ -276,23 +277,37 @@ end
 
 -- The project files a Python file imports: the module each import names (for `from pkg
 -- import name`, the submodule pkg/name.py when there is one) and the packages above it,
--- whose __init__.py runs first. {list=, set=}; cached per run.
+-- whose __init__.py runs first. {list=, set=, named=}, named the files the imports name
+-- themselves (the submodule, else the module named after `from`); cached per run.
 local imported = {}
 local function imported_files(ctx, path)
 	if imported[path] then return imported[path] end
-	local list, set = {}, { [path] = true }
+	local list, set, named, seen = {}, { [path] = true }, {}, { [path] = true }
 	local function add(name)
 		local f = project.module_file(ctx, path, name)
 		if f and not set[f] then
 			set[f] = true
 			list[#list + 1] = f
 		end
+		return f
+	end
+	local function name(f)
+		if f and not seen[f] then
+			seen[f] = true
+			named[#named + 1] = f
+		end
 	end
 	for _i, imp in ipairs(ctx.find(path, "import") and import_statements(ctx.lines(path) or {}) or {}) do
 		local mod = imp.module
 		local sep = mod:sub(-1) == "." and "" or "."
-		for _j, name in ipairs(imp.names) do add(mod .. sep .. name) end
-		add(mod)
+		local whole = #imp.names == 0
+		for _j, n in ipairs(imp.names) do
+			local f = add(mod .. sep .. n)
+			whole = whole or not f
+			name(f)
+		end
+		local f = add(mod)
+		if whole then name(f) end
 		local prefix = mod:match("^%.*")
 		for part in mod:sub(#prefix + 1):gmatch("([^.]+)%.") do
 			prefix = prefix .. part
@@ -301,8 +316,15 @@ local function imported_files(ctx, path)
 		end
 	end
 	set[path] = nil
-	imported[path] = { list = list, set = set }
+	imported[path] = { list = list, set = set, named = named }
 	return imported[path]
+end
+
+-- The project files a Python file's imports name themselves (a list): for `from pkg import
+-- name` the submodule pkg/name.py when there is one, else pkg; never the packages above,
+-- whose __init__.py runs first but hands the file nothing it did not name.
+function project.imported_modules(ctx, path)
+	return imported_files(ctx, path).named
 end
 
 -- The project files that import the file at path (a list): among the files naming its

@@ -1,0 +1,3 @@
+# Plain settings shared by the target layers: no arrays, no tensors.
+NEGATIVE = 0.3
+POSITIVE = 0.7

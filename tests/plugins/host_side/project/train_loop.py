@@ -1,0 +1,37 @@
+# A detector's training loop in the style of older PyTorch projects: periodic logging
+# under `step % N == 0`, loss read with `.data[0]`, counters read with float().
+import numpy as np
+import torch
+
+from util.netio import save_net
+
+
+def train(net, loader, optimizer, disp_interval, log_interval, use_tb, debug, args):
+    train_loss = 0
+    tp, step_cnt = 0., 0
+    lr = 0.01
+    for step, (im, boxes) in enumerate(loader):
+        net(im.cuda(), boxes)
+        loss = net.loss + net.rpn.loss
+        if debug:
+            tp += float(net.tp)
+        train_loss += loss.data[0]
+        total = float(loss)
+        step_cnt += 1
+        rate = float(lr) * int(step_cnt) + float(args.lr)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % disp_interval == 0:
+            print(net.cls.data.cpu().numpy()[0], train_loss / step_cnt, tp, total, rate)
+        if use_tb and step % log_interval == 0:
+            if debug:
+                losses = {'cls': float(net.cls.data.cpu().numpy()[0])}
+                print(losses)
+        if (step + 1) % 100 == 0:
+            print(net.box.item())
+        if not step % 10:
+            print(net.box.tolist())
+        if step % 10 != 0:
+            print(net.cls.item())
+    save_net('final.h5', net)
