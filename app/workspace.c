@@ -128,6 +128,19 @@ static void clear_stale_git_locks(workspace *ws)
 	}
 }
 
+/* .ferry/.gitignore holding "*": the client's own git never lists the engagement record,
+ * so a `git add -A` in the project cannot commit it. Written at init, and added to an
+ * engagement opened for writing that has none (an older one); a failure to write it
+ * loses nothing and is not reported. */
+static void keep_out_of_client_git(const workspace *ws)
+{
+	char *path = util_path_join(ws->dir, ".gitignore");
+	static const char text[] = "# ferry's engagement record (see `ferry help`): kept out of the project's own git\n*\n";
+	if (!exists(path))
+		util_write_atomic(path, text, sizeof text - 1, 0644);
+	free(path);
+}
+
 int ws_open(workspace **out, const char *dir) { return ws_open_flags(out, dir, 0); }
 
 int ws_open_flags(workspace **out, const char *dir, int flags)
@@ -167,6 +180,7 @@ int ws_open_flags(workspace **out, const char *dir, int flags)
 		rc = ws_lock(ws);
 		if (!rc) {
 			clear_stale_git_locks(ws);
+			keep_out_of_client_git(ws);
 			rc = store_open(&ws->db, db, 0);
 		}
 	}
@@ -269,6 +283,7 @@ int ws_init(workspace **out, const char *dir, const ws_init_opts *opts)
 		goto fail;
 	}
 	created_dir = 1;
+	keep_out_of_client_git(ws);
 	char *artifacts = util_path_join(ws->dir, "artifacts");
 	rc = util_mkdirs(artifacts, 0755);
 	free(artifacts);
