@@ -713,11 +713,44 @@ static void source_finding(const plugin_run_cb *cb, unsigned phases, const char 
 	cJSON_Delete(args);
 }
 
-/* {"problem": text}: the arguments of a message that is a problem line as it was made. */
-static cJSON *problem_args(const char *text)
+/* Why a path was skipped, as the project walk (project.c) and read_source write it, each
+ * a message of its own so a reader sees it in their language; {why} is the system's
+ * reason in parentheses. */
+static const char *const skip_reasons[] = {
+	N_("symlink leaving the project"), N_("symlink loop"), N_("broken symlink"), N_("directory loop"),
+	N_("directories nested too deeply"), N_("unreadable directory ({why})"), N_("unreadable ({why})"),
+	N_("not a regular file"), N_("binary file (contains NUL bytes)"), N_("not UTF-8 and declares no encoding"),
+};
+
+/* The reason of a problem line as a message ({"id", "args"}) when it is one of
+ * skip_reasons, else as the text it is. */
+static cJSON *skip_reason(const char *reason)
+{
+	for (size_t i = 0; i < sizeof skip_reasons / sizeof *skip_reasons; i++) {
+		const char *id = skip_reasons[i], *slot = strstr(id, "({why})");
+		size_t head = slot ? (size_t)(slot - id) : strlen(id);
+		size_t len = strlen(reason);
+		if (slot ? strncmp(reason, id, head) == 0 && reason[head] == '(' && len > head + 1 && reason[len - 1] == ')'
+		         : strcmp(reason, id) == 0) {
+			cJSON *m = cJSON_CreateObject();
+			cJSON_AddStringToObject(m, "id", id);
+			if (slot) {
+				char *why = xstrndup(reason + head + 1, len - head - 2);
+				cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "why", why);
+				free(why);
+			}
+			return m;
+		}
+	}
+	return cJSON_CreateString(reason);
+}
+
+/* The arguments of N_("{file}: {reason}") for a problem line "path: reason". */
+static cJSON *problem_args(const char *file, const char *reason)
 {
 	cJSON *a = cJSON_CreateObject();
-	cJSON_AddStringToObject(a, "problem", text);
+	cJSON_AddStringToObject(a, "file", file);
+	cJSON_AddItemToObject(a, "reason", skip_reason(reason));
 	return a;
 }
 
@@ -742,7 +775,7 @@ static void report_walk_problems(const papi_run *run, const plugin_run_cb *cb)
 			sep = p;
 		char *file = sep ? xstrndup(line, (size_t)(sep - line)) : xstrdup(line);
 		const char *reason = sep ? sep + 2 : "unreadable";
-		source_finding(cb, phases, file, 0, 0, "{problem}", problem_args(line), reason,
+		source_finding(cb, phases, file, 0, 0, N_("{file}: {reason}"), problem_args(file, reason), reason,
 		               N_("ferry skipped this path; fix or remove it if it holds code to migrate."));
 		free(file);
 	}
@@ -917,8 +950,9 @@ static void report_sources(plugin_host *h, papi_run *run, const plugin_run_cb *c
 		if (f->problem) {
 			/* not read (no trigger scan): every check that reads Python missed it; read
 			 * but not parsed: those that were offered or asked for it */
-			source_finding(cb, f->hits ? f->phases : reading, f->path, 0, 0, "{problem}", problem_args(f->problem),
-			               f->problem + strlen(f->path),
+			const char *reason = f->problem + strlen(f->path);
+			source_finding(cb, f->hits ? f->phases : reading, f->path, 0, 0, N_("{file}: {reason}"),
+			               problem_args(f->path, reason + strspn(reason, ": ")), reason,
 			               N_("ferry cannot analyse this file; convert it to UTF-8 text or "
 			                  "remove it if it is not source code."));
 			continue;

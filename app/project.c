@@ -82,10 +82,10 @@ static void walk_entry(walk *w, const char *abs, const char *rel)
 	if (S_ISLNK(st.st_mode)) {
 		char *target = realpath(abs, NULL);
 		if (!target)
-			add_problem(w, rel, errno == ELOOP ? "symlink loop"
-			                    : errno == ENOENT ? "broken symlink" : strerror(errno));
+			add_problem(w, rel, errno == ELOOP ? N_("symlink loop")
+			                    : errno == ENOENT ? N_("broken symlink") : strerror(errno));
 		else if (!inside(w->root_real, target))
-			add_problem(w, rel, "symlink leaving the project");
+			add_problem(w, rel, N_("symlink leaving the project"));
 		free(target);
 		return;
 	}
@@ -95,12 +95,12 @@ static void walk_entry(walk *w, const char *abs, const char *rel)
 		/* without links, only a bind mount can bring a folder back inside itself */
 		for (size_t i = 0; i < w->depth; i++) {
 			if (w->devs[i] == st.st_dev && w->inos[i] == st.st_ino) {
-				add_problem(w, rel, "directory loop");
+				add_problem(w, rel, N_("directory loop"));
 				return;
 			}
 		}
 		if (w->depth >= MAX_DEPTH) {
-			add_problem(w, rel, "directories nested too deeply");
+			add_problem(w, rel, N_("directories nested too deeply"));
 			return;
 		}
 		w->devs[w->depth] = st.st_dev;
@@ -124,7 +124,7 @@ static void walk_dir(walk *w, const char *abs, const char *rel)
 {
 	DIR *d = opendir(abs);
 	if (!d) {
-		char *why = xasprintf("unreadable directory (%s)", strerror(errno));
+		char *why = xasprintf("unreadable directory (%s)", strerror(errno)) /* skip_reasons in plugin_host.c */;
 		char *name = xasprintf("%s/", rel);
 		add_problem(w, name, why);
 		free(name);

@@ -52,6 +52,8 @@ grep -q '"vendor/' "$work/check.json" && fail "a folder linked from outside the 
 	ok "a link out of the project is not followed"
 expect_exit 0 "check --phase assess" -- "$FERRY" -C "$p" check --phase assess --format json
 expect_grep '"vendor: symlink leaving the project"' "$work/out" "the link out of the project is reported as skipped"
+FERRY_LANG=zh "$FERRY" -C "$p" findings --plugin ferry.source >"$work/zh.txt" 2>&1
+expect_grep "vendor：指向项目之外的符号链接" "$work/zh.txt" "and the reason reads in Chinese for a Chinese reader"
 if grep -q '"deepspeed/accelerator' "$work/out"; then fail "assess names a path through the link inside the project"; else
 	ok "assess names no path through the link inside the project"; fi
 
