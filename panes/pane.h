@@ -133,6 +133,16 @@ int pane_class_attr(const char *klass);
 const char *pane_strategy_words(const char *strategy);
 /* Keeps *top so that cur is visible in a list of height h and count n. */
 void pane_scroll(int *top, int cur, int h, int n);
+/* The rows of a region h rows high that show a text of total rows: all h when it fits,
+ * else h - 1, the last row being kept for pane_more's marker, so that the marker never
+ * covers the text (scroll ranges are computed with this height). */
+int pane_text_rows(int total, int h);
+/* When a text of total rows shown from row top in rows [y, y + h) of w does not fit,
+ * marks on the region's last row (the one pane_text_rows keeps: cleared whole, the
+ * marker right-aligned by display columns) what lies beyond: "↓ N more lines" while
+ * rows follow, "↑ N lines above" at the end; hint (NULL: none) follows it, e.g. the
+ * key that shows the rest. */
+void pane_more(ui_win *w, int y, int h, int top, int total, const char *hint);
 /* Applies a movement command to the first shown row *scroll of total rows shown h at
  * a time (End/G goes to the last page); returns PANE_* flags, 0 when cmd is not a move. */
 int pane_scroll_cmd(int *scroll, int total, int h, int cmd);

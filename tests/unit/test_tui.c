@@ -36,6 +36,7 @@
 struct fx {
 	char *dir;
 	long long ids[8]; /* stored finding ids in insertion order */
+	const char *suggestion; /* the suggestion of findings added from now on; NULL: a short one */
 };
 
 static void add(store *s, long long run, struct fx *fx, int k, const char *phase, const char *plugin,
@@ -52,7 +53,7 @@ static void add(store *s, long long run, struct fx *fx, int k, const char *phase
 	f.col = col;
 	f.end_col = end_col;
 	f.message = (char *)msg;
-	f.suggestion = "Use the NPU equivalent.";
+	f.suggestion = fx->suggestion ? (char *)fx->suggestion : "Use the NPU equivalent.";
 	f.fingerprint = (char *)fp;
 	f.edits = edits;
 	f.nedits = nedits;
@@ -454,6 +455,145 @@ static void test_detail_scrolls_sideways(void **state)
 	s = screen_of(fx->dir, "80x30", "4j<Enter>><");
 	assert_non_null(strstr(row(s, 7), "dist.init_process_group"));
 	free(s);
+}
+
+/* Where display column col of a saved row starts (its end when the row is narrower). */
+static const char *at_col(const char *r, int col)
+{
+	int used = 0;
+	while (*r && used < col) {
+		unsigned cp;
+		int w;
+		r += text_next(r, strlen(r), &cp, &w);
+		used += w;
+	}
+	return r;
+}
+
+/* 1 when s is fmt with its one %d standing for a number of at least 1 (sscanf would
+ * not do: glibc's does not match a format's CJK characters in a UTF-8 locale). */
+static int is_count_of(const char *s, const char *fmt)
+{
+	const char *d = strstr(fmt, "%d");
+	size_t pre = (size_t)(d - fmt);
+	if (strncmp(s, fmt, pre) != 0)
+		return 0;
+	char *end;
+	long n = strtol(s + pre, &end, 10);
+	return end > s + pre && n >= 1 && strcmp(end, d + 2) == 0;
+}
+
+/* Every row of a screen showing a scroll marker (↓ or ↑) right of column x shows nothing
+ * else there: the marker, in the language's words (fmt's one %d), stands on a row of its
+ * own and never covers the text. Returns how many markers there were. */
+static int markers_alone(const char *screen, int x, int rows, const char *down_fmt, const char *up_fmt)
+{
+	int found = 0;
+	for (int y = 0; y < rows; y++) {
+		const char *r = at_col(row(screen, y), x);
+		if (!strstr(r, "↓") && !strstr(r, "↑"))
+			continue;
+		found++;
+		r += strspn(r, " ");
+		if (!is_count_of(r, strncmp(r, "↓", 3) == 0 ? down_fmt : up_fmt))
+			fail_msg("row %d: the scroll marker shares its row with text: [%s]\n--- screen ---\n%s", y, r, screen);
+	}
+	return found;
+}
+
+/* A finding whose detail is longer than the pane, at 80x24 in English and in Chinese:
+ * the scroll marker has a row of its own below the text at every scroll position, so the
+ * suggestion (wrapped to the pane's edge, as Chinese always is) is never drawn over, and
+ * the end of the text is reached with J. */
+static void test_detail_scroll_marker_beside_text(void **state)
+{
+	struct fx *fx = *state;
+	static const struct {
+		const char *lang, *suggestion, *down, *up;
+	} cases[] = {
+		{ "en",
+		  "Replace the CUDA kernel with an equivalent composed of torch operators that the NPU supports, "
+		  "or port it to an Ascend C custom operator; keep the Python signature so the callers do not change, "
+		  "and compare its outputs on the GPU and the NPU before you sign the phase off. THE-END.",
+		  "↓ %d more lines", "↑ %d lines above" },
+		{ "zh",
+		  "将这个 CUDA 核函数替换为由昇腾支持的 torch 算子组合而成的等价实现，或者把它移植为 Ascend C "
+		  "自定义算子；保持原有的 Python 接口不变，这样调用方无需修改；在签署确认本阶段之前，请在 GPU "
+		  "和 NPU 上分别运行并比对它的输出结果，确认两者在容差范围之内一致。全文结束。",
+		  "↓ 还有 %d 行", "↑ 上方还有 %d 行" },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		fx->suggestion = cases[c].suggestion;
+		add_later(fx, "infer-convert", "infer-convert.test", "warning", "device", 5, 13, 24, "A custom kernel.");
+		setenv("FERRY_LANG", cases[c].lang, 1);
+		int markers = 0;
+		const char *presses[] = { "", "J", "JJ", "JJJ", "JJJJJJJJ" };
+		for (size_t k = 0; k < sizeof presses / sizeof presses[0]; k++) {
+			char keys[32];
+			snprintf(keys, sizeof keys, "6%s", presses[k]);
+			char *s = screen_of(fx->dir, "80x24", keys);
+			markers += markers_alone(s, 22, 22, cases[c].down, cases[c].up);
+			if (k == sizeof presses / sizeof presses[0] - 1)
+				assert_has(s, c ? "全文结束。" : "THE-END.");
+			free(s);
+		}
+		assert_true(markers >= 4); /* the text was longer than the pane */
+		/* zoomed (Enter), the detail takes the whole main area and marks it the same way */
+		char *s = screen_of(fx->dir, "80x24", "6<Enter>");
+		markers_alone(s, 22, 22, cases[c].down, cases[c].up);
+		free(s);
+	}
+	fx->suggestion = NULL;
+	setenv("FERRY_LANG", "en", 1);
+}
+
+/* The diff viewer (timeline, fix preview, artifacts) marks what follows on a row of its
+ * own too: lines that reach the window's edge keep every cell. */
+static void test_diffview_marker_beside_text(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	char *out = util_path_join(dir, "screen.txt");
+	setenv("FERRY_HEADLESS", "40x6", 1);
+	setenv("FERRY_LANG", "zh", 1);
+	intl_init();
+	/* drawn at the top and at the end, the screens kept to be judged once the grid is closed */
+	char *screens[2] = { NULL, NULL };
+	int rows[2] = { 0, 0 };
+	assert_int_equal(ui_open(), 0);
+	ui_win *w = ui_win_new(0, 0, 6, 40);
+	diffview d = { 0 };
+	sbuf b;
+	sbuf_init(&b);
+	for (int i = 0; i < 10; i++)
+		sbuf_addf(&b, "+第%d行：这一行很长，一直写到窗口的右边缘还不停止，继续写下去\n", i);
+	diffview_set(&d, b.buf);
+	for (int k = 0; k < 2; k++) {
+		if (k)
+			diffview_scroll(&d, CMD_BOTTOM);
+		ui_erase(w);
+		diffview_draw(&d, w, 0, 1, 6);
+		rows[k] = d.h;
+		size_t len;
+		if (ui_save(out) != 0 || util_read_file(&screens[k], &len, out) != 0)
+			screens[k] = NULL;
+	}
+	sbuf_done(&b);
+	diffview_clear(&d);
+	ui_win_free(w);
+	ui_close();
+	unsetenv("FERRY_HEADLESS");
+	setenv("FERRY_LANG", "en", 1);
+	tu_rmdir(dir);
+	free(dir);
+	free(out);
+	for (int k = 0; k < 2; k++) {
+		assert_non_null(screens[k]);
+		assert_int_equal(markers_alone(screens[k], 0, 6, "↓ 还有 %d 行", "↑ 上方还有 %d 行"), 1);
+		assert_has(row(screens[k], 4), k ? "第9行" : "第4行");
+		assert_int_equal(rows[k], 5); /* the sixth row is the marker's: scrolling counts five */
+		free(screens[k]);
+	}
 }
 
 /* Replaces the bytes of the kept reading in dir/.ferry/cache whose name holds `what` with
@@ -2068,6 +2208,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filter_sort_and_status_cycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_by_id_and_place_search_repeat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detail_scrolls_sideways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_detail_scroll_marker_beside_text, setup, teardown),
+		cmocka_unit_test(test_diffview_marker_beside_text),
 		cmocka_unit_test_setup_teardown(test_profile_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waive_with_reason, setup, teardown),
