@@ -20,6 +20,7 @@
 #include "history.h"
 #include "report.h"
 #include "intl.h"
+#include "msglog.h"
 #include "pane.h"
 #include "plugin_host.h"
 #include "review.h"
@@ -92,9 +93,13 @@ void tui_message(tui *t, int attr, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_vaddf(&b, fmt, ap);
 	va_end(ap);
+	t->msg = msglog_add(t->msgs, attr, b.buf);
 	t->msg_attr = attr;
+	sbuf_done(&b);
 }
 
 static double now_s(void)
@@ -266,7 +271,8 @@ static void draw_msg(app *a)
 		ui_put(w, 0, x, UI_NORMAL, s, room);
 		return;
 	}
-	ui_put(w, 0, 0, a->t.msg_attr, a->t.msg, 0);
+	if (a->t.msg)
+		ui_put(w, 0, 0, a->t.msg_attr, a->t.msg, 0);
 }
 
 static int cursor_col(app *a)
@@ -923,6 +929,7 @@ static int view_pane(int view)
 	case VIEW_AUDIT: return PANE_AUDIT;
 	case VIEW_SHOW: return PANE_SHOW;
 	case VIEW_SETTINGS: return PANE_SETTINGS;
+	case VIEW_MESSAGES: return PANE_MESSAGES;
 	default: return PANE_FINDINGS;
 	}
 }
@@ -2140,6 +2147,7 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_PROBE_SCRIPT: do_probe_script(a, arg); break;
 	case CMD_AUDIT: set_view(a, VIEW_AUDIT); break;
 	case CMD_SETTINGS: set_view(a, VIEW_SETTINGS); break;
+	case CMD_MESSAGES: set_view(a, VIEW_MESSAGES); break;
 	case CMD_SETTING_VALUE: {
 		char line[700];
 		snprintf(line, sizeof line, "%s %s", a->setting, arg ? arg : "");
@@ -2341,8 +2349,8 @@ static void loop(app *a)
 			prompt_key(a, k);
 			continue;
 		}
-		if (a->t.msg[0]) { /* a message stays until the next key */
-			a->t.msg[0] = '\0';
+		if (a->t.msg) { /* a message stays until the next key */
+			a->t.msg = NULL;
 			a->dirty |= D_MSG;
 		}
 		dispatch(a, keymap_lookup(k, a->t.view), NULL);
@@ -2385,6 +2393,7 @@ int tui_main(const char *dir)
 	}
 	a = xcalloc(1, sizeof *a);
 	tui *t = &a->t;
+	t->msgs = msglog_new();
 	ws->warn = warn_on_screen;
 	ws->warn_payload = t;
 	model_init(&t->m, ws);
@@ -2396,6 +2405,7 @@ int tui_main(const char *dir)
 		[PANE_PALETTE] = &pane_palette_ops,   [PANE_STATUS] = &pane_status_ops,
 		[PANE_FIX] = &pane_fix_ops,           [PANE_AUDIT] = &pane_audit_ops,
 		[PANE_SHOW] = &pane_show_ops,         [PANE_SETTINGS] = &pane_settings_ops,
+		[PANE_MESSAGES] = &pane_messages_ops,
 	};
 	for (int i = 0; i < PANE_COUNT; i++) {
 		t->ops[i] = ops[i];
@@ -2419,9 +2429,9 @@ int tui_main(const char *dir)
 		tui_message(t, UI_WARN, "%s", err_message());
 	else if (made)
 		tui_message(t, UI_INFO, "%s", _("Edits made outside ferry were recorded as a manual-edit checkpoint."));
-	else if (!t->msg[0] && engagement_complete(t))
+	else if (!t->msg && engagement_complete(t))
 		tui_message(t, UI_OK, "%s", _("The engagement is complete: every phase is signed off. p writes the final report."));
-	else if (!t->msg[0])
+	else if (!t->msg)
 		welcome(t);
 	loop(a);
 	rc = ui_signalled() ? err_set(FERRY_ECANCEL, "%s", _("workbench: stopped by a signal; the terminal was restored")) : 0;
@@ -2432,6 +2442,7 @@ int tui_main(const char *dir)
 		if (t->ops[i])
 			t->ops[i]->close(t->st[i]);
 	model_done(&t->m);
+	msglog_free(t->msgs);
 	free_windows(a);
 out:
 	free(a);

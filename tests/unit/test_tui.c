@@ -596,6 +596,36 @@ static void test_diffview_marker_beside_text(void **state)
 	}
 }
 
+/* M lists the messages shown so far, newest first, in both languages; with more than fit,
+ * they scroll and a search finds the oldest; q goes back. */
+static void test_messages_view(void **state)
+{
+	struct fx *fx = *state;
+	setenv("FERRY_LANG", "zh", 1);
+	char *s = screen_of(fx->dir, "80x24", "4n:nosuch<Enter>M");
+	assert_has(row(s, 1), "消息（最新在前，共 3 条）");
+	assert_has(row(s, 2), "nosuch：没有这个命令");
+	assert_has(row(s, 3), "尚无搜索内容");
+	assert_has(row(s, 4), "欢迎。");
+	free(s);
+	setenv("FERRY_LANG", "en", 1);
+	/* n with nothing to search for says so each time: twenty messages and the welcome */
+	const char *many = "4nnnnnnnnnnnnnnnnnnnnM";
+	s = screen_of(fx->dir, "80x24", many);
+	assert_has(row(s, 1), "Messages, newest first (21)");
+	assert_has(row(s, 2), "Nothing to search for yet: / searches.");
+	assert_null(strstr(s, "Welcome."));
+	char *search = xasprintf("%s/welcome<Enter>", many);
+	free(s);
+	s = screen_of(fx->dir, "80x24", search);
+	assert_has(s, "Welcome.");
+	free(search);
+	free(s);
+	s = screen_of(fx->dir, "80x24", "Mq");
+	assert_has(row(s, 1), "Findings ·");
+	free(s);
+}
+
 /* Replaces the bytes of the kept reading in dir/.ferry/cache whose name holds `what` with
  * text, keeping its header's record of the artifact copy (acache.c's format). */
 static void rewrite_kept(const char *dir, const char *what, const char *text)
@@ -2210,6 +2240,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detail_scrolls_sideways, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detail_scroll_marker_beside_text, setup, teardown),
 		cmocka_unit_test(test_diffview_marker_beside_text),
+		cmocka_unit_test_setup_teardown(test_messages_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waive_with_reason, setup, teardown),
