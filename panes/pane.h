@@ -108,8 +108,8 @@ const tui_setting *settings_selected(tui *t);
  * the file; a report opens in $PAGER. Returns PANE_* flags for the caller. */
 int tui_open_artifact(tui *t, const tui_artifact *a);
 
-/* Sets the message line (printf-style) and keeps the message in the log the messages
- * view lists; attr is a ui attribute. */
+/* Sets the message line (printf-style; any length: the line grows to show it) and keeps
+ * the message in the log the messages view lists; attr is a ui attribute. */
 void tui_message(tui *t, int attr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Helpers shared by panes (panes/draw.c). */

@@ -86,6 +86,7 @@ typedef struct app {
 	unsigned long long tree_stamp; /* model_tree_stamp when last looked */
 	double tree_at;    /* when the tree was last looked at */
 	int cols, rows;
+	int msg_h;         /* rows of the message line: more while a long message shows */
 	ui_win *w_status, *w_rail, *w_list, *w_detail, *w_main, *w_msg, *w_hints, *w_help, *w_pal;
 } app;
 
@@ -141,6 +142,7 @@ static void layout(app *a)
 	a->w_detail = ui_win_new(1 + lh, rw, body - lh, a->cols - rw);
 	a->w_main = ui_win_new(1, rw, body, a->cols - rw);
 	a->w_msg = ui_win_new(a->rows - 2, 0, 1, a->cols);
+	a->msg_h = 1;
 	a->w_hints = ui_win_new(a->rows - 1, 0, 1, a->cols);
 	int hw = a->cols - 8 > 100 ? 100 : a->cols - 8;
 	a->w_help = ui_win_new(2, (a->cols - hw) / 2, a->rows - 4, hw);
@@ -251,6 +253,16 @@ static const char *prompt_label_shown(const prompt *p, int cols, char *buf, size
 	return buf;
 }
 
+/* The rows the message line needs: a message's wrapped at the window's width (at blanks,
+ * or beside wide characters), one for a prompt or no message. */
+static int msg_needs(app *a)
+{
+	if (a->p.active || !a->t.msg)
+		return 1;
+	int n = pane_wrap(a->w_msg, 0, 0, a->t.msg_attr, a->t.msg, 0, 0);
+	return n > 1 ? n : 1;
+}
+
 static void draw_msg(app *a)
 {
 	ui_win *w = a->w_msg;
@@ -271,8 +283,34 @@ static void draw_msg(app *a)
 		ui_put(w, 0, x, UI_NORMAL, s, room);
 		return;
 	}
-	if (a->t.msg)
-		ui_put(w, 0, 0, a->t.msg_attr, a->t.msg, 0);
+	if (!a->t.msg)
+		return;
+	/* wrapped on the rows fit_msg gave; what does not fit is marked with the key that
+	 * shows it whole */
+	int h = ui_win_height(w), total = msg_needs(a);
+	pane_wrap(w, 0, 0, a->t.msg_attr, a->t.msg, 0, pane_text_rows(total, h));
+	const char *key = keymap_label(keymap_by_cmd(CMD_MESSAGES));
+	char hint[128];
+	/* TRANSLATORS: %.*s is the key of the messages view, "M" */
+	snprintf(hint, sizeof hint, _("%.*s shows it whole"), (int)strcspn(key, " "), key);
+	pane_more(w, 0, h, 0, total, hint);
+}
+
+/* Gives the message line the rows its message needs, up to a quarter of the screen: it
+ * grows upwards over the panes, which are painted whole again when it shrinks (the next
+ * key clears a message, as vim's do). */
+static void fit_msg(app *a)
+{
+	int h = msg_needs(a), max = a->rows / 4;
+	if (h > max)
+		h = max;
+	if (h == a->msg_h)
+		return;
+	ui_win_free(a->w_msg);
+	a->w_msg = ui_win_new(a->rows - 1 - h, 0, h, a->cols);
+	a->msg_h = h;
+	a->dirty = D_ALL;
+	a->touch = 1;
 }
 
 static int cursor_col(app *a)
@@ -296,6 +334,7 @@ static void draw(app *a)
 		ui_flush(NULL, 0, 0);
 		return;
 	}
+	fit_msg(a);
 	int d = a->dirty;
 	if (a->touch)
 		t->paint_gen++;
@@ -339,10 +378,6 @@ static void draw(app *a)
 			ui_win_touch(a->w_main);
 		ui_win_show(a->w_main);
 	}
-	if (d & D_MSG) {
-		draw_msg(a);
-		ui_win_show(a->w_msg);
-	}
 	if (d & D_HINTS) {
 		draw_hints(a);
 		ui_win_show(a->w_hints);
@@ -357,6 +392,12 @@ static void draw(app *a)
 		t->ops[PANE_PALETTE]->draw(t->st[PANE_PALETTE], t, a->w_pal);
 		ui_win_touch(a->w_pal);
 		ui_win_show(a->w_pal);
+	}
+	/* last: a message on more than one row lies over the panes */
+	if ((d & D_MSG) || a->msg_h > 1) {
+		draw_msg(a);
+		ui_win_touch(a->w_msg);
+		ui_win_show(a->w_msg);
 	}
 	a->dirty = 0;
 	a->touch = 0;

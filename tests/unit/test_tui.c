@@ -229,6 +229,21 @@ static void assert_rows(const char *screen, int first, const char *const *expect
 	}
 }
 
+/* The message line of a screen rows high as one text: a message longer than the window
+ * grows it upwards, by a quarter of the screen at most, so those rows are joined with the
+ * blank each was wrapped at (the panes' rows above a shorter message come along: harmless
+ * to look for a text in). In a static buffer. */
+static const char *message(const char *screen, int rows)
+{
+	static char buf[8192];
+	buf[0] = '\0';
+	for (int y = rows - 1 - rows / 4; y <= rows - 2; y++) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof buf - n, "%s%s", n ? " " : "", row(screen, y));
+	}
+	return buf;
+}
+
 static void assert_has(const char *screen, const char *needle)
 {
 	if (!strstr(screen, needle)) {
@@ -596,6 +611,99 @@ static void test_diffview_marker_beside_text(void **state)
 	}
 }
 
+/* Rows [first, last] of a screen joined without separators, each trimmed of the blanks
+ * that lead it (a wrapped text read back whole when it broke inside words); caller frees. */
+static char *rows_joined(const char *screen, int first, int last)
+{
+	sbuf b;
+	sbuf_init(&b);
+	for (int y = first; y <= last; y++) {
+		const char *r = row(screen, y);
+		sbuf_adds(&b, r + strspn(r, " "));
+	}
+	return sbuf_detach(&b);
+}
+
+/* A label of n "-runK" parts between "gpu-" and "-END", no blank in it: wrapped, it breaks
+ * inside. Caller frees. */
+static char *long_label(int n)
+{
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, "gpu");
+	for (int i = 0; i < n; i++)
+		sbuf_addf(&b, "-run%d", i);
+	sbuf_adds(&b, "-END");
+	return sbuf_detach(&b);
+}
+
+/* The 80x24 screen in lang after :compare loss was refused for a label no artifact has,
+ * then the keys after; caller frees. */
+static char *refused_label(const char *dir, const char *lang, const char *label, const char *after)
+{
+	char *keys = xasprintf("4:compare loss %s npu<Enter>%s", label, after);
+	setenv("FERRY_LANG", lang, 1);
+	char *s = screen_of(dir, "80x24", keys);
+	setenv("FERRY_LANG", "en", 1);
+	free(keys);
+	return s;
+}
+
+/* A refusal wider than the window at 80x24, in English and in Chinese: the message line
+ * grows upwards to the rows the message needs and shows it whole; the next key gives the
+ * rows back to the panes. */
+static void test_long_message_grows_the_line(void **state)
+{
+	struct fx *fx = *state;
+	char *label = long_label(30);
+	static const struct {
+		const char *lang, *why;
+	} cases[] = { { "en", ": no such artifact id, artifact label or file" }, { "zh", "：没有这个产物编号、产物标签或文件" } };
+	for (size_t c = 0; c < 2; c++) {
+		char *s = refused_label(fx->dir, cases[c].lang, label, "");
+		char *want = xasprintf("%s%s", label, cases[c].why), *got = rows_joined(s, 20, 22);
+		if (strcmp(got, want) != 0)
+			fail_msg("the message is not shown whole on rows 20-22:\n  got:  [%s]\n  want: [%s]\n%s", got, want, s);
+		assert_null(strstr(row(s, 19), "run")); /* the rows above it are the panes' */
+		assert_has(row(s, 19), "return model");
+		free(got);
+		free(want);
+		free(s);
+		/* the next key clears it, and the panes have their rows again */
+		s = refused_label(fx->dir, cases[c].lang, label, "j");
+		assert_null(strstr(s, "-END"));
+		assert_int_equal(strlen(row(s, 22)), 0);
+		free(s);
+	}
+	free(label);
+}
+
+/* A message longer than a quarter of the screen shows what fits, the last row saying how
+ * much is left and which key shows it: M, where it is whole. */
+static void test_message_too_long_names_its_key(void **state)
+{
+	struct fx *fx = *state;
+	char *label = long_label(75);
+	for (int zh = 0; zh < 2; zh++) {
+		char *s = refused_label(fx->dir, zh ? "zh" : "en", label, "");
+		/* six rows: five of text, then the marker's */
+		char *got = rows_joined(s, 17, 21);
+		if (strncmp(got, label, 5 * 79) != 0)
+			fail_msg("rows 17-21 are not the message's first five rows:\n%s", s);
+		const char *mark = row(s, 22);
+		if (!is_count_of(mark + strspn(mark, " "), zh ? "↓ 还有 %d 行 · 按 M 查看全文" : "↓ %d more lines · M shows it whole"))
+			fail_msg("no marker on row 22:\n%s", s);
+		free(got);
+		free(s);
+		s = refused_label(fx->dir, zh ? "zh" : "en", label, "M");
+		assert_has(row(s, 1), zh ? "消息（最新在前，共 2 条）" : "Messages, newest first (2)");
+		assert_has(s, "-END");
+		assert_has(s, zh ? "欢迎。" : "Welcome.");
+		free(s);
+	}
+	free(label);
+}
+
 /* M lists the messages shown so far, newest first, in both languages; with more than fit,
  * they scroll and a search finds the oldest; q goes back. */
 static void test_messages_view(void **state)
@@ -795,7 +903,7 @@ static void test_settings_form(void **state)
 static void message_says(const char *dir, const char *keys, const char *text)
 {
 	char *s = screen_of(dir, "120x40", keys);
-	assert_has(row(s, 38), text);
+	assert_has(message(s, 40), text);
 	free(s);
 }
 
@@ -1496,7 +1604,7 @@ static void test_save_screen_outside_project(void **state)
 	free(text);
 	/* the default name goes there as well */
 	s = screen_of(fx->dir, "100x30", ":save-screen<Enter>");
-	assert_has(row(s, 28), "Save the screen to file: .ferry/screens/screen-");
+	assert_has(message(s, 30), "Save the screen to file: .ferry/screens/screen-");
 	free(s);
 	/* the project tree has nothing new: no manual edit is recorded */
 	workspace *ws = NULL;
@@ -1511,7 +1619,7 @@ static void test_save_screen_outside_project(void **state)
 	char *inside = util_path_join(fx->dir, "inside.txt");
 	char *keys = xasprintf(":save-screen %s<Enter>", inside);
 	s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "inside the project");
+	assert_has(message(s, 30), "inside the project");
 	free(s);
 	assert_null(tu_read(fx->dir, "inside.txt"));
 	free(keys);
@@ -1523,8 +1631,8 @@ static void test_save_screen_outside_project(void **state)
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		keys = xasprintf(":save-screen %s<Enter>", paths[i]);
 		s = screen_of(fx->dir, "100x30", keys);
-		if (!strstr(row(s, 28), "inside the project") && !strstr(row(s, 28), "outside .ferry/"))
-			fail_msg("save-screen %s was not refused: [%s]", paths[i], row(s, 28));
+		if (!strstr(message(s, 30), "inside the project") && !strstr(message(s, 30), "outside .ferry/"))
+			fail_msg("save-screen %s was not refused: [%s]", paths[i], message(s, 30));
 		free(s);
 		free(keys);
 	}
@@ -1545,11 +1653,11 @@ static void test_report(void **state)
 	assert_string_equal(row(s, 28), "Report format (md, html, json, sarif or csv): md");
 	free(s);
 	s = screen_of(fx->dir, "100x30", "p<Enter>");
-	assert_has(row(s, 28), "Write the md report to: .ferry/artifacts/reports/report-");
+	assert_has(message(s, 30), "Write the md report to: .ferry/artifacts/reports/report-");
 	free(s);
 	s = screen_of(fx->dir, "100x30", "p<Enter><Enter>");
-	assert_has(row(s, 28), "Wrote .ferry/artifacts/reports/report-");
-	assert_has(row(s, 28), "(md report, sha256 ");
+	assert_has(message(s, 30), "Wrote .ferry/artifacts/reports/report-");
+	assert_has(message(s, 30), "(md report, sha256 ");
 	free(s);
 	/* the palette takes both at once; the artifacts pane lists what was written */
 	s = screen_of(fx->dir, "100x30", ":report json .ferry/out.json<Enter>a");
@@ -1565,7 +1673,7 @@ static void test_report(void **state)
 	/* a report path typed without .ferry/ is still written under .ferry/, never into
 	 * the client's project (where it would become a "manual edit" checkpoint) */
 	s = screen_of(fx->dir, "100x30", ":report md notes.md<Enter>");
-	assert_has(row(s, 28), "Wrote .ferry/artifacts/reports/notes.md");
+	assert_has(message(s, 30), "Wrote .ferry/artifacts/reports/notes.md");
 	free(s);
 	text = tu_read(fx->dir, "notes.md");
 	assert_null(text);
@@ -1573,7 +1681,7 @@ static void test_report(void **state)
 	assert_non_null(text);
 	free(text);
 	s = screen_of(fx->dir, "100x30", ":report pdf<Enter>");
-	assert_has(row(s, 28), "pdf: not a report format (md, html, json, sarif or csv)");
+	assert_has(message(s, 30), "pdf: not a report format (md, html, json, sarif or csv)");
 	free(s);
 }
 
@@ -1718,7 +1826,7 @@ static void test_palette_compare_options(void **state)
 	tu_write(dir, "b.csv", b);
 	char *keys = xasprintf(":compare loss %s/a.csv %s/b.csv<Enter>", dir, dir);
 	char *s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "several loss columns");
+	assert_has(message(s, 30), "several loss columns");
 	free(s);
 	free(keys);
 	keys = xasprintf(":compare loss %s/a.csv %s/b.csv --column train_loss<Enter>", dir, dir);
@@ -1754,10 +1862,10 @@ static void test_palette_engagement_commands(void **state)
 	assert_string_equal(row(s, 28), ":ingest");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":ing<Tab>lo<Tab>");
-	assert_has(row(s, 28), ":ingest loss-log");
+	assert_has(message(s, 30), ":ingest loss-log");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config tolerance.l<Tab>");
-	assert_has(row(s, 28), ":config tolerance.loss");
+	assert_has(message(s, 30), ":config tolerance.loss");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config strategy <Tab>");
 	assert_has(s, "auto  manual  tool");
@@ -1765,27 +1873,27 @@ static void test_palette_engagement_commands(void **state)
 	/* ingest both logs with labels */
 	char *keys = xasprintf(":ingest loss-log %s/gpu.log --label gpu<Enter>", logs);
 	s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "as artifact #1 (loss-log).");
+	assert_has(message(s, 30), "as artifact #1 (loss-log).");
 	free(s);
 	free(keys);
 	keys = xasprintf(":ingest loss-log %s/npu.log --label npu<Enter>", logs);
 	s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "as artifact #2 (loss-log).");
+	assert_has(message(s, 30), "as artifact #2 (loss-log).");
 	free(s);
 	free(keys);
 	s = screen_of(fx->dir, "100x30", ":ingest bogus x<Enter>");
-	assert_has(row(s, 28), "unknown kind");
+	assert_has(message(s, 30), "unknown kind");
 	free(s);
 	/* labels complete for compare */
 	s = screen_of(fx->dir, "100x30", ":compare loss g<Tab>");
-	assert_has(row(s, 28), ":compare loss gpu");
+	assert_has(message(s, 30), ":compare loss gpu");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config tolerance.loss 0.001<Enter>");
-	assert_has(row(s, 28), "tolerance.loss set to 0.001");
+	assert_has(message(s, 30), "tolerance.loss set to 0.001");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config tolerance.loss lots<Enter>");
-	assert_has(row(s, 28), "tolerance.loss");
-	assert_has(row(s, 28), "lots");
+	assert_has(message(s, 30), "tolerance.loss");
+	assert_has(message(s, 30), "lots");
 	free(s);
 	/* the comparison: curves, verdict, table; failing at a 0.1 % tolerance */
 	s = screen_of(fx->dir, "100x30", ":compare loss gpu npu<Enter>");
@@ -1793,7 +1901,7 @@ static void test_palette_engagement_commands(void **state)
 	assert_has(s, "FAIL  mean relative error");
 	assert_has(s, "A (GPU)");
 	assert_has(s, "⣿");
-	assert_has(row(s, 28), "compare loss gpu npu:");
+	assert_has(message(s, 30), "compare loss gpu npu:");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config tolerance.loss 0.02<Enter>:compare loss gpu npu<Enter>");
 	assert_has(s, "PASS  mean relative error");
@@ -1818,7 +1926,7 @@ static void test_palette_engagement_commands(void **state)
 	/* each ingest, setting and comparison is followed by the run of the checks judging it */
 	assert_has(row(s, 1), "Audit chain, newest first (14 events)");
 	assert_has(row(s, 2), "verify:  findings 1: the row is not recorded in the audit chain");
-	assert_has(row(s, 28), "verify: 4 problems; the first: findings 1");
+	assert_has(message(s, 30), "verify: 4 problems; the first: findings 1");
 	assert_has(row(s, 7), "   14  ");
 	assert_has(row(s, 7), "  check       Ada Tester");
 	assert_has(row(s, 10), "\"plugins\":[\"tune.acceptance\",\"tune.loss_curves\"");
@@ -1828,29 +1936,29 @@ static void test_palette_engagement_commands(void **state)
 	free(s);
 	/* unwaive: waive #1, then withdraw it by number with a reason */
 	s = screen_of(fx->dir, "100x30", "4jwnot now<Enter>");
-	assert_has(row(s, 28), "Waived finding #1.");
+	assert_has(message(s, 30), "Waived finding #1.");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":unwaive 1<Enter>");
 	/* the reason is asked for on its own: the field starts empty */
 	assert_string_equal(row(s, 28), "Reason for withdrawing the waiver of #1:");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":unwaive 1 the client wants it fixed<Enter>");
-	assert_has(row(s, 28), "Withdrew the waiver of #1; it is open again.");
+	assert_has(message(s, 30), "Withdrew the waiver of #1; it is open again.");
 	free(s);
 	/* export patches, and the probe script */
 	keys = xasprintf(":export patches %s/patches<Enter>", logs);
 	s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "Wrote one patch per checkpoint into");
+	assert_has(message(s, 30), "Wrote one patch per checkpoint into");
 	free(s);
 	free(keys);
 	char *anchor = tu_read(logs, "patches/AUDIT-ANCHOR");
 	assert_non_null(anchor);
 	free(anchor);
 	s = screen_of(fx->dir, "100x30", ":export branch x<Enter>");
-	assert_has(row(s, 28), "usage: export patches DIR | export branch NAME --to REPO");
+	assert_has(message(s, 30), "usage: export patches DIR | export branch NAME --to REPO");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":probe-script probe.sh<Enter>");
-	assert_has(row(s, 28), "Wrote the probe to .ferry/probe/probe.sh");
+	assert_has(message(s, 30), "Wrote the probe to .ferry/probe/probe.sh");
 	free(s);
 	char *probe = tu_read(fx->dir, ".ferry/probe/probe.sh");
 	assert_non_null(probe);
@@ -1927,8 +2035,8 @@ static void test_signoff_runs_the_gate_first(void **state)
 	compare_outcome_done(&o);
 	ws_close(ws);
 	char *s = screen_of(fx->dir, "100x30", "5S");
-	assert_has(row(s, 28), "Cannot sign off tune: 1 open error finding must be fixed or waived ");
-	assert_has(row(s, 28), "tune.acceptance: The l");
+	assert_has(message(s, 30), "Cannot sign off tune: 1 open error finding must be fixed or waived ");
+	assert_has(message(s, 30), "tune.acceptance: The l");
 	free(s);
 	free(pa);
 	free(pb);
@@ -1948,7 +2056,7 @@ static void test_compare_view_shows_recorded_thresholds(void **state)
 	write_npy(data, "b.npy", 16, 1.01f, 0.1f);
 	char *keys = xasprintf(":config tolerance.dump_atol 0.001<Enter>:compare dump %s/a.npy %s/b.npy<Enter>", data, data);
 	char *s = screen_of(fx->dir, "120x30", keys);
-	assert_has(row(s, 28), "1 of 1 tensor pairs fail");
+	assert_has(message(s, 30), "1 of 1 tensor pairs fail");
 	free(s);
 	free(keys);
 	s = screen_of(fx->dir, "120x30", ":config tolerance.dump_atol 0.5<Enter>a<Enter>");
@@ -2241,6 +2349,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_detail_scroll_marker_beside_text, setup, teardown),
 		cmocka_unit_test(test_diffview_marker_beside_text),
 		cmocka_unit_test_setup_teardown(test_messages_view, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_message_grows_the_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_too_long_names_its_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waive_with_reason, setup, teardown),
