@@ -533,7 +533,7 @@ static void run_checks(app *a, int all)
 	rc = check_run(&res, t->m.ws, &co);
 	ws_unlock(t->m.ws);
 	t->running = 0;
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (a->cancel || rc == FERRY_ECANCEL)
@@ -589,7 +589,7 @@ static void do_waive(app *a, const char *reason)
 	if (!rc)
 		rc = review_waive(t->m.ws, &id, 1, reason);
 	ws_unlock(t->m.ws);
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (rc)
@@ -648,7 +648,7 @@ static void set_view(app *a, int view);
 static void do_signoff(app *a, const char *note)
 {
 	tui *t = &a->t;
-	char why[512];
+	char why[ERR_MAX];
 	const char *phase = phase_name(t->m.phase);
 	int rc = lock_synced(a, NULL);
 	if (!rc)
@@ -665,7 +665,7 @@ static void do_signoff(app *a, const char *note)
 	if (a->reviewing && t->view == VIEW_SHOW) /* the list it accepted gives way to where the user was */
 		set_view(a, t->show_back);
 	a->reviewing = 0;
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (rc)
@@ -714,7 +714,7 @@ static void do_edit(app *a)
 	int made = 0;
 	int rc = lock_synced(a, &made);
 	ws_unlock(t->m.ws);
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -743,7 +743,7 @@ static void do_revert(app *a)
 	if (!rc)
 		rc = review_revert(&id, oid, t->m.ws, rev);
 	ws_unlock(t->m.ws);
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (rc)
@@ -1088,7 +1088,7 @@ static void fix_preview(app *a, int scope, const char *arg)
 	repaint_during_run(a, 1);
 	fix_plan *plan = NULL;
 	rc = fix_plan_new(&plan, t->m.ws, &sel);
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a); /* the fresh run may have changed the findings */
 	ws_unlock(t->m.ws);
@@ -1155,7 +1155,7 @@ static void fix_apply(app *a)
 	ws_unlock(t->m.ws);
 	t->running = 0;
 	a->busy_fixed = 0;
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	set_view(a, VIEW_FINDINGS);
 	reload(a);
@@ -1248,7 +1248,7 @@ static void write_report(app *a, const char *format, const char *path)
 		t->running = 0;
 		a->busy_fixed = 0;
 	}
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (rc)
@@ -1389,7 +1389,7 @@ static int ingest_local_locked(app *a, void *arg)
  * `ferry ingest`: options anywhere after the kind. */
 static void do_ingest(app *a, const char *arg)
 {
-	char *copy = xstrdup(arg ? arg : ""), *v[8], err[512];
+	char *copy = xstrdup(arg ? arg : ""), *v[8], err[ERR_MAX];
 	size_t n = palette_split(v, 8, copy);
 	const char *pos[2] = { NULL, NULL }, *label = NULL;
 	int local = 0, smoke = 0, npos = 0, bad = 0;
@@ -1464,7 +1464,7 @@ static void do_config(app *a, const char *arg)
 		usage(a, CMD_CONFIG);
 		return;
 	}
-	char key[128], err[512];
+	char key[128], err[ERR_MAX];
 	snprintf(key, sizeof key, "%.*s", (int)(kn < sizeof key ? kn : sizeof key - 1), arg);
 	const char *value = arg + kn;
 	while (*value == ' ')
@@ -1504,7 +1504,7 @@ static int config_unset_locked(app *a, void *arg)
 static void do_config_unset(app *a, const char *arg)
 {
 	tui *t = &a->t;
-	char err[512], *copy = xstrdup(arg ? arg : ""), *v[2];
+	char err[ERR_MAX], *copy = xstrdup(arg ? arg : ""), *v[2];
 	struct unset_args u = { palette_split(v, 2, copy) == 1 ? v[0] : NULL, NULL };
 	if (!u.key)
 		usage(a, CMD_CONFIG_UNSET);
@@ -1548,7 +1548,7 @@ static int compare_locked(app *a, void *arg)
 static void do_compare(app *a, const char *arg)
 {
 	tui *t = &a->t;
-	char *copy = xstrdup(arg ? arg : ""), *v[10], err[512];
+	char *copy = xstrdup(arg ? arg : ""), *v[10], err[ERR_MAX];
 	size_t n = palette_split(v, 10, copy);
 	int loss = n >= 3 && strcmp(v[0], "loss") == 0, ok = n >= 3 && (loss || strcmp(v[0], "dump") == 0) && n % 2 == 1;
 	compare_req req = { loss, NULL, NULL, NULL, 0, NULL, NULL, 0, { 0, 0, 0 }, 0 };
@@ -1625,7 +1625,7 @@ static int export_locked(app *a, void *arg)
 static void do_export(app *a, const char *arg)
 {
 	tui *t = &a->t;
-	char *copy = xstrdup(arg ? arg : ""), *v[8], err[512];
+	char *copy = xstrdup(arg ? arg : ""), *v[8], err[ERR_MAX];
 	size_t n = palette_split(v, 8, copy);
 	struct export_args g = { 0, NULL, NULL, NULL, "" };
 	if (n == 2 && strcmp(v[0], "patches") == 0) {
@@ -1715,7 +1715,7 @@ static int unwaive_locked(app *a, void *arg)
 static void unwaive_finding(app *a, long long id, const char *reason)
 {
 	tui *t = &a->t;
-	char err[512];
+	char err[ERR_MAX];
 	if (!review_reason_given(reason)) {
 		tui_message(t, UI_ERROR, _("unwaive: a reason is required; the waiver of #%lld stands"), id);
 		return;
@@ -1962,7 +1962,7 @@ static void signoff_blockers(app *a)
 static int needs_input(app *a, int cmd)
 {
 	tui *t = &a->t;
-	char label[512], why[512];
+	char label[512], why[ERR_MAX];
 	switch (cmd) {
 	case CMD_FILTER:
 		prompt_start(a, cmd, 0, _("Filter (words, #id, file:line, sev:, status:, plugin:, fix:yes): "), t->filter);

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "compare.h"
+#include "config.h"
 #include "diffview.h"
 #include "keymap.h"
 #include "review.h"
@@ -702,6 +703,24 @@ static void test_message_too_long_names_its_key(void **state)
 		free(s);
 	}
 	free(label);
+}
+
+/* A refusal longer than 512 bytes (unsetting an unknown setting: every key is listed)
+ * reaches the message line whole, its end included: the workbench's copies of an error,
+ * kept while it reloads, are as large as the error record. */
+static void test_long_error_kept_whole(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "200x60", ":unset nosuchkey<Enter>");
+	/* the same refusal, as the settings the workbench loaded make it */
+	assert_int_not_equal(config_key_check("nosuchkey"), 0);
+	const char *why = err_message();
+	size_t n = strlen(why);
+	assert_true(n > 512);
+	assert_has(message(s, 60), "nosuchkey");
+	assert_has(message(s, 60), why + n - 40);
+	err_clear();
+	free(s);
 }
 
 /* M lists the messages shown so far, newest first, in both languages; with more than fit,
@@ -2351,6 +2370,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_messages_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_message_grows_the_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_message_too_long_names_its_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_error_kept_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waive_with_reason, setup, teardown),
