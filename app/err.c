@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define ERR_MAX 1024
-
 static _Thread_local char err_text[ERR_MAX];
 static _Thread_local int err_last;
 

@@ -30,6 +30,10 @@ enum {
 	FERRY_ECANCEL = -13, /* the user cancelled */
 };
 
+/* The bytes the record holds, with the NUL: a copy of err_message() in a buffer of this
+ * size is whole. */
+#define ERR_MAX 1024
+
 /* Sets the record to the formatted message and returns code (for `return err_set(...)`). */
 int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prepends "context: " to the current message; returns the current code. */

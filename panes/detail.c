@@ -309,11 +309,10 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 	else
 		line(&o, 2, UI_DIM, _("(no automatic fix: this one needs a person)"));
 	d->total = o.row;
-	if (d->total > d->h && d->scroll + d->h < d->total) {
-		char more[32];
-		snprintf(more, sizeof more, "↓ %d", d->total - d->scroll - d->h);
-		ui_put(w, d->h - 1, ui_win_width(w) - 8, UI_DIM, more, 0);
-	}
+	/* a text longer than the pane gives its last row to the marker: scrolling counts
+	 * the rows left above it */
+	pane_more(w, 0, d->h, d->scroll, d->total, NULL);
+	d->h = pane_text_rows(d->total, d->h);
 }
 
 static int detail_handle(void *st, tui *t, int cmd, const char *arg)

@@ -63,7 +63,7 @@ int diffview_attr(const char *l)
 
 void diffview_draw(diffview *d, ui_win *w, int y, int x, int h)
 {
-	d->h = h > 0 ? h : 0;
+	d->h = pane_text_rows(d->nlines, h > 0 ? h : 0);
 	int max = d->nlines - d->h > 0 ? d->nlines - d->h : 0;
 	if (d->scroll > max)
 		d->scroll = max;
@@ -79,11 +79,7 @@ void diffview_draw(diffview *d, ui_win *w, int y, int x, int h)
 			ui_put(w, y + r, x - 1, UI_SELECT, "▶", 1);
 		ui_putn_clip(w, y + r, x, x - d->hscroll, attr, l, len);
 	}
-	if (d->scroll + d->h < d->nlines) {
-		char more[32];
-		snprintf(more, sizeof more, " ↓ %d ", d->nlines - d->scroll - d->h);
-		ui_put(w, y + d->h - 1, ui_win_width(w) - 9, UI_DIM, more, 0);
-	}
+	pane_more(w, y, h, d->scroll, d->nlines, NULL);
 }
 
 /* The first line after (dir > 0) or before (dir < 0) line `from` that starts a hunk

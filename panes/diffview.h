@@ -42,8 +42,9 @@ void diffview_clear(diffview *d);
 void diffview_dim(diffview *d, int from, int to, int dim);
 /* The ui attribute of one diff line by its prefix. */
 int diffview_attr(const char *line);
-/* Draws lines from d->scroll into rows [y, y + h) of w from column x; shows "↓ N"
- * at the bottom right when more lines follow. */
+/* Draws lines from d->scroll into rows [y, y + h) of w from column x; when they do not
+ * all fit, the last row is the scroll marker's (pane_more) and d->h counts the rows
+ * above it. */
 void diffview_draw(diffview *d, ui_win *w, int y, int x, int h);
 /* Applies a movement command (keymap.h) to the scroll; 1 when it was one. The phase
  * commands (] [ l h) move to the next or previous hunk (or file) instead; < and >

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,6 +183,33 @@ const char *pane_strategy_words(const char *strategy)
 	if (strcmp(strategy, "manual") == 0)
 		return _("manual porting first");
 	return strategy;
+}
+
+int pane_text_rows(int total, int h)
+{
+	return total > h && h > 1 ? h - 1 : h;
+}
+
+void pane_more(ui_win *w, int y, int h, int top, int total, const char *hint)
+{
+	int rows = pane_text_rows(total, h);
+	if (rows == h)
+		return;
+	y += rows;
+	int below = total - top - rows;
+	char mark[256];
+	if (below > 0)
+		snprintf(mark, sizeof mark, P_("↓ %d more line", "↓ %d more lines", (unsigned long)below), below);
+	else
+		snprintf(mark, sizeof mark, P_("↑ %d line above", "↑ %d lines above", (unsigned long)top), top);
+	if (hint && *hint) {
+		size_t n = strlen(mark);
+		snprintf(mark + n, sizeof mark - n, " · %s", hint);
+	}
+	/* a row of its own, right-aligned by display columns: the text above keeps every cell */
+	int width = ui_win_width(w), mw = text_width(mark);
+	ui_fill_row(w, y, UI_NORMAL);
+	ui_put(w, y, mw < width - 1 ? width - 1 - mw : 0, UI_DIM, mark, width);
 }
 
 int pane_scroll_cmd(int *scroll, int total, int h, int cmd)

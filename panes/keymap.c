@@ -93,6 +93,8 @@ const keymap_entry keymap[] = {
 	{ CMD_COPY, "copy", { 'C' }, "C", VIEW_ANY, 0,
 	  N_("copy the finding's file:line or the checkpoint's commit to the clipboard (OSC 52)") },
 	{ CMD_AUDIT, "audit", { 'E' }, "E", VIEW_ANY, 0, N_("the audit events, newest first") },
+	{ CMD_MESSAGES, "messages", { 'M' }, "M", VIEW_ANY, 0,
+	  N_("the messages shown on the message line, newest first, each in full (a long one says so where it is cut)") },
 	{ CMD_SETTINGS, "settings", { 'o' }, "o", VIEW_ANY, 0,
 	  N_("the settings form: targets, tolerances, strategy, cards, model size and the checks' own; Enter changes one, x unsets one") },
 	{ CMD_HELP, "help", { '?', UI_KEY_CTRL('h') }, "?", VIEW_ANY, 0, N_("this help") },

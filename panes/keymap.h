@@ -74,6 +74,7 @@ enum tui_cmd {
 	CMD_SETTINGS,    /* the settings form */
 	CMD_FIX_TOGGLE,  /* the fix preview: leave the current hunk out, or take it back */
 	CMD_CONFIG_UNSET, /* remove a setting (the settings form's selected one, or KEY) */
+	CMD_MESSAGES,    /* the messages shown so far, newest first, each whole */
 	CMD_COUNT
 };
 
@@ -89,6 +90,7 @@ enum tui_view {
 	VIEW_AUDIT, /* the audit chain */
 	VIEW_SHOW,  /* one artifact or comparison opened from the artifacts pane */
 	VIEW_SETTINGS, /* the settings form */
+	VIEW_MESSAGES, /* the messages shown so far */
 	VIEW_COUNT
 };
 

@@ -50,6 +50,7 @@ enum pane_id {
 	PANE_AUDIT,
 	PANE_SHOW,
 	PANE_SETTINGS,
+	PANE_MESSAGES,
 	PANE_COUNT
 };
 
@@ -70,8 +71,10 @@ struct tui {
 	unsigned reload_gen;       /* bumped on every reload: panes drop caches */
 	unsigned paint_gen;        /* bumped when windows were recreated or overlapped:
 	                              panes must repaint whole, not just changed rows */
-	char msg[512];             /* message line */
+	const char *msg;           /* the message line's text: the newest of msgs (borrowed), or
+	                              NULL when the line shows none */
 	int msg_attr;              /* its ui attribute */
+	struct msglog *msgs;       /* every message shown, for the messages view (owned by tui.c) */
 	int running;               /* checks are running */
 	char progress[160];        /* running-work indicator text */
 	const char *prompt_buf;    /* palette: the text typed so far (borrowed) */
@@ -92,7 +95,7 @@ struct tui {
 
 extern const pane_ops pane_rail_ops, pane_findings_ops, pane_detail_ops, pane_timeline_ops,
 	pane_guide_ops, pane_chart_ops, pane_artifacts_ops, pane_help_ops, pane_palette_ops,
-	pane_status_ops, pane_fix_ops, pane_audit_ops, pane_show_ops, pane_settings_ops;
+	pane_status_ops, pane_fix_ops, pane_audit_ops, pane_show_ops, pane_settings_ops, pane_messages_ops;
 
 /* The findings the person left out of the fix being previewed (fixview.c), *n of
  * them; borrowed, NULL when none. */
@@ -105,7 +108,8 @@ const tui_setting *settings_selected(tui *t);
  * the file; a report opens in $PAGER. Returns PANE_* flags for the caller. */
 int tui_open_artifact(tui *t, const tui_artifact *a);
 
-/* Sets the message line (printf-style); attr is a ui attribute. */
+/* Sets the message line (printf-style; any length: the line grows to show it) and keeps
+ * the message in the log the messages view lists; attr is a ui attribute. */
 void tui_message(tui *t, int attr, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Helpers shared by panes (panes/draw.c). */
@@ -133,6 +137,16 @@ int pane_class_attr(const char *klass);
 const char *pane_strategy_words(const char *strategy);
 /* Keeps *top so that cur is visible in a list of height h and count n. */
 void pane_scroll(int *top, int cur, int h, int n);
+/* The rows of a region h rows high that show a text of total rows: all h when it fits,
+ * else h - 1, the last row being kept for pane_more's marker, so that the marker never
+ * covers the text (scroll ranges are computed with this height). */
+int pane_text_rows(int total, int h);
+/* When a text of total rows shown from row top in rows [y, y + h) of w does not fit,
+ * marks on the region's last row (the one pane_text_rows keeps: cleared whole, the
+ * marker right-aligned by display columns) what lies beyond: "↓ N more lines" while
+ * rows follow, "↑ N lines above" at the end; hint (NULL: none) follows it, e.g. the
+ * key that shows the rest. */
+void pane_more(ui_win *w, int y, int h, int top, int total, const char *hint);
 /* Applies a movement command to the first shown row *scroll of total rows shown h at
  * a time (End/G goes to the last page); returns PANE_* flags, 0 when cmd is not a move. */
 int pane_scroll_cmd(int *scroll, int total, int h, int cmd);

@@ -20,6 +20,7 @@
 #include "history.h"
 #include "report.h"
 #include "intl.h"
+#include "msglog.h"
 #include "pane.h"
 #include "plugin_host.h"
 #include "review.h"
@@ -85,6 +86,7 @@ typedef struct app {
 	unsigned long long tree_stamp; /* model_tree_stamp when last looked */
 	double tree_at;    /* when the tree was last looked at */
 	int cols, rows;
+	int msg_h;         /* rows of the message line: more while a long message shows */
 	ui_win *w_status, *w_rail, *w_list, *w_detail, *w_main, *w_msg, *w_hints, *w_help, *w_pal;
 } app;
 
@@ -92,9 +94,13 @@ void tui_message(tui *t, int attr, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_vaddf(&b, fmt, ap);
 	va_end(ap);
+	t->msg = msglog_add(t->msgs, attr, b.buf);
 	t->msg_attr = attr;
+	sbuf_done(&b);
 }
 
 static double now_s(void)
@@ -136,6 +142,7 @@ static void layout(app *a)
 	a->w_detail = ui_win_new(1 + lh, rw, body - lh, a->cols - rw);
 	a->w_main = ui_win_new(1, rw, body, a->cols - rw);
 	a->w_msg = ui_win_new(a->rows - 2, 0, 1, a->cols);
+	a->msg_h = 1;
 	a->w_hints = ui_win_new(a->rows - 1, 0, 1, a->cols);
 	int hw = a->cols - 8 > 100 ? 100 : a->cols - 8;
 	a->w_help = ui_win_new(2, (a->cols - hw) / 2, a->rows - 4, hw);
@@ -246,6 +253,16 @@ static const char *prompt_label_shown(const prompt *p, int cols, char *buf, size
 	return buf;
 }
 
+/* The rows the message line needs: a message's wrapped at the window's width (at blanks,
+ * or beside wide characters), one for a prompt or no message. */
+static int msg_needs(app *a)
+{
+	if (a->p.active || !a->t.msg)
+		return 1;
+	int n = pane_wrap(a->w_msg, 0, 0, a->t.msg_attr, a->t.msg, 0, 0);
+	return n > 1 ? n : 1;
+}
+
 static void draw_msg(app *a)
 {
 	ui_win *w = a->w_msg;
@@ -266,7 +283,34 @@ static void draw_msg(app *a)
 		ui_put(w, 0, x, UI_NORMAL, s, room);
 		return;
 	}
-	ui_put(w, 0, 0, a->t.msg_attr, a->t.msg, 0);
+	if (!a->t.msg)
+		return;
+	/* wrapped on the rows fit_msg gave; what does not fit is marked with the key that
+	 * shows it whole */
+	int h = ui_win_height(w), total = msg_needs(a);
+	pane_wrap(w, 0, 0, a->t.msg_attr, a->t.msg, 0, pane_text_rows(total, h));
+	const char *key = keymap_label(keymap_by_cmd(CMD_MESSAGES));
+	char hint[128];
+	/* TRANSLATORS: %.*s is the key of the messages view, "M" */
+	snprintf(hint, sizeof hint, _("%.*s shows it whole"), (int)strcspn(key, " "), key);
+	pane_more(w, 0, h, 0, total, hint);
+}
+
+/* Gives the message line the rows its message needs, up to a quarter of the screen: it
+ * grows upwards over the panes, which are painted whole again when it shrinks (the next
+ * key clears a message, as vim's do). */
+static void fit_msg(app *a)
+{
+	int h = msg_needs(a), max = a->rows / 4;
+	if (h > max)
+		h = max;
+	if (h == a->msg_h)
+		return;
+	ui_win_free(a->w_msg);
+	a->w_msg = ui_win_new(a->rows - 1 - h, 0, h, a->cols);
+	a->msg_h = h;
+	a->dirty = D_ALL;
+	a->touch = 1;
 }
 
 static int cursor_col(app *a)
@@ -290,6 +334,7 @@ static void draw(app *a)
 		ui_flush(NULL, 0, 0);
 		return;
 	}
+	fit_msg(a);
 	int d = a->dirty;
 	if (a->touch)
 		t->paint_gen++;
@@ -333,10 +378,6 @@ static void draw(app *a)
 			ui_win_touch(a->w_main);
 		ui_win_show(a->w_main);
 	}
-	if (d & D_MSG) {
-		draw_msg(a);
-		ui_win_show(a->w_msg);
-	}
 	if (d & D_HINTS) {
 		draw_hints(a);
 		ui_win_show(a->w_hints);
@@ -351,6 +392,12 @@ static void draw(app *a)
 		t->ops[PANE_PALETTE]->draw(t->st[PANE_PALETTE], t, a->w_pal);
 		ui_win_touch(a->w_pal);
 		ui_win_show(a->w_pal);
+	}
+	/* last: a message on more than one row lies over the panes */
+	if ((d & D_MSG) || a->msg_h > 1) {
+		draw_msg(a);
+		ui_win_touch(a->w_msg);
+		ui_win_show(a->w_msg);
 	}
 	a->dirty = 0;
 	a->touch = 0;
@@ -486,7 +533,7 @@ static void run_checks(app *a, int all)
 	rc = check_run(&res, t->m.ws, &co);
 	ws_unlock(t->m.ws);
 	t->running = 0;
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (a->cancel || rc == FERRY_ECANCEL)
@@ -542,7 +589,7 @@ static void do_waive(app *a, const char *reason)
 	if (!rc)
 		rc = review_waive(t->m.ws, &id, 1, reason);
 	ws_unlock(t->m.ws);
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (rc)
@@ -601,7 +648,7 @@ static void set_view(app *a, int view);
 static void do_signoff(app *a, const char *note)
 {
 	tui *t = &a->t;
-	char why[512];
+	char why[ERR_MAX];
 	const char *phase = phase_name(t->m.phase);
 	int rc = lock_synced(a, NULL);
 	if (!rc)
@@ -618,7 +665,7 @@ static void do_signoff(app *a, const char *note)
 	if (a->reviewing && t->view == VIEW_SHOW) /* the list it accepted gives way to where the user was */
 		set_view(a, t->show_back);
 	a->reviewing = 0;
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (rc)
@@ -667,7 +714,7 @@ static void do_edit(app *a)
 	int made = 0;
 	int rc = lock_synced(a, &made);
 	ws_unlock(t->m.ws);
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -696,7 +743,7 @@ static void do_revert(app *a)
 	if (!rc)
 		rc = review_revert(&id, oid, t->m.ws, rev);
 	ws_unlock(t->m.ws);
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (rc)
@@ -923,6 +970,7 @@ static int view_pane(int view)
 	case VIEW_AUDIT: return PANE_AUDIT;
 	case VIEW_SHOW: return PANE_SHOW;
 	case VIEW_SETTINGS: return PANE_SETTINGS;
+	case VIEW_MESSAGES: return PANE_MESSAGES;
 	default: return PANE_FINDINGS;
 	}
 }
@@ -1040,7 +1088,7 @@ static void fix_preview(app *a, int scope, const char *arg)
 	repaint_during_run(a, 1);
 	fix_plan *plan = NULL;
 	rc = fix_plan_new(&plan, t->m.ws, &sel);
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a); /* the fresh run may have changed the findings */
 	ws_unlock(t->m.ws);
@@ -1107,7 +1155,7 @@ static void fix_apply(app *a)
 	ws_unlock(t->m.ws);
 	t->running = 0;
 	a->busy_fixed = 0;
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	set_view(a, VIEW_FINDINGS);
 	reload(a);
@@ -1200,7 +1248,7 @@ static void write_report(app *a, const char *format, const char *path)
 		t->running = 0;
 		a->busy_fixed = 0;
 	}
-	char err[512];
+	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
 	if (rc)
@@ -1341,7 +1389,7 @@ static int ingest_local_locked(app *a, void *arg)
  * `ferry ingest`: options anywhere after the kind. */
 static void do_ingest(app *a, const char *arg)
 {
-	char *copy = xstrdup(arg ? arg : ""), *v[8], err[512];
+	char *copy = xstrdup(arg ? arg : ""), *v[8], err[ERR_MAX];
 	size_t n = palette_split(v, 8, copy);
 	const char *pos[2] = { NULL, NULL }, *label = NULL;
 	int local = 0, smoke = 0, npos = 0, bad = 0;
@@ -1416,7 +1464,7 @@ static void do_config(app *a, const char *arg)
 		usage(a, CMD_CONFIG);
 		return;
 	}
-	char key[128], err[512];
+	char key[128], err[ERR_MAX];
 	snprintf(key, sizeof key, "%.*s", (int)(kn < sizeof key ? kn : sizeof key - 1), arg);
 	const char *value = arg + kn;
 	while (*value == ' ')
@@ -1456,7 +1504,7 @@ static int config_unset_locked(app *a, void *arg)
 static void do_config_unset(app *a, const char *arg)
 {
 	tui *t = &a->t;
-	char err[512], *copy = xstrdup(arg ? arg : ""), *v[2];
+	char err[ERR_MAX], *copy = xstrdup(arg ? arg : ""), *v[2];
 	struct unset_args u = { palette_split(v, 2, copy) == 1 ? v[0] : NULL, NULL };
 	if (!u.key)
 		usage(a, CMD_CONFIG_UNSET);
@@ -1500,7 +1548,7 @@ static int compare_locked(app *a, void *arg)
 static void do_compare(app *a, const char *arg)
 {
 	tui *t = &a->t;
-	char *copy = xstrdup(arg ? arg : ""), *v[10], err[512];
+	char *copy = xstrdup(arg ? arg : ""), *v[10], err[ERR_MAX];
 	size_t n = palette_split(v, 10, copy);
 	int loss = n >= 3 && strcmp(v[0], "loss") == 0, ok = n >= 3 && (loss || strcmp(v[0], "dump") == 0) && n % 2 == 1;
 	compare_req req = { loss, NULL, NULL, NULL, 0, NULL, NULL, 0, { 0, 0, 0 }, 0 };
@@ -1577,7 +1625,7 @@ static int export_locked(app *a, void *arg)
 static void do_export(app *a, const char *arg)
 {
 	tui *t = &a->t;
-	char *copy = xstrdup(arg ? arg : ""), *v[8], err[512];
+	char *copy = xstrdup(arg ? arg : ""), *v[8], err[ERR_MAX];
 	size_t n = palette_split(v, 8, copy);
 	struct export_args g = { 0, NULL, NULL, NULL, "" };
 	if (n == 2 && strcmp(v[0], "patches") == 0) {
@@ -1667,7 +1715,7 @@ static int unwaive_locked(app *a, void *arg)
 static void unwaive_finding(app *a, long long id, const char *reason)
 {
 	tui *t = &a->t;
-	char err[512];
+	char err[ERR_MAX];
 	if (!review_reason_given(reason)) {
 		tui_message(t, UI_ERROR, _("unwaive: a reason is required; the waiver of #%lld stands"), id);
 		return;
@@ -1914,7 +1962,7 @@ static void signoff_blockers(app *a)
 static int needs_input(app *a, int cmd)
 {
 	tui *t = &a->t;
-	char label[512], why[512];
+	char label[512], why[ERR_MAX];
 	switch (cmd) {
 	case CMD_FILTER:
 		prompt_start(a, cmd, 0, _("Filter (words, #id, file:line, sev:, status:, plugin:, fix:yes): "), t->filter);
@@ -2140,6 +2188,7 @@ static void dispatch(app *a, int cmd, const char *arg)
 	case CMD_PROBE_SCRIPT: do_probe_script(a, arg); break;
 	case CMD_AUDIT: set_view(a, VIEW_AUDIT); break;
 	case CMD_SETTINGS: set_view(a, VIEW_SETTINGS); break;
+	case CMD_MESSAGES: set_view(a, VIEW_MESSAGES); break;
 	case CMD_SETTING_VALUE: {
 		char line[700];
 		snprintf(line, sizeof line, "%s %s", a->setting, arg ? arg : "");
@@ -2341,8 +2390,8 @@ static void loop(app *a)
 			prompt_key(a, k);
 			continue;
 		}
-		if (a->t.msg[0]) { /* a message stays until the next key */
-			a->t.msg[0] = '\0';
+		if (a->t.msg) { /* a message stays until the next key */
+			a->t.msg = NULL;
 			a->dirty |= D_MSG;
 		}
 		dispatch(a, keymap_lookup(k, a->t.view), NULL);
@@ -2385,6 +2434,7 @@ int tui_main(const char *dir)
 	}
 	a = xcalloc(1, sizeof *a);
 	tui *t = &a->t;
+	t->msgs = msglog_new();
 	ws->warn = warn_on_screen;
 	ws->warn_payload = t;
 	model_init(&t->m, ws);
@@ -2396,6 +2446,7 @@ int tui_main(const char *dir)
 		[PANE_PALETTE] = &pane_palette_ops,   [PANE_STATUS] = &pane_status_ops,
 		[PANE_FIX] = &pane_fix_ops,           [PANE_AUDIT] = &pane_audit_ops,
 		[PANE_SHOW] = &pane_show_ops,         [PANE_SETTINGS] = &pane_settings_ops,
+		[PANE_MESSAGES] = &pane_messages_ops,
 	};
 	for (int i = 0; i < PANE_COUNT; i++) {
 		t->ops[i] = ops[i];
@@ -2419,9 +2470,9 @@ int tui_main(const char *dir)
 		tui_message(t, UI_WARN, "%s", err_message());
 	else if (made)
 		tui_message(t, UI_INFO, "%s", _("Edits made outside ferry were recorded as a manual-edit checkpoint."));
-	else if (!t->msg[0] && engagement_complete(t))
+	else if (!t->msg && engagement_complete(t))
 		tui_message(t, UI_OK, "%s", _("The engagement is complete: every phase is signed off. p writes the final report."));
-	else if (!t->msg[0])
+	else if (!t->msg)
 		welcome(t);
 	loop(a);
 	rc = ui_signalled() ? err_set(FERRY_ECANCEL, "%s", _("workbench: stopped by a signal; the terminal was restored")) : 0;
@@ -2432,6 +2483,7 @@ int tui_main(const char *dir)
 		if (t->ops[i])
 			t->ops[i]->close(t->st[i]);
 	model_done(&t->m);
+	msglog_free(t->msgs);
 	free_windows(a);
 out:
 	free(a);

@@ -5,7 +5,9 @@
 # checks, moving through phases, a finding's detail, previewing and applying a
 # fix, the new checkpoint in the timeline and reverting it, the readiness chart,
 # a report, Chinese, resizing below and above the minimum, quitting and SIGTERM
-# with the terminal restored, NO_COLOR on a monochrome terminal. Every check
+# with the terminal restored, NO_COLOR on a monochrome terminal, a finding's detail at
+# 80x24 in both languages with its scroll marker on a row of its own, and messages wider
+# than the window read whole there. Every check
 # polls with a timeout (no fixed sleeps), so a loaded machine only makes it
 # slower; FERRY_TUI_TIMEOUT scales the timeouts (default 1). Prints "ok"/"FAIL"
 # lines; the exit status is the failure count. Skipped (exit 0) only when tmux
@@ -139,6 +141,51 @@ start mono en 100 30 NO_COLOR=1 TERM=vt100
 expect mono "Findings · assess" "NO_COLOR on a monochrome terminal draws the workbench"
 tm send-keys -t mono Q
 expect mono "FERRY-EXIT=0" "Q quits"
+
+# 80x24 in both languages: a finding's detail longer than its pane (the example's
+# suggestions, wrapped to the pane's edge as Chinese always is) marks what follows on a
+# row of its own — every row showing a marker ends with it, blanks before it, never drawn
+# over the text — and scrolled (J), what lies above. A refusal wider than the window is
+# shown whole on the rows it needs; one longer than a quarter of the screen says which key
+# shows it whole, and M lists the messages, each whole. Q quits.
+marker='(↓ [0-9]+ more lines?|↑ [0-9]+ lines? above|↓ 还有 [0-9]+ 行|↑ 上方还有 [0-9]+ 行)'
+# label N: an artifact label of N parts, no blank in it, ending in -END
+label() { i=0 l=gpu; while [ "$i" -lt "$1" ]; do l="$l-run$i" i=$((i + 1)); done; echo "$l-END"; }
+# marked SESSION: the rows of the pane that show a scroll marker; overlaps SESSION: those
+# of them where it shares the row with text
+marked() { tm capture-pane -p -t "$1" | grep -E '↓|↑'; }
+overlaps() { marked "$1" | grep -v -E "  $marker\$"; }
+for lang in en zh; do
+	start "m$lang" "$lang" 80 24
+	if [ "$lang" = zh ]; then expect "m$lang" "问题 · 评估" "zh at 80x24: the workbench opens"
+	else expect "m$lang" "Findings · assess" "en at 80x24: the workbench opens"; fi
+	seen=0 bad=""
+	for step in j j j j j j j j j j J J j J; do
+		keys "m$lang" "$step"
+		poll 5 settled "m$lang"
+		[ -n "$(marked "m$lang")" ] && seen=$((seen + 1))
+		[ -z "$bad" ] && bad=$(overlaps "m$lang")
+	done
+	if [ -z "$bad" ] && [ "$seen" -gt 0 ]; then ok "$lang at 80x24: the detail's scroll marker has a row of its own ($seen screens marked)"
+	elif [ "$seen" -eq 0 ]; then fail "$lang at 80x24: no detail was long enough to be marked"
+	else
+		fail "$lang at 80x24: a scroll marker is drawn over the text:"
+		echo "$bad" | sed 's/^/     | /'
+	fi
+	if [ "$lang" = zh ]; then why="产物标签或文件" whole="按 M 查看全文" title="消息（最新在前"
+	else why="artifact label or file" whole="M shows it whole" title="Messages, newest first"; fi
+	keys "m$lang" : "compare loss $(label 30) npu" Enter
+	expect "m$lang" "$why" "$lang at 80x24: a refusal wider than the window is shown to its end"
+	if shows "m$lang" "-run29-END"; then ok "$lang at 80x24: ... the label it names too"
+	else fail "$lang at 80x24: the end of the label is not shown"; fi
+	keys "m$lang" : "compare loss $(label 75) npu" Enter
+	expect "m$lang" "$whole" "$lang at 80x24: a message longer than a quarter of the screen names the key that shows it"
+	keys "m$lang" M
+	expect "m$lang" "$title" "$lang at 80x24: M lists the messages"
+	expect "m$lang" "-run74-END" "$lang at 80x24: ... the long one whole"
+	keys "m$lang" Q
+	expect "m$lang" "FERRY-EXIT=0" "$lang at 80x24: Q quits"
+done
 
 echo "tui end-to-end: $fails failed"
 [ "$fails" -gt 125 ] && fails=125

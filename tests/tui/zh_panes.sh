@@ -6,7 +6,7 @@
 #
 # With FERRY_LANG=zh every pane — the phase rail, the findings list, the detail, the
 # guide, the readiness chart, the artifacts, a comparison, the audit chain with a
-# verify, the timeline, the help overlay, the palette, the fix preview — and the
+# verify, the timeline, the messages, the help overlay, the palette, the fix preview — and the
 # status, message and hint lines show no English sentence (tests/tui/zh_screens.py).
 # Not checked here: the text the record holds, which is translated elsewhere (finding
 # messages and suggestions come from the plugins, checkpoint messages from the history,
@@ -50,13 +50,14 @@ s() { echo "<Save:$work/$1.txt>"; }
 
 # every pane in Chinese: main screen (rail, list, detail, status, hints), zoomed detail,
 # chart, guide, artifacts, the loss comparison, the audit chain and its verify, the
-# timeline, the settings form, help, the palette and a command's usage, the fix preview and its closing
+# timeline, the settings form, the messages, help, the palette and a command's usage, the fix
+# preview and its closing
 keys="$(s main)<Enter>$(s detail)<Esc>c$(s chart)i$(s guide)a$(s artifacts)jj<Enter>$(s show)<Esc>"
-keys="${keys}E$(s audit)V$(s verify)t$(s timeline)o$(s settings)f?$(s help)<Esc>:$(s palette)ingest $(s usage)<Esc>"
+keys="${keys}E$(s audit)V$(s verify)t$(s timeline)o$(s settings)M$(s messages)f?$(s help)<Esc>:$(s palette)ingest $(s usage)<Esc>"
 keys="${keys}4/fix:yes<Enter>F$(s fix)n$(s closed)<Esc>Q"
 bench zh "$keys"
 screens=""
-for n in main detail chart guide artifacts show audit verify timeline settings help palette usage fix closed; do
+for n in main detail chart guide artifacts show audit verify timeline settings messages help palette usage fix closed; do
 	if [ -s "$work/$n.txt" ]; then screens="$screens $work/$n.txt"; else fail "no $n screen was saved"; fi
 done
 grep -q "修复预览 ·" "$work/fix.txt" && ok "the fix preview was reached" || fail "the fix preview did not open"

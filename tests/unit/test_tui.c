@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "compare.h"
+#include "config.h"
 #include "diffview.h"
 #include "keymap.h"
 #include "review.h"
@@ -36,6 +37,7 @@
 struct fx {
 	char *dir;
 	long long ids[8]; /* stored finding ids in insertion order */
+	const char *suggestion; /* the suggestion of findings added from now on; NULL: a short one */
 };
 
 static void add(store *s, long long run, struct fx *fx, int k, const char *phase, const char *plugin,
@@ -52,7 +54,7 @@ static void add(store *s, long long run, struct fx *fx, int k, const char *phase
 	f.col = col;
 	f.end_col = end_col;
 	f.message = (char *)msg;
-	f.suggestion = "Use the NPU equivalent.";
+	f.suggestion = fx->suggestion ? (char *)fx->suggestion : "Use the NPU equivalent.";
 	f.fingerprint = (char *)fp;
 	f.edits = edits;
 	f.nedits = nedits;
@@ -226,6 +228,21 @@ static void assert_rows(const char *screen, int first, const char *const *expect
 			fail();
 		}
 	}
+}
+
+/* The message line of a screen rows high as one text: a message longer than the window
+ * grows it upwards, by a quarter of the screen at most, so those rows are joined with the
+ * blank each was wrapped at (the panes' rows above a shorter message come along: harmless
+ * to look for a text in). In a static buffer. */
+static const char *message(const char *screen, int rows)
+{
+	static char buf[8192];
+	buf[0] = '\0';
+	for (int y = rows - 1 - rows / 4; y <= rows - 2; y++) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, sizeof buf - n, "%s%s", n ? " " : "", row(screen, y));
+	}
+	return buf;
 }
 
 static void assert_has(const char *screen, const char *needle)
@@ -456,6 +473,286 @@ static void test_detail_scrolls_sideways(void **state)
 	free(s);
 }
 
+/* Where display column col of a saved row starts (its end when the row is narrower). */
+static const char *at_col(const char *r, int col)
+{
+	int used = 0;
+	while (*r && used < col) {
+		unsigned cp;
+		int w;
+		r += text_next(r, strlen(r), &cp, &w);
+		used += w;
+	}
+	return r;
+}
+
+/* 1 when s is fmt with its one %d standing for a number of at least 1 (sscanf would
+ * not do: glibc's does not match a format's CJK characters in a UTF-8 locale). */
+static int is_count_of(const char *s, const char *fmt)
+{
+	const char *d = strstr(fmt, "%d");
+	size_t pre = (size_t)(d - fmt);
+	if (strncmp(s, fmt, pre) != 0)
+		return 0;
+	char *end;
+	long n = strtol(s + pre, &end, 10);
+	return end > s + pre && n >= 1 && strcmp(end, d + 2) == 0;
+}
+
+/* Every row of a screen showing a scroll marker (↓ or ↑) right of column x shows nothing
+ * else there: the marker, in the language's words (fmt's one %d), stands on a row of its
+ * own and never covers the text. Returns how many markers there were. */
+static int markers_alone(const char *screen, int x, int rows, const char *down_fmt, const char *up_fmt)
+{
+	int found = 0;
+	for (int y = 0; y < rows; y++) {
+		const char *r = at_col(row(screen, y), x);
+		if (!strstr(r, "↓") && !strstr(r, "↑"))
+			continue;
+		found++;
+		r += strspn(r, " ");
+		if (!is_count_of(r, strncmp(r, "↓", 3) == 0 ? down_fmt : up_fmt))
+			fail_msg("row %d: the scroll marker shares its row with text: [%s]\n--- screen ---\n%s", y, r, screen);
+	}
+	return found;
+}
+
+/* A finding whose detail is longer than the pane, at 80x24 in English and in Chinese:
+ * the scroll marker has a row of its own below the text at every scroll position, so the
+ * suggestion (wrapped to the pane's edge, as Chinese always is) is never drawn over, and
+ * the end of the text is reached with J. */
+static void test_detail_scroll_marker_beside_text(void **state)
+{
+	struct fx *fx = *state;
+	static const struct {
+		const char *lang, *suggestion, *down, *up;
+	} cases[] = {
+		{ "en",
+		  "Replace the CUDA kernel with an equivalent composed of torch operators that the NPU supports, "
+		  "or port it to an Ascend C custom operator; keep the Python signature so the callers do not change, "
+		  "and compare its outputs on the GPU and the NPU before you sign the phase off. THE-END.",
+		  "↓ %d more lines", "↑ %d lines above" },
+		{ "zh",
+		  "将这个 CUDA 核函数替换为由昇腾支持的 torch 算子组合而成的等价实现，或者把它移植为 Ascend C "
+		  "自定义算子；保持原有的 Python 接口不变，这样调用方无需修改；在签署确认本阶段之前，请在 GPU "
+		  "和 NPU 上分别运行并比对它的输出结果，确认两者在容差范围之内一致。全文结束。",
+		  "↓ 还有 %d 行", "↑ 上方还有 %d 行" },
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		fx->suggestion = cases[c].suggestion;
+		add_later(fx, "infer-convert", "infer-convert.test", "warning", "device", 5, 13, 24, "A custom kernel.");
+		setenv("FERRY_LANG", cases[c].lang, 1);
+		int markers = 0;
+		const char *presses[] = { "", "J", "JJ", "JJJ", "JJJJJJJJ" };
+		for (size_t k = 0; k < sizeof presses / sizeof presses[0]; k++) {
+			char keys[32];
+			snprintf(keys, sizeof keys, "6%s", presses[k]);
+			char *s = screen_of(fx->dir, "80x24", keys);
+			markers += markers_alone(s, 22, 22, cases[c].down, cases[c].up);
+			if (k == sizeof presses / sizeof presses[0] - 1)
+				assert_has(s, c ? "全文结束。" : "THE-END.");
+			free(s);
+		}
+		assert_true(markers >= 4); /* the text was longer than the pane */
+		/* zoomed (Enter), the detail takes the whole main area and marks it the same way */
+		char *s = screen_of(fx->dir, "80x24", "6<Enter>");
+		markers_alone(s, 22, 22, cases[c].down, cases[c].up);
+		free(s);
+	}
+	fx->suggestion = NULL;
+	setenv("FERRY_LANG", "en", 1);
+}
+
+/* The diff viewer (timeline, fix preview, artifacts) marks what follows on a row of its
+ * own too: lines that reach the window's edge keep every cell. */
+static void test_diffview_marker_beside_text(void **state)
+{
+	(void)state;
+	char *dir = tu_mkdtemp();
+	char *out = util_path_join(dir, "screen.txt");
+	setenv("FERRY_HEADLESS", "40x6", 1);
+	setenv("FERRY_LANG", "zh", 1);
+	intl_init();
+	/* drawn at the top and at the end, the screens kept to be judged once the grid is closed */
+	char *screens[2] = { NULL, NULL };
+	int rows[2] = { 0, 0 };
+	assert_int_equal(ui_open(), 0);
+	ui_win *w = ui_win_new(0, 0, 6, 40);
+	diffview d = { 0 };
+	sbuf b;
+	sbuf_init(&b);
+	for (int i = 0; i < 10; i++)
+		sbuf_addf(&b, "+第%d行：这一行很长，一直写到窗口的右边缘还不停止，继续写下去\n", i);
+	diffview_set(&d, b.buf);
+	for (int k = 0; k < 2; k++) {
+		if (k)
+			diffview_scroll(&d, CMD_BOTTOM);
+		ui_erase(w);
+		diffview_draw(&d, w, 0, 1, 6);
+		rows[k] = d.h;
+		size_t len;
+		if (ui_save(out) != 0 || util_read_file(&screens[k], &len, out) != 0)
+			screens[k] = NULL;
+	}
+	sbuf_done(&b);
+	diffview_clear(&d);
+	ui_win_free(w);
+	ui_close();
+	unsetenv("FERRY_HEADLESS");
+	setenv("FERRY_LANG", "en", 1);
+	tu_rmdir(dir);
+	free(dir);
+	free(out);
+	for (int k = 0; k < 2; k++) {
+		assert_non_null(screens[k]);
+		assert_int_equal(markers_alone(screens[k], 0, 6, "↓ 还有 %d 行", "↑ 上方还有 %d 行"), 1);
+		assert_has(row(screens[k], 4), k ? "第9行" : "第4行");
+		assert_int_equal(rows[k], 5); /* the sixth row is the marker's: scrolling counts five */
+		free(screens[k]);
+	}
+}
+
+/* Rows [first, last] of a screen joined without separators, each trimmed of the blanks
+ * that lead it (a wrapped text read back whole when it broke inside words); caller frees. */
+static char *rows_joined(const char *screen, int first, int last)
+{
+	sbuf b;
+	sbuf_init(&b);
+	for (int y = first; y <= last; y++) {
+		const char *r = row(screen, y);
+		sbuf_adds(&b, r + strspn(r, " "));
+	}
+	return sbuf_detach(&b);
+}
+
+/* A label of n "-runK" parts between "gpu-" and "-END", no blank in it: wrapped, it breaks
+ * inside. Caller frees. */
+static char *long_label(int n)
+{
+	sbuf b;
+	sbuf_init(&b);
+	sbuf_adds(&b, "gpu");
+	for (int i = 0; i < n; i++)
+		sbuf_addf(&b, "-run%d", i);
+	sbuf_adds(&b, "-END");
+	return sbuf_detach(&b);
+}
+
+/* The 80x24 screen in lang after :compare loss was refused for a label no artifact has,
+ * then the keys after; caller frees. */
+static char *refused_label(const char *dir, const char *lang, const char *label, const char *after)
+{
+	char *keys = xasprintf("4:compare loss %s npu<Enter>%s", label, after);
+	setenv("FERRY_LANG", lang, 1);
+	char *s = screen_of(dir, "80x24", keys);
+	setenv("FERRY_LANG", "en", 1);
+	free(keys);
+	return s;
+}
+
+/* A refusal wider than the window at 80x24, in English and in Chinese: the message line
+ * grows upwards to the rows the message needs and shows it whole; the next key gives the
+ * rows back to the panes. */
+static void test_long_message_grows_the_line(void **state)
+{
+	struct fx *fx = *state;
+	char *label = long_label(30);
+	static const struct {
+		const char *lang, *why;
+	} cases[] = { { "en", ": no such artifact id, artifact label or file" }, { "zh", "：没有这个产物编号、产物标签或文件" } };
+	for (size_t c = 0; c < 2; c++) {
+		char *s = refused_label(fx->dir, cases[c].lang, label, "");
+		char *want = xasprintf("%s%s", label, cases[c].why), *got = rows_joined(s, 20, 22);
+		if (strcmp(got, want) != 0)
+			fail_msg("the message is not shown whole on rows 20-22:\n  got:  [%s]\n  want: [%s]\n%s", got, want, s);
+		assert_null(strstr(row(s, 19), "run")); /* the rows above it are the panes' */
+		assert_has(row(s, 19), "return model");
+		free(got);
+		free(want);
+		free(s);
+		/* the next key clears it, and the panes have their rows again */
+		s = refused_label(fx->dir, cases[c].lang, label, "j");
+		assert_null(strstr(s, "-END"));
+		assert_int_equal(strlen(row(s, 22)), 0);
+		free(s);
+	}
+	free(label);
+}
+
+/* A message longer than a quarter of the screen shows what fits, the last row saying how
+ * much is left and which key shows it: M, where it is whole. */
+static void test_message_too_long_names_its_key(void **state)
+{
+	struct fx *fx = *state;
+	char *label = long_label(75);
+	for (int zh = 0; zh < 2; zh++) {
+		char *s = refused_label(fx->dir, zh ? "zh" : "en", label, "");
+		/* six rows: five of text, then the marker's */
+		char *got = rows_joined(s, 17, 21);
+		if (strncmp(got, label, 5 * 79) != 0)
+			fail_msg("rows 17-21 are not the message's first five rows:\n%s", s);
+		const char *mark = row(s, 22);
+		if (!is_count_of(mark + strspn(mark, " "), zh ? "↓ 还有 %d 行 · 按 M 查看全文" : "↓ %d more lines · M shows it whole"))
+			fail_msg("no marker on row 22:\n%s", s);
+		free(got);
+		free(s);
+		s = refused_label(fx->dir, zh ? "zh" : "en", label, "M");
+		assert_has(row(s, 1), zh ? "消息（最新在前，共 2 条）" : "Messages, newest first (2)");
+		assert_has(s, "-END");
+		assert_has(s, zh ? "欢迎。" : "Welcome.");
+		free(s);
+	}
+	free(label);
+}
+
+/* A refusal longer than 512 bytes (unsetting an unknown setting: every key is listed)
+ * reaches the message line whole, its end included: the workbench's copies of an error,
+ * kept while it reloads, are as large as the error record. */
+static void test_long_error_kept_whole(void **state)
+{
+	struct fx *fx = *state;
+	char *s = screen_of(fx->dir, "200x60", ":unset nosuchkey<Enter>");
+	/* the same refusal, as the settings the workbench loaded make it */
+	assert_int_not_equal(config_key_check("nosuchkey"), 0);
+	const char *why = err_message();
+	size_t n = strlen(why);
+	assert_true(n > 512);
+	assert_has(message(s, 60), "nosuchkey");
+	assert_has(message(s, 60), why + n - 40);
+	err_clear();
+	free(s);
+}
+
+/* M lists the messages shown so far, newest first, in both languages; with more than fit,
+ * they scroll and a search finds the oldest; q goes back. */
+static void test_messages_view(void **state)
+{
+	struct fx *fx = *state;
+	setenv("FERRY_LANG", "zh", 1);
+	char *s = screen_of(fx->dir, "80x24", "4n:nosuch<Enter>M");
+	assert_has(row(s, 1), "消息（最新在前，共 3 条）");
+	assert_has(row(s, 2), "nosuch：没有这个命令");
+	assert_has(row(s, 3), "尚无搜索内容");
+	assert_has(row(s, 4), "欢迎。");
+	free(s);
+	setenv("FERRY_LANG", "en", 1);
+	/* n with nothing to search for says so each time: twenty messages and the welcome */
+	const char *many = "4nnnnnnnnnnnnnnnnnnnnM";
+	s = screen_of(fx->dir, "80x24", many);
+	assert_has(row(s, 1), "Messages, newest first (21)");
+	assert_has(row(s, 2), "Nothing to search for yet: / searches.");
+	assert_null(strstr(s, "Welcome."));
+	char *search = xasprintf("%s/welcome<Enter>", many);
+	free(s);
+	s = screen_of(fx->dir, "80x24", search);
+	assert_has(s, "Welcome.");
+	free(search);
+	free(s);
+	s = screen_of(fx->dir, "80x24", "Mq");
+	assert_has(row(s, 1), "Findings ·");
+	free(s);
+}
+
 /* Replaces the bytes of the kept reading in dir/.ferry/cache whose name holds `what` with
  * text, keeping its header's record of the artifact copy (acache.c's format). */
 static void rewrite_kept(const char *dir, const char *what, const char *text)
@@ -625,7 +922,7 @@ static void test_settings_form(void **state)
 static void message_says(const char *dir, const char *keys, const char *text)
 {
 	char *s = screen_of(dir, "120x40", keys);
-	assert_has(row(s, 38), text);
+	assert_has(message(s, 40), text);
 	free(s);
 }
 
@@ -1326,7 +1623,7 @@ static void test_save_screen_outside_project(void **state)
 	free(text);
 	/* the default name goes there as well */
 	s = screen_of(fx->dir, "100x30", ":save-screen<Enter>");
-	assert_has(row(s, 28), "Save the screen to file: .ferry/screens/screen-");
+	assert_has(message(s, 30), "Save the screen to file: .ferry/screens/screen-");
 	free(s);
 	/* the project tree has nothing new: no manual edit is recorded */
 	workspace *ws = NULL;
@@ -1341,7 +1638,7 @@ static void test_save_screen_outside_project(void **state)
 	char *inside = util_path_join(fx->dir, "inside.txt");
 	char *keys = xasprintf(":save-screen %s<Enter>", inside);
 	s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "inside the project");
+	assert_has(message(s, 30), "inside the project");
 	free(s);
 	assert_null(tu_read(fx->dir, "inside.txt"));
 	free(keys);
@@ -1353,8 +1650,8 @@ static void test_save_screen_outside_project(void **state)
 	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		keys = xasprintf(":save-screen %s<Enter>", paths[i]);
 		s = screen_of(fx->dir, "100x30", keys);
-		if (!strstr(row(s, 28), "inside the project") && !strstr(row(s, 28), "outside .ferry/"))
-			fail_msg("save-screen %s was not refused: [%s]", paths[i], row(s, 28));
+		if (!strstr(message(s, 30), "inside the project") && !strstr(message(s, 30), "outside .ferry/"))
+			fail_msg("save-screen %s was not refused: [%s]", paths[i], message(s, 30));
 		free(s);
 		free(keys);
 	}
@@ -1375,11 +1672,11 @@ static void test_report(void **state)
 	assert_string_equal(row(s, 28), "Report format (md, html, json, sarif or csv): md");
 	free(s);
 	s = screen_of(fx->dir, "100x30", "p<Enter>");
-	assert_has(row(s, 28), "Write the md report to: .ferry/artifacts/reports/report-");
+	assert_has(message(s, 30), "Write the md report to: .ferry/artifacts/reports/report-");
 	free(s);
 	s = screen_of(fx->dir, "100x30", "p<Enter><Enter>");
-	assert_has(row(s, 28), "Wrote .ferry/artifacts/reports/report-");
-	assert_has(row(s, 28), "(md report, sha256 ");
+	assert_has(message(s, 30), "Wrote .ferry/artifacts/reports/report-");
+	assert_has(message(s, 30), "(md report, sha256 ");
 	free(s);
 	/* the palette takes both at once; the artifacts pane lists what was written */
 	s = screen_of(fx->dir, "100x30", ":report json .ferry/out.json<Enter>a");
@@ -1395,7 +1692,7 @@ static void test_report(void **state)
 	/* a report path typed without .ferry/ is still written under .ferry/, never into
 	 * the client's project (where it would become a "manual edit" checkpoint) */
 	s = screen_of(fx->dir, "100x30", ":report md notes.md<Enter>");
-	assert_has(row(s, 28), "Wrote .ferry/artifacts/reports/notes.md");
+	assert_has(message(s, 30), "Wrote .ferry/artifacts/reports/notes.md");
 	free(s);
 	text = tu_read(fx->dir, "notes.md");
 	assert_null(text);
@@ -1403,7 +1700,7 @@ static void test_report(void **state)
 	assert_non_null(text);
 	free(text);
 	s = screen_of(fx->dir, "100x30", ":report pdf<Enter>");
-	assert_has(row(s, 28), "pdf: not a report format (md, html, json, sarif or csv)");
+	assert_has(message(s, 30), "pdf: not a report format (md, html, json, sarif or csv)");
 	free(s);
 }
 
@@ -1565,7 +1862,7 @@ static void test_palette_compare_options(void **state)
 	tu_write(dir, "b.csv", b);
 	char *keys = xasprintf(":compare loss %s/a.csv %s/b.csv<Enter>", dir, dir);
 	char *s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "several loss columns");
+	assert_has(message(s, 30), "several loss columns");
 	free(s);
 	free(keys);
 	keys = xasprintf(":compare loss %s/a.csv %s/b.csv --column train_loss<Enter>", dir, dir);
@@ -1601,10 +1898,10 @@ static void test_palette_engagement_commands(void **state)
 	assert_string_equal(row(s, 28), ":ingest");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":ing<Tab>lo<Tab>");
-	assert_has(row(s, 28), ":ingest loss-log");
+	assert_has(message(s, 30), ":ingest loss-log");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config tolerance.l<Tab>");
-	assert_has(row(s, 28), ":config tolerance.loss");
+	assert_has(message(s, 30), ":config tolerance.loss");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config strategy <Tab>");
 	assert_has(s, "auto  manual  tool");
@@ -1612,27 +1909,27 @@ static void test_palette_engagement_commands(void **state)
 	/* ingest both logs with labels */
 	char *keys = xasprintf(":ingest loss-log %s/gpu.log --label gpu<Enter>", logs);
 	s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "as artifact #1 (loss-log).");
+	assert_has(message(s, 30), "as artifact #1 (loss-log).");
 	free(s);
 	free(keys);
 	keys = xasprintf(":ingest loss-log %s/npu.log --label npu<Enter>", logs);
 	s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "as artifact #2 (loss-log).");
+	assert_has(message(s, 30), "as artifact #2 (loss-log).");
 	free(s);
 	free(keys);
 	s = screen_of(fx->dir, "100x30", ":ingest bogus x<Enter>");
-	assert_has(row(s, 28), "unknown kind");
+	assert_has(message(s, 30), "unknown kind");
 	free(s);
 	/* labels complete for compare */
 	s = screen_of(fx->dir, "100x30", ":compare loss g<Tab>");
-	assert_has(row(s, 28), ":compare loss gpu");
+	assert_has(message(s, 30), ":compare loss gpu");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config tolerance.loss 0.001<Enter>");
-	assert_has(row(s, 28), "tolerance.loss set to 0.001");
+	assert_has(message(s, 30), "tolerance.loss set to 0.001");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config tolerance.loss lots<Enter>");
-	assert_has(row(s, 28), "tolerance.loss");
-	assert_has(row(s, 28), "lots");
+	assert_has(message(s, 30), "tolerance.loss");
+	assert_has(message(s, 30), "lots");
 	free(s);
 	/* the comparison: curves, verdict, table; failing at a 0.1 % tolerance */
 	s = screen_of(fx->dir, "100x30", ":compare loss gpu npu<Enter>");
@@ -1640,7 +1937,7 @@ static void test_palette_engagement_commands(void **state)
 	assert_has(s, "FAIL  mean relative error");
 	assert_has(s, "A (GPU)");
 	assert_has(s, "⣿");
-	assert_has(row(s, 28), "compare loss gpu npu:");
+	assert_has(message(s, 30), "compare loss gpu npu:");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":config tolerance.loss 0.02<Enter>:compare loss gpu npu<Enter>");
 	assert_has(s, "PASS  mean relative error");
@@ -1665,7 +1962,7 @@ static void test_palette_engagement_commands(void **state)
 	/* each ingest, setting and comparison is followed by the run of the checks judging it */
 	assert_has(row(s, 1), "Audit chain, newest first (14 events)");
 	assert_has(row(s, 2), "verify:  findings 1: the row is not recorded in the audit chain");
-	assert_has(row(s, 28), "verify: 4 problems; the first: findings 1");
+	assert_has(message(s, 30), "verify: 4 problems; the first: findings 1");
 	assert_has(row(s, 7), "   14  ");
 	assert_has(row(s, 7), "  check       Ada Tester");
 	assert_has(row(s, 10), "\"plugins\":[\"tune.acceptance\",\"tune.loss_curves\"");
@@ -1675,29 +1972,29 @@ static void test_palette_engagement_commands(void **state)
 	free(s);
 	/* unwaive: waive #1, then withdraw it by number with a reason */
 	s = screen_of(fx->dir, "100x30", "4jwnot now<Enter>");
-	assert_has(row(s, 28), "Waived finding #1.");
+	assert_has(message(s, 30), "Waived finding #1.");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":unwaive 1<Enter>");
 	/* the reason is asked for on its own: the field starts empty */
 	assert_string_equal(row(s, 28), "Reason for withdrawing the waiver of #1:");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":unwaive 1 the client wants it fixed<Enter>");
-	assert_has(row(s, 28), "Withdrew the waiver of #1; it is open again.");
+	assert_has(message(s, 30), "Withdrew the waiver of #1; it is open again.");
 	free(s);
 	/* export patches, and the probe script */
 	keys = xasprintf(":export patches %s/patches<Enter>", logs);
 	s = screen_of(fx->dir, "100x30", keys);
-	assert_has(row(s, 28), "Wrote one patch per checkpoint into");
+	assert_has(message(s, 30), "Wrote one patch per checkpoint into");
 	free(s);
 	free(keys);
 	char *anchor = tu_read(logs, "patches/AUDIT-ANCHOR");
 	assert_non_null(anchor);
 	free(anchor);
 	s = screen_of(fx->dir, "100x30", ":export branch x<Enter>");
-	assert_has(row(s, 28), "usage: export patches DIR | export branch NAME --to REPO");
+	assert_has(message(s, 30), "usage: export patches DIR | export branch NAME --to REPO");
 	free(s);
 	s = screen_of(fx->dir, "100x30", ":probe-script probe.sh<Enter>");
-	assert_has(row(s, 28), "Wrote the probe to .ferry/probe/probe.sh");
+	assert_has(message(s, 30), "Wrote the probe to .ferry/probe/probe.sh");
 	free(s);
 	char *probe = tu_read(fx->dir, ".ferry/probe/probe.sh");
 	assert_non_null(probe);
@@ -1774,8 +2071,8 @@ static void test_signoff_runs_the_gate_first(void **state)
 	compare_outcome_done(&o);
 	ws_close(ws);
 	char *s = screen_of(fx->dir, "100x30", "5S");
-	assert_has(row(s, 28), "Cannot sign off tune: 1 open error finding must be fixed or waived ");
-	assert_has(row(s, 28), "tune.acceptance: The l");
+	assert_has(message(s, 30), "Cannot sign off tune: 1 open error finding must be fixed or waived ");
+	assert_has(message(s, 30), "tune.acceptance: The l");
 	free(s);
 	free(pa);
 	free(pb);
@@ -1795,7 +2092,7 @@ static void test_compare_view_shows_recorded_thresholds(void **state)
 	write_npy(data, "b.npy", 16, 1.01f, 0.1f);
 	char *keys = xasprintf(":config tolerance.dump_atol 0.001<Enter>:compare dump %s/a.npy %s/b.npy<Enter>", data, data);
 	char *s = screen_of(fx->dir, "120x30", keys);
-	assert_has(row(s, 28), "1 of 1 tensor pairs fail");
+	assert_has(message(s, 30), "1 of 1 tensor pairs fail");
 	free(s);
 	free(keys);
 	s = screen_of(fx->dir, "120x30", ":config tolerance.dump_atol 0.5<Enter>a<Enter>");
@@ -2085,6 +2382,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filter_sort_and_status_cycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_filter_by_id_and_place_search_repeat, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_detail_scrolls_sideways, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_detail_scroll_marker_beside_text, setup, teardown),
+		cmocka_unit_test(test_diffview_marker_beside_text),
+		cmocka_unit_test_setup_teardown(test_messages_view, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_message_grows_the_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_too_long_names_its_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_error_kept_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_profile_view, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waive_with_reason, setup, teardown),
