@@ -200,6 +200,8 @@ static const struct {
 	{ "tolerance.dump_rtol", 0, 1, N_("a relative difference of at most 1, e.g. 1e-3") },
 	/* xgettext:no-c-format */
 	{ "throughput.target_pct", 1, 1000, N_("a percentage of the GPU's throughput: 80 for 80 %") },
+	/* 0 sizes nothing: the memory and parallel advice would read it as unset */
+	{ "model.params_b", 1e-6, 1e5, N_("a size in billions of parameters above 0: 0.09 for 90 million, 7 for 7 billion") },
 };
 
 static int check_plausible(const char *key, const char *value)

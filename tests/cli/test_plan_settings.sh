@@ -1,4 +1,5 @@
 #!/bin/sh
+# The resource plan's settings take only what can be planned with.
 # The target SoC is a name ATC's --soc_version takes (plugins/data/soc_names.json): a name of
 # no known form is refused by `ferry config target.soc` and `ferry init --target` with one
 # line and exit 2, before anything is written; a chip name without the Ascend prefix is told
@@ -26,5 +27,11 @@ done
 expect_grep "config target.soc : not an Ascend SoC name" "$work/err" "the refusal names the key"
 "$FERRY" -C "$p" config target.soc >"$work/got" 2>&1
 expect_grep "^Ascend310$" "$work/got" "a refused value leaves the last one taken"
+
+# a model of 0 parameters sizes nothing (the memory and parallel advice would read it as
+# unset): refused, as any size at or below 0; 90 million parameters is 0.09
+expect_exit 2 "config model.params_b 0 is refused" -- "$FERRY" -C "$p" config model.params_b 0
+expect_grep "model.params_b 0: out of range; it takes a size in billions of parameters above 0" "$work/err" "saying what it takes"
+expect_exit 0 "config model.params_b 0.09" -- "$FERRY" -C "$p" config model.params_b 0.09
 
 finish
