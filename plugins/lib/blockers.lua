@@ -13,16 +13,31 @@ local refs = require("refs")
 
 local blockers = {}
 
+-- The torchvision operator with an NPU kernel (torchvision_npu.json) a CUDA source file is
+-- named after (nms_kernel.cu, roi_pooling_kernel.cu, deform_conv_cuda.cu), or nil.
+local function torchvision_kernel(ctx, path)
+	local base = path:match("([^/]*)$"):lower()
+	for _i, e in ipairs(ctx.data("torchvision_npu").entries) do
+		if e.npu and e.name == e.kernel and base:find((e.kernel:gsub("2d$", "")), 1, true) then return e.kernel end
+	end
+	return nil
+end
+
 -- CUDA source files (.cu, .cuh): one project file finding each.
 function blockers.cuda_sources(ctx)
 	local out = {}
 	for _i, path in ipairs(ctx.files("%.cuh?$")) do
 		local lines = ctx.lines(path) or {}
+		local kernel = torchvision_kernel(ctx, path)
 		out[#out + 1] = {
 			file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1,
 			message = #lines == 1 and _("`{file}` is CUDA source code (one line): a custom GPU kernel.", { file = path })
 				or _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines }),
-			suggestion = _("Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator."),
+			suggestion = kernel and _("It looks like torchvision's `{kernel}`: `torchvision.ops.{kernel}` computes it, and the "
+				.. "Torchvision Adapter (`import torchvision_npu`) runs it on the NPU. Check that it means the same (box "
+				.. "format, coordinate rounding, sort order) and call it instead; otherwise find another torch or torch_npu "
+				.. "operator, or rewrite the kernel as an Ascend C custom operator.", { kernel = kernel })
+				or _("Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator."),
 			key = "cuda-source", unit = "cuda:" .. path:match("[^/]*$"),
 		}
 	end
