@@ -877,12 +877,12 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 		const finding *f = &p->rows[r];
 		if (!selected(sel, f))
 			continue;
-		candidates++;
 		if (!f->fixable) {
 			if (sel->nids)
 				refuse(p, f, "%s", _("no automatic fix exists for it; change the code by hand or waive it"));
 			continue;
 		}
+		candidates++; /* findings named that have no fix are refused as the rest are */
 		if (!cJSON_GetObjectItem(p->bad_plugins, f->plugin))
 			plan_finding(p, ws, f, 0);
 	}

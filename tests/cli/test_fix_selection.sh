@@ -78,4 +78,13 @@ expect_grep "refused: finding 1 .*is waived" "$work/err" "the waived #1 is named
 expect_exit 1 "fix --finding 3 (now fixed) is refused" -- "$FERRY" -C "$r" fix --finding 3 --yes
 expect_grep "finding 3 .*is fixed, only open findings can be fixed" "$work/err" "saying it is fixed"
 
+# an open finding that has no automatic fix, named alone: refused as the others are, exit 1
+"$FERRY" -C "$r" check --phase assess >/dev/null 2>&1
+manual=$("$FERRY" -C "$r" findings --format json | python3 -c '
+import json, sys
+print(next(f["id"] for f in json.load(sys.stdin)["findings"] if f["status"] == "open" and not f["fixable"]))')
+expect_exit 1 "fix --finding $manual (no automatic fix) is refused" -- "$FERRY" -C "$r" fix --finding "$manual" --yes
+one_line "$work/err" "in one line"
+expect_grep "finding $manual .*no automatic fix exists for it" "$work/err" "saying there is no automatic fix"
+
 finish
