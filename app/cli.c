@@ -60,7 +60,12 @@ static void opt_reset(void) { optind = 0; opterr = 0; }
 static int opt_fail(const char *cmd, char **argv)
 {
 	const char *bad = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "?";
-	err_set(FERRY_EUSAGE, _("%s: unknown option or missing value: %s"), cmd, bad);
+	char *end = NULL;
+	strtod(bad, &end);
+	if (bad[0] == '-' && end != bad && !*end) /* `ferry config target.cards -1` */
+		err_set(FERRY_EUSAGE, _("%s: %s: ferry takes no negative numbers (every value it takes is at least 0)"), cmd, bad);
+	else
+		err_set(FERRY_EUSAGE, _("%s: unknown option or missing value: %s"), cmd, bad);
 	return FERRY_EUSAGE;
 }
 

@@ -33,5 +33,8 @@ expect_grep "^Ascend310$" "$work/got" "a refused value leaves the last one taken
 expect_exit 2 "config model.params_b 0 is refused" -- "$FERRY" -C "$p" config model.params_b 0
 expect_grep "model.params_b 0: out of range; it takes a size in billions of parameters above 0" "$work/err" "saying what it takes"
 expect_exit 0 "config model.params_b 0.09" -- "$FERRY" -C "$p" config model.params_b 0.09
+# a negative value reads as an option to the command line: said for what it is
+expect_exit 2 "config target.cards -1 is refused" -- "$FERRY" -C "$p" config target.cards -1
+expect_grep "config: -1: ferry takes no negative numbers" "$work/err" "as a negative number, not an unknown option"
 
 finish
