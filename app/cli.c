@@ -367,7 +367,10 @@ out:
  * plugin's), its type null. */
 static cJSON *config_entry_json(const struct config_key *k, const char *key, const char *value)
 {
-	static const char *const kinds[] = { "text", "count", "number", "number-or-percent", "word", "ids" };
+	static const char *const kinds[] = { [CFG_TEXT] = "text", [CFG_COUNT] = "count", [CFG_NUMBER] = "number",
+		                                 [CFG_NUMBER_OR_PCT] = "number-or-percent", [CFG_WORD] = "word",
+		                                 [CFG_IDS] = "ids", [CFG_SOC] = "soc" };
+	_Static_assert(sizeof kinds / sizeof *kinds == CFG_KINDS, "a name for every kind of setting");
 	static const struct config_key undeclared = { NULL, CFG_TEXT, NULL, NULL, NULL, NULL, NULL, NULL };
 	cJSON *e = cJSON_CreateObject();
 	cJSON_AddStringToObject(e, "key", key);

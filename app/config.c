@@ -272,9 +272,13 @@ int config_value_check(const struct config_key *k, const char *key, const char *
 
 const char *config_accepts(const struct config_key *k)
 {
-	static const char *const what[] = { N_("some text"), N_("a whole number of at least 1"), N_("a number of at least 0"),
-		                                 N_("a number of at least 0, or a percentage such as 2%"), NULL,
-		                                 N_("check ids separated by spaces"), N_("an Ascend SoC name, e.g. Ascend910B2") };
+	static const char *const what[] = { [CFG_TEXT] = N_("some text"), [CFG_COUNT] = N_("a whole number of at least 1"),
+		                                [CFG_NUMBER] = N_("a number of at least 0"),
+		                                /* xgettext:no-c-format */
+		                                [CFG_NUMBER_OR_PCT] = N_("a number of at least 0, or a percentage such as 2%"),
+		                                [CFG_WORD] = NULL, [CFG_IDS] = N_("check ids separated by spaces"),
+		                                [CFG_SOC] = N_("an Ascend SoC name, e.g. Ascend910B2") };
+	_Static_assert(sizeof what / sizeof *what == CFG_KINDS, "a phrase for every kind of setting");
 	return k->kind == CFG_WORD ? k->words : _(what[k->kind]);
 }
 

@@ -19,6 +19,8 @@
  * at least 0 (optionally with a % sign), one word of a list, plugin ids separated by
  * spaces (or commas), or an Ascend SoC name (soc.h). Numbers are finite. */
 enum config_kind { CFG_TEXT, CFG_COUNT, CFG_NUMBER, CFG_NUMBER_OR_PCT, CFG_WORD, CFG_IDS, CFG_SOC };
+/* How many kinds there are: every table indexed by kind has this many entries. */
+#define CFG_KINDS (CFG_SOC + 1)
 
 struct config_key {
 	const char *key;   /* a name, or a prefix ending in '.' (effort.weight.) */
