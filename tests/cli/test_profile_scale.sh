@@ -148,8 +148,11 @@ if [ -x /usr/bin/time ]; then
 	small=$(tail -n 1 "$work/rss")
 	/usr/bin/time -f '%M' -o "$work/rss" "$FERRY" -C "$p4" check --plugin tune.profile --format json >"$work/tune.json" 2>"$work/err"
 	rss=$(tail -n 1 "$work/rss")
+	# what the test proves is that memory does not grow with the file (300 MB within 16 MiB
+	# of 30 MB); the cap is a sanity bound. Under the sanitizers, whose shadow memory and
+	# quarantine alone take about 100 MiB whatever the input, it is that much higher.
 	limit=65536
-	[ -n "${FERRY_SANITIZED:-}" ] && limit=98304
+	[ -n "${FERRY_SANITIZED:-}" ] && limit=163840
 	if [ "$rss" -lt "$limit" ] && [ "$rss" -lt $((small + 16384)) ]; then
 		ok "300 MB kernel_details.csv analysed in $rss KiB peak RSS (30 MB: $small KiB; limit $((limit / 1024)) MiB)"
 	else
