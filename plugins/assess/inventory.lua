@@ -7,13 +7,6 @@ local MAIN_QUERY = [[
 (if_statement condition: (comparison_operator (identifier) @n (string) @s) (#eq? @n "__name__")) @main
 ]]
 
--- Whether the file builds the project rather than runs it: a setup.py, or a script that
--- builds an extension with torch.utils.ffi (torch before 1.0).
-local function build_script(ctx, path)
-	return path:match("[^/]*$") == "setup.py"
-		or (ctx.find(path, "create_extension") and ctx.find(path, "torch.utils.ffi")) and true or false
-end
-
 -- Where the migration starts in an entry script, unless it has already started there.
 local function npu_advice(ctx, path)
 	local plan = cuda.import_plan(ctx, path) or {}
@@ -58,7 +51,7 @@ return {
 		for _i, path in ipairs(ctx.python_files()) do
 			-- a script that builds the model through the project's own package never spells
 			-- torch; a build script (setup.py, torch.utils.ffi's create_extension) runs no model
-			local torch_code = not build_script(ctx, path) and project.program_mentions(ctx, path, "torch")
+			local torch_code = not cuda.build_script(ctx, path) and project.program_mentions(ctx, path, "torch")
 			for _i, m in ipairs(torch_code and ctx.query(path, MAIN_QUERY) or {}) do
 				if m.s.text:match("^[\"']+__main__[\"']+$") then
 					entries = entries + 1

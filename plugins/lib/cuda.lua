@@ -1525,6 +1525,7 @@ local function build_script(ctx, path)
 	return text:find("setuptools", 1, true) ~= nil or text:find("distutils", 1, true) ~= nil
 		or text:find("skbuild", 1, true) ~= nil
 end
+cuda.build_script = build_script
 
 -- Whether a packaging file declares something to install (a setup.py build script always does).
 local function packaging(ctx, path)
