@@ -176,12 +176,6 @@ static int risk_cmp(const void *a, const void *b)
 	return x->f->id < y->f->id ? -1 : x->f->id > y->f->id;
 }
 
-static int id_cmp(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-	return x < y ? -1 : x > y;
-}
-
 static void add_id(cJSON *ids, const finding *f)
 {
 	cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)f->id));
@@ -266,29 +260,19 @@ int assessment_compute(cJSON **out, store *s)
 		return 0;
 	}
 	store_finding_filter fl = { "assess", "open", NULL, NULL, 0, 1 };
-	cJSON *settled = NULL;
 	finding *all = NULL;
 	size_t nall = 0;
-	if ((rc = store_finding_list(&all, &nall, s, &fl)) || (rc = store_assess_settled(&settled, s))) {
-		finding_list_free(all, nall);
+	if ((rc = store_finding_list(&all, &nall, s, &fl))) {
 		cJSON_Delete(res);
 		return rc;
 	}
 	/* the engagement as it is now: what a later phase fixed or waived no longer counts */
-	size_t ngone = (size_t)cJSON_GetArraySize(settled), k = 0;
-	long long *gone = xcalloc(ngone ? ngone : 1, sizeof *gone);
-	const cJSON *done;
-	cJSON_ArrayForEach(done, settled)
-		gone[k++] = json_int(done, "id");
-	qsort(gone, ngone, sizeof *gone, id_cmp);
 	finding *rows = xcalloc(nall ? nall : 1, sizeof *rows); /* borrowed from all */
 	size_t n = 0;
 	for (size_t i = 0; i < nall; i++)
-		if (!ngone || !bsearch(&all[i].id, gone, ngone, sizeof *gone, id_cmp))
+		if (!all[i].settled.finding)
 			rows[n++] = all[i];
-	free(gone);
-	cJSON_AddNumberToObject(res, "settled_later", (double)ngone);
-	cJSON_Delete(settled);
+	cJSON_AddNumberToObject(res, "settled_later", (double)(nall - n));
 	cJSON *counts = cJSON_CreateObject(), *weights = cJSON_CreateObject();
 	double base = config_number(s, "effort.base_days", config_builtin_default("effort.base_days")), days = base, score = 100;
 	int mechanical = 0, open_errors = 0, nrisks = 0;

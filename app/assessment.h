@@ -5,7 +5,7 @@
  * recommended migration strategy with the findings that drove it.
  *
  * Computed from the findings as they are now: assess findings a later phase has since
- * fixed or waived for the same construct (store_assess_settled) no longer count.
+ * fixed or waived for the same construct (finding_settlement) no longer count.
  * Pure computation over store data; the result is a cJSON object the caller owns.
  */
 #ifndef FERRY_ASSESSMENT_H

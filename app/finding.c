@@ -151,6 +151,16 @@ cJSON *finding_json(const finding *f, int brief)
 		add_text_or_null(o, "construct", f->construct);
 	}
 	cJSON_AddItemToObject(o, "waiver", waiver_json(f->waiver));
+	if (f->settled.finding) {
+		cJSON *s = cJSON_AddObjectToObject(o, "settled_by");
+		cJSON_AddNumberToObject(s, "id", (double)f->settled.finding);
+		add_text_or_null(s, "phase", phase_name((size_t)f->settled.phase));
+		cJSON_AddStringToObject(s, "status", status_name(f->settled.status));
+		if (f->settled.checkpoint)
+			cJSON_AddNumberToObject(s, "checkpoint", (double)f->settled.checkpoint);
+		else
+			cJSON_AddNullToObject(s, "checkpoint");
+	}
 	return o;
 }
 

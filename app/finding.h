@@ -40,6 +40,16 @@ typedef struct finding_waiver {
 	long long carried_from; /* the earlier phase's finding it was carried from; 0 when given */
 } finding_waiver;
 
+/* What became of an open survey finding's code in a later phase: the assess survey lists
+ * the code as received, so its findings stay open while adapt fixes (or a person waives)
+ * the same problem (same file, construct key and message) under its own finding. */
+typedef struct finding_settlement {
+	long long finding;      /* the later phase's finding; 0 when nothing settled it */
+	int phase;              /* its phase (phase.h index) */
+	finding_status status;  /* STATUS_FIXED or STATUS_WAIVED */
+	long long checkpoint;   /* the checkpoint that fixed it; 0 when waived or closed by a run */
+} finding_settlement;
+
 /* Every string below is owned by the finding (finding_clear frees it); a copy duplicates
  * each one (panes/model.c, model_add_finding), so a new string field goes there too. */
 typedef struct finding {
@@ -68,6 +78,7 @@ typedef struct finding {
 	int fixable;          /* it proposes edits (set by the store even when edits are not read) */
 	long long last_run;   /* the check run that last saw it (the store's); 0 when unknown */
 	finding_waiver *waiver; /* the waiver in force when read from the store; NULL otherwise */
+	finding_settlement settled; /* an open assess finding's, when read from the store */
 	finding_edit *edits;  /* proposed fix, sorted by start_byte; may be NULL */
 	size_t nedits;
 } finding;

@@ -75,7 +75,7 @@ void output_findings_text(sbuf *b, const cJSON *findings)
 
 static const char *const finding_fields[] = { "id", "plugin", "phase", "severity", "category", "file",
 	                                           "line", "col", "end_line", "end_col", "message",
-	                                           "suggestion", "fixable", "automatic", "status", "fingerprint", "waiver", NULL };
+	                                           "suggestion", "fixable", "automatic", "status", "fingerprint", "waiver", "settled_by", NULL };
 
 void output_findings_json(sbuf *b, const cJSON *findings, long long run, const char *const *errors,
                           size_t nerrors)

@@ -502,7 +502,7 @@ static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *art
 }
 
 static const char *const finding_keys[] = { "id", "plugin", "phase", "severity", "category", "file", "line", "col",
-	                                         "end_line", "end_col", "message", "suggestion", "fixable", "status", "waiver", NULL };
+	                                         "end_line", "end_col", "message", "suggestion", "fixable", "status", "waiver", "settled_by", NULL };
 
 /* The findings that drove the strategy, with where they are. */
 static void add_driver_details(cJSON *assessment, const cJSON *findings)
@@ -666,7 +666,7 @@ out:
 static const char *const words[] = {
 	N_("ready"), N_("ready with conditions"), N_("needs manual porting"), N_("blocked"),
 	N_("not started"), N_("in progress"), N_("signed off"), N_("reopened"),
-	N_("open"), N_("fixed"), N_("waived"),
+	N_("open"), N_("fixed"), N_("waived"), N_("settled"),
 	N_("error"), N_("warning"), N_("info"),
 	N_("INSERT"), N_("MODIFY"), N_("DELETE"), N_("UNSUPPORTED"),
 	N_("pass"), N_("fail"), N_("warnings"), N_("no criteria set"), N_("not performed"),
@@ -773,6 +773,23 @@ static char *waiver_text(const cJSON *w)
 	char *t = xasprintf(_("Waived by %s at %s: %s%s"), json_str(w, "actor"), json_str(w, "at"), json_str(w, "reason"), carried);
 	free(carried);
 	return t;
+}
+
+/* What became of an open survey finding's code in a later phase (finding_settlement), or
+ * NULL when nothing settled it. */
+static char *settled_text(const cJSON *s)
+{
+	if (!cJSON_IsObject(s))
+		return NULL;
+	const char *phase = phase_title(json_str(s, "phase"));
+	long long id = json_int(s, "id"), cp = json_int(s, "checkpoint");
+	if (strcmp(json_str(s, "status"), "waived") == 0)
+		return xasprintf(_("Settled later: waived in phase %s as #%lld. The survey lists the code as received."),
+		                 phase, id);
+	if (cp > 0)
+		return xasprintf(_("Settled later: fixed in phase %s as #%lld by checkpoint %lld. The survey lists the code as received."),
+		                 phase, id, cp);
+	return xasprintf(_("Settled later: fixed in phase %s as #%lld. The survey lists the code as received."), phase, id);
 }
 
 static char *waiver_when(const cJSON *w)
@@ -1151,8 +1168,13 @@ static void m_findings(cJSON *d, const cJSON *doc)
 				continue;
 			cJSON *it = rdoc_item(list);
 			char *loc = location(json_str(g, "file"), json_int(g, "line"), 0);
+			const cJSON *settled = cJSON_GetObjectItem(g, "settled_by");
+			char *later = settled_text(settled);
 			rdoc_badge(it, "sev", json_str(g, "severity"), word(json_str(g, "severity")));
-			rdoc_badge(it, "st", json_str(g, "status"), word(json_str(g, "status")));
+			if (later) /* coloured as what settled it, named for what it is */
+				rdoc_badge(it, "st", json_str(settled, "status"), word("settled"));
+			else
+				rdoc_badge(it, "st", json_str(g, "status"), word(json_str(g, "status")));
 			rdoc_loc(it, loc);
 			rdoc_dash(it);
 			rdoc_text(it, json_str(g, "message"));
@@ -1166,7 +1188,10 @@ static void m_findings(cJSON *d, const cJSON *doc)
 			char *wv = waiver_text(cJSON_GetObjectItem(g, "waiver"));
 			if (wv)
 				rdoc_text(rdoc_note(it), wv);
+			if (later)
+				rdoc_text(rdoc_note(it), later);
 			free(wv);
+			free(later);
 			free(loc);
 		}
 	}
@@ -1672,7 +1697,7 @@ static void json_render(sbuf *b, const cJSON *doc, int parts)
 static void csv_findings(sbuf *b, const cJSON *findings)
 {
 	sbuf_adds(b, "id,phase,category,severity,status,plugin,file,line,col,end_line,end_col,message,suggestion,fixable,"
-	             "waiver_reason,waiver_actor,waived_at,waiver_carried_from\r\n");
+	             "waiver_reason,waiver_actor,waived_at,waiver_carried_from,settled_by,settled_status\r\n");
 	const cJSON *f;
 	cJSON_ArrayForEach(f, findings) {
 		sbuf_addf(b, "%lld,", json_int(f, "id"));
@@ -1700,9 +1725,15 @@ static void csv_findings(sbuf *b, const cJSON *findings)
 		sbuf_addc(b, ',');
 		sbuf_add_csv(b, json_str(w, "at"));
 		if (json_int(w, "carried_from") > 0)
-			sbuf_addf(b, ",%lld\r\n", json_int(w, "carried_from"));
+			sbuf_addf(b, ",%lld", json_int(w, "carried_from"));
 		else
-			sbuf_adds(b, ",\r\n");
+			sbuf_addc(b, ',');
+		/* a survey finding a later phase's finding has since fixed or waived */
+		const cJSON *s = cJSON_GetObjectItem(f, "settled_by");
+		if (cJSON_IsObject(s))
+			sbuf_addf(b, ",%lld,%s\r\n", json_int(s, "id"), json_str(s, "status"));
+		else
+			sbuf_adds(b, ",,\r\n");
 	}
 }
 

@@ -734,14 +734,22 @@ int store_findings_close_unseen_in(int *n, store *s, long long run, const char *
 }
 
 /* The waiver in force on a waived finding: {reason, actor, at, carried_from} or NULL. */
-/* The finding columns in the order read_finding takes them, then the waiver in force. */
+/* The finding columns in the order read_finding takes them, then the waiver in force,
+ * then, for an open assess finding, the first later-phase finding of the same construct
+ * and the same message that was fixed or waived since (finding_settlement): the same
+ * problem at the same code, not another problem the same code has (a host sync in a
+ * loop stays one after its torch.cuda call is renamed). */
 #define FINDING_SELECT                                                                             \
 	"SELECT f.id, f.plugin, f.phase, f.severity, f.category, f.file, f.line, f.col, f.end_line,"  \
 	" f.end_col, f.message, f.suggestion, f.edits IS NOT NULL, f.automatic, f.status,"            \
 	" f.fingerprint, CASE WHEN ?5 THEN NULL ELSE f.edits END, f.last_run, f.construct, f.i18n,"   \
-	" w.reason, w.actor, w.created_at, w.carried_from, f.unit FROM findings f"                           \
+	" w.reason, w.actor, w.created_at, w.carried_from, f.unit,"                                   \
+	" s.id, s.phase, s.status, s.fixed_by FROM findings f"                                        \
 	" LEFT JOIN waivers w ON f.status = 'waived' AND w.id = (SELECT max(x.id) FROM waivers x"   \
-	" WHERE x.finding_id = f.id AND x.withdrawn_at IS NULL)"
+	" WHERE x.finding_id = f.id AND x.withdrawn_at IS NULL)"                                      \
+	" LEFT JOIN findings s ON f.phase = 'assess' AND f.status = 'open' AND f.construct IS NOT NULL" \
+	" AND s.id = (SELECT min(g.id) FROM findings g WHERE g.file = f.file AND g.construct = f.construct" \
+	" AND g.message = f.message AND g.phase <> 'assess' AND g.status IN ('fixed', 'waived'))"
 
 static char *column_dup(sqlite3_stmt *st, int i)
 {
@@ -802,6 +810,13 @@ static void read_finding(finding *f, sqlite3_stmt *st)
 		f->waiver->carried_from = sqlite3_column_int64(st, 23);
 	}
 	f->unit = column_dup(st, 24);
+	if (sqlite3_column_type(st, 25) != SQLITE_NULL) {
+		int later = status_parse((const char *)sqlite3_column_text(st, 27));
+		f->settled.finding = sqlite3_column_int64(st, 25);
+		f->settled.phase = phase_index((const char *)sqlite3_column_text(st, 26));
+		f->settled.status = later < 0 ? STATUS_FIXED : (finding_status)later;
+		f->settled.checkpoint = sqlite3_column_int64(st, 28);
+	}
 	intl_localize_texts(&f->message, &f->suggestion, f->i18n);
 }
 
@@ -951,17 +966,6 @@ int store_waiver_carry(long long *from, store *s, long long finding_id)
 		*from = g;
 	cJSON_Delete(row);
 	return rc;
-}
-
-int store_assess_settled(cJSON **out, store *s)
-{
-	return db_rows(out, s,
-	               /* from the later phases' settled findings (few) to the assess ones (many) */
-	               "SELECT DISTINCT f.id FROM findings g CROSS JOIN findings f ON f.file = g.file"
-	               " AND f.construct = g.construct WHERE g.phase IN (SELECT name FROM phases WHERE name <> 'assess')"
-	               " AND g.status IN ('fixed', 'waived') AND g.construct IS NOT NULL"
-	               " AND f.phase = 'assess' AND f.status = 'open' ORDER BY f.id",
-	               NULL);
 }
 
 int store_waiver_withdraw(store *s, long long finding_id, const char *reason, const char *actor)

@@ -111,9 +111,6 @@ int store_waiver_add(store *s, long long finding, const char *reason, const char
  * waiver (same reason and actor, carried_from naming the source) and marks it waived;
  * *from is the source finding's id, 0 when nothing was carried. */
 int store_waiver_carry(long long *from, store *s, long long finding_id);
-/* The open assess findings whose construct a later phase's finding has since fixed or
- * waived (the survey still lists the code as received): [{id}]. */
-int store_assess_settled(cJSON **out, store *s);
 /* Withdraws the waiver in force on finding_id (who, when, why kept on the row) and opens
  * the finding again. */
 int store_waiver_withdraw(store *s, long long finding_id, const char *reason, const char *actor);

@@ -1,9 +1,13 @@
 /* detail — the selected finding: what was found, the source around it with the
  * matched range highlighted, the suggestion, and the proposed fix as a coloured
- * diff computed from the finding's edits against the file's current text. */
+ * diff computed from the finding's edits. The source is the file as the check run that
+ * last saw the finding read it (from that run's checkpoint), so its line and its edits
+ * point at the code they were computed on; when the file has changed since, the pane
+ * says so. */
 #include "diffview.h"
 #include "err.h"
 #include "intl.h"
+#include "keymap.h"
 #include "pane.h"
 #include "text.h"
 #include "util.h"
@@ -22,6 +26,8 @@ typedef struct dstate {
 	char *text;         /* its contents, or NULL when unreadable */
 	size_t len;
 	int absent;         /* the file does not exist (a fix may create it) */
+	long long run;      /* the check run the cache is for */
+	int changed;        /* text is the file as that run read it, which differs from now */
 	unsigned gen;       /* reload generation of the cache */
 	long long shown;    /* finding id last drawn (scroll resets on change) */
 	int scroll;         /* first virtual row shown */
@@ -107,15 +113,39 @@ static void source_line(out *o, int num, int marked, const char *s, size_t len, 
 	o->row++;
 }
 
-static void load_file(dstate *d, tui *t, const char *rel)
+/* Replaces the cached text with the file as run read it, when the record knows the
+ * checkpoint the run checked and the file there differs from now. */
+static void load_as_checked(dstate *d, workspace *ws, const char *rel, long long run)
 {
-	if (d->path && strcmp(d->path, rel) == 0 && d->gen == t->reload_gen)
+	char head[41], *old = NULL;
+	size_t oldlen = 0;
+	if (run <= 0 || store_run_head(head, ws->db, run) != 0 || !head[0] ||
+	    history_read_at(&old, &oldlen, ws->hist, head, rel) != 0) {
+		err_clear(); /* no record of it: the file as it is now is all there is */
+		return;
+	}
+	if (d->text && oldlen == d->len && memcmp(old, d->text, oldlen) == 0) {
+		free(old);
+		return;
+	}
+	free(d->text);
+	d->text = old;
+	d->len = oldlen;
+	d->absent = 0;
+	d->changed = 1;
+}
+
+static void load_file(dstate *d, tui *t, const char *rel, long long run)
+{
+	if (d->path && strcmp(d->path, rel) == 0 && d->run == run && d->gen == t->reload_gen)
 		return;
 	free(d->path);
 	free(d->text);
 	d->path = xstrdup(rel);
 	d->text = NULL;
 	d->len = 0;
+	d->run = run;
+	d->changed = 0;
 	d->gen = t->reload_gen;
 	char *abs = util_path_join(t->m.ws->root, rel);
 	struct stat st;
@@ -125,6 +155,7 @@ static void load_file(dstate *d, tui *t, const char *rel)
 		d->text = NULL;
 	}
 	free(abs);
+	load_as_checked(d, t->m.ws, rel, run);
 }
 
 /* Start of line n (1-based) in text, or len when past the end; line 1 starts after a
@@ -277,7 +308,7 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 	out o = { w, 0, d->scroll, d->h, 8, d->hscroll };
 	char head[256];
 	snprintf(head, sizeof head, "#%lld  %s  %s  [%s]", f->id, pane_word(severity_name(f->severity)), f->plugin,
-	         pane_word(status_name(f->status)));
+	         f->settled.finding ? _("settled") : pane_word(status_name(f->status)));
 	line(&o, 1, pane_severity_attr(f->severity), head);
 	wrapped(&o, 1, UI_TITLE, f->message);
 	if (*f->file) {
@@ -286,8 +317,14 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 			snprintf(loc, sizeof loc, "%s:%d:%d", f->file, f->line, f->col);
 		else
 			snprintf(loc, sizeof loc, "%s", f->file);
-		load_file(d, t, f->file);
+		load_file(d, t, f->file, f->last_run);
 		line(&o, 1, UI_HUNK, loc);
+		if (d->changed) {
+			char *note = xasprintf(_("The code as check run %lld read it; the file has changed since (%s runs the checks again)."),
+			                       f->last_run, keymap_label(keymap_by_cmd(CMD_RUN_PHASE)));
+			wrapped(&o, 2, UI_DIM, note);
+			free(note);
+		}
 		draw_source(&o, d, f);
 	}
 	if (f->suggestion && *f->suggestion) {
@@ -302,6 +339,18 @@ static void detail_draw(void *st, tui *t, ui_win *w)
 		line(&o, 1, UI_TITLE, _("Waived by"));
 		wrapped(&o, 2, UI_NORMAL, by);
 		free(by);
+	}
+	if (f->settled.finding) {
+		const finding_settlement *s = &f->settled;
+		const char *phase = phase_title(phase_name((size_t)s->phase)), *run = keymap_label(keymap_by_cmd(CMD_RUN_PHASE));
+		char *later = s->status == STATUS_WAIVED
+		                  ? xasprintf(_("Waived in phase %s as #%lld. The survey lists the code as received; %s on the assess phase surveys the code as it is now."), phase, s->finding, run)
+		              : s->checkpoint
+		                  ? xasprintf(_("Fixed in phase %s as #%lld by checkpoint %lld. The survey lists the code as received; %s on the assess phase surveys the code as it is now."), phase, s->finding, s->checkpoint, run)
+		                  : xasprintf(_("Fixed in phase %s as #%lld. The survey lists the code as received; %s on the assess phase surveys the code as it is now."), phase, s->finding, run);
+		line(&o, 1, UI_TITLE, _("Settled later"));
+		wrapped(&o, 2, UI_NORMAL, later);
+		free(later);
 	}
 	line(&o, 1, UI_TITLE, _("Proposed fix"));
 	if (f->file && *f->file)

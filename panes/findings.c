@@ -221,9 +221,10 @@ static const char *status_filter_name(int st)
 	return _(names[st >= 0 && st < 5 ? st : 0]);
 }
 
-static const char *status_mark(finding_status status)
+/* A survey finding a later phase settled (finding_settlement) is marked as what settled it. */
+static const char *status_mark(const finding *f)
 {
-	switch (status) {
+	switch (f->settled.finding ? f->settled.status : f->status) {
 	case STATUS_WAIVED: return "w";
 	case STATUS_FIXED: return "✓";
 	default: return "•";
@@ -232,10 +233,10 @@ static const char *status_mark(finding_status status)
 
 static void draw_row(ui_win *w, int y, const finding *f, int sel, int width)
 {
-	int base = sel ? UI_SELECT : f->status != STATUS_OPEN ? UI_DIM : UI_NORMAL;
+	int base = sel ? UI_SELECT : f->status != STATUS_OPEN || f->settled.finding ? UI_DIM : UI_NORMAL;
 	ui_fill_row(w, y, base);
 	int x = 1;
-	x += ui_put(w, y, x, base, status_mark(f->status), 1) + 1;
+	x += ui_put(w, y, x, base, status_mark(f), 1) + 1;
 	x += ui_put(w, y, x, sel ? UI_SELECT : pane_severity_attr(f->severity), pane_severity_label(f->severity), 4) + 1;
 	int locw = width >= 110 ? 34 : width >= 90 ? 28 : 22;
 	char loc[512];
