@@ -64,7 +64,7 @@ typedef struct engine {
 	pthread_mutex_t mu;
 	pthread_cond_t hashed;      /* a stream took a chunk, or a worker failed */
 	int code;          /* the first failure */
-	char msg[512];
+	char msg[ERR_MAX]; /* its message, for the caller's thread */
 } engine;
 
 static int read_range(unsigned char *buf, const char *path, unsigned long long off, size_t len)

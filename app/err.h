@@ -31,8 +31,9 @@ enum {
 };
 
 /* The bytes the record holds, with the NUL: a copy of err_message() in a buffer of this
- * size is whole. */
-#define ERR_MAX 1024
+ * size is whole. Room for two of the longest paths (PATH_MAX) and what is said of them; a
+ * longer message is cut on a whole UTF-8 character and ends with "…". */
+#define ERR_MAX 16384
 
 /* Sets the record to the formatted message and returns code (for `return err_set(...)`). */
 int err_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

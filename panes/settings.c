@@ -21,7 +21,7 @@ typedef struct formstate {
 	unsigned gen;
 	int cur, top;
 	int rows;          /* settings that fit at the last draw */
-	char err[512];
+	char err[ERR_MAX];
 } formstate;
 
 static void load(formstate *st, tui *t)

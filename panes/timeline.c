@@ -23,7 +23,7 @@ typedef struct tstate {
 	int cur, top, h;
 	diffview dv;       /* the shown checkpoint's diff */
 	int showing;       /* the diff is shown instead of the list */
-	char err[256];     /* load error */
+	char err[ERR_MAX]; /* load error */
 } tstate;
 
 static void drop_diff(tstate *s)

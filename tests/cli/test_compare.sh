@@ -147,6 +147,16 @@ expect_grep "line ordinals" "$work/out" "ordinal steps are said"
 expect_exit 3 "a log without losses exits 3" -- "$FERRY" -C "$p" compare loss "$d/gpu.log" "$d/empty.log"
 one_line "$work/err" "no losses: one line"
 expect_grep "empty.log: no loss values" "$work/err" "no losses: names the file"
+# deep in folders named in Chinese (a path of over 1 kB): the line still names the whole
+# file and ends with the reason, in valid UTF-8
+deep="$d"
+for i in $(seq 1 40); do deep="$deep/训练日志目录第${i}层"; done
+mkdir -p "$deep" && cp "$d/empty.log" "$deep/empty.log"
+expect_exit 3 "a log without losses deep in Chinese folders exits 3" -- "$FERRY" -C "$p" compare loss "$d/gpu.log" "$deep/empty.log"
+one_line "$work/err" "the long path's error is one line"
+expect_grep "第40层/empty.log: no loss values" "$work/err" "the long path's error names the whole file and the reason"
+python3 -c 'import sys; open(sys.argv[1], "rb").read().decode("utf-8")' "$work/err" \
+	&& ok "the long path's error is valid UTF-8" || fail "the long path's error is valid UTF-8"
 expect_exit 3 "a binary log exits 3" -- "$FERRY" -C "$p" compare loss "$d/binary.log" "$d/gpu.log"
 expect_grep "binary.log" "$work/err" "binary log named"
 expect_exit 3 "a missing input exits 3" -- "$FERRY" -C "$p" compare loss "$d/gpu.log" nosuch
