@@ -1476,8 +1476,13 @@ static int cmd_revert(const char *dir, int argc, char **argv)
 	long long id = 0;
 	char oid[41];
 	rc = review_revert(&id, oid, ws, argv[1]);
-	if (!rc)
+	if (!rc) {
 		printf(_("reverted %s: checkpoint %lld (%.12s)\n"), argv[1], id, oid);
+		char *open_again = review_reopened_text(ws, id);
+		if (open_again)
+			printf("%s\n", open_again);
+		free(open_again);
+	}
 	ws_close(ws);
 	return rc;
 }

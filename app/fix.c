@@ -5,6 +5,7 @@
 #include "check.h"
 #include "err.h"
 #include "intl.h"
+#include "json.h"
 #include "subject.h"
 #include "projfs.h"
 #include "pysrc.h"
@@ -814,6 +815,26 @@ static int refuse_unselected(fix_plan *p, workspace *ws, const fix_select *sel, 
 }
 
 /* When nothing asked for by id can be fixed: one error line made of the refusals. */
+/* In a fix of many findings (all, a plugin's, a file's), a finding whose fix someone
+ * reverted is left out with the reason: the revert was a decision, which the next bulk fix
+ * must not undo. Asked for by id, it is fixed. 1 when f is left out. */
+static int leave_declined(fix_plan *p, const fix_select *sel, const cJSON *declined, const finding *f)
+{
+	const cJSON *d;
+	if (sel->nids)
+		return 0;
+	cJSON_ArrayForEach(d, declined)
+		if (json_int(d, "id") == f->id) {
+			char *why = xasprintf(_("its fix (checkpoint %lld) was undone by checkpoint %lld, so a fix of many findings "
+			                        "leaves it out; `ferry fix --finding %lld` applies it again"),
+			                      json_int(d, "fixed_by"), json_int(d, "reverted_by"), f->id);
+			refuse(p, f, "%s", why);
+			free(why);
+			return 1;
+		}
+	return 0;
+}
+
 static int refuse_all(const fix_plan *p)
 {
 	if (!p->nrefused)
@@ -830,7 +851,7 @@ static int refuse_all(const fix_plan *p)
 int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 {
 	*out = NULL;
-	cJSON *plugins = NULL;
+	cJSON *plugins = NULL, *declined = NULL;
 	finding *before = NULL;
 	size_t ncand = 0, nbefore = 0;
 	int rc = sel->nids ? requested_rows(&before, &nbefore, ws, sel) : 0;
@@ -869,7 +890,8 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 	sbuf_init(&p->diff);
 	p->bad_plugins = cJSON_CreateObject();
 	store_finding_filter fl = { sel->phase, "open", NULL, NULL, 0, 0 };
-	if ((rc = store_finding_list(&p->rows, &p->nrows, ws->db, &fl)))
+	if ((rc = store_finding_list(&p->rows, &p->nrows, ws->db, &fl)) ||
+	    (!sel->nids && (rc = store_findings_declined(&declined, ws->db))))
 		goto fail;
 	refuse_bad_paths(p, ws, sel);
 	size_t candidates = 0;
@@ -882,6 +904,8 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 				refuse(p, f, "%s", _("no automatic fix exists for it; change the code by hand or waive it"));
 			continue;
 		}
+		if (leave_declined(p, sel, declined, f))
+			continue;
 		candidates++; /* findings named that have no fix are refused as the rest are */
 		if (!cJSON_GetObjectItem(p->bad_plugins, f->plugin))
 			plan_finding(p, ws, f, 0);
@@ -897,12 +921,14 @@ int fix_plan_new(fix_plan **out, workspace *ws, const fix_select *sel)
 	if ((rc = build_diff(p)))
 		goto fail;
 	cJSON_Delete(plugins);
+	cJSON_Delete(declined);
 	finding_list_free(before, nbefore);
 	*out = p;
 	return 0;
 fail:
 	fix_plan_free(p);
 early:
+	cJSON_Delete(declined);
 	cJSON_Delete(plugins);
 	finding_list_free(before, nbefore);
 	return rc;

@@ -500,6 +500,32 @@ int review_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev
 	return rc;
 }
 
+char *review_reopened_text(workspace *ws, long long cp)
+{
+	cJSON *rows = NULL;
+	if (store_findings_declined(&rows, ws->db)) {
+		err_clear(); /* the revert stands; only the sentence is missing */
+		return NULL;
+	}
+	sbuf ids;
+	sbuf_init(&ids);
+	size_t n = 0;
+	long long first = 0;
+	const cJSON *r;
+	cJSON_ArrayForEach(r, rows)
+		if (json_int(r, "reverted_by") == cp) {
+			sbuf_addf(&ids, "%s#%lld", n ? " " : "", json_int(r, "id"));
+			first = n++ ? first : json_int(r, "id");
+		}
+	cJSON_Delete(rows);
+	char *text = n ? xasprintf(P_("Finding %s is open again; a fix of many findings leaves it out (`ferry fix --finding %lld` applies it again).",
+	                              "Findings %s are open again; a fix of many findings leaves them out (`ferry fix --finding %lld` applies one again).", n),
+	                           ids.buf, first)
+	               : NULL;
+	sbuf_done(&ids);
+	return text;
+}
+
 int review_rejudge(check_result *out, workspace *ws, unsigned evidence)
 {
 	check_opts o = { NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, evidence };

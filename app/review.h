@@ -93,6 +93,10 @@ int review_rejudge(struct check_result *out, workspace *ws, unsigned evidence);
  * (or undid, for a revert of a revert) runs again: its findings open again where the code
  * now is, or close again when a revert of a revert brings the fix back. */
 int review_revert(long long *cp_id, char oid[41], workspace *ws, const char *rev);
+/* The sentence on what revert checkpoint cp left open, for the one who reverted: its
+ * findings are open again, and a fix of many findings leaves them out (fix.h). NULL when
+ * it reopened none. The caller frees it. */
+char *review_reopened_text(workspace *ws, long long cp);
 /* Whether phase may be signed off now; fills *why. FERRY_EUSAGE for an unknown phase. */
 int review_signoff_check(review_refusal *why, workspace *ws, const char *phase);
 /* Signs phase off as the workspace's actor, with an optional note. The tune and

@@ -968,6 +968,18 @@ int store_waiver_carry(long long *from, store *s, long long finding_id)
 	return rc;
 }
 
+int store_findings_declined(cJSON **out, store *s)
+{
+	return db_rows(out, s,
+	               "SELECT f.id, c.id AS fixed_by, r.id AS reverted_by FROM findings f"
+	               " JOIN checkpoints c ON c.id = (SELECT max(k.id) FROM checkpoints k, json_each(k.findings) j"
+	               " WHERE k.kind = 'fix' AND j.value = f.id)"
+	               " JOIN checkpoints r ON r.reverts = c.id AND r.kind = 'revert'"
+	               " AND NOT EXISTS (SELECT 1 FROM checkpoints u WHERE u.reverts = r.id)"
+	               " WHERE f.status = 'open' ORDER BY f.id",
+	               NULL);
+}
+
 int store_waiver_withdraw(store *s, long long finding_id, const char *reason, const char *actor)
 {
 	char now[32];

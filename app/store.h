@@ -105,6 +105,9 @@ int store_findings(cJSON **out, store *s, const store_finding_filter *filter);
 int store_finding_set_status(store *s, long long id, const char *status, long long fixed_by);
 /* Reopens the findings that checkpoint cp fixed (its revert undoes the fix). */
 int store_findings_reopen(store *s, long long cp);
+/* The open findings whose fix someone undid: the last fix checkpoint naming each was
+ * reverted (and the revert stands). [{id, fixed_by, reverted_by}] by id. */
+int store_findings_declined(cJSON **out, store *s);
 int store_waiver_add(store *s, long long finding, const char *reason, const char *actor);
 /* When open finding finding_id was never waived and a finding of an earlier phase about
  * the same construct (same file and construct key) is waived, gives it a copy of that

@@ -746,10 +746,14 @@ static void do_revert(app *a)
 	char err[ERR_MAX];
 	snprintf(err, sizeof err, "%s", err_message());
 	reload(a);
+	char *open_again = rc ? NULL : review_reopened_text(t->m.ws, id);
 	if (rc)
 		tui_message(t, UI_ERROR, "%s", err);
+	else if (open_again)
+		tui_message(t, UI_OK, _("Reverted checkpoint #%s with checkpoint #%lld (%.12s). %s"), rev, id, oid, open_again);
 	else
 		tui_message(t, UI_OK, _("Reverted checkpoint #%s with checkpoint #%lld (%.12s)."), rev, id, oid);
+	free(open_again);
 }
 
 /* --- the prompt line --- */

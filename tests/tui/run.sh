@@ -92,6 +92,7 @@ keys main x
 expect main "Revert checkpoint #2" "x asks before reverting"
 keys main y
 expect main "Reverted checkpoint #2 with checkpoint #3" "y reverts it with a new checkpoint" 30
+expect main "is open again; a fix of many findings" "the revert says its finding is open again and bulk fixes leave it out"
 keys main Escape
 
 keys main : 'report md .ferry/e2e-report.md' Enter
