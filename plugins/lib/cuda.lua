@@ -890,6 +890,83 @@ function cuda.apex_fused(ctx)
 	return fused
 end
 
+-- Library functions that choose CUDA for their caller (library_devices.json), such as
+-- ultralytics' autocast(enabled, device="cuda"), which yolov5 imports as
+-- smart_amp_autocast and re-exports from its own utils/torch_utils.py.
+
+-- The name a dotted import name stands for once the project's own modules that re-export
+-- it are followed (a few steps; a relative import ends the search).
+local reexports_of = setmetatable({}, { __mode = "k" })
+local function follow_reexports(ctx, full)
+	local seen = reexports_of[ctx] or {}
+	reexports_of[ctx] = seen
+	if seen[full] then return seen[full] end
+	local name = full
+	for _i = 1, 4 do
+		local module, last = name:match("^(.+)%.([%a_][%w_]*)$")
+		if not module then break end
+		local base, file = module:gsub("%.", "/"), nil
+		for _j, cand in ipairs({ base .. ".py", base .. "/__init__.py" }) do
+			if #ctx.files("^" .. cand:gsub("%p", "%%%0") .. "$") > 0 then
+				file = cand
+				break
+			end
+		end
+		local bound = file and (py.aliases(ctx, file) or {})[last]
+		if not bound or bound:sub(1, 1) == "." then break end
+		name = bound
+	end
+	seen[full] = name
+	return name
+end
+
+local LIBRARY_CALLS = "(call function: [(identifier) (attribute)] @f arguments: (argument_list) @args) @call"
+local CALL_ARGS = "(argument_list (_) @a) @args"
+
+-- Calls of a library autocast whose device defaults to 'cuda', made without a device:
+-- {call=, args=, entry=, name=} per call.
+local function library_autocasts(ctx, path, map)
+	local entries = {}
+	for _i, e in ipairs(ctx.data("library_devices").entries or {}) do
+		if e.kind == "autocast" then entries[e.name] = e end
+	end
+	local heads = {}
+	for bound, full in pairs(map) do
+		local target = follow_reexports(ctx, full)
+		for name in pairs(entries) do
+			if target == name or name:sub(1, #target + 1) == target .. "." then heads[bound] = true end
+		end
+	end
+	if not next(heads) then return {} end
+	local out, args = {}, nil
+	for _i, m in ipairs(ctx.query(path, LIBRARY_CALLS) or {}) do
+		local head = m.f.text:match("^[%a_][%w_]*")
+		local name = heads[head] and follow_reexports(ctx, py.expand(map, m.f.text))
+		local e = name and entries[name]
+		if e then
+			if not args then -- positional arguments and keywords of every call's list
+				args = {}
+				for _j, a in ipairs(ctx.query(path, CALL_ARGS) or {}) do
+					local k = args[a.args.start_byte] or { n = 0, kw = {} }
+					args[a.args.start_byte] = k
+					if a.a.type == "keyword_argument" then
+						k.kw[a.a.text:match("^[%a_][%w_]*")] = true
+					elseif a.a.type == "list_splat" or a.a.type == "dictionary_splat" then
+						k.splat = true
+					elseif a.a.type ~= "comment" then
+						k.n = k.n + 1
+					end
+				end
+			end
+			local k = args[m.args.start_byte] or { n = 0, kw = {} }
+			if not k.splat and not k.kw[e.param] and k.n <= e.position then
+				out[#out + 1] = { call = m.call, args = m.args, entry = e, name = name, given = k.n + (next(k.kw) and 1 or 0) }
+			end
+		end
+	end
+	return out
+end
+
 -- torch.cuda.amp (imports and uses), autocast/GradScaler created for 'cuda', apex.amp,
 -- amp_C and apex fused optimizers. Rewrites: `from torch.cuda.amp import X` ->
 -- `from torch_npu.npu.amp import X` (the package itself, importable without aliasing),
@@ -1030,6 +1107,27 @@ function cuda.amp(ctx, path, fused, map)
 				}, m.s)
 			end
 		end
+	end
+	for _i, c in ipairs(library_autocasts(ctx, path, map)) do
+		-- in a package others import, 'npu' only where torch.npu exists, as for autocast('cuda')
+		local value = lib and '"npu" if hasattr(torch, "npu") else "cuda"' or '"npu"'
+		local arg = c.entry.param .. "=" .. value
+		-- before the closing parenthesis; after a trailing comma, as one more argument
+		-- with its own comma, so a list written one argument per line stays one
+		local close, added = c.args.end_byte - 1, (c.given == 0 and "" or ", ") .. arg
+		local trailing = c.args.text:match("(),%s*%)$")
+		if trailing and c.given > 0 then
+			close, added = c.args.start_byte + trailing, " " .. arg .. ","
+		end
+		out[#out + 1] = {
+			file = path, node = c.call,
+			message = _("`{call}` is `{name}`, which makes autocast for the 'cuda' device unless given another: where CUDA is not available torch turns that autocast off, so on the NPU this code runs without mixed precision (a GradScaler beside it still scales the loss).",
+				{ call = c.call.text:gsub("%s+", " "), name = c.name }),
+			suggestion = _("Pass `{param}=\"npu\"` (after `import torch_npu`), as in `{fixed}`.",
+				{ param = c.entry.param, fixed = (c.call.text:sub(1, close - c.call.start_byte) .. added
+					.. c.call.text:sub(close - c.call.start_byte + 1)):gsub("%s+", " ") }),
+			edits = (not lib or map.torch == "torch") and { refs.edit(close, 0, added) } or nil,
+		}
 	end
 	table.sort(out, by_start)
 	return settle(ctx, path, out)
