@@ -2599,6 +2599,27 @@ function cuda.nvidia_tool_functions(ctx, path)
 	return out
 end
 
+-- The first assertion of a branch (a block node) made only of assertions whose text
+-- names no device, torch or CUDA: what CUDA's run requires (`assert gpu, "inference not
+-- supported on GPU"`), not device work. nil for any other branch.
+local function requirement_only(body)
+	local text = body.text
+	if text:lower():find("cuda", 1, true) or has_word(text, "torch") or has_word(text, "device")
+		or has_word(text, "npu") then
+		return nil
+	end
+	local first, indent = nil, body.col - 1
+	for line in ("\n" .. text):gmatch("\n([^\n]*)") do
+		local lead, rest = line:match("^(%s*)(.*)$")
+		local at_statement = first == nil or #lead == indent
+		if rest ~= "" and rest:sub(1, 1) ~= "#" and at_statement then
+			if not rest:match("^assert[%s(]") then return nil end
+			first = first or (rest:gsub("^assert%s*", ""))
+		end
+	end
+	return first
+end
+
 -- Branches of CUDA tests that reach CUDA-only code (see above): adds to sc.other.
 local function kernel_paths(ctx, path, sc)
 	local ifs, fns, rets, guards, bodies = {}, {}, {}, {}, {}
@@ -2703,8 +2724,14 @@ local function kernel_paths(ctx, path, sc)
 		elseif private then
 			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "private", via = private }
 		end
-		local r = not private and reached(m.body.text, m.body.start_byte, m.body.end_byte, true)
-		if not r and not private then
+		-- a branch that only asserts what CUDA requires (yolov5's benchmarks assert the GPU
+		-- column of its export formats table): the NPU need not share the requirement
+		local req = not private and not m.skip and m.body.col and requirement_only(m.body)
+		if req then
+			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "requirement", via = req }
+		end
+		local r = not private and not req and reached(m.body.text, m.body.start_byte, m.body.end_byte, true)
+		if not r and not private and not req then
 			local cond = m.c.text:lower()
 			for _j, lib in ipairs(ordered) do
 				local name = lib.name
@@ -3101,6 +3128,10 @@ local function disarm(site, why)
 		site.message = _("`{code}` is in `{name}`, a function whose name says it answers for CUDA: rewritten, it would answer for the NPU and its callers would take their CUDA path there, so ferry does not rewrite it.",
 			{ code = code, name = why.name })
 		site.suggestion = _("Keep it for CUDA. Where its callers choose a device, add an NPU branch beside the CUDA one (`torch.npu.is_available()` after `import torch_npu`), or an `is_npu_available()` of the same shape.")
+	elseif why.kind == "requirement" then
+		site.message = _("`{code}` makes CUDA's run assert `{via}`, a requirement of the GPU (a capability flag or a column of a table), not a test of the device torch runs on: rewritten, the NPU would be held to the GPU's requirement, so ferry does not rewrite it.",
+			{ code = code, via = why.via })
+		site.suggestion = _("Decide what the NPU requires here: add an NPU branch beside the CUDA one with its own condition (for example an NPU column), or none.")
 	elseif why.kind == "build" then
 		site.message = _("`{code}` is in `{file}`, a build script, which decides what to build, not where torch runs; ferry does not rewrite it.",
 			{ code = code, file = site.file })
