@@ -15,7 +15,7 @@ return {
 		.. "and in shell scripts where the shell uses them as variables (export NAME=, NAME=... "
 		.. "before a command, $NAME, ${NAME:-...}). Variables whose values differ on Ascend, "
 		.. "and mentions in messages, are listed for a human."),
-	triggers = { "CUDA_", "NCCL_" },
+	triggers = { "CUDA_", "NCCL_", "CUBLAS_" },
 	run = function(ctx)
 		local entry = cuda.env_table(ctx)
 		for _i, path in ipairs(ctx.python_files()) do

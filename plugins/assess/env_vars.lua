@@ -9,11 +9,11 @@ return {
 	title = _("CUDA and NCCL environment variables"),
 	severity = "warning",
 	category = "environment",
-	description = _("Finds CUDA_*, NCCL_* and TORCH_NCCL_* variables read or set in Python (os.environ, "
+	description = _("Finds CUDA_*, CUBLAS_*, NCCL_* and TORCH_NCCL_* variables read or set in Python (os.environ, "
 		.. "os.getenv) and in shell launch scripts. They have no effect on Ascend: "
 		.. "CUDA_VISIBLE_DEVICES becomes ASCEND_RT_VISIBLE_DEVICES, NCCL_* settings have HCCL_* "
 		.. "counterparts (env_vars.json), some with different values."),
-	triggers = { "CUDA_", "NCCL_" },
+	triggers = { "CUDA_", "NCCL_", "CUBLAS_" },
 	run = function(ctx)
 		local entry = cuda.env_table(ctx)
 		for _i, path in ipairs(ctx.python_files()) do

@@ -1343,6 +1343,7 @@ end
 local function is_gpu_var(name)
 	return name:match("^CUDA_[A-Z0-9_]+$") or name:match("^NCCL_[A-Z0-9_]+$")
 		or name:match("^TORCH_NCCL_[A-Z0-9_]+$") or name == "PYTORCH_CUDA_ALLOC_CONF"
+		or name:match("^CUBLAS_[A-Z0-9_]+$")
 end
 
 -- env_vars.json as a lookup function: name -> entry (exact names, then NAME_* fallbacks).
@@ -1370,6 +1371,7 @@ local function env_site(path, name, e, at, safe, pos)
 	local f = {
 		file = path,
 		message = name:match("NCCL") and _("`{name}` configures NVIDIA's NCCL and has no effect on Ascend.", a)
+			or name:match("^CUBLAS_") and _("`{name}` configures NVIDIA's cuBLAS and has no effect on Ascend.", a)
 			or _("`{name}` configures the CUDA runtime and has no effect on Ascend.", a),
 		key = pos.key or name,
 	}

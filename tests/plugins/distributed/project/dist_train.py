@@ -46,3 +46,8 @@ class Launcher:
 
     def describe(self):
         return "runs with NCCL_SOCKET_IFNAME from the environment"
+
+
+def deterministic_cublas():
+    # cuBLAS's own setting for torch.use_deterministic_algorithms on CUDA
+    os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
