@@ -459,13 +459,18 @@ expect_grep "accuracy" "$work/err" "infer-optimize refusal names what blocks"
 "$FERRY" -C "$q" ingest bench "$data/npu_ok.json" --label npu >/dev/null 2>&1
 expect_exit 0 "signoff infer-optimize once the newest NPU benchmark meets both" -- "$FERRY" -C "$q" signoff infer-optimize
 
+# gated_training DIR: an engagement in DIR of a project that trains, with both acceptance
+# criteria set (0.005, 80 %)
+gated_training() {
+	make_training_project "$1"
+	"$FERRY" init "$1" >/dev/null
+	"$FERRY" -C "$1" config tolerance.accuracy 0.005 >/dev/null
+	"$FERRY" -C "$1" config throughput.target_pct 80 >/dev/null
+}
 # a project that trains is accepted on its trained model in the tune phase, with training
 # advice: the migration plan says the tune phase measures the criteria
 t="$work/trains"
-make_training_project "$t"
-"$FERRY" init "$t" >/dev/null
-"$FERRY" -C "$t" config tolerance.accuracy 0.005 >/dev/null
-"$FERRY" -C "$t" config throughput.target_pct 80 >/dev/null
+gated_training "$t"
 "$FERRY" -C "$t" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
 "$FERRY" -C "$t" ingest bench "$data/npu.json" --label npu >/dev/null 2>&1
 # its loss curves agree (a tune phase with no comparison at all is never signed off): what
@@ -736,10 +741,7 @@ for f in json.load(sys.stdin)["findings"]:
         print(json.dumps({"plugin": f["plugin"], "severity": f["severity"], "text": f["message"] + " / " + f["suggestion"]}))'
 }
 np="$work/no-inference"
-make_training_project "$np"
-"$FERRY" init "$np" >/dev/null
-"$FERRY" -C "$np" config tolerance.accuracy 0.005 >/dev/null
-"$FERRY" -C "$np" config throughput.target_pct 80 >/dev/null
+gated_training "$np"
 "$FERRY" -C "$np" check >/dev/null 2>&1
 "$FERRY" -C "$np" fix --plugin design.migration_plan --yes >/dev/null 2>&1
 expect_grep "^Not planned: nothing points to inference" "$np/docs/MIGRATION_PLAN.md" "the plan of a training project says inference is not planned"
@@ -789,10 +791,7 @@ PY
 # planned by the setting, the criteria hold infer-optimize's sign-off: unmeasured, unmet,
 # then met
 yp="$work/inference-yes"
-make_training_project "$yp"
-"$FERRY" init "$yp" >/dev/null
-"$FERRY" -C "$yp" config tolerance.accuracy 0.005 >/dev/null
-"$FERRY" -C "$yp" config throughput.target_pct 80 >/dev/null
+gated_training "$yp"
 "$FERRY" -C "$yp" config design.migration_plan.inference yes >/dev/null
 "$FERRY" -C "$yp" check >/dev/null 2>&1
 sign_through "$yp" assess design environment adapt tune infer-convert
@@ -839,6 +838,89 @@ tune = [f for f in fs if f["plugin"] == "tune.acceptance"]
 assert len(tune) == 1 and tune[0]["severity"] == "error" and "throughput.target_pct" in tune[0]["text"], fs
 io = [f for f in fs if f["plugin"] == "infer-optimize.acceptance"]
 assert len(io) == 1 and io[0]["severity"] == "info" and "not planned" in io[0]["text"], io
+PY
+
+# ------------------------------------------ criteria agreed, never measured: the reports
+# every criterion agreed is in every report with its verdict, PASS, FAIL or NOT PERFORMED:
+# one set with no benchmark to measure it is a NOT PERFORMED row naming it, in Markdown,
+# HTML and JSON alike, in English and Chinese, for each phase that holds it
+"$FERRY" -C "$np" report --format json --output "$work/np.json" >/dev/null 2>&1
+"$FERRY" -C "$np" report --format md --output "$work/np.md" >/dev/null 2>&1
+"$FERRY" -C "$np" report --format html --output "$work/np.html" >/dev/null 2>&1
+FERRY_LANG=zh "$FERRY" -C "$np" report --format md --output "$work/np-zh.md" >/dev/null 2>&1
+FERRY_LANG=zh "$FERRY" -C "$np" report --format html --output "$work/np-zh.html" >/dev/null 2>&1
+python3 - "$work/np.json" "$work/np.md" "$work/np.html" <<'PY' && ok "criteria set, no benchmark: a NOT PERFORMED benchmark row naming both, in JSON, Markdown and HTML" || fail "unmeasured criteria left out of the report"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]
+md, html = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+b = v.get("bench")
+assert b and b["verdict"] == "not performed" and "a" not in b and "b" not in b, b
+assert [(c["key"], c["value"], c["verdict"]) for c in b["criteria"]] == [
+    ("tolerance.accuracy", "0.005", "not performed"), ("throughput.target_pct", "80", "not performed")], b
+assert "bench_inference" not in v, v  # inference is not planned: no row of its own
+rows = [l for l in md.splitlines() if l.startswith("| Benchmark")]
+assert len(rows) == 1 and rows[0].startswith("| Benchmark | NOT PERFORMED |"), rows
+assert "tolerance.accuracy 0.005" in rows[0] and "throughput.target_pct 80" in rows[0] and "ferry ingest bench" in rows[0], rows
+assert "<td>Benchmark</td><td>NOT PERFORMED</td>" in html, "html"
+n = sum(x["verdict"] == "not performed" for x in v.values())
+assert n == 3 and md.count("| NOT PERFORMED |") == html.count("<td>NOT PERFORMED</td>") == n, (n, md.count("| NOT PERFORMED |"))
+PY
+python3 - "$work/np-zh.md" "$work/np-zh.html" <<'PY' && ok "the Chinese reports have the row, in Chinese" || fail "the Chinese reports' benchmark row"
+import sys
+md, html = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+rows = [l for l in md.splitlines() if l.startswith("| 基准测试")]
+assert len(rows) == 1 and rows[0].startswith("| 基准测试 | 未执行 |"), rows
+assert "tolerance.accuracy 0.005" in rows[0] and "NOT PERFORMED" not in md and "no NPU benchmark" not in md, rows
+assert "<td>基准测试</td><td>未执行</td>" in html
+PY
+# the training benchmark measured, inference planned and not: a row for each phase
+wp="$work/report-both"
+gated_training "$wp"
+"$FERRY" -C "$wp" config design.migration_plan.inference yes >/dev/null
+printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"8x A100","precision":"bf16","workload":"training","metrics":{"accuracy":0.761,"throughput":2000}}\n' >"$data/gpu-train.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Atlas 800T A2","precision":"bf16","workload":"training","metrics":{"accuracy":0.759,"throughput":1900}}\n' >"$data/npu-train.json"
+"$FERRY" -C "$wp" ingest bench "$data/gpu-train.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$wp" ingest bench "$data/npu-train.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$wp" check >/dev/null 2>&1
+"$FERRY" -C "$wp" report --format json --output "$work/wp.json" >/dev/null 2>&1
+"$FERRY" -C "$wp" report --format md --output "$work/wp.md" >/dev/null 2>&1
+python3 - "$work/wp.json" "$work/wp.md" <<'PY' && ok "training measured, inference planned and not: PASS and NOT PERFORMED rows" || fail "the planned inference criteria left out of the report"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]
+md = open(sys.argv[2]).read()
+assert v["bench"]["workload"] == "training" and v["bench"]["verdict"] == "pass", v["bench"]
+assert [c["verdict"] for c in v["bench"]["criteria"]] == ["pass", "pass"], v["bench"]
+bi = v["bench_inference"]
+assert bi["verdict"] == "not performed" and bi["workload"] == "inference", bi
+assert [c["key"] for c in bi["criteria"]] == ["tolerance.accuracy", "throughput.target_pct"], bi
+assert "| Benchmark, training | PASS |" in md and "| Benchmark, inference | NOT PERFORMED |" in md, md
+PY
+# the same measured training benchmark with inference not planned: no inference row
+"$FERRY" -C "$wp" config design.migration_plan.inference no >/dev/null
+"$FERRY" -C "$wp" report --format json --output "$work/wp-no.json" >/dev/null 2>&1
+python3 - "$work/wp-no.json" <<'PY' && ok "inference not planned: the report asks nothing of it" || fail "a NOT PERFORMED row for inference that is not planned"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]
+assert v["bench"]["verdict"] == "pass" and "bench_inference" not in v, v
+PY
+# one criterion measured, the other not: each with its own verdict
+pp="$work/report-part"
+gated_training "$pp"
+"$FERRY" -C "$pp" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$pp" ingest bench "$data/npu_noacc.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$pp" report --format json --output "$work/pp.json" >/dev/null 2>&1
+"$FERRY" -C "$pp" report --format md --output "$work/pp.md" >/dev/null 2>&1
+FERRY_LANG=zh "$FERRY" -C "$pp" report --format md --output "$work/pp-zh.md" >/dev/null 2>&1
+python3 - "$work/pp.json" "$work/pp.md" "$work/pp-zh.md" <<'PY' && ok "throughput measured, accuracy not: PASS for one, NOT PERFORMED for the other" || fail "a criterion measured beside one not measured"
+import json, sys
+b = json.load(open(sys.argv[1]))["verdicts"]["bench"]
+assert {c["key"]: c["verdict"] for c in b["criteria"]} == {"tolerance.accuracy": "not performed", "throughput.target_pct": "pass"}, b
+assert b["verdict"] == "not performed", b
+row = [l for l in open(sys.argv[2]) if l.startswith("| Benchmark")][0]
+assert row.startswith("| Benchmark | NOT PERFORMED |"), row
+assert "accuracy not measured on both sides (accepted drop 0.005): NOT PERFORMED" in row and "(target 80): PASS" in row, row
+zh = [l for l in open(sys.argv[3]) if l.startswith("| 基准测试")][0]
+assert "NOT PERFORMED" not in zh and "PASS" not in zh and "未执行" in zh and "通过" in zh, zh
 PY
 
 # ------------------------------------------------- benchmarks that measure nothing
