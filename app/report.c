@@ -224,10 +224,31 @@ static int accuracy_scales_differ(double a, double b)
 	return (a <= 1) != (b <= 1) && fmax(a, b) <= 100;
 }
 
+/* The benchmark criteria, in the order the report lists them. */
+static const char *const bench_criteria[] = { "tolerance.accuracy", "throughput.target_pct" };
+enum { CRITERION_ACCURACY, CRITERION_THROUGHPUT, CRITERIA };
+
+/* Adds {key, value, verdict} to list for criterion k when it is set in config. */
+static void add_criterion(cJSON *list, const cJSON *config, int k, const char *verdict)
+{
+	const char *value = json_str(config, bench_criteria[k]);
+	if (!*value)
+		return;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "key", bench_criteria[k]);
+	cJSON_AddStringToObject(o, "value", value);
+	cJSON_AddStringToObject(o, "verdict", verdict);
+	cJSON_AddItemToArray(list, o);
+}
+
 /* The NPU's benchmarks of workload w against the GPU baseline and the acceptance
  * criteria, as the acceptance checks judge them (plan.bench_acceptance on the same bench.h
  * choice): each metric from the newest NPU benchmark that measured it, so an ais_bench
- * throughput and an accuracy document ingested beside it are judged together. */
+ * throughput and an accuracy document ingested beside it are judged together. Each
+ * criterion set has its own verdict ("criteria"): pass or fail when its metric was
+ * measured on both sides, else not performed; the benchmark's verdict is fail when one
+ * failed, else not performed when one was not measured. NULL when no NPU benchmark
+ * measured anything against a baseline. */
 static cJSON *bench_verdict(const bench_set *bs, const cJSON *config, bench_workload w)
 {
 	const bench_choice *c = &bs->c[w];
@@ -244,19 +265,20 @@ static cJSON *bench_verdict(const bench_set *bs, const cJSON *config, bench_work
 	cJSON_AddItemToObject(v, "b", artifact_ref(bs->row[b]));
 	if (c->accuracy >= 0 && c->throughput >= 0 && c->accuracy != c->throughput)
 		cJSON_AddItemToObject(v, "b_throughput", artifact_ref(bs->row[c->throughput]));
-	int fail = 0, judged = 0;
-	const char *tol = json_str(config, "tolerance.accuracy"), *pct = json_str(config, "throughput.target_pct");
+	/* each criterion's verdict: "" while its metric is not measured on both sides */
+	const char *judged[CRITERIA] = { "", "" };
+	const char *tol = json_str(config, bench_criteria[CRITERION_ACCURACY]);
+	const char *pct = json_str(config, bench_criteria[CRITERION_THROUGHPUT]);
 	if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && am &&
 	    accuracy_scales_differ(json_num(gm, "accuracy"), json_num(am, "accuracy"))) {
 		cJSON_AddBoolToObject(v, "accuracy_scales_differ", 1);
-		fail = judged = 1;
+		judged[CRITERION_ACCURACY] = "fail";
 	} else if (cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")) && am) {
 		double drop = json_num(gm, "accuracy") - json_num(am, "accuracy");
 		cJSON_AddNumberToObject(v, "accuracy_drop", drop);
 		if (*tol) {
 			cJSON_AddNumberToObject(v, "tolerance_accuracy", atof(tol));
-			fail |= drop > atof(tol) + 1e-12;
-			judged = 1;
+			judged[CRITERION_ACCURACY] = drop > atof(tol) + 1e-12 ? "fail" : "pass";
 		}
 	}
 	if (json_num(gm, "throughput") > 0 && tm) {
@@ -264,16 +286,71 @@ static cJSON *bench_verdict(const bench_set *bs, const cJSON *config, bench_work
 		cJSON_AddNumberToObject(v, "throughput_pct", got);
 		if (*pct) {
 			cJSON_AddNumberToObject(v, "throughput_target_pct", atof(pct));
-			fail |= got < atof(pct);
-			judged = 1;
+			judged[CRITERION_THROUGHPUT] = got < atof(pct) ? "fail" : "pass";
 		}
 	}
-	/* a criterion set with no measurement of its metric on both sides is not met */
-	fail |= (*tol && (!am || !cJSON_IsNumber(cJSON_GetObjectItem(gm, "accuracy")))) ||
-	        (*pct && (!tm || !(json_num(gm, "throughput") > 0)));
-	judged |= fail;
-	cJSON_AddStringToObject(v, "verdict", fail ? "fail" : judged ? "pass" : "no criteria set");
+	/* a criterion set with no measurement of its metric on both sides is not met: not
+	 * performed, and a scale mismatch is a failure whether or not a tolerance is set */
+	int fail = 0, unmeasured = 0, set = 0;
+	cJSON *list = cJSON_CreateArray();
+	for (int k = 0; k < CRITERIA; k++) {
+		const char *verdict = *judged[k] ? judged[k] : "not performed";
+		fail |= strcmp(judged[k], "fail") == 0;
+		if (*json_str(config, bench_criteria[k])) {
+			set = 1;
+			unmeasured |= !*judged[k];
+			add_criterion(list, config, k, verdict);
+		}
+	}
+	cJSON_AddStringToObject(v, "verdict", fail ? "fail" : unmeasured ? "not performed" : set ? "pass" : "no criteria set");
+	cJSON_AddItemToObject(v, "criteria", list);
 	return v;
+}
+
+/* The verdict of the benchmark criteria set for workload w that no benchmark on record
+ * measured: {"verdict": "not performed", "criteria": each set one not performed,
+ * "missing": "baseline" and/or "npu"}, without inputs; NULL when none is set. */
+static cJSON *bench_not_performed(const bench_set *bs, const cJSON *config, bench_workload w)
+{
+	cJSON *list = cJSON_CreateArray();
+	for (int k = 0; k < CRITERIA; k++)
+		add_criterion(list, config, k, "not performed");
+	if (!cJSON_GetArraySize(list)) {
+		cJSON_Delete(list);
+		return NULL;
+	}
+	cJSON *v = cJSON_CreateObject();
+	if (bench_workload_name(w))
+		cJSON_AddStringToObject(v, "workload", bench_workload_name(w));
+	cJSON_AddStringToObject(v, "verdict", "not performed");
+	cJSON_AddItemToObject(v, "criteria", list);
+	cJSON *missing = cJSON_AddArrayToObject(v, "missing");
+	if (bs->c[w].baseline < 0)
+		cJSON_AddItemToArray(missing, cJSON_CreateString("baseline"));
+	if (bs->c[w].accuracy < 0 && bs->c[w].throughput < 0)
+		cJSON_AddItemToArray(missing, cJSON_CreateString("npu"));
+	return v;
+}
+
+/* Whether the acceptance check plugin holds the benchmark criteria: the metric
+ * bench_criteria it records at each run (plan.hold_bench_criteria: how many criteria set
+ * its phase holds), the latest of it on record; a record without it (one written before
+ * the checks recorded it) counts as holding them, so no criterion goes unmentioned. */
+static int holds_bench_criteria(const cJSON *metrics, const char *plugin)
+{
+	const cJSON *m;
+	cJSON_ArrayForEach(m, metrics)
+		if (strcmp(json_str(m, "plugin"), plugin) == 0 && strcmp(json_str(m, "name"), "bench_criteria") == 0)
+			return json_num(m, "value") > 0;
+	return 1;
+}
+
+/* The benchmark verdict of workload w: measured (bench_verdict), else not performed when
+ * a phase holding the criteria for it (held) has nothing measured, else NULL. */
+static cJSON *bench_row(const bench_set *bs, const cJSON *config, bench_workload w, int held)
+{
+	cJSON *v = bench_verdict(bs, config, w);
+	return v ? v : held ? bench_not_performed(bs, config, w) : NULL;
 }
 
 /* What tune.profile says now about the profiles on record: its findings cover every one
@@ -468,14 +545,18 @@ static void add_not_performed(cJSON *verdicts)
 }
 
 /* The latest loss, dump, profile and benchmark verdicts, each with its inputs' hashes,
- * and the loss and dump comparisons not performed. */
+ * and the loss and dump comparisons and the benchmark criteria not performed. */
 static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *arts, const bench_set *bs,
                     const cJSON *config, const cJSON *findings)
 {
-	cJSON *c = NULL;
-	int rc = review_comparisons(&c, ws->db);
-	if (rc)
+	cJSON *c = NULL, *metrics = NULL;
+	int rc = store_metrics_latest(&metrics, ws->db);
+	if (!rc)
+		rc = review_comparisons(&c, ws->db);
+	if (rc) {
+		cJSON_Delete(metrics);
 		return rc;
+	}
 	*charts = chart_series(ws, c, arts);
 	cJSON *kind;
 	cJSON_ArrayForEach(kind, c) /* the local paths of the inputs stay out of a client document: */
@@ -487,10 +568,15 @@ static int verdicts(cJSON **out, cJSON **charts, workspace *ws, const cJSON *art
 	judge_loss_now(cJSON_GetObjectItem(c, "loss"), config);
 	add_not_performed(c);
 	/* once a benchmark says which workload it measured, training (tune.acceptance) and
-	 * inference (infer-optimize.acceptance) are judged apart, as their checks do */
+	 * inference (infer-optimize.acceptance) are judged apart, as their checks do; a
+	 * criterion held by a phase and never measured there is not performed, and one its
+	 * phase does not hold (inference the plan leaves out) asks for no row */
+	int tune = holds_bench_criteria(metrics, "tune.acceptance");
+	int infer = holds_bench_criteria(metrics, "infer-optimize.acceptance");
+	cJSON_Delete(metrics);
 	cJSON *p = profile_verdict(arts, findings);
-	cJSON *b = bench_verdict(bs, config, bs->stated ? BENCH_TRAINING : BENCH_ANY);
-	cJSON *bi = bs->stated ? bench_verdict(bs, config, BENCH_INFERENCE) : NULL;
+	cJSON *b = bs->stated ? bench_row(bs, config, BENCH_TRAINING, tune) : bench_row(bs, config, BENCH_ANY, tune || infer);
+	cJSON *bi = bs->stated ? bench_row(bs, config, BENCH_INFERENCE, infer) : NULL;
 	if (p)
 		cJSON_AddItemToObject(c, "profile", p);
 	if (b)
@@ -1307,17 +1393,60 @@ static char *verdict_word(const char *en)
 	return up;
 }
 
-/* The row of a comparison nobody made (add_not_performed): what to do instead of what
- * was measured, and no inputs. Cells are malloc'd. */
-static void not_performed_cells(char *cells[4], const char *kind)
+/* The benchmark criteria a verdict lists ("criteria"), as "tolerance.accuracy 0.005,
+ * throughput.target_pct 80". Malloc'd. */
+static char *criteria_text(const cJSON *v)
 {
-	int loss = strcmp(kind, "loss") == 0;
-	cells[0] = xstrdup(verdict_title(kind));
+	sbuf s;
+	sbuf_init(&s);
+	const cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "criteria")) {
+		if (s.len)
+			sbuf_adds(&s, _(", "));
+		sbuf_addf(&s, "%s %s", json_str(c, "key"), json_str(c, "value"));
+	}
+	char *text = s.buf ? sbuf_detach(&s) : xstrdup("");
+	sbuf_done(&s);
+	return text;
+}
+
+/* Whether a verdict's "missing" list names what. */
+static int misses(const cJSON *v, const char *what)
+{
+	const cJSON *m;
+	cJSON_ArrayForEach(m, cJSON_GetObjectItem(v, "missing"))
+		if (cJSON_IsString(m) && strcmp(m->valuestring, what) == 0)
+			return 1;
+	return 0;
+}
+
+/* The row of a comparison nobody made (add_not_performed), or of benchmark criteria no
+ * benchmark measured (bench_not_performed): what to do instead of what was measured, and
+ * no inputs. Cells are malloc'd. */
+static void not_performed_cells(char *cells[4], const char *kind, const cJSON *v)
+{
+	const char *workload = json_str(v, "workload");
+	cells[0] = xstrdup(verdict_title(*workload ? workload : kind));
 	cells[1] = verdict_word("not performed");
-	cells[2] = xstrdup(loss ? _("no loss comparison on record: ingest the GPU and the NPU training logs and run "
-	                            "`ferry compare loss gpu npu`")
-	                        : _("no dump comparison on record: dump a layer of both runs (msprobe) and run "
-	                            "`ferry compare dump GPU_DUMP NPU_DUMP`"));
+	if (strcmp(kind, "loss") == 0 || strcmp(kind, "dump") == 0) {
+		cells[2] = xstrdup(strcmp(kind, "loss") == 0
+		                       ? _("no loss comparison on record: ingest the GPU and the NPU training logs and run "
+		                           "`ferry compare loss gpu npu`")
+		                       : _("no dump comparison on record: dump a layer of both runs (msprobe) and run "
+		                           "`ferry compare dump GPU_DUMP NPU_DUMP`"));
+	} else {
+		char *crit = criteria_text(v);
+		int base = misses(v, "baseline"), npu = misses(v, "npu");
+		/* TRANSLATORS: %s is the criteria agreed, e.g. "tolerance.accuracy 0.005, throughput.target_pct 80" */
+		cells[2] = xasprintf(base && npu ? _("%s agreed; no GPU baseline and no NPU benchmark on record to measure them: "
+		                                     "`ferry ingest bench FILE --label gpu`, then the NPU's with `--label npu`")
+		                     : base ? _("%s agreed; no GPU baseline on record to measure the NPU against: "
+		                                "`ferry ingest bench FILE --label gpu`")
+		                            : _("%s agreed; no NPU benchmark on record measured them: run it on the NPU and "
+		                                "`ferry ingest bench FILE --label npu`"),
+		                     crit);
+		free(crit);
+	}
 	cells[3] = xstrdup("-");
 }
 
@@ -1329,8 +1458,8 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	const cJSON *config = cJSON_GetObjectItem(doc, "config");
 	if (!cJSON_IsObject(v))
 		return 0;
-	if (strcmp(json_str(v, "verdict"), "not performed") == 0) {
-		not_performed_cells(cells, kind);
+	if (strcmp(json_str(v, "verdict"), "not performed") == 0 && !cJSON_GetObjectItem(v, "a")) {
+		not_performed_cells(cells, kind, v);
 		return 1;
 	}
 	const char *workload = json_str(v, "workload");
@@ -1372,6 +1501,22 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 		char *tp = cJSON_IsNumber(cJSON_GetObjectItem(v, "throughput_pct"))
 		               ? xasprintf(_("throughput %.0f %% of the GPU (target %s)"), json_num(v, "throughput_pct"), pct)
 		               : xasprintf(_("throughput not measured on both sides (target %s)"), pct);
+		/* each criterion set with its own verdict, so one measured beside one that was not
+		 * shows which is which */
+		char **part[CRITERIA] = { &acc, &tp };
+		const cJSON *c;
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "criteria")) {
+			for (int k = 0; k < CRITERIA; k++) {
+				if (strcmp(json_str(c, "key"), bench_criteria[k]) != 0)
+					continue;
+				char *word = verdict_word(json_str(c, "verdict"));
+				/* TRANSLATORS: what a criterion measured, then its verdict (PASS, FAIL, NOT PERFORMED) */
+				char *with = xasprintf(_("%s: %s"), *part[k], word);
+				free(word);
+				free(*part[k]);
+				*part[k] = with;
+			}
+		}
 		cells[2] = xasprintf(_("%s, %s"), acc, tp);
 		free(acc);
 		free(tp);

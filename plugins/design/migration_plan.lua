@@ -224,16 +224,16 @@ end
 local function inference_design(ctx, add)
 	add("## Inference design")
 	add("")
-	local want = ctx.config("inference")
-	local s = inf.signals(ctx)
-	if want == "no" then
+	local planned, how, s = inf.planned(ctx)
+	if how == "no" then
 		add("Out of scope (`design.migration_plan.inference` = no).")
 		add("")
 		return
 	end
-	if want == "auto" and #s.reasons == 0 then
-		add("Not planned: nothing points to inference (no ONNX export in the code, no ONNX model or ATC log "
-			.. "ingested, no inference SoC). `ferry config design.migration_plan.inference yes` plans it.")
+	if not planned then
+		add("Not planned: nothing points to inference (no ONNX export in the code, no ONNX model, ATC log or "
+			.. "inference benchmark ingested, no inference SoC). `ferry config design.migration_plan.inference yes` "
+			.. "plans it.")
 		add("")
 		return
 	end
@@ -448,7 +448,14 @@ local function build(ctx)
 	add("")
 	add("## Acceptance criteria")
 	add("")
-	add("Measured against the GPU baseline in the tune phase.")
+	-- where each is held (plan.bench_phases): the acceptance checks of those phases block
+	-- their sign-off on it
+	local held = plan.bench_phases(ctx)
+	add("Measured against the GPU baseline: the loss tolerance and the dump thresholds in the tune phase; the "
+		.. "accuracy tolerance and the throughput target "
+		.. (held.tune and held.infer and "there too, on the training benchmarks, and in infer-optimize, on the inference ones"
+			or held.tune and "there too"
+			or "in infer-optimize, on the inference benchmarks (the code has no training step)") .. ".")
 	add("")
 	for _i, c in ipairs(plan.criteria(ctx)) do
 		if c.text then

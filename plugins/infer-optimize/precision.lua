@@ -33,8 +33,8 @@ return {
 		.. "overflow where the PyTorch model did not. Says how overflow shows on the target SoC and how to "
 		.. "compare the offline model's outputs with PyTorch's."),
 	run = function(ctx)
-		local s = inf.signals(ctx)
-		if #s.reasons == 0 then return end
+		local planned, _how, s = inf.planned(ctx)
+		if not planned or #s.reasons == 0 then return end
 		local mode = overflow_mode(s.soc)
 		if s.onnx or s.inference_soc then
 			ctx.report{

@@ -15,11 +15,12 @@ return {
 	severity = "info",
 	category = "performance",
 	description = _("When the engagement is heading for inference (an inference SoC, an ONNX export or model, "
-		.. "an ATC log, a batch sweep, a transformers language model), says how to tune the offline model "
+		.. "an ATC log, an inference benchmark, a transformers language model) and the plan does not set it out "
+		.. "of scope (`design.migration_plan.inference no`), says how to tune the offline model "
 		.. "with AOE and how to quantize: AMCT for ONNX models, msModelSlim W8A8 for language models."),
 	run = function(ctx)
-		local s = inf.signals(ctx)
-		if #s.reasons == 0 then return end
+		local planned, _how, s = inf.planned(ctx)
+		if not planned or #s.reasons == 0 then return end
 		local why = words.join(s.reasons, ";")
 		local soc = s.soc or "<SoC>"
 		if s.onnx or s.inference_soc then

@@ -7,6 +7,10 @@
 --     s.llm       a transformers language model is loaded in the code
 --     s.soc       the configured target SoC (or nil); s.inference_soc when it is an
 --                 inference part (Ascend310*)
+--   local planned, how, s = inf.planned(ctx)
+--     whether the engagement plans the inference migration, as the migration plan says:
+--     `design.migration_plan.inference` yes or no decides (how = "yes" or "no"); auto, the
+--     default, plans it when something points to inference (how = "auto"); s: inf.signals
 -- Substring scans only (cheap on large projects); the checks that report code sites parse.
 
 local inf = {}
@@ -21,9 +25,15 @@ function inf.signals(ctx)
 	end
 	if #(ctx.artifacts("onnx") or {}) > 0 then s.onnx = true add(_("an ONNX model is ingested")) end
 	if #(ctx.artifacts("atc-log") or {}) > 0 then s.onnx = true add(_("an ATC log is ingested")) end
+	-- a benchmark of inference, as the host reads its workload (app/bench.c: stated, or
+	-- implied by a sweep; ais_bench output runs an offline model)
 	for _i, a in ipairs(ctx.artifacts("bench") or {}) do
-		local text = ctx.read_artifact(a.id)
-		if text and text:find('"sweep"', 1, true) then add(_("a benchmark with a batch sweep is ingested")) break end
+		local doc = ctx.bench(a.id)
+		local sweep = type(doc) == "table" and type(doc.sweep) == "table"
+		if type(doc) == "table" and (doc.workload or (sweep and "inference")) == "inference" then
+			add(sweep and _("a benchmark with a batch sweep is ingested") or _("a benchmark of inference is ingested"))
+			break
+		end
 	end
 	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path)
@@ -40,6 +50,13 @@ function inf.signals(ctx)
 	if s.onnx_code then s.onnx = true add(_("the code exports to ONNX")) end
 	if s.llm then add(_("the code loads a transformers language model")) end
 	return s
+end
+
+function inf.planned(ctx)
+	local want = ctx.config("design.migration_plan.inference") or "auto"
+	local s = inf.signals(ctx)
+	if want == "yes" or want == "no" then return want == "yes", want, s end
+	return #s.reasons > 0, "auto", s
 end
 
 return inf

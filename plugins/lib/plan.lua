@@ -17,8 +17,15 @@
 --                               workload: "training" or "inference" leaves out the other's
 --                               benchmarks; nil chooses among all
 --   plan.strategy(ctx)          the chosen strategy and its description (nil when not chosen)
+--   plan.bench_criteria_set(ctx) the keys of the benchmark criteria that are set
+--   plan.bench_phases(ctx)      which phases hold the benchmark criteria (tolerance.accuracy,
+--                               throughput.target_pct): {tune=, infer=, trains=, how=} (see below)
+--   plan.hold_bench_criteria(ctx, held, advice)  an acceptance check's benchmark criteria: judged
+--                               (plan.bench_acceptance) when its phase holds them (held), and the
+--                               metric bench_criteria recorded either way
 
 local ep = require("envprobe")
+local inf = require("inference")
 local shape = require("shape")
 local train = require("train")
 local words = require("words")
@@ -456,6 +463,15 @@ function plan.accuracy_scales_differ(a, b)
 	return (a <= 1) ~= (b <= 1) and math.max(a, b) <= 100
 end
 
+-- The benchmark criteria that are set (to a number), as a list of their keys.
+function plan.bench_criteria_set(ctx)
+	local set = {}
+	for _i, key in ipairs({ "tolerance.accuracy", "throughput.target_pct" }) do
+		if tonumber(ctx.config(key) or "") then set[#set + 1] = key end
+	end
+	return set
+end
+
 function plan.bench_acceptance(ctx, advice)
 	local tol = tonumber(ctx.config("tolerance.accuracy") or "")
 	local pct = tonumber(ctx.config("throughput.target_pct") or "")
@@ -464,9 +480,7 @@ function plan.bench_acceptance(ctx, advice)
 	if npu and base and base.artifact.id == npu.artifact.id then base = nil end
 	-- a criterion that is set but has nothing to be checked against is not met: the
 	-- sign-off would otherwise vouch for a measurement nobody made
-	local set = {}
-	if tol then set[#set + 1] = "tolerance.accuracy" end
-	if pct then set[#set + 1] = "throughput.target_pct" end
+	local set = plan.bench_criteria_set(ctx)
 	-- an NPU benchmark of the other workload is on record: said, so that nobody ingests it again
 	local other = not npu and w and plan.npu_bench(ctx, nil, nil) or nil
 	if #set > 0 and (not base or not npu) then
@@ -540,6 +554,28 @@ function plan.bench_acceptance(ctx, advice)
 			}
 		end
 	end
+end
+
+-- Which phases hold the benchmark criteria, each where the run it judges is tuned: the tune
+-- phase in a project that trains (the trained model's accuracy, the training throughput) and
+-- in one whose plan takes in no inference (its NPU run, tuned there, is then the only run
+-- to accept); infer-optimize when the plan takes in inference (inf.planned: the setting
+-- design.migration_plan.inference, or what points to inference). {tune=, infer=, trains=
+-- (plan.training_site or nil), how= ("yes", "no" or "auto", inf.planned's)}
+function plan.bench_phases(ctx)
+	local site = plan.training_site(ctx)
+	local planned, how = inf.planned(ctx)
+	return { tune = site ~= nil or not planned, infer = planned, trains = site, how = how }
+end
+
+-- The benchmark criteria of an acceptance check whose phase holds them (held) judged by
+-- plan.bench_acceptance(ctx, advice); a phase that does not hold them asks for nothing. The
+-- metric bench_criteria is how many criteria are set and held by the phase (0: none), so
+-- the report gives a verdict row, NOT PERFORMED while nothing measured them, to each phase
+-- that holds one (app/report.c) and to no other.
+function plan.hold_bench_criteria(ctx, held, advice)
+	ctx.metric("bench_criteria", held and #plan.bench_criteria_set(ctx) or 0)
+	if held then plan.bench_acceptance(ctx, advice) end
 end
 
 return plan

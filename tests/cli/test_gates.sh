@@ -411,11 +411,14 @@ expect_grep "| gpu/loss.log (sha256 [0-9a-f]*) / npu/loss.log (sha256" "$work/le
 if grep -q "runs/" "$work/leak3.md"; then fail "the common folder reaches the report"; else ok "the folders they share do not reach the report"; fi
 
 # ---------------------------------------------------------------- acceptance: infer-optimize
+# infer-optimize holds the criteria of an engagement whose plan takes in inference: these
+# projects train nothing and the team planned inference (design.migration_plan.inference)
 # an accuracy written as a percentage against one written as a fraction (76.1 and 0.761
 # are the same top-1) is no drop of -69 points: the criterion is not judged, and not met
 sc="$work/scale"
 make_project "$sc"
 "$FERRY" init "$sc" >/dev/null
+"$FERRY" -C "$sc" config design.migration_plan.inference yes >/dev/null
 printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"8x A100","precision":"bf16","metrics":{"accuracy":0.761,"throughput":2000}}\n' >"$data/gpu_frac.json"
 printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Atlas 800T A2","precision":"bf16","metrics":{"accuracy":70.0,"throughput":2400}}\n' >"$data/npu_pct.json"
 "$FERRY" -C "$sc" config tolerance.accuracy 0.01 >/dev/null
@@ -433,6 +436,7 @@ if grep -q "accuracy drop -" "$work/sc.md"; then fail "the report shows a negati
 q="$work/infer"
 make_project "$q"
 "$FERRY" init "$q" >/dev/null
+"$FERRY" -C "$q" config design.migration_plan.inference yes >/dev/null
 printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"8x A100","precision":"bf16","metrics":{"accuracy":0.761,"throughput":2000}}\n' >"$data/gpu.json"
 printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Atlas 800T A2","precision":"bf16","metrics":{"accuracy":0.70,"throughput":1000}}\n' >"$data/npu.json"
 printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Atlas 800T A2","precision":"bf16","metrics":{"accuracy":0.759,"throughput":1900}}\n' >"$data/npu_ok.json"
@@ -455,13 +459,18 @@ expect_grep "accuracy" "$work/err" "infer-optimize refusal names what blocks"
 "$FERRY" -C "$q" ingest bench "$data/npu_ok.json" --label npu >/dev/null 2>&1
 expect_exit 0 "signoff infer-optimize once the newest NPU benchmark meets both" -- "$FERRY" -C "$q" signoff infer-optimize
 
+# gated_training DIR: an engagement in DIR of a project that trains, with both acceptance
+# criteria set (0.005, 80 %)
+gated_training() {
+	make_training_project "$1"
+	"$FERRY" init "$1" >/dev/null
+	"$FERRY" -C "$1" config tolerance.accuracy 0.005 >/dev/null
+	"$FERRY" -C "$1" config throughput.target_pct 80 >/dev/null
+}
 # a project that trains is accepted on its trained model in the tune phase, with training
 # advice: the migration plan says the tune phase measures the criteria
 t="$work/trains"
-make_training_project "$t"
-"$FERRY" init "$t" >/dev/null
-"$FERRY" -C "$t" config tolerance.accuracy 0.005 >/dev/null
-"$FERRY" -C "$t" config throughput.target_pct 80 >/dev/null
+gated_training "$t"
 "$FERRY" -C "$t" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
 "$FERRY" -C "$t" ingest bench "$data/npu.json" --label npu >/dev/null 2>&1
 # its loss curves agree (a tune phase with no comparison at all is never signed off): what
@@ -489,6 +498,7 @@ expect_exit 0 "signoff tune once the newest NPU benchmark meets both" -- "$FERRY
 u="$work/unmeasured"
 make_project "$u"
 "$FERRY" init "$u" >/dev/null
+"$FERRY" -C "$u" config design.migration_plan.inference yes >/dev/null
 "$FERRY" -C "$u" config tolerance.loss 0.02 >/dev/null
 "$FERRY" -C "$u" config tolerance.accuracy 0.005 >/dev/null
 "$FERRY" -C "$u" config throughput.target_pct 80 >/dev/null
@@ -521,10 +531,12 @@ PY
 # the report reads ais_bench output as the check does: a newer ais_bench throughput below
 # the target fails the report's verdict too, naming it; with only ais_bench on the NPU side
 # the verdict is still there
-# gated DIR: an engagement in DIR with both acceptance criteria set (0.005, 80 %)
+# gated DIR: an engagement in DIR with both acceptance criteria set (0.005, 80 %) and
+# inference planned
 gated() {
 	make_project "$1"
 	"$FERRY" init "$1" >/dev/null
+	"$FERRY" -C "$1" config design.migration_plan.inference yes >/dev/null
 	"$FERRY" -C "$1" config tolerance.accuracy 0.005 >/dev/null
 	"$FERRY" -C "$1" config throughput.target_pct 80 >/dev/null
 }
@@ -679,6 +691,7 @@ PY
 z="$work/plain-baseline"
 make_project "$z"
 "$FERRY" init "$z" >/dev/null
+"$FERRY" -C "$z" config design.migration_plan.inference yes >/dev/null
 "$FERRY" -C "$z" config throughput.target_pct 80 >/dev/null
 printf '{"schema":"ferry-bench/1","label":"a100","hardware":"8x A100","precision":"fp16","metrics":{"accuracy":0.761,"throughput":1500}}\n' >"$data/plain.json"
 "$FERRY" -C "$z" ingest bench "$data/plain.json" --label baseline >/dev/null 2>&1
@@ -709,6 +722,205 @@ python3 - "$work/nx-f.json" <<'PY' && ok "an NPU benchmark that names CUDA is no
 import json, sys
 fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["status"] == "open"]
 assert any(f["severity"] == "error" and "50 %" in f["message"] for f in fs), [f["message"] for f in fs]
+PY
+
+# ------------------------------------------------- the criteria belong to their phases
+# tolerance.accuracy and throughput.target_pct are held where the run they judge is tuned:
+# by the tune phase in a project that trains (or that plans no inference: its NPU run is
+# then the only one to accept), by infer-optimize when the plan takes in inference
+# (design.migration_plan.inference yes, or auto and something points to inference). A
+# phase the plan leaves out says so instead of asking for a benchmark; a planned one still
+# holds its sign-off on a criterion unmeasured or unmet.
+# crit_findings DIR: the open findings of infer-optimize.acceptance, and those of
+# tune.acceptance about the benchmark criteria, as JSON lines
+crit_findings() {
+	"$FERRY" -C "$1" findings --status open --format json | python3 -c '
+import json, sys
+for f in json.load(sys.stdin)["findings"]:
+    if f["plugin"] == "infer-optimize.acceptance" or (f["plugin"] == "tune.acceptance" and ("tolerance.accuracy" in f["message"] or "throughput" in f["message"])):
+        print(json.dumps({"plugin": f["plugin"], "severity": f["severity"], "text": f["message"] + " / " + f["suggestion"]}))'
+}
+np="$work/no-inference"
+gated_training "$np"
+"$FERRY" -C "$np" check >/dev/null 2>&1
+"$FERRY" -C "$np" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+expect_grep "^Not planned: nothing points to inference" "$np/docs/MIGRATION_PLAN.md" "the plan of a training project says inference is not planned"
+expect_grep "the accuracy tolerance and the throughput target there too\." "$np/docs/MIGRATION_PLAN.md" "the plan says the tune phase measures the benchmark criteria"
+sign_through "$np" assess design environment adapt
+expect_exit 1 "signoff tune refused: the training project's criteria are unmeasured" -- "$FERRY" -C "$np" signoff tune
+expect_grep "tune.acceptance: The acceptance criteria (tolerance.accuracy, throughput.target_pct) are set" "$work/err" "the tune refusal names the unmeasured criteria"
+sign_through "$np" tune infer-convert
+expect_exit 0 "signoff infer-optimize: the plan leaves inference out, the criteria do not hold it" -- "$FERRY" -C "$np" signoff infer-optimize
+crit_findings "$np" >"$work/np.jsonl"
+python3 - "$work/np.jsonl" <<'PY' && ok "infer-optimize.acceptance says inference is not planned, and asks for nothing" || fail "infer-optimize of an engagement without inference"
+import json, sys
+fs = [json.loads(l) for l in open(sys.argv[1])]
+io = [f for f in fs if f["plugin"] == "infer-optimize.acceptance"]
+assert len(io) == 1 and io[0]["severity"] == "info", io
+t = io[0]["text"]
+assert "Inference is not planned" in t and "design.migration_plan.inference yes" in t and "tune" in t, t
+assert "ferry ingest bench" not in t, t
+PY
+FERRY_LANG=zh "$FERRY" -C "$np" findings --plugin infer-optimize.acceptance --format json >"$work/np-zh.json"
+python3 - "$work/np-zh.json" <<'PY' && ok "the not-planned finding reads in Chinese" || fail "the not-planned finding is not translated"
+import json, sys
+fs = json.load(open(sys.argv[1]))["findings"]
+assert fs, fs
+for f in fs:
+    for t in (f["message"], f["suggestion"]):
+        assert any("\u4e00" <= c <= "\u9fff" for c in t) and "not planned" not in t, t
+PY
+# the setting decides over the signals: the code exports to ONNX, but the team set
+# inference out of scope
+ns="$work/inference-no"
+make_training_project "$ns"
+printf 'import torch\n\nmodel = torch.nn.Linear(4, 2)\ntorch.onnx.export(model, torch.randn(1, 4), "model.onnx", opset_version=17)\n' >"$ns/export.py"
+"$FERRY" init "$ns" >/dev/null
+"$FERRY" -C "$ns" config tolerance.accuracy 0.005 >/dev/null
+"$FERRY" -C "$ns" config design.migration_plan.inference no >/dev/null
+"$FERRY" -C "$ns" check >/dev/null 2>&1
+sign_through "$ns" assess design environment adapt tune infer-convert
+expect_exit 0 "signoff infer-optimize: design.migration_plan.inference no" -- "$FERRY" -C "$ns" signoff infer-optimize
+crit_findings "$ns" >"$work/ns.jsonl"
+python3 - "$work/ns.jsonl" <<'PY' && ok "out of scope by the setting: said so, with the setting" || fail "inference set out of scope"
+import json, sys
+io = [json.loads(l) for l in open(sys.argv[1])]
+io = [f for f in io if f["plugin"] == "infer-optimize.acceptance"]
+assert len(io) == 1 and io[0]["severity"] == "info" and "design.migration_plan.inference" in io[0]["text"] and "= no" in io[0]["text"], io
+PY
+# planned by the setting, the criteria hold infer-optimize's sign-off: unmeasured, unmet,
+# then met
+yp="$work/inference-yes"
+gated_training "$yp"
+"$FERRY" -C "$yp" config design.migration_plan.inference yes >/dev/null
+"$FERRY" -C "$yp" check >/dev/null 2>&1
+sign_through "$yp" assess design environment adapt tune infer-convert
+expect_exit 1 "signoff infer-optimize refused: inference planned, its criteria unmeasured" -- "$FERRY" -C "$yp" signoff infer-optimize
+expect_grep "infer-optimize.acceptance: The acceptance criteria (tolerance.accuracy, throughput.target_pct) are set, but no NPU benchmark" "$work/err" "the refusal names the unmeasured criteria"
+printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"1x A10","precision":"fp16","workload":"inference","metrics":{"accuracy":0.761,"throughput":2000}}\n' >"$data/gpu-yes.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"1x Atlas 300I Pro","precision":"fp16","workload":"inference","metrics":{"accuracy":0.70,"throughput":1000}}\n' >"$data/npu-yes-bad.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"1x Atlas 300I Pro","precision":"fp16","workload":"inference","metrics":{"accuracy":0.759,"throughput":1900}}\n' >"$data/npu-yes-ok.json"
+"$FERRY" -C "$yp" ingest bench "$data/gpu-yes.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$yp" ingest bench "$data/npu-yes-bad.json" --label npu >/dev/null 2>&1
+expect_exit 1 "signoff infer-optimize refused: the inference benchmark misses both criteria" -- "$FERRY" -C "$yp" signoff infer-optimize
+expect_grep "below the GPU baseline's" "$work/err" "the refusal names the accuracy drop"
+"$FERRY" -C "$yp" ingest bench "$data/npu-yes-ok.json" --label npu >/dev/null 2>&1
+expect_exit 0 "signoff infer-optimize once the inference benchmark meets both" -- "$FERRY" -C "$yp" signoff infer-optimize
+# planned by what points to it (auto): a project that exports to ONNX and trains nothing is
+# accepted on inference alone; its tune phase does not ask for the benchmark criteria
+ap="$work/inference-auto"
+make_project "$ap"
+printf 'import torch\n\nmodel = torch.nn.Linear(4, 2)\ntorch.onnx.export(model, torch.randn(1, 4), "model.onnx", opset_version=17)\n' >"$ap/export.py"
+"$FERRY" init "$ap" >/dev/null
+"$FERRY" -C "$ap" config tolerance.accuracy 0.005 >/dev/null
+"$FERRY" -C "$ap" config throughput.target_pct 80 >/dev/null
+"$FERRY" -C "$ap" check >/dev/null 2>&1
+crit_findings "$ap" >"$work/ap.jsonl"
+python3 - "$work/ap.jsonl" <<'PY' && ok "an ONNX export without training: infer-optimize holds the criteria, tune does not" || fail "criteria of an inference-only project"
+import json, sys
+fs = [json.loads(l) for l in open(sys.argv[1])]
+assert not [f for f in fs if f["plugin"] == "tune.acceptance"], fs
+io = [f for f in fs if f["plugin"] == "infer-optimize.acceptance"]
+assert len(io) == 1 and io[0]["severity"] == "error" and "no NPU benchmark" in io[0]["text"], io
+PY
+# neither training nor inference in view: the project's NPU run is accepted in tune, where
+# the plan says the criteria are measured; infer-optimize says it is not planned
+nn="$work/neither"
+make_project "$nn"
+"$FERRY" init "$nn" >/dev/null
+"$FERRY" -C "$nn" config throughput.target_pct 80 >/dev/null
+"$FERRY" -C "$nn" check >/dev/null 2>&1
+crit_findings "$nn" >"$work/nn.jsonl"
+python3 - "$work/nn.jsonl" <<'PY' && ok "no training, no inference planned: tune holds the criterion, infer-optimize says it is not planned" || fail "criteria of a project that neither trains nor plans inference"
+import json, sys
+fs = [json.loads(l) for l in open(sys.argv[1])]
+tune = [f for f in fs if f["plugin"] == "tune.acceptance"]
+assert len(tune) == 1 and tune[0]["severity"] == "error" and "throughput.target_pct" in tune[0]["text"], fs
+io = [f for f in fs if f["plugin"] == "infer-optimize.acceptance"]
+assert len(io) == 1 and io[0]["severity"] == "info" and "not planned" in io[0]["text"], io
+PY
+
+# ------------------------------------------ criteria agreed, never measured: the reports
+# every criterion agreed is in every report with its verdict, PASS, FAIL or NOT PERFORMED:
+# one set with no benchmark to measure it is a NOT PERFORMED row naming it, in Markdown,
+# HTML and JSON alike, in English and Chinese, for each phase that holds it
+"$FERRY" -C "$np" report --format json --output "$work/np.json" >/dev/null 2>&1
+"$FERRY" -C "$np" report --format md --output "$work/np.md" >/dev/null 2>&1
+"$FERRY" -C "$np" report --format html --output "$work/np.html" >/dev/null 2>&1
+FERRY_LANG=zh "$FERRY" -C "$np" report --format md --output "$work/np-zh.md" >/dev/null 2>&1
+FERRY_LANG=zh "$FERRY" -C "$np" report --format html --output "$work/np-zh.html" >/dev/null 2>&1
+python3 - "$work/np.json" "$work/np.md" "$work/np.html" <<'PY' && ok "criteria set, no benchmark: a NOT PERFORMED benchmark row naming both, in JSON, Markdown and HTML" || fail "unmeasured criteria left out of the report"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]
+md, html = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+b = v.get("bench")
+assert b and b["verdict"] == "not performed" and "a" not in b and "b" not in b, b
+assert [(c["key"], c["value"], c["verdict"]) for c in b["criteria"]] == [
+    ("tolerance.accuracy", "0.005", "not performed"), ("throughput.target_pct", "80", "not performed")], b
+assert "bench_inference" not in v, v  # inference is not planned: no row of its own
+rows = [l for l in md.splitlines() if l.startswith("| Benchmark")]
+assert len(rows) == 1 and rows[0].startswith("| Benchmark | NOT PERFORMED |"), rows
+assert "tolerance.accuracy 0.005" in rows[0] and "throughput.target_pct 80" in rows[0] and "ferry ingest bench" in rows[0], rows
+assert "<td>Benchmark</td><td>NOT PERFORMED</td>" in html, "html"
+n = sum(x["verdict"] == "not performed" for x in v.values())
+assert n == 3 and md.count("| NOT PERFORMED |") == html.count("<td>NOT PERFORMED</td>") == n, (n, md.count("| NOT PERFORMED |"))
+PY
+python3 - "$work/np-zh.md" "$work/np-zh.html" <<'PY' && ok "the Chinese reports have the row, in Chinese" || fail "the Chinese reports' benchmark row"
+import sys
+md, html = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+rows = [l for l in md.splitlines() if l.startswith("| 基准测试")]
+assert len(rows) == 1 and rows[0].startswith("| 基准测试 | 未执行 |"), rows
+assert "tolerance.accuracy 0.005" in rows[0] and "NOT PERFORMED" not in md and "no NPU benchmark" not in md, rows
+assert "<td>基准测试</td><td>未执行</td>" in html
+PY
+# the training benchmark measured, inference planned and not: a row for each phase
+wp="$work/report-both"
+gated_training "$wp"
+"$FERRY" -C "$wp" config design.migration_plan.inference yes >/dev/null
+printf '{"schema":"ferry-bench/1","label":"gpu","hardware":"8x A100","precision":"bf16","workload":"training","metrics":{"accuracy":0.761,"throughput":2000}}\n' >"$data/gpu-train.json"
+printf '{"schema":"ferry-bench/1","label":"npu","hardware":"8x Atlas 800T A2","precision":"bf16","workload":"training","metrics":{"accuracy":0.759,"throughput":1900}}\n' >"$data/npu-train.json"
+"$FERRY" -C "$wp" ingest bench "$data/gpu-train.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$wp" ingest bench "$data/npu-train.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$wp" check >/dev/null 2>&1
+"$FERRY" -C "$wp" report --format json --output "$work/wp.json" >/dev/null 2>&1
+"$FERRY" -C "$wp" report --format md --output "$work/wp.md" >/dev/null 2>&1
+python3 - "$work/wp.json" "$work/wp.md" <<'PY' && ok "training measured, inference planned and not: PASS and NOT PERFORMED rows" || fail "the planned inference criteria left out of the report"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]
+md = open(sys.argv[2]).read()
+assert v["bench"]["workload"] == "training" and v["bench"]["verdict"] == "pass", v["bench"]
+assert [c["verdict"] for c in v["bench"]["criteria"]] == ["pass", "pass"], v["bench"]
+bi = v["bench_inference"]
+assert bi["verdict"] == "not performed" and bi["workload"] == "inference", bi
+assert [c["key"] for c in bi["criteria"]] == ["tolerance.accuracy", "throughput.target_pct"], bi
+assert "| Benchmark, training | PASS |" in md and "| Benchmark, inference | NOT PERFORMED |" in md, md
+PY
+# the same measured training benchmark with inference not planned: no inference row
+"$FERRY" -C "$wp" config design.migration_plan.inference no >/dev/null
+"$FERRY" -C "$wp" report --format json --output "$work/wp-no.json" >/dev/null 2>&1
+python3 - "$work/wp-no.json" <<'PY' && ok "inference not planned: the report asks nothing of it" || fail "a NOT PERFORMED row for inference that is not planned"
+import json, sys
+v = json.load(open(sys.argv[1]))["verdicts"]
+assert v["bench"]["verdict"] == "pass" and "bench_inference" not in v, v
+PY
+# one criterion measured, the other not: each with its own verdict
+pp="$work/report-part"
+gated_training "$pp"
+"$FERRY" -C "$pp" ingest bench "$data/gpu.json" --label gpu >/dev/null 2>&1
+"$FERRY" -C "$pp" ingest bench "$data/npu_noacc.json" --label npu >/dev/null 2>&1
+"$FERRY" -C "$pp" report --format json --output "$work/pp.json" >/dev/null 2>&1
+"$FERRY" -C "$pp" report --format md --output "$work/pp.md" >/dev/null 2>&1
+FERRY_LANG=zh "$FERRY" -C "$pp" report --format md --output "$work/pp-zh.md" >/dev/null 2>&1
+python3 - "$work/pp.json" "$work/pp.md" "$work/pp-zh.md" <<'PY' && ok "throughput measured, accuracy not: PASS for one, NOT PERFORMED for the other" || fail "a criterion measured beside one not measured"
+import json, sys
+b = json.load(open(sys.argv[1]))["verdicts"]["bench"]
+assert {c["key"]: c["verdict"] for c in b["criteria"]} == {"tolerance.accuracy": "not performed", "throughput.target_pct": "pass"}, b
+assert b["verdict"] == "not performed", b
+row = [l for l in open(sys.argv[2]) if l.startswith("| Benchmark")][0]
+assert row.startswith("| Benchmark | NOT PERFORMED |"), row
+assert "accuracy not measured on both sides (accepted drop 0.005): NOT PERFORMED" in row and "(target 80): PASS" in row, row
+zh = [l for l in open(sys.argv[3]) if l.startswith("| 基准测试")][0]
+assert "NOT PERFORMED" not in zh and "PASS" not in zh and "未执行" in zh and "通过" in zh, zh
 PY
 
 # ------------------------------------------------- benchmarks that measure nothing
