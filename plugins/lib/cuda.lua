@@ -211,6 +211,62 @@ local function device_name(n)
 	return n == "device" or n == "dev" or n:match("_device$") ~= nil or n:match("^device_") ~= nil
 end
 
+-- Where a string is a component of a file system path, not a device: an argument of a
+-- path join or constructor (os.path.join under any alias, as faster_rcnn's
+-- `pjoin(os.sep, 'usr', 'local', 'cuda', 'bin')`; pathlib's Path, PurePath ...;
+-- p.joinpath()), an operand of `/` (str has no `/`: the other side is a Path), an item of
+-- a list or tuple joined by the path separator (`os.sep.join([...])`), and the value of a
+-- variable named for a path (CUDA_HOME, cuda_root) read from or stored in the environment
+-- or assigned. A 'cuda' there names the CUDA toolkit's folder: it is neither reported nor
+-- rewritten, and pyindex does not count it as a CUDA dependence.
+local PATH_FUNCS = { ["os.path.join"] = true, ["posixpath.join"] = true, ["ntpath.join"] = true,
+	["pathlib.Path"] = true, ["pathlib.PurePath"] = true, ["pathlib.PosixPath"] = true,
+	["pathlib.PurePosixPath"] = true, ["pathlib.WindowsPath"] = true, ["pathlib.PureWindowsPath"] = true }
+local PATH_SEPS = { ["os.sep"] = true, ["os.path.sep"] = true, ["os.pathsep"] = true, ["os.path.pathsep"] = true }
+local PATH_PARTS = [[
+(call function: (_) @pf arguments: (argument_list (string) @part))
+(binary_operator left: (string) @part operator: "/")
+(binary_operator operator: "/" right: (string) @part)
+(call function: (attribute object: (_) @sep attribute: (identifier) @j (#eq? @j "join"))
+  arguments: (argument_list . [(list (string) @part) (tuple (string) @part)] .))
+(call function: (attribute attribute: (identifier) @get (#match? @get "^(get|getenv|setdefault)$"))
+  arguments: (argument_list . (string) @key . (string) @part .))
+(assignment left: (_) @lhs right: (string) @part)
+]]
+
+-- Whether a name (a variable, attribute or environment key) says it holds a path.
+local function path_name(n)
+	n = n:lower()
+	return not device_name(n) and (n:match("home$") or n:match("path$") or n:match("root$") or n:match("dir$")
+		or n:match("prefix$")) ~= nil
+end
+
+-- The strings of the file that are path components (start byte -> true), for the device
+-- strings here and pyindex's CUDA sites: map is the file's import aliases.
+function cuda.path_strings(ctx, path, map)
+	local out = {}
+	for _i, m in ipairs(ctx.query(path, PATH_PARTS) or {}) do
+		local part
+		if m.pf then
+			local d = py.dotted(m.pf.text)
+			part = (d and PATH_FUNCS[py.expand(map, d)]) or (m.pf.type == "attribute" and last_name(m.pf.text) == "joinpath")
+		elseif m.sep then
+			local d = py.dotted(m.sep.text)
+			local v = py.string_value(m.sep.text)
+			part = (d and PATH_SEPS[py.expand(map, d)]) or v == "/" or v == "\\\\"
+		elseif m.key then
+			part = path_name(refs.string_inner(m.key))
+		elseif m.lhs then
+			local key = m.lhs.text:match("%[%s*[rRuU]?[\"']([%w_]+)[\"']%s*%]$")
+			part = path_name(key or last_name(m.lhs.text))
+		else
+			part = true
+		end
+		if part then out[m.part.start_byte] = true end
+	end
+	return out
+end
+
 -- Start bytes of the strings the code uses as devices (certain), and of the strings
 -- other rules own (comparisons, the device argument of autocast/GradScaler).
 local function device_uses(ctx, path, map)
@@ -263,8 +319,11 @@ local function device_uses(ctx, path, map)
 			assigns[#assigns + 1] = m
 		end
 	end
+	for b in pairs(cuda.path_strings(ctx, path, map)) do skip[b] = true end
 	for _i, a in ipairs(assigns) do
-		if (a.lhs.type == "identifier" or a.lhs.type == "attribute")
+		if skip[a.v.start_byte] then
+			-- a path stored under a path's name is not a device, whatever uses the name
+		elseif (a.lhs.type == "identifier" or a.lhs.type == "attribute")
 			and (used[a.lhs.text] or device_name(last_name(a.lhs.text))) then
 			mark(a.v)
 		elseif a.lhs.type == "subscript" then

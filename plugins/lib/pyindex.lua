@@ -18,7 +18,7 @@
 -- A CUDA name in the condition of a branch that only raises (`if not
 -- torch.cuda.is_available(): raise ValueError(...)`) guards a CUDA-only mode and is not a
 -- dependence, nor is a 'cuda' among other names in a list, tuple or set (a table of
--- supported devices); a 'cuda' parameter default is a dependence only of the calls that leave the
+-- supported devices) or a folder in a path (cuda.path_strings); a 'cuda' parameter default is a dependence only of the calls that leave the
 -- parameter out.
 --
 -- Calls are resolved through imports (`from pkg.utils import f`, `import pkg.utils as u;
@@ -186,11 +186,13 @@ function pyindex.build(ctx, seeds)
 		-- queries: the index runs on every file that mentions CUDA.
 		local sites = {}
 		for _i, s in ipairs(cuda.cuda_calls(ctx, path)) do sites[#sites + 1] = s.node end
-		local compared = {}
+		local compared, paths = {}, nil
 		for _i, m in ipairs(ctx.query(path, CMP_STRINGS) or {}) do compared[m.s.start_byte] = true end
 		for _i, m in ipairs(ctx.query(path, SITES) or {}) do
 			local n = m.s or m.a
-			if m.a or (not compared[n.start_byte] and cuda.device_string((refs.string_inner(n)))) then
+			-- a 'cuda' folder in a path (`pjoin(home, 'cuda', 'bin')`) names the toolkit, not a device
+			if m.s and not paths then paths = cuda.path_strings(ctx, path, refs.aliases(ctx, path)) end
+			if m.a or (not compared[n.start_byte] and not paths[n.start_byte] and cuda.device_string((refs.string_inner(n)))) then
 				sites[#sites + 1] = n
 			end
 		end
