@@ -24,7 +24,8 @@ return {
 	severity = "error",
 	category = "unsupported",
 	description = _("Lists, like the vendor migration tool's unsupported list, what no mechanical "
-		.. "rewrite can migrate: CUDA source files and the code that builds them, operators "
+		.. "rewrite can migrate: CUDA source files and the code that builds them (setup.py, shell "
+		.. "scripts and Makefiles running nvcc), operators "
 		.. "unsupported or limited on NPU (unsupported_ops.json), DataParallel, channels_last, and "
 		.. "functions that run a tool for NVIDIA GPUs only (nvidia-smi, nvcc, NVML), which are "
 		.. "removed, skipped on the NPU or rewritten with npu-smi by a person. "
@@ -42,6 +43,12 @@ return {
 		local tables = blockers.op_tables(ctx)
 		local note = auto
 		for _i, s in ipairs(blockers.cuda_sources(ctx)) do
+			s.category = "custom_kernel"
+			refs.report(ctx, s, "fix")
+		end
+		-- the shell scripts and Makefiles that build them with nvcc (a Python build script
+		-- naming nvcc is among the functions running an NVIDIA-only tool, below)
+		for _i, s in ipairs(blockers.nvcc_builds(ctx)) do
 			s.category = "custom_kernel"
 			refs.report(ctx, s, "fix")
 		end

@@ -6,6 +6,7 @@
 -- Detectors return lists of sites (finding tables for ctx.report, never with edits), in
 -- source order; refs.report / refs.report_all deliver them.
 
+local cuda = require("cuda")
 local ep = require("envprobe")
 local host = require("host")
 local py = require("py")
@@ -90,6 +91,215 @@ function blockers.extension_builders(ctx, path, map)
 		if cu then s.unit = "cuda:" .. cu:match("[^/]*$") end
 	end
 	return sites
+end
+
+---------------------------------------------------------------------------------------
+-- Build steps that run nvcc
+--
+-- A shell script (.sh, .bash) or a Makefile (Makefile, makefile, GNUmakefile, *.mk) that
+-- runs nvcc compiles the project's own CUDA kernels (faster_rcnn_pytorch's make.sh: `nvcc
+-- -c -o roi_pooling.cu.o roi_pooling_kernel.cu ...`), and so does a build script in
+-- Python (a setup.py, cuda.build_script) whose code names nvcc (locating it, setting it
+-- as the compiler of .cu files). nvcc is not installed on an Ascend host: the step fails
+-- there, and the kernels it builds are the work (the CUDA sources, reported on their own).
+-- One site per file, at the first line that runs nvcc, saying how many do. In a script,
+-- nvcc runs where it is a command's first word (after `VAR=value`, `sudo`, `time`, `if`,
+-- `then` ..., in any command of a line: `cd src && nvcc ...`), written as nvcc, as a path
+-- ending in /nvcc, or as a variable the file sets to one (`NVCC=$CUDA_PATH/bin/nvcc`,
+-- `NVCC ?= nvcc` and `$(NVCC)` in a Makefile recipe); not in a message (`echo "... by
+-- nvcc"`), a lookup (`command -v nvcc`, `which nvcc`) or a version query (`nvcc --version`).
+-- A Python build script that uses torch's cpp_extension builders is extension_builders'.
+
+-- The nvidia_only.json entry of nvcc (its notes say what it is, with the source).
+local function nvcc_tool(ctx)
+	for _i, t in ipairs(ctx.data("nvidia_only").tools or {}) do
+		if t.name == "nvcc" then return t end
+	end
+	error("nvidia_only.json has no tool nvcc")
+end
+
+local function makefile(path)
+	local base = path:match("[^/]*$")
+	return base == "Makefile" or base == "makefile" or base == "GNUmakefile" or base:match("%.mk$") ~= nil
+end
+
+-- Words before a command's own name that leave it the command run.
+local PREFIXES = { sudo = true, time = true, exec = true, env = true, nohup = true, ["then"] = true, ["do"] = true,
+	["else"] = true, ["if"] = true, ["elif"] = true, ["while"] = true, ["until"] = true, ["!"] = true, ["{"] = true }
+-- nvcc options that only print something, compiling nothing.
+local QUERIES = { ["--version"] = true, ["-V"] = true, ["--help"] = true, ["-h"] = true, ["--list-gpu-arch"] = true,
+	["--list-gpu-code"] = true }
+
+-- The commands of a line of shell code, each {s = where it starts, text =}: split at ;
+-- & | ( ) and backquotes outside quotes.
+local function commands(code)
+	local out, start, quote, i = {}, 1, nil, 1
+	local function cut(e)
+		if e >= start then out[#out + 1] = { s = start, text = code:sub(start, e) } end
+	end
+	while i <= #code do
+		local c = code:sub(i, i)
+		if quote then
+			if c == quote then quote = nil elseif c == "\\" and quote == '"' then i = i + 1 end
+		elseif c == "'" or c == '"' then
+			quote = c
+		elseif c == "\\" then
+			i = i + 1
+		elseif c:find("^[;&|()`]") then
+			cut(i - 1)
+			start = i + 1
+		end
+		i = i + 1
+	end
+	cut(#code)
+	return out
+end
+
+-- The program a command path or variable names: "nvcc" for nvcc, /usr/local/cuda/bin/nvcc
+-- or "$CUDA_PATH/bin/nvcc"; the variable's name for $NVCC or ${NVCC}.
+local function program(word)
+	word = word:gsub("[\"']", "")
+	local var = word:match("^%${([%a_][%w_]*)}$") or word:match("^%$([%a_][%w_]*)$")
+	if var then return nil, var end
+	return word:match("([^/]*)$"), nil
+end
+
+-- Where a command runs nvcc to compile: the byte of its name in the command, or nil.
+-- aliases: the variables the file sets to nvcc.
+local function runs_nvcc(cmd, aliases)
+	local pos = 1
+	while true do
+		local s, word, e = cmd:match("^%s*()(%S+)()", pos)
+		if not word then return nil end
+		if word:find("^[%a_][%w_]*=") or PREFIXES[word] then
+			pos = e
+		else
+			local name, var = program(word)
+			if name ~= "nvcc" and not (var and aliases[var]) then return nil end
+			for arg in cmd:sub(e):gmatch("%S+") do
+				if not QUERIES[arg] and not arg:find("^%d*[<>]") and not arg:find("^&>") then return s end
+			end
+			return nil
+		end
+	end
+end
+
+-- The lines of a shell script or Makefile that run nvcc: {line=, col=, end_col=, code=}.
+local function nvcc_lines(ctx, path)
+	local make = makefile(path)
+	local aliases, out = {}, {}
+	local lines = refs.shell_lines(ctx, path)
+	for _i, l in ipairs(lines) do
+		-- NAME=value, export NAME=value; in a Makefile NAME = value, :=, ?=, += and !=
+		local name, value
+		if make then
+			name, value = l.code:match("^%s*([%a_][%w_]*)%s*[:?+!]?=%s*(%S*)")
+		else
+			name, value = l.code:match("^%s*([%a_][%w_]*)=(%S*)")
+			if not name then name, value = l.code:match("^%s*export%s+([%a_][%w_]*)=(%S*)") end
+		end
+		if name and value ~= "" and program((value:gsub("%$%(([%a_][%w_]*)%)", "${%1}"))) == "nvcc" then
+			aliases[name] = true
+		end
+	end
+	local continued = false
+	for _i, l in ipairs(lines) do
+		-- a Makefile runs its recipes (lines starting with a tab) and nothing else; $(VAR) is
+		-- written ${VAR} (the same length) so that its parentheses split no command
+		local code = l.code
+		local recipe = not make or code:sub(1, 1) == "\t"
+		if make then code = code:gsub("%$%(([%a_][%w_]*)%)", "${%1}") end
+		for k, c in ipairs(recipe and commands(code) or {}) do
+			local text = c.text
+			if make and k == 1 then text = text:gsub("^(%s*)[@+%-]+", "%1") end
+			local at = not (continued and k == 1) and runs_nvcc(text, aliases)
+			if at then
+				local col = c.s + at - 1 + (#c.text - #text)
+				out[#out + 1] = { line = l.line, col = col, end_col = #l.code + 1,
+					code = (l.code:sub(col):gsub("%s*\\?%s*$", "")) }
+				break
+			end
+		end
+		continued = l.code:find("\\%s*$") ~= nil
+	end
+	return out
+end
+
+-- The project's CUDA source files a text names (by file name), else nil; the names are the
+-- files of blockers.cuda_sources' findings.
+local function named_sources(ctx, text)
+	local out = {}
+	for _i, p in ipairs(ctx.files("%.cuh?$")) do
+		local base = p:match("[^/]*$")
+		if text:find(base, 1, true) then out[#out + 1] = p end
+	end
+	return #out > 0 and out or nil
+end
+
+-- The site for a build step in file running nvcc; how = a message saying where it runs it.
+local function nvcc_site(ctx, path, site, how)
+	local tool = nvcc_tool(ctx)
+	local named = named_sources(ctx, ctx.read(path) or "")
+	local sources = named or ctx.files("%.cuh?$")
+	local listed = {}
+	for i = 1, math.min(#sources, 3) do listed[i] = "`" .. sources[i] .. "`" end
+	local list = table.concat(listed, ", ")
+	if #sources > 3 then list = _("{list} and {n} more", { list = list, n = #sources - 3 }) end
+	site.file = path
+	site.message = _("{how}: nvcc is {notes}, so this build step fails there.",
+		{ how = how, notes = _(tool.notes) })
+	site.suggestion = #sources > 0
+		and _("The CUDA sources it builds are reported by this check as custom GPU kernels ({sources}): port each to a torch or torch_npu operator, or rewrite it as an Ascend C custom operator, then remove this step or make it build the ported operators.",
+			{ sources = list })
+		or _("The CUDA sources it builds are not in the project: find where they come from and port what they compute to torch or torch_npu operators (or Ascend C custom operators), then remove this step.")
+	site.key = "nvcc"
+	site.unit = named and "cuda:" .. named[1]:match("[^/]*$") or nil
+	return site
+end
+
+-- The shell scripts and Makefiles that compile CUDA sources with nvcc: one site each.
+function blockers.nvcc_builds(ctx)
+	local out = {}
+	for _i, path in ipairs(ctx.files()) do
+		if (path:find("%.sh$") or path:find("%.bash$") or makefile(path)) and ctx.find(path, "nvcc") then
+			local lines = nvcc_lines(ctx, path)
+			local first = lines[1]
+			if first then
+				local a = { file = path, code = first.code, n = #lines }
+				out[#out + 1] = nvcc_site(ctx, path, {
+					line = first.line, col = first.col, end_line = first.line, end_col = first.end_col,
+				}, #lines == 1 and _("`{file}` compiles the project's own CUDA kernels with nvcc (`{code}`)", a)
+					or _("`{file}` compiles the project's own CUDA kernels with nvcc ({n} lines run it, the first `{code}`)", a))
+			end
+		end
+	end
+	return out
+end
+
+-- A Python build script (setup.py, cuda.build_script) that names nvcc: one site, at the
+-- function that first does (or the line, at module level), naming every such function.
+-- A build script using torch's cpp_extension builders is left to extension_builders.
+function blockers.nvcc_build_script(ctx, path)
+	if not ctx.find(path, "nvcc") or ctx.find(path, "cpp_extension") or ctx.find(path, "CUDAExtension")
+		or not cuda.build_script(ctx, path) then
+		return {}
+	end
+	local uses, fns, seen = {}, {}, {}
+	for _i, u in ipairs(cuda.tool_uses(ctx, path)) do
+		if u.tool.name == "nvcc" then
+			uses[#uses + 1] = u
+			if u.fn and not seen[u.fn.name.text] then
+				seen[u.fn.name.text] = true
+				fns[#fns + 1] = "`" .. u.fn.name.text .. "`"
+			end
+		end
+	end
+	local first = uses[1]
+	if not first then return {} end
+	local a = { file = path, functions = table.concat(fns, ", "), code = first.node.text }
+	return { nvcc_site(ctx, path, { node = first.fn and first.fn.name or first.node },
+		#fns > 0 and _("`{file}` compiles the project's own CUDA kernels with nvcc (in {functions})", a)
+			or _("`{file}` compiles the project's own CUDA kernels with nvcc (`{code}`)", a)) }
 end
 
 local CHANNELS_LAST = { ["torch.channels_last"] = true, ["torch.channels_last_3d"] = true }

@@ -2585,7 +2585,10 @@ local TOOL_PLACES = [[
 (string) @s
 (identifier) @id
 ]]
-local function tool_functions(ctx, path, text)
+-- The uses of those tools in a Python file, in source order: {node= (the string or the
+-- module's name), tool= (its nvidia_only.json entry), fn= (the innermost function holding
+-- it, a TOOL_PLACES match) or nil at module level}.
+local function tool_uses(ctx, path, text)
 	local tools = {}
 	for _i, t in ipairs(ctx.data("nvidia_only").tools or {}) do
 		for _j, w in ipairs(t.triggers or {}) do
@@ -2608,28 +2611,42 @@ local function tool_functions(ctx, path, text)
 			local v = py.string_value(m.s.text)
 			for _j, t in ipairs(v and tools or {}) do
 				if t.pattern and v:find(t.pattern) then
-					uses[#uses + 1] = { at = m.s.start_byte, tool = t }
+					uses[#uses + 1] = { node = m.s, tool = t }
 					break
 				end
 			end
 		elseif modules[m.id.text] then
-			uses[#uses + 1] = { at = m.id.start_byte, tool = modules[m.id.text] }
+			uses[#uses + 1] = { node = m.id, tool = modules[m.id.text] }
 		end
 	end
-	local out, seen = {}, {}
 	for _i, u in ipairs(uses) do
-		local inner
+		local at = u.node.start_byte
 		for _j, f in ipairs(fns) do
-			if f.fn.start_byte <= u.at and f.fn.end_byte > u.at and (not inner or f.fn.start_byte >= inner.fn.start_byte) then
-				inner = f
+			if f.fn.start_byte <= at and f.fn.end_byte > at and (not u.fn or f.fn.start_byte >= u.fn.fn.start_byte) then
+				u.fn = f
 			end
 		end
+	end
+	return uses
+end
+
+-- The functions that run one (the innermost around each use), each once: {fn=, name=, tool=}.
+local function tool_functions(ctx, path, text)
+	local out, seen = {}, {}
+	for _i, u in ipairs(tool_uses(ctx, path, text)) do
+		local inner = u.fn
 		if inner and not seen[inner.fn.start_byte] then
 			seen[inner.fn.start_byte] = true
 			out[#out + 1] = { fn = inner.fn, name = inner.name.text, tool = u.tool }
 		end
 	end
 	return out
+end
+
+-- The uses of NVIDIA-only tools in the Python file at path (see tool_uses), for checks that
+-- report what a file builds or runs with them (blockers.nvcc_build_script).
+function cuda.tool_uses(ctx, path)
+	return tool_uses(ctx, path, ctx.read(path) or "")
 end
 
 local function nvidia_tools(ctx, path, text, sc)
