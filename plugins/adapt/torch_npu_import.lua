@@ -150,13 +150,13 @@ return {
 			-- cheap prefilter before parsing, in C: only files that can need the import
 			local site
 			if auto then
-				-- an entry script: one the project says it runs (nanoGPT's `torchrun train.py`,
-				-- with no __main__ block) or one with a __main__ block; either way one that
-				-- imports torch (a data-preparation script does not need transfer_to_npu)
+				-- an entry script (project.entry_scripts, assess.inventory's: one the project
+				-- says it runs, as nanoGPT's `torchrun train.py`, one with a __main__ block that
+				-- is no module's self-test, one training at module level) that imports torch
+				-- itself (a data-preparation script does not need transfer_to_npu)
 				entries = entries or project.entry_scripts(ctx)
-				local plan = (entries[path] or ctx.find(path, "__main__")) and ctx.find(path, "torch")
-					and cuda.import_plan(ctx, path)
-				if plan and (plan.main or entries[path]) then
+				local plan = entries[path] and ctx.find(path, "torch") and cuda.import_plan(ctx, path)
+				if plan then
 					site = cuda.insert_import(ctx, path, plan, true)
 					if site then
 						site.message = _("`{file}` is an entry script without `from torch_npu.contrib import transfer_to_npu`.", { file = path })

@@ -1,11 +1,19 @@
 -- assess.inventory: what the project is made of, and where it starts.
+--
+-- The entry scripts are project.entry_scripts' (plugins/lib/project.lua has the rule): the
+-- programs the project runs to train or run its model, whether they say so with an `if
+-- __name__ == "__main__":` block, by doing their work at module level (a training loop
+-- with backward() and step(), options parsed at the top: faster_rcnn's and nanoGPT's
+-- train.py) or by being named on a launch line of the project (`torchrun train.py` in its
+-- README). Not entry scripts: a module of the project with a self-test (a model or data
+-- set module another file imports, whose `__main__` block builds one object and parses no
+-- command line), a module parsing the options on import, a tool script that never touches
+-- torch, a build script. One finding per entry script, where it shows it is one; the
+-- design phase's migration plan lists the same files.
 
 local cuda = require("cuda")
 local project = require("project")
-
-local MAIN_QUERY = [[
-(if_statement condition: (comparison_operator (identifier) @n (string) @s) (#eq? @n "__name__")) @main
-]]
+local words = require("words")
 
 -- Where the migration starts in an entry script, unless it has already started there.
 local function npu_advice(ctx, path)
@@ -19,15 +27,36 @@ local function npu_advice(ctx, path)
 	return _("This is where the migration starts: add `import torch_npu` (or `from torch_npu.contrib import transfer_to_npu`) at the top of this file.")
 end
 
+-- The finding for the entry script at path, e = its project.entry_scripts entry.
+local function entry_finding(path, e)
+	local f = { file = path, key = "entry" }
+	if e.why == "launched" then
+		local l = e.launch
+		f.line, f.col, f.end_line, f.end_col = 1, 1, 1, 1
+		f.message = _("`{file}` is an entry script: the project runs it (`{command}`, {where} line {line}).",
+			{ file = path, command = words.clip(l.text, 80), where = l.file, line = l.line })
+	else
+		f.line, f.col, f.end_line, f.end_col = e.line, e.col, e.line, e.col + #e.code
+		f.message = e.why == "main"
+			and _("`{file}` is an entry script (it has an `if __name__ == \"__main__\":` block).", { file = path })
+			or _("`{file}` is an entry script: it has no `if __name__ == \"__main__\":` block but runs at module level (`{code}`, line {line}).",
+				{ file = path, code = words.clip(e.code, 60), line = e.line })
+	end
+	return f
+end
+
 return {
 	id = "assess.inventory",
 	phase = "assess",
 	title = _("Project inventory (files, lines of code, entry scripts)"),
 	severity = "info",
 	category = "inventory",
-	description = _("Counts files and lines of Python, shell and CUDA code and finds the entry scripts "
-		.. "(an `if __name__ == '__main__':` block in torch code, or in a script whose own imports of "
-		.. "the project reach torch code; a tool script that never touches torch, or a build script, is not one). The numbers "
+	description = _("Counts files and lines of Python, shell and CUDA code and finds the entry scripts: "
+		.. "the programs that train or run the model, with an `if __name__ == '__main__':` block, doing "
+		.. "their work at module level (a training loop with backward() and step(), options parsed at the "
+		.. "top) or named on a launch line of the project (`torchrun train.py` in its README). A module "
+		.. "with a self-test (a model or data set module other files import, whose `__main__` block parses "
+		.. "no command line), a tool script that never touches torch and a build script are not. The numbers "
 		.. "feed the effort estimate; the entry scripts are where `import torch_npu` (or transfer_to_npu) "
 		.. "goes, unless they import it already."),
 	triggers = { "__main__" },
@@ -48,21 +77,14 @@ return {
 				n_nb = n_nb + 1
 			end
 		end
-		for _i, path in ipairs(ctx.python_files()) do
-			-- a script that builds the model through the project's own package never spells
-			-- torch; a build script (setup.py, torch.utils.ffi's create_extension) runs no model
-			local torch_code = not cuda.build_script(ctx, path) and project.program_mentions(ctx, path, "torch")
-			for _i, m in ipairs(torch_code and ctx.query(path, MAIN_QUERY) or {}) do
-				if m.s.text:match("^[\"']+__main__[\"']+$") then
-					entries = entries + 1
-					ctx.report{
-						file = path, line = m.main.line, col = m.main.col,
-						end_line = m.main.line, end_col = m.main.col + #(m.main.text:match("^[^\n]*")),
-						message = _("`{file}` is an entry script (it has an `if __name__ == \"__main__\":` block).", { file = path }),
-						suggestion = npu_advice(ctx, path),
-						key = "entry",
-					}
-				end
+		local scripts = project.entry_scripts(ctx)
+		for _i, path in ipairs(ctx.files("%.py$")) do
+			local e = scripts[path]
+			if e then
+				entries = entries + 1
+				local f = entry_finding(path, e)
+				f.suggestion = npu_advice(ctx, path)
+				ctx.report(f)
 			end
 		end
 		ctx.metric("files", #files, "files")

@@ -3,6 +3,7 @@
 local ep = require("envprobe")
 local inf = require("inference")
 local plan = require("plan")
+local project = require("project")
 
 local PATH = "docs/MIGRATION_PLAN.md"
 local LISTED = 8 -- code sites listed per kind in the plan; the rest are counted
@@ -151,12 +152,13 @@ local function training_design(ctx, add)
 			.. (#others > LISTED and string.format(" and %d more", #others - LISTED) or "") .. ".")
 	end
 	local files, loc, entries, nentries = 0, 0, {}, 0
+	-- the assessment's entry scripts (assess.inventory): the programs, not the modules with
+	-- a self-test, the tool scripts or the build scripts
+	local scripts = project.entry_scripts(ctx)
 	for _i, path in ipairs(ctx.files("%.py$")) do
 		files = files + 1
 		loc = loc + (ctx.loc(path, "#") or 0)
-		local text = ctx.read(path)
-		-- a script under a hidden folder (.github/scripts) runs the repository's CI, not training
-		if text and text:find("__main__", 1, true) and not ("/" .. path):find("/%.") then
+		if scripts[path] then
 			nentries = nentries + 1
 			entries[#entries + 1] = path
 		end

@@ -1671,19 +1671,8 @@ local NOT_SHIPPED = { tests = true, test = true, testing = true, examples = true
 
 local function dirname(p) return p:match("^(.*)/[^/]*$") or "" end
 
--- Whether a file builds the project: a setup.py that uses setuptools, distutils or
--- scikit-build (not a module of the package that happens to have the name: dinov2's
--- eval/setup.py builds models, and calls a setup() of its own), or a script building an
--- extension with torch.utils.ffi's create_extension (torch before 1.0), whose CUDA test
--- decides whether CUDA sources are compiled in.
-local function build_script(ctx, path)
-	local text = ctx.read(path) or ""
-	if path:match("[^/]*$") ~= "setup.py" then
-		return text:find("torch.utils.ffi", 1, true) ~= nil and text:find("create_extension", 1, true) ~= nil
-	end
-	return text:find("setuptools", 1, true) ~= nil or text:find("distutils", 1, true) ~= nil
-		or text:find("skbuild", 1, true) ~= nil
-end
+-- Whether a file builds the project (project.build_script).
+local build_script = project.build_script
 cuda.build_script = build_script
 
 -- Whether a packaging file declares something to install (a setup.py build script always does).

@@ -19,6 +19,9 @@
 -- project.imported_modules(ctx, path) the project files a file's imports name, and
 -- project.program(ctx, path) the files of the programs that run a file (see there), and
 -- project.program_mentions(ctx, path, word) the first of them holding a word.
+-- project.launched_scripts(ctx) gives the files the project says it runs,
+-- project.entry_scripts(ctx) its entry scripts (see there for the rule) and
+-- project.build_script(ctx, path) whether a file builds the project.
 
 local project = {}
 
@@ -166,8 +169,27 @@ local function launched_file(all, dir, line)
 	return nil
 end
 
-function project.entry_scripts(ctx)
+-- As a set path -> {file=, line=, text=}: where the project first says it runs the file
+-- (the file and line of the launch line or the console script, the line's text). Once per
+-- run.
+local launched_of
+function project.launched_scripts(ctx)
+	if launched_of then return launched_of end
 	local all, out = python_files(ctx), {}
+	-- the command, from its launcher to the end of the line or of the inline code holding
+	-- it (`python3 convert.py` in "... and convert: `python3 convert.py`.")
+	local function command(line)
+		local at
+		for _i, w in ipairs({ "python", "torchrun", "deepspeed", "accelerate" }) do
+			local s = line:find("%f[%w]" .. w)
+			if s and (not at or s < at) then at = s end
+		end
+		local text = at and line:sub(at):match("^[^`]*") or line
+		return (text:gsub("^%s+", ""):gsub("%s+$", ""))
+	end
+	local function add(p, f, n, line)
+		if p and not out[p] then out[p] = { file = f, line = n, text = command(line) } end
+	end
 	for _i, f in ipairs(ctx.files()) do
 		local doc = false
 		for _j, pat in ipairs(DOCS) do doc = doc or f:find(pat) ~= nil end
@@ -175,21 +197,23 @@ function project.entry_scripts(ctx)
 		if text and (text:find("python", 1, true) or text:find("torchrun", 1, true) or text:find("deepspeed", 1, true)
 			or text:find("accelerate", 1, true)) then
 			local dir = dirname(f)
-			for line in text:gmatch("[^\n]+") do
-				local p = launched_file(all, dir, line)
-				if p then out[p] = true end
+			for n, line in ipairs(ctx.lines(f) or {}) do
+				if line:find("python", 1, true) or line:find("torchrun", 1, true) or line:find("deepspeed", 1, true)
+					or line:find("accelerate", 1, true) then
+					add(launched_file(all, dir, line), f, n, line)
+				end
 			end
 		end
 		local base = f:match("[^/]*$")
 		if base == "setup.py" or base == "setup.cfg" or base == "pyproject.toml" then
-			for line in (ctx.read(f) or ""):gmatch("[^\n]+") do
+			for n, line in ipairs(ctx.lines(f) or {}) do
 				for mod in line:gmatch("=[%s\"']*([%a_][%w_.]*):[%a_]") do
-					local p = run_file(all, mod, dirname(f))
-					if p then out[p] = true end
+					add(run_file(all, mod, dirname(f)), f, n, line)
 				end
 			end
 		end
 	end
+	launched_of = out
 	return out
 end
 
@@ -406,6 +430,300 @@ function project.program_mentions(ctx, path, word)
 		if ctx.find(p, word) then return p end
 	end
 	return nil
+end
+
+-- Whether a file builds the project: a setup.py that uses setuptools, distutils or
+-- scikit-build (not a module of the package that happens to have the name: dinov2's
+-- eval/setup.py builds models, and calls a setup() of its own), or a script building an
+-- extension with torch.utils.ffi's create_extension (torch before 1.0), whose CUDA test
+-- decides whether CUDA sources are compiled in.
+function project.build_script(ctx, path)
+	if path:match("[^/]*$") ~= "setup.py" then
+		return ctx.find(path, "torch.utils.ffi") ~= nil and ctx.find(path, "create_extension") ~= nil
+	end
+	return ctx.find(path, "setuptools") ~= nil or ctx.find(path, "distutils") ~= nil or ctx.find(path, "skbuild") ~= nil
+end
+
+---------------------------------------------------------------------------------------
+-- Entry scripts
+--
+-- An entry script is a program the project runs to train or run its model: where `import
+-- torch_npu` (or transfer_to_npu) goes and where a consultant starts reading. A Python
+-- file is one when all of these hold:
+--  * something runs it as a program:
+--     - the project says it runs it (a launch line or a console script:
+--       project.launched_scripts);
+--     - or it has an `if __name__ == "__main__":` block, unless it is a module of the
+--       project with a self-test: a file another project file imports (tests aside) whose
+--       code parses no command line (argparse, sys.argv, click, fire ...). faster_rcnn's
+--       vgg16.py and its dataset modules, whose blocks build one object and open a shell,
+--       are modules; a script that tests import for its functions stays a script;
+--     - or it does its work at module level, outside every function and class: a call of
+--       .backward(), .step(), .fit(), .train(), .eval(), .parse_args() or
+--       .parse_known_args() (faster_rcnn's train.py trains at module level with no
+--       __main__ block, nanoGPT's train.py and sample.py too), in a file no other project
+--       file imports (tests aside): a module parsing the options on import is the
+--       scripts' configuration, not a program;
+--  * the program reaches torch (project.program_mentions): a tool script counting lines or
+--    a data preparation script is no entry script;
+--  * it does not build the project (project.build_script: setup.py, a torch.utils.ffi
+--    build script);
+--  * it is not under a hidden folder (.github/scripts run the repository's CI).
+-- The code is read as text, without a syntax tree (a `__main__` test or a call inside a
+-- string spanning lines, a comment or the body of a def or class does not count): finding
+-- the entry scripts of a whole project costs no parse, and Python 2 files are read like the
+-- others.
+
+-- Whether a file is test code: under a tests folder, or named test_*.py, *_test.py or
+-- conftest.py.
+local function test_file(p)
+	for part in (dirname(p) .. "/"):gmatch("([^/]*)/") do
+		if part == "tests" or part == "test" or part == "testing" then return true end
+	end
+	local base = p:match("[^/]*$")
+	return base:match("^test_") ~= nil or base:match("_test%.py$") ~= nil or base == "conftest.py"
+end
+
+-- The files among paths (a list) that a project file other than test code imports (a
+-- set). One scan in C finds the files naming one of their modules; only their imports are
+-- then read.
+local function imported_among(ctx, paths)
+	local names, want = {}, {}
+	for _i, p in ipairs(paths) do
+		local name = p:match("([^/]*)%.py$")
+		if name == "__init__" then name = dirname(p):match("[^/]*$") end
+		names[name] = true
+		want[p] = true
+	end
+	local out = {}
+	if #paths == 0 then return out end
+	for _i, f in ipairs(ctx.files("%.py$")) do
+		local named = not test_file(f) and ctx.find_names(f, names)
+		if named and #named > 0 then
+			for _j, g in ipairs(imported_files(ctx, f).list) do
+				if want[g] then out[g] = true end
+			end
+		end
+	end
+	return out
+end
+
+-- Words of a program that parses its command line.
+local CLI_WORDS = { "argparse", "sys.argv", "parse_args", "fire.Fire", "click.", "hydra", "tyro.", "HfArgumentParser",
+	"docopt", "absl", "LightningCLI", "jsonargparse", "OmegaConf.from_cli" }
+local function parses_command_line(ctx, path)
+	for _i, w in ipairs(CLI_WORDS) do
+		if ctx.find(path, w) then return true end
+	end
+	return false
+end
+
+-- Calls that do a program's work, in the order a finding names them.
+local WORK = { "backward", "step", "fit", "train", "eval", "parse_args", "parse_known_args" }
+local function has_work(ctx, path)
+	for _i, w in ipairs(WORK) do
+		if ctx.find(path, "." .. w .. "(") then return true end
+	end
+	return false
+end
+
+-- Whether a line is a def, class or decorator line.
+local function defines(line)
+	local head = line:match("^[ \t]*([%w_@]+)")
+	if not head then return false end
+	return head == "def" or head == "class" or head:sub(1, 1) == "@"
+		or (head == "async" and line:find("^[ \t]*async[ \t]+def[ \t]") ~= nil)
+end
+
+-- The index of the last element of a sorted list at or below b (0 when none).
+local function below(list, b)
+	local lo, hi, at = 1, #list, 0
+	while lo <= hi do
+		local mid = (lo + hi) // 2
+		if list[mid] <= b then at, lo = mid, mid + 1 else hi = mid - 1 end
+	end
+	return at
+end
+
+-- A Python file as the entry-script rule reads it: its lines, the byte offset (0-based) at
+-- which each starts, and the offsets of its triple quotes (a string spanning lines is
+-- text, not code). The offsets come from ctx.find, in C: no pass over the text in Lua.
+local function source(ctx, path)
+	local lines = ctx.lines(path) or {}
+	local eol = ctx.find(path, "\r\n") and 2 or 1
+	local starts, at = {}, 0
+	for i, l in ipairs(lines) do
+		starts[i] = at
+		at = at + #l + eol
+	end
+	local src = { lines = lines, starts = starts, quotes = {} }
+	for _i, q in ipairs({ '"""', "'''" }) do
+		local other = q:sub(1, 1) == '"' and "'" or '"'
+		local list, from = {}, 0
+		while true do
+			local p = ctx.find(path, q, from)
+			if not p then break end
+			-- not the content of a one-line string ('"""', as code splitting docstrings has)
+			local n = below(starts, p)
+			local l, c = lines[n] or "", p - (starts[n] or 0) + 1
+			if not (l:sub(c - 1, c - 1) == other and l:sub(c + 3, c + 3) == other) then list[#list + 1] = p end
+			from = p + 3
+		end
+		src.quotes[#src.quotes + 1] = list
+	end
+	return src
+end
+
+-- Whether byte b is inside a string spanning lines: after an odd number of one kind of
+-- triple quote (the quotes of the other kind inside such a string count too: rare enough).
+local function in_string(src, b)
+	for _i, list in ipairs(src.quotes) do
+		if below(list, b - 1) % 2 == 1 then return true end
+	end
+	return false
+end
+
+-- Whether the code at byte b, on line n, runs at module level: outside the bodies of the
+-- file's functions and classes, strings spanning lines and comments. Going back from line
+-- n, each line less indented than the ones below it is a header around it (if, for,
+-- with ...): a def or class among them holds it.
+local function at_module_level(src, n, b)
+	if in_string(src, b) then return false end
+	local line = src.lines[n]
+	if line:sub(1, b - src.starts[n]):find("#", 1, true) then return false end -- in a comment
+	if defines(line) then return false end
+	local indent = #line:match("^[ \t]*")
+	for i = n - 1, 1, -1 do
+		if indent == 0 then break end
+		local l = src.lines[i]
+		local ind = #l:match("^[ \t]*")
+		-- a line opening with a closing bracket ends a call or signature spanning lines
+		if ind < indent and l:find("^[ \t]*[^ \t#)%]}]") and not in_string(src, src.starts[i]) then
+			if defines(l) then return false end
+			indent = ind
+		end
+	end
+	return true
+end
+
+-- The lines and offsets of each occurrence of a literal in a file: {n=, b=} in order.
+local function occurrences(ctx, path, src, literal)
+	local out, from = {}, 0
+	while true do
+		local b = ctx.find(path, literal, from)
+		if not b then return out end
+		out[#out + 1] = { n = below(src.starts, b), b = b }
+		from = b + #literal
+	end
+end
+
+-- The `if __name__ == "__main__":` line of a file, outside strings: {line=, col=, code=} or
+-- nil.
+local function main_block(ctx, path, src)
+	for _i, o in ipairs(occurrences(ctx, path, src, "__main__")) do
+		local line = src.lines[o.n] or ""
+		if (line:find("^[ \t]*if[ \t]*%(?[ \t]*__name__[ \t]*==[ \t]*[\"']__main__[\"']")
+			or line:find("^[ \t]*if[ \t]*%(?[ \t]*[\"']__main__[\"'][ \t]*==[ \t]*__name__"))
+			and not in_string(src, o.b) then
+			local c = #line:match("^[ \t]*") + 1
+			return { line = o.n, col = c, code = (line:sub(c):gsub("%s+$", "")) }
+		end
+	end
+	return nil
+end
+
+-- Whether the code at byte b is plainly inside a def or class: going back from its line
+-- through the 4 KiB before it (read in C), each line less indented than the ones below it
+-- is a header around it, and one of them defines. Most calls of a library are; reading
+-- the whole file (source) is then not needed. False when it cannot tell.
+local function inside_definition(ctx, path, b)
+	local from = math.max(0, b - 4096)
+	local lines = {}
+	for l in (ctx.node_text(path, from, b) .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+	if from > 0 then table.remove(lines, 1) end -- a line cut by the window
+	local last = lines[#lines]
+	if not last then return false end
+	local indent = #last:match("^[ \t]*")
+	for i = #lines - 1, 1, -1 do
+		if indent == 0 then return false end
+		local l = lines[i]
+		local ind = #l:match("^[ \t]*")
+		if ind < indent and l:find("^[ \t]*[^ \t#)%]}\r]") then
+			if defines(l) then return true end
+			indent = ind
+		end
+	end
+	return false
+end
+
+-- The first call of WORK (in WORK's order) the file makes at module level: {line=, col=,
+-- code=} or nil. Only the calls are looked at: most files have none at module level.
+local function module_level_work(ctx, path, src_of)
+	for _i, w in ipairs(WORK) do
+		local from = 0
+		while true do
+			local b = ctx.find(path, "." .. w .. "(", from)
+			if not b then break end
+			from = b + 1
+			local src = not inside_definition(ctx, path, b) and src_of(ctx, path)
+			local n = src and below(src.starts, b)
+			if src and at_module_level(src, n, b) then
+				local line = src.lines[n]
+				local c = #line:match("^[ \t]*") + 1
+				return { line = n, col = c, code = (line:sub(c):gsub("%s*#.*$", ""):gsub("%s+$", "")) }
+			end
+		end
+	end
+	return nil
+end
+
+-- The project's entry scripts (the rule above): path -> {why = "main" (its __main__ block,
+-- at line/col, code), "module" (the call at module level showing it runs as a program, at
+-- line/col, code) or "launched" (launch = its project.launched_scripts entry)}. Once per
+-- run.
+local entries_of
+function project.entry_scripts(ctx)
+	if entries_of then return entries_of end
+	local launched = project.launched_scripts(ctx)
+	local src_path, src -- the file last read by source()
+	local function src_of(c, p)
+		if src_path ~= p then src_path, src = p, source(c, p) end
+		return src
+	end
+	-- what each file shows; whether another file imports it is asked of the files it
+	-- decides, all at once
+	local found, ask = {}, {}
+	for _i, p in ipairs(ctx.files("%.py$")) do
+		if not ("/" .. p):find("/%.") and not project.build_script(ctx, p) then
+			local main = ctx.find(p, "__main__") and main_block(ctx, p, src_of(ctx, p))
+			local work = not main and has_work(ctx, p) and module_level_work(ctx, p, src_of)
+			local f = { path = p }
+			if main then
+				f.e = { why = "main", line = main.line, col = main.col, code = main.code }
+				-- a module's self-test, unless it parses a command line or the project runs it
+				f.ask = not launched[p] and not parses_command_line(ctx, p)
+			elseif work then
+				f.e = { why = "module", line = work.line, col = work.col, code = work.code }
+				f.ask = not launched[p]
+			end
+			if launched[p] and not f.e then f.e = { why = "launched", launch = launched[p] } end
+			if f.e then
+				found[#found + 1] = f
+				if f.ask then ask[#ask + 1] = p end
+			end
+		end
+	end
+	local imported = imported_among(ctx, ask)
+	local out = {}
+	for _i, f in ipairs(found) do
+		local e = f.e
+		-- a module another file imports: its __main__ block a self-test, or its options
+		-- parsed on import
+		if f.ask and imported[f.path] then e = nil end
+		if e and project.program_mentions(ctx, f.path, "torch") then out[f.path] = e end
+	end
+	entries_of = out
+	return out
 end
 
 return project

@@ -221,6 +221,22 @@ assert "the NPU loss stays within 2 % of the GPU loss" in open(sys.argv[2], enco
 PY
 check "plan: the inference setting takes only auto, yes or no" sh -c "! '$ferry' -C '$work' config design.migration_plan.inference maybe 2>'$tmp/bad.log' && grep -q 'auto' '$tmp/bad.log'"
 
+# ---- 3c. the entry scripts the plan lists are the assessment's -------------------------------
+# (the fixture of the assess golden entry_scripts: a script training at module level is one;
+# a model or dataset module with a __main__ self-test, a config module parsing arguments on
+# import, a tool script that never touches torch and a build script are not)
+work="$tmp/entries"
+engagement "$root/tests/plugins/entry_scripts" "$work" >/dev/null
+"$ferry" -C "$work" check --phase design >/dev/null 2>&1
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: the entry scripts are the programs, not the modules with a self-test" python3 - "$work/docs/MIGRATION_PLAN.md" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+line = [l for l in t.splitlines() if l.startswith("- Source code:")][0]
+want = "; entry scripts: `export_weights.py`, `infer_auto.py`, `train_loop.py`, `train_npu.py`, `scripts/segment_images.py`."
+assert line.endswith(want), line
+PY
+
 # ---- 4. in Chinese ---------------------------------------------------------------------------
 zh_check "in Chinese, every finding of the design cases reads in Chinese" "$tmp"/case-*
 

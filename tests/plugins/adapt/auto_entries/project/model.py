@@ -1,6 +1,9 @@
+from layers import Block
+
+
 class GPTConfig:
     pass
 
 
 class GPT:
-    pass
+    block = Block

@@ -1,9 +1,11 @@
 import torch
 from torch import nn
 
+from .backbone import Backbone
+
 
 def build_model(checkpoint=None):
-    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU())
+    model = nn.Sequential(Backbone(), nn.ReLU())
     if checkpoint is not None:
         model.load_state_dict(torch.load(checkpoint, map_location="cpu"))
     return model

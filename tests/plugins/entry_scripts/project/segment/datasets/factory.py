@@ -1,0 +1,7 @@
+from .voc import voc
+
+_sets = {'voc_2007_trainval': lambda: voc('trainval')}
+
+
+def get_imdb(name):
+    return _sets[name]()
