@@ -53,6 +53,12 @@ local CMP_STRINGS = [[
 (comparison_operator (list (string) @s))
 (comparison_operator (set (string) @s))
 ]]
+-- strings given to a text method (`device.replace("cuda:", "")`, `.startswith("cuda")`)
+-- read the name a user typed: the code parses a device, it does not pick one
+local PARSED_STRINGS = [[
+(call function: (attribute attribute: (identifier) @m) arguments: (argument_list . (string) @s)
+ (#match? @m "^(replace|startswith|endswith|split|rsplit|partition|rpartition|removeprefix|removesuffix|find|rfind|index|count|strip|lstrip|rstrip)$"))
+]]
 local SITES = [[
 ((string (string_content) @c) @s (#match? @c "^cuda(:[0-9]*)?$"))
 ((attribute object: (attribute object: (identifier) @t attribute: (identifier) @u) attribute: (identifier)) @a (#eq? @t "torch") (#eq? @u "cuda"))
@@ -188,6 +194,7 @@ function pyindex.build(ctx, seeds)
 		for _i, s in ipairs(cuda.cuda_calls(ctx, path)) do sites[#sites + 1] = s.node end
 		local compared, paths = {}, nil
 		for _i, m in ipairs(ctx.query(path, CMP_STRINGS) or {}) do compared[m.s.start_byte] = true end
+		for _i, m in ipairs(ctx.query(path, PARSED_STRINGS) or {}) do compared[m.s.start_byte] = true end
 		for _i, m in ipairs(ctx.query(path, SITES) or {}) do
 			local n = m.s or m.a
 			-- a 'cuda' folder in a path (`pjoin(home, 'cuda', 'bin')`) names the toolkit, not a device

@@ -2,7 +2,7 @@ import torch
 
 
 def select_device(name=""):
-    """Choose cpu, cuda or mps, as yolov5's torch_utils does."""
+    name = str(name).strip().lower().replace("cuda:", "")  # 'cuda:0' to '0', then cpu, cuda or mps
     if name == "cpu":
         return torch.device("cpu")
     if torch.cuda.is_available():
