@@ -1,6 +1,7 @@
 -- assess.torch_version: the pinned PyTorch version against the torch_npu release matrix.
 
 local ep = require("envprobe")
+local tvops = require("tvops")
 
 -- torch requirement specs in dependency files: {file=, line=, col=, text=, op=, version=}
 local function torch_specs(ctx)
@@ -41,14 +42,46 @@ return {
 		local list = {}
 		for v in pairs(active_torch) do list[#list + 1] = v end
 		table.sort(list, function(a, b) return ep.vcmp(a, b) < 0 end)
+		-- a torchvision operator that needs the Torchvision Adapter narrows the choice to
+		-- the torch versions the adapter is built for
+		local use = tvops.adapter_use(ctx)
+		local both = {}
+		for _i, v in ipairs(list) do
+			if tvops.adapter_for(ctx, v) then both[#both + 1] = v end
+		end
 		for _i, s in ipairs(torch_specs(ctx)) do
 			local base = s.version:gsub("%+.*$", "")
 			local f = { file = s.file, line = s.line, col = s.col, end_line = s.line, end_col = s.col + #s.text, key = s.text }
-			local a = { spec = s.text, torch = base, versions = table.concat(list, ", ") }
+			local a = { spec = s.text, torch = base, versions = table.concat(list, ", "), both = table.concat(both, ", "),
+				adapter = tvops.adapter_torches_text(ctx) }
+			if use then
+				a.op, a.where = use.text, use.path .. ":" .. use.line
+			end
 			if s.op ~= "==" then
 				f.severity = "info"
 				f.message = _("PyTorch is required as `{spec}`, not pinned to one version.", a)
-				f.suggestion = _("Pin torch to a version that has a torch_npu release ({versions}), install the CPU wheel of torch, then the matching torch_npu.", a)
+				if use and #both > 0 then
+					f.suggestion = _("Pin torch to a version that has both a torch_npu release and a Torchvision Adapter build "
+						.. "({both}): `{op}` ({where}) runs on NPU tensors only through the adapter, which is built for "
+						.. "torch {adapter} only. Install the CPU wheel of torch, then the matching torch_npu and torchvision_npu.", a)
+				elseif use then
+					f.suggestion = _("No maintained torch_npu release ({versions}) has a Torchvision Adapter build (torch "
+						.. "{adapter}), and `{op}` ({where}) runs on NPU tensors only through the adapter: plan to run it on the "
+						.. "CPU, or pin an older torch with both and accept an unmaintained torch_npu.", a)
+				else
+					f.suggestion = _("Pin torch to a version that has a torch_npu release ({versions}), install the CPU wheel of torch, then the matching torch_npu.", a)
+				end
+			elseif use and not tvops.adapter_for(ctx, base) then
+				-- whatever torch_npu offers for this version, the adapter has no build for it
+				f.severity = "warning"
+				f.message = _("PyTorch {torch} has no Torchvision Adapter build (it is built for torch {adapter}), and "
+					.. "`{op}` ({where}) runs on NPU tensors only through the adapter.", a)
+				f.suggestion = #both > 0
+					and _("Move to a torch version with both a maintained torch_npu release and an adapter build ({both}), "
+						.. "or run the operator on the CPU (its inputs moved with `.cpu()` and the result back).", a)
+					or _("Run the operator on the CPU (its inputs moved with `.cpu()` and the result back): no maintained "
+						.. "torch_npu release has an adapter build.", a)
+				f.data = { torch = base }
 			else
 				local best, eol
 				for _i, r in ipairs(rows) do

@@ -7,31 +7,7 @@
 -- imported by the script or anything it imports covers it.
 
 local project = require("project")
-local refs = require("refs")
-
-local PREFIX = "torchvision.ops."
-
-local function by_name(ctx)
-	local out = {}
-	for _i, e in ipairs(ctx.data("torchvision_npu").entries) do out[e.name] = e end
-	return out
-end
-
--- The entry a resolved dotted name stands for: a name below torchvision.ops whose last
--- part the table lists (torchvision.ops.boxes.batched_nms is batched_nms).
-local function entry_of(entries, resolved)
-	if resolved:sub(1, #PREFIX) ~= PREFIX then return nil end
-	return entries[resolved:match("([%a_][%w_]*)$")]
-end
-
--- "torch 2.6.0: torchvision 0.21.0 with torchvision_npu v0.21.0-7.1.0; ..."
-local function versions(ctx)
-	local parts = {}
-	for _i, v in ipairs(ctx.data("torchvision_npu").adapter.versions) do
-		parts[#parts + 1] = string.format("torch %s: torchvision %s, torchvision_npu %s", v.torch, v.torchvision, v.tag)
-	end
-	return table.concat(parts, "; ")
-end
+local tvops = require("tvops")
 
 return {
 	id = "assess.torchvision_ops",
@@ -51,14 +27,13 @@ return {
 		return out
 	end,
 	run = function(ctx)
-		local entries = by_name(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
 			local covered = project.program_mentions(ctx, path, "torchvision_npu")
-			for _i, r in ipairs(refs.dotted(ctx, path, refs.aliases(ctx, path))) do
-				local e = entry_of(entries, r.resolved)
-				if e and not (e.npu and covered) then
+			for _i, u in ipairs(tvops.uses(ctx, path)) do
+				local e, r = u.entry, u
+				if not (e.npu and covered) then
 					local a = { api = "`" .. r.text .. "`" .. (r.text ~= r.resolved and (" (" .. r.resolved .. ")") or ""), kernel = e.kernel,
-						notes = e.notes and _(e.notes), versions = versions(ctx) }
+						notes = e.notes and _(e.notes), versions = tvops.versions_text(ctx) }
 					if e.npu then
 						ctx.report{
 							file = path, node = r.node, key = "adapter:" .. e.kernel,

@@ -1,6 +1,7 @@
 -- design.migration_plan: docs/MIGRATION_PLAN.md, the plan document of the design phase.
 
 local ep = require("envprobe")
+local tvops = require("tvops")
 local inf = require("inference")
 local plan = require("plan")
 local project = require("project")
@@ -209,6 +210,24 @@ local function training_design(ctx, add)
 			fit ~= "" and fit or "none (maintained: " .. maintained_torches(ctx) .. ")"))
 	else
 		add("- To be chosen with the PyTorch version; maintained versions: " .. maintained_torches(ctx) .. ".")
+	end
+	local use = tvops.adapter_use(ctx)
+	if use then
+		local function with_adapter(list)
+			local fit = {}
+			for v in list:gmatch("[^, ]+") do
+				if tvops.adapter_for(ctx, v) then fit[#fit + 1] = v end
+			end
+			return table.concat(fit, ", ")
+		end
+		local fit = with_adapter(row and row.torch or maintained_torches(ctx, pins[1]))
+		local any = with_adapter(maintained_torches(ctx))
+		add(string.format("- `%s` (%s:%d) runs on NPU tensors only through the Torchvision Adapter (torchvision_npu), "
+			.. "built for torch %s only (`torchvision_npu.json`): %s.", use.text, use.path, use.line, tvops.adapter_torches_text(ctx),
+			fit ~= "" and "of the versions above, " .. fit .. " have both"
+			or any ~= "" and "none of the versions above has both; pin one of the maintained versions that have both ("
+				.. any .. ") or plan to run it on the CPU"
+			or "no maintained version has both; plan to run it on the CPU"))
 	end
 	local probe = ep.latest(ctx)
 	if probe then

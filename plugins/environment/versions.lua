@@ -1,6 +1,7 @@
 -- environment.versions: the host's Python / torch / torch_npu / CANN combination against the matrix.
 
 local ep = require("envprobe")
+local tvops = require("tvops")
 local words = require("words")
 
 local CPU_WHEEL = "https://download.pytorch.org/whl/cpu"
@@ -47,6 +48,8 @@ local function nearest(rows, h)
 		if t and r.torch ~= t then cost = cost + 2 end
 		if h.npu and ep.vcmp(clean_npu(r.torch_npu), h.npu) ~= 0 then cost = cost + 1 end
 		if r.status ~= "active" then cost = cost + 0.5 end
+		-- an operator the project needs the Torchvision Adapter for fails on any other torch
+		if h.adapter and not h.adapter(r.torch) then cost = cost + 16 end
 		if not best or cost < best_cost
 			or (cost == best_cost and ep.vcmp(clean_npu(r.torch_npu), clean_npu(best.torch_npu)) > 0) then
 			best, best_cost = r, cost
@@ -119,6 +122,8 @@ return {
 				if s.op == "==" then h.pin = ep.torch_base(s.version) break end
 			end
 		end
+		local use = tvops.adapter_use(ctx)
+		if use then h.adapter = function(torch) return tvops.adapter_for(ctx, torch) ~= nil end end
 		local where = _("in {python} on {host}", { python = p.python.executable or _("the host's Python"), host = ep.host_label(p) })
 
 		if not p.python.version then
@@ -144,6 +149,22 @@ return {
 			}
 		end
 		local r = nearest(rows, h)
+		if use and h.torch and not h.adapter(h.torch) then
+			local a = { torch = h.torch, where = where, op = use.text, site = use.path .. ":" .. use.line,
+				adapter = tvops.adapter_torches_text(ctx) }
+			local fit = r and h.adapter(r.torch) and r
+			if fit then a.combination, a.changes = describe(fit), changes(fit, h) end
+			ctx.report{
+				key = "torchvision-adapter",
+				severity = "warning",
+				message = _("torch {torch} {where} has no Torchvision Adapter build (it is built for torch {adapter}), and "
+					.. "`{op}` ({site}) runs on NPU tensors only through the adapter.", a),
+				suggestion = fit and _("The nearest combination the adapter is built for is {combination}: {changes}; then "
+						.. "install the torchvision and torchvision_npu of that torch (torchvision_npu.json).", a)
+					or _("Run the operator on the CPU (its inputs moved with `.cpu()` and the result back): no combination "
+						.. "of the matrix has an adapter build."),
+			}
+		end
 		if not h.torch or not h.npu then
 			local message
 			if h.torch then
@@ -224,8 +245,11 @@ return {
 					{ combination = combo, where = where, branch = exact.branch, built = exact.cann, line = line_of(h.cann) })
 				or _("{combination} {where} is a supported combination (branch {branch}).",
 					{ combination = combo, where = where, branch = exact.branch }),
-			suggestion = _("Keep the project's requirements pinned to torch {torch} and torch_npu {npu} so every host gets the "
-				.. "same versions.", { torch = h.torch, npu = h.npu }),
+			suggestion = (use and not h.adapter(h.torch))
+				and _("torch_npu runs on it, but the project's torchvision operators do not: settle the Torchvision Adapter "
+					.. "finding before pinning torch.")
+				or _("Keep the project's requirements pinned to torch {torch} and torch_npu {npu} so every host gets the "
+					.. "same versions.", { torch = h.torch, npu = h.npu }),
 		}
 	end,
 }

@@ -237,6 +237,22 @@ want = "; entry scripts: `export_weights.py`, `infer_auto.py`, `train_loop.py`, 
 assert line.endswith(want), line
 PY
 
+# ---- 3d. a torchvision operator narrows the torch versions to the adapter's builds ----------
+# (the fixture of the assess golden torchvision_ops: nms on the device, torch==2.7.1, which the
+# adapter is not built for, and torch>=2.0)
+work="$tmp/tvops"
+engagement "$root/tests/plugins/torchvision_ops" "$work" >/dev/null
+"$ferry" -C "$work" check --phase design >/dev/null 2>&1
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: nms on the device names the torch versions with a Torchvision Adapter build" python3 - "$work/docs/MIGRATION_PLAN.md" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+want = ("runs on NPU tensors only through the Torchvision Adapter (torchvision_npu), built for torch 2.6.0, 2.5.1, "
+        "2.1.0, 1.11.0 only (`torchvision_npu.json`): none of the versions above has both; pin one of the maintained "
+        "versions that have both (2.6.0, 2.5.1, 2.1.0) or plan to run it on the CPU.")
+assert want in t, t
+PY
+
 # ---- 4. in Chinese ---------------------------------------------------------------------------
 zh_check "in Chinese, every finding of the design cases reads in Chinese" "$tmp"/case-*
 

@@ -2,7 +2,8 @@
 # Environment-phase tests: the probe script (app/probe.sh) run on this machine, against
 # fake npu-smi samples and fake install trees; bad probe files refused by ingest with
 # nothing stored; golden findings of the environment checks for recorded probes
-# (old_driver is healthy_910b with CANN 8.5.0 installed over its 24.1 driver)
+# (old_driver is healthy_910b with CANN 8.5.0 installed over its 24.1 driver; adapter_torch
+# has torch 2.7.1, which the Torchvision Adapter its nms needs is not built for)
 # (tests/plugins/environment/<case>/: probe.json, project/, config, expected.json); and
 # the generated setup script written by `ferry fix`. Exits non-zero on any failure.
 #
