@@ -4,6 +4,7 @@
 #include "phase.h"
 #include "json.h"
 #include "err.h"
+#include "intl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,134 @@ static cJSON *capped(const char *text)
 	cJSON *v = cJSON_CreateString(t);
 	free(t);
 	return v;
+}
+
+/* Code quoted in an edit's text is cut at this many bytes. */
+#define EDIT_QUOTE 80
+
+/* Line i (from 0) of text: its start, and its length without the line end in *len;
+ * NULL when the text has fewer lines. */
+static const char *nth_line(const char *text, size_t i, size_t *len)
+{
+	const char *p = text;
+	for (; i > 0 && *p; i--) {
+		const char *nl = strchr(p, '\n');
+		if (!nl)
+			return NULL;
+		p = nl + 1;
+	}
+	if (!*p)
+		return NULL;
+	*len = strcspn(p, "\n");
+	if (*len && p[*len - 1] == '\r')
+		(*len)--;
+	return p;
+}
+
+static size_t line_count(const char *text)
+{
+	size_t n = 0, len;
+	while (nth_line(text, n, &len))
+		n++;
+	return n;
+}
+
+/* s[0..n) without its indentation and trailing blanks, cut at EDIT_QUOTE bytes on a
+ * UTF-8 boundary with "…" when cut; malloc'd. */
+static char *quote_code(const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n <= EDIT_QUOTE)
+		return xstrndup(s, n);
+	size_t k = EDIT_QUOTE;
+	while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k--;
+	return xasprintf("%.*s…", (int)k, s);
+}
+
+static int blank(char c) { return c == ' ' || c == '\t'; }
+
+/* One line changed into another, as "`old` → `new`": the shortest run of whole words
+ * (blank-separated) that holds every byte that differs, or both lines when one side of
+ * that run is empty. */
+static char *line_edit(const char *a, size_t an, const char *b, size_t bn)
+{
+	size_t p = 0, s = 0;
+	while (p < an && p < bn && a[p] == b[p])
+		p++;
+	while (s < an - p && s < bn - p && a[an - 1 - s] == b[bn - 1 - s])
+		s++;
+	size_t start = p, ea = an - s, eb = bn - s;
+	while (start > 0 && !blank(a[start - 1]))
+		start--;
+	while (ea < an && !blank(a[ea]))
+		ea++, eb++;
+	char *x, *y;
+	if (ea > start && eb > start) {
+		x = quote_code(a + start, ea - start);
+		y = quote_code(b + start, eb - start);
+	} else {
+		x = quote_code(a, an);
+		y = quote_code(b, bn);
+	}
+	char *t = xasprintf(_("`%s` → `%s`"), x, y);
+	free(x);
+	free(y);
+	return t;
+}
+
+char *changes_edit_text(const char *before, const char *after)
+{
+	size_t nb = line_count(before), na = line_count(after), lb = 0, la = 0;
+	const char *b0 = nth_line(before, 0, &lb), *a0 = nth_line(after, 0, &la);
+	if (!nb && !na)
+		return xstrdup("");
+	if (!nb || !na) {
+		const char *text = nb ? before : after;
+		size_t n = nb ? nb : na, len = nb ? lb : la;
+		const char *l = nb ? b0 : a0, *shown = l;
+		size_t shown_len = len;
+		/* the line that says most: not a blank, a comment or a bare `try:` */
+		for (size_t i = 0; n > 1 && i < n; i++) {
+			const char *c = nth_line(text, i, &len);
+			size_t k = 0;
+			while (k < len && blank(c[k]))
+				k++;
+			if (k < len && c[k] != '#' && c[len - 1] != ':') {
+				shown = c, shown_len = len;
+				break;
+			}
+		}
+		char *q = quote_code(shown, shown_len);
+		char *t = n == 1 ? xasprintf(nb ? _("removed `%s`") : _("added `%s`"), q)
+		                 : xasprintf(nb ? _("removed %zu lines, with `%s`") : _("added %zu lines, with `%s`"), n, q);
+		free(q);
+		return t;
+	}
+	sbuf out;
+	sbuf_init(&out);
+	size_t shown = 0, changed = 0;
+	for (size_t i = 0; i < nb && i < na; i++) {
+		size_t x, y;
+		const char *l = nth_line(before, i, &x), *r = nth_line(after, i, &y);
+		if (x == y && memcmp(l, r, x) == 0)
+			continue;
+		changed++;
+		if (shown < 3) {
+			char *e = line_edit(l, x, r, y);
+			sbuf_addf(&out, "%s%s", shown ? "; " : "", e);
+			free(e);
+			shown++;
+		}
+	}
+	if (changed > shown)
+		sbuf_addf(&out, P_("; and %zu more line changed", "; and %zu more lines changed", changed - shown), changed - shown);
+	if (nb != na)
+		sbuf_addf(&out, P_("%s(%zu line became %zu)", "%s(%zu lines became %zu)", nb), out.len ? " " : "", nb, na);
+	return sbuf_detach(&out);
 }
 
 /* One hunk of a change from one version of the project to another. */
@@ -243,6 +372,9 @@ static int add_hunk(const history_hunk *hk, void *payload)
 	cJSON_AddNumberToObject(row, "checkpoint", (double)json_int(c->cp, "id"));
 	cJSON_AddStringToObject(row, "commit", json_str(c->cp, "commit"));
 	cJSON_AddStringToObject(row, "severity", "");
+	char *edit = hk->binary ? xstrdup("") : changes_edit_text(hk->old_text, hk->new_text);
+	cJSON_AddStringToObject(row, "edit", edit);
+	free(edit);
 	cJSON_AddItemToObject(row, "before", capped(hk->binary ? "" : hk->old_text));
 	cJSON_AddItemToObject(row, "after", capped(hk->binary ? "" : hk->new_text));
 	cJSON_AddItemToArray(c->rows, row);
@@ -710,12 +842,14 @@ out:
 
 void changes_csv(sbuf *b, const cJSON *rows)
 {
-	sbuf_adds(b, "file,start_line,end_line,operation,message,advice,plugin,findings,checkpoint,commit\r\n");
+	sbuf_adds(b, "file,start_line,end_line,operation,edit,message,advice,plugin,findings,checkpoint,commit\r\n");
 	const cJSON *r;
 	cJSON_ArrayForEach(r, rows) {
 		sbuf_add_csv(b, json_str(r, "file"));
 		sbuf_addf(b, ",%lld,%lld,", json_int(r, "start_line"), json_int(r, "end_line"));
 		sbuf_add_csv(b, json_str(r, "operation"));
+		sbuf_addc(b, ',');
+		sbuf_add_csv(b, json_str(r, "edit"));
 		sbuf_addc(b, ',');
 		sbuf_add_csv(b, json_str(r, "message"));
 		sbuf_addc(b, ',');
@@ -736,6 +870,14 @@ void changes_csv(sbuf *b, const cJSON *rows)
 		sbuf_add_csv(b, json_str(r, "commit"));
 		sbuf_adds(b, "\r\n");
 	}
+}
+
+char *changes_row_text(const cJSON *row)
+{
+	const char *edit = json_str(row, "edit"), *why = json_str(row, "message");
+	if (!*edit || !*why)
+		return xstrdup(*edit ? edit : why);
+	return xasprintf(_("%s — %s"), edit, why);
 }
 
 /* The API a finding names: the first `quoted` span of its message, else its category. */
@@ -759,7 +901,9 @@ void changes_csv_msft(sbuf *b, const cJSON *rows, int unsupported)
 		sbuf_add_csv(b, fourth);
 		free(fourth);
 		sbuf_addc(b, ',');
-		sbuf_add_csv(b, json_str(r, "message"));
+		char *m = changes_row_text(r);
+		sbuf_add_csv(b, m);
+		free(m);
 		sbuf_adds(b, "\r\n");
 	}
 }

@@ -5,7 +5,7 @@
  * finding that no automatic fix handles (a construct that needs a person).
  *
  * Reads the store and the history; writes nothing. Rows are cJSON objects
- *   {file, start_line, end_line, operation, message, advice, plugin, phase,
+ *   {file, start_line, end_line, operation, edit, message, advice, plugin, phase,
  *    findings[ids], checkpoint, commit, severity, before, after}
  * with operation INSERT, MODIFY, DELETE or UNSUPPORTED. Line numbers of INSERT and
  * MODIFY rows are those of the file as the checkpoint left it; DELETE rows give the
@@ -35,6 +35,15 @@ int changes_list(cJSON **out, cJSON **reverted, cJSON **by_hand, store *s, histo
  * row per construct (the same construct reported by two checks of one category
  * counts once), in phase, file and line order. */
 int changes_unsupported(cJSON **out, store *s);
+
+/* What a hunk did to the code, in words, from its text before and after (either may be
+ * empty): "`torch.cuda.synchronize()` → `torch.npu.synchronize()`" for changed lines (the
+ * words that differ, at most three lines named), "added `import torch_npu`" for an
+ * insertion, "removed ..." for a deletion. Malloc'd; "" when both are empty. */
+char *changes_edit_text(const char *before, const char *after);
+/* A change row in one text: its edit, then the findings it settles ("edit — message");
+ * an unsupported row's message alone. Malloc'd. */
+char *changes_row_text(const cJSON *row);
 
 /* RFC 4180 CSV of rows (change-list or unsupported rows): a header line, then one
  * line per row, CRLF line ends, fields quoted when they hold a comma, a quote, CR or

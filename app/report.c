@@ -1330,7 +1330,9 @@ static void m_rows(cJSON *sec, const cJSON *rows, int unsupported)
 			rdoc_cell_text(row, json_str(r, "advice"));
 		} else {
 			rdoc_badge(rdoc_cell(row), "op", json_str(r, "operation"), word(json_str(r, "operation")));
-			rdoc_cell_text(row, json_str(r, "message"));
+			char *text = changes_row_text(r);
+			rdoc_cell_text(row, text);
+			free(text);
 		}
 		rdoc_cell_text(row, json_str(r, "plugin"));
 		rdoc_cell_text(row, ids);

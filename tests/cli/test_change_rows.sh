@@ -87,6 +87,27 @@ with open(sys.argv[4], newline="", encoding="utf-8-sig") as fh:
 assert [c["findings"] for c in crow] == [" ".join(str(i) for i in r["findings"]) for r in rows]
 PY
 
+# --- each row says what ferry did to the code -------------------------------------------
+# (a consultant reading the change list of yolov5 found every row stating the problem it
+# fixed, never the edit: "`x` uses the NPU after migration but does not import torch_npu")
+"$FERRY" -C "$p" report --format csv --section changes --layout msft --output "$work/msft.csv" >/dev/null 2>&1
+"$FERRY" -C "$p" report --format md --section changes --output "$work/changes.md" >/dev/null 2>&1
+if python3 - "$work/changes.json" "$work/msft.csv" "$work/changes.csv" <<'PY'; then ok "each change row names its edit, then the finding it settles"; else fail "each change row names its edit, then the finding it settles"; fi
+import csv, json, sys
+rows = json.load(open(sys.argv[1]))["changes"]
+sd = [r for r in rows if r["file"] == "train.py" and "set_device" in r["before"]]
+assert sd and "cuda.set_device(" in sd[0]["edit"] and "npu.set_device(" in sd[0]["edit"] and " → " in sd[0]["edit"], sd[0]["edit"]
+imp = [r for r in rows if r["operation"] == "INSERT" and "import torch_npu" in r["after"]]
+assert imp and all(r["edit"].startswith("added ") and "import torch_npu" in r["edit"] for r in imp), [r["edit"] for r in imp]
+assert all(r["edit"] for r in rows), [r for r in rows if not r["edit"]]
+with open(sys.argv[2], newline="", encoding="utf-8-sig") as fh:
+    ms = list(csv.DictReader(fh))
+assert [m["Message"] for m in ms] == [r["edit"] + (" — " + r["message"] if r["message"] else "") for r in rows]
+with open(sys.argv[3], newline="", encoding="utf-8-sig") as fh:
+    assert [c["edit"] for c in csv.DictReader(fh)] == [r["edit"] for r in rows]
+PY
+expect_grep "npu.set_device(" "$work/changes.md" "the markdown change list shows the edit"
+
 # --- a hand edit that undoes fixes ----------------------------------------------------
 # the client puts NCCL and the CUDA synchronize back by hand: those rows leave the change
 # list (the code no longer holds them) and the report says which hand edit undid them
