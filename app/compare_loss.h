@@ -48,6 +48,8 @@ typedef struct loss_point {
 	                 * largest finite loss; lo == hi == loss otherwise */
 } loss_point;
 
+enum { LOSS_TABLE_EPOCHS = 1, LOSS_TABLE_STEPS = 2 };
+
 typedef struct loss_series {
 	loss_point *pts;          /* sorted by step, one point per step (the last logged wins) */
 	size_t n;                 /* points */
@@ -64,7 +66,15 @@ typedef struct loss_series {
 	                           * log that gives none (loss_pair_by_position) */
 	size_t not_training;      /* evaluation, test and summary losses left out */
 	int ordinal;              /* 1 when steps are loss-line ordinals (the log gives none) */
-	char *column;             /* the CSV column read, or NULL for a text log */
+	char *column;             /* the column read (a CSV export's, a loss table's; "a + b" for
+	                           * a sum), the --column keys of a text log, or NULL */
+	int column_is_key;        /* column names the keys read from a text log's lines */
+	int table;                /* read from a console loss table (YOLOv5, YOLOv8): one point
+	                           * per epoch (LOSS_TABLE_EPOCHS: the progress bar's running
+	                           * mean at the epoch's last batch, the epoch's mean loss) or per
+	                           * step (LOSS_TABLE_STEPS); 0 otherwise */
+	size_t partial;           /* epochs of a loss table whose bar stopped before its total
+	                           * (the run was killed in it): left out */
 	int cut_last;             /* 1 when the last line had no line end and looked cut short
 	                           * (a CSV row short of columns, a number at the very end): left
 	                           * out */
@@ -80,6 +90,18 @@ typedef struct loss_series {
  * test losses, "Test:"/"Validation" lines, HF Trainer's closing summary and "loss
  * scale" are not training losses and are left out. When most loss lines carry no step,
  * every point's step is its ordinal among the loss lines (NaN lines keep their slot).
+ *
+ * Console loss tables (YOLOv5's "Epoch GPU_mem box_loss obj_loss cls_loss Instances Size",
+ * ultralytics YOLOv8's "… box_loss cls_loss dfl_loss …"): a header row naming an epoch (or
+ * step) column and loss columns, then the progress bar's rows whose cells line up with it
+ * ("3/29 3.42G 0.9972 0.6974 1.608 214 640: 100%|…| 8/8 […]"). Each row shows the running
+ * mean of the epoch's batch losses so far, so each epoch is one point: its last row, once
+ * its bar reached its total (the epoch's mean, what results.csv records), at step = the
+ * epoch as printed; redraws with \r and "\033[K" are lines; an epoch the run was killed
+ * in is left out (partial). The validation table between epochs ("Class Images …", "all
+ * 128 929 …") closes the loss table and is never read. Several loss columns need a
+ * --column (one, a sum "a+b", or results.csv's "train/box_loss" for box_loss), as in a
+ * CSV export.
  *
  * CSV exports (a header naming a loss column): Lightning's metrics.csv (rows without
  * the loss are other metrics' rows), TensorBoard's "Wall time,Step,Value", W&B's

@@ -478,6 +478,59 @@ static void test_loss_csv(void **state)
 	assert_null(strchr(err_message(), '\n'));
 }
 
+/* The console loss table, mechanism by mechanism: a point per epoch from its last redraw,
+ * escape sequences, an unfinished epoch, a validation table whose class names are digits
+ * without its header, a bar of unknown total, a table stepped by a step column, and a
+ * header alone (no rows) left to the text reader. */
+static void test_loss_table(void **state)
+{
+	(void)state;
+	loss_series s;
+	const char *head = "      Epoch    GPU_mem   box_loss   obj_loss  Instances       Size\n";
+	/* two redraws of epoch 0 (the first a running mean of 1 batch), one of epoch 1 with
+	 * "\033[K", and epoch 2 killed at 1/4; then class rows "0" and "1" lined up */
+	char log[2048];
+	snprintf(log, sizeof log,
+	         "%s\r        0/2         0G        0.9        0.5          3         16:  25%%|##  | 1/4 [00:01<00:03]"
+	         "\r        0/2         0G        0.7        0.4          3         16: 100%%|####| 4/4 [00:04<00:00]\n"
+	         "                   all         32         16        0.5          1      0.188\n"
+	         "%s\r\033[K        1/2         0G        0.6        0.3          3         16: 100%% ━━━━ 4/4 1.0it/s 4.0s\n"
+	         "                     0         32          0      0.941          0          0\n"
+	         "%s\r        2/2         0G        0.5        0.2          3         16:  25%%|#   | 1/4 [00:01<00:03]",
+	         head, head, head);
+	assert_int_equal(loss_parse(&s, "t.log", log, strlen(log), NULL), FERRY_EUSAGE);
+	assert_non_null(strstr(err_message(), "t.log: several loss columns (box_loss, obj_loss)"));
+	assert_int_equal(loss_parse(&s, "t.log", log, strlen(log), "box_loss+obj_loss"), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.table, LOSS_TABLE_EPOCHS);
+	assert_int_equal(s.partial, 1);
+	assert_int_equal(s.pts[0].step, 0);
+	assert_true(fabs(s.pts[0].loss - 1.1) < 1e-12); /* the last redraw, not the first */
+	assert_int_equal(s.pts[1].step, 1);
+	assert_true(fabs(s.pts[1].loss - 0.9) < 1e-12);
+	assert_string_equal(s.column, "box_loss + obj_loss");
+	loss_series_done(&s);
+	/* a bar of unknown total: its last redraw stands */
+	const char *open_total = "Epoch GPU_mem loss Size\n  0/1  0G  2.5  16: 10%|#  | 5/? [00:01]\n";
+	assert_int_equal(loss_parse(&s, "u.log", open_total, strlen(open_total), NULL), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(fabs(s.pts[0].loss - 2.5) < 1e-12);
+	loss_series_done(&s);
+	/* a table stepped by its step column, without bars: each row a step */
+	const char *steps = "step   loss     lr\n  10   2.31   0.01\n  20   2.05   0.01\n  30   1.97   0.01\n";
+	assert_int_equal(loss_parse(&s, "s.log", steps, strlen(steps), NULL), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.table, LOSS_TABLE_STEPS);
+	assert_int_equal(s.pts[2].step, 30);
+	loss_series_done(&s);
+	/* a header whose rows never come: not a table; the text reader has the log */
+	const char *alone = "Epoch GPU_mem box_loss Size\nstep 1 loss 0.5\nstep 2 loss 0.4\n";
+	assert_int_equal(loss_parse(&s, "a.log", alone, strlen(alone), NULL), 0);
+	assert_int_equal(s.table, 0);
+	assert_int_equal(s.n, 2);
+	loss_series_done(&s);
+}
+
 static void test_resolve(void **state)
 {
 	(void)state;
@@ -1368,7 +1421,7 @@ int main(void)
 		cmocka_unit_test(test_loss_refused),        cmocka_unit_test(test_loss_compare),
 		cmocka_unit_test(test_loss_coverage_and_end),
 		cmocka_unit_test(test_loss_blowup_and_truncation), cmocka_unit_test(test_loss_bars_and_eval),
-		cmocka_unit_test(test_loss_csv), cmocka_unit_test(test_loss_chinese_labels),            cmocka_unit_test(test_npy_folder_order_and_worst),
+		cmocka_unit_test(test_loss_csv), cmocka_unit_test(test_loss_table), cmocka_unit_test(test_loss_chinese_labels),            cmocka_unit_test(test_npy_folder_order_and_worst),
 		cmocka_unit_test(test_resolve),             cmocka_unit_test(test_npy_header),
 		cmocka_unit_test(test_npy_decode),          cmocka_unit_test(test_cosine_cases),
 		cmocka_unit_test(test_chunks_threads_dtypes), cmocka_unit_test(test_nan_and_order),
