@@ -2138,7 +2138,7 @@ static void sparkline(sbuf *out, const loss_result *r, int which, size_t width, 
 }
 
 void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, const loss_series *b,
-                      const char *name_a, const char *name_b)
+                      const char *name_a, const char *name_b, const char *same)
 {
 	sbuf_adds(out, _("loss comparison (A: baseline, B: compared run)\n"));
 	describe_series(out, "A", name_a, a, r->final_a, r->final_step_a);
@@ -2234,8 +2234,11 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 		                 "%.4g%%): the logs may count steps from 0 and from 1, and then these are the same steps\n"),
 		          r->shift_mean_rel * 100.0);
 	char why[256];
-	sbuf_addf(out, _("verdict: %s%s%s\n"), r->pass ? _("PASS") : _("FAIL"), r->pass ? "" : " — ",
-	          r->pass ? "" : loss_fail_reason_shown(why, sizeof why, r));
+	if (r->pass && same) /* the same data twice passes and proves nothing: no PASS for it */
+		sbuf_addf(out, _("verdict: %s%s%s\n"), _("PROVES NOTHING"), " — ", same);
+	else
+		sbuf_addf(out, _("verdict: %s%s%s\n"), r->pass ? _("PASS") : _("FAIL"), r->pass ? "" : " — ",
+		          r->pass ? "" : loss_fail_reason_shown(why, sizeof why, r));
 }
 
 /* JSON has no NaN: a non-finite number is null. */
@@ -2353,6 +2356,8 @@ cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_s
 
 /* --- inputs --- */
 
+static char *last_component(const char *path);
+
 static void input_from_row(compare_input *out, const cJSON *row, const char *artifacts_dir)
 {
 	const char *p = json_str(row, "path");
@@ -2360,6 +2365,8 @@ static void input_from_row(compare_input *out, const cJSON *row, const char *art
 	out->artifact = json_int(row, "id");
 	out->kind = xstrdup(json_str(row, "kind"));
 	out->label = xstrdup(json_str(row, "label"));
+	if (*json_str(row, "source"))
+		out->file = last_component(json_str(row, "source"));
 	/* a stored copy is what was hashed at ingest; a reference may have changed since */
 	out->sha256 = util_starts_with(p, "ref:") || !*json_str(row, "sha256") ? NULL : xstrdup(json_str(row, "sha256"));
 }
@@ -2426,6 +2433,7 @@ void compare_input_done(compare_input *in)
 	free(in->kind);
 	free(in->label);
 	free(in->sha256);
+	free(in->file);
 	memset(in, 0, sizeof *in);
 }
 
@@ -2440,6 +2448,8 @@ cJSON *compare_input_json(const compare_input *in, const char *sha256, const cha
 		cJSON_AddNullToObject(o, "artifact");
 	if (in->label && *in->label)
 		cJSON_AddStringToObject(o, "label", in->label);
+	if (in->file && *in->file)
+		cJSON_AddStringToObject(o, "file", in->file);
 	const char *h = sha256 ? sha256 : in->sha256;
 	if (h)
 		cJSON_AddStringToObject(o, "sha256", h);
@@ -2504,11 +2514,27 @@ static const char *last_components(const char *path, size_t k)
 	return *path == '/' ? path + 1 : path;
 }
 
+/* An artifact side shown by its file's name as "#id name". */
+static void shown_with_id(cJSON *side)
+{
+	if (!cJSON_IsNumber(cJSON_GetObjectItem(side, "artifact")))
+		return;
+	char *with = xasprintf("#%lld %s", json_int(side, "artifact"), json_str(side, "shown"));
+	cJSON_ReplaceItemInObject(side, "shown", cJSON_CreateString(with));
+	free(with);
+}
+
 void compare_inputs_tell_apart(cJSON *a, cJSON *b, const char *root)
 {
 	if (!cJSON_IsObject(a) || !cJSON_IsObject(b) || *json_str(a, "label") || *json_str(b, "label") ||
 	    strcmp(json_str(a, "shown"), json_str(b, "shown")) != 0)
 		return;
+	if (json_int(a, "artifact") != json_int(b, "artifact") &&
+	    (*json_str(a, "file") || *json_str(b, "file"))) {
+		shown_with_id(a);
+		shown_with_id(b);
+		return;
+	}
 	char *ra = *json_str(a, "path") ? realpath(json_str(a, "path"), NULL) : NULL;
 	char *rb = *json_str(b, "path") ? realpath(json_str(b, "path"), NULL) : NULL;
 	if (ra && rb && strcmp(ra, rb) != 0) {
@@ -2535,9 +2561,13 @@ void compare_input_shown(cJSON *side, const char *root)
 		return;
 	const char *label = json_str(side, "label"), *arg = json_str(side, "arg");
 	char *name = NULL;
+	int artifact = cJSON_IsNumber(cJSON_GetObjectItem(side, "artifact"));
 	if (*label)
 		name = xstrdup(label);
-	else if (root && !cJSON_IsNumber(cJSON_GetObjectItem(side, "artifact")))
+	else if (artifact)
+		name = *json_str(side, "file") ? xstrdup(json_str(side, "file"))
+		                               : xasprintf("#%lld", json_int(side, "artifact"));
+	else if (root)
 		name = name_from_resolved_path(json_str(side, "path"), root);
 	if (!name)
 		name = name_from_typed_path(arg);

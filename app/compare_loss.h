@@ -188,9 +188,11 @@ const char *loss_fail_reason(char *buf, size_t size, const loss_result *r);
 const char *loss_fail_reason_shown(char *buf, size_t size, const loss_result *r);
 
 /* Text for people: the two inputs, a sampled table of steps, a sparkline of both curves
- * on one scale, the summary and the verdict. name_a/name_b label the inputs. */
+ * on one scale, the summary and the verdict. name_a/name_b label the inputs. same, when
+ * not NULL, says the inputs are the same data (compare_same_text): a passing comparison's
+ * verdict is then PROVES NOTHING with that sentence, never PASS. */
 void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, const loss_series *b,
-                      const char *name_a, const char *name_b);
+                      const char *name_a, const char *name_b, const char *same);
 /* JSON for tools: {"kind":"loss","tolerance",…,"verdict","steps":[{step,a,b,abs_err,rel_err}]}.
  * ina/inb (may be NULL) are added as "a"/"b" input descriptions (copied). */
 cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_series *b, const cJSON *ina,
@@ -205,6 +207,8 @@ typedef struct compare_input {
 	char *kind;         /* the artifact's kind, or NULL */
 	char *label;        /* the artifact's label, or NULL */
 	char *sha256;       /* the stored hash of an artifact copy, or NULL (computed by the engine) */
+	char *file;         /* an artifact's original file name (the last component of where it
+	                     * was ingested from), or NULL */
 } compare_input;
 
 /* Resolves arg to an input: an artifact id ("12" or "#12"), an artifact label (the most
@@ -215,20 +219,23 @@ typedef struct compare_input {
 int compare_resolve(compare_input *out, const cJSON *artifacts, const char *artifacts_dir, const char *arg,
                     const char *kind);
 void compare_input_done(compare_input *in);
-/* {"arg","path","artifact"(id or null),"label","sha256","shown"} describing an input;
+/* {"arg","path","artifact"(id or null),"label","file","sha256","shown"} describing an input;
  * sha256 overrides in->sha256 when not NULL; root is the project's real path (NULL when
  * unknown), for the input's name. Caller owns the object. */
 cJSON *compare_input_json(const compare_input *in, const char *sha256, const char *root);
 /* The name a client document gives a compared input (side: an input as
  * compare_input_json describes it), kept in side's "shown" when it has none yet: its
- * label; else, for a path, where the file really lies relative to root (the project's
- * real path) when it is inside it; else the file's name alone, since the rest of such a
- * path is the consultant's machine (/home/me/clients/another-client/...). Without root, or
- * when the file is gone (a comparison recorded before names were), the path as typed
- * decides: kept when it stays below where it was typed, else the file's name. */
+ * label; else, for an artifact, the name of the file it was ingested from ("#12" for one
+ * recorded before that name was: never its stored copy's path); else, for a path, where
+ * the file really lies relative to root (the project's real path) when it is inside it;
+ * else the file's name alone, since the rest of such a path is the consultant's machine
+ * (/home/me/clients/another-client/...). Without root, or when the file is gone (a
+ * comparison recorded before names were), the path as typed decides: kept when it stays
+ * below where it was typed, else the file's name. */
 void compare_input_shown(cJSON *side, const char *root);
 /* Two sides of one comparison shown by the same name (gpu/loss.log and npu/loss.log are
- * both "loss.log") are named by their paths' last components, as few as tell them apart. */
+ * both "loss.log") are named by their paths' last components, as few as tell them apart;
+ * two artifacts ingested from files of one name by their ids ("#3 loss.log"). */
 void compare_inputs_tell_apart(cJSON *a, cJSON *b, const char *root);
 
 #endif

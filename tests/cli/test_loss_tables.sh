@@ -119,4 +119,33 @@ expect_exit 3 "a loss table without a finished epoch is refused" -- \
 one_line "$work/err" "no finished epoch: one line"
 expect_grep "killed.log: the loss table holds no finished epoch (1 stopped before its last batch)" "$work/err" "the refusal says why"
 
+# the common mistake: one console ingested as the GPU run and again as the NPU run. The
+# comparison meets any tolerance and proves nothing: its verdict says so instead of PASS,
+# on stdout and stderr alike, and JSON names what was the same
+s="$work/same"
+make_project "$s"
+"$FERRY" init "$s" >/dev/null
+"$FERRY" -C "$s" ingest loss-log "$fx/gpu_yolov5_console.log" >/dev/null 2>&1
+"$FERRY" -C "$s" ingest loss-log "$fx/gpu_yolov5_console.log" >/dev/null 2>&1
+expect_exit 0 "the same console twice: no tolerance failed" -- "$FERRY" -C "$s" compare loss 1 2 --column box_loss
+expect_grep "^verdict: PROVES NOTHING — A and B are the same data (sha256 [0-9a-f]*): a run compared with itself says nothing about the NPU" \
+	"$work/out" "the verdict says the comparison proves nothing"
+if grep -q "PASS" "$work/out"; then fail "the same data twice is called a PASS"; else ok "the same data twice is no PASS"; fi
+expect_grep "warning: A and B are the same data" "$work/err" "stderr warns too"
+expect_grep "^  A  #1 gpu_yolov5_console.log" "$work/out" "an artifact given by id is named by the file it was ingested from (and its id, as B has that name too)"
+expect_exit 0 "the same console twice, as JSON" -- "$FERRY" -C "$s" compare loss 1 2 --column box_loss --format json
+python3 - "$work/out" <<'PY' && ok "JSON: same_input names what was the same" || fail "JSON same_input"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["same_input"] == "bytes" and d["verdict"] == "pass", (d.get("same_input"), d["verdict"])
+assert d["a"]["file"] == "gpu_yolov5_console.log" and d["a"]["shown"] == "#1 gpu_yolov5_console.log", d["a"]
+PY
+"$FERRY" -C "$s" log --events >"$work/events.txt" 2>&1
+expect_grep "loss PROVES NOTHING: #1 gpu_yolov5_console.log against #2 gpu_yolov5_console.log, column box_loss" \
+	"$work/events.txt" "log --events: the comparison proved nothing, with its inputs and column"
+# the NPU run (mixed precision) against the GPU run: two runs that agree pass as such
+expect_exit 0 "the NPU run's console against the GPU run's" -- \
+	"$FERRY" -C "$s" compare loss "$fx/gpu_yolov5_console.log" "$fx/npu_yolov5_console.log" --column box_loss
+expect_grep "^verdict: PASS" "$work/out" "two runs that agree pass"
+
 finish

@@ -182,7 +182,7 @@ static void test_loss_compare(void **state)
 
 	sbuf t;
 	sbuf_init(&t);
-	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log");
+	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log", NULL);
 	assert_non_null(strstr(t.buf, "gpu.log"));
 	assert_non_null(strstr(t.buf, "verdict: FAIL — aligned 4 of A's 5 steps"));
 	assert_non_null(strstr(t.buf, "first step above the tolerance: 3"));
@@ -208,7 +208,7 @@ static void test_loss_compare(void **state)
 	assert_int_equal(r.n, 0);
 	assert_false(r.pass);
 	sbuf_init(&t);
-	loss_render_text(&t, &r, &a, &c, "a", "c");
+	loss_render_text(&t, &r, &a, &c, "a", "c", NULL);
 	assert_non_null(strstr(t.buf, "share no step"));
 	sbuf_done(&t);
 	loss_result_done(&r);
@@ -318,7 +318,7 @@ static void test_loss_blowup_and_truncation(void **state)
 	assert_non_null(strstr(loss_fail_reason(why, sizeof why, &r), "step 5"));
 	sbuf t;
 	sbuf_init(&t);
-	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log");
+	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log", NULL);
 	assert_non_null(strstr(t.buf, "verdict: FAIL"));
 	assert_non_null(strstr(t.buf, "blow-up"));
 	assert_non_null(strstr(t.buf, "×"));
@@ -1002,7 +1002,7 @@ static void test_npy_folder_order_and_worst(void **state)
 	assert_int_equal(r.first_fail, 1); /* l.2, the first in execution order */
 	sbuf t;
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "a", "b");
+	dump_render_text(&t, &r, "a", "b", NULL);
 	/* worst first among the failing: cosine −1, then 0, then 0.95 */
 	const char *list = strstr(t.buf, "worst first");
 	assert_non_null(list);
@@ -1111,7 +1111,7 @@ static void test_dump_json_stats(void **state)
 	assert_true(isnan(r.pairs[3].stat_rel[1]));
 	sbuf t;
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "gpu", "npu");
+	dump_render_text(&t, &r, "gpu", "npu", NULL);
 	assert_non_null(strstr(t.buf, "tensors were not read"));
 	assert_non_null(strstr(t.buf, "verdict: PASS"));
 	sbuf_done(&t);
@@ -1268,7 +1268,7 @@ static void test_dump_json_dtype_contradicts_file(void **state)
 	assert_non_null(strstr(p->note, "dtype"));
 	sbuf t;
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "a", "b");
+	dump_render_text(&t, &r, "a", "b", NULL);
 	assert_non_null(strstr(t.buf, "Functional.gelu.0.forward.output.0 — B: dump.json says torch.bfloat16, the file holds float16"));
 	assert_null(strstr(t.buf, "±inf"));
 	sbuf_done(&t);
@@ -1326,7 +1326,7 @@ static void test_dump_json_tensors(void **state)
 	assert_string_equal(r.pairs[r.first_fail].layer, "Functional.linear.0.forward");
 	sbuf t;
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "gpu", "npu");
+	dump_render_text(&t, &r, "gpu", "npu", NULL);
 	assert_non_null(strstr(t.buf, "first diverging layer: Functional.linear.0.forward"));
 	sbuf_done(&t);
 	dump_result_done(&r);
@@ -1399,7 +1399,7 @@ static void test_dump_json_tensors(void **state)
 	assert_true(r.incomplete);
 	assert_false(r.pass);
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "ga", "gc");
+	dump_render_text(&t, &r, "ga", "gc", NULL);
 	assert_non_null(strstr(t.buf, "first t9"));
 	assert_non_null(strstr(t.buf, "verdict: FAIL"));
 	sbuf_done(&t);
