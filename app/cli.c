@@ -1186,6 +1186,17 @@ static int cmd_ingest(const char *dir, int argc, char **argv)
 
 /* --- compare --- */
 
+/* How a comparison's text names an input: as typed, unless that was an artifact's id ("3",
+ * "#3"): then by its label or the file it was ingested from, as the workbench names it. */
+static const char *shown_name(const cJSON *in, const char *typed)
+{
+	const char *d = typed[0] == '#' ? typed + 1 : typed;
+	if (cJSON_IsNumber(cJSON_GetObjectItem(in, "artifact")) && *d && strspn(d, "0123456789") == strlen(d) &&
+	    *json_str(in, "shown"))
+		return json_str(in, "shown");
+	return typed;
+}
+
 /* `compare loss A B` and `compare dump A B`: A is the baseline (GPU), B the compared run
  * (NPU); each is an artifact id, an artifact label or a path. Every comparison is an
  * audit event with the inputs' hashes and the verdict; a failed tolerance exits 1. */
@@ -1233,8 +1244,15 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	if ((rc = open_synced(&ws, dir)) || (rc = ws_output_outside(ws, "compare", output)) ||
 	    (rc = compare_record(&o, ws, &req)))
 		goto out;
+	/* the same data on both sides proves nothing, whatever the numbers: said in place of
+	 * a PASS, and on stderr */
+	int decimals = -1, same = compare_same_input(&o, &decimals);
+	char same_text[512];
+	const char *same_says = compare_same_text(same_text, sizeof same_text, &o, same, decimals);
 	if (strcmp(format, "json") == 0) {
 		cJSON *doc = loss ? loss_result_json(&o.lr, &o.sa, &o.sb, o.in_a, o.in_b) : dump_result_json(&o.dr, o.in_a, o.in_b);
+		if (same)
+			cJSON_AddStringToObject(doc, "same_input", same == COMPARE_SAME_BYTES ? "bytes" : same == COMPARE_SAME_LOSSES ? "losses" : "values");
 		char *t = cJSON_Print(doc);
 		sbuf_adds(&b, t);
 		sbuf_addc(&b, '\n');
@@ -1243,27 +1261,12 @@ static int cmd_compare(const char *dir, int argc, char **argv)
 	} else if (strcmp(format, "csv") == 0) {
 		dump_render_csv(&b, &o.dr);
 	} else if (loss) {
-		loss_render_text(&b, &o.lr, &o.sa, &o.sb, arg_a, arg_b);
+		loss_render_text(&b, &o.lr, &o.sa, &o.sb, shown_name(o.in_a, arg_a), shown_name(o.in_b, arg_b), same_says);
 	} else {
-		dump_render_text(&b, &o.dr, arg_a, arg_b);
+		dump_render_text(&b, &o.dr, shown_name(o.in_a, arg_a), shown_name(o.in_b, arg_b), same_says);
 	}
-	int same = 0, decimals = -1;
-	if (!(rc = output_emit(&b, output)))
-		same = compare_same_input(&o, &decimals);
-	if (same == COMPARE_SAME_BYTES)
-		fprintf(stderr, _("ferry: warning: A and B are the same data (sha256 %.12s): a run compared with itself says nothing about the NPU\n"),
-		        json_str(o.in_a, "sha256"));
-	else if (same == COMPARE_SAME_VALUES)
-		fprintf(stderr, _("ferry: warning: A and B hold the same values in every tensor, though their files differ: one "
-		                  "run's dump twice says nothing about the NPU\n"));
-	else if (same == COMPARE_SAME_LOSSES && decimals >= 0)
-		fprintf(stderr, _("ferry: warning: A and B hold the same losses at every step, to the %d decimals the less precise "
-		                  "of them prints, though their files differ: one run's log twice (in two formats?) says nothing "
-		                  "about the NPU; if B is the NPU run, log the loss with more decimals\n"),
-		        decimals);
-	else if (same == COMPARE_SAME_LOSSES)
-		fprintf(stderr, _("ferry: warning: A and B hold the same losses at every step, though their files differ: one run's "
-		                  "log twice (in two formats?) says nothing about the NPU\n"));
+	if (!(rc = output_emit(&b, output)) && same_says)
+		fprintf(stderr, _("ferry: warning: %s\n"), same_says);
 	else if (!rc && compare_b_is_gpu(&o))
 		fprintf(stderr, _("ferry: warning: B (%s) is labelled as a GPU run: a GPU run compared with the baseline measures "
 		                  "the GPU's own spread, says nothing about the NPU and clears no failure\n"),

@@ -217,6 +217,30 @@ int compare_same_input(const compare_outcome *o, int *decimals)
 	return loss_series_same(&o->sa, &o->sb, decimals) ? COMPARE_SAME_LOSSES : 0;
 }
 
+const char *compare_same_text(char *buf, size_t size, const compare_outcome *o, int same, int decimals)
+{
+	if (same == COMPARE_SAME_BYTES)
+		snprintf(buf, size, _("A and B are the same data (sha256 %.12s): a run compared with itself says nothing about the NPU"),
+		         json_str(o->in_a, "sha256"));
+	else if (same == COMPARE_SAME_VALUES)
+		snprintf(buf, size, "%s",
+		         _("A and B hold the same values in every tensor, though their files differ: one run's dump twice says "
+		           "nothing about the NPU"));
+	else if (same == COMPARE_SAME_LOSSES && decimals >= 0)
+		snprintf(buf, size,
+		         _("A and B hold the same losses at every step, to the %d decimals the less precise of them prints, "
+		           "though their files differ: one run's log twice (in two formats?) says nothing about the NPU; if B "
+		           "is the NPU run, log the loss with more decimals"),
+		         decimals);
+	else if (same == COMPARE_SAME_LOSSES)
+		snprintf(buf, size, "%s",
+		         _("A and B hold the same losses at every step, though their files differ: one run's log twice (in two "
+		           "formats?) says nothing about the NPU"));
+	else
+		return NULL;
+	return buf;
+}
+
 /* An ingested artifact whose file no longer hashes to the SHA-256 recorded at ingest was
  * replaced or damaged behind the record: nothing is compared or recorded on its bytes.
  * (A dump ingested as its dump.json alone was hashed as that file, and is compared as the

@@ -77,6 +77,13 @@ enum { COMPARE_SAME_BYTES = 1, COMPARE_SAME_LOSSES = 2, COMPARE_SAME_VALUES = 3 
 int compare_b_is_gpu(const compare_outcome *o);
 int compare_same_input(const compare_outcome *o, int *decimals);
 
+/* The sentence saying that o's inputs are the same data (same and decimals as
+ * compare_same_input gave them) and so prove nothing about the NPU, in the reader's
+ * language, written into buf: what `ferry compare` warns on stderr, and what its text and
+ * the workbench give as the verdict of such a comparison instead of a PASS. NULL when
+ * same is 0. */
+const char *compare_same_text(char *buf, size_t size, const compare_outcome *o, int same, int decimals);
+
 /* Sets req's options (--column, --dtype-a, --dtype-b) to those the recorded comparison
  * ev (a "compare" event's data) was made with; the strings are borrowed from ev. */
 /* The thresholds a recorded dump comparison ev was judged by (msprobe's rule when it

@@ -880,23 +880,31 @@ static int find_loss_sum(double *v, const char *line, size_t len, const column_p
 	return 1;
 }
 
-/* Text logs: every line (split at \n and at \r, which progress bars use to redraw
- * themselves) that holds a training loss is one point. */
+/* The next line of [data, data + len) from *pos, split at \n and at \r (progress bars
+ * redraw themselves with \r), empty ones skipped: 1 with [*line, *line + *n), 0 at the end. */
+static int next_line(const char **line, size_t *n, const char *data, size_t len, size_t *pos)
+{
+	while (*pos < len && (data[*pos] == '\n' || data[*pos] == '\r'))
+		(*pos)++;
+	if (*pos >= len)
+		return 0;
+	size_t start = *pos;
+	while (*pos < len && data[*pos] != '\n' && data[*pos] != '\r')
+		(*pos)++;
+	*line = data + start;
+	*n = *pos - start;
+	return 1;
+}
+
+/* Text logs: every line that holds a training loss is one point. */
 static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t len, const column_parts *parts)
 {
 	bar_state bar = { 0, 0, 0, 0 };
 	gbtext *gb = gbtext_new();
 	char *room = NULL; /* a line written in GB18030, as UTF-8 */
-	size_t roomcap = 0;
-	size_t start = 0;
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && data[i] != '\n' && data[i] != '\r')
-			continue;
-		const char *line = data + start;
-		size_t n = i - start;
-		start = i + 1;
-		if (!n)
-			continue;
+	size_t roomcap = 0, pos = 0, n;
+	const char *line;
+	while (next_line(&line, &n, data, len, &pos)) {
 		if (GBTEXT_ROOM(n) > roomcap) {
 			roomcap = GBTEXT_ROOM(n);
 			room = xrealloc(room, roomcap);
@@ -930,6 +938,400 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 	}
 	free(room);
 	gbtext_free(gb);
+}
+
+/* --- console loss tables: YOLOv5's and ultralytics YOLOv8's --- */
+
+/* The YOLO trainers print a header row naming the loss columns ("Epoch GPU_mem box_loss
+ * obj_loss cls_loss Instances Size") and, below it, the progress bar's description: a
+ * row whose cells line up with the header ("0/29 3.42G 0.9972 0.6974 1.608 214 640: 100%|
+ * …| 8/8 […]"), each loss the running mean of the epoch's batches so far. On a terminal
+ * the row is redrawn with \r after every batch; in a non-interactive console it is
+ * written once per epoch. The validation table ("Class Images Instances P R mAP50
+ * mAP50-95", "all 128 929 …") between the epochs is another table: its header closes
+ * the loss table, and its rows, whose first cell is no epoch, are never read. */
+
+#define TABLE_MAX_CELLS 32
+
+typedef struct cell {
+	const char *s;
+	size_t n;
+	size_t gap; /* the blanks before it */
+} cell;
+
+/* Splits [line, line + len) into cells at blanks: the count, or max + 1 when there are more. */
+static size_t split_cells(cell *c, size_t max, const char *line, size_t len)
+{
+	size_t n = 0, i = 0;
+	while (i < len) {
+		size_t gap = i;
+		while (i < len && (line[i] == ' ' || line[i] == '\t'))
+			i++;
+		if (i == len)
+			break;
+		if (n == max)
+			return max + 1;
+		c[n].s = line + i;
+		c[n].gap = i - gap;
+		while (i < len && line[i] != ' ' && line[i] != '\t')
+			i++;
+		c[n].n = (size_t)(line + i - c[n].s);
+		n++;
+	}
+	return n;
+}
+
+/* Where a progress bar follows the description: ": 45%" then tqdm's '|' or the blank of
+ * ultralytics' own bar. The colon's index, or len when the line has no bar. */
+static size_t bar_suffix(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (line[i] != ':')
+			continue;
+		size_t p = i + 1, d = 0;
+		while (p < len && line[p] == ' ')
+			p++;
+		while (p < len && isdigit((unsigned char)line[p]) && d < 3)
+			p++, d++;
+		if (d && p < len && line[p] == '%' && (p + 1 == len || line[p + 1] == '|' || line[p + 1] == ' '))
+			return i;
+	}
+	return len;
+}
+
+/* The bar's counter "n/total" after its percentage (from the colon at `from`): 1 with *n
+ * and *total (0 when tqdm shows "?"), or 0 when there is none. */
+static int bar_count(long long *n, long long *total, const char *line, size_t len, size_t from)
+{
+	const char *pct = memchr(line + from, '%', len - from);
+	for (size_t i = pct ? (size_t)(pct - line) + 1 : len; i < len; i++) {
+		if (!isdigit((unsigned char)line[i]) || (line[i - 1] != ' ' && line[i - 1] != '|'))
+			continue;
+		size_t p = i;
+		if (!read_count(n, line, len, &p) || p >= len || line[p++] != '/')
+			continue;
+		*total = 0;
+		if (p < len && line[p] == '?')
+			p++;
+		else if (!read_count(total, line, len, &p))
+			continue;
+		if (p == len || line[p] == ' ' || line[p] == '[')
+			return 1;
+	}
+	return 0;
+}
+
+/* A cell that names a column: a letter first, then letters, digits and _ / . - ( ). */
+static int name_cell(const cell *c)
+{
+	if (!isalpha((unsigned char)c->s[0]))
+		return 0;
+	for (size_t i = 1; i < c->n; i++)
+		if (!isalnum((unsigned char)c->s[i]) && !strchr("_/.-()", c->s[i]))
+			return 0;
+	return 1;
+}
+
+static int cell_is(const cell *c, const char *word)
+{
+	return token_is(c->s, c->n, word);
+}
+
+/* A number filling the whole cell (nan and inf too): 1 and *v. */
+static int number_cell(double *v, const cell *c)
+{
+	return parse_number(v, c->s, c->s + c->n) == c->n;
+}
+
+/* The epoch or step cell of a row: 1 and *v. An epoch is "3/29", with the count (YOLOv5
+ * counts epochs from 0, YOLOv8 from 1): a validation row's first cell, a class name, may
+ * well be a digit. A step may stand alone. */
+static int step_cell(long long *v, const cell *c, int epoch)
+{
+	size_t p = 0;
+	if (!read_count(v, c->s, c->n, &p))
+		return 0;
+	if (p == c->n)
+		return !epoch;
+	long long total;
+	return c->s[p++] == '/' && read_count(&total, c->s, c->n, &p) && p == c->n && *v <= total;
+}
+
+typedef struct loss_table {
+	char *text;                      /* the header line, copied */
+	cell head[TABLE_MAX_CELLS];      /* its cells, into text */
+	size_t ncells;
+	size_t step;                     /* the epoch (or step) column */
+	int epochs;                      /* 1: the step column counts epochs */
+	size_t *cols;                    /* the loss columns read (their sum), once confirmed */
+	size_t ncols;
+	int confirmed;                   /* a row has lined up with the header */
+	int open;                        /* rows are read (no other table's header since) */
+	int have;                        /* a row of the current epoch waits for its last redraw */
+	long long pending_step;
+	double pending;
+	int pending_done;                /* its bar reached its total (or it has no bar) */
+} loss_table;
+
+/* 1 when the cells are a loss table's header: three names or more, an epoch or step
+ * column, a loss column; *step and *epochs get the step column. */
+static int table_header(size_t *step, int *epochs, const cell *c, size_t n)
+{
+	if (n < 3 || n > TABLE_MAX_CELLS)
+		return 0;
+	int loss = 0, found = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!name_cell(&c[i]))
+			return 0;
+		char name[64];
+		int agg;
+		if (c[i].n >= sizeof name)
+			continue;
+		memcpy(name, c[i].s, c[i].n);
+		name[c[i].n] = '\0';
+		loss |= loss_column(name, &agg);
+		if (!found && (cell_is(&c[i], "epoch") || step_column(name))) {
+			*step = i;
+			*epochs = cell_is(&c[i], "epoch");
+			found = 1;
+		}
+	}
+	return loss && found;
+}
+
+/* Another table's header (val.py's "Class Images Instances P R mAP50 mAP50-95"): three
+ * names or more set apart by the padding of a printed table (two blanks or more between
+ * most of them). */
+static int other_header(const cell *c, size_t n)
+{
+	if (n < 3 || n > TABLE_MAX_CELLS)
+		return 0;
+	size_t wide = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!name_cell(&c[i]))
+			return 0;
+		wide += i && c[i].gap >= 2;
+	}
+	return wide * 2 >= n - 1;
+}
+
+static int same_header(const loss_table *t, const cell *c, size_t n)
+{
+	if (n != t->ncells)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (c[i].n != t->head[i].n || memcmp(c[i].s, t->head[i].s, c[i].n) != 0)
+			return 0;
+	return 1;
+}
+
+/* A header cell named by a --column part: the same name, or results.csv's name for it
+ * ("train/box_loss" for the console's box_loss). */
+static int names_cell(const char *part, const cell *c)
+{
+	if (strlen(part) == c->n && memcmp(part, c->s, c->n) == 0)
+		return 1;
+	return util_starts_with(part, "train/") && strlen(part + 6) == c->n && memcmp(part + 6, c->s, c->n) == 0;
+}
+
+/* The header's cells joined by ", ", for the messages. Caller frees. */
+static char *header_names(const loss_table *t, int losses_only)
+{
+	sbuf b;
+	sbuf_init(&b);
+	for (size_t i = 0; i < t->ncells; i++) {
+		char name[64];
+		int agg;
+		snprintf(name, sizeof name, "%.*s", (int)t->head[i].n, t->head[i].s);
+		if (!losses_only || loss_column(name, &agg))
+			sbuf_addf(&b, "%s%s", b.len ? ", " : "", name);
+	}
+	return b.buf ? sbuf_detach(&b) : xstrdup("");
+}
+
+/* The loss columns to read, once a row has lined up with the header: the --column parts,
+ * else the one loss column (several are a usage error, as in a CSV export). */
+static int table_columns(loss_table *t, loss_series *out, const char *name, const column_parts *parts)
+{
+	t->cols = xcalloc(t->ncells, sizeof *t->cols);
+	t->ncols = 0;
+	sbuf label;
+	sbuf_init(&label);
+	int rc = 0;
+	if (parts->n) {
+		for (size_t k = 0; k < parts->n && !rc; k++) {
+			size_t i = 0;
+			while (i < t->ncells && !names_cell(parts->v[k], &t->head[i]))
+				i++;
+			if (i == t->ncells) {
+				char *all = header_names(t, 0);
+				rc = err_set(FERRY_EUSAGE, _("%s: no column \"%s\" in the loss table's header (%s)"), name, parts->v[k], all);
+				free(all);
+				break;
+			}
+			t->cols[t->ncols++] = i;
+		}
+	} else {
+		for (size_t i = 0; i < t->ncells; i++) {
+			char cname[64];
+			int agg;
+			snprintf(cname, sizeof cname, "%.*s", (int)t->head[i].n, t->head[i].s);
+			if (loss_column(cname, &agg))
+				t->cols[t->ncols++] = i;
+		}
+		if (t->ncols > 1) {
+			char *losses = header_names(t, 1);
+			rc = err_set(FERRY_EUSAGE, _("%s: several loss columns (%s); choose one with --column NAME, or their sum with --column A+B"),
+			             name, losses);
+			free(losses);
+		}
+	}
+	for (size_t k = 0; k < t->ncols && !rc; k++)
+		sbuf_addf(&label, "%s%.*s", k ? " + " : "", (int)t->head[t->cols[k]].n, t->head[t->cols[k]].s);
+	if (!rc)
+		out->column = label.buf ? sbuf_detach(&label) : xstrdup("");
+	sbuf_done(&label);
+	return rc;
+}
+
+/* The epoch (or step) waiting for its last redraw becomes a point when its bar reached
+ * its total; an epoch the run was killed in is left out (its mean covers some batches). */
+static void table_flush(loss_table *t, raw_list *raw, loss_series *out)
+{
+	if (!t->have)
+		return;
+	t->have = 0;
+	if (!t->pending_done) {
+		out->partial++;
+		return;
+	}
+	raw_add(raw, t->pending, 1, t->pending_step);
+	if (!isfinite(t->pending))
+		out->nonfinite++;
+}
+
+/* One line of the log (escape sequences removed) against the table. */
+static int table_line(loss_table *t, raw_list *raw, loss_series *out, const char *name, const char *line, size_t n,
+                      const column_parts *parts)
+{
+	size_t bar = bar_suffix(line, n);
+	cell c[TABLE_MAX_CELLS];
+	size_t nc = split_cells(c, TABLE_MAX_CELLS, line, bar);
+	if (nc > TABLE_MAX_CELLS)
+		return 0;
+	size_t step = 0;
+	int epochs = 0;
+	if (bar == n && table_header(&step, &epochs, c, nc)) {
+		table_flush(t, raw, out);
+		if (!same_header(t, c, nc)) {
+			if (t->confirmed)
+				t->open = 0; /* another loss table: not the one being read */
+			else {
+				free(t->text);
+				t->text = xstrndup(line, n);
+				t->ncells = split_cells(t->head, TABLE_MAX_CELLS, t->text, n);
+				t->step = step;
+				t->epochs = epochs;
+				t->open = 1;
+			}
+			return 0;
+		}
+		t->open = 1;
+		return 0;
+	}
+	if (!t->open)
+		return 0;
+	long long s;
+	if (nc != t->ncells || !step_cell(&s, &c[t->step], t->epochs)) {
+		if (other_header(c, nc)) {
+			table_flush(t, raw, out);
+			t->open = 0;
+		}
+		return 0;
+	}
+	if (!t->confirmed) {
+		/* a row: a number under every loss column of the header */
+		for (size_t i = 0; i < nc; i++) {
+			char cname[64];
+			int agg;
+			double one;
+			snprintf(cname, sizeof cname, "%.*s", (int)t->head[i].n, t->head[i].s);
+			if (loss_column(cname, &agg) && !number_cell(&one, &c[i]))
+				return 0;
+		}
+		int rc = table_columns(t, out, name, parts);
+		if (rc)
+			return rc;
+		t->confirmed = 1;
+	}
+	double v = 0;
+	for (size_t k = 0; k < t->ncols; k++) {
+		double one;
+		if (!number_cell(&one, &c[t->cols[k]]))
+			return 0;
+		v += one;
+	}
+	if (t->have && t->pending_step != s)
+		table_flush(t, raw, out);
+	long long count = 0, total = 0;
+	t->have = 1;
+	t->pending_step = s;
+	t->pending = v;
+	t->pending_done = bar == n || (bar_count(&count, &total, line, n, bar) && (!total || count >= total));
+	return 0;
+}
+
+/* [s, s + n) without terminal escape sequences (ultralytics' bar clears the line with
+ * "\033[K" before each redraw) into dst: its length. */
+static size_t strip_escapes(char *dst, const char *s, size_t n)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '\033') {
+			dst[m++] = s[i];
+			continue;
+		}
+		if (i + 1 < n && s[i + 1] == '[') { /* CSI: parameters, then a final byte @ to ~ */
+			i += 2;
+			while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7e))
+				i++;
+		} else {
+			i++; /* a two-byte escape */
+		}
+	}
+	return m;
+}
+
+/* Reads the log's loss table when it has one (a header whose next rows line up with it):
+ * *found 1 and one point per epoch (or step). FERRY_EUSAGE for several loss columns
+ * without --column, or a --column the header does not name. */
+static int table_parse(raw_list *raw, loss_series *out, const char *name, const char *data, size_t len,
+                       const column_parts *parts, int *found)
+{
+	loss_table t;
+	memset(&t, 0, sizeof t);
+	char *clean = NULL;
+	size_t cap = 0, pos = 0, n;
+	const char *line;
+	int rc = 0;
+	while (!rc && next_line(&line, &n, data, len, &pos)) {
+		if (memchr(line, '\033', n)) {
+			if (n > cap)
+				clean = xrealloc(clean, cap = n);
+			n = strip_escapes(clean, line, n);
+			line = clean;
+		}
+		rc = table_line(&t, raw, out, name, line, n, parts);
+	}
+	if (!rc)
+		table_flush(&t, raw, out);
+	*found = t.confirmed;
+	if (t.confirmed)
+		out->table = t.epochs ? LOSS_TABLE_EPOCHS : LOSS_TABLE_STEPS;
+	free(clean);
+	free(t.text);
+	free(t.cols);
+	return rc;
 }
 
 /* --- HF Trainer's trainer_state.json --- */
@@ -1181,10 +1583,29 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 		size_t whole = len;
 		len = without_cut_line(data, len, csv, &parts);
 		out->cut_last = len < whole;
-		if (!csv)
-			text_parse(&raw, out, data, len, &parts);
-		else if ((rc = csv_parse(&raw, out, name, data, len, &parts)))
+		int table = 0;
+		if (!csv && (rc = table_parse(&raw, out, name, data, len, &parts, &table)))
 			goto out;
+		if (!csv && !table) {
+			text_parse(&raw, out, data, len, &parts);
+			if (raw.n && parts.n) { /* the keys read, to say so */
+				sbuf label;
+				sbuf_init(&label);
+				for (size_t k = 0; k < parts.n; k++)
+					sbuf_addf(&label, "%s%s", k ? " + " : "", parts.v[k]);
+				out->column = sbuf_detach(&label);
+				out->column_is_key = 1;
+			}
+		}
+		else if (csv && (rc = csv_parse(&raw, out, name, data, len, &parts)))
+			goto out;
+	}
+	if (!raw.n && out->table) {
+		rc = err_set(FERRY_ECORRUPT,
+		             P_("%s: the loss table holds no finished epoch (%zu stopped before its last batch)",
+		                "%s: the loss table holds no finished epoch (%zu stopped before their last batch)", out->partial),
+		             name, out->partial);
+		goto out;
 	}
 	if (!raw.n) {
 		rc = out->column ? err_set(FERRY_ECORRUPT, _("%s: column \"%s\" holds no values"), name, out->column)
@@ -1632,13 +2053,26 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
 {
 	sbuf_addf(out, P_("  %s  %s\n      %zu point", "  %s  %s\n      %zu points", s->n), tag, name, s->n);
 	if (s->column)
-		sbuf_addf(out, _(" from column \"%s\""), s->column);
-	if (s->n)
+		sbuf_addf(out, s->table ? _(" from column \"%s\" of the console's loss table")
+		               : s->column_is_key ? _(" from key \"%s\"")
+		                                  : _(" from column \"%s\""),
+		          s->column);
+	if (s->n && s->table == LOSS_TABLE_EPOCHS)
+		sbuf_addf(out, _(", epochs %lld–%lld (the steps below are epochs), final loss %.6g at epoch %lld"),
+		          s->pts[0].step, s->pts[s->n - 1].step, final, final_step);
+	else if (s->n)
 		sbuf_addf(out, _(", steps %lld–%lld%s, final loss %.6g at step %lld"), s->pts[0].step, s->pts[s->n - 1].step,
 		          s->ordinal      ? _(" (line ordinals: the log gives no steps)")
 		          : s->by_position ? _(" (positions: the other log gives no steps, so the points pair in order)")
 		                           : "",
 		          final, final_step);
+	if (s->table == LOSS_TABLE_EPOCHS)
+		sbuf_adds(out, _("; one point per epoch, the epoch's mean loss: the running mean the progress bar shows at "
+		                 "the epoch's last batch, not a per-step loss"));
+	if (s->partial)
+		sbuf_addf(out, P_("; %zu epoch the run stopped in before its last batch left out",
+		                  "; %zu epochs the run stopped in before their last batch left out", s->partial),
+		          s->partial);
 	if (s->per_epoch)
 		sbuf_adds(out, _("; steps counted from the first epoch (the log restarts them every epoch)"));
 	if (s->nonfinite)
@@ -1704,7 +2138,7 @@ static void sparkline(sbuf *out, const loss_result *r, int which, size_t width, 
 }
 
 void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, const loss_series *b,
-                      const char *name_a, const char *name_b)
+                      const char *name_a, const char *name_b, const char *same)
 {
 	sbuf_adds(out, _("loss comparison (A: baseline, B: compared run)\n"));
 	describe_series(out, "A", name_a, a, r->final_a, r->final_step_a);
@@ -1800,8 +2234,11 @@ void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, con
 		                 "%.4g%%): the logs may count steps from 0 and from 1, and then these are the same steps\n"),
 		          r->shift_mean_rel * 100.0);
 	char why[256];
-	sbuf_addf(out, _("verdict: %s%s%s\n"), r->pass ? _("PASS") : _("FAIL"), r->pass ? "" : " — ",
-	          r->pass ? "" : loss_fail_reason_shown(why, sizeof why, r));
+	if (r->pass && same) /* the same data twice passes and proves nothing: no PASS for it */
+		sbuf_addf(out, _("verdict: %s%s%s\n"), _("PROVES NOTHING"), " — ", same);
+	else
+		sbuf_addf(out, _("verdict: %s%s%s\n"), r->pass ? _("PASS") : _("FAIL"), r->pass ? "" : " — ",
+		          r->pass ? "" : loss_fail_reason_shown(why, sizeof why, r));
 }
 
 /* JSON has no NaN: a non-finite number is null. */
@@ -1823,6 +2260,10 @@ static void add_series(cJSON *o, const loss_series *s, double final, long long f
 		cJSON_AddBoolToObject(o, "cut_last", 1);
 	if (s->column)
 		cJSON_AddStringToObject(o, "column", s->column);
+	if (s->table) {
+		cJSON_AddStringToObject(o, "loss_table", s->table == LOSS_TABLE_EPOCHS ? "epochs" : "steps");
+		cJSON_AddNumberToObject(o, "partial_epochs", (double)s->partial);
+	}
 	cJSON_AddNumberToObject(o, "no_step_dropped", (double)s->no_step);
 	cJSON_AddNumberToObject(o, "repeated_steps", (double)s->duplicates);
 	cJSON_AddNumberToObject(o, "repeated_steps_nonfinite", (double)s->repeated_nonfinite);
@@ -1915,6 +2356,8 @@ cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_s
 
 /* --- inputs --- */
 
+static char *last_component(const char *path);
+
 static void input_from_row(compare_input *out, const cJSON *row, const char *artifacts_dir)
 {
 	const char *p = json_str(row, "path");
@@ -1922,6 +2365,8 @@ static void input_from_row(compare_input *out, const cJSON *row, const char *art
 	out->artifact = json_int(row, "id");
 	out->kind = xstrdup(json_str(row, "kind"));
 	out->label = xstrdup(json_str(row, "label"));
+	if (*json_str(row, "source"))
+		out->file = last_component(json_str(row, "source"));
 	/* a stored copy is what was hashed at ingest; a reference may have changed since */
 	out->sha256 = util_starts_with(p, "ref:") || !*json_str(row, "sha256") ? NULL : xstrdup(json_str(row, "sha256"));
 }
@@ -1988,6 +2433,7 @@ void compare_input_done(compare_input *in)
 	free(in->kind);
 	free(in->label);
 	free(in->sha256);
+	free(in->file);
 	memset(in, 0, sizeof *in);
 }
 
@@ -2002,6 +2448,8 @@ cJSON *compare_input_json(const compare_input *in, const char *sha256, const cha
 		cJSON_AddNullToObject(o, "artifact");
 	if (in->label && *in->label)
 		cJSON_AddStringToObject(o, "label", in->label);
+	if (in->file && *in->file)
+		cJSON_AddStringToObject(o, "file", in->file);
 	const char *h = sha256 ? sha256 : in->sha256;
 	if (h)
 		cJSON_AddStringToObject(o, "sha256", h);
@@ -2066,11 +2514,27 @@ static const char *last_components(const char *path, size_t k)
 	return *path == '/' ? path + 1 : path;
 }
 
+/* An artifact side shown by its file's name as "#id name". */
+static void shown_with_id(cJSON *side)
+{
+	if (!cJSON_IsNumber(cJSON_GetObjectItem(side, "artifact")))
+		return;
+	char *with = xasprintf("#%lld %s", json_int(side, "artifact"), json_str(side, "shown"));
+	cJSON_ReplaceItemInObject(side, "shown", cJSON_CreateString(with));
+	free(with);
+}
+
 void compare_inputs_tell_apart(cJSON *a, cJSON *b, const char *root)
 {
 	if (!cJSON_IsObject(a) || !cJSON_IsObject(b) || *json_str(a, "label") || *json_str(b, "label") ||
 	    strcmp(json_str(a, "shown"), json_str(b, "shown")) != 0)
 		return;
+	if (json_int(a, "artifact") != json_int(b, "artifact") &&
+	    (*json_str(a, "file") || *json_str(b, "file"))) {
+		shown_with_id(a);
+		shown_with_id(b);
+		return;
+	}
 	char *ra = *json_str(a, "path") ? realpath(json_str(a, "path"), NULL) : NULL;
 	char *rb = *json_str(b, "path") ? realpath(json_str(b, "path"), NULL) : NULL;
 	if (ra && rb && strcmp(ra, rb) != 0) {
@@ -2097,9 +2561,13 @@ void compare_input_shown(cJSON *side, const char *root)
 		return;
 	const char *label = json_str(side, "label"), *arg = json_str(side, "arg");
 	char *name = NULL;
+	int artifact = cJSON_IsNumber(cJSON_GetObjectItem(side, "artifact"));
 	if (*label)
 		name = xstrdup(label);
-	else if (root && !cJSON_IsNumber(cJSON_GetObjectItem(side, "artifact")))
+	else if (artifact)
+		name = *json_str(side, "file") ? xstrdup(json_str(side, "file"))
+		                               : xasprintf("#%lld", json_int(side, "artifact"));
+	else if (root)
 		name = name_from_resolved_path(json_str(side, "path"), root);
 	if (!name)
 		name = name_from_typed_path(arg);

@@ -48,6 +48,8 @@ typedef struct loss_point {
 	                 * largest finite loss; lo == hi == loss otherwise */
 } loss_point;
 
+enum { LOSS_TABLE_EPOCHS = 1, LOSS_TABLE_STEPS = 2 };
+
 typedef struct loss_series {
 	loss_point *pts;          /* sorted by step, one point per step (the last logged wins) */
 	size_t n;                 /* points */
@@ -64,7 +66,15 @@ typedef struct loss_series {
 	                           * log that gives none (loss_pair_by_position) */
 	size_t not_training;      /* evaluation, test and summary losses left out */
 	int ordinal;              /* 1 when steps are loss-line ordinals (the log gives none) */
-	char *column;             /* the CSV column read, or NULL for a text log */
+	char *column;             /* the column read (a CSV export's, a loss table's; "a + b" for
+	                           * a sum), the --column keys of a text log, or NULL */
+	int column_is_key;        /* column names the keys read from a text log's lines */
+	int table;                /* read from a console loss table (YOLOv5, YOLOv8): one point
+	                           * per epoch (LOSS_TABLE_EPOCHS: the progress bar's running
+	                           * mean at the epoch's last batch, the epoch's mean loss) or per
+	                           * step (LOSS_TABLE_STEPS); 0 otherwise */
+	size_t partial;           /* epochs of a loss table whose bar stopped before its total
+	                           * (the run was killed in it): left out */
 	int cut_last;             /* 1 when the last line had no line end and looked cut short
 	                           * (a CSV row short of columns, a number at the very end): left
 	                           * out */
@@ -80,6 +90,18 @@ typedef struct loss_series {
  * test losses, "Test:"/"Validation" lines, HF Trainer's closing summary and "loss
  * scale" are not training losses and are left out. When most loss lines carry no step,
  * every point's step is its ordinal among the loss lines (NaN lines keep their slot).
+ *
+ * Console loss tables (YOLOv5's "Epoch GPU_mem box_loss obj_loss cls_loss Instances Size",
+ * ultralytics YOLOv8's "… box_loss cls_loss dfl_loss …"): a header row naming an epoch (or
+ * step) column and loss columns, then the progress bar's rows whose cells line up with it
+ * ("3/29 3.42G 0.9972 0.6974 1.608 214 640: 100%|…| 8/8 […]"). Each row shows the running
+ * mean of the epoch's batch losses so far, so each epoch is one point: its last row, once
+ * its bar reached its total (the epoch's mean, what results.csv records), at step = the
+ * epoch as printed; redraws with \r and "\033[K" are lines; an epoch the run was killed
+ * in is left out (partial). The validation table between epochs ("Class Images …", "all
+ * 128 929 …") closes the loss table and is never read. Several loss columns need a
+ * --column (one, a sum "a+b", or results.csv's "train/box_loss" for box_loss), as in a
+ * CSV export.
  *
  * CSV exports (a header naming a loss column): Lightning's metrics.csv (rows without
  * the loss are other metrics' rows), TensorBoard's "Wall time,Step,Value", W&B's
@@ -166,9 +188,11 @@ const char *loss_fail_reason(char *buf, size_t size, const loss_result *r);
 const char *loss_fail_reason_shown(char *buf, size_t size, const loss_result *r);
 
 /* Text for people: the two inputs, a sampled table of steps, a sparkline of both curves
- * on one scale, the summary and the verdict. name_a/name_b label the inputs. */
+ * on one scale, the summary and the verdict. name_a/name_b label the inputs. same, when
+ * not NULL, says the inputs are the same data (compare_same_text): a passing comparison's
+ * verdict is then PROVES NOTHING with that sentence, never PASS. */
 void loss_render_text(sbuf *out, const loss_result *r, const loss_series *a, const loss_series *b,
-                      const char *name_a, const char *name_b);
+                      const char *name_a, const char *name_b, const char *same);
 /* JSON for tools: {"kind":"loss","tolerance",…,"verdict","steps":[{step,a,b,abs_err,rel_err}]}.
  * ina/inb (may be NULL) are added as "a"/"b" input descriptions (copied). */
 cJSON *loss_result_json(const loss_result *r, const loss_series *a, const loss_series *b, const cJSON *ina,
@@ -183,6 +207,8 @@ typedef struct compare_input {
 	char *kind;         /* the artifact's kind, or NULL */
 	char *label;        /* the artifact's label, or NULL */
 	char *sha256;       /* the stored hash of an artifact copy, or NULL (computed by the engine) */
+	char *file;         /* an artifact's original file name (the last component of where it
+	                     * was ingested from), or NULL */
 } compare_input;
 
 /* Resolves arg to an input: an artifact id ("12" or "#12"), an artifact label (the most
@@ -193,20 +219,23 @@ typedef struct compare_input {
 int compare_resolve(compare_input *out, const cJSON *artifacts, const char *artifacts_dir, const char *arg,
                     const char *kind);
 void compare_input_done(compare_input *in);
-/* {"arg","path","artifact"(id or null),"label","sha256","shown"} describing an input;
+/* {"arg","path","artifact"(id or null),"label","file","sha256","shown"} describing an input;
  * sha256 overrides in->sha256 when not NULL; root is the project's real path (NULL when
  * unknown), for the input's name. Caller owns the object. */
 cJSON *compare_input_json(const compare_input *in, const char *sha256, const char *root);
 /* The name a client document gives a compared input (side: an input as
  * compare_input_json describes it), kept in side's "shown" when it has none yet: its
- * label; else, for a path, where the file really lies relative to root (the project's
- * real path) when it is inside it; else the file's name alone, since the rest of such a
- * path is the consultant's machine (/home/me/clients/another-client/...). Without root, or
- * when the file is gone (a comparison recorded before names were), the path as typed
- * decides: kept when it stays below where it was typed, else the file's name. */
+ * label; else, for an artifact, the name of the file it was ingested from ("#12" for one
+ * recorded before that name was: never its stored copy's path); else, for a path, where
+ * the file really lies relative to root (the project's real path) when it is inside it;
+ * else the file's name alone, since the rest of such a path is the consultant's machine
+ * (/home/me/clients/another-client/...). Without root, or when the file is gone (a
+ * comparison recorded before names were), the path as typed decides: kept when it stays
+ * below where it was typed, else the file's name. */
 void compare_input_shown(cJSON *side, const char *root);
 /* Two sides of one comparison shown by the same name (gpu/loss.log and npu/loss.log are
- * both "loss.log") are named by their paths' last components, as few as tell them apart. */
+ * both "loss.log") are named by their paths' last components, as few as tell them apart;
+ * two artifacts ingested from files of one name by their ids ("#3 loss.log"). */
 void compare_inputs_tell_apart(cJSON *a, cJSON *b, const char *root);
 
 #endif

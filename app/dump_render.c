@@ -157,7 +157,7 @@ static void render_stated_dtypes(sbuf *out, const dump_result *r)
 	sbuf_adds(out, "\n");
 }
 
-void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b)
+void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b, const char *same)
 {
 	sbuf_adds(out, _("dump comparison (A: baseline, B: compared run)\n"));
 	sbuf_addf(out, _("  A  %s  (%s, sha256 %.16s)\n"), name_a, r->form_a ? r->form_a : "", r->sha_a);
@@ -256,14 +256,18 @@ void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const
 		char why[240];
 		sbuf_addf(out, "%s\n", dump_unjudged_reason(why, sizeof why, r));
 	}
+	/* the same data on both sides passes and proves nothing: no PASS is shown for it */
+	const char *word = !r->pass ? _("FAIL") : same ? _("PROVES NOTHING") : _("PASS");
+	if (r->pass && same)
+		sbuf_addf(out, "%s\n", same);
 	if (r->th.agreed)
 		sbuf_addf(out, _("verdict: %s (%zu of %zu pairs fail; thresholds agreed for the engagement: every element within "
 		                 "atol %g + rtol %g × |A|; statistics more than 50%% apart are warnings)\n"),
-		          r->pass ? _("PASS") : _("FAIL"), r->nfailed, r->n, r->th.atol, r->th.rtol);
+		          word, r->nfailed, r->n, r->th.atol, r->th.rtol);
 	else
 		sbuf_addf(out, _("verdict: %s (%zu of %zu pairs fail; rules: cosine ≥ 0.99 or max abs err ≤ 0.001, cosine ≥ 0.9, "
 	               "max abs err ≤ 1; statistics more than 50%% apart are warnings)\n"),
-	          r->pass ? _("PASS") : _("FAIL"), r->nfailed, r->n);
+	          word, r->nfailed, r->n);
 }
 
 static void csv_num(sbuf *out, double v, int valid)

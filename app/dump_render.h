@@ -19,8 +19,10 @@
  * A's dump B holds ("B holds 8 of A's 20 tensors (40%) ..."). */
 const char *dump_unjudged_reason(char *buf, size_t size, const dump_result *r);
 
-/* The summary, the first diverging layer and the worst pairs. */
-void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b);
+/* The summary, the first diverging layer and the worst pairs. same, when not NULL, says
+ * the inputs are the same data (compare_same_text): a passing comparison's verdict is
+ * then PROVES NOTHING, that sentence above it, never PASS. */
+void dump_render_text(sbuf *out, const dump_result *r, const char *name_a, const char *name_b, const char *same);
 /* One row per compared pair, with a header line. */
 void dump_render_csv(sbuf *out, const dump_result *r);
 /* parent's "threshold": {"rule": "msprobe"} or {"rule": "allclose", "atol", "rtol"}, what

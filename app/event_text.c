@@ -101,9 +101,14 @@ static char *ingest_text(const cJSON *d)
 
 static char *compare_text(const cJSON *d)
 {
-	const char *verdict = strcmp(json_str(d, "verdict"), "fail") == 0 ? _("FAIL") : _("PASS");
-	return xasprintf(_("%s %s: %s against %s"), json_str(d, "what"), verdict,
-	                 json_str(cJSON_GetObjectItem(d, "a"), "shown"), json_str(cJSON_GetObjectItem(d, "b"), "shown"));
+	/* a pass of the same data on both sides proved nothing: no PASS for it */
+	const char *verdict = strcmp(json_str(d, "verdict"), "fail") == 0 ? _("FAIL")
+	                      : cJSON_IsTrue(cJSON_GetObjectItem(d, "same_input")) ? _("PROVES NOTHING")
+	                                                                            : _("PASS");
+	const char *a = json_str(cJSON_GetObjectItem(d, "a"), "shown"), *b = json_str(cJSON_GetObjectItem(d, "b"), "shown");
+	if (*json_str(d, "column"))
+		return xasprintf(_("%s %s: %s against %s, column %s"), json_str(d, "what"), verdict, a, b, json_str(d, "column"));
+	return xasprintf(_("%s %s: %s against %s"), json_str(d, "what"), verdict, a, b);
 }
 
 static char *signoff_text(const cJSON *d)

@@ -332,6 +332,8 @@ void model_artifacts_free(tui_artifact *a, size_t n)
 		free(a[i].sha256);
 		free(a[i].a);
 		free(a[i].b);
+		free(a[i].shown_a);
+		free(a[i].shown_b);
 		free(a[i].column);
 		free(a[i].dtype_a);
 		free(a[i].dtype_b);
@@ -377,17 +379,33 @@ static void report_row(tui_artifact *r, const cJSON *d, model *m)
 	r->size = json_int(d, "bytes");
 }
 
+/* The name a recorded comparison's input is shown by (compare_input_shown: recorded with
+ * it, or for an older record its label, the file or "#id"). Caller frees. */
+static char *input_shown(const cJSON *side, model *m)
+{
+	cJSON *copy = cJSON_IsObject(side) ? cJSON_Duplicate(side, 1) : cJSON_CreateObject();
+	compare_input_shown(copy, m->ws->root);
+	char *name = jdup(copy, "shown");
+	cJSON_Delete(copy);
+	return name;
+}
+
 /* A compare event as an artifact row. */
 static void compare_row(tui_artifact *r, const cJSON *d, model *m)
 {
-	(void)m;
 	const cJSON *ia = cJSON_GetObjectItem(d, "a"), *ib = cJSON_GetObjectItem(d, "b");
 	r->kind = xstrdup("compare");
 	r->loss = strcmp(json_str(d, "what"), "loss") == 0;
+	r->same = cJSON_IsTrue(cJSON_GetObjectItem(d, "same_input"));
 	const char *verdict = json_str(d, "verdict");
+	/* a pass of the same data on both sides proved nothing: not listed as a pass */
 	r->label = xasprintf("%s · %s", json_str(d, "what"),
-	                     strcmp(verdict, "pass") == 0 ? _("pass") : strcmp(verdict, "fail") == 0 ? _("fail") : verdict);
-	r->path = xasprintf("%s ↔ %s", json_str(ia, "arg"), json_str(ib, "arg"));
+	                     strcmp(verdict, "pass") == 0 ? (r->same ? _("proves nothing") : _("pass"))
+	                     : strcmp(verdict, "fail") == 0 ? _("fail")
+	                                                    : verdict);
+	r->shown_a = input_shown(ia, m);
+	r->shown_b = input_shown(ib, m);
+	r->path = xasprintf("%s ↔ %s", r->shown_a, r->shown_b);
 	r->a = jdup(ia, "path");
 	r->b = jdup(ib, "path");
 	r->column = jdup_opt(d, "column");

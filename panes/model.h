@@ -39,6 +39,9 @@ typedef struct tui_artifact {
 	char *sha256;        /* the hash recorded at ingest; NULL for a comparison */
 	long long size;
 	char *a, *b;         /* kind "compare": the compared inputs as recorded (paths); else NULL */
+	char *shown_a, *shown_b; /* kind "compare": the names the user knows them by (a label, the
+	                      * file an artifact was ingested from: never its stored copy) */
+	int same;            /* kind "compare": recorded with the same data on both sides */
 	int loss;            /* kind "compare": 1 loss curves, 0 dumps */
 	char *column, *dtype_a, *dtype_b; /* kind "compare": its options, NULL when not given */
 	dump_threshold th;   /* kind "compare" of dumps: the thresholds its verdict was judged by */

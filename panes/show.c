@@ -173,21 +173,66 @@ static void heading(char *out, size_t n, const char *sep, int count, const char 
 	}
 }
 
+/* The verdict's word and colour: a pass of the same data on both sides proves nothing and
+ * is no PASS (*says gets why, in full); else PASS or FAIL. */
+static const char *verdict_word(int *attr, const char **says, char *buf, size_t size, const compare_outcome *o)
+{
+	int decimals, same = compare_same_input(o, &decimals);
+	*says = o->pass ? compare_same_text(buf, size, o, same, decimals) : NULL;
+	*attr = !o->pass ? UI_ERROR : *says ? UI_WARN : UI_OK;
+	return !o->pass ? _("FAIL") : *says ? _("PROVES NOTHING") : _("PASS");
+}
+
+/* What a side of a loss comparison was read from: its column or key, or the loss. */
+static void loss_source(char *out, size_t n, const loss_series *s)
+{
+	if (!s->column)
+		snprintf(out, n, "%s", _("the training loss"));
+	else if (s->column_is_key)
+		snprintf(out, n, _("key %s"), s->column);
+	else
+		snprintf(out, n, _("column %s"), s->column);
+}
+
+/* Which column of each log was compared, and what a point of a console loss table is. */
+static int draw_loss_sources(ui_win *w, int y, const compare_outcome *o)
+{
+	int width = ui_win_width(w);
+	char sa[200], sb[200], line[512];
+	loss_source(sa, sizeof sa, &o->sa);
+	loss_source(sb, sizeof sb, &o->sb);
+	if (strcmp(sa, sb) == 0)
+		snprintf(line, sizeof line, _("compared: %s"), sa);
+	else
+		snprintf(line, sizeof line, _("compared: %s (A), %s (B)"), sa, sb);
+	ui_put(w, y++, 7, UI_DIM, line, width - 8);
+	if (o->sa.table == LOSS_TABLE_EPOCHS || o->sb.table == LOSS_TABLE_EPOCHS)
+		y += pane_wrap(w, y, 7, UI_DIM,
+		               _("one point per epoch from the console's loss table: the epoch's mean loss (the progress bar's "
+		                 "running mean at its last batch), not a per-step loss"),
+		               0, 3);
+	return y;
+}
+
 static void draw_loss(sstate *s, ui_win *w, int y, const compare_outcome *o)
 {
 	const loss_result *r = &o->lr;
-	int width = ui_win_width(w), h = ui_win_height(w);
-	char line[512], why[256];
+	int width = ui_win_width(w), h = ui_win_height(w), attr;
+	char line[512], why[256], same[512];
+	const char *says, *word = verdict_word(&attr, &says, same, sizeof same, o);
 	if (r->n)
 		snprintf(line, sizeof line,
 		         P_("%s  mean relative error %.3g%% (tolerance %.3g%%), max %.3g%% at step %lld; %zu aligned step",
 		            "%s  mean relative error %.3g%% (tolerance %.3g%%), max %.3g%% at step %lld; %zu aligned steps", r->n),
-		         o->pass ? _("PASS") : _("FAIL"), r->mean_rel * 100, r->tolerance * 100, r->max_rel * 100, r->max_rel_step, r->n);
+		         word, r->mean_rel * 100, r->tolerance * 100, r->max_rel * 100, r->max_rel_step, r->n);
 	else
-		snprintf(line, sizeof line, "%s  %s", o->pass ? _("PASS") : _("FAIL"), loss_fail_reason_shown(why, sizeof why, r));
-	ui_put(w, y++, 1, o->pass ? UI_OK : UI_ERROR, line, width - 2);
+		snprintf(line, sizeof line, "%s  %s", word, loss_fail_reason_shown(why, sizeof why, r));
+	ui_put(w, y++, 1, attr, line, width - 2);
+	if (says)
+		y += pane_wrap(w, y, 7, UI_WARN, says, 0, 3);
 	if (!o->pass && r->n)
 		ui_put(w, y++, 7, UI_ERROR, loss_fail_reason_shown(why, sizeof why, r), width - 8);
+	y = draw_loss_sources(w, y, o);
 	snprintf(line, sizeof line, _("final loss A %.5g (step %lld), B %.5g (step %lld)"), r->final_a, r->final_step_a, r->final_b,
 	         r->final_step_b);
 	ui_put(w, y++, 7, UI_DIM, line, width - 8);
@@ -296,12 +341,16 @@ static void draw_dump(sstate *s, tui *t, ui_win *w, int y, const compare_outcome
 		sort_target = r;
 		qsort(s->order, r->n, sizeof *s->order, worst_cmp);
 	}
-	char line[600];
+	char line[600], same[512];
+	int attr;
+	const char *says, *word = verdict_word(&attr, &says, same, sizeof same, o);
 	snprintf(line, sizeof line,
 	         P_("%s  %zu tensor pair compared, %zu fail (%zu read, %zu by statistics, %zu not comparable: shape or dtype)",
 	            "%s  %zu tensor pairs compared, %zu fail (%zu read, %zu by statistics, %zu not comparable: shape or dtype)", r->n),
-	         o->pass ? _("PASS") : _("FAIL"), r->n, r->nfailed, r->nreal, r->nstats, r->nunmatched);
-	ui_put(w, y++, 1, o->pass ? UI_OK : UI_ERROR, line, width - 2);
+	         word, r->n, r->nfailed, r->nreal, r->nstats, r->nunmatched);
+	ui_put(w, y++, 1, attr, line, width - 2);
+	if (says)
+		y += pane_wrap(w, y, 7, UI_WARN, says, 0, 3);
 	ui_put(w, y++, 7, UI_DIM, dump_threshold_text(line, sizeof line, &r->th, r->nstats, r->n), width - 8);
 	if (r->first_fail >= 0) {
 		snprintf(line, sizeof line, _("first diverging layer: %s"), r->pairs[r->first_fail].layer);

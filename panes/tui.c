@@ -1580,13 +1580,17 @@ static void do_compare(app *a, const char *arg)
 	req.a = pa;
 	req.b = pb;
 	struct compare_args g = { req, xcalloc(1, sizeof(compare_outcome)) };
+	int same, decimals;
 	if (under_lock(a, _("comparing…"), compare_locked, &g, err, sizeof err)) {
 		tui_message(t, UI_ERROR, "%s", err);
 		free(g.out);
 	} else {
 		drop_shown(t);
 		t->cmp = g.out;
-		snprintf(t->show_title, sizeof t->show_title, _("Comparison of %s: %s (A, GPU) against %s (B, NPU)"), v[0], v[1], v[2]);
+		/* the inputs by the names the user knows them by: a label, the file an artifact was
+		 * ingested from (never its stored copy's path) */
+		snprintf(t->show_title, sizeof t->show_title, _("Comparison of %s: %s (A, GPU) against %s (B, NPU)"), v[0],
+		         json_str(g.out->in_a, "shown"), json_str(g.out->in_b, "shown"));
 		t->show_back = VIEW_ARTIFACTS;
 		t->view = VIEW_SHOW;
 		a->zoom = 0;
@@ -1595,9 +1599,10 @@ static void do_compare(app *a, const char *arg)
 		if (!g.out->pass) {
 			compare_failure(g.out, &g.req);
 			tui_message(t, UI_ERROR, "%s", err_message());
-		} else if (compare_same_input(g.out, NULL)) {
-			tui_message(t, UI_WARN, _("compare %s %s %s: A and B are the same data: a run compared with itself says nothing about the NPU."),
-			            v[0], v[1], v[2]);
+		} else if ((same = compare_same_input(g.out, &decimals))) {
+			char says[512];
+			tui_message(t, UI_WARN, _("compare %s %s %s: proves nothing: %s."), v[0], v[1], v[2],
+			            compare_same_text(says, sizeof says, g.out, same, decimals));
 		} else if (compare_b_is_gpu(g.out)) {
 			tui_message(t, UI_WARN, _("compare %s %s %s: B is labelled as a GPU run: it measures the GPU's own spread, not the NPU."),
 			            v[0], v[1], v[2]);
@@ -1856,7 +1861,7 @@ int tui_open_artifact(tui *t, const tui_artifact *art)
 	t->show_text = text;
 	if (o)
 		snprintf(t->show_title, sizeof t->show_title, _("Comparison of %s: %s (A, GPU) against %s (B, NPU), recorded %s"),
-		         art->loss ? "loss" : "dump", art->a, art->b, art->time);
+		         art->loss ? "loss" : "dump", art->shown_a, art->shown_b, art->time);
 	else
 		if (art->label && *art->label)
 			snprintf(t->show_title, sizeof t->show_title, "#%lld %s · %s", art->id, pane_word(art->kind), art->label);

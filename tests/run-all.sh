@@ -25,7 +25,7 @@ for t in "$build"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run "$(basename "$t")" "$t"
 done
-for s in tests/cli/test_*.sh tests/plugins/run.sh tests/plugins/env_run.sh tests/plugins/design_run.sh tests/plugins/adapt_run.sh tests/plugins/late_run.sh tests/tui/run.sh tests/tui/engagement.sh tests/tui/zh_panes.sh tests/tui/settled.sh; do
+for s in tests/cli/test_*.sh tests/plugins/run.sh tests/plugins/env_run.sh tests/plugins/design_run.sh tests/plugins/adapt_run.sh tests/plugins/late_run.sh tests/tui/run.sh tests/tui/engagement.sh tests/tui/zh_panes.sh tests/tui/settled.sh tests/tui/compare_views.sh; do
 	[ -f "$s" ] || continue
 	run "$s" sh "$s"
 done

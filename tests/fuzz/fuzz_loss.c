@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		sbuf b;
 		sbuf_init(&b);
-		loss_render_text(&b, &r, &s, &s, "a", "b");
+		loss_render_text(&b, &r, &s, &s, "a", "b", "a log compared with itself");
 		sbuf_done(&b);
 		cJSON_Delete(loss_result_json(&r, &s, &s, NULL, NULL));
 		loss_result_done(&r);

@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (dump_compare(&r, path, path, &o) == 0) {
 			sbuf b;
 			sbuf_init(&b);
-			dump_render_text(&b, &r, "a", "b");
+			dump_render_text(&b, &r, "a", "b", NULL);
 			dump_render_csv(&b, &r);
 			sbuf_done(&b);
 			cJSON_Delete(dump_result_json(&r, NULL, NULL));

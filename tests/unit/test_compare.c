@@ -182,7 +182,7 @@ static void test_loss_compare(void **state)
 
 	sbuf t;
 	sbuf_init(&t);
-	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log");
+	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log", NULL);
 	assert_non_null(strstr(t.buf, "gpu.log"));
 	assert_non_null(strstr(t.buf, "verdict: FAIL — aligned 4 of A's 5 steps"));
 	assert_non_null(strstr(t.buf, "first step above the tolerance: 3"));
@@ -208,7 +208,7 @@ static void test_loss_compare(void **state)
 	assert_int_equal(r.n, 0);
 	assert_false(r.pass);
 	sbuf_init(&t);
-	loss_render_text(&t, &r, &a, &c, "a", "c");
+	loss_render_text(&t, &r, &a, &c, "a", "c", NULL);
 	assert_non_null(strstr(t.buf, "share no step"));
 	sbuf_done(&t);
 	loss_result_done(&r);
@@ -318,7 +318,7 @@ static void test_loss_blowup_and_truncation(void **state)
 	assert_non_null(strstr(loss_fail_reason(why, sizeof why, &r), "step 5"));
 	sbuf t;
 	sbuf_init(&t);
-	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log");
+	loss_render_text(&t, &r, &a, &b, "gpu.log", "npu.log", NULL);
 	assert_non_null(strstr(t.buf, "verdict: FAIL"));
 	assert_non_null(strstr(t.buf, "blow-up"));
 	assert_non_null(strstr(t.buf, "×"));
@@ -476,6 +476,59 @@ static void test_loss_csv(void **state)
 	assert_int_equal(loss_parse(&s, "b.csv", bad, strlen(bad), NULL), FERRY_ECORRUPT);
 	assert_non_null(strstr(err_message(), "b.csv"));
 	assert_null(strchr(err_message(), '\n'));
+}
+
+/* The console loss table, mechanism by mechanism: a point per epoch from its last redraw,
+ * escape sequences, an unfinished epoch, a validation table whose class names are digits
+ * without its header, a bar of unknown total, a table stepped by a step column, and a
+ * header alone (no rows) left to the text reader. */
+static void test_loss_table(void **state)
+{
+	(void)state;
+	loss_series s;
+	const char *head = "      Epoch    GPU_mem   box_loss   obj_loss  Instances       Size\n";
+	/* two redraws of epoch 0 (the first a running mean of 1 batch), one of epoch 1 with
+	 * "\033[K", and epoch 2 killed at 1/4; then class rows "0" and "1" lined up */
+	char log[2048];
+	snprintf(log, sizeof log,
+	         "%s\r        0/2         0G        0.9        0.5          3         16:  25%%|##  | 1/4 [00:01<00:03]"
+	         "\r        0/2         0G        0.7        0.4          3         16: 100%%|####| 4/4 [00:04<00:00]\n"
+	         "                   all         32         16        0.5          1      0.188\n"
+	         "%s\r\033[K        1/2         0G        0.6        0.3          3         16: 100%% ━━━━ 4/4 1.0it/s 4.0s\n"
+	         "                     0         32          0      0.941          0          0\n"
+	         "%s\r        2/2         0G        0.5        0.2          3         16:  25%%|#   | 1/4 [00:01<00:03]",
+	         head, head, head);
+	assert_int_equal(loss_parse(&s, "t.log", log, strlen(log), NULL), FERRY_EUSAGE);
+	assert_non_null(strstr(err_message(), "t.log: several loss columns (box_loss, obj_loss)"));
+	assert_int_equal(loss_parse(&s, "t.log", log, strlen(log), "box_loss+obj_loss"), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.table, LOSS_TABLE_EPOCHS);
+	assert_int_equal(s.partial, 1);
+	assert_int_equal(s.pts[0].step, 0);
+	assert_true(fabs(s.pts[0].loss - 1.1) < 1e-12); /* the last redraw, not the first */
+	assert_int_equal(s.pts[1].step, 1);
+	assert_true(fabs(s.pts[1].loss - 0.9) < 1e-12);
+	assert_string_equal(s.column, "box_loss + obj_loss");
+	loss_series_done(&s);
+	/* a bar of unknown total: its last redraw stands */
+	const char *open_total = "Epoch GPU_mem loss Size\n  0/1  0G  2.5  16: 10%|#  | 5/? [00:01]\n";
+	assert_int_equal(loss_parse(&s, "u.log", open_total, strlen(open_total), NULL), 0);
+	assert_int_equal(s.n, 1);
+	assert_true(fabs(s.pts[0].loss - 2.5) < 1e-12);
+	loss_series_done(&s);
+	/* a table stepped by its step column, without bars: each row a step */
+	const char *steps = "step   loss     lr\n  10   2.31   0.01\n  20   2.05   0.01\n  30   1.97   0.01\n";
+	assert_int_equal(loss_parse(&s, "s.log", steps, strlen(steps), NULL), 0);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.table, LOSS_TABLE_STEPS);
+	assert_int_equal(s.pts[2].step, 30);
+	loss_series_done(&s);
+	/* a header whose rows never come: not a table; the text reader has the log */
+	const char *alone = "Epoch GPU_mem box_loss Size\nstep 1 loss 0.5\nstep 2 loss 0.4\n";
+	assert_int_equal(loss_parse(&s, "a.log", alone, strlen(alone), NULL), 0);
+	assert_int_equal(s.table, 0);
+	assert_int_equal(s.n, 2);
+	loss_series_done(&s);
 }
 
 static void test_resolve(void **state)
@@ -949,7 +1002,7 @@ static void test_npy_folder_order_and_worst(void **state)
 	assert_int_equal(r.first_fail, 1); /* l.2, the first in execution order */
 	sbuf t;
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "a", "b");
+	dump_render_text(&t, &r, "a", "b", NULL);
 	/* worst first among the failing: cosine −1, then 0, then 0.95 */
 	const char *list = strstr(t.buf, "worst first");
 	assert_non_null(list);
@@ -1058,7 +1111,7 @@ static void test_dump_json_stats(void **state)
 	assert_true(isnan(r.pairs[3].stat_rel[1]));
 	sbuf t;
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "gpu", "npu");
+	dump_render_text(&t, &r, "gpu", "npu", NULL);
 	assert_non_null(strstr(t.buf, "tensors were not read"));
 	assert_non_null(strstr(t.buf, "verdict: PASS"));
 	sbuf_done(&t);
@@ -1215,7 +1268,7 @@ static void test_dump_json_dtype_contradicts_file(void **state)
 	assert_non_null(strstr(p->note, "dtype"));
 	sbuf t;
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "a", "b");
+	dump_render_text(&t, &r, "a", "b", NULL);
 	assert_non_null(strstr(t.buf, "Functional.gelu.0.forward.output.0 — B: dump.json says torch.bfloat16, the file holds float16"));
 	assert_null(strstr(t.buf, "±inf"));
 	sbuf_done(&t);
@@ -1273,7 +1326,7 @@ static void test_dump_json_tensors(void **state)
 	assert_string_equal(r.pairs[r.first_fail].layer, "Functional.linear.0.forward");
 	sbuf t;
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "gpu", "npu");
+	dump_render_text(&t, &r, "gpu", "npu", NULL);
 	assert_non_null(strstr(t.buf, "first diverging layer: Functional.linear.0.forward"));
 	sbuf_done(&t);
 	dump_result_done(&r);
@@ -1346,7 +1399,7 @@ static void test_dump_json_tensors(void **state)
 	assert_true(r.incomplete);
 	assert_false(r.pass);
 	sbuf_init(&t);
-	dump_render_text(&t, &r, "ga", "gc");
+	dump_render_text(&t, &r, "ga", "gc", NULL);
 	assert_non_null(strstr(t.buf, "first t9"));
 	assert_non_null(strstr(t.buf, "verdict: FAIL"));
 	sbuf_done(&t);
@@ -1368,7 +1421,7 @@ int main(void)
 		cmocka_unit_test(test_loss_refused),        cmocka_unit_test(test_loss_compare),
 		cmocka_unit_test(test_loss_coverage_and_end),
 		cmocka_unit_test(test_loss_blowup_and_truncation), cmocka_unit_test(test_loss_bars_and_eval),
-		cmocka_unit_test(test_loss_csv), cmocka_unit_test(test_loss_chinese_labels),            cmocka_unit_test(test_npy_folder_order_and_worst),
+		cmocka_unit_test(test_loss_csv), cmocka_unit_test(test_loss_table), cmocka_unit_test(test_loss_chinese_labels),            cmocka_unit_test(test_npy_folder_order_and_worst),
 		cmocka_unit_test(test_resolve),             cmocka_unit_test(test_npy_header),
 		cmocka_unit_test(test_npy_decode),          cmocka_unit_test(test_cosine_cases),
 		cmocka_unit_test(test_chunks_threads_dtypes), cmocka_unit_test(test_nan_and_order),

@@ -1754,6 +1754,76 @@ static void test_palette_completes_chinese_and_blanks(void **state)
 	free(dir);
 }
 
+/* The comparison views of two ingested YOLOv5 consoles: the column compared and what a
+ * point of the console's loss table is, the inputs by the names the user gave them (a
+ * label, the file an artifact came from; never the stored copy's path), and the same log
+ * ingested as GPU and NPU run shown as proving nothing, not as a PASS, when it is made and
+ * when it is opened again, in both languages. */
+static void write_npy(const char *dir, const char *name, int n, float start, float step);
+
+static void test_compare_views_name_inputs_and_same_data(void **state)
+{
+	struct fx *fx = *state;
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	char *keys = xasprintf(":ingest loss-log %s/tests/fixtures/loss/gpu_yolov5_tty.log --label gpu<Enter>"
+	                       ":ingest loss-log %s/tests/fixtures/loss/gpu_yolov5_tty.log --label npu<Enter>"
+	                       ":compare loss gpu npu --column box_loss<Enter>", cwd, cwd);
+	char *s = screen_of(fx->dir, "100x30", keys);
+	free(keys);
+	assert_has(row(s, 1), "Comparison of loss: gpu (A, GPU) against npu (B, NPU)");
+	assert_has(row(s, 2), "PROVES NOTHING  mean relative error 0%");
+	assert_null(strstr(s, "PASS"));
+	assert_has(row(s, 3), "A and B are the same data (sha256 ");
+	assert_has(s, "compared: column box_loss");
+	assert_has(s, "one point per epoch from the console's loss table: the epoch's mean");
+	assert_has(s, "per-step loss");
+	assert_has(message(s, 30), "compare loss gpu npu: proves nothing: A and B are the same data");
+	free(s);
+	/* the artifacts pane lists it as proving nothing, and opens it again as it was shown */
+	s = screen_of(fx->dir, "100x30", "a");
+	assert_has(s, "compare    loss · proves nothing");
+	assert_has(s, "gpu ↔ npu");
+	free(s);
+	s = screen_of(fx->dir, "100x30", "ajj<Enter>");
+	assert_has(row(s, 1), "Comparison of loss: gpu (A, GPU) against npu (B, NPU), recorded ");
+	assert_has(row(s, 2), "PROVES NOTHING");
+	assert_has(s, "compared: column box_loss");
+	free(s);
+	setenv("FERRY_LANG", "zh", 1);
+	s = screen_of(fx->dir, "100x30", "ajj<Enter>");
+	assert_has(row(s, 2), "不能作为证据");
+	assert_has(s, "比较的是：列 box_loss");
+	assert_null(strstr(s, "通过"));
+	free(s);
+	setenv("FERRY_LANG", "en", 1);
+	/* artifacts without labels: the files they were ingested from, not .ferry/artifacts/ */
+	keys = xasprintf(":ingest loss-log %s/tests/fixtures/loss/gpu_yolov5_console.log<Enter>"
+	                 ":ingest loss-log %s/tests/fixtures/loss/npu_yolov5_console.log<Enter>"
+	                 ":compare loss 3 4 --column train/box_loss<Enter>", cwd, cwd);
+	s = screen_of(fx->dir, "120x30", keys);
+	free(keys);
+	assert_has(row(s, 1), "Comparison of loss: gpu_yolov5_console.log (A, GPU) against npu_yolov5_console.log (B, NPU)");
+	assert_has(row(s, 2), "PASS  mean relative error");
+	assert_has(s, "compared: column box_loss");
+	free(s);
+	s = screen_of(fx->dir, "160x30", "ajjjj<Enter>");
+	assert_has(row(s, 1), "Comparison of loss: gpu_yolov5_console.log (A, GPU) against npu_yolov5_console.log (B, NPU), recorded");
+	assert_null(strstr(row(s, 1), "artifacts"));
+	free(s);
+	/* a dump compared with itself proves nothing either */
+	char *data = tu_mkdtemp();
+	write_npy(data, "a.npy", 16, 1.0f, 0.1f);
+	keys = xasprintf(":compare dump %s/a.npy %s/a.npy<Enter>", data, data);
+	s = screen_of(fx->dir, "120x30", keys);
+	free(keys);
+	assert_has(row(s, 2), "PROVES NOTHING  1 tensor pair compared, 0 fail");
+	assert_has(row(s, 3), "A and B are the same data (sha256 ");
+	free(s);
+	tu_rmdir(data);
+	free(data);
+}
+
 /* The dump table: headings as wide as their words (Chinese ones too), and the failing
  * pair's reason whole, the name column no wider than the longest name. */
 static void test_dump_table_widths(void **state)
@@ -1856,7 +1926,8 @@ static void test_palette_compare_options(void **state)
 	for (int st = 1; st <= 50; st++) {
 		double v = 3.0 / (1 + st * 0.05) + 1;
 		snprintf(a + strlen(a), sizeof a - strlen(a), "%d,%.6f,%.6f\n", st, v, v / 10);
-		snprintf(b + strlen(b), sizeof b - strlen(b), "%d,%.6f,%.6f\n", st, v, v * 3); /* aux differs */
+		/* train_loss within the tolerance (the same values would prove nothing), aux differs */
+		snprintf(b + strlen(b), sizeof b - strlen(b), "%d,%.6f,%.6f\n", st, v * 1.004, v * 3);
 	}
 	tu_write(dir, "a.csv", a);
 	tu_write(dir, "b.csv", b);
@@ -2420,6 +2491,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_palette_ingest_forms, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_view_dtype_contradiction, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dump_table_widths, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compare_views_name_inputs_and_same_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_palette_completes_chinese_and_blanks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_settings_unset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fix_append_left_out, setup, teardown),
