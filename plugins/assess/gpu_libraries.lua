@@ -1,5 +1,6 @@
 -- assess.gpu_libraries: third-party GPU libraries in imports and dependency files.
 
+local inf = require("inference")
 local py = require("py")
 local project = require("project")
 local refs = require("refs")
@@ -64,7 +65,9 @@ return {
 		.. "adapted build or adaptor (triton-ascend, MindSpeed), some support Ascend themselves "
 		.. "(DeepSpeed, MMCV) or through torch_npu (transformers, accelerate, peft, trl) from a minimum version. "
 		.. "The project's own packages are never taken for a library: a project that is one of the "
-		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project."),
+		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project. A deployment target for "
+		.. "NVIDIA GPUs (TensorRT) blocks nothing: an info where the project exports to ONNX, whose ATC conversion "
+		.. "serves on Ascend instead, else a warning of inference work."),
 	-- a Python file is parsed for this check only when it names one of the libraries
 	-- (or its own triggers when the name is a common word: `import cuda`, not every torch.cuda)
 	triggers = function(data)
@@ -118,7 +121,10 @@ return {
 			return adapted_at[e.adaptor]
 		end
 		local function imported(e, top)
-			local a = { lib = top, adaptor = e.adaptor, file = adapted(e) }
+			local a = { lib = top, adaptor = e.adaptor, file = adapted(e), what = e.target and _(e.target.what) }
+			if e.target then
+				return _("`{lib}` is imported: {what}. It is a deployment target for NVIDIA GPUs, not the NPU: it does not run on an Ascend host, and neither training nor running the model on the NPU needs it.", a)
+			end
 			if a.file then
 				return _("`{lib}` is imported, and its Ascend adaptor `{adaptor}` is imported in `{file}`: it runs on Ascend through it.", a)
 			end
@@ -131,7 +137,10 @@ return {
 		end
 		-- the same for a dependency that names a library without NPU support of its own
 		local function depends(e, req)
-			local a = { req = req, adaptor = e.adaptor, file = adapted(e) }
+			local a = { req = req, adaptor = e.adaptor, file = adapted(e), what = e.target and _(e.target.what) }
+			if e.target then
+				return _("The dependency `{req}` is {what}: a deployment target for NVIDIA GPUs, not the NPU, which the NPU host does not need.", a)
+			end
 			if a.file then
 				return _("The dependency `{req}` runs on Ascend through its adaptor `{adaptor}`, imported in `{file}`.", a)
 			end
@@ -141,9 +150,31 @@ return {
 			return _("The dependency `{req}` is a library built for NVIDIA GPUs.", a)
 		end
 		local function works(e) return e.status == "supported" or e.status == "native" end
+		-- A deployment target for NVIDIA GPUs (TensorRT) blocks nothing in the migration: its
+		-- engines are built and run on NVIDIA GPUs, its code keeps working on GPU hosts and
+		-- does not apply on an Ascend host, where the counterpart of an engine is an offline
+		-- model: an ONNX export converted by ATC (--framework=5) into a .om, run with AscendCL
+		-- and measured with ais_bench (reference tune-and-inference-formats §4, §5.5). With that
+		-- route in the project (an ONNX export in the code, an ONNX model or ATC log ingested)
+		-- it asks for no change (info); without, serving on Ascend is inference work to plan
+		-- (a warning of the inference line's category).
+		local ascend_route
+		local function routed()
+			if ascend_route == nil then ascend_route = inf.signals(ctx).onnx or false end
+			return ascend_route
+		end
+		local function severity_of(e)
+			if e.target then return routed() and "info" or "warning" end
+			return e.severity
+		end
 		local function advice(e)
 			local a = { min = e.min_version, notes = e.notes and _(e.notes),
 				replacement = e.replacement and _(e.replacement) }
+			if e.target then
+				return routed()
+					and _("Keep it for GPU deployments, and do not choose this path on the Ascend host. The Ascend counterpart of an engine is an offline model: the project's ONNX export converted by ATC into a .om for the target SoC (infer-convert.atc_command prints the command), run with AscendCL and measured with ais_bench.")
+					or _("Keep it for GPU deployments. To serve the model on Ascend as well, export it to ONNX (torch.onnx.export), convert that with ATC into an offline model (.om) for the target SoC and run it with AscendCL (ais_bench measures it); plan this with `ferry config design.migration_plan.inference yes`.")
+			end
 			if adapted(e) then
 				return e.notes and _("No change needed; {notes}.", a) or _("No change needed.")
 			elseif e.adaptor and e.replacement then
@@ -256,7 +287,7 @@ return {
 					seen[imp.node.start_byte] = true
 					guarded = guarded or guards(path)
 					local g = not works(e) and guard_of(guarded, imp.node)
-					local message, suggestion, sev = imported(e, lib), advice(e), adapted(e) and "info" or e.severity
+					local message, suggestion, sev = imported(e, lib), advice(e), adapted(e) and "info" or severity_of(e)
 					if g then
 						local lines = imp.bound and call_lines(path, imp.bound, g.body) or {}
 						local shown = {}
@@ -276,7 +307,7 @@ return {
 						file = path, node = imp.node, severity = sev,
 						message = message,
 						suggestion = suggestion,
-						key = "import", unit = e.name,
+						key = "import", unit = e.name, category = e.target and "serving" or nil,
 						data = { library = e.name, guarded = g and true or nil },
 					}
 				end
@@ -312,11 +343,12 @@ return {
 				end
 			else
 				msg = depends(e, shown)
-				if adapted(e) then sev = "info" end
+				sev = adapted(e) and "info" or severity_of(e)
 			end
 			ctx.report{
 				file = path, line = req.line, col = req.col, end_line = req.line, end_col = req.col + #req.text,
 				severity = sev, message = msg, suggestion = advice(e), key = name, unit = e.name,
+				category = e.target and "serving" or nil,
 				data = { library = e.name },
 			}
 		end
