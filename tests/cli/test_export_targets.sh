@@ -6,9 +6,11 @@
 # project with no ONNX export is inference work to plan, not a blocker either.
 . "$(dirname "$0")/lib.sh"
 
-# the export_targets fixture
+# the export_targets fixture without its GPU libraries other than TensorRT (flash-attn
+# installed at run time, a real blocker; CuPy with a fallback)
 p="$work/targets"
 cp -R "$top/tests/plugins/export_targets/project" "$p"
+rm "$p/kernels.py" "$p/arrays.py"
 "$FERRY" init "$p" >/dev/null 2>&1
 "$FERRY" -C "$p" check --phase assess >/dev/null 2>&1
 "$FERRY" -C "$p" status --format json >"$work/status.json"
