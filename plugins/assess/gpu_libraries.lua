@@ -1,8 +1,10 @@
 -- assess.gpu_libraries: third-party GPU libraries in imports and dependency files.
 
+local inf = require("inference")
 local py = require("py")
 local project = require("project")
 local refs = require("refs")
+local words = require("words")
 
 local function norm(name) return (name:lower():gsub("_", "-")) end
 
@@ -64,7 +66,10 @@ return {
 		.. "adapted build or adaptor (triton-ascend, MindSpeed), some support Ascend themselves "
 		.. "(DeepSpeed, MMCV) or through torch_npu (transformers, accelerate, peft, trl) from a minimum version. "
 		.. "The project's own packages are never taken for a library: a project that is one of the "
-		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project."),
+		.. "listed stacks (Megatron-LM, DeepSpeed) is named once for the whole project. A deployment target for "
+		.. "NVIDIA GPUs (TensorRT) blocks nothing: an info where the project exports to ONNX, whose ATC conversion "
+		.. "serves on Ascend instead, else a warning of inference work. An import inside try/except whose "
+		.. "handler installs the library at run time and imports it again is no fallback, and is said so."),
 	-- a Python file is parsed for this check only when it names one of the libraries
 	-- (or its own triggers when the name is a common word: `import cuda`, not every torch.cuda)
 	triggers = function(data)
@@ -118,7 +123,10 @@ return {
 			return adapted_at[e.adaptor]
 		end
 		local function imported(e, top)
-			local a = { lib = top, adaptor = e.adaptor, file = adapted(e) }
+			local a = { lib = top, adaptor = e.adaptor, file = adapted(e), what = e.target and _(e.target.what) }
+			if e.target then
+				return _("`{lib}` is imported: {what}. It is a deployment target for NVIDIA GPUs, not the NPU: it does not run on an Ascend host, and neither training nor running the model on the NPU needs it.", a)
+			end
 			if a.file then
 				return _("`{lib}` is imported, and its Ascend adaptor `{adaptor}` is imported in `{file}`: it runs on Ascend through it.", a)
 			end
@@ -131,7 +139,10 @@ return {
 		end
 		-- the same for a dependency that names a library without NPU support of its own
 		local function depends(e, req)
-			local a = { req = req, adaptor = e.adaptor, file = adapted(e) }
+			local a = { req = req, adaptor = e.adaptor, file = adapted(e), what = e.target and _(e.target.what) }
+			if e.target then
+				return _("The dependency `{req}` is {what}: a deployment target for NVIDIA GPUs, not the NPU, which the NPU host does not need.", a)
+			end
 			if a.file then
 				return _("The dependency `{req}` runs on Ascend through its adaptor `{adaptor}`, imported in `{file}`.", a)
 			end
@@ -141,9 +152,31 @@ return {
 			return _("The dependency `{req}` is a library built for NVIDIA GPUs.", a)
 		end
 		local function works(e) return e.status == "supported" or e.status == "native" end
+		-- A deployment target for NVIDIA GPUs (TensorRT) blocks nothing in the migration: its
+		-- engines are built and run on NVIDIA GPUs, its code keeps working on GPU hosts and
+		-- does not apply on an Ascend host, where the counterpart of an engine is an offline
+		-- model: an ONNX export converted by ATC (--framework=5) into a .om, run with AscendCL
+		-- and measured with ais_bench (reference tune-and-inference-formats §4, §5.5). With that
+		-- route in the project (an ONNX export in the code, an ONNX model or ATC log ingested)
+		-- it asks for no change (info); without, serving on Ascend is inference work to plan
+		-- (a warning of the inference line's category).
+		local ascend_route
+		local function routed()
+			if ascend_route == nil then ascend_route = inf.signals(ctx).onnx or false end
+			return ascend_route
+		end
+		local function severity_of(e)
+			if e.target then return routed() and "info" or "warning" end
+			return e.severity
+		end
 		local function advice(e)
 			local a = { min = e.min_version, notes = e.notes and _(e.notes),
 				replacement = e.replacement and _(e.replacement) }
+			if e.target then
+				return routed()
+					and _("Keep it for GPU deployments, and do not choose this path on the Ascend host. The Ascend counterpart of an engine is an offline model: the project's ONNX export converted by ATC into a .om for the target SoC (infer-convert.atc_command prints the command), run with AscendCL and measured with ais_bench.")
+					or _("Keep it for GPU deployments. To serve the model on Ascend as well, export it to ONNX (torch.onnx.export), convert that with ATC into an offline model (.om) for the target SoC and run it with AscendCL (ais_bench measures it); plan this with `ferry config design.migration_plan.inference yes`.")
+			end
 			if adapted(e) then
 				return e.notes and _("No change needed; {notes}.", a) or _("No change needed.")
 			elseif e.adaptor and e.replacement then
@@ -194,7 +227,7 @@ return {
 				end
 				local raises = rest == "raise" or rest:match("^raise[%s(]") ~= nil
 				if caught and not raises then
-					out[#out + 1] = { body = m.body, caught = caught == "" and "except" or "except " .. caught }
+					out[#out + 1] = { body = m.body, exc = m.exc, caught = caught == "" and "except" or "except " .. caught }
 				end
 			end
 			return out
@@ -228,6 +261,75 @@ return {
 			return lines
 		end
 		local LOWER = { error = "warning", warning = "info", info = "info" }
+		-- A handler that installs the library at run time and imports it again is no
+		-- fallback: the code needs the library all the same, and where it is missing the
+		-- install runs pip, which reaches no package index on an air-gapped host (and finds no
+		-- Ascend build of an NVIDIA library on any). A call installs when it is a library
+		-- installer of installers.json (ultralytics' check_requirements), runs pip itself
+		-- (`subprocess`/`os.system` with a `pip install` command, `pip.main`), or calls a
+		-- function of the project that does either (yolov5's check_requirements), two calls
+		-- deep at most.
+		local INSTALLERS = {}
+		for _i, x in ipairs(ctx.data("installers").entries) do INSTALLERS[x.name] = true end
+		local function runs_pip(text)
+			local pip = text:find("pip[\"']?%s*,?%s*[\"']?install") or text:find("pip%.main%s*%(")
+			return pip ~= nil and (text:find("subprocess", 1, true) or text:find("os%.system") or text:find("os%.popen")
+				or text:find("pip%.main")) ~= nil
+		end
+		local CALLS = "(call function: (_) @f arguments: (argument_list)) @c"
+		local installing = {} -- "path\0name" -> whether that function of the project installs
+		local installs
+		-- whether the function a call in path names (its dotted callee) installs packages
+		local function names_installer(path, dotted, depth)
+			local map = py.aliases(ctx, path) or {}
+			local full = py.expand(map, dotted)
+			if INSTALLERS[full] then return true end
+			if depth > 2 then return false end
+			local file, name
+			if full == dotted and not dotted:find(".", 1, true) then
+				file, name = path, dotted
+			else
+				local module
+				module, name = full:match("^(.*)%.([%a_][%w_]*)$")
+				file = module and project.module_file(ctx, path, module)
+			end
+			if not file then return false end
+			local key = file .. "\0" .. name
+			if installing[key] == nil then
+				installing[key] = false
+				local q = '((function_definition name: (identifier) @n body: (block) @b) (#eq? @n "' .. name .. '"))'
+				for _i, m in ipairs(ctx.query(file, q) or {}) do
+					installing[key] = installing[key] or installs(file, m.b, depth + 1)
+				end
+			end
+			return installing[key]
+		end
+		-- the first call in node (a handler, a function's body) that installs packages, or nil
+		installs = function(path, node, depth)
+			for _i, m in ipairs(ctx.query(path, CALLS) or {}) do
+				if m.c.start_byte >= node.start_byte and m.c.end_byte <= node.end_byte then
+					local dotted = py.dotted(m.f.text)
+					if runs_pip(m.c.text) or (dotted and names_installer(path, dotted, depth)) then return m.c end
+				end
+			end
+			return nil
+		end
+		-- what a handler does: the import of the same library again, a call that installs
+		-- packages (each a node or nil), and whether it imports something else (a fallback
+		-- module, perhaps installed first)
+		local function reinstalled(path, g, top, imps)
+			local again, other_import
+			for _i, other in ipairs(imps) do
+				if other.node.start_byte >= g.exc.start_byte and other.node.end_byte <= g.exc.end_byte then
+					if other.module:match("^[%a_][%w_]*") == top then
+						again = again or other.node
+					else
+						other_import = true
+					end
+				end
+			end
+			return again, installs(path, g.exc, 1), other_import
+		end
 		-- a CUDA backend module beside an NPU one (DeepSpeed's accelerator/cuda_accelerator.py
 		-- next to npu_accelerator.py): the project already abstracts the device and picks the
 		-- NPU module on Ascend, so what the CUDA module imports is not used there
@@ -243,7 +345,8 @@ return {
 		for _i, path in ipairs(ctx.python_files()) do
 			local seen, cuda_backend = {}, beside_npu(path)
 			local guarded
-			for _i, imp in ipairs(py.imports(ctx, path) or {}) do
+			local imps = py.imports(ctx, path) or {}
+			for _i, imp in ipairs(imps) do
 				local top = imp.module:match("^[%a_][%w_]*")
 				local e, lib
 				if top then e, lib = entry_for(py.dotted(imp.full or imp.module) or imp.module) end
@@ -256,8 +359,28 @@ return {
 					seen[imp.node.start_byte] = true
 					guarded = guarded or guards(path)
 					local g = not works(e) and guard_of(guarded, imp.node)
-					local message, suggestion, sev = imported(e, lib), advice(e), adapted(e) and "info" or e.severity
-					if g then
+					local message, suggestion, sev = imported(e, lib), advice(e), adapted(e) and "info" or severity_of(e)
+					local again, install, other_import
+					if g then again, install, other_import = reinstalled(path, g, top, imps) end
+					-- a handler that installs another package and imports that is a fallback
+					-- (installed at run time, which the advice below speaks of)
+					local fallback_install = (install and not again and other_import) and install or nil
+					if fallback_install then install = nil end
+					if again or install then
+						-- one finding for the import and its second import in the handler
+						if again then seen[again.start_byte] = true end
+						local a = { lib = lib, caught = g.caught, install = install and words.clip(install.text:match("^[^\n]*"), 60),
+							iline = install and install.line, rline = again and again.line }
+						message = (install and again)
+							and _("`{lib}` is imported inside `try … {caught}`, but the handler is no fallback: it installs the package at run time (`{install}`, line {iline}) and imports it again (line {rline}), so the code needs `{lib}` all the same.", a)
+							or install
+							and _("`{lib}` is imported inside `try … {caught}`, but the handler is no fallback: it installs the package at run time (`{install}`, line {iline}), so the code needs `{lib}` all the same.", a)
+							or _("`{lib}` is imported inside `try … {caught}`, but the handler is no fallback: it imports `{lib}` again (line {rline}), so the code needs it all the same.", a)
+						suggestion = install
+							and _("{advice} Installing it at run time does not help on the NPU host: what pip fetches is the build for NVIDIA GPUs, and an air-gapped host, as clients' NPU hosts often are, reaches no package index at all, so there the install fails and the import after it too. Install what the NPU host needs beforehand, from wheels brought in, and keep this code from installing at run time there.",
+								{ advice = suggestion })
+							or suggestion
+					elseif g then
 						local lines = imp.bound and call_lines(path, imp.bound, g.body) or {}
 						local shown = {}
 						for k = 1, math.min(#lines, 8) do shown[k] = tostring(lines[k]) end
@@ -270,14 +393,19 @@ return {
 							or _("`{lib}` is imported inside `try … {caught}`: where it is missing, as on an NPU machine, the code falls back to its other path. `{name}` is called on lines {lines}.", a)
 						suggestion = _("{advice} Check that the fallback is what should run on the NPU, and that it is fast enough there.",
 							{ advice = suggestion })
+						if fallback_install then
+							suggestion = _("{advice} The handler installs what it falls back to at run time (`{install}`, line {iline}): an air-gapped host, as clients' NPU hosts often are, reaches no package index, so install it on the NPU host beforehand, from wheels brought in.",
+								{ advice = suggestion, install = words.clip(fallback_install.text:match("^[^\n]*"), 60), iline = fallback_install.line })
+						end
 						sev = LOWER[sev] or sev
 					end
 					ctx.report{
 						file = path, node = imp.node, severity = sev,
 						message = message,
 						suggestion = suggestion,
-						key = "import", unit = e.name,
-						data = { library = e.name, guarded = g and true or nil },
+						key = "import", unit = e.name, category = e.target and "serving" or nil,
+						data = { library = e.name, guarded = (g and not again and not install) and true or nil,
+							installs = (install or fallback_install) and true or nil },
 					}
 				end
 			end
@@ -312,11 +440,12 @@ return {
 				end
 			else
 				msg = depends(e, shown)
-				if adapted(e) then sev = "info" end
+				sev = adapted(e) and "info" or severity_of(e)
 			end
 			ctx.report{
 				file = path, line = req.line, col = req.col, end_line = req.line, end_col = req.col + #req.text,
 				severity = sev, message = msg, suggestion = advice(e), key = name, unit = e.name,
+				category = e.target and "serving" or nil,
 				data = { library = e.name },
 			}
 		end

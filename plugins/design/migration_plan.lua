@@ -1,6 +1,7 @@
 -- design.migration_plan: docs/MIGRATION_PLAN.md, the plan document of the design phase.
 
 local ep = require("envprobe")
+local export = require("export")
 local tvops = require("tvops")
 local inf = require("inference")
 local plan = require("plan")
@@ -92,6 +93,30 @@ local function add_sites(add, sites, n)
 		add(string.format("  - `%s:%d` (%s): `%s`", c.path, c.line, c.what, c.text:gsub("`", "'")))
 	end
 	if n > #sites then add(string.format("  - and %d more", n - #sites)) end
+end
+
+-- The project's ONNX exports (export.project), one line each: where, by what (torch's
+-- exporter or a library's), in which function of the project and where that is called.
+local function export_sites(ctx, add, all)
+	for i, e in ipairs(all.exports) do
+		if i > LISTED then
+			add(string.format("  - and %d more", #all.exports - LISTED))
+			break
+		end
+		local what = e.exporter.library
+			and string.format("ONNX export through `%s` (%s)", e.func:match("[^.]*$"), e.exporter.library) or "ONNX export"
+		local callers = all.callers[e] or {}
+		if e.fn and #callers > 0 then
+			local shown = {}
+			for k = 1, math.min(#callers, 4) do shown[k] = string.format("`%s:%d`", callers[k].path, callers[k].node.line) end
+			what = string.format("%s, in `%s`, called at %s%s", what, e.fn.name, table.concat(shown, ", "),
+				#callers > 4 and string.format(" and %d more", #callers - 4) or "")
+		elseif e.fn then
+			what = string.format("%s, in `%s`", what, e.fn.name)
+		end
+		local line = ((ctx.lines(e.path) or {})[e.call.line] or e.call.text):gsub("^%s+", ""):sub(1, 100)
+		add(string.format("  - `%s:%d` (%s): `%s`", e.path, e.call.line, what, line:gsub("`", "'")))
+	end
 end
 
 -- The newest torch_npu release for a PyTorch version: the version matrix lists the newest
@@ -285,10 +310,10 @@ local function inference_design(ctx, add)
 	else
 		add("- Models: none ingested yet (`ferry ingest onnx MODEL.onnx`).")
 	end
-	local sites, n = code_sites(ctx, { { find = "onnx.export(", what = "ONNX export" } })
-	if n > 0 then
+	local exports = export.project(ctx)
+	if #exports.exports > 0 then
 		add("  Exported by:")
-		add_sites(add, sites, n)
+		export_sites(ctx, add, exports)
 	end
 	local soc = ctx.config("target.soc")
 	local io = plan.inference_only(ctx, soc)

@@ -1,4 +1,5 @@
--- infer-convert.atc_command: the atc command line for each ONNX export, for the target SoC.
+-- infer-convert.atc_command: the atc command line for each ONNX export (plugins/lib/export.lua:
+-- torch.onnx.export and the library functions that call it), for the target SoC.
 --
 -- atc --model=x.onnx --framework=5 --output=x --soc_version=<SoC> [--input_format=…]
 -- [--input_shape="name:d1,d2,…;…"] [a dynamic-shape option] (reference
@@ -50,7 +51,7 @@ return {
 	title = _("ATC command lines for the exported ONNX models"),
 	severity = "info",
 	category = "convert",
-	description = _("For each torch.onnx.export in the project, the atc command that converts its output into an "
+	description = _("For each ONNX export in the project (torch.onnx.export, or a library function that calls it), the atc command that converts its output into an "
 		.. "offline model (.om) for the target SoC (`ferry config target.soc`). The inputs are those of the model "
 		.. "the export writes once it is ingested (`ferry ingest onnx FILE`: every input's name, shape and type, "
 		.. "token ids as well as images), else the input shape is taken from the export call when the dummy "
@@ -59,10 +60,7 @@ return {
 	run = function(ctx)
 		local soc = ctx.config("target.soc")
 		if soc and not soc:match("^Ascend[%w_]+$") then soc = nil end
-		local calls = {}
-		for _i, path in ipairs(ctx.python_files()) do
-			for _i, e in ipairs(export.calls(ctx, path)) do calls[#calls + 1] = e end
-		end
+		local calls = export.project(ctx).exports
 		local models = #calls > 0 and ingested(ctx) or {}
 		for _i, e in ipairs(calls) do
 			local cmd, notes, file = export.atc(ctx, e, soc, model_of(models, e, #calls))

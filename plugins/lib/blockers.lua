@@ -465,7 +465,34 @@ local METHOD_QUERY = [[
 -- a value the code keeps on the host (host.lua) is not limited.
 function blockers.unsupported_ops(ctx, path, tables, map)
 	local out = {}
+	-- an export target's API (unsupported_ops.json `target`: optimize_for_mobile makes a
+	-- model for PyTorch Mobile, run on a CPU) is no blocker: on a model on the CPU it does
+	-- not meet the NPU at all. In a branch the code runs on the CPU only (host.cpu_only) it
+	-- is host-side (info, survey only); elsewhere a warning to give it the model on the CPU.
+	local function target_site(node, text, e)
+		local a = { api = "`" .. text .. "`" .. (text ~= e.name and (" (" .. e.name .. ")") or ""),
+			what = _(e.target.what), list = tables.list and tables.list.version }
+		local why = host.cpu_only(ctx, path, node)
+		if why then
+			a.why = why
+			out[#out + 1] = {
+				file = path, node = node, severity = "info", category = "host_side", only = "survey",
+				message = _("{api} {what}: an export target other than the NPU, and the code runs it on the CPU only ({why}), so the vendor's list of what the NPU does not support does not apply. Not affected on the NPU.", a),
+				suggestion = _("Nothing to change for the NPU: keep exporting this format on the CPU, as the code requires."),
+				data = { api = e.name, list = a.list, target = true },
+			}
+			return
+		end
+		out[#out + 1] = {
+			file = path, node = node, severity = "warning", category = "export",
+			message = a.list and _("{api} {what}: an export target other than the NPU. The vendor lists it as unsupported on the NPU (list for PyTorch {list}), so give it the model on the CPU; nothing in training or in running the model on the NPU needs it.", a)
+				or _("{api} {what}: an export target other than the NPU. It is not supported on the NPU, so give it the model on the CPU; nothing in training or in running the model on the NPU needs it.", a),
+			suggestion = _("Run this export on a CPU copy of the model (`model.cpu()` before tracing, the example input on the CPU too): the models it makes run on a CPU, Vulkan or Metal device, and on the CPU the export works on an Ascend host as on any other."),
+			data = { api = e.name, list = a.list, target = true },
+		}
+	end
 	local function site(node, text, e)
+		if e.target then return target_site(node, text, e) end
 		local unsupported = e.status == "unsupported"
 		local a = { api = "`" .. text .. "`" .. (text ~= e.name and (" (" .. e.name .. ")") or "") }
 		local message

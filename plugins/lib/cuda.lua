@@ -3187,6 +3187,13 @@ local function disarm(site, why)
 			and _("`{code}` is in `{name}`, a diagnostic for NVIDIA GPUs that uses {tool}: with its CUDA calls rewritten it would still use {tool} on the NPU host, so ferry leaves the function to a person.", a)
 			or _("`{code}` is part of a CUDA test whose branch calls `{name}`, which uses {tool}: rewritten, the test would send the NPU host into that function, so ferry leaves the test and its branch to a person.", a)
 		site.suggestion = tool_advice(why.tool)
+	elseif why.kind == "nvidia_block" and why.lib.target then
+		-- a deployment target for NVIDIA GPUs (TensorRT's backend): a path that does not apply
+		-- on an Ascend host, asking for no change (gpu_libraries.json `target`)
+		site.severity = "info"
+		site.message = _("`{code}` is in a block that imports {library} (`{via}`), the path of {what}: a deployment target for NVIDIA GPUs that does not apply on an Ascend host, so ferry leaves it as it is.",
+			{ code = code, library = why.lib.name, via = why.via, what = _(why.lib.target.what) })
+		site.suggestion = _("Nothing to change for the NPU: keep it for GPU deployments. On the Ascend host the model runs another way (torch on the NPU, or the ONNX export converted by ATC into an offline model).")
 	elseif why.kind == "nvidia_block" then
 		site.message = _("`{code}` is in a block that imports {library} (`{via}`), code for NVIDIA GPUs only: its devices are CUDA's, so ferry does not rewrite it.",
 			{ code = code, library = why.lib.name, via = why.via })
@@ -3239,6 +3246,16 @@ end
 function cuda.stays(ctx, path, b)
 	local sc = scene(ctx, path, "tables", "choices", "other")
 	return (covering(sc.keep, b) or covering(sc.owned, b) or covering(sc.other, b)) ~= nil
+end
+
+-- Whether code at byte b of the file is in a block that imports a deployment target for
+-- NVIDIA GPUs (gpu_libraries.json `target`: yolov5's TensorRT backend), a path that does not
+-- apply on an Ascend host: the library's entry, else nil.
+function cuda.gpu_target_block(ctx, path, b)
+	for _i, r in ipairs(scene(ctx, path, "other").other) do
+		if b >= r.s and b < r.e and r.kind == "nvidia_block" and r.lib.target then return r.lib end
+	end
+	return nil
 end
 
 -- Whether code at byte b of the file is left to a person as a CUDA test's choice (sc.other:

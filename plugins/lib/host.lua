@@ -402,6 +402,50 @@ function host.file(ctx, path, map)
 	return h
 end
 
+-- Whether the code runs node on the CPU only, and why (a translated reason), else nil: it
+-- sits in the branch of a device test for the CPU (`if device.type == "cpu":`), or in a
+-- branch taken when a flag is set (`if optimize:`, `if opt.optimize:`) that the file allows
+-- on the CPU only: under an `if` of the same flag it asserts the device is the CPU (yolov5's
+-- export.py: `if optimize: assert device.type == "cpu", ...` before it exports for mobile).
+local BRANCHES = [[
+(if_statement condition: (_) @c consequence: (block) @b)
+(elif_clause condition: (_) @c consequence: (block) @b)
+]]
+local ASSERTS = "(assert_statement . (_) @a) @s"
+-- a test that the device is the CPU: `== "cpu"` and nothing that could let another device by
+local function cpu_test(text)
+	return (text:find("==%s*[\"']cpu[\"']") or text:find("[\"']cpu[\"']%s*==")) ~= nil
+		and not text:find("%f[%w_]or%f[^%w_]") and not text:find("%f[%w_]not%f[^%w_]")
+end
+-- the flag a condition tests when set: `optimize`, `opt.optimize`, `optimize and x` -> "optimize"
+local function flag_of(text)
+	local head = text:match("^([%a_][%w_%.]*)%s*$") or text:match("^([%a_][%w_%.]*)%s+and%f[^%w_]")
+	return head and head:match("([%a_][%w_]*)$") or nil
+end
+function host.cpu_only(ctx, path, node)
+	local branches = ctx.query(path, BRANCHES) or {}
+	for _i, m in ipairs(branches) do
+		if m.b.start_byte <= node.start_byte and node.end_byte <= m.b.end_byte then
+			local cond = m.c.text:gsub("%s+", " ")
+			if cpu_test(cond) then
+				return _("in a branch for the CPU (`{cond}`, line {line})", { cond = cond, line = m.c.line })
+			end
+			local flag = flag_of(cond)
+			for _j, g in ipairs(flag and branches or {}) do
+				if flag_of(g.c.text) == flag and g.b ~= m.b then
+					for _k, a in ipairs(ctx.query(path, ASSERTS) or {}) do
+						if a.s.start_byte >= g.b.start_byte and a.s.end_byte <= g.b.end_byte and cpu_test(a.a.text) then
+							return _("the code allows `{flag}` on the CPU only: line {line} asserts `{test}` when it is set",
+								{ flag = flag, line = a.s.line, test = a.a.text:gsub("%s+", " ") })
+						end
+					end
+				end
+			end
+		end
+	end
+	return nil
+end
+
 -- The finding that says a site is on the host and why (h:why's reason): an info of
 -- category host_side, which weighs nothing in the estimate. code is the construct as
 -- quoted; in_loop says it sits in a loop body.

@@ -3,7 +3,8 @@
 --   local inf = require("inference")
 --   local s = inf.signals(ctx)
 --     s.reasons   list of short texts (empty: nothing points to inference)
---     s.onnx      an ONNX path exists (export in the code, onnx or atc-log artifacts)
+--     s.onnx      an ONNX path exists (an export in the code, by torch.onnx.export or a library
+--                 function that calls it, or onnx or atc-log artifacts)
 --     s.llm       a transformers language model is loaded in the code
 --     s.soc       the configured target SoC (or nil); s.inference_soc when it is an
 --                 inference part (Ascend310*)
@@ -11,7 +12,11 @@
 --     whether the engagement plans the inference migration, as the migration plan says:
 --     `design.migration_plan.inference` yes or no decides (how = "yes" or "no"); auto, the
 --     default, plans it when something points to inference (how = "auto"); s: inf.signals
--- Substring scans only (cheap on large projects); the checks that report code sites parse.
+-- Substring scans (cheap on large projects), except that a file naming a library's ONNX
+-- exporter (plugins/data/onnx_exporters.json: ultralytics' torch2onnx, which current yolov5
+-- exports with) is parsed to see that it calls it; the checks that report code sites parse.
+
+local export = require("export")
 
 local inf = {}
 
@@ -35,11 +40,24 @@ function inf.signals(ctx)
 			break
 		end
 	end
+	-- the names of the library exporters, as a call of one spells it out
+	local wrappers = {}
+	for _i, x in ipairs(ctx.data("onnx_exporters").entries) do
+		if x.library then wrappers[x.name:match("[^.]*$")] = true end
+	end
 	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path)
 		if text then
 			if not s.onnx_code and (text:find("onnx.export", 1, true) or text:find("from torch.onnx import", 1, true)) then
 				s.onnx_code = true
+			end
+			if not s.onnx_code then
+				for name in pairs(wrappers) do
+					if text:find(name, 1, true) and #export.calls(ctx, path) > 0 then
+						s.onnx_code = true
+						break
+					end
+				end
 			end
 			if not s.llm and text:find("from_pretrained", 1, true)
 				and (text:find("ForCausalLM", 1, true) or text:find("ForConditionalGeneration", 1, true) or text:find("Seq2SeqLM", 1, true)) then

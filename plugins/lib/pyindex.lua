@@ -17,7 +17,8 @@
 --
 -- A CUDA name in the condition of a branch that only raises (`if not
 -- torch.cuda.is_available(): raise ValueError(...)`) guards a CUDA-only mode and is not a
--- dependence, nor is a 'cuda' among other names in a list, tuple or set (a table of
+-- dependence, nor is a site in a block importing a deployment target for NVIDIA GPUs
+-- (cuda.gpu_target_block: a TensorRT backend), nor is a 'cuda' among other names in a list, tuple or set (a table of
 -- supported devices) or a folder in a path (cuda.path_strings); a 'cuda' parameter default is a dependence only of the calls that leave the
 -- parameter out.
 --
@@ -211,9 +212,11 @@ function pyindex.build(ctx, seeds)
 			end
 			return false
 		end
+		-- nor is a site in the branch of a deployment target for NVIDIA GPUs (yolov5's TensorRT
+		-- backend picking "cuda:0"): that path does not apply on an Ascend host
 		local kept = {}
 		for _i, node in ipairs(sites) do
-			if not guarding(node) then kept[#kept + 1] = node end
+			if not guarding(node) and not cuda.gpu_target_block(ctx, path, node.start_byte) then kept[#kept + 1] = node end
 		end
 		sites = kept
 		table.sort(sites, function(a, b) return a.start_byte < b.start_byte end)

@@ -167,6 +167,20 @@ for s in ["- Framework: PyTorch, no version pinned", "- Data set: **to be descri
           "- Evaluation scheme: **to be agreed**", "- To be chosen with the PyTorch version; maintained versions: 2.12.0, 2.11.0"]:
     assert s in t, s
 PY
+# an export made through a library's wrapper of torch.onnx.export (ultralytics' torch2onnx,
+# as current yolov5 exports), inside a function of the project: inference is planned, and
+# the plan names the export, the function holding it and where that is called
+work="$tmp/case-infer_wrapper"
+"$ferry" -C "$work" fix --plugin design.migration_plan --yes >/dev/null 2>&1
+check "plan: an ONNX export through a library's wrapper plans the inference migration" python3 - "$work/docs/MIGRATION_PLAN.md" <<'PY'
+import sys
+t = open(sys.argv[1], encoding="utf-8").read()
+inf = t.split("## Inference design")[1].split("## Effort and schedule")[0]
+for s in ["Planned because the code exports to ONNX.",
+          "- `export.py:7` (ONNX export through `torch2onnx` (ultralytics), in `export_onnx`, called at `train.py:14`): `torch2onnx(",
+          "- Hardware: `Ascend910B2`, the training SoC"]:
+    assert s in inf, (s, inf)
+PY
 work="$tmp/case-old_torch"
 engagement "$here/unset" "$work" >/dev/null
 printf 'torch==1.13.1\n' >"$work/requirements.txt"
