@@ -308,8 +308,11 @@ assert any(f["plugin"] == "tune.acceptance" and f["severity"] == "warning" and "
            for f in fs), [f["message"] for f in fs if f["plugin"] == "tune.acceptance"]
 PY
 "$FERRY" -C "$p" report --format md --output "$work/same.md" >/dev/null 2>&1
-expect_grep "^| Tensor dump | PASS |.*A and B are the same data: this says nothing about the NPU" "$work/same.md" \
+expect_grep "^| Tensor dump | PROVES NOTHING |.*A and B are the same data: this says nothing about the NPU" "$work/same.md" \
 	"the report's dump verdict says the data was compared with itself"
+if grep -q "^| Tensor dump | PASS" "$work/same.md"; then fail "the report calls the same data twice a PASS"; else ok "the report calls the same data twice no PASS"; fi
+"$FERRY" -C "$p" report --format html --output "$work/same.html" >/dev/null 2>&1
+expect_grep "PROVES NOTHING" "$work/same.html" "the HTML report says it proves nothing too"
 expect_exit 0 "signoff tune once the latest comparisons pass" -- "$FERRY" -C "$p" signoff tune
 
 # a loss log compared with itself checks no tolerance: with tolerance.loss agreed the
