@@ -21,6 +21,21 @@ local QUERY = [[
 (function_definition name: (identifier) @fn (#match? @fn "[Ss]ave|SAVE|[Ee]xport|EXPORT|[Dd]ump|DUMP|[Ww]rite|WRITE")) @wdef
 ]]
 
+-- Tensor methods and attributes whose result is a host value read from the tensor's
+-- metadata, never its data: `int(t.data_ptr())`, `int(t.size(0))`, `int(t.shape[1])`
+-- wait for nothing.
+local METADATA = { data_ptr = true, size = true, numel = true, nelement = true, dim = true, ndimension = true,
+	element_size = true, stride = true, storage_offset = true, get_device = true, is_contiguous = true }
+
+-- Whether an expression is a tensor's metadata (its address, sizes, element count, rank)
+-- or the length of something: a host integer.
+local function metadata(text)
+	if text:match("^len%b()$") then return true end
+	local m = text:match("%.([%a_][%w_]*)%b()$")
+	if m and METADATA[m] then return true end
+	return text:match("%.shape%b[]$") ~= nil or text:match("%.shape$") ~= nil or text:match("%.ndim$") ~= nil
+end
+
 local function inside(n, outer)
 	return n.start_byte >= outer.start_byte and n.end_byte <= outer.end_byte
 end
@@ -51,7 +66,8 @@ return {
 		.. "call, an attribute of a module the loop calls, a name the loop assigns from one) inside "
 		.. "for/while loop bodies. Each one makes the host wait for the device; on an NPU, where "
 		.. "operators are dispatched through a task queue, a sync every step can leave the device "
-		.. "idle. Not an error: a note for the tune phase. Values the code shows to be on the host "
+		.. "idle. Not an error: a note for the tune phase. float()/int() of a tensor's metadata (data_ptr(), "
+		.. "size(), numel(), shape, len()) reads no data and is not reported. Values the code shows to be on the host "
 		.. "already (numpy arrays, tensors built without a device, the rest of a chain after "
 		.. ".cpu(), dataset and collate code run by DataLoader workers) are reported as host-side, not affected (info). "
 		.. "A sync under an if testing a modulo (`step % N == 0`, `not step % 10`) runs once every N "
@@ -145,7 +161,8 @@ return {
 			for _i, m in ipairs(convs) do
 				local l = not holds_read(m.ccall) and loop_of(m.ccall)
 				-- float() of a host value is no sync: the call that moved it is the one reported
-				if l and m.cval.type ~= "keyword_argument" and tensor(m.cval.text, l, 0) and not h:why(m.cval, m.ccall) then
+				if l and m.cval.type ~= "keyword_argument" and not metadata(m.cval.text) and tensor(m.cval.text, l, 0)
+					and not h:why(m.cval, m.ccall) then
 					syncs[#syncs + 1] = { node = m.ccall, what = words.clip(m.ccall.text, 60) }
 				end
 			end

@@ -35,3 +35,17 @@ def train(net, loader, optimizer, disp_interval, log_interval, use_tb, debug, ar
         if step % 10 != 0:
             print(net.cls.item())
     save_net('final.h5', net)
+
+
+def bind(bindings, names, context):
+    # TensorRT-style bindings: the address, sizes and counts of a device tensor are host
+    # integers; int() of them waits for nothing
+    addrs = {}
+    for name in names:
+        addrs[name] = int(bindings[name].data.data_ptr())
+        rows = int(bindings[name].data.size(0))
+        count = int(bindings[name].data.numel())
+        width = int(bindings[name].data.shape[1])
+        depth = int(len(bindings[name].data))
+        context.set(addrs[name], rows, count, width, depth)
+    return addrs
