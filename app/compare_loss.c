@@ -940,7 +940,7 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 	gbtext_free(gb);
 }
 
-/* --- console loss tables: YOLOv5's and ultralytics YOLOv8's --- */
+/* --- console loss tables: YOLOv5's, ultralytics YOLOv8's, fastai's, transformers' --- */
 
 /* The YOLO trainers print a header row naming the loss columns ("Epoch GPU_mem box_loss
  * obj_loss cls_loss Instances Size") and, below it, the progress bar's description: a
@@ -949,9 +949,22 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
  * the row is redrawn with \r after every batch; in a non-interactive console it is
  * written once per epoch. The validation table ("Class Images Instances P R mAP50
  * mAP50-95", "all 128 929 …") between the epochs is another table: its header closes
- * the loss table, and its rows, whose first cell is no epoch, are never read. */
+ * the loss table, and its rows, whose first cell is no epoch, are never read.
+ *
+ * Other trainers print plain tables, a row per epoch or evaluation and no bar: fastai's
+ * console ("epoch  train_loss  valid_loss  time", epochs counted from 0 as plain
+ * integers), transformers' notebook table copied into a text file (cells separated by
+ * tabs, "Training Loss", "No log" before the first logged loss) and the model card it
+ * writes (a Markdown table of "| Training Loss | Epoch | Step | Validation Loss |"). A
+ * header's names may hold single blanks; its cells are then set apart by tabs, pipes or
+ * two blanks or more, and its rows are split the same way. */
 
 #define TABLE_MAX_CELLS 32
+
+/* How a table's cells are set apart: blanks (a name is one word), two blanks or more in
+ * the header (names of several words; the rows' numbers are still split at blanks), tabs,
+ * or the pipes of a Markdown table. */
+typedef enum { SPLIT_BLANKS, SPLIT_WIDE, SPLIT_TABS, SPLIT_PIPES } split_mode;
 
 typedef struct cell {
 	const char *s;
@@ -979,6 +992,81 @@ static size_t split_cells(cell *c, size_t max, const char *line, size_t len)
 		n++;
 	}
 	return n;
+}
+
+/* [s, s + n) without the blanks around it: the cell. */
+static cell trimmed_cell(const char *s, size_t n, size_t gap)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	return (cell){ .s = s, .n = n, .gap = gap };
+}
+
+/* Splits [line, line + len) into cells at the separator of mode (blanks for SPLIT_BLANKS,
+ * a run of two blanks or more or a tab for SPLIT_WIDE, a tab, a pipe), each cell trimmed;
+ * a Markdown row's empty cells before its first pipe and after its last are none. The
+ * count, or max + 1 when there are more. */
+static size_t split_cells_by(cell *c, size_t max, const char *line, size_t len, split_mode mode)
+{
+	if (mode == SPLIT_BLANKS)
+		return split_cells(c, max, line, len);
+	size_t n = 0, from = 0, i = 0;
+	for (;;) {
+		size_t sep = 0; /* the separator's length at i, 0 when none */
+		if (i < len) {
+			if (mode == SPLIT_TABS)
+				sep = line[i] == '\t';
+			else if (mode == SPLIT_PIPES)
+				sep = line[i] == '|';
+			else if (line[i] == '\t' || (line[i] == ' ' && i + 1 < len && line[i + 1] == ' '))
+				while (i + sep < len && (line[i + sep] == ' ' || line[i + sep] == '\t'))
+					sep++;
+		}
+		if (i == len || sep) {
+			cell one = trimmed_cell(line + from, i - from, 2);
+			int edge = mode == SPLIT_PIPES ? (n == 0 && from == 0) || i == len : mode == SPLIT_WIDE && (from == 0 || i == len);
+			if (one.n || !edge) {
+				if (n == max)
+					return max + 1;
+				c[n++] = one;
+			}
+			if (i == len)
+				return n;
+			i += sep;
+			from = i;
+			continue;
+		}
+		i++;
+	}
+}
+
+/* The mode a header line asks for: pipes for a Markdown row, tabs when it holds one, two
+ * blanks or more when some names are set apart by one blank and others by more (the
+ * single blanks are inside names), else blanks. */
+static split_mode header_mode(const char *line, size_t len)
+{
+	size_t i = 0;
+	while (i < len && line[i] == ' ')
+		i++;
+	if (i < len && line[i] == '|')
+		return SPLIT_PIPES;
+	if (memchr(line, '\t', len))
+		return SPLIT_TABS;
+	int single = 0, wide = 0;
+	while (i < len) {
+		size_t run = 0;
+		while (i < len && line[i] == ' ')
+			i++, run++;
+		if (i == len)
+			break;
+		single |= run == 1;
+		wide |= run >= 2;
+		while (i < len && line[i] != ' ')
+			i++;
+	}
+	return single && wide ? SPLIT_WIDE : SPLIT_BLANKS;
 }
 
 /* Where a progress bar follows the description: ": 45%" then tqdm's '|' or the blank of
@@ -1021,14 +1109,18 @@ static int bar_count(long long *n, long long *total, const char *line, size_t le
 	return 0;
 }
 
-/* A cell that names a column: a letter first, then letters, digits and _ / . - ( ). */
+/* A cell that names a column: a letter first, then letters, digits and _ / . - ( ),
+ * words set apart by single blanks ("Training Loss"). */
 static int name_cell(const cell *c)
 {
-	if (!isalpha((unsigned char)c->s[0]))
+	if (!c->n || !isalpha((unsigned char)c->s[0]))
 		return 0;
-	for (size_t i = 1; i < c->n; i++)
+	for (size_t i = 1; i < c->n; i++) {
+		if (c->s[i] == ' ' && c->s[i - 1] != ' ' && i + 1 < c->n)
+			continue;
 		if (!isalnum((unsigned char)c->s[i]) && !strchr("_/.-()", c->s[i]))
 			return 0;
+	}
 	return 1;
 }
 
@@ -1043,16 +1135,17 @@ static int number_cell(double *v, const cell *c)
 	return parse_number(v, c->s, c->s + c->n) == c->n;
 }
 
-/* The epoch or step cell of a row: 1 and *v. An epoch is "3/29", with the count (YOLOv5
- * counts epochs from 0, YOLOv8 from 1): a validation row's first cell, a class name, may
- * well be a digit. A step may stand alone. */
-static int step_cell(long long *v, const cell *c, int epoch)
+/* The epoch or step cell of a row: 1 and *v. A YOLO trainer's epoch is "3/29", with the
+ * count (YOLOv5 counts epochs from 0, YOLOv8 from 1): a validation row's first cell, a
+ * class name, may well be a digit. A step may stand alone, and so may the epoch of a
+ * table whose rows give it so (plain_epochs: fastai's, transformers'). */
+static int step_cell(long long *v, const cell *c, int epoch, int plain_epochs)
 {
 	size_t p = 0;
-	if (!read_count(v, c->s, c->n, &p))
+	if (!c->n || !read_count(v, c->s, c->n, &p))
 		return 0;
 	if (p == c->n)
-		return !epoch;
+		return !epoch || plain_epochs;
 	long long total;
 	return c->s[p++] == '/' && read_count(&total, c->s, c->n, &p) && p == c->n && *v <= total;
 }
@@ -1063,6 +1156,9 @@ typedef struct loss_table {
 	size_t ncells;
 	size_t step;                     /* the epoch (or step) column */
 	int epochs;                      /* 1: the step column counts epochs */
+	split_mode mode;                 /* how its cells are set apart */
+	int plain_epochs;                /* epochs as plain integers: -1 until the first row says */
+	int bars;                        /* a row had a progress bar */
 	size_t *cols;                    /* the loss columns read (their sum), once confirmed */
 	size_t ncols;
 	int confirmed;                   /* a row has lined up with the header */
@@ -1074,12 +1170,13 @@ typedef struct loss_table {
 } loss_table;
 
 /* 1 when the cells are a loss table's header: three names or more, an epoch or step
- * column, a loss column; *step and *epochs get the step column. */
+ * column, a loss column; *step and *epochs get the step column (a step column where there
+ * are both: transformers' model card gives fractional epochs beside its steps). */
 static int table_header(size_t *step, int *epochs, const cell *c, size_t n)
 {
 	if (n < 3 || n > TABLE_MAX_CELLS)
 		return 0;
-	int loss = 0, found = 0;
+	int loss = 0, found = 0, epoch_at = -1;
 	for (size_t i = 0; i < n; i++) {
 		if (!name_cell(&c[i]))
 			return 0;
@@ -1090,11 +1187,18 @@ static int table_header(size_t *step, int *epochs, const cell *c, size_t n)
 		memcpy(name, c[i].s, c[i].n);
 		name[c[i].n] = '\0';
 		loss |= loss_column(name, &agg);
-		if (!found && (cell_is(&c[i], "epoch") || step_column(name))) {
+		if (epoch_at < 0 && cell_is(&c[i], "epoch"))
+			epoch_at = (int)i;
+		if (!found && step_column(name)) {
 			*step = i;
-			*epochs = cell_is(&c[i], "epoch");
+			*epochs = 0;
 			found = 1;
 		}
+	}
+	if (!found && epoch_at >= 0) {
+		*step = (size_t)epoch_at;
+		*epochs = 1;
+		found = 1;
 	}
 	return loss && found;
 }
@@ -1216,12 +1320,13 @@ static int table_line(loss_table *t, raw_list *raw, loss_series *out, const char
 {
 	size_t bar = bar_suffix(line, n);
 	cell c[TABLE_MAX_CELLS];
-	size_t nc = split_cells(c, TABLE_MAX_CELLS, line, bar);
-	if (nc > TABLE_MAX_CELLS)
-		return 0;
-	size_t step = 0;
+	size_t nc, step = 0;
 	int epochs = 0;
-	if (bar == n && table_header(&step, &epochs, c, nc)) {
+	split_mode mode = bar == n ? header_mode(line, n) : SPLIT_BLANKS;
+	if (bar == n && (nc = split_cells_by(c, TABLE_MAX_CELLS, line, n, mode)) <= TABLE_MAX_CELLS &&
+	    (table_header(&step, &epochs, c, nc) ||
+	     (mode == SPLIT_WIDE && (nc = split_cells(c, TABLE_MAX_CELLS, line, n)) <= TABLE_MAX_CELLS &&
+	      table_header(&step, &epochs, c, nc) && ((mode = SPLIT_BLANKS), 1)))) {
 		table_flush(t, raw, out);
 		if (!same_header(t, c, nc)) {
 			if (t->confirmed)
@@ -1229,9 +1334,11 @@ static int table_line(loss_table *t, raw_list *raw, loss_series *out, const char
 			else {
 				free(t->text);
 				t->text = xstrndup(line, n);
-				t->ncells = split_cells(t->head, TABLE_MAX_CELLS, t->text, n);
+				t->mode = mode;
+				t->ncells = split_cells_by(t->head, TABLE_MAX_CELLS, t->text, n, mode);
 				t->step = step;
 				t->epochs = epochs;
+				t->plain_epochs = -1;
 				t->open = 1;
 			}
 			return 0;
@@ -1241,8 +1348,12 @@ static int table_line(loss_table *t, raw_list *raw, loss_series *out, const char
 	}
 	if (!t->open)
 		return 0;
+	/* a row: split as its header is, but numbers at blanks where the header's names hold them */
+	nc = split_cells_by(c, TABLE_MAX_CELLS, line, bar, t->mode == SPLIT_WIDE ? SPLIT_BLANKS : t->mode);
+	if (nc > TABLE_MAX_CELLS)
+		return 0;
 	long long s;
-	if (nc != t->ncells || !step_cell(&s, &c[t->step], t->epochs)) {
+	if (nc != t->ncells || !step_cell(&s, &c[t->step], t->epochs, t->plain_epochs != 0)) {
 		if (other_header(c, nc)) {
 			table_flush(t, raw, out);
 			t->open = 0;
@@ -1263,6 +1374,8 @@ static int table_line(loss_table *t, raw_list *raw, loss_series *out, const char
 		if (rc)
 			return rc;
 		t->confirmed = 1;
+		/* the first row says how the epochs are written: later rows must agree */
+		t->plain_epochs = memchr(c[t->step].s, '/', c[t->step].n) == NULL;
 	}
 	double v = 0;
 	for (size_t k = 0; k < t->ncols; k++) {
@@ -1275,6 +1388,7 @@ static int table_line(loss_table *t, raw_list *raw, loss_series *out, const char
 		table_flush(t, raw, out);
 	long long count = 0, total = 0;
 	t->have = 1;
+	t->bars |= bar < n;
 	t->pending_step = s;
 	t->pending = v;
 	t->pending_done = bar == n || (bar_count(&count, &total, line, n, bar) && (!total || count >= total));
@@ -1327,7 +1441,7 @@ static int table_parse(raw_list *raw, loss_series *out, const char *name, const 
 		table_flush(&t, raw, out);
 	*found = t.confirmed;
 	if (t.confirmed)
-		out->table = t.epochs ? LOSS_TABLE_EPOCHS : LOSS_TABLE_STEPS;
+		out->table = !t.epochs ? LOSS_TABLE_STEPS : t.bars ? LOSS_TABLE_EPOCHS : LOSS_TABLE_EPOCH_ROWS;
 	free(clean);
 	free(t.text);
 	free(t.cols);
@@ -2057,7 +2171,7 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
 		               : s->column_is_key ? _(" from key \"%s\"")
 		                                  : _(" from column \"%s\""),
 		          s->column);
-	if (s->n && s->table == LOSS_TABLE_EPOCHS)
+	if (s->n && (s->table == LOSS_TABLE_EPOCHS || s->table == LOSS_TABLE_EPOCH_ROWS))
 		sbuf_addf(out, _(", epochs %lld–%lld (the steps below are epochs), final loss %.6g at epoch %lld"),
 		          s->pts[0].step, s->pts[s->n - 1].step, final, final_step);
 	else if (s->n)
@@ -2069,6 +2183,8 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
 	if (s->table == LOSS_TABLE_EPOCHS)
 		sbuf_adds(out, _("; one point per epoch, the epoch's mean loss: the running mean the progress bar shows at "
 		                 "the epoch's last batch, not a per-step loss"));
+	else if (s->table == LOSS_TABLE_EPOCH_ROWS)
+		sbuf_adds(out, _("; one point per epoch, the loss the table's row gives for it, not a per-step loss"));
 	if (s->partial)
 		sbuf_addf(out, P_("; %zu epoch the run stopped in before its last batch left out",
 		                  "; %zu epochs the run stopped in before their last batch left out", s->partial),
@@ -2261,7 +2377,7 @@ static void add_series(cJSON *o, const loss_series *s, double final, long long f
 	if (s->column)
 		cJSON_AddStringToObject(o, "column", s->column);
 	if (s->table) {
-		cJSON_AddStringToObject(o, "loss_table", s->table == LOSS_TABLE_EPOCHS ? "epochs" : "steps");
+		cJSON_AddStringToObject(o, "loss_table", s->table == LOSS_TABLE_STEPS ? "steps" : "epochs");
 		cJSON_AddNumberToObject(o, "partial_epochs", (double)s->partial);
 	}
 	cJSON_AddNumberToObject(o, "no_step_dropped", (double)s->no_step);

@@ -48,7 +48,7 @@ typedef struct loss_point {
 	                 * largest finite loss; lo == hi == loss otherwise */
 } loss_point;
 
-enum { LOSS_TABLE_EPOCHS = 1, LOSS_TABLE_STEPS = 2 };
+enum { LOSS_TABLE_EPOCHS = 1, LOSS_TABLE_STEPS = 2, LOSS_TABLE_EPOCH_ROWS = 3 };
 
 typedef struct loss_series {
 	loss_point *pts;          /* sorted by step, one point per step (the last logged wins) */
@@ -69,10 +69,12 @@ typedef struct loss_series {
 	char *column;             /* the column read (a CSV export's, a loss table's; "a + b" for
 	                           * a sum), the --column keys of a text log, or NULL */
 	int column_is_key;        /* column names the keys read from a text log's lines */
-	int table;                /* read from a console loss table (YOLOv5, YOLOv8): one point
-	                           * per epoch (LOSS_TABLE_EPOCHS: the progress bar's running
-	                           * mean at the epoch's last batch, the epoch's mean loss) or per
-	                           * step (LOSS_TABLE_STEPS); 0 otherwise */
+	int table;                /* read from a console loss table: one point per epoch
+	                           * (LOSS_TABLE_EPOCHS, YOLOv5's and YOLOv8's: the progress bar's
+	                           * running mean at the epoch's last batch, the epoch's mean
+	                           * loss; LOSS_TABLE_EPOCH_ROWS, fastai's and transformers':
+	                           * the loss a row without a bar gives) or per step
+	                           * (LOSS_TABLE_STEPS); 0 otherwise */
 	size_t partial;           /* epochs of a loss table whose bar stopped before its total
 	                           * (the run was killed in it): left out */
 	int cut_last;             /* 1 when the last line had no line end and looked cut short

@@ -148,4 +148,33 @@ expect_exit 0 "the NPU run's console against the GPU run's" -- \
 	"$FERRY" -C "$s" compare loss "$fx/gpu_yolov5_console.log" "$fx/npu_yolov5_console.log" --column box_loss
 expect_grep "^verdict: PASS" "$work/out" "two runs that agree pass"
 
+# tables whose header names hold blanks or whose epochs are plain integers, as other
+# trainers print them (make_loss_logs.py): fastai's console table (epochs from 0, the
+# smoothed train_loss of each epoch), transformers' notebook table copied into a text file
+# (tab-separated, "Training Loss", "No log" before the first logged loss) and the model
+# card transformers writes (a Markdown table, a row per evaluation, the Step column)
+for f in fastai.log hf_notebook.log hf_model_card.md; do
+	case $f in
+	fastai.log) steps="0 1 2" table=epochs col=train_loss ;;
+	hf_notebook.log) steps="2 3" table=epochs col="Training Loss" ;;
+	hf_model_card.md) steps="40 60" table=steps col="Training Loss" ;;
+	esac
+	expect_exit 0 "$f: the NPU run's table against the GPU run's passes" -- \
+		"$FERRY" -C "$s" compare loss "$fx/gpu_$f" "$fx/npu_$f" --format json
+	python3 - "$work/out" "$steps" "$table" "$col" <<'PY' && ok "$f: one point per row, read from its loss column" || fail "$f: rows"
+import json, sys
+d, steps, table, col = json.load(open(sys.argv[1])), [int(x) for x in sys.argv[2].split()], sys.argv[3], sys.argv[4]
+for side in "ab":
+    s = d[side]
+    # a "No log" row is no point; the validation loss column is never read
+    assert s["points"] == len(steps) and s["loss_table"] == table and s["column"] == col, s
+assert [r["step"] for r in d["steps"]] == steps, d["steps"]
+assert d["verdict"] == "pass", d["verdict"]
+PY
+	expect_exit 1 "$f: the run whose loss turns NaN fails" -- \
+		"$FERRY" -C "$s" compare loss "$fx/gpu_$f" "$fx/npu_blowup_$f"
+	expect_grep "^verdict: FAIL" "$work/out" "$f: the blow-up is a FAIL"
+done
+expect_grep "NaN" "$work/out" "the failure names the NaN"
+
 finish
