@@ -9,6 +9,7 @@ local QUERY = [[
 (for_statement body: (block) @loop)
 (while_statement body: (block) @loop)
 (call function: (attribute object: (_) @obj attribute: (identifier) @m (#any-of? @m "item" "cpu" "tolist" "numpy")) arguments: (argument_list) @args) @sync
+(call function: (attribute object: (_) @tobj attribute: (identifier) @tm (#eq? @tm "to")) arguments: (argument_list) @targs) @tocall
 (subscript value: (attribute object: (_) @dobj attribute: (identifier) @dattr (#eq? @dattr "data")) subscript: (integer)) @dsub
 (assignment left: (subscript) @dstore)
 (augmented_assignment left: (subscript) @dstore)
@@ -61,7 +62,7 @@ return {
 	title = _("Host-device synchronisation inside loops (.item(), .cpu(), synchronize())"),
 	severity = "info",
 	category = "performance",
-	description = _("Finds .item(), .cpu(), .tolist(), .numpy(), torch.cuda.synchronize(), a tensor's "
+	description = _("Finds .item(), .cpu(), .to(\"cpu\") (not non_blocking), .tolist(), .numpy(), torch.cuda.synchronize(), a tensor's "
 		.. "element read with .data[i] and float()/int()/bool() of a tensor (a `.data` chain, a torch "
 		.. "call, an attribute of a module the loop calls, a name the loop assigns from one) inside "
 		.. "for/while loop bodies. Each one makes the host wait for the device; on an NPU, where "
@@ -75,7 +76,7 @@ return {
 		.. "(h5py's create_dataset, np.save, json.dump, .write) or sits in a function that saves, exports, "
 		.. "dumps or writes is a transfer the output needs: both are reported as info that weighs "
 		.. "nothing (category host_side), so the reader sees them judged, not as waits to remove."),
-	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize", ".data[", "float(" },
+	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize", ".data[", "float(", "cpu\"", "cpu'" },
 	run = function(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
 			local loops, syncs, hosts, conds, mods, writers, savers, assigns, convs = {}, {}, {}, {}, {}, {}, {}, {}, {}
@@ -94,6 +95,8 @@ return {
 					loops[#loops + 1] = m.loop
 				elseif m.sync then
 					if m.args.text:match("^%(%s*%)$") then judge(m.sync, m.obj, "." .. m.m.text .. "()") end
+				elseif m.tocall then
+					if host.to_host(m.targs.text) then judge(m.tocall, m.tobj, ".to" .. words.clip(m.targs.text, 40)) end
 				elseif m.dsub then
 					-- one element read (x.data[0]), not a slice or a store into the tensor
 					if m.dsub.text:match("%.data%[%s*%d+%s*%]$") then reads[#reads + 1] = m end

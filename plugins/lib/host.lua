@@ -8,7 +8,8 @@
 --
 -- What the code itself says, read from the syntax tree of one file:
 --   * the object is already on the host in the same expression: `t.cpu().numpy()`,
---     `x.detach().cpu().item()` (the earlier call is the one that waits);
+--     `x.detach().cpu().item()`, `t.to("cpu").tolist()` (the earlier call is the one that
+--     waits; host.to_host tells a `.to(...)` that moves to the host);
 --   * it comes from numpy: `np.where(...)`, a call of a library that returns numpy arrays
 --     (OpenCV, pycocotools' masks, SciPy, scikit-image, scikit-learn), `arr` when every
 --     assignment to `arr` in the file is such a call or a `.numpy()` / `.tolist()` /
@@ -53,7 +54,7 @@ local CPU_BUILDERS = {
 	["torch.randn"] = true, ["torch.randint"] = true, ["torch.randperm"] = true,
 	["torch.Tensor"] = true, ["torch.LongTensor"] = true, ["torch.FloatTensor"] = true,
 }
-local HOST_CALLS = { cpu = true, numpy = true, tolist = true, item = true }
+local HOST_CALLS = { cpu = true, numpy = true, tolist = true, item = true, to_host__ = true }
 -- libraries whose functions return numpy arrays (or Python numbers), never device tensors
 local NUMPY_LIBRARIES = { "cv2.", "pycocotools.mask.", "scipy.", "skimage.", "sklearn." }
 local DEVICE_CALLS = { cuda = true, npu = true, to = true, to_empty = true, pin_memory = true }
@@ -68,9 +69,20 @@ local QUERY = [[
  consequence: (block) @ibody (#eq? @isf "isinstance"))
 ]]
 
--- The expression with every argument list emptied: "f(a.cpu()).x" -> "f().x".
+-- Whether the argument list of a `.to(...)` call ("(\"cpu\")") moves the tensor to the
+-- host and waits for it: the CPU as the first argument or `device=` (a string or
+-- torch.device("cpu")), without `non_blocking=True`, which returns before the copy is done.
+function host.to_host(args)
+	if args:find("non_blocking%s*=%s*True") then return false end
+	local cpu = "[\"']cpu[\"']"
+	return args:find("^%(%s*" .. cpu) ~= nil or args:find("^%(%s*torch%.device%(%s*" .. cpu .. "%s*%)") ~= nil
+		or args:find("device%s*=%s*" .. cpu) ~= nil or args:find("device%s*=%s*torch%.device%(%s*" .. cpu) ~= nil
+end
+
+-- The expression with every argument list emptied: "f(a.cpu()).x" -> "f().x"; a move to
+-- the host written `.to("cpu")` reads as `.to_host__()`.
 local function spine(text)
-	return (text:gsub("%b()", "()"))
+	return (text:gsub("%.to(%b())", function(args) return host.to_host(args) and ".to_host__()" or nil end):gsub("%b()", "()"))
 end
 
 -- The dotted callee at the head of an expression ("np.stack(...)[0]" -> "np.stack").
@@ -155,7 +167,8 @@ function origin(text, map, names, known)
 	local moved
 	for m in s:gmatch("%.([%a_][%w_]*)%(%)") do
 		if HOST_CALLS[m] then
-			moved = _("a value already moved to the host by `.{call}()`", { call = m })
+			moved = m == "to_host__" and _("a value already moved to the host by `.to(\"cpu\")`")
+				or _("a value already moved to the host by `.{call}()`", { call = m })
 		elseif DEVICE_CALLS[m] then
 			moved = false
 		end

@@ -49,3 +49,24 @@ def bind(bindings, names, context):
         depth = int(len(bindings[name].data))
         context.set(addrs[name], rows, count, width, depth)
     return addrs
+
+
+def predict(net, loader, results):
+    # moving a device tensor to the host with .to() waits for it like .cpu(); a
+    # non-blocking copy does not wait, and a move to another device is no read
+    for im in loader:
+        out = net(im)
+        results.append(out.to("cpu"))
+        boxes = out.to(device='cpu')
+        feats = out.to(torch.device("cpu"))
+        early = out.to("cpu", non_blocking=True)
+        moved = out.to(im.device)
+        results.append((boxes, feats, early, moved))
+
+
+def gather(net, loader):
+    # the value of a .to("cpu") chain is on the host: only the move waits
+    kept = []
+    for im in loader:
+        kept.append(net(im).to("cpu").tolist())
+    return kept
