@@ -1,5 +1,6 @@
 -- assess.gpu_libraries: third-party GPU libraries in imports and dependency files.
 
+local guard = require("guard")
 local inf = require("inference")
 local py = require("py")
 local project = require("project")
@@ -206,38 +207,6 @@ return {
 			if path:sub(1, #name + 1) == name .. "/" then return 2 end
 			return path:find("/", 1, true) and 1 or 0
 		end
-		-- imports inside `try:` whose handler catches a failed import (ImportError,
-		-- ModuleNotFoundError, Exception or a bare except): the code has a fallback
-		local function guards(path)
-			local out = {}
-			for _i, m in ipairs(ctx.query(path, "(try_statement body: (block) @body (except_clause) @exc)") or {}) do
-				-- the handler's first line only: the clause's text holds its whole body
-				local first = m.exc.text:sub(1, (m.exc.text:find("\n", 1, true) or 201) - 1):sub(1, 200)
-				local head = first:match("^except%s*([^:]*)") or ""
-				head = head:gsub("%s+$", "")
-				local caught = head == "" and "" or head:match("ModuleNotFoundError") or head:match("ImportError")
-					or head:match("^%(?%s*Exception[%s,)]") and "Exception" or head:match("^Exception$") and "Exception"
-				-- a handler that raises (`except ImportError: raise RuntimeError(...)`) is no
-				-- fallback: the code needs the library all the same
-				local colon = first:find(":", 1, true)
-				local rest = colon and first:sub(colon + 1):gsub("^%s+", ""):gsub("^#.*", "") or ""
-				if rest == "" then
-					local after = m.exc.text:sub(#first + 2, #first + 201)
-					rest = after:match("^%s*([^\n]*)") or ""
-				end
-				local raises = rest == "raise" or rest:match("^raise[%s(]") ~= nil
-				if caught and not raises then
-					out[#out + 1] = { body = m.body, exc = m.exc, caught = caught == "" and "except" or "except " .. caught }
-				end
-			end
-			return out
-		end
-		local function guard_of(list, node)
-			for _i, g in ipairs(list) do
-				if g.body.start_byte <= node.start_byte and node.end_byte <= g.body.end_byte then return g end
-			end
-			return nil
-		end
 		-- the lines where a name bound by an import is called (f(...) or f.x(...)), outside
 		-- the try block that imports it; an import inside a function binds the name there only
 		local function call_lines(path, name, skip)
@@ -261,75 +230,11 @@ return {
 			return lines
 		end
 		local LOWER = { error = "warning", warning = "info", info = "info" }
-		-- A handler that installs the library at run time and imports it again is no
-		-- fallback: the code needs the library all the same, and where it is missing the
+		-- a handler that installs the library at run time or imports it again is no fallback
+		-- (guard.lua): the code needs the library all the same, and where it is missing the
 		-- install runs pip, which reaches no package index on an air-gapped host (and finds no
-		-- Ascend build of an NVIDIA library on any). A call installs when it is a library
-		-- installer of installers.json (ultralytics' check_requirements), runs pip itself
-		-- (`subprocess`/`os.system` with a `pip install` command, `pip.main`), or calls a
-		-- function of the project that does either (yolov5's check_requirements), two calls
-		-- deep at most.
-		local INSTALLERS = {}
-		for _i, x in ipairs(ctx.data("installers").entries) do INSTALLERS[x.name] = true end
-		local function runs_pip(text)
-			local pip = text:find("pip[\"']?%s*,?%s*[\"']?install") or text:find("pip%.main%s*%(")
-			return pip ~= nil and (text:find("subprocess", 1, true) or text:find("os%.system") or text:find("os%.popen")
-				or text:find("pip%.main")) ~= nil
-		end
-		local CALLS = "(call function: (_) @f arguments: (argument_list)) @c"
-		local installing = {} -- "path\0name" -> whether that function of the project installs
-		local installs
-		-- whether the function a call in path names (its dotted callee) installs packages
-		local function names_installer(path, dotted, depth)
-			local map = py.aliases(ctx, path) or {}
-			local full = py.expand(map, dotted)
-			if INSTALLERS[full] then return true end
-			if depth > 2 then return false end
-			local file, name
-			if full == dotted and not dotted:find(".", 1, true) then
-				file, name = path, dotted
-			else
-				local module
-				module, name = full:match("^(.*)%.([%a_][%w_]*)$")
-				file = module and project.module_file(ctx, path, module)
-			end
-			if not file then return false end
-			local key = file .. "\0" .. name
-			if installing[key] == nil then
-				installing[key] = false
-				local q = '((function_definition name: (identifier) @n body: (block) @b) (#eq? @n "' .. name .. '"))'
-				for _i, m in ipairs(ctx.query(file, q) or {}) do
-					installing[key] = installing[key] or installs(file, m.b, depth + 1)
-				end
-			end
-			return installing[key]
-		end
-		-- the first call in node (a handler, a function's body) that installs packages, or nil
-		installs = function(path, node, depth)
-			for _i, m in ipairs(ctx.query(path, CALLS) or {}) do
-				if m.c.start_byte >= node.start_byte and m.c.end_byte <= node.end_byte then
-					local dotted = py.dotted(m.f.text)
-					if runs_pip(m.c.text) or (dotted and names_installer(path, dotted, depth)) then return m.c end
-				end
-			end
-			return nil
-		end
-		-- what a handler does: the import of the same library again, a call that installs
-		-- packages (each a node or nil), and whether it imports something else (a fallback
-		-- module, perhaps installed first)
-		local function reinstalled(path, g, top, imps)
-			local again, other_import
-			for _i, other in ipairs(imps) do
-				if other.node.start_byte >= g.exc.start_byte and other.node.end_byte <= g.exc.end_byte then
-					if other.module:match("^[%a_][%w_]*") == top then
-						again = again or other.node
-					else
-						other_import = true
-					end
-				end
-			end
-			return again, installs(path, g.exc, 1), other_import
-		end
+		-- Ascend build of an NVIDIA library on any)
+		local judge = guard.judge(ctx)
 		-- a CUDA backend module beside an NPU one (DeepSpeed's accelerator/cuda_accelerator.py
 		-- next to npu_accelerator.py): the project already abstracts the device and picks the
 		-- NPU module on Ascend, so what the CUDA module imports is not used there
@@ -344,7 +249,6 @@ return {
 		end
 		for _i, path in ipairs(ctx.python_files()) do
 			local seen, cuda_backend = {}, beside_npu(path)
-			local guarded
 			local imps = py.imports(ctx, path) or {}
 			for _i, imp in ipairs(imps) do
 				local top = imp.module:match("^[%a_][%w_]*")
@@ -357,15 +261,13 @@ return {
 				end
 				if e and not e.owner and not seen[imp.node.start_byte] and not mine and not cuda_backend then
 					seen[imp.node.start_byte] = true
-					guarded = guarded or guards(path)
-					local g = not works(e) and guard_of(guarded, imp.node)
+					local v = not works(e) and judge:verdict(path, imp.node, top, imps)
+					local g = v and (v.kind == "fallback" or v.kind == "reinstalls") and v.handler
 					local message, suggestion, sev = imported(e, lib), advice(e), adapted(e) and "info" or severity_of(e)
-					local again, install, other_import
-					if g then again, install, other_import = reinstalled(path, g, top, imps) end
+					local again, install = g and v.again, g and v.install
 					-- a handler that installs another package and imports that is a fallback
 					-- (installed at run time, which the advice below speaks of)
-					local fallback_install = (install and not again and other_import) and install or nil
-					if fallback_install then install = nil end
+					local fallback_install = g and v.fallback_install
 					if again or install then
 						-- one finding for the import and its second import in the handler
 						if again then seen[again.start_byte] = true end

@@ -1,0 +1,6 @@
+import torch
+
+try:
+    from apex import amp
+except ImportError:
+    amp = None
