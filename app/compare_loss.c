@@ -159,6 +159,13 @@ static size_t parse_number(double *v, const char *s, const char *end)
 	return (size_t)(p - s);
 }
 
+/* A stretch of a line: a table's cell, the key a loss follows. */
+typedef struct cell {
+	const char *s;
+	size_t n;
+	size_t gap; /* the blanks before it */
+} cell;
+
 /* The token preceding position i (skipping blanks), as [*ts, *ts + *tn). */
 static void prev_token(const char **ts, size_t *tn, const char *line, size_t i)
 {
@@ -201,9 +208,10 @@ static int step_key(const char *t, size_t n)
 	       token_is(t, n, "current_steps"); /* LLaMA-Factory's trainer_log.jsonl */
 }
 
-/* Finds the first training loss on the line: 1 and *v (which may be NaN or infinite).
- * column, when not NULL, names the key to look for instead of the training-loss keys. */
-static int find_loss(double *v, const char *line, size_t len, const char *column)
+/* Finds the first training loss on the line: 1 and *v (which may be NaN or infinite),
+ * and in *key, when not NULL, the key it follows ("train_loss", "损失"). column, when not
+ * NULL, names the key to look for instead of the training-loss keys. */
+static int find_loss_key(double *v, cell *key, const char *line, size_t len, const char *column)
 {
 	const char *end = line + len;
 	for (size_t i = 0; i < len; i++) {
@@ -215,8 +223,11 @@ static int find_loss(double *v, const char *line, size_t len, const char *column
 			int other = zh_other_loss(line, i) || (pn && (token_starts(ps, pn, "val") || token_starts(ps, pn, "eval") ||
 			                                              token_starts(ps, pn, "test")));
 			skip_label_seps(line, len, &p);
-			if (!other && parse_number(v, line + p, end))
+			if (!other && parse_number(v, line + p, end)) {
+				if (key)
+					*key = (cell){ .s = line + i, .n = strlen(ZH_LOSS), .gap = 0 };
 				return 1;
+			}
 			i = p > i ? p - 1 : i;
 			continue;
 		}
@@ -231,12 +242,20 @@ static int find_loss(double *v, const char *line, size_t len, const char *column
 				p++;
 			if ((size_t)(end - p) >= 7 && strncmp(p, "tensor(", 7) == 0)
 				p += 7;
-			if (parse_number(v, p, end))
+			if (parse_number(v, p, end)) {
+				if (key)
+					*key = (cell){ .s = line + i, .n = j - i, .gap = 0 };
 				return 1;
+			}
 		}
 		i = j - 1;
 	}
 	return 0;
+}
+
+static int find_loss(double *v, const char *line, size_t len, const char *column)
+{
+	return find_loss_key(v, NULL, line, len, column);
 }
 
 /* Reads the integer after a key at line[p] (past the separators such keys use): 1 and *v;
@@ -421,6 +440,8 @@ typedef struct raw_point {
 	size_t ord;  /* order in the log */
 	int has_step;
 	int has_epoch;     /* the line names its epoch beside a step key */
+	int epoch_alone;   /* the line names its epoch and no step (detr's log.txt) */
+	long long alone;   /* that epoch */
 	long long epoch;
 	long long total;   /* the step's count per epoch ("Step [10/40]"), or 0 */
 } raw_point;
@@ -441,8 +462,8 @@ static void raw_add(raw_list *l, double loss, int has_step, long long step)
 	r->ord = l->n;
 	r->has_step = has_step;
 	r->step = has_step ? step : 0;
-	r->has_epoch = 0;
-	r->epoch = r->total = 0;
+	r->has_epoch = r->epoch_alone = 0;
+	r->epoch = r->total = r->alone = 0;
 	l->with_step += has_step != 0;
 	l->n++;
 }
@@ -897,6 +918,25 @@ static int next_line(const char **line, size_t *n, const char *data, size_t len,
 }
 
 /* Text logs: every line that holds a training loss is one point. */
+/* Adds the key a loss was read from to out->key ("train_loss"; "loss, lm loss" when lines
+ * differ), up to four. */
+static void note_key(loss_series *out, const cell *key)
+{
+	size_t have = 0;
+	for (const char *k = out->key; k; k = strstr(k, ", ")) {
+		k += *k == ',' ? 2 : 0;
+		size_t kn = strcspn(k, ",");
+		if (kn == key->n && memcmp(k, key->s, kn) == 0)
+			return;
+		have++;
+	}
+	if (have >= 4)
+		return;
+	char *with = out->key ? xasprintf("%s, %.*s", out->key, (int)key->n, key->s) : xstrndup(key->s, key->n);
+	free(out->key);
+	out->key = with;
+}
+
 static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t len, const column_parts *parts)
 {
 	bar_state bar = { 0, 0, 0, 0 };
@@ -922,12 +962,19 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
 		if (bar_line)
 			step = bar_step(&bar, count, total);
 		double v;
-		if (!find_loss_sum(&v, line, n, parts))
+		cell key = { NULL, 0, 0 };
+		if (parts->n ? !find_loss_sum(&v, line, n, parts) : !find_loss_key(&v, &key, line, n, NULL))
 			continue;
+		if (key.n)
+			note_key(out, &key);
 		long long per_epoch = 0, epoch = 0;
 		int keyed = find_step(&step, &per_epoch, line, n);
 		int has_step = keyed || find_counter_step(&step, line, n) || bar_line;
 		raw_add(raw, v, has_step, step);
+		if (!has_step && find_epoch(&epoch, line, n)) {
+			raw->v[raw->n - 1].epoch_alone = 1;
+			raw->v[raw->n - 1].alone = epoch;
+		}
 		if (keyed && find_epoch(&epoch, line, n)) {
 			raw->v[raw->n - 1].has_epoch = 1;
 			raw->v[raw->n - 1].epoch = epoch;
@@ -966,11 +1013,6 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
  * or the pipes of a Markdown table. */
 typedef enum { SPLIT_BLANKS, SPLIT_WIDE, SPLIT_TABS, SPLIT_PIPES } split_mode;
 
-typedef struct cell {
-	const char *s;
-	size_t n;
-	size_t gap; /* the blanks before it */
-} cell;
 
 /* Splits [line, line + len) into cells at blanks: the count, or max + 1 when there are more. */
 static size_t split_cells(cell *c, size_t max, const char *line, size_t len)
@@ -1621,8 +1663,9 @@ static int loss_reaches_end(const char *line, size_t n, const column_parts *part
 	loss_series scratch;
 	memset(&scratch, 0, sizeof scratch);
 	text_parse(&as_is, &scratch, line, n, parts);
-	memset(&scratch, 0, sizeof scratch);
+	loss_series_done(&scratch);
 	text_parse(&longer, &scratch, more, n + 1, parts);
+	loss_series_done(&scratch);
 	int reaches = as_is.n != longer.n ||
 	              (as_is.n && memcmp(&as_is.v[as_is.n - 1].loss, &longer.v[longer.n - 1].loss, sizeof(double)) != 0);
 	free(as_is.v);
@@ -1657,6 +1700,30 @@ static size_t without_cut_line(const char *data, size_t len, int csv, const colu
 	csv_row_done(&head);
 	csv_row_done(&last);
 	return cut ? start : len;
+}
+
+/* A log whose lines give an epoch and no step, mostly one line per epoch (detr's log.txt,
+ * a script printing each epoch's mean): the epochs are the steps, so a resumed run that
+ * logs some epochs again pairs by epoch, not by line. Lines of one epoch that follow each
+ * other (a loss per batch) keep their ordinals. 1 when the epochs became the steps. */
+static int epochs_as_steps(raw_list *raw)
+{
+	if (raw->with_step || !raw->n)
+		return 0;
+	size_t changes = 0;
+	for (size_t k = 0; k < raw->n; k++) {
+		if (!raw->v[k].epoch_alone)
+			return 0;
+		changes += k == 0 || raw->v[k].alone != raw->v[k - 1].alone;
+	}
+	if (changes * 2 <= raw->n)
+		return 0;
+	for (size_t k = 0; k < raw->n; k++) {
+		raw->v[k].has_step = 1;
+		raw->v[k].step = raw->v[k].alone;
+	}
+	raw->with_step = raw->n;
+	return 1;
 }
 
 int loss_parse(loss_series *out, const char *name, const char *data, size_t len, const char *column)
@@ -1729,6 +1796,7 @@ int loss_parse(loss_series *out, const char *name, const char *data, size_t len,
 		goto out;
 	}
 	out->per_epoch = globalize_epoch_steps(&raw);
+	out->epoch_steps = epochs_as_steps(&raw);
 	/* Most lines without a step: every point's step is its ordinal among the loss lines,
 	 * NaN and inf included, so a bad value keeps its slot. */
 	out->ordinal = raw.with_step * 2 < raw.n;
@@ -1836,6 +1904,7 @@ void loss_series_done(loss_series *s)
 		return;
 	free(s->pts);
 	free(s->column);
+	free(s->key);
 	memset(s, 0, sizeof *s);
 }
 
@@ -2171,7 +2240,9 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
 		               : s->column_is_key ? _(" from key \"%s\"")
 		                                  : _(" from column \"%s\""),
 		          s->column);
-	if (s->n && (s->table == LOSS_TABLE_EPOCHS || s->table == LOSS_TABLE_EPOCH_ROWS))
+	else if (s->key)
+		sbuf_addf(out, _(" from key \"%s\""), s->key);
+	if (s->n && (s->table == LOSS_TABLE_EPOCHS || s->table == LOSS_TABLE_EPOCH_ROWS || s->epoch_steps))
 		sbuf_addf(out, _(", epochs %lld–%lld (the steps below are epochs), final loss %.6g at epoch %lld"),
 		          s->pts[0].step, s->pts[s->n - 1].step, final, final_step);
 	else if (s->n)
@@ -2185,6 +2256,8 @@ static void describe_series(sbuf *out, const char *tag, const char *name, const 
 		                 "the epoch's last batch, not a per-step loss"));
 	else if (s->table == LOSS_TABLE_EPOCH_ROWS)
 		sbuf_adds(out, _("; one point per epoch, the loss the table's row gives for it, not a per-step loss"));
+	else if (s->epoch_steps)
+		sbuf_adds(out, _("; one point per epoch, the loss its line gives (the log names epochs, not steps)"));
 	if (s->partial)
 		sbuf_addf(out, P_("; %zu epoch the run stopped in before its last batch left out",
 		                  "; %zu epochs the run stopped in before their last batch left out", s->partial),
@@ -2376,6 +2449,9 @@ static void add_series(cJSON *o, const loss_series *s, double final, long long f
 		cJSON_AddBoolToObject(o, "cut_last", 1);
 	if (s->column)
 		cJSON_AddStringToObject(o, "column", s->column);
+	if (s->key)
+		cJSON_AddStringToObject(o, "key", s->key);
+	cJSON_AddBoolToObject(o, "epoch_steps", s->epoch_steps);
 	if (s->table) {
 		cJSON_AddStringToObject(o, "loss_table", s->table == LOSS_TABLE_STEPS ? "steps" : "epochs");
 		cJSON_AddNumberToObject(o, "partial_epochs", (double)s->partial);

@@ -69,6 +69,10 @@ typedef struct loss_series {
 	char *column;             /* the column read (a CSV export's, a loss table's; "a + b" for
 	                           * a sum), the --column keys of a text log, or NULL */
 	int column_is_key;        /* column names the keys read from a text log's lines */
+	char *key;                /* without --column, the keys a text log's losses were read
+	                           * from ("train_loss"; up to four, ", "-separated), or NULL */
+	int epoch_steps;          /* 1 when the steps are the epochs its lines name (no step
+	                           * given, mostly a line per epoch: detr's log.txt) */
 	int table;                /* read from a console loss table: one point per epoch
 	                           * (LOSS_TABLE_EPOCHS, YOLOv5's and YOLOv8's: the progress bar's
 	                           * running mean at the epoch's last batch, the epoch's mean

@@ -177,4 +177,37 @@ PY
 done
 expect_grep "NaN" "$work/out" "the failure names the NaN"
 
+# detr's log.txt: a JSON line per epoch with "epoch" and no step (train_loss beside
+# train_loss_ce and test_loss): the epochs are the steps, the key read is named, and a run
+# resumed from a checkpoint, which logs some epochs twice, pairs by epoch, not by line
+expect_exit 0 "detr's log.txt: the NPU run against the GPU run" -- \
+	"$FERRY" -C "$s" compare loss "$fx/gpu_detr_log.txt" "$fx/npu_detr_log.txt"
+expect_grep 'from key "train_loss", epochs 0–11 (the steps below are epochs)' "$work/out" "the text names the key read and says the steps are epochs"
+expect_grep "one point per epoch, the loss its line gives" "$work/out" "and what a point is"
+expect_exit 0 "detr's log.txt of a resumed run against the GPU run" -- \
+	"$FERRY" -C "$s" compare loss "$fx/gpu_detr_log.txt" "$fx/npu_resumed_detr_log.txt" --format json
+python3 - "$work/out" <<'PY' && ok "the resumed run's epochs pair with the baseline's, the re-logged ones once" || fail "resumed detr log"
+import json, sys
+d = json.load(open(sys.argv[1]))
+b = d["b"]
+assert b["points"] == 12 and b["epoch_steps"] and b["key"] == "train_loss" and not b["ordinal_steps"], b
+assert [r["step"] for r in d["steps"]] == list(range(12)), d["steps"]
+assert d["verdict"] == "pass" and d["mean_rel_err"] < 1e-6, (d["verdict"], d["mean_rel_err"])
+PY
+expect_exit 1 "detr's log.txt of a run that blew up fails" -- \
+	"$FERRY" -C "$s" compare loss "$fx/gpu_detr_log.txt" "$fx/npu_blowup_detr_log.txt"
+expect_grep "^verdict: FAIL — B's loss turns NaN/inf at step 8 and stays there" "$work/out" "the blow-up names its epoch (the steps are epochs)"
+expect_exit 1 "detr's log.txt of a run that stopped early fails" -- \
+	"$FERRY" -C "$s" compare loss "$fx/gpu_detr_log.txt" "$fx/npu_short_detr_log.txt"
+expect_grep "^verdict: FAIL" "$work/out" "the truncated run is a FAIL"
+# a log with an epoch on every line and many lines per epoch keeps its lines as points
+printf 'epoch 1 loss 0.9\nepoch 1 loss 0.8\nepoch 1 loss 0.7\nepoch 2 loss 0.6\nepoch 2 loss 0.5\nepoch 2 loss 0.4\n' >"$work/batches.log"
+expect_exit 0 "lines of one epoch are several points" -- \
+	"$FERRY" -C "$s" compare loss "$work/batches.log" "$work/batches.log" --format json
+python3 - "$work/out" <<'PY' && ok "per-batch lines naming their epoch stay six points" || fail "per-batch epochs"
+import json, sys
+a = json.load(open(sys.argv[1]))["a"]
+assert a["points"] == 6 and not a.get("epoch_steps"), a
+PY
+
 finish
