@@ -150,7 +150,7 @@ char *changes_edit_text(const char *before, const char *after)
 		changed++;
 		if (shown < 3) {
 			char *e = line_edit(l, x, r, y);
-			sbuf_addf(&out, "%s%s", shown ? "; " : "", e);
+			sbuf_addf(&out, "%s%s", shown ? _("; ") : "", e);
 			free(e);
 			shown++;
 		}

@@ -842,7 +842,7 @@ static int refuse_all(const fix_plan *p)
 	sbuf b;
 	sbuf_init(&b);
 	for (size_t i = 0; i < p->nrefused; i++)
-		sbuf_addf(&b, "%s%s", i ? "; " : "", p->refused[i]);
+		sbuf_addf(&b, "%s%s", i ? _("; ") : "", p->refused[i]);
 	int rc = err_set(FERRY_EREFUSED, _("fix: %s"), b.buf);
 	sbuf_done(&b);
 	return rc;

@@ -1832,11 +1832,11 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 			char *needle = xasprintf("\n%s\n", touched[i]);
 			if (strstr(paths.buf, needle)) {
 				if (hit)
-					sbuf_addf(&later, ", %s", touched[i]);
+					sbuf_addf(&later, "%s%s", _(", "), touched[i]);
 				else {
 					char name[96];
 					commit_name(name, sizeof name, hooks, hex);
-					sbuf_addf(&later, _("%s%s changed %s"), nlater ? "; " : "", name, touched[i]);
+					sbuf_addf(&later, _("%s%s changed %s"), nlater ? _("; ") : "", name, touched[i]);
 				}
 				hit++;
 			}

@@ -117,6 +117,28 @@ grep -q "评估阶段已由 .* 签署确认" "$signoff_out" && ok "signoff confi
 grep -q "评估阶段已签署确认" "$events_out" && ! grep -Eq "(assess|design|environment|adapt|tune|infer-[a-z]+) 已签署确认" "$events_out" &&
 	ok "log --events names the signed-off phase in Chinese" || fail "log --events: $(grep 签署确认 "$events_out" | head -2)"
 
+# a revert refused for later changes lists them with Chinese punctuation: the checkpoints
+# joined by ；, the files of one checkpoint by 、, never an ASCII "; " or ", " in the sentence
+r="$work/rv"
+mkdir -p "$r"
+printf 'import torch\nm = torch.nn.Linear(4, 2).cuda()\n' >"$r/train.py"
+printf 'import torch\nd = "cuda"\n' >"$r/util.py"
+"$FERRY" init "$r" >/dev/null 2>&1
+edit() { # OUT INDEX UTIL: hand-edit train.py (and util.py unless UTIL is empty); status records it
+	printf 'import torch\nm = torch.nn.Linear(4, %s).npu(%s)\n' "$1" "$2" >"$r/train.py"
+	[ -z "$3" ] || printf 'import torch\nd = "%s"\n' "$3" >"$r/util.py"
+	"$FERRY" -C "$r" status >/dev/null 2>&1
+}
+edit 2 "" npu
+first=$(sqlite3 "$r/.ferry/engagement.db" "SELECT max(id) FROM checkpoints")
+edit 2 0 npu:0
+edit 3 0 ""
+FERRY_LANG=zh "$FERRY" -C "$r" revert "$first" >/dev/null 2>"$work/rv.err"
+expect_grep "train.py；检查点 #.* train.py、util.py；请先回退" "$work/rv.err" \
+	"zh revert refusal: later checkpoints joined by ；, their files by 、"
+grep -q '[;,] ' "$work/rv.err" && fail "zh revert refusal has ASCII separators: $(cat "$work/rv.err")" ||
+	ok "zh revert refusal: no ASCII ; or , between clauses"
+
 # English keeps its plurals
 FERRY_LANG=en "$FERRY" -C "$p" waive 1 2 --reason "both" >"$work/en" 2>&1
 expect_grep "^waived 2 findings$" "$work/en" "English: 2 findings"

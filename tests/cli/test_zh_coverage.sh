@@ -78,6 +78,18 @@ else
 	ok "the catalogs call a finding 问题, as the glossary does"
 fi
 
+# and a message about a finding (its msgid says "finding") does not name it 发现 or 结果
+for po in "$top/po/zh_CN.po" "$top/plugins/po/zh_CN.po"; do
+	msggrep --no-wrap -K -i -e finding "$po" | msggrep --no-wrap -T -e '发现\|结果' |
+		msggrep --no-wrap -v -T -e 问题 | grep '^msgid "[^"]'
+done >"$work/finding-term"
+if [ -s "$work/finding-term" ]; then
+	fail "messages about a finding call it 发现 or 结果, not 问题:"
+	cut -c1-160 "$work/finding-term" | sed 's/^/     | /' | head -5
+else
+	ok "every message about a finding calls it 问题"
+fi
+
 if python3 "$top/tests/zh_check.py" findings "$work"/findings-*.json >"$work/english" 2>&1; then
 	ok "every finding of $n engagements is in Chinese"
 else
