@@ -1794,9 +1794,67 @@ static void commit_name(char *out, size_t cap, const history_revert_hooks *hooks
 		snprintf(out, cap, "%.12s", oid);
 }
 
+#define LATER_MAX 256 /* later commits read for a refusal */
+
+/* The commit a revert's message says it reverts ("This reverts commit OID."), into out;
+ * 0 when the message says none. */
+static int reverted_by(char out[41], const char *message)
+{
+	static const char mark[] = "This reverts commit ";
+	const char *at = strstr(message, mark);
+	if (!at)
+		return 0;
+	at += sizeof mark - 1;
+	size_t n = strspn(at, "0123456789abcdef");
+	if (n != 40)
+		return 0;
+	memcpy(out, at, 40);
+	out[40] = '\0';
+	return 1;
+}
+
+/* The commits after target (newest first, at most LATER_MAX) that still stand: a commit
+ * reverted by a later one, and that revert, cancel out, so neither is in the way of
+ * reverting target. Fills oids[] (hex), returns the count, or a git error. */
+static int standing_commits(char (*oids)[41], history *h, git_commit *target)
+{
+	git_revwalk *walk = NULL;
+	if (git_revwalk_new(&walk, h->repo) < 0 || git_revwalk_push_head(walk) < 0 ||
+	    git_revwalk_hide(walk, git_commit_id(target)) < 0) {
+		git_revwalk_free(walk);
+		return hfail(h, _("walking history"));
+	}
+	char reverts[LATER_MAX][41]; /* what each later commit reverts, "" for none */
+	int n = 0;
+	git_oid oidv;
+	while (n < LATER_MAX && git_revwalk_next(&oidv, walk) == 0) {
+		oid_hex(oids[n], &oidv);
+		history_commit_info info;
+		reverts[n][0] = '\0';
+		if (history_commit_info_get(&info, h, oids[n]) == 0) {
+			if (!reverted_by(reverts[n], info.message))
+				reverts[n][0] = '\0';
+			history_commit_info_done(&info);
+		}
+		n++;
+	}
+	git_revwalk_free(walk);
+	unsigned char gone[LATER_MAX] = { 0 };
+	for (int i = 0; i < n; i++) /* a revert (newer) of a commit also later than target */
+		for (int j = i + 1; reverts[i][0] && !gone[i] && j < n; j++)
+			if (!gone[j] && strcmp(oids[j], reverts[i]) == 0)
+				gone[i] = gone[j] = 1;
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (!gone[i])
+			memmove(oids[m++], oids[i], 41);
+	return m;
+}
+
 /* The refusal of a revert whose result conflicts: names each later commit (newest
- * first) that changed a conflicting file, and the files, so the user knows which
- * checkpoints to revert first. Returns FERRY_EREFUSED (or a git error). */
+ * first) that changed a conflicting file and still stands (standing_commits), and the
+ * files, so the user knows which checkpoints to revert first. Returns FERRY_EREFUSED (or
+ * a git error). */
 static int conflict_refusal(history *h, git_index *merged, git_commit *target, const char *oid,
                             const history_revert_hooks *hooks)
 {
@@ -1804,10 +1862,10 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 	sbuf_init(&paths);
 	sbuf_init(&later);
 	git_index_conflict_iterator *it = NULL;
-	git_revwalk *walk = NULL;
 	const git_index_entry *anc, *ours, *theirs;
-	int rc = 0, grc;
+	int rc = 0;
 	size_t nlater = 0;
+	char (*oids)[41] = xmalloc(LATER_MAX * sizeof *oids);
 	if (git_index_conflict_iterator_new(&it, merged) < 0) {
 		rc = hfail(h, _("listing conflicts"));
 		goto out;
@@ -1816,16 +1874,15 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 		const git_index_entry *e = ours ? ours : theirs ? theirs : anc;
 		sbuf_addf(&paths, "%s%s\n", paths.len ? "" : "\n", e->path); /* one per line, led by \n */
 	}
-	git_oid oidv;
-	if (git_revwalk_new(&walk, h->repo) < 0 || git_revwalk_push_head(walk) < 0 ||
-	    git_revwalk_hide(walk, git_commit_id(target)) < 0) {
-		rc = hfail(h, _("walking history"));
+	int nstanding = standing_commits(oids, h, target);
+	if (nstanding < 0) {
+		rc = nstanding;
 		goto out;
 	}
-	while ((grc = git_revwalk_next(&oidv, walk)) == 0 && nlater < 8) {
-		char hex[41], **touched = NULL;
+	for (int k = 0; k < nstanding && nlater < 8; k++) {
+		const char *hex = oids[k];
+		char **touched = NULL;
 		size_t nt = 0, hit = 0;
-		oid_hex(hex, &oidv);
 		if ((rc = history_commit_paths(&touched, &nt, h, hex)) < 0)
 			goto out;
 		for (size_t i = 0; i < nt; i++) {
@@ -1854,7 +1911,7 @@ static int conflict_refusal(history *h, git_index *merged, git_commit *target, c
 	            : err_set(FERRY_EREFUSED, _("%s: later changes conflict with reverting it"), name);
 out:
 	git_index_conflict_iterator_free(it);
-	git_revwalk_free(walk);
+	free(oids);
 	sbuf_done(&paths);
 	sbuf_done(&later);
 	return rc;

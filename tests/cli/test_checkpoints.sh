@@ -81,6 +81,21 @@ expect_grep "where one is a hand edit (someone's own work, which a revert would 
 [ "$(tree_hash "$p")" = "$before" ] && [ "$(sqlite3 "$p/.ferry/engagement.db" "SELECT count(*) FROM checkpoints")" = "$ncp" ] &&
 	ok "a conflicting revert changes nothing" || fail "a conflicting revert changed the project or the record"
 
+# a later change that was itself reverted cancels out: the refusal names only what stands
+# in the way (not a change and its revert, which would send the user round in a circle)
+printf 'import torch\nimport torch_npu\n\nmodel = torch.nn.Linear(4, 2).npu(0)\nprint(model)\n' >"$p/train.py"
+"$FERRY" -C "$p" status >/dev/null 2>&1
+undone=$(sqlite3 "$p/.ferry/engagement.db" "SELECT max(id) FROM checkpoints")
+expect_exit 0 "revert the newest hand edit" -- "$FERRY" -C "$p" revert "$undone"
+expect_exit 1 "the first revert is still refused" -- "$FERRY" -C "$p" revert "$fixed"
+expect_grep "later changes conflict with reverting it: checkpoint #$later (manual) changed train.py; revert" \
+	"$work/err" "the refusal names the one change that stands in the way"
+if grep -q "checkpoint #$undone\b" "$work/err" || grep -q "(revert)" "$work/err"; then
+	fail "the refusal names a change that was reverted, or its revert"
+else
+	ok "a change and its revert are not named"
+fi
+
 # verify: intact, then tampered
 expect_exit 0 "verify an intact record" -- "$FERRY" -C "$p" verify
 expect_grep "^ok" "$work/out" "verify says ok"
