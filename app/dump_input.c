@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char *const form_names[] = { "npy", "dump.json", "npy folder", "pt" };
+static const char *const form_names[] = { "npy", "dump.json", "tensor folder", "pt" };
 
 const char *dump_input_form_name(int form)
 {

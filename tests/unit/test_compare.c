@@ -1365,7 +1365,7 @@ static void test_dump_json_tensors(void **state)
 	assert_int_equal(r.only_a, 1);
 	assert_int_equal(r.only_b, 1);
 	assert_string_equal(r.pairs[0].layer, "x");
-	assert_string_equal(r.form_a, "npy folder");
+	assert_string_equal(r.form_a, "tensor folder");
 	/* the pair agrees, but B holds half of A's tensors: the rest was never compared */
 	assert_false(r.pass);
 	assert_true(r.incomplete);
