@@ -165,7 +165,8 @@ end
 
 -- ---- parallel strategy -------------------------------------------------------------
 
-local BYTES_PER_PARAM = 16 -- mixed-precision Adam: weights 2 + gradients 2 + fp32 master 4 + moments 8
+local BYTES_PER_PARAM = 16 -- Adam, mixed precision (weights 2 + gradients 2 + fp32 master 4 + moments 8) or
+                           -- float32 (weights 4 + gradients 4 + moments 8): the same 16
 local ZERO1_KEEP = 4       -- bytes per parameter ZeRO-1 keeps on every rank (weights and gradients)
 local HEADROOM = 1.2       -- 20 % on top of the model states for activations, workspace, HCCL buffers
 local GIB = 1024 * 1024 * 1024
@@ -180,6 +181,14 @@ function plan.gb_figure(x)
 	return string.format(x >= 10 and "%.0f" or x >= 1 and "%.1f" or "%.2g", x)
 end
 local function gb(x) return plan.gb_figure(x) .. " GB" end
+
+-- Whether the GPU baseline on record was measured in a 16-bit precision ("bf16", "fp16",
+-- "amp", "mixed").
+local function sixteen_bit_baseline(ctx)
+	local b = plan.baseline(ctx)
+	local p = b and type(b.doc.precision) == "string" and b.doc.precision:lower() or ""
+	return p:find("16") ~= nil or p:find("amp") ~= nil or p:find("mix") ~= nil
+end
 
 -- Returns a table:
 --   missing = list of {key=, why=, example=} settings the advice needs (advice absent then),
@@ -250,7 +259,16 @@ function plan.parallel(ctx)
 	local lines = {}
 	local a = { params = string.format("%.3g", params_b), bytes = BYTES_PER_PARAM, states = gb(states), need = gb(need),
 		soc = soc.name, mem = mem, cards = cards, nodes = nodes, per_node = per_node }
-	local arith = soc.verified
+	-- the same 16 bytes either way; the words say which the project trains in
+	local fp32 = not train.sixteen_bit(ctx) and not sixteen_bit_baseline(ctx)
+	local arith = fp32 and soc.verified
+		and _("{params}B parameters x {bytes} bytes (Adam in float32, as the project trains: weights 4 + gradients 4, "
+			.. "Adam moments 8) = {states} of model states, {need} with 20 % headroom for activations and "
+			.. "buffers; {soc} has {mem} GB per card", a)
+		or fp32 and _("{params}B parameters x {bytes} bytes (Adam in float32, as the project trains: weights 4 + gradients 4, "
+			.. "Adam moments 8) = {states} of model states, {need} with 20 % headroom for activations and "
+			.. "buffers; {soc} has {mem} GB per card (unverified figure)", a)
+		or soc.verified
 		and _("{params}B parameters x {bytes} bytes (mixed-precision Adam: fp16/bf16 weights 2 + gradients 2, "
 			.. "fp32 master weights 4, Adam moments 8) = {states} of model states, {need} with 20 % headroom for activations and "
 			.. "buffers; {soc} has {mem} GB per card", a)

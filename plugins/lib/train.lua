@@ -206,4 +206,19 @@ function train.setting_named(ctx, names, flag)
 	return nil
 end
 
+-- identifiers that choose or name a 16-bit mode, as ctx.find_names finds them (in code,
+-- comments and strings alike: a config key or a command-line flag counts)
+local SIXTEEN_BIT = {}
+for _i, n in ipairs({ "autocast", "GradScaler", "amp", "half", "float16", "bfloat16", "fp16", "bf16", "HalfTensor",
+	"BFloat16Tensor", "mixed_precision", "precision_scope", "lightning", "pytorch_lightning" }) do
+	SIXTEEN_BIT[n] = true
+end
+
+-- Whether anything in the project chooses a 16-bit mode (autocast, GradScaler, an amp
+-- module, a 16-bit cast, an fp16/bf16 setting in code, configs or launch scripts; a
+-- Lightning Trainer, whose precision is its own setting): setting_named's answer, or nil.
+function train.sixteen_bit(ctx)
+	return train.setting_named(ctx, SIXTEEN_BIT)
+end
+
 return train

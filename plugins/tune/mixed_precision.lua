@@ -15,14 +15,6 @@
 
 local train = require("train")
 
--- identifiers that choose or name a 16-bit mode, as ctx.find_names finds them (in code,
--- comments and strings alike: a config key or a command-line flag counts)
-local SIXTEEN_BIT = {}
-for _i, n in ipairs({ "autocast", "GradScaler", "amp", "half", "float16", "bfloat16", "fp16", "bf16", "HalfTensor",
-	"BFloat16Tensor", "mixed_precision", "precision_scope", "lightning", "pytorch_lightning" }) do
-	SIXTEEN_BIT[n] = true
-end
-
 return {
 	id = "tune.mixed_precision",
 	phase = "tune",
@@ -41,7 +33,7 @@ return {
 			local s = train.steps(ctx, path)[1]
 			if s then steps[#steps + 1] = { file = path, node = s.call } end
 		end
-		if #steps == 0 or train.setting_named(ctx, SIXTEEN_BIT) then return end
+		if #steps == 0 or train.sixteen_bit(ctx) then return end
 		for _i, s in ipairs(steps) do
 			ctx.report{
 				file = s.file, node = s.node,
