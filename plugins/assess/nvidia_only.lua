@@ -81,6 +81,66 @@ local CALL_KEYWORD = [[(call function: (_) @func
 local CALL_ARGS = [[(call function: (_) @func arguments: (argument_list) @args)]]
 local NUMBERS = [[[(float) (integer)] @n]]
 
+-- Whether a file is a container file: Dockerfile, Dockerfile.<x>, Dockerfile-<x>,
+-- <x>.Dockerfile or Containerfile, in any case.
+local function container_file(path)
+	local base = path:match("[^/]*$"):lower()
+	return base == "dockerfile" or base == "containerfile" or base:match("^dockerfile[%.%-_]") ~= nil
+		or base:match("^containerfile[%.%-_]") ~= nil or base:match("%.dockerfile$") ~= nil
+end
+
+-- A FROM image with the ARG defaults known so far put in for `$NAME`, `${NAME}` and
+-- `${NAME:-default}` (a name without a default gives its own default or nothing).
+local function substitute(image, args)
+	local function value(name, default)
+		return args[name] or default or ""
+	end
+	return (image:gsub("%${([%a_][%w_]*):%-([^}]*)}", value):gsub("%${([%a_][%w_]*)}", value)
+		:gsub("%$([%a_][%w_]*)", value))
+end
+
+-- The image reference as container_images.json matches it: lower-cased, without the
+-- default registry (docker.io/, index.docker.io/) or its library/ namespace.
+local function image_key(image)
+	local k = image:lower():gsub("^index%.docker%.io/", ""):gsub("^docker%.io/", "")
+	return (k:gsub("^library/", ""))
+end
+
+-- The container_images.json entry an image reference matches, or nil.
+local function cuda_image(images, image)
+	local k = image_key(image)
+	for _i, e in ipairs(images) do
+		for _j, p in ipairs(e.patterns) do
+			if k:find(p) then return e end
+		end
+	end
+	return nil
+end
+
+-- The FROM lines of a container file whose image is built for NVIDIA GPUs:
+-- {line=, col=, end_col=, image= (as written), base= (with ARG defaults put in), entry=}.
+local function cuda_bases(ctx, path, images)
+	local out, args = {}, {}
+	for n, line in ipairs(ctx.lines(path) or {}) do
+		local name, default = line:match("^%s*[Aa][Rr][Gg]%s+([%a_][%w_]*)%s*=%s*(%S+)")
+		if name then args[name] = default:gsub("^[\"'](.*)[\"']$", "%1") end
+		local rest = line:match("^%s*[Ff][Rr][Oo][Mm]%s+()")
+		if rest then
+			-- the first word that is no option (--platform=...) is the image
+			local at, image = rest, nil
+			for s, word in line:gmatch("()(%S+)", rest) do
+				if word:sub(1, 2) ~= "--" then at, image = s, word break end
+			end
+			local base = image and substitute(image, args)
+			local e = base and cuda_image(images, base)
+			if e then
+				out[#out + 1] = { line = n, col = at, end_col = at + #image, image = image, base = base, entry = e }
+			end
+		end
+	end
+	return out
+end
+
 return {
 	id = "assess.nvidia_only",
 	phase = "assess",
@@ -91,7 +151,10 @@ return {
 		.. "ProfilerActivity.CUDA, TorchScript's nvFuser switches, torch.compile with the TensorRT or "
 		.. "cudagraphs backend, barrier(device_ids=...), 'torch.cuda.FloatTensor' type names, "
 		.. "torch.get_autocast_gpu_dtype() and hard-coded NVIDIA peak FLOPS in utilisation "
-		.. "formulas, using nvidia_only.json, and names the NPU counterpart where there is one."),
+		.. "formulas, using nvidia_only.json, and names the NPU counterpart where there is one. "
+		.. "Also finds a container file (Dockerfile, *.Dockerfile, Containerfile) whose FROM names an "
+		.. "image built for NVIDIA GPUs (nvidia/cuda, pytorch/pytorch with a CUDA tag, nvcr.io/nvidia), "
+		.. "using container_images.json."),
 	triggers = function(data)
 		local out = {}
 		for _i, e in ipairs(data("nvidia_only").entries) do
@@ -124,6 +187,21 @@ return {
 				suggestion = suggestion,
 				data = { construct = e.name },
 			}
+		end
+		local images = ctx.data("container_images").entries
+		for _i, path in ipairs(ctx.files()) do
+			for _j, b in ipairs(container_file(path) and cuda_bases(ctx, path, images) or {}) do
+				local a = { image = b.base, written = b.image, what = _(b.entry.notes) }
+				ctx.report{
+					file = path, line = b.line, col = b.col, end_line = b.line, end_col = b.end_col,
+					severity = "warning", category = "environment", key = "image",
+					message = b.image == b.base
+						and _("`FROM {image}` builds the container on {what}; an Ascend host, with no NVIDIA GPU or driver, cannot run it.", a)
+						or _("`FROM {written}` builds the container on `{image}`, {what}; an Ascend host, with no NVIDIA GPU or driver, cannot run it.", a),
+					suggestion = _("Base the image on one with CANN and torch_npu for the target NPU, and run the container with the NPU devices (/dev/davinci<N>, /dev/davinci_manager, /dev/devmm_svm, /dev/hisi_hdc) and the host's /usr/local/Ascend/driver mounted into it."),
+					data = { construct = b.entry.name },
+				}
+			end
 		end
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)

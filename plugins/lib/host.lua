@@ -18,9 +18,17 @@
 --   * it is a name inside the body of `if isinstance(name, np.ndarray):` (or a tuple of
 --     numpy types);
 --   * it is a tensor built without a device or with device='cpu' (`torch.tensor(list)`,
---     `torch.zeros(n)`) and every assignment to the name is such a construction; the same
---     for an attribute of `self` (`self._blocks = torch.arange(n, device='cpu')`) when
---     every assignment to that attribute in the file is;
+--     `torch.zeros(n)`, `torch.from_numpy(a)`, `torch.frombuffer(b)`, the legacy typed
+--     constructors of the CPU `torch.ByteTensor(...)`, `torch.FloatTensor(...)`, not
+--     `torch.cuda.FloatTensor`), or such a tensor's method result or element
+--     (`torch.ByteTensor(s).view(h, w)`) unless a method moves it (`.cuda()`, `.to(...)`,
+--     `.type(torch.cuda.FloatTensor)`), and every assignment to the name is such a
+--     construction; the same for an attribute of `self` (`self._blocks = torch.arange(n,
+--     device='cpu')`) when every assignment to that attribute in the file is;
+--   * its name holds a host value where it is read: the assignment that reaches the site
+--     (the last one before it in a block holding it, nothing binding the name again in
+--     between or later in a loop around the site) gives one, whatever the name held before
+--     (`m_id = torch.from_numpy(a)` then `m_id.eq(i).sum().item()`);
 --   * the site is dataset code, which runs in DataLoader worker processes on the CPU: the
 --     body of a class deriving from a Dataset or Sampler, a `__getitem__`, a collate
 --     function;
@@ -46,13 +54,19 @@ local py = require("py")
 
 local host = {}
 
--- torch constructors that place their result on the CPU unless given device=
+-- torch constructors that place their result on the CPU unless given device=: the factory
+-- functions, the tensors made from numpy arrays or buffers, and the legacy typed
+-- constructors of the CPU (torch.cuda.FloatTensor and its kin build on the GPU)
 local CPU_BUILDERS = {
 	["torch.tensor"] = true, ["torch.as_tensor"] = true, ["torch.from_numpy"] = true,
+	["torch.frombuffer"] = true,
 	["torch.zeros"] = true, ["torch.ones"] = true, ["torch.empty"] = true, ["torch.full"] = true,
 	["torch.arange"] = true, ["torch.linspace"] = true, ["torch.rand"] = true,
 	["torch.randn"] = true, ["torch.randint"] = true, ["torch.randperm"] = true,
-	["torch.Tensor"] = true, ["torch.LongTensor"] = true, ["torch.FloatTensor"] = true,
+	["torch.Tensor"] = true, ["torch.ByteTensor"] = true, ["torch.CharTensor"] = true,
+	["torch.ShortTensor"] = true, ["torch.IntTensor"] = true, ["torch.LongTensor"] = true,
+	["torch.HalfTensor"] = true, ["torch.BFloat16Tensor"] = true, ["torch.FloatTensor"] = true,
+	["torch.DoubleTensor"] = true, ["torch.BoolTensor"] = true,
 }
 local HOST_CALLS = { cpu = true, numpy = true, tolist = true, item = true, to_host__ = true }
 -- libraries whose functions return numpy arrays (or Python numbers), never device tensors
@@ -67,6 +81,15 @@ local QUERY = [[
 (for_statement left: (_) @bound)
 (if_statement condition: (call function: (identifier) @isf arguments: (argument_list . (identifier) @iname . (_) @itype .))
  consequence: (block) @ibody (#eq? @isf "isinstance"))
+(block (expression_statement (assignment left: (identifier) @dlhs right: (_) @drhs)) @dstmt) @dblock
+(module (expression_statement (assignment left: (identifier) @dlhs right: (_) @drhs)) @dstmt) @dblock
+(assignment left: (_) @write)
+(augmented_assignment left: (_) @write)
+(as_pattern alias: (_) @write)
+(named_expression name: (_) @write)
+(for_statement) @loopst
+(while_statement) @loopst
+(_ (for_in_clause left: (_) @cvar)) @comp
 ]]
 
 -- Whether the argument list of a `.to(...)` call ("(\"cpu\")") moves the tensor to the
@@ -79,10 +102,19 @@ function host.to_host(args)
 		or args:find("device%s*=%s*" .. cpu) ~= nil or args:find("device%s*=%s*torch%.device%(%s*" .. cpu) ~= nil
 end
 
+-- Whether the argument list of a `.type(...)` call names a device's tensor type
+-- (`.type(torch.cuda.FloatTensor)`, `.type("torch.npu.HalfTensor")`).
+local function device_type(args)
+	return args:find("%f[%w_]cuda%.") ~= nil or args:find("%f[%w_]npu%.") ~= nil
+end
+
 -- The expression with every argument list emptied: "f(a.cpu()).x" -> "f().x"; a move to
--- the host written `.to("cpu")` reads as `.to_host__()`.
+-- the host written `.to("cpu")` reads as `.to_host__()`, a move to a device written
+-- `.type(torch.cuda.FloatTensor)` as `.cuda()`.
 local function spine(text)
-	return (text:gsub("%.to(%b())", function(args) return host.to_host(args) and ".to_host__()" or nil end):gsub("%b()", "()"))
+	local moves = text:gsub("%.to(%b())", function(args) return host.to_host(args) and ".to_host__()" or nil end)
+		:gsub("%.type(%b())", function(args) return device_type(args) and ".cuda()" or nil end)
+	return (moves:gsub("%b()", "()"))
 end
 
 -- The dotted callee at the head of an expression ("np.stack(...)[0]" -> "np.stack").
@@ -161,6 +193,16 @@ local function project_result(text, map, names, known)
 	return why and _("computed by the project's `{f}` from {why}", { f = name, why = why }) or nil
 end
 
+-- Whether the rest of a spine after a constructor ("().view().numpy()") is its call and
+-- then only method calls, attributes and indexing: what they give stays on the tensor's
+-- device (a move, `.cuda()` or `.to()`, is told apart before this is asked).
+local function stays(rest)
+	local tail = rest:match("^%(%)(.*)$")
+	if not tail then return false end
+	tail = tail:gsub("%b[]", ""):gsub("%.[%a_][%w_]*%(%)", ""):gsub("%.[%a_][%w_]*", "")
+	return tail == ""
+end
+
 function origin(text, map, names, known)
 	local s = spine(text)
 	-- the last move in the chain decides: x.cpu().numpy() is on the host, x.cpu().cuda() not
@@ -183,7 +225,7 @@ function origin(text, map, names, known)
 		for _i, lib in ipairs(NUMPY_LIBRARIES) do
 			if full:sub(1, #lib) == lib then return _("a numpy value") end
 		end
-		if CPU_BUILDERS[full] and s == f .. "()" and (not text:match("[%(,]%s*device%s*=")
+		if CPU_BUILDERS[full] and stays(s:sub(#f + 1)) and (not text:match("[%(,]%s*device%s*=")
 			or text:match("[%(,]%s*device%s*=%s*[\"']cpu[\"']%s*[,%)]")) then
 			return _("a tensor built on the CPU")
 		end
@@ -292,11 +334,95 @@ local function returns_of(body, params, map)
 	return host, through
 end
 
+-- The names a binding target binds ("a, (b, c)" -> a, b, c): not the tensor stored into
+-- by `x[i] = ...` nor the object whose attribute `x.y = ...` sets.
+local function bound_names(target)
+	local out = {}
+	for at, name in target:gmatch("()([%a_][%w_]*)") do
+		local before, after = target:sub(1, at - 1), target:sub(at + #name)
+		if not before:match("%.%s*$") and not after:match("^%s*[%.%[]") and not name:match("^%d") then
+			out[#out + 1] = name
+		end
+	end
+	return out
+end
+
+-- What the file says about the order of its code, for the value a name holds at one
+-- place: the assignment statements of a name (defs: name -> {at, stmt_end, block, rhs}),
+-- every byte where a name is bound again (writes: name -> bytes), the loops ({s, e}) and
+-- the comprehensions with the names their `for` binds ({s, e, names}).
+local function new_flow()
+	return { defs = {}, writes = {}, loops = {}, comps = {} }
+end
+
+-- Adds one match of QUERY to the flow facts; returns whether it was one of theirs.
+local function add_flow(flow, m)
+	local function write(text, b)
+		for _i, name in ipairs(bound_names(text)) do
+			flow.writes[name] = flow.writes[name] or {}
+			table.insert(flow.writes[name], b)
+		end
+	end
+	if m.dlhs then
+		local d = flow.defs[m.dlhs.text] or {}
+		d[#d + 1] = { at = m.dlhs.start_byte, stmt_end = m.dstmt.end_byte, rhs = m.drhs.text,
+			block = { m.dblock.start_byte, m.dblock.end_byte } }
+		flow.defs[m.dlhs.text] = d
+	elseif m.write then
+		write(m.write.text, m.write.start_byte)
+	elseif m.loopst then
+		flow.loops[#flow.loops + 1] = { m.loopst.start_byte, m.loopst.end_byte }
+	elseif m.cvar then
+		local names = {}
+		for _i, name in ipairs(bound_names(m.cvar.text)) do names[name] = true end
+		flow.comps[#flow.comps + 1] = { m.comp.start_byte, m.comp.end_byte, names = names }
+	else
+		if m.bound then write(m.bound.text, m.bound.start_byte) end
+		return false
+	end
+	return true
+end
+
+-- The assignment statement `name = ...` whose value name holds at byte b, or nil: the last
+-- one before b in a block holding b, in b's function, when nothing binds name again between
+-- it and b, nor in a loop that holds b but not the assignment (a rebinding later in such a
+-- loop reaches b on the next iteration).
+local function reaching(flow, scopes, name, b)
+	local sc = scope_of(scopes, b)
+	local chosen
+	for _i, d in ipairs(flow.defs[name] or {}) do
+		if d.stmt_end <= b and d.block[1] <= b and b < d.block[2] and scope_of(scopes, d.at) == sc
+			and (not chosen or d.at > chosen.at) then
+			chosen = d
+		end
+	end
+	if not chosen then return nil end
+	for _i, w in ipairs(flow.writes[name] or {}) do
+		if w > chosen.at and w >= sc[1] and w < sc[2] then
+			if w < b then return nil end
+			for _j, l in ipairs(flow.loops) do
+				if l[1] > chosen.at and l[1] <= b and b < l[2] and l[1] <= w and w < l[2] then return nil end
+			end
+		end
+	end
+	return chosen
+end
+
+-- Whether name is a variable of a comprehension holding byte b.
+local function comprehension_variable(flow, name, b)
+	for _i, c in ipairs(flow.comps) do
+		if c.names[name] and b >= c[1] and b < c[2] then return true end
+	end
+	return false
+end
+
 -- What the file says about its values: the dataset ranges, the names known to hold host
--- values (name or self.attr -> reason), the isinstance guards ({s, e, name}) and where
--- names are bound (bound: name -> the scopes where it is a parameter or loop variable).
+-- values (name or self.attr -> reason), the isinstance guards ({s, e, name}), where
+-- names are bound (bound: name -> the scopes where it is a parameter or loop variable)
+-- and the flow facts (new_flow).
 local function facts(ctx, path, map)
 	local assigns, ranges, bound, guards, scopes, funcs = {}, {}, {}, {}, {}, {}
+	local flow = new_flow()
 	local ms = ctx.query(path, QUERY) or {}
 	for _i, m in ipairs(ms) do
 		if m.fdef then scopes[#scopes + 1] = { m.fdef.start_byte, m.fdef.end_byte } end
@@ -309,7 +435,9 @@ local function facts(ctx, path, map)
 		end
 	end
 	for _i, m in ipairs(ms) do
-		if m.isf then
+		if add_flow(flow, m) then
+			-- kept in flow
+		elseif m.isf then
 			if numpy_types(m.itype.text, map) then
 				guards[#guards + 1] = { m.ibody.start_byte, m.ibody.end_byte, m.iname.text }
 			end
@@ -370,7 +498,7 @@ local function facts(ctx, path, map)
 			names[name] = why
 		end
 	end
-	return ranges, names, guards, bound, scopes, known
+	return ranges, names, guards, bound, scopes, known, flow
 end
 
 -- The host facts of one file: h:why(node) gives the reason a node is host-side, or nil.
@@ -378,11 +506,30 @@ end
 -- site to ask about, and reading every assignment of a file is the costly part.
 function host.file(ctx, path, map)
 	map = map or py.aliases(ctx, path) or {}
-	local ranges, names, guards, bound, scopes, known, numpy_code
+	local ranges, names, guards, bound, scopes, known, flow, numpy_code
 	local h = {}
+	-- Why the value of an expression read at byte b is on the host, or nil: what the
+	-- expression says, else what its root name holds there, from the assignment that
+	-- reaches b (`m_id = torch.from_numpy(a)` before `m_id.eq(i).sum().item()`, however
+	-- m_id was assigned before). A parameter or loop variable is whatever it is given, and
+	-- a comprehension's variable whatever it iterates, whatever the name holds elsewhere.
+	local function value_at(text, b, depth)
+		local root = text:match("^[%a_][%w_]*")
+		local inner = root and comprehension_variable(flow, root, b)
+		local here = names
+		if root and (inner or names[root] and bound_at(bound, scopes, root, b)) then
+			here = setmetatable({ [root] = false }, { __index = names })
+		end
+		local why = origin(text, map, here, known)
+		if why or not root or inner or depth > 2 then return why end
+		local d = reaching(flow, scopes, root, b)
+		local held = d and value_at(d.rhs, d.at, depth + 1)
+		if not held then return nil end
+		return origin(text, map, setmetatable({ [root] = held }, { __index = here }), known)
+	end
 	-- node: the value (the object of a method call, the indexed value) or the site
 	function h:why(node, site)
-		if not ranges then ranges, names, guards, bound, scopes, known = facts(ctx, path, map) end
+		if not ranges then ranges, names, guards, bound, scopes, known, flow = facts(ctx, path, map) end
 		site = site or node
 		for _i, r in ipairs(ranges) do
 			if site.start_byte >= r[1] and site.end_byte <= r[2] then return r[3] end
@@ -391,13 +538,7 @@ function host.file(ctx, path, map)
 		for _i, g in ipairs(guards) do
 			if root == g[3] and site.start_byte >= g[1] and site.end_byte <= g[2] then return _("a numpy value") end
 		end
-		-- a parameter or loop variable here is whatever it is given, whatever the name
-		-- holds elsewhere in the file
-		local here = names
-		if root and names[root] and bound_at(bound, scopes, root, site.start_byte) then
-			here = setmetatable({ [root] = false }, { __index = names })
-		end
-		local why = origin(node.text, map, here, known)
+		local why = value_at(node.text, site.start_byte, 0)
 		if why then return why end
 		if numpy_code == nil then numpy_code = numpy_module(ctx, path, map) end
 		if not numpy_code then return nil end
