@@ -9,6 +9,7 @@ except ImportError:
     onnxruntime = None
 
 
+@unittest.skipIf(onnxruntime is None, "ONNX Runtime unavailable")
 class ONNXExporterTester(unittest.TestCase):
     def run_model(self, model, inputs_list, do_constant_folding=True, dynamic_axes=None,
                   output_names=None, input_names=None):

@@ -1,6 +1,13 @@
 """Exports a detector from methods of a class, with dynamic axes given by one caller."""
 import torch
 
+EXPORTERS = []
+
+
+def register(cls):
+    EXPORTERS.append(cls)
+    return cls
+
 
 class Exporter:
     def __init__(self, model):
@@ -18,6 +25,7 @@ class Exporter:
                     dynamic_axes={"images": {0: "batch"}})
 
 
+@register
 class StaticExporter:
     def export(self, model, path, dynamic_axes=None):
         x = torch.randn(1, 3, 320, 320)
