@@ -277,7 +277,7 @@ local function inference_design(ctx, add)
 		return
 	end
 	if not planned then
-		add("Not planned: nothing points to inference (no ONNX export in the code, no ONNX model, ATC log or "
+		add("Not planned: nothing points to inference (no ONNX export to a file outside test code, no ONNX model, ATC log or "
 			.. "inference benchmark ingested, no inference SoC). `ferry config design.migration_plan.inference yes` "
 			.. "plans it.")
 		add("")

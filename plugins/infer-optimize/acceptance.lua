@@ -34,7 +34,7 @@ return {
 				severity = "info",
 				message = sc.how == "no"
 					and _("Inference is not planned (`design.migration_plan.inference` = no), so this phase does not hold the acceptance criteria ({criteria}): the tune phase measures them on the project's NPU run.", { criteria = set })
-					or _("Inference is not planned: nothing points to it (no ONNX export in the code, no ONNX model, ATC log or inference benchmark ingested, no inference SoC), so this phase does not hold the acceptance criteria ({criteria}): the tune phase measures them on the project's NPU run.", { criteria = set }),
+					or _("Inference is not planned: nothing points to it (no ONNX export to a file outside test code, no ONNX model, ATC log or inference benchmark ingested, no inference SoC), so this phase does not hold the acceptance criteria ({criteria}): the tune phase measures them on the project's NPU run.", { criteria = set }),
 				suggestion = _("If the client wants the model served on the NPU too, plan the inference migration with `ferry config design.migration_plan.inference yes`: this phase then holds the criteria against the NPU's inference benchmarks."),
 			}
 		end

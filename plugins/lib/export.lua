@@ -19,8 +19,11 @@
 --     first input when the dummy input is a literal torch.randn/rand/zeros/ones/empty/randint
 --     call, directly or through one assignment), e.dynamic (set of dynamic dimension indexes
 --     of the first input, or nil; e.dynamic_node, e.dynamic_kw), e.training_node /
---     e.training, e.folding_node / e.folding, e.fn (the project's top-level function holding
---     the call: {name=, path=, node=, params=}) and e.flows (role -> the parameter of e.fn
+--     e.training, e.folding_node / e.folding, e.buffer (true when it writes to an in-memory
+--     buffer, io.BytesIO), e.test (true in test code, project.test_file), e.fn (the
+--     project's top-level function or method of a top-level class holding the call: {name=,
+--     path=, node=, params=, class=}; a method is called as `self.name(...)` or
+--     `cls.name(...)` inside its class) and e.flows (role -> the parameter of e.fn
 --     that reaches the export unchanged: {opset = "opset"}; roles: opset, dynamic_axes, file)
 --   local all = export.project(ctx)
 --     all.exports  every export of the project (export.calls of each file), in file order
@@ -185,12 +188,19 @@ local function when_set(ctx, path, node)
 	return node
 end
 
--- The project's top-level functions of a file (decorated or not), with their parameters
--- in order: {name=, path=, node= (the definition), body=, params = {{name=, default= (node
--- or nil), kind= "pos" | "kw" (keyword-only) | "star" | "dstar"}}}.
+-- The project's top-level functions of a file and the methods of its top-level classes
+-- (decorated or not), with their parameters in order: {name=, path=, node= (the
+-- definition), body=, params = {{name=, default= (node or nil), kind= "pos" | "kw"
+-- (keyword-only) | "star" | "dstar"}}, class= (a method's class node, else nil)}. A
+-- method's parameters leave out its first one (self, cls) unless it is a staticmethod, so
+-- they line up with the arguments of `self.name(...)`.
 local DEFS = [[
 (module (function_definition name: (identifier) @n parameters: (parameters) @ps body: (block) @body) @def)
 (module (decorated_definition definition: (function_definition name: (identifier) @n parameters: (parameters) @ps body: (block) @body) @def))
+(module (class_definition body: (block (function_definition name: (identifier) @n parameters: (parameters) @ps body: (block) @body) @def)) @cls)
+(module (class_definition body: (block (decorated_definition definition: (function_definition name: (identifier) @n parameters: (parameters) @ps body: (block) @body) @def) @dec)) @cls)
+(module (decorated_definition definition: (class_definition body: (block (function_definition name: (identifier) @n parameters: (parameters) @ps body: (block) @body) @def)) @cls))
+(module (decorated_definition definition: (class_definition body: (block (decorated_definition definition: (function_definition name: (identifier) @n parameters: (parameters) @ps body: (block) @body) @def) @dec)) @cls))
 ]]
 local PARAMS = [[
 (parameters (identifier) @p)
@@ -201,6 +211,26 @@ local PARAMS = [[
 (parameters (keyword_separator) @star)
 (parameters (dictionary_splat_pattern) @dstar)
 ]]
+
+-- The parameters of the definition whose parameter list is ps, in order (see functions).
+local function params_in(ps, params)
+	local out, kw = {}, false
+	for _j, q in ipairs(params) do
+		local n = q.p or q.star or q.dstar
+		if n.start_byte > ps.start_byte and n.end_byte <= ps.end_byte then
+			if q.star then
+				kw = true
+				out[#out + 1] = { kind = "star" }
+			elseif q.dstar then
+				out[#out + 1] = { kind = "dstar" }
+			else
+				out[#out + 1] = { name = q.p.text, default = q.v, kind = kw and "kw" or "pos" }
+			end
+		end
+	end
+	return out
+end
+
 local function functions(ctx, path)
 	local out = {}
 	local params = ctx.query(path, PARAMS) or {}
@@ -208,21 +238,10 @@ local function functions(ctx, path)
 		return (x.p or x.star or x.dstar).start_byte < (y.p or y.star or y.dstar).start_byte
 	end)
 	for _i, m in ipairs(ctx.query(path, DEFS) or {}) do
-		local f = { name = m.n.text, path = path, node = m.def, body = m.body, params = {} }
-		local kw = false
-		for _j, q in ipairs(params) do
-			local n = q.p or q.star or q.dstar
-			if n.start_byte > m.ps.start_byte and n.end_byte <= m.ps.end_byte then
-				if q.star then
-					kw = true
-					f.params[#f.params + 1] = { kind = "star" }
-				elseif q.dstar then
-					f.params[#f.params + 1] = { kind = "dstar" }
-				else
-					f.params[#f.params + 1] = { name = q.p.text, default = q.v, kind = kw and "kw" or "pos" }
-				end
-			end
-		end
+		local f = { name = m.n.text, path = path, node = m.def, body = m.body, class = m.cls,
+			params = params_in(m.ps, params) }
+		local static = m.dec and m.dec.text:sub(1, m.def.start_byte - m.dec.start_byte):find("@%s*staticmethod%f[^%w_]")
+		if f.class and not static and f.params[1] and f.params[1].kind == "pos" then table.remove(f.params, 1) end
 		out[#out + 1] = f
 	end
 	table.sort(out, function(x, y) return x.node.start_byte < y.node.start_byte end)
@@ -262,6 +281,12 @@ local function param_of(ctx, f, node, at)
 	return nil
 end
 
+-- Whether the node an export writes to is an in-memory buffer (`io.BytesIO()`, directly
+-- or through the name assigned it).
+local function in_memory(node)
+	return node ~= nil and node.type == "call" and node.text:match("^[%w_%.%s]*BytesIO%s*%(") ~= nil
+end
+
 -- Every export of a file (see the header for the fields).
 function export.calls(ctx, path)
 	local map = py.aliases(ctx, path) or {}
@@ -296,6 +321,8 @@ function export.calls(ctx, path)
 		end
 		local f = resolved(arg_of(a, x.args.file))
 		e.file = f and f.type == "string" and py.string_value(f.text) or nil
+		e.buffer = in_memory(f)
+		e.test = project.test_file(path)
 		e.flows.file = not e.file and param_of(ctx, e.fn, arg_of(a, x.args.file), c.call.start_byte) or nil
 		local defaults = x.defaults or {}
 		e.opset_node = arg_of(a, x.args.opset)
@@ -337,11 +364,28 @@ function export.calls(ctx, path)
 	return out
 end
 
+-- The calls of method f inside its class, `self.name(...)` or `cls.name(...)`, outside f
+-- itself: {path=, node=} in file order.
+local function method_callers(ctx, f)
+	local q = '((call function: (attribute object: (identifier) @o attribute: (identifier) @f) arguments: (argument_list)) @c (#eq? @f "'
+		.. f.name .. '") (#any-of? @o "self" "cls"))'
+	local out = {}
+	for _i, m in ipairs(ctx.query(f.path, q) or {}) do
+		local inside = m.c.start_byte >= f.class.start_byte and m.c.end_byte <= f.class.end_byte
+		local recursion = m.c.start_byte >= f.node.start_byte and m.c.end_byte <= f.node.end_byte
+		if inside and not recursion then out[#out + 1] = { path = f.path, node = m.c } end
+	end
+	table.sort(out, function(x, y) return x.node.start_byte < y.node.start_byte end)
+	return out
+end
+
 -- The calls of the project's function f across the project: {path=, node=} in file order.
 -- A call names f bare in its own file (unless an import there binds the name to
 -- something else), or through an import of its module elsewhere (`from export import
--- export_onnx`, `import export` then `export.run(...)`, relative imports too).
+-- export_onnx`, `import export` then `export.run(...)`, relative imports too); a method's
+-- are those of method_callers.
 local function callers_of(ctx, f)
+	if f.class then return method_callers(ctx, f) end
 	local q = '((call function: (identifier) @f arguments: (argument_list)) @c (#eq? @f "' .. f.name .. '"))\n'
 		.. '((call function: (attribute attribute: (identifier) @f) arguments: (argument_list)) @c (#eq? @f "' .. f.name .. '"))'
 	-- another file reaches f through an import naming its module, whose last part it holds

@@ -4,7 +4,9 @@
 --   local s = inf.signals(ctx)
 --     s.reasons   list of short texts (empty: nothing points to inference)
 --     s.onnx      an ONNX path exists (an export in the code, by torch.onnx.export or a library
---                 function that calls it, or onnx or atc-log artifacts)
+--                 function that calls it, or onnx or atc-log artifacts); an export in test
+--                 code (project.test_file) or to an in-memory buffer (io.BytesIO, a check
+--                 that the model exports) deploys nothing and does not count
 --     s.llm       a transformers language model is loaded in the code
 --     s.soc       the configured target SoC (or nil); s.inference_soc when it is an
 --                 inference part (Ascend310*)
@@ -17,8 +19,24 @@
 -- exports with) is parsed to see that it calls it; the checks that report code sites parse.
 
 local export = require("export")
+local project = require("project")
 
 local inf = {}
+
+-- Whether one of the exports writes a model out (to a file, not an in-memory buffer).
+local function deploys(calls)
+	for _i, e in ipairs(calls) do
+		if not e.buffer then return true end
+	end
+	return false
+end
+
+-- Whether a file naming torch.onnx.export has exports and all of them write to an
+-- in-memory buffer (a check that the model exports, as in a test).
+local function only_in_memory(ctx, path)
+	local calls = export.calls(ctx, path)
+	return #calls > 0 and not deploys(calls)
+end
 
 function inf.signals(ctx)
 	local s = { reasons = {} }
@@ -48,12 +66,13 @@ function inf.signals(ctx)
 	for _i, path in ipairs(ctx.files("%.py$")) do
 		local text = ctx.read(path)
 		if text then
-			if not s.onnx_code and (text:find("onnx.export", 1, true) or text:find("from torch.onnx import", 1, true)) then
-				s.onnx_code = true
+			if not s.onnx_code and not project.test_file(path)
+				and (text:find("onnx.export", 1, true) or text:find("from torch.onnx import", 1, true)) then
+				s.onnx_code = not only_in_memory(ctx, path)
 			end
-			if not s.onnx_code then
+			if not s.onnx_code and not project.test_file(path) then
 				for name in pairs(wrappers) do
-					if text:find(name, 1, true) and #export.calls(ctx, path) > 0 then
+					if text:find(name, 1, true) and deploys(export.calls(ctx, path)) then
 						s.onnx_code = true
 						break
 					end

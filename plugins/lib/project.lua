@@ -21,7 +21,8 @@
 -- project.program_mentions(ctx, path, word) the first of them holding a word.
 -- project.launched_scripts(ctx) gives the files the project says it runs,
 -- project.entry_scripts(ctx) its entry scripts (see there for the rule) and
--- project.build_script(ctx, path) whether a file builds the project.
+-- project.build_script(ctx, path) whether a file builds the project, and
+-- project.test_file(path) whether a file is test code.
 
 local project = {}
 
@@ -476,7 +477,7 @@ end
 
 -- Whether a file is test code: under a tests folder, or named test_*.py, *_test.py or
 -- conftest.py.
-local function test_file(p)
+function project.test_file(p)
 	for part in (dirname(p) .. "/"):gmatch("([^/]*)/") do
 		if part == "tests" or part == "test" or part == "testing" then return true end
 	end
@@ -498,7 +499,7 @@ local function imported_among(ctx, paths)
 	local out = {}
 	if #paths == 0 then return out end
 	for _i, f in ipairs(ctx.files("%.py$")) do
-		local named = not test_file(f) and ctx.find_names(f, names)
+		local named = not project.test_file(f) and ctx.find_names(f, names)
 		if named and #named > 0 then
 			for _j, g in ipairs(imported_files(ctx, f).list) do
 				if want[g] then out[g] = true end

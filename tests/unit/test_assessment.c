@@ -178,6 +178,27 @@ static void test_jit_conflicts_with_auto(void **state)
 	cJSON_Delete(a);
 }
 
+/* An info finding of a conflicting category (scripting in test code) asks for no change:
+ * it neither turns the strategy to tool nor drives the one recommended. */
+static void test_info_jit_drives_nothing(void **state)
+{
+	struct fixture *fx = *state;
+	for (int i = 0; i < 60; i++) {
+		char fp[16];
+		snprintf(fp, sizeof fp, "m%d", i);
+		add(fx, fp, "device", "warning", 1);
+	}
+	long long j = add(fx, "j1", "jit", "info", 0);
+	cJSON *a = NULL;
+	assert_int_equal(assessment_compute(&a, fx->s), 0);
+	const cJSON *st = cJSON_GetObjectItem(a, "strategy");
+	assert_string_equal(str(st, "recommended"), "auto");
+	const cJSON *d;
+	cJSON_ArrayForEach(d, cJSON_GetObjectItem(st, "drivers"))
+		assert_true((long long)d->valuedouble != j);
+	cJSON_Delete(a);
+}
+
 /* The assess survey carries no edits, but marks what adapt rewrites automatically. */
 static void test_automatic_counts_as_mechanical(void **state)
 {
@@ -206,6 +227,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_configured_weights_change_effort, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_effort_and_quote_total_agree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_jit_conflicts_with_auto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_info_jit_drives_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_automatic_counts_as_mechanical, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("assessment", tests, NULL, NULL);
