@@ -51,7 +51,7 @@ return {
 	title = _("ATC command lines for the exported ONNX models"),
 	severity = "info",
 	category = "convert",
-	description = _("For each ONNX export in the project (torch.onnx.export, or a library function that calls it), the atc command that converts its output into an "
+	description = _("For each ONNX export in the project (torch.onnx.export, or a library function that calls it; not one in test code or to an in-memory buffer, which writes no model to deploy), the atc command that converts its output into an "
 		.. "offline model (.om) for the target SoC (`ferry config target.soc`). The inputs are those of the model "
 		.. "the export writes once it is ingested (`ferry ingest onnx FILE`: every input's name, shape and type, "
 		.. "token ids as well as images), else the input shape is taken from the export call when the dummy "
@@ -60,7 +60,11 @@ return {
 	run = function(ctx)
 		local soc = ctx.config("target.soc")
 		if soc and not soc:match("^Ascend[%w_]+$") then soc = nil end
-		local calls = export.project(ctx).exports
+		-- an export to an in-memory buffer, or in test code, writes no model anyone deploys
+		local calls = {}
+		for _i, e in ipairs(export.project(ctx).exports) do
+			if not e.buffer and not e.test then calls[#calls + 1] = e end
+		end
 		local models = #calls > 0 and ingested(ctx) or {}
 		for _i, e in ipairs(calls) do
 			local cmd, notes, file = export.atc(ctx, e, soc, model_of(models, e, #calls))
