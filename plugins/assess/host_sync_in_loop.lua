@@ -37,6 +37,29 @@ local function metadata(text)
 	return text:match("%.shape%b[]$") ~= nil or text:match("%.shape$") ~= nil or text:match("%.ndim$") ~= nil
 end
 
+-- The synchronize calls whose name resolves to one (torch.npu's is the same wait on the NPU).
+local SYNCHRONIZE = { ["torch.cuda.synchronize"] = true, ["torch.npu.synchronize"] = true,
+	["torch_npu.npu.synchronize"] = true }
+
+-- A clock read: time.time(), perf_counter(), monotonic(), time_ns(), timeit's
+-- default_timer(), ultralytics' and yolov5's time_sync().
+local CLOCKS = { "time%.time%(", "perf_counter%(", "monotonic%(", "time_ns%(", "default_timer%(", "time_sync%(" }
+
+-- The line within two of line n (after it first) that reads the clock: its number and
+-- text, or nil. A sync right before or after a clock read is a timing barrier.
+local function clock_near(lines, n)
+	for _i, k in ipairs({ n + 1, n + 2, n - 1, n - 2 }) do
+		local l = lines[k]
+		if l then
+			local code = l:gsub("#.*$", "")
+			for _j, c in ipairs(CLOCKS) do
+				if code:find(c) then return k, (code:gsub("^%s+", ""):gsub("%s+$", "")) end
+			end
+		end
+	end
+	return nil
+end
+
 local function inside(n, outer)
 	return n.start_byte >= outer.start_byte and n.end_byte <= outer.end_byte
 end
@@ -74,7 +97,9 @@ return {
 		.. "A sync under an if testing a modulo (`step % N == 0`, `not step % 10`) runs once every N "
 		.. "iterations, which is what the advice asks for, and one whose value goes to a writer "
 		.. "(h5py's create_dataset, np.save, json.dump, .write) or sits in a function that saves, exports, "
-		.. "dumps or writes is a transfer the output needs: both are reported as info that weighs "
+		.. "dumps or writes is a transfer the output needs, and a synchronize (torch.cuda's or torch.npu's) "
+		.. "within two lines of a clock read (time.time(), perf_counter()) is the barrier a timing needs: "
+		.. "all are reported as info that weighs "
 		.. "nothing (category host_side), so the reader sees them judged, not as waits to remove."),
 	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize", ".data[", "float(", "cpu\"", "cpu'" },
 	run = function(ctx)
@@ -113,8 +138,8 @@ return {
 				if not stores[m.dsub.start_byte] then judge(m.dsub, m.dobj, words.clip(m.dsub.text, 60)) end
 			end
 			for _i, r in ipairs(refs.dotted(ctx, path, map)) do
-				if r.resolved == "torch.cuda.synchronize" then
-					syncs[#syncs + 1] = { node = r.node, what = r.text .. "()" }
+				if SYNCHRONIZE[r.resolved] then
+					syncs[#syncs + 1] = { node = r.node, what = r.text .. "()", barrier = true }
 				end
 			end
 			-- the innermost loop holding a node
@@ -174,7 +199,8 @@ return {
 			end
 			for _i, s in ipairs(syncs) do
 				local l = loop_of(s.node)
-				local every, writer, saver
+				local every, writer, saver, clock_line, clock
+				if l and s.barrier then clock_line, clock = clock_near(ctx.lines(path) or {}, s.node.line) end
 				if l then
 					for _i, c in ipairs(conds) do
 						if inside(c.ifbody, l) and inside(s.node, c.ifbody) and periodic(c.cond, mods) then every = c.cond end
@@ -188,6 +214,13 @@ return {
 				end
 				if not l then
 					-- not in a loop: nothing to say
+				elseif clock then
+					ctx.report{
+						file = path, node = s.node, category = "host_side",
+						message = _("`{call}` before reading the clock (`{clock}` on line {line}) waits for the device so that the time measured covers its work: a barrier the measurement needs, not a wait to remove.",
+							{ call = s.what, clock = words.clip(clock, 60), line = clock_line }),
+						suggestion = _("Keep it, as torch.npu.synchronize() on the NPU: without it the time measures only how fast operators are queued."),
+					}
 				elseif writer or saver then
 					ctx.report{
 						file = path, node = s.node, category = "host_side",
