@@ -13,6 +13,61 @@ local function eager_compiles(ctx, path)
 	return out
 end
 
+-- The ifs of a file and the module-level assignments and argparse options that can make
+-- their condition false by default.
+local GATES = [[
+(if_statement condition: (_) @cond consequence: (block) @body)
+(module (expression_statement (assignment left: (identifier) @l right: (_) @v)))
+((call function: (attribute attribute: (identifier) @m) arguments: (argument_list) @a) (#eq? @m "add_argument"))
+]]
+
+-- Whether an argparse option's arguments leave it False unless given on the command line
+-- (`action="store_true"` without default=True, or default=False).
+local function off_option(args)
+	if args:find("default%s*=%s*True") then return false end
+	return args:find("action%s*=%s*[\"']store_true[\"']") ~= nil or args:find("default%s*=%s*False") ~= nil
+end
+
+-- What keeps node from running by default: it sits under `if NAME:` where every
+-- module-level assignment to NAME is False (nanoGPT's sample.py: `compile = False`, set
+-- otherwise only from the command line), or under `if args.NAME:` of a store_true option.
+-- A text naming the setting ("`compile = False` on line 22"), or nil.
+local function off_by_default(ctx, path, node)
+	local ifs, assigns, options = {}, {}, {}
+	for _i, m in ipairs(ctx.query(path, GATES) or {}) do
+		if m.cond then ifs[#ifs + 1] = m
+		elseif m.l then assigns[#assigns + 1] = m
+		elseif m.a then options[#options + 1] = m.a end
+	end
+	for _i, g in ipairs(ifs) do
+		if node.start_byte >= g.body.start_byte and node.end_byte <= g.body.end_byte then
+			local cond = g.cond.text
+			local name = cond:match("^[%a_][%w_]*$")
+			if name then
+				local last
+				for _j, a in ipairs(assigns) do
+					if a.l.text == name then
+						if a.v.text ~= "False" then last = nil break end
+						last = a
+					end
+				end
+				if last then return _("`{name} = False` on line {line}", { name = name, line = last.l.line }) end
+			end
+			local dest = cond:match("^[%a_][%w_]*%.([%a_][%w_]*)$")
+			if dest then
+				local flag = "%-%-" .. dest:gsub("_", "[-_]")
+				for _j, a in ipairs(options) do
+					local t = a.text
+					if (t:find("[\"']" .. flag .. "[\"']") or t:find("dest%s*=%s*[\"']" .. dest .. "[\"']")) and off_option(t) then
+						return _("the option `--{dest}` on line {line}, off unless given", { dest = (dest:gsub("_", "-")), line = a.line })
+					end
+				end
+			end
+		end
+	end
+	return nil
+end
+
 return {
 	id = "assess.torch_compile",
 	phase = "assess",
@@ -25,7 +80,8 @@ return {
 		.. "Triton is reported unavailable, and NPU compilation goes through torch_npu's own Inductor "
 		.. "backend. Migrate in eager mode first. torch.compile with backend=\"eager\" or "
 		.. "\"aot_eager\" runs the model eagerly and is left alone, as are questions such as "
-		.. "torch.compiler.is_compiling()."),
+		.. "torch.compiler.is_compiling(). A call under `if NAME:` whose module-level NAME is only ever "
+		.. "False, or under `if args.NAME:` of a store_true option, runs only when turned on: info, no effort."),
 	-- naming torch.compile or torch.compiler, however imported, spells out both words
 	triggers = { { "torch", "compile" } },
 	run = function(ctx)
@@ -44,7 +100,14 @@ return {
 					-- backend="eager"/"aot_eager" trace the model and run it eagerly: no
 					-- Inductor, no Triton, nothing to migrate
 					eager = eager or eager_compiles(ctx, path)
-					if not eager[r.node.start_byte] then
+					local off = not eager[r.node.start_byte] and off_by_default(ctx, path, r.node)
+					if off then
+						ctx.report{
+							file = path, node = r.node, severity = "info",
+							message = _("`{api}` runs only when a setting turns it on, and it is off by default ({off}); turned on, it compiles the model with Inductor, which generates Triton kernels for GPUs.", { api = r.text, off = off }),
+							suggestion = _("Leave it off on the NPU while migrating; revisit compilation in the tune phase with torch_npu's Inductor backend."),
+						}
+					elseif not eager[r.node.start_byte] then
 						ctx.report{
 							file = path, node = r.node,
 							message = _("`{api}` compiles the model with Inductor, which generates Triton kernels for GPUs.", { api = r.text }),
