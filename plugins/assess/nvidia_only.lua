@@ -176,6 +176,8 @@ return {
 			local suggestion
 			if e.kind == "number" then
 				suggestion = _("Use the peak of the Ascend chip the job runs on, from its datasheet, and keep it in the configuration rather than in the code.")
+			elseif npu and e.fix then
+				suggestion = _("On the NPU write `{npu}` instead, and {fix}.", { npu = npu, fix = _(e.fix) })
 			elseif npu then
 				suggestion = _("On the NPU write `{npu}` instead.", { npu = npu })
 			else
