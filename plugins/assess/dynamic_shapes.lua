@@ -50,7 +50,7 @@ return {
 				local a = { code = code }
 				local message, suggestion
 				if kind == "store" then
-					message = _("Assignment through a boolean mask `{code}` produces a tensor whose shape depends on the data (a dynamic shape).", a)
+					message = _("Assignment through a boolean mask `{code}` keeps the tensor's shape, but the mask is first turned into the indices of its true elements, an intermediate whose size depends on the data (a dynamic shape).", a)
 					suggestion = _("Use torch_npu.contrib.function.npu_fast_condition_index_put, or torch.where(mask, value, x), which keep the shape fixed.")
 				else
 					if kind == "index" then
