@@ -1048,8 +1048,8 @@ static cell trimmed_cell(const char *s, size_t n, size_t gap)
 
 /* Splits [line, line + len) into cells at the separator of mode (blanks for SPLIT_BLANKS,
  * a run of two blanks or more or a tab for SPLIT_WIDE, a tab, a pipe), each cell trimmed;
- * a Markdown row's empty cells before its first pipe and after its last are none. The
- * count, or max + 1 when there are more. */
+ * an empty cell before the first separator or after the last (a Markdown row's outer
+ * pipes, a trailing tab) is none. The count, or max + 1 when there are more. */
 static size_t split_cells_by(cell *c, size_t max, const char *line, size_t len, split_mode mode)
 {
 	if (mode == SPLIT_BLANKS)
@@ -1068,7 +1068,7 @@ static size_t split_cells_by(cell *c, size_t max, const char *line, size_t len, 
 		}
 		if (i == len || sep) {
 			cell one = trimmed_cell(line + from, i - from, 2);
-			int edge = mode == SPLIT_PIPES ? (n == 0 && from == 0) || i == len : mode == SPLIT_WIDE && (from == 0 || i == len);
+			int edge = from == 0 || i == len; /* before the first separator, after the last */
 			if (one.n || !edge) {
 				if (n == max)
 					return max + 1;

@@ -177,6 +177,15 @@ PY
 done
 expect_grep "NaN" "$work/out" "the failure names the NaN"
 
+# a table copied with a tab after its last cell reads the same
+printf 'Epoch\tTraining Loss\tValidation Loss\t\n1\tNo log\t0.8\t\n2\t0.7\t0.6\t\n3\t0.5\t0.4\t\n' >"$work/tabs.log"
+expect_exit 0 "a tab-separated table with trailing tabs" -- "$FERRY" -C "$s" compare loss "$work/tabs.log" "$work/tabs.log" --format json
+python3 - "$work/out" <<'PY' && ok "its rows are read under their header" || fail "trailing tabs"
+import json, sys
+a = json.load(open(sys.argv[1]))["a"]
+assert a["points"] == 2 and a["column"] == "Training Loss", a
+PY
+
 # detr's log.txt: a JSON line per epoch with "epoch" and no step (train_loss beside
 # train_loss_ce and test_loss): the epochs are the steps, the key read is named, and a run
 # resumed from a checkpoint, which logs some epochs twice, pairs by epoch, not by line
