@@ -3,8 +3,10 @@
 -- torch.compile backends, barrier device ids, CUDA tensor type names, autocast GPU dtype
 -- calls, hard-coded NVIDIA peak FLOPS), driven by nvidia_only.json.
 
+local cuda = require("cuda")
 local py = require("py")
 local refs = require("refs")
+local words = require("words")
 
 -- The literal strings a file must hold for an entry to match anywhere in it.
 local function entry_triggers(e)
@@ -154,11 +156,16 @@ return {
 		.. "formulas, using nvidia_only.json, and names the NPU counterpart where there is one. "
 		.. "Also finds a container file (Dockerfile, *.Dockerfile, Containerfile) whose FROM names an "
 		.. "image built for NVIDIA GPUs (nvidia/cuda, pytorch/pytorch with a CUDA tag, nvcr.io/nvidia), "
-		.. "using container_images.json."),
+		.. "using container_images.json. And calls of a library timer that synchronizes CUDA only "
+		.. "(ultralytics' time_sync, library_devices.json), whose times on the NPU stop before the device "
+		.. "is done unless transfer_to_npu is in use (info)."),
 	triggers = function(data)
 		local out = {}
 		for _i, e in ipairs(data("nvidia_only").entries) do
 			for _j, t in ipairs(entry_triggers(e)) do out[#out + 1] = t end
+		end
+		for _i, e in ipairs(data("library_devices").entries) do
+			if e.kind == "sync" then out[#out + 1] = e.name:match("[%a_][%w_]*$") end
 		end
 		return out
 	end,
@@ -205,8 +212,20 @@ return {
 				}
 			end
 		end
+		-- under automatic migration transfer_to_npu points torch.cuda at torch.npu, and a
+		-- library's CUDA-only sync waits for the NPU
+		local auto = cuda.auto(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
 			local map = refs.aliases(ctx, path)
+			for _j, c in ipairs(auto and {} or cuda.library_syncs(ctx, path, map)) do
+				local a = { call = words.clip(c.call.text, 40), name = c.name }
+				ctx.report{
+					file = path, node = c.call, severity = "info", category = "performance", key = "sync",
+					message = _("`{call}` is `{name}`, which synchronizes CUDA only (when torch.cuda.is_available()): on the NPU, without transfer_to_npu, it waits for nothing, and the time it returns stops before the device's work is done.", a),
+					suggestion = _("Time NPU work with torch.npu.synchronize() before reading the clock, or import torch_npu.contrib.transfer_to_npu, which points torch.cuda at torch.npu."),
+					data = { construct = c.name },
+				}
+			end
 			if next(names) then
 				-- the arguments of each call by its callee's position: a switch called with one
 				-- of its entry's inert arguments (nvFuser turned off) leaves nothing to port

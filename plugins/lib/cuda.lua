@@ -982,12 +982,12 @@ end
 local LIBRARY_CALLS = "(call function: [(identifier) (attribute)] @f arguments: (argument_list) @args) @call"
 local CALL_ARGS = "(argument_list (_) @a) @args"
 
--- Calls of a library autocast whose device defaults to 'cuda', made without a device:
--- {call=, args=, entry=, name=} per call.
-local function library_autocasts(ctx, path, map)
+-- Calls of the library_devices.json functions of one kind, however the file imports them
+-- (through the project's own re-exports): {call=, args=, f=, entry=, name=} per call.
+local function library_calls(ctx, path, map, kind)
 	local entries = {}
 	for _i, e in ipairs(ctx.data("library_devices").entries or {}) do
-		if e.kind == "autocast" then entries[e.name] = e end
+		if e.kind == kind then entries[e.name] = e end
 	end
 	local heads = {}
 	for bound, full in pairs(map) do
@@ -997,33 +997,48 @@ local function library_autocasts(ctx, path, map)
 		end
 	end
 	if not next(heads) then return {} end
-	local out, args = {}, nil
+	local out = {}
 	for _i, m in ipairs(ctx.query(path, LIBRARY_CALLS) or {}) do
 		local head = m.f.text:match("^[%a_][%w_]*")
 		local name = heads[head] and follow_reexports(ctx, py.expand(map, m.f.text))
 		local e = name and entries[name]
-		if e then
-			if not args then -- positional arguments and keywords of every call's list
-				args = {}
-				for _j, a in ipairs(ctx.query(path, CALL_ARGS) or {}) do
-					local k = args[a.args.start_byte] or { n = 0, kw = {} }
-					args[a.args.start_byte] = k
-					if a.a.type == "keyword_argument" then
-						k.kw[a.a.text:match("^[%a_][%w_]*")] = true
-					elseif a.a.type == "list_splat" or a.a.type == "dictionary_splat" then
-						k.splat = true
-					elseif a.a.type ~= "comment" then
-						k.n = k.n + 1
-					end
+		if e then out[#out + 1] = { call = m.call, args = m.args, f = m.f, entry = e, name = name } end
+	end
+	return out
+end
+
+-- Calls of a library autocast whose device defaults to 'cuda', made without a device:
+-- {call=, args=, entry=, name=} per call.
+local function library_autocasts(ctx, path, map)
+	local out, args = {}, nil
+	for _i, c in ipairs(library_calls(ctx, path, map, "autocast")) do
+		if not args then -- positional arguments and keywords of every call's list
+			args = {}
+			for _j, a in ipairs(ctx.query(path, CALL_ARGS) or {}) do
+				local k = args[a.args.start_byte] or { n = 0, kw = {} }
+				args[a.args.start_byte] = k
+				if a.a.type == "keyword_argument" then
+					k.kw[a.a.text:match("^[%a_][%w_]*")] = true
+				elseif a.a.type == "list_splat" or a.a.type == "dictionary_splat" then
+					k.splat = true
+				elseif a.a.type ~= "comment" then
+					k.n = k.n + 1
 				end
 			end
-			local k = args[m.args.start_byte] or { n = 0, kw = {} }
-			if not k.splat and not k.kw[e.param] and k.n <= e.position then
-				out[#out + 1] = { call = m.call, args = m.args, entry = e, name = name, given = k.n + (next(k.kw) and 1 or 0) }
-			end
+		end
+		local e = c.entry
+		local k = args[c.args.start_byte] or { n = 0, kw = {} }
+		if not k.splat and not k.kw[e.param] and k.n <= e.position then
+			out[#out + 1] = { call = c.call, args = c.args, entry = e, name = c.name, given = k.n + (next(k.kw) and 1 or 0) }
 		end
 	end
 	return out
+end
+
+-- Calls of a library timer that synchronizes CUDA only (library_devices.json kind sync:
+-- ultralytics' time_sync, which yolov5 re-exports): {call=, f=, entry=, name=} per call.
+function cuda.library_syncs(ctx, path, map)
+	return library_calls(ctx, path, map, "sync")
 end
 
 -- torch.cuda.amp (imports and uses), autocast/GradScaler created for 'cuda', apex.amp,
