@@ -423,6 +423,11 @@ const char *compare_event_reason(char *buf, size_t size, const cJSON *ev)
 	return strcmp(json_str(ev, "what"), "loss") == 0 ? loss_event_reason(buf, size, ev) : dump_event_reason(buf, size, ev);
 }
 
+int compare_event_proves_nothing(const cJSON *ev)
+{
+	return strcmp(json_str(ev, "verdict"), "pass") == 0 && cJSON_IsTrue(cJSON_GetObjectItem(ev, "same_input"));
+}
+
 static const char *option_of(const cJSON *ev, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItem(ev, key);

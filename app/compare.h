@@ -99,4 +99,8 @@ void compare_req_options(compare_req *req, const cJSON *ev);
  * closest reason their fields allow. */
 const char *compare_event_reason(char *buf, size_t size, const cJSON *ev);
 
+/* Whether the recorded comparison ev passed on the same data on both sides
+ * ("same_input"): it proves nothing, and no reader is shown PASS for it. */
+int compare_event_proves_nothing(const cJSON *ev);
+
 #endif

@@ -1,5 +1,6 @@
 /* event_text — see event_text.h. */
 #include "event_text.h"
+#include "compare.h"
 #include "phase.h"
 #include "intl.h"
 #include "json.h"
@@ -101,10 +102,9 @@ static char *ingest_text(const cJSON *d)
 
 static char *compare_text(const cJSON *d)
 {
-	/* a pass of the same data on both sides proved nothing: no PASS for it */
 	const char *verdict = strcmp(json_str(d, "verdict"), "fail") == 0 ? _("FAIL")
-	                      : cJSON_IsTrue(cJSON_GetObjectItem(d, "same_input")) ? _("PROVES NOTHING")
-	                                                                            : _("PASS");
+	                      : compare_event_proves_nothing(d)              ? _("PROVES NOTHING")
+	                                                                     : _("PASS");
 	const char *a = json_str(cJSON_GetObjectItem(d, "a"), "shown"), *b = json_str(cJSON_GetObjectItem(d, "b"), "shown");
 	if (*json_str(d, "column"))
 		return xasprintf(_("%s %s: %s against %s, column %s"), json_str(d, "what"), verdict, a, b, json_str(d, "column"));

@@ -1466,10 +1466,7 @@ static int verdict_cells(char *cells[4], const cJSON *doc, const char *kind)
 	}
 	const char *workload = json_str(v, "workload");
 	cells[0] = xstrdup(verdict_title(*workload ? workload : kind));
-	/* a pass of the same data on both sides proves nothing: no PASS for it, as everywhere */
-	cells[1] = strcmp(json_str(v, "verdict"), "pass") == 0 && cJSON_IsTrue(cJSON_GetObjectItem(v, "same_input"))
-	               ? xstrdup(_("PROVES NOTHING"))
-	               : verdict_word(json_str(v, "verdict"));
+	cells[1] = compare_event_proves_nothing(v) ? xstrdup(_("PROVES NOTHING")) : verdict_word(json_str(v, "verdict"));
 	char why[240];
 	const char *reason =
 	    strcmp(kind, "loss") == 0 || strcmp(kind, "dump") == 0 ? compare_event_reason(why, sizeof why, v) : NULL;
