@@ -1796,23 +1796,6 @@ static void commit_name(char *out, size_t cap, const history_revert_hooks *hooks
 
 #define LATER_MAX 256 /* later commits read for a refusal */
 
-/* The commit a revert's message says it reverts ("This reverts commit OID."), into out;
- * 0 when the message says none. */
-static int reverted_by(char out[41], const char *message)
-{
-	static const char mark[] = "This reverts commit ";
-	const char *at = strstr(message, mark);
-	if (!at)
-		return 0;
-	at += sizeof mark - 1;
-	size_t n = strspn(at, "0123456789abcdef");
-	if (n != 40)
-		return 0;
-	memcpy(out, at, 40);
-	out[40] = '\0';
-	return 1;
-}
-
 /* The commits after target (newest first, at most LATER_MAX) that still stand: a commit
  * reverted by a later one, and that revert, cancel out, so neither is in the way of
  * reverting target. Fills oids[] (hex), returns the count, or a git error. */
@@ -1832,8 +1815,7 @@ static int standing_commits(char (*oids)[41], history *h, git_commit *target)
 		history_commit_info info;
 		reverts[n][0] = '\0';
 		if (history_commit_info_get(&info, h, oids[n]) == 0) {
-			if (!reverted_by(reverts[n], info.message))
-				reverts[n][0] = '\0';
+			subject_reverted(reverts[n], info.message);
 			history_commit_info_done(&info);
 		}
 		n++;

@@ -45,6 +45,20 @@ char *subject_revert(const char *subject, const char *oid)
 	return text;
 }
 
+int subject_reverted(char out[41], const char *message)
+{
+	static const char mark[] = "This reverts commit ";
+	const char *at = strstr(message, mark);
+	if (!at)
+		return 0;
+	at += sizeof mark - 1;
+	if (strspn(at, "0123456789abcdef") != 40)
+		return 0;
+	memcpy(out, at, 40);
+	out[40] = '\0';
+	return 1;
+}
+
 /* Reads "<n> WORD" or "<n> WORDs" at *s; advances past it. */
 static int read_count(const char **s, const char *word, unsigned long *n)
 {
