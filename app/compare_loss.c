@@ -1013,7 +1013,6 @@ static void text_parse(raw_list *raw, loss_series *out, const char *data, size_t
  * or the pipes of a Markdown table. */
 typedef enum { SPLIT_BLANKS, SPLIT_WIDE, SPLIT_TABS, SPLIT_PIPES } split_mode;
 
-
 /* Splits [line, line + len) into cells at blanks: the count, or max + 1 when there are more. */
 static size_t split_cells(cell *c, size_t max, const char *line, size_t len)
 {
@@ -1261,6 +1260,23 @@ static int other_header(const cell *c, size_t n)
 	return wide * 2 >= n - 1;
 }
 
+/* Whether the line (no progress bar on it) is a loss table's header: 1 with its cells
+ * (c, *nc), the mode they are set apart by, and its step column (table_header). Names set
+ * apart by wide gaps are tried first where the line has some (header_mode), then names of
+ * one word each. */
+static int header_cells(cell *c, size_t *nc, split_mode *mode, size_t *step, int *epochs, const char *line, size_t n)
+{
+	*mode = header_mode(line, n);
+	*nc = split_cells_by(c, TABLE_MAX_CELLS, line, n, *mode);
+	if (*nc <= TABLE_MAX_CELLS && table_header(step, epochs, c, *nc))
+		return 1;
+	if (*mode != SPLIT_WIDE)
+		return 0;
+	*mode = SPLIT_BLANKS;
+	*nc = split_cells(c, TABLE_MAX_CELLS, line, n);
+	return *nc <= TABLE_MAX_CELLS && table_header(step, epochs, c, *nc);
+}
+
 static int same_header(const loss_table *t, const cell *c, size_t n)
 {
 	if (n != t->ncells)
@@ -1364,11 +1380,8 @@ static int table_line(loss_table *t, raw_list *raw, loss_series *out, const char
 	cell c[TABLE_MAX_CELLS];
 	size_t nc, step = 0;
 	int epochs = 0;
-	split_mode mode = bar == n ? header_mode(line, n) : SPLIT_BLANKS;
-	if (bar == n && (nc = split_cells_by(c, TABLE_MAX_CELLS, line, n, mode)) <= TABLE_MAX_CELLS &&
-	    (table_header(&step, &epochs, c, nc) ||
-	     (mode == SPLIT_WIDE && (nc = split_cells(c, TABLE_MAX_CELLS, line, n)) <= TABLE_MAX_CELLS &&
-	      table_header(&step, &epochs, c, nc) && ((mode = SPLIT_BLANKS), 1)))) {
+	split_mode mode;
+	if (bar == n && header_cells(c, &nc, &mode, &step, &epochs, line, n)) {
 		table_flush(t, raw, out);
 		if (!same_header(t, c, nc)) {
 			if (t->confirmed)
