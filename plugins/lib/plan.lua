@@ -261,20 +261,13 @@ function plan.parallel(ctx)
 		soc = soc.name, mem = mem, cards = cards, nodes = nodes, per_node = per_node }
 	-- the same 16 bytes either way; the words say which the project trains in
 	local fp32 = not train.sixteen_bit(ctx) and not sixteen_bit_baseline(ctx)
-	local arith = fp32 and soc.verified
-		and _("{params}B parameters x {bytes} bytes (Adam in float32, as the project trains: weights 4 + gradients 4, "
-			.. "Adam moments 8) = {states} of model states, {need} with 20 % headroom for activations and "
-			.. "buffers; {soc} has {mem} GB per card", a)
-		or fp32 and _("{params}B parameters x {bytes} bytes (Adam in float32, as the project trains: weights 4 + gradients 4, "
-			.. "Adam moments 8) = {states} of model states, {need} with 20 % headroom for activations and "
-			.. "buffers; {soc} has {mem} GB per card (unverified figure)", a)
-		or soc.verified
-		and _("{params}B parameters x {bytes} bytes (mixed-precision Adam: fp16/bf16 weights 2 + gradients 2, "
-			.. "fp32 master weights 4, Adam moments 8) = {states} of model states, {need} with 20 % headroom for activations and "
-			.. "buffers; {soc} has {mem} GB per card", a)
-		or _("{params}B parameters x {bytes} bytes (mixed-precision Adam: fp16/bf16 weights 2 + gradients 2, "
-			.. "fp32 master weights 4, Adam moments 8) = {states} of model states, {need} with 20 % headroom for activations and "
-			.. "buffers; {soc} has {mem} GB per card (unverified figure)", a)
+	a.model = fp32 and _("Adam in float32, as the project trains: weights 4 + gradients 4, Adam moments 8")
+		or _("mixed-precision Adam: fp16/bf16 weights 2 + gradients 2, fp32 master weights 4, Adam moments 8")
+	local arith = soc.verified
+		and _("{params}B parameters x {bytes} bytes ({model}) = {states} of model states, {need} with 20 % headroom "
+			.. "for activations and buffers; {soc} has {mem} GB per card", a)
+		or _("{params}B parameters x {bytes} bytes ({model}) = {states} of model states, {need} with 20 % headroom "
+			.. "for activations and buffers; {soc} has {mem} GB per card (unverified figure)", a)
 	a.arith = arith
 	lines[#lines + 1] = "Memory: " .. arith .. "."
 	local tp_max = math.min(MAX_PER_NODE, per_node)
