@@ -58,6 +58,7 @@ void finding_clear(finding *f)
 	free(f->construct);
 	free(f->unit);
 	free(f->anchor);
+	free(f->follows);
 	if (f->waiver) {
 		free(f->waiver->reason);
 		free(f->waiver->actor);

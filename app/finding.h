@@ -73,6 +73,10 @@ typedef struct finding {
 	                       * NULL without a code range */
 	char *unit;           /* the piece of work it is part of (see ctx.report's `unit`): the
 	                       * effort counts findings of one category and unit once; NULL: its own */
+	char *follows;        /* the sites whose findings settle this one (ctx.report's
+	                       * `follows`): JSON [[file, line, col, end_line, end_col], ...];
+	                       * the store derives its `automatic` and `settled` from theirs.
+	                       * NULL: none, and always NULL when read from the store */
 	finding_status status;
 	int automatic;        /* a later phase's check fixes it automatically */
 	int fixable;          /* it proposes edits (set by the store even when edits are not read) */

@@ -58,6 +58,7 @@ static const char key_node = 0;    /* the field names of a node, in node_fields'
 #define MAX_MESSAGE (64u * 1024)         /* bytes of one message or suggestion */
 #define MAX_NAME 1024                     /* bytes of a category, key, metric name or unit */
 #define MAX_EDITS 10000     /* per finding */
+#define MAX_FOLLOWS 256     /* sites a finding follows (ctx.report's follows) */
 #define MAX_ARGV 256
 #define EXEC_OUT_CAP (8u * 1024 * 1024) /* bytes kept of a program's stdout and stderr each */
 
@@ -3491,6 +3492,68 @@ static char *i18n_json(const papi_plugin *p, const char *message, const char *su
 	return text;
 }
 
+/* Positions are bytes of the file; a byte-order mark is not part of line 1's columns:
+ * takes it out of *col and *end_col where their line is 1. */
+static void drop_bom_columns(const char *text, size_t len, int line, int *col, int end_line, int *end_col)
+{
+	size_t bom = util_utf8_bom(text, len);
+	if (bom && line == 1 && *col > 0)
+		*col = *col > (int)bom ? *col - (int)bom : 1;
+	if (bom && end_line == 1 && *end_col > 0)
+		*end_col = *end_col > (int)bom ? *end_col - (int)bom : 1;
+}
+
+/* Pushes ctx.report's `follows` (the table at 1) as a box holding the JSON array
+ * [[file, line, col, end_line, end_col], ...] of the sites listed, positions as a
+ * finding's there would have them; the box is empty without the field. Raises on a
+ * malformed list. */
+static box *read_follows(lua_State *L, papi_sandbox *sb, papi_run *run)
+{
+	int t = lua_getfield(L, 1, "follows");
+	int list = lua_gettop(L);
+	box *b = box_new(L, cjson_release);
+	if (t == LUA_TNIL)
+		return b;
+	if (t != LUA_TTABLE)
+		luaL_error(L, "report: follows must be a list of {file=, node=}");
+	lua_Integer n = luaL_len(L, list);
+	if (n < 1 || n > MAX_FOLLOWS)
+		luaL_error(L, "report: follows must list 1 to %d sites", MAX_FOLLOWS);
+	b->p = cJSON_CreateArray();
+	for (lua_Integer i = 1; i <= n; i++) {
+		int top = lua_gettop(L);
+		if (lua_geti(L, list, i) != LUA_TTABLE)
+			luaL_error(L, "report: follows[%d] must be a table {file=, node=}", (int)i);
+		int site = lua_gettop(L);
+		const char *file = opt_str(L, site, "file");
+		if (!file || !*file || file[0] == '/')
+			luaL_error(L, "report: follows[%d].file must be a project path", (int)i);
+		char *abs = NULL;
+		if (project_resolve(&abs, run->opts->root, file) == FERRY_EREFUSED)
+			luaL_error(L, "report: follows[%d]: %s", (int)i, err_message());
+		free(abs);
+		if (lua_getfield(L, site, "node") != LUA_TTABLE)
+			luaL_error(L, "report: follows[%d].node must be a table from ctx.query", (int)i);
+		int node = lua_gettop(L), set[4];
+		int pos[4] = { (int)opt_int(L, node, "line", &set[0]), (int)opt_int(L, node, "col", &set[1]),
+		               (int)opt_int(L, node, "end_line", &set[2]), (int)opt_int(L, node, "end_col", &set[3]) };
+		if (!set[0] || !set[1] || !set[2] || !set[3] || pos[0] < 1 || pos[2] < pos[0] || pos[1] < 0 || pos[3] < 0)
+			luaL_error(L, "report: follows[%d].node has no position", (int)i);
+		size_t len = 0;
+		const char *text = file_text(L, sb, file, &len);
+		if (!text)
+			luaL_error(L, "report: follows[%d]: %s cannot be read", (int)i, file);
+		drop_bom_columns(text, len, pos[0], &pos[1], pos[2], &pos[3]);
+		cJSON *site_json = cJSON_CreateArray();
+		cJSON_AddItemToArray(site_json, cJSON_CreateString(file));
+		for (int k = 0; k < 4; k++)
+			cJSON_AddItemToArray(site_json, cJSON_CreateNumber(pos[k]));
+		cJSON_AddItemToArray(b->p, site_json);
+		lua_settop(L, top);
+	}
+	return b;
+}
+
 static int ctx_report(lua_State *L)
 {
 	papi_sandbox *sb = sandbox_of(L);
@@ -3588,12 +3651,7 @@ static int ctx_report(lua_State *L)
 		have_range = l == line;
 	}
 
-	/* positions are bytes of the file; a byte-order mark is not part of line 1's columns */
-	size_t bom = util_utf8_bom(text, text_len);
-	if (bom && line == 1 && col > 0)
-		col = col > (int)bom ? col - (int)bom : 1;
-	if (bom && (end_line ? end_line : line) == 1 && end_col > 0)
-		end_col = end_col > (int)bom ? end_col - (int)bom : 1;
+	drop_bom_columns(text, text_len, line, &col, end_line ? end_line : line, &end_col);
 
 	/* the fix: explicit edits, else the plugin's fix function */
 	edit_rec *edits = NULL;
@@ -3615,10 +3673,17 @@ static int ctx_report(lua_State *L)
 		edits = read_edits(L, lua_gettop(L), &nedits, text_len, text != NULL);
 	}
 
+	box *fb = read_follows(L, sb, run);
+	char *follows = fb->p ? cJSON_PrintUnformatted(fb->p) : NULL;
+	cJSON_Delete(fb->p);
+	fb->p = follows;
+	fb->release = free_release;
+
 	box *ib = box_new(L, free_release);
 	ib->p = i18n_json(p, i18n_of(L, message), i18n_of(L, suggestion));
 
 	size_t bytes = strlen(message) + (suggestion ? strlen(suggestion) : 0) + (file ? strlen(file) : 0) +
+	               (follows ? strlen(follows) : 0) +
 	               (category ? strlen(category) : 0) + 256;
 	for (size_t i = 0; i < nedits; i++)
 		bytes += strlen(edits[i].text) + sizeof *edits;
@@ -3643,6 +3708,8 @@ static int ctx_report(lua_State *L)
 	f.status = STATUS_OPEN;
 	f.automatic = automatic;
 	f.unit = unit && *unit ? xstrdup(unit) : NULL;
+	f.follows = fb->p;
+	fb->p = NULL;
 	char *fp;
 	if (have_range && text) {
 		fp = finding_fingerprint(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);

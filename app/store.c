@@ -620,20 +620,21 @@ int store_finding_upsert(store *s, long long run, finding *f)
 	int rc = db_exec(s,
 	                 "INSERT INTO findings (fingerprint, plugin, phase, severity, category, file, line, col,"
 	                 " end_line, end_col, message, suggestion, edits, status, first_run, last_run, automatic,"
-	                 " construct, i18n, anchor, unit)"
-	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?)"
+	                 " construct, i18n, anchor, unit, follows)"
+	                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?)"
 	                 " ON CONFLICT (plugin, file, fingerprint) DO UPDATE SET"
 	                 " severity = excluded.severity, category = excluded.category, line = excluded.line,"
 	                 " col = excluded.col, end_line = excluded.end_line, end_col = excluded.end_col,"
 	                 " message = excluded.message, suggestion = excluded.suggestion, edits = excluded.edits,"
 	                 " automatic = excluded.automatic, construct = excluded.construct, i18n = excluded.i18n,"
-	                 " anchor = excluded.anchor, unit = excluded.unit, last_run = excluded.last_run,"
+	                 " anchor = excluded.anchor, unit = excluded.unit, follows = excluded.follows,"
+	                 " last_run = excluded.last_run,"
 	                 " status = CASE WHEN findings.status = 'fixed' THEN 'open' ELSE findings.status END,"
 	                 " fixed_by = CASE WHEN findings.status = 'fixed' THEN NULL ELSE findings.fixed_by END",
-	                 "ssssSsiiiissSiiiSSSS", f->fingerprint, f->plugin, phase_name((size_t)f->phase), severity_name(f->severity), f->category, file,
+	                 "ssssSsiiiissSiiiSSSSS", f->fingerprint, f->plugin, phase_name((size_t)f->phase), severity_name(f->severity), f->category, file,
 	                 (long long)f->line, (long long)f->col, (long long)f->end_line, (long long)f->end_col,
 	                 f->message, f->suggestion ? f->suggestion : "", edits, run, run, (long long)f->automatic,
-	                 f->construct, f->i18n, f->anchor, f->unit);
+	                 f->construct, f->i18n, f->anchor, f->unit, f->follows);
 	free(edits);
 	if (rc)
 		return rc;
@@ -660,9 +661,10 @@ static int merge_finding(store *s, long long old_id, long long new_id)
 	if (!rc)
 		rc = db_exec(s,
 		             "UPDATE findings SET (fingerprint, severity, category, line, col, end_line, end_col, message,"
-		             " suggestion, edits, automatic, construct, i18n, anchor, unit, last_run) ="
+		             " suggestion, edits, automatic, construct, i18n, anchor, unit, follows, last_run) ="
 		             " (SELECT substr(fingerprint, 2), severity, category, line, col, end_line, end_col, message,"
-		             " suggestion, edits, automatic, construct, i18n, anchor, unit, last_run FROM findings WHERE id = ?1)"
+		             " suggestion, edits, automatic, construct, i18n, anchor, unit, follows, last_run FROM findings"
+		             " WHERE id = ?1)"
 		             " WHERE id = ?2",
 		             "ii", new_id, old_id);
 	if (!rc)
@@ -734,22 +736,46 @@ int store_findings_close_unseen_in(int *n, store *s, long long run, const char *
 }
 
 /* The waiver in force on a waived finding: {reason, actor, at, carried_from} or NULL. */
+/* A later-phase finding that fixed or waived the survey finding g: the same problem
+ * (file, construct and message) at the same code. */
+#define SETTLES(g, a)                                                                              \
+	" " g ".file = " a ".file AND " g ".construct = " a ".construct AND " g ".message = " a ".message" \
+	" AND " g ".phase <> 'assess' AND " g ".status IN ('fixed', 'waived')"
+
+/* The survey findings at the site x of a finding's follows list (x.value: [file, line,
+ * col, end_line, end_col]): in its file, their range overlapping the site's. The sites
+ * and the findings at them are found by the same run on the same text. */
+#define AT_SITE(r, x)                                                                              \
+	" " r ".file = " x ".value ->> 0 AND (" r ".line, " r ".col) <= (" x ".value ->> 3, " x ".value ->> 4)" \
+	" AND (" r ".end_line, " r ".end_col) >= (" x ".value ->> 1, " x ".value ->> 2)"
+
+/* Whether every site f follows has a finding of f's phase such that `cond` (on r) holds. */
+#define EVERY_SITE(cond)                                                                           \
+	" (f.follows IS NOT NULL AND NOT EXISTS (SELECT 1 FROM json_each(f.follows) x WHERE NOT EXISTS" \
+	" (SELECT 1 FROM findings r WHERE" AT_SITE("r", "x") " AND r.phase = f.phase AND " cond ")))"
+
 /* The finding columns in the order read_finding takes them, then the waiver in force,
- * then, for an open assess finding, the first later-phase finding of the same construct
- * and the same message that was fixed or waived since (finding_settlement): the same
- * problem at the same code, not another problem the same code has (a host sync in a
- * loop stays one after its torch.cuda call is renamed). */
+ * then, for an open assess finding, what settled it (finding_settlement): the first
+ * later-phase finding of the same construct and the same message that was fixed or
+ * waived since — the same problem at the same code, not another problem the same code
+ * has (a host sync in a loop stays one after its torch.cuda call is renamed) — or, for a
+ * finding that follows sites (a call of the project's CUDA helper follows the helper's
+ * CUDA sites), the last of those that settled the survey findings at every one of them.
+ * Such a finding is also automatic when every site has an automatic survey finding. */
 #define FINDING_SELECT                                                                             \
 	"SELECT f.id, f.plugin, f.phase, f.severity, f.category, f.file, f.line, f.col, f.end_line,"  \
-	" f.end_col, f.message, f.suggestion, f.edits IS NOT NULL, f.automatic, f.status,"            \
+	" f.end_col, f.message, f.suggestion, f.edits IS NOT NULL,"                                   \
+	" f.automatic OR" EVERY_SITE("r.automatic") ", f.status,"                                     \
 	" f.fingerprint, CASE WHEN ?5 THEN NULL ELSE f.edits END, f.last_run, f.construct, f.i18n,"   \
 	" w.reason, w.actor, w.created_at, w.carried_from, f.unit,"                                   \
 	" s.id, s.phase, s.status, s.fixed_by FROM findings f"                                        \
 	" LEFT JOIN waivers w ON f.status = 'waived' AND w.id = (SELECT max(x.id) FROM waivers x"   \
 	" WHERE x.finding_id = f.id AND x.withdrawn_at IS NULL)"                                      \
 	" LEFT JOIN findings s ON f.phase = 'assess' AND f.status = 'open' AND f.construct IS NOT NULL" \
-	" AND s.id = (SELECT min(g.id) FROM findings g WHERE g.file = f.file AND g.construct = f.construct" \
-	" AND g.message = f.message AND g.phase <> 'assess' AND g.status IN ('fixed', 'waived'))"
+	" AND s.id = coalesce((SELECT min(g.id) FROM findings g WHERE" SETTLES("g", "f") "),"        \
+	" CASE WHEN" EVERY_SITE("EXISTS (SELECT 1 FROM findings g WHERE" SETTLES("g", "r") ")")       \
+	" THEN (SELECT max(g.id) FROM json_each(f.follows) x JOIN findings r ON" AT_SITE("r", "x")    \
+	" AND r.phase = f.phase JOIN findings g ON" SETTLES("g", "r") ") END)"
 
 static char *column_dup(sqlite3_stmt *st, int i)
 {

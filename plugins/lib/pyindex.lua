@@ -8,7 +8,9 @@
 --                                           they mention a dependent function's name
 --   ix.dependent     list of functions that depend on CUDA, each
 --                    {key=, name=, path=, node=(the name), why={line=, text=}, via=(the
---                    function whose call makes it dependent, or nil)}
+--                    function whose call makes it dependent, or nil), roots=(every CUDA
+--                    site it reaches, directly or through the dependent project functions
+--                    it calls: a list of {path=, node=})}
 --   ix.calls         list of call sites of dependent functions:
 --                    {path=, node=(the call), target=(a dependent function), caller=(key or nil)}
 --
@@ -36,6 +38,26 @@ local cuda = require("cuda")
 local train = require("train")
 
 local pyindex = {}
+
+-- Every CUDA site a dependent function reaches, each {path=, node=} once, in the order met:
+-- its own, then those of the dependent project functions it calls, to any depth.
+local function roots_of(fn)
+	local out, seen, walked = {}, {}, {}
+	local function walk(g)
+		if walked[g] then return end
+		walked[g] = true
+		for _i, s in ipairs(g.sites or {}) do
+			local k = s.path .. ":" .. s.node.start_byte
+			if not seen[k] then
+				seen[k] = true
+				out[#out + 1] = s
+			end
+		end
+		for _i, c in ipairs(g.callees or {}) do walk(c) end
+	end
+	walk(fn)
+	return out
+end
 
 local DEFS = [[
 (module (function_definition name: (identifier) @n parameters: (parameters) @ps) @def)
@@ -243,6 +265,10 @@ function pyindex.build(ctx, seeds)
 		end
 		for _i, node in ipairs(sites) do
 			local fn = owner(node)
+			if fn and not fn.aware then
+				fn.sites = fn.sites or {}
+				fn.sites[#fn.sites + 1] = { path = path, node = node }
+			end
 			if fn and not fn.why and not fn.aware then
 				local why = { line = node.line, text = short(node.text) }
 				if node.start_byte >= fn.ps and node.end_byte <= fn.pe then
@@ -340,6 +366,15 @@ function pyindex.build(ctx, seeds)
 		return t
 	end
 
+	-- every dependent project function a function calls, each once
+	local function add_callee(fn, t)
+		fn.callees = fn.callees or {}
+		if not fn.callees[t] then
+			fn.callees[t] = true
+			fn.callees[#fn.callees + 1] = t
+		end
+	end
+
 	-- The seeds are indexed in the files' order, with the other checks. The modules their
 	-- calls name are read for their definitions on the way, once the walk is at or past
 	-- them (a query ahead of the walk would pull this check away from the others): a tree
@@ -424,6 +459,9 @@ function pyindex.build(ctx, seeds)
 				for _i, call in ipairs(f.calls) do
 					if call.target == nil then call.target = target_of(f, call) or false end
 					local t = depends_on(path, f, call)
+					if t and call.caller and not call.caller.aware and call.caller ~= t then
+						add_callee(call.caller, t)
+					end
 					if t and call.caller and not call.caller.why and not call.caller.aware and call.caller ~= t then
 						call.caller.why = { line = call.node.line, text = call.node.text }
 						call.caller.via = t
@@ -494,7 +532,10 @@ function pyindex.build(ctx, seeds)
 
 	local ix = { dependent = {}, calls = {} }
 	for _i, fn in pairs(funcs) do
-		if fn.why then ix.dependent[#ix.dependent + 1] = fn end
+		if fn.why then
+			fn.roots = roots_of(fn)
+			ix.dependent[#ix.dependent + 1] = fn
+		end
 	end
 	table.sort(ix.dependent, function(a, b) return a.key < b.key end)
 	for path, f in pairs(files) do

@@ -144,6 +144,12 @@ rm "$p/INF"
 touch "$p/HUGE"
 bounded bad_numbers "report: line is out of range" "a line beyond any file is refused"
 rm "$p/HUGE"
+touch "$p/FOLLOWS_OUT"
+bounded bad_numbers "report: follows\[1\]: .*outside" "a followed site outside the project is refused"
+rm "$p/FOLLOWS_OUT"
+touch "$p/FOLLOWS_BAD"
+bounded bad_numbers "report: follows\[1\].node has no position" "a followed site without a position is refused"
+rm "$p/FOLLOWS_BAD"
 expect_exit 0 "status --json" -- "$FERRY" -C "$p" status --json
 python3 -c "import json,sys; d=open(sys.argv[1]).read(); assert '\"fine\"' in d" "$work/out" \
 	&& ok "the metrics recorded before the bad one are stored" || fail "metrics of the run lost"
