@@ -14,7 +14,11 @@
 -- Code that already calls the fused operator (an NPU branch beside the original) is left
 -- alone. Nothing is rewritten: each replacement changes the computation's rounding, so it is
 -- a tuning step taken after the NPU run matches the GPU baseline, compared again after.
+-- Code that runs only on a torch without an API every torch_npu pairs with has (the slow
+-- attention of `if self.flash: ... else:`, lib/fallback.lua) never runs on the NPU host and
+-- is not reported.
 
+local fallback = require("fallback")
 local py = require("py")
 local project = require("project")
 local words = require("words")
@@ -239,6 +243,8 @@ local function new_check(ctx)
 end
 
 function Check:report(path, node, entry, message, suggestion)
+	-- code that runs only on a torch older than any torch_npu pairs with needs no tuning
+	if node and fallback.unreached(self.ctx, path, node.start_byte) then return end
 	self.ctx.report{
 		file = path, node = node, message = message, suggestion = suggestion,
 		data = { replacement = entry.replacement, source = entry.source },
@@ -361,6 +367,7 @@ end
 function Check:per_file(path, file, map)
 	local sites, order = {}, {}
 	local function add(api, node)
+		if fallback.unreached(self.ctx, path, node.start_byte) then return end
 		if not sites[api] then
 			sites[api] = { first = node, n = 0 }
 			order[#order + 1] = api
