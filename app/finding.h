@@ -42,7 +42,8 @@ typedef struct finding_waiver {
 
 /* What became of an open survey finding's code in a later phase: the assess survey lists
  * the code as received, so its findings stay open while adapt fixes (or a person waives)
- * the same problem (same file, construct key and message) under its own finding. */
+ * the same problem (same file and construct; same message or the same check of the later
+ * phase) under its own finding, or, for a finding that follows sites, every site is. */
 typedef struct finding_settlement {
 	long long finding;      /* the later phase's finding; 0 when nothing settled it */
 	int phase;              /* its phase (phase.h index) */

@@ -736,10 +736,13 @@ int store_findings_close_unseen_in(int *n, store *s, long long run, const char *
 }
 
 /* The waiver in force on a waived finding: {reason, actor, at, carried_from} or NULL. */
-/* A later-phase finding that fixed or waived the survey finding g: the same problem
- * (file, construct and message) at the same code. */
+/* A later-phase finding g that fixed or waived the survey finding a: the same problem at
+ * the same code (file and construct), told by the same message or found by the same check
+ * of the later phase (adapt.device_type_branches for assess.device_type_branches: a site
+ * adapt leaves for a person says why in its own words). */
 #define SETTLES(g, a)                                                                              \
-	" " g ".file = " a ".file AND " g ".construct = " a ".construct AND " g ".message = " a ".message" \
+	" " g ".file = " a ".file AND " g ".construct = " a ".construct AND (" g ".message = " a ".message" \
+	" OR substr(" g ".plugin, instr(" g ".plugin, '.')) = substr(" a ".plugin, instr(" a ".plugin, '.')))" \
 	" AND " g ".phase <> 'assess' AND " g ".status IN ('fixed', 'waived')"
 
 /* The survey findings at the site x of a finding's follows list (x.value: [file, line,
@@ -756,9 +759,9 @@ int store_findings_close_unseen_in(int *n, store *s, long long run, const char *
 
 /* The finding columns in the order read_finding takes them, then the waiver in force,
  * then, for an open assess finding, what settled it (finding_settlement): the first
- * later-phase finding of the same construct and the same message that was fixed or
- * waived since — the same problem at the same code, not another problem the same code
- * has (a host sync in a loop stays one after its torch.cuda call is renamed) — or, for a
+ * later-phase finding of the same problem at the same construct (SETTLES) that was fixed
+ * or waived since — not another problem the same code has (a host sync in a loop stays
+ * one after its torch.cuda call is renamed) — or, for a
  * finding that follows sites (a call of the project's CUDA helper follows the helper's
  * CUDA sites), the last of those that settled the survey findings at every one of them.
  * Such a finding is also automatic when every site has an automatic survey finding. */

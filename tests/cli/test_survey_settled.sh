@@ -89,6 +89,30 @@ expect_exit 0 "adapt's CUDA_HOME finding is waived" -- "$FERRY" -C "$p" waive "$
 "$FERRY" -C "$p" report --format md --output "$work/r2.md" >/dev/null 2>&1
 expect_grep "Settled later: waived in phase adapt as #$env_id." "$work/r2.md" "the report says the waiver settled it"
 
+# a site adapt leaves for a person says why in adapt's words (a comparison that turns a
+# CUDA feature on), and the survey describes it in its own: waiving adapt's settles it
+# all the same (the same check's site at the same code)
+cat >"$p/optim.py" <<'PY'
+import inspect
+
+import torch
+
+
+def make_optimizer(params, device_type):
+    fused_available = "fused" in inspect.signature(torch.optim.AdamW).parameters
+    use_fused = fused_available and device_type == "cuda"
+    return torch.optim.AdamW(params, fused=use_fused)
+PY
+"$FERRY" -C "$p" check --phase assess >/dev/null 2>&1
+"$FERRY" -C "$p" check --phase adapt >/dev/null 2>&1
+gate_id=$("$FERRY" -C "$p" findings --phase adapt --plugin adapt.device_type_branches --format json | python3 -c '
+import json, sys
+print([f["id"] for f in json.load(sys.stdin)["findings"] if f["file"] == "optim.py"][0])')
+expect_exit 0 "adapt's feature gate is waived" -- "$FERRY" -C "$p" waive "$gate_id" --reason "torch_npu 2.1 has no fused AdamW; NpuFusedAdamW in tune"
+[ "$(survey assess.device_type_branches "device_type == \"cuda\"" settled)" = "adapt waived None" ] \
+	&& ok "waiving adapt's left-for-a-person site settles the survey's, worded differently" \
+	|| fail "waiving adapt's left-for-a-person site settles the survey's: $(survey assess.device_type_branches "device_type == \"cuda\"" settled)"
+
 # reverting the checkpoint (and the later ones that touched the same file) reopens adapt's
 # finding, and the survey's is no longer settled
 head_id=$("$FERRY" -C "$p" log --format json | python3 -c 'import json, sys; print(max(c["id"] for c in json.load(sys.stdin)["checkpoints"]))')
