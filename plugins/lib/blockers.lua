@@ -330,13 +330,25 @@ local DATA_PARALLEL = {
 	["torch.nn.parallel.data_parallel"] = true,
 }
 
--- torch.nn.DataParallel and torch.nn.parallel.data_parallel.
+-- torch.nn.DataParallel and torch.nn.parallel.data_parallel. One in a branch that only
+-- CUDA takes (cuda.cuda_only_parallel) is a warning: the NPU runs the other path, on one
+-- device, until the code moves to DistributedDataParallel.
 function blockers.data_parallel(ctx, path, map)
-	return dotted_sites(ctx, path, map, function(name, text)
+	local sites = dotted_sites(ctx, path, map, function(name, text)
 		if not DATA_PARALLEL[name] then return nil end
 		return _("`{api}` (single-process multi-GPU training) is not supported on NPU.", { api = text }),
 			_("Switch to DistributedDataParallel: one process per NPU started by torchrun, init_process_group('hccl'), and the model wrapped with DDP.")
 	end)
+	for _i, s in ipairs(sites) do
+		local test = cuda.cuda_only_parallel(ctx, path, s.node.start_byte)
+		if test then
+			local a = { api = s.node.text:match("^[^\n(]*"), test = test }
+			s.severity = "warning"
+			s.message = _("`{api}` (single-process multi-GPU training, which the NPU does not support) is in a branch only CUDA takes (`{test}`): as the code stands the NPU never reaches it.", a)
+			s.suggestion = _("To train on several NPUs, switch to DistributedDataParallel: one process per NPU started by torchrun, init_process_group('hccl'), and the model wrapped with DDP.")
+		end
+	end
+	return sites
 end
 
 -- The vendor list that judges the project: the one for the PyTorch version its own

@@ -2808,7 +2808,7 @@ local function kernel_paths(ctx, path, sc)
 		local parallel = not m.skip and single_process_parallel(m.body.text)
 		if parallel then
 			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "unsupported", via = parallel,
-				body_s = m.body.start_byte }
+				body_s = m.body.start_byte, test = m.c.text:match("^[^\n]*") }
 			goto next_if
 		end
 		-- torch's private CUDA bindings (`torch._C._cuda_isInBadFork()`) and Caffe2's GPU
@@ -3296,6 +3296,17 @@ end
 function cuda.gpu_target_block(ctx, path, b)
 	for _i, r in ipairs(scene(ctx, path, "other").other) do
 		if b >= r.s and b < r.e and r.kind == "nvidia_block" and r.lib.target then return r.lib end
+	end
+	return nil
+end
+
+-- The condition (its first line) of the CUDA test whose branch holds byte b of the file
+-- when that branch is left to GPUs because it uses single-process multi-GPU training
+-- (imagenet's `elif device.type == 'cuda':` around DataParallel), else nil: as the code
+-- stands the NPU never runs that code.
+function cuda.cuda_only_parallel(ctx, path, b)
+	for _i, r in ipairs(scene(ctx, path, "other").other) do
+		if b >= r.body_s and b < r.e and r.kind == "unsupported" then return r.test end
 	end
 	return nil
 end
