@@ -3,6 +3,15 @@
 local ep = require("envprobe")
 local tvops = require("tvops")
 
+-- The versions of list that satisfy the requirement spec s (a range: `torch>=2.6`).
+local function satisfying(list, s)
+	local out = {}
+	for _i, v in ipairs(list) do
+		if ep.satisfies(v, s.op, s.version) then out[#out + 1] = v end
+	end
+	return out
+end
+
 -- torch requirement specs in dependency files: {file=, line=, col=, text=, op=, version=}
 local function torch_specs(ctx)
 	local out = {}
@@ -54,6 +63,10 @@ return {
 			local f = { file = s.file, line = s.line, col = s.col, end_line = s.line, end_col = s.col + #s.text, key = s.text }
 			local a = { spec = s.text, torch = base, versions = table.concat(list, ", "), both = table.concat(both, ", "),
 				adapter = tvops.adapter_torches_text(ctx) }
+			-- a range keeps the project's own bound (code written for torch>=2.6 may call
+			-- torch.accelerator, which older releases lack): only versions inside it are offered
+			local fit = satisfying(list, s)
+			a.fit = table.concat(fit, ", ")
 			if use then
 				a.op, a.where = use.text, use.path .. ":" .. use.line
 			end
@@ -68,8 +81,10 @@ return {
 					f.suggestion = _("No maintained torch_npu release ({versions}) has a Torchvision Adapter build (torch "
 						.. "{adapter}), and `{op}` ({where}) runs on NPU tensors only through the adapter: plan to run it on the "
 						.. "CPU, or pin an older torch with both and accept an unmaintained torch_npu.", a)
+				elseif #fit > 0 then
+					f.suggestion = _("Pin torch to a version that satisfies `{spec}` and has a torch_npu release ({fit}), install the CPU wheel of torch, then the matching torch_npu.", a)
 				else
-					f.suggestion = _("Pin torch to a version that has a torch_npu release ({versions}), install the CPU wheel of torch, then the matching torch_npu.", a)
+					f.suggestion = _("No maintained torch_npu release is for a PyTorch version that satisfies `{spec}` (they are for {versions}): move the project to one of those versions, then pin it.", a)
 				end
 			elseif use and not tvops.adapter_for(ctx, base) then
 				-- whatever torch_npu offers for this version, the adapter has no build for it

@@ -4,6 +4,7 @@
 -- the offline model. Facts and the formula: plugins/data/aipp.json.
 
 local export = require("export")
+local inf = require("inference")
 local train = require("train")
 local words = require("words")
 
@@ -256,10 +257,13 @@ return {
 	title = _("AIPP configuration from the image pre-processing"),
 	severity = "info",
 	category = "convert",
-	description = _("Finds the image normalisation of the project (torchvision Normalize with its mean and std, after ToTensor), the model's input size (the dummy input of an ONNX export outside test code, else the last CenterCrop or Resize((h, w)) outside training-only code; a random, shorter-side or max_size resize leaves the size to fill in) and the channel order (OpenCV without a BGR-to-RGB conversion is BGR), and offers scripts/aipp.cfg: a static AIPP configuration for atc --insert_op_conf that normalises uint8 images on the NPU. Apply it with `ferry fix --plugin infer-convert.aipp --yes`; an existing scripts/aipp.cfg is never overwritten."),
+	description = _("Finds the image normalisation of the project (torchvision Normalize with its mean and std, after ToTensor), the model's input size (the dummy input of an ONNX export outside test code, else the last CenterCrop or Resize((h, w)) outside training-only code; a random, shorter-side or max_size resize leaves the size to fill in) and the channel order (OpenCV without a BGR-to-RGB conversion is BGR), and offers scripts/aipp.cfg: a static AIPP configuration for atc --insert_op_conf that normalises uint8 images on the NPU. Apply it with `ferry fix --plugin infer-convert.aipp --yes`; an existing scripts/aipp.cfg is never overwritten. Offered only when the engagement plans inference, as the migration plan says (an ONNX export to a file, an inference SoC, or `design.migration_plan.inference yes`): a training project's normalisation feeds its training loop."),
 	triggers = { "Normalize", "onnx", "imread", "BGR2RGB" },
 	run = function(ctx)
-		if ctx.read(PATH) then return end
+		-- a training project's normalisation feeds its training loop: AIPP is for an
+		-- offline model, so only an engagement that plans inference (as the migration plan
+		-- says) is offered one
+		if ctx.read(PATH) or not inf.planned(ctx) then return end
 		local files = ctx.python_files()
 		local norm = find_normalize(ctx, files, constants(ctx, files))
 		if not norm then return end

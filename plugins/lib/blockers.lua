@@ -330,13 +330,25 @@ local DATA_PARALLEL = {
 	["torch.nn.parallel.data_parallel"] = true,
 }
 
--- torch.nn.DataParallel and torch.nn.parallel.data_parallel.
+-- torch.nn.DataParallel and torch.nn.parallel.data_parallel. One in a branch that only
+-- CUDA takes (cuda.cuda_only_parallel) is a warning: the NPU runs the other path, on one
+-- device, until the code moves to DistributedDataParallel.
 function blockers.data_parallel(ctx, path, map)
-	return dotted_sites(ctx, path, map, function(name, text)
+	local sites = dotted_sites(ctx, path, map, function(name, text)
 		if not DATA_PARALLEL[name] then return nil end
 		return _("`{api}` (single-process multi-GPU training) is not supported on NPU.", { api = text }),
 			_("Switch to DistributedDataParallel: one process per NPU started by torchrun, init_process_group('hccl'), and the model wrapped with DDP.")
 	end)
+	for _i, s in ipairs(sites) do
+		local test = cuda.cuda_only_parallel(ctx, path, s.node.start_byte)
+		if test then
+			local a = { api = s.node.text:match("^[^\n(]*"), test = test }
+			s.severity = "warning"
+			s.message = _("`{api}` (single-process multi-GPU training, which the NPU does not support) is in a branch only CUDA takes (`{test}`): as the code stands the NPU never reaches it.", a)
+			s.suggestion = _("To train on several NPUs, switch to DistributedDataParallel: one process per NPU started by torchrun, init_process_group('hccl'), and the model wrapped with DDP.")
+		end
+	end
+	return sites
 end
 
 -- The vendor list that judges the project: the one for the PyTorch version its own
@@ -460,6 +472,59 @@ local METHOD_QUERY = [[
 (call function: (attribute object: (_) @obj attribute: (identifier) @m) arguments: (argument_list)) @call
 ]]
 
+-- A module's attribute looked up by name: getattr(MODULE, NAME) with the module a name or
+-- attribute chain (`getattr(nn, kind)`), and the conditions around code.
+local GETATTRS = [[
+(call function: (identifier) @g (#eq? @g "getattr")
+  arguments: (argument_list . [(identifier) (attribute)] @mod . [(identifier) (string)] @name .)) @call
+]]
+local CHOICES = [[
+(if_statement condition: (comparison_operator) @cond consequence: (block) @body)
+(elif_clause condition: (comparison_operator) @cond consequence: (block) @body)
+]]
+
+-- The strings the innermost `if NAME in [...]:` or `if NAME == '...':` around node allows
+-- NAME to be (a list), or nil when no such condition holds node.
+local function allowed_values(choices, name, node)
+	local best
+	for _i, m in ipairs(choices) do
+		if m.body.start_byte <= node.start_byte and node.end_byte <= m.body.end_byte
+			and (not best or m.body.start_byte >= best.body.start_byte) then
+			local set = m.cond.text:match("^" .. name .. "%s+in%s*(%b[])$") or m.cond.text:match("^" .. name .. "%s+in%s*(%b())$")
+				or m.cond.text:match("^" .. name .. "%s+in%s*(%b{})$") or m.cond.text:match("^" .. name .. "%s*==%s*(.+)$")
+			if set then best = { body = m.body, set = set } end
+		end
+	end
+	if not best then return nil end
+	local out = {}
+	for _q, v in best.set:gmatch("(['\"])([%w_]+)%1") do out[#out + 1] = v end
+	return out
+end
+
+-- The attributes of imported modules the file looks up by name: `getattr(nn, 'RNN')`, and
+-- `getattr(nn, kind)` under `if kind in ['LSTM', 'GRU']:` (pytorch/examples' language
+-- model), once per value the condition allows. Each {node=, text=, resolved=}; a name no
+-- condition pins down is left out.
+local function attribute_lookups(ctx, path, map)
+	local out, choices = {}, nil
+	for _i, m in ipairs(ctx.query(path, GETATTRS) or {}) do
+		local module = py.expand(map, m.mod.text)
+		if module ~= m.mod.text or map[m.mod.text] then
+			local values
+			if m.name.type == "string" then
+				values = { py.string_value(m.name.text) }
+			else
+				choices = choices or ctx.query(path, CHOICES) or {}
+				values = allowed_values(choices, m.name.text, m.call) or {}
+			end
+			for _j, v in ipairs(values) do
+				out[#out + 1] = { node = m.call, text = m.call.text, resolved = module .. "." .. v }
+			end
+		end
+	end
+	return out
+end
+
 -- Uses of APIs unsupported or limited on NPU (by name through aliases, and tensor methods);
 -- a class named only in a type test (isinstance, issubclass) is not used, and float64 on
 -- a value the code keeps on the host (host.lua) is not limited.
@@ -565,6 +630,10 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 			seen[r.node.start_byte] = true
 			site(r.node, r.text, e)
 		end
+	end
+	for _i, r in ipairs(attribute_lookups(ctx, path, map)) do
+		local e = tables.names[r.resolved]
+		if e then site(r.node, r.text, e) end
 	end
 	for _i, m in ipairs(ctx.query(path, METHOD_QUERY) or {}) do
 		local e = tables.methods[m.m.text]

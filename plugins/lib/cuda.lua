@@ -2702,6 +2702,13 @@ local function requirement_only(body)
 	return first
 end
 
+-- The call of single-process multi-GPU training a branch's text makes
+-- (`torch.nn.DataParallel(`, `nn.parallel.data_parallel(`), which the NPU does not support
+-- (blockers.data_parallel reports it), or nil. DistributedDataParallel is not one.
+local function single_process_parallel(text)
+	return text:match("[%w_.]*%f[%w_]DataParallel%f[^%w_]") or text:match("[%w_.]*parallel%.data_parallel%f[^%w_]")
+end
+
 -- Branches of CUDA tests that reach CUDA-only code (see above): adds to sc.other.
 local function kernel_paths(ctx, path, sc)
 	local ifs, fns, rets, guards, bodies = {}, {}, {}, {}, {}
@@ -2795,6 +2802,15 @@ local function kernel_paths(ctx, path, sc)
 		return nil
 	end
 	for _i, m in ipairs(ifs) do
+		-- a branch that wraps the model in DataParallel (pytorch/examples' imagenet: `elif
+		-- device.type == 'cuda': model = torch.nn.DataParallel(model).cuda()`): the NPU has
+		-- no DataParallel, and as the code stands it takes the other path, which runs there
+		local parallel = not m.skip and single_process_parallel(m.body.text)
+		if parallel then
+			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "unsupported", via = parallel,
+				body_s = m.body.start_byte, test = m.c.text:match("^[^\n]*") }
+			goto next_if
+		end
 		-- torch's private CUDA bindings (`torch._C._cuda_isInBadFork()`) and Caffe2's GPU
 		-- operators and device (`torch.ops._caffe2.CopyGPUToCPU`, `caffe2_pb2.CUDA`) do not
 		-- exist on the NPU: a branch calling one is CUDA's own (accelerate's fork check,
@@ -2831,6 +2847,7 @@ local function kernel_paths(ctx, path, sc)
 			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = kind,
 				lib = r.lib, tool = r.tool, via = r.via }
 		end
+		::next_if::
 	end
 	-- in a module that imports CUDA-only code, a function returning a CUDA test tells
 	-- whether that code applies (`return x.device.type == "cuda" and ...`)
@@ -3146,6 +3163,8 @@ end
 
 local MOVE_TOGETHER = _("Move the test and its guard together: give the test an NPU form of what stays on CUDA and test the NPU in the guard (`torch.npu.is_available()`), or keep both for GPUs.")
 
+local DDP_INSTEAD = _("Keep the CUDA test, so the branch runs on GPUs only. To use several NPUs, run one process per NPU with DistributedDataParallel (torchrun, backend 'hccl').")
+
 -- A site that chooses something other than torch's device keeps no edit and says why.
 local function disarm(site, why)
 	local code = site.node.text:match("^[^\n]*")
@@ -3180,6 +3199,14 @@ local function disarm(site, why)
 		else
 			site.suggestion = _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it written with torch operators (torch_npu fused operators where they exist).")
 		end
+	elseif why.kind == "unsupported" and site.node.start_byte >= why.body_s then
+		site.message = _("`{code}` is in a branch only CUDA takes, which uses `{via}`, single-process multi-GPU training, which the NPU does not support: ferry leaves the branch and its test as they are, so the NPU keeps taking the other path.",
+			{ code = code, via = why.via })
+		site.suggestion = DDP_INSTEAD
+	elseif why.kind == "unsupported" then
+		site.message = _("`{code}` chooses a branch that uses `{via}`, single-process multi-GPU training, which the NPU does not support: as the code stands the NPU takes the other path, and rewriting the test would send it into that call, so ferry does not rewrite it.",
+			{ code = code, via = why.via })
+		site.suggestion = DDP_INSTEAD
 	elseif why.kind == "private" then
 		site.message = why.via:find("caffe2", 1, true)
 			and _("`{code}` chooses a branch that uses `{via}`, Caffe2's GPU device or operators, which do not exist on the NPU: rewriting the test would send the NPU into that code, so ferry does not rewrite it.",
@@ -3269,6 +3296,17 @@ end
 function cuda.gpu_target_block(ctx, path, b)
 	for _i, r in ipairs(scene(ctx, path, "other").other) do
 		if b >= r.s and b < r.e and r.kind == "nvidia_block" and r.lib.target then return r.lib end
+	end
+	return nil
+end
+
+-- The condition (its first line) of the CUDA test whose branch holds byte b of the file
+-- when that branch is left to GPUs because it uses single-process multi-GPU training
+-- (imagenet's `elif device.type == 'cuda':` around DataParallel), else nil: as the code
+-- stands the NPU never runs that code.
+function cuda.cuda_only_parallel(ctx, path, b)
+	for _i, r in ipairs(scene(ctx, path, "other").other) do
+		if b >= r.body_s and b < r.e and r.kind == "unsupported" then return r.test end
 	end
 	return nil
 end

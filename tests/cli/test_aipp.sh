@@ -48,6 +48,9 @@ def prepare(path):
     return norm(torch.from_numpy(img).permute(2, 0, 1).float())
 PY
 "$FERRY" init "$q" >/dev/null
+# nothing in this code points to inference by itself (no export, no inference SoC): the
+# client's decision to plan it is what makes the AIPP configuration worth offering
+"$FERRY" -C "$q" config design.migration_plan.inference yes >/dev/null
 "$FERRY" -C "$q" check --plugin infer-convert.aipp >"$work/q.txt" 2>&1
 expect_grep "BGR images" "$work/q.txt" "OpenCV input without a conversion to RGB is BGR"
 # the code does not give the input size (cv2.resize's size is no CenterCrop or Resize): the

@@ -1,10 +1,7 @@
 import torch
 
-from datasets.coco import make_coco_transforms
-
 
 def main():
-    transforms = make_coco_transforms('train')
     model = torch.nn.Conv2d(3, 8, 3).cuda()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
     for _step in range(10):

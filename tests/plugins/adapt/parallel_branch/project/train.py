@@ -1,0 +1,22 @@
+import torch
+import torch.nn as nn
+
+
+def place(model, device, distributed, gpu):
+    if distributed:
+        if device.type == 'cuda':
+            torch.cuda.set_device(gpu)
+            model.cuda(device)
+            model = nn.parallel.DistributedDataParallel(model, device_ids=[gpu])
+    elif device.type == 'cuda':
+        # one process drives every GPU
+        model = torch.nn.DataParallel(model).cuda()
+    else:
+        model.to(device)
+    return model
+
+
+def batch_to(images, device):
+    if device.type == 'cuda':
+        return images.cuda(non_blocking=True)
+    return images.to(device)
