@@ -124,11 +124,12 @@ local function host_copy_base(chain)
 	end
 end
 
--- Reports `code` (node sub) that reads a number from the 0-dim tensor `obj` by indexing.
+-- Reports `code` (node sub) that reads a number from the 0-dim tensor `obj` by indexing; the
+-- reads of one file are one piece of work (a .item() each).
 local function report_index(ctx, path, e, sub, obj, why)
 	local code = clip(ctx, path, sub)
 	ctx.report{
-		file = path, node = sub, key = "data_index:" .. code, severity = "error",
+		file = path, node = sub, key = "data_index:" .. code, unit = "data_index:" .. path, severity = "error",
 		message = _("`{code}` reads a number the torch 0.3 way: its tensor is {what}, which is a 0-dim tensor since PyTorch {since}, and indexing it fails: \"{error}\"",
 			{ code = code, what = why, since = e.fails_since, error = e.error }),
 		suggestion = _("{fix} Here: `{now}`.",
