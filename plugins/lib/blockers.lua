@@ -302,6 +302,25 @@ function blockers.nvcc_builds(ctx)
 	return out
 end
 
+-- The Extension(...) calls of a build script: their module names, split into those whose
+-- sources include CUDA (.cu) and those built from host sources only, each a list of
+-- "`name`" in source order.
+local EXTENSIONS = [[
+((call function: [(identifier) (attribute)] @f arguments: (argument_list . (string) @name) @args)
+  (#match? @f "Extension$"))
+]]
+local function extensions_by_kind(ctx, path)
+	local cuda_exts, host_exts = {}, {}
+	for _i, m in ipairs(ctx.query(path, EXTENSIONS) or {}) do
+		local name = py.string_value(m.name.text)
+		if name then
+			local list = m.args.text:find("%.cuh?[\"']") and cuda_exts or host_exts
+			list[#list + 1] = "`" .. name .. "`"
+		end
+	end
+	return cuda_exts, host_exts
+end
+
 -- A Python build script (setup.py, cuda.build_script) that names nvcc: one site, at the
 -- function that first does (or the line, at module level), naming every such function.
 -- A build script using torch's cpp_extension builders is left to extension_builders.
@@ -323,9 +342,17 @@ function blockers.nvcc_build_script(ctx, path)
 	local first = uses[1]
 	if not first then return {} end
 	local a = { file = path, functions = table.concat(fns, ", "), code = first.node.text }
-	return { nvcc_site(ctx, path, { node = first.fn and first.fn.name or first.node },
+	local site = nvcc_site(ctx, path, { node = first.fn and first.fn.name or first.node },
 		#fns > 0 and _("`{file}` compiles the project's own CUDA kernels with nvcc (in {functions})", a)
-			or _("`{file}` compiles the project's own CUDA kernels with nvcc (`{code}`)", a)) }
+			or _("`{file}` compiles the project's own CUDA kernels with nvcc (`{code}`)", a))
+	-- the script's other extensions (Cython helpers, a CPU NMS) are needed on the NPU host
+	local cuda_exts, host_exts = extensions_by_kind(ctx, path)
+	if #cuda_exts > 0 and #host_exts > 0 then
+		a.cuda, a.host = table.concat(cuda_exts, ", "), table.concat(host_exts, ", ")
+		a.functions = #fns > 0 and a.functions or "`" .. first.node.text .. "`"
+		site.suggestion = _("The CUDA sources it builds are custom GPU kernels this check reports: port each to a torch or torch_npu operator, or rewrite it as an Ascend C custom operator. It also builds extensions from host sources only ({host}), which the NPU host needs too: keep those, and remove only the extensions with CUDA sources ({cuda}) and what sets nvcc up ({functions}), or make them build the ported operators.", a)
+	end
+	return { site }
 end
 
 local CHANNELS_LAST = { ["torch.channels_last"] = true, ["torch.channels_last_3d"] = true }
