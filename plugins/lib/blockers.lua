@@ -308,6 +308,9 @@ end
 local EXTENSIONS = [[
 ((call function: [(identifier) (attribute)] @f arguments: (argument_list . (string) @name) @args)
   (#match? @f "Extension$"))
+((call function: [(identifier) (attribute)] @f
+  arguments: (argument_list (keyword_argument name: (identifier) @k value: (string) @name)) @args)
+  (#match? @f "Extension$") (#eq? @k "name"))
 ]]
 local function extensions_by_kind(ctx, path)
 	local cuda_exts, host_exts = {}, {}
