@@ -47,7 +47,8 @@ return {
 			refs.report(ctx, s, "fix")
 		end
 		-- the shell scripts and Makefiles that build them with nvcc (a Python build script
-		-- naming nvcc is among the functions running an NVIDIA-only tool, below)
+		-- naming nvcc is reported as the survey does, below: what to keep of it and what to
+		-- drop, not a function to skip)
 		for _i, s in ipairs(blockers.nvcc_builds(ctx)) do
 			s.category = "custom_kernel"
 			refs.report(ctx, s, "fix")
@@ -61,7 +62,8 @@ return {
 			report(ctx, cat(blockers.extension_builders(ctx, path, map), "custom_kernel"), nil)
 			report(ctx, cat(blockers.unsupported_ops(ctx, path, tables, map), "operators"), nil)
 			report(ctx, cat(blockers.data_parallel(ctx, path, map), "distributed"), nil)
-			report(ctx, cuda.nvidia_tool_functions(ctx, path), nil)
+			local build = cat(blockers.nvcc_build_script(ctx, path), "custom_kernel")
+			report(ctx, #build > 0 and build or cuda.nvidia_tool_functions(ctx, path), nil)
 			report(ctx, cat(blockers.channels_last(ctx, path, map), "layout"), auto and "error" or "warning", note)
 			if auto then
 				report(ctx, cat(blockers.jit_script(ctx, path, map), "jit"), "error", note)

@@ -9,7 +9,9 @@
 --     IndexError). Only where the code shows X is a scalar: a loss (a name holding
 --     "loss"), a full reduction (`.sum()`, `.mean()` … without arguments), or an element
 --     taken by indexing and converted with int()/float(). Any other `X.data[0]` is the first
---     row of a tensor, which modern code writes too, and is left alone;
+--     row of a tensor, which modern code writes too, and is left alone. The same read through
+--     a host copy, `X.data.cpu()[0]` or `X.data.cpu().numpy()[0]`, fails the same way (numpy
+--     refuses to index its 0-dim array);
 --   * `Variable(..., volatile=True)`, which does nothing since 0.4 (a warning finding: the
 --     code runs, but evaluates with autograd recording).
 -- The facts (release, error text, fix, source) are in plugins/data/legacy_torch.json.
@@ -37,6 +39,12 @@ local DATA0 = [[
   arguments: (argument_list . (subscript value: (attribute object: (subscript) @obj attribute: (identifier) @attr)
     subscript: (integer) @idx) @sub .))
   (#any-of? @conv "int" "float") (#eq? @attr "data") (#eq? @idx "0"))
+]]
+
+-- X.data.cpu()[0], X.data.cpu().numpy()[0], X.cpu().numpy()[0]: a 0 index on a host copy.
+local HOST_COPY0 = [[
+((subscript value: (call function: (attribute attribute: (identifier) @m)) @chain subscript: (integer) @idx) @sub
+  (#any-of? @m "cpu" "numpy") (#eq? @idx "0"))
 ]]
 
 local VOLATILE = [[
@@ -82,42 +90,75 @@ local function legacy_functions(ctx, path, aliases, e)
 	end
 end
 
--- Why obj (the X of X.data[0]) is a 0-dim tensor, or nil when the code does not show it.
-local function scalar_reason(m)
-	if m.conv then return _("an element taken by indexing, converted to a number") end
-	local obj = m.obj
-	local d = py.dotted(obj.text)
+-- Why the tensor written text (the X of X.data[0]) is a 0-dim tensor, or nil when the code
+-- does not show it: a name holding "loss" or "entropy", or a full reduction.
+local function scalar_reason(text)
+	local d = py.dotted(text)
 	if d then
 		local last = d:match("[%w_]+$"):lower()
-		if last:find("loss", 1, true) and not last:find("losses$") then return _("a loss") end
+		if (last:find("loss", 1, true) and not last:find("losses$")) or last:find("entropy", 1, true) then
+			return _("a loss")
+		end
 		return nil
 	end
-	if obj.type == "call" then
-		local method = obj.text:match("%.([%a_]+)%(%s*%)$")
-		if method and REDUCTIONS[method] then
-			return _("the result of `.{method}()` over the whole tensor", { method = method })
-		end
+	local method = text:match("%.([%a_]+)%(%s*%)$")
+	if method and REDUCTIONS[method] then
+		return _("the result of `.{method}()` over the whole tensor", { method = method })
 	end
 	return nil
 end
 
+-- The tensor under a host-copy chain ("loss.data.cpu().numpy()" -> "loss") and whether the
+-- chain ends in a numpy array.
+local function host_copy_base(chain)
+	local base, numpy = chain, false
+	while true do
+		local rest, step = base:match("^(.-)%.([%a_]+)%(%s*%)$")
+		if not (rest and (step == "cpu" or step == "numpy" or step == "detach")) then
+			rest = base:match("^(.-)%.data$")
+			step = "data"
+		end
+		if not rest or rest == "" then return base, numpy end
+		numpy = numpy or step == "numpy"
+		base = rest
+	end
+end
+
+-- Reports `code` (node sub) that reads a number from the 0-dim tensor `obj` by indexing; the
+-- reads of one file are one piece of work (a .item() each).
+local function report_index(ctx, path, e, sub, obj, why)
+	local code = clip(ctx, path, sub)
+	ctx.report{
+		file = path, node = sub, key = "data_index:" .. code, unit = "data_index:" .. path, severity = "error",
+		message = _("`{code}` reads a number the torch 0.3 way: its tensor is {what}, which is a 0-dim tensor since PyTorch {since}, and indexing it fails: \"{error}\"",
+			{ code = code, what = why, since = e.fails_since, error = e.error }),
+		suggestion = _("{fix} Here: `{now}`.",
+			{ fix = _(e.fix), now = words.clip(obj:match("^[^\n]*"), 60) .. ".item()" }),
+		data = { source = e.source },
+	}
+end
+
+-- Reports each `X.data[0]` (and `int(x[i].data[0])`) on a tensor the code shows to be 0-dim.
 local function data_index(ctx, path, e)
 	local seen = {}
 	for _i, m in ipairs(ctx.query(path, DATA0) or {}) do
 		local key = m.sub.start_byte
-		local why = not seen[key] and scalar_reason(m)
+		local why = not seen[key] and (m.conv and _("an element taken by indexing, converted to a number")
+			or scalar_reason(m.obj.text))
 		if why then
 			seen[key] = true
-			local code = clip(ctx, path, m.sub)
-			ctx.report{
-				file = path, node = m.sub, key = "data_index:" .. code, severity = "error",
-				message = _("`{code}` reads a number the torch 0.3 way: its tensor is {what}, which is a 0-dim tensor since PyTorch {since}, and indexing it fails: \"{error}\"",
-					{ code = code, what = why, since = e.fails_since, error = e.error }),
-				suggestion = _("{fix} Here: `{now}`.",
-					{ fix = _(e.fix), now = words.clip(m.obj.text:match("^[^\n]*"), 60) .. ".item()" }),
-				data = { source = e.source },
-			}
+			report_index(ctx, path, e, m.sub, m.obj.text, why)
 		end
+	end
+end
+
+-- Reports each `X.data.cpu()[0]` / `X.data.cpu().numpy()[0]` on a tensor the code shows to be
+-- 0-dim; e_numpy holds numpy's error for the chains that end in .numpy().
+local function host_copy_index(ctx, path, e, e_numpy)
+	for _i, m in ipairs(ctx.query(path, HOST_COPY0) or {}) do
+		local base, numpy = host_copy_base(m.chain.text)
+		local why = base ~= m.chain.text and scalar_reason(base)
+		if why then report_index(ctx, path, numpy and e_numpy or e, m.sub, base, why) end
 	end
 end
 
@@ -148,14 +189,16 @@ return {
 		.. "whose forward is not a @staticmethod), refused since PyTorch 1.5; `X.data[0]` on a 0-dim tensor, an "
 		.. "IndexError since 0.4, reported only where the code shows X is a scalar (a loss, a full reduction such "
 		.. "as `.sum()`, an element converted with int() or float()), since on other tensors it reads a first row, "
-		.. "as modern code does too; and `Variable(..., volatile=True)`, without effect since 0.4 (a warning)."),
-	triggers = { "autograd", ".data[0]", "volatile" },
+		.. "as modern code does too, and the same read through a host copy (`X.data.cpu().numpy()[0]`); and `Variable(..., volatile=True)`, without effect since 0.4 (a warning)."),
+	triggers = { "autograd", ".data[0]", ".numpy()[0]", ".cpu()[0]", "volatile" },
 	run = function(ctx)
 		local fn, d0, vol = entry(ctx, "legacy_function"), entry(ctx, "data_index"), entry(ctx, "volatile")
+		local np0 = entry(ctx, "numpy_index")
 		for _i, path in ipairs(ctx.python_files()) do
 			local aliases = py.aliases(ctx, path) or {}
 			legacy_functions(ctx, path, aliases, fn)
 			data_index(ctx, path, d0)
+			host_copy_index(ctx, path, d0, np0)
 			volatile(ctx, path, aliases, vol)
 		end
 	end,

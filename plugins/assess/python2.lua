@@ -7,7 +7,16 @@
 -- modules Python 3 renamed (cPickle, urllib2, Queue ...). Those are found too, except
 -- where the project binds the name itself (`from six.moves import xrange`, `unicode = str`,
 -- an import under `try: ... except ImportError` or `if sys.version_info ...`, a class of its
--- own defining has_key). One finding per file, at its first construct that is a syntax
+-- own defining has_key). Python 2's implicit relative imports are found too: a top-level
+-- `import b` or `from b import x` in a module of a package whose folder holds b (b.py, b.pyx
+-- or b/__init__.py). Python 3's imports are absolute (PEP 328), so it looks for a top-level
+-- b and stops with ModuleNotFoundError; 2to3's `import` fixer writes `from . import b`.
+-- They are left alone in a project without any other Python 2 construct (Python 3 code may
+-- import an installed b beside a folder named b), in a file that says `from __future__
+-- import absolute_import`, where the project root holds a b too (Python 3 finds that one),
+-- where the project puts a folder on sys.path inside the package or naming it (the package
+-- may be on the path then), and inside a block (`try: import b`). One finding per file, at
+-- its first construct that is a syntax
 -- error (else at its first run-time one), with how many of each kind the file holds: the
 -- work is porting the file, not each line.
 
@@ -60,6 +69,7 @@ local RUNTIME = {
 	{ capture = "basestring", name = N_("`basestring`"), now = N_("Python 3 has str and bytes"),
 	  error = "NameError: name 'basestring' is not defined" },
 	{ capture = "module", name = N_("Python 2 module") },
+	{ capture = "sibling", name = N_("implicit relative import") },
 }
 
 -- The methods and builtins above, and the Python 2 modules with their Python 3 names
@@ -144,6 +154,122 @@ local function runtime_constructs(ctx, path)
 	return out, classes
 end
 
+-- The folder of a project path ("" at the root).
+local function folder(path)
+	return path:match("^(.*)/[^/]*$") or ""
+end
+
+-- Set of the module names each folder holds: folder -> {name = true} (b.py, b.pyx, b/ with
+-- an __init__.py), and the set of folders that are packages.
+local function module_names(ctx)
+	local names, packages = {}, {}
+	local function add(dir, name)
+		names[dir] = names[dir] or {}
+		names[dir][name] = true
+	end
+	for _i, path in ipairs(ctx.files("%.pyx?$")) do
+		local dir, base = folder(path), path:match("([^/]+)%.pyx?$")
+		if base == "__init__" and path:sub(-3) == ".py" then
+			packages[dir] = true
+			if dir ~= "" then add(folder(dir), dir:match("[^/]+$")) end
+		else
+			add(dir, base)
+		end
+	end
+	return names, packages
+end
+
+-- Marks in out the package folders a sys.path line of the file path may put on the path:
+-- the folder of path itself when it is a package, and any package the line names.
+local function mark_pathed(out, path, line, packages)
+	for dir in pairs(packages) do
+		local base = dir:match("[^/]+$")
+		if folder(path) == dir or (base and line:find(base, 1, true)) then out[dir] = true end
+	end
+end
+
+-- Set of the package folders whose bare imports may work on Python 3 because some file
+-- puts a folder on sys.path: the package's own files doing it, or a line naming the folder.
+local function on_sys_path(ctx, packages)
+	local out = {}
+	for _i, path in ipairs(ctx.files("%.py$")) do
+		for _j, line in ipairs(ctx.find(path, "sys.path") and ctx.lines(path) or {}) do
+			if line:find("sys.path", 1, true) then mark_pathed(out, path, line, packages) end
+		end
+	end
+	return out
+end
+
+-- The top-level module names a top-level import line names: "import a.b, c as d" ->
+-- {"a", "c"}, "from a.b import x" -> {"a"}; none for relative and __future__ imports.
+local function imported_tops(line)
+	local from = line:match("^from%s+([%w_%.]+)%s+import[%s%(]")
+	if from then
+		return (from:sub(1, 1) == "." or from == "__future__") and {} or { from:match("^[^.]+") }
+	end
+	local list = line:match("^import%s+([^#;]+)")
+	local out = {}
+	for part in (list or ""):gmatch("[^,]+") do
+		out[#out + 1] = part:match("^%s*([%w_]+)")
+	end
+	return out
+end
+
+-- The implicit relative import of line n, {capture = "sibling", line=, col=, code=,
+-- module=, relative=}, or nil: a top-level import of a name in siblings that the project
+-- root does not hold and that is not the file's own module (self).
+local function sibling_import(line, n, siblings, root, self)
+	for _j, top in ipairs(imported_tops(line)) do
+		if siblings[top] and not root[top] and top ~= self then
+			local rel = line:match("^from%s") and line:gsub("^from%s+", "from .", 1) or ("from . import " .. top)
+			return { capture = "sibling", line = n, col = 1, module = top,
+				code = words.clip(line, 60), relative = words.clip(rel, 60) }
+		end
+	end
+	return nil
+end
+
+-- The implicit relative imports of the project's package modules: path -> list of
+-- sibling_import records, in line order.
+local function sibling_imports(ctx)
+	local names, packages = module_names(ctx)
+	local pathed, root, out = on_sys_path(ctx, packages), names[""] or {}, {}
+	for _i, path in ipairs(ctx.files("%.py$")) do
+		local dir = folder(path)
+		local siblings = packages[dir] and not pathed[dir] and names[dir]
+		local scan = siblings and ctx.find(path, "import") and not ctx.find(path, "absolute_import")
+		for n, line in ipairs(scan and ctx.lines(path) or {}) do
+			local c = sibling_import(line, n, siblings, root, path:match("([^/]+)%.py$"))
+			if c then
+				out[path] = out[path] or {}
+				table.insert(out[path], c)
+			end
+		end
+	end
+	return out
+end
+
+-- Whether run-time construct a comes before b in its file (a node's position, or the line
+-- and column of one found in the text).
+local function earlier(a, b)
+	local al, ac = a.node and a.node.line or a.line, a.node and a.node.col or a.col
+	local bl, bc = b.node and b.node.line or b.line, b.node and b.node.col or b.col
+	return al < bl or (al == bl and ac < bc)
+end
+
+-- Adds each file's implicit relative imports (path -> list) to its run-time constructs in
+-- files ({path=, counts=, first=, runtime=}), and the files that have no other construct.
+local function add_siblings(files, siblings)
+	for _i, f in ipairs(files) do
+		for _j, c in ipairs(siblings[f.path] or {}) do f.runtime[#f.runtime + 1] = c end
+		siblings[f.path] = nil
+	end
+	for path, list in pairs(siblings) do
+		files[#files + 1] = { path = path, counts = {}, runtime = list }
+	end
+	table.sort(files, function(a, b) return a.path < b.path end)
+end
+
 -- The first line of a node's text, at most 60 bytes, for the message.
 local function code_of(ctx, path, node)
 	return words.clip(ctx.node_text(path, node.start_byte, node.end_byte):match("^[^\n]*"), 60)
@@ -159,7 +285,9 @@ return {
 		.. "`<>`, backquotes, `ur` strings, long and old octal integers, which Python 3 refuses with a SyntaxError, "
 		.. "and the code it parses but stops on when it runs: dict.iteritems(), itervalues(), iterkeys() and "
 		.. "has_key(), xrange(), unicode(), unichr(), long(), raw_input(), basestring and the modules Python 3 "
-		.. "renamed (cPickle, cStringIO, StringIO, urllib2, urlparse, Queue, ConfigParser, __builtin__ ...), unless "
+		.. "renamed (cPickle, cStringIO, StringIO, urllib2, urlparse, Queue, ConfigParser, __builtin__ ...) and, in "
+		.. "a project with such constructs, a package module's bare import of a module beside it (`import b` for "
+		.. "pkg/b.py), which Python 3 reads as a top-level module, unless "
 		.. "the project binds the name itself (six.moves, builtins or past.builtins imports, `xrange = range`, an "
 		.. "import guarded by `except ImportError` or a Python version test, its own has_key). PyTorch 1.4 was the "
 		.. "last release to support Python 2 (PyTorch 1.4.0 release notes) and torch_npu runs on Python 3 only. One "
@@ -173,7 +301,7 @@ return {
 	run = function(ctx)
 		-- the findings wait for the whole project: a method called on an object of a class
 		-- it defines with that method (its own has_key) is no Python 2 construct
-		local files, classes = {}, {}
+		local files, classes, siblings = {}, {}, sibling_imports(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
 			local counts, first = {}, nil
 			for _j, m in ipairs(ctx.query(path, QUERY) or {}) do
@@ -198,13 +326,17 @@ return {
 				files[#files + 1] = { path = path, counts = counts, first = first, runtime = runtime }
 			end
 		end
+		-- implicit relative imports only in a project that other Python 2 constructs show to
+		-- be Python 2 code: in Python 3 code a bare `import triton` beside a subpackage named
+		-- triton means the installed library
+		if #files > 0 then add_siblings(files, siblings) end
 		for _i, f in ipairs(files) do
 			local counts, later = f.counts, nil
 			for _j, c in ipairs(f.runtime) do
 				local mine = c.of and (c.of == "self" and next(classes) or classes[c.of])
 				if not mine and not c.dotted then
 					counts[c.capture] = (counts[c.capture] or 0) + 1
-					if not later or c.node.start_byte < later.node.start_byte then later = c end
+					if not later or earlier(c, later) then later = c end
 				end
 			end
 			local listed = {}
@@ -228,10 +360,12 @@ return {
 			elseif later then
 				local kind
 				for _k, k in ipairs(RUNTIME) do if k.capture == later.capture then kind = k end end
-				local now = later.module and _("Python 3 names it {name}", { name = later.now }) or _(kind.now)
+				local now = later.capture == "sibling"
+					and _("Python 3 imports are absolute, and `{relative}` names the module beside it", { relative = later.relative })
+					or later.module and _("Python 3 names it {name}", { name = later.now }) or _(kind.now)
 				local err = later.module and ("ModuleNotFoundError: No module named '" .. later.module .. "'") or kind.error
 				ctx.report{
-					file = f.path, node = later.node, key = "python2", unit = f.path,
+					file = f.path, node = later.node, line = later.line, col = later.col, key = "python2", unit = f.path,
 					message = _("`{code}` is Python 2 ({what}; {now}): this file is Python 2 code. Python 3, which PyTorch has needed since 1.5 and torch_npu needs, parses it but stops when it runs this line: \"{error}\". Python 2 constructs in the file: {list}.",
 						{ code = later.code, what = _(kind.name), now = now, error = err, list = words.join(listed) }),
 					suggestion = suggestion,

@@ -11,17 +11,46 @@ local ep = require("envprobe")
 local host = require("host")
 local py = require("py")
 local refs = require("refs")
+local words = require("words")
 
 local blockers = {}
 
--- The torchvision operator with an NPU kernel (torchvision_npu.json) a CUDA source file is
--- named after (nms_kernel.cu, roi_pooling_kernel.cu, deform_conv_cuda.cu), or nil.
+-- The torchvision_npu.json entry of the torchvision operator with an NPU kernel a CUDA
+-- source file is named after (nms_kernel.cu, roi_pooling_kernel.cu, deform_conv_cuda.cu),
+-- or nil.
 local function torchvision_kernel(ctx, path)
 	local base = path:match("([^/]*)$"):lower()
 	for _i, e in ipairs(ctx.data("torchvision_npu").entries) do
-		if e.npu and e.name == e.kernel and base:find((e.kernel:gsub("2d$", "")), 1, true) then return e.kernel end
+		if e.npu and e.name == e.kernel and base:find((e.kernel:gsub("2d$", "")), 1, true) then return e end
 	end
 	return nil
+end
+
+-- The first line of lines measuring a box the Caffe-era way, a coordinate difference plus
+-- one (`right - left + 1,`, `(a[2] - a[0] + 1)`): its number and text, or nil.
+local function plus_one_line(lines)
+	for n, line in ipairs(lines) do
+		if line:find("%-%s*[%w_%.%[%]]+%s*%+%s*1[%.0-9fF]*%s*[%),]") then return n, line:match("^%s*(.-)%s*$") end
+	end
+	return nil
+end
+
+-- What to do with a CUDA source whose kernel torchvision has (entry e, the file's lines).
+local function torchvision_advice(e, lines)
+	local n, code = plus_one_line(e.pixel_plus_one == false and lines or {})
+	if n then
+		return _("It looks like torchvision's `{kernel}`: `torchvision.ops.{kernel}` computes it, and the "
+			.. "Torchvision Adapter (`import torchvision_npu`) runs it on the NPU. This kernel measures boxes with the "
+			.. "+1 pixel convention (`{code}`, line {line}) and torchvision's without it, so their overlaps differ, most "
+			.. "for small boxes, and they can keep different boxes: add 1 to x2 and y2 of the boxes you pass to "
+			.. "`torchvision.ops.{kernel}`, which gives the same overlaps. Check the rest (box format, sort order) before "
+			.. "calling it instead; otherwise find another torch or torch_npu operator, or rewrite the kernel as an Ascend C "
+			.. "custom operator.", { kernel = e.kernel, code = words.clip(code, 60), line = n })
+	end
+	return _("It looks like torchvision's `{kernel}`: `torchvision.ops.{kernel}` computes it, and the "
+		.. "Torchvision Adapter (`import torchvision_npu`) runs it on the NPU. Check that it means the same (box "
+		.. "format, coordinate rounding, sort order) and call it instead; otherwise find another torch or torch_npu "
+		.. "operator, or rewrite the kernel as an Ascend C custom operator.", { kernel = e.kernel })
 end
 
 -- CUDA source files (.cu, .cuh): one project file finding each.
@@ -34,10 +63,7 @@ function blockers.cuda_sources(ctx)
 			file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1,
 			message = #lines == 1 and _("`{file}` is CUDA source code (one line): a custom GPU kernel.", { file = path })
 				or _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines }),
-			suggestion = kernel and _("It looks like torchvision's `{kernel}`: `torchvision.ops.{kernel}` computes it, and the "
-				.. "Torchvision Adapter (`import torchvision_npu`) runs it on the NPU. Check that it means the same (box "
-				.. "format, coordinate rounding, sort order) and call it instead; otherwise find another torch or torch_npu "
-				.. "operator, or rewrite the kernel as an Ascend C custom operator.", { kernel = kernel })
+			suggestion = kernel and torchvision_advice(kernel, lines)
 				or _("Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator."),
 			key = "cuda-source", unit = "cuda:" .. path:match("[^/]*$"),
 		}
@@ -276,6 +302,28 @@ function blockers.nvcc_builds(ctx)
 	return out
 end
 
+-- The Extension(...) calls of a build script: their module names, split into those whose
+-- sources include CUDA (.cu) and those built from host sources only, each a list of
+-- "`name`" in source order.
+local EXTENSIONS = [[
+((call function: [(identifier) (attribute)] @f arguments: (argument_list . (string) @name) @args)
+  (#match? @f "Extension$"))
+((call function: [(identifier) (attribute)] @f
+  arguments: (argument_list (keyword_argument name: (identifier) @k value: (string) @name)) @args)
+  (#match? @f "Extension$") (#eq? @k "name"))
+]]
+local function extensions_by_kind(ctx, path)
+	local cuda_exts, host_exts = {}, {}
+	for _i, m in ipairs(ctx.query(path, EXTENSIONS) or {}) do
+		local name = py.string_value(m.name.text)
+		if name then
+			local list = m.args.text:find("%.cuh?[\"']") and cuda_exts or host_exts
+			list[#list + 1] = "`" .. name .. "`"
+		end
+	end
+	return cuda_exts, host_exts
+end
+
 -- A Python build script (setup.py, cuda.build_script) that names nvcc: one site, at the
 -- function that first does (or the line, at module level), naming every such function.
 -- A build script using torch's cpp_extension builders is left to extension_builders.
@@ -297,9 +345,17 @@ function blockers.nvcc_build_script(ctx, path)
 	local first = uses[1]
 	if not first then return {} end
 	local a = { file = path, functions = table.concat(fns, ", "), code = first.node.text }
-	return { nvcc_site(ctx, path, { node = first.fn and first.fn.name or first.node },
+	local site = nvcc_site(ctx, path, { node = first.fn and first.fn.name or first.node },
 		#fns > 0 and _("`{file}` compiles the project's own CUDA kernels with nvcc (in {functions})", a)
-			or _("`{file}` compiles the project's own CUDA kernels with nvcc (`{code}`)", a)) }
+			or _("`{file}` compiles the project's own CUDA kernels with nvcc (`{code}`)", a))
+	-- the script's other extensions (Cython helpers, a CPU NMS) are needed on the NPU host
+	local cuda_exts, host_exts = extensions_by_kind(ctx, path)
+	if #cuda_exts > 0 and #host_exts > 0 then
+		a.cuda, a.host = table.concat(cuda_exts, ", "), table.concat(host_exts, ", ")
+		a.functions = #fns > 0 and a.functions or "`" .. first.node.text .. "`"
+		site.suggestion = _("The CUDA sources it builds are custom GPU kernels this check reports: port each to a torch or torch_npu operator, or rewrite it as an Ascend C custom operator. It also builds extensions from host sources only ({host}), which the NPU host needs too: keep those, and remove only the extensions with CUDA sources ({cuda}) and what sets nvcc up ({functions}), or make them build the ported operators.", a)
+	end
+	return { site }
 end
 
 local CHANNELS_LAST = { ["torch.channels_last"] = true, ["torch.channels_last_3d"] = true }

@@ -2541,9 +2541,11 @@ local function import_reaches(ctx, path, imp)
 end
 
 local CUDA_TESTS = [[
-(if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]") consequence: (block) @body) @if
+(if_statement condition: (_) @c (#match? @c "[cC][uU][dD][aA]") consequence: (block) @body
+  alternative: (else_clause body: (block) @alt)?) @if
 (elif_clause condition: (_) @c (#match? @c "[cC][uU][dD][aA]") consequence: (block) @body) @if
-(if_statement condition: (not_operator) @nc (#match? @nc "[cC][uU][dD][aA]") alternative: (else_clause body: (block) @else)) @nif
+(if_statement condition: (not_operator) @nc (#match? @nc "[cC][uU][dD][aA]") consequence: (block) @alt
+  alternative: (else_clause body: (block) @else)) @nif
 (if_statement condition: (not_operator) @gc (#match? @gc "[cC][uU][dD][aA]") consequence: (block [(raise_statement) (return_statement)] .) !alternative) @guard
 ((assert_statement) @assert (#match? @assert "[cC][uU][dD][aA]"))
 (function_definition name: (identifier) @name body: (block) @fbody)
@@ -2715,12 +2717,14 @@ local function kernel_paths(ctx, path, sc)
 	for _i, m in ipairs(ctx.query(path, CUDA_TESTS) or {}) do
 		if m["if"] then
 			-- a test of the device (`x.is_cuda`, `args.cuda`), not a name that holds the
-			-- word (`step == self.cuda_graph_warmup_steps`)
-			if is_cuda_test(m.c.text) or has_word(m.c.text, "cuda") then ifs[#ifs + 1] = m end
+			-- word (`step == self.cuda_graph_warmup_steps`); under `if not x.is_cuda:` runs
+			-- the other devices' code (its else and the guard are read below)
+			local negated = m.c.type == "not_operator" and is_cuda_test(m.c.text)
+			if not negated and (is_cuda_test(m.c.text) or has_word(m.c.text, "cuda")) then ifs[#ifs + 1] = m end
 		elseif m.nif then
 			-- `if not x.is_cuda: <fallback> else: <kernel>`: the else branch is CUDA's
 			if is_cuda_test(m.nc.text) then
-				ifs[#ifs + 1] = { ["if"] = m.nif, c = m.nc, body = m["else"] }
+				ifs[#ifs + 1] = { ["if"] = m.nif, c = m.nc, body = m["else"], alt = m.alt }
 			end
 		elseif m.guard then
 			-- `if not x.is_cuda: raise ...` and the kernel after it
@@ -2750,7 +2754,10 @@ local function kernel_paths(ctx, path, sc)
 		end
 		if around then
 			local from, to = g.guard.end_byte, around.end_byte
-			ifs[#ifs + 1] = { ["if"] = g.guard, c = g.gc, body = { start_byte = from, end_byte = to,
+			-- an assert or a guard that raises stops other devices; one that returns sends
+			-- them down its own path
+			local stops = g.guard.type == "assert_statement" or not g.guard.text:find("%f[%w_]return%f[^%w_]")
+			ifs[#ifs + 1] = { ["if"] = g.guard, c = g.gc, guard = stops, body = { start_byte = from, end_byte = to,
 				text = ctx.node_text(path, from, to) } }
 		end
 	end
@@ -2844,8 +2851,11 @@ local function kernel_paths(ctx, path, sc)
 		if r and m.skip then
 			m.skip.reached = { kind = kind, lib = r.lib, tool = r.tool, via = r.via }
 		elseif r then
+			-- the path the NPU takes calls the same binding (a CPU kernel of the extension)
+			local word = r.via and r.via:match("^[%a_][%w_]*")
 			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = kind,
-				lib = r.lib, tool = r.tool, via = r.via }
+				lib = r.lib, tool = r.tool, via = r.via, test = m.c, guard = m.guard,
+				both = word and m.alt and has_word(m.alt.text, word) or nil }
 		end
 		::next_if::
 	end
@@ -3165,6 +3175,34 @@ local MOVE_TOGETHER = _("Move the test and its guard together: give the test an 
 
 local DDP_INSTEAD = _("Keep the CUDA test, so the branch runs on GPUs only. To use several NPUs, run one process per NPU with DistributedDataParallel (torchrun, backend 'hccl').")
 
+-- Says why site (its first line code), in or at a CUDA test whose branch runs code for
+-- NVIDIA GPUs only (why: {lib=, via=, test= the test's node, guard= the test stops other
+-- devices, both= the other path calls the same binding}), is not rewritten.
+local function kernel_site(site, code, why)
+	local a = { code = code, library = why.lib.name, via = why.via,
+		test = why.test and why.test.text:match("^[^\n]*"):gsub("^not%s+", "") or code }
+	local b = site.node.start_byte
+	local at_test = not why.test or (b >= why.test.start_byte and b < why.test.end_byte)
+	local port = _("Port what the CUDA code computes to torch or torch_npu operators (or an Ascend C custom operator), then give the NPU a path that calls it.")
+	if not at_test then
+		site.message = _("`{code}` is in the CUDA path of `{test}`, which runs code for NVIDIA GPUs only ({library}, through `{via}`): the NPU does not run it, so ferry does not rewrite it.", a)
+		site.suggestion = _("Leave it with the CUDA code it belongs to; the finding on `{test}` says what the NPU needs.", a)
+	elseif why.guard then
+		a.stop = why.test.type == "assert_statement" and _("the assertion fails") or _("the guard raises")
+		site.message = _("`{code}` lets only CUDA through to code that runs on NVIDIA GPUs only ({library}, through `{via}`): on the NPU it stops there ({stop}), and rewriting the test would send the NPU into code it cannot run, so ferry does not rewrite it.", a)
+		site.suggestion = port
+	elseif why.both then
+		site.message = _("`{code}` chooses between two calls of `{via}` ({library}): the CUDA one runs on NVIDIA GPUs only, and the other, which the NPU takes, calls the same extension's code for host tensors with NPU tensors, so neither runs on the NPU; ferry does not rewrite the test.", a)
+		site.suggestion = port
+	else
+		site.message = _("`{code}` chooses code that runs on NVIDIA GPUs only ({library}, through `{via}`): on the NPU the other path runs, and rewriting the test would send the NPU into code it cannot run, so ferry does not rewrite it.", a)
+		site.suggestion = why.lib.replacement
+			and _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it with {replacement}.",
+				{ replacement = _(why.lib.replacement) })
+			or _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it written with torch operators (torch_npu fused operators where they exist).")
+	end
+end
+
 -- A site that chooses something other than torch's device keeps no edit and says why.
 local function disarm(site, why)
 	local code = site.node.text:match("^[^\n]*")
@@ -3191,14 +3229,7 @@ local function disarm(site, why)
 			{ code = code, names = why.names })
 		site.suggestion = _("Add an NPU branch beside the CUDA one (tested with `torch.npu.is_available()` after `import torch_npu`, using `torch.npu` and the 'npu' device), and keep the CUDA branch for GPUs.")
 	elseif why.kind == "kernel" then
-		site.message = _("`{code}` chooses code that runs on NVIDIA GPUs only ({library}, through `{via}`): on the NPU the other path runs, and rewriting the test would send the NPU into code it cannot run, so ferry does not rewrite it.",
-			{ code = code, library = why.lib.name, via = why.via })
-		if why.lib.replacement then
-			site.suggestion = _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it with {replacement}.",
-				{ replacement = _(why.lib.replacement) })
-		else
-			site.suggestion = _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it written with torch operators (torch_npu fused operators where they exist).")
-		end
+		kernel_site(site, code, why)
 	elseif why.kind == "unsupported" and site.node.start_byte >= why.body_s then
 		site.message = _("`{code}` is in a branch only CUDA takes, which uses `{via}`, single-process multi-GPU training, which the NPU does not support: ferry leaves the branch and its test as they are, so the NPU keeps taking the other path.",
 			{ code = code, via = why.via })

@@ -24,3 +24,10 @@ val = Variable(torch.randn(2, 4), volatile=True)
 model.weight.data[0] = 0.0
 first = val.data[0]
 print(train_loss, total, batch_ind, pool(val, rois), first)
+
+# The same reads through numpy or the host copy: a 0-dim array or tensor, indexed.
+rpn_cross_entropy = torch.nn.functional.cross_entropy(model(x), torch.zeros(8).long())
+print('%.4f' % rpn_cross_entropy.data.cpu().numpy()[0])
+print('%.4f' % loss.data.cpu()[0])
+print(model(x).mean().data.numpy()[0])
+row = model.weight.data.cpu().numpy()[0]

@@ -1,0 +1,2 @@
+def roi_pool(x, rois):
+    return x

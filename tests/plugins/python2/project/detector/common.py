@@ -1,0 +1,2 @@
+# The package's own common helpers; the project root has a common module too.
+SCALE = 16

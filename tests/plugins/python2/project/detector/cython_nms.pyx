@@ -1,0 +1,2 @@
+def nms(dets, thresh):
+    return list(range(len(dets)))

@@ -1,0 +1,2 @@
+# `common` exists at the project root, which Python 3 finds first.
+import common
