@@ -1343,12 +1343,29 @@ static void m_rows(cJSON *sec, const cJSON *rows, int unsupported)
 	}
 }
 
+/* 1 when a change row comes from an adapt check: a rewrite of the client's code for the
+ * NPU, not a file a later phase wrote beside it. */
+static int has_adapt_change(const cJSON *rows)
+{
+	const cJSON *r;
+	cJSON_ArrayForEach(r, rows)
+		if (util_starts_with(json_str(r, "plugin"), "adapt."))
+			return 1;
+	return 0;
+}
+
 static void m_changes(cJSON *d, const cJSON *doc)
 {
 	cJSON *sec = rdoc_section(d, "changes", _("Change list"));
 	rdoc_para_text(sec, "muted",
 	               _("Every change ferry made that is still in effect, one row per hunk (lines as the checkpoint left "
 	                 "the file; `ferry diff N` shows checkpoint N)."));
+	if (has_adapt_change(cJSON_GetObjectItem(doc, "changes")))
+		rdoc_para_text(sec, "muted",
+		               _("The changes port the code to the NPU: it imports torch_npu, and where it tested for CUDA "
+		                 "it now tests for the NPU, so on a GPU host the changed code no longer takes its CUDA "
+		                 "paths. In a package others import, each NPU form falls back to the CUDA code where "
+		                 "torch_npu is not installed."));
 	m_rows(sec, cJSON_GetObjectItem(doc, "changes"), 0);
 	const cJSON *r;
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(doc, "reverted_checkpoints"))

@@ -126,4 +126,11 @@ assert ("train.py", 55) in listed, sorted(listed)  # a fix the edit left alone s
 PY
 expect_grep "was undone by a hand edit (checkpoint [0-9]*) and is not listed" "$work/hand.md" "the report says so"
 
+# the change list says what the edits mean for the GPU (a consultant read the rewritten
+# device tests as keeping both devices working)
+expect_grep "so on a GPU host the changed code no longer takes its CUDA paths" "$work/changes.md" \
+	"the change list says the adapt edits make the code NPU code"
+"$FERRY" -C "$p" report --format md --section changes --lang zh --output "$work/changes-zh.md" >/dev/null 2>&1
+expect_grep "在 GPU 主机上，改动过的代码不再走其 CUDA 路径" "$work/changes-zh.md" "and says it in Chinese"
+
 finish
