@@ -3504,10 +3504,11 @@ static void drop_bom_columns(const char *text, size_t len, int line, int *col, i
 }
 
 /* Pushes ctx.report's `follows` (the table at 1) as a box holding the JSON array
- * [[file, line, col, end_line, end_col], ...] of the sites listed, positions as a
- * finding's there would have them; the box is empty without the field. Raises on a
- * malformed list. */
-static box *read_follows(lua_State *L, papi_sandbox *sb, papi_run *run)
+ * [[file, line, col, end_line, end_col], ...] of the sites listed, as their nodes give
+ * them; the box is empty without the field. Raises on a malformed list. No file is read:
+ * reading another file here would let go of the text of the finding's own file (one
+ * file read or tree held at a time), which the report still uses. */
+static box *read_follows(lua_State *L, papi_run *run)
 {
 	int t = lua_getfield(L, 1, "follows");
 	int list = lua_gettop(L);
@@ -3520,18 +3521,21 @@ static box *read_follows(lua_State *L, papi_sandbox *sb, papi_run *run)
 	if (n < 1 || n > MAX_FOLLOWS)
 		luaL_error(L, "report: follows must list 1 to %d sites", MAX_FOLLOWS);
 	b->p = cJSON_CreateArray();
+	const char *checked = NULL; /* the last file found to be a project path */
 	for (lua_Integer i = 1; i <= n; i++) {
-		int top = lua_gettop(L);
 		if (lua_geti(L, list, i) != LUA_TTABLE)
 			luaL_error(L, "report: follows[%d] must be a table {file=, node=}", (int)i);
 		int site = lua_gettop(L);
 		const char *file = opt_str(L, site, "file");
 		if (!file || !*file || file[0] == '/')
 			luaL_error(L, "report: follows[%d].file must be a project path", (int)i);
-		char *abs = NULL;
-		if (project_resolve(&abs, run->opts->root, file) == FERRY_EREFUSED)
-			luaL_error(L, "report: follows[%d]: %s", (int)i, err_message());
-		free(abs);
+		if (!checked || strcmp(checked, file) != 0) {
+			char *abs = NULL;
+			if (project_resolve(&abs, run->opts->root, file) == FERRY_EREFUSED)
+				luaL_error(L, "report: follows[%d]: %s", (int)i, err_message());
+			free(abs);
+			checked = file; /* stays referenced by the list while the loop runs */
+		}
 		if (lua_getfield(L, site, "node") != LUA_TTABLE)
 			luaL_error(L, "report: follows[%d].node must be a table from ctx.query", (int)i);
 		int node = lua_gettop(L), set[4];
@@ -3539,17 +3543,12 @@ static box *read_follows(lua_State *L, papi_sandbox *sb, papi_run *run)
 		               (int)opt_int(L, node, "end_line", &set[2]), (int)opt_int(L, node, "end_col", &set[3]) };
 		if (!set[0] || !set[1] || !set[2] || !set[3] || pos[0] < 1 || pos[2] < pos[0] || pos[1] < 0 || pos[3] < 0)
 			luaL_error(L, "report: follows[%d].node has no position", (int)i);
-		size_t len = 0;
-		const char *text = file_text(L, sb, file, &len);
-		if (!text)
-			luaL_error(L, "report: follows[%d]: %s cannot be read", (int)i, file);
-		drop_bom_columns(text, len, pos[0], &pos[1], pos[2], &pos[3]);
 		cJSON *site_json = cJSON_CreateArray();
 		cJSON_AddItemToArray(site_json, cJSON_CreateString(file));
 		for (int k = 0; k < 4; k++)
 			cJSON_AddItemToArray(site_json, cJSON_CreateNumber(pos[k]));
 		cJSON_AddItemToArray(b->p, site_json);
-		lua_settop(L, top);
+		lua_settop(L, site - 1);
 	}
 	return b;
 }
@@ -3673,7 +3672,7 @@ static int ctx_report(lua_State *L)
 		edits = read_edits(L, lua_gettop(L), &nedits, text_len, text != NULL);
 	}
 
-	box *fb = read_follows(L, sb, run);
+	box *fb = read_follows(L, run);
 	char *follows = fb->p ? cJSON_PrintUnformatted(fb->p) : NULL;
 	cJSON_Delete(fb->p);
 	fb->p = follows;

@@ -144,6 +144,14 @@ rm "$p/INF"
 touch "$p/HUGE"
 bounded bad_numbers "report: line is out of range" "a line beyond any file is refused"
 rm "$p/HUGE"
+plant follows_other
+expect_exit 0 "a finding following a site in another file is stored" -- "$FERRY" -C "$p" check --plugin assess.hostile_follows_other --format json
+python3 - "$work/out" <<'PY' && ok "its fingerprint comes from its own file's text (three findings, three lines)" || fail "follows in another file"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "assess.hostile_follows_other"]
+assert sorted(f["line"] for f in fs) == [1, 2, 3], fs
+PY
+plant_with_good bad_numbers
 touch "$p/FOLLOWS_OUT"
 bounded bad_numbers "report: follows\[1\]: .*outside" "a followed site outside the project is refused"
 rm "$p/FOLLOWS_OUT"
