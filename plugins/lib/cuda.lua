@@ -980,8 +980,6 @@ local function follow_reexports(ctx, full)
 end
 
 local LIBRARY_CALLS = "(call function: [(identifier) (attribute)] @f arguments: (argument_list) @args) @call"
-local CALL_ARGS = "(argument_list (_) @a) @args"
-
 -- Calls of the library_devices.json functions of one kind, however the file imports them
 -- (through the project's own re-exports): {call=, args=, f=, entry=, name=} per call.
 local function library_calls(ctx, path, map, kind)
@@ -1012,20 +1010,7 @@ end
 local function library_autocasts(ctx, path, map)
 	local out, args = {}, nil
 	for _i, c in ipairs(library_calls(ctx, path, map, "autocast")) do
-		if not args then -- positional arguments and keywords of every call's list
-			args = {}
-			for _j, a in ipairs(ctx.query(path, CALL_ARGS) or {}) do
-				local k = args[a.args.start_byte] or { n = 0, kw = {} }
-				args[a.args.start_byte] = k
-				if a.a.type == "keyword_argument" then
-					k.kw[a.a.text:match("^[%a_][%w_]*")] = true
-				elseif a.a.type == "list_splat" or a.a.type == "dictionary_splat" then
-					k.splat = true
-				elseif a.a.type ~= "comment" then
-					k.n = k.n + 1
-				end
-			end
-		end
+		args = args or py.argument_lists(ctx, path) -- positional arguments and keywords of every call's list
 		local e = c.entry
 		local k = args[c.args.start_byte] or { n = 0, kw = {} }
 		if not k.splat and not k.kw[e.param] and k.n <= e.position then
