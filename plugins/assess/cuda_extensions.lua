@@ -11,7 +11,8 @@ return {
 	category = "custom_kernel",
 	description = _("Finds CUDA source files (.cu, .cuh) and the code that compiles or loads them "
 		.. "(CUDAExtension in setup.py, torch.utils.cpp_extension.load / load_inline, nvcc run by a "
-		.. "shell script, a Makefile or a setup.py). CUDA "
+		.. "shell script, a Makefile or a setup.py), and the unguarded imports of the project's own CUDA "
+		.. "extensions, which fail where those cannot be built. CUDA "
 		.. "kernels cannot run on an NPU: each one must be replaced by existing torch or "
 		.. "torch_npu operators, or rewritten as an Ascend C custom operator. These usually "
 		.. "dominate the migration effort."),
@@ -22,6 +23,9 @@ return {
 		for _i, path in ipairs(ctx.python_files()) do
 			refs.report_all(ctx, blockers.extension_builders(ctx, path, refs.aliases(ctx, path)), "survey")
 			refs.report_all(ctx, blockers.nvcc_build_script(ctx, path), "survey")
+		end
+		for _i, path in ipairs(ctx.files("%.py$")) do
+			refs.report_all(ctx, blockers.extension_imports(ctx, path), "survey")
 		end
 	end,
 }

@@ -8,7 +8,9 @@
 
 local cuda = require("cuda")
 local ep = require("envprobe")
+local guard = require("guard")
 local host = require("host")
+local project = require("project")
 local py = require("py")
 local refs = require("refs")
 local words = require("words")
@@ -262,15 +264,22 @@ local function named_sources(ctx, text)
 	return #out > 0 and out or nil
 end
 
+-- The first three items of a list, each in backquotes, and how many more there are:
+-- "`a`, `b`, `c` and 2 more".
+local function quoted_list(items)
+	local listed = {}
+	for i = 1, math.min(#items, 3) do listed[i] = "`" .. items[i] .. "`" end
+	local list = table.concat(listed, ", ")
+	if #items > 3 then list = _("{list} and {n} more", { list = list, n = #items - 3 }) end
+	return list
+end
+
 -- The site for a build step in file running nvcc; how = a message saying where it runs it.
 local function nvcc_site(ctx, path, site, how)
 	local tool = nvcc_tool(ctx)
 	local named = named_sources(ctx, ctx.read(path) or "")
 	local sources = named or ctx.files("%.cuh?$")
-	local listed = {}
-	for i = 1, math.min(#sources, 3) do listed[i] = "`" .. sources[i] .. "`" end
-	local list = table.concat(listed, ", ")
-	if #sources > 3 then list = _("{list} and {n} more", { list = list, n = #sources - 3 }) end
+	local list = quoted_list(sources)
 	site.file = path
 	site.message = _("{how}: nvcc is {notes}, so this build step fails there.",
 		{ how = how, notes = _(tool.notes) })
@@ -356,6 +365,146 @@ function blockers.nvcc_build_script(ctx, path)
 		site.suggestion = _("The CUDA sources it builds are custom GPU kernels this check reports: port each to a torch or torch_npu operator, or rewrite it as an Ascend C custom operator. It also builds extensions from host sources only ({host}), which the NPU host needs too: keep those, and remove only the extensions with CUDA sources ({cuda}) and what sets nvcc up ({functions}), or make them build the ported operators.", a)
 	end
 	return { site }
+end
+
+---------------------------------------------------------------------------------------
+-- Imports of the project's own CUDA extensions
+--
+-- A module the project builds from CUDA sources (faster_rcnn_pytorch's nms.gpu_nms, built
+-- by its setup.py with nvcc; _ext.roi_pooling, built by cffi with an nvcc-built object:
+-- cuda.own_extensions) cannot be built on the NPU host, so it does not exist there. An
+-- import of it at a module's top level, outside a try whose handler goes on without it
+-- (guard.lua), makes importing that module fail, and every module importing it in turn:
+-- one error at the import, part of the extension's unit of work (`cuda:<its .cu file>`).
+-- An import inside a function or an if runs only when chosen, and is not reported.
+
+-- Imports at a module's top level, directly or in a try block there.
+local TOP_IMPORTS = [[
+(module [(import_statement) (import_from_statement)] @imp)
+(module (try_statement body: (block [(import_statement) (import_from_statement)] @imp)))
+]]
+
+-- What a module's name says apart from the device it runs on: its words without gpu,
+-- cuda, cpu, py or host ("gpu_nms", "cpu_nms" and "py_cpu_nms" are all "nms").
+local DEVICE_WORDS = { gpu = true, cuda = true, cu = true, cpu = true, py = true, host = true }
+local function device_free_name(name)
+	local kept = {}
+	for w in name:lower():gmatch("[^_]+") do
+		if not DEVICE_WORDS[w] then kept[#kept + 1] = w end
+	end
+	return table.concat(kept, "_")
+end
+
+-- Whether a module named other can stand in for the extension named name on the host: the
+-- same name apart from the device words, and not the extension itself.
+local function stands_in(name, other)
+	local key = device_free_name(name)
+	return other ~= name and key ~= "" and device_free_name(other) == key
+end
+
+-- The host implementations beside an extension (ext, a cuda.own_extensions entry): the
+-- Python and Cython modules of its package that can stand in for it, and the modules the
+-- importing file imports that can (path, imps): a list of project files.
+local function host_fallbacks(ctx, path, ext, imps)
+	local name = ext.stem:match("[^/]*$")
+	local dir = ext.stem:match("^(.*)/[^/]*$") or ""
+	local out, seen = {}, {}
+	local function add(item)
+		if not seen[item] then
+			seen[item] = true
+			out[#out + 1] = item
+		end
+	end
+	local pyx = {}
+	for _i, p in ipairs(ctx.files("%.pyx$")) do pyx[p] = true end
+	for _i, imp in ipairs(imps) do
+		for _j, module in ipairs({ imp.full or imp.module, imp.module }) do
+			if stands_in(name, module:match("[^.]*$")) then
+				local file = project.module_file(ctx, path, module)
+				for _k, stem in ipairs(project.module_stems(ctx, path, module)) do
+					file = file or (pyx[stem .. ".pyx"] and stem .. ".pyx")
+				end
+				if file then add(file) end
+			end
+		end
+	end
+	for _i, p in ipairs(ctx.files("%.pyx?$")) do
+		local d, base = p:match("^(.*)/([^/]*)%.pyx?$")
+		if (d or "") == dir and stands_in(name, base or p:match("^(.*)%.pyx?$")) then add(p) end
+	end
+	return out
+end
+
+-- The own CUDA extension an import names from the file at path (the module after from, or
+-- the module it imports from it), with the name as written; nil when it names none.
+local function imported_extension(ctx, path, imp, by_stem)
+	for _i, module in ipairs({ imp.full or imp.module, imp.module }) do
+		for _j, stem in ipairs(project.module_stems(ctx, path, module)) do
+			if by_stem[stem] then return by_stem[stem], module end
+		end
+	end
+	return nil
+end
+
+-- The sentence saying which other files fail to import with the file at path.
+local function spread_of(ctx, path)
+	local importing = project.importing(ctx, path)
+	if #importing == 0 then return nil end
+	local entries, scripts = project.entry_scripts(ctx), {}
+	for _i, p in ipairs(importing) do
+		if entries[p] then scripts[#scripts + 1] = p end
+	end
+	if #scripts > 0 then
+		return _("The entry scripts importing it, directly or through other modules ({scripts}), fail the same way: the program cannot start.",
+			{ scripts = quoted_list(scripts) })
+	end
+	return _("So do the project files importing it, directly or through other modules ({files}).",
+		{ files = quoted_list(importing) })
+end
+
+-- The site of an unguarded import (statement node) of extension ext named module.
+local function extension_import_site(ctx, path, node, ext, module, fallbacks)
+	local a = { code = words.clip(node.text:match("^[^\n]*"), 80), module = module, builder = ext.builder,
+		source = ext.source, file = path }
+	local message = _("`{code}` imports `{module}`, the project's own CUDA extension built by `{builder}` from CUDA sources (`{source}`), which cannot be built on the NPU host: the module will not exist there, so importing `{file}` fails with ImportError before anything in it runs.", a)
+	local spread = spread_of(ctx, path)
+	a.fallbacks = quoted_list(fallbacks)
+	return {
+		file = path, node = node, severity = "error",
+		message = spread and _("{verdict} {note}", { verdict = message, note = spread }) or message,
+		suggestion = #fallbacks > 0
+			and _("Guard the import (`try:` ... `except ImportError:`) and, where the extension is missing, select the host implementation the project already has ({fallbacks}); or port the kernel to torch or torch_npu operators (see the finding on `{source}`) and import that instead.", a)
+			or _("Guard the import (`try:` ... `except ImportError:`) and give the NPU host another implementation where the extension is missing; or port the kernel to torch or torch_npu operators (see the finding on `{source}`) and import that instead.", a),
+		key = "extension-import", unit = "cuda:" .. ext.source:match("[^/]*$"),
+	}
+end
+
+-- The imports in path that make it fail on the NPU host because they name one of the
+-- project's own CUDA extensions (see above): one site per import statement.
+function blockers.extension_imports(ctx, path)
+	local exts, by_stem, named = cuda.own_extensions(ctx), {}, false
+	for _i, e in ipairs(exts) do
+		-- the extension's own wrapper (cffi's _ext/name/__init__.py) is part of it
+		if path:sub(1, #e.stem + 1) == e.stem .. "/" then return {} end
+		by_stem[e.stem] = e
+		named = named or ctx.find(path, e.stem:match("[^/]*$"))
+	end
+	if not named or not ctx.find(path, "import") then return {} end
+	local top = {}
+	for _i, m in ipairs(ctx.query(path, TOP_IMPORTS) or {}) do top[m.imp.start_byte] = true end
+	local imps = py.imports(ctx, path) or {}
+	local judge, out, done = guard.judge(ctx), {}, {}
+	for _i, imp in ipairs(imps) do
+		local b = imp.node.start_byte
+		local ext, module
+		if top[b] and not done[b] then ext, module = imported_extension(ctx, path, imp, by_stem) end
+		local v = ext and judge:verdict(path, imp.node, module, imps)
+		if ext and not (v and (v.kind == "fallback" or v.kind == "reinstalls")) then
+			done[b] = true
+			out[#out + 1] = extension_import_site(ctx, path, imp.node, ext, module, host_fallbacks(ctx, path, ext, imps))
+		end
+	end
+	return out
 end
 
 local CHANNELS_LAST = { ["torch.channels_last"] = true, ["torch.channels_last_3d"] = true }

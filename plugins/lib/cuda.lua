@@ -980,8 +980,6 @@ local function follow_reexports(ctx, full)
 end
 
 local LIBRARY_CALLS = "(call function: [(identifier) (attribute)] @f arguments: (argument_list) @args) @call"
-local CALL_ARGS = "(argument_list (_) @a) @args"
-
 -- Calls of the library_devices.json functions of one kind, however the file imports them
 -- (through the project's own re-exports): {call=, args=, f=, entry=, name=} per call.
 local function library_calls(ctx, path, map, kind)
@@ -1012,20 +1010,7 @@ end
 local function library_autocasts(ctx, path, map)
 	local out, args = {}, nil
 	for _i, c in ipairs(library_calls(ctx, path, map, "autocast")) do
-		if not args then -- positional arguments and keywords of every call's list
-			args = {}
-			for _j, a in ipairs(ctx.query(path, CALL_ARGS) or {}) do
-				local k = args[a.args.start_byte] or { n = 0, kw = {} }
-				args[a.args.start_byte] = k
-				if a.a.type == "keyword_argument" then
-					k.kw[a.a.text:match("^[%a_][%w_]*")] = true
-				elseif a.a.type == "list_splat" or a.a.type == "dictionary_splat" then
-					k.splat = true
-				elseif a.a.type ~= "comment" then
-					k.n = k.n + 1
-				end
-			end
-		end
+		args = args or py.argument_lists(ctx, path) -- positional arguments and keywords of every call's list
 		local e = c.entry
 		local k = args[c.args.start_byte] or { n = 0, kw = {} }
 		if not k.splat and not k.kw[e.param] and k.n <= e.position then
@@ -2365,13 +2350,21 @@ end
 -- extension = CUDAExtension); in one that builds only CppExtension or Extension, a call
 -- whose sources, within its next lines, name a .cu file (fairseq builds its CUDA binding
 -- as a CppExtension). Once per run.
-local extensions
+-- Each entry also says where the module is built: builder (the file building it), stem
+-- (where the built module lands, without suffix: the builder's folder and the module's
+-- name, as setup.py build_ext --inplace and cffi's relative_to place it; nil for one
+-- cpp_extension.load builds at run time) and text (the builder's lines from the call on).
+local extensions, extension_list
 local function project_extensions(ctx)
 	if extensions then return extensions end
-	extensions = {}
-	local function add(full)
-		local e = { name = full }
+	extensions, extension_list = {}, {}
+	local function add(full, path, lines, j, loaded)
+		local dir = path:match("^(.*)/[^/]*$")
+		local rel = full:gsub("%.", "/")
+		local e = { name = full, builder = path, stem = not loaded and (dir and dir .. "/" .. rel or rel) or nil,
+			text = table.concat(lines, "\n", j, math.min(#lines, j + 6)) }
 		extensions[full], extensions["." .. full:match("[^.]*$")] = e, e
+		extension_list[#extension_list + 1] = e
 	end
 	-- the text of the call's arguments after its first, up to six lines on
 	local function cu_sources(lines, j, rest)
@@ -2400,15 +2393,15 @@ local function project_extensions(ctx)
 					local full, rest = after:match("^%s*[\"']([%a_][%w_.]*)[\"']%s*,(.*)$")
 					if full and cuda_ext then
 						if rest:match("^%s*$") then rest = lines[first + 1] or "" end
-						if rest:find("sources", 1, true) or rest:find(".cu", 1, true) then add(full) end
+						if rest:find("sources", 1, true) or rest:find(".cu", 1, true) then add(full, path, lines, first) end
 					elseif full and cu_sources(lines, first, rest) then
-						add(full)
+						add(full, path, lines, first)
 					end
 					at = line:find("(", at + 1, true)
 				end
 				local named = line:match("Extension%s*%(%s*name%s*=%s*[\"']([%a_][%w_.]*)[\"']")
-					or line:match("load[_%a]*%s*%(%s*name%s*=%s*[\"']([%a_][%w_.]*)[\"']")
-				if named then add(named) end
+				local loaded = line:match("load[_%a]*%s*%(%s*name%s*=%s*[\"']([%a_][%w_.]*)[\"']")
+				if named or loaded then add(named or loaded, path, lines, j, not named) end
 			end
 		end
 		-- torch.utils.ffi (torch before 1.0): create_extension('_ext.name', ..., with_cuda=...)
@@ -2419,12 +2412,56 @@ local function project_extensions(ctx)
 					local after = line:match("create_extension%s*%((.*)$")
 					if after:match("^%s*$") then after = lines[j + 1] or "" end
 					local full = after:match("^%s*[\"']([%a_][%w_.]*)[\"']")
-					if full then add(full) end
+					if full then add(full, path, lines, j) end
 				end
 			end
 		end
 	end
 	return extensions
+end
+
+-- The project's CUDA source an extension entry is built from: the .cu file its builder's
+-- call names (relative to the builder's folder, else by file name), else, when the builder
+-- builds CUDA code it does not name (CUDAExtension over a glob, cffi's with_cuda linking an
+-- nvcc-built object), the first .cu file below the builder's folder; nil when there is none.
+local function extension_source(ctx, e)
+	local cus = ctx.files("%.cu$")
+	local dir = e.builder:match("^(.*)/[^/]*$")
+	local named = e.text:match("[\"']([^\"'\n]-%.cu)[\"']")
+	if named then
+		local rel = (dir and dir .. "/" or "") .. named:gsub("^%./", "")
+		local base = named:match("[^/]*$")
+		for _i, p in ipairs(cus) do
+			if p == rel then return p end
+		end
+		for _i, p in ipairs(cus) do
+			if p:match("[^/]*$") == base then return p end
+		end
+		return nil
+	end
+	if not (ctx.find(e.builder, "CUDAExtension") or ctx.find(e.builder, "with_cuda")) then return nil end
+	for _i, p in ipairs(cus) do
+		if not dir or p:sub(1, #dir + 1) == dir .. "/" then return p end
+	end
+	return nil
+end
+
+-- The project's own CUDA extensions that an import can name (built by a setup.py or cffi,
+-- not loaded at run time by cpp_extension.load), in the order found: {name=, builder=,
+-- stem= (where the built module lands, without suffix), source= (the .cu file it is built
+-- from)}. Once per run.
+local own_list
+function cuda.own_extensions(ctx)
+	if own_list then return own_list end
+	project_extensions(ctx)
+	own_list = {}
+	for _i, e in ipairs(extension_list) do
+		local source = e.stem and extension_source(ctx, e)
+		if source then
+			own_list[#own_list + 1] = { name = e.name, builder = e.builder, stem = e.stem, source = source }
+		end
+	end
+	return own_list
 end
 
 -- The CUDA-only library a dotted module name belongs to ("flash_attn.bert_padding" ->

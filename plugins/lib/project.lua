@@ -16,6 +16,8 @@
 --     module of a package (a script's own folder is first on sys.path).
 --
 -- project.module_file(ctx, path, module) gives the project file an import names,
+-- project.module_stems(ctx, path, module) where the module may live (a compiled one too),
+-- project.importing(ctx, path) the files importing a file, directly or through others,
 -- project.imported_modules(ctx, path) the project files a file's imports name, and
 -- project.program(ctx, path) the files of the programs that run a file (see there), and
 -- project.program_mentions(ctx, path, word) the first of them holding a word.
@@ -231,15 +233,14 @@ function project.launched_at(ctx, path, n)
 	return launched_file(python_files(ctx), dirname(path), table.concat(parts, " "))
 end
 
--- The project file a module imported by the file at path stands for, or nil. A relative
--- name ("." and "..ops.k") is looked up from the file's package; an absolute one from the
--- file's own folder (a script's folder is first on sys.path), the folder above the
--- outermost package holding the file (its import root), the project root and src/.
-local resolved = {} -- folder .. "\0" .. module -> file or false
-function project.module_file(ctx, path, module)
+-- The paths without suffix where the module an import in the file at path names may live,
+-- in the order Python looks ("pkg/sub" for pkg/sub.py, pkg/sub/__init__.py or a compiled
+-- pkg/sub.*.so). A relative name ("." and "..ops.k") is looked up from the file's package;
+-- an absolute one from the file's own folder (a script's folder is first on sys.path), the
+-- folder above the outermost package holding the file (its import root), the project root
+-- and src/.
+function project.module_stems(ctx, path, module)
 	local dir = dirname(path)
-	local key = dir .. "\0" .. module
-	if resolved[key] ~= nil then return resolved[key] or nil end
 	local all = python_files(ctx)
 	local dots, rest = module:match("^(%.*)(.*)$")
 	local bases
@@ -253,10 +254,24 @@ function project.module_file(ctx, path, module)
 		bases = { dir, root, "", "src" }
 	end
 	local rel = rest:gsub("%.", "/")
-	resolved[key] = false
+	local out = {}
 	for _i, base in ipairs(bases) do
 		local stem = base == "" and rel or (rel == "" and base or base .. "/" .. rel)
-		if stem ~= "" and (all[stem .. ".py"] or all[stem .. "/__init__.py"]) then
+		if stem ~= "" then out[#out + 1] = stem end
+	end
+	return out
+end
+
+-- The project file a module imported by the file at path stands for (see
+-- project.module_stems for where it is looked up), or nil.
+local resolved = {} -- folder .. "\0" .. module -> file or false
+function project.module_file(ctx, path, module)
+	local key = dirname(path) .. "\0" .. module
+	if resolved[key] ~= nil then return resolved[key] or nil end
+	local all = python_files(ctx)
+	resolved[key] = false
+	for _i, stem in ipairs(project.module_stems(ctx, path, module)) do
+		if all[stem .. ".py"] or all[stem .. "/__init__.py"] then
 			resolved[key] = all[stem .. ".py"] and stem .. ".py" or stem .. "/__init__.py"
 			break
 		end
@@ -401,6 +416,14 @@ end
 -- through others (what may run it), for which wanted(file) is true; nil when none is.
 function project.runner(ctx, path, wanted)
 	return (walk({ path }, function(p) return importers(ctx, p) end, wanted))
+end
+
+-- The project files that import the Python file at path, directly or through others
+-- (a list, nearest first): every one of them fails to import when the file does.
+function project.importing(ctx, path)
+	local _found, _set, list = walk({ path }, function(p) return importers(ctx, p) end)
+	table.remove(list, 1)
+	return list
 end
 
 -- The files of the programs that run the Python file at path (a set): the file, and

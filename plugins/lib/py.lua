@@ -201,6 +201,26 @@ function py.imports(ctx, path)
   return out
 end
 
+-- The arguments of every argument list of the file, by the list's start byte: {n= (how
+-- many are positional), kw= (the keywords given, name -> true), splat= (true when a * or
+-- ** argument unpacks what the code does not show)}. A list without arguments is absent.
+local ARGUMENTS = "(argument_list (_) @a) @args"
+function py.argument_lists(ctx, path)
+  local out = {}
+  for _i, m in ipairs(ctx.query(path, ARGUMENTS) or {}) do
+    local k = out[m.args.start_byte] or { n = 0, kw = {} }
+    out[m.args.start_byte] = k
+    if m.a.type == "keyword_argument" then
+      k.kw[m.a.text:match("^[%a_][%w_]*")] = true
+    elseif m.a.type == "list_splat" or m.a.type == "dictionary_splat" then
+      k.splat = true
+    elseif m.a.type ~= "comment" then
+      k.n = k.n + 1
+    end
+  end
+  return out
+end
+
 -- Local name -> full dotted name for every import of the file ({tc = "torch.cuda"}).
 function py.aliases(ctx, path)
   local imps, why = py.imports(ctx, path)

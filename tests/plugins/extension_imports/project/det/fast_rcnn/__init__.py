@@ -1,0 +1,2 @@
+from . import config
+from . import nms_wrapper

@@ -1,0 +1,2 @@
+def cpu_nms(dets, thresh):
+    return list(range(len(dets)))

@@ -1,0 +1,2 @@
+def bbox_overlaps(a, b):
+    return None
