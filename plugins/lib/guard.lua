@@ -136,15 +136,28 @@ function Judge:installs(path, node, depth)
 	return nil
 end
 
+-- Whether node, inside handler h, is itself held by a try nested in h whose handler falls
+-- back where the import fails (Megatron-LM's `except: try: from te... import X except: ...`).
+function Judge:guarded_within(path, h, node)
+	for _i, inner in ipairs(self:handlers(path)) do
+		if inner ~= h and inner.caught and not inner.raises and holds(inner, node)
+			and inner.body.start_byte >= h.exc.start_byte and inner.body.end_byte <= h.exc.end_byte then
+			return true
+		end
+	end
+	return false
+end
+
 -- What handler h does: the import of library top again and a call that installs packages
 -- (each a node or nil), and whether it imports something else (a fallback module, perhaps
--- installed first).
+-- installed first). An import of top that a try inside the handler guards in turn is a
+-- second attempt with its own fallback, not a need for the library.
 function Judge:handled(path, h, top, imports)
 	local again, other_import
 	for _i, other in ipairs(imports) do
 		if other.node.start_byte >= h.exc.start_byte and other.node.end_byte <= h.exc.end_byte then
 			if other.module:match("^[%a_][%w_]*") == top then
-				again = again or other.node
+				if not self:guarded_within(path, h, other.node) then again = again or other.node end
 			else
 				other_import = true
 			end
