@@ -67,6 +67,19 @@ def english_run(text, need=3):
     return None
 
 
+# A half-width parenthesis opened right after Chinese text or a quoted piece of code
+# ("`nn.RNN` (torch.nn.RNN)", "厂商 (x)"): Chinese text takes the full-width （）. A call's
+# parenthesis follows its name ("model.eval()") and is left alone.
+HALF_PAREN = re.compile(r"(?:[\u4e00-\u9fff，。：；、）」]|`) ?\((?!\))")
+
+
+def half_paren(text):
+    """The text around the first half-width parenthesis that Chinese text opens, or None."""
+    marked = CODE.sub("`", URL.sub(" ", text or ""))
+    m = HALF_PAREN.search(marked)
+    return marked[max(0, m.start() - 20):m.end() + 20] if m else None
+
+
 def check_findings(paths, only):
     bad = 0
     for path in paths:
@@ -81,6 +94,10 @@ def check_findings(paths, only):
                 if run:
                     bad += 1
                     print(f"{path}: {x.get('plugin')} {field}: English \"{run}\" in: {x.get(field)[:200]}")
+                paren = half_paren(x.get(field))
+                if paren:
+                    bad += 1
+                    print(f"{path}: {x.get('plugin')} {field}: half-width parenthesis \"{paren}\" in: {x.get(field)[:200]}")
     return bad
 
 

@@ -2,6 +2,7 @@
 
 local refs = require("refs")
 local cuda = require("cuda")
+local devindex = require("devindex")
 local project = require("project")
 
 -- What the rewrites start from, found with one small query: the name cuda (x.cuda(),
@@ -53,7 +54,8 @@ local function plain_import(ctx, path, plan, message)
 	return site
 end
 
--- Whether the file has something the NPU rewrites touch (so it needs torch_npu loaded).
+-- Whether the file has something the NPU rewrites touch (so it needs torch_npu loaded),
+-- a bare integer device named as an NPU among them.
 -- The detectors run one at a time, each only when the file holds what it starts from,
 -- the cheapest first, and the first site with an edit answers: most files need one or
 -- two of them, not six, and a file that only mentions CUDA in its docstrings none.
@@ -84,6 +86,7 @@ local function needs_npu(ctx, path, text, index, fused)
 			function() return cuda.amp(ctx, path, fused, aliases()) end },
 		{ nccl, function() return cuda.backend(ctx, path, aliases()) end },
 		{ str, function() return cuda.device_strings(ctx, path, aliases()) end },
+		{ (text:find("%.to%s*%(") or text:find("device%s*%(")) ~= nil, function() return devindex.sites(ctx, path) end },
 	}
 	for _i, c in ipairs(checks) do
 		if c[1] then
@@ -163,7 +166,8 @@ return {
 						site.suggestion = _("Import torch_npu and transfer_to_npu right after `import torch`: CUDA calls, device strings and the NCCL backend are then mapped to the NPU at run time.")
 					end
 				end
-			elseif ctx.find(path, "cuda") or ctx.find(path, "nccl") then
+			elseif ctx.find(path, "cuda") or ctx.find(path, "nccl") or ctx.find(path, ".to(") or ctx.find(path, "device(") then
+				-- (.to( and device( for a bare integer device, adapt.device_index's)
 				local text = ctx.read(path) or ""
 				local pkg = lib.of(path)
 				if pkg then

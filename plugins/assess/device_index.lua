@@ -1,72 +1,8 @@
--- assess.device_index: bare integer device indices, which PyTorch reads as CUDA devices.
---
--- `x.to(0)`, `torch.zeros(2, device=1)` and `torch.device(local_rank)` select CUDA device N
--- (plugins/data/device_index.json, with sources). The index is found as a literal, a name
--- the file binds to an integer (`GPU = 0`, `local_rank = int(os.environ["LOCAL_RANK"])`),
--- an argparse option declared with type=int, or a name that holds a device index wherever
--- it appears (`rank`, `local_rank`, `args.gpu`).
+-- assess.device_index: bare integer device indices, which PyTorch reads as CUDA devices
+-- (lib/devindex.lua finds them; adapt.device_index rewrites those it can).
 
-local py = require("py")
-
--- Names the file binds to integers: NAME = 3, NAME = int(...), and argparse options with
--- type=int (by their dest: --local-rank -> local_rank).
-local function int_names(ctx, path)
-	local names, options = {}, {}
-	local q = "(assignment left: (identifier) @n right: [(integer) @v (call function: (identifier) @f)])"
-	for _i, m in ipairs(ctx.query(path, q) or {}) do
-		if m.v or (m.f and m.f.text == "int") then names[m.n.text] = true end
-	end
-	for _i, c in ipairs(py.method_calls(ctx, path, "add_argument") or {}) do
-		local a = c.args.text
-		if a:match("type%s*=%s*int[%s,)]") then
-			local dest = a:match("dest%s*=%s*['\"]([%w_]+)['\"]")
-				or a:match("^%(%s*['\"]%-%-([%w_%-]+)['\"]") or a:match(",%s*['\"]%-%-([%w_%-]+)['\"]")
-			if dest then options[(dest:gsub("%-", "_"))] = true end
-		end
-	end
-	return names, options
-end
-
--- Names that hold a process's device index wherever they appear (the DDP tutorial's
--- `model.to(rank)`, `args.local_rank`, `args.gpu`), even when the file does not bind them.
--- `device_id` is not one of them: PyTorch's own init_process_group(device_id=...) takes a
--- torch.device, and code that follows it (Megatron's device_id = torch.device(f"cuda:{r}"))
--- passes a device object under that name; it counts where the file binds it to an integer.
-local INDEX_NAMES = {
-	rank = true, local_rank = true, gpu = true, gpu_id = true, gpu_idx = true,
-	device_idx = true, cuda_id = true, dev_id = true, gpu_index = true,
-}
-
--- The integer device an argument expression names, as written, or nil.
-local function integer_device(node, names, options)
-	local t = node.text
-	if node.type == "integer" then return t end
-	if node.type == "identifier" and (names[t] or INDEX_NAMES[t]) then return t end
-	if node.type == "attribute" then
-		local last = t:match("%.([%w_]+)$")
-		if last and (options[last] or INDEX_NAMES[last]) then return t end
-	end
-	return nil
-end
-
--- The arguments that may be an integer device: the first positional argument of x.to() and
--- x.to_empty() and of a call named like torch.device, and the value of device= in any call.
-local CANDIDATE = "[(integer) (identifier) (attribute)]"
-local TO_QUERY = "((call function: (attribute object: (_) @obj attribute: (identifier) @m) "
-	.. "arguments: (argument_list . " .. CANDIDATE .. " @first)) @call (#any-of? @m \"to\" \"to_empty\"))"
--- calls whose callee passes pred (a predicate on @f), with an argument that may be a device
-local function device_query(pred)
-	return "((call function: [(identifier) (attribute)] @f "
-		.. "arguments: (argument_list . " .. CANDIDATE .. " @first)) @call " .. pred .. ")"
-end
-local DEVICE_QUERY = device_query("(#match? @f \"device$\")")
-local KW_QUERY = "((call function: (_) @f arguments: (argument_list (keyword_argument name: (identifier) @k "
-	.. "value: " .. CANDIDATE .. " @v))) @call (#eq? @k \"device\"))"
-
--- "x".to(...), "{device}".format(device=0): a method of a string literal, not a device
-local function of_string(text)
-	return text:match("^[%a]*['\"]") ~= nil
-end
+local devindex = require("devindex")
+local refs = require("refs")
 
 return {
 	id = "assess.device_index",
@@ -81,84 +17,8 @@ return {
 		.. "On Ascend the device is named: `npu:N`."),
 	triggers = { ".to(", "device=", "device(" },
 	run = function(ctx)
-		local facts = {}
-		for _i, e in ipairs(ctx.data("device_index").entries) do facts[e.name] = e end
 		for _i, path in ipairs(ctx.python_files()) do
-			local map = py.aliases(ctx, path) or {}
-			local torch_used, npu_code = false, false
-			for _i, full in pairs(map) do
-				torch_used = torch_used or full == "torch" or full:match("^torch%.") ~= nil
-				npu_code = npu_code or full == "torch_npu" or full:match("^torch_npu%.") ~= nil
-			end
-			-- a file that imports torch_npu is written for the NPU (DeepSpeed's HCCL backend):
-			-- its integer devices index NPUs, it is not GPU code to port. Only as received:
-			-- the import the migration adds (ferry's fix, or a hand edit) ports nothing of
-			-- the indices, which still ask for a GPU
-			if npu_code and ctx.baseline_find(path, "torch_npu") == false then npu_code = false end
-			if torch_used and not npu_code then
-				-- form: "to" (x.to(N)), "kw" (device=N) or "device" (torch.device(N))
-				local function report(node, index, form, source)
-					local named = index:match("^%d+$") and ('"npu:' .. index .. '"') or ('f"npu:{' .. index .. '}"')
-					local a = { index = index, named = named }
-					local advice = {
-						to = _("Name the device: `.to({named})` or `torch.device(\"npu\", {index})`. (transfer_to_npu rewrites an integer given to `.to()`, but explicit migration does not.)", a),
-						kw = _("Name the device: `device={named}` or `device=torch.device(\"npu\", {index})`. (transfer_to_npu rewrites an integer device= of the functions it wraps, but explicit migration does not.)", a),
-						device = _("Name the device: `torch.device(\"npu\", {index})`; transfer_to_npu does not rewrite an integer given to torch.device.", a),
-					}
-					ctx.report{
-						file = path, node = node,
-						message = _("`{call}` passes `{index}` as the device: PyTorch reads a bare integer there as a CUDA device index, so on the NPU machine this asks for a GPU.",
-							{ call = node.text:gsub("%s+", " "), index = index }),
-						suggestion = advice[form],
-						data = { source = source },
-					}
-				end
-				-- the candidates only, each from a query whose predicates run in C: an integer,
-				-- a name or an attribute given as x.to(N) / x.to_empty(N), torch.device(N) or
-				-- device=N (most calls of a file are none of these)
-				local found = {}
-				for _i, m in ipairs(ctx.query(path, TO_QUERY) or {}) do
-					if not of_string(m.obj.text) then
-						found[#found + 1] = { call = m.call, arg = m.first, form = "to", order = 1 }
-					end
-				end
-				local device_calls = ctx.query(path, DEVICE_QUERY) or {}
-				-- torch.device imported under another name (from torch import device as dev)
-				local renamed = {}
-				for bound, full in pairs(map) do
-					if full == "torch.device" and not bound:match("device$") then renamed[bound] = true end
-				end
-				if next(renamed) then
-					for _i, m in ipairs(ctx.query(path, device_query(py.any_of("f", renamed))) or {}) do
-						device_calls[#device_calls + 1] = m
-					end
-				end
-				for _i, m in ipairs(device_calls) do
-					local callee = py.dotted(m.f.text)
-					if callee and py.expand(map, callee) == "torch.device" then
-						found[#found + 1] = { call = m.call, arg = m.first, form = "device", order = 1 }
-					end
-				end
-				for _i, m in ipairs(ctx.query(path, KW_QUERY) or {}) do
-					if not (m.f.type == "attribute" and of_string(m.f.text)) then
-						found[#found + 1] = { call = m.call, arg = m.v, form = "kw", order = 2 }
-					end
-				end
-				table.sort(found, function(a, b)
-					if a.call.start_byte ~= b.call.start_byte then return a.call.start_byte < b.call.start_byte end
-					if a.call.end_byte ~= b.call.end_byte then return a.call.end_byte > b.call.end_byte end
-					return a.order < b.order
-				end)
-				local names, options
-				for _i, c in ipairs(found) do
-					if not names then names, options = int_names(ctx, path) end
-					local index = integer_device(c.arg, names, options)
-					if index then
-						local source = c.form == "device" and facts.integer_is_cuda.source or facts.transfer_to_npu_to.source
-						report(c.call, index, c.form, source)
-					end
-				end
-			end
+			refs.report_all(ctx, devindex.sites(ctx, path), "survey")
 		end
 	end,
 }

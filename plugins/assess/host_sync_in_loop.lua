@@ -6,7 +6,7 @@ local refs = require("refs")
 local words = require("words")
 
 local QUERY = [[
-(for_statement body: (block) @loop)
+(for_statement left: (_) @lvar body: (block) @loop)
 (while_statement body: (block) @loop)
 (call function: (attribute object: (_) @obj attribute: (identifier) @m (#any-of? @m "item" "cpu" "tolist" "numpy")) arguments: (argument_list) @args) @sync
 (call function: (attribute object: (_) @tobj attribute: (identifier) @tm (#eq? @tm "to")) arguments: (argument_list) @targs) @tocall
@@ -20,6 +20,8 @@ local QUERY = [[
 (binary_operator left: (_) @ml operator: "%") @mod
 (call function: (_) @wf (#match? @wf "(^|[.])(save|savez|savez_compressed|savetxt|dump|write|writerow|writerows|create_dataset|tofile)$")) @wcall
 (function_definition name: (identifier) @fn (#match? @fn "[Ss]ave|SAVE|[Ee]xport|EXPORT|[Dd]ump|DUMP|[Ww]rite|WRITE")) @wdef
+(assignment left: (_) @flhs right: (_) @frhs)
+(call function: (attribute object: (identifier) @mobj attribute: (identifier) @mm (#match? @mm "^(append|extend|insert)$|[^_]_$")) arguments: (argument_list) @margs) @mcall
 ]]
 
 -- Tensor methods and attributes whose result is a host value read from the tensor's
@@ -79,6 +81,113 @@ local function periodic(cond, mods)
 	return equal ~= negated
 end
 
+-- The names an expression reads (a set): its identifiers, not an attribute after a dot
+-- nor a word inside a string.
+local function names_in(text)
+	local out = {}
+	text = text:gsub("%b\"\"", ""):gsub("%b''", "")
+	for at, name in text:gmatch("()([%a_][%w_]*)") do
+		if not text:sub(1, at - 1):match("%.%s*$") then out[name] = true end
+	end
+	return out
+end
+
+-- The names an assignment's target binds (`x`, `a, b`) and the name whose object it
+-- stores into (`buf[i] = v`: buf), as two lists; an attribute target gives neither.
+local function target_names(lhs)
+	if lhs.type == "identifier" then return { lhs.text }, {} end
+	-- `self.balance[i] = v` stores into an attribute, not into the name self
+	if lhs.type == "subscript" then return {}, { lhs.text:match("^([%a_][%w_]*)%s*%[") } end
+	if lhs.type ~= "pattern_list" and lhs.type ~= "tuple_pattern" then return {}, {} end
+	local out = {}
+	for n in pairs(names_in(lhs.text)) do out[#out + 1] = n end
+	return out, {}
+end
+
+-- The names whose values from the iteration before reach the object a sync reads (a set):
+-- the object's names, then, walking back over the assignments of loop body l before the
+-- sync's statement (which starts at byte at), the names an assignment reads when it binds
+-- one of them. A name the loop header binds starts afresh each iteration and is left out.
+local function live_into(obj_text, at, l, flows, header)
+	local live = names_in(obj_text)
+	local before = {}
+	for _i, f in ipairs(flows) do
+		if inside(f.flhs, l) and f.frhs.end_byte <= at then before[#before + 1] = f end
+	end
+	table.sort(before, function(a, b) return a.flhs.start_byte > b.flhs.start_byte end)
+	for _i, f in ipairs(before) do
+		local binds = target_names(f.flhs)
+		local hit = false
+		for _j, n in ipairs(binds) do hit = hit or live[n] == true end
+		if hit then
+			for _j, n in ipairs(binds) do live[n] = nil end
+			for n in pairs(names_in(f.frhs.text)) do live[n] = true end
+		end
+	end
+	for n in pairs(header or {}) do live[n] = nil end
+	return live
+end
+
+-- The statements after a sync in loop body l that can pass its value on, in source order:
+-- assignments ({flow}) and in-place calls ({mutation}) whose value or arguments hold the
+-- sync or start after it.
+local function statements_after(s, l, flows, mutations)
+	local out = {}
+	for _i, f in ipairs(flows) do
+		if inside(f.flhs, l) and (inside(s.node, f.frhs) or f.flhs.start_byte >= s.node.end_byte) then
+			out[#out + 1] = { at = f.flhs.start_byte, flow = f }
+		end
+	end
+	for _i, m in ipairs(mutations) do
+		if inside(m.mcall, l) and (inside(s.node, m.margs) or m.mcall.start_byte >= s.node.end_byte) then
+			out[#out + 1] = { at = m.mcall.start_byte, mutation = m }
+		end
+	end
+	table.sort(out, function(a, b) return a.at < b.at end)
+	return out
+end
+
+-- Where the value a sync reads feeds the next iteration of loop body l: the first
+-- statement after it that binds, stores into or changes in place (`token.fill_(v)`,
+-- `tokens.append(v)`) a name in live with the value or a name computed from it. Returns
+-- the statement's text and line, or nil.
+local function carried_to(ctx, path, s, l, live, flows, mutations)
+	local derived = {}
+	local function carries(node)
+		if inside(s.node, node) then return true end
+		for n in pairs(names_in(node.text)) do
+			if derived[n] then return true end
+		end
+		return false
+	end
+	for _i, st in ipairs(statements_after(s, l, flows, mutations)) do
+		local f, m = st.flow, st.mutation
+		if f and carries(f.frhs) then
+			local binds, stores = target_names(f.flhs)
+			for _j, n in ipairs(stores) do
+				if live[n] then return ctx.node_text(path, f.flhs.start_byte, f.frhs.end_byte), f.flhs.line end
+			end
+			for _j, n in ipairs(binds) do
+				if live[n] then return ctx.node_text(path, f.flhs.start_byte, f.frhs.end_byte), f.flhs.line end
+				derived[n] = true
+			end
+		elseif m and carries(m.margs) and live[m.mobj.text] then
+			return m.mcall.text, m.mcall.line
+		end
+	end
+	return nil
+end
+
+-- The byte where the statement holding a sync starts: the assignment whose value holds
+-- it, else the sync itself.
+local function statement_start(s, flows)
+	local at = s.node.start_byte
+	for _i, f in ipairs(flows) do
+		if inside(s.node, f.frhs) and f.flhs.start_byte < at then at = f.flhs.start_byte end
+	end
+	return at
+end
+
 return {
 	id = "assess.host_sync_in_loop",
 	phase = "assess",
@@ -98,26 +207,31 @@ return {
 		.. "iterations, which is what the advice asks for, and one whose value goes to a writer "
 		.. "(h5py's create_dataset, np.save, json.dump, .write) or sits in a function that saves, exports, "
 		.. "dumps or writes is a transfer the output needs, and a synchronize (torch.cuda's or torch.npu's) "
-		.. "within two lines of a clock read (time.time(), perf_counter()) is the barrier a timing needs: "
+		.. "within two lines of a clock read (time.time(), perf_counter()) is the barrier a timing needs, "
+		.. "and one whose value the next iteration's device work takes as input (a loop-carried dependence, "
+		.. "as in step-by-step generation: `token.fill_(idx)`, `seq = torch.cat([seq, nxt])`, "
+		.. "`tokens.append(idx)` of a name the model read earlier in the loop) cannot move after the loop: "
 		.. "all are reported as info that weighs "
 		.. "nothing (category host_side), so the reader sees them judged, not as waits to remove."),
 	triggers = { ".item(", ".cpu(", ".tolist(", ".numpy(", "synchronize", ".data[", "float(", "cpu\"", "cpu'" },
 	run = function(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
 			local loops, syncs, hosts, conds, mods, writers, savers, assigns, convs = {}, {}, {}, {}, {}, {}, {}, {}, {}
-			local reads, stores = {}, {}
+			local reads, stores, flows, mutations, headers = {}, {}, {}, {}, {}
 			local map = refs.aliases(ctx, path)
 			local h = host.file(ctx, path, map)
 			-- a sync judged by the value it reads: host-side, or a wait
 			local function judge(node, value, what)
 				local why = h:why(value, node)
 				local list = why and hosts or syncs
-				list[#list + 1] = { node = node, what = what, why = why }
+				list[#list + 1] = { node = node, obj = value, what = what, why = why }
 			end
-			local groups = { ccall = convs, alhs = assigns, cond = conds, mod = mods, wcall = writers, wdef = savers }
+			local groups = { ccall = convs, alhs = assigns, cond = conds, mod = mods, wcall = writers, wdef = savers,
+				flhs = flows, mcall = mutations }
 			for _i, m in ipairs(ctx.query(path, QUERY) or {}) do
 				if m.loop then
 					loops[#loops + 1] = m.loop
+					if m.lvar then headers[m.loop.start_byte] = names_in(m.lvar.text) end
 				elseif m.sync then
 					if m.args.text:match("^%(%s*%)$") then judge(m.sync, m.obj, "." .. m.m.text .. "()") end
 				elseif m.tocall then
@@ -199,7 +313,7 @@ return {
 			end
 			for _i, s in ipairs(syncs) do
 				local l = loop_of(s.node)
-				local every, writer, saver, clock_line, clock
+				local every, writer, saver, clock_line, clock, carried, carried_line
 				if l and s.barrier then clock_line, clock = clock_near(ctx.lines(path) or {}, s.node.line) end
 				if l then
 					for _i, c in ipairs(conds) do
@@ -211,6 +325,8 @@ return {
 					for _i, d in ipairs(savers) do
 						if inside(s.node, d.wdef) then saver = d.fn.text end
 					end
+					local live = live_into((s.obj or s.node).text, statement_start(s, flows), l, flows, headers[l.start_byte])
+					carried, carried_line = carried_to(ctx, path, s, l, live, flows, mutations)
 				end
 				if not l then
 					-- not in a loop: nothing to say
@@ -233,6 +349,13 @@ return {
 						file = path, node = s.node, category = "host_side",
 						message = _("`{call}` runs only when `{cond}` holds, once every few iterations: a periodic read, not a wait on every iteration.", { call = s.what, cond = words.clip(every.text, 60) }),
 						suggestion = _("Nothing to change: reading values every N steps is the cheap way to watch them."),
+					}
+				elseif carried then
+					ctx.report{
+						file = path, node = s.node, category = "host_side",
+						message = _("`{call}` inside a loop reads a value the next iteration's device work takes as input (`{use}`, line {line}): each step needs the one before it, as in step-by-step generation, so the sync cannot move after the loop.",
+							{ call = s.what, use = words.clip(carried:gsub("%s+", " "), 60), line = carried_line }),
+						suggestion = _("Nothing to move after the loop. Where the host does not need the value itself (to print or write it), keep it on the device: for example sample the index there and pass it on with `input.copy_(idx)`, without `.item()` or `.cpu()`."),
 					}
 				else
 					ctx.report{

@@ -19,7 +19,7 @@ local function entry_of(entries, full)
 	return nil
 end
 
--- "inf: math.inf; string_classes: (str, bytes)" for the names taken from e (all of them
+-- "`inf`: `math.inf`; `string_classes`: `(str, bytes)`" for the names taken from e (all of them
 -- when names is empty).
 local function replacements(e, names)
 	local out, seen = {}, {}
@@ -27,7 +27,7 @@ local function replacements(e, names)
 		local r = e.replacements[n]
 		if r and not seen[n] then
 			seen[n] = true
-			out[#out + 1] = _("{name}: {now}", { name = n, now = r })
+			out[#out + 1] = _("`{name}`: {now}", { name = n, now = r })
 		end
 	end
 	for _i, n in ipairs(names) do add(n) end

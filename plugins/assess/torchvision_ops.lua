@@ -8,6 +8,7 @@
 
 local project = require("project")
 local tvops = require("tvops")
+local words = require("words")
 
 return {
 	id = "assess.torchvision_ops",
@@ -32,7 +33,7 @@ return {
 			for _i, u in ipairs(tvops.uses(ctx, path)) do
 				local e, r = u.entry, u
 				if not (e.npu and covered) then
-					local a = { api = "`" .. r.text .. "`" .. (r.text ~= r.resolved and (" (" .. r.resolved .. ")") or ""), kernel = e.kernel,
+					local a = { api = words.api(r.text, r.resolved), kernel = e.kernel,
 						notes = e.notes and _(e.notes), versions = tvops.versions_text(ctx) }
 					if e.npu then
 						ctx.report{

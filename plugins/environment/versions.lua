@@ -80,9 +80,13 @@ local function changes(row, h)
 	return words.join(out, ";")
 end
 
+-- A row of the version matrix in words: "torch 2.1.0 + torch_npu 2.1.0.post3 + CANN 8.0.0
+-- (Python 3.8, 3.9)", marked when the row has reached its end of life.
 local function describe(row)
 	local combo = "torch " .. row.torch .. " + torch_npu " .. clean_npu(row.torch_npu) .. " + CANN " .. row.cann
-	if row.python then combo = combo .. " (Python " .. table.concat(row.python, ", ") .. ")" end
+	if row.python then
+		combo = _("{combination} (Python {versions})", { combination = combo, versions = table.concat(row.python, ", ") })
+	end
 	if row.status ~= "active" then return _("{combination}, end of life", { combination = combo }) end
 	return combo
 end

@@ -740,7 +740,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	-- not meet the NPU at all. In a branch the code runs on the CPU only (host.cpu_only) it
 	-- is host-side (info, survey only); elsewhere a warning to give it the model on the CPU.
 	local function target_site(node, text, e)
-		local a = { api = "`" .. text .. "`" .. (text ~= e.name and (" (" .. e.name .. ")") or ""),
+		local a = { api = words.api(text, e.name),
 			what = _(e.target.what), list = tables.list and tables.list.version }
 		local why = host.cpu_only(ctx, path, node)
 		if why then
@@ -764,7 +764,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	local function site(node, text, e)
 		if e.target then return target_site(node, text, e) end
 		local unsupported = e.status == "unsupported"
-		local a = { api = "`" .. text .. "`" .. (text ~= e.name and (" (" .. e.name .. ")") or "") }
+		local a = { api = words.api(text, e.name) }
 		local message
 		if tables.list and #(e.versions or {}) > 0 then
 			a.list, a.why = tables.list.version, tables.list.why

@@ -2845,14 +2845,20 @@ local function kernel_paths(ctx, path, sc)
 		end
 		return nil
 	end
+	-- an if whose branch is left to CUDA: its range, where its body starts and its test (the
+	-- first line and its line number), for a site in the body to say which branch it is in
+	local function branch(m, extra)
+		extra.s, extra.e, extra.body_s = m["if"].start_byte, m.body.end_byte, m.body.start_byte
+		extra.test, extra.test_line = m.c.text:match("^[^\n]*"), m.c.line
+		return extra
+	end
 	for _i, m in ipairs(ifs) do
 		-- a branch that wraps the model in DataParallel (pytorch/examples' imagenet: `elif
 		-- device.type == 'cuda': model = torch.nn.DataParallel(model).cuda()`): the NPU has
 		-- no DataParallel, and as the code stands it takes the other path, which runs there
 		local parallel = not m.skip and single_process_parallel(m.body.text)
 		if parallel then
-			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "unsupported", via = parallel,
-				body_s = m.body.start_byte, test = m.c.text:match("^[^\n]*") }
+			sc.other[#sc.other + 1] = branch(m, { kind = "unsupported", via = parallel })
 			goto next_if
 		end
 		-- torch's private CUDA bindings (`torch._C._cuda_isInBadFork()`) and Caffe2's GPU
@@ -2864,7 +2870,7 @@ local function kernel_paths(ctx, path, sc)
 		if private and m.skip then
 			m.skip.reached = { kind = "private", via = private }
 		elseif private then
-			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = "private", via = private }
+			sc.other[#sc.other + 1] = branch(m, { kind = "private", via = private })
 		end
 		-- a branch that only asserts what CUDA requires (yolov5's benchmarks assert the GPU
 		-- column of its export formats table): the NPU need not share the requirement
@@ -2890,9 +2896,8 @@ local function kernel_paths(ctx, path, sc)
 		elseif r then
 			-- the path the NPU takes calls the same binding (a CPU kernel of the extension)
 			local word = r.via and r.via:match("^[%a_][%w_]*")
-			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, kind = kind,
-				lib = r.lib, tool = r.tool, via = r.via, test = m.c, guard = m.guard,
-				both = word and m.alt and has_word(m.alt.text, word) or nil }
+			sc.other[#sc.other + 1] = branch(m, { kind = kind, lib = r.lib, tool = r.tool, via = r.via,
+				test_node = m.c, guard = m.guard, both = word and m.alt and has_word(m.alt.text, word) or nil })
 		end
 		::next_if::
 	end
@@ -3212,20 +3217,53 @@ local MOVE_TOGETHER = _("Move the test and its guard together: give the test an 
 
 local DDP_INSTEAD = _("Keep the CUDA test, so the branch runs on GPUs only. To use several NPUs, run one process per NPU with DistributedDataParallel (torchrun, backend 'hccl').")
 
+local PRIVATE_ADVICE = _("Keep the CUDA test, so the branch runs on GPUs only. If the NPU needs the same check, add a branch beside it with torch_npu's public API.")
+
+-- The advice for a CUDA test kept because its path runs on NVIDIA GPUs only (lib: the
+-- library's entry): the NPU's replacement where one is known.
+local function kernel_advice(lib)
+	if lib.replacement then
+		return _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it with {replacement}.",
+			{ replacement = _(lib.replacement) })
+	end
+	return _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it written with torch operators (torch_npu fused operators where they exist).")
+end
+
+-- The advice for a site left in a branch only CUDA takes, by what the branch holds (a
+-- kernel's branch has its own words: kernel_site).
+local function branch_advice(why)
+	if why.kind == "unsupported" then return DDP_INSTEAD end
+	if why.kind == "nvidia_tool" then return tool_advice(why.tool) end
+	return PRIVATE_ADVICE
+end
+
+-- What a branch left to CUDA holds that the NPU cannot run (a translated clause), for a
+-- site in it: "uses `nn.DataParallel`, single-process multi-GPU training, ...".
+local function branch_holds(why)
+	if why.kind == "unsupported" then
+		return _("uses `{via}`, single-process multi-GPU training, which the NPU does not support", { via = why.via })
+	elseif why.kind == "private" and why.via:find("caffe2", 1, true) then
+		return _("uses `{via}`, Caffe2's GPU device or operators, which do not exist on the NPU", { via = why.via })
+	elseif why.kind == "nvidia_tool" then
+		return _("calls `{name}`, which uses {tool}", { name = why.via, tool = why.tool.name })
+	end
+	return _("calls `{via}`, one of torch's private CUDA bindings, which do not exist on the NPU", { via = why.via })
+end
+
 -- Says why site (its first line code), in or at a CUDA test whose branch runs code for
--- NVIDIA GPUs only (why: {lib=, via=, test= the test's node, guard= the test stops other
+-- NVIDIA GPUs only (why: {lib=, via=, test_node= the test, guard= the test stops other
 -- devices, both= the other path calls the same binding}), is not rewritten.
 local function kernel_site(site, code, why)
 	local a = { code = code, library = why.lib.name, via = why.via,
-		test = why.test and why.test.text:match("^[^\n]*"):gsub("^not%s+", "") or code }
+		test = why.test_node and why.test_node.text:match("^[^\n]*"):gsub("^not%s+", "") or code }
 	local b = site.node.start_byte
-	local at_test = not why.test or (b >= why.test.start_byte and b < why.test.end_byte)
+	local at_test = not why.test_node or (b >= why.test_node.start_byte and b < why.test_node.end_byte)
 	local port = _("Port what the CUDA code computes to torch or torch_npu operators (or an Ascend C custom operator), then give the NPU a path that calls it.")
 	if not at_test then
 		site.message = _("`{code}` is in the CUDA path of `{test}`, which runs code for NVIDIA GPUs only ({library}, through `{via}`): the NPU does not run it, so ferry does not rewrite it.", a)
 		site.suggestion = _("Leave it with the CUDA code it belongs to; the finding on `{test}` says what the NPU needs.", a)
 	elseif why.guard then
-		a.stop = why.test.type == "assert_statement" and _("the assertion fails") or _("the guard raises")
+		a.stop = why.test_node.type == "assert_statement" and _("the assertion fails") or _("the guard raises")
 		site.message = _("`{code}` lets only CUDA through to code that runs on NVIDIA GPUs only ({library}, through `{via}`): on the NPU it stops there ({stop}), and rewriting the test would send the NPU into code it cannot run, so ferry does not rewrite it.", a)
 		site.suggestion = port
 	elseif why.both then
@@ -3233,10 +3271,7 @@ local function kernel_site(site, code, why)
 		site.suggestion = port
 	else
 		site.message = _("`{code}` chooses code that runs on NVIDIA GPUs only ({library}, through `{via}`): on the NPU the other path runs, and rewriting the test would send the NPU into code it cannot run, so ferry does not rewrite it.", a)
-		site.suggestion = why.lib.replacement
-			and _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it with {replacement}.",
-				{ replacement = _(why.lib.replacement) })
-			or _("Keep the CUDA test. If the path the NPU takes is too slow, add an NPU branch beside it written with torch operators (torch_npu fused operators where they exist).")
+		site.suggestion = kernel_advice(why.lib)
 	end
 end
 
@@ -3244,7 +3279,15 @@ end
 local function disarm(site, why)
 	local code = site.node.text:match("^[^\n]*")
 	site.edits, site.fix_message, site.fix_suggestion = nil, nil, nil
-	if why.kind == "skip" then
+	if why.kind == "kernel" then
+		-- a kernel's test may be an assert or a guard, or test for the host (`if not x.is_cuda:`)
+		kernel_site(site, code, why)
+	elseif why.body_s and site.node.start_byte >= why.body_s and not why.name then
+		-- a call in the branch, not the test choosing it
+		site.message = _("`{code}` is in a branch only CUDA takes (`{test}`, line {line}), which {holds}: ferry leaves the branch and its test as they are, so the NPU keeps taking the other path.",
+			{ code = code, test = why.test, line = why.test_line, holds = branch_holds(why) })
+		site.suggestion = branch_advice(why)
+	elseif why.kind == "skip" then
 		site.message = _("`{code}` decides whether a test runs: ferry cannot tell whether the test needs a CUDA-only kernel or just an accelerator, so it does not rewrite it.",
 			{ code = code })
 		site.suggestion = _("If the test should run on the NPU too, test the NPU here (`torch.npu.is_available()`, after `import torch_npu`); if it needs a CUDA kernel, leave it, and the test is skipped on the NPU.")
@@ -3265,12 +3308,6 @@ local function disarm(site, why)
 		site.message = _("`{code}` is in a function that chooses among accelerators ({names}): rewriting its CUDA branch for the NPU would take CUDA out of the choice, so ferry does not rewrite it.",
 			{ code = code, names = why.names })
 		site.suggestion = _("Add an NPU branch beside the CUDA one (tested with `torch.npu.is_available()` after `import torch_npu`, using `torch.npu` and the 'npu' device), and keep the CUDA branch for GPUs.")
-	elseif why.kind == "kernel" then
-		kernel_site(site, code, why)
-	elseif why.kind == "unsupported" and site.node.start_byte >= why.body_s then
-		site.message = _("`{code}` is in a branch only CUDA takes, which uses `{via}`, single-process multi-GPU training, which the NPU does not support: ferry leaves the branch and its test as they are, so the NPU keeps taking the other path.",
-			{ code = code, via = why.via })
-		site.suggestion = DDP_INSTEAD
 	elseif why.kind == "unsupported" then
 		site.message = _("`{code}` chooses a branch that uses `{via}`, single-process multi-GPU training, which the NPU does not support: as the code stands the NPU takes the other path, and rewriting the test would send it into that call, so ferry does not rewrite it.",
 			{ code = code, via = why.via })
@@ -3281,7 +3318,7 @@ local function disarm(site, why)
 				{ code = code, via = why.via })
 			or _("`{code}` chooses a branch that calls `{via}`, one of torch's private CUDA bindings, which do not exist on the NPU: rewriting the test would send the NPU into that call, so ferry does not rewrite it.",
 				{ code = code, via = why.via })
-		site.suggestion = _("Keep the CUDA test, so the branch runs on GPUs only. If the NPU needs the same check, add a branch beside it with torch_npu's public API.")
+		site.suggestion = PRIVATE_ADVICE
 	elseif why.kind == "manual" then
 		local a = { code = code, api = why.entry.name, notes = _(why.entry.notes) }
 		if code:find(why.entry.name:match("[^.]*$"), 1, true) then

@@ -37,6 +37,14 @@ function words.join(list, sep)
 	return out or ""
 end
 
+-- How a message names an API the code writes one way and a table another: "`nn.RNN`
+-- (torch.nn.RNN)" as a translated piece (Chinese takes full-width parentheses), or just
+-- "`text`" when the two are the same.
+function words.api(text, full)
+	if text == full then return "`" .. text .. "`" end
+	return _("`{code}` ({name})", { code = text, name = full })
+end
+
 -- Text quoted in a message (a log line, a piece of code): at most max bytes of it, cut
 -- where a UTF-8 character begins, with mark ("…" unless given) when anything was cut.
 function words.clip(text, max, mark)
