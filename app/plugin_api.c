@@ -3492,6 +3492,20 @@ static char *i18n_json(const papi_plugin *p, const char *message, const char *su
 	return text;
 }
 
+/* A finding's identity, taken from its file's text (finding_fingerprint and friends). */
+struct identity {
+	char *fingerprint, *construct, *anchor;
+};
+
+static void identity_release(void *p)
+{
+	struct identity *id = p;
+	free(id->fingerprint);
+	free(id->construct);
+	free(id->anchor);
+	free(id);
+}
+
 /* Positions are bytes of the file; a byte-order mark is not part of line 1's columns:
  * takes it out of *col and *end_col where their line is 1. */
 static void drop_bom_columns(const char *text, size_t len, int line, int *col, int end_line, int *end_col)
@@ -3627,6 +3641,7 @@ static int ctx_report(lua_State *L)
 
 	size_t text_len = 0;
 	const char *text = file ? file_text(L, sb, file, &text_len) : NULL;
+	int file_read = text != NULL;
 	if (file && !text) {
 		lua_pop(L, 1);
 		lua_pushnil(L); /* keep the stack shape: one value per file_text */
@@ -3652,6 +3667,19 @@ static int ctx_report(lua_State *L)
 
 	drop_bom_columns(text, text_len, line, &col, end_line ? end_line : line, &end_col);
 
+	/* the identity now: the fix function below may read another file, which lets go of
+	 * this one's text (one file read or tree held at a time) */
+	box *idb = box_new(L, identity_release);
+	struct identity *id = idb->p = xcalloc(1, sizeof *id);
+	if (have_range && text) {
+		id->fingerprint = finding_fingerprint(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);
+		id->construct = finding_construct(file, text, text_len, (size_t)start, (size_t)end);
+		id->anchor = finding_anchor(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);
+	} else {
+		id->fingerprint = finding_fingerprint(p->info.id, file, NULL, 0, 0, 0, key ? key : message);
+	}
+	text = NULL; /* not to be read past this point */
+
 	/* the fix: explicit edits, else the plugin's fix function */
 	edit_rec *edits = NULL;
 	size_t nedits = 0;
@@ -3669,7 +3697,7 @@ static int ctx_report(lua_State *L)
 			return luaL_error(L, "report: edits must be a list of {start_byte, end_byte, text}");
 		if (!file)
 			return luaL_error(L, "report: edits need a file");
-		edits = read_edits(L, lua_gettop(L), &nedits, text_len, text != NULL);
+		edits = read_edits(L, lua_gettop(L), &nedits, text_len, file_read);
 	}
 
 	box *fb = read_follows(L, run);
@@ -3709,14 +3737,11 @@ static int ctx_report(lua_State *L)
 	f.unit = unit && *unit ? xstrdup(unit) : NULL;
 	f.follows = fb->p;
 	fb->p = NULL;
-	char *fp;
-	if (have_range && text) {
-		fp = finding_fingerprint(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);
-		f.construct = finding_construct(file, text, text_len, (size_t)start, (size_t)end);
-		f.anchor = finding_anchor(p->info.id, file, text, text_len, (size_t)start, (size_t)end, key);
-	}
-	else
-		fp = finding_fingerprint(p->info.id, file, NULL, 0, 0, 0, key ? key : message);
+	char *fp = id->fingerprint;
+	f.construct = id->construct;
+	f.anchor = id->anchor;
+	free(id);
+	idb->p = NULL;
 	run_lock(run);
 	f.fingerprint = unique_fingerprint(run, fp);
 	run_unlock(run);

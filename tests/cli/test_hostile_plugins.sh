@@ -151,6 +151,13 @@ import json, sys
 fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "assess.hostile_follows_other"]
 assert sorted(f["line"] for f in fs) == [1, 2, 3], fs
 PY
+plant fix_reads
+expect_exit 0 "a fix function that reads another file" -- "$FERRY" -C "$p" check --plugin assess.hostile_fix_reads --format json
+python3 - "$work/out" <<'PY' && ok "the findings it fixes keep their identity (three findings, three lines)" || fail "fix function reading another file"
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))["findings"] if f["plugin"] == "assess.hostile_fix_reads"]
+assert sorted(f["line"] for f in fs) == [1, 2, 3], fs
+PY
 plant_with_good bad_numbers
 touch "$p/FOLLOWS_OUT"
 bounded bad_numbers "report: follows\[1\]: .*outside" "a followed site outside the project is refused"
