@@ -79,12 +79,10 @@ local function bare(text)
 	return text
 end
 
--- The byte ranges of the file's branches that run only without a present API, each
--- {lo=, hi=, test=, entry=}.
-local function unreached_ranges(ctx, path)
-	local torch = oldest_active_torch(ctx)
-	if not torch then return {} end
-	local tests = feature_tests(ctx, path, present_apis(ctx, torch))
+-- The byte ranges of the file's branches that run only without an API of `apis` (those
+-- the oldest active torch has), each {lo=, hi=, test=, entry=, torch=}.
+local function unreached_ranges(ctx, path, torch, apis)
+	local tests = feature_tests(ctx, path, apis)
 	if next(tests) == nil then return {} end
 	local out = {}
 	for _i, m in ipairs(ctx.query(path, IFS) or {}) do
@@ -104,15 +102,18 @@ end
 local cache = setmetatable({}, { __mode = "k" })
 
 function fallback.unreached(ctx, path, byte)
+	-- per run: the oldest active torch and its APIs once, each file's ranges once
 	local per = cache[ctx]
 	if not per then
-		per = {}
+		local torch = oldest_active_torch(ctx)
+		per = { torch = torch, apis = torch and present_apis(ctx, torch), files = {} }
 		cache[ctx] = per
 	end
-	local ranges = per[path]
+	if not per.torch then return nil end
+	local ranges = per.files[path]
 	if not ranges then
-		ranges = unreached_ranges(ctx, path)
-		per[path] = ranges
+		ranges = unreached_ranges(ctx, path, per.torch, per.apis)
+		per.files[path] = ranges
 	end
 	for _i, r in ipairs(ranges) do
 		if r.lo <= byte and byte < r.hi then
