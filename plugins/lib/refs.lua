@@ -131,6 +131,40 @@ function refs.message_strings(ctx, path)
 	end)
 end
 
+-- The tests of branches that only tell people something: an `if` with no elif or else
+-- whose body is nothing but calls that print or log (MESSAGE_FUNCS), as in
+-- `if backend == "nccl": warnings.warn("nccl needs two GPUs")`. A value such a test
+-- compares with names what the message is about; rewritten, the message would fire
+-- where it does not apply. A list of {s=, e=} byte ranges of the conditions.
+local MESSAGE_BRANCHES = [[
+(if_statement condition: (_) @cond consequence: (block) @body alternative: (_)? @alt)
+]]
+local BODY_STATEMENTS = "(if_statement consequence: (block (_) @st) @body)"
+local BODY_CALLS = "(if_statement consequence: (block (expression_statement (call function: (_) @f)) @st) @body)"
+function refs.message_branch_tests(ctx, path)
+	return kept(path, "message_branches", function()
+		local total, told = {}, {}
+		for _i, m in ipairs(ctx.query(path, BODY_STATEMENTS) or {}) do
+			if m.st.type ~= "comment" then
+				total[m.body.start_byte] = (total[m.body.start_byte] or 0) + 1
+			end
+		end
+		for _i, m in ipairs(ctx.query(path, BODY_CALLS) or {}) do
+			if MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
+				told[m.body.start_byte] = (told[m.body.start_byte] or 0) + 1
+			end
+		end
+		local out = {}
+		for _i, m in ipairs(ctx.query(path, MESSAGE_BRANCHES) or {}) do
+			local b = m.body.start_byte
+			if not m.alt and total[b] and told[b] == total[b] then
+				out[#out + 1] = { s = m.cond.start_byte, e = m.cond.end_byte }
+			end
+		end
+		return out
+	end)
+end
+
 -- The lines of a shell script: list of {line=, pos=, text=, code=} where pos is the
 -- byte offset (1-based) of the line in the file, text the line without its ending and
 -- code the part before a comment (a # at the start of a word outside quotes).

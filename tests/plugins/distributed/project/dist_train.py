@@ -51,3 +51,13 @@ class Launcher:
 def deterministic_cublas():
     # cuBLAS's own setting for torch.use_deterministic_algorithms on CUDA
     os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+
+
+def check_single_gpu(args, ngpus):
+    # a branch that only warns about NCCL itself: on HCCL the test is false, as it should be
+    if ngpus == 1 and args.dist_backend == "nccl":
+        warnings.warn("nccl backend >=2.5 requires GPU count>1")
+    if args.dist_backend == "nccl":
+        # not only a message: the branch changes what runs
+        print("nccl: pinning the socket interface")
+        args.world = 1
