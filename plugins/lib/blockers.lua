@@ -61,10 +61,17 @@ function blockers.cuda_sources(ctx)
 	for _i, path in ipairs(ctx.files("%.cuh?$")) do
 		local lines = ctx.lines(path) or {}
 		local kernel = torchvision_kernel(ctx, path)
+		local message = #lines == 1 and _("`{file}` is CUDA source code (one line): a custom GPU kernel.", { file = path })
+			or _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines })
+		local ext = cuda.host_built_extension(ctx, path)
+		if ext then
+			message = _("{verdict} {note}", { verdict = message,
+				note = _("Where CUDA is missing, `{builder}` builds `{module}` from its C++ sources alone: the module imports on the NPU host, but the operators this kernel implements run there on CPU tensors only, and fail when given NPU tensors.",
+					{ builder = ext.builder, module = ext.name }) })
+		end
 		out[#out + 1] = {
 			file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1,
-			message = #lines == 1 and _("`{file}` is CUDA source code (one line): a custom GPU kernel.", { file = path })
-				or _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines }),
+			message = message,
 			suggestion = kernel and torchvision_advice(kernel, lines)
 				or _("Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator."),
 			key = "cuda-source", unit = "cuda:" .. path:match("[^/]*$"),
@@ -376,7 +383,9 @@ end
 -- import of it at a module's top level, outside a try whose handler goes on without it
 -- (guard.lua), makes importing that module fail, and every module importing it in turn:
 -- one error at the import, part of the extension's unit of work (`cuda:<its .cu file>`).
--- An import inside a function or an if runs only when chosen, and is not reported.
+-- An import inside a function or an if runs only when chosen, and is not reported; nor is
+-- an import of an extension its builder also builds without CUDA (detectron2's _C: a
+-- CppExtension of the C++ sources where CUDA is missing), which exists on the NPU host.
 
 -- Imports at a module's top level, directly or in a try block there.
 local TOP_IMPORTS = [[
@@ -486,7 +495,9 @@ function blockers.extension_imports(ctx, path)
 	for _i, e in ipairs(exts) do
 		-- the extension's own wrapper (cffi's _ext/name/__init__.py) is part of it
 		if path:sub(1, #e.stem + 1) == e.stem .. "/" then return {} end
-		by_stem[e.stem] = e
+		-- one built without CUDA where CUDA is missing exists on the NPU host: its import
+		-- does not fail (its kernels' findings say what runs on the CPU only)
+		if not e.host_build then by_stem[e.stem] = e end
 		named = named or ctx.find(path, e.stem:match("[^/]*$"))
 	end
 	if not named or not ctx.find(path, "import") then return {} end

@@ -2363,15 +2363,39 @@ end
 -- (where the built module lands, without suffix: the builder's folder and the module's
 -- name, as setup.py build_ext --inplace and cffi's relative_to place it; nil for one
 -- cpp_extension.load builds at run time) and text (the builder's lines from the call on).
+-- host_build is true when the builder builds the module without CUDA where CUDA is
+-- missing (builds_without_cuda).
 local extensions, extension_list
+
+-- Whether a setup.py's lines choose the extension class by whether CUDA is there, with
+-- the C++ one as the other choice: `extension = CppExtension`, then `extension =
+-- CUDAExtension` under an if (detectron2 and other detection libraries), or `CUDAExtension
+-- if ... else CppExtension`. Where CUDA is missing (the NPU host) it then builds the
+-- module from its C++ sources alone: the module exists there, with CPU kernels only.
+local function builds_without_cuda(lines)
+	local cpp, cu = {}, {}
+	for _i, line in ipairs(lines) do
+		local name, class = line:match("^%s*([%a_][%w_]*)%s*=%s*[%w_.]-(C[Pp][Pp]Extension)%s*$")
+		if not name then name, class = line:match("^%s*([%a_][%w_]*)%s*=%s*[%w_.]-(CUDAExtension)%s*$") end
+		if class == "CppExtension" then cpp[name] = true elseif class == "CUDAExtension" then cu[name] = true end
+		if (cpp[name] and cu[name]) or line:find("CUDAExtension%s+if%s.-else%s+[%w_.]-CppExtension")
+			or line:find("CppExtension%s+if%s.-else%s+[%w_.]-CUDAExtension") then
+			return true
+		end
+	end
+	return false
+end
+
 local function project_extensions(ctx)
 	if extensions then return extensions end
 	extensions, extension_list = {}, {}
+	local host_built = {}
 	local function add(full, path, lines, j, loaded)
 		local dir = path:match("^(.*)/[^/]*$")
 		local rel = full:gsub("%.", "/")
+		if host_built[path] == nil then host_built[path] = builds_without_cuda(lines) end
 		local e = { name = full, builder = path, stem = not loaded and (dir and dir .. "/" .. rel or rel) or nil,
-			text = table.concat(lines, "\n", j, math.min(#lines, j + 6)) }
+			text = table.concat(lines, "\n", j, math.min(#lines, j + 6)), host_build = host_built[path] }
 		extensions[full], extensions["." .. full:match("[^.]*$")] = e, e
 		extension_list[#extension_list + 1] = e
 	end
@@ -2400,6 +2424,9 @@ local function project_extensions(ctx)
 					local after, first = line:sub(at + 1), j
 					if after:match("^%s*$") then after, first = lines[j + 1] or "", j + 1 end
 					local full, rest = after:match("^%s*[\"']([%a_][%w_.]*)[\"']%s*,(.*)$")
+					-- a path's parts (`os.path.join("vision", "csrc", "*.cu")`) name no module
+					local callee = line:sub(1, at - 1):match("([%w_]+)%s*$") or ""
+					if callee == "join" or callee == "glob" or callee == "Path" then full = nil end
 					if full and cuda_ext then
 						if rest:match("^%s*$") then rest = lines[first + 1] or "" end
 						if rest:find("sources", 1, true) or rest:find(".cu", 1, true) then add(full, path, lines, first) end
@@ -2458,7 +2485,7 @@ end
 -- The project's own CUDA extensions that an import can name (built by a setup.py or cffi,
 -- not loaded at run time by cpp_extension.load), in the order found: {name=, builder=,
 -- stem= (where the built module lands, without suffix), source= (the .cu file it is built
--- from)}. Once per run.
+-- from), host_build= (built without CUDA where CUDA is missing)}. Once per run.
 local own_list
 function cuda.own_extensions(ctx)
 	if own_list then return own_list end
@@ -2467,10 +2494,27 @@ function cuda.own_extensions(ctx)
 	for _i, e in ipairs(extension_list) do
 		local source = e.stem and extension_source(ctx, e)
 		if source then
-			own_list[#own_list + 1] = { name = e.name, builder = e.builder, stem = e.stem, source = source }
+			own_list[#own_list + 1] = { name = e.name, builder = e.builder, stem = e.stem, source = source,
+				host_build = e.host_build }
 		end
 	end
 	return own_list
+end
+
+-- The extension a CUDA source file at path belongs to when its builder also builds that
+-- extension without CUDA (builds_without_cuda): the entry of the builder nearest above
+-- the file whose folder holds it, or nil.
+function cuda.host_built_extension(ctx, path)
+	project_extensions(ctx)
+	local best, depth
+	for _i, e in ipairs(extension_list) do
+		local dir = e.builder:match("^(.*)/[^/]*$")
+		local d = dir and #dir or 0
+		if e.stem and (not dir or path:sub(1, d + 1) == dir .. "/") and (not depth or d > depth) then
+			best, depth = e, d
+		end
+	end
+	return best and best.host_build and best or nil
 end
 
 -- The CUDA-only library a dotted module name belongs to ("flash_attn.bert_padding" ->
