@@ -25,6 +25,7 @@
 -- project.entry_scripts(ctx) its entry scripts (see there for the rule) and
 -- project.build_script(ctx, path) whether a file builds the project, and
 -- project.test_file(path) whether a file is test code.
+-- project.program_files(ctx) ctx.python_files() without the test code.
 
 local project = {}
 
@@ -506,6 +507,17 @@ function project.test_file(p)
 	end
 	local base = p:match("[^/]*$")
 	return base:match("^test_") ~= nil or base:match("_test%.py$") ~= nil or base == "conftest.py"
+end
+
+-- The Python files ctx offers the check (ctx.python_files()) that are the program's
+-- code, not test code (project.test_file): what tuning advice is about, since a test never
+-- runs in the training or inference the migration tunes.
+function project.program_files(ctx)
+	local out = {}
+	for _i, p in ipairs(ctx.python_files()) do
+		if not project.test_file(p) then out[#out + 1] = p end
+	end
+	return out
 end
 
 -- The files among paths (a list) that a project file other than test code imports (a

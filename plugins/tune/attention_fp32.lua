@@ -299,7 +299,7 @@ return {
 	triggers = { "softmax", "get_attention_scores" },
 	run = function(ctx)
 		local offered, sites, products = {}, {}, {}
-		for _i, path in ipairs(ctx.python_files()) do offered[path] = true end
+		for _i, path in ipairs(project.program_files(ctx)) do offered[path] = true end
 		-- one walk over the Python files in the order the other checks take, so that each
 		-- tree is read while they read it: the training files' sites, the offered files'
 		-- products

@@ -9,6 +9,7 @@
 -- performance checklist keep them (persistent_workers=True). PyTorch refuses that option
 -- with num_workers=0, so a worker count that is a variable gets `N > 0` as the value.
 
+local project = require("project")
 local py = require("py")
 local train = require("train")
 
@@ -29,7 +30,7 @@ return {
 		.. "slow value literally."),
 	triggers = { "DataLoader" },
 	run = function(ctx)
-		for _i, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(project.program_files(ctx)) do
 			local map = py.aliases(ctx, path) or {}
 			local args_of
 			for _i, c in ipairs(py.calls(ctx, path, LOADERS, map) or {}) do

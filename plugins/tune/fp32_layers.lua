@@ -8,6 +8,7 @@
 --   a whole model cast to 16 bits in a training script, with nothing casting those layers back;
 --   a hand-written RMSNorm that squares and averages its input without an FP32 upcast.
 
+local project = require("project")
 local py = require("py")
 local train = require("train")
 
@@ -70,7 +71,7 @@ return {
 			ctx.report{ file = path, node = node, message = message, suggestion = suggestion,
 				data = { kind = kind, source = source } }
 		end
-		for _i, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(project.program_files(ctx)) do
 			local map = py.aliases(ctx, path) or {}
 			local args_of
 			-- attributes that hold such a layer: self.X = nn.Embedding(...) (kind, source)

@@ -9,6 +9,7 @@
 --   --grad-reduce-in-bf16, --fp16 without --attention-softmax-in-fp32, and
 --   --fp16-lm-cross-entropy.
 
+local project = require("project")
 local py = require("py")
 local refs = require("refs")
 local train = require("train")
@@ -137,7 +138,7 @@ return {
 		local hooks, classes = {}, {}
 		for _i, h in ipairs(data.hooks) do hooks[h.name] = h end
 		for _i, f in ipairs(data.fsdp) do classes[f.name] = f.source end
-		for _i, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(project.program_files(ctx)) do
 			local map = py.aliases(ctx, path) or {}
 			ddp_hooks(ctx, path, map, hooks)
 			fsdp_precision(ctx, path, map, classes, train.all_call_args(ctx, path))

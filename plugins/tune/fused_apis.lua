@@ -513,7 +513,7 @@ return {
 	run = function(ctx)
 		local check = new_check(ctx)
 		local own = project.own_modules(ctx)
-		for _i, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(project.program_files(ctx)) do
 			local funcs = ctx.query(path, FUNCS)
 			if funcs then
 				local file = { funcs = funcs, classes = ctx.query(path, CLASSES) or {}, gate_calls = {} }

@@ -7,6 +7,7 @@
 -- with torch.nn.utils.clip_grad_norm_: the fused optimizers clip in one operator too
 -- (optimizer.clip_grad_norm_fused_), which needs no list of parameter tensors.
 
+local project = require("project")
 local py = require("py")
 
 local CLIP = "torch.nn.utils.clip_grad_norm_"
@@ -51,7 +52,7 @@ return {
 			if e.original == CLIP then clip = e end
 		end
 		local fusable, clips = false, {}
-		for _i, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(project.program_files(ctx)) do
 			local map = py.aliases(ctx, path) or {}
 			for _i, c in ipairs(py.calls(ctx, path, wanted, map) or {}) do
 				local e = table_[c.name]

@@ -5,6 +5,7 @@
 --   an explicit 16-bit dtype= argument (autocast leaves calls with dtype= alone), and
 --   an input cast to half/bfloat16 right in the call, outside any autocast region.
 
+local project = require("project")
 local py = require("py")
 local train = require("train")
 
@@ -36,7 +37,7 @@ return {
 		local set = py.any_of("m", ops)
 		local q = "((call function: (attribute object: (_) @obj attribute: (identifier) @m) arguments: (argument_list) @args) @call "
 			.. set .. ")\n((call function: (identifier) @m arguments: (argument_list) @args) @call " .. set .. ")"
-		for _i, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(project.program_files(ctx)) do
 			local map = py.aliases(ctx, path) or {}
 			local regions
 			local args_of

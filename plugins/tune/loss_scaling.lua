@@ -8,6 +8,7 @@
 -- torch.npu.amp, torch.amp), no apex amp, and no framework that scales by itself
 -- (accelerate, deepspeed, lightning).
 
+local project = require("project")
 local py = require("py")
 local train = require("train")
 
@@ -53,7 +54,7 @@ return {
 	triggers = { "autocast", ".half(" },
 	run = function(ctx)
 		local sites = {}
-		for _i, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(project.program_files(ctx)) do
 			if #train.steps(ctx, path) > 0 then
 				local map = py.aliases(ctx, path) or {}
 				for _i, r in ipairs(train.autocast(ctx, path, map)) do

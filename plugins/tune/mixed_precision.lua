@@ -13,6 +13,7 @@
 -- precision is its own setting (assess.lightning). Any of these means the precision was
 -- chosen, and a float32-only run may be deliberate.
 
+local project = require("project")
 local train = require("train")
 
 return {
@@ -29,7 +30,7 @@ return {
 	triggers = { ".backward(" },
 	run = function(ctx)
 		local steps = {}
-		for _i, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(project.program_files(ctx)) do
 			local s = train.steps(ctx, path)[1]
 			if s then steps[#steps + 1] = { file = path, node = s.call } end
 		end

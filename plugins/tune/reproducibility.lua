@@ -45,7 +45,7 @@ return {
 	triggers = { ".backward(" },
 	run = function(ctx)
 		local steps = {}
-		for _i, path in ipairs(ctx.python_files()) do
+		for _i, path in ipairs(project.program_files(ctx)) do
 			local s = train.steps(ctx, path)[1]
 			if s then steps[#steps + 1] = { file = path, node = s.call } end
 		end
