@@ -9,8 +9,26 @@
 
 local project = require("project")
 local py = require("py")
+local words = require("words")
 
 local CLIP = "torch.nn.utils.clip_grad_norm_"
+
+-- A loop over a model's parameters: `for p in model.parameters(): p.data.add_(p.grad, alpha=-lr)`.
+local PARAM_LOOPS = [[
+(for_statement left: (identifier) @p
+  right: (call function: (attribute attribute: (identifier) @m (#eq? @m "parameters")))
+  body: (block) @body) @loop
+]]
+
+-- Whether a loop body over parameter p updates p from its gradient in place (p.data.add_,
+-- p.add_, p.data.sub_, p.data -=, p -=, reading p.grad): plain SGD written by hand.
+local function sgd_by_hand(body, p)
+	if not body:find(p .. ".grad", 1, true) then return false end
+	for _i, form in ipairs({ ".data.add_(", ".add_(", ".data.sub_(", ".sub_(", ".data -=", ".data.copy_(" }) do
+		if body:find(p .. form, 1, true) then return true end
+	end
+	return body:find("%f[%w_]" .. p .. "%s*%-=") ~= nil
+end
 
 local function optimizers(data)
 	local out = {}
@@ -29,7 +47,8 @@ return {
 	description = _("torch_npu.optim.NpuFusedAdamW, NpuFusedAdam, NpuFusedSGD … update all parameters in a "
 		.. "few fused operators instead of several small operators per parameter tensor, which makes "
 		.. "the optimizer step much faster on the NPU (at the cost of extra device memory). Reports the "
-		.. "torch.optim constructors that have such a counterpart, and in a project with one (or with an "
+		.. "torch.optim constructors that have such a counterpart, loops that update each parameter from "
+		.. "its gradient by hand (plain SGD, which torch.optim.SGD does), and in a project with one (or with an "
 		.. "NpuFused optimizer already) the clip_grad_norm_ calls that the fused optimizer's "
 		.. "clip_grad_norm_fused_ does in one operator."),
 	triggers = function(data)
@@ -37,6 +56,7 @@ return {
 		for name in pairs(optimizers(data)) do t[#t + 1] = name:match("([%w_]+)$") .. "(" end
 		t[#t + 1] = "clip_grad_norm_("
 		t[#t + 1] = "NpuFused"
+		t[#t + 1] = "parameters():"
 		table.sort(t)
 		return t
 	end,
@@ -71,6 +91,22 @@ return {
 							or _("`{text}` has a fused NPU version, {replacement}.", { text = c.func.text, replacement = e.replacement }),
 						suggestion = _("Construct `{replacement}` with the same arguments (`from torch_npu.optim import {short}`) and compare step time and memory; keep the original if device memory is tight.", { replacement = e.replacement, short = short }),
 						data = { replacement = e.replacement, source = e.source },
+					}
+				end
+			end
+		end
+		-- plain SGD written by hand: torch.optim.SGD is the same update, and has a fused version
+		local sgd = table_["torch.optim.SGD"]
+		for _i, path in ipairs(sgd and project.program_files(ctx) or {}) do
+			for _j, m in ipairs(ctx.query(path, PARAM_LOOPS) or {}) do
+				if sgd_by_hand(m.body.text, m.p.text) then
+					fusable = true
+					local a = { code = words.clip(m.loop.text:match("^[^\n]*"), 60), replacement = sgd.replacement }
+					ctx.report{
+						file = path, node = m.loop,
+						message = _("This loop updates each parameter tensor from its gradient in Python (`{code}`): several small operators per tensor at every step. torch.optim.SGD makes the same update, and has a fused NPU version, {replacement}.", a),
+						suggestion = _("Replace the loop with `torch.optim.SGD(model.parameters(), lr=lr)` (no momentum, no weight decay: the same update) and `optimizer.step()`, set `optimizer.param_groups[0][\"lr\"]` where the script changes lr, then construct `{replacement}` instead and compare the loss curve.", a),
+						data = { replacement = sgd.replacement, source = sgd.source },
 					}
 				end
 			end
