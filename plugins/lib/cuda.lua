@@ -2761,14 +2761,21 @@ local function tool_advice(tool)
 end
 
 -- The file's functions that run an NVIDIA-only tool, as sites for a person (adapt.unsupported).
+-- nvcc in a build script using torch's cpp_extension builders sets up the CUDA extension
+-- (`extra_compile_args["nvcc"]`): that work is the builder's and the kernels' findings'
+-- (blockers.extension_builders, blockers.cuda_sources), and no function to skip.
 function cuda.nvidia_tool_functions(ctx, path)
 	local text = ctx.read(path) or ""
 	local out = {}
+	local extension_build = (ctx.find(path, "cpp_extension") or ctx.find(path, "CUDAExtension"))
+		and cuda.build_script(ctx, path)
 	for _i, f in ipairs(tool_functions(ctx, path, text)) do
+		if extension_build and f.tool.name == "nvcc" then goto next end
 		out[#out + 1] = { file = path, node = f.fn, category = "device", severity = "warning",
 			message = _("`{name}` uses {tool}, which works with NVIDIA GPUs only: ferry does not migrate it line by line, since with its CUDA calls rewritten it would still use {tool} on the NPU host.",
 				{ name = f.name, tool = f.tool.name }),
 			suggestion = tool_advice(f.tool) }
+		::next::
 	end
 	return out
 end
