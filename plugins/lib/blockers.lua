@@ -55,27 +55,83 @@ local function torchvision_advice(e, lines)
 		.. "operator, or rewrite the kernel as an Ascend C custom operator.", { kernel = e.kernel })
 end
 
+-- Whether a CUDA source's lines define device code: a __global__ kernel or a __device__
+-- function. A file without either is host code (kernel launchers, runtime queries).
+local function defines_device_code(lines)
+	for _i, line in ipairs(lines) do
+		if line:find("__global__", 1, true) or line:find("__device__", 1, true) then return true end
+	end
+	return false
+end
+
+-- The file of device code in host's folder whose kernels the host code at host launches:
+-- one whose name without suffix begins with host's, or the other way round
+-- (deform_conv_cuda.cu launches deform_conv_cuda_kernel.cu's kernels); nil when there is
+-- none.
+local function launched_kernels(host, kernel_files)
+	local dir, stem = host:match("^(.-)([^/]*)%.cuh?$")
+	for _i, k in ipairs(kernel_files) do
+		local kdir, kstem = k:match("^(.-)([^/]*)%.cuh?$")
+		if kdir == dir and (kstem:sub(1, #stem) == stem or stem:sub(1, #kstem) == kstem) then return k end
+	end
+	return nil
+end
+
+-- The finding of a CUDA source holding device code (path, its lines).
+local function kernel_source_site(ctx, path, lines)
+	local kernel = torchvision_kernel(ctx, path)
+	local message = #lines == 1 and _("`{file}` is CUDA source code (one line): a custom GPU kernel.", { file = path })
+		or _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines })
+	local ext = cuda.host_built_extension(ctx, path)
+	if ext then
+		message = _("{verdict} {note}", { verdict = message,
+			note = _("Where CUDA is missing, `{builder}` builds `{module}` from its C++ sources alone: the module imports on the NPU host, but the operators this kernel implements run there on CPU tensors only, and fail when given NPU tensors.",
+				{ builder = ext.builder, module = ext.name }) })
+	end
+	return {
+		file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1,
+		message = message,
+		suggestion = kernel and torchvision_advice(kernel, lines)
+			or _("Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator."),
+		key = "cuda-source", unit = "cuda:" .. path:match("[^/]*$"),
+	}
+end
+
+-- The finding of a CUDA source with no device code (path, its lines, the file whose
+-- kernels it launches or nil): part of that kernel's port, or a small piece of its own
+-- (detectron2's cuda_version.cu returns CUDART_VERSION).
+local function host_source_site(path, lines, launched)
+	local a = { file = path, n = #lines, kernel = launched }
+	local site = { file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1, key = "cuda-source" }
+	if launched then
+		site.message = _("`{file}` is CUDA host code ({n} lines) that launches the kernels of `{kernel}`: it is part of that kernel's port.", a)
+		site.suggestion = _("Port it with `{kernel}`: once that operator is a torch, torch_npu or Ascend C operator, this launcher goes, or calls the new operator.", a)
+		site.unit = "cuda:" .. launched:match("[^/]*$")
+	else
+		site.message = _("`{file}` is CUDA host code ({n} lines) with no GPU kernel of its own (no `__global__` or `__device__` function): it builds only with the CUDA toolkit.", a)
+		site.suggestion = _("Leave it out of what the NPU host builds, or write what it provides without the CUDA runtime (a CUDA version query has nothing to report there).")
+		site.severity, site.category = "warning", "device"
+		site.unit = "cuda:" .. path:match("[^/]*$")
+	end
+	return site
+end
+
 -- CUDA source files (.cu, .cuh): one project file finding each.
 function blockers.cuda_sources(ctx)
+	local paths, lines_of, kernel_files = ctx.files("%.cuh?$"), {}, {}
+	for _i, path in ipairs(paths) do
+		lines_of[path] = ctx.lines(path) or {}
+		if defines_device_code(lines_of[path]) then kernel_files[#kernel_files + 1] = path end
+	end
 	local out = {}
-	for _i, path in ipairs(ctx.files("%.cuh?$")) do
-		local lines = ctx.lines(path) or {}
-		local kernel = torchvision_kernel(ctx, path)
-		local message = #lines == 1 and _("`{file}` is CUDA source code (one line): a custom GPU kernel.", { file = path })
-			or _("`{file}` is CUDA source code ({n} lines): a custom GPU kernel.", { file = path, n = #lines })
-		local ext = cuda.host_built_extension(ctx, path)
-		if ext then
-			message = _("{verdict} {note}", { verdict = message,
-				note = _("Where CUDA is missing, `{builder}` builds `{module}` from its C++ sources alone: the module imports on the NPU host, but the operators this kernel implements run there on CPU tensors only, and fail when given NPU tensors.",
-					{ builder = ext.builder, module = ext.name }) })
+	for _i, path in ipairs(paths) do
+		local lines = lines_of[path]
+		-- a .cuh header stays a kernel's source: what it declares, kernels include
+		if defines_device_code(lines) or not path:match("%.cu$") then
+			out[#out + 1] = kernel_source_site(ctx, path, lines)
+		else
+			out[#out + 1] = host_source_site(path, lines, launched_kernels(path, kernel_files))
 		end
-		out[#out + 1] = {
-			file = path, line = 1, col = 1, end_line = math.max(1, #lines), end_col = 1,
-			message = message,
-			suggestion = kernel and torchvision_advice(kernel, lines)
-				or _("Find an equivalent torch or torch_npu operator for what this kernel computes; if there is none it must be rewritten as an Ascend C custom operator."),
-			key = "cuda-source", unit = "cuda:" .. path:match("[^/]*$"),
-		}
 	end
 	return out
 end
