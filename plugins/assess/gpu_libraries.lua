@@ -328,7 +328,9 @@ return {
 			local name, rest = req.text:match("^([%w][%w%-_%.]*)(.*)$")
 			if not name then return end
 			local e = by_pip[norm(name)]
-			if not e then return end
+			-- a dependency on the project's own package (DensePose's setup.py requiring the
+			-- detectron2 it sits in) is the project's code, said once above
+			if not e or (not e.owner and not e.generic and own.names[e.name]) then return end
 			local shown = req.text:gsub("%s+$", "")
 			local sev, msg = e.severity, nil
 			if works(e) then
