@@ -29,10 +29,15 @@ return {
 	end,
 	run = function(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
-			local covered = project.program_mentions(ctx, path, "torchvision_npu")
+			-- whether the program imports the adapter: asked only of a file that uses an operator
+			local covered
+			local function adapted()
+				if covered == nil then covered = project.program_mentions(ctx, path, "torchvision_npu") or false end
+				return covered
+			end
 			for _i, u in ipairs(tvops.uses(ctx, path)) do
 				local e, r = u.entry, u
-				if not (e.npu and covered) then
+				if not (e.npu and adapted()) then
 					local a = { api = words.api(r.text, r.resolved), kernel = e.kernel,
 						notes = e.notes and _(e.notes), versions = tvops.versions_text(ctx) }
 					if e.npu then

@@ -371,15 +371,26 @@ end
 -- The project files that import the file at path (a list): among the files naming its
 -- module (or, for a package's __init__.py, importing relatively inside the package), the
 -- ones whose imports resolve to it. Cached per run.
-local importers_of = {}
+local importers_of, imported_by = {}, nil
 local function importers(ctx, path)
 	if importers_of[path] then return importers_of[path] end
+	-- every file's imports read once, as a map from a file to the files whose imports
+	-- resolve to it (in the order of ctx.files): walking importers file by file would
+	-- search every file again for each one reached
+	if not imported_by then
+		imported_by = {}
+		for _i, p in ipairs(ctx.files("%.py$")) do
+			for f in pairs(imported_files(ctx, p).set) do
+				imported_by[f] = imported_by[f] or {}
+				table.insert(imported_by[f], p)
+			end
+		end
+	end
 	local out = {}
 	local init = path:match("^(.*)/__init__%.py$")
 	local name = init and init:match("[^/]*$") or path:match("([^/]*)%.py$")
-	for _i, p in ipairs(ctx.files("%.py$")) do
-		if p ~= path and (ctx.find(p, name) or (init and p:sub(1, #init + 1) == init .. "/" and ctx.find(p, "from .")))
-			and imported_files(ctx, p).set[path] then
+	for _i, p in ipairs(imported_by[path] or {}) do
+		if p ~= path and (ctx.find(p, name) or (init and p:sub(1, #init + 1) == init .. "/" and ctx.find(p, "from ."))) then
 			out[#out + 1] = p
 		end
 	end
@@ -449,10 +460,21 @@ end
 
 -- The file at path if it holds word (a plain substring), else a file of the programs
 -- running it (project.program) that does, else nil.
+-- Each file is searched for a word once: the programs of a package's modules overlap.
+local mentions = {}
 function project.program_mentions(ctx, path, word)
-	if ctx.find(path, word) then return path end
+	local holds = mentions[word]
+	if not holds then
+		holds = {}
+		mentions[word] = holds
+	end
+	local function has(p)
+		if holds[p] == nil then holds[p] = ctx.find(p, word) ~= nil end
+		return holds[p]
+	end
+	if has(path) then return path end
 	for p in pairs(project.program(ctx, path)) do
-		if ctx.find(p, word) then return p end
+		if has(p) then return p end
 	end
 	return nil
 end
