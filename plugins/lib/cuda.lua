@@ -2617,6 +2617,47 @@ local function nvidia_blocks(ctx, path, sc)
 	end
 end
 
+-- Functions that launch a kernel of a library for NVIDIA GPUs only (unsloth's Triton
+-- launchers: `_fg_kernel[grid](e, g, h, ...)`, the kernel a function of the file decorated
+-- `@triton.jit`): the tensors such a function makes are the kernel's buffers, and their
+-- device is CUDA's as long as the kernel's is. Adds each launcher to sc.other.
+local KERNELS = [[(decorated_definition (decorator) @d definition: (function_definition name: (identifier) @n))]]
+local LAUNCHES = [[
+(call function: (subscript value: (identifier) @k)) @launch
+(function_definition name: (identifier) @fn) @def
+]]
+local function kernel_launchers(ctx, path, sc)
+	local bound = {}
+	for _i, imp in ipairs(py.imports(ctx, path) or {}) do
+		if imp.bound then bound[imp.bound] = imp.full or imp.module end
+	end
+	local kernels = {}
+	for _i, m in ipairs(ctx.query(path, KERNELS) or {}) do
+		local word = m.d.text:match("^@%s*([%a_][%w_]*)")
+		local lib = word and bound[word] and cuda_only_lib(ctx, bound[word])
+		if lib then kernels[m.n.text] = lib end
+	end
+	if not next(kernels) then return end
+	local defs, launched = {}, {}
+	for _i, m in ipairs(ctx.query(path, LAUNCHES) or {}) do
+		if m.def then defs[#defs + 1] = m
+		elseif kernels[m.k.text] then launched[#launched + 1] = m end
+	end
+	local seen = {}
+	for _i, l in ipairs(launched) do
+		local inner
+		for _j, d in ipairs(defs) do
+			if d.def.start_byte <= l.launch.start_byte and d.def.end_byte >= l.launch.end_byte
+				and (not inner or d.def.start_byte >= inner.def.start_byte) then inner = d end
+		end
+		if inner and not seen[inner] then
+			seen[inner] = true
+			sc.other[#sc.other + 1] = range(inner.def, { kind = "launcher", lib = kernels[l.k.text], via = l.k.text,
+				name = inner.fn.text })
+		end
+	end
+end
+
 -- Functions that run a tool or library for NVIDIA GPUs only (nvidia_only.json "tools":
 -- litgpt's check_nvlink_connectivity runs `nvidia-smi topo -m`; a use of pynvml, nvcc):
 -- an NVIDIA-only diagnostic or build step, whose CUDA calls rewritten one by one would
@@ -3129,7 +3170,7 @@ end
 
 -- What keeps a test's code on CUDA, for the guard that skips it: a name, or nil.
 local function kept_by(r)
-	if r.kind == "kernel" or r.kind == "nvidia_block" then return r.lib.name end
+	if r.kind == "kernel" or r.kind == "nvidia_block" or r.kind == "launcher" then return r.lib.name end
 	if r.kind == "nvidia_tool" then return r.tool.name end
 	if r.kind == "manual" then return r.entry.name end
 	if r.kind == "dispatch" then return r.names end
@@ -3190,6 +3231,7 @@ local PARTS = {
 			nvidia_tools(ctx, path, text, sc)
 			kernel_paths(ctx, path, sc)
 			if text:find("\n[ \t]+import ") or text:find("\n[ \t]+from ") then nvidia_blocks(ctx, path, sc) end
+			if text:find("](", 1, true) then kernel_launchers(ctx, path, sc) end
 			manual_calls(ctx, path, text, sc)
 		end
 		if has_word_start(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
@@ -3345,6 +3387,13 @@ local function disarm(site, why)
 		site.message = _("`{code}` is in a block that imports {library} (`{via}`), code for NVIDIA GPUs only: its devices are CUDA's, so ferry does not rewrite it.",
 			{ code = code, library = why.lib.name, via = why.via })
 		site.suggestion = _("Keep it for the GPU path; on the NPU host choose another backend before this block (torch itself, or the NPU's own runtime).")
+	elseif why.kind == "launcher" then
+		local a = { code = code, name = why.name, kernel = why.via, library = why.lib.name,
+			replacement = why.lib.replacement and _(why.lib.replacement) }
+		site.message = _("`{code}` is in `{name}`, which launches `{kernel}`, a {library} kernel for NVIDIA GPUs only: the tensors made there are the kernel's buffers, so ferry leaves their device as it is.", a)
+		site.suggestion = a.replacement
+			and _("Keep it for the GPU path. To run the kernel on the NPU, port the module as a whole to {replacement}: the launcher, its buffers and the test that chooses it, not the device strings alone.", a)
+			or _("Keep it for the GPU path; on the NPU the code that chooses this kernel takes its torch path.")
 	elseif why.kind == "cuda_named" then
 		site.message = _("`{code}` is in `{name}`, a function whose name says it answers for CUDA: rewritten, it would answer for the NPU and its callers would take their CUDA path there, so ferry does not rewrite it.",
 			{ code = code, name = why.name })
