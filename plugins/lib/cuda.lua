@@ -2617,6 +2617,54 @@ local function nvidia_blocks(ctx, path, sc)
 	end
 end
 
+-- Ifs testing that the process group runs NCCL (`get_backend() == "nccl"`) whose branch
+-- passes what only NCCL takes (nvidia_only.json "keyword" entries: barrier(device_ids=...)):
+-- on the NPU the backend is HCCL and the other branch, the one it needs, runs; rewritten to
+-- "hccl", the test would send HCCL into that call. Adds each such if to sc.other.
+local NCCL_TESTS = [[
+(if_statement condition: (comparison_operator) @c (#match? @c "==") consequence: (block) @body) @if
+(elif_clause condition: (comparison_operator) @c (#match? @c "==") consequence: (block) @body) @if
+]]
+-- The "keyword" entries of nvidia_only.json: what only NCCL takes.
+local function nccl_keywords(ctx)
+	local out = {}
+	for _i, e in ipairs(ctx.data("nvidia_only").entries or {}) do
+		if e.kind == "keyword" and e.call then out[#out + 1] = e end
+	end
+	return out
+end
+-- The entry of what only NCCL takes that a branch's text passes (`barrier(` with
+-- `device_ids=`), or nil.
+local function nccl_keyword_in(text, entries)
+	for _i, e in ipairs(entries) do
+		local call = e.call:match("[^.]*$")
+		if text:find("%f[%w_]" .. call .. "%s*%(") and text:find("%f[%w_]" .. e.keyword .. "%s*=") then return e end
+	end
+	return nil
+end
+
+-- Adds the ifs that test for NCCL around what only NCCL takes to sc.other (see above).
+local function nccl_branches(ctx, path, sc)
+	local entries
+	for _i, m in ipairs(ctx.query(path, NCCL_TESTS) or {}) do
+		entries = entries or nccl_keywords(ctx)
+		local e = m.c.text:find("[\"']nccl[\"']") and nccl_keyword_in(m.body.text, entries)
+		if e then
+			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, branch_s = m.body.start_byte,
+				kind = "nccl_only", entry = e }
+		end
+	end
+end
+
+-- The nvidia_only.json entry a branch only NCCL takes passes, when byte b of the file is
+-- in that branch (the body, not the test), else nil: on the NPU the branch never runs.
+function cuda.nccl_only_branch(ctx, path, b)
+	for _i, r in ipairs(scene(ctx, path, "other").other) do
+		if r.kind == "nccl_only" and b >= r.branch_s and b < r.e then return r.entry end
+	end
+	return nil
+end
+
 -- Functions that launch a kernel of a library for NVIDIA GPUs only (unsloth's Triton
 -- launchers: `_fg_kernel[grid](e, g, h, ...)`, the kernel a function of the file decorated
 -- `@triton.jit`): the tensors such a function makes are the kernel's buffers, and their
@@ -3234,6 +3282,7 @@ local PARTS = {
 			if text:find("](", 1, true) then kernel_launchers(ctx, path, sc) end
 			manual_calls(ctx, path, text, sc)
 		end
+		if text:find("nccl", 1, true) then nccl_branches(ctx, path, sc) end
 		if has_word_start(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
 		settle_skips(sc)
 	end,
@@ -3387,6 +3436,11 @@ local function disarm(site, why)
 		site.message = _("`{code}` is in a block that imports {library} (`{via}`), code for NVIDIA GPUs only: its devices are CUDA's, so ferry does not rewrite it.",
 			{ code = code, library = why.lib.name, via = why.via })
 		site.suggestion = _("Keep it for the GPU path; on the NPU host choose another backend before this block (torch itself, or the NPU's own runtime).")
+	elseif why.kind == "nccl_only" then
+		site.severity = "info"
+		site.message = _("`{code}` chooses a branch that passes `{keyword}=` to `{call}`, which only NCCL takes: on the NPU the backend is HCCL and the other branch runs, the one it needs; rewritten, the test would send HCCL into that call, so ferry leaves it.",
+			{ code = code, keyword = why.entry.keyword, call = why.entry.call })
+		site.suggestion = _("Keep the test as it is: on the NPU host it is false and the code takes the branch written for other backends.")
 	elseif why.kind == "launcher" then
 		local a = { code = code, name = why.name, kernel = why.via, library = why.lib.name,
 			replacement = why.lib.replacement and _(why.lib.replacement) }
