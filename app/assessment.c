@@ -176,6 +176,18 @@ static int risk_cmp(const void *a, const void *b)
 	return x->f->id < y->f->id ? -1 : x->f->id > y->f->id;
 }
 
+/* Whether a finding of the same piece of work as f (its category and unit) is among the
+ * n listed already: a library imported in many files is one risk. */
+static int unit_listed(const finding *const *listed, int n, const finding *f)
+{
+	if (!f->unit)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (listed[i]->unit && !strcmp(listed[i]->unit, f->unit) && !strcmp(category_of(listed[i]), category_of(f)))
+			return 1;
+	return 0;
+}
+
 static void add_id(cJSON *ids, const finding *f)
 {
 	cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)f->id));
@@ -332,8 +344,13 @@ int assessment_compute(cJSON **out, store *s)
 	cJSON_AddNumberToObject(res, "open_errors", open_errors);
 	qsort(risks, (size_t)nrisks, sizeof *risks, risk_cmp);
 	cJSON *top = cJSON_AddArrayToObject(res, "top_risks");
-	for (int i = 0; i < nrisks && i < 5; i++) {
+	const finding *listed[5];
+	int nlisted = 0;
+	for (int i = 0; i < nrisks && nlisted < 5; i++) {
 		const finding *f = risks[i].f;
+		if (unit_listed(listed, nlisted, f))
+			continue;
+		listed[nlisted++] = f;
 		cJSON *r = cJSON_CreateObject();
 		cJSON_AddNumberToObject(r, "id", (double)f->id);
 		cJSON_AddStringToObject(r, "plugin", f->plugin ? f->plugin : "");
