@@ -176,6 +176,34 @@ static int risk_cmp(const void *a, const void *b)
 	return x->f->id < y->f->id ? -1 : x->f->id > y->f->id;
 }
 
+/* Whether a finding of the same piece of work as f (its category and unit) is among the
+ * n listed already: a library imported in many files is one risk. */
+static int unit_listed(const finding *const *listed, int n, const finding *f)
+{
+	if (!f->unit)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (listed[i]->unit && !strcmp(listed[i]->unit, f->unit) && !strcmp(category_of(listed[i]), category_of(f)))
+			return 1;
+	return 0;
+}
+
+/* How many assess findings with a mechanical rewrite are fixed: sites the code no longer
+ * has (0 when the store cannot say). */
+static int mechanical_fixed(store *s)
+{
+	store_finding_filter fl = { "assess", "fixed", NULL, NULL, 0, 1 };
+	finding *fixed = NULL;
+	size_t n = 0;
+	if (store_finding_list(&fixed, &n, s, &fl))
+		return 0;
+	int count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += mechanical_fix(&fixed[i]);
+	finding_list_free(fixed, n);
+	return count;
+}
+
 static void add_id(cJSON *ids, const finding *f)
 {
 	cJSON_AddItemToArray(ids, cJSON_CreateNumber((double)f->id));
@@ -192,10 +220,12 @@ const char *const assessment_reasons[REASON_COUNT] = {
 	                   "`from torch_npu.contrib import transfer_to_npu` in the entry scripts is the fastest path."),
 	[REASON_FEW] = N_("Few CUDA-specific sites and no blockers: rewrite them explicitly with ferry fix, so every "
 	                  "change is visible in the history."),
+	[REASON_APPLIED] = N_("The CUDA sites with a mechanical rewrite are fixed: keep to explicit rewrites (ferry fix), "
+	                      "and port the findings still open by hand."),
 };
 
 static void add_strategy(cJSON *out, store *s, const finding *open, size_t nopen, const cJSON *counts,
-                         int mechanical)
+                         int mechanical, int applied)
 {
 	cJSON *st = cJSON_AddObjectToObject(out, "strategy");
 	cJSON *drivers = cJSON_CreateArray();
@@ -227,7 +257,7 @@ static void add_strategy(cJSON *out, store *s, const finding *open, size_t nopen
 					add_id(drivers, &open[i]);
 		} else {
 			rec = "tool";
-			reason = assessment_reasons[REASON_FEW];
+			reason = assessment_reasons[applied ? REASON_APPLIED : REASON_FEW];
 			for (size_t i = 0; i < nopen; i++)
 				if (mechanical_fix(&open[i]) && cJSON_GetArraySize(drivers) < 10)
 					add_id(drivers, &open[i]);
@@ -274,6 +304,7 @@ int assessment_compute(cJSON **out, store *s)
 		if (!all[i].settled.finding)
 			rows[n++] = all[i];
 	cJSON_AddNumberToObject(res, "settled_later", (double)(nall - n));
+	int applied = mechanical_fixed(s);
 	cJSON *counts = cJSON_CreateObject(), *weights = cJSON_CreateObject();
 	double base = config_number(s, "effort.base_days", config_builtin_default("effort.base_days")), days = base, score = 100;
 	int mechanical = 0, open_errors = 0, nrisks = 0;
@@ -332,8 +363,13 @@ int assessment_compute(cJSON **out, store *s)
 	cJSON_AddNumberToObject(res, "open_errors", open_errors);
 	qsort(risks, (size_t)nrisks, sizeof *risks, risk_cmp);
 	cJSON *top = cJSON_AddArrayToObject(res, "top_risks");
-	for (int i = 0; i < nrisks && i < 5; i++) {
+	const finding *listed[5];
+	int nlisted = 0;
+	for (int i = 0; i < nrisks && nlisted < 5; i++) {
 		const finding *f = risks[i].f;
+		if (unit_listed(listed, nlisted, f))
+			continue;
+		listed[nlisted++] = f;
 		cJSON *r = cJSON_CreateObject();
 		cJSON_AddNumberToObject(r, "id", (double)f->id);
 		cJSON_AddStringToObject(r, "plugin", f->plugin ? f->plugin : "");
@@ -346,7 +382,7 @@ int assessment_compute(cJSON **out, store *s)
 		cJSON_AddItemToArray(top, r);
 	}
 	free(risks);
-	add_strategy(res, s, rows, n, counts, mechanical);
+	add_strategy(res, s, rows, n, counts, mechanical, applied);
 	cJSON_AddItemToObject(res, "quote", quote_compute(s, weights, counts, base));
 	cJSON_AddItemToObject(res, "counts", counts);
 	char *formula = assessment_formula(res, 1);

@@ -24,7 +24,7 @@ int assessment_compute(cJSON **out, store *s);
 
 /* The strategy reasons assessment_compute puts into strategy.reason (English, marked for
  * the catalog here; reports and panes show them through it). */
-enum { REASON_MANUAL, REASON_CONFLICT, REASON_AUTO, REASON_FEW, REASON_COUNT };
+enum { REASON_MANUAL, REASON_CONFLICT, REASON_AUTO, REASON_FEW, REASON_APPLIED, REASON_COUNT };
 extern const char *const assessment_reasons[REASON_COUNT];
 
 /* "effort = base 2 + 3 × 3 custom_kernel … = 16.9 person-days" from an assessment's

@@ -5,7 +5,9 @@
 -- Lightning has no NPU accelerator of its own (gpu_libraries.json), so "npu" there selects
 -- nothing until the project registers one: without that registration each setting is left
 -- to a person with the route; with it, the accelerator becomes "npu" and gpus=N becomes
--- accelerator="npu", devices=N.
+-- accelerator="npu", devices=N. A Trainer or Fabric outside the tests that names no
+-- accelerator leaves the device to Lightning, which on the NPU host picks the CPU: it is
+-- reported too, and given accelerator="npu" where the project registers one.
 
 local py = require("py")
 local cuda = require("cuda")
@@ -49,6 +51,39 @@ local function requote(text, value)
 	return (prefix or "") .. (q or "\"") .. value .. (q or "\"")
 end
 
+-- Whether a Trainer's or Fabric's settings leave the device to Lightning: no accelerator
+-- (or "auto"), no gpus=, and no **kwargs that may carry one.
+local function leaves_device(t)
+	if t.call.args.text:find("[(,]%s*%*%*") then return false end
+	for _k, m in ipairs(t.kws) do
+		if m.k.text == "gpus" then return false end
+		if m.k.text == "accelerator" then return (py.string_value(m.v.text) or ""):lower() == "auto" end
+	end
+	return true
+end
+
+-- The edit giving a call accelerator="npu": in place of accelerator="auto", else before its
+-- first keyword argument, else at the end of its arguments.
+local function npu_accelerator_edit(t)
+	local first
+	for _k, m in ipairs(t.kws) do
+		if m.k.text == "accelerator" then return py.replace(m.v, requote(m.v.text, "npu")) end
+		if not first or m.kw.start_byte < first.start_byte then first = m.kw end
+	end
+	if first then return { start_byte = first.start_byte, end_byte = first.start_byte, text = "accelerator=\"npu\", " } end
+	local args = t.call.args
+	local inner = args.text:sub(2, -2)
+	local text = inner:match("^%s*$") and "accelerator=\"npu\""
+		or (inner:match(",%s*$") and " accelerator=\"npu\"" or ", accelerator=\"npu\"")
+	return { start_byte = args.end_byte - 1, end_byte = args.end_byte - 1, text = text }
+end
+
+-- The advice for a setting ferry gives the registered NPU accelerator (a.file: the file
+-- registering it).
+local function registered_advice(a)
+	return _("Make sure {file} is imported, and its accelerator registered, before the Trainer or Fabric is built; then run one step on the NPU and check that Lightning reports the NPU, not the CPU.", a)
+end
+
 return {
 	id = "adapt.lightning",
 	phase = "adapt",
@@ -58,10 +93,11 @@ return {
 	description = _("Finds, in a project that trains with PyTorch Lightning, every setting that "
 		.. "puts the run on NVIDIA GPUs: accelerator=\"gpu\" or \"cuda\" (a Trainer's, a Fabric's, a "
 		.. "config dict's), Lightning 1.x's gpus=N, the default of an --accelerator or --gpus option "
-		.. "and accelerator: gpu or gpus: N in a YAML config. Lightning has no NPU accelerator of "
-		.. "its own: where the project registers one as \"npu\", the accelerator becomes \"npu\" and "
-		.. "gpus=N becomes accelerator=\"npu\", devices=N; elsewhere each setting is left to a person "
-		.. "with the route."),
+		.. "and accelerator: gpu or gpus: N in a YAML config, and every Trainer or Fabric outside "
+		.. "the tests that names no accelerator, which Lightning then runs on the CPU of the NPU "
+		.. "host. Lightning has no NPU accelerator of its own: where the project registers one as "
+		.. "\"npu\", the accelerator becomes \"npu\" and gpus=N becomes accelerator=\"npu\", "
+		.. "devices=N; elsewhere each setting is left to a person with the route."),
 	triggers = { "lightning" },
 	run = function(ctx)
 		local entry = lightning.entry(ctx)
@@ -76,7 +112,7 @@ return {
 			if node.line then f.line, f.col = node.line, node.col else f.node = node end
 			if registered and edits then
 				f.message = _("`{code}` puts Lightning on NVIDIA GPUs; the project registers an NPU accelerator as \"npu\" ({file}), so it becomes `{new}`.", a)
-				f.suggestion = _("Make sure {file} is imported, and its accelerator registered, before the Trainer or Fabric is built; then run one step on the NPU and check that Lightning reports the NPU, not the CPU.", a)
+				f.suggestion = registered_advice(a)
 				f.edits = edits
 			elseif registered then
 				f.message = _("`{code}` puts Lightning on NVIDIA GPUs and has no one-for-one NPU form; the project registers an NPU accelerator as \"npu\" ({file}), so ferry leaves the setting to a person.", a)
@@ -85,6 +121,20 @@ return {
 				f.message = _("`{code}` puts Lightning on NVIDIA GPUs, and Lightning has no NPU accelerator of its own: \"npu\" there selects nothing until the project registers one, so ferry leaves the setting to a person.", a)
 				f.suggestion = route
 			end
+			ctx.report(f)
+		end
+		-- a Trainer or Fabric that leaves the device to Lightning: a finding, with the edit
+		-- giving it the NPU accelerator where the project registers one
+		local function report_left(path, t)
+			local parts = {}
+			for k, m in ipairs(t.kws) do parts[k] = m.kw.text end
+			local a = { call = py.dotted(t.call.func.text) or t.call.func.text, settings = table.concat(parts, ", "),
+				file = registered or "" }
+			local f = { file = path, node = t.call.call, data = { setting = a.call }, suggestion = route }
+			f.message = registered
+				and _("`{call}({settings})` leaves the device to Lightning, which picks the CPU on the NPU host; the project registers an NPU accelerator as \"npu\" ({file}), so it is given accelerator=\"npu\".", a)
+				or _("`{call}({settings})` leaves the device to Lightning, which picks the CPU on the NPU host: the run would go on there without an error, and Lightning has no NPU accelerator of its own, so ferry leaves the setting to a person.", a)
+			if registered then f.suggestion, f.edits = registered_advice(a), { npu_accelerator_edit(t) } end
 			ctx.report(f)
 		end
 		for _i, path in ipairs(ctx.python_files()) do
@@ -107,6 +157,13 @@ return {
 							edits = { py.replace(gpus.kw, "devices=" .. gpus.v.text) } -- the accelerator's own finding rewrites it
 						end
 						report(path, gpus.kw, gpus.kw.text, edits and edits[1].text, edits)
+					end
+				end
+				-- Trainer(devices=N) / Fabric(...) with no accelerator: Lightning picks the CPU
+				-- on the NPU host, so outside the tests the run would train there unnoticed
+				if not lightning.is_test(path) then
+					for _j, t in ipairs(lightning.constructors(ctx, path, lightning.keywords(ctx, path))) do
+						if leaves_device(t) then report_left(path, t) end
 					end
 				end
 				-- accelerator="gpu" (any call, dict or assignment of the file)

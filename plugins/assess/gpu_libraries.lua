@@ -20,6 +20,11 @@ local function vcmp(a, b)
 	end
 end
 
+-- The piece of work a library's findings are part of, for the effort estimate: the
+-- library, or the check that owns it (Lightning's three packages, and every Trainer and
+-- Fabric assess.lightning reports, are one port of Lightning).
+local function unit_of(e) return e.owner or e.name end
+
 -- Requirement strings in a dependency file: list of {text=, line=, col=}.
 local function requirements(ctx, path)
 	local out, lines = {}, ctx.lines(path) or {}
@@ -305,7 +310,7 @@ return {
 						file = path, node = imp.node, severity = sev,
 						message = message,
 						suggestion = suggestion,
-						key = "import", unit = e.name, category = e.target and "serving" or nil,
+						key = "import", unit = unit_of(e), category = e.target and "serving" or nil,
 						data = { library = e.name, guarded = (g and not again and not install) and true or nil,
 							installs = (install or fallback_install) and true or nil },
 					}
@@ -348,7 +353,7 @@ return {
 			end
 			ctx.report{
 				file = path, line = req.line, col = req.col, end_line = req.line, end_col = req.col + #req.text,
-				severity = sev, message = msg, suggestion = advice(e), key = name, unit = e.name,
+				severity = sev, message = msg, suggestion = advice(e), key = name, unit = unit_of(e),
 				category = e.target and "serving" or nil,
 				data = { library = e.name },
 			}

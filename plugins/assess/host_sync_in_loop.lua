@@ -66,18 +66,32 @@ local function inside(n, outer)
 	return n.start_byte >= outer.start_byte and n.end_byte <= outer.end_byte
 end
 
+-- The operand of an `and` chain that holds byte b of its text (the whole text when it has
+-- no `and`): `step % n == 0` in `val is not None and not acc and step % n == 0`.
+local function conjunct_at(text, b)
+	local from = 1
+	for at, stop in text:gmatch("()%f[%w_]and%f[^%w_]()") do
+		if at > b then return text:sub(from, at - 1) end
+		from = stop
+	end
+	return text:sub(from)
+end
+
 -- Whether an if's condition holds once every few iterations: a `%` test compared with ==
 -- (`step % n == 0`, `(i + 1) % k == 0`) or negated (`not step % 10`), with no `or` or
--- `!=` that would let most iterations through.
+-- `!=` that would let most iterations through; another operand of an `and` (`not
+-- is_accumulating and step % n == 0`) only narrows it further.
 local function periodic(cond, mods)
 	local text = cond.text
-	local modulo = false
+	local modulo
 	for _i, m in ipairs(mods) do
-		if inside(m.mod, cond) and m.ml.type ~= "string" then modulo = true end
+		if inside(m.mod, cond) and m.ml.type ~= "string" then modulo = m.mod end
 	end
-	if not modulo or text:find("!=", 1, true) or text:find("%f[%w_]or%f[^%w_]") then return false end
-	local negated = text:find("%f[%w_]not%f[^%w_]") ~= nil
-	local equal = text:find("==", 1, true) ~= nil
+	if not modulo or text:find("%f[%w_]or%f[^%w_]") then return false end
+	local test = conjunct_at(text, modulo.start_byte - cond.start_byte + 1)
+	if test:find("!=", 1, true) then return false end
+	local negated = test:find("%f[%w_]not%f[^%w_]") ~= nil
+	local equal = test:find("==", 1, true) ~= nil
 	return equal ~= negated
 end
 

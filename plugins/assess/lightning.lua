@@ -76,7 +76,7 @@ return {
 						ctx.report{
 							file = path, node = c.call, severity = severity, message = message,
 							suggestion = _("Register an NPU accelerator with Lightning (a subclass of its Accelerator whose register_accelerators() registers it as \"npu\"), then write accelerator=\"npu\" and keep devices; for DDP pass strategy=DDPStrategy(process_group_backend=\"hccl\"), for 16-bit mixed precision plugins=[MixedPrecision(\"16-mixed\", \"npu\")]. Port these settings, not the training step line by line."),
-							data = { constructor = kind },
+							data = { constructor = kind }, unit = "assess.lightning",
 						}
 					end
 				end
@@ -89,7 +89,7 @@ return {
 					{ lib = lib, n = files }),
 				suggestion = lib_entry and lib_entry.notes
 					and _("Port it as a whole, not line by line: {notes}.", { notes = _(lib_entry.notes) }) or nil,
-				data = { library = lib },
+				data = { library = lib }, unit = "assess.lightning",
 			}
 		end
 	end,

@@ -267,7 +267,10 @@ return {
 						-- `device_ids=device_ids` forwards a parameter of a wrapper (DeepSpeed's
 						-- own barrier): the value comes from its callers, it names no GPU here
 						local forwarded = m.v.type == "identifier" and m.v.text == m.k.text
-						if name == e.call and m.k.text == e.keyword and not forwarded then
+						-- in a branch only NCCL takes (`if get_backend() == "nccl":`), the NPU
+						-- never runs it: the code already does what the NPU needs
+						if name == e.call and m.k.text == e.keyword and not forwarded
+							and not cuda.nccl_only_branch(ctx, path, m.kw.start_byte) then
 							local value = m.v.type == "string" and py.string_value(m.v.text)
 							if not e.values or member(e.values, value) then
 								report(path, m.kw, m.kw.text, e, e.npu)

@@ -2670,6 +2670,95 @@ local function nvidia_blocks(ctx, path, sc)
 	end
 end
 
+-- Ifs testing that the process group runs NCCL (`get_backend() == "nccl"`) whose branch
+-- passes what only NCCL takes (nvidia_only.json "keyword" entries: barrier(device_ids=...)):
+-- on the NPU the backend is HCCL and the other branch, the one it needs, runs; rewritten to
+-- "hccl", the test would send HCCL into that call. Adds each such if to sc.other.
+local NCCL_TESTS = [[
+(if_statement condition: (comparison_operator) @c (#match? @c "==") consequence: (block) @body) @if
+(elif_clause condition: (comparison_operator) @c (#match? @c "==") consequence: (block) @body) @if
+]]
+-- The "keyword" entries of nvidia_only.json: what only NCCL takes.
+local function nccl_keywords(ctx)
+	local out = {}
+	for _i, e in ipairs(ctx.data("nvidia_only").entries or {}) do
+		if e.kind == "keyword" and e.call then out[#out + 1] = e end
+	end
+	return out
+end
+-- The entry of what only NCCL takes that a branch's text passes (`barrier(` with
+-- `device_ids=`), or nil.
+local function nccl_keyword_in(text, entries)
+	for _i, e in ipairs(entries) do
+		local call = e.call:match("[^.]*$")
+		if text:find("%f[%w_]" .. call .. "%s*%(") and text:find("%f[%w_]" .. e.keyword .. "%s*=") then return e end
+	end
+	return nil
+end
+
+-- Adds the ifs that test for NCCL around what only NCCL takes to sc.other (see above).
+local function nccl_branches(ctx, path, sc)
+	local entries
+	for _i, m in ipairs(ctx.query(path, NCCL_TESTS) or {}) do
+		entries = entries or nccl_keywords(ctx)
+		local e = m.c.text:find("[\"']nccl[\"']") and nccl_keyword_in(m.body.text, entries)
+		if e then
+			sc.other[#sc.other + 1] = { s = m["if"].start_byte, e = m.body.end_byte, branch_s = m.body.start_byte,
+				kind = "nccl_only", entry = e }
+		end
+	end
+end
+
+-- The nvidia_only.json entry a branch only NCCL takes passes, when byte b of the file is
+-- in that branch (the body, not the test), else nil: on the NPU the branch never runs.
+function cuda.nccl_only_branch(ctx, path, b)
+	for _i, r in ipairs(scene(ctx, path, "other").other) do
+		if r.kind == "nccl_only" and b >= r.branch_s and b < r.e then return r.entry end
+	end
+	return nil
+end
+
+-- Functions that launch a kernel of a library for NVIDIA GPUs only (unsloth's Triton
+-- launchers: `_fg_kernel[grid](e, g, h, ...)`, the kernel a function of the file decorated
+-- `@triton.jit`): the tensors such a function makes are the kernel's buffers, and their
+-- device is CUDA's as long as the kernel's is. Adds each launcher to sc.other.
+local KERNELS = [[(decorated_definition (decorator) @d definition: (function_definition name: (identifier) @n))]]
+local LAUNCHES = [[
+(call function: (subscript value: (identifier) @k)) @launch
+(function_definition name: (identifier) @fn) @def
+]]
+local function kernel_launchers(ctx, path, sc)
+	local bound = {}
+	for _i, imp in ipairs(py.imports(ctx, path) or {}) do
+		if imp.bound then bound[imp.bound] = imp.full or imp.module end
+	end
+	local kernels = {}
+	for _i, m in ipairs(ctx.query(path, KERNELS) or {}) do
+		local word = m.d.text:match("^@%s*([%a_][%w_]*)")
+		local lib = word and bound[word] and cuda_only_lib(ctx, bound[word])
+		if lib then kernels[m.n.text] = lib end
+	end
+	if not next(kernels) then return end
+	local defs, launched = {}, {}
+	for _i, m in ipairs(ctx.query(path, LAUNCHES) or {}) do
+		if m.def then defs[#defs + 1] = m
+		elseif kernels[m.k.text] then launched[#launched + 1] = m end
+	end
+	local seen = {}
+	for _i, l in ipairs(launched) do
+		local inner
+		for _j, d in ipairs(defs) do
+			if d.def.start_byte <= l.launch.start_byte and d.def.end_byte >= l.launch.end_byte
+				and (not inner or d.def.start_byte >= inner.def.start_byte) then inner = d end
+		end
+		if inner and not seen[inner] then
+			seen[inner] = true
+			sc.other[#sc.other + 1] = range(inner.def, { kind = "launcher", lib = kernels[l.k.text], via = l.k.text,
+				name = inner.fn.text })
+		end
+	end
+end
+
 -- Functions that run a tool or library for NVIDIA GPUs only (nvidia_only.json "tools":
 -- litgpt's check_nvlink_connectivity runs `nvidia-smi topo -m`; a use of pynvml, nvcc):
 -- an NVIDIA-only diagnostic or build step, whose CUDA calls rewritten one by one would
@@ -3189,7 +3278,7 @@ end
 
 -- What keeps a test's code on CUDA, for the guard that skips it: a name, or nil.
 local function kept_by(r)
-	if r.kind == "kernel" or r.kind == "nvidia_block" then return r.lib.name end
+	if r.kind == "kernel" or r.kind == "nvidia_block" or r.kind == "launcher" then return r.lib.name end
 	if r.kind == "nvidia_tool" then return r.tool.name end
 	if r.kind == "manual" then return r.entry.name end
 	if r.kind == "dispatch" then return r.names end
@@ -3250,8 +3339,10 @@ local PARTS = {
 			nvidia_tools(ctx, path, text, sc)
 			kernel_paths(ctx, path, sc)
 			if text:find("\n[ \t]+import ") or text:find("\n[ \t]+from ") then nvidia_blocks(ctx, path, sc) end
+			if text:find("](", 1, true) then kernel_launchers(ctx, path, sc) end
 			manual_calls(ctx, path, text, sc)
 		end
+		if text:find("nccl", 1, true) then nccl_branches(ctx, path, sc) end
 		if has_word_start(text, DISPATCH_WORDS) then dispatchers(ctx, path, sc) end
 		settle_skips(sc)
 	end,
@@ -3405,6 +3496,18 @@ local function disarm(site, why)
 		site.message = _("`{code}` is in a block that imports {library} (`{via}`), code for NVIDIA GPUs only: its devices are CUDA's, so ferry does not rewrite it.",
 			{ code = code, library = why.lib.name, via = why.via })
 		site.suggestion = _("Keep it for the GPU path; on the NPU host choose another backend before this block (torch itself, or the NPU's own runtime).")
+	elseif why.kind == "nccl_only" then
+		site.severity = "info"
+		site.message = _("`{code}` chooses a branch that passes `{keyword}=` to `{call}`, which only NCCL takes: on the NPU the backend is HCCL and the other branch runs, the one it needs; rewritten, the test would send HCCL into that call, so ferry leaves it.",
+			{ code = code, keyword = why.entry.keyword, call = why.entry.call })
+		site.suggestion = _("Keep the test as it is: on the NPU host it is false and the code takes the branch written for other backends.")
+	elseif why.kind == "launcher" then
+		local a = { code = code, name = why.name, kernel = why.via, library = why.lib.name,
+			replacement = why.lib.replacement and _(why.lib.replacement) }
+		site.message = _("`{code}` is in `{name}`, which launches `{kernel}`, a {library} kernel for NVIDIA GPUs only: the tensors made there are the kernel's buffers, so ferry leaves their device as it is.", a)
+		site.suggestion = a.replacement
+			and _("Keep it for the GPU path. To run the kernel on the NPU, port the module as a whole to {replacement}: the launcher, its buffers and the test that chooses it, not the device strings alone.", a)
+			or _("Keep it for the GPU path; on the NPU the code that chooses this kernel takes its torch path.")
 	elseif why.kind == "cuda_named" then
 		site.message = _("`{code}` is in `{name}`, a function whose name says it answers for CUDA: rewritten, it would answer for the NPU and its callers would take their CUDA path there, so ferry does not rewrite it.",
 			{ code = code, name = why.name })

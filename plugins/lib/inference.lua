@@ -7,7 +7,7 @@
 --                 function that calls it, or onnx or atc-log artifacts); an export in test
 --                 code (project.test_file) or to an in-memory buffer (io.BytesIO, a check
 --                 that the model exports) deploys nothing and does not count
---     s.llm       a transformers language model is loaded in the code
+--     s.llm       a transformers language model is loaded in the code (not its tests)
 --     s.soc       the configured target SoC (or nil); s.inference_soc when it is an
 --                 inference part (Ascend310*)
 --   local planned, how, s = inf.planned(ctx)
@@ -78,7 +78,9 @@ function inf.signals(ctx)
 					end
 				end
 			end
-			if not s.llm and text:find("from_pretrained", 1, true)
+			-- a test that loads a Hugging Face model to check the project's own (litgpt's
+			-- converted weights) is no model the project serves
+			if not s.llm and not project.test_file(path) and text:find("from_pretrained", 1, true)
 				and (text:find("ForCausalLM", 1, true) or text:find("ForConditionalGeneration", 1, true) or text:find("Seq2SeqLM", 1, true)) then
 				s.llm = true
 			end

@@ -115,6 +115,17 @@ local function rms_body(text)
 	return false
 end
 
+-- The advice for a hand-written RMSNorm: the fused operator's gamma is the weight, or
+-- 1 + weight where the body scales by that (Gemma's unit offset, litgpt's add_unit_offset).
+local function rms_advice(text, fused)
+	if text:find("1%s*%+%s*self%.weight%f[^%w_]") or text:find("self%.weight%s*%+%s*1%f[^%w_.]") then
+		return _("Once the NPU run matches the GPU baseline, return `{fused}(x, 1 + self.weight, epsilon=eps)[0]` on the NPU where the layer scales by 1 + weight (its unit offset), and with `self.weight` where it does not (CANN 7.0.0 or later; keep this code for other devices), then compare the loss again.",
+			{ fused = fused })
+	end
+	return _("Once the NPU run matches the GPU baseline, return `{fused}(x, self.weight, epsilon=eps)[0]` on the NPU (CANN 7.0.0 or later; keep this code for other devices), then compare the loss again.",
+		{ fused = fused })
+end
+
 -- The RoPE mode of a helper of one tensor returning its halves rotated: cat((-x2, x1))
 -- or stack((-x2, x1)), the two parts plain names.
 local ROTATED = "%s*%(%s*[%(%[]%s*%-%s*[%w_]+%s*,%s*[%w_]+%s*[%)%]]"
@@ -299,8 +310,7 @@ function Check:rms_norm(path, file, map)
 				self:report(path, node, e,
 					_("`{name}` computes RMSNorm by hand (x · rsqrt(mean(x²) + eps) · weight); on the NPU `{fused}` does it in one fused operator.",
 						{ name = name, fused = e.replacement }),
-					_("Once the NPU run matches the GPU baseline, return `{fused}(x, self.weight, epsilon=eps)[0]` on the NPU (CANN 7.0.0 or later; keep this code for other devices), then compare the loss again.",
-						{ fused = e.replacement }))
+					rms_advice(m.b.text, e.replacement))
 			end
 		end
 	end

@@ -3,7 +3,8 @@
 -- Comparing the NPU run with the GPU run step by step (loss curves, layer dumps) only
 -- means something when both start from the same random state and the kernels are
 -- deterministic. Looked for anywhere in the project (seeding usually lives in a helper):
--- a torch seed, numpy and random seeds when those generators are used, and
+-- a torch seed, numpy and random seeds when those generators are used (a framework's seed
+-- helper, a Fabric's seed_everything among them, sets all three), and
 -- torch.use_deterministic_algorithms(True). Reported once per project, at the first
 -- training step (loss.backward()) or the first unseeded call. What depends on how a
 -- training runs (mixed precision, several processes) is decided per program: a repository
@@ -11,16 +12,36 @@
 -- goes to the first training step whose own program (project.program) does.
 
 local project = require("project")
+local lightning = require("lightning")
 local train = require("train")
 
-local TORCH_SEED = {}
+-- torch's own seeds: "torch"; a framework's seed helper seeds torch, numpy and Python's
+-- random module at once: "all" (Lightning's seed_everything, Hugging Face's and
+-- Accelerate's set_seed, OpenMMLab's set_random_seed, as each documents)
+local SEEDS = {}
 for _i, n in ipairs({ "torch.manual_seed", "torch.cuda.manual_seed", "torch.cuda.manual_seed_all",
-	"torch.npu.manual_seed", "torch.npu.manual_seed_all", "torch_npu.npu.manual_seed", "torch_npu.npu.manual_seed_all",
-	"transformers.set_seed", "transformers.trainer_utils.set_seed", "accelerate.utils.set_seed",
+	"torch.npu.manual_seed", "torch.npu.manual_seed_all", "torch_npu.npu.manual_seed", "torch_npu.npu.manual_seed_all" }) do
+	SEEDS[n] = "torch"
+end
+for _i, n in ipairs({ "transformers.set_seed", "transformers.trainer_utils.set_seed", "accelerate.utils.set_seed",
 	"pytorch_lightning.seed_everything", "lightning.seed_everything", "lightning.pytorch.seed_everything",
 	"lightning.fabric.seed_everything", "mmengine.runner.set_random_seed", "mmcv.runner.set_random_seed" }) do
-	TORCH_SEED[n] = true
+	SEEDS[n] = "all"
 end
+
+-- Whether a file that imports Lightning calls a Fabric's seed_everything method
+-- (`fabric.seed_everything(seed)`), Lightning's seed helper under another name.
+local FABRIC_SEED = [[(call function: (attribute attribute: (identifier) @m (#eq? @m "seed_everything")))]]
+local function fabric_seeds(ctx)
+	for _i, path in ipairs(ctx.python_files()) do
+		if ctx.find(path, "seed_everything") and #lightning.imports(ctx, path) > 0
+			and #(ctx.query(path, FABRIC_SEED) or {}) > 0 then
+			return true
+		end
+	end
+	return false
+end
+
 local NP_DRAW = {}
 for _i, n in ipairs({ "rand", "randn", "randint", "random", "random_sample", "choice", "shuffle", "permutation",
 	"uniform", "normal", "beta", "binomial", "poisson" }) do
@@ -52,7 +73,7 @@ return {
 		local step = steps[1]
 		if not step then return end
 		local names = {}
-		for k in pairs(TORCH_SEED) do names[k] = "torch" end
+		for k, v in pairs(SEEDS) do names[k] = v end
 		for k, v in pairs(NP_DRAW) do names[k] = v end
 		for k, v in pairs(PY_DRAW) do names[k] = v end
 		names["numpy.random.seed"] = "np_seed"
@@ -67,6 +88,7 @@ return {
 				first[what] = first[what] or c
 			end
 		end
+		if seen.all or fabric_seeds(ctx) then seen.torch, seen.np_seed, seen.py_seed = true, true, true end
 		if not seen.torch then
 			ctx.report{
 				file = step.file, node = step.node, key = "torch-seed",

@@ -1,6 +1,7 @@
 # The forms of lightning_settings/train.py in a project that registers an NPU accelerator
 # (ascend_accel.py): the GPU accelerators become "npu" and gpus=N becomes
-# accelerator="npu", devices=N; Lightning 1.x's distributed mode as the accelerator stays.
+# accelerator="npu", devices=N; Lightning 1.x's distributed mode as the accelerator stays; a
+# Fabric naming no accelerator is given accelerator="npu".
 import argparse
 
 import lightning as L
@@ -27,8 +28,9 @@ def main():
         pl.Trainer(accelerator="cpu", gpus=0),
     ]
     fabric = L.Fabric(accelerator="npu", devices=4, precision="bf16-mixed")
+    bare = L.Fabric(accelerator="npu", devices=2, precision="bf16-mixed")
     trainer_kwargs = {"accelerator": "npu", "devices": 1}
-    return trainers, fabric, pl.Trainer(**trainer_kwargs)
+    return trainers, fabric, bare, pl.Trainer(**trainer_kwargs)
 
 
 if __name__ == "__main__":
