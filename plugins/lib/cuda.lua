@@ -543,6 +543,50 @@ local function other_side(m)
 	return c.text:sub(1, operand.start_byte - c.start_byte) .. " " .. c.text:sub(operand.end_byte - c.start_byte + 1)
 end
 
+-- The comparison c with its 'cuda' string s (text inner) widened to let the NPU in beside
+-- CUDA, or nil when its form is not one of these: `d == 'cuda'` -> `d in ('cuda', 'npu')`,
+-- `d != 'cuda'` -> `d not in (...)`, `'cuda' in d` -> `('cuda' in d or 'npu' in d)`,
+-- `'cuda' not in d` -> `('cuda' not in d and 'npu' not in d)`, and for
+-- `d.startswith('cuda:')` the edit of its argument, `d.startswith(('cuda:', 'npu:'))`.
+local function widened(m, inner)
+	local c, s = m.cmp, m.s
+	local q = s.text:match("^[%a]*(['\"])")
+	local npu = q .. "npu" .. inner:sub(5) .. q
+	if m.sobj then return refs.edit(s.start_byte, s.end_byte - s.start_byte, "(" .. s.text .. ", " .. npu .. ")") end
+	local before = c.text:sub(1, s.start_byte - c.start_byte)
+	local after = c.text:sub(s.end_byte - c.start_byte + 1)
+	local both = "(" .. s.text .. ", " .. npu .. ")"
+	local other, op = before:match("^(.-)%s*([!=])=%s*$")
+	if not other and before == "" then op, other = after:match("^%s*([!=])=%s*(.-)$") end
+	if other and other ~= "" then
+		return py.replace(c, other .. (op == "!" and " not in " or " in ") .. both)
+	end
+	if before ~= "" then return nil end
+	local neg, right = after:match("^%s*(not%s+)in%s+(.-)$")
+	if not right then right = after:match("^%s*in%s+(.-)$") end
+	if not right or right == "" then return nil end
+	if neg then
+		return py.replace(c, "(" .. s.text .. " not in " .. right .. " and " .. npu .. " not in " .. right .. ")")
+	end
+	return py.replace(c, "(" .. s.text .. " in " .. right .. " or " .. npu .. " in " .. right .. ")")
+end
+
+-- Whether the comparison c is one side of an `or` whose other side tests for the NPU
+-- (`'cuda' in str(d) or 'npu' in str(d)`): the code already lets the NPU in.
+local ORS = [[(boolean_operator left: (_) @l operator: "or" right: (_) @r)]]
+local function npu_alternative(ors, c)
+	for _i, m in ipairs(ors) do
+		for _j, pair in ipairs({ { m.l, m.r }, { m.r, m.l } }) do
+			local mine, other = pair[1], pair[2]
+			if mine.start_byte <= c.start_byte and mine.end_byte >= c.end_byte
+				and other.text:find("[\"']npu[:\"']") then
+				return true
+			end
+		end
+	end
+	return false
+end
+
 -- device.type == 'cuda', 'cuda' in str(device), t.is_cuda. Comparisons are rewritten when
 -- the other side is clearly a device (a .type attribute or a name with "device" in it);
 -- .is_cuda becomes .is_npu unless the file assigns an is_cuda attribute of its own. An
@@ -554,6 +598,7 @@ function cuda.device_branches(ctx, path)
 	local ms = ctx.query(path, BRANCHES) or {}
 	local gates -- comparison start -> feature word, read at the first 'cuda' comparison
 	local picks -- the values is_cuda chooses, read at the first is_cuda
+	local ors -- the `or` expressions of the file, read at the first 'cuda' comparison
 	local function selects()
 		picks = picks or ctx.query(path, SELECTS) or {}
 		return picks
@@ -581,6 +626,8 @@ function cuda.device_branches(ctx, path)
 			local inner, at = refs.string_inner(m.s)
 			local members = m.coll and inner == "cuda" and device_members(m.coll)
 			if m.coll and (inner ~= "cuda" or members == "npu") then goto next_match end
+			ors = ors or (cuda_string(inner) and ctx.query(path, ORS)) or nil
+			if ors and npu_alternative(ors, m.cmp) then goto next_match end
 			-- x.startswith('cuda:') tests the device's text like a comparison does
 			if cuda_string(inner) or (m.sobj and inner == "cuda:") then
 				local c = m.cmp
@@ -613,7 +660,10 @@ function cuda.device_branches(ctx, path)
 				elseif devicey and members then
 					site.edits = { npu_beside(m.coll, m.s) }
 				elseif devicey and not m.coll then
-					site.edits = { refs.edit(at, 4, "npu") }
+					-- in a package others import (its torch_npu import guarded, so it still runs on
+					-- GPUs), the branch lets the NPU in beside CUDA instead of in its place
+					local wide = guarded_package(ctx, path) and widened(m, inner)
+					site.edits = { wide or refs.edit(at, 4, "npu") }
 				else
 					site.fix_message = _("`{code}` compares with 'cuda', but ferry cannot tell that the other side is a device.",
 						{ code = c.text })
