@@ -4,18 +4,6 @@ local refs = require("refs")
 local blockers = require("blockers")
 local project = require("project")
 
--- The sites of a test file as information: a test that scripts the model checks the
--- scripting, it is not how the project runs, so it adds no effort and does not choose the
--- migration strategy. Returns the sites, changed in place.
-local function as_test_code(sites)
-	for _i, s in ipairs(sites) do
-		s.severity = "info"
-		s.message = _("{message} This is test code, so it adds no effort and does not decide the strategy.", { message = s.message })
-		s.suggestion = _("Under transfer_to_npu the test sees an unscripted object: skip or adapt it on the NPU if it needs a real ScriptModule.")
-	end
-	return sites
-end
-
 return {
 	id = "assess.jit_script",
 	phase = "assess",
@@ -31,7 +19,9 @@ return {
 	run = function(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
 			local sites = blockers.jit_script(ctx, path, refs.aliases(ctx, path))
-			refs.report_all(ctx, project.test_file(path) and as_test_code(sites) or sites, "survey")
+			refs.report_all(ctx, project.test_file(path)
+				and blockers.as_test_code(sites, _("Under transfer_to_npu the test sees an unscripted object: skip or adapt it on the NPU if it needs a real ScriptModule."))
+				or sites, "survey")
 		end
 	end,
 }

@@ -890,12 +890,29 @@ function blockers.triggers(data)
 	return out
 end
 
+-- The sites of a test file as information: a test checks the code, it is not how the
+-- project runs, so it adds no effort and does not choose the migration strategy.
+-- suggestion says what to do with the test on the NPU. Returns the sites, changed in place.
+function blockers.as_test_code(sites, suggestion)
+	for _i, s in ipairs(sites) do
+		s.severity = "info"
+		s.message = _("{message} This is test code, so it adds no effort and does not decide the strategy.", { message = s.message })
+		s.suggestion = suggestion
+	end
+	return sites
+end
+
 -- The unsupported operators of a file, looked up by the assess survey and the adapt
 -- phase's list alike: worked out once per file and run (ctx.shared; the tables are the
--- project's, the aliases the file's).
+-- project's, the aliases the file's). In test code they are information (as_test_code).
 local unsupported_ops = blockers.unsupported_ops
 function blockers.unsupported_ops(ctx, path, tables, map)
-	return ctx.shared("blockers.unsupported_ops", path, function() return unsupported_ops(ctx, path, tables, map) end)
+	return ctx.shared("blockers.unsupported_ops", path, function()
+		local sites = unsupported_ops(ctx, path, tables, map)
+		if not project.test_file(path) then return sites end
+		return blockers.as_test_code(sites,
+			_("A test that runs it on the NPU fails there: skip the test on the NPU or run it on the CPU."))
+	end)
 end
 
 return blockers
