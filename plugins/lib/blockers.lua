@@ -643,6 +643,12 @@ local TYPE_TESTS = [[
  (#any-of? @f "isinstance" "issubclass"))
 ]]
 
+-- The operands of comparisons: `t.dtype is torch.float64`, `get_default_dtype() ==
+-- torch.float64`. A dtype compared with makes no tensor of that type.
+local DTYPE_TESTS = [[
+(comparison_operator [(attribute) (identifier)] @t)
+]]
+
 -- float64 is limited on the NPU, not on the host: a float64 tensor the code builds on the
 -- CPU (`torch.zeros(n, dtype=torch.float64)`, dataset code, numpy values) never reaches it
 local FLOAT64 = { ["torch.float64"] = true, ["torch.double"] = true, ["torch.Tensor.double"] = true }
@@ -731,8 +737,9 @@ local function attribute_lookups(ctx, path, map)
 end
 
 -- Uses of APIs unsupported or limited on NPU (by name through aliases, and tensor methods);
--- a class named only in a type test (isinstance, issubclass) is not used, and float64 on
--- a value the code keeps on the host (host.lua) is not limited.
+-- a class named only in a type test (isinstance, issubclass) is not used, nor is float64
+-- compared with (a dtype test), and float64 on a value the code keeps on the host
+-- (host.lua) is not limited.
 function blockers.unsupported_ops(ctx, path, tables, map)
 	local out = {}
 	-- an export target's API (unsupported_ops.json `target`: optimize_for_mobile makes a
@@ -789,8 +796,15 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		end
 		return false
 	end
+	local compared
+	local function dtype_test(node)
+		compared = compared or ctx.query(path, DTYPE_TESTS) or {}
+		for _i, m in ipairs(compared) do
+			if m.t.start_byte == node.start_byte and m.t.end_byte == node.end_byte then return true end
+		end
+		return false
+	end
 	local h, calls
-	-- float64 whose tensor stays on the host: the site, or the call it is an argument of
 	-- float64 whose tensor stays on the host: the value the dtype is given to (or the
 	-- .double() call) is host-side, the chain it starts moves it nowhere, and no name it is
 	-- bound to is moved later (`acc = torch.zeros(n, dtype=torch.float64)` then
@@ -826,6 +840,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	end
 	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local e = tables.names[r.resolved]
+		if e and FLOAT64[e.name] and dtype_test(r.node) then e = nil end
 		local why = e and FLOAT64[e.name] and on_host(r.node)
 		if why then
 			not_affected(r.node, r.text, why)
