@@ -21,16 +21,23 @@ local GATES = [[
 ((call function: (attribute attribute: (identifier) @m) arguments: (argument_list) @a) (#eq? @m "add_argument"))
 ]]
 
--- Whether an argparse option's arguments leave it False unless given on the command line
--- (`action="store_true"` without default=True, or default=False).
+-- Whether an argparse option's arguments leave it false unless given on the command line:
+-- a false default (False, None, 0, an empty string), or no default at all (argparse's is
+-- None, False for store_true) for an option neither required nor store_false (timm's
+-- `--torchcompile`, nargs='?' with default=None).
 local function off_option(args)
-	if args:find("default%s*=%s*True") then return false end
-	return args:find("action%s*=%s*[\"']store_true[\"']") ~= nil or args:find("default%s*=%s*False") ~= nil
+	local default = args:match("default%s*=%s*([^,%)]+)")
+	if default then
+		default = default:match("^(.-)%s*$")
+		return default == "False" or default == "None" or default == "0" or default == "''" or default == '""'
+	end
+	return not args:find("required%s*=%s*True") and not args:find("action%s*=%s*[\"']store_false[\"']")
 end
 
 -- What keeps node from running by default: it sits under `if NAME:` where every
 -- module-level assignment to NAME is False (nanoGPT's sample.py: `compile = False`, set
--- otherwise only from the command line), or under `if args.NAME:` of a store_true option.
+-- otherwise only from the command line), or under `if args.NAME:` of an option that is off
+-- unless given (off_option); the innermost such condition is named.
 -- A text naming the setting ("`compile = False` on line 22"), or nil.
 local function off_by_default(ctx, path, node)
 	local ifs, assigns, options = {}, {}, {}
@@ -39,6 +46,8 @@ local function off_by_default(ctx, path, node)
 		elseif m.l then assigns[#assigns + 1] = m
 		elseif m.a then options[#options + 1] = m.a end
 	end
+	-- the innermost condition first: it is the one that names what turns node on
+	table.sort(ifs, function(a, b) return a.body.start_byte > b.body.start_byte end)
 	for _i, g in ipairs(ifs) do
 		if node.start_byte >= g.body.start_byte and node.end_byte <= g.body.end_byte then
 			local cond = g.cond.text
@@ -81,7 +90,7 @@ return {
 		.. "backend. Migrate in eager mode first. torch.compile with backend=\"eager\" or "
 		.. "\"aot_eager\" runs the model eagerly and is left alone, as are questions such as "
 		.. "torch.compiler.is_compiling(). A call under `if NAME:` whose module-level NAME is only ever "
-		.. "False, or under `if args.NAME:` of a store_true option, runs only when turned on: info, no effort."),
+		.. "False, or under `if args.NAME:` of an option off unless given (store_true, or a default of None or False), runs only when turned on: info, no effort."),
 	-- naming torch.compile or torch.compiler, however imported, spells out both words
 	triggers = { { "torch", "compile" } },
 	run = function(ctx)
