@@ -11,6 +11,7 @@ local ep = require("envprobe")
 local guard = require("guard")
 local host = require("host")
 local project = require("project")
+local train = require("train")
 local py = require("py")
 local refs = require("refs")
 local words = require("words")
@@ -913,6 +914,21 @@ function blockers.as_test_code(sites, suggestion)
 		s.severity = "info"
 		s.message = _("{message} This is test code, so it adds no effort and does not decide the strategy.", { message = s.message })
 		s.suggestion = suggestion
+	end
+	return sites
+end
+
+-- The sites of a file that run only when a setting turns them on, off by default
+-- (train.off_by_default: `if args.channels_last:` of a store_true option), as
+-- information: they add no effort. Returns the sites, those changed in place.
+function blockers.as_opt_in(ctx, path, sites)
+	for _i, s in ipairs(sites) do
+		local off = train.off_by_default(ctx, path, s.node)
+		if off then
+			s.severity = "info"
+			s.message = _("{message} It runs only when a setting turns it on, and that is off by default ({off}), so it adds no effort.",
+				{ message = s.message, off = off })
+		end
 	end
 	return sites
 end
