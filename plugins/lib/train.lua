@@ -224,10 +224,11 @@ function train.sixteen_bit(ctx)
 	return train.setting_named(ctx, SIXTEEN_BIT)
 end
 
--- The ifs of a file and the module-level assignments and argparse options that can make
+-- The ifs and elifs of a file and the module-level assignments and argparse options that can make
 -- their condition false by default.
 local GATES = [[
 (if_statement condition: (_) @cond consequence: (block) @body)
+(elif_clause condition: (_) @cond consequence: (block) @body)
 (module (expression_statement (assignment left: (identifier) @l right: (_) @v)))
 ((call function: (attribute attribute: (identifier) @m) arguments: (argument_list) @a) (#eq? @m "add_argument"))
 ]]

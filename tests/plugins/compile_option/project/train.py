@@ -26,3 +26,12 @@ def main():
 
 if __name__ == '__main__':
     main()
+
+
+def script_or_compile(model, args):
+    """The model scripted or compiled, as the options ask."""
+    if args.model_ema:
+        model = torch.jit.script(model)
+    elif args.torchcompile:
+        model = torch.compile(model, backend=args.torchcompile)
+    return model
