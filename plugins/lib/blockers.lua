@@ -780,10 +780,14 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		else
 			message = unsupported and _("{api} is not supported on NPU.", a) or _("{api} is limited on NPU.", a)
 		end
+		-- a torch.backends setting (opt_einsum.enabled) runs no operator: setting it fails
+		-- nowhere, only what it asks for is not supported
+		local setting = e.name:match("^torch%.backends%.") ~= nil
 		out[#out + 1] = {
-			file = path, node = node, severity = unsupported and "error" or "warning",
+			file = path, node = node, severity = (unsupported and not setting) and "error" or "warning",
 			message = message,
 			suggestion = e.notes and _("Note: {notes}.", { notes = _(e.notes) })
+				or setting and _("This is a setting, not an operator: setting it does not fail, but do not count on its effect on the NPU; keep it for the GPUs.")
 				or _("Replace it with supported operators (or run this part on the CPU) and verify the results against the GPU run."),
 			data = { api = e.name, list = a.list },
 		}
