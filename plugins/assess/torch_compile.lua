@@ -1,6 +1,7 @@
 -- assess.torch_compile: torch.compile and the torch.compiler API.
 
 local refs = require("refs")
+local train = require("train")
 
 -- Start bytes of the callees of calls that pass backend="eager" or "aot_eager".
 local EAGER = [[
@@ -11,61 +12,6 @@ local function eager_compiles(ctx, path)
 	local out = {}
 	for _i, m in ipairs(ctx.query(path, EAGER) or {}) do out[m.f.start_byte] = true end
 	return out
-end
-
--- The ifs of a file and the module-level assignments and argparse options that can make
--- their condition false by default.
-local GATES = [[
-(if_statement condition: (_) @cond consequence: (block) @body)
-(module (expression_statement (assignment left: (identifier) @l right: (_) @v)))
-((call function: (attribute attribute: (identifier) @m) arguments: (argument_list) @a) (#eq? @m "add_argument"))
-]]
-
--- Whether an argparse option's arguments leave it False unless given on the command line
--- (`action="store_true"` without default=True, or default=False).
-local function off_option(args)
-	if args:find("default%s*=%s*True") then return false end
-	return args:find("action%s*=%s*[\"']store_true[\"']") ~= nil or args:find("default%s*=%s*False") ~= nil
-end
-
--- What keeps node from running by default: it sits under `if NAME:` where every
--- module-level assignment to NAME is False (nanoGPT's sample.py: `compile = False`, set
--- otherwise only from the command line), or under `if args.NAME:` of a store_true option.
--- A text naming the setting ("`compile = False` on line 22"), or nil.
-local function off_by_default(ctx, path, node)
-	local ifs, assigns, options = {}, {}, {}
-	for _i, m in ipairs(ctx.query(path, GATES) or {}) do
-		if m.cond then ifs[#ifs + 1] = m
-		elseif m.l then assigns[#assigns + 1] = m
-		elseif m.a then options[#options + 1] = m.a end
-	end
-	for _i, g in ipairs(ifs) do
-		if node.start_byte >= g.body.start_byte and node.end_byte <= g.body.end_byte then
-			local cond = g.cond.text
-			local name = cond:match("^[%a_][%w_]*$")
-			if name then
-				local last
-				for _j, a in ipairs(assigns) do
-					if a.l.text == name then
-						if a.v.text ~= "False" then last = nil break end
-						last = a
-					end
-				end
-				if last then return _("`{name} = False` on line {line}", { name = name, line = last.l.line }) end
-			end
-			local dest = cond:match("^[%a_][%w_]*%.([%a_][%w_]*)$")
-			if dest then
-				local flag = "%-%-" .. dest:gsub("_", "[-_]")
-				for _j, a in ipairs(options) do
-					local t = a.text
-					if (t:find("[\"']" .. flag .. "[\"']") or t:find("dest%s*=%s*[\"']" .. dest .. "[\"']")) and off_option(t) then
-						return _("the option `--{dest}` on line {line}, off unless given", { dest = (dest:gsub("_", "-")), line = a.line })
-					end
-				end
-			end
-		end
-	end
-	return nil
 end
 
 return {
@@ -81,7 +27,7 @@ return {
 		.. "backend. Migrate in eager mode first. torch.compile with backend=\"eager\" or "
 		.. "\"aot_eager\" runs the model eagerly and is left alone, as are questions such as "
 		.. "torch.compiler.is_compiling(). A call under `if NAME:` whose module-level NAME is only ever "
-		.. "False, or under `if args.NAME:` of a store_true option, runs only when turned on: info, no effort."),
+		.. "False, or under `if args.NAME:` of an option off unless given (store_true, or a default of None or False), runs only when turned on: info, no effort."),
 	-- naming torch.compile or torch.compiler, however imported, spells out both words
 	triggers = { { "torch", "compile" } },
 	run = function(ctx)
@@ -100,7 +46,7 @@ return {
 					-- backend="eager"/"aot_eager" trace the model and run it eagerly: no
 					-- Inductor, no Triton, nothing to migrate
 					eager = eager or eager_compiles(ctx, path)
-					local off = not eager[r.node.start_byte] and off_by_default(ctx, path, r.node)
+					local off = not eager[r.node.start_byte] and train.off_by_default(ctx, path, r.node)
 					if off then
 						ctx.report{
 							file = path, node = r.node, severity = "info",

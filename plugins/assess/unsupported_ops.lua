@@ -16,7 +16,9 @@ return {
 		.. "it; with no pin the newest, and each finding says which list judged it and why. Each hit needs a replacement "
 		.. "before the model can run on the NPU. float64 on values the code keeps on the host "
 		.. "(built on the CPU, numpy, dataset code) is reported as host-side, not affected (info): it never reaches the NPU. "
-		.. "A class named only in isinstance or issubclass is not a use."),
+		.. "A class named only in isinstance or issubclass is not a use. A torch.backends setting on the list "
+		.. "(opt_einsum.enabled) is a warning: setting it runs no operator. In test code (under a tests folder, "
+		.. "test_*.py, *_test.py, conftest.py) a finding is information only: it adds no effort and does not decide the strategy."),
 	-- a file is parsed for this check only when it names one of the listed APIs
 	triggers = blockers.op_triggers,
 	run = function(ctx)

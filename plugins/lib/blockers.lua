@@ -11,6 +11,7 @@ local ep = require("envprobe")
 local guard = require("guard")
 local host = require("host")
 local project = require("project")
+local train = require("train")
 local py = require("py")
 local refs = require("refs")
 local words = require("words")
@@ -710,6 +711,12 @@ local TYPE_TESTS = [[
  (#any-of? @f "isinstance" "issubclass"))
 ]]
 
+-- The operands of comparisons: `t.dtype is torch.float64`, `get_default_dtype() ==
+-- torch.float64`. A dtype compared with makes no tensor of that type.
+local DTYPE_TESTS = [[
+(comparison_operator [(attribute) (identifier)] @t)
+]]
+
 -- float64 is limited on the NPU, not on the host: a float64 tensor the code builds on the
 -- CPU (`torch.zeros(n, dtype=torch.float64)`, dataset code, numpy values) never reaches it
 local FLOAT64 = { ["torch.float64"] = true, ["torch.double"] = true, ["torch.Tensor.double"] = true }
@@ -798,8 +805,9 @@ local function attribute_lookups(ctx, path, map)
 end
 
 -- Uses of APIs unsupported or limited on NPU (by name through aliases, and tensor methods);
--- a class named only in a type test (isinstance, issubclass) is not used, and float64 on
--- a value the code keeps on the host (host.lua) is not limited.
+-- a class named only in a type test (isinstance, issubclass) is not used, nor is float64
+-- compared with (a dtype test), and float64 on a value the code keeps on the host
+-- (host.lua) is not limited.
 function blockers.unsupported_ops(ctx, path, tables, map)
 	local out = {}
 	-- an export target's API (unsupported_ops.json `target`: optimize_for_mobile makes a
@@ -839,10 +847,14 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		else
 			message = unsupported and _("{api} is not supported on NPU.", a) or _("{api} is limited on NPU.", a)
 		end
+		-- a torch.backends setting (opt_einsum.enabled) runs no operator: setting it fails
+		-- nowhere, only what it asks for is not supported
+		local setting = e.name:match("^torch%.backends%.") ~= nil
 		out[#out + 1] = {
-			file = path, node = node, severity = unsupported and "error" or "warning",
+			file = path, node = node, severity = (unsupported and not setting) and "error" or "warning",
 			message = message,
 			suggestion = e.notes and _("Note: {notes}.", { notes = _(e.notes) })
+				or setting and _("This is a setting, not an operator: setting it does not fail, but do not count on its effect on the NPU; keep it for the GPUs.")
 				or _("Replace it with supported operators (or run this part on the CPU) and verify the results against the GPU run."),
 			data = { api = e.name, list = a.list },
 		}
@@ -856,8 +868,15 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 		end
 		return false
 	end
+	local compared
+	local function dtype_test(node)
+		compared = compared or ctx.query(path, DTYPE_TESTS) or {}
+		for _i, m in ipairs(compared) do
+			if m.t.start_byte == node.start_byte and m.t.end_byte == node.end_byte then return true end
+		end
+		return false
+	end
 	local h, calls
-	-- float64 whose tensor stays on the host: the site, or the call it is an argument of
 	-- float64 whose tensor stays on the host: the value the dtype is given to (or the
 	-- .double() call) is host-side, the chain it starts moves it nowhere, and no name it is
 	-- bound to is moved later (`acc = torch.zeros(n, dtype=torch.float64)` then
@@ -893,6 +912,7 @@ function blockers.unsupported_ops(ctx, path, tables, map)
 	end
 	for _i, r in ipairs(refs.dotted(ctx, path, map)) do
 		local e = tables.names[r.resolved]
+		if e and FLOAT64[e.name] and dtype_test(r.node) then e = nil end
 		local why = e and FLOAT64[e.name] and on_host(r.node)
 		if why then
 			not_affected(r.node, r.text, why)
@@ -957,12 +977,44 @@ function blockers.triggers(data)
 	return out
 end
 
+-- The sites of a test file as information: a test checks the code, it is not how the
+-- project runs, so it adds no effort and does not choose the migration strategy.
+-- suggestion says what to do with the test on the NPU. Returns the sites, changed in place.
+function blockers.as_test_code(sites, suggestion)
+	for _i, s in ipairs(sites) do
+		s.severity = "info"
+		s.message = _("{message} This is test code, so it adds no effort and does not decide the strategy.", { message = s.message })
+		s.suggestion = suggestion
+	end
+	return sites
+end
+
+-- The sites of a file that run only when a setting turns them on, off by default
+-- (train.off_by_default: `if args.channels_last:` of a store_true option), as
+-- information: they add no effort. Returns the sites, those changed in place.
+function blockers.as_opt_in(ctx, path, sites)
+	for _i, s in ipairs(sites) do
+		local off = train.off_by_default(ctx, path, s.node)
+		if off then
+			s.severity = "info"
+			s.message = _("{message} It runs only when a setting turns it on, and that is off by default ({off}), so it adds no effort.",
+				{ message = s.message, off = off })
+		end
+	end
+	return sites
+end
+
 -- The unsupported operators of a file, looked up by the assess survey and the adapt
 -- phase's list alike: worked out once per file and run (ctx.shared; the tables are the
--- project's, the aliases the file's).
+-- project's, the aliases the file's). In test code they are information (as_test_code).
 local unsupported_ops = blockers.unsupported_ops
 function blockers.unsupported_ops(ctx, path, tables, map)
-	return ctx.shared("blockers.unsupported_ops", path, function() return unsupported_ops(ctx, path, tables, map) end)
+	return ctx.shared("blockers.unsupported_ops", path, function()
+		local sites = unsupported_ops(ctx, path, tables, map)
+		if not project.test_file(path) then return sites end
+		return blockers.as_test_code(sites,
+			_("A test that runs it on the NPU fails there: skip the test on the NPU or run it on the CPU."))
+	end)
 end
 
 return blockers

@@ -188,6 +188,7 @@ local DEVICE_CTX = [[
 (default_parameter name: (identifier) @lhs value: (_) @v)
 (typed_default_parameter name: (identifier) @lhs value: (_) @v)
 (comparison_operator (string) @cs)
+(comparison_operator [(tuple (string) @cs) (list (string) @cs) (set (string) @cs)])
 (call function: (attribute attribute: (identifier) @sw (#eq? @sw "startswith")) arguments: (argument_list . (string) @cs .))
 (call function: (identifier) @ga (#eq? @ga "getattr")
   arguments: (argument_list . (_) . (string) @gattr . (_) @v .))
@@ -442,6 +443,7 @@ end
 
 local BRANCHES = [[
 (comparison_operator (string) @s) @cmp
+(comparison_operator [(tuple (string) @s) (list (string) @s) (set (string) @s)] @coll) @cmp
 (call function: (attribute object: (_) @sobj attribute: (identifier) @sw (#eq? @sw "startswith"))
   arguments: (argument_list . (string) @s .)) @cmp
 (attribute object: (_) @obj attribute: (identifier) @a (#eq? @a "is_cuda")) @attr
@@ -457,12 +459,12 @@ local BRANCHES = [[
 -- (nanoGPT's `use_fused = fused_available and device_type == 'cuda'`, litgpt's
 -- `{"fused": fabric.device.type == "cuda"}`).
 local GATES = [[
-(boolean_operator (comparison_operator (string)) @c) @gate
-(boolean_operator (parenthesized_expression (comparison_operator (string)) @c)) @gate
-(conditional_expression (_) . (comparison_operator (string)) @c . (_)) @gate
-(keyword_argument value: (comparison_operator (string)) @c) @gate
-(pair value: (comparison_operator (string)) @c) @gate
-(assignment right: (comparison_operator (string)) @c) @gate
+(boolean_operator (comparison_operator [(string) (tuple) (list) (set)]) @c) @gate
+(boolean_operator (parenthesized_expression (comparison_operator [(string) (tuple) (list) (set)]) @c)) @gate
+(conditional_expression (_) . (comparison_operator [(string) (tuple) (list) (set)]) @c . (_)) @gate
+(keyword_argument value: (comparison_operator [(string) (tuple) (list) (set)]) @c) @gate
+(pair value: (comparison_operator [(string) (tuple) (list) (set)]) @c) @gate
+(assignment right: (comparison_operator [(string) (tuple) (list) (set)]) @c) @gate
 ]]
 -- CUDA features whose support on the NPU differs from one torch_npu version to another,
 -- and the vendor itself (`is_nvidia = device_platform == "cuda"` asks for NVIDIA hardware)
@@ -510,6 +512,81 @@ local function cuda_only_value(text)
 	end
 end
 
+-- Whether a literal collection of strings another value is tested against (timm's
+-- `device.type in ('cuda',)`) lists device types with 'cuda' among them: "npu" when 'npu'
+-- is one of them too (the test already lets the NPU in), true when every item is a device
+-- type, false when some item is something else.
+local function device_members(coll)
+	local all = true
+	for item in (coll.text:sub(2, -2) .. ","):gmatch("([^,]*),") do
+		local name = item:match("^%s*[rRuU]?[\"']([%w_]+)[\"']%s*$")
+		if name == "npu" then return "npu" end
+		if (name and not DEVICE_KEYS[name]) or (not name and item:match("%S")) then all = false end
+	end
+	return all
+end
+
+-- The edit that adds 'npu', in the quotes of the 'cuda' string s, right after s in the
+-- collection coll: ('cuda',) becomes ('cuda', 'npu') and GPUs keep their branch.
+local function npu_beside(coll, s)
+	local q = s.text:match("^[%a]*(['\"])")
+	local after = coll.text:sub(s.end_byte - coll.start_byte + 1)
+	local trailing = after:match("^%s*,%s*[%)%]}]$")
+	return refs.edit(s.end_byte, trailing and #after - 1 or 0, ", " .. q .. "npu" .. q)
+end
+
+-- The text of a comparison c around its 'cuda' operand: the other side and the operator
+-- (`device.type ==`, `in str(device)`, `device.type in` for a collection operand).
+local function other_side(m)
+	local c, operand = m.cmp, m.coll or m.s
+	if m.sobj then return m.sobj.text end
+	return c.text:sub(1, operand.start_byte - c.start_byte) .. " " .. c.text:sub(operand.end_byte - c.start_byte + 1)
+end
+
+-- The comparison c with its 'cuda' string s (text inner) widened to let the NPU in beside
+-- CUDA, or nil when its form is not one of these: `d == 'cuda'` -> `d in ('cuda', 'npu')`,
+-- `d != 'cuda'` -> `d not in (...)`, `'cuda' in d` -> `('cuda' in d or 'npu' in d)`,
+-- `'cuda' not in d` -> `('cuda' not in d and 'npu' not in d)`, and for
+-- `d.startswith('cuda:')` the edit of its argument, `d.startswith(('cuda:', 'npu:'))`.
+local function widened(m, inner)
+	local c, s = m.cmp, m.s
+	local q = s.text:match("^[%a]*(['\"])")
+	local npu = q .. "npu" .. inner:sub(5) .. q
+	if m.sobj then return refs.edit(s.start_byte, s.end_byte - s.start_byte, "(" .. s.text .. ", " .. npu .. ")") end
+	local before = c.text:sub(1, s.start_byte - c.start_byte)
+	local after = c.text:sub(s.end_byte - c.start_byte + 1)
+	local both = "(" .. s.text .. ", " .. npu .. ")"
+	local other, op = before:match("^(.-)%s*([!=])=%s*$")
+	if not other and before == "" then op, other = after:match("^%s*([!=])=%s*(.-)$") end
+	if other and other ~= "" then
+		return py.replace(c, other .. (op == "!" and " not in " or " in ") .. both)
+	end
+	if before ~= "" then return nil end
+	local neg, right = after:match("^%s*(not%s+)in%s+(.-)$")
+	if not right then right = after:match("^%s*in%s+(.-)$") end
+	if not right or right == "" then return nil end
+	if neg then
+		return py.replace(c, "(" .. s.text .. " not in " .. right .. " and " .. npu .. " not in " .. right .. ")")
+	end
+	return py.replace(c, "(" .. s.text .. " in " .. right .. " or " .. npu .. " in " .. right .. ")")
+end
+
+-- Whether the comparison c is one side of an `or` whose other side tests for the NPU
+-- (`'cuda' in str(d) or 'npu' in str(d)`): the code already lets the NPU in.
+local ORS = [[(boolean_operator left: (_) @l operator: "or" right: (_) @r)]]
+local function npu_alternative(ors, c)
+	for _i, m in ipairs(ors) do
+		for _j, pair in ipairs({ { m.l, m.r }, { m.r, m.l } }) do
+			local mine, other = pair[1], pair[2]
+			if mine.start_byte <= c.start_byte and mine.end_byte >= c.end_byte
+				and other.text:find("[\"']npu[:\"']") then
+				return true
+			end
+		end
+	end
+	return false
+end
+
 -- device.type == 'cuda', 'cuda' in str(device), t.is_cuda. Comparisons are rewritten when
 -- the other side is clearly a device (a .type attribute or a name with "device" in it);
 -- .is_cuda becomes .is_npu unless the file assigns an is_cuda attribute of its own. An
@@ -521,6 +598,7 @@ function cuda.device_branches(ctx, path)
 	local ms = ctx.query(path, BRANCHES) or {}
 	local gates -- comparison start -> feature word, read at the first 'cuda' comparison
 	local picks -- the values is_cuda chooses, read at the first is_cuda
+	local ors -- the `or` expressions of the file, read at the first 'cuda' comparison
 	local function selects()
 		picks = picks or ctx.query(path, SELECTS) or {}
 		return picks
@@ -546,14 +624,18 @@ function cuda.device_branches(ctx, path)
 	for _i, m in ipairs(ms) do
 		if m.cmp then
 			local inner, at = refs.string_inner(m.s)
+			local members = m.coll and inner == "cuda" and device_members(m.coll)
+			if m.coll and (inner ~= "cuda" or members == "npu") then goto next_match end
+			ors = ors or (cuda_string(inner) and ctx.query(path, ORS)) or nil
+			if ors and npu_alternative(ors, m.cmp) then goto next_match end
 			-- x.startswith('cuda:') tests the device's text like a comparison does
 			if cuda_string(inner) or (m.sobj and inner == "cuda:") then
 				local c = m.cmp
-				local rest = m.sobj and m.sobj.text
-					or c.text:sub(1, m.s.start_byte - c.start_byte) .. " " .. c.text:sub(m.s.end_byte - c.start_byte + 1)
+				local rest = other_side(m)
 				-- the other side: a device's type or text, or a name for a device (`dev`)
 				local side = rest:match("^%s*[%a_][%w_.]*%s*$") or rest:match("^%s*[!=]=%s*([%a_][%w_.]*)%s*$")
 					or rest:match("^%s*not%s+in%s+([%a_][%w_.]*)%s*$") or rest:match("^%s*in%s+([%a_][%w_.]*)%s*$")
+					or rest:match("^%s*([%a_][%w_.]*)%s+not%s+in%s*$") or rest:match("^%s*([%a_][%w_.]*)%s+in%s*$")
 				local devicey = rest:lower():find("device", 1, true) or rest:find("%.%s*type%f[^%w_]")
 					or (side and device_name(last_name(side:match("^%s*(.-)%s*$"))))
 				-- under automatic migration device strings stay 'cuda' (transfer_to_npu maps
@@ -575,8 +657,13 @@ function cuda.device_branches(ctx, path)
 				elseif feature then
 					site.fix_message = _("`{code}` turns on a CUDA feature ({feature}) only on CUDA: whether the NPU has it depends on the torch_npu version, so this comparison is left to a human.",
 						{ code = c.text, feature = feature })
-				elseif devicey then
-					site.edits = { refs.edit(at, 4, "npu") }
+				elseif devicey and members then
+					site.edits = { npu_beside(m.coll, m.s) }
+				elseif devicey and not m.coll then
+					-- in a package others import (its torch_npu import guarded, so it still runs on
+					-- GPUs), the branch lets the NPU in beside CUDA instead of in its place
+					local wide = guarded_package(ctx, path) and widened(m, inner)
+					site.edits = { wide or refs.edit(at, 4, "npu") }
 				else
 					site.fix_message = _("`{code}` compares with 'cuda', but ferry cannot tell that the other side is a device.",
 						{ code = c.text })

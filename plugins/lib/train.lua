@@ -17,6 +17,9 @@
 --   train.setting_named(ctx, names, flag)  the first identifier of names in the project's code,
 --                                       configs or launch scripts, and its file; also the text flag
 --                                       (a command-line option) in the files that are not Python
+--   train.off_by_default(ctx, path, node)  what keeps node from running by default (a text
+--                                       naming the setting, such as an argparse option off
+--                                       unless given), or nil
 --
 -- Everything works on the syntax tree (comments and strings never match); helpers taking
 -- (ctx, path) return empty lists when the file cannot be parsed.
@@ -219,6 +222,71 @@ end
 -- Lightning Trainer, whose precision is its own setting): setting_named's answer, or nil.
 function train.sixteen_bit(ctx)
 	return train.setting_named(ctx, SIXTEEN_BIT)
+end
+
+-- The ifs and elifs of a file and the module-level assignments and argparse options that can make
+-- their condition false by default.
+local GATES = [[
+(if_statement condition: (_) @cond consequence: (block) @body)
+(elif_clause condition: (_) @cond consequence: (block) @body)
+(module (expression_statement (assignment left: (identifier) @l right: (_) @v)))
+((call function: (attribute attribute: (identifier) @m) arguments: (argument_list) @a) (#eq? @m "add_argument"))
+]]
+
+-- Whether an argparse option's arguments leave it false unless given on the command line:
+-- a false default (False, None, 0, an empty string), or no default at all (argparse's is
+-- None, False for store_true) for an option neither required nor store_false (timm's
+-- `--torchcompile`, nargs='?' with default=None).
+local function off_option(args)
+	local default = args:match("default%s*=%s*([^,%)]+)")
+	if default then
+		default = default:match("^(.-)%s*$")
+		return default == "False" or default == "None" or default == "0" or default == "''" or default == '""'
+	end
+	return not args:find("required%s*=%s*True") and not args:find("action%s*=%s*[\"']store_false[\"']")
+end
+
+-- What keeps node from running by default: it sits under `if NAME:` where every
+-- module-level assignment to NAME is False (nanoGPT's sample.py: `compile = False`, set
+-- otherwise only from the command line), or under `if args.NAME:` of an option that is off
+-- unless given (off_option); the innermost such condition is named.
+-- A text naming the setting ("`compile = False` on line 22"), or nil.
+function train.off_by_default(ctx, path, node)
+	local ifs, assigns, options = {}, {}, {}
+	for _i, m in ipairs(ctx.query(path, GATES) or {}) do
+		if m.cond then ifs[#ifs + 1] = m
+		elseif m.l then assigns[#assigns + 1] = m
+		elseif m.a then options[#options + 1] = m.a end
+	end
+	-- the innermost condition first: it is the one that names what turns node on
+	table.sort(ifs, function(a, b) return a.body.start_byte > b.body.start_byte end)
+	for _i, g in ipairs(ifs) do
+		if node.start_byte >= g.body.start_byte and node.end_byte <= g.body.end_byte then
+			local cond = g.cond.text
+			local name = cond:match("^[%a_][%w_]*$")
+			if name then
+				local last
+				for _j, a in ipairs(assigns) do
+					if a.l.text == name then
+						if a.v.text ~= "False" then last = nil break end
+						last = a
+					end
+				end
+				if last then return _("`{name} = False` on line {line}", { name = name, line = last.l.line }) end
+			end
+			local dest = cond:match("^[%a_][%w_]*%.([%a_][%w_]*)$")
+			if dest then
+				local flag = "%-%-" .. dest:gsub("_", "[-_]")
+				for _j, a in ipairs(options) do
+					local t = a.text
+					if (t:find("[\"']" .. flag .. "[\"']") or t:find("dest%s*=%s*[\"']" .. dest .. "[\"']")) and off_option(t) then
+						return _("the option `--{dest}` on line {line}, off unless given", { dest = (dest:gsub("_", "-")), line = a.line })
+					end
+				end
+			end
+		end
+	end
+	return nil
 end
 
 return train

@@ -81,13 +81,16 @@ local function is_test(path)
 end
 
 -- An autocast made into a function (timm's `partial(torch.autocast, ..., dtype=amp_dtype)`)
--- in a file that chooses float16 for it: its line, or nil.
+-- in a file that chooses float16 for it: its line and the byte offset of `partial(`, or nil.
 local function float16_partial(ctx, path)
 	if not (ctx.find(path, "partial(torch.autocast") or ctx.find(path, "partial(autocast")) or not ctx.find(path, "torch.float16") then
 		return nil
 	end
+	local at = 0
 	for n, l in ipairs(ctx.lines(path) or {}) do
-		if l:find("partial%(%s*[%w_.]*autocast") then return n end
+		local col = l:find("partial%(%s*[%w_.]*autocast")
+		if col then return n, at + col - 1 end
+		at = at + #l + 1
 	end
 end
 
@@ -126,10 +129,11 @@ end
 -- The sites of the project's half-precision training: a list to fill with add(sites,
 -- rank, dtype, path, line, runs), then sorted best first (sort_sites). A site is {dtype=,
 -- path=, line= or at= (its byte offset, for where_of), runs= the Python file whose
--- programs it applies to, or nil for the whole project}.
+-- programs it applies to, or nil for the whole project, off= the setting that keeps it
+-- off by default (train.off_by_default), or nil}.
 local function add(sites, rank, dtype, path, line, runs)
 	sites[#sites + 1] = { rank = RANK[rank], n = #sites, dtype = dtype, path = path, line = line.line, at = line.at,
-		runs = runs }
+		runs = runs, off = line.off }
 end
 
 -- "path:line" of a site.
@@ -147,11 +151,11 @@ end
 local function python_sites(ctx, sites, path)
 	if is_test(path) then return end
 	local function trains() return ctx.find(path, "backward") and #train.steps(ctx, path) > 0 end
-	local partial = float16_partial(ctx, path)
+	local partial, at = float16_partial(ctx, path)
 	-- a training script's partial decides; one of an inference script only if none does
 	if partial then
 		add(sites, (path:match("[^/]*$"):find("train") or trains()) and "region16" or "partial16", "float16", path,
-			{ line = partial }, path)
+			{ line = partial, off = train.off_by_default(ctx, path, { start_byte = at, end_byte = at + 1 }) }, path)
 	end
 	if ctx.find(path, "autocast") and trains() then
 		local map = py.aliases(ctx, path) or {}
@@ -160,7 +164,7 @@ local function python_sites(ctx, sites, path)
 			local rank = r.dtype == "float16" and "region16" or r.dtype == "bfloat16" and "region_bf16"
 			if rank and not seen[rank] then
 				seen[rank] = true
-				add(sites, rank, r.dtype, path, { line = r.call.line }, path)
+				add(sites, rank, r.dtype, path, { line = r.call.line, off = train.off_by_default(ctx, path, r.call) }, path)
 			end
 		end
 	end
@@ -318,11 +322,13 @@ return {
 			if site_of[p.path] == nil then site_of[p.path] = site_for(ctx, sites, p.path) or false end
 			local site = site_of[p.path]
 			if site then
-				local a = { site = p.site.text, where = where_of(ctx, site), a = p.a.text, b = p.b.text }
+				local a = { site = p.site.text, where = where_of(ctx, site), a = p.a.text, b = p.b.text, off = site.off }
 				ctx.report{
 					file = p.path, node = p.site,
 					severity = site.dtype == "float16" and "warning" or "info",
-					message = site.dtype == "float16"
+					message = site.dtype == "float16" and site.off
+						and _("`{site}` multiplies the attention's softmax output with V in float16 when float16 autocast is turned on ({where}), which runs matmul in float16 even on float32 inputs; it is off by default ({off}), and the migration guide (003 §3.5.1) computes this product in FP32 for stability.", a)
+						or site.dtype == "float16"
 						and _("`{site}` multiplies the attention's softmax output with V in float16: the project trains under float16 autocast ({where}), which runs matmul in float16 even on float32 inputs, and the migration guide (003 §3.5.1) computes this product in FP32 for stability.", a)
 						or _("`{site}` multiplies the attention's softmax output with V in bfloat16: the project trains in bfloat16 ({where}), and the migration guide (003 §3.5.1) computes this product in FP32 in half-precision training to keep the accumulated error small.", a),
 					suggestion = _("Compute it with autocast off: `with torch.autocast(device_type=\"npu\", enabled=False): y = {a}.float() @ {b}.float()`, then cast y back to the input's dtype; or replace the hand-written attention with a fused one (F.scaled_dot_product_attention, torch_npu.npu_fusion_attention).", a),

@@ -44,7 +44,7 @@ def init_distributed_device_so(
             _logger.warning(f'device index {device_idx[0]} removed from specified ({device}).')
         device = f'{device_type}:{local_rank}'
 
-    if device.startswith('npu:'):
+    if device.startswith(('cuda:', 'npu:')):
         getattr(torch, "npu", torch.cuda).set_device(device)
 
     return dict(

@@ -1,0 +1,2 @@
+from .dist import setup_device
+from .norm import autocast_dtype, on_accelerator
