@@ -17,6 +17,8 @@
 --     as in `v = v.item()`);
 --   * it is a name inside the body of `if isinstance(name, np.ndarray):` (or a tuple of
 --     numpy types);
+--   * it is what a call told device='cpu' returns (a project helper
+--     `_init_scalar(v, device='cpu', dtype=torch.float64)`), unless a method moves it;
 --   * it is a tensor built without a device or with device='cpu' (`torch.tensor(list)`,
 --     `torch.zeros(n)`, `torch.from_numpy(a)`, `torch.frombuffer(b)`, the legacy typed
 --     constructors of the CPU `torch.ByteTensor(...)`, `torch.FloatTensor(...)`, not
@@ -228,6 +230,10 @@ function origin(text, map, names, known)
 		if CPU_BUILDERS[full] and stays(s:sub(#f + 1)) and (not text:match("[%(,]%s*device%s*=")
 			or text:match("[%(,]%s*device%s*=%s*[\"']cpu[\"']%s*[,%)]")) then
 			return _("a tensor built on the CPU")
+		end
+		-- any call told device='cpu' (a project helper `_init_scalar(v, device='cpu', ...)`)
+		if stays(s:sub(#f + 1)) and text:match("[%(,]%s*device%s*=%s*[\"']cpu[\"']%s*[,%)]") then
+			return _("a value made with device='cpu'")
 		end
 	end
 	local attr = s:match("^(self%.[%a_][%w_]*)")

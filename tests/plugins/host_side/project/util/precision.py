@@ -39,3 +39,13 @@ def moved_later(n):
 def doubled_then_moved(rows):
     base = torch.tensor(rows)
     return base.double().cuda()
+
+
+def _init_scalar(value, device, dtype):
+    return torch.tensor(value, device=device, dtype=dtype)
+
+
+def optimizer_step_count(state):
+    # a project helper told device='cpu': the float64 step counter stays on the host
+    state["step"] = _init_scalar(state["step"], device="cpu", dtype=torch.float64)
+    return state
