@@ -15,7 +15,7 @@ return {
 	triggers = { "DataParallel", "data_parallel" },
 	run = function(ctx)
 		for _i, path in ipairs(ctx.python_files()) do
-			refs.report_all(ctx, blockers.data_parallel(ctx, path, refs.aliases(ctx, path)), "survey")
+			refs.report_all(ctx, blockers.as_opt_in(ctx, path, blockers.data_parallel(ctx, path, refs.aliases(ctx, path))), "survey")
 		end
 	end,
 }

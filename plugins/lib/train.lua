@@ -248,8 +248,9 @@ end
 
 -- What keeps node from running by default: it sits under `if NAME:` where every
 -- module-level assignment to NAME is False (nanoGPT's sample.py: `compile = False`, set
--- otherwise only from the command line), or under `if args.NAME:` of an option that is off
--- unless given (off_option); the innermost such condition is named.
+-- otherwise only from the command line), under `if args.NAME:` of an option that is off
+-- unless given (off_option), or under `if args.NAME > 1:` of a count whose default is at
+-- most one (timm's `--num-gpu`, default 1); the innermost such condition is named.
 -- A text naming the setting ("`compile = False` on line 22"), or nil.
 function train.off_by_default(ctx, path, node)
 	local ifs, assigns, options = {}, {}, {}
@@ -275,6 +276,20 @@ function train.off_by_default(ctx, path, node)
 				if last then return _("`{name} = False` on line {line}", { name = name, line = last.l.line }) end
 			end
 			local dest = cond:match("^[%a_][%w_]*%.([%a_][%w_]*)$")
+			-- a count compared with one: `if args.num_gpu > 1:` of an option whose default is 1
+			local counted = cond:match("^[%a_][%w_]*%.([%a_][%w_]*)%s*>%s*1$")
+				or cond:match("^[%a_][%w_]*%.([%a_][%w_]*)%s*>=%s*2$")
+			if counted then
+				local flag = "%-%-" .. counted:gsub("_", "[-_]")
+				for _j, a in ipairs(options) do
+					local t = a.text
+					local default = t:match("default%s*=%s*(%d+)%s*[,%)]")
+					if (t:find("[\"']" .. flag .. "[\"']") or t:find("dest%s*=%s*[\"']" .. counted .. "[\"']"))
+						and default and tonumber(default) <= 1 then
+						return _("the option `--{dest}` on line {line}, {default} unless given", { dest = (counted:gsub("_", "-")), line = a.line, default = default })
+					end
+				end
+			end
 			if dest then
 				local flag = "%-%-" .. dest:gsub("_", "[-_]")
 				for _j, a in ipairs(options) do
