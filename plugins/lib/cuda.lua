@@ -2462,8 +2462,8 @@ local extensions, extension_list
 local function builds_without_cuda(lines)
 	local cpp, cu = {}, {}
 	for _i, line in ipairs(lines) do
-		local name, class = line:match("^%s*([%a_][%w_]*)%s*=%s*[%w_.]-(C[Pp][Pp]Extension)%s*$")
-		if not name then name, class = line:match("^%s*([%a_][%w_]*)%s*=%s*[%w_.]-(CUDAExtension)%s*$") end
+		-- `extension = CppExtension`, `ext = cpp_extension.CUDAExtension`
+		local name, class = line:match("^%s*([%a_][%w_]*)%s*=%s*[%w_.]-(C%a+Extension)%s*$")
 		if class == "CppExtension" then cpp[name] = true elseif class == "CUDAExtension" then cu[name] = true end
 		if (cpp[name] and cu[name]) or line:find("CUDAExtension%s+if%s.-else%s+[%w_.]-CppExtension")
 			or line:find("CppExtension%s+if%s.-else%s+[%w_.]-CUDAExtension") then

@@ -42,9 +42,9 @@ end
 -- The edits making the literal s test for entry e's texts on both devices, where the CUDA
 -- text starts at byte `at` (1-based) of s.text: nil for a text compared whole.
 local function edits_for(kind, s, e, at)
-	local found = s.text:sub(at, at + #e.cuda - 1)
+	-- the words naming the device, as the literal writes them ("CUDA ") and torch_npu's ("NPU ")
 	local word_len = e.cuda:lower():find(e.common:lower(), 1, true) - 1
-	local word = found:sub(1, word_len)
+	local word = s.text:sub(at, at + word_len - 1)
 	local npu_word = e.npu:sub(1, #e.npu - #e.common)
 	if word == word:lower() then npu_word = npu_word:lower() end
 	local b = s.start_byte + at - 1
@@ -54,7 +54,8 @@ local function edits_for(kind, s, e, at)
 		local npu_text = s.text:sub(1, at - 1) .. npu_word .. s.text:sub(at + word_len)
 		return { { start_byte = s.start_byte, end_byte = s.end_byte, text = "(" .. s.text .. ", " .. npu_text .. ")" } }
 	elseif kind == "pattern" then
-		return { { start_byte = b, end_byte = b + #word:gsub("%s+$", ""), text = "(?:" .. word:gsub("%s+$", "") .. "|" .. npu_word:gsub("%s+$", "") .. ")" } }
+		local name, npu_name = word:match("^(.-)%s*$"), npu_word:match("^(.-)%s*$")
+		return { { start_byte = b, end_byte = b + #name, text = "(?:" .. name .. "|" .. npu_name .. ")" } }
 	end
 	return nil
 end

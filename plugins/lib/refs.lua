@@ -113,6 +113,11 @@ local MESSAGE_KEYWORDS = {
 	help = true, description = true, epilog = true, usage = true, msg = true, message = true,
 	desc = true, title = true, label = true, doc = true,
 }
+-- Whether a call's function (a node: `print`, `logger.warning`) prints or logs.
+local function tells(f)
+	return MESSAGE_FUNCS[f.text:match("([%a_][%w_]*)%s*$") or ""] == true
+end
+
 local MESSAGE_QUERY = [[
 (call function: (_) @f arguments: (argument_list (string) @s))
 (keyword_argument name: (identifier) @k value: (string) @s)
@@ -123,7 +128,7 @@ function refs.message_strings(ctx, path)
 		for _i, m in ipairs(ctx.query(path, MESSAGE_QUERY) or {}) do
 			if m.k then
 				if MESSAGE_KEYWORDS[m.k.text] then out[m.s.start_byte] = true end
-			elseif MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
+			elseif tells(m.f) then
 				out[m.s.start_byte] = true
 			end
 		end
@@ -150,7 +155,7 @@ function refs.message_branch_tests(ctx, path)
 			end
 		end
 		for _i, m in ipairs(ctx.query(path, BODY_CALLS) or {}) do
-			if MESSAGE_FUNCS[m.f.text:match("([%a_][%w_]*)%s*$") or ""] then
+			if tells(m.f) then
 				told[m.body.start_byte] = (told[m.body.start_byte] or 0) + 1
 			end
 		end

@@ -246,6 +246,26 @@ local function off_option(args)
 	return not args:find("required%s*=%s*True") and not args:find("action%s*=%s*[\"']store_false[\"']")
 end
 
+-- The first argument list among options (of add_argument calls) that declares the option
+-- stored as dest (`--dest` with - or _, or dest='dest') and for whose text accept(text)
+-- is true, and what accept returned; nil when none does.
+local function option_named(options, dest, accept)
+	local flag = "%-%-" .. dest:gsub("_", "[-_]")
+	for _i, a in ipairs(options) do
+		if a.text:find("[\"']" .. flag .. "[\"']") or a.text:find("dest%s*=%s*[\"']" .. dest .. "[\"']") then
+			local v = accept(a.text)
+			if v then return a, v end
+		end
+	end
+	return nil
+end
+
+-- The default of a count option that stays at most one unless given ("1"), or nil.
+local function single_default(args)
+	local default = args:match("default%s*=%s*(%d+)%s*[,%)]")
+	return default and tonumber(default) <= 1 and default or nil
+end
+
 -- What keeps node from running by default: it sits under `if NAME:` where every
 -- module-level assignment to NAME is False (nanoGPT's sample.py: `compile = False`, set
 -- otherwise only from the command line), under `if args.NAME:` of an option that is off
@@ -275,29 +295,19 @@ function train.off_by_default(ctx, path, node)
 				end
 				if last then return _("`{name} = False` on line {line}", { name = name, line = last.l.line }) end
 			end
+			-- `if args.NAME:` of an option off unless given
 			local dest = cond:match("^[%a_][%w_]*%.([%a_][%w_]*)$")
+			local a = dest and option_named(options, dest, off_option)
+			if a then
+				return _("the option `--{dest}` on line {line}, off unless given", { dest = (dest:gsub("_", "-")), line = a.line })
+			end
 			-- a count compared with one: `if args.num_gpu > 1:` of an option whose default is 1
 			local counted = cond:match("^[%a_][%w_]*%.([%a_][%w_]*)%s*>%s*1$")
 				or cond:match("^[%a_][%w_]*%.([%a_][%w_]*)%s*>=%s*2$")
-			if counted then
-				local flag = "%-%-" .. counted:gsub("_", "[-_]")
-				for _j, a in ipairs(options) do
-					local t = a.text
-					local default = t:match("default%s*=%s*(%d+)%s*[,%)]")
-					if (t:find("[\"']" .. flag .. "[\"']") or t:find("dest%s*=%s*[\"']" .. counted .. "[\"']"))
-						and default and tonumber(default) <= 1 then
-						return _("the option `--{dest}` on line {line}, {default} unless given", { dest = (counted:gsub("_", "-")), line = a.line, default = default })
-					end
-				end
-			end
-			if dest then
-				local flag = "%-%-" .. dest:gsub("_", "[-_]")
-				for _j, a in ipairs(options) do
-					local t = a.text
-					if (t:find("[\"']" .. flag .. "[\"']") or t:find("dest%s*=%s*[\"']" .. dest .. "[\"']")) and off_option(t) then
-						return _("the option `--{dest}` on line {line}, off unless given", { dest = (dest:gsub("_", "-")), line = a.line })
-					end
-				end
+			local default
+			if counted then a, default = option_named(options, counted, single_default) end
+			if a then
+				return _("the option `--{dest}` on line {line}, {default} unless given", { dest = (counted:gsub("_", "-")), line = a.line, default = default })
 			end
 		end
 	end

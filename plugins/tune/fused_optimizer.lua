@@ -30,6 +30,26 @@ local function sgd_by_hand(body, p)
 	return body:find("%f[%w_]" .. p .. "%s*%-=") ~= nil
 end
 
+-- Reports the loops of path that make plain SGD's update by hand (sgd_by_hand): torch.optim.SGD
+-- makes the same update, and has a fused NPU version (sgd, its affinity_apis entry).
+-- Returns whether there was one.
+local function report_sgd_by_hand(ctx, path, sgd)
+	local found = false
+	for _j, m in ipairs(ctx.query(path, PARAM_LOOPS) or {}) do
+		if sgd_by_hand(m.body.text, m.p.text) then
+			found = true
+			local a = { code = words.clip(m.loop.text:match("^[^\n]*"), 60), replacement = sgd.replacement }
+			ctx.report{
+				file = path, node = m.loop,
+				message = _("This loop updates each parameter tensor from its gradient in Python (`{code}`): several small operators per tensor at every step. torch.optim.SGD makes the same update, and has a fused NPU version, {replacement}.", a),
+				suggestion = _("Replace the loop with `torch.optim.SGD(model.parameters(), lr=lr)` (no momentum, no weight decay: the same update) and `optimizer.step()`, set `optimizer.param_groups[0][\"lr\"]` where the script changes lr, then construct `{replacement}` instead and compare the loss curve.", a),
+				data = { replacement = sgd.replacement, source = sgd.source },
+			}
+		end
+	end
+	return found
+end
+
 local function optimizers(data)
 	local out = {}
 	for _i, e in ipairs(data("affinity_apis").entries) do
@@ -72,7 +92,10 @@ return {
 			if e.original == CLIP then clip = e end
 		end
 		local fusable, clips = false, {}
+		local sgd = table_["torch.optim.SGD"]
 		for _i, path in ipairs(project.program_files(ctx)) do
+			-- in the same pass over the file as its calls: its tree is parsed once
+			if sgd and report_sgd_by_hand(ctx, path, sgd) then fusable = true end
 			local map = py.aliases(ctx, path) or {}
 			for _i, c in ipairs(py.calls(ctx, path, wanted, map) or {}) do
 				local e = table_[c.name]
@@ -91,22 +114,6 @@ return {
 							or _("`{text}` has a fused NPU version, {replacement}.", { text = c.func.text, replacement = e.replacement }),
 						suggestion = _("Construct `{replacement}` with the same arguments (`from torch_npu.optim import {short}`) and compare step time and memory; keep the original if device memory is tight.", { replacement = e.replacement, short = short }),
 						data = { replacement = e.replacement, source = e.source },
-					}
-				end
-			end
-		end
-		-- plain SGD written by hand: torch.optim.SGD is the same update, and has a fused version
-		local sgd = table_["torch.optim.SGD"]
-		for _i, path in ipairs(sgd and project.program_files(ctx) or {}) do
-			for _j, m in ipairs(ctx.query(path, PARAM_LOOPS) or {}) do
-				if sgd_by_hand(m.body.text, m.p.text) then
-					fusable = true
-					local a = { code = words.clip(m.loop.text:match("^[^\n]*"), 60), replacement = sgd.replacement }
-					ctx.report{
-						file = path, node = m.loop,
-						message = _("This loop updates each parameter tensor from its gradient in Python (`{code}`): several small operators per tensor at every step. torch.optim.SGD makes the same update, and has a fused NPU version, {replacement}.", a),
-						suggestion = _("Replace the loop with `torch.optim.SGD(model.parameters(), lr=lr)` (no momentum, no weight decay: the same update) and `optimizer.step()`, set `optimizer.param_groups[0][\"lr\"]` where the script changes lr, then construct `{replacement}` instead and compare the loss curve.", a),
-						data = { replacement = sgd.replacement, source = sgd.source },
 					}
 				end
 			end
